@@ -1,0 +1,83 @@
+# Makefile — builds build/kcontract (harness + contracts + embedded kernel
+# fatbins), build/kcontract-fixture (harness + host-only fixture suites, for
+# process tests) and build/kc_tests (Criterion host tests). Needs gcc and
+# nvcc; no GPU. `make test` runs the host tests.
+CUDA_HOME ?= /usr/local/cuda
+NVCC ?= $(shell command -v nvcc 2>/dev/null || echo $(CUDA_HOME)/bin/nvcc)
+CC ?= gcc
+CUDA_ARCH ?= -gencode arch=compute_90,code=[sm_90,compute_90]
+CFLAGS ?= -O2 -g
+CFLAGS += -std=c11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+          -D_GNU_SOURCE -Iinclude -Isrc -I$(CUDA_HOME)/include -MMD -MP
+NVFLAGS ?= -O3 -lineinfo
+NVFLAGS += $(CUDA_ARCH) -std=c++17 -Iinclude -Ikernels
+LDLIBS = -ldl -lm -lpthread
+B = build
+
+HARNESS_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
+CONTRACT_SRCS := $(wildcard kernels/*/*.c suites/*.c)
+CU_SRCS := $(wildcard kernels/*/*.cu)
+TEST_SRCS := $(wildcard tests/test_*.c)
+FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
+
+HARNESS_OBJS := $(HARNESS_SRCS:%.c=$(B)/%.o)
+CONTRACT_OBJS := $(CONTRACT_SRCS:%.c=$(B)/%.o)
+TEST_OBJS := $(TEST_SRCS:%.c=$(B)/%.o)
+FIXTURE_OBJS := $(FIXTURE_SRCS:%.c=$(B)/%.o)
+
+# One clean fatbin per module plus one per control switch in its source.
+module_of = $(basename $(notdir $(1)))
+controls_of = $(shell grep -ohE 'KC_CONTROL_[A-Za-z0-9_]+' $(1) | sed 's/^KC_CONTROL_//' | sort -u)
+FATBINS :=
+define fatbin_rules
+$(B)/fatbin/$(call module_of,$(1)).fatbin: $(1)
+	@mkdir -p $$(@D)
+	$$(NVCC) $$(NVFLAGS) -fatbin -MD -MF $$@.d -o $$@ $$<
+FATBINS += $(B)/fatbin/$(call module_of,$(1)).fatbin
+$(foreach c,$(call controls_of,$(1)),
+$(B)/fatbin/$(call module_of,$(1))@$(c).fatbin: $(1)
+	@mkdir -p $$(@D)
+	$$(NVCC) $$(NVFLAGS) -DKC_CONTROL_$(c) -fatbin -MD -MF $$@.d -o $$@ $$<
+FATBINS += $(B)/fatbin/$(call module_of,$(1))@$(c).fatbin
+)
+endef
+$(foreach f,$(CU_SRCS),$(eval $(call fatbin_rules,$(f))))
+
+.PHONY: all kernels test clean
+all: $(B)/kcontract $(B)/kcontract-fixture $(B)/kc_tests
+kernels: $(FATBINS)
+
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/gen/fatbins.S $(B)/gen/fatbin_table.c: $(FATBINS) tools/gen_fatbin_table.sh
+	@mkdir -p $(B)/gen
+	sh tools/gen_fatbin_table.sh $(B)/gen/fatbins.S $(B)/gen/fatbin_table.c $(FATBINS)
+$(B)/gen/fatbins.o: $(B)/gen/fatbins.S
+	$(CC) -c -o $@ $<
+$(B)/gen/fatbin_table.o: $(B)/gen/fatbin_table.c
+	$(CC) $(CFLAGS) -c -o $@ $<
+$(B)/gen/no_fatbins.c:
+	@mkdir -p $(B)/gen
+	sh tools/gen_fatbin_table.sh $(B)/gen/no_fatbins.S $@
+
+EMBED_OBJS := $(B)/gen/fatbins.o $(B)/gen/fatbin_table.o
+
+$(B)/kcontract: $(B)/src/main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(EMBED_OBJS)
+	$(CC) -o $@ $^ $(LDLIBS)
+
+# The fixture binary: same harness, host-only fixture suites, no kernels.
+$(B)/kcontract-fixture: $(B)/src/main.o $(HARNESS_OBJS) $(FIXTURE_OBJS) $(B)/gen/no_fatbins.o
+	$(CC) -o $@ $^ $(LDLIBS)
+
+$(B)/kc_tests: $(TEST_OBJS) $(HARNESS_OBJS) $(CONTRACT_OBJS) $(EMBED_OBJS)
+	$(CC) -o $@ $^ $(LDLIBS) -lcriterion
+
+test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture
+	KC_BIN=$(B)/kcontract KC_FIXTURE_BIN=$(B)/kcontract-fixture $(B)/kc_tests --jobs 2
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

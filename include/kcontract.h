@@ -1,0 +1,253 @@
+/* kcontract.h — the public C API for writing kernel contracts and suites.
+ *
+ * A contract describes one CUDA kernel (an `extern "C" __global__` symbol in a
+ * module under kernels/<family>/) well enough for the harness to check it on
+ * the GPU through four gates:
+ *   1. launch and fit     2. bounds and writes
+ *   3. accuracy vs. a float64 host reference     4. bitwise determinism
+ * plus planted-bug controls (the same source compiled with -DKC_CONTROL_<name>)
+ * and resource limits. docs/writing-a-contract.md walks through an example.
+ *
+ * Contracts and suites register themselves through linker sections
+ * (KC_CONTRACT, KC_SUITE): any linked file's registrations run, no list to edit.
+ * Everything here is plain data plus a few callbacks; no global state. */
+#ifndef KCONTRACT_H
+#define KCONTRACT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KC_API_VERSION 1
+#define KC_MAX_DIMS 8      /* dims of a shape */
+#define KC_MAX_ARGS 16     /* kernel arguments (buffers and scalars) */
+#define KC_MAX_CONTROLS 8  /* planted-bug controls per contract */
+#define KC_MAX_KNOWN 8     /* known findings per contract */
+#define KC_MAX_DISTS 8     /* input distributions per contract */
+
+/* Element types. Sizes: F64/I64 8; F32/I32/U32 4; F16/BF16 2; U8/I8/E4M3 1.
+ * F16 is IEEE binary16, BF16 the upper half of binary32, E4M3 the OCP FP8
+ * format (no infinities, NaN = S.1111.111). */
+typedef enum kc_dtype {
+    KC_DTYPE_NONE = 0,
+    KC_F64, KC_F32, KC_F16, KC_BF16, KC_E4M3,
+    KC_I64, KC_I32, KC_U32, KC_I8, KC_U8
+} kc_dtype;
+
+/* What the kernel does with a buffer. IN must come back bitwise unchanged;
+ * OUT is poisoned before the launch and must be fully written; INOUT holds
+ * generated input before the launch and is compared with the reference after. */
+typedef enum kc_role { KC_ROLE_NONE = 0, KC_IN, KC_OUT, KC_INOUT } kc_role;
+
+/* Shape classes: real model dimensions, edge sizes (1, 31, 33, 1023, off the
+ * block or tile), and the one large shape (run with the first distribution only). */
+typedef enum kc_shape_class { KC_SHAPE_MODEL = 1, KC_SHAPE_EDGE, KC_SHAPE_LARGE } kc_shape_class;
+
+/* A named shape. The meaning of d[] is the contract's: kc_contract.dims names
+ * each used entry ("rows", "cols", ...). Arrays of shapes end with {0}. */
+typedef struct kc_shape {
+    const char *name;          /* stable, e.g. "llama3-8b.hidden", "edge.33" */
+    kc_shape_class cls;
+    int64_t d[KC_MAX_DIMS];
+} kc_shape;
+
+/* Input distributions. Floating point (L is 2^10 for F16, 2^8 for E4M3, 2^20
+ * for BF16/F32/F64): UNIFORM U(-1,1); NORMAL N(0,1); LARGE |x| in [L/2, L],
+ * positive with p=3/4; ZEROS_MIXED normal with half the elements +0 or -0;
+ * SPECIALS normal with ~1% each of +inf, -inf and NaN (E4M3 has no inf: +-448
+ * instead); MASKED normal with runs of -inf, 1..256 long, covering about half
+ * the elements (E4M3: -448; a custom generator may give it a layout, e.g. a
+ * causal mask). Integers, whatever the distribution: uniform in [-1000, 1000]
+ * (U32: [0, 1000]; I8 and U8: their whole range) unless the buffer has its
+ * own generator. */
+typedef enum kc_dist {
+    KC_DIST_END = 0,
+    KC_UNIFORM, KC_NORMAL, KC_LARGE, KC_ZEROS_MIXED, KC_SPECIALS, KC_MASKED,
+    KC_DIST_COUNT
+} kc_dist;
+
+/* The state handed to a buffer's generator: fill `count` elements of `dtype`
+ * at `data`, drawing only from `rng` (seeded per item, shape and distribution:
+ * identical in every process and on every machine). */
+typedef struct kc_gen {
+    const kc_shape *shape;
+    kc_dist dist;
+    kc_dtype dtype;
+    void *data;
+    size_t count;
+    uint64_t rng[4];           /* xoshiro256** state; use the kc_rand_* calls */
+} kc_gen;
+
+uint64_t kc_rand_u64(kc_gen *g);                 /* uniform 64 bits */
+double kc_rand_uniform(kc_gen *g, double lo, double hi); /* U[lo, hi) */
+double kc_rand_normal(kc_gen *g);                /* N(0, 1), Box-Muller */
+int64_t kc_rand_int(kc_gen *g, int64_t lo, int64_t hi);  /* uniform in [lo, hi] */
+/* Stores value x (rounded to nearest even for narrow floats, saturated and
+ * truncated toward zero for integers) as element i of g->data. */
+void kc_gen_put(kc_gen *g, size_t i, double x);
+/* The built-in generator for g->dist and g->dtype; custom generators may call it. */
+void kc_gen_default(kc_gen *g);
+
+/* Tolerance for one output: |out - ref| <= atol + rtol * |ref| (the rule of
+ * torch.testing.assert_close). NaN must match NaN and +-inf must match the same
+ * infinity. reason == NULL means "the default for the output's dtype" (float32
+ * rtol 1.3e-6 atol 1e-5; float16 rtol 1e-3 atol 1e-5; bfloat16 rtol 1.6e-2 atol
+ * 1e-5; integers exact); an override must say why. */
+typedef struct kc_tol {
+    double rtol, atol;
+    const char *reason;
+} kc_tol;
+
+typedef enum kc_argkind { KC_ARG_END = 0, KC_ARG_BUFFER, KC_ARG_SCALAR } kc_argkind;
+
+/* One kernel argument, in the kernel's parameter order. A buffer is passed as a
+ * device pointer (CUdeviceptr) to `count(shape)` elements; a scalar is passed by
+ * value as `dtype` (KC_F32, KC_I32, KC_I64 or KC_U32), its value from value(shape). */
+typedef struct kc_arg {
+    kc_argkind kind;
+    const char *name;
+    kc_dtype dtype;
+    kc_role role;                               /* buffers only */
+    size_t (*count)(const kc_shape *s);         /* buffers: element count */
+    void (*gen)(kc_gen *g);                     /* buffers: optional generator */
+    double (*value)(const kc_shape *s);         /* scalars */
+    kc_tol tol;                                 /* outputs: optional override */
+} kc_arg;
+
+#define KC_BUFFER(name_, dtype_, role_, count_) \
+    { .kind = KC_ARG_BUFFER, .name = (name_), .dtype = (dtype_), .role = (role_), .count = (count_) }
+#define KC_BUFFER_GEN(name_, dtype_, role_, count_, gen_) \
+    { .kind = KC_ARG_BUFFER, .name = (name_), .dtype = (dtype_), .role = (role_), .count = (count_), .gen = (gen_) }
+#define KC_SCALAR(name_, dtype_, value_) \
+    { .kind = KC_ARG_SCALAR, .name = (name_), .dtype = (dtype_), .value = (value_) }
+
+/* Common element counts: products of shape dims. */
+size_t kc_count_d0(const kc_shape *s);
+size_t kc_count_d1(const kc_shape *s);
+size_t kc_count_d0d1(const kc_shape *s);
+size_t kc_count_d0d1d2(const kc_shape *s);
+
+/* What the host reference sees. in(r, a, i) reads element i of argument a's
+ * generated input (IN and INOUT buffers) as a double, exactly; out[a] is the
+ * float64 reference for OUT and INOUT buffers, count[a] elements, to be filled. */
+typedef struct kc_ref {
+    const kc_shape *shape;
+    kc_dist dist;
+    int nargs;
+    const void *host[KC_MAX_ARGS];
+    kc_dtype dtype[KC_MAX_ARGS];
+    size_t count[KC_MAX_ARGS];
+    double scalar[KC_MAX_ARGS];
+    double *out[KC_MAX_ARGS];
+} kc_ref;
+
+/* Element i of argument a's input as a double (exact for every dtype). */
+double kc_ref_in(const kc_ref *r, int a, size_t i);
+
+/* The device properties a launch may depend on. */
+typedef struct kc_device {
+    int ordinal;
+    char name[256];
+    int cc_major, cc_minor;        /* compute capability */
+    int sm_count;                  /* multiprocessors */
+    int max_threads_per_block;
+    int warp_size;
+    size_t smem_per_block;         /* bytes, default limit (48 KiB) */
+    size_t smem_per_block_optin;   /* bytes, after cuFuncSetAttribute */
+    size_t smem_per_sm;            /* bytes */
+    int regs_per_sm;
+    int max_blocks_per_sm;
+    int integrated;                /* shares host memory (e.g. GB10) */
+    size_t total_mem;              /* bytes of device memory */
+} kc_device;
+
+/* Launch geometry: grid and block in threads, dynamic shared memory in bytes. */
+typedef struct kc_launch {
+    unsigned grid[3];
+    unsigned block[3];
+    unsigned smem;
+} kc_launch;
+
+/* Resource budget. max_regs (per thread) and max_smem (static + dynamic bytes
+ * per block) 0 mean "the device limit"; max_local is local-memory bytes per
+ * thread and 0 means no spills allowed; min_blocks_per_sm 0 means "at least 1". */
+typedef struct kc_budget {
+    int max_regs;
+    int max_smem;
+    int max_local;
+    int min_blocks_per_sm;
+} kc_budget;
+
+/* A planted-bug variant: the module compiled with -DKC_CONTROL_<name>.
+ * gate (1-4) is the gate that should catch it; bug says which real bug class. */
+typedef struct kc_control {
+    const char *name;
+    int gate;
+    const char *bug;
+} kc_control;
+
+/* A known finding: gate `gate` failing on shapes matching the glob `shape`
+ * (NULL = every shape) is counted KNOWN, not FAIL. If it no longer fails the
+ * entry is reported stale (and the run fails: remove it). */
+typedef struct kc_known {
+    int gate;
+    const char *shape;
+    const char *reason;
+} kc_known;
+
+/* A kernel contract. Arrays end at the first zero entry. */
+typedef struct kc_contract {
+    const char *name;           /* stable dotted name, e.g. "rmsnorm.f16" */
+    const char *module;         /* kernels/<family>/<module>.cu, without ".cu" */
+    const char *symbol;         /* extern "C" __global__ function */
+    const char *dims[KC_MAX_DIMS];          /* names of shape dims d[0..] */
+    kc_arg args[KC_MAX_ARGS];
+    void (*launch)(const kc_shape *s, const kc_device *dev, kc_launch *l);
+    const kc_shape *shapes;                 /* ends with {0} */
+    kc_dist dists[KC_MAX_DISTS];            /* empty means {UNIFORM, NORMAL} */
+    void (*reference)(const kc_ref *r);
+    kc_tol tol;                             /* default for every output */
+    const char *nondeterministic;           /* NULL: bitwise deterministic; else why not */
+    kc_budget budget;
+    kc_control controls[KC_MAX_CONTROLS];
+    kc_known known[KC_MAX_KNOWN];
+    double timeout_s;                       /* 0: the harness default */
+} kc_contract;
+
+/* Standalone suites: host-only or GPU tests that are not one kernel's contract.
+ * run() returns 0 to pass; kc_suite_fail() records why it did not. */
+typedef struct kc_suite_ctx kc_suite_ctx;
+typedef struct kc_suite {
+    const char *name;
+    int needs_gpu;
+    int (*run)(kc_suite_ctx *ctx);
+} kc_suite;
+
+/* Records a failure message for the suite's line (printf format). Returns 1, so
+ * `return kc_suite_fail(ctx, ...)` fails the suite. */
+int kc_suite_fail(kc_suite_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The device a GPU suite runs on (NULL for host-only runs). */
+const kc_device *kc_suite_device(const kc_suite_ctx *ctx);
+
+#define KC_SECTION_(s) __attribute__((used, section(s), aligned(sizeof(void *))))
+
+/* KC_CONTRACT(id) { .name = "...", ... };  defines and registers a contract. */
+#define KC_CONTRACT(id) \
+    static const kc_contract id; \
+    static const kc_contract *const kc_contract_reg_##id KC_SECTION_("kc_contracts") = &id; \
+    static const kc_contract id =
+
+/* KC_SUITE(id, "name", needs_gpu) { ...body returning 0 or kc_suite_fail()... } */
+#define KC_SUITE(id, name_, needs_gpu_) \
+    static int id##_run(kc_suite_ctx *ctx); \
+    static const kc_suite id = { (name_), (needs_gpu_), id##_run }; \
+    static const kc_suite *const kc_suite_reg_##id KC_SECTION_("kc_suites") = &id; \
+    static int id##_run(kc_suite_ctx *ctx)
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KCONTRACT_H */

@@ -1,0 +1,32 @@
+/* cli.h — the command line: kcontract [run|list|info] [options] [PATTERN...].
+ * Parsing is strict: a bad value is refused with the option, the value and
+ * what was expected, and exit status 2. */
+#ifndef KC_CLI_H
+#define KC_CLI_H
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum kc_cmd { KC_CMD_RUN = 0, KC_CMD_LIST, KC_CMD_INFO, KC_CMD_HELP } kc_cmd;
+
+typedef struct kc_opts {
+    kc_cmd cmd;
+    uint64_t seed;             /* --seed S (default 1) */
+    int device;                /* --device D (default 0) */
+    char **patterns;           /* name globs (point into argv) */
+    int npatterns;
+    const char *argv0;         /* as invoked, for rerun commands */
+    int argc;                  /* the arguments without internal --resume-* options */
+    char **argv;
+    int resume_at;             /* internal: continue a run after a CUDA context loss */
+    const char *resume_tally;  /* internal: the counts so far, as a TALLY line */
+    double resume_elapsed;     /* internal: seconds spent before the re-exec */
+} kc_opts;
+
+/* Parses argv into o. Returns 0; or 2 after printing "kcontract: <problem>"
+ * and a hint to stderr. o->argv is malloc'd (free with kc_opts_free). */
+int kc_cli_parse(int argc, char **argv, kc_opts *o);
+void kc_opts_free(kc_opts *o);
+void kc_cli_usage(FILE *out);
+/* Strict unsigned decimal: no sign, no junk, no overflow past max. 0 or -1. */
+int kc_parse_u64(const char *s, uint64_t max, uint64_t *out);
+#endif

@@ -1,0 +1,99 @@
+/* cuda_driver.c — loads libcuda.so.1 with dlopen and resolves the driver API
+ * entry points through cuGetProcAddress (versioned, so cuMemAlloc resolves to
+ * the _v2 ABI that cuda.h declares). */
+#include "cuda_driver.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef CUresult (*get_proc_fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
+
+static int resolve(get_proc_fn gp, void *lib, const char *name, void **slot, char *err, size_t errcap)
+{
+    CUdriverProcAddressQueryResult q = CU_GET_PROC_ADDRESS_SUCCESS;
+    *slot = NULL;
+    if (gp && gp(name, slot, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &q) == CUDA_SUCCESS && *slot)
+        return 0;
+    *slot = dlsym(lib, name);
+    if (*slot) return 0;
+    snprintf(err, errcap, "libcuda.so.1 lacks %s (driver too old for CUDA %d.%d?)", name,
+             CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
+    return -1;
+}
+
+int kc_cuda_load(kc_cuda *cu, const char *lib, char *err, size_t errcap)
+{
+    memset(cu, 0, sizeof *cu);
+    if (!lib) lib = getenv("KC_LIBCUDA");
+    if (!lib || !*lib) lib = "libcuda.so.1";
+    cu->lib = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    if (!cu->lib) {
+        const char *why = dlerror();
+        snprintf(err, errcap, "%s not found (dlopen: %s)", lib, why ? why : "unknown error");
+        return -1;
+    }
+    get_proc_fn gp = (get_proc_fn)dlsym(cu->lib, "cuGetProcAddress_v2");
+    struct { const char *name; void **slot; } t[] = {
+#define E(f) { "cu" #f, (void **)&cu->f }
+        E(Init), E(DriverGetVersion), E(DeviceGetCount), E(DeviceGet), E(DeviceGetName),
+        E(DeviceGetAttribute), E(DeviceTotalMem), E(DevicePrimaryCtxRetain),
+        E(DevicePrimaryCtxRelease), E(CtxSetCurrent), E(CtxSynchronize), E(MemGetInfo),
+        E(MemAlloc), E(MemFree), E(MemcpyHtoD), E(MemcpyDtoH), E(MemsetD8), E(ModuleLoadData),
+        E(ModuleUnload), E(ModuleGetFunction), E(FuncGetAttribute), E(FuncSetAttribute),
+        E(LaunchKernel), E(OccupancyMaxActiveBlocksPerMultiprocessor), E(GetErrorName),
+        E(GetErrorString),
+#undef E
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (resolve(gp, cu->lib, t[i].name, t[i].slot, err, errcap)) goto fail;
+    CUresult r = cu->Init(0);
+    if (r != CUDA_SUCCESS) {
+        const char *s = NULL;
+        cu->GetErrorString(r, &s);
+        snprintf(err, errcap, "cuInit failed: %s (%s)", kc_cuda_error_name(cu, r), s ? s : "?");
+        goto fail;
+    }
+    cu->DriverGetVersion(&cu->driver_version);
+    return 0;
+fail:
+    dlclose(cu->lib);
+    cu->lib = NULL;
+    return -1;
+}
+
+void kc_cuda_unload(kc_cuda *cu)
+{
+    if (cu->lib) dlclose(cu->lib);
+    memset(cu, 0, sizeof *cu);
+}
+
+const char *kc_cuda_error_name(const kc_cuda *cu, CUresult r)
+{
+    static __thread char buf[32];
+    const char *s = NULL;
+    if (cu && cu->GetErrorName && cu->GetErrorName(r, &s) == CUDA_SUCCESS && s) return s;
+    snprintf(buf, sizeof buf, "CUresult %d", (int)r);
+    return buf;
+}
+
+int kc_cuda_error_is_sticky(CUresult r)
+{
+    switch (r) {
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_ECC_UNCORRECTABLE:
+    case CUDA_ERROR_CONTEXT_IS_DESTROYED:
+        return 1;
+    default:
+        return 0;
+    }
+}

@@ -1,0 +1,55 @@
+/* cuda_driver.h — the CUDA driver API, loaded at run time from libcuda.so.1
+ * (dlopen + cuGetProcAddress), so kcontract builds and starts on a machine
+ * with no GPU and no driver. Types come from the toolkit's cuda.h; no symbol
+ * of libcuda is linked. */
+#ifndef KC_CUDA_DRIVER_H
+#define KC_CUDA_DRIVER_H
+#include <stddef.h>
+#include <cuda.h>
+
+typedef struct kc_cuda {
+    void *lib;                    /* dlopen handle */
+    int driver_version;           /* e.g. 13000 */
+    CUresult (*Init)(unsigned);
+    CUresult (*DriverGetVersion)(int *);
+    CUresult (*DeviceGetCount)(int *);
+    CUresult (*DeviceGet)(CUdevice *, int);
+    CUresult (*DeviceGetName)(char *, int, CUdevice);
+    CUresult (*DeviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
+    CUresult (*DeviceTotalMem)(size_t *, CUdevice);
+    CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+    CUresult (*DevicePrimaryCtxRelease)(CUdevice);
+    CUresult (*CtxSetCurrent)(CUcontext);
+    CUresult (*CtxSynchronize)(void);
+    CUresult (*MemGetInfo)(size_t *, size_t *);
+    CUresult (*MemAlloc)(CUdeviceptr *, size_t);
+    CUresult (*MemFree)(CUdeviceptr);
+    CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
+    CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
+    CUresult (*MemsetD8)(CUdeviceptr, unsigned char, size_t);
+    CUresult (*ModuleLoadData)(CUmodule *, const void *);
+    CUresult (*ModuleUnload)(CUmodule);
+    CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
+    CUresult (*FuncGetAttribute)(int *, CUfunction_attribute, CUfunction);
+    CUresult (*FuncSetAttribute)(CUfunction, CUfunction_attribute, int);
+    CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, CUstream, void **, void **);
+    CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
+    CUresult (*GetErrorName)(CUresult, const char **);
+    CUresult (*GetErrorString)(CUresult, const char **);
+} kc_cuda;
+
+/* Loads the driver (lib: NULL for "libcuda.so.1", or the KC_LIBCUDA environment
+ * variable when set) and calls cuInit(0). Returns 0, or -1 with the reason in
+ * err ("libcuda.so.1 not found (dlopen: ...)", "cuInit failed:
+ * CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)", ...). */
+int kc_cuda_load(kc_cuda *cu, const char *lib, char *err, size_t errcap);
+void kc_cuda_unload(kc_cuda *cu);
+/* "CUDA_ERROR_ILLEGAL_ADDRESS" for r (or "CUresult 123" when unknown). */
+const char *kc_cuda_error_name(const kc_cuda *cu, CUresult r);
+/* Nonzero for errors after which the context is unusable (sticky errors:
+ * illegal address, misaligned address, illegal instruction, launch failure,
+ * hardware stack error, assert, ...); measured on an H200: resetting the
+ * primary context did not recover, a fresh process did. */
+int kc_cuda_error_is_sticky(CUresult r);
+#endif

@@ -1,0 +1,25 @@
+/* filter.c — owns item selection by name: shell globs through fnmatch(3)
+ * with no flags ('*' also matches '.' and ':'), and the stable hash of a
+ * pattern list for the TALLY's filter key:
+ *     mix64(FNV-1a 64 over each pattern followed by its '\0')
+ * (so the empty list hashes to mix64(KC_FNV_OFFSET), and order matters). */
+#include <fnmatch.h>
+#include <string.h>
+#include "filter.h"
+#include "seed.h"
+
+int kc_filter_match(const char *name, char *const *patterns, int n) {
+    if (n <= 0) return 1;
+    for (int i = 0; i < n; i++)
+        if (patterns[i] && fnmatch(patterns[i], name, 0) == 0) return 1;
+    return 0;
+}
+
+uint64_t kc_filter_hash(char *const *patterns, int n) {
+    uint64_t h = KC_FNV_OFFSET;
+    for (int i = 0; i < n; i++) {
+        const char *p = patterns[i] ? patterns[i] : "";
+        h = kc_fnv1a64(p, strlen(p) + 1, h);
+    }
+    return kc_mix64(h);
+}

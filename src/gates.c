@@ -1,0 +1,646 @@
+/* gates.c — the four gates on the GPU, one (shape, distribution) case at a
+ * time, and the three kinds of GPU item built on them:
+ *   gate 1 launch and fit: module, function, resources, launch, synchronize;
+ *   gate 2 bounds and writes: guard bands intact, inputs unchanged, every
+ *          output element written (no poison left);
+ *   gate 3 accuracy: every output element within tolerance of the float64
+ *          host reference (NaN and inf exactly where the reference has them);
+ *   gate 4 determinism: a relaunch on fresh buffers at other addresses, with
+ *          other poison, gives bitwise identical outputs. */
+#include "gates.h"
+
+#include <fnmatch.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device.h"
+#include "dtype.h"
+#include "fatbin.h"
+#include "guard.h"
+#include "seed.h"
+#include "tolerance.h"
+
+static const char *gate_name[] = { "internal", "launch and fit", "bounds and writes", "accuracy", "determinism" };
+
+/* ---- device session ------------------------------------------------------ */
+
+int kc_gpu_open(kc_gpu *gpu, int ordinal)
+{
+    memset(gpu, 0, sizeof *gpu);
+    if (kc_cuda_load(&gpu->cu, NULL, gpu->why, sizeof gpu->why)) return 1;
+    int n = 0;
+    if (gpu->cu.DeviceGetCount(&n) != CUDA_SUCCESS || n == 0) {
+        snprintf(gpu->why, sizeof gpu->why, "the driver sees no CUDA device");
+        return 1;
+    }
+    if (kc_device_query(&gpu->cu, ordinal, &gpu->dev, gpu->why, sizeof gpu->why)) return -1;
+    CUresult r;
+    if ((r = gpu->cu.DeviceGet(&gpu->cudev, ordinal)) != CUDA_SUCCESS ||
+        (r = gpu->cu.DevicePrimaryCtxRetain(&gpu->ctx, gpu->cudev)) != CUDA_SUCCESS ||
+        (r = gpu->cu.CtxSetCurrent(gpu->ctx)) != CUDA_SUCCESS) {
+        snprintf(gpu->why, sizeof gpu->why, "cannot create a context on device %d: %s", ordinal,
+                 kc_cuda_error_name(&gpu->cu, r));
+        return 1;
+    }
+    const kc_fatbin *p = kc_fatbin_find("smem_poison", NULL);
+    if (p && gpu->cu.ModuleLoadData(&gpu->poison_mod, p->start) == CUDA_SUCCESS)
+        gpu->cu.ModuleGetFunction(&gpu->poison_fn, gpu->poison_mod, "kc_smem_poison");
+    gpu->ready = 1;
+    return 0;
+}
+
+void kc_gpu_close(kc_gpu *gpu)
+{
+    if (gpu->ready && !gpu->lost) {
+        if (gpu->poison_mod) gpu->cu.ModuleUnload(gpu->poison_mod);
+        gpu->cu.DevicePrimaryCtxRelease(gpu->cudev);
+    }
+    kc_cuda_unload(&gpu->cu);
+    gpu->ready = 0;
+}
+
+/* ---- descriptions ------------------------------------------------------- */
+
+void kc_shape_describe(const kc_contract *c, const kc_shape *s, char *buf, size_t cap)
+{
+    size_t n = (size_t)snprintf(buf, cap, "%s (", s->name);
+    int first = 1;
+    for (int d = 0; d < KC_MAX_DIMS && c->dims[d] && n < cap; d++) {
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s=%lld", first ? "" : ", ", c->dims[d], (long long)s->d[d]);
+        first = 0;
+    }
+    if (n < cap) snprintf(buf + n, cap - n, ")");
+}
+
+static int nargs_of(const kc_contract *c)
+{
+    int n = 0;
+    while (n < KC_MAX_ARGS && c->args[n].kind != KC_ARG_END) n++;
+    return n;
+}
+
+void kc_case_memory(const kc_contract *c, const kc_shape *s, size_t *host_bytes, size_t *gpu_bytes)
+{
+    size_t h = 0, g = 0;
+    for (int a = 0; a < nargs_of(c); a++) {
+        const kc_arg *ar = &c->args[a];
+        if (ar->kind != KC_ARG_BUFFER) continue;
+        size_t cnt = ar->count(s), b = cnt * kc_dtype_size(ar->dtype);
+        g += 2 * (b + 2 * (size_t)KC_GUARD_BYTES);          /* two sets for gate 4 */
+        h += b + 2 * (size_t)KC_GUARD_BYTES;                 /* read-back with guards */
+        if (ar->role != KC_OUT) h += b;                      /* generated input */
+        if (ar->role != KC_IN) h += cnt * sizeof(double) + b; /* reference + second read-back */
+    }
+    *host_bytes = h;
+    *gpu_bytes = g;
+}
+
+/* ---- one case ----------------------------------------------------------- */
+
+typedef struct kc_case {
+    const kc_contract *c;
+    const kc_shape *s;
+    kc_dist dist;
+    uint64_t seed;
+    int nargs;
+    size_t count[KC_MAX_ARGS], bytes[KC_MAX_ARGS];
+    double scalar[KC_MAX_ARGS];
+    void *in[KC_MAX_ARGS];          /* generated inputs (IN, INOUT) */
+    double *ref[KC_MAX_ARGS];       /* float64 reference (OUT, INOUT) */
+    uint8_t *back[KC_MAX_ARGS];     /* first launch's read-back, guards included */
+    CUdeviceptr dev[2][KC_MAX_ARGS];
+    char why[1536];                 /* the failure, when a gate fails */
+    size_t body;                    /* offset of the text after "gate N (name): " */
+    int sticky;                     /* the failure left the context unusable */
+} kc_case;
+
+static int failf(kc_case *k, int gate, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int failf(kc_case *k, int gate, const char *fmt, ...)
+{
+    char sh[256];
+    kc_shape_describe(k->c, k->s, sh, sizeof sh);
+    int p = snprintf(k->why, sizeof k->why, "gate %d (%s): ", gate, gate_name[gate]);
+    k->body = (size_t)p;
+    int n = p + snprintf(k->why + p, sizeof k->why - (size_t)p, "shape %s, dist %s: ", sh, kc_dist_name(k->dist));
+    va_list ap;
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < sizeof k->why) vsnprintf(k->why + n, sizeof k->why - (size_t)n, fmt, ap);
+    va_end(ap);
+    return gate;
+}
+
+static void case_free(kc_gpu *gpu, kc_case *k)
+{
+    for (int a = 0; a < k->nargs; a++) {
+        free(k->in[a]);
+        free(k->ref[a]);
+        free(k->back[a]);
+        for (int set = 0; set < 2; set++)
+            if (k->dev[set][a] && !gpu->lost) gpu->cu.MemFree(k->dev[set][a]);
+    }
+}
+
+static int case_prepare(kc_case *k)
+{
+    const kc_contract *c = k->c;
+    k->nargs = nargs_of(c);
+    for (int a = 0; a < k->nargs; a++) {
+        const kc_arg *ar = &c->args[a];
+        if (ar->kind == KC_ARG_SCALAR) {
+            k->scalar[a] = ar->value(k->s);
+            continue;
+        }
+        k->count[a] = ar->count(k->s);
+        k->bytes[a] = k->count[a] * kc_dtype_size(ar->dtype);
+        if (ar->role == KC_OUT) continue;
+        k->in[a] = malloc(k->bytes[a] ? k->bytes[a] : 1);
+        if (!k->in[a]) return failf(k, 0, "out of host memory for input %s (%zu bytes)", ar->name, k->bytes[a]);
+        kc_gen g = { .shape = k->s, .dist = k->dist, .dtype = ar->dtype, .data = k->in[a], .count = k->count[a] };
+        kc_gen_seed(&g, kc_mix64(k->seed ^ (0x9E3779B97F4A7C15ULL * (uint64_t)(a + 1))));
+        if (ar->gen) ar->gen(&g);
+        else kc_gen_default(&g);
+    }
+    return 0;
+}
+
+static CUresult set_upload(kc_gpu *gpu, kc_case *k, int set, uint8_t poison)
+{
+    CUresult r = CUDA_SUCCESS;
+    for (int a = 0; a < k->nargs && r == CUDA_SUCCESS; a++) {
+        const kc_arg *ar = &k->c->args[a];
+        if (ar->kind != KC_ARG_BUFFER) continue;
+        size_t g = KC_GUARD_BYTES, b = k->bytes[a];
+        if ((r = gpu->cu.MemAlloc(&k->dev[set][a], b + 2 * g)) != CUDA_SUCCESS) break;
+        CUdeviceptr base = k->dev[set][a];
+        if ((r = gpu->cu.MemsetD8(base, KC_CANARY, g)) != CUDA_SUCCESS) break;
+        if ((r = gpu->cu.MemsetD8(base + g + b, KC_CANARY, g)) != CUDA_SUCCESS) break;
+        if (!b) continue;
+        if (ar->role == KC_OUT) r = gpu->cu.MemsetD8(base + g, poison, b);
+        else r = gpu->cu.MemcpyHtoD(base + g, k->in[a], b);
+    }
+    return r;
+}
+
+/* Fills every SM's shared memory with 0xFF before a checked launch. */
+static void poison_smem(kc_gpu *gpu)
+{
+    if (!gpu->poison_fn) return;
+    int bytes = (int)gpu->dev.smem_per_block_optin;
+    if (gpu->cu.FuncSetAttribute(gpu->poison_fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes) != CUDA_SUCCESS)
+        bytes = (int)gpu->dev.smem_per_block;
+    unsigned words = (unsigned)bytes / 4;
+    void *params[] = { &words };
+    gpu->cu.LaunchKernel(gpu->poison_fn, (unsigned)gpu->dev.sm_count * 2, 1, 1, 1024, 1, 1, (unsigned)bytes, NULL,
+                         params, NULL);
+}
+
+/* Gate 1 for one launch: checks the geometry against the function and device,
+ * launches and synchronizes. Returns 0 or 1 (failure in k->why). */
+static int launch(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate)
+{
+    kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
+    k->c->launch(k->s, &gpu->dev, &l);
+    unsigned threads = l.block[0] * l.block[1] * l.block[2];
+    int maxthreads = 0, statics = 0;
+    gpu->cu.FuncGetAttribute(&maxthreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f);
+    gpu->cu.FuncGetAttribute(&statics, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f);
+    if (!l.grid[0] || !l.grid[1] || !l.grid[2] || !threads)
+        return failf(k, gate, "empty launch: grid %ux%ux%u, block %ux%ux%u", l.grid[0], l.grid[1], l.grid[2],
+                     l.block[0], l.block[1], l.block[2]);
+    if ((int)threads > maxthreads)
+        return failf(k, gate, "block of %u threads > %d the function allows (registers or __launch_bounds__)",
+                     threads, maxthreads);
+    if ((size_t)statics + l.smem > gpu->dev.smem_per_block_optin)
+        return failf(k, gate, "shared memory %d static + %u dynamic bytes > %zu the device allows per block",
+                     statics, l.smem, gpu->dev.smem_per_block_optin);
+    if ((size_t)statics + l.smem > gpu->dev.smem_per_block) {
+        CUresult r = gpu->cu.FuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)l.smem);
+        if (r != CUDA_SUCCESS)
+            return failf(k, gate, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u): %s", l.smem,
+                         kc_cuda_error_name(&gpu->cu, r));
+    }
+    union { float f; int i; long long ll; unsigned u; } sc[KC_MAX_ARGS];
+    CUdeviceptr ptr[KC_MAX_ARGS];
+    void *params[KC_MAX_ARGS];
+    for (int a = 0; a < k->nargs; a++) {
+        const kc_arg *ar = &k->c->args[a];
+        if (ar->kind == KC_ARG_BUFFER) {
+            ptr[a] = k->dev[set][a] + KC_GUARD_BYTES;
+            params[a] = &ptr[a];
+            continue;
+        }
+        switch (ar->dtype) {
+        case KC_F32: sc[a].f = (float)k->scalar[a]; break;
+        case KC_I32: sc[a].i = (int)k->scalar[a]; break;
+        case KC_U32: sc[a].u = (unsigned)k->scalar[a]; break;
+        default: sc[a].ll = (long long)k->scalar[a]; break;
+        }
+        params[a] = &sc[a];
+    }
+    poison_smem(gpu);
+    CUresult r = gpu->cu.LaunchKernel(f, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
+                                      l.smem, NULL, params, NULL);
+    if (r == CUDA_SUCCESS) r = gpu->cu.CtxSynchronize();
+    if (r != CUDA_SUCCESS) {
+        k->sticky = kc_cuda_error_is_sticky(r);
+        if (k->sticky) gpu->lost = 1;
+        return failf(k, gate, "launch grid %ux%ux%u block %ux%ux%u smem %u failed: %s%s", l.grid[0], l.grid[1],
+                     l.grid[2], l.block[0], l.block[1], l.block[2], l.smem, kc_cuda_error_name(&gpu->cu, r),
+                     k->sticky ? " (the CUDA context is now unusable)" : "");
+    }
+    return 0;
+}
+
+static int read_back(kc_gpu *gpu, kc_case *k, int set, uint8_t **dst, int outputs_only)
+{
+    for (int a = 0; a < k->nargs; a++) {
+        const kc_arg *ar = &k->c->args[a];
+        if (ar->kind != KC_ARG_BUFFER || (outputs_only && ar->role == KC_IN)) continue;
+        size_t total = k->bytes[a] + 2 * (size_t)KC_GUARD_BYTES;
+        dst[a] = malloc(total);
+        if (!dst[a]) return failf(k, 0, "out of host memory reading back %s (%zu bytes)", ar->name, total);
+        CUresult r = gpu->cu.MemcpyDtoH(dst[a], k->dev[set][a], total);
+        if (r != CUDA_SUCCESS) {
+            k->sticky = kc_cuda_error_is_sticky(r);
+            if (k->sticky) gpu->lost = 1;
+            return failf(k, 1, "reading back %s failed: %s", ar->name, kc_cuda_error_name(&gpu->cu, r));
+        }
+    }
+    return 0;
+}
+
+static void value_str(kc_dtype t, const void *data, size_t i, char *buf, size_t cap)
+{
+    double v = kc_load(t, data, i);
+    if (kc_dtype_is_float(t)) snprintf(buf, cap, "%.9g", v);
+    else snprintf(buf, cap, "%.0f", v);
+}
+
+static int gate2(kc_case *k)
+{
+    const size_t G = KC_GUARD_BYTES;
+    for (int a = 0; a < k->nargs; a++) {
+        const kc_arg *ar = &k->c->args[a];
+        if (ar->kind != KC_ARG_BUFFER) continue;
+        size_t es = kc_dtype_size(ar->dtype);
+        const uint8_t *b = k->back[a];
+        size_t bad = kc_guard_first_bad(b, G, KC_CANARY);
+        if (bad < G)
+            return failf(k, 2, "%s: written before its start (guard byte %zu bytes before element 0, element %lld)",
+                         ar->name, G - bad, -(long long)((G - bad + es - 1) / es));
+        bad = kc_guard_first_bad(b + G + k->bytes[a], G, KC_CANARY);
+        if (bad < G)
+            return failf(k, 2, "%s: written past its end (byte %zu after the last of %zu elements, element index %zu)",
+                         ar->name, bad, k->count[a], k->count[a] + bad / es);
+    }
+    for (int a = 0; a < k->nargs; a++) {
+        const kc_arg *ar = &k->c->args[a];
+        if (ar->kind != KC_ARG_BUFFER || ar->role != KC_IN) continue;
+        size_t es = kc_dtype_size(ar->dtype), first;
+        size_t n = kc_bitwise_diff(k->in[a], k->back[a] + G, k->count[a], es, &first);
+        if (n) {
+            char was[64], now[64];
+            value_str(ar->dtype, k->in[a], first, was, sizeof was);
+            value_str(ar->dtype, k->back[a] + G, first, now, sizeof now);
+            return failf(k, 2, "input %s modified: %zu of %zu elements changed, first %s[%zu] was %s now %s",
+                         ar->name, n, k->count[a], ar->name, first, was, now);
+        }
+    }
+    for (int a = 0; a < k->nargs; a++) {
+        const kc_arg *ar = &k->c->args[a];
+        if (ar->kind != KC_ARG_BUFFER || ar->role != KC_OUT) continue;
+        size_t first, n = kc_poison_count(k->back[a] + G, k->count[a], kc_dtype_size(ar->dtype), KC_POISON_A, &first);
+        if (n)
+            return failf(k, 2, "output %s: %zu of %zu elements never written (still poison 0x%02X), first %s[%zu]",
+                         ar->name, n, k->count[a], KC_POISON_A, ar->name, first);
+    }
+    return 0;
+}
+
+static int gate3(kc_case *k)
+{
+    kc_ref r = { .shape = k->s, .dist = k->dist, .nargs = k->nargs };
+    for (int a = 0; a < k->nargs; a++) {
+        const kc_arg *ar = &k->c->args[a];
+        r.dtype[a] = ar->dtype;
+        r.scalar[a] = k->scalar[a];
+        r.count[a] = k->count[a];
+        r.host[a] = k->in[a];
+        if (ar->kind == KC_ARG_BUFFER && ar->role != KC_IN) {
+            k->ref[a] = malloc(k->count[a] ? k->count[a] * sizeof(double) : 1);
+            if (!k->ref[a]) return failf(k, 0, "out of host memory for the reference of %s", ar->name);
+            for (size_t i = 0; i < k->count[a]; i++) k->ref[a][i] = NAN;
+            r.out[a] = k->ref[a];
+        }
+    }
+    k->c->reference(&r);
+    for (int a = 0; a < k->nargs; a++) {
+        const kc_arg *ar = &k->c->args[a];
+        if (ar->kind != KC_ARG_BUFFER || ar->role == KC_IN) continue;
+        kc_tol tol = kc_tol_for(k->c, a);
+        kc_compare cmp;
+        if (!kc_compare_output(ar->dtype, k->back[a] + KC_GUARD_BYTES, k->ref[a], k->count[a], tol, &cmp)) continue;
+        return failf(k, 3, "%s[%zu] = %.9g, reference %.9g, error %.3g > allowed %.3g (rtol %g, atol %g); %zu of %zu elements out of tolerance",
+                     ar->name, cmp.worst, cmp.out, cmp.ref, cmp.err, cmp.allowed, tol.rtol, tol.atol, cmp.bad, cmp.count);
+    }
+    return 0;
+}
+
+static int gate4(kc_gpu *gpu, CUfunction f, kc_case *k)
+{
+    CUresult r = set_upload(gpu, k, 1, KC_POISON_B);
+    if (r != CUDA_SUCCESS)
+        return failf(k, 4, "allocating the relaunch's buffers failed: %s", kc_cuda_error_name(&gpu->cu, r));
+    if (launch(gpu, f, k, 1, 4)) return 4;
+    uint8_t *again[KC_MAX_ARGS] = { 0 };
+    int g = read_back(gpu, k, 1, again, 1);
+    for (int a = 0; !g && a < k->nargs; a++) {
+        const kc_arg *ar = &k->c->args[a];
+        if (ar->kind != KC_ARG_BUFFER || ar->role == KC_IN) continue;
+        size_t first, es = kc_dtype_size(ar->dtype);
+        size_t n = kc_bitwise_diff(k->back[a] + KC_GUARD_BYTES, again[a] + KC_GUARD_BYTES, k->count[a], es, &first);
+        if (n) {
+            char v1[64], v2[64];
+            value_str(ar->dtype, k->back[a] + KC_GUARD_BYTES, first, v1, sizeof v1);
+            value_str(ar->dtype, again[a] + KC_GUARD_BYTES, first, v2, sizeof v2);
+            g = failf(k, 4, "relaunch on other buffers differs: %zu of %zu elements of %s, first %s[%zu] %s then %s",
+                      n, k->count[a], ar->name, ar->name, first, v1, v2);
+        }
+    }
+    for (int a = 0; a < k->nargs; a++) free(again[a]);
+    return g;
+}
+
+/* Runs gates 1..maxgate on one case; returns 0 or the failing gate. */
+static int run_case(kc_gpu *gpu, CUfunction f, kc_case *k, int maxgate)
+{
+    int g = case_prepare(k);
+    if (g) return g;
+    CUresult r = set_upload(gpu, k, 0, KC_POISON_A);
+    if (r != CUDA_SUCCESS) {
+        k->sticky = kc_cuda_error_is_sticky(r);
+        if (k->sticky) gpu->lost = 1;
+        return failf(k, 1, "allocating or filling buffers failed: %s", kc_cuda_error_name(&gpu->cu, r));
+    }
+    if ((g = launch(gpu, f, k, 0, 1))) return g;
+    if ((g = read_back(gpu, k, 0, k->back, 0))) return g;
+    if (maxgate >= 2 && (g = gate2(k))) return g;
+    if (maxgate >= 3 && (g = gate3(k))) return g;
+    if (maxgate >= 4 && !k->c->nondeterministic && (g = gate4(gpu, f, k))) return g;
+    return 0;
+}
+
+/* ---- items --------------------------------------------------------------- */
+
+static int load_function(kc_gpu *gpu, const kc_contract *c, const char *control, CUmodule *mod, CUfunction *fn,
+                         char *why, size_t cap)
+{
+    const kc_fatbin *fb = kc_fatbin_find(c->module, control);
+    if (!fb) {
+        snprintf(why, cap, "gate 1 (launch and fit): module %s%s%s is not embedded in this binary", c->module,
+                 control ? "@" : "", control ? control : "");
+        return 1;
+    }
+    CUresult r = gpu->cu.ModuleLoadData(mod, fb->start);
+    if (r != CUDA_SUCCESS) {
+        snprintf(why, cap, "gate 1 (launch and fit): loading module %s%s%s failed: %s (fatbin for sm_90 + compute_90 PTX; device is cc %d.%d)",
+                 c->module, control ? "@" : "", control ? control : "", kc_cuda_error_name(&gpu->cu, r),
+                 gpu->dev.cc_major, gpu->dev.cc_minor);
+        return 1;
+    }
+    r = gpu->cu.ModuleGetFunction(fn, *mod, c->symbol);
+    if (r != CUDA_SUCCESS) {
+        snprintf(why, cap, "gate 1 (launch and fit): function %s not found in module %s: %s", c->symbol, c->module,
+                 kc_cuda_error_name(&gpu->cu, r));
+        gpu->cu.ModuleUnload(*mod);
+        *mod = NULL;
+        return 1;
+    }
+    return 0;
+}
+
+static int ndists(const kc_contract *c, kc_dist *out)
+{
+    int n = 0;
+    while (n < KC_MAX_DISTS && c->dists[n]) {
+        out[n] = c->dists[n];
+        n++;
+    }
+    if (!n) {
+        out[0] = KC_UNIFORM;
+        out[1] = KC_NORMAL;
+        n = 2;
+    }
+    return n;
+}
+
+static const kc_known *match_known(const kc_contract *c, int gate, const char *shape, int *idx)
+{
+    for (int i = 0; i < KC_MAX_KNOWN && c->known[i].reason; i++) {
+        const kc_known *kn = &c->known[i];
+        if (kn->gate == gate && (!kn->shape || fnmatch(kn->shape, shape, 0) == 0)) {
+            *idx = i;
+            return kn;
+        }
+    }
+    return NULL;
+}
+
+static void append(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t cap, const char *fmt, ...)
+{
+    size_t n = strlen(buf);
+    if (n + 1 >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + n, cap - n, fmt, ap);
+    va_end(ap);
+}
+
+/* Gates 1-4 over every case (kernels), or until a gate fails (controls). */
+static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_result *res)
+{
+    const kc_contract *c = it->contract;
+    int control = it->kind == KC_KIND_CONTROL;
+    CUmodule mod = NULL;
+    CUfunction fn;
+    char why[1024];
+    if (load_function(gpu, c, control ? it->control->name : NULL, &mod, &fn, why, sizeof why)) {
+        res->gate = 1;
+        res->cases_failed = 1;
+        snprintf(res->msg, sizeof res->msg, "%s", why);
+        res->state = control ? KC_RED : KC_FAIL;
+        return;
+    }
+    kc_dist dists[KC_MAX_DISTS + 2];
+    int nd = ndists(c, dists), reproduced[KC_MAX_KNOWN] = { 0 }, unknown = 0, known = 0;
+    char first[1600] = "";
+    for (const kc_shape *s = c->shapes; s->name && !gpu->lost; s++) {
+        int per_shape = s->cls == KC_SHAPE_LARGE ? 1 : nd;
+        for (int d = 0; d < per_shape && !gpu->lost; d++) {
+            kc_case k = { .c = c, .s = s, .dist = dists[d] };
+            k.seed = kc_case_seed(seed, c->name, s->name, dists[d]);
+            int g = run_case(gpu, fn, &k, 4);
+            case_free(gpu, &k);
+            res->cases++;
+            if (!g) continue;
+            res->cases_failed++;
+            if (control) {
+                res->gate = g;
+                res->state = KC_RED;
+                snprintf(res->msg, sizeof res->msg, "caught by gate %d (%s; planted for gate %d%s): %s", g,
+                         gate_name[g], it->control->gate, g == it->control->gate ? "" : ", caught by another",
+                         k.why + k.body);
+                goto done;
+            }
+            int ki;
+            const kc_known *kn = g > 0 ? match_known(c, g, s->name, &ki) : NULL;
+            if (kn) {
+                reproduced[ki] = 1;
+                known++;
+                append(res->detail, sizeof res->detail, "    known: %s [%s]\n", k.why, kn->reason);
+            } else {
+                if (!unknown++) {
+                    snprintf(first, sizeof first, "%s", k.why);
+                    res->gate = g;
+                }
+                else append(res->detail, sizeof res->detail, "    also: %s\n", k.why);
+            }
+        }
+    }
+    if (control) {
+        if (gpu->lost) goto done;
+        res->state = KC_MISSED;
+        snprintf(res->msg, sizeof res->msg, "passed gates 1-4 on all %d cases: the suite is blind to this bug (%s; planted for gate %d)",
+                 res->cases, it->control->bug, it->control->gate);
+        goto done;
+    }
+    for (int i = 0; i < KC_MAX_KNOWN && c->known[i].reason && !gpu->lost; i++)
+        if (!reproduced[i]) {
+            res->stale++;
+            append(res->detail, sizeof res->detail,
+                   "    stale known finding: gate %d on shapes %s (%s) no longer fails: remove it from the contract\n",
+                   c->known[i].gate, c->known[i].shape ? c->known[i].shape : "*", c->known[i].reason);
+        }
+    if (unknown) {
+        res->state = KC_FAIL;
+        snprintf(res->msg, sizeof res->msg, "%s; %d of %d cases failed", first, res->cases_failed, res->cases);
+    } else if (res->stale) {
+        res->state = KC_FAIL;
+        snprintf(res->msg, sizeof res->msg, "%d stale known finding%s (listed below); gates 1-4 pass on %d cases",
+                 res->stale, res->stale == 1 ? "" : "s", res->cases);
+    } else if (known) {
+        res->state = KC_KNOWN;
+        snprintf(res->msg, sizeof res->msg, "%d of %d cases fail as registered known findings", known, res->cases);
+    } else {
+        res->state = KC_PASS;
+        int shapes = 0;
+        for (const kc_shape *s = c->shapes; s->name; s++) shapes++;
+        snprintf(res->msg, sizeof res->msg, "gates 1-4 on %d cases (%d shapes x up to %d distributions)", res->cases,
+                 shapes, nd);
+    }
+done:
+    if (gpu->lost) {
+        res->context_lost = 1;
+        if (!control && res->state != KC_FAIL) {
+            res->state = KC_FAIL;
+            snprintf(res->msg, sizeof res->msg, "%s", first[0] ? first : "the CUDA context was lost");
+        }
+    }
+    if (mod && !gpu->lost) gpu->cu.ModuleUnload(mod);
+}
+
+static const kc_shape *largest_shape(const kc_contract *c)
+{
+    const kc_shape *best = c->shapes;
+    size_t bestb = 0;
+    for (const kc_shape *s = c->shapes; s->name; s++) {
+        size_t h, g;
+        kc_case_memory(c, s, &h, &g);
+        if (g > bestb) {
+            bestb = g;
+            best = s;
+        }
+    }
+    return best;
+}
+
+/* Limit checks: resources against the budget and the device, occupancy, every
+ * shape's launch against the limits, and the largest shape through gates 1-3. */
+static void run_limits(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_result *res)
+{
+    const kc_contract *c = it->contract;
+    const kc_budget *b = &c->budget;
+    CUmodule mod = NULL;
+    CUfunction fn;
+    char why[1024];
+    if (load_function(gpu, c, NULL, &mod, &fn, why, sizeof why)) {
+        res->state = KC_LIMIT;
+        res->limit_problems = 1;
+        snprintf(res->msg, sizeof res->msg, "1 problem: %s", why);
+        return;
+    }
+    int regs = 0, statics = 0, local = 0, maxthreads = 0;
+    gpu->cu.FuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn);
+    gpu->cu.FuncGetAttribute(&statics, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn);
+    gpu->cu.FuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn);
+    gpu->cu.FuncGetAttribute(&maxthreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn);
+    char probs[1800] = "";
+    int np = 0;
+#define PROBLEM(...) do { np++; append(probs, sizeof probs, "%s", np > 1 ? "; " : ""); append(probs, sizeof probs, __VA_ARGS__); } while (0)
+    if (b->max_regs && regs > b->max_regs) PROBLEM("registers %d per thread > budget %d", regs, b->max_regs);
+    if (local > b->max_local) PROBLEM("local memory %d bytes per thread > budget %d (spills or stack arrays)", local, b->max_local);
+    unsigned maxsmem = 0;
+    for (const kc_shape *s = c->shapes; s->name; s++) {
+        kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
+        c->launch(s, &gpu->dev, &l);
+        unsigned threads = l.block[0] * l.block[1] * l.block[2];
+        if (l.smem > maxsmem) maxsmem = l.smem;
+        if ((int)threads > maxthreads) PROBLEM("shape %s: block of %u threads > %d allowed", s->name, threads, maxthreads);
+        if (l.grid[1] > 65535 || l.grid[2] > 65535) PROBLEM("shape %s: grid %ux%ux%u exceeds 65535 in y or z", s->name, l.grid[0], l.grid[1], l.grid[2]);
+        if ((size_t)statics + l.smem > gpu->dev.smem_per_block_optin)
+            PROBLEM("shape %s: shared memory %u bytes > device limit %zu", s->name, statics + l.smem, gpu->dev.smem_per_block_optin);
+    }
+    if (b->max_smem && statics + (int)maxsmem > b->max_smem)
+        PROBLEM("shared memory %d static + %u dynamic bytes > budget %d", statics, maxsmem, b->max_smem);
+    const kc_shape *big = largest_shape(c);
+    kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
+    c->launch(big, &gpu->dev, &l);
+    int blocks = 0, want = b->min_blocks_per_sm > 0 ? b->min_blocks_per_sm : 1;
+    if ((size_t)statics + l.smem > gpu->dev.smem_per_block)
+        gpu->cu.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)l.smem);
+    gpu->cu.OccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, (int)(l.block[0] * l.block[1] * l.block[2]), l.smem);
+    if (blocks < want)
+        PROBLEM("occupancy %d resident block%s per SM (block %u threads, %u bytes dynamic shared memory) < budget %d",
+                blocks, blocks == 1 ? "" : "s", l.block[0] * l.block[1] * l.block[2], l.smem, want);
+    kc_dist dists[KC_MAX_DISTS + 2];
+    ndists(c, dists);
+    kc_case k = { .c = c, .s = big, .dist = dists[0] };
+    k.seed = kc_case_seed(seed, c->name, big->name, dists[0]);
+    int g = run_case(gpu, fn, &k, 3);
+    case_free(gpu, &k);
+    if (g) PROBLEM("largest shape through gates 1-3: %s", k.why);
+#undef PROBLEM
+    res->limit_problems = np;
+    res->cases = 1;
+    if (np) {
+        res->state = KC_LIMIT;
+        snprintf(res->msg, sizeof res->msg, "%d problem%s: %s", np, np == 1 ? "" : "s", probs);
+    } else {
+        res->state = KC_PASS;
+        snprintf(res->msg, sizeof res->msg, "%d registers, %d+%u B shared, %d B local, %d blocks/SM; largest shape %s passes gates 1-3",
+                 regs, statics, maxsmem, local, blocks, big->name);
+    }
+    if (gpu->lost) res->context_lost = 1;
+    if (mod && !gpu->lost) gpu->cu.ModuleUnload(mod);
+}
+
+void kc_run_gpu_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_result *res)
+{
+    memset(res, 0, sizeof *res);
+    if (it->kind == KC_KIND_LIMIT) run_limits(gpu, it, seed, res);
+    else run_gates(gpu, it, seed, res);
+}

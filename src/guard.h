@@ -1,0 +1,21 @@
+/* guard.h — gate 2's bookkeeping on host copies of device buffers: guard bands
+ * filled with a canary before and after each buffer, poison in outputs, and
+ * bitwise comparisons. Pure functions on host memory, so they are tested here. */
+#ifndef KC_GUARD_H
+#define KC_GUARD_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define KC_GUARD_BYTES 65536u   /* each side of every device buffer */
+#define KC_CANARY 0xCBu         /* guard byte */
+#define KC_POISON_A 0xFFu       /* output poison, first launch (NaN in f16/bf16/f32) */
+#define KC_POISON_B 0x7Fu       /* output poison, determinism relaunch */
+
+/* First byte of guard[0..n) that is not `canary`; returns n when intact. */
+size_t kc_guard_first_bad(const uint8_t *guard, size_t n, uint8_t canary);
+/* Number of elements (of esize bytes) whose every byte is `poison`; *first gets
+ * the first one's index (or count when none). */
+size_t kc_poison_count(const void *data, size_t count, size_t esize, uint8_t poison, size_t *first);
+/* Number of elements that differ bitwise; *first gets the first index (or count). */
+size_t kc_bitwise_diff(const void *a, const void *b, size_t count, size_t esize, size_t *first);
+#endif

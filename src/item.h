@@ -1,0 +1,27 @@
+/* item.h — the unit of work: one kernel's gates, one control, one kernel's
+ * limit checks, or one suite. Item names: "<contract>" for gates 1-4,
+ * "<contract>:limits", "<contract>:control.<name>", and a suite's own name. */
+#ifndef KC_ITEM_H
+#define KC_ITEM_H
+#include "kcontract.h"
+
+typedef enum kc_kind { KC_KIND_KERNEL = 0, KC_KIND_CONTROL, KC_KIND_LIMIT, KC_KIND_SUITE, KC_KIND_COUNT } kc_kind;
+
+/* Item states. PASS/FAIL/KNOWN for kernels, RED/MISSED for controls, PASS/LIMIT
+ * for limit checks, PASS/FAIL for suites; SKIP, CRASH, TIMEOUT, NOTRUN for any. */
+typedef enum kc_state {
+    KC_PASS = 0, KC_FAIL, KC_KNOWN, KC_RED, KC_MISSED, KC_LIMIT,
+    KC_SKIP, KC_CRASH, KC_TIMEOUT, KC_NOTRUN, KC_STATE_COUNT
+} kc_state;
+
+typedef struct kc_item {
+    char name[192];
+    kc_kind kind;
+    const kc_contract *contract;     /* kernel, control, limit */
+    const kc_control *control;       /* control */
+    const kc_suite *suite;           /* suite */
+} kc_item;
+
+const char *kc_kind_name(kc_kind k);     /* "kernel", "control", "limit", "suite" */
+const char *kc_state_name(kc_state s);   /* "PASS", "FAIL", ... */
+#endif

@@ -1,0 +1,22 @@
+/* registry.h — every registered contract and suite (from the linker sections
+ * kc_contracts and kc_suites), checked and expanded into items sorted by name. */
+#ifndef KC_REGISTRY_H
+#define KC_REGISTRY_H
+#include <stddef.h>
+#include "item.h"
+
+/* All registered contracts / suites, in link order. */
+size_t kc_registry_contracts(const kc_contract *const **out);
+size_t kc_registry_suites(const kc_suite *const **out);
+
+/* The contract registered as `name`, or NULL. */
+const kc_contract *kc_registry_find_contract(const char *name);
+
+/* Checks every registration (unique item names, required fields, an embedded
+ * fatbin for every module and control, gates 1-4 for controls, buffer counts
+ * and generators, known-finding gates) and expands them into items sorted by
+ * name: for each contract "<name>", "<name>:limits", "<name>:control.<c>", and
+ * each suite. Returns the item count, or -1 with the first problem in err.
+ * *items is malloc'd; free it. */
+int kc_registry_items(kc_item **items, char *err, size_t errcap);
+#endif

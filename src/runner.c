@@ -1,0 +1,226 @@
+/* runner.c — the serial run: selection, one line per item, TALLY, SUMMARY,
+ * and the re-exec that replaces a process whose CUDA context a kernel broke. */
+#include "runner.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "filter.h"
+#include "gates.h"
+#include "seed.h"
+#include "suite.h"
+#include "tally.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+uint64_t kc_binary_hash(void)
+{
+    int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+    uint64_t h = KC_FNV_OFFSET;
+    if (fd < 0) return 0;
+    static unsigned char buf[1 << 16];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0) h = kc_fnv1a64(buf, (size_t)n, h);
+    close(fd);
+    return kc_mix64(h);
+}
+
+static int is_gpu_item(const kc_item *it)
+{
+    return it->kind != KC_KIND_SUITE || it->suite->needs_gpu;
+}
+
+static void print_line(kc_state st, const char *name, const char *msg, double secs, const kc_opts *o, int rerun)
+{
+    printf("%-6s %s  %s  (%.2f s)", kc_state_name(st), name, msg, secs);
+    if (rerun) printf("  rerun: %s run %s --seed %llu --device %d", o->argv0, name, (unsigned long long)o->seed, o->device);
+    putchar('\n');
+    fflush(stdout);
+}
+
+/* Replaces this process with a fresh one that continues at item `next`. */
+static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed)
+{
+    char line[4096], at[32], el[32];
+    if (kc_tally_format(t, line, sizeof line) < 0) return;
+    snprintf(at, sizeof at, "%d", next);
+    snprintf(el, sizeof el, "%.3f", elapsed);
+    char **av = calloc((size_t)o->argc + 8, sizeof *av);
+    if (!av) return;
+    int n = 0;
+    for (int i = 0; i < o->argc; i++) av[n++] = o->argv[i];
+    av[n++] = "--resume-at";
+    av[n++] = at;
+    av[n++] = "--resume-tally";
+    av[n++] = line;
+    av[n++] = "--resume-elapsed";
+    av[n++] = el;
+    printf("kcontract: the CUDA context is unusable after that item; continuing in a fresh process\n");
+    fflush(stdout);
+    fflush(stderr);
+    execv("/proc/self/exe", av);
+    perror("kcontract: re-exec failed");
+    free(av);
+}
+
+static void run_item(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_tally *t, int *lost)
+{
+    double t0 = now_s();
+    if (is_gpu_item(it) && !have_gpu) {
+        kc_tally_add(t, it->kind, KC_SKIP);
+        print_line(KC_SKIP, it->name, "no GPU", now_s() - t0, o, 0);
+        return;
+    }
+    if (it->kind == KC_KIND_SUITE) {
+        char msg[2048];
+        int rc = kc_suite_run(it->suite, have_gpu ? &gpu->dev : NULL, msg, sizeof msg);
+        kc_tally_add(t, it->kind, rc ? KC_FAIL : KC_PASS);
+        print_line(rc ? KC_FAIL : KC_PASS, it->name, rc ? msg : "suite passed", now_s() - t0, o, rc);
+        return;
+    }
+    kc_result *res = calloc(1, sizeof *res);
+    if (!res) {
+        kc_tally_add(t, it->kind, it->kind == KC_KIND_CONTROL ? KC_MISSED : KC_FAIL);
+        print_line(KC_FAIL, it->name, "out of host memory", now_s() - t0, o, 1);
+        return;
+    }
+    kc_run_gpu_item(gpu, it, o->seed, res);
+    kc_tally_add(t, it->kind, res->state);
+    t->limit_problems += res->limit_problems;
+    t->stale += res->stale;
+    int failing = res->state == KC_FAIL || res->state == KC_MISSED || res->state == KC_LIMIT;
+    print_line(res->state, it->name, res->msg, now_s() - t0, o, failing);
+    if (res->detail[0]) {
+        fputs(res->detail, stdout);
+        fflush(stdout);
+    }
+    *lost = res->context_lost;
+    free(res);
+}
+
+int kc_run(const kc_opts *o, const kc_item *items, int n)
+{
+    double t0 = now_s() - o->resume_elapsed;
+    int *sel = malloc(((size_t)n + 1) * sizeof *sel), ns = 0, gpu_items = 0;
+    if (!sel) return 4;
+    for (int i = 0; i < n; i++)
+        if (kc_filter_match(items[i].name, o->patterns, o->npatterns)) {
+            sel[ns++] = i;
+            gpu_items += is_gpu_item(&items[i]);
+        }
+    kc_tally t;
+    kc_tally_init(&t);
+    if (o->resume_tally) {
+        char err[256];
+        if (kc_tally_parse(o->resume_tally, &t, err, sizeof err)) {
+            fprintf(stderr, "kcontract: --resume-tally: %s\n", err);
+            free(sel);
+            return 2;
+        }
+    }
+    kc_gpu gpu;
+    memset(&gpu, 0, sizeof gpu);
+    int have_gpu = 0;
+    if (gpu_items) {
+        int rc = kc_gpu_open(&gpu, o->device);
+        if (rc < 0) {
+            fprintf(stderr, "kcontract: --device %d: %s\n", o->device, gpu.why);
+            kc_gpu_close(&gpu);
+            free(sel);
+            return 2;
+        }
+        have_gpu = rc == 0;
+    }
+    if (!o->resume_tally) {
+        t.seed = o->seed;
+        t.items = ns;
+        t.shard_k = 0;
+        t.shard_n = 1;
+        t.filter = kc_filter_hash(o->patterns, o->npatterns);
+        t.binary = kc_binary_hash();
+        for (int i = 0; i < ns; i++) t.digest += kc_item_digest(items[sel[i]].name);
+        if (have_gpu) {
+            snprintf(t.device, sizeof t.device, "%.127s", gpu.dev.name);
+            t.cc_major = gpu.dev.cc_major;
+            t.cc_minor = gpu.dev.cc_minor;
+            t.sm_count = gpu.dev.sm_count;
+        } else {
+            snprintf(t.device, sizeof t.device, "none");
+        }
+        printf("kcontract: %d item%s selected, seed %llu", ns, ns == 1 ? "" : "s", (unsigned long long)o->seed);
+        if (have_gpu)
+            printf(", device %d: %s (compute capability %d.%d, %d SMs, driver %d.%d)\n", o->device, gpu.dev.name,
+                   gpu.dev.cc_major, gpu.dev.cc_minor, gpu.dev.sm_count, gpu.cu.driver_version / 1000,
+                   gpu.cu.driver_version % 1000 / 10);
+        else
+            printf("\n");
+        if (gpu_items && !have_gpu)
+            printf("kcontract: no GPU: %s; the %d GPU item%s will be SKIP and host-only suites still run\n", gpu.why,
+                   gpu_items, gpu_items == 1 ? "" : "s");
+        fflush(stdout);
+    }
+    for (int i = o->resume_at; i < ns; i++) {
+        int lost = 0;
+        run_item(&gpu, have_gpu, &items[sel[i]], o, &t, &lost);
+        if (lost) {
+            int more = 0;
+            for (int j = i + 1; j < ns; j++) more += is_gpu_item(&items[sel[j]]);
+            if (more) reexec(o, i + 1, &t, now_s() - t0);
+            /* No GPU item left, or exec failed: the rest can still run here (host suites) or are skipped. */
+            have_gpu = 0;
+            snprintf(gpu.why, sizeof gpu.why, "the CUDA context was lost");
+        }
+    }
+    char line[4096];
+    if (kc_tally_format(&t, line, sizeof line) < 0) {
+        fprintf(stderr, "kcontract: internal error: TALLY does not fit\n");
+        free(sel);
+        return 4;
+    }
+    printf("%s\n", line);
+    kc_summary_format(&t, line, sizeof line);
+    printf("%s  (%.1f s)\n", line, now_s() - t0);
+    fflush(stdout);
+    if (have_gpu) kc_gpu_close(&gpu);
+    free(sel);
+    return kc_tally_exit_status(&t);
+}
+
+int kc_list(const kc_opts *o, const kc_item *items, int n)
+{
+    int count[KC_KIND_COUNT] = { 0 }, total = 0;
+    for (int i = 0; i < n; i++) {
+        if (!kc_filter_match(items[i].name, o->patterns, o->npatterns)) continue;
+        printf("%-8s %s\n", kc_kind_name(items[i].kind), items[i].name);
+        count[items[i].kind]++;
+        total++;
+    }
+    printf("%d items: %d kernels, %d controls, %d limits, %d suites\n", total, count[KC_KIND_KERNEL],
+           count[KC_KIND_CONTROL], count[KC_KIND_LIMIT], count[KC_KIND_SUITE]);
+    return 0;
+}
+
+int kc_info(void)
+{
+    kc_cuda cu;
+    char err[512];
+    if (kc_cuda_load(&cu, NULL, err, sizeof err)) {
+        printf("driver: none (%s)\ndevices: 0\n", err);
+        return 0;
+    }
+    printf("driver: CUDA %d.%d (libcuda.so.1)\n", cu.driver_version / 1000, cu.driver_version % 1000 / 10);
+    int n = kc_device_print_all(&cu, stdout);
+    printf("devices: %d\n", n < 0 ? 0 : n);
+    kc_cuda_unload(&cu);
+    return 0;
+}

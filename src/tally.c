@@ -1,0 +1,438 @@
+/* tally.c — owns the TALLY line (writer and strict parser), tally arithmetic,
+ * the exit status the counts explain, the SUMMARY line, and the names of item
+ * kinds and states.
+ *
+ * TALLY v=1 then, in this fixed order:
+ *   kernel.pass kernel.fail kernel.known kernel.skip kernel.crash
+ *   kernel.timeout kernel.notrun
+ *   control.red control.missed control.skip control.crash control.timeout
+ *   control.notrun
+ *   limit.pass limit.fail limit.skip limit.crash limit.timeout limit.notrun
+ *   limit.problems
+ *   suite.pass suite.fail suite.skip suite.crash suite.timeout suite.notrun
+ *   stale items seed device cc sms digest shard filter binary
+ * Counts, stale, items, seed and sms are canonical decimals (digits only, no
+ * sign, no leading zeros); device is percent-encoded (bytes <= ' ', >= 0x7f,
+ * '%' and '=' as %XX); cc is "major.minor"; shard is "K/N" with K < N;
+ * digest, filter and binary are 16 hex digits.
+ *
+ * Kind/state pairs: a limit item in state KC_LIMIT is limit.fail (and
+ * kc_tally_add maps limit FAIL to KC_LIMIT). Any other pair not in the list
+ * (e.g. a kernel RED) cannot be written: kc_tally_format returns -1. */
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "seed.h"
+#include "tally.h"
+
+const char *kc_kind_name(kc_kind k) {
+    static const char *const names[KC_KIND_COUNT] = { "kernel", "control", "limit", "suite" };
+    return (k >= 0 && k < KC_KIND_COUNT) ? names[k] : "?";
+}
+
+const char *kc_state_name(kc_state s) {
+    static const char *const names[KC_STATE_COUNT] = {
+        "PASS", "FAIL", "KNOWN", "RED", "MISSED", "LIMIT", "SKIP", "CRASH", "TIMEOUT", "NOTRUN"
+    };
+    return (s >= 0 && s < KC_STATE_COUNT) ? names[s] : "?";
+}
+
+/* ---- the key table ---- */
+
+typedef enum ktype { K_COUNT, K_LONG, K_U64, K_DEVICE, K_CC, K_INT, K_HEX, K_SHARD } ktype;
+
+typedef struct key {
+    const char *name;
+    ktype type;
+    int kind, state;          /* K_COUNT */
+    size_t off;               /* the field, for the others */
+} key;
+
+#define CNT(n, k, s) { n, K_COUNT, k, s, 0 }
+#define FLD(n, t, f) { n, t, 0, 0, offsetof(kc_tally, f) }
+
+static const key KEYS[] = {
+    CNT("kernel.pass", KC_KIND_KERNEL, KC_PASS), CNT("kernel.fail", KC_KIND_KERNEL, KC_FAIL),
+    CNT("kernel.known", KC_KIND_KERNEL, KC_KNOWN), CNT("kernel.skip", KC_KIND_KERNEL, KC_SKIP),
+    CNT("kernel.crash", KC_KIND_KERNEL, KC_CRASH), CNT("kernel.timeout", KC_KIND_KERNEL, KC_TIMEOUT),
+    CNT("kernel.notrun", KC_KIND_KERNEL, KC_NOTRUN),
+    CNT("control.red", KC_KIND_CONTROL, KC_RED), CNT("control.missed", KC_KIND_CONTROL, KC_MISSED),
+    CNT("control.skip", KC_KIND_CONTROL, KC_SKIP), CNT("control.crash", KC_KIND_CONTROL, KC_CRASH),
+    CNT("control.timeout", KC_KIND_CONTROL, KC_TIMEOUT), CNT("control.notrun", KC_KIND_CONTROL, KC_NOTRUN),
+    CNT("limit.pass", KC_KIND_LIMIT, KC_PASS), CNT("limit.fail", KC_KIND_LIMIT, KC_LIMIT),
+    CNT("limit.skip", KC_KIND_LIMIT, KC_SKIP), CNT("limit.crash", KC_KIND_LIMIT, KC_CRASH),
+    CNT("limit.timeout", KC_KIND_LIMIT, KC_TIMEOUT), CNT("limit.notrun", KC_KIND_LIMIT, KC_NOTRUN),
+    FLD("limit.problems", K_LONG, limit_problems),
+    CNT("suite.pass", KC_KIND_SUITE, KC_PASS), CNT("suite.fail", KC_KIND_SUITE, KC_FAIL),
+    CNT("suite.skip", KC_KIND_SUITE, KC_SKIP), CNT("suite.crash", KC_KIND_SUITE, KC_CRASH),
+    CNT("suite.timeout", KC_KIND_SUITE, KC_TIMEOUT), CNT("suite.notrun", KC_KIND_SUITE, KC_NOTRUN),
+    FLD("stale", K_LONG, stale), FLD("items", K_LONG, items), FLD("seed", K_U64, seed),
+    FLD("device", K_DEVICE, device), FLD("cc", K_CC, cc_major), FLD("sms", K_INT, sm_count),
+    FLD("digest", K_HEX, digest), FLD("shard", K_SHARD, shard_k),
+    FLD("filter", K_HEX, filter), FLD("binary", K_HEX, binary),
+};
+#define NKEYS (sizeof KEYS / sizeof KEYS[0])
+
+/* Nonzero when (k, s) has a key of its own. */
+static int pair_listed(int k, int s) {
+    for (size_t i = 0; i < NKEYS; i++)
+        if (KEYS[i].type == K_COUNT && KEYS[i].kind == k && KEYS[i].state == s) return 1;
+    return 0;
+}
+
+/* ---- arithmetic ---- */
+
+void kc_tally_init(kc_tally *t) {
+    memset(t, 0, sizeof *t);
+    strcpy(t->device, "none");
+    t->shard_n = 1;
+}
+
+void kc_tally_add(kc_tally *t, kc_kind k, kc_state s) {
+    if (k < 0 || k >= KC_KIND_COUNT || s < 0 || s >= KC_STATE_COUNT) return;
+    if (k == KC_KIND_LIMIT && s == KC_FAIL) s = KC_LIMIT;
+    t->n[k][s]++;
+}
+
+void kc_tally_merge(kc_tally *a, const kc_tally *b) {
+    for (int k = 0; k < KC_KIND_COUNT; k++)
+        for (int s = 0; s < KC_STATE_COUNT; s++) a->n[k][s] += b->n[k][s];
+    a->limit_problems += b->limit_problems;
+    a->stale += b->stale;
+    a->items += b->items;
+    a->digest += b->digest;          /* mod 2^64 */
+}
+
+uint64_t kc_item_digest(const char *name) { return kc_mix64(kc_hash_str(name)); }
+
+int kc_tally_counts_equal(const kc_tally *a, const kc_tally *b) {
+    return memcmp(a->n, b->n, sizeof a->n) == 0 && a->limit_problems == b->limit_problems &&
+           a->stale == b->stale && a->items == b->items && a->seed == b->seed &&
+           strcmp(a->device, b->device) == 0 && a->cc_major == b->cc_major &&
+           a->cc_minor == b->cc_minor && a->sm_count == b->sm_count && a->digest == b->digest &&
+           a->filter == b->filter && a->binary == b->binary;
+}
+
+/* Sum over kinds of state s. */
+static long state_total(const kc_tally *t, kc_state s) {
+    long n = 0;
+    for (int k = 0; k < KC_KIND_COUNT; k++) n += t->n[k][s];
+    return n;
+}
+
+static long kind_total(const kc_tally *t, kc_kind k) {
+    long n = 0;
+    for (int s = 0; s < KC_STATE_COUNT; s++) n += t->n[k][s];
+    return n;
+}
+
+int kc_tally_exit_status(const kc_tally *t) {
+    if (state_total(t, KC_FAIL) || state_total(t, KC_MISSED) || state_total(t, KC_LIMIT) ||
+        state_total(t, KC_CRASH) || state_total(t, KC_TIMEOUT) || state_total(t, KC_NOTRUN) ||
+        t->stale || t->limit_problems)
+        return 1;
+    return state_total(t, KC_SKIP) ? 3 : 0;
+}
+
+/* ---- writing ---- */
+
+/* An appending writer: remembers overflow instead of failing each call. */
+typedef struct out { char *buf; size_t cap, len; int over; } out;
+
+static void put(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(out *o, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    size_t room = o->len < o->cap ? o->cap - o->len : 0;
+    int n = vsnprintf(room ? o->buf + o->len : NULL, room, fmt, ap);
+    va_end(ap);
+    if (n < 0) { o->over = 1; return; }
+    o->len += (size_t)n;
+    if (o->len >= o->cap) o->over = 1;
+}
+
+static int needs_escape(unsigned char c) { return c <= ' ' || c >= 0x7f || c == '%' || c == '='; }
+
+static void put_device(out *o, const char *s) {
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (needs_escape(*p)) put(o, "%%%02X", *p);
+        else put(o, "%c", *p);
+    }
+}
+
+/* Writes one key's value; returns -1 when the struct holds an unwritable value. */
+static int put_value(out *o, const kc_tally *t, const key *k) {
+    const char *base = (const char *)t + k->off;
+    long l;
+    int i;
+    uint64_t u;
+    switch (k->type) {
+    case K_COUNT:
+        if ((l = t->n[k->kind][k->state]) < 0) return -1;
+        put(o, "%ld", l);
+        break;
+    case K_LONG:
+        memcpy(&l, base, sizeof l);
+        if (l < 0) return -1;
+        put(o, "%ld", l);
+        break;
+    case K_U64:
+        memcpy(&u, base, sizeof u);
+        put(o, "%llu", (unsigned long long)u);
+        break;
+    case K_HEX:
+        memcpy(&u, base, sizeof u);
+        put(o, "%016llx", (unsigned long long)u);
+        break;
+    case K_INT:
+        memcpy(&i, base, sizeof i);
+        if (i < 0) return -1;
+        put(o, "%d", i);
+        break;
+    case K_DEVICE:
+        if (memchr(t->device, 0, sizeof t->device) == NULL) return -1;
+        put_device(o, t->device);
+        break;
+    case K_CC:
+        if (t->cc_major < 0 || t->cc_minor < 0) return -1;
+        put(o, "%d.%d", t->cc_major, t->cc_minor);
+        break;
+    case K_SHARD:
+        if (t->shard_n < 1 || t->shard_k < 0 || t->shard_k >= t->shard_n) return -1;
+        put(o, "%d/%d", t->shard_k, t->shard_n);
+        break;
+    }
+    return 0;
+}
+
+int kc_tally_format(const kc_tally *t, char *buf, size_t cap) {
+    for (int k = 0; k < KC_KIND_COUNT; k++)
+        for (int s = 0; s < KC_STATE_COUNT; s++)
+            if (t->n[k][s] != 0 && !pair_listed(k, s)) return -1;
+    out o = { buf, cap, 0, 0 };
+    put(&o, "TALLY v=%d", KC_TALLY_VERSION);
+    for (size_t i = 0; i < NKEYS; i++) {
+        put(&o, " %s=", KEYS[i].name);
+        if (put_value(&o, t, &KEYS[i]) < 0) return -1;
+    }
+    if (o.over || o.len > (size_t)0x7fffffff) return -1;
+    return (int)o.len;
+}
+
+/* ---- parsing ---- */
+
+static int fail(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t cap, const char *fmt, ...) {
+    if (err && cap) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, cap, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* A canonical decimal of s[0..n): digits only, no leading zero (but "0"),
+ * at most `max`. Returns 0 and the value, or -1. */
+static int parse_dec(const char *s, size_t n, uint64_t max, uint64_t *v) {
+    uint64_t x = 0;
+    if (n == 0 || (n > 1 && s[0] == '0')) return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        unsigned d = (unsigned)(s[i] - '0');
+        if (x > (max - d) / 10) return -1;
+        x = x * 10 + d;
+    }
+    *v = x;
+    return 0;
+}
+
+static int hexval(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static int parse_hex16(const char *s, size_t n, uint64_t *v) {
+    uint64_t x = 0;
+    if (n != 16) return -1;
+    for (size_t i = 0; i < n; i++) {
+        int h = hexval(s[i]);
+        if (h < 0) return -1;
+        x = (x << 4) | (uint64_t)h;
+    }
+    *v = x;
+    return 0;
+}
+
+/* Decodes a percent-encoded device name into dst (cap bytes with the NUL). */
+static int parse_device(const char *s, size_t n, char *dst, size_t cap) {
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '%') {
+            int hi, lo;
+            if (i + 2 >= n) return -1;
+            if ((hi = hexval(s[i + 1])) < 0 || (lo = hexval(s[i + 2])) < 0) return -1;
+            c = (unsigned char)(hi * 16 + lo);
+            if (c == 0) return -1;
+            i += 2;
+        } else if (needs_escape(c)) {
+            return -1;
+        }
+        if (j + 1 >= cap) return -1;
+        dst[j++] = (char)c;
+    }
+    dst[j] = 0;
+    return 0;
+}
+
+/* "A<sep>B" with two canonical decimals fitting an int. */
+static int parse_pair(const char *s, size_t n, char sep, int *a, int *b) {
+    const char *m = memchr(s, sep, n);
+    uint64_t x, y;
+    if (!m) return -1;
+    if (parse_dec(s, (size_t)(m - s), 0x7fffffff, &x) < 0) return -1;
+    if (parse_dec(m + 1, n - (size_t)(m - s) - 1, 0x7fffffff, &y) < 0) return -1;
+    *a = (int)x;
+    *b = (int)y;
+    return 0;
+}
+
+/* Stores one value; returns -1 when it is malformed (the caller words it). */
+static int parse_value(kc_tally *t, const key *k, const char *v, size_t n) {
+    char *base = (char *)t + k->off;
+    uint64_t u;
+    long l;
+    int i;
+    switch (k->type) {
+    case K_COUNT:
+        if (parse_dec(v, n, LONG_MAX, &u) < 0) return -1;
+        t->n[k->kind][k->state] = (long)u;
+        return 0;
+    case K_LONG:
+        if (parse_dec(v, n, LONG_MAX, &u) < 0) return -1;
+        l = (long)u;
+        memcpy(base, &l, sizeof l);
+        return 0;
+    case K_U64:
+        if (parse_dec(v, n, UINT64_MAX, &u) < 0) return -1;
+        memcpy(base, &u, sizeof u);
+        return 0;
+    case K_INT:
+        if (parse_dec(v, n, 0x7fffffff, &u) < 0) return -1;
+        i = (int)u;
+        memcpy(base, &i, sizeof i);
+        return 0;
+    case K_HEX:
+        if (parse_hex16(v, n, &u) < 0) return -1;
+        memcpy(base, &u, sizeof u);
+        return 0;
+    case K_DEVICE:
+        return parse_device(v, n, t->device, sizeof t->device);
+    case K_CC:
+        return parse_pair(v, n, '.', &t->cc_major, &t->cc_minor);
+    case K_SHARD:
+        if (parse_pair(v, n, '/', &t->shard_k, &t->shard_n) < 0) return -1;
+        return t->shard_n >= 1 && t->shard_k < t->shard_n ? 0 : -1;
+    }
+    return -1;
+}
+
+static const char *what(ktype t) {
+    switch (t) {
+    case K_HEX: return "bad hex";
+    case K_DEVICE: return "bad device";
+    case K_CC: return "bad cc";
+    case K_SHARD: return "bad shard";
+    default: return "bad number";
+    }
+}
+
+static int find_key(const char *s, size_t n) {
+    for (size_t i = 0; i < NKEYS; i++)
+        if (strlen(KEYS[i].name) == n && memcmp(KEYS[i].name, s, n) == 0) return (int)i;
+    return -1;
+}
+
+/* The first token must be v=1. */
+static int parse_version(const char **p, char *err, size_t cap) {
+    const char *s = *p, *e = strchr(s, ' ');
+    size_t n = e ? (size_t)(e - s) : strlen(s);
+    uint64_t v;
+    if (n < 2 || memcmp(s, "v=", 2) != 0)
+        return fail(err, cap, "missing version (v=%d) at '%.*s'", KC_TALLY_VERSION, (int)n, s);
+    if (parse_dec(s + 2, n - 2, 0x7fffffff, &v) < 0)
+        return fail(err, cap, "bad number '%.*s' for v", (int)(n - 2), s + 2);
+    if (v != KC_TALLY_VERSION)
+        return fail(err, cap, "version %llu not supported (want %d)", (unsigned long long)v, KC_TALLY_VERSION);
+    *p = s + n;
+    return 0;
+}
+
+int kc_tally_parse(const char *line, kc_tally *t, char *err, size_t errcap) {
+    kc_tally r;
+    char seen[NKEYS] = { 0 };
+    size_t len = strlen(line);
+    if (len > 0 && line[len - 1] == '\n') len--;           /* one trailing newline is fine */
+    if (strncmp(line, "TALLY ", 6) != 0) return fail(err, errcap, "not a TALLY line (no 'TALLY ' prefix)");
+    kc_tally_init(&r);
+    memset(r.device, 0, sizeof r.device);
+    const char *p = line + 6, *end = line + len;
+    if (parse_version(&p, err, errcap) < 0) return -1;
+    while (p < end) {
+        if (*p != ' ') return fail(err, errcap, "junk '%.*s' after a value", (int)(end - p), p);
+        p++;
+        const char *tok = p, *sp = memchr(p, ' ', (size_t)(end - p));
+        const char *te = sp ? sp : end;
+        const char *eq = memchr(tok, '=', (size_t)(te - tok));
+        if (te == tok) return fail(err, errcap, "empty field (two spaces or a trailing space)");
+        if (!eq) return fail(err, errcap, "junk '%.*s' (not key=value)", (int)(te - tok), tok);
+        int ki = find_key(tok, (size_t)(eq - tok));
+        if (ki < 0) return fail(err, errcap, "unknown key %.*s", (int)(eq - tok), tok);
+        if (seen[ki]) return fail(err, errcap, "duplicate key %s", KEYS[ki].name);
+        seen[ki] = 1;
+        if (parse_value(&r, &KEYS[ki], eq + 1, (size_t)(te - eq - 1)) < 0)
+            return fail(err, errcap, "%s '%.*s' for %s", what(KEYS[ki].type),
+                        (int)(te - eq - 1), eq + 1, KEYS[ki].name);
+        p = te;
+    }
+    for (size_t i = 0; i < NKEYS; i++)
+        if (!seen[i]) return fail(err, errcap, "missing key %s", KEYS[i].name);
+    *t = r;
+    return 0;
+}
+
+/* ---- SUMMARY ---- */
+
+static const char *pl(long n, const char *one, const char *many) { return n == 1 ? one : many; }
+
+int kc_summary_format(const kc_tally *t, char *buf, size_t cap) {
+    out o = { buf, cap, 0, 0 };
+    long kernels = kind_total(t, KC_KIND_KERNEL), controls = kind_total(t, KC_KIND_CONTROL);
+    long limits = kind_total(t, KC_KIND_LIMIT);
+    long known = t->n[KC_KIND_KERNEL][KC_KNOWN], spass = t->n[KC_KIND_SUITE][KC_PASS];
+    long sfail = t->n[KC_KIND_SUITE][KC_FAIL];
+    put(&o, "SUMMARY %ld %s: %ld pass gates 1-4, %ld fail, %ld %s", kernels,
+        pl(kernels, "kernel", "kernels"), t->n[KC_KIND_KERNEL][KC_PASS],
+        t->n[KC_KIND_KERNEL][KC_FAIL], known, pl(known, "known finding", "known findings"));
+    put(&o, "; %ld %s: %ld red as planted, %ld missed", controls, pl(controls, "control", "controls"),
+        t->n[KC_KIND_CONTROL][KC_RED], t->n[KC_KIND_CONTROL][KC_MISSED]);
+    put(&o, "; %ld %s: %ld %s", limits, pl(limits, "limit check", "limit checks"),
+        t->limit_problems, pl(t->limit_problems, "limit problem", "limit problems"));
+    put(&o, "; %ld %s", spass, pl(spass, "suite passes", "suites pass"));
+    if (sfail) put(&o, ", %ld %s failed", sfail, pl(sfail, "suite", "suites"));
+    long skip = state_total(t, KC_SKIP), crash = state_total(t, KC_CRASH);
+    long tmo = state_total(t, KC_TIMEOUT), notrun = state_total(t, KC_NOTRUN);
+    if (skip) put(&o, "; %ld skipped", skip);
+    if (crash) put(&o, "; %ld crashed", crash);
+    if (tmo) put(&o, "; %ld timed out", tmo);
+    if (notrun) put(&o, "; %ld not run", notrun);
+    if (t->stale) put(&o, "; %ld %s", t->stale, pl(t->stale, "stale known finding", "stale known findings"));
+    if (o.over || o.len > (size_t)0x7fffffff) return -1;
+    return (int)o.len;
+}

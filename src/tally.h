@@ -1,0 +1,64 @@
+/* tally.h — the machine-readable TALLY line: every count of a run, its seed,
+ * device identity, shard and item-set digest. Versioned key=value; the writer
+ * and the parser here are the only definition (docs/output-format.md explains
+ * it). A malformed line is refused with a reason, never read as zeros. */
+#ifndef KC_TALLY_H
+#define KC_TALLY_H
+#include <stddef.h>
+#include <stdint.h>
+#include "item.h"
+
+#define KC_TALLY_VERSION 1
+
+typedef struct kc_tally {
+    long n[KC_KIND_COUNT][KC_STATE_COUNT];   /* items per kind and state */
+    long limit_problems;                     /* individual limit violations */
+    long stale;                              /* known findings that no longer reproduce */
+    long items;                              /* items in this run's set */
+    uint64_t seed;
+    char device[128];                        /* device name, "none" without a GPU */
+    int cc_major, cc_minor, sm_count;
+    uint64_t digest;                         /* kc_item_digest over the item set (additive) */
+    int shard_k, shard_n;                    /* 0/1 for an unsharded run */
+    uint64_t filter;                         /* hash of the name patterns */
+    uint64_t binary;                         /* hash identifying the kcontract binary */
+} kc_tally;
+
+void kc_tally_init(kc_tally *t);
+/* Adds one item's outcome (a limit item's FAIL counts as KC_LIMIT, written
+ * limit.fail). Does not touch items or digest: the runner sets those. */
+void kc_tally_add(kc_tally *t, kc_kind k, kc_state s);
+/* Sums counts (n, limit_problems, stale, items, digest) of b into a. */
+void kc_tally_merge(kc_tally *a, const kc_tally *b);
+/* Item-set digest contribution of one name; a set's digest is the sum mod 2^64. */
+uint64_t kc_item_digest(const char *name);
+
+/* Writes "TALLY v=1 key=value ..." (no newline) into buf; returns the length,
+ * or -1 when it does not fit or the struct holds something the line cannot
+ * say (a negative count, a kind/state pair without a key such as a kernel in
+ * RED, a bad shard). tally.c lists the keys. */
+int kc_tally_format(const kc_tally *t, char *buf, size_t cap);
+/* Parses a line written by kc_tally_format (one trailing '\n' allowed; keys
+ * after v=1 in any order). Returns 0, or -1 with a reason ("missing key
+ * kernel.pass", "duplicate key seed", "bad number 'x' for items", "unknown key
+ * foo", "version 2 not supported", ...) in err; *t is untouched on error. */
+int kc_tally_parse(const char *line, kc_tally *t, char *err, size_t errcap);
+/* Equal counts and identity: every field but shard_k and shard_n (a merged
+ * set of shards equals the unsharded run). */
+int kc_tally_counts_equal(const kc_tally *a, const kc_tally *b);
+
+/* The exit status the counts explain: 1 if anything failed (FAIL, MISSED,
+ * LIMIT, CRASH, TIMEOUT, NOTRUN, stale known findings, limit problems), else 3
+ * if anything was skipped, else 0. KNOWN is not a failure. (2 is bad usage, 4
+ * an internal error: never from counts.) */
+int kc_tally_exit_status(const kc_tally *t);
+
+/* The SUMMARY line for people (no newline), e.g. "SUMMARY 42 kernels: 41 pass
+ * gates 1-4, 0 fail, 1 known finding; 30 controls: 30 red as planted, 0 missed;
+ * 42 limit checks: 2 limit problems; 3 suites pass", then only the nonzero
+ * extras: ", 1 suite failed", "; 5 skipped", "; 1 crashed", "; 1 timed out",
+ * "; 3 not run", "; 1 stale known finding" (skip/crash/timeout/notrun summed
+ * over kinds). Kernel, control and limit totals count every state. Returns
+ * the length, or -1 when it does not fit. */
+int kc_summary_format(const kc_tally *t, char *buf, size_t cap);
+#endif

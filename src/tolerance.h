@@ -1,0 +1,34 @@
+/* tolerance.h — gate 3's comparison of a kernel's output with the float64
+ * reference: |out - ref| <= atol + rtol*|ref| (torch.testing.assert_close),
+ * NaN only where the reference is NaN, +-inf only where it has the same inf.
+ * Integers compare exactly. */
+#ifndef KC_TOLERANCE_H
+#define KC_TOLERANCE_H
+#include <stddef.h>
+#include "kcontract.h"
+
+/* The torch.testing.assert_close default for an output dtype (see kcontract.h;
+ * f64 rtol 1e-7 atol 1e-7; e4m3, which torch lacks, rtol 2^-3 atol 2^-9;
+ * integers 0/0). Its reason is a non-NULL description of the default. */
+kc_tol kc_tol_default(kc_dtype t);
+/* The tolerance in force for output argument `a` of contract c: the argument's
+ * override, else the contract's, else the dtype default. */
+kc_tol kc_tol_for(const kc_contract *c, int a);
+
+typedef struct kc_compare {
+    size_t count;        /* elements compared */
+    size_t bad;          /* elements outside tolerance (NaN/inf mismatches included) */
+    size_t worst;        /* index of the worst element (largest err/allowed; a NaN or inf mismatch beats any finite one) */
+    double out, ref;     /* the worst element's values */
+    double err;          /* |out - ref| (inf for NaN/inf mismatches) */
+    double allowed;      /* atol + rtol*|ref| at the worst element */
+} kc_compare;
+
+/* Compares n elements of `out` (dtype t) with `ref`. Integer dtypes compare
+ * exactly whatever tol says. Returns the number of bad elements (also in
+ * res->bad; res may be NULL). */
+size_t kc_compare_output(kc_dtype t, const void *out, const double *ref, size_t n,
+                         kc_tol tol, kc_compare *res);
+/* One element: nonzero when out is acceptable for ref. */
+int kc_close(double out, double ref, kc_tol tol);
+#endif

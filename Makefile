@@ -17,7 +17,7 @@ B = build
 HARNESS_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
 CONTRACT_SRCS := $(wildcard kernels/*/*.c suites/*.c)
 CU_SRCS := $(wildcard kernels/*/*.cu)
-TEST_SRCS := $(wildcard tests/test_*.c)
+TEST_SRCS := $(wildcard tests/test_*.c tests/support/*.c)
 FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
 
 HARNESS_OBJS := $(HARNESS_SRCS:%.c=$(B)/%.o)

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,13 +18,22 @@ void kc_cli_usage(FILE *out)
           "options:\n"
           "  --seed S      run seed (default 1); every input derives from it and the item's name\n"
           "  --device D    CUDA device ordinal (default 0)\n"
+          "  --shard K/N   run slice K of N (K = 0..N-1): item i of the filtered, name-sorted list\n"
+          "                belongs to shard i % N; the TALLY records K/N, the slice's items and digest\n"
+          "  --jobs N      run the selected items in N child processes (shards 0/N..N-1/N); each\n"
+          "                child line is printed as it comes, prefixed [K/N], then one merged TALLY\n"
+          "                and SUMMARY equal to the serial run's; children go round robin over the\n"
+          "                visible GPUs (CUDA_VISIBLE_DEVICES applies) or over --devices\n"
+          "  --devices L   with --jobs: device ordinals to spread the children over, e.g. 0,2,3\n"
           "  --help        this text\n"
           "\n"
           "Each item prints one line: PASS, FAIL, KNOWN, RED, MISSED, LIMIT or SKIP, ending with\n"
           "its time; then a machine-readable TALLY line and a SUMMARY line (docs/output-format.md).\n"
           "exit status: 0 everything ran and passed; 1 a failure, missed control, limit problem\n"
           "or stale known finding; 2 bad usage; 3 nothing failed but items were skipped (e.g. no\n"
-          "GPU); 4 internal error.\n",
+          "GPU); 4 internal error. --jobs: 1 also when a shard did not finish or the merge failed\n"
+          "(the reasons name the shard); 128+signal when interrupted (130 for SIGINT).\n"
+          "docs/parallel-runs.md describes --shard, --jobs, the merge and the memory plan.\n",
           out);
 }
 
@@ -46,10 +56,58 @@ static int usage_error(const char *fmt, const char *a, const char *b)
     return 2;
 }
 
+/* One of --shard K/N, --jobs N, --devices LIST, --parent PID (internal). */
+static int parse_parallel(const char *a, const char *v, kc_opts *o)
+{
+    char why[256];
+    uint64_t x;
+    if (!v) return usage_error("%s needs a value%s", a, "");
+    if (strcmp(a, "--shard") == 0) {
+        if (kc_shard_parse(v, &o->shard_k, &o->shard_n, why, sizeof why)) return usage_error("--shard: %s%s", why, "");
+        o->sharded = 1;
+    } else if (strcmp(a, "--jobs") == 0) {
+        if (kc_parse_u64(v, KC_MAX_SHARDS, &x) || x == 0) {
+            snprintf(why, sizeof why, "--jobs: expected a number of processes from 1 to %d, got '%.64s'", KC_MAX_SHARDS, v);
+            return usage_error("%s%s", why, "");
+        }
+        o->jobs = (int)x;
+    } else if (strcmp(a, "--devices") == 0) {
+        int n = kc_devices_parse(v, o->devices, KC_MAX_DEVLIST, why, sizeof why);
+        if (n < 0) return usage_error("--devices: %s%s", why, "");
+        o->ndevices = n;
+    } else {
+        if (kc_parse_u64(v, INT_MAX, &x) || x == 0)
+            return usage_error("--parent: internal option, expected a process id, got '%s'%s", v, "");
+        o->parent = (long)x;
+    }
+    return 0;
+}
+
+/* The combinations --shard, --jobs and --devices refuse. */
+static int check_parallel(const kc_opts *o)
+{
+    char why[256];
+    if (o->jobs && o->sharded) {
+        snprintf(why, sizeof why, "--jobs %d and --shard %d/%d do not combine (--jobs runs every shard itself)", o->jobs,
+                 o->shard_k, o->shard_n);
+        return usage_error("%s%s", why, "");
+    }
+    if (o->jobs && o->cmd != KC_CMD_RUN) return usage_error("--jobs applies to run only%s%s", "", "");
+    if (o->sharded && o->cmd == KC_CMD_INFO) return usage_error("--shard applies to run and list only%s%s", "", "");
+    if (o->ndevices && (!o->jobs || o->device_given)) {
+        size_t n = (size_t)snprintf(why, sizeof why, "--devices ");
+        for (int i = 0; i < o->ndevices && n < sizeof why; i++)
+            n += (size_t)snprintf(why + n, sizeof why - n, "%s%d", i ? "," : "", o->devices[i]);
+        return usage_error("%s %s", why, o->jobs ? "and --device do not combine" : "needs --jobs (one process takes --device D)");
+    }
+    return 0;
+}
+
 int kc_cli_parse(int argc, char **argv, kc_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->seed = 1;
+    o->shard_n = 1;
     o->argv0 = argc > 0 ? argv[0] : "kcontract";
     o->argv = calloc((size_t)argc + 1, sizeof *o->argv);
     o->patterns = calloc((size_t)argc + 1, sizeof *o->patterns);
@@ -75,6 +133,10 @@ int kc_cli_parse(int argc, char **argv, kc_opts *o)
             if (kc_parse_u64(v, 1023, &x))
                 return usage_error("--device: expected a device ordinal (0, 1, ...), got '%s'%s", v, "");
             o->device = (int)x;
+            o->device_given = 1;
+        } else if (strcmp(a, "--shard") == 0 || strcmp(a, "--jobs") == 0 || strcmp(a, "--devices") == 0 ||
+                   strcmp(a, "--parent") == 0) {
+            if (parse_parallel(a, v, o)) return 2;
         } else if (strcmp(a, "--resume-at") == 0) {
             if (!v || kc_parse_u64(v, 1u << 30, &x)) return usage_error("--resume-at: internal option, got '%s'%s", v ? v : "", "");
             o->resume_at = (int)x;
@@ -102,7 +164,7 @@ int kc_cli_parse(int argc, char **argv, kc_opts *o)
         o->argv[o->argc++] = argv[i + 1];
         i++;
     }
-    return 0;
+    return check_parallel(o);
 }
 
 void kc_opts_free(kc_opts *o)

@@ -5,6 +5,7 @@
 #define KC_CLI_H
 #include <stdint.h>
 #include <stdio.h>
+#include "shard.h"
 
 typedef enum kc_cmd { KC_CMD_RUN = 0, KC_CMD_LIST, KC_CMD_INFO, KC_CMD_HELP } kc_cmd;
 
@@ -20,6 +21,13 @@ typedef struct kc_opts {
     int resume_at;             /* internal: continue a run after a CUDA context loss */
     const char *resume_tally;  /* internal: the counts so far, as a TALLY line */
     double resume_elapsed;     /* internal: seconds spent before the re-exec */
+    int device_given;          /* --device was on the command line */
+    int shard_k, shard_n;      /* --shard K/N: run slice K of N (default 0/1) */
+    int sharded;               /* --shard was given */
+    int jobs;                  /* --jobs N: N child processes (0: this process runs the items) */
+    int devices[KC_MAX_DEVLIST]; /* --devices LIST */
+    int ndevices;
+    long parent;               /* internal --parent PID: this process is a --jobs child */
 } kc_opts;
 
 /* Parses argv into o. Returns 0; or 2 after printing "kcontract: <problem>"

@@ -8,18 +8,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The ABI version asked of cuGetProcAddress. Not CUDA_VERSION: from 13.0 the
+ * plain name "cuCtxSynchronize" resolves to cuCtxSynchronize_v2(CUcontext),
+ * while the prototypes this file calls through are the 12.x ones (seen on an
+ * H200 with driver 580: every launch then failed with
+ * CUDA_ERROR_CONTEXT_IS_DESTROYED). */
+#define KC_CUDA_ABI_VERSION 12000
+
 typedef CUresult (*get_proc_fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
 
 static int resolve(get_proc_fn gp, void *lib, const char *name, void **slot, char *err, size_t errcap)
 {
     CUdriverProcAddressQueryResult q = CU_GET_PROC_ADDRESS_SUCCESS;
     *slot = NULL;
-    if (gp && gp(name, slot, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &q) == CUDA_SUCCESS && *slot)
+    if (gp && gp(name, slot, KC_CUDA_ABI_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &q) == CUDA_SUCCESS && *slot)
         return 0;
     *slot = dlsym(lib, name);
     if (*slot) return 0;
-    snprintf(err, errcap, "libcuda.so.1 lacks %s (driver too old for CUDA %d.%d?)", name,
-             CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
+    snprintf(err, errcap, "libcuda.so.1 lacks %s (driver older than CUDA %d.%d?)", name,
+             KC_CUDA_ABI_VERSION / 1000, KC_CUDA_ABI_VERSION % 1000 / 10);
     return -1;
 }
 

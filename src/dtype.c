@@ -58,10 +58,9 @@ static uint64_t round_magnitude(uint64_t mag, int mbits, int bias) {
     int te = e - 1023 + bias;              /* biased exponent in the target */
     int shift = 52 - mbits + (te >= 1 ? 0 : 1 - te);
     if (shift > 54) return 0;              /* below half the smallest subnormal */
-    uint64_t q = sig >> shift;
-    uint64_t rem = sig & ((1ULL << shift) - 1);
-    uint64_t half = 1ULL << (shift - 1);
-    if (rem > half || (rem == half && (q & 1))) q++;
+    /* RNE without branches: add half an ulp less one, plus the kept lsb
+     * (which turns an exact tie into a carry only when the lsb is odd). */
+    uint64_t q = (sig + ((1ULL << (shift - 1)) - 1) + ((sig >> shift) & 1)) >> shift;
     if (te < 1) return q;                  /* subnormal (q == 2^mbits is the smallest normal) */
     return ((uint64_t)(te - 1) << mbits) + q;
 }

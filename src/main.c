@@ -1,22 +1,32 @@
 /* main.c — kcontract's entry point: parse the command line, build the item
- * list from the registry, and dispatch to run, list or info. */
+ * list from the registry, and dispatch to run (serial, or --jobs), list or
+ * info. A --jobs child checks its parent before anything else (jobs.h). */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cli.h"
+#include "jobs.h"
+#include "plan.h"
 #include "registry.h"
 #include "runner.h"
 
 int main(int argc, char **argv)
 {
+    int rc = kc_jobs_child_guard(argc, argv);   /* a --jobs child: die with the parent; first */
+    if (rc) return rc;
     kc_opts o;
-    int rc = kc_cli_parse(argc, argv, &o);
+    rc = kc_cli_parse(argc, argv, &o);
     if (rc) {
         kc_opts_free(&o);
         return rc;
     }
     if (o.cmd == KC_CMD_HELP) {
+        kc_item *all;
+        char err[1024];
+        int n = kc_registry_items(&all, err, sizeof err);
         kc_cli_usage(stdout);
+        if (n >= 0) kc_plan_help(stdout, all, n);
+        free(all);
         kc_opts_free(&o);
         return 0;
     }
@@ -32,7 +42,7 @@ int main(int argc, char **argv)
         kc_opts_free(&o);
         return 4;
     }
-    rc = o.cmd == KC_CMD_LIST ? kc_list(&o, items, n) : kc_run(&o, items, n);
+    rc = o.cmd == KC_CMD_LIST ? kc_list(&o, items, n) : o.jobs ? kc_jobs_run(&o, items, n) : kc_run(&o, items, n);
     free(items);
     kc_opts_free(&o);
     return rc;

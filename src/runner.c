@@ -13,6 +13,7 @@
 #include "filter.h"
 #include "gates.h"
 #include "seed.h"
+#include "shard.h"
 #include "suite.h"
 #include "tally.h"
 
@@ -111,10 +112,11 @@ static void run_item(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts
 int kc_run(const kc_opts *o, const kc_item *items, int n)
 {
     double t0 = now_s() - o->resume_elapsed;
-    int *sel = malloc(((size_t)n + 1) * sizeof *sel), ns = 0, gpu_items = 0;
+    int *sel = malloc(((size_t)n + 1) * sizeof *sel), ns = 0, gpu_items = 0, nf = 0;
     if (!sel) return 4;
     for (int i = 0; i < n; i++)
         if (kc_filter_match(items[i].name, o->patterns, o->npatterns)) {
+            if (kc_shard_of(nf++, o->shard_n) != o->shard_k) continue;   /* filter, then shard */
             sel[ns++] = i;
             gpu_items += is_gpu_item(&items[i]);
         }
@@ -144,8 +146,8 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     if (!o->resume_tally) {
         t.seed = o->seed;
         t.items = ns;
-        t.shard_k = 0;
-        t.shard_n = 1;
+        t.shard_k = o->shard_k;
+        t.shard_n = o->shard_n;
         t.filter = kc_filter_hash(o->patterns, o->npatterns);
         t.binary = kc_binary_hash();
         for (int i = 0; i < ns; i++) t.digest += kc_item_digest(items[sel[i]].name);
@@ -157,13 +159,20 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         } else {
             snprintf(t.device, sizeof t.device, "none");
         }
-        printf("kcontract: %d item%s selected, seed %llu", ns, ns == 1 ? "" : "s", (unsigned long long)o->seed);
+        if (o->sharded)
+            printf("kcontract: shard %d/%d: %d of %d selected item%s, seed %llu", o->shard_k, o->shard_n, ns, nf,
+                   nf == 1 ? "" : "s", (unsigned long long)o->seed);
+        else
+            printf("kcontract: %d item%s selected, seed %llu", ns, ns == 1 ? "" : "s", (unsigned long long)o->seed);
         if (have_gpu)
             printf(", device %d: %s (compute capability %d.%d, %d SMs, driver %d.%d)\n", o->device, gpu.dev.name,
                    gpu.dev.cc_major, gpu.dev.cc_minor, gpu.dev.sm_count, gpu.cu.driver_version / 1000,
                    gpu.cu.driver_version % 1000 / 10);
         else
             printf("\n");
+        if (o->sharded && ns == 0)
+            printf("kcontract: shard %d/%d is empty (the filter selects %d item%s; item i goes to shard i %% %d)\n",
+                   o->shard_k, o->shard_n, nf, nf == 1 ? "" : "s", o->shard_n);
         if (gpu_items && !have_gpu)
             printf("kcontract: no GPU: %s; the %d GPU item%s will be SKIP and host-only suites still run\n", gpu.why,
                    gpu_items, gpu_items == 1 ? "" : "s");
@@ -198,9 +207,10 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
 
 int kc_list(const kc_opts *o, const kc_item *items, int n)
 {
-    int count[KC_KIND_COUNT] = { 0 }, total = 0;
+    int count[KC_KIND_COUNT] = { 0 }, total = 0, nf = 0;
     for (int i = 0; i < n; i++) {
         if (!kc_filter_match(items[i].name, o->patterns, o->npatterns)) continue;
+        if (kc_shard_of(nf++, o->shard_n) != o->shard_k) continue;
         printf("%-8s %s\n", kc_kind_name(items[i].kind), items[i].name);
         count[items[i].kind]++;
         total++;

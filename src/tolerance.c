@@ -62,8 +62,16 @@ typedef struct scan {
     double out, ref, err, allowed;
 } scan;
 
-static void scan_one(scan *s, size_t i, double out, double ref, kc_tol tol) {
+static inline void scan_one(scan *s, size_t i, double out, double ref, kc_tol tol) {
     double allowed = tol.atol + tol.rtol * fabs(ref);
+    if (isfinite(out) && isfinite(ref)) {    /* the common case: no division unless it may win */
+        double err = fabs(out - ref);
+        if (!(err <= allowed)) s->bad++;
+        if (s->worst_special || (s->ratio >= 0 && !(err > s->ratio * allowed))) return;
+        double ratio = allowed > 0 ? err / allowed : (err > 0 ? INFINITY : 0.0);
+        if (ratio > s->ratio) *s = (scan){ s->bad, i, 0, ratio, out, ref, err, allowed };
+        return;
+    }
     if (special_mismatch(out, ref)) {
         s->bad++;
         if (!s->worst_special) {
@@ -72,10 +80,13 @@ static void scan_one(scan *s, size_t i, double out, double ref, kc_tol tol) {
         }
         return;
     }
-    double err = both_special(out, ref) ? 0.0 : fabs(out - ref);
-    if (!(err <= allowed)) s->bad++;
+    double err = 0.0, ratio = 0.0;
+    if (!both_special(out, ref)) {           /* a matching NaN or inf is an exact match */
+        err = fabs(out - ref);
+        if (!(err <= allowed)) s->bad++;
+        ratio = allowed > 0 ? err / allowed : (err > 0 ? INFINITY : 0.0);
+    }
     if (s->worst_special) return;
-    double ratio = allowed > 0 ? err / allowed : (err > 0 ? INFINITY : 0.0);
     if (ratio > s->ratio)
         *s = (scan){ s->bad, i, 0, ratio, out, ref, err, allowed };
 }

@@ -1,0 +1,163 @@
+/* rmsnorm_contract.c — contracts for kernels/rmsnorm/rmsnorm.cu.
+ *
+ * rmsnorm.<t>:           out = x / sqrt(mean(x^2) + eps) * w     (x, w IN; out OUT)
+ * fused_add_rmsnorm.<t>: vLLM's fused_add_rms_norm, in place on both buffers:
+ *     residual <- T(float(x + residual))                          (INOUT)
+ *     x        <- T(residual' / sqrt(mean(residual'^2) + eps) * w) (INOUT)
+ *   residual' is the stored (rounded) residual: the output is exactly the
+ *   rmsnorm of what the next layer's residual holds.
+ * x, w, residual share one dtype (f32 / f16 / bf16); the sum of squares is f32.
+ * Shape: d[0] tokens, d[1] hidden, d[2] = k with eps = 10^-k (5 for Llama 3,
+ * 6 for Qwen2.5).
+ *
+ * Domain: the kernel squares in f32, so |x| must stay below ~1e19. LARGE is
+ * generated here as |x| in [512, 1024] (positive with p = 3/4; the f16 L of the
+ * built-in LARGE) for every dtype, so f32/bf16 LARGE stays in that domain. */
+#include <math.h>
+#include "kcontract.h"
+#include "dtype.h"
+
+static void rms_gen(kc_gen *g)
+{
+    if (g->dist != KC_LARGE) { kc_gen_default(g); return; }
+    for (size_t i = 0; i < g->count; i++) {
+        double mag = kc_rand_uniform(g, 512.0, 1024.0);
+        kc_gen_put(g, i, kc_rand_uniform(g, 0.0, 1.0) < 0.75 ? mag : -mag);
+    }
+}
+
+static double rms_eps(const kc_shape *s) { return pow(10.0, -(double)s->d[2]); }
+static double rms_hidden(const kc_shape *s) { return (double)s->d[1]; }
+
+/* One block per token; threads = ceil(hidden/8) rounded up to a warp, in
+ * [32, 1024]: 448 (Qwen 3584) and 640 (5120) are not powers of two. */
+static void rms_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
+{
+    int64_t t = ((s->d[1] + 7) / 8 + 31) / 32 * 32;
+    if (t < 32) t = 32;
+    if (t > 1024) t = 1024;
+    l->grid[0] = (unsigned)s->d[0]; l->grid[1] = 1; l->grid[2] = 1;
+    l->block[0] = (unsigned)t; l->block[1] = 1; l->block[2] = 1;
+    l->smem = 0;
+}
+
+/* The value the kernel stores for x + r: f32 add (RNE), then RNE to dtype t. */
+static double rms_round(kc_dtype t, double v)
+{
+    v = (double)kc_double_to_f32(v);
+    if (t == KC_F16) return kc_f16_to_double(kc_double_to_f16(v));
+    if (t == KC_BF16) return kc_bf16_to_double(kc_double_to_bf16(v));
+    return v;
+}
+
+enum { RN_OUT = 0, RN_X = 1, RN_W = 2, RN_EPS = 3 };
+
+static void rmsnorm_reference(const kc_ref *r)
+{
+    const int64_t tokens = r->shape->d[0], hidden = r->shape->d[1];
+    const double eps = r->scalar[RN_EPS];
+    for (int64_t t = 0; t < tokens; t++) {
+        size_t base = (size_t)(t * hidden);
+        double ss = 0;
+        for (int64_t j = 0; j < hidden; j++) {
+            double v = kc_ref_in(r, RN_X, base + (size_t)j);
+            ss += v * v;
+        }
+        double rinv = 1.0 / sqrt(ss / (double)hidden + eps);
+        for (int64_t j = 0; j < hidden; j++)
+            r->out[RN_OUT][base + (size_t)j] =
+                kc_ref_in(r, RN_X, base + (size_t)j) * rinv * kc_ref_in(r, RN_W, (size_t)j);
+    }
+}
+
+enum { FR_X = 0, FR_RES = 1, FR_W = 2, FR_EPS = 3 };
+
+static void fused_add_rmsnorm_reference(const kc_ref *r)
+{
+    const int64_t tokens = r->shape->d[0], hidden = r->shape->d[1];
+    const double eps = r->scalar[FR_EPS];
+    const kc_dtype dt = r->dtype[FR_X];
+    double *y = r->out[FR_X], *res = r->out[FR_RES];
+    for (int64_t t = 0; t < tokens; t++) {
+        size_t base = (size_t)(t * hidden);
+        double ss = 0;
+        for (int64_t j = 0; j < hidden; j++) {
+            size_t i = base + (size_t)j;
+            double z = rms_round(dt, kc_ref_in(r, FR_X, i) + kc_ref_in(r, FR_RES, i));
+            res[i] = z;
+            ss += z * z;
+        }
+        double rinv = 1.0 / sqrt(ss / (double)hidden + eps);
+        for (int64_t j = 0; j < hidden; j++) {
+            size_t i = base + (size_t)j;
+            y[i] = res[i] * rinv * kc_ref_in(r, FR_W, (size_t)j);
+        }
+    }
+}
+
+static const kc_shape rms_shapes[] = {
+    { "llama3-8b.hidden.t1", KC_SHAPE_MODEL, { 1, 4096, 5 } },
+    { "llama3-8b.hidden.t7", KC_SHAPE_MODEL, { 7, 4096, 5 } },
+    { "llama3-8b.hidden.t128", KC_SHAPE_MODEL, { 128, 4096, 5 } },
+    { "qwen2.5-7b.hidden.t7", KC_SHAPE_MODEL, { 7, 3584, 6 } },      /* 448 threads */
+    { "qwen2.5-7b.hidden.t128", KC_SHAPE_MODEL, { 128, 3584, 6 } },  /* 448 threads */
+    { "edge.t3.h1", KC_SHAPE_EDGE, { 3, 1, 5 } },
+    { "edge.t7.h31", KC_SHAPE_EDGE, { 7, 31, 5 } },
+    { "edge.t33.h33", KC_SHAPE_EDGE, { 33, 33, 6 } },
+    { "edge.t5.h1023", KC_SHAPE_EDGE, { 5, 1023, 5 } },
+    { "edge.t33.h768", KC_SHAPE_EDGE, { 33, 768, 6 } },              /* 96 threads */
+    { "edge.t3.h5120", KC_SHAPE_EDGE, { 3, 5120, 5 } },              /* 640 threads */
+    { "large.t16384.h4096", KC_SHAPE_LARGE, { 16384, 4096, 5 } },
+    { 0 }
+};
+
+#define RMS_CONTROLS_COMMON \
+    { "half_accum", 3, "sum of squares accumulated in half precision: overflows to inf on LARGE inputs (x^2 > 65504), output 0" }, \
+    { "pow2_reduce", 3, "block reduction tree over warp partials assumes a power-of-two warp count: drops partials with 448/640/96-thread blocks" }, \
+    { "missing_sync_partials", 3, "missing __syncthreads between warps writing their partial sums to shared memory and warp 0 reading them (poisoned or stale slots)" }
+
+#define RMS_TOL_F32 ((kc_tol){ 4e-6, 1e-5, "f32 sum of up to 4096 squares (up to 18 sequential per thread, then 2 shuffle trees) plus rsqrtf (2 ulp): relative error up to ~3e-6, above the default 1.3e-6" })
+#define RMS_TOL_DEFAULT ((kc_tol){ 0, 0, 0 })
+#define RMS_BUDGET { .max_regs = 32, .max_smem = 512, .max_local = 0, .min_blocks_per_sm = 2 }
+
+#define RMSNORM_CONTRACT(id_, name_, sym_, dt_, tol_) \
+KC_CONTRACT(id_) { \
+    .name = name_, .module = "rmsnorm", .symbol = sym_, \
+    .dims = { "tokens", "hidden", "eps_exp10" }, \
+    .args = { \
+        KC_BUFFER("out", dt_, KC_OUT, kc_count_d0d1), \
+        KC_BUFFER_GEN("x", dt_, KC_IN, kc_count_d0d1, rms_gen), \
+        KC_BUFFER_GEN("w", dt_, KC_IN, kc_count_d1, rms_gen), \
+        KC_SCALAR("eps", KC_F32, rms_eps), \
+        KC_SCALAR("hidden", KC_I32, rms_hidden), \
+    }, \
+    .launch = rms_launch, .shapes = rms_shapes, \
+    .dists = { KC_NORMAL, KC_UNIFORM, KC_LARGE }, \
+    .reference = rmsnorm_reference, .tol = tol_, .budget = RMS_BUDGET, \
+    .controls = { RMS_CONTROLS_COMMON }, \
+}
+
+#define FUSED_CONTRACT(id_, name_, sym_, dt_, tol_) \
+KC_CONTRACT(id_) { \
+    .name = name_, .module = "rmsnorm", .symbol = sym_, \
+    .dims = { "tokens", "hidden", "eps_exp10" }, \
+    .args = { \
+        KC_BUFFER_GEN("x", dt_, KC_INOUT, kc_count_d0d1, rms_gen), \
+        KC_BUFFER_GEN("residual", dt_, KC_INOUT, kc_count_d0d1, rms_gen), \
+        KC_BUFFER_GEN("w", dt_, KC_IN, kc_count_d1, rms_gen), \
+        KC_SCALAR("eps", KC_F32, rms_eps), \
+        KC_SCALAR("hidden", KC_I32, rms_hidden), \
+    }, \
+    .launch = rms_launch, .shapes = rms_shapes, \
+    .dists = { KC_NORMAL, KC_UNIFORM, KC_LARGE }, \
+    .reference = fused_add_rmsnorm_reference, .tol = tol_, .budget = RMS_BUDGET, \
+    .controls = { RMS_CONTROLS_COMMON, \
+        { "reread_updated_residual", 3, "in-place hazard: second pass recomputes x + residual after residual was already overwritten with x + residual" } }, \
+}
+
+RMSNORM_CONTRACT(rmsnorm_f32, "rmsnorm.f32", "rmsnorm_f32", KC_F32, RMS_TOL_F32);
+RMSNORM_CONTRACT(rmsnorm_f16, "rmsnorm.f16", "rmsnorm_f16", KC_F16, RMS_TOL_DEFAULT);
+RMSNORM_CONTRACT(rmsnorm_bf16, "rmsnorm.bf16", "rmsnorm_bf16", KC_BF16, RMS_TOL_DEFAULT);
+FUSED_CONTRACT(fused_add_rmsnorm_f32, "fused_add_rmsnorm.f32", "fused_add_rmsnorm_f32", KC_F32, RMS_TOL_F32);
+FUSED_CONTRACT(fused_add_rmsnorm_f16, "fused_add_rmsnorm.f16", "fused_add_rmsnorm_f16", KC_F16, RMS_TOL_DEFAULT);
+FUSED_CONTRACT(fused_add_rmsnorm_bf16, "fused_add_rmsnorm.bf16", "fused_add_rmsnorm_bf16", KC_BF16, RMS_TOL_DEFAULT);

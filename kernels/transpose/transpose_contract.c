@@ -1,0 +1,102 @@
+/* transpose_contract.c — contracts for kernels/transpose/transpose.cu:
+ * out[c, r] = in[r, c], input [rows, cols] with row stride ld_in >= cols
+ * (count rows*ld_in; the padding columns are generated but never read),
+ * output [cols, rows] packed. A pure copy: exact, default tolerance.
+ *
+ * Launch: 32x8 threads per block, one 32x32 tile per block (grid.x = number
+ * of tiles; the kernel strides over tiles if the grid were ever capped). */
+#include <stdint.h>
+#include "kcontract.h"
+
+#define TR_TILE 32u
+
+/* d[0] = rows, d[1] = cols, d[2] = ld_in. */
+static const kc_shape tr_shapes[] = {
+    { "llama3-8b.kv.t128",        KC_SHAPE_MODEL, { 128, 1024, 1024 } },      /* K of 8 KV heads x 128 */
+    { "llama3-8b.qkv.k.t128",     KC_SHAPE_MODEL, { 128, 1024, 6144 } },      /* K slice of the fused QKV (4096+1024+1024) */
+    { "llama3-8b.hidden.t1024",   KC_SHAPE_MODEL, { 1024, 4096, 4096 } },
+    { "llama3-8b.hidden.t7",      KC_SHAPE_MODEL, { 7, 4096, 4096 } },
+    { "qwen2.5-7b.qkv.q.t7",      KC_SHAPE_MODEL, { 7, 3584, 4608 } },        /* Q slice of the fused QKV (3584+512+512) */
+    { "qwen2.5-7b.qkv.q.t128",    KC_SHAPE_MODEL, { 128, 3584, 4608 } },
+    { "qwen2.5-7b.inter.t33",     KC_SHAPE_MODEL, { 33, 18944, 18944 } },
+    { "edge.1x1",                 KC_SHAPE_EDGE,  { 1, 1, 1 } },
+    { "edge.33x31.ld40",          KC_SHAPE_EDGE,  { 33, 31, 40 } },
+    { "edge.31x33",               KC_SHAPE_EDGE,  { 31, 33, 33 } },
+    { "edge.1x1023",              KC_SHAPE_EDGE,  { 1, 1023, 1023 } },
+    { "edge.1023x1.ld4",          KC_SHAPE_EDGE,  { 1023, 1, 4 } },
+    { "edge.65x97.ld128",         KC_SHAPE_EDGE,  { 65, 97, 128 } },
+    { "edge.4097x3",              KC_SHAPE_EDGE,  { 4097, 3, 3 } },
+    { "llama3-8b.inter.t8192",    KC_SHAPE_LARGE, { 8192, 14336, 14336 } },   /* 1.17e8 elements */
+    { 0 }
+};
+
+static size_t tr_in_count(const kc_shape *s) { return (size_t)s->d[0] * (size_t)s->d[2]; }
+static double tr_rows(const kc_shape *s) { return (double)s->d[0]; }
+static double tr_cols(const kc_shape *s) { return (double)s->d[1]; }
+static double tr_ld(const kc_shape *s) { return (double)s->d[2]; }
+
+static void tr_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
+{
+    (void)dev;
+    uint64_t rows = (uint64_t)s->d[0], cols = (uint64_t)s->d[1];
+    uint64_t tiles = ((rows + TR_TILE - 1) / TR_TILE) * ((cols + TR_TILE - 1) / TR_TILE);
+    if (tiles < 1) tiles = 1;
+    if (tiles > 0x7fffffffu) tiles = 0x7fffffffu;
+    l->grid[0] = (unsigned)tiles; l->grid[1] = 1; l->grid[2] = 1;
+    l->block[0] = TR_TILE; l->block[1] = 8; l->block[2] = 1;
+    l->smem = 0;
+}
+
+/* args: 0 in [rows*ld_in] (IN), 1 out [cols*rows] (OUT), 2 rows, 3 cols, 4 ld_in */
+static void ref_transpose(const kc_ref *r)
+{
+    const size_t rows = (size_t)r->shape->d[0], cols = (size_t)r->shape->d[1], ld = (size_t)r->shape->d[2];
+    for (size_t i = 0; i < rows; i++)
+        for (size_t c = 0; c < cols; c++)
+            r->out[1][c * rows + i] = kc_ref_in(r, 0, i * ld + c);
+}
+
+#define TR_CONTROLS { \
+    { "no_sync", 3, "missing __syncthreads between the tile write and the transposed read: warps read tile rows other warps have not stored yet (poison/stale values; large tile counts: hidden.t1024, inter.t33, large)" }, \
+    { "ld_eq_cols", 3, "input row stride assumed equal to cols (ld_in ignored): wrong rows on qkv.*, edge.33x31.ld40, edge.1023x1.ld4, edge.65x97.ld128" }, \
+    { "full_tiles_only", 2, "partial edge tiles skipped: outputs of sizes off the 32 tile stay unwritten (t7, t33, every edge shape)" }, \
+    { "store_row_oob", 2, "store checks the output row but not the column: the last output row is written up to 31 elements past the end (rows % 32 != 0)" }, \
+}
+
+KC_CONTRACT(transpose_f32) {
+    .name = "transpose.f32", .module = "transpose", .symbol = "transpose_f32",
+    .dims = { "rows", "cols", "ld_in" },
+    .args = {
+        KC_BUFFER("in", KC_F32, KC_IN, tr_in_count),
+        KC_BUFFER("out", KC_F32, KC_OUT, kc_count_d0d1),
+        KC_SCALAR("rows", KC_I64, tr_rows),
+        KC_SCALAR("cols", KC_I64, tr_cols),
+        KC_SCALAR("ld_in", KC_I64, tr_ld),
+    },
+    .launch = tr_launch,
+    .shapes = tr_shapes,
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS },
+    .reference = ref_transpose,
+    /* 256 threads x 32 regs: 8 blocks per SM; 32x33 f32 tile = 4224 bytes */
+    .budget = { .max_regs = 32, .max_smem = 4224, .max_local = 0, .min_blocks_per_sm = 8 },
+    .controls = TR_CONTROLS,
+};
+
+KC_CONTRACT(transpose_f16) {
+    .name = "transpose.f16", .module = "transpose", .symbol = "transpose_f16",
+    .dims = { "rows", "cols", "ld_in" },
+    .args = {
+        KC_BUFFER("in", KC_F16, KC_IN, tr_in_count),
+        KC_BUFFER("out", KC_F16, KC_OUT, kc_count_d0d1),
+        KC_SCALAR("rows", KC_I64, tr_rows),
+        KC_SCALAR("cols", KC_I64, tr_cols),
+        KC_SCALAR("ld_in", KC_I64, tr_ld),
+    },
+    .launch = tr_launch,
+    .shapes = tr_shapes,
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS },
+    .reference = ref_transpose,
+    /* 32x33 f16 tile = 2112 bytes */
+    .budget = { .max_regs = 32, .max_smem = 2112, .max_local = 0, .min_blocks_per_sm = 8 },
+    .controls = TR_CONTROLS,
+};

@@ -1,0 +1,33 @@
+/* jobs.h — `kcontract run --jobs N`: the parent of N shard processes.
+ *
+ * Before any child starts, the parent checks the devices (they exist, they
+ * agree on compute capability, SM count and name) and the memory plan
+ * (plan.h). Then it starts child k as
+ *     /proc/self/exe run PATTERN... --seed S --shard k/N --device D --parent PPID
+ * (round robin over the visible GPUs or --devices; device 0 with no GPU),
+ * prints each child line as it comes prefixed "[k/N] " (lines over 64 KiB cut,
+ * with a marker), and merges the children's TALLY lines into one TALLY and
+ * SUMMARY (merge.h). A shard that fails to finish (killed, crashed, no TALLY)
+ * makes the parent stop the others (SIGTERM, then SIGKILL after a grace) and
+ * name them. SIGINT and SIGTERM are passed on to every live child; the parent
+ * waits for them, says which shards finished and which were stopped, and
+ * exits 128 + the signal. */
+#ifndef KC_JOBS_H
+#define KC_JOBS_H
+#include "cli.h"
+#include "item.h"
+
+#define KC_JOBS_GRACE_MS 2000       /* SIGTERM to SIGKILL when stopping shards */
+
+/* A --jobs child's first act (main calls it before anything else): with
+ * --parent PID in argv, ask for SIGKILL when the parent dies
+ * (PR_SET_PDEATHSIG), then check that the parent is still PID. Returns 0 to
+ * go on (also without --parent), or 2 after saying why (naming both pids). */
+int kc_jobs_child_guard(int argc, char **argv);
+
+/* Runs the selected items in o->jobs children. Returns the exit status: the
+ * merged counts' (kc_tally_exit_status), 1 when a shard did not finish or the
+ * merge failed, 2 for a refusal before any child started, 4 for an internal
+ * error, 128 + signal when interrupted by SIGINT or SIGTERM. */
+int kc_jobs_run(const kc_opts *o, const kc_item *items, int n);
+#endif

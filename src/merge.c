@@ -1,0 +1,230 @@
+/* merge.c — owns a shard's outcome as the parent saw it (its TALLY lines, how
+ * it ended) and the merge of the shards into the whole run's tally, with every
+ * reason the merge refuses. Pure: no I/O, no processes. */
+#include "merge.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+const char *kc_signal_name(int signo, char *buf, size_t cap)
+{
+    static const struct { int no; const char *name; } t[] = {
+        { SIGHUP, "SIGHUP" }, { SIGINT, "SIGINT" }, { SIGQUIT, "SIGQUIT" }, { SIGILL, "SIGILL" },
+        { SIGTRAP, "SIGTRAP" }, { SIGABRT, "SIGABRT" }, { SIGBUS, "SIGBUS" }, { SIGFPE, "SIGFPE" },
+        { SIGKILL, "SIGKILL" }, { SIGUSR1, "SIGUSR1" }, { SIGSEGV, "SIGSEGV" }, { SIGUSR2, "SIGUSR2" },
+        { SIGPIPE, "SIGPIPE" }, { SIGALRM, "SIGALRM" }, { SIGTERM, "SIGTERM" }, { SIGXCPU, "SIGXCPU" },
+        { SIGXFSZ, "SIGXFSZ" }, { SIGSYS, "SIGSYS" },
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (t[i].no == signo) return t[i].name;
+    snprintf(buf, cap, "signal %d", signo);
+    return buf;
+}
+
+/* ---- one shard ---- */
+
+void kc_shard_out_init(kc_shard_out *s, int k)
+{
+    memset(s, 0, sizeof *s);
+    s->k = k;
+    kc_tally_init(&s->tally);
+}
+
+static int is_tally_line(const char *line) { return strncmp(line, "TALLY", 5) == 0 && (line[5] == ' ' || line[5] == 0); }
+
+void kc_shard_out_line(kc_shard_out *s, const char *line, int cut)
+{
+    if (!is_tally_line(line)) return;
+    s->tallies++;
+    if (cut) {
+        if (!s->bad[0]) snprintf(s->bad, sizeof s->bad, "a TALLY line longer than the parent keeps (cut)");
+        return;
+    }
+    kc_tally t;
+    char why[sizeof s->bad];
+    if (kc_tally_parse(line, &t, why, sizeof why) == 0) {
+        if (!s->have) {
+            s->tally = t;
+            s->have = 1;
+        }
+    } else if (!s->bad[0]) {
+        snprintf(s->bad, sizeof s->bad, "%s", why);
+    }
+}
+
+void kc_shard_out_ended(kc_shard_out *s, int wstatus)
+{
+    s->ended = 1;
+    if (WIFEXITED(wstatus)) {
+        s->exited = 1;
+        s->status = WEXITSTATUS(wstatus);
+    } else if (WIFSIGNALED(wstatus)) {
+        s->signo = WTERMSIG(wstatus);
+    }
+}
+
+int kc_shard_out_finished(const kc_shard_out *s) { return s->ended && s->exited && s->tallies > 0; }
+
+void kc_shard_out_why(const kc_shard_out *s, char *buf, size_t cap)
+{
+    char sb[32];
+    if (kc_shard_out_finished(s)) snprintf(buf, cap, "%s", "");
+    else if (!s->ended) snprintf(buf, cap, "still running");
+    else if (s->signo)
+        snprintf(buf, cap, "killed by signal %d (%s)%s", s->signo, kc_signal_name(s->signo, sb, sizeof sb),
+                 s->stopped ? " after kcontract stopped it" : "");
+    else snprintf(buf, cap, "exited with status %d without a TALLY", s->status);
+}
+
+/* ---- the merge ---- */
+
+/* An appending message buffer (truncates, never overflows). */
+typedef struct msgs { char *buf; size_t cap, len; int count; } msgs;
+
+static void add(msgs *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(msgs *m, const char *fmt, ...)
+{
+    if (!m->buf || m->len + 1 >= m->cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(m->buf + m->len, m->cap - m->len, fmt, ap);
+    va_end(ap);
+    if (n > 0) m->len = m->len + (size_t)n < m->cap ? m->len + (size_t)n : m->cap - 1;
+}
+
+/* Starts a shard's line the first time, else continues it with "; ". */
+static void problem(msgs *m, int *started, const kc_shard_out *s, int n, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void problem(msgs *m, int *started, const kc_shard_out *s, int n, const char *fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (!*started) {
+        add(m, "%sshard %d/%d: %s", m->count ? "\n" : "", s->k, n, text);
+        m->count++;
+        *started = 1;
+    } else {
+        add(m, "; %s", text);
+    }
+}
+
+static void check_identity(msgs *m, int *st, const kc_merge_want *w, const kc_shard_out *s)
+{
+    const kc_tally *t = &s->tally;
+    if (t->shard_k != s->k || t->shard_n != w->n)
+        problem(m, st, s, w->n, "its TALLY is for shard %d/%d", t->shard_k, t->shard_n);
+    if (t->seed != w->seed)
+        problem(m, st, s, w->n, "its TALLY is for seed %llu, the run's is %llu", (unsigned long long)t->seed,
+                (unsigned long long)w->seed);
+    if (t->filter != w->filter)
+        problem(m, st, s, w->n, "its TALLY is for filter %016llx (other patterns), the run's is %016llx",
+                (unsigned long long)t->filter, (unsigned long long)w->filter);
+    if (t->binary != w->binary)
+        problem(m, st, s, w->n, "its TALLY is from binary %016llx (another build), the run's is %016llx",
+                (unsigned long long)t->binary, (unsigned long long)w->binary);
+}
+
+/* Every reason one shard's outcome cannot be merged; returns nonzero if any.
+ * Its TALLY's contents are checked only when it is the shard's one TALLY. */
+static int check_shard(msgs *m, const kc_merge_want *w, const kc_shard_out *s)
+{
+    int st = 0;
+    char why[256];
+    if (!kc_shard_out_finished(s)) {
+        kc_shard_out_why(s, why, sizeof why);
+        problem(m, &st, s, w->n, s->tallies ? "did not finish: %s" : "no TALLY: %s", why);
+    }
+    if (s->bad[0]) problem(m, &st, s, w->n, "malformed TALLY: %s", s->bad);
+    if (s->tallies > 1) problem(m, &st, s, w->n, "printed %d TALLY lines (one expected)", s->tallies);
+    if (st || !s->have) return st;
+    check_identity(m, &st, w, s);
+    int explained = kc_tally_exit_status(&s->tally);
+    if (s->exited && s->status != explained)
+        problem(m, &st, s, w->n, "exit status %d, but its counts explain %d", s->status, explained);
+    if (w->slice_items && w->slice_digest && s->k >= 0 && s->k < w->n &&
+        (s->tally.items != w->slice_items[s->k] || s->tally.digest != w->slice_digest[s->k]))
+        problem(m, &st, s, w->n, "ran %ld items (digest %016llx), its slice is %ld items (digest %016llx)",
+                s->tally.items, (unsigned long long)s->tally.digest, w->slice_items[s->k],
+                (unsigned long long)w->slice_digest[s->k]);
+    return st;
+}
+
+/* Each shard 0..n-1 exactly once. */
+static void check_coverage(msgs *m, const kc_merge_want *w, const kc_shard_out *outs, int nout)
+{
+    for (int i = 0; i < nout; i++)
+        if (outs[i].k < 0 || outs[i].k >= w->n) {
+            add(m, "%sa result for shard %d, but the run has shards 0..%d", m->count ? "\n" : "", outs[i].k, w->n - 1);
+            m->count++;
+        }
+    for (int k = 0; k < w->n; k++) {
+        int c = 0;
+        for (int i = 0; i < nout; i++) c += outs[i].k == k;
+        if (c == 1) continue;
+        add(m, "%sshard %d/%d: %s", m->count ? "\n" : "", k, w->n, c == 0 ? "missing (no result)" : "ran more than once");
+        if (c > 1) add(m, " (%d results)", c);
+        m->count++;
+    }
+}
+
+static int same_device(const kc_tally *a, const kc_tally *b)
+{
+    return strcmp(a->device, b->device) == 0 && a->cc_major == b->cc_major && a->cc_minor == b->cc_minor &&
+           a->sm_count == b->sm_count;
+}
+
+/* Shards that used a GPU must agree on it; the merged tally takes it. */
+static void merge_device(msgs *m, const kc_merge_want *w, const kc_shard_out *outs, int nout, kc_tally *t)
+{
+    const kc_shard_out *first = NULL;
+    for (int i = 0; i < nout; i++) {
+        const kc_tally *s = &outs[i].tally;
+        if (!outs[i].have || strcmp(s->device, "none") == 0) continue;
+        if (!first) {
+            first = &outs[i];
+            snprintf(t->device, sizeof t->device, "%s", s->device);
+            t->cc_major = s->cc_major;
+            t->cc_minor = s->cc_minor;
+            t->sm_count = s->sm_count;
+        } else if (!same_device(&first->tally, s)) {
+            add(m, "%sshard %d/%d: ran on '%s' (cc %d.%d, %d SMs), shard %d/%d on '%s' (cc %d.%d, %d SMs)",
+                m->count ? "\n" : "", outs[i].k, w->n, s->device, s->cc_major, s->cc_minor, s->sm_count, first->k,
+                w->n, first->tally.device, first->tally.cc_major, first->tally.cc_minor, first->tally.sm_count);
+            m->count++;
+        }
+    }
+}
+
+int kc_merge(const kc_merge_want *w, const kc_shard_out *outs, int nout, kc_tally *out, char *err, size_t errcap)
+{
+    msgs m = { err, errcap, 0, 0 };
+    if (err && errcap) err[0] = 0;
+    kc_tally t;
+    kc_tally_init(&t);
+    check_coverage(&m, w, outs, nout);
+    int all_good = 1;
+    for (int i = 0; i < nout; i++) {
+        all_good &= check_shard(&m, w, &outs[i]) == 0;
+        if (outs[i].have) kc_tally_merge(&t, &outs[i].tally);
+    }
+    merge_device(&m, w, outs, nout, &t);
+    if (all_good && (t.items != w->items || t.digest != w->digest)) {
+        add(&m, "%sthe shards' item sets do not add up to the filtered set: %ld items (digest %016llx), expected %ld (digest %016llx)",
+            m.count ? "\n" : "", t.items, (unsigned long long)t.digest, w->items, (unsigned long long)w->digest);
+        m.count++;
+    }
+    if (m.count) return m.count;
+    t.seed = w->seed;
+    t.filter = w->filter;
+    t.binary = w->binary;
+    t.shard_k = 0;
+    t.shard_n = 1;
+    *out = t;
+    return 0;
+}

@@ -1,0 +1,228 @@
+/* plan.c — owns the per-process memory plan (the largest selected case, from
+ * gates.c's kc_case_memory, plus the measured overheads in plan.h) and the
+ * refusals of a --jobs run: mixed GPUs, host memory against MemAvailable, GPU
+ * memory against each device's free memory, integrated GPUs. Everything but
+ * kc_read_mem_available is pure. */
+#include "plan.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gates.h"
+
+static int fail(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t cap, const char *fmt, ...)
+{
+    if (err && cap) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, cap, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* a * b, saturating at SIZE_MAX. */
+static size_t mul_sat(size_t a, size_t b) { return (b && a > SIZE_MAX / b) ? SIZE_MAX : a * b; }
+static size_t add_sat(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
+
+void kc_bytes_str(size_t b, char *buf, size_t cap)
+{
+    if (b >= ((size_t)1 << 30)) snprintf(buf, cap, "%.2f GiB", (double)b / (1 << 30));
+    else if (b >= ((size_t)1 << 20)) snprintf(buf, cap, "%.0f MiB", (double)b / (1 << 20));
+    else if (b >= 1024) snprintf(buf, cap, "%.0f KiB", (double)b / 1024);
+    else snprintf(buf, cap, "%zu bytes", b);
+}
+
+/* ---- the plan ---- */
+
+static int uses_gpu(const kc_item *it) { return it->kind != KC_KIND_SUITE || it->suite->needs_gpu; }
+
+/* Folds one contract's shapes into p's largest cases. */
+static void fold_contract(const kc_contract *c, kc_plan *p)
+{
+    for (const kc_shape *s = c->shapes; s && s->name; s++) {
+        size_t h = 0, g = 0;
+        kc_case_memory(c, s, &h, &g);
+        if (h > p->host_case) {
+            p->host_case = h;
+            snprintf(p->host_what, sizeof p->host_what, "%s shape %s", c->name, s->name);
+        }
+        if (g > p->gpu_case) {
+            p->gpu_case = g;
+            snprintf(p->gpu_what, sizeof p->gpu_what, "%s shape %s", c->name, s->name);
+        }
+    }
+}
+
+void kc_plan_compute(const kc_item *items, const int *sel, int ns, int with_gpu, kc_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    int any_gpu = 0;
+    for (int i = 0; i < ns; i++) {
+        const kc_item *it = &items[sel ? sel[i] : i];
+        if (!uses_gpu(it)) continue;
+        any_gpu = 1;
+        if (with_gpu && it->contract) fold_contract(it->contract, p);   /* suites: no known cases */
+    }
+    p->host = KC_PLAN_HOST_OVERHEAD;
+    p->gpu = 0;
+    if (with_gpu && any_gpu) {
+        p->host = add_sat(p->host, p->host_case);
+        p->gpu = add_sat(KC_PLAN_GPU_OVERHEAD, p->gpu_case);
+    } else {
+        p->host_case = p->gpu_case = 0;
+        p->host_what[0] = p->gpu_what[0] = 0;
+    }
+}
+
+void kc_plan_describe(const kc_plan *p, char *buf, size_t cap)
+{
+    char h[32], g[32], ho[32], go[32], hc[32], gc[32];
+    kc_bytes_str(p->host, h, sizeof h);
+    kc_bytes_str(p->gpu, g, sizeof g);
+    kc_bytes_str(KC_PLAN_HOST_OVERHEAD, ho, sizeof ho);
+    kc_bytes_str(KC_PLAN_GPU_OVERHEAD, go, sizeof go);
+    kc_bytes_str(p->host_case, hc, sizeof hc);
+    kc_bytes_str(p->gpu_case, gc, sizeof gc);
+    if (p->gpu == 0)
+        snprintf(buf, cap, "host %s (%zu bytes: overhead only, no GPU item will run), GPU 0 bytes", h, p->host);
+    else
+        snprintf(buf, cap, "host %s (%zu bytes: %s overhead + %s for %s), GPU %s (%zu bytes: %s overhead + %s for %s)",
+                 h, p->host, ho, hc, p->host_what[0] ? p->host_what : "no contract", g, p->gpu, go, gc,
+                 p->gpu_what[0] ? p->gpu_what : "no contract");
+}
+
+void kc_plan_help(FILE *out, const kc_item *items, int n)
+{
+    kc_plan p;
+    char line[1024];
+    kc_plan_compute(items, NULL, n, 1, &p);
+    kc_plan_describe(&p, line, sizeof line);
+    fprintf(out,
+            "\nmemory plan per process, over every registered item (a run plans over its selection):\n"
+            "  %s\n"
+            "  overheads: host %zu MiB, GPU %zu MiB (placeholders, to be measured on the H200).\n"
+            "  --jobs N is refused when N x host > MemAvailable, when the children on one GPU need more\n"
+            "  than its free memory, or, on an integrated GPU, when N x (host + GPU) > MemAvailable.\n",
+            line, KC_PLAN_HOST_OVERHEAD >> 20, KC_PLAN_GPU_OVERHEAD >> 20);
+}
+
+/* ---- refusals ---- */
+
+int kc_plan_children_on(int jobs, int ndevs, int slot)
+{
+    if (ndevs <= 0 || slot < 0 || slot >= ndevs || jobs <= slot) return 0;
+    return jobs / ndevs + (slot < jobs % ndevs);
+}
+
+/* Devices devs[0] and devs[j] must agree on what launch configurations depend on. */
+static int check_same(const kc_device *a, const kc_device *b, char *err, size_t cap)
+{
+    const char *tail = "launch configurations depend on it; pick matching devices with --devices";
+    if (a->cc_major != b->cc_major || a->cc_minor != b->cc_minor)
+        return fail(err, cap, "mixed GPUs: devices %d and %d differ in compute capability: %d.%d on device %d, %d.%d on device %d (%s)",
+                    a->ordinal, b->ordinal, a->cc_major, a->cc_minor, a->ordinal, b->cc_major, b->cc_minor, b->ordinal, tail);
+    if (a->sm_count != b->sm_count)
+        return fail(err, cap, "mixed GPUs: devices %d and %d differ in SM count: %d on device %d, %d on device %d (%s)",
+                    a->ordinal, b->ordinal, a->sm_count, a->ordinal, b->sm_count, b->ordinal, tail);
+    if (strcmp(a->name, b->name) != 0)
+        return fail(err, cap, "mixed GPUs: devices %d and %d differ in name: '%s' on device %d, '%s' on device %d (%s)",
+                    a->ordinal, b->ordinal, a->name, a->ordinal, b->name, b->ordinal, tail);
+    return 0;
+}
+
+static int check_host(const kc_plan_env *e, char *err, size_t cap)
+{
+    size_t need = mul_sat((size_t)e->jobs, e->plan->host);
+    if (e->mem_available == SIZE_MAX || need <= e->mem_available) return 0;
+    char per[32], tot[32], av[32];
+    kc_bytes_str(e->plan->host, per, sizeof per);
+    kc_bytes_str(need, tot, sizeof tot);
+    kc_bytes_str(e->mem_available, av, sizeof av);
+    return fail(err, cap, "host memory: --jobs %d needs %d x %s (%zu bytes) = %s (%zu bytes), but MemAvailable is %s (%zu bytes); use fewer jobs",
+                e->jobs, e->jobs, per, e->plan->host, tot, need, av, e->mem_available);
+}
+
+static int check_integrated(const kc_plan_env *e, const kc_device *d, char *err, size_t cap)
+{
+    size_t per = add_sat(e->plan->host, e->plan->gpu), need = mul_sat((size_t)e->jobs, per);
+    if (!d->integrated || e->mem_available == SIZE_MAX || need <= e->mem_available) return 0;
+    char ps[32], ts[32], av[32];
+    kc_bytes_str(per, ps, sizeof ps);
+    kc_bytes_str(need, ts, sizeof ts);
+    kc_bytes_str(e->mem_available, av, sizeof av);
+    return fail(err, cap, "integrated GPU: device %d (%s) shares host memory: --jobs %d needs %d x (host %zu + GPU %zu bytes) = %d x %s = %s (%zu bytes), but MemAvailable is %s (%zu bytes); use fewer jobs",
+                d->ordinal, d->name, e->jobs, e->jobs, e->plan->host, e->plan->gpu, e->jobs, ps, ts, need, av,
+                e->mem_available);
+}
+
+static int check_gpu(const kc_plan_env *e, int slot, char *err, size_t cap)
+{
+    const kc_device *d = &e->devs[slot];
+    int kids = kc_plan_children_on(e->jobs, e->ndevs, slot);
+    size_t need = mul_sat((size_t)kids, e->plan->gpu), fr = e->free_mem ? e->free_mem[slot] : SIZE_MAX;
+    if (fr == SIZE_MAX || need <= fr) return 0;
+    char per[32], tot[32], fs[32];
+    kc_bytes_str(e->plan->gpu, per, sizeof per);
+    kc_bytes_str(need, tot, sizeof tot);
+    kc_bytes_str(fr, fs, sizeof fs);
+    return fail(err, cap, "GPU memory: device %d (%s) gets %d of the %d children, needing %d x %s (%zu bytes) = %s (%zu bytes), but it has %s (%zu bytes) free; use fewer jobs or more devices",
+                d->ordinal, d->name, kids, e->jobs, kids, per, e->plan->gpu, tot, need, fs, fr);
+}
+
+int kc_plan_check(const kc_plan_env *e, char *err, size_t errcap)
+{
+    int used = e->ndevs < e->jobs ? e->ndevs : e->jobs;
+    for (int j = 1; j < used; j++)
+        if (check_same(&e->devs[0], &e->devs[j], err, errcap)) return -1;
+    if (check_host(e, err, errcap)) return -1;
+    for (int j = 0; j < used; j++)
+        if (check_integrated(e, &e->devs[j], err, errcap)) return -1;
+    for (int j = 0; j < used; j++)
+        if (check_gpu(e, j, err, errcap)) return -1;
+    return 0;
+}
+
+int kc_plan_devices_exist(const int *ords, int n, int visible, const char *what, char *err, size_t errcap)
+{
+    for (int i = 0; i < n; i++)
+        if (ords[i] < 0 || ords[i] >= visible) {
+            if (visible == 0)
+                return fail(err, errcap, "%s: device %d does not exist: no visible device", what, ords[i]);
+            return fail(err, errcap, "%s: device %d does not exist: %d visible device%s (0..%d)", what, ords[i],
+                        visible, visible == 1 ? "" : "s", visible - 1);
+        }
+    return 0;
+}
+
+/* ---- /proc/meminfo ---- */
+
+int kc_meminfo_available(const char *text, size_t *bytes)
+{
+    for (const char *p = text; p && *p;) {
+        if (strncmp(p, "MemAvailable:", 13) == 0) {
+            char *end;
+            unsigned long long kb = strtoull(p + 13, &end, 10);
+            while (*end == ' ') end++;
+            if (end == p + 13 || strncmp(end, "kB", 2) != 0) return -1;
+            *bytes = mul_sat((size_t)kb, 1024);
+            return 0;
+        }
+        p = strchr(p, '\n');
+        if (p) p++;
+    }
+    return -1;
+}
+
+int kc_read_mem_available(size_t *bytes)
+{
+    FILE *f = fopen("/proc/meminfo", "re");
+    if (!f) return -1;
+    char buf[8192];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return kc_meminfo_available(buf, bytes);
+}

@@ -1,0 +1,71 @@
+/* plan.h — the per-process memory plan of a run and the refusals a --jobs run
+ * checks before any child starts (mixed GPUs, host memory, GPU memory,
+ * integrated GPUs). The checks are pure: they take device descriptions,
+ * MemAvailable and free GPU memory as arguments, so tests feed them directly;
+ * jobs.c gathers the real values (/proc/meminfo, the driver). */
+#ifndef KC_PLAN_H
+#define KC_PLAN_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "item.h"
+
+/* What one kcontract process needs besides its largest case: the CUDA
+ * context, the loaded modules, the binary and libc/libcuda mappings, stdio.
+ * PLACEHOLDER, TO BE MEASURED: the lead measures both on the H200 (peak RSS
+ * and peak GPU memory of `kcontract run` on its smallest item, minus that
+ * item's case memory) and replaces these values, saying where and how. */
+#define KC_PLAN_HOST_OVERHEAD ((size_t)256 << 20)   /* 256 MiB, placeholder, to be measured */
+#define KC_PLAN_GPU_OVERHEAD ((size_t)600 << 20)    /* 600 MiB, placeholder, to be measured */
+
+typedef struct kc_plan {
+    size_t host, gpu;               /* bytes per process: overhead + largest case */
+    size_t host_case, gpu_case;     /* the largest case's bytes (0: no GPU item) */
+    char host_what[256];            /* "rmsnorm.f16 shape large.x" or "" */
+    char gpu_what[256];
+} kc_plan;
+
+/* The plan of a process running items[sel[0..ns)]: the largest case (over
+ * every shape of each selected item's contract, kc_case_memory) for host and
+ * GPU separately, plus the overheads. with_gpu 0: no GPU will be used, GPU
+ * items are SKIP and allocate nothing, so only the host overhead counts. */
+void kc_plan_compute(const kc_item *items, const int *sel, int ns, int with_gpu, kc_plan *p);
+
+/* Everything the refusals look at. */
+typedef struct kc_plan_env {
+    int jobs;                       /* children */
+    const kc_plan *plan;            /* per child */
+    size_t mem_available;           /* host MemAvailable bytes; SIZE_MAX: unknown */
+    const kc_device *devs;          /* the devices children are placed on, round robin */
+    const size_t *free_mem;         /* free bytes of each (cuMemGetInfo); SIZE_MAX: unknown */
+    int ndevs;                      /* 0: no GPU */
+} kc_plan_env;
+
+/* Children placed on devs[slot] by round robin over min(jobs, ndevs) devices. */
+int kc_plan_children_on(int jobs, int ndevs, int slot);
+
+/* Returns 0 when the run may start, or -1 with the first refusal in err,
+ * naming the values: "mixed GPUs: devices 0 and 2 differ in compute
+ * capability: 9.0 on device 0, 8.9 on device 2 ...", "host memory: --jobs 8
+ * needs 8 x 1.25 GiB (1342177280 bytes) = ..., but MemAvailable is ...",
+ * "GPU memory: device 1 (NVIDIA H200) gets 3 children needing ...",
+ * "integrated GPU: device 0 (NVIDIA GB10) shares host memory: ...". */
+int kc_plan_check(const kc_plan_env *e, char *err, size_t errcap);
+
+/* Checks --devices (or --device) ordinals against the visible device count.
+ * Returns 0, or -1 with "--devices 0,5: device 5 does not exist: 2 visible
+ * devices (0..1)" in err. what names the switch and its value. */
+int kc_plan_devices_exist(const int *ords, int n, int visible, const char *what, char *err, size_t errcap);
+
+/* The MemAvailable line of /proc/meminfo text, in bytes. 0 or -1. */
+int kc_meminfo_available(const char *text, size_t *bytes);
+/* Reads /proc/meminfo. 0 or -1. */
+int kc_read_mem_available(size_t *bytes);
+
+/* "1.25 GiB", "600 MiB", "12 KiB", "17 bytes". */
+void kc_bytes_str(size_t b, char *buf, size_t cap);
+/* "host 856 MiB (256 MiB overhead + 600 MiB for rmsnorm.f16 shape large.x), GPU ..." */
+void kc_plan_describe(const kc_plan *p, char *buf, size_t cap);
+/* The --help paragraph: the plan over every registered item. */
+void kc_plan_help(FILE *out, const kc_item *items, int n);
+#endif

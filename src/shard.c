@@ -1,0 +1,85 @@
+/* shard.c — owns the shard spec "K/N", the partition (item i of the filtered,
+ * sorted list goes to shard i % N), the --devices list and the round-robin
+ * placement of shards on devices. Pure functions, no I/O. */
+#include "shard.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define SHARD_EXPECT "expected K/N with 0 <= K < N (e.g. 0/4), got '%s'"
+#define DEVICES_EXPECT "expected distinct device ordinals separated by commas (e.g. 0,2,3), got '%s'"
+
+static int fail(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t cap, const char *fmt, ...)
+{
+    if (err && cap) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, cap, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* A canonical decimal of s[0..n) (digits only, "0" or no leading zero), at
+ * most max. Returns 0 and the value, or -1. */
+static int dec(const char *s, size_t n, uint64_t max, uint64_t *v)
+{
+    uint64_t x = 0;
+    if (n == 0 || (n > 1 && s[0] == '0')) return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        x = x * 10 + (uint64_t)(s[i] - '0');
+        if (x > max) return -1;
+    }
+    *v = x;
+    return 0;
+}
+
+int kc_shard_parse(const char *s, int *k, int *n, char *err, size_t errcap)
+{
+    if (!s) return fail(err, errcap, SHARD_EXPECT, "");
+    const char *slash = strchr(s, '/');
+    uint64_t kk, nn;
+    if (!slash) return fail(err, errcap, SHARD_EXPECT, s);
+    if (dec(s, (size_t)(slash - s), 9999999999ULL, &kk) || dec(slash + 1, strlen(slash + 1), 9999999999ULL, &nn))
+        return fail(err, errcap, SHARD_EXPECT, s);
+    if (nn == 0) return fail(err, errcap, "N must be at least 1, got '%s'", s);
+    if (nn > KC_MAX_SHARDS) return fail(err, errcap, "N must be at most %d, got '%s'", KC_MAX_SHARDS, s);
+    if (kk >= nn)
+        return fail(err, errcap, "K must be below N (shards are 0..%llu), got '%s'", (unsigned long long)nn - 1, s);
+    *k = (int)kk;
+    *n = (int)nn;
+    return 0;
+}
+
+int kc_shard_of(int index, int n) { return n > 0 ? index % n : 0; }
+
+int kc_shard_size(int count, int k, int n)
+{
+    if (n <= 0 || k < 0 || k >= n || count <= k) return 0;
+    return (count - k - 1) / n + 1;
+}
+
+int kc_devices_parse(const char *s, int *out, int max, char *err, size_t errcap)
+{
+    int cnt = 0;
+    if (!s || !*s) return fail(err, errcap, DEVICES_EXPECT, s ? s : "");
+    for (const char *p = s;;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        uint64_t v;
+        if (dec(p, len, 1023, &v)) return fail(err, errcap, DEVICES_EXPECT, s);
+        for (int i = 0; i < cnt; i++)
+            if (out[i] == (int)v) return fail(err, errcap, "device %d is listed twice in '%s'", (int)v, s);
+        if (cnt == max) return fail(err, errcap, "at most %d devices, got '%s'", max, s);
+        out[cnt++] = (int)v;
+        if (!e) break;
+        p = e + 1;
+    }
+    return cnt;
+}
+
+int kc_shard_device_slot(int k, int ndev) { return ndev > 0 ? k % ndev : 0; }

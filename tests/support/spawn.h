@@ -1,0 +1,22 @@
+/* spawn.h — test support: run a program (the real kcontract binaries) as a
+ * child process and capture its exit status, stdout and stderr. */
+#ifndef KC_TEST_SPAWN_H
+#define KC_TEST_SPAWN_H
+#include <stddef.h>
+
+typedef struct kc_proc {
+    int status;        /* exit status, or 128+signal when killed */
+    int signaled;      /* killed by a signal */
+    char *out, *err;   /* NUL-terminated captures (malloc'd) */
+    size_t out_len, err_len;
+} kc_proc;
+
+/* Runs argv (argv[0] a path) with extra environment entries "K=V" (NULL-ended
+ * list, may be NULL), killing it after timeout_s seconds. Returns 0, or -1 if
+ * it could not be started. Free with kc_proc_free. */
+int kc_spawn(char *const argv[], char *const env_extra[], double timeout_s, kc_proc *p);
+void kc_proc_free(kc_proc *p);
+/* $KC_BIN / $KC_FIXTURE_BIN, defaulting to build/kcontract / build/kcontract-fixture. */
+const char *kc_test_bin(void);
+const char *kc_test_fixture_bin(void);
+#endif

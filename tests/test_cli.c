@@ -1,0 +1,111 @@
+/* test_cli.c — the real kcontract binary as a user meets it without a GPU:
+ * usage errors name the bad value and exit 2; a run says there is no GPU,
+ * skips GPU items, still runs host suites, and exits 3; list and info work. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "support/spawn.h"
+
+static kc_proc run(const char *a1, const char *a2, const char *a3, const char *a4)
+{
+    char *argv[6] = { (char *)kc_test_bin(), (char *)a1, (char *)a2, (char *)a3, (char *)a4, NULL };
+    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 60, &p), 0, "cannot start %s", argv[0]);
+    return p;
+}
+
+Test(cli, bad_seed_names_value)
+{
+    kc_proc p = run("run", "--seed", "12x", NULL);
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "--seed") && strstr(p.err, "'12x'"), "stderr: %s", p.err);
+    kc_proc_free(&p);
+}
+
+Test(cli, negative_seed_refused)
+{
+    kc_proc p = run("--seed", "-1", NULL, NULL);
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "'-1'"), "stderr: %s", p.err);
+    kc_proc_free(&p);
+}
+
+Test(cli, missing_value)
+{
+    kc_proc p = run("run", "--device", NULL, NULL);
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "--device needs a value"), "stderr: %s", p.err);
+    kc_proc_free(&p);
+}
+
+Test(cli, bad_device)
+{
+    kc_proc p = run("run", "--device", "zero", NULL);
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "'zero'"), "stderr: %s", p.err);
+    kc_proc_free(&p);
+}
+
+Test(cli, unknown_option)
+{
+    kc_proc p = run("run", "--frobnicate", NULL, NULL);
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "unknown option '--frobnicate'"), "stderr: %s", p.err);
+    kc_proc_free(&p);
+}
+
+Test(cli, help_lists_options_and_exit_statuses)
+{
+    kc_proc p = run("--help", NULL, NULL, NULL);
+    cr_expect_eq(p.status, 0);
+    cr_expect(strstr(p.out, "--seed") && strstr(p.out, "--device") && strstr(p.out, "exit status"), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+Test(cli, run_without_gpu_skips_and_exits_3)
+{
+    kc_proc p = run("run", NULL, NULL, NULL);
+    cr_expect_eq(p.status, 3, "exit %d\n%s", p.status, p.out);
+    cr_expect(strstr(p.out, "kcontract: no GPU: /nonexistent/libcuda.so.1 not found"), "%s", p.out);
+    cr_expect(strstr(p.out, "\nSKIP   "), "no SKIP line:\n%s", p.out);
+    cr_expect(strstr(p.out, "\nPASS   host.contracts.lint"), "host suite did not run:\n%s", p.out);
+    cr_expect(strstr(p.out, "\nTALLY v=1 "), "no TALLY:\n%s", p.out);
+    cr_expect(strstr(p.out, "\nSUMMARY "), "no SUMMARY:\n%s", p.out);
+    cr_expect(!strstr(p.out, "\nFAIL"), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+Test(cli, filter_selects_host_suites_only)
+{
+    kc_proc p = run("run", "host.*", NULL, NULL);
+    cr_expect_eq(p.status, 0, "exit %d\n%s", p.status, p.out);
+    cr_expect(!strstr(p.out, "no GPU"), "a host-only selection needs no GPU:\n%s", p.out);
+    cr_expect(!strstr(p.out, "SKIP"), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+Test(cli, list_shows_kinds)
+{
+    kc_proc p = run("list", NULL, NULL, NULL);
+    cr_expect_eq(p.status, 0);
+    cr_expect(strstr(p.out, "kernel   ") && strstr(p.out, "control  ") && strstr(p.out, "limit    ") &&
+              strstr(p.out, "suite    "), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+Test(cli, info_without_driver)
+{
+    kc_proc p = run("info", NULL, NULL, NULL);
+    cr_expect_eq(p.status, 0);
+    cr_expect(strstr(p.out, "driver: none (/nonexistent/libcuda.so.1 not found"), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+Test(cli, info_takes_no_patterns)
+{
+    kc_proc p = run("info", "x*", NULL, NULL);
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "'x*'"), "%s", p.err);
+    kc_proc_free(&p);
+}

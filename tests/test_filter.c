@@ -1,0 +1,50 @@
+/* test_filter.c — item selection by shell glob and the pattern-list hash. */
+#include <criterion/criterion.h>
+#include "filter.h"
+
+Test(filter, no_patterns_select_all) {
+    cr_assert(kc_filter_match("rmsnorm.f16", NULL, 0));
+    cr_assert(kc_filter_match("anything:control.x", NULL, 0));
+}
+
+Test(filter, contract_family_glob) {
+    char *p[] = { "rmsnorm.*" };
+    cr_assert(kc_filter_match("rmsnorm.f16", p, 1));
+    cr_assert(kc_filter_match("rmsnorm.f16:limits", p, 1));          /* '*' crosses ':' */
+    cr_assert(kc_filter_match("rmsnorm.bf16:control.no_eps", p, 1));
+    cr_assert_not(kc_filter_match("layernorm.f16", p, 1));
+    cr_assert_not(kc_filter_match("rmsnorm", p, 1));
+}
+
+Test(filter, controls_only) {
+    char *p[] = { "*:control.*" };
+    cr_assert(kc_filter_match("softmax.f32:control.off_by_one", p, 1));
+    cr_assert_not(kc_filter_match("softmax.f32", p, 1));
+    cr_assert_not(kc_filter_match("softmax.f32:limits", p, 1));
+}
+
+Test(filter, several_patterns) {
+    char *p[] = { "gemm.*", "*:limits", "host.suite" };
+    cr_assert(kc_filter_match("gemm.bf16", p, 3));
+    cr_assert(kc_filter_match("rope.f16:limits", p, 3));
+    cr_assert(kc_filter_match("host.suite", p, 3));
+    cr_assert_not(kc_filter_match("rope.f16", p, 3));
+    cr_assert_not(kc_filter_match("host.suite2", p, 3));
+    char *q[] = { "softmax.f?2", "[ab]*" };
+    cr_assert(kc_filter_match("softmax.f32", q, 2));
+    cr_assert(kc_filter_match("attn.f16", q, 2));
+    cr_assert_not(kc_filter_match("softmax.f16", q, 2));
+}
+
+Test(filter, hash_stable_and_order_sensitive) {
+    char *a[] = { "x*", "y*" }, *b[] = { "y*", "x*" }, *c[] = { "x*y*" }, *d[] = { "x*", "y*" };
+    cr_assert_eq(kc_filter_hash(a, 2), kc_filter_hash(d, 2));
+    cr_assert_neq(kc_filter_hash(a, 2), kc_filter_hash(b, 2));
+    cr_assert_neq(kc_filter_hash(a, 2), kc_filter_hash(c, 1));
+    cr_assert_neq(kc_filter_hash(a, 1), kc_filter_hash(a, 2));
+    cr_assert_neq(kc_filter_hash(NULL, 0), kc_filter_hash(a, 1));
+    /* Pinned: the TALLY's filter key must not change between builds. */
+    char *e[] = { "rmsnorm.*", "*:control.*" };
+    cr_assert_eq(kc_filter_hash(NULL, 0), 0xf52a15e9a9b5e89bULL);
+    cr_assert_eq(kc_filter_hash(e, 2), 0xf6a0bf936cb133c9ULL);
+}

@@ -1,0 +1,260 @@
+/* test_generate.c — the generator API: determinism for a seed, difference
+ * across seeds, pinned buffers (a change of the generators is noticed), the
+ * documented properties of each distribution per dtype, and the kc_rand_*
+ * helpers. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dtype.h"
+#include "seed.h"
+
+#define N 100000
+
+static const kc_dtype FLOATS[] = { KC_F64, KC_F32, KC_F16, KC_BF16, KC_E4M3 };
+static const kc_dtype ALL[] = { KC_F64, KC_F32, KC_F16, KC_BF16, KC_E4M3,
+                                KC_I64, KC_I32, KC_U32, KC_I8, KC_U8 };
+#define LEN(a) (sizeof (a) / sizeof (a)[0])
+
+/* Fills a fresh buffer of n elements; the caller frees it. */
+static void *fill(kc_dtype t, kc_dist d, size_t n, uint64_t seed) {
+    kc_gen g;
+    memset(&g, 0, sizeof g);
+    void *buf = malloc(n * kc_dtype_size(t) + 1);
+    cr_assert_not_null(buf);
+    g.dtype = t;
+    g.dist = d;
+    g.data = buf;
+    g.count = n;
+    kc_gen_seed(&g, seed);
+    kc_gen_default(&g);
+    return buf;
+}
+
+static double large_l(kc_dtype t) { return t == KC_F16 ? 1024 : t == KC_E4M3 ? 256 : 0x1p20; }
+
+Test(generate, deterministic_for_a_seed_and_different_across_seeds) {
+    for (size_t t = 0; t < LEN(ALL); t++) {
+        for (kc_dist d = KC_UNIFORM; d < KC_DIST_COUNT; d++) {
+            size_t sz = 4097 * kc_dtype_size(ALL[t]);
+            void *a = fill(ALL[t], d, 4097, 99), *b = fill(ALL[t], d, 4097, 99);
+            void *c = fill(ALL[t], d, 4097, 100);
+            cr_assert_eq(memcmp(a, b, sz), 0, "%s %s", kc_dtype_name(ALL[t]), kc_dist_name(d));
+            cr_assert_neq(memcmp(a, c, sz), 0, "%s %s", kc_dtype_name(ALL[t]), kc_dist_name(d));
+            free(a); free(b); free(c);
+        }
+    }
+}
+
+Test(generate, pinned_buffers) {
+    float *u = fill(KC_F32, KC_UNIFORM, 1000, 42);
+    cr_assert_eq(kc_fnv1a64(u, 1000 * 4, KC_FNV_OFFSET), 0x7f236f06509b43cbULL);
+    uint16_t *l = fill(KC_F16, KC_LARGE, 1000, 42);
+    cr_assert_eq(kc_fnv1a64(l, 1000 * 2, KC_FNV_OFFSET), 0x35c071b8190f1edbULL);
+    int32_t *i = fill(KC_I32, KC_NORMAL, 1000, 42);
+    cr_assert_eq(kc_fnv1a64(i, 1000 * 4, KC_FNV_OFFSET), 0xe00bb2d82b889e23ULL);
+    free(u); free(l); free(i);
+}
+
+Test(generate, uniform_range_and_mean) {
+    for (size_t t = 0; t < LEN(FLOATS); t++) {
+        void *b = fill(FLOATS[t], KC_UNIFORM, N, 1);
+        double sum = 0;
+        for (size_t i = 0; i < N; i++) {
+            double x = kc_load(FLOATS[t], b, i);
+            cr_assert(x >= -1.0 && x <= 1.0, "%s %g", kc_dtype_name(FLOATS[t]), x);
+            sum += x;
+        }
+        cr_assert(fabs(sum / N) < 0.02, "%s mean %g", kc_dtype_name(FLOATS[t]), sum / N);
+        free(b);
+    }
+}
+
+Test(generate, normal_moments) {
+    for (size_t t = 0; t < LEN(FLOATS); t++) {
+        size_t n = N + 1;   /* odd: the last element comes from a fresh pair */
+        void *b = fill(FLOATS[t], KC_NORMAL, n, 2);
+        double sum = 0, sq = 0;
+        size_t over3 = 0;
+        for (size_t i = 0; i < n; i++) {
+            double x = kc_load(FLOATS[t], b, i);
+            cr_assert(isfinite(x));
+            sum += x;
+            sq += x * x;
+            over3 += fabs(x) > 3;
+        }
+        double mean = sum / n, var = sq / n - mean * mean;
+        cr_assert(fabs(mean) < 0.02, "%s mean %g", kc_dtype_name(FLOATS[t]), mean);
+        cr_assert(fabs(var - 1) < 0.05, "%s var %g", kc_dtype_name(FLOATS[t]), var);
+        cr_assert(over3 > 100 && over3 < 500, "%s tails %zu", kc_dtype_name(FLOATS[t]), over3);
+        free(b);
+    }
+}
+
+Test(generate, large_magnitudes_and_sign_balance) {
+    for (size_t t = 0; t < LEN(FLOATS); t++) {
+        double L = large_l(FLOATS[t]);
+        void *b = fill(FLOATS[t], KC_LARGE, N, 3);
+        size_t neg = 0;
+        for (size_t i = 0; i < N; i++) {
+            double x = kc_load(FLOATS[t], b, i);
+            cr_assert(fabs(x) >= L / 2 && fabs(x) <= L, "%s %g", kc_dtype_name(FLOATS[t]), x);
+            neg += x < 0;
+        }
+        cr_assert(neg > N * 0.23 && neg < N * 0.27, "%s negatives %zu", kc_dtype_name(FLOATS[t]), neg);
+        free(b);
+    }
+}
+
+Test(generate, zeros_mixed_half_signed_zeros) {
+    for (size_t t = 0; t < LEN(FLOATS); t++) {
+        void *b = fill(FLOATS[t], KC_ZEROS_MIXED, N, 4);
+        size_t pz = 0, nz = 0;
+        for (size_t i = 0; i < N; i++) {
+            double x = kc_load(FLOATS[t], b, i);
+            cr_assert(isfinite(x));
+            if (x == 0 && signbit(x)) nz++;
+            else if (x == 0) pz++;
+        }
+        cr_assert(pz + nz > N * 0.48 && pz + nz < N * 0.52, "%s zeros %zu", kc_dtype_name(FLOATS[t]), pz + nz);
+        cr_assert(pz > N * 0.23 && nz > N * 0.23, "%s +0 %zu -0 %zu", kc_dtype_name(FLOATS[t]), pz, nz);
+        free(b);
+    }
+}
+
+Test(generate, specials_have_inf_and_nan) {
+    for (size_t t = 0; t < LEN(FLOATS); t++) {
+        kc_dtype dt = FLOATS[t];
+        void *b = fill(dt, KC_SPECIALS, N, 5);
+        size_t pinf = 0, ninf = 0, nan = 0, finite = 0;
+        /* E4M3 has no inf: +-448 stand in for them. */
+        double top = dt == KC_E4M3 ? 448.0 : INFINITY;
+        for (size_t i = 0; i < N; i++) {
+            double x = kc_load(dt, b, i);
+            if (isnan(x)) nan++;
+            else if (x == top) pinf++;
+            else if (x == -top) ninf++;
+            else finite++;
+        }
+        cr_assert(pinf > N * 0.007 && pinf < N * 0.013, "%s +inf %zu", kc_dtype_name(dt), pinf);
+        cr_assert(ninf > N * 0.007 && ninf < N * 0.013, "%s -inf %zu", kc_dtype_name(dt), ninf);
+        cr_assert(nan > N * 0.007 && nan < N * 0.013, "%s nan %zu", kc_dtype_name(dt), nan);
+        cr_assert(finite > N * 0.96);
+        free(b);
+    }
+}
+
+Test(generate, masked_runs_of_minus_inf) {
+    for (size_t t = 0; t < LEN(FLOATS); t++) {
+        kc_dtype dt = FLOATS[t];
+        if (dt == KC_E4M3) continue;   /* no -inf: stored as -448 */
+        void *b = fill(dt, KC_MASKED, N, 6);
+        size_t masked = 0, run = 0, longest = 0, runs = 0;
+        for (size_t i = 0; i < N; i++) {
+            double x = kc_load(dt, b, i);
+            if (x == -INFINITY) {
+                masked++;
+                if (run++ == 0) runs++;
+                if (run > longest) longest = run;
+            } else {
+                cr_assert(isfinite(x));
+                run = 0;
+            }
+        }
+        cr_assert(masked > N * 0.4 && masked < N * 0.6, "%s masked %zu", kc_dtype_name(dt), masked);
+        cr_assert(longest <= 256 && longest > 100, "%s longest %zu", kc_dtype_name(dt), longest);
+        cr_assert(runs > 200, "%s runs %zu", kc_dtype_name(dt), runs);
+        free(b);
+    }
+    uint8_t *e = fill(KC_E4M3, KC_MASKED, N, 6);
+    size_t m = 0;
+    for (size_t i = 0; i < N; i++) m += e[i] == 0xfe;
+    cr_assert(m > N * 0.4 && m < N * 0.6);
+    free(e);
+}
+
+Test(generate, integers_uniform_in_range) {
+    struct { kc_dtype t; double lo, hi; } cases[] = {
+        { KC_I64, -1000, 1000 }, { KC_I32, -1000, 1000 }, { KC_U32, 0, 1000 },
+        { KC_I8, -128, 127 }, { KC_U8, 0, 255 },
+    };
+    for (size_t c = 0; c < LEN(cases); c++) {
+        for (kc_dist d = KC_UNIFORM; d < KC_DIST_COUNT; d++) {
+            void *b = fill(cases[c].t, d, N, 7);
+            double mn = INFINITY, mx = -INFINITY, sum = 0;
+            for (size_t i = 0; i < N; i++) {
+                double x = kc_load(cases[c].t, b, i);
+                mn = fmin(mn, x);
+                mx = fmax(mx, x);
+                sum += x;
+            }
+            cr_assert_eq(mn, cases[c].lo, "%s", kc_dtype_name(cases[c].t));
+            cr_assert_eq(mx, cases[c].hi, "%s", kc_dtype_name(cases[c].t));
+            double mid = (cases[c].lo + cases[c].hi) / 2, span = cases[c].hi - cases[c].lo;
+            cr_assert(fabs(sum / N - mid) < span * 0.01);
+            free(b);
+        }
+    }
+}
+
+Test(generate, rand_helpers) {
+    kc_gen g;
+    memset(&g, 0, sizeof g);
+    kc_gen_seed(&g, 11);
+    int seen[7] = { 0 };
+    for (int i = 0; i < 10000; i++) {
+        int64_t v = kc_rand_int(&g, -3, 3);
+        cr_assert(v >= -3 && v <= 3);
+        seen[v + 3]++;
+        double u = kc_rand_uniform(&g, 2.0, 5.0);
+        cr_assert(u >= 2.0 && u < 5.0);
+    }
+    for (int i = 0; i < 7; i++) cr_assert(seen[i] > 1200, "value %d seen %d times", i - 3, seen[i]);
+    cr_assert_eq(kc_rand_int(&g, 5, 5), 5);
+    (void)kc_rand_int(&g, INT64_MIN, INT64_MAX);   /* the full range does not divide by zero */
+    /* kc_rand_normal is a pure function of the state: no cached value. */
+    kc_gen h = g;
+    double a = kc_rand_normal(&g), b = kc_rand_normal(&h);
+    cr_assert_eq(a, b);
+    cr_assert_eq(memcmp(g.rng, h.rng, sizeof g.rng), 0);
+    cr_assert_neq(kc_rand_normal(&g), a);
+}
+
+Test(generate, put_rounds_like_store) {
+    uint16_t h[2];
+    kc_gen g;
+    memset(&g, 0, sizeof g);
+    g.dtype = KC_F16;
+    g.data = h;
+    g.count = 2;
+    kc_gen_put(&g, 0, 1.0 + 3 * 0x1p-11);
+    kc_gen_put(&g, 1, 1e6);
+    cr_assert_eq(h[0], 0x3c02);
+    cr_assert_eq(h[1], 0x7c00);
+    int8_t c;
+    g.dtype = KC_I8;
+    g.data = &c;
+    kc_gen_put(&g, 0, -1e6);
+    cr_assert_eq(c, -128);
+}
+
+Test(generate, empty_and_tiny_buffers) {
+    for (size_t t = 0; t < LEN(ALL); t++) {
+        for (kc_dist d = KC_UNIFORM; d < KC_DIST_COUNT; d++) {
+            unsigned char guard[32];
+            memset(guard, 0x5a, sizeof guard);
+            kc_gen g;
+            memset(&g, 0, sizeof g);
+            g.dtype = ALL[t];
+            g.dist = d;
+            g.data = guard;
+            g.count = 0;
+            kc_gen_seed(&g, 1);
+            kc_gen_default(&g);
+            cr_assert_eq(guard[0], 0x5a);
+            g.count = 1;
+            kc_gen_default(&g);
+            cr_assert_eq(guard[kc_dtype_size(ALL[t])], 0x5a, "%s %s", kc_dtype_name(ALL[t]), kc_dist_name(d));
+        }
+    }
+}

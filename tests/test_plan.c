@@ -1,0 +1,253 @@
+/* test_plan.c — the memory plan and the refusals of --jobs, fed directly with
+ * device descriptions, MemAvailable and free memory: the plan is the largest
+ * case (kc_case_memory over every shape) plus the overheads; host memory,
+ * GPU memory, integrated-GPU, mixed-GPU and missing-device refusals each name
+ * their values; --help prints the switches and the plan. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gates.h"
+#include "plan.h"
+#include "registry.h"
+#include "support/spawn.h"
+
+#define GiB ((size_t)1 << 30)
+#define MiB ((size_t)1 << 20)
+
+/* A synthetic contract (not registered): two buffers, three shapes. */
+static size_t count_rows_cols(const kc_shape *s) { return (size_t)(s->d[0] * s->d[1]); }
+static size_t count_rows(const kc_shape *s) { return (size_t)s->d[0]; }
+static void no_launch(const kc_shape *s, const kc_device *d, kc_launch *l) { (void)s; (void)d; (void)l; }
+static void no_ref(const kc_ref *r) { (void)r; }
+
+static const kc_shape SHAPES[] = {
+    { "model.small", KC_SHAPE_MODEL, { 4, 4096 } },
+    { "large.big", KC_SHAPE_LARGE, { 8192, 8192 } },
+    { "edge.33", KC_SHAPE_EDGE, { 1, 33 } },
+    { 0 },
+};
+
+static const kc_contract FAKE = {
+    .name = "fake.f32",
+    .module = "fake",
+    .symbol = "fake",
+    .dims = { "rows", "cols" },
+    .args = {
+        KC_BUFFER("x", KC_F32, KC_IN, count_rows_cols),
+        KC_BUFFER("y", KC_F16, KC_OUT, count_rows_cols),
+        KC_BUFFER("s", KC_F32, KC_INOUT, count_rows),
+    },
+    .launch = no_launch,
+    .shapes = SHAPES,
+    .reference = no_ref,
+};
+
+static const kc_suite HOST_SUITE = { "host.only", 0, NULL };
+
+static void items_fake(kc_item it[3])
+{
+    memset(it, 0, 3 * sizeof *it);
+    snprintf(it[0].name, sizeof it[0].name, "fake.f32");
+    it[0].kind = KC_KIND_KERNEL;
+    it[0].contract = &FAKE;
+    snprintf(it[1].name, sizeof it[1].name, "fake.f32:limits");
+    it[1].kind = KC_KIND_LIMIT;
+    it[1].contract = &FAKE;
+    snprintf(it[2].name, sizeof it[2].name, "host.only");
+    it[2].kind = KC_KIND_SUITE;
+    it[2].suite = &HOST_SUITE;
+}
+
+Test(plan, largest_case_plus_overheads)
+{
+    kc_item it[3];
+    items_fake(it);
+    size_t hmax = 0, gmax = 0;
+    for (const kc_shape *s = SHAPES; s->name; s++) {
+        size_t h, g;
+        kc_case_memory(&FAKE, s, &h, &g);
+        hmax = h > hmax ? h : hmax;
+        gmax = g > gmax ? g : gmax;
+    }
+    cr_assert_gt(gmax, 256 * MiB, "the large shape dominates");
+    int sel[] = { 0, 1, 2 };
+    kc_plan p;
+    kc_plan_compute(it, sel, 3, 1, &p);
+    cr_expect_eq(p.host, KC_PLAN_HOST_OVERHEAD + hmax);
+    cr_expect_eq(p.gpu, KC_PLAN_GPU_OVERHEAD + gmax);
+    cr_expect_eq(p.host_case, hmax);
+    cr_expect_str_eq(p.gpu_what, "fake.f32 shape large.big");
+    char d[1024];
+    kc_plan_describe(&p, d, sizeof d);
+    cr_expect(strstr(d, "fake.f32 shape large.big") && strstr(d, "overhead"), "%s", d);
+}
+
+Test(plan, host_only_selection_needs_the_overhead_only)
+{
+    kc_item it[3];
+    items_fake(it);
+    int sel[] = { 2 };
+    kc_plan p;
+    kc_plan_compute(it, sel, 1, 1, &p);
+    cr_expect_eq(p.host, KC_PLAN_HOST_OVERHEAD);
+    cr_expect_eq(p.gpu, 0);
+    int all[] = { 0, 1, 2 };
+    kc_plan_compute(it, all, 3, 0, &p);
+    cr_expect_eq(p.host, KC_PLAN_HOST_OVERHEAD, "no GPU: GPU items skip and allocate nothing");
+    cr_expect_eq(p.gpu, 0);
+}
+
+Test(plan, registry_plan_covers_every_contract_shape)
+{
+    kc_item *items;
+    char err[1024];
+    int n = kc_registry_items(&items, err, sizeof err);
+    cr_assert_geq(n, 0, "%s", err);
+    kc_plan p;
+    kc_plan_compute(items, NULL, n, 1, &p);
+    const kc_contract *const *cs;
+    size_t nc = kc_registry_contracts(&cs);
+    for (size_t i = 0; i < nc; i++)
+        for (const kc_shape *s = cs[i]->shapes; s->name; s++) {
+            size_t h, g;
+            kc_case_memory(cs[i], s, &h, &g);
+            cr_expect_leq(h + KC_PLAN_HOST_OVERHEAD, p.host, "%s %s", cs[i]->name, s->name);
+            cr_expect_leq(g + KC_PLAN_GPU_OVERHEAD, p.gpu, "%s %s", cs[i]->name, s->name);
+        }
+    free(items);
+}
+
+/* A device description. */
+static kc_device dev(int ordinal, const char *name, int ccmaj, int ccmin, int sms, int integrated)
+{
+    kc_device d;
+    memset(&d, 0, sizeof d);
+    d.ordinal = ordinal;
+    snprintf(d.name, sizeof d.name, "%s", name);
+    d.cc_major = ccmaj;
+    d.cc_minor = ccmin;
+    d.sm_count = sms;
+    d.integrated = integrated;
+    return d;
+}
+
+static kc_plan plan_of(size_t host, size_t gpu)
+{
+    kc_plan p;
+    memset(&p, 0, sizeof p);
+    p.host = host;
+    p.gpu = gpu;
+    return p;
+}
+
+Test(plan, host_memory_refusal_names_values)
+{
+    kc_plan p = plan_of(1 * GiB, 0);
+    char err[1024] = "";
+    kc_plan_env e = { 4, &p, 3 * GiB, NULL, NULL, 0 };
+    cr_expect_eq(kc_plan_check(&e, err, sizeof err), -1);
+    cr_expect(strstr(err, "host memory: --jobs 4 needs 4 x 1.00 GiB (1073741824 bytes) = 4.00 GiB (4294967296 bytes)"),
+              "%s", err);
+    cr_expect(strstr(err, "MemAvailable is 3.00 GiB (3221225472 bytes)"), "%s", err);
+    e.mem_available = 4 * GiB;
+    cr_expect_eq(kc_plan_check(&e, err, sizeof err), 0, "exactly enough is enough: %s", err);
+    e.mem_available = SIZE_MAX;
+    cr_expect_eq(kc_plan_check(&e, err, sizeof err), 0, "unknown MemAvailable is not checked");
+}
+
+Test(plan, gpu_memory_refusal_names_device_and_values)
+{
+    kc_plan p = plan_of(256 * MiB, 2 * GiB);
+    kc_device d[2] = { dev(0, "NVIDIA H200", 9, 0, 132, 0), dev(3, "NVIDIA H200", 9, 0, 132, 0) };
+    size_t fr[2] = { 3 * GiB, 100 * GiB };
+    char err[1024] = "";
+    /* --jobs 3 over two devices: device 0 gets children 0 and 2. */
+    kc_plan_env e = { 3, &p, 100 * GiB, d, fr, 2 };
+    cr_expect_eq(kc_plan_children_on(3, 2, 0), 2);
+    cr_expect_eq(kc_plan_children_on(3, 2, 1), 1);
+    cr_expect_eq(kc_plan_check(&e, err, sizeof err), -1);
+    cr_expect(strstr(err, "GPU memory: device 0 (NVIDIA H200) gets 2 of the 3 children, needing 2 x 2.00 GiB (2147483648 bytes) = 4.00 GiB (4294967296 bytes), but it has 3.00 GiB (3221225472 bytes) free"),
+              "%s", err);
+    fr[0] = 100 * GiB;
+    fr[1] = 1 * GiB;
+    cr_expect_eq(kc_plan_check(&e, err, sizeof err), -1);
+    cr_expect(strstr(err, "device 3 (NVIDIA H200) gets 1 of the 3 children"), "%s", err);
+    fr[1] = 2 * GiB;
+    cr_expect_eq(kc_plan_check(&e, err, sizeof err), 0, "%s", err);
+}
+
+Test(plan, integrated_gpu_refusal_names_values)
+{
+    kc_plan p = plan_of(1 * GiB, 1 * GiB);
+    kc_device d[1] = { dev(0, "NVIDIA GB10", 12, 1, 48, 1) };
+    size_t fr[1] = { 100 * GiB };
+    char err[1024] = "";
+    kc_plan_env e = { 2, &p, 3 * GiB, d, fr, 1 };   /* host alone fits: 2 GiB <= 3 GiB */
+    cr_expect_eq(kc_plan_check(&e, err, sizeof err), -1);
+    cr_expect(strstr(err, "integrated GPU: device 0 (NVIDIA GB10) shares host memory: --jobs 2 needs 2 x (host 1073741824 + GPU 1073741824 bytes)"),
+              "%s", err);
+    cr_expect(strstr(err, "= 4.00 GiB (4294967296 bytes), but MemAvailable is 3.00 GiB (3221225472 bytes)"), "%s", err);
+    d[0].integrated = 0;
+    cr_expect_eq(kc_plan_check(&e, err, sizeof err), 0, "a discrete GPU's memory is not host memory: %s", err);
+}
+
+static void mixed(kc_device b, const char *expect)
+{
+    kc_plan p = plan_of(MiB, MiB);
+    kc_device d[2] = { dev(0, "NVIDIA H200", 9, 0, 132, 0), b };
+    size_t fr[2] = { 100 * GiB, 100 * GiB };
+    char err[1024] = "";
+    kc_plan_env e = { 2, &p, 100 * GiB, d, fr, 2 };
+    cr_expect_eq(kc_plan_check(&e, err, sizeof err), -1, "expected '%s'", expect);
+    cr_expect(strstr(err, expect), "want '%s' in '%s'", expect, err);
+    e.jobs = 1;     /* one child uses device 0 only */
+    cr_expect_eq(kc_plan_check(&e, err, sizeof err), 0, "an unused device does not count: %s", err);
+}
+
+Test(plan, mixed_gpus_refusal_names_field_devices_and_values)
+{
+    mixed(dev(2, "NVIDIA H200", 8, 9, 132, 0),
+          "mixed GPUs: devices 0 and 2 differ in compute capability: 9.0 on device 0, 8.9 on device 2");
+    mixed(dev(1, "NVIDIA H200", 9, 0, 114, 0), "mixed GPUs: devices 0 and 1 differ in SM count: 132 on device 0, 114 on device 1");
+    mixed(dev(5, "NVIDIA H100 80GB HBM3", 9, 0, 132, 0),
+          "mixed GPUs: devices 0 and 5 differ in name: 'NVIDIA H200' on device 0, 'NVIDIA H100 80GB HBM3' on device 5");
+}
+
+Test(plan, missing_device_refusal)
+{
+    int o[] = { 0, 5 };
+    char err[512] = "";
+    cr_expect_eq(kc_plan_devices_exist(o, 2, 2, "--devices 0,5", err, sizeof err), -1);
+    cr_expect_str_eq(err, "--devices 0,5: device 5 does not exist: 2 visible devices (0..1)");
+    cr_expect_eq(kc_plan_devices_exist(o, 1, 1, "--devices 0", err, sizeof err), 0);
+    int one[] = { 3 };
+    cr_expect_eq(kc_plan_devices_exist(one, 1, 1, "--device 3", err, sizeof err), -1);
+    cr_expect_str_eq(err, "--device 3: device 3 does not exist: 1 visible device (0..0)");
+}
+
+Test(plan, meminfo_parse)
+{
+    size_t b = 0;
+    const char *text = "MemTotal:       32803740 kB\nMemFree:         1234 kB\nMemAvailable:   24351636 kB\n";
+    cr_expect_eq(kc_meminfo_available(text, &b), 0);
+    cr_expect_eq(b, (size_t)24351636 * 1024);
+    cr_expect_eq(kc_meminfo_available("MemTotal: 5 kB\n", &b), -1);
+    cr_expect_eq(kc_meminfo_available("MemAvailable: lots\n", &b), -1);
+    cr_expect_eq(kc_read_mem_available(&b), 0, "this machine's /proc/meminfo");
+    cr_expect_gt(b, 0);
+}
+
+Test(plan, help_prints_switches_and_plan)
+{
+    char *argv[] = { (char *)kc_test_bin(), "--help", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, NULL, 30, &p), 0);
+    cr_expect_eq(p.status, 0);
+    cr_expect(strstr(p.out, "--shard K/N") && strstr(p.out, "--jobs N") && strstr(p.out, "--devices L"), "%s", p.out);
+    cr_expect(strstr(p.out, "memory plan per process") && strstr(p.out, "overhead + "), "%s", p.out);
+    cr_expect(strstr(p.out, "placeholders, to be measured"), "%s", p.out);
+    kc_proc_free(&p);
+}

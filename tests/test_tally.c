@@ -1,0 +1,437 @@
+/* test_tally.c — the TALLY line: exact round trips of random tallies, every
+ * refusal with an error that names the key and value, arithmetic (add,
+ * merge, digest), the exit status and the SUMMARY wording. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include "seed.h"
+#include "tally.h"
+
+/* A small deterministic stream for random tallies. */
+static uint64_t rnd(uint64_t *s) { *s += 0x9e3779b97f4a7c15ULL; return kc_mix64(*s); }
+
+static const struct { kc_kind k; kc_state s; } PAIRS[] = {
+    { KC_KIND_KERNEL, KC_PASS }, { KC_KIND_KERNEL, KC_FAIL }, { KC_KIND_KERNEL, KC_KNOWN },
+    { KC_KIND_KERNEL, KC_SKIP }, { KC_KIND_KERNEL, KC_CRASH }, { KC_KIND_KERNEL, KC_TIMEOUT },
+    { KC_KIND_KERNEL, KC_NOTRUN }, { KC_KIND_CONTROL, KC_RED }, { KC_KIND_CONTROL, KC_MISSED },
+    { KC_KIND_CONTROL, KC_SKIP }, { KC_KIND_CONTROL, KC_CRASH }, { KC_KIND_CONTROL, KC_TIMEOUT },
+    { KC_KIND_CONTROL, KC_NOTRUN }, { KC_KIND_LIMIT, KC_PASS }, { KC_KIND_LIMIT, KC_LIMIT },
+    { KC_KIND_LIMIT, KC_SKIP }, { KC_KIND_LIMIT, KC_CRASH }, { KC_KIND_LIMIT, KC_TIMEOUT },
+    { KC_KIND_LIMIT, KC_NOTRUN }, { KC_KIND_SUITE, KC_PASS }, { KC_KIND_SUITE, KC_FAIL },
+    { KC_KIND_SUITE, KC_SKIP }, { KC_KIND_SUITE, KC_CRASH }, { KC_KIND_SUITE, KC_TIMEOUT },
+    { KC_KIND_SUITE, KC_NOTRUN },
+};
+#define NPAIRS (sizeof PAIRS / sizeof PAIRS[0])
+
+static void random_tally(kc_tally *t, uint64_t *s) {
+    kc_tally_init(t);
+    for (size_t i = 0; i < NPAIRS; i++) {
+        uint64_t r = rnd(s);
+        t->n[PAIRS[i].k][PAIRS[i].s] = (r & 1) ? (long)(r >> 1) % 1000 : (long)(r >> 2);
+    }
+    t->limit_problems = (long)(rnd(s) % 100);
+    t->stale = (long)(rnd(s) % 3);
+    t->items = (long)(rnd(s) >> 1);
+    t->seed = rnd(s);
+    snprintf(t->device, sizeof t->device, "NVIDIA H200 %%=x\t\x7f\xc3\xa9 #%u", (unsigned)(rnd(s) % 100));
+    t->cc_major = (int)(rnd(s) % 13);
+    t->cc_minor = (int)(rnd(s) % 10);
+    t->sm_count = (int)(rnd(s) % 200);
+    t->digest = rnd(s);
+    t->shard_n = 1 + (int)(rnd(s) % 64);
+    t->shard_k = (int)(rnd(s) % (uint64_t)t->shard_n);
+    t->filter = rnd(s);
+    t->binary = rnd(s);
+}
+
+/* A valid line to corrupt in the refusal tests. */
+static void good_line(char *buf, size_t cap) {
+    kc_tally t;
+    kc_tally_init(&t);
+    t.n[KC_KIND_KERNEL][KC_PASS] = 41;
+    t.n[KC_KIND_KERNEL][KC_KNOWN] = 1;
+    t.items = 42;
+    t.seed = 7;
+    strcpy(t.device, "NVIDIA H200");
+    t.cc_major = 9;
+    t.sm_count = 132;
+    t.digest = 0x0123456789abcdefULL;
+    cr_assert_gt(kc_tally_format(&t, buf, cap), 0);
+}
+
+/* Replaces the first occurrence of `from` in line with `to`. */
+static void subst(char *line, const char *from, const char *to) {
+    char tmp[2048];
+    char *p = strstr(line, from);
+    cr_assert_not_null(p, "'%s' not in the line", from);
+    snprintf(tmp, sizeof tmp, "%.*s%s%s", (int)(p - line), line, to, p + strlen(from));
+    strcpy(line, tmp);
+}
+
+/* Parsing must fail with an error containing every given fragment. */
+static void refused(const char *line, const char *frag1, const char *frag2) {
+    kc_tally t;
+    char err[256] = "";
+    cr_assert_eq(kc_tally_parse(line, &t, err, sizeof err), -1, "accepted: %s", line);
+    cr_assert_not_null(strstr(err, frag1), "error '%s' does not name '%s'", err, frag1);
+    if (frag2) cr_assert_not_null(strstr(err, frag2), "error '%s' does not name '%s'", err, frag2);
+}
+
+Test(tally, format_exact_text) {
+    char line[2048];
+    good_line(line, sizeof line);
+    cr_assert_str_eq(line,
+        "TALLY v=1 kernel.pass=41 kernel.fail=0 kernel.known=1 kernel.skip=0 kernel.crash=0 "
+        "kernel.timeout=0 kernel.notrun=0 control.red=0 control.missed=0 control.skip=0 "
+        "control.crash=0 control.timeout=0 control.notrun=0 limit.pass=0 limit.fail=0 "
+        "limit.skip=0 limit.crash=0 limit.timeout=0 limit.notrun=0 limit.problems=0 "
+        "suite.pass=0 suite.fail=0 suite.skip=0 suite.crash=0 suite.timeout=0 suite.notrun=0 "
+        "stale=0 items=42 seed=7 device=NVIDIA%20H200 cc=9.0 sms=132 digest=0123456789abcdef "
+        "shard=0/1 filter=0000000000000000 binary=0000000000000000");
+}
+
+Test(tally, round_trip_random) {
+    uint64_t s = 1;
+    for (int i = 0; i < 500; i++) {
+        kc_tally a, b;
+        char line[2048], again[2048], err[256];
+        random_tally(&a, &s);
+        int n = kc_tally_format(&a, line, sizeof line);
+        cr_assert_gt(n, 0);
+        cr_assert_eq((size_t)n, strlen(line));
+        cr_assert_eq(kc_tally_parse(line, &b, err, sizeof err), 0, "%s: %s", err, line);
+        cr_assert_eq(memcmp(a.n, b.n, sizeof a.n), 0);
+        cr_assert(kc_tally_counts_equal(&a, &b));
+        cr_assert_str_eq(a.device, b.device);
+        cr_assert_eq(a.shard_k, b.shard_k);
+        cr_assert_eq(a.shard_n, b.shard_n);
+        cr_assert_eq(kc_tally_format(&b, again, sizeof again), n);
+        cr_assert_str_eq(line, again);
+        /* No spaces inside values: exactly one field per key. */
+        size_t spaces = 0;
+        for (char *p = line; *p; p++) spaces += *p == ' ';
+        cr_assert_eq(spaces, 37);
+    }
+}
+
+Test(tally, device_encoding) {
+    kc_tally t, u;
+    char line[2048], err[256];
+    kc_tally_init(&t);
+    strcpy(t.device, "A 100%=ok\x01");
+    cr_assert_gt(kc_tally_format(&t, line, sizeof line), 0);
+    cr_assert_not_null(strstr(line, " device=A%20100%25%3Dok%01 "));
+    cr_assert_eq(kc_tally_parse(line, &u, err, sizeof err), 0, "%s", err);
+    cr_assert_str_eq(u.device, "A 100%=ok\x01");
+    kc_tally_init(&t);
+    cr_assert_gt(kc_tally_format(&t, line, sizeof line), 0);
+    cr_assert_not_null(strstr(line, " device=none "));
+}
+
+Test(tally, parse_accepts_trailing_newline_and_any_order) {
+    char line[2048], err[256];
+    kc_tally t;
+    good_line(line, sizeof line);
+    strcat(line, "\n");
+    cr_assert_eq(kc_tally_parse(line, &t, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(t.n[KC_KIND_KERNEL][KC_PASS], 41);
+    cr_assert_eq(t.cc_major, 9);
+    cr_assert_str_eq(t.device, "NVIDIA H200");
+    good_line(line, sizeof line);
+    subst(line, "kernel.pass=41 ", "");
+    strcat(line, " kernel.pass=41");
+    cr_assert_eq(kc_tally_parse(line, &t, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(t.n[KC_KIND_KERNEL][KC_PASS], 41);
+}
+
+Test(tally, refuses_missing_key) {
+    char line[2048];
+    good_line(line, sizeof line);
+    subst(line, " sms=132", "");
+    refused(line, "missing key sms", NULL);
+}
+
+Test(tally, refuses_duplicate_key) {
+    char line[2048];
+    good_line(line, sizeof line);
+    strcat(line, " seed=7");
+    refused(line, "duplicate key seed", NULL);
+}
+
+Test(tally, refuses_unknown_key) {
+    char line[2048];
+    good_line(line, sizeof line);
+    subst(line, "kernel.known=1", "kernel.red=1");
+    refused(line, "unknown key kernel.red", NULL);
+}
+
+Test(tally, refuses_bad_numbers) {
+    char line[2048];
+    const char *bad[] = { "12x", "-1", "+1", "", " 1", "007", "99999999999999999999999" };
+    const char *want[] = { "'12x'", "'-1'", "'+1'", "''", "''", "'007'", "'99999999999999999999999'" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char to[64];
+        good_line(line, sizeof line);
+        snprintf(to, sizeof to, "items=%s", bad[i]);
+        subst(line, "items=42", to);
+        refused(line, "bad number", want[i]);
+        refused(line, "for items", NULL);
+    }
+    good_line(line, sizeof line);
+    subst(line, "seed=7", "seed=18446744073709551616");              /* 2^64 */
+    refused(line, "bad number '18446744073709551616' for seed", NULL);
+    good_line(line, sizeof line);
+    subst(line, "seed=7", "seed=18446744073709551615");              /* 2^64 - 1 is fine */
+    kc_tally t;
+    char err[256];
+    cr_assert_eq(kc_tally_parse(line, &t, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(t.seed, UINT64_MAX);
+    good_line(line, sizeof line);
+    subst(line, "kernel.pass=41", "kernel.pass=");
+    refused(line, "bad number '' for kernel.pass", NULL);
+}
+
+Test(tally, refuses_bad_hex) {
+    char line[2048];
+    good_line(line, sizeof line);
+    subst(line, "digest=0123456789abcdef", "digest=0123456789abcdeg");
+    refused(line, "bad hex '0123456789abcdeg' for digest", NULL);
+    good_line(line, sizeof line);
+    subst(line, "binary=0000000000000000", "binary=000000000000000");
+    refused(line, "binary", "'000000000000000'");
+    good_line(line, sizeof line);
+    subst(line, "filter=0000000000000000", "filter=00000000000000000");
+    refused(line, "filter", "'00000000000000000'");
+}
+
+Test(tally, refuses_bad_shard_and_cc) {
+    char line[2048];
+    const char *bad[] = { "3/3", "1/0", "0/0", "4/3", "1", "1/", "/2", "1/2/3", "-1/2" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char to[64], frag[64];
+        good_line(line, sizeof line);
+        snprintf(to, sizeof to, "shard=%s", bad[i]);
+        snprintf(frag, sizeof frag, "'%s' for shard", bad[i]);
+        subst(line, "shard=0/1", to);
+        refused(line, "bad shard", frag);
+    }
+    const char *badcc[] = { "9", "9.", ".0", "9.0.1", "x.0", "9,0" };
+    for (size_t i = 0; i < sizeof badcc / sizeof badcc[0]; i++) {
+        char to[64], frag[64];
+        good_line(line, sizeof line);
+        snprintf(to, sizeof to, "cc=%s", badcc[i]);
+        snprintf(frag, sizeof frag, "'%s' for cc", badcc[i]);
+        subst(line, "cc=9.0", to);
+        refused(line, "bad cc", frag);
+    }
+}
+
+Test(tally, refuses_bad_device) {
+    char line[2048];
+    good_line(line, sizeof line);
+    subst(line, "NVIDIA%20H200", "NVIDIA%2");
+    refused(line, "bad device", "for device");
+    good_line(line, sizeof line);
+    subst(line, "NVIDIA%20H200", "NVIDIA%00H200");
+    refused(line, "bad device", NULL);
+    good_line(line, sizeof line);
+    subst(line, "NVIDIA%20H200", "a=b");
+    refused(line, "bad device 'a=b'", NULL);
+}
+
+Test(tally, refuses_version_prefix_truncation_and_junk) {
+    char line[2048];
+    good_line(line, sizeof line);
+    subst(line, "v=1", "v=2");
+    refused(line, "version 2 not supported", NULL);
+    good_line(line, sizeof line);
+    subst(line, "v=1 ", "");
+    refused(line, "missing version", NULL);
+    good_line(line, sizeof line);
+    subst(line, "TALLY ", "TALY ");
+    refused(line, "TALLY", NULL);
+    good_line(line, sizeof line);
+    refused(line + 1, "TALLY", NULL);
+    /* Truncated in the middle of a value, and after a whole field. */
+    good_line(line, sizeof line);
+    line[strlen(line) - 3] = 0;
+    refused(line, "bad hex", "for binary");
+    good_line(line, sizeof line);
+    *strstr(line, " sms=") = 0;
+    refused(line, "missing key sms", NULL);
+    /* Junk after the last field. */
+    good_line(line, sizeof line);
+    strcat(line, " junk");
+    refused(line, "junk", NULL);
+    good_line(line, sizeof line);
+    strcat(line, " ");
+    refused(line, "empty field", NULL);
+    good_line(line, sizeof line);
+    strcat(line, "\n\n");
+    refused(line, "for binary", NULL);
+    refused("", "TALLY", NULL);
+    refused("TALLY ", "missing version", NULL);
+}
+
+Test(tally, parse_error_leaves_tally_untouched) {
+    char line[2048], err[64];
+    kc_tally t;
+    kc_tally_init(&t);
+    t.items = 99;
+    good_line(line, sizeof line);
+    subst(line, "sms=132", "sms=x");
+    cr_assert_eq(kc_tally_parse(line, &t, err, sizeof err), -1);
+    cr_assert_eq(t.items, 99);
+    cr_assert_eq(kc_tally_parse(line, &t, NULL, 0), -1);   /* no error buffer: still refused */
+}
+
+Test(tally, format_refuses_unwritable_tallies) {
+    char line[2048];
+    kc_tally t;
+    kc_tally_init(&t);
+    t.n[KC_KIND_KERNEL][KC_RED] = 1;                      /* no key for it */
+    cr_assert_eq(kc_tally_format(&t, line, sizeof line), -1);
+    kc_tally_init(&t);
+    t.n[KC_KIND_KERNEL][KC_PASS] = -1;
+    cr_assert_eq(kc_tally_format(&t, line, sizeof line), -1);
+    kc_tally_init(&t);
+    t.shard_k = 2;
+    t.shard_n = 2;
+    cr_assert_eq(kc_tally_format(&t, line, sizeof line), -1);
+    kc_tally_init(&t);
+    cr_assert_eq(kc_tally_format(&t, line, 100), -1);      /* does not fit */
+    int n = kc_tally_format(&t, line, sizeof line);
+    cr_assert_eq(kc_tally_format(&t, line, (size_t)n + 1), n);
+    cr_assert_eq(kc_tally_format(&t, line, (size_t)n), -1);
+}
+
+Test(tally, add_merge_digest) {
+    kc_tally a, b;
+    kc_tally_init(&a);
+    kc_tally_init(&b);
+    kc_tally_add(&a, KC_KIND_KERNEL, KC_PASS);
+    kc_tally_add(&a, KC_KIND_LIMIT, KC_FAIL);              /* a limit FAIL is counted as LIMIT */
+    cr_assert_eq(a.n[KC_KIND_LIMIT][KC_LIMIT], 1);
+    cr_assert_eq(a.n[KC_KIND_LIMIT][KC_FAIL], 0);
+    cr_assert_eq(a.digest, 0);
+    a.digest = kc_item_digest("x.f16");
+    a.items = 2;
+    b.digest = UINT64_MAX;
+    b.items = 1;
+    b.stale = 1;
+    b.limit_problems = 3;
+    kc_tally_add(&b, KC_KIND_KERNEL, KC_PASS);
+    kc_tally_merge(&a, &b);
+    cr_assert_eq(a.n[KC_KIND_KERNEL][KC_PASS], 2);
+    cr_assert_eq(a.items, 3);
+    cr_assert_eq(a.stale, 1);
+    cr_assert_eq(a.limit_problems, 3);
+    cr_assert_eq(a.digest, kc_item_digest("x.f16") - 1);   /* wraps mod 2^64 */
+    cr_assert_eq(kc_item_digest("x.f16"), kc_mix64(kc_hash_str("x.f16")));
+    /* The digest of a set does not depend on order; shards sum to the whole. */
+    uint64_t d1 = kc_item_digest("a") + kc_item_digest("b"), d2 = kc_item_digest("b") + kc_item_digest("a");
+    cr_assert_eq(d1, d2);
+}
+
+Test(tally, counts_equal_ignores_only_shard) {
+    kc_tally a, b;
+    uint64_t s = 77;
+    random_tally(&a, &s);
+    b = a;
+    b.shard_k = 0;
+    b.shard_n = 1;
+    cr_assert(kc_tally_counts_equal(&a, &b));
+    b = a; b.digest ^= 1; cr_assert_not(kc_tally_counts_equal(&a, &b));
+    b = a; b.filter ^= 1; cr_assert_not(kc_tally_counts_equal(&a, &b));
+    b = a; b.binary ^= 1; cr_assert_not(kc_tally_counts_equal(&a, &b));
+    b = a; b.seed ^= 1; cr_assert_not(kc_tally_counts_equal(&a, &b));
+    b = a; b.cc_minor ^= 1; cr_assert_not(kc_tally_counts_equal(&a, &b));
+    b = a; b.sm_count ^= 1; cr_assert_not(kc_tally_counts_equal(&a, &b));
+    b = a; b.device[0] ^= 1; cr_assert_not(kc_tally_counts_equal(&a, &b));
+    b = a; b.limit_problems++; cr_assert_not(kc_tally_counts_equal(&a, &b));
+    b = a; b.stale++; cr_assert_not(kc_tally_counts_equal(&a, &b));
+    b = a; b.items++; cr_assert_not(kc_tally_counts_equal(&a, &b));
+    b = a; b.n[KC_KIND_SUITE][KC_NOTRUN]++; cr_assert_not(kc_tally_counts_equal(&a, &b));
+}
+
+Test(tally, exit_status) {
+    kc_tally t;
+    kc_tally_init(&t);
+    cr_assert_eq(kc_tally_exit_status(&t), 0);
+    t.n[KC_KIND_KERNEL][KC_PASS] = 5;
+    t.n[KC_KIND_KERNEL][KC_KNOWN] = 2;
+    t.n[KC_KIND_CONTROL][KC_RED] = 3;
+    t.n[KC_KIND_LIMIT][KC_PASS] = 5;
+    t.n[KC_KIND_SUITE][KC_PASS] = 1;
+    cr_assert_eq(kc_tally_exit_status(&t), 0);               /* known findings are not failures */
+    t.n[KC_KIND_SUITE][KC_SKIP] = 1;
+    cr_assert_eq(kc_tally_exit_status(&t), 3);
+    const struct { kc_kind k; kc_state s; } fails[] = {
+        { KC_KIND_KERNEL, KC_FAIL }, { KC_KIND_CONTROL, KC_MISSED }, { KC_KIND_LIMIT, KC_LIMIT },
+        { KC_KIND_SUITE, KC_FAIL }, { KC_KIND_KERNEL, KC_CRASH }, { KC_KIND_CONTROL, KC_TIMEOUT },
+        { KC_KIND_LIMIT, KC_NOTRUN },
+    };
+    for (size_t i = 0; i < sizeof fails / sizeof fails[0]; i++) {
+        kc_tally u = t;
+        u.n[fails[i].k][fails[i].s] = 1;
+        cr_assert_eq(kc_tally_exit_status(&u), 1, "%s %s", kc_kind_name(fails[i].k), kc_state_name(fails[i].s));
+    }
+    kc_tally u = t;
+    u.stale = 1;
+    cr_assert_eq(kc_tally_exit_status(&u), 1);
+}
+
+Test(tally, summary_wording) {
+    kc_tally t;
+    char buf[512];
+    kc_tally_init(&t);
+    t.n[KC_KIND_KERNEL][KC_PASS] = 41;
+    t.n[KC_KIND_KERNEL][KC_KNOWN] = 1;
+    t.n[KC_KIND_CONTROL][KC_RED] = 30;
+    t.n[KC_KIND_LIMIT][KC_PASS] = 40;
+    t.n[KC_KIND_LIMIT][KC_LIMIT] = 2;
+    t.limit_problems = 2;
+    t.n[KC_KIND_SUITE][KC_PASS] = 3;
+    int n = kc_summary_format(&t, buf, sizeof buf);
+    cr_assert_eq((size_t)n, strlen(buf));
+    cr_assert_str_eq(buf, "SUMMARY 42 kernels: 41 pass gates 1-4, 0 fail, 1 known finding; "
+                          "30 controls: 30 red as planted, 0 missed; 42 limit checks: 2 limit problems; "
+                          "3 suites pass");
+    t.n[KC_KIND_KERNEL][KC_KNOWN] = 2;
+    t.n[KC_KIND_KERNEL][KC_SKIP] = 3;
+    t.n[KC_KIND_CONTROL][KC_SKIP] = 2;
+    t.n[KC_KIND_KERNEL][KC_CRASH] = 1;
+    t.n[KC_KIND_SUITE][KC_TIMEOUT] = 1;
+    t.n[KC_KIND_LIMIT][KC_NOTRUN] = 3;
+    t.n[KC_KIND_SUITE][KC_FAIL] = 1;
+    t.stale = 1;
+    kc_summary_format(&t, buf, sizeof buf);
+    cr_assert_str_eq(buf, "SUMMARY 47 kernels: 41 pass gates 1-4, 0 fail, 2 known findings; "
+                          "32 controls: 30 red as planted, 0 missed; 45 limit checks: 2 limit problems; "
+                          "3 suites pass, 1 suite failed; 5 skipped; 1 crashed; 1 timed out; 3 not run; "
+                          "1 stale known finding");
+    kc_tally_init(&t);
+    t.n[KC_KIND_KERNEL][KC_PASS] = 1;
+    t.n[KC_KIND_CONTROL][KC_MISSED] = 1;
+    t.n[KC_KIND_LIMIT][KC_LIMIT] = 1;
+    t.limit_problems = 1;
+    t.n[KC_KIND_SUITE][KC_PASS] = 1;
+    t.n[KC_KIND_SUITE][KC_FAIL] = 2;
+    t.stale = 2;
+    kc_summary_format(&t, buf, sizeof buf);
+    cr_assert_str_eq(buf, "SUMMARY 1 kernel: 1 pass gates 1-4, 0 fail, 0 known findings; "
+                          "1 control: 0 red as planted, 1 missed; 1 limit check: 1 limit problem; "
+                          "1 suite passes, 2 suites failed; 2 stale known findings");
+    cr_assert_eq(kc_summary_format(&t, buf, 20), -1);
+}
+
+Test(tally, names) {
+    cr_assert_str_eq(kc_kind_name(KC_KIND_KERNEL), "kernel");
+    cr_assert_str_eq(kc_kind_name(KC_KIND_CONTROL), "control");
+    cr_assert_str_eq(kc_kind_name(KC_KIND_LIMIT), "limit");
+    cr_assert_str_eq(kc_kind_name(KC_KIND_SUITE), "suite");
+    cr_assert_str_eq(kc_state_name(KC_PASS), "PASS");
+    cr_assert_str_eq(kc_state_name(KC_MISSED), "MISSED");
+    cr_assert_str_eq(kc_state_name(KC_NOTRUN), "NOTRUN");
+    cr_assert_str_eq(kc_state_name(KC_STATE_COUNT), "?");
+}

@@ -19,6 +19,7 @@
 #include "device.h"
 #include "dtype.h"
 #include "fatbin.h"
+#include "fill.h"
 #include "guard.h"
 #include "seed.h"
 #include "tolerance.h"
@@ -159,9 +160,7 @@ static int case_prepare(kc_case *k)
         k->in[a] = malloc(k->bytes[a] ? k->bytes[a] : 1);
         if (!k->in[a]) return failf(k, 0, "out of host memory for input %s (%zu bytes)", ar->name, k->bytes[a]);
         kc_gen g = { .shape = k->s, .dist = k->dist, .dtype = ar->dtype, .data = k->in[a], .count = k->count[a] };
-        kc_gen_seed(&g, kc_mix64(k->seed ^ (0x9E3779B97F4A7C15ULL * (uint64_t)(a + 1))));
-        if (ar->gen) ar->gen(&g);
-        else kc_gen_default(&g);
+        kc_fill(&g, kc_mix64(k->seed ^ (0x9E3779B97F4A7C15ULL * (uint64_t)(a + 1))), ar->gen, 0);
     }
     return 0;
 }

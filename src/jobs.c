@@ -49,7 +49,7 @@ int kc_jobs_child_guard(int argc, char **argv)
                     i + 1 < argc ? argv[i + 1] : "");
             return 2;
         }
-        if (0) {
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) {
             fprintf(stderr, "kcontract: --parent %llu: prctl(PR_SET_PDEATHSIG): %s\n", (unsigned long long)want,
                     strerror(errno));
             return 2;
@@ -151,7 +151,9 @@ static int wanted_devices(const kc_opts *o, int visible, int *want, char *what, 
     return n;
 }
 
-/* Fills d; returns 0, or 2 after printing a refusal (a device that does not exist). */
+/* Fills d; returns 0, or 2 after printing a refusal (a device that does not
+ * exist). Once cuInit has run, the driver stays loaded for the parent's life:
+ * dlclose under the driver's own threads is not safe, and the children exec. */
 static int probe_devices(const kc_opts *o, int gpu_items, devinfo *d)
 {
     kc_cuda cu;
@@ -162,27 +164,23 @@ static int probe_devices(const kc_opts *o, int gpu_items, devinfo *d)
     if (kc_cuda_load(&cu, NULL, d->why, sizeof d->why)) return 0;
     if (cu.DeviceGetCount(&visible) != CUDA_SUCCESS || visible == 0) {
         snprintf(d->why, sizeof d->why, "the driver sees no CUDA device");
-        kc_cuda_unload(&cu);
         return 0;
     }
     int nw = wanted_devices(o, visible, want, what, sizeof what);
     if (kc_plan_devices_exist(want, nw, visible, what, err, sizeof err)) {
         const char *vis = getenv("CUDA_VISIBLE_DEVICES");
         fprintf(stderr, "kcontract: %s%s%s\n", err, vis ? ", CUDA_VISIBLE_DEVICES=" : "", vis ? vis : "");
-        kc_cuda_unload(&cu);
         return 2;
     }
     int used = nw < o->jobs ? nw : o->jobs;
     for (int j = 0; j < used; j++) {
         if (kc_device_query(&cu, want[j], &d->dev[j], err, sizeof err)) {
             fprintf(stderr, "kcontract: device %d: %s\n", want[j], err);
-            kc_cuda_unload(&cu);
             return 2;
         }
         d->free_mem[j] = free_memory(&cu, want[j]);
     }
     d->ndevs = used;
-    kc_cuda_unload(&cu);
     return 0;
 }
 
@@ -341,16 +339,22 @@ static char **child_argv(const kc_opts *o, const child *c, char num[4][32])
     return av;
 }
 
-/* In the forked child: default signals, output to the pipes, exec. */
+/* In the forked child (async-signal-safe calls only: the driver's threads
+ * may exist in the parent): default signals, output to the pipes, exec. */
 static void exec_child(char **av, int out_w, int err_w)
 {
-    for (int i = 0; i < NCAUGHT; i++) signal(CAUGHT[i], SIG_DFL);
+    static const char msg[] = "kcontract: cannot start the shard process: execv /proc/self/exe failed\n";
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    for (int i = 0; i < NCAUGHT; i++) sigaction(CAUGHT[i], &dfl, NULL);
     if (dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0) _exit(127);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     execv("/proc/self/exe", av);
-    dprintf(2, "kcontract: cannot start shard process: execv /proc/self/exe: %s\n", strerror(errno));
+    ssize_t w = write(2, msg, sizeof msg - 1);
+    (void)w;
     _exit(127);
 }
 
@@ -683,15 +687,14 @@ static int spawn_all(run *r)
 int kc_jobs_run(const kc_opts *o, const kc_item *items, int n)
 {
     double t0 = now_s();
-    selection s;
+    selection s = { 0 };
     devinfo *d = calloc(1, sizeof *d);
     run r = { 0 };
     struct sigaction old[NCAUGHT];
-    int rc;
+    int rc = 4;
     if (!d || select_items(o, items, n, &s)) {
         fprintf(stderr, "kcontract: out of memory\n");
-        free(d);
-        return 4;
+        goto out;
     }
     kc_plan plan;
     size_t avail;

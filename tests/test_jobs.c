@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -142,7 +143,7 @@ Test(jobs, crashed_shard_fails_merge_and_stops_the_others, .timeout = 30)
 
 Test(jobs, shard_ignoring_sigterm_is_killed_after_the_grace, .timeout = 30)
 {
-    /* Sorted: latecrash (shard 0, aborts after 300 ms), stubborn (shard 1, ignores SIGTERM). */
+    /* Sorted: latecrash (shard 0, aborts after 800 ms), stubborn (shard 1, ignores SIGTERM). */
     char *args[] = { "run", "fixture.latecrash", "fixture.stubborn", "--jobs", "2", NULL };
     kc_proc p = fixture(args);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
@@ -228,6 +229,7 @@ static void live_start(live *l, char **args)
     l->pid = fork();
     cr_assert_geq(l->pid, 0);
     if (l->pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);   /* a test that fails or times out leaves nothing running */
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);

@@ -25,8 +25,18 @@ else
 fi
 echo "build: $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}') s" >> "$out/env.txt"
 ./build/kcontract info >> "$out/env.txt" 2>&1
+bash tools/sample-mem.sh "$out/mem.txt" 0.5 &
+sampler=$!
 /usr/bin/time -v -o "$out/time.txt" ./build/kcontract run "$@" > "$out/run.log" 2>&1
 rc=$?
+kill "$sampler" 2>/dev/null
+# Per-process peaks from the samples: host RSS (MiB) and GPU memory (MiB).
+awk '{for(i=1;i<=NF;i++){split($i,kv,"=");v[kv[1]]=kv[2]}
+      if(v["pid"]!=""&&v["rss_kib"]!=""){if(v["rss_kib"]>r[v["pid"]])r[v["pid"]]=v["rss_kib"]}
+      if(v["gpu_pid"]!=""){if(v["gpu_mib"]+0>g[v["gpu_pid"]])g[v["gpu_pid"]]=v["gpu_mib"]+0}
+      delete v}
+     END{for(p in r)printf "pid %s peak_rss_mib %.0f peak_gpu_mib %s\n",p,r[p]/1024,(p in g)?g[p]:"-"}' "$out/mem.txt" > "$out/peaks.txt"
+cat "$out/peaks.txt"
 echo "exit status: $rc" >> "$out/time.txt"
 grep -E '^(FAIL|MISSED|LIMIT|KNOWN)|^    ' "$out/run.log" | head -n 60
 tail -n 2 "$out/run.log"

@@ -7,6 +7,8 @@
 // order; warps reduce with xor shuffles, warp partials go through shared
 // memory to warp 0. Deterministic: no atomics, order fixed by thread index.
 // Max propagates NaN (like torch.amax): a row containing NaN gives NaN.
+// Every NaN result is stored as the canonical quiet NaN 0x7fffffff (a NaN
+// input's payload is not carried through, so no output can look like poison).
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 #include <math.h>
@@ -46,6 +48,8 @@ __device__ __forceinline__ float combine(float a, float b)
     return Op::apply(a, b);
 #endif
 }
+
+__device__ __forceinline__ float canonical(float v) { return v != v ? __int_as_float(0x7fffffff) : v; }
 
 template <typename Op, typename T>
 __device__ __forceinline__ float warp_reduce(float v)
@@ -89,7 +93,7 @@ __device__ __forceinline__ void reduce_rows(const T *__restrict__ x, float *__re
             __syncthreads();
         }
         if (tid == 0)
-            out[row] = warp_part[0];
+            out[row] = canonical(warp_part[0]);
 #else
         if (warp == 0) {
 #ifdef KC_CONTROL_smem_unwritten
@@ -100,7 +104,7 @@ __device__ __forceinline__ void reduce_rows(const T *__restrict__ x, float *__re
 #endif
             v = warp_reduce<Op, T>(v);
             if (lane == 0)
-                out[row] = v;
+                out[row] = canonical(v);
         }
 #endif
         __syncthreads();   // warp_part is rewritten for the next row

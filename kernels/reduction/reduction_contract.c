@@ -9,7 +9,10 @@
  *
  * Max propagates NaN like torch.amax (a row with a NaN gives NaN); a sum with
  * NaN, or with both +inf and -inf, is NaN; sums with only one sign of inf are
- * that inf. The float64 reference follows IEEE arithmetic, which does all that. */
+ * that inf. The float64 reference follows IEEE arithmetic, which does all that.
+ * The kernel stores every NaN as the canonical 0x7fffffff: a NaN read from
+ * poisoned shared memory (all 0xFF bytes) cannot pass through max unchanged
+ * and masquerade as an unwritten output, so such bugs land in gate 3. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>

@@ -57,7 +57,7 @@ static void ref_transpose(const kc_ref *r)
 }
 
 #define TR_CONTROLS { \
-    { "no_sync", 3, "missing __syncthreads between the tile write and the transposed read: warps read tile rows other warps have not stored yet (poison/stale values; large tile counts: hidden.t1024, inter.t33, large)" }, \
+    { "no_sync", 2, "missing __syncthreads between the tile write and the transposed read: warps read tile rows other warps have not stored yet; the copy carries the 0xFF shared-memory poison into the output, where it reads as unwritten (every model shape; seen on an H200)" }, \
     { "ld_eq_cols", 3, "input row stride assumed equal to cols (ld_in ignored): wrong rows on qkv.*, edge.33x31.ld40, edge.1023x1.ld4, edge.65x97.ld128" }, \
     { "full_tiles_only", 2, "partial edge tiles skipped: outputs of sizes off the 32 tile stay unwritten (t7, t33, every edge shape)" }, \
     { "store_row_oob", 2, "store checks the output row but not the column: the last output row is written up to 31 elements past the end (rows % 32 != 0)" }, \

@@ -103,7 +103,7 @@ void kc_plan_help(FILE *out, const kc_item *items, int n)
     fprintf(out,
             "\nmemory plan per process, over every registered item (a run plans over its selection):\n"
             "  %s\n"
-            "  overheads: host %zu MiB, GPU %zu MiB (placeholders, to be measured on the H200).\n"
+            "  overheads: host %zu MiB, GPU %zu MiB (measured on an H200, src/plan.h).\n"
             "  --jobs N is refused when N x host > MemAvailable, when the children on one GPU need more\n"
             "  than its free memory, or, on an integrated GPU, when N x (host + GPU) > MemAvailable.\n",
             line, KC_PLAN_HOST_OVERHEAD >> 20, KC_PLAN_GPU_OVERHEAD >> 20);

@@ -12,11 +12,14 @@
 
 /* What one kcontract process needs besides its largest case: the CUDA
  * context, the loaded modules, the binary and libc/libcuda mappings, stdio.
- * PLACEHOLDER, TO BE MEASURED: the lead measures both on the H200 (peak RSS
- * and peak GPU memory of `kcontract run` on its smallest item, minus that
- * item's case memory) and replaces these values, saying where and how. */
-#define KC_PLAN_HOST_OVERHEAD ((size_t)256 << 20)   /* 256 MiB, placeholder, to be measured */
-#define KC_PLAN_GPU_OVERHEAD ((size_t)600 << 20)    /* 600 MiB, placeholder, to be measured */
+ * Measured on an H200 (driver 580.159.04, docs/receipts/2026-11-30-h200/):
+ * host — `kcontract run gpu.device.arch` (context, no buffers) peaked at
+ * 105 MiB RSS, and the full run's peak of 8316 MiB exceeded its largest
+ * planned case (reduce_sum.f16 large, 8202 MiB) by 114 MiB; GPU — that run's
+ * peak of 8724 MiB (nvidia-smi, per process) exceeded the case's 8202 MiB of
+ * buffers by 522 MiB. Both rounded up. */
+#define KC_PLAN_HOST_OVERHEAD ((size_t)128 << 20)   /* 128 MiB, measured 105-114 MiB */
+#define KC_PLAN_GPU_OVERHEAD ((size_t)576 << 20)    /* 576 MiB, measured 522 MiB */
 
 typedef struct kc_plan {
     size_t host, gpu;               /* bytes per process: overhead + largest case */

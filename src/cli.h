@@ -28,6 +28,7 @@ typedef struct kc_opts {
     int devices[KC_MAX_DEVLIST]; /* --devices LIST */
     int ndevices;
     long parent;               /* internal --parent PID: this process is a --jobs child */
+    const char *records;       /* --records FILE: launch records (records.h), run and list only */
 } kc_opts;
 
 /* Parses argv into o. Returns 0; or 2 after printing "kcontract: <problem>"

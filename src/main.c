@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "jobs.h"
 #include "plan.h"
+#include "records.h"
 #include "registry.h"
 #include "runner.h"
 
@@ -42,8 +43,15 @@ int main(int argc, char **argv)
         kc_opts_free(&o);
         return 4;
     }
+    kc_records *recs = NULL;   /* --records: items point into it; no patterns = the records only */
+    if (o.records && (rc = kc_records_apply(o.records, o.npatterns == 0, &items, &n, &recs))) {
+        free(items);
+        kc_opts_free(&o);
+        return rc;
+    }
     rc = o.cmd == KC_CMD_LIST ? kc_list(&o, items, n) : o.jobs ? kc_jobs_run(&o, items, n) : kc_run(&o, items, n);
     free(items);
+    kc_records_free(recs);
     kc_opts_free(&o);
     return rc;
 }

@@ -45,6 +45,7 @@ static void print_line(kc_state st, const char *name, const char *msg, double se
 {
     printf("%-6s %s  %s  (%.2f s)", kc_state_name(st), name, msg, secs);
     if (rerun) printf("  rerun: %s run %s --seed %llu --device %d", o->argv0, name, (unsigned long long)o->seed, o->device);
+    if (rerun && o->records) printf(" --records %s", o->records);
     putchar('\n');
     fflush(stdout);
 }

@@ -44,7 +44,7 @@ endef
 $(foreach f,$(CU_SRCS),$(eval $(call fatbin_rules,$(f))))
 
 .PHONY: all kernels test clean
-all: $(B)/kcontract $(B)/kcontract-fixture $(B)/kc_tests
+all: $(B)/kcontract $(B)/kcontract-fixture $(B)/kc_tests $(B)/libfake_nvml.so
 kernels: $(FATBINS)
 
 $(B)/%.o: %.c
@@ -72,10 +72,15 @@ $(B)/kcontract-fixture: $(B)/src/main.o $(HARNESS_OBJS) $(FIXTURE_OBJS) $(B)/gen
 	$(CC) -o $@ $^ $(LDLIBS)
 
 $(B)/kc_tests: $(TEST_OBJS) $(HARNESS_OBJS) $(CONTRACT_OBJS) $(EMBED_OBJS)
-	$(CC) -o $@ $^ $(LDLIBS) -lcriterion
+	$(CC) -o $@ $^ $(LDLIBS) -lcriterion -lutil
 
-test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture
-	KC_BIN=$(B)/kcontract KC_FIXTURE_BIN=$(B)/kcontract-fixture $(B)/kc_tests --jobs 2
+# A stand-in for libnvidia-ml.so.1, so the NVML code is tested without a GPU.
+$(B)/libfake_nvml.so: tests/fake/fake_nvml.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
+
+test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so
+	KC_BIN=$(B)/kcontract KC_FIXTURE_BIN=$(B)/kcontract-fixture KC_FAKE_NVML=$(B)/libfake_nvml.so $(B)/kc_tests --jobs 2
 
 clean:
 	rm -rf $(B)

@@ -106,12 +106,7 @@ static void selection_free(selection *s)
 
 /* ---- devices and the memory plan (refusals before any child starts) ---- */
 
-typedef struct devinfo {
-    int ndevs;                          /* devices the children go on, round robin; 0: no GPU */
-    kc_device dev[KC_MAX_DEVLIST];
-    size_t free_mem[KC_MAX_DEVLIST];    /* SIZE_MAX: unknown */
-    char why[512];                      /* why there is no GPU */
-} devinfo;
+typedef kc_devinfo devinfo;             /* jobs.h */
 
 /* Free memory of a device, through a primary context retained for the
  * question and released after (SIZE_MAX when it cannot be asked). */
@@ -154,7 +149,7 @@ static int wanted_devices(const kc_opts *o, int visible, int *want, char *what, 
 /* Fills d; returns 0, or 2 after printing a refusal (a device that does not
  * exist). Once cuInit has run, the driver stays loaded for the parent's life:
  * dlclose under the driver's own threads is not safe, and the children exec. */
-static int probe_devices(const kc_opts *o, int gpu_items, devinfo *d)
+int kc_jobs_probe_devices(const kc_opts *o, int gpu_items, devinfo *d)
 {
     kc_cuda cu;
     char err[1024], what[512];
@@ -698,7 +693,7 @@ int kc_jobs_run(const kc_opts *o, const kc_item *items, int n)
     }
     kc_plan plan;
     size_t avail;
-    if ((rc = probe_devices(o, s.gpu_items, d)) || (rc = check_plan(o, items, &s, d, &plan, &avail))) goto out;
+    if ((rc = kc_jobs_probe_devices(o, s.gpu_items, d)) || (rc = check_plan(o, items, &s, d, &plan, &avail))) goto out;
     print_header(o, &s, d, &plan, avail);
     if (run_init(&r, o, d) || (r.sig_r = signals_install(old)) < 0) {
         fprintf(stderr, "kcontract: cannot set up the children: %s\n", strerror(errno));

@@ -9,6 +9,7 @@
 #include "plan.h"
 #include "registry.h"
 #include "runner.h"
+#include "worker.h"
 
 int main(int argc, char **argv)
 {
@@ -42,7 +43,10 @@ int main(int argc, char **argv)
         kc_opts_free(&o);
         return 4;
     }
-    rc = o.cmd == KC_CMD_LIST ? kc_list(&o, items, n) : o.jobs ? kc_jobs_run(&o, items, n) : kc_run(&o, items, n);
+    rc = o.cmd == KC_CMD_LIST ? kc_list(&o, items, n)
+       : o.worker             ? kc_worker_run(&o, items, n)
+       : o.jobs               ? (o.schedule_static ? kc_jobs_run(&o, items, n) : kc_queue_run(&o, items, n))
+                              : kc_run(&o, items, n);
     free(items);
     kc_opts_free(&o);
     return rc;

@@ -104,8 +104,10 @@ void kc_plan_help(FILE *out, const kc_item *items, int n)
             "\nmemory plan per process, over every registered item (a run plans over its selection):\n"
             "  %s\n"
             "  overheads: host %zu MiB, GPU %zu MiB (measured on an H200, src/plan.h).\n"
-            "  --jobs N is refused when N x host > MemAvailable, when the children on one GPU need more\n"
-            "  than its free memory, or, on an integrated GPU, when N x (host + GPU) > MemAvailable.\n",
+            "  --jobs N --schedule static is refused when N x host > MemAvailable, when the children on\n"
+            "  one GPU need more than its free memory, or, on an integrated GPU, when N x (host + GPU) >\n"
+            "  MemAvailable. The work queue (--jobs N) plans per item: the workers' overheads must fit,\n"
+            "  and an item starts only while the running items plus its own largest case fit.\n",
             line, KC_PLAN_HOST_OVERHEAD >> 20, KC_PLAN_GPU_OVERHEAD >> 20);
 }
 

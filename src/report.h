@@ -10,6 +10,22 @@
 #include <stdio.h>
 #include "record.h"
 
+/* Per-worker figures derived from the records (used by the JSON report, the
+ * timeline and kc_report_workers). */
+typedef struct kc_worker_stats {
+    int items;
+    double busy_s;            /* sum of its items' end_s - start_s */
+    long peak_rss_kib;        /* largest of its items' figures, -1 unknown */
+    long peak_gpu_mib;
+} kc_worker_stats;
+/* Workers in the records: max(rs->workers, highest worker index + 1), at least 1. */
+int kc_report_nworkers(const kc_records *rs);
+/* Fills ws[0 .. kc_report_nworkers(rs)) (ws must hold that many); returns the
+ * busy seconds of all workers. */
+double kc_report_worker_stats(const kc_records *rs, kc_worker_stats *ws);
+/* busy / (workers x wall), 0 when wall <= 0. */
+double kc_report_efficiency(double busy_s, int workers, double wall_s);
+
 int kc_report_json(FILE *out, const kc_records *rs);
 int kc_report_junit(FILE *out, const kc_records *rs, const char *suite_name);
 int kc_report_timeline_svg(FILE *out, const kc_records *rs);

@@ -174,8 +174,8 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
             printf("kcontract: shard %d/%d is empty (the filter selects %d item%s; item i goes to shard i %% %d)\n",
                    o->shard_k, o->shard_n, nf, nf == 1 ? "" : "s", o->shard_n);
         if (gpu_items && !have_gpu)
-            printf("kcontract: no GPU: %s; the %d GPU item%s will be SKIP and host-only suites still run\n", gpu.why,
-                   gpu_items, gpu_items == 1 ? "" : "s");
+            printf("kcontract: no GPU: %s; the %d GPU item%s will be SKIP%s\n", gpu.why, gpu_items,
+                   gpu_items == 1 ? "" : "s", ns > gpu_items ? " and host-only suites still run" : "");
         fflush(stdout);
     }
     for (int i = o->resume_at; i < ns; i++) {
@@ -217,8 +217,10 @@ int kc_list(const kc_opts *o, const kc_item *items, int n)
         count[items[i].kind]++;
         total++;
     }
-    printf("%d items: %d kernels, %d controls, %d limits, %d suites\n", total, count[KC_KIND_KERNEL],
-           count[KC_KIND_CONTROL], count[KC_KIND_LIMIT], count[KC_KIND_SUITE]);
+    printf("%d item%s: %d kernel%s, %d control%s, %d limit check%s, %d suite%s\n", total, total == 1 ? "" : "s",
+           count[KC_KIND_KERNEL], count[KC_KIND_KERNEL] == 1 ? "" : "s", count[KC_KIND_CONTROL],
+           count[KC_KIND_CONTROL] == 1 ? "" : "s", count[KC_KIND_LIMIT], count[KC_KIND_LIMIT] == 1 ? "" : "s",
+           count[KC_KIND_SUITE], count[KC_KIND_SUITE] == 1 ? "" : "s");
     return 0;
 }
 

@@ -4,7 +4,6 @@
 # nvcc; no GPU. `make test` runs the host tests.
 CUDA_HOME ?= /usr/local/cuda
 NVCC ?= $(shell command -v nvcc 2>/dev/null || echo $(CUDA_HOME)/bin/nvcc)
-CC ?= gcc
 CUDA_ARCH ?= -gencode arch=compute_90,code=[sm_90,compute_90]
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
@@ -24,6 +23,8 @@ HARNESS_OBJS := $(HARNESS_SRCS:%.c=$(B)/%.o)
 CONTRACT_OBJS := $(CONTRACT_SRCS:%.c=$(B)/%.o)
 TEST_OBJS := $(TEST_SRCS:%.c=$(B)/%.o)
 FIXTURE_OBJS := $(FIXTURE_SRCS:%.c=$(B)/%.o)
+
+.DEFAULT_GOAL := all
 
 # One clean fatbin per module plus one per control switch in its source.
 module_of = $(basename $(notdir $(1)))
@@ -51,7 +52,7 @@ $(B)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(B)/gen/fatbins.S $(B)/gen/fatbin_table.c: $(FATBINS) tools/gen_fatbin_table.sh
+$(B)/gen/fatbins.S $(B)/gen/fatbin_table.c &: $(FATBINS) tools/gen_fatbin_table.sh
 	@mkdir -p $(B)/gen
 	sh tools/gen_fatbin_table.sh $(B)/gen/fatbins.S $(B)/gen/fatbin_table.c $(FATBINS)
 $(B)/gen/fatbins.o: $(B)/gen/fatbins.S

@@ -118,19 +118,24 @@ typedef struct kc_case {
     int sticky;                     /* the failure left the context unusable */
 } kc_case;
 
+/* Records a failure of `gate` (1-4) in k->why and returns the gate; gate
+ * KC_INTERNAL (the harness could not run the case, e.g. host memory ran out)
+ * is recorded as such and returned as -1, so no caller can read it as a pass. */
+#define KC_INTERNAL 0
 static int failf(kc_case *k, int gate, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int failf(kc_case *k, int gate, const char *fmt, ...)
 {
     char sh[256];
     kc_shape_describe(k->c, k->s, sh, sizeof sh);
-    int p = snprintf(k->why, sizeof k->why, "gate %d (%s): ", gate, gate_name[gate]);
+    int p = gate == KC_INTERNAL ? snprintf(k->why, sizeof k->why, "internal error: ")
+                                : snprintf(k->why, sizeof k->why, "gate %d (%s): ", gate, gate_name[gate]);
     k->body = (size_t)p;
     int n = p + snprintf(k->why + p, sizeof k->why - (size_t)p, "shape %s, dist %s: ", sh, kc_dist_name(k->dist));
     va_list ap;
     va_start(ap, fmt);
     if (n >= 0 && (size_t)n < sizeof k->why) vsnprintf(k->why + n, sizeof k->why - (size_t)n, fmt, ap);
     va_end(ap);
-    return gate;
+    return gate == KC_INTERNAL ? -1 : gate;
 }
 
 static void case_free(kc_gpu *gpu, kc_case *k)
@@ -158,7 +163,7 @@ static int case_prepare(kc_case *k)
         k->bytes[a] = k->count[a] * kc_dtype_size(ar->dtype);
         if (ar->role == KC_OUT) continue;
         k->in[a] = malloc(k->bytes[a] ? k->bytes[a] : 1);
-        if (!k->in[a]) return failf(k, 0, "out of host memory for input %s (%zu bytes)", ar->name, k->bytes[a]);
+        if (!k->in[a]) return failf(k, KC_INTERNAL, "out of host memory for input %s (%zu bytes)", ar->name, k->bytes[a]);
         kc_gen g = { .shape = k->s, .dist = k->dist, .dtype = ar->dtype, .data = k->in[a], .count = k->count[a] };
         kc_fill(&g, kc_mix64(k->seed ^ (0x9E3779B97F4A7C15ULL * (uint64_t)(a + 1))), ar->gen, 0);
     }
@@ -260,7 +265,7 @@ static int read_back(kc_gpu *gpu, kc_case *k, int set, uint8_t **dst, int output
         if (ar->kind != KC_ARG_BUFFER || (outputs_only && ar->role == KC_IN)) continue;
         size_t total = k->bytes[a] + 2 * (size_t)KC_GUARD_BYTES;
         dst[a] = malloc(total);
-        if (!dst[a]) return failf(k, 0, "out of host memory reading back %s (%zu bytes)", ar->name, total);
+        if (!dst[a]) return failf(k, KC_INTERNAL, "out of host memory reading back %s (%zu bytes)", ar->name, total);
         CUresult r = gpu->cu.MemcpyDtoH(dst[a], k->dev[set][a], total);
         if (r != CUDA_SUCCESS) {
             k->sticky = kc_cuda_error_is_sticky(r);
@@ -330,7 +335,7 @@ static int gate3(kc_case *k)
         r.host[a] = k->in[a];
         if (ar->kind == KC_ARG_BUFFER && ar->role != KC_IN) {
             k->ref[a] = malloc(k->count[a] ? k->count[a] * sizeof(double) : 1);
-            if (!k->ref[a]) return failf(k, 0, "out of host memory for the reference of %s", ar->name);
+            if (!k->ref[a]) return failf(k, KC_INTERNAL, "out of host memory for the reference of %s", ar->name);
             for (size_t i = 0; i < k->count[a]; i++) k->ref[a][i] = NAN;
             r.out[a] = k->ref[a];
         }
@@ -487,6 +492,13 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_result *
             res->cases++;
             if (!g) continue;
             res->cases_failed++;
+            if (g < 0) {
+                /* The harness could not run the case: never green, never RED. */
+                res->state = control ? KC_MISSED : KC_FAIL;
+                snprintf(res->msg, sizeof res->msg, "%s%s", k.why,
+                         control ? " (the control could not be checked)" : "");
+                goto done;
+            }
             if (control) {
                 res->gate = g;
                 res->state = KC_RED;
@@ -496,7 +508,7 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_result *
                 goto done;
             }
             int ki;
-            const kc_known *kn = g > 0 ? match_known(c, g, s->name, &ki) : NULL;
+            const kc_known *kn = match_known(c, g, s->name, &ki);
             if (kn) {
                 reproduced[ki] = 1;
                 known++;

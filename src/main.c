@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "jobs.h"
 #include "plan.h"
+#include "filter.h"
 #include "registry.h"
 #include "runner.h"
 #include "worker.h"
@@ -42,6 +43,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "kcontract: bad registration: %s\n", err);
         kc_opts_free(&o);
         return 4;
+    }
+    int bad = n > 0 ? kc_filter_first_unmatched(items[0].name, sizeof items[0], n, o.patterns, o.npatterns)
+                    : (o.npatterns ? 0 : -1);
+    if (bad >= 0) {
+        fprintf(stderr, "kcontract: pattern '%s' matches no item (kcontract list shows the %d items)\n",
+                o.patterns[bad], n);
+        free(items);
+        kc_opts_free(&o);
+        return 2;
     }
     rc = o.cmd == KC_CMD_LIST ? kc_list(&o, items, n)
        : o.worker             ? kc_worker_run(&o, items, n)

@@ -232,8 +232,8 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
             printf("kcontract: shard %d/%d is empty (the filter selects %d item%s; item i goes to shard i %% %d)\n",
                    o->shard_k, o->shard_n, nf, nf == 1 ? "" : "s", o->shard_n);
         if (gpu_items && !have_gpu)
-            printf("kcontract: no GPU: %s; the %d GPU item%s will be SKIP and host-only suites still run\n", gpu.why,
-                   gpu_items, gpu_items == 1 ? "" : "s");
+            printf("kcontract: no GPU: %s; the %d GPU item%s will be SKIP%s\n", gpu.why, gpu_items,
+                   gpu_items == 1 ? "" : "s", ns > gpu_items ? " and host-only suites still run" : "");
         fflush(stdout);
     }
     /* GPU memory of this process per item, from NVML by the device's PCI bus id */
@@ -261,11 +261,13 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         rec.peak_gpu_mib = gpu_mem ? kc_gpu_sampler_take_peak(pid) : -1;
         if (kc_records_add(&rs, &rec)) fprintf(stderr, "kcontract: out of memory: %s is missing from the reports\n", it->name);
         kc_progress_item_done(rec.state, -1);
+        /* Test hook: act as if this item had left the CUDA context unusable,
+         * so the re-exec path is exercised on machines without a GPU. */
+        const char *inject = getenv("KC_FAULT_LOSE_CONTEXT_AFTER");
+        if (inject && strcmp(inject, it->name) == 0) lost = 1;
         if (lost) {
-            int more = 0;
-            for (int j = i + 1; j < ns; j++) more += is_gpu_item(&items[sel[j]]);
-            if (more) reexec(o, i + 1, &t, now_s() - t0, &rs);
-            /* No GPU item left, or exec failed: the rest can still run here (host suites) or are skipped. */
+            if (i + 1 < ns) reexec(o, i + 1, &t, now_s() - t0, &rs);
+            /* Nothing left, or exec failed: what remains is skipped here. */
             have_gpu = 0;
             snprintf(gpu.why, sizeof gpu.why, "the CUDA context was lost");
         }
@@ -310,8 +312,10 @@ int kc_list(const kc_opts *o, const kc_item *items, int n)
         total++;
     }
     free(sel);
-    printf("%d items: %d kernels, %d controls, %d limits, %d suites\n", total, count[KC_KIND_KERNEL],
-           count[KC_KIND_CONTROL], count[KC_KIND_LIMIT], count[KC_KIND_SUITE]);
+    printf("%d item%s: %d kernel%s, %d control%s, %d limit check%s, %d suite%s\n", total, total == 1 ? "" : "s",
+           count[KC_KIND_KERNEL], count[KC_KIND_KERNEL] == 1 ? "" : "s", count[KC_KIND_CONTROL],
+           count[KC_KIND_CONTROL] == 1 ? "" : "s", count[KC_KIND_LIMIT], count[KC_KIND_LIMIT] == 1 ? "" : "s",
+           count[KC_KIND_SUITE], count[KC_KIND_SUITE] == 1 ? "" : "s");
     return 0;
 }
 

@@ -2,6 +2,7 @@
  * usage errors name the bad value and exit 2; a run says there is no GPU,
  * skips GPU items, still runs host suites, and exits 3; list and info work. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "support/spawn.h"
@@ -107,5 +108,42 @@ Test(cli, info_takes_no_patterns)
     kc_proc p = run("info", "x*", NULL, NULL);
     cr_expect_eq(p.status, 2);
     cr_expect(strstr(p.err, "'x*'"), "%s", p.err);
+    kc_proc_free(&p);
+}
+
+/* After a kernel poisons the CUDA context the serial runner re-executes itself
+ * and goes on with the next item, carrying the counts (KC_FAULT_LOSE_CONTEXT_AFTER
+ * injects the loss on a machine without a GPU). Every item is reported once. */
+Test(cli, lost_context_reexecs_and_reports_each_item_once)
+{
+    char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.pass.*", NULL };
+    char *env[] = { "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.03", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 60, &p), 0);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    const char *fresh = strstr(p.out, "continuing in a fresh process");
+    cr_expect(fresh, "no re-exec:\n%s", p.out);
+    cr_expect(fresh && strstr(p.out, "fixture.pass.03") < fresh && strstr(fresh, "fixture.pass.04"),
+              "the re-exec must come right after the item that lost the context:\n%s", p.out);
+    for (int i = 0; i < 12; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "PASS   fixture.pass.%02d ", i);
+        const char *first = strstr(p.out, name);
+        cr_expect(first && !strstr(first + 1, name), "%s must appear exactly once:\n%s", name, p.out);
+    }
+    cr_expect(strstr(p.out, " suite.pass=12 ") && strstr(p.out, " items=12 "), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+Test(cli, pattern_matching_nothing_is_refused)
+{
+    kc_proc p = run("run", "host.*", "nomatch*", NULL);
+    cr_expect_eq(p.status, 2, "exit %d\n%s", p.status, p.out);
+    cr_expect(strstr(p.err, "pattern 'nomatch*' matches no item"), "%s", p.err);
+    cr_expect(!strstr(p.out, "TALLY"), "nothing may run:\n%s", p.out);
+    kc_proc_free(&p);
+    p = run("frobnicate", NULL, NULL, NULL);   /* a mistyped subcommand is a pattern: refused too */
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "'frobnicate'"), "%s", p.err);
     kc_proc_free(&p);
 }

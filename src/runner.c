@@ -14,6 +14,7 @@
 #include "device.h"
 #include "filter.h"
 #include "gates.h"
+#include "item_run.h"
 #include "nvml.h"
 #include "progress.h"
 #include "record.h"
@@ -40,51 +41,6 @@ uint64_t kc_binary_hash(void)
     while ((n = read(fd, buf, sizeof buf)) > 0) h = kc_fnv1a64(buf, (size_t)n, h);
     close(fd);
     return kc_mix64(h);
-}
-
-static int is_gpu_item(const kc_item *it)
-{
-    return it->kind != KC_KIND_SUITE || it->suite->needs_gpu;
-}
-
-/* Prints the item's line and keeps its state, message and rerun command in rec. */
-static void print_line(kc_state st, const char *name, const char *msg, double secs, const kc_opts *o, int rerun,
-                       kc_record *rec)
-{
-    rec->state = st;
-    snprintf(rec->message, sizeof rec->message, "%s", msg);
-    if (rerun)
-        snprintf(rec->rerun, sizeof rec->rerun, "%s run %s --seed %llu --device %d", o->argv0, name,
-                 (unsigned long long)o->seed, o->device);
-    kc_progress_clear();
-    printf("%-6s %s  %s  (%.2f s)", kc_state_name(st), name, msg, secs);
-    if (rerun) printf("  rerun: %s run %s --seed %llu --device %d", o->argv0, name, (unsigned long long)o->seed, o->device);
-    putchar('\n');
-    fflush(stdout);
-}
-
-/* Resets the peak RSS (VmHWM) by writing "5" to /proc/self/clear_refs (Linux
- * 4.0+). Returns 0, or -1 when not possible (the item's peak is then unknown). */
-static int rss_reset(void)
-{
-    int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    int ok = write(fd, "5", 1) == 1;
-    close(fd);
-    return ok ? 0 : -1;
-}
-
-/* VmHWM in KiB, -1 unknown. */
-static long rss_peak_kib(void)
-{
-    FILE *f = fopen("/proc/self/status", "re");
-    if (!f) return -1;
-    char line[256];
-    long kib = -1;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %ld kB", &kib) == 1) break;
-    fclose(f);
-    return kib;
 }
 
 /* Replaces this process with a fresh one that continues at item `next`. */
@@ -123,41 +79,21 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
     free(av);
 }
 
+/* Runs one item (item_run.c), adds it to the tally and keeps its record. */
 static void run_item(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_tally *t, int *lost,
                      kc_record *rec)
 {
-    double t0 = now_s();
-    if (is_gpu_item(it) && !have_gpu) {
-        kc_tally_add(t, it->kind, KC_SKIP);
-        print_line(KC_SKIP, it->name, "no GPU", now_s() - t0, o, 0, rec);
-        return;
-    }
-    if (it->kind == KC_KIND_SUITE) {
-        char msg[2048];
-        int rc = kc_suite_run(it->suite, have_gpu ? &gpu->dev : NULL, msg, sizeof msg);
-        kc_tally_add(t, it->kind, rc ? KC_FAIL : KC_PASS);
-        print_line(rc ? KC_FAIL : KC_PASS, it->name, rc ? msg : "suite passed", now_s() - t0, o, rc, rec);
-        return;
-    }
-    kc_result *res = calloc(1, sizeof *res);
-    if (!res) {
-        kc_tally_add(t, it->kind, it->kind == KC_KIND_CONTROL ? KC_MISSED : KC_FAIL);
-        print_line(KC_FAIL, it->name, "out of host memory", now_s() - t0, o, 1, rec);
-        return;
-    }
-    kc_run_gpu_item(gpu, it, o->seed, res);
-    kc_tally_add(t, it->kind, res->state);
-    t->limit_problems += res->limit_problems;
-    t->stale += res->stale;
-    int failing = res->state == KC_FAIL || res->state == KC_MISSED || res->state == KC_LIMIT;
-    print_line(res->state, it->name, res->msg, now_s() - t0, o, failing, rec);
-    rec->gate = res->gate;
-    if (res->detail[0]) {
-        fputs(res->detail, stdout);
-        fflush(stdout);
-    }
-    *lost = res->context_lost;
-    free(res);
+    kc_outcome oc;
+    kc_item_run(gpu, have_gpu, it, o, &oc);
+    kc_tally_add(t, it->kind, oc.state);
+    t->limit_problems += oc.limit_problems;
+    t->stale += oc.stale;
+    rec->state = oc.state;
+    rec->gate = oc.gate;
+    rec->peak_rss_kib = oc.peak_rss_kib;
+    snprintf(rec->message, sizeof rec->message, "%s", oc.msg);
+    snprintf(rec->rerun, sizeof rec->rerun, "%s", oc.rerun);
+    *lost = oc.context_lost;
 }
 
 int kc_run(const kc_opts *o, const kc_item *items, int n)
@@ -171,7 +107,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         free(sel);
         return 2;
     }
-    for (int i = 0; i < ns; i++) gpu_items += is_gpu_item(&items[sel[i]]);
+    for (int i = 0; i < ns; i++) gpu_items += kc_item_needs_gpu(&items[sel[i]]);
     kc_tally t;
     kc_tally_init(&t);
     if (o->resume_tally) {
@@ -250,21 +186,15 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         snprintf(rec.name, sizeof rec.name, "%s", it->name);
         rec.kind = it->kind;
         rec.worker_pid = pid;
-        rec.device = have_gpu && is_gpu_item(it) ? o->device : -1;
-        int rss_ok = rss_reset() == 0;
+        rec.device = have_gpu && kc_item_needs_gpu(it) ? o->device : -1;
         if (gpu_mem) kc_gpu_sampler_take_peak(pid);   /* drop the previous item's peak */
         rec.start_s = now_s() - t0;
         kc_progress_busy(1);
         run_item(&gpu, have_gpu, it, o, &t, &lost, &rec);
         rec.end_s = now_s() - t0;
-        rec.peak_rss_kib = rss_ok ? rss_peak_kib() : -1;
         rec.peak_gpu_mib = gpu_mem ? kc_gpu_sampler_take_peak(pid) : -1;
         if (kc_records_add(&rs, &rec)) fprintf(stderr, "kcontract: out of memory: %s is missing from the reports\n", it->name);
         kc_progress_item_done(rec.state, -1);
-        /* Test hook: act as if this item had left the CUDA context unusable,
-         * so the re-exec path is exercised on machines without a GPU. */
-        const char *inject = getenv("KC_FAULT_LOSE_CONTEXT_AFTER");
-        if (inject && strcmp(inject, it->name) == 0) lost = 1;
         if (lost) {
             if (i + 1 < ns) reexec(o, i + 1, &t, now_s() - t0, &rs);
             /* Nothing left, or exec failed: what remains is skipped here. */

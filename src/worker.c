@@ -9,18 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "gates.h"
-#include "suite.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "item_run.h"
 
 int kc_state_parse(const char *s)
 {
@@ -79,81 +71,25 @@ int kc_result_parse(const char *line, kc_result_line *r, char *err, size_t cap)
 
 /* ---- the worker ---- */
 
-static int is_gpu_item(const kc_item *it) { return it->kind != KC_KIND_SUITE || it->suite->needs_gpu; }
-
-/* Resets the peak RSS (Linux >= 4.0: "5" to clear_refs). 0 or -1. */
-static int rss_reset(void)
-{
-    int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    ssize_t w = write(fd, "5", 1);
-    close(fd);
-    return w == 1 ? 0 : -1;
-}
-
-static long rss_peak_kib(void)
-{
-    FILE *f = fopen("/proc/self/status", "re");
-    char line[256];
-    long v = -1;
-    if (!f) return -1;
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "VmHWM:", 6) == 0) v = strtol(line + 6, NULL, 10);
-    fclose(f);
-    return v;
-}
-
-static void print_line(kc_state st, const char *name, const char *msg, double secs, const kc_opts *o, int rerun)
-{
-    printf("%-6s %s  %s  (%.2f s)", kc_state_name(st), name, msg, secs);
-    if (rerun) printf("  rerun: %s run %s --seed %llu --device %d", o->argv0, name, (unsigned long long)o->seed, o->device);
-    putchar('\n');
-    fflush(stdout);
-}
-
-/* Runs one item as the serial runner does (runner.c's run_item) into *r. */
+/* Runs one item as the serial runner does (item_run.c) into *r; the CUDA
+ * context is opened at the first GPU item. */
 static void run_one(kc_gpu *gpu, int *gpu_state, const kc_item *it, const kc_opts *o, kc_result_line *r)
 {
-    double t0 = now_s();
-    snprintf(r->name, sizeof r->name, "%s", it->name);
-    if (is_gpu_item(it) && *gpu_state == 0) {               /* the first GPU item opens the context */
+    if (kc_item_needs_gpu(it) && *gpu_state == 0) {          /* the first GPU item opens the context */
         int rc = kc_gpu_open(gpu, o->device);
         *gpu_state = rc == 0 ? 1 : -1;
     }
-    int have_gpu = *gpu_state == 1;
-    if (is_gpu_item(it) && !have_gpu) {
-        r->state = KC_SKIP;
-        snprintf(r->msg, sizeof r->msg, "no GPU");
-        print_line(KC_SKIP, it->name, r->msg, now_s() - t0, o, 0);
-    } else if (it->kind == KC_KIND_SUITE) {
-        int rc = kc_suite_run(it->suite, have_gpu ? &gpu->dev : NULL, r->msg, sizeof r->msg);
-        r->state = rc ? KC_FAIL : KC_PASS;
-        if (!rc) snprintf(r->msg, sizeof r->msg, "suite passed");
-        print_line(r->state, it->name, r->msg, now_s() - t0, o, rc);
-    } else {
-        kc_result *res = calloc(1, sizeof *res);
-        if (!res) {
-            r->state = it->kind == KC_KIND_CONTROL ? KC_MISSED : KC_FAIL;
-            snprintf(r->msg, sizeof r->msg, "out of host memory");
-            print_line(r->state, it->name, r->msg, now_s() - t0, o, 1);
-        } else {
-            kc_run_gpu_item(gpu, it, o->seed, res);
-            r->state = res->state;
-            r->gate = res->gate;
-            r->limit_problems = res->limit_problems;
-            r->stale = res->stale;
-            r->lost = res->context_lost;
-            snprintf(r->msg, sizeof r->msg, "%s", res->msg);
-            int failing = res->state == KC_FAIL || res->state == KC_MISSED || res->state == KC_LIMIT;
-            print_line(res->state, it->name, res->msg, now_s() - t0, o, failing);
-            if (res->detail[0]) {
-                fputs(res->detail, stdout);
-                fflush(stdout);
-            }
-            free(res);
-        }
-    }
-    r->seconds = now_s() - t0;
+    kc_outcome oc;
+    kc_item_run(gpu, *gpu_state == 1, it, o, &oc);
+    snprintf(r->name, sizeof r->name, "%s", it->name);
+    r->state = oc.state;
+    r->gate = oc.gate;
+    r->limit_problems = oc.limit_problems;
+    r->stale = oc.stale;
+    r->lost = oc.context_lost;
+    r->seconds = oc.seconds;
+    r->peak_rss_kib = oc.peak_rss_kib;
+    snprintf(r->msg, sizeof r->msg, "%s", oc.msg);
 }
 
 static const kc_item *find_item(const kc_item *items, int n, const char *name)
@@ -190,9 +126,7 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
         }
         kc_result_line r;
         memset(&r, 0, sizeof r);
-        int reset = rss_reset();
         run_one(&gpu, &gpu_state, it, o, &r);
-        r.peak_rss_kib = reset == 0 ? rss_peak_kib() : -1;
         int len = kc_result_format(&r, out, sizeof out);
         if (len < 0) return 4;
         for (int off = 0; off < len;) {

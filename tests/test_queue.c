@@ -480,3 +480,25 @@ Test(queue, sigkill_of_parent_leaves_no_worker, .timeout = 30)
     close(l.fd);
     unlink(costs);
 }
+
+/* A worker whose CUDA context is lost reports its item, exits, and a fresh
+ * worker takes its place; every item is still reported once and the counts
+ * equal the serial run's (the loss is injected: no GPU here). */
+Test(queue, lost_context_replaces_the_worker_and_loses_nothing, .timeout = 60)
+{
+    char costs[256];
+    costs_path(costs, sizeof costs, "lost");
+    char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.pass.*", "--jobs", "2", "--costs", costs, NULL };
+    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.03", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 40, &p), 0);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "restarted") && strstr(p.out, "after a CUDA context loss"), "no replacement:\n%s", p.out);
+    for (int i = 0; i < 12; i++) expect_once(p.out, pass_name(i), "PASS");
+    kc_tally t;
+    tally_of(p.out, &t);
+    cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 12);
+    cr_expect_eq(t.items, 12);
+    kc_proc_free(&p);
+    unlink(costs);
+}

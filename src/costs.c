@@ -2,6 +2,7 @@
  * LPT partition of --shard --costs, time limits, the per-item memory plan and
  * the memory admission check (see costs.h). */
 #include "costs.h"
+#include "errmsg.h"
 
 #include <errno.h>
 #include <math.h>
@@ -14,17 +15,6 @@
 #include "filter.h"
 #include "gates.h"
 
-static int fail(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t cap, const char *fmt, ...)
-{
-    if (err && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, cap, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* ---- the table ---- */
 
@@ -101,23 +91,23 @@ static int parse_row(char *line, int lineno, kc_cost *e, char *err, size_t cap)
         p = t + 1;
     }
     if (nf != 5)
-        return fail(err, cap, "line %d: expected 5 tab-separated fields (item, seconds, peak_rss_kib, peak_gpu_mib, failed), got %s%d",
+        return kc_errf(err, cap, "line %d: expected 5 tab-separated fields (item, seconds, peak_rss_kib, peak_gpu_mib, failed), got %s%d",
                     lineno, nf > 5 ? "more than " : "", nf > 5 ? 5 : nf);
     memset(e, 0, sizeof *e);
     if (!*f[0] || strpbrk(f[0], " \r") || strlen(f[0]) >= sizeof e->name)
-        return fail(err, cap, "line %d: bad item name '%.200s'", lineno, f[0]);
+        return kc_errf(err, cap, "line %d: bad item name '%.200s'", lineno, f[0]);
     snprintf(e->name, sizeof e->name, "%s", f[0]);
     char *end;
     errno = 0;
     e->seconds = strtod(f[1], &end);
     if (!*f[1] || *end || errno || !isfinite(e->seconds) || e->seconds < 0 || strpbrk(f[1], "xXnNiI"))
-        return fail(err, cap, "line %d: bad seconds '%.64s' for %s (a decimal >= 0)", lineno, f[1], e->name);
+        return kc_errf(err, cap, "line %d: bad seconds '%.64s' for %s (a decimal >= 0)", lineno, f[1], e->name);
     if (parse_long(f[2], &e->peak_rss_kib))
-        return fail(err, cap, "line %d: bad peak_rss_kib '%.64s' for %s (an integer >= -1)", lineno, f[2], e->name);
+        return kc_errf(err, cap, "line %d: bad peak_rss_kib '%.64s' for %s (an integer >= -1)", lineno, f[2], e->name);
     if (parse_long(f[3], &e->peak_gpu_mib))
-        return fail(err, cap, "line %d: bad peak_gpu_mib '%.64s' for %s (an integer >= -1)", lineno, f[3], e->name);
+        return kc_errf(err, cap, "line %d: bad peak_gpu_mib '%.64s' for %s (an integer >= -1)", lineno, f[3], e->name);
     if (strcmp(f[4], "0") && strcmp(f[4], "1"))
-        return fail(err, cap, "line %d: bad failed '%.64s' for %s (0 or 1)", lineno, f[4], e->name);
+        return kc_errf(err, cap, "line %d: bad failed '%.64s' for %s (0 or 1)", lineno, f[4], e->name);
     e->failed = f[4][0] == '1';
     return 0;
 }
@@ -133,14 +123,14 @@ int kc_costs_parse(const char *text, kc_costs *c, char *err, size_t cap)
         lineno++;
         if (lineno == 1 && (len != hl || strncmp(p, KC_COSTS_HEADER, hl) != 0)) {
             kc_costs_free(&t);
-            return fail(err, cap, "line 1: expected the header '%s', got '%.*s'", KC_COSTS_HEADER, (int)(len > 80 ? 80 : len), p);
+            return kc_errf(err, cap, "line 1: expected the header '%s', got '%.*s'", KC_COSTS_HEADER, (int)(len > 80 ? 80 : len), p);
         }
         if (lineno > 1 && len > 0 && p[0] != '#') {
             char buf[1024];
             kc_cost e;
             if (len >= sizeof buf) {
                 kc_costs_free(&t);
-                return fail(err, cap, "line %d: longer than %zu bytes", lineno, sizeof buf - 1);
+                return kc_errf(err, cap, "line %d: longer than %zu bytes", lineno, sizeof buf - 1);
             }
             memcpy(buf, p, len);
             buf[len] = 0;
@@ -150,16 +140,16 @@ int kc_costs_parse(const char *text, kc_costs *c, char *err, size_t cap)
             }
             if (kc_costs_find(&t, e.name)) {
                 kc_costs_free(&t);
-                return fail(err, cap, "line %d: item %s appears twice", lineno, e.name);
+                return kc_errf(err, cap, "line %d: item %s appears twice", lineno, e.name);
             }
             if (kc_costs_set(&t, &e)) {
                 kc_costs_free(&t);
-                return fail(err, cap, "out of memory");
+                return kc_errf(err, cap, "out of memory");
             }
         }
         p = nl ? nl + 1 : p + len;
     }
-    if (lineno == 0) return fail(err, cap, "line 1: empty file (expected the header '%s')", KC_COSTS_HEADER);
+    if (lineno == 0) return kc_errf(err, cap, "line 1: empty file (expected the header '%s')", KC_COSTS_HEADER);
     kc_costs_free(c);
     *c = t;
     return 0;
@@ -172,7 +162,7 @@ int kc_costs_load(const char *path, kc_costs *c, int *found, char *err, size_t c
     FILE *f = fopen(path, "re");
     if (!f) {
         if (errno == ENOENT) return 0;
-        return fail(err, cap, "%s: %s", path, strerror(errno));
+        return kc_errf(err, cap, "%s: %s", path, strerror(errno));
     }
     size_t n = 0, sz = 1 << 16;
     char *text = malloc(sz);
@@ -190,16 +180,16 @@ int kc_costs_load(const char *path, kc_costs *c, int *found, char *err, size_t c
         }
     }
     fclose(f);
-    if (!text) return fail(err, cap, "%s: out of memory", path);
+    if (!text) return kc_errf(err, cap, "%s: out of memory", path);
     text[n] = 0;
     if (memchr(text, 0, n)) {
         free(text);
-        return fail(err, cap, "%s: a NUL byte in the file (not a cost table)", path);
+        return kc_errf(err, cap, "%s: a NUL byte in the file (not a cost table)", path);
     }
     char why[512];
     int rc = kc_costs_parse(text, c, why, sizeof why);
     free(text);
-    if (rc) return fail(err, cap, "%s: %s", path, why);
+    if (rc) return kc_errf(err, cap, "%s: %s", path, why);
     *found = 1;
     return 0;
 }
@@ -218,17 +208,17 @@ int kc_costs_save(const char *path, const kc_costs *c, char *err, size_t cap)
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     FILE *f = fopen(tmp, "we");
-    if (!f) return fail(err, cap, "%s: %s", tmp, strerror(errno));
+    if (!f) return kc_errf(err, cap, "%s: %s", tmp, strerror(errno));
     int bad = kc_costs_format(c, f);
     if (fclose(f) || bad) {
         int e = errno;
         unlink(tmp);
-        return fail(err, cap, "%s: %s", tmp, strerror(e));
+        return kc_errf(err, cap, "%s: %s", tmp, strerror(e));
     }
     if (rename(tmp, path)) {
         int e = errno;
         unlink(tmp);
-        return fail(err, cap, "%s: %s", path, strerror(e));
+        return kc_errf(err, cap, "%s: %s", path, strerror(e));
     }
     return 0;
 }
@@ -344,7 +334,7 @@ int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfil
                 if (sh[i] == o->shard_k) sel[rc++] = sel[i];
         }
     }
-    if (rc < 0) fail(err, cap, "out of memory");
+    if (rc < 0) kc_errf(err, cap, "out of memory");
     free(cost);
     free(names);
     free(sh);

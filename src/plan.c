@@ -6,7 +6,6 @@
 #include "plan.h"
 #include "errmsg.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 

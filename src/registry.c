@@ -3,7 +3,6 @@
 #include "registry.h"
 #include "errmsg.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

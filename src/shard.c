@@ -4,7 +4,6 @@
 #include "shard.h"
 #include "errmsg.h"
 
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>

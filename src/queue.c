@@ -9,6 +9,7 @@
  * selected item is reported exactly once: by its worker's result line, as
  * CRASH/TIMEOUT when the worker died running it, or as NOTRUN when it was
  * never handed out. The only global is the self-pipe's write end. */
+#include "sigpipe.h"
 #include "worker.h"
 
 #include <errno.h>
@@ -101,55 +102,6 @@ static void say(queue *qq, const char *fmt, ...)
     kc_progress_redraw();
 }
 
-/* ---- signals: a self-pipe ---- */
-
-static int qsig_w = -1;
-
-static void on_signal(int signo)
-{
-    int saved = errno;
-    unsigned char b = (unsigned char)signo;
-    ssize_t r = write(qsig_w, &b, 1);
-    (void)r;
-    errno = saved;
-}
-
-static const int QCAUGHT[] = { SIGINT, SIGTERM, SIGCHLD };
-#define NQCAUGHT 3
-
-static int signals_install(struct sigaction old[NQCAUGHT + 1])
-{
-    int p[2];
-    if (pipe2(p, O_CLOEXEC | O_NONBLOCK)) return -1;
-    qsig_w = p[1];
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
-    sigset_t set;
-    sigemptyset(&set);
-    for (int i = 0; i < NQCAUGHT; i++) {
-        sigaction(QCAUGHT[i], &sa, &old[i]);
-        sigaddset(&set, QCAUGHT[i]);
-    }
-    struct sigaction ign;
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    sigaction(SIGPIPE, &ign, &old[NQCAUGHT]);      /* a dead worker's stdin: EPIPE, not death */
-    sigprocmask(SIG_UNBLOCK, &set, NULL);
-    return p[0];
-}
-
-static void signals_restore(int rfd, const struct sigaction old[NQCAUGHT + 1])
-{
-    for (int i = 0; i < NQCAUGHT; i++) sigaction(QCAUGHT[i], &old[i], NULL);
-    sigaction(SIGPIPE, &old[NQCAUGHT], NULL);
-    close(rfd);
-    close(qsig_w);
-    qsig_w = -1;
-}
-
 /* ---- workers ---- */
 
 static void tail_add(wk *w, const char *line)
@@ -168,11 +120,7 @@ static void exec_worker(char **av, const int fds[4])
 {
     static const char msg[] = "kcontract: cannot start a worker: execv /proc/self/exe failed\n";
     setpgid(0, 0);
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    for (int i = 0; i < NQCAUGHT; i++) sigaction(QCAUGHT[i], &dfl, NULL);
-    sigaction(SIGPIPE, &dfl, NULL);
+    kc_sigpipe_child_reset();
     for (int i = 0; i < 3; i++)
         if (dup2(fds[i], i) < 0) _exit(127);
     if (fds[3] == KC_RESULT_FD) {
@@ -180,9 +128,6 @@ static void exec_worker(char **av, const int fds[4])
     } else if (dup2(fds[3], KC_RESULT_FD) < 0) {
         _exit(127);
     }
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
     execv("/proc/self/exe", av);
     ssize_t r = write(2, msg, sizeof msg - 1);
     (void)r;
@@ -202,10 +147,8 @@ static int spawn_worker(queue *qq, wk *w)
         if (pipe2(p[made], O_CLOEXEC)) goto fail;
     /* child ends: stdin's read end, stdout/stderr/result write ends */
     int cfd[4] = { p[0][0], p[1][1], p[2][1], p[3][1] };
-    sigset_t block, old;
-    sigemptyset(&block);
-    for (int i = 0; i < NQCAUGHT; i++) sigaddset(&block, QCAUGHT[i]);
-    sigprocmask(SIG_BLOCK, &block, &old);
+    sigset_t old;
+    kc_sigpipe_block(&old);
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
@@ -791,17 +734,18 @@ int kc_queue_run(const kc_opts *o, const kc_item *items, int n)
     qq.t.filter = kc_filter_hash(o->patterns, o->npatterns);
     qq.t.binary = kc_binary_hash();
     qq.d = calloc(1, sizeof *qq.d);
-    struct sigaction old[NQCAUGHT + 1];
+    kc_sigpipe sp;
     int rc = qq.d ? setup(&qq, o, items, n) : 4;
     if (rc) goto out;
     qq.cap = o->max_restarts >= 0 ? o->max_restarts : KC_QUEUE_RESTART_CAP(qq.nw);
     qq.rec.workers = qq.nw;
     qq.w = calloc((size_t)(qq.nw ? qq.nw : 1), sizeof *qq.w);
-    if (!qq.w || (qq.sig_r = signals_install(old)) < 0) {
+    if (!qq.w || kc_sigpipe_install(&sp) < 0) {
         fprintf(stderr, "kcontract: cannot set up the workers: %s\n", strerror(errno));
         rc = 4;
         goto out;
     }
+    qq.sig_r = sp.rfd;
     if (qq.d->ndevs) qq.sampler = kc_gpu_sampler_start(0) == 0;
     for (int k = 0; k < qq.nw; k++) {
         wk *w = &qq.w[k];
@@ -823,7 +767,7 @@ int kc_queue_run(const kc_opts *o, const kc_item *items, int n)
         signal_all(&qq, SIGKILL);
         rc = 4;
     }
-    signals_restore(qq.sig_r, old);
+    kc_sigpipe_restore(&sp);
     if (qq.sampler) kc_gpu_sampler_stop();
     if (rc) goto out;
     not_run(&qq);

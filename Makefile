@@ -4,7 +4,6 @@
 # nvcc; no GPU. `make test` runs the host tests.
 CUDA_HOME ?= /usr/local/cuda
 NVCC ?= $(shell command -v nvcc 2>/dev/null || echo $(CUDA_HOME)/bin/nvcc)
-CC ?= gcc
 CUDA_ARCH ?= -gencode arch=compute_90,code=[sm_90,compute_90]
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
@@ -31,6 +30,8 @@ CONTRACT_OBJS := $(CONTRACT_SRCS:%.c=$(B)/%.o)
 TEST_OBJS := $(TEST_SRCS:%.c=$(B)/%.o)
 FIXTURE_OBJS := $(FIXTURE_SRCS:%.c=$(B)/%.o)
 
+.DEFAULT_GOAL := all
+
 # One clean fatbin per module plus one per control switch in its source.
 module_of = $(basename $(notdir $(1)))
 controls_of = $(shell grep -ohE 'KC_CONTROL_[A-Za-z0-9_]+' $(1) | sed 's/^KC_CONTROL_//' | sort -u)
@@ -55,7 +56,7 @@ STAGING_FATBINS := $(FATBINS)
 FATBINS := $(MAIN_FATBINS)
 
 .PHONY: all kernels staging test clean
-all: $(B)/kcontract $(B)/kcontract-fixture $(B)/kc_tests $(B)/kcontract-staging
+all: $(B)/kcontract $(B)/kcontract-fixture $(B)/kc_tests $(B)/kcontract-staging $(B)/libfake_nvml.so
 staging: $(B)/kcontract-staging
 kernels: $(FATBINS)
 
@@ -63,7 +64,7 @@ $(B)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(B)/gen/fatbins.S $(B)/gen/fatbin_table.c: $(FATBINS) tools/gen_fatbin_table.sh
+$(B)/gen/fatbins.S $(B)/gen/fatbin_table.c &: $(FATBINS) tools/gen_fatbin_table.sh
 	@mkdir -p $(B)/gen
 	sh tools/gen_fatbin_table.sh $(B)/gen/fatbins.S $(B)/gen/fatbin_table.c $(FATBINS)
 $(B)/gen/fatbins.o: $(B)/gen/fatbins.S
@@ -97,10 +98,15 @@ $(B)/kcontract-fixture: $(B)/src/main.o $(HARNESS_OBJS) $(FIXTURE_OBJS) $(B)/gen
 
 # The tests link every contract, staged ones included, so their references are tested too.
 $(B)/kc_tests: $(TEST_OBJS) $(HARNESS_OBJS) $(CONTRACT_OBJS) $(STAGING_CONTRACT_OBJS) $(B)/gen/staging_fatbins.o $(B)/gen/staging_fatbin_table.o
-	$(CC) -o $@ $^ $(LDLIBS) -lcriterion
+	$(CC) -o $@ $^ $(LDLIBS) -lcriterion -lutil
 
-test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture
-	KC_BIN=$(B)/kcontract KC_FIXTURE_BIN=$(B)/kcontract-fixture $(B)/kc_tests --jobs 2
+# A stand-in for libnvidia-ml.so.1, so the NVML code is tested without a GPU.
+$(B)/libfake_nvml.so: tests/fake/fake_nvml.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
+
+test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so
+	KC_BIN=$(B)/kcontract KC_FIXTURE_BIN=$(B)/kcontract-fixture KC_FAKE_NVML=$(B)/libfake_nvml.so $(B)/kc_tests --jobs 2
 
 clean:
 	rm -rf $(B)

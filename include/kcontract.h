@@ -55,7 +55,7 @@ typedef struct kc_shape {
 } kc_shape;
 
 /* Input distributions. Floating point (L is 2^10 for F16, 2^8 for E4M3, 2^20
- * for BF16/F32/F64): UNIFORM U(-1,1); NORMAL N(0,1); LARGE |x| in [L/2, L],
+ * for BF16/F32/F64): UNIFORM U(-1,1); NORMAL ~N(0,1) (kc_rand_normal); LARGE |x| in [L/2, L],
  * positive with p=3/4; ZEROS_MIXED normal with half the elements +0 or -0;
  * SPECIALS normal with ~1% each of +inf, -inf and NaN (E4M3 has no inf: +-448
  * instead); MASKED normal with runs of -inf, 1..256 long, covering about half
@@ -83,7 +83,9 @@ typedef struct kc_gen {
 
 uint64_t kc_rand_u64(kc_gen *g);                 /* uniform 64 bits */
 double kc_rand_uniform(kc_gen *g, double lo, double hi); /* U[lo, hi) */
-double kc_rand_normal(kc_gen *g);                /* N(0, 1), Box-Muller */
+/* Approximately N(0, 1): the standardised sum of 16 uniform 16-bit integers
+ * (Irwin-Hall), computed without libm so it is bit-identical on every machine. */
+double kc_rand_normal(kc_gen *g);
 int64_t kc_rand_int(kc_gen *g, int64_t lo, int64_t hi);  /* uniform in [lo, hi] */
 /* Stores value x (rounded to nearest even for narrow floats, saturated and
  * truncated toward zero for integers) as element i of g->data. */

@@ -1,10 +1,13 @@
 /* cli.c — command-line parsing and the help text. */
 #include "cli.h"
+#include "costs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void kc_cli_usage(FILE *out)
 {
@@ -28,15 +31,36 @@ void kc_cli_usage(FILE *out)
           "  --records F   check the launches recorded in file F (docs/launch-records.md): one kernel\n"
           "                item <contract>@<label> per line, gates 1-4 on exactly that shape; with no\n"
           "                PATTERN only the record items are selected (add '*' for every item too)\n"
+          "  --schedule S  with --jobs: 'queue' (default): N long-lived workers take one item at\n"
+          "                a time, items that failed last time first, then longest first by the\n"
+          "                cost table; a crash or hang costs one item (CRASH, TIMEOUT), a fresh worker\n"
+          "                takes over; 'static': N shards, item i in shard i % N, as --shard does\n"
+          "  --costs FILE  the cost table (default ./.kcontract-costs.tsv): read by a --jobs run to\n"
+          "                order the queue and written after it; with --shard K/N the partition is\n"
+          "                by cost (longest first onto the least-loaded shard) instead of i % N\n"
+          "  --timeout S   with --jobs: every item's time limit in seconds (default: the contract's\n"
+          "                timeout_s, else max(60, 5 x recorded seconds), 600 with no record)\n"
+          "  --fail-fast   with --jobs: stop handing out items after the first failure; the rest\n"
+          "                are NOTRUN\n"
+          "  --restarts M  with --jobs: replace at most M workers that crashed or timed out\n"
+          "                (default 2 x N + 8); then the items not handed out yet are NOTRUN\n"
+          "  --json FILE   write a JSON Lines report: one object per item (state, worker, times,\n"
+          "                peak RSS and GPU memory, message), one per worker, one summary\n"
+          "  --junit FILE  write a JUnit XML report (one testcase per item) for CI\n"
+          "  --timeline FILE.svg  write an SVG timeline: one row per worker, one bar per item\n"
+          "                (docs/reports.md describes the three reports)\n"
           "  --help        this text\n"
           "\n"
-          "Each item prints one line: PASS, FAIL, KNOWN, RED, MISSED, LIMIT or SKIP, ending with\n"
-          "its time; then a machine-readable TALLY line and a SUMMARY line (docs/output-format.md).\n"
-          "exit status: 0 everything ran and passed; 1 a failure, missed control, limit problem\n"
-          "or stale known finding; 2 bad usage; 3 nothing failed but items were skipped (e.g. no\n"
-          "GPU); 4 internal error. --jobs: 1 also when a shard did not finish or the merge failed\n"
-          "(the reasons name the shard); 128+signal when interrupted (130 for SIGINT).\n"
-          "docs/parallel-runs.md describes --shard, --jobs, the merge and the memory plan.\n",
+          "Each item prints one line: PASS, FAIL, KNOWN, RED, MISSED, LIMIT or SKIP (a --jobs run\n"
+          "also CRASH, TIMEOUT, NOTRUN), ending with its time; then a machine-readable TALLY line\n"
+          "and a SUMMARY line (docs/output-format.md).\n"
+          "exit status: 0 everything ran and passed; 1 a failure, missed control, limit problem,\n"
+          "stale known finding, CRASH, TIMEOUT or NOTRUN; 2 bad usage (also a malformed cost\n"
+          "table); 3 nothing failed but items were skipped (e.g. no GPU); 4 internal error.\n"
+          "--schedule static: 1 also when a shard did not finish or the merge failed (the reasons\n"
+          "name the shard). --jobs: 128+signal when interrupted (130 for SIGINT).\n"
+          "docs/parallel-runs.md describes --shard, --jobs (the work queue, the cost table, faults),\n"
+          "--schedule static, the merge and the memory plan.\n",
           out);
 }
 
@@ -86,6 +110,35 @@ static int parse_parallel(const char *a, const char *v, kc_opts *o)
     return 0;
 }
 
+/* One of --schedule queue|static, --costs FILE, --timeout S. */
+static int parse_queue(const char *a, const char *v, kc_opts *o)
+{
+    if (!v) return usage_error("%s needs a value%s", a, "");
+    if (strcmp(a, "--schedule") == 0) {
+        if (strcmp(v, "static") && strcmp(v, "queue"))
+            return usage_error("--schedule: expected 'queue' or 'static', got '%.64s'%s", v, "");
+        o->schedule_static = v[0] == 's';
+        o->schedule_given = 1;
+    } else if (strcmp(a, "--costs") == 0) {
+        if (!*v) return usage_error("--costs: expected a file name, got ''%s%s", "", "");
+        o->costs = v;
+        o->costs_given = 1;
+    } else if (strcmp(a, "--restarts") == 0) {
+        uint64_t x;
+        if (kc_parse_u64(v, 1000000, &x))
+            return usage_error("--restarts: expected a number of worker restarts from 0 to 1000000, got '%.64s'%s", v, "");
+        o->max_restarts = (int)x;
+    } else {
+        char *end;
+        errno = 0;
+        double t = strtod(v, &end);
+        if (!*v || *end || errno || !(t > 0) || t > 1e7 || strpbrk(v, "xXnNiI"))
+            return usage_error("--timeout: expected seconds above 0 (e.g. 30 or 0.5), got '%.64s'%s", v, "");
+        o->timeout_s = t;
+    }
+    return 0;
+}
+
 /* The combinations --shard, --jobs and --devices refuse. */
 static int check_parallel(const kc_opts *o)
 {
@@ -96,6 +149,14 @@ static int check_parallel(const kc_opts *o)
         return usage_error("%s%s", why, "");
     }
     if (o->jobs && o->cmd != KC_CMD_RUN) return usage_error("--jobs applies to run only%s%s", "", "");
+    if (o->schedule_given && !o->jobs) return usage_error("--schedule needs --jobs%s%s", "", "");
+    if (!o->worker && !(o->jobs && !o->schedule_static) && (o->timeout_s > 0 || o->fail_fast || o->max_restarts >= 0))
+        return usage_error("%s applies to --jobs N with the work queue (not to a serial run or --schedule static)%s",
+                           o->fail_fast ? "--fail-fast" : o->timeout_s > 0 ? "--timeout" : "--restarts", "");
+    if (o->costs_given && o->jobs && o->schedule_static)
+        return usage_error("--costs does not apply to --schedule static (its shards are item i %% N)%s%s", "", "");
+    if (o->worker && (!o->parent || o->jobs || o->sharded))
+        return usage_error("--worker: internal option of a --jobs parent (needs --parent, no --jobs or --shard)%s%s", "", "");
     if (o->sharded && o->cmd == KC_CMD_INFO) return usage_error("--shard applies to run and list only%s%s", "", "");
     if (o->ndevices && (!o->jobs || o->device_given)) {
         size_t n = (size_t)snprintf(why, sizeof why, "--devices ");
@@ -106,11 +167,35 @@ static int check_parallel(const kc_opts *o)
     return 0;
 }
 
+/* --json, --junit, --timeline: run only, and each file can be created (checked
+ * before anything runs; a file this check creates is removed again). */
+static int check_reports(const kc_opts *o)
+{
+    const char *opt[3] = { "--json", "--junit", "--timeline" }, *path[3] = { o->json, o->junit, o->timeline };
+    for (int k = 0; k < 3; k++) {
+        if (!path[k]) continue;
+        if (o->cmd != KC_CMD_RUN) return usage_error("%s applies to run only%s", opt[k], "");
+        int existed = access(path[k], F_OK) == 0;
+        int fd = open(path[k], O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+        if (fd < 0) {
+            char why[PATH_MAX + 64];
+            snprintf(why, sizeof why, "%s: %s", path[k], strerror(errno));
+            return usage_error("%s %s", opt[k], why);
+        }
+        close(fd);
+        if (!existed) unlink(path[k]);
+    }
+    return 0;
+}
+
 int kc_cli_parse(int argc, char **argv, kc_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->seed = 1;
     o->shard_n = 1;
+    o->resume_records_fd = -1;
+    o->costs = KC_COSTS_DEFAULT;
+    o->max_restarts = -1;
     o->argv0 = argc > 0 ? argv[0] : "kcontract";
     o->argv = calloc((size_t)argc + 1, sizeof *o->argv);
     o->patterns = calloc((size_t)argc + 1, sizeof *o->patterns);
@@ -144,6 +229,22 @@ int kc_cli_parse(int argc, char **argv, kc_opts *o)
             if (!v) return usage_error("%s needs a value (a file of launch records, docs/launch-records.md)%s", a, "");
             if (o->records) return usage_error("--records given twice ('%s' and '%s'); a run takes one file", o->records, v);
             o->records = v;
+        } else if (strcmp(a, "--schedule") == 0 || strcmp(a, "--costs") == 0 || strcmp(a, "--timeout") == 0 ||
+                   strcmp(a, "--restarts") == 0) {
+            if (parse_queue(a, v, o)) return 2;
+        } else if (strcmp(a, "--fail-fast") == 0 || strcmp(a, "--worker") == 0) {
+            if (a[2] == 'f') o->fail_fast = 1;
+            else o->worker = 1;
+            o->argv[o->argc++] = argv[i];
+            continue;
+        } else if (strcmp(a, "--json") == 0 || strcmp(a, "--junit") == 0 || strcmp(a, "--timeline") == 0) {
+            if (!v || !*v) return usage_error("%s needs a file name%s", a, "");
+            *(a[2] == 'j' ? (a[3] == 's' ? &o->json : &o->junit) : &o->timeline) = v;
+        } else if (strcmp(a, "--resume-records") == 0) {
+            if (!v || kc_parse_u64(v, INT_MAX, &x)) return usage_error("--resume-records: internal option, got '%s'%s", v ? v : "", "");
+            o->resume_records_fd = (int)x;
+            i++;
+            continue;
         } else if (strcmp(a, "--resume-at") == 0) {
             if (!v || kc_parse_u64(v, 1u << 30, &x)) return usage_error("--resume-at: internal option, got '%s'%s", v ? v : "", "");
             o->resume_at = (int)x;
@@ -172,7 +273,8 @@ int kc_cli_parse(int argc, char **argv, kc_opts *o)
         i++;
     }
     if (o->records && o->cmd == KC_CMD_INFO) return usage_error("--records applies to run and list only%s%s", "", "");
-    return check_parallel(o);
+    int rc = check_parallel(o);
+    return rc ? rc : check_reports(o);
 }
 
 void kc_opts_free(kc_opts *o)

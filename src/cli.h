@@ -29,6 +29,18 @@ typedef struct kc_opts {
     int ndevices;
     long parent;               /* internal --parent PID: this process is a --jobs child */
     const char *records;       /* --records FILE: launch records (records.h), run and list only */
+    int schedule_static;       /* --schedule static: --jobs N as N static shards (default: a work queue) */
+    int schedule_given;
+    const char *costs;         /* --costs FILE (default KC_COSTS_DEFAULT, costs.h) */
+    int costs_given;
+    double timeout_s;          /* --timeout S: every item's time limit (0: per item, costs.h) */
+    int fail_fast;             /* --fail-fast: stop handing out items after the first failure */
+    int max_restarts;          /* --restarts M: workers replaced after a crash or timeout, at most (-1: 2 x N + 8) */
+    int worker;                /* internal --worker: a work-queue worker (items on stdin, results on fd 3) */
+    const char *json;          /* --json FILE: JSON Lines report (report.h, docs/reports.md) */
+    const char *junit;         /* --junit FILE: JUnit XML report */
+    const char *timeline;      /* --timeline FILE.svg: SVG timeline, one row per worker */
+    int resume_records_fd;     /* internal --resume-records FD: the records so far (runner.c), -1 none */
 } kc_opts;
 
 /* Parses argv into o. Returns 0; or 2 after printing "kcontract: <problem>"

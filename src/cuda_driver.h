@@ -17,6 +17,7 @@ typedef struct kc_cuda {
     CUresult (*DeviceGetName)(char *, int, CUdevice);
     CUresult (*DeviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
     CUresult (*DeviceTotalMem)(size_t *, CUdevice);
+    CUresult (*DeviceGetPCIBusId)(char *, int, CUdevice);   /* "0000:3B:00.0", for NVML (nvml.h) */
     CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
     CUresult (*DevicePrimaryCtxRelease)(CUdevice);
     CUresult (*CtxSetCurrent)(CUcontext);

@@ -23,3 +23,16 @@ uint64_t kc_filter_hash(char *const *patterns, int n) {
     }
     return kc_mix64(h);
 }
+
+int kc_filter_first_unmatched(const char *first_name, size_t stride, int n, char *const *patterns, int np)
+{
+    for (int p = 0; p < np; p++) {
+        int hit = 0;
+        for (int i = 0; i < n && !hit; i++) {
+            const char *name = first_name + (size_t)i * stride;
+            hit = fnmatch(patterns[p], name, 0) == 0;
+        }
+        if (!hit) return p;
+    }
+    return -1;
+}

@@ -2,9 +2,15 @@
  * '*' also matches '.' and ':'). No patterns selects everything. */
 #ifndef KC_FILTER_H
 #define KC_FILTER_H
+#include <stddef.h>
 #include <stdint.h>
 /* Nonzero when name matches any of the n patterns (or n == 0). */
 int kc_filter_match(const char *name, char *const *patterns, int n);
 /* Stable hash of the pattern list (order matters), for the TALLY's filter key. */
 uint64_t kc_filter_hash(char *const *patterns, int n);
+/* Index of the first pattern that matches none of n names, or -1 when every
+ * pattern matches something (a typo must not select nothing and pass). Name i
+ * is the NUL-terminated string at first_name + i * stride (e.g. the name field
+ * of an array of kc_item). */
+int kc_filter_first_unmatched(const char *first_name, size_t stride, int n, char *const *patterns, int np);
 #endif

@@ -5,7 +5,7 @@
  * Everything draws only from g->rng, so a buffer's contents are a pure
  * function of the seed the runner derived (seed.c). kc_rand_normal has no
  * cached second value for the same reason; kc_gen_default's normal stream
- * uses both Box-Muller values of a pair internally (it is one call, so it
+ * uses both values of a pair of draws internally (it is one call, so it
  * stays a pure function of the state it starts from).
  *
  * The fill loops run over billions of elements for the large shapes, so the
@@ -36,15 +36,28 @@ INLINE uint64_t next(uint64_t s[4]) {
 /* The top 53 bits as a double in [0, 1). */
 INLINE double unit53(uint64_t r) { return (double)(r >> 11) * 0x1p-53; }
 
-/* Box-Muller on two draws: returns r*cos(2 pi u2), *second = r*sin(2 pi u2).
- * u1 is in (0, 1], so the log is finite. */
+/* One draw of approximately N(0, 1) without libm, so a buffer is bit-identical
+ * on every machine whatever its libm (glibc's log/sin/cos are not guaranteed
+ * correctly rounded, and the GPU hosts run another glibc than CI): the sum of
+ * sixteen uniform 16-bit integers from four 64-bit draws, standardised by the
+ * Irwin-Hall mean 16*(2^16-1)/2 and deviation sqrt(16*(2^32-1)/12). Integer
+ * sums and one IEEE division: exact and portable. Tails end at +-6.93. */
+INLINE double normal1(uint64_t s[4]) {
+    uint64_t sum = 0;
+    for (int i = 0; i < 4; i++) {
+        uint64_t r = next(s);
+        sum += (r & 0xFFFF) + ((r >> 16) & 0xFFFF) + ((r >> 32) & 0xFFFF) + (r >> 48);
+    }
+    const double mean = 16.0 * 65535.0 / 2.0;
+    const double sd = 75674.45447441297;   /* sqrt(16 * (2^32 - 1) / 12), to the nearest double */
+    return ((double)sum - mean) / sd;
+}
+
+/* Two normal draws (the streams below hand out both). */
 INLINE double normal_pair(uint64_t s[4], double *second) {
-    double u1 = (double)((next(s) >> 11) + 1) * 0x1p-53;
-    double u2 = unit53(next(s));
-    double r = sqrt(-2.0 * log(u1));
-    double a = 2.0 * M_PI * u2;
-    *second = r * sin(a);
-    return r * cos(a);
+    double a = normal1(s);
+    *second = normal1(s);
+    return a;
 }
 
 uint64_t kc_rand_u64(kc_gen *g) { return next(g->rng); }
@@ -56,8 +69,7 @@ double kc_rand_uniform(kc_gen *g, double lo, double hi) {
 }
 
 double kc_rand_normal(kc_gen *g) {
-    double unused;
-    return normal_pair(g->rng, &unused);
+    return normal1(g->rng);
 }
 
 /* Lemire's multiply-and-reject: unbiased in [0, range). */
@@ -83,7 +95,7 @@ int64_t kc_rand_int(kc_gen *g, int64_t lo, int64_t hi) {
 
 void kc_gen_put(kc_gen *g, size_t i, double x) { kc_store(g->dtype, g->data, i, x); }
 
-/* A normal stream that hands out both values of each Box-Muller pair. */
+/* A normal stream that hands out both values of each pair. */
 typedef struct nstream { uint64_t *s; double spare; int has; } nstream;
 
 INLINE double nnext(nstream *n) {

@@ -28,6 +28,7 @@
 #include "plan.h"
 #include "runner.h"
 #include "shard.h"
+#include "sigpipe.h"
 #include "tally.h"
 
 static double now_s(void)
@@ -106,12 +107,7 @@ static void selection_free(selection *s)
 
 /* ---- devices and the memory plan (refusals before any child starts) ---- */
 
-typedef struct devinfo {
-    int ndevs;                          /* devices the children go on, round robin; 0: no GPU */
-    kc_device dev[KC_MAX_DEVLIST];
-    size_t free_mem[KC_MAX_DEVLIST];    /* SIZE_MAX: unknown */
-    char why[512];                      /* why there is no GPU */
-} devinfo;
+typedef kc_devinfo devinfo;             /* jobs.h */
 
 /* Free memory of a device, through a primary context retained for the
  * question and released after (SIZE_MAX when it cannot be asked). */
@@ -154,7 +150,7 @@ static int wanted_devices(const kc_opts *o, int visible, int *want, char *what, 
 /* Fills d; returns 0, or 2 after printing a refusal (a device that does not
  * exist). Once cuInit has run, the driver stays loaded for the parent's life:
  * dlclose under the driver's own threads is not safe, and the children exec. */
-static int probe_devices(const kc_opts *o, int gpu_items, devinfo *d)
+int kc_jobs_probe_devices(const kc_opts *o, int gpu_items, devinfo *d)
 {
     kc_cuda cu;
     char err[1024], what[512];
@@ -223,51 +219,6 @@ static void print_header(const kc_opts *o, const selection *s, const devinfo *d,
     printf("kcontract: memory plan per process: %s; MemAvailable %s\n", line,
            avail == SIZE_MAX ? "unknown (/proc/meminfo unreadable: host memory not checked)" : av);
     fflush(stdout);
-}
-
-/* ---- signals: a self-pipe ---- */
-
-static int sig_w = -1;      /* the self-pipe's write end, for the handler */
-
-static void on_signal(int signo)
-{
-    int saved = errno;
-    unsigned char b = (unsigned char)signo;
-    ssize_t r = write(sig_w, &b, 1);
-    (void)r;
-    errno = saved;
-}
-
-static const int CAUGHT[] = { SIGINT, SIGTERM, SIGCHLD };
-#define NCAUGHT 3
-
-/* Installs the handlers; returns the pipe's read end, or -1. */
-static int signals_install(struct sigaction old[NCAUGHT])
-{
-    int p[2];
-    if (pipe2(p, O_CLOEXEC | O_NONBLOCK)) return -1;
-    sig_w = p[1];
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
-    sigset_t set;
-    sigemptyset(&set);
-    for (int i = 0; i < NCAUGHT; i++) {
-        sigaction(CAUGHT[i], &sa, &old[i]);
-        sigaddset(&set, CAUGHT[i]);
-    }
-    sigprocmask(SIG_UNBLOCK, &set, NULL);
-    return p[0];
-}
-
-static void signals_restore(int rfd, const struct sigaction old[NCAUGHT])
-{
-    for (int i = 0; i < NCAUGHT; i++) sigaction(CAUGHT[i], &old[i], NULL);
-    close(rfd);
-    close(sig_w);
-    sig_w = -1;
 }
 
 /* ---- the children ---- */
@@ -348,14 +299,8 @@ static char **child_argv(const kc_opts *o, const child *c, char num[4][32])
 static void exec_child(char **av, int out_w, int err_w)
 {
     static const char msg[] = "kcontract: cannot start the shard process: execv /proc/self/exe failed\n";
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    for (int i = 0; i < NCAUGHT; i++) sigaction(CAUGHT[i], &dfl, NULL);
+    kc_sigpipe_child_reset();
     if (dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0) _exit(127);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
     execv("/proc/self/exe", av);
     ssize_t w = write(2, msg, sizeof msg - 1);
     (void)w;
@@ -368,10 +313,8 @@ static int spawn(const kc_opts *o, child *c)
     char num[4][32];
     char **av = child_argv(o, c, num);
     if (!av || pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC)) goto fail;
-    sigset_t block, old;
-    sigemptyset(&block);
-    for (int i = 0; i < NCAUGHT; i++) sigaddset(&block, CAUGHT[i]);
-    sigprocmask(SIG_BLOCK, &block, &old);       /* no handler runs in the child before exec */
+    sigset_t old;
+    kc_sigpipe_block(&old);                     /* no handler runs in the child before exec */
     pid_t pid = fork();
     if (pid == 0) exec_child(av, po[1], pe[1]);
     sigprocmask(SIG_SETMASK, &old, NULL);
@@ -694,7 +637,7 @@ int kc_jobs_run(const kc_opts *o, const kc_item *items, int n)
     selection s = { 0 };
     devinfo *d = calloc(1, sizeof *d);
     run r = { 0 };
-    struct sigaction old[NCAUGHT];
+    kc_sigpipe sp;
     int rc = 4;
     if (!d || select_items(o, items, n, &s)) {
         fprintf(stderr, "kcontract: out of memory\n");
@@ -702,14 +645,15 @@ int kc_jobs_run(const kc_opts *o, const kc_item *items, int n)
     }
     kc_plan plan;
     size_t avail;
-    if ((rc = probe_devices(o, s.gpu_items, d)) || (rc = check_plan(o, items, &s, d, &plan, &avail))) goto out;
+    if ((rc = kc_jobs_probe_devices(o, s.gpu_items, d)) || (rc = check_plan(o, items, &s, d, &plan, &avail))) goto out;
     print_header(o, &s, d, &plan, avail);
-    if (run_init(&r, o, d) || (r.sig_r = signals_install(old)) < 0) {
+    if (run_init(&r, o, d) || kc_sigpipe_install(&sp) < 0) {
         fprintf(stderr, "kcontract: cannot set up the children: %s\n", strerror(errno));
         run_free(&r);
         rc = 4;
         goto out;
     }
+    r.sig_r = sp.rfd;
     int started = spawn_all(&r) == 0;
     if (loop(&r)) {
         signal_live(&r, SIGKILL, NULL, NULL, 0);
@@ -720,7 +664,7 @@ int kc_jobs_run(const kc_opts *o, const kc_item *items, int n)
     } else {
         rc = started ? report(&r, &s, t0) : 4;
     }
-    signals_restore(r.sig_r, old);
+    kc_sigpipe_restore(&sp);
     run_free(&r);
 out:
     selection_free(&s);

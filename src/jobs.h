@@ -16,8 +16,24 @@
 #define KC_JOBS_H
 #include "cli.h"
 #include "item.h"
+#include "kcontract.h"
+#include "shard.h"
+#include <stddef.h>
 
 #define KC_JOBS_GRACE_MS 2000       /* SIGTERM to SIGKILL when stopping shards */
+
+/* The devices a --jobs run uses (shared with the work queue, worker.h). */
+typedef struct kc_devinfo {
+    int ndevs;                          /* devices the children go on, round robin; 0: no GPU */
+    kc_device dev[KC_MAX_DEVLIST];
+    size_t free_mem[KC_MAX_DEVLIST];    /* SIZE_MAX: unknown */
+    char why[512];                      /* why there is no GPU */
+} kc_devinfo;
+
+/* Fills d with the devices of --devices, --device or every visible one (no
+ * GPU items or no driver: ndevs 0 and why). Returns 0, or 2 after printing a
+ * refusal (a device that does not exist). */
+int kc_jobs_probe_devices(const kc_opts *o, int gpu_items, kc_devinfo *d);
 
 /* A --jobs child's first act (main calls it before anything else): with
  * --parent PID in argv, ask for SIGKILL when the parent dies

@@ -7,9 +7,11 @@
 #include "cli.h"
 #include "jobs.h"
 #include "plan.h"
-#include "records.h"
+#include "launch_records.h"
+#include "filter.h"
 #include "registry.h"
 #include "runner.h"
+#include "worker.h"
 
 int main(int argc, char **argv)
 {
@@ -43,15 +45,27 @@ int main(int argc, char **argv)
         kc_opts_free(&o);
         return 4;
     }
-    kc_records *recs = NULL;   /* --records: items point into it; no patterns = the records only */
-    if (o.records && (rc = kc_records_apply(o.records, o.npatterns == 0, &items, &n, &recs))) {
+    kc_launch_records *recs = NULL;   /* --records: items point into it; no patterns = the records only */
+    if (o.records && (rc = kc_launch_records_apply(o.records, o.npatterns == 0 && !o.worker, &items, &n, &recs))) {
         free(items);
         kc_opts_free(&o);
         return rc;
     }
-    rc = o.cmd == KC_CMD_LIST ? kc_list(&o, items, n) : o.jobs ? kc_jobs_run(&o, items, n) : kc_run(&o, items, n);
+    int bad = n > 0 ? kc_filter_first_unmatched(items[0].name, sizeof items[0], n, o.patterns, o.npatterns)
+                    : (o.npatterns ? 0 : -1);
+    if (bad >= 0) {
+        fprintf(stderr, "kcontract: pattern '%s' matches no item (kcontract list shows the %d items)\n",
+                o.patterns[bad], n);
+        free(items);
+        kc_opts_free(&o);
+        return 2;
+    }
+    rc = o.cmd == KC_CMD_LIST ? kc_list(&o, items, n)
+       : o.worker             ? kc_worker_run(&o, items, n)
+       : o.jobs               ? (o.schedule_static ? kc_jobs_run(&o, items, n) : kc_queue_run(&o, items, n))
+                              : kc_run(&o, items, n);
     free(items);
-    kc_records_free(recs);
+    kc_launch_records_free(recs);
     kc_opts_free(&o);
     return rc;
 }

@@ -4,24 +4,13 @@
  * memory against each device's free memory, integrated GPUs. Everything but
  * kc_read_mem_available is pure. */
 #include "plan.h"
+#include "errmsg.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gates.h"
 
-static int fail(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t cap, const char *fmt, ...)
-{
-    if (err && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, cap, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* a * b, saturating at SIZE_MAX. */
 static size_t mul_sat(size_t a, size_t b) { return (b && a > SIZE_MAX / b) ? SIZE_MAX : a * b; }
@@ -104,8 +93,10 @@ void kc_plan_help(FILE *out, const kc_item *items, int n)
             "\nmemory plan per process, over every registered item (a run plans over its selection):\n"
             "  %s\n"
             "  overheads: host %zu MiB, GPU %zu MiB (measured on an H200, src/plan.h).\n"
-            "  --jobs N is refused when N x host > MemAvailable, when the children on one GPU need more\n"
-            "  than its free memory, or, on an integrated GPU, when N x (host + GPU) > MemAvailable.\n",
+            "  --jobs N --schedule static is refused when N x host > MemAvailable, when the children on\n"
+            "  one GPU need more than its free memory, or, on an integrated GPU, when N x (host + GPU) >\n"
+            "  MemAvailable. The work queue (--jobs N) plans per item: the workers' overheads must fit,\n"
+            "  and an item starts only while the running items plus its own largest case fit.\n",
             line, KC_PLAN_HOST_OVERHEAD >> 20, KC_PLAN_GPU_OVERHEAD >> 20);
 }
 
@@ -122,13 +113,13 @@ static int check_same(const kc_device *a, const kc_device *b, char *err, size_t 
 {
     const char *tail = "launch configurations depend on it; pick matching devices with --devices";
     if (a->cc_major != b->cc_major || a->cc_minor != b->cc_minor)
-        return fail(err, cap, "mixed GPUs: devices %d and %d differ in compute capability: %d.%d on device %d, %d.%d on device %d (%s)",
+        return kc_errf(err, cap, "mixed GPUs: devices %d and %d differ in compute capability: %d.%d on device %d, %d.%d on device %d (%s)",
                     a->ordinal, b->ordinal, a->cc_major, a->cc_minor, a->ordinal, b->cc_major, b->cc_minor, b->ordinal, tail);
     if (a->sm_count != b->sm_count)
-        return fail(err, cap, "mixed GPUs: devices %d and %d differ in SM count: %d on device %d, %d on device %d (%s)",
+        return kc_errf(err, cap, "mixed GPUs: devices %d and %d differ in SM count: %d on device %d, %d on device %d (%s)",
                     a->ordinal, b->ordinal, a->sm_count, a->ordinal, b->sm_count, b->ordinal, tail);
     if (strcmp(a->name, b->name) != 0)
-        return fail(err, cap, "mixed GPUs: devices %d and %d differ in name: '%s' on device %d, '%s' on device %d (%s)",
+        return kc_errf(err, cap, "mixed GPUs: devices %d and %d differ in name: '%s' on device %d, '%s' on device %d (%s)",
                     a->ordinal, b->ordinal, a->name, a->ordinal, b->name, b->ordinal, tail);
     return 0;
 }
@@ -141,7 +132,7 @@ static int check_host(const kc_plan_env *e, char *err, size_t cap)
     kc_bytes_str(e->plan->host, per, sizeof per);
     kc_bytes_str(need, tot, sizeof tot);
     kc_bytes_str(e->mem_available, av, sizeof av);
-    return fail(err, cap, "host memory: --jobs %d needs %d x %s (%zu bytes) = %s (%zu bytes), but MemAvailable is %s (%zu bytes); use fewer jobs",
+    return kc_errf(err, cap, "host memory: --jobs %d needs %d x %s (%zu bytes) = %s (%zu bytes), but MemAvailable is %s (%zu bytes); use fewer jobs",
                 e->jobs, e->jobs, per, e->plan->host, tot, need, av, e->mem_available);
 }
 
@@ -153,7 +144,7 @@ static int check_integrated(const kc_plan_env *e, const kc_device *d, char *err,
     kc_bytes_str(per, ps, sizeof ps);
     kc_bytes_str(need, ts, sizeof ts);
     kc_bytes_str(e->mem_available, av, sizeof av);
-    return fail(err, cap, "integrated GPU: device %d (%s) shares host memory: --jobs %d needs %d x (host %zu + GPU %zu bytes) = %d x %s = %s (%zu bytes), but MemAvailable is %s (%zu bytes); use fewer jobs",
+    return kc_errf(err, cap, "integrated GPU: device %d (%s) shares host memory: --jobs %d needs %d x (host %zu + GPU %zu bytes) = %d x %s = %s (%zu bytes), but MemAvailable is %s (%zu bytes); use fewer jobs",
                 d->ordinal, d->name, e->jobs, e->jobs, e->plan->host, e->plan->gpu, e->jobs, ps, ts, need, av,
                 e->mem_available);
 }
@@ -168,7 +159,7 @@ static int check_gpu(const kc_plan_env *e, int slot, char *err, size_t cap)
     kc_bytes_str(e->plan->gpu, per, sizeof per);
     kc_bytes_str(need, tot, sizeof tot);
     kc_bytes_str(fr, fs, sizeof fs);
-    return fail(err, cap, "GPU memory: device %d (%s) gets %d of the %d children, needing %d x %s (%zu bytes) = %s (%zu bytes), but it has %s (%zu bytes) free; use fewer jobs or more devices",
+    return kc_errf(err, cap, "GPU memory: device %d (%s) gets %d of the %d children, needing %d x %s (%zu bytes) = %s (%zu bytes), but it has %s (%zu bytes) free; use fewer jobs or more devices",
                 d->ordinal, d->name, kids, e->jobs, kids, per, e->plan->gpu, tot, need, fs, fr);
 }
 
@@ -190,8 +181,8 @@ int kc_plan_devices_exist(const int *ords, int n, int visible, const char *what,
     for (int i = 0; i < n; i++)
         if (ords[i] < 0 || ords[i] >= visible) {
             if (visible == 0)
-                return fail(err, errcap, "%s: device %d does not exist: no visible device", what, ords[i]);
-            return fail(err, errcap, "%s: device %d does not exist: %d visible device%s (0..%d)", what, ords[i],
+                return kc_errf(err, errcap, "%s: device %d does not exist: no visible device", what, ords[i]);
+            return kc_errf(err, errcap, "%s: device %d does not exist: %d visible device%s (0..%d)", what, ords[i],
                         visible, visible == 1 ? "" : "s", visible - 1);
         }
     return 0;

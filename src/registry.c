@@ -1,8 +1,8 @@
 /* registry.c — reads the kc_contracts and kc_suites linker sections, checks
  * each registration, and expands them into the sorted list of items. */
 #include "registry.h"
+#include "errmsg.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,82 +38,73 @@ const kc_contract *kc_registry_find_contract(const char *name)
     return NULL;
 }
 
-static int bad(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int bad(char *err, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, cap, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static int check_tol(const char *who, kc_tol t, char *err, size_t cap)
 {
     if ((t.rtol != 0 || t.atol != 0) && !t.reason)
-        return bad(err, cap, "%s: tolerance override (rtol %g, atol %g) without a reason", who, t.rtol, t.atol);
+        return kc_errf(err, cap, "%s: tolerance override (rtol %g, atol %g) without a reason", who, t.rtol, t.atol);
     if (t.reason && (t.rtol < 0 || t.atol < 0))
-        return bad(err, cap, "%s: negative tolerance (rtol %g, atol %g)", who, t.rtol, t.atol);
+        return kc_errf(err, cap, "%s: negative tolerance (rtol %g, atol %g)", who, t.rtol, t.atol);
     return 0;
 }
 
 static int check_contract(const kc_contract *c, char *err, size_t cap)
 {
     const char *n = c->name ? c->name : "(unnamed)";
-    if (!c->name || !*c->name) return bad(err, cap, "a contract has no name (module %s)", c->module ? c->module : "?");
+    if (!c->name || !*c->name) return kc_errf(err, cap, "a contract has no name (module %s)", c->module ? c->module : "?");
     if (strpbrk(c->name, " \t:/"))
-        return bad(err, cap, "contract \"%s\": names may not contain spaces, ':' or '/'", n);
-    if (!c->module || !c->symbol) return bad(err, cap, "contract %s: missing module or symbol", n);
-    if (!c->launch || !c->reference) return bad(err, cap, "contract %s: missing launch or reference function", n);
-    if (!c->shapes || !c->shapes[0].name) return bad(err, cap, "contract %s: no shapes", n);
+        return kc_errf(err, cap, "contract \"%s\": names may not contain spaces, ':' or '/'", n);
+    if (!c->module || !c->symbol) return kc_errf(err, cap, "contract %s: missing module or symbol", n);
+    if (!c->launch || !c->reference) return kc_errf(err, cap, "contract %s: missing launch or reference function", n);
+    if (!c->shapes || !c->shapes[0].name) return kc_errf(err, cap, "contract %s: no shapes", n);
     for (const kc_shape *s = c->shapes; s->name; s++)
         for (const kc_shape *t = c->shapes; t < s; t++)
-            if (strcmp(s->name, t->name) == 0) return bad(err, cap, "contract %s: shape %s declared twice", n, s->name);
+            if (strcmp(s->name, t->name) == 0) return kc_errf(err, cap, "contract %s: shape %s declared twice", n, s->name);
     int outputs = 0, i = 0;
     for (; i < KC_MAX_ARGS && c->args[i].kind != KC_ARG_END; i++) {
         const kc_arg *a = &c->args[i];
-        if (!a->name) return bad(err, cap, "contract %s: argument %d has no name", n, i);
-        if (!kc_dtype_size(a->dtype)) return bad(err, cap, "contract %s: argument %s has no dtype", n, a->name);
+        if (!a->name) return kc_errf(err, cap, "contract %s: argument %d has no name", n, i);
+        if (!kc_dtype_size(a->dtype)) return kc_errf(err, cap, "contract %s: argument %s has no dtype", n, a->name);
         if (a->kind == KC_ARG_BUFFER) {
-            if (!a->count) return bad(err, cap, "contract %s: buffer %s has no count function", n, a->name);
+            if (!a->count) return kc_errf(err, cap, "contract %s: buffer %s has no count function", n, a->name);
             if (a->role != KC_IN && a->role != KC_OUT && a->role != KC_INOUT)
-                return bad(err, cap, "contract %s: buffer %s has no role (KC_IN, KC_OUT or KC_INOUT)", n, a->name);
+                return kc_errf(err, cap, "contract %s: buffer %s has no role (KC_IN, KC_OUT or KC_INOUT)", n, a->name);
             if (a->role != KC_IN) outputs++;
             char who[256];
             snprintf(who, sizeof who, "contract %s, output %s", n, a->name);
             if (check_tol(who, a->tol, err, cap)) return -1;
         } else if (a->kind == KC_ARG_SCALAR) {
-            if (!a->value) return bad(err, cap, "contract %s: scalar %s has no value function", n, a->name);
+            if (!a->value) return kc_errf(err, cap, "contract %s: scalar %s has no value function", n, a->name);
             if (a->dtype != KC_F32 && a->dtype != KC_I32 && a->dtype != KC_I64 && a->dtype != KC_U32)
-                return bad(err, cap, "contract %s: scalar %s must be f32, i32, i64 or u32, not %s", n, a->name,
+                return kc_errf(err, cap, "contract %s: scalar %s must be f32, i32, i64 or u32, not %s", n, a->name,
                            kc_dtype_name(a->dtype));
         } else {
-            return bad(err, cap, "contract %s: argument %d has kind %d", n, i, (int)a->kind);
+            return kc_errf(err, cap, "contract %s: argument %d has kind %d", n, i, (int)a->kind);
         }
     }
-    if (!outputs) return bad(err, cap, "contract %s: no output buffer (KC_OUT or KC_INOUT)", n);
+    if (!outputs) return kc_errf(err, cap, "contract %s: no output buffer (KC_OUT or KC_INOUT)", n);
     if (check_tol(n, c->tol, err, cap)) return -1;
     for (int d = 0; d < KC_MAX_DISTS && c->dists[d]; d++)
-        if (c->dists[d] >= KC_DIST_COUNT) return bad(err, cap, "contract %s: distribution %d is unknown", n, (int)c->dists[d]);
+        if (c->dists[d] >= KC_DIST_COUNT) return kc_errf(err, cap, "contract %s: distribution %d is unknown", n, (int)c->dists[d]);
     if (kc_fatbin_count > 0 && !kc_fatbin_find(c->module, NULL))
-        return bad(err, cap, "contract %s: module %s is not embedded (expected kernels/*/%s.cu)", n, c->module, c->module);
+        return kc_errf(err, cap, "contract %s: module %s is not embedded (expected kernels/*/%s.cu)", n, c->module, c->module);
     for (int k = 0; k < KC_MAX_CONTROLS && c->controls[k].name; k++) {
         const kc_control *ct = &c->controls[k];
         if (ct->gate < 1 || ct->gate > 4)
-            return bad(err, cap, "contract %s: control %s names gate %d (expected 1-4)", n, ct->name, ct->gate);
-        if (!ct->bug) return bad(err, cap, "contract %s: control %s does not say which bug it plants", n, ct->name);
+            return kc_errf(err, cap, "contract %s: control %s names gate %d (expected 1-4)", n, ct->name, ct->gate);
+        if (!ct->bug) return kc_errf(err, cap, "contract %s: control %s does not say which bug it plants", n, ct->name);
         if (kc_fatbin_count > 0 && !kc_fatbin_find(c->module, ct->name))
-            return bad(err, cap, "contract %s: control %s has no fatbin: is KC_CONTROL_%s used in %s.cu?", n, ct->name,
+            return kc_errf(err, cap, "contract %s: control %s has no fatbin: is KC_CONTROL_%s used in %s.cu?", n, ct->name,
                        ct->name, c->module);
         for (int j = 0; j < k; j++)
             if (strcmp(c->controls[j].name, ct->name) == 0)
-                return bad(err, cap, "contract %s: control %s listed twice", n, ct->name);
+                return kc_errf(err, cap, "contract %s: control %s listed twice", n, ct->name);
     }
     for (int k = 0; k < KC_MAX_KNOWN && c->known[k].reason; k++)
         if (c->known[k].gate < 1 || c->known[k].gate > 4)
-            return bad(err, cap, "contract %s: known finding names gate %d (expected 1-4)", n, c->known[k].gate);
+            return kc_errf(err, cap, "contract %s: known finding names gate %d (expected 1-4)", n, c->known[k].gate);
     if (c->nondeterministic && !*c->nondeterministic)
-        return bad(err, cap, "contract %s: nondeterministic needs a reason", n);
+        return kc_errf(err, cap, "contract %s: nondeterministic needs a reason", n);
     return 0;
 }
 
@@ -161,7 +152,7 @@ int kc_registry_items(kc_item **items, char *err, size_t errcap)
     for (size_t i = 0; i < ns; i++) {
         const kc_suite *s = ss[i];
         if (!s->name || !*s->name || !s->run) {
-            bad(err, errcap, "a suite has no name or no run function");
+            kc_errf(err, errcap, "a suite has no name or no run function");
             goto fail;
         }
         kc_item it = { .kind = KC_KIND_SUITE, .suite = s };
@@ -171,14 +162,14 @@ int kc_registry_items(kc_item **items, char *err, size_t errcap)
     if (n) qsort(v, (size_t)n, sizeof *v, by_name);
     for (int i = 1; i < n; i++)
         if (strcmp(v[i].name, v[i - 1].name) == 0) {
-            bad(err, errcap, "item name %s is registered twice (kinds %s and %s)", v[i].name,
+            kc_errf(err, errcap, "item name %s is registered twice (kinds %s and %s)", v[i].name,
                 kc_kind_name(v[i - 1].kind), kc_kind_name(v[i].kind));
             goto fail;
         }
     *items = v;
     return n;
 oom:
-    bad(err, errcap, "out of memory building the item list");
+    kc_errf(err, errcap, "out of memory building the item list");
 fail:
     free(v);
     return -1;

@@ -2,6 +2,7 @@
  * and the re-exec that replaces a process whose CUDA context a kernel broke. */
 #include "runner.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,9 +10,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "costs.h"
 #include "device.h"
 #include "filter.h"
 #include "gates.h"
+#include "item_run.h"
+#include "nvml.h"
+#include "progress.h"
+#include "record.h"
+#include "report.h"
 #include "seed.h"
 #include "shard.h"
 #include "suite.h"
@@ -36,28 +43,14 @@ uint64_t kc_binary_hash(void)
     return kc_mix64(h);
 }
 
-static int is_gpu_item(const kc_item *it)
-{
-    return it->kind != KC_KIND_SUITE || it->suite->needs_gpu;
-}
-
-static void print_line(kc_state st, const char *name, const char *msg, double secs, const kc_opts *o, int rerun)
-{
-    printf("%-6s %s  %s  (%.2f s)", kc_state_name(st), name, msg, secs);
-    if (rerun) printf("  rerun: %s run %s --seed %llu --device %d", o->argv0, name, (unsigned long long)o->seed, o->device);
-    if (rerun && o->records) printf(" --records %s", o->records);
-    putchar('\n');
-    fflush(stdout);
-}
-
 /* Replaces this process with a fresh one that continues at item `next`. */
-static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed)
+static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed, const kc_records *rs)
 {
-    char line[4096], at[32], el[32];
+    char line[4096], at[32], el[32], rf[32];
     if (kc_tally_format(t, line, sizeof line) < 0) return;
     snprintf(at, sizeof at, "%d", next);
     snprintf(el, sizeof el, "%.3f", elapsed);
-    char **av = calloc((size_t)o->argc + 8, sizeof *av);
+    char **av = calloc((size_t)o->argc + 10, sizeof *av);
     if (!av) return;
     int n = 0;
     for (int i = 0; i < o->argc; i++) av[n++] = o->argv[i];
@@ -67,60 +60,54 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
     av[n++] = line;
     av[n++] = "--resume-elapsed";
     av[n++] = el;
+    int fd = kc_records_save_fd(rs);
+    if (fd >= 0) {
+        snprintf(rf, sizeof rf, "%d", fd);
+        av[n++] = "--resume-records";
+        av[n++] = rf;
+    } else {
+        fprintf(stderr, "kcontract: cannot keep the records so far across the re-exec (%s); the reports will lack them\n",
+                strerror(errno));
+    }
+    kc_progress_clear();
     printf("kcontract: the CUDA context is unusable after that item; continuing in a fresh process\n");
     fflush(stdout);
     fflush(stderr);
     execv("/proc/self/exe", av);
     perror("kcontract: re-exec failed");
+    if (fd >= 0) close(fd);
     free(av);
 }
 
-static void run_item(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_tally *t, int *lost)
+/* Runs one item (item_run.c), adds it to the tally and keeps its record. */
+static void run_item(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_tally *t, int *lost,
+                     kc_record *rec)
 {
-    double t0 = now_s();
-    if (is_gpu_item(it) && !have_gpu) {
-        kc_tally_add(t, it->kind, KC_SKIP);
-        print_line(KC_SKIP, it->name, "no GPU", now_s() - t0, o, 0);
-        return;
-    }
-    if (it->kind == KC_KIND_SUITE) {
-        char msg[2048];
-        int rc = kc_suite_run(it->suite, have_gpu ? &gpu->dev : NULL, msg, sizeof msg);
-        kc_tally_add(t, it->kind, rc ? KC_FAIL : KC_PASS);
-        print_line(rc ? KC_FAIL : KC_PASS, it->name, rc ? msg : "suite passed", now_s() - t0, o, rc);
-        return;
-    }
-    kc_result *res = calloc(1, sizeof *res);
-    if (!res) {
-        kc_tally_add(t, it->kind, it->kind == KC_KIND_CONTROL ? KC_MISSED : KC_FAIL);
-        print_line(KC_FAIL, it->name, "out of host memory", now_s() - t0, o, 1);
-        return;
-    }
-    kc_run_gpu_item(gpu, it, o->seed, res);
-    kc_tally_add(t, it->kind, res->state);
-    t->limit_problems += res->limit_problems;
-    t->stale += res->stale;
-    int failing = res->state == KC_FAIL || res->state == KC_MISSED || res->state == KC_LIMIT;
-    print_line(res->state, it->name, res->msg, now_s() - t0, o, failing);
-    if (res->detail[0]) {
-        fputs(res->detail, stdout);
-        fflush(stdout);
-    }
-    *lost = res->context_lost;
-    free(res);
+    kc_outcome oc;
+    kc_item_run(gpu, have_gpu, it, o, &oc);
+    kc_tally_add(t, it->kind, oc.state);
+    t->limit_problems += oc.limit_problems;
+    t->stale += oc.stale;
+    rec->state = oc.state;
+    rec->gate = oc.gate;
+    rec->peak_rss_kib = oc.peak_rss_kib;
+    snprintf(rec->message, sizeof rec->message, "%s", oc.msg);
+    snprintf(rec->rerun, sizeof rec->rerun, "%s", oc.rerun);
+    *lost = oc.context_lost;
 }
 
 int kc_run(const kc_opts *o, const kc_item *items, int n)
 {
     double t0 = now_s() - o->resume_elapsed;
     int *sel = malloc(((size_t)n + 1) * sizeof *sel), ns = 0, gpu_items = 0, nf = 0;
+    char serr[1024];
     if (!sel) return 4;
-    for (int i = 0; i < n; i++)
-        if (kc_filter_match(items[i].name, o->patterns, o->npatterns)) {
-            if (kc_shard_of(nf++, o->shard_n) != o->shard_k) continue;   /* filter, then shard */
-            sel[ns++] = i;
-            gpu_items += is_gpu_item(&items[i]);
-        }
+    if ((ns = kc_select(o, items, n, sel, &nf, serr, sizeof serr)) < 0) {   /* filter, then shard (costs.h) */
+        fprintf(stderr, "kcontract: --costs %s\n", serr);
+        free(sel);
+        return 2;
+    }
+    for (int i = 0; i < ns; i++) gpu_items += kc_item_needs_gpu(&items[sel[i]]);
     kc_tally t;
     kc_tally_init(&t);
     if (o->resume_tally) {
@@ -130,6 +117,12 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
             free(sel);
             return 2;
         }
+    }
+    kc_records rs = { .workers = 1 };   /* one record per item, for the reports */
+    if (o->resume_records_fd >= 0) {
+        char err[256];
+        if (kc_records_load_fd(o->resume_records_fd, &rs, err, sizeof err))
+            fprintf(stderr, "kcontract: --resume-records: %s; the reports will lack the items before the re-exec\n", err);
     }
     kc_gpu gpu;
     memset(&gpu, 0, sizeof gpu);
@@ -175,51 +168,84 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
             printf("kcontract: shard %d/%d is empty (the filter selects %d item%s; item i goes to shard i %% %d)\n",
                    o->shard_k, o->shard_n, nf, nf == 1 ? "" : "s", o->shard_n);
         if (gpu_items && !have_gpu)
-            printf("kcontract: no GPU: %s; the %d GPU item%s will be SKIP and host-only suites still run\n", gpu.why,
-                   gpu_items, gpu_items == 1 ? "" : "s");
+            printf("kcontract: no GPU: %s; the %d GPU item%s will be SKIP%s\n", gpu.why, gpu_items,
+                   gpu_items == 1 ? "" : "s", ns > gpu_items ? " and host-only suites still run" : "");
         fflush(stdout);
     }
+    /* GPU memory of this process per item, from NVML by the device's PCI bus id */
+    char bus[64];
+    long pid = (long)getpid();
+    int gpu_mem = have_gpu && gpu.cu.DeviceGetPCIBusId(bus, sizeof bus, gpu.cudev) == CUDA_SUCCESS &&
+                  kc_gpu_sampler_start(0) == 0 && kc_gpu_sampler_watch_bus(pid, bus) == 0;
+    kc_progress_start(ns, o->resume_at, 1, !o->parent);
     for (int i = o->resume_at; i < ns; i++) {
         int lost = 0;
-        run_item(&gpu, have_gpu, &items[sel[i]], o, &t, &lost);
-        /* Test hook: act as if this item had left the CUDA context unusable,
-         * so the re-exec path is exercised on machines without a GPU. */
-        const char *inject = getenv("KC_FAULT_LOSE_CONTEXT_AFTER");
-        if (inject && strcmp(inject, items[sel[i]].name) == 0) lost = 1;
+        const kc_item *it = &items[sel[i]];
+        kc_record rec;
+        memset(&rec, 0, sizeof rec);
+        snprintf(rec.name, sizeof rec.name, "%s", it->name);
+        rec.kind = it->kind;
+        rec.worker_pid = pid;
+        rec.device = have_gpu && kc_item_needs_gpu(it) ? o->device : -1;
+        if (gpu_mem) kc_gpu_sampler_take_peak(pid);   /* drop the previous item's peak */
+        rec.start_s = now_s() - t0;
+        kc_progress_busy(1);
+        run_item(&gpu, have_gpu, it, o, &t, &lost, &rec);
+        rec.end_s = now_s() - t0;
+        rec.peak_gpu_mib = gpu_mem ? kc_gpu_sampler_take_peak(pid) : -1;
+        if (kc_records_add(&rs, &rec)) fprintf(stderr, "kcontract: out of memory: %s is missing from the reports\n", it->name);
+        kc_progress_item_done(rec.state, -1);
         if (lost) {
-            if (i + 1 < ns) reexec(o, i + 1, &t, now_s() - t0);
+            if (i + 1 < ns) reexec(o, i + 1, &t, now_s() - t0, &rs);
             /* Nothing left, or exec failed: what remains is skipped here. */
             have_gpu = 0;
             snprintf(gpu.why, sizeof gpu.why, "the CUDA context was lost");
         }
     }
+    kc_progress_end();
+    if (gpu_mem) kc_gpu_sampler_stop();
     char line[4096];
     if (kc_tally_format(&t, line, sizeof line) < 0) {
         fprintf(stderr, "kcontract: internal error: TALLY does not fit\n");
+        kc_records_free(&rs);
         free(sel);
         return 4;
     }
     printf("%s\n", line);
     kc_summary_format(&t, line, sizeof line);
-    printf("%s  (%.1f s)\n", line, now_s() - t0);
+    rs.wall_s = now_s() - t0;
+    printf("%s  (%.1f s)\n", line, rs.wall_s);
+    if (!o->parent) kc_report_workers(stdout, &rs);   /* a --jobs shard leaves the figures to its parent */
     fflush(stdout);
+    int reports = kc_reports_write(&rs, o->json, o->junit, o->timeline);
     if (have_gpu) kc_gpu_close(&gpu);
+    kc_records_free(&rs);
     free(sel);
-    return kc_tally_exit_status(&t);
+    return reports ? 4 : kc_tally_exit_status(&t);
 }
 
 int kc_list(const kc_opts *o, const kc_item *items, int n)
 {
     int count[KC_KIND_COUNT] = { 0 }, total = 0, nf = 0;
-    for (int i = 0; i < n; i++) {
-        if (!kc_filter_match(items[i].name, o->patterns, o->npatterns)) continue;
-        if (kc_shard_of(nf++, o->shard_n) != o->shard_k) continue;
-        printf("%-8s %s\n", kc_kind_name(items[i].kind), items[i].name);
-        count[items[i].kind]++;
+    int *sel = malloc(((size_t)n + 1) * sizeof *sel), ns;
+    char serr[1024];
+    if (!sel) return 4;
+    if ((ns = kc_select(o, items, n, sel, &nf, serr, sizeof serr)) < 0) {
+        fprintf(stderr, "kcontract: --costs %s\n", serr);
+        free(sel);
+        return 2;
+    }
+    for (int j = 0; j < ns; j++) {
+        const kc_item *it = &items[sel[j]];
+        printf("%-8s %s\n", kc_kind_name(it->kind), it->name);
+        count[it->kind]++;
         total++;
     }
-    printf("%d items: %d kernels, %d controls, %d limits, %d suites\n", total, count[KC_KIND_KERNEL],
-           count[KC_KIND_CONTROL], count[KC_KIND_LIMIT], count[KC_KIND_SUITE]);
+    free(sel);
+    printf("%d item%s: %d kernel%s, %d control%s, %d limit check%s, %d suite%s\n", total, total == 1 ? "" : "s",
+           count[KC_KIND_KERNEL], count[KC_KIND_KERNEL] == 1 ? "" : "s", count[KC_KIND_CONTROL],
+           count[KC_KIND_CONTROL] == 1 ? "" : "s", count[KC_KIND_LIMIT], count[KC_KIND_LIMIT] == 1 ? "" : "s",
+           count[KC_KIND_SUITE], count[KC_KIND_SUITE] == 1 ? "" : "s");
     return 0;
 }
 

@@ -2,8 +2,8 @@
  * sorted list goes to shard i % N), the --devices list and the round-robin
  * placement of shards on devices. Pure functions, no I/O. */
 #include "shard.h"
+#include "errmsg.h"
 
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,17 +11,6 @@
 #define SHARD_EXPECT "expected K/N with 0 <= K < N (e.g. 0/4), got '%s'"
 #define DEVICES_EXPECT "expected distinct device ordinals separated by commas (e.g. 0,2,3), got '%s'"
 
-static int fail(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t cap, const char *fmt, ...)
-{
-    if (err && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, cap, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* A canonical decimal of s[0..n) (digits only, "0" or no leading zero), at
  * most max. Returns 0 and the value, or -1. */
@@ -40,16 +29,16 @@ static int dec(const char *s, size_t n, uint64_t max, uint64_t *v)
 
 int kc_shard_parse(const char *s, int *k, int *n, char *err, size_t errcap)
 {
-    if (!s) return fail(err, errcap, SHARD_EXPECT, "");
+    if (!s) return kc_errf(err, errcap, SHARD_EXPECT, "");
     const char *slash = strchr(s, '/');
     uint64_t kk, nn;
-    if (!slash) return fail(err, errcap, SHARD_EXPECT, s);
+    if (!slash) return kc_errf(err, errcap, SHARD_EXPECT, s);
     if (dec(s, (size_t)(slash - s), 9999999999ULL, &kk) || dec(slash + 1, strlen(slash + 1), 9999999999ULL, &nn))
-        return fail(err, errcap, SHARD_EXPECT, s);
-    if (nn == 0) return fail(err, errcap, "N must be at least 1, got '%s'", s);
-    if (nn > KC_MAX_SHARDS) return fail(err, errcap, "N must be at most %d, got '%s'", KC_MAX_SHARDS, s);
+        return kc_errf(err, errcap, SHARD_EXPECT, s);
+    if (nn == 0) return kc_errf(err, errcap, "N must be at least 1, got '%s'", s);
+    if (nn > KC_MAX_SHARDS) return kc_errf(err, errcap, "N must be at most %d, got '%s'", KC_MAX_SHARDS, s);
     if (kk >= nn)
-        return fail(err, errcap, "K must be below N (shards are 0..%llu), got '%s'", (unsigned long long)nn - 1, s);
+        return kc_errf(err, errcap, "K must be below N (shards are 0..%llu), got '%s'", (unsigned long long)nn - 1, s);
     *k = (int)kk;
     *n = (int)nn;
     return 0;
@@ -66,15 +55,15 @@ int kc_shard_size(int count, int k, int n)
 int kc_devices_parse(const char *s, int *out, int max, char *err, size_t errcap)
 {
     int cnt = 0;
-    if (!s || !*s) return fail(err, errcap, DEVICES_EXPECT, s ? s : "");
+    if (!s || !*s) return kc_errf(err, errcap, DEVICES_EXPECT, s ? s : "");
     for (const char *p = s;;) {
         const char *e = strchr(p, ',');
         size_t len = e ? (size_t)(e - p) : strlen(p);
         uint64_t v;
-        if (dec(p, len, 1023, &v)) return fail(err, errcap, DEVICES_EXPECT, s);
+        if (dec(p, len, 1023, &v)) return kc_errf(err, errcap, DEVICES_EXPECT, s);
         for (int i = 0; i < cnt; i++)
-            if (out[i] == (int)v) return fail(err, errcap, "device %d is listed twice in '%s'", (int)v, s);
-        if (cnt == max) return fail(err, errcap, "at most %d devices, got '%s'", max, s);
+            if (out[i] == (int)v) return kc_errf(err, errcap, "device %d is listed twice in '%s'", (int)v, s);
+        if (cnt == max) return kc_errf(err, errcap, "at most %d devices, got '%s'", max, s);
         out[cnt++] = (int)v;
         if (!e) break;
         p = e + 1;

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "seed.h"
+#include "errmsg.h"
 #include "tally.h"
 
 const char *kc_kind_name(kc_kind k) {
@@ -224,16 +225,6 @@ int kc_tally_format(const kc_tally *t, char *buf, size_t cap) {
 
 /* ---- parsing ---- */
 
-static int fail(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t cap, const char *fmt, ...) {
-    if (err && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, cap, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* A canonical decimal of s[0..n): digits only, no leading zero (but "0"),
  * at most `max`. Returns 0 and the value, or -1. */
@@ -365,11 +356,11 @@ static int parse_version(const char **p, char *err, size_t cap) {
     size_t n = e ? (size_t)(e - s) : strlen(s);
     uint64_t v;
     if (n < 2 || memcmp(s, "v=", 2) != 0)
-        return fail(err, cap, "missing version (v=%d) at '%.*s'", KC_TALLY_VERSION, (int)n, s);
+        return kc_errf(err, cap, "missing version (v=%d) at '%.*s'", KC_TALLY_VERSION, (int)n, s);
     if (parse_dec(s + 2, n - 2, 0x7fffffff, &v) < 0)
-        return fail(err, cap, "bad number '%.*s' for v", (int)(n - 2), s + 2);
+        return kc_errf(err, cap, "bad number '%.*s' for v", (int)(n - 2), s + 2);
     if (v != KC_TALLY_VERSION)
-        return fail(err, cap, "version %llu not supported (want %d)", (unsigned long long)v, KC_TALLY_VERSION);
+        return kc_errf(err, cap, "version %llu not supported (want %d)", (unsigned long long)v, KC_TALLY_VERSION);
     *p = s + n;
     return 0;
 }
@@ -379,30 +370,30 @@ int kc_tally_parse(const char *line, kc_tally *t, char *err, size_t errcap) {
     char seen[NKEYS] = { 0 };
     size_t len = strlen(line);
     if (len > 0 && line[len - 1] == '\n') len--;           /* one trailing newline is fine */
-    if (strncmp(line, "TALLY ", 6) != 0) return fail(err, errcap, "not a TALLY line (no 'TALLY ' prefix)");
+    if (strncmp(line, "TALLY ", 6) != 0) return kc_errf(err, errcap, "not a TALLY line (no 'TALLY ' prefix)");
     kc_tally_init(&r);
     memset(r.device, 0, sizeof r.device);
     const char *p = line + 6, *end = line + len;
     if (parse_version(&p, err, errcap) < 0) return -1;
     while (p < end) {
-        if (*p != ' ') return fail(err, errcap, "junk '%.*s' after a value", (int)(end - p), p);
+        if (*p != ' ') return kc_errf(err, errcap, "junk '%.*s' after a value", (int)(end - p), p);
         p++;
         const char *tok = p, *sp = memchr(p, ' ', (size_t)(end - p));
         const char *te = sp ? sp : end;
         const char *eq = memchr(tok, '=', (size_t)(te - tok));
-        if (te == tok) return fail(err, errcap, "empty field (two spaces or a trailing space)");
-        if (!eq) return fail(err, errcap, "junk '%.*s' (not key=value)", (int)(te - tok), tok);
+        if (te == tok) return kc_errf(err, errcap, "empty field (two spaces or a trailing space)");
+        if (!eq) return kc_errf(err, errcap, "junk '%.*s' (not key=value)", (int)(te - tok), tok);
         int ki = find_key(tok, (size_t)(eq - tok));
-        if (ki < 0) return fail(err, errcap, "unknown key %.*s", (int)(eq - tok), tok);
-        if (seen[ki]) return fail(err, errcap, "duplicate key %s", KEYS[ki].name);
+        if (ki < 0) return kc_errf(err, errcap, "unknown key %.*s", (int)(eq - tok), tok);
+        if (seen[ki]) return kc_errf(err, errcap, "duplicate key %s", KEYS[ki].name);
         seen[ki] = 1;
         if (parse_value(&r, &KEYS[ki], eq + 1, (size_t)(te - eq - 1)) < 0)
-            return fail(err, errcap, "%s '%.*s' for %s", what(KEYS[ki].type),
+            return kc_errf(err, errcap, "%s '%.*s' for %s", what(KEYS[ki].type),
                         (int)(te - eq - 1), eq + 1, KEYS[ki].name);
         p = te;
     }
     for (size_t i = 0; i < NKEYS; i++)
-        if (!seen[i]) return fail(err, errcap, "missing key %s", KEYS[i].name);
+        if (!seen[i]) return kc_errf(err, errcap, "missing key %s", KEYS[i].name);
     *t = r;
     return 0;
 }

@@ -134,3 +134,16 @@ Test(cli, lost_context_reexecs_and_reports_each_item_once)
     cr_expect(strstr(p.out, " suite.pass=12 ") && strstr(p.out, " items=12 "), "%s", p.out);
     kc_proc_free(&p);
 }
+
+Test(cli, pattern_matching_nothing_is_refused)
+{
+    kc_proc p = run("run", "host.*", "nomatch*", NULL);
+    cr_expect_eq(p.status, 2, "exit %d\n%s", p.status, p.out);
+    cr_expect(strstr(p.err, "pattern 'nomatch*' matches no item"), "%s", p.err);
+    cr_expect(!strstr(p.out, "TALLY"), "nothing may run:\n%s", p.out);
+    kc_proc_free(&p);
+    p = run("frobnicate", NULL, NULL, NULL);   /* a mistyped subcommand is a pattern: refused too */
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "'frobnicate'"), "%s", p.err);
+    kc_proc_free(&p);
+}

@@ -5,7 +5,8 @@
  * TALLY lines are refused; a line over 64 KiB is cut and its shard's TALLY
  * still counts; SIGINT and SIGTERM reach every child; killing the parent
  * with SIGKILL leaves no child alive a second later; a child whose parent is
- * not --parent refuses to run. */
+ * not --parent refuses to run. All with --schedule static (the slice-per-child
+ * schedule; test_queue.c covers the default work queue). */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <poll.h>
@@ -73,7 +74,7 @@ static int count_of(const char *hay, const char *needle)
 Test(jobs, merged_tally_equals_serial, .timeout = 30)
 {
     char *serial_args[] = { "run", "fixture.pass.*", "fixture.fail", "--seed", "9", NULL };
-    char *jobs_args[] = { "run", "fixture.pass.*", "fixture.fail", "--seed", "9", "--jobs", "3", NULL };
+    char *jobs_args[] = { "run", "fixture.pass.*", "fixture.fail", "--seed", "9", "--jobs", "3", "--schedule", "static", NULL };
     kc_proc s = fixture(serial_args), j = fixture(jobs_args);
     kc_tally ts, tj;
     tally_of(s.out, &ts);
@@ -101,7 +102,7 @@ Test(jobs, merged_tally_equals_serial, .timeout = 30)
 
 Test(jobs, jobs_1_prints_each_line_once, .timeout = 30)
 {
-    char *args[] = { "run", "fixture.pass.0*", "--jobs", "1", NULL };
+    char *args[] = { "run", "fixture.pass.0*", "--jobs", "1", "--schedule", "static", NULL };
     kc_proc p = fixture(args);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     for (int i = 0; i < 10; i++) {
@@ -116,7 +117,7 @@ Test(jobs, jobs_1_prints_each_line_once, .timeout = 30)
 
 Test(jobs, more_jobs_than_items, .timeout = 30)
 {
-    char *args[] = { "run", "fixture.pass.00", "fixture.pass.01", "--jobs", "4", NULL };
+    char *args[] = { "run", "fixture.pass.00", "fixture.pass.01", "--jobs", "4", "--schedule", "static", NULL };
     kc_proc p = fixture(args);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "[3/4] kcontract: shard 3/4 is empty"), "%s", p.out);
@@ -130,7 +131,7 @@ Test(jobs, more_jobs_than_items, .timeout = 30)
 Test(jobs, crashed_shard_fails_merge_and_stops_the_others, .timeout = 30)
 {
     /* Sorted: crash, hang.0, hang.1, hang.2: shard 0 crashes at once, 1 and 2 hang. */
-    char *args[] = { "run", "fixture.crash", "fixture.hang.*", "--jobs", "3", NULL };
+    char *args[] = { "run", "fixture.crash", "fixture.hang.*", "--jobs", "3", "--schedule", "static", NULL };
     kc_proc p = fixture(args);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "kcontract: shard 0/3 did not finish (killed by signal 11 (SIGSEGV)); stopping shards 1/3, 2/3"),
@@ -144,7 +145,7 @@ Test(jobs, crashed_shard_fails_merge_and_stops_the_others, .timeout = 30)
 Test(jobs, shard_ignoring_sigterm_is_killed_after_the_grace, .timeout = 30)
 {
     /* Sorted: latecrash (shard 0, aborts after 800 ms), stubborn (shard 1, ignores SIGTERM). */
-    char *args[] = { "run", "fixture.latecrash", "fixture.stubborn", "--jobs", "2", NULL };
+    char *args[] = { "run", "fixture.latecrash", "fixture.stubborn", "--jobs", "2", "--schedule", "static", NULL };
     kc_proc p = fixture(args);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "[1/2] fixture.stubborn pid "), "stubborn had not started:\n%s", p.out);
@@ -158,7 +159,7 @@ Test(jobs, shard_ignoring_sigterm_is_killed_after_the_grace, .timeout = 30)
 Test(jobs, silent_shard_fails_merge, .timeout = 30)
 {
     /* Sorted: hang.0 (shard 0, hangs), silent (shard 1, exits 0 without a TALLY). */
-    char *args[] = { "run", "fixture.silent", "fixture.hang.0", "--jobs", "2", NULL };
+    char *args[] = { "run", "fixture.silent", "fixture.hang.0", "--jobs", "2", "--schedule", "static", NULL };
     kc_proc p = fixture(args);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "shard 1/2 did not finish (exited with status 0 without a TALLY); stopping shard 0/2"), "%s",
@@ -169,13 +170,13 @@ Test(jobs, silent_shard_fails_merge, .timeout = 30)
 
 Test(jobs, malformed_and_duplicate_tally_refused, .timeout = 30)
 {
-    char *a1[] = { "run", "fixture.badtally", "fixture.pass.00", "--jobs", "2", NULL };
+    char *a1[] = { "run", "fixture.badtally", "fixture.pass.00", "--jobs", "2", "--schedule", "static", NULL };
     kc_proc p = fixture(a1);
     cr_expect_eq(p.status, 1, "exit %d\n%s", p.status, p.out);
     cr_expect(strstr(p.out, "shard 0/2: malformed TALLY: bad number 'zero' for kernel.pass"), "%s", p.out);
     cr_expect(!strstr(p.out, "\nTALLY "), "a malformed TALLY never counts:\n%s", p.out);
     kc_proc_free(&p);
-    char *a2[] = { "run", "fixture.duptally", "fixture.pass.00", "--jobs", "2", NULL };
+    char *a2[] = { "run", "fixture.duptally", "fixture.pass.00", "--jobs", "2", "--schedule", "static", NULL };
     p = fixture(a2);
     cr_expect_eq(p.status, 1, "exit %d\n%s", p.status, p.out);
     cr_expect(strstr(p.out, "shard 0/2: printed 2 TALLY lines"), "%s", p.out);
@@ -184,7 +185,7 @@ Test(jobs, malformed_and_duplicate_tally_refused, .timeout = 30)
 
 Test(jobs, long_line_cut_and_tally_still_counts, .timeout = 30)
 {
-    char *args[] = { "run", "fixture.bigline", "fixture.pass.0*", "--jobs", "2", NULL };
+    char *args[] = { "run", "fixture.bigline", "fixture.pass.0*", "--jobs", "2", "--schedule", "static", NULL };
     kc_proc p = fixture(args);
     cr_expect_eq(p.status, 0, "exit %d\n%.2000s", p.status, p.out);
     const char *marker = " [... cut 3080192 bytes]\n";     /* 3 MiB line, 64 KiB kept */
@@ -300,7 +301,7 @@ static int wait_status(pid_t pid)
 
 static void start_three_hangs(live *l, pid_t pids[3])
 {
-    char *args[] = { "run", "fixture.hang.*", "--jobs", "3", NULL };
+    char *args[] = { "run", "fixture.hang.*", "--jobs", "3", "--schedule", "static", NULL };
     live_start(l, args);
     cr_assert_eq(live_read_until(l, three_pids, 10), 0, "the three hang fixtures did not start:\n%s", l->out);
     cr_assert_eq(hang_pids(l, pids, 3), 3);
@@ -348,7 +349,7 @@ static int two(const live *x) { return count_of(x->out, " pid ") >= 2 && strstr(
 Test(jobs, interrupt_reports_finished_shards, .timeout = 30)
 {
     /* Sorted: hang.0, hang.1, pass.00: shards 0 and 1 hang until the SIGINT, shard 2 finishes. */
-    char *args[] = { "run", "fixture.pass.00", "fixture.hang.0", "fixture.hang.1", "--jobs", "3", NULL };
+    char *args[] = { "run", "fixture.pass.00", "fixture.hang.0", "fixture.hang.1", "--jobs", "3", "--schedule", "static", NULL };
     live l;
     live_start(&l, args);
     cr_assert_eq(live_read_until(&l, two, 10), 0, "%s", l.out);

@@ -248,6 +248,6 @@ Test(plan, help_prints_switches_and_plan)
     cr_expect_eq(p.status, 0);
     cr_expect(strstr(p.out, "--shard K/N") && strstr(p.out, "--jobs N") && strstr(p.out, "--devices L"), "%s", p.out);
     cr_expect(strstr(p.out, "memory plan per process") && strstr(p.out, "overhead + "), "%s", p.out);
-    cr_expect(strstr(p.out, "overheads: host 128 MiB, GPU 576 MiB (measured on an H200"), "%s", p.out);
+    cr_expect(strstr(p.out, "overheads: host 192 MiB, GPU 576 MiB (measured on an H200"), "%s", p.out);
     kc_proc_free(&p);
 }

@@ -1,4 +1,4 @@
-/* test_records.c — launch records (--records FILE, docs/launch-records.md):
+/* test_launch_records.c — launch records (--records FILE, docs/launch-records.md):
  * the parser in process (good lines, comments, each refusal with FILE:LINE and
  * the token), item naming and uniqueness, the shipped records against an
  * H200's limits, and the real binary without a GPU (KC_LIBCUDA=/nonexistent):
@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "gates.h"
-#include "records.h"
+#include "launch_records.h"
 #include "registry.h"
 #include "support/spawn.h"
 
@@ -21,18 +21,18 @@
 
 static char err[16384];
 
-static kc_records *parse(const char *text)
+static kc_launch_records *parse(const char *text)
 {
-    return kc_records_parse("t.txt", text, strlen(text), err, sizeof err);
+    return kc_launch_records_parse("t.txt", text, strlen(text), err, sizeof err);
 }
 
 /* Parsing `text` must fail with a problem at `line` that contains each of the
  * NULL-terminated substrings. */
 static void expect_refused(const char *text, int line, ...)
 {
-    kc_records *r = parse(text);
+    kc_launch_records *r = parse(text);
     cr_expect_null(r, "accepted:\n%s", text);
-    kc_records_free(r);
+    kc_launch_records_free(r);
     char at[32];
     snprintf(at, sizeof at, "t.txt:%d: ", line);
     const char *p = strstr(err, at);
@@ -53,7 +53,7 @@ static void expect_refused(const char *text, int line, ...)
 
 Test(records, good_lines_comments_blanks_crlf_tabs)
 {
-    kc_records *r = parse("# a comment\n"
+    kc_launch_records *r = parse("# a comment\n"
                           "\n"
                           "   \t  \n"
                           "rmsnorm.f16 tokens=7 hidden=4096 eps_exp10=5   # trailing comment\n"
@@ -71,14 +71,14 @@ Test(records, good_lines_comments_blanks_crlf_tabs)
     cr_expect_eq(r->v[1].line, 5);
     cr_expect_str_eq(r->v[2].name, "softmax.f32@rows=8,cols=128256");
     cr_expect_str_eq(r->v[2].origin, "t.txt:6");
-    kc_records_free(r);
+    kc_launch_records_free(r);
 }
 
 Test(records, record_contract_has_exactly_the_one_shape)
 {
-    kc_records *r = parse("silu_mul.bf16 tokens=3 d=14336\n");
+    kc_launch_records *r = parse("silu_mul.bf16 tokens=3 d=14336\n");
     cr_assert_not_null(r, "%s", err);
-    const kc_record *rec = &r->v[0];
+    const kc_launch_record *rec = &r->v[0];
     const kc_contract *reg = kc_registry_find_contract("silu_mul.bf16");
     cr_assert_not_null(reg);
     cr_expect_eq(rec->registered, reg);
@@ -90,7 +90,7 @@ Test(records, record_contract_has_exactly_the_one_shape)
     cr_expect_eq(rec->c.shapes[0].cls, KC_SHAPE_MODEL);
     cr_expect_null(rec->c.shapes[1].name, "a record item must run exactly one shape");
     cr_expect_neq(reg->shapes, rec->c.shapes);
-    kc_records_free(r);
+    kc_launch_records_free(r);
 }
 
 Test(records, refuses_unknown_contract)
@@ -135,9 +135,9 @@ Test(records, refuses_overflow)
     expect_refused("rmsnorm.f16 tokens=99999999999999999999999 hidden=4096 eps_exp10=5\n", 1, "out of range", NULL);
     /* Fits each dim, but the buffers could not be sized. */
     expect_refused("gemv.f16 M=2147483647 N=2147483647 K=2147483647 ldx=1\n", 1, "2^62", NULL);
-    kc_records *r = parse("rmsnorm.f16 tokens=2147483647 hidden=1 eps_exp10=5\n");
+    kc_launch_records *r = parse("rmsnorm.f16 tokens=2147483647 hidden=1 eps_exp10=5\n");
     cr_expect_not_null(r, "the largest value is accepted: %s", err);
-    kc_records_free(r);
+    kc_launch_records_free(r);
 }
 
 Test(records, refuses_trailing_junk)
@@ -167,14 +167,14 @@ Test(records, refuses_empty_buffers_and_control_chars)
 
 Test(records, refuses_a_file_without_records)
 {
-    kc_records *r = parse("# only a comment\n\n");
+    kc_launch_records *r = parse("# only a comment\n\n");
     cr_expect_null(r);
     cr_expect(strstr(err, "t.txt: no launch records"), "%s", err);
 }
 
 Test(records, reports_every_problem_not_just_the_first)
 {
-    kc_records *r = parse("foo x=1\nrmsnorm.f16 tokens=1 hidden=1 eps_exp10=5\nbar\n");
+    kc_launch_records *r = parse("foo x=1\nrmsnorm.f16 tokens=1 hidden=1 eps_exp10=5\nbar\n");
     cr_expect_null(r);
     cr_expect(strstr(err, "t.txt:1: 'foo'") && strstr(err, "t.txt:3: 'bar'"), "%s", err);
     cr_expect(!strstr(err, "t.txt:2:"), "line 2 is good:\n%s", err);
@@ -184,13 +184,13 @@ Test(records, reports_every_problem_not_just_the_first)
 
 Test(records, names_are_stable_and_independent_of_dim_order)
 {
-    kc_records *a = parse("rmsnorm.f16 eps_exp10=5 hidden=4096 tokens=7\n");
-    kc_records *b = parse("# shifted\n\nrmsnorm.f16   tokens=7 hidden=4096 eps_exp10=5\n");
+    kc_launch_records *a = parse("rmsnorm.f16 eps_exp10=5 hidden=4096 tokens=7\n");
+    kc_launch_records *b = parse("# shifted\n\nrmsnorm.f16   tokens=7 hidden=4096 eps_exp10=5\n");
     cr_assert(a && b, "%s", err);
     cr_expect_str_eq(a->v[0].name, b->v[0].name);
     cr_expect_str_eq(a->v[0].name, "rmsnorm.f16@tokens=7,hidden=4096,eps_exp10=5");
-    kc_records_free(a);
-    kc_records_free(b);
+    kc_launch_records_free(a);
+    kc_launch_records_free(b);
 }
 
 Test(records, duplicates_refused_naming_both_lines)
@@ -203,10 +203,10 @@ Test(records, duplicates_refused_naming_both_lines)
     expect_refused("gemv.f16 M=1 N=8 K=8 ldx=8 name=x\ngemv.f16 M=1 N=16 K=8 ldx=8 name=x\n", 2, "gemv.f16@x", "line 1",
                    NULL);
     /* Labels tell apart records meant to differ; a label is per contract. */
-    kc_records *r = parse("gemv.f16 M=1 N=8 K=8 ldx=8 name=a\ngemv.f16 M=1 N=8 K=8 ldx=8 name=b\n"
+    kc_launch_records *r = parse("gemv.f16 M=1 N=8 K=8 ldx=8 name=a\ngemv.f16 M=1 N=8 K=8 ldx=8 name=b\n"
                           "gemv.bf16 M=1 N=8 K=8 ldx=8 name=a\n");
     cr_expect_not_null(r, "%s", err);
-    kc_records_free(r);
+    kc_launch_records_free(r);
 }
 
 Test(records, items_join_the_sorted_list)
@@ -215,11 +215,11 @@ Test(records, items_join_the_sorted_list)
     char e[1024];
     int n = kc_registry_items(&items, e, sizeof e);
     cr_assert_geq(n, 1, "%s", e);
-    kc_records *r = parse("softmax.f16 rows=3 cols=5\naxpy.f32 n=9 name=zz\n");
+    kc_launch_records *r = parse("softmax.f16 rows=3 cols=5\naxpy.f32 n=9 name=zz\n");
     cr_assert_not_null(r, "%s", err);
     kc_item *copy = malloc((size_t)n * sizeof *copy);
     memcpy(copy, items, (size_t)n * sizeof *copy);
-    int m = kc_records_add_items(r, &copy, n, 0, e, sizeof e);
+    int m = kc_launch_records_add_items(r, &copy, n, 0, e, sizeof e);
     cr_assert_eq(m, n + 2, "%s", e);
     int found = 0;
     for (int i = 0; i < m; i++) {
@@ -234,13 +234,13 @@ Test(records, items_join_the_sorted_list)
     /* only_records: just the two. */
     kc_item *only = malloc((size_t)n * sizeof *only);
     memcpy(only, items, (size_t)n * sizeof *only);
-    cr_expect_eq(kc_records_add_items(r, &only, n, 1, e, sizeof e), 2);
+    cr_expect_eq(kc_launch_records_add_items(r, &only, n, 1, e, sizeof e), 2);
     cr_expect_str_eq(only[0].name, "axpy.f32@zz");
     cr_expect_str_eq(only[1].name, "softmax.f16@rows=3,cols=5");
     free(only);
     free(copy);
     free(items);
-    kc_records_free(r);
+    kc_launch_records_free(r);
 }
 
 /* ---- the shipped records --------------------------------------------------- */
@@ -254,12 +254,12 @@ static const kc_device h200 = {
 
 static void check_shipped(const char *path, int min_records)
 {
-    kc_records *r = kc_records_load(path, err, sizeof err);
+    kc_launch_records *r = kc_launch_records_load(path, err, sizeof err);
     cr_assert_not_null(r, "%s does not parse:\n%s", path, err);
     cr_expect_geq(r->n, min_records, "%s: %d records", path, r->n);
     int phases[4] = { 0 };
     for (int i = 0; i < r->n; i++) {
-        const kc_record *rec = &r->v[i];
+        const kc_launch_record *rec = &r->v[i];
         const kc_shape *s = &rec->shape[0];
         kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
         rec->c.launch(s, &h200, &l);
@@ -286,7 +286,7 @@ static void check_shipped(const char *path, int min_records)
         phases[3] += strstr(rec->label, ".prefill.t512.") != NULL;
     }
     for (int p = 0; p < 4; p++) cr_expect_geq(phases[p], 5, "%s: phase %d has %d records", path, p, phases[p]);
-    kc_records_free(r);
+    kc_launch_records_free(r);
 }
 
 Test(records, shipped_llama3_8b_parses_and_fits_an_h200)
@@ -332,7 +332,7 @@ Test(records, list_shows_only_the_record_items)
               "no patterns: only the records:\n%s", p.out);
     int items = count_lines_with(p.out, "kernel   ");
     char want[64];
-    snprintf(want, sizeof want, "%d items: %d kernels, 0 controls, 0 limits, 0 suites", items, items);
+    snprintf(want, sizeof want, "%d items: %d kernels, 0 controls, 0 limit checks, 0 suites", items, items);
     cr_expect_geq(items, 30);
     cr_expect(strstr(p.out, want), "want '%s':\n%s", want, p.out);
     kc_proc_free(&p);
@@ -396,7 +396,7 @@ Test(records, shard_keeps_each_record_item_once)
 
 Test(records, jobs_passes_the_records_to_its_children, .timeout = 60)
 {
-    kc_proc p = kc((char *[]){ "run", "--records", LLAMA, "*@*.decode.b1.*", "--jobs", "2", NULL });
+    kc_proc p = kc((char *[]){ "run", "--records", LLAMA, "*@*.decode.b1.*", "--jobs", "2", "--schedule", "static", NULL });
     cr_expect_eq(p.status, 3, "exit %d\n%s%s", p.status, p.out, p.err);
     int skips = count_lines_with(p.out, "[0/2] SKIP   ") + count_lines_with(p.out, "[1/2] SKIP   ");
     cr_expect_geq(skips, 5, "%s", p.out);
@@ -404,6 +404,14 @@ Test(records, jobs_passes_the_records_to_its_children, .timeout = 60)
     snprintf(want, sizeof want, " kernel.skip=%d ", skips);
     cr_expect(strstr(p.out, want), "merged TALLY lacks '%s':\n%s", want, p.out);
     kc_proc_free(&p);
+    /* The work queue's workers must know the record items too. */
+    p = kc((char *[]){ "run", "--records", LLAMA, "*@*.decode.b1.*", "--jobs", "2", "--costs", "/tmp/kc_records_costs.tsv", NULL });
+    cr_expect_eq(p.status, 3, "exit %d\n%s%s", p.status, p.out, p.err);
+    int qskips = count_lines_with(p.out, "[w0] SKIP   ") + count_lines_with(p.out, "[w1] SKIP   ");
+    cr_expect_eq(qskips, skips, "%s", p.out);
+    cr_expect(strstr(p.out, want), "queue TALLY lacks '%s':\n%s", want, p.out);
+    kc_proc_free(&p);
+    unlink("/tmp/kc_records_costs.tsv");
 }
 
 Test(records, bad_file_refused_with_file_and_line)

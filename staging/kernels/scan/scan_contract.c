@@ -70,11 +70,13 @@ static const kc_shape scan_shapes[] = {
 /* f32: each output is carry + (thread prefix + item prefix): up to 8
  * sequential item adds, a 5-level shuffle scan, 8 warp totals, and one carry
  * add per 2048-element chunk (75 at n = 152064). N(0,1) rows reach |sum| ~1200
- * (ulp 1.2e-4): the carry's rounding errors random-walk to ~2e-4 typical, ~6e-4
- * at the row maximum; the worst case (~100 roundings of 0.5 ulp) is ~6e-3.
- * atol 5e-3 (rtol 0: the error follows the partial sums' magnitude, not the
- * output's, which crosses 0). Off-by-one errors are ~|x| ~ 0.5. */
-#define SCAN_TOL_F32 ((kc_tol){ 0.0, 5e-3, "f32 running sums over up to 152064 N(0,1) values (|sum| up to ~1200, ulp 1.2e-4) with one carry add per 2048-element chunk: ~6e-4 expected maximum error, ~6e-3 worst case; atol 5e-3" })
+ * (ulp 1.2e-4), so the carry's rounding errors random-walk: a host emulation
+ * of this exact f32 operation order gives a maximum error of 2.1e-4 (normal,
+ * 152064) and 8e-5 on the large shape; the worst case (~100 roundings of
+ * 0.5 ulp) is ~6e-3. atol 2e-3, ~10x the emulated maximum (rtol 0: the error
+ * follows the partial sums' magnitude, not the output's, which crosses 0).
+ * The controls' errors are >= |x| ~ 0.5 (off by one) or NaN. */
+#define SCAN_TOL_F32 ((kc_tol){ 0.0, 2e-3, "f32 running sums over up to 152064 N(0,1) values (|sum| up to ~1200, ulp 1.2e-4) with one carry add per 2048-element chunk: host emulation of the kernel's operation order gives max error 2.1e-4; atol 2e-3" })
 #define SCAN_TOL_I32 ((kc_tol){ 0, 0, 0 })
 #define SCAN_BUDGET { .max_regs = 48, .max_smem = 64, .max_local = 0, .min_blocks_per_sm = 4 }
 

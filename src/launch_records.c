@@ -1,8 +1,8 @@
-/* records.c — reads launch-record files (records.h, docs/launch-records.md)
+/* launch_records.c — reads launch-record files (launch_records.h, docs/launch-records.md)
  * and turns each record into a kernel item whose contract is a copy of the
  * registered one with the record as its only shape. Parsing is strict: each
  * problem is reported as FILE:LINE, the offending token and what was expected. */
-#include "records.h"
+#include "launch_records.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -119,7 +119,7 @@ static int counts_safe(const kc_shape *s)
 }
 
 /* Copies the known findings of c that apply to the record's shape name. */
-static void copy_known(kc_record *r)
+static void copy_known(kc_launch_record *r)
 {
     const kc_contract *c = r->registered;
     memset(r->c.known, 0, sizeof r->c.known);
@@ -130,7 +130,7 @@ static void copy_known(kc_record *r)
 
 /* Parses line `ln` (n bytes, no newline) into r. Returns 1 for a record, 0 for
  * a blank or comment line, -1 after reporting problems. */
-static int parse_line(errs *e, int ln, const char *s, size_t n, kc_record *r)
+static int parse_line(errs *e, int ln, const char *s, size_t n, kc_launch_record *r)
 {
     if (n && s[n - 1] == '\r') n--;                 /* CRLF files */
     for (size_t i = 0; i < n; i++) {
@@ -266,7 +266,7 @@ static int parse_line(errs *e, int ln, const char *s, size_t n, kc_record *r)
 }
 
 /* Gives the parsed record its contract copy (after the array stops moving). */
-static void finish(kc_record *r, const char *path)
+static void finish(kc_launch_record *r, const char *path)
 {
     r->shape[0].name = r->label;
     r->c = *r->registered;
@@ -277,16 +277,16 @@ static void finish(kc_record *r, const char *path)
 
 static int by_record_name(const void *a, const void *b)
 {
-    const kc_record *x = *(kc_record *const *)a, *y = *(kc_record *const *)b;
+    const kc_launch_record *x = *(kc_launch_record *const *)a, *y = *(kc_launch_record *const *)b;
     int c = strcmp(x->name, y->name);
     return c ? c : (x->line > y->line) - (x->line < y->line);
 }
 
-kc_records *kc_records_parse(const char *path, const char *text, size_t len, char *err, size_t errcap)
+kc_launch_records *kc_launch_records_parse(const char *path, const char *text, size_t len, char *err, size_t errcap)
 {
     errs e = { .buf = err, .cap = errcap, .path = path };
     if (errcap) err[0] = 0;
-    kc_records *rs = calloc(1, sizeof *rs);
+    kc_launch_records *rs = calloc(1, sizeof *rs);
     int cap = 0;
     if (!rs) {
         problem(&e, 0, "out of memory");
@@ -306,7 +306,7 @@ kc_records *kc_records_parse(const char *path, const char *text, size_t len, cha
         }
         if (rs->n == cap) {
             cap = cap ? cap * 2 : 64;
-            kc_record *nv = realloc(rs->v, (size_t)cap * sizeof *nv);
+            kc_launch_record *nv = realloc(rs->v, (size_t)cap * sizeof *nv);
             if (!nv) {
                 problem(&e, ln, "out of memory");
                 break;
@@ -319,7 +319,7 @@ kc_records *kc_records_parse(const char *path, const char *text, size_t len, cha
     if (!e.count && !rs->n) problem(&e, 0, "no launch records (only blank lines and comments; expected lines like `rmsnorm.f16 tokens=1 hidden=4096 eps_exp10=5`)");
     {
         /* Duplicate item names, reported at the later line with the earlier one. */
-        kc_record **ord = malloc((size_t)rs->n * sizeof *ord);
+        kc_launch_record **ord = malloc((size_t)rs->n * sizeof *ord);
         if (!ord) problem(&e, 0, "out of memory");
         for (int i = 0; ord && i < rs->n; i++) ord[i] = &rs->v[i];
         if (ord) qsort(ord, (size_t)rs->n, sizeof *ord, by_record_name);
@@ -334,14 +334,14 @@ kc_records *kc_records_parse(const char *path, const char *text, size_t len, cha
     }
     if (e.count) {
         problems_close(&e);
-        kc_records_free(rs);
+        kc_launch_records_free(rs);
         return NULL;
     }
     for (int i = 0; i < rs->n; i++) finish(&rs->v[i], path);
     return rs;
 }
 
-kc_records *kc_records_load(const char *path, char *err, size_t errcap)
+kc_launch_records *kc_launch_records_load(const char *path, char *err, size_t errcap)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -369,12 +369,12 @@ kc_records *kc_records_load(const char *path, char *err, size_t errcap)
         free(buf);
         return NULL;
     }
-    kc_records *r = kc_records_parse(path, buf, len, err, errcap);
+    kc_launch_records *r = kc_launch_records_parse(path, buf, len, err, errcap);
     free(buf);
     return r;
 }
 
-void kc_records_free(kc_records *r)
+void kc_launch_records_free(kc_launch_records *r)
 {
     if (!r) return;
     free(r->v);
@@ -386,7 +386,7 @@ static int by_item_name(const void *a, const void *b)
     return strcmp(((const kc_item *)a)->name, ((const kc_item *)b)->name);
 }
 
-int kc_records_add_items(const kc_records *r, kc_item **items, int n, int only_records, char *err, size_t errcap)
+int kc_launch_records_add_items(const kc_launch_records *r, kc_item **items, int n, int only_records, char *err, size_t errcap)
 {
     int keep = only_records ? 0 : n;
     kc_item *v = malloc(((size_t)keep + (size_t)r->n + 1) * sizeof *v);
@@ -396,7 +396,7 @@ int kc_records_add_items(const kc_records *r, kc_item **items, int n, int only_r
     }
     if (keep) memcpy(v, *items, (size_t)keep * sizeof *v);
     for (int i = 0; i < r->n; i++) {
-        const kc_record *rec = &r->v[i];
+        const kc_launch_record *rec = &r->v[i];
         kc_item it = { .kind = KC_KIND_KERNEL, .contract = &rec->c, .record = rec->origin };
         snprintf(it.name, sizeof it.name, "%s", rec->name);
         /* Registered names never contain '@' today; refuse a clash all the same. */
@@ -415,11 +415,11 @@ int kc_records_add_items(const kc_records *r, kc_item **items, int n, int only_r
     return keep;
 }
 
-int kc_records_apply(const char *path, int only_records, kc_item **items, int *n, kc_records **out)
+int kc_launch_records_apply(const char *path, int only_records, kc_item **items, int *n, kc_launch_records **out)
 {
     char *err = malloc(16384);
     if (!err) return 4;
-    kc_records *r = kc_records_load(path, err, 16384);
+    kc_launch_records *r = kc_launch_records_load(path, err, 16384);
     int rc = 0;
     if (!r) {
         fprintf(stderr, "kcontract: --records %s refused:\n", path);
@@ -432,10 +432,10 @@ int kc_records_apply(const char *path, int only_records, kc_item **items, int *n
         fprintf(stderr, "(docs/launch-records.md describes the format)\n");
         rc = 2;
     } else {
-        int m = kc_records_add_items(r, items, *n, only_records, err, 16384);
+        int m = kc_launch_records_add_items(r, items, *n, only_records, err, 16384);
         if (m < 0) {
             fprintf(stderr, "kcontract: --records %s: %s\n", path, err);
-            kc_records_free(r);
+            kc_launch_records_free(r);
             r = NULL;
             rc = 2;
         } else {

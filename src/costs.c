@@ -1,0 +1,402 @@
+/* costs.c — owns the cost table (parse, load, save), the queue's order, the
+ * LPT partition of --shard --costs, time limits, the per-item memory plan and
+ * the memory admission check (see costs.h). */
+#include "costs.h"
+#include "errmsg.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "filter.h"
+#include "gates.h"
+
+
+/* ---- the table ---- */
+
+static int find_at(const kc_costs *c, const char *name, int *pos)
+{
+    int lo = 0, hi = c->n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2, d = strcmp(c->v[mid].name, name);
+        if (d == 0) {
+            *pos = mid;
+            return 1;
+        }
+        if (d < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    *pos = lo;
+    return 0;
+}
+
+const kc_cost *kc_costs_find(const kc_costs *c, const char *name)
+{
+    int pos;
+    return c && find_at(c, name, &pos) ? &c->v[pos] : NULL;
+}
+
+int kc_costs_set(kc_costs *c, const kc_cost *e)
+{
+    int pos;
+    if (find_at(c, e->name, &pos)) {
+        c->v[pos] = *e;
+        return 0;
+    }
+    if (c->n == c->cap) {
+        int nc = c->cap ? c->cap * 2 : 64;
+        kc_cost *nv = realloc(c->v, (size_t)nc * sizeof *nv);
+        if (!nv) return -1;
+        c->v = nv;
+        c->cap = nc;
+    }
+    memmove(&c->v[pos + 1], &c->v[pos], (size_t)(c->n - pos) * sizeof *c->v);
+    c->v[pos] = *e;
+    c->n++;
+    return 0;
+}
+
+void kc_costs_free(kc_costs *c)
+{
+    free(c->v);
+    memset(c, 0, sizeof *c);
+}
+
+static int parse_long(const char *s, long *out)
+{
+    char *end;
+    errno = 0;
+    if (!*s) return -1;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < -1) return -1;
+    *out = v;
+    return 0;
+}
+
+/* One data line (NUL-terminated, no newline). */
+static int parse_row(char *line, int lineno, kc_cost *e, char *err, size_t cap)
+{
+    char *f[6];
+    int nf = 0;
+    for (char *p = line;;) {
+        if (nf == 6) break;
+        f[nf++] = p;
+        char *t = strchr(p, '\t');
+        if (!t) break;
+        *t = 0;
+        p = t + 1;
+    }
+    if (nf != 5)
+        return kc_errf(err, cap, "line %d: expected 5 tab-separated fields (item, seconds, peak_rss_kib, peak_gpu_mib, failed), got %s%d",
+                    lineno, nf > 5 ? "more than " : "", nf > 5 ? 5 : nf);
+    memset(e, 0, sizeof *e);
+    if (!*f[0] || strpbrk(f[0], " \r") || strlen(f[0]) >= sizeof e->name)
+        return kc_errf(err, cap, "line %d: bad item name '%.200s'", lineno, f[0]);
+    snprintf(e->name, sizeof e->name, "%s", f[0]);
+    char *end;
+    errno = 0;
+    e->seconds = strtod(f[1], &end);
+    if (!*f[1] || *end || errno || !isfinite(e->seconds) || e->seconds < 0 || strpbrk(f[1], "xXnNiI"))
+        return kc_errf(err, cap, "line %d: bad seconds '%.64s' for %s (a decimal >= 0)", lineno, f[1], e->name);
+    if (parse_long(f[2], &e->peak_rss_kib))
+        return kc_errf(err, cap, "line %d: bad peak_rss_kib '%.64s' for %s (an integer >= -1)", lineno, f[2], e->name);
+    if (parse_long(f[3], &e->peak_gpu_mib))
+        return kc_errf(err, cap, "line %d: bad peak_gpu_mib '%.64s' for %s (an integer >= -1)", lineno, f[3], e->name);
+    if (strcmp(f[4], "0") && strcmp(f[4], "1"))
+        return kc_errf(err, cap, "line %d: bad failed '%.64s' for %s (0 or 1)", lineno, f[4], e->name);
+    e->failed = f[4][0] == '1';
+    return 0;
+}
+
+int kc_costs_parse(const char *text, kc_costs *c, char *err, size_t cap)
+{
+    kc_costs t = { 0 };
+    int lineno = 0;
+    size_t hl = strlen(KC_COSTS_HEADER);
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        lineno++;
+        if (lineno == 1 && (len != hl || strncmp(p, KC_COSTS_HEADER, hl) != 0)) {
+            kc_costs_free(&t);
+            return kc_errf(err, cap, "line 1: expected the header '%s', got '%.*s'", KC_COSTS_HEADER, (int)(len > 80 ? 80 : len), p);
+        }
+        if (lineno > 1 && len > 0 && p[0] != '#') {
+            char buf[1024];
+            kc_cost e;
+            if (len >= sizeof buf) {
+                kc_costs_free(&t);
+                return kc_errf(err, cap, "line %d: longer than %zu bytes", lineno, sizeof buf - 1);
+            }
+            memcpy(buf, p, len);
+            buf[len] = 0;
+            if (parse_row(buf, lineno, &e, err, cap)) {
+                kc_costs_free(&t);
+                return -1;
+            }
+            if (kc_costs_find(&t, e.name)) {
+                kc_costs_free(&t);
+                return kc_errf(err, cap, "line %d: item %s appears twice", lineno, e.name);
+            }
+            if (kc_costs_set(&t, &e)) {
+                kc_costs_free(&t);
+                return kc_errf(err, cap, "out of memory");
+            }
+        }
+        p = nl ? nl + 1 : p + len;
+    }
+    if (lineno == 0) return kc_errf(err, cap, "line 1: empty file (expected the header '%s')", KC_COSTS_HEADER);
+    kc_costs_free(c);
+    *c = t;
+    return 0;
+}
+
+int kc_costs_load(const char *path, kc_costs *c, int *found, char *err, size_t cap)
+{
+    memset(c, 0, sizeof *c);
+    *found = 0;
+    FILE *f = fopen(path, "re");
+    if (!f) {
+        if (errno == ENOENT) return 0;
+        return kc_errf(err, cap, "%s: %s", path, strerror(errno));
+    }
+    size_t n = 0, sz = 1 << 16;
+    char *text = malloc(sz);
+    for (size_t got; text && (got = fread(text + n, 1, sz - n - 1, f)) > 0;) {
+        n += got;
+        if (n + 1 == sz) {
+            char *nt = realloc(text, sz * 2);
+            if (!nt) {
+                free(text);
+                text = NULL;
+                break;
+            }
+            text = nt;
+            sz *= 2;
+        }
+    }
+    fclose(f);
+    if (!text) return kc_errf(err, cap, "%s: out of memory", path);
+    text[n] = 0;
+    if (memchr(text, 0, n)) {
+        free(text);
+        return kc_errf(err, cap, "%s: a NUL byte in the file (not a cost table)", path);
+    }
+    char why[512];
+    int rc = kc_costs_parse(text, c, why, sizeof why);
+    free(text);
+    if (rc) return kc_errf(err, cap, "%s: %s", path, why);
+    *found = 1;
+    return 0;
+}
+
+int kc_costs_format(const kc_costs *c, FILE *out)
+{
+    fprintf(out, "%s\n# item\tseconds\tpeak_rss_kib\tpeak_gpu_mib\tfailed\n", KC_COSTS_HEADER);
+    for (int i = 0; i < c->n; i++)
+        fprintf(out, "%s\t%.3f\t%ld\t%ld\t%d\n", c->v[i].name, c->v[i].seconds, c->v[i].peak_rss_kib,
+                c->v[i].peak_gpu_mib, c->v[i].failed);
+    return ferror(out) ? -1 : 0;
+}
+
+int kc_costs_save(const char *path, const kc_costs *c, char *err, size_t cap)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "we");
+    if (!f) return kc_errf(err, cap, "%s: %s", tmp, strerror(errno));
+    int bad = kc_costs_format(c, f);
+    if (fclose(f) || bad) {
+        int e = errno;
+        unlink(tmp);
+        return kc_errf(err, cap, "%s: %s", tmp, strerror(e));
+    }
+    if (rename(tmp, path)) {
+        int e = errno;
+        unlink(tmp);
+        return kc_errf(err, cap, "%s: %s", path, strerror(e));
+    }
+    return 0;
+}
+
+/* ---- costs, limits, order ---- */
+
+double kc_cost_estimate(const kc_item *it)
+{
+    double bytes = 0;
+    if (it->contract)
+        for (const kc_shape *s = it->contract->shapes; s && s->name; s++) {
+            size_t h = 0, g = 0;
+            kc_case_memory(it->contract, s, &h, &g);
+            bytes += (double)h + (double)g;
+        }
+    return KC_COST_EST_BASE_S + bytes / KC_COST_EST_BYTES_PER_S;
+}
+
+double kc_item_cost(const kc_costs *c, const kc_item *it, int *recorded)
+{
+    const kc_cost *e = kc_costs_find(c, it->name);
+    if (recorded) *recorded = e != NULL;
+    return e ? e->seconds : kc_cost_estimate(it);
+}
+
+double kc_item_time_limit(const kc_item *it, const kc_costs *c, double override_s)
+{
+    if (override_s > 0) return override_s;
+    if (it->contract && it->contract->timeout_s > 0) return it->contract->timeout_s;
+    const kc_cost *e = kc_costs_find(c, it->name);
+    if (!e) return KC_TIMEOUT_NO_COST_S;
+    double m = KC_TIMEOUT_MULTIPLE * e->seconds;
+    return m > KC_TIMEOUT_FLOOR_S ? m : KC_TIMEOUT_FLOOR_S;
+}
+
+typedef struct okey {
+    int idx, failed;
+    double cost;
+    const char *name;
+} okey;
+
+static int okey_cmp(const void *a, const void *b)
+{
+    const okey *x = a, *y = b;
+    if (x->failed != y->failed) return y->failed - x->failed;
+    if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+void kc_queue_order(const kc_costs *c, const kc_item *items, int *sel, int ns)
+{
+    okey *k = malloc((size_t)(ns ? ns : 1) * sizeof *k);
+    if (!k) return;     /* name order stays: still correct, only slower */
+    for (int i = 0; i < ns; i++) {
+        const kc_cost *e = kc_costs_find(c, items[sel[i]].name);
+        k[i] = (okey){ sel[i], e && e->failed, kc_item_cost(c, &items[sel[i]], NULL), items[sel[i]].name };
+    }
+    qsort(k, (size_t)ns, sizeof *k, okey_cmp);
+    for (int i = 0; i < ns; i++) sel[i] = k[i].idx;
+    free(k);
+}
+
+int kc_lpt_partition(const double *cost, const char *const *names, int n, int nshards, int *shard_of)
+{
+    okey *k = malloc((size_t)(n ? n : 1) * sizeof *k);
+    double *load = calloc((size_t)(nshards > 0 ? nshards : 1), sizeof *load);
+    if (!k || !load) {
+        free(k);
+        free(load);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) k[i] = (okey){ i, 0, cost[i], names[i] };
+    qsort(k, (size_t)n, sizeof *k, okey_cmp);
+    for (int i = 0; i < n; i++) {
+        int best = 0;
+        for (int s = 1; s < nshards; s++)
+            if (load[s] < load[best]) best = s;
+        shard_of[k[i].idx] = best;
+        load[best] += k[i].cost;
+    }
+    free(k);
+    free(load);
+    return 0;
+}
+
+int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfiltered, char *err, size_t cap)
+{
+    int nf = 0;
+    for (int i = 0; i < n; i++)
+        if (kc_filter_match(items[i].name, o->patterns, o->npatterns)) sel[nf++] = i;
+    *nfiltered = nf;
+    if (!(o->sharded && o->costs_given)) {
+        int ns = 0;
+        for (int i = 0; i < nf; i++)
+            if (kc_shard_of(i, o->shard_n) == o->shard_k) sel[ns++] = sel[i];   /* filter, then shard */
+        return ns;
+    }
+    kc_costs c;
+    int found;
+    if (kc_costs_load(o->costs, &c, &found, err, cap)) return -1;
+    double *cost = calloc((size_t)(nf ? nf : 1), sizeof *cost);
+    const char **names = calloc((size_t)(nf ? nf : 1), sizeof *names);
+    int *sh = malloc((size_t)(nf ? nf : 1) * sizeof *sh);
+    int rc = -1;
+    if (cost && names && sh) {
+        for (int i = 0; i < nf; i++) {
+            cost[i] = kc_item_cost(&c, &items[sel[i]], NULL);
+            names[i] = items[sel[i]].name;
+        }
+        if (kc_lpt_partition(cost, names, nf, o->shard_n, sh) == 0) {
+            rc = 0;
+            for (int i = 0; i < nf; i++)
+                if (sh[i] == o->shard_k) sel[rc++] = sel[i];
+        }
+    }
+    if (rc < 0) kc_errf(err, cap, "out of memory");
+    free(cost);
+    free(names);
+    free(sh);
+    kc_costs_free(&c);
+    return rc;
+}
+
+/* ---- memory ---- */
+
+void kc_item_memory(const kc_item *it, int with_gpu, size_t *host, size_t *gpu)
+{
+    *host = *gpu = 0;
+    if (!with_gpu || !it->contract) return;
+    for (const kc_shape *s = it->contract->shapes; s && s->name; s++) {
+        size_t h = 0, g = 0;
+        kc_case_memory(it->contract, s, &h, &g);
+        if (h > *host) *host = h;
+        if (g > *gpu) *gpu = g;
+    }
+}
+
+static size_t add_sat(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
+
+/* The item does not fit its budgets even with nothing else running. */
+static int never_fits(const kc_admit *a, int slot, size_t host, size_t gpu)
+{
+    int dev = slot >= 0 && slot < a->ndevs;
+    size_t h = dev && a->integrated[slot] ? add_sat(host, gpu) : host;
+    return !(a->host_budget == SIZE_MAX || h <= a->host_budget) ||
+           !(!dev || a->gpu_budget[slot] == SIZE_MAX || gpu <= a->gpu_budget[slot]);
+}
+
+int kc_admit_check(const kc_admit *a, int slot, size_t host, size_t gpu, int *alone)
+{
+    *alone = 0;
+    size_t h = host;
+    int dev = slot >= 0 && slot < a->ndevs;
+    if (dev && a->integrated[slot]) h = add_sat(h, gpu);
+    if (a->alone_running) return 0;         /* nothing beside an item that runs alone */
+    if (never_fits(a, slot, host, gpu)) {   /* alone, once nothing else runs */
+        *alone = 1;
+        return a->running == 0;
+    }
+    if (a->host_budget != SIZE_MAX && add_sat(a->host_used, h) > a->host_budget) return 0;
+    if (dev && a->gpu_budget[slot] != SIZE_MAX && add_sat(a->gpu_used[slot], gpu) > a->gpu_budget[slot]) return 0;
+    return 1;
+}
+
+void kc_admit_take(kc_admit *a, int slot, size_t host, size_t gpu)
+{
+    int dev = slot >= 0 && slot < a->ndevs;
+    if (never_fits(a, slot, host, gpu)) a->alone_running = 1;
+    a->running++;
+    a->host_used = add_sat(a->host_used, dev && a->integrated[slot] ? add_sat(host, gpu) : host);
+    if (dev) a->gpu_used[slot] = add_sat(a->gpu_used[slot], gpu);
+}
+
+void kc_admit_release(kc_admit *a, int slot, size_t host, size_t gpu)
+{
+    int dev = slot >= 0 && slot < a->ndevs;
+    size_t h = dev && a->integrated[slot] ? add_sat(host, gpu) : host;
+    a->running--;
+    if (a->running <= 0) a->alone_running = 0;
+    a->host_used = a->host_used > h ? a->host_used - h : 0;
+    if (dev) a->gpu_used[slot] = a->gpu_used[slot] > gpu ? a->gpu_used[slot] - gpu : 0;
+}

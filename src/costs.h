@@ -1,0 +1,112 @@
+/* costs.h — the cost table of a --jobs work queue and what is derived from it:
+ * the order items are handed out in, the cost-balanced (LPT) partition of
+ * --shard K/N --costs FILE, each item's time limit, and the per-item memory
+ * plan with the admission check that keeps running items within a host's or
+ * a GPU's memory. Everything but kc_costs_load/kc_costs_save is pure.
+ *
+ * The table (docs/parallel-runs.md) is a TSV file:
+ *     # kcontract costs v1
+ *     # item	seconds	peak_rss_kib	peak_gpu_mib	failed
+ *     rmsnorm.f16	12.340	8123456	-1	0
+ * The first line is exactly the version header; further lines starting with
+ * '#' and empty lines are ignored; every other line has exactly five
+ * tab-separated fields: the item name (no spaces), its last measured seconds
+ * (a finite decimal >= 0), the worker's peak RSS during it in KiB and its
+ * peak GPU memory in MiB (integers, -1 unknown), and 1 if it failed last time
+ * (FAIL, MISSED, LIMIT, CRASH, TIMEOUT, or stale known findings), else 0.
+ * A name may appear once. A malformed file is refused with its line number
+ * and the reason, never ignored. */
+#ifndef KC_COSTS_H
+#define KC_COSTS_H
+#include <stddef.h>
+#include <stdio.h>
+#include "cli.h"
+#include "item.h"
+#include "shard.h"
+
+#define KC_COSTS_DEFAULT ".kcontract-costs.tsv"   /* --costs default, in the current directory */
+#define KC_COSTS_HEADER "# kcontract costs v1"
+#define KC_TIMEOUT_FLOOR_S 60.0        /* an item's time limit is at least this ... */
+#define KC_TIMEOUT_MULTIPLE 5.0        /* ... and this many times its recorded seconds */
+#define KC_TIMEOUT_NO_COST_S 600.0     /* the limit of an item with no recorded cost */
+#define KC_COST_EST_BASE_S 0.5         /* estimate: this, plus ... */
+#define KC_COST_EST_BYTES_PER_S 2e9    /* ... the bytes of all its cases at this rate */
+
+typedef struct kc_cost {
+    char name[192];
+    double seconds;
+    long peak_rss_kib;      /* -1: unknown */
+    long peak_gpu_mib;      /* -1: unknown */
+    int failed;
+} kc_cost;
+
+typedef struct kc_costs {
+    kc_cost *v;             /* sorted by name */
+    int n, cap;
+} kc_costs;
+
+/* Parses a table's text. Returns 0, or -1 with "line 3: ..." in err. */
+int kc_costs_parse(const char *text, kc_costs *c, char *err, size_t cap);
+/* Reads path: 0 with *found 0 when it does not exist (an empty table), 0 with
+ * *found 1, or -1 with "FILE: line 3: ..." / "FILE: <strerror>" in err. */
+int kc_costs_load(const char *path, kc_costs *c, int *found, char *err, size_t cap);
+/* Writes the table (header, column line, rows by name). */
+int kc_costs_format(const kc_costs *c, FILE *out);
+/* Writes path atomically (a temporary file renamed over it). 0, or -1 with err. */
+int kc_costs_save(const char *path, const kc_costs *c, char *err, size_t cap);
+const kc_cost *kc_costs_find(const kc_costs *c, const char *name);
+/* Inserts or replaces e. 0, or -1 when out of memory. */
+int kc_costs_set(kc_costs *c, const kc_cost *e);
+void kc_costs_free(kc_costs *c);
+
+/* A cost for an item with no recorded one: KC_COST_EST_BASE_S plus the bytes
+ * (host + GPU, kc_case_memory) of each of its contract's shapes at
+ * KC_COST_EST_BYTES_PER_S. */
+double kc_cost_estimate(const kc_item *it);
+/* The recorded seconds, or the estimate (*recorded says which; may be NULL). */
+double kc_item_cost(const kc_costs *c, const kc_item *it, int *recorded);
+/* The time limit in seconds: override_s if > 0 (--timeout); else the
+ * contract's timeout_s if set; else max(KC_TIMEOUT_FLOOR_S, KC_TIMEOUT_MULTIPLE
+ * x recorded seconds), or KC_TIMEOUT_NO_COST_S with no recorded cost. */
+double kc_item_time_limit(const kc_item *it, const kc_costs *c, double override_s);
+
+/* The queue's order: sorts sel (indices into items) so that items that failed
+ * last time come first, then by cost, longest first, then by name. */
+void kc_queue_order(const kc_costs *c, const kc_item *items, int *sel, int ns);
+
+/* LPT: items (costs cost[i], names names[i]) sorted by cost, longest first,
+ * ties by name, each onto the least-loaded of nshards shards (ties: the lowest
+ * shard). shard_of[i] receives item i's shard. 0, or -1 out of memory. */
+int kc_lpt_partition(const double *cost, const char *const *names, int n, int nshards, int *shard_of);
+
+/* The selection of a run or list: the filtered items (in name order) that
+ * belong to shard o->shard_k of o->shard_n: by cost (LPT over the table
+ * o->costs) when --costs was given with --shard, else item i in shard i % N.
+ * Fills sel (room for n) and *nfiltered; returns the count, or -1 with the
+ * reason in err (a malformed table, out of memory). */
+int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfiltered, char *err, size_t cap);
+
+/* The per-item plan: the largest case of the item's contract (0 for suites
+ * and when with_gpu is 0: GPU items then skip and allocate nothing). On an
+ * integrated GPU the caller adds gpu to host. */
+void kc_item_memory(const kc_item *it, int with_gpu, size_t *host, size_t *gpu);
+
+/* Memory admission: what is running where, against the budgets (bytes left
+ * for items once every worker's overhead is counted; SIZE_MAX: unknown). */
+typedef struct kc_admit {
+    size_t host_budget, host_used;
+    int running;                              /* items running anywhere */
+    int alone_running;                        /* one that never fits runs alone now */
+    int ndevs;
+    size_t gpu_budget[KC_MAX_DEVLIST], gpu_used[KC_MAX_DEVLIST];
+    int integrated[KC_MAX_DEVLIST];           /* GPU bytes also count against the host */
+} kc_admit;
+
+/* May an item needing (host, gpu) bytes start on device slot `slot` (-1: no
+ * GPU) now? 1 when it fits beside what runs; 0 when it must wait; 1 with
+ * *alone = 1 when it can never fit even alone and nothing else is running
+ * (it then runs alone rather than waiting forever). */
+int kc_admit_check(const kc_admit *a, int slot, size_t host, size_t gpu, int *alone);
+void kc_admit_take(kc_admit *a, int slot, size_t host, size_t gpu);
+void kc_admit_release(kc_admit *a, int slot, size_t host, size_t gpu);
+#endif

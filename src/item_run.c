@@ -1,0 +1,98 @@
+/* item_run.c — one item, run in this process: the outcome, the printed line
+ * (state, name, message, seconds, and the rerun command when it failed), and
+ * the item's peak RSS. */
+#include "item_run.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "progress.h"
+#include "suite.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int kc_item_needs_gpu(const kc_item *it)
+{
+    return it->kind != KC_KIND_SUITE || it->suite->needs_gpu;
+}
+
+/* Resets the peak RSS (VmHWM) by writing "5" to /proc/self/clear_refs.
+ * Returns 0, or -1 when not possible (the item's peak is then unknown). */
+static int rss_reset(void)
+{
+    int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    int ok = write(fd, "5", 1) == 1;
+    close(fd);
+    return ok ? 0 : -1;
+}
+
+/* VmHWM in KiB, -1 unknown. */
+static long rss_peak_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "re");
+    if (!f) return -1;
+    char line[256];
+    long kib = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld kB", &kib) == 1) break;
+    fclose(f);
+    return kib;
+}
+
+static int is_failing(kc_state s)
+{
+    return s == KC_FAIL || s == KC_MISSED || s == KC_LIMIT;
+}
+
+void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_outcome *out)
+{
+    memset(out, 0, sizeof *out);
+    int rss_ok = rss_reset() == 0;
+    double t0 = now_s();
+    const char *detail = NULL;
+    kc_result *res = NULL;
+    if (kc_item_needs_gpu(it) && !have_gpu) {
+        out->state = KC_SKIP;
+        snprintf(out->msg, sizeof out->msg, "no GPU");
+    } else if (it->kind == KC_KIND_SUITE) {
+        int rc = kc_suite_run(it->suite, have_gpu ? &gpu->dev : NULL, out->msg, sizeof out->msg);
+        out->state = rc ? KC_FAIL : KC_PASS;
+        if (!rc) snprintf(out->msg, sizeof out->msg, "suite passed");
+    } else if (!(res = calloc(1, sizeof *res))) {
+        out->state = it->kind == KC_KIND_CONTROL ? KC_MISSED : KC_FAIL;
+        snprintf(out->msg, sizeof out->msg, "internal error: out of host memory");
+    } else {
+        kc_run_gpu_item(gpu, it, o->seed, res);
+        out->state = res->state;
+        out->gate = res->gate;
+        out->limit_problems = res->limit_problems;
+        out->stale = res->stale;
+        out->context_lost = res->context_lost;
+        snprintf(out->msg, sizeof out->msg, "%s", res->msg);
+        detail = res->detail[0] ? res->detail : NULL;
+    }
+    out->seconds = now_s() - t0;
+    out->peak_rss_kib = rss_ok ? rss_peak_kib() : -1;
+    if (is_failing(out->state))
+        snprintf(out->rerun, sizeof out->rerun, "%s run %s --seed %llu --device %d%s%s", o->argv0, it->name,
+                 (unsigned long long)o->seed, o->device, o->records ? " --records " : "", o->records ? o->records : "");
+    kc_progress_clear();
+    printf("%-6s %s  %s  (%.2f s)", kc_state_name(out->state), it->name, out->msg, out->seconds);
+    if (out->rerun[0]) printf("  rerun: %s", out->rerun);
+    putchar('\n');
+    if (detail) fputs(detail, stdout);
+    fflush(stdout);
+    free(res);
+    const char *inject = getenv("KC_FAULT_LOSE_CONTEXT_AFTER");
+    if (inject && strcmp(inject, it->name) == 0) out->context_lost = 1;
+}

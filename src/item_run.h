@@ -1,0 +1,31 @@
+/* item_run.h — running one item in this process and printing its line: what
+ * a serial run (runner.c) and a work-queue worker (worker.c) share. */
+#ifndef KC_ITEM_RUN_H
+#define KC_ITEM_RUN_H
+#include "cli.h"
+#include "gates.h"
+#include "item.h"
+
+typedef struct kc_outcome {
+    kc_state state;
+    int gate;                 /* first failing gate, 0 if none */
+    int limit_problems;
+    int stale;
+    int context_lost;         /* this process must be replaced before its next GPU item */
+    double seconds;
+    long peak_rss_kib;        /* this process's peak RSS during the item; -1 unknown */
+    char msg[2048];           /* the line's text after the name */
+    char rerun[512];          /* the command that reruns the item; "" when it passed */
+} kc_outcome;
+
+/* Runs `it` — SKIP without a GPU, a suite in-process, or a GPU item through
+ * gates.c — prints its line (and any detail lines) on stdout, clearing the
+ * progress line first, and fills *out. The peak RSS is VmHWM after resetting
+ * it through /proc/self/clear_refs (Linux 4.0+).
+ * Test hook: KC_FAULT_LOSE_CONTEXT_AFTER=<item name> marks the context lost
+ * after that item, so the serial re-exec and the queue's worker replacement
+ * are exercised on machines without a GPU. */
+void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_outcome *out);
+/* Nonzero for items that need the GPU (kernels, controls, limits, GPU suites). */
+int kc_item_needs_gpu(const kc_item *it);
+#endif

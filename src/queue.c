@@ -1,0 +1,815 @@
+/* queue.c — owns the --jobs N work queue's parent (worker.h has the worker
+ * and the protocol): the order of the items (costs.h), N long-lived workers
+ * each in its own process group, handing out one item at a time within the
+ * memory admission, the time limit of each item (SIGTERM to the worker's
+ * group, SIGKILL after a grace), a dead worker's item turned into CRASH or
+ * TIMEOUT with its last lines and a fresh worker in its place (capped),
+ * --fail-fast, SIGINT/SIGTERM passed on, the records for the reports, the
+ * cost table written back, and the run's own TALLY and SUMMARY. Each
+ * selected item is reported exactly once: by its worker's result line, as
+ * CRASH/TIMEOUT when the worker died running it, or as NOTRUN when it was
+ * never handed out. The only global is the self-pipe's write end. */
+#include "sigpipe.h"
+#include "worker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "costs.h"
+#include "filter.h"
+#include "jobs.h"
+#include "linebuf.h"
+#include "merge.h"
+#include "nvml.h"
+#include "plan.h"
+#include "progress.h"
+#include "record.h"
+#include "report.h"
+#include "runner.h"
+#include "tally.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+typedef struct qitem {
+    int idx;                    /* into items */
+    double cost, limit;
+    int recorded;               /* cost from the table (else an estimate) */
+    size_t host, gpu;           /* its memory plan */
+    int dispatched, reported;
+} qitem;
+
+typedef struct wk {
+    int slot;                   /* worker index: the [wK] prefix */
+    pid_t pid;                  /* 0: not running (reaped) */
+    int in_w;                   /* its stdin; -1 closed */
+    int fd[3];                  /* its stdout, stderr, result pipe; -1 at end of stream */
+    kc_linebuf lb[3];
+    int device, devslot;        /* CUDA ordinal; slot in the devinfo (-1: no GPU) */
+    int cur;                    /* the qitem it runs, -1 idle */
+    double t_start, deadline, kill_at;
+    int timed_out, killed, lost, wstatus, spawned;
+    char tail[KC_QUEUE_TAIL_LINES][256];
+    int tail_n;
+} wk;
+
+typedef struct queue {
+    const kc_opts *o;
+    const kc_item *items;
+    qitem *q;
+    int nq;
+    wk *w;
+    int nw;
+    kc_devinfo *d;
+    kc_admit adm;
+    kc_tally t;
+    kc_records rec;
+    kc_costs costs;
+    int sig_r;
+    int interrupted;            /* the first SIGINT or SIGTERM */
+    int stopping;               /* no more items handed out */
+    char stop_why[512];
+    int restarts, cap;
+    double t0;
+    int sampler;                /* GPU memory sampler running */
+} queue;
+
+static int failing(kc_state s) { return s == KC_FAIL || s == KC_MISSED || s == KC_LIMIT || s == KC_CRASH || s == KC_TIMEOUT; }
+
+static void say(queue *qq, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(queue *qq, const char *fmt, ...)
+{
+    (void)qq;
+    va_list ap;
+    kc_progress_clear();
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    fflush(stdout);
+    kc_progress_redraw();
+}
+
+/* ---- workers ---- */
+
+static void tail_add(wk *w, const char *line)
+{
+    if (w->tail_n == KC_QUEUE_TAIL_LINES) {
+        memmove(w->tail[0], w->tail[1], sizeof w->tail[0] * (KC_QUEUE_TAIL_LINES - 1));
+        w->tail_n--;
+    }
+    snprintf(w->tail[w->tail_n++], sizeof w->tail[0], "%s", line);
+}
+
+/* In the forked child: async-signal-safe calls only (the parent may have the
+ * driver's and the sampler's threads). Own process group, default signals,
+ * pipes on 0, 1, 2 and 3, exec. */
+static void exec_worker(char **av, const int fds[4])
+{
+    static const char msg[] = "kcontract: cannot start a worker: execv /proc/self/exe failed\n";
+    setpgid(0, 0);
+    kc_sigpipe_child_reset();
+    for (int i = 0; i < 3; i++)
+        if (dup2(fds[i], i) < 0) _exit(127);
+    if (fds[3] == KC_RESULT_FD) {
+        if (fcntl(KC_RESULT_FD, F_SETFD, 0) < 0) _exit(127);
+    } else if (dup2(fds[3], KC_RESULT_FD) < 0) {
+        _exit(127);
+    }
+    execv("/proc/self/exe", av);
+    ssize_t r = write(2, msg, sizeof msg - 1);
+    (void)r;
+    _exit(127);
+}
+
+static int spawn_worker(queue *qq, wk *w)
+{
+    const kc_opts *o = qq->o;
+    int p[4][2], made = 0;
+    char seed[32], dev[32], par[32];
+    char *av[12] = { (char *)o->argv0, "run", "--worker", "--seed", seed, "--device", dev, "--parent", par, NULL };
+    if (o->records) {                       /* the workers must know the record items too */
+        av[9] = "--records";
+        av[10] = (char *)o->records;
+    }
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
+    snprintf(dev, sizeof dev, "%d", w->device);
+    snprintf(par, sizeof par, "%ld", (long)getpid());
+    for (; made < 4; made++)
+        if (pipe2(p[made], O_CLOEXEC)) goto fail;
+    /* child ends: stdin's read end, stdout/stderr/result write ends */
+    int cfd[4] = { p[0][0], p[1][1], p[2][1], p[3][1] };
+    sigset_t old;
+    kc_sigpipe_block(&old);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) exec_worker(av, cfd);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (pid < 0) goto fail;
+    setpgid(pid, pid);          /* also here: no race with a signal to the group */
+    close(p[0][0]);
+    close(p[1][1]);
+    close(p[2][1]);
+    close(p[3][1]);
+    w->pid = pid;
+    w->in_w = p[0][1];
+    w->fd[0] = p[1][0];
+    w->fd[1] = p[2][0];
+    w->fd[2] = p[3][0];
+    w->cur = -1;
+    w->timed_out = w->killed = w->lost = 0;
+    w->kill_at = 0;
+    w->tail_n = 0;
+    w->spawned++;
+    for (int s = 0; s < 3; s++) w->lb[s].len = w->lb[s].cut = 0;
+    if (qq->sampler) kc_gpu_sampler_watch(pid, w->device);
+    return 0;
+fail:
+    fprintf(stderr, "kcontract: cannot start worker %d: %s\n", w->slot, strerror(errno));
+    for (int i = 0; i < made; i++) {
+        close(p[i][0]);
+        close(p[i][1]);
+    }
+    return -1;
+}
+
+static int worker_done(const wk *w) { return w->pid == 0 && w->fd[0] < 0 && w->fd[1] < 0 && w->fd[2] < 0; }
+
+static void close_in(wk *w)
+{
+    if (w->in_w >= 0) close(w->in_w);
+    w->in_w = -1;
+}
+
+/* Signals every running worker's process group. */
+static int signal_all(queue *qq, int signo)
+{
+    int count = 0;
+    for (int i = 0; i < qq->nw; i++)
+        if (qq->w[i].pid > 0) {
+            kill(-qq->w[i].pid, signo);
+            count++;
+        }
+    return count;
+}
+
+/* ---- reporting items ---- */
+
+static void rerun_of(const queue *qq, const char *name, int device, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s run %s --seed %llu --device %d", qq->o->argv0, name, (unsigned long long)qq->o->seed, device);
+}
+
+/* Counts, records and (for the parent's own lines) prints one item's outcome. */
+static void finish_item(queue *qq, qitem *qi, const kc_result_line *r, const wk *w, double start, double end,
+                        long gpu_mib, int print, const char *tail)
+{
+    const kc_item *it = &qq->items[qi->idx];
+    qi->reported = 1;
+    kc_tally_add(&qq->t, it->kind, r->state);
+    qq->t.limit_problems += r->limit_problems;
+    qq->t.stale += r->stale;
+    kc_record rec;
+    memset(&rec, 0, sizeof rec);
+    snprintf(rec.name, sizeof rec.name, "%s", it->name);
+    rec.kind = it->kind;
+    rec.state = r->state;
+    rec.gate = r->gate;
+    rec.worker = w ? w->slot : -1;
+    rec.device = w && w->devslot >= 0 ? w->device : -1;
+    rec.worker_pid = w ? (long)w->pid : 0;
+    rec.start_s = start - qq->t0;
+    rec.end_s = end - qq->t0;
+    rec.peak_rss_kib = r->peak_rss_kib;
+    rec.peak_gpu_mib = gpu_mib;
+    snprintf(rec.message, sizeof rec.message, "%s", r->msg);
+    int fails = failing(r->state) || r->stale;
+    if (fails && r->state != KC_NOTRUN) rerun_of(qq, it->name, w ? w->device : qq->o->device, rec.rerun, sizeof rec.rerun);
+    if (tail) snprintf(rec.log_tail, sizeof rec.log_tail, "%s", tail);
+    if (kc_records_add(&qq->rec, &rec)) fprintf(stderr, "kcontract: out of memory for the reports\n");
+    if (print) {
+        say(qq, "%-6s %s  %s  (%.2f s)%s%s\n", kc_state_name(r->state), it->name, r->msg, end - start,
+            rec.rerun[0] ? "  rerun: " : "", rec.rerun);
+        if (tail && *tail) {
+            kc_progress_clear();
+            for (const char *p = tail; *p;) {
+                const char *e = strchr(p, '\n');
+                int len = e ? (int)(e - p) : (int)strlen(p);
+                printf("    | %.*s\n", len, p);
+                p += len + (e != NULL);
+            }
+            fflush(stdout);
+            kc_progress_redraw();
+        }
+    }
+    const kc_cost *c = kc_costs_find(&qq->costs, it->name);
+    kc_progress_item_done(r->state, c ? c->seconds : 0);
+    if (qq->o->fail_fast && fails && !qq->stopping) {
+        qq->stopping = 1;
+        snprintf(qq->stop_why, sizeof qq->stop_why, "--fail-fast: the run stopped after %s (%s)", it->name,
+                 kc_state_name(r->state));
+        say(qq, "kcontract: --fail-fast: %s is %s; no more items are handed out, the running ones finish\n", it->name,
+            kc_state_name(r->state));
+    }
+}
+
+static void release(queue *qq, wk *w, qitem *qi)
+{
+    kc_admit_release(&qq->adm, w->devslot, qi->host, qi->gpu);
+    w->cur = -1;
+}
+
+static int busy_count(const queue *qq)
+{
+    int b = 0;
+    for (int i = 0; i < qq->nw; i++) b += qq->w[i].cur >= 0;
+    return b;
+}
+
+/* ---- the streams ---- */
+
+typedef struct lctx { queue *qq; wk *w; int s; } lctx;
+
+static void on_result(queue *qq, wk *w, const char *line)
+{
+    kc_result_line r;
+    char err[256];
+    if (kc_result_parse(line, &r, err, sizeof err) || w->cur < 0 ||
+        strcmp(r.name, qq->items[qq->q[w->cur].idx].name) != 0) {
+        say(qq, "kcontract: worker %d (pid %ld): unexpected result line (%s); stopping it\n", w->slot, (long)w->pid,
+            w->cur < 0 ? "no item was handed to it" : err[0] ? err : "for another item");
+        if (w->pid > 0) kill(-w->pid, SIGKILL);
+        return;
+    }
+    qitem *qi = &qq->q[w->cur];
+    double end = now_s();
+    long gpu = qq->sampler ? kc_gpu_sampler_take_peak(w->pid) : -1;
+    finish_item(qq, qi, &r, w, w->t_start, end, gpu, 0, NULL);
+    release(qq, w, qi);
+    kc_progress_busy(busy_count(qq));
+    if (r.lost) {               /* it exits by itself; a fresh worker follows */
+        w->lost = 1;
+        close_in(w);
+    }
+}
+
+static void on_line(void *ctx, const char *line, size_t len, size_t cut)
+{
+    lctx *c = ctx;
+    char pre[32];
+    (void)len;
+    if (c->s == 2) {
+        on_result(c->qq, c->w, line);
+        return;
+    }
+    snprintf(pre, sizeof pre, "[w%d] ", c->w->slot);
+    FILE *f = c->s == 0 ? stdout : stderr;
+    kc_progress_clear();
+    fputs(pre, f);
+    fputs(line, f);
+    if (cut) fprintf(f, " [... cut %zu bytes]", cut);
+    fputc('\n', f);
+    fflush(f);
+    kc_progress_redraw();
+    char t[256];
+    snprintf(t, sizeof t, "%s%s", pre, line);
+    tail_add(c->w, t);
+}
+
+static void read_stream(queue *qq, wk *w, int s)
+{
+    char buf[65536];
+    lctx c = { qq, w, s };
+    ssize_t got = read(w->fd[s], buf, sizeof buf);
+    if (got < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    if (got <= 0) {
+        kc_linebuf_flush(&w->lb[s], on_line, &c);
+        close(w->fd[s]);
+        w->fd[s] = -1;
+        return;
+    }
+    kc_linebuf_feed(&w->lb[s], buf, (size_t)got, on_line, &c);
+}
+
+/* ---- life and death ---- */
+
+static void reap(queue *qq)
+{
+    for (int i = 0; i < qq->nw; i++) {
+        wk *w = &qq->w[i];
+        int st;
+        if (w->pid <= 0 || waitpid(w->pid, &st, WNOHANG) != w->pid) continue;
+        w->wstatus = st;
+        if (qq->sampler) kc_gpu_sampler_unwatch(w->pid);
+        w->pid = -w->pid;       /* reaped; the streams may still hold lines */
+    }
+}
+
+static int pending(const queue *qq)
+{
+    int n = 0;
+    for (int i = 0; i < qq->nq; i++) n += !qq->q[i].dispatched;
+    return n;
+}
+
+static void death_text(const wk *w, char *buf, size_t cap)
+{
+    char sb[32];
+    if (WIFSIGNALED(w->wstatus))
+        snprintf(buf, cap, "killed by signal %d (%s)", WTERMSIG(w->wstatus), kc_signal_name(WTERMSIG(w->wstatus), sb, sizeof sb));
+    else
+        snprintf(buf, cap, "exited with status %d", WEXITSTATUS(w->wstatus));
+}
+
+/* A reaped worker whose streams are at their end: settle its item, maybe replace it. */
+static void settle(queue *qq, wk *w)
+{
+    pid_t pid = -w->pid;
+    char how[128];
+    death_text(w, how, sizeof how);
+    w->pid = 0;
+    close_in(w);
+    int abnormal = !(WIFEXITED(w->wstatus) && WEXITSTATUS(w->wstatus) == 0);
+    if (w->cur >= 0) {
+        qitem *qi = &qq->q[w->cur];
+        kc_result_line r;
+        memset(&r, 0, sizeof r);
+        r.peak_rss_kib = -1;
+        r.gate = 0;
+        char tail[4096] = "";
+        size_t tl = 0;
+        for (int i = 0; i < w->tail_n && tl < sizeof tail; i++)
+            tl += (size_t)snprintf(tail + tl, sizeof tail - tl, "%s\n", w->tail[i]);
+        char lines[64];
+        if (w->tail_n) snprintf(lines, sizeof lines, "its last %d line%s below", w->tail_n, w->tail_n == 1 ? "" : "s");
+        else snprintf(lines, sizeof lines, "it printed nothing");
+        if (qq->interrupted) {
+            r.state = KC_NOTRUN;
+            char sb[32];
+            snprintf(r.msg, sizeof r.msg, "not run: interrupted by %s while running on worker %d (pid %ld, %s)",
+                     kc_signal_name(qq->interrupted, sb, sizeof sb), w->slot, (long)pid, how);
+            tail[0] = 0;
+        } else if (w->timed_out) {
+            r.state = KC_TIMEOUT;
+            snprintf(r.msg, sizeof r.msg, "exceeded its time limit of %.6g s; worker %d (pid %ld) got SIGTERM%s and was %s; %s",
+                     qi->limit, w->slot, (long)pid, w->killed ? ", then SIGKILL after the grace" : "", how, lines);
+        } else {
+            r.state = KC_CRASH;
+            snprintf(r.msg, sizeof r.msg, "worker %d (pid %ld) %s while running it%s; %s", w->slot, (long)pid, how,
+                     abnormal ? "" : " without reporting it", lines);
+        }
+        finish_item(qq, qi, &r, w, w->t_start, now_s(), -1, 1, tail[0] ? tail : NULL);
+        release(qq, w, qi);
+        kc_progress_busy(busy_count(qq));
+        abnormal = 1;
+    } else if (abnormal && !qq->interrupted && !w->killed) {
+        say(qq, "kcontract: worker %d (pid %ld) %s between items\n", w->slot, (long)pid, how);
+    }
+    if (qq->stopping || qq->interrupted || !pending(qq)) return;
+    if (abnormal) {
+        if (qq->restarts >= qq->cap) {
+            qq->stopping = 1;
+            snprintf(qq->stop_why, sizeof qq->stop_why,
+                     "restart cap: %d workers were replaced after a crash or timeout (at most %d%s)", qq->restarts,
+                     qq->cap, qq->o->max_restarts >= 0 ? ", --restarts" : ": 2 x N + 8");
+            say(qq, "kcontract: %s; not starting another worker: the %d items not handed out yet are NOTRUN\n",
+                qq->stop_why, pending(qq));
+            return;
+        }
+        qq->restarts++;
+    }
+    if (spawn_worker(qq, w) == 0)
+        say(qq, "kcontract: worker %d restarted (pid %ld)%s\n", w->slot, (long)w->pid,
+            abnormal ? "" : " after a CUDA context loss");
+}
+
+/* ---- handing out items ---- */
+
+static void dispatch(queue *qq)
+{
+    if (qq->stopping || qq->interrupted) return;
+    for (int i = 0; i < qq->nw; i++) {
+        wk *w = &qq->w[i];
+        if (w->pid <= 0 || w->cur >= 0 || w->lost || w->in_w < 0) continue;
+        for (int j = 0; j < qq->nq; j++) {
+            qitem *qi = &qq->q[j];
+            int alone;
+            if (qi->dispatched || !kc_admit_check(&qq->adm, w->devslot, qi->host, qi->gpu, &alone)) continue;
+            const kc_item *it = &qq->items[qi->idx];
+            char line[256];
+            int len = snprintf(line, sizeof line, "%s\n", it->name);
+            if (write(w->in_w, line, (size_t)len) != len) {     /* dying: its death settles it */
+                close_in(w);
+                break;
+            }
+            if (alone) {
+                char h[32], g[32];
+                kc_bytes_str(qi->host, h, sizeof h);
+                kc_bytes_str(qi->gpu, g, sizeof g);
+                say(qq, "kcontract: %s needs host %s and GPU %s, more than the memory left for items beside the workers' overheads; it runs alone\n",
+                    it->name, h, g);
+            }
+            qi->dispatched = 1;
+            kc_admit_take(&qq->adm, w->devslot, qi->host, qi->gpu);
+            w->cur = j;
+            w->t_start = now_s();
+            w->deadline = w->t_start + qi->limit;
+            if (qq->sampler) kc_gpu_sampler_take_peak(w->pid);
+            kc_progress_busy(busy_count(qq));
+            break;
+        }
+    }
+}
+
+static void check_timers(queue *qq)
+{
+    double t = now_s();
+    for (int i = 0; i < qq->nw; i++) {
+        wk *w = &qq->w[i];
+        if (w->pid <= 0) continue;
+        if (w->cur >= 0 && !w->timed_out && !qq->interrupted && t >= w->deadline) {
+            w->timed_out = 1;
+            w->kill_at = t + KC_QUEUE_GRACE_MS / 1000.0;
+            kill(-w->pid, SIGTERM);
+            say(qq, "kcontract: %s exceeded its time limit of %.6g s on worker %d; SIGTERM to its process group (SIGKILL after %d ms)\n",
+                qq->items[qq->q[w->cur].idx].name, qq->q[w->cur].limit, w->slot, KC_QUEUE_GRACE_MS);
+        }
+        if (w->kill_at && t >= w->kill_at && !w->killed) {
+            w->killed = 1;
+            kill(-w->pid, SIGKILL);
+        }
+    }
+}
+
+static void on_interrupt(queue *qq, int signo)
+{
+    char sb[32];
+    const char *sn = kc_signal_name(signo, sb, sizeof sb);
+    if (qq->interrupted) {
+        int n = signal_all(qq, SIGKILL);
+        say(qq, "kcontract: %s again: killing %d worker%s (SIGKILL)\n", sn, n, n == 1 ? "" : "s");
+        return;
+    }
+    qq->interrupted = signo;
+    qq->stopping = 1;
+    snprintf(qq->stop_why, sizeof qq->stop_why, "interrupted by %s", sn);
+    int n = signal_all(qq, signo);
+    double at = now_s() + KC_QUEUE_GRACE_MS / 1000.0;
+    for (int i = 0; i < qq->nw; i++) {
+        close_in(&qq->w[i]);
+        if (qq->w[i].pid > 0) qq->w[i].kill_at = at;
+    }
+    say(qq, "kcontract: %s: passed on to %d worker%s; waiting for them\n", sn, n, n == 1 ? "" : "s");
+}
+
+static void drain_signals(queue *qq)
+{
+    unsigned char b[64];
+    ssize_t got;
+    while ((got = read(qq->sig_r, b, sizeof b)) > 0)
+        for (ssize_t i = 0; i < got; i++)
+            if (b[i] == SIGINT || b[i] == SIGTERM) on_interrupt(qq, b[i]);
+}
+
+static int loop(queue *qq)
+{
+    struct pollfd *pf = calloc((size_t)qq->nw * 3 + 1, sizeof *pf);
+    int *who = calloc((size_t)qq->nw * 3 + 1, sizeof *who);
+    if (!pf || !who) {
+        free(pf);
+        free(who);
+        return -1;
+    }
+    for (;;) {
+        reap(qq);
+        for (int i = 0; i < qq->nw; i++) {
+            wk *w = &qq->w[i];
+            if (w->pid < 0 && w->fd[0] < 0 && w->fd[1] < 0 && w->fd[2] < 0) settle(qq, w);
+        }
+        dispatch(qq);
+        int more = !qq->stopping && !qq->interrupted && pending(qq);
+        if (!more)      /* nothing left to hand out: idle workers get end of input and exit */
+            for (int i = 0; i < qq->nw; i++)
+                if (qq->w[i].cur < 0) close_in(&qq->w[i]);
+        int np = 0, live = 0;
+        double wake = now_s() + 1.0;
+        pf[np++] = (struct pollfd){ qq->sig_r, POLLIN, 0 };
+        for (int i = 0; i < qq->nw; i++) {
+            wk *w = &qq->w[i];
+            live |= !worker_done(w);
+            if (w->pid > 0 && w->cur >= 0 && !w->timed_out && w->deadline < wake) wake = w->deadline;
+            if (w->pid > 0 && w->kill_at && !w->killed && w->kill_at < wake) wake = w->kill_at;
+            for (int s = 0; s < 3; s++)
+                if (w->fd[s] >= 0) {
+                    who[np] = i * 3 + s;
+                    pf[np++] = (struct pollfd){ w->fd[s], POLLIN, 0 };
+                }
+        }
+        if (!live) break;
+        double left = (wake - now_s()) * 1000;
+        if (poll(pf, (nfds_t)np, left < 0 ? 0 : (int)left + 1) > 0) {
+            if (pf[0].revents) drain_signals(qq);
+            for (int p = 1; p < np; p++)
+                if (pf[p].revents & (POLLIN | POLLHUP | POLLERR)) read_stream(qq, &qq->w[who[p] / 3], who[p] % 3);
+        }
+        check_timers(qq);
+    }
+    free(pf);
+    free(who);
+    return 0;
+}
+
+/* ---- before and after ---- */
+
+static void not_run(queue *qq)
+{
+    const char *why = qq->stop_why[0] ? qq->stop_why : "no worker could run it";
+    for (int i = 0; i < qq->nq; i++) {
+        qitem *qi = &qq->q[i];
+        if (qi->reported) continue;
+        kc_result_line r;
+        memset(&r, 0, sizeof r);
+        r.state = KC_NOTRUN;
+        r.peak_rss_kib = -1;
+        snprintf(r.msg, sizeof r.msg, "not run: %s", why);
+        double t = now_s();
+        finish_item(qq, qi, &r, NULL, t, t, -1, 1, NULL);
+    }
+}
+
+static void save_costs(queue *qq)
+{
+    kc_costs c;
+    int found;
+    char err[1024];
+    if (kc_costs_load(qq->o->costs, &c, &found, err, sizeof err)) {     /* changed meanwhile: start afresh */
+        fprintf(stderr, "kcontract: --costs %s; writing a new table\n", err);
+        memset(&c, 0, sizeof c);
+    }
+    int n = 0;
+    for (int i = 0; i < qq->rec.n; i++) {
+        const kc_record *r = &qq->rec.v[i];
+        if (r->state == KC_NOTRUN || r->state == KC_SKIP) continue;    /* no measurement */
+        kc_cost e;
+        memset(&e, 0, sizeof e);
+        snprintf(e.name, sizeof e.name, "%s", r->name);
+        e.seconds = r->end_s - r->start_s;
+        e.peak_rss_kib = r->peak_rss_kib;
+        e.peak_gpu_mib = r->peak_gpu_mib;
+        e.failed = failing(r->state);
+        if (kc_costs_set(&c, &e) == 0) n++;
+    }
+    if (n && kc_costs_save(qq->o->costs, &c, err, sizeof err))
+        fprintf(stderr, "kcontract: cannot write the cost table: %s\n", err);
+    else if (n)
+        printf("kcontract: cost table %s: %d item%s measured, %d recorded in all\n", qq->o->costs, n, n == 1 ? "" : "s", c.n);
+    kc_costs_free(&c);
+}
+
+static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
+{
+    char err[1024];
+    int *sel = malloc(((size_t)n + 1) * sizeof *sel), nf = 0, ns = 0, gpu_items = 0;
+    if (!sel) return 4;
+    for (int i = 0; i < n; i++)
+        if (kc_filter_match(items[i].name, o->patterns, o->npatterns)) sel[ns++] = i;
+    nf = ns;
+    int found = 0;
+    if (kc_costs_load(o->costs, &qq->costs, &found, err, sizeof err)) {
+        fprintf(stderr, "kcontract: --costs %s (fix or remove the file; docs/parallel-runs.md gives the format)\n", err);
+        free(sel);
+        return 2;
+    }
+    qq->t.items = nf;
+    for (int i = 0; i < ns; i++) {
+        qq->t.digest += kc_item_digest(items[sel[i]].name);
+        gpu_items += items[sel[i]].kind != KC_KIND_SUITE || items[sel[i]].suite->needs_gpu;
+    }
+    int rc = kc_jobs_probe_devices(o, gpu_items, qq->d);
+    if (rc) {
+        free(sel);
+        return rc;
+    }
+    kc_devinfo *d = qq->d;
+    qq->nw = o->jobs < ns ? o->jobs : ns;
+    /* The workers alone must fit (the items are admitted one by one). */
+    kc_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.host = KC_PLAN_HOST_OVERHEAD;
+    plan.gpu = d->ndevs ? KC_PLAN_GPU_OVERHEAD : 0;
+    size_t avail;
+    if (kc_read_mem_available(&avail)) avail = SIZE_MAX;
+    int nwp = qq->nw ? qq->nw : 1;
+    kc_plan_env e = { nwp, &plan, avail, d->dev, d->free_mem, d->ndevs };
+    if (kc_plan_check(&e, err, sizeof err)) {
+        fprintf(stderr, "kcontract: --jobs %d refused: %s\n", o->jobs, err);
+        free(sel);
+        return 2;
+    }
+    qq->adm.host_budget = avail == SIZE_MAX ? SIZE_MAX
+                        : avail > (size_t)nwp * KC_PLAN_HOST_OVERHEAD ? avail - (size_t)nwp * KC_PLAN_HOST_OVERHEAD : 0;
+    qq->adm.ndevs = d->ndevs;
+    for (int j = 0; j < d->ndevs; j++) {
+        size_t over = (size_t)kc_plan_children_on(nwp, d->ndevs, j) * KC_PLAN_GPU_OVERHEAD;
+        qq->adm.gpu_budget[j] = d->free_mem[j] == SIZE_MAX ? SIZE_MAX : d->free_mem[j] > over ? d->free_mem[j] - over : 0;
+        qq->adm.integrated[j] = d->dev[j].integrated;
+    }
+    kc_queue_order(&qq->costs, items, sel, ns);
+    qq->q = calloc((size_t)(ns ? ns : 1), sizeof *qq->q);
+    if (!qq->q) {
+        free(sel);
+        return 4;
+    }
+    int recorded = 0;
+    double total = 0;
+    size_t hmax = 0, gmax = 0;
+    for (int i = 0; i < ns; i++) {
+        qitem *qi = &qq->q[i];
+        qi->idx = sel[i];
+        qi->cost = kc_item_cost(&qq->costs, &items[sel[i]], &qi->recorded);
+        qi->limit = kc_item_time_limit(&items[sel[i]], &qq->costs, o->timeout_s);
+        kc_item_memory(&items[sel[i]], d->ndevs > 0, &qi->host, &qi->gpu);
+        recorded += qi->recorded;
+        total += qi->recorded ? qi->cost : 0;
+        if (qi->host > hmax) hmax = qi->host;
+        if (qi->gpu > gmax) gmax = qi->gpu;
+    }
+    qq->nq = ns;
+    free(sel);
+    /* The header. */
+    printf("kcontract: %d item%s selected, seed %llu; --jobs %d: a work queue of %d worker%s", ns, ns == 1 ? "" : "s",
+           (unsigned long long)o->seed, o->jobs, qq->nw, qq->nw == 1 ? "" : "s");
+    if (found)
+        printf(", failed last time first, then longest first (costs %s: %d of %d recorded, the rest estimated)\n", o->costs,
+               recorded, ns);
+    else
+        printf(", longest first by estimate (costs %s: none yet)\n", o->costs);
+    if (d->ndevs) {
+        printf("kcontract: workers go round robin on device%s", d->ndevs == 1 ? "" : "s");
+        for (int j = 0; j < d->ndevs; j++) printf("%s %d", j ? "," : "", d->dev[j].ordinal);
+        printf(": %s (compute capability %d.%d, %d SMs)\n", d->dev[0].name, d->dev[0].cc_major, d->dev[0].cc_minor,
+               d->dev[0].sm_count);
+        snprintf(qq->t.device, sizeof qq->t.device, "%.127s", d->dev[0].name);
+        qq->t.cc_major = d->dev[0].cc_major;
+        qq->t.cc_minor = d->dev[0].cc_minor;
+        qq->t.sm_count = d->dev[0].sm_count;
+    } else {
+        if (gpu_items) printf("kcontract: no GPU: %s; GPU items will be SKIP\n", d->why);
+        snprintf(qq->t.device, sizeof qq->t.device, "none");
+    }
+    char hs[32], gs[32], av[32];
+    kc_bytes_str(hmax, hs, sizeof hs);
+    kc_bytes_str(gmax, gs, sizeof gs);
+    kc_bytes_str(avail, av, sizeof av);
+    printf("kcontract: memory: each worker %zu MiB host%s; items are admitted while the running ones fit (largest item: host %s, GPU %s; MemAvailable %s)\n",
+           (size_t)KC_PLAN_HOST_OVERHEAD >> 20, d->ndevs ? " + 576 MiB GPU" : "", hs, gs,
+           avail == SIZE_MAX ? "unknown" : av);
+    if (o->timeout_s > 0) printf("kcontract: time limit %.6g s per item (--timeout)\n", o->timeout_s);
+    fflush(stdout);
+    kc_progress_start(ns, 0, qq->nw, 1);
+    if (total > 0) kc_progress_expect(total);
+    return 0;
+}
+
+int kc_queue_run(const kc_opts *o, const kc_item *items, int n)
+{
+    queue qq;
+    memset(&qq, 0, sizeof qq);
+    qq.o = o;
+    qq.items = items;
+    qq.t0 = now_s();
+    kc_tally_init(&qq.t);
+    qq.t.seed = o->seed;
+    qq.t.shard_k = 0;
+    qq.t.shard_n = 1;
+    qq.t.filter = kc_filter_hash(o->patterns, o->npatterns);
+    qq.t.binary = kc_binary_hash();
+    qq.d = calloc(1, sizeof *qq.d);
+    kc_sigpipe sp;
+    int rc = qq.d ? setup(&qq, o, items, n) : 4;
+    if (rc) goto out;
+    qq.cap = o->max_restarts >= 0 ? o->max_restarts : KC_QUEUE_RESTART_CAP(qq.nw);
+    qq.rec.workers = qq.nw;
+    qq.w = calloc((size_t)(qq.nw ? qq.nw : 1), sizeof *qq.w);
+    if (!qq.w || kc_sigpipe_install(&sp) < 0) {
+        fprintf(stderr, "kcontract: cannot set up the workers: %s\n", strerror(errno));
+        rc = 4;
+        goto out;
+    }
+    qq.sig_r = sp.rfd;
+    if (qq.d->ndevs) qq.sampler = kc_gpu_sampler_start(0) == 0;
+    for (int k = 0; k < qq.nw; k++) {
+        wk *w = &qq.w[k];
+        w->slot = k;
+        w->cur = -1;
+        w->in_w = w->fd[0] = w->fd[1] = w->fd[2] = -1;
+        w->devslot = qq.d->ndevs ? kc_shard_device_slot(k, qq.d->ndevs) : -1;
+        w->device = qq.d->ndevs ? qq.d->dev[w->devslot].ordinal : 0;
+        for (int s = 0; s < 3; s++)
+            if (kc_linebuf_init(&w->lb[s])) rc = 4;
+    }
+    for (int k = 0; k < qq.nw && rc == 0; k++)
+        if (spawn_worker(&qq, &qq.w[k])) {
+            qq.stopping = 1;
+            snprintf(qq.stop_why, sizeof qq.stop_why, "worker %d could not be started", k);
+            break;
+        }
+    if (rc == 0 && loop(&qq)) {
+        signal_all(&qq, SIGKILL);
+        rc = 4;
+    }
+    kc_sigpipe_restore(&sp);
+    if (qq.sampler) kc_gpu_sampler_stop();
+    if (rc) goto out;
+    not_run(&qq);
+    kc_progress_end();
+    qq.rec.wall_s = now_s() - qq.t0;
+    save_costs(&qq);
+    char line[4096], sb[32];
+    if (qq.interrupted) {
+        int fin = 0;
+        for (int i = 0; i < qq.rec.n; i++) fin += qq.rec.v[i].state != KC_NOTRUN;
+        printf("kcontract: interrupted by %s: %d of %d items finished, %d not run\n",
+               kc_signal_name(qq.interrupted, sb, sizeof sb), fin, qq.nq, qq.nq - fin);
+    }
+    if (kc_tally_format(&qq.t, line, sizeof line) < 0) {
+        fprintf(stderr, "kcontract: internal error: the TALLY does not fit\n");
+        rc = 4;
+        goto out;
+    }
+    printf("%s\n", line);
+    kc_summary_format(&qq.t, line, sizeof line);
+    printf("%s  (%.1f s)\n", line, qq.rec.wall_s);
+    kc_report_workers(stdout, &qq.rec);
+    fflush(stdout);
+    int wr = kc_reports_write(&qq.rec, o->json, o->junit, o->timeline);
+    rc = qq.interrupted ? 128 + qq.interrupted : kc_tally_exit_status(&qq.t);
+    if (wr && rc == 0) rc = 4;
+out:
+    for (int k = 0; qq.w && k < qq.nw; k++)
+        for (int s = 0; s < 3; s++) {
+            if (qq.w[k].fd[s] >= 0) close(qq.w[k].fd[s]);
+            kc_linebuf_free(&qq.w[k].lb[s]);
+        }
+    if (qq.w)
+        for (int k = 0; k < qq.nw; k++) close_in(&qq.w[k]);
+    free(qq.w);
+    free(qq.q);
+    free(qq.d);
+    kc_costs_free(&qq.costs);
+    kc_records_free(&qq.rec);
+    return rc;
+}

@@ -1,0 +1,44 @@
+/* record.h — what a run keeps of each item for its reports (--json, --junit,
+ * --timeline) and the summary figures under the SUMMARY: state, message,
+ * which worker ran it, when, and the peak memory it used. Serial runs and
+ * --jobs runs fill the same records. */
+#ifndef KC_RECORD_H
+#define KC_RECORD_H
+#include <stddef.h>
+#include "item.h"
+
+typedef struct kc_record {
+    char name[192];
+    kc_kind kind;
+    kc_state state;
+    int gate;                 /* first failing gate (FAIL, RED), 0 if none */
+    int worker;               /* worker index (0 for a serial run) */
+    int device;               /* CUDA ordinal the item ran on, -1 for none */
+    long worker_pid;
+    double start_s, end_s;    /* seconds since the run started (wall clock, monotonic) */
+    long peak_rss_kib;        /* the worker's peak RSS during the item (VmHWM after a reset); -1 unknown */
+    long peak_gpu_mib;        /* the worker's peak GPU memory during the item (NVML); -1 unknown */
+    char message[2048];       /* the item line's text after the name */
+    char rerun[512];          /* the command that reruns the item, "" when passing */
+    char log_tail[4096];      /* CRASH/TIMEOUT: the worker's last lines */
+} kc_record;
+
+/* The records of one run, in the order items finished. */
+typedef struct kc_records {
+    kc_record *v;
+    int n, cap;
+    int workers;              /* workers (1 for serial) */
+    double wall_s;            /* the run's wall time */
+} kc_records;
+
+/* Appends a copy of r; returns 0 or -1 when out of memory. */
+int kc_records_add(kc_records *rs, const kc_record *r);
+void kc_records_free(kc_records *rs);
+/* Hand-over across the serial runner's re-exec (--resume-records FD): writes
+ * the records to an unlinked temporary file ($TMPDIR or /tmp) and returns its
+ * descriptor, rewound and not close-on-exec; -1 with errno on failure. */
+int kc_records_save_fd(const kc_records *rs);
+/* Appends the records saved by kc_records_save_fd (by this same binary) to rs
+ * and closes fd. Returns 0, or -1 with the reason in why. */
+int kc_records_load_fd(int fd, kc_records *rs, char *why, size_t cap);
+#endif

@@ -1,0 +1,133 @@
+/* report.c — per-worker figures, the lines under the SUMMARY, and writing the
+ * reports asked for (report.h). The writers are report_json.c,
+ * report_junit.c and report_timeline.c. */
+#include "report.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int kc_report_nworkers(const kc_records *rs)
+{
+    int w = rs->workers > 0 ? rs->workers : 1;
+    for (int i = 0; i < rs->n; i++)
+        if (rs->v[i].worker >= w) w = rs->v[i].worker + 1;
+    return w;
+}
+
+double kc_report_worker_stats(const kc_records *rs, kc_worker_stats *ws)
+{
+    int nw = kc_report_nworkers(rs);
+    double busy = 0;
+    for (int w = 0; w < nw; w++) ws[w] = (kc_worker_stats){ 0, 0, -1, -1 };
+    for (int i = 0; i < rs->n; i++) {
+        const kc_record *r = &rs->v[i];
+        kc_worker_stats *s = &ws[r->worker < 0 ? 0 : r->worker];
+        double d = r->end_s - r->start_s;
+        if (!(d > 0)) d = 0;
+        s->items++;
+        s->busy_s += d;
+        busy += d;
+        if (r->peak_rss_kib > s->peak_rss_kib) s->peak_rss_kib = r->peak_rss_kib;
+        if (r->peak_gpu_mib > s->peak_gpu_mib) s->peak_gpu_mib = r->peak_gpu_mib;
+    }
+    return busy;
+}
+
+double kc_report_efficiency(double busy_s, int workers, double wall_s)
+{
+    if (!(wall_s > 0) || workers < 1) return 0;
+    return busy_s / (workers * wall_s);
+}
+
+static void fmt_kib(char *buf, size_t cap, long kib)
+{
+    if (kib < 0) snprintf(buf, cap, "unknown");
+    else if (kib < 1024) snprintf(buf, cap, "%ld KiB", kib);
+    else if (kib < 1024L * 1024) snprintf(buf, cap, "%.1f MiB", kib / 1024.0);
+    else snprintf(buf, cap, "%.1f GiB", kib / (1024.0 * 1024.0));
+}
+
+static void fmt_mib(char *buf, size_t cap, long mib)
+{
+    if (mib < 0) snprintf(buf, cap, "unknown");
+    else snprintf(buf, cap, "%ld MiB", mib);
+}
+
+void kc_report_workers(FILE *out, const kc_records *rs)
+{
+    int nw = kc_report_nworkers(rs);
+    kc_worker_stats *ws = calloc((size_t)nw, sizeof *ws);
+    if (!ws) return;
+    double busy = kc_report_worker_stats(rs, ws);
+    int rss_w = 0, gpu_w = 0;
+    for (int w = 1; w < nw; w++) {
+        if (ws[w].peak_rss_kib > ws[rss_w].peak_rss_kib) rss_w = w;
+        if (ws[w].peak_gpu_mib > ws[gpu_w].peak_gpu_mib) gpu_w = w;
+    }
+    char rss[32], gpu[32];
+    fmt_kib(rss, sizeof rss, ws[rss_w].peak_rss_kib);
+    fmt_mib(gpu, sizeof gpu, ws[gpu_w].peak_gpu_mib);
+    fprintf(out, "workers: %d, busy %.1f s of %d x %.1f s (efficiency %.2f); peak RSS %s", nw, busy, nw, rs->wall_s,
+            kc_report_efficiency(busy, nw, rs->wall_s), rss);
+    if (ws[rss_w].peak_rss_kib >= 0) fprintf(out, " (worker %d)", rss_w);
+    fprintf(out, ", peak GPU %s", gpu);
+    if (ws[gpu_w].peak_gpu_mib >= 0) fprintf(out, " (worker %d)", gpu_w);
+    fputc('\n', out);
+    for (int w = 0; w < nw; w++) {
+        fmt_kib(rss, sizeof rss, ws[w].peak_rss_kib);
+        fmt_mib(gpu, sizeof gpu, ws[w].peak_gpu_mib);
+        fprintf(out, "  worker %d: %d item%s, busy %.1f s, peak RSS %s, peak GPU %s\n", w, ws[w].items,
+                ws[w].items == 1 ? "" : "s", ws[w].busy_s, rss, gpu);
+    }
+    free(ws);
+}
+
+static int write_to(FILE *f, const kc_records *rs, int which)
+{
+    return which == 0 ? kc_report_json(f, rs) : which == 1 ? kc_report_junit(f, rs, "kcontract") : kc_report_timeline_svg(f, rs);
+}
+
+/* Writes one report through a temporary file renamed into place, so a reader
+ * never sees half a report; straight into a path that exists and is not a
+ * regular file (/dev/stdout, a pipe). */
+static int write_one(const char *opt, const char *path, const kc_records *rs, int which)
+{
+    if (!path) return 0;
+    struct stat st;
+    int direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+    size_t n = strlen(path) + 32;
+    char *tmp = malloc(n);
+    if (!tmp) {
+        fprintf(stderr, "kcontract: %s %s: %s\n", opt, path, strerror(ENOMEM));
+        return -1;
+    }
+    snprintf(tmp, n, "%s%s.%ld", path, direct ? "" : ".tmp", (long)getpid());
+    if (direct) snprintf(tmp, n, "%s", path);
+    FILE *f = fopen(tmp, "w");
+    int rc = -1, err = 0;
+    if (f) {
+        errno = 0;
+        rc = write_to(f, rs, which);
+        if (rc || ferror(f)) rc = -1, err = errno;
+        if (fclose(f) && !rc) rc = -1, err = errno;
+        if (!direct && !rc && rename(tmp, path)) rc = -1, err = errno;
+        if (!direct && rc) unlink(tmp);
+    } else {
+        err = errno;
+    }
+    if (rc) fprintf(stderr, "kcontract: %s %s: %s\n", opt, path, strerror(err ? err : EIO));
+    free(tmp);
+    return rc;
+}
+
+int kc_reports_write(const kc_records *rs, const char *json, const char *junit, const char *timeline)
+{
+    int rc = 0;
+    rc |= write_one("--json", json, rs, 0);
+    rc |= write_one("--junit", junit, rs, 1);
+    rc |= write_one("--timeline", timeline, rs, 2);
+    return rc ? -1 : 0;
+}

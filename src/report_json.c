@@ -1,0 +1,72 @@
+/* report_json.c — --json FILE: JSON Lines (docs/reports.md). One object per
+ * item in the order items finished, one per worker, then one summary. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "report.h"
+#include "report_text.h"
+
+static void num(FILE *out, const char *key, double v)
+{
+    fprintf(out, ",\"%s\":%.6f", key, isfinite(v) ? v : 0.0);
+}
+
+static void num_or_null(FILE *out, const char *key, long v)
+{
+    if (v < 0) fprintf(out, ",\"%s\":null", key);
+    else fprintf(out, ",\"%s\":%ld", key, v);
+}
+
+static void str(FILE *out, const char *key, const char *s, size_t max)
+{
+    fprintf(out, ",\"%s\":", key);
+    kc_json_string(out, s, max);
+}
+
+int kc_report_json(FILE *out, const kc_records *rs)
+{
+    long states[KC_STATE_COUNT] = { 0 };
+    for (int i = 0; i < rs->n; i++) {
+        const kc_record *r = &rs->v[i];
+        fputs("{\"type\":\"item\"", out);
+        str(out, "name", r->name, sizeof r->name);
+        fprintf(out, ",\"kind\":\"%s\",\"state\":\"%s\"", kc_kind_name(r->kind), kc_state_name(r->state));
+        if ((unsigned)r->state < KC_STATE_COUNT) states[r->state]++;
+        fprintf(out, ",\"gate\":%d,\"worker\":%d", r->gate, r->worker);
+        num_or_null(out, "device", r->device);
+        fprintf(out, ",\"pid\":%ld", r->worker_pid);
+        num(out, "start_s", r->start_s);
+        num(out, "end_s", r->end_s);
+        num(out, "seconds", r->end_s - r->start_s);
+        num_or_null(out, "peak_rss_kib", r->peak_rss_kib);
+        num_or_null(out, "peak_gpu_mib", r->peak_gpu_mib);
+        str(out, "message", r->message, sizeof r->message);
+        str(out, "rerun", r->rerun, sizeof r->rerun);
+        str(out, "log_tail", r->log_tail, sizeof r->log_tail);
+        fputs("}\n", out);
+    }
+    int nw = kc_report_nworkers(rs);
+    kc_worker_stats *ws = calloc((size_t)nw, sizeof *ws);
+    if (!ws) {
+        errno = ENOMEM;
+        return -1;
+    }
+    double busy = kc_report_worker_stats(rs, ws);
+    for (int w = 0; w < nw; w++) {
+        fprintf(out, "{\"type\":\"worker\",\"worker\":%d,\"items\":%d", w, ws[w].items);
+        num(out, "busy_s", ws[w].busy_s);
+        num_or_null(out, "peak_rss_kib", ws[w].peak_rss_kib);
+        num_or_null(out, "peak_gpu_mib", ws[w].peak_gpu_mib);
+        fputs("}\n", out);
+    }
+    free(ws);
+    fprintf(out, "{\"type\":\"summary\",\"items\":%d,\"workers\":%d", rs->n, nw);
+    num(out, "wall_s", rs->wall_s);
+    num(out, "busy_s", busy);
+    num(out, "efficiency", kc_report_efficiency(busy, nw, rs->wall_s));
+    fputs(",\"states\":{", out);
+    for (int s = 0; s < KC_STATE_COUNT; s++) fprintf(out, "%s\"%s\":%ld", s ? "," : "", kc_state_name((kc_state)s), states[s]);
+    fputs("}}\n", out);
+    return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,26 @@
+/* sigpipe.h — how a --jobs parent (static shards, jobs.c, or the work queue,
+ * queue.c) learns of SIGINT, SIGTERM and SIGCHLD inside its poll loop: a
+ * self-pipe the handler writes the signal number to. It also ignores SIGPIPE
+ * (a dead child's stdin gives EPIPE, not death). One per process: the handler
+ * needs the write end in a global, the only one. */
+#ifndef KC_SIGPIPE_H
+#define KC_SIGPIPE_H
+#include <signal.h>
+
+typedef struct kc_sigpipe {
+    int rfd;                       /* poll this; read signal numbers (one byte each) */
+    struct sigaction old[4];       /* SIGINT, SIGTERM, SIGCHLD, SIGPIPE as they were */
+} kc_sigpipe;
+
+/* Installs the handlers and creates the pipe (non-blocking, close-on-exec).
+ * Returns 0, or -1 with errno set. */
+int kc_sigpipe_install(kc_sigpipe *sp);
+/* Puts the old dispositions back and closes the pipe. */
+void kc_sigpipe_restore(kc_sigpipe *sp);
+/* Blocks the caught signals (around fork, so no handler runs in the child
+ * before it resets them); *old receives the previous mask. */
+void kc_sigpipe_block(sigset_t *old);
+/* In a forked child before exec (async-signal-safe): default dispositions for
+ * the caught signals and SIGPIPE, and an empty signal mask. */
+void kc_sigpipe_child_reset(void);
+#endif

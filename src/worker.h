@@ -1,0 +1,54 @@
+/* worker.h — the two ends of the --jobs work queue (docs/parallel-runs.md).
+ *
+ * The worker: `kcontract run --worker --seed S --device D --parent PPID`,
+ * started by the parent (kc_queue_run) with item names on its stdin, one a
+ * line, and a result pipe on fd 3. For each name it runs the item in this
+ * process (one CUDA context, opened at the first GPU item, kept for every
+ * later one), prints the item's line on stdout exactly as a serial run does,
+ * and writes one result line on fd 3:
+ *     R <name> <STATE> <gate> <seconds> <peak_rss_kib> <limit_problems> <stale> <lost> <message>
+ * (fields separated by one tab; the message last, tabs and newlines replaced
+ * by spaces; peak_rss_kib is VmHWM after resetting it through
+ * /proc/self/clear_refs, -1 when that is not possible; lost 1 when the item
+ * left the CUDA context unusable: the worker then exits 0 and the parent
+ * starts a fresh one). At end of input it exits 0.
+ *
+ * The parent: kc_queue_run, the default of --jobs N. */
+#ifndef KC_WORKER_H
+#define KC_WORKER_H
+#include <stddef.h>
+#include "cli.h"
+#include "item.h"
+
+#define KC_RESULT_FD 3              /* the worker's result pipe */
+#define KC_QUEUE_GRACE_MS 2000      /* SIGTERM to SIGKILL of a worker past its item's limit */
+#define KC_QUEUE_TAIL_LINES 20      /* a dead worker's last lines kept for its CRASH/TIMEOUT */
+/* Workers replaced after a crash or timeout, at most (then the rest is NOTRUN). */
+#define KC_QUEUE_RESTART_CAP(n) (2 * (n) + 8)
+
+/* One parsed result line. */
+typedef struct kc_result_line {
+    char name[192];
+    kc_state state;
+    int gate;
+    double seconds;
+    long peak_rss_kib;
+    int limit_problems, stale, lost;
+    char msg[2048];
+} kc_result_line;
+
+/* Writes a result line (with its '\n') into buf; returns the length or -1. */
+int kc_result_format(const kc_result_line *r, char *buf, size_t cap);
+/* Parses one (without its '\n'). 0, or -1 with the reason in err. */
+int kc_result_parse(const char *line, kc_result_line *r, char *err, size_t cap);
+/* The state named s ("PASS", "LIMIT", ...), or -1. */
+int kc_state_parse(const char *s);
+
+/* The worker's loop (see above). Returns the exit status. */
+int kc_worker_run(const kc_opts *o, const kc_item *items, int n);
+
+/* The --jobs N work queue. Returns the exit status: the counts'
+ * (kc_tally_exit_status), 2 for a refusal before any worker started, 4 for an
+ * internal error, 128 + signal when interrupted by SIGINT or SIGTERM. */
+int kc_queue_run(const kc_opts *o, const kc_item *items, int n);
+#endif

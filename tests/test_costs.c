@@ -1,0 +1,320 @@
+/* test_costs.c — the cost table (round trip, refusals naming the line), the
+ * queue's order (failed last time first, then longest first), the LPT
+ * partition of --shard K/N --costs FILE (pure and through `list`, identical
+ * across runs, each item once), time limits, and memory admission with fake
+ * plans (never oversubscribes; an item that can never fit runs alone). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "costs.h"
+#include "support/spawn.h"
+
+static char *const NO_GPU[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
+
+static void tmpname(char *buf, size_t cap, const char *tag)
+{
+    snprintf(buf, cap, "/tmp/kc-costs-%ld-%s.tsv", (long)getpid(), tag);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+Test(costs, round_trip)
+{
+    kc_costs c = { 0 };
+    kc_cost a = { "b.item", 12.5, 1024, 300, 1 }, b = { "a.item:limits", 0.25, -1, -1, 0 };
+    cr_assert_eq(kc_costs_set(&c, &a), 0);
+    cr_assert_eq(kc_costs_set(&c, &b), 0);
+    char path[256];
+    tmpname(path, sizeof path, "rt");
+    char err[512];
+    cr_assert_eq(kc_costs_save(path, &c, err, sizeof err), 0, "%s", err);
+    kc_costs d;
+    int found;
+    cr_assert_eq(kc_costs_load(path, &d, &found, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(found, 1);
+    cr_assert_eq(d.n, 2);
+    cr_expect_str_eq(d.v[0].name, "a.item:limits", "sorted by name");
+    const kc_cost *x = kc_costs_find(&d, "b.item");
+    cr_assert(x);
+    cr_expect_float_eq(x->seconds, 12.5, 1e-9);
+    cr_expect_eq(x->peak_rss_kib, 1024);
+    cr_expect_eq(x->peak_gpu_mib, 300);
+    cr_expect_eq(x->failed, 1);
+    cr_expect_eq(kc_costs_find(&d, "a.item:limits")->peak_rss_kib, -1);
+    unlink(path);
+    cr_expect_eq(kc_costs_load(path, &d, &found, err, sizeof err), 0, "a missing file is an empty table");
+    cr_expect_eq(found, 0);
+    cr_expect_eq(d.n, 0);
+    kc_costs_free(&c);
+}
+
+static void refused(const char *text, const char *want)
+{
+    kc_costs c = { 0 };
+    char err[512] = "";
+    cr_expect_eq(kc_costs_parse(text, &c, err, sizeof err), -1, "accepted: %s", text);
+    cr_expect(strstr(err, want), "want '%s' in '%s'", want, err);
+}
+
+Test(costs, malformed_tables_are_refused_naming_the_line)
+{
+    refused("", "line 1: empty file");
+    refused("# kcontract costs v2\n", "line 1: expected the header '# kcontract costs v1'");
+    refused("a\t1\t2\t3\t0\n", "line 1: expected the header");
+    refused("# kcontract costs v1\n# comment\na\t1\t2\t3\n", "line 3: expected 5 tab-separated fields");
+    refused("# kcontract costs v1\na\t1\t2\t3\t0\t9\n", "line 2: expected 5 tab-separated fields");
+    refused("# kcontract costs v1\na\tfast\t2\t3\t0\n", "line 2: bad seconds 'fast' for a");
+    refused("# kcontract costs v1\na\t-1\t2\t3\t0\n", "line 2: bad seconds '-1'");
+    refused("# kcontract costs v1\na\tnan\t2\t3\t0\n", "line 2: bad seconds 'nan'");
+    refused("# kcontract costs v1\na\t1\t2k\t3\t0\n", "line 2: bad peak_rss_kib '2k'");
+    refused("# kcontract costs v1\na\t1\t2\t-5\t0\n", "line 2: bad peak_gpu_mib '-5'");
+    refused("# kcontract costs v1\na\t1\t2\t3\tyes\n", "line 2: bad failed 'yes'");
+    refused("# kcontract costs v1\na\t1\t2\t3\t0\n\nb\t1\t2\t3\t0\na\t2\t2\t3\t0\n", "line 5: item a appears twice");
+    refused("# kcontract costs v1\na b\t1\t2\t3\t0\n", "line 2: bad item name 'a b'");
+    kc_costs c = { 0 };
+    char err[512];
+    cr_expect_eq(kc_costs_parse("# kcontract costs v1\n\n# x\na\t1.5\t-1\t-1\t0\n", &c, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(c.n, 1);
+    kc_costs_free(&c);
+}
+
+Test(costs, malformed_file_refuses_the_run, .timeout = 30)
+{
+    char path[256];
+    tmpname(path, sizeof path, "bad");
+    write_file(path, "# kcontract costs v1\nfixture.pass.00\t1\t2\t3\t0\nfixture.pass.01\t1\t2\n");
+    char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.pass.*", "--jobs", "2", "--costs", path, NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, NO_GPU, 30, &p), 0);
+    cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
+    char want[512];
+    snprintf(want, sizeof want, "kcontract: --costs %s: line 3: expected 5 tab-separated fields", path);
+    cr_expect(strstr(p.err, want), "want '%s' in:\n%s", want, p.err);
+    cr_expect(!strstr(p.out, "PASS"), "it ran anyway:\n%s", p.out);
+    kc_proc_free(&p);
+    char *argv2[] = { (char *)kc_test_fixture_bin(), "list", "fixture.pass.*", "--shard", "0/2", "--costs", path, NULL };
+    cr_assert_eq(kc_spawn(argv2, NO_GPU, 30, &p), 0);
+    cr_expect_eq(p.status, 2, "--shard with a malformed table: exit %d\n%s", p.status, p.out);
+    cr_expect(strstr(p.err, "line 3"), "%s", p.err);
+    kc_proc_free(&p);
+    unlink(path);
+}
+
+static kc_item suite_item(const char *name)
+{
+    kc_item it;
+    memset(&it, 0, sizeof it);
+    snprintf(it.name, sizeof it.name, "%s", name);
+    it.kind = KC_KIND_SUITE;
+    return it;
+}
+
+Test(costs, queue_order_failed_first_then_longest_then_name)
+{
+    kc_item items[6] = { suite_item("a"), suite_item("b"), suite_item("c"), suite_item("d"), suite_item("e"),
+                         suite_item("f") };
+    kc_costs c = { 0 };
+    kc_cost e1 = { "a", 1.0, -1, -1, 0 }, e2 = { "b", 9.0, -1, -1, 0 }, e3 = { "c", 0.1, -1, -1, 1 },
+            e4 = { "d", 3.0, -1, -1, 1 }, e5 = { "e", 9.0, -1, -1, 0 };
+    kc_costs_set(&c, &e1);
+    kc_costs_set(&c, &e2);
+    kc_costs_set(&c, &e3);
+    kc_costs_set(&c, &e4);
+    kc_costs_set(&c, &e5);
+    int sel[6] = { 0, 1, 2, 3, 4, 5 };
+    kc_queue_order(&c, items, sel, 6);
+    /* failed: d (3.0), c (0.1); then b, e (9.0, by name), a (1.0), f (estimate 0.5) */
+    const char *want[6] = { "d", "c", "b", "e", "a", "f" };
+    for (int i = 0; i < 6; i++) cr_expect_str_eq(items[sel[i]].name, want[i], "position %d", i);
+    kc_costs_free(&c);
+}
+
+Test(costs, lpt_partition)
+{
+    double cost[5] = { 3, 5, 3, 4, 3 };
+    const char *names[5] = { "c", "a", "d", "b", "e" };
+    int sh[5];
+    cr_assert_eq(kc_lpt_partition(cost, names, 5, 2, sh), 0);
+    /* a(5)->0, b(4)->1, c(3)->1 (4<5), d(3)->0 (5<7), e(3)->1 (7<8) */
+    cr_expect_eq(sh[1], 0);
+    cr_expect_eq(sh[3], 1);
+    cr_expect_eq(sh[0], 1);
+    cr_expect_eq(sh[2], 0);
+    cr_expect_eq(sh[4], 1);
+    double many[100];
+    const char *nm[100];
+    char buf[100][8];
+    int s1[100], s2[100], cnt[7] = { 0 };
+    for (int i = 0; i < 100; i++) {
+        many[i] = (double)((i * 7919) % 13);
+        snprintf(buf[i], sizeof buf[i], "i%03d", i);
+        nm[i] = buf[i];
+    }
+    kc_lpt_partition(many, nm, 100, 7, s1);
+    kc_lpt_partition(many, nm, 100, 7, s2);
+    for (int i = 0; i < 100; i++) {
+        cr_expect_eq(s1[i], s2[i]);
+        cr_assert(s1[i] >= 0 && s1[i] < 7);
+        cnt[s1[i]]++;
+    }
+    int sum = 0;
+    for (int k = 0; k < 7; k++) sum += cnt[k];
+    cr_expect_eq(sum, 100);
+}
+
+/* The item names of `kcontract-fixture list ... --shard K/N [--costs F]`, newline-joined. */
+static void list_shard(int k, int n, const char *costs, char *buf, size_t cap)
+{
+    char spec[32];
+    snprintf(spec, sizeof spec, "%d/%d", k, n);
+    char *argv[] = { (char *)kc_test_fixture_bin(), "list", "fixture.cost.*", "--shard", spec,
+                     costs ? "--costs" : NULL, (char *)costs, NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, NO_GPU, 30, &p), 0);
+    cr_assert_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    size_t len = 0;
+    buf[0] = 0;
+    for (char *l = strtok(p.out, "\n"); l; l = strtok(NULL, "\n"))
+        if (strncmp(l, "suite ", 6) == 0 && len < cap) {
+            char *nm = l + 6;
+            while (*nm == ' ') nm++;
+            len += (size_t)snprintf(buf + len, cap - len, "%s\n", nm);
+        }
+    kc_proc_free(&p);
+}
+
+Test(costs, shard_with_costs_is_lpt_identical_and_covers_each_item_once, .timeout = 60)
+{
+    char path[256], text[8192];
+    tmpname(path, sizeof path, "lpt");
+    size_t len = (size_t)snprintf(text, sizeof text, "# kcontract costs v1\n");
+    double cost[64];
+    const char *names[64];
+    char nb[64][32];
+    for (int i = 0; i < 64; i++) {
+        snprintf(nb[i], sizeof nb[i], "fixture.cost.%02d", i);
+        names[i] = nb[i];
+        cost[i] = i < 60 ? (double)((i * 13) % 17) + 0.5 : 0;
+        if (i < 60) len += (size_t)snprintf(text + len, sizeof text - len, "%s\t%.3f\t-1\t-1\t0\n", nb[i], cost[i]);
+        else cost[i] = 0.5;        /* not in the table: the estimate (a suite: the base) */
+    }
+    write_file(path, text);
+    int want[64];
+    kc_lpt_partition(cost, names, 64, 3, want);
+    static char got[3][4096], again[4096];
+    int seen[64] = { 0 };
+    for (int k = 0; k < 3; k++) {
+        list_shard(k, 3, path, got[k], sizeof got[k]);
+        for (char *l = got[k]; *l;) {
+            char *e = strchr(l, '\n');
+            int i = atoi(l + strlen("fixture.cost."));
+            cr_expect_eq(want[i], k, "%.*s is in shard %d, LPT says %d", (int)(e - l), l, k, want[i]);
+            seen[i]++;
+            l = e + 1;
+        }
+    }
+    for (int i = 0; i < 64; i++) cr_expect_eq(seen[i], 1, "fixture.cost.%02d listed %d times", i, seen[i]);
+    list_shard(1, 3, path, again, sizeof again);
+    cr_expect_str_eq(again, got[1], "the same file gives the same partition");
+    list_shard(1, 3, NULL, again, sizeof again);
+    cr_expect_eq(strncmp(again, "fixture.cost.01\nfixture.cost.04\n", 32), 0, "without --costs: i %% N\n%s", again);
+    unlink(path);
+}
+
+Test(costs, time_limits)
+{
+    kc_item it = suite_item("x");
+    kc_costs c = { 0 };
+    cr_expect_float_eq(kc_item_time_limit(&it, &c, 0), KC_TIMEOUT_NO_COST_S, 1e-9);
+    cr_expect_float_eq(kc_item_time_limit(&it, &c, 2.5), 2.5, 1e-9, "--timeout overrides");
+    kc_cost e = { "x", 3.0, -1, -1, 0 };
+    kc_costs_set(&c, &e);
+    cr_expect_float_eq(kc_item_time_limit(&it, &c, 0), KC_TIMEOUT_FLOOR_S, 1e-9, "floor");
+    e.seconds = 100;
+    kc_costs_set(&c, &e);
+    cr_expect_float_eq(kc_item_time_limit(&it, &c, 0), 500, 1e-9, "5 x cost");
+    kc_contract k;
+    memset(&k, 0, sizeof k);
+    k.timeout_s = 7;
+    it.kind = KC_KIND_KERNEL;
+    it.contract = &k;
+    cr_expect_float_eq(kc_item_time_limit(&it, &c, 0), 7, 1e-9, "the contract's timeout_s");
+    kc_costs_free(&c);
+}
+
+Test(costs, admission_with_fake_plans)
+{
+    kc_admit a;
+    memset(&a, 0, sizeof a);
+    a.host_budget = 10;
+    a.ndevs = 2;
+    a.gpu_budget[0] = 8;
+    a.gpu_budget[1] = (size_t)-1;
+    int alone;
+    cr_expect_eq(kc_admit_check(&a, 0, 4, 4, &alone), 1);
+    kc_admit_take(&a, 0, 4, 4);
+    cr_expect_eq(kc_admit_check(&a, 0, 4, 4, &alone), 1);
+    kc_admit_take(&a, 0, 4, 4);
+    cr_expect_eq(kc_admit_check(&a, 0, 1, 1, &alone), 0, "GPU 0 is full (8 of 8)");
+    cr_expect_eq(kc_admit_check(&a, 1, 1, 100, &alone), 1, "GPU 1 has unknown free memory: host 9 of 10");
+    cr_expect_eq(kc_admit_check(&a, 1, 4, 0, &alone), 0, "host would be 12 of 10");
+    cr_expect_eq(kc_admit_check(&a, 1, 20, 0, &alone), 0, "never fits: waits while others run");
+    cr_expect_eq(alone, 1);
+    kc_admit_release(&a, 0, 4, 4);
+    kc_admit_release(&a, 0, 4, 4);
+    cr_expect_eq(a.running, 0);
+    cr_expect_eq(kc_admit_check(&a, 1, 20, 0, &alone), 1, "runs alone once nothing else does");
+    cr_expect_eq(alone, 1);
+    a.integrated[0] = 1;
+    cr_expect_eq(kc_admit_check(&a, 0, 6, 6, &alone), 1, "12 > 10 alone on an integrated GPU: alone");
+    cr_expect_eq(alone, 1);
+    kc_admit_take(&a, 0, 3, 3);
+    cr_expect_eq(a.host_used, 6, "integrated: GPU bytes count against the host");
+    cr_expect_eq(kc_admit_check(&a, 0, 3, 3, &alone), 0, "6 + 6 > 10");
+
+    /* Random runs: whatever is admitted, the budgets hold (an alone item only with nothing else). */
+    kc_admit b;
+    memset(&b, 0, sizeof b);
+    b.host_budget = 100;
+    b.ndevs = 2;
+    b.gpu_budget[0] = 50;
+    b.gpu_budget[1] = 70;
+    size_t rh[64], rg[64];
+    int rs[64], nr = 0;
+    unsigned x = 12345;
+    for (int step = 0; step < 20000; step++) {
+        x = x * 1103515245u + 12345u;
+        if (nr && (x >> 16) % 3 == 0) {
+            int j = (int)((x >> 8) % (unsigned)nr);
+            kc_admit_release(&b, rs[j], rh[j], rg[j]);
+            rh[j] = rh[nr - 1];
+            rg[j] = rg[nr - 1];
+            rs[j] = rs[nr - 1];
+            nr--;
+            continue;
+        }
+        int slot = (int)((x >> 4) % 2);
+        size_t h = (x >> 10) % 60, g = (x >> 20) % 80;
+        if (nr < 64 && kc_admit_check(&b, slot, h, g, &alone)) {
+            kc_admit_take(&b, slot, h, g);
+            rh[nr] = h;
+            rg[nr] = g;
+            rs[nr++] = slot;
+            if (alone) cr_assert_eq(nr, 1, "an item that never fits ran beside others");
+            else {
+                cr_assert_leq(b.host_used, 100);
+                cr_assert_leq(b.gpu_used[0], 50);
+                cr_assert_leq(b.gpu_used[1], 70);
+            }
+        }
+    }
+}

@@ -1,0 +1,504 @@
+/* test_queue.c — the --jobs work queue with real processes, real signals and
+ * the fixture binary (no GPU): its TALLY and SUMMARY equal the serial run's;
+ * every item is on exactly one state line; a crashing worker turns its item
+ * into CRASH naming the signal, a fresh worker takes over; a hanging item
+ * becomes TIMEOUT (SIGKILL for one that ignores SIGTERM) and the run goes on;
+ * restarts are capped; --fail-fast leaves the rest NOTRUN; the cost table is
+ * written with the measured figures and orders the next run; SIGINT reaches
+ * every worker; SIGKILL of the parent leaves no worker alive. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "costs.h"
+#include "support/spawn.h"
+#include "tally.h"
+
+static char *const NO_GPU[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
+
+static kc_proc fixture(char **args)
+{
+    char *argv[24] = { (char *)kc_test_fixture_bin() };
+    int a = 1;
+    for (; args[a - 1]; a++) argv[a] = args[a - 1];
+    argv[a] = NULL;
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, NO_GPU, 40, &p), 0, "cannot start %s", argv[0]);
+    return p;
+}
+
+static void costs_path(char *buf, size_t cap, const char *tag)
+{
+    snprintf(buf, cap, "/tmp/kc-queue-%ld-%s.tsv", (long)getpid(), tag);
+    unlink(buf);
+}
+
+static int line_of(const char *out, const char *key, char *buf, size_t cap)
+{
+    size_t kl = strlen(key);
+    for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        if (strncmp(p, key, kl) == 0) {
+            const char *e = strchr(p, '\n');
+            snprintf(buf, cap, "%.*s", (int)(e ? e - p : (long)strlen(p)), p);
+            return 0;
+        }
+    return -1;
+}
+
+static void tally_of(const char *out, kc_tally *t)
+{
+    char line[4096], why[256];
+    cr_assert_eq(line_of(out, "TALLY ", line, sizeof line), 0, "no TALLY in:\n%s", out);
+    cr_assert_eq(kc_tally_parse(line, t, why, sizeof why), 0, "%s: %s", why, line);
+}
+
+static void summary_of(const char *out, char *buf, size_t cap)
+{
+    cr_assert_eq(line_of(out, "SUMMARY ", buf, cap), 0, "no SUMMARY in:\n%s", out);
+    char *t = strstr(buf, "  (");
+    if (t) *t = 0;
+}
+
+static const char *const STATES[] = { "PASS", "FAIL", "KNOWN", "RED", "MISSED", "LIMIT", "SKIP", "CRASH", "TIMEOUT", "NOTRUN" };
+
+/* The state of `name` on its state line ("[wK] STATE NAME  ..." or "STATE NAME  ...");
+ * returns how many state lines name it, the last state in st. */
+static int state_lines(const char *out, const char *name, char *st, size_t cap)
+{
+    int n = 0;
+    size_t nl = strlen(name);
+    for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        const char *q = p;
+        if (q[0] == '[' && q[1] == 'w') {
+            q = strchr(q, ']');
+            if (!q || q[1] != ' ') continue;
+            q += 2;
+        }
+        for (size_t s = 0; s < sizeof STATES / sizeof STATES[0]; s++) {
+            size_t sl = strlen(STATES[s]);
+            if (strncmp(q, STATES[s], sl) != 0 || q[sl] != ' ') continue;
+            const char *r = q + sl;
+            while (*r == ' ') r++;
+            if (strncmp(r, name, nl) == 0 && r[nl] == ' ' && r[nl + 1] == ' ') {
+                n++;
+                snprintf(st, cap, "%s", STATES[s]);
+            }
+        }
+    }
+    return n;
+}
+
+static void expect_once(const char *out, const char *name, const char *state)
+{
+    char st[16] = "";
+    int n = state_lines(out, name, st, sizeof st);
+    cr_expect_eq(n, 1, "%s is on %d state lines:\n%s", name, n, out);
+    if (state) cr_expect_str_eq(st, state, "%s", name);
+}
+
+static const char *pass_name(int i)
+{
+    static char buf[12][32];
+    snprintf(buf[i], sizeof buf[i], "fixture.pass.%02d", i);
+    return buf[i];
+}
+
+Test(queue, tally_and_summary_equal_serial, .timeout = 60)
+{
+    char costs[256];
+    costs_path(costs, sizeof costs, "eq");
+    char *sa[] = { "run", "fixture.pass.*", "fixture.fail", "fixture.cost.0*", "--seed", "9", NULL };
+    char *ja[] = { "run", "fixture.pass.*", "fixture.fail", "fixture.cost.0*", "--seed", "9", "--jobs", "3", "--costs", costs, NULL };
+    kc_proc s = fixture(sa), j = fixture(ja);
+    kc_tally ts, tj;
+    tally_of(s.out, &ts);
+    tally_of(j.out, &tj);
+    cr_expect(kc_tally_counts_equal(&ts, &tj), "serial and queue tallies differ:\n%s\n---\n%s", s.out, j.out);
+    cr_expect_eq(tj.items, 23);
+    cr_expect_eq(tj.shard_n, 1);
+    char ss[1024], sj[1024];
+    summary_of(s.out, ss, sizeof ss);
+    summary_of(j.out, sj, sizeof sj);
+    cr_expect_str_eq(sj, ss);
+    cr_expect_eq(s.status, 1);
+    cr_expect_eq(j.status, s.status, "%s", j.out);
+    for (int i = 0; i < 12; i++) expect_once(j.out, pass_name(i), "PASS");
+    expect_once(j.out, "fixture.fail", "FAIL");
+    cr_expect(strstr(j.out, "[w"), "worker lines are prefixed:\n%s", j.out);
+    cr_expect(strstr(j.out, "a work queue of 3 workers"), "%s", j.out);
+    /* The second run reads the table: fixture.fail failed, so it goes first. */
+    kc_proc j2 = fixture(ja);
+    cr_expect(strstr(j2.out, "costs "), "%s", j2.out);
+    cr_expect(strstr(j2.out, "23 of 23 recorded"), "%s", j2.out);
+    kc_tally t2;
+    tally_of(j2.out, &t2);
+    cr_expect(kc_tally_counts_equal(&ts, &t2), "second run:\n%s", j2.out);
+    kc_proc_free(&s);
+    kc_proc_free(&j);
+    kc_proc_free(&j2);
+    unlink(costs);
+}
+
+Test(queue, jobs_1_and_more_workers_than_items, .timeout = 30)
+{
+    char costs[256];
+    costs_path(costs, sizeof costs, "one");
+    char *a[] = { "run", "fixture.pass.0*", "--jobs", "1", "--costs", costs, NULL };
+    kc_proc p = fixture(a);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    for (int i = 0; i < 10; i++) expect_once(p.out, pass_name(i), "PASS");
+    cr_expect(strstr(p.out, "a work queue of 1 worker,"), "%s", p.out);
+    kc_proc_free(&p);
+    char *b[] = { "run", "fixture.pass.00", "fixture.pass.01", "--jobs", "8", "--costs", costs, NULL };
+    p = fixture(b);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "a work queue of 2 workers"), "no more workers than items:\n%s", p.out);
+    kc_proc_free(&p);
+    unlink(costs);
+}
+
+Test(queue, crashing_workers_become_CRASH_and_every_item_is_reported_once, .timeout = 60)
+{
+    char costs[256];
+    costs_path(costs, sizeof costs, "crash");
+    char *a[] = { "run", "fixture.pass.*", "fixture.crash", "fixture.kill", "fixture.latecrash", "fixture.silent",
+                  "fixture.fail", "--jobs", "2", "--costs", costs, NULL };
+    kc_proc p = fixture(a);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    for (int i = 0; i < 12; i++) expect_once(p.out, pass_name(i), "PASS");
+    expect_once(p.out, "fixture.fail", "FAIL");
+    expect_once(p.out, "fixture.crash", "CRASH");
+    expect_once(p.out, "fixture.kill", "CRASH");
+    expect_once(p.out, "fixture.latecrash", "CRASH");
+    expect_once(p.out, "fixture.silent", "CRASH");
+    cr_expect(strstr(p.out, "killed by signal 11 (SIGSEGV) while running it"), "%s", p.out);
+    cr_expect(strstr(p.out, "killed by signal 9 (SIGKILL) while running it"), "%s", p.out);
+    cr_expect(strstr(p.out, "killed by signal 6 (SIGABRT) while running it"), "%s", p.out);
+    cr_expect(strstr(p.out, "exited with status 0 while running it without reporting it"), "%s", p.out);
+    cr_expect(strstr(p.out, "    | [w") && strstr(p.out, "fixture.kill: about to die by SIGKILL"),
+              "the worker's last lines follow a CRASH:\n%s", p.out);
+    cr_expect(strstr(p.out, "rerun: "), "%s", p.out);
+    cr_expect(strstr(p.out, "restarted (pid "), "%s", p.out);
+    kc_tally t;
+    tally_of(p.out, &t);
+    cr_expect_eq(t.n[KC_KIND_SUITE][KC_CRASH], 4);
+    cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 12);
+    cr_expect_eq(t.n[KC_KIND_SUITE][KC_FAIL], 1);
+    cr_expect_eq(t.items, 17);
+    char sum[1024];
+    summary_of(p.out, sum, sizeof sum);
+    cr_expect(strstr(sum, "4 crashed"), "%s", sum);
+    kc_proc_free(&p);
+    unlink(costs);
+}
+
+Test(queue, hanging_item_becomes_TIMEOUT_and_the_run_goes_on, .timeout = 60)
+{
+    char costs[256];
+    costs_path(costs, sizeof costs, "hang");
+    char *a[] = { "run", "fixture.hang.0", "fixture.stubborn", "fixture.pass.0*", "--jobs", "2", "--timeout", "1",
+                  "--costs", costs, NULL };
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    kc_proc p = fixture(a);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double wall = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    expect_once(p.out, "fixture.hang.0", "TIMEOUT");
+    expect_once(p.out, "fixture.stubborn", "TIMEOUT");
+    for (int i = 0; i < 10; i++) expect_once(p.out, pass_name(i), "PASS");
+    cr_expect(strstr(p.out, "exceeded its time limit of 1 s"), "%s", p.out);
+    cr_expect(strstr(p.out, "got SIGTERM, then SIGKILL after the grace"), "stubborn ignores SIGTERM:\n%s", p.out);
+    kc_tally t;
+    tally_of(p.out, &t);
+    cr_expect_eq(t.n[KC_KIND_SUITE][KC_TIMEOUT], 2);
+    cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 10);
+    cr_expect_lt(wall, 10, "took %.1f s", wall);
+    kc_proc_free(&p);
+    unlink(costs);
+}
+
+Test(queue, restarts_are_capped, .timeout = 60)
+{
+    char costs[256];
+    costs_path(costs, sizeof costs, "cap");
+    /* By name (no costs recorded, equal estimates): crash, kill, pass.*: two crashes, cap 1. */
+    char *a[] = { "run", "fixture.crash", "fixture.kill", "fixture.pass.*", "--jobs", "1", "--restarts", "1",
+                  "--costs", costs, NULL };
+    kc_proc p = fixture(a);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    expect_once(p.out, "fixture.crash", "CRASH");
+    expect_once(p.out, "fixture.kill", "CRASH");
+    for (int i = 0; i < 12; i++) expect_once(p.out, pass_name(i), "NOTRUN");
+    cr_expect(strstr(p.out, "restart cap: 1 workers were replaced after a crash or timeout"), "%s", p.out);
+    cr_expect(strstr(p.out, "not starting another worker: the 12 items not handed out yet are NOTRUN"), "%s", p.out);
+    kc_tally t;
+    tally_of(p.out, &t);
+    cr_expect_eq(t.n[KC_KIND_SUITE][KC_NOTRUN], 12);
+    cr_expect_eq(t.n[KC_KIND_SUITE][KC_CRASH], 2);
+    kc_proc_free(&p);
+    unlink(costs);
+}
+
+Test(queue, fail_fast_reports_the_rest_as_NOTRUN, .timeout = 30)
+{
+    char costs[256];
+    costs_path(costs, sizeof costs, "ff");
+    char *a[] = { "run", "fixture.fail", "fixture.pass.*", "--jobs", "1", "--fail-fast", "--costs", costs, NULL };
+    kc_proc p = fixture(a);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    expect_once(p.out, "fixture.fail", "FAIL");
+    for (int i = 0; i < 12; i++) expect_once(p.out, pass_name(i), "NOTRUN");
+    cr_expect(strstr(p.out, "NOTRUN fixture.pass.00  not run: --fail-fast: the run stopped after fixture.fail (FAIL)"),
+              "%s", p.out);
+    kc_tally t;
+    tally_of(p.out, &t);
+    cr_expect_eq(t.n[KC_KIND_SUITE][KC_NOTRUN], 12);
+    cr_expect_eq(kc_tally_exit_status(&t), 1);
+    char sum[1024];
+    summary_of(p.out, sum, sizeof sum);
+    cr_expect(strstr(sum, "12 not run"), "%s", sum);
+    kc_proc_free(&p);
+    unlink(costs);
+}
+
+/* Reads the table the run wrote and checks one row. */
+static kc_cost row(const char *path, const char *name)
+{
+    kc_costs c;
+    int found;
+    char err[512];
+    cr_assert_eq(kc_costs_load(path, &c, &found, err, sizeof err), 0, "%s", err);
+    cr_assert(found, "no cost table at %s", path);
+    const kc_cost *e = kc_costs_find(&c, name);
+    cr_assert(e, "%s is not in the cost table", name);
+    kc_cost r = *e;
+    kc_costs_free(&c);
+    return r;
+}
+
+Test(queue, cost_table_records_time_memory_and_failures_and_orders_the_next_run, .timeout = 60)
+{
+    char costs[256];
+    costs_path(costs, sizeof costs, "tab");
+    char *a[] = { "run", "fixture.mem.64m", "fixture.fail", "fixture.cost.00", "fixture.pass.0*", "--jobs", "2",
+                  "--costs", costs, NULL };
+    kc_proc p = fixture(a);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "kcontract: cost table "), "%s", p.out);
+    kc_proc_free(&p);
+    kc_cost m = row(costs, "fixture.mem.64m"), f = row(costs, "fixture.fail"), c = row(costs, "fixture.cost.00"),
+            ps = row(costs, "fixture.pass.03");
+    cr_expect_geq(m.peak_rss_kib, 65536, "peak RSS of the 64 MiB item: %ld KiB", m.peak_rss_kib);
+    cr_expect_eq(m.failed, 0);
+    cr_expect_eq(f.failed, 1);
+    cr_expect_geq(c.seconds, 0.29, "fixture.cost.00 sleeps 300 ms: %.3f", c.seconds);
+    cr_expect_geq(ps.seconds, 0.019, "fixture.pass.03 sleeps 20 ms: %.3f", ps.seconds);
+    cr_expect_eq(ps.peak_gpu_mib, -1);
+    /* Next run, one worker: failed first (fail), then longest first (cost.00, then the 20 ms passes). */
+    char *b[] = { "run", "fixture.fail", "fixture.cost.00", "fixture.pass.0*", "--jobs", "1", "--costs", costs, NULL };
+    p = fixture(b);
+    const char *pf = strstr(p.out, "FAIL   fixture.fail "), *pc = strstr(p.out, "PASS   fixture.cost.00 "),
+               *p3 = strstr(p.out, "PASS   fixture.pass.03 "), *p0 = strstr(p.out, "PASS   fixture.pass.00 ");
+    cr_assert(pf && pc && p3 && p0, "%s", p.out);
+    cr_expect(pf < pc && pc < p3 && p3 < p0, "order: fail, cost.00, pass.03 (20 ms), pass.00:\n%s", p.out);
+    kc_proc_free(&p);
+    unlink(costs);
+}
+
+Test(queue, bad_queue_options_are_refused, .timeout = 30)
+{
+    char *a[] = { "run", "fixture.pass.00", "--fail-fast", NULL };
+    kc_proc p = fixture(a);
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "--fail-fast applies to --jobs N with the work queue"), "%s", p.err);
+    kc_proc_free(&p);
+    char *b[] = { "run", "fixture.pass.00", "--jobs", "2", "--timeout", "0", NULL };
+    p = fixture(b);
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "--timeout: expected seconds above 0"), "%s", p.err);
+    kc_proc_free(&p);
+    char *c[] = { "run", "fixture.pass.00", "--jobs", "2", "--schedule", "fifo", NULL };
+    p = fixture(c);
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "--schedule: expected 'queue' or 'static', got 'fifo'"), "%s", p.err);
+    kc_proc_free(&p);
+    char *d[] = { "run", "fixture.pass.00", "--worker", NULL };
+    p = fixture(d);
+    cr_expect_eq(p.status, 2);
+    kc_proc_free(&p);
+}
+
+/* ---- live processes: signals ---- */
+
+typedef struct live {
+    pid_t pid;
+    int fd;
+    char out[1 << 16];
+    size_t len;
+} live;
+
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void live_start(live *l, char **args)
+{
+    int p[2];
+    memset(l, 0, sizeof *l);
+    cr_assert_eq(pipe(p), 0);
+    char *argv[24] = { (char *)kc_test_fixture_bin() };
+    int a = 1;
+    for (; args[a - 1]; a++) argv[a] = args[a - 1];
+    argv[a] = NULL;
+    l->pid = fork();
+    cr_assert_geq(l->pid, 0);
+    if (l->pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        dup2(p[1], 1);
+        dup2(p[1], 2);
+        close(p[0]);
+        close(p[1]);
+        putenv(NO_GPU[0]);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    close(p[1]);
+    l->fd = p[0];
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
+    return n;
+}
+
+static int live_read_until(live *l, int (*pred)(const live *), double secs)
+{
+    double end = mono() + secs;
+    while (!pred(l)) {
+        int ms = (int)((end - mono()) * 1000);
+        if (ms <= 0) return -1;
+        struct pollfd pf = { l->fd, POLLIN, 0 };
+        if (poll(&pf, 1, ms) <= 0) continue;
+        if (l->len + 1 >= sizeof l->out) return -1;
+        ssize_t n = read(l->fd, l->out + l->len, sizeof l->out - 1 - l->len);
+        if (n <= 0) return pred(l) ? 0 : -1;
+        l->len += (size_t)n;
+        l->out[l->len] = 0;
+    }
+    return 0;
+}
+
+static int three_pids(const live *l) { return count_of(l->out, " pid ") >= 3; }
+static int never(const live *l) { (void)l; return 0; }
+
+static int alive(pid_t pid)
+{
+    char path[64], buf[512];
+    if (kill(pid, 0) != 0) return 0;
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *rp = strrchr(buf, ')');
+    return !(rp && rp[1] == ' ' && rp[2] == 'Z');
+}
+
+static int wait_status(pid_t pid)
+{
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void start_three_hangs(live *l, pid_t pids[3], const char *costs)
+{
+    char *args[] = { "run", "fixture.hang.*", "--jobs", "3", "--costs", (char *)costs, NULL };
+    live_start(l, args);
+    cr_assert_eq(live_read_until(l, three_pids, 10), 0, "the three hang fixtures did not start:\n%s", l->out);
+    int n = 0;
+    for (const char *p = l->out; n < 3 && (p = strstr(p, " pid ")); p += 5) pids[n++] = (pid_t)atol(p + 5);
+    cr_assert_eq(n, 3);
+    for (int i = 0; i < 3; i++) cr_assert(alive(pids[i]), "worker %ld is not running", (long)pids[i]);
+}
+
+Test(queue, sigint_reaches_every_worker, .timeout = 30)
+{
+    char costs[256];
+    costs_path(costs, sizeof costs, "int");
+    live l;
+    pid_t pids[3];
+    start_three_hangs(&l, pids, costs);
+    cr_assert_eq(kill(l.pid, SIGINT), 0);
+    live_read_until(&l, never, 10);
+    cr_expect_eq(wait_status(l.pid), 130, "%s", l.out);
+    cr_expect(strstr(l.out, "kcontract: SIGINT: passed on to 3 workers"), "%s", l.out);
+    for (int i = 0; i < 3; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "fixture.hang.%d", i);
+        expect_once(l.out, name, "NOTRUN");
+        cr_expect(!alive(pids[i]), "worker %ld still alive", (long)pids[i]);
+    }
+    cr_expect(strstr(l.out, "not run: interrupted by SIGINT while running on worker"), "%s", l.out);
+    cr_expect(strstr(l.out, "kcontract: interrupted by SIGINT: 0 of 3 items finished, 3 not run"), "%s", l.out);
+    cr_expect(strstr(l.out, "\nTALLY v=1 "), "%s", l.out);
+    close(l.fd);
+    unlink(costs);
+}
+
+Test(queue, sigkill_of_parent_leaves_no_worker, .timeout = 30)
+{
+    char costs[256];
+    costs_path(costs, sizeof costs, "kill");
+    live l;
+    pid_t pids[3];
+    start_three_hangs(&l, pids, costs);
+    cr_assert_eq(kill(l.pid, SIGKILL), 0);
+    cr_expect_eq(wait_status(l.pid), 128 + SIGKILL);
+    sleep(1);
+    for (int i = 0; i < 3; i++) cr_expect(!alive(pids[i]), "worker %ld outlived its parent by 1 s", (long)pids[i]);
+    close(l.fd);
+    unlink(costs);
+}
+
+/* A worker whose CUDA context is lost reports its item, exits, and a fresh
+ * worker takes its place; every item is still reported once and the counts
+ * equal the serial run's (the loss is injected: no GPU here). */
+Test(queue, lost_context_replaces_the_worker_and_loses_nothing, .timeout = 60)
+{
+    char costs[256];
+    costs_path(costs, sizeof costs, "lost");
+    char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.pass.*", "--jobs", "2", "--costs", costs, NULL };
+    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.03", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 40, &p), 0);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "restarted") && strstr(p.out, "after a CUDA context loss"), "no replacement:\n%s", p.out);
+    for (int i = 0; i < 12; i++) expect_once(p.out, pass_name(i), "PASS");
+    kc_tally t;
+    tally_of(p.out, &t);
+    cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 12);
+    cr_expect_eq(t.items, 12);
+    kc_proc_free(&p);
+    unlink(costs);
+}

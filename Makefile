@@ -16,6 +16,12 @@ B = build
 HARNESS_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
 CONTRACT_SRCS := $(wildcard kernels/*/*.c suites/*.c)
 CU_SRCS := $(wildcard kernels/*/*.cu)
+# staging/kernels/<family>/: families written but not yet run on a GPU. They
+# build into build/kcontract-staging (every kernel, staged ones included) and
+# move to kernels/ with their first H200 receipt.
+STAGING_CONTRACT_SRCS := $(wildcard staging/kernels/*/*.c)
+STAGING_CU_SRCS := $(wildcard staging/kernels/*/*.cu)
+STAGING_CONTRACT_OBJS := $(STAGING_CONTRACT_SRCS:%.c=$(B)/%.o)
 TEST_SRCS := $(wildcard tests/test_*.c tests/support/*.c)
 FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
 
@@ -43,9 +49,15 @@ FATBINS += $(B)/fatbin/$(call module_of,$(1))@$(c).fatbin
 )
 endef
 $(foreach f,$(CU_SRCS),$(eval $(call fatbin_rules,$(f))))
+MAIN_FATBINS := $(FATBINS)
+FATBINS :=
+$(foreach f,$(STAGING_CU_SRCS),$(eval $(call fatbin_rules,$(f))))
+STAGING_FATBINS := $(FATBINS)
+FATBINS := $(MAIN_FATBINS)
 
-.PHONY: all kernels test clean
-all: $(B)/kcontract $(B)/kcontract-fixture $(B)/kc_tests $(B)/libfake_nvml.so
+.PHONY: all kernels staging test clean
+all: $(B)/kcontract $(B)/kcontract-fixture $(B)/kc_tests $(B)/kcontract-staging $(B)/libfake_nvml.so
+staging: $(B)/kcontract-staging
 kernels: $(FATBINS)
 
 $(B)/%.o: %.c
@@ -65,6 +77,18 @@ $(B)/gen/no_fatbins.c:
 
 EMBED_OBJS := $(B)/gen/fatbins.o $(B)/gen/fatbin_table.o
 
+$(B)/gen/staging_fatbins.S $(B)/gen/staging_fatbin_table.c: $(MAIN_FATBINS) $(STAGING_FATBINS) tools/gen_fatbin_table.sh
+	@mkdir -p $(B)/gen
+	sh tools/gen_fatbin_table.sh $(B)/gen/staging_fatbins.S $(B)/gen/staging_fatbin_table.c $(MAIN_FATBINS) $(STAGING_FATBINS)
+$(B)/gen/staging_fatbins.o: $(B)/gen/staging_fatbins.S
+	$(CC) -c -o $@ $<
+$(B)/gen/staging_fatbin_table.o: $(B)/gen/staging_fatbin_table.c
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+# Every kernel, staged families included: for validating them on a GPU.
+$(B)/kcontract-staging: $(B)/src/main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(STAGING_CONTRACT_OBJS) $(B)/gen/staging_fatbins.o $(B)/gen/staging_fatbin_table.o
+	$(CC) -o $@ $^ $(LDLIBS)
+
 $(B)/kcontract: $(B)/src/main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(EMBED_OBJS)
 	$(CC) -o $@ $^ $(LDLIBS)
 
@@ -72,7 +96,8 @@ $(B)/kcontract: $(B)/src/main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(EMBED_OBJS)
 $(B)/kcontract-fixture: $(B)/src/main.o $(HARNESS_OBJS) $(FIXTURE_OBJS) $(B)/gen/no_fatbins.o
 	$(CC) -o $@ $^ $(LDLIBS)
 
-$(B)/kc_tests: $(TEST_OBJS) $(HARNESS_OBJS) $(CONTRACT_OBJS) $(EMBED_OBJS)
+# The tests link every contract, staged ones included, so their references are tested too.
+$(B)/kc_tests: $(TEST_OBJS) $(HARNESS_OBJS) $(CONTRACT_OBJS) $(STAGING_CONTRACT_OBJS) $(B)/gen/staging_fatbins.o $(B)/gen/staging_fatbin_table.o
 	$(CC) -o $@ $^ $(LDLIBS) -lcriterion -lutil
 
 # A stand-in for libnvidia-ml.so.1, so the NVML code is tested without a GPU.

@@ -28,6 +28,7 @@ typedef struct kc_opts {
     int devices[KC_MAX_DEVLIST]; /* --devices LIST */
     int ndevices;
     long parent;               /* internal --parent PID: this process is a --jobs child */
+    const char *records;       /* --records FILE: launch records (records.h), run and list only */
     int schedule_static;       /* --schedule static: --jobs N as N static shards (default: a work queue) */
     int schedule_given;
     const char *costs;         /* --costs FILE (default KC_COSTS_DEFAULT, costs.h) */

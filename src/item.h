@@ -1,6 +1,7 @@
 /* item.h — the unit of work: one kernel's gates, one control, one kernel's
  * limit checks, or one suite. Item names: "<contract>" for gates 1-4,
- * "<contract>:limits", "<contract>:control.<name>", and a suite's own name. */
+ * "<contract>:limits", "<contract>:control.<name>", and a suite's own name;
+ * with --records, "<contract>@<label>" for each launch record (kind kernel). */
 #ifndef KC_ITEM_H
 #define KC_ITEM_H
 #include "kcontract.h"
@@ -20,6 +21,7 @@ typedef struct kc_item {
     const kc_contract *contract;     /* kernel, control, limit */
     const kc_control *control;       /* control */
     const kc_suite *suite;           /* suite */
+    const char *record;              /* launch-record items (records.h): "FILE:LINE"; else NULL */
 } kc_item;
 
 const char *kc_kind_name(kc_kind k);     /* "kernel", "control", "limit", "suite" */

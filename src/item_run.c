@@ -84,8 +84,8 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
     out->seconds = now_s() - t0;
     out->peak_rss_kib = rss_ok ? rss_peak_kib() : -1;
     if (is_failing(out->state))
-        snprintf(out->rerun, sizeof out->rerun, "%s run %s --seed %llu --device %d", o->argv0, it->name,
-                 (unsigned long long)o->seed, o->device);
+        snprintf(out->rerun, sizeof out->rerun, "%s run %s --seed %llu --device %d%s%s", o->argv0, it->name,
+                 (unsigned long long)o->seed, o->device, o->records ? " --records " : "", o->records ? o->records : "");
     kc_progress_clear();
     printf("%-6s %s  %s  (%.2f s)", kc_state_name(out->state), it->name, out->msg, out->seconds);
     if (out->rerun[0]) printf("  rerun: %s", out->rerun);

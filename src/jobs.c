@@ -269,7 +269,7 @@ static void on_err_line(void *ctx, const char *line, size_t len, size_t cut)
 /* The child's argv: the same patterns and seed, its shard, device and parent. */
 static char **child_argv(const kc_opts *o, const child *c, char num[4][32])
 {
-    char **av = calloc((size_t)o->npatterns + 12, sizeof *av);
+    char **av = calloc((size_t)o->npatterns + 14, sizeof *av);
     int a = 0;
     if (!av) return NULL;
     snprintf(num[0], sizeof num[0], "%llu", (unsigned long long)o->seed);
@@ -287,6 +287,10 @@ static char **child_argv(const kc_opts *o, const child *c, char num[4][32])
     av[a++] = num[2];
     av[a++] = "--parent";
     av[a++] = num[3];
+    if (o->records) {   /* the same record items, so the slices agree */
+        av[a++] = "--records";
+        av[a++] = (char *)o->records;
+    }
     return av;
 }
 

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "jobs.h"
 #include "plan.h"
+#include "launch_records.h"
 #include "filter.h"
 #include "registry.h"
 #include "runner.h"
@@ -44,6 +45,12 @@ int main(int argc, char **argv)
         kc_opts_free(&o);
         return 4;
     }
+    kc_launch_records *recs = NULL;   /* --records: items point into it; no patterns = the records only */
+    if (o.records && (rc = kc_launch_records_apply(o.records, o.npatterns == 0 && !o.worker, &items, &n, &recs))) {
+        free(items);
+        kc_opts_free(&o);
+        return rc;
+    }
     int bad = n > 0 ? kc_filter_first_unmatched(items[0].name, sizeof items[0], n, o.patterns, o.npatterns)
                     : (o.npatterns ? 0 : -1);
     if (bad >= 0) {
@@ -58,6 +65,7 @@ int main(int argc, char **argv)
        : o.jobs               ? (o.schedule_static ? kc_jobs_run(&o, items, n) : kc_queue_run(&o, items, n))
                               : kc_run(&o, items, n);
     free(items);
+    kc_launch_records_free(recs);
     kc_opts_free(&o);
     return rc;
 }

@@ -140,6 +140,10 @@ static int spawn_worker(queue *qq, wk *w)
     int p[4][2], made = 0;
     char seed[32], dev[32], par[32];
     char *av[12] = { (char *)o->argv0, "run", "--worker", "--seed", seed, "--device", dev, "--parent", par, NULL };
+    if (o->records) {                       /* the workers must know the record items too */
+        av[9] = "--records";
+        av[10] = (char *)o->records;
+    }
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
     snprintf(dev, sizeof dev, "%d", w->device);
     snprintf(par, sizeof par, "%ld", (long)getpid());

@@ -356,8 +356,9 @@ static int gate3(kc_case *k)
 static int gate4(kc_gpu *gpu, CUfunction f, kc_case *k)
 {
     CUresult r = set_upload(gpu, k, 1, KC_POISON_B);
-    if (r != CUDA_SUCCESS)
-        return failf(k, 4, "allocating the relaunch's buffers failed: %s", kc_cuda_error_name(&gpu->cu, r));
+    if (r != CUDA_SUCCESS)     /* the harness's failure, not the kernel's: never a catch */
+        return failf(k, KC_INTERNAL, "allocating or filling the relaunch's buffers failed: %s",
+                     kc_cuda_error_name(&gpu->cu, r));
     if (launch(gpu, f, k, 1, 4)) return 4;
     uint8_t *again[KC_MAX_ARGS] = { 0 };
     int g = read_back(gpu, k, 1, again, 1);
@@ -385,9 +386,13 @@ static int run_case(kc_gpu *gpu, CUfunction f, kc_case *k, int maxgate)
     if (g) return g;
     CUresult r = set_upload(gpu, k, 0, KC_POISON_A);
     if (r != CUDA_SUCCESS) {
+        /* The harness's failure (e.g. CUDA_ERROR_OUT_OF_MEMORY beside other
+         * processes), not the kernel's: an internal error, so a control can
+         * never count as caught by it. */
         k->sticky = kc_cuda_error_is_sticky(r);
         if (k->sticky) gpu->lost = 1;
-        return failf(k, 1, "allocating or filling buffers failed: %s", kc_cuda_error_name(&gpu->cu, r));
+        return failf(k, KC_INTERNAL, "allocating or filling device buffers failed: %s",
+                     kc_cuda_error_name(&gpu->cu, r));
     }
     if ((g = launch(gpu, f, k, 0, 1))) return g;
     if ((g = read_back(gpu, k, 0, k->back, 0))) return g;

@@ -270,7 +270,10 @@ static int read_back(kc_gpu *gpu, kc_case *k, int set, uint8_t **dst, int output
         if (r != CUDA_SUCCESS) {
             k->sticky = kc_cuda_error_is_sticky(r);
             if (k->sticky) gpu->lost = 1;
-            return failf(k, 1, "reading back %s failed: %s", ar->name, kc_cuda_error_name(&gpu->cu, r));
+            /* A sticky error here is the kernel's fault surfacing late (gate 1);
+             * anything else is the harness's. */
+            return failf(k, k->sticky ? 1 : KC_INTERNAL, "reading back %s failed: %s", ar->name,
+                         kc_cuda_error_name(&gpu->cu, r));
         }
     }
     return 0;

@@ -1,6 +1,7 @@
 # Makefile — builds build/kcontract (harness + contracts + embedded kernel
-# fatbins), build/kcontract-fixture (harness + host-only fixture suites, for
-# process tests) and build/kc_tests (Criterion host tests). Needs gcc and
+# fatbins), build/kcontract-fixture (harness + host-only fixture suites and
+# fake kernels, for process tests), build/kc_tests (Criterion host tests) and
+# the fake drivers build/libfake_{cuda,nvml}.so. Needs gcc and
 # nvcc; no GPU. `make test` runs the host tests.
 CUDA_HOME ?= /usr/local/cuda
 NVCC ?= $(shell command -v nvcc 2>/dev/null || echo $(CUDA_HOME)/bin/nvcc)
@@ -56,7 +57,8 @@ STAGING_FATBINS := $(FATBINS)
 FATBINS := $(MAIN_FATBINS)
 
 .PHONY: all kernels staging test clean
-all: $(B)/kcontract $(B)/kcontract-fixture $(B)/kc_tests $(B)/kcontract-staging $(B)/libfake_nvml.so
+all: $(B)/kcontract $(B)/kcontract-fixture $(B)/kc_tests $(B)/kcontract-staging $(B)/libfake_nvml.so \
+     $(B)/libfake_cuda.so
 staging: $(B)/kcontract-staging
 kernels: $(FATBINS)
 
@@ -71,9 +73,21 @@ $(B)/gen/fatbins.o: $(B)/gen/fatbins.S
 	$(CC) -c -o $@ $<
 $(B)/gen/fatbin_table.o: $(B)/gen/fatbin_table.c
 	$(CC) $(CFLAGS) -c -o $@ $<
-$(B)/gen/no_fatbins.c:
+
+# The fixture binary's "fatbins": fake images "KCFAKE <module> <control or ->"
+# for the fake driver (tests/fake/fake_cuda.c), one per module and control
+# listed in tests/fixtures/fake_kernels.list, embedded like real ones.
+FAKE_FATBINS := $(shell awk '/^[A-Za-z_]/ { for (i = 1; i <= NF; i++) print "$(B)/fakefatbin/" $$1 (i > 1 ? "@" $$i : "") ".fatbin" }' tests/fixtures/fake_kernels.list)
+$(B)/fakefatbin/%.fatbin: tests/fixtures/fake_kernels.list
+	@mkdir -p $(@D)
+	printf 'KCFAKE %s %s\n' $(word 1,$(subst @, ,$*)) $(or $(word 2,$(subst @, ,$*)),-) > $@
+$(B)/gen/fake_fatbins.S $(B)/gen/fake_fatbin_table.c &: $(FAKE_FATBINS) tools/gen_fatbin_table.sh
 	@mkdir -p $(B)/gen
-	sh tools/gen_fatbin_table.sh $(B)/gen/no_fatbins.S $@
+	sh tools/gen_fatbin_table.sh $(B)/gen/fake_fatbins.S $(B)/gen/fake_fatbin_table.c $(FAKE_FATBINS)
+$(B)/gen/fake_fatbins.o: $(B)/gen/fake_fatbins.S
+	$(CC) -c -o $@ $<
+$(B)/gen/fake_fatbin_table.o: $(B)/gen/fake_fatbin_table.c
+	$(CC) $(CFLAGS) -c -o $@ $<
 
 EMBED_OBJS := $(B)/gen/fatbins.o $(B)/gen/fatbin_table.o
 
@@ -92,8 +106,9 @@ $(B)/kcontract-staging: $(B)/src/main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(STAGI
 $(B)/kcontract: $(B)/src/main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(EMBED_OBJS)
 	$(CC) -o $@ $^ $(LDLIBS)
 
-# The fixture binary: same harness, host-only fixture suites, no kernels.
-$(B)/kcontract-fixture: $(B)/src/main.o $(HARNESS_OBJS) $(FIXTURE_OBJS) $(B)/gen/no_fatbins.o
+# The fixture binary: same harness, host-only fixture suites, and the fake
+# kernels' contracts with their fake images (run through build/libfake_cuda.so).
+$(B)/kcontract-fixture: $(B)/src/main.o $(HARNESS_OBJS) $(FIXTURE_OBJS) $(B)/gen/fake_fatbins.o $(B)/gen/fake_fatbin_table.o
 	$(CC) -o $@ $^ $(LDLIBS)
 
 # The tests link every contract, staged ones included, so their references are tested too.
@@ -105,8 +120,14 @@ $(B)/libfake_nvml.so: tests/fake/fake_nvml.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
 
-test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so
-	KC_BIN=$(B)/kcontract KC_FIXTURE_BIN=$(B)/kcontract-fixture KC_FAKE_NVML=$(B)/libfake_nvml.so $(B)/kc_tests --jobs 2
+# A stand-in for libcuda.so.1, so the gates are tested without a GPU.
+$(B)/libfake_cuda.so: tests/fake/fake_cuda.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -lm
+
+test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so $(B)/libfake_cuda.so
+	KC_BIN=$(B)/kcontract KC_FIXTURE_BIN=$(B)/kcontract-fixture KC_FAKE_NVML=$(B)/libfake_nvml.so \
+	KC_FAKE_CUDA=$(B)/libfake_cuda.so $(B)/kc_tests --jobs 2
 
 clean:
 	rm -rf $(B)

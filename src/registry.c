@@ -11,7 +11,7 @@
 #include "fatbin.h"
 
 /* Bounds of the sections, provided by the GNU linker; weak so a binary with no
- * contracts (the fixture binary) still links. */
+ * contracts still links. */
 extern const kc_contract *const __start_kc_contracts[] __attribute__((weak));
 extern const kc_contract *const __stop_kc_contracts[] __attribute__((weak));
 extern const kc_suite *const __start_kc_suites[] __attribute__((weak));

@@ -257,7 +257,9 @@ int kc_info(void)
         printf("driver: none (%s)\ndevices: 0\n", err);
         return 0;
     }
-    printf("driver: CUDA %d.%d (libcuda.so.1)\n", cu.driver_version / 1000, cu.driver_version % 1000 / 10);
+    const char *lib = getenv("KC_LIBCUDA");   /* what kc_cuda_load loaded */
+    printf("driver: CUDA %d.%d (%s)\n", cu.driver_version / 1000, cu.driver_version % 1000 / 10,
+           lib && *lib ? lib : "libcuda.so.1");
     int n = kc_device_print_all(&cu, stdout);
     printf("devices: %d\n", n < 0 ? 0 : n);
     kc_cuda_unload(&cu);

@@ -1,0 +1,342 @@
+/* fake_cuda.c — a stand-in for libcuda.so.1 (built as build/libfake_cuda.so,
+ * loaded through KC_LIBCUDA) so the gates, the controls, the limit checks and
+ * the handling of sticky CUDA errors run on a machine without a GPU, through
+ * the real binary (build/kcontract-fixture and tests/fixtures/fake_contracts.c).
+ *
+ * One device, "kcontract fake GPU": compute capability 9.0, 4 SMs, 48 KiB
+ * default / 227 KiB opt-in shared memory per block, 1024 threads per block.
+ * Device memory is host memory: a device pointer is a host address, copies and
+ * memsets are memcpy and memset. A module image is the text
+ * "KCFAKE <module> <control or ->" (the Makefile writes one per module and
+ * control of tests/fixtures/fake_kernels.list); its functions are the
+ * host-emulated kernels below, which honour the control the image names.
+ * A kernel may fault (CUDA_ERROR_ILLEGAL_ADDRESS): the launch returns success
+ * and from then on every context call returns the error, as a real poisoned
+ * context does. cuGetProcAddress is deliberately absent: the harness resolves
+ * the plain names with dlsym. */
+#include <cuda.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cuda.h maps these names to their _v2 ABI; the harness dlsym's the plain
+ * names with the _v2 prototypes, so export those. */
+#undef cuDeviceTotalMem
+#undef cuMemGetInfo
+#undef cuMemAlloc
+#undef cuMemFree
+#undef cuMemcpyHtoD
+#undef cuMemcpyDtoH
+#undef cuMemsetD8
+#undef cuDevicePrimaryCtxRelease
+#undef cuLaunchKernel
+
+#define TOTAL_MEM ((size_t)16 << 30)
+#define SMEM_DEFAULT (48 * 1024)
+#define SMEM_OPTIN (227 * 1024)
+#define SMEM_PER_SM (228 * 1024)
+#define REGS_PER_SM 65536
+#define THREADS_PER_SM 2048
+#define BLOCKS_PER_SM 32
+
+struct kernel;
+struct CUmod_st;
+struct CUfunc_st {
+    const struct kernel *k;
+    const struct CUmod_st *mod;
+    int max_dynamic_smem;           /* cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) */
+};
+/* A launch: threads in the grid, parameters, and the module's control. */
+typedef struct launch {
+    unsigned long long threads;
+    void **p;
+    const char *control;            /* "" for the clean build */
+} launch;
+struct kernel {
+    const char *module, *symbol;
+    int regs, static_smem, local, max_threads;
+    CUresult (*run)(const launch *l);
+};
+#define NKERNELS 4
+struct CUmod_st {
+    char module[64], control[64];
+    struct CUfunc_st fn[NKERNELS];
+};
+struct CUctx_st { int unused; };
+
+static struct CUctx_st the_ctx;
+static int initialized;
+static CUresult sticky;             /* set by a faulting kernel: the context is unusable */
+static unsigned long long launches;
+
+/* ---- the emulated kernels ---- */
+
+#define PTR(T, i) ((T *)(uintptr_t)*(const CUdeviceptr *)l->p[i])
+#define I64(i) (*(const long long *)l->p[i])
+#define F32(i) (*(const float *)l->p[i])
+
+static int is(const launch *l, const char *control) { return strcmp(l->control, control) == 0; }
+/* Elements [0, n) that `threads` threads of `per` elements each cover. */
+static long long covered(const launch *l, long long n, int per)
+{
+    unsigned long long m = l->threads * (unsigned long long)per;
+    return n < 0 ? 0 : (unsigned long long)n < m ? n : (long long)m;
+}
+
+/* fake_axpy_f32(float *y, float *x, float a, long long n): y = a*x + y. */
+static CUresult axpy(const launch *l)
+{
+    float *y = PTR(float, 0), *x = PTR(float, 1), a = F32(2);
+    long long n = covered(l, I64(3), 1);
+    if (is(l, "fault")) return CUDA_ERROR_ILLEGAL_ADDRESS;          /* planted: a wild pointer */
+    for (long long i = 0; i < n; i++) {
+        float v = fmaf(a, x[i], y[i]);
+        y[i] = v;
+        if (is(l, "blind")) y[i] = v;                               /* planted: a redundant, harmless store */
+    }
+    if (n && is(l, "write_input")) {                                /* planted: scribbles on an input */
+        uint32_t b;
+        memcpy(&b, &x[0], 4);
+        b ^= 1;
+        memcpy(&x[0], &b, 4);
+    }
+    if (n && is(l, "wrong_value")) y[n / 2] += 0.01f * fmaxf(fabsf(y[n / 2]), 1.0f);   /* planted: off by 1e-2 */
+    if (n && is(l, "nondeterministic") && launches % 2)             /* planted: 1 ulp that varies per launch */
+        y[0] = nextafterf(y[0], INFINITY);
+    return CUDA_SUCCESS;
+}
+
+/* fake_copy_f16(uint16_t *out, const uint16_t *in, long long n): out = in. */
+static CUresult copy_f16(const launch *l)
+{
+    uint16_t *out = PTR(uint16_t, 0);
+    const uint16_t *in = PTR(const uint16_t, 1);
+    long long n = covered(l, I64(2), 1);
+    if (n && is(l, "tail_skip")) n--;                               /* planted: the last element is left */
+    for (long long i = 0; i < n; i++) out[i] = in[i];
+    if (n && is(l, "oob_write")) out[n] = in[n - 1];                /* planted: one element past the end */
+    return CUDA_SUCCESS;
+}
+
+/* fake_spill_f32(float *out, const float *in, long long n): out = in, with
+ * the registers and local memory of a kernel that spills. */
+static CUresult copy_f32(const launch *l)
+{
+    float *out = PTR(float, 0);
+    const float *in = PTR(const float, 1);
+    long long n = covered(l, I64(2), 1);
+    for (long long i = 0; i < n; i++) out[i] = in[i];
+    return CUDA_SUCCESS;
+}
+
+/* fake_vec4_f32(float *out, const float *in, long long n): out = 2*in, four
+ * elements per thread; its bug: the n % 4 tail is copied, not doubled. */
+static CUresult vec4(const launch *l)
+{
+    float *out = PTR(float, 0);
+    const float *in = PTR(const float, 1);
+    long long n = covered(l, I64(2), 4), body = I64(2) & ~3LL;
+    for (long long i = 0; i < n; i++) out[i] = i < body ? 2.0f * in[i] : in[i];
+    return CUDA_SUCCESS;
+}
+
+static const struct kernel kernels[NKERNELS] = {
+    /* module       symbol            regs smem local threads */
+    { "fake_axpy",  "fake_axpy_f32",  16,  0,    0,  1024, axpy },
+    { "fake_copy",  "fake_copy_f16",  8,   0,    0,  1024, copy_f16 },
+    { "fake_spill", "fake_spill_f32", 128, 0,    64, 512,  copy_f32 },
+    { "fake_vec4",  "fake_vec4_f32",  24,  2048, 0,  1024, vec4 },
+};
+
+/* ---- the driver API ---- */
+
+#define CONTEXT_CALL() do { if (!initialized) return CUDA_ERROR_NOT_INITIALIZED; if (sticky) return sticky; } while (0)
+
+CUresult cuInit(unsigned flags)
+{
+    if (flags) return CUDA_ERROR_INVALID_VALUE;
+    initialized = 1;
+    return CUDA_SUCCESS;
+}
+CUresult cuDriverGetVersion(int *v) { *v = 13000; return CUDA_SUCCESS; }
+CUresult cuDeviceGetCount(int *n) { *n = 1; return initialized ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED; }
+CUresult cuDeviceGet(CUdevice *d, int ordinal)
+{
+    if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
+    *d = 0;
+    return CUDA_SUCCESS;
+}
+CUresult cuDeviceGetName(char *name, int len, CUdevice d)
+{
+    if (d != 0) return CUDA_ERROR_INVALID_DEVICE;
+    snprintf(name, (size_t)len, "kcontract fake GPU");
+    return CUDA_SUCCESS;
+}
+CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
+{
+    if (d != 0) return CUDA_ERROR_INVALID_DEVICE;
+    switch (a) {
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = 9; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = 4; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
+    case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *v = 32; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *v = SMEM_DEFAULT; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = SMEM_OPTIN; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: *v = SMEM_PER_SM; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: *v = REGS_PER_SM; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: *v = BLOCKS_PER_SM; break;
+    case CU_DEVICE_ATTRIBUTE_INTEGRATED: *v = 0; break;
+    default: return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+CUresult cuDeviceTotalMem(size_t *bytes, CUdevice d) { *bytes = TOTAL_MEM; return d == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE; }
+CUresult cuDeviceGetPCIBusId(char *bus, int len, CUdevice d)
+{
+    snprintf(bus, (size_t)len, "0000:3B:00.0");
+    return d == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
+{
+    CONTEXT_CALL();
+    if (d != 0) return CUDA_ERROR_INVALID_DEVICE;
+    *c = &the_ctx;
+    return CUDA_SUCCESS;
+}
+CUresult cuDevicePrimaryCtxRelease(CUdevice d) { CONTEXT_CALL(); return d == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE; }
+CUresult cuCtxSetCurrent(CUcontext c) { CONTEXT_CALL(); return !c || c == &the_ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT; }
+CUresult cuCtxSynchronize(void) { CONTEXT_CALL(); return CUDA_SUCCESS; }
+CUresult cuMemGetInfo(size_t *fr, size_t *total)
+{
+    CONTEXT_CALL();
+    *fr = *total = TOTAL_MEM;
+    return CUDA_SUCCESS;
+}
+CUresult cuMemAlloc(CUdeviceptr *p, size_t bytes)
+{
+    CONTEXT_CALL();
+    if (!bytes) return CUDA_ERROR_INVALID_VALUE;
+    void *m = aligned_alloc(256, (bytes + 255) / 256 * 256);
+    if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
+    *p = (CUdeviceptr)(uintptr_t)m;
+    return CUDA_SUCCESS;
+}
+CUresult cuMemFree(CUdeviceptr p) { CONTEXT_CALL(); free((void *)(uintptr_t)p); return CUDA_SUCCESS; }
+CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t n) { CONTEXT_CALL(); memcpy((void *)(uintptr_t)dst, src, n); return CUDA_SUCCESS; }
+CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t n) { CONTEXT_CALL(); memcpy(dst, (const void *)(uintptr_t)src, n); return CUDA_SUCCESS; }
+CUresult cuMemsetD8(CUdeviceptr dst, unsigned char v, size_t n) { CONTEXT_CALL(); memset((void *)(uintptr_t)dst, v, n); return CUDA_SUCCESS; }
+
+/* Reads "KCFAKE <module> <control or ->" (the image is not NUL-terminated:
+ * it ends with a newline). */
+CUresult cuModuleLoadData(CUmodule *mod, const void *image)
+{
+    CONTEXT_CALL();
+    char text[160], m[64], c[64];
+    const char *s = image;
+    size_t n = 0;
+    while (n < sizeof text - 1 && s[n] != '\n') n++;
+    if (n == sizeof text - 1 || strncmp(s, "KCFAKE ", 7) != 0) return CUDA_ERROR_INVALID_IMAGE;
+    memcpy(text, s, n);
+    text[n] = 0;
+    if (sscanf(text, "KCFAKE %63s %63s", m, c) != 2) return CUDA_ERROR_INVALID_IMAGE;
+    int known = 0;
+    for (int i = 0; i < NKERNELS; i++) known |= strcmp(kernels[i].module, m) == 0;
+    if (!known) return CUDA_ERROR_INVALID_IMAGE;
+    struct CUmod_st *md = calloc(1, sizeof *md);
+    if (!md) return CUDA_ERROR_OUT_OF_MEMORY;
+    snprintf(md->module, sizeof md->module, "%s", m);
+    snprintf(md->control, sizeof md->control, "%s", strcmp(c, "-") == 0 ? "" : c);
+    *mod = md;
+    return CUDA_SUCCESS;
+}
+CUresult cuModuleUnload(CUmodule mod) { CONTEXT_CALL(); free(mod); return CUDA_SUCCESS; }
+CUresult cuModuleGetFunction(CUfunction *f, CUmodule mod, const char *name)
+{
+    CONTEXT_CALL();
+    for (int i = 0; i < NKERNELS; i++)
+        if (strcmp(kernels[i].symbol, name) == 0 && strcmp(kernels[i].module, mod->module) == 0) {
+            mod->fn[i].k = &kernels[i];
+            mod->fn[i].mod = mod;
+            *f = &mod->fn[i];
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_NOT_FOUND;
+}
+CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f)
+{
+    CONTEXT_CALL();
+    switch (a) {
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: *v = f->k->regs; break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *v = f->k->static_smem; break;
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *v = f->k->local; break;
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = f->k->max_threads; break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *v = f->max_dynamic_smem; break;
+    default: return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
+{
+    CONTEXT_CALL();
+    if (a != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES || v < 0 || v + f->k->static_smem > SMEM_OPTIN)
+        return CUDA_ERROR_INVALID_VALUE;
+    f->max_dynamic_smem = v;
+    return CUDA_SUCCESS;
+}
+/* Resident blocks per SM: the tightest of threads, registers, shared memory
+ * and the block limit (no allocation granularity). */
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction f, int threads, size_t dynamic_smem)
+{
+    CONTEXT_CALL();
+    if (threads <= 0 || threads > f->k->max_threads) return CUDA_ERROR_INVALID_VALUE;
+    int b = BLOCKS_PER_SM, t = THREADS_PER_SM / threads, r = REGS_PER_SM / (f->k->regs * threads);
+    size_t smem = (size_t)f->k->static_smem + dynamic_smem;
+    if (t < b) b = t;
+    if (r < b) b = r;
+    if (smem && (int)(SMEM_PER_SM / smem) < b) b = (int)(SMEM_PER_SM / smem);
+    *blocks = b;
+    return CUDA_SUCCESS;
+}
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                        unsigned smem, CUstream stream, void **params, void **extra)
+{
+    CONTEXT_CALL();
+    unsigned long long threads = (unsigned long long)bx * by * bz;
+    int smem_limit = f->max_dynamic_smem > SMEM_DEFAULT - f->k->static_smem ? f->max_dynamic_smem
+                                                                                : SMEM_DEFAULT - f->k->static_smem;
+    if (!gx || !gy || !gz || !threads || threads > (unsigned long long)f->k->max_threads || gy > 65535 || gz > 65535 ||
+        (int)smem > smem_limit || !params || extra)
+        return CUDA_ERROR_INVALID_VALUE;
+    launches++;
+    launch l = { threads * gx * gy * gz, params, f->mod->control };
+    CUresult r = f->k->run(&l);
+    if (r != CUDA_SUCCESS) sticky = r;      /* reported by this and every later call, from the next one on */
+    return CUDA_SUCCESS;
+}
+
+static const struct { CUresult r; const char *name, *text; } errors[] = {
+    { CUDA_SUCCESS, "CUDA_SUCCESS", "no error" },
+    { CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument" },
+    { CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory" },
+    { CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error" },
+    { CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal" },
+    { CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid" },
+    { CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context" },
+    { CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found" },
+    { CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered" },
+};
+static CUresult error_lookup(CUresult r, const char **s, int text)
+{
+    for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+        if (errors[i].r == r) {
+            *s = text ? errors[i].text : errors[i].name;
+            return CUDA_SUCCESS;
+        }
+    *s = NULL;
+    return CUDA_ERROR_INVALID_VALUE;
+}
+CUresult cuGetErrorName(CUresult r, const char **s) { return error_lookup(r, s, 0); }
+CUresult cuGetErrorString(CUresult r, const char **s) { return error_lookup(r, s, 1); }

@@ -1,0 +1,329 @@
+/* test_gates_fake.c — the gate pipeline without a GPU: the real fixture binary
+ * loads the fake driver (build/libfake_cuda.so, tests/fake/fake_cuda.c, through
+ * KC_LIBCUDA) and checks the fake kernels of tests/fixtures/fake_contracts.c.
+ * Clean kernels pass gates 1-4; every planted control turns RED naming the gate
+ * that caught it, the blind one is MISSED and fails the run; a FAIL line names
+ * the case, the element, both values, the error and the allowance, and ends with
+ * the rerun command; limit problems carry figure and budget; known findings are
+ * KNOWN and stale ones FAIL; a sticky fault makes the serial run continue in a
+ * fresh process and the work queue replace its worker, with the same counts. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "support/spawn.h"
+#include "tally.h"
+
+static kc_proc fake_run(char **args)
+{
+    static char env_cuda[1024];
+    const char *lib = getenv("KC_FAKE_CUDA");
+    snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
+    char *env[] = { env_cuda, NULL };
+    char *argv[24] = { (char *)kc_test_fixture_bin() };
+    int a = 1;
+    for (; args[a - 1]; a++) argv[a] = args[a - 1];
+    argv[a] = NULL;
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 30, &p), 0, "cannot start %s", argv[0]);
+    return p;
+}
+
+/* The line of out that starts with `prefix` (after an optional "[wK] " or
+ * "[K/N] " tag) into buf; 0, or -1 when there is none. */
+static int line_of(const char *out, const char *prefix, char *buf, size_t cap)
+{
+    size_t pl = strlen(prefix);
+    for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        const char *q = p;
+        if (*q == '[' && strchr(q, ']') && strchr(q, ']')[1] == ' ') q = strchr(q, ']') + 2;
+        if (strncmp(q, prefix, pl) != 0) continue;
+        const char *e = strchr(q, '\n');
+        snprintf(buf, cap, "%.*s", (int)(e ? e - q : (long)strlen(q)), q);
+        return 0;
+    }
+    return -1;
+}
+
+/* The run's TALLY: the last line starting with "TALLY " (a --jobs run's
+ * children print theirs with a "[K/N] " prefix; the parent's comes last). */
+static void tally_of(const char *out, kc_tally *t)
+{
+    char line[4096], why[256];
+    const char *last = strncmp(out, "TALLY ", 6) == 0 ? out : NULL;
+    for (const char *q = out; (q = strstr(q, "\nTALLY ")); q++) last = q + 1;
+    cr_assert(last, "no TALLY in:\n%s", out);
+    snprintf(line, sizeof line, "%.*s", (int)strcspn(last, "\n"), last);
+    cr_assert_eq(kc_tally_parse(line, t, why, sizeof why), 0, "%s: %s", why, line);
+}
+
+/* Expects exactly one state line for `name`, in state `state`, containing
+ * each of the NULL-ended texts. */
+static void expect_item(const char *out, const char *state, const char *name, const char *const *texts)
+{
+    char key[256], line[8192];
+    int n = 0;
+    for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        const char *q = p;
+        if (*q == '[' && strchr(q, ']') && strchr(q, ']')[1] == ' ') q = strchr(q, ']') + 2;
+        const char *sp = strchr(q, ' ');
+        if (!sp || sp == q || sp - q > 7) continue;
+        const char *r = sp;
+        while (*r == ' ') r++;
+        size_t nl = strlen(name);
+        if (strncmp(r, name, nl) != 0 || strncmp(r + nl, "  ", 2) != 0) continue;
+        n++;
+        const char *e = strchr(q, '\n');
+        snprintf(line, sizeof line, "%.*s", (int)(e ? e - q : (long)strlen(q)), q);
+    }
+    cr_expect_eq(n, 1, "%s is on %d state lines:\n%s", name, n, out);
+    if (n != 1) return;
+    snprintf(key, sizeof key, "%-6s %s  ", state, name);
+    cr_expect(strncmp(line, key, strlen(key)) == 0, "expected '%s...', got:\n%s", key, line);
+    for (int i = 0; texts && texts[i]; i++) cr_expect(strstr(line, texts[i]), "'%s' not in:\n%s", texts[i], line);
+}
+#define T(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+static void expect_rerun(const char *out, const char *name, const char *seed)
+{
+    char want[1024];
+    snprintf(want, sizeof want, "  rerun: %s run %s --seed %s --device 0\n", kc_test_fixture_bin(), name, seed);
+    cr_expect(strstr(out, want), "no '%s' in:\n%s", want, out);
+}
+
+/* Every fake item and its state with the fake driver. */
+static const struct { const char *name, *state; } ALL[] = {
+    { "fake.axpy.f32", "PASS" },
+    { "fake.axpy.f32:control.blind", "MISSED" },
+    { "fake.axpy.f32:control.fault", "RED" },
+    { "fake.axpy.f32:control.nondeterministic", "RED" },
+    { "fake.axpy.f32:control.write_input", "RED" },
+    { "fake.axpy.f32:control.wrong_value", "RED" },
+    { "fake.axpy.f32:limits", "PASS" },
+    { "fake.copy.f16", "PASS" },
+    { "fake.copy.f16:control.oob_write", "RED" },
+    { "fake.copy.f16:control.tail_skip", "RED" },
+    { "fake.copy.f16:limits", "PASS" },
+    { "fake.known.f32", "KNOWN" },
+    { "fake.known.f32:limits", "PASS" },
+    { "fake.spill.f32", "PASS" },
+    { "fake.spill.f32:limits", "LIMIT" },
+    { "fake.stale.f32", "FAIL" },
+    { "fake.stale.f32:limits", "PASS" },
+    { "fake.wrong.f32", "FAIL" },
+    { "fake.wrong.f32:limits", "PASS" },
+};
+#define NALL (int)(sizeof ALL / sizeof ALL[0])
+
+static void expect_all_once(const char *out)
+{
+    for (int i = 0; i < NALL; i++) expect_item(out, ALL[i].state, ALL[i].name, NULL);
+}
+
+static void expect_all_counts(const kc_tally *t)
+{
+    cr_expect_eq(t->items, NALL);
+    cr_expect_eq(t->n[KC_KIND_KERNEL][KC_PASS], 3);
+    cr_expect_eq(t->n[KC_KIND_KERNEL][KC_FAIL], 2);
+    cr_expect_eq(t->n[KC_KIND_KERNEL][KC_KNOWN], 1);
+    cr_expect_eq(t->n[KC_KIND_CONTROL][KC_RED], 6);
+    cr_expect_eq(t->n[KC_KIND_CONTROL][KC_MISSED], 1);
+    cr_expect_eq(t->n[KC_KIND_LIMIT][KC_PASS], 5);
+    cr_expect_eq(t->n[KC_KIND_LIMIT][KC_LIMIT], 1);
+    cr_expect_eq(t->limit_problems, 3);
+    cr_expect_eq(t->stale, 1);
+    cr_expect_str_eq(t->device, "kcontract fake GPU");
+    cr_expect_eq(t->cc_major, 9);
+    cr_expect_eq(t->sm_count, 4);
+}
+
+Test(gates_fake, clean_kernels_pass_gates_1_to_4_with_case_counts)
+{
+    kc_proc p = fake_run((char *[]){ "run", "fake.axpy.f32", "fake.copy.f16", "fake.spill.f32", NULL });
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "device 0: kcontract fake GPU (compute capability 9.0, 4 SMs, driver 13.0)"), "%s", p.out);
+    expect_item(p.out, "PASS", "fake.axpy.f32", T("gates 1-4 on 7 cases (4 shapes x up to 2 distributions)"));
+    expect_item(p.out, "PASS", "fake.copy.f16", T("gates 1-4 on 5 cases (3 shapes x up to 2 distributions)"));
+    expect_item(p.out, "PASS", "fake.spill.f32", T("gates 1-4 on 5 cases (3 shapes x up to 2 distributions)"));
+    cr_expect(!strstr(p.out, "rerun:"), "%s", p.out);
+    kc_tally t;
+    tally_of(p.out, &t);
+    cr_expect_eq(t.n[KC_KIND_KERNEL][KC_PASS], 3);
+    kc_proc_free(&p);
+}
+
+Test(gates_fake, controls_turn_red_naming_the_gate_and_blind_is_missed)
+{
+    kc_proc p = fake_run((char *[]){ "run", "fake.*:control.*", NULL });
+    cr_expect_eq(p.status, 1, "MISSED must fail the run: exit %d\n%s%s", p.status, p.out, p.err);
+    expect_item(p.out, "RED", "fake.axpy.f32:control.fault",
+                T("caught by gate 1 (launch and fit; planted for gate 1): shape model.hidden.4096 (n=4096), dist uniform: launch grid 16x1x1 block 256x1x1",
+                  "CUDA_ERROR_ILLEGAL_ADDRESS (the CUDA context is now unusable)"));
+    expect_item(p.out, "RED", "fake.axpy.f32:control.write_input",
+                T("caught by gate 2 (bounds and writes; planted for gate 2): shape model.hidden.4096 (n=4096), dist uniform: input x modified: 1 of 4096 elements changed, first x[0] was "));
+    expect_item(p.out, "RED", "fake.axpy.f32:control.wrong_value",
+                T("caught by gate 3 (accuracy; planted for gate 3): shape model.hidden.4096 (n=4096), dist uniform: y[2048] = ",
+                  "(rtol 1.3e-06, atol 1e-05); 1 of 4096 elements out of tolerance"));
+    expect_item(p.out, "RED", "fake.axpy.f32:control.nondeterministic",
+                T("caught by gate 4 (determinism; planted for gate 4): shape model.hidden.4096 (n=4096), dist uniform: relaunch on other buffers differs: 1 of 4096 elements of y, first y[0] "));
+    expect_item(p.out, "RED", "fake.copy.f16:control.oob_write",
+                T("caught by gate 2 (bounds and writes; planted for gate 2): shape model.heads.1024 (n=1024), dist uniform: out: written past its end (byte 0 after the last of 1024 elements, element index 1024)"));
+    expect_item(p.out, "RED", "fake.copy.f16:control.tail_skip",
+                T("caught by gate 2 (bounds and writes; planted for gate 2): shape model.heads.1024 (n=1024), dist uniform: output out: 1 of 1024 elements never written (still poison 0xFF), first out[1023]"));
+    expect_item(p.out, "MISSED", "fake.axpy.f32:control.blind",
+                T("passed gates 1-4 on all 7 cases: the suite is blind to this bug (a redundant store of the right value, which no gate can see; planted for gate 2)"));
+    expect_rerun(p.out, "fake.axpy.f32:control.blind", "1");
+    char line[4096];
+    cr_assert_eq(line_of(p.out, "RED    fake.axpy.f32:control.fault  ", line, sizeof line), 0, "%s", p.out);
+    cr_expect(!strstr(line, "rerun:"), "a RED control is no failure: no rerun command\n%s", line);
+    kc_tally t;
+    tally_of(p.out, &t);
+    cr_expect_eq(t.n[KC_KIND_CONTROL][KC_RED], 6);
+    cr_expect_eq(t.n[KC_KIND_CONTROL][KC_MISSED], 1);
+    kc_proc_free(&p);
+    /* The same controls without the blind one: all RED, and that is a green run. */
+    p = fake_run((char *[]){ "run", "fake.*:control.[!b]*", NULL });
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(!strstr(p.out, "rerun:") && !strstr(p.out, "MISSED"), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+Test(gates_fake, fail_line_names_case_element_values_error_allowance_and_rerun)
+{
+    kc_proc p = fake_run((char *[]){ "run", "fake.wrong.f32", "--seed", "7", NULL });
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    char line[4096];
+    cr_assert_eq(line_of(p.out, "FAIL   fake.wrong.f32  ", line, sizeof line), 0, "%s", p.out);
+    cr_expect(strstr(line, "  gate 3 (accuracy): shape edge.35 (n=35), dist uniform: out["), "%s", line);
+    cr_expect(strstr(line, "3 of 35 elements out of tolerance; 4 of 7 cases failed  ("), "%s", line);
+    cr_expect(strstr(line, "(rtol 1.3e-06, atol 1e-05)"), "%s", line);
+    size_t idx = 0;
+    double out = 0, ref = 0, err = 0, allowed = 0;
+    const char *v = strstr(line, "out[");
+    cr_assert(v && sscanf(v, "out[%zu] = %lf, reference %lf, error %lf > allowed %lf", &idx, &out, &ref, &err, &allowed) == 5,
+              "%s", line);
+    cr_expect(idx >= 32 && idx < 35, "the bad element is in the n %% 4 tail: %zu", idx);
+    cr_expect(fabs(ref - 2 * out) <= 1e-6 * fabs(ref), "the kernel copied instead of doubling: %g vs %g", out, ref);
+    cr_expect(fabs(err - fabs(out - ref)) <= 1e-2 * err, "error %g is |%g - %g|", err, out, ref);
+    cr_expect(err > allowed && fabs(allowed - (1e-5 + 1.3e-6 * fabs(ref))) <= 1e-2 * allowed, "allowed %g", allowed);
+    expect_rerun(p.out, "fake.wrong.f32", "7");
+    int also = 0;
+    for (const char *q = p.out; (q = strstr(q, "\n    also: gate 3 (accuracy): shape edge.")); q++) also++;
+    cr_expect_eq(also, 3, "the other failing cases follow as also: lines\n%s", p.out);
+    kc_proc_free(&p);
+}
+
+Test(gates_fake, limit_problems_carry_figure_and_budget)
+{
+    kc_proc p = fake_run((char *[]){ "run", "fake.*:limits", NULL });
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    expect_item(p.out, "LIMIT", "fake.spill.f32:limits",
+                T("3 problems: registers 128 per thread > budget 64; local memory 64 bytes per thread > budget 0 (spills or stack arrays); occupancy 2 resident blocks per SM (block 256 threads, 0 bytes dynamic shared memory) < budget 4"));
+    expect_rerun(p.out, "fake.spill.f32:limits", "1");
+    expect_item(p.out, "PASS", "fake.axpy.f32:limits",
+                T("16 registers, 0+0 B shared, 0 B local, 8 blocks/SM; largest shape large.1e6 passes gates 1-3"));
+    expect_item(p.out, "PASS", "fake.known.f32:limits",
+                T("24 registers, 2048+0 B shared, 0 B local, 8 blocks/SM; largest shape large.2e5 passes gates 1-3"));
+    kc_tally t;
+    tally_of(p.out, &t);
+    cr_expect_eq(t.n[KC_KIND_LIMIT][KC_LIMIT], 1);
+    cr_expect_eq(t.n[KC_KIND_LIMIT][KC_PASS], 5);
+    cr_expect_eq(t.limit_problems, 3);
+    kc_proc_free(&p);
+}
+
+Test(gates_fake, known_findings_are_known_and_stale_ones_fail)
+{
+    kc_proc p = fake_run((char *[]){ "run", "fake.known.f32", NULL });
+    cr_expect_eq(p.status, 0, "KNOWN alone is no failure: exit %d\n%s%s", p.status, p.out, p.err);
+    expect_item(p.out, "KNOWN", "fake.known.f32", T("4 of 7 cases fail as registered known findings"));
+    int known = 0;
+    for (const char *q = p.out; (q = strstr(q, "\n    known: gate 3 (accuracy): shape edge.")); q++) known++;
+    cr_expect_eq(known, 4, "%s", p.out);
+    cr_expect(strstr(p.out, "[the n % 4 tail is not scaled (fixture)]\n"), "%s", p.out);
+    cr_expect(!strstr(p.out, "rerun:"), "%s", p.out);
+    kc_proc_free(&p);
+
+    p = fake_run((char *[]){ "run", "fake.stale.f32", NULL });
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    expect_item(p.out, "FAIL", "fake.stale.f32", T("1 stale known finding (listed below); gates 1-4 pass on 5 cases"));
+    cr_expect(strstr(p.out, "\n    stale known finding: gate 3 on shapes edge.* (the n % 4 tail is not scaled (fixture)) no longer fails: remove it from the contract\n"),
+              "%s", p.out);
+    expect_rerun(p.out, "fake.stale.f32", "1");
+    kc_tally t;
+    tally_of(p.out, &t);
+    cr_expect_eq(t.stale, 1);
+    cr_expect_eq(t.n[KC_KIND_KERNEL][KC_FAIL], 1);
+    kc_proc_free(&p);
+}
+
+Test(gates_fake, fault_continues_the_serial_run_in_a_fresh_process)
+{
+    kc_proc p = fake_run((char *[]){ "run", "fake.*", NULL });
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    const char *fault = strstr(p.out, "RED    fake.axpy.f32:control.fault  ");
+    const char *fresh = strstr(p.out, "\nkcontract: the CUDA context is unusable after that item; continuing in a fresh process\n");
+    const char *next = strstr(p.out, "RED    fake.axpy.f32:control.nondeterministic  ");
+    cr_expect(fault && fresh && next && fault < fresh && fresh < next,
+              "the re-exec comes right after the faulting item:\n%s", p.out);
+    cr_expect(fresh && !strstr(strchr(fresh + 1, '\n'), "fresh process"), "one re-exec only:\n%s", p.out);
+    expect_all_once(p.out);
+    kc_tally t;
+    tally_of(p.out, &t);
+    expect_all_counts(&t);
+    kc_proc_free(&p);
+}
+
+static void costs_path(char *buf, size_t cap, const char *tag)
+{
+    snprintf(buf, cap, "/tmp/kc-gates-fake-%ld-%s.tsv", (long)getpid(), tag);
+    unlink(buf);
+}
+
+Test(gates_fake, jobs_2_replaces_the_worker_after_the_fault_with_serial_counts)
+{
+    char costs[256];
+    costs_path(costs, sizeof costs, "queue");
+    kc_proc s = fake_run((char *[]){ "run", "fake.*", NULL });
+    kc_proc j = fake_run((char *[]){ "run", "fake.*", "--jobs", "2", "--costs", costs, NULL });
+    cr_expect_eq(j.status, s.status, "exit %d\n%s%s", j.status, j.out, j.err);
+    cr_expect(strstr(j.out, "restarted (pid ") && strstr(j.out, ") after a CUDA context loss\n"), "%s", j.out);
+    cr_expect(!strstr(j.out, "CRASH"), "%s", j.out);
+    expect_all_once(j.out);
+    kc_tally ts, tj;
+    tally_of(s.out, &ts);
+    tally_of(j.out, &tj);
+    expect_all_counts(&tj);
+    cr_expect(kc_tally_counts_equal(&ts, &tj), "serial and queue tallies differ:\n%s\n---\n%s", s.out, j.out);
+    kc_proc_free(&s);
+    kc_proc_free(&j);
+    unlink(costs);
+}
+
+Test(gates_fake, jobs_2_static_shards_give_the_serial_counts)
+{
+    kc_proc j = fake_run((char *[]){ "run", "fake.*", "--jobs", "2", "--schedule", "static", NULL });
+    cr_expect_eq(j.status, 1, "exit %d\n%s%s", j.status, j.out, j.err);
+    cr_expect(strstr(j.out, "] kcontract: the CUDA context is unusable after that item; continuing in a fresh process\n"),
+              "the shard that faulted re-executes itself:\n%s", j.out);
+    expect_all_once(j.out);
+    kc_tally t;
+    tally_of(j.out, &t);
+    expect_all_counts(&t);
+    cr_expect_eq(t.shard_n, 1);
+    kc_proc_free(&j);
+}
+
+Test(gates_fake, info_lists_the_fake_device)
+{
+    kc_proc p = fake_run((char *[]){ "info", NULL });
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "driver: CUDA 13.0 (") && strstr(p.out, "libfake_cuda.so)\n"), "%s", p.out);
+    cr_expect(strstr(p.out, "device 0: kcontract fake GPU, compute capability 9.0, 4 SMs, 16.0 GiB, 227 KiB shared memory per block (opt-in), discrete\n"),
+              "%s", p.out);
+    cr_expect(strstr(p.out, "devices: 1\n"), "%s", p.out);
+    kc_proc_free(&p);
+}

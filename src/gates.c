@@ -569,6 +569,13 @@ done:
             res->state = KC_FAIL;
             snprintf(res->msg, sizeof res->msg, "%s", first[0] ? first : "the CUDA context was lost");
         }
+        if (!control) {     /* say what a lost context left unchecked */
+            int planned = 0;
+            for (const kc_shape *s = c->shapes; s->name; s++) planned += s->cls == KC_SHAPE_LARGE ? 1 : nd;
+            if (planned > res->cases)
+                append(res->msg, sizeof res->msg, "; %d more case%s not run (the CUDA context is unusable)",
+                       planned - res->cases, planned - res->cases == 1 ? "" : "s");
+        }
     }
     if (mod && !gpu->lost) gpu->cu.ModuleUnload(mod);
 }

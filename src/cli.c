@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void kc_cli_usage(FILE *out)
@@ -23,10 +24,11 @@ void kc_cli_usage(FILE *out)
           "  --device D    CUDA device ordinal (default 0)\n"
           "  --shard K/N   run slice K of N (K = 0..N-1): item i of the filtered, name-sorted list\n"
           "                belongs to shard i % N; the TALLY records K/N, the slice's items and digest\n"
-          "  --jobs N      run the selected items in N child processes (shards 0/N..N-1/N); each\n"
-          "                child line is printed as it comes, prefixed [K/N], then one merged TALLY\n"
-          "                and SUMMARY equal to the serial run's; children go round robin over the\n"
-          "                visible GPUs (CUDA_VISIBLE_DEVICES applies) or over --devices\n"
+          "  --jobs N      run the selected items in N worker processes (a work queue, see\n"
+          "                --schedule); each worker line is printed as it comes, prefixed [wK] ([K/N]\n"
+          "                with --schedule static), then one TALLY and SUMMARY equal to the serial\n"
+          "                run's; workers go round robin over the visible GPUs (CUDA_VISIBLE_DEVICES\n"
+          "                applies) or over --devices\n"
           "  --devices L   with --jobs: device ordinals to spread the children over, e.g. 0,2,3\n"
           "  --records F   check the launches recorded in file F (docs/launch-records.md): one kernel\n"
           "                item <contract>@<label> per line, gates 1-4 on exactly that shape; with no\n"
@@ -169,12 +171,32 @@ static int check_parallel(const kc_opts *o)
 
 /* --json, --junit, --timeline: run only, and each file can be created (checked
  * before anything runs; a file this check creates is removed again). */
+/* Nonzero when a and b are one file: the same path, or the same inode. */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (strcmp(a, b) == 0) return 1;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 static int check_reports(const kc_opts *o)
 {
-    const char *opt[3] = { "--json", "--junit", "--timeline" }, *path[3] = { o->json, o->junit, o->timeline };
+    const char *opt[4] = { "--json", "--junit", "--timeline", "--costs" };
+    const char *costs = o->costs ? o->costs : o->jobs && !o->schedule_static ? KC_COSTS_DEFAULT : NULL;
+    const char *path[4] = { o->json, o->junit, o->timeline, costs };
     for (int k = 0; k < 3; k++) {
         if (!path[k]) continue;
         if (o->cmd != KC_CMD_RUN) return usage_error("%s applies to run only%s", opt[k], "");
+        if (o->jobs && o->schedule_static)
+            return usage_error("%s needs a serial run or the --jobs work queue; --schedule static writes no reports%s",
+                               opt[k], "");
+        for (int j = k + 1; j < 4; j++)
+            if (path[j] && same_file(path[k], path[j]))
+            {
+                char why[PATH_MAX + 64];
+                snprintf(why, sizeof why, "%s and %s name the same file ('%s')", opt[k], opt[j], path[k]);
+                return usage_error("%s: each needs its own%s", why, "");
+            }
         int existed = access(path[k], F_OK) == 0;
         int fd = open(path[k], O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
         if (fd < 0) {

@@ -49,6 +49,12 @@ static long rss_peak_kib(void)
     return kib;
 }
 
+void kc_rerun_command(const kc_opts *o, const char *name, int device, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s run %s --seed %llu --device %d%s%s", o->argv0, name, (unsigned long long)o->seed, device,
+             o->records ? " --records " : "", o->records ? o->records : "");
+}
+
 static int is_failing(kc_state s)
 {
     return s == KC_FAIL || s == KC_MISSED || s == KC_LIMIT;
@@ -84,8 +90,7 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
     out->seconds = now_s() - t0;
     out->peak_rss_kib = rss_ok ? rss_peak_kib() : -1;
     if (is_failing(out->state))
-        snprintf(out->rerun, sizeof out->rerun, "%s run %s --seed %llu --device %d%s%s", o->argv0, it->name,
-                 (unsigned long long)o->seed, o->device, o->records ? " --records " : "", o->records ? o->records : "");
+        kc_rerun_command(o, it->name, o->device, out->rerun, sizeof out->rerun);
     kc_progress_clear();
     printf("%-6s %s  %s  (%.2f s)", kc_state_name(out->state), it->name, out->msg, out->seconds);
     if (out->rerun[0]) printf("  rerun: %s", out->rerun);

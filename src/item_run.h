@@ -26,6 +26,9 @@ typedef struct kc_outcome {
  * after that item, so the serial re-exec and the queue's worker replacement
  * are exercised on machines without a GPU. */
 void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_outcome *out);
+/* The command that reruns just item `name` with the run's seed on `device`
+ * (and its --records file, which record items need). */
+void kc_rerun_command(const kc_opts *o, const char *name, int device, char *buf, size_t cap);
 /* Nonzero for items that need the GPU (kernels, controls, limits, GPU suites). */
 int kc_item_needs_gpu(const kc_item *it);
 #endif

@@ -9,6 +9,7 @@
  * selected item is reported exactly once: by its worker's result line, as
  * CRASH/TIMEOUT when the worker died running it, or as NOTRUN when it was
  * never handed out. The only global is the self-pipe's write end. */
+#include "item_run.h"
 #include "sigpipe.h"
 #include "worker.h"
 
@@ -210,7 +211,7 @@ static int signal_all(queue *qq, int signo)
 
 static void rerun_of(const queue *qq, const char *name, int device, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%s run %s --seed %llu --device %d", qq->o->argv0, name, (unsigned long long)qq->o->seed, device);
+    kc_rerun_command(qq->o, name, device, buf, cap);
 }
 
 /* Counts, records and (for the parent's own lines) prints one item's outcome. */

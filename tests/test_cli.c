@@ -147,3 +147,37 @@ Test(cli, pattern_matching_nothing_is_refused)
     cr_expect(strstr(p.err, "'frobnicate'"), "%s", p.err);
     kc_proc_free(&p);
 }
+
+static kc_proc fixture_run(char *a1, char *a2, char *a3, char *a4, char *a5, char *a6, char *a7)
+{
+    char *argv[] = { (char *)kc_test_fixture_bin(), a1, a2, a3, a4, a5, a6, a7, NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, NULL, 30, &p), 0);
+    return p;
+}
+
+/* Static shards write no reports: asking for one is refused, so an old green
+ * report can never stand for a failing run. Two outputs may not share a file. */
+Test(cli, reports_refused_where_they_would_not_be_written)
+{
+    kc_proc p = fixture_run("run", "fixture.pass.00", "--jobs", "2", "--schedule", "static", "--junit");
+    cr_expect_eq(p.status, 2, "%s", p.err);
+    kc_proc_free(&p);
+    p = fixture_run("run", "fixture.pass.00", "--jobs", "2", "--schedule", "static", NULL);
+    cr_expect_eq(p.status, 0, "%s%s", p.out, p.err);
+    kc_proc_free(&p);
+    char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.pass.00", "--jobs", "2", "--schedule", "static",
+                     "--junit", "/tmp/kc_cli_static.xml", NULL };
+    cr_assert_eq(kc_spawn(argv, NULL, 30, &p), 0);
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "--junit needs a serial run or the --jobs work queue"), "%s", p.err);
+    kc_proc_free(&p);
+    p = fixture_run("run", "fixture.pass.00", "--json", "/tmp/kc_cli_same", "--junit", "/tmp/kc_cli_same", NULL);
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "--json and --junit name the same file ('/tmp/kc_cli_same')"), "%s", p.err);
+    kc_proc_free(&p);
+    p = fixture_run("run", "fixture.pass.00", "--jobs", "2", "--json", "/tmp/kc_cli_c.tsv", "--costs", "/tmp/kc_cli_c.tsv");
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "--json and --costs name the same file"), "%s", p.err);
+    kc_proc_free(&p);
+}

@@ -148,9 +148,9 @@ Test(cli, pattern_matching_nothing_is_refused)
     kc_proc_free(&p);
 }
 
-static kc_proc fixture_run(char *a1, char *a2, char *a3, char *a4, char *a5, char *a6, char *a7)
+static kc_proc fixture_run(char *a1, char *a2, char *a3, char *a4, char *a5, char *a6, char *a7, char *a8)
 {
-    char *argv[] = { (char *)kc_test_fixture_bin(), a1, a2, a3, a4, a5, a6, a7, NULL };
+    char *argv[] = { (char *)kc_test_fixture_bin(), a1, a2, a3, a4, a5, a6, a7, a8, NULL };
     kc_proc p;
     cr_assert_eq(kc_spawn(argv, NULL, 30, &p), 0);
     return p;
@@ -160,10 +160,10 @@ static kc_proc fixture_run(char *a1, char *a2, char *a3, char *a4, char *a5, cha
  * report can never stand for a failing run. Two outputs may not share a file. */
 Test(cli, reports_refused_where_they_would_not_be_written)
 {
-    kc_proc p = fixture_run("run", "fixture.pass.00", "--jobs", "2", "--schedule", "static", "--junit");
+    kc_proc p = fixture_run("run", "fixture.pass.00", "--jobs", "2", "--schedule", "static", "--junit", NULL);
     cr_expect_eq(p.status, 2, "%s", p.err);
     kc_proc_free(&p);
-    p = fixture_run("run", "fixture.pass.00", "--jobs", "2", "--schedule", "static", NULL);
+    p = fixture_run("run", "fixture.pass.00", "--jobs", "2", "--schedule", "static", NULL, NULL);
     cr_expect_eq(p.status, 0, "%s%s", p.out, p.err);
     kc_proc_free(&p);
     char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.pass.00", "--jobs", "2", "--schedule", "static",
@@ -172,7 +172,7 @@ Test(cli, reports_refused_where_they_would_not_be_written)
     cr_expect_eq(p.status, 2);
     cr_expect(strstr(p.err, "--junit needs a serial run or the --jobs work queue"), "%s", p.err);
     kc_proc_free(&p);
-    p = fixture_run("run", "fixture.pass.00", "--json", "/tmp/kc_cli_same", "--junit", "/tmp/kc_cli_same", NULL);
+    p = fixture_run("run", "fixture.pass.00", "--json", "/tmp/kc_cli_same", "--junit", "/tmp/kc_cli_same", NULL, NULL);
     cr_expect_eq(p.status, 2);
     cr_expect(strstr(p.err, "--json and --junit name the same file ('/tmp/kc_cli_same')"), "%s", p.err);
     kc_proc_free(&p);

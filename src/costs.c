@@ -5,6 +5,8 @@
 #include "errmsg.h"
 
 #include <errno.h>
+#include <sys/file.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -200,6 +202,25 @@ int kc_costs_format(const kc_costs *c, FILE *out)
         fprintf(out, "%s\t%.3f\t%ld\t%ld\t%d\n", c->v[i].name, c->v[i].seconds, c->v[i].peak_rss_kib,
                 c->v[i].peak_gpu_mib, c->v[i].failed);
     return ferror(out) ? -1 : 0;
+}
+
+int kc_costs_lock(const char *path)
+{
+    char lock[4096];
+    snprintf(lock, sizeof lock, "%s.lock", path);
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) return -1;
+    while (flock(fd, LOCK_EX) != 0)
+        if (errno != EINTR) {
+            close(fd);
+            return -1;
+        }
+    return fd;
+}
+
+void kc_costs_unlock(int fd)
+{
+    if (fd >= 0) close(fd);     /* closing releases the flock */
 }
 
 int kc_costs_save(const char *path, const kc_costs *c, char *err, size_t cap)

@@ -53,6 +53,11 @@ int kc_costs_load(const char *path, kc_costs *c, int *found, char *err, size_t c
 /* Writes the table (header, column line, rows by name). */
 int kc_costs_format(const kc_costs *c, FILE *out);
 /* Writes path atomically (a temporary file renamed over it). 0, or -1 with err. */
+/* Serialises read-merge-write of the table at path among concurrent runs:
+ * an exclusive flock(2) on "<path>.lock". Returns the lock's fd (pass it to
+ * kc_costs_unlock), or -1 when no lock could be taken (the caller goes on). */
+int kc_costs_lock(const char *path);
+void kc_costs_unlock(int fd);
 int kc_costs_save(const char *path, const kc_costs *c, char *err, size_t cap);
 const kc_cost *kc_costs_find(const kc_costs *c, const char *name);
 /* Inserts or replaces e. 0, or -1 when out of memory. */

@@ -596,6 +596,7 @@ static void save_costs(queue *qq)
     kc_costs c;
     int found;
     char err[1024];
+    int lock = kc_costs_lock(qq->o->costs);     /* other runs in this directory merge one at a time */
     if (kc_costs_load(qq->o->costs, &c, &found, err, sizeof err)) {     /* changed meanwhile: start afresh */
         fprintf(stderr, "kcontract: --costs %s; writing a new table\n", err);
         memset(&c, 0, sizeof c);
@@ -617,6 +618,7 @@ static void save_costs(queue *qq)
         fprintf(stderr, "kcontract: cannot write the cost table: %s\n", err);
     else if (n)
         printf("kcontract: cost table %s: %d item%s measured, %d recorded in all\n", qq->o->costs, n, n == 1 ? "" : "s", c.n);
+    kc_costs_unlock(lock);
     kc_costs_free(&c);
 }
 

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 
 #include "costs.h"
 #include "support/spawn.h"
@@ -317,4 +319,46 @@ Test(costs, admission_with_fake_plans)
             }
         }
     }
+}
+
+/* Runs started together in one directory share its cost table: each merges
+ * under a lock, so no run's rows are lost (seen before the lock: 56 of 76). */
+Test(costs, concurrent_runs_keep_every_row, .timeout = 60)
+{
+    char path[256];
+    tmpname(path, sizeof path, "concurrent");
+    unlink(path);
+    char pats[8][32];
+    pid_t pid[8];
+    for (int k = 0; k < 8; k++) {
+        if (k < 7) snprintf(pats[k], sizeof pats[k], "fixture.cost.%d*", k);
+        else snprintf(pats[k], sizeof pats[k], "fixture.pass.*");
+        pid[k] = fork();
+        if (pid[k] == 0) {
+            char *argv[] = { (char *)kc_test_fixture_bin(), "run", "--jobs", "2", "--costs", path, pats[k], NULL };
+            int devnull = open("/dev/null", O_WRONLY);
+            dup2(devnull, 1);
+            dup2(devnull, 2);
+            execv(argv[0], argv);
+            _exit(127);
+        }
+    }
+    for (int k = 0; k < 8; k++) waitpid(pid[k], NULL, 0);
+    kc_costs c;
+    int found = 0;
+    char err[512];
+    cr_assert_eq(kc_costs_load(path, &c, &found, err, sizeof err), 0, "%s", err);
+    /* 64 fixture.cost.NN items (patterns 0*..6* cover 00..69: 00..63 exist) and 12 fixture.pass.NN */
+    int cost = 0, pass = 0;
+    for (int i = 0; i < c.n; i++) {
+        cost += strncmp(c.v[i].name, "fixture.cost.", 13) == 0;
+        pass += strncmp(c.v[i].name, "fixture.pass.", 13) == 0;
+    }
+    cr_expect_eq(pass, 12);
+    cr_expect_geq(cost, 64, "%d cost rows", cost);
+    kc_costs_free(&c);
+    unlink(path);
+    char lock[300];
+    snprintf(lock, sizeof lock, "%s.lock", path);
+    unlink(lock);
 }

@@ -121,6 +121,7 @@ int kc_costs_parse(const char *text, kc_costs *c, char *err, size_t cap)
     for (const char *p = text; *p;) {
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (len && p[len - 1] == '\r') len--;      /* a table edited on Windows: CRLF lines */
         lineno++;
         if (lineno == 1 && (len != hl || strncmp(p, KC_COSTS_HEADER, hl) != 0)) {
             kc_costs_free(&t);

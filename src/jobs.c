@@ -647,7 +647,7 @@ int kc_jobs_run(const kc_opts *o, const kc_item *items, int n)
     size_t avail;
     if ((rc = kc_jobs_probe_devices(o, s.gpu_items, d)) || (rc = check_plan(o, items, &s, d, &plan, &avail))) goto out;
     print_header(o, &s, d, &plan, avail);
-    if (run_init(&r, o, d) || kc_sigpipe_install(&sp) < 0) {
+    if (run_init(&r, o, d) || kc_sigpipe_install(&sp, 0) < 0) {
         fprintf(stderr, "kcontract: cannot set up the children: %s\n", strerror(errno));
         run_free(&r);
         rc = 4;

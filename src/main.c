@@ -2,6 +2,9 @@
  * list from the registry, and dispatch to run (serial, or --jobs), list or
  * info. A --jobs child checks its parent before anything else (jobs.h). */
 #include <stdio.h>
+#include <sys/stat.h>
+#include <string.h>
+#include <errno.h>
 #include <stdlib.h>
 
 #include "cli.h"
@@ -45,6 +48,14 @@ int main(int argc, char **argv)
         kc_opts_free(&o);
         return 4;
     }
+    struct stat rst;
+    if (o.records && o.jobs && stat(o.records, &rst) == 0 && !S_ISREG(rst.st_mode)) {
+        fprintf(stderr, "kcontract: --records %s is not a regular file: with --jobs every worker reads it again "
+                        "(save it to a file first)\n", o.records);
+        free(items);
+        kc_opts_free(&o);
+        return 2;
+    }
     kc_launch_records *recs = NULL;   /* --records: items point into it; no patterns = the records only */
     if (o.records && (rc = kc_launch_records_apply(o.records, o.npatterns == 0 && !o.worker, &items, &n, &recs))) {
         free(items);
@@ -67,5 +78,9 @@ int main(int argc, char **argv)
     free(items);
     kc_launch_records_free(recs);
     kc_opts_free(&o);
+    if (fflush(stdout) != 0 || ferror(stdout)) {    /* lines nobody saw are not a result */
+        fprintf(stderr, "kcontract: writing standard output failed: %s\n", strerror(errno));
+        if (rc != 1) rc = 4;
+    }
     return rc;
 }

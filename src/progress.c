@@ -34,7 +34,8 @@ void kc_progress_start(int total, int already_done, int workers, int enable)
 {
     const char *nc = getenv("NO_COLOR");
     memset(&P, 0, sizeof P);
-    P.on = enable && isatty(STDERR_FILENO);
+    const char *term = getenv("TERM");
+    P.on = enable && isatty(STDERR_FILENO) && !(term && strcmp(term, "dumb") == 0);   /* no cursor control */
     P.colour = !(nc && *nc);
     P.total = total;
     P.done = already_done;

@@ -747,7 +747,7 @@ int kc_queue_run(const kc_opts *o, const kc_item *items, int n)
     qq.cap = o->max_restarts >= 0 ? o->max_restarts : KC_QUEUE_RESTART_CAP(qq.nw);
     qq.rec.workers = qq.nw;
     qq.w = calloc((size_t)(qq.nw ? qq.nw : 1), sizeof *qq.w);
-    if (!qq.w || kc_sigpipe_install(&sp) < 0) {
+    if (!qq.w || kc_sigpipe_install(&sp, 1) < 0) {
         fprintf(stderr, "kcontract: cannot set up the workers: %s\n", strerror(errno));
         rc = 4;
         goto out;

@@ -24,7 +24,8 @@ double kc_report_worker_stats(const kc_records *rs, kc_worker_stats *ws)
     for (int w = 0; w < nw; w++) ws[w] = (kc_worker_stats){ 0, 0, -1, -1 };
     for (int i = 0; i < rs->n; i++) {
         const kc_record *r = &rs->v[i];
-        kc_worker_stats *s = &ws[r->worker < 0 ? 0 : r->worker];
+        if (r->worker < 0 || r->worker >= nw) continue;     /* never handed out (NOTRUN): no worker's */
+        kc_worker_stats *s = &ws[r->worker];
         double d = r->end_s - r->start_s;
         if (!(d > 0)) d = 0;
         s->items++;

@@ -18,7 +18,7 @@ static void on_signal(int signo)
     errno = saved;
 }
 
-int kc_sigpipe_install(kc_sigpipe *sp)
+int kc_sigpipe_install(kc_sigpipe *sp, int ignore_sigpipe)
 {
     int p[2];
     if (pipe2(p, O_CLOEXEC | O_NONBLOCK)) return -1;
@@ -38,7 +38,7 @@ int kc_sigpipe_install(kc_sigpipe *sp)
     struct sigaction ign;
     memset(&ign, 0, sizeof ign);
     ign.sa_handler = SIG_IGN;
-    sigaction(SIGPIPE, &ign, &sp->old[3]);
+    sigaction(SIGPIPE, ignore_sigpipe ? &ign : NULL, &sp->old[3]);
     sigprocmask(SIG_UNBLOCK, &set, NULL);
     return 0;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "support/run_output.h"
 #include "support/spawn.h"
 #include "tally.h"
 
@@ -50,15 +51,6 @@ static int line_of(const char *out, const char *prefix, char *buf, size_t cap)
 
 /* The run's TALLY: the last line starting with "TALLY " (a --jobs run's
  * children print theirs with a "[K/N] " prefix; the parent's comes last). */
-static void tally_of(const char *out, kc_tally *t)
-{
-    char line[4096], why[256];
-    const char *last = strncmp(out, "TALLY ", 6) == 0 ? out : NULL;
-    for (const char *q = out; (q = strstr(q, "\nTALLY ")); q++) last = q + 1;
-    cr_assert(last, "no TALLY in:\n%s", out);
-    snprintf(line, sizeof line, "%.*s", (int)strcspn(last, "\n"), last);
-    cr_assert_eq(kc_tally_parse(line, t, why, sizeof why), 0, "%s: %s", why, line);
-}
 
 /* Expects exactly one state line for `name`, in state `state`, containing
  * each of the NULL-ended texts. */
@@ -150,7 +142,7 @@ Test(gates_fake, clean_kernels_pass_gates_1_to_4_with_case_counts)
     expect_item(p.out, "PASS", "fake.spill.f32", T("gates 1-4 on 5 cases (3 shapes x up to 2 distributions)"));
     cr_expect(!strstr(p.out, "rerun:"), "%s", p.out);
     kc_tally t;
-    tally_of(p.out, &t);
+    kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_KERNEL][KC_PASS], 3);
     kc_proc_free(&p);
 }
@@ -180,7 +172,7 @@ Test(gates_fake, controls_turn_red_naming_the_gate_and_blind_is_missed)
     cr_assert_eq(line_of(p.out, "RED    fake.axpy.f32:control.fault  ", line, sizeof line), 0, "%s", p.out);
     cr_expect(!strstr(line, "rerun:"), "a RED control is no failure: no rerun command\n%s", line);
     kc_tally t;
-    tally_of(p.out, &t);
+    kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_CONTROL][KC_RED], 6);
     cr_expect_eq(t.n[KC_KIND_CONTROL][KC_MISSED], 1);
     kc_proc_free(&p);
@@ -228,7 +220,7 @@ Test(gates_fake, limit_problems_carry_figure_and_budget)
     expect_item(p.out, "PASS", "fake.known.f32:limits",
                 T("24 registers, 2048+0 B shared, 0 B local, 8 blocks/SM; largest shape large.2e5 passes gates 1-3"));
     kc_tally t;
-    tally_of(p.out, &t);
+    kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_LIMIT][KC_LIMIT], 1);
     cr_expect_eq(t.n[KC_KIND_LIMIT][KC_PASS], 5);
     cr_expect_eq(t.limit_problems, 3);
@@ -254,7 +246,7 @@ Test(gates_fake, known_findings_are_known_and_stale_ones_fail)
               "%s", p.out);
     expect_rerun(p.out, "fake.stale.f32", "1");
     kc_tally t;
-    tally_of(p.out, &t);
+    kc_out_tally(p.out, &t);
     cr_expect_eq(t.stale, 1);
     cr_expect_eq(t.n[KC_KIND_KERNEL][KC_FAIL], 1);
     kc_proc_free(&p);
@@ -272,7 +264,7 @@ Test(gates_fake, fault_continues_the_serial_run_in_a_fresh_process)
     cr_expect(fresh && !strstr(strchr(fresh + 1, '\n'), "fresh process"), "one re-exec only:\n%s", p.out);
     expect_all_once(p.out);
     kc_tally t;
-    tally_of(p.out, &t);
+    kc_out_tally(p.out, &t);
     expect_all_counts(&t);
     kc_proc_free(&p);
 }
@@ -294,8 +286,8 @@ Test(gates_fake, jobs_2_replaces_the_worker_after_the_fault_with_serial_counts)
     cr_expect(!strstr(j.out, "CRASH"), "%s", j.out);
     expect_all_once(j.out);
     kc_tally ts, tj;
-    tally_of(s.out, &ts);
-    tally_of(j.out, &tj);
+    kc_out_tally(s.out, &ts);
+    kc_out_tally(j.out, &tj);
     expect_all_counts(&tj);
     cr_expect(kc_tally_counts_equal(&ts, &tj), "serial and queue tallies differ:\n%s\n---\n%s", s.out, j.out);
     kc_proc_free(&s);
@@ -311,7 +303,7 @@ Test(gates_fake, jobs_2_static_shards_give_the_serial_counts)
               "the shard that faulted re-executes itself:\n%s", j.out);
     expect_all_once(j.out);
     kc_tally t;
-    tally_of(j.out, &t);
+    kc_out_tally(j.out, &t);
     expect_all_counts(&t);
     cr_expect_eq(t.shard_n, 1);
     kc_proc_free(&j);

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "support/run_output.h"
 #include "support/spawn.h"
 #include "tally.h"
 
@@ -37,39 +38,10 @@ static kc_proc fixture(char **args)
 }
 
 /* The unprefixed line starting with `key` ("TALLY ", "SUMMARY "), copied. */
-static int line_of(const char *out, const char *key, char *buf, size_t cap)
-{
-    size_t kl = strlen(key);
-    for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-        if (strncmp(p, key, kl) == 0) {
-            const char *e = strchr(p, '\n');
-            snprintf(buf, cap, "%.*s", (int)(e ? e - p : (long)strlen(p)), p);
-            return 0;
-        }
-    return -1;
-}
 
-static void tally_of(const char *out, kc_tally *t)
-{
-    char line[4096], why[256];
-    cr_assert_eq(line_of(out, "TALLY ", line, sizeof line), 0, "no merged TALLY in:\n%s", out);
-    cr_assert_eq(kc_tally_parse(line, t, why, sizeof why), 0, "%s: %s", why, line);
-}
 
 /* The SUMMARY without its trailing "  (N.N s)". */
-static void summary_of(const char *out, char *buf, size_t cap)
-{
-    cr_assert_eq(line_of(out, "SUMMARY ", buf, cap), 0, "no SUMMARY in:\n%s", out);
-    char *t = strstr(buf, "  (");
-    if (t) *t = 0;
-}
 
-static int count_of(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
-    return n;
-}
 
 Test(jobs, merged_tally_equals_serial, .timeout = 30)
 {
@@ -77,25 +49,25 @@ Test(jobs, merged_tally_equals_serial, .timeout = 30)
     char *jobs_args[] = { "run", "fixture.pass.*", "fixture.fail", "--seed", "9", "--jobs", "3", "--schedule", "static", NULL };
     kc_proc s = fixture(serial_args), j = fixture(jobs_args);
     kc_tally ts, tj;
-    tally_of(s.out, &ts);
-    tally_of(j.out, &tj);
+    kc_out_tally(s.out, &ts);
+    kc_out_tally(j.out, &tj);
     cr_expect(kc_tally_counts_equal(&ts, &tj), "serial and --jobs 3 tallies differ:\n%s\n---\n%s", s.out, j.out);
     cr_expect_eq(tj.shard_k, 0);
     cr_expect_eq(tj.shard_n, 1);
     cr_expect_eq(tj.items, 13);
     char ss[1024], sj[1024];
-    summary_of(s.out, ss, sizeof ss);
-    summary_of(j.out, sj, sizeof sj);
+    kc_out_summary(s.out, ss, sizeof ss);
+    kc_out_summary(j.out, sj, sizeof sj);
     cr_expect_str_eq(sj, ss);
     cr_expect_eq(s.status, 1, "fixture.fail fails");
     cr_expect_eq(j.status, s.status, "--jobs exit %d, serial %d\n%s", j.status, s.status, j.out);
     for (int k = 0; k < 3; k++) {
         char pre[32];
         snprintf(pre, sizeof pre, "\n[%d/3] TALLY v=1 ", k);
-        cr_expect_eq(count_of(j.out, pre), 1, "shard %d's TALLY, prefixed:\n%s", k, j.out);
+        cr_expect_eq(kc_out_count(j.out, pre), 1, "shard %d's TALLY, prefixed:\n%s", k, j.out);
     }
-    cr_expect_eq(count_of(j.out, "FAIL   fixture.fail "), 1, "%s", j.out);
-    cr_expect_eq(count_of(j.out, "PASS   fixture.pass.07 "), 1, "%s", j.out);
+    cr_expect_eq(kc_out_count(j.out, "FAIL   fixture.fail "), 1, "%s", j.out);
+    cr_expect_eq(kc_out_count(j.out, "PASS   fixture.pass.07 "), 1, "%s", j.out);
     kc_proc_free(&s);
     kc_proc_free(&j);
 }
@@ -108,10 +80,10 @@ Test(jobs, jobs_1_prints_each_line_once, .timeout = 30)
     for (int i = 0; i < 10; i++) {
         char name[64];
         snprintf(name, sizeof name, "PASS   fixture.pass.0%d ", i);
-        cr_expect_eq(count_of(p.out, name), 1, "%s\n%s", name, p.out);
+        cr_expect_eq(kc_out_count(p.out, name), 1, "%s\n%s", name, p.out);
     }
-    cr_expect_eq(count_of(p.out, "TALLY v=1"), 2, "the child's and the merged one:\n%s", p.out);
-    cr_expect_eq(count_of(p.out, "\n[0/1] TALLY v=1"), 1, "%s", p.out);
+    cr_expect_eq(kc_out_count(p.out, "TALLY v=1"), 2, "the child's and the merged one:\n%s", p.out);
+    cr_expect_eq(kc_out_count(p.out, "\n[0/1] TALLY v=1"), 1, "%s", p.out);
     kc_proc_free(&p);
 }
 
@@ -122,7 +94,7 @@ Test(jobs, more_jobs_than_items, .timeout = 30)
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "[3/4] kcontract: shard 3/4 is empty"), "%s", p.out);
     kc_tally t;
-    tally_of(p.out, &t);
+    kc_out_tally(p.out, &t);
     cr_expect_eq(t.items, 2);
     cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 2);
     kc_proc_free(&p);
@@ -197,7 +169,7 @@ Test(jobs, long_line_cut_and_tally_still_counts, .timeout = 30)
     cr_expect_eq((size_t)(m - start), strlen("[0/2] ") + 65536, "kept %zu bytes", (size_t)(m - start));
     cr_expect_lt(p.out_len, 100000, "the 3 MiB line must not be passed on whole");
     kc_tally t;
-    tally_of(p.out, &t);
+    kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 11, "bigline + 10 passes");
     kc_proc_free(&p);
 }
@@ -266,7 +238,7 @@ static int live_read_until(live *l, int (*pred)(const live *), double secs)
     return 0;
 }
 
-static int three_pids(const live *l) { return count_of(l->out, " pid ") >= 3; }
+static int three_pids(const live *l) { return kc_out_count(l->out, " pid ") >= 3; }
 static int never(const live *l) { (void)l; return 0; }
 
 /* The pids the hang fixtures printed ("fixture.hang.N pid P"). */
@@ -344,7 +316,7 @@ Test(jobs, sigint_reaches_every_child, .timeout = 30) { interrupt_reaches_every_
 Test(jobs, sigterm_reaches_every_child, .timeout = 30) { interrupt_reaches_every_child(SIGTERM, "SIGTERM"); }
 
 /* Both hangs started and shard 2 finished. */
-static int two(const live *x) { return count_of(x->out, " pid ") >= 2 && strstr(x->out, "kcontract: shard 2/3 finished in "); }
+static int two(const live *x) { return kc_out_count(x->out, " pid ") >= 2 && strstr(x->out, "kcontract: shard 2/3 finished in "); }
 
 Test(jobs, interrupt_reports_finished_shards, .timeout = 30)
 {

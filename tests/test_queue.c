@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "costs.h"
+#include "support/run_output.h"
 #include "support/spawn.h"
 #include "tally.h"
 
@@ -41,31 +42,8 @@ static void costs_path(char *buf, size_t cap, const char *tag)
     unlink(buf);
 }
 
-static int line_of(const char *out, const char *key, char *buf, size_t cap)
-{
-    size_t kl = strlen(key);
-    for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-        if (strncmp(p, key, kl) == 0) {
-            const char *e = strchr(p, '\n');
-            snprintf(buf, cap, "%.*s", (int)(e ? e - p : (long)strlen(p)), p);
-            return 0;
-        }
-    return -1;
-}
 
-static void tally_of(const char *out, kc_tally *t)
-{
-    char line[4096], why[256];
-    cr_assert_eq(line_of(out, "TALLY ", line, sizeof line), 0, "no TALLY in:\n%s", out);
-    cr_assert_eq(kc_tally_parse(line, t, why, sizeof why), 0, "%s: %s", why, line);
-}
 
-static void summary_of(const char *out, char *buf, size_t cap)
-{
-    cr_assert_eq(line_of(out, "SUMMARY ", buf, cap), 0, "no SUMMARY in:\n%s", out);
-    char *t = strstr(buf, "  (");
-    if (t) *t = 0;
-}
 
 static const char *const STATES[] = { "PASS", "FAIL", "KNOWN", "RED", "MISSED", "LIMIT", "SKIP", "CRASH", "TIMEOUT", "NOTRUN" };
 
@@ -119,14 +97,14 @@ Test(queue, tally_and_summary_equal_serial, .timeout = 60)
     char *ja[] = { "run", "fixture.pass.*", "fixture.fail", "fixture.cost.0*", "--seed", "9", "--jobs", "3", "--costs", costs, NULL };
     kc_proc s = fixture(sa), j = fixture(ja);
     kc_tally ts, tj;
-    tally_of(s.out, &ts);
-    tally_of(j.out, &tj);
+    kc_out_tally(s.out, &ts);
+    kc_out_tally(j.out, &tj);
     cr_expect(kc_tally_counts_equal(&ts, &tj), "serial and queue tallies differ:\n%s\n---\n%s", s.out, j.out);
     cr_expect_eq(tj.items, 23);
     cr_expect_eq(tj.shard_n, 1);
     char ss[1024], sj[1024];
-    summary_of(s.out, ss, sizeof ss);
-    summary_of(j.out, sj, sizeof sj);
+    kc_out_summary(s.out, ss, sizeof ss);
+    kc_out_summary(j.out, sj, sizeof sj);
     cr_expect_str_eq(sj, ss);
     cr_expect_eq(s.status, 1);
     cr_expect_eq(j.status, s.status, "%s", j.out);
@@ -139,7 +117,7 @@ Test(queue, tally_and_summary_equal_serial, .timeout = 60)
     cr_expect(strstr(j2.out, "costs "), "%s", j2.out);
     cr_expect(strstr(j2.out, "23 of 23 recorded"), "%s", j2.out);
     kc_tally t2;
-    tally_of(j2.out, &t2);
+    kc_out_tally(j2.out, &t2);
     cr_expect(kc_tally_counts_equal(&ts, &t2), "second run:\n%s", j2.out);
     kc_proc_free(&s);
     kc_proc_free(&j);
@@ -188,13 +166,13 @@ Test(queue, crashing_workers_become_CRASH_and_every_item_is_reported_once, .time
     cr_expect(strstr(p.out, "rerun: "), "%s", p.out);
     cr_expect(strstr(p.out, "restarted (pid "), "%s", p.out);
     kc_tally t;
-    tally_of(p.out, &t);
+    kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_SUITE][KC_CRASH], 4);
     cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 12);
     cr_expect_eq(t.n[KC_KIND_SUITE][KC_FAIL], 1);
     cr_expect_eq(t.items, 17);
     char sum[1024];
-    summary_of(p.out, sum, sizeof sum);
+    kc_out_summary(p.out, sum, sizeof sum);
     cr_expect(strstr(sum, "4 crashed"), "%s", sum);
     kc_proc_free(&p);
     unlink(costs);
@@ -218,7 +196,7 @@ Test(queue, hanging_item_becomes_TIMEOUT_and_the_run_goes_on, .timeout = 60)
     cr_expect(strstr(p.out, "exceeded its time limit of 1 s"), "%s", p.out);
     cr_expect(strstr(p.out, "got SIGTERM, then SIGKILL after the grace"), "stubborn ignores SIGTERM:\n%s", p.out);
     kc_tally t;
-    tally_of(p.out, &t);
+    kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_SUITE][KC_TIMEOUT], 2);
     cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 10);
     cr_expect_lt(wall, 10, "took %.1f s", wall);
@@ -241,7 +219,7 @@ Test(queue, restarts_are_capped, .timeout = 60)
     cr_expect(strstr(p.out, "restart cap: 1 workers were replaced after a crash or timeout"), "%s", p.out);
     cr_expect(strstr(p.out, "not starting another worker: the 12 items not handed out yet are NOTRUN"), "%s", p.out);
     kc_tally t;
-    tally_of(p.out, &t);
+    kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_SUITE][KC_NOTRUN], 12);
     cr_expect_eq(t.n[KC_KIND_SUITE][KC_CRASH], 2);
     kc_proc_free(&p);
@@ -260,11 +238,11 @@ Test(queue, fail_fast_reports_the_rest_as_NOTRUN, .timeout = 30)
     cr_expect(strstr(p.out, "NOTRUN fixture.pass.00  not run: --fail-fast: the run stopped after fixture.fail (FAIL)"),
               "%s", p.out);
     kc_tally t;
-    tally_of(p.out, &t);
+    kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_SUITE][KC_NOTRUN], 12);
     cr_expect_eq(kc_tally_exit_status(&t), 1);
     char sum[1024];
-    summary_of(p.out, sum, sizeof sum);
+    kc_out_summary(p.out, sum, sizeof sum);
     cr_expect(strstr(sum, "12 not run"), "%s", sum);
     kc_proc_free(&p);
     unlink(costs);
@@ -383,12 +361,6 @@ static void live_start(live *l, char **args)
     l->fd = p[0];
 }
 
-static int count_of(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
-    return n;
-}
 
 static int live_read_until(live *l, int (*pred)(const live *), double secs)
 {
@@ -407,7 +379,7 @@ static int live_read_until(live *l, int (*pred)(const live *), double secs)
     return 0;
 }
 
-static int three_pids(const live *l) { return count_of(l->out, " pid ") >= 3; }
+static int three_pids(const live *l) { return kc_out_count(l->out, " pid ") >= 3; }
 static int never(const live *l) { (void)l; return 0; }
 
 static int alive(pid_t pid)
@@ -496,7 +468,7 @@ Test(queue, lost_context_replaces_the_worker_and_loses_nothing, .timeout = 60)
     cr_expect(strstr(p.out, "restarted") && strstr(p.out, "after a CUDA context loss"), "no replacement:\n%s", p.out);
     for (int i = 0; i < 12; i++) expect_once(p.out, pass_name(i), "PASS");
     kc_tally t;
-    tally_of(p.out, &t);
+    kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 12);
     cr_expect_eq(t.items, 12);
     kc_proc_free(&p);

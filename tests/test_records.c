@@ -14,6 +14,7 @@
 #include "gates.h"
 #include "launch_records.h"
 #include "registry.h"
+#include "support/run_output.h"
 #include "support/spawn.h"
 
 #define LLAMA "records/llama3-8b.txt"
@@ -313,14 +314,6 @@ static kc_proc kc(char **args)
     return p;
 }
 
-static int count_lines_with(const char *text, const char *prefix)
-{
-    int n = 0;
-    size_t pl = strlen(prefix);
-    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-        if (strncmp(p, prefix, pl) == 0) n++;
-    return n;
-}
 
 Test(records, list_shows_only_the_record_items)
 {
@@ -330,7 +323,7 @@ Test(records, list_shows_only_the_record_items)
     cr_expect(strstr(p.out, "kernel   rope.neox.qk.bf16@llama3-8b.prefill.t512.rope\n"), "%s", p.out);
     cr_expect(!strstr(p.out, ":limits") && !strstr(p.out, "host.contracts.lint"),
               "no patterns: only the records:\n%s", p.out);
-    int items = count_lines_with(p.out, "kernel   ");
+    int items = kc_out_count_lines(p.out, "kernel   ");
     char want[64];
     snprintf(want, sizeof want, "%d items: %d kernels, 0 controls, 0 limit checks, 0 suites", items, items);
     cr_expect_geq(items, 30);
@@ -352,7 +345,7 @@ Test(records, run_without_gpu_skips_them_and_exits_3)
 {
     kc_proc p = kc((char *[]){ "run", "--records", MIXTRAL, NULL });
     cr_expect_eq(p.status, 3, "exit %d\n%s%s", p.status, p.out, p.err);
-    int skips = count_lines_with(p.out, "SKIP   ");
+    int skips = kc_out_count_lines(p.out, "SKIP   ");
     cr_expect_geq(skips, 40, "%s", p.out);
     cr_expect(strstr(p.out, "\nSKIP   softmax.f32@mixtral-8x7b.decode.b8.router_softmax  no GPU"), "%s", p.out);
     char want[96];
@@ -368,7 +361,7 @@ Test(records, shard_keeps_each_record_item_once)
 {
     kc_proc all = kc((char *[]){ "list", "--records", LLAMA, NULL });
     cr_assert_eq(all.status, 0);
-    int total = count_lines_with(all.out, "kernel   "), seen = 0;
+    int total = kc_out_count_lines(all.out, "kernel   "), seen = 0;
     char *got = calloc(1, strlen(all.out) + 1);
     for (int k = 0; k < 3; k++) {
         char sh[8];
@@ -398,7 +391,7 @@ Test(records, jobs_passes_the_records_to_its_children, .timeout = 60)
 {
     kc_proc p = kc((char *[]){ "run", "--records", LLAMA, "*@*.decode.b1.*", "--jobs", "2", "--schedule", "static", NULL });
     cr_expect_eq(p.status, 3, "exit %d\n%s%s", p.status, p.out, p.err);
-    int skips = count_lines_with(p.out, "[0/2] SKIP   ") + count_lines_with(p.out, "[1/2] SKIP   ");
+    int skips = kc_out_count_lines(p.out, "[0/2] SKIP   ") + kc_out_count_lines(p.out, "[1/2] SKIP   ");
     cr_expect_geq(skips, 5, "%s", p.out);
     char want[64];
     snprintf(want, sizeof want, " kernel.skip=%d ", skips);
@@ -407,7 +400,7 @@ Test(records, jobs_passes_the_records_to_its_children, .timeout = 60)
     /* The work queue's workers must know the record items too. */
     p = kc((char *[]){ "run", "--records", LLAMA, "*@*.decode.b1.*", "--jobs", "2", "--costs", "/tmp/kc_records_costs.tsv", NULL });
     cr_expect_eq(p.status, 3, "exit %d\n%s%s", p.status, p.out, p.err);
-    int qskips = count_lines_with(p.out, "[w0] SKIP   ") + count_lines_with(p.out, "[w1] SKIP   ");
+    int qskips = kc_out_count_lines(p.out, "[w0] SKIP   ") + kc_out_count_lines(p.out, "[w1] SKIP   ");
     cr_expect_eq(qskips, skips, "%s", p.out);
     cr_expect(strstr(p.out, want), "queue TALLY lacks '%s':\n%s", want, p.out);
     kc_proc_free(&p);

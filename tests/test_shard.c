@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "shard.h"
+#include "support/run_output.h"
 #include "support/spawn.h"
 #include "tally.h"
 
@@ -131,15 +132,6 @@ static int item_names(const char *out, char names[][64], int max, int have)
     return have;
 }
 
-static void tally_of(const char *out, kc_tally *t)
-{
-    const char *p = strstr(out, "\nTALLY ");
-    cr_assert(p, "no TALLY in:\n%s", out);
-    char line[4096], why[256];
-    const char *e = strchr(p + 1, '\n');
-    snprintf(line, sizeof line, "%.*s", (int)(e ? e - p - 1 : (long)strlen(p + 1)), p + 1);
-    cr_assert_eq(kc_tally_parse(line, t, why, sizeof why), 0, "%s: %s", why, line);
-}
 
 Test(shard, filter_then_shard_keeps_each_item_once, .timeout = 60)
 {
@@ -150,7 +142,7 @@ Test(shard, filter_then_shard_keeps_each_item_once, .timeout = 60)
     int ns = item_names(s.out, serial, 32, 0);
     cr_assert_eq(ns, 13, "serial items:\n%s", s.out);
     kc_tally st;
-    tally_of(s.out, &st);
+    kc_out_tally(s.out, &st);
     static const int NS[] = { 1, 2, 3, 5, 13, 20 };
     for (size_t ni = 0; ni < sizeof NS / sizeof NS[0]; ni++) {
         int n = NS[ni], ng = 0;
@@ -164,7 +156,7 @@ Test(shard, filter_then_shard_keeps_each_item_once, .timeout = 60)
             int before = ng;
             ng = item_names(p.out, got, 32, ng);
             kc_tally t;
-            tally_of(p.out, &t);
+            kc_out_tally(p.out, &t);
             cr_expect_eq(t.shard_k, k);
             cr_expect_eq(t.shard_n, n);
             cr_expect_eq(t.items, ng - before, "shard %s: TALLY items %ld, lines %d", spec, t.items, ng - before);

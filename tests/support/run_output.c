@@ -1,0 +1,60 @@
+/* run_output.c — test support: the result lines of a captured run. */
+#include "run_output.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#define EACH_LINE(p, text) for (const char *p = (text); p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+
+static void copy_line(const char *p, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%.*s", (int)strcspn(p, "\n"), p);
+}
+
+int kc_out_line(const char *out, const char *key, char *buf, size_t cap)
+{
+    size_t kl = strlen(key);
+    EACH_LINE(p, out)
+        if (strncmp(p, key, kl) == 0) {
+            copy_line(p, buf, cap);
+            return 0;
+        }
+    return -1;
+}
+
+void kc_out_tally(const char *out, kc_tally *t)
+{
+    const char *tally = NULL;
+    EACH_LINE(p, out) {
+        if (strncmp(p, "SUMMARY ", 8) == 0 && tally) break;   /* the TALLY right before the SUMMARY */
+        if (strncmp(p, "TALLY ", 6) == 0) tally = p;
+    }
+    cr_assert(tally, "no TALLY in:\n%s", out);
+    char line[4096], why[256];
+    copy_line(tally, line, sizeof line);
+    cr_assert_eq(kc_tally_parse(line, t, why, sizeof why), 0, "%s: %s", why, line);
+}
+
+void kc_out_summary(const char *out, char *buf, size_t cap)
+{
+    cr_assert_eq(kc_out_line(out, "SUMMARY ", buf, cap), 0, "no SUMMARY in:\n%s", out);
+    char *t = strstr(buf, "  (");
+    if (t) *t = 0;
+}
+
+int kc_out_count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
+    return n;
+}
+
+int kc_out_count_lines(const char *text, const char *prefix)
+{
+    int n = 0;
+    size_t pl = strlen(prefix);
+    EACH_LINE(p, text)
+        if (strncmp(p, prefix, pl) == 0) n++;
+    return n;
+}

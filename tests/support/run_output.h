@@ -1,0 +1,20 @@
+/* run_output.h — test support: reading a kcontract run's captured stdout the
+ * way docs/output-format.md says a consumer must: the result is the TALLY line
+ * immediately before the SUMMARY line (items may print TALLY-like lines). */
+#ifndef KC_TEST_RUN_OUTPUT_H
+#define KC_TEST_RUN_OUTPUT_H
+#include <stddef.h>
+#include "tally.h"
+
+/* The first unprefixed line starting with key, copied into buf; 0, or -1. */
+int kc_out_line(const char *out, const char *key, char *buf, size_t cap);
+/* Parses the run's result TALLY (see above) into *t; a Criterion assertion
+ * fails when there is none or it does not parse. */
+void kc_out_tally(const char *out, kc_tally *t);
+/* The SUMMARY line without its trailing "  (N.N s)"; asserts there is one. */
+void kc_out_summary(const char *out, char *buf, size_t cap);
+/* Occurrences of needle in hay. */
+int kc_out_count(const char *hay, const char *needle);
+/* Lines of text that start with prefix. */
+int kc_out_count_lines(const char *text, const char *prefix);
+#endif

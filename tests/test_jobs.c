@@ -9,17 +9,15 @@
  * schedule; test_queue.c covers the default work queue). */
 #include <criterion/criterion.h>
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "support/run_output.h"
+#include "support/live.h"
 #include "support/spawn.h"
 #include "tally.h"
 
@@ -174,132 +172,44 @@ Test(jobs, long_line_cut_and_tally_still_counts, .timeout = 30)
     kc_proc_free(&p);
 }
 
-/* ---- live processes: signals ---- */
 
-typedef struct live {
-    pid_t pid;
-    int fd;                 /* its stdout and stderr */
-    char out[1 << 16];
-    size_t len;
-} live;
 
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
-static void live_start(live *l, char **args)
-{
-    int p[2];
-    memset(l, 0, sizeof *l);
-    cr_assert_eq(pipe(p), 0);
-    char *argv[16] = { (char *)kc_test_fixture_bin() };
-    int a = 1;
-    for (; args[a - 1]; a++) argv[a] = args[a - 1];
-    argv[a] = NULL;
-    l->pid = fork();
-    cr_assert_geq(l->pid, 0);
-    if (l->pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);   /* a test that fails or times out leaves nothing running */
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        dup2(p[1], 1);
-        dup2(p[1], 2);
-        close(p[0]);
-        close(p[1]);
-        putenv(NO_GPU[0]);
-        execv(argv[0], argv);
-        _exit(127);
-    }
-    close(p[1]);
-    l->fd = p[0];
-}
+static int three_pids(const kc_live *l) { return kc_out_count(l->out, " pid ") >= 3; }
+static int never(const kc_live *l) { (void)l; return 0; }
 
-/* Reads until `pred` holds or the stream ends or `secs` pass. Returns 0 if it holds. */
-static int live_read_until(live *l, int (*pred)(const live *), double secs)
-{
-    double end = mono() + secs;
-    while (!pred(l)) {
-        int ms = (int)((end - mono()) * 1000);
-        if (ms <= 0) return -1;
-        struct pollfd pf = { l->fd, POLLIN, 0 };
-        if (poll(&pf, 1, ms) <= 0) continue;
-        if (l->len + 1 >= sizeof l->out) return -1;
-        ssize_t n = read(l->fd, l->out + l->len, sizeof l->out - 1 - l->len);
-        if (n <= 0) return pred(l) ? 0 : -1;
-        l->len += (size_t)n;
-        l->out[l->len] = 0;
-    }
-    return 0;
-}
 
-static int three_pids(const live *l) { return kc_out_count(l->out, " pid ") >= 3; }
-static int never(const live *l) { (void)l; return 0; }
 
-/* The pids the hang fixtures printed ("fixture.hang.N pid P"). */
-static int hang_pids(const live *l, pid_t *pids, int max)
-{
-    int n = 0;
-    for (const char *p = l->out; n < max && (p = strstr(p, " pid ")); p += 5) pids[n++] = (pid_t)atol(p + 5);
-    return n;
-}
 
-/* Alive: exists and is not a zombie (an orphan's zombie waits for init to reap it). */
-static int alive(pid_t pid)
-{
-    char path[64], buf[512];
-    if (kill(pid, 0) != 0) return 0;
-    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    const char *rp = strrchr(buf, ')');
-    return !(rp && rp[1] == ' ' && rp[2] == 'Z');
-}
-
-static int wait_status(pid_t pid)
-{
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static void start_three_hangs(live *l, pid_t pids[3])
+static void start_three_hangs(kc_live *l, pid_t pids[3])
 {
     char *args[] = { "run", "fixture.hang.*", "--jobs", "3", "--schedule", "static", NULL };
-    live_start(l, args);
-    cr_assert_eq(live_read_until(l, three_pids, 10), 0, "the three hang fixtures did not start:\n%s", l->out);
-    cr_assert_eq(hang_pids(l, pids, 3), 3);
-    for (int i = 0; i < 3; i++) cr_assert(alive(pids[i]), "child %ld is not running", (long)pids[i]);
+    kc_live_start(l, kc_test_fixture_bin(), args);
+    cr_assert_eq(kc_live_read_until(l, three_pids, 10), 0, "the three hang fixtures did not start:\n%s", l->out);
+    cr_assert_eq(kc_live_pids(l, pids, 3), 3);
+    for (int i = 0; i < 3; i++) cr_assert(kc_alive(pids[i]), "child %ld is not running", (long)pids[i]);
 }
 
 Test(jobs, sigkill_of_parent_leaves_no_child, .timeout = 30)
 {
-    live l;
+    kc_live l;
     pid_t pids[3];
     start_three_hangs(&l, pids);
     cr_assert_eq(kill(l.pid, SIGKILL), 0);
-    cr_expect_eq(wait_status(l.pid), 128 + SIGKILL);
+    cr_expect_eq(kc_wait_status(l.pid), 128 + SIGKILL);
     sleep(1);
-    for (int i = 0; i < 3; i++) cr_expect(!alive(pids[i]), "child %ld outlived its parent by 1 s", (long)pids[i]);
+    for (int i = 0; i < 3; i++) cr_expect(!kc_alive(pids[i]), "child %ld outlived its parent by 1 s", (long)pids[i]);
     close(l.fd);
 }
 
 static void interrupt_reaches_every_child(int signo, const char *name)
 {
-    live l;
+    kc_live l;
     pid_t pids[3];
     start_three_hangs(&l, pids);
     cr_assert_eq(kill(l.pid, signo), 0);
-    live_read_until(&l, never, 10);       /* to the end of its output */
-    cr_expect_eq(wait_status(l.pid), 128 + signo, "%s", l.out);
+    kc_live_read_until(&l, never, 10);       /* to the end of its output */
+    cr_expect_eq(kc_wait_status(l.pid), 128 + signo, "%s", l.out);
     for (int k = 0; k < 3; k++) {
         char want[128];
         snprintf(want, sizeof want, "kcontract: shard %d/3 stopped: killed by signal %d (%s)", k, signo, name);
@@ -308,7 +218,7 @@ static void interrupt_reaches_every_child(int signo, const char *name)
     char want[128];
     snprintf(want, sizeof want, "interrupted by %s: 0 shards finished, 3 stopped", name);
     cr_expect(strstr(l.out, want), "%s", l.out);
-    for (int i = 0; i < 3; i++) cr_expect(!alive(pids[i]), "child %ld still alive", (long)pids[i]);
+    for (int i = 0; i < 3; i++) cr_expect(!kc_alive(pids[i]), "child %ld still alive", (long)pids[i]);
     close(l.fd);
 }
 
@@ -316,18 +226,18 @@ Test(jobs, sigint_reaches_every_child, .timeout = 30) { interrupt_reaches_every_
 Test(jobs, sigterm_reaches_every_child, .timeout = 30) { interrupt_reaches_every_child(SIGTERM, "SIGTERM"); }
 
 /* Both hangs started and shard 2 finished. */
-static int two(const live *x) { return kc_out_count(x->out, " pid ") >= 2 && strstr(x->out, "kcontract: shard 2/3 finished in "); }
+static int two(const kc_live *x) { return kc_out_count(x->out, " pid ") >= 2 && strstr(x->out, "kcontract: shard 2/3 finished in "); }
 
 Test(jobs, interrupt_reports_finished_shards, .timeout = 30)
 {
     /* Sorted: hang.0, hang.1, pass.00: shards 0 and 1 hang until the SIGINT, shard 2 finishes. */
     char *args[] = { "run", "fixture.pass.00", "fixture.hang.0", "fixture.hang.1", "--jobs", "3", "--schedule", "static", NULL };
-    live l;
-    live_start(&l, args);
-    cr_assert_eq(live_read_until(&l, two, 10), 0, "%s", l.out);
+    kc_live l;
+    kc_live_start(&l, kc_test_fixture_bin(), args);
+    cr_assert_eq(kc_live_read_until(&l, two, 10), 0, "%s", l.out);
     cr_assert_eq(kill(l.pid, SIGINT), 0);
-    live_read_until(&l, never, 10);
-    cr_expect_eq(wait_status(l.pid), 130, "%s", l.out);
+    kc_live_read_until(&l, never, 10);
+    cr_expect_eq(kc_wait_status(l.pid), 130, "%s", l.out);
     cr_expect(strstr(l.out, "kcontract: shard 2/3 finished (exit status 0)\n"), "%s", l.out);
     cr_expect(strstr(l.out, "kcontract: shard 0/3 stopped") && strstr(l.out, "kcontract: shard 1/3 stopped"), "%s", l.out);
     cr_expect(strstr(l.out, "interrupted by SIGINT: 1 shard finished, 2 stopped"), "%s", l.out);

@@ -8,18 +8,17 @@
  * every worker; SIGKILL of the parent leaves no worker alive. */
 #include <criterion/criterion.h>
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "costs.h"
 #include "support/run_output.h"
+#include "support/live.h"
 #include "support/spawn.h"
 #include "tally.h"
 
@@ -315,121 +314,40 @@ Test(queue, bad_queue_options_are_refused, .timeout = 30)
     kc_proc_free(&p);
 }
 
-/* ---- live processes: signals ---- */
-
-typedef struct live {
-    pid_t pid;
-    int fd;
-    char out[1 << 16];
-    size_t len;
-} live;
-
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void live_start(live *l, char **args)
-{
-    int p[2];
-    memset(l, 0, sizeof *l);
-    cr_assert_eq(pipe(p), 0);
-    char *argv[24] = { (char *)kc_test_fixture_bin() };
-    int a = 1;
-    for (; args[a - 1]; a++) argv[a] = args[a - 1];
-    argv[a] = NULL;
-    l->pid = fork();
-    cr_assert_geq(l->pid, 0);
-    if (l->pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        dup2(p[1], 1);
-        dup2(p[1], 2);
-        close(p[0]);
-        close(p[1]);
-        putenv(NO_GPU[0]);
-        execv(argv[0], argv);
-        _exit(127);
-    }
-    close(p[1]);
-    l->fd = p[0];
-}
 
 
-static int live_read_until(live *l, int (*pred)(const live *), double secs)
-{
-    double end = mono() + secs;
-    while (!pred(l)) {
-        int ms = (int)((end - mono()) * 1000);
-        if (ms <= 0) return -1;
-        struct pollfd pf = { l->fd, POLLIN, 0 };
-        if (poll(&pf, 1, ms) <= 0) continue;
-        if (l->len + 1 >= sizeof l->out) return -1;
-        ssize_t n = read(l->fd, l->out + l->len, sizeof l->out - 1 - l->len);
-        if (n <= 0) return pred(l) ? 0 : -1;
-        l->len += (size_t)n;
-        l->out[l->len] = 0;
-    }
-    return 0;
-}
 
-static int three_pids(const live *l) { return kc_out_count(l->out, " pid ") >= 3; }
-static int never(const live *l) { (void)l; return 0; }
 
-static int alive(pid_t pid)
-{
-    char path[64], buf[512];
-    if (kill(pid, 0) != 0) return 0;
-    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    const char *rp = strrchr(buf, ')');
-    return !(rp && rp[1] == ' ' && rp[2] == 'Z');
-}
+static int three_pids(const kc_live *l) { return kc_out_count(l->out, " pid ") >= 3; }
+static int never(const kc_live *l) { (void)l; return 0; }
 
-static int wait_status(pid_t pid)
-{
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
 
-static void start_three_hangs(live *l, pid_t pids[3], const char *costs)
+
+static void start_three_hangs(kc_live *l, pid_t pids[3], const char *costs)
 {
     char *args[] = { "run", "fixture.hang.*", "--jobs", "3", "--costs", (char *)costs, NULL };
-    live_start(l, args);
-    cr_assert_eq(live_read_until(l, three_pids, 10), 0, "the three hang fixtures did not start:\n%s", l->out);
-    int n = 0;
-    for (const char *p = l->out; n < 3 && (p = strstr(p, " pid ")); p += 5) pids[n++] = (pid_t)atol(p + 5);
-    cr_assert_eq(n, 3);
-    for (int i = 0; i < 3; i++) cr_assert(alive(pids[i]), "worker %ld is not running", (long)pids[i]);
+    kc_live_start(l, kc_test_fixture_bin(), args);
+    cr_assert_eq(kc_live_read_until(l, three_pids, 10), 0, "the three hang fixtures did not start:\n%s", l->out);
+    cr_assert_eq(kc_live_pids(l, pids, 3), 3);
+    for (int i = 0; i < 3; i++) cr_assert(kc_alive(pids[i]), "worker %ld is not running", (long)pids[i]);
 }
 
 Test(queue, sigint_reaches_every_worker, .timeout = 30)
 {
     char costs[256];
     costs_path(costs, sizeof costs, "int");
-    live l;
+    kc_live l;
     pid_t pids[3];
     start_three_hangs(&l, pids, costs);
     cr_assert_eq(kill(l.pid, SIGINT), 0);
-    live_read_until(&l, never, 10);
-    cr_expect_eq(wait_status(l.pid), 130, "%s", l.out);
+    kc_live_read_until(&l, never, 10);
+    cr_expect_eq(kc_wait_status(l.pid), 130, "%s", l.out);
     cr_expect(strstr(l.out, "kcontract: SIGINT: passed on to 3 workers"), "%s", l.out);
     for (int i = 0; i < 3; i++) {
         char name[32];
         snprintf(name, sizeof name, "fixture.hang.%d", i);
         expect_once(l.out, name, "NOTRUN");
-        cr_expect(!alive(pids[i]), "worker %ld still alive", (long)pids[i]);
+        cr_expect(!kc_alive(pids[i]), "worker %ld still alive", (long)pids[i]);
     }
     cr_expect(strstr(l.out, "not run: interrupted by SIGINT while running on worker"), "%s", l.out);
     cr_expect(strstr(l.out, "kcontract: interrupted by SIGINT: 0 of 3 items finished, 3 not run"), "%s", l.out);
@@ -442,13 +360,13 @@ Test(queue, sigkill_of_parent_leaves_no_worker, .timeout = 30)
 {
     char costs[256];
     costs_path(costs, sizeof costs, "kill");
-    live l;
+    kc_live l;
     pid_t pids[3];
     start_three_hangs(&l, pids, costs);
     cr_assert_eq(kill(l.pid, SIGKILL), 0);
-    cr_expect_eq(wait_status(l.pid), 128 + SIGKILL);
+    cr_expect_eq(kc_wait_status(l.pid), 128 + SIGKILL);
     sleep(1);
-    for (int i = 0; i < 3; i++) cr_expect(!alive(pids[i]), "worker %ld outlived its parent by 1 s", (long)pids[i]);
+    for (int i = 0; i < 3; i++) cr_expect(!kc_alive(pids[i]), "worker %ld outlived its parent by 1 s", (long)pids[i]);
     close(l.fd);
     unlink(costs);
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "device.h"
 #include "dtype.h"
@@ -23,6 +24,13 @@
 #include "guard.h"
 #include "seed.h"
 #include "tolerance.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 static const char *gate_name[] = { "internal", "launch and fit", "bounds and writes", "accuracy", "determinism" };
 
@@ -113,6 +121,7 @@ typedef struct kc_case {
     double *ref[KC_MAX_ARGS];       /* float64 reference (OUT, INOUT) */
     uint8_t *back[KC_MAX_ARGS];     /* first launch's read-back, guards included */
     CUdeviceptr dev[2][KC_MAX_ARGS];
+    kc_time_split *time;            /* accumulates where the case's time went */
     char why[1536];                 /* the failure, when a gate fails */
     size_t body;                    /* offset of the text after "gate N (name): " */
     int sticky;                     /* the failure left the context unusable */
@@ -343,21 +352,27 @@ static int gate3(kc_case *k)
             r.out[a] = k->ref[a];
         }
     }
+    double t0 = now_s();
     k->c->reference(&r);
-    for (int a = 0; a < k->nargs; a++) {
+    double t1 = now_s();
+    k->time->reference_s += t1 - t0;
+    int failed = 0;
+    for (int a = 0; a < k->nargs && !failed; a++) {
         const kc_arg *ar = &k->c->args[a];
         if (ar->kind != KC_ARG_BUFFER || ar->role == KC_IN) continue;
         kc_tol tol = kc_tol_for(k->c, a);
         kc_compare cmp;
         if (!kc_compare_output(ar->dtype, k->back[a] + KC_GUARD_BYTES, k->ref[a], k->count[a], tol, &cmp)) continue;
-        return failf(k, 3, "%s[%zu] = %.9g, reference %.9g, error %.3g > allowed %.3g (rtol %g, atol %g); %zu of %zu elements out of tolerance",
-                     ar->name, cmp.worst, cmp.out, cmp.ref, cmp.err, cmp.allowed, tol.rtol, tol.atol, cmp.bad, cmp.count);
+        failed = failf(k, 3, "%s[%zu] = %.9g, reference %.9g, error %.3g > allowed %.3g (rtol %g, atol %g); %zu of %zu elements out of tolerance",
+                       ar->name, cmp.worst, cmp.out, cmp.ref, cmp.err, cmp.allowed, tol.rtol, tol.atol, cmp.bad, cmp.count);
     }
-    return 0;
+    k->time->checks_s += now_s() - t1;
+    return failed;
 }
 
 static int gate4(kc_gpu *gpu, CUfunction f, kc_case *k)
 {
+    double t0 = now_s();
     CUresult r = set_upload(gpu, k, 1, KC_POISON_B);
     if (r != CUDA_SUCCESS)     /* the harness's failure, not the kernel's: never a catch */
         return failf(k, KC_INTERNAL, "allocating or filling the relaunch's buffers failed: %s",
@@ -365,6 +380,8 @@ static int gate4(kc_gpu *gpu, CUfunction f, kc_case *k)
     if (launch(gpu, f, k, 1, 4)) return 4;
     uint8_t *again[KC_MAX_ARGS] = { 0 };
     int g = read_back(gpu, k, 1, again, 1);
+    double t1 = now_s();
+    k->time->gpu_s += t1 - t0;
     for (int a = 0; !g && a < k->nargs; a++) {
         const kc_arg *ar = &k->c->args[a];
         if (ar->kind != KC_ARG_BUFFER || ar->role == KC_IN) continue;
@@ -379,13 +396,17 @@ static int gate4(kc_gpu *gpu, CUfunction f, kc_case *k)
         }
     }
     for (int a = 0; a < k->nargs; a++) free(again[a]);
+    k->time->checks_s += now_s() - t1;
     return g;
 }
 
 /* Runs gates 1..maxgate on one case; returns 0 or the failing gate. */
 static int run_case(kc_gpu *gpu, CUfunction f, kc_case *k, int maxgate)
 {
+    double t0 = now_s();
     int g = case_prepare(k);
+    double t1 = now_s();
+    k->time->inputs_s += t1 - t0;
     if (g) return g;
     CUresult r = set_upload(gpu, k, 0, KC_POISON_A);
     if (r != CUDA_SUCCESS) {
@@ -397,9 +418,16 @@ static int run_case(kc_gpu *gpu, CUfunction f, kc_case *k, int maxgate)
         return failf(k, KC_INTERNAL, "allocating or filling device buffers failed: %s",
                      kc_cuda_error_name(&gpu->cu, r));
     }
-    if ((g = launch(gpu, f, k, 0, 1))) return g;
-    if ((g = read_back(gpu, k, 0, k->back, 0))) return g;
-    if (maxgate >= 2 && (g = gate2(k))) return g;
+    g = launch(gpu, f, k, 0, 1);
+    if (!g) g = read_back(gpu, k, 0, k->back, 0);
+    double t2 = now_s();
+    k->time->gpu_s += t2 - t1;
+    if (g) return g;
+    if (maxgate >= 2) {
+        g = gate2(k);
+        k->time->checks_s += now_s() - t2;
+        if (g) return g;
+    }
     if (maxgate >= 3 && (g = gate3(k))) return g;
     if (maxgate >= 4 && !k->c->nondeterministic && (g = gate4(gpu, f, k))) return g;
     return 0;
@@ -493,7 +521,7 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_result *
     for (const kc_shape *s = c->shapes; s->name && !gpu->lost; s++) {
         int per_shape = s->cls == KC_SHAPE_LARGE ? 1 : nd;
         for (int d = 0; d < per_shape && !gpu->lost; d++) {
-            kc_case k = { .c = c, .s = s, .dist = dists[d] };
+            kc_case k = { .c = c, .s = s, .dist = dists[d], .time = &res->time };
             k.seed = kc_case_seed(seed, c->name, s->name, dists[d]);
             int g = run_case(gpu, fn, &k, 4);
             case_free(gpu, &k);
@@ -645,7 +673,7 @@ static void run_limits(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_result 
                 blocks, blocks == 1 ? "" : "s", l.block[0] * l.block[1] * l.block[2], l.smem, want);
     kc_dist dists[KC_MAX_DISTS + 2];
     ndists(c, dists);
-    kc_case k = { .c = c, .s = big, .dist = dists[0] };
+    kc_case k = { .c = c, .s = big, .dist = dists[0], .time = &res->time };
     k.seed = kc_case_seed(seed, c->name, big->name, dists[0]);
     int g = run_case(gpu, fn, &k, 3);
     case_free(gpu, &k);

@@ -36,6 +36,7 @@ typedef struct kc_result {
     char msg[2048];             /* the line's text after the item name */
     char detail[8192];          /* further lines (indented), may be empty */
     int context_lost;           /* the process must be replaced before the next GPU item */
+    kc_time_split time;         /* where the item's time went */
 } kc_result;
 
 /* Runs a kernel, control or limit item. seed is --seed. */

@@ -24,6 +24,13 @@ typedef struct kc_item {
     const char *record;              /* launch-record items (records.h): "FILE:LINE"; else NULL */
 } kc_item;
 
+/* Where an item's time went, in seconds: generating inputs, GPU work (uploads,
+ * launches, synchronization, read-backs), the float64 reference, and the
+ * host-side checks (guards, poison, comparisons). The rest is harness overhead. */
+typedef struct kc_time_split {
+    double inputs_s, gpu_s, reference_s, checks_s;
+} kc_time_split;
+
 const char *kc_kind_name(kc_kind k);     /* "kernel", "control", "limit", "suite" */
 const char *kc_state_name(kc_state s);   /* "PASS", "FAIL", ... */
 #endif

@@ -84,6 +84,7 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
         out->limit_problems = res->limit_problems;
         out->stale = res->stale;
         out->context_lost = res->context_lost;
+        out->time = res->time;
         snprintf(out->msg, sizeof out->msg, "%s", res->msg);
         detail = res->detail[0] ? res->detail : NULL;
     }

@@ -13,6 +13,7 @@ typedef struct kc_outcome {
     int stale;
     int context_lost;         /* this process must be replaced before its next GPU item */
     double seconds;
+    kc_time_split time;       /* GPU items: where the seconds went */
     long peak_rss_kib;        /* this process's peak RSS during the item; -1 unknown */
     char msg[2048];           /* the line's text after the name */
     char rerun[512];          /* the command that reruns the item; "" when it passed */

@@ -235,6 +235,7 @@ static void finish_item(queue *qq, qitem *qi, const kc_result_line *r, const wk 
     rec.start_s = start - qq->t0;
     rec.end_s = end - qq->t0;
     rec.peak_rss_kib = r->peak_rss_kib;
+    rec.time = r->time;
     rec.peak_gpu_mib = gpu_mib;
     snprintf(rec.message, sizeof rec.message, "%s", r->msg);
     int fails = failing(r->state) || r->stale;

@@ -18,6 +18,7 @@ typedef struct kc_record {
     double start_s, end_s;    /* seconds since the run started (wall clock, monotonic) */
     long peak_rss_kib;        /* the worker's peak RSS during the item (VmHWM after a reset); -1 unknown */
     long peak_gpu_mib;        /* the worker's peak GPU memory during the item (NVML); -1 unknown */
+    kc_time_split time;       /* inputs, GPU, reference and checks seconds (item.h) */
     char message[2048];       /* the item line's text after the name */
     char rerun[512];          /* the command that reruns the item, "" when passing */
     char log_tail[4096];      /* CRASH/TIMEOUT: the worker's last lines */

@@ -83,7 +83,24 @@ void kc_report_workers(FILE *out, const kc_records *rs)
         fprintf(out, "  worker %d: %d item%s, busy %.1f s, peak RSS %s, peak GPU %s\n", w, ws[w].items,
                 ws[w].items == 1 ? "" : "s", ws[w].busy_s, rss, gpu);
     }
+    kc_time_split t = kc_report_time_split(rs);
+    if (t.inputs_s + t.gpu_s + t.reference_s + t.checks_s > 0)
+        fprintf(out, "time in items: inputs %.1f s, GPU %.1f s, float64 references %.1f s, checks %.1f s, other %.1f s\n",
+                t.inputs_s, t.gpu_s, t.reference_s, t.checks_s,
+                busy - (t.inputs_s + t.gpu_s + t.reference_s + t.checks_s));
     free(ws);
+}
+
+kc_time_split kc_report_time_split(const kc_records *rs)
+{
+    kc_time_split t = { 0, 0, 0, 0 };
+    for (int i = 0; i < rs->n; i++) {
+        t.inputs_s += rs->v[i].time.inputs_s;
+        t.gpu_s += rs->v[i].time.gpu_s;
+        t.reference_s += rs->v[i].time.reference_s;
+        t.checks_s += rs->v[i].time.checks_s;
+    }
+    return t;
 }
 
 static int write_to(FILE *f, const kc_records *rs, int which)

@@ -34,5 +34,8 @@ int kc_report_timeline_svg(FILE *out, const kc_records *rs);
 void kc_report_workers(FILE *out, const kc_records *rs);
 /* Writes each report named (NULL: not asked); on failure prints
  * "kcontract: --json FILE: <strerror>" to stderr and returns -1. */
+/* The time split (item.h) summed over every record: how the run's item time
+ * divides between inputs, GPU work, float64 references and checks. */
+kc_time_split kc_report_time_split(const kc_records *rs);
 int kc_reports_write(const kc_records *rs, const char *json, const char *junit, const char *timeline);
 #endif

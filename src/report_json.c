@@ -41,6 +41,10 @@ int kc_report_json(FILE *out, const kc_records *rs)
         num(out, "seconds", r->end_s - r->start_s);
         num_or_null(out, "peak_rss_kib", r->peak_rss_kib);
         num_or_null(out, "peak_gpu_mib", r->peak_gpu_mib);
+        num(out, "inputs_s", r->time.inputs_s);
+        num(out, "gpu_s", r->time.gpu_s);
+        num(out, "reference_s", r->time.reference_s);
+        num(out, "checks_s", r->time.checks_s);
         str(out, "message", r->message, sizeof r->message);
         str(out, "rerun", r->rerun, sizeof r->rerun);
         str(out, "log_tail", r->log_tail, sizeof r->log_tail);
@@ -65,6 +69,11 @@ int kc_report_json(FILE *out, const kc_records *rs)
     num(out, "wall_s", rs->wall_s);
     num(out, "busy_s", busy);
     num(out, "efficiency", kc_report_efficiency(busy, nw, rs->wall_s));
+    kc_time_split t = kc_report_time_split(rs);
+    num(out, "inputs_s", t.inputs_s);
+    num(out, "gpu_s", t.gpu_s);
+    num(out, "reference_s", t.reference_s);
+    num(out, "checks_s", t.checks_s);
     fputs(",\"states\":{", out);
     for (int s = 0; s < KC_STATE_COUNT; s++) fprintf(out, "%s\"%s\":%ld", s ? "," : "", kc_state_name((kc_state)s), states[s]);
     fputs("}}\n", out);

@@ -91,6 +91,7 @@ static void run_item(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts
     rec->state = oc.state;
     rec->gate = oc.gate;
     rec->peak_rss_kib = oc.peak_rss_kib;
+    rec->time = oc.time;
     snprintf(rec->message, sizeof rec->message, "%s", oc.msg);
     snprintf(rec->rerun, sizeof rec->rerun, "%s", oc.rerun);
     *lost = oc.context_lost;

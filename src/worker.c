@@ -27,26 +27,28 @@ int kc_result_format(const kc_result_line *r, char *buf, size_t cap)
     snprintf(msg, sizeof msg, "%s", r->msg);
     for (char *p = msg; *p; p++)
         if (*p == '\t' || *p == '\n' || *p == '\r') *p = ' ';
-    int n = snprintf(buf, cap, "R\t%s\t%s\t%d\t%.3f\t%ld\t%d\t%d\t%d\t%s\n", r->name, kc_state_name(r->state), r->gate,
-                     r->seconds, r->peak_rss_kib, r->limit_problems, r->stale, r->lost, msg);
+    int n = snprintf(buf, cap, "R\t%s\t%s\t%d\t%.3f\t%ld\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%s\n", r->name,
+                     kc_state_name(r->state), r->gate, r->seconds, r->peak_rss_kib, r->limit_problems, r->stale, r->lost,
+                     r->time.inputs_s, r->time.gpu_s, r->time.reference_s, r->time.checks_s, msg);
     return n < 0 || (size_t)n >= cap ? -1 : n;
 }
 
 int kc_result_parse(const char *line, kc_result_line *r, char *err, size_t cap)
 {
-    char buf[4096], *f[10];
+    enum { NF = 14 };
+    char buf[4096], *f[NF];
     int nf = 0;
     snprintf(buf, sizeof buf, "%s", line);
-    for (char *p = buf; nf < 10;) {
+    for (char *p = buf; nf < NF;) {
         f[nf++] = p;
-        if (nf == 10) break;
+        if (nf == NF) break;
         char *t = strchr(p, '\t');
         if (!t) break;
         *t = 0;
         p = t + 1;
     }
     memset(r, 0, sizeof *r);
-    if (nf != 10 || strcmp(f[0], "R") != 0) {
+    if (nf != NF || strcmp(f[0], "R") != 0) {
         snprintf(err, cap, "not a result line (%d fields): '%.120s'", nf, line);
         return -1;
     }
@@ -60,12 +62,19 @@ int kc_result_parse(const char *line, kc_result_line *r, char *err, size_t cap)
     r->stale = (int)strtol(f[7], &e5, 10);
     r->lost = (int)strtol(f[8], &e6, 10);
     e7 = f[8];
-    if (st < 0 || *e1 || *e2 || *e3 || *e4 || *e5 || *e6 || !*e7) {
+    double *split[4] = { &r->time.inputs_s, &r->time.gpu_s, &r->time.reference_s, &r->time.checks_s };
+    int bad_split = 0;
+    for (int i = 0; i < 4; i++) {
+        char *e;
+        *split[i] = strtod(f[9 + i], &e);
+        bad_split |= *e != 0 || e == f[9 + i];
+    }
+    if (st < 0 || *e1 || *e2 || *e3 || *e4 || *e5 || *e6 || !*e7 || bad_split) {
         snprintf(err, cap, "malformed result line: '%.120s'", line);
         return -1;
     }
     r->state = (kc_state)st;
-    snprintf(r->msg, sizeof r->msg, "%s", f[9]);
+    snprintf(r->msg, sizeof r->msg, "%s", f[13]);
     return 0;
 }
 
@@ -89,6 +98,7 @@ static void run_one(kc_gpu *gpu, int *gpu_state, const kc_item *it, const kc_opt
     r->lost = oc.context_lost;
     r->seconds = oc.seconds;
     r->peak_rss_kib = oc.peak_rss_kib;
+    r->time = oc.time;
     snprintf(r->msg, sizeof r->msg, "%s", oc.msg);
 }
 

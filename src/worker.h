@@ -34,6 +34,7 @@ typedef struct kc_result_line {
     double seconds;
     long peak_rss_kib;
     int limit_problems, stale, lost;
+    kc_time_split time;
     char msg[2048];
 } kc_result_line;
 

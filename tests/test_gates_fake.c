@@ -319,3 +319,45 @@ Test(gates_fake, info_lists_the_fake_device)
     cr_expect(strstr(p.out, "devices: 1\n"), "%s", p.out);
     kc_proc_free(&p);
 }
+
+/* The value of "key": in a JSON object line (a number), or -1. */
+static double json_num(const char *obj, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    const char *p = strstr(obj, pat);
+    return p ? atof(p + strlen(pat)) : -1;
+}
+
+/* Each GPU item's time splits into inputs, GPU work, the float64 reference and
+ * checks, in the serial runner and through the work queue's result lines; the
+ * parts are measured, non-negative, and add up to no more than the item. */
+Test(gates_fake, time_split_reaches_the_json_report_serial_and_queue, .timeout = 30)
+{
+    for (int queue = 0; queue < 2; queue++) {
+        char json[128], costs[128];
+        snprintf(json, sizeof json, "/tmp/kc-split-%ld-%d.json", (long)getpid(), queue);
+        snprintf(costs, sizeof costs, "/tmp/kc-split-%ld.tsv", (long)getpid());
+        char *serial[] = { "run", "fake.axpy.f32", "--json", json, NULL };
+        char *jobs[] = { "run", "fake.axpy.f32", "--json", json, "--jobs", "2", "--costs", costs, NULL };
+        kc_proc p = fake_run(queue ? jobs : serial);
+        cr_expect_eq(p.status, 0, "%s%s", p.out, p.err);
+        kc_proc_free(&p);
+        FILE *f = fopen(json, "r");
+        cr_assert(f, "no report %s", json);
+        char line[8192];
+        int seen = 0;
+        while (fgets(line, sizeof line, f)) {
+            if (!strstr(line, "\"name\":\"fake.axpy.f32\"")) continue;
+            seen++;
+            double in = json_num(line, "inputs_s"), gpu = json_num(line, "gpu_s"), ref = json_num(line, "reference_s"),
+                   chk = json_num(line, "checks_s"), all = json_num(line, "seconds");
+            cr_expect(in > 0 && gpu > 0 && ref > 0 && chk > 0, "queue %d: split %g %g %g %g in %s", queue, in, gpu, ref, chk, line);
+            cr_expect_leq(in + gpu + ref + chk, all + 0.01, "queue %d: parts exceed the item: %s", queue, line);
+        }
+        fclose(f);
+        cr_expect_eq(seen, 1, "queue %d", queue);
+        unlink(json);
+        unlink(costs);
+    }
+}

@@ -56,7 +56,7 @@ $(foreach f,$(STAGING_CU_SRCS),$(eval $(call fatbin_rules,$(f))))
 STAGING_FATBINS := $(FATBINS)
 FATBINS := $(MAIN_FATBINS)
 
-.PHONY: all kernels staging test clean
+.PHONY: all kernels staging test bench clean
 all: $(B)/kcontract $(B)/kcontract-fixture $(B)/kc_tests $(B)/kcontract-staging $(B)/libfake_nvml.so \
      $(B)/libfake_cuda.so
 staging: $(B)/kcontract-staging
@@ -128,6 +128,11 @@ $(B)/libfake_cuda.so: tests/fake/fake_cuda.c
 test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so $(B)/libfake_cuda.so
 	KC_BIN=$(B)/kcontract KC_FIXTURE_BIN=$(B)/kcontract-fixture KC_FAKE_NVML=$(B)/libfake_nvml.so \
 	KC_FAKE_CUDA=$(B)/libfake_cuda.so $(B)/kc_tests --jobs 2
+
+# Host-only benchmark of input generation and float64 references (every contract, staged ones too).
+bench: $(B)/kc_ref_bench
+$(B)/kc_ref_bench: $(B)/bench/reference_bench.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(STAGING_CONTRACT_OBJS) $(B)/gen/staging_fatbins.o $(B)/gen/staging_fatbin_table.o
+	$(CC) -o $@ $^ $(LDLIBS)
 
 clean:
 	rm -rf $(B)

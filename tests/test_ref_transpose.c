@@ -63,3 +63,26 @@ Test(ref_transpose, shapes_have_padded_rows)
     }
     cr_assert_geq(padded, 2);
 }
+
+/* Shapes across the reference's 64 x 64 blocks (130 x 97 with ld 101): every
+ * element lands where out[c, i] = in[i, c] says, each written once. */
+Test(ref_transpose, f32_across_blocks)
+{
+    const kc_contract *c = need("transpose.f32");
+    enum { R = 130, C = 97, LD = 101 };
+    kc_shape sh = { "t", KC_SHAPE_EDGE, { R, C, LD } };
+    static float in[R * LD];
+    static double out[R * C];
+    for (int i = 0; i < R * LD; i++) in[i] = (float)i;
+    for (int i = 0; i < R * C; i++) out[i] = -1;
+    kc_ref r;
+    memset(&r, 0, sizeof r);
+    r.shape = &sh; r.nargs = 5;
+    r.host[0] = in; r.dtype[0] = KC_F32; r.count[0] = R * LD;
+    r.dtype[1] = KC_F32; r.count[1] = R * C; r.out[1] = out;
+    r.scalar[2] = R; r.scalar[3] = C; r.scalar[4] = LD;
+    c->reference(&r);
+    for (int i = 0; i < R; i++)
+        for (int j = 0; j < C; j++)
+            cr_assert_eq(out[j * R + i], (double)(i * LD + j), "out[%d, %d] = %g", j, i, out[j * R + i]);
+}

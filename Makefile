@@ -16,12 +16,15 @@ B = build
 
 HARNESS_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
 CONTRACT_SRCS := $(wildcard kernels/*/*.c suites/*.c)
-CU_SRCS := $(wildcard kernels/*/*.cu)
+# lib<name>.cu in a family: a library kernel's host launcher (kc_contract.library),
+# built into build/lib/lib<name>.so, not into a fatbin.
+LIB_CU_SRCS := $(wildcard kernels/*/lib*.cu staging/kernels/*/lib*.cu)
+CU_SRCS := $(filter-out $(LIB_CU_SRCS),$(wildcard kernels/*/*.cu))
 # staging/kernels/<family>/: families written but not yet run on a GPU. They
 # build into build/kcontract-staging (every kernel, staged ones included) and
 # move to kernels/ with their first H200 receipt.
 STAGING_CONTRACT_SRCS := $(wildcard staging/kernels/*/*.c)
-STAGING_CU_SRCS := $(wildcard staging/kernels/*/*.cu)
+STAGING_CU_SRCS := $(filter-out $(LIB_CU_SRCS),$(wildcard staging/kernels/*/*.cu))
 STAGING_CONTRACT_OBJS := $(STAGING_CONTRACT_SRCS:%.c=$(B)/%.o)
 TEST_SRCS := $(wildcard tests/test_*.c tests/support/*.c)
 FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
@@ -56,10 +59,48 @@ $(foreach f,$(STAGING_CU_SRCS),$(eval $(call fatbin_rules,$(f))))
 STAGING_FATBINS := $(FATBINS)
 FATBINS := $(MAIN_FATBINS)
 
+# Library kernels: lib<name>.cu -> build/lib/lib<name>.so (clean) and
+# build/lib/lib<name>@<control>.so per KC_CONTROL_<control> in the source, host
+# code linked against the shared CUDA runtime (and LIB_LDLIBS_lib<name>) with
+# an rpath to $(CUDA_HOME)/lib64. The harness dlopens them from lib/ next to
+# its binary (or $KC_LIBDIR). tests/fake/lib*.c are the fake driver's, by gcc.
+LIB_NVFLAGS = $(NVFLAGS) -Xcompiler -fPIC,-Wall -shared -cudart shared -L$(CUDA_HOME)/lib64 \
+              -Xlinker -rpath=$(CUDA_HOME)/lib64
+LIB_LDLIBS_libkc_cublas = -lcublas
+HOSTLIBS :=
+define hostlib_rules
+$(B)/lib/$(call module_of,$(1)).so: $(1) include/kcontract.h
+	@mkdir -p $$(@D)
+	$$(NVCC) $$(LIB_NVFLAGS) -o $$@ $$< $$(LIB_LDLIBS_$(call module_of,$(1)))
+HOSTLIBS += $(B)/lib/$(call module_of,$(1)).so
+$(foreach c,$(call controls_of,$(1)),
+$(B)/lib/$(call module_of,$(1))@$(c).so: $(1) include/kcontract.h
+	@mkdir -p $$(@D)
+	$$(NVCC) $$(LIB_NVFLAGS) -DKC_CONTROL_$(c) -o $$@ $$< $$(LIB_LDLIBS_$(call module_of,$(1)))
+HOSTLIBS += $(B)/lib/$(call module_of,$(1))@$(c).so
+)
+endef
+$(foreach f,$(LIB_CU_SRCS),$(eval $(call hostlib_rules,$(f))))
+FAKE_LIB_SRCS := $(wildcard tests/fake/lib*.c)
+define fakelib_rules
+$(B)/lib/$(call module_of,$(1)).so: $(1) include/kcontract.h
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) -fPIC -shared -o $$@ $$<
+FAKE_HOSTLIBS += $(B)/lib/$(call module_of,$(1)).so
+$(foreach c,$(call controls_of,$(1)),
+$(B)/lib/$(call module_of,$(1))@$(c).so: $(1) include/kcontract.h
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) -DKC_CONTROL_$(c) -fPIC -shared -o $$@ $$<
+FAKE_HOSTLIBS += $(B)/lib/$(call module_of,$(1))@$(c).so
+)
+endef
+FAKE_HOSTLIBS :=
+$(foreach f,$(FAKE_LIB_SRCS),$(eval $(call fakelib_rules,$(f))))
+
 .PHONY: all kernels staging test bench clean
 all: $(B)/kcontract $(B)/kcontract-fixture $(B)/kc_tests $(B)/kcontract-staging $(B)/libfake_nvml.so \
-     $(B)/libfake_cuda.so
-staging: $(B)/kcontract-staging
+     $(B)/libfake_cuda.so $(HOSTLIBS) $(FAKE_HOSTLIBS)
+staging: $(B)/kcontract-staging $(HOSTLIBS)
 kernels: $(FATBINS)
 
 $(B)/%.o: %.c
@@ -125,7 +166,8 @@ $(B)/libfake_cuda.so: tests/fake/fake_cuda.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -lm
 
-test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so $(B)/libfake_cuda.so
+test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so $(B)/libfake_cuda.so $(HOSTLIBS) \
+      $(FAKE_HOSTLIBS)
 	KC_BIN=$(B)/kcontract KC_FIXTURE_BIN=$(B)/kcontract-fixture KC_FAKE_NVML=$(B)/libfake_nvml.so \
 	KC_FAKE_CUDA=$(B)/libfake_cuda.so $(B)/kc_tests --jobs 2
 

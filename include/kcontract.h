@@ -1,7 +1,8 @@
 /* kcontract.h — the public C API for writing kernel contracts and suites.
  *
  * A contract describes one CUDA kernel (an `extern "C" __global__` symbol in a
- * module under kernels/<family>/) well enough for the harness to check it on
+ * module under kernels/<family>/, or a host-launched library call behind an
+ * `extern "C"` entry in a shared library: kc_host_entry) well enough for the harness to check it on
  * the GPU through four gates:
  *   1. launch and fit     2. bounds and writes
  *   3. accuracy vs. a float64 host reference     4. bitwise determinism
@@ -200,14 +201,29 @@ typedef struct kc_known {
     const char *reason;
 } kc_known;
 
+/* A host-launched library kernel (cuBLAS, CUB, ...): an extern "C" host
+ * function in a shared library built by this project. args[i] points to what
+ * cuLaunchKernel would get for argument i: the device pointer (CUdeviceptr)
+ * of a buffer, or the scalar by value. The device's primary context is current
+ * (the CUDA runtime uses it). Returns 0, or a CUDA error code (a CUresult; the
+ * runtime's cudaError_t codes for the same errors are equal). The harness
+ * synchronizes the context afterwards, as after a kernel. */
+typedef int (*kc_host_entry)(void *const *args, const kc_shape *s, const kc_device *dev);
+
 /* A kernel contract. Arrays end at the first zero entry. */
 typedef struct kc_contract {
     const char *name;           /* stable dotted name, e.g. "rmsnorm.f16" */
     const char *module;         /* kernels/<family>/<module>.cu, without ".cu" */
     const char *symbol;         /* extern "C" __global__ function */
+    /* Instead of module and symbol (and launch): a library kernel. library
+     * "kc_cub" is lib/libkc_cub.so next to the binary (or in $KC_LIBDIR), built
+     * from <family>/libkc_cub.cu; a control's is libkc_cub@<control>.so, built
+     * with -DKC_CONTROL_<control>. entry is a kc_host_entry in it. */
+    const char *library;
+    const char *entry;
     const char *dims[KC_MAX_DIMS];          /* names of shape dims d[0..] */
     kc_arg args[KC_MAX_ARGS];
-    void (*launch)(const kc_shape *s, const kc_device *dev, kc_launch *l);
+    void (*launch)(const kc_shape *s, const kc_device *dev, kc_launch *l);  /* NULL for a library */
     const kc_shape *shapes;                 /* ends with {0} */
     kc_dist dists[KC_MAX_DISTS];            /* empty means {UNIFORM, NORMAL} */
     void (*reference)(const kc_ref *r);

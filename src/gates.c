@@ -22,6 +22,7 @@
 #include "fatbin.h"
 #include "fill.h"
 #include "guard.h"
+#include "hostlib.h"
 #include "seed.h"
 #include "tolerance.h"
 
@@ -122,6 +123,7 @@ typedef struct kc_case {
     uint8_t *back[KC_MAX_ARGS];     /* first launch's read-back, guards included */
     CUdeviceptr dev[2][KC_MAX_ARGS];
     kc_time_split *time;            /* accumulates where the case's time went */
+    kc_host_entry entry;            /* a library kernel's entry (then no CUfunction) */
     char why[1536];                 /* the failure, when a gate fails */
     size_t body;                    /* offset of the text after "gate N (name): " */
     int sticky;                     /* the failure left the context unusable */
@@ -210,10 +212,59 @@ static void poison_smem(kc_gpu *gpu)
                          params, NULL);
 }
 
+/* What cuLaunchKernel gets: params[a] points to buffer a's device pointer (past
+ * its guard band) or to scalar a, stored as its dtype. */
+typedef struct kc_params {
+    union { float f; int i; long long ll; unsigned u; } sc[KC_MAX_ARGS];
+    CUdeviceptr ptr[KC_MAX_ARGS];
+    void *params[KC_MAX_ARGS];
+} kc_params;
+
+static void make_params(kc_case *k, int set, kc_params *p)
+{
+    for (int a = 0; a < k->nargs; a++) {
+        const kc_arg *ar = &k->c->args[a];
+        if (ar->kind == KC_ARG_BUFFER) {
+            p->ptr[a] = k->dev[set][a] + KC_GUARD_BYTES;
+            p->params[a] = &p->ptr[a];
+            continue;
+        }
+        switch (ar->dtype) {
+        case KC_F32: p->sc[a].f = (float)k->scalar[a]; break;
+        case KC_I32: p->sc[a].i = (int)k->scalar[a]; break;
+        case KC_U32: p->sc[a].u = (unsigned)k->scalar[a]; break;
+        default: p->sc[a].ll = (long long)k->scalar[a]; break;
+        }
+        p->params[a] = &p->sc[a];
+    }
+}
+
+/* Gate 1 for a library kernel: calls its entry with the arguments a kernel
+ * would get, then synchronizes the context as after a launch. No geometry to
+ * check: the library picks its own. */
+static int host_launch(kc_gpu *gpu, kc_case *k, int set, int gate)
+{
+    kc_params p;
+    make_params(k, set, &p);
+    poison_smem(gpu);
+    CUresult r = (CUresult)k->entry(p.params, k->s, &gpu->dev);
+    int returned = r != CUDA_SUCCESS;
+    if (r == CUDA_SUCCESS) r = gpu->cu.CtxSynchronize();
+    if (r != CUDA_SUCCESS) {
+        k->sticky = kc_cuda_error_is_sticky(r);
+        if (k->sticky) gpu->lost = 1;
+        return failf(k, gate, "library call %s (lib%s.so) %s: %s%s", k->c->entry, k->c->library,
+                     returned ? "returned" : "then synchronize failed", kc_cuda_error_name(&gpu->cu, r),
+                     k->sticky ? " (the CUDA context is now unusable)" : "");
+    }
+    return 0;
+}
+
 /* Gate 1 for one launch: checks the geometry against the function and device,
  * launches and synchronizes. Returns 0 or 1 (failure in k->why). */
 static int launch(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate)
 {
+    if (k->entry) return host_launch(gpu, k, set, gate);
     kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
     k->c->launch(k->s, &gpu->dev, &l);
     unsigned threads = l.block[0] * l.block[1] * l.block[2];
@@ -235,27 +286,11 @@ static int launch(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate)
             return failf(k, gate, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u): %s", l.smem,
                          kc_cuda_error_name(&gpu->cu, r));
     }
-    union { float f; int i; long long ll; unsigned u; } sc[KC_MAX_ARGS];
-    CUdeviceptr ptr[KC_MAX_ARGS];
-    void *params[KC_MAX_ARGS];
-    for (int a = 0; a < k->nargs; a++) {
-        const kc_arg *ar = &k->c->args[a];
-        if (ar->kind == KC_ARG_BUFFER) {
-            ptr[a] = k->dev[set][a] + KC_GUARD_BYTES;
-            params[a] = &ptr[a];
-            continue;
-        }
-        switch (ar->dtype) {
-        case KC_F32: sc[a].f = (float)k->scalar[a]; break;
-        case KC_I32: sc[a].i = (int)k->scalar[a]; break;
-        case KC_U32: sc[a].u = (unsigned)k->scalar[a]; break;
-        default: sc[a].ll = (long long)k->scalar[a]; break;
-        }
-        params[a] = &sc[a];
-    }
+    kc_params p;
+    make_params(k, set, &p);
     poison_smem(gpu);
     CUresult r = gpu->cu.LaunchKernel(f, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
-                                      l.smem, NULL, params, NULL);
+                                      l.smem, NULL, p.params, NULL);
     if (r == CUDA_SUCCESS) r = gpu->cu.CtxSynchronize();
     if (r != CUDA_SUCCESS) {
         k->sticky = kc_cuda_error_is_sticky(r);
@@ -436,8 +471,15 @@ static int run_case(kc_gpu *gpu, CUfunction f, kc_case *k, int maxgate)
 /* ---- items --------------------------------------------------------------- */
 
 static int load_function(kc_gpu *gpu, const kc_contract *c, const char *control, CUmodule *mod, CUfunction *fn,
-                         char *why, size_t cap)
+                         kc_host_entry *entry, char *why, size_t cap)
 {
+    *entry = NULL;
+    if (c->library) {
+        char e[900];
+        if (!kc_hostlib_load(c->library, control, c->entry, entry, e, sizeof e)) return 0;
+        snprintf(why, cap, "gate 1 (launch and fit): %s", e);
+        return 1;
+    }
     const kc_fatbin *fb = kc_fatbin_find(c->module, control);
     if (!fb) {
         snprintf(why, cap, "gate 1 (launch and fit): module %s%s%s is not embedded in this binary", c->module,
@@ -506,9 +548,10 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_result *
     const kc_contract *c = it->contract;
     int control = it->kind == KC_KIND_CONTROL;
     CUmodule mod = NULL;
-    CUfunction fn;
+    CUfunction fn = NULL;
+    kc_host_entry entry;
     char why[1024];
-    if (load_function(gpu, c, control ? it->control->name : NULL, &mod, &fn, why, sizeof why)) {
+    if (load_function(gpu, c, control ? it->control->name : NULL, &mod, &fn, &entry, why, sizeof why)) {
         res->gate = 1;
         res->cases_failed = 1;
         /* A control whose own build does not load proves nothing about the
@@ -524,7 +567,7 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_result *
     for (const kc_shape *s = c->shapes; s->name && !gpu->lost; s++) {
         int per_shape = s->cls == KC_SHAPE_LARGE ? 1 : nd;
         for (int d = 0; d < per_shape && !gpu->lost; d++) {
-            kc_case k = { .c = c, .s = s, .dist = dists[d], .time = &res->time };
+            kc_case k = { .c = c, .s = s, .dist = dists[d], .time = &res->time, .entry = entry };
             k.seed = kc_case_seed(seed, c->name, s->name, dists[d]);
             int g = run_case(gpu, fn, &k, 4);
             case_free(gpu, &k);
@@ -626,6 +669,32 @@ static const kc_shape *largest_shape(const kc_contract *c)
     return best;
 }
 
+/* A library kernel's limits: there is no CUfunction, so no cuFuncGetAttribute
+ * figures (registers, shared memory, local memory) and no occupancy; the
+ * budget does not apply. What applies: the largest shape through gates 1-3. */
+static void run_library_limits(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_host_entry entry, kc_result *res)
+{
+    const kc_contract *c = it->contract;
+    const kc_shape *big = largest_shape(c);
+    kc_dist dists[KC_MAX_DISTS + 2];
+    ndists(c, dists);
+    kc_case k = { .c = c, .s = big, .dist = dists[0], .time = &res->time, .entry = entry };
+    k.seed = kc_case_seed(seed, c->name, big->name, dists[0]);
+    int g = run_case(gpu, NULL, &k, 3);
+    case_free(gpu, &k);
+    res->cases = 1;
+    if (g) {
+        res->state = KC_LIMIT;
+        res->limit_problems = 1;
+        snprintf(res->msg, sizeof res->msg, "1 problem: largest shape through gates 1-3: %s", k.why);
+    } else {
+        res->state = KC_PASS;
+        snprintf(res->msg, sizeof res->msg, "library call %s: no registers, shared memory or occupancy to check (no cuFuncGetAttribute figures); largest shape %s passes gates 1-3",
+                 c->entry, big->name);
+    }
+    if (gpu->lost) res->context_lost = 1;
+}
+
 /* Limit checks: resources against the budget and the device, occupancy, every
  * shape's launch against the limits, and the largest shape through gates 1-3. */
 static void run_limits(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_result *res)
@@ -633,12 +702,17 @@ static void run_limits(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_result 
     const kc_contract *c = it->contract;
     const kc_budget *b = &c->budget;
     CUmodule mod = NULL;
-    CUfunction fn;
+    CUfunction fn = NULL;
+    kc_host_entry entry;
     char why[1024];
-    if (load_function(gpu, c, NULL, &mod, &fn, why, sizeof why)) {
+    if (load_function(gpu, c, NULL, &mod, &fn, &entry, why, sizeof why)) {
         res->state = KC_LIMIT;
         res->limit_problems = 1;
         snprintf(res->msg, sizeof res->msg, "1 problem: %s", why);
+        return;
+    }
+    if (entry) {
+        run_library_limits(gpu, it, seed, entry, res);
         return;
     }
     int regs = 0, statics = 0, local = 0, maxthreads = 0;

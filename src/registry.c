@@ -54,8 +54,16 @@ static int check_contract(const kc_contract *c, char *err, size_t cap)
     if (!c->name || !*c->name) return kc_errf(err, cap, "a contract has no name (module %s)", c->module ? c->module : "?");
     if (strpbrk(c->name, " \t:/"))
         return kc_errf(err, cap, "contract \"%s\": names may not contain spaces, ':' or '/'", n);
-    if (!c->module || !c->symbol) return kc_errf(err, cap, "contract %s: missing module or symbol", n);
-    if (!c->launch || !c->reference) return kc_errf(err, cap, "contract %s: missing launch or reference function", n);
+    /* A library kernel (library + entry) instead of a module kernel (module +
+     * symbol + launch); its shared objects are looked for at gate 1, which names
+     * a missing one's path (tests/test_registry.c checks the build made them). */
+    const int lib = c->library != NULL;
+    if (lib && (c->module || c->symbol || c->launch))
+        return kc_errf(err, cap, "contract %s: library %s with a module, symbol or launch: a contract is one or the other", n, c->library);
+    if (lib && (!*c->library || strpbrk(c->library, "/@ ") || !c->entry || !*c->entry))
+        return kc_errf(err, cap, "contract %s: library needs a plain name (no '/', '@' or spaces) and an entry", n);
+    if (!lib && (!c->module || !c->symbol)) return kc_errf(err, cap, "contract %s: missing module or symbol", n);
+    if ((!lib && !c->launch) || !c->reference) return kc_errf(err, cap, "contract %s: missing launch or reference function", n);
     if (!c->shapes || !c->shapes[0].name) return kc_errf(err, cap, "contract %s: no shapes", n);
     for (const kc_shape *s = c->shapes; s->name; s++)
         for (const kc_shape *t = c->shapes; t < s; t++)
@@ -86,14 +94,14 @@ static int check_contract(const kc_contract *c, char *err, size_t cap)
     if (check_tol(n, c->tol, err, cap)) return -1;
     for (int d = 0; d < KC_MAX_DISTS && c->dists[d]; d++)
         if (c->dists[d] >= KC_DIST_COUNT) return kc_errf(err, cap, "contract %s: distribution %d is unknown", n, (int)c->dists[d]);
-    if (kc_fatbin_count > 0 && !kc_fatbin_find(c->module, NULL))
+    if (!lib && kc_fatbin_count > 0 && !kc_fatbin_find(c->module, NULL))
         return kc_errf(err, cap, "contract %s: module %s is not embedded (expected kernels/*/%s.cu)", n, c->module, c->module);
     for (int k = 0; k < KC_MAX_CONTROLS && c->controls[k].name; k++) {
         const kc_control *ct = &c->controls[k];
         if (ct->gate < 1 || ct->gate > 4)
             return kc_errf(err, cap, "contract %s: control %s names gate %d (expected 1-4)", n, ct->name, ct->gate);
         if (!ct->bug) return kc_errf(err, cap, "contract %s: control %s does not say which bug it plants", n, ct->name);
-        if (kc_fatbin_count > 0 && !kc_fatbin_find(c->module, ct->name))
+        if (!lib && kc_fatbin_count > 0 && !kc_fatbin_find(c->module, ct->name))
             return kc_errf(err, cap, "contract %s: control %s has no fatbin: is KC_CONTROL_%s used in %s.cu?", n, ct->name,
                        ct->name, c->module);
         for (int j = 0; j < k; j++)

@@ -1,12 +1,15 @@
 /* test_registry.c — the registry as linked into the test binary (every
  * contract under kernels/ and every suite): items are sorted and unique, every
  * contract has its gates, limits and controls as items, every module and
- * control has an embedded fatbin, and every family has at least two controls. */
+ * control has an embedded fatbin (a library kernel: a built shared library, in
+ * build/lib/ or $KC_LIBDIR), and every family has at least two controls. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fatbin.h"
+#include "hostlib.h"
 #include "registry.h"
 
 Test(registry, items_sorted_unique_and_complete)
@@ -36,6 +39,7 @@ Test(registry, every_module_and_control_is_embedded)
     const kc_contract *const *cs;
     size_t nc = kc_registry_contracts(&cs);
     for (size_t i = 0; i < nc; i++) {
+        if (cs[i]->library) continue;   /* library kernels: every_library_and_control_is_built */
         cr_expect_not_null(kc_fatbin_find(cs[i]->module, NULL), "%s: module %s", cs[i]->name, cs[i]->module);
         for (int k = 0; k < KC_MAX_CONTROLS && cs[i]->controls[k].name; k++) {
             const kc_fatbin *f = kc_fatbin_find(cs[i]->module, cs[i]->controls[k].name);
@@ -43,6 +47,45 @@ Test(registry, every_module_and_control_is_embedded)
             if (f) cr_expect_gt(f->end - f->start, 1000, "fatbin %s@%s is %td bytes", f->module, f->control, f->end - f->start);
         }
     }
+}
+
+/* The harness looks for a library next to its binary (build/lib/ for the
+ * binaries `make test` runs); the build must have made it and one per control. */
+Test(registry, every_library_and_control_is_built)
+{
+    const char *dir = getenv("KC_LIBDIR");
+    if (!dir || !*dir) setenv("KC_LIBDIR", "build/lib", 1);
+    const kc_contract *const *cs;
+    size_t nc = kc_registry_contracts(&cs);
+    int libs = 0;
+    for (size_t i = 0; i < nc; i++) {
+        if (!cs[i]->library) continue;
+        libs++;
+        char path[4200];
+        kc_hostlib_path(cs[i]->library, NULL, path, sizeof path);
+        cr_expect_eq(access(path, R_OK), 0, "%s: library %s not built: %s", cs[i]->name, cs[i]->library, path);
+        for (int k = 0; k < KC_MAX_CONTROLS && cs[i]->controls[k].name; k++) {
+            kc_hostlib_path(cs[i]->library, cs[i]->controls[k].name, path, sizeof path);
+            cr_expect_eq(access(path, R_OK), 0, "%s: control %s not built: %s (is KC_CONTROL_%s used in lib%s.cu?)",
+                         cs[i]->name, cs[i]->controls[k].name, path, cs[i]->controls[k].name, cs[i]->library);
+        }
+    }
+    cr_expect_gt(libs, 0, "no library kernel linked (staging/kernels/cublas_gemm, staging/kernels/cub)");
+}
+
+/* A library contract is library + entry, without module, symbol or launch. */
+Test(registry, library_contract_is_one_kind_or_the_other)
+{
+    const kc_contract *const *cs;
+    size_t nc = kc_registry_contracts(&cs);
+    const kc_contract *lib = NULL;
+    for (size_t i = 0; i < nc && !lib; i++)
+        if (cs[i]->library) lib = cs[i];
+    cr_assert_not_null(lib);
+    cr_expect_null(lib->module);
+    cr_expect_null(lib->launch);
+    cr_expect_null(lib->symbol);
+    cr_expect_not_null(lib->entry);
 }
 
 Test(registry, find_contract)

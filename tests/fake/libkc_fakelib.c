@@ -1,0 +1,28 @@
+/* libkc_fakelib.c — a library kernel for the fake driver (tests/fake/fake_cuda.c),
+ * built as build/lib/libkc_fakelib.so (and @<control>.so per KC_CONTROL_ switch)
+ * and called through kc_contract.library by the fixture contracts of
+ * tests/fixtures/fake_library_contracts.c. Under the fake driver a device
+ * pointer is a host address, so the "library" computes on the host, as a real
+ * one would launch kernels on the current context. */
+#include <stdint.h>
+#include "kcontract.h"
+
+#define CUDA_ERROR_INVALID_VALUE_ 1   /* CUDA_ERROR_INVALID_VALUE, without cuda.h */
+
+/* y = 2 x: args y (float *, OUT), x (const float *, IN), n (long long). */
+int kc_fakelib_double_f32(void *const *args, const kc_shape *s, const kc_device *dev)
+{
+    float *y = (float *)(uintptr_t)*(const unsigned long long *)args[0];
+    const float *x = (const float *)(uintptr_t)*(const unsigned long long *)args[1];
+    long long n = *(const long long *)args[2];
+    (void)s;
+    (void)dev;
+#if defined(KC_CONTROL_error_return)
+    return CUDA_ERROR_INVALID_VALUE_;      /* planted: the library refuses the call */
+#endif
+#if defined(KC_CONTROL_skip_last)
+    n--;                                   /* planted: the last element is left */
+#endif
+    for (long long i = 0; i < n; i++) y[i] = 2.0f * x[i];
+    return 0;
+}

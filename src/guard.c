@@ -56,3 +56,24 @@ size_t kc_bitwise_diff(const void *a, const void *b, size_t count, size_t esize,
     if (first) *first = f;
     return n;
 }
+
+static int all_bytes(const uint8_t *p, size_t n, uint8_t v)
+{
+    for (size_t j = 0; j < n; j++)
+        if (p[j] != v) return 0;
+    return 1;
+}
+
+size_t kc_poison_count2(const void *a, const void *b, size_t count, size_t esize, uint8_t poison_a, uint8_t poison_b,
+                        size_t *first)
+{
+    const uint8_t *pa = a, *pb = b;
+    size_t n = 0;
+    *first = count;
+    for (size_t i = 0; i < count; i++)
+        if (all_bytes(pa + i * esize, esize, poison_a) && all_bytes(pb + i * esize, esize, poison_b)) {
+            if (!n) *first = i;
+            n++;
+        }
+    return n;
+}

@@ -16,6 +16,12 @@ size_t kc_guard_first_bad(const uint8_t *guard, size_t n, uint8_t canary);
 /* Number of elements (of esize bytes) whose every byte is `poison`; *first gets
  * the first one's index (or count when none). */
 size_t kc_poison_count(const void *data, size_t count, size_t esize, uint8_t poison, size_t *first);
+/* Number of elements whose bytes are all poison_a in a AND all poison_b in b:
+ * the elements a kernel left unwritten in two launches poisoned differently
+ * (an element it writes, even with a value equal to one poison, fails one of
+ * the two). *first gets the first index (or count when none). */
+size_t kc_poison_count2(const void *a, const void *b, size_t count, size_t esize, uint8_t poison_a, uint8_t poison_b,
+                        size_t *first);
 /* Number of elements that differ bitwise; *first gets the first index (or count). */
 size_t kc_bitwise_diff(const void *a, const void *b, size_t count, size_t esize, size_t *first);
 #endif

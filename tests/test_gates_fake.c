@@ -165,7 +165,7 @@ Test(gates_fake, controls_turn_red_naming_the_gate_and_blind_is_missed)
     expect_item(p.out, "RED", "fake.copy.f16:control.oob_write",
                 T("caught by gate 2 (bounds and writes; planted for gate 2): shape model.heads.1024 (n=1024), dist uniform: out: written past its end (byte 0 after the last of 1024 elements, element index 1024)"));
     expect_item(p.out, "RED", "fake.copy.f16:control.tail_skip",
-                T("caught by gate 2 (bounds and writes; planted for gate 2): shape model.heads.1024 (n=1024), dist uniform: output out: 1 of 1024 elements never written (still poison 0xFF), first out[1023]"));
+                T("caught by gate 2 (bounds and writes; planted for gate 2): shape model.heads.1024 (n=1024), dist uniform: output out: 1 of 1024 elements never written (poison 0xFF after the launch, 0x7F after a relaunch), first out[1023]"));
     expect_item(p.out, "MISSED", "fake.axpy.f32:control.blind",
                 T("passed gates 1-4 on all 7 cases: the suite is blind to this bug (a redundant store of the right value, which no gate can see; planted for gate 2)"));
     expect_rerun(p.out, "fake.axpy.f32:control.blind", "1");
@@ -364,4 +364,19 @@ Test(gates_fake, time_split_reaches_the_json_report_serial_and_queue, .timeout =
         unlink(json);
         unlink(costs);
     }
+}
+
+/* An int32 output of -1 is bitwise the 0xFF poison. Gate 2 confirms with a
+ * relaunch poisoned 0x7F before it calls an element unwritten: the clean
+ * kernel passes, and the one that skips its last element is still caught. */
+Test(gates_fake, outputs_equal_to_the_poison_are_not_unwritten)
+{
+    kc_proc p = fake_run((char *[]){ "run", "fakesent.*", NULL });
+    expect_item(p.out, "PASS", "fakesent.i32", NULL);
+    expect_item(p.out, "RED", "fakesent.i32:control.tail_skip",
+                (const char *const[]){ "caught by gate 2 (bounds and writes; planted for gate 2)",
+                                       "1 of", "elements never written (poison 0xFF after the launch, 0x7F after a relaunch)",
+                                       NULL });
+    cr_expect_eq(p.status, 0, "%s", p.out);
+    kc_proc_free(&p);
 }

@@ -82,3 +82,17 @@ Test(guard, bitwise_diff) {
     free(a);
     free(b);
 }
+
+Test(guard, poison_count2_needs_both_poisons)
+{
+    /* int32 elements: 0 written -1 both times; 1 unwritten (A then B); 2 written 5; 3 unwritten */
+    uint32_t a[4] = { 0xFFFFFFFFu, 0xFFFFFFFFu, 5, 0xFFFFFFFFu };
+    uint32_t b[4] = { 0xFFFFFFFFu, 0x7F7F7F7Fu, 5, 0x7F7F7F7Fu };
+    size_t first;
+    cr_assert_eq(kc_poison_count2(a, b, 4, 4, 0xFF, 0x7F, &first), 2);
+    cr_assert_eq(first, 1);
+    b[1] = 0xFFFFFFFFu;
+    b[3] = 7;
+    cr_assert_eq(kc_poison_count2(a, b, 4, 4, 0xFF, 0x7F, &first), 0);
+    cr_assert_eq(first, 4);
+}

@@ -59,7 +59,7 @@ struct kernel {
     int regs, static_smem, local, max_threads;
     CUresult (*run)(const launch *l);
 };
-#define NKERNELS 4
+#define NKERNELS 5
 struct CUmod_st {
     char module[64], control[64];
     struct CUfunc_st fn[NKERNELS];
@@ -142,12 +142,26 @@ static CUresult vec4(const launch *l)
     return CUDA_SUCCESS;
 }
 
+/* fake_sentinel_i32(int *out, const int *in, long long n): out = in < 0 ? -1
+ * : in, so most outputs are -1, bitwise the 0xFF poison: gate 2 must not call
+ * them unwritten. Its control leaves the last element unwritten. */
+static CUresult sentinel(const launch *l)
+{
+    int32_t *out = PTR(int32_t, 0);
+    const int32_t *in = PTR(const int32_t, 1);
+    long long n = covered(l, I64(2), 1);
+    if (n && is(l, "tail_skip")) n--;                               /* planted: the last element is left */
+    for (long long i = 0; i < n; i++) out[i] = in[i] < 0 ? -1 : in[i];
+    return CUDA_SUCCESS;
+}
+
 static const struct kernel kernels[NKERNELS] = {
     /* module       symbol            regs smem local threads */
     { "fake_axpy",  "fake_axpy_f32",  16,  0,    0,  1024, axpy },
     { "fake_copy",  "fake_copy_f16",  8,   0,    0,  1024, copy_f16 },
     { "fake_spill", "fake_spill_f32", 128, 0,    64, 512,  copy_f32 },
     { "fake_vec4",  "fake_vec4_f32",  24,  2048, 0,  1024, vec4 },
+    { "fake_sentinel", "fake_sentinel_i32", 16, 0,  0,  1024, sentinel },
 };
 
 /* ---- the driver API ---- */

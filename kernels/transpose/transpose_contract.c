@@ -69,40 +69,26 @@ static void ref_transpose(const kc_ref *r)
     { "store_row_oob", 2, "store checks the output row but not the column: the last output row is written up to 31 elements past the end (rows % 32 != 0)" }, \
 }
 
-KC_CONTRACT(transpose_f32) {
-    .name = "transpose.f32", .module = "transpose", .symbol = "transpose_f32",
-    .dims = { "rows", "cols", "ld_in" },
-    .args = {
-        KC_BUFFER("in", KC_F32, KC_IN, tr_in_count),
-        KC_BUFFER("out", KC_F32, KC_OUT, kc_count_d0d1),
-        KC_SCALAR("rows", KC_I64, tr_rows),
-        KC_SCALAR("cols", KC_I64, tr_cols),
-        KC_SCALAR("ld_in", KC_I64, tr_ld),
-    },
-    .launch = tr_launch,
-    .shapes = tr_shapes,
-    .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS },
-    .reference = ref_transpose,
-    /* 256 threads x 32 regs: 8 blocks per SM; 32x33 f32 tile = 4224 bytes */
-    .budget = { .max_regs = 32, .max_smem = 4224, .max_local = 0, .min_blocks_per_sm = 8 },
-    .controls = TR_CONTROLS,
-};
+/* One contract per dtype: 256 threads x 32 registers, 8 blocks per SM; the
+ * 32x33 tile is 4224 bytes of shared memory in f32, 2112 in f16. */
+#define TRANSPOSE_CONTRACT(id_, name_, sym_, dt_, smem_) \
+KC_CONTRACT(id_) { \
+    .name = name_, .module = "transpose", .symbol = sym_, \
+    .dims = { "rows", "cols", "ld_in" }, \
+    .args = { \
+        KC_BUFFER("in", dt_, KC_IN, tr_in_count), \
+        KC_BUFFER("out", dt_, KC_OUT, kc_count_d0d1), \
+        KC_SCALAR("rows", KC_I64, tr_rows), \
+        KC_SCALAR("cols", KC_I64, tr_cols), \
+        KC_SCALAR("ld_in", KC_I64, tr_ld), \
+    }, \
+    .launch = tr_launch, \
+    .shapes = tr_shapes, \
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS }, \
+    .reference = ref_transpose, \
+    .budget = { .max_regs = 32, .max_smem = (smem_), .max_local = 0, .min_blocks_per_sm = 8 }, \
+    .controls = TR_CONTROLS, \
+}
 
-KC_CONTRACT(transpose_f16) {
-    .name = "transpose.f16", .module = "transpose", .symbol = "transpose_f16",
-    .dims = { "rows", "cols", "ld_in" },
-    .args = {
-        KC_BUFFER("in", KC_F16, KC_IN, tr_in_count),
-        KC_BUFFER("out", KC_F16, KC_OUT, kc_count_d0d1),
-        KC_SCALAR("rows", KC_I64, tr_rows),
-        KC_SCALAR("cols", KC_I64, tr_cols),
-        KC_SCALAR("ld_in", KC_I64, tr_ld),
-    },
-    .launch = tr_launch,
-    .shapes = tr_shapes,
-    .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS },
-    .reference = ref_transpose,
-    /* 32x33 f16 tile = 2112 bytes */
-    .budget = { .max_regs = 32, .max_smem = 2112, .max_local = 0, .min_blocks_per_sm = 8 },
-    .controls = TR_CONTROLS,
-};
+TRANSPOSE_CONTRACT(transpose_f32, "transpose.f32", "transpose_f32", KC_F32, 4224);
+TRANSPOSE_CONTRACT(transpose_f16, "transpose.f16", "transpose_f16", KC_F16, 2112);

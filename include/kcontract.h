@@ -150,6 +150,16 @@ typedef struct kc_ref {
 /* Element i of argument a's input as a double (exact for every dtype). */
 double kc_ref_in(const kc_ref *r, int a, size_t i);
 
+/* Runs fn(ctx, begin, end) over [0, n) in chunks of `grain` items (the last
+ * one shorter) on up to the harness's thread count (--threads; default all
+ * CPUs in a serial run, CPUs / N for each of --jobs N), and returns when every
+ * chunk is done. Chunk boundaries depend only on n and grain, never on the
+ * thread count, so a reference that writes disjoint rows per chunk gives the
+ * same bits on any machine. n <= grain runs inline on the caller's thread.
+ * For references over many independent rows (a GEMM's rows of C, a sampler's
+ * rows): keep each row's arithmetic sequential and obvious. */
+void kc_parallel_for(size_t n, size_t grain, void (*fn)(void *ctx, size_t begin, size_t end), void *ctx);
+
 /* The device properties a launch may depend on. */
 typedef struct kc_device {
     int ordinal;

@@ -51,6 +51,8 @@ void kc_cli_usage(FILE *out)
           "  --junit FILE  write a JUnit XML report (one testcase per item) for CI\n"
           "  --timeline FILE.svg  write an SVG timeline: one row per worker, one bar per item\n"
           "                (docs/reports.md describes the three reports)\n"
+          "  --threads T   host threads per process for input generation, references and the\n"
+          "                gate 2-4 scans (default: every CPU; with --jobs N, CPUs / N per worker)\n"
           "  --help        this text\n"
           "\n"
           "Each item prints one line: PASS, FAIL, KNOWN, RED, MISSED, LIMIT or SKIP (a --jobs run\n"
@@ -247,6 +249,10 @@ int kc_cli_parse(int argc, char **argv, kc_opts *o)
         } else if (strcmp(a, "--shard") == 0 || strcmp(a, "--jobs") == 0 || strcmp(a, "--devices") == 0 ||
                    strcmp(a, "--parent") == 0) {
             if (parse_parallel(a, v, o)) return 2;
+        } else if (strcmp(a, "--threads") == 0) {
+            if (!v || kc_parse_u64(v, 1024, &x) || x == 0)
+                return usage_error("--threads: expected a number of host threads from 1 to 1024, got '%s'%s", v ? v : "", "");
+            o->threads = (int)x;
         } else if (strcmp(a, "--records") == 0) {
             if (!v) return usage_error("%s needs a value (a file of launch records, docs/launch-records.md)%s", a, "");
             if (o->records) return usage_error("--records given twice ('%s' and '%s'); a run takes one file", o->records, v);

@@ -40,6 +40,7 @@ typedef struct kc_opts {
     const char *json;          /* --json FILE: JSON Lines report (report.h, docs/reports.md) */
     const char *junit;         /* --junit FILE: JUnit XML report */
     const char *timeline;      /* --timeline FILE.svg: SVG timeline, one row per worker */
+    int threads;               /* --threads T: host threads per process (0: all CPUs, CPUs / N under --jobs N) */
     int resume_records_fd;     /* internal --resume-records FD: the records so far (runner.c), -1 none */
 } kc_opts;
 

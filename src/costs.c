@@ -249,7 +249,7 @@ int kc_costs_save(const char *path, const kc_costs *c, char *err, size_t cap)
 double kc_cost_estimate(const kc_item *it)
 {
     double bytes = 0;
-    if (it->contract)
+    if (it->contract && it->kind != KC_KIND_LIMIT)   /* a limits item runs no case */
         for (const kc_shape *s = it->contract->shapes; s && s->name; s++) {
             size_t h = 0, g = 0;
             kc_case_memory(it->contract, s, &h, &g);
@@ -368,7 +368,7 @@ int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfil
 void kc_item_memory(const kc_item *it, int with_gpu, size_t *host, size_t *gpu)
 {
     *host = *gpu = 0;
-    if (!with_gpu || !it->contract) return;
+    if (!with_gpu || !it->contract || it->kind == KC_KIND_LIMIT) return;   /* a limits item runs no case */
     for (const kc_shape *s = it->contract->shapes; s && s->name; s++) {
         size_t h = 0, g = 0;
         kc_case_memory(it->contract, s, &h, &g);

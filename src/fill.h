@@ -12,7 +12,7 @@
 #define KC_FILL_CHUNK ((size_t)1 << 22)   /* elements */
 
 /* Fills g->data (g->count elements of g->dtype) from seed, with gen or the
- * built-in generator when gen is NULL. Uses up to `threads` threads (<= 0:
- * the online CPU count, capped at 32). */
-void kc_fill(kc_gen *g, uint64_t seed, void (*gen)(kc_gen *), int threads);
+ * built-in generator when gen is NULL, on the harness's threads
+ * (kc_parallel_threads); the contents never depend on their number. */
+void kc_fill(kc_gen *g, uint64_t seed, void (*gen)(kc_gen *));
 #endif

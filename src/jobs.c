@@ -25,6 +25,7 @@
 #include "filter.h"
 #include "linebuf.h"
 #include "merge.h"
+#include "parallel.h"
 #include "plan.h"
 #include "runner.h"
 #include "shard.h"
@@ -267,9 +268,9 @@ static void on_err_line(void *ctx, const char *line, size_t len, size_t cut)
 }
 
 /* The child's argv: the same patterns and seed, its shard, device and parent. */
-static char **child_argv(const kc_opts *o, const child *c, char num[4][32])
+static char **child_argv(const kc_opts *o, const child *c, char num[5][32])
 {
-    char **av = calloc((size_t)o->npatterns + 14, sizeof *av);
+    char **av = calloc((size_t)o->npatterns + 16, sizeof *av);
     int a = 0;
     if (!av) return NULL;
     snprintf(num[0], sizeof num[0], "%llu", (unsigned long long)o->seed);
@@ -287,6 +288,9 @@ static char **child_argv(const kc_opts *o, const child *c, char num[4][32])
     av[a++] = num[2];
     av[a++] = "--parent";
     av[a++] = num[3];
+    snprintf(num[4], sizeof num[4], "%d", o->threads ? o->threads : kc_parallel_share(c->n));
+    av[a++] = "--threads";   /* N shards share the host's CPUs */
+    av[a++] = num[4];
     if (o->records) {   /* the same record items, so the slices agree */
         av[a++] = "--records";
         av[a++] = (char *)o->records;
@@ -310,7 +314,7 @@ static void exec_child(char **av, int out_w, int err_w)
 static int spawn(const kc_opts *o, child *c)
 {
     int po[2] = { -1, -1 }, pe[2] = { -1, -1 };
-    char num[4][32];
+    char num[5][32];
     char **av = child_argv(o, c, num);
     if (!av || pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC)) goto fail;
     sigset_t old;

@@ -11,6 +11,7 @@
 #include "jobs.h"
 #include "plan.h"
 #include "launch_records.h"
+#include "parallel.h"
 #include "filter.h"
 #include "registry.h"
 #include "runner.h"
@@ -26,6 +27,7 @@ int main(int argc, char **argv)
         kc_opts_free(&o);
         return rc;
     }
+    if (o.threads) kc_parallel_set_threads(o.threads);
     if (o.cmd == KC_CMD_HELP) {
         kc_item *all;
         char err[1024];

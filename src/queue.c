@@ -32,6 +32,7 @@
 #include "merge.h"
 #include "nvml.h"
 #include "plan.h"
+#include "parallel.h"
 #include "progress.h"
 #include "record.h"
 #include "report.h"
@@ -139,12 +140,15 @@ static int spawn_worker(queue *qq, wk *w)
 {
     const kc_opts *o = qq->o;
     int p[4][2], made = 0;
-    char seed[32], dev[32], par[32];
-    char *av[12] = { (char *)o->argv0, "run", "--worker", "--seed", seed, "--device", dev, "--parent", par, NULL };
+    char seed[32], dev[32], par[32], thr[32];
+    char *av[14] = { (char *)o->argv0, "run", "--worker", "--seed", seed, "--device", dev, "--parent", par,
+                     "--threads", thr, NULL };
     if (o->records) {                       /* the workers must know the record items too */
-        av[9] = "--records";
-        av[10] = (char *)o->records;
+        av[11] = "--records";
+        av[12] = (char *)o->records;
     }
+    /* N workers share the host's CPUs: each gets its share, or --threads. */
+    snprintf(thr, sizeof thr, "%d", o->threads ? o->threads : kc_parallel_share(o->jobs));
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
     snprintf(dev, sizeof dev, "%d", w->device);
     snprintf(par, sizeof par, "%ld", (long)getpid());

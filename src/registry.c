@@ -147,9 +147,11 @@ int kc_registry_items(kc_item **items, char *err, size_t errcap)
         kc_item it = { .kind = KC_KIND_KERNEL, .contract = c };
         snprintf(it.name, sizeof it.name, "%s", c->name);
         if (push(&v, &n, &cap, it)) goto oom;
+        /* A library kernel has no CUfunction: no registers, shared memory,
+         * spills or occupancy to hold to a budget, so no :limits item. */
         it.kind = KC_KIND_LIMIT;
         snprintf(it.name, sizeof it.name, "%s:limits", c->name);
-        if (push(&v, &n, &cap, it)) goto oom;
+        if (!c->library && push(&v, &n, &cap, it)) goto oom;
         for (int k = 0; k < KC_MAX_CONTROLS && c->controls[k].name; k++) {
             it.kind = KC_KIND_CONTROL;
             it.control = &c->controls[k];

@@ -12,7 +12,9 @@
  * error; among finite errors the largest err/allowed wins (first on ties),
  * where err > 0 against allowed == 0 counts as an infinite ratio. */
 #include <math.h>
+#include <stdlib.h>
 #include "dtype.h"
+#include "parallel.h"
 #include "tolerance.h"
 
 kc_tol kc_tol_default(kc_dtype t) {
@@ -91,16 +93,58 @@ static inline void scan_one(scan *s, size_t i, double out, double ref, kc_tol to
         *s = (scan){ s->bad, i, 0, ratio, out, ref, err, allowed };
 }
 
-size_t kc_compare_output(kc_dtype t, const void *out, const double *ref, size_t n,
-                         kc_tol tol, kc_compare *res) {
+/* Scans out[begin, end) against ref. */
+static scan scan_range(kc_dtype t, const void *out, const double *ref, size_t begin, size_t end, kc_tol tol) {
     scan s = { 0, 0, 0, -1.0, 0, 0, 0, 0 };
-    if (!kc_dtype_is_float(t)) tol.atol = tol.rtol = 0.0;
     switch (t) {   /* one loop per dtype: no per-element dispatch on t */
-#define CASE(T) case T: for (size_t i = 0; i < n; i++) scan_one(&s, i, kc_load(T, out, i), ref[i], tol); break
+#define CASE(T) case T: for (size_t i = begin; i < end; i++) scan_one(&s, i, kc_load(T, out, i), ref[i], tol); break
     CASE(KC_F64); CASE(KC_F32); CASE(KC_F16); CASE(KC_BF16); CASE(KC_E4M3);
     CASE(KC_I64); CASE(KC_I32); CASE(KC_U32); CASE(KC_I8); CASE(KC_U8);
 #undef CASE
     default: break;
+    }
+    return s;
+}
+
+/* Folds the scan of a later range r into s, as if one scan had gone on:
+ * counts add; the first NaN/inf mismatch stays the worst; otherwise a later
+ * range wins only with a strictly larger ratio (first on ties). */
+static void scan_merge(scan *s, const scan *r) {
+    size_t bad = s->bad + r->bad;
+    if (!s->worst_special && r->ratio >= 0 && (r->worst_special || r->ratio > s->ratio)) *s = *r;
+    s->bad = bad;
+}
+
+#define COMPARE_GRAIN ((size_t)1 << 20)   /* elements per chunk of a parallel comparison */
+
+typedef struct compare_job {
+    kc_dtype t;
+    const void *out;
+    const double *ref;
+    kc_tol tol;
+    scan *parts;
+} compare_job;
+
+static void compare_chunk(void *ctx, size_t chunk, size_t begin, size_t end) {
+    compare_job *j = ctx;
+    j->parts[chunk] = scan_range(j->t, j->out, j->ref, begin, end, j->tol);
+}
+
+size_t kc_compare_output(kc_dtype t, const void *out, const double *ref, size_t n,
+                         kc_tol tol, kc_compare *res) {
+    if (!kc_dtype_is_float(t)) tol.atol = tol.rtol = 0.0;
+    size_t chunks = n ? (n - 1) / COMPARE_GRAIN + 1 : 0;
+    compare_job j = { t, out, ref, tol, NULL };
+    scan s;
+    if (chunks > 1 && (j.parts = malloc(chunks * sizeof *j.parts)) != NULL) {
+        /* Chunks on the harness's threads, folded in order: the same worst
+         * element and count as the sequential scan. */
+        kc_parallel_chunks(n, COMPARE_GRAIN, compare_chunk, &j);
+        s = j.parts[0];
+        for (size_t c = 1; c < chunks; c++) scan_merge(&s, &j.parts[c]);
+        free(j.parts);
+    } else {
+        s = scan_range(t, out, ref, 0, n, tol);
     }
     if (n == 0) s.allowed = tol.atol;
     if (res) *res = (kc_compare){ n, s.bad, s.worst, s.out, s.ref, s.err, s.allowed };

@@ -220,9 +220,9 @@ Test(gates_fake, limit_problems_carry_figure_and_budget)
                 T("3 problems: registers 128 per thread > budget 64; local memory 64 bytes per thread > budget 0 (spills or stack arrays); occupancy 2 resident blocks per SM (block 256 threads, 0 bytes dynamic shared memory) < budget 4"));
     expect_rerun(p.out, "fake.spill.f32:limits", "1");
     expect_item(p.out, "PASS", "fake.axpy.f32:limits",
-                T("16 registers, 0+0 B shared, 0 B local, 8 blocks/SM; largest shape large.1e6 passes gates 1-3"));
+                T("16 registers, 0+0 B shared, 0 B local, 8 blocks/SM at shape large.1e6; 4 shapes within the device's launch limits"));
     expect_item(p.out, "PASS", "fake.known.f32:limits",
-                T("24 registers, 2048+0 B shared, 0 B local, 8 blocks/SM; largest shape large.2e5 passes gates 1-3"));
+                T("24 registers, 2048+0 B shared, 0 B local, 8 blocks/SM at shape large.2e5; 4 shapes within the device's launch limits"));
     kc_tally t;
     kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_LIMIT][KC_LIMIT], 1);

@@ -147,7 +147,7 @@ static void *gen_of(const char *name, int arg, size_t n)
     void *data = malloc(n * 4);
     cr_assert_not_null(data);
     kc_gen g = { .shape = &s, .dist = KC_UNIFORM, .dtype = a->dtype, .data = data, .count = n };
-    kc_fill(&g, 42, a->gen, 1);
+    kc_fill(&g, 42, a->gen);
     return data;
 }
 

@@ -1,5 +1,5 @@
 /* ref_gemm.c — kc_ref_gemm_nt (ref_gemm.h), moved here unchanged from
- * staging/kernels/gemm/gemm_contract.c so the cuBLAS contracts share it. */
+ * kernels/gemm/gemm_contract.c so the cuBLAS contracts share it. */
 #include "ref_gemm.h"
 
 #include <pthread.h>

@@ -1,5 +1,5 @@
 /* ref_gemm.h — the float64 reference of an "NT" GEMM, shared by the contracts
- * of staging/kernels/gemm (gemm_tc) and staging/kernels/cublas_gemm (cuBLAS). */
+ * of kernels/gemm (gemm_tc) and kernels/cublas_gemm (cuBLAS). */
 #ifndef KC_REF_GEMM_H
 #define KC_REF_GEMM_H
 #include "kcontract.h"

@@ -70,7 +70,7 @@ Test(registry, every_library_and_control_is_built)
                          cs[i]->name, cs[i]->controls[k].name, path, cs[i]->controls[k].name, cs[i]->library);
         }
     }
-    cr_expect_gt(libs, 0, "no library kernel linked (staging/kernels/cublas_gemm, staging/kernels/cub)");
+    cr_expect_gt(libs, 0, "no library kernel linked (kernels/cublas_gemm, kernels/cub)");
 }
 
 /* A library contract is library + entry, without module, symbol or launch. */

@@ -1,4 +1,4 @@
-/* delta_rule_contract.c — contracts for staging/kernels/delta_rule/delta_rule.cu.
+/* delta_rule_contract.c — contracts for kernels/delta_rule/delta_rule.cu.
  *
  * delta_rule.<t>: one decode step of the gated delta rule (Gated DeltaNet,
  * Yang et al. 2024, eq. for S_t with the gate alpha_t = exp(g_t)):

@@ -1,4 +1,4 @@
-/* quant_int4_contract.c — contracts for staging/kernels/quant_int4/quant_int4.cu.
+/* quant_int4_contract.c — contracts for kernels/quant_int4/quant_int4.cu.
  *
  * Weight-only int4 group quantization (AWQ/GPTQ style, asymmetric):
  *   y[m, n] = sum_k x[m, k] * (q[n, k] - z[n, k/G]) * s[n, k/G]

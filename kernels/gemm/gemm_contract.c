@@ -1,4 +1,4 @@
-/* gemm_contract.c — contracts for staging/kernels/gemm/gemm_tc.cu.
+/* gemm_contract.c — contracts for kernels/gemm/gemm_tc.cu.
  *
  * C[m, n] = sum_k A[m, k] * B[n, k]   ("NT": B is stored [N, K], an nn.Linear
  * weight [out_features, in_features]; A [M, K] the activations, both
@@ -56,7 +56,7 @@ static void gemm_launch_128(const kc_shape *s, const kc_device *dev, kc_launch *
 }
 
 /* ---- float64 reference: kc_ref_gemm_nt (src/ref_gemm.c, shared with the
- * cuBLAS wrapper's contracts in staging/kernels/cublas_gemm/). */
+ * cuBLAS wrapper's contracts in kernels/cublas_gemm/). */
 
 /* Reference cost (multiply-adds) in brackets; per contract about 1.1e10 per
  * distribution over the model and edge shapes, plus 1.7e10 for the large one. */

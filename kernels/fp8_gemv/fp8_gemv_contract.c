@@ -1,4 +1,4 @@
-/* fp8_gemv_contract.c — contracts for staging/kernels/fp8_gemv/fp8_gemv.cu.
+/* fp8_gemv_contract.c — contracts for kernels/fp8_gemv/fp8_gemv.cu.
  *
  * FP8 weight GEMV with 128x128 block scales (DeepSeek-V3 / vLLM block-FP8 layout):
  *   y[m, n] = sum_k x[m, k] * W[n, k] * S[n / 128, k / 128]

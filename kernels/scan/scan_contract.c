@@ -1,4 +1,4 @@
-/* scan_contract.c — contracts for staging/kernels/scan/scan.cu: prefix sums
+/* scan_contract.c — contracts for kernels/scan/scan.cu: prefix sums
  * over the rows of [rows, n], one block per row (256 threads x 8 items = 2048
  * elements a chunk, a carry between chunks).
  *

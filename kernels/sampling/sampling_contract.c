@@ -1,4 +1,4 @@
-/* sampling_contract.c — contracts for staging/kernels/sampling/sampling.cu:
+/* sampling_contract.c — contracts for kernels/sampling/sampling.cu:
  * deterministic token selection over rows of logits [rows, vocab] in f32, f16
  * and bf16, one block of 512 threads per row. Integer outputs compare exactly.
  *

@@ -1,4 +1,4 @@
-/* moe_contract.c — contracts for staging/kernels/moe/moe.cu: MoE routing.
+/* moe_contract.c — contracts for kernels/moe/moe.cu: MoE routing.
  *
  * moe.topk_softmax.<t>, moe.topk_sigmoid.f32: top-k gating of router logits
  * [tokens, E] (f32 or bf16). p = softmax over the E logits, or sigmoid of each

@@ -1,4 +1,4 @@
-/* embedding_contract.c — contracts for staging/kernels/embedding/embedding.cu.
+/* embedding_contract.c — contracts for kernels/embedding/embedding.cu.
  *
  * embedding.<t>: out[t, :] = table[ids[t], :] for t < tokens; table [vocab,
  * hidden] in f16 / bf16, ids i32 [tokens], out [tokens, hidden]. An id outside

@@ -1,4 +1,4 @@
-/* layernorm_contract.c — contracts for staging/kernels/layernorm/layernorm.cu.
+/* layernorm_contract.c — contracts for kernels/layernorm/layernorm.cu.
  *
  * layernorm.<t>: y = (x - mean) / sqrt(var + eps) * w + b over the last dim of
  * [tokens, hidden] (biased variance, as torch.nn.functional.layer_norm); x, w,

@@ -182,6 +182,12 @@ static int case_prepare(kc_case *k)
     return 0;
 }
 
+/* Allocates buffer set `set` with guard bands, poisons its outputs and fills
+ * its inputs. Set 0 takes the inputs from the host. A relaunch's set 1 copies
+ * its read-only inputs from set 0 on the device (gate 2 has found them
+ * unchanged by then): the H200's HBM copies a 5 GB embedding table in
+ * milliseconds where a pageable host upload takes about a second. An INOUT
+ * buffer, which the first launch changed, comes from the host again. */
 static CUresult set_upload(kc_gpu *gpu, kc_case *k, int set, uint8_t poison)
 {
     CUresult r = CUDA_SUCCESS;
@@ -195,6 +201,7 @@ static CUresult set_upload(kc_gpu *gpu, kc_case *k, int set, uint8_t poison)
         if ((r = gpu->cu.MemsetD8(base + g + b, KC_CANARY, g)) != CUDA_SUCCESS) break;
         if (!b) continue;
         if (ar->role == KC_OUT) r = gpu->cu.MemsetD8(base + g, poison, b);
+        else if (set == 1 && ar->role == KC_IN) r = gpu->cu.MemcpyDtoD(base + g, k->dev[0][a] + g, b);
         else r = gpu->cu.MemcpyHtoD(base + g, k->in[a], b);
     }
     return r;

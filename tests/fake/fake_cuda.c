@@ -29,6 +29,7 @@
 #undef cuMemFree
 #undef cuMemcpyHtoD
 #undef cuMemcpyDtoH
+#undef cuMemcpyDtoD
 #undef cuMemsetD8
 #undef cuDevicePrimaryCtxRelease
 #undef cuLaunchKernel
@@ -241,6 +242,7 @@ CUresult cuMemAlloc(CUdeviceptr *p, size_t bytes)
 CUresult cuMemFree(CUdeviceptr p) { CONTEXT_CALL(); free((void *)(uintptr_t)p); return CUDA_SUCCESS; }
 CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t n) { CONTEXT_CALL(); memcpy((void *)(uintptr_t)dst, src, n); return CUDA_SUCCESS; }
 CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t n) { CONTEXT_CALL(); memcpy(dst, (const void *)(uintptr_t)src, n); return CUDA_SUCCESS; }
+CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n) { CONTEXT_CALL(); memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n); return CUDA_SUCCESS; }
 CUresult cuMemsetD8(CUdeviceptr dst, unsigned char v, size_t n) { CONTEXT_CALL(); memset((void *)(uintptr_t)dst, v, n); return CUDA_SUCCESS; }
 
 /* Reads "KCFAKE <module> <control or ->" (the image is not NUL-terminated:

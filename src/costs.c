@@ -15,6 +15,7 @@
 
 #include "filter.h"
 #include "gates.h"
+#include "record.h"
 
 
 /* ---- the table ---- */
@@ -242,6 +243,42 @@ int kc_costs_save(const char *path, const kc_costs *c, char *err, size_t cap)
         return kc_errf(err, cap, "%s: %s", path, strerror(e));
     }
     return 0;
+}
+
+static int failing(kc_state s) { return s == KC_FAIL || s == KC_MISSED || s == KC_LIMIT || s == KC_CRASH || s == KC_TIMEOUT; }
+
+int kc_costs_save_run(const char *path, const kc_records *rs, FILE *out)
+{
+    kc_costs c;
+    int found;
+    char err[1024];
+    int lock = kc_costs_lock(path);     /* other runs in this directory merge one at a time */
+    if (kc_costs_load(path, &c, &found, err, sizeof err)) {     /* changed meanwhile: start afresh */
+        fprintf(stderr, "kcontract: --costs %s; writing a new table\n", err);
+        memset(&c, 0, sizeof c);
+    }
+    int n = 0, rc = 0;
+    for (int i = 0; i < rs->n; i++) {
+        const kc_record *r = &rs->v[i];
+        if (r->state == KC_NOTRUN || r->state == KC_SKIP) continue;    /* no measurement */
+        kc_cost e;
+        memset(&e, 0, sizeof e);
+        snprintf(e.name, sizeof e.name, "%s", r->name);
+        e.seconds = r->end_s - r->start_s;
+        e.peak_rss_kib = r->peak_rss_kib;
+        e.peak_gpu_mib = r->peak_gpu_mib;
+        e.failed = failing(r->state);
+        if (kc_costs_set(&c, &e) == 0) n++;
+    }
+    if (n && kc_costs_save(path, &c, err, sizeof err)) {
+        fprintf(stderr, "kcontract: cannot write the cost table: %s\n", err);
+        rc = -1;
+    } else if (n) {
+        fprintf(out, "kcontract: cost table %s: %d item%s measured, %d recorded in all\n", path, n, n == 1 ? "" : "s", c.n);
+    }
+    kc_costs_unlock(lock);
+    kc_costs_free(&c);
+    return rc ? rc : n;
 }
 
 /* ---- costs, limits, order ---- */

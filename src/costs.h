@@ -60,6 +60,14 @@ int kc_costs_lock(const char *path);
 void kc_costs_unlock(int fd);
 int kc_costs_save(const char *path, const kc_costs *c, char *err, size_t cap);
 const kc_cost *kc_costs_find(const kc_costs *c, const char *name);
+/* After a run: merges its measured items (records; NOTRUN and SKIP carry no
+ * measurement) into the table at path, under kc_costs_lock, and writes it.
+ * Prints "kcontract: cost table PATH: N items measured, M recorded in all" to
+ * out; a table that cannot be read is replaced (said on stderr), one that
+ * cannot be written is reported on stderr. Returns the items measured, or -1
+ * when writing failed. */
+struct kc_records;
+int kc_costs_save_run(const char *path, const struct kc_records *rs, FILE *out);
 /* Inserts or replaces e. 0, or -1 when out of memory. */
 int kc_costs_set(kc_costs *c, const kc_cost *e);
 void kc_costs_free(kc_costs *c);

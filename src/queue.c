@@ -598,33 +598,7 @@ static void not_run(queue *qq)
 
 static void save_costs(queue *qq)
 {
-    kc_costs c;
-    int found;
-    char err[1024];
-    int lock = kc_costs_lock(qq->o->costs);     /* other runs in this directory merge one at a time */
-    if (kc_costs_load(qq->o->costs, &c, &found, err, sizeof err)) {     /* changed meanwhile: start afresh */
-        fprintf(stderr, "kcontract: --costs %s; writing a new table\n", err);
-        memset(&c, 0, sizeof c);
-    }
-    int n = 0;
-    for (int i = 0; i < qq->rec.n; i++) {
-        const kc_record *r = &qq->rec.v[i];
-        if (r->state == KC_NOTRUN || r->state == KC_SKIP) continue;    /* no measurement */
-        kc_cost e;
-        memset(&e, 0, sizeof e);
-        snprintf(e.name, sizeof e.name, "%s", r->name);
-        e.seconds = r->end_s - r->start_s;
-        e.peak_rss_kib = r->peak_rss_kib;
-        e.peak_gpu_mib = r->peak_gpu_mib;
-        e.failed = failing(r->state);
-        if (kc_costs_set(&c, &e) == 0) n++;
-    }
-    if (n && kc_costs_save(qq->o->costs, &c, err, sizeof err))
-        fprintf(stderr, "kcontract: cannot write the cost table: %s\n", err);
-    else if (n)
-        printf("kcontract: cost table %s: %d item%s measured, %d recorded in all\n", qq->o->costs, n, n == 1 ? "" : "s", c.n);
-    kc_costs_unlock(lock);
-    kc_costs_free(&c);
+    kc_costs_save_run(qq->o->costs, &qq->rec, stdout);
 }
 
 static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)

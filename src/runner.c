@@ -212,6 +212,9 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         free(sel);
         return 4;
     }
+    /* --costs FILE: a serial run also records what each item cost, so a later
+     * --jobs run orders its queue (or --shard K/N partitions) by it. */
+    if (o->costs_given && !o->parent) kc_costs_save_run(o->costs, &rs, stdout);
     printf("%s\n", line);
     kc_summary_format(&t, line, sizeof line);
     rs.wall_s = now_s() - t0;

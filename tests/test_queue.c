@@ -291,6 +291,28 @@ Test(queue, cost_table_records_time_memory_and_failures_and_orders_the_next_run,
     unlink(costs);
 }
 
+/* A serial run given --costs records its items too, so the first --jobs run
+ * after it is already ordered by measured cost; without --costs it writes
+ * nothing. */
+Test(queue, serial_run_with_costs_writes_the_table, .timeout = 60)
+{
+    char costs[256];
+    costs_path(costs, sizeof costs, "serial");
+    char *a[] = { "run", "fixture.fail", "fixture.cost.00", "fixture.pass.03", "--costs", costs, NULL };
+    kc_proc p = fixture(a);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "kcontract: cost table ") && strstr(p.out, ": 3 items measured"), "%s", p.out);
+    kc_proc_free(&p);
+    kc_cost f = row(costs, "fixture.fail"), c = row(costs, "fixture.cost.00");
+    cr_expect_eq(f.failed, 1);
+    cr_expect_geq(c.seconds, 0.29, "fixture.cost.00 sleeps 300 ms: %.3f", c.seconds);
+    unlink(costs);
+    char *b[] = { "run", "fixture.pass.03", NULL };
+    p = fixture(b);
+    cr_expect(!strstr(p.out, "kcontract: cost table "), "a serial run without --costs writes no table:\n%s", p.out);
+    kc_proc_free(&p);
+}
+
 Test(queue, bad_queue_options_are_refused, .timeout = 30)
 {
     char *a[] = { "run", "fixture.pass.00", "--fail-fast", NULL };

@@ -1,22 +1,29 @@
 #!/bin/sh
 # bench/gpu_schedule.sh — the scheduling benchmark on a GPU machine (H200),
 # with build/kcontract on the real suite. Usage:
-#     sh bench/gpu_schedule.sh LOGDIR [PATTERN...]      (default: every item)
-# Runs, on the same binary and filter: serial; then for N = 4 and 8:
-# --jobs N --schedule static; --jobs N (the work queue, with the cost table a
-# first queue run wrote); and one process per item (xargs -P N over
-# `kcontract run ITEM --device D`, D round robin over the visible GPUs as the
-# workers are). Every run goes under /usr/bin/time -v; every log is kept in
-# LOGDIR (serial.log, static-N.log, queue-N.log, per-item-N/ITEM.log, *.time,
-# the cost table costs.tsv, the queue's --json/--timeline reports). Prints
-# wall time and scheduling efficiency (sum of the serial run's item times /
-# (N x wall)) and checks that the TALLY counts are identical in every mode
-# (per item: summed over the processes). Targets (issue 4): queue efficiency
-# >= 0.9 at N = 8; queue faster than static and than per-item.
+#     sh bench/gpu_schedule.sh LOGDIR [kcontract run arguments: patterns, --records F]
+# Runs, on the same binary and selection:
+#   serial                  kcontract run ARGS --costs LOGDIR/costs.tsv  (writes the cost table)
+#   then for N in $NS (default "8 4"), N = 8 first so a cut-short session keeps it:
+#   queue-N                 ... --jobs N --costs LOGDIR/costs.tsv (ordered by the serial costs)
+#   static-N                ... --jobs N --schedule static
+#   per-item-N              xargs -P N over `kcontract run ITEM --device D` (D round robin
+#                           over the visible GPUs, as the workers go)
+# Every run goes under /usr/bin/time -v (LOGDIR/<run>.time); logs LOGDIR/<run>.log;
+# the queue runs also write --json and --timeline reports. tools/sample-mem.sh samples
+# every process's RSS and GPU memory (LOGDIR/mem.txt) for per-run peaks.
+# Prints per run: wall time; speed-up over serial; scheduling efficiency = the run's
+# own summed item times / (N x wall) (how busy its N processes were); and
+# efficiency vs serial = the serial run's summed item times / (N x wall) (which
+# also charges the slowdown of items sharing a host). Checks that the TALLY
+# counts are identical in every mode (per item: summed over its processes).
+# Targets (issue 4): queue efficiency >= 0.9 at N = 8; queue faster than static
+# and than per-item. Exit 1 when the counts differ.
 set -eu
-[ $# -ge 1 ] || { echo "usage: sh bench/gpu_schedule.sh LOGDIR [PATTERN...]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: sh bench/gpu_schedule.sh LOGDIR [run arguments...]" >&2; exit 2; }
 LOG=$1; shift
 BIN=${BIN:-build/kcontract}
+NS=${NS:-"8 4"}
 mkdir -p "$LOG"
 [ -x "$BIN" ] || { echo "gpu_schedule.sh: $BIN not built (make all)" >&2; exit 2; }
 TIME=""
@@ -26,57 +33,85 @@ NGPU=$(nvidia-smi -L 2>/dev/null | wc -l || echo 1)
 
 now() { date +%s.%N; }
 counts() { sed -n 's/^TALLY v=1 \(.*\) items=.*/\1/p' "$1"; }
-timed() {   # name command... : runs it, output to LOG/name.log, time -v to LOG/name.time; prints wall
+# Summed item seconds of item lines ("[wK] STATE name ...  (12.34 s)"), any prefix.
+work_of() { cat "$@" | sed -n '/^\(\[[^]]*\] \)\{0,1\}\(SUMMARY\|kcontract\)/d; s/^\(\[[^]]*\] \)\{0,1\}[A-Z]\{3,7\}  *[^ ]\{1,\}  .*  (\([0-9.]*\) s)\(  rerun: .*\)\{0,1\}$/\2/p' | paste -sd+ | bc -l; }
+timed() {   # name command... : output to LOG/name.log, time -v to LOG/name.time; prints wall
     name=$1; shift
     t0=$(now)
     if [ -n "$TIME" ]; then $TIME -o "$LOG/$name.time" "$@" > "$LOG/$name.log" 2> "$LOG/$name.err" || true
     else "$@" > "$LOG/$name.log" 2> "$LOG/$name.err" || true; fi
     t1=$(now)
+    echo "$name $t0 $t1" >> "$LOG/spans.txt"
     echo "$t1 - $t0" | bc -l
 }
 
 {
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "binary: $BIN ($(sha256sum "$BIN" | cut -c1-16)), git $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-    echo "patterns: ${*:-(all)}"
+    echo "binary: $BIN ($(sha256sum "$BIN" | cut -c1-16)), git ${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}"
+    echo "arguments: ${*:-(none: every registered item)}"
     nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv 2>/dev/null || true
     echo "CPUs: $(nproc); $(grep MemTotal /proc/meminfo)"
 } > "$LOG/env.txt"
 cat "$LOG/env.txt"
+: > "$LOG/spans.txt"
+SAMPLER=""
+SAMPLER_T0=$(now)   # mem.txt's t= is seconds since about this moment
+if [ -f tools/sample-mem.sh ]; then bash tools/sample-mem.sh "$LOG/mem.txt" 1 & SAMPLER=$!; fi
+trap '[ -n "$SAMPLER" ] && kill "$SAMPLER" 2>/dev/null || true' EXIT
 
-serial_wall=$(timed serial "$BIN" run "$@")
-work=$(sed -n '/^SUMMARY /d; s/^[A-Z]* .*  (\([0-9.]*\) s)\(  rerun: .*\)\{0,1\}$/\1/p' "$LOG/serial.log" | paste -sd+ | bc -l)
+serial_wall=$(timed serial "$BIN" run "$@" --costs "$LOG/costs.tsv" --json "$LOG/serial.jsonl")
+work=$(work_of "$LOG/serial.log")
 ref=$(counts "$LOG/serial.log")
 [ -n "$ref" ] || { echo "no TALLY in the serial run (see $LOG/serial.log)" >&2; exit 1; }
+# Per-item processes need the same --records file to know the record items.
+PER_ITEM_ARGS=""
+prev=""
+for a in "$@"; do
+    [ "$prev" = "--records" ] && PER_ITEM_ARGS="--records $a"
+    prev=$a
+done
 ok=1
 {
-printf '%-10s %3s %9s %11s  %s\n' mode N "wall s" efficiency "counts = serial"
-printf '%-10s %3s %9.2f %11.3f  %s\n' serial 1 "$serial_wall" "$(echo "$work / $serial_wall" | bc -l)" reference
+printf '%-10s %3s %9s %8s %11s %11s  %s\n' mode N "wall s" speedup "sched eff" "eff/serial" "counts = serial"
+printf '%-10s %3s %9.2f %8.2f %11.3f %11.3f  %s\n' serial 1 "$serial_wall" 1 "$(echo "$work / $serial_wall" | bc -l)" \
+    "$(echo "$work / $serial_wall" | bc -l)" reference
 } | tee "$LOG/table.txt"
-row() {
-    eff=$(echo "$work / ($2 * $3)" | bc -l)
-    if [ "$4" = "$ref" ]; then same=yes; else same=NO; ok=0; fi
-    printf '%-10s %3s %9.2f %11.3f  %s\n' "$1" "$2" "$3" "$eff" "$same" | tee -a "$LOG/table.txt"
+row() {   # mode N wall own-work counts
+    if [ "$5" = "$ref" ]; then same=yes; else same=NO; ok=0; fi
+    printf '%-10s %3s %9.2f %8.2f %11.3f %11.3f  %s\n' "$1" "$2" "$3" "$(echo "$serial_wall / $3" | bc -l)" \
+        "$(echo "$4 / ($2 * $3)" | bc -l)" "$(echo "$work / ($2 * $3)" | bc -l)" "$same" | tee -a "$LOG/table.txt"
 }
 
-timed queue-warmup "$BIN" run "$@" --jobs 8 --costs "$LOG/costs.tsv" > /dev/null
-for n in 4 8; do
-    w=$(timed "static-$n" "$BIN" run "$@" --jobs "$n" --schedule static)
-    row static "$n" "$w" "$(counts "$LOG/static-$n.log")"
+for n in $NS; do
     w=$(timed "queue-$n" "$BIN" run "$@" --jobs "$n" --costs "$LOG/costs.tsv" --json "$LOG/queue-$n.jsonl" \
         --timeline "$LOG/queue-$n.svg")
-    row queue "$n" "$w" "$(counts "$LOG/queue-$n.log")"
+    row queue "$n" "$w" "$(work_of "$LOG/queue-$n.log")" "$(counts "$LOG/queue-$n.log")"
+    w=$(timed "static-$n" "$BIN" run "$@" --jobs "$n" --schedule static)
+    row static "$n" "$w" "$(work_of "$LOG/static-$n.log")" "$(counts "$LOG/static-$n.log")"
     mkdir -p "$LOG/per-item-$n"
     t0=$(now)
     "$BIN" list "$@" | awk 'NF == 2 && $1 ~ /^(kernel|control|limit|suite)$/ { print NR, $2 }' |
-        xargs -P "$n" -L 1 sh -c 'd=$(( $2 % '"$NGPU"' )); "$0" run "$3" --device "$d" > "$1/$(echo "$3" | tr ":/" "__").log" 2>&1 || true' \
+        xargs -P "$n" -L 1 sh -c 'd=$(( $2 % '"$NGPU"' )); "$0" run "$3" --device "$d" '"$PER_ITEM_ARGS"' > "$1/$(echo "$3" | tr ":/" "__").log" 2>&1 || true' \
             "$BIN" "$LOG/per-item-$n" || true
     t1=$(now)
+    echo "per-item-$n $t0 $t1" >> "$LOG/spans.txt"
     summed=$(for f in "$LOG/per-item-$n"/*.log; do counts "$f"; done | awk '
         { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (!(kv[1] in v)) order[++n] = kv[1]; v[kv[1]] += kv[2] } }
         END { for (i = 1; i <= n; i++) printf "%s%s=%d", (i > 1 ? " " : ""), order[i], v[order[i]]; print "" }')
-    row per-item "$n" "$(echo "$t1 - $t0" | bc -l)" "$summed"
+    row per-item "$n" "$(echo "$t1 - $t0" | bc -l)" "$(work_of "$LOG/per-item-$n"/*.log)" "$summed"
 done
-echo "sum of item times (serial lines): $(printf '%.2f' "$work") s; efficiency = sum / (N x wall)" | tee -a "$LOG/table.txt"
+echo "sum of item times in the serial run: $(printf '%.2f' "$work") s" | tee -a "$LOG/table.txt"
+# Per run: the peak RSS of any one process and the peak GPU memory summed over processes per sample.
+if [ -f "$LOG/mem.txt" ]; then
+    while read -r name a b; do
+        awk -v a="$a" -v b="$b" -v t0="$SAMPLER_T0" -v name="$name" '
+            { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+            { t = v["t"] + t0 }
+            t >= a && t <= b && v["rss_kib"] != "" { if (v["rss_kib"] > r) r = v["rss_kib"] }
+            t >= a && t <= b && v["gpu_pid"] != "" { g[v["t"] " " v["gpu"]] += v["gpu_mib"] }
+            { delete v }
+            END { for (k in g) if (g[k] > gm) gm = g[k]; printf "%-12s peak RSS of one process %.0f MiB, peak GPU memory on one GPU %d MiB\n", name, r / 1024, gm }' "$LOG/mem.txt"
+    done < "$LOG/spans.txt" | tee -a "$LOG/table.txt"
+fi
 if [ "$ok" = 1 ]; then echo "counts: identical in every mode" | tee -a "$LOG/table.txt"
 else echo "counts: DIFFER (see $LOG)" | tee -a "$LOG/table.txt"; exit 1; fi

@@ -57,6 +57,8 @@ static void fmt_mib(char *buf, size_t cap, long mib)
     else snprintf(buf, cap, "%ld MiB", mib);
 }
 
+static void report_slowest(FILE *out, const kc_records *rs, int k);
+
 void kc_report_workers(FILE *out, const kc_records *rs)
 {
     int nw = kc_report_nworkers(rs);
@@ -88,7 +90,32 @@ void kc_report_workers(FILE *out, const kc_records *rs)
         fprintf(out, "time in items: inputs %.1f s, GPU %.1f s, float64 references %.1f s, checks %.1f s, other %.1f s\n",
                 t.inputs_s, t.gpu_s, t.reference_s, t.checks_s,
                 busy - (t.inputs_s + t.gpu_s + t.reference_s + t.checks_s));
+    report_slowest(out, rs, KC_REPORT_SLOWEST);
     free(ws);
+}
+
+/* "slowest items: a 12.3 s, b 10.1 s, ..." — the k longest items (on ties
+ * the one finished first), where a run's time goes and what no schedule can
+ * split. */
+static double item_s(const kc_records *rs, int i) { return rs->v[i].end_s - rs->v[i].start_s; }
+
+static void report_slowest(FILE *out, const kc_records *rs, int k)
+{
+    int top[KC_REPORT_SLOWEST], n = 0;
+    if (k > KC_REPORT_SLOWEST) k = KC_REPORT_SLOWEST;
+    for (int i = 0; i < rs->n; i++) {
+        double s = item_s(rs, i);
+        if (n < k) n++;
+        else if (s <= item_s(rs, top[k - 1])) continue;
+        int j = n - 1;
+        for (; j > 0 && item_s(rs, top[j - 1]) < s; j--) top[j] = top[j - 1];
+        top[j] = i;
+    }
+    if (n < 2) return;
+    fprintf(out, "slowest items:");
+    for (int j = 0; j < n; j++)
+        fprintf(out, "%s %s %.2f s", j ? "," : "", rs->v[top[j]].name, item_s(rs, top[j]));
+    fputc('\n', out);
 }
 
 kc_time_split kc_report_time_split(const kc_records *rs)

@@ -29,8 +29,13 @@ double kc_report_efficiency(double busy_s, int workers, double wall_s);
 int kc_report_json(FILE *out, const kc_records *rs);
 int kc_report_junit(FILE *out, const kc_records *rs, const char *suite_name);
 int kc_report_timeline_svg(FILE *out, const kc_records *rs);
+#define KC_REPORT_SLOWEST 10   /* items named on the "slowest items:" line */
+
 /* "workers: 8, busy 512.3 s of 8 x 70.1 s (efficiency 0.91); peak RSS 8.1 GiB (worker 3),
- *  peak GPU 8724 MiB (worker 5)" and one line per worker; written after the SUMMARY. */
+ *  peak GPU 8724 MiB (worker 5)", one line per worker, the time split ("time in
+ *  items: inputs ..., GPU ..., float64 references ..., checks ..., other ...")
+ *  and "slowest items: NAME S s, ..." (the KC_REPORT_SLOWEST longest, longest
+ *  first); written after the SUMMARY. */
 void kc_report_workers(FILE *out, const kc_records *rs);
 /* Writes each report named (NULL: not asked); on failure prints
  * "kcontract: --json FILE: <strerror>" to stderr and returns -1. */

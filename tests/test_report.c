@@ -258,7 +258,36 @@ Test(report, workers_summary_efficiency)
     cr_expect_str_eq(buf, "workers: 2, busy 9.0 s of 2 x 5.0 s (efficiency 0.90); peak RSS 3.0 GiB (worker 0), "
                           "peak GPU 8724 MiB (worker 1)\n"
                           "  worker 0: 2 items, busy 5.0 s, peak RSS 3.0 GiB, peak GPU unknown\n"
-                          "  worker 1: 1 item, busy 4.0 s, peak RSS 512 KiB, peak GPU 8724 MiB\n");
+                          "  worker 1: 1 item, busy 4.0 s, peak RSS 512 KiB, peak GPU 8724 MiB\n"
+                          "slowest items: a 4.00 s, c 4.00 s, b 1.00 s\n");
+    free(buf);
+    kc_records_free(&rs);
+}
+
+/* The slowest-items line keeps the KC_REPORT_SLOWEST longest, longest first,
+ * the earlier finisher first on ties, whatever order they finished in. */
+Test(report, slowest_items_are_the_longest_ten_in_order)
+{
+    kc_records rs = { .workers = 1, .wall_s = 100 };
+    double t = 0;
+    for (int i = 0; i < 25; i++) {   /* durations 0.5, 1.5, ... with two ties at the top */
+        char name[16];
+        snprintf(name, sizeof name, "i%02d", i);
+        double d = i == 3 || i == 17 ? 30.0 : (i * 7 % 25) + 0.5;
+        kc_record r = rec(name, KC_KIND_KERNEL, KC_PASS, 0, t, t + d, "");
+        t += d;
+        cr_assert_eq(kc_records_add(&rs, &r), 0);
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    kc_report_workers(f, &rs);
+    fclose(f);
+    const char *line = strstr(buf, "slowest items: ");
+    cr_assert(line, "%s", buf);
+    cr_expect(strstr(line, "slowest items: i03 30.00 s, i17 30.00 s, i07 24.50 s, i14 23.50 s, i21 22.50 s, "
+                           "i10 20.50 s, i24 18.50 s, i06 17.50 s, i13 16.50 s, i20 15.50 s\n") == line,
+              "%s", line);
     free(buf);
     kc_records_free(&rs);
 }

@@ -1,9 +1,10 @@
 /* test_launch_records.c — launch records (--records FILE, docs/launch-records.md):
  * the parser in process (good lines, comments, each refusal with FILE:LINE and
  * the token), item naming and uniqueness, the shipped records against an
- * H200's limits, and the real binary without a GPU (KC_LIBCUDA=/nonexistent):
- * list shows the record items, run SKIPs them and exits 3, --shard keeps each
- * record item once, --jobs passes the file on. */
+ * H200's limits, the kernels' stated preconditions, a 4 GiB case and the
+ * families each file covers, and the real binary without a GPU
+ * (KC_LIBCUDA=/nonexistent): list shows the record items, run SKIPs them and
+ * exits 3, --shard keeps each record item once, --jobs passes the file on. */
 #include <criterion/criterion.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -253,7 +254,65 @@ static const kc_device h200 = {
     .regs_per_sm = 65536, .max_blocks_per_sm = 32, .total_mem = 150754820096ull,
 };
 
-static void check_shipped(const char *path, int min_records)
+/* Per-record memory the shipped files stay under (host and GPU each, kc_case_memory):
+ * their largest records (a 128256 x 4096 weight or table, a 16800-page KV cache)
+ * need ~2.1 GiB. */
+#define SHIPPED_MAX_CASE_BYTES ((size_t)4 << 30)
+
+static int starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
+
+/* The preconditions the kernels state in their sources (and the contracts'
+ * generators rely on), which the parser does not check: a record that broke
+ * one would be a false FAIL on the GPU, not a finding. Returns 0, or 1 with
+ * the broken one in why. */
+static int broken_precondition(const kc_launch_record *rec, char *why, size_t cap)
+{
+    const char *c = rec->c.name;
+    const int64_t *d = rec->shape[0].d;
+#define BROKEN(...) return snprintf(why, cap, __VA_ARGS__), 1
+    if (starts(c, "gemv.")) {                   /* M N K ldx: gemv.cu accumulates at most 8 batch rows */
+        if (d[0] < 1 || d[0] > 8) BROKEN("gemv with M=%lld (1..8)", (long long)d[0]);
+        if (d[3] < d[2]) BROKEN("gemv with ldx %lld < K %lld", (long long)d[3], (long long)d[2]);
+    } else if (starts(c, "fp8_gemv.")) {        /* M N K: FP8_MAX_M = 8 (fp8_gemv.cu) */
+        if (d[0] < 1 || d[0] > 8) BROKEN("fp8_gemv with M=%lld (1..8)", (long long)d[0]);
+    } else if (starts(c, "quant_int4.")) {      /* M N K G: G is the contract's group size */
+        const int64_t g = strstr(c, ".g32") ? 32 : 128;
+        if (d[3] != g) BROKEN("%s with G=%lld", c, (long long)d[3]);
+    } else if (starts(c, "attn_decode.")) {     /* batch q_heads kv_heads page_size max_len num_pages */
+        if (d[2] < 1 || d[1] % d[2] || d[1] / d[2] > 8)
+            BROKEN("q_heads %lld / kv_heads %lld: G must be a whole 1..8 (AD_GMAX)", (long long)d[1], (long long)d[2]);
+        const int64_t max_pages = (d[4] + d[3] - 1) / d[3];
+        if (d[5] < d[0] * max_pages)
+            BROKEN("%lld pages for %lld sequences of %lld pages (the block tables share none)", (long long)d[5],
+                   (long long)d[0], (long long)max_pages);
+    } else if (starts(c, "attn_prefill.")) {    /* head_dim q_heads kv_heads len0..len4 */
+        if (d[0] != (strstr(c, ".d64.") ? 64 : 128)) BROKEN("head_dim %lld for %s", (long long)d[0], c);
+        if (d[2] < 1 || d[1] % d[2]) BROKEN("q_heads %lld not a multiple of kv_heads %lld", (long long)d[1], (long long)d[2]);
+        for (int i = 4; i < 8; i++)            /* the sequences end at the first 0: none may follow */
+            if (d[i] > 0 && d[i - 1] == 0) BROKEN("len%d after an empty sequence (ignored)", i - 3);
+    } else if (starts(c, "kv_cache.")) {        /* tokens kv_heads head_dim page_size num_pages scatter */
+        if (d[2] % 8) BROKEN("head_dim %lld (16-byte vectors: a multiple of 8)", (long long)d[2]);
+        if (d[5] > 1) BROKEN("scatter %lld (0 or 1)", (long long)d[5]);
+        /* enough pages for distinct slots (kv_slots_gen clamps the pages it uses, and slots could repeat) */
+        const int64_t need = d[5] ? d[0] : d[0] / d[3] + 2;
+        if (d[4] < need) BROKEN("%lld pages, %lld needed for distinct slots", (long long)d[4], (long long)need);
+    } else if (starts(c, "moe.topk_")) {        /* tokens experts topk renorm: moe.cu's MOE_MAX_E, MOE_MAX_K */
+        if (d[1] > 256 || d[2] < 1 || d[2] > 8 || d[2] > d[1] || d[3] > 1)
+            BROKEN("experts %lld topk %lld renorm %lld (E <= 256, 1 <= k <= min(8, E))", (long long)d[1], (long long)d[2],
+                   (long long)d[3]);
+    } else if (starts(c, "moe.align_block_size")) { /* tokens experts topk block */
+        if (d[1] > 256 || d[2] > d[1] || d[3] < 1)
+            BROKEN("experts %lld topk %lld block %lld (E <= 256, k <= E)", (long long)d[1], (long long)d[2], (long long)d[3]);
+    } else if (starts(c, "sampling.topp.")) {   /* rows vocab p_permille */
+        if (d[2] < 1 || d[2] > 1000) BROKEN("p_permille %lld (1..1000)", (long long)d[2]);
+    } else if (starts(c, "sampling.topk.")) {
+        if (d[2] < 1) BROKEN("k 0");
+    }
+#undef BROKEN
+    return 0;
+}
+
+static void check_shipped(const char *path, int min_records, const char *const *families)
 {
     kc_launch_records *r = kc_launch_records_load(path, err, sizeof err);
     cr_assert_not_null(r, "%s does not parse:\n%s", path, err);
@@ -262,42 +321,103 @@ static void check_shipped(const char *path, int min_records)
     for (int i = 0; i < r->n; i++) {
         const kc_launch_record *rec = &r->v[i];
         const kc_shape *s = &rec->shape[0];
-        kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
-        rec->c.launch(s, &h200, &l);
-        unsigned long long threads = (unsigned long long)l.block[0] * l.block[1] * l.block[2];
-        cr_expect(threads >= 1 && threads <= 1024 && l.block[2] <= 64, "%s: block %ux%ux%u", rec->origin, l.block[0],
-                  l.block[1], l.block[2]);
-        cr_expect(l.grid[0] >= 1 && l.grid[0] <= 2147483647u && l.grid[1] >= 1 && l.grid[1] <= 65535 &&
-                  l.grid[2] >= 1 && l.grid[2] <= 65535,
-                  "%s: grid %ux%ux%u", rec->origin, l.grid[0], l.grid[1], l.grid[2]);
-        cr_expect_leq(l.smem, h200.smem_per_block_optin, "%s: %u bytes of shared memory", rec->origin, l.smem);
+        if (rec->c.launch) {                    /* library kernels (cuBLAS, CUB) launch themselves */
+            kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
+            rec->c.launch(s, &h200, &l);
+            unsigned long long threads = (unsigned long long)l.block[0] * l.block[1] * l.block[2];
+            cr_expect(threads >= 1 && threads <= 1024 && l.block[2] <= 64, "%s: block %ux%ux%u", rec->origin, l.block[0],
+                      l.block[1], l.block[2]);
+            cr_expect(l.grid[0] >= 1 && l.grid[0] <= 2147483647u && l.grid[1] >= 1 && l.grid[1] <= 65535 &&
+                      l.grid[2] >= 1 && l.grid[2] <= 65535,
+                      "%s: grid %ux%ux%u", rec->origin, l.grid[0], l.grid[1], l.grid[2]);
+            cr_expect_leq(l.smem, h200.smem_per_block_optin, "%s: %u bytes of shared memory", rec->origin, l.smem);
+        }
         size_t host = 0, gpu = 0;
         kc_case_memory(&rec->c, s, &host, &gpu);
         cr_expect(gpu > 0 && gpu < h200.total_mem, "%s: %zu bytes of device memory", rec->origin, gpu);
+        cr_expect(host <= SHIPPED_MAX_CASE_BYTES && gpu <= SHIPPED_MAX_CASE_BYTES,
+                  "%s: a case of %zu host and %zu GPU bytes (shipped records stay under 4 GiB)", rec->origin, host, gpu);
         for (int a = 0; a < KC_MAX_ARGS && rec->c.args[a].kind; a++)
             if (rec->c.args[a].kind == KC_ARG_BUFFER)
                 cr_expect_gt(rec->c.args[a].count(s), 0, "%s: buffer %s empty", rec->origin, rec->c.args[a].name);
         cr_expect(rec->labelled, "%s: shipped records carry a name= label", rec->origin);
-        /* gemv.cu accumulates at most 8 batch rows. */
-        if (strncmp(rec->c.name, "gemv.", 5) == 0)
-            cr_expect(s->d[0] >= 1 && s->d[0] <= 8, "%s: gemv with M=%lld", rec->origin, (long long)s->d[0]);
+        char why[256];
+        cr_expect(!broken_precondition(rec, why, sizeof why), "%s: %s", rec->origin, why);
         phases[0] += strstr(rec->label, ".decode.b1.") != NULL;
         phases[1] += strstr(rec->label, ".decode.b8.") != NULL;
         phases[2] += strstr(rec->label, ".decode.b64.") != NULL;
         phases[3] += strstr(rec->label, ".prefill.t512.") != NULL;
     }
     for (int p = 0; p < 4; p++) cr_expect_geq(phases[p], 5, "%s: phase %d has %d records", path, p, phases[p]);
+    /* Every family the file is meant to cover has a record in it. */
+    for (const char *const *f = families; *f; f++) {
+        int hit = 0;
+        for (int i = 0; i < r->n && !hit; i++) hit = starts(r->v[i].c.name, *f);
+        cr_expect(hit, "%s: no %s* record", path, *f);
+    }
     kc_launch_records_free(r);
 }
 
+/* The families both models launch (docs/launch-records.md, the files' headers). */
+#define SHIPPED_COMMON_FAMILIES \
+    "rmsnorm.", "fused_add_rmsnorm.", "rope.", "silu_mul.", "softmax.", "reduce_max.", "gemv.", "residual_add.", \
+    "transpose.", "embedding.", "kv_cache.nhd.", "kv_cache.hnd.", "attn_decode.nhd.", "attn_decode.hnd.", \
+    "attn_prefill.d128.", "gemm.64x64.", "gemm.128x128.", "sampling.argmax.", "sampling.topk.", "sampling.topp."
+
 Test(records, shipped_llama3_8b_parses_and_fits_an_h200)
 {
-    check_shipped(LLAMA, 30);
+    static const char *const families[] = { SHIPPED_COMMON_FAMILIES, "quant_int4.gemv.", "quant_int4.gemm.", "fp8_gemv.", NULL };
+    check_shipped(LLAMA, 75, families);
 }
 
 Test(records, shipped_mixtral_8x7b_parses_and_fits_an_h200)
 {
-    check_shipped(MIXTRAL, 40);
+    static const char *const families[] = { SHIPPED_COMMON_FAMILIES, "reduce_sum.", "axpy.", "moe.topk_softmax.",
+                                            "moe.align_block_size", NULL };
+    check_shipped(MIXTRAL, 90, families);
+}
+
+/* The precondition check above flags records the parser accepts but a kernel
+ * could not run as written. */
+Test(records, shipped_check_flags_broken_preconditions)
+{
+    static const char *const broken[] = {
+        "attn_decode.nhd.bf16 batch=8 q_heads=32 kv_heads=8 page_size=16 max_len=4096 num_pages=2047\n",
+        "attn_decode.hnd.bf16 batch=1 q_heads=32 kv_heads=2 page_size=16 max_len=16 num_pages=1\n",
+        "attn_prefill.d128.bf16 head_dim=64 q_heads=32 kv_heads=8 len0=512 len1=0 len2=0 len3=0 len4=0\n",
+        "attn_prefill.d64.bf16 head_dim=64 q_heads=32 kv_heads=8 len0=512 len1=0 len2=7 len3=0 len4=0\n",
+        "kv_cache.nhd.bf16 tokens=64 kv_heads=8 head_dim=128 page_size=16 num_pages=63 scatter=1\n",
+        "kv_cache.hnd.bf16 tokens=512 kv_heads=8 head_dim=128 page_size=16 num_pages=33 scatter=0\n",
+        "kv_cache.nhd.bf16 tokens=1 kv_heads=8 head_dim=100 page_size=16 num_pages=4 scatter=0\n",
+        "quant_int4.gemv.g128 M=1 N=4096 K=4096 G=32\n",
+        "fp8_gemv.bf16 M=9 N=4096 K=4096\n",
+        "gemv.batch.bf16 M=16 N=4096 K=4096 ldx=4096\n",
+        "moe.topk_softmax.f32 tokens=8 experts=8 topk=9 renorm=1\n",
+        "moe.align_block_size tokens=8 experts=300 topk=2 block=16\n",
+        "sampling.topp.f32 rows=1 vocab=32000 p_permille=1001\n",
+    };
+    char why[256];
+    for (size_t i = 0; i < sizeof broken / sizeof *broken; i++) {
+        kc_launch_records *r = parse(broken[i]);
+        cr_assert_not_null(r, "%s", err);
+        cr_expect(broken_precondition(&r->v[0], why, sizeof why), "not flagged: %s", broken[i]);
+        kc_launch_records_free(r);
+    }
+    /* and passes the contracts' own model shapes written as records */
+    static const char *const fine[] = {
+        "attn_decode.nhd.bf16 batch=8 q_heads=32 kv_heads=8 page_size=16 max_len=4096 num_pages=2100\n",
+        "attn_prefill.d64.bf16 head_dim=64 q_heads=32 kv_heads=8 len0=128 len1=1000 len2=33 len3=0 len4=0\n",
+        "kv_cache.nhd.bf16 tokens=4096 kv_heads=8 head_dim=128 page_size=16 num_pages=2048 scatter=0\n",
+        "kv_cache.hnd.bf16 tokens=64 kv_heads=8 head_dim=128 page_size=16 num_pages=2048 scatter=1\n",
+        "quant_int4.gemm.g32 M=16 N=6144 K=4096 G=32\n",
+        "moe.topk_sigmoid.f32 tokens=128 experts=256 topk=8 renorm=1\n",
+    };
+    for (size_t i = 0; i < sizeof fine / sizeof *fine; i++) {
+        kc_launch_records *r = parse(fine[i]);
+        cr_assert_not_null(r, "%s", err);
+        cr_expect(!broken_precondition(&r->v[0], why, sizeof why), "flagged: %s: %s", fine[i], why);
+        kc_launch_records_free(r);
+    }
 }
 
 /* ---- the real binary, no GPU ---------------------------------------------- */
@@ -321,6 +441,8 @@ Test(records, list_shows_only_the_record_items)
     cr_expect_eq(p.status, 0, "%s", p.err);
     cr_expect(strstr(p.out, "kernel   gemv.bf16@llama3-8b.decode.b1.qkv_proj\n"), "%s", p.out);
     cr_expect(strstr(p.out, "kernel   rope.neox.qk.bf16@llama3-8b.prefill.t512.rope\n"), "%s", p.out);
+    cr_expect(strstr(p.out, "kernel   attn_decode.hnd.bf16@llama3-8b.decode.b64.attn\n"), "%s", p.out);
+    cr_expect(strstr(p.out, "kernel   gemm.128x128.bf16@llama3-8b.prefill.t512.gate_up_proj\n"), "%s", p.out);
     cr_expect(!strstr(p.out, ":limits") && !strstr(p.out, "host.contracts.lint"),
               "no patterns: only the records:\n%s", p.out);
     int items = kc_out_count_lines(p.out, "kernel   ");
@@ -348,6 +470,7 @@ Test(records, run_without_gpu_skips_them_and_exits_3)
     int skips = kc_out_count_lines(p.out, "SKIP   ");
     cr_expect_geq(skips, 40, "%s", p.out);
     cr_expect(strstr(p.out, "\nSKIP   softmax.f32@mixtral-8x7b.decode.b8.router_softmax  no GPU"), "%s", p.out);
+    cr_expect(strstr(p.out, "\nSKIP   moe.topk_softmax.f32@mixtral-8x7b.prefill.t512.topk_gating  no GPU"), "%s", p.out);
     char want[96];
     snprintf(want, sizeof want, " kernel.skip=%d ", skips);
     cr_expect(strstr(p.out, want), "want '%s':\n%s", want, p.out);

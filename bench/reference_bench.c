@@ -8,10 +8,11 @@
  * FNV-1a hash of its reference outputs' bytes, so a change that must leave
  * the references bit-identical (a parallel split) can be checked by diffing
  * the --hashes listing before and after.
- * Usage: build/kc_ref_bench [--top N] [--max-gib G] [--threads T] [--hashes] [GLOB...]
+ * Usage: build/kc_ref_bench [--top N] [--max-gib G] [--threads T] [--hashes] [--all-dists] [GLOB...]
  *   --max-gib G  skip cases whose inputs + reference exceed G GiB of host memory
  *   --threads T  threads kc_parallel_for may use (default: all CPUs)
- *   --hashes     list every case in registry order: contract, shape, ref_hash, ref s
+ *   --hashes     list every case in registry order: contract, shape, dist, ref_hash, ref s
+ *   --all-dists  every distribution of every shape, not only the first
  * (make bench) */
 #include <fnmatch.h>
 #include <math.h>
@@ -29,6 +30,7 @@
 
 typedef struct row {
     const char *contract, *shape;
+    kc_dist dist;
     double gen_s, ref_s;
     double gib;          /* host bytes of inputs + reference */
     uint64_t hash;       /* FNV-1a of every reference output's bytes, in argument order */
@@ -73,6 +75,22 @@ static double case_gib(const kc_contract *c, const kc_shape *s)
     return bytes / 1073741824.0;
 }
 
+/* The distributions a case runs with, as gate 3 runs them (an empty list means
+ * uniform then normal); only the first unless all. Returns how many. */
+static int case_dists(const kc_contract *c, int all, kc_dist *out)
+{
+    int n = 0;
+    while (n < KC_MAX_DISTS && c->dists[n]) {
+        out[n] = c->dists[n];
+        n++;
+    }
+    if (!n) {
+        out[n++] = KC_UNIFORM;
+        out[n++] = KC_NORMAL;
+    }
+    return all ? n : 1;
+}
+
 static int by_total(const void *a, const void *b)
 {
     const row *x = a, *y = b;
@@ -81,9 +99,9 @@ static int by_total(const void *a, const void *b)
 }
 
 /* Generates the inputs of one case and runs its reference; 0, or -1 when out of memory. */
-static int time_case(const kc_contract *c, const kc_shape *s, row *r)
+static int time_case(const kc_contract *c, const kc_shape *s, kc_dist dist, row *r)
 {
-    kc_ref ref = { .shape = s, .dist = c->dists[0] ? c->dists[0] : KC_UNIFORM };
+    kc_ref ref = { .shape = s, .dist = dist };
     void *in[KC_MAX_ARGS] = { 0 };
     double bytes = 0;
     int n = 0, rc = 0;
@@ -124,7 +142,7 @@ static int time_case(const kc_contract *c, const kc_shape *s, row *r)
         free(in[a]);
         free(ref.out[a]);
     }
-    *r = (row){ c->name, s->name, t1 - t0, t2 - t1, bytes / 1073741824.0, h };
+    *r = (row){ c->name, s->name, dist, t1 - t0, t2 - t1, bytes / 1073741824.0, h };
     return rc;
 }
 
@@ -146,7 +164,7 @@ static void print_totals(const row *rows, size_t nr)
 
 int main(int argc, char **argv)
 {
-    int top = 25, np = 0, hashes = 0;
+    int top = 25, np = 0, hashes = 0, all_dists = 0;
     double max_gib = INFINITY;
     char **pats = calloc((size_t)argc, sizeof *pats);
     for (int i = 1; i < argc; i++) {
@@ -154,6 +172,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--max-gib") == 0 && i + 1 < argc) max_gib = atof(argv[++i]);
         else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) kc_parallel_set_threads(atoi(argv[++i]));
         else if (strcmp(argv[i], "--hashes") == 0) hashes = 1;
+        else if (strcmp(argv[i], "--all-dists") == 0) all_dists = 1;
         else pats[np++] = argv[i];
     }
     const kc_contract *const *cs;
@@ -170,16 +189,19 @@ int main(int argc, char **argv)
                 skipped++;
                 continue;
             }
-            if (nr == cap && !(rows = realloc(rows, (cap = cap ? 2 * cap : 256) * sizeof *rows))) return 4;
-            if (time_case(cs[i], s, &rows[nr]))
-                fprintf(stderr, "kc_ref_bench: %s shape %s: out of host memory, skipped\n", cs[i]->name, s->name);
-            else nr++;
+            kc_dist dists[KC_MAX_DISTS + 2];
+            for (int d = 0, nd = case_dists(cs[i], all_dists, dists); d < nd; d++) {
+                if (nr == cap && !(rows = realloc(rows, (cap = cap ? 2 * cap : 256) * sizeof *rows))) return 4;
+                if (time_case(cs[i], s, dists[d], &rows[nr]))
+                    fprintf(stderr, "kc_ref_bench: %s shape %s: out of host memory, skipped\n", cs[i]->name, s->name);
+                else nr++;
+            }
         }
     }
     if (hashes) {
         for (size_t i = 0; i < nr; i++)
-            printf("%-34s %-34s ref_hash=%016llx %9.3f\n", rows[i].contract, rows[i].shape,
-                   (unsigned long long)rows[i].hash, rows[i].ref_s);
+            printf("%-34s %-34s %-12s ref_hash=%016llx %9.3f\n", rows[i].contract, rows[i].shape,
+                   kc_dist_name(rows[i].dist), (unsigned long long)rows[i].hash, rows[i].ref_s);
         printf("\n");
     }
     print_totals(rows, nr);
@@ -189,13 +211,13 @@ int main(int argc, char **argv)
         ref += rows[i].ref_s;
     }
     qsort(rows, nr, sizeof *rows, by_total);
-    printf("\n%zu cases (first distribution of every shape; %zu over --max-gib skipped), %.1f s: inputs %.1f s, "
+    printf("\n%zu cases (%s distribution of every shape; %zu shapes over --max-gib skipped), %.1f s: inputs %.1f s, "
            "references %.1f s, %d threads\n",
-           nr, skipped, now_s() - t0, gen, ref, kc_parallel_threads());
-    printf("%-34s %-34s %9s %9s %8s %s\n", "contract", "shape", "inputs s", "ref s", "GiB", "ref_hash");
+           nr, all_dists ? "every" : "first", skipped, now_s() - t0, gen, ref, kc_parallel_threads());
+    printf("%-34s %-34s %-12s %9s %9s %8s %s\n", "contract", "shape", "dist", "inputs s", "ref s", "GiB", "ref_hash");
     for (size_t i = 0; i < nr && (int)i < top; i++)
-        printf("%-34s %-34s %9.3f %9.3f %8.2f %016llx\n", rows[i].contract, rows[i].shape, rows[i].gen_s,
-               rows[i].ref_s, rows[i].gib, (unsigned long long)rows[i].hash);
+        printf("%-34s %-34s %-12s %9.3f %9.3f %8.2f %016llx\n", rows[i].contract, rows[i].shape,
+               kc_dist_name(rows[i].dist), rows[i].gen_s, rows[i].ref_s, rows[i].gib, (unsigned long long)rows[i].hash);
     free(rows);
     free(pats);
     return 0;

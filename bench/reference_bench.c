@@ -1,12 +1,22 @@
 /* reference_bench.c — host-only benchmark: for every registered contract (or
  * those matching the globs given), every shape with its first distribution,
  * times generating the inputs (src/fill.c, all cores) and the float64
- * reference (one thread, as gate 3 runs it), then prints the slowest cases and
- * the total per contract. What it measures is the host share of a GPU run,
- * which the receipts showed dominates the large shapes.
- * Usage: build/kc_ref_bench [--top N] [GLOB...]   (make bench) */
+ * reference (as gate 3 runs it: outputs NaN-filled first, kc_parallel_for on
+ * the harness's threads), then prints the slowest cases and the total per
+ * contract. What it measures is the host share of a GPU run, which the
+ * receipts showed dominates the large shapes. Every case also gets a 64-bit
+ * FNV-1a hash of its reference outputs' bytes, so a change that must leave
+ * the references bit-identical (a parallel split) can be checked by diffing
+ * the --hashes listing before and after.
+ * Usage: build/kc_ref_bench [--top N] [--max-gib G] [--threads T] [--hashes] [--all-dists] [GLOB...]
+ *   --max-gib G  skip cases whose inputs + reference exceed G GiB of host memory
+ *   --threads T  threads kc_parallel_for may use (default: all CPUs)
+ *   --hashes     list every case in registry order: contract, shape, dist, ref_hash, ref s
+ *   --all-dists  every distribution of every shape, not only the first
+ * (make bench) */
 #include <fnmatch.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +24,16 @@
 
 #include "dtype.h"
 #include "fill.h"
+#include "parallel.h"
 #include "registry.h"
 #include "seed.h"
 
 typedef struct row {
     const char *contract, *shape;
+    kc_dist dist;
     double gen_s, ref_s;
     double gib;          /* host bytes of inputs + reference */
+    uint64_t hash;       /* FNV-1a of every reference output's bytes, in argument order */
 } row;
 
 static double now_s(void)
@@ -28,6 +41,54 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* 64-bit FNV-1a over n bytes, continuing from h. */
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+
+/* Marks reference elements not yet computed, as gate 3 does (so a hash never
+ * depends on what malloc happened to return). */
+static void fill_nan(void *ctx, size_t begin, size_t end)
+{
+    double *r = ctx;
+    for (size_t i = begin; i < end; i++) r[i] = NAN;
+}
+
+/* Host GiB of a case: its inputs plus the float64 reference of its outputs. */
+static double case_gib(const kc_contract *c, const kc_shape *s)
+{
+    double bytes = 0;
+    for (int a = 0; a < KC_MAX_ARGS && c->args[a].kind != KC_ARG_END; a++) {
+        const kc_arg *ar = &c->args[a];
+        if (ar->kind == KC_ARG_SCALAR) continue;
+        double n = (double)ar->count(s);
+        if (ar->role != KC_OUT) bytes += n * (double)kc_dtype_size(ar->dtype);
+        if (ar->role != KC_IN) bytes += n * sizeof(double);
+    }
+    return bytes / 1073741824.0;
+}
+
+/* The distributions a case runs with, as gate 3 runs them (an empty list means
+ * uniform then normal); only the first unless all. Returns how many. */
+static int case_dists(const kc_contract *c, int all, kc_dist *out)
+{
+    int n = 0;
+    while (n < KC_MAX_DISTS && c->dists[n]) {
+        out[n] = c->dists[n];
+        n++;
+    }
+    if (!n) {
+        out[n++] = KC_UNIFORM;
+        out[n++] = KC_NORMAL;
+    }
+    return all ? n : 1;
 }
 
 static int by_total(const void *a, const void *b)
@@ -38,9 +99,9 @@ static int by_total(const void *a, const void *b)
 }
 
 /* Generates the inputs of one case and runs its reference; 0, or -1 when out of memory. */
-static int time_case(const kc_contract *c, const kc_shape *s, row *r)
+static int time_case(const kc_contract *c, const kc_shape *s, kc_dist dist, row *r)
 {
-    kc_ref ref = { .shape = s, .dist = c->dists[0] ? c->dists[0] : KC_UNIFORM };
+    kc_ref ref = { .shape = s, .dist = dist };
     void *in[KC_MAX_ARGS] = { 0 };
     double bytes = 0;
     int n = 0, rc = 0;
@@ -60,63 +121,103 @@ static int time_case(const kc_contract *c, const kc_shape *s, row *r)
             if (!(in[a] = malloc(b ? b : 1))) rc = -1;
             else {
                 kc_gen g = { .shape = s, .dist = ref.dist, .dtype = ar->dtype, .data = in[a], .count = ref.count[a] };
-                kc_fill(&g, kc_case_seed(1, c->name, s->name, ref.dist) + (uint64_t)a, ar->gen, 0);
+                kc_fill(&g, kc_case_seed(1, c->name, s->name, ref.dist) + (uint64_t)a, ar->gen);
                 ref.host[a] = in[a];
                 bytes += (double)b;
             }
         }
         if (!rc && ar->role != KC_IN) {
             if (!(ref.out[a] = malloc(ref.count[a] ? ref.count[a] * sizeof(double) : 1))) rc = -1;
+            else kc_parallel_for(ref.count[a], (size_t)1 << 20, fill_nan, ref.out[a]);
             bytes += (double)ref.count[a] * sizeof(double);
         }
     }
     double t1 = now_s();
     if (!rc) c->reference(&ref);
     double t2 = now_s();
+    uint64_t h = FNV_OFFSET;
+    for (int a = 0; a < n && !rc; a++)
+        if (ref.out[a]) h = fnv1a(h, ref.out[a], ref.count[a] * sizeof(double));
     for (int a = 0; a < n; a++) {
         free(in[a]);
         free(ref.out[a]);
     }
-    *r = (row){ c->name, s->name, t1 - t0, t2 - t1, bytes / 1073741824.0 };
+    *r = (row){ c->name, s->name, dist, t1 - t0, t2 - t1, bytes / 1073741824.0, h };
     return rc;
+}
+
+/* Prints the reference and input seconds summed per contract, in registry order. */
+static void print_totals(const row *rows, size_t nr)
+{
+    printf("\n%-34s %6s %9s %9s\n", "contract (total)", "cases", "inputs s", "ref s");
+    for (size_t i = 0; i < nr; i++) {
+        if (i && rows[i].contract == rows[i - 1].contract) continue;
+        double gen = 0, ref = 0;
+        size_t n = 0;
+        for (size_t j = i; j < nr && rows[j].contract == rows[i].contract; j++, n++) {
+            gen += rows[j].gen_s;
+            ref += rows[j].ref_s;
+        }
+        printf("%-34s %6zu %9.3f %9.3f\n", rows[i].contract, n, gen, ref);
+    }
 }
 
 int main(int argc, char **argv)
 {
-    int top = 25, np = 0;
+    int top = 25, np = 0, hashes = 0, all_dists = 0;
+    double max_gib = INFINITY;
     char **pats = calloc((size_t)argc, sizeof *pats);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--top") == 0 && i + 1 < argc) top = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--max-gib") == 0 && i + 1 < argc) max_gib = atof(argv[++i]);
+        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) kc_parallel_set_threads(atoi(argv[++i]));
+        else if (strcmp(argv[i], "--hashes") == 0) hashes = 1;
+        else if (strcmp(argv[i], "--all-dists") == 0) all_dists = 1;
         else pats[np++] = argv[i];
     }
     const kc_contract *const *cs;
     size_t nc = kc_registry_contracts(&cs);
     row *rows = NULL;
-    size_t nr = 0, cap = 0;
+    size_t nr = 0, cap = 0, skipped = 0;
     double t0 = now_s();
     for (size_t i = 0; i < nc; i++) {
         int hit = np == 0;
         for (int p = 0; p < np && !hit; p++) hit = fnmatch(pats[p], cs[i]->name, 0) == 0;
         if (!hit) continue;
         for (const kc_shape *s = cs[i]->shapes; s->name; s++) {
-            if (nr == cap && !(rows = realloc(rows, (cap = cap ? 2 * cap : 256) * sizeof *rows))) return 4;
-            if (time_case(cs[i], s, &rows[nr]))
-                fprintf(stderr, "kc_ref_bench: %s shape %s: out of host memory, skipped\n", cs[i]->name, s->name);
-            else nr++;
+            if (case_gib(cs[i], s) > max_gib) {
+                skipped++;
+                continue;
+            }
+            kc_dist dists[KC_MAX_DISTS + 2];
+            for (int d = 0, nd = case_dists(cs[i], all_dists, dists); d < nd; d++) {
+                if (nr == cap && !(rows = realloc(rows, (cap = cap ? 2 * cap : 256) * sizeof *rows))) return 4;
+                if (time_case(cs[i], s, dists[d], &rows[nr]))
+                    fprintf(stderr, "kc_ref_bench: %s shape %s: out of host memory, skipped\n", cs[i]->name, s->name);
+                else nr++;
+            }
         }
     }
-    qsort(rows, nr, sizeof *rows, by_total);
+    if (hashes) {
+        for (size_t i = 0; i < nr; i++)
+            printf("%-34s %-34s %-12s ref_hash=%016llx %9.3f\n", rows[i].contract, rows[i].shape,
+                   kc_dist_name(rows[i].dist), (unsigned long long)rows[i].hash, rows[i].ref_s);
+        printf("\n");
+    }
+    print_totals(rows, nr);
     double gen = 0, ref = 0;
     for (size_t i = 0; i < nr; i++) {
         gen += rows[i].gen_s;
         ref += rows[i].ref_s;
     }
-    printf("%zu cases (first distribution of every shape), %.1f s: inputs %.1f s, references %.1f s\n", nr,
-           now_s() - t0, gen, ref);
-    printf("%-34s %-34s %9s %9s %8s\n", "contract", "shape", "inputs s", "ref s", "GiB");
+    qsort(rows, nr, sizeof *rows, by_total);
+    printf("\n%zu cases (%s distribution of every shape; %zu shapes over --max-gib skipped), %.1f s: inputs %.1f s, "
+           "references %.1f s, %d threads\n",
+           nr, all_dists ? "every" : "first", skipped, now_s() - t0, gen, ref, kc_parallel_threads());
+    printf("%-34s %-34s %-12s %9s %9s %8s %s\n", "contract", "shape", "dist", "inputs s", "ref s", "GiB", "ref_hash");
     for (size_t i = 0; i < nr && (int)i < top; i++)
-        printf("%-34s %-34s %9.3f %9.3f %8.2f\n", rows[i].contract, rows[i].shape, rows[i].gen_s, rows[i].ref_s,
-               rows[i].gib);
+        printf("%-34s %-34s %-12s %9.3f %9.3f %8.2f %016llx\n", rows[i].contract, rows[i].shape,
+               kc_dist_name(rows[i].dist), rows[i].gen_s, rows[i].ref_s, rows[i].gib, (unsigned long long)rows[i].hash);
     free(rows);
     free(pats);
     return 0;

@@ -59,14 +59,15 @@ Test(ref_gemm, f16_bits_one_by_one)
     cr_expect_eq(C[0], -1.0, "C = %g", C[0]);
 }
 
-/* M = 40, N = 37, K = 3000: 4.4e6 multiply-adds, above the threading threshold.
+/* M = 40, N = 300, K = 3000: 3.6e7 multiply-adds over 2 x 2 tiles of C (32
+ * rows by 256 columns, both last tiles partial), run on several threads.
  * Entries are integers in [-8, 8], so every sum is exact and the result must
  * equal the plain loop bit for bit whatever the split. */
 Test(ref_gemm, threaded_matches_plain_loop)
 {
     const kc_contract *c = kc_registry_find_contract("gemm.64x64.bf16");
     cr_assert_not_null(c);
-    const int64_t M = 40, N = 37, K = 3000;
+    const int64_t M = 40, N = 300, K = 3000;
     kc_shape s = { "test", KC_SHAPE_EDGE, { M, N, K } };
     uint16_t *A = malloc((size_t)(M * K) * 2), *B = malloc((size_t)(N * K) * 2);
     double *C = malloc((size_t)(M * N) * sizeof *C);

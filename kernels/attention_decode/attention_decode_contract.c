@@ -30,10 +30,7 @@
  * one per warp, combined through shared memory by their max and sum in a
  * fixed order) is described in attn_decode.cu; no atomics, deterministic. */
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include "kcontract.h"
 #include "dtype.h"
 
@@ -112,12 +109,11 @@ typedef struct ad_job {
     const kc_ref *r;
     int hnd;
     const double *tab;      /* 65536-entry decode table of the 16-bit dtype */
-    atomic_int next;
 } ad_job;
 
 /* Sequence b, kv head h: plain softmax(scale * q.k) @ v over the sequence's
  * tokens, read through the block table, for each of the G query heads. */
-static void ad_ref_task(ad_job *j, int64_t task)
+static void ad_ref_task(const ad_job *j, int64_t task)
 {
     const kc_ref *r = j->r;
     const int64_t qh = r->shape->d[1], kvh = r->shape->d[2], ps = r->shape->d[3], G = qh / kvh;
@@ -160,33 +156,23 @@ static void ad_ref_task(ad_job *j, int64_t task)
     free(k); free(v); free(sc);
 }
 
-static void *ad_worker(void *arg)
+/* kc_parallel_for body: tasks [begin, end). */
+static void ad_ref_tasks(void *ctx, size_t begin, size_t end)
 {
-    ad_job *j = arg;
-    const int64_t n = j->r->shape->d[0] * j->r->shape->d[2];
-    for (int64_t t; (t = atomic_fetch_add(&j->next, 1)) < n;) ad_ref_task(j, t);
-    return NULL;
+    for (size_t t = begin; t < end; t++) ad_ref_task(ctx, (int64_t)t);
 }
 
 /* Tasks (sequence, kv head) are independent and write disjoint outputs, so
- * running them on threads changes nothing but the time. */
+ * running them on the harness's threads, one task a chunk, changes nothing
+ * but the time. */
 static void ad_reference(const kc_ref *r, int hnd)
 {
-    ad_job j = { .r = r, .hnd = hnd };
-    atomic_init(&j.next, 0);
     double *tab = malloc(65536 * sizeof *tab);
     if (!tab) abort();
     for (uint32_t x = 0; x < 65536; x++)
         tab[x] = r->dtype[AD_Q] == KC_F16 ? kc_f16_to_double((uint16_t)x) : kc_bf16_to_double((uint16_t)x);
-    j.tab = tab;
-    long nt = sysconf(_SC_NPROCESSORS_ONLN);
-    int threads = nt > 32 ? 32 : nt < 1 ? 1 : (int)nt;
-    pthread_t tid[32];
-    int started = 0;
-    for (int t = 1; t < threads; t++)
-        if (pthread_create(&tid[started], NULL, ad_worker, &j) == 0) started++;
-    ad_worker(&j);
-    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+    ad_job j = { .r = r, .hnd = hnd, .tab = tab };
+    kc_parallel_for((size_t)(r->shape->d[0] * r->shape->d[2]), 1, ad_ref_tasks, &j);
     free(tab);
 }
 static void ad_reference_nhd(const kc_ref *r) { ad_reference(r, 0); }

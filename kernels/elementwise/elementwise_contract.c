@@ -46,20 +46,30 @@ static void ew_launch(const kc_shape *s, const kc_device *dev, kc_launch *l, uin
 static void ew_launch_v4(const kc_shape *s, const kc_device *dev, kc_launch *l) { ew_launch(s, dev, l, 4); }
 static void ew_launch_v8(const kc_shape *s, const kc_device *dev, kc_launch *l) { ew_launch(s, dev, l, 8); }
 
+/* Elements are independent: both references run chunks of 64K elements on
+ * the harness's threads (kc_parallel_for; ctx the kc_ref). */
+#define EW_REF_GRAIN ((size_t)1 << 16)
+
 /* args: 0 x (IN), 1 y (INOUT), 2 a, 3 n */
-static void ref_axpy(const kc_ref *r)
+static void axpy_range(void *ctx, size_t begin, size_t end)
 {
+    const kc_ref *r = ctx;
     const double a = r->scalar[2];
-    for (size_t i = 0; i < r->count[1]; i++)
+    for (size_t i = begin; i < end; i++)
         r->out[1][i] = a * kc_ref_in(r, 0, i) + kc_ref_in(r, 1, i);
 }
 
+static void ref_axpy(const kc_ref *r) { kc_parallel_for(r->count[1], EW_REF_GRAIN, axpy_range, (void *)r); }
+
 /* args: 0 out (OUT), 1 x, 2 residual, 3 n */
-static void ref_residual_add(const kc_ref *r)
+static void residual_add_range(void *ctx, size_t begin, size_t end)
 {
-    for (size_t i = 0; i < r->count[0]; i++)
+    const kc_ref *r = ctx;
+    for (size_t i = begin; i < end; i++)
         r->out[0][i] = kc_ref_in(r, 1, i) + kc_ref_in(r, 2, i);
 }
+
+static void ref_residual_add(const kc_ref *r) { kc_parallel_for(r->count[0], EW_REF_GRAIN, residual_add_range, (void *)r); }
 
 /* 256 threads, <= 32 registers: 8 blocks (2048 threads) per SM. No shared memory. */
 #define EW_BUDGET { .max_regs = 32, .max_smem = 1024, .max_local = 0, .min_blocks_per_sm = 8 }

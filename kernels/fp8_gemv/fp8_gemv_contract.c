@@ -51,34 +51,54 @@ static void f8_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
 
 /* float64 reference: each row of W is dequantized exactly (e4m3 value times
  * its block's f32 scale: 4 x 24 significant bits, exact in double), then dotted
- * with every row of x (decoded exactly) in k order. Single-threaded: the
- * largest shape is 5.3e8 multiply-adds. */
+ * with every row of x (decoded exactly) in k order. Rows n are independent:
+ * chunks of them run on the harness's threads (kc_parallel_for); the largest
+ * shape is 5.3e8 multiply-adds. */
+typedef struct f8_ref_job {
+    const kc_ref *r;
+    const double *etab;   /* e4m3 code -> value */
+    const double *xd;     /* x decoded, [M, K] */
+} f8_ref_job;
+
+/* y[m][n] for every m and n in [begin, end). */
+static void f8_ref_rows(void *ctx, size_t begin, size_t end)
+{
+    const f8_ref_job *j = ctx;
+    const kc_ref *r = j->r;
+    const int64_t M = r->shape->d[0], N = r->shape->d[1], K = r->shape->d[2];
+    const int64_t nkb = (K + 127) / 128;
+    const uint8_t *W = r->host[F8_W];
+    const float *S = r->host[F8_S];
+    double *w = malloc((size_t)K * sizeof *w);
+    if (!w) abort();
+    for (int64_t n = (int64_t)begin; n < (int64_t)end; n++) {
+        for (int64_t k = 0; k < K; k++) w[k] = j->etab[W[n * K + k]] * (double)S[(n / 128) * nkb + k / 128];
+        for (int64_t m = 0; m < M; m++) {
+            double acc = 0;
+            for (int64_t k = 0; k < K; k++) acc += w[k] * j->xd[m * K + k];
+            r->out[F8_Y][m * N + n] = acc;
+        }
+    }
+    free(w);
+}
+
 static void f8_reference(const kc_ref *r)
 {
     const int64_t M = r->shape->d[0], N = r->shape->d[1], K = r->shape->d[2];
-    const int64_t nkb = (K + 127) / 128;
     const kc_dtype xt = r->dtype[F8_X];
     double etab[256];
     for (int b = 0; b < 256; b++) etab[b] = kc_e4m3_to_double((uint8_t)b);
     double *xtab = malloc(65536 * sizeof *xtab);
     double *xd = malloc((size_t)(M * K) * sizeof *xd);
-    double *w = malloc((size_t)K * sizeof *w);
-    if (!xtab || !xd || !w) abort();
+    if (!xtab || !xd) abort();
     for (uint32_t h = 0; h < 65536; h++)
         xtab[h] = xt == KC_F16 ? kc_f16_to_double((uint16_t)h) : kc_bf16_to_double((uint16_t)h);
     const uint16_t *x = r->host[F8_X];
     for (int64_t i = 0; i < M * K; i++) xd[i] = xtab[x[i]];
-    const uint8_t *W = r->host[F8_W];
-    const float *S = r->host[F8_S];
-    for (int64_t n = 0; n < N; n++) {
-        for (int64_t k = 0; k < K; k++) w[k] = etab[W[n * K + k]] * (double)S[(n / 128) * nkb + k / 128];
-        for (int64_t m = 0; m < M; m++) {
-            double acc = 0;
-            for (int64_t k = 0; k < K; k++) acc += w[k] * xd[m * K + k];
-            r->out[F8_Y][m * N + n] = acc;
-        }
-    }
-    free(xtab); free(xd); free(w);
+    f8_ref_job j = { .r = r, .etab = etab, .xd = xd };
+    /* rows of W per chunk: at least 2^18 dequantizations and multiply-adds */
+    kc_parallel_for((size_t)N, (size_t)(262144 / ((M + 1) * K + 1)) + 1, f8_ref_rows, &j);
+    free(xtab); free(xd);
 }
 
 static const kc_shape f8_shapes[] = {

@@ -32,31 +32,53 @@ static void gemv_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
 
 /* float64 reference. Both inputs are 16-bit types, decoded exactly through a
  * 65536-entry table (the same values kc_ref_in gives, but fast enough for the
- * 525M-term lm head); f16*f16 and bf16*bf16 products are exact in double. */
+ * 525M-term lm head); f16*f16 and bf16*bf16 products are exact in double.
+ * Rows n of W (columns of y) are independent: chunks of them run on the
+ * harness's threads (kc_parallel_for), each y element the same k-order sum. */
+typedef struct gv_ref_job {
+    const kc_ref *r;
+    const double *tab;   /* 16-bit code -> value */
+    const double *xd;    /* x decoded, [M, K] */
+} gv_ref_job;
+
+/* y[m][n] for every m and n in [begin, end). */
+static void gemv_ref_rows(void *ctx, size_t begin, size_t end)
+{
+    const gv_ref_job *j = ctx;
+    const kc_ref *r = j->r;
+    const int64_t M = r->shape->d[0], N = r->shape->d[1], K = r->shape->d[2];
+    const uint16_t *W = r->host[GV_W];
+    double *wrow = malloc((size_t)K * sizeof *wrow);
+    if (!wrow) abort();
+    for (int64_t n = (int64_t)begin; n < (int64_t)end; n++) {
+        const uint16_t *wr = W + n * K;
+        for (int64_t k = 0; k < K; k++) wrow[k] = j->tab[wr[k]];
+        for (int64_t m = 0; m < M; m++) {
+            const double *xm = j->xd + m * K;
+            double acc = 0;
+            for (int64_t k = 0; k < K; k++) acc += wrow[k] * xm[k];
+            r->out[GV_Y][m * N + n] = acc;
+        }
+    }
+    free(wrow);
+}
+
 static void gemv_reference(const kc_ref *r)
 {
     const int64_t M = r->shape->d[0], N = r->shape->d[1], K = r->shape->d[2], ldx = r->shape->d[3];
     const kc_dtype dt = r->dtype[GV_W];
     double *tab = malloc(65536 * sizeof *tab);
     double *xd = malloc((size_t)(M * K) * sizeof *xd);
-    double *wrow = malloc((size_t)K * sizeof *wrow);
-    if (!tab || !xd || !wrow) abort();
+    if (!tab || !xd) abort();
     for (uint32_t h = 0; h < 65536; h++)
         tab[h] = dt == KC_F16 ? kc_f16_to_double((uint16_t)h) : kc_bf16_to_double((uint16_t)h);
-    const uint16_t *W = r->host[GV_W], *X = r->host[GV_X];
+    const uint16_t *X = r->host[GV_X];
     for (int64_t m = 0; m < M; m++)
         for (int64_t k = 0; k < K; k++) xd[m * K + k] = tab[X[m * ldx + k]];
-    for (int64_t n = 0; n < N; n++) {
-        const uint16_t *wr = W + n * K;
-        for (int64_t k = 0; k < K; k++) wrow[k] = tab[wr[k]];
-        for (int64_t m = 0; m < M; m++) {
-            const double *xm = xd + m * K;
-            double acc = 0;
-            for (int64_t k = 0; k < K; k++) acc += wrow[k] * xm[k];
-            r->out[GV_Y][m * N + n] = acc;
-        }
-    }
-    free(tab); free(xd); free(wrow);
+    gv_ref_job j = { .r = r, .tab = tab, .xd = xd };
+    /* rows of W per chunk: at least 2^18 decodes and multiply-adds */
+    kc_parallel_for((size_t)N, (size_t)(262144 / ((M + 1) * K + 1)) + 1, gemv_ref_rows, &j);
+    free(tab); free(xd);
 }
 
 static const kc_shape gemv_shapes[] = {

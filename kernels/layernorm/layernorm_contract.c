@@ -46,11 +46,13 @@ static void ln_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
 
 /* float64 two-pass: the mean, then the mean of squared deviations. eps is the
  * f32 value the kernel receives. */
-static void layernorm_reference(const kc_ref *r)
+/* Tokens [begin, end) (kc_parallel_for body; ctx the kc_ref). */
+static void layernorm_rows(void *ctx, size_t begin, size_t end)
 {
-    const int64_t tokens = r->shape->d[0], hidden = r->shape->d[1];
+    const kc_ref *r = ctx;
+    const int64_t hidden = r->shape->d[1];
     const double eps = (double)kc_double_to_f32(r->scalar[LN_EPS]);
-    for (int64_t t = 0; t < tokens; t++) {
+    for (int64_t t = (int64_t)begin; t < (int64_t)end; t++) {
         const size_t base = (size_t)(t * hidden);
         double s = 0;
         for (int64_t j = 0; j < hidden; j++) s += kc_ref_in(r, LN_X, base + (size_t)j);
@@ -65,6 +67,13 @@ static void layernorm_reference(const kc_ref *r)
             r->out[LN_OUT][base + (size_t)j] = (kc_ref_in(r, LN_X, base + (size_t)j) - mean) * rinv *
                                                kc_ref_in(r, LN_W, (size_t)j) + kc_ref_in(r, LN_B, (size_t)j);
     }
+}
+
+/* Tokens are independent: chunks of at least 64K elements on the harness's threads. */
+static void layernorm_reference(const kc_ref *r)
+{
+    const int64_t tokens = r->shape->d[0], hidden = r->shape->d[1];
+    kc_parallel_for((size_t)tokens, (size_t)(65536 / (hidden > 0 ? hidden : 1)) + 1, layernorm_rows, (void *)r);
 }
 
 static const kc_shape ln_shapes[] = {

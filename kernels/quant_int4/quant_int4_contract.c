@@ -27,8 +27,6 @@
  *                        scale and zero instead of their own. */
 #include <stdlib.h>
 #include <stdint.h>
-#include <unistd.h>
-#include <pthread.h>
 #include "kcontract.h"
 #include "dtype.h"
 
@@ -78,16 +76,16 @@ static void q4_launch_gemm(const kc_shape *s, const kc_device *dev, kc_launch *l
 /* ---- float64 reference ----------------------------------------------------
  * Row n of W is dequantized exactly in double, w[k] = (q - z) * s (q the
  * nibble of element k as documented above, s and z of group k / G), then dotted
- * with every row of x in k order. Rows n are split over threads (each thread a
- * disjoint set of rows; the arithmetic per element does not depend on the split)
- * when the work is large (the gemm shapes reach 3.8e9 multiply-adds). */
+ * with every row of x in k order. Rows n are independent: chunks of them run on
+ * the harness's threads (kc_parallel_for; the arithmetic per element does not
+ * depend on the split; the gemm shapes reach 3.8e9 multiply-adds). */
 typedef struct q4_ref_job {
     const kc_ref *r;
     const double *xd, *htab;
-    int t, T;
 } q4_ref_job;
 
-static void *q4_ref_worker(void *p)
+/* y[m][n] for every m and n in [begin, end) (kc_parallel_for body). */
+static void q4_ref_rows(void *p, size_t begin, size_t end)
 {
     const q4_ref_job *j = p;
     const kc_ref *r = j->r;
@@ -97,7 +95,7 @@ static void *q4_ref_worker(void *p)
     const uint16_t *scales = r->host[Q4_S];
     double *w = malloc((size_t)K * sizeof *w);
     if (!w) abort();
-    for (int64_t n = j->t; n < N; n += j->T) {
+    for (int64_t n = (int64_t)begin; n < (int64_t)end; n++) {
         for (int64_t k = 0; k < K; k++) {
             const uint8_t byte = qw[n * KB + k / 2];
             const int q = (k % 2 == 0) ? (byte & 15) : (byte >> 4);
@@ -112,7 +110,6 @@ static void *q4_ref_worker(void *p)
         }
     }
     free(w);
-    return NULL;
 }
 
 static void q4_reference(const kc_ref *r)
@@ -125,22 +122,9 @@ static void q4_reference(const kc_ref *r)
     const uint16_t *x = r->host[Q4_X];
     for (int64_t i = 0; i < M * K; i++) xd[i] = htab[x[i]];
 
-    const double work = (double)(M + 1) * (double)N * (double)K;
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int T = work < 4e6 ? 1 : (int)(ncpu < 1 ? 1 : ncpu > 32 ? 32 : ncpu);
-    if (T > N) T = (int)N;
-    q4_ref_job jobs[32];
-    pthread_t th[32];
-    int started[32] = { 0 };
-    for (int t = 0; t < T; t++) {
-        jobs[t] = (q4_ref_job){ .r = r, .xd = xd, .htab = htab, .t = t, .T = T };
-        started[t] = t > 0 && pthread_create(&th[t], NULL, q4_ref_worker, &jobs[t]) == 0;
-    }
-    q4_ref_worker(&jobs[0]);
-    for (int t = 1; t < T; t++) {
-        if (started[t]) pthread_join(th[t], NULL);
-        else q4_ref_worker(&jobs[t]);
-    }
+    q4_ref_job j = { .r = r, .xd = xd, .htab = htab };
+    /* rows of W per chunk: at least 2^18 dequantizations and multiply-adds */
+    kc_parallel_for((size_t)N, (size_t)(262144 / ((M + 1) * K + 1)) + 1, q4_ref_rows, &j);
     free(htab); free(xd);
 }
 

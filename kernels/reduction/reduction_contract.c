@@ -102,10 +102,21 @@ static inline double red_load(const kc_ref *r, size_t i)
 }
 
 /* args: 0 x [rows*cols] (IN), 1 out [rows] (OUT f32), 2 rows, 3 cols */
-static void ref_sum(const kc_ref *r)
+/* Rows are independent: each reference runs chunks of rows (at least 64K
+ * elements) on the harness's threads (kc_parallel_for; ctx the kc_ref). A
+ * row's own sum or max stays one sequential loop. */
+static void red_parallel_rows(const kc_ref *r, void (*rows_fn)(void *ctx, size_t begin, size_t end))
 {
     const size_t rows = (size_t)r->shape->d[0], cols = (size_t)r->shape->d[1];
-    for (size_t i = 0; i < rows; i++) {
+    kc_parallel_for(rows, 65536 / (cols ? cols : 1) + 1, rows_fn, (void *)r);
+}
+
+/* Rows [begin, end) of the sum. */
+static void sum_rows(void *ctx, size_t begin, size_t end)
+{
+    const kc_ref *r = ctx;
+    const size_t cols = (size_t)r->shape->d[1];
+    for (size_t i = begin; i < end; i++) {
         double s = 0.0;
         for (size_t c = 0; c < cols; c++)
             s += red_load(r, i * cols + c);
@@ -113,10 +124,14 @@ static void ref_sum(const kc_ref *r)
     }
 }
 
-static void ref_max(const kc_ref *r)
+static void ref_sum(const kc_ref *r) { red_parallel_rows(r, sum_rows); }
+
+/* Rows [begin, end) of the max. */
+static void max_rows(void *ctx, size_t begin, size_t end)
 {
-    const size_t rows = (size_t)r->shape->d[0], cols = (size_t)r->shape->d[1];
-    for (size_t i = 0; i < rows; i++) {
+    const kc_ref *r = ctx;
+    const size_t cols = (size_t)r->shape->d[1];
+    for (size_t i = begin; i < end; i++) {
         double m = -INFINITY;
         for (size_t c = 0; c < cols; c++) {
             double v = red_load(r, i * cols + c);
@@ -126,6 +141,8 @@ static void ref_max(const kc_ref *r)
         r->out[1][i] = m;
     }
 }
+
+static void ref_max(const kc_ref *r) { red_parallel_rows(r, max_rows); }
 
 /* Up to 1024 threads at <= 32 registers: 2 blocks (2048 threads) per SM;
  * 128 bytes of static shared memory (32 warp partials). */

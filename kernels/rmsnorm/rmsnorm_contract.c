@@ -52,11 +52,21 @@ static double rms_round(kc_dtype t, double v)
 
 enum { RN_OUT = 0, RN_X = 1, RN_W = 2, RN_EPS = 3 };
 
-static void rmsnorm_reference(const kc_ref *r)
+/* Tokens are independent: both references run chunks of at least 64K
+ * elements on the harness's threads (kc_parallel_for; ctx the kc_ref). */
+static void rms_parallel_rows(const kc_ref *r, void (*rows_fn)(void *ctx, size_t begin, size_t end))
 {
     const int64_t tokens = r->shape->d[0], hidden = r->shape->d[1];
+    kc_parallel_for((size_t)tokens, (size_t)(65536 / (hidden > 0 ? hidden : 1)) + 1, rows_fn, (void *)r);
+}
+
+/* Tokens [begin, end) of the rmsnorm reference. */
+static void rmsnorm_rows(void *ctx, size_t begin, size_t end)
+{
+    const kc_ref *r = ctx;
+    const int64_t hidden = r->shape->d[1];
     const double eps = r->scalar[RN_EPS];
-    for (int64_t t = 0; t < tokens; t++) {
+    for (int64_t t = (int64_t)begin; t < (int64_t)end; t++) {
         size_t base = (size_t)(t * hidden);
         double ss = 0;
         for (int64_t j = 0; j < hidden; j++) {
@@ -70,15 +80,19 @@ static void rmsnorm_reference(const kc_ref *r)
     }
 }
 
+static void rmsnorm_reference(const kc_ref *r) { rms_parallel_rows(r, rmsnorm_rows); }
+
 enum { FR_X = 0, FR_RES = 1, FR_W = 2, FR_EPS = 3 };
 
-static void fused_add_rmsnorm_reference(const kc_ref *r)
+/* Tokens [begin, end) of the fused add + rmsnorm reference. */
+static void fused_add_rmsnorm_rows(void *ctx, size_t begin, size_t end)
 {
-    const int64_t tokens = r->shape->d[0], hidden = r->shape->d[1];
+    const kc_ref *r = ctx;
+    const int64_t hidden = r->shape->d[1];
     const double eps = r->scalar[FR_EPS];
     const kc_dtype dt = r->dtype[FR_X];
     double *y = r->out[FR_X], *res = r->out[FR_RES];
-    for (int64_t t = 0; t < tokens; t++) {
+    for (int64_t t = (int64_t)begin; t < (int64_t)end; t++) {
         size_t base = (size_t)(t * hidden);
         double ss = 0;
         for (int64_t j = 0; j < hidden; j++) {
@@ -94,6 +108,8 @@ static void fused_add_rmsnorm_reference(const kc_ref *r)
         }
     }
 }
+
+static void fused_add_rmsnorm_reference(const kc_ref *r) { rms_parallel_rows(r, fused_add_rmsnorm_rows); }
 
 static const kc_shape rms_shapes[] = {
     { "llama3-8b.hidden.t1", KC_SHAPE_MODEL, { 1, 4096, 5 } },

@@ -90,12 +90,23 @@ static int smp_row(const kc_ref *r, int arg, int64_t row, int64_t vocab, smp_ent
     return nan;
 }
 
-enum { AM_OUT = 0, AM_LOGITS = 1 };
-
-static void argmax_reference(const kc_ref *r)
+/* Rows are independent: each reference runs its row loop over chunks of rows
+ * on the harness's threads (kc_parallel_for, ctx the kc_ref), every row
+ * computed exactly as in a sequential loop. A chunk is at least 64K logits. */
+static void smp_parallel_rows(const kc_ref *r, void (*rows_fn)(void *ctx, size_t begin, size_t end))
 {
     const int64_t rows = r->shape->d[0], vocab = r->shape->d[1];
-    for (int64_t row = 0; row < rows; row++) {
+    kc_parallel_for((size_t)rows, (size_t)(65536 / (vocab > 0 ? vocab : 1)) + 1, rows_fn, (void *)r);
+}
+
+enum { AM_OUT = 0, AM_LOGITS = 1 };
+
+/* Rows [begin, end) of the argmax reference. */
+static void argmax_rows(void *ctx, size_t begin, size_t end)
+{
+    const kc_ref *r = ctx;
+    const int64_t vocab = r->shape->d[1];
+    for (int64_t row = (int64_t)begin; row < (int64_t)end; row++) {
         int64_t best = -1;
         double bv = -INFINITY;
         int nan = 0;
@@ -108,14 +119,18 @@ static void argmax_reference(const kc_ref *r)
     }
 }
 
+static void argmax_reference(const kc_ref *r) { smp_parallel_rows(r, argmax_rows); }
+
 enum { TK_IDS = 0, TK_VALS = 1, TK_LOGITS = 2 };
 
-static void topk_reference(const kc_ref *r)
+/* Rows [begin, end) of the top-k reference. */
+static void topk_rows(void *ctx, size_t begin, size_t end)
 {
-    const int64_t rows = r->shape->d[0], vocab = r->shape->d[1], k = r->shape->d[2];
+    const kc_ref *r = ctx;
+    const int64_t vocab = r->shape->d[1], k = r->shape->d[2];
     smp_ent *e = malloc((size_t)vocab * sizeof *e);
     if (!e) abort();
-    for (int64_t row = 0; row < rows; row++) {
+    for (int64_t row = (int64_t)begin; row < (int64_t)end; row++) {
         double *ids = r->out[TK_IDS] + row * k, *vals = r->out[TK_VALS] + row * k;
         if (smp_row(r, TK_LOGITS, row, vocab, e)) {
             for (int64_t q = 0; q < k; q++) { ids[q] = -1; vals[q] = NAN; }
@@ -131,15 +146,19 @@ static void topk_reference(const kc_ref *r)
     free(e);
 }
 
+static void topk_reference(const kc_ref *r) { smp_parallel_rows(r, topk_rows); }
+
 enum { TP_LEN = 0, TP_OUT = 1, TP_LOGITS = 2, TP_ROWS = 3, TP_VOCAB = 4, TP_P = 5 };
 
-static void topp_reference(const kc_ref *r)
+/* Rows [begin, end) of the top-p reference. */
+static void topp_rows(void *ctx, size_t begin, size_t end)
 {
-    const int64_t rows = r->shape->d[0], vocab = r->shape->d[1];
+    const kc_ref *r = ctx;
+    const int64_t vocab = r->shape->d[1];
     const double p = r->scalar[TP_P] / 1000.0;
     smp_ent *e = malloc((size_t)vocab * sizeof *e);
     if (!e) abort();
-    for (int64_t row = 0; row < rows; row++) {
+    for (int64_t row = (int64_t)begin; row < (int64_t)end; row++) {
         double *y = r->out[TP_OUT] + row * vocab;
         const int nan = smp_row(r, TP_LOGITS, row, vocab, e);
         qsort(e, (size_t)vocab, sizeof *e, smp_cmp);
@@ -166,6 +185,8 @@ static void topp_reference(const kc_ref *r)
     }
     free(e);
 }
+
+static void topp_reference(const kc_ref *r) { smp_parallel_rows(r, topp_rows); }
 
 /* ---- shapes ---------------------------------------------------------------- */
 

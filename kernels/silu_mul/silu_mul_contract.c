@@ -46,15 +46,24 @@ static void sm_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
 }
 
 /* args: 0 out [tokens*d] (OUT), 1 x [tokens*2d] (IN), 2 tokens, 3 d */
-static void ref_silu_mul(const kc_ref *r)
+/* Tokens [begin, end) (kc_parallel_for body; ctx the kc_ref). */
+static void silu_mul_rows(void *ctx, size_t begin, size_t end)
 {
-    const size_t tokens = (size_t)r->shape->d[0], d = (size_t)r->shape->d[1];
-    for (size_t t = 0; t < tokens; t++)
+    const kc_ref *r = ctx;
+    const size_t d = (size_t)r->shape->d[1];
+    for (size_t t = begin; t < end; t++)
         for (size_t i = 0; i < d; i++) {
             const double g = kc_ref_in(r, 1, t * 2 * d + i);
             const double u = kc_ref_in(r, 1, t * 2 * d + d + i);
             r->out[0][t * d + i] = g / (1.0 + exp(-g)) * u;
         }
+}
+
+/* Tokens are independent: chunks of at least 64K outputs on the harness's threads. */
+static void ref_silu_mul(const kc_ref *r)
+{
+    const size_t tokens = (size_t)r->shape->d[0], d = (size_t)r->shape->d[1];
+    kc_parallel_for(tokens, 65536 / (d ? d : 1) + 1, silu_mul_rows, (void *)r);
 }
 
 #define SM_CONTROLS { \

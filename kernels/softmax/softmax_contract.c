@@ -41,11 +41,13 @@ static void softmax_launch(const kc_shape *s, const kc_device *dev, kc_launch *l
     l->smem = 0;
 }
 
-static void softmax_reference(const kc_ref *r)
+/* Rows [begin, end) (kc_parallel_for body; ctx the kc_ref). */
+static void softmax_rows(void *ctx, size_t begin, size_t end)
 {
-    const int64_t rows = r->shape->d[0], cols = r->shape->d[1];
+    const kc_ref *r = ctx;
+    const int64_t cols = r->shape->d[1];
     double *y = r->out[SM_OUT];
-    for (int64_t i = 0; i < rows; i++) {
+    for (int64_t i = (int64_t)begin; i < (int64_t)end; i++) {
         size_t base = (size_t)(i * cols);
         double m = -INFINITY;
         for (int64_t c = 0; c < cols; c++) {
@@ -64,6 +66,13 @@ static void softmax_reference(const kc_ref *r)
         }
         for (int64_t c = 0; c < cols; c++) y[base + (size_t)c] /= sum;
     }
+}
+
+/* Rows are independent: chunks of at least 64K elements on the harness's threads. */
+static void softmax_reference(const kc_ref *r)
+{
+    const int64_t rows = r->shape->d[0], cols = r->shape->d[1];
+    kc_parallel_for((size_t)rows, (size_t)(65536 / (cols > 0 ? cols : 1)) + 1, softmax_rows, (void *)r);
 }
 
 /* rows = d[0], cols = d[1]. Block: 64 (cols <= 64), 96 (<= 128), 192 (<= 1024),

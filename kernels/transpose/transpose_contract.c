@@ -48,18 +48,31 @@ static void tr_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
 }
 
 /* args: 0 in [rows*ld_in] (IN), 1 out [cols*rows] (OUT), 2 rows, 3 cols, 4 ld_in */
+#define TR_REF_B 64
+
 /* out[c, i] = in[i, c], in 64 x 64 blocks so both sides stay in cache (the
  * plain double loop took ~32 ns an element on the 1.17e8-element shape,
- * bench/reference_bench.c; blocked, a few ns). Same values, any order. */
-static void ref_transpose(const kc_ref *r)
+ * bench/reference_bench.c; blocked, a few ns). Same values, any order.
+ * This is input row blocks [begin, end) of TR_REF_B rows (kc_parallel_for
+ * body; ctx the kc_ref): each writes its own rows i of every output row. */
+static void transpose_blocks(void *ctx, size_t begin, size_t end)
 {
+    const kc_ref *r = ctx;
     const size_t rows = (size_t)r->shape->d[0], cols = (size_t)r->shape->d[1], ld = (size_t)r->shape->d[2];
-    const size_t B = 64;
-    for (size_t i0 = 0; i0 < rows; i0 += B)
+    const size_t B = TR_REF_B;
+    for (size_t i0 = begin * B; i0 < end * B && i0 < rows; i0 += B)
         for (size_t c0 = 0; c0 < cols; c0 += B)
             for (size_t i = i0; i < i0 + B && i < rows; i++)
                 for (size_t c = c0; c < c0 + B && c < cols; c++)
                     r->out[1][c * rows + i] = kc_ref_in(r, 0, i * ld + c);
+}
+
+/* Row blocks are independent: chunks of at least 64K elements on the harness's threads. */
+static void ref_transpose(const kc_ref *r)
+{
+    const size_t rows = (size_t)r->shape->d[0], cols = (size_t)r->shape->d[1];
+    const size_t blocks = (rows + TR_REF_B - 1) / TR_REF_B;
+    kc_parallel_for(blocks, 65536 / (TR_REF_B * (cols ? cols : 1)) + 1, transpose_blocks, (void *)r);
 }
 
 #define TR_CONTROLS { \

@@ -3,12 +3,15 @@
 # with build/kcontract on the real suite. Usage:
 #     sh bench/gpu_schedule.sh LOGDIR [kcontract run arguments: patterns, --records F]
 # Runs, on the same binary and selection:
-#   serial                  kcontract run ARGS --costs LOGDIR/costs.tsv  (writes the cost table)
+#   serial                  kcontract run ARGS --costs LOGDIR/costs.tsv  (writes the cost table);
+#                           SERIAL_FROM=DIR reuses DIR/serial.log and DIR/costs.tsv of the same
+#                           binary instead (checked by the TALLY's binary= hash)
 #   then for N in $NS (default "8 4"), N = 8 first so a cut-short session keeps it:
 #   queue-N                 ... --jobs N --costs LOGDIR/costs.tsv (ordered by the serial costs)
 #   static-N                ... --jobs N --schedule static
-#   per-item-N              xargs -P N over `kcontract run ITEM --device D` (D round robin
-#                           over the visible GPUs, as the workers go)
+#   per-item-N              xargs -P N over `kcontract run ITEM --device D --threads CPUs/N`
+#                           (D round robin over the visible GPUs, as the workers go; the
+#                           CPUs shared as --jobs N shares them)
 # Every run goes under /usr/bin/time -v (LOGDIR/<run>.time); logs LOGDIR/<run>.log;
 # the queue runs also write --json and --timeline reports. tools/sample-mem.sh samples
 # every process's RSS and GPU memory (LOGDIR/mem.txt) for per-run peaks.
@@ -32,9 +35,12 @@ NGPU=$(nvidia-smi -L 2>/dev/null | wc -l || echo 1)
 [ "$NGPU" -ge 1 ] || NGPU=1
 
 now() { date +%s.%N; }
+# Arithmetic in awk, not bc: the GPU machine's image has no bc (2026-11-30).
+calc() { awk "BEGIN { printf \"%.6f\", $1 }"; }
+sum_lines() { awk '{ s += $1 } END { printf "%.6f", s }'; }
 counts() { sed -n 's/^TALLY v=1 \(.*\) items=.*/\1/p' "$1"; }
 # Summed item seconds of item lines ("[wK] STATE name ...  (12.34 s)"), any prefix.
-work_of() { cat "$@" | sed -n '/^\(\[[^]]*\] \)\{0,1\}\(SUMMARY\|kcontract\)/d; s/^\(\[[^]]*\] \)\{0,1\}[A-Z]\{3,7\}  *[^ ]\{1,\}  .*  (\([0-9.]*\) s)\(  rerun: .*\)\{0,1\}$/\2/p' | paste -sd+ | bc -l; }
+work_of() { cat "$@" | sed -n '/^\(\[[^]]*\] \)\{0,1\}\(SUMMARY\|kcontract\)/d; s/^\(\[[^]]*\] \)\{0,1\}[A-Z]\{3,7\}  *[^ ]\{1,\}  .*  (\([0-9.]*\) s)\(  rerun: .*\)\{0,1\}$/\2/p' | sum_lines; }
 timed() {   # name command... : output to LOG/name.log, time -v to LOG/name.time; prints wall
     name=$1; shift
     t0=$(now)
@@ -42,7 +48,7 @@ timed() {   # name command... : output to LOG/name.log, time -v to LOG/name.time
     else "$@" > "$LOG/$name.log" 2> "$LOG/$name.err" || true; fi
     t1=$(now)
     echo "$name $t0 $t1" >> "$LOG/spans.txt"
-    echo "$t1 - $t0" | bc -l
+    calc "$t1 - $t0"
 }
 
 {
@@ -59,7 +65,20 @@ SAMPLER_T0=$(now)   # mem.txt's t= is seconds since about this moment
 if [ -f tools/sample-mem.sh ]; then bash tools/sample-mem.sh "$LOG/mem.txt" 1 & SAMPLER=$!; fi
 trap '[ -n "$SAMPLER" ] && kill "$SAMPLER" 2>/dev/null || true' EXIT
 
-serial_wall=$(timed serial "$BIN" run "$@" --costs "$LOG/costs.tsv" --json "$LOG/serial.jsonl")
+if [ -n "${SERIAL_FROM:-}" ]; then
+    # Reuse a serial run of the same binary (its serial.log, costs.tsv, serial.jsonl):
+    # the TALLY's binary= hash must match this binary's, checked on a host-only suite.
+    bin_hash() { sed -n 's/^TALLY .* binary=\([0-9a-f]*\).*/\1/p' "$1"; }
+    "$BIN" run "${HASH_ITEM:-host.dtype.f16_roundtrip}" > "$LOG/hash.log" 2>&1 || true
+    [ "$(bin_hash "$LOG/hash.log")" = "$(bin_hash "$SERIAL_FROM/serial.log")" ] && [ -n "$(bin_hash "$LOG/hash.log")" ] ||
+        { echo "SERIAL_FROM=$SERIAL_FROM: its serial run is of another binary (binary= in the TALLY differs)" >&2; exit 2; }
+    cp "$SERIAL_FROM/serial.log" "$SERIAL_FROM/costs.tsv" "$LOG/"
+    [ -f "$SERIAL_FROM/serial.jsonl" ] && cp "$SERIAL_FROM/serial.jsonl" "$LOG/"
+    serial_wall=$(sed -n 's/^SUMMARY .*  (\([0-9.]*\) s)$/\1/p' "$LOG/serial.log")
+    echo "serial: reused from $SERIAL_FROM (same binary), wall $serial_wall s" | tee -a "$LOG/env.txt"
+else
+    serial_wall=$(timed serial "$BIN" run "$@" --costs "$LOG/costs.tsv" --json "$LOG/serial.jsonl")
+fi
 work=$(work_of "$LOG/serial.log")
 ref=$(counts "$LOG/serial.log")
 [ -n "$ref" ] || { echo "no TALLY in the serial run (see $LOG/serial.log)" >&2; exit 1; }
@@ -73,32 +92,35 @@ done
 ok=1
 {
 printf '%-10s %3s %9s %8s %11s %11s  %s\n' mode N "wall s" speedup "sched eff" "eff/serial" "counts = serial"
-printf '%-10s %3s %9.2f %8.2f %11.3f %11.3f  %s\n' serial 1 "$serial_wall" 1 "$(echo "$work / $serial_wall" | bc -l)" \
-    "$(echo "$work / $serial_wall" | bc -l)" reference
+printf '%-10s %3s %9.2f %8.2f %11.3f %11.3f  %s\n' serial 1 "$serial_wall" 1 "$(calc "$work / $serial_wall")" \
+    "$(calc "$work / $serial_wall")" reference
 } | tee "$LOG/table.txt"
-row() {   # mode N wall own-work counts
-    if [ "$5" = "$ref" ]; then same=yes; else same=NO; ok=0; fi
-    printf '%-10s %3s %9.2f %8.2f %11.3f %11.3f  %s\n' "$1" "$2" "$3" "$(echo "$serial_wall / $3" | bc -l)" \
-        "$(echo "$4 / ($2 * $3)" | bc -l)" "$(echo "$work / ($2 * $3)" | bc -l)" "$same" | tee -a "$LOG/table.txt"
+row() {   # mode N wall own-work counts [run name]
+    if [ "$5" = "$ref" ]; then same=yes
+    elif [ -z "$5" ] && [ -n "${6:-}" ] && grep -q "refused" "$LOG/$6.err" 2>/dev/null; then
+        same="refused: $(grep -m 1 refused "$LOG/$6.err" | cut -c1-160)"   # e.g. the memory plan; nothing to compare
+    else same=NO; ok=0; fi
+    printf '%-10s %3s %9.2f %8.2f %11.3f %11.3f  %s\n' "$1" "$2" "$3" "$(calc "$serial_wall / $3")" \
+        "$(calc "$4 / ($2 * $3)")" "$(calc "$work / ($2 * $3)")" "$same" | tee -a "$LOG/table.txt"
 }
 
 for n in $NS; do
     w=$(timed "queue-$n" "$BIN" run "$@" --jobs "$n" --costs "$LOG/costs.tsv" --json "$LOG/queue-$n.jsonl" \
         --timeline "$LOG/queue-$n.svg")
-    row queue "$n" "$w" "$(work_of "$LOG/queue-$n.log")" "$(counts "$LOG/queue-$n.log")"
+    row queue "$n" "$w" "$(work_of "$LOG/queue-$n.log")" "$(counts "$LOG/queue-$n.log")" "queue-$n"
     w=$(timed "static-$n" "$BIN" run "$@" --jobs "$n" --schedule static)
-    row static "$n" "$w" "$(work_of "$LOG/static-$n.log")" "$(counts "$LOG/static-$n.log")"
+    row static "$n" "$w" "$(work_of "$LOG/static-$n.log")" "$(counts "$LOG/static-$n.log")" "static-$n"
     mkdir -p "$LOG/per-item-$n"
     t0=$(now)
     "$BIN" list "$@" | awk 'NF == 2 && $1 ~ /^(kernel|control|limit|suite)$/ { print NR, $2 }' |
-        xargs -P "$n" -L 1 sh -c 'd=$(( $2 % '"$NGPU"' )); "$0" run "$3" --device "$d" '"$PER_ITEM_ARGS"' > "$1/$(echo "$3" | tr ":/" "__").log" 2>&1 || true' \
+        xargs -P "$n" -L 1 sh -c 'd=$(( $2 % '"$NGPU"' )); "$0" run "$3" --device "$d" --threads '"$(( $(nproc) / n > 0 ? $(nproc) / n : 1 ))"' '"$PER_ITEM_ARGS"' > "$1/$(echo "$3" | tr ":/" "__").log" 2>&1 || true' \
             "$BIN" "$LOG/per-item-$n" || true
     t1=$(now)
     echo "per-item-$n $t0 $t1" >> "$LOG/spans.txt"
     summed=$(for f in "$LOG/per-item-$n"/*.log; do counts "$f"; done | awk '
         { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (!(kv[1] in v)) order[++n] = kv[1]; v[kv[1]] += kv[2] } }
         END { for (i = 1; i <= n; i++) printf "%s%s=%d", (i > 1 ? " " : ""), order[i], v[order[i]]; print "" }')
-    row per-item "$n" "$(echo "$t1 - $t0" | bc -l)" "$(work_of "$LOG/per-item-$n"/*.log)" "$summed"
+    row per-item "$n" "$(calc "$t1 - $t0")" "$(work_of "$LOG/per-item-$n"/*.log)" "$summed"
 done
 echo "sum of item times in the serial run: $(printf '%.2f' "$work") s" | tee -a "$LOG/table.txt"
 # Per run: the peak RSS of any one process and the peak GPU memory summed over processes per sample.

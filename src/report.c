@@ -94,9 +94,9 @@ void kc_report_workers(FILE *out, const kc_records *rs)
     free(ws);
 }
 
-/* "slowest items: a 12.3 s, b 10.1 s, ..." — the k longest items (on ties
- * the one finished first), where a run's time goes and what no schedule can
- * split. */
+/* "slowest items: a 12.3 s, b 10.1 s, ..." — the k longest items that ran
+ * (not SKIP or NOTRUN, at least 5 ms; on ties the one finished first): where a
+ * run's time goes and what no schedule can split. No line when fewer than two. */
 static double item_s(const kc_records *rs, int i) { return rs->v[i].end_s - rs->v[i].start_s; }
 
 static void report_slowest(FILE *out, const kc_records *rs, int k)
@@ -105,6 +105,7 @@ static void report_slowest(FILE *out, const kc_records *rs, int k)
     if (k > KC_REPORT_SLOWEST) k = KC_REPORT_SLOWEST;
     for (int i = 0; i < rs->n; i++) {
         double s = item_s(rs, i);
+        if (rs->v[i].state == KC_SKIP || rs->v[i].state == KC_NOTRUN || s < 0.005) continue;   /* nothing ran */
         if (n < k) n++;
         else if (s <= item_s(rs, top[k - 1])) continue;
         int j = n - 1;

@@ -278,6 +278,8 @@ Test(report, slowest_items_are_the_longest_ten_in_order)
         t += d;
         cr_assert_eq(kc_records_add(&rs, &r), 0);
     }
+    kc_record skipped = rec("skipped", KC_KIND_KERNEL, KC_SKIP, 0, 0, 100, "");   /* did not run: never listed */
+    cr_assert_eq(kc_records_add(&rs, &skipped), 0);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);

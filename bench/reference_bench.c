@@ -162,21 +162,58 @@ static void print_totals(const row *rows, size_t nr)
     }
 }
 
+static const char usage[] =
+    "usage: kc_ref_bench [--top N] [--max-gib G] [--threads T] [--hashes] [--all-dists] [GLOB...]\n"
+    "  times input generation and the float64 reference of every contract's shapes (first\n"
+    "  distribution; --all-dists: every one), host only\n"
+    "  --top N      list the N slowest cases (default 25)\n"
+    "  --max-gib G  skip cases whose inputs + reference exceed G GiB of host memory\n"
+    "  --threads T  host threads (default: every CPU)\n"
+    "  --hashes     one line per case with the FNV-1a hash of its reference outputs\n"
+    "  GLOB         contract names (shell globs); each must match a contract\n";
+
+/* A positive number for option opt, or exit 2 naming the value. */
+static double number_arg(const char *opt, const char *v)
+{
+    char *end;
+    double x = v ? strtod(v, &end) : 0;
+    if (!v || !*v || *end || !(x > 0)) {
+        fprintf(stderr, "kc_ref_bench: %s: expected a positive number, got '%s'\n%s", opt, v ? v : "", usage);
+        exit(2);
+    }
+    return x;
+}
+
 int main(int argc, char **argv)
 {
     int top = 25, np = 0, hashes = 0, all_dists = 0;
     double max_gib = INFINITY;
     char **pats = calloc((size_t)argc, sizeof *pats);
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--top") == 0 && i + 1 < argc) top = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--max-gib") == 0 && i + 1 < argc) max_gib = atof(argv[++i]);
-        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) kc_parallel_set_threads(atoi(argv[++i]));
-        else if (strcmp(argv[i], "--hashes") == 0) hashes = 1;
-        else if (strcmp(argv[i], "--all-dists") == 0) all_dists = 1;
-        else pats[np++] = argv[i];
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (strcmp(a, "--top") == 0) top = (int)number_arg(a, v), i++;
+        else if (strcmp(a, "--max-gib") == 0) max_gib = number_arg(a, v), i++;
+        else if (strcmp(a, "--threads") == 0) kc_parallel_set_threads((int)number_arg(a, v)), i++;
+        else if (strcmp(a, "--hashes") == 0) hashes = 1;
+        else if (strcmp(a, "--all-dists") == 0) all_dists = 1;
+        else if (a[0] == '-') {
+            fprintf(stderr, "kc_ref_bench: unknown option '%s'\n%s", a, usage);
+            return 2;
+        } else pats[np++] = argv[i];
     }
     const kc_contract *const *cs;
     size_t nc = kc_registry_contracts(&cs);
+    for (int p = 0; p < np; p++) {   /* a typo must not pass as an empty table */
+        int hit = 0;
+        for (size_t i = 0; i < nc && !hit; i++) hit = fnmatch(pats[p], cs[i]->name, 0) == 0;
+        if (!hit) {
+            fprintf(stderr, "kc_ref_bench: '%s' matches no contract (kcontract list shows them)\n", pats[p]);
+            return 2;
+        }
+    }
     row *rows = NULL;
     size_t nr = 0, cap = 0, skipped = 0;
     double t0 = now_s();

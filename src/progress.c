@@ -92,6 +92,11 @@ void kc_progress_item_done(kc_state st, double recorded_cost_s)
     kc_progress_redraw();
 }
 
+void kc_progress_set_busy(int n)
+{
+    P.busy = n;
+}
+
 void kc_progress_busy(int n)
 {
     P.busy = n;

@@ -27,6 +27,8 @@ void kc_progress_expect(double total_cost_s);
 void kc_progress_item_done(kc_state st, double recorded_cost_s);
 /* Workers busy now. Redraws. */
 void kc_progress_busy(int n);
+/* The same without a redraw (the next redraw shows it). */
+void kc_progress_set_busy(int n);
 /* Erases the line ("\r\033[K") if drawn; the next redraw brings it back. */
 void kc_progress_clear(void);
 void kc_progress_redraw(void);

@@ -675,8 +675,8 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     printf("kcontract: %d item%s selected, seed %llu; --jobs %d: a work queue of %d worker%s", ns, ns == 1 ? "" : "s",
            (unsigned long long)o->seed, o->jobs, qq->nw, qq->nw == 1 ? "" : "s");
     if (found)
-        printf(", failed last time first, then longest first (costs %s: %d of %d recorded, the rest estimated)\n", o->costs,
-               recorded, ns);
+        printf(", failed last time first, then longest first (costs %s: %d of %d recorded%s)\n", o->costs, recorded, ns,
+               recorded < ns ? ", the rest estimated" : "");
     else
         printf(", longest first by estimate (costs %s: none yet)\n", o->costs);
     if (d->ndevs) {

@@ -195,6 +195,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         rec.end_s = now_s() - t0;
         rec.peak_gpu_mib = gpu_mem ? kc_gpu_sampler_take_peak(pid) : -1;
         if (kc_records_add(&rs, &rec)) fprintf(stderr, "kcontract: out of memory: %s is missing from the reports\n", it->name);
+        kc_progress_set_busy(0);   /* no redraw: item_done redraws, with nothing running */
         kc_progress_item_done(rec.state, -1);
         if (lost) {
             if (i + 1 < ns) reexec(o, i + 1, &t, now_s() - t0, &rs);

@@ -86,7 +86,7 @@ ref=$(counts "$LOG/serial.log")
 PER_ITEM_ARGS=""
 prev=""
 for a in "$@"; do
-    [ "$prev" = "--records" ] && PER_ITEM_ARGS="--records $a"
+    [ "$prev" = "--records" ] && PER_ITEM_ARGS="$PER_ITEM_ARGS --records $a"
     prev=$a
 done
 ok=1

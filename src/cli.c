@@ -32,7 +32,8 @@ void kc_cli_usage(FILE *out)
           "  --devices L   with --jobs: device ordinals to spread the children over, e.g. 0,2,3\n"
           "  --records F   check the launches recorded in file F (docs/launch-records.md): one kernel\n"
           "                item <contract>@<label> per line, gates 1-4 on exactly that shape; with no\n"
-          "                PATTERN only the record items are selected (add '*' for every item too)\n"
+          "                PATTERN only the record items are selected (add '*' for every item too);\n"
+          "                repeat it for several files (labels must differ across them)\n"
           "  --schedule S  with --jobs: 'queue' (default): N long-lived workers take one item at\n"
           "                a time, items that failed last time first, then longest first by the\n"
           "                cost table; a crash or hang costs one item (CRASH, TIMEOUT), a fresh worker\n"
@@ -256,8 +257,11 @@ int kc_cli_parse(int argc, char **argv, kc_opts *o)
             o->threads = (int)x;
         } else if (strcmp(a, "--records") == 0) {
             if (!v) return usage_error("%s needs a value (a file of launch records, docs/launch-records.md)%s", a, "");
-            if (o->records) return usage_error("--records given twice ('%s' and '%s'); a run takes one file", o->records, v);
-            o->records = v;
+            for (int r = 0; r < o->nrecords; r++)
+                if (strcmp(o->records[r], v) == 0) return usage_error("--records %s given twice%s", v, "");
+            if (o->nrecords == KC_MAX_RECORD_FILES)
+                return usage_error("--records given more than 16 times (at '%s')%s", v, "");   /* KC_MAX_RECORD_FILES */
+            o->records[o->nrecords++] = v;
         } else if (strcmp(a, "--schedule") == 0 || strcmp(a, "--costs") == 0 || strcmp(a, "--timeout") == 0 ||
                    strcmp(a, "--restarts") == 0) {
             if (parse_queue(a, v, o)) return 2;
@@ -301,7 +305,7 @@ int kc_cli_parse(int argc, char **argv, kc_opts *o)
         o->argv[o->argc++] = argv[i + 1];
         i++;
     }
-    if (o->records && o->cmd == KC_CMD_INFO) return usage_error("--records applies to run and list only%s%s", "", "");
+    if (o->nrecords && o->cmd == KC_CMD_INFO) return usage_error("--records applies to run and list only%s%s", "", "");
     int rc = check_parallel(o);
     return rc ? rc : check_reports(o);
 }

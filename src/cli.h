@@ -9,6 +9,8 @@
 
 typedef enum kc_cmd { KC_CMD_RUN = 0, KC_CMD_LIST, KC_CMD_INFO, KC_CMD_HELP } kc_cmd;
 
+#define KC_MAX_RECORD_FILES 16   /* --records given at most this many times */
+
 typedef struct kc_opts {
     kc_cmd cmd;
     uint64_t seed;             /* --seed S (default 1) */
@@ -28,7 +30,8 @@ typedef struct kc_opts {
     int devices[KC_MAX_DEVLIST]; /* --devices LIST */
     int ndevices;
     long parent;               /* internal --parent PID: this process is a --jobs child */
-    const char *records;       /* --records FILE: launch records (records.h), run and list only */
+    const char *records[KC_MAX_RECORD_FILES];   /* --records FILE, repeatable: launch record files (launch_records.h), run and list only */
+    int nrecords;
     int schedule_static;       /* --schedule static: --jobs N as N static shards (default: a work queue) */
     int schedule_given;
     const char *costs;         /* --costs FILE (default KC_COSTS_DEFAULT, costs.h) */

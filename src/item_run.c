@@ -51,8 +51,9 @@ static long rss_peak_kib(void)
 
 void kc_rerun_command(const kc_opts *o, const char *name, int device, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%s run %s --seed %llu --device %d%s%s", o->argv0, name, (unsigned long long)o->seed, device,
-             o->records ? " --records " : "", o->records ? o->records : "");
+    int n = snprintf(buf, cap, "%s run %s --seed %llu --device %d", o->argv0, name, (unsigned long long)o->seed, device);
+    for (int r = 0; r < o->nrecords && n >= 0 && (size_t)n < cap; r++)
+        n += snprintf(buf + n, cap - (size_t)n, " --records %s", o->records[r]);
 }
 
 static int is_failing(kc_state s)

@@ -270,7 +270,7 @@ static void on_err_line(void *ctx, const char *line, size_t len, size_t cut)
 /* The child's argv: the same patterns and seed, its shard, device and parent. */
 static char **child_argv(const kc_opts *o, const child *c, char num[5][32])
 {
-    char **av = calloc((size_t)o->npatterns + 16, sizeof *av);
+    char **av = calloc((size_t)o->npatterns + 16 + 2 * (size_t)o->nrecords, sizeof *av);
     int a = 0;
     if (!av) return NULL;
     snprintf(num[0], sizeof num[0], "%llu", (unsigned long long)o->seed);
@@ -291,9 +291,9 @@ static char **child_argv(const kc_opts *o, const child *c, char num[5][32])
     snprintf(num[4], sizeof num[4], "%d", o->threads ? o->threads : kc_parallel_share(c->n));
     av[a++] = "--threads";   /* N shards share the host's CPUs */
     av[a++] = num[4];
-    if (o->records) {   /* the same record items, so the slices agree */
+    for (int r = 0; r < o->nrecords; r++) {   /* the same record items, so the slices agree */
         av[a++] = "--records";
-        av[a++] = (char *)o->records;
+        av[a++] = (char *)o->records[r];
     }
     return av;
 }

@@ -402,8 +402,12 @@ int kc_launch_records_add_items(const kc_launch_records *r, kc_item **items, int
         /* Registered names never contain '@' today; refuse a clash all the same. */
         for (int j = 0; j < n; j++)
             if (strcmp((*items)[j].name, it.name) == 0) {
-                snprintf(err, errcap, "%s: item %s is already a registered %s item", rec->origin, it.name,
-                         kc_kind_name((*items)[j].kind));
+                if ((*items)[j].record)   /* another --records file: say where */
+                    snprintf(err, errcap, "%s: item %s is already the record at %s (labels must differ across files)",
+                             rec->origin, it.name, (*items)[j].record);
+                else
+                    snprintf(err, errcap, "%s: item %s is already a registered %s item", rec->origin, it.name,
+                             kc_kind_name((*items)[j].kind));
                 free(v);
                 return -1;
             }

@@ -51,19 +51,24 @@ int main(int argc, char **argv)
         return 4;
     }
     struct stat rst;
-    if (o.records && o.jobs && stat(o.records, &rst) == 0 && !S_ISREG(rst.st_mode)) {
-        fprintf(stderr, "kcontract: --records %s is not a regular file: with --jobs every worker reads it again "
-                        "(save it to a file first)\n", o.records);
-        free(items);
-        kc_opts_free(&o);
-        return 2;
-    }
-    kc_launch_records *recs = NULL;   /* --records: items point into it; no patterns = the records only */
-    if (o.records && (rc = kc_launch_records_apply(o.records, o.npatterns == 0 && !o.worker, &items, &n, &recs))) {
-        free(items);
-        kc_opts_free(&o);
-        return rc;
-    }
+    for (int r = 0; r < o.nrecords; r++)
+        if (o.jobs && stat(o.records[r], &rst) == 0 && !S_ISREG(rst.st_mode)) {
+            fprintf(stderr, "kcontract: --records %s is not a regular file: with --jobs every worker reads it again "
+                            "(save it to a file first)\n", o.records[r]);
+            free(items);
+            kc_opts_free(&o);
+            return 2;
+        }
+    /* --records: items point into recs; no patterns = the records only (the
+     * first file drops the registered items, the others add to its records). */
+    kc_launch_records *recs[KC_MAX_RECORD_FILES] = { 0 };
+    for (int r = 0; r < o.nrecords; r++)
+        if ((rc = kc_launch_records_apply(o.records[r], r == 0 && o.npatterns == 0 && !o.worker, &items, &n, &recs[r]))) {
+            for (int q = 0; q < r; q++) kc_launch_records_free(recs[q]);
+            free(items);
+            kc_opts_free(&o);
+            return rc;
+        }
     int bad = n > 0 ? kc_filter_first_unmatched(items[0].name, sizeof items[0], n, o.patterns, o.npatterns)
                     : (o.npatterns ? 0 : -1);
     if (bad >= 0) {
@@ -78,7 +83,7 @@ int main(int argc, char **argv)
        : o.jobs               ? (o.schedule_static ? kc_jobs_run(&o, items, n) : kc_queue_run(&o, items, n))
                               : kc_run(&o, items, n);
     free(items);
-    kc_launch_records_free(recs);
+    for (int r = 0; r < o.nrecords; r++) kc_launch_records_free(recs[r]);
     kc_opts_free(&o);
     if (fflush(stdout) != 0 || ferror(stdout)) {    /* lines nobody saw are not a result */
         fprintf(stderr, "kcontract: writing standard output failed: %s\n", strerror(errno));

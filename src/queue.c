@@ -141,11 +141,11 @@ static int spawn_worker(queue *qq, wk *w)
     const kc_opts *o = qq->o;
     int p[4][2], made = 0;
     char seed[32], dev[32], par[32], thr[32];
-    char *av[14] = { (char *)o->argv0, "run", "--worker", "--seed", seed, "--device", dev, "--parent", par,
-                     "--threads", thr, NULL };
-    if (o->records) {                       /* the workers must know the record items too */
-        av[11] = "--records";
-        av[12] = (char *)o->records;
+    char *av[12 + 2 * KC_MAX_RECORD_FILES] = { (char *)o->argv0, "run", "--worker", "--seed", seed, "--device", dev,
+                                               "--parent", par, "--threads", thr, NULL };
+    for (int r = 0; r < o->nrecords; r++) {   /* the workers must know the record items too */
+        av[11 + 2 * r] = "--records";
+        av[12 + 2 * r] = (char *)o->records[r];
     }
     /* N workers share the host's CPUs: each gets its share, or --threads. */
     snprintf(thr, sizeof thr, "%d", o->threads ? o->threads : kc_parallel_share(o->jobs));

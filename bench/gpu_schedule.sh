@@ -6,12 +6,16 @@
 #   serial                  kcontract run ARGS --costs LOGDIR/costs.tsv  (writes the cost table);
 #                           SERIAL_FROM=DIR reuses DIR/serial.log and DIR/costs.tsv of the same
 #                           binary instead (checked by the TALLY's binary= hash)
-#   then for N in $NS (default "8 4"), N = 8 first so a cut-short session keeps it:
+#   then for N in $NS (default "8 4"; PER_GPU="1 2 4" makes N that many workers per visible
+#   GPU, for the multi-GPU receipt), N = 8 first so a cut-short session keeps it, the
+#   modes in $MODES (default "queue static per-item"):
 #   queue-N                 ... --jobs N --costs LOGDIR/costs.tsv (ordered by the serial costs)
 #   static-N                ... --jobs N --schedule static
 #   per-item-N              xargs -P N over `kcontract run ITEM --device D --threads CPUs/N`
 #                           (D round robin over the visible GPUs, as the workers go; the
 #                           CPUs shared as --jobs N shares them)
+# A queue run's workers and the GPU each used (from its --json) go to LOGDIR/gpus.txt, and
+# the memory peaks are also given per GPU (PCI bus id).
 # Every run goes under /usr/bin/time -v (LOGDIR/<run>.time); logs LOGDIR/<run>.log;
 # the queue runs also write --json and --timeline reports. tools/sample-mem.sh samples
 # every process's RSS and GPU memory (LOGDIR/mem.txt) for per-run peaks.
@@ -26,13 +30,18 @@ set -eu
 [ $# -ge 1 ] || { echo "usage: sh bench/gpu_schedule.sh LOGDIR [run arguments...]" >&2; exit 2; }
 LOG=$1; shift
 BIN=${BIN:-build/kcontract}
+MODES=${MODES:-"queue static per-item"}
+NGPU=$(nvidia-smi -L 2>/dev/null | wc -l || echo 1)
+[ "$NGPU" -ge 1 ] || NGPU=1
+if [ -n "${PER_GPU:-}" ]; then   # e.g. PER_GPU="1 2 4": N = that many workers per visible GPU
+    NS=""
+    for k in $PER_GPU; do NS="$NS $((k * NGPU))"; done
+fi
 NS=${NS:-"8 4"}
 mkdir -p "$LOG"
 [ -x "$BIN" ] || { echo "gpu_schedule.sh: $BIN not built (make all)" >&2; exit 2; }
 TIME=""
 [ -x /usr/bin/time ] && TIME="/usr/bin/time -v"
-NGPU=$(nvidia-smi -L 2>/dev/null | wc -l || echo 1)
-[ "$NGPU" -ge 1 ] || NGPU=1
 
 now() { date +%s.%N; }
 # Arithmetic in awk, not bc: the GPU machine's image has no bc (2026-11-30).
@@ -104,12 +113,25 @@ row() {   # mode N wall own-work counts [run name]
         "$(calc "$4 / ($2 * $3)")" "$(calc "$work / ($2 * $3)")" "$same" | tee -a "$LOG/table.txt"
 }
 
+has_mode() { case " $MODES " in *" $1 "*) return 0 ;; esac; return 1; }
+# Which GPU each worker of a queue run used, from its --json items: "w0:0 w1:1 ...".
+worker_gpus() {
+    sed -n 's/.*"type":"item".*"worker":\([0-9]*\),"device":\(-\{0,1\}[0-9]*\).*/\1 \2/p' "$1" | sort -n -u |
+        awk '$2 >= 0 { s = s sep "w" $1 ":" $2; sep = " " } END { print s }'
+}
+
 for n in $NS; do
-    w=$(timed "queue-$n" "$BIN" run "$@" --jobs "$n" --costs "$LOG/costs.tsv" --json "$LOG/queue-$n.jsonl" \
-        --timeline "$LOG/queue-$n.svg")
-    row queue "$n" "$w" "$(work_of "$LOG/queue-$n.log")" "$(counts "$LOG/queue-$n.log")" "queue-$n"
-    w=$(timed "static-$n" "$BIN" run "$@" --jobs "$n" --schedule static)
-    row static "$n" "$w" "$(work_of "$LOG/static-$n.log")" "$(counts "$LOG/static-$n.log")" "static-$n"
+    if has_mode queue; then
+        w=$(timed "queue-$n" "$BIN" run "$@" --jobs "$n" --costs "$LOG/costs.tsv" --json "$LOG/queue-$n.jsonl" \
+            --timeline "$LOG/queue-$n.svg")
+        row queue "$n" "$w" "$(work_of "$LOG/queue-$n.log")" "$(counts "$LOG/queue-$n.log")" "queue-$n"
+        echo "queue-$n workers on GPUs: $(worker_gpus "$LOG/queue-$n.jsonl")" >> "$LOG/gpus.txt"
+    fi
+    if has_mode static; then
+        w=$(timed "static-$n" "$BIN" run "$@" --jobs "$n" --schedule static)
+        row static "$n" "$w" "$(work_of "$LOG/static-$n.log")" "$(counts "$LOG/static-$n.log")" "static-$n"
+    fi
+    has_mode per-item || continue
     mkdir -p "$LOG/per-item-$n"
     t0=$(now)
     "$BIN" list "$@" | awk 'NF == 2 && $1 ~ /^(kernel|control|limit|suite)$/ { print NR, $2 }' |
@@ -123,6 +145,7 @@ for n in $NS; do
     row per-item "$n" "$(calc "$t1 - $t0")" "$(work_of "$LOG/per-item-$n"/*.log)" "$summed"
 done
 echo "sum of item times in the serial run: $(printf '%.2f' "$work") s" | tee -a "$LOG/table.txt"
+[ -f "$LOG/gpus.txt" ] && tee -a "$LOG/table.txt" < "$LOG/gpus.txt"
 # Per run: the peak RSS of any one process and the peak GPU memory summed over processes per sample.
 if [ -f "$LOG/mem.txt" ]; then
     while read -r name a b; do
@@ -132,7 +155,10 @@ if [ -f "$LOG/mem.txt" ]; then
             t >= a && t <= b && v["rss_kib"] != "" { if (v["rss_kib"] > r) r = v["rss_kib"] }
             t >= a && t <= b && v["gpu_pid"] != "" { g[v["t"] " " v["gpu"]] += v["gpu_mib"] }
             { delete v }
-            END { for (k in g) if (g[k] > gm) gm = g[k]; printf "%-12s peak RSS of one process %.0f MiB, peak GPU memory on one GPU %d MiB\n", name, r / 1024, gm }' "$LOG/mem.txt"
+            END { for (k in g) { split(k, tg, " "); if (g[k] > pg[tg[2]]) pg[tg[2]] = g[k]; if (g[k] > gm) gm = g[k] }
+                  printf "%-12s peak RSS of one process %.0f MiB, peak GPU memory on one GPU %d MiB", name, r / 1024, gm
+                  for (b in pg) printf "; GPU %s %d MiB", b, pg[b]
+                  printf "\n" }' "$LOG/mem.txt"
     done < "$LOG/spans.txt" | tee -a "$LOG/table.txt"
 fi
 if [ "$ok" = 1 ]; then echo "counts: identical in every mode" | tee -a "$LOG/table.txt"

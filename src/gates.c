@@ -185,9 +185,10 @@ static int case_prepare(kc_case *k)
 /* Allocates buffer set `set` with guard bands, poisons its outputs and fills
  * its inputs. Set 0 takes the inputs from the host. A relaunch's set 1 copies
  * its read-only inputs from set 0 on the device (gate 2 has found them
- * unchanged by then): the H200's HBM copies a 5 GB embedding table in
- * milliseconds where a pageable host upload takes about a second. An INOUT
- * buffer, which the first launch changed, comes from the host again. */
+ * unchanged by then): a device-to-device copy runs at HBM bandwidth, a
+ * pageable host upload at the host link's, for inputs up to a 5 GB embedding
+ * table. An INOUT buffer, which the first launch changed, comes from the host
+ * again. */
 static CUresult set_upload(kc_gpu *gpu, kc_case *k, int set, uint8_t poison)
 {
     CUresult r = CUDA_SUCCESS;

@@ -172,7 +172,9 @@ test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so $
 	KC_FAKE_CUDA=$(B)/libfake_cuda.so $(B)/kc_tests --jobs 2
 
 # Host-only benchmark of input generation and float64 references (every contract, staged ones too).
-bench: $(B)/kc_ref_bench
+bench: $(B)/kc_ref_bench $(B)/kc_hostmem_bench
+$(B)/kc_hostmem_bench: $(B)/bench/hostmem_bench.o $(B)/src/hostmem.o
+	$(CC) -o $@ $^ $(LDLIBS)
 $(B)/kc_ref_bench: $(B)/bench/reference_bench.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(STAGING_CONTRACT_OBJS) $(B)/gen/staging_fatbins.o $(B)/gen/staging_fatbin_table.o
 	$(CC) -o $@ $^ $(LDLIBS)
 

@@ -23,6 +23,7 @@
 #include "fill.h"
 #include "guard.h"
 #include "hostlib.h"
+#include "hostmem.h"
 #include "parallel.h"
 #include "seed.h"
 #include "tolerance.h"
@@ -153,9 +154,9 @@ static int failf(kc_case *k, int gate, const char *fmt, ...)
 static void case_free(kc_gpu *gpu, kc_case *k)
 {
     for (int a = 0; a < k->nargs; a++) {
-        free(k->in[a]);
-        free(k->ref[a]);
-        free(k->back[a]);
+        kc_hostmem_free(k->in[a]);
+        kc_hostmem_free(k->ref[a]);
+        kc_hostmem_free(k->back[a]);
         for (int set = 0; set < 2; set++)
             if (k->dev[set][a] && !gpu->lost) gpu->cu.MemFree(k->dev[set][a]);
     }
@@ -174,7 +175,9 @@ static int case_prepare(kc_case *k)
         k->count[a] = ar->count(k->s);
         k->bytes[a] = k->count[a] * kc_dtype_size(ar->dtype);
         if (ar->role == KC_OUT) continue;
-        k->in[a] = malloc(k->bytes[a] ? k->bytes[a] : 1);
+        /* a contract's own generator gets zeroed memory, as a fresh mapping
+         * always gave it; the built-in one writes every element */
+        k->in[a] = kc_hostmem_alloc(k->bytes[a], ar->gen != NULL);
         if (!k->in[a]) return failf(k, KC_INTERNAL, "out of host memory for input %s (%zu bytes)", ar->name, k->bytes[a]);
         kc_gen g = { .shape = k->s, .dist = k->dist, .dtype = ar->dtype, .data = k->in[a], .count = k->count[a] };
         kc_fill(&g, kc_mix64(k->seed ^ (0x9E3779B97F4A7C15ULL * (uint64_t)(a + 1))), ar->gen);
@@ -317,7 +320,7 @@ static int read_back(kc_gpu *gpu, kc_case *k, int set, uint8_t **dst, int output
         const kc_arg *ar = &k->c->args[a];
         if (ar->kind != KC_ARG_BUFFER || (outputs_only && ar->role == KC_IN)) continue;
         size_t total = k->bytes[a] + 2 * (size_t)KC_GUARD_BYTES;
-        dst[a] = malloc(total);
+        dst[a] = kc_hostmem_alloc(total, 0);
         if (!dst[a]) return failf(k, KC_INTERNAL, "out of host memory reading back %s (%zu bytes)", ar->name, total);
         CUresult r = gpu->cu.MemcpyDtoH(dst[a], k->dev[set][a], total);
         if (r != CUDA_SUCCESS) {
@@ -359,7 +362,7 @@ static int confirm_unwritten(kc_gpu *gpu, CUfunction f, kc_case *k, int a, size_
         *n = kc_poison_count2(k->back[a] + G, again[a] + G, k->count[a], kc_dtype_size(k->c->args[a].dtype),
                               KC_POISON_A, KC_POISON_B, first);
     for (int x = 0; x < k->nargs; x++) {
-        free(again[x]);
+        kc_hostmem_free(again[x]);
         if (k->dev[1][x] && !gpu->lost) gpu->cu.MemFree(k->dev[1][x]);
         k->dev[1][x] = 0;
     }
@@ -427,7 +430,7 @@ static int gate3(kc_case *k)
         r.count[a] = k->count[a];
         r.host[a] = k->in[a];
         if (ar->kind == KC_ARG_BUFFER && ar->role != KC_IN) {
-            k->ref[a] = malloc(k->count[a] ? k->count[a] * sizeof(double) : 1);
+            k->ref[a] = kc_hostmem_alloc(k->count[a] * sizeof(double), 0);
             if (!k->ref[a]) return failf(k, KC_INTERNAL, "out of host memory for the reference of %s", ar->name);
             kc_parallel_for(k->count[a], (size_t)1 << 20, fill_nan, k->ref[a]);
             r.out[a] = k->ref[a];
@@ -476,7 +479,7 @@ static int gate4(kc_gpu *gpu, CUfunction f, kc_case *k)
                       n, k->count[a], ar->name, ar->name, first, v1, v2);
         }
     }
-    for (int a = 0; a < k->nargs; a++) free(again[a]);
+    for (int a = 0; a < k->nargs; a++) kc_hostmem_free(again[a]);
     k->time->checks_s += now_s() - t1;
     return g;
 }
@@ -797,4 +800,5 @@ void kc_run_gpu_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_result *r
     memset(res, 0, sizeof *res);
     if (it->kind == KC_KIND_LIMIT) run_limits(gpu, it, res);
     else run_gates(gpu, it, seed, res);
+    kc_hostmem_release();   /* kept buffers serve one item's cases only (the memory plan is per item) */
 }

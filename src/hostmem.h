@@ -1,0 +1,31 @@
+/* hostmem.h — host buffers of a GPU item's cases (inputs, float64 references,
+ * read-backs). Large buffers are kept when freed and handed to a later case of
+ * the same item, so their pages are not faulted in and zeroed by the kernel
+ * again: the serial H200 run of 2026-11-30 (646 items) took 162 million minor
+ * page faults, 620 GiB first-touched, while an item's cases mostly repeat the
+ * same sizes (one shape, two or three distributions; gate 4's read-back).
+ * kc_hostmem_release() at the end of every item returns everything, so an item
+ * holds at most what its largest case needs (the --jobs memory plan). One
+ * thread only: the gates allocate on the worker's main thread. Measured on the
+ * development VM (2 CPUs), `build/kc_hostmem_bench 512 3` (3 cases of five
+ * 512 MiB buffers): 7.4-7.8 s with fresh mappings, 2.6-3.6 s reused; minor
+ * faults 1966095 -> 655364. The H200 host's gain is not measured yet. */
+#ifndef KC_HOSTMEM_H
+#define KC_HOSTMEM_H
+#include <stddef.h>
+
+#define KC_HOSTMEM_MIN_KEEP ((size_t)16 << 20)   /* buffers from 16 MiB are kept for reuse */
+
+/* n bytes (n may be 0), aligned to 64 bytes, or NULL when out of memory. The
+ * contents are undefined (a reused buffer holds an earlier case's bytes)
+ * unless zeroed is nonzero. A kept buffer is reused when it holds n to 2n
+ * bytes; when none fits, every kept buffer is unmapped first, so what is kept
+ * and what is live never exceed the larger of two successive cases. */
+void *kc_hostmem_alloc(size_t n, int zeroed);
+/* Frees p (NULL is ignored): a large buffer is kept for reuse. */
+void kc_hostmem_free(void *p);
+/* Unmaps every kept buffer (the end of an item). */
+void kc_hostmem_release(void);
+/* Bytes kept for reuse now (for tests). */
+size_t kc_hostmem_kept(void);
+#endif

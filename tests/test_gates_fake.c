@@ -380,3 +380,25 @@ Test(gates_fake, outputs_equal_to_the_poison_are_not_unwritten)
     cr_expect_eq(p.status, 0, "%s", p.out);
     kc_proc_free(&p);
 }
+
+/* The gate 2-4 scans and the reference's NaN fill run in chunks on --threads
+ * threads; over a buffer of four chunks the FAIL line (element, values, count)
+ * is the same on one thread and on three. */
+Test(gates_fake, chunked_scans_report_the_same_on_any_thread_count, .timeout = 60)
+{
+    char line1[4096], line3[4096];
+    kc_proc p = fake_run((char *[]){ "run", "fakebig.wrong.f32", "--threads", "1", NULL });
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    const char *f = strstr(p.out, "FAIL   fakebig.wrong.f32  ");
+    cr_assert(f, "%s", p.out);
+    snprintf(line1, sizeof line1, "%.*s", (int)(strstr(f, "  (") - f), f);   /* without the time */
+    cr_expect(strstr(line1, "out[3145728] = ") && strstr(line1, "; 3 of 3145731 elements out of tolerance"),
+              "the tail's three elements, in the last chunk:\n%s", line1);
+    kc_proc_free(&p);
+    p = fake_run((char *[]){ "run", "fakebig.wrong.f32", "--threads", "3", NULL });
+    f = strstr(p.out, "FAIL   fakebig.wrong.f32  ");
+    cr_assert(f, "%s", p.out);
+    snprintf(line3, sizeof line3, "%.*s", (int)(strstr(f, "  (") - f), f);
+    cr_expect_str_eq(line3, line1);
+    kc_proc_free(&p);
+}

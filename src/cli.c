@@ -259,8 +259,11 @@ int kc_cli_parse(int argc, char **argv, kc_opts *o)
             if (!v) return usage_error("%s needs a value (a file of launch records, docs/launch-records.md)%s", a, "");
             for (int r = 0; r < o->nrecords; r++)
                 if (strcmp(o->records[r], v) == 0) return usage_error("--records %s given twice%s", v, "");
-            if (o->nrecords == KC_MAX_RECORD_FILES)
-                return usage_error("--records given more than 16 times (at '%s')%s", v, "");   /* KC_MAX_RECORD_FILES */
+            if (o->nrecords == KC_MAX_RECORD_FILES) {
+                char most[16];
+                snprintf(most, sizeof most, "%d", KC_MAX_RECORD_FILES);
+                return usage_error("--records given more than %s times (at '%s')", most, v);
+            }
             o->records[o->nrecords++] = v;
         } else if (strcmp(a, "--schedule") == 0 || strcmp(a, "--costs") == 0 || strcmp(a, "--timeout") == 0 ||
                    strcmp(a, "--restarts") == 0) {

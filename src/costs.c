@@ -245,8 +245,6 @@ int kc_costs_save(const char *path, const kc_costs *c, char *err, size_t cap)
     return 0;
 }
 
-static int failing(kc_state s) { return s == KC_FAIL || s == KC_MISSED || s == KC_LIMIT || s == KC_CRASH || s == KC_TIMEOUT; }
-
 int kc_costs_save_run(const char *path, const kc_records *rs, FILE *out)
 {
     kc_costs c;
@@ -267,7 +265,7 @@ int kc_costs_save_run(const char *path, const kc_records *rs, FILE *out)
         e.seconds = r->end_s - r->start_s;
         e.peak_rss_kib = r->peak_rss_kib;
         e.peak_gpu_mib = r->peak_gpu_mib;
-        e.failed = failing(r->state);
+        e.failed = kc_state_failed(r->state);
         if (kc_costs_set(&c, &e) == 0) n++;
     }
     if (n && kc_costs_save(path, &c, err, sizeof err)) {

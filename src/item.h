@@ -33,4 +33,7 @@ typedef struct kc_time_split {
 
 const char *kc_kind_name(kc_kind k);     /* "kernel", "control", "limit", "suite" */
 const char *kc_state_name(kc_state s);   /* "PASS", "FAIL", ... */
+/* Nonzero for the states that fail a run: FAIL, MISSED, LIMIT, CRASH, TIMEOUT
+ * (what the progress line counts and the cost table orders first next time). */
+int kc_state_failed(kc_state s);
 #endif

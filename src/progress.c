@@ -84,7 +84,7 @@ void kc_progress_redraw(void)
 void kc_progress_item_done(kc_state st, double recorded_cost_s)
 {
     P.done++;
-    P.failed += st == KC_FAIL || st == KC_MISSED || st == KC_LIMIT || st == KC_CRASH || st == KC_TIMEOUT;
+    P.failed += kc_state_failed(st);
     if (recorded_cost_s > 0) {
         P.done_cost_s += recorded_cost_s;
         P.done_costed++;

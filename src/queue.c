@@ -89,7 +89,6 @@ typedef struct queue {
     int sampler;                /* GPU memory sampler running */
 } queue;
 
-static int failing(kc_state s) { return s == KC_FAIL || s == KC_MISSED || s == KC_LIMIT || s == KC_CRASH || s == KC_TIMEOUT; }
 
 static void say(queue *qq, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(queue *qq, const char *fmt, ...)
@@ -242,7 +241,7 @@ static void finish_item(queue *qq, qitem *qi, const kc_result_line *r, const wk 
     rec.time = r->time;
     rec.peak_gpu_mib = gpu_mib;
     snprintf(rec.message, sizeof rec.message, "%s", r->msg);
-    int fails = failing(r->state) || r->stale;
+    int fails = kc_state_failed(r->state) || r->stale;
     if (fails && r->state != KC_NOTRUN) rerun_of(qq, it->name, w ? w->device : qq->o->device, rec.rerun, sizeof rec.rerun);
     if (tail) snprintf(rec.log_tail, sizeof rec.log_tail, "%s", tail);
     if (kc_records_add(&qq->rec, &rec)) fprintf(stderr, "kcontract: out of memory for the reports\n");

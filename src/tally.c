@@ -29,6 +29,10 @@
 #include "errmsg.h"
 #include "tally.h"
 
+int kc_state_failed(kc_state s) {
+    return s == KC_FAIL || s == KC_MISSED || s == KC_LIMIT || s == KC_CRASH || s == KC_TIMEOUT;
+}
+
 const char *kc_kind_name(kc_kind k) {
     static const char *const names[KC_KIND_COUNT] = { "kernel", "control", "limit", "suite" };
     return (k >= 0 && k < KC_KIND_COUNT) ? names[k] : "?";

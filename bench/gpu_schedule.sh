@@ -25,7 +25,8 @@
 # also charges the slowdown of items sharing a host). Checks that the TALLY
 # counts are identical in every mode (per item: summed over its processes).
 # Targets (issue 4): queue efficiency >= 0.9 at N = 8; queue faster than static
-# and than per-item. Exit 1 when the counts differ.
+# and than per-item. Exit 1 when the counts differ or when another $BIN process shared the
+# host during a run (seen in mem.txt: more processes at once than the run starts).
 set -eu
 [ $# -ge 1 ] || { echo "usage: sh bench/gpu_schedule.sh LOGDIR [run arguments...]" >&2; exit 2; }
 LOG=$1; shift
@@ -40,6 +41,7 @@ fi
 NS=${NS:-"8 4"}
 mkdir -p "$LOG"
 [ -x "$BIN" ] || { echo "gpu_schedule.sh: $BIN not built (make all)" >&2; exit 2; }
+PNAME=$(basename "$BIN" | cut -c1-15)   # the process name ps and pgrep see (15 characters)
 TIME=""
 [ -x /usr/bin/time ] && TIME="/usr/bin/time -v"
 
@@ -50,8 +52,15 @@ sum_lines() { awk '{ s += $1 } END { printf "%.6f", s }'; }
 counts() { sed -n 's/^TALLY v=1 \(.*\) items=.*/\1/p' "$1"; }
 # Summed item seconds of item lines ("[wK] STATE name ...  (12.34 s)"), any prefix.
 work_of() { cat "$@" | sed -n '/^\(\[[^]]*\] \)\{0,1\}\(SUMMARY\|kcontract\)/d; s/^\(\[[^]]*\] \)\{0,1\}[A-Z]\{3,7\}  *[^ ]\{1,\}  .*  (\([0-9.]*\) s)\(  rerun: .*\)\{0,1\}$/\2/p' | sum_lines; }
+# A benchmark measures a host it has to itself: warn when another process of $BIN's name
+# runs as a run starts (the mem.txt check below also catches one that starts later).
+others() {   # exact process name: pgrep -f would match this script's own command lines
+    o=$(pgrep -x "$PNAME" | tr '\n' ' ')
+    [ -z "$o" ] || echo "gpu_schedule.sh: WARNING: $PNAME processes already running ($o) as $1 starts: its figures will be disturbed" >&2
+}
 timed() {   # name command... : output to LOG/name.log, time -v to LOG/name.time; prints wall
     name=$1; shift
+    others "$name"
     t0=$(now)
     if [ -n "$TIME" ]; then $TIME -o "$LOG/$name.time" "$@" > "$LOG/$name.log" 2> "$LOG/$name.err" || true
     else "$@" > "$LOG/$name.log" 2> "$LOG/$name.err" || true; fi
@@ -71,7 +80,7 @@ cat "$LOG/env.txt"
 : > "$LOG/spans.txt"
 SAMPLER=""
 SAMPLER_T0=$(now)   # mem.txt's t= is seconds since about this moment
-if [ -f tools/sample-mem.sh ]; then bash tools/sample-mem.sh "$LOG/mem.txt" 1 & SAMPLER=$!; fi
+if [ -f tools/sample-mem.sh ]; then bash tools/sample-mem.sh "$LOG/mem.txt" 1 "$PNAME" & SAMPLER=$!; fi
 trap '[ -n "$SAMPLER" ] && kill "$SAMPLER" 2>/dev/null || true' EXIT
 
 if [ -n "${SERIAL_FROM:-}" ]; then
@@ -133,6 +142,7 @@ for n in $NS; do
     fi
     has_mode per-item || continue
     mkdir -p "$LOG/per-item-$n"
+    others "per-item-$n"
     t0=$(now)
     "$BIN" list "$@" | awk 'NF == 2 && $1 ~ /^(kernel|control|limit|suite)$/ { print NR, $2 }' |
         xargs -P "$n" -L 1 sh -c 'd=$(( $2 % '"$NGPU"' )); "$0" run "$3" --device "$d" --threads '"$(( $(nproc) / n > 0 ? $(nproc) / n : 1 ))"' '"$PER_ITEM_ARGS"' > "$1/$(echo "$3" | tr ":/" "__").log" 2>&1 || true' \
@@ -146,20 +156,37 @@ for n in $NS; do
 done
 echo "sum of item times in the serial run: $(printf '%.2f' "$work") s" | tee -a "$LOG/table.txt"
 [ -f "$LOG/gpus.txt" ] && tee -a "$LOG/table.txt" < "$LOG/gpus.txt"
-# Per run: the peak RSS of any one process and the peak GPU memory summed over processes per sample.
+# Per run: the peak RSS of any one process, the peak GPU memory summed over processes per
+# sample, and the most processes of $BIN's name seen at once. A run of N workers has at most
+# N + 1 (the parent), N per-item processes at most N, serial 1; more in 3 or more samples
+# means another one shared the host and the run's figures are disturbed (a
+# 2026-11-30 H200 run was, by a second run started too early: 13 processes at N = 4).
 if [ -f "$LOG/mem.txt" ]; then
     while read -r name a b; do
-        awk -v a="$a" -v b="$b" -v t0="$SAMPLER_T0" -v name="$name" '
+        case $name in
+            serial) allowed=1 ;;
+            per-item-*) allowed=${name#per-item-} ;;
+            *-*) allowed=$(( ${name##*-} + 1 )) ;;
+            *) allowed=1 ;;
+        esac
+        awk -v a="$a" -v b="$b" -v t0="$SAMPLER_T0" -v name="$name" -v allowed="$allowed" '
             { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
             { t = v["t"] + t0 }
-            t >= a && t <= b && v["rss_kib"] != "" { if (v["rss_kib"] > r) r = v["rss_kib"] }
+            t >= a && t <= b && v["rss_kib"] != "" { if (v["rss_kib"] > r) r = v["rss_kib"]; np[v["t"]]++ }
             t >= a && t <= b && v["gpu_pid"] != "" { g[v["t"] " " v["gpu"]] += v["gpu_mib"] }
             { delete v }
             END { for (k in g) { split(k, tg, " "); if (g[k] > pg[tg[2]]) pg[tg[2]] = g[k]; if (g[k] > gm) gm = g[k] }
+                  for (k in np) { if (np[k] > pm) pm = np[k]; if (np[k] > allowed) over++ }
                   printf "%-12s peak RSS of one process %.0f MiB, peak GPU memory on one GPU %d MiB", name, r / 1024, gm
                   for (b in pg) printf "; GPU %s %d MiB", b, pg[b]
+                  printf "; at most %d processes at once", pm
+                  if (over >= 3) printf " -- SHARED HOST: more than %d in %d samples, figures disturbed", allowed, over
                   printf "\n" }' "$LOG/mem.txt"
     done < "$LOG/spans.txt" | tee -a "$LOG/table.txt"
 fi
+shared=$(sed -n 's/^\([^ ]*\) .* -- SHARED HOST.*/\1/p' "$LOG/table.txt" | tr '\n' ' ')
+[ -z "$shared" ] ||
+    echo "host: shared with another $PNAME during $shared: those times are not comparable" | tee -a "$LOG/table.txt"
 if [ "$ok" = 1 ]; then echo "counts: identical in every mode" | tee -a "$LOG/table.txt"
-else echo "counts: DIFFER (see $LOG)" | tee -a "$LOG/table.txt"; exit 1; fi
+else echo "counts: DIFFER (see $LOG)" | tee -a "$LOG/table.txt"; fi
+[ "$ok" = 1 ] && [ -z "$shared" ] || exit 1

@@ -1,12 +1,14 @@
 #!/bin/sh
 # install-deps.sh — installs what building and testing kcontract needs from
-# Debian's packages: gcc, make, and Criterion (host tests). nvcc and the CUDA
+# Debian's packages: gcc, make, Criterion (host tests) and procps (ps and
+# pgrep, for the benchmark scripts, whose runs the tests also make). nvcc and the CUDA
 # headers come with the CUDA toolkit (expected under /usr/local/cuda).
 set -eu
 need=""
 command -v gcc >/dev/null 2>&1 || need="$need gcc"
 command -v make >/dev/null 2>&1 || need="$need make"
 dpkg -s libcriterion-dev >/dev/null 2>&1 || need="$need libcriterion-dev"
+command -v pgrep >/dev/null 2>&1 || need="$need procps"
 if [ -n "$need" ]; then
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO=sudo

@@ -1,0 +1,139 @@
+/* test_bench_scripts.c — bench/gpu_schedule.sh end to end on the fixture
+ * binary (no GPU): every mode (serial, queue, static, one process per item)
+ * runs and has the serial run's counts; and a second process of the same
+ * binary running beside the benchmark is reported (SHARED HOST, exit 1), as
+ * it disturbed a real H200 benchmark (docs/receipts/2026-11-30-h200-schedule.md).
+ * The binary is copied under a name of its own per test, so that the other
+ * tests' processes, which run in parallel, are not taken for intruders. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "support/spawn.h"
+
+/* Copies the fixture binary to DIR/NAME (mode 755); NAME is what ps -C sees. */
+static void copy_fixture(const char *dir, const char *name, char *path, size_t cap)
+{
+    snprintf(path, cap, "%s/%s", dir, name);
+    int in = open(kc_test_fixture_bin(), O_RDONLY);
+    cr_assert_geq(in, 0, "cannot open %s", kc_test_fixture_bin());
+    int out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+    cr_assert_geq(out, 0, "cannot create %s", path);
+    char buf[1 << 16];
+    ssize_t n;
+    while ((n = read(in, buf, sizeof buf)) > 0) cr_assert_eq(write(out, buf, (size_t)n), n);
+    close(in);
+    close(out);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "no %s", path);
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
+/* The table row of `mode` (a line starting "mode ") ends with `want`. */
+static void assert_row(const char *table, const char *mode, const char *want)
+{
+    char key[64];
+    snprintf(key, sizeof key, "\n%s ", mode);
+    const char *p = strstr(table, key);
+    cr_assert_not_null(p, "no %s row in:\n%s", mode, table);
+    const char *e = strchr(p + 1, '\n');
+    cr_assert_not_null(e);
+    size_t wl = strlen(want);
+    cr_assert((size_t)(e - p) > wl && strncmp(e - wl, want, wl) == 0, "%s row does not end in '%s':\n%.*s", mode,
+              want, (int)(e - p), p + 1);
+}
+
+static void run_bench(const char *bin, const char *log, const char *modes, const char *scale, kc_proc *p)
+{
+    char ebin[512], emodes[128], escale[64];
+    snprintf(ebin, sizeof ebin, "BIN=%s", bin);
+    snprintf(emodes, sizeof emodes, "MODES=%s", modes);
+    snprintf(escale, sizeof escale, "KC_FIXTURE_COST_SCALE=%s", scale);
+    char *env[] = { ebin, emodes, escale, "NS=2", "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
+    char *argv[] = { "/bin/sh", "bench/gpu_schedule.sh", (char *)log, "fixture.cost.0*", NULL };
+    cr_assert_eq(kc_spawn(argv, env, 120, p), 0);
+}
+
+Test(bench_scripts, gpu_schedule_every_mode_has_the_serial_counts, .timeout = 150)
+{
+    char dir[] = "/tmp/kc-bench-XXXXXX", bin[256], log[300];
+    cr_assert_not_null(mkdtemp(dir));
+    char name[32];
+    snprintf(name, sizeof name, "kcb%ld", (long)getpid());
+    copy_fixture(dir, name, bin, sizeof bin);
+    snprintf(log, sizeof log, "%s/log", dir);
+    kc_proc p;
+    run_bench(bin, log, "queue static per-item", "0.5", &p);
+    char tpath[400];
+    snprintf(tpath, sizeof tpath, "%s/table.txt", log);
+    const char *table = slurp(tpath);
+    cr_assert_eq(p.status, 0, "gpu_schedule.sh exit %d\n%s\n%s", p.status, p.out, p.err);
+    assert_row(table, "queue", "yes");
+    assert_row(table, "static", "yes");
+    assert_row(table, "per-item", "yes");
+    cr_assert_not_null(strstr(table, "counts: identical in every mode"), "%s", table);
+    cr_assert_null(strstr(table, "SHARED HOST"), "%s", table);
+    kc_proc_free(&p);
+}
+
+Test(bench_scripts, gpu_schedule_reports_a_second_process_sharing_the_host, .timeout = 150)
+{
+    char dir[] = "/tmp/kc-bench-XXXXXX", bin[256], log[300];
+    cr_assert_not_null(mkdtemp(dir));
+    char name[32];
+    snprintf(name, sizeof name, "kcs%ld", (long)getpid());
+    copy_fixture(dir, name, bin, sizeof bin);
+    snprintf(log, sizeof log, "%s/log", dir);
+    /* The intruder: the same binary, on an item that hangs until killed. */
+    pid_t intruder = fork();
+    cr_assert_geq(intruder, 0);
+    if (intruder == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        setenv("KC_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+        execl(bin, name, "run", "fixture.hang.0", (char *)NULL);
+        _exit(127);
+    }
+    char comm[64], want[40];
+    snprintf(comm, sizeof comm, "/proc/%ld/comm", (long)intruder);
+    snprintf(want, sizeof want, "%s\n", name);
+    int seen = 0;
+    for (int i = 0; i < 500 && !seen; i++) {   /* until it has exec'd, at most 5 s */
+        FILE *f = fopen(comm, "r");
+        char got[40] = "";
+        if (f) {
+            if (!fgets(got, sizeof got, f)) got[0] = 0;
+            fclose(f);
+        }
+        seen = strcmp(got, want) == 0;
+        if (!seen) usleep(10000);
+    }
+    cr_assert(seen, "the intruder %s did not start", name);
+    kc_proc p;
+    run_bench(bin, log, "queue", "8", &p);   /* serial and queue-2 of about 5 s each */
+    kill(intruder, SIGKILL);
+    waitpid(intruder, NULL, 0);
+    char tpath[400];
+    snprintf(tpath, sizeof tpath, "%s/table.txt", log);
+    const char *table = slurp(tpath);
+    cr_assert_eq(p.status, 1, "gpu_schedule.sh exit %d, expected 1\n%s\n%s", p.status, p.out, p.err);
+    cr_assert_not_null(strstr(table, "SHARED HOST"), "%s", table);
+    cr_assert_not_null(strstr(table, "host: shared with another"), "%s", table);
+    cr_assert_not_null(strstr(p.err, "WARNING"), "no warning as the runs started:\n%s", p.err);
+    kc_proc_free(&p);
+}

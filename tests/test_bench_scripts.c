@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "support/run_output.h"
 #include "support/spawn.h"
 
 /* Copies the fixture binary to DIR/NAME (mode 755); NAME is what ps -C sees. */
@@ -32,15 +33,36 @@ static void copy_fixture(const char *dir, const char *name, char *path, size_t c
     close(out);
 }
 
-static char *slurp(const char *path)
+/* A fresh directory holding the fixture binary as `<prefix><pid>`; bin, name
+ * and log (the benchmark's LOGDIR) are set. */
+typedef struct bench_dir {
+    char dir[32], name[32], bin[128], log[128];
+} bench_dir;
+
+static void bench_dir_make(bench_dir *b, const char *prefix)
 {
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f, "no %s", path);
-    static char buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = 0;
-    fclose(f);
-    return buf;
+    snprintf(b->dir, sizeof b->dir, "/tmp/kc-bench-XXXXXX");
+    cr_assert_not_null(mkdtemp(b->dir));
+    snprintf(b->name, sizeof b->name, "%s%ld", prefix, (long)getpid());
+    copy_fixture(b->dir, b->name, b->bin, sizeof b->bin);
+    snprintf(b->log, sizeof b->log, "%s/log", b->dir);
+}
+
+/* Removes the directory (a failed test keeps its logs for inspection). */
+static void bench_dir_remove(bench_dir *b)
+{
+    char *argv[] = { "/bin/rm", "-rf", b->dir, NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, NULL, 30, &p), 0);
+    cr_assert_eq(p.status, 0, "rm -rf %s: %s", b->dir, p.err);
+    kc_proc_free(&p);
+}
+
+static const char *bench_table(const bench_dir *b)
+{
+    char path[192];
+    snprintf(path, sizeof path, "%s/table.txt", b->log);
+    return kc_out_file(path);
 }
 
 /* The table row of `mode` (a line starting "mode ") ends with `want`. */
@@ -70,17 +92,11 @@ static void run_bench(const char *bin, const char *log, const char *modes, const
 
 Test(bench_scripts, gpu_schedule_every_mode_has_the_serial_counts, .timeout = 150)
 {
-    char dir[] = "/tmp/kc-bench-XXXXXX", bin[256], log[300];
-    cr_assert_not_null(mkdtemp(dir));
-    char name[32];
-    snprintf(name, sizeof name, "kcb%ld", (long)getpid());
-    copy_fixture(dir, name, bin, sizeof bin);
-    snprintf(log, sizeof log, "%s/log", dir);
+    bench_dir b;
+    bench_dir_make(&b, "kcb");
     kc_proc p;
-    run_bench(bin, log, "queue static per-item", "0.5", &p);
-    char tpath[400];
-    snprintf(tpath, sizeof tpath, "%s/table.txt", log);
-    const char *table = slurp(tpath);
+    run_bench(b.bin, b.log, "queue static per-item", "0.5", &p);
+    const char *table = bench_table(&b);
     cr_assert_eq(p.status, 0, "gpu_schedule.sh exit %d\n%s\n%s", p.status, p.out, p.err);
     assert_row(table, "queue", "yes");
     assert_row(table, "static", "yes");
@@ -88,16 +104,13 @@ Test(bench_scripts, gpu_schedule_every_mode_has_the_serial_counts, .timeout = 15
     cr_assert_not_null(strstr(table, "counts: identical in every mode"), "%s", table);
     cr_assert_null(strstr(table, "SHARED HOST"), "%s", table);
     kc_proc_free(&p);
+    bench_dir_remove(&b);
 }
 
 Test(bench_scripts, gpu_schedule_reports_a_second_process_sharing_the_host, .timeout = 150)
 {
-    char dir[] = "/tmp/kc-bench-XXXXXX", bin[256], log[300];
-    cr_assert_not_null(mkdtemp(dir));
-    char name[32];
-    snprintf(name, sizeof name, "kcs%ld", (long)getpid());
-    copy_fixture(dir, name, bin, sizeof bin);
-    snprintf(log, sizeof log, "%s/log", dir);
+    bench_dir b;
+    bench_dir_make(&b, "kcs");
     /* The intruder: the same binary, on an item that hangs until killed. */
     pid_t intruder = fork();
     cr_assert_geq(intruder, 0);
@@ -106,12 +119,12 @@ Test(bench_scripts, gpu_schedule_reports_a_second_process_sharing_the_host, .tim
         dup2(null, 1);
         dup2(null, 2);
         setenv("KC_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
-        execl(bin, name, "run", "fixture.hang.0", (char *)NULL);
+        execl(b.bin, b.name, "run", "fixture.hang.0", (char *)NULL);
         _exit(127);
     }
     char comm[64], want[40];
     snprintf(comm, sizeof comm, "/proc/%ld/comm", (long)intruder);
-    snprintf(want, sizeof want, "%s\n", name);
+    snprintf(want, sizeof want, "%s\n", b.name);
     int seen = 0;
     for (int i = 0; i < 500 && !seen; i++) {   /* until it has exec'd, at most 5 s */
         FILE *f = fopen(comm, "r");
@@ -123,17 +136,16 @@ Test(bench_scripts, gpu_schedule_reports_a_second_process_sharing_the_host, .tim
         seen = strcmp(got, want) == 0;
         if (!seen) usleep(10000);
     }
-    cr_assert(seen, "the intruder %s did not start", name);
+    cr_assert(seen, "the intruder %s did not start", b.name);
     kc_proc p;
-    run_bench(bin, log, "queue", "8", &p);   /* serial and queue-2 of about 5 s each */
+    run_bench(b.bin, b.log, "queue", "8", &p);   /* serial and queue-2 of about 5 s each */
     kill(intruder, SIGKILL);
     waitpid(intruder, NULL, 0);
-    char tpath[400];
-    snprintf(tpath, sizeof tpath, "%s/table.txt", log);
-    const char *table = slurp(tpath);
+    const char *table = bench_table(&b);
     cr_assert_eq(p.status, 1, "gpu_schedule.sh exit %d, expected 1\n%s\n%s", p.status, p.out, p.err);
     cr_assert_not_null(strstr(table, "SHARED HOST"), "%s", table);
     cr_assert_not_null(strstr(table, "host: shared with another"), "%s", table);
     cr_assert_not_null(strstr(p.err, "WARNING"), "no warning as the runs started:\n%s", p.err);
     kc_proc_free(&p);
+    bench_dir_remove(&b);
 }

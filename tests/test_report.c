@@ -21,6 +21,7 @@
 #include "record.h"
 #include "report.h"
 #include "report_text.h"
+#include "support/run_output.h"
 #include "support/spawn.h"
 
 static char *const NO_GPU[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
@@ -63,17 +64,6 @@ static void write_report(const char *path, writer_fn w, const kc_records *rs)
     cr_assert_eq(fclose(f), 0);
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert(f, "cannot read %s", path);
-    static char buf[1 << 20];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = 0;
-    fclose(f);
-    return buf;
-}
-
 /* Runs a Python script on `file`; the test is skipped without python3. */
 static kc_proc python(const char *script, const char *file)
 {
@@ -109,7 +99,7 @@ Test(report, json_escapes_nasty_messages_and_every_line_parses)
     char path[128];
     tmpname(path, sizeof path, "json");
     write_report(path, kc_report_json, &rs);
-    const char *txt = slurp(path);
+    const char *txt = kc_out_file(path);
     cr_expect(strstr(txt, "say \\\"hi\\\" \\\\ back\\nslash\\u0001 bad\\ufffd\\ufffd\\ufffd trunc\\ufffd\\ufffd ok \xc3\xa9 \\u2028 tab\\tend"),
               "%s", txt);
     cr_expect(strstr(txt, "\"log_tail\":\"line1\\r\\nline2\\u007f\\u001b[31m\""), "%s", txt);
@@ -162,7 +152,7 @@ Test(report, junit_counts_escaping_and_wellformed)
     char path[128];
     tmpname(path, sizeof path, "junit");
     write_report(path, junit_writer, &rs);
-    const char *txt = slurp(path);
+    const char *txt = kc_out_file(path);
     cr_expect(!strchr(txt, '\x01') && !strchr(txt, '\x02') && !strchr(txt, '\xff'), "raw control byte:\n%s", txt);
     cr_expect(strstr(txt, "name=\"k.&lt;fail&gt;&amp;&quot;q&quot;\""), "%s", txt);
     kc_proc p = python(PY_JUNIT, path);
@@ -213,7 +203,7 @@ Test(report, timeline_svg_one_bar_per_item_one_row_per_worker)
     tmpname(path, sizeof path, "svg");
     write_report(path, kc_report_timeline_svg, &rs);
     kc_proc p = python(PY_SVG, path);
-    cr_expect_eq(p.status, 0, "python: %s\n%s", p.err, slurp(path));
+    cr_expect_eq(p.status, 0, "python: %s\n%s", p.err, kc_out_file(path));
     cr_expect(strstr(p.out, "bars 7 rows 3\n"), "%s", p.out);
     /* bars end on a common axis: the straggler reaches the plot's right edge (1200 - 30) */
     cr_expect(strstr(p.out, "worker-2 #2e9d42 1170 straggler PASS 9.00 s (1.00 to 10.00 s)"), "%s", p.out);
@@ -398,7 +388,7 @@ Test(report, serial_run_writes_all_three_reports)
     cr_expect(strstr(q.out, "item fixture.fail FAIL 'fixture.fail fails on purpose (expected 1, got 2)'"), "%s", q.out);
     cr_expect(strstr(q.out, "summary"), "%s", q.out);
     kc_proc_free(&q);
-    const char *txt = slurp(json);
+    const char *txt = kc_out_file(json);
     cr_expect(strstr(txt, "\"rerun\":\"") && strstr(txt, "run fixture.fail --seed 1 --device 0\""), "%s", txt);
     cr_expect(strstr(txt, "\"worker\":0,\"device\":null,\"pid\":"), "%s", txt);
     q = python(PY_JUNIT, junit);
@@ -432,7 +422,7 @@ Test(report, resumed_run_keeps_records_from_before_the_reexec)
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "worker 0: 2 items"), "%s", p.out);
     kc_proc_free(&p);
-    const char *txt = slurp(json);
+    const char *txt = kc_out_file(json);
     cr_expect(strstr(txt, "{\"type\":\"item\",\"name\":\"before.reexec\""), "%s", txt);
     cr_expect(strstr(txt, "{\"type\":\"item\",\"name\":\"fixture.pass.00\""), "%s", txt);
     unlink(json);

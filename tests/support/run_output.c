@@ -58,3 +58,14 @@ int kc_out_count_lines(const char *text, const char *prefix)
         if (strncmp(p, prefix, pl) == 0) n++;
     return n;
 }
+
+const char *kc_out_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "cannot read %s", path);
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    return buf;
+}

@@ -17,4 +17,8 @@ void kc_out_summary(const char *out, char *buf, size_t cap);
 int kc_out_count(const char *hay, const char *needle);
 /* Lines of text that start with prefix. */
 int kc_out_count_lines(const char *text, const char *prefix);
+/* The whole of a file a run wrote (a report, a table), NUL-terminated, at most
+ * 1 MiB; a Criterion assertion fails when it cannot be read. The buffer is
+ * static: the next call overwrites it. */
+const char *kc_out_file(const char *path);
 #endif

@@ -1,8 +1,11 @@
 /* report_junit.c — --junit FILE: JUnit XML as Jenkins, GitLab and the GitHub
  * test-report actions read it (docs/reports.md): one <testcase> per item,
- * FAIL/MISSED/LIMIT as <failure>, CRASH/TIMEOUT as <error>, SKIP/NOTRUN as
+ * FAIL/MISSED/LIMIT as <failure>, CRASH/TIMEOUT/NOTRUN as <error>, SKIP as
  * <skipped>; PASS, RED and KNOWN pass (KNOWN keeps its message in
- * <system-out>). */
+ * <system-out>). NOTRUN is an error, not a skip: an item an interrupted or
+ * --fail-fast run never reached was not checked, and a CI reader that counts
+ * only failures and errors must not show such a run green (a skip is a test
+ * that chose not to run, e.g. no GPU). */
 #include <math.h>
 #include <string.h>
 
@@ -10,8 +13,8 @@
 #include "report_text.h"
 
 static int is_failure(kc_state s) { return s == KC_FAIL || s == KC_MISSED || s == KC_LIMIT; }
-static int is_error(kc_state s) { return s == KC_CRASH || s == KC_TIMEOUT; }
-static int is_skipped(kc_state s) { return s == KC_SKIP || s == KC_NOTRUN; }
+static int is_error(kc_state s) { return s == KC_CRASH || s == KC_TIMEOUT || s == KC_NOTRUN; }
+static int is_skipped(kc_state s) { return s == KC_SKIP; }
 
 static double secs(double v) { return isfinite(v) && v > 0 ? v : 0; }
 

@@ -49,11 +49,41 @@ static long rss_peak_kib(void)
     return kib;
 }
 
+/* Appends " word" to buf (at *n) as a POSIX shell reads it back: bare when
+ * every character is one the shell leaves alone, else in single quotes with
+ * each ' written '\''. */
+static void append_word(char *buf, size_t cap, int *n, const char *word)
+{
+    if (*n < 0 || (size_t)*n >= cap) return;
+    int bare = *word != 0;
+    for (const char *p = word; *p && bare; p++)
+        bare = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+               strchr("@%+=:,./_-", *p) != NULL;
+    if (bare) {
+        *n += snprintf(buf + *n, cap - (size_t)*n, " %s", word);
+        return;
+    }
+    *n += snprintf(buf + *n, cap - (size_t)*n, " '");
+    for (const char *p = word; *p && (size_t)*n < cap; p++)
+        *n += snprintf(buf + *n, cap - (size_t)*n, *p == '\'' ? "'\\''" : "%c", *p);
+    if ((size_t)*n < cap) *n += snprintf(buf + *n, cap - (size_t)*n, "'");
+}
+
 void kc_rerun_command(const kc_opts *o, const char *name, int device, char *buf, size_t cap)
 {
-    int n = snprintf(buf, cap, "%s run %s --seed %llu --device %d", o->argv0, name, (unsigned long long)o->seed, device);
-    for (int r = 0; r < o->nrecords && n >= 0 && (size_t)n < cap; r++)
-        n += snprintf(buf + n, cap - (size_t)n, " --records %s", o->records[r]);
+    char num[2][32];
+    snprintf(num[0], sizeof num[0], "%llu", (unsigned long long)o->seed);
+    snprintf(num[1], sizeof num[1], "%d", device);
+    const char *words[] = { "run", name, "--seed", num[0], "--device", num[1] };
+    int n = 0;
+    buf[0] = 0;
+    append_word(buf, cap, &n, o->argv0);
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) append_word(buf, cap, &n, words[i]);
+    for (int r = 0; r < o->nrecords; r++) {
+        append_word(buf, cap, &n, "--records");
+        append_word(buf, cap, &n, o->records[r]);
+    }
+    if (n > 0 && (size_t)n < cap) memmove(buf, buf + 1, (size_t)n);   /* the leading space */
 }
 
 static int is_failing(kc_state s)

@@ -28,7 +28,9 @@ typedef struct kc_outcome {
  * are exercised on machines without a GPU. */
 void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_outcome *out);
 /* The command that reruns just item `name` with the run's seed on `device`
- * (and its --records file, which record items need). */
+ * (and its --records files, which record items need), as one line a POSIX
+ * shell reads back word for word: a word with characters other than
+ * [A-Za-z0-9@%+=:,./_-] is single-quoted. */
 void kc_rerun_command(const kc_opts *o, const char *name, int device, char *buf, size_t cap);
 /* Nonzero for items that need the GPU (kernels, controls, limits, GPU suites). */
 int kc_item_needs_gpu(const kc_item *it);

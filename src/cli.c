@@ -173,44 +173,122 @@ static int check_parallel(const kc_opts *o)
     return 0;
 }
 
-/* --json, --junit, --timeline: run only, and each file can be created (checked
- * before anything runs; a file this check creates is removed again). */
-/* Nonzero when a and b are one file: the same path, or the same inode. */
+/* path made absolute, with its directory resolved (the file itself need not
+ * exist yet), for telling whether two options name one file. */
+static void canon_path(const char *path, char *out, size_t cap)
+{
+    char dir[PATH_MAX], res[PATH_MAX];
+    if (realpath(path, res)) {
+        snprintf(out, cap, "%s", res);
+        return;
+    }
+    const char *slash = strrchr(path, '/');
+    if (slash == path) snprintf(dir, sizeof dir, "/");
+    else if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    else snprintf(dir, sizeof dir, ".");
+    if (realpath(dir, res)) snprintf(out, cap, "%s/%s", strcmp(res, "/") ? res : "", slash ? slash + 1 : path);
+    else snprintf(out, cap, "%s", path);
+}
+
+/* Nonzero when a and b are one file: the same inode, or the same path once
+ * resolved (./r.json and r.json; a file neither has created yet). */
 static int same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
+    char ca[PATH_MAX + 256], cb[PATH_MAX + 256];
     if (strcmp(a, b) == 0) return 1;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    canon_path(a, ca, sizeof ca);
+    canon_path(b, cb, sizeof cb);
+    return strcmp(ca, cb) == 0;
 }
 
+/* Whether the run will be able to write path when it ends, tried before
+ * anything runs: reports and the cost table are written to PATH.tmp.PID and
+ * renamed over PATH (report.c, costs.c), so that file is created and removed
+ * again here; a report may also go straight into a PATH that exists and is
+ * no regular file (/dev/stdout, a pipe), when direct_ok. */
+static int check_writable(const char *opt, const char *path, int direct_ok)
+{
+    struct stat st;
+    char why[2 * PATH_MAX + 160];
+    int exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
+        snprintf(why, sizeof why, "%s %s: is a directory, expected a file name", opt, path);
+        return usage_error("%s%s", why, "");
+    }
+    if (exists && !S_ISREG(st.st_mode)) {
+        if (!direct_ok) {
+            snprintf(why, sizeof why, "%s %s: not a regular file (it is replaced through a temporary file beside it)", opt, path);
+            return usage_error("%s%s", why, "");
+        }
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0) {
+            snprintf(why, sizeof why, "%s %s: %s", opt, path, strerror(errno));
+            return usage_error("%s%s", why, "");
+        }
+        close(fd);
+        return 0;
+    }
+    char tmp[PATH_MAX + 64];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        snprintf(why, sizeof why, "%s %s: cannot create %s beside it: %s", opt, path, tmp, strerror(errno));
+        return usage_error("%s%s", why, "");
+    }
+    close(fd);
+    unlink(tmp);
+    return 0;
+}
+
+int kc_cli_writes_costs(const kc_opts *o)
+{
+    if (o->cmd != KC_CMD_RUN || o->worker || o->parent) return 0;
+    if (o->jobs) return !o->schedule_static;
+    return o->costs_given && !o->sharded;
+}
+
+/* --json, --junit, --timeline: run only, not with --schedule static, each its
+ * own file, and every file the run writes (these, and the cost table when it
+ * writes one) can be written; all checked before anything runs. */
 static int check_reports(const kc_opts *o)
 {
     const char *opt[4] = { "--json", "--junit", "--timeline", "--costs" };
     const char *costs = o->costs ? o->costs : o->jobs && !o->schedule_static ? KC_COSTS_DEFAULT : NULL;
     const char *path[4] = { o->json, o->junit, o->timeline, costs };
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         if (!path[k]) continue;
-        if (o->cmd != KC_CMD_RUN) return usage_error("%s applies to run only%s", opt[k], "");
-        if (o->jobs && o->schedule_static)
+        if (k < 3 && o->cmd != KC_CMD_RUN) return usage_error("%s applies to run only%s", opt[k], "");
+        if (k < 3 && o->jobs && o->schedule_static)
             return usage_error("%s needs a serial run or the --jobs work queue; --schedule static writes no reports%s",
                                opt[k], "");
         for (int j = k + 1; j < 4; j++)
             if (path[j] && same_file(path[k], path[j]))
             {
-                char why[PATH_MAX + 64];
-                snprintf(why, sizeof why, "%s and %s name the same file ('%s')", opt[k], opt[j], path[k]);
+                char why[2 * PATH_MAX + 64];
+                snprintf(why, sizeof why, "%s and %s name the same file ('%s' and '%s')", opt[k], opt[j], path[k], path[j]);
                 return usage_error("%s: each needs its own%s", why, "");
             }
-        int existed = access(path[k], F_OK) == 0;
-        int fd = open(path[k], O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-        if (fd < 0) {
-            char why[PATH_MAX + 64];
-            snprintf(why, sizeof why, "%s: %s", path[k], strerror(errno));
-            return usage_error("%s %s", opt[k], why);
-        }
-        close(fd);
-        if (!existed) unlink(path[k]);
+        if (k < 3 ? check_writable(opt[k], path[k], 1) : kc_cli_writes_costs(o) ? check_writable(opt[k], path[k], 0) : 0)
+            return 2;
     }
+    return 0;
+}
+
+/* Options that take one value may be given once: a second would silently
+ * replace the first (--records, which repeats, checks its own). */
+static const char *const ONCE[] = { "--seed", "--device", "--shard", "--jobs", "--devices", "--parent", "--threads",
+                                    "--schedule", "--costs", "--timeout", "--restarts", "--json", "--junit",
+                                    "--timeline", NULL };
+
+static int given_twice(const char *a, unsigned *seen)
+{
+    for (int i = 0; ONCE[i]; i++)
+        if (strcmp(a, ONCE[i]) == 0) {
+            if (*seen & (1u << i)) return 1;
+            *seen |= 1u << i;
+        }
     return 0;
 }
 
@@ -231,10 +309,12 @@ int kc_cli_parse(int argc, char **argv, kc_opts *o)
     if (i < argc && strcmp(argv[i], "run") == 0) o->argv[o->argc++] = argv[i++];
     else if (i < argc && strcmp(argv[i], "list") == 0) { o->cmd = KC_CMD_LIST; o->argv[o->argc++] = argv[i++]; }
     else if (i < argc && strcmp(argv[i], "info") == 0) { o->cmd = KC_CMD_INFO; o->argv[o->argc++] = argv[i++]; }
+    unsigned seen = 0;
     for (; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         uint64_t x;
+        if (given_twice(a, &seen)) return usage_error("%s given twice (the second value would silently replace the first)%s", a, "");
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             o->cmd = KC_CMD_HELP;
             return 0;

@@ -51,6 +51,11 @@ typedef struct kc_opts {
  * and a hint to stderr. o->argv is malloc'd (free with kc_opts_free). */
 int kc_cli_parse(int argc, char **argv, kc_opts *o);
 void kc_opts_free(kc_opts *o);
+/* Whether this run rewrites the cost table at its end: a --jobs work queue
+ * always (o->costs, the default file unless --costs), a serial run given
+ * --costs; never a --shard K/N run (its slices come from the table, which
+ * every shard must read unchanged), a static shard child or a worker. */
+int kc_cli_writes_costs(const kc_opts *o);
 void kc_cli_usage(FILE *out);
 /* Strict unsigned decimal: no sign, no junk, no overflow past max. 0 or -1. */
 int kc_parse_u64(const char *s, uint64_t max, uint64_t *out);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "filter.h"
@@ -162,6 +163,9 @@ int kc_costs_load(const char *path, kc_costs *c, int *found, char *err, size_t c
 {
     memset(c, 0, sizeof *c);
     *found = 0;
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return kc_errf(err, cap, "%s: is a directory, expected a cost table file", path);
     FILE *f = fopen(path, "re");
     if (!f) {
         if (errno == ENOENT) return 0;

@@ -108,6 +108,16 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         free(sel);
         return 2;
     }
+    if (kc_cli_writes_costs(o) && !o->resume_tally) {   /* refused now, not rewritten at the end (as a queue run) */
+        kc_costs c;
+        int found;
+        if (kc_costs_load(o->costs, &c, &found, serr, sizeof serr)) {
+            fprintf(stderr, "kcontract: --costs %s (fix or remove the file; docs/parallel-runs.md gives the format)\n", serr);
+            free(sel);
+            return 2;
+        }
+        kc_costs_free(&c);
+    }
     for (int i = 0; i < ns; i++) gpu_items += kc_item_needs_gpu(&items[sel[i]]);
     kc_tally t;
     kc_tally_init(&t);
@@ -214,8 +224,9 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         return 4;
     }
     /* --costs FILE: a serial run also records what each item cost, so a later
-     * --jobs run orders its queue (or --shard K/N partitions) by it. */
-    if (o->costs_given && !o->parent) kc_costs_save_run(o->costs, &rs, stdout);
+     * --jobs run orders its queue (or --shard K/N partitions) by it; a --shard
+     * run leaves the table it was partitioned by as it found it. */
+    if (kc_cli_writes_costs(o)) kc_costs_save_run(o->costs, &rs, stdout);
     printf("%s\n", line);
     kc_summary_format(&t, line, sizeof line);
     rs.wall_s = now_s() - t0;

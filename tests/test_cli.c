@@ -48,6 +48,29 @@ Test(cli, bad_device)
     kc_proc_free(&p);
 }
 
+/* A second value of a one-value option would silently win: refused, for each. */
+Test(cli, one_value_options_given_twice_are_refused)
+{
+    const char *cases[][4] = {
+        { "--seed", "1", "--seed", "2" },       { "--device", "0", "--device", "1" },
+        { "--shard", "0/2", "--shard", "1/2" }, { "--jobs", "2", "--jobs", "3" },
+        { "--threads", "1", "--threads", "2" }, { "--json", "/tmp/a.json", "--json", "/tmp/b.json" },
+        { "--junit", "/tmp/a.xml", "--junit", "/tmp/b.xml" }, { "--costs", "/tmp/a.tsv", "--costs", "/tmp/b.tsv" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *argv[] = { (char *)kc_test_bin(), "run", (char *)cases[i][0], (char *)cases[i][1], (char *)cases[i][2],
+                         (char *)cases[i][3], NULL };
+        char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
+        kc_proc p;
+        cr_assert_eq(kc_spawn(argv, env, 60, &p), 0);
+        char want[96];
+        snprintf(want, sizeof want, "%s given twice", cases[i][0]);
+        cr_expect_eq(p.status, 2, "%s twice: exit %d", cases[i][0], p.status);
+        cr_expect(strstr(p.err, want), "want '%s' in: %s", want, p.err);
+        kc_proc_free(&p);
+    }
+}
+
 Test(cli, unknown_option)
 {
     kc_proc p = run("run", "--frobnicate", NULL, NULL);
@@ -174,7 +197,16 @@ Test(cli, reports_refused_where_they_would_not_be_written)
     kc_proc_free(&p);
     p = fixture_run("run", "fixture.pass.00", "--json", "/tmp/kc_cli_same", "--junit", "/tmp/kc_cli_same", NULL, NULL);
     cr_expect_eq(p.status, 2);
-    cr_expect(strstr(p.err, "--json and --junit name the same file ('/tmp/kc_cli_same')"), "%s", p.err);
+    cr_expect(strstr(p.err, "--json and --junit name the same file ('/tmp/kc_cli_same' and '/tmp/kc_cli_same')"), "%s", p.err);
+    kc_proc_free(&p);
+    p = fixture_run("run", "fixture.pass.00", "--json", "/tmp/kc_cli_same2", "--junit", "/tmp/./kc_cli_same2", NULL, NULL);
+    cr_expect_eq(p.status, 2, "two spellings of one new file: exit %d", p.status);
+    cr_expect(strstr(p.err, "--json and --junit name the same file"), "%s", p.err);
+    kc_proc_free(&p);
+    p = fixture_run("run", "fixture.pass.00", "--jobs", "2", "--costs", "/nonexistent/dir/c.tsv", NULL, NULL);
+    cr_expect_eq(p.status, 2, "an unwritable cost table: exit %d\n%s", p.status, p.out);
+    cr_expect(strstr(p.err, "--costs /nonexistent/dir/c.tsv: cannot create"), "%s", p.err);
+    cr_expect(!strstr(p.out, "PASS"), "it ran anyway:\n%s", p.out);
     kc_proc_free(&p);
     p = fixture_run("run", "fixture.pass.00", "--jobs", "2", "--json", "/tmp/kc_cli_c.tsv", "--costs", "/tmp/kc_cli_c.tsv");
     cr_expect_eq(p.status, 2);

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 
 #include "costs.h"
+#include "support/run_output.h"
 #include "support/spawn.h"
 
 static char *const NO_GPU[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
@@ -108,6 +109,43 @@ Test(costs, malformed_file_refuses_the_run, .timeout = 30)
     cr_expect_eq(p.status, 2, "--shard with a malformed table: exit %d\n%s", p.status, p.out);
     cr_expect(strstr(p.err, "line 3"), "%s", p.err);
     kc_proc_free(&p);
+    /* A serial run given --costs refuses it too, before running, and leaves it as it was. */
+    char *argv3[] = { (char *)kc_test_fixture_bin(), "run", "fixture.pass.*", "--costs", path, NULL };
+    cr_assert_eq(kc_spawn(argv3, NO_GPU, 30, &p), 0);
+    cr_expect_eq(p.status, 2, "serial with a malformed table: exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, want), "want '%s' in:\n%s", want, p.err);
+    cr_expect(!strstr(p.out, "PASS"), "it ran anyway:\n%s", p.out);
+    cr_expect_str_eq(kc_out_file(path), "# kcontract costs v1\nfixture.pass.00\t1\t2\t3\t0\nfixture.pass.01\t1\t2\n",
+                     "the table was rewritten");
+    kc_proc_free(&p);
+    unlink(path);
+}
+
+/* --shard K/N --costs F only reads F: shards run one after another (or on
+ * hosts sharing F) compute the same slices, so every item runs exactly once. */
+Test(costs, shard_runs_leave_the_table_unchanged_and_run_each_item_once, .timeout = 60)
+{
+    char path[256];
+    tmpname(path, sizeof path, "shardrun");
+    const char *table = "# kcontract costs v1\nfixture.pass.00\t3.000\t-1\t-1\t0\nfixture.pass.05\t2.000\t-1\t-1\t0\n";
+    write_file(path, table);
+    int runs[12] = { 0 };
+    for (int k = 0; k < 3; k++) {
+        char spec[8];
+        snprintf(spec, sizeof spec, "%d/3", k);
+        char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.pass.*", "--shard", spec, "--costs", path, NULL };
+        kc_proc p;
+        cr_assert_eq(kc_spawn(argv, NO_GPU, 30, &p), 0);
+        cr_expect_eq(p.status, 0, "shard %s: exit %d\n%s%s", spec, p.status, p.out, p.err);
+        for (int i = 0; i < 12; i++) {
+            char line[64];
+            snprintf(line, sizeof line, "PASS   fixture.pass.%02d ", i);
+            runs[i] += kc_out_count(p.out, line);
+        }
+        kc_proc_free(&p);
+        cr_expect_str_eq(kc_out_file(path), table, "shard %s rewrote the table it was partitioned by", spec);
+    }
+    for (int i = 0; i < 12; i++) cr_expect_eq(runs[i], 1, "fixture.pass.%02d ran %d times", i, runs[i]);
     unlink(path);
 }
 

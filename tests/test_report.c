@@ -355,8 +355,19 @@ Test(report, unwritable_report_refused_before_running)
 {
     kc_proc p = fixture((char *[]){ "run", "fixture.pass.00", "--json", "/nonexistent/dir/x.json", NULL }, NULL);
     cr_expect_eq(p.status, 2, "exit %d", p.status);
-    cr_expect(strstr(p.err, "--json /nonexistent/dir/x.json: No such file or directory"), "stderr: %s", p.err);
+    cr_expect(strstr(p.err, "--json /nonexistent/dir/x.json: cannot create /nonexistent/dir/x.json.tmp."), "stderr: %s", p.err);
     cr_expect(!strstr(p.out, "PASS"), "nothing runs: %s", p.out);
+    kc_proc_free(&p);
+    /* A file that exists but whose directory takes no new file (/proc): the
+     * report goes through a temporary file beside it, so it is refused too. */
+    p = fixture((char *[]){ "run", "fixture.pass.00", "--json", "/proc/version", NULL }, NULL);
+    cr_expect_eq(p.status, 2, "exit %d", p.status);
+    cr_expect(strstr(p.err, "--json /proc/version: cannot create /proc/version.tmp."), "stderr: %s", p.err);
+    cr_expect(!strstr(p.out, "PASS"), "nothing runs: %s", p.out);
+    kc_proc_free(&p);
+    p = fixture((char *[]){ "run", "fixture.pass.00", "--junit", "/tmp", NULL }, NULL);
+    cr_expect_eq(p.status, 2, "exit %d", p.status);
+    cr_expect(strstr(p.err, "--junit /tmp: is a directory, expected a file name"), "stderr: %s", p.err);
     kc_proc_free(&p);
     p = fixture((char *[]){ "list", "--junit", "/tmp/x.xml", NULL }, NULL);
     cr_expect_eq(p.status, 2);

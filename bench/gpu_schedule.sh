@@ -143,9 +143,10 @@ for n in $NS; do
     has_mode per-item || continue
     mkdir -p "$LOG/per-item-$n"
     others "per-item-$n"
+    thr=$(( $(nproc) / n )); [ "$thr" -ge 1 ] || thr=1; [ "$thr" -le 64 ] || thr=64   # --threads takes 1..64
     t0=$(now)
     "$BIN" list "$@" | awk 'NF == 2 && $1 ~ /^(kernel|control|limit|suite)$/ { print NR, $2 }' |
-        xargs -P "$n" -L 1 sh -c 'd=$(( $2 % '"$NGPU"' )); "$0" run "$3" --device "$d" --threads '"$(( $(nproc) / n > 0 ? $(nproc) / n : 1 ))"' '"$PER_ITEM_ARGS"' > "$1/$(echo "$3" | tr ":/" "__").log" 2>&1 || true' \
+        xargs -P "$n" -L 1 sh -c 'd=$(( $2 % '"$NGPU"' )); "$0" run "$3" --device "$d" --threads '"$thr"' '"$PER_ITEM_ARGS"' > "$1/$(echo "$3" | tr ":/" "__").log" 2>&1 || true' \
             "$BIN" "$LOG/per-item-$n" || true
     t1=$(now)
     echo "per-item-$n $t0 $t1" >> "$LOG/spans.txt"

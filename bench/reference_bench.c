@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "dtype.h"
 #include "fill.h"
 #include "parallel.h"
@@ -166,9 +167,9 @@ static const char usage[] =
     "usage: kc_ref_bench [--top N] [--max-gib G] [--threads T] [--hashes] [--all-dists] [GLOB...]\n"
     "  times input generation and the float64 reference of every contract's shapes (first\n"
     "  distribution; --all-dists: every one), host only\n"
-    "  --top N      list the N slowest cases (default 25)\n"
+    "  --top N      list the N slowest cases, 1 to 1000000 (default 25)\n"
     "  --max-gib G  skip cases whose inputs + reference exceed G GiB of host memory\n"
-    "  --threads T  host threads (default: every CPU)\n"
+    "  --threads T  host threads, 1 to 64 (default: every CPU, up to 64)\n"
     "  --hashes     one line per case with the FNV-1a hash of its reference outputs\n"
     "  GLOB         contract names (shell globs); each must match a contract\n";
 
@@ -184,6 +185,18 @@ static double number_arg(const char *opt, const char *v)
     return x;
 }
 
+/* A whole number from 1 to max (strict decimal: no sign, fraction or junk). */
+static int count_arg(const char *opt, const char *v, uint64_t max)
+{
+    uint64_t x;
+    if (!v || kc_parse_u64(v, max, &x) || x == 0) {
+        fprintf(stderr, "kc_ref_bench: %s: expected a whole number from 1 to %llu, got '%s'\n%s", opt,
+                (unsigned long long)max, v ? v : "", usage);
+        exit(2);
+    }
+    return (int)x;
+}
+
 int main(int argc, char **argv)
 {
     int top = 25, np = 0, hashes = 0, all_dists = 0;
@@ -194,9 +207,9 @@ int main(int argc, char **argv)
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(usage, stdout);
             return 0;
-        } else if (strcmp(a, "--top") == 0) top = (int)number_arg(a, v), i++;
+        } else if (strcmp(a, "--top") == 0) top = count_arg(a, v, 1000000), i++;
         else if (strcmp(a, "--max-gib") == 0) max_gib = number_arg(a, v), i++;
-        else if (strcmp(a, "--threads") == 0) kc_parallel_set_threads((int)number_arg(a, v)), i++;
+        else if (strcmp(a, "--threads") == 0) kc_parallel_set_threads(count_arg(a, v, KC_MAX_THREADS)), i++;
         else if (strcmp(a, "--hashes") == 0) hashes = 1;
         else if (strcmp(a, "--all-dists") == 0) all_dists = 1;
         else if (a[0] == '-') {

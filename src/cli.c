@@ -1,6 +1,7 @@
 /* cli.c — command-line parsing and the help text. */
 #include "cli.h"
 #include "costs.h"
+#include "parallel.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,6 +10,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#define KC_STR_(x) #x
+#define KC_STR(x) KC_STR_(x)   /* a macro's value as a string literal */
 
 void kc_cli_usage(FILE *out)
 {
@@ -54,7 +58,8 @@ void kc_cli_usage(FILE *out)
           "  --timeline FILE.svg  write an SVG timeline: one row per worker, one bar per item\n"
           "                (docs/reports.md describes the three reports)\n"
           "  --threads T   host threads per process for input generation, references and the\n"
-          "                gate 2-4 scans (default: every CPU; with --jobs N, CPUs / N per worker)\n"
+          "                gate 2-4 scans, 1 to " KC_STR(KC_MAX_THREADS) " (default: every CPU up to that; with --jobs N,\n"
+          "                CPUs / N per worker)\n"
           "  --help        this text\n"
           "\n"
           "Each item prints one line: PASS, FAIL, KNOWN, RED, MISSED, LIMIT or SKIP (a --jobs run\n"
@@ -332,8 +337,9 @@ int kc_cli_parse(int argc, char **argv, kc_opts *o)
                    strcmp(a, "--parent") == 0) {
             if (parse_parallel(a, v, o)) return 2;
         } else if (strcmp(a, "--threads") == 0) {
-            if (!v || kc_parse_u64(v, 1024, &x) || x == 0)
-                return usage_error("--threads: expected a number of host threads from 1 to 1024, got '%s'%s", v ? v : "", "");
+            if (!v || kc_parse_u64(v, KC_MAX_THREADS, &x) || x == 0)
+                return usage_error("--threads: expected a number of host threads from 1 to " KC_STR(KC_MAX_THREADS) ", got '%s'%s",
+                                   v ? v : "", "");
             o->threads = (int)x;
         } else if (strcmp(a, "--records") == 0) {
             if (!v) return usage_error("%s needs a value (a file of launch records, docs/launch-records.md)%s", a, "");

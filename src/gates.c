@@ -94,17 +94,26 @@ static int nargs_of(const kc_contract *c)
     return n;
 }
 
+/* a*b + c, saturating at SIZE_MAX: a memory plan over-counts, never wraps. */
+static size_t mul_add_sat(size_t a, size_t b, size_t c)
+{
+    size_t p;
+    if (__builtin_mul_overflow(a, b, &p) || __builtin_add_overflow(p, c, &p)) return SIZE_MAX;
+    return p;
+}
+
 void kc_case_memory(const kc_contract *c, const kc_shape *s, size_t *host_bytes, size_t *gpu_bytes)
 {
-    size_t h = 0, g = 0;
+    size_t h = 0, g = 0, guards = 2 * (size_t)KC_GUARD_BYTES;
     for (int a = 0; a < nargs_of(c); a++) {
         const kc_arg *ar = &c->args[a];
         if (ar->kind != KC_ARG_BUFFER) continue;
-        size_t cnt = ar->count(s), b = cnt * kc_dtype_size(ar->dtype);
-        g += 2 * (b + 2 * (size_t)KC_GUARD_BYTES);          /* two sets for gate 4 */
-        h += b + 2 * (size_t)KC_GUARD_BYTES;                 /* read-back with guards */
-        if (ar->role != KC_OUT) h += b;                      /* generated input */
-        if (ar->role != KC_IN) h += cnt * sizeof(double) + b; /* reference + second read-back */
+        size_t cnt = ar->count(s), b = mul_add_sat(cnt, kc_dtype_size(ar->dtype), 0);
+        size_t set = mul_add_sat(b, 1, guards);
+        g = mul_add_sat(set, 2, g);                                   /* two sets for gate 4 */
+        h = mul_add_sat(set, 1, h);                                   /* read-back with guards */
+        if (ar->role != KC_OUT) h = mul_add_sat(b, 1, h);             /* generated input */
+        if (ar->role != KC_IN) h = mul_add_sat(cnt, sizeof(double), mul_add_sat(b, 1, h)); /* reference + second read-back */
     }
     *host_bytes = h;
     *gpu_bytes = g;
@@ -173,7 +182,9 @@ static int case_prepare(kc_case *k)
             continue;
         }
         k->count[a] = ar->count(k->s);
-        k->bytes[a] = k->count[a] * kc_dtype_size(ar->dtype);
+        k->bytes[a] = mul_add_sat(k->count[a], kc_dtype_size(ar->dtype), 0);
+        if (k->bytes[a] == SIZE_MAX || mul_add_sat(k->count[a], sizeof(double), 0) == SIZE_MAX)
+            return failf(k, KC_INTERNAL, "buffer %s: %zu elements overflow a byte size", ar->name, k->count[a]);
         if (ar->role == KC_OUT) continue;
         /* a contract's own generator gets zeroed memory, as a fresh mapping
          * always gave it; the built-in one writes every element */

@@ -34,7 +34,7 @@ int kc_hostlib_load(const char *library, const char *control, const char *entry,
     kc_hostlib_path(library, control, path, sizeof path);
     *fn = NULL;
     if (access(path, R_OK) != 0) {
-        snprintf(why, cap, "library %s not found: %s (built from <family>/lib%s.cu by make; KC_LIBDIR sets the directory)",
+        snprintf(why, cap, "library %s not found: %s (make builds it from kernels/*/lib%s.cu; KC_LIBDIR sets the directory)",
                  library, path, library);
         return -1;
     }

@@ -103,19 +103,26 @@ static int parse_value(const char *v, size_t n, const char *dim, int64_t *out, c
     return 0;
 }
 
-/* Every count function multiplies at most three dims (and adds two such
- * products): the three largest dims must multiply to less than 2^62, so no
- * count can overflow. */
+/* A count function multiplies at most four dims and a constant of at most
+ * 128 (attention's head size), and adds at most a few such products
+ * (attention prefill sums five sequence lengths): with the four largest dims
+ * (0 read as 1) multiplying to less than 2^53, every count stays below 2^63
+ * and every byte size derived from it (x 8 for a float64 reference) below
+ * 2^64. KC_RECORD_MAX_PRODUCT_LOG2 is that bound. A wrapped count would size
+ * a buffer far smaller than the dims it is launched with (found by a break-it
+ * pass, 2026-11-30, with three dims near 2^31). */
+#define KC_RECORD_MAX_PRODUCT_LOG2 53
 static int counts_safe(const kc_shape *s)
 {
     uint64_t v[KC_MAX_DIMS];
     for (int i = 0; i < KC_MAX_DIMS; i++) v[i] = s->d[i] > 0 ? (uint64_t)s->d[i] : 1;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4 && i < KC_MAX_DIMS; i++)
         for (int j = i + 1; j < KC_MAX_DIMS; j++)
             if (v[j] > v[i]) { uint64_t t = v[i]; v[i] = v[j]; v[j] = t; }
-    uint64_t p;
-    if (__builtin_mul_overflow(v[0], v[1], &p) || __builtin_mul_overflow(p, v[2], &p)) return 0;
-    return p < (1ull << 62);
+    uint64_t p = 1;
+    for (int i = 0; i < 4 && i < KC_MAX_DIMS; i++)
+        if (__builtin_mul_overflow(p, v[i], &p)) return 0;
+    return p < (1ull << KC_RECORD_MAX_PRODUCT_LOG2);
 }
 
 /* Copies the known findings of c that apply to the record's shape name. */
@@ -253,7 +260,8 @@ static int parse_line(errs *e, int ln, const char *s, size_t n, kc_launch_record
         return -1;
     }
     if (!counts_safe(&r->shape[0])) {
-        problem(e, ln, "%s: the three largest dims multiply to 2^62 or more: buffer sizes would overflow", c->name);
+        problem(e, ln, "%s: the four largest dims multiply to 2^%d or more: buffer sizes would overflow", c->name,
+                KC_RECORD_MAX_PRODUCT_LOG2);
         return -1;
     }
     for (int a = 0; a < KC_MAX_ARGS && c->args[a].kind != KC_ARG_END; a++)

@@ -104,14 +104,15 @@ static int parse_value(const char *v, size_t n, const char *dim, int64_t *out, c
 }
 
 /* A count function multiplies at most four dims and a constant of at most
- * 128 (attention's head size), and adds at most a few such products
+ * 128 (attention's head size), and adds at most eight such products
  * (attention prefill sums five sequence lengths): with the four largest dims
- * (0 read as 1) multiplying to less than 2^53, every count stays below 2^63
- * and every byte size derived from it (x 8 for a float64 reference) below
- * 2^64. KC_RECORD_MAX_PRODUCT_LOG2 is that bound. A wrapped count would size
- * a buffer far smaller than the dims it is launched with (found by a break-it
- * pass, 2026-11-30, with three dims near 2^31). */
-#define KC_RECORD_MAX_PRODUCT_LOG2 53
+ * (0 read as 1) multiplying to less than 2^50, every count stays below
+ * 2^3 x 2^7 x 2^50 = 2^60 and every byte size derived from it (x 8 for a
+ * float64 reference) below 2^63. KC_RECORD_MAX_PRODUCT_LOG2 is that bound;
+ * the shipped records reach 2^44 (an lm_head GEMV). A wrapped count would
+ * size a buffer far smaller than the dims it is launched with (found by a
+ * break-it pass, 2026-11-30, with three dims near 2^31). */
+#define KC_RECORD_MAX_PRODUCT_LOG2 50
 static int counts_safe(const kc_shape *s)
 {
     uint64_t v[KC_MAX_DIMS];

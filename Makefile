@@ -132,7 +132,7 @@ $(B)/gen/fake_fatbin_table.o: $(B)/gen/fake_fatbin_table.c
 
 EMBED_OBJS := $(B)/gen/fatbins.o $(B)/gen/fatbin_table.o
 
-$(B)/gen/staging_fatbins.S $(B)/gen/staging_fatbin_table.c: $(MAIN_FATBINS) $(STAGING_FATBINS) tools/gen_fatbin_table.sh
+$(B)/gen/staging_fatbins.S $(B)/gen/staging_fatbin_table.c &: $(MAIN_FATBINS) $(STAGING_FATBINS) tools/gen_fatbin_table.sh
 	@mkdir -p $(B)/gen
 	sh tools/gen_fatbin_table.sh $(B)/gen/staging_fatbins.S $(B)/gen/staging_fatbin_table.c $(MAIN_FATBINS) $(STAGING_FATBINS)
 $(B)/gen/staging_fatbins.o: $(B)/gen/staging_fatbins.S

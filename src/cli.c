@@ -69,7 +69,8 @@ void kc_cli_usage(FILE *out)
           "stale known finding, CRASH, TIMEOUT or NOTRUN; 2 bad usage (also a malformed cost\n"
           "table); 3 nothing failed but items were skipped (e.g. no GPU); 4 internal error.\n"
           "--schedule static: 1 also when a shard did not finish or the merge failed (the reasons\n"
-          "name the shard). --jobs: 128+signal when interrupted (130 for SIGINT).\n"
+          "name the shard). --jobs: 128+signal when interrupted (130 for SIGINT). info: 0 with a\n"
+          "device, 3 with none (no driver or no device).\n"
           "docs/parallel-runs.md describes --shard, --jobs (the work queue, the cost table, faults),\n"
           "--schedule static, the merge and the memory plan.\n",
           out);

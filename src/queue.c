@@ -695,7 +695,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     kc_bytes_str(hmax, hs, sizeof hs);
     kc_bytes_str(gmax, gs, sizeof gs);
     kc_bytes_str(avail, av, sizeof av);
-    printf("kcontract: memory: each worker %zu MiB host%s; items are admitted while the running ones fit (largest item: host %s, GPU %s; MemAvailable %s)\n",
+    printf("kcontract: memory: each worker %zu MiB host%s; items are admitted while the running ones fit (largest item that runs here: host %s, GPU %s; MemAvailable %s)\n",
            (size_t)KC_PLAN_HOST_OVERHEAD >> 20, d->ndevs ? " + 576 MiB GPU" : "", hs, gs,
            avail == SIZE_MAX ? "unknown" : av);
     if (o->timeout_s > 0) printf("kcontract: time limit %.6g s per item (--timeout)\n", o->timeout_s);
@@ -775,6 +775,7 @@ int kc_queue_run(const kc_opts *o, const kc_item *items, int n)
     kc_summary_format(&qq.t, line, sizeof line);
     printf("%s  (%.1f s)\n", line, qq.rec.wall_s);
     kc_report_workers(stdout, &qq.rec);
+    if (!qq.d->ndevs) kc_report_no_gpu(stdout, &qq.rec, qq.d->why);
     fflush(stdout);
     int wr = kc_reports_write(&qq.rec, o->json, o->junit, o->timeline);
     rc = qq.interrupted ? 128 + qq.interrupted : kc_tally_exit_status(&qq.t);

@@ -59,6 +59,13 @@ static void fmt_mib(char *buf, size_t cap, long mib)
 
 static void report_slowest(FILE *out, const kc_records *rs, int k);
 
+void kc_report_no_gpu(FILE *out, const kc_records *rs, const char *why)
+{
+    int n = 0;
+    for (int i = 0; i < rs->n; i++) n += rs->v[i].state == KC_SKIP && strncmp(rs->v[i].message, "no GPU", 6) == 0;
+    if (n) fprintf(out, "kcontract: %d item%s skipped: no GPU (%s)\n", n, n == 1 ? "" : "s", why);
+}
+
 void kc_report_workers(FILE *out, const kc_records *rs)
 {
     int nw = kc_report_nworkers(rs);
@@ -73,8 +80,9 @@ void kc_report_workers(FILE *out, const kc_records *rs)
     char rss[32], gpu[32];
     fmt_kib(rss, sizeof rss, ws[rss_w].peak_rss_kib);
     fmt_mib(gpu, sizeof gpu, ws[gpu_w].peak_gpu_mib);
-    fprintf(out, "workers: %d, busy %.1f s of %d x %.1f s (efficiency %.2f); peak RSS %s", nw, busy, nw, rs->wall_s,
-            kc_report_efficiency(busy, nw, rs->wall_s), rss);
+    int prec = rs->wall_s < 1 ? 3 : 1;   /* a sub-second run's figures must still explain its efficiency */
+    fprintf(out, "workers: %d, busy %.*f s of %d x %.*f s (efficiency %.2f); peak RSS %s", nw, prec, busy, nw, prec,
+            rs->wall_s, kc_report_efficiency(busy, nw, rs->wall_s), rss);
     if (ws[rss_w].peak_rss_kib >= 0) fprintf(out, " (worker %d)", rss_w);
     fprintf(out, ", peak GPU %s", gpu);
     if (ws[gpu_w].peak_gpu_mib >= 0) fprintf(out, " (worker %d)", gpu_w);

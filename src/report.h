@@ -31,6 +31,10 @@ int kc_report_junit(FILE *out, const kc_records *rs, const char *suite_name);
 int kc_report_timeline_svg(FILE *out, const kc_records *rs);
 #define KC_REPORT_SLOWEST 10   /* items named on the "slowest items:" line */
 
+/* After the SUMMARY of a run without a GPU: "kcontract: 473 items skipped: no
+ * GPU (<why>)", counting the records SKIPped for that reason; nothing when
+ * there are none. The run's first lines say it too, but a user reads the end. */
+void kc_report_no_gpu(FILE *out, const kc_records *rs, const char *why);
 /* "workers: 8, busy 512.3 s of 8 x 70.1 s (efficiency 0.91); peak RSS 8.1 GiB (worker 3),
  *  peak GPU 8724 MiB (worker 5)", one line per worker, the time split ("time in
  *  items: inputs ..., GPU ..., float64 references ..., checks ..., other ...")

@@ -232,6 +232,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     rs.wall_s = now_s() - t0;
     printf("%s  (%.1f s)\n", line, rs.wall_s);
     if (!o->parent) kc_report_workers(stdout, &rs);   /* a --jobs shard leaves the figures to its parent */
+    if (!o->parent && !have_gpu) kc_report_no_gpu(stdout, &rs, gpu.why);
     fflush(stdout);
     int reports = kc_reports_write(&rs, o->json, o->junit, o->timeline);
     if (have_gpu) kc_gpu_close(&gpu);
@@ -271,7 +272,7 @@ int kc_info(void)
     char err[512];
     if (kc_cuda_load(&cu, NULL, err, sizeof err)) {
         printf("driver: none (%s)\ndevices: 0\n", err);
-        return 0;
+        return 3;   /* as a run with no GPU: a script probing for one must not read success */
     }
     const char *lib = getenv("KC_LIBCUDA");   /* what kc_cuda_load loaded */
     printf("driver: CUDA %d.%d (%s)\n", cu.driver_version / 1000, cu.driver_version % 1000 / 10,
@@ -279,5 +280,5 @@ int kc_info(void)
     int n = kc_device_print_all(&cu, stdout);
     printf("devices: %d\n", n < 0 ? 0 : n);
     kc_cuda_unload(&cu);
-    return 0;
+    return n > 0 ? 0 : 3;
 }

@@ -97,6 +97,9 @@ Test(cli, run_without_gpu_skips_and_exits_3)
     cr_expect(strstr(p.out, "\nTALLY v=1 "), "no TALLY:\n%s", p.out);
     cr_expect(strstr(p.out, "\nSUMMARY "), "no SUMMARY:\n%s", p.out);
     cr_expect(!strstr(p.out, "\nFAIL"), "%s", p.out);
+    /* The end says why too: every GPU item, counted, and the reason. */
+    cr_expect(strstr(p.out, " items skipped: no GPU (/nonexistent/libcuda.so.1 not found"), "no closing no-GPU line:\n%s",
+              p.out + (p.out_len > 2000 ? p.out_len - 2000 : 0));
     kc_proc_free(&p);
 }
 
@@ -121,7 +124,7 @@ Test(cli, list_shows_kinds)
 Test(cli, info_without_driver)
 {
     kc_proc p = run("info", NULL, NULL, NULL);
-    cr_expect_eq(p.status, 0);
+    cr_expect_eq(p.status, 3, "no driver, no device: exit 3 as a run with no GPU, got %d", p.status);
     cr_expect(strstr(p.out, "driver: none (/nonexistent/libcuda.so.1 not found"), "%s", p.out);
     kc_proc_free(&p);
 }

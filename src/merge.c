@@ -1,4 +1,4 @@
-/* merge.c — owns a shard's outcome as the parent saw it (its result TALLY, how
+/* merge.c — owns a shard's outcome as the parent saw it (its TALLY lines, how
  * it ended) and the merge of the shards into the whole run's tally, with every
  * reason the merge refuses. Pure: no I/O, no processes. */
 #include "merge.h"
@@ -34,33 +34,25 @@ void kc_shard_out_init(kc_shard_out *s, int k)
 }
 
 static int is_tally_line(const char *line) { return strncmp(line, "TALLY", 5) == 0 && (line[5] == ' ' || line[5] == 0); }
-static int is_summary_line(const char *line) { return strncmp(line, "SUMMARY ", 8) == 0; }
-
-/* A SUMMARY after a TALLY: that TALLY is a result. */
-static void take_result(kc_shard_out *s)
-{
-    s->tallies++;
-    if (s->prev == 1 && !s->have) {
-        s->tally = s->prev_tally;
-        s->have = 1;
-    } else if (s->prev == 2 && !s->bad[0]) {
-        snprintf(s->bad, sizeof s->bad, "%s", s->prev_bad);
-    }
-}
 
 void kc_shard_out_line(kc_shard_out *s, const char *line, int cut)
 {
-    if (is_summary_line(line) && s->prev) take_result(s);
-    if (!is_tally_line(line)) {
-        s->prev = 0;
-        return;
-    }
-    s->prev = 2;
+    if (!is_tally_line(line)) return;
+    s->tallies++;
     if (cut) {
-        snprintf(s->prev_bad, sizeof s->prev_bad, "a TALLY line longer than the parent keeps (cut)");
+        if (!s->bad[0]) snprintf(s->bad, sizeof s->bad, "a TALLY line longer than the parent keeps (cut)");
         return;
     }
-    if (kc_tally_parse(line, &s->prev_tally, s->prev_bad, sizeof s->prev_bad) == 0) s->prev = 1;
+    kc_tally t;
+    char why[sizeof s->bad];
+    if (kc_tally_parse(line, &t, why, sizeof why) == 0) {
+        if (!s->have) {
+            s->tally = t;
+            s->have = 1;
+        }
+    } else if (!s->bad[0]) {
+        snprintf(s->bad, sizeof s->bad, "%s", why);
+    }
 }
 
 void kc_shard_out_ended(kc_shard_out *s, int wstatus)
@@ -149,7 +141,7 @@ static int check_shard(msgs *m, const kc_merge_want *w, const kc_shard_out *s)
         problem(m, &st, s, w->n, s->tallies ? "did not finish: %s" : "no TALLY: %s", why);
     }
     if (s->bad[0]) problem(m, &st, s, w->n, "malformed TALLY: %s", s->bad);
-    if (s->tallies > 1) problem(m, &st, s, w->n, "printed %d result TALLY lines, each before a SUMMARY (one expected)", s->tallies);
+    if (s->tallies > 1) problem(m, &st, s, w->n, "printed %d TALLY lines (one expected)", s->tallies);
     if (st || !s->have) return st;
     check_identity(m, &st, w, s);
     int explained = kc_tally_exit_status(&s->tally);

@@ -3,7 +3,7 @@
  * no processes, so tests feed it results directly.
  *
  * The merge fails, naming the shard and the reason, when a shard printed no
- * result TALLY (crashed, killed, fell silent), two, a malformed one (the parser's
+ * TALLY (crashed, killed, fell silent), two, a malformed one (the parser's
  * reason), or one for another shard, N, seed, filter or binary; when its exit
  * status is not the one its counts explain; when shards ran on different
  * devices; or when the shards' item sets do not add up to the filtered set
@@ -14,19 +14,13 @@
 #include <stdint.h>
 #include "tally.h"
 
-/* One shard's outcome. Its result is the TALLY line immediately before a
- * SUMMARY line, the rule docs/output-format.md gives every consumer: a
- * TALLY-like line an item prints (a suite may print anything) is item output
- * and does not count. */
+/* One shard's outcome. */
 typedef struct kc_shard_out {
     int k;                  /* the shard it was started as */
-    int tallies;            /* result TALLY lines (each followed by a SUMMARY) */
-    int have;               /* tally holds its first well-formed result TALLY */
+    int tallies;            /* lines starting with "TALLY" on its stdout */
+    int have;               /* tally holds its first well-formed TALLY */
     kc_tally tally;
-    char bad[256];          /* the first malformed result TALLY's reason, "" if none */
-    int prev;               /* the previous line: 0 not a TALLY, 1 a TALLY in prev_tally, 2 a malformed one */
-    kc_tally prev_tally;
-    char prev_bad[256];
+    char bad[256];          /* the first malformed TALLY's reason, "" if none */
     int ended;              /* reaped */
     int exited, status;     /* exited normally, with this status */
     int signo;              /* killed by this signal (0: exited) */

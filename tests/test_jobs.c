@@ -138,25 +138,19 @@ Test(jobs, silent_shard_fails_merge, .timeout = 30)
     kc_proc_free(&p);
 }
 
-/* A suite may print TALLY-like lines (docs/output-format.md): the shard's
- * result is the TALLY before its SUMMARY, so static shards agree with a
- * serial run, as the queue does (found by a break-it pass). */
-Test(jobs, tally_lines_printed_by_items_do_not_count, .timeout = 30)
+Test(jobs, malformed_and_duplicate_tally_refused, .timeout = 30)
 {
-    const char *items[] = { "fixture.badtally", "fixture.duptally" };
-    for (int i = 0; i < 2; i++) {
-        char *serial[] = { "run", (char *)items[i], "fixture.pass.00", NULL };
-        kc_proc s = fixture(serial);
-        char *stat[] = { "run", (char *)items[i], "fixture.pass.00", "--jobs", "2", "--schedule", "static", NULL };
-        kc_proc p = fixture(stat);
-        cr_expect_eq(p.status, s.status, "%s: static exit %d, serial %d\n%s", items[i], p.status, s.status, p.out);
-        char a[512], b[512];
-        kc_out_summary(s.out, a, sizeof a);
-        kc_out_summary(p.out, b, sizeof b);
-        cr_expect_str_eq(b, a, "%s: static and serial SUMMARY differ", items[i]);
-        kc_proc_free(&s);
-        kc_proc_free(&p);
-    }
+    char *a1[] = { "run", "fixture.badtally", "fixture.pass.00", "--jobs", "2", "--schedule", "static", NULL };
+    kc_proc p = fixture(a1);
+    cr_expect_eq(p.status, 1, "exit %d\n%s", p.status, p.out);
+    cr_expect(strstr(p.out, "shard 0/2: malformed TALLY: bad number 'zero' for kernel.pass"), "%s", p.out);
+    cr_expect(!strstr(p.out, "\nTALLY "), "a malformed TALLY never counts:\n%s", p.out);
+    kc_proc_free(&p);
+    char *a2[] = { "run", "fixture.duptally", "fixture.pass.00", "--jobs", "2", "--schedule", "static", NULL };
+    p = fixture(a2);
+    cr_expect_eq(p.status, 1, "exit %d\n%s", p.status, p.out);
+    cr_expect(strstr(p.out, "shard 0/2: printed 2 TALLY lines"), "%s", p.out);
+    kc_proc_free(&p);
 }
 
 Test(jobs, long_line_cut_and_tally_still_counts, .timeout = 30)

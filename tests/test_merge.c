@@ -171,16 +171,16 @@ Test(merge, result_for_a_shard_beyond_n_refused)
     cr_expect(strstr(err, "a result for shard 2, but the run has shards 0..1"), "%s", err);
 }
 
-Test(merge, two_result_tallies_refused)
+Test(merge, two_tally_lines_refused)
 {
     kc_shard_out outs[3];
     for (int k = 0; k < 3; k++) good_out(&outs[k], k, 3);
     kc_tally t;
     shard_tally(&t, 1, 3);
-    feed_tally(&outs[1], &t);           /* the same TALLY + SUMMARY again: which is the result? */
+    feed_tally(&outs[1], &t);           /* the same, well-formed TALLY again */
     kc_tally merged;
     cr_expect_gt(merge(outs, 3, 3, &merged), 0);
-    cr_expect(strstr(err, "shard 1/3: printed 2 result TALLY lines"), "%s", err);
+    cr_expect(strstr(err, "shard 1/3: printed 2 TALLY lines"), "%s", err);
 }
 
 Test(merge, double_run_item_refused)
@@ -290,7 +290,6 @@ Test(merge, malformed_tally_refused_with_reason_never_zero)
         good_out(&outs[0], 0, 2);
         kc_shard_out_init(&outs[1], 1);
         kc_shard_out_line(&outs[1], bad[i].line, 0);
-        kc_shard_out_line(&outs[1], "SUMMARY ...", 0);
         kc_shard_out_ended(&outs[1], W_EXITCODE(0, 0));
         kc_tally merged;
         cr_expect_gt(merge(outs, 2, 2, &merged), 0, "'%s' merged", bad[i].line);
@@ -304,35 +303,10 @@ Test(merge, cut_tally_line_refused)
     kc_shard_out outs[1];
     kc_shard_out_init(&outs[0], 0);
     kc_shard_out_line(&outs[0], "TALLY v=1 kernel.pass=1", 1);
-    kc_shard_out_line(&outs[0], "SUMMARY ...", 0);
     kc_shard_out_ended(&outs[0], W_EXITCODE(0, 0));
     kc_tally merged;
     cr_expect_gt(merge(outs, 1, 1, &merged), 0);
     cr_expect(strstr(err, "shard 0/1: malformed TALLY: a TALLY line longer than the parent keeps (cut)"), "%s", err);
-}
-
-/* docs/output-format.md: the result is the TALLY immediately before the
- * SUMMARY; a TALLY-like line an item printed (well-formed or not) is output. */
-Test(merge, tally_lines_items_print_do_not_count)
-{
-    kc_shard_out outs[2];
-    for (int k = 0; k < 2; k++) {
-        kc_tally t;
-        shard_tally(&t, k, 2);
-        kc_shard_out_init(&outs[k], k);
-        kc_shard_out_line(&outs[k], "TALLY v=1 kernel.pass=zero", 0);   /* an item's malformed one */
-        kc_tally fake;
-        kc_tally_init(&fake);
-        char line[4096];
-        cr_assert_gt(kc_tally_format(&fake, line, sizeof line), 0);
-        kc_shard_out_line(&outs[k], line, 0);                          /* an item's well-formed one */
-        kc_shard_out_line(&outs[k], "PASS   fixture.duptally  passed  (0.00 s)", 0);
-        feed_tally(&outs[k], &t);
-        kc_shard_out_ended(&outs[k], W_EXITCODE(kc_tally_exit_status(&t), 0));
-    }
-    kc_tally merged;
-    cr_expect_eq(merge(outs, 2, 2, &merged), 0, "%s", err);
-    cr_expect_eq(merged.items, NITEMS);
 }
 
 Test(merge, crashed_shard_refused)

@@ -18,6 +18,8 @@ void kc_cli_usage(FILE *out)
 {
     fputs("usage: kcontract [run] [options] [PATTERN...]   check items (default: all)\n"
           "       kcontract list [PATTERN...]            list items and their kinds\n"
+          "       kcontract merge [PATTERN...] --log F...  one TALLY and SUMMARY from the saved outputs\n"
+          "                                              of the --shard K/N runs of a multi-host run\n"
           "       kcontract info                         driver and devices\n"
           "\n"
           "PATTERN is a shell glob over item names, e.g. 'rmsnorm.*' or '*:control.*'.\n"
@@ -34,6 +36,8 @@ void kc_cli_usage(FILE *out)
           "                run's; workers go round robin over the visible GPUs (CUDA_VISIBLE_DEVICES\n"
           "                applies) or over --devices\n"
           "  --devices L   with --jobs: device ordinals to spread the children over, e.g. 0,2,3\n"
+          "  --log F       merge: the saved output of one --shard K/N run (repeat for each shard; merge\n"
+          "                also takes the shards' patterns, --records, --seed and --costs)\n"
           "  --records F   check the launches recorded in file F (docs/launch-records.md): one kernel\n"
           "                item <contract>@<label> per line, gates 1-4 on exactly that shape; with no\n"
           "                PATTERN only the record items are selected (add '*' for every item too);\n"
@@ -309,12 +313,14 @@ int kc_cli_parse(int argc, char **argv, kc_opts *o)
     o->argv0 = argc > 0 ? argv[0] : "kcontract";
     o->argv = calloc((size_t)argc + 1, sizeof *o->argv);
     o->patterns = calloc((size_t)argc + 1, sizeof *o->patterns);
-    if (!o->argv || !o->patterns) return usage_error("out of memory%s%s", "", "");
+    o->logs = calloc((size_t)argc + 1, sizeof *o->logs);
+    if (!o->argv || !o->patterns || !o->logs) return usage_error("out of memory%s%s", "", "");
     int i = 1;
     o->argv[o->argc++] = argv[0];
     if (i < argc && strcmp(argv[i], "run") == 0) o->argv[o->argc++] = argv[i++];
     else if (i < argc && strcmp(argv[i], "list") == 0) { o->cmd = KC_CMD_LIST; o->argv[o->argc++] = argv[i++]; }
     else if (i < argc && strcmp(argv[i], "info") == 0) { o->cmd = KC_CMD_INFO; o->argv[o->argc++] = argv[i++]; }
+    else if (i < argc && strcmp(argv[i], "merge") == 0) { o->cmd = KC_CMD_MERGE; o->argv[o->argc++] = argv[i++]; }
     unsigned seen = 0;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -363,6 +369,11 @@ int kc_cli_parse(int argc, char **argv, kc_opts *o)
         } else if (strcmp(a, "--json") == 0 || strcmp(a, "--junit") == 0 || strcmp(a, "--timeline") == 0) {
             if (!v || !*v) return usage_error("%s needs a file name%s", a, "");
             *(a[2] == 'j' ? (a[3] == 's' ? &o->json : &o->junit) : &o->timeline) = v;
+        } else if (strcmp(a, "--log") == 0) {
+            if (!v || !*v) return usage_error("--log needs a file (the saved output of a --shard K/N run)%s%s", "", "");
+            for (int l = 0; l < o->nlogs; l++)
+                if (same_file(o->logs[l], v)) return usage_error("--log %s given twice%s", v, "");
+            o->logs[o->nlogs++] = argv[i + 1];
         } else if (strcmp(a, "--resume-records") == 0) {
             if (!v || kc_parse_u64(v, INT_MAX, &x)) return usage_error("--resume-records: internal option, got '%s'%s", v ? v : "", "");
             o->resume_records_fd = (int)x;
@@ -396,6 +407,16 @@ int kc_cli_parse(int argc, char **argv, kc_opts *o)
         i++;
     }
     if (o->nrecords && o->cmd == KC_CMD_INFO) return usage_error("--records applies to run and list only%s%s", "", "");
+    if (o->nlogs && o->cmd != KC_CMD_MERGE) return usage_error("--log applies to merge only%s%s", "", "");
+    if (o->cmd == KC_CMD_MERGE) {
+        if (!o->nlogs) return usage_error("merge needs the shards' outputs: --log FILE for each%s%s", "", "");
+        const char *no = o->jobs ? "--jobs" : o->sharded ? "--shard" : o->json ? "--json" : o->junit ? "--junit"
+                       : o->timeline ? "--timeline" : o->ndevices ? "--devices" : o->device_given ? "--device"
+                       : o->schedule_given ? "--schedule" : o->fail_fast ? "--fail-fast" : o->timeout_s > 0 ? "--timeout"
+                       : o->max_restarts >= 0 ? "--restarts" : o->threads ? "--threads" : NULL;
+        if (no) return usage_error("%s does not apply to merge (it runs nothing: it merges the --log outputs)%s", no, "");
+        return 0;
+    }
     int rc = check_parallel(o);
     return rc ? rc : check_reports(o);
 }
@@ -404,6 +425,8 @@ void kc_opts_free(kc_opts *o)
 {
     free(o->argv);
     free(o->patterns);
+    free(o->logs);
     o->argv = NULL;
     o->patterns = NULL;
+    o->logs = NULL;
 }

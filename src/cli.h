@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include "shard.h"
 
-typedef enum kc_cmd { KC_CMD_RUN = 0, KC_CMD_LIST, KC_CMD_INFO, KC_CMD_HELP } kc_cmd;
+typedef enum kc_cmd { KC_CMD_RUN = 0, KC_CMD_LIST, KC_CMD_INFO, KC_CMD_HELP, KC_CMD_MERGE } kc_cmd;
 
 #define KC_MAX_RECORD_FILES 16   /* --records given at most this many times */
 
@@ -45,6 +45,8 @@ typedef struct kc_opts {
     const char *timeline;      /* --timeline FILE.svg: SVG timeline, one row per worker */
     int threads;               /* --threads T: host threads per process (0: all CPUs, CPUs / N under --jobs N) */
     int resume_records_fd;     /* internal --resume-records FD: the records so far (runner.c), -1 none */
+    char **logs;               /* merge: --log FILE, repeatable: saved outputs of --shard K/N runs (point into argv) */
+    int nlogs;
 } kc_opts;
 
 /* Parses argv into o. Returns 0; or 2 after printing "kcontract: <problem>"

@@ -1,5 +1,5 @@
 /* main.c — kcontract's entry point: parse the command line, build the item
- * list from the registry, and dispatch to run (serial, or --jobs), list or
+ * list from the registry, and dispatch to run (serial, or --jobs), list, merge or
  * info. A --jobs child checks its parent before anything else (jobs.h). */
 #include <stdio.h>
 #include <sys/stat.h>
@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "jobs.h"
+#include "merge_logs.h"
 #include "plan.h"
 #include "launch_records.h"
 #include "parallel.h"
@@ -79,6 +80,7 @@ int main(int argc, char **argv)
         return 2;
     }
     rc = o.cmd == KC_CMD_LIST ? kc_list(&o, items, n)
+       : o.cmd == KC_CMD_MERGE ? kc_merge_logs(&o, items, n)
        : o.worker             ? kc_worker_run(&o, items, n)
        : o.jobs               ? (o.schedule_static ? kc_jobs_run(&o, items, n) : kc_queue_run(&o, items, n))
                               : kc_run(&o, items, n);

@@ -1,0 +1,197 @@
+/* merge_logs.c — `kcontract merge`: one SUMMARY from the saved outputs of the
+ * `--shard K/N` runs of a multi-host run (merge_logs.h). Reads each log's
+ * result TALLY (the TALLY line immediately before its SUMMARY line, as
+ * docs/output-format.md tells every consumer), recomputes every slice from
+ * this binary's items with the same patterns, records and cost table, and
+ * hands the lot to kc_merge (merge.c), which refuses, naming the shard, all it
+ * refuses for --schedule static: a shard missing or given twice, another
+ * seed, filter, binary or N, a slice that is not its own, items that do not
+ * add up. */
+#include "merge_logs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "costs.h"
+#include "filter.h"
+#include "merge.h"
+#include "runner.h"
+#include "tally.h"
+
+#define LOG_LINE_KEEP 65536   /* as a --jobs parent keeps a child's line (longer: cut) */
+
+/* Feeds one log to s, as its shard's stdout. A log ends with its result or
+ * it did not finish: the shard is taken as exited with the status its
+ * TALLY explains only when a SUMMARY line follows its last TALLY line. */
+static int read_log(const char *path, kc_shard_out *s, double *wall, char *why, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(why, cap, "%s: cannot read: %m", path);
+        return -1;
+    }
+    char *line = NULL;
+    size_t lcap = 0;
+    ssize_t len;
+    int after_tally = 0, summary = 0;
+    while ((len = getline(&line, &lcap, f)) >= 0) {
+        if (len > 0 && line[len - 1] == '\n') line[--len] = 0;
+        int cut = len > LOG_LINE_KEEP;
+        if (cut) line[LOG_LINE_KEEP] = 0;
+        kc_shard_out_line(s, line, cut);
+        if (strncmp(line, "SUMMARY ", 8) == 0) {
+            summary = after_tally;
+            const char *w = strrchr(line, '(');   /* "...  (12.3 s)" */
+            if (!w || sscanf(w, "(%lf s)", wall) != 1) *wall = 0;
+        }
+        after_tally = strncmp(line, "TALLY ", 6) == 0;
+    }
+    free(line);
+    fclose(f);
+    s->ended = 1;
+    s->exited = s->have && summary;   /* finished: its result TALLY, then SUMMARY */
+    if (s->have) s->k = s->tally.shard_k;
+    if (s->exited) s->status = kc_tally_exit_status(&s->tally);   /* a log keeps no exit status */
+    return 0;
+}
+
+/* Each shard's slice of this binary's items, as `--shard k/n` computes it. */
+static int slices(const kc_opts *o, const kc_item *items, int n, int nshards, long *slice_items,
+                  uint64_t *slice_digest, long *total, uint64_t *digest, char *err, size_t cap)
+{
+    int *sel = malloc(((size_t)n + 1) * sizeof *sel);
+    if (!sel) return snprintf(err, cap, "out of memory"), -1;
+    kc_opts so = *o;
+    so.sharded = 1;
+    so.shard_n = nshards;
+    *total = 0;
+    *digest = 0;
+    for (int k = 0; k < nshards; k++) {
+        so.shard_k = k;
+        int nf = 0, ns = kc_select(&so, items, n, sel, &nf, err, cap);
+        if (ns < 0) {
+            free(sel);
+            return -1;
+        }
+        slice_items[k] = ns;
+        slice_digest[k] = 0;
+        for (int i = 0; i < ns; i++) slice_digest[k] += kc_item_digest(items[sel[i]].name);
+        *total += ns;
+        *digest += slice_digest[k];
+    }
+    free(sel);
+    return 0;
+}
+
+static void print_problems(int problems, const char *err)
+{
+    printf("kcontract: the merge failed (%d problem%s); no merged TALLY or SUMMARY:\n", problems, problems == 1 ? "" : "s");
+    for (const char *p = err, *e; *p; p = e + (*e != 0)) {
+        e = strchr(p, '\n');
+        if (!e) e = p + strlen(p);
+        printf("kcontract:   %.*s\n", (int)(e - p), p);
+    }
+}
+
+int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
+{
+    int nlogs = o->nlogs, rc = 4;
+    kc_shard_out *read = calloc((size_t)nlogs, sizeof *read);
+    double *wall = calloc((size_t)nlogs, sizeof *wall), longest = 0;
+    char why[1024];
+    if (!read || !wall) {
+        free(read);
+        free(wall);
+        return 4;
+    }
+    int nshards = 0;
+    for (int i = 0; i < nlogs; i++) {
+        kc_shard_out_init(&read[i], -1);
+        if (read_log(o->logs[i], &read[i], &wall[i], why, sizeof why)) {
+            fprintf(stderr, "kcontract: merge: %s\n", why);
+            free(read);
+            free(wall);
+            return 2;
+        }
+        if (wall[i] > longest) longest = wall[i];
+        if (read[i].have && !nshards) nshards = read[i].tally.shard_n;
+    }
+    if (!nshards) {
+        printf("kcontract: the merge failed: no log holds a TALLY followed by a SUMMARY (a finished --shard run's output)\n");
+        free(read);
+        free(wall);
+        return 1;
+    }
+    /* One log per shard 0..N-1: a log that did not finish, one for another
+     * N, a second one for a shard and a shard with none are refused here. */
+    kc_shard_out *outs = calloc((size_t)nshards, sizeof *outs);
+    const char **from = calloc((size_t)nshards, sizeof *from);
+    long *slice_items = calloc((size_t)nshards, sizeof *slice_items);
+    uint64_t *slice_digest = calloc((size_t)nshards, sizeof *slice_digest);
+    char *err = malloc(65536);
+    if (!outs || !from || !slice_items || !slice_digest || !err) goto out;
+    int bad = 0;
+    for (int i = 0; i < nlogs; i++) {
+        const kc_shard_out *s = &read[i];
+        if (!s->have || !s->exited) {
+            printf("kcontract: merge: %s: no TALLY followed by a SUMMARY: not the output of a finished --shard run\n",
+                   o->logs[i]);
+            bad++;
+        } else if (s->tally.shard_n != nshards || s->k < 0 || s->k >= nshards) {
+            printf("kcontract: merge: %s: its TALLY is for shard %d/%d, %s's for N = %d\n", o->logs[i], s->tally.shard_k,
+                   s->tally.shard_n, o->logs[0], nshards);
+            bad++;
+        } else if (from[s->k]) {
+            printf("kcontract: merge: shard %d/%d given twice: %s and %s\n", s->k, nshards, from[s->k], o->logs[i]);
+            bad++;
+        } else {
+            outs[s->k] = *s;
+            from[s->k] = o->logs[i];
+        }
+    }
+    for (int k = 0; k < nshards; k++)
+        if (!from[k]) {
+            printf("kcontract: merge: shard %d/%d: no finished --log holds it\n", k, nshards);
+            bad++;
+        }
+    if (bad) {
+        printf("kcontract: the merge failed (%d problem%s with the logs); no merged TALLY or SUMMARY\n", bad,
+               bad == 1 ? "" : "s");
+        rc = 1;
+        goto out;
+    }
+    long total;
+    uint64_t digest;
+    if (slices(o, items, n, nshards, slice_items, slice_digest, &total, &digest, why, sizeof why)) {
+        fprintf(stderr, "kcontract: --costs %s\n", why);
+        rc = 2;
+        goto out;
+    }
+    kc_merge_want w = { nshards, o->seed, kc_filter_hash(o->patterns, o->npatterns), kc_binary_hash(),
+                        total, digest, slice_items, slice_digest };
+    kc_tally t;
+    int problems = kc_merge(&w, outs, nshards, &t, err, 65536);
+    for (int k = 0; k < nshards; k++)
+        if (from[k]) printf("kcontract: shard %d/%d: %s (%ld items)\n", k, nshards, from[k], outs[k].tally.items);
+    if (problems) {
+        print_problems(problems, err);
+        rc = 1;
+        goto out;
+    }
+    char line[4096];
+    if (kc_tally_format(&t, line, sizeof line) < 0) goto out;
+    printf("%s\n", line);
+    kc_summary_format(&t, line, sizeof line);
+    printf("%s  (%.1f s)\n", line, longest);   /* the slowest shard's wall time */
+    rc = kc_tally_exit_status(&t);
+out:
+    free(read);
+    free(wall);
+    free(outs);
+    free(from);
+    free(slice_items);
+    free(slice_digest);
+    free(err);
+    return rc;
+}

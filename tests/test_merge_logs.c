@@ -1,0 +1,170 @@
+/* test_merge_logs.c — `kcontract merge` with real processes and the fixture
+ * binary (no GPU): the saved outputs of the --shard K/N runs of a "multi-host"
+ * run merge into the serial run's TALLY and SUMMARY; a shard missing, given
+ * twice, unfinished, of another seed or filter, or cut by another cost table
+ * is refused, naming it; the options merge does not take are refused. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "support/run_output.h"
+#include "support/spawn.h"
+#include "tally.h"
+
+static char *const NO_GPU[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
+
+static kc_proc fixture(char **args)
+{
+    char *argv[32] = { (char *)kc_test_fixture_bin() };
+    int a = 1;
+    for (; args[a - 1]; a++) argv[a] = args[a - 1];
+    argv[a] = NULL;
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, NO_GPU, 60, &p), 0, "cannot start %s", argv[0]);
+    return p;
+}
+
+static void save(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Runs shard k/n of the selection with extra args (NULL-ended, may be empty)
+ * and saves its stdout as log[k]. */
+static void shard_log(int k, int n, char **extra, char log[][128])
+{
+    char spec[16];
+    snprintf(spec, sizeof spec, "%d/%d", k, n);
+    snprintf(log[k], 128, "/tmp/kc-merge-%ld-%d.log", (long)getpid(), k);
+    char *args[24] = { "run", "fixture.pass.*", "fixture.fail", "--shard", spec };
+    int a = 5;
+    for (int i = 0; extra && extra[i]; i++) args[a++] = extra[i];
+    args[a] = NULL;
+    kc_proc p = fixture(args);
+    save(log[k], p.out);
+    kc_proc_free(&p);
+}
+
+/* `merge fixture.pass.* fixture.fail [extra] --log L...` over the given logs. */
+static kc_proc merge(char **extra, const char *const *logs, int nlogs)
+{
+    char *args[40] = { "merge", "fixture.pass.*", "fixture.fail" };
+    int a = 3;
+    for (int i = 0; extra && extra[i]; i++) args[a++] = extra[i];
+    for (int i = 0; i < nlogs; i++) {
+        args[a++] = "--log";
+        args[a++] = (char *)logs[i];
+    }
+    args[a] = NULL;
+    return fixture(args);
+}
+
+Test(merge_logs, shard_logs_merge_into_the_serial_result, .timeout = 60)
+{
+    char log[3][128];
+    for (int k = 0; k < 3; k++) shard_log(k, 3, NULL, log);
+    kc_proc s = fixture((char *[]){ "run", "fixture.pass.*", "fixture.fail", NULL });
+    const char *logs[] = { log[2], log[0], log[1] };   /* any order */
+    kc_proc m = merge(NULL, logs, 3);
+    cr_expect_eq(m.status, s.status, "merge exit %d, serial %d\n%s", m.status, s.status, m.out);
+    kc_tally a, b;
+    kc_out_tally(s.out, &a);
+    kc_out_tally(m.out, &b);
+    cr_expect(memcmp(a.n, b.n, sizeof a.n) == 0, "counts differ:\n%s", m.out);
+    cr_expect_eq(b.items, 13);
+    char sa[512], sb[512];
+    kc_out_summary(s.out, sa, sizeof sa);
+    kc_out_summary(m.out, sb, sizeof sb);
+    cr_expect_str_eq(sb, sa);
+    for (int k = 0; k < 3; k++) unlink(log[k]);
+    kc_proc_free(&s);
+    kc_proc_free(&m);
+}
+
+static void expect_refused(kc_proc *p, const char *want)
+{
+    cr_expect_eq(p->status, 1, "exit %d\n%s", p->status, p->out);
+    cr_expect(strstr(p->out, want), "want '%s' in:\n%s", want, p->out);
+    cr_expect(!strstr(p->out, "\nSUMMARY"), "a refused merge printed a SUMMARY:\n%s", p->out);
+    kc_proc_free(p);
+}
+
+Test(merge_logs, missing_twice_unfinished_other_seed_and_other_filter_refused, .timeout = 60)
+{
+    char log[3][128], other[3][128];
+    for (int k = 0; k < 3; k++) shard_log(k, 3, NULL, log);
+    kc_proc p = merge(NULL, (const char *[]){ log[0], log[2] }, 2);
+    expect_refused(&p, "shard 1/3: no finished --log holds it");
+    p = merge(NULL, (const char *[]){ log[0], log[1], log[1], log[2] }, 4);
+    cr_expect_eq(p.status, 2, "the same file twice is a usage error: %d\n%s", p.status, p.err);
+    kc_proc_free(&p);
+    char copy[160];
+    snprintf(copy, sizeof copy, "%s.copy", log[1]);
+    kc_proc c = fixture((char *[]){ "run", "fixture.pass.*", "fixture.fail", "--shard", "1/3", NULL });
+    save(copy, c.out);
+    kc_proc_free(&c);
+    p = merge(NULL, (const char *[]){ log[0], log[1], copy, log[2] }, 4);
+    expect_refused(&p, "shard 1/3 given twice");
+    /* Cut before its SUMMARY: the host's run did not finish. */
+    kc_proc q = fixture((char *[]){ "run", "fixture.pass.*", "fixture.fail", "--shard", "2/3", NULL });
+    char *sum = strstr(q.out, "\nSUMMARY ");
+    cr_assert(sum);
+    sum[1] = 0;
+    save(copy, q.out);
+    kc_proc_free(&q);
+    p = merge(NULL, (const char *[]){ log[0], log[1], copy }, 3);
+    expect_refused(&p, "no TALLY followed by a SUMMARY");
+    /* Shard 1 with another seed. */
+    shard_log(1, 3, (char *[]){ "--seed", "5", NULL }, other);
+    p = merge(NULL, (const char *[]){ log[0], other[1], log[2] }, 3);
+    expect_refused(&p, "shard 1/3: its TALLY is for seed 5, the run's is 1");
+    /* Merged with other patterns than the shards ran. */
+    char *args[] = { "merge", "fixture.pass.*", "--log", log[0], "--log", log[1], "--log", log[2], NULL };
+    p = fixture(args);
+    expect_refused(&p, "(other patterns)");
+    for (int k = 0; k < 3; k++) unlink(log[k]);
+    unlink(other[1]);
+    unlink(copy);
+}
+
+/* Shards cut by cost (--costs F) merge only with the same table. */
+Test(merge_logs, slices_by_cost_need_the_same_table, .timeout = 60)
+{
+    char costs[128], log[2][128];
+    snprintf(costs, sizeof costs, "/tmp/kc-merge-%ld-costs.tsv", (long)getpid());
+    save(costs, "# kcontract costs v1\nfixture.pass.00\t9.000\t-1\t-1\t0\nfixture.pass.01\t8.000\t-1\t-1\t0\n");
+    for (int k = 0; k < 2; k++) shard_log(k, 2, (char *[]){ "--costs", costs, NULL }, log);
+    const char *logs[] = { log[0], log[1] };
+    kc_proc p = merge((char *[]){ "--costs", costs, NULL }, logs, 2);
+    cr_expect_eq(p.status, 1, "(fixture.fail fails) exit %d\n%s", p.status, p.out);
+    cr_expect(strstr(p.out, "\nSUMMARY "), "%s", p.out);
+    kc_proc_free(&p);
+    p = merge(NULL, logs, 2);
+    expect_refused(&p, "its slice is");
+    for (int k = 0; k < 2; k++) unlink(log[k]);
+    unlink(costs);
+}
+
+Test(merge_logs, options_merge_does_not_take_are_refused)
+{
+    kc_proc p = fixture((char *[]){ "merge", "fixture.pass.*", NULL });
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "merge needs the shards' outputs: --log FILE for each"), "%s", p.err);
+    kc_proc_free(&p);
+    p = fixture((char *[]){ "run", "fixture.pass.00", "--log", "/tmp/x.log", NULL });
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "--log applies to merge only"), "%s", p.err);
+    kc_proc_free(&p);
+    p = fixture((char *[]){ "merge", "--log", "/tmp/x.log", "--jobs", "2", NULL });
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "--jobs does not apply to merge"), "%s", p.err);
+    kc_proc_free(&p);
+    p = fixture((char *[]){ "merge", "--log", "/nonexistent/x.log", NULL });
+    cr_expect_eq(p.status, 2, "an unreadable log: exit %d", p.status);
+    cr_expect(strstr(p.err, "/nonexistent/x.log: cannot read"), "%s", p.err);
+    kc_proc_free(&p);
+}

@@ -89,7 +89,7 @@ static int select_items(const kc_opts *o, const kc_item *items, int n, selection
     for (int i = 0; i < n; i++) {
         if (!kc_filter_match(items[i].name, o->patterns, o->npatterns)) continue;
         int k = kc_shard_of(s->ns, o->jobs);
-        uint64_t d = kc_item_digest(items[i].name);
+        uint64_t d = kc_item_set_digest(&items[i]);
         s->sel[s->ns++] = i;
         s->slice_items[k]++;
         s->slice_digest[k] += d;

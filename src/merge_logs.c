@@ -76,7 +76,7 @@ static int slices(const kc_opts *o, const kc_item *items, int n, int nshards, lo
         }
         slice_items[k] = ns;
         slice_digest[k] = 0;
-        for (int i = 0; i < ns; i++) slice_digest[k] += kc_item_digest(items[sel[i]].name);
+        for (int i = 0; i < ns; i++) slice_digest[k] += kc_item_set_digest(&items[sel[i]]);
         *total += ns;
         *digest += slice_digest[k];
     }

@@ -616,7 +616,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     }
     qq->t.items = nf;
     for (int i = 0; i < ns; i++) {
-        qq->t.digest += kc_item_digest(items[sel[i]].name);
+        qq->t.digest += kc_item_set_digest(&items[sel[i]]);
         gpu_items += items[sel[i]].kind != KC_KIND_SUITE || items[sel[i]].suite->needs_gpu;
     }
     int rc = kc_jobs_probe_devices(o, gpu_items, qq->d);

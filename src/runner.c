@@ -155,7 +155,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         t.shard_n = o->shard_n;
         t.filter = kc_filter_hash(o->patterns, o->npatterns);
         t.binary = kc_binary_hash();
-        for (int i = 0; i < ns; i++) t.digest += kc_item_digest(items[sel[i]].name);
+        for (int i = 0; i < ns; i++) t.digest += kc_item_set_digest(&items[sel[i]]);
         if (have_gpu) {
             snprintf(t.device, sizeof t.device, "%.127s", gpu.dev.name);
             t.cc_major = gpu.dev.cc_major;

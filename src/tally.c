@@ -113,6 +113,14 @@ void kc_tally_merge(kc_tally *a, const kc_tally *b) {
 
 uint64_t kc_item_digest(const char *name) { return kc_mix64(kc_hash_str(name)); }
 
+uint64_t kc_item_set_digest(const kc_item *it)
+{
+    uint64_t d = kc_item_digest(it->name);
+    if (!it->record || !it->contract || !it->contract->shapes) return d;
+    const kc_shape *s = &it->contract->shapes[0];
+    return kc_mix64(d ^ kc_fnv1a64(s->d, sizeof s->d, KC_FNV_OFFSET));
+}
+
 int kc_tally_counts_equal(const kc_tally *a, const kc_tally *b) {
     return memcmp(a->n, b->n, sizeof a->n) == 0 && a->limit_problems == b->limit_problems &&
            a->stale == b->stale && a->items == b->items && a->seed == b->seed &&

@@ -32,6 +32,10 @@ void kc_tally_add(kc_tally *t, kc_kind k, kc_state s);
 void kc_tally_merge(kc_tally *a, const kc_tally *b);
 /* Item-set digest contribution of one name; a set's digest is the sum mod 2^64. */
 uint64_t kc_item_digest(const char *name);
+/* An item's contribution: kc_item_digest of its name, mixed with its dims for
+ * a launch-record item, so two hosts whose --records share a label but not
+ * its dims do not merge as one run. What runs and merges sum. */
+uint64_t kc_item_set_digest(const kc_item *it);
 
 /* Writes "TALLY v=1 key=value ..." (no newline) into buf; returns the length,
  * or -1 when it does not fit or the struct holds something the line cannot

@@ -168,3 +168,32 @@ Test(merge_logs, options_merge_does_not_take_are_refused)
     cr_expect(strstr(p.err, "/nonexistent/x.log: cannot read"), "%s", p.err);
     kc_proc_free(&p);
 }
+
+/* Two hosts whose --records share a label but not its dims ran different
+ * launches: the item-set digest includes a record's dims, so they do not
+ * merge as one run (found by a break-it pass). Real binary, no GPU: SKIP. */
+Test(merge_logs, records_with_other_dims_under_one_label_refused, .timeout = 60)
+{
+    char ra[128], rb[128], log[128];
+    snprintf(ra, sizeof ra, "/tmp/kc-merge-%ld-a.txt", (long)getpid());
+    snprintf(rb, sizeof rb, "/tmp/kc-merge-%ld-b.txt", (long)getpid());
+    snprintf(log, sizeof log, "/tmp/kc-merge-%ld-rec.log", (long)getpid());
+    save(ra, "rmsnorm.f16 tokens=7 hidden=4096 eps_exp10=5 name=x\n");
+    save(rb, "rmsnorm.f16 tokens=8 hidden=4096 eps_exp10=5 name=x\n");
+    char *run[] = { (char *)kc_test_bin(), "run", "--records", ra, "--shard", "0/1", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(run, NO_GPU, 60, &p), 0);
+    cr_expect_eq(p.status, 3, "no GPU: SKIP, exit %d\n%s%s", p.status, p.out, p.err);
+    save(log, p.out);
+    kc_proc_free(&p);
+    char *same[] = { (char *)kc_test_bin(), "merge", "--records", ra, "--log", log, NULL };
+    cr_assert_eq(kc_spawn(same, NO_GPU, 60, &p), 0);
+    cr_expect_eq(p.status, 3, "the same records merge: exit %d\n%s", p.status, p.out);
+    kc_proc_free(&p);
+    char *other[] = { (char *)kc_test_bin(), "merge", "--records", rb, "--log", log, NULL };
+    cr_assert_eq(kc_spawn(other, NO_GPU, 60, &p), 0);
+    expect_refused(&p, "its slice is 1 items");
+    unlink(ra);
+    unlink(rb);
+    unlink(log);
+}

@@ -1,12 +1,13 @@
 /* merge_logs.c — `kcontract merge`: one SUMMARY from the saved outputs of the
- * `--shard K/N` runs of a multi-host run (merge_logs.h). Reads each log's
- * result TALLY (the TALLY line immediately before its SUMMARY line, as
- * docs/output-format.md tells every consumer), recomputes every slice from
- * this binary's items with the same patterns, records and cost table, and
- * hands the lot to kc_merge (merge.c), which refuses, naming the shard, all it
- * refuses for --schedule static: a shard missing or given twice, another
- * seed, filter, binary or N, a slice that is not its own, items that do not
- * add up. */
+ * `--shard K/N` runs of a multi-host run (merge_logs.h). Reads each log as a
+ * --schedule static parent reads a shard's stdout (kc_shard_out: its one
+ * TALLY, which a SUMMARY must follow, or the log did not finish), holds that
+ * TALLY to the item lines above it (an edited TALLY, or an item line lost or
+ * added, is refused), recomputes every slice from this binary's items with
+ * the same patterns, records and cost table, and hands the lot to kc_merge
+ * (merge.c), which refuses, naming the shard, all it refuses for --schedule
+ * static: another seed, filter, binary or N, a slice that is not its own,
+ * items that do not add up, shards on different GPUs. */
 #include "merge_logs.h"
 
 #include <stdio.h>
@@ -21,10 +22,32 @@
 
 #define LOG_LINE_KEEP 65536   /* as a --jobs parent keeps a child's line (longer: cut) */
 
+/* The item an item line names: "STATE  name  message  (S s)", the state one
+ * of kc_state_name's, the name one of this selection's items; else NULL (a
+ * line an item printed, a header, the TALLY). */
+static const kc_item *item_of_line(const char *line, const kc_item *items, int n, kc_state *st)
+{
+    size_t w = strcspn(line, " ");
+    int s = 0;
+    while (s < KC_STATE_COUNT && !(strlen(kc_state_name((kc_state)s)) == w && strncmp(line, kc_state_name((kc_state)s), w) == 0))
+        s++;
+    if (s == KC_STATE_COUNT || line[w] != ' ') return NULL;
+    const char *nm = line + w;
+    while (*nm == ' ') nm++;
+    size_t nl = strcspn(nm, " ");
+    for (int i = 0; nl && i < n; i++)
+        if (strlen(items[i].name) == nl && strncmp(items[i].name, nm, nl) == 0) {
+            *st = (kc_state)s;
+            return &items[i];
+        }
+    return NULL;
+}
+
 /* Feeds one log to s, as its shard's stdout. A log ends with its result or
  * it did not finish: the shard is taken as exited with the status its
  * TALLY explains only when a SUMMARY line follows its last TALLY line. */
-static int read_log(const char *path, kc_shard_out *s, double *wall, char *why, size_t cap)
+static int read_log(const char *path, const kc_item *items, int n, kc_shard_out *s, kc_tally *body, double *wall,
+                    char *why, size_t cap)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -40,6 +63,13 @@ static int read_log(const char *path, kc_shard_out *s, double *wall, char *why, 
         int cut = len > LOG_LINE_KEEP;
         if (cut) line[LOG_LINE_KEEP] = 0;
         kc_shard_out_line(s, line, cut);
+        kc_state st;
+        const kc_item *it = item_of_line(line, items, n, &st);
+        if (it) {   /* the log's own count of what ran, to hold its TALLY to */
+            kc_tally_add(body, it->kind, st);
+            body->items++;
+            body->digest += kc_item_set_digest(it);
+        }
         if (strncmp(line, "SUMMARY ", 8) == 0) {
             summary = after_tally;
             const char *w = strrchr(line, '(');   /* "...  (12.3 s)" */
@@ -54,6 +84,27 @@ static int read_log(const char *path, kc_shard_out *s, double *wall, char *why, 
     if (s->have) s->k = s->tally.shard_k;
     if (s->exited) s->status = kc_tally_exit_status(&s->tally);   /* a log keeps no exit status */
     return 0;
+}
+
+/* "" when the TALLY's counts and items are those of the log's item lines;
+ * else the first that differs ("suite.pass: TALLY 13, item lines 12"):
+ * a TALLY edited, or an item line lost or added, after the run. */
+static void body_mismatch(const kc_tally *t, const kc_tally *body, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    for (int k = 0; k < KC_KIND_COUNT && !buf[0]; k++)
+        for (int s = 0; s < KC_STATE_COUNT && !buf[0]; s++)
+            if (t->n[k][s] != body->n[k][s]) {
+                char st[16];
+                snprintf(st, sizeof st, "%s", kc_state_name((kc_state)s));
+                for (char *c = st; *c; c++) *c = (char)(*c - 'A' + 'a');
+                snprintf(buf, cap, "%s.%s: TALLY %ld, item lines %ld", kc_kind_name((kc_kind)k), st, t->n[k][s],
+                         body->n[k][s]);
+            }
+    if (!buf[0] && t->items != body->items)
+        snprintf(buf, cap, "items: TALLY %ld, item lines %ld", t->items, body->items);
+    /* The digest is left to kc_merge's slice check: a record's dims enter it,
+     * and those come from the merge's own --records, which it names better. */
 }
 
 /* Each shard's slice of this binary's items, as `--shard k/n` computes it. */
@@ -98,20 +149,24 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
 {
     int nlogs = o->nlogs, rc = 4;
     kc_shard_out *read = calloc((size_t)nlogs, sizeof *read);
+    kc_tally *body = calloc((size_t)nlogs, sizeof *body);
     double *wall = calloc((size_t)nlogs, sizeof *wall), longest = 0;
     char why[1024];
-    if (!read || !wall) {
+    if (!read || !wall || !body) {
         free(read);
         free(wall);
+        free(body);
         return 4;
     }
     int nshards = 0;
     for (int i = 0; i < nlogs; i++) {
         kc_shard_out_init(&read[i], -1);
-        if (read_log(o->logs[i], &read[i], &wall[i], why, sizeof why)) {
+        kc_tally_init(&body[i]);
+        if (read_log(o->logs[i], items, n, &read[i], &body[i], &wall[i], why, sizeof why)) {
             fprintf(stderr, "kcontract: merge: %s\n", why);
             free(read);
             free(wall);
+            free(body);
             return 2;
         }
         if (wall[i] > longest) longest = wall[i];
@@ -121,6 +176,7 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
         printf("kcontract: the merge failed: no log holds a TALLY followed by a SUMMARY (a finished --shard run's output)\n");
         free(read);
         free(wall);
+        free(body);
         return 1;
     }
     /* One log per shard 0..N-1: a log that did not finish, one for another
@@ -142,6 +198,11 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
             printf("kcontract: merge: %s: its TALLY is for shard %d/%d, %s's for N = %d\n", o->logs[i], s->tally.shard_k,
                    s->tally.shard_n, o->logs[0], nshards);
             bad++;
+        } else if (body_mismatch(&s->tally, &body[i], why, sizeof why), why[0]) {
+            printf("kcontract: merge: %s: its TALLY does not add up to its item lines (%s): edited or cut after the run\n",
+                   o->logs[i], why);
+            bad++;
+            if (s->k >= 0 && s->k < nshards && !from[s->k]) from[s->k] = o->logs[i];   /* held, but refused */
         } else if (from[s->k]) {
             printf("kcontract: merge: shard %d/%d given twice: %s and %s\n", s->k, nshards, from[s->k], o->logs[i]);
             bad++;
@@ -188,6 +249,7 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
 out:
     free(read);
     free(wall);
+    free(body);
     free(outs);
     free(from);
     free(slice_items);

@@ -131,6 +131,39 @@ Test(merge_logs, missing_twice_unfinished_other_seed_and_other_filter_refused, .
     unlink(copy);
 }
 
+/* Replaces the first `from` in the file at path with `to` (same length or not). */
+static void edit_log(const char *path, const char *from, const char *to)
+{
+    const char *text = kc_out_file(path);
+    const char *at = strstr(text, from);
+    cr_assert(at, "'%s' not in %s", from, path);
+    static char out[1 << 20];
+    snprintf(out, sizeof out, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    save(path, out);
+}
+
+/* A log's TALLY must add up to its item lines: a failure edited into a pass,
+ * or a failing item's line removed, is refused, naming the log. */
+Test(merge_logs, tally_edited_or_item_line_removed_refused, .timeout = 60)
+{
+    char log[3][128];
+    for (int k = 0; k < 3; k++) shard_log(k, 3, NULL, log);
+    int fk = -1;   /* the shard that ran fixture.fail */
+    for (int k = 0; k < 3 && fk < 0; k++)
+        if (strstr(kc_out_file(log[k]), "\nFAIL   fixture.fail ")) fk = k;
+    cr_assert_geq(fk, 0, "no shard ran fixture.fail");
+    const char *logs[] = { log[0], log[1], log[2] };
+    edit_log(log[fk], "suite.pass=", "suite.pass=1");   /* e.g. 4 -> 14: more passes than lines */
+    kc_proc p = merge(NULL, logs, 3);
+    expect_refused(&p, "its TALLY does not add up to its item lines (suite.pass: TALLY 1");
+    shard_log(fk, 3, NULL, log);
+    edit_log(log[fk], "suite.fail=1", "suite.fail=0");
+    edit_log(log[fk], "\nFAIL   fixture.fail ", "\nPASS   fixture.fail ");   /* forged both ways: pass count off */
+    p = merge(NULL, logs, 3);
+    expect_refused(&p, "suite.pass: TALLY");
+    for (int k = 0; k < 3; k++) unlink(log[k]);
+}
+
 /* Shards cut by cost (--costs F) merge only with the same table. */
 Test(merge_logs, slices_by_cost_need_the_same_table, .timeout = 60)
 {

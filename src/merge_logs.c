@@ -13,11 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "costs.h"
 #include "filter.h"
 #include "merge.h"
 #include "runner.h"
+#include "shard.h"
 #include "tally.h"
 
 #define LOG_LINE_KEEP 65536   /* as a --jobs parent keeps a child's line (longer: cut) */
@@ -49,6 +51,11 @@ static const kc_item *item_of_line(const char *line, const kc_item *items, int n
 static int read_log(const char *path, const kc_item *items, int n, kc_shard_out *s, kc_tally *body, double *wall,
                     char *why, size_t cap)
 {
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(why, cap, "%s: is a directory, expected the saved output of a --shard K/N run", path);
+        return -1;
+    }
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(why, cap, "%s: cannot read: %m", path);
@@ -60,6 +67,7 @@ static int read_log(const char *path, const kc_item *items, int n, kc_shard_out 
     int after_tally = 0, summary = 0;
     while ((len = getline(&line, &lcap, f)) >= 0) {
         if (len > 0 && line[len - 1] == '\n') line[--len] = 0;
+        if (len > 0 && line[len - 1] == '\r') line[--len] = 0;   /* a log saved with CRLF line ends */
         int cut = len > LOG_LINE_KEEP;
         if (cut) line[LOG_LINE_KEEP] = 0;
         kc_shard_out_line(s, line, cut);
@@ -78,7 +86,12 @@ static int read_log(const char *path, const kc_item *items, int n, kc_shard_out 
         after_tally = strncmp(line, "TALLY ", 6) == 0;
     }
     free(line);
+    int failed = ferror(f);
     fclose(f);
+    if (failed) {
+        snprintf(why, cap, "%s: read error", path);
+        return -1;
+    }
     s->ended = 1;
     s->exited = s->have && summary;   /* finished: its result TALLY, then SUMMARY */
     if (s->have) s->k = s->tally.shard_k;
@@ -172,6 +185,21 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
         if (wall[i] > longest) longest = wall[i];
         if (read[i].have && !nshards) nshards = read[i].tally.shard_n;
     }
+    /* Every log's TALLY must be for the same N (at most KC_MAX_SHARDS, as --shard takes). */
+    int disagree = 0;
+    for (int i = 0; i < nlogs; i++)
+        disagree |= read[i].have && (read[i].tally.shard_n != nshards || read[i].tally.shard_n > KC_MAX_SHARDS);
+    if (disagree) {
+        printf("kcontract: the merge failed: the logs' TALLY lines are for different shard counts, or above %d:\n",
+               KC_MAX_SHARDS);
+        for (int i = 0; i < nlogs; i++)
+            if (read[i].have)
+                printf("kcontract:   %s: shard %d/%d\n", o->logs[i], read[i].tally.shard_k, read[i].tally.shard_n);
+        free(read);
+        free(wall);
+        free(body);
+        return 1;
+    }
     if (!nshards) {
         printf("kcontract: the merge failed: no log holds a TALLY followed by a SUMMARY (a finished --shard run's output)\n");
         free(read);
@@ -191,12 +219,16 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
     for (int i = 0; i < nlogs; i++) {
         const kc_shard_out *s = &read[i];
         if (!s->have || !s->exited) {
-            printf("kcontract: merge: %s: no TALLY followed by a SUMMARY: not the output of a finished --shard run\n",
-                   o->logs[i]);
+            if (s->bad[0]) printf("kcontract: merge: %s: malformed TALLY: %s\n", o->logs[i], s->bad);
+            else printf("kcontract: merge: %s: no TALLY followed by a SUMMARY: not the output of a finished --shard run\n",
+                        o->logs[i]);
             bad++;
-        } else if (s->tally.shard_n != nshards || s->k < 0 || s->k >= nshards) {
-            printf("kcontract: merge: %s: its TALLY is for shard %d/%d, %s's for N = %d\n", o->logs[i], s->tally.shard_k,
-                   s->tally.shard_n, o->logs[0], nshards);
+        } else if (s->k < 0 || s->k >= nshards) {
+            printf("kcontract: merge: %s: its TALLY is for shard %d/%d\n", o->logs[i], s->tally.shard_k, s->tally.shard_n);
+            bad++;
+        } else if (s->tally.items > 0 && body[i].items == 0) {
+            printf("kcontract: merge: %s: no item lines: not the output of a --shard K/N run (a --jobs run's item lines "
+                   "start with [wK] or [K/N], and --jobs and --shard do not combine)\n", o->logs[i]);
             bad++;
         } else if (body_mismatch(&s->tally, &body[i], why, sizeof why), why[0]) {
             printf("kcontract: merge: %s: its TALLY does not add up to its item lines (%s): edited or cut after the run\n",
@@ -211,11 +243,11 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
             from[s->k] = o->logs[i];
         }
     }
+    int missing = 0;
     for (int k = 0; k < nshards; k++)
-        if (!from[k]) {
-            printf("kcontract: merge: shard %d/%d: no finished --log holds it\n", k, nshards);
-            bad++;
-        }
+        if (!from[k] && ++missing <= 10) printf("kcontract: merge: shard %d/%d: no finished --log holds it\n", k, nshards);
+    if (missing > 10) printf("kcontract: merge: ... and %d more shards with no log\n", missing - 10);
+    bad += missing;
     if (bad) {
         printf("kcontract: the merge failed (%d problem%s with the logs); no merged TALLY or SUMMARY\n", bad,
                bad == 1 ? "" : "s");

@@ -33,6 +33,17 @@ static void save(const char *path, const char *text)
     fclose(f);
 }
 
+/* Replaces the first `from` in the file at path with `to` (same length or not). */
+static void edit_log(const char *path, const char *from, const char *to)
+{
+    const char *text = kc_out_file(path);
+    const char *at = strstr(text, from);
+    cr_assert(at, "'%s' not in %s", from, path);
+    static char out[1 << 20];
+    snprintf(out, sizeof out, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    save(path, out);
+}
+
 /* Runs shard k/n of the selection with extra args (NULL-ended, may be empty)
  * and saves its stdout as log[k]. */
 static void shard_log(int k, int n, char **extra, char log[][128])
@@ -93,7 +104,7 @@ static void expect_refused(kc_proc *p, const char *want)
     kc_proc_free(p);
 }
 
-Test(merge_logs, missing_twice_unfinished_other_seed_and_other_filter_refused, .timeout = 60)
+Test(merge_logs, bad_logs_are_refused_naming_the_log, .timeout = 60)
 {
     char log[3][128], other[3][128];
     for (int k = 0; k < 3; k++) shard_log(k, 3, NULL, log);
@@ -118,6 +129,26 @@ Test(merge_logs, missing_twice_unfinished_other_seed_and_other_filter_refused, .
     kc_proc_free(&q);
     p = merge(NULL, (const char *[]){ log[0], log[1], copy }, 3);
     expect_refused(&p, "no TALLY followed by a SUMMARY");
+    /* A malformed TALLY is refused with the parser's reason. */
+    save(copy, "PASS   fixture.pass.00  ok  (0.01 s)\nTALLY v=1 suite.pass=four\nSUMMARY x  (0.0 s)\n");
+    p = merge(NULL, (const char *[]){ log[0], log[1], copy }, 3);
+    expect_refused(&p, "malformed TALLY: bad number 'four'");
+    /* A --jobs run's output is no shard's: its item lines are prefixed. */
+    kc_proc j = fixture((char *[]){ "run", "fixture.pass.*", "fixture.fail", "--jobs", "2", NULL });
+    save(copy, j.out);
+    kc_proc_free(&j);
+    p = merge(NULL, (const char *[]){ copy }, 1);
+    expect_refused(&p, "no item lines: not the output of a --shard K/N run");
+    /* Logs for different N, one above --shard's 4096: one refusal listing them. */
+    save(copy, kc_out_file(log[1]));
+    edit_log(copy, "shard=1/3", "shard=1/2000000000");
+    p = merge(NULL, (const char *[]){ log[0], copy, log[2] }, 3);
+    expect_refused(&p, "shard 1/2000000000");
+    /* A directory is no log: a usage error, exit 2. */
+    p = merge(NULL, (const char *[]){ log[0], "/tmp", log[2] }, 3);
+    cr_expect_eq(p.status, 2, "exit %d", p.status);
+    cr_expect(strstr(p.err, "/tmp: is a directory"), "%s", p.err);
+    kc_proc_free(&p);
     /* Shard 1 with another seed. */
     shard_log(1, 3, (char *[]){ "--seed", "5", NULL }, other);
     p = merge(NULL, (const char *[]){ log[0], other[1], log[2] }, 3);
@@ -129,17 +160,6 @@ Test(merge_logs, missing_twice_unfinished_other_seed_and_other_filter_refused, .
     for (int k = 0; k < 3; k++) unlink(log[k]);
     unlink(other[1]);
     unlink(copy);
-}
-
-/* Replaces the first `from` in the file at path with `to` (same length or not). */
-static void edit_log(const char *path, const char *from, const char *to)
-{
-    const char *text = kc_out_file(path);
-    const char *at = strstr(text, from);
-    cr_assert(at, "'%s' not in %s", from, path);
-    static char out[1 << 20];
-    snprintf(out, sizeof out, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
-    save(path, out);
 }
 
 /* A log's TALLY must add up to its item lines: a failure edited into a pass,

@@ -21,19 +21,8 @@
 #include "support/spawn.h"
 #include "tally.h"
 
-static char *const NO_GPU[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
 
-/* Runs the fixture binary to the end: args end with NULL. */
-static kc_proc fixture(char **args)
-{
-    char *argv[16] = { (char *)kc_test_fixture_bin() };
-    int a = 1;
-    for (; args[a - 1]; a++) argv[a] = args[a - 1];
-    argv[a] = NULL;
-    kc_proc p;
-    cr_assert_eq(kc_spawn(argv, NO_GPU, 30, &p), 0, "cannot start %s", argv[0]);
-    return p;
-}
+static kc_proc fixture(char **args) { return kc_run_fixture(args, 30); }
 
 /* The unprefixed line starting with `key` ("TALLY ", "SUMMARY "), copied. */
 

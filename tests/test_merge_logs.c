@@ -12,18 +12,8 @@
 #include "support/spawn.h"
 #include "tally.h"
 
-static char *const NO_GPU[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
 
-static kc_proc fixture(char **args)
-{
-    char *argv[32] = { (char *)kc_test_fixture_bin() };
-    int a = 1;
-    for (; args[a - 1]; a++) argv[a] = args[a - 1];
-    argv[a] = NULL;
-    kc_proc p;
-    cr_assert_eq(kc_spawn(argv, NO_GPU, 60, &p), 0, "cannot start %s", argv[0]);
-    return p;
-}
+static kc_proc fixture(char **args) { return kc_run_fixture(args, 60); }
 
 static void save(const char *path, const char *text)
 {
@@ -235,16 +225,16 @@ Test(merge_logs, records_with_other_dims_under_one_label_refused, .timeout = 60)
     save(rb, "rmsnorm.f16 tokens=8 hidden=4096 eps_exp10=5 name=x\n");
     char *run[] = { (char *)kc_test_bin(), "run", "--records", ra, "--shard", "0/1", NULL };
     kc_proc p;
-    cr_assert_eq(kc_spawn(run, NO_GPU, 60, &p), 0);
+    cr_assert_eq(kc_spawn(run, KC_NO_GPU_ENV, 60, &p), 0);
     cr_expect_eq(p.status, 3, "no GPU: SKIP, exit %d\n%s%s", p.status, p.out, p.err);
     save(log, p.out);
     kc_proc_free(&p);
     char *same[] = { (char *)kc_test_bin(), "merge", "--records", ra, "--log", log, NULL };
-    cr_assert_eq(kc_spawn(same, NO_GPU, 60, &p), 0);
+    cr_assert_eq(kc_spawn(same, KC_NO_GPU_ENV, 60, &p), 0);
     cr_expect_eq(p.status, 3, "the same records merge: exit %d\n%s", p.status, p.out);
     kc_proc_free(&p);
     char *other[] = { (char *)kc_test_bin(), "merge", "--records", rb, "--log", log, NULL };
-    cr_assert_eq(kc_spawn(other, NO_GPU, 60, &p), 0);
+    cr_assert_eq(kc_spawn(other, KC_NO_GPU_ENV, 60, &p), 0);
     expect_refused(&p, "its slice is 1 items");
     unlink(ra);
     unlink(rb);

@@ -22,18 +22,8 @@
 #include "support/spawn.h"
 #include "tally.h"
 
-static char *const NO_GPU[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
 
-static kc_proc fixture(char **args)
-{
-    char *argv[24] = { (char *)kc_test_fixture_bin() };
-    int a = 1;
-    for (; args[a - 1]; a++) argv[a] = args[a - 1];
-    argv[a] = NULL;
-    kc_proc p;
-    cr_assert_eq(kc_spawn(argv, NO_GPU, 40, &p), 0, "cannot start %s", argv[0]);
-    return p;
-}
+static kc_proc fixture(char **args) { return kc_run_fixture(args, 40); }
 
 static void costs_path(char *buf, size_t cap, const char *tag)
 {

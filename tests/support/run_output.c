@@ -69,3 +69,16 @@ const char *kc_out_file(const char *path)
     fclose(f);
     return buf;
 }
+
+char *const KC_NO_GPU_ENV[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
+
+kc_proc kc_run_fixture(char **args, double timeout_s)
+{
+    char *argv[64] = { (char *)kc_test_fixture_bin() };
+    int a = 1;
+    for (; args[a - 1] && a < 63; a++) argv[a] = args[a - 1];
+    argv[a] = NULL;
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, KC_NO_GPU_ENV, timeout_s, &p), 0, "cannot start %s", argv[0]);
+    return p;
+}

@@ -4,6 +4,7 @@
 #ifndef KC_TEST_RUN_OUTPUT_H
 #define KC_TEST_RUN_OUTPUT_H
 #include <stddef.h>
+#include "spawn.h"
 #include "tally.h"
 
 /* The first unprefixed line starting with key, copied into buf; 0, or -1. */
@@ -21,4 +22,10 @@ int kc_out_count_lines(const char *text, const char *prefix);
  * 1 MiB; a Criterion assertion fails when it cannot be read. The buffer is
  * static: the next call overwrites it. */
 const char *kc_out_file(const char *path);
+/* The no-GPU environment of process tests: KC_LIBCUDA names a library that
+ * does not exist, so GPU items SKIP on any machine. */
+extern char *const KC_NO_GPU_ENV[];
+/* Runs the fixture binary with args (NULL-ended) and KC_NO_GPU_ENV to its end
+ * (killed after timeout_s); a Criterion assertion fails if it cannot start. */
+kc_proc kc_run_fixture(char **args, double timeout_s);
 #endif

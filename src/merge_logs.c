@@ -158,65 +158,14 @@ static void print_problems(int problems, const char *err)
     }
 }
 
-int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
+/* Places each finished log at its shard in outs (from: its file) and prints
+ * every problem with the logs; returns their number. */
+static int place_logs(const kc_opts *o, const kc_shard_out *read, const kc_tally *body, int nshards, kc_shard_out *outs,
+                      const char **from)
 {
-    int nlogs = o->nlogs, rc = 4;
-    kc_shard_out *read = calloc((size_t)nlogs, sizeof *read);
-    kc_tally *body = calloc((size_t)nlogs, sizeof *body);
-    double *wall = calloc((size_t)nlogs, sizeof *wall), longest = 0;
-    char why[1024];
-    if (!read || !wall || !body) {
-        free(read);
-        free(wall);
-        free(body);
-        return 4;
-    }
-    int nshards = 0;
-    for (int i = 0; i < nlogs; i++) {
-        kc_shard_out_init(&read[i], -1);
-        kc_tally_init(&body[i]);
-        if (read_log(o->logs[i], items, n, &read[i], &body[i], &wall[i], why, sizeof why)) {
-            fprintf(stderr, "kcontract: merge: %s\n", why);
-            free(read);
-            free(wall);
-            free(body);
-            return 2;
-        }
-        if (wall[i] > longest) longest = wall[i];
-        if (read[i].have && !nshards) nshards = read[i].tally.shard_n;
-    }
-    /* Every log's TALLY must be for the same N (at most KC_MAX_SHARDS, as --shard takes). */
-    int disagree = 0;
-    for (int i = 0; i < nlogs; i++)
-        disagree |= read[i].have && (read[i].tally.shard_n != nshards || read[i].tally.shard_n > KC_MAX_SHARDS);
-    if (disagree) {
-        printf("kcontract: the merge failed: the logs' TALLY lines are for different shard counts, or above %d:\n",
-               KC_MAX_SHARDS);
-        for (int i = 0; i < nlogs; i++)
-            if (read[i].have)
-                printf("kcontract:   %s: shard %d/%d\n", o->logs[i], read[i].tally.shard_k, read[i].tally.shard_n);
-        free(read);
-        free(wall);
-        free(body);
-        return 1;
-    }
-    if (!nshards) {
-        printf("kcontract: the merge failed: no log holds a TALLY followed by a SUMMARY (a finished --shard run's output)\n");
-        free(read);
-        free(wall);
-        free(body);
-        return 1;
-    }
-    /* One log per shard 0..N-1: a log that did not finish, one for another
-     * N, a second one for a shard and a shard with none are refused here. */
-    kc_shard_out *outs = calloc((size_t)nshards, sizeof *outs);
-    const char **from = calloc((size_t)nshards, sizeof *from);
-    long *slice_items = calloc((size_t)nshards, sizeof *slice_items);
-    uint64_t *slice_digest = calloc((size_t)nshards, sizeof *slice_digest);
-    char *err = malloc(65536);
-    if (!outs || !from || !slice_items || !slice_digest || !err) goto out;
+    char why[256];
     int bad = 0;
-    for (int i = 0; i < nlogs; i++) {
+    for (int i = 0; i < o->nlogs; i++) {
         const kc_shard_out *s = &read[i];
         if (!s->have || !s->exited) {
             if (s->bad[0]) printf("kcontract: merge: %s: malformed TALLY: %s\n", o->logs[i], s->bad);
@@ -234,7 +183,7 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
             printf("kcontract: merge: %s: its TALLY does not add up to its item lines (%s): edited or cut after the run\n",
                    o->logs[i], why);
             bad++;
-            if (s->k >= 0 && s->k < nshards && !from[s->k]) from[s->k] = o->logs[i];   /* held, but refused */
+            if (!from[s->k]) from[s->k] = o->logs[i];   /* held, but refused: not also "no log" */
         } else if (from[s->k]) {
             printf("kcontract: merge: shard %d/%d given twice: %s and %s\n", s->k, nshards, from[s->k], o->logs[i]);
             bad++;
@@ -247,7 +196,63 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
     for (int k = 0; k < nshards; k++)
         if (!from[k] && ++missing <= 10) printf("kcontract: merge: shard %d/%d: no finished --log holds it\n", k, nshards);
     if (missing > 10) printf("kcontract: merge: ... and %d more shards with no log\n", missing - 10);
-    bad += missing;
+    return bad + missing;
+}
+
+/* The shard count of the logs' TALLY lines, or 0 (and a refusal printed) when
+ * none has one, they disagree, or it is above KC_MAX_SHARDS as --shard is. */
+static int shard_count(const kc_opts *o, const kc_shard_out *read)
+{
+    int nshards = 0, disagree = 0;
+    for (int i = 0; i < o->nlogs; i++)
+        if (read[i].have && !nshards) nshards = read[i].tally.shard_n;
+    for (int i = 0; i < o->nlogs; i++)
+        disagree |= read[i].have && (read[i].tally.shard_n != nshards || read[i].tally.shard_n > KC_MAX_SHARDS);
+    if (disagree) {
+        printf("kcontract: the merge failed: the logs' TALLY lines are for different shard counts, or above %d:\n",
+               KC_MAX_SHARDS);
+        for (int i = 0; i < o->nlogs; i++)
+            if (read[i].have)
+                printf("kcontract:   %s: shard %d/%d\n", o->logs[i], read[i].tally.shard_k, read[i].tally.shard_n);
+        return 0;
+    }
+    if (!nshards)
+        printf("kcontract: the merge failed: no log holds a TALLY followed by a SUMMARY (a finished --shard run's output)\n");
+    return nshards;
+}
+
+int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
+{
+    int nlogs = o->nlogs, rc = 4, nshards;
+    kc_shard_out *read = calloc((size_t)nlogs, sizeof *read), *outs = NULL;
+    kc_tally *body = calloc((size_t)nlogs, sizeof *body);
+    double *wall = calloc((size_t)nlogs, sizeof *wall), longest = 0;
+    const char **from = NULL;
+    long *slice_items = NULL;
+    uint64_t *slice_digest = NULL;
+    char why[1024], *err = NULL;
+    if (!read || !wall || !body) goto out;
+    for (int i = 0; i < nlogs; i++) {
+        kc_shard_out_init(&read[i], -1);
+        kc_tally_init(&body[i]);
+        if (read_log(o->logs[i], items, n, &read[i], &body[i], &wall[i], why, sizeof why)) {
+            fprintf(stderr, "kcontract: merge: %s\n", why);
+            rc = 2;
+            goto out;
+        }
+        if (wall[i] > longest) longest = wall[i];
+    }
+    if (!(nshards = shard_count(o, read))) {
+        rc = 1;
+        goto out;
+    }
+    outs = calloc((size_t)nshards, sizeof *outs);
+    from = calloc((size_t)nshards, sizeof *from);
+    slice_items = calloc((size_t)nshards, sizeof *slice_items);
+    slice_digest = calloc((size_t)nshards, sizeof *slice_digest);
+    err = malloc(65536);
+    if (!outs || !from || !slice_items || !slice_digest || !err) goto out;
+    int bad = place_logs(o, read, body, nshards, outs, from);
     if (bad) {
         printf("kcontract: the merge failed (%d problem%s with the logs); no merged TALLY or SUMMARY\n", bad,
                bad == 1 ? "" : "s");

@@ -7,8 +7,15 @@ CUDA_HOME ?= /usr/local/cuda
 NVCC ?= $(shell command -v nvcc 2>/dev/null || echo $(CUDA_HOME)/bin/nvcc)
 CUDA_ARCH ?= -gencode arch=compute_90,code=[sm_90,compute_90]
 CFLAGS ?= -O2 -g
-CFLAGS += -std=c11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
-          -D_GNU_SOURCE -Iinclude -Isrc -I$(CUDA_HOME)/include -MMD -MP
+# Random123's headers (Philox4x32-10, the input streams: src/gen_stream.h)
+# come from Debian's librandom123-dev in /usr/include; on a machine without
+# it (the GPU machine has no package registry) tools/gpu-deps.sh unpacks the
+# carried .deb into .deps/, found here.
+R123_INC ?= $(if $(wildcard /usr/include/Random123/philox.h),,-I$(CURDIR)/.deps/usr/include)
+# -ffp-contract=off: host references and checks round every operation as
+# written, as the device code built with -fmad=false does.
+CFLAGS += -std=c11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -ffp-contract=off \
+          -D_GNU_SOURCE -Iinclude -Isrc -I$(CUDA_HOME)/include $(R123_INC) -MMD -MP
 NVFLAGS ?= -O3 -lineinfo
 NVFLAGS += $(CUDA_ARCH) -std=c++17 -Iinclude -Ikernels
 LDLIBS = -ldl -lm -lpthread
@@ -27,28 +34,36 @@ STAGING_CONTRACT_SRCS := $(wildcard staging/kernels/*/*.c)
 STAGING_CU_SRCS := $(filter-out $(LIB_CU_SRCS),$(wildcard staging/kernels/*/*.cu))
 STAGING_CONTRACT_OBJS := $(STAGING_CONTRACT_SRCS:%.c=$(B)/%.o)
 TEST_SRCS := $(wildcard tests/test_*.c tests/support/*.c)
-FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
+# The fixture binary also links the harness's own GPU suites, so the fake
+# driver runs them (tests/test_gates_fake.c).
+FIXTURE_SRCS := $(wildcard tests/fixtures/*.c) suites/harness_suite.c
 
 HARNESS_OBJS := $(HARNESS_SRCS:%.c=$(B)/%.o)
 CONTRACT_OBJS := $(CONTRACT_SRCS:%.c=$(B)/%.o)
 TEST_OBJS := $(TEST_SRCS:%.c=$(B)/%.o)
-FIXTURE_OBJS := $(FIXTURE_SRCS:%.c=$(B)/%.o)
+FIXTURE_OBJS := $(patsubst %.c,$(B)/%.o,$(FIXTURE_SRCS))
 
 .DEFAULT_GOAL := all
 
 # One clean fatbin per module plus one per control switch in its source.
+# Modules whose float64 arithmetic must round as the host's does are built
+# with -fmad=false: the harness's own (kernels/harness/harness.cu: the
+# generator and gate 3's tolerance arithmetic, which also include src/'s
+# host-and-device headers) and device references (kernels/*/*_ref.cu).
 module_of = $(basename $(notdir $(1)))
 controls_of = $(shell grep -ohE 'KC_CONTROL_[A-Za-z0-9_]+' $(1) | sed 's/^KC_CONTROL_//' | sort -u)
+module_flags = $(if $(filter harness,$(call module_of,$(1))),-fmad=false -Isrc $(R123_INC)) \
+               $(if $(filter %_ref,$(call module_of,$(1))),-fmad=false)
 FATBINS :=
 define fatbin_rules
 $(B)/fatbin/$(call module_of,$(1)).fatbin: $(1)
 	@mkdir -p $$(@D)
-	$$(NVCC) $$(NVFLAGS) -fatbin -MD -MF $$@.d -o $$@ $$<
+	$$(NVCC) $$(NVFLAGS) $(call module_flags,$(1)) -fatbin -MD -MF $$@.d -o $$@ $$<
 FATBINS += $(B)/fatbin/$(call module_of,$(1)).fatbin
 $(foreach c,$(call controls_of,$(1)),
 $(B)/fatbin/$(call module_of,$(1))@$(c).fatbin: $(1)
 	@mkdir -p $$(@D)
-	$$(NVCC) $$(NVFLAGS) -DKC_CONTROL_$(c) -fatbin -MD -MF $$@.d -o $$@ $$<
+	$$(NVCC) $$(NVFLAGS) $(call module_flags,$(1)) -DKC_CONTROL_$(c) -fatbin -MD -MF $$@.d -o $$@ $$<
 FATBINS += $(B)/fatbin/$(call module_of,$(1))@$(c).fatbin
 )
 endef
@@ -98,7 +113,11 @@ FAKE_HOSTLIBS :=
 $(foreach f,$(FAKE_LIB_SRCS),$(eval $(call fakelib_rules,$(f))))
 
 .PHONY: all kernels staging test bench clean
-all: $(B)/kcontract $(B)/kcontract-fixture $(B)/kc_tests $(B)/kcontract-staging $(B)/libfake_nvml.so \
+# `make` builds what the suite needs and nothing of the test framework:
+# build/kcontract with its library kernels (build/lib/*.so), the staging
+# binary, and the fixture binary with the fake drivers (no Criterion either).
+# `make test` adds the Criterion tests (build/kc_tests) and runs them.
+all: $(B)/kcontract $(B)/kcontract-fixture $(B)/kcontract-staging $(B)/libfake_nvml.so \
      $(B)/libfake_cuda.so $(HOSTLIBS) $(FAKE_HOSTLIBS)
 staging: $(B)/kcontract-staging $(HOSTLIBS)
 kernels: $(FATBINS)
@@ -144,7 +163,9 @@ $(B)/gen/staging_fatbin_table.o: $(B)/gen/staging_fatbin_table.c
 $(B)/kcontract-staging: $(B)/src/main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(STAGING_CONTRACT_OBJS) $(B)/gen/staging_fatbins.o $(B)/gen/staging_fatbin_table.o
 	$(CC) -o $@ $^ $(LDLIBS)
 
-$(B)/kcontract: $(B)/src/main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(EMBED_OBJS)
+# The library kernels are order-only prerequisites: `make build/kcontract`
+# brings build/lib/*.so, which its cuBLAS and CUB contracts dlopen.
+$(B)/kcontract: $(B)/src/main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(EMBED_OBJS) | $(HOSTLIBS)
 	$(CC) -o $@ $^ $(LDLIBS)
 
 # The fixture binary: same harness, host-only fixture suites, and the fake

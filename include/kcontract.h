@@ -5,7 +5,7 @@
  * `extern "C"` entry in a shared library: kc_host_entry) well enough for the harness to check it on
  * the GPU through four gates:
  *   1. launch and fit     2. bounds and writes
- *   3. accuracy vs. a float64 host reference     4. bitwise determinism
+ *   3. accuracy vs. a float64 reference (host, or its CUDA twin)     4. bitwise determinism
  * plus planted-bug controls (the same source compiled with -DKC_CONTROL_<name>)
  * and resource limits. docs/writing-a-contract.md walks through an example.
  *
@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define KC_API_VERSION 1
+#define KC_API_VERSION 2
 #define KC_MAX_DIMS 8      /* dims of a shape */
 #define KC_MAX_ARGS 16     /* kernel arguments (buffers and scalars) */
 #define KC_MAX_CONTROLS 8  /* planted-bug controls per contract */
@@ -56,14 +56,17 @@ typedef struct kc_shape {
 } kc_shape;
 
 /* Input distributions. Floating point (L is 2^10 for F16, 2^8 for E4M3, 2^20
- * for BF16/F32/F64): UNIFORM U(-1,1); NORMAL ~N(0,1) (kc_rand_normal); LARGE |x| in [L/2, L],
- * positive with p=3/4; ZEROS_MIXED normal with half the elements +0 or -0;
- * SPECIALS normal with ~1% each of +inf, -inf and NaN (E4M3 has no inf: +-448
- * instead); MASKED normal with runs of -inf, 1..256 long, covering about half
- * the elements (E4M3: -448; a custom generator may give it a layout, e.g. a
- * causal mask). Integers, whatever the distribution: uniform in [-1000, 1000]
- * (U32: [0, 1000]; I8 and U8: their whole range) unless the buffer has its
- * own generator. */
+ * for BF16/F32/F64): UNIFORM U(-1,1); NORMAL ~N(0,1) (Irwin-Hall of 16);
+ * LARGE |x| in [L/2, L], positive with p=3/4; ZEROS_MIXED normal with half the
+ * elements +0 or -0; SPECIALS normal with ~1% each of +inf, -inf and NaN (E4M3
+ * has no inf: +-448 instead); MASKED normal with runs of -inf, 1..512 long,
+ * covering about half the elements (E4M3: -448; a custom generator may give
+ * it a layout, e.g. a causal mask). Integers, whatever the distribution:
+ * uniform in [-1000, 1000] (U32: [0, 1000]; I8 and U8: their whole range)
+ * unless the buffer has its own generator. Element i of a built-in buffer is
+ * a pure function of (run seed, contract, shape, distribution, argument, i)
+ * (Philox4x32-10; src/gen_stream.h has the exact definition), computed on the
+ * GPU, or on the host where there is none, with the same bits. */
 typedef enum kc_dist {
     KC_DIST_END = 0,
     KC_UNIFORM, KC_NORMAL, KC_LARGE, KC_ZEROS_MIXED, KC_SPECIALS, KC_MASKED,
@@ -71,8 +74,10 @@ typedef enum kc_dist {
 } kc_dist;
 
 /* The state handed to a buffer's generator: fill `count` elements of `dtype`
- * at `data`, drawing only from `rng` (seeded per item, shape and distribution:
- * identical in every process and on every machine). */
+ * at `data` (zeroed when the generator starts), drawing only from `rng`
+ * through the kc_rand_* calls (seeded per item, shape, distribution and
+ * argument: identical in every process and on every machine), or calling
+ * kc_gen_default for the built-in stream. */
 typedef struct kc_gen {
     const kc_shape *shape;
     kc_dist dist;
@@ -80,6 +85,8 @@ typedef struct kc_gen {
     void *data;
     size_t count;
     uint64_t rng[4];           /* xoshiro256** state; use the kc_rand_* calls */
+    uint64_t key;              /* the built-in stream's key (kc_gen_default) */
+    void *harness;             /* the harness's own: do not touch */
 } kc_gen;
 
 uint64_t kc_rand_u64(kc_gen *g);                 /* uniform 64 bits */
@@ -91,7 +98,11 @@ int64_t kc_rand_int(kc_gen *g, int64_t lo, int64_t hi);  /* uniform in [lo, hi] 
 /* Stores value x (rounded to nearest even for narrow floats, saturated and
  * truncated toward zero for integers) as element i of g->data. */
 void kc_gen_put(kc_gen *g, size_t i, double x);
-/* The built-in generator for g->dist and g->dtype; custom generators may call it. */
+/* Fills g->data with the built-in stream for g->dist and g->dtype (element
+ * i from g->key and i alone); custom generators may call it, also on part of
+ * their buffer (a moved data pointer and a smaller count restart at i = 0).
+ * For the whole buffer a generator was handed, the harness supplies the
+ * stream it generated on the GPU instead of computing it again on the host. */
 void kc_gen_default(kc_gen *g);
 
 /* Tolerance for one output: |out - ref| <= atol + rtol * |ref| (the rule of
@@ -160,6 +171,25 @@ double kc_ref_in(const kc_ref *r, int a, size_t i);
  * rows): keep each row's arithmetic sequential and obvious. */
 void kc_parallel_for(size_t n, size_t grain, void (*fn)(void *ctx, size_t begin, size_t end), void *ctx);
 
+/* What a device reference sees: the same case as kc_ref, on the GPU. in[a] is
+ * the device address of argument a's generated input (IN and INOUT buffers;
+ * NULL otherwise), dtype[a] its element type, count[a] its elements; out[a]
+ * the device address of the float64 reference to write for OUT and INOUT
+ * buffers (count[a] elements, every one NaN until written). shape is the
+ * case's shape with a NULL name. Passed by value as the kernel's only
+ * argument: extern "C" __global__ void ref(kc_dref r).
+ * include/kcontract_device.cuh reads inputs as doubles (kc_dref_in). */
+typedef struct kc_dref {
+    kc_shape shape;
+    kc_dist dist;
+    int nargs;
+    kc_dtype dtype[KC_MAX_ARGS];
+    unsigned long long count[KC_MAX_ARGS];
+    double scalar[KC_MAX_ARGS];
+    const void *in[KC_MAX_ARGS];
+    double *out[KC_MAX_ARGS];
+} kc_dref;
+
 /* The device properties a launch may depend on. */
 typedef struct kc_device {
     int ordinal;
@@ -193,6 +223,25 @@ typedef struct kc_budget {
     int max_local;
     int min_blocks_per_sm;
 } kc_budget;
+
+/* A float64 CUDA reference of a contract: the same outputs as its host
+ * reference, computed on the GPU from the inputs already there (no
+ * download, no host arithmetic). The host reference stays the oracle:
+ * `--reference host` uses it instead, and `--reference both` runs both on
+ * every case and fails the case when they differ beyond `agree`. Write the
+ * same arithmetic in the same order as the host reference and the results
+ * are bitwise equal: modules named *_ref.cu are built with -fmad=false, so no
+ * multiply-add is fused that the host does not fuse; libm functions (exp,
+ * log, ...) may differ from CUDA's by an ulp, which `agree` must then allow
+ * (with its reason). */
+typedef struct kc_device_ref {
+    const char *module;     /* kernels/<family>/<module>.cu, without ".cu" */
+    const char *symbol;     /* extern "C" __global__ void symbol(kc_dref r) */
+    /* Its grid; NULL: 4 blocks of 256 threads per SM, for grid-stride loops
+     * (kcontract_device.cuh, KC_GRID_STRIDE). */
+    void (*launch)(const kc_shape *s, const kc_device *dev, kc_launch *l);
+    kc_tol agree;           /* --reference both: |device - host| <= atol + rtol |host|; reason NULL: bitwise */
+} kc_device_ref;
 
 /* A planted-bug variant: the module compiled with -DKC_CONTROL_<name>.
  * gate (1-4) is the gate that should catch it; bug says which real bug class. */
@@ -237,6 +286,7 @@ typedef struct kc_contract {
     const kc_shape *shapes;                 /* ends with {0} */
     kc_dist dists[KC_MAX_DISTS];            /* empty means {UNIFORM, NORMAL} */
     void (*reference)(const kc_ref *r);
+    kc_device_ref device_reference;         /* optional: the same reference on the GPU */
     kc_tol tol;                             /* default for every output */
     const char *nondeterministic;           /* NULL: bitwise deterministic; else why not */
     kc_budget budget;

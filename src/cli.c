@@ -61,9 +61,13 @@ void kc_cli_usage(FILE *out)
           "  --junit FILE  write a JUnit XML report (one testcase per item) for CI\n"
           "  --timeline FILE.svg  write an SVG timeline: one row per worker, one bar per item\n"
           "                (docs/reports.md describes the three reports)\n"
-          "  --threads T   host threads per process for input generation, references and the\n"
-          "                gate 2-4 scans, 1 to " KC_STR(KC_MAX_THREADS) " (default: every CPU up to that; with --jobs N,\n"
+          "  --threads T   host threads per process for custom input generators and host\n"
+          "                references, 1 to " KC_STR(KC_MAX_THREADS) " (default: every CPU up to that; with --jobs N,\n"
           "                CPUs / N per worker)\n"
+          "  --reference R which float64 reference gate 3 compares with: 'device' (default): the\n"
+          "                contract's CUDA reference where it has one, else its host reference;\n"
+          "                'host': always the host reference (the oracle); 'both': both on every\n"
+          "                case, failing the case where they differ beyond the contract's bound\n"
           "  --help        this text\n"
           "\n"
           "Each item prints one line: PASS, FAIL, KNOWN, RED, MISSED, LIMIT or SKIP (a --jobs run\n"
@@ -290,7 +294,7 @@ static int check_reports(const kc_opts *o)
  * replace the first (--records, which repeats, checks its own). */
 static const char *const ONCE[] = { "--seed", "--device", "--shard", "--jobs", "--devices", "--parent", "--threads",
                                     "--schedule", "--costs", "--timeout", "--restarts", "--json", "--junit",
-                                    "--timeline", NULL };
+                                    "--timeline", "--reference", NULL };
 
 static int given_twice(const char *a, unsigned *seen)
 {
@@ -348,6 +352,10 @@ int kc_cli_parse(int argc, char **argv, kc_opts *o)
                 return usage_error("--threads: expected a number of host threads from 1 to " KC_STR(KC_MAX_THREADS) ", got '%s'%s",
                                    v ? v : "", "");
             o->threads = (int)x;
+        } else if (strcmp(a, "--reference") == 0) {
+            if (!v || (strcmp(v, "device") && strcmp(v, "host") && strcmp(v, "both")))
+                return usage_error("--reference: expected 'device', 'host' or 'both', got '%.64s'%s", v ? v : "", "");
+            o->reference = v[0] == 'd' ? KC_REF_DEVICE : v[0] == 'h' ? KC_REF_HOST : KC_REF_BOTH;
         } else if (strcmp(a, "--records") == 0) {
             if (!v) return usage_error("%s needs a value (a file of launch records, docs/launch-records.md)%s", a, "");
             for (int r = 0; r < o->nrecords; r++)
@@ -413,7 +421,8 @@ int kc_cli_parse(int argc, char **argv, kc_opts *o)
         const char *no = o->jobs ? "--jobs" : o->sharded ? "--shard" : o->json ? "--json" : o->junit ? "--junit"
                        : o->timeline ? "--timeline" : o->ndevices ? "--devices" : o->device_given ? "--device"
                        : o->schedule_given ? "--schedule" : o->fail_fast ? "--fail-fast" : o->timeout_s > 0 ? "--timeout"
-                       : o->max_restarts >= 0 ? "--restarts" : o->threads ? "--threads" : NULL;
+                       : o->max_restarts >= 0 ? "--restarts" : o->threads ? "--threads"
+                       : o->reference != KC_REF_DEVICE ? "--reference" : NULL;
         if (no) return usage_error("%s does not apply to merge (it runs nothing: it merges the --log outputs)%s", no, "");
         return 0;
     }

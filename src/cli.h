@@ -5,6 +5,7 @@
 #define KC_CLI_H
 #include <stdint.h>
 #include <stdio.h>
+#include "item.h"
 #include "shard.h"
 
 typedef enum kc_cmd { KC_CMD_RUN = 0, KC_CMD_LIST, KC_CMD_INFO, KC_CMD_HELP, KC_CMD_MERGE } kc_cmd;
@@ -46,6 +47,7 @@ typedef struct kc_opts {
     int threads;               /* --threads T: host threads per process (0: all CPUs, CPUs / N under --jobs N) */
     int resume_records_fd;     /* internal --resume-records FD: the records so far (runner.c), -1 none */
     char **logs;               /* merge: --log FILE, repeatable: saved outputs of --shard K/N runs (point into argv) */
+    kc_ref_mode reference;     /* --reference device|host|both (default device, item.h) */
     int nlogs;
 } kc_opts;
 

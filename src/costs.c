@@ -291,7 +291,7 @@ double kc_cost_estimate(const kc_item *it)
     if (it->contract && it->kind != KC_KIND_LIMIT)   /* a limits item runs no case */
         for (const kc_shape *s = it->contract->shapes; s && s->name; s++) {
             size_t h = 0, g = 0;
-            kc_case_memory(it->contract, s, &h, &g);
+            kc_case_memory(it->contract, s, KC_REF_DEVICE, &h, &g);
             bytes += (double)h + (double)g;
         }
     return KC_COST_EST_BASE_S + bytes / KC_COST_EST_BYTES_PER_S;
@@ -404,13 +404,13 @@ int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfil
 
 /* ---- memory ---- */
 
-void kc_item_memory(const kc_item *it, int with_gpu, size_t *host, size_t *gpu)
+void kc_item_memory(const kc_item *it, int with_gpu, kc_ref_mode mode, size_t *host, size_t *gpu)
 {
     *host = *gpu = 0;
     if (!with_gpu || !it->contract || it->kind == KC_KIND_LIMIT) return;   /* a limits item runs no case */
     for (const kc_shape *s = it->contract->shapes; s && s->name; s++) {
         size_t h = 0, g = 0;
-        kc_case_memory(it->contract, s, &h, &g);
+        kc_case_memory(it->contract, s, mode, &h, &g);
         if (h > *host) *host = h;
         if (g > *gpu) *gpu = g;
     }

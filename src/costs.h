@@ -99,10 +99,10 @@ int kc_lpt_partition(const double *cost, const char *const *names, int n, int ns
  * reason in err (a malformed table, out of memory). */
 int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfiltered, char *err, size_t cap);
 
-/* The per-item plan: the largest case of the item's contract (0 for suites
- * and when with_gpu is 0: GPU items then skip and allocate nothing). On an
- * integrated GPU the caller adds gpu to host. */
-void kc_item_memory(const kc_item *it, int with_gpu, size_t *host, size_t *gpu);
+/* The per-item plan: the largest case of the item's contract under
+ * --reference mode (0 for suites and when with_gpu is 0: GPU items then skip
+ * and allocate nothing). On an integrated GPU the caller adds gpu to host. */
+void kc_item_memory(const kc_item *it, int with_gpu, kc_ref_mode mode, size_t *host, size_t *gpu);
 
 /* Memory admission: what is running where, against the budgets (bytes left
  * for items once every worker's overhead is counted; SIZE_MAX: unknown). */

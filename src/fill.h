@@ -1,18 +1,38 @@
-/* fill.h — filling a generated input buffer. The built-in generator runs in
- * parallel over fixed chunks of KC_FILL_CHUNK elements, chunk c seeded by
- * kc_mix64(seed + c * golden ratio), so the contents depend only on the seed
- * and never on the number of threads; a buffer of one chunk or less is the
- * plain kc_gen_default stream. A contract's own generator runs once over the
- * whole buffer (it may lay out rows, masks or indices). */
+/* fill.h — filling a generated input buffer on the host: a contract's own
+ * generator, or the built-in stream (kc_gen_default, gen_stream.h), whose
+ * element i depends only on the buffer's key and i, so it runs in parallel
+ * chunks with the same bits on any number of threads. The harness may attach
+ * a kc_gen_source to g->harness: the GPU's copy of the built-in stream for
+ * exactly that buffer, which kc_gen_default then copies instead of computing
+ * (a custom generator that starts from the built-in stream, or uses it for
+ * some distributions, costs a download, not a host generation). */
 #ifndef KC_FILL_H
 #define KC_FILL_H
+#include <stddef.h>
 #include <stdint.h>
 #include "kcontract.h"
 
-#define KC_FILL_CHUNK ((size_t)1 << 22)   /* elements */
+/* A ready copy of the built-in stream for one buffer: kc_gen_default(g) calls
+ * fill(src) when g->harness is src and g's data, count, dtype, dist and key
+ * are these. fill writes the stream into data and returns 0, or returns -1
+ * (kc_gen_default then computes it on the host). */
+typedef struct kc_gen_source {
+    void *data;
+    size_t count;
+    kc_dtype dtype;
+    kc_dist dist;
+    uint64_t key;
+    int (*fill)(struct kc_gen_source *src);
+    void *ctx;                 /* the fill function's own */
+} kc_gen_source;
 
-/* Fills g->data (g->count elements of g->dtype) from seed, with gen or the
- * built-in generator when gen is NULL, on the harness's threads
- * (kc_parallel_threads); the contents never depend on their number. */
-void kc_fill(kc_gen *g, uint64_t seed, void (*gen)(kc_gen *));
+/* The key of argument a's built-in stream in the case seeded case_seed: the
+ * same in every process, on the host and on the GPU. */
+uint64_t kc_buffer_key(uint64_t case_seed, int a);
+
+/* Seeds g (its kc_rand_* state and its stream key) from key and fills
+ * g->data (g->count elements of g->dtype) with gen, or with the built-in
+ * stream when gen is NULL. A custom generator starts from zeroed memory,
+ * which the caller provides. */
+void kc_fill(kc_gen *g, uint64_t key, void (*gen)(kc_gen *));
 #endif

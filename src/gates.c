@@ -1,12 +1,15 @@
-/* gates.c — the four gates on the GPU, one (shape, distribution) case at a
- * time, and the three kinds of GPU item built on them:
+/* gates.c — the four gates, one (shape, distribution) case at a time, and
+ * the three kinds of GPU item built on them:
  *   gate 1 launch and fit: module, function, resources, launch, synchronize;
  *   gate 2 bounds and writes: guard bands intact, inputs unchanged, every
  *          output element written (no poison left);
  *   gate 3 accuracy: every output element within tolerance of the float64
- *          host reference (NaN and inf exactly where the reference has them);
+ *          reference (NaN and inf exactly where the reference has them);
  *   gate 4 determinism: a relaunch on fresh buffers at other addresses, with
- *          other poison, gives bitwise identical outputs. */
+ *          other poison, gives bitwise identical outputs.
+ * Everything but a host reference runs on the device: inputs are made there
+ * (inputs.h), the checks are the harness module's (harness.h), and the host
+ * reads back only what a failure line names (counts, an index, its values). */
 #include "gates.h"
 
 #include <fnmatch.h>
@@ -17,13 +20,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "device.h"
 #include "dtype.h"
 #include "fatbin.h"
-#include "fill.h"
 #include "guard.h"
+#include "harness.h"
 #include "hostlib.h"
 #include "hostmem.h"
+#include "inputs.h"
 #include "parallel.h"
 #include "seed.h"
 #include "tolerance.h"
@@ -36,43 +39,6 @@ static double now_s(void)
 }
 
 static const char *gate_name[] = { "internal", "launch and fit", "bounds and writes", "accuracy", "determinism" };
-
-/* ---- device session ------------------------------------------------------ */
-
-int kc_gpu_open(kc_gpu *gpu, int ordinal)
-{
-    memset(gpu, 0, sizeof *gpu);
-    if (kc_cuda_load(&gpu->cu, NULL, gpu->why, sizeof gpu->why)) return 1;
-    int n = 0;
-    if (gpu->cu.DeviceGetCount(&n) != CUDA_SUCCESS || n == 0) {
-        snprintf(gpu->why, sizeof gpu->why, "the driver sees no CUDA device");
-        return 1;
-    }
-    if (kc_device_query(&gpu->cu, ordinal, &gpu->dev, gpu->why, sizeof gpu->why)) return -1;
-    CUresult r;
-    if ((r = gpu->cu.DeviceGet(&gpu->cudev, ordinal)) != CUDA_SUCCESS ||
-        (r = gpu->cu.DevicePrimaryCtxRetain(&gpu->ctx, gpu->cudev)) != CUDA_SUCCESS ||
-        (r = gpu->cu.CtxSetCurrent(gpu->ctx)) != CUDA_SUCCESS) {
-        snprintf(gpu->why, sizeof gpu->why, "cannot create a context on device %d: %s", ordinal,
-                 kc_cuda_error_name(&gpu->cu, r));
-        return 1;
-    }
-    const kc_fatbin *p = kc_fatbin_find("smem_poison", NULL);
-    if (p && gpu->cu.ModuleLoadData(&gpu->poison_mod, p->start) == CUDA_SUCCESS)
-        gpu->cu.ModuleGetFunction(&gpu->poison_fn, gpu->poison_mod, "kc_smem_poison");
-    gpu->ready = 1;
-    return 0;
-}
-
-void kc_gpu_close(kc_gpu *gpu)
-{
-    if (gpu->ready && !gpu->lost) {
-        if (gpu->poison_mod) gpu->cu.ModuleUnload(gpu->poison_mod);
-        gpu->cu.DevicePrimaryCtxRelease(gpu->cudev);
-    }
-    kc_cuda_unload(&gpu->cu);
-    gpu->ready = 0;
-}
 
 /* ---- descriptions ------------------------------------------------------- */
 
@@ -102,18 +68,34 @@ static size_t mul_add_sat(size_t a, size_t b, size_t c)
     return p;
 }
 
-void kc_case_memory(const kc_contract *c, const kc_shape *s, size_t *host_bytes, size_t *gpu_bytes)
+int kc_uses_host_reference(const kc_contract *c, kc_ref_mode mode)
+{
+    return mode != KC_REF_DEVICE || !c->device_reference.symbol;
+}
+
+int kc_uses_device_reference(const kc_contract *c, kc_ref_mode mode)
+{
+    return mode != KC_REF_HOST && c->device_reference.symbol;
+}
+
+void kc_case_memory(const kc_contract *c, const kc_shape *s, kc_ref_mode mode, size_t *host_bytes, size_t *gpu_bytes)
 {
     size_t h = 0, g = 0, guards = 2 * (size_t)KC_GUARD_BYTES;
+    int host_ref = kc_uses_host_reference(c, mode), dev_ref = kc_uses_device_reference(c, mode);
     for (int a = 0; a < nargs_of(c); a++) {
         const kc_arg *ar = &c->args[a];
         if (ar->kind != KC_ARG_BUFFER) continue;
         size_t cnt = ar->count(s), b = mul_add_sat(cnt, kc_dtype_size(ar->dtype), 0);
-        size_t set = mul_add_sat(b, 1, guards);
-        g = mul_add_sat(set, 2, g);                                   /* two sets for gate 4 */
-        h = mul_add_sat(set, 1, h);                                   /* read-back with guards */
-        if (ar->role != KC_OUT) h = mul_add_sat(b, 1, h);             /* generated input */
-        if (ar->role != KC_IN) h = mul_add_sat(cnt, sizeof(double), mul_add_sat(b, 1, h)); /* reference + second read-back */
+        size_t f64 = mul_add_sat(cnt, sizeof(double), 0);
+        g = mul_add_sat(mul_add_sat(b, 1, guards), 2, g);           /* two guarded sets (gate 4) */
+        if (ar->role != KC_OUT) {
+            g = mul_add_sat(b, 1, g);                               /* the pristine input */
+            if (ar->gen || host_ref) h = mul_add_sat(b, 1, h);      /* generated on, or downloaded to, the host */
+        }
+        if (ar->role != KC_IN) {
+            g = mul_add_sat(f64, (size_t)(host_ref + dev_ref), g);  /* the reference(s) on the device */
+            if (host_ref) h = mul_add_sat(f64, 1, h);               /* the host reference */
+        }
     }
     *host_bytes = h;
     *gpu_bytes = g;
@@ -126,13 +108,15 @@ typedef struct kc_case {
     const kc_shape *s;
     kc_dist dist;
     uint64_t seed;
+    kc_ref_mode mode;
     int nargs;
     size_t count[KC_MAX_ARGS], bytes[KC_MAX_ARGS];
     double scalar[KC_MAX_ARGS];
-    void *in[KC_MAX_ARGS];          /* generated inputs (IN, INOUT) */
-    double *ref[KC_MAX_ARGS];       /* float64 reference (OUT, INOUT) */
-    uint8_t *back[KC_MAX_ARGS];     /* first launch's read-back, guards included */
-    CUdeviceptr dev[2][KC_MAX_ARGS];
+    CUdeviceptr in[KC_MAX_ARGS];    /* pristine inputs (IN, INOUT), the input cache's */
+    CUdeviceptr ref[KC_MAX_ARGS];   /* the float64 reference gate 3 compares with (OUT, INOUT) */
+    CUdeviceptr dref[KC_MAX_ARGS];  /* --reference both: the device's, checked against the host's in ref */
+    CUdeviceptr dev[2][KC_MAX_ARGS];/* guarded buffer sets: the first launch's and the relaunch's */
+    CUfunction ref_fn;              /* the device reference, NULL when the host's is used */
     kc_time_split *time;            /* accumulates where the case's time went */
     kc_host_entry entry;            /* a library kernel's entry (then no CUfunction) */
     char why[1536];                 /* the failure, when a gate fails */
@@ -141,8 +125,8 @@ typedef struct kc_case {
 } kc_case;
 
 /* Records a failure of `gate` (1-4) in k->why and returns the gate; gate
- * KC_INTERNAL (the harness could not run the case, e.g. host memory ran out)
- * is recorded as such and returned as -1, so no caller can read it as a pass. */
+ * KC_INTERNAL (the harness could not run the case, e.g. memory ran out) is
+ * recorded as such and returned as -1, so no caller can read it as a pass. */
 #define KC_INTERNAL 0
 static int failf(kc_case *k, int gate, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int failf(kc_case *k, int gate, const char *fmt, ...)
@@ -160,18 +144,41 @@ static int failf(kc_case *k, int gate, const char *fmt, ...)
     return gate == KC_INTERNAL ? -1 : gate;
 }
 
-static void case_free(kc_gpu *gpu, kc_case *k)
+/* A CUDA call of the harness failed while checking: a sticky error is the
+ * kernel's fault surfacing late (gate 1, the context is lost), anything else
+ * the harness's (internal: never a catch). */
+static int cuda_failed(kc_gpu *gpu, kc_case *k, CUresult r, const char *what, const char *name)
 {
-    for (int a = 0; a < k->nargs; a++) {
-        kc_hostmem_free(k->in[a]);
-        kc_hostmem_free(k->ref[a]);
-        kc_hostmem_free(k->back[a]);
-        for (int set = 0; set < 2; set++)
-            if (k->dev[set][a] && !gpu->lost) gpu->cu.MemFree(k->dev[set][a]);
-    }
+    k->sticky = kc_cuda_error_is_sticky(r);
+    if (k->sticky) gpu->lost = 1;
+    return failf(k, k->sticky ? 1 : KC_INTERNAL, "%s %s failed: %s%s", what, name, kc_cuda_error_name(&gpu->cu, r),
+                 k->sticky ? " (the CUDA context is now unusable)" : "");
 }
 
-static int case_prepare(kc_case *k)
+static void free_dev(kc_gpu *gpu, CUdeviceptr *p)
+{
+    if (*p && !gpu->lost) gpu->cu.MemFree(*p);
+    *p = 0;
+}
+
+static void free_set(kc_gpu *gpu, kc_case *k, int set)
+{
+    for (int a = 0; a < k->nargs; a++) free_dev(gpu, &k->dev[set][a]);
+}
+
+static void case_free(kc_gpu *gpu, kc_case *k)
+{
+    free_set(gpu, k, 0);
+    free_set(gpu, k, 1);
+    for (int a = 0; a < k->nargs; a++) {
+        free_dev(gpu, &k->ref[a]);
+        free_dev(gpu, &k->dref[a]);
+    }
+    kc_inputs_unpin(gpu, gpu->inputs);
+}
+
+/* Sizes, scalars and the pristine device inputs of the case. */
+static int case_prepare(kc_gpu *gpu, kc_case *k)
 {
     const kc_contract *c = k->c;
     k->nargs = nargs_of(c);
@@ -186,23 +193,24 @@ static int case_prepare(kc_case *k)
         if (k->bytes[a] == SIZE_MAX || mul_add_sat(k->count[a], sizeof(double), 0) == SIZE_MAX)
             return failf(k, KC_INTERNAL, "buffer %s: %zu elements overflow a byte size", ar->name, k->count[a]);
         if (ar->role == KC_OUT) continue;
-        /* a contract's own generator gets zeroed memory, as a fresh mapping
-         * always gave it; the built-in one writes every element */
-        k->in[a] = kc_hostmem_alloc(k->bytes[a], ar->gen != NULL);
-        if (!k->in[a]) return failf(k, KC_INTERNAL, "out of host memory for input %s (%zu bytes)", ar->name, k->bytes[a]);
-        kc_gen g = { .shape = k->s, .dist = k->dist, .dtype = ar->dtype, .data = k->in[a], .count = k->count[a] };
-        kc_fill(&g, kc_mix64(k->seed ^ (0x9E3779B97F4A7C15ULL * (uint64_t)(a + 1))), ar->gen);
+        char why[256] = "";
+        CUresult r = kc_inputs_get(gpu, c, k->s, k->dist, k->seed, a, k->count[a], &k->in[a], k->time, why, sizeof why);
+        if (r == CUDA_ERROR_UNKNOWN && why[0]) return failf(k, KC_INTERNAL, "input %s: %s", ar->name, why);
+        if (r != CUDA_SUCCESS) {
+            /* The harness's failure (e.g. CUDA_ERROR_OUT_OF_MEMORY beside other
+             * processes), not the kernel's: an internal error, so a control can
+             * never count as caught by it. */
+            k->sticky = kc_cuda_error_is_sticky(r);
+            if (k->sticky) gpu->lost = 1;
+            return failf(k, KC_INTERNAL, "making input %s (%zu elements) on the device failed: %s", ar->name,
+                         k->count[a], kc_cuda_error_name(&gpu->cu, r));
+        }
     }
     return 0;
 }
 
-/* Allocates buffer set `set` with guard bands, poisons its outputs and fills
- * its inputs. Set 0 takes the inputs from the host. A relaunch's set 1 copies
- * its read-only inputs from set 0 on the device (gate 2 has found them
- * unchanged by then): a device-to-device copy runs at HBM bandwidth, a
- * pageable host upload at the host link's, for inputs up to a 5 GB embedding
- * table. An INOUT buffer, which the first launch changed, comes from the host
- * again. */
+/* Allocates buffer set `set` with guard bands, poisons its outputs and copies
+ * the pristine inputs into it (on the device, at HBM bandwidth). */
 static CUresult set_upload(kc_gpu *gpu, kc_case *k, int set, uint8_t poison)
 {
     CUresult r = CUDA_SUCCESS;
@@ -210,29 +218,18 @@ static CUresult set_upload(kc_gpu *gpu, kc_case *k, int set, uint8_t poison)
         const kc_arg *ar = &k->c->args[a];
         if (ar->kind != KC_ARG_BUFFER) continue;
         size_t g = KC_GUARD_BYTES, b = k->bytes[a];
-        if ((r = gpu->cu.MemAlloc(&k->dev[set][a], b + 2 * g)) != CUDA_SUCCESS) break;
+        if ((r = gpu->cu.MemAlloc(&k->dev[set][a], b + 2 * g)) != CUDA_SUCCESS) {
+            k->dev[set][a] = 0;
+            break;
+        }
         CUdeviceptr base = k->dev[set][a];
         if ((r = gpu->cu.MemsetD8(base, KC_CANARY, g)) != CUDA_SUCCESS) break;
         if ((r = gpu->cu.MemsetD8(base + g + b, KC_CANARY, g)) != CUDA_SUCCESS) break;
         if (!b) continue;
         if (ar->role == KC_OUT) r = gpu->cu.MemsetD8(base + g, poison, b);
-        else if (set == 1 && ar->role == KC_IN) r = gpu->cu.MemcpyDtoD(base + g, k->dev[0][a] + g, b);
-        else r = gpu->cu.MemcpyHtoD(base + g, k->in[a], b);
+        else r = gpu->cu.MemcpyDtoD(base + g, k->in[a], b);
     }
     return r;
-}
-
-/* Fills every SM's shared memory with 0xFF before a checked launch. */
-static void poison_smem(kc_gpu *gpu)
-{
-    if (!gpu->poison_fn) return;
-    int bytes = (int)gpu->dev.smem_per_block_optin;
-    if (gpu->cu.FuncSetAttribute(gpu->poison_fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes) != CUDA_SUCCESS)
-        bytes = (int)gpu->dev.smem_per_block;
-    unsigned words = (unsigned)bytes / 4;
-    void *params[] = { &words };
-    gpu->cu.LaunchKernel(gpu->poison_fn, (unsigned)gpu->dev.sm_count * 2, 1, 1, 1024, 1, 1, (unsigned)bytes, NULL,
-                         params, NULL);
 }
 
 /* What cuLaunchKernel gets: params[a] points to buffer a's device pointer (past
@@ -269,7 +266,7 @@ static int host_launch(kc_gpu *gpu, kc_case *k, int set, int gate)
 {
     kc_params p;
     make_params(k, set, &p);
-    poison_smem(gpu);
+    kc_dev_poison_smem(gpu);
     CUresult r = (CUresult)k->entry(p.params, k->s, &gpu->dev);
     int returned = r != CUDA_SUCCESS;
     if (r == CUDA_SUCCESS) r = gpu->cu.CtxSynchronize();
@@ -284,7 +281,7 @@ static int host_launch(kc_gpu *gpu, kc_case *k, int set, int gate)
 }
 
 /* Gate 1 for one launch: checks the geometry against the function and device,
- * launches and synchronizes. Returns 0 or 1 (failure in k->why). */
+ * launches and synchronizes. Returns 0 or the gate (failure in k->why). */
 static int launch(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate)
 {
     if (k->entry) return host_launch(gpu, k, set, gate);
@@ -311,7 +308,7 @@ static int launch(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate)
     }
     kc_params p;
     make_params(k, set, &p);
-    poison_smem(gpu);
+    kc_dev_poison_smem(gpu);
     CUresult r = gpu->cu.LaunchKernel(f, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
                                       l.smem, NULL, p.params, NULL);
     if (r == CUDA_SUCCESS) r = gpu->cu.CtxSynchronize();
@@ -325,30 +322,18 @@ static int launch(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate)
     return 0;
 }
 
-static int read_back(kc_gpu *gpu, kc_case *k, int set, uint8_t **dst, int outputs_only)
+/* Element i of buffer a of set `set` (0 for the first launch's), or of its
+ * pristine input (set -1), as a double for a failure line. */
+static double value_at(kc_gpu *gpu, kc_case *k, int set, int a, size_t i)
 {
-    for (int a = 0; a < k->nargs; a++) {
-        const kc_arg *ar = &k->c->args[a];
-        if (ar->kind != KC_ARG_BUFFER || (outputs_only && ar->role == KC_IN)) continue;
-        size_t total = k->bytes[a] + 2 * (size_t)KC_GUARD_BYTES;
-        dst[a] = kc_hostmem_alloc(total, 0);
-        if (!dst[a]) return failf(k, KC_INTERNAL, "out of host memory reading back %s (%zu bytes)", ar->name, total);
-        CUresult r = gpu->cu.MemcpyDtoH(dst[a], k->dev[set][a], total);
-        if (r != CUDA_SUCCESS) {
-            k->sticky = kc_cuda_error_is_sticky(r);
-            if (k->sticky) gpu->lost = 1;
-            /* A sticky error here is the kernel's fault surfacing late (gate 1);
-             * anything else is the harness's. */
-            return failf(k, k->sticky ? 1 : KC_INTERNAL, "reading back %s failed: %s", ar->name,
-                         kc_cuda_error_name(&gpu->cu, r));
-        }
-    }
-    return 0;
+    double v = 0;
+    CUdeviceptr p = set < 0 ? k->in[a] : k->dev[set][a] + KC_GUARD_BYTES;
+    kc_dev_read_value(gpu, p, k->c->args[a].dtype, i, &v);
+    return v;
 }
 
-static void value_str(kc_dtype t, const void *data, size_t i, char *buf, size_t cap)
+static void value_str(kc_dtype t, double v, char *buf, size_t cap)
 {
-    double v = kc_load(t, data, i);
     if (kc_dtype_is_float(t)) snprintf(buf, cap, "%.9g", v);
     else snprintf(buf, cap, "%.0f", v);
 }
@@ -361,38 +346,34 @@ static void value_str(kc_dtype t, const void *data, size_t i, char *buf, size_t 
 static int confirm_unwritten(kc_gpu *gpu, CUfunction f, kc_case *k, int a, size_t *n, size_t *first)
 {
     const size_t G = KC_GUARD_BYTES;
-    uint8_t *again[KC_MAX_ARGS] = { 0 };
     int g = 0;
     CUresult r = set_upload(gpu, k, 1, KC_POISON_B);
     if (r != CUDA_SUCCESS)
         g = failf(k, KC_INTERNAL, "allocating the buffers to confirm unwritten elements failed: %s",
                   kc_cuda_error_name(&gpu->cu, r));
     if (!g) g = launch(gpu, f, k, 1, 2);
-    if (!g) g = read_back(gpu, k, 1, again, 1);
-    if (!g)
-        *n = kc_poison_count2(k->back[a] + G, again[a] + G, k->count[a], kc_dtype_size(k->c->args[a].dtype),
-                              KC_POISON_A, KC_POISON_B, first);
-    for (int x = 0; x < k->nargs; x++) {
-        kc_hostmem_free(again[x]);
-        if (k->dev[1][x] && !gpu->lost) gpu->cu.MemFree(k->dev[1][x]);
-        k->dev[1][x] = 0;
-    }
+    if (!g && (r = kc_dev_count_unwritten(gpu, k->dev[0][a] + G, k->dev[1][a] + G, k->count[a],
+                                          kc_dtype_size(k->c->args[a].dtype), KC_POISON_A, KC_POISON_B, n, first)))
+        g = cuda_failed(gpu, k, r, "counting unwritten elements of", k->c->args[a].name);
+    free_set(gpu, k, 1);
     return g;
 }
 
 static int gate2(kc_gpu *gpu, CUfunction f, kc_case *k)
 {
     const size_t G = KC_GUARD_BYTES;
+    CUresult r;
     for (int a = 0; a < k->nargs; a++) {
         const kc_arg *ar = &k->c->args[a];
         if (ar->kind != KC_ARG_BUFFER) continue;
-        size_t es = kc_dtype_size(ar->dtype);
-        const uint8_t *b = k->back[a];
-        size_t bad = kc_guard_first_bad(b, G, KC_CANARY);
+        size_t es = kc_dtype_size(ar->dtype), n, bad;
+        if ((r = kc_dev_count_not(gpu, k->dev[0][a], G, KC_CANARY, &n, &bad)))
+            return cuda_failed(gpu, k, r, "checking the guard band before", ar->name);
         if (bad < G)
             return failf(k, 2, "%s: written before its start (guard byte %zu bytes before element 0, element %lld)",
                          ar->name, G - bad, -(long long)((G - bad + es - 1) / es));
-        bad = kc_guard_first_bad(b + G + k->bytes[a], G, KC_CANARY);
+        if ((r = kc_dev_count_not(gpu, k->dev[0][a] + G + k->bytes[a], G, KC_CANARY, &n, &bad)))
+            return cuda_failed(gpu, k, r, "checking the guard band after", ar->name);
         if (bad < G)
             return failf(k, 2, "%s: written past its end (byte %zu after the last of %zu elements, element index %zu)",
                          ar->name, bad, k->count[a], k->count[a] + bad / es);
@@ -400,12 +381,13 @@ static int gate2(kc_gpu *gpu, CUfunction f, kc_case *k)
     for (int a = 0; a < k->nargs; a++) {
         const kc_arg *ar = &k->c->args[a];
         if (ar->kind != KC_ARG_BUFFER || ar->role != KC_IN) continue;
-        size_t es = kc_dtype_size(ar->dtype), first;
-        size_t n = kc_bitwise_diff(k->in[a], k->back[a] + G, k->count[a], es, &first);
+        size_t first, n;
+        if ((r = kc_dev_count_differs(gpu, k->in[a], k->dev[0][a] + G, k->count[a], kc_dtype_size(ar->dtype), &n, &first)))
+            return cuda_failed(gpu, k, r, "comparing the input", ar->name);
         if (n) {
             char was[64], now[64];
-            value_str(ar->dtype, k->in[a], first, was, sizeof was);
-            value_str(ar->dtype, k->back[a] + G, first, now, sizeof now);
+            value_str(ar->dtype, value_at(gpu, k, -1, a, first), was, sizeof was);
+            value_str(ar->dtype, value_at(gpu, k, 0, a, first), now, sizeof now);
             return failf(k, 2, "input %s modified: %zu of %zu elements changed, first %s[%zu] was %s now %s",
                          ar->name, n, k->count[a], ar->name, first, was, now);
         }
@@ -413,7 +395,10 @@ static int gate2(kc_gpu *gpu, CUfunction f, kc_case *k)
     for (int a = 0; a < k->nargs; a++) {
         const kc_arg *ar = &k->c->args[a];
         if (ar->kind != KC_ARG_BUFFER || ar->role != KC_OUT) continue;
-        size_t first, n = kc_poison_count(k->back[a] + G, k->count[a], kc_dtype_size(ar->dtype), KC_POISON_A, &first);
+        size_t first, n;
+        if ((r = kc_dev_count_unwritten(gpu, k->dev[0][a] + G, 0, k->count[a], kc_dtype_size(ar->dtype), KC_POISON_A,
+                                        0, &n, &first)))
+            return cuda_failed(gpu, k, r, "counting poison left in", ar->name);
         int g;
         if (n && (g = confirm_unwritten(gpu, f, k, a, &n, &first))) return g;
         if (n)
@@ -423,6 +408,8 @@ static int gate2(kc_gpu *gpu, CUfunction f, kc_case *k)
     return 0;
 }
 
+/* ---- the float64 reference ---------------------------------------------- */
+
 /* Marks reference elements not yet computed: a reference that forgets an
  * element leaves NaN, which only a NaN output matches. */
 static void fill_nan(void *ctx, size_t begin, size_t end)
@@ -431,33 +418,147 @@ static void fill_nan(void *ctx, size_t begin, size_t end)
     for (size_t i = begin; i < end; i++) r[i] = NAN;
 }
 
-static int gate3(kc_case *k)
+/* A float64 buffer for every output, all NaN (0xFF bytes), into dst. */
+static CUresult alloc_refs(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
+{
+    CUresult r = CUDA_SUCCESS;
+    for (int a = 0; a < k->nargs && r == CUDA_SUCCESS; a++) {
+        const kc_arg *ar = &k->c->args[a];
+        if (ar->kind != KC_ARG_BUFFER || ar->role == KC_IN) continue;
+        size_t b = k->count[a] * sizeof(double);
+        if ((r = gpu->cu.MemAlloc(&dst[a], b ? b : 1)) != CUDA_SUCCESS) {
+            dst[a] = 0;
+            break;
+        }
+        if (b) r = gpu->cu.MemsetD8(dst[a], 0xFF, b);
+    }
+    return r;
+}
+
+/* The contract's host reference into device buffers dst: its inputs
+ * downloaded from the pristine copies, its outputs uploaded. */
+static int host_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
 {
     kc_ref r = { .shape = k->s, .dist = k->dist, .nargs = k->nargs };
-    for (int a = 0; a < k->nargs; a++) {
+    void *host[KC_MAX_ARGS] = { 0 };
+    int g = 0;
+    CUresult cr = alloc_refs(gpu, k, dst);
+    if (cr != CUDA_SUCCESS) g = cuda_failed(gpu, k, cr, "allocating the reference of", k->c->name);
+    for (int a = 0; a < k->nargs && !g; a++) {
         const kc_arg *ar = &k->c->args[a];
         r.dtype[a] = ar->dtype;
         r.scalar[a] = k->scalar[a];
         r.count[a] = k->count[a];
-        r.host[a] = k->in[a];
-        if (ar->kind == KC_ARG_BUFFER && ar->role != KC_IN) {
-            k->ref[a] = kc_hostmem_alloc(k->count[a] * sizeof(double), 0);
-            if (!k->ref[a]) return failf(k, KC_INTERNAL, "out of host memory for the reference of %s", ar->name);
-            kc_parallel_for(k->count[a], (size_t)1 << 20, fill_nan, k->ref[a]);
-            r.out[a] = k->ref[a];
+        if (ar->kind != KC_ARG_BUFFER) continue;
+        if (ar->role != KC_OUT) {
+            if (!(host[a] = kc_hostmem_alloc(k->bytes[a], 0)))
+                g = failf(k, KC_INTERNAL, "out of host memory for the input %s of the host reference (%zu bytes)",
+                          ar->name, k->bytes[a]);
+            else if ((cr = gpu->cu.MemcpyDtoH(host[a], k->in[a], k->bytes[a])) != CUDA_SUCCESS)
+                g = cuda_failed(gpu, k, cr, "downloading the input", ar->name);
+            r.host[a] = host[a];
+        }
+        if (ar->role != KC_IN && !g) {
+            double *out = kc_hostmem_alloc(k->count[a] * sizeof(double), 0);
+            if (!out) g = failf(k, KC_INTERNAL, "out of host memory for the reference of %s", ar->name);
+            else kc_parallel_for(k->count[a], (size_t)1 << 20, fill_nan, out);
+            r.out[a] = out;
         }
     }
+    if (!g) k->c->reference(&r);
+    for (int a = 0; a < k->nargs && !g; a++)
+        if (r.out[a] && k->count[a] &&
+            (cr = gpu->cu.MemcpyHtoD(dst[a], r.out[a], k->count[a] * sizeof(double))) != CUDA_SUCCESS)
+            g = cuda_failed(gpu, k, cr, "uploading the reference of", k->c->args[a].name);
+    for (int a = 0; a < k->nargs; a++) {
+        kc_hostmem_free(host[a]);
+        kc_hostmem_free(r.out[a]);
+    }
+    return g;
+}
+
+/* The contract's device reference into dst. A fault in it is the harness's
+ * (the contract's) error, never the kernel's: internal. */
+static int device_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
+{
+    const kc_device_ref *d = &k->c->device_reference;
+    CUresult r = alloc_refs(gpu, k, dst);
+    if (r != CUDA_SUCCESS) return cuda_failed(gpu, k, r, "allocating the reference of", k->c->name);
+    kc_dref dr;
+    memset(&dr, 0, sizeof dr);
+    dr.shape = *k->s;
+    dr.shape.name = NULL;
+    dr.dist = k->dist;
+    dr.nargs = k->nargs;
+    for (int a = 0; a < k->nargs; a++) {
+        dr.dtype[a] = k->c->args[a].dtype;
+        dr.count[a] = k->count[a];
+        dr.scalar[a] = k->scalar[a];
+        dr.in[a] = (const void *)(uintptr_t)k->in[a];
+        dr.out[a] = (double *)(uintptr_t)dst[a];
+    }
+    kc_launch l = { { (unsigned)gpu->dev.sm_count * 4, 1, 1 }, { 256, 1, 1 }, 0 };
+    if (d->launch) d->launch(k->s, &gpu->dev, &l);
+    void *params[] = { &dr };
+    r = gpu->cu.LaunchKernel(k->ref_fn, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.smem,
+                             NULL, params, NULL);
+    if (r == CUDA_SUCCESS) r = gpu->cu.CtxSynchronize();
+    if (r != CUDA_SUCCESS) {
+        k->sticky = kc_cuda_error_is_sticky(r);
+        if (k->sticky) gpu->lost = 1;
+        return failf(k, KC_INTERNAL, "the device reference %s (module %s) failed: %s%s", d->symbol, d->module,
+                     kc_cuda_error_name(&gpu->cu, r), k->sticky ? " (the CUDA context is now unusable)" : "");
+    }
+    return 0;
+}
+
+/* --reference both: the device reference (dref) against the host's (ref),
+ * within the contract's bound (bitwise when it gives none). */
+static int references_agree(kc_gpu *gpu, kc_case *k)
+{
+    const kc_device_ref *d = &k->c->device_reference;
+    kc_tol tol = d->agree.reason ? d->agree : (kc_tol){ 0, 0, NULL };
+    for (int a = 0; a < k->nargs; a++) {
+        const kc_arg *ar = &k->c->args[a];
+        if (ar->kind != KC_ARG_BUFFER || ar->role == KC_IN) continue;
+        kc_compare cmp;
+        CUresult r = kc_dev_compare(gpu, k->dref[a], KC_F64, k->ref[a], k->count[a], tol, &cmp);
+        if (r != CUDA_SUCCESS) return cuda_failed(gpu, k, r, "comparing the references of", ar->name);
+        if (cmp.bad)
+            return failf(k, KC_INTERNAL, "the device reference %s disagrees with the host reference: %s[%zu] device %.17g, host %.17g, difference %.3g > bound %.3g (%s); %zu of %zu elements differ",
+                         d->symbol, ar->name, cmp.worst, cmp.out, cmp.ref, cmp.err, cmp.allowed,
+                         d->agree.reason ? d->agree.reason : "bitwise", cmp.bad, cmp.count);
+    }
+    return 0;
+}
+
+/* The reference gate 3 compares with, into k->ref, as --reference says. */
+static int reference(kc_gpu *gpu, kc_case *k)
+{
+    int g = 0;
+    if (k->ref_fn && k->mode != KC_REF_BOTH) return device_reference(gpu, k, k->ref);
+    if (k->ref_fn && (g = device_reference(gpu, k, k->dref))) return g;
+    if ((g = host_reference(gpu, k, k->ref))) return g;
+    return k->ref_fn ? references_agree(gpu, k) : 0;
+}
+
+static int gate3(kc_gpu *gpu, kc_case *k)
+{
     double t0 = now_s();
-    k->c->reference(&r);
+    int failed = reference(gpu, k);
     double t1 = now_s();
     k->time->reference_s += t1 - t0;
-    int failed = 0;
     for (int a = 0; a < k->nargs && !failed; a++) {
         const kc_arg *ar = &k->c->args[a];
         if (ar->kind != KC_ARG_BUFFER || ar->role == KC_IN) continue;
         kc_tol tol = kc_tol_for(k->c, a);
         kc_compare cmp;
-        if (!kc_compare_output(ar->dtype, k->back[a] + KC_GUARD_BYTES, k->ref[a], k->count[a], tol, &cmp)) continue;
+        CUresult r = kc_dev_compare(gpu, k->dev[0][a] + KC_GUARD_BYTES, ar->dtype, k->ref[a], k->count[a], tol, &cmp);
+        if (r != CUDA_SUCCESS) {
+            failed = cuda_failed(gpu, k, r, "comparing the output", ar->name);
+            break;
+        }
+        if (!cmp.bad) continue;
         failed = failf(k, 3, "%s[%zu] = %.9g, reference %.9g, error %.3g > allowed %.3g (rtol %g, atol %g); %zu of %zu elements out of tolerance",
                        ar->name, cmp.worst, cmp.out, cmp.ref, cmp.err, cmp.allowed, tol.rtol, tol.atol, cmp.bad, cmp.count);
     }
@@ -473,24 +574,26 @@ static int gate4(kc_gpu *gpu, CUfunction f, kc_case *k)
         return failf(k, KC_INTERNAL, "allocating or filling the relaunch's buffers failed: %s",
                      kc_cuda_error_name(&gpu->cu, r));
     if (launch(gpu, f, k, 1, 4)) return 4;
-    uint8_t *again[KC_MAX_ARGS] = { 0 };
-    int g = read_back(gpu, k, 1, again, 1);
     double t1 = now_s();
     k->time->gpu_s += t1 - t0;
+    int g = 0;
     for (int a = 0; !g && a < k->nargs; a++) {
         const kc_arg *ar = &k->c->args[a];
         if (ar->kind != KC_ARG_BUFFER || ar->role == KC_IN) continue;
-        size_t first, es = kc_dtype_size(ar->dtype);
-        size_t n = kc_bitwise_diff(k->back[a] + KC_GUARD_BYTES, again[a] + KC_GUARD_BYTES, k->count[a], es, &first);
+        size_t first, n, es = kc_dtype_size(ar->dtype);
+        if ((r = kc_dev_count_differs(gpu, k->dev[0][a] + KC_GUARD_BYTES, k->dev[1][a] + KC_GUARD_BYTES, k->count[a], es,
+                                      &n, &first))) {
+            g = cuda_failed(gpu, k, r, "comparing the relaunch's", ar->name);
+            break;
+        }
         if (n) {
             char v1[64], v2[64];
-            value_str(ar->dtype, k->back[a] + KC_GUARD_BYTES, first, v1, sizeof v1);
-            value_str(ar->dtype, again[a] + KC_GUARD_BYTES, first, v2, sizeof v2);
+            value_str(ar->dtype, value_at(gpu, k, 0, a, first), v1, sizeof v1);
+            value_str(ar->dtype, value_at(gpu, k, 1, a, first), v2, sizeof v2);
             g = failf(k, 4, "relaunch on other buffers differs: %zu of %zu elements of %s, first %s[%zu] %s then %s",
                       n, k->count[a], ar->name, ar->name, first, v1, v2);
         }
     }
-    for (int a = 0; a < k->nargs; a++) kc_hostmem_free(again[a]);
     k->time->checks_s += now_s() - t1;
     return g;
 }
@@ -499,7 +602,7 @@ static int gate4(kc_gpu *gpu, CUfunction f, kc_case *k)
 static int run_case(kc_gpu *gpu, CUfunction f, kc_case *k, int maxgate)
 {
     double t0 = now_s();
-    int g = case_prepare(k);
+    int g = case_prepare(gpu, k);
     double t1 = now_s();
     k->time->inputs_s += t1 - t0;
     if (g) return g;
@@ -514,7 +617,6 @@ static int run_case(kc_gpu *gpu, CUfunction f, kc_case *k, int maxgate)
                      kc_cuda_error_name(&gpu->cu, r));
     }
     g = launch(gpu, f, k, 0, 1);
-    if (!g) g = read_back(gpu, k, 0, k->back, 0);
     double t2 = now_s();
     k->time->gpu_s += t2 - t1;
     if (g) return g;
@@ -523,7 +625,7 @@ static int run_case(kc_gpu *gpu, CUfunction f, kc_case *k, int maxgate)
         k->time->checks_s += now_s() - t2;
         if (g) return g;
     }
-    if (maxgate >= 3 && (g = gate3(k))) return g;
+    if (maxgate >= 3 && (g = gate3(gpu, k))) return g;
     if (maxgate >= 4 && !k->c->nondeterministic && (g = gate4(gpu, f, k))) return g;
     return 0;
 }
@@ -602,13 +704,47 @@ static void append(char *buf, size_t cap, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Loads the contract's device reference for an item, when --reference uses
+ * it. 0; or 1 with why (the contract's error: it names a module or symbol
+ * this binary lacks). */
+static int load_device_reference(kc_gpu *gpu, const kc_contract *c, kc_ref_mode mode, CUmodule *mod, CUfunction *fn,
+                                 char *why, size_t cap)
+{
+    const kc_device_ref *d = &c->device_reference;
+    *mod = NULL;
+    *fn = NULL;
+    if (!kc_uses_device_reference(c, mode)) return 0;
+    const kc_fatbin *fb = d->module ? kc_fatbin_find(d->module, NULL) : NULL;
+    CUresult r = CUDA_ERROR_NOT_FOUND;
+    if (!fb) {
+        snprintf(why, cap, "internal error: the device reference's module %s is not embedded in this binary (contract %s)",
+                 d->module ? d->module : "(none)", c->name);
+        return 1;
+    }
+    if ((r = gpu->cu.ModuleLoadData(mod, fb->start)) != CUDA_SUCCESS) {
+        *mod = NULL;
+        snprintf(why, cap, "internal error: loading the device reference's module %s failed: %s", d->module,
+                 kc_cuda_error_name(&gpu->cu, r));
+        return 1;
+    }
+    if ((r = gpu->cu.ModuleGetFunction(fn, *mod, d->symbol)) != CUDA_SUCCESS) {
+        snprintf(why, cap, "internal error: the device reference %s is not in module %s: %s", d->symbol, d->module,
+                 kc_cuda_error_name(&gpu->cu, r));
+        gpu->cu.ModuleUnload(*mod);
+        *mod = NULL;
+        *fn = NULL;
+        return 1;
+    }
+    return 0;
+}
+
 /* Gates 1-4 over every case (kernels), or until a gate fails (controls). */
-static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_result *res)
+static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode mode, kc_result *res)
 {
     const kc_contract *c = it->contract;
     int control = it->kind == KC_KIND_CONTROL;
-    CUmodule mod = NULL;
-    CUfunction fn = NULL;
+    CUmodule mod = NULL, ref_mod = NULL;
+    CUfunction fn = NULL, ref_fn = NULL;
     kc_host_entry entry;
     char why[1024];
     if (load_function(gpu, c, control ? it->control->name : NULL, &mod, &fn, &entry, why, sizeof why)) {
@@ -621,13 +757,21 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_result *
         res->state = control ? KC_MISSED : KC_FAIL;
         return;
     }
+    if (load_device_reference(gpu, c, mode, &ref_mod, &ref_fn, why, sizeof why)) {
+        /* The contract's own error: never green, never a catch. */
+        snprintf(res->msg, sizeof res->msg, "%s%s", why, control ? " (the control could not be checked)" : "");
+        res->state = control ? KC_MISSED : KC_FAIL;
+        if (mod && !gpu->lost) gpu->cu.ModuleUnload(mod);
+        return;
+    }
     kc_dist dists[KC_MAX_DISTS + 2];
     int nd = ndists(c, dists), reproduced[KC_MAX_KNOWN] = { 0 }, unknown = 0, known = 0;
     char first[1600] = "";
     for (const kc_shape *s = c->shapes; s->name && !gpu->lost; s++) {
         int per_shape = s->cls == KC_SHAPE_LARGE ? 1 : nd;
         for (int d = 0; d < per_shape && !gpu->lost; d++) {
-            kc_case k = { .c = c, .s = s, .dist = dists[d], .time = &res->time, .entry = entry };
+            kc_case k = { .c = c, .s = s, .dist = dists[d], .mode = mode, .ref_fn = ref_fn, .time = &res->time,
+                          .entry = entry };
             k.seed = kc_case_seed(seed, c->name, s->name, dists[d]);
             int g = run_case(gpu, fn, &k, 4);
             case_free(gpu, &k);
@@ -712,6 +856,7 @@ done:
         }
     }
     if (mod && !gpu->lost) gpu->cu.ModuleUnload(mod);
+    if (ref_mod && !gpu->lost) gpu->cu.ModuleUnload(ref_mod);
 }
 
 /* The shape with the largest device footprint: the one whose occupancy the
@@ -722,7 +867,7 @@ static const kc_shape *largest_shape(const kc_contract *c)
     size_t bestb = 0;
     for (const kc_shape *s = c->shapes; s->name; s++) {
         size_t h, g;
-        kc_case_memory(c, s, &h, &g);
+        kc_case_memory(c, s, KC_REF_DEVICE, &h, &g);
         if (g > bestb) {
             bestb = g;
             best = s;
@@ -806,10 +951,10 @@ static void run_limits(kc_gpu *gpu, const kc_item *it, kc_result *res)
     if (mod && !gpu->lost) gpu->cu.ModuleUnload(mod);
 }
 
-void kc_run_gpu_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_result *res)
+void kc_run_gpu_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode mode, kc_result *res)
 {
     memset(res, 0, sizeof *res);
     if (it->kind == KC_KIND_LIMIT) run_limits(gpu, it, res);
-    else run_gates(gpu, it, seed, res);
+    else run_gates(gpu, it, seed, mode, res);
     kc_hostmem_release();   /* kept buffers serve one item's cases only (the memory plan is per item) */
 }

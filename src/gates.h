@@ -5,27 +5,8 @@
 #define KC_GATES_H
 #include <stddef.h>
 #include <stdint.h>
+#include "gpu.h"
 #include "item.h"
-#include "cuda_driver.h"
-
-/* One process's GPU: driver, device, primary context, the smem poisoner. */
-typedef struct kc_gpu {
-    kc_cuda cu;
-    int ready;                  /* driver loaded and context current */
-    char why[512];              /* why not ready ("libcuda.so.1 not found ...") */
-    kc_device dev;
-    CUdevice cudev;
-    CUcontext ctx;
-    CUmodule poison_mod;
-    CUfunction poison_fn;
-    int lost;                   /* a sticky error made the context unusable */
-} kc_gpu;
-
-/* Loads the driver and makes device `ordinal`'s primary context current.
- * Returns 0; 1 when there is no usable driver or device (gpu->why says why;
- * GPU items are then SKIP); -1 when `ordinal` does not exist (bad usage). */
-int kc_gpu_open(kc_gpu *gpu, int ordinal);
-void kc_gpu_close(kc_gpu *gpu);
 
 typedef struct kc_result {
     kc_state state;
@@ -39,13 +20,19 @@ typedef struct kc_result {
     kc_time_split time;         /* where the item's time went */
 } kc_result;
 
-/* Runs a kernel, control or limit item. seed is --seed. */
-void kc_run_gpu_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_result *res);
+/* Runs a kernel, control or limit item. seed is --seed, mode --reference. */
+void kc_run_gpu_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode mode, kc_result *res);
 
 /* "edge.33 (rows=1, cols=33)" */
 void kc_shape_describe(const kc_contract *c, const kc_shape *s, char *buf, size_t cap);
-/* Bytes of device and host memory one case of shape s needs (all buffers,
- * guard bands, the determinism relaunch's second set; host inputs, read-backs
- * and the float64 reference), for memory plans. */
-void kc_case_memory(const kc_contract *c, const kc_shape *s, size_t *host_bytes, size_t *gpu_bytes);
+/* Bytes of device and host memory one case of shape s needs under --reference
+ * mode, for memory plans: on the device its pristine inputs, two guarded
+ * buffer sets (gate 4's relaunch) and the float64 reference(s); on the host
+ * what a contract's generator fills, and for a host reference its inputs
+ * and outputs. */
+void kc_case_memory(const kc_contract *c, const kc_shape *s, kc_ref_mode mode, size_t *host_bytes, size_t *gpu_bytes);
+/* Whether gate 3 runs the contract's host reference under mode (it has no
+ * device reference, or --reference host or both), and its device reference. */
+int kc_uses_host_reference(const kc_contract *c, kc_ref_mode mode);
+int kc_uses_device_reference(const kc_contract *c, kc_ref_mode mode);
 #endif

@@ -1,20 +1,21 @@
 /* generate.c — owns the generator API of kcontract.h: the xoshiro256**
- * stream (kc_rand_*), kc_gen_put, and the built-in distributions of
- * kc_gen_default.
+ * stream of custom generators (kc_rand_*), kc_gen_put, and kc_gen_default,
+ * the host side of the built-in distributions (gen_stream.h defines them;
+ * the GPU computes the same bits in kernels/harness/harness.cu).
  *
- * Everything draws only from g->rng, so a buffer's contents are a pure
- * function of the seed the runner derived (seed.c). kc_rand_normal has no
- * cached second value for the same reason; kc_gen_default's normal stream
- * uses both values of a pair of draws internally (it is one call, so it
- * stays a pure function of the state it starts from).
- *
- * The fill loops run over billions of elements for the large shapes, so the
- * dtype is decided once per buffer: fill_float() is forced inline with a
- * constant dtype, and the compiler folds put() to one conversion. */
+ * kc_rand_* draw only from g->rng, so a custom buffer's contents are a pure
+ * function of the seed the runner derived (seed.c); kc_rand_normal has no
+ * cached second value for the same reason. kc_gen_default computes element i
+ * from g->key and i alone, so it runs in parallel chunks on the harness's
+ * threads with the same result on any number of them, unless the harness
+ * attached the GPU's copy of exactly this buffer (fill.h, kc_gen_source). */
 #include <math.h>
 #include <string.h>
 #include "dtype.h"
+#include "fill.h"
+#include "gen_stream.h"
 #include "kcontract.h"
+#include "parallel.h"
 
 #define INLINE static inline __attribute__((always_inline))
 
@@ -53,13 +54,6 @@ INLINE double normal1(uint64_t s[4]) {
     return ((double)sum - mean) / sd;
 }
 
-/* Two normal draws (the streams below hand out both). */
-INLINE double normal_pair(uint64_t s[4], double *second) {
-    double a = normal1(s);
-    *second = normal1(s);
-    return a;
-}
-
 uint64_t kc_rand_u64(kc_gen *g) { return next(g->rng); }
 
 double kc_rand_uniform(kc_gen *g, double lo, double hi) {
@@ -95,120 +89,30 @@ int64_t kc_rand_int(kc_gen *g, int64_t lo, int64_t hi) {
 
 void kc_gen_put(kc_gen *g, size_t i, double x) { kc_store(g->dtype, g->data, i, x); }
 
-/* A normal stream that hands out both values of each pair. */
-typedef struct nstream { uint64_t *s; double spare; int has; } nstream;
+/* ---- the built-in stream on the host ---- */
 
-INLINE double nnext(nstream *n) {
-    if (n->has) { n->has = 0; return n->spare; }
-    n->has = 1;
-    return normal_pair(n->s, &n->spare);
+typedef struct stream_job {
+    kc_dtype dtype;
+    kc_dist dist;
+    uint64_t key;
+    void *data;
+} stream_job;
+
+static void stream_chunk(void *ctx, size_t begin, size_t end)
+{
+    const stream_job *j = ctx;
+    for (size_t i = begin; i < end; i++) kc_stream_put(j->dtype, j->dist, j->key, j->data, i);
 }
 
-/* The LARGE scale L per dtype (kcontract.h, kc_dist). */
-static double large_scale(kc_dtype t) {
-    switch (t) {
-    case KC_F16: return 1024.0;
-    case KC_E4M3: return 256.0;
-    default: return 0x1p20;
-    }
-}
+#define STREAM_GRAIN ((size_t)1 << 16)   /* elements per chunk on the harness's threads */
 
-INLINE void put(kc_dtype t, void *data, size_t i, double x) {
-    switch (t) {
-    case KC_F64: ((double *)data)[i] = x; break;
-    case KC_F32: ((float *)data)[i] = (float)x; break;
-    case KC_F16: ((uint16_t *)data)[i] = kc_double_to_f16(x); break;
-    case KC_BF16: ((uint16_t *)data)[i] = kc_double_to_bf16(x); break;
-    case KC_E4M3: ((uint8_t *)data)[i] = kc_double_to_e4m3(x); break;
-    default: break;
-    }
-}
-
-/* Runs of -inf with lengths 1..256, alternating with runs of normal values
- * of the same length law: about half the elements are masked. E4M3 has no
- * -inf and stores -448 (saturation). */
-INLINE void fill_masked(kc_dtype t, void *data, size_t n, uint64_t s[4]) {
-    nstream ns = { s, 0.0, 0 };
-    uint64_t r = next(s);
-    int masked = (int)(r & 1);
-    size_t left = 1 + ((r >> 8) & 255);
-    for (size_t i = 0; i < n; i++) {
-        if (left == 0) {
-            masked = !masked;
-            left = 1 + ((next(s) >> 8) & 255);
-        }
-        left--;
-        put(t, data, i, masked ? -INFINITY : nnext(&ns));
-    }
-}
-
-INLINE void fill_float(kc_dtype t, kc_dist dist, void *data, size_t n, uint64_t s[4]) {
-    nstream ns = { s, 0.0, 0 };
-    double half = large_scale(t) / 2;
-    switch (dist) {
-    case KC_UNIFORM:
-        for (size_t i = 0; i < n; i++)
-            put(t, data, i, 2.0 * unit53(next(s)) - 1.0);
-        break;
-    case KC_LARGE:
-        for (size_t i = 0; i < n; i++) {
-            uint64_t r = next(s);
-            double m = half + half * unit53(r);          /* [L/2, L) */
-            put(t, data, i, (r & 3) == 0 ? -m : m);      /* negative with p = 1/4 */
-        }
-        break;
-    case KC_ZEROS_MIXED:
-        for (size_t i = 0; i < n; i++) {
-            uint64_t r = next(s);
-            if (r & 1) put(t, data, i, (r & 2) ? -0.0 : 0.0);
-            else put(t, data, i, nnext(&ns));
-        }
-        break;
-    case KC_SPECIALS:
-        for (size_t i = 0; i < n; i++) {
-            uint64_t k = ((next(s) >> 32) * 100) >> 32;  /* 0..99 */
-            double x = k == 0 ? INFINITY : k == 1 ? -INFINITY : k == 2 ? NAN : nnext(&ns);
-            put(t, data, i, x);                          /* E4M3: +-inf saturate to +-448 */
-        }
-        break;
-    case KC_MASKED:
-        fill_masked(t, data, n, s);
-        break;
-    case KC_NORMAL:
-    default:
-        for (size_t i = 0; i + 1 < n; i += 2) {
-            double b, a = normal_pair(s, &b);
-            put(t, data, i, a);
-            put(t, data, i + 1, b);
-        }
-        if (n & 1) put(t, data, n - 1, nnext(&ns));
-        break;
-    }
-}
-
-/* Integers, whatever the distribution: uniform in [lo, hi]. */
-#define FILL_INT(T, lo, hi) do { \
-        T *p_ = g->data; \
-        uint64_t range_ = (uint64_t)((int64_t)(hi) - (int64_t)(lo)) + 1; \
-        for (size_t i_ = 0; i_ < g->count; i_++) \
-            p_[i_] = (T)((int64_t)(lo) + (int64_t)below(s, range_)); \
-    } while (0)
-
-void kc_gen_default(kc_gen *g) {
-    uint64_t s[4];
-    memcpy(s, g->rng, sizeof s);   /* a local copy stays in registers */
-    switch (g->dtype) {
-    case KC_F64: fill_float(KC_F64, g->dist, g->data, g->count, s); break;
-    case KC_F32: fill_float(KC_F32, g->dist, g->data, g->count, s); break;
-    case KC_F16: fill_float(KC_F16, g->dist, g->data, g->count, s); break;
-    case KC_BF16: fill_float(KC_BF16, g->dist, g->data, g->count, s); break;
-    case KC_E4M3: fill_float(KC_E4M3, g->dist, g->data, g->count, s); break;
-    case KC_I64: FILL_INT(int64_t, -1000, 1000); break;
-    case KC_I32: FILL_INT(int32_t, -1000, 1000); break;
-    case KC_U32: FILL_INT(uint32_t, 0, 1000); break;
-    case KC_I8: FILL_INT(int8_t, -128, 127); break;
-    case KC_U8: FILL_INT(uint8_t, 0, 255); break;
-    default: break;
-    }
-    memcpy(g->rng, s, sizeof s);
+void kc_gen_default(kc_gen *g)
+{
+    kc_gen_source *src = g->harness;
+    if (src && src->data == g->data && src->count == g->count && src->dtype == g->dtype && src->dist == g->dist &&
+        src->key == g->key && src->fill(src) == 0)
+        return;
+    if (kc_dtype_size(g->dtype) == 0) return;
+    stream_job j = { g->dtype, g->dist, g->key, g->data };
+    kc_parallel_for(g->count, STREAM_GRAIN, stream_chunk, &j);
 }

@@ -24,12 +24,26 @@ typedef struct kc_item {
     const char *record;              /* launch-record items (records.h): "FILE:LINE"; else NULL */
 } kc_item;
 
-/* Where an item's time went, in seconds: generating inputs, GPU work (uploads,
- * launches, synchronization, read-backs), the float64 reference, and the
- * host-side checks (guards, poison, comparisons). The rest is harness overhead. */
+/* Where an item's time went, in seconds: generating inputs, GPU work (buffer
+ * set-up, launches, synchronization), the float64 reference, and the checks
+ * of gates 2-4 (on the device). The rest is harness overhead. And how its
+ * input buffers came to be: made by the GPU's built-in stream, made by a
+ * contract's generator on the host, or reused from an earlier item of the
+ * same process (inputs.h). */
 typedef struct kc_time_split {
     double inputs_s, gpu_s, reference_s, checks_s;
+    int inputs_made_gpu, inputs_made_host, inputs_reused;
 } kc_time_split;
+
+/* Which float64 reference gate 3 compares with (--reference): the contract's
+ * device reference where it has one, else its host reference (DEVICE, the
+ * default); always the host reference (HOST); or both on every case, failing
+ * the case when they disagree beyond the contract's bound, gate 3 then
+ * comparing with the host's (BOTH). */
+typedef enum kc_ref_mode { KC_REF_DEVICE = 0, KC_REF_HOST, KC_REF_BOTH } kc_ref_mode;
+
+/* "device", "host", "both": the --reference value. */
+const char *kc_ref_mode_name(kc_ref_mode m);
 
 const char *kc_kind_name(kc_kind k);     /* "kernel", "control", "limit", "suite" */
 const char *kc_state_name(kc_state s);   /* "PASS", "FAIL", ... */

@@ -83,6 +83,10 @@ void kc_rerun_command(const kc_opts *o, const char *name, int device, char *buf,
         append_word(buf, cap, &n, "--records");
         append_word(buf, cap, &n, o->records[r]);
     }
+    if (o->reference != KC_REF_DEVICE) {      /* a disagreement of references reruns as it failed */
+        append_word(buf, cap, &n, "--reference");
+        append_word(buf, cap, &n, kc_ref_mode_name(o->reference));
+    }
     if (n > 0 && (size_t)n < cap) memmove(buf, buf + 1, (size_t)n);   /* the leading space */
 }
 
@@ -102,14 +106,14 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
         out->state = KC_SKIP;
         snprintf(out->msg, sizeof out->msg, "no GPU");
     } else if (it->kind == KC_KIND_SUITE) {
-        int rc = kc_suite_run(it->suite, have_gpu ? &gpu->dev : NULL, out->msg, sizeof out->msg);
+        int rc = kc_suite_run(it->suite, have_gpu ? gpu : NULL, out->msg, sizeof out->msg);
         out->state = rc ? KC_FAIL : KC_PASS;
         if (!rc) snprintf(out->msg, sizeof out->msg, "suite passed");
     } else if (!(res = calloc(1, sizeof *res))) {
         out->state = it->kind == KC_KIND_CONTROL ? KC_MISSED : KC_FAIL;
         snprintf(out->msg, sizeof out->msg, "internal error: out of host memory");
     } else {
-        kc_run_gpu_item(gpu, it, o->seed, res);
+        kc_run_gpu_item(gpu, it, o->seed, o->reference, res);
         out->state = res->state;
         out->gate = res->gate;
         out->limit_problems = res->limit_problems;

@@ -186,7 +186,7 @@ static int check_plan(const kc_opts *o, const kc_item *items, const selection *s
                       size_t *avail)
 {
     char err[1024];
-    kc_plan_compute(items, s->sel, s->ns, d->ndevs > 0, plan);
+    kc_plan_compute(items, s->sel, s->ns, d->ndevs > 0, o->reference, plan);
     if (kc_read_mem_available(avail)) *avail = SIZE_MAX;
     kc_plan_env e = { o->jobs, plan, *avail, d->dev, d->free_mem, d->ndevs };
     if (kc_plan_check(&e, err, sizeof err)) {
@@ -291,6 +291,8 @@ static char **child_argv(const kc_opts *o, const child *c, char num[5][32])
     snprintf(num[4], sizeof num[4], "%d", o->threads ? o->threads : kc_parallel_share(c->n));
     av[a++] = "--threads";   /* N shards share the host's CPUs */
     av[a++] = num[4];
+    av[a++] = "--reference";
+    av[a++] = (char *)kc_ref_mode_name(o->reference);
     for (int r = 0; r < o->nrecords; r++) {   /* the same record items, so the slices agree */
         av[a++] = "--records";
         av[a++] = (char *)o->records[r];

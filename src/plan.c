@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gates.h"
+#include "inputs.h"
 
 
 /* a * b, saturating at SIZE_MAX. */
@@ -29,11 +30,11 @@ void kc_bytes_str(size_t b, char *buf, size_t cap)
 static int uses_gpu(const kc_item *it) { return it->kind != KC_KIND_SUITE || it->suite->needs_gpu; }
 
 /* Folds one contract's shapes into p's largest cases. */
-static void fold_contract(const kc_contract *c, kc_plan *p)
+static void fold_contract(const kc_contract *c, kc_ref_mode mode, kc_plan *p)
 {
     for (const kc_shape *s = c->shapes; s && s->name; s++) {
         size_t h = 0, g = 0;
-        kc_case_memory(c, s, &h, &g);
+        kc_case_memory(c, s, mode, &h, &g);
         if (h > p->host_case) {
             p->host_case = h;
             snprintf(p->host_what, sizeof p->host_what, "%s shape %s", c->name, s->name);
@@ -45,7 +46,7 @@ static void fold_contract(const kc_contract *c, kc_plan *p)
     }
 }
 
-void kc_plan_compute(const kc_item *items, const int *sel, int ns, int with_gpu, kc_plan *p)
+void kc_plan_compute(const kc_item *items, const int *sel, int ns, int with_gpu, kc_ref_mode mode, kc_plan *p)
 {
     memset(p, 0, sizeof *p);
     int any_gpu = 0;
@@ -53,13 +54,13 @@ void kc_plan_compute(const kc_item *items, const int *sel, int ns, int with_gpu,
         const kc_item *it = &items[sel ? sel[i] : i];
         if (!uses_gpu(it)) continue;
         any_gpu = 1;
-        if (with_gpu && it->contract) fold_contract(it->contract, p);   /* suites: no known cases */
+        if (with_gpu && it->contract) fold_contract(it->contract, mode, p);   /* suites: no known cases */
     }
     p->host = KC_PLAN_HOST_OVERHEAD;
     p->gpu = 0;
     if (with_gpu && any_gpu) {
         p->host = add_sat(p->host, p->host_case);
-        p->gpu = add_sat(KC_PLAN_GPU_OVERHEAD, p->gpu_case);
+        p->gpu = add_sat(KC_PLAN_GPU_OVERHEAD + KC_INPUT_CACHE_BYTES, p->gpu_case);
     } else {
         p->host_case = p->gpu_case = 0;
         p->host_what[0] = p->gpu_what[0] = 0;
@@ -72,7 +73,7 @@ void kc_plan_describe(const kc_plan *p, char *buf, size_t cap)
     kc_bytes_str(p->host, h, sizeof h);
     kc_bytes_str(p->gpu, g, sizeof g);
     kc_bytes_str(KC_PLAN_HOST_OVERHEAD, ho, sizeof ho);
-    kc_bytes_str(KC_PLAN_GPU_OVERHEAD, go, sizeof go);
+    kc_bytes_str(KC_PLAN_GPU_OVERHEAD + KC_INPUT_CACHE_BYTES, go, sizeof go);
     kc_bytes_str(p->host_case, hc, sizeof hc);
     kc_bytes_str(p->gpu_case, gc, sizeof gc);
     if (p->gpu == 0)
@@ -87,17 +88,18 @@ void kc_plan_help(FILE *out, const kc_item *items, int n)
 {
     kc_plan p;
     char line[1024];
-    kc_plan_compute(items, NULL, n, 1, &p);
+    kc_plan_compute(items, NULL, n, 1, KC_REF_DEVICE, &p);
     kc_plan_describe(&p, line, sizeof line);
     fprintf(out,
             "\nmemory plan per process, over every registered item (a run plans over its selection):\n"
             "  %s\n"
-            "  overheads: host %zu MiB, GPU %zu MiB (measured on an H200, src/plan.h).\n"
+            "  overheads: host %zu MiB, GPU %zu MiB (the context, measured on an H200, src/plan.h) + %zu MiB\n"
+            "  of generated inputs kept for later items (src/inputs.h).\n"
             "  --jobs N --schedule static is refused when N x host > MemAvailable, when the children on\n"
             "  one GPU need more than its free memory, or, on an integrated GPU, when N x (host + GPU) >\n"
             "  MemAvailable. The work queue (--jobs N) plans per item: the workers' overheads must fit,\n"
             "  and an item starts only while the running items plus its own largest case fit.\n",
-            line, KC_PLAN_HOST_OVERHEAD >> 20, KC_PLAN_GPU_OVERHEAD >> 20);
+            line, KC_PLAN_HOST_OVERHEAD >> 20, KC_PLAN_GPU_OVERHEAD >> 20, KC_INPUT_CACHE_BYTES >> 20);
 }
 
 /* ---- refusals ---- */

@@ -28,11 +28,13 @@ typedef struct kc_plan {
     char gpu_what[256];
 } kc_plan;
 
-/* The plan of a process running items[sel[0..ns)]: the largest case (over
- * every shape of each selected item's contract, kc_case_memory) for host and
- * GPU separately, plus the overheads. with_gpu 0: no GPU will be used, GPU
- * items are SKIP and allocate nothing, so only the host overhead counts. */
-void kc_plan_compute(const kc_item *items, const int *sel, int ns, int with_gpu, kc_plan *p);
+/* The plan of a process running items[sel[0..ns)] under --reference mode:
+ * the largest case (over every shape of each selected item's contract,
+ * kc_case_memory) for host and GPU separately, plus the overheads (on the
+ * GPU, the context's and the input cache's budget, inputs.h). with_gpu 0: no
+ * GPU will be used, GPU items are SKIP and allocate nothing, so only the
+ * host overhead counts. */
+void kc_plan_compute(const kc_item *items, const int *sel, int ns, int with_gpu, kc_ref_mode mode, kc_plan *p);
 
 /* Everything the refusals look at. */
 typedef struct kc_plan_env {

@@ -140,11 +140,12 @@ static int spawn_worker(queue *qq, wk *w)
     const kc_opts *o = qq->o;
     int p[4][2], made = 0;
     char seed[32], dev[32], par[32], thr[32];
-    char *av[12 + 2 * KC_MAX_RECORD_FILES] = { (char *)o->argv0, "run", "--worker", "--seed", seed, "--device", dev,
-                                               "--parent", par, "--threads", thr, NULL };
+    char *av[14 + 2 * KC_MAX_RECORD_FILES] = { (char *)o->argv0, "run", "--worker", "--seed", seed, "--device", dev,
+                                               "--parent", par, "--threads", thr, "--reference",
+                                               (char *)kc_ref_mode_name(o->reference), NULL };
     for (int r = 0; r < o->nrecords; r++) {   /* the workers must know the record items too */
-        av[11 + 2 * r] = "--records";
-        av[12 + 2 * r] = (char *)o->records[r];
+        av[13 + 2 * r] = "--records";
+        av[14 + 2 * r] = (char *)o->records[r];
     }
     /* N workers share the host's CPUs: each gets its share, or --threads. */
     snprintf(thr, sizeof thr, "%d", o->threads ? o->threads : kc_parallel_share(o->jobs));
@@ -662,7 +663,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
         qi->idx = sel[i];
         qi->cost = kc_item_cost(&qq->costs, &items[sel[i]], &qi->recorded);
         qi->limit = kc_item_time_limit(&items[sel[i]], &qq->costs, o->timeout_s);
-        kc_item_memory(&items[sel[i]], d->ndevs > 0, &qi->host, &qi->gpu);
+        kc_item_memory(&items[sel[i]], d->ndevs > 0, o->reference, &qi->host, &qi->gpu);
         recorded += qi->recorded;
         total += qi->recorded ? qi->cost : 0;
         if (qi->host > hmax) hmax = qi->host;

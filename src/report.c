@@ -98,6 +98,9 @@ void kc_report_workers(FILE *out, const kc_records *rs)
         fprintf(out, "time in items: inputs %.1f s, GPU %.1f s, float64 references %.1f s, checks %.1f s, other %.1f s\n",
                 t.inputs_s, t.gpu_s, t.reference_s, t.checks_s,
                 busy - (t.inputs_s + t.gpu_s + t.reference_s + t.checks_s));
+    if (t.inputs_made_gpu + t.inputs_made_host + t.inputs_reused > 0)
+        fprintf(out, "input buffers: %d made by the GPU, %d by contracts' generators on the host, %d reused from an earlier item\n",
+                t.inputs_made_gpu, t.inputs_made_host, t.inputs_reused);
     report_slowest(out, rs, KC_REPORT_SLOWEST);
     free(ws);
 }
@@ -129,8 +132,11 @@ static void report_slowest(FILE *out, const kc_records *rs, int k)
 
 kc_time_split kc_report_time_split(const kc_records *rs)
 {
-    kc_time_split t = { 0, 0, 0, 0 };
+    kc_time_split t = { 0, 0, 0, 0, 0, 0, 0 };
     for (int i = 0; i < rs->n; i++) {
+        t.inputs_made_gpu += rs->v[i].time.inputs_made_gpu;
+        t.inputs_made_host += rs->v[i].time.inputs_made_host;
+        t.inputs_reused += rs->v[i].time.inputs_reused;
         t.inputs_s += rs->v[i].time.inputs_s;
         t.gpu_s += rs->v[i].time.gpu_s;
         t.reference_s += rs->v[i].time.reference_s;

@@ -45,6 +45,8 @@ int kc_report_json(FILE *out, const kc_records *rs)
         num(out, "gpu_s", r->time.gpu_s);
         num(out, "reference_s", r->time.reference_s);
         num(out, "checks_s", r->time.checks_s);
+        fprintf(out, ",\"inputs_made_gpu\":%d,\"inputs_made_host\":%d,\"inputs_reused\":%d", r->time.inputs_made_gpu,
+                r->time.inputs_made_host, r->time.inputs_reused);
         str(out, "message", r->message, sizeof r->message);
         str(out, "rerun", r->rerun, sizeof r->rerun);
         str(out, "log_tail", r->log_tail, sizeof r->log_tail);
@@ -74,6 +76,8 @@ int kc_report_json(FILE *out, const kc_records *rs)
     num(out, "gpu_s", t.gpu_s);
     num(out, "reference_s", t.reference_s);
     num(out, "checks_s", t.checks_s);
+    fprintf(out, ",\"inputs_made_gpu\":%d,\"inputs_made_host\":%d,\"inputs_reused\":%d", t.inputs_made_gpu,
+            t.inputs_made_host, t.inputs_reused);
     fputs(",\"states\":{", out);
     for (int s = 0; s < KC_STATE_COUNT; s++) fprintf(out, "%s\"%s\":%ld", s ? "," : "", kc_state_name((kc_state)s), states[s]);
     fputs("}}\n", out);

@@ -1,7 +1,8 @@
 /* seed.c — owns stable hashing and seed derivation: FNV-1a 64, the splitmix64
- * finalizer, the per-case seed and the xoshiro256** state a generator starts
- * from. Everything here is a pure function of its arguments, so a case's
- * inputs are identical in every process and on every machine.
+ * finalizer, the per-case seed, and the xoshiro256** state and built-in
+ * stream key a generator starts from. Everything here is a pure function of
+ * its arguments, so a case's inputs are identical in every process and on
+ * every machine.
  *
  * kc_case_seed(run_seed, contract, shape, dist) is defined as
  *     h = FNV-1a 64 over  contract '\0' shape '\0' dist-name '\0'
@@ -57,6 +58,7 @@ void kc_gen_seed(kc_gen *g, uint64_t seed) {
     }
     /* Four outputs of a bijection on distinct inputs: at most one is zero, so
      * the state is never all zero (xoshiro's one forbidden state). */
+    g->key = seed;                             /* the built-in stream's key */
 }
 
 const char *kc_dist_name(kc_dist d) {

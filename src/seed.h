@@ -15,7 +15,8 @@ uint64_t kc_mix64(uint64_t x);             /* splitmix64 finalizer */
 
 /* The seed of one case: contract name, shape name, distribution, run seed. */
 uint64_t kc_case_seed(uint64_t run_seed, const char *contract, const char *shape, kc_dist dist);
-/* Seeds a generator's xoshiro256** state from a 64-bit seed (splitmix64 stream). */
+/* Seeds a generator's xoshiro256** state from a 64-bit seed (splitmix64
+ * stream) and sets its built-in stream's key to the seed itself. */
 void kc_gen_seed(kc_gen *g, uint64_t seed);
 /* Name of a distribution ("uniform", "normal", ...); NULL for out-of-range. */
 const char *kc_dist_name(kc_dist d);

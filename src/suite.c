@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpu.h"
 #include "suite.h"
 
 int kc_suite_fail(kc_suite_ctx *ctx, const char *fmt, ...)
@@ -16,11 +17,13 @@ int kc_suite_fail(kc_suite_ctx *ctx, const char *fmt, ...)
     return 1;
 }
 
-const kc_device *kc_suite_device(const kc_suite_ctx *ctx) { return ctx->dev; }
+const kc_device *kc_suite_device(const kc_suite_ctx *ctx) { return ctx->gpu ? &ctx->gpu->dev : NULL; }
 
-int kc_suite_run(const kc_suite *s, const kc_device *dev, char *msg, size_t cap)
+struct kc_gpu *kc_suite_gpu(const kc_suite_ctx *ctx) { return ctx->gpu; }
+
+int kc_suite_run(const kc_suite *s, struct kc_gpu *gpu, char *msg, size_t cap)
 {
-    kc_suite_ctx ctx = { .dev = dev };
+    kc_suite_ctx ctx = { .gpu = gpu };
     int rc = s->run(&ctx);
     if (rc || ctx.failed) {
         snprintf(msg, cap, "%s", ctx.msg[0] ? ctx.msg : "returned nonzero without a message");

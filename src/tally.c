@@ -38,6 +38,10 @@ const char *kc_kind_name(kc_kind k) {
     return (k >= 0 && k < KC_KIND_COUNT) ? names[k] : "?";
 }
 
+const char *kc_ref_mode_name(kc_ref_mode m) {
+    return m == KC_REF_HOST ? "host" : m == KC_REF_BOTH ? "both" : "device";
+}
+
 const char *kc_state_name(kc_state s) {
     static const char *const names[KC_STATE_COUNT] = {
         "PASS", "FAIL", "KNOWN", "RED", "MISSED", "LIMIT", "SKIP", "CRASH", "TIMEOUT", "NOTRUN"

@@ -29,6 +29,9 @@ typedef struct kc_compare {
  * res->bad; res may be NULL). */
 size_t kc_compare_output(kc_dtype t, const void *out, const double *ref, size_t n,
                          kc_tol tol, kc_compare *res);
+struct kc_cmp_part;
+/* The kc_compare of a folded partial result (check_rules.h) over n elements. */
+void kc_compare_from_part(const struct kc_cmp_part *p, size_t n, kc_tol tol, kc_compare *res);
 /* One element: nonzero when out is acceptable for ref. */
 int kc_close(double out, double ref, kc_tol tol);
 #endif

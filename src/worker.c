@@ -27,15 +27,16 @@ int kc_result_format(const kc_result_line *r, char *buf, size_t cap)
     snprintf(msg, sizeof msg, "%s", r->msg);
     for (char *p = msg; *p; p++)
         if (*p == '\t' || *p == '\n' || *p == '\r') *p = ' ';
-    int n = snprintf(buf, cap, "R\t%s\t%s\t%d\t%.3f\t%ld\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%s\n", r->name,
-                     kc_state_name(r->state), r->gate, r->seconds, r->peak_rss_kib, r->limit_problems, r->stale, r->lost,
-                     r->time.inputs_s, r->time.gpu_s, r->time.reference_s, r->time.checks_s, msg);
+    int n = snprintf(buf, cap, "R\t%s\t%s\t%d\t%.3f\t%ld\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%d\t%d\t%s\n",
+                     r->name, kc_state_name(r->state), r->gate, r->seconds, r->peak_rss_kib, r->limit_problems, r->stale,
+                     r->lost, r->time.inputs_s, r->time.gpu_s, r->time.reference_s, r->time.checks_s,
+                     r->time.inputs_made_gpu, r->time.inputs_made_host, r->time.inputs_reused, msg);
     return n < 0 || (size_t)n >= cap ? -1 : n;
 }
 
 int kc_result_parse(const char *line, kc_result_line *r, char *err, size_t cap)
 {
-    enum { NF = 14 };
+    enum { NF = 17 };
     char buf[4096], *f[NF];
     int nf = 0;
     snprintf(buf, sizeof buf, "%s", line);
@@ -69,12 +70,19 @@ int kc_result_parse(const char *line, kc_result_line *r, char *err, size_t cap)
         *split[i] = strtod(f[9 + i], &e);
         bad_split |= *e != 0 || e == f[9 + i];
     }
+    int *made[3] = { &r->time.inputs_made_gpu, &r->time.inputs_made_host, &r->time.inputs_reused };
+    for (int i = 0; i < 3; i++) {
+        char *e;
+        long v = strtol(f[13 + i], &e, 10);
+        bad_split |= *e != 0 || e == f[13 + i] || v < 0 || v > 1000000000;
+        *made[i] = (int)v;
+    }
     if (st < 0 || *e1 || *e2 || *e3 || *e4 || *e5 || *e6 || !*e7 || bad_split) {
         snprintf(err, cap, "malformed result line: '%.120s'", line);
         return -1;
     }
     r->state = (kc_state)st;
-    snprintf(r->msg, sizeof r->msg, "%s", f[13]);
+    snprintf(r->msg, sizeof r->msg, "%s", f[16]);
     return 0;
 }
 

@@ -6,7 +6,8 @@
  * process (one CUDA context, opened at the first GPU item, kept for every
  * later one), prints the item's line on stdout exactly as a serial run does,
  * and writes one result line on fd 3:
- *     R <name> <STATE> <gate> <seconds> <peak_rss_kib> <limit_problems> <stale> <lost> <message>
+ *     R <name> <STATE> <gate> <seconds> <peak_rss_kib> <limit_problems> <stale> <lost>
+ *       <inputs_s> <gpu_s> <reference_s> <checks_s> <inputs_made_gpu> <inputs_made_host> <inputs_reused> <message>
  * (fields separated by one tab; the message last, tabs and newlines replaced
  * by spaces; peak_rss_kib is VmHWM after resetting it through
  * /proc/self/clear_refs, -1 when that is not possible; lost 1 when the item

@@ -402,3 +402,90 @@ Test(gates_fake, chunked_scans_report_the_same_on_any_thread_count, .timeout = 6
     cr_expect_str_eq(line3, line1);
     kc_proc_free(&p);
 }
+
+/* Gate 3's reference follows --reference: every fake.* item ends in the same
+ * state whether its reference runs on the (fake) device, on the host, or
+ * both, with the same counts. */
+Test(gates_fake, every_reference_mode_gives_the_same_states, .timeout = 60)
+{
+    static const char *const modes[] = { "host", "both" };
+    for (int m = 0; m < 2; m++) {
+        kc_proc p = fake_run((char *[]){ "run", "fake.*", "--reference", (char *)modes[m], NULL });
+        expect_all_once(p.out);
+        kc_tally t;
+        kc_out_tally(p.out, &t);
+        expect_all_counts(&t);
+        kc_proc_free(&p);
+    }
+}
+
+/* --reference both runs the device and the host reference on every case and
+ * fails the case where they differ (bitwise, the default bound): the line
+ * names the element, both values and the bound, and the rerun keeps the mode.
+ * Alone, the device reference is the one used (its one-ulp error hides under
+ * the f16 tolerance); a faulting device reference fails the item as an
+ * internal error, and --reference host does not run it. */
+Test(gates_fake, reference_both_fails_a_disagreeing_device_reference, .timeout = 30)
+{
+    kc_proc p = fake_run((char *[]){ "run", "fakeref.*", "--reference", "both", NULL });
+    expect_item(p.out, "FAIL", "fakeref.off.f16",
+                T("internal error: shape model.heads.1024 (n=1024), dist uniform: the device reference fake_copy_ref_off disagrees with the host reference: out[512] device ",
+                  "difference 1.11e-16 > bound 0 (bitwise); 1 of 1024 elements differ",
+                  "--reference both"));
+    expect_item(p.out, "FAIL", "fakeref.fault.f32",
+                T("the device reference fake_ref_fault (module fake_ref) failed: CUDA_ERROR_ILLEGAL_ADDRESS"));
+    cr_expect_eq(p.status, 1);
+    kc_proc_free(&p);
+    p = fake_run((char *[]){ "run", "fakeref.*", NULL });
+    expect_item(p.out, "PASS", "fakeref.off.f16", NULL);
+    expect_item(p.out, "FAIL", "fakeref.fault.f32", T("the device reference fake_ref_fault"));
+    kc_proc_free(&p);
+    p = fake_run((char *[]){ "run", "fakeref.*", "--reference", "host", NULL });
+    expect_item(p.out, "PASS", "fakeref.off.f16", NULL);
+    expect_item(p.out, "PASS", "fakeref.fault.f32", NULL);
+    cr_expect_eq(p.status, 0, "%s", p.out);
+    kc_proc_free(&p);
+}
+
+/* The harness's own GPU suites, through the fake driver (which emulates the
+ * harness module with the same rules): the device streams equal the host's,
+ * the device checks count as the host scans do. On a GPU the same suites
+ * check the CUDA module. */
+Test(gates_fake, harness_suites_pass, .timeout = 60)
+{
+    kc_proc p = fake_run((char *[]){ "run", "gpu.harness.*", NULL });
+    expect_item(p.out, "PASS", "gpu.harness.streams", NULL);
+    expect_item(p.out, "PASS", "gpu.harness.checks", NULL);
+    cr_expect_eq(p.status, 0, "%s%s", p.out, p.err);
+    kc_proc_free(&p);
+}
+
+/* A contract's controls run on its own case seeds, so in one process they
+ * reuse the inputs its kernel item made: the JSON report counts them per
+ * item, and the figures under the SUMMARY say so. */
+Test(gates_fake, controls_reuse_the_kernels_inputs, .timeout = 30)
+{
+    char json[128];
+    snprintf(json, sizeof json, "/tmp/kc-reuse-%ld.json", (long)getpid());
+    kc_proc p = fake_run((char *[]){ "run", "fake.copy.f16*", "--json", json, NULL });
+    cr_expect(strstr(p.out, "input buffers: 5 made by the GPU, 0 by contracts' generators on the host, 2 reused from an earlier item\n"),
+              "%s", p.out);
+    kc_proc_free(&p);
+    FILE *f = fopen(json, "r");
+    cr_assert(f, "no report %s", json);
+    char line[8192];
+    int kernel = 0, control = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strstr(line, "\"name\":\"fake.copy.f16\"")) {
+            kernel = 1;
+            cr_expect(json_num(line, "inputs_made_gpu") == 5 && json_num(line, "inputs_reused") == 0, "%s", line);
+        }
+        if (strstr(line, "\"name\":\"fake.copy.f16:control.tail_skip\"")) {
+            control = 1;
+            cr_expect(json_num(line, "inputs_made_gpu") == 0 && json_num(line, "inputs_reused") == 1, "%s", line);
+        }
+    }
+    fclose(f);
+    unlink(json);
+    cr_expect(kernel && control);
+}

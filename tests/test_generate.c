@@ -1,12 +1,16 @@
-/* test_generate.c — the generator API: determinism for a seed, difference
- * across seeds, pinned buffers (a change of the generators is noticed), the
- * documented properties of each distribution per dtype, and the kc_rand_*
- * helpers. */
+/* test_generate.c — the generator API: Philox4x32-10's published known
+ * answers, determinism for a seed, difference across seeds, independence of
+ * the thread count, pinned buffers (a change of the generators is noticed),
+ * the documented properties of each distribution per dtype, and the kc_rand_*
+ * helpers. The GPU's copy of the same streams is compared with these bit for
+ * bit by the gpu.generator suite (suites/generator_suite.c) on a device. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dtype.h"
+#include "gen_stream.h"
+#include "parallel.h"
 #include "seed.h"
 
 #define N 100000
@@ -33,6 +37,46 @@ static void *fill(kc_dtype t, kc_dist d, size_t n, uint64_t seed) {
 
 static double large_l(kc_dtype t) { return t == KC_F16 ? 1024 : t == KC_E4M3 ? 256 : 0x1p20; }
 
+/* The known-answer vectors of Random123's kat_vectors for philox4x32_10. */
+Test(generate, philox_known_answers) {
+    static const uint32_t ctr[3][4] = { { 0, 0, 0, 0 }, { 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff },
+                                        { 0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344 } };
+    static const uint64_t key[3] = { 0, 0xffffffffffffffffULL, 0x299f31d0a4093822ULL };
+    static const uint32_t want[3][4] = { { 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8 },
+                                         { 0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd },
+                                         { 0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1 } };
+    for (int v = 0; v < 3; v++) {
+        uint64_t i = ctr[v][0] | (uint64_t)ctr[v][1] << 32;
+        philox4x32_ctr_t r = kc_stream_draw(key[v], i, ctr[v][2], ctr[v][3]);
+        for (int w = 0; w < 4; w++) cr_assert_eq(r.v[w], want[v][w], "vector %d word %d: %08x", v, w, r.v[w]);
+    }
+}
+
+/* Element i depends on the key and i only: the same buffer on 1 and 7
+ * threads, and element by element through kc_stream_put. */
+Test(generate, elements_independent_of_threads) {
+    size_t n = 300007;
+    for (size_t t = 0; t < LEN(ALL); t++)
+        for (kc_dist d = KC_UNIFORM; d < KC_DIST_COUNT; d++) {
+            size_t sz = n * kc_dtype_size(ALL[t]);
+            kc_parallel_set_threads(1);
+            void *a = fill(ALL[t], d, n, 5);
+            kc_parallel_set_threads(7);
+            void *b = fill(ALL[t], d, n, 5);
+            cr_assert_eq(memcmp(a, b, sz), 0, "%s %s", kc_dtype_name(ALL[t]), kc_dist_name(d));
+            char *c = calloc(n, kc_dtype_size(ALL[t]));
+            cr_assert_not_null(c);
+            for (size_t i = 0, es = kc_dtype_size(ALL[t]); i < n; i += 9973) {
+                kc_stream_put(ALL[t], d, 5, c, i);
+                cr_assert_eq(memcmp(c + i * es, (char *)a + i * es, es), 0, "%s %s element %zu",
+                             kc_dtype_name(ALL[t]), kc_dist_name(d), i);
+            }
+            free(a);
+            free(c);
+            free(b);
+        }
+}
+
 Test(generate, deterministic_for_a_seed_and_different_across_seeds) {
     for (size_t t = 0; t < LEN(ALL); t++) {
         for (kc_dist d = KC_UNIFORM; d < KC_DIST_COUNT; d++) {
@@ -48,11 +92,11 @@ Test(generate, deterministic_for_a_seed_and_different_across_seeds) {
 
 Test(generate, pinned_buffers) {
     float *u = fill(KC_F32, KC_UNIFORM, 1000, 42);
-    cr_assert_eq(kc_fnv1a64(u, 1000 * 4, KC_FNV_OFFSET), 0x7f236f06509b43cbULL);
+    cr_assert_eq(kc_fnv1a64(u, 1000 * 4, KC_FNV_OFFSET), 0xb85f1eb1b230bf75ULL);
     uint16_t *l = fill(KC_F16, KC_LARGE, 1000, 42);
-    cr_assert_eq(kc_fnv1a64(l, 1000 * 2, KC_FNV_OFFSET), 0x35c071b8190f1edbULL);
+    cr_assert_eq(kc_fnv1a64(l, 1000 * 2, KC_FNV_OFFSET), 0x1cabce76b5187c8fULL);
     int32_t *i = fill(KC_I32, KC_NORMAL, 1000, 42);
-    cr_assert_eq(kc_fnv1a64(i, 1000 * 4, KC_FNV_OFFSET), 0xe00bb2d82b889e23ULL);
+    cr_assert_eq(kc_fnv1a64(i, 1000 * 4, KC_FNV_OFFSET), 0x89fae06cf9a2fd00ULL);
     free(u); free(l); free(i);
 }
 
@@ -162,7 +206,7 @@ Test(generate, masked_runs_of_minus_inf) {
             }
         }
         cr_assert(masked > N * 0.4 && masked < N * 0.6, "%s masked %zu", kc_dtype_name(dt), masked);
-        cr_assert(longest <= 256 && longest > 100, "%s longest %zu", kc_dtype_name(dt), longest);
+        cr_assert(longest <= 512 && longest > 256, "%s longest %zu", kc_dtype_name(dt), longest);
         cr_assert(runs > 200, "%s runs %zu", kc_dtype_name(dt), runs);
         free(b);
     }

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "gates.h"
+#include "guard.h"
+#include "inputs.h"
 #include "plan.h"
 #include "registry.h"
 #include "support/spawn.h"
@@ -68,21 +70,46 @@ Test(plan, largest_case_plus_overheads)
     size_t hmax = 0, gmax = 0;
     for (const kc_shape *s = SHAPES; s->name; s++) {
         size_t h, g;
-        kc_case_memory(&FAKE, s, &h, &g);
+        kc_case_memory(&FAKE, s, KC_REF_DEVICE, &h, &g);
         hmax = h > hmax ? h : hmax;
         gmax = g > gmax ? g : gmax;
     }
     cr_assert_gt(gmax, 256 * MiB, "the large shape dominates");
     int sel[] = { 0, 1, 2 };
     kc_plan p;
-    kc_plan_compute(it, sel, 3, 1, &p);
+    kc_plan_compute(it, sel, 3, 1, KC_REF_DEVICE, &p);
     cr_expect_eq(p.host, KC_PLAN_HOST_OVERHEAD + hmax);
-    cr_expect_eq(p.gpu, KC_PLAN_GPU_OVERHEAD + gmax);
+    cr_expect_eq(p.gpu, KC_PLAN_GPU_OVERHEAD + KC_INPUT_CACHE_BYTES + gmax);
     cr_expect_eq(p.host_case, hmax);
     cr_expect_str_eq(p.gpu_what, "fake.f32 shape large.big");
     char d[1024];
     kc_plan_describe(&p, d, sizeof d);
     cr_expect(strstr(d, "fake.f32 shape large.big") && strstr(d, "overhead"), "%s", d);
+}
+
+/* Where the reference runs decides where its memory is: the device
+ * reference needs host memory for nothing (inputs are made on the GPU), the
+ * host reference for its inputs and float64 outputs, both for both. */
+Test(plan, case_memory_follows_the_reference)
+{
+    kc_contract withdev = FAKE;
+    withdev.device_reference = (kc_device_ref){ .module = "fake_ref", .symbol = "fake_ref" };
+    const kc_shape *big = &SHAPES[1];
+    size_t n = 8192 * 8192, s = 8192, G = 2 * (size_t)KC_GUARD_BYTES;
+    size_t dh, dg, hh, hg, bh, bg, nh, ng;
+    kc_case_memory(&withdev, big, KC_REF_DEVICE, &dh, &dg);
+    kc_case_memory(&withdev, big, KC_REF_HOST, &hh, &hg);
+    kc_case_memory(&withdev, big, KC_REF_BOTH, &bh, &bg);
+    kc_case_memory(&FAKE, big, KC_REF_DEVICE, &nh, &ng);   /* no device reference: the host's */
+    size_t sets = 2 * ((n * 4 + G) + (n * 2 + G) + (s * 4 + G)), pristine = n * 4 + s * 4, ref = (n + s) * 8;
+    cr_expect_eq(dh, 0, "device reference: nothing on the host, got %zu", dh);
+    cr_expect_eq(dg, sets + pristine + ref);
+    cr_expect_eq(hh, pristine + ref, "host reference: its inputs and outputs, got %zu", hh);
+    cr_expect_eq(hg, sets + pristine + ref);
+    cr_expect_eq(bh, pristine + ref);
+    cr_expect_eq(bg, sets + pristine + 2 * ref, "both: two references on the device");
+    cr_expect_eq(nh, hh);
+    cr_expect_eq(ng, hg);
 }
 
 Test(plan, host_only_selection_needs_the_overhead_only)
@@ -91,11 +118,11 @@ Test(plan, host_only_selection_needs_the_overhead_only)
     items_fake(it);
     int sel[] = { 2 };
     kc_plan p;
-    kc_plan_compute(it, sel, 1, 1, &p);
+    kc_plan_compute(it, sel, 1, 1, KC_REF_DEVICE, &p);
     cr_expect_eq(p.host, KC_PLAN_HOST_OVERHEAD);
     cr_expect_eq(p.gpu, 0);
     int all[] = { 0, 1, 2 };
-    kc_plan_compute(it, all, 3, 0, &p);
+    kc_plan_compute(it, all, 3, 0, KC_REF_DEVICE, &p);
     cr_expect_eq(p.host, KC_PLAN_HOST_OVERHEAD, "no GPU: GPU items skip and allocate nothing");
     cr_expect_eq(p.gpu, 0);
 }
@@ -107,13 +134,13 @@ Test(plan, registry_plan_covers_every_contract_shape)
     int n = kc_registry_items(&items, err, sizeof err);
     cr_assert_geq(n, 0, "%s", err);
     kc_plan p;
-    kc_plan_compute(items, NULL, n, 1, &p);
+    kc_plan_compute(items, NULL, n, 1, KC_REF_DEVICE, &p);
     const kc_contract *const *cs;
     size_t nc = kc_registry_contracts(&cs);
     for (size_t i = 0; i < nc; i++)
         for (const kc_shape *s = cs[i]->shapes; s->name; s++) {
             size_t h, g;
-            kc_case_memory(cs[i], s, &h, &g);
+            kc_case_memory(cs[i], s, KC_REF_DEVICE, &h, &g);
             cr_expect_leq(h + KC_PLAN_HOST_OVERHEAD, p.host, "%s %s", cs[i]->name, s->name);
             cr_expect_leq(g + KC_PLAN_GPU_OVERHEAD, p.gpu, "%s %s", cs[i]->name, s->name);
         }
@@ -248,6 +275,7 @@ Test(plan, help_prints_switches_and_plan)
     cr_expect_eq(p.status, 0);
     cr_expect(strstr(p.out, "--shard K/N") && strstr(p.out, "--jobs N") && strstr(p.out, "--devices L"), "%s", p.out);
     cr_expect(strstr(p.out, "memory plan per process") && strstr(p.out, "overhead + "), "%s", p.out);
-    cr_expect(strstr(p.out, "overheads: host 192 MiB, GPU 576 MiB (measured on an H200"), "%s", p.out);
+    cr_expect(strstr(p.out, "overheads: host 192 MiB, GPU 576 MiB (the context, measured on an H200"), "%s", p.out);
+    cr_expect(strstr(p.out, "+ 2048 MiB\n  of generated inputs kept for later items"), "%s", p.out);
     kc_proc_free(&p);
 }

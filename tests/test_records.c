@@ -337,7 +337,7 @@ static void check_shipped(const char *path, int min_records, const char *const *
             cr_expect_leq(l.smem, h200.smem_per_block_optin, "%s: %u bytes of shared memory", rec->origin, l.smem);
         }
         size_t host = 0, gpu = 0;
-        kc_case_memory(&rec->c, s, &host, &gpu);
+        kc_case_memory(&rec->c, s, KC_REF_DEVICE, &host, &gpu);
         cr_expect(gpu > 0 && gpu < h200.total_mem, "%s: %zu bytes of device memory", rec->origin, gpu);
         cr_expect(host <= SHIPPED_MAX_CASE_BYTES && gpu <= SHIPPED_MAX_CASE_BYTES,
                   "%s: a case of %zu host and %zu GPU bytes (shipped records stay under 4 GiB)", rec->origin, host, gpu);

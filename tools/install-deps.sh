@@ -1,13 +1,17 @@
 #!/bin/sh
 # install-deps.sh — installs what building and testing kcontract needs from
-# Debian's packages: gcc, make, Criterion (host tests) and procps (ps and
-# pgrep, for the benchmark scripts, whose runs the tests also make). nvcc and the CUDA
-# headers come with the CUDA toolkit (expected under /usr/local/cuda).
+# Debian's packages: gcc, make, Random123 (librandom123-dev: the Philox
+# generator of the input streams, headers for C and CUDA), Criterion (host
+# tests) and procps (ps and pgrep, for the benchmark scripts, whose runs the
+# tests also make). nvcc and the CUDA headers come with the CUDA toolkit
+# (expected under /usr/local/cuda). A machine without a package registry
+# (the GPU machine) gets Random123 from tools/gpu-deps.sh instead.
 set -eu
 need=""
 command -v gcc >/dev/null 2>&1 || need="$need gcc"
 command -v make >/dev/null 2>&1 || need="$need make"
 dpkg -s libcriterion-dev >/dev/null 2>&1 || need="$need libcriterion-dev"
+[ -f /usr/include/Random123/philox.h ] || need="$need librandom123-dev"
 command -v pgrep >/dev/null 2>&1 || need="$need procps"
 if [ -n "$need" ]; then
   SUDO=""

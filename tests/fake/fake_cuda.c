@@ -13,13 +13,23 @@
  * A kernel may fault (CUDA_ERROR_ILLEGAL_ADDRESS): the launch returns success
  * and from then on every context call returns the error, as a real poisoned
  * context does. cuGetProcAddress is deliberately absent: the harness resolves
- * the plain names with dlsym. */
+ * the plain names with dlsym.
+ *
+ * The harness's own module ("KCFAKE harness -") is emulated too: its
+ * generator and checks run the same host-and-device rules the CUDA module
+ * compiles (src/gen_stream.h, src/check_rules.h), writing the whole result
+ * into the first block's partial and empty partials into the rest, so the
+ * harness's folding is exercised. Module "fake_ref" holds device references
+ * of the fake contracts, one of them deliberately off by an ulp. */
 #include <cuda.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "check_rules.h"
+#include "gen_stream.h"
 
 /* cuda.h maps these names to their _v2 ABI; the harness dlsym's the plain
  * names with the _v2 prototypes, so export those. */
@@ -52,6 +62,7 @@ struct CUfunc_st {
 /* A launch: threads in the grid, parameters, and the module's control. */
 typedef struct launch {
     unsigned long long threads;
+    unsigned blocks;                /* gx * gy * gz */
     void **p;
     const char *control;            /* "" for the clean build */
 } launch;
@@ -60,7 +71,7 @@ struct kernel {
     int regs, static_smem, local, max_threads;
     CUresult (*run)(const launch *l);
 };
-#define NKERNELS 5
+#define NKERNELS 15
 struct CUmod_st {
     char module[64], control[64];
     struct CUfunc_st fn[NKERNELS];
@@ -70,7 +81,7 @@ struct CUctx_st { int unused; };
 static struct CUctx_st the_ctx;
 static int initialized;
 static CUresult sticky;             /* set by a faulting kernel: the context is unusable */
-static unsigned long long launches;
+static unsigned long long launches;  /* of the fake kernels under test (not the harness's or references) */
 
 /* ---- the emulated kernels ---- */
 
@@ -156,6 +167,115 @@ static CUresult sentinel(const launch *l)
     return CUDA_SUCCESS;
 }
 
+/* ---- the harness module ---- */
+
+#define U64(i) (*(const unsigned long long *)l->p[i])
+#define U32(i) (*(const unsigned *)l->p[i])
+#define I32(i) (*(const int *)l->p[i])
+#define F64(i) (*(const double *)l->p[i])
+
+static CUresult h_poison(const launch *l) { (void)l; return CUDA_SUCCESS; }   /* no shared memory here */
+
+/* kc_gen_fill(void *dst, int dtype, int dist, u64 key, u64 count) */
+static CUresult h_gen(const launch *l)
+{
+    void *dst = PTR(void, 0);
+    for (unsigned long long i = 0; i < U64(4); i++) kc_stream_put((kc_dtype)I32(1), (kc_dist)I32(2), U64(3), dst, i);
+    return CUDA_SUCCESS;
+}
+
+/* The whole count in block 0's partial, empty partials after it. */
+static void put_counts(const launch *l, kc_count_part all, kc_count_part *parts)
+{
+    parts[0] = all;
+    for (unsigned b = 1; b < l->blocks; b++) parts[b] = (kc_count_part){ 0, KC_NO_INDEX };
+}
+
+static void count_one(kc_count_part *p, unsigned long long i)
+{
+    if (!p->n++) p->first = i;
+}
+
+/* kc_check_bytes(const u8 *p, u64 n, unsigned expect, parts) */
+static CUresult h_bytes(const launch *l)
+{
+    const uint8_t *p = PTR(const uint8_t, 0);
+    kc_count_part all = { 0, KC_NO_INDEX };
+    for (unsigned long long i = 0; i < U64(1); i++)
+        if (p[i] != (uint8_t)U32(2)) count_one(&all, i);
+    put_counts(l, all, PTR(kc_count_part, 3));
+    return CUDA_SUCCESS;
+}
+
+/* kc_check_unwritten(const u8 *a, const u8 *b, u64 count, unsigned esize, unsigned pa, unsigned pb, parts) */
+static CUresult h_unwritten(const launch *l)
+{
+    const uint8_t *a = PTR(const uint8_t, 0), *b = PTR(const uint8_t, 1);
+    kc_count_part all = { 0, KC_NO_INDEX };
+    for (unsigned long long i = 0; i < U64(2); i++)
+        if (kc_rule_unwritten(a, b, i, U32(3), (uint8_t)U32(4), (uint8_t)U32(5))) count_one(&all, i);
+    put_counts(l, all, PTR(kc_count_part, 6));
+    return CUDA_SUCCESS;
+}
+
+/* kc_check_differs(const u8 *a, const u8 *b, u64 count, unsigned esize, parts) */
+static CUresult h_differs(const launch *l)
+{
+    const uint8_t *a = PTR(const uint8_t, 0), *b = PTR(const uint8_t, 1);
+    kc_count_part all = { 0, KC_NO_INDEX };
+    for (unsigned long long i = 0; i < U64(2); i++)
+        if (kc_rule_differs(a, b, i, U32(3))) count_one(&all, i);
+    put_counts(l, all, PTR(kc_count_part, 4));
+    return CUDA_SUCCESS;
+}
+
+/* kc_check_close(const void *out, int dtype, const double *ref, u64 n, double rtol, double atol, parts) */
+static CUresult h_close(const launch *l)
+{
+    const void *out = PTR(const void, 0);
+    const double *ref = PTR(const double, 2);
+    kc_cmp_part *parts = PTR(kc_cmp_part, 6), all = kc_cmp_empty();
+    for (unsigned long long i = 0; i < U64(3); i++)
+        kc_cmp_element(&all, i, kc_cvt_load((kc_dtype)I32(1), out, i), ref[i], F64(4), F64(5));
+    parts[0] = all;
+    for (unsigned b = 1; b < l->blocks; b++) parts[b] = kc_cmp_empty();
+    return CUDA_SUCCESS;
+}
+
+/* ---- device references of the fake contracts (module fake_ref) ---- */
+
+static const kc_dref *dref(const launch *l) { return (const kc_dref *)l->p[0]; }
+static double din(const kc_dref *r, int a, size_t i) { return kc_cvt_load(r->dtype[a], r->in[a], i); }
+
+/* fake.axpy.f32: y = a*x + y, as axpy_ref computes it. */
+static CUresult r_axpy(const launch *l)
+{
+    const kc_dref *r = dref(l);
+    for (size_t i = 0; i < r->count[0]; i++) r->out[0][i] = r->scalar[2] * din(r, 1, i) + din(r, 0, i);
+    return CUDA_SUCCESS;
+}
+
+/* fake.copy.f16 and the copies: out = in. */
+static CUresult r_copy(const launch *l)
+{
+    const kc_dref *r = dref(l);
+    for (size_t i = 0; i < r->count[0]; i++) r->out[0][i] = din(r, 1, i);
+    return CUDA_SUCCESS;
+}
+
+/* A copy reference off by one ulp of the double at the middle element: the
+ * disagreement --reference both must report (fakeref.off.f16). */
+static CUresult r_copy_off(const launch *l)
+{
+    const kc_dref *r = dref(l);
+    for (size_t i = 0; i < r->count[0]; i++) r->out[0][i] = din(r, 1, i);
+    if (r->count[0]) r->out[0][r->count[0] / 2] = nextafter(r->out[0][r->count[0] / 2], INFINITY);
+    return CUDA_SUCCESS;
+}
+
+/* A reference that faults. */
+static CUresult r_fault(const launch *l) { (void)l; return CUDA_ERROR_ILLEGAL_ADDRESS; }
+
 static const struct kernel kernels[NKERNELS] = {
     /* module       symbol            regs smem local threads */
     { "fake_axpy",  "fake_axpy_f32",  16,  0,    0,  1024, axpy },
@@ -163,6 +283,16 @@ static const struct kernel kernels[NKERNELS] = {
     { "fake_spill", "fake_spill_f32", 128, 0,    64, 512,  copy_f32 },
     { "fake_vec4",  "fake_vec4_f32",  24,  2048, 0,  1024, vec4 },
     { "fake_sentinel", "fake_sentinel_i32", 16, 0,  0,  1024, sentinel },
+    { "harness",    "kc_smem_poison",     10,  0,    0,  1024, h_poison },
+    { "harness",    "kc_gen_fill",        63,  0,    0,  1024, h_gen },
+    { "harness",    "kc_check_bytes",     18,  4096, 0,  1024, h_bytes },
+    { "harness",    "kc_check_unwritten", 22,  4096, 0,  1024, h_unwritten },
+    { "harness",    "kc_check_differs",   20,  4096, 0,  1024, h_differs },
+    { "harness",    "kc_check_close",     54,  18432, 0, 1024, h_close },
+    { "fake_ref",   "fake_axpy_ref",      32,  0,    0,  1024, r_axpy },
+    { "fake_ref",   "fake_copy_ref",      32,  0,    0,  1024, r_copy },
+    { "fake_ref",   "fake_copy_ref_off",  32,  0,    0,  1024, r_copy_off },
+    { "fake_ref",   "fake_ref_fault",     32,  0,    0,  1024, r_fault },
 };
 
 /* ---- the driver API ---- */
@@ -327,8 +457,8 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
     if (!gx || !gy || !gz || !threads || threads > (unsigned long long)f->k->max_threads || gy > 65535 || gz > 65535 ||
         (int)smem > smem_limit || !params || extra)
         return CUDA_ERROR_INVALID_VALUE;
-    launches++;
-    launch l = { threads * gx * gy * gz, params, f->mod->control };
+    if (strcmp(f->mod->module, "harness") && strcmp(f->mod->module, "fake_ref")) launches++;
+    launch l = { threads * gx * gy * gz, gx * gy * gz, params, f->mod->control };
     CUresult r = f->k->run(&l);
     if (r != CUDA_SUCCESS) sticky = r;      /* reported by this and every later call, from the next one on */
     return CUDA_SUCCESS;

@@ -1,0 +1,54 @@
+/* gpu.c — owns a process's GPU session (gpu.h): opening the driver, device
+ * and primary context, loading the harness module and creating the input
+ * cache, and closing them again. */
+#include "gpu.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "device.h"
+#include "inputs.h"
+
+int kc_gpu_open(kc_gpu *gpu, int ordinal)
+{
+    memset(gpu, 0, sizeof *gpu);
+    if (kc_cuda_load(&gpu->cu, NULL, gpu->why, sizeof gpu->why)) return 1;
+    int n = 0;
+    if (gpu->cu.DeviceGetCount(&n) != CUDA_SUCCESS || n == 0) {
+        snprintf(gpu->why, sizeof gpu->why, "the driver sees no CUDA device");
+        return 1;
+    }
+    if (kc_device_query(&gpu->cu, ordinal, &gpu->dev, gpu->why, sizeof gpu->why)) return -1;
+    CUresult r;
+    if ((r = gpu->cu.DeviceGet(&gpu->cudev, ordinal)) != CUDA_SUCCESS ||
+        (r = gpu->cu.DevicePrimaryCtxRetain(&gpu->ctx, gpu->cudev)) != CUDA_SUCCESS ||
+        (r = gpu->cu.CtxSetCurrent(gpu->ctx)) != CUDA_SUCCESS) {
+        snprintf(gpu->why, sizeof gpu->why, "cannot create a context on device %d: %s", ordinal,
+                 kc_cuda_error_name(&gpu->cu, r));
+        return 1;
+    }
+    if (kc_harness_open(&gpu->cu, &gpu->dev, &gpu->h, gpu->why, sizeof gpu->why)) {
+        gpu->cu.DevicePrimaryCtxRelease(gpu->cudev);
+        return 1;
+    }
+    gpu->inputs = kc_inputs_new(KC_INPUT_CACHE_BYTES);
+    if (!gpu->inputs) {
+        snprintf(gpu->why, sizeof gpu->why, "out of host memory for the input cache");
+        kc_harness_close(&gpu->cu, &gpu->h, 0);
+        gpu->cu.DevicePrimaryCtxRelease(gpu->cudev);
+        return 1;
+    }
+    gpu->ready = 1;
+    return 0;
+}
+
+void kc_gpu_close(kc_gpu *gpu)
+{
+    if (gpu->ready) {
+        kc_inputs_free(gpu, gpu->inputs);
+        kc_harness_close(&gpu->cu, &gpu->h, gpu->lost);
+        if (!gpu->lost) gpu->cu.DevicePrimaryCtxRelease(gpu->cudev);
+    }
+    kc_cuda_unload(&gpu->cu);
+    gpu->ready = 0;
+}

@@ -1,0 +1,33 @@
+/* gpu.h — one process's GPU session: the driver, the device, its primary
+ * context, the harness's own module (harness.h) and the cache of generated
+ * inputs (inputs.h). Opened once per process at its first GPU item, closed
+ * at its end; a sticky CUDA error marks it lost (the process is replaced). */
+#ifndef KC_GPU_H
+#define KC_GPU_H
+#include "cuda_driver.h"
+#include "harness.h"
+#include "kcontract.h"
+
+struct kc_inputs;
+
+typedef struct kc_gpu {
+    kc_cuda cu;
+    int ready;                  /* driver loaded, context current, harness loaded */
+    char why[512];              /* why not ready ("libcuda.so.1 not found ...") */
+    kc_device dev;
+    CUdevice cudev;
+    CUcontext ctx;
+    kc_harness h;               /* the harness module: generator, checks, smem poison */
+    struct kc_inputs *inputs;   /* generated inputs kept on the device between items */
+    int lost;                   /* a sticky error made the context unusable */
+} kc_gpu;
+
+/* Loads the driver, makes device `ordinal`'s primary context current and
+ * loads the harness module. Returns 0; 1 when there is no usable driver or
+ * device, or the harness module does not load on it (gpu->why says why; GPU
+ * items are then SKIP); -1 when `ordinal` does not exist (bad usage). */
+int kc_gpu_open(kc_gpu *gpu, int ordinal);
+/* Frees what the session holds (nothing on the device once it is lost) and
+ * unloads the driver. */
+void kc_gpu_close(kc_gpu *gpu);
+#endif

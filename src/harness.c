@@ -1,0 +1,173 @@
+/* harness.c — owns the host end of the harness module (harness.h): loading
+ * kernels/harness/harness.cu's fatbin, choosing each check's grid, launching,
+ * reading back the per-block partial results and folding them in order. */
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_rules.h"
+#include "dtype.h"
+#include "fatbin.h"
+#include "gpu.h"
+
+/* The partial results are read into a buffer sized for the larger kind. */
+#define PART_BYTES (sizeof(kc_cmp_part) > sizeof(kc_count_part) ? sizeof(kc_cmp_part) : sizeof(kc_count_part))
+
+int kc_harness_open(kc_cuda *cu, const kc_device *dev, kc_harness *h, char *why, size_t cap)
+{
+    memset(h, 0, sizeof *h);
+    h->sm_count = dev->sm_count > 0 ? dev->sm_count : 1;
+    h->smem_optin = dev->smem_per_block_optin;
+    h->smem_default = dev->smem_per_block;
+    const kc_fatbin *fb = kc_fatbin_find("harness", NULL);
+    if (!fb) {
+        snprintf(why, cap, "the harness module (kernels/harness/harness.cu) is not embedded in this binary");
+        return 1;
+    }
+    CUresult r = cu->ModuleLoadData(&h->mod, fb->start);
+    if (r != CUDA_SUCCESS) {
+        snprintf(why, cap, "the harness module (sm_90 + compute_90 PTX) does not load on device %d (%s, cc %d.%d): %s",
+                 dev->ordinal, dev->name, dev->cc_major, dev->cc_minor, kc_cuda_error_name(cu, r));
+        h->mod = NULL;
+        return 1;
+    }
+    struct { CUfunction *f; const char *name; } fns[] = {
+        { &h->poison, "kc_smem_poison" }, { &h->gen, "kc_gen_fill" }, { &h->bytes, "kc_check_bytes" },
+        { &h->unwritten, "kc_check_unwritten" }, { &h->differs, "kc_check_differs" }, { &h->close, "kc_check_close" },
+    };
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+        if ((r = cu->ModuleGetFunction(fns[i].f, h->mod, fns[i].name)) != CUDA_SUCCESS) {
+            snprintf(why, cap, "the harness module lacks %s: %s", fns[i].name, kc_cuda_error_name(cu, r));
+            goto fail;
+        }
+    if ((r = cu->MemAlloc(&h->parts, KC_HARNESS_MAX_BLOCKS * PART_BYTES)) != CUDA_SUCCESS) {
+        snprintf(why, cap, "cannot allocate the harness's result buffer: %s", kc_cuda_error_name(cu, r));
+        h->parts = 0;
+        goto fail;
+    }
+    if (!(h->host_parts = malloc(KC_HARNESS_MAX_BLOCKS * PART_BYTES))) {
+        snprintf(why, cap, "out of host memory for the harness's results");
+        goto fail;
+    }
+    return 0;
+fail:
+    kc_harness_close(cu, h, 0);
+    return 1;
+}
+
+void kc_harness_close(kc_cuda *cu, kc_harness *h, int lost)
+{
+    if (!lost) {
+        if (h->parts) cu->MemFree(h->parts);
+        if (h->mod) cu->ModuleUnload(h->mod);
+    }
+    free(h->host_parts);
+    memset(h, 0, sizeof *h);
+}
+
+/* Blocks for a check over n items: about 8 items a thread, at most
+ * KC_HARNESS_MAX_BLOCKS, at least one. */
+static unsigned check_blocks(size_t n)
+{
+    size_t per = (size_t)KC_HARNESS_THREADS * 8, b = (n + per - 1) / per;
+    return b < 1 ? 1 : b > KC_HARNESS_MAX_BLOCKS ? KC_HARNESS_MAX_BLOCKS : (unsigned)b;
+}
+
+static CUresult launch(kc_gpu *gpu, CUfunction f, unsigned blocks, unsigned smem, void **params)
+{
+    return gpu->cu.LaunchKernel(f, blocks, 1, 1, KC_HARNESS_THREADS, 1, 1, smem, NULL, params, NULL);
+}
+
+CUresult kc_dev_poison_smem(kc_gpu *gpu)
+{
+    kc_harness *h = &gpu->h;
+    int bytes = (int)h->smem_optin;
+    if (gpu->cu.FuncSetAttribute(h->poison, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes) != CUDA_SUCCESS)
+        bytes = (int)h->smem_default;
+    unsigned words = (unsigned)bytes / 4;
+    void *params[] = { &words };
+    return gpu->cu.LaunchKernel(h->poison, (unsigned)h->sm_count * 2, 1, 1, 1024, 1, 1, (unsigned)bytes, NULL, params,
+                                NULL);
+}
+
+CUresult kc_dev_fill_stream(kc_gpu *gpu, CUdeviceptr dst, kc_dtype t, kc_dist d, uint64_t key, size_t count)
+{
+    if (!count) return CUDA_SUCCESS;
+    int dtype = (int)t, dist = (int)d;
+    unsigned long long k = key, n = count;
+    size_t want = (count + KC_HARNESS_THREADS - 1) / KC_HARNESS_THREADS, cap = (size_t)gpu->h.sm_count * 16;
+    void *params[] = { &dst, &dtype, &dist, &k, &n };
+    return gpu->cu.LaunchKernel(gpu->h.gen, (unsigned)(want < cap ? want : cap), 1, 1, KC_HARNESS_THREADS, 1, 1, 0, NULL,
+                                params, NULL);
+}
+
+/* Reads back `blocks` count partials and folds them: *n, *first (none: none_as). */
+static CUresult fold_counts(kc_gpu *gpu, unsigned blocks, size_t none_as, size_t *n, size_t *first)
+{
+    CUresult r = gpu->cu.MemcpyDtoH(gpu->h.host_parts, gpu->h.parts, blocks * sizeof(kc_count_part));
+    if (r != CUDA_SUCCESS) return r;
+    const kc_count_part *p = gpu->h.host_parts;
+    kc_count_part all = { 0, KC_NO_INDEX };
+    for (unsigned b = 0; b < blocks; b++) kc_count_fold(&all, &p[b]);
+    *n = (size_t)all.n;
+    *first = all.first == KC_NO_INDEX ? none_as : (size_t)all.first;
+    return CUDA_SUCCESS;
+}
+
+CUresult kc_dev_count_not(kc_gpu *gpu, CUdeviceptr p, size_t n, uint8_t expect, size_t *count, size_t *first)
+{
+    unsigned blocks = check_blocks(n), e = expect;
+    unsigned long long nn = n;
+    void *params[] = { &p, &nn, &e, &gpu->h.parts };
+    CUresult r = launch(gpu, gpu->h.bytes, blocks, 0, params);
+    return r != CUDA_SUCCESS ? r : fold_counts(gpu, blocks, n, count, first);
+}
+
+CUresult kc_dev_count_unwritten(kc_gpu *gpu, CUdeviceptr a, CUdeviceptr b, size_t count, size_t esize, uint8_t pa,
+                                uint8_t pb, size_t *n, size_t *first)
+{
+    unsigned blocks = check_blocks(count), es = (unsigned)esize, ua = pa, ub = pb;
+    unsigned long long nn = count;
+    void *params[] = { &a, &b, &nn, &es, &ua, &ub, &gpu->h.parts };
+    CUresult r = launch(gpu, gpu->h.unwritten, blocks, 0, params);
+    return r != CUDA_SUCCESS ? r : fold_counts(gpu, blocks, count, n, first);
+}
+
+CUresult kc_dev_count_differs(kc_gpu *gpu, CUdeviceptr a, CUdeviceptr b, size_t count, size_t esize, size_t *n,
+                              size_t *first)
+{
+    unsigned blocks = check_blocks(count), es = (unsigned)esize;
+    unsigned long long nn = count;
+    void *params[] = { &a, &b, &nn, &es, &gpu->h.parts };
+    CUresult r = launch(gpu, gpu->h.differs, blocks, 0, params);
+    return r != CUDA_SUCCESS ? r : fold_counts(gpu, blocks, count, n, first);
+}
+
+CUresult kc_dev_compare(kc_gpu *gpu, CUdeviceptr out, kc_dtype t, CUdeviceptr ref, size_t n, kc_tol tol,
+                        kc_compare *res)
+{
+    if (!kc_dtype_is_float(t)) tol.atol = tol.rtol = 0.0;
+    unsigned blocks = check_blocks(n);
+    int dtype = (int)t;
+    unsigned long long nn = n;
+    void *params[] = { &out, &dtype, &ref, &nn, &tol.rtol, &tol.atol, &gpu->h.parts };
+    CUresult r = launch(gpu, gpu->h.close, blocks, 0, params);
+    if (r == CUDA_SUCCESS) r = gpu->cu.MemcpyDtoH(gpu->h.host_parts, gpu->h.parts, blocks * sizeof(kc_cmp_part));
+    if (r != CUDA_SUCCESS) return r;
+    const kc_cmp_part *p = gpu->h.host_parts;
+    kc_cmp_part all = kc_cmp_empty();
+    for (unsigned b = 0; b < blocks; b++) kc_cmp_fold(&all, &p[b]);
+    kc_compare_from_part(&all, n, tol, res);
+    return CUDA_SUCCESS;
+}
+
+CUresult kc_dev_read_value(kc_gpu *gpu, CUdeviceptr p, kc_dtype t, size_t i, double *v)
+{
+    unsigned char e[8] = { 0 };
+    size_t es = kc_dtype_size(t);
+    CUresult r = gpu->cu.MemcpyDtoH(e, p + i * es, es);
+    *v = r == CUDA_SUCCESS ? kc_load(t, e, 0) : 0.0;
+    return r;
+}

@@ -2,7 +2,9 @@
  * the three kinds of GPU item built on them:
  *   gate 1 launch and fit: module, function, resources, launch, synchronize;
  *   gate 2 bounds and writes: guard bands intact, inputs unchanged, every
- *          output element written (no poison left);
+ *          output element written (no poison left); floating inputs' guard
+ *          bands hold NaN, so a read past an input's end that reaches an
+ *          output fails gate 3;
  *   gate 3 accuracy: every output element within tolerance of the float64
  *          reference (NaN and inf exactly where the reference has them);
  *   gate 4 determinism: a relaunch on fresh buffers at other addresses, with
@@ -209,6 +211,13 @@ static int case_prepare(kc_gpu *gpu, kc_case *k)
     return 0;
 }
 
+/* The byte argument a's guard bands hold: NaN bytes around floating inputs
+ * (read canaries, guard.h), the canary elsewhere. */
+static uint8_t guard_byte(const kc_arg *ar)
+{
+    return ar->role != KC_OUT && kc_dtype_is_float(ar->dtype) ? KC_READ_CANARY : KC_CANARY;
+}
+
 /* Allocates buffer set `set` with guard bands, poisons its outputs and copies
  * the pristine inputs into it (on the device, at HBM bandwidth). */
 static CUresult set_upload(kc_gpu *gpu, kc_case *k, int set, uint8_t poison)
@@ -223,8 +232,8 @@ static CUresult set_upload(kc_gpu *gpu, kc_case *k, int set, uint8_t poison)
             break;
         }
         CUdeviceptr base = k->dev[set][a];
-        if ((r = gpu->cu.MemsetD8(base, KC_CANARY, g)) != CUDA_SUCCESS) break;
-        if ((r = gpu->cu.MemsetD8(base + g + b, KC_CANARY, g)) != CUDA_SUCCESS) break;
+        if ((r = gpu->cu.MemsetD8(base, guard_byte(ar), g)) != CUDA_SUCCESS) break;
+        if ((r = gpu->cu.MemsetD8(base + g + b, guard_byte(ar), g)) != CUDA_SUCCESS) break;
         if (!b) continue;
         if (ar->role == KC_OUT) r = gpu->cu.MemsetD8(base + g, poison, b);
         else r = gpu->cu.MemcpyDtoD(base + g, k->in[a], b);
@@ -367,12 +376,12 @@ static int gate2(kc_gpu *gpu, CUfunction f, kc_case *k)
         const kc_arg *ar = &k->c->args[a];
         if (ar->kind != KC_ARG_BUFFER) continue;
         size_t es = kc_dtype_size(ar->dtype), n, bad;
-        if ((r = kc_dev_count_not(gpu, k->dev[0][a], G, KC_CANARY, &n, &bad)))
+        if ((r = kc_dev_count_not(gpu, k->dev[0][a], G, guard_byte(ar), &n, &bad)))
             return cuda_failed(gpu, k, r, "checking the guard band before", ar->name);
         if (bad < G)
             return failf(k, 2, "%s: written before its start (guard byte %zu bytes before element 0, element %lld)",
                          ar->name, G - bad, -(long long)((G - bad + es - 1) / es));
-        if ((r = kc_dev_count_not(gpu, k->dev[0][a] + G + k->bytes[a], G, KC_CANARY, &n, &bad)))
+        if ((r = kc_dev_count_not(gpu, k->dev[0][a] + G + k->bytes[a], G, guard_byte(ar), &n, &bad)))
             return cuda_failed(gpu, k, r, "checking the guard band after", ar->name);
         if (bad < G)
             return failf(k, 2, "%s: written past its end (byte %zu after the last of %zu elements, element index %zu)",

@@ -7,7 +7,12 @@
 #include <stdint.h>
 
 #define KC_GUARD_BYTES 65536u   /* each side of every device buffer */
-#define KC_CANARY 0xCBu         /* guard byte */
+#define KC_CANARY 0xCBu         /* guard byte of outputs and integer inputs */
+/* Guard byte of floating inputs (IN, INOUT): all-ones bytes are NaN in f64,
+ * f32, f16, bf16 and E4M3, so a read past either end of such an input that
+ * reaches an output makes it NaN and fails gate 3 even where the value read
+ * is "masked" by a multiplication with zero (a vector tail loaded whole). */
+#define KC_READ_CANARY 0xFFu
 #define KC_POISON_A 0xFFu       /* output poison, first launch (NaN in f16/bf16/f32) */
 #define KC_POISON_B 0x7Fu       /* output poison, determinism relaunch */
 

@@ -97,6 +97,7 @@ static const struct { const char *name, *state; } ALL[] = {
     { "fake.axpy.f32:limits", "PASS" },
     { "fake.copy.f16", "PASS" },
     { "fake.copy.f16:control.broken_build", "MISSED" },
+    { "fake.copy.f16:control.masked_tail_read", "RED" },
     { "fake.copy.f16:control.oob_write", "RED" },
     { "fake.copy.f16:control.tail_skip", "RED" },
     { "fake.copy.f16:limits", "PASS" },
@@ -122,7 +123,7 @@ static void expect_all_counts(const kc_tally *t)
     cr_expect_eq(t->n[KC_KIND_KERNEL][KC_PASS], 3);
     cr_expect_eq(t->n[KC_KIND_KERNEL][KC_FAIL], 2);
     cr_expect_eq(t->n[KC_KIND_KERNEL][KC_KNOWN], 1);
-    cr_expect_eq(t->n[KC_KIND_CONTROL][KC_RED], 6);
+    cr_expect_eq(t->n[KC_KIND_CONTROL][KC_RED], 7);
     cr_expect_eq(t->n[KC_KIND_CONTROL][KC_MISSED], 2);
     cr_expect_eq(t->n[KC_KIND_LIMIT][KC_PASS], 5);
     cr_expect_eq(t->n[KC_KIND_LIMIT][KC_LIMIT], 1);
@@ -166,6 +167,11 @@ Test(gates_fake, controls_turn_red_naming_the_gate_and_blind_is_missed)
                 T("caught by gate 2 (bounds and writes; planted for gate 2): shape model.heads.1024 (n=1024), dist uniform: out: written past its end (byte 0 after the last of 1024 elements, element index 1024)"));
     expect_item(p.out, "RED", "fake.copy.f16:control.tail_skip",
                 T("caught by gate 2 (bounds and writes; planted for gate 2): shape model.heads.1024 (n=1024), dist uniform: output out: 1 of 1024 elements never written (poison 0xFF after the launch, 0x7F after a relaunch), first out[1023]"));
+    /* A read one past the input's end, multiplied by zero: the guard band's
+     * NaN read canary reaches the output (a finite canary would vanish). */
+    expect_item(p.out, "RED", "fake.copy.f16:control.masked_tail_read",
+                T("caught by gate 3 (accuracy; planted for gate 3): shape model.heads.1024 (n=1024), dist uniform: out[1023] = nan, reference ",
+                  "1 of 1024 elements out of tolerance"));
     expect_item(p.out, "MISSED", "fake.axpy.f32:control.blind",
                 T("passed gates 1-4 on all 7 cases: the suite is blind to this bug (a redundant store of the right value, which no gate can see; planted for gate 2)"));
     expect_rerun(p.out, "fake.axpy.f32:control.blind", "1");
@@ -174,7 +180,7 @@ Test(gates_fake, controls_turn_red_naming_the_gate_and_blind_is_missed)
     cr_expect(!strstr(line, "rerun:"), "a RED control is no failure: no rerun command\n%s", line);
     kc_tally t;
     kc_out_tally(p.out, &t);
-    cr_expect_eq(t.n[KC_KIND_CONTROL][KC_RED], 6);
+    cr_expect_eq(t.n[KC_KIND_CONTROL][KC_RED], 7);
     cr_expect_eq(t.n[KC_KIND_CONTROL][KC_MISSED], 2);
     expect_item(p.out, "MISSED", "fake.copy.f16:control.broken_build",
                 (const char *const[]){ "function fake_copy_f16 not found in module fake_copy",
@@ -468,7 +474,7 @@ Test(gates_fake, controls_reuse_the_kernels_inputs, .timeout = 30)
     char json[128];
     snprintf(json, sizeof json, "/tmp/kc-reuse-%ld.json", (long)getpid());
     kc_proc p = fake_run((char *[]){ "run", "fake.copy.f16*", "--json", json, NULL });
-    cr_expect(strstr(p.out, "input buffers: 5 made by the GPU, 0 by contracts' generators on the host, 2 reused from an earlier item\n"),
+    cr_expect(strstr(p.out, "input buffers: 5 made by the GPU, 0 by contracts' generators on the host, 3 reused from an earlier item\n"),
               "%s", p.out);
     kc_proc_free(&p);
     FILE *f = fopen(json, "r");

@@ -1,23 +1,36 @@
 #!/bin/sh
-# install-deps.sh — installs what building and testing kcontract needs from
-# Debian's packages: gcc, make, Random123 (librandom123-dev: the Philox
-# generator of the input streams, headers for C and CUDA), Criterion (host
-# tests) and procps (ps and pgrep, for the benchmark scripts, whose runs the
-# tests also make). nvcc and the CUDA headers come with the CUDA toolkit
-# (expected under /usr/local/cuda). A machine without a package registry
-# (the GPU machine) gets Random123 from tools/gpu-deps.sh instead.
+# install-deps.sh [test] — installs from Debian's packages what building the
+# suite needs: gcc, make and Random123 (librandom123-dev: the Philox
+# generator of the input streams, headers for C and CUDA); with `test`, also
+# what the tests need: Criterion and procps (ps and pgrep, for the benchmark
+# scripts, whose runs the tests also make). nvcc and the CUDA headers come with
+# the CUDA toolkit (expected under /usr/local/cuda).
+# On a machine without a package registry (the lent GPU machine), Random123
+# comes from a .deb carried in .deps/debs (tools/gpu-deps.sh fetch, run where
+# apt works), unpacked into .deps/ where the Makefile finds it.
 set -eu
+cd "$(dirname "$0")/.."
 need=""
 command -v gcc >/dev/null 2>&1 || need="$need gcc"
 command -v make >/dev/null 2>&1 || need="$need make"
-dpkg -s libcriterion-dev >/dev/null 2>&1 || need="$need libcriterion-dev"
-[ -f /usr/include/Random123/philox.h ] || need="$need librandom123-dev"
-command -v pgrep >/dev/null 2>&1 || need="$need procps"
+if [ ! -f /usr/include/Random123/philox.h ] && [ ! -f .deps/usr/include/Random123/philox.h ]; then
+  if ls .deps/debs/librandom123-dev_*.deb >/dev/null 2>&1; then sh tools/gpu-deps.sh unpack
+  else need="$need librandom123-dev"; fi
+fi
+if [ "${1:-}" = test ]; then
+  dpkg -s libcriterion-dev >/dev/null 2>&1 || need="$need libcriterion-dev"
+  command -v pgrep >/dev/null 2>&1 || need="$need procps"
+elif [ -n "${1:-}" ]; then
+  echo "usage: sh tools/install-deps.sh [test]" >&2
+  exit 2
+fi
 if [ -n "$need" ]; then
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $need >/dev/null
+  if ! { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $need >/dev/null; }; then
+    echo "install-deps: could not install$need from Debian's packages (no registry? Random123 can be carried: tools/gpu-deps.sh)" >&2
+    exit 1
+  fi
 fi
 if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
   echo "install-deps: nvcc not found on PATH or in /usr/local/cuda/bin: install the CUDA toolkit 13.0" >&2

@@ -122,7 +122,7 @@ static int time_case(const kc_contract *c, const kc_shape *s, kc_dist dist, row 
             if (!(in[a] = malloc(b ? b : 1))) rc = -1;
             else {
                 kc_gen g = { .shape = s, .dist = ref.dist, .dtype = ar->dtype, .data = in[a], .count = ref.count[a] };
-                kc_fill(&g, kc_case_seed(1, c->name, s->name, ref.dist) + (uint64_t)a, ar->gen);
+                kc_fill_arg(&g, kc_buffer_key(kc_case_seed(1, c->name, s->name, ref.dist), a), ar);
                 ref.host[a] = in[a];
                 bytes += (double)b;
             }

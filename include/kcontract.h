@@ -126,15 +126,30 @@ typedef struct kc_arg {
     kc_dtype dtype;
     kc_role role;                               /* buffers only */
     size_t (*count)(const kc_shape *s);         /* buffers: element count */
-    void (*gen)(kc_gen *g);                     /* buffers: optional generator */
+    void (*gen)(kc_gen *g);                     /* buffers: optional generator (runs on the host) */
     double (*value)(const kc_shape *s);         /* scalars */
     kc_tol tol;                                 /* outputs: optional override */
+    /* Buffers: instead of the distribution's values, the built-in stream drawn
+     * uniformly from [lo, hi] for every distribution (integers: each value of
+     * [lo, hi]; floats: [lo, hi), then rounded to the dtype), made on the GPU
+     * like any built-in stream. For scales, ranks, positions. */
+    void (*range)(const kc_shape *s, double *lo, double *hi);
+    /* Buffers with a gen that draws nothing: its output is a table that
+     * depends on the shape alone (not on the seed or the distribution), made
+     * once per process and shape (rotary caches). The harness refuses a table
+     * generator that calls kc_rand_*. */
+    int table;
 } kc_arg;
 
 #define KC_BUFFER(name_, dtype_, role_, count_) \
     { .kind = KC_ARG_BUFFER, .name = (name_), .dtype = (dtype_), .role = (role_), .count = (count_) }
 #define KC_BUFFER_GEN(name_, dtype_, role_, count_, gen_) \
     { .kind = KC_ARG_BUFFER, .name = (name_), .dtype = (dtype_), .role = (role_), .count = (count_), .gen = (gen_) }
+#define KC_BUFFER_RANGE(name_, dtype_, role_, count_, range_) \
+    { .kind = KC_ARG_BUFFER, .name = (name_), .dtype = (dtype_), .role = (role_), .count = (count_), .range = (range_) }
+#define KC_BUFFER_TABLE(name_, dtype_, role_, count_, gen_) \
+    { .kind = KC_ARG_BUFFER, .name = (name_), .dtype = (dtype_), .role = (role_), .count = (count_), .gen = (gen_), \
+      .table = 1 }
 #define KC_SCALAR(name_, dtype_, value_) \
     { .kind = KC_ARG_SCALAR, .name = (name_), .dtype = (dtype_), .value = (value_) }
 

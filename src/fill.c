@@ -4,6 +4,10 @@
  * the built-in stream. */
 #include "fill.h"
 
+#include <string.h>
+
+#include "dtype.h"
+#include "gen_stream.h"
 #include "seed.h"
 
 uint64_t kc_buffer_key(uint64_t case_seed, int a)
@@ -16,4 +20,25 @@ void kc_fill(kc_gen *g, uint64_t key, void (*gen)(kc_gen *))
     kc_gen_seed(g, key);
     if (gen) gen(g);
     else kc_gen_default(g);
+}
+
+int kc_gen_drew_nothing(const kc_gen *g, uint64_t key)
+{
+    kc_gen fresh;
+    memset(&fresh, 0, sizeof fresh);
+    kc_gen_seed(&fresh, key);
+    return memcmp(fresh.rng, g->rng, sizeof fresh.rng) == 0;
+}
+
+int kc_fill_arg(kc_gen *g, uint64_t key, const kc_arg *ar)
+{
+    if (ar->range && !ar->gen) {
+        double lo = 0, hi = 0;
+        ar->range(g->shape, &lo, &hi);
+        kc_gen_seed(g, key);
+        for (size_t i = 0; i < g->count; i++) kc_stream_put_range(g->dtype, key, g->data, i, lo, hi);
+        return 0;
+    }
+    kc_fill(g, key, ar->gen);
+    return ar->table && !kc_gen_drew_nothing(g, key) ? -1 : 0;
 }

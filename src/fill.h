@@ -35,4 +35,11 @@ uint64_t kc_buffer_key(uint64_t case_seed, int a);
  * stream when gen is NULL. A custom generator starts from zeroed memory,
  * which the caller provides. */
 void kc_fill(kc_gen *g, uint64_t key, void (*gen)(kc_gen *));
+/* As kc_fill for argument ar of a contract: its generator, its range
+ * (kc_arg.range, on the host), or the built-in stream. Returns 0, or -1 when
+ * ar is a table (KC_BUFFER_TABLE) whose generator drew from kc_rand_*. */
+int kc_fill_arg(kc_gen *g, uint64_t key, const kc_arg *ar);
+/* Whether a table generator kept its word: g's kc_rand_* state is still the
+ * one kc_gen_seed gave it for key. */
+int kc_gen_drew_nothing(const kc_gen *g, uint64_t key);
 #endif

@@ -33,7 +33,9 @@
  *                half the elements masked.
  * Integers, whatever the distribution: uniform in [lo, hi] (I64, I32:
  * [-1000, 1000]; U32: [0, 1000]; I8, U8: their whole range) by Lemire's
- * multiply-and-reject on 64-bit words (x0 x1, then x2 x3, then draw j + 1). */
+ * multiply-and-reject on 64-bit words (x0 x1, then x2 x3, then draw j + 1).
+ * A ranged buffer (kc_arg.range) draws every type uniformly from its range
+ * whatever the distribution (kc_stream_put_range). */
 #ifndef KC_GEN_STREAM_H
 #define KC_GEN_STREAM_H
 #include <stdint.h>
@@ -148,6 +150,28 @@ KC_HD int kc_stream_int_range(kc_dtype t, int64_t *lo, int64_t *hi) {
     case KC_U8: *lo = 0; *hi = 255; return 1;
     default: return 0;
     }
+}
+
+/* The largest double below x (x finite). */
+KC_HD double kc_stream_prev(double x) {
+    uint64_t b = kc_cvt_dbits(x);
+    if ((b << 1) == 0) return kc_cvt_bitsd(0x8000000000000001ULL);   /* +-0: the negative subnormal */
+    return kc_cvt_bitsd(x > 0 ? b - 1 : b + 1);
+}
+
+/* Element i of a ranged buffer (kc_arg.range): integers uniform in [lo, hi]
+ * by kc_stream_int; floats lo + (hi - lo) u53(x0, x1) of draw 0, kept below
+ * hi (rounding may reach it), then rounded to t by the store. */
+KC_HD void kc_stream_put_range(kc_dtype t, uint64_t key, void *data, uint64_t i, double lo, double hi) {
+    int64_t dummy_lo, dummy_hi;
+    if (kc_stream_int_range(t, &dummy_lo, &dummy_hi)) {
+        kc_cvt_store(t, data, i, (double)kc_stream_int((int64_t)lo, (int64_t)hi, key, i));
+        return;
+    }
+    philox4x32_ctr_t x = kc_stream_draw(key, i, 0, 0);
+    double v = lo + (hi - lo) * kc_stream_u53(x.v[0], x.v[1]);
+    if (v >= hi && hi > lo) v = kc_stream_prev(hi);
+    kc_cvt_store(t, data, i, v);
 }
 
 /* Writes element i of the built-in stream of (dtype t, distribution d, key)

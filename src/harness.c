@@ -92,13 +92,15 @@ CUresult kc_dev_poison_smem(kc_gpu *gpu)
                                 NULL);
 }
 
-CUresult kc_dev_fill_stream(kc_gpu *gpu, CUdeviceptr dst, kc_dtype t, kc_dist d, uint64_t key, size_t count)
+CUresult kc_dev_fill_stream(kc_gpu *gpu, CUdeviceptr dst, kc_dtype t, kc_dist d, uint64_t key, size_t count,
+                            const kc_stream_range *range)
 {
     if (!count) return CUDA_SUCCESS;
-    int dtype = (int)t, dist = (int)d;
+    int dtype = (int)t, dist = (int)d, ranged = range && range->on;
+    double lo = ranged ? range->lo : 0, hi = ranged ? range->hi : 0;
     unsigned long long k = key, n = count;
     size_t want = (count + KC_HARNESS_THREADS - 1) / KC_HARNESS_THREADS, cap = (size_t)gpu->h.sm_count * 16;
-    void *params[] = { &dst, &dtype, &dist, &k, &n };
+    void *params[] = { &dst, &dtype, &dist, &k, &n, &ranged, &lo, &hi };
     return gpu->cu.LaunchKernel(gpu->h.gen, (unsigned)(want < cap ? want : cap), 1, 1, KC_HARNESS_THREADS, 1, 1, 0, NULL,
                                 params, NULL);
 }

@@ -38,9 +38,17 @@ void kc_harness_close(kc_cuda *cu, kc_harness *h, int lost);
 struct kc_gpu;
 /* Fills every SM's shared memory with 0xFF before a checked launch. */
 CUresult kc_dev_poison_smem(struct kc_gpu *gpu);
+/* A ranged stream's bounds (kc_arg.range); on 0: the distribution's values. */
+typedef struct kc_stream_range {
+    int on;
+    double lo, hi;
+} kc_stream_range;
+
 /* Writes the built-in stream (gen_stream.h) of (t, d, key) into count
- * elements at dst. */
-CUresult kc_dev_fill_stream(struct kc_gpu *gpu, CUdeviceptr dst, kc_dtype t, kc_dist d, uint64_t key, size_t count);
+ * elements at dst; with range->on, the ranged stream of [lo, hi] instead
+ * (range may be NULL). */
+CUresult kc_dev_fill_stream(struct kc_gpu *gpu, CUdeviceptr dst, kc_dtype t, kc_dist d, uint64_t key, size_t count,
+                            const kc_stream_range *range);
 /* Counts the bytes of p[0..n) that are not `expect`; *first gets the first
  * one's offset (n when none). */
 CUresult kc_dev_count_not(struct kc_gpu *gpu, CUdeviceptr p, size_t n, uint8_t expect, size_t *count, size_t *first);

@@ -17,7 +17,7 @@
 #include "seed.h"
 
 typedef struct entry {
-    uint64_t seed;
+    uint64_t seed;             /* the case seed; 0 for a table (the same for every case of a shape) */
     uint64_t dims;             /* hash of the shape's dims (a generator may read any of them) */
     int arg;
     kc_dtype dtype;
@@ -83,19 +83,24 @@ typedef struct stream_ctx {
 static int fill_from_gpu(kc_gen_source *src)
 {
     stream_ctx *x = src->ctx;
-    if (kc_dev_fill_stream(x->gpu, x->dst, src->dtype, src->dist, src->key, src->count) != CUDA_SUCCESS) return -1;
+    if (kc_dev_fill_stream(x->gpu, x->dst, src->dtype, src->dist, src->key, src->count, NULL) != CUDA_SUCCESS) return -1;
     return x->gpu->cu.MemcpyDtoH(src->data, x->dst, x->bytes) == CUDA_SUCCESS ? 0 : -1;
 }
 
-/* Makes entry e's contents: the built-in stream on the GPU, or the
- * contract's generator on the host, uploaded. */
-static CUresult make(kc_gpu *gpu, const kc_shape *s, kc_dist dist, entry *e, kc_time_split *stats, char *why,
-                     size_t cap)
+/* Makes entry e's contents for argument ar: the built-in or ranged stream
+ * on the GPU, or the contract's generator on the host, uploaded. */
+static CUresult make(kc_gpu *gpu, const kc_shape *s, kc_dist dist, const kc_arg *ar, entry *e, kc_time_split *stats,
+                     char *why, size_t cap)
 {
     uint64_t key = kc_buffer_key(e->seed, e->arg);
     if (!e->gen) {
+        kc_stream_range range = { 0, 0, 0 };
+        if (ar->range) {
+            range.on = 1;
+            ar->range(s, &range.lo, &range.hi);
+        }
         stats->inputs_made_gpu++;
-        return kc_dev_fill_stream(gpu, e->ptr, e->dtype, dist, key, e->count);
+        return kc_dev_fill_stream(gpu, e->ptr, e->dtype, dist, key, e->count, &range);
     }
     void *host = kc_hostmem_alloc(e->bytes, 1);      /* a generator starts from zeroed memory */
     if (!host) {
@@ -107,6 +112,11 @@ static CUresult make(kc_gpu *gpu, const kc_shape *s, kc_dist dist, entry *e, kc_
     kc_gen g = { .shape = s, .dist = dist, .dtype = e->dtype, .data = host, .count = e->count, .harness = &src };
     kc_fill(&g, key, e->gen);
     stats->inputs_made_host++;
+    if (ar->table && !kc_gen_drew_nothing(&g, key)) {
+        kc_hostmem_free(host);
+        snprintf(why, cap, "the contract's table generator (KC_BUFFER_TABLE) drew from kc_rand_*: a table depends on the shape alone");
+        return CUDA_ERROR_UNKNOWN;
+    }
     CUresult r = gpu->cu.MemcpyHtoD(e->ptr, host, e->bytes);
     kc_hostmem_free(host);
     return r;
@@ -118,6 +128,7 @@ CUresult kc_inputs_get(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_
     kc_inputs *in = gpu->inputs;
     const kc_arg *ar = &c->args[a];
     uint64_t dims = kc_fnv1a64(s->d, sizeof s->d, KC_FNV_OFFSET);
+    if (ar->table) case_seed = 0;           /* one table per shape, whatever the case */
     in->tick++;
     for (int i = 0; i < in->n; i++) {
         entry *e = &in->v[i];
@@ -154,7 +165,7 @@ CUresult kc_inputs_get(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_
     in->v[in->n++] = e;
     in->held += e.bytes;
     entry *ne = &in->v[in->n - 1];
-    if ((r = make(gpu, s, dist, ne, stats, why, cap)) != CUDA_SUCCESS) {
+    if ((r = make(gpu, s, dist, ar, ne, stats, why, cap)) != CUDA_SUCCESS) {
         if (kc_cuda_error_is_sticky(r)) gpu->lost = 1;
         drop(gpu, in, in->n - 1);            /* half-made: never found again */
         return r;

@@ -2,8 +2,9 @@
  * the host tests (tests/test_generate.c, test_tolerance.c, test_guard.c) pin
  * on the host: that the GPU computes the same thing.
  *   gpu.harness.streams  the device's built-in stream equals the host's bit
- *                        for bit, for every dtype and distribution, over
- *                        2^20 + 4099 elements (MASKED segments, odd tails);
+ *                        for bit, for every dtype and distribution and the
+ *                        ranged stream, over 2^20 + 4099 elements (MASKED
+ *                        segments, odd tails);
  *   gpu.harness.checks   the device checks (guard bytes, poison, bitwise
  *                        difference, gate 3's tolerance scan) give the same
  *                        counts, first indices and worst element as the
@@ -68,23 +69,27 @@ KC_SUITE(suite_harness_streams, "gpu.harness.streams", 1)
     if (!g) return kc_suite_fail(ctx, "no GPU session");
     int failed = 0;
     for (size_t t = 0; t < NALL && !failed; t++)
-        for (kc_dist d = KC_UNIFORM; d < KC_DIST_COUNT && !failed; d++) {
+        for (kc_dist d = KC_UNIFORM; d <= KC_DIST_COUNT && !failed; d++) {   /* KC_DIST_COUNT: the ranged stream */
             size_t es = kc_dtype_size(ALL[t]), bytes = STREAM_N * es;
             uint64_t key = 0x9E3779B97F4A7C15ULL * (t + 1) + (uint64_t)d;
             pair p;
             if (pair_alloc(ctx, g, &p, bytes)) return 1;
             unsigned char *host = malloc(bytes);
-            CUresult r = kc_dev_fill_stream(g, p.d, ALL[t], d, key, STREAM_N);
+            int ranged = d == KC_DIST_COUNT;
+            kc_stream_range range = { ranged, kc_dtype_is_float(ALL[t]) ? -0.75 : 3, kc_dtype_is_float(ALL[t]) ? 2.5 : 99 };
+            CUresult r = kc_dev_fill_stream(g, p.d, ALL[t], ranged ? KC_UNIFORM : d, key, STREAM_N, &range);
             if (r == CUDA_SUCCESS) r = g->cu.MemcpyDtoH(p.h, p.d, bytes);
             if (!host || r != CUDA_SUCCESS) {
                 failed = kc_suite_fail(ctx, "%s %s: generating on the device failed: %s", kc_dtype_name(ALL[t]),
-                                       kc_dist_name(d), host ? kc_cuda_error_name(&g->cu, r) : "out of host memory");
+                                       ranged ? "ranged" : kc_dist_name(d), host ? kc_cuda_error_name(&g->cu, r) : "out of host memory");
             } else {
-                for (size_t i = 0; i < STREAM_N; i++) kc_stream_put(ALL[t], d, key, host, i);
+                for (size_t i = 0; i < STREAM_N; i++)
+                    if (ranged) kc_stream_put_range(ALL[t], key, host, i, range.lo, range.hi);
+                    else kc_stream_put(ALL[t], d, key, host, i);
                 for (size_t i = 0; i < STREAM_N && !failed; i++)
                     if (memcmp(host + i * es, p.h + i * es, es))
                         failed = kc_suite_fail(ctx, "%s %s key %016llx: element %zu is %.17g on the device, %.17g on the host (of %zu)",
-                                               kc_dtype_name(ALL[t]), kc_dist_name(d), (unsigned long long)key, i,
+                                               kc_dtype_name(ALL[t]), ranged ? "ranged" : kc_dist_name(d), (unsigned long long)key, i,
                                                kc_load(ALL[t], p.h, i), kc_load(ALL[t], host, i), STREAM_N);
             }
             free(host);

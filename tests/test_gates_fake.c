@@ -495,3 +495,35 @@ Test(gates_fake, controls_reuse_the_kernels_inputs, .timeout = 30)
     unlink(json);
     cr_expect(kernel && control);
 }
+
+/* A ranged input is made on the device (no host generator); a table is made
+ * on the host once per shape and reused by the shape's other cases; a table
+ * generator that draws random numbers is refused as an internal error. */
+Test(gates_fake, ranged_inputs_on_the_device_and_tables_once_per_shape, .timeout = 30)
+{
+    char json[128];
+    snprintf(json, sizeof json, "/tmp/kc-gen-%ld.json", (long)getpid());
+    kc_proc p = fake_run((char *[]){ "run", "fakegen.*", "--json", json, NULL });
+    expect_item(p.out, "PASS", "fakegen.range.f32", T("gates 1-4 on 5 cases"));
+    expect_item(p.out, "PASS", "fakegen.table.f32", T("gates 1-4 on 5 cases"));
+    expect_item(p.out, "FAIL", "fakegen.badtable.f32",
+                T("internal error: shape model.4096 (n=4096), dist uniform: input in: the contract's table generator (KC_BUFFER_TABLE) drew from kc_rand_*"));
+    kc_proc_free(&p);
+    FILE *f = fopen(json, "r");
+    cr_assert(f, "no report %s", json);
+    char line[8192];
+    int seen = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strstr(line, "\"name\":\"fakegen.range.f32\"")) {
+            seen++;
+            cr_expect(json_num(line, "inputs_made_gpu") == 5 && json_num(line, "inputs_made_host") == 0, "%s", line);
+        }
+        if (strstr(line, "\"name\":\"fakegen.table.f32\"")) {   /* 3 shapes, 5 cases */
+            seen++;
+            cr_expect(json_num(line, "inputs_made_host") == 3 && json_num(line, "inputs_reused") == 2, "%s", line);
+        }
+    }
+    fclose(f);
+    unlink(json);
+    cr_expect_eq(seen, 2);
+}

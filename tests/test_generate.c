@@ -312,3 +312,35 @@ Test(generate, normal_values_pinned_without_libm) {
     const double want[4] = { -1.1597572867826189, 0.90560282827240846, -0.42867834628353491, 1.1959782284337648 };
     for (int i = 0; i < 4; i++) cr_expect_eq(kc_rand_normal(&g), want[i], "draw %d", i);
 }
+
+/* A ranged stream (kc_arg.range) covers exactly [lo, hi] for integers and
+ * stays in [lo, hi) for floats, whatever the distribution; it is a pure
+ * function of the key and i like the others. */
+Test(generate, ranged_streams_stay_in_their_range) {
+    size_t n = 200000;
+    int32_t *iv = malloc(n * 4);
+    uint8_t *bv = malloc(n);
+    float *fv = malloc(n * 4);
+    cr_assert(iv && bv && fv);
+    int seen[16] = { 0 };
+    for (size_t i = 0; i < n; i++) {
+        kc_stream_put_range(KC_I32, 9, iv, i, 3, 777);
+        kc_stream_put_range(KC_U8, 9, bv, i, 0, 15);
+        kc_stream_put_range(KC_F32, 9, fv, i, 0.25, 2.0);
+        cr_assert(iv[i] >= 3 && iv[i] <= 777, "element %zu: %d", i, iv[i]);
+        cr_assert(bv[i] <= 15, "element %zu: %u", i, bv[i]);
+        cr_assert(fv[i] >= 0.25f && fv[i] <= 2.0f, "element %zu: %g", i, fv[i]);
+        seen[bv[i]]++;
+    }
+    for (int v = 0; v < 16; v++) cr_expect(seen[v] > (int)(n / 16 * 0.9), "value %d seen %d times", v, seen[v]);
+    int lo = 0, hi = 0;
+    for (size_t i = 0; i < n; i++) { lo |= iv[i] == 3; hi |= iv[i] == 777; }
+    cr_expect(lo && hi, "both ends of [3, 777] drawn");
+    /* [lo, hi) for floats: a value that rounds up to hi is kept below it */
+    cr_expect_eq(kc_stream_prev(1.0), 0x1.fffffffffffffp-1);
+    cr_expect_eq(kc_stream_prev(-1.0), -0x1.0000000000001p+0);
+    cr_expect(kc_stream_prev(0.0) < 0);
+    free(iv);
+    free(bv);
+    free(fv);
+}

@@ -33,27 +33,30 @@ extern "C" __global__ void kc_smem_poison(unsigned words)
 // ---- the built-in streams ----
 
 template <kc_dtype T>
-__device__ void gen_loop(void *dst, kc_dist dist, uint64_t key, uint64_t count)
+__device__ void gen_loop(void *dst, kc_dist dist, uint64_t key, uint64_t count, int ranged, double lo, double hi)
 {
     uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
     for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride)
-        kc_stream_put(T, dist, key, dst, i);
+        if (ranged) kc_stream_put_range(T, key, dst, i, lo, hi);
+        else kc_stream_put(T, dist, key, dst, i);
 }
 
-extern "C" __global__ void kc_gen_fill(void *dst, int dtype, int dist, unsigned long long key, unsigned long long count)
+// The built-in stream, or with ranged != 0 the ranged stream of [lo, hi].
+extern "C" __global__ void kc_gen_fill(void *dst, int dtype, int dist, unsigned long long key, unsigned long long count,
+                                       int ranged, double lo, double hi)
 {
     kc_dist d = (kc_dist)dist;
     switch ((kc_dtype)dtype) {
-    case KC_F64: gen_loop<KC_F64>(dst, d, key, count); break;
-    case KC_F32: gen_loop<KC_F32>(dst, d, key, count); break;
-    case KC_F16: gen_loop<KC_F16>(dst, d, key, count); break;
-    case KC_BF16: gen_loop<KC_BF16>(dst, d, key, count); break;
-    case KC_E4M3: gen_loop<KC_E4M3>(dst, d, key, count); break;
-    case KC_I64: gen_loop<KC_I64>(dst, d, key, count); break;
-    case KC_I32: gen_loop<KC_I32>(dst, d, key, count); break;
-    case KC_U32: gen_loop<KC_U32>(dst, d, key, count); break;
-    case KC_I8: gen_loop<KC_I8>(dst, d, key, count); break;
-    case KC_U8: gen_loop<KC_U8>(dst, d, key, count); break;
+    case KC_F64: gen_loop<KC_F64>(dst, d, key, count, ranged, lo, hi); break;
+    case KC_F32: gen_loop<KC_F32>(dst, d, key, count, ranged, lo, hi); break;
+    case KC_F16: gen_loop<KC_F16>(dst, d, key, count, ranged, lo, hi); break;
+    case KC_BF16: gen_loop<KC_BF16>(dst, d, key, count, ranged, lo, hi); break;
+    case KC_E4M3: gen_loop<KC_E4M3>(dst, d, key, count, ranged, lo, hi); break;
+    case KC_I64: gen_loop<KC_I64>(dst, d, key, count, ranged, lo, hi); break;
+    case KC_I32: gen_loop<KC_I32>(dst, d, key, count, ranged, lo, hi); break;
+    case KC_U32: gen_loop<KC_U32>(dst, d, key, count, ranged, lo, hi); break;
+    case KC_I8: gen_loop<KC_I8>(dst, d, key, count, ranged, lo, hi); break;
+    case KC_U8: gen_loop<KC_U8>(dst, d, key, count, ranged, lo, hi); break;
     default: break;
     }
 }

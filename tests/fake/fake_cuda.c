@@ -184,11 +184,13 @@ static CUresult sentinel(const launch *l)
 
 static CUresult h_poison(const launch *l) { (void)l; return CUDA_SUCCESS; }   /* no shared memory here */
 
-/* kc_gen_fill(void *dst, int dtype, int dist, u64 key, u64 count) */
+/* kc_gen_fill(void *dst, int dtype, int dist, u64 key, u64 count, int ranged, double lo, double hi) */
 static CUresult h_gen(const launch *l)
 {
     void *dst = PTR(void, 0);
-    for (unsigned long long i = 0; i < U64(4); i++) kc_stream_put((kc_dtype)I32(1), (kc_dist)I32(2), U64(3), dst, i);
+    for (unsigned long long i = 0; i < U64(4); i++)
+        if (I32(5)) kc_stream_put_range((kc_dtype)I32(1), U64(3), dst, i, F64(6), F64(7));
+        else kc_stream_put((kc_dtype)I32(1), (kc_dist)I32(2), U64(3), dst, i);
     return CUDA_SUCCESS;
 }
 

@@ -115,6 +115,25 @@ typedef struct kc_tol {
     const char *reason;
 } kc_tol;
 
+/* How an output's errors may be distributed, in ulps of its dtype at the
+ * reference value (gate 3's error statistics, docs/error-statistics.md).
+ * ROUNDED: the exact result rounded once to the output dtype, give or take
+ * `slack` ulps of what float32 arithmetic adds before that rounding; its
+ * errors must not lean (signed or toward zero: a truncating store, a bias)
+ * and at most 2 x slack of them may exceed half an ulp (a value rounded one
+ * time too many), beyond what chance allows over n elements. REPORTED: the
+ * statistics are measured and reported, not judged (outputs computed in
+ * their own precision, such as float32 accumulations, whose error is the
+ * arithmetic's, not one rounding's). DEFAULT: ROUNDED for f16, bf16 and e4m3
+ * outputs, REPORTED for f32 and f64. */
+typedef enum kc_error_kind { KC_ERRORS_DEFAULT = 0, KC_ERRORS_ROUNDED, KC_ERRORS_REPORTED } kc_error_kind;
+
+typedef struct kc_errors {
+    kc_error_kind kind;
+    double slack;               /* ROUNDED: ulps beyond the rounding's half; 0 means 1/32 */
+    const char *reason;         /* why, for anything but the default */
+} kc_errors;
+
 typedef enum kc_argkind { KC_ARG_END = 0, KC_ARG_BUFFER, KC_ARG_SCALAR } kc_argkind;
 
 /* One kernel argument, in the kernel's parameter order. A buffer is passed as a
@@ -129,6 +148,7 @@ typedef struct kc_arg {
     void (*gen)(kc_gen *g);                     /* buffers: optional generator (runs on the host) */
     double (*value)(const kc_shape *s);         /* scalars */
     kc_tol tol;                                 /* outputs: optional override */
+    kc_errors errors;                           /* outputs: optional override of the contract's error model */
     /* Buffers: instead of the distribution's values, the built-in stream drawn
      * uniformly from [lo, hi] for every distribution (integers: each value of
      * [lo, hi]; floats: [lo, hi), then rounded to the dtype), made on the GPU
@@ -303,6 +323,7 @@ typedef struct kc_contract {
     void (*reference)(const kc_ref *r);
     kc_device_ref device_reference;         /* optional: the same reference on the GPU */
     kc_tol tol;                             /* default for every output */
+    kc_errors errors;                       /* error model of every output (gate 3's statistics) */
     const char *nondeterministic;           /* NULL: bitwise deterministic; else why not */
     kc_budget budget;
     kc_control controls[KC_MAX_CONTROLS];

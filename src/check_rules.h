@@ -16,7 +16,14 @@
  * on ties, where err > 0 against allowed == 0 is an infinite ratio and a
  * matching NaN or inf pair has ratio 0. Each element's ratio is computed
  * alone, so partial results fold in any order (kc_cmp_fold is commutative
- * and associative) to the answer of one sequential scan. */
+ * and associative) to the answer of one sequential scan.
+ *
+ * Error statistics (error_model.h judges them): over the elements where out
+ * and ref are both finite, e = (out - ref) / ulp, the ulp of the output's
+ * dtype at the reference value (kc_rule_ulp); sums of e, e^2, e * sign(ref)
+ * (negative when errors lean toward zero), the largest |e| and how many |e|
+ * exceed half an ulp. Their sums fold in the order partials meet, so host
+ * and device agree on them to rounding, not bitwise. */
 #ifndef KC_CHECK_RULES_H
 #define KC_CHECK_RULES_H
 #include <stdint.h>
@@ -39,7 +46,37 @@ typedef struct kc_cmp_part {
     double out, ref;         /* its values */
     double err;              /* |out - ref| (inf for NaN/inf mismatches) */
     double allowed;          /* atol + rtol*|ref| */
+    /* error statistics, in ulps of the output dtype (floating outputs only) */
+    uint64_t nstat;          /* elements with out and ref finite */
+    uint64_t over_half;      /* of them, |e| > 1/2 */
+    double sum_e, sum_e2, sum_tz, max_abs;
 } kc_cmp_part;
+
+/* The significand bits and smallest normal exponent of a floating dtype (the
+ * ulp at x is 2^(max(floor(log2 |x|), emin) - mbits)); 0 for integers. */
+KC_HD int kc_rule_ulp_params(kc_dtype t, int *mbits, int *emin) {
+    switch (t) {
+    case KC_F64: *mbits = 52; *emin = -1022; return 1;
+    case KC_F32: *mbits = 23; *emin = -126; return 1;
+    case KC_F16: *mbits = 10; *emin = -14; return 1;
+    case KC_BF16: *mbits = 7; *emin = -126; return 1;
+    case KC_E4M3: *mbits = 3; *emin = -6; return 1;
+    default: *mbits = 0; *emin = 0; return 0;
+    }
+}
+
+/* 2^k as a double, for k in [-1074, 1023]. */
+KC_HD double kc_rule_pow2(int k) {
+    if (k >= -1022) return kc_cvt_bitsd((uint64_t)(k + 1023) << 52);
+    return kc_cvt_bitsd(1ULL << (k + 1074));
+}
+
+/* The ulp of a dtype (mbits, emin) at the finite value x. */
+KC_HD double kc_rule_ulp(double x, int mbits, int emin) {
+    int e = (int)((kc_cvt_dbits(x) >> 52) & 0x7ff) - 1023;   /* a double subnormal or 0 gives -1023 */
+    if (e < emin) e = emin;
+    return kc_rule_pow2(e - mbits);
+}
 
 KC_HD double kc_rule_fabs(double x) { return kc_cvt_bitsd(kc_cvt_dbits(x) & 0x7fffffffffffffffULL); }
 KC_HD int kc_rule_isinf(double x) { return (kc_cvt_dbits(x) & 0x7fffffffffffffffULL) == 0x7ff0000000000000ULL; }
@@ -62,7 +99,21 @@ KC_HD kc_cmp_part kc_cmp_empty(void) {
     kc_cmp_part p;
     p.count = 0; p.bad = 0; p.worst = KC_NO_INDEX; p.special = 0;
     p.ratio = 0; p.out = 0; p.ref = 0; p.err = 0; p.allowed = 0;
+    p.nstat = 0; p.over_half = 0; p.sum_e = 0; p.sum_e2 = 0; p.sum_tz = 0; p.max_abs = 0;
     return p;
+}
+
+/* Adds element (out, ref), both finite, to p's error statistics for a dtype
+ * of (mbits, emin); mbits 0 (integers) adds nothing. */
+KC_HD void kc_cmp_stat(kc_cmp_part *p, double out, double ref, int mbits, int emin) {
+    if (!mbits) return;
+    double e = (out - ref) / kc_rule_ulp(ref, mbits, emin), a = kc_rule_fabs(e);
+    p->nstat++;
+    p->sum_e += e;
+    p->sum_e2 += e * e;
+    p->sum_tz += ref > 0 ? e : ref < 0 ? -e : 0.0;
+    if (a > 0.5) p->over_half++;
+    if (a > p->max_abs) p->max_abs = a;
 }
 
 /* Nonzero when element (special b, ratio rb, index ib) is worse than a's worst. */
@@ -74,8 +125,10 @@ KC_HD int kc_cmp_worse(const kc_cmp_part *a, int sb, double rb, uint64_t ib) {
     return ib < a->worst;                              /* the first on ties */
 }
 
-/* Adds element i (out against ref, under rtol/atol) to p. */
-KC_HD void kc_cmp_element(kc_cmp_part *p, uint64_t i, double out, double ref, double rtol, double atol) {
+/* Adds element i (out against ref, under rtol/atol) to p; mbits and emin
+ * (kc_rule_ulp_params of the output's dtype) for its error statistics. */
+KC_HD void kc_cmp_element(kc_cmp_part *p, uint64_t i, double out, double ref, double rtol, double atol, int mbits,
+                          int emin) {
     double allowed = atol + rtol * kc_rule_fabs(ref);
     double err, ratio;
     int special = 0;
@@ -92,6 +145,7 @@ KC_HD void kc_cmp_element(kc_cmp_part *p, uint64_t i, double out, double ref, do
         err = kc_rule_fabs(out - ref);
         if (!(err <= allowed)) p->bad++;
         ratio = allowed > 0 ? err / allowed : (err > 0 ? kc_cvt_bitsd(0x7ff0000000000000ULL) : 0.0);
+        kc_cmp_stat(p, out, ref, mbits, emin);
     }
     if (kc_cmp_worse(p, special, ratio, i)) {
         p->worst = i; p->special = special; p->ratio = ratio;
@@ -101,10 +155,19 @@ KC_HD void kc_cmp_element(kc_cmp_part *p, uint64_t i, double out, double ref, do
 
 /* Folds partial result b into a. */
 KC_HD void kc_cmp_fold(kc_cmp_part *a, const kc_cmp_part *b) {
-    uint64_t count = a->count + b->count, bad = a->bad + b->bad;
+    uint64_t count = a->count + b->count, bad = a->bad + b->bad, nstat = a->nstat + b->nstat;
+    uint64_t over = a->over_half + b->over_half;
+    double se = a->sum_e + b->sum_e, se2 = a->sum_e2 + b->sum_e2, stz = a->sum_tz + b->sum_tz;
+    double mx = a->max_abs > b->max_abs ? a->max_abs : b->max_abs;
     if (b->worst != KC_NO_INDEX && kc_cmp_worse(a, b->special, b->ratio, b->worst)) *a = *b;
     a->count = count;
     a->bad = bad;
+    a->nstat = nstat;
+    a->over_half = over;
+    a->sum_e = se;
+    a->sum_e2 = se2;
+    a->sum_tz = stz;
+    a->max_abs = mx;
 }
 
 /* Folds count b into a. */

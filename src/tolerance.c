@@ -34,15 +34,17 @@ kc_tol kc_tol_for(const kc_contract *c, int a) {
 
 int kc_close(double out, double ref, kc_tol tol) {
     kc_cmp_part p = kc_cmp_empty();
-    kc_cmp_element(&p, 0, out, ref, tol.rtol, tol.atol);
+    kc_cmp_element(&p, 0, out, ref, tol.rtol, tol.atol, 0, 0);
     return p.bad == 0;
 }
 
 /* Scans out[begin, end) against ref. */
 static kc_cmp_part scan_range(kc_dtype t, const void *out, const double *ref, size_t begin, size_t end, kc_tol tol) {
     kc_cmp_part p = kc_cmp_empty();
+    int mb, em;
+    kc_rule_ulp_params(t, &mb, &em);
     switch (t) {   /* one loop per dtype: no per-element dispatch on t */
-#define CASE(T) case T: for (size_t i = begin; i < end; i++) kc_cmp_element(&p, i, kc_load(T, out, i), ref[i], tol.rtol, tol.atol); break
+#define CASE(T) case T: for (size_t i = begin; i < end; i++) kc_cmp_element(&p, i, kc_load(T, out, i), ref[i], tol.rtol, tol.atol, mb, em); break
     CASE(KC_F64); CASE(KC_F32); CASE(KC_F16); CASE(KC_BF16); CASE(KC_E4M3);
     CASE(KC_I64); CASE(KC_I32); CASE(KC_U32); CASE(KC_I8); CASE(KC_U8);
 #undef CASE
@@ -67,8 +69,15 @@ static void compare_chunk(void *ctx, size_t chunk, size_t begin, size_t end) {
 }
 
 void kc_compare_from_part(const kc_cmp_part *p, size_t n, kc_tol tol, kc_compare *res) {
-    if (p->worst == KC_NO_INDEX) *res = (kc_compare){ n, 0, 0, 0, 0, 0, tol.atol };
-    else *res = (kc_compare){ n, p->bad, p->worst, p->out, p->ref, p->err, p->allowed };
+    if (p->worst == KC_NO_INDEX) *res = (kc_compare){ n, 0, 0, 0, 0, 0, tol.atol, { 0 } };
+    else *res = (kc_compare){ n, p->bad, p->worst, p->out, p->ref, p->err, p->allowed, { 0 } };
+    kc_err_stats *st = &res->stats;
+    st->n = (size_t)p->nstat;
+    st->over_half = (size_t)p->over_half;
+    st->sum_e = p->sum_e;
+    st->sum_e2 = p->sum_e2;
+    st->sum_tz = p->sum_tz;
+    st->max_abs = p->max_abs;
 }
 
 size_t kc_compare_output(kc_dtype t, const void *out, const double *ref, size_t n,

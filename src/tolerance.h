@@ -15,6 +15,15 @@ kc_tol kc_tol_default(kc_dtype t);
  * override, else the contract's, else the dtype default. */
 kc_tol kc_tol_for(const kc_contract *c, int a);
 
+/* Error statistics of an output in ulps of its dtype at the reference value
+ * (check_rules.h; judged by error_model.h): over the n elements where output
+ * and reference are both finite, the sums of e, e^2 and e * sign(ref), the
+ * largest |e| and the count of |e| > 1/2. */
+typedef struct kc_err_stats {
+    size_t n, over_half;
+    double sum_e, sum_e2, sum_tz, max_abs;
+} kc_err_stats;
+
 typedef struct kc_compare {
     size_t count;        /* elements compared */
     size_t bad;          /* elements outside tolerance (NaN/inf mismatches included) */
@@ -22,6 +31,7 @@ typedef struct kc_compare {
     double out, ref;     /* the worst element's values */
     double err;          /* |out - ref| (inf for NaN/inf mismatches) */
     double allowed;      /* atol + rtol*|ref| at the worst element */
+    kc_err_stats stats;  /* floating outputs; zero for integers */
 } kc_compare;
 
 /* Compares n elements of `out` (dtype t) with `ref`. Integer dtypes compare

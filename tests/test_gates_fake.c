@@ -527,3 +527,19 @@ Test(gates_fake, ranged_inputs_on_the_device_and_tables_once_per_shape, .timeout
     unlink(json);
     cr_expect_eq(seen, 2);
 }
+
+/* Gate 3's error statistics: a truncating f16 store and a value rounded twice
+ * stay within f16's tolerance (under an ulp) and are RED by the statistics
+ * alone, naming the test and its figures; the clean kernel passes. */
+Test(gates_fake, error_statistics_catch_what_the_tolerance_cannot, .timeout = 30)
+{
+    kc_proc p = fake_run((char *[]){ "run", "fakestat.*", NULL });
+    expect_item(p.out, "PASS", "fakestat.scale.f16", T("gates 1-4 on 5 cases"));
+    expect_item(p.out, "RED", "fakestat.scale.f16:control.truncating_store",
+                T("caught by gate 3 (accuracy; planted for gate 3): shape model.hidden.4096 (n=4096), dist uniform: out: every element within tolerance, but errors lean toward zero: mean e*sign(ref) -0.",
+                  "of f16 over 4096 elements"));
+    expect_item(p.out, "RED", "fakestat.scale.f16:control.rounded_twice",
+                T("out: every element within tolerance, but ", "% of errors exceed half an ulp", "rounded twice?"));
+    cr_expect_eq(p.status, 0, "%s", p.out);
+    kc_proc_free(&p);
+}

@@ -168,8 +168,10 @@ template <kc_dtype T>
 __device__ void close_loop(const void *out, const double *ref, uint64_t begin, uint64_t end, double rtol, double atol,
                            kc_cmp_part *mine)
 {
+    int mb, em;
+    kc_rule_ulp_params(T, &mb, &em);
     for (uint64_t i = begin + threadIdx.x; i < end; i += blockDim.x)
-        kc_cmp_element(mine, i, kc_cvt_load(T, out, i), ref[i], rtol, atol);
+        kc_cmp_element(mine, i, kc_cvt_load(T, out, i), ref[i], rtol, atol, mb, em);
 }
 
 extern "C" __global__ void kc_check_close(const void *out, int dtype, const double *ref, unsigned long long n,

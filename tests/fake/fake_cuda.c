@@ -71,7 +71,7 @@ struct kernel {
     int regs, static_smem, local, max_threads;
     CUresult (*run)(const launch *l);
 };
-#define NKERNELS 15
+#define NKERNELS 16
 struct CUmod_st {
     char module[64], control[64];
     struct CUfunc_st fn[NKERNELS];
@@ -136,6 +136,33 @@ static CUresult copy_f16(const launch *l)
     if (n && is(l, "masked_tail_read")) {                           /* planted: the last element adds 0 x in[n] */
         float past = half_to_float(in[n]), last = half_to_float(out[n - 1]);
         out[n - 1] = float_to_half(last + 0.0f * past);             /* the canary's value vanishes, NaN does not */
+    }
+    return CUDA_SUCCESS;
+}
+
+/* fake_scale_f16(uint16_t *out, const uint16_t *in, float a, float b, long long n):
+ * out = a b in, computed in float and rounded once to f16. Its controls stay
+ * within f16's tolerance (rtol 1e-3 > one ulp, 2^-10) and only the error
+ * statistics see them: truncating_store rounds toward zero, rounded_twice
+ * rounds a*in to f16 before multiplying by b. */
+static CUresult scale_f16(const launch *l)
+{
+    uint16_t *out = PTR(uint16_t, 0);
+    const uint16_t *in = PTR(const uint16_t, 1);
+    float a = F32(2), b = *(const float *)l->p[3];
+    long long n = covered(l, *(const long long *)l->p[4], 1);
+    for (long long i = 0; i < n; i++) {
+        float x = half_to_float(in[i]);
+        if (is(l, "rounded_twice")) {
+            out[i] = float_to_half(half_to_float(float_to_half(a * x)) * b);
+        } else if (is(l, "truncating_store")) {
+            double v = (double)(a * b * x), r = kc_cvt_f16_to_double(kc_cvt_double_to_f16(v));
+            uint16_t h = kc_cvt_double_to_f16(v);
+            if (fabs(r) > fabs(v)) h = (uint16_t)(h - 1);     /* one step toward zero (same sign, finite) */
+            out[i] = h;
+        } else {
+            out[i] = float_to_half(a * b * x);
+        }
     }
     return CUDA_SUCCESS;
 }
@@ -245,8 +272,10 @@ static CUresult h_close(const launch *l)
     const void *out = PTR(const void, 0);
     const double *ref = PTR(const double, 2);
     kc_cmp_part *parts = PTR(kc_cmp_part, 6), all = kc_cmp_empty();
+    int mb, em;
+    kc_rule_ulp_params((kc_dtype)I32(1), &mb, &em);
     for (unsigned long long i = 0; i < U64(3); i++)
-        kc_cmp_element(&all, i, kc_cvt_load((kc_dtype)I32(1), out, i), ref[i], F64(4), F64(5));
+        kc_cmp_element(&all, i, kc_cvt_load((kc_dtype)I32(1), out, i), ref[i], F64(4), F64(5), mb, em);
     parts[0] = all;
     for (unsigned b = 1; b < l->blocks; b++) parts[b] = kc_cmp_empty();
     return CUDA_SUCCESS;
@@ -293,6 +322,7 @@ static const struct kernel kernels[NKERNELS] = {
     { "fake_spill", "fake_spill_f32", 128, 0,    64, 512,  copy_f32 },
     { "fake_vec4",  "fake_vec4_f32",  24,  2048, 0,  1024, vec4 },
     { "fake_sentinel", "fake_sentinel_i32", 16, 0,  0,  1024, sentinel },
+    { "fake_scale", "fake_scale_f16",     16,  0,    0,  1024, scale_f16 },
     { "harness",    "kc_smem_poison",     10,  0,    0,  1024, h_poison },
     { "harness",    "kc_gen_fill",        63,  0,    0,  1024, h_gen },
     { "harness",    "kc_check_bytes",     18,  4096, 0,  1024, h_bytes },

@@ -43,6 +43,8 @@
 //   big    128 x 128, BK 8, 8 x 8 per thread   at least 256 tiles of it (when the
 //          caller allows it: its 64 accumulators need ~200 registers)
 // Shared memory is one static array, the largest of the three (35.3 KiB).
+// Each family's kernel is __launch_bounds__(256, B) with B (1 or 2 blocks per
+// SM) the most its registers allow without spills (ptxas -v).
 #ifndef KC_GEMM_REF_CUH
 #define KC_GEMM_REF_CUH
 #include "kcontract_device.cuh"

@@ -39,9 +39,12 @@
 // Tile shapes, picked per launch from M and N (the same for every block):
 //   small  8 x 128, BK 32, 1 x 4 per thread   M <= 8 (decode and batch GEMV shapes:
 //          the weight is streamed once per 8 rows; warps past M skip the multiply)
-//   mid    64 x 64, BK 16, 4 x 4 per thread    other shapes (and the tail of big ones)
-//   big    128 x 128, BK 8, 8 x 8 per thread   at least 256 tiles of it (when the
-//          caller allows it: its 64 accumulators need ~200 registers)
+//   big    128 x 128, BK 8, 8 x 8 per thread   when C has at least 256 such tiles
+//          (about two per SM) and the caller allows it (its 64 accumulators
+//          take ~255 registers: one block per SM)
+//   mid    64 x 64, BK 16, 4 x 4 per thread    every other shape (more tiles, so
+//          more SMs busy, where big ones would leave most of them idle)
+// In a block's last row tile, the rows past M skip the multiply too.
 // Shared memory is one static array, the largest of the three (35.3 KiB).
 // Each family's kernel is __launch_bounds__(256, B) with B (1 or 2 blocks per
 // SM) the most its registers allow without spills (ptxas -v).

@@ -5,8 +5,9 @@
  * [M, K] activations, row-major), A and B f16 or bf16, C [M, N] f32,
  * CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT (cuBLAS picks the algorithm and may
  * split K). The same product, argument layout and float64 reference
- * (kc_ref_gemm_nt, src/ref_gemm.c) as the staged gemm_tc family, so the two
- * can be compared on the same shapes.
+ * (kc_ref_gemm_nt, src/ref_gemm.c; on the GPU its bitwise twin gemm_nt_ref,
+ * kernels/gemm/gemm_ref.cu) as the gemm_tc family, so the two can be compared
+ * on the same shapes.
  * Shape dims: d[0] M (tokens), d[1] N (output features), d[2] K (input features).
  *
  * Shapes run in the order listed, each with normal then uniform. The first has
@@ -75,6 +76,7 @@ KC_CONTRACT(id_) { \
     .shapes = cublas_gemm_shapes, \
     .dists = { KC_NORMAL, KC_UNIFORM }, \
     .reference = kc_ref_gemm_nt, .tol = CUBLAS_GEMM_TOL, \
+    .device_reference = { .module = "gemm_ref", .symbol = "gemm_nt_ref" }, \
     .controls = { \
         { "transpose_flipped", 3, "the weight's transpose flag flipped (CUBLAS_OP_N for a [N, K] weight, ld K): B read as [K, N]" }, \
         { "beta_one", 3, "beta = 1 with an uninitialized C: the product accumulated into poison (NaN)" }, \

@@ -53,7 +53,9 @@ static void f8_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
  * its block's f32 scale: 4 x 24 significant bits, exact in double), then dotted
  * with every row of x (decoded exactly) in k order. Rows n are independent:
  * chunks of them run on the harness's threads (kc_parallel_for); the largest
- * shape is 5.3e8 multiply-adds. */
+ * shape is 5.3e8 multiply-adds. Its CUDA twin fp8_gemv_ref
+ * (kernels/fp8_gemv/fp8_gemv_ref.cu, the default reference grid) dequantizes
+ * and sums in the same order: bitwise equal. */
 typedef struct f8_ref_job {
     const kc_ref *r;
     const double *etab;   /* e4m3 code -> value */
@@ -150,6 +152,7 @@ KC_CONTRACT(id_) { \
     .launch = f8_launch, .shapes = f8_shapes, \
     .dists = { KC_NORMAL, KC_UNIFORM }, \
     .reference = f8_reference, .tol = F8_TOL, \
+    .device_reference = { .module = "fp8_gemv_ref", .symbol = "fp8_gemv_ref" }, \
     /* ptxas (CUDA 13.0, sm_90): 32 registers, no shared memory, no spills: 8 blocks of 256 per SM */ \
     .budget = { .max_regs = 48, .max_smem = 0, .max_local = 0, .min_blocks_per_sm = 4 }, \
     .controls = { F8_CONTROLS }, \

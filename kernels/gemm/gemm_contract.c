@@ -56,7 +56,9 @@ static void gemm_launch_128(const kc_shape *s, const kc_device *dev, kc_launch *
 }
 
 /* ---- float64 reference: kc_ref_gemm_nt (src/ref_gemm.c, shared with the
- * cuBLAS wrapper's contracts in kernels/cublas_gemm/). */
+ * cuBLAS wrapper's contracts in kernels/cublas_gemm/), and its CUDA twin
+ * gemm_nt_ref (kernels/gemm/gemm_ref.cu, the default reference grid): the
+ * same k-order double sums of exact products, so bitwise equal. */
 
 /* Reference cost (multiply-adds) in brackets; per contract about 1.1e10 per
  * distribution over the model and edge shapes, plus 1.7e10 for the large one. */
@@ -113,6 +115,7 @@ KC_CONTRACT(id_) { \
     .launch = launch_, .shapes = gemm_shapes, \
     .dists = { KC_NORMAL, KC_UNIFORM }, \
     .reference = kc_ref_gemm_nt, .tol = GEMM_TOL, .budget = budget_, \
+    .device_reference = { .module = "gemm_ref", .symbol = "gemm_nt_ref" }, \
     .controls = { GEMM_CONTROLS }, \
 }
 

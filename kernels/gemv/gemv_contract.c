@@ -34,7 +34,9 @@ static void gemv_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
  * 65536-entry table (the same values kc_ref_in gives, but fast enough for the
  * 525M-term lm head); f16*f16 and bf16*bf16 products are exact in double.
  * Rows n of W (columns of y) are independent: chunks of them run on the
- * harness's threads (kc_parallel_for), each y element the same k-order sum. */
+ * harness's threads (kc_parallel_for), each y element the same k-order sum.
+ * Its CUDA twin gemv_ref (kernels/gemv/gemv_ref.cu, the default reference
+ * grid) sums in the same order: bitwise equal. */
 typedef struct gv_ref_job {
     const kc_ref *r;
     const double *tab;   /* 16-bit code -> value */
@@ -144,6 +146,7 @@ KC_CONTRACT(id_) { \
     .launch = gemv_launch, .shapes = shapes_, \
     .dists = { KC_NORMAL, KC_UNIFORM }, \
     .reference = gemv_reference, .tol = GEMV_TOL, .budget = GEMV_BUDGET, \
+    .device_reference = { .module = "gemv_ref", .symbol = "gemv_ref" }, \
     .controls = { GEMV_CONTROLS_COMMON, __VA_ARGS__ }, \
 }
 

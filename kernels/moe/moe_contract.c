@@ -65,6 +65,18 @@ static void tg_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
     l->smem = 0;
 }
 
+/* The device references' grid (kernels/moe/moe_ref.cu, one thread per
+ * token): blocks of 64, so even 16384 tokens spread over every SM. */
+static void tg_ref_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
+{
+    l->grid[0] = (unsigned)((s->d[0] + 63) / 64); l->grid[1] = 1; l->grid[2] = 1;
+    l->block[0] = 64; l->block[1] = 1; l->block[2] = 1;
+    l->smem = 0;
+}
+
+/* float64 reference; its CUDA twins are moe_topk_softmax_ref and
+ * moe_topk_sigmoid_ref (kernels/moe/moe_ref.cu): the same loops, the ids
+ * bitwise, the weights within the bounds below (CUDA's exp against glibc's). */
 static void topk_gating_reference(const kc_ref *r, int sigmoid)
 {
     const int64_t tokens = r->shape->d[0], E = r->shape->d[1], K = r->shape->d[2];
@@ -132,12 +144,20 @@ static const kc_shape tg_sigmoid_shapes[] = {
  * it); atol 1e-7 for weights that underflow toward f32's subnormals. */
 #define TG_W_TOL ((kc_tol){ 5e-6, 1e-7, "f32 softmax/sigmoid weights: expf 2 ulp, a sum of up to 256 exponentials, 1-2 divisions: ~2e-6 relative worst case; atol 1e-7 for weights near f32's subnormal range" })
 
+/* --reference both: the weights through CUDA's exp (1 ulp) against glibc's
+ * (< 0.52 ulp), one more ulp per rounding of operands that already differ
+ * (kernels/moe/moe_ref.cu derives these): softmax 2u(2E + k + 8) relative,
+ * 1.2e-13 at E = 256, k = 8; sigmoid 2u(k + 8), 3.6e-15 at k = 8 (u = 2^-53);
+ * atol 1e-300 for weights in double's subnormal range. The ids are exact. */
+#define TG_SOFTMAX_AGREE ((kc_tol){ 1.5e-13, 1e-300, "CUDA exp (1 ulp) vs glibc exp (< 0.52 ulp): a sum of E <= 256 exponentials, a division and a renormalisation over k <= 8, one ulp per rounding: 2u(2E + k + 8) = 1.2e-13 relative; atol for subnormal weights" })
+#define TG_SIGMOID_AGREE ((kc_tol){ 5e-15, 1e-300, "CUDA exp (1 ulp) vs glibc exp (< 0.52 ulp): 1 / (1 + exp(-x)) and a renormalisation over k <= 8, one ulp per rounding: 2u(k + 8) = 3.6e-15 relative; atol for subnormal weights" })
+
 #define TG_CONTROLS \
     { "last_expert_dropped", 3, "off-by-one expert range (e < E - 1): expert E-1 is never a candidate nor in the softmax sum" }, \
     { "ties_highest", 3, "equal logits broken toward the highest expert index (planted ties in every other token)" }, \
     { "missing_renorm", 3, "the top-k weights are not renormalized when renorm is set (Mixtral, DeepSeek-V3 shapes)" }
 
-#define TG_CONTRACT(id_, name_, sym_, dt_, shapes_, ref_) \
+#define TG_CONTRACT(id_, name_, sym_, dt_, shapes_, ref_, dref_, agree_) \
 KC_CONTRACT(id_) { \
     .name = name_, .module = "moe", .symbol = sym_, \
     .dims = { "tokens", "experts", "topk", "renorm" }, \
@@ -153,13 +173,17 @@ KC_CONTRACT(id_) { \
     .launch = tg_launch, .shapes = shapes_, \
     .dists = { KC_NORMAL, KC_UNIFORM, KC_LARGE }, \
     .reference = ref_, \
+    .device_reference = { .module = "moe_ref", .symbol = dref_, .launch = tg_ref_launch, .agree = agree_ }, \
     .budget = { .max_regs = 64, .max_smem = 0, .max_local = 0, .min_blocks_per_sm = 8 }, \
     .controls = { TG_CONTROLS }, \
 }
 
-TG_CONTRACT(moe_topk_softmax_f32, "moe.topk_softmax.f32", "moe_topk_softmax_f32", KC_F32, tg_softmax_shapes, topk_softmax_reference);
-TG_CONTRACT(moe_topk_softmax_bf16, "moe.topk_softmax.bf16", "moe_topk_softmax_bf16", KC_BF16, tg_softmax_shapes, topk_softmax_reference);
-TG_CONTRACT(moe_topk_sigmoid_f32, "moe.topk_sigmoid.f32", "moe_topk_sigmoid_f32", KC_F32, tg_sigmoid_shapes, topk_sigmoid_reference);
+TG_CONTRACT(moe_topk_softmax_f32, "moe.topk_softmax.f32", "moe_topk_softmax_f32", KC_F32, tg_softmax_shapes,
+            topk_softmax_reference, "moe_topk_softmax_ref", TG_SOFTMAX_AGREE);
+TG_CONTRACT(moe_topk_softmax_bf16, "moe.topk_softmax.bf16", "moe_topk_softmax_bf16", KC_BF16, tg_softmax_shapes,
+            topk_softmax_reference, "moe_topk_softmax_ref", TG_SOFTMAX_AGREE);
+TG_CONTRACT(moe_topk_sigmoid_f32, "moe.topk_sigmoid.f32", "moe_topk_sigmoid_f32", KC_F32, tg_sigmoid_shapes,
+            topk_sigmoid_reference, "moe_topk_sigmoid_ref", TG_SIGMOID_AGREE);
 
 /* ---- block alignment ------------------------------------------------------ */
 
@@ -206,6 +230,8 @@ static void al_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
     l->smem = 0;
 }
 
+/* float64 reference, host only: a counting pass and a stable placement, about
+ * a millisecond on the largest shape, so no device twin. */
 static void align_reference(const kc_ref *r)
 {
     const int64_t numel = al_numel(r->shape), E = r->shape->d[1], B = r->shape->d[3];

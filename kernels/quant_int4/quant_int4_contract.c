@@ -78,7 +78,9 @@ static void q4_launch_gemm(const kc_shape *s, const kc_device *dev, kc_launch *l
  * nibble of element k as documented above, s and z of group k / G), then dotted
  * with every row of x in k order. Rows n are independent: chunks of them run on
  * the harness's threads (kc_parallel_for; the arithmetic per element does not
- * depend on the split; the gemm shapes reach 3.8e9 multiply-adds). */
+ * depend on the split; the gemm shapes reach 3.8e9 multiply-adds). Its CUDA
+ * twin quant_int4_ref (kernels/quant_int4/quant_int4_ref.cu, the default
+ * reference grid) dequantizes and sums in the same order: bitwise equal. */
 typedef struct q4_ref_job {
     const kc_ref *r;
     const double *xd, *htab;
@@ -197,6 +199,7 @@ KC_CONTRACT(id_) { \
     .launch = launch_, .shapes = shapes_, \
     .dists = { KC_NORMAL, KC_UNIFORM }, \
     .reference = q4_reference, .tol = Q4_TOL, .budget = budget_, \
+    .device_reference = { .module = "quant_int4_ref", .symbol = "quant_int4_ref" }, \
     .controls = { Q4_CONTROLS_COMMON, __VA_ARGS__ }, \
 }
 

@@ -1,10 +1,14 @@
 /* contract_lint_suite.c — a host-only suite over every registered contract,
  * checked against an H200's launch limits without a GPU: every shape gives
  * non-empty buffers and a launch within CUDA's grid and block limits, every
- * tolerance override is sane, every family has at least two controls. */
+ * tolerance override is sane, every family has at least two controls, ranges
+ * hold values of their dtype, tables have generators, device references
+ * name their module and give a reasoned, tight bound, error models a reason. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "dtype.h"
 #include "kcontract.h"
 #include "registry.h"
 
@@ -15,8 +19,58 @@ static const kc_device h200 = {
     .regs_per_sm = 65536, .max_blocks_per_sm = 32, .total_mem = 150754820096ull,
 };
 
+/* A buffer's declared range on shape s: finite, lo <= hi, and for integer
+ * dtypes whole numbers the dtype holds. */
+static int lint_range(kc_suite_ctx *ctx, const kc_contract *c, const kc_arg *a, const kc_shape *s)
+{
+    double lo = 0, hi = 0;
+    a->range(s, &lo, &hi);
+    if (!(lo <= hi) || !isfinite(lo) || !isfinite(hi))
+        return kc_suite_fail(ctx, "contract %s shape %s: buffer %s's range [%g, %g] is empty or not finite", c->name,
+                             s->name, a->name, lo, hi);
+    if (!kc_dtype_is_float(a->dtype)) {
+        double tmp = 0;
+        kc_store(a->dtype, &tmp, 0, lo);
+        int lo_ok = kc_load(a->dtype, &tmp, 0) == lo;
+        kc_store(a->dtype, &tmp, 0, hi);
+        if (!lo_ok || kc_load(a->dtype, &tmp, 0) != hi)
+            return kc_suite_fail(ctx, "contract %s shape %s: buffer %s's range [%g, %g] is not whole %s values", c->name,
+                                 s->name, a->name, lo, hi, kc_dtype_name(a->dtype));
+    }
+    return 0;
+}
+
+/* The input and reference declarations: a range or a table but not both, a
+ * table with its generator, a device reference with its module, and a bound
+ * on its agreement with a reason. */
+static int lint_declarations(kc_suite_ctx *ctx, const kc_contract *c)
+{
+    for (int i = 0; i < KC_MAX_ARGS && c->args[i].kind; i++) {
+        const kc_arg *a = &c->args[i];
+        if (a->range && (a->gen || a->table))
+            return kc_suite_fail(ctx, "contract %s: buffer %s has a range and a generator: one or the other", c->name, a->name);
+        if (a->table && !a->gen)
+            return kc_suite_fail(ctx, "contract %s: buffer %s is a table without a generator", c->name, a->name);
+        if (a->errors.kind != KC_ERRORS_DEFAULT && !a->errors.reason)
+            return kc_suite_fail(ctx, "contract %s: output %s's error model needs a reason", c->name, a->name);
+    }
+    if (c->errors.kind != KC_ERRORS_DEFAULT && !c->errors.reason)
+        return kc_suite_fail(ctx, "contract %s: its error model needs a reason", c->name);
+    const kc_device_ref *d = &c->device_reference;
+    if (d->symbol && !d->module)
+        return kc_suite_fail(ctx, "contract %s: device reference %s names no module", c->name, d->symbol);
+    if ((d->agree.rtol > 0 || d->agree.atol > 0) && !d->agree.reason)
+        return kc_suite_fail(ctx, "contract %s: device reference %s's bound (rtol %g, atol %g) needs a reason", c->name,
+                             d->symbol ? d->symbol : "?", d->agree.rtol, d->agree.atol);
+    if (d->agree.rtol >= 1e-6)
+        return kc_suite_fail(ctx, "contract %s: device reference %s's bound rtol %g is too loose to catch a wrong reference (float64 agrees to ulps)",
+                             c->name, d->symbol ? d->symbol : "?", d->agree.rtol);
+    return 0;
+}
+
 static int lint(kc_suite_ctx *ctx, const kc_contract *c)
 {
+    if (lint_declarations(ctx, c)) return 1;
     int controls = 0;
     while (controls < KC_MAX_CONTROLS && c->controls[controls].name) controls++;
     if (controls < 2) return kc_suite_fail(ctx, "contract %s has %d control(s); each needs at least 2", c->name, controls);
@@ -24,9 +78,11 @@ static int lint(kc_suite_ctx *ctx, const kc_contract *c)
         return kc_suite_fail(ctx, "contract %s: tolerance rtol %g atol %g is too loose to catch anything", c->name,
                              c->tol.rtol, c->tol.atol);
     for (const kc_shape *s = c->shapes; s->name; s++) {
-        for (int a = 0; a < KC_MAX_ARGS && c->args[a].kind; a++)
+        for (int a = 0; a < KC_MAX_ARGS && c->args[a].kind; a++) {
             if (c->args[a].kind == KC_ARG_BUFFER && c->args[a].count(s) == 0)
                 return kc_suite_fail(ctx, "contract %s shape %s: buffer %s is empty", c->name, s->name, c->args[a].name);
+            if (c->args[a].range && lint_range(ctx, c, &c->args[a], s)) return 1;
+        }
         if (!c->launch) continue;   /* a library kernel: the library picks its launches */
         kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
         c->launch(s, &h200, &l);

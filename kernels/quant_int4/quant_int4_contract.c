@@ -42,21 +42,12 @@ static double q4_n(const kc_shape *s) { return (double)s->d[1]; }
 static double q4_k(const kc_shape *s) { return (double)s->d[2]; }
 static double q4_g(const kc_shape *s) { return (double)s->d[3]; }
 
-/* Packed weights: every byte uniform on 0..255 (both nibbles uniform, padding included). */
-static void q4_gen_qweight(kc_gen *g)
-{
-    for (size_t i = 0; i < g->count; i++) ((uint8_t *)g->data)[i] = (uint8_t)kc_rand_int(g, 0, 255);
-}
-/* Scales: positive, U(0.001, 0.02), stored as f16 (all normal f16 values). */
-static void q4_gen_scales(kc_gen *g)
-{
-    for (size_t i = 0; i < g->count; i++) kc_gen_put(g, i, kc_rand_uniform(g, 0.001, 0.02));
-}
-/* Zero points: uniform on 0..15, one per byte. */
-static void q4_gen_zeros(kc_gen *g)
-{
-    for (size_t i = 0; i < g->count; i++) ((uint8_t *)g->data)[i] = (uint8_t)kc_rand_int(g, 0, 15);
-}
+/* Inputs, all made on the GPU: packed weights are the built-in u8 stream,
+ * every byte uniform on 0..255 (both nibbles uniform, padding included);
+ * scales positive, U(0.001, 0.02), stored as f16 (all normal f16 values);
+ * zero points uniform on 0..15, one per byte. */
+static void q4_scale_range(const kc_shape *s, double *lo, double *hi) { (void)s; *lo = 0.001; *hi = 0.02; }
+static void q4_zero_range(const kc_shape *s, double *lo, double *hi) { (void)s; *lo = 0; *hi = 15; }
 
 /* 8 warps (one output row each), grid.x = ceil(N/8); grid.y = M token rows
  * (gemv) or ceil(M/8) tiles of 8 (gemm). Static shared memory only. */
@@ -188,9 +179,9 @@ KC_CONTRACT(id_) { \
     .args = { \
         KC_BUFFER("y", KC_F32, KC_OUT, q4_y_count), \
         KC_BUFFER("x", KC_F16, KC_IN, q4_x_count), \
-        KC_BUFFER_GEN("qweight", KC_U8, KC_IN, q4_qw_count, q4_gen_qweight), \
-        KC_BUFFER_GEN("scales", KC_F16, KC_IN, q4_sz_count, q4_gen_scales), \
-        KC_BUFFER_GEN("zeros", KC_U8, KC_IN, q4_sz_count, q4_gen_zeros), \
+        KC_BUFFER("qweight", KC_U8, KC_IN, q4_qw_count), \
+        KC_BUFFER_RANGE("scales", KC_F16, KC_IN, q4_sz_count, q4_scale_range), \
+        KC_BUFFER_RANGE("zeros", KC_U8, KC_IN, q4_sz_count, q4_zero_range), \
         KC_SCALAR("M", KC_I32, q4_m), \
         KC_SCALAR("N", KC_I32, q4_n), \
         KC_SCALAR("K", KC_I32, q4_k), \

@@ -27,7 +27,7 @@ extern "C" {
 #define KC_MAX_ARGS 16     /* kernel arguments (buffers and scalars) */
 #define KC_MAX_CONTROLS 8  /* planted-bug controls per contract */
 #define KC_MAX_KNOWN 8     /* known findings per contract */
-#define KC_MAX_DISTS 8     /* input distributions per contract */
+#define KC_MAX_DISTS 12    /* input distributions per contract */
 
 /* Element types. Sizes: F64/I64 8; F32/I32/U32 4; F16/BF16 2; U8/I8/E4M3 1.
  * F16 is IEEE binary16, BF16 the upper half of binary32, E4M3 the OCP FP8
@@ -63,13 +63,23 @@ typedef struct kc_shape {
  * covering about half the elements (E4M3: -448; a custom generator may give
  * it a layout, e.g. a causal mask). Integers, whatever the distribution:
  * uniform in [-1000, 1000] (U32: [0, 1000]; I8 and U8: their whole range)
- * unless the buffer has its own generator. Element i of a built-in buffer is
- * a pure function of (run seed, contract, shape, distribution, argument, i)
- * (Philox4x32-10; src/gen_stream.h has the exact definition), computed on the
- * GPU, or on the host where there is none, with the same bits. */
+ * unless the buffer has its own generator.
+ * Boundary values, the inputs no shape or random distribution reaches
+ * (src/gen_stream.h): ZEROS every element +0; CONSTANT every element one
+ * normal value (constant rows: zero variance, ties everywhere); DENORMAL
+ * subnormals of the dtype with random signs; NEG_INF every element -inf
+ * (E4M3 -448); NAN every element NaN; INT_EXTREMES integers from the
+ * dtype's ends and both sides of 2^24 (MIN, MIN+1, -(2^24+1), -1, 0, 1,
+ * 2^24+1, MAX-1, MAX, saturated to the dtype), floats NORMAL. The floating
+ * ones leave integer buffers uniform as above.
+ * Element i of a built-in buffer is a pure function of (run seed, contract,
+ * shape, distribution, argument, i) (Philox4x32-10; src/gen_stream.h has the
+ * exact definition), computed on the GPU, or on the host where there is
+ * none, with the same bits. */
 typedef enum kc_dist {
     KC_DIST_END = 0,
     KC_UNIFORM, KC_NORMAL, KC_LARGE, KC_ZEROS_MIXED, KC_SPECIALS, KC_MASKED,
+    KC_ZEROS, KC_CONSTANT, KC_DENORMAL, KC_NEG_INF, KC_NAN, KC_INT_EXTREMES,
     KC_DIST_COUNT
 } kc_dist;
 

@@ -132,6 +132,20 @@ KC_HD int64_t kc_cvt_to_i64(double x) {
     return (int64_t)x;
 }
 
+/* The significand bits and smallest normal exponent of a floating dtype
+ * (its ulp at x is 2^(max(floor(log2 |x|), emin) - mbits), its smallest
+ * subnormal 2^(emin - mbits)); 0 for integers. */
+KC_HD int kc_cvt_float_params(kc_dtype t, int *mbits, int *emin) {
+    switch (t) {
+    case KC_F64: *mbits = 52; *emin = -1022; return 1;
+    case KC_F32: *mbits = 23; *emin = -126; return 1;
+    case KC_F16: *mbits = 10; *emin = -14; return 1;
+    case KC_BF16: *mbits = 7; *emin = -126; return 1;
+    case KC_E4M3: *mbits = 3; *emin = -6; return 1;
+    default: *mbits = 0; *emin = 0; return 0;
+    }
+}
+
 /* Element i of an array of dtype t, as a double (exact but for I64 beyond 2^53). */
 KC_HD double kc_cvt_load(kc_dtype t, const void *data, size_t i) {
     switch (t) {

@@ -54,16 +54,7 @@ typedef struct kc_cmp_part {
 
 /* The significand bits and smallest normal exponent of a floating dtype (the
  * ulp at x is 2^(max(floor(log2 |x|), emin) - mbits)); 0 for integers. */
-KC_HD int kc_rule_ulp_params(kc_dtype t, int *mbits, int *emin) {
-    switch (t) {
-    case KC_F64: *mbits = 52; *emin = -1022; return 1;
-    case KC_F32: *mbits = 23; *emin = -126; return 1;
-    case KC_F16: *mbits = 10; *emin = -14; return 1;
-    case KC_BF16: *mbits = 7; *emin = -126; return 1;
-    case KC_E4M3: *mbits = 3; *emin = -6; return 1;
-    default: *mbits = 0; *emin = 0; return 0;
-    }
-}
+KC_HD int kc_rule_ulp_params(kc_dtype t, int *mbits, int *emin) { return kc_cvt_float_params(t, mbits, emin); }
 
 /* 2^k as a double, for k in [-1074, 1023]. */
 KC_HD double kc_rule_pow2(int k) {

@@ -26,6 +26,10 @@
  *   ZEROS_MIXED  +0 or -0 (x2 & 2) when x2 & 1, else NORMAL from draws 1, 2
  *   SPECIALS     k = (x2 * 100) >> 32: +inf (0), -inf (1), NaN (2), else
  *                NORMAL from draws 1, 2 (E4M3 saturates inf to +-448)
+ *   ZEROS        +0;  CONSTANT  NORMAL's element 0, everywhere;
+ *   DENORMAL     k 2^(emin - mbits) with k = 1 + floor(u53(x0, x1) (2^mbits - 1)),
+ *                negative when x2 & 1: the dtype's subnormals;
+ *   NEG_INF      -inf (E4M3 -448);  NAN  NaN;  INT_EXTREMES  NORMAL
  *   MASKED       segments of 256 elements; segment s draws (s, 0, 1) =
  *                (y0, y1, ...): elements before p = y0 & 255 are masked when
  *                y1 & 1, the rest when not; masked elements are -inf (E4M3
@@ -34,6 +38,8 @@
  * Integers, whatever the distribution: uniform in [lo, hi] (I64, I32:
  * [-1000, 1000]; U32: [0, 1000]; I8, U8: their whole range) by Lemire's
  * multiply-and-reject on 64-bit words (x0 x1, then x2 x3, then draw j + 1).
+ * Under INT_EXTREMES, integers are one of {MIN, MIN+1, -(2^24+1), -1, 0, 1,
+ * 2^24+1, MAX-1, MAX} by k = (x2 * 9) >> 32, saturated to the dtype.
  * A ranged buffer (kc_arg.range) draws every type uniformly from its range
  * whatever the distribution (kc_stream_put_range). */
 #ifndef KC_GEN_STREAM_H
@@ -101,6 +107,23 @@ KC_HD double kc_stream_float(kc_dtype t, kc_dist d, uint64_t key, uint64_t i) {
         if (k == 2) return nan;
         return kc_stream_normal(key, i, 1);
     }
+    case KC_ZEROS:
+        return 0.0;
+    case KC_CONSTANT:
+        return kc_stream_normal(key, 0, 0);            /* element 0's normal value, everywhere */
+    case KC_DENORMAL: {
+        int mbits, emin;
+        kc_cvt_float_params(t, &mbits, &emin);
+        x = kc_stream_draw(key, i, 0, 0);
+        double k = 1.0 + (double)(uint64_t)(kc_stream_u53(x.v[0], x.v[1]) * (double)((1ULL << mbits) - 1));
+        double m = k * kc_cvt_bitsd(emin - mbits >= -1022 ? (uint64_t)(emin - mbits + 1023) << 52
+                                                          : 1ULL << (emin - mbits + 1074));
+        return (x.v[2] & 1u) ? -m : m;                 /* k in [1, 2^mbits): the dtype's subnormals */
+    }
+    case KC_NEG_INF:
+        return -inf;
+    case KC_NAN:
+        return nan;
     case KC_MASKED: {
         uint64_t seg = i / KC_STREAM_SEGMENT;
         philox4x32_ctr_t y = kc_stream_draw(key, seg, 0, 1);
@@ -128,6 +151,31 @@ KC_HD int kc_stream_below(uint64_t r, uint64_t range, uint64_t *out) {
     if (lo < range && lo < (0 - range) % range) return 0;
     *out = hi;
     return 1;
+}
+
+/* Element i of an integer buffer under INT_EXTREMES: one of the dtype's ends
+ * and both sides of 2^24 (saturated to the dtype by the store). */
+KC_HD double kc_stream_int_extreme(kc_dtype t, uint64_t key, uint64_t i) {
+    double lo, hi;
+    switch (t) {
+    case KC_I64: lo = -0x1p63; hi = 0x1p63; break;
+    case KC_I32: lo = -2147483648.0; hi = 2147483647.0; break;
+    case KC_U32: lo = 0; hi = 4294967295.0; break;
+    case KC_I8: lo = -128; hi = 127; break;
+    default: lo = 0; hi = 255; break;
+    }
+    philox4x32_ctr_t x = kc_stream_draw(key, i, 0, 0);
+    switch ((uint32_t)(((uint64_t)x.v[2] * 9u) >> 32)) {       /* 0..8 */
+    case 0: return lo;
+    case 1: return lo + 1;
+    case 2: return -16777217.0;                                 /* stored saturated */
+    case 3: return -1.0;
+    case 4: return 0.0;
+    case 5: return 1.0;
+    case 6: return 16777217.0;
+    case 7: return hi - 1;
+    default: return hi;
+    }
 }
 
 /* Element i of an integer buffer: uniform in [lo, hi]. */
@@ -180,11 +228,15 @@ KC_HD void kc_stream_put(kc_dtype t, kc_dist d, uint64_t key, void *data, uint64
     int64_t lo, hi;
     switch (t) {
     case KC_I64: case KC_I32: case KC_U32: case KC_I8: case KC_U8:
+        if (d == KC_INT_EXTREMES) {
+            kc_cvt_store(t, data, i, kc_stream_int_extreme(t, key, i));
+            return;
+        }
         kc_stream_int_range(t, &lo, &hi);
         kc_cvt_store(t, data, i, (double)kc_stream_int(lo, hi, key, i));
         return;
     default:
-        kc_cvt_store(t, data, i, kc_stream_float(t, d, key, i));
+        kc_cvt_store(t, data, i, kc_stream_float(t, d == KC_INT_EXTREMES ? KC_NORMAL : d, key, i));
         return;
     }
 }

@@ -69,6 +69,12 @@ const char *kc_dist_name(kc_dist d) {
     case KC_ZEROS_MIXED: return "zeros_mixed";
     case KC_SPECIALS: return "specials";
     case KC_MASKED: return "masked";
+    case KC_ZEROS: return "zeros";
+    case KC_CONSTANT: return "constant";
+    case KC_DENORMAL: return "denormal";
+    case KC_NEG_INF: return "neg_inf";
+    case KC_NAN: return "nan";
+    case KC_INT_EXTREMES: return "int_extremes";
     default: return NULL;
     }
 }

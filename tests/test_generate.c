@@ -77,6 +77,12 @@ Test(generate, elements_independent_of_threads) {
         }
 }
 
+/* Boundary distributions whose floating values do not depend on the seed. */
+static int seedless(kc_dtype t, kc_dist d)
+{
+    return kc_dtype_is_float(t) && (d == KC_ZEROS || d == KC_NEG_INF || d == KC_NAN);
+}
+
 Test(generate, deterministic_for_a_seed_and_different_across_seeds) {
     for (size_t t = 0; t < LEN(ALL); t++) {
         for (kc_dist d = KC_UNIFORM; d < KC_DIST_COUNT; d++) {
@@ -84,7 +90,8 @@ Test(generate, deterministic_for_a_seed_and_different_across_seeds) {
             void *a = fill(ALL[t], d, 4097, 99), *b = fill(ALL[t], d, 4097, 99);
             void *c = fill(ALL[t], d, 4097, 100);
             cr_assert_eq(memcmp(a, b, sz), 0, "%s %s", kc_dtype_name(ALL[t]), kc_dist_name(d));
-            cr_assert_neq(memcmp(a, c, sz), 0, "%s %s", kc_dtype_name(ALL[t]), kc_dist_name(d));
+            if (!seedless(ALL[t], d))
+                cr_assert_neq(memcmp(a, c, sz), 0, "%s %s", kc_dtype_name(ALL[t]), kc_dist_name(d));
             free(a); free(b); free(c);
         }
     }
@@ -224,6 +231,7 @@ Test(generate, integers_uniform_in_range) {
     };
     for (size_t c = 0; c < LEN(cases); c++) {
         for (kc_dist d = KC_UNIFORM; d < KC_DIST_COUNT; d++) {
+            if (d == KC_INT_EXTREMES) continue;   /* its own test below */
             void *b = fill(cases[c].t, d, N, 7);
             double mn = INFINITY, mx = -INFINITY, sum = 0;
             for (size_t i = 0; i < N; i++) {
@@ -343,4 +351,49 @@ Test(generate, ranged_streams_stay_in_their_range) {
     free(iv);
     free(bv);
     free(fv);
+}
+
+/* The boundary distributions: ZEROS all +0, CONSTANT one value, NEG_INF all
+ * -inf (E4M3 -448), NAN all NaN, DENORMAL only subnormals of the dtype (both
+ * signs), INT_EXTREMES the dtype's ends and both sides of 2^24. */
+Test(generate, boundary_distributions) {
+    size_t n = 20000;
+    for (size_t t = 0; t < LEN(FLOATS); t++) {
+        kc_dtype dt = FLOATS[t];
+        int mbits, emin;
+        kc_cvt_float_params(dt, &mbits, &emin);
+        double smallest_normal = ldexp(1.0, emin);
+        void *z = fill(dt, KC_ZEROS, n, 1), *c = fill(dt, KC_CONSTANT, n, 1), *ni = fill(dt, KC_NEG_INF, n, 1);
+        void *na = fill(dt, KC_NAN, n, 1), *de = fill(dt, KC_DENORMAL, n, 1);
+        double c0 = kc_load(dt, c, 0);
+        int neg = 0, pos = 0;
+        for (size_t i = 0; i < n; i++) {
+            double zi = kc_load(dt, z, i), di = kc_load(dt, de, i);
+            cr_assert(zi == 0 && !signbit(zi), "%s zeros[%zu] %g", kc_dtype_name(dt), i, zi);
+            cr_assert_eq(kc_load(dt, c, i), c0, "%s constant[%zu]", kc_dtype_name(dt), i);
+            cr_assert_eq(kc_load(dt, ni, i), dt == KC_E4M3 ? -448.0 : -INFINITY, "%s neg_inf[%zu]", kc_dtype_name(dt), i);
+            cr_assert(isnan(kc_load(dt, na, i)), "%s nan[%zu]", kc_dtype_name(dt), i);
+            cr_assert(di != 0 && fabs(di) < smallest_normal, "%s denormal[%zu] = %g", kc_dtype_name(dt), i, di);
+            neg += di < 0;
+            pos += di > 0;
+        }
+        cr_expect(c0 != 0 && isfinite(c0), "%s constant %g", kc_dtype_name(dt), c0);
+        cr_expect(neg > (int)n / 3 && pos > (int)n / 3, "%s denormal signs %d/%d", kc_dtype_name(dt), neg, pos);
+        free(z); free(c); free(ni); free(na); free(de);
+    }
+    int32_t *i32 = fill(KC_I32, KC_INT_EXTREMES, n, 2);
+    int seen_min = 0, seen_max = 0, seen_2p24 = 0;
+    for (size_t i = 0; i < n; i++) {
+        int32_t v = i32[i];
+        cr_assert(v == INT32_MIN || v == INT32_MIN + 1 || v == -16777217 || v == -1 || v == 0 || v == 1 ||
+                  v == 16777217 || v == INT32_MAX - 1 || v == INT32_MAX, "i32 int_extremes[%zu] = %d", i, v);
+        seen_min |= v == INT32_MIN;
+        seen_max |= v == INT32_MAX;
+        seen_2p24 |= v == 16777217;
+    }
+    cr_expect(seen_min && seen_max && seen_2p24);
+    uint8_t *u8 = fill(KC_U8, KC_INT_EXTREMES, n, 2);
+    for (size_t i = 0; i < n; i++) cr_assert(u8[i] <= 1 || u8[i] >= 254, "u8 int_extremes[%zu] = %u", i, u8[i]);
+    free(i32);
+    free(u8);
 }

@@ -113,11 +113,14 @@ static __device__ void kc_rowfold(const kc_rowgroup &g, long long n, Term term, 
 {
     double *tile = kc_rowfold_tile();
     const int C = g.cols, S = g.cols + 1, staged = g.rows * g.cols;
+    // Lane l stages elements e = l, l + 32, ... < R*C of the tile, (row e / C,
+    // column e % C), walked without dividing: C >= 16.
+    const int r0 = g.lane / C, q0 = g.lane % C;
     for (long long c0 = 0; c0 < n; c0 += C) {
         const int w = n - c0 < C ? (int)(n - c0) : C;
-        for (int e = g.lane; e < staged; e += 32) {
-            const int r = e / C, c = e - r * C;
+        for (int e = g.lane, r = r0, c = q0; e < staged; e += 32) {
             if (c < w) tile[r * S + c] = term(g.row0 + r, c0 + c);
+            for (c += 32; c >= C; c -= C) r++;
         }
         __syncwarp();
         if (g.lane < g.rows) {
@@ -126,9 +129,9 @@ static __device__ void kc_rowfold(const kc_rowgroup &g, long long n, Term term, 
             for (int c = 0; c < w; c++) step(t[c], c0 + c);
         }
         __syncwarp();
-        for (int e = g.lane; e < staged; e += 32) {
-            const int r = e / C, c = e - r * C;
+        for (int e = g.lane, r = r0, c = q0; e < staged; e += 32) {
             if (c < w) emit(g.row0 + r, c0 + c, tile[r * S + c]);
+            for (c += 32; c >= C; c -= C) r++;
         }
         __syncwarp();
     }

@@ -119,18 +119,93 @@ static uint32_t f32_order(uint32_t b)
 
 typedef struct { uint32_t key; uint32_t idx; } kc_sort_item;
 
-static int desc_stable(const void *pa, const void *pb)
+/* A stable LSD radix sort (radix_sort_items): four counting passes over
+ * 8-bit digits, each over the same slices of the items (their boundaries
+ * depend on n alone) on the harness's threads: the slices count their
+ * digits, then each slice scatters its items in order after those of every
+ * smaller digit and, for its own digit, of every earlier slice. The result
+ * is one sequential stable pass's, on any number of threads. */
+#define SORT_MAX_SLICES 64
+#define SORT_MIN_SLICE ((size_t)1 << 16)   /* items */
+
+typedef struct radix_pass {
+    const kc_sort_item *src;
+    kc_sort_item *dst;
+    size_t n, slice;      /* items; items per slice */
+    int shift;            /* the digit's lowest bit */
+    size_t (*at)[256];    /* per slice: its digit counts, then where its next item of each digit goes */
+} radix_pass;
+
+static unsigned radix_digit(const radix_pass *p, size_t i) { return (p->src[i].key >> p->shift) & 255u; }
+
+static size_t radix_slice_end(const radix_pass *p, size_t s)
 {
-    const kc_sort_item *a = pa, *b = pb;
-    if (a->key != b->key) return a->key > b->key ? -1 : 1;
-    return a->idx < b->idx ? -1 : a->idx > b->idx;
+    size_t end = (s + 1) * p->slice;
+    return end < p->n ? end : p->n;
 }
-static int asc_stable(const void *pa, const void *pb)
+
+/* Slices [begin, end): their digit counts (kc_parallel_for body). */
+static void radix_count(void *ctx, size_t begin, size_t end)
 {
-    const kc_sort_item *a = pa, *b = pb;
-    if (a->key != b->key) return a->key < b->key ? -1 : 1;
-    return a->idx < b->idx ? -1 : a->idx > b->idx;
+    radix_pass *p = ctx;
+    for (size_t s = begin; s < end; s++) {
+        memset(p->at[s], 0, sizeof p->at[s]);
+        for (size_t i = s * p->slice; i < radix_slice_end(p, s); i++) p->at[s][radix_digit(p, i)]++;
+    }
 }
+
+/* Slices [begin, end): their items, in order, to their places (kc_parallel_for body). */
+static void radix_scatter(void *ctx, size_t begin, size_t end)
+{
+    radix_pass *p = ctx;
+    for (size_t s = begin; s < end; s++)
+        for (size_t i = s * p->slice; i < radix_slice_end(p, s); i++) p->dst[p->at[s][radix_digit(p, i)]++] = p->src[i];
+}
+
+/* Sorts v[0..n) by key, ascending and stable (equal keys keep their order in
+ * v), through tmp (n items) and back into v. With v in index order this is
+ * the order of (key, index), which the host's qsort with a comparator ending
+ * in the index produced (at ~0.5 us an item: 16-19 s on the 2^25-item shape;
+ * the radix passes take well under a second). */
+static void radix_sort_items(kc_sort_item *v, kc_sort_item *tmp, size_t n)
+{
+    size_t slices = n / SORT_MIN_SLICE + 1;
+    if (slices > SORT_MAX_SLICES) slices = SORT_MAX_SLICES;
+    size_t (*at)[256] = malloc(slices * sizeof *at);
+    if (!at) abort();
+    for (int shift = 0; shift < 32; shift += 8) {
+        radix_pass p = { v, tmp, n, (n + slices - 1) / slices, shift, at };
+        kc_parallel_for(slices, 1, radix_count, &p);
+        size_t sum = 0;
+        for (int d = 0; d < 256; d++)
+            for (size_t s = 0; s < slices; s++) {
+                size_t c = at[s][d];
+                at[s][d] = sum;
+                sum += c;
+            }
+        kc_parallel_for(slices, 1, radix_scatter, &p);
+        kc_sort_item *t = v;
+        v = tmp;
+        tmp = t;
+    }
+    free(at);
+}
+
+/* The items of keys k[0..n) (key i of value order(k[i])) sorted stably by
+ * that value, in a malloc'd array; aborts when out of memory. */
+static kc_sort_item *sorted_items(const uint32_t *k, size_t n, uint32_t (*order)(uint32_t))
+{
+    kc_sort_item *v = malloc((n ? n : 1) * sizeof *v), *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    if (!v || !tmp) abort();
+    for (size_t i = 0; i < n; i++) v[i] = (kc_sort_item){ order(k[i]), (uint32_t)i };
+    radix_sort_items(v, tmp, n);
+    free(tmp);
+    return v;
+}
+
+/* Descending f32_order as an ascending key. */
+static uint32_t f32_desc(uint32_t b) { return ~f32_order(b); }
+static uint32_t u32_asc(uint32_t b) { return b; }
 
 /* args: 0 keys_out, 1 vals_out, 2 keys_in (f32), 3 vals_in (i32). Stable
  * descending by f32_order; the keys come out with their own bits (-0.0 stays
@@ -138,11 +213,7 @@ static int asc_stable(const void *pa, const void *pb)
 static void sort_pairs_desc_f32_ref(const kc_ref *r)
 {
     const size_t n = r->count[2];
-    const uint32_t *k = r->host[2];
-    kc_sort_item *v = malloc((n ? n : 1) * sizeof *v);
-    if (!v) abort();
-    for (size_t i = 0; i < n; i++) v[i] = (kc_sort_item){ f32_order(k[i]), (uint32_t)i };
-    qsort(v, n, sizeof *v, desc_stable);
+    kc_sort_item *v = sorted_items(r->host[2], n, f32_desc);
     for (size_t i = 0; i < n; i++) {
         r->out[0][i] = kc_ref_in(r, 2, v[i].idx);
         r->out[1][i] = kc_ref_in(r, 3, v[i].idx);
@@ -150,15 +221,11 @@ static void sort_pairs_desc_f32_ref(const kc_ref *r)
     free(v);
 }
 
-/* args: 0 keys_out, 1 keys_in (u32). */
+/* args: 0 keys_out, 1 keys_in (u32). Stable ascending. */
 static void sort_keys_u32_ref(const kc_ref *r)
 {
     const size_t n = r->count[1];
-    const uint32_t *k = r->host[1];
-    kc_sort_item *v = malloc((n ? n : 1) * sizeof *v);
-    if (!v) abort();
-    for (size_t i = 0; i < n; i++) v[i] = (kc_sort_item){ k[i], (uint32_t)i };
-    qsort(v, n, sizeof *v, asc_stable);
+    kc_sort_item *v = sorted_items(r->host[1], n, u32_asc);
     for (size_t i = 0; i < n; i++) r->out[0][i] = (double)v[i].key;
     free(v);
 }
@@ -198,6 +265,19 @@ static void gen_counts(kc_gen *g)
 
 #define CUB_N_ARG KC_SCALAR("n", KC_I32, n_value)
 
+/* The integer contracts' device references (cub_ref.cu): one block of 1024
+ * threads; sums modulo 2^32 are exact in any order: bitwise. The f32 sum
+ * and scan keep their host references (one sequential chain of float64 adds,
+ * which no GPU thread runs faster), and so do the sorts (a radix sort on the
+ * host: radix_sort_items). */
+static void cub_ref_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
+{
+    l->grid[0] = 1; l->grid[1] = 1; l->grid[2] = 1;
+    l->block[0] = 1024; l->block[1] = 1; l->block[2] = 1;
+    l->smem = 0;
+}
+#define CUB_REF(sym_) { .module = "cub_ref", .symbol = sym_, .launch = cub_ref_launch }
+
 KC_CONTRACT(cub_reduce_sum_f32) {
     .name = "cub.reduce_sum.f32", .library = "kc_cub", .entry = "kc_cub_reduce_sum_f32",
     .dims = { "n" },
@@ -213,7 +293,7 @@ KC_CONTRACT(cub_reduce_sum_i32) {
     .name = "cub.reduce_sum.i32", .library = "kc_cub", .entry = "kc_cub_reduce_sum_i32",
     .dims = { "n" },
     .args = { KC_BUFFER("out", KC_I32, KC_OUT, one), KC_BUFFER_GEN("in", KC_I32, KC_IN, kc_count_d0, gen_counts), CUB_N_ARG },
-    .shapes = shapes, .reference = reduce_sum_i32_ref,
+    .shapes = shapes, .reference = reduce_sum_i32_ref, .device_reference = CUB_REF("cub_reduce_sum_i32_ref"),
     .controls = {
         { "num_items_minus_one", 3, "num_items - 1 passed: the last item missing from the sum" },
         { "out_offset", 2, "the output pointer off by one (a segmented offset applied to a single output): written past the end" },
@@ -228,7 +308,7 @@ KC_CONTRACT(cub_scan_incl_i32) {
     .name = "cub.scan_incl.i32", .library = "kc_cub", .entry = "kc_cub_scan_incl_i32",
     .dims = { "n" },
     .args = { KC_BUFFER("out", KC_I32, KC_OUT, kc_count_d0), KC_BUFFER_GEN("in", KC_I32, KC_IN, kc_count_d0, gen_counts), CUB_N_ARG },
-    .shapes = shapes, .reference = scan_incl_i32_ref,
+    .shapes = shapes, .reference = scan_incl_i32_ref, .device_reference = CUB_REF("cub_scan_incl_i32_ref"),
     .controls = { CUB_SCAN_CONTROLS },
 };
 
@@ -236,7 +316,7 @@ KC_CONTRACT(cub_scan_excl_i32) {
     .name = "cub.scan_excl.i32", .library = "kc_cub", .entry = "kc_cub_scan_excl_i32",
     .dims = { "n" },
     .args = { KC_BUFFER("out", KC_I32, KC_OUT, kc_count_d0), KC_BUFFER_GEN("in", KC_I32, KC_IN, kc_count_d0, gen_counts), CUB_N_ARG },
-    .shapes = shapes, .reference = scan_excl_i32_ref,
+    .shapes = shapes, .reference = scan_excl_i32_ref, .device_reference = CUB_REF("cub_scan_excl_i32_ref"),
     .controls = { CUB_SCAN_CONTROLS },
 };
 

@@ -71,6 +71,9 @@ static void residual_add_range(void *ctx, size_t begin, size_t end)
 
 static void ref_residual_add(const kc_ref *r) { kc_parallel_for(r->count[0], EW_REF_GRAIN, residual_add_range, (void *)r); }
 
+/* Both have a device reference (elementwise_ref.cu, the default grid): the
+ * same multiply and add in float64, bitwise. */
+
 /* 256 threads, <= 32 registers: 8 blocks (2048 threads) per SM. No shared memory. */
 #define EW_BUDGET { .max_regs = 32, .max_smem = 1024, .max_local = 0, .min_blocks_per_sm = 8 }
 
@@ -97,6 +100,7 @@ KC_CONTRACT(id_) { \
     .shapes = ew_shapes, \
     .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS }, \
     .reference = ref_axpy, \
+    .device_reference = { .module = "elementwise_ref", .symbol = "axpy_ref" }, \
     .budget = EW_BUDGET, \
     .controls = AXPY_CONTROLS, \
 }
@@ -119,6 +123,7 @@ KC_CONTRACT(id_) { \
     .shapes = ew_shapes, \
     .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS }, \
     .reference = ref_residual_add, \
+    .device_reference = { .module = "elementwise_ref", .symbol = "residual_add_ref" }, \
     .budget = EW_BUDGET, \
     .controls = { \
         { "tail_skip", 2, "scalar tail dropped: the last n % 8 outputs stay unwritten (edge.1/31/33/1023/4097)" }, \

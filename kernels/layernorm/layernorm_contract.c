@@ -13,6 +13,7 @@
 #include <math.h>
 #include "kcontract.h"
 #include "dtype.h"
+#include "kcontract_rowfold.h"
 
 enum { LN_OUT = 0, LN_X = 1, LN_W = 2, LN_B = 3, LN_EPS = 4, LN_HIDDEN = 5 };
 
@@ -76,6 +77,13 @@ static void layernorm_reference(const kc_ref *r)
     kc_parallel_for((size_t)tokens, (size_t)(65536 / (hidden > 0 ? hidden : 1)) + 1, layernorm_rows, (void *)r);
 }
 
+/* The device reference (layernorm_ref.cu): the same two-pass float64
+ * arithmetic, one lane walking each token in the host's order: bitwise. */
+static void layernorm_ref_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
+{
+    kc_rowfold_launch(s->d[0], dev, l);
+}
+
 static const kc_shape ln_shapes[] = {
     { "llama3-8b.hidden.t1", KC_SHAPE_MODEL, { 1, 4096, 5 } },      /* 512 threads */
     { "llama3-8b.hidden.t7", KC_SHAPE_MODEL, { 7, 4096, 5 } },
@@ -125,6 +133,7 @@ KC_CONTRACT(id_) { \
     .launch = ln_launch, .shapes = ln_shapes, \
     .dists = { KC_NORMAL, KC_UNIFORM, KC_LARGE }, \
     .reference = layernorm_reference, .tol = tol_, .budget = LN_BUDGET, \
+    .device_reference = { .module = "layernorm_ref", .symbol = "layernorm_ref", .launch = layernorm_ref_launch }, \
     .controls = { LN_CONTROLS_COMMON, __VA_ARGS__ }, \
 }
 

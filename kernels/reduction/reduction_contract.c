@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "kcontract.h"
+#include "kcontract_rowfold.h"
 
 #define RED_MIN_THREADS 96u
 #define RED_MAX_THREADS 1024u
@@ -144,6 +145,15 @@ static void max_rows(void *ctx, size_t begin, size_t end)
 
 static void ref_max(const kc_ref *r) { red_parallel_rows(r, max_rows); }
 
+/* The device references (reduction_ref.cu): the same sequential sum or max,
+ * one lane walking each row in the host's order: bitwise. */
+static void red_ref_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
+{
+    kc_rowfold_launch(s->d[0], dev, l);
+}
+#define RED_SUM_DREF { .module = "reduction_ref", .symbol = "reduce_sum_ref", .launch = red_ref_launch }
+#define RED_MAX_DREF { .module = "reduction_ref", .symbol = "reduce_max_ref", .launch = red_ref_launch }
+
 /* Up to 1024 threads at <= 32 registers: 2 blocks (2048 threads) per SM;
  * 128 bytes of static shared memory (32 warp partials). */
 #define RED_BUDGET { .max_regs = 32, .max_smem = 256, .max_local = 0, .min_blocks_per_sm = 2 }
@@ -176,6 +186,7 @@ KC_CONTRACT(id_) { \
 }
 
 RED_CONTRACT(reduce_sum_f32, "reduce_sum.f32", "reduce_sum_f32", KC_F32, ref_sum, red_shapes,
+    .device_reference = RED_SUM_DREF,
     .dists = { KC_UNIFORM, KC_NORMAL, KC_ZEROS_MIXED, KC_SPECIALS },
     .tol = RED_SUM_TOL,
     .controls = { RED_COMMON_CONTROLS });
@@ -185,6 +196,7 @@ RED_CONTRACT(reduce_sum_f32, "reduce_sum.f32", "reduce_sum_f32", KC_F32, ref_sum
  * overflows to inf on every model shape; with UNIFORM/NORMAL the rounding of
  * every partial to 11 bits costs ~1e-2 absolute, far above atol. */
 RED_CONTRACT(reduce_sum_f16, "reduce_sum.f16", "reduce_sum_f16", KC_F16, ref_sum, red_shapes_wide,
+    .device_reference = RED_SUM_DREF,
     .dists = { KC_UNIFORM, KC_NORMAL, KC_LARGE, KC_SPECIALS },
     .tol = RED_SUM_TOL,
     .controls = {
@@ -194,6 +206,7 @@ RED_CONTRACT(reduce_sum_f16, "reduce_sum.f16", "reduce_sum_f16", KC_F16, ref_sum
     });
 
 RED_CONTRACT(reduce_sum_bf16, "reduce_sum.bf16", "reduce_sum_bf16", KC_BF16, ref_sum, red_shapes,
+    .device_reference = RED_SUM_DREF,
     .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS },
     .tol = RED_SUM_TOL,
     .controls = {
@@ -203,11 +216,14 @@ RED_CONTRACT(reduce_sum_bf16, "reduce_sum.bf16", "reduce_sum_bf16", KC_BF16, ref
 
 /* Max is exact (the result is one of the inputs): default f32 tolerance. */
 RED_CONTRACT(reduce_max_f32, "reduce_max.f32", "reduce_max_f32", KC_F32, ref_max, red_shapes,
+    .device_reference = RED_MAX_DREF,
     .dists = { KC_UNIFORM, KC_NORMAL, KC_ZEROS_MIXED, KC_SPECIALS },
     .controls = { RED_COMMON_CONTROLS });
 RED_CONTRACT(reduce_max_f16, "reduce_max.f16", "reduce_max_f16", KC_F16, ref_max, red_shapes,
+    .device_reference = RED_MAX_DREF,
     .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS },
     .controls = { RED_COMMON_CONTROLS });
 RED_CONTRACT(reduce_max_bf16, "reduce_max.bf16", "reduce_max_bf16", KC_BF16, ref_max, red_shapes,
+    .device_reference = RED_MAX_DREF,
     .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS },
     .controls = { RED_COMMON_CONTROLS });

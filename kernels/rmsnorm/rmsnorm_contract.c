@@ -16,6 +16,7 @@
 #include <math.h>
 #include "kcontract.h"
 #include "dtype.h"
+#include "kcontract_rowfold.h"
 
 static void rms_gen(kc_gen *g)
 {
@@ -111,6 +112,14 @@ static void fused_add_rmsnorm_rows(void *ctx, size_t begin, size_t end)
 
 static void fused_add_rmsnorm_reference(const kc_ref *r) { rms_parallel_rows(r, fused_add_rmsnorm_rows); }
 
+/* Both device references (rmsnorm_ref.cu: rmsnorm_ref, fused_add_rmsnorm_ref)
+ * do the same float64 arithmetic, one lane walking each token in the host's
+ * order: bitwise. */
+static void rms_ref_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
+{
+    kc_rowfold_launch(s->d[0], dev, l);
+}
+
 static const kc_shape rms_shapes[] = {
     { "llama3-8b.hidden.t1", KC_SHAPE_MODEL, { 1, 4096, 5 } },
     { "llama3-8b.hidden.t7", KC_SHAPE_MODEL, { 7, 4096, 5 } },
@@ -150,6 +159,7 @@ KC_CONTRACT(id_) { \
     .launch = rms_launch, .shapes = rms_shapes, \
     .dists = { KC_NORMAL, KC_UNIFORM, KC_LARGE }, \
     .reference = rmsnorm_reference, .tol = tol_, .budget = RMS_BUDGET, \
+    .device_reference = { .module = "rmsnorm_ref", .symbol = "rmsnorm_ref", .launch = rms_ref_launch }, \
     .controls = { RMS_CONTROLS_COMMON }, \
 }
 
@@ -167,6 +177,7 @@ KC_CONTRACT(id_) { \
     .launch = rms_launch, .shapes = rms_shapes, \
     .dists = { KC_NORMAL, KC_UNIFORM, KC_LARGE }, \
     .reference = fused_add_rmsnorm_reference, .tol = tol_, .budget = RMS_BUDGET, \
+    .device_reference = { .module = "rmsnorm_ref", .symbol = "fused_add_rmsnorm_ref", .launch = rms_ref_launch }, \
     .controls = { RMS_CONTROLS_COMMON, \
         { "reread_updated_residual", 3, "in-place hazard: second pass recomputes x + residual after residual was already overwritten with x + residual" } }, \
 }

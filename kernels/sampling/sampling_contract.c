@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include "kcontract.h"
 #include "dtype.h"
+#include "kcontract_rowfold.h"
 
 /* ---- inputs ---------------------------------------------------------------- */
 
@@ -188,6 +189,33 @@ static void topp_rows(void *ctx, size_t begin, size_t end)
 
 static void topp_reference(const kc_ref *r) { smp_parallel_rows(r, topp_rows); }
 
+/* ---- device references (sampling_ref.cu) ---------------------------------- */
+
+/* argmax: one lane walks each row in the host's order: bitwise. */
+static void smp_ref_argmax_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
+{
+    kc_rowfold_launch(s->d[0], dev, l);
+}
+
+/* top-k: one block of 512 per row, k rounds of a block-wide arg-best: bitwise. */
+static void smp_ref_topk_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
+{
+    l->grid[0] = (unsigned)s->d[0]; l->grid[1] = 1; l->grid[2] = 1;
+    l->block[0] = 512; l->block[1] = 1; l->block[2] = 1;
+    l->smem = 0;
+}
+
+/* top-p: one block of 1024 per row (a block radix sort of the row's values
+ * in its output row, then the host's sums in sorted order): bitwise but for
+ * CUDA's exp, which can flip len only with a probability ~1e-9 per row
+ * (sampling_ref.cu); the outputs are discrete, so the agreement is bitwise. */
+static void smp_ref_topp_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
+{
+    l->grid[0] = (unsigned)s->d[0]; l->grid[1] = 1; l->grid[2] = 1;
+    l->block[0] = 1024; l->block[1] = 1; l->block[2] = 1;
+    l->smem = 0;
+}
+
 /* ---- shapes ---------------------------------------------------------------- */
 
 static const kc_shape argmax_shapes[] = {
@@ -258,6 +286,7 @@ KC_CONTRACT(id_) { \
     }, \
     .launch = smp_launch, .shapes = argmax_shapes, .dists = SMP_DISTS, \
     .reference = argmax_reference, .budget = SMP_BUDGET, \
+    .device_reference = { .module = "sampling_ref", .symbol = "sampling_argmax_ref", .launch = smp_ref_argmax_launch }, \
     .controls = { SMP_C_TIES, SMP_C_NAN, SMP_C_SKIP, SMP_C_WARP }, \
 }
 
@@ -275,6 +304,7 @@ KC_CONTRACT(id_) { \
     }, \
     .launch = smp_launch, .shapes = topk_shapes, .dists = SMP_DISTS, \
     .reference = topk_reference, .budget = SMP_BUDGET, \
+    .device_reference = { .module = "sampling_ref", .symbol = "sampling_topk_ref", .launch = smp_ref_topk_launch }, \
     .controls = { SMP_C_TIES, SMP_C_NAN, SMP_C_SKIP, SMP_C_WARP }, \
 }
 
@@ -296,6 +326,7 @@ KC_CONTRACT(id_) { \
     }, \
     .launch = smp_launch, .shapes = topp_shapes, .dists = SMP_DISTS, \
     .reference = topp_reference, .budget = SMP_BUDGET, \
+    .device_reference = { .module = "sampling_ref", .symbol = "sampling_topp_ref", .launch = smp_ref_topp_launch }, \
     .controls = { SMP_C_NAN, SMP_C_SKIP, SMP_C_WARP }, \
 }
 

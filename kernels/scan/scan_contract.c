@@ -10,6 +10,7 @@
  * Shape: d[0] rows, d[1] n. */
 #include <stdint.h>
 #include "kcontract.h"
+#include "kcontract_rowfold.h"
 
 enum { SC_OUT = 0, SC_IN = 1, SC_ROWS = 2, SC_N = 3 };
 
@@ -48,6 +49,13 @@ static void scan_reference_impl(const kc_ref *r, int excl)
 static void scan_incl_reference(const kc_ref *r) { scan_reference_impl(r, 0); }
 static void scan_excl_reference(const kc_ref *r) { scan_reference_impl(r, 1); }
 
+/* The device references (scan_ref.cu: scan_incl_ref, scan_excl_ref): the
+ * same running sums, one lane walking each row in the host's order: bitwise. */
+static void scan_ref_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
+{
+    kc_rowfold_launch(s->d[0], dev, l);
+}
+
 /* Multiples of the 2048-element chunk (4096, 2048, 32768) are where the row
  * total of the exclusive scan has no "next thread" to write it. */
 static const kc_shape scan_shapes[] = {
@@ -83,7 +91,7 @@ static const kc_shape scan_shapes[] = {
 #define SCAN_BARRIER_CONTROL { "missing_phase_barrier", 3, "missing __syncthreads between warps publishing their totals to shared memory and every warp reading them (poisoned 0xFF or the previous chunk's totals; a race: gate 4 if it varies between launches)" }
 #define SCAN_TAIL_CONTROL { "tail_unguarded", 2, "the last, partial chunk of a row is stored whole: the last row writes past the end of out (n = 31, 33, 1023, 2049, 65535, 128256, 152064)" }
 
-#define SCAN_CONTRACT(id_, name_, sym_, dt_, count_, ref_, tol_, ...) \
+#define SCAN_CONTRACT(id_, name_, sym_, dt_, count_, ref_, dref_, tol_, ...) \
 KC_CONTRACT(id_) { \
     .name = name_, .module = "scan", .symbol = sym_, \
     .dims = { "rows", "n" }, \
@@ -96,6 +104,7 @@ KC_CONTRACT(id_) { \
     .launch = scan_launch, .shapes = scan_shapes, \
     .dists = { KC_UNIFORM, KC_NORMAL }, \
     .reference = ref_, .tol = tol_, .budget = SCAN_BUDGET, \
+    .device_reference = { .module = "scan_ref", .symbol = dref_, .launch = scan_ref_launch }, \
     .controls = { __VA_ARGS__ }, \
 }
 
@@ -105,7 +114,7 @@ KC_CONTRACT(id_) { \
     { "last_offset_unwritten", 2, "the row total out[n] is written by the thread holding index n, which does not exist when n is a multiple of the 2048-element chunk (n = 2048, 4096, 32768): out[n] stays poison" }, \
     { "exclusive_off_by_one", 3, "the exclusive scan stores the running sum after adding the element: out[j] includes in[j]" }
 
-SCAN_CONTRACT(scan_incl_i32, "scan.incl.i32", "scan_incl_i32", KC_I32, sc_incl_count, scan_incl_reference, SCAN_TOL_I32, SCAN_INCL_CONTROLS);
-SCAN_CONTRACT(scan_excl_i32, "scan.excl.i32", "scan_excl_i32", KC_I32, sc_excl_count, scan_excl_reference, SCAN_TOL_I32, SCAN_EXCL_CONTROLS);
-SCAN_CONTRACT(scan_incl_f32, "scan.incl.f32", "scan_incl_f32", KC_F32, sc_incl_count, scan_incl_reference, SCAN_TOL_F32, SCAN_INCL_CONTROLS);
-SCAN_CONTRACT(scan_excl_f32, "scan.excl.f32", "scan_excl_f32", KC_F32, sc_excl_count, scan_excl_reference, SCAN_TOL_F32, SCAN_EXCL_CONTROLS);
+SCAN_CONTRACT(scan_incl_i32, "scan.incl.i32", "scan_incl_i32", KC_I32, sc_incl_count, scan_incl_reference, "scan_incl_ref", SCAN_TOL_I32, SCAN_INCL_CONTROLS);
+SCAN_CONTRACT(scan_excl_i32, "scan.excl.i32", "scan_excl_i32", KC_I32, sc_excl_count, scan_excl_reference, "scan_excl_ref", SCAN_TOL_I32, SCAN_EXCL_CONTROLS);
+SCAN_CONTRACT(scan_incl_f32, "scan.incl.f32", "scan_incl_f32", KC_F32, sc_incl_count, scan_incl_reference, "scan_incl_ref", SCAN_TOL_F32, SCAN_INCL_CONTROLS);
+SCAN_CONTRACT(scan_excl_f32, "scan.excl.f32", "scan_excl_f32", KC_F32, sc_excl_count, scan_excl_reference, "scan_excl_ref", SCAN_TOL_F32, SCAN_EXCL_CONTROLS);

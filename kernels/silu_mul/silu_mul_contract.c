@@ -76,6 +76,11 @@ static void ref_silu_mul(const kc_ref *r)
 /* 256 threads, <= 48 registers (40 used): >= 5 blocks per SM; no shared memory. */
 #define SM_BUDGET { .max_regs = 48, .max_smem = 1024, .max_local = 0, .min_blocks_per_sm = 5 }
 
+/* The device reference (silu_mul_ref.cu): the same formula in float64 with
+ * CUDA's exp, within an ulp of glibc's: <= 8 x 2^-53 relative (derivation in
+ * silu_mul_ref.cu). Default grid: blocks stride over tokens. */
+#define SM_REF_AGREE ((kc_tol){ 2e-15, 1e-300, "CUDA's exp vs glibc's (<= 1 ulp) through 1 + e (up to 2 ulps on a rounding tie), a division and a product: <= 8 x 2^-53; atol: subnormal results" })
+
 #define SILU_CONTRACT(id_, name_, sym_, dt_) \
 KC_CONTRACT(id_) { \
     .name = name_, .module = "silu_mul", .symbol = sym_, \
@@ -90,6 +95,7 @@ KC_CONTRACT(id_) { \
     .shapes = sm_shapes, \
     .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS }, \
     .reference = ref_silu_mul, \
+    .device_reference = { .module = "silu_mul_ref", .symbol = "silu_mul_ref", .agree = SM_REF_AGREE }, \
     .budget = SM_BUDGET, \
     .controls = SM_CONTROLS, \
 }

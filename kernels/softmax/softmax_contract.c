@@ -9,6 +9,7 @@
  * entries and most threads see only -inf. */
 #include <math.h>
 #include "kcontract.h"
+#include "kcontract_rowfold.h"
 
 enum { SM_OUT = 0, SM_IN = 1, SM_ROWS = 2, SM_COLS = 3 };
 
@@ -75,6 +76,15 @@ static void softmax_reference(const kc_ref *r)
     kc_parallel_for((size_t)rows, (size_t)(65536 / (cols > 0 ? cols : 1)) + 1, softmax_rows, (void *)r);
 }
 
+/* The device reference (softmax_ref.cu): one lane walks each row in the
+ * host's order; its exps are CUDA's, within an ulp of glibc's (the bound's
+ * derivation is in softmax_ref.cu). */
+static void softmax_ref_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
+{
+    kc_rowfold_launch(s->d[0], dev, l);
+}
+#define SOFTMAX_REF_AGREE ((kc_tol){ 4e-15, 1e-300, "CUDA's exp vs glibc's: <= 1 ulp per term; simulated with every exp one ulp off, y moves <= 1.1e-15 relative; atol: exps underflowing into subnormals" })
+
 /* rows = d[0], cols = d[1]. Block: 64 (cols <= 64), 96 (<= 128), 192 (<= 1024),
  * 320 (<= 4096), 640 threads (vocabulary rows). */
 static const kc_shape softmax_shapes[] = {
@@ -111,6 +121,7 @@ KC_CONTRACT(id_) { \
     .launch = softmax_launch, .shapes = softmax_shapes, \
     .dists = { KC_UNIFORM, KC_NORMAL, KC_LARGE, KC_MASKED }, \
     .reference = softmax_reference, \
+    .device_reference = { .module = "softmax_ref", .symbol = "softmax_ref", .launch = softmax_ref_launch, .agree = SOFTMAX_REF_AGREE }, \
     .tol = tol_, \
     .budget = { .max_regs = 32, .max_smem = 1024, .max_local = 0, .min_blocks_per_sm = 2 }, \
     .controls = { SOFTMAX_CONTROLS }, \

@@ -82,6 +82,9 @@ static void ref_transpose(const kc_ref *r)
     { "store_row_oob", 2, "store checks the output row but not the column: the last output row is written up to 31 elements past the end (rows % 32 != 0)" }, \
 }
 
+/* The device reference (transpose_ref.cu, the default grid striding over
+ * 32 x 32 tiles) copies the same elements: bitwise. */
+
 /* One contract per dtype: 256 threads x 32 registers, 8 blocks per SM; the
  * 32x33 tile is 4224 bytes of shared memory in f32, 2112 in f16. */
 #define TRANSPOSE_CONTRACT(id_, name_, sym_, dt_, smem_) \
@@ -99,6 +102,7 @@ KC_CONTRACT(id_) { \
     .shapes = tr_shapes, \
     .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS }, \
     .reference = ref_transpose, \
+    .device_reference = { .module = "transpose_ref", .symbol = "transpose_ref" }, \
     .budget = { .max_regs = 32, .max_smem = (smem_), .max_local = 0, .min_blocks_per_sm = 8 }, \
     .controls = TR_CONTROLS, \
 }

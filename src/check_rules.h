@@ -19,8 +19,10 @@
  * and associative) to the answer of one sequential scan.
  *
  * Error statistics (error_model.h judges them): over the elements where out
- * and ref are both finite, e = (out - ref) / ulp, the ulp of the output's
- * dtype at the reference value (kc_rule_ulp); sums of e, e^2, e * sign(ref)
+ * and ref are both finite and the tolerance is relative there (rtol |ref| >=
+ * atol: near zero the absolute tolerance governs, and ulps of subnormals or
+ * of cancellations' tiny results say nothing about rounding), e = (out -
+ * ref) / ulp, the ulp of the output's dtype at the reference value (kc_rule_ulp); sums of e, e^2, e * sign(ref)
  * (negative when errors lean toward zero), the largest |e| and how many |e|
  * exceed half an ulp. Their sums fold in the order partials meet, so host
  * and device agree on them to rounding, not bitwise. */
@@ -136,7 +138,7 @@ KC_HD void kc_cmp_element(kc_cmp_part *p, uint64_t i, double out, double ref, do
         err = kc_rule_fabs(out - ref);
         if (!(err <= allowed)) p->bad++;
         ratio = allowed > 0 ? err / allowed : (err > 0 ? kc_cvt_bitsd(0x7ff0000000000000ULL) : 0.0);
-        kc_cmp_stat(p, out, ref, mbits, emin);
+        if (rtol * kc_rule_fabs(ref) >= atol) kc_cmp_stat(p, out, ref, mbits, emin);   /* the relative regime only */
     }
     if (kc_cmp_worse(p, special, ratio, i)) {
         p->worst = i; p->special = special; p->ratio = ratio;

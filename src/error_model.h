@@ -3,8 +3,9 @@
  * verdict on its kc_err_stats (tolerance.h), with the numbers a failure line
  * gives. docs/error-statistics.md explains the tests to a kernel author.
  *
- * Under ROUNDED with slack s, over the n elements with finite values, where
- * e is the error in ulps of the output dtype at the reference:
+ * Under ROUNDED with slack s, over the n elements with finite values in the
+ * relative regime of the tolerance (rtol |ref| >= atol), where e is the
+ * error in ulps of the output dtype at the reference:
  *   lean:      |mean e| and |mean e*sign(ref)| <= s + Z sigma / sqrt(n),
  *              sigma = sqrt(1/12), the deviation of a rounding error uniform
  *              on [-1/2, 1/2] (what one rounding to nearest gives on data with

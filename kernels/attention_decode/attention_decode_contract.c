@@ -178,6 +178,27 @@ static void ad_reference(const kc_ref *r, int hnd)
 static void ad_reference_nhd(const kc_ref *r) { ad_reference(r, 0); }
 static void ad_reference_hnd(const kc_ref *r) { ad_reference(r, 1); }
 
+/* The device twins (attention_decode_ref.cu: attn_decode_nhd_ref,
+ * attn_decode_hnd_ref): one block of 256 threads per (sequence, query head). */
+static void ad_ref_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
+{
+    l->grid[0] = (unsigned)(s->d[0] * s->d[1]); l->grid[1] = 1; l->grid[2] = 1;
+    l->block[0] = 256; l->block[1] = 1; l->block[2] = 1;
+    l->smem = 0;
+}
+/* Their exps are CUDA's, within an ulp of glibc's; everything else is the
+ * host's arithmetic in the host's order. out = sum p v / sum p is a weighted
+ * mean of v, so moving every p by an ulp (2^-52 relative) moves out by at
+ * most 2^-52 sum p |v - out| / sum p <= 2^-51 max|v| to first order: 3.1e-15
+ * for the normal distribution's |v| <= 6.93. A host simulation with every
+ * inexact exp one ulp off (direction hashed from its argument) on every shape
+ * and distribution, the large one included, gave at most 6.7e-16 absolute and
+ * 2.4e-16 beyond 4e-15 |out|; under LARGE the exps are exactly 1 (ties) or
+ * negligible (<= e^-39 relative), and out moved by at most 2.2e-16 relative.
+ * Hence rtol 4e-15 (LARGE's relative ulps, with room) and atol 2e-15 (below
+ * the first-order bound, ~7x the simulated worst case). */
+#define AD_REF_AGREE { 4e-15, 2e-15, "CUDA's exp vs glibc's, <= 1 ulp apart: out is a weighted mean of v, moved <= 2^-51 max|v| (3.1e-15) to first order; simulated with every exp 1 ulp off: <= 2.4e-16 beyond 4e-15 |out|" }
+
 /* batch, q_heads, kv_heads, page_size, max_len, num_pages (>= batch * max_pages) */
 static const kc_shape ad_shapes[] = {
     { "llama3-8b.b8.ctx4096", KC_SHAPE_MODEL, { 8, 32, 8, 16, 4096, 2100 } },
@@ -200,7 +221,7 @@ static const kc_shape ad_shapes[] = {
     { "qk_half_accum", 3, "q.k accumulated in float16: overflows to inf (NaN outputs) with LARGE queries (|q_d * k_d * scale| up to ~9e4 > 65504)" }, \
     { "lse_ignore_split_max", 3, "split-K combine weighs each split by its sum alone, ignoring its max (partials relative to different maxima): wrong wherever a sequence spans several splits" }
 
-#define AD_CONTRACT(id_, name_, sym_, dt_, ref_, ...) \
+#define AD_CONTRACT(id_, name_, sym_, dt_, ref_, dref_, ...) \
 KC_CONTRACT(id_) { \
     .name = name_, .module = "attn_decode", .symbol = sym_, \
     .dims = { "batch", "q_heads", "kv_heads", "page_size", "max_len", "num_pages" }, \
@@ -220,13 +241,14 @@ KC_CONTRACT(id_) { \
     .launch = ad_launch, .shapes = ad_shapes, \
     .dists = { KC_UNIFORM, KC_NORMAL, KC_LARGE }, \
     .reference = ref_, \
+    .device_reference = { .module = "attention_decode_ref", .symbol = dref_, .launch = ad_ref_launch, .agree = AD_REF_AGREE }, \
     .budget = { .max_regs = 128, .max_smem = 33280, .max_local = 0, .min_blocks_per_sm = 2 }, \
     .controls = { AD_CONTROLS_COMMON, __VA_ARGS__ }, \
 }
 
 #define AD_HND_CONTROL { "hnd_as_nhd", 3, "the HND cache read with the NHD layout's dimensions (slot-major inside the page): wrong keys and values whenever kv_heads > 1" }
 
-AD_CONTRACT(attn_decode_nhd_f16, "attn_decode.nhd.f16", "attn_decode_nhd_f16", KC_F16, ad_reference_nhd, { 0 });
-AD_CONTRACT(attn_decode_nhd_bf16, "attn_decode.nhd.bf16", "attn_decode_nhd_bf16", KC_BF16, ad_reference_nhd, { 0 });
-AD_CONTRACT(attn_decode_hnd_f16, "attn_decode.hnd.f16", "attn_decode_hnd_f16", KC_F16, ad_reference_hnd, AD_HND_CONTROL);
-AD_CONTRACT(attn_decode_hnd_bf16, "attn_decode.hnd.bf16", "attn_decode_hnd_bf16", KC_BF16, ad_reference_hnd, AD_HND_CONTROL);
+AD_CONTRACT(attn_decode_nhd_f16, "attn_decode.nhd.f16", "attn_decode_nhd_f16", KC_F16, ad_reference_nhd, "attn_decode_nhd_ref", { 0 });
+AD_CONTRACT(attn_decode_nhd_bf16, "attn_decode.nhd.bf16", "attn_decode_nhd_bf16", KC_BF16, ad_reference_nhd, "attn_decode_nhd_ref", { 0 });
+AD_CONTRACT(attn_decode_hnd_f16, "attn_decode.hnd.f16", "attn_decode_hnd_f16", KC_F16, ad_reference_hnd, "attn_decode_hnd_ref", AD_HND_CONTROL);
+AD_CONTRACT(attn_decode_hnd_bf16, "attn_decode.hnd.bf16", "attn_decode_hnd_bf16", KC_BF16, ad_reference_hnd, "attn_decode_hnd_ref", AD_HND_CONTROL);

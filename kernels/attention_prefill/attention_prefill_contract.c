@@ -131,6 +131,27 @@ static void ap_reference(const kc_ref *r)
     free(tab);
 }
 
+/* The device twin (attention_prefill_ref.cu: attn_prefill_ref): one block of
+ * 256 threads per 64 query rows of a (sequence, head), the row tiles with the
+ * most keys first. */
+static void ap_ref_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
+{
+    l->grid[0] = (unsigned)((ap_max_len(s) + 63) / 64 * s->d[1] * ap_nseqs(s)); l->grid[1] = 1; l->grid[2] = 1;
+    l->block[0] = 256; l->block[1] = 1; l->block[2] = 1;
+    l->smem = 0;
+}
+/* Its exps are CUDA's, within an ulp of glibc's; everything else is the
+ * host's arithmetic in the host's order. out = sum p v / sum p is a weighted
+ * mean of v, so moving every p by an ulp (2^-52 relative) moves out by at
+ * most 2^-52 sum p |v - out| / sum p <= 2^-51 max|v| to first order: 3.1e-15
+ * for the normal distribution's |v| <= 6.93. A host simulation with every
+ * inexact exp one ulp off (direction hashed from its argument) on the edge
+ * shapes and qwen2.5-0.5b.len512+31, both distributions, gave at most 8.9e-16
+ * absolute and 3.0e-16 beyond 4e-15 |out| (the decode contracts, the same
+ * arithmetic over up to 32768 keys, the same). Hence rtol 4e-15 and atol
+ * 2e-15 (below the first-order bound, ~7x the simulated worst case). */
+#define AP_REF_AGREE { 4e-15, 2e-15, "CUDA's exp vs glibc's, <= 1 ulp apart: out is a weighted mean of v, moved <= 2^-51 max|v| (3.1e-15) to first order; simulated with every exp 1 ulp off: <= 3.0e-16 beyond 4e-15 |out|" }
+
 /* head_dim, q_heads, kv_heads, sequence lengths. The first shape ends its only
  * sequence one row into a query tile (127 = 64 + 63): a store past the last
  * row lands in out's 64 KiB guard band (8 KiB per row here). */
@@ -187,6 +208,7 @@ KC_CONTRACT(id_) { \
     .launch = ap_launch, .shapes = shapes_, \
     .dists = { KC_UNIFORM, KC_NORMAL }, \
     .reference = ap_reference, \
+    .device_reference = { .module = "attention_prefill_ref", .symbol = "attn_prefill_ref", .launch = ap_ref_launch, .agree = AP_REF_AGREE }, \
     .budget = { .max_regs = 128, .max_smem = smem_, .max_local = 0, .min_blocks_per_sm = 2 }, \
     .controls = { AP_CONTROLS }, \
 }

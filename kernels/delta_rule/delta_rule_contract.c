@@ -62,6 +62,8 @@ static void dr_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
     l->smem = 0;
 }
 
+/* Its device twin is delta_rule_ref (delta_rule_ref.cu): one thread per
+ * (state, column) runs these loops in this order, bitwise. */
 static void delta_rule_reference(const kc_ref *r)
 {
     const int64_t nh = r->shape->d[0] * r->shape->d[1], K = r->shape->d[2], V = r->shape->d[3];
@@ -132,6 +134,7 @@ KC_CONTRACT(id_) { \
     .launch = dr_launch, .shapes = dr_shapes, \
     .dists = { KC_NORMAL, KC_UNIFORM }, \
     .reference = delta_rule_reference, \
+    .device_reference = { .module = "delta_rule_ref", .symbol = "delta_rule_ref", .agree = { 0 } }, \
     .budget = { .max_regs = 80, .max_smem = 1024, .max_local = 0, .min_blocks_per_sm = 3 }, \
     .controls = { \
         { "missing_barrier", 3, "missing __syncthreads between the 4 row-group warps writing their partial sums of H^T k to shared memory and every warp reading all 4 (poisoned 0xFF slots: NaN; a race, gate 4 if it varies between launches)" }, \

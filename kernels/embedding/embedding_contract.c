@@ -49,6 +49,7 @@ static void em_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
     l->smem = 0;
 }
 
+/* Its device twin is embedding_ref (embedding_ref.cu): the same copy, bitwise. */
 static void embedding_reference(const kc_ref *r)
 {
     const int64_t tokens = r->shape->d[0], vocab = r->shape->d[1], hidden = r->shape->d[2];
@@ -89,6 +90,7 @@ KC_CONTRACT(id_) { \
     .launch = em_launch, .shapes = em_shapes, \
     .dists = { KC_NORMAL, KC_SPECIALS }, \
     .reference = embedding_reference, \
+    .device_reference = { .module = "embedding_ref", .symbol = "embedding_ref", .agree = { 0 } }, \
     .tol = { 0.0, 0.0, "a gather is an exact copy (or exact zeros)" }, \
     .budget = { .max_regs = 32, .max_smem = 0, .max_local = 0, .min_blocks_per_sm = 8 }, \
     .controls = { \

@@ -126,6 +126,8 @@ static void kv_reference(const kc_ref *r, int hnd)
     }
     free(tab);
 }
+/* Device twins (kv_cache_ref.cu): kv_cache_nhd_ref and kv_cache_hnd_ref, the
+ * same copy and row writes, bitwise. */
 static void kv_reference_nhd(const kc_ref *r) { kv_reference(r, 0); }
 static void kv_reference_hnd(const kc_ref *r) { kv_reference(r, 1); }
 
@@ -152,7 +154,7 @@ static const kc_shape kv_shapes[] = {
     { "slot_offset_i32", 3, "a row's byte offset computed in 32 bits wraps negative 2 GiB into the cache: on the large shape the first token's row (page 65999) goes ~2.1 GB before the cache and its slot stays unwritten (gate 3; gate 1 if the wrapped address is unmapped)" }, \
     { "slot_mapping_i32", 3, "slot_mapping (int64) read as int32: token t takes half of slot t/2, so rows go to wrong slots (odd tokens all to slot 0)" }
 
-#define KV_CONTRACT(id_, name_, sym_, dt_, ref_, ...) \
+#define KV_CONTRACT(id_, name_, sym_, dt_, ref_, dref_, ...) \
 KC_CONTRACT(id_) { \
     .name = name_, .module = "kv_cache_write", .symbol = sym_, \
     .dims = { "tokens", "kv_heads", "head_dim", "page_size", "num_pages", "scatter" }, \
@@ -169,6 +171,7 @@ KC_CONTRACT(id_) { \
     .launch = kv_launch, .shapes = kv_shapes, \
     .dists = { KC_UNIFORM, KC_SPECIALS }, \
     .reference = ref_, \
+    .device_reference = { .module = "kv_cache_ref", .symbol = dref_, .agree = { 0 } }, \
     .tol = { 0.0, 0.0, "a copy of 2-byte elements: every cache element must be bit-exact (the input or the new row)" }, \
     .budget = { .max_regs = 32, .max_smem = 0, .max_local = 0, .min_blocks_per_sm = 16 }, \
     .controls = { KV_CONTROLS_COMMON, __VA_ARGS__ }, \
@@ -176,7 +179,7 @@ KC_CONTRACT(id_) { \
 
 #define KV_HND_CONTROL { "hnd_with_nhd_strides", 3, "the HND cache written with the NHD layout's strides (slot-major inside the page): rows land at other heads' positions whenever kv_heads > 1" }
 
-KV_CONTRACT(kv_cache_nhd_f16, "kv_cache.nhd.f16", "kv_cache_write_nhd", KC_F16, kv_reference_nhd, { 0 });
-KV_CONTRACT(kv_cache_nhd_bf16, "kv_cache.nhd.bf16", "kv_cache_write_nhd", KC_BF16, kv_reference_nhd, { 0 });
-KV_CONTRACT(kv_cache_hnd_f16, "kv_cache.hnd.f16", "kv_cache_write_hnd", KC_F16, kv_reference_hnd, KV_HND_CONTROL);
-KV_CONTRACT(kv_cache_hnd_bf16, "kv_cache.hnd.bf16", "kv_cache_write_hnd", KC_BF16, kv_reference_hnd, KV_HND_CONTROL);
+KV_CONTRACT(kv_cache_nhd_f16, "kv_cache.nhd.f16", "kv_cache_write_nhd", KC_F16, kv_reference_nhd, "kv_cache_nhd_ref", { 0 });
+KV_CONTRACT(kv_cache_nhd_bf16, "kv_cache.nhd.bf16", "kv_cache_write_nhd", KC_BF16, kv_reference_nhd, "kv_cache_nhd_ref", { 0 });
+KV_CONTRACT(kv_cache_hnd_f16, "kv_cache.hnd.f16", "kv_cache_write_hnd", KC_F16, kv_reference_hnd, "kv_cache_hnd_ref", KV_HND_CONTROL);
+KV_CONTRACT(kv_cache_hnd_bf16, "kv_cache.hnd.bf16", "kv_cache_write_hnd", KC_BF16, kv_reference_hnd, "kv_cache_hnd_ref", KV_HND_CONTROL);

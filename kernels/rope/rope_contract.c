@@ -118,7 +118,11 @@ static const kc_shape rope_shapes[] = {
     { "wrong_pair_layout", 3, "RoPE layout confusion: NeoX kernel rotates interleaved GPT-J pairs and vice versa" }, \
     { "ignore_positions", 3, "positions ignored: assumes position == token index (prefill from 0)" }
 
-#define ROPE_Q_CONTRACT(id_, name_, sym_, dt_, posdt_, ref_) \
+/* Device twins (rope_ref.cu): rope_neox_ref, rope_gptj_ref and
+ * rope_neox_qk_ref, the same products and sums in double, bitwise. */
+#define ROPE_DREF(sym_) { .module = "rope_ref", .symbol = sym_, .agree = { 0 } }
+
+#define ROPE_Q_CONTRACT(id_, name_, sym_, dt_, posdt_, ref_, dref_) \
 KC_CONTRACT(id_) { \
     .name = name_, .module = "rope", .symbol = sym_, \
     .dims = { "tokens", "heads", "kv_heads", "head_dim", "max_pos", "stride_tokens" }, \
@@ -132,16 +136,16 @@ KC_CONTRACT(id_) { \
     }, \
     .launch = rope_launch, .shapes = rope_shapes, \
     .dists = { KC_UNIFORM, KC_NORMAL }, \
-    .reference = ref_, .budget = ROPE_BUDGET, \
+    .reference = ref_, .device_reference = ROPE_DREF(dref_), .budget = ROPE_BUDGET, \
     .controls = { ROPE_CONTROLS_Q }, \
 }
 
-ROPE_Q_CONTRACT(rope_neox_f32, "rope.neox.f32", "rope_neox_f32", KC_F32, KC_I64, rope_neox_reference);
-ROPE_Q_CONTRACT(rope_neox_f16, "rope.neox.f16", "rope_neox_f16", KC_F16, KC_I64, rope_neox_reference);
-ROPE_Q_CONTRACT(rope_neox_bf16, "rope.neox.bf16", "rope_neox_bf16", KC_BF16, KC_I64, rope_neox_reference);
-ROPE_Q_CONTRACT(rope_gptj_f32, "rope.gptj.f32", "rope_gptj_f32", KC_F32, KC_I32, rope_gptj_reference);
-ROPE_Q_CONTRACT(rope_gptj_f16, "rope.gptj.f16", "rope_gptj_f16", KC_F16, KC_I32, rope_gptj_reference);
-ROPE_Q_CONTRACT(rope_gptj_bf16, "rope.gptj.bf16", "rope_gptj_bf16", KC_BF16, KC_I32, rope_gptj_reference);
+ROPE_Q_CONTRACT(rope_neox_f32, "rope.neox.f32", "rope_neox_f32", KC_F32, KC_I64, rope_neox_reference, "rope_neox_ref");
+ROPE_Q_CONTRACT(rope_neox_f16, "rope.neox.f16", "rope_neox_f16", KC_F16, KC_I64, rope_neox_reference, "rope_neox_ref");
+ROPE_Q_CONTRACT(rope_neox_bf16, "rope.neox.bf16", "rope_neox_bf16", KC_BF16, KC_I64, rope_neox_reference, "rope_neox_ref");
+ROPE_Q_CONTRACT(rope_gptj_f32, "rope.gptj.f32", "rope_gptj_f32", KC_F32, KC_I32, rope_gptj_reference, "rope_gptj_ref");
+ROPE_Q_CONTRACT(rope_gptj_f16, "rope.gptj.f16", "rope_gptj_f16", KC_F16, KC_I32, rope_gptj_reference, "rope_gptj_ref");
+ROPE_Q_CONTRACT(rope_gptj_bf16, "rope.gptj.bf16", "rope_gptj_bf16", KC_BF16, KC_I32, rope_gptj_reference, "rope_gptj_ref");
 
 #define ROPE_QK_CONTRACT(id_, name_, sym_, dt_) \
 KC_CONTRACT(id_) { \
@@ -160,7 +164,7 @@ KC_CONTRACT(id_) { \
     }, \
     .launch = rope_launch, .shapes = rope_shapes, \
     .dists = { KC_UNIFORM, KC_NORMAL }, \
-    .reference = rope_qk_reference, .budget = ROPE_BUDGET, \
+    .reference = rope_qk_reference, .device_reference = ROPE_DREF("rope_neox_qk_ref"), .budget = ROPE_BUDGET, \
     .controls = { ROPE_CONTROLS_Q, \
         { "stride_assume_contiguous", 3, "assumes q/k token rows are contiguous (stride heads*head_dim) instead of stride_tokens: rotates the wrong elements for tokens >= 1" }, \
         { "k_uses_q_heads", 2, "GQA head-count confusion: rotates `heads` heads of k instead of kv_heads, writing past the last token's k row" } }, \

@@ -305,6 +305,14 @@ typedef struct kc_known {
     const char *reason;
 } kc_known;
 
+/* A boundary distribution (ZEROS, CONSTANT, DENORMAL, INT_EXTREMES) a
+ * contract does not run although its inputs could take it, and why (the
+ * contract lint asks for one or the other). */
+typedef struct kc_dist_skip {
+    kc_dist dist;
+    const char *reason;
+} kc_dist_skip;
+
 /* A host-launched library kernel (cuBLAS, CUB, ...): an extern "C" host
  * function in a shared library built by this project. args[i] points to what
  * cuLaunchKernel would get for argument i: the device pointer (CUdeviceptr)
@@ -330,6 +338,7 @@ typedef struct kc_contract {
     void (*launch)(const kc_shape *s, const kc_device *dev, kc_launch *l);  /* NULL for a library */
     const kc_shape *shapes;                 /* ends with {0} */
     kc_dist dists[KC_MAX_DISTS];            /* empty means {UNIFORM, NORMAL} */
+    kc_dist_skip no_boundary[KC_MAX_DISTS]; /* boundary distributions not run, with reasons */
     void (*reference)(const kc_ref *r);
     kc_device_ref device_reference;         /* optional: the same reference on the GPU */
     kc_tol tol;                             /* default for every output */

@@ -14,6 +14,8 @@
  *              within s ulps of a correct rounding exceeds half an ulp only
  *              when the rounding error was within s of 1/2, with probability
  *              at most 2 s.
+ * Judged for the random distributions only (UNIFORM .. MASKED): the boundary
+ * ones (ZEROS, CONSTANT, ...) repeat values, whose errors are not independent.
  * Z = 6: a correct kernel fails one test in about 5e8 (the two-sided normal
  * tail beyond 6 sigma, 2.0e-9, per test; the central limit theorem makes the
  * means normal for the n of real shapes). */

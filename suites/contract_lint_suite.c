@@ -11,6 +11,8 @@
 #include "dtype.h"
 #include "kcontract.h"
 #include "registry.h"
+#include "seed.h"
+#include "suite.h"
 
 /* The H200 as measured by `kcontract info` (docs/receipts). */
 static const kc_device h200 = {
@@ -68,9 +70,43 @@ static int lint_declarations(kc_suite_ctx *ctx, const kc_contract *c)
     return 0;
 }
 
+/* The boundary distributions a contract's inputs can take: ZEROS, CONSTANT
+ * and DENORMAL when a floating input comes from the built-in stream,
+ * INT_EXTREMES when an integer one does; each must be run (in dists) or
+ * skipped with a reason (no_boundary). */
+static int lint_boundaries(kc_suite_ctx *ctx, const kc_contract *c)
+{
+    int floats = 0, ints = 0;
+    for (int i = 0; i < KC_MAX_ARGS && c->args[i].kind; i++) {
+        const kc_arg *a = &c->args[i];
+        if (a->kind != KC_ARG_BUFFER || a->role == KC_OUT || a->gen || a->range) continue;
+        if (kc_dtype_is_float(a->dtype)) floats = 1;
+        else ints = 1;
+    }
+    static const kc_dist fdists[] = { KC_ZEROS, KC_CONSTANT, KC_DENORMAL };
+    for (int k = 0; k < 4; k++) {
+        kc_dist d = k < 3 ? fdists[k] : KC_INT_EXTREMES;
+        if (k < 3 ? !floats : !ints) continue;
+        int run = 0, skipped = 0;
+        for (int j = 0; j < KC_MAX_DISTS && c->dists[j]; j++) run |= c->dists[j] == d;
+        for (int j = 0; j < KC_MAX_DISTS && c->no_boundary[j].dist; j++) {
+            if (c->no_boundary[j].dist != d) continue;
+            if (!c->no_boundary[j].reason || !*c->no_boundary[j].reason)
+                return kc_suite_fail(ctx, "contract %s: no_boundary %s needs a reason", c->name, kc_dist_name(d));
+            skipped = 1;
+        }
+        if (!run && !skipped)
+            return kc_suite_fail(ctx, "contract %s: its %s inputs can take the boundary distribution %s: add it to .dists, or to .no_boundary with the reason it does not apply",
+                                 c->name, k < 3 ? "floating" : "integer", kc_dist_name(d));
+        if (run && skipped)
+            return kc_suite_fail(ctx, "contract %s: %s is both run and skipped", c->name, kc_dist_name(d));
+    }
+    return 0;
+}
+
 static int lint(kc_suite_ctx *ctx, const kc_contract *c)
 {
-    if (lint_declarations(ctx, c)) return 1;
+    if (lint_declarations(ctx, c) || lint_boundaries(ctx, c)) return 1;
     int controls = 0;
     while (controls < KC_MAX_CONTROLS && c->controls[controls].name) controls++;
     if (controls < 2) return kc_suite_fail(ctx, "contract %s has %d control(s); each needs at least 2", c->name, controls);
@@ -104,9 +140,13 @@ KC_SUITE(suite_contract_lint, "host.contracts.lint", 0)
 {
     const kc_contract *const *cs;
     size_t n = kc_registry_contracts(&cs);
-    for (size_t i = 0; i < n; i++)
-        if (lint(ctx, cs[i])) return 1;
-    return 0;
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) bad += lint(ctx, cs[i]);   /* every contract: the message says how many failed */
+    if (bad > 1) {
+        size_t used = strlen(ctx->msg);
+        snprintf(ctx->msg + used, sizeof ctx->msg - used, " (and %d more of the %zu contracts have problems)", bad - 1, n);
+    }
+    return bad > 0;
 }
 
 KC_SUITE(suite_gpu_arch, "gpu.device.arch", 1)

@@ -239,7 +239,7 @@ KC_CONTRACT(id_) { \
         KC_SCALAR("scale", KC_F32, ad_scale), \
     }, \
     .launch = ad_launch, .shapes = ad_shapes, \
-    .dists = { KC_UNIFORM, KC_NORMAL, KC_LARGE }, \
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_LARGE, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
     .reference = ref_, \
     .device_reference = { .module = "attention_decode_ref", .symbol = dref_, .launch = ad_ref_launch, .agree = AD_REF_AGREE }, \
     .budget = { .max_regs = 128, .max_smem = 33280, .max_local = 0, .min_blocks_per_sm = 2 }, \

@@ -206,7 +206,7 @@ KC_CONTRACT(id_) { \
         KC_SCALAR("scale", KC_F32, ap_scale), \
     }, \
     .launch = ap_launch, .shapes = shapes_, \
-    .dists = { KC_UNIFORM, KC_NORMAL }, \
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
     .reference = ap_reference, \
     .device_reference = { .module = "attention_prefill_ref", .symbol = "attn_prefill_ref", .launch = ap_ref_launch, .agree = AP_REF_AGREE }, \
     .budget = { .max_regs = 128, .max_smem = smem_, .max_local = 0, .min_blocks_per_sm = 2 }, \

@@ -283,6 +283,7 @@ KC_CONTRACT(cub_reduce_sum_f32) {
     .dims = { "n" },
     .args = { KC_BUFFER("out", KC_F32, KC_OUT, one), KC_BUFFER("in", KC_F32, KC_IN, kc_count_d0), CUB_N_ARG },
     .shapes = shapes, .reference = reduce_sum_ref, .tol = CUB_SUM_TOL,
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_ZEROS, KC_CONSTANT, KC_DENORMAL },
     .controls = {
         { "num_items_minus_one", 3, "num_items - 1 passed: the last item missing from the sum" },
         { "out_offset", 2, "the output pointer off by one (a segmented offset applied to a single output): written past the end" },
@@ -325,6 +326,7 @@ KC_CONTRACT(cub_scan_incl_f32) {
     .dims = { "n" },
     .args = { KC_BUFFER("out", KC_F32, KC_OUT, kc_count_d0), KC_BUFFER("in", KC_F32, KC_IN, kc_count_d0), CUB_N_ARG },
     .shapes = shapes, .reference = scan_incl_f32_ref, .tol = CUB_SUM_TOL,
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_ZEROS, KC_CONSTANT, KC_DENORMAL },
     .nondeterministic = "CUB's DeviceScan is not run-to-run deterministic for floats: the decoupled look-back sums a tile's predecessors up to the first with a published inclusive prefix, which depends on timing",
     .controls = { CUB_SCAN_CONTROLS },
 };
@@ -342,7 +344,7 @@ KC_CONTRACT(cub_sort_pairs_desc_f32) {
     .shapes = shapes, .reference = sort_pairs_desc_f32_ref,
     /* zeros_mixed: half the keys +-0, ties whose order is the stability test;
      * specials: +-inf and NaNs at both ends. */
-    .dists = { KC_NORMAL, KC_ZEROS_MIXED, KC_SPECIALS },
+    .dists = { KC_NORMAL, KC_ZEROS_MIXED, KC_SPECIALS, KC_ZEROS, KC_CONSTANT, KC_DENORMAL },
     .controls = {
         { "num_items_minus_one", 2, "num_items - 1 passed: the last key and value never written" },
         { "end_bit_short", 3, "end_bit 24 for 32-bit keys: the top byte (sign, exponent) left out of the sort" },

@@ -74,7 +74,7 @@ KC_CONTRACT(id_) { \
         KC_SCALAR("K", KC_I32, cg_k), \
     }, \
     .shapes = cublas_gemm_shapes, \
-    .dists = { KC_NORMAL, KC_UNIFORM }, \
+    .dists = { KC_NORMAL, KC_UNIFORM, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
     .reference = kc_ref_gemm_nt, .tol = CUBLAS_GEMM_TOL, \
     .device_reference = { .module = "gemm_ref", .symbol = "gemm_nt_ref" }, \
     .controls = { \

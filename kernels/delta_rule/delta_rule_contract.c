@@ -48,8 +48,9 @@ static void dr_unit_gen(kc_gen *g)
     }
     free(tmp);
 }
-static void dr_alpha_gen(kc_gen *g) { for (size_t i = 0; i < g->count; i++) kc_gen_put(g, i, kc_rand_uniform(g, 0.8, 1.0)); }
-static void dr_beta_gen(kc_gen *g) { for (size_t i = 0; i < g->count; i++) kc_gen_put(g, i, kc_rand_uniform(g, 0.05, 0.95)); }
+/* Decay alpha U(0.8, 1) and write strength beta U(0.05, 0.95), made on the GPU. */
+static void dr_alpha_range(const kc_shape *s, double *lo, double *hi) { (void)s; *lo = 0.8; *hi = 1.0; }
+static void dr_beta_range(const kc_shape *s, double *lo, double *hi) { (void)s; *lo = 0.05; *hi = 0.95; }
 
 /* Block (32, 4, 2): 32 columns of d_v, 4 row groups, 2 heads; grid
  * (ceil(d_v / 32), seqs * ceil(heads / 2)). */
@@ -125,14 +126,14 @@ KC_CONTRACT(id_) { \
         KC_BUFFER_GEN("q", dt_, KC_IN, dr_qk_count, dr_unit_gen), \
         KC_BUFFER_GEN("k", dt_, KC_IN, dr_qk_count, dr_unit_gen), \
         KC_BUFFER("v", dt_, KC_IN, dr_v_count), \
-        KC_BUFFER_GEN("alpha", KC_F32, KC_IN, dr_heads, dr_alpha_gen), \
-        KC_BUFFER_GEN("beta", KC_F32, KC_IN, dr_heads, dr_beta_gen), \
+        KC_BUFFER_RANGE("alpha", KC_F32, KC_IN, dr_heads, dr_alpha_range), \
+        KC_BUFFER_RANGE("beta", KC_F32, KC_IN, dr_heads, dr_beta_range), \
         KC_SCALAR("heads", KC_I32, dr_h), \
         KC_SCALAR("d_k", KC_I32, dr_dk), \
         KC_SCALAR("d_v", KC_I32, dr_dv), \
     }, \
     .launch = dr_launch, .shapes = dr_shapes, \
-    .dists = { KC_NORMAL, KC_UNIFORM }, \
+    .dists = { KC_NORMAL, KC_UNIFORM, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
     .reference = delta_rule_reference, \
     .device_reference = { .module = "delta_rule_ref", .symbol = "delta_rule_ref", .agree = { 0 } }, \
     .budget = { .max_regs = 80, .max_smem = 1024, .max_local = 0, .min_blocks_per_sm = 3 }, \

@@ -98,7 +98,7 @@ KC_CONTRACT(id_) { \
     }, \
     .launch = launch_, \
     .shapes = ew_shapes, \
-    .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS }, \
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
     .reference = ref_axpy, \
     .device_reference = { .module = "elementwise_ref", .symbol = "axpy_ref" }, \
     .budget = EW_BUDGET, \
@@ -121,7 +121,7 @@ KC_CONTRACT(id_) { \
     }, \
     .launch = ew_launch_v8, \
     .shapes = ew_shapes, \
-    .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS }, \
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
     .reference = ref_residual_add, \
     .device_reference = { .module = "elementwise_ref", .symbol = "residual_add_ref" }, \
     .budget = EW_BUDGET, \

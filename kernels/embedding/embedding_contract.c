@@ -88,7 +88,7 @@ KC_CONTRACT(id_) { \
         KC_SCALAR("hidden", KC_I32, em_hidden), \
     }, \
     .launch = em_launch, .shapes = em_shapes, \
-    .dists = { KC_NORMAL, KC_SPECIALS }, \
+    .dists = { KC_NORMAL, KC_SPECIALS, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
     .reference = embedding_reference, \
     .device_reference = { .module = "embedding_ref", .symbol = "embedding_ref", .agree = { 0 } }, \
     .tol = { 0.0, 0.0, "a gather is an exact copy (or exact zeros)" }, \

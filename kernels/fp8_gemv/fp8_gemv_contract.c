@@ -147,7 +147,7 @@ KC_CONTRACT(id_) { \
         KC_SCALAR("K", KC_I32, f8_k), \
     }, \
     .launch = f8_launch, .shapes = f8_shapes, \
-    .dists = { KC_NORMAL, KC_UNIFORM }, \
+    .dists = { KC_NORMAL, KC_UNIFORM, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
     .reference = f8_reference, .tol = F8_TOL, \
     .device_reference = { .module = "fp8_gemv_ref", .symbol = "fp8_gemv_ref" }, \
     /* ptxas (CUDA 13.0, sm_90): 32 registers, no shared memory, no spills: 8 blocks of 256 per SM */ \

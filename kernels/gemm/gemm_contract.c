@@ -113,7 +113,7 @@ KC_CONTRACT(id_) { \
         KC_SCALAR("K", KC_I32, gm_k), \
     }, \
     .launch = launch_, .shapes = gemm_shapes, \
-    .dists = { KC_NORMAL, KC_UNIFORM }, \
+    .dists = { KC_NORMAL, KC_UNIFORM, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
     .reference = kc_ref_gemm_nt, .tol = GEMM_TOL, .budget = budget_, \
     .device_reference = { .module = "gemm_ref", .symbol = "gemm_nt_ref" }, \
     .controls = { GEMM_CONTROLS }, \

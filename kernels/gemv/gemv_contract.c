@@ -144,7 +144,7 @@ KC_CONTRACT(id_) { \
         KC_SCALAR("ldx", KC_I64, gv_ldx), \
     }, \
     .launch = gemv_launch, .shapes = shapes_, \
-    .dists = { KC_NORMAL, KC_UNIFORM }, \
+    .dists = { KC_NORMAL, KC_UNIFORM, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
     .reference = gemv_reference, .tol = GEMV_TOL, .budget = GEMV_BUDGET, \
     .device_reference = { .module = "gemv_ref", .symbol = "gemv_ref" }, \
     .controls = { GEMV_CONTROLS_COMMON, __VA_ARGS__ }, \

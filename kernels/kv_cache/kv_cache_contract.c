@@ -169,7 +169,7 @@ KC_CONTRACT(id_) { \
         KC_SCALAR("page_size", KC_I32, kv_ps), \
     }, \
     .launch = kv_launch, .shapes = kv_shapes, \
-    .dists = { KC_UNIFORM, KC_SPECIALS }, \
+    .dists = { KC_UNIFORM, KC_SPECIALS, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
     .reference = ref_, \
     .device_reference = { .module = "kv_cache_ref", .symbol = dref_, .agree = { 0 } }, \
     .tol = { 0.0, 0.0, "a copy of 2-byte elements: every cache element must be bit-exact (the input or the new row)" }, \

@@ -131,7 +131,7 @@ KC_CONTRACT(id_) { \
         KC_SCALAR("hidden", KC_I32, ln_hidden), \
     }, \
     .launch = ln_launch, .shapes = ln_shapes, \
-    .dists = { KC_NORMAL, KC_UNIFORM, KC_LARGE }, \
+    .dists = { KC_NORMAL, KC_UNIFORM, KC_LARGE, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
     .reference = layernorm_reference, .tol = tol_, .budget = LN_BUDGET, \
     .device_reference = { .module = "layernorm_ref", .symbol = "layernorm_ref", .launch = layernorm_ref_launch }, \
     .controls = { LN_CONTROLS_COMMON, __VA_ARGS__ }, \

@@ -188,7 +188,7 @@ KC_CONTRACT(id_) { \
         KC_SCALAR("G", KC_I32, q4_g), \
     }, \
     .launch = launch_, .shapes = shapes_, \
-    .dists = { KC_NORMAL, KC_UNIFORM }, \
+    .dists = { KC_NORMAL, KC_UNIFORM, KC_ZEROS, KC_CONSTANT, KC_DENORMAL, KC_INT_EXTREMES }, \
     .reference = q4_reference, .tol = Q4_TOL, .budget = budget_, \
     .device_reference = { .module = "quant_int4_ref", .symbol = "quant_int4_ref" }, \
     .controls = { Q4_CONTROLS_COMMON, __VA_ARGS__ }, \

@@ -187,7 +187,7 @@ KC_CONTRACT(id_) { \
 
 RED_CONTRACT(reduce_sum_f32, "reduce_sum.f32", "reduce_sum_f32", KC_F32, ref_sum, red_shapes,
     .device_reference = RED_SUM_DREF,
-    .dists = { KC_UNIFORM, KC_NORMAL, KC_ZEROS_MIXED, KC_SPECIALS },
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_ZEROS_MIXED, KC_SPECIALS, KC_ZEROS, KC_CONSTANT, KC_DENORMAL },
     .tol = RED_SUM_TOL,
     .controls = { RED_COMMON_CONTROLS });
 
@@ -197,7 +197,7 @@ RED_CONTRACT(reduce_sum_f32, "reduce_sum.f32", "reduce_sum_f32", KC_F32, ref_sum
  * every partial to 11 bits costs ~1e-2 absolute, far above atol. */
 RED_CONTRACT(reduce_sum_f16, "reduce_sum.f16", "reduce_sum_f16", KC_F16, ref_sum, red_shapes_wide,
     .device_reference = RED_SUM_DREF,
-    .dists = { KC_UNIFORM, KC_NORMAL, KC_LARGE, KC_SPECIALS },
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_LARGE, KC_SPECIALS, KC_ZEROS, KC_CONSTANT, KC_DENORMAL },
     .tol = RED_SUM_TOL,
     .controls = {
         RED_COMMON_CONTROLS,
@@ -207,7 +207,7 @@ RED_CONTRACT(reduce_sum_f16, "reduce_sum.f16", "reduce_sum_f16", KC_F16, ref_sum
 
 RED_CONTRACT(reduce_sum_bf16, "reduce_sum.bf16", "reduce_sum_bf16", KC_BF16, ref_sum, red_shapes,
     .device_reference = RED_SUM_DREF,
-    .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS },
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS, KC_ZEROS, KC_CONSTANT, KC_DENORMAL },
     .tol = RED_SUM_TOL,
     .controls = {
         RED_COMMON_CONTROLS,
@@ -217,13 +217,13 @@ RED_CONTRACT(reduce_sum_bf16, "reduce_sum.bf16", "reduce_sum_bf16", KC_BF16, ref
 /* Max is exact (the result is one of the inputs): default f32 tolerance. */
 RED_CONTRACT(reduce_max_f32, "reduce_max.f32", "reduce_max_f32", KC_F32, ref_max, red_shapes,
     .device_reference = RED_MAX_DREF,
-    .dists = { KC_UNIFORM, KC_NORMAL, KC_ZEROS_MIXED, KC_SPECIALS },
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_ZEROS_MIXED, KC_SPECIALS, KC_ZEROS, KC_CONSTANT, KC_DENORMAL },
     .controls = { RED_COMMON_CONTROLS });
 RED_CONTRACT(reduce_max_f16, "reduce_max.f16", "reduce_max_f16", KC_F16, ref_max, red_shapes,
     .device_reference = RED_MAX_DREF,
-    .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS },
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS, KC_ZEROS, KC_CONSTANT, KC_DENORMAL },
     .controls = { RED_COMMON_CONTROLS });
 RED_CONTRACT(reduce_max_bf16, "reduce_max.bf16", "reduce_max_bf16", KC_BF16, ref_max, red_shapes,
     .device_reference = RED_MAX_DREF,
-    .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS },
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS, KC_ZEROS, KC_CONSTANT, KC_DENORMAL },
     .controls = { RED_COMMON_CONTROLS });

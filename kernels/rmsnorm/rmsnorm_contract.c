@@ -157,7 +157,7 @@ KC_CONTRACT(id_) { \
         KC_SCALAR("hidden", KC_I32, rms_hidden), \
     }, \
     .launch = rms_launch, .shapes = rms_shapes, \
-    .dists = { KC_NORMAL, KC_UNIFORM, KC_LARGE }, \
+    .dists = { KC_NORMAL, KC_UNIFORM, KC_LARGE, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
     .reference = rmsnorm_reference, .tol = tol_, .budget = RMS_BUDGET, \
     .device_reference = { .module = "rmsnorm_ref", .symbol = "rmsnorm_ref", .launch = rms_ref_launch }, \
     .controls = { RMS_CONTROLS_COMMON }, \
@@ -175,7 +175,7 @@ KC_CONTRACT(id_) { \
         KC_SCALAR("hidden", KC_I32, rms_hidden), \
     }, \
     .launch = rms_launch, .shapes = rms_shapes, \
-    .dists = { KC_NORMAL, KC_UNIFORM, KC_LARGE }, \
+    .dists = { KC_NORMAL, KC_UNIFORM, KC_LARGE, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
     .reference = fused_add_rmsnorm_reference, .tol = tol_, .budget = RMS_BUDGET, \
     .device_reference = { .module = "rmsnorm_ref", .symbol = "fused_add_rmsnorm_ref", .launch = rms_ref_launch }, \
     .controls = { RMS_CONTROLS_COMMON, \

@@ -20,9 +20,11 @@ static size_t rope_cache_count(const kc_shape *s) { return (size_t)(s->d[4] * (s
 static size_t rope_qs_count(const kc_shape *s) { return (size_t)((s->d[0] - 1) * s->d[5] + s->d[1] * s->d[3]); }
 static size_t rope_ks_count(const kc_shape *s) { return (size_t)((s->d[0] - 1) * s->d[5] + s->d[2] * s->d[3]); }
 
-static void rope_pos_gen(kc_gen *g)
+/* Positions uniform in [0, max_pos - 1], made on the GPU. */
+static void rope_pos_range(const kc_shape *s, double *lo, double *hi)
 {
-    for (size_t i = 0; i < g->count; i++) kc_gen_put(g, i, (double)kc_rand_int(g, 0, g->shape->d[4] - 1));
+    *lo = 0;
+    *hi = (double)(s->d[4] - 1);
 }
 
 static void rope_cache_gen(kc_gen *g, int want_sin)
@@ -128,14 +130,14 @@ KC_CONTRACT(id_) { \
     .dims = { "tokens", "heads", "kv_heads", "head_dim", "max_pos", "stride_tokens" }, \
     .args = { \
         KC_BUFFER("q", dt_, KC_INOUT, rope_q_count), \
-        KC_BUFFER_GEN("positions", posdt_, KC_IN, kc_count_d0, rope_pos_gen), \
-        KC_BUFFER_GEN("cos_cache", KC_F32, KC_IN, rope_cache_count, rope_cos_gen), \
-        KC_BUFFER_GEN("sin_cache", KC_F32, KC_IN, rope_cache_count, rope_sin_gen), \
+        KC_BUFFER_RANGE("positions", posdt_, KC_IN, kc_count_d0, rope_pos_range), \
+        KC_BUFFER_TABLE("cos_cache", KC_F32, KC_IN, rope_cache_count, rope_cos_gen), \
+        KC_BUFFER_TABLE("sin_cache", KC_F32, KC_IN, rope_cache_count, rope_sin_gen), \
         KC_SCALAR("heads", KC_I32, rope_heads), \
         KC_SCALAR("head_dim", KC_I32, rope_head_dim), \
     }, \
     .launch = rope_launch, .shapes = rope_shapes, \
-    .dists = { KC_UNIFORM, KC_NORMAL }, \
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
     .reference = ref_, .device_reference = ROPE_DREF(dref_), .budget = ROPE_BUDGET, \
     .controls = { ROPE_CONTROLS_Q }, \
 }
@@ -154,16 +156,16 @@ KC_CONTRACT(id_) { \
     .args = { \
         KC_BUFFER("q", dt_, KC_INOUT, rope_qs_count), \
         KC_BUFFER("k", dt_, KC_INOUT, rope_ks_count), \
-        KC_BUFFER_GEN("positions", KC_I64, KC_IN, kc_count_d0, rope_pos_gen), \
-        KC_BUFFER_GEN("cos_cache", KC_F32, KC_IN, rope_cache_count, rope_cos_gen), \
-        KC_BUFFER_GEN("sin_cache", KC_F32, KC_IN, rope_cache_count, rope_sin_gen), \
+        KC_BUFFER_RANGE("positions", KC_I64, KC_IN, kc_count_d0, rope_pos_range), \
+        KC_BUFFER_TABLE("cos_cache", KC_F32, KC_IN, rope_cache_count, rope_cos_gen), \
+        KC_BUFFER_TABLE("sin_cache", KC_F32, KC_IN, rope_cache_count, rope_sin_gen), \
         KC_SCALAR("heads", KC_I32, rope_heads), \
         KC_SCALAR("kv_heads", KC_I32, rope_kv_heads), \
         KC_SCALAR("head_dim", KC_I32, rope_head_dim), \
         KC_SCALAR("stride_tokens", KC_I64, rope_stride), \
     }, \
     .launch = rope_launch, .shapes = rope_shapes, \
-    .dists = { KC_UNIFORM, KC_NORMAL }, \
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
     .reference = rope_qk_reference, .device_reference = ROPE_DREF("rope_neox_qk_ref"), .budget = ROPE_BUDGET, \
     .controls = { ROPE_CONTROLS_Q, \
         { "stride_assume_contiguous", 3, "assumes q/k token rows are contiguous (stride heads*head_dim) instead of stride_tokens: rotates the wrong elements for tokens >= 1" }, \

@@ -91,7 +91,14 @@ static const kc_shape scan_shapes[] = {
 #define SCAN_BARRIER_CONTROL { "missing_phase_barrier", 3, "missing __syncthreads between warps publishing their totals to shared memory and every warp reading them (poisoned 0xFF or the previous chunk's totals; a race: gate 4 if it varies between launches)" }
 #define SCAN_TAIL_CONTROL { "tail_unguarded", 2, "the last, partial chunk of a row is stored whole: the last row writes past the end of out (n = 31, 33, 1023, 2049, 65535, 128256, 152064)" }
 
-#define SCAN_CONTRACT(id_, name_, sym_, dt_, count_, ref_, dref_, tol_, ...) \
+/* The boundary distributions: f32 runs zeros, constant and denormal; i32
+ * skips its extremes, whose prefix sums overflow int32 (outside the
+ * kernel's domain). nb_ names the set: SCAN_FLOAT_BOUNDARY or SCAN_INT_BOUNDARY. */
+#define SCAN_FLOAT_BOUNDARY KC_ZEROS, KC_CONSTANT, KC_DENORMAL
+#define SCAN_INT_BOUNDARY KC_DIST_END
+#define SCAN_NO_BOUNDARY_SCAN_FLOAT_BOUNDARY { { KC_DIST_END, NULL } }
+#define SCAN_NO_BOUNDARY_SCAN_INT_BOUNDARY { { KC_INT_EXTREMES, "prefix sums of int32 extremes (MIN, MAX, 2^24+1) overflow int32 after two elements: the kernel's domain is sums that fit, which the uniform [-1000, 1000] inputs span with 152064-element rows (|sum| < 2^28)" } }
+#define SCAN_CONTRACT(id_, name_, sym_, dt_, count_, ref_, dref_, tol_, nb_, ...) \
 KC_CONTRACT(id_) { \
     .name = name_, .module = "scan", .symbol = sym_, \
     .dims = { "rows", "n" }, \
@@ -102,8 +109,8 @@ KC_CONTRACT(id_) { \
         KC_SCALAR("n", KC_I32, sc_n), \
     }, \
     .launch = scan_launch, .shapes = scan_shapes, \
-    .dists = { KC_UNIFORM, KC_NORMAL }, \
-    .reference = ref_, .tol = tol_, .budget = SCAN_BUDGET, \
+    .dists = { KC_UNIFORM, KC_NORMAL, nb_ }, \
+    .reference = ref_, .tol = tol_, .budget = SCAN_BUDGET, .no_boundary = SCAN_NO_BOUNDARY_##nb_, \
     .device_reference = { .module = "scan_ref", .symbol = dref_, .launch = scan_ref_launch }, \
     .controls = { __VA_ARGS__ }, \
 }
@@ -114,7 +121,7 @@ KC_CONTRACT(id_) { \
     { "last_offset_unwritten", 2, "the row total out[n] is written by the thread holding index n, which does not exist when n is a multiple of the 2048-element chunk (n = 2048, 4096, 32768): out[n] stays poison" }, \
     { "exclusive_off_by_one", 3, "the exclusive scan stores the running sum after adding the element: out[j] includes in[j]" }
 
-SCAN_CONTRACT(scan_incl_i32, "scan.incl.i32", "scan_incl_i32", KC_I32, sc_incl_count, scan_incl_reference, "scan_incl_ref", SCAN_TOL_I32, SCAN_INCL_CONTROLS);
-SCAN_CONTRACT(scan_excl_i32, "scan.excl.i32", "scan_excl_i32", KC_I32, sc_excl_count, scan_excl_reference, "scan_excl_ref", SCAN_TOL_I32, SCAN_EXCL_CONTROLS);
-SCAN_CONTRACT(scan_incl_f32, "scan.incl.f32", "scan_incl_f32", KC_F32, sc_incl_count, scan_incl_reference, "scan_incl_ref", SCAN_TOL_F32, SCAN_INCL_CONTROLS);
-SCAN_CONTRACT(scan_excl_f32, "scan.excl.f32", "scan_excl_f32", KC_F32, sc_excl_count, scan_excl_reference, "scan_excl_ref", SCAN_TOL_F32, SCAN_EXCL_CONTROLS);
+SCAN_CONTRACT(scan_incl_i32, "scan.incl.i32", "scan_incl_i32", KC_I32, sc_incl_count, scan_incl_reference, "scan_incl_ref", SCAN_TOL_I32, SCAN_INT_BOUNDARY, SCAN_INCL_CONTROLS);
+SCAN_CONTRACT(scan_excl_i32, "scan.excl.i32", "scan_excl_i32", KC_I32, sc_excl_count, scan_excl_reference, "scan_excl_ref", SCAN_TOL_I32, SCAN_INT_BOUNDARY, SCAN_EXCL_CONTROLS);
+SCAN_CONTRACT(scan_incl_f32, "scan.incl.f32", "scan_incl_f32", KC_F32, sc_incl_count, scan_incl_reference, "scan_incl_ref", SCAN_TOL_F32, SCAN_FLOAT_BOUNDARY, SCAN_INCL_CONTROLS);
+SCAN_CONTRACT(scan_excl_f32, "scan.excl.f32", "scan_excl_f32", KC_F32, sc_excl_count, scan_excl_reference, "scan_excl_ref", SCAN_TOL_F32, SCAN_FLOAT_BOUNDARY, SCAN_EXCL_CONTROLS);

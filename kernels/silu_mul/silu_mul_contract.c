@@ -93,7 +93,7 @@ KC_CONTRACT(id_) { \
     }, \
     .launch = sm_launch, \
     .shapes = sm_shapes, \
-    .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS }, \
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
     .reference = ref_silu_mul, \
     .device_reference = { .module = "silu_mul_ref", .symbol = "silu_mul_ref", .agree = SM_REF_AGREE }, \
     .budget = SM_BUDGET, \

@@ -119,7 +119,7 @@ KC_CONTRACT(id_) { \
         KC_SCALAR("cols", KC_I32, sm_cols), \
     }, \
     .launch = softmax_launch, .shapes = softmax_shapes, \
-    .dists = { KC_UNIFORM, KC_NORMAL, KC_LARGE, KC_MASKED }, \
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_LARGE, KC_MASKED, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
     .reference = softmax_reference, \
     .device_reference = { .module = "softmax_ref", .symbol = "softmax_ref", .launch = softmax_ref_launch, .agree = SOFTMAX_REF_AGREE }, \
     .tol = tol_, \

@@ -100,7 +100,7 @@ KC_CONTRACT(id_) { \
     }, \
     .launch = tr_launch, \
     .shapes = tr_shapes, \
-    .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS }, \
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
     .reference = ref_transpose, \
     .device_reference = { .module = "transpose_ref", .symbol = "transpose_ref" }, \
     .budget = { .max_regs = 32, .max_smem = (smem_), .max_local = 0, .min_blocks_per_sm = 8 }, \

@@ -142,6 +142,7 @@ static int check_shard(msgs *m, const kc_merge_want *w, const kc_shard_out *s)
     }
     if (s->bad[0]) problem(m, &st, s, w->n, "malformed TALLY: %s", s->bad);
     if (s->tallies > 1) problem(m, &st, s, w->n, "printed %d TALLY lines (one expected)", s->tallies);
+    if (s->leak[0]) problem(m, &st, s, w->n, "left processes behind: %s", s->leak);
     if (st || !s->have) return st;
     check_identity(m, &st, w, s);
     int explained = kc_tally_exit_status(&s->tally);

@@ -122,6 +122,8 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
         fprintf(stderr, "kcontract: --worker: no result pipe on fd %d (internal option of a --jobs parent)\n", KC_RESULT_FD);
         return 2;
     }
+    static const char ready[] = KC_RESULT_READY "\n";
+    if (write(KC_RESULT_FD, ready, sizeof ready - 1) != (ssize_t)sizeof ready - 1) return 4;   /* the parent is gone */
     kc_gpu gpu;
     memset(&gpu, 0, sizeof gpu);
     int gpu_state = 0;          /* 0 not opened, 1 ready, -1 no GPU */

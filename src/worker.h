@@ -2,16 +2,20 @@
  *
  * The worker: `kcontract run --worker --seed S --device D --parent PPID`,
  * started by the parent (kc_queue_run) with item names on its stdin, one a
- * line, and a result pipe on fd 3. For each name it runs the item in this
+ * line, and a result pipe on fd 3. Once it has read its items (and any
+ * --records) it writes KC_RESULT_READY on fd 3: until then it is STARTING
+ * (supervisor.h) and gets no item. For each name it runs the item in this
  * process (one CUDA context, opened at the first GPU item, kept for every
  * later one), prints the item's line on stdout exactly as a serial run does,
  * and writes one result line on fd 3:
  *     R <name> <STATE> <gate> <seconds> <peak_rss_kib> <limit_problems> <stale> <lost> <message>
  * (fields separated by one tab; the message last, tabs and newlines replaced
  * by spaces; peak_rss_kib is VmHWM after resetting it through
- * /proc/self/clear_refs, -1 when that is not possible; lost 1 when the item
- * left the CUDA context unusable: the worker then exits 0 and the parent
- * starts a fresh one). At end of input it exits 0.
+ * /proc/self/clear_refs, -1 when that is not possible; lost nonzero when the
+ * worker must be replaced: KC_LOST_CONTEXT, the item left the CUDA context
+ * unusable, or KC_LOST_GPU_STATE, it left device memory allocated
+ * (item_run.h); the worker then exits 0 and the parent starts a fresh one).
+ * At end of input it exits 0.
  *
  * The parent: kc_queue_run, the default of --jobs N. */
 #ifndef KC_WORKER_H
@@ -20,8 +24,11 @@
 #include "cli.h"
 #include "item.h"
 
-#define KC_RESULT_FD 3              /* the worker's result pipe */
-#define KC_QUEUE_GRACE_MS 2000      /* SIGTERM to SIGKILL of a worker past its item's limit */
+#define KC_RESULT_FD 3              /* the worker's result pipe (KC_SUP_RESULT_FD) */
+#define KC_RESULT_READY "READY"     /* the worker's first line on it: it takes items now */
+#define KC_QUEUE_START_S 60         /* a worker not ready this long after its start is killed */
+#define KC_LOST_CONTEXT 1           /* result line's lost: the CUDA context is unusable */
+#define KC_LOST_GPU_STATE 2         /* ... the item left device memory allocated in it */
 #define KC_QUEUE_TAIL_LINES 20      /* a dead worker's last lines kept for its CRASH/TIMEOUT */
 /* Workers replaced after a crash or timeout, at most (then the rest is NOTRUN). */
 #define KC_QUEUE_RESTART_CAP(n) (2 * (n) + 8)

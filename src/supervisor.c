@@ -364,12 +364,15 @@ static int leftovers(const kc_child *c, pid_t *out, int max)
     return kc_proc_find(c->pid, ino, nino, out, max);
 }
 
-static void reap(kc_sup *s)
+/* Children whose exit status came: EXITED. Returns how many. */
+static int reap(kc_sup *s)
 {
+    int n = 0;
     for (int i = 0; i < s->n; i++) {
         kc_child *c = &s->c[i];
         int st;
         if (!alive(c) || waitpid(c->pid, &st, WNOHANG) != c->pid) continue;
+        n++;
         c->wstatus = st;
         c->exited = kc_sup_now();
         c->state = KC_CHILD_EXITED;
@@ -378,6 +381,7 @@ static void reap(kc_sup *s)
         pid_t p[1];
         if (pipes_open(c) || leftovers(c, p, 1) > 0) c->leak_at = c->exited + KC_LEAK_TIMEOUT_MS / 1000.0;
     }
+    return n;
 }
 
 /* The leak timeout of c ran out: SIGKILL to its group and to every process
@@ -421,9 +425,10 @@ static void timers(kc_sup *s)
 }
 
 /* EXITED children whose pipes are closed, and whose leak timeout ran out or
- * whose group is empty: GONE, and the owner is told. */
-static void settle(kc_sup *s)
+ * whose group is empty: GONE, and the owner is told. Returns how many. */
+static int settle(kc_sup *s)
 {
+    int n = 0;
     for (int i = 0; i < s->n; i++) {
         kc_child *c = &s->c[i];
         if (c->state != KC_CHILD_EXITED || pipes_open(c)) continue;
@@ -431,8 +436,10 @@ static void settle(kc_sup *s)
         if (c->leak_at && leftovers(c, p, 1) > 0) continue;     /* its group still has members: wait */
         c->leak_at = c->drain_at = 0;
         c->state = KC_CHILD_GONE;
+        n++;
         s->ops->gone(s->ctx, s, c);
     }
+    return n;
 }
 
 /* The earliest deadline of the supervisor's own, or `until`. */
@@ -450,9 +457,12 @@ static double next_deadline(const kc_sup *s, double until)
 
 int kc_sup_wait(kc_sup *s, double until)
 {
-    reap(s);
+    /* What happened since the last round (a child reaped or gone) goes back
+     * to the owner first: waiting now could wait for an event already past. */
+    int changed = reap(s);
     timers(s);
-    settle(s);
+    changed += settle(s);
+    if (changed || !kc_sup_live(s)) return 0;
     int np = 0;
     s->pf[np++] = (struct pollfd){ s->sp.rfd, POLLIN, 0 };
     for (int i = 0; i < s->n; i++)

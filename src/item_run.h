@@ -22,7 +22,11 @@ typedef struct kc_outcome {
 /* Runs `it` — SKIP without a GPU, a suite in-process, or a GPU item through
  * gates.c — prints its line (and any detail lines) on stdout, clearing the
  * progress line first, and fills *out. The peak RSS is VmHWM after resetting
- * it through /proc/self/clear_refs (Linux 4.0+).
+ * it through /proc/self/clear_refs (Linux 4.0+). Processes the item left
+ * running (children of this process, which must have adopted orphans:
+ * kc_proc_adopt_orphans) get KC_LEAK_TIMEOUT_MS to end, then are killed and
+ * named in the item's line, which kc_outcome_left_behind words. Its seconds
+ * are the item's own, without that wait.
  * Test hook: KC_FAULT_LOSE_CONTEXT_AFTER=<item name> marks the context lost
  * after that item, so the serial re-exec and the queue's worker replacement
  * are exercised on machines without a GPU. */
@@ -32,6 +36,11 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
  * shell reads back word for word: a word with characters other than
  * [A-Za-z0-9@%+=:,./_-] is single-quoted. */
 void kc_rerun_command(const kc_opts *o, const char *name, int device, char *buf, size_t cap);
+/* The item left `what` behind ("1 process running after it: ..."): a PASS or
+ * KNOWN outcome becomes LEAK (it would otherwise read green), naming what and
+ * keeping its own message after it; any other state keeps its verdict and
+ * gets "; it also left <what>" (a control's RED is still a catch). */
+void kc_outcome_left_behind(kc_outcome *out, const char *what);
 /* Nonzero for items that need the GPU (kernels, controls, limits, GPU suites). */
 int kc_item_needs_gpu(const kc_item *it);
 #endif

@@ -1,7 +1,7 @@
 /* report.h — the run's reports, written from its records (record.h):
  *   --json FILE      JSON Lines: one object per item, then one per worker;
- *   --junit FILE     JUnit XML: one testcase per item, FAIL/MISSED/LIMIT as
- *                    failures, CRASH/TIMEOUT as errors, SKIP/NOTRUN as skipped;
+ *   --junit FILE     JUnit XML: one testcase per item, FAIL/MISSED/LIMIT/LEAK
+ *                    as failures, CRASH/TIMEOUT/NOTRUN as errors, SKIP as skipped;
  *   --timeline FILE  SVG: one row per worker, one bar per item coloured by state;
  * and the per-worker figures printed under the SUMMARY. Each writer returns 0,
  * or -1 with errno set (the caller names the file). */

@@ -16,6 +16,7 @@
 #include "gates.h"
 #include "item_run.h"
 #include "nvml.h"
+#include "proctree.h"
 #include "progress.h"
 #include "record.h"
 #include "report.h"
@@ -103,6 +104,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     int *sel = malloc(((size_t)n + 1) * sizeof *sel), ns = 0, gpu_items = 0, nf = 0;
     char serr[1024];
     if (!sel) return 4;
+    kc_proc_adopt_orphans();    /* what an item leaves running becomes ours, to end (item_run.h) */
     if ((ns = kc_select(o, items, n, sel, &nf, serr, sizeof serr)) < 0) {   /* filter, then shard (costs.h) */
         fprintf(stderr, "kcontract: --costs %s\n", serr);
         free(sel);

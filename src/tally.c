@@ -2,15 +2,17 @@
  * the exit status the counts explain, the SUMMARY line, and the names of item
  * kinds and states.
  *
- * TALLY v=1 then, in this fixed order:
- *   kernel.pass kernel.fail kernel.known kernel.skip kernel.crash
+ * TALLY v=2 then, in this fixed order:
+ *   kernel.pass kernel.fail kernel.known kernel.leak kernel.skip kernel.crash
  *   kernel.timeout kernel.notrun
  *   control.red control.missed control.skip control.crash control.timeout
  *   control.notrun
- *   limit.pass limit.fail limit.skip limit.crash limit.timeout limit.notrun
- *   limit.problems
- *   suite.pass suite.fail suite.skip suite.crash suite.timeout suite.notrun
+ *   limit.pass limit.fail limit.leak limit.skip limit.crash limit.timeout
+ *   limit.notrun limit.problems
+ *   suite.pass suite.fail suite.leak suite.skip suite.crash suite.timeout
+ *   suite.notrun
  *   stale items seed device cc sms digest shard filter binary
+ * (v=2 added the three .leak keys, issue 13; v=1 lines are refused.)
  * Counts, stale, items, seed and sms are canonical decimals (digits only, no
  * sign, no leading zeros); device is percent-encoded (bytes <= ' ', >= 0x7f,
  * '%' and '=' as %XX); cc is "major.minor"; shard is "K/N" with K < N;
@@ -30,7 +32,7 @@
 #include "tally.h"
 
 int kc_state_failed(kc_state s) {
-    return s == KC_FAIL || s == KC_MISSED || s == KC_LIMIT || s == KC_CRASH || s == KC_TIMEOUT;
+    return s == KC_FAIL || s == KC_MISSED || s == KC_LIMIT || s == KC_LEAK || s == KC_CRASH || s == KC_TIMEOUT;
 }
 
 const char *kc_kind_name(kc_kind k) {
@@ -40,7 +42,7 @@ const char *kc_kind_name(kc_kind k) {
 
 const char *kc_state_name(kc_state s) {
     static const char *const names[KC_STATE_COUNT] = {
-        "PASS", "FAIL", "KNOWN", "RED", "MISSED", "LIMIT", "SKIP", "CRASH", "TIMEOUT", "NOTRUN"
+        "PASS", "FAIL", "KNOWN", "RED", "MISSED", "LIMIT", "LEAK", "SKIP", "CRASH", "TIMEOUT", "NOTRUN"
     };
     return (s >= 0 && s < KC_STATE_COUNT) ? names[s] : "?";
 }
@@ -61,17 +63,20 @@ typedef struct key {
 
 static const key KEYS[] = {
     CNT("kernel.pass", KC_KIND_KERNEL, KC_PASS), CNT("kernel.fail", KC_KIND_KERNEL, KC_FAIL),
-    CNT("kernel.known", KC_KIND_KERNEL, KC_KNOWN), CNT("kernel.skip", KC_KIND_KERNEL, KC_SKIP),
+    CNT("kernel.known", KC_KIND_KERNEL, KC_KNOWN), CNT("kernel.leak", KC_KIND_KERNEL, KC_LEAK),
+    CNT("kernel.skip", KC_KIND_KERNEL, KC_SKIP),
     CNT("kernel.crash", KC_KIND_KERNEL, KC_CRASH), CNT("kernel.timeout", KC_KIND_KERNEL, KC_TIMEOUT),
     CNT("kernel.notrun", KC_KIND_KERNEL, KC_NOTRUN),
     CNT("control.red", KC_KIND_CONTROL, KC_RED), CNT("control.missed", KC_KIND_CONTROL, KC_MISSED),
     CNT("control.skip", KC_KIND_CONTROL, KC_SKIP), CNT("control.crash", KC_KIND_CONTROL, KC_CRASH),
     CNT("control.timeout", KC_KIND_CONTROL, KC_TIMEOUT), CNT("control.notrun", KC_KIND_CONTROL, KC_NOTRUN),
     CNT("limit.pass", KC_KIND_LIMIT, KC_PASS), CNT("limit.fail", KC_KIND_LIMIT, KC_LIMIT),
+    CNT("limit.leak", KC_KIND_LIMIT, KC_LEAK),
     CNT("limit.skip", KC_KIND_LIMIT, KC_SKIP), CNT("limit.crash", KC_KIND_LIMIT, KC_CRASH),
     CNT("limit.timeout", KC_KIND_LIMIT, KC_TIMEOUT), CNT("limit.notrun", KC_KIND_LIMIT, KC_NOTRUN),
     FLD("limit.problems", K_LONG, limit_problems),
     CNT("suite.pass", KC_KIND_SUITE, KC_PASS), CNT("suite.fail", KC_KIND_SUITE, KC_FAIL),
+    CNT("suite.leak", KC_KIND_SUITE, KC_LEAK),
     CNT("suite.skip", KC_KIND_SUITE, KC_SKIP), CNT("suite.crash", KC_KIND_SUITE, KC_CRASH),
     CNT("suite.timeout", KC_KIND_SUITE, KC_TIMEOUT), CNT("suite.notrun", KC_KIND_SUITE, KC_NOTRUN),
     FLD("stale", K_LONG, stale), FLD("items", K_LONG, items), FLD("seed", K_U64, seed),
@@ -143,7 +148,7 @@ static long kind_total(const kc_tally *t, kc_kind k) {
 }
 
 int kc_tally_exit_status(const kc_tally *t) {
-    if (state_total(t, KC_FAIL) || state_total(t, KC_MISSED) || state_total(t, KC_LIMIT) ||
+    if (state_total(t, KC_FAIL) || state_total(t, KC_MISSED) || state_total(t, KC_LIMIT) || state_total(t, KC_LEAK) ||
         state_total(t, KC_CRASH) || state_total(t, KC_TIMEOUT) || state_total(t, KC_NOTRUN) ||
         t->stale || t->limit_problems)
         return 1;
@@ -362,7 +367,7 @@ static int find_key(const char *s, size_t n) {
     return -1;
 }
 
-/* The first token must be v=1. */
+/* The first token must be v=KC_TALLY_VERSION. */
 static int parse_version(const char **p, char *err, size_t cap) {
     const char *s = *p, *e = strchr(s, ' ');
     size_t n = e ? (size_t)(e - s) : strlen(s);
@@ -430,7 +435,8 @@ int kc_summary_format(const kc_tally *t, char *buf, size_t cap) {
     put(&o, "; %ld %s", spass, pl(spass, "suite passes", "suites pass"));
     if (sfail) put(&o, ", %ld %s failed", sfail, pl(sfail, "suite", "suites"));
     long skip = state_total(t, KC_SKIP), crash = state_total(t, KC_CRASH);
-    long tmo = state_total(t, KC_TIMEOUT), notrun = state_total(t, KC_NOTRUN);
+    long tmo = state_total(t, KC_TIMEOUT), notrun = state_total(t, KC_NOTRUN), leak = state_total(t, KC_LEAK);
+    if (leak) put(&o, "; %ld left processes or GPU state behind", leak);
     if (skip) put(&o, "; %ld skipped", skip);
     if (crash) put(&o, "; %ld crashed", crash);
     if (tmo) put(&o, "; %ld timed out", tmo);

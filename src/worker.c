@@ -13,6 +13,7 @@
 
 #include "gates.h"
 #include "item_run.h"
+#include "proctree.h"
 
 int kc_state_parse(const char *s)
 {
@@ -122,6 +123,7 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
         fprintf(stderr, "kcontract: --worker: no result pipe on fd %d (internal option of a --jobs parent)\n", KC_RESULT_FD);
         return 2;
     }
+    kc_proc_adopt_orphans();    /* what an item leaves running becomes ours, to end (item_run.h) */
     static const char ready[] = KC_RESULT_READY "\n";
     if (write(KC_RESULT_FD, ready, sizeof ready - 1) != (ssize_t)sizeof ready - 1) return 4;   /* the parent is gone */
     kc_gpu gpu;

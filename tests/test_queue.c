@@ -34,39 +34,10 @@ static void costs_path(char *buf, size_t cap, const char *tag)
 
 
 
-static const char *const STATES[] = { "PASS", "FAIL", "KNOWN", "RED", "MISSED", "LIMIT", "SKIP", "CRASH", "TIMEOUT", "NOTRUN" };
-
-/* The state of `name` on its state line ("[wK] STATE NAME  ..." or "STATE NAME  ...");
- * returns how many state lines name it, the last state in st. */
-static int state_lines(const char *out, const char *name, char *st, size_t cap)
-{
-    int n = 0;
-    size_t nl = strlen(name);
-    for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-        const char *q = p;
-        if (q[0] == '[' && q[1] == 'w') {
-            q = strchr(q, ']');
-            if (!q || q[1] != ' ') continue;
-            q += 2;
-        }
-        for (size_t s = 0; s < sizeof STATES / sizeof STATES[0]; s++) {
-            size_t sl = strlen(STATES[s]);
-            if (strncmp(q, STATES[s], sl) != 0 || q[sl] != ' ') continue;
-            const char *r = q + sl;
-            while (*r == ' ') r++;
-            if (strncmp(r, name, nl) == 0 && r[nl] == ' ' && r[nl + 1] == ' ') {
-                n++;
-                snprintf(st, cap, "%s", STATES[s]);
-            }
-        }
-    }
-    return n;
-}
-
 static void expect_once(const char *out, const char *name, const char *state)
 {
     char st[16] = "";
-    int n = state_lines(out, name, st, sizeof st);
+    int n = kc_out_state_lines(out, name, st, sizeof st);
     cr_expect_eq(n, 1, "%s is on %d state lines:\n%s", name, n, out);
     if (state) cr_expect_str_eq(st, state, "%s", name);
 }
@@ -363,7 +334,7 @@ Test(queue, sigint_reaches_every_worker, .timeout = 30)
     }
     cr_expect(strstr(l.out, "not run: interrupted by SIGINT while running on worker"), "%s", l.out);
     cr_expect(strstr(l.out, "kcontract: interrupted by SIGINT: 0 of 3 items finished, 3 not run"), "%s", l.out);
-    cr_expect(strstr(l.out, "\nTALLY v=1 "), "%s", l.out);
+    cr_expect(strstr(l.out, "\nTALLY v=2 "), "%s", l.out);
     close(l.fd);
     unlink(costs);
 }

@@ -117,10 +117,30 @@ static void end_leftovers(kc_outcome *out)
     kc_outcome_left_behind(out, what);
 }
 
-void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_outcome *out)
+/* What the GPU item left in the context (gpu_state.h), on its outcome. */
+static void check_gpu_state(kc_gpu *gpu, kc_gpu_watch *gw, kc_outcome *out)
+{
+    char what[512], note[600];
+    if (out->context_lost) return;          /* replaced anyway */
+    switch (kc_gpu_watch_after(gw, gpu, what, sizeof what)) {
+    case KC_GPU_LEFT_ERROR:
+        kc_outcome_left_behind(out, what);
+        out->context_lost = KC_LOST_CONTEXT;
+        break;
+    case KC_GPU_LEFT_MEMORY:                /* the verdict stands; the process does not carry it on */
+        snprintf(note, sizeof note, "; it left %s: this process is replaced", what);
+        snprintf(out->msg + strlen(out->msg), sizeof out->msg - strlen(out->msg), "%s", note);
+        out->context_lost = KC_LOST_GPU_STATE;
+        break;
+    }
+}
+
+void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_outcome *out)
 {
     memset(out, 0, sizeof *out);
     int rss_ok = rss_reset() == 0;
+    int watch = gw && have_gpu && kc_item_needs_gpu(it);
+    if (watch) kc_gpu_watch_before(gw, gpu);
     double t0 = now_s();
     const char *detail = NULL;
     kc_result *res = NULL;
@@ -148,6 +168,7 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
     out->seconds = now_s() - t0;
     out->peak_rss_kib = rss_ok ? rss_peak_kib() : -1;
     end_leftovers(out);
+    if (watch) check_gpu_state(gpu, gw, out);
     if (is_failing(out->state))
         kc_rerun_command(o, it->name, o->device, out->rerun, sizeof out->rerun);
     kc_progress_clear();

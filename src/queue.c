@@ -359,7 +359,7 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
     int lost = w->lost;
     if (spawn_worker(qq, w) == 0)
         say(qq, "kcontract: worker %d restarted (pid %ld)%s\n", w->slot, (long)child_of(qq, w)->pid,
-            abnormal ? "" : lost == KC_LOST_GPU_STATE ? " after its item left GPU state behind" : " after a CUDA context loss");
+            abnormal ? "" : lost == KC_LOST_GPU_STATE ? " after its item left GPU memory allocated" : " after a CUDA context loss");
 }
 
 /* ---- handing out items ---- */

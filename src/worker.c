@@ -83,14 +83,15 @@ int kc_result_parse(const char *line, kc_result_line *r, char *err, size_t cap)
 
 /* Runs one item as the serial runner does (item_run.c) into *r; the CUDA
  * context is opened at the first GPU item. */
-static void run_one(kc_gpu *gpu, int *gpu_state, const kc_item *it, const kc_opts *o, kc_result_line *r)
+static void run_one(kc_gpu *gpu, int *gpu_state, kc_gpu_watch *gw, const kc_item *it, const kc_opts *o,
+                    kc_result_line *r)
 {
     if (kc_item_needs_gpu(it) && *gpu_state == 0) {          /* the first GPU item opens the context */
         int rc = kc_gpu_open(gpu, o->device);
         *gpu_state = rc == 0 ? 1 : -1;
     }
     kc_outcome oc;
-    kc_item_run(gpu, *gpu_state == 1, it, o, &oc);
+    kc_item_run(gpu, *gpu_state == 1, it, o, gw, &oc);
     snprintf(r->name, sizeof r->name, "%s", it->name);
     r->state = oc.state;
     r->gate = oc.gate;
@@ -129,6 +130,8 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
     kc_gpu gpu;
     memset(&gpu, 0, sizeof gpu);
     int gpu_state = 0;          /* 0 not opened, 1 ready, -1 no GPU */
+    kc_gpu_watch gw;            /* what items leave in the context (gpu_state.h) */
+    kc_gpu_watch_init(&gw);
     char name[512], out[4096];
     while (fgets(name, sizeof name, stdin)) {
         name[strcspn(name, "\r\n")] = 0;
@@ -140,7 +143,7 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
         }
         kc_result_line r;
         memset(&r, 0, sizeof r);
-        run_one(&gpu, &gpu_state, it, o, &r);
+        run_one(&gpu, &gpu_state, &gw, it, o, &r);
         int len = kc_result_format(&r, out, sizeof out);
         if (len < 0) return 4;
         for (int off = 0; off < len;) {

@@ -23,12 +23,11 @@
 #include <stddef.h>
 #include "cli.h"
 #include "item.h"
+#include "item_run.h"               /* KC_LOST_*: the result line's lost */
 
 #define KC_RESULT_FD 3              /* the worker's result pipe (KC_SUP_RESULT_FD) */
 #define KC_RESULT_READY "READY"     /* the worker's first line on it: it takes items now */
 #define KC_QUEUE_START_S 60         /* a worker not ready this long after its start is killed */
-#define KC_LOST_CONTEXT 1           /* result line's lost: the CUDA context is unusable */
-#define KC_LOST_GPU_STATE 2         /* ... the item left device memory allocated in it */
 #define KC_QUEUE_TAIL_LINES 20      /* a dead worker's last lines kept for its CRASH/TIMEOUT */
 /* Workers replaced after a crash or timeout, at most (then the rest is NOTRUN). */
 #define KC_QUEUE_RESTART_CAP(n) (2 * (n) + 8)

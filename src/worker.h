@@ -24,32 +24,12 @@
 #include "cli.h"
 #include "item.h"
 #include "item_run.h"               /* KC_LOST_*: the result line's lost */
+#include "result_line.h"
 
-#define KC_RESULT_FD 3              /* the worker's result pipe (KC_SUP_RESULT_FD) */
-#define KC_RESULT_READY "READY"     /* the worker's first line on it: it takes items now */
 #define KC_QUEUE_START_S 60         /* a worker not ready this long after its start is killed */
 #define KC_QUEUE_TAIL_LINES 20      /* a dead worker's last lines kept for its CRASH/TIMEOUT */
 /* Workers replaced after a crash or timeout, at most (then the rest is NOTRUN). */
 #define KC_QUEUE_RESTART_CAP(n) (2 * (n) + 8)
-
-/* One parsed result line. */
-typedef struct kc_result_line {
-    char name[192];
-    kc_state state;
-    int gate;
-    double seconds;
-    long peak_rss_kib;
-    int limit_problems, stale, lost;
-    kc_time_split time;
-    char msg[2048];
-} kc_result_line;
-
-/* Writes a result line (with its '\n') into buf; returns the length or -1. */
-int kc_result_format(const kc_result_line *r, char *buf, size_t cap);
-/* Parses one (without its '\n'). 0, or -1 with the reason in err. */
-int kc_result_parse(const char *line, kc_result_line *r, char *err, size_t cap);
-/* The state named s ("PASS", "LIMIT", ...), or -1. */
-int kc_state_parse(const char *s);
 
 /* The worker's loop (see above). Returns the exit status. */
 int kc_worker_run(const kc_opts *o, const kc_item *items, int n);

@@ -304,6 +304,13 @@ static int given_twice(const char *a, unsigned *seen)
 
 int kc_cli_parse(int argc, char **argv, kc_opts *o)
 {
+    int rc = kc_cli_parse_args(argc, argv, o);
+    if (rc || o->cmd == KC_CMD_HELP || o->cmd == KC_CMD_MERGE) return rc;
+    return check_reports(o);
+}
+
+int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
+{
     memset(o, 0, sizeof *o);
     o->seed = 1;
     o->shard_n = 1;
@@ -417,8 +424,7 @@ int kc_cli_parse(int argc, char **argv, kc_opts *o)
         if (no) return usage_error("%s does not apply to merge (it runs nothing: it merges the --log outputs)%s", no, "");
         return 0;
     }
-    int rc = check_parallel(o);
-    return rc ? rc : check_reports(o);
+    return check_parallel(o);
 }
 
 void kc_opts_free(kc_opts *o)

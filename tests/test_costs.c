@@ -54,6 +54,7 @@ Test(costs, round_trip)
     cr_expect_eq(x->failed, 1);
     cr_expect_eq(kc_costs_find(&d, "a.item:limits")->peak_rss_kib, -1);
     unlink(path);
+    kc_costs_free(&d);
     cr_expect_eq(kc_costs_load(path, &d, &found, err, sizeof err), 0, "a missing file is an empty table");
     cr_expect_eq(found, 0);
     cr_expect_eq(d.n, 0);
@@ -131,7 +132,7 @@ Test(costs, shard_runs_leave_the_table_unchanged_and_run_each_item_once, .timeou
     write_file(path, table);
     int runs[12] = { 0 };
     for (int k = 0; k < 3; k++) {
-        char spec[8];
+        char spec[16];
         snprintf(spec, sizeof spec, "%d/3", k);
         char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.pass.*", "--shard", spec, "--costs", path, NULL };
         kc_proc p;
@@ -192,7 +193,7 @@ Test(costs, lpt_partition)
     cr_expect_eq(sh[4], 1);
     double many[100];
     const char *nm[100];
-    char buf[100][8];
+    char buf[100][16];
     int s1[100], s2[100], cnt[7] = { 0 };
     for (int i = 0; i < 100; i++) {
         many[i] = (double)((i * 7919) % 13);

@@ -91,6 +91,21 @@ Test(costs, malformed_tables_are_refused_naming_the_line)
     kc_costs_free(&c);
 }
 
+/* Found by fuzz_costs: a table whose last line ends in a lone '\r' (a CRLF
+ * file cut after it) sent the parser round that '\r' for ever. */
+Test(costs, a_last_line_ending_in_cr_is_read, .timeout = 10)
+{
+    kc_costs c = { 0 };
+    char err[512];
+    cr_expect_eq(kc_costs_parse("# kcontract costs v1\r\n# item\tseconds\r", &c, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(kc_costs_parse("# kcontract costs v1\r\na\t1.5\t-1\t-1\t0\r", &c, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(c.n, 1);
+    cr_expect_eq(kc_costs_parse("# kcontract costs v1\r", &c, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(c.n, 0);
+    refused("\r", "line 1: expected the header");
+    kc_costs_free(&c);
+}
+
 Test(costs, malformed_file_refuses_the_run, .timeout = 30)
 {
     char path[256];

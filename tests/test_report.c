@@ -148,6 +148,7 @@ Test(report, junit_counts_escaping_and_wellformed)
         rec("k4", KC_KIND_KERNEL, KC_NOTRUN, 0, 6, 6, "not run (--fail-fast)"),
         rec("k5", KC_KIND_KERNEL, KC_KNOWN, 0, 6, 7, "known finding"),
         rec("k:control.d", KC_KIND_CONTROL, KC_RED, 0, 7, 8, "caught by gate 3"),
+        rec("s.leak", KC_KIND_SUITE, KC_LEAK, 0, 8, 9, "left 1 process running after it"),
     };
     snprintf(v[1].rerun, sizeof v[1].rerun, "./kc run 'k.<fail>' --seed 1 && true");
     snprintf(v[4].log_tail, sizeof v[4].log_tail, "last ]]> line\x02");
@@ -160,8 +161,8 @@ Test(report, junit_counts_escaping_and_wellformed)
     cr_expect(strstr(txt, "name=\"k.&lt;fail&gt;&amp;&quot;q&quot;\""), "%s", txt);
     kc_proc p = python(PY_JUNIT, path);
     cr_expect_eq(p.status, 0, "python: %s\n%s", p.err, txt);
-    cr_expect(strstr(p.out, "suites testsuites 10 3 3 1\n"), "%s", p.out);
-    cr_expect(strstr(p.out, "suite 10 3 3 1\n"), "%s", p.out);
+    cr_expect(strstr(p.out, "suites testsuites 11 4 3 1\n"), "%s", p.out);
+    cr_expect(strstr(p.out, "suite 11 4 3 1\n"), "%s", p.out);
     cr_expect(strstr(p.out, "case kernel 'k.pass' 1.000  - -\n"), "%s", p.out);
     cr_expect(strstr(p.out, "case kernel 'k.<fail>&\"q\"' 1.000 failure 'y[3] <a & \"b\"> \\ufffd\\tTab\\nNL \\ufffd' "
                             "'y[3] <a & \"b\"> \\ufffd\\tTab\\nNL \\ufffd\\nrerun: ./kc run \\'k.<fail>\\' --seed 1 && true'"),
@@ -175,6 +176,8 @@ Test(report, junit_counts_escaping_and_wellformed)
     cr_expect(strstr(p.out, "case kernel 'k4' 0.000 error 'not run (--fail-fast)' 'not run (--fail-fast)'"), "%s", p.out);
     cr_expect(strstr(p.out, "case kernel 'k5' 1.000 system-out - -"), "%s", p.out);
     cr_expect(strstr(p.out, "case control 'k:control.d' 1.000  - -"), "%s", p.out);
+    cr_expect(strstr(p.out, "case suite 's.leak' 1.000 failure 'left 1 process running after it'"), "LEAK is a failure:\n%s",
+              p.out);
     kc_proc_free(&p);
     unlink(path);
     kc_records_free(&rs);

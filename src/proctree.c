@@ -19,10 +19,20 @@ int kc_proc_adopt_orphans(void)
     return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
-/* From /proc/PID/stat: state, parent and process group. 0, or -1 when the
- * process is gone or the line does not parse (a name may hold spaces and
- * parentheses: the fields follow the last ')'). */
-static int read_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp)
+unsigned long long kc_proc_boot_ticks(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_BOOTTIME, &ts);
+    long hz = sysconf(_SC_CLK_TCK);
+    if (hz <= 0) hz = 100;
+    return (unsigned long long)ts.tv_sec * (unsigned long long)hz + (unsigned long long)ts.tv_nsec / (1000000000ull / (unsigned long long)hz);
+}
+
+/* From /proc/PID/stat: state, parent, process group and start time (field
+ * 22, clock ticks since boot). 0, or -1 when the process is gone or the line
+ * does not parse (a name may hold spaces and parentheses: the fields follow
+ * the last ')'). */
+static int read_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp, unsigned long long *start)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
@@ -34,7 +44,11 @@ static int read_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp)
     buf[n] = 0;
     const char *rp = strrchr(buf, ')');
     long pp, pg;
-    if (!rp || sscanf(rp + 1, " %c %ld %ld", state, &pp, &pg) != 3) return -1;
+    /* state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt
+     * utime stime cutime cstime priority nice threads itrealvalue starttime */
+    if (!rp || sscanf(rp + 1, " %c %ld %ld %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu", state,
+                      &pp, &pg, start) != 4)
+        return -1;
     *ppid = (pid_t)pp;
     *pgrp = (pid_t)pg;
     return 0;
@@ -65,7 +79,8 @@ static int holds_pipe(pid_t pid, const unsigned long *ino, int nino)
 /* Every live process other than this one for which the predicate holds:
  * children of this process (children set), or members of pgid, or holders
  * of one of the pipes. */
-static int scan(int children, pid_t pgid, const unsigned long *ino, int nino, pid_t *out, int max)
+static int scan(int children, pid_t pgid, const unsigned long *ino, int nino, unsigned long long born_by, pid_t *out,
+                int max)
 {
     DIR *d = opendir("/proc");
     if (!d) return -1;
@@ -77,7 +92,9 @@ static int scan(int children, pid_t pgid, const unsigned long *ino, int nino, pi
         if (*end || v <= 0 || (pid_t)v == self) continue;
         pid_t pid = (pid_t)v, ppid, pgrp;
         char st;
-        if (read_stat(pid, &st, &ppid, &pgrp) || st == 'Z' || st == 'X') continue;
+        unsigned long long start;
+        if (read_stat(pid, &st, &ppid, &pgrp, &start) || st == 'Z' || st == 'X') continue;
+        if (born_by && start > born_by) continue;
         int match = children ? ppid == self : (pgid > 0 && pgrp == pgid) || (nino > 0 && holds_pipe(pid, ino, nino));
         if (!match) continue;
         if (n < max) out[n] = pid;
@@ -89,12 +106,12 @@ static int scan(int children, pid_t pgid, const unsigned long *ino, int nino, pi
 
 int kc_proc_children(pid_t *out, int max)
 {
-    return scan(1, 0, NULL, 0, out, max);
+    return scan(1, 0, NULL, 0, 0, out, max);
 }
 
-int kc_proc_find(pid_t pgid, const unsigned long *ino, int nino, pid_t *out, int max)
+int kc_proc_find(pid_t pgid, const unsigned long *ino, int nino, unsigned long long born_by, pid_t *out, int max)
 {
-    return scan(0, pgid, ino, nino, out, max);
+    return scan(0, pgid, ino, nino, born_by, out, max);
 }
 
 static void comm_of(pid_t pid, char *buf, size_t cap)

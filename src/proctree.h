@@ -33,10 +33,15 @@ int kc_proc_children(pid_t *out, int max);
 
 /* Processes other than this one that are in process group pgid (pgid > 0),
  * or hold an open descriptor on one of the pipes whose inode numbers are
- * ino[0..nino) (as fstat gives them; /proc shows "pipe:[INO]"). Zombies hold
- * nothing and are left out. Up to max pids into out; returns how many were
- * found (may exceed max), or -1 when /proc cannot be read. */
-int kc_proc_find(pid_t pgid, const unsigned long *ino, int nino, pid_t *out, int max);
+ * ino[0..nino) (as fstat gives them; /proc shows "pipe:[INO]"), and started
+ * no later than born_by (kc_proc_boot_ticks; 0: any): what a child that
+ * ended at born_by left behind cannot have started after it, so a process
+ * that reused its pid or group id since is never taken for one. Zombies
+ * hold nothing and are left out. Up to max pids into out; returns how many
+ * were found (may exceed max), or -1 when /proc cannot be read. */
+int kc_proc_find(pid_t pgid, const unsigned long *ino, int nino, unsigned long long born_by, pid_t *out, int max);
+/* Now, in the clock ticks since boot that /proc/PID/stat's start times use. */
+unsigned long long kc_proc_boot_ticks(void);
 
 /* "pid 123 (sleep), pid 456 (sh)" for pids[0..n) (names from /proc/PID/comm,
  * "?" when gone), cut to cap with "..." when it does not fit. */

@@ -361,7 +361,7 @@ static int leftovers(const kc_child *c, pid_t *out, int max)
 {
     unsigned long ino[KC_SUP_STREAMS];
     int nino = pipe_inodes(c, ino);
-    return kc_proc_find(c->pid, ino, nino, out, max);
+    return kc_proc_find(c->pid, ino, nino, c->exited_ticks + 1, out, max);
 }
 
 /* Children whose exit status came: EXITED. Returns how many. */
@@ -375,6 +375,7 @@ static int reap(kc_sup *s)
         n++;
         c->wstatus = st;
         c->exited = kc_sup_now();
+        c->exited_ticks = kc_proc_boot_ticks();
         c->state = KC_CHILD_EXITED;
         c->kill_at = 0;
         kc_sup_close_stdin(c);
@@ -384,15 +385,22 @@ static int reap(kc_sup *s)
     return n;
 }
 
-/* The leak timeout of c ran out: SIGKILL to its group and to every process
- * holding its pipes, named in c->leak. */
+/* The leak timeout of c ran out: SIGKILL to every process of its group and
+ * every process holding its pipes, each by its pid (found started before c
+ * ended, so never one that reused a pid since), named in c->leak. Only when
+ * /proc cannot be read, to its process group as such. */
 static void end_leak(kc_child *c, double t)
 {
     pid_t p[KC_PROC_MAX];
     int n = leftovers(c, p, KC_PROC_MAX);
     c->leak_at = 0;
-    if (n <= 0 && !pipes_open(c)) return;
-    if (n > 0) {
+    if (n == 0 && !pipes_open(c)) return;
+    if (n < 0) {
+        snprintf(c->leak, sizeof c->leak, "/proc could not be read %d ms after it ended: its process group was killed "
+                 "(SIGKILL)", KC_LEAK_TIMEOUT_MS);
+        kill(-c->pid, SIGKILL);
+        c->leaked = 1;
+    } else if (n > 0) {
         char who[400];
         kc_proc_describe(p, n < KC_PROC_MAX ? n : KC_PROC_MAX, who, sizeof who);
         snprintf(c->leak, sizeof c->leak, "%s still ran %d ms after it ended: killed (SIGKILL)", who, KC_LEAK_TIMEOUT_MS);
@@ -403,7 +411,6 @@ static void end_leak(kc_child *c, double t)
                  KC_LEAK_TIMEOUT_MS);
         c->leaked = 1;
     }
-    kill(-c->pid, SIGKILL);
     c->drain_at = t + KC_SUP_DRAIN_MS / 1000.0;
 }
 

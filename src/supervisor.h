@@ -61,6 +61,7 @@ typedef struct kc_child {
     int fd[KC_SUP_STREAMS];         /* read ends; -1 none or closed */
     kc_linebuf lb[KC_SUP_STREAMS];
     double started, exited;         /* monotonic seconds (kc_sup_now): spawned, exit status seen */
+    unsigned long long exited_ticks; /* the exit in kc_proc_boot_ticks: what it left started before */
     int wstatus;                    /* its waitpid status, once EXITED */
     int stop_signal;                /* the first signal the supervisor sent it, 0 none */
     int killed;                     /* the supervisor sent its group SIGKILL */

@@ -118,14 +118,16 @@ Test(proctree, group_members_and_pipe_holders_are_found, .timeout = 10)
     cr_assert_eq(fstat(pp[0], &st), 0);
     unsigned long ino = (unsigned long)st.st_ino;
     pid_t found[8];
-    cr_expect_eq(kc_proc_find(a, NULL, 0, found, 8), 1);
+    cr_expect_eq(kc_proc_find(a, NULL, 0, 0, found, 8), 1);
     cr_expect_eq(found[0], a);
-    cr_expect_eq(kc_proc_find(0, &ino, 1, found, 8), 1, "the holder (not this process, which holds the read end)");
+    cr_expect_eq(kc_proc_find(0, &ino, 1, 0, found, 8), 1, "the holder (not this process, which holds the read end)");
     cr_expect_eq(found[0], b);
     char d[256], want[128];
     kc_proc_describe(found, 1, d, sizeof d);
     snprintf(want, sizeof want, "pid %ld (sleep)", (long)b);
     cr_expect_str_eq(d, want);
+    cr_expect_eq(kc_proc_find(a, &ino, 1, kc_proc_boot_ticks(), found, 8), 2, "both started before now");
+    cr_expect_eq(kc_proc_find(a, &ino, 1, 1, found, 8), 0, "neither started in the first tick after boot");
     kill(a, SIGKILL);
     kill(b, SIGKILL);
     waitpid(a, NULL, 0);

@@ -54,7 +54,7 @@ void kc_cli_usage(FILE *out)
           "                timeout_s, else max(60, 5 x recorded seconds), 600 with no record)\n"
           "  --fail-fast   with --jobs: stop handing out items after the first failure; the rest\n"
           "                are NOTRUN\n"
-          "  --restarts M  with --jobs: replace at most M workers that crashed or timed out\n"
+          "  --restarts M  with --jobs: replace at most M workers that crashed, timed out or did not start\n"
           "                (default 2 x N + 8); then the items not handed out yet are NOTRUN\n"
           "  --json FILE   write a JSON Lines report: one object per item (state, worker, times,\n"
           "                peak RSS and GPU memory, message), one per worker, one summary\n"

@@ -38,7 +38,7 @@ typedef struct kc_opts {
     int costs_given;
     double timeout_s;          /* --timeout S: every item's time limit (0: per item, costs.h) */
     int fail_fast;             /* --fail-fast: stop handing out items after the first failure */
-    int max_restarts;          /* --restarts M: workers replaced after a crash or timeout, at most (-1: 2 x N + 8) */
+    int max_restarts;          /* --restarts M: workers replaced after a crash, a timeout or a failed start, at most (-1: 2 x N + 8) */
     int worker;                /* internal --worker: a work-queue worker (items on stdin, results on fd 3) */
     const char *json;          /* --json FILE: JSON Lines report (report.h, docs/reports.md) */
     const char *junit;         /* --junit FILE: JUnit XML report */

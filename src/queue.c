@@ -348,7 +348,7 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
         if (qq->restarts >= qq->cap) {
             qq->stopping = 1;
             snprintf(qq->stop_why, sizeof qq->stop_why,
-                     "restart cap: %d workers were replaced after a crash or timeout (at most %d%s)", qq->restarts,
+                     "restart cap: %d workers were replaced after a crash, a timeout or a failed start (at most %d%s)", qq->restarts,
                      qq->cap, qq->o->max_restarts >= 0 ? ", --restarts" : ": 2 x N + 8");
             say(qq, "kcontract: %s; not starting another worker: the %d items not handed out yet are NOTRUN\n",
                 qq->stop_why, pending(qq));

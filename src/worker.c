@@ -61,6 +61,8 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
         return 2;
     }
     kc_proc_adopt_orphans();    /* what an item leaves running becomes ours, to end (item_run.h) */
+    const char *fault = getenv("KC_FAULT_WORKER_START");      /* test hook (worker.h) */
+    if (fault && strcmp(fault, "exit") == 0) return 3;
     static const char ready[] = KC_RESULT_READY "\n";
     if (write(KC_RESULT_FD, ready, sizeof ready - 1) != (ssize_t)sizeof ready - 1) return 4;   /* the parent is gone */
     kc_gpu gpu;

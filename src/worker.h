@@ -28,10 +28,12 @@
 
 #define KC_QUEUE_START_S 60         /* a worker not ready this long after its start is killed */
 #define KC_QUEUE_TAIL_LINES 20      /* a dead worker's last lines kept for its CRASH/TIMEOUT */
-/* Workers replaced after a crash or timeout, at most (then the rest is NOTRUN). */
+/* Workers replaced after a crash, a timeout or a failed start, at most (then the rest is NOTRUN). */
 #define KC_QUEUE_RESTART_CAP(n) (2 * (n) + 8)
 
-/* The worker's loop (see above). Returns the exit status. */
+/* The worker's loop (see above). Returns the exit status. Test hook:
+ * KC_FAULT_WORKER_START=exit makes it exit 3 before it says it is ready, so
+ * the parent's handling of a worker that cannot start is exercised. */
 int kc_worker_run(const kc_opts *o, const kc_item *items, int n);
 
 /* The --jobs N work queue. Returns the exit status: the counts'

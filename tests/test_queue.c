@@ -176,7 +176,7 @@ Test(queue, restarts_are_capped, .timeout = 60)
     expect_once(p.out, "fixture.crash", "CRASH");
     expect_once(p.out, "fixture.kill", "CRASH");
     for (int i = 0; i < 12; i++) expect_once(p.out, pass_name(i), "NOTRUN");
-    cr_expect(strstr(p.out, "restart cap: 1 workers were replaced after a crash or timeout"), "%s", p.out);
+    cr_expect(strstr(p.out, "restart cap: 1 workers were replaced after a crash, a timeout or a failed start"), "%s", p.out);
     cr_expect(strstr(p.out, "not starting another worker: the 12 items not handed out yet are NOTRUN"), "%s", p.out);
     kc_tally t;
     kc_out_tally(p.out, &t);
@@ -374,6 +374,30 @@ Test(queue, lost_context_replaces_the_worker_and_loses_nothing, .timeout = 60)
     kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 12);
     cr_expect_eq(t.items, 12);
+    kc_proc_free(&p);
+    unlink(costs);
+}
+
+/* A worker that dies before it says READY (here: the test hook) costs no
+ * item: nothing was handed to it. Its replacements count against the
+ * restart cap, so a worker that can never start ends the run with every
+ * item NOTRUN, not in a loop. */
+Test(queue, worker_that_dies_before_it_is_ready_costs_no_item, .timeout = 60)
+{
+    char costs[256];
+    costs_path(costs, sizeof costs, "start");
+    char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.pass.0*", "--jobs", "2", "--restarts", "3",
+                     "--costs", costs, NULL };
+    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_FAULT_WORKER_START=exit", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 40, &p), 0);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect_eq(kc_out_count(p.out, ") exited with status 3 before it was ready\n"), 5, "2 workers and 3 restarts:\n%s",
+                 p.out);
+    cr_expect(strstr(p.out, "restart cap: 3 workers were replaced after a crash, a timeout or a failed start (at most 3, --restarts)"),
+              "%s", p.out);
+    cr_expect(!strstr(p.out, "CRASH "), "no item was handed out, so none crashed:\n%s", p.out);
+    for (int i = 0; i < 10; i++) expect_once(p.out, pass_name(i), "NOTRUN");
     kc_proc_free(&p);
     unlink(costs);
 }

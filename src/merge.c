@@ -3,6 +3,7 @@
  * reason the merge refuses. Pure: no I/O, no processes. */
 #include "merge.h"
 
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -212,7 +213,12 @@ int kc_merge(const kc_merge_want *w, const kc_shard_out *outs, int nout, kc_tall
     int all_good = 1;
     for (int i = 0; i < nout; i++) {
         all_good &= check_shard(&m, w, &outs[i]) == 0;
-        if (outs[i].have) kc_tally_merge(&t, &outs[i].tally);
+        if (outs[i].have && kc_tally_merge(&t, &outs[i].tally)) {
+            add(&m, "%sshard %d/%d: its counts cannot be added to the other shards' (they pass %ld)", m.count ? "\n" : "",
+                outs[i].k, w->n, LONG_MAX);
+            m.count++;
+            all_good = 0;
+        }
     }
     merge_device(&m, w, outs, nout, &t);
     if (all_good && (t.items != w->items || t.digest != w->digest)) {

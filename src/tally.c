@@ -107,13 +107,18 @@ void kc_tally_add(kc_tally *t, kc_kind k, kc_state s) {
     t->n[k][s]++;
 }
 
-void kc_tally_merge(kc_tally *a, const kc_tally *b) {
+int kc_tally_merge(kc_tally *a, const kc_tally *b) {
+    kc_tally r = *a;
+    int over = 0;
     for (int k = 0; k < KC_KIND_COUNT; k++)
-        for (int s = 0; s < KC_STATE_COUNT; s++) a->n[k][s] += b->n[k][s];
-    a->limit_problems += b->limit_problems;
-    a->stale += b->stale;
-    a->items += b->items;
-    a->digest += b->digest;          /* mod 2^64 */
+        for (int s = 0; s < KC_STATE_COUNT; s++) over |= __builtin_add_overflow(r.n[k][s], b->n[k][s], &r.n[k][s]);
+    over |= __builtin_add_overflow(r.limit_problems, b->limit_problems, &r.limit_problems);
+    over |= __builtin_add_overflow(r.stale, b->stale, &r.stale);
+    over |= __builtin_add_overflow(r.items, b->items, &r.items);
+    if (over) return -1;
+    r.digest += b->digest;           /* mod 2^64 */
+    *a = r;
+    return 0;
 }
 
 uint64_t kc_item_digest(const char *name) { return kc_mix64(kc_hash_str(name)); }

@@ -28,8 +28,10 @@ void kc_tally_init(kc_tally *t);
 /* Adds one item's outcome (a limit item's FAIL counts as KC_LIMIT, written
  * limit.fail). Does not touch items or digest: the runner sets those. */
 void kc_tally_add(kc_tally *t, kc_kind k, kc_state s);
-/* Sums counts (n, limit_problems, stale, items, digest) of b into a. */
-void kc_tally_merge(kc_tally *a, const kc_tally *b);
+/* Sums counts (n, limit_problems, stale, items; digest mod 2^64) of b into
+ * a. Returns 0, or -1 with a unchanged when a sum would pass LONG_MAX (only
+ * a forged or edited TALLY has such counts; found by fuzzing the merge). */
+int kc_tally_merge(kc_tally *a, const kc_tally *b);
 /* Item-set digest contribution of one name; a set's digest is the sum mod 2^64. */
 uint64_t kc_item_digest(const char *name);
 /* An item's contribution: kc_item_digest of its name, mixed with its dims for

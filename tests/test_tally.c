@@ -2,6 +2,7 @@
  * refusal with an error that names the key and value, arithmetic (add,
  * merge, digest), the exit status and the SUMMARY wording. */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include "seed.h"
@@ -325,7 +326,7 @@ Test(tally, add_merge_digest) {
     b.stale = 1;
     b.limit_problems = 3;
     kc_tally_add(&b, KC_KIND_KERNEL, KC_PASS);
-    kc_tally_merge(&a, &b);
+    cr_assert_eq(kc_tally_merge(&a, &b), 0);
     cr_assert_eq(a.n[KC_KIND_KERNEL][KC_PASS], 2);
     cr_assert_eq(a.items, 3);
     cr_assert_eq(a.stale, 1);
@@ -335,6 +336,15 @@ Test(tally, add_merge_digest) {
     /* The digest of a set does not depend on order; shards sum to the whole. */
     uint64_t d1 = kc_item_digest("a") + kc_item_digest("b"), d2 = kc_item_digest("b") + kc_item_digest("a");
     cr_assert_eq(d1, d2);
+    /* Found by fuzz_mergelog: counts that pass LONG_MAX together (forged
+     * TALLY lines) were added with signed overflow; now refused, a unchanged. */
+    kc_tally big = a, before = a;
+    big.n[KC_KIND_KERNEL][KC_PASS] = LONG_MAX;      /* a holds 2 */
+    cr_assert_eq(kc_tally_merge(&a, &big), -1);
+    cr_assert(kc_tally_counts_equal(&a, &before));
+    big = a;
+    big.items = LONG_MAX;
+    cr_assert_eq(kc_tally_merge(&a, &big), -1);
 }
 
 Test(tally, counts_equal_ignores_only_shard) {

@@ -1,14 +1,15 @@
 /* queue.c — owns the --jobs N work queue's parent (worker.h has the worker
  * and the protocol): the order of the items (costs.h), N long-lived workers
- * each in its own process group, handing out one item at a time within the
- * memory admission, the time limit of each item (SIGTERM to the worker's
- * group, SIGKILL after a grace), a dead worker's item turned into CRASH or
- * TIMEOUT with its last lines and a fresh worker in its place (capped),
- * --fail-fast, SIGINT/SIGTERM passed on, the records for the reports, the
- * cost table written back, and the run's own TALLY and SUMMARY. Each
- * selected item is reported exactly once: by its worker's result line, as
- * CRASH/TIMEOUT when the worker died running it, or as NOTRUN when it was
- * never handed out. The only global is the self-pipe's write end. */
+ * (started, watched, stopped and reaped by the supervisor, supervisor.c),
+ * handing out one item at a time to a ready worker within the memory
+ * admission, the time limit of each item (SIGTERM to the worker's group,
+ * SIGKILL after the grace), a dead worker's item turned into CRASH or
+ * TIMEOUT with its last lines, what it left behind and its true duration,
+ * and a fresh worker in its place (capped), --fail-fast, SIGINT/SIGTERM, the
+ * records for the reports, the cost table written back, and the run's own
+ * TALLY and SUMMARY. Each selected item is reported exactly once: by its
+ * worker's result line, as CRASH/TIMEOUT when the worker died running it, or
+ * as NOTRUN when it was never handed out. */
 #include "item_run.h"
 #include "supervisor.h"
 #include "worker.h"

@@ -5,7 +5,8 @@
  * killed; a worker that dies leaving one is CRASH with its true duration and
  * the run does not wait for the grandchild; so is a timed-out one; SIGTERM
  * during such a leak ends the run within seconds with the item NOTRUN; a
- * static shard that leaves one fails the merge. No run waits 25 s. */
+ * static shard that leaves one fails the merge. No run waits 25 s. And how
+ * an outcome words a leak: only a would-be green one becomes LEAK. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "item_run.h"
 #include "support/live.h"
 #include "support/run_output.h"
 #include "support/spawn.h"
@@ -219,4 +221,29 @@ Test(leaks, static_shard_that_leaves_a_process_fails_the_merge, .timeout = 40)
     cr_expect_lt(wall, 10, "the run took %.1f s", wall);
     expect_dead(g);
     kc_proc_free(&p);
+}
+
+/* How an outcome words what its item left behind (kc_outcome_left_behind):
+ * what would read green becomes LEAK; any other verdict stands, noted. */
+Test(leaks, left_behind_turns_only_green_outcomes_into_LEAK)
+{
+    static const struct { kc_state in, out; const char *msg, *want; } cases[] = {
+        { KC_PASS, KC_LEAK, "suite passed", "left 1 process running (otherwise PASS: suite passed)" },
+        { KC_KNOWN, KC_LEAK, "matches a known finding", "left 1 process running (otherwise KNOWN: matches a known finding)" },
+        { KC_FAIL, KC_FAIL, "gate 3 (accuracy): y[1] = 2", "gate 3 (accuracy): y[1] = 2; it also left 1 process running" },
+        { KC_RED, KC_RED, "caught by gate 2", "caught by gate 2; it also left 1 process running" },
+        { KC_MISSED, KC_MISSED, "all four gates passed", "all four gates passed; it also left 1 process running" },
+        { KC_LIMIT, KC_LIMIT, "registers 300 > 255", "registers 300 > 255; it also left 1 process running" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        kc_outcome o;
+        memset(&o, 0, sizeof o);
+        o.state = cases[i].in;
+        o.gate = 3;
+        snprintf(o.msg, sizeof o.msg, "%s", cases[i].msg);
+        kc_outcome_left_behind(&o, "1 process running");
+        cr_expect_eq(o.state, cases[i].out, "%s", kc_state_name(cases[i].in));
+        cr_expect_str_eq(o.msg, cases[i].want);
+        cr_expect_eq(o.gate, cases[i].out == KC_LEAK ? 0 : 3, "%s", kc_state_name(cases[i].in));
+    }
 }

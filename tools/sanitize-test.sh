@@ -48,7 +48,8 @@ if [ -n "$reports" ]; then
   exit 1
 fi
 if [ "$status" -ne 0 ]; then
-  echo "sanitize-test: the tests failed under the sanitizers (exit $status)" >&2
+  echo "sanitize-test: the sanitizer build or its tests failed (exit $status); kernels are not rebuilt here:" \
+       "after a change to a .cu file or include/kcontract.h, run 'make all' first" >&2
   exit "$status"
 fi
 echo "sanitize-test: clean (AddressSanitizer with leak checks, UndefinedBehaviorSanitizer; $B)"

@@ -11,8 +11,8 @@
 #                                           corpus build-fuzz/corpus/TARGET; prints libFuzzer's
 #                                           figures; any finding fails
 #   sh tools/fuzz.sh minimize TARGET        merge the working corpus into the committed one,
-#                                           tests/fuzz/corpus/TARGET, keeping only inputs that
-#                                           add coverage
+#                                           tests/fuzz/corpus/TARGET, keeping the smallest inputs
+#                                           that cover every edge reached (-use_counters=0)
 #   sh tools/fuzz.sh reproduce TARGET FILE  run one input (a crash-* artifact) once
 #
 # Targets: tally result costs records mergelog cli. A finding (crash, sanitizer
@@ -97,7 +97,7 @@ minimize)
   rm -rf "$new"
   mkdir -p "$new" "$B/corpus/$2"
   # shellcheck disable=SC2046
-  ./$B/fuzz_$2 $(opts "$2") -merge=1 "$new" $(inputs "$2") "$B/corpus/$2"
+  ./$B/fuzz_$2 $(opts "$2") -use_counters=0 -merge=1 "$new" $(inputs "$2") "$B/corpus/$2"
   rm -rf "tests/fuzz/corpus/$2"
   mv "$new" "tests/fuzz/corpus/$2"
   echo "fuzz: tests/fuzz/corpus/$2: $(ls "tests/fuzz/corpus/$2" | wc -l) inputs, $(du -sk "tests/fuzz/corpus/$2" | cut -f1) KiB"

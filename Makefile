@@ -202,4 +202,13 @@ $(B)/kc_ref_bench: $(B)/bench/reference_bench.o $(HARNESS_OBJS) $(CONTRACT_OBJS)
 clean:
 	rm -rf $(B)
 
+# Issue 13: the host tests again under AddressSanitizer and
+# UndefinedBehaviorSanitizer (build-asan/, reusing this build's fatbins), and
+# each fuzz target of the parsers briefly (build-fuzz/, clang's libFuzzer).
+.PHONY: sanitize fuzz
+sanitize: all
+	sh tools/sanitize-test.sh
+fuzz:
+	sh tools/fuzz.sh ci 10
+
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -54,7 +54,7 @@ void kc_cli_usage(FILE *out)
           "                timeout_s, else max(60, 5 x recorded seconds), 600 with no record)\n"
           "  --fail-fast   with --jobs: stop handing out items after the first failure; the rest\n"
           "                are NOTRUN\n"
-          "  --restarts M  with --jobs: replace at most M workers that crashed or timed out\n"
+          "  --restarts M  with --jobs: replace at most M workers that crashed, timed out or did not start\n"
           "                (default 2 x N + 8); then the items not handed out yet are NOTRUN\n"
           "  --json FILE   write a JSON Lines report: one object per item (state, worker, times,\n"
           "                peak RSS and GPU memory, message), one per worker, one summary\n"
@@ -70,11 +70,11 @@ void kc_cli_usage(FILE *out)
           "                case, failing the case where they differ beyond the contract's bound\n"
           "  --help        this text\n"
           "\n"
-          "Each item prints one line: PASS, FAIL, KNOWN, RED, MISSED, LIMIT or SKIP (a --jobs run\n"
-          "also CRASH, TIMEOUT, NOTRUN), ending with its time; then a machine-readable TALLY line\n"
-          "and a SUMMARY line (docs/output-format.md).\n"
+          "Each item prints one line: PASS, FAIL, KNOWN, RED, MISSED, LIMIT, LEAK (it left processes\n"
+          "or GPU state behind) or SKIP (a --jobs run also CRASH, TIMEOUT, NOTRUN), ending with its\n"
+          "time; then a machine-readable TALLY line and a SUMMARY line (docs/output-format.md).\n"
           "exit status: 0 everything ran and passed; 1 a failure, missed control, limit problem,\n"
-          "stale known finding, CRASH, TIMEOUT or NOTRUN; 2 bad usage (also a malformed cost\n"
+          "stale known finding, LEAK, CRASH, TIMEOUT or NOTRUN; 2 bad usage (also a malformed cost\n"
           "table); 3 nothing failed but items were skipped (e.g. no GPU); 4 internal error.\n"
           "--schedule static: 1 also when a shard did not finish or the merge failed (the reasons\n"
           "name the shard). --jobs: 128+signal when interrupted (130 for SIGINT). info: 0 with a\n"
@@ -308,6 +308,13 @@ static int given_twice(const char *a, unsigned *seen)
 
 int kc_cli_parse(int argc, char **argv, kc_opts *o)
 {
+    int rc = kc_cli_parse_args(argc, argv, o);
+    if (rc || o->cmd == KC_CMD_HELP || o->cmd == KC_CMD_MERGE) return rc;
+    return check_reports(o);
+}
+
+int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
+{
     memset(o, 0, sizeof *o);
     o->seed = 1;
     o->shard_n = 1;
@@ -426,8 +433,7 @@ int kc_cli_parse(int argc, char **argv, kc_opts *o)
         if (no) return usage_error("%s does not apply to merge (it runs nothing: it merges the --log outputs)%s", no, "");
         return 0;
     }
-    int rc = check_parallel(o);
-    return rc ? rc : check_reports(o);
+    return check_parallel(o);
 }
 
 void kc_opts_free(kc_opts *o)

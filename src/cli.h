@@ -39,7 +39,7 @@ typedef struct kc_opts {
     int costs_given;
     double timeout_s;          /* --timeout S: every item's time limit (0: per item, costs.h) */
     int fail_fast;             /* --fail-fast: stop handing out items after the first failure */
-    int max_restarts;          /* --restarts M: workers replaced after a crash or timeout, at most (-1: 2 x N + 8) */
+    int max_restarts;          /* --restarts M: workers replaced after a crash, a timeout or a failed start, at most (-1: 2 x N + 8) */
     int worker;                /* internal --worker: a work-queue worker (items on stdin, results on fd 3) */
     const char *json;          /* --json FILE: JSON Lines report (report.h, docs/reports.md) */
     const char *junit;         /* --junit FILE: JUnit XML report */
@@ -51,9 +51,16 @@ typedef struct kc_opts {
     int nlogs;
 } kc_opts;
 
-/* Parses argv into o. Returns 0; or 2 after printing "kcontract: <problem>"
- * and a hint to stderr. o->argv is malloc'd (free with kc_opts_free). */
+/* Parses argv into o (kc_cli_parse_args), then checks that every file the
+ * run will write (reports, the cost table) can be written, the way it will
+ * be: by creating and removing FILE.tmp.PID beside it. Returns 0; or 2 after
+ * printing "kcontract: <problem>" and a hint to stderr. o->argv is malloc'd
+ * (free with kc_opts_free, also after an error). */
 int kc_cli_parse(int argc, char **argv, kc_opts *o);
+/* The parse alone: every option, value and combination, with no file
+ * created (it only stat()s --log files to tell two spellings of one apart).
+ * What the command-line fuzz target runs. Returns 0 or 2, as above. */
+int kc_cli_parse_args(int argc, char **argv, kc_opts *o);
 void kc_opts_free(kc_opts *o);
 /* Whether this run rewrites the cost table at its end: a --jobs work queue
  * always (o->costs, the default file unless --costs), a serial run given

@@ -122,7 +122,7 @@ int kc_costs_parse(const char *text, kc_costs *c, char *err, size_t cap)
     size_t hl = strlen(KC_COSTS_HEADER);
     for (const char *p = text; *p;) {
         const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        size_t raw = nl ? (size_t)(nl - p) : strlen(p), len = raw;
         if (len && p[len - 1] == '\r') len--;      /* a table edited on Windows: CRLF lines */
         lineno++;
         if (lineno == 1 && (len != hl || strncmp(p, KC_COSTS_HEADER, hl) != 0)) {
@@ -151,7 +151,7 @@ int kc_costs_parse(const char *text, kc_costs *c, char *err, size_t cap)
                 return kc_errf(err, cap, "out of memory");
             }
         }
-        p = nl ? nl + 1 : p + len;
+        p = nl ? nl + 1 : p + raw;                  /* past a last line's '\r' too (found by fuzzing: it looped) */
     }
     if (lineno == 0) return kc_errf(err, cap, "line 1: empty file (expected the header '%s')", KC_COSTS_HEADER);
     kc_costs_free(c);

@@ -13,7 +13,7 @@
  * tab-separated fields: the item name (no spaces), its last measured seconds
  * (a finite decimal >= 0), the worker's peak RSS during it in KiB and its
  * peak GPU memory in MiB (integers, -1 unknown), and 1 if it failed last time
- * (FAIL, MISSED, LIMIT, CRASH, TIMEOUT, or stale known findings), else 0.
+ * (FAIL, MISSED, LIMIT, LEAK, CRASH, TIMEOUT, or stale known findings), else 0.
  * A name may appear once. A malformed file is refused with its line number
  * and the reason, never ignored. */
 #ifndef KC_COSTS_H

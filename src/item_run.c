@@ -1,6 +1,6 @@
-/* item_run.c — one item, run in this process: the outcome, the printed line
- * (state, name, message, seconds, and the rerun command when it failed), and
- * the item's peak RSS. */
+/* item_run.c — one item, run in this process: the outcome, what it left
+ * behind (processes; LEAK), the printed line (state, name, message, seconds,
+ * and the rerun command when it failed), and the item's peak RSS. */
 #include "item_run.h"
 
 #include <fcntl.h>
@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proctree.h"
 #include "progress.h"
 #include "suite.h"
 
@@ -92,13 +93,58 @@ void kc_rerun_command(const kc_opts *o, const char *name, int device, char *buf,
 
 static int is_failing(kc_state s)
 {
-    return s == KC_FAIL || s == KC_MISSED || s == KC_LIMIT;
+    return s == KC_FAIL || s == KC_MISSED || s == KC_LIMIT || s == KC_LEAK;
 }
 
-void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_outcome *out)
+void kc_outcome_left_behind(kc_outcome *out, const char *what)
+{
+    char msg[sizeof out->msg];
+    if (out->state == KC_PASS || out->state == KC_KNOWN) {    /* it would read green: it is not */
+        snprintf(msg, sizeof msg, "left %.500s (otherwise %s: %.1500s)", what, kc_state_name(out->state), out->msg);
+        out->state = KC_LEAK;
+        out->gate = 0;
+    } else {
+        snprintf(msg, sizeof msg, "%.1500s; it also left %.500s", out->msg, what);
+    }
+    snprintf(out->msg, sizeof out->msg, "%s", msg);
+}
+
+/* Processes the item left running: given KC_LEAK_TIMEOUT_MS to end, then
+ * killed and named (this process adopts orphans: kc_proc_adopt_orphans). */
+static void end_leftovers(kc_outcome *out)
+{
+    char who[400], what[512];
+    int n = kc_proc_end_leftovers(KC_LEAK_TIMEOUT_MS, who, sizeof who);
+    if (n <= 0) return;
+    snprintf(what, sizeof what, "%d process%s running after it: %s, still there %d ms after it ended; killed (SIGKILL)",
+             n, n == 1 ? "" : "es", who, KC_LEAK_TIMEOUT_MS);
+    kc_outcome_left_behind(out, what);
+}
+
+/* What the GPU item left in the context (gpu_state.h), on its outcome. */
+static void check_gpu_state(kc_gpu *gpu, kc_gpu_watch *gw, kc_outcome *out)
+{
+    char what[512], note[600];
+    if (out->context_lost) return;          /* replaced anyway */
+    switch (kc_gpu_watch_after(gw, gpu, what, sizeof what)) {
+    case KC_GPU_LEFT_ERROR:
+        kc_outcome_left_behind(out, what);
+        out->context_lost = KC_LOST_CONTEXT;
+        break;
+    case KC_GPU_LEFT_MEMORY:                /* the verdict stands; the process does not carry it on */
+        snprintf(note, sizeof note, "; it left %s: this process is replaced", what);
+        snprintf(out->msg + strlen(out->msg), sizeof out->msg - strlen(out->msg), "%s", note);
+        out->context_lost = KC_LOST_GPU_STATE;
+        break;
+    }
+}
+
+void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_outcome *out)
 {
     memset(out, 0, sizeof *out);
     int rss_ok = rss_reset() == 0;
+    int watch = gw && have_gpu && kc_item_needs_gpu(it);
+    if (watch) kc_gpu_watch_before(gw, gpu);
     double t0 = now_s();
     const char *detail = NULL;
     kc_result *res = NULL;
@@ -125,6 +171,8 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
     }
     out->seconds = now_s() - t0;
     out->peak_rss_kib = rss_ok ? rss_peak_kib() : -1;
+    end_leftovers(out);
+    if (watch) check_gpu_state(gpu, gw, out);
     if (is_failing(out->state))
         kc_rerun_command(o, it->name, o->device, out->rerun, sizeof out->rerun);
     kc_progress_clear();

@@ -1,16 +1,14 @@
-/* jobs.c — owns the --jobs parent: the checks before any child starts
- * (devices, memory plan), spawning the shard processes with pipes, the poll
- * loop that prints their lines as they come (linebuf.c cuts long ones),
- * passing SIGINT/SIGTERM on through a self-pipe, stopping the other shards
- * when one fails to finish, and the merged report (merge.c). Also the child's
- * guard (--parent). The only global is the self-pipe's write end, which the
- * signal handler needs. */
+/* jobs.c — owns the --jobs N --schedule static parent: the checks before
+ * any child starts (devices, memory plan), the shard processes (started,
+ * reaped, signalled and stopped by the supervisor, supervisor.c) whose lines
+ * it prints as they come, stopping the other shards when one fails to
+ * finish, and the merged report (merge.c). Also the devices probe the work
+ * queue shares and the child's guard (--parent). */
 #include "jobs.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,21 +21,15 @@
 #include "cuda_driver.h"
 #include "device.h"
 #include "filter.h"
-#include "linebuf.h"
 #include "merge.h"
 #include "parallel.h"
 #include "plan.h"
 #include "runner.h"
 #include "shard.h"
-#include "sigpipe.h"
+#include "supervisor.h"
 #include "tally.h"
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+static double now_s(void) { return kc_sup_now(); }
 
 /* ---- the child's guard ---- */
 
@@ -225,13 +217,9 @@ static void print_header(const kc_opts *o, const selection *s, const devinfo *d,
 /* ---- the children ---- */
 
 typedef struct child {
-    int k, n;                   /* shard k of n */
-    pid_t pid;                  /* 0 once reaped */
-    int fd[2];                  /* stdout, stderr read ends; -1 at end of stream */
-    kc_linebuf lb[2];
+    int k, n;                   /* shard k of n: the supervisor's slot k */
     int device;
-    double t0, t1;              /* started, reaped */
-    int judged;                 /* done and checked for a failure to finish */
+    int judged;                 /* gone and checked for a failure to finish */
     kc_shard_out *out;
 } child;
 
@@ -240,10 +228,9 @@ typedef struct run {
     int n;
     child *c;
     kc_shard_out *outs;
-    int sig_r;                  /* the self-pipe's read end */
+    kc_sup sup;
     int interrupted;            /* the first SIGINT or SIGTERM */
     int failed;                 /* a shard did not finish: the others were stopped */
-    double kill_at;             /* SIGKILL the live children then (0: not armed) */
 } run;
 
 static void print_prefixed(FILE *f, const child *c, const char *line, size_t len, size_t cut)
@@ -255,16 +242,13 @@ static void print_prefixed(FILE *f, const child *c, const char *line, size_t len
     fflush(f);
 }
 
-static void on_out_line(void *ctx, const char *line, size_t len, size_t cut)
+static void on_line(void *ctx, kc_sup *s, kc_child *kc, int stream, const char *line, size_t len, size_t cut)
 {
-    child *c = ctx;
-    print_prefixed(stdout, c, line, len, cut);
-    kc_shard_out_line(c->out, line, cut > 0);
-}
-
-static void on_err_line(void *ctx, const char *line, size_t len, size_t cut)
-{
-    print_prefixed(stderr, ctx, line, len, cut);
+    run *r = ctx;
+    child *c = &r->c[kc->slot];
+    (void)s;
+    print_prefixed(stream == KC_SUP_OUT ? stdout : stderr, c, line, len, cut);
+    if (stream == KC_SUP_OUT) kc_shard_out_line(c->out, line, cut > 0);
 }
 
 /* The child's argv: the same patterns and seed, its shard, device and parent. */
@@ -300,69 +284,40 @@ static char **child_argv(const kc_opts *o, const child *c, char num[5][32])
     return av;
 }
 
-/* In the forked child (async-signal-safe calls only: the driver's threads
- * may exist in the parent): default signals, output to the pipes, exec. */
-static void exec_child(char **av, int out_w, int err_w)
+static int spawn(run *r, child *c)
 {
-    static const char msg[] = "kcontract: cannot start the shard process: execv /proc/self/exe failed\n";
-    kc_sigpipe_child_reset();
-    if (dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0) _exit(127);
-    execv("/proc/self/exe", av);
-    ssize_t w = write(2, msg, sizeof msg - 1);
-    (void)w;
-    _exit(127);
-}
-
-static int spawn(const kc_opts *o, child *c)
-{
-    int po[2] = { -1, -1 }, pe[2] = { -1, -1 };
     char num[5][32];
-    char **av = child_argv(o, c, num);
-    if (!av || pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC)) goto fail;
-    sigset_t old;
-    kc_sigpipe_block(&old);                     /* no handler runs in the child before exec */
-    pid_t pid = fork();
-    if (pid == 0) exec_child(av, po[1], pe[1]);
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    if (pid < 0) goto fail;
-    close(po[1]);
-    close(pe[1]);
-    c->pid = pid;
-    c->fd[0] = po[0];
-    c->fd[1] = pe[0];
-    c->t0 = now_s();
+    char **av = child_argv(r->o, c, num);
+    if (!av || kc_sup_start(&r->sup, c->k, "/proc/self/exe", av, 0)) {
+        fprintf(stderr, "kcontract: cannot start shard %d/%d: %s\n", c->k, c->n, strerror(av ? errno : ENOMEM));
+        free(av);
+        return -1;
+    }
+    kc_sup_mark(&r->sup.c[c->k], KC_CHILD_RUNNING);    /* a shard runs its slice from its start */
     free(av);
     return 0;
-fail:
-    fprintf(stderr, "kcontract: cannot start shard %d/%d: %s\n", c->k, c->n, strerror(errno));
-    for (int i = 0; i < 2; i++) {
-        if (po[i] >= 0) close(po[i]);
-        if (pe[i] >= 0) close(pe[i]);
-    }
-    free(av);
-    return -1;
 }
 
-/* Signals every live child (not `except`); appends "k/N" names to names. */
-static int signal_live(run *r, int signo, const child *except, char *names, size_t cap)
+static int child_live(const run *r, const child *c)
+{
+    kc_child_state st = r->sup.c[c->k].state;
+    return st != KC_CHILD_GONE && st != KC_CHILD_EXITED;
+}
+
+/* Stops every live child (not `except`) with signo; appends "k/N" names to names. */
+static int stop_live(run *r, int signo, const child *except, char *names, size_t cap)
 {
     int count = 0;
     size_t len = names ? strlen(names) : 0;
     for (int i = 0; i < r->n; i++) {
         child *c = &r->c[i];
-        if (c->pid <= 0 || c == except) continue;
-        kill(c->pid, signo);
+        if (!child_live(r, c) || c == except) continue;
+        kc_sup_stop(&r->sup, &r->sup.c[i], signo, KC_SUP_GRACE_MS);
         if (!c->out->ended) c->out->stopped = 1;
         if (names && len < cap) len += (size_t)snprintf(names + len, cap - len, "%s%d/%d", count ? ", " : "", c->k, c->n);
         count++;
     }
     return count;
-}
-
-static void arm_kill(run *r)
-{
-    double at = now_s() + KC_JOBS_GRACE_MS / 1000.0;
-    if (!r->kill_at || at < r->kill_at) r->kill_at = at;
 }
 
 /* A shard did not finish: stop the others, naming them. */
@@ -371,150 +326,80 @@ static void stop_others(run *r, const child *failed)
     char why[256], names[4096] = "";
     kc_shard_out_why(failed->out, why, sizeof why);
     r->failed = 1;
-    int count = signal_live(r, SIGTERM, failed, names, sizeof names);
-    if (count) {
-        arm_kill(r);
+    int count = stop_live(r, SIGTERM, failed, names, sizeof names);
+    if (count)
         printf("kcontract: shard %d/%d did not finish (%s); stopping shard%s %s (SIGTERM, SIGKILL after %d ms)\n",
-               failed->k, failed->n, why, count == 1 ? "" : "s", names, KC_JOBS_GRACE_MS);
-    } else {
+               failed->k, failed->n, why, count == 1 ? "" : "s", names, KC_SUP_GRACE_MS);
+    else
         printf("kcontract: shard %d/%d did not finish (%s); no other shard was running\n", failed->k, failed->n, why);
-    }
     fflush(stdout);
 }
 
-static void on_interrupt(run *r, int signo)
+/* The supervisor passed SIGINT or SIGTERM on to the live shards. */
+static void on_interrupted(void *ctx, kc_sup *s, int signo, int again, int n)
 {
+    run *r = ctx;
     char names[4096] = "", sb[32];
+    size_t len = 0;
     const char *sn = kc_signal_name(signo, sb, sizeof sb);
-    if (r->interrupted) {       /* a second signal: no more waiting */
-        int count = signal_live(r, SIGKILL, NULL, names, sizeof names);
-        printf("kcontract: %s again: killing shard%s %s (SIGKILL)\n", sn, count == 1 ? "" : "s", count ? names : "(none)");
-        fflush(stdout);
-        return;
+    for (int i = 0, count = 0; i < r->n; i++) {
+        if (s->c[i].state != KC_CHILD_STOPPING) continue;
+        if (!r->c[i].out->ended) r->c[i].out->stopped = 1;
+        if (len < sizeof names)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%d/%d", count++ ? ", " : "", r->c[i].k, r->n);
     }
-    r->interrupted = signo;
-    int count = signal_live(r, signo, NULL, names, sizeof names);
-    if (count) arm_kill(r);
-    printf("kcontract: %s: passed on to shard%s %s; waiting for them\n", sn, count == 1 ? "" : "s",
-           count ? names : "(none running)");
+    if (again) {
+        printf("kcontract: %s again: killing shard%s %s (SIGKILL)\n", sn, n == 1 ? "" : "s", n ? names : "(none)");
+    } else {
+        r->interrupted = signo;
+        printf("kcontract: %s: passed on to shard%s %s; waiting for them\n", sn, n == 1 ? "" : "s",
+               n ? names : "(none running)");
+    }
     fflush(stdout);
 }
 
-static void drain_signals(run *r)
+/* A shard is gone: one that ended without finishing (and was not stopped)
+ * stops the others; what it left behind is named and fails the merge. */
+static void on_gone(void *ctx, kc_sup *s, kc_child *kc)
 {
-    unsigned char b[64];
-    ssize_t got;
-    while ((got = read(r->sig_r, b, sizeof b)) > 0)
-        for (ssize_t i = 0; i < got; i++)
-            if (b[i] == SIGINT || b[i] == SIGTERM) on_interrupt(r, b[i]);
-    /* SIGCHLD: reap() at the top of the loop. */
-}
-
-static void reap(run *r)
-{
-    for (int i = 0; i < r->n; i++) {
-        child *c = &r->c[i];
-        int st;
-        if (c->pid <= 0 || waitpid(c->pid, &st, WNOHANG) != c->pid) continue;
-        kc_shard_out_ended(c->out, st);
-        c->pid = 0;
-        c->t1 = now_s();
+    run *r = ctx;
+    child *c = &r->c[kc->slot];
+    (void)s;
+    kc_shard_out_ended(c->out, kc->wstatus);
+    if (kc->killed && kc->stop_signal != SIGKILL) {
+        printf("kcontract: shard %d/%d did not stop within %d ms; killed (SIGKILL)\n", c->k, c->n, KC_SUP_GRACE_MS);
+        fflush(stdout);
     }
-}
-
-static int child_done(const child *c) { return c->pid == 0 && c->fd[0] < 0 && c->fd[1] < 0; }
-
-/* A shard that is done without finishing (and was not stopped) stops the others. */
-static void judge(run *r)
-{
-    for (int i = 0; i < r->n; i++) {
-        child *c = &r->c[i];
-        if (c->judged || !child_done(c)) continue;
-        c->judged = 1;
-        if (kc_shard_out_finished(c->out)) {
-            printf("kcontract: shard %d/%d finished in %.2f s (exit status %d)\n", c->k, c->n, c->t1 - c->t0,
-                   c->out->status);
-            fflush(stdout);
-            continue;
-        }
-        if (c->out->stopped || r->interrupted) continue;
-        if (!r->failed) {
-            stop_others(r, c);
-        } else {
-            char why[256];
-            kc_shard_out_why(c->out, why, sizeof why);
-            printf("kcontract: shard %d/%d did not finish either (%s)\n", c->k, c->n, why);
-            fflush(stdout);
-        }
+    if (kc->leak[0]) {
+        snprintf(c->out->leak, sizeof c->out->leak, "%s", kc->leak);
+        printf("kcontract: shard %d/%d left processes behind: %s\n", c->k, c->n, kc->leak);
+        fflush(stdout);
     }
-}
-
-static void read_stream(child *c, int s)
-{
-    char buf[65536];
-    ssize_t got = read(c->fd[s], buf, sizeof buf);
-    if (got < 0 && (errno == EINTR || errno == EAGAIN)) return;
-    kc_line_fn fn = s == 0 ? on_out_line : on_err_line;
-    if (got <= 0) {
-        kc_linebuf_flush(&c->lb[s], fn, c);
-        close(c->fd[s]);
-        c->fd[s] = -1;
+    c->judged = 1;
+    if (kc_shard_out_finished(c->out)) {
+        printf("kcontract: shard %d/%d finished in %.2f s (exit status %d)\n", c->k, c->n, kc->exited - kc->started,
+               c->out->status);
+        fflush(stdout);
         return;
     }
-    kc_linebuf_feed(&c->lb[s], buf, (size_t)got, fn, c);
-}
-
-static void kill_overdue(run *r)
-{
-    if (!r->kill_at || now_s() < r->kill_at) return;
-    char names[4096] = "";
-    r->kill_at = 0;
-    int count = signal_live(r, SIGKILL, NULL, names, sizeof names);
-    if (count) {
-        printf("kcontract: shard%s %s did not stop within %d ms; killed (SIGKILL)\n", count == 1 ? "" : "s", names,
-               KC_JOBS_GRACE_MS);
+    if (c->out->stopped || r->interrupted) return;
+    if (!r->failed) {
+        stop_others(r, c);
+    } else {
+        char why[256];
+        kc_shard_out_why(c->out, why, sizeof why);
+        printf("kcontract: shard %d/%d did not finish either (%s)\n", c->k, c->n, why);
         fflush(stdout);
     }
 }
 
-/* Runs until every child is reaped and its pipes are at end of stream. */
+static const kc_sup_ops JOBS_OPS = { on_line, on_gone, on_interrupted };
+
+/* Runs until every child is gone. */
 static int loop(run *r)
 {
-    struct pollfd *pf = calloc((size_t)r->n * 2 + 1, sizeof *pf);
-    int *who = calloc((size_t)r->n * 2 + 1, sizeof *who);
-    if (!pf || !who) {
-        free(pf);
-        free(who);
-        return -1;
-    }
-    for (;;) {
-        reap(r);
-        judge(r);
-        int np = 0, busy = 0;
-        pf[np++] = (struct pollfd){ r->sig_r, POLLIN, 0 };
-        for (int i = 0; i < r->n; i++) {
-            busy |= !child_done(&r->c[i]);
-            for (int s = 0; s < 2; s++)
-                if (r->c[i].fd[s] >= 0) {
-                    who[np] = i * 2 + s;
-                    pf[np++] = (struct pollfd){ r->c[i].fd[s], POLLIN, 0 };
-                }
-        }
-        if (!busy) break;
-        int ms = -1;
-        if (r->kill_at) {
-            double left = (r->kill_at - now_s()) * 1000;
-            ms = left < 0 ? 0 : (int)left + 1;
-        }
-        if (poll(pf, (nfds_t)np, ms) > 0) {
-            if (pf[0].revents) drain_signals(r);
-            for (int p = 1; p < np; p++)
-                if (pf[p].revents & (POLLIN | POLLHUP | POLLERR)) read_stream(&r->c[who[p] / 2], who[p] % 2);
-        }
-        kill_overdue(r);
-    }
-    free(pf);
-    free(who);
+    while (kc_sup_live(&r->sup))
+        if (kc_sup_wait(&r->sup, 0)) return -1;
     return 0;
 }
 
@@ -544,8 +429,9 @@ static void print_times(const run *r)
     int last = 0;
     printf("kcontract: shard times:");
     for (int i = 0; i < r->n; i++) {
-        printf("%s %d/%d %.2f s", i ? "," : "", r->c[i].k, r->n, r->c[i].t1 - r->c[i].t0);
-        if (r->c[i].t1 > r->c[last].t1) last = i;
+        const kc_child *c = &r->sup.c[i];
+        printf("%s %d/%d %.2f s", i ? "," : "", r->c[i].k, r->n, c->exited - c->started);
+        if (c->exited > r->sup.c[last].exited) last = i;
     }
     printf("; last to finish: %d/%d\n", r->c[last].k, r->n);
 }
@@ -586,14 +472,9 @@ static int report(const run *r, const selection *s, double t0)
 
 /* ---- kc_jobs_run ---- */
 
-static void run_free(run *r)
+static void run_free(run *r, int sup)
 {
-    for (int i = 0; r->c && i < r->n; i++) {
-        for (int s = 0; s < 2; s++) {
-            if (r->c[i].fd[s] >= 0) close(r->c[i].fd[s]);
-            kc_linebuf_free(&r->c[i].lb[s]);
-        }
-    }
+    if (sup) kc_sup_free(&r->sup);
     free(r->c);
     free(r->outs);
 }
@@ -610,13 +491,10 @@ static int run_init(run *r, const kc_opts *o, const devinfo *d)
         child *c = &r->c[k];
         c->k = k;
         c->n = r->n;
-        c->fd[0] = c->fd[1] = -1;
         c->out = &r->outs[k];
         c->device = d->ndevs ? d->dev[kc_shard_device_slot(k, d->ndevs)].ordinal : 0;
         kc_shard_out_init(c->out, k);
     }
-    for (int k = 0; k < r->n; k++)
-        if (kc_linebuf_init(&r->c[k].lb[0]) || kc_linebuf_init(&r->c[k].lb[1])) return -1;
     return 0;
 }
 
@@ -624,14 +502,11 @@ static int run_init(run *r, const kc_opts *o, const devinfo *d)
 static int spawn_all(run *r)
 {
     for (int k = 0; k < r->n; k++) {
-        if (spawn(r->o, &r->c[k]) == 0) continue;
+        if (spawn(r, &r->c[k]) == 0) continue;
         r->failed = 1;
         for (int j = k; j < r->n; j++) r->c[j].judged = 1;    /* never started */
         char names[4096] = "";
-        if (signal_live(r, SIGTERM, NULL, names, sizeof names)) {
-            arm_kill(r);
-            printf("kcontract: stopping shards %s\n", names);
-        }
+        if (stop_live(r, SIGTERM, NULL, names, sizeof names)) printf("kcontract: stopping shards %s\n", names);
         return -1;
     }
     return 0;
@@ -643,7 +518,6 @@ int kc_jobs_run(const kc_opts *o, const kc_item *items, int n)
     selection s = { 0 };
     devinfo *d = calloc(1, sizeof *d);
     run r = { 0 };
-    kc_sigpipe sp;
     int rc = 4;
     if (!d || select_items(o, items, n, &s)) {
         fprintf(stderr, "kcontract: out of memory\n");
@@ -653,16 +527,15 @@ int kc_jobs_run(const kc_opts *o, const kc_item *items, int n)
     size_t avail;
     if ((rc = kc_jobs_probe_devices(o, s.gpu_items, d)) || (rc = check_plan(o, items, &s, d, &plan, &avail))) goto out;
     print_header(o, &s, d, &plan, avail);
-    if (run_init(&r, o, d) || kc_sigpipe_install(&sp, 0) < 0) {
+    /* The static parent writes to no child: SIGPIPE (its own stdout closed) still ends it. */
+    if (run_init(&r, o, d) || kc_sup_init(&r.sup, r.n, &JOBS_OPS, &r, 0) < 0) {
         fprintf(stderr, "kcontract: cannot set up the children: %s\n", strerror(errno));
-        run_free(&r);
+        run_free(&r, 0);
         rc = 4;
         goto out;
     }
-    r.sig_r = sp.rfd;
     int started = spawn_all(&r) == 0;
     if (loop(&r)) {
-        signal_live(&r, SIGKILL, NULL, NULL, 0);
         rc = 4;
     } else if (r.interrupted) {
         report_interrupted(&r);
@@ -670,8 +543,7 @@ int kc_jobs_run(const kc_opts *o, const kc_item *items, int n)
     } else {
         rc = started ? report(&r, &s, t0) : 4;
     }
-    kc_sigpipe_restore(&sp);
-    run_free(&r);
+    run_free(&r, 1);
 out:
     selection_free(&s);
     free(d);

@@ -8,10 +8,11 @@
  * prints each child line as it comes prefixed "[k/N] " (lines over 64 KiB cut,
  * with a marker), and merges the children's TALLY lines into one TALLY and
  * SUMMARY (merge.h). A shard that fails to finish (killed, crashed, no TALLY)
- * makes the parent stop the others (SIGTERM, then SIGKILL after a grace) and
- * name them. SIGINT and SIGTERM are passed on to every live child; the parent
- * waits for them, says which shards finished and which were stopped, and
- * exits 128 + the signal. */
+ * makes the parent stop the others (SIGTERM, then SIGKILL after
+ * KC_SUP_GRACE_MS) and name them; one that left processes behind fails the
+ * merge. SIGINT and SIGTERM are passed on to every live child (supervisor.h);
+ * the parent waits for them, says which shards finished and which were
+ * stopped, and exits 128 + the signal. */
 #ifndef KC_JOBS_H
 #define KC_JOBS_H
 #include "cli.h"
@@ -20,7 +21,6 @@
 #include "shard.h"
 #include <stddef.h>
 
-#define KC_JOBS_GRACE_MS 2000       /* SIGTERM to SIGKILL when stopping shards */
 
 /* The devices a --jobs run uses (shared with the work queue, worker.h). */
 typedef struct kc_devinfo {

@@ -314,7 +314,7 @@ kc_launch_records *kc_launch_records_parse(const char *path, const char *text, s
             continue;
         }
         if (rs->n == cap) {
-            cap = cap ? cap * 2 : 64;
+            cap = cap ? cap * 2 : 8;
             kc_launch_record *nv = realloc(rs->v, (size_t)cap * sizeof *nv);
             if (!nv) {
                 problem(&e, ln, "out of memory");

@@ -15,6 +15,7 @@
 #include "parallel.h"
 #include "filter.h"
 #include "registry.h"
+#include "report.h"
 #include "runner.h"
 #include "worker.h"
 
@@ -42,6 +43,14 @@ int main(int argc, char **argv)
     if (o.cmd == KC_CMD_INFO) {
         kc_opts_free(&o);
         return kc_info();
+    }
+    /* From here the run may end anywhere (a refusal, a crash, SIGKILL): until it
+     * writes its reports, they say so (report.h). A re-exec'd serial run
+     * (--resume-tally) continues one that already did this. */
+    if (o.cmd == KC_CMD_RUN && !o.worker && !o.parent && !o.resume_tally &&
+        kc_reports_begin(o.json, o.junit, o.timeline)) {
+        kc_opts_free(&o);
+        return 4;
     }
     kc_item *items;
     char err[1024];

@@ -3,6 +3,7 @@
  * reason the merge refuses. Pure: no I/O, no processes. */
 #include "merge.h"
 
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -142,6 +143,7 @@ static int check_shard(msgs *m, const kc_merge_want *w, const kc_shard_out *s)
     }
     if (s->bad[0]) problem(m, &st, s, w->n, "malformed TALLY: %s", s->bad);
     if (s->tallies > 1) problem(m, &st, s, w->n, "printed %d TALLY lines (one expected)", s->tallies);
+    if (s->leak[0]) problem(m, &st, s, w->n, "left processes behind: %s", s->leak);
     if (st || !s->have) return st;
     check_identity(m, &st, w, s);
     int explained = kc_tally_exit_status(&s->tally);
@@ -211,7 +213,12 @@ int kc_merge(const kc_merge_want *w, const kc_shard_out *outs, int nout, kc_tall
     int all_good = 1;
     for (int i = 0; i < nout; i++) {
         all_good &= check_shard(&m, w, &outs[i]) == 0;
-        if (outs[i].have) kc_tally_merge(&t, &outs[i].tally);
+        if (outs[i].have && kc_tally_merge(&t, &outs[i].tally)) {
+            add(&m, "%sshard %d/%d: its counts cannot be added to the other shards' (they pass %ld)", m.count ? "\n" : "",
+                outs[i].k, w->n, LONG_MAX);
+            m.count++;
+            all_good = 0;
+        }
     }
     merge_device(&m, w, outs, nout, &t);
     if (all_good && (t.items != w->items || t.digest != w->digest)) {

@@ -4,7 +4,8 @@
  *
  * The merge fails, naming the shard and the reason, when a shard printed no
  * TALLY (crashed, killed, fell silent), two, a malformed one (the parser's
- * reason), or one for another shard, N, seed, filter or binary; when its exit
+ * reason), or one for another shard, N, seed, filter or binary; when it left
+ * processes behind (its pipes or process group held after it exited); when its exit
  * status is not the one its counts explain; when shards ran on different
  * devices; or when the shards' item sets do not add up to the filtered set
  * (each slice's count and digest, and their sums). */
@@ -21,6 +22,7 @@ typedef struct kc_shard_out {
     int have;               /* tally holds its first well-formed TALLY */
     kc_tally tally;
     char bad[256];          /* the first malformed TALLY's reason, "" if none */
+    char leak[512];         /* processes it left behind, killed (supervisor.h); "" none */
     int ended;              /* reaped */
     int exited, status;     /* exited normally, with this status */
     int signo;              /* killed by this signal (0: exited) */

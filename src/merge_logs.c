@@ -45,22 +45,9 @@ static const kc_item *item_of_line(const char *line, const kc_item *items, int n
     return NULL;
 }
 
-/* Feeds one log to s, as its shard's stdout. A log ends with its result or
- * it did not finish: the shard is taken as exited with the status its
- * TALLY explains only when a SUMMARY line follows its last TALLY line. */
-static int read_log(const char *path, const kc_item *items, int n, kc_shard_out *s, kc_tally *body, double *wall,
-                    char *why, size_t cap)
+int kc_merge_log_read(FILE *f, const kc_item *items, int n, kc_shard_out *s, kc_tally *body, double *wall)
 {
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(why, cap, "%s: is a directory, expected the saved output of a --shard K/N run", path);
-        return -1;
-    }
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(why, cap, "%s: cannot read: %m", path);
-        return -1;
-    }
+    *wall = 0;
     char *line = NULL;
     size_t lcap = 0;
     ssize_t len;
@@ -86,17 +73,32 @@ static int read_log(const char *path, const kc_item *items, int n, kc_shard_out 
         after_tally = strncmp(line, "TALLY ", 6) == 0;
     }
     free(line);
-    int failed = ferror(f);
-    fclose(f);
-    if (failed) {
-        snprintf(why, cap, "%s: read error", path);
-        return -1;
-    }
+    if (ferror(f)) return -1;
     s->ended = 1;
     s->exited = s->have && summary;   /* finished: its result TALLY, then SUMMARY */
     if (s->have) s->k = s->tally.shard_k;
     if (s->exited) s->status = kc_tally_exit_status(&s->tally);   /* a log keeps no exit status */
     return 0;
+}
+
+/* Reads the log at path (kc_merge_log_read); 0, or -1 with the reason in why. */
+static int read_log(const char *path, const kc_item *items, int n, kc_shard_out *s, kc_tally *body, double *wall,
+                    char *why, size_t cap)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(why, cap, "%s: is a directory, expected the saved output of a --shard K/N run", path);
+        return -1;
+    }
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(why, cap, "%s: cannot read: %m", path);
+        return -1;
+    }
+    int rc = kc_merge_log_read(f, items, n, s, body, wall);
+    fclose(f);
+    if (rc) snprintf(why, cap, "%s: read error", path);
+    return rc;
 }
 
 /* "" when the TALLY's counts and items are those of the log's item lines;

@@ -9,12 +9,26 @@
  * and cost table, and shards on different GPUs. */
 #ifndef KC_MERGE_LOGS_H
 #define KC_MERGE_LOGS_H
+#include <stdio.h>
 #include "cli.h"
 #include "item.h"
+#include "merge.h"
+#include "tally.h"
 
 /* Prints each shard's log, then the merged TALLY and SUMMARY, or "the merge
  * failed" with one line per problem. Returns the merged run's exit status
  * (kc_tally_exit_status), 1 when the merge fails, 2 for an unreadable log or
  * cost table, 4 out of memory. */
 int kc_merge_logs(const kc_opts *o, const kc_item *items, int n);
+
+/* Reads one saved shard log from f (its stdout, as a --schedule static parent
+ * reads a shard's: kc_shard_out_line for each line, lines over 64 KiB cut,
+ * CRLF read as LF) into s (kc_shard_out_init first), and counts into body
+ * (kc_tally_init first: its items, digest and kind/state counts) the item
+ * lines of `items` (n, any order) it holds, "STATE  name  ...", for holding
+ * its TALLY to them. s is ended, and exited with the status its TALLY
+ * explains only when a SUMMARY line follows its last TALLY line (a log keeps
+ * no exit status); *wall is that SUMMARY's "(S s)", 0 without one. Returns 0,
+ * or -1 on a read error. */
+int kc_merge_log_read(FILE *f, const kc_item *items, int n, kc_shard_out *s, kc_tally *body, double *wall);
 #endif

@@ -144,6 +144,11 @@ long kc_nvml_pid_mib(const char *bus_id, long pid, char *why, size_t whycap)
     return pid_mib(bus_id, pid, NULL, why, whycap);
 }
 
+long kc_nvml_pid_mib_listed(const char *bus_id, long pid, int *listed, char *why, size_t whycap)
+{
+    return pid_mib(bus_id, pid, listed, why, whycap);
+}
+
 int kc_cuda_ordinal_bus_id(int ordinal, char *buf, size_t cap)
 {
     static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;

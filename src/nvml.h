@@ -34,6 +34,9 @@ int kc_nvml_init(char *why, size_t whycap);
  * when NVML is absent, the device is not found or the figure is not
  * available (why says which, when not NULL). */
 long kc_nvml_pid_mib(const char *bus_id, long pid, char *why, size_t whycap);
+/* The same, and *listed says whether NVML listed pid (0 with a result of 0:
+ * the device's list does not hold it). */
+long kc_nvml_pid_mib_listed(const char *bus_id, long pid, int *listed, char *why, size_t whycap);
 /* The PCI bus id ("0000:3B:00.0") of CUDA device `ordinal` as this process
  * sees it (CUDA_VISIBLE_DEVICES applies). Loads libcuda and calls cuInit in
  * the calling process (harmless before fork+exec, not before a fork that does

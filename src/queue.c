@@ -1,21 +1,21 @@
 /* queue.c — owns the --jobs N work queue's parent (worker.h has the worker
  * and the protocol): the order of the items (costs.h), N long-lived workers
- * each in its own process group, handing out one item at a time within the
- * memory admission, the time limit of each item (SIGTERM to the worker's
- * group, SIGKILL after a grace), a dead worker's item turned into CRASH or
- * TIMEOUT with its last lines and a fresh worker in its place (capped),
- * --fail-fast, SIGINT/SIGTERM passed on, the records for the reports, the
- * cost table written back, and the run's own TALLY and SUMMARY. Each
- * selected item is reported exactly once: by its worker's result line, as
- * CRASH/TIMEOUT when the worker died running it, or as NOTRUN when it was
- * never handed out. The only global is the self-pipe's write end. */
+ * (started, watched, stopped and reaped by the supervisor, supervisor.c),
+ * handing out one item at a time to a ready worker within the memory
+ * admission, the time limit of each item (SIGTERM to the worker's group,
+ * SIGKILL after the grace), a dead worker's item turned into CRASH or
+ * TIMEOUT with its last lines, what it left behind and its true duration,
+ * and a fresh worker in its place (capped), --fail-fast, SIGINT/SIGTERM, the
+ * records for the reports, the cost table written back, and the run's own
+ * TALLY and SUMMARY. Each selected item is reported exactly once: by its
+ * worker's result line, as CRASH/TIMEOUT when the worker died running it, or
+ * as NOTRUN when it was never handed out. */
 #include "item_run.h"
-#include "sigpipe.h"
+#include "supervisor.h"
 #include "worker.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,12 +39,7 @@
 #include "runner.h"
 #include "tally.h"
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+static double now_s(void) { return kc_sup_now(); }
 
 typedef struct qitem {
     int idx;                    /* into items */
@@ -54,16 +49,18 @@ typedef struct qitem {
     int dispatched, reported;
 } qitem;
 
+/* A worker slot: the supervisor's child of the same index, and what the
+ * queue keeps of it. */
 typedef struct wk {
     int slot;                   /* worker index: the [wK] prefix */
-    pid_t pid;                  /* 0: not running (reaped) */
-    int in_w;                   /* its stdin; -1 closed */
-    int fd[3];                  /* its stdout, stderr, result pipe; -1 at end of stream */
-    kc_linebuf lb[3];
     int device, devslot;        /* CUDA ordinal; slot in the devinfo (-1: no GPU) */
-    int cur;                    /* the qitem it runs, -1 idle */
-    double t_start, deadline, kill_at;
-    int timed_out, killed, lost, wstatus, spawned;
+    int cur;                    /* the qitem it runs, -1 none */
+    double t_start, deadline;   /* the item's start and time limit */
+    double ready_by;            /* STARTING: it must say it is ready by then */
+    int ready;                  /* it said so (KC_RESULT_READY) */
+    int timed_out, late;        /* its item ran out of time; it was not ready in time */
+    int lost;                   /* it must be replaced (KC_LOST_*, worker.h): it exits by itself */
+    int spawned;
     char tail[KC_QUEUE_TAIL_LINES][256];
     int tail_n;
 } wk;
@@ -75,12 +72,12 @@ typedef struct queue {
     int nq;
     wk *w;
     int nw;
+    kc_sup sup;
     kc_devinfo *d;
     kc_admit adm;
     kc_tally t;
     kc_records rec;
     kc_costs costs;
-    int sig_r;
     int interrupted;            /* the first SIGINT or SIGTERM */
     int stopping;               /* no more items handed out */
     char stop_why[512];
@@ -114,31 +111,11 @@ static void tail_add(wk *w, const char *line)
     snprintf(w->tail[w->tail_n++], sizeof w->tail[0], "%s", line);
 }
 
-/* In the forked child: async-signal-safe calls only (the parent may have the
- * driver's and the sampler's threads). Own process group, default signals,
- * pipes on 0, 1, 2 and 3, exec. */
-static void exec_worker(char **av, const int fds[4])
-{
-    static const char msg[] = "kcontract: cannot start a worker: execv /proc/self/exe failed\n";
-    setpgid(0, 0);
-    kc_sigpipe_child_reset();
-    for (int i = 0; i < 3; i++)
-        if (dup2(fds[i], i) < 0) _exit(127);
-    if (fds[3] == KC_RESULT_FD) {
-        if (fcntl(KC_RESULT_FD, F_SETFD, 0) < 0) _exit(127);
-    } else if (dup2(fds[3], KC_RESULT_FD) < 0) {
-        _exit(127);
-    }
-    execv("/proc/self/exe", av);
-    ssize_t r = write(2, msg, sizeof msg - 1);
-    (void)r;
-    _exit(127);
-}
+static kc_child *child_of(queue *qq, const wk *w) { return &qq->sup.c[w->slot]; }
 
 static int spawn_worker(queue *qq, wk *w)
 {
     const kc_opts *o = qq->o;
-    int p[4][2], made = 0;
     char seed[32], dev[32], par[32], thr[32];
     char *av[14 + 2 * KC_MAX_RECORD_FILES] = { (char *)o->argv0, "run", "--worker", "--seed", seed, "--device", dev,
                                                "--parent", par, "--threads", thr, "--reference",
@@ -152,63 +129,17 @@ static int spawn_worker(queue *qq, wk *w)
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
     snprintf(dev, sizeof dev, "%d", w->device);
     snprintf(par, sizeof par, "%ld", (long)getpid());
-    for (; made < 4; made++)
-        if (pipe2(p[made], O_CLOEXEC)) goto fail;
-    /* child ends: stdin's read end, stdout/stderr/result write ends */
-    int cfd[4] = { p[0][0], p[1][1], p[2][1], p[3][1] };
-    sigset_t old;
-    kc_sigpipe_block(&old);
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid == 0) exec_worker(av, cfd);
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    if (pid < 0) goto fail;
-    setpgid(pid, pid);          /* also here: no race with a signal to the group */
-    close(p[0][0]);
-    close(p[1][1]);
-    close(p[2][1]);
-    close(p[3][1]);
-    w->pid = pid;
-    w->in_w = p[0][1];
-    w->fd[0] = p[1][0];
-    w->fd[1] = p[2][0];
-    w->fd[2] = p[3][0];
+    if (kc_sup_start(&qq->sup, w->slot, "/proc/self/exe", av, KC_SUP_STDIN | KC_SUP_RESULT)) {
+        fprintf(stderr, "kcontract: cannot start worker %d: %s\n", w->slot, strerror(errno));
+        return -1;
+    }
     w->cur = -1;
-    w->timed_out = w->killed = w->lost = 0;
-    w->kill_at = 0;
+    w->ready = w->timed_out = w->lost = w->late = 0;
     w->tail_n = 0;
     w->spawned++;
-    for (int s = 0; s < 3; s++) w->lb[s].len = w->lb[s].cut = 0;
-    if (qq->sampler) kc_gpu_sampler_watch(pid, w->device);
+    w->ready_by = now_s() + KC_QUEUE_START_S;
+    if (qq->sampler) kc_gpu_sampler_watch(child_of(qq, w)->pid, w->device);
     return 0;
-fail:
-    fprintf(stderr, "kcontract: cannot start worker %d: %s\n", w->slot, strerror(errno));
-    for (int i = 0; i < made; i++) {
-        close(p[i][0]);
-        close(p[i][1]);
-    }
-    return -1;
-}
-
-static int worker_done(const wk *w) { return w->pid == 0 && w->fd[0] < 0 && w->fd[1] < 0 && w->fd[2] < 0; }
-
-static void close_in(wk *w)
-{
-    if (w->in_w >= 0) close(w->in_w);
-    w->in_w = -1;
-}
-
-/* Signals every running worker's process group. */
-static int signal_all(queue *qq, int signo)
-{
-    int count = 0;
-    for (int i = 0; i < qq->nw; i++)
-        if (qq->w[i].pid > 0) {
-            kill(-qq->w[i].pid, signo);
-            count++;
-        }
-    return count;
 }
 
 /* ---- reporting items ---- */
@@ -235,7 +166,7 @@ static void finish_item(queue *qq, qitem *qi, const kc_result_line *r, const wk 
     rec.gate = r->gate;
     rec.worker = w ? w->slot : -1;
     rec.device = w && w->devslot >= 0 ? w->device : -1;
-    rec.worker_pid = w ? (long)w->pid : 0;
+    rec.worker_pid = w ? (long)child_of(qq, w)->pid : 0;
     rec.start_s = start - qq->t0;
     rec.end_s = end - qq->t0;
     rec.peak_rss_kib = r->peak_rss_kib;
@@ -287,42 +218,48 @@ static int busy_count(const queue *qq)
 
 /* ---- the streams ---- */
 
-typedef struct lctx { queue *qq; wk *w; int s; } lctx;
-
-static void on_result(queue *qq, wk *w, const char *line)
+static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
 {
     kc_result_line r;
     char err[256];
+    if (c->state == KC_CHILD_STARTING && strcmp(line, KC_RESULT_READY) == 0) {
+        w->ready = 1;
+        kc_sup_mark(c, KC_CHILD_IDLE);
+        return;
+    }
     if (kc_result_parse(line, &r, err, sizeof err) || w->cur < 0 ||
         strcmp(r.name, qq->items[qq->q[w->cur].idx].name) != 0) {
-        say(qq, "kcontract: worker %d (pid %ld): unexpected result line (%s); stopping it\n", w->slot, (long)w->pid,
+        say(qq, "kcontract: worker %d (pid %ld): unexpected result line (%s); stopping it\n", w->slot, (long)c->pid,
             w->cur < 0 ? "no item was handed to it" : err[0] ? err : "for another item");
-        if (w->pid > 0) kill(-w->pid, SIGKILL);
+        kc_sup_stop(&qq->sup, c, SIGKILL, 0);
         return;
     }
     qitem *qi = &qq->q[w->cur];
     double end = now_s();
-    long gpu = qq->sampler ? kc_gpu_sampler_take_peak(w->pid) : -1;
+    long gpu = qq->sampler ? kc_gpu_sampler_take_peak(c->pid) : -1;
     finish_item(qq, qi, &r, w, w->t_start, end, gpu, 0, NULL);
     release(qq, w, qi);
+    kc_sup_mark(c, KC_CHILD_IDLE);
     kc_progress_busy(busy_count(qq));
     if (r.lost) {               /* it exits by itself; a fresh worker follows */
-        w->lost = 1;
-        close_in(w);
+        w->lost = r.lost;
+        kc_sup_close_stdin(c);
     }
 }
 
-static void on_line(void *ctx, const char *line, size_t len, size_t cut)
+static void on_line(void *ctx, kc_sup *s, kc_child *c, int stream, const char *line, size_t len, size_t cut)
 {
-    lctx *c = ctx;
+    queue *qq = ctx;
+    wk *w = &qq->w[c->slot];
     char pre[32];
+    (void)s;
     (void)len;
-    if (c->s == 2) {
-        on_result(c->qq, c->w, line);
+    if (stream == KC_SUP_RES) {
+        on_result(qq, w, c, line);
         return;
     }
-    snprintf(pre, sizeof pre, "[w%d] ", c->w->slot);
-    FILE *f = c->s == 0 ? stdout : stderr;
+    snprintf(pre, sizeof pre, "[w%d] ", w->slot);
+    FILE *f = stream == KC_SUP_OUT ? stdout : stderr;
     kc_progress_clear();
     fputs(pre, f);
     fputs(line, f);
@@ -332,37 +269,10 @@ static void on_line(void *ctx, const char *line, size_t len, size_t cut)
     kc_progress_redraw();
     char t[256];
     snprintf(t, sizeof t, "%s%s", pre, line);
-    tail_add(c->w, t);
-}
-
-static void read_stream(queue *qq, wk *w, int s)
-{
-    char buf[65536];
-    lctx c = { qq, w, s };
-    ssize_t got = read(w->fd[s], buf, sizeof buf);
-    if (got < 0 && (errno == EINTR || errno == EAGAIN)) return;
-    if (got <= 0) {
-        kc_linebuf_flush(&w->lb[s], on_line, &c);
-        close(w->fd[s]);
-        w->fd[s] = -1;
-        return;
-    }
-    kc_linebuf_feed(&w->lb[s], buf, (size_t)got, on_line, &c);
+    tail_add(w, t);
 }
 
 /* ---- life and death ---- */
-
-static void reap(queue *qq)
-{
-    for (int i = 0; i < qq->nw; i++) {
-        wk *w = &qq->w[i];
-        int st;
-        if (w->pid <= 0 || waitpid(w->pid, &st, WNOHANG) != w->pid) continue;
-        w->wstatus = st;
-        if (qq->sampler) kc_gpu_sampler_unwatch(w->pid);
-        w->pid = -w->pid;       /* reaped; the streams may still hold lines */
-    }
-}
 
 static int pending(const queue *qq)
 {
@@ -371,65 +281,76 @@ static int pending(const queue *qq)
     return n;
 }
 
-static void death_text(const wk *w, char *buf, size_t cap)
+/* The item a dead worker was running: CRASH, TIMEOUT, or NOTRUN when the
+ * run was interrupted; its end is the worker's exit, not the end of its pipes. */
+static void settle_item(queue *qq, wk *w, const kc_child *c, const char *how)
 {
-    char sb[32];
-    if (WIFSIGNALED(w->wstatus))
-        snprintf(buf, cap, "killed by signal %d (%s)", WTERMSIG(w->wstatus), kc_signal_name(WTERMSIG(w->wstatus), sb, sizeof sb));
-    else
-        snprintf(buf, cap, "exited with status %d", WEXITSTATUS(w->wstatus));
+    qitem *qi = &qq->q[w->cur];
+    kc_result_line r;
+    memset(&r, 0, sizeof r);
+    r.peak_rss_kib = -1;
+    r.gate = 0;
+    char tail[4096] = "", lines[64], leak[600] = "";
+    size_t tl = 0;
+    int abnormal = !(WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == 0);
+    for (int i = 0; i < w->tail_n && tl < sizeof tail; i++)
+        tl += (size_t)snprintf(tail + tl, sizeof tail - tl, "%s\n", w->tail[i]);
+    if (w->tail_n) snprintf(lines, sizeof lines, "; its last %d line%s below", w->tail_n, w->tail_n == 1 ? "" : "s");
+    else snprintf(lines, sizeof lines, "; it printed nothing");
+    if (c->leak[0]) snprintf(leak, sizeof leak, "; it left processes behind: %s", c->leak);
+    if (qq->interrupted) {
+        char sb[32];
+        r.state = KC_NOTRUN;
+        snprintf(r.msg, sizeof r.msg, "not run: interrupted by %s while running on worker %d (pid %ld, %s)%s",
+                 kc_signal_name(qq->interrupted, sb, sizeof sb), w->slot, (long)c->pid, how, leak);
+        tail[0] = 0;
+    } else if (w->timed_out) {
+        r.state = KC_TIMEOUT;
+        snprintf(r.msg, sizeof r.msg, "exceeded its time limit of %.6g s; worker %d (pid %ld) got SIGTERM%s and was %s%s%s",
+                 qi->limit, w->slot, (long)c->pid, c->killed ? ", then SIGKILL after the grace" : "", how, leak, lines);
+    } else {
+        r.state = KC_CRASH;
+        snprintf(r.msg, sizeof r.msg, "worker %d (pid %ld) %s while running it%s%s%s", w->slot, (long)c->pid, how,
+                 abnormal ? "" : " without reporting it", leak, lines);
+    }
+    finish_item(qq, qi, &r, w, w->t_start, c->exited, -1, 1, tail[0] ? tail : NULL);
+    release(qq, w, qi);
+    kc_progress_busy(busy_count(qq));
 }
 
-/* A reaped worker whose streams are at their end: settle its item, maybe replace it. */
-static void settle(queue *qq, wk *w)
+/* A worker is GONE (exited, its pipes closed): settle its item, maybe replace it. */
+static void on_gone(void *ctx, kc_sup *s, kc_child *c)
 {
-    pid_t pid = -w->pid;
+    queue *qq = ctx;
+    wk *w = &qq->w[c->slot];
     char how[128];
-    death_text(w, how, sizeof how);
-    w->pid = 0;
-    close_in(w);
-    int abnormal = !(WIFEXITED(w->wstatus) && WEXITSTATUS(w->wstatus) == 0);
+    (void)s;
+    kc_sup_describe_status(c->wstatus, how, sizeof how);
+    if (qq->sampler) kc_gpu_sampler_unwatch(c->pid);
+    int abnormal = !(WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == 0);
     if (w->cur >= 0) {
-        qitem *qi = &qq->q[w->cur];
-        kc_result_line r;
-        memset(&r, 0, sizeof r);
-        r.peak_rss_kib = -1;
-        r.gate = 0;
-        char tail[4096] = "";
-        size_t tl = 0;
-        for (int i = 0; i < w->tail_n && tl < sizeof tail; i++)
-            tl += (size_t)snprintf(tail + tl, sizeof tail - tl, "%s\n", w->tail[i]);
-        char lines[64];
-        if (w->tail_n) snprintf(lines, sizeof lines, "its last %d line%s below", w->tail_n, w->tail_n == 1 ? "" : "s");
-        else snprintf(lines, sizeof lines, "it printed nothing");
-        if (qq->interrupted) {
-            r.state = KC_NOTRUN;
-            char sb[32];
-            snprintf(r.msg, sizeof r.msg, "not run: interrupted by %s while running on worker %d (pid %ld, %s)",
-                     kc_signal_name(qq->interrupted, sb, sizeof sb), w->slot, (long)pid, how);
-            tail[0] = 0;
-        } else if (w->timed_out) {
-            r.state = KC_TIMEOUT;
-            snprintf(r.msg, sizeof r.msg, "exceeded its time limit of %.6g s; worker %d (pid %ld) got SIGTERM%s and was %s; %s",
-                     qi->limit, w->slot, (long)pid, w->killed ? ", then SIGKILL after the grace" : "", how, lines);
-        } else {
-            r.state = KC_CRASH;
-            snprintf(r.msg, sizeof r.msg, "worker %d (pid %ld) %s while running it%s; %s", w->slot, (long)pid, how,
-                     abnormal ? "" : " without reporting it", lines);
-        }
-        finish_item(qq, qi, &r, w, w->t_start, now_s(), -1, 1, tail[0] ? tail : NULL);
-        release(qq, w, qi);
-        kc_progress_busy(busy_count(qq));
+        settle_item(qq, w, c, how);
         abnormal = 1;
-    } else if (abnormal && !qq->interrupted && !w->killed) {
-        say(qq, "kcontract: worker %d (pid %ld) %s between items\n", w->slot, (long)pid, how);
+    } else if (w->late) {
+        say(qq, "kcontract: worker %d (pid %ld) did not say it was ready within %d s and was %s\n", w->slot, (long)c->pid,
+            KC_QUEUE_START_S, how);
+        abnormal = 1;
+    } else if (!w->ready && !qq->interrupted) {
+        say(qq, "kcontract: worker %d (pid %ld) %s before it was ready%s%s\n", w->slot, (long)c->pid, how,
+            c->leak[0] ? "; it left processes behind: " : "", c->leak);
+        abnormal = 1;
+    } else if (c->leak[0]) {
+        say(qq, "kcontract: worker %d (pid %ld) %s after its items, and left processes behind: %s\n", w->slot, (long)c->pid,
+            how, c->leak);
+    } else if (abnormal && !qq->interrupted && !c->killed) {
+        say(qq, "kcontract: worker %d (pid %ld) %s between items\n", w->slot, (long)c->pid, how);
     }
     if (qq->stopping || qq->interrupted || !pending(qq)) return;
     if (abnormal) {
         if (qq->restarts >= qq->cap) {
             qq->stopping = 1;
             snprintf(qq->stop_why, sizeof qq->stop_why,
-                     "restart cap: %d workers were replaced after a crash or timeout (at most %d%s)", qq->restarts,
+                     "restart cap: %d workers were replaced after a crash, a timeout or a failed start (at most %d%s)", qq->restarts,
                      qq->cap, qq->o->max_restarts >= 0 ? ", --restarts" : ": 2 x N + 8");
             say(qq, "kcontract: %s; not starting another worker: the %d items not handed out yet are NOTRUN\n",
                 qq->stop_why, pending(qq));
@@ -437,9 +358,10 @@ static void settle(queue *qq, wk *w)
         }
         qq->restarts++;
     }
+    int lost = w->lost;
     if (spawn_worker(qq, w) == 0)
-        say(qq, "kcontract: worker %d restarted (pid %ld)%s\n", w->slot, (long)w->pid,
-            abnormal ? "" : " after a CUDA context loss");
+        say(qq, "kcontract: worker %d restarted (pid %ld)%s\n", w->slot, (long)child_of(qq, w)->pid,
+            abnormal ? "" : lost == KC_LOST_GPU_STATE ? " after its item left GPU memory allocated" : " after a CUDA context loss");
 }
 
 /* ---- handing out items ---- */
@@ -449,7 +371,8 @@ static void dispatch(queue *qq)
     if (qq->stopping || qq->interrupted) return;
     for (int i = 0; i < qq->nw; i++) {
         wk *w = &qq->w[i];
-        if (w->pid <= 0 || w->cur >= 0 || w->lost || w->in_w < 0) continue;
+        kc_child *c = child_of(qq, w);
+        if (c->state != KC_CHILD_IDLE || w->lost || c->in < 0) continue;
         for (int j = 0; j < qq->nq; j++) {
             qitem *qi = &qq->q[j];
             int alone;
@@ -457,8 +380,8 @@ static void dispatch(queue *qq)
             const kc_item *it = &qq->items[qi->idx];
             char line[256];
             int len = snprintf(line, sizeof line, "%s\n", it->name);
-            if (write(w->in_w, line, (size_t)len) != len) {     /* dying: its death settles it */
-                close_in(w);
+            if (kc_sup_write(c, line, (size_t)len)) {     /* dying: its end settles it */
+                kc_sup_close_stdin(c);
                 break;
             }
             if (alone) {
@@ -470,111 +393,83 @@ static void dispatch(queue *qq)
             }
             qi->dispatched = 1;
             kc_admit_take(&qq->adm, w->devslot, qi->host, qi->gpu);
+            kc_sup_mark(c, KC_CHILD_RUNNING);
             w->cur = j;
             w->t_start = now_s();
             w->deadline = w->t_start + qi->limit;
-            if (qq->sampler) kc_gpu_sampler_take_peak(w->pid);
+            if (qq->sampler) kc_gpu_sampler_take_peak(c->pid);
             kc_progress_busy(busy_count(qq));
             break;
         }
     }
 }
 
+/* Items past their time limit: SIGTERM to the worker's group, SIGKILL after
+ * the grace (the supervisor's); workers not ready in time: SIGKILL. */
 static void check_timers(queue *qq)
 {
     double t = now_s();
     for (int i = 0; i < qq->nw; i++) {
         wk *w = &qq->w[i];
-        if (w->pid <= 0) continue;
-        if (w->cur >= 0 && !w->timed_out && !qq->interrupted && t >= w->deadline) {
+        kc_child *c = child_of(qq, w);
+        if (c->state == KC_CHILD_RUNNING && w->cur >= 0 && !w->timed_out && !qq->interrupted && t >= w->deadline) {
             w->timed_out = 1;
-            w->kill_at = t + KC_QUEUE_GRACE_MS / 1000.0;
-            kill(-w->pid, SIGTERM);
+            kc_sup_stop(&qq->sup, c, SIGTERM, KC_SUP_GRACE_MS);
             say(qq, "kcontract: %s exceeded its time limit of %.6g s on worker %d; SIGTERM to its process group (SIGKILL after %d ms)\n",
-                qq->items[qq->q[w->cur].idx].name, qq->q[w->cur].limit, w->slot, KC_QUEUE_GRACE_MS);
+                qq->items[qq->q[w->cur].idx].name, qq->q[w->cur].limit, w->slot, KC_SUP_GRACE_MS);
         }
-        if (w->kill_at && t >= w->kill_at && !w->killed) {
-            w->killed = 1;
-            kill(-w->pid, SIGKILL);
+        if (c->state == KC_CHILD_STARTING && !qq->interrupted && t >= w->ready_by) {
+            w->late = 1;
+            kc_sup_stop(&qq->sup, c, SIGKILL, 0);
         }
     }
 }
 
-static void on_interrupt(queue *qq, int signo)
+/* The earliest of the queue's own deadlines (0: none). */
+static double next_deadline(const queue *qq)
 {
+    double d = 0;
+    for (int i = 0; i < qq->nw; i++) {
+        const wk *w = &qq->w[i];
+        const kc_child *c = &qq->sup.c[i];
+        double x = c->state == KC_CHILD_RUNNING && !w->timed_out ? w->deadline
+                 : c->state == KC_CHILD_STARTING ? w->ready_by : 0;
+        if (x > 0 && (d <= 0 || x < d)) d = x;
+    }
+    return d;
+}
+
+static void on_interrupted(void *ctx, kc_sup *s, int signo, int again, int n)
+{
+    queue *qq = ctx;
     char sb[32];
     const char *sn = kc_signal_name(signo, sb, sizeof sb);
-    if (qq->interrupted) {
-        int n = signal_all(qq, SIGKILL);
+    (void)s;
+    if (again) {
         say(qq, "kcontract: %s again: killing %d worker%s (SIGKILL)\n", sn, n, n == 1 ? "" : "s");
         return;
     }
     qq->interrupted = signo;
     qq->stopping = 1;
     snprintf(qq->stop_why, sizeof qq->stop_why, "interrupted by %s", sn);
-    int n = signal_all(qq, signo);
-    double at = now_s() + KC_QUEUE_GRACE_MS / 1000.0;
-    for (int i = 0; i < qq->nw; i++) {
-        close_in(&qq->w[i]);
-        if (qq->w[i].pid > 0) qq->w[i].kill_at = at;
-    }
-    say(qq, "kcontract: %s: passed on to %d worker%s; waiting for them\n", sn, n, n == 1 ? "" : "s");
+    say(qq, "kcontract: %s: passed on to %d worker%s; waiting for them (SIGKILL after %d ms)\n", sn, n, n == 1 ? "" : "s",
+        KC_SUP_GRACE_MS);
 }
 
-static void drain_signals(queue *qq)
-{
-    unsigned char b[64];
-    ssize_t got;
-    while ((got = read(qq->sig_r, b, sizeof b)) > 0)
-        for (ssize_t i = 0; i < got; i++)
-            if (b[i] == SIGINT || b[i] == SIGTERM) on_interrupt(qq, b[i]);
-}
+static const kc_sup_ops QUEUE_OPS = { on_line, on_gone, on_interrupted };
 
 static int loop(queue *qq)
 {
-    struct pollfd *pf = calloc((size_t)qq->nw * 3 + 1, sizeof *pf);
-    int *who = calloc((size_t)qq->nw * 3 + 1, sizeof *who);
-    if (!pf || !who) {
-        free(pf);
-        free(who);
-        return -1;
-    }
     for (;;) {
-        reap(qq);
-        for (int i = 0; i < qq->nw; i++) {
-            wk *w = &qq->w[i];
-            if (w->pid < 0 && w->fd[0] < 0 && w->fd[1] < 0 && w->fd[2] < 0) settle(qq, w);
-        }
         dispatch(qq);
         int more = !qq->stopping && !qq->interrupted && pending(qq);
-        if (!more)      /* nothing left to hand out: idle workers get end of input and exit */
+        if (!more)      /* nothing left to hand out: workers not running an item get end of input and exit */
             for (int i = 0; i < qq->nw; i++)
-                if (qq->w[i].cur < 0) close_in(&qq->w[i]);
-        int np = 0, live = 0;
-        double wake = now_s() + 1.0;
-        pf[np++] = (struct pollfd){ qq->sig_r, POLLIN, 0 };
-        for (int i = 0; i < qq->nw; i++) {
-            wk *w = &qq->w[i];
-            live |= !worker_done(w);
-            if (w->pid > 0 && w->cur >= 0 && !w->timed_out && w->deadline < wake) wake = w->deadline;
-            if (w->pid > 0 && w->kill_at && !w->killed && w->kill_at < wake) wake = w->kill_at;
-            for (int s = 0; s < 3; s++)
-                if (w->fd[s] >= 0) {
-                    who[np] = i * 3 + s;
-                    pf[np++] = (struct pollfd){ w->fd[s], POLLIN, 0 };
-                }
-        }
-        if (!live) break;
-        double left = (wake - now_s()) * 1000;
-        if (poll(pf, (nfds_t)np, left < 0 ? 0 : (int)left + 1) > 0) {
-            if (pf[0].revents) drain_signals(qq);
-            for (int p = 1; p < np; p++)
-                if (pf[p].revents & (POLLIN | POLLHUP | POLLERR)) read_stream(qq, &qq->w[who[p] / 3], who[p] % 3);
-        }
+                if (qq->w[i].cur < 0) kc_sup_close_stdin(child_of(qq, &qq->w[i]));
+        if (!kc_sup_live(&qq->sup)) break;
+        if (kc_sup_wait(&qq->sup, next_deadline(qq))) return -1;
         check_timers(qq);
     }
-    free(pf);
-    free(who);
     return 0;
 }
 
@@ -720,40 +615,34 @@ int kc_queue_run(const kc_opts *o, const kc_item *items, int n)
     qq.t.filter = kc_filter_hash(o->patterns, o->npatterns);
     qq.t.binary = kc_binary_hash();
     qq.d = calloc(1, sizeof *qq.d);
-    kc_sigpipe sp;
-    int rc = qq.d ? setup(&qq, o, items, n) : 4;
+    int rc = qq.d ? setup(&qq, o, items, n) : 4, sup = 0;
     if (rc) goto out;
     qq.cap = o->max_restarts >= 0 ? o->max_restarts : KC_QUEUE_RESTART_CAP(qq.nw);
     qq.rec.workers = qq.nw;
     qq.w = calloc((size_t)(qq.nw ? qq.nw : 1), sizeof *qq.w);
-    if (!qq.w || kc_sigpipe_install(&sp, 1) < 0) {
+    if (!qq.w || kc_sup_init(&qq.sup, qq.nw, &QUEUE_OPS, &qq, 1) < 0) {
         fprintf(stderr, "kcontract: cannot set up the workers: %s\n", strerror(errno));
         rc = 4;
         goto out;
     }
-    qq.sig_r = sp.rfd;
+    sup = 1;
     if (qq.d->ndevs) qq.sampler = kc_gpu_sampler_start(0) == 0;
     for (int k = 0; k < qq.nw; k++) {
         wk *w = &qq.w[k];
         w->slot = k;
         w->cur = -1;
-        w->in_w = w->fd[0] = w->fd[1] = w->fd[2] = -1;
         w->devslot = qq.d->ndevs ? kc_shard_device_slot(k, qq.d->ndevs) : -1;
         w->device = qq.d->ndevs ? qq.d->dev[w->devslot].ordinal : 0;
-        for (int s = 0; s < 3; s++)
-            if (kc_linebuf_init(&w->lb[s])) rc = 4;
     }
-    for (int k = 0; k < qq.nw && rc == 0; k++)
+    for (int k = 0; k < qq.nw; k++)
         if (spawn_worker(&qq, &qq.w[k])) {
             qq.stopping = 1;
             snprintf(qq.stop_why, sizeof qq.stop_why, "worker %d could not be started", k);
             break;
         }
-    if (rc == 0 && loop(&qq)) {
-        signal_all(&qq, SIGKILL);
-        rc = 4;
-    }
-    kc_sigpipe_restore(&sp);
+    if (loop(&qq)) rc = 4;
+    kc_sup_free(&qq.sup);       /* kills and reaps whatever a failed loop left */
+    sup = 0;
     if (qq.sampler) kc_gpu_sampler_stop();
     if (rc) goto out;
     not_run(&qq);
@@ -782,13 +671,7 @@ int kc_queue_run(const kc_opts *o, const kc_item *items, int n)
     rc = qq.interrupted ? 128 + qq.interrupted : kc_tally_exit_status(&qq.t);
     if (wr && rc == 0) rc = 4;
 out:
-    for (int k = 0; qq.w && k < qq.nw; k++)
-        for (int s = 0; s < 3; s++) {
-            if (qq.w[k].fd[s] >= 0) close(qq.w[k].fd[s]);
-            kc_linebuf_free(&qq.w[k].lb[s]);
-        }
-    if (qq.w)
-        for (int k = 0; k < qq.nw; k++) close_in(&qq.w[k]);
+    if (sup) kc_sup_free(&qq.sup);
     free(qq.w);
     free(qq.q);
     free(qq.d);

@@ -1,7 +1,7 @@
 /* report.h — the run's reports, written from its records (record.h):
  *   --json FILE      JSON Lines: one object per item, then one per worker;
- *   --junit FILE     JUnit XML: one testcase per item, FAIL/MISSED/LIMIT as
- *                    failures, CRASH/TIMEOUT as errors, SKIP/NOTRUN as skipped;
+ *   --junit FILE     JUnit XML: one testcase per item, FAIL/MISSED/LIMIT/LEAK
+ *                    as failures, CRASH/TIMEOUT/NOTRUN as errors, SKIP as skipped;
  *   --timeline FILE  SVG: one row per worker, one bar per item coloured by state;
  * and the per-worker figures printed under the SUMMARY. Each writer returns 0,
  * or -1 with errno set (the caller names the file). */
@@ -41,10 +41,21 @@ void kc_report_no_gpu(FILE *out, const kc_records *rs, const char *why);
  *  and "slowest items: NAME S s, ..." (the KC_REPORT_SLOWEST longest, longest
  *  first); written after the SUMMARY. */
 void kc_report_workers(FILE *out, const kc_records *rs);
-/* Writes each report named (NULL: not asked); on failure prints
- * "kcontract: --json FILE: <strerror>" to stderr and returns -1. */
 /* The time split (item.h) summed over every record: how the run's item time
  * divides between inputs, GPU work, float64 references and checks. */
 kc_time_split kc_report_time_split(const kc_records *rs);
+/* At a run's start (issue 13: a run that does not finish never leaves a
+ * green report): replaces each report named (NULL: not asked) by one that
+ * says the run has not finished — JSON: one {"type":"incomplete",...} line
+ * and no summary; JUnit: one <testcase> with <error type="INCOMPLETE">, so
+ * errors="1"; SVG: a notice — written like the final reports, through a
+ * temporary file renamed into place. A path that exists and is not a regular
+ * file (/dev/stdout, a pipe) is left alone. Returns 0, or -1 after printing
+ * "kcontract: --junit FILE: <strerror>" to stderr. */
+int kc_reports_begin(const char *json, const char *junit, const char *timeline);
+/* At its end: writes each report named (NULL: not asked) from the records,
+ * atomically (FILE.tmp.PID renamed over FILE; straight into a path that is no
+ * regular file). On failure prints "kcontract: --json FILE: <strerror>" to
+ * stderr and returns -1; the file then still says the run is incomplete. */
 int kc_reports_write(const kc_records *rs, const char *json, const char *junit, const char *timeline);
 #endif

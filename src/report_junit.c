@@ -1,6 +1,6 @@
 /* report_junit.c — --junit FILE: JUnit XML as Jenkins, GitLab and the GitHub
  * test-report actions read it (docs/reports.md): one <testcase> per item,
- * FAIL/MISSED/LIMIT as <failure>, CRASH/TIMEOUT/NOTRUN as <error>, SKIP as
+ * FAIL/MISSED/LIMIT/LEAK as <failure>, CRASH/TIMEOUT/NOTRUN as <error>, SKIP as
  * <skipped>; PASS, RED and KNOWN pass (KNOWN keeps its message in
  * <system-out>). NOTRUN is an error, not a skip: an item an interrupted or
  * --fail-fast run never reached was not checked, and a CI reader that counts
@@ -12,7 +12,7 @@
 #include "report.h"
 #include "report_text.h"
 
-static int is_failure(kc_state s) { return s == KC_FAIL || s == KC_MISSED || s == KC_LIMIT; }
+static int is_failure(kc_state s) { return s == KC_FAIL || s == KC_MISSED || s == KC_LIMIT || s == KC_LEAK; }
 static int is_error(kc_state s) { return s == KC_CRASH || s == KC_TIMEOUT || s == KC_NOTRUN; }
 static int is_skipped(kc_state s) { return s == KC_SKIP; }
 

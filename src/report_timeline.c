@@ -24,6 +24,7 @@ static const struct { const char *label, *colour; } groups[] = {
     { "KNOWN", "#f0a30a" },
     { "CRASH", "#7f0000" },
     { "TIMEOUT", "#6a3d9a" },
+    { "LEAK", "#e6550d" },
     { "SKIP / NOT RUN", "#9e9e9e" },
 };
 
@@ -35,7 +36,8 @@ static int group_of(kc_state s)
     case KC_KNOWN: return 2;
     case KC_CRASH: return 3;
     case KC_TIMEOUT: return 4;
-    default: return 5;
+    case KC_LEAK: return 5;
+    default: return 6;
     }
 }
 

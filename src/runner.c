@@ -16,6 +16,7 @@
 #include "gates.h"
 #include "item_run.h"
 #include "nvml.h"
+#include "proctree.h"
 #include "progress.h"
 #include "record.h"
 #include "report.h"
@@ -43,8 +44,9 @@ uint64_t kc_binary_hash(void)
     return kc_mix64(h);
 }
 
-/* Replaces this process with a fresh one that continues at item `next`. */
-static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed, const kc_records *rs)
+/* Replaces this process with a fresh one that continues at item `next`;
+ * lost says why (KC_LOST_*, item_run.h). */
+static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed, const kc_records *rs, int lost)
 {
     char line[4096], at[32], el[32], rf[32];
     if (kc_tally_format(t, line, sizeof line) < 0) return;
@@ -70,7 +72,10 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
                 strerror(errno));
     }
     kc_progress_clear();
-    printf("kcontract: the CUDA context is unusable after that item; continuing in a fresh process\n");
+    if (lost == KC_LOST_GPU_STATE)
+        printf("kcontract: that item left GPU memory allocated in this process; continuing in a fresh process\n");
+    else
+        printf("kcontract: the CUDA context is unusable after that item; continuing in a fresh process\n");
     fflush(stdout);
     fflush(stderr);
     execv("/proc/self/exe", av);
@@ -80,11 +85,11 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
 }
 
 /* Runs one item (item_run.c), adds it to the tally and keeps its record. */
-static void run_item(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_tally *t, int *lost,
-                     kc_record *rec)
+static void run_item(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_tally *t,
+                     int *lost, kc_record *rec)
 {
     kc_outcome oc;
-    kc_item_run(gpu, have_gpu, it, o, &oc);
+    kc_item_run(gpu, have_gpu, it, o, gw, &oc);
     kc_tally_add(t, it->kind, oc.state);
     t->limit_problems += oc.limit_problems;
     t->stale += oc.stale;
@@ -103,6 +108,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     int *sel = malloc(((size_t)n + 1) * sizeof *sel), ns = 0, gpu_items = 0, nf = 0;
     char serr[1024];
     if (!sel) return 4;
+    kc_proc_adopt_orphans();    /* what an item leaves running becomes ours, to end (item_run.h) */
     if ((ns = kc_select(o, items, n, sel, &nf, serr, sizeof serr)) < 0) {   /* filter, then shard (costs.h) */
         fprintf(stderr, "kcontract: --costs %s\n", serr);
         free(sel);
@@ -188,6 +194,8 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     long pid = (long)getpid();
     int gpu_mem = have_gpu && gpu.cu.DeviceGetPCIBusId(bus, sizeof bus, gpu.cudev) == CUDA_SUCCESS &&
                   kc_gpu_sampler_start(0) == 0 && kc_gpu_sampler_watch_bus(pid, bus) == 0;
+    kc_gpu_watch gw;            /* what GPU items leave in this process's context (gpu_state.h) */
+    kc_gpu_watch_init(&gw);
     kc_progress_start(ns, o->resume_at, 1, !o->parent);
     for (int i = o->resume_at; i < ns; i++) {
         int lost = 0;
@@ -201,17 +209,18 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         if (gpu_mem) kc_gpu_sampler_take_peak(pid);   /* drop the previous item's peak */
         rec.start_s = now_s() - t0;
         kc_progress_busy(1);
-        run_item(&gpu, have_gpu, it, o, &t, &lost, &rec);
+        run_item(&gpu, have_gpu, it, o, &gw, &t, &lost, &rec);
         rec.end_s = now_s() - t0;
         rec.peak_gpu_mib = gpu_mem ? kc_gpu_sampler_take_peak(pid) : -1;
         if (kc_records_add(&rs, &rec)) fprintf(stderr, "kcontract: out of memory: %s is missing from the reports\n", it->name);
         kc_progress_set_busy(0);   /* no redraw: item_done redraws, with nothing running */
         kc_progress_item_done(rec.state, -1);
         if (lost) {
-            if (i + 1 < ns) reexec(o, i + 1, &t, now_s() - t0, &rs);
+            if (i + 1 < ns) reexec(o, i + 1, &t, now_s() - t0, &rs, lost);
             /* Nothing left, or exec failed: what remains is skipped here. */
             have_gpu = 0;
-            snprintf(gpu.why, sizeof gpu.why, "the CUDA context was lost");
+            snprintf(gpu.why, sizeof gpu.why, lost == KC_LOST_GPU_STATE ? "an item left GPU memory allocated"
+                                                                         : "the CUDA context was lost");
         }
     }
     kc_progress_end();

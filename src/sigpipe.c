@@ -51,23 +51,3 @@ void kc_sigpipe_restore(kc_sigpipe *sp)
     close(sig_w);
     sp->rfd = sig_w = -1;
 }
-
-void kc_sigpipe_block(sigset_t *old)
-{
-    sigset_t block;
-    sigemptyset(&block);
-    for (int i = 0; i < 3; i++) sigaddset(&block, CAUGHT[i]);
-    sigprocmask(SIG_BLOCK, &block, old);
-}
-
-void kc_sigpipe_child_reset(void)
-{
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    for (int i = 0; i < 3; i++) sigaction(CAUGHT[i], &dfl, NULL);
-    sigaction(SIGPIPE, &dfl, NULL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-}

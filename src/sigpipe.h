@@ -1,9 +1,10 @@
-/* sigpipe.h — how a --jobs parent (static shards, jobs.c, or the work queue,
- * queue.c) learns of SIGINT, SIGTERM and SIGCHLD inside its poll loop: a
- * self-pipe the handler writes the signal number to. The work queue also
- * ignores SIGPIPE (a dead worker's stdin gives EPIPE, not death); the static
- * parent writes to no child, so a closed stdout still ends it. One per process: the handler
- * needs the write end in a global, the only one. */
+/* sigpipe.h — how the supervisor of a --jobs parent (supervisor.c, for the
+ * static shards and the work queue) learns of SIGINT, SIGTERM and SIGCHLD
+ * inside its poll loop: a self-pipe the handler writes the signal number to.
+ * The work queue also ignores SIGPIPE (a dead worker's stdin gives EPIPE, not
+ * death); the static parent writes to no child, so a closed stdout still ends
+ * it. One per process: the handler needs the write end in a global, the only
+ * one. */
 #ifndef KC_SIGPIPE_H
 #define KC_SIGPIPE_H
 #include <signal.h>
@@ -18,10 +19,4 @@ typedef struct kc_sigpipe {
 int kc_sigpipe_install(kc_sigpipe *sp, int ignore_sigpipe);
 /* Puts the old dispositions back and closes the pipe. */
 void kc_sigpipe_restore(kc_sigpipe *sp);
-/* Blocks the caught signals (around fork, so no handler runs in the child
- * before it resets them); *old receives the previous mask. */
-void kc_sigpipe_block(sigset_t *old);
-/* In a forked child before exec (async-signal-safe): default dispositions for
- * the caught signals and SIGPIPE, and an empty signal mask. */
-void kc_sigpipe_child_reset(void);
 #endif

@@ -2,15 +2,17 @@
  * the exit status the counts explain, the SUMMARY line, and the names of item
  * kinds and states.
  *
- * TALLY v=1 then, in this fixed order:
- *   kernel.pass kernel.fail kernel.known kernel.skip kernel.crash
+ * TALLY v=2 then, in this fixed order:
+ *   kernel.pass kernel.fail kernel.known kernel.leak kernel.skip kernel.crash
  *   kernel.timeout kernel.notrun
  *   control.red control.missed control.skip control.crash control.timeout
  *   control.notrun
- *   limit.pass limit.fail limit.skip limit.crash limit.timeout limit.notrun
- *   limit.problems
- *   suite.pass suite.fail suite.skip suite.crash suite.timeout suite.notrun
+ *   limit.pass limit.fail limit.leak limit.skip limit.crash limit.timeout
+ *   limit.notrun limit.problems
+ *   suite.pass suite.fail suite.leak suite.skip suite.crash suite.timeout
+ *   suite.notrun
  *   stale items seed device cc sms digest shard filter binary
+ * (v=2 added the three .leak keys, issue 13; v=1 lines are refused.)
  * Counts, stale, items, seed and sms are canonical decimals (digits only, no
  * sign, no leading zeros); device is percent-encoded (bytes <= ' ', >= 0x7f,
  * '%' and '=' as %XX); cc is "major.minor"; shard is "K/N" with K < N;
@@ -30,7 +32,7 @@
 #include "tally.h"
 
 int kc_state_failed(kc_state s) {
-    return s == KC_FAIL || s == KC_MISSED || s == KC_LIMIT || s == KC_CRASH || s == KC_TIMEOUT;
+    return s == KC_FAIL || s == KC_MISSED || s == KC_LIMIT || s == KC_LEAK || s == KC_CRASH || s == KC_TIMEOUT;
 }
 
 const char *kc_kind_name(kc_kind k) {
@@ -44,7 +46,7 @@ const char *kc_ref_mode_name(kc_ref_mode m) {
 
 const char *kc_state_name(kc_state s) {
     static const char *const names[KC_STATE_COUNT] = {
-        "PASS", "FAIL", "KNOWN", "RED", "MISSED", "LIMIT", "SKIP", "CRASH", "TIMEOUT", "NOTRUN"
+        "PASS", "FAIL", "KNOWN", "RED", "MISSED", "LIMIT", "LEAK", "SKIP", "CRASH", "TIMEOUT", "NOTRUN"
     };
     return (s >= 0 && s < KC_STATE_COUNT) ? names[s] : "?";
 }
@@ -65,17 +67,20 @@ typedef struct key {
 
 static const key KEYS[] = {
     CNT("kernel.pass", KC_KIND_KERNEL, KC_PASS), CNT("kernel.fail", KC_KIND_KERNEL, KC_FAIL),
-    CNT("kernel.known", KC_KIND_KERNEL, KC_KNOWN), CNT("kernel.skip", KC_KIND_KERNEL, KC_SKIP),
+    CNT("kernel.known", KC_KIND_KERNEL, KC_KNOWN), CNT("kernel.leak", KC_KIND_KERNEL, KC_LEAK),
+    CNT("kernel.skip", KC_KIND_KERNEL, KC_SKIP),
     CNT("kernel.crash", KC_KIND_KERNEL, KC_CRASH), CNT("kernel.timeout", KC_KIND_KERNEL, KC_TIMEOUT),
     CNT("kernel.notrun", KC_KIND_KERNEL, KC_NOTRUN),
     CNT("control.red", KC_KIND_CONTROL, KC_RED), CNT("control.missed", KC_KIND_CONTROL, KC_MISSED),
     CNT("control.skip", KC_KIND_CONTROL, KC_SKIP), CNT("control.crash", KC_KIND_CONTROL, KC_CRASH),
     CNT("control.timeout", KC_KIND_CONTROL, KC_TIMEOUT), CNT("control.notrun", KC_KIND_CONTROL, KC_NOTRUN),
     CNT("limit.pass", KC_KIND_LIMIT, KC_PASS), CNT("limit.fail", KC_KIND_LIMIT, KC_LIMIT),
+    CNT("limit.leak", KC_KIND_LIMIT, KC_LEAK),
     CNT("limit.skip", KC_KIND_LIMIT, KC_SKIP), CNT("limit.crash", KC_KIND_LIMIT, KC_CRASH),
     CNT("limit.timeout", KC_KIND_LIMIT, KC_TIMEOUT), CNT("limit.notrun", KC_KIND_LIMIT, KC_NOTRUN),
     FLD("limit.problems", K_LONG, limit_problems),
     CNT("suite.pass", KC_KIND_SUITE, KC_PASS), CNT("suite.fail", KC_KIND_SUITE, KC_FAIL),
+    CNT("suite.leak", KC_KIND_SUITE, KC_LEAK),
     CNT("suite.skip", KC_KIND_SUITE, KC_SKIP), CNT("suite.crash", KC_KIND_SUITE, KC_CRASH),
     CNT("suite.timeout", KC_KIND_SUITE, KC_TIMEOUT), CNT("suite.notrun", KC_KIND_SUITE, KC_NOTRUN),
     FLD("stale", K_LONG, stale), FLD("items", K_LONG, items), FLD("seed", K_U64, seed),
@@ -106,13 +111,18 @@ void kc_tally_add(kc_tally *t, kc_kind k, kc_state s) {
     t->n[k][s]++;
 }
 
-void kc_tally_merge(kc_tally *a, const kc_tally *b) {
+int kc_tally_merge(kc_tally *a, const kc_tally *b) {
+    kc_tally r = *a;
+    int over = 0;
     for (int k = 0; k < KC_KIND_COUNT; k++)
-        for (int s = 0; s < KC_STATE_COUNT; s++) a->n[k][s] += b->n[k][s];
-    a->limit_problems += b->limit_problems;
-    a->stale += b->stale;
-    a->items += b->items;
-    a->digest += b->digest;          /* mod 2^64 */
+        for (int s = 0; s < KC_STATE_COUNT; s++) over |= __builtin_add_overflow(r.n[k][s], b->n[k][s], &r.n[k][s]);
+    over |= __builtin_add_overflow(r.limit_problems, b->limit_problems, &r.limit_problems);
+    over |= __builtin_add_overflow(r.stale, b->stale, &r.stale);
+    over |= __builtin_add_overflow(r.items, b->items, &r.items);
+    if (over) return -1;
+    r.digest += b->digest;           /* mod 2^64 */
+    *a = r;
+    return 0;
 }
 
 uint64_t kc_item_digest(const char *name) { return kc_mix64(kc_hash_str(name)); }
@@ -147,7 +157,7 @@ static long kind_total(const kc_tally *t, kc_kind k) {
 }
 
 int kc_tally_exit_status(const kc_tally *t) {
-    if (state_total(t, KC_FAIL) || state_total(t, KC_MISSED) || state_total(t, KC_LIMIT) ||
+    if (state_total(t, KC_FAIL) || state_total(t, KC_MISSED) || state_total(t, KC_LIMIT) || state_total(t, KC_LEAK) ||
         state_total(t, KC_CRASH) || state_total(t, KC_TIMEOUT) || state_total(t, KC_NOTRUN) ||
         t->stale || t->limit_problems)
         return 1;
@@ -366,7 +376,7 @@ static int find_key(const char *s, size_t n) {
     return -1;
 }
 
-/* The first token must be v=1. */
+/* The first token must be v=KC_TALLY_VERSION. */
 static int parse_version(const char **p, char *err, size_t cap) {
     const char *s = *p, *e = strchr(s, ' ');
     size_t n = e ? (size_t)(e - s) : strlen(s);
@@ -434,7 +444,8 @@ int kc_summary_format(const kc_tally *t, char *buf, size_t cap) {
     put(&o, "; %ld %s", spass, pl(spass, "suite passes", "suites pass"));
     if (sfail) put(&o, ", %ld %s failed", sfail, pl(sfail, "suite", "suites"));
     long skip = state_total(t, KC_SKIP), crash = state_total(t, KC_CRASH);
-    long tmo = state_total(t, KC_TIMEOUT), notrun = state_total(t, KC_NOTRUN);
+    long tmo = state_total(t, KC_TIMEOUT), notrun = state_total(t, KC_NOTRUN), leak = state_total(t, KC_LEAK);
+    if (leak) put(&o, "; %ld left processes or GPU state behind", leak);
     if (skip) put(&o, "; %ld skipped", skip);
     if (crash) put(&o, "; %ld crashed", crash);
     if (tmo) put(&o, "; %ld timed out", tmo);

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include "item.h"
 
-#define KC_TALLY_VERSION 1
+#define KC_TALLY_VERSION 2   /* 2: the .leak keys (issue 13) */
 
 typedef struct kc_tally {
     long n[KC_KIND_COUNT][KC_STATE_COUNT];   /* items per kind and state */
@@ -28,8 +28,10 @@ void kc_tally_init(kc_tally *t);
 /* Adds one item's outcome (a limit item's FAIL counts as KC_LIMIT, written
  * limit.fail). Does not touch items or digest: the runner sets those. */
 void kc_tally_add(kc_tally *t, kc_kind k, kc_state s);
-/* Sums counts (n, limit_problems, stale, items, digest) of b into a. */
-void kc_tally_merge(kc_tally *a, const kc_tally *b);
+/* Sums counts (n, limit_problems, stale, items; digest mod 2^64) of b into
+ * a. Returns 0, or -1 with a unchanged when a sum would pass LONG_MAX (only
+ * a forged or edited TALLY has such counts; found by fuzzing the merge). */
+int kc_tally_merge(kc_tally *a, const kc_tally *b);
 /* Item-set digest contribution of one name; a set's digest is the sum mod 2^64. */
 uint64_t kc_item_digest(const char *name);
 /* An item's contribution: kc_item_digest of its name, mixed with its dims for
@@ -37,13 +39,13 @@ uint64_t kc_item_digest(const char *name);
  * its dims do not merge as one run. What runs and merges sum. */
 uint64_t kc_item_set_digest(const kc_item *it);
 
-/* Writes "TALLY v=1 key=value ..." (no newline) into buf; returns the length,
+/* Writes "TALLY v=2 key=value ..." (no newline) into buf; returns the length,
  * or -1 when it does not fit or the struct holds something the line cannot
  * say (a negative count, a kind/state pair without a key such as a kernel in
  * RED, a bad shard). tally.c lists the keys. */
 int kc_tally_format(const kc_tally *t, char *buf, size_t cap);
 /* Parses a line written by kc_tally_format (one trailing '\n' allowed; keys
- * after v=1 in any order). Returns 0, or -1 with a reason ("missing key
+ * after v=2 in any order). Returns 0, or -1 with a reason ("missing key
  * kernel.pass", "duplicate key seed", "bad number 'x' for items", "unknown key
  * foo", "version 2 not supported", ...) in err; *t is untouched on error. */
 int kc_tally_parse(const char *line, kc_tally *t, char *err, size_t errcap);
@@ -52,7 +54,7 @@ int kc_tally_parse(const char *line, kc_tally *t, char *err, size_t errcap);
 int kc_tally_counts_equal(const kc_tally *a, const kc_tally *b);
 
 /* The exit status the counts explain: 1 if anything failed (FAIL, MISSED,
- * LIMIT, CRASH, TIMEOUT, NOTRUN, stale known findings, limit problems), else 3
+ * LIMIT, LEAK, CRASH, TIMEOUT, NOTRUN, stale known findings, limit problems), else 3
  * if anything was skipped, else 0. KNOWN is not a failure. (2 is bad usage, 4
  * an internal error: never from counts.) */
 int kc_tally_exit_status(const kc_tally *t);
@@ -60,7 +62,8 @@ int kc_tally_exit_status(const kc_tally *t);
 /* The SUMMARY line for people (no newline), e.g. "SUMMARY 42 kernels: 41 pass
  * gates 1-4, 0 fail, 1 known finding; 30 controls: 30 red as planted, 0 missed;
  * 42 limit checks: 2 limit problems; 3 suites pass", then only the nonzero
- * extras: ", 1 suite failed", "; 5 skipped", "; 1 crashed", "; 1 timed out",
+ * extras: ", 1 suite failed", "; 1 left processes or GPU state behind" (LEAK),
+ * "; 5 skipped", "; 1 crashed", "; 1 timed out",
  * "; 3 not run", "; 1 stale known finding" (skip/crash/timeout/notrun summed
  * over kinds). Kernel, control and limit totals count every state. Returns
  * the length, or -1 when it does not fit. */

@@ -2,17 +2,20 @@
  *
  * The worker: `kcontract run --worker --seed S --device D --parent PPID`,
  * started by the parent (kc_queue_run) with item names on its stdin, one a
- * line, and a result pipe on fd 3. For each name it runs the item in this
+ * line, and a result pipe on fd 3. Once it has read its items (and any
+ * --records) it writes KC_RESULT_READY on fd 3: until then it is STARTING
+ * (supervisor.h) and gets no item. For each name it runs the item in this
  * process (one CUDA context, opened at the first GPU item, kept for every
  * later one), prints the item's line on stdout exactly as a serial run does,
  * and writes one result line on fd 3:
- *     R <name> <STATE> <gate> <seconds> <peak_rss_kib> <limit_problems> <stale> <lost>
- *       <inputs_s> <gpu_s> <reference_s> <checks_s> <inputs_made_gpu> <inputs_made_host> <inputs_reused> <message>
+ *     R <name> <STATE> <gate> <seconds> ... <message>   (result_line.h)
  * (fields separated by one tab; the message last, tabs and newlines replaced
  * by spaces; peak_rss_kib is VmHWM after resetting it through
- * /proc/self/clear_refs, -1 when that is not possible; lost 1 when the item
- * left the CUDA context unusable: the worker then exits 0 and the parent
- * starts a fresh one). At end of input it exits 0.
+ * /proc/self/clear_refs, -1 when that is not possible; lost nonzero when the
+ * worker must be replaced: KC_LOST_CONTEXT, the item left the CUDA context
+ * unusable, or KC_LOST_GPU_STATE, it left device memory allocated
+ * (item_run.h); the worker then exits 0 and the parent starts a fresh one).
+ * At end of input it exits 0.
  *
  * The parent: kc_queue_run, the default of --jobs N. */
 #ifndef KC_WORKER_H
@@ -20,33 +23,17 @@
 #include <stddef.h>
 #include "cli.h"
 #include "item.h"
+#include "item_run.h"               /* KC_LOST_*: the result line's lost */
+#include "result_line.h"
 
-#define KC_RESULT_FD 3              /* the worker's result pipe */
-#define KC_QUEUE_GRACE_MS 2000      /* SIGTERM to SIGKILL of a worker past its item's limit */
+#define KC_QUEUE_START_S 60         /* a worker not ready this long after its start is killed */
 #define KC_QUEUE_TAIL_LINES 20      /* a dead worker's last lines kept for its CRASH/TIMEOUT */
-/* Workers replaced after a crash or timeout, at most (then the rest is NOTRUN). */
+/* Workers replaced after a crash, a timeout or a failed start, at most (then the rest is NOTRUN). */
 #define KC_QUEUE_RESTART_CAP(n) (2 * (n) + 8)
 
-/* One parsed result line. */
-typedef struct kc_result_line {
-    char name[192];
-    kc_state state;
-    int gate;
-    double seconds;
-    long peak_rss_kib;
-    int limit_problems, stale, lost;
-    kc_time_split time;
-    char msg[2048];
-} kc_result_line;
-
-/* Writes a result line (with its '\n') into buf; returns the length or -1. */
-int kc_result_format(const kc_result_line *r, char *buf, size_t cap);
-/* Parses one (without its '\n'). 0, or -1 with the reason in err. */
-int kc_result_parse(const char *line, kc_result_line *r, char *err, size_t cap);
-/* The state named s ("PASS", "LIMIT", ...), or -1. */
-int kc_state_parse(const char *s);
-
-/* The worker's loop (see above). Returns the exit status. */
+/* The worker's loop (see above). Returns the exit status. Test hook:
+ * KC_FAULT_WORKER_START=exit makes it exit 3 before it says it is ready, so
+ * the parent's handling of a worker that cannot start is exercised. */
 int kc_worker_run(const kc_opts *o, const kc_item *items, int n);
 
 /* The --jobs N work queue. Returns the exit status: the counts'

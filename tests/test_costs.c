@@ -54,6 +54,7 @@ Test(costs, round_trip)
     cr_expect_eq(x->failed, 1);
     cr_expect_eq(kc_costs_find(&d, "a.item:limits")->peak_rss_kib, -1);
     unlink(path);
+    kc_costs_free(&d);
     cr_expect_eq(kc_costs_load(path, &d, &found, err, sizeof err), 0, "a missing file is an empty table");
     cr_expect_eq(found, 0);
     cr_expect_eq(d.n, 0);
@@ -87,6 +88,21 @@ Test(costs, malformed_tables_are_refused_naming_the_line)
     char err[512];
     cr_expect_eq(kc_costs_parse("# kcontract costs v1\n\n# x\na\t1.5\t-1\t-1\t0\n", &c, err, sizeof err), 0, "%s", err);
     cr_expect_eq(c.n, 1);
+    kc_costs_free(&c);
+}
+
+/* Found by fuzz_costs: a table whose last line ends in a lone '\r' (a CRLF
+ * file cut after it) sent the parser round that '\r' for ever. */
+Test(costs, a_last_line_ending_in_cr_is_read, .timeout = 10)
+{
+    kc_costs c = { 0 };
+    char err[512];
+    cr_expect_eq(kc_costs_parse("# kcontract costs v1\r\n# item\tseconds\r", &c, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(kc_costs_parse("# kcontract costs v1\r\na\t1.5\t-1\t-1\t0\r", &c, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(c.n, 1);
+    cr_expect_eq(kc_costs_parse("# kcontract costs v1\r", &c, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(c.n, 0);
+    refused("\r", "line 1: expected the header");
     kc_costs_free(&c);
 }
 
@@ -131,7 +147,7 @@ Test(costs, shard_runs_leave_the_table_unchanged_and_run_each_item_once, .timeou
     write_file(path, table);
     int runs[12] = { 0 };
     for (int k = 0; k < 3; k++) {
-        char spec[8];
+        char spec[16];
         snprintf(spec, sizeof spec, "%d/3", k);
         char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.pass.*", "--shard", spec, "--costs", path, NULL };
         kc_proc p;
@@ -192,7 +208,7 @@ Test(costs, lpt_partition)
     cr_expect_eq(sh[4], 1);
     double many[100];
     const char *nm[100];
-    char buf[100][8];
+    char buf[100][16];
     int s1[100], s2[100], cnt[7] = { 0 };
     for (int i = 0; i < 100; i++) {
         many[i] = (double)((i * 7919) % 13);

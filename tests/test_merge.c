@@ -6,6 +6,7 @@
  * different devices) fails the merge and names the shard. Also the line
  * splitter's 64 KiB cut. */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,10 +281,11 @@ Test(merge, exit_status_not_explained_refused)
 Test(merge, malformed_tally_refused_with_reason_never_zero)
 {
     static const struct { const char *line, *why; } bad[] = {
-        { "TALLY v=1 kernel.pass=zero", "malformed TALLY: bad number 'zero' for kernel.pass" },
-        { "TALLY v=2 kernel.pass=0", "malformed TALLY: version 2 not supported" },
+        { "TALLY v=2 kernel.pass=zero", "malformed TALLY: bad number 'zero' for kernel.pass" },
+        { "TALLY v=3 kernel.pass=0", "malformed TALLY: version 3 not supported" },
+        { "TALLY v=1 kernel.pass=0", "malformed TALLY: version 1 not supported" },
         { "TALLY", "malformed TALLY: not a TALLY line" },
-        { "TALLY v=1", "malformed TALLY: missing key kernel.pass" },
+        { "TALLY v=2", "malformed TALLY: missing key kernel.pass" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         kc_shard_out outs[2];
@@ -302,7 +304,7 @@ Test(merge, cut_tally_line_refused)
 {
     kc_shard_out outs[1];
     kc_shard_out_init(&outs[0], 0);
-    kc_shard_out_line(&outs[0], "TALLY v=1 kernel.pass=1", 1);
+    kc_shard_out_line(&outs[0], "TALLY v=2 kernel.pass=1", 1);
     kc_shard_out_ended(&outs[0], W_EXITCODE(0, 0));
     kc_tally merged;
     cr_expect_gt(merge(outs, 1, 1, &merged), 0);
@@ -490,4 +492,24 @@ Test(linebuf, exactly_64k_is_whole_one_more_is_cut)
     cr_expect_eq(s.cut[1], 1);
     free(data);
     kc_linebuf_free(&lb);
+}
+
+/* Found by fuzz_mergelog: two shards whose TALLY counts pass LONG_MAX
+ * together (forged lines) were summed with signed overflow; the merge now
+ * refuses, naming the shard. */
+Test(merge, counts_that_overflow_together_are_refused)
+{
+    kc_shard_out outs[2];
+    for (int k = 0; k < 2; k++) {
+        kc_tally t;
+        shard_tally(&t, k, 2);
+        t.n[KC_KIND_KERNEL][KC_PASS] = LONG_MAX - 1;
+        kc_shard_out_init(&outs[k], k);
+        feed_tally(&outs[k], &t);
+        kc_shard_out_ended(&outs[k], W_EXITCODE(kc_tally_exit_status(&t), 0));
+    }
+    kc_tally merged;
+    cr_expect_gt(merge(outs, 2, 2, &merged), 0);
+    cr_expect(strstr(err, "shard 1/2: its counts cannot be added to the other shards' (they pass 9223372036854775807)"),
+              "%s", err);
 }

@@ -120,7 +120,7 @@ Test(merge_logs, bad_logs_are_refused_naming_the_log, .timeout = 60)
     p = merge(NULL, (const char *[]){ log[0], log[1], copy }, 3);
     expect_refused(&p, "no TALLY followed by a SUMMARY");
     /* A malformed TALLY is refused with the parser's reason. */
-    save(copy, "PASS   fixture.pass.00  ok  (0.01 s)\nTALLY v=1 suite.pass=four\nSUMMARY x  (0.0 s)\n");
+    save(copy, "PASS   fixture.pass.00  ok  (0.01 s)\nTALLY v=2 suite.pass=four\nSUMMARY x  (0.0 s)\n");
     p = merge(NULL, (const char *[]){ log[0], log[1], copy }, 3);
     expect_refused(&p, "malformed TALLY: bad number 'four'");
     /* A --jobs run's output is no shard's: its item lines are prefixed. */
@@ -239,4 +239,34 @@ Test(merge_logs, records_with_other_dims_under_one_label_refused, .timeout = 60)
     unlink(ra);
     unlink(rb);
     unlink(log);
+}
+
+/* A LEAK item in a shard's log (issue 13) is merged as LEAK: it is counted,
+ * fails the merged run, and its line counts as an item line. */
+Test(merge_logs, a_leak_in_a_shard_is_merged_as_leak, .timeout = 60)
+{
+    char log[2][128];
+    for (int k = 0; k < 2; k++) {
+        char spec[16];
+        snprintf(spec, sizeof spec, "%d/2", k);
+        snprintf(log[k], sizeof log[k], "/tmp/kc-merge-leak-%ld-%d.log", (long)getpid(), k);
+        char *args[] = { "run", "fixture.leak.pass", "fixture.pass.00", "--shard", spec, NULL };
+        kc_proc p = fixture(args);
+        save(log[k], p.out);
+        kc_proc_free(&p);
+    }
+    cr_expect(strstr(kc_out_file(log[0]), "\nLEAK   fixture.leak.pass  "), "%s", kc_out_file(log[0]));
+    char *args[] = { "merge", "fixture.leak.pass", "fixture.pass.00", "--log", log[0], "--log", log[1], NULL };
+    kc_proc p = fixture(args);
+    cr_expect_eq(p.status, 1, "a LEAK fails the merged run: exit %d\n%s%s", p.status, p.out, p.err);
+    kc_tally t;
+    kc_out_tally(p.out, &t);
+    cr_expect_eq(t.n[KC_KIND_SUITE][KC_LEAK], 1);
+    cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 1);
+    char sum[1024];
+    kc_out_summary(p.out, sum, sizeof sum);
+    cr_expect(strstr(sum, "; 1 left processes or GPU state behind"), "%s", sum);
+    kc_proc_free(&p);
+    unlink(log[0]);
+    unlink(log[1]);
 }

@@ -34,39 +34,10 @@ static void costs_path(char *buf, size_t cap, const char *tag)
 
 
 
-static const char *const STATES[] = { "PASS", "FAIL", "KNOWN", "RED", "MISSED", "LIMIT", "SKIP", "CRASH", "TIMEOUT", "NOTRUN" };
-
-/* The state of `name` on its state line ("[wK] STATE NAME  ..." or "STATE NAME  ...");
- * returns how many state lines name it, the last state in st. */
-static int state_lines(const char *out, const char *name, char *st, size_t cap)
-{
-    int n = 0;
-    size_t nl = strlen(name);
-    for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-        const char *q = p;
-        if (q[0] == '[' && q[1] == 'w') {
-            q = strchr(q, ']');
-            if (!q || q[1] != ' ') continue;
-            q += 2;
-        }
-        for (size_t s = 0; s < sizeof STATES / sizeof STATES[0]; s++) {
-            size_t sl = strlen(STATES[s]);
-            if (strncmp(q, STATES[s], sl) != 0 || q[sl] != ' ') continue;
-            const char *r = q + sl;
-            while (*r == ' ') r++;
-            if (strncmp(r, name, nl) == 0 && r[nl] == ' ' && r[nl + 1] == ' ') {
-                n++;
-                snprintf(st, cap, "%s", STATES[s]);
-            }
-        }
-    }
-    return n;
-}
-
 static void expect_once(const char *out, const char *name, const char *state)
 {
     char st[16] = "";
-    int n = state_lines(out, name, st, sizeof st);
+    int n = kc_out_state_lines(out, name, st, sizeof st);
     cr_expect_eq(n, 1, "%s is on %d state lines:\n%s", name, n, out);
     if (state) cr_expect_str_eq(st, state, "%s", name);
 }
@@ -205,7 +176,7 @@ Test(queue, restarts_are_capped, .timeout = 60)
     expect_once(p.out, "fixture.crash", "CRASH");
     expect_once(p.out, "fixture.kill", "CRASH");
     for (int i = 0; i < 12; i++) expect_once(p.out, pass_name(i), "NOTRUN");
-    cr_expect(strstr(p.out, "restart cap: 1 workers were replaced after a crash or timeout"), "%s", p.out);
+    cr_expect(strstr(p.out, "restart cap: 1 workers were replaced after a crash, a timeout or a failed start"), "%s", p.out);
     cr_expect(strstr(p.out, "not starting another worker: the 12 items not handed out yet are NOTRUN"), "%s", p.out);
     kc_tally t;
     kc_out_tally(p.out, &t);
@@ -363,7 +334,7 @@ Test(queue, sigint_reaches_every_worker, .timeout = 30)
     }
     cr_expect(strstr(l.out, "not run: interrupted by SIGINT while running on worker"), "%s", l.out);
     cr_expect(strstr(l.out, "kcontract: interrupted by SIGINT: 0 of 3 items finished, 3 not run"), "%s", l.out);
-    cr_expect(strstr(l.out, "\nTALLY v=1 "), "%s", l.out);
+    cr_expect(strstr(l.out, "\nTALLY v=2 "), "%s", l.out);
     close(l.fd);
     unlink(costs);
 }
@@ -403,6 +374,30 @@ Test(queue, lost_context_replaces_the_worker_and_loses_nothing, .timeout = 60)
     kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 12);
     cr_expect_eq(t.items, 12);
+    kc_proc_free(&p);
+    unlink(costs);
+}
+
+/* A worker that dies before it says READY (here: the test hook) costs no
+ * item: nothing was handed to it. Its replacements count against the
+ * restart cap, so a worker that can never start ends the run with every
+ * item NOTRUN, not in a loop. */
+Test(queue, worker_that_dies_before_it_is_ready_costs_no_item, .timeout = 60)
+{
+    char costs[256];
+    costs_path(costs, sizeof costs, "start");
+    char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.pass.0*", "--jobs", "2", "--restarts", "3",
+                     "--costs", costs, NULL };
+    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_FAULT_WORKER_START=exit", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 40, &p), 0);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect_eq(kc_out_count(p.out, ") exited with status 3 before it was ready\n"), 5, "2 workers and 3 restarts:\n%s",
+                 p.out);
+    cr_expect(strstr(p.out, "restart cap: 3 workers were replaced after a crash, a timeout or a failed start (at most 3, --restarts)"),
+              "%s", p.out);
+    cr_expect(!strstr(p.out, "CRASH "), "no item was handed out, so none crashed:\n%s", p.out);
+    for (int i = 0; i < 10; i++) expect_once(p.out, pass_name(i), "NOTRUN");
     kc_proc_free(&p);
     unlink(costs);
 }

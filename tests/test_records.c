@@ -491,7 +491,7 @@ Test(records, shard_keeps_each_record_item_once)
     int total = kc_out_count_lines(all.out, "kernel   "), seen = 0;
     char *got = calloc(1, strlen(all.out) + 1);
     for (int k = 0; k < 3; k++) {
-        char sh[8];
+        char sh[16];
         snprintf(sh, sizeof sh, "%d/3", k);
         kc_proc p = kc((char *[]){ "list", "--records", LLAMA, "--shard", sh, NULL });
         cr_expect_eq(p.status, 0, "%s", p.err);

@@ -3,7 +3,9 @@
  * well-formedness (Python's xml.etree); the SVG timeline's bars and rows;
  * the efficiency arithmetic under the SUMMARY; records across the re-exec;
  * the progress line (absent on a pipe, present on a pty,
- * NO_COLOR); and the serial runner writing all three reports. */
+ * NO_COLOR); the serial runner writing all three reports; and a run that
+ * does not finish (killed by SIGKILL, serial or a work queue, or refused)
+ * leaving reports that say so, never an earlier run's green one. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 #include <fcntl.h>
@@ -21,6 +23,7 @@
 #include "record.h"
 #include "report.h"
 #include "report_text.h"
+#include "support/live.h"
 #include "support/run_output.h"
 #include "support/spawn.h"
 
@@ -145,6 +148,7 @@ Test(report, junit_counts_escaping_and_wellformed)
         rec("k4", KC_KIND_KERNEL, KC_NOTRUN, 0, 6, 6, "not run (--fail-fast)"),
         rec("k5", KC_KIND_KERNEL, KC_KNOWN, 0, 6, 7, "known finding"),
         rec("k:control.d", KC_KIND_CONTROL, KC_RED, 0, 7, 8, "caught by gate 3"),
+        rec("s.leak", KC_KIND_SUITE, KC_LEAK, 0, 8, 9, "left 1 process running after it"),
     };
     snprintf(v[1].rerun, sizeof v[1].rerun, "./kc run 'k.<fail>' --seed 1 && true");
     snprintf(v[4].log_tail, sizeof v[4].log_tail, "last ]]> line\x02");
@@ -157,8 +161,8 @@ Test(report, junit_counts_escaping_and_wellformed)
     cr_expect(strstr(txt, "name=\"k.&lt;fail&gt;&amp;&quot;q&quot;\""), "%s", txt);
     kc_proc p = python(PY_JUNIT, path);
     cr_expect_eq(p.status, 0, "python: %s\n%s", p.err, txt);
-    cr_expect(strstr(p.out, "suites testsuites 10 3 3 1\n"), "%s", p.out);
-    cr_expect(strstr(p.out, "suite 10 3 3 1\n"), "%s", p.out);
+    cr_expect(strstr(p.out, "suites testsuites 11 4 3 1\n"), "%s", p.out);
+    cr_expect(strstr(p.out, "suite 11 4 3 1\n"), "%s", p.out);
     cr_expect(strstr(p.out, "case kernel 'k.pass' 1.000  - -\n"), "%s", p.out);
     cr_expect(strstr(p.out, "case kernel 'k.<fail>&\"q\"' 1.000 failure 'y[3] <a & \"b\"> \\ufffd\\tTab\\nNL \\ufffd' "
                             "'y[3] <a & \"b\"> \\ufffd\\tTab\\nNL \\ufffd\\nrerun: ./kc run \\'k.<fail>\\' --seed 1 && true'"),
@@ -172,6 +176,8 @@ Test(report, junit_counts_escaping_and_wellformed)
     cr_expect(strstr(p.out, "case kernel 'k4' 0.000 error 'not run (--fail-fast)' 'not run (--fail-fast)'"), "%s", p.out);
     cr_expect(strstr(p.out, "case kernel 'k5' 1.000 system-out - -"), "%s", p.out);
     cr_expect(strstr(p.out, "case control 'k:control.d' 1.000  - -"), "%s", p.out);
+    cr_expect(strstr(p.out, "case suite 's.leak' 1.000 failure 'left 1 process running after it'"), "LEAK is a failure:\n%s",
+              p.out);
     kc_proc_free(&p);
     unlink(path);
     kc_records_free(&rs);
@@ -487,4 +493,95 @@ Test(report, progress_line_on_a_terminal_only)
     out = on_pty((char *[]){ "run", "fixture.fail", NULL }, "1");
     cr_expect(strstr(out, "\r\033[K[0/1] 0 failed, 1 busy"), "%s", out);
     cr_expect(!strstr(out, "\033[31m"), "NO_COLOR: no colour:\n%s", out);
+}
+
+/* ---- a run that does not finish (issue 13) ---- */
+
+static int hang_started(const kc_live *l) { return strstr(l->out, "fixture.hang.0 pid ") != NULL; }
+
+/* The three reports say the run did not finish: JUnit an error (Python's
+ * parser agrees), JSON no summary, the SVG a notice; nothing of the green
+ * run that wrote them before is left. */
+static void expect_incomplete(const char *json, const char *junit, const char *svg, const char *how)
+{
+    const char *t = kc_out_file(junit);
+    cr_expect(strstr(t, "errors=\"1\"") && strstr(t, "<error type=\"INCOMPLETE\""), "%s: junit:\n%s", how, t);
+    cr_expect(!strstr(t, "errors=\"0\""), "%s: a green JUnit report is left:\n%s", how, t);
+    kc_proc q = python(PY_JUNIT, junit);
+    cr_expect_eq(q.status, 0, "%s: python: %s", how, q.err);
+    cr_expect(strstr(q.out, "suite 1 0 1 0\n"), "%s: %s", how, q.out);
+    kc_proc_free(&q);
+    t = kc_out_file(json);
+    cr_expect(strncmp(t, "{\"type\":\"incomplete\",", 21) == 0 && !strstr(t, "\"summary\""), "%s: json:\n%s", how, t);
+    t = kc_out_file(svg);
+    cr_expect(strstr(t, "class=\"incomplete\"") && !strstr(t, "class=\"bar\""), "%s: svg:\n%s", how, t);
+}
+
+/* A green run's reports, then the same paths given to a run killed by
+ * SIGKILL (the serial runner, or a work queue's parent): read back, they
+ * say the run did not finish, never the earlier green. */
+static void killed_run(const char *tag, char **extra)
+{
+    char json[128], junit[160], svg[160], costs[160];
+    tmpname(json, sizeof json, tag);
+    snprintf(junit, sizeof junit, "%s.xml", json);
+    snprintf(svg, sizeof svg, "%s.svg", json);
+    snprintf(costs, sizeof costs, "%s.tsv", json);
+    kc_proc p = fixture((char *[]){ "run", "fixture.pass.00", "--json", json, "--junit", junit, "--timeline", svg, NULL },
+                        NULL);
+    cr_assert_eq(p.status, 0, "the green run: exit %d\n%s%s", p.status, p.out, p.err);
+    cr_assert(strstr(kc_out_file(junit), "errors=\"0\""), "the green run's JUnit");
+    kc_proc_free(&p);
+    char *args[16] = { "run", "fixture.hang.0", "--json", json, "--junit", junit, "--timeline", svg };
+    int a = 8;
+    for (int i = 0; extra[i]; i++) args[a++] = strcmp(extra[i], "COSTS") == 0 ? costs : extra[i];
+    args[a] = NULL;
+    kc_live l;
+    kc_live_start(&l, kc_test_fixture_bin(), args);
+    cr_assert_eq(kc_live_read_until(&l, hang_started, 10), 0, "the hang did not start:\n%s", l.out);
+    cr_assert_eq(kill(l.pid, SIGKILL), 0);
+    cr_expect_eq(kc_wait_status(l.pid), 128 + SIGKILL);
+    close(l.fd);
+    expect_incomplete(json, junit, svg, tag);
+    pid_t w[1];
+    if (kc_live_pids(&l, w, 1) == 1) {      /* a worker dies with its parent (PDEATHSIG) */
+        usleep(300000);
+        cr_expect(!kc_alive(w[0]), "%s: pid %ld outlived the killed run", tag, (long)w[0]);
+    }
+    unlink(json);
+    unlink(junit);
+    unlink(svg);
+    unlink(costs);
+}
+
+Test(report, serial_run_killed_leaves_an_incomplete_report, .timeout = 30)
+{
+    killed_run("killed_serial", (char *[]){ NULL });
+}
+
+Test(report, queue_run_killed_leaves_an_incomplete_report, .timeout = 30)
+{
+    killed_run("killed_queue", (char *[]){ "--jobs", "2", "--costs", "COSTS", NULL });
+}
+
+/* Refused after the command line was read (a pattern that matches nothing):
+ * the earlier run's report is not left to be read as this one's. */
+Test(report, refused_run_leaves_an_incomplete_report, .timeout = 30)
+{
+    char json[128], junit[160], svg[160];
+    tmpname(json, sizeof json, "refused");
+    snprintf(junit, sizeof junit, "%s.xml", json);
+    snprintf(svg, sizeof svg, "%s.svg", json);
+    kc_proc p = fixture((char *[]){ "run", "fixture.pass.00", "--json", json, "--junit", junit, "--timeline", svg, NULL },
+                        NULL);
+    cr_assert_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    kc_proc_free(&p);
+    p = fixture((char *[]){ "run", "fixture.nosuchitem", "--json", json, "--junit", junit, "--timeline", svg, NULL }, NULL);
+    cr_expect_eq(p.status, 2, "exit %d\n%s", p.status, p.err);
+    cr_expect(strstr(p.err, "pattern 'fixture.nosuchitem' matches no item"), "%s", p.err);
+    kc_proc_free(&p);
+    expect_incomplete(json, junit, svg, "refused");
+    unlink(json);
+    unlink(junit);
+    unlink(svg);
 }

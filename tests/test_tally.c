@@ -2,6 +2,7 @@
  * refusal with an error that names the key and value, arithmetic (add,
  * merge, digest), the exit status and the SUMMARY wording. */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include "seed.h"
@@ -12,6 +13,7 @@ static uint64_t rnd(uint64_t *s) { *s += 0x9e3779b97f4a7c15ULL; return kc_mix64(
 
 static const struct { kc_kind k; kc_state s; } PAIRS[] = {
     { KC_KIND_KERNEL, KC_PASS }, { KC_KIND_KERNEL, KC_FAIL }, { KC_KIND_KERNEL, KC_KNOWN },
+    { KC_KIND_KERNEL, KC_LEAK }, { KC_KIND_LIMIT, KC_LEAK }, { KC_KIND_SUITE, KC_LEAK },
     { KC_KIND_KERNEL, KC_SKIP }, { KC_KIND_KERNEL, KC_CRASH }, { KC_KIND_KERNEL, KC_TIMEOUT },
     { KC_KIND_KERNEL, KC_NOTRUN }, { KC_KIND_CONTROL, KC_RED }, { KC_KIND_CONTROL, KC_MISSED },
     { KC_KIND_CONTROL, KC_SKIP }, { KC_KIND_CONTROL, KC_CRASH }, { KC_KIND_CONTROL, KC_TIMEOUT },
@@ -81,11 +83,11 @@ Test(tally, format_exact_text) {
     char line[2048];
     good_line(line, sizeof line);
     cr_assert_str_eq(line,
-        "TALLY v=1 kernel.pass=41 kernel.fail=0 kernel.known=1 kernel.skip=0 kernel.crash=0 "
+        "TALLY v=2 kernel.pass=41 kernel.fail=0 kernel.known=1 kernel.leak=0 kernel.skip=0 kernel.crash=0 "
         "kernel.timeout=0 kernel.notrun=0 control.red=0 control.missed=0 control.skip=0 "
-        "control.crash=0 control.timeout=0 control.notrun=0 limit.pass=0 limit.fail=0 "
+        "control.crash=0 control.timeout=0 control.notrun=0 limit.pass=0 limit.fail=0 limit.leak=0 "
         "limit.skip=0 limit.crash=0 limit.timeout=0 limit.notrun=0 limit.problems=0 "
-        "suite.pass=0 suite.fail=0 suite.skip=0 suite.crash=0 suite.timeout=0 suite.notrun=0 "
+        "suite.pass=0 suite.fail=0 suite.leak=0 suite.skip=0 suite.crash=0 suite.timeout=0 suite.notrun=0 "
         "stale=0 items=42 seed=7 device=NVIDIA%20H200 cc=9.0 sms=132 digest=0123456789abcdef "
         "shard=0/1 filter=0000000000000000 binary=0000000000000000");
 }
@@ -110,7 +112,7 @@ Test(tally, round_trip_random) {
         /* No spaces inside values: exactly one field per key. */
         size_t spaces = 0;
         for (char *p = line; *p; p++) spaces += *p == ' ';
-        cr_assert_eq(spaces, 37);
+        cr_assert_eq(spaces, 40);
     }
 }
 
@@ -242,10 +244,13 @@ Test(tally, refuses_bad_device) {
 Test(tally, refuses_version_prefix_truncation_and_junk) {
     char line[2048];
     good_line(line, sizeof line);
-    subst(line, "v=1", "v=2");
-    refused(line, "version 2 not supported", NULL);
+    subst(line, "v=2", "v=1");      /* before the .leak keys: refused, not read with them as zeros */
+    refused(line, "version 1 not supported", NULL);
     good_line(line, sizeof line);
-    subst(line, "v=1 ", "");
+    subst(line, "v=2", "v=3");
+    refused(line, "version 3 not supported", NULL);
+    good_line(line, sizeof line);
+    subst(line, "v=2 ", "");
     refused(line, "missing version", NULL);
     good_line(line, sizeof line);
     subst(line, "TALLY ", "TALY ");
@@ -321,7 +326,7 @@ Test(tally, add_merge_digest) {
     b.stale = 1;
     b.limit_problems = 3;
     kc_tally_add(&b, KC_KIND_KERNEL, KC_PASS);
-    kc_tally_merge(&a, &b);
+    cr_assert_eq(kc_tally_merge(&a, &b), 0);
     cr_assert_eq(a.n[KC_KIND_KERNEL][KC_PASS], 2);
     cr_assert_eq(a.items, 3);
     cr_assert_eq(a.stale, 1);
@@ -331,6 +336,15 @@ Test(tally, add_merge_digest) {
     /* The digest of a set does not depend on order; shards sum to the whole. */
     uint64_t d1 = kc_item_digest("a") + kc_item_digest("b"), d2 = kc_item_digest("b") + kc_item_digest("a");
     cr_assert_eq(d1, d2);
+    /* Found by fuzz_mergelog: counts that pass LONG_MAX together (forged
+     * TALLY lines) were added with signed overflow; now refused, a unchanged. */
+    kc_tally big = a, before = a;
+    big.n[KC_KIND_KERNEL][KC_PASS] = LONG_MAX;      /* a holds 2 */
+    cr_assert_eq(kc_tally_merge(&a, &big), -1);
+    cr_assert(kc_tally_counts_equal(&a, &before));
+    big = a;
+    big.items = LONG_MAX;
+    cr_assert_eq(kc_tally_merge(&a, &big), -1);
 }
 
 Test(tally, counts_equal_ignores_only_shard) {
@@ -369,7 +383,8 @@ Test(tally, exit_status) {
     const struct { kc_kind k; kc_state s; } fails[] = {
         { KC_KIND_KERNEL, KC_FAIL }, { KC_KIND_CONTROL, KC_MISSED }, { KC_KIND_LIMIT, KC_LIMIT },
         { KC_KIND_SUITE, KC_FAIL }, { KC_KIND_KERNEL, KC_CRASH }, { KC_KIND_CONTROL, KC_TIMEOUT },
-        { KC_KIND_LIMIT, KC_NOTRUN },
+        { KC_KIND_LIMIT, KC_NOTRUN }, { KC_KIND_KERNEL, KC_LEAK }, { KC_KIND_LIMIT, KC_LEAK },
+        { KC_KIND_SUITE, KC_LEAK },
     };
     for (size_t i = 0; i < sizeof fails / sizeof fails[0]; i++) {
         kc_tally u = t;
@@ -404,12 +419,14 @@ Test(tally, summary_wording) {
     t.n[KC_KIND_SUITE][KC_TIMEOUT] = 1;
     t.n[KC_KIND_LIMIT][KC_NOTRUN] = 3;
     t.n[KC_KIND_SUITE][KC_FAIL] = 1;
+    t.n[KC_KIND_KERNEL][KC_LEAK] = 1;
+    t.n[KC_KIND_SUITE][KC_LEAK] = 1;
     t.stale = 1;
     kc_summary_format(&t, buf, sizeof buf);
-    cr_assert_str_eq(buf, "SUMMARY 47 kernels: 41 pass gates 1-4, 0 fail, 2 known findings; "
+    cr_assert_str_eq(buf, "SUMMARY 48 kernels: 41 pass gates 1-4, 0 fail, 2 known findings; "
                           "32 controls: 30 red as planted, 0 missed; 45 limit checks: 2 limit problems; "
-                          "3 suites pass, 1 suite failed; 5 skipped; 1 crashed; 1 timed out; 3 not run; "
-                          "1 stale known finding");
+                          "3 suites pass, 1 suite failed; 2 left processes or GPU state behind; 5 skipped; "
+                          "1 crashed; 1 timed out; 3 not run; 1 stale known finding");
     kc_tally_init(&t);
     t.n[KC_KIND_KERNEL][KC_PASS] = 1;
     t.n[KC_KIND_CONTROL][KC_MISSED] = 1;
@@ -433,5 +450,8 @@ Test(tally, names) {
     cr_assert_str_eq(kc_state_name(KC_PASS), "PASS");
     cr_assert_str_eq(kc_state_name(KC_MISSED), "MISSED");
     cr_assert_str_eq(kc_state_name(KC_NOTRUN), "NOTRUN");
+    cr_assert_str_eq(kc_state_name(KC_LEAK), "LEAK");
+    cr_assert(kc_state_failed(KC_LEAK), "LEAK fails a run");
+    cr_assert_not(kc_state_failed(KC_KNOWN));
     cr_assert_str_eq(kc_state_name(KC_STATE_COUNT), "?");
 }

@@ -43,6 +43,32 @@ void kc_out_summary(const char *out, char *buf, size_t cap)
     if (t) *t = 0;
 }
 
+int kc_out_state_lines(const char *out, const char *name, char *st, size_t cap)
+{
+    int n = 0;
+    size_t nl = strlen(name);
+    EACH_LINE(p, out) {
+        const char *q = p;
+        if (q[0] == '[' && q[1] == 'w') {
+            q = strchr(q, ']');
+            if (!q || q[1] != ' ') continue;
+            q += 2;
+        }
+        for (int s = 0; s < KC_STATE_COUNT; s++) {
+            const char *sn = kc_state_name((kc_state)s);
+            size_t sl = strlen(sn);
+            if (strncmp(q, sn, sl) != 0 || q[sl] != ' ') continue;
+            const char *r = q + sl;
+            while (*r == ' ') r++;
+            if (strncmp(r, name, nl) == 0 && r[nl] == ' ' && r[nl + 1] == ' ') {
+                n++;
+                snprintf(st, cap, "%s", sn);
+            }
+        }
+    }
+    return n;
+}
+
 int kc_out_count(const char *hay, const char *needle)
 {
     int n = 0;

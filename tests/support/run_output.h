@@ -14,6 +14,10 @@ int kc_out_line(const char *out, const char *key, char *buf, size_t cap);
 void kc_out_tally(const char *out, kc_tally *t);
 /* The SUMMARY line without its trailing "  (N.N s)"; asserts there is one. */
 void kc_out_summary(const char *out, char *buf, size_t cap);
+/* The state lines of item `name` in a run's output ("STATE  NAME  ..." or,
+ * from a --jobs worker, "[wK] STATE  NAME  ..."): how many there are, and the
+ * last one's state ("PASS", "LEAK", ...) in st. */
+int kc_out_state_lines(const char *out, const char *name, char *st, size_t cap);
 /* Occurrences of needle in hay. */
 int kc_out_count(const char *hay, const char *needle);
 /* Lines of text that start with prefix. */

@@ -1,0 +1,58 @@
+/* proctree.h — processes looked up in /proc (Linux), for what a child or an
+ * item leaves behind:
+ *   - the supervisor (supervisor.h), after a child exited: the members of its
+ *     process group and the processes still holding one of its pipes;
+ *   - the process that runs items (item_run.c), after each item: its own
+ *     children, which are every process the item left running, since it
+ *     adopts orphaned descendants (PR_SET_CHILD_SUBREAPER, Linux 3.4+).
+ * Every lookup is a snapshot: processes come and go while /proc is read, so
+ * callers look again after killing. Processes of other users that /proc does
+ * not show are not found. */
+#ifndef KC_PROCTREE_H
+#define KC_PROCTREE_H
+#include <stddef.h>
+#include <sys/types.h>
+
+#define KC_PROC_MAX 64              /* processes named or killed per lookup, at most */
+/* How long processes left behind get to end by themselves before they are
+ * killed: after an item (kc_proc_end_leftovers), and after a child of the
+ * supervisor exited while something still held its pipes or its process
+ * group. cargo-nextest's leak timeout (100 ms there, for one test process
+ * per test); longer here, as a worker's output may still be in flight. */
+#define KC_LEAK_TIMEOUT_MS 500
+
+/* Makes this process the reaper of its orphaned descendants, so a process an
+ * item started is this process's child even after its own parent exited.
+ * Returns 0, or -1 with errno (the caller goes on: such orphans then go to
+ * init and only pipe holders are found). */
+int kc_proc_adopt_orphans(void);
+
+/* The live (not zombie) children of this process: up to max pids into out.
+ * Returns how many there are (may exceed max), or -1 when /proc cannot be read. */
+int kc_proc_children(pid_t *out, int max);
+
+/* Processes other than this one that are in process group pgid (pgid > 0),
+ * or hold an open descriptor on one of the pipes whose inode numbers are
+ * ino[0..nino) (as fstat gives them; /proc shows "pipe:[INO]"), and started
+ * no later than born_by (kc_proc_boot_ticks; 0: any): what a child that
+ * ended at born_by left behind cannot have started after it, so a process
+ * that reused its pid or group id since is never taken for one. Zombies
+ * hold nothing and are left out. Up to max pids into out; returns how many
+ * were found (may exceed max), or -1 when /proc cannot be read. */
+int kc_proc_find(pid_t pgid, const unsigned long *ino, int nino, unsigned long long born_by, pid_t *out, int max);
+/* Now, in the clock ticks since boot that /proc/PID/stat's start times use. */
+unsigned long long kc_proc_boot_ticks(void);
+
+/* "pid 123 (sleep), pid 456 (sh)" for pids[0..n) (names from /proc/PID/comm,
+ * "?" when gone), cut to cap with "..." when it does not fit. */
+void kc_proc_describe(const pid_t *pids, int n, char *buf, size_t cap);
+
+/* After an item, in the process that ran it (which has adopted orphans):
+ * waits up to timeout_ms for its children to exit by themselves (reaping
+ * them), then sends SIGKILL to every child still running, and to its process
+ * group when it leads one, and again to any orphan that killing adopts, until
+ * none is left (a bounded number of rounds). Returns the number of processes
+ * found running at the timeout, 0 when there were none; *what then names them
+ * ("pid 123 (sleep)"). Never blocks longer than timeout_ms plus about 200 ms. */
+int kc_proc_end_leftovers(int timeout_ms, char *what, size_t cap);
+#endif

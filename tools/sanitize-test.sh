@@ -1,0 +1,55 @@
+#!/bin/sh
+# sanitize-test.sh — the host test suite a second time, built with
+# AddressSanitizer (leaks included) and UndefinedBehaviorSanitizer in a build
+# directory of its own (issue 13). Every kcontract binary the tests start is
+# instrumented too. The kernels are not rebuilt: the nvcc-built fatbins and
+# library kernels of the normal build (build/, `make all` first) are copied
+# with their times, and NVCC=false makes any attempt to rebuild one fail at
+# once. A sanitizer report from any process (written under B/sanitizer/) or a
+# failing test fails the script.
+#
+#   sh tools/sanitize-test.sh [B]      (B: the build directory, default build-asan)
+set -eu
+cd "$(dirname "$0")/.."
+B=${1:-build-asan}
+SRC=build
+if ! ls "$SRC"/fatbin/*.fatbin >/dev/null 2>&1; then
+  echo "sanitize-test: no fatbins in $SRC/fatbin: run 'make all' first (the sanitizer build reuses them)" >&2
+  exit 1
+fi
+mkdir -p "$B/fatbin" "$B/lib"
+# The nvcc-built parts, with their times (newer than their sources: make leaves them be).
+cp -p "$SRC"/fatbin/*.fatbin "$B/fatbin/"
+for so in "$SRC"/lib/lib*.so; do
+  case "$(basename "$so")" in libkc_fakelib*) ;; *) cp -p "$so" "$B/lib/" ;; esac
+done
+
+SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+LOGS="$PWD/$B/sanitizer"
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
+# handle_*=0: the fixtures' crashes (SIGSEGV, SIGABRT) must stay signals, as
+# the tests expect, not become sanitizer reports; exitcode 86 and the log
+# files tell a real report from an item's failure.
+ASAN_OPTIONS="detect_leaks=1:handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abort=0:handle_sigill=0:exitcode=86:log_path=$LOGS/asan"
+LSAN_OPTIONS="suppressions=$PWD/tools/lsan.supp:print_suppressions=0"
+UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$LOGS/ubsan"
+export ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
+
+status=0
+CFLAGS="-O1 -g $SAN" make -j"$(nproc)" B="$B" NVCC=false LDLIBS="$SAN -ldl -lm -lpthread" test || status=$?
+reports=$(find "$LOGS" -type f | sort)
+if [ -n "$reports" ]; then
+  for r in $reports; do
+    echo "sanitize-test: report in $r:"
+    head -n 40 "$r"
+  done
+  echo "sanitize-test: $(echo "$reports" | wc -l) sanitizer report(s); the run is not clean" >&2
+  exit 1
+fi
+if [ "$status" -ne 0 ]; then
+  echo "sanitize-test: the sanitizer build or its tests failed (exit $status); kernels are not rebuilt here:" \
+       "after a change to a .cu file or include/kcontract.h, run 'make all' first" >&2
+  exit "$status"
+fi
+echo "sanitize-test: clean (AddressSanitizer with leak checks, UndefinedBehaviorSanitizer; $B)"

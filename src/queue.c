@@ -2,7 +2,8 @@
  * and the protocol): the order of the items (costs.h), N long-lived workers
  * (started, watched, stopped and reaped by the supervisor, supervisor.c),
  * handing out one item at a time to a ready worker within the memory
- * admission, the time limit of each item (SIGTERM to the worker's group,
+ * admission (a worker's next item of the contract its last one had, when
+ * one is pending: its inputs are already on that worker's GPU), the time limit of each item (SIGTERM to the worker's group,
  * SIGKILL after the grace), a dead worker's item turned into CRASH or
  * TIMEOUT with its last lines, what it left behind and its true duration,
  * and a fresh worker in its place (capped), --fail-fast, SIGINT/SIGTERM, the
@@ -61,6 +62,7 @@ typedef struct wk {
     int timed_out, late;        /* its item ran out of time; it was not ready in time */
     int lost;                   /* it must be replaced (KC_LOST_*, worker.h): it exits by itself */
     int spawned;
+    const kc_contract *last;    /* the contract of its last item: its inputs are on the worker's GPU (inputs.h) */
     char tail[KC_QUEUE_TAIL_LINES][256];
     int tail_n;
 } wk;
@@ -366,6 +368,31 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
 
 /* ---- handing out items ---- */
 
+/* The next item for worker w in the queue's order, preferring one of the
+ * contract its last item had: a contract's controls run on the kernel
+ * item's case seeds, so they find its inputs already made on that worker's
+ * GPU (inputs.h). -1 when nothing pending fits the memory left. */
+static int next_item(queue *qq, const wk *w, int *alone)
+{
+    int first = -1, first_alone = 0;
+    for (int j = 0; j < qq->nq; j++) {
+        qitem *qi = &qq->q[j];
+        int a;
+        if (qi->dispatched || !kc_admit_check(&qq->adm, w->devslot, qi->host, qi->gpu, &a)) continue;
+        if (w->last && qq->items[qi->idx].contract == w->last) {
+            *alone = a;
+            return j;
+        }
+        if (first < 0) {
+            first = j;
+            first_alone = a;
+        }
+        if (!w->last) break;
+    }
+    *alone = first_alone;
+    return first;
+}
+
 static void dispatch(queue *qq)
 {
     if (qq->stopping || qq->interrupted) return;
@@ -373,16 +400,16 @@ static void dispatch(queue *qq)
         wk *w = &qq->w[i];
         kc_child *c = child_of(qq, w);
         if (c->state != KC_CHILD_IDLE || w->lost || c->in < 0) continue;
-        for (int j = 0; j < qq->nq; j++) {
+        int alone, j = next_item(qq, w, &alone);
+        if (j >= 0) {
             qitem *qi = &qq->q[j];
-            int alone;
-            if (qi->dispatched || !kc_admit_check(&qq->adm, w->devslot, qi->host, qi->gpu, &alone)) continue;
             const kc_item *it = &qq->items[qi->idx];
             char line[256];
             int len = snprintf(line, sizeof line, "%s\n", it->name);
+            double t = now_s();        /* before the write: the worker may start (and end) the item at once */
             if (kc_sup_write(c, line, (size_t)len)) {     /* dying: its end settles it */
                 kc_sup_close_stdin(c);
-                break;
+                continue;
             }
             if (alone) {
                 char h[32], g[32];
@@ -395,11 +422,11 @@ static void dispatch(queue *qq)
             kc_admit_take(&qq->adm, w->devslot, qi->host, qi->gpu);
             kc_sup_mark(c, KC_CHILD_RUNNING);
             w->cur = j;
-            w->t_start = now_s();
+            w->last = it->contract;
+            w->t_start = t;
             w->deadline = w->t_start + qi->limit;
             if (qq->sampler) kc_gpu_sampler_take_peak(c->pid);
             kc_progress_busy(busy_count(qq));
-            break;
         }
     }
 }

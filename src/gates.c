@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "devmem.h"
 #include "dtype.h"
 #include "error_model.h"
 #include "fatbin.h"
@@ -162,7 +163,7 @@ static int cuda_failed(kc_gpu *gpu, kc_case *k, CUresult r, const char *what, co
 
 static void free_dev(kc_gpu *gpu, CUdeviceptr *p)
 {
-    if (*p && !gpu->lost) gpu->cu.MemFree(*p);
+    kc_devmem_free(gpu, *p);
     *p = 0;
 }
 
@@ -230,7 +231,7 @@ static CUresult set_upload(kc_gpu *gpu, kc_case *k, int set, uint8_t poison)
         const kc_arg *ar = &k->c->args[a];
         if (ar->kind != KC_ARG_BUFFER) continue;
         size_t g = KC_GUARD_BYTES, b = k->bytes[a];
-        if ((r = gpu->cu.MemAlloc(&k->dev[set][a], b + 2 * g)) != CUDA_SUCCESS) {
+        if ((r = kc_devmem_alloc(gpu, &k->dev[set][a], b + 2 * g)) != CUDA_SUCCESS) {
             k->dev[set][a] = 0;
             break;
         }
@@ -438,7 +439,7 @@ static CUresult alloc_refs(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
         const kc_arg *ar = &k->c->args[a];
         if (ar->kind != KC_ARG_BUFFER || ar->role == KC_IN) continue;
         size_t b = k->count[a] * sizeof(double);
-        if ((r = gpu->cu.MemAlloc(&dst[a], b ? b : 1)) != CUDA_SUCCESS) {
+        if ((r = kc_devmem_alloc(gpu, &dst[a], b ? b : 1)) != CUDA_SUCCESS) {
             dst[a] = 0;
             break;
         }
@@ -977,4 +978,5 @@ void kc_run_gpu_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode 
     if (it->kind == KC_KIND_LIMIT) run_limits(gpu, it, res);
     else run_gates(gpu, it, seed, mode, res);
     kc_hostmem_release();   /* kept buffers serve one item's cases only (the memory plan is per item) */
+    kc_devmem_release(gpu);
 }

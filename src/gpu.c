@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "devmem.h"
 #include "inputs.h"
 
 int kc_gpu_open(kc_gpu *gpu, int ordinal)
@@ -45,6 +46,7 @@ int kc_gpu_open(kc_gpu *gpu, int ordinal)
 void kc_gpu_close(kc_gpu *gpu)
 {
     if (gpu->ready) {
+        kc_devmem_release(gpu);
         kc_inputs_free(gpu, gpu->inputs);
         kc_harness_close(&gpu->cu, &gpu->h, gpu->lost);
         if (!gpu->lost) gpu->cu.DevicePrimaryCtxRelease(gpu->cudev);

@@ -9,6 +9,7 @@
 #include "kcontract.h"
 
 struct kc_inputs;
+struct kc_devmem;
 
 typedef struct kc_gpu {
     kc_cuda cu;
@@ -19,6 +20,7 @@ typedef struct kc_gpu {
     CUcontext ctx;
     kc_harness h;               /* the harness module: generator, checks, smem poison */
     struct kc_inputs *inputs;   /* generated inputs kept on the device between items */
+    struct kc_devmem *devmem;   /* case buffers kept for the item's next case (devmem.h) */
     int lost;                   /* a sticky error made the context unusable */
 } kc_gpu;
 

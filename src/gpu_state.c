@@ -1,6 +1,7 @@
 /* gpu_state.c — owns the check of what a GPU item leaves in its process's
  * CUDA context: a pending error, device memory still allocated (gpu_state.h). */
 #include "gpu_state.h"
+#include "inputs.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -15,7 +16,9 @@ void kc_gpu_watch_init(kc_gpu_watch *w)
     w->base_mib = w->before_mib = -1;
 }
 
-/* The process's NVML memory in MiB, -1 when NVML is absent or does not list it. */
+/* The process's NVML memory in MiB less what the harness keeps on purpose
+ * (the inputs it made, kept for later items: inputs.h), -1 when NVML is
+ * absent or does not list it. */
 static long listed_mib(kc_gpu_watch *w, kc_gpu *gpu)
 {
     if (!w->bus[0]) {
@@ -25,7 +28,7 @@ static long listed_mib(kc_gpu_watch *w, kc_gpu *gpu)
     if (strcmp(w->bus, "-") == 0) return -1;
     int listed = 0;
     long mib = kc_nvml_pid_mib_listed(w->bus, w->pid, &listed, NULL, 0);
-    return listed ? mib : -1;
+    return listed ? mib - (long)(kc_inputs_held(gpu->inputs) >> 20) : -1;
 }
 
 void kc_gpu_watch_before(kc_gpu_watch *w, kc_gpu *gpu)

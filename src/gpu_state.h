@@ -9,7 +9,8 @@
  *     is replaced (KC_LOST_CONTEXT);
  *   - device memory that stays allocated: the process's memory on its device
  *     as NVML reports it (per process, the device found by PCI bus id:
- *     nvml.h), compared after the item with before it. More than
+ *     nvml.h), less the generated inputs the harness keeps on purpose for
+ *     later items (inputs.h), compared after the item with before it. More than
  *     KC_GPU_LEAK_MIB more after one item, or KC_GPU_GROWN_MIB more than when
  *     the process's first GPU item started, is named on the item's line and
  *     the process is replaced (KC_LOST_GPU_STATE). The verdict stands: a

@@ -60,7 +60,7 @@ void kc_plan_compute(const kc_item *items, const int *sel, int ns, int with_gpu,
     p->gpu = 0;
     if (with_gpu && any_gpu) {
         p->host = add_sat(p->host, p->host_case);
-        p->gpu = add_sat(KC_PLAN_GPU_OVERHEAD + KC_INPUT_CACHE_BYTES, p->gpu_case);
+        p->gpu = add_sat(KC_PLAN_GPU_PER_PROCESS, p->gpu_case);
     } else {
         p->host_case = p->gpu_case = 0;
         p->host_what[0] = p->gpu_what[0] = 0;
@@ -73,7 +73,7 @@ void kc_plan_describe(const kc_plan *p, char *buf, size_t cap)
     kc_bytes_str(p->host, h, sizeof h);
     kc_bytes_str(p->gpu, g, sizeof g);
     kc_bytes_str(KC_PLAN_HOST_OVERHEAD, ho, sizeof ho);
-    kc_bytes_str(KC_PLAN_GPU_OVERHEAD + KC_INPUT_CACHE_BYTES, go, sizeof go);
+    kc_bytes_str(KC_PLAN_GPU_PER_PROCESS, go, sizeof go);
     kc_bytes_str(p->host_case, hc, sizeof hc);
     kc_bytes_str(p->gpu_case, gc, sizeof gc);
     if (p->gpu == 0)

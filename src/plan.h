@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "inputs.h"
 #include "item.h"
 
 /* What one kcontract process needs besides its largest case: the CUDA
@@ -20,6 +21,9 @@
  * case's 8202 MiB of buffers by 522 MiB. Both rounded up with some margin. */
 #define KC_PLAN_HOST_OVERHEAD ((size_t)192 << 20)   /* 192 MiB, measured up to 167 MiB */
 #define KC_PLAN_GPU_OVERHEAD ((size_t)576 << 20)    /* 576 MiB, measured 522 MiB */
+/* A process's GPU memory besides its largest case: the context's overhead
+ * and the generated inputs it keeps for later items (inputs.h). */
+#define KC_PLAN_GPU_PER_PROCESS (KC_PLAN_GPU_OVERHEAD + KC_INPUT_CACHE_BYTES)
 
 typedef struct kc_plan {
     size_t host, gpu;               /* bytes per process: overhead + largest case */

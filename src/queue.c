@@ -553,7 +553,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     kc_plan plan;
     memset(&plan, 0, sizeof plan);
     plan.host = KC_PLAN_HOST_OVERHEAD;
-    plan.gpu = d->ndevs ? KC_PLAN_GPU_OVERHEAD : 0;
+    plan.gpu = d->ndevs ? KC_PLAN_GPU_PER_PROCESS : 0;
     size_t avail;
     if (kc_read_mem_available(&avail)) avail = SIZE_MAX;
     int nwp = qq->nw ? qq->nw : 1;
@@ -567,7 +567,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
                         : avail > (size_t)nwp * KC_PLAN_HOST_OVERHEAD ? avail - (size_t)nwp * KC_PLAN_HOST_OVERHEAD : 0;
     qq->adm.ndevs = d->ndevs;
     for (int j = 0; j < d->ndevs; j++) {
-        size_t over = (size_t)kc_plan_children_on(nwp, d->ndevs, j) * KC_PLAN_GPU_OVERHEAD;
+        size_t over = (size_t)kc_plan_children_on(nwp, d->ndevs, j) * KC_PLAN_GPU_PER_PROCESS;
         qq->adm.gpu_budget[j] = d->free_mem[j] == SIZE_MAX ? SIZE_MAX : d->free_mem[j] > over ? d->free_mem[j] - over : 0;
         qq->adm.integrated[j] = d->dev[j].integrated;
     }
@@ -618,8 +618,10 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     kc_bytes_str(hmax, hs, sizeof hs);
     kc_bytes_str(gmax, gs, sizeof gs);
     kc_bytes_str(avail, av, sizeof av);
+    char wg[48] = "";
+    if (d->ndevs) snprintf(wg, sizeof wg, " + %zu MiB GPU", (size_t)KC_PLAN_GPU_PER_PROCESS >> 20);
     printf("kcontract: memory: each worker %zu MiB host%s; items are admitted while the running ones fit (largest item that runs here: host %s, GPU %s; MemAvailable %s)\n",
-           (size_t)KC_PLAN_HOST_OVERHEAD >> 20, d->ndevs ? " + 576 MiB GPU" : "", hs, gs,
+           (size_t)KC_PLAN_HOST_OVERHEAD >> 20, wg, hs, gs,
            avail == SIZE_MAX ? "unknown" : av);
     if (o->timeout_s > 0) printf("kcontract: time limit %.6g s per item (--timeout)\n", o->timeout_s);
     fflush(stdout);

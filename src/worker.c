@@ -90,7 +90,7 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
             if (w <= 0) return 4;           /* the parent is gone */
             off += (int)w;
         }
-        if (r.lost) return 0;               /* a fresh worker takes over */
+        if (r.lost) break;                  /* a fresh worker takes over */
     }
     if (gpu_state == 1) kc_gpu_close(&gpu);
     return 0;

@@ -12,6 +12,7 @@
 #include "check_rules.h"
 #include "dtype.h"
 #include "error_model.h"
+#include "registry.h"
 #include "gen_stream.h"
 #include "tolerance.h"
 
@@ -48,9 +49,10 @@ static kc_err_stats stats_of(size_t n, int how)
         double r = kc_stream_float(KC_F64, KC_NORMAL, 3, i);
         ref[i] = r;
         uint16_t h = kc_double_to_bf16(r);
+        int e = r != 0 ? ilogb(r) : 0;      /* ilogb(0) is INT_MIN */
         if (how == 1 && fabs(kc_bf16_to_double(h)) > fabs(r)) h--;
-        if (how == 2) h = kc_double_to_bf16((double)(float)ldexp(nearbyint(ldexp(r, 8 - ilogb(r))), ilogb(r) - 8));
-        if (how == 3) h = kc_double_to_bf16(r + 0.1 * ldexp(1.0, ilogb(r) - 7));
+        if (how == 2) h = kc_double_to_bf16((double)(float)ldexp(nearbyint(ldexp(r, 8 - e)), e - 8));
+        if (how == 3) h = kc_double_to_bf16(r + 0.1 * ldexp(1.0, e - 7));
         out[i] = h;
     }
     kc_compare cmp;
@@ -121,6 +123,56 @@ Test(error_model, model_in_force)
     cr_expect_eq(kc_errors_for(&c, 1).kind, KC_ERRORS_ROUNDED, "the contract's model");
     cr_expect_eq(kc_errors_for(&c, 1).slack, 0.25);
     cr_expect_eq(kc_errors_for(&c, 2).kind, KC_ERRORS_REPORTED, "the argument's beats the contract's");
+}
+
+/* A contract may name random distributions whose outputs repeat values:
+ * there the statistics are reported, not judged; the boundary distributions
+ * are never judged; the model's kind stays the dtype's default. */
+Test(error_model, unjudged_distributions)
+{
+    kc_contract c;
+    memset(&c, 0, sizeof c);
+    c.args[0] = (kc_arg)KC_BUFFER("y", KC_BF16, KC_OUT, cnt);
+    kc_errors m = kc_errors_for(&c, 0);
+    cr_expect(kc_errors_judged_on(&m, KC_LARGE));
+    cr_expect(kc_errors_judged_on(&m, KC_MASKED));
+    cr_expect(!kc_errors_judged_on(&m, KC_CONSTANT), "boundary distributions are never judged");
+    cr_expect(!kc_errors_judged_on(&m, KC_ZEROS));
+    c.errors = (kc_errors){ .unjudged = { KC_LARGE }, .reason = "coarse inputs repeat outputs" };
+    m = kc_errors_for(&c, 0);
+    cr_expect_eq(m.kind, KC_ERRORS_ROUNDED, "naming unjudged distributions keeps the dtype's default kind");
+    cr_expect(!kc_errors_judged_on(&m, KC_LARGE));
+    cr_expect(kc_errors_judged_on(&m, KC_UNIFORM));
+    cr_expect_str_eq(m.reason, "coarse inputs repeat outputs");
+}
+
+static void no_ref(const kc_ref *r) { (void)r; }
+static const kc_shape one_shape[] = { { "s", KC_SHAPE_EDGE, { 4 } }, { 0 } };
+static void no_launch(const kc_shape *s, const kc_device *d, kc_launch *l) { (void)s; (void)d; (void)l; }
+
+/* The registry refuses an error model without a reason, and unjudged
+ * distributions that are not random ones, naming the contract. */
+Test(error_model, registry_checks_the_model)
+{
+    kc_contract c;
+    memset(&c, 0, sizeof c);
+    c.name = "t.errors";
+    c.module = "softmax";      /* an embedded module */
+    c.symbol = "s";
+    c.launch = no_launch;
+    c.reference = no_ref;
+    c.shapes = one_shape;
+    c.args[0] = (kc_arg)KC_BUFFER("y", KC_BF16, KC_OUT, cnt);
+    char err[512] = "";
+    cr_expect_eq(kc_contract_check(&c, err, sizeof err), 0, "%s", err);
+    c.errors = (kc_errors){ .unjudged = { KC_LARGE } };
+    cr_expect_eq(kc_contract_check(&c, err, sizeof err), -1);
+    cr_expect(strstr(err, "t.errors: error model given without a reason"), "%s", err);
+    c.errors = (kc_errors){ .unjudged = { KC_CONSTANT }, .reason = "r" };
+    cr_expect_eq(kc_contract_check(&c, err, sizeof err), -1);
+    cr_expect(strstr(err, "is not a random one"), "%s", err);
+    c.errors.unjudged[0] = KC_NORMAL;
+    cr_expect_eq(kc_contract_check(&c, err, sizeof err), 0, "%s", err);
 }
 
 /* Near zero the absolute tolerance governs: an output flushed to zero where

@@ -4,7 +4,9 @@
 # Runs build/kcontract (BIN) over the selection (default: every item with both
 # shipped launch-record files, the suite of the receipts) serially, then with
 # --jobs N for each N in $NS (default "8"), each N also under CUDA MPS when
-# MPS=1 (nvidia-cuda-mps-control started for that run, its pipes in OUTDIR).
+# MPS=1 (nvidia-cuda-mps-control started for that run, its pipes in OUTDIR),
+# and each N again with KC_CUDA_SCHED=<s> for each s in $SCHEDS (default
+# none; e.g. "spin": mode jobs-spin), the host's way of waiting for the GPU.
 # During each run it samples NVML's GPU utilization every 0.5 s
 # (nvidia-smi; the fraction of each sample period in which some kernel ran,
 # averaged over every GPU the run uses and over the run) and reads /proc/stat
@@ -12,7 +14,7 @@
 # OUTDIR/<run>.log, its /usr/bin/time -v to OUTDIR/<run>.time, its samples to
 # OUTDIR/<run>.util; --json reports to OUTDIR/<run>.jsonl.
 # Ends with one line per run:
-#     BENCH mode=<serial|jobs|jobs-mps> n=<N> wall_s=<s> gpu_busy=<0..1> cpu_cores=<mean busy cores> summary=<same|differs>
+#     BENCH mode=<serial|jobs|jobs-mps|jobs-SCHED> n=<N> wall_s=<s> gpu_busy=<0..1> cpu_cores=<mean busy cores> summary=<same|differs>
 # summary compares the run's SUMMARY counts (its line without the time) with
 # the serial run's. Exit 1 when a run's SUMMARY differs or a run failed.
 set -u
@@ -22,6 +24,7 @@ OUT=$1; shift
 BIN=${BIN:-build/kcontract}
 NS=${NS:-8}
 MPS=${MPS:-0}
+SCHEDS=${SCHEDS:-}
 mkdir -p "$OUT"
 [ -x "$BIN" ] || { echo "gpu_suite.sh: $BIN not built (make)" >&2; exit 2; }
 command -v nvidia-smi >/dev/null 2>&1 || { echo "gpu_suite.sh: nvidia-smi not found: no GPU to measure" >&2; exit 2; }
@@ -47,7 +50,7 @@ run() {
     cpus=$(nproc)
     wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
     cores=$(awk -v b0="$b0" -v b1="$b1" -v t0="$t0j" -v t1="$t1j" -v c="$cpus" \
-        'BEGIN { d = t1 - t0; printf "%.2f", d > 0 ? (b1 - b0) / d * c : 0 }')
+        'BEGIN { d = t1 - t0; printf "%.2f", (d > 0 ? (b1 - b0) / d * c : 0) }')
     busy=$(awk '{ s += $1; n++ } END { printf "%.3f", n ? s / n / 100 : 0 }' "$OUT/$name.util")
     s=$(summary_of "$OUT/$name.log")
     same=differs
@@ -67,6 +70,11 @@ SERIAL_SUMMARY=$(summary_of "$OUT/serial.log")
 [ -n "$SERIAL_SUMMARY" ] || FAILED=1
 for n in $NS; do
     run "jobs-$n" jobs "$n" "$@" --jobs "$n"
+    for s in $SCHEDS; do
+        export KC_CUDA_SCHED="$s"
+        run "jobs-$s-$n" "jobs-$s" "$n" "$@" --jobs "$n"
+        unset KC_CUDA_SCHED
+    done
     if [ "$MPS" = 1 ] && command -v nvidia-cuda-mps-control >/dev/null 2>&1; then
         export CUDA_MPS_PIPE_DIRECTORY="$OUT/mps-pipe" CUDA_MPS_LOG_DIRECTORY="$OUT/mps-log"
         mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"

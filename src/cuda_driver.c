@@ -46,7 +46,7 @@ int kc_cuda_load(kc_cuda *cu, const char *lib, char *err, size_t errcap)
 #define E(f) { "cu" #f, (void **)&cu->f }
         E(Init), E(DriverGetVersion), E(DeviceGetCount), E(DeviceGet), E(DeviceGetName),
         E(DeviceGetAttribute), E(DeviceTotalMem), E(DeviceGetPCIBusId), E(DevicePrimaryCtxRetain),
-        E(DevicePrimaryCtxRelease), E(CtxSetCurrent), E(CtxSynchronize), E(MemGetInfo),
+        E(DevicePrimaryCtxRelease), E(DevicePrimaryCtxSetFlags), E(CtxSetCurrent), E(CtxSynchronize), E(MemGetInfo),
         E(MemAlloc), E(MemFree), E(MemcpyHtoD), E(MemcpyDtoH), E(MemcpyDtoD), E(MemsetD8), E(ModuleLoadData),
         E(ModuleUnload), E(ModuleGetFunction), E(FuncGetAttribute), E(FuncSetAttribute),
         E(LaunchKernel), E(OccupancyMaxActiveBlocksPerMultiprocessor), E(GetErrorName),

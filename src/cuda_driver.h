@@ -20,6 +20,7 @@ typedef struct kc_cuda {
     CUresult (*DeviceGetPCIBusId)(char *, int, CUdevice);   /* "0000:3B:00.0", for NVML (nvml.h) */
     CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
     CUresult (*DevicePrimaryCtxRelease)(CUdevice);
+    CUresult (*DevicePrimaryCtxSetFlags)(CUdevice, unsigned);   /* CU_CTX_SCHED_*: how a synchronizing host thread waits */
     CUresult (*CtxSetCurrent)(CUcontext);
     CUresult (*CtxSynchronize)(void);
     CUresult (*MemGetInfo)(size_t *, size_t *);

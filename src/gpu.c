@@ -4,15 +4,35 @@
 #include "gpu.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "device.h"
 #include "devmem.h"
 #include "inputs.h"
 
+int kc_gpu_sched_flags(unsigned *flags, char *why, size_t cap)
+{
+    static const struct { const char *name; unsigned flags; } t[] = {
+        { "block", CU_CTX_SCHED_BLOCKING_SYNC }, { "spin", CU_CTX_SCHED_SPIN },
+        { "yield", CU_CTX_SCHED_YIELD }, { "auto", CU_CTX_SCHED_AUTO },
+    };
+    const char *v = getenv("KC_CUDA_SCHED");
+    if (!v || !*v) v = "block";
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (strcmp(v, t[i].name) == 0) {
+            *flags = t[i].flags;
+            return 0;
+        }
+    snprintf(why, cap, "KC_CUDA_SCHED='%s': expected block, spin, yield or auto", v);
+    return -1;
+}
+
 int kc_gpu_open(kc_gpu *gpu, int ordinal)
 {
     memset(gpu, 0, sizeof *gpu);
+    unsigned sched;
+    if (kc_gpu_sched_flags(&sched, gpu->why, sizeof gpu->why)) return -1;
     if (kc_cuda_load(&gpu->cu, NULL, gpu->why, sizeof gpu->why)) return 1;
     int n = 0;
     if (gpu->cu.DeviceGetCount(&n) != CUDA_SUCCESS || n == 0) {
@@ -22,6 +42,7 @@ int kc_gpu_open(kc_gpu *gpu, int ordinal)
     if (kc_device_query(&gpu->cu, ordinal, &gpu->dev, gpu->why, sizeof gpu->why)) return -1;
     CUresult r;
     if ((r = gpu->cu.DeviceGet(&gpu->cudev, ordinal)) != CUDA_SUCCESS ||
+        (r = gpu->cu.DevicePrimaryCtxSetFlags(gpu->cudev, sched)) != CUDA_SUCCESS ||
         (r = gpu->cu.DevicePrimaryCtxRetain(&gpu->ctx, gpu->cudev)) != CUDA_SUCCESS ||
         (r = gpu->cu.CtxSetCurrent(gpu->ctx)) != CUDA_SUCCESS) {
         snprintf(gpu->why, sizeof gpu->why, "cannot create a context on device %d: %s", ordinal,

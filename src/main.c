@@ -17,6 +17,7 @@
 #include "registry.h"
 #include "report.h"
 #include "runner.h"
+#include "gpu.h"
 #include "worker.h"
 
 int main(int argc, char **argv)
@@ -43,6 +44,15 @@ int main(int argc, char **argv)
     if (o.cmd == KC_CMD_INFO) {
         kc_opts_free(&o);
         return kc_info();
+    }
+    if (o.cmd == KC_CMD_RUN) {
+        unsigned sched;
+        char why[256];
+        if (kc_gpu_sched_flags(&sched, why, sizeof why)) {      /* refused before anything runs */
+            fprintf(stderr, "kcontract: %s\n", why);
+            kc_opts_free(&o);
+            return 2;
+        }
     }
     /* From here the run may end anywhere (a refusal, a crash, SIGKILL): until it
      * writes its reports, they say so (report.h). A re-exec'd serial run

@@ -453,6 +453,24 @@ Test(gates_fake, reference_both_fails_a_disagreeing_device_reference, .timeout =
     kc_proc_free(&p);
 }
 
+/* How the host waits for the GPU comes from KC_CUDA_SCHED; a value that is
+ * not one of the four is refused before anything runs, naming it. */
+Test(gates_fake, cuda_sched_is_checked)
+{
+    char *env_bad[] = { "KC_LIBCUDA=build/libfake_cuda.so", "KC_CUDA_SCHED=fast", NULL };
+    char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fake.axpy.f32", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env_bad, 30, &p), 0);
+    cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "kcontract: KC_CUDA_SCHED='fast': expected block, spin, yield or auto"), "%s", p.err);
+    kc_proc_free(&p);
+    char *env_spin[] = { "KC_LIBCUDA=build/libfake_cuda.so", "KC_CUDA_SCHED=spin", NULL };
+    cr_assert_eq(kc_spawn(argv, env_spin, 30, &p), 0);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    expect_item(p.out, "PASS", "fake.axpy.f32", NULL);
+    kc_proc_free(&p);
+}
+
 /* The harness's own GPU suites, through the fake driver (which emulates the
  * harness module with the same rules): the device streams equal the host's,
  * the device checks count as the host scans do. On a GPU the same suites

@@ -42,6 +42,7 @@
 #undef cuMemcpyDtoD
 #undef cuMemsetD8
 #undef cuDevicePrimaryCtxRelease
+#undef cuDevicePrimaryCtxSetFlags
 #undef cuLaunchKernel
 
 #define TOTAL_MEM ((size_t)16 << 30)
@@ -392,6 +393,12 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
     return CUDA_SUCCESS;
 }
 CUresult cuDevicePrimaryCtxRelease(CUdevice d) { CONTEXT_CALL(); return d == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE; }
+CUresult cuDevicePrimaryCtxSetFlags(CUdevice d, unsigned flags)
+{
+    CONTEXT_CALL();
+    if (d != 0) return CUDA_ERROR_INVALID_DEVICE;
+    return (flags & ~(unsigned)CU_CTX_SCHED_MASK) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
 CUresult cuCtxSetCurrent(CUcontext c) { CONTEXT_CALL(); return !c || c == &the_ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT; }
 CUresult cuCtxSynchronize(void) { CONTEXT_CALL(); return CUDA_SUCCESS; }
 CUresult cuMemGetInfo(size_t *fr, size_t *total)

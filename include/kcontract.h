@@ -138,10 +138,17 @@ typedef struct kc_tol {
  * outputs, REPORTED for f32 and f64. */
 typedef enum kc_error_kind { KC_ERRORS_DEFAULT = 0, KC_ERRORS_ROUNDED, KC_ERRORS_REPORTED } kc_error_kind;
 
+#define KC_MAX_UNJUDGED 4
+
 typedef struct kc_errors {
     kc_error_kind kind;
     double slack;               /* ROUNDED: ulps beyond the rounding's half; 0 means 1/32 */
-    const char *reason;         /* why, for anything but the default */
+    const char *reason;         /* why, for anything but the default (unjudged included) */
+    /* Random distributions (UNIFORM .. MASKED) whose inputs make this
+     * output repeat a few values, so its rounding errors are not independent
+     * draws: on them the statistics are reported, not judged (the boundary
+     * distributions never are). Ends at the first KC_DIST_END. */
+    kc_dist unjudged[KC_MAX_UNJUDGED];
 } kc_errors;
 
 typedef enum kc_argkind { KC_ARG_END = 0, KC_ARG_BUFFER, KC_ARG_SCALAR } kc_argkind;

@@ -8,16 +8,29 @@
 
 #include "dtype.h"
 
+int kc_errors_given(const kc_errors *m)
+{
+    return m->kind != KC_ERRORS_DEFAULT || m->unjudged[0] != KC_DIST_END;
+}
+
+int kc_errors_judged_on(const kc_errors *m, kc_dist d)
+{
+    if (d < KC_UNIFORM || d >= KC_ZEROS) return 0;
+    for (int i = 0; i < KC_MAX_UNJUDGED && m->unjudged[i] != KC_DIST_END; i++)
+        if (m->unjudged[i] == d) return 0;
+    return 1;
+}
+
 kc_errors kc_errors_for(const kc_contract *c, int a)
 {
-    kc_errors m = { KC_ERRORS_DEFAULT, 0, NULL };
-    if (a >= 0 && a < KC_MAX_ARGS && c->args[a].errors.kind != KC_ERRORS_DEFAULT) m = c->args[a].errors;
-    else if (c->errors.kind != KC_ERRORS_DEFAULT) m = c->errors;
+    kc_errors m = { KC_ERRORS_DEFAULT, 0, NULL, { KC_DIST_END } };
+    if (a >= 0 && a < KC_MAX_ARGS && kc_errors_given(&c->args[a].errors)) m = c->args[a].errors;
+    else if (kc_errors_given(&c->errors)) m = c->errors;
     if (m.kind == KC_ERRORS_DEFAULT) {
         kc_dtype t = a >= 0 && a < KC_MAX_ARGS ? c->args[a].dtype : KC_DTYPE_NONE;
         int narrow = t == KC_F16 || t == KC_BF16 || t == KC_E4M3;
         m.kind = narrow ? KC_ERRORS_ROUNDED : KC_ERRORS_REPORTED;
-        m.reason = narrow ? "the default for a narrow output: rounded once" : "the default for a wide output: reported";
+        if (!m.reason) m.reason = narrow ? "the default for a narrow output: rounded once" : "the default for a wide output: reported";
     }
     if (m.kind == KC_ERRORS_ROUNDED && !(m.slack > 0)) m.slack = KC_ERRORS_SLACK;
     return m;

@@ -33,6 +33,13 @@
  * slack never 0 for ROUNDED. */
 kc_errors kc_errors_for(const kc_contract *c, int a);
 
+/* Nonzero when m says anything (a kind or unjudged distributions). */
+int kc_errors_given(const kc_errors *m);
+
+/* Nonzero when the statistics are judged on inputs of distribution d: the
+ * random distributions (UNIFORM .. MASKED) not in m->unjudged. */
+int kc_errors_judged_on(const kc_errors *m, kc_dist d);
+
 /* Judges st (of an output of dtype t) under m. Returns 0, or 1 with a
  * description of the failed test and every figure in why ("errors lean
  * toward zero: mean e*sign(ref) -0.4981 ulp of bf16 over 1048576 elements,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "error_model.h"
 #include "fatbin.h"
 
 /* Bounds of the sections, provided by the GNU linker; weak so a binary with no
@@ -48,7 +49,20 @@ static int check_tol(const char *who, kc_tol t, char *err, size_t cap)
     return 0;
 }
 
-static int check_contract(const kc_contract *c, char *err, size_t cap)
+/* An error model given without a reason, or naming a distribution that is
+ * not one of the random ones (the only ones judged: error_model.h). */
+static int check_errors(const char *who, const kc_errors *m, char *err, size_t cap)
+{
+    if (!kc_errors_given(m)) return 0;
+    if (!m->reason || !*m->reason) return kc_errf(err, cap, "%s: error model given without a reason", who);
+    for (int i = 0; i < KC_MAX_UNJUDGED && m->unjudged[i] != KC_DIST_END; i++)
+        if (m->unjudged[i] < KC_UNIFORM || m->unjudged[i] >= KC_ZEROS)
+            return kc_errf(err, cap, "%s: unjudged distribution %d is not a random one (uniform .. masked: the others are "
+                           "never judged)", who, (int)m->unjudged[i]);
+    return 0;
+}
+
+int kc_contract_check(const kc_contract *c, char *err, size_t cap)
 {
     const char *n = c->name ? c->name : "(unnamed)";
     if (!c->name || !*c->name) return kc_errf(err, cap, "a contract has no name (module %s)", c->module ? c->module : "?");
@@ -80,7 +94,7 @@ static int check_contract(const kc_contract *c, char *err, size_t cap)
             if (a->role != KC_IN) outputs++;
             char who[256];
             snprintf(who, sizeof who, "contract %s, output %s", n, a->name);
-            if (check_tol(who, a->tol, err, cap)) return -1;
+            if (check_tol(who, a->tol, err, cap) || check_errors(who, &a->errors, err, cap)) return -1;
         } else if (a->kind == KC_ARG_SCALAR) {
             if (!a->value) return kc_errf(err, cap, "contract %s: scalar %s has no value function", n, a->name);
             if (a->dtype != KC_F32 && a->dtype != KC_I32 && a->dtype != KC_I64 && a->dtype != KC_U32)
@@ -91,7 +105,7 @@ static int check_contract(const kc_contract *c, char *err, size_t cap)
         }
     }
     if (!outputs) return kc_errf(err, cap, "contract %s: no output buffer (KC_OUT or KC_INOUT)", n);
-    if (check_tol(n, c->tol, err, cap)) return -1;
+    if (check_tol(n, c->tol, err, cap) || check_errors(n, &c->errors, err, cap)) return -1;
     for (int d = 0; d < KC_MAX_DISTS && c->dists[d]; d++)
         if (c->dists[d] >= KC_DIST_COUNT) return kc_errf(err, cap, "contract %s: distribution %d is unknown", n, (int)c->dists[d]);
     if (!lib && kc_fatbin_count > 0 && !kc_fatbin_find(c->module, NULL))
@@ -143,7 +157,7 @@ int kc_registry_items(kc_item **items, char *err, size_t errcap)
     *items = NULL;
     for (size_t i = 0; i < nc; i++) {
         const kc_contract *c = cs[i];
-        if (check_contract(c, err, errcap)) goto fail;
+        if (kc_contract_check(c, err, errcap)) goto fail;
         kc_item it = { .kind = KC_KIND_KERNEL, .contract = c };
         snprintf(it.name, sizeof it.name, "%s", c->name);
         if (push(&v, &n, &cap, it)) goto oom;

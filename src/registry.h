@@ -12,6 +12,10 @@ size_t kc_registry_suites(const kc_suite *const **out);
 /* The contract registered as `name`, or NULL. */
 const kc_contract *kc_registry_find_contract(const char *name);
 
+/* Checks one contract's fields (kc_registry_items checks every one): 0, or
+ * -1 with the problem, naming the contract and the field, in err. */
+int kc_contract_check(const kc_contract *c, char *err, size_t cap);
+
 /* Checks every registration (unique item names, required fields, an embedded
  * fatbin for every module and control, gates 1-4 for controls, buffer counts
  * and generators, known-finding gates) and expands them into items sorted by

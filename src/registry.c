@@ -1,5 +1,7 @@
 /* registry.c — reads the kc_contracts and kc_suites linker sections, checks
- * each registration, and expands them into the sorted list of items. */
+ * each registration, and expands them into the sorted list of items: per
+ * contract <name>, <name>:limits (module kernels), <name>:control.<c> and
+ * <name>:sanitize (unless no_sanitize gives a reason). */
 #include "registry.h"
 #include "errmsg.h"
 
@@ -112,8 +114,12 @@ int kc_contract_check(const kc_contract *c, char *err, size_t cap)
         return kc_errf(err, cap, "contract %s: module %s is not embedded (expected kernels/*/%s.cu)", n, c->module, c->module);
     for (int k = 0; k < KC_MAX_CONTROLS && c->controls[k].name; k++) {
         const kc_control *ct = &c->controls[k];
-        if (ct->gate < 1 || ct->gate > 4)
-            return kc_errf(err, cap, "contract %s: control %s names gate %d (expected 1-4)", n, ct->name, ct->gate);
+        if (ct->gate < 1 || ct->gate > KC_GATE_SANITIZE)
+            return kc_errf(err, cap, "contract %s: control %s names gate %d (expected 1-4, or %d: the sanitizer)", n,
+                           ct->name, ct->gate, KC_GATE_SANITIZE);
+        if (ct->gate == KC_GATE_SANITIZE && c->no_sanitize)
+            return kc_errf(err, cap, "contract %s: control %s is planted for the sanitizer, but the contract opts out of it "
+                           "(no_sanitize: %s)", n, ct->name, c->no_sanitize);
         if (!ct->bug) return kc_errf(err, cap, "contract %s: control %s does not say which bug it plants", n, ct->name);
         if (!lib && kc_fatbin_count > 0 && !kc_fatbin_find(c->module, ct->name))
             return kc_errf(err, cap, "contract %s: control %s has no fatbin: is KC_CONTROL_%s used in %s.cu?", n, ct->name,
@@ -127,6 +133,8 @@ int kc_contract_check(const kc_contract *c, char *err, size_t cap)
             return kc_errf(err, cap, "contract %s: known finding names gate %d (expected 1-4)", n, c->known[k].gate);
     if (c->nondeterministic && !*c->nondeterministic)
         return kc_errf(err, cap, "contract %s: nondeterministic needs a reason", n);
+    if (c->no_sanitize && !*c->no_sanitize)
+        return kc_errf(err, cap, "contract %s: no_sanitize needs a reason (why compute-sanitizer may not run its kernel)", n);
     return 0;
 }
 
@@ -172,6 +180,11 @@ int kc_registry_items(kc_item **items, char *err, size_t errcap)
             snprintf(it.name, sizeof it.name, "%s:control.%s", c->name, c->controls[k].name);
             if (push(&v, &n, &cap, it)) goto oom;
         }
+        /* The sanitizer gate (sanitize.h), unless the contract says why not. */
+        it.kind = KC_KIND_SANITIZE;
+        it.control = NULL;
+        snprintf(it.name, sizeof it.name, "%s:sanitize", c->name);
+        if (!c->no_sanitize && push(&v, &n, &cap, it)) goto oom;
     }
     for (size_t i = 0; i < ns; i++) {
         const kc_suite *s = ss[i];

@@ -163,9 +163,9 @@ static int parse_queue(const char *a, const char *v, kc_opts *o)
 static int check_parallel(const kc_opts *o)
 {
     char why[256];
-    if (o->jobs && o->sharded) {
-        snprintf(why, sizeof why, "--jobs %d and --shard %d/%d do not combine (--jobs runs every shard itself)", o->jobs,
-                 o->shard_k, o->shard_n);
+    if (o->jobs && o->sharded && o->schedule_static) {
+        snprintf(why, sizeof why, "--schedule static and --shard %d/%d do not combine (static runs every shard itself; "
+                 "--shard K/N --jobs %d runs slice K on the work queue)", o->shard_k, o->shard_n, o->jobs);
         return usage_error("%s%s", why, "");
     }
     if (o->jobs && o->cmd != KC_CMD_RUN) return usage_error("--jobs applies to run only%s%s", "", "");
@@ -259,8 +259,9 @@ static int check_writable(const char *opt, const char *path, int direct_ok)
 int kc_cli_writes_costs(const kc_opts *o)
 {
     if (o->cmd != KC_CMD_RUN || o->worker || o->parent) return 0;
+    if (o->sharded) return 0;   /* every shard of a multi-host run cuts its slice from the one table */
     if (o->jobs) return !o->schedule_static;
-    return o->costs_given && !o->sharded;
+    return o->costs_given;
 }
 
 /* --json, --junit, --timeline: run only, not with --schedule static, each its
@@ -376,8 +377,9 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
         } else if (strcmp(a, "--schedule") == 0 || strcmp(a, "--costs") == 0 || strcmp(a, "--timeout") == 0 ||
                    strcmp(a, "--restarts") == 0) {
             if (parse_queue(a, v, o)) return 2;
-        } else if (strcmp(a, "--fail-fast") == 0 || strcmp(a, "--worker") == 0) {
+        } else if (strcmp(a, "--fail-fast") == 0 || strcmp(a, "--worker") == 0 || strcmp(a, "--allow-mixed-gpus") == 0) {
             if (a[2] == 'f') o->fail_fast = 1;
+            else if (a[2] == 'a') o->allow_mixed_gpus = 1;
             else o->worker = 1;
             o->argv[o->argc++] = argv[i];
             continue;
@@ -423,6 +425,7 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
     }
     if (o->nrecords && o->cmd == KC_CMD_INFO) return usage_error("--records applies to run and list only%s%s", "", "");
     if (o->nlogs && o->cmd != KC_CMD_MERGE) return usage_error("--log applies to merge only%s%s", "", "");
+    if (o->allow_mixed_gpus && o->cmd != KC_CMD_MERGE) return usage_error("--allow-mixed-gpus applies to merge only%s%s", "", "");
     if (o->cmd == KC_CMD_MERGE) {
         if (!o->nlogs) return usage_error("merge needs the shards' outputs: --log FILE for each%s%s", "", "");
         const char *no = o->jobs ? "--jobs" : o->sharded ? "--shard" : o->json ? "--json" : o->junit ? "--junit"

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "build_id.h"
 #include "costs.h"
 #include "filter.h"
 #include "merge.h"
@@ -29,6 +30,10 @@
  * line an item printed, a header, the TALLY). */
 static const kc_item *item_of_line(const char *line, const kc_item *items, int n, kc_state *st)
 {
+    if (line[0] == '[' && line[1] == 'w') {   /* "[w3] PASS ...": a --shard K/N --jobs M run's worker line */
+        size_t d = strspn(line + 2, "0123456789");
+        if (d && line[2 + d] == ']' && line[3 + d] == ' ') line += 4 + d;
+    }
     size_t w = strcspn(line, " ");
     int s = 0;
     while (s < KC_STATE_COUNT && !(strlen(kc_state_name((kc_state)s)) == w && strncmp(line, kc_state_name((kc_state)s), w) == 0))
@@ -178,8 +183,8 @@ static int place_logs(const kc_opts *o, const kc_shard_out *read, const kc_tally
             printf("kcontract: merge: %s: its TALLY is for shard %d/%d\n", o->logs[i], s->tally.shard_k, s->tally.shard_n);
             bad++;
         } else if (s->tally.items > 0 && body[i].items == 0) {
-            printf("kcontract: merge: %s: no item lines: not the output of a --shard K/N run (a --jobs run's item lines "
-                   "start with [wK] or [K/N], and --jobs and --shard do not combine)\n", o->logs[i]);
+            printf("kcontract: merge: %s: no item lines: not the output of a --shard K/N run (a --schedule static "
+                   "run's item lines start with [K/N]: it is a whole run, not a shard)\n", o->logs[i]);
             bad++;
         } else if (body_mismatch(&s->tally, &body[i], why, sizeof why), why[0]) {
             printf("kcontract: merge: %s: its TALLY does not add up to its item lines (%s): edited or cut after the run\n",
@@ -268,8 +273,15 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
         rc = 2;
         goto out;
     }
-    kc_merge_want w = { nshards, o->seed, kc_filter_hash(o->patterns, o->npatterns), kc_binary_hash(),
-                        total, digest, slice_items, slice_digest };
+    kc_opts co = *o;   /* the digest of the table as a --shard K/N --costs run takes it */
+    co.sharded = 1;
+    kc_merge_want w = { nshards, o->seed, kc_filter_hash(o->patterns, o->npatterns), kc_build_id(),
+                        total, digest, slice_items, slice_digest, 0, o->costs_given ? o->costs : NULL, o->allow_mixed_gpus };
+    if (kc_select_costs_digest(&co, items, n, &w.costs, why, sizeof why)) {
+        fprintf(stderr, "kcontract: --costs %s\n", why);
+        rc = 2;
+        goto out;
+    }
     kc_tally t;
     int problems = kc_merge(&w, outs, nshards, &t, err, 65536);
     for (int k = 0; k < nshards; k++)

@@ -120,11 +120,12 @@ Test(merge_logs, bad_logs_are_refused_naming_the_log, .timeout = 60)
     p = merge(NULL, (const char *[]){ log[0], log[1], copy }, 3);
     expect_refused(&p, "no TALLY followed by a SUMMARY");
     /* A malformed TALLY is refused with the parser's reason. */
-    save(copy, "PASS   fixture.pass.00  ok  (0.01 s)\nTALLY v=2 suite.pass=four\nSUMMARY x  (0.0 s)\n");
+    save(copy, "PASS   fixture.pass.00  ok  (0.01 s)\nTALLY v=3 suite.pass=four\nSUMMARY x  (0.0 s)\n");
     p = merge(NULL, (const char *[]){ log[0], log[1], copy }, 3);
     expect_refused(&p, "malformed TALLY: bad number 'four'");
-    /* A --jobs run's output is no shard's: its item lines are prefixed. */
-    kc_proc j = fixture((char *[]){ "run", "fixture.pass.*", "fixture.fail", "--jobs", "2", NULL });
+    /* A --schedule static run's output is no shard's: its item lines are
+     * its own shards', prefixed [K/N]. */
+    kc_proc j = fixture((char *[]){ "run", "fixture.pass.*", "fixture.fail", "--jobs", "2", "--schedule", "static", NULL });
     save(copy, j.out);
     kc_proc_free(&j);
     p = merge(NULL, (const char *[]){ copy }, 1);
@@ -187,9 +188,51 @@ Test(merge_logs, slices_by_cost_need_the_same_table, .timeout = 60)
     cr_expect(strstr(p.out, "\nSUMMARY "), "%s", p.out);
     kc_proc_free(&p);
     p = merge(NULL, logs, 2);
-    expect_refused(&p, "its slice is");
+    expect_refused(&p, "its slice was cut by a cost table");
+    /* The table rewritten after the shards ran (a --jobs run rewrites it):
+     * the merge names the table as the cause, not only the slices. */
+    save(costs, "# kcontract costs v1\nfixture.pass.00\t1.000\t-1\t-1\t0\nfixture.pass.01\t8.000\t-1\t-1\t0\n");
+    p = merge((char *[]){ "--costs", costs, NULL }, logs, 2);
+    expect_refused(&p, "the table changed after this shard ran");
     for (int k = 0; k < 2; k++) unlink(log[k]);
     unlink(costs);
+}
+
+/* --shard K/N --jobs M: each host runs its slice on a work queue; the logs
+ * (item lines prefixed [wK]) merge into the serial result, and a cost table
+ * they were cut from is left as it was (every shard needs it unchanged). */
+Test(merge_logs, shards_run_as_work_queues_merge_into_the_serial_result, .timeout = 120)
+{
+    char costs[128], log[3][128];
+    snprintf(costs, sizeof costs, "/tmp/kc-merge-%ld-qcosts.tsv", (long)getpid());
+    const char *table = "# kcontract costs v1\nfixture.pass.00\t9.000\t-1\t-1\t0\nfixture.pass.01\t8.000\t-1\t-1\t0\n";
+    save(costs, table);
+    for (int k = 0; k < 3; k++) shard_log(k, 3, (char *[]){ "--jobs", "2", "--costs", costs, NULL }, log);
+    cr_expect_str_eq(kc_out_file(costs), table, "a --shard --jobs run rewrote the cost table");
+    cr_expect(strstr(kc_out_file(log[0]), "kcontract: shard 0/3: "), "%s", kc_out_file(log[0]));
+    cr_expect(strstr(kc_out_file(log[0]), "\n[w"), "no worker lines:\n%s", kc_out_file(log[0]));
+    kc_proc s = fixture((char *[]){ "run", "fixture.pass.*", "fixture.fail", NULL });
+    const char *logs[] = { log[0], log[1], log[2] };
+    kc_proc m = merge((char *[]){ "--costs", costs, NULL }, logs, 3);
+    cr_expect_eq(m.status, s.status, "merge exit %d, serial %d\n%s", m.status, s.status, m.out);
+    char sa[512], sb[512];
+    kc_out_summary(s.out, sa, sizeof sa);
+    kc_out_summary(m.out, sb, sizeof sb);
+    cr_expect_str_eq(sb, sa);
+    /* A changed build (other contracts or kernels) is refused, naming it. */
+    const char *at = strstr(kc_out_file(log[1]), " build=");
+    cr_assert(at);
+    char from[32], to[32];
+    snprintf(from, sizeof from, "%.23s", at);
+    snprintf(to, sizeof to, "%s", from);
+    to[7] = to[7] == '0' ? '1' : '0';
+    edit_log(log[1], from, to);
+    m = merge((char *[]){ "--costs", costs, NULL }, logs, 3);
+    expect_refused(&m, "(other contract definitions or kernels)");
+    for (int k = 0; k < 3; k++) unlink(log[k]);
+    unlink(costs);
+    kc_proc_free(&s);
+    kc_proc_free(&m);
 }
 
 Test(merge_logs, options_merge_does_not_take_are_refused)

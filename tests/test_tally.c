@@ -43,7 +43,8 @@ static void random_tally(kc_tally *t, uint64_t *s) {
     t->shard_n = 1 + (int)(rnd(s) % 64);
     t->shard_k = (int)(rnd(s) % (uint64_t)t->shard_n);
     t->filter = rnd(s);
-    t->binary = rnd(s);
+    t->build = rnd(s);
+    t->costs = rnd(s);
 }
 
 /* A valid line to corrupt in the refusal tests. */
@@ -83,13 +84,13 @@ Test(tally, format_exact_text) {
     char line[2048];
     good_line(line, sizeof line);
     cr_assert_str_eq(line,
-        "TALLY v=2 kernel.pass=41 kernel.fail=0 kernel.known=1 kernel.leak=0 kernel.skip=0 kernel.crash=0 "
+        "TALLY v=3 kernel.pass=41 kernel.fail=0 kernel.known=1 kernel.leak=0 kernel.skip=0 kernel.crash=0 "
         "kernel.timeout=0 kernel.notrun=0 control.red=0 control.missed=0 control.skip=0 "
         "control.crash=0 control.timeout=0 control.notrun=0 limit.pass=0 limit.fail=0 limit.leak=0 "
         "limit.skip=0 limit.crash=0 limit.timeout=0 limit.notrun=0 limit.problems=0 "
         "suite.pass=0 suite.fail=0 suite.leak=0 suite.skip=0 suite.crash=0 suite.timeout=0 suite.notrun=0 "
         "stale=0 items=42 seed=7 device=NVIDIA%20H200 cc=9.0 sms=132 digest=0123456789abcdef "
-        "shard=0/1 filter=0000000000000000 binary=0000000000000000");
+        "shard=0/1 filter=0000000000000000 build=0000000000000000 costs=0000000000000000");
 }
 
 Test(tally, round_trip_random) {
@@ -112,7 +113,7 @@ Test(tally, round_trip_random) {
         /* No spaces inside values: exactly one field per key. */
         size_t spaces = 0;
         for (char *p = line; *p; p++) spaces += *p == ' ';
-        cr_assert_eq(spaces, 40);
+        cr_assert_eq(spaces, 41);
     }
 }
 
@@ -199,8 +200,8 @@ Test(tally, refuses_bad_hex) {
     subst(line, "digest=0123456789abcdef", "digest=0123456789abcdeg");
     refused(line, "bad hex '0123456789abcdeg' for digest", NULL);
     good_line(line, sizeof line);
-    subst(line, "binary=0000000000000000", "binary=000000000000000");
-    refused(line, "binary", "'000000000000000'");
+    subst(line, "build=0000000000000000", "build=000000000000000");
+    refused(line, "build", "'000000000000000'");
     good_line(line, sizeof line);
     subst(line, "filter=0000000000000000", "filter=00000000000000000");
     refused(line, "filter", "'00000000000000000'");
@@ -244,13 +245,16 @@ Test(tally, refuses_bad_device) {
 Test(tally, refuses_version_prefix_truncation_and_junk) {
     char line[2048];
     good_line(line, sizeof line);
-    subst(line, "v=2", "v=1");      /* before the .leak keys: refused, not read with them as zeros */
+    subst(line, "v=3", "v=1");      /* before the .leak keys: refused, not read with them as zeros */
     refused(line, "version 1 not supported", NULL);
     good_line(line, sizeof line);
-    subst(line, "v=2", "v=3");
-    refused(line, "version 3 not supported", NULL);
+    subst(line, "v=3", "v=2");      /* binary= instead of build=, no costs= */
+    refused(line, "version 2 not supported (want 3)", NULL);
     good_line(line, sizeof line);
-    subst(line, "v=2 ", "");
+    subst(line, "v=3", "v=4");
+    refused(line, "version 4 not supported", NULL);
+    good_line(line, sizeof line);
+    subst(line, "v=3 ", "");
     refused(line, "missing version", NULL);
     good_line(line, sizeof line);
     subst(line, "TALLY ", "TALY ");
@@ -260,7 +264,7 @@ Test(tally, refuses_version_prefix_truncation_and_junk) {
     /* Truncated in the middle of a value, and after a whole field. */
     good_line(line, sizeof line);
     line[strlen(line) - 3] = 0;
-    refused(line, "bad hex", "for binary");
+    refused(line, "bad hex", "for costs");
     good_line(line, sizeof line);
     *strstr(line, " sms=") = 0;
     refused(line, "missing key sms", NULL);
@@ -273,7 +277,7 @@ Test(tally, refuses_version_prefix_truncation_and_junk) {
     refused(line, "empty field", NULL);
     good_line(line, sizeof line);
     strcat(line, "\n\n");
-    refused(line, "for binary", NULL);
+    refused(line, "for costs", NULL);
     refused("", "TALLY", NULL);
     refused("TALLY ", "missing version", NULL);
 }
@@ -357,7 +361,7 @@ Test(tally, counts_equal_ignores_only_shard) {
     cr_assert(kc_tally_counts_equal(&a, &b));
     b = a; b.digest ^= 1; cr_assert_not(kc_tally_counts_equal(&a, &b));
     b = a; b.filter ^= 1; cr_assert_not(kc_tally_counts_equal(&a, &b));
-    b = a; b.binary ^= 1; cr_assert_not(kc_tally_counts_equal(&a, &b));
+    b = a; b.build ^= 1; cr_assert_not(kc_tally_counts_equal(&a, &b));
     b = a; b.seed ^= 1; cr_assert_not(kc_tally_counts_equal(&a, &b));
     b = a; b.cc_minor ^= 1; cr_assert_not(kc_tally_counts_equal(&a, &b));
     b = a; b.sm_count ^= 1; cr_assert_not(kc_tally_counts_equal(&a, &b));

@@ -29,7 +29,10 @@ void kc_cli_usage(FILE *out)
           "  --seed S      run seed (default 1); every input derives from it and the item's name\n"
           "  --device D    CUDA device ordinal (default 0)\n"
           "  --shard K/N   run slice K of N (K = 0..N-1): item i of the filtered, name-sorted list\n"
-          "                belongs to shard i % N; the TALLY records K/N, the slice's items and digest\n"
+          "                belongs to shard i % N; the TALLY records K/N, the slice's items and digest;\n"
+          "                with --jobs M, slice K runs on M workers. 'auto': K/N from Bazel's, GoogleTest's,\n"
+          "                Slurm's (job array) or Kubernetes' (Indexed Job, KC_SHARDS) variables; a run\n"
+          "                honours Bazel's and GoogleTest's without --shard too (docs/multi-host.md)\n"
           "  --jobs N      run the selected items in N worker processes (a work queue, see\n"
           "                --schedule); each worker line is printed as it comes, prefixed [wK] ([K/N]\n"
           "                with --schedule static), then one TALLY and SUMMARY equal to the serial\n"
@@ -110,7 +113,9 @@ static int parse_parallel(const char *a, const char *v, kc_opts *o)
     uint64_t x;
     if (!v) return usage_error("%s needs a value%s", a, "");
     if (strcmp(a, "--shard") == 0) {
-        if (kc_shard_parse(v, &o->shard_k, &o->shard_n, why, sizeof why)) return usage_error("--shard: %s%s", why, "");
+        if (strcmp(v, "auto") == 0) o->shard_auto = 1;   /* 0/1 until main reads the engine's variables */
+        else if (kc_shard_parse(v, &o->shard_k, &o->shard_n, why, sizeof why))
+            return usage_error("--shard: %s (or 'auto': from Bazel's, GoogleTest's, Slurm's or Kubernetes' variables)%s", why, "");
         o->sharded = 1;
     } else if (strcmp(a, "--jobs") == 0) {
         if (kc_parse_u64(v, KC_MAX_SHARDS, &x) || x == 0) {

@@ -27,6 +27,7 @@ typedef struct kc_opts {
     int device_given;          /* --device was on the command line */
     int shard_k, shard_n;      /* --shard K/N: run slice K of N (default 0/1) */
     int sharded;               /* --shard was given */
+    int shard_auto;            /* --shard auto: K/N from an engine's variables (shard_env.h), resolved by main */
     int jobs;                  /* --jobs N: N child processes (0: this process runs the items) */
     int devices[KC_MAX_DEVLIST]; /* --devices LIST */
     int ndevices;

@@ -17,6 +17,7 @@
 #include "registry.h"
 #include "report.h"
 #include "runner.h"
+#include "shard_env.h"
 #include "gpu.h"
 #include "worker.h"
 
@@ -44,6 +45,10 @@ int main(int argc, char **argv)
     if (o.cmd == KC_CMD_INFO) {
         kc_opts_free(&o);
         return kc_info();
+    }
+    if ((rc = kc_env_shard_apply(&o))) {      /* --shard auto, or Bazel's/GoogleTest's variables: first */
+        kc_opts_free(&o);
+        return rc;
     }
     if (o.cmd == KC_CMD_RUN) {
         unsigned sched;

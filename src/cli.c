@@ -39,8 +39,11 @@ void kc_cli_usage(FILE *out)
           "                run's; workers go round robin over the visible GPUs (CUDA_VISIBLE_DEVICES\n"
           "                applies) or over --devices\n"
           "  --devices L   with --jobs: device ordinals to spread the children over, e.g. 0,2,3\n"
-          "  --log F       merge: the saved output of one --shard K/N run (repeat for each shard; merge\n"
-          "                also takes the shards' patterns, --records, --seed and --costs)\n"
+          "  --log F       merge: the saved output of one --shard K/N run, or a directory: every *.log\n"
+          "                under it (Bazel's bazel-testlogs); repeat it; merge also takes the shards'\n"
+          "                patterns, --records, --seed and --costs, and --json, --junit\n"
+          "  --allow-mixed-gpus  merge: shards that ran on different GPU models, compute\n"
+          "                capabilities or SM counts merge (refused by default)\n"
           "  --records F   check the launches recorded in file F (docs/launch-records.md): one kernel\n"
           "                item <contract>@<label> per line, gates 1-4 on exactly that shape; with no\n"
           "                PATTERN only the record items are selected (add '*' for every item too);\n"
@@ -279,7 +282,8 @@ static int check_reports(const kc_opts *o)
     const char *path[4] = { o->json, o->junit, o->timeline, costs };
     for (int k = 0; k < 4; k++) {
         if (!path[k]) continue;
-        if (k < 3 && o->cmd != KC_CMD_RUN) return usage_error("%s applies to run only%s", opt[k], "");
+        if (k < 3 && o->cmd != KC_CMD_RUN && !(o->cmd == KC_CMD_MERGE && k < 2))
+            return usage_error("%s applies to run%s", opt[k], k < 2 ? " and merge only" : " only");
         if (k < 3 && o->jobs && o->schedule_static)
             return usage_error("%s needs a serial run or the --jobs work queue; --schedule static writes no reports%s",
                                opt[k], "");
@@ -315,7 +319,7 @@ static int given_twice(const char *a, unsigned *seen)
 int kc_cli_parse(int argc, char **argv, kc_opts *o)
 {
     int rc = kc_cli_parse_args(argc, argv, o);
-    if (rc || o->cmd == KC_CMD_HELP || o->cmd == KC_CMD_MERGE) return rc;
+    if (rc || o->cmd == KC_CMD_HELP) return rc;
     return check_reports(o);
 }
 
@@ -433,8 +437,7 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
     if (o->allow_mixed_gpus && o->cmd != KC_CMD_MERGE) return usage_error("--allow-mixed-gpus applies to merge only%s%s", "", "");
     if (o->cmd == KC_CMD_MERGE) {
         if (!o->nlogs) return usage_error("merge needs the shards' outputs: --log FILE for each%s%s", "", "");
-        const char *no = o->jobs ? "--jobs" : o->sharded ? "--shard" : o->json ? "--json" : o->junit ? "--junit"
-                       : o->timeline ? "--timeline" : o->ndevices ? "--devices" : o->device_given ? "--device"
+        const char *no = o->jobs ? "--jobs" : o->sharded ? "--shard" : o->timeline ? "--timeline" : o->ndevices ? "--devices" : o->device_given ? "--device"
                        : o->schedule_given ? "--schedule" : o->fail_fast ? "--fail-fast" : o->timeout_s > 0 ? "--timeout"
                        : o->max_restarts >= 0 ? "--restarts" : o->threads ? "--threads"
                        : o->reference != KC_REF_DEVICE ? "--reference" : NULL;

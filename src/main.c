@@ -62,7 +62,7 @@ int main(int argc, char **argv)
     /* From here the run may end anywhere (a refusal, a crash, SIGKILL): until it
      * writes its reports, they say so (report.h). A re-exec'd serial run
      * (--resume-tally) continues one that already did this. */
-    if (o.cmd == KC_CMD_RUN && !o.worker && !o.parent && !o.resume_tally &&
+    if ((o.cmd == KC_CMD_RUN || o.cmd == KC_CMD_MERGE) && !o.worker && !o.parent && !o.resume_tally &&
         kc_reports_begin(o.json, o.junit, o.timeline)) {
         kc_opts_free(&o);
         return 4;

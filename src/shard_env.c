@@ -65,24 +65,26 @@ static int read_pair(kc_env_get get, void *ctx, const char *ivar, const char *nv
     return 0;
 }
 
-/* Slurm: a job array numbered 0..N-1, step 1. */
+/* Slurm: a job array numbered 0..N-1, step 1 (checked first: an id out of
+ * range is then the array's numbering, which the message names). */
 static int read_slurm(kc_env_get get, void *ctx, reading *r, char *err, size_t cap)
 {
-    if (read_pair(get, ctx, "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", r, err, cap)) return -1;
-    if (!r->found) return 0;
     static const struct { const char *var; int is_max; long want; } rule[] = {
         { "SLURM_ARRAY_TASK_MIN", 0, 0 }, { "SLURM_ARRAY_TASK_STEP", 0, 1 }, { "SLURM_ARRAY_TASK_MAX", 1, 0 },
     };
-    for (size_t i = 0; i < sizeof rule / sizeof rule[0]; i++) {
-        const char *v = get(rule[i].var, ctx);
-        long want = rule[i].is_max ? r->n - 1 : rule[i].want, x;
-        if (!v) continue;   /* older Slurm, or a single-step array: nothing to hold it to */
-        if (dec(v, 999999999, &x) || x != want)
-            return kc_errf(err, cap, "%s=%s: a shard array's task ids must be 0..%d in steps of 1 (SLURM_ARRAY_TASK_COUNT=%d), "
-                           "e.g. sbatch --array=0-%d; --array=0-6:2 gives ids 0,2,4,6 with a count of 4", rule[i].var, v,
-                           r->n - 1, r->n, r->n - 1);
-    }
-    return 0;
+    long n;
+    const char *cv = get("SLURM_ARRAY_TASK_COUNT", ctx);
+    if (get("SLURM_ARRAY_TASK_ID", ctx) && cv && dec(cv, KC_MAX_SHARDS, &n) == 0 && n >= 1)
+        for (size_t i = 0; i < sizeof rule / sizeof rule[0]; i++) {
+            const char *v = get(rule[i].var, ctx);
+            long want = rule[i].is_max ? n - 1 : rule[i].want, x;
+            if (!v) continue;   /* older Slurm: nothing to hold it to */
+            if (dec(v, 999999999, &x) || x != want)
+                return kc_errf(err, cap, "%s=%s: a shard array's task ids must be 0..%ld in steps of 1 "
+                               "(SLURM_ARRAY_TASK_COUNT=%ld), e.g. sbatch --array=0-%ld; --array=0-6:2 gives ids 0,2,4,6 "
+                               "with a count of 4", rule[i].var, v, n - 1, n, n - 1);
+        }
+    return read_pair(get, ctx, "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", r, err, cap);
 }
 
 /* Kubernetes: JOB_COMPLETION_INDEX with KC_SHARDS from the manifest. */

@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (len == 0) fgetc(f);                         /* an empty log: nothing to read */
             kc_shard_out_init(&outs[nlogs], -1);
             kc_tally_init(&body[nlogs]);
-            if (kc_merge_log_read(f, ITEMS, NITEMS, &outs[nlogs], &body[nlogs], &wall) == 0) nlogs++;
+            if (kc_merge_log_read(f, ITEMS, NITEMS, &outs[nlogs], &body[nlogs], &wall, NULL) == 0) nlogs++;
             fclose(f);
         }
         free(text);

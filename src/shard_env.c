@@ -194,7 +194,7 @@ int kc_env_shard_apply(kc_opts *o)
     o->shard_n = s.n;
     o->sharded = 1;
     if (!o->resume_tally)
-        printf("kcontract: shard %d/%d from %s's variables (%s)%s\n", s.k, s.n, s.engine, s.vars,
+        printf("kcontract: shard %d/%d from the variables of %s (%s)%s\n", s.k, s.n, s.engine, s.vars,
                implicit ? "; no --shard was given: honoured as a gtest binary honours them" : ", --shard auto");
     fflush(stdout);
     if (o->jobs) strip_env();

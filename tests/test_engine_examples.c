@@ -162,3 +162,40 @@ Test(engine_examples, github_actions_matrix, .timeout = 180)
     unlink(junit);
     free(y);
 }
+
+/* The guide's recipes are the tested ones: it quotes the Bazel target and
+ * script CI runs, the manifest's and the workflow's commands, and the sbatch
+ * options tools/ci/slurm.sh submits with. */
+Test(engine_examples, the_guide_quotes_the_tested_recipes)
+{
+    char *g = read_text("docs/multi-host.md");
+    char *b = read_text("tools/ci/bazel/BUILD");
+    const char *blk = strstr(b, "sh_test(\n    name = \"kc_pass\",");
+    cr_assert(blk, "no kc_pass in tools/ci/bazel/BUILD");
+    const char *end = strstr(blk, "\n)\n");
+    cr_assert(end);
+    char want[512];
+    snprintf(want, sizeof want, "%.*s", (int)(end + 3 - blk), blk);
+    cr_expect(strstr(g, want), "the guide does not quote tools/ci/bazel/BUILD's target:\n%s", want);
+    char *s = read_text("tools/ci/bazel/kc_shard.sh");
+    const char *cmd = "set -f\nexec \"$KC_BIN\" run $KC_PATTERNS \"$@\"\n";
+    cr_expect(strstr(s, cmd) && strstr(g, cmd), "kc_shard.sh and the guide differ");
+    char *m = read_text("docs/examples/kcontract-indexed-job.yaml");
+    const char *a = strstr(m, "            - ./build/kcontract run");
+    cr_assert(a);
+    const char *ae = strchr(a, '\n');
+    snprintf(want, sizeof want, "%.*s", (int)(ae - a - 14), a + 14);
+    cr_expect(strstr(g, want), "the guide does not quote the manifest's command: %s", want);
+    char *y = read_text("docs/examples/github-actions-shards.yml");
+    a = strstr(y, "run: ./build/kcontract run --shard");
+    cr_assert(a);
+    ae = strchr(a, '\n');
+    snprintf(want, sizeof want, "%.*s", (int)(ae - a - 5), a + 5);
+    cr_expect(strstr(g, want), "the guide does not quote the workflow's command: %s", want);
+    char *sl = read_text("tools/ci/slurm.sh");
+    cr_expect(strstr(sl, "sbatch --array=\"$2\" --wait --quiet --export=ALL --output=\"$W/$1-%a.log\"") &&
+              strstr(sl, "--shard auto"), "tools/ci/slurm.sh no longer submits as the guide says");
+    cr_expect(strstr(g, "sbatch --array=0-3 --wait --output=shard-%a.log --wrap \"./build/kcontract run 'rmsnorm.*' --shard auto"),
+              "the guide's sbatch line changed");
+    free(g); free(b); free(s); free(m); free(y); free(sl);
+}

@@ -47,7 +47,7 @@ static void checkout_digest(const char *dir, const char *source, char *digest, s
 
 Test(build_id, two_checkouts_agree_and_a_changed_kernel_differs, .timeout = 60)
 {
-    char a[64], b[64], da[32], db[32], dc[32], cmd[256];
+    char a[64], b[64], da[32], db[32], dc[32], cmd[1400];
     snprintf(a, sizeof a, "/tmp/kc-buildid-a-%ld", (long)getpid());
     snprintf(b, sizeof b, "/tmp/kc-buildid-bb-%ld", (long)getpid());
     checkout_digest(a, "__global__ void k() {}", da, sizeof da);

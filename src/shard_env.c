@@ -124,13 +124,11 @@ int kc_env_shard_read(kc_env_get get, void *ctx, int implicit_only, kc_env_shard
     out->found = 1;
     out->k = r[first].k;
     out->n = r[first].n;
-    size_t ne = 0, nv = 0;
     for (int e = first; e < 4; e++) {
         if (!r[e].found) continue;
-        ne += (size_t)snprintf(out->engine + ne, ne < sizeof out->engine ? sizeof out->engine - ne : 0, "%s%s",
-                               ne ? " and " : "", name[e]);
-        nv += (size_t)snprintf(out->vars + nv, nv < sizeof out->vars ? sizeof out->vars - nv : 0, "%s%s",
-                               nv ? " " : "", r[e].vars);
+        size_t ne = strlen(out->engine), nv = strlen(out->vars);   /* both fit: 4 engines at most */
+        snprintf(out->engine + ne, sizeof out->engine - ne, "%s%s", ne ? " and " : "", name[e]);
+        snprintf(out->vars + nv, sizeof out->vars - nv, "%s%s", nv ? " " : "", r[e].vars);
         if (!out->status_file[0] && r[e].status && *r[e].status)
             snprintf(out->status_file, sizeof out->status_file, "%s", r[e].status);
     }

@@ -11,6 +11,10 @@ typedef struct kc_fatbin {
     const char *control;           /* NULL for the clean build, else the control name */
     const unsigned char *start;    /* fatbin image */
     const unsigned char *end;
+    /* 16 hex digits: what the image is built from (its source, the headers
+     * nvcc read and the control; tools/gen_fatbin_table.sh), the same for
+     * every checkout of one commit, unlike the image's bytes (build_id.h) */
+    const char *source;
 } kc_fatbin;
 
 extern const kc_fatbin kc_fatbins[];

@@ -133,6 +133,8 @@ int kc_contract_check(const kc_contract *c, char *err, size_t cap)
             return kc_errf(err, cap, "contract %s: known finding names gate %d (expected 1-4)", n, c->known[k].gate);
     if (c->nondeterministic && !*c->nondeterministic)
         return kc_errf(err, cap, "contract %s: nondeterministic needs a reason", n);
+    if (c->no_racecheck && !*c->no_racecheck)
+        return kc_errf(err, cap, "contract %s: no_racecheck needs a reason (why racecheck may not run on its kernel)", n);
     if (c->no_sanitize && !*c->no_sanitize)
         return kc_errf(err, cap, "contract %s: no_sanitize needs a reason (why compute-sanitizer may not run its kernel)", n);
     return 0;

@@ -1,12 +1,15 @@
-/* main.c — kcontract's entry point: parse the command line, build the item
- * list from the registry, and dispatch to run (serial, or --jobs), list, merge or
- * info. A --jobs child checks its parent before anything else (jobs.h). */
+/* main.c — kcontract's command line (kc_main, kcontract.h): parse it, build
+ * the item list from the registry, and dispatch to run (serial, or --jobs),
+ * list, merge or info. A --jobs child checks its parent before anything else
+ * (jobs.h). main() itself is kcontract_main.c's, so a user's suite binary is
+ * the same program over its own contracts. */
 #include <stdio.h>
 #include <sys/stat.h>
 #include <string.h>
 #include <errno.h>
 #include <stdlib.h>
 
+#include "kcontract.h"
 #include "cli.h"
 #include "jobs.h"
 #include "merge_logs.h"
@@ -20,7 +23,7 @@
 #include "gpu.h"
 #include "worker.h"
 
-int main(int argc, char **argv)
+int kc_main(int argc, char **argv)
 {
     int rc = kc_jobs_child_guard(argc, argv);   /* a --jobs child: die with the parent; first */
     if (rc) return rc;
@@ -63,12 +66,13 @@ int main(int argc, char **argv)
         return 4;
     }
     kc_item *items;
-    char err[1024];
+    static char err[16384];
     int n = kc_registry_items(&items, err, sizeof err);
-    if (n < 0) {
-        fprintf(stderr, "kcontract: bad registration: %s\n", err);
+    if (n < 0) {    /* a mistake in a contract: every one named, a usage error */
+        fprintf(stderr, "kcontract: %d problem%s in the registered contracts and suites:\n%s\n", -n, n == -1 ? "" : "s",
+                err);
         kc_opts_free(&o);
-        return 4;
+        return 2;
     }
     struct stat rst;
     for (int r = 0; r < o.nrecords; r++)

@@ -1,5 +1,6 @@
-/* registry.c — reads the kc_contracts and kc_suites linker sections, checks
- * each registration, and expands them into the sorted list of items. */
+/* registry.c — owns the registrations of contracts and suites (made by
+ * KC_CONTRACT and KC_SUITE when their objects load), checks each one, and
+ * expands them into the sorted list of items. */
 #include "registry.h"
 #include "errmsg.h"
 
@@ -11,23 +12,73 @@
 #include "error_model.h"
 #include "fatbin.h"
 
-/* Bounds of the sections, provided by the GNU linker; weak so a binary with no
- * contracts still links. */
-extern const kc_contract *const __start_kc_contracts[] __attribute__((weak));
-extern const kc_contract *const __stop_kc_contracts[] __attribute__((weak));
-extern const kc_suite *const __start_kc_suites[] __attribute__((weak));
-extern const kc_suite *const __stop_kc_suites[] __attribute__((weak));
+/* The registrations, in load order: filled by the constructors of the
+ * registering objects (before main, or at dlopen), never emptied. This is
+ * the process's one registry by nature (what was linked and loaded), so it
+ * is the one piece of global state here. A registration compiled against
+ * another ABI is not kept: its problem is, for kc_registry_items to report. */
+typedef struct reglist {
+    const void **v;
+    size_t n, cap;
+} reglist;
+static reglist reg_contracts, reg_suites;
+#define KC_MAX_REG_PROBLEMS 16
+static char reg_problems[KC_MAX_REG_PROBLEMS][320];
+static int reg_nproblems;
+
+static void reg_problem(const char *kind, const char *name, int abi, size_t size, size_t want)
+{
+    if (reg_nproblems == KC_MAX_REG_PROBLEMS) return;
+    snprintf(reg_problems[reg_nproblems++], sizeof reg_problems[0],
+             "%s %s was compiled against kcontract ABI %d (struct size %zu), this library is ABI %d (size %zu): "
+             "rebuild it against this kcontract", kind, name ? name : "(unnamed)", abi, size, KC_ABI_VERSION, want);
+}
+
+static void reg_push(reglist *l, const void *p)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        const void **v = realloc(l->v, cap * sizeof *v);
+        if (!v) {   /* before main: nothing to return to; say it and stop */
+            fprintf(stderr, "kcontract: out of memory registering contracts\n");
+            abort();
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = p;
+}
+
+/* The name is the first member of kc_contract and kc_suite in every ABI
+ * version, so a refused registration can still be named. */
+void kc_register_contract(const kc_contract *c, int abi, size_t size)
+{
+    if (abi != KC_ABI_VERSION || size != sizeof(kc_contract)) reg_problem("contract", c->name, abi, size, sizeof(kc_contract));
+    else reg_push(&reg_contracts, c);
+}
+
+void kc_register_suite(const kc_suite *s, int abi, size_t size)
+{
+    if (abi != KC_ABI_VERSION || size != sizeof(kc_suite)) reg_problem("suite", s->name, abi, size, sizeof(kc_suite));
+    else reg_push(&reg_suites, s);
+}
+
+void kc_registry_note_problem(const char *line)
+{
+    if (reg_nproblems < KC_MAX_REG_PROBLEMS)
+        snprintf(reg_problems[reg_nproblems++], sizeof reg_problems[0], "%s", line);
+}
 
 size_t kc_registry_contracts(const kc_contract *const **out)
 {
-    *out = __start_kc_contracts;
-    return __start_kc_contracts ? (size_t)(__stop_kc_contracts - __start_kc_contracts) : 0;
+    *out = (const kc_contract *const *)reg_contracts.v;
+    return reg_contracts.n;
 }
 
 size_t kc_registry_suites(const kc_suite *const **out)
 {
-    *out = __start_kc_suites;
-    return __start_kc_suites ? (size_t)(__stop_kc_suites - __start_kc_suites) : 0;
+    *out = (const kc_suite *const *)reg_suites.v;
+    return reg_suites.n;
 }
 
 const kc_contract *kc_registry_find_contract(const char *name)
@@ -96,7 +147,12 @@ int kc_contract_check(const kc_contract *c, char *err, size_t cap)
             snprintf(who, sizeof who, "contract %s, output %s", n, a->name);
             if (check_tol(who, a->tol, err, cap) || check_errors(who, &a->errors, err, cap)) return -1;
         } else if (a->kind == KC_ARG_SCALAR) {
-            if (!a->value) return kc_errf(err, cap, "contract %s: scalar %s has no value function", n, a->name);
+            if (!a->value == !a->ivalue)
+                return kc_errf(err, cap, "contract %s: scalar %s needs one value function (value or, for integers, "
+                               "ivalue), not %s", n, a->name, a->value ? "both" : "none");
+            if (a->ivalue && a->dtype == KC_F32)
+                return kc_errf(err, cap, "contract %s: scalar %s is f32: ivalue is for integer scalars (use value)", n,
+                               a->name);
             if (a->dtype != KC_F32 && a->dtype != KC_I32 && a->dtype != KC_I64 && a->dtype != KC_U32)
                 return kc_errf(err, cap, "contract %s: scalar %s must be f32, i32, i64 or u32, not %s", n, a->name,
                            kc_dtype_name(a->dtype));
@@ -108,14 +164,14 @@ int kc_contract_check(const kc_contract *c, char *err, size_t cap)
     if (check_tol(n, c->tol, err, cap) || check_errors(n, &c->errors, err, cap)) return -1;
     for (int d = 0; d < KC_MAX_DISTS && c->dists[d]; d++)
         if (c->dists[d] >= KC_DIST_COUNT) return kc_errf(err, cap, "contract %s: distribution %d is unknown", n, (int)c->dists[d]);
-    if (!lib && kc_fatbin_count > 0 && !kc_fatbin_find(c->module, NULL))
+    if (!lib && kc_fatbin_count() > 0 && !kc_fatbin_find(c->module, NULL))
         return kc_errf(err, cap, "contract %s: module %s is not embedded (expected kernels/*/%s.cu)", n, c->module, c->module);
     for (int k = 0; k < KC_MAX_CONTROLS && c->controls[k].name; k++) {
         const kc_control *ct = &c->controls[k];
         if (ct->gate < 1 || ct->gate > 4)
             return kc_errf(err, cap, "contract %s: control %s names gate %d (expected 1-4)", n, ct->name, ct->gate);
         if (!ct->bug) return kc_errf(err, cap, "contract %s: control %s does not say which bug it plants", n, ct->name);
-        if (!lib && kc_fatbin_count > 0 && !kc_fatbin_find(c->module, ct->name))
+        if (!lib && kc_fatbin_count() > 0 && !kc_fatbin_find(c->module, ct->name))
             return kc_errf(err, cap, "contract %s: control %s has no fatbin: is KC_CONTROL_%s used in %s.cu?", n, ct->name,
                        ct->name, c->module);
         for (int j = 0; j < k; j++)
@@ -147,17 +203,33 @@ static int push(kc_item **v, int *n, int *cap, kc_item it)
     return 0;
 }
 
+/* Appends line to the problem list in err (one per line), as far as it fits. */
+static void add_problem(char *err, size_t cap, size_t *len, const char *line)
+{
+    if (*len + 1 >= cap) return;
+    int w = snprintf(err + *len, cap - *len, "%s%s", *len ? "\n" : "", line);
+    if (w > 0) *len += (size_t)w < cap - *len ? (size_t)w : cap - *len - 1;
+}
+
 int kc_registry_items(kc_item **items, char *err, size_t errcap)
 {
     const kc_contract *const *cs;
     const kc_suite *const *ss;
     size_t nc = kc_registry_contracts(&cs), ns = kc_registry_suites(&ss);
     kc_item *v = NULL;
-    int n = 0, cap = 0;
+    int n = 0, cap = 0, problems = 0;
+    size_t elen = 0;
+    char one[1024];
     *items = NULL;
+    if (errcap) err[0] = 0;
+    for (int i = 0; i < reg_nproblems; i++, problems++) add_problem(err, errcap, &elen, reg_problems[i]);
     for (size_t i = 0; i < nc; i++) {
         const kc_contract *c = cs[i];
-        if (kc_contract_check(c, err, errcap)) goto fail;
+        if (kc_contract_check(c, one, sizeof one)) {
+            add_problem(err, errcap, &elen, one);
+            problems++;
+            continue;
+        }
         kc_item it = { .kind = KC_KIND_KERNEL, .contract = c };
         snprintf(it.name, sizeof it.name, "%s", c->name);
         if (push(&v, &n, &cap, it)) goto oom;
@@ -176,8 +248,10 @@ int kc_registry_items(kc_item **items, char *err, size_t errcap)
     for (size_t i = 0; i < ns; i++) {
         const kc_suite *s = ss[i];
         if (!s->name || !*s->name || !s->run) {
-            kc_errf(err, errcap, "a suite has no name or no run function");
-            goto fail;
+            snprintf(one, sizeof one, "suite %s: no name or no run function", s->name ? s->name : "(unnamed)");
+            add_problem(err, errcap, &elen, one);
+            problems++;
+            continue;
         }
         kc_item it = { .kind = KC_KIND_SUITE, .suite = s };
         snprintf(it.name, sizeof it.name, "%s", s->name);
@@ -186,15 +260,19 @@ int kc_registry_items(kc_item **items, char *err, size_t errcap)
     if (n) qsort(v, (size_t)n, sizeof *v, by_name);
     for (int i = 1; i < n; i++)
         if (strcmp(v[i].name, v[i - 1].name) == 0) {
-            kc_errf(err, errcap, "item name %s is registered twice (kinds %s and %s)", v[i].name,
-                kc_kind_name(v[i - 1].kind), kc_kind_name(v[i].kind));
-            goto fail;
+            snprintf(one, sizeof one, "item name %s is registered twice (kinds %s and %s)", v[i].name,
+                     kc_kind_name(v[i - 1].kind), kc_kind_name(v[i].kind));
+            add_problem(err, errcap, &elen, one);
+            problems++;
         }
+    if (problems) {
+        free(v);
+        return -problems;
+    }
     *items = v;
     return n;
 oom:
     kc_errf(err, errcap, "out of memory building the item list");
-fail:
     free(v);
     return -1;
 }

@@ -75,12 +75,22 @@ void kc_cli_usage(FILE *out)
           "time; then a machine-readable TALLY line and a SUMMARY line (docs/output-format.md).\n"
           "exit status: 0 everything ran and passed; 1 a failure, missed control, limit problem,\n"
           "stale known finding, LEAK, CRASH, TIMEOUT or NOTRUN; 2 bad usage (also a malformed cost\n"
-          "table); 3 nothing failed but items were skipped (e.g. no GPU); 4 internal error.\n"
+          "table, or mistakes in the registered contracts: all of them are named); 3 nothing failed\n"
+          "but items were skipped (e.g. no GPU); 4 internal error.\n"
           "--schedule static: 1 also when a shard did not finish or the merge failed (the reasons\n"
           "name the shard). --jobs: 128+signal when interrupted (130 for SIGINT). info: 0 with a\n"
           "device, 3 with none (no driver or no device).\n"
           "docs/parallel-runs.md describes --shard, --jobs (the work queue, the cost table, faults),\n"
-          "--schedule static, the merge and the memory plan.\n",
+          "--schedule static, the merge and the memory plan.\n"
+          "\n"
+          "environment:\n"
+          "  KC_LIBCUDA    the CUDA driver library to load (default libcuda.so.1; the tests' fake driver)\n"
+          "  KC_LIBNVML    the NVML library for the GPU-state watch (default libnvidia-ml.so.1)\n"
+          "  KC_LIBDIR     ':'-separated directories of library kernels' lib<name>.so (default: lib/\n"
+          "                next to the binary, then ../lib/kcontract/ from it)\n"
+          "  KC_CUDA_SCHED how a waiting host thread waits for the GPU: block (default), spin, yield, auto\n"
+          "  CUDA_VISIBLE_DEVICES  the devices the driver shows, as for any CUDA program\n"
+          "  NO_COLOR      set: no colour in the output, even on a terminal\n",
           out);
 }
 

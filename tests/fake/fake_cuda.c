@@ -72,7 +72,7 @@ struct kernel {
     int regs, static_smem, local, max_threads;
     CUresult (*run)(const launch *l);
 };
-#define NKERNELS 17
+#define NKERNELS 18
 struct CUmod_st {
     char module[64], control[64];
     struct CUfunc_st fn[NKERNELS];
@@ -118,6 +118,17 @@ static CUresult axpy(const launch *l)
     if (n && is(l, "wrong_value")) y[n / 2] += 0.01f * fmaxf(fabsf(y[n / 2]), 1.0f);   /* planted: off by 1e-2 */
     if (n && is(l, "nondeterministic") && launches % 2)             /* planted: 1 ulp that varies per launch */
         y[0] = nextafterf(y[0], INFINITY);
+    return CUDA_SUCCESS;
+}
+
+/* fake_lowbits_i32(int32_t *out, long long base, long long n): out[i] = the
+ * low 16 bits of base, plus i. With base beyond 2^53 the low bits survive
+ * only if the harness passed the 64-bit scalar exactly (fakeint.lowbits.i32). */
+static CUresult lowbits(const launch *l)
+{
+    int32_t *out = PTR(int32_t, 0);
+    long long base = I64(1), n = covered(l, I64(2), 1);
+    for (long long i = 0; i < n; i++) out[i] = (int32_t)(base & 0xffff) + (int32_t)i;
     return CUDA_SUCCESS;
 }
 
@@ -340,6 +351,7 @@ static const struct kernel kernels[NKERNELS] = {
     { "fake_sentinel", "fake_sentinel_i32", 16, 0,  0,  1024, sentinel },
     { "fake_scale", "fake_scale_f16",     16,  0,    0,  1024, scale_f16 },
     { "scale",      "ex_scale_f32",       12,  0,    0,  1024, ex_scale },
+    { "fake_lowbits", "fake_lowbits_i32", 8,   0,    0,  1024, lowbits },
     { "harness",    "kc_smem_poison",     10,  0,    0,  1024, h_poison },
     { "harness",    "kc_gen_fill",        63,  0,    0,  1024, h_gen },
     { "harness",    "kc_check_bytes",     18,  4096, 0,  1024, h_bytes },

@@ -4,6 +4,7 @@
 #include "registry.h"
 #include "errmsg.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,99 +92,126 @@ const kc_contract *kc_registry_find_contract(const char *name)
 }
 
 
-static int check_tol(const char *who, kc_tol t, char *err, size_t cap)
+/* The problems found in one contract: lines in the caller's buffer. */
+typedef struct problems {
+    char *err;
+    size_t cap, len;
+    int n;
+} problems;
+
+static void problem(problems *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(problems *p, const char *fmt, ...)
+{
+    p->n++;
+    if (!p->cap || p->len + 1 >= p->cap) return;
+    if (p->len) p->err[p->len++] = '\n';
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(p->err + p->len, p->cap - p->len, fmt, ap);
+    va_end(ap);
+    if (w > 0) p->len += (size_t)w < p->cap - p->len ? (size_t)w : p->cap - p->len - 1;
+}
+
+static void check_tol(problems *p, const char *who, kc_tol t)
 {
     if ((t.rtol != 0 || t.atol != 0) && !t.reason)
-        return kc_errf(err, cap, "%s: tolerance override (rtol %g, atol %g) without a reason", who, t.rtol, t.atol);
-    if (t.reason && (t.rtol < 0 || t.atol < 0))
-        return kc_errf(err, cap, "%s: negative tolerance (rtol %g, atol %g)", who, t.rtol, t.atol);
-    return 0;
+        problem(p, "%s: tolerance override (rtol %g, atol %g) without a reason", who, t.rtol, t.atol);
+    if (t.reason && (t.rtol < 0 || t.atol < 0)) problem(p, "%s: negative tolerance (rtol %g, atol %g)", who, t.rtol, t.atol);
 }
 
 /* An error model given without a reason, or naming a distribution that is
  * not one of the random ones (the only ones judged: error_model.h). */
-static int check_errors(const char *who, const kc_errors *m, char *err, size_t cap)
+static void check_errors(problems *p, const char *who, const kc_errors *m)
 {
-    if (!kc_errors_given(m)) return 0;
-    if (!m->reason || !*m->reason) return kc_errf(err, cap, "%s: error model given without a reason", who);
+    if (!kc_errors_given(m)) return;
+    if (!m->reason || !*m->reason) problem(p, "%s: error model given without a reason", who);
     for (int i = 0; i < KC_MAX_UNJUDGED && m->unjudged[i] != KC_DIST_END; i++)
         if (m->unjudged[i] < KC_UNIFORM || m->unjudged[i] >= KC_ZEROS)
-            return kc_errf(err, cap, "%s: unjudged distribution %d is not a random one (uniform .. masked: the others are "
-                           "never judged)", who, (int)m->unjudged[i]);
-    return 0;
+            problem(p, "%s: unjudged distribution %d is not a random one (uniform .. masked: the others are never judged)",
+                    who, (int)m->unjudged[i]);
+}
+
+static void check_arg(problems *p, const char *n, int i, const kc_arg *a, int *outputs)
+{
+    if (!a->name) {
+        problem(p, "contract %s: argument %d has no name", n, i);
+        return;
+    }
+    if (!kc_dtype_size(a->dtype)) problem(p, "contract %s: argument %s has no dtype", n, a->name);
+    if (a->kind == KC_ARG_BUFFER) {
+        if (!a->count) problem(p, "contract %s: buffer %s has no count function", n, a->name);
+        if (a->role != KC_IN && a->role != KC_OUT && a->role != KC_INOUT)
+            problem(p, "contract %s: buffer %s has no role (KC_IN, KC_OUT or KC_INOUT)", n, a->name);
+        if (a->role == KC_OUT || a->role == KC_INOUT) (*outputs)++;
+        char who[256];
+        snprintf(who, sizeof who, "contract %s, output %s", n, a->name);
+        check_tol(p, who, a->tol);
+        check_errors(p, who, &a->errors);
+    } else if (a->kind == KC_ARG_SCALAR) {
+        if (!a->value == !a->ivalue)
+            problem(p, "contract %s: scalar %s needs one value function (value or, for integers, ivalue), not %s", n,
+                    a->name, a->value ? "both" : "none");
+        if (a->ivalue && a->dtype == KC_F32)
+            problem(p, "contract %s: scalar %s is f32: ivalue is for integer scalars (use value)", n, a->name);
+        if (a->dtype != KC_F32 && a->dtype != KC_I32 && a->dtype != KC_I64 && a->dtype != KC_U32)
+            problem(p, "contract %s: scalar %s must be f32, i32, i64 or u32, not %s", n, a->name, kc_dtype_name(a->dtype));
+    } else {
+        problem(p, "contract %s: argument %d has kind %d", n, i, (int)a->kind);
+    }
+}
+
+static void check_controls(problems *p, const char *n, const kc_contract *c, int lib)
+{
+    for (int k = 0; k < KC_MAX_CONTROLS && c->controls[k].name; k++) {
+        const kc_control *ct = &c->controls[k];
+        if (ct->gate < 1 || ct->gate > 4)
+            problem(p, "contract %s: control %s names gate %d (expected 1-4)", n, ct->name, ct->gate);
+        if (!ct->bug) problem(p, "contract %s: control %s does not say which bug it plants", n, ct->name);
+        if (!lib && c->module && kc_fatbin_count() > 0 && !kc_fatbin_find(c->module, ct->name))
+            problem(p, "contract %s: control %s has no fatbin: is KC_CONTROL_%s used in %s.cu?", n, ct->name, ct->name,
+                    c->module);
+        for (int j = 0; j < k; j++)
+            if (strcmp(c->controls[j].name, ct->name) == 0) problem(p, "contract %s: control %s listed twice", n, ct->name);
+    }
 }
 
 int kc_contract_check(const kc_contract *c, char *err, size_t cap)
 {
-    const char *n = c->name ? c->name : "(unnamed)";
-    if (!c->name || !*c->name) return kc_errf(err, cap, "a contract has no name (module %s)", c->module ? c->module : "?");
-    if (strpbrk(c->name, " \t:/"))
-        return kc_errf(err, cap, "contract \"%s\": names may not contain spaces, ':' or '/'", n);
+    problems p = { err, cap, 0, 0 };
+    if (cap) err[0] = 0;
+    const char *n = c->name && *c->name ? c->name : "(unnamed)";
+    if (!c->name || !*c->name) problem(&p, "a contract has no name (module %s)", c->module ? c->module : "?");
+    else if (strpbrk(c->name, " \t:/")) problem(&p, "contract \"%s\": names may not contain spaces, ':' or '/'", n);
     /* A library kernel (library + entry) instead of a module kernel (module +
      * symbol + launch); its shared objects are looked for at gate 1, which names
      * a missing one's path (tests/test_registry.c checks the build made them). */
     const int lib = c->library != NULL;
     if (lib && (c->module || c->symbol || c->launch))
-        return kc_errf(err, cap, "contract %s: library %s with a module, symbol or launch: a contract is one or the other", n, c->library);
+        problem(&p, "contract %s: library %s with a module, symbol or launch: a contract is one or the other", n, c->library);
     if (lib && (!*c->library || strpbrk(c->library, "/@ ") || !c->entry || !*c->entry))
-        return kc_errf(err, cap, "contract %s: library needs a plain name (no '/', '@' or spaces) and an entry", n);
-    if (!lib && (!c->module || !c->symbol)) return kc_errf(err, cap, "contract %s: missing module or symbol", n);
-    if ((!lib && !c->launch) || !c->reference) return kc_errf(err, cap, "contract %s: missing launch or reference function", n);
-    if (!c->shapes || !c->shapes[0].name) return kc_errf(err, cap, "contract %s: no shapes", n);
-    for (const kc_shape *s = c->shapes; s->name; s++)
+        problem(&p, "contract %s: library needs a plain name (no '/', '@' or spaces) and an entry", n);
+    if (!lib && (!c->module || !c->symbol)) problem(&p, "contract %s: missing module or symbol", n);
+    if ((!lib && !c->launch) || !c->reference) problem(&p, "contract %s: missing launch or reference function", n);
+    if (!c->shapes || !c->shapes[0].name) problem(&p, "contract %s: no shapes", n);
+    for (const kc_shape *s = c->shapes; s && s->name; s++)
         for (const kc_shape *t = c->shapes; t < s; t++)
-            if (strcmp(s->name, t->name) == 0) return kc_errf(err, cap, "contract %s: shape %s declared twice", n, s->name);
-    int outputs = 0, i = 0;
-    for (; i < KC_MAX_ARGS && c->args[i].kind != KC_ARG_END; i++) {
-        const kc_arg *a = &c->args[i];
-        if (!a->name) return kc_errf(err, cap, "contract %s: argument %d has no name", n, i);
-        if (!kc_dtype_size(a->dtype)) return kc_errf(err, cap, "contract %s: argument %s has no dtype", n, a->name);
-        if (a->kind == KC_ARG_BUFFER) {
-            if (!a->count) return kc_errf(err, cap, "contract %s: buffer %s has no count function", n, a->name);
-            if (a->role != KC_IN && a->role != KC_OUT && a->role != KC_INOUT)
-                return kc_errf(err, cap, "contract %s: buffer %s has no role (KC_IN, KC_OUT or KC_INOUT)", n, a->name);
-            if (a->role != KC_IN) outputs++;
-            char who[256];
-            snprintf(who, sizeof who, "contract %s, output %s", n, a->name);
-            if (check_tol(who, a->tol, err, cap) || check_errors(who, &a->errors, err, cap)) return -1;
-        } else if (a->kind == KC_ARG_SCALAR) {
-            if (!a->value == !a->ivalue)
-                return kc_errf(err, cap, "contract %s: scalar %s needs one value function (value or, for integers, "
-                               "ivalue), not %s", n, a->name, a->value ? "both" : "none");
-            if (a->ivalue && a->dtype == KC_F32)
-                return kc_errf(err, cap, "contract %s: scalar %s is f32: ivalue is for integer scalars (use value)", n,
-                               a->name);
-            if (a->dtype != KC_F32 && a->dtype != KC_I32 && a->dtype != KC_I64 && a->dtype != KC_U32)
-                return kc_errf(err, cap, "contract %s: scalar %s must be f32, i32, i64 or u32, not %s", n, a->name,
-                           kc_dtype_name(a->dtype));
-        } else {
-            return kc_errf(err, cap, "contract %s: argument %d has kind %d", n, i, (int)a->kind);
-        }
-    }
-    if (!outputs) return kc_errf(err, cap, "contract %s: no output buffer (KC_OUT or KC_INOUT)", n);
-    if (check_tol(n, c->tol, err, cap) || check_errors(n, &c->errors, err, cap)) return -1;
+            if (strcmp(s->name, t->name) == 0) problem(&p, "contract %s: shape %s declared twice", n, s->name);
+    int outputs = 0;
+    for (int i = 0; i < KC_MAX_ARGS && c->args[i].kind != KC_ARG_END; i++) check_arg(&p, n, i, &c->args[i], &outputs);
+    if (!outputs) problem(&p, "contract %s: no output buffer (KC_OUT or KC_INOUT)", n);
+    check_tol(&p, n, c->tol);
+    check_errors(&p, n, &c->errors);
     for (int d = 0; d < KC_MAX_DISTS && c->dists[d]; d++)
-        if (c->dists[d] >= KC_DIST_COUNT) return kc_errf(err, cap, "contract %s: distribution %d is unknown", n, (int)c->dists[d]);
-    if (!lib && kc_fatbin_count() > 0 && !kc_fatbin_find(c->module, NULL))
-        return kc_errf(err, cap, "contract %s: module %s is not embedded (expected kernels/*/%s.cu)", n, c->module, c->module);
-    for (int k = 0; k < KC_MAX_CONTROLS && c->controls[k].name; k++) {
-        const kc_control *ct = &c->controls[k];
-        if (ct->gate < 1 || ct->gate > 4)
-            return kc_errf(err, cap, "contract %s: control %s names gate %d (expected 1-4)", n, ct->name, ct->gate);
-        if (!ct->bug) return kc_errf(err, cap, "contract %s: control %s does not say which bug it plants", n, ct->name);
-        if (!lib && kc_fatbin_count() > 0 && !kc_fatbin_find(c->module, ct->name))
-            return kc_errf(err, cap, "contract %s: control %s has no fatbin: is KC_CONTROL_%s used in %s.cu?", n, ct->name,
-                       ct->name, c->module);
-        for (int j = 0; j < k; j++)
-            if (strcmp(c->controls[j].name, ct->name) == 0)
-                return kc_errf(err, cap, "contract %s: control %s listed twice", n, ct->name);
-    }
+        if (c->dists[d] >= KC_DIST_COUNT) problem(&p, "contract %s: distribution %d is unknown", n, (int)c->dists[d]);
+    if (!lib && c->module && kc_fatbin_count() > 0 && !kc_fatbin_find(c->module, NULL))
+        problem(&p, "contract %s: module %s is not embedded (expected a %s.cu built by the kcontract rules)", n, c->module,
+                c->module);
+    check_controls(&p, n, c, lib);
     for (int k = 0; k < KC_MAX_KNOWN && c->known[k].reason; k++)
         if (c->known[k].gate < 1 || c->known[k].gate > 4)
-            return kc_errf(err, cap, "contract %s: known finding names gate %d (expected 1-4)", n, c->known[k].gate);
-    if (c->nondeterministic && !*c->nondeterministic)
-        return kc_errf(err, cap, "contract %s: nondeterministic needs a reason", n);
-    return 0;
+            problem(&p, "contract %s: known finding names gate %d (expected 1-4)", n, c->known[k].gate);
+    if (c->nondeterministic && !*c->nondeterministic) problem(&p, "contract %s: nondeterministic needs a reason", n);
+    return -p.n;
 }
 
 static int by_name(const void *a, const void *b)
@@ -225,9 +253,10 @@ int kc_registry_items(kc_item **items, char *err, size_t errcap)
     for (int i = 0; i < reg_nproblems; i++, problems++) add_problem(err, errcap, &elen, reg_problems[i]);
     for (size_t i = 0; i < nc; i++) {
         const kc_contract *c = cs[i];
-        if (kc_contract_check(c, one, sizeof one)) {
+        int bad = kc_contract_check(c, one, sizeof one);
+        if (bad) {
             add_problem(err, errcap, &elen, one);
-            problems++;
+            problems -= bad;
             continue;
         }
         kc_item it = { .kind = KC_KIND_KERNEL, .contract = c };

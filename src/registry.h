@@ -14,7 +14,8 @@ size_t kc_registry_suites(const kc_suite *const **out);
 const kc_contract *kc_registry_find_contract(const char *name);
 
 /* Checks one contract's fields (kc_registry_items checks every one): 0, or
- * -1 with the problem, naming the contract and the field, in err. */
+ * minus the number of problems, each naming the contract and the field, one
+ * per line in err (as many as fit). */
 int kc_contract_check(const kc_contract *c, char *err, size_t cap);
 
 /* Checks every registration (unique item names, required fields, an embedded
@@ -23,7 +24,7 @@ int kc_contract_check(const kc_contract *c, char *err, size_t cap);
  * name: for each contract "<name>", "<name>:limits", "<name>:control.<c>", and
  * each suite. Returns the item count, or minus the number of problems found
  * (every problem of every registration, not only the first: registrations
- * refused for their ABI, each contract's first problem, duplicate names),
+ * refused for their ABI, every problem of each contract, duplicate names),
  * listed one per line in err as far as it fits. *items is malloc'd; free it. */
 int kc_registry_items(kc_item **items, char *err, size_t errcap);
 

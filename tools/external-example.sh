@@ -11,6 +11,7 @@
 # real images (the installed library's harness image and the example's clean
 # module, which the fake driver recognizes by symbol) for ex.scale.f32 and
 # its limits; the make build's for the controls too, which must be RED.
+# Last, a suite of broken contracts must name all their problems, exit 2.
 # The library kernel is built but not run here: it calls the CUDA runtime,
 # which needs a real driver. Needs `make all` first (the fake driver).
 #
@@ -92,4 +93,32 @@ check_run "$tmp/src/build/ex_suite" make "PASS ex.scale.f32
 PASS ex.scale.f32:limits
 RED ex.scale.f32:control.tail_skip
 RED ex.scale.f32:control.wrong_scale" 'ex.scale.f32*'
+# A new user's mistakes: every problem of every contract named at once, a
+# usage error (exit 2), nothing run.
+cat > "$tmp/src/broken.c" <<'C'
+#include "kcontract.h"
+static const kc_shape shapes[] = { { "edge.1", KC_SHAPE_EDGE, { 1 } }, { 0 } };
+static void launch(const kc_shape *s, const kc_device *d, kc_launch *l) { (void)s; (void)d; l->grid[0] = l->block[0] = 1; }
+static void ref(const kc_ref *r) { (void)r; }
+KC_CONTRACT(no_reference) { .name = "broken.no_reference", .module = "scale", .symbol = "ex_scale_f32", .launch = launch,
+    .args = { KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0) }, .shapes = shapes, .nondeterministic = "" };
+KC_CONTRACT(unknown_control) { .name = "broken.control", .module = "scale", .symbol = "ex_scale_f32", .launch = launch,
+    .reference = ref, .args = { KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0) }, .shapes = shapes,
+    .controls = { { "not_in_source", 2, "planted nowhere" } } };
+KC_CONTRACT(tol_no_reason) { .name = "broken.tolerance", .module = "scale", .symbol = "ex_scale_f32", .launch = launch,
+    .reference = ref, .args = { KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0) }, .shapes = shapes, .tol = { 1e-3, 0, 0 } };
+C
+cc -c -o "$tmp/src/build/broken.o" -I"$tmp/prefix/include" "$tmp/src/broken.c"
+# shellcheck disable=SC2046
+cc -o "$tmp/src/build/broken_suite" "$tmp/src/build/broken.o" "$tmp/src/build/fatbin/scale.o" \
+   $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --libs kcontract)
+rc=0
+"$tmp/src/build/broken_suite" list > "$tmp/broken.log" 2>&1 || rc=$?
+[ "$rc" -eq 2 ] || { cat "$tmp/broken.log"; fail "a suite with broken contracts exited $rc, expected 2 (usage error)"; }
+for want in "4 problems in the registered contracts" "contract broken.no_reference: missing launch or reference" \
+            "contract broken.no_reference: nondeterministic needs a reason" \
+            "control not_in_source has no fatbin: is KC_CONTROL_not_in_source used in scale.cu?" \
+            "broken.tolerance: tolerance override (rtol 0.001, atol 0) without a reason"; do
+  grep -qF "$want" "$tmp/broken.log" || { cat "$tmp/broken.log"; fail "broken contracts: no '$want' in the report"; }
+done
 echo "external-example: ok (CMake and pkg-config builds against an installed prefix, run through the fake driver)"

@@ -35,7 +35,10 @@ int kc_cuda_load(kc_cuda *cu, const char *lib, char *err, size_t errcap)
     memset(cu, 0, sizeof *cu);
     if (!lib) lib = getenv("KC_LIBCUDA");
     if (!lib || !*lib) lib = "libcuda.so.1";
-    cu->lib = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    /* RTLD_NODELETE: dlclose leaves the driver mapped until the process
+     * exits (libcuda's threads and atexit handlers outlive a context), and
+     * LeakSanitizer can still name its frames (tools/lsan.supp). */
+    cu->lib = dlopen(lib, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!cu->lib) {
         const char *why = dlerror();
         snprintf(err, errcap, "%s not found (dlopen: %s)", lib, why ? why : "unknown error");

@@ -374,48 +374,58 @@ static int confirm_unwritten(kc_gpu *gpu, CUfunction f, kc_case *k, int a, size_
     return g;
 }
 
+/* Gate 2's checks, queued as one batch (harness.h): both guard bands of
+ * every buffer, every input against its pristine copy, every output's
+ * poison. The verdicts are then read in the order of the checks, so the
+ * first failure named is the one a check-by-check scan names. */
 static int gate2(kc_gpu *gpu, CUfunction f, kc_case *k)
 {
     const size_t G = KC_GUARD_BYTES;
-    CUresult r;
+    int before[KC_MAX_ARGS], after[KC_MAX_ARGS], in[KC_MAX_ARGS], out[KC_MAX_ARGS];
+    kc_check_batch b;
+    kc_batch_begin(&b);
+    for (int a = 0; a < k->nargs; a++) {
+        const kc_arg *ar = &k->c->args[a];
+        before[a] = after[a] = in[a] = out[a] = -1;
+        if (ar->kind != KC_ARG_BUFFER) continue;
+        before[a] = kc_batch_count_not(gpu, &b, k->dev[0][a], G, guard_byte(ar));
+        after[a] = kc_batch_count_not(gpu, &b, k->dev[0][a] + G + k->bytes[a], G, guard_byte(ar));
+        if (ar->role == KC_IN)
+            in[a] = kc_batch_count_differs(gpu, &b, k->in[a], k->dev[0][a] + G, k->count[a], kc_dtype_size(ar->dtype));
+        if (ar->role == KC_OUT)
+            out[a] = kc_batch_count_unwritten(gpu, &b, k->dev[0][a] + G, 0, k->count[a], kc_dtype_size(ar->dtype),
+                                              KC_POISON_A, 0);
+    }
+    CUresult r = kc_batch_finish(gpu, &b);
+    if (r != CUDA_SUCCESS) return cuda_failed(gpu, k, r, "checking the guard bands, inputs and outputs of", k->c->name);
     for (int a = 0; a < k->nargs; a++) {
         const kc_arg *ar = &k->c->args[a];
         if (ar->kind != KC_ARG_BUFFER) continue;
-        size_t es = kc_dtype_size(ar->dtype), n, bad;
-        if ((r = kc_dev_count_not(gpu, k->dev[0][a], G, guard_byte(ar), &n, &bad)))
-            return cuda_failed(gpu, k, r, "checking the guard band before", ar->name);
+        size_t es = kc_dtype_size(ar->dtype), bad = b.first[before[a]];
         if (bad < G)
             return failf(k, 2, "%s: written before its start (guard byte %zu bytes before element 0, element %lld)",
                          ar->name, G - bad, -(long long)((G - bad + es - 1) / es));
-        if ((r = kc_dev_count_not(gpu, k->dev[0][a] + G + k->bytes[a], G, guard_byte(ar), &n, &bad)))
-            return cuda_failed(gpu, k, r, "checking the guard band after", ar->name);
+        bad = b.first[after[a]];
         if (bad < G)
             return failf(k, 2, "%s: written past its end (byte %zu after the last of %zu elements, element index %zu)",
                          ar->name, bad, k->count[a], k->count[a] + bad / es);
     }
     for (int a = 0; a < k->nargs; a++) {
         const kc_arg *ar = &k->c->args[a];
-        if (ar->kind != KC_ARG_BUFFER || ar->role != KC_IN) continue;
-        size_t first, n;
-        if ((r = kc_dev_count_differs(gpu, k->in[a], k->dev[0][a] + G, k->count[a], kc_dtype_size(ar->dtype), &n, &first)))
-            return cuda_failed(gpu, k, r, "comparing the input", ar->name);
-        if (n) {
-            char was[64], now[64];
-            value_str(ar->dtype, value_at(gpu, k, -1, a, first), was, sizeof was);
-            value_str(ar->dtype, value_at(gpu, k, 0, a, first), now, sizeof now);
-            return failf(k, 2, "input %s modified: %zu of %zu elements changed, first %s[%zu] was %s now %s",
-                         ar->name, n, k->count[a], ar->name, first, was, now);
-        }
+        if (in[a] < 0 || !b.count[in[a]]) continue;
+        size_t first = b.first[in[a]], n = b.count[in[a]];
+        char was[64], now[64];
+        value_str(ar->dtype, value_at(gpu, k, -1, a, first), was, sizeof was);
+        value_str(ar->dtype, value_at(gpu, k, 0, a, first), now, sizeof now);
+        return failf(k, 2, "input %s modified: %zu of %zu elements changed, first %s[%zu] was %s now %s",
+                     ar->name, n, k->count[a], ar->name, first, was, now);
     }
     for (int a = 0; a < k->nargs; a++) {
         const kc_arg *ar = &k->c->args[a];
-        if (ar->kind != KC_ARG_BUFFER || ar->role != KC_OUT) continue;
-        size_t first, n;
-        if ((r = kc_dev_count_unwritten(gpu, k->dev[0][a] + G, 0, k->count[a], kc_dtype_size(ar->dtype), KC_POISON_A,
-                                        0, &n, &first)))
-            return cuda_failed(gpu, k, r, "counting poison left in", ar->name);
+        if (out[a] < 0 || !b.count[out[a]]) continue;
+        size_t first = b.first[out[a]], n = b.count[out[a]];
         int g;
-        if (n && (g = confirm_unwritten(gpu, f, k, a, &n, &first))) return g;
+        if ((g = confirm_unwritten(gpu, f, k, a, &n, &first))) return g;
         if (n)
             return failf(k, 2, "output %s: %zu of %zu elements never written (poison 0x%02X after the launch, 0x%02X after a relaunch), first %s[%zu]",
                          ar->name, n, k->count[a], KC_POISON_A, KC_POISON_B, ar->name, first);
@@ -602,23 +612,27 @@ static int gate4(kc_gpu *gpu, CUfunction f, kc_case *k)
     if (launch(gpu, f, k, 1, 4)) return 4;
     double t1 = now_s();
     k->time->gpu_s += t1 - t0;
-    int g = 0;
+    int g = 0, slot[KC_MAX_ARGS];
+    kc_check_batch b;                       /* every output's compare, one readback */
+    kc_batch_begin(&b);
+    for (int a = 0; a < k->nargs; a++) {
+        const kc_arg *ar = &k->c->args[a];
+        slot[a] = ar->kind == KC_ARG_BUFFER && ar->role != KC_IN
+                      ? kc_batch_count_differs(gpu, &b, k->dev[0][a] + KC_GUARD_BYTES, k->dev[1][a] + KC_GUARD_BYTES,
+                                               k->count[a], kc_dtype_size(ar->dtype))
+                      : -1;
+    }
+    if ((r = kc_batch_finish(gpu, &b)) != CUDA_SUCCESS)
+        g = cuda_failed(gpu, k, r, "comparing the relaunch's outputs of", k->c->name);
     for (int a = 0; !g && a < k->nargs; a++) {
         const kc_arg *ar = &k->c->args[a];
-        if (ar->kind != KC_ARG_BUFFER || ar->role == KC_IN) continue;
-        size_t first, n, es = kc_dtype_size(ar->dtype);
-        if ((r = kc_dev_count_differs(gpu, k->dev[0][a] + KC_GUARD_BYTES, k->dev[1][a] + KC_GUARD_BYTES, k->count[a], es,
-                                      &n, &first))) {
-            g = cuda_failed(gpu, k, r, "comparing the relaunch's", ar->name);
-            break;
-        }
-        if (n) {
-            char v1[64], v2[64];
-            value_str(ar->dtype, value_at(gpu, k, 0, a, first), v1, sizeof v1);
-            value_str(ar->dtype, value_at(gpu, k, 1, a, first), v2, sizeof v2);
-            g = failf(k, 4, "relaunch on other buffers differs: %zu of %zu elements of %s, first %s[%zu] %s then %s",
-                      n, k->count[a], ar->name, ar->name, first, v1, v2);
-        }
+        if (slot[a] < 0 || !b.count[slot[a]]) continue;
+        size_t first = b.first[slot[a]], n = b.count[slot[a]];
+        char v1[64], v2[64];
+        value_str(ar->dtype, value_at(gpu, k, 0, a, first), v1, sizeof v1);
+        value_str(ar->dtype, value_at(gpu, k, 1, a, first), v2, sizeof v2);
+        g = failf(k, 4, "relaunch on other buffers differs: %zu of %zu elements of %s, first %s[%zu] %s then %s",
+                  n, k->count[a], ar->name, ar->name, first, v1, v2);
     }
     k->time->checks_s += now_s() - t1;
     return g;

@@ -53,7 +53,13 @@ int kc_harness_open(kc_cuda *cu, const kc_device *dev, kc_harness *h, char *why,
         h->parts = 0;
         goto fail;
     }
-    if (!(h->host_parts = malloc(KC_HARNESS_MAX_BLOCKS * PART_BYTES))) {
+    if ((r = cu->MemAlloc(&h->batch_parts, KC_BATCH_PARTS * sizeof(kc_count_part))) != CUDA_SUCCESS) {
+        snprintf(why, cap, "cannot allocate the harness's batch result buffer: %s", kc_cuda_error_name(cu, r));
+        h->batch_parts = 0;
+        goto fail;
+    }
+    if (!(h->host_parts = malloc(KC_HARNESS_MAX_BLOCKS * PART_BYTES)) ||
+        !(h->host_batch_parts = malloc(KC_BATCH_PARTS * sizeof(kc_count_part)))) {
         snprintf(why, cap, "out of host memory for the harness's results");
         goto fail;
     }
@@ -67,9 +73,11 @@ void kc_harness_close(kc_cuda *cu, kc_harness *h, int lost)
 {
     if (!lost) {
         if (h->parts) cu->MemFree(h->parts);
+        if (h->batch_parts) cu->MemFree(h->batch_parts);
         if (h->mod) cu->ModuleUnload(h->mod);
     }
     free(h->host_parts);
+    free(h->host_batch_parts);
     memset(h, 0, sizeof *h);
 }
 
@@ -111,46 +119,118 @@ CUresult kc_dev_fill_stream(kc_gpu *gpu, CUdeviceptr dst, kc_dtype t, kc_dist d,
                                 params, NULL);
 }
 
-/* Reads back `blocks` count partials and folds them: *n, *first (none: none_as). */
-static CUresult fold_counts(kc_gpu *gpu, unsigned blocks, size_t none_as, size_t *n, size_t *first)
+/* Takes a slot of `blocks` partials in b; -1 when the batch is full. */
+static int batch_slot(kc_check_batch *b, unsigned blocks, size_t none_as)
 {
-    CUresult r = gpu->cu.MemcpyDtoH(gpu->h.host_parts, gpu->h.parts, blocks * sizeof(kc_count_part));
+    if (b->r != CUDA_SUCCESS) return -1;
+    if (b->n == KC_BATCH_MAX_CHECKS || b->used + blocks > KC_BATCH_PARTS) {
+        b->r = CUDA_ERROR_INVALID_VALUE;    /* the caller queued more than KC_BATCH_MAX_CHECKS */
+        return -1;
+    }
+    int s = b->n++;
+    b->off[s] = b->used;
+    b->blocks[s] = blocks;
+    b->none_as[s] = none_as;
+    b->used += blocks;
+    return s;
+}
+
+/* Launches f over `blocks` with params whose last entry is the partials'
+ * pointer, set here to slot s's; records a failure in b. */
+static int batch_launch(kc_gpu *gpu, kc_check_batch *b, int s, CUfunction f, void **params, CUdeviceptr *parts)
+{
+    if (s < 0) return -1;
+    *parts = gpu->h.batch_parts + (CUdeviceptr)b->off[s] * sizeof(kc_count_part);
+    CUresult r = launch(gpu, f, b->blocks[s], 0, params);
+    if (r != CUDA_SUCCESS) {
+        b->r = r;
+        return -1;
+    }
+    return s;
+}
+
+void kc_batch_begin(kc_check_batch *b)
+{
+    b->n = 0;
+    b->used = 0;
+    b->r = CUDA_SUCCESS;
+}
+
+int kc_batch_count_not(kc_gpu *gpu, kc_check_batch *b, CUdeviceptr p, size_t n, uint8_t expect)
+{
+    unsigned blocks = check_blocks(n), e = expect;
+    unsigned long long nn = n;
+    CUdeviceptr parts = 0;
+    void *params[] = { &p, &nn, &e, &parts };
+    return batch_launch(gpu, b, batch_slot(b, blocks, n), gpu->h.bytes, params, &parts);
+}
+
+int kc_batch_count_unwritten(kc_gpu *gpu, kc_check_batch *b, CUdeviceptr a, CUdeviceptr pb_buf, size_t count,
+                             size_t esize, uint8_t pa, uint8_t pb)
+{
+    unsigned blocks = check_blocks(count), es = (unsigned)esize, ua = pa, ub = pb;
+    unsigned long long nn = count;
+    CUdeviceptr parts = 0;
+    void *params[] = { &a, &pb_buf, &nn, &es, &ua, &ub, &parts };
+    return batch_launch(gpu, b, batch_slot(b, blocks, count), gpu->h.unwritten, params, &parts);
+}
+
+int kc_batch_count_differs(kc_gpu *gpu, kc_check_batch *b, CUdeviceptr a, CUdeviceptr bb, size_t count, size_t esize)
+{
+    unsigned blocks = check_blocks(count), es = (unsigned)esize;
+    unsigned long long nn = count;
+    CUdeviceptr parts = 0;
+    void *params[] = { &a, &bb, &nn, &es, &parts };
+    return batch_launch(gpu, b, batch_slot(b, blocks, count), gpu->h.differs, params, &parts);
+}
+
+CUresult kc_batch_finish(kc_gpu *gpu, kc_check_batch *b)
+{
+    if (b->r != CUDA_SUCCESS) return b->r;
+    if (!b->used) return CUDA_SUCCESS;
+    CUresult r = gpu->cu.MemcpyDtoH(gpu->h.host_batch_parts, gpu->h.batch_parts, b->used * sizeof(kc_count_part));
+    if (r != CUDA_SUCCESS) return b->r = r;
+    const kc_count_part *p = gpu->h.host_batch_parts;
+    for (int s = 0; s < b->n; s++) {
+        kc_count_part all = { 0, KC_NO_INDEX };
+        for (unsigned i = 0; i < b->blocks[s]; i++) kc_count_fold(&all, &p[b->off[s] + i]);
+        b->count[s] = (size_t)all.n;
+        b->first[s] = all.first == KC_NO_INDEX ? b->none_as[s] : (size_t)all.first;
+    }
+    return CUDA_SUCCESS;
+}
+
+/* One check as a batch of one. */
+static CUresult single(kc_gpu *gpu, kc_check_batch *b, int s, size_t *n, size_t *first)
+{
+    CUresult r = kc_batch_finish(gpu, b);
     if (r != CUDA_SUCCESS) return r;
-    const kc_count_part *p = gpu->h.host_parts;
-    kc_count_part all = { 0, KC_NO_INDEX };
-    for (unsigned b = 0; b < blocks; b++) kc_count_fold(&all, &p[b]);
-    *n = (size_t)all.n;
-    *first = all.first == KC_NO_INDEX ? none_as : (size_t)all.first;
+    *n = b->count[s];
+    *first = b->first[s];
     return CUDA_SUCCESS;
 }
 
 CUresult kc_dev_count_not(kc_gpu *gpu, CUdeviceptr p, size_t n, uint8_t expect, size_t *count, size_t *first)
 {
-    unsigned blocks = check_blocks(n), e = expect;
-    unsigned long long nn = n;
-    void *params[] = { &p, &nn, &e, &gpu->h.parts };
-    CUresult r = launch(gpu, gpu->h.bytes, blocks, 0, params);
-    return r != CUDA_SUCCESS ? r : fold_counts(gpu, blocks, n, count, first);
+    kc_check_batch b;
+    kc_batch_begin(&b);
+    return single(gpu, &b, kc_batch_count_not(gpu, &b, p, n, expect), count, first);
 }
 
 CUresult kc_dev_count_unwritten(kc_gpu *gpu, CUdeviceptr a, CUdeviceptr b, size_t count, size_t esize, uint8_t pa,
                                 uint8_t pb, size_t *n, size_t *first)
 {
-    unsigned blocks = check_blocks(count), es = (unsigned)esize, ua = pa, ub = pb;
-    unsigned long long nn = count;
-    void *params[] = { &a, &b, &nn, &es, &ua, &ub, &gpu->h.parts };
-    CUresult r = launch(gpu, gpu->h.unwritten, blocks, 0, params);
-    return r != CUDA_SUCCESS ? r : fold_counts(gpu, blocks, count, n, first);
+    kc_check_batch bt;
+    kc_batch_begin(&bt);
+    return single(gpu, &bt, kc_batch_count_unwritten(gpu, &bt, a, b, count, esize, pa, pb), n, first);
 }
 
 CUresult kc_dev_count_differs(kc_gpu *gpu, CUdeviceptr a, CUdeviceptr b, size_t count, size_t esize, size_t *n,
                               size_t *first)
 {
-    unsigned blocks = check_blocks(count), es = (unsigned)esize;
-    unsigned long long nn = count;
-    void *params[] = { &a, &b, &nn, &es, &gpu->h.parts };
-    CUresult r = launch(gpu, gpu->h.differs, blocks, 0, params);
-    return r != CUDA_SUCCESS ? r : fold_counts(gpu, blocks, count, n, first);
+    kc_check_batch bt;
+    kc_batch_begin(&bt);
+    return single(gpu, &bt, kc_batch_count_differs(gpu, &bt, a, b, count, esize), n, first);
 }
 
 CUresult kc_dev_compare(kc_gpu *gpu, CUdeviceptr out, kc_dtype t, CUdeviceptr ref, size_t n, kc_tol tol,

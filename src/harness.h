@@ -16,12 +16,16 @@
 
 #define KC_HARNESS_THREADS 256      /* threads per block of every check (harness.cu) */
 #define KC_HARNESS_MAX_BLOCKS 1024  /* partial results per check, at most */
+#define KC_BATCH_MAX_CHECKS 64      /* count checks queued in one kc_check_batch */
+#define KC_BATCH_PARTS (KC_BATCH_MAX_CHECKS * KC_HARNESS_MAX_BLOCKS)
 
 typedef struct kc_harness {
     CUmodule mod;
     CUfunction poison, gen, bytes, unwritten, differs, close;
     CUdeviceptr parts;              /* KC_HARNESS_MAX_BLOCKS partial results of a check */
     void *host_parts;               /* their host copy */
+    CUdeviceptr batch_parts;        /* KC_BATCH_PARTS count partials of a kc_check_batch */
+    void *host_batch_parts;         /* their host copy */
     int sm_count;
     size_t smem_optin, smem_default;
 } kc_harness;
@@ -61,6 +65,36 @@ CUresult kc_dev_count_unwritten(struct kc_gpu *gpu, CUdeviceptr a, CUdeviceptr b
  * first index (count when none). */
 CUresult kc_dev_count_differs(struct kc_gpu *gpu, CUdeviceptr a, CUdeviceptr b, size_t count, size_t esize,
                               size_t *n, size_t *first);
+/* A batch of count checks (bytes not `expect`, unwritten, differs) launched
+ * one after another on the default stream and read back with one copy: a
+ * case's gate 2 is one synchronization instead of one per check. Where N
+ * processes share a GPU, every synchronization waits for the other
+ * contexts' time slices; on an H200 at --jobs 8 the checks' item time was
+ * 51 times the serial run's with one copy per check (docs/receipts/
+ * 2026-12-01-h200-device-pipeline.md). Usage: kc_batch_begin; each
+ * kc_batch_* returns the check's slot (or -1: b->r says why, and the batch
+ * fails at kc_batch_finish); kc_batch_finish copies and folds; then
+ * b->count[slot] and b->first[slot] (first: the check's element count when
+ * none) hold what the single-check functions return. */
+typedef struct kc_check_batch {
+    int n;                                  /* checks queued */
+    unsigned used;                          /* partials taken */
+    unsigned off[KC_BATCH_MAX_CHECKS], blocks[KC_BATCH_MAX_CHECKS];
+    size_t none_as[KC_BATCH_MAX_CHECKS];
+    size_t count[KC_BATCH_MAX_CHECKS], first[KC_BATCH_MAX_CHECKS];
+    CUresult r;                             /* the first error met */
+} kc_check_batch;
+
+void kc_batch_begin(kc_check_batch *b);
+int kc_batch_count_not(struct kc_gpu *gpu, kc_check_batch *b, CUdeviceptr p, size_t n, uint8_t expect);
+int kc_batch_count_unwritten(struct kc_gpu *gpu, kc_check_batch *b, CUdeviceptr a, CUdeviceptr pb_buf, size_t count,
+                             size_t esize, uint8_t pa, uint8_t pb);
+int kc_batch_count_differs(struct kc_gpu *gpu, kc_check_batch *b, CUdeviceptr a, CUdeviceptr bb, size_t count,
+                           size_t esize);
+/* Waits for the queued checks (one device-to-host copy) and folds each:
+ * returns b->r, or the copy's error. */
+CUresult kc_batch_finish(struct kc_gpu *gpu, kc_check_batch *b);
+
 /* Gate 3's scan of n elements of out (dtype t) against the float64 reference
  * ref under tol (integers exactly whatever tol says): res as
  * kc_compare_output gives it on the host. */

@@ -20,7 +20,15 @@ __device__ __forceinline__ float to_f32(__nv_bfloat16 v) { return __bfloat162flo
 template <typename T> __device__ __forceinline__ T from_f32(float v);
 template <> __device__ __forceinline__ float from_f32<float>(float v) { return v; }
 template <> __device__ __forceinline__ __half from_f32<__half>(float v) { return __float2half_rn(v); }
+#ifdef KC_CONTROL_truncating_store
+// plants: the bf16 store truncates (round toward zero) instead of rounding to nearest. Every
+// result stays within one bf16 ulp, 2^-7 |ref| < rtol 1.6e-2 |ref|: the tolerance passes; but the
+// errors lean toward zero by about a quarter (residual_add) to a half (axpy) of an ulp, where a
+// rounded-once result allows 1/32 + 6 x 0.289/sqrt(n): only gate 3's error statistics see it.
+template <> __device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float v) { return __float2bfloat16_rz(v); }
+#else
 template <> __device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+#endif
 
 // 16 bytes of T, loaded and stored as one 128-bit access.
 template <typename T> struct alignas(16) Vec {

@@ -80,13 +80,23 @@ static void ref_residual_add(const kc_ref *r) { kc_parallel_for(r->count[0], EW_
 /* y is INOUT (not poisoned), so elements the kernel skips keep their input
  * value and show up as accuracy errors (gate 3); an OUT buffer shows them as
  * unwritten poison (gate 2). */
-#define AXPY_CONTROLS { \
+#define AXPY_CONTROLS_COMMON \
     { "tail_skip", 3, "scalar tail dropped: the last n % V elements are never updated (edge.1/31/33/1023/4097)" }, \
     { "no_grid_stride", 3, "missing grid-stride loop: one vector per thread, a capped grid leaves the rest of a large tensor unprocessed (inter.t128, large)" }, \
-    { "oob_write", 2, "off-by-one tail bound (i <= n): writes element n, one past the end, into the guard band (every shape)" }, \
-}
+    { "oob_write", 2, "off-by-one tail bound (i <= n): writes element n, one past the end, into the guard band (every shape)" }
 
-#define AXPY_CONTRACT(id_, name_, sym_, dt_, launch_) \
+/* bf16 only (elementwise.cu plants it in the bf16 conversion). Host
+ * emulation on UNIFORM, NORMAL and SPECIALS with n = 4096 .. 524288: worst
+ * err/allowed 0.48; mean e*sign(ref) -0.24 to -0.27 ulp (residual_add: x + r
+ * is often exact or a tie in bf16) and -0.44 ulp (axpy) against at most
+ * 0.034-0.059 allowed. */
+#define EW_CONTROL_TRUNCATING_STORE \
+    { "truncating_store", 3, "the bf16 store rounds toward zero (__float2bfloat16_rz) instead of to nearest: every element " \
+      "within one ulp, < 2^-7 |ref| < rtol 1.6e-2 |ref|, so the tolerance passes and no other gate sees a difference; " \
+      "the errors lean toward zero by 0.25-0.45 ulp where a rounded-once result allows 1/32 + 6 x 0.289/sqrt(n): " \
+      "only gate 3's error statistics catch it (every model shape)" }
+
+#define AXPY_CONTRACT(id_, name_, sym_, dt_, launch_, ...) \
 KC_CONTRACT(id_) { \
     .name = name_, .module = "elementwise", .symbol = sym_, \
     .dims = { "n" }, \
@@ -102,14 +112,14 @@ KC_CONTRACT(id_) { \
     .reference = ref_axpy, \
     .device_reference = { .module = "elementwise_ref", .symbol = "axpy_ref" }, \
     .budget = EW_BUDGET, \
-    .controls = AXPY_CONTROLS, \
+    .controls = { AXPY_CONTROLS_COMMON, __VA_ARGS__ }, \
 }
 
-AXPY_CONTRACT(axpy_f32, "axpy.f32", "axpy_f32", KC_F32, ew_launch_v4);
-AXPY_CONTRACT(axpy_f16, "axpy.f16", "axpy_f16", KC_F16, ew_launch_v8);
-AXPY_CONTRACT(axpy_bf16, "axpy.bf16", "axpy_bf16", KC_BF16, ew_launch_v8);
+AXPY_CONTRACT(axpy_f32, "axpy.f32", "axpy_f32", KC_F32, ew_launch_v4, { 0 });
+AXPY_CONTRACT(axpy_f16, "axpy.f16", "axpy_f16", KC_F16, ew_launch_v8, { 0 });
+AXPY_CONTRACT(axpy_bf16, "axpy.bf16", "axpy_bf16", KC_BF16, ew_launch_v8, EW_CONTROL_TRUNCATING_STORE);
 
-#define RESIDUAL_CONTRACT(id_, name_, sym_, dt_) \
+#define RESIDUAL_CONTRACT(id_, name_, sym_, dt_, ...) \
 KC_CONTRACT(id_) { \
     .name = name_, .module = "elementwise", .symbol = sym_, \
     .dims = { "n" }, \
@@ -130,8 +140,9 @@ KC_CONTRACT(id_) { \
         { "no_grid_stride", 2, "missing grid-stride loop: one vector per thread, a capped grid leaves the rest of a large tensor unwritten (inter.t128, large)" }, \
         { "oob_write", 2, "off-by-one tail bound (i <= n): writes element n, one past the end, into the guard band (every shape)" }, \
         { "writes_input", 2, "the sum is also stored back into the residual input: an IN buffer modified (every shape with n >= 8)" }, \
+        __VA_ARGS__ \
     }, \
 }
 
-RESIDUAL_CONTRACT(residual_add_f16, "residual_add.f16", "residual_add_f16", KC_F16);
-RESIDUAL_CONTRACT(residual_add_bf16, "residual_add.bf16", "residual_add_bf16", KC_BF16);
+RESIDUAL_CONTRACT(residual_add_f16, "residual_add.f16", "residual_add_f16", KC_F16, { 0 });
+RESIDUAL_CONTRACT(residual_add_bf16, "residual_add.bf16", "residual_add_bf16", KC_BF16, EW_CONTROL_TRUNCATING_STORE);

@@ -18,7 +18,19 @@ namespace red {
 constexpr int kMaxThreads = 1024;
 
 __device__ __forceinline__ float to_f32(float v) { return v; }
+#ifdef KC_CONTROL_subnormal_flush
+// plants: a half-to-float conversion with no subnormal path: halves with a zero exponent field
+// (the f16 subnormals, |x| < 2^-14 = 6.1e-5) read as signed zero. Random f16 rows hold about 5e-5
+// subnormals per element, ~7 in a 152064-column row, whose loss (~1e-4 in all) hides under the sum's
+// atol 2e-3; a DENORMAL row's sum, ~sqrt(cols) x 3.5e-5 (0.0125 at 128256 columns), becomes 0.
+__device__ __forceinline__ float to_f32(__half v)
+{
+    const unsigned short b = __half_as_ushort(v);
+    return (b & 0x7c00u) ? __half2float(v) : ((b & 0x8000u) ? -0.0f : 0.0f);
+}
+#else
 __device__ __forceinline__ float to_f32(__half v) { return __half2float(v); }
+#endif
 __device__ __forceinline__ float to_f32(__nv_bfloat16 v) { return __bfloat162float(v); }
 
 // Rounds an f32 value to T's precision and back (identity for f32).

@@ -195,6 +195,17 @@ RED_CONTRACT(reduce_sum_f32, "reduce_sum.f32", "reduce_sum_f32", KC_F32, ref_sum
  * 3/4 positive) sum to >= 65504 within 4096 columns, so an f16 accumulator
  * overflows to inf on every model shape; with UNIFORM/NORMAL the rounding of
  * every partial to 11 bits costs ~1e-2 absolute, far above atol. */
+/* f16 only (bf16 subnormals, < 1.2e-38, sum far below atol whatever is lost).
+ * Random f16 rows hold ~5e-5 subnormals per element (NORMAL and UNIFORM alike):
+ * ~7 in a 152064-column row, each < 6.1e-5 with random signs, so their loss
+ * (~1e-4) stays under atol 2e-3 (it would take ~33 in one row, Poisson tail
+ * ~1e-11); DENORMAL rows sum to ~sqrt(cols) x 3.5e-5 (2.2e-3 at 4096 columns,
+ * 0.0125 at 128256), read as 0: most rows of every model shape fail. */
+#define RED_CONTROL_SUBNORMAL_FLUSH \
+    { "subnormal_flush", 3, "half-to-float conversion without a subnormal path: f16 subnormals (|x| < 6.1e-5) read as 0. " \
+      "Random rows lose a handful of them (~1e-4 of a sum whose atol is 2e-3) and pass every gate; a DENORMAL row's " \
+      "sum (~sqrt(cols) x 3.5e-5, 0.0125 at 128256 columns) becomes 0: only the boundary distribution reaches it (gate 3)" }
+
 RED_CONTRACT(reduce_sum_f16, "reduce_sum.f16", "reduce_sum_f16", KC_F16, ref_sum, red_shapes_wide,
     .device_reference = RED_SUM_DREF,
     .dists = { KC_UNIFORM, KC_NORMAL, KC_LARGE, KC_SPECIALS, KC_ZEROS, KC_CONSTANT, KC_DENORMAL },
@@ -203,6 +214,7 @@ RED_CONTRACT(reduce_sum_f16, "reduce_sum.f16", "reduce_sum_f16", KC_F16, ref_sum
         RED_COMMON_CONTROLS,
         { "half_accum", 3, "accumulation in f16: partial sums overflow to inf (LARGE, every model shape) and lose precision (UNIFORM/NORMAL)" },
         { "int32_index", 3, "row offset in 32-bit arithmetic wraps at 4 GiB: rows 65536.. of large.65600x32768 re-read rows 0.. (large shape only)" },
+        RED_CONTROL_SUBNORMAL_FLUSH,
     });
 
 RED_CONTRACT(reduce_sum_bf16, "reduce_sum.bf16", "reduce_sum_bf16", KC_BF16, ref_sum, red_shapes,

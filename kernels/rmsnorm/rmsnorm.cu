@@ -73,9 +73,31 @@ __device__ __forceinline__ void rmsnorm_row(T* __restrict__ out, const T* __rest
     const size_t base = (size_t)blockIdx.x * (size_t)hidden;
     const T* x = in + base;
     acc_t ss = acc_zero();
+#ifdef KC_CONTROL_vector_tail_overread
+    // BUG: the sum of squares walks hidden rounded up to the 8-element vector width and masks the
+    // lanes past the row by multiplying them by 0 (a branch-free tail) instead of not loading them.
+    // Inside the buffer a masked lane reads the next row: finite, times 0, no effect. Past the last
+    // row's end (hidden % 8 != 0: 1, 31, 33, 1023) it reads the guard band: the old guard byte 0xCB
+    // is a finite value there (f16 -15.6, bf16 and f32 about -2.7e7, squares finite), so 0 x it = 0
+    // and every output was exact; the read canary 0xFF is NaN, 0 x NaN = NaN, and the last token's
+    // outputs become NaN: gate 3 fails on them, the only gate that can see this read.
+    const int hv = (hidden + 7) & ~7;
+    for (int j = threadIdx.x; j < hv; j += blockDim.x) ss = acc_add(ss, ld_f(x + j) * (j < hidden ? 1.f : 0.f));
+#else
     for (int j = threadIdx.x; j < hidden; j += blockDim.x) ss = acc_add(ss, ld_f(x + j));
+#endif
     const float tot = block_sum(acc_get(ss), red);
+#ifdef KC_CONTROL_eps_per_sum
+    // BUG: eps added to the sum of squares before the division by hidden: the effective epsilon is
+    // eps / hidden. Random rows have mean squares >= ~0.3 >> eps, so rinv moves by
+    // eps (1 - 1/hidden) / (2 mean(x^2)) <= 1.5e-5 relative (a lean of ~0.02 f16 ulp, inside the
+    // 1/32 slack), and hidden = 1 is unchanged; f16 DENORMAL rows (mean square ~1.2e-9 << eps) get
+    // rinv = 1/sqrt(1.2e-9 + eps/hidden) ~ 16000 instead of ~316: outputs 25-50x too large, past
+    // atol 1e-5 on about half the elements. Only the boundary distribution reaches it.
+    const float rinv = rsqrtf((tot + eps) / (float)hidden);
+#else
     const float rinv = rsqrtf(tot / (float)hidden + eps);
+#endif
     for (int j = threadIdx.x; j < hidden; j += blockDim.x)
         st_f(out + base + j, ld_f(x + j) * rinv * ld_f(w + j));
 }

@@ -31,7 +31,18 @@ template <typename T>
 __device__ __forceinline__ T silu_mul_one(T g, T u)
 {
     const float gf = to_f32(g);
+#ifdef KC_CONTROL_rounded_twice
+    // plants: the activation is stored in the element type before the multiplication (act = T(silu(g));
+    // out = T(act * u)), so each output is rounded twice. Each rounding is within 2^-11 (f16) or 2^-8
+    // (bf16) relative, so out/ref - 1 <= 2 x 4.88e-4 + 5e-7 (f32 silu) < rtol 1e-3 for f16 and
+    // < 2^-7 < 1.6e-2 for bf16: the tolerance passes; but about 27% of errors exceed half an ulp
+    // (max ~1.4 ulp), where a rounded-once result allows 2/32 + 6 sqrt(2/32/n): only gate 3's error
+    // statistics see it.
+    const float act = to_f32(from_f32<T>(gf / (1.0f + expf(-gf))));
+    return from_f32<T>(act * to_f32(u));
+#else
     return from_f32<T>(gf / (1.0f + expf(-gf)) * to_f32(u));
+#endif
 }
 
 template <typename T>

@@ -202,7 +202,7 @@ install: lib
 	  -e 's|@CUDA_HOME@|$(CUDA_HOME)|g' share/kcontract.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/kcontract.pc
 	sed -e 's|@VERSION@|$(KC_VERSION)|g' share/kcontractConfigVersion.cmake.in \
 	  > $(DESTDIR)$(LIBDIR)/cmake/kcontract/kcontractConfigVersion.cmake
-	install -m 644 share/kcontractConfig.cmake.in $(DESTDIR)$(LIBDIR)/cmake/kcontract/kcontractConfig.cmake
+	sed -e 's|@PREFIX@|$(PREFIX)|g' share/kcontractConfig.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/kcontract/kcontractConfig.cmake
 
 # Host-only benchmark of input generation and float64 references (every contract, staged ones too).
 bench: $(B)/kc_ref_bench $(B)/kc_hostmem_bench

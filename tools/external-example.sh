@@ -84,6 +84,9 @@ cmake --build "$tmp/cmake" -j2 > "$tmp/cmake-build.log" 2>&1 || { cat "$tmp/cmak
 check_list "$tmp/cmake/ex_suite" cmake
 check_run "$tmp/cmake/ex_suite" cmake "PASS ex.scale.f32
 PASS ex.scale.f32:limits" 'ex.scale.f32' 'ex.scale.f32:limits'
+# CTest: without a driver the suite skips its GPU items (exit 3): SKIPPED, not passed.
+(cd "$tmp/cmake" && KC_LIBCUDA=/nonexistent/libcuda.so.1 ctest --output-on-failure > "$tmp/ctest.log" 2>&1) || true
+grep -q 'ex_suite .*Skipped' "$tmp/ctest.log" || { cat "$tmp/ctest.log"; fail "ctest did not report the driverless suite as skipped"; }
 
 echo "external-example: make + pkg-config build (fake images) against $tmp/prefix"
 PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" make -C "$tmp/src" KC_FAKE_IMAGES=1 > "$tmp/make.log" 2>&1 ||

@@ -23,6 +23,7 @@ void kc_cli_usage(FILE *out)
           "       kcontract info                         driver and devices\n"
           "\n"
           "PATTERN is a shell glob over item names, e.g. 'rmsnorm.*' or '*:control.*'.\n"
+          "  --exclude G   leave out the items glob G matches (repeatable; '!G' as a PATTERN is the same)\n"
           "Items: <contract> (gates 1-4), <contract>:limits, <contract>:control.<name>, suites.\n"
           "\n"
           "options:\n"
@@ -323,6 +324,18 @@ int kc_cli_parse(int argc, char **argv, kc_opts *o)
     return check_reports(o);
 }
 
+/* --exclude G: the pattern "!G" (filter.h), owned by o (kc_opts_free). */
+static int exclusion(kc_opts *o, const char *glob)
+{
+    size_t n = strlen(glob);
+    char *p = malloc(n + 2);
+    if (!p) return usage_error("out of memory%s%s", "", "");
+    p[0] = '!';
+    memcpy(p + 1, glob, n + 1);
+    o->patterns[o->npatterns++] = p;
+    return 0;
+}
+
 int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -419,8 +432,17 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
             o->resume_elapsed = atof(v);
             i++;
             continue;
+        } else if (strcmp(a, "--exclude") == 0) {
+            if (!v || !*v) return usage_error("--exclude needs a glob (the items to leave out)%s%s", "", "");
+            if (o->cmd == KC_CMD_INFO) return usage_error("info takes no patterns, got --exclude '%s'%s", v, "");
+            if (exclusion(o, v)) return 2;
         } else if (a[0] == '-' && a[1]) {
             return usage_error("unknown option '%s'%s", a, "");
+        } else if (a[0] == '!') {   /* an exclusion as a pattern: how --exclude reaches static shards */
+            if (o->cmd == KC_CMD_INFO) return usage_error("info takes no patterns, got '%s'%s", a, "");
+            if (!a[1] || exclusion(o, a + 1)) return a[1] ? 2 : usage_error("'!' needs a glob after it%s%s", "", "");
+            o->argv[o->argc++] = argv[i];
+            continue;
         } else {
             if (o->cmd == KC_CMD_INFO) return usage_error("info takes no patterns, got '%s'%s", a, "");
             o->patterns[o->npatterns++] = argv[i];
@@ -449,6 +471,8 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
 void kc_opts_free(kc_opts *o)
 {
     free(o->argv);
+    for (int i = 0; o->patterns && i < o->npatterns; i++)
+        if (o->patterns[i][0] == '!') free(o->patterns[i]);   /* exclusions are copies */
     free(o->patterns);
     free(o->logs);
     o->argv = NULL;

@@ -83,11 +83,14 @@ int kc_main(int argc, char **argv)
             kc_opts_free(&o);
             return 2;
         }
-    /* --records: items point into recs; no patterns = the records only (the
-     * first file drops the registered items, the others add to its records). */
+    /* --records: items point into recs; no selecting pattern (exclusions do
+     * not select) = the records only (the first file drops the registered
+     * items, the others add to its records). */
+    int selecting = 0;
+    for (int p = 0; p < o.npatterns; p++) selecting |= o.patterns[p][0] != '!';
     kc_launch_records *recs[KC_MAX_RECORD_FILES] = { 0 };
     for (int r = 0; r < o.nrecords; r++)
-        if ((rc = kc_launch_records_apply(o.records[r], r == 0 && o.npatterns == 0 && !o.worker, &items, &n, &recs[r]))) {
+        if ((rc = kc_launch_records_apply(o.records[r], r == 0 && !selecting && !o.worker, &items, &n, &recs[r]))) {
             for (int q = 0; q < r; q++) kc_launch_records_free(recs[q]);
             free(items);
             kc_opts_free(&o);
@@ -96,8 +99,9 @@ int kc_main(int argc, char **argv)
     int bad = n > 0 ? kc_filter_first_unmatched(items[0].name, sizeof items[0], n, o.patterns, o.npatterns)
                     : (o.npatterns ? 0 : -1);
     if (bad >= 0) {
-        fprintf(stderr, "kcontract: pattern '%s' matches no item (kcontract list shows the %d items)\n",
-                o.patterns[bad], n);
+        const char *p = o.patterns[bad];
+        fprintf(stderr, "kcontract: %s '%s' matches no item (kcontract list shows the %d items)\n",
+                p[0] == '!' ? "--exclude" : "pattern", p + (p[0] == '!'), n);
         free(items);
         kc_opts_free(&o);
         return 2;

@@ -49,7 +49,7 @@ now() { date +%s.%N; }
 # Arithmetic in awk, not bc: the GPU machine's image has no bc (2026-11-30).
 calc() { awk "BEGIN { printf \"%.6f\", $1 }"; }
 sum_lines() { awk '{ s += $1 } END { printf "%.6f", s }'; }
-counts() { sed -n 's/^TALLY v=2 \(.*\) items=.*/\1/p' "$1"; }
+counts() { sed -n 's/^TALLY v=[0-9]* \(.*\) items=.*/\1/p' "$1"; }
 # Summed item seconds of item lines ("[wK] STATE name ...  (12.34 s)"), any prefix.
 work_of() { cat "$@" | sed -n '/^\(\[[^]]*\] \)\{0,1\}\(SUMMARY\|kcontract\)/d; s/^\(\[[^]]*\] \)\{0,1\}[A-Z]\{3,7\}  *[^ ]\{1,\}  .*  (\([0-9.]*\) s)\(  rerun: .*\)\{0,1\}$/\2/p' | sum_lines; }
 # A benchmark measures a host it has to itself: warn when another process of $BIN's name

@@ -26,7 +26,7 @@ now() { date +%s.%N; }
 calc() { awk "BEGIN { printf \"%.6f\", $1 }"; }
 sum_lines() { awk '{ s += $1 } END { printf "%.6f", s }'; }
 # The counts of a TALLY line: every key up to items= (state counts, problems, stale).
-counts() { sed -n 's/^TALLY v=2 \(.*\) items=.*/\1/p' "$1"; }
+counts() { sed -n 's/^TALLY v=[0-9]* \(.*\) items=.*/\1/p' "$1"; }
 summary() { sed -n 's/^SUMMARY \(.*\)  ([0-9.]* s)$/\1/p' "$1"; }
 
 echo "host_schedule: $BIN, items '$PATTERN' x scale $SCALE, logs in $LOG"

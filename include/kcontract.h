@@ -355,8 +355,13 @@ typedef struct kc_device_ref {
     kc_tol agree;           /* --reference both: |device - host| <= atol + rtol |host|; reason NULL: bitwise */
 } kc_device_ref;
 
+/* The sanitizer gate (docs/sanitizer-gate.md): a control planted for it
+ * (kc_control.gate) passes gates 1-4 and is caught by compute-sanitizer. */
+#define KC_GATE_SANITIZE 5
+
 /* A planted-bug variant: the module compiled with -DKC_CONTROL_<name>.
- * gate (1-4) is the gate that should catch it; bug says which real bug class. */
+ * gate (1-4, or KC_GATE_SANITIZE) is the gate that should catch it; bug says
+ * which real bug class. */
 typedef struct kc_control {
     const char *name;
     int gate;
@@ -415,6 +420,10 @@ typedef struct kc_contract {
     kc_control controls[KC_MAX_CONTROLS];
     kc_known known[KC_MAX_KNOWN];
     double timeout_s;                       /* 0: the harness default */
+    /* NULL: the contract has a <name>:sanitize item (compute-sanitizer's
+     * four tools on its edge shapes and smallest model shape); else why it
+     * has none (the registry refuses an empty reason). */
+    const char *no_sanitize;
     /* The contract's own data for its callbacks: the reference gets it as
      * kc_ref.user, a generator as kc_gen.user (one contract source may
      * register several contracts over one set of functions). */

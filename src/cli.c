@@ -24,7 +24,8 @@ void kc_cli_usage(FILE *out)
           "\n"
           "PATTERN is a shell glob over item names, e.g. 'rmsnorm.*' or '*:control.*'.\n"
           "  --exclude G   leave out the items glob G matches (repeatable; '!G' as a PATTERN is the same)\n"
-          "Items: <contract> (gates 1-4), <contract>:limits, <contract>:control.<name>, suites.\n"
+          "Items: <contract> (gates 1-4), <contract>:limits, <contract>:control.<name>,\n"
+          "<contract>:sanitize (compute-sanitizer: docs/sanitizer-gate.md), suites.\n"
           "\n"
           "options:\n"
           "  --seed S      run seed (default 1); every input derives from it and the item's name\n"
@@ -186,6 +187,9 @@ static int check_parallel(const kc_opts *o)
                            o->fail_fast ? "--fail-fast" : o->timeout_s > 0 ? "--timeout" : "--restarts", "");
     if (o->costs_given && o->jobs && o->schedule_static)
         return usage_error("--costs does not apply to --schedule static (its shards are item i %% N)%s%s", "", "");
+    if (o->sanitize_target && (o->cmd != KC_CMD_RUN || o->jobs || o->sharded || o->worker || o->npatterns != 1))
+        return usage_error("--sanitize-target: internal option of a :sanitize item (run, one item name, no --jobs, "
+                           "--shard or --worker)%s%s", "", "");
     if (o->worker && (!o->parent || o->jobs || o->sharded))
         return usage_error("--worker: internal option of a --jobs parent (needs --parent, no --jobs or --shard)%s%s", "", "");
     if (o->sharded && o->cmd == KC_CMD_INFO) return usage_error("--shard applies to run and list only%s%s", "", "");
@@ -399,6 +403,10 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
         } else if (strcmp(a, "--schedule") == 0 || strcmp(a, "--costs") == 0 || strcmp(a, "--timeout") == 0 ||
                    strcmp(a, "--restarts") == 0) {
             if (parse_queue(a, v, o)) return 2;
+        } else if (strcmp(a, "--sanitize-target") == 0) {
+            o->sanitize_target = 1;
+            o->argv[o->argc++] = argv[i];
+            continue;
         } else if (strcmp(a, "--fail-fast") == 0 || strcmp(a, "--worker") == 0) {
             if (a[2] == 'f') o->fail_fast = 1;
             else o->worker = 1;

@@ -288,6 +288,9 @@ int kc_costs_save_run(const char *path, const kc_records *rs, FILE *out)
 double kc_cost_estimate(const kc_item *it)
 {
     double bytes = 0;
+    if (it->kind == KC_KIND_SANITIZE) return KC_COST_EST_BASE_S + KC_COST_EST_SANITIZE_S;
+    if (it->kind == KC_KIND_CONTROL && it->control && it->control->gate == KC_GATE_SANITIZE)
+        bytes += KC_COST_EST_SANITIZE_S * KC_COST_EST_BYTES_PER_S;
     if (it->contract && it->kind != KC_KIND_LIMIT)   /* a limits item runs no case */
         for (const kc_shape *s = it->contract->shapes; s && s->name; s++) {
             size_t h = 0, g = 0;
@@ -408,6 +411,17 @@ void kc_item_memory(const kc_item *it, int with_gpu, kc_ref_mode mode, size_t *h
 {
     *host = *gpu = 0;
     if (!with_gpu || !it->contract || it->kind == KC_KIND_LIMIT) return;   /* a limits item runs no case */
+    if (it->kind == KC_KIND_SANITIZE) {     /* its target's cases, in a process of their own; counted as this one's */
+        const kc_shape *sh[64];
+        int n = kc_sanitize_shapes(it->contract, sh, 64);
+        for (int i = 0; i < n; i++) {
+            size_t h = 0, g = 0;
+            kc_case_memory(it->contract, sh[i], KC_REF_DEVICE, &h, &g);
+            if (h > *host) *host = h;
+            if (g > *gpu) *gpu = g;
+        }
+        return;
+    }
     for (const kc_shape *s = it->contract->shapes; s && s->name; s++) {
         size_t h = 0, g = 0;
         kc_case_memory(it->contract, s, mode, &h, &g);

@@ -31,6 +31,10 @@
 #define KC_TIMEOUT_NO_COST_S 600.0     /* the limit of an item with no recorded cost */
 #define KC_COST_EST_BASE_S 0.5         /* estimate: this, plus ... */
 #define KC_COST_EST_BYTES_PER_S 2e9    /* ... the bytes of all its cases at this rate */
+/* A :sanitize item, or a control planted for the sanitizer, adds this: four
+ * compute-sanitizer runs of a few small launches, each mostly the tool's
+ * start-up and instrumentation (2-10 s each). */
+#define KC_COST_EST_SANITIZE_S 20.0
 
 typedef struct kc_cost {
     char name[192];

@@ -44,7 +44,8 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static const char *gate_name[] = { "internal", "launch and fit", "bounds and writes", "accuracy", "determinism" };
+static const char *gate_name[] = { "internal", "launch and fit", "bounds and writes", "accuracy", "determinism",
+                                   "sanitizer" };
 
 /* ---- descriptions ------------------------------------------------------- */
 
@@ -128,6 +129,8 @@ typedef struct kc_case {
     char why[1536];                 /* the failure, when a gate fails */
     size_t body;                    /* offset of the text after "gate N (name): " */
     int sticky;                     /* the failure left the context unusable */
+    int exact;                      /* the sanitizer's target: buffers of their exact size, no guard bands,
+                                     * outputs not poisoned, no shared-memory poison (kc_run_exact_launches) */
 } kc_case;
 
 /* Records a failure of `gate` (1-4) in k->why and returns the gate; gate
@@ -169,7 +172,11 @@ static void free_dev(kc_gpu *gpu, CUdeviceptr *p)
 
 static void free_set(kc_gpu *gpu, kc_case *k, int set)
 {
-    for (int a = 0; a < k->nargs; a++) free_dev(gpu, &k->dev[set][a]);
+    for (int a = 0; a < k->nargs; a++) {
+        if (k->exact && k->dev[set][a] && !gpu->lost) gpu->cu.MemFree(k->dev[set][a]);   /* never the reuse pool's */
+        if (k->exact) k->dev[set][a] = 0;
+        free_dev(gpu, &k->dev[set][a]);
+    }
 }
 
 static void case_free(kc_gpu *gpu, kc_case *k)
@@ -230,6 +237,15 @@ static CUresult set_upload(kc_gpu *gpu, kc_case *k, int set, uint8_t poison)
     for (int a = 0; a < k->nargs && r == CUDA_SUCCESS; a++) {
         const kc_arg *ar = &k->c->args[a];
         if (ar->kind != KC_ARG_BUFFER) continue;
+        if (k->exact) {     /* one cuMemAlloc of exactly its bytes: a byte past it is outside any allocation */
+            if (!k->bytes[a]) continue;
+            if ((r = gpu->cu.MemAlloc(&k->dev[set][a], k->bytes[a])) != CUDA_SUCCESS) {
+                k->dev[set][a] = 0;
+                break;
+            }
+            if (ar->role != KC_OUT) r = gpu->cu.MemcpyDtoD(k->dev[set][a], k->in[a], k->bytes[a]);
+            continue;
+        }
         size_t g = KC_GUARD_BYTES, b = k->bytes[a];
         if ((r = kc_devmem_alloc(gpu, &k->dev[set][a], b + 2 * g)) != CUDA_SUCCESS) {
             k->dev[set][a] = 0;
@@ -258,7 +274,7 @@ static void make_params(kc_case *k, int set, kc_params *p)
     for (int a = 0; a < k->nargs; a++) {
         const kc_arg *ar = &k->c->args[a];
         if (ar->kind == KC_ARG_BUFFER) {
-            p->ptr[a] = k->dev[set][a] + KC_GUARD_BYTES;
+            p->ptr[a] = k->dev[set][a] + (k->exact || !k->dev[set][a] ? 0 : KC_GUARD_BYTES);
             p->params[a] = &p->ptr[a];
             continue;
         }
@@ -281,7 +297,7 @@ static int host_launch(kc_gpu *gpu, kc_case *k, int set, int gate)
 {
     kc_params p;
     make_params(k, set, &p);
-    kc_dev_poison_smem(gpu);
+    if (!k->exact) kc_dev_poison_smem(gpu);
     CUresult r = (CUresult)k->entry(p.params, k->s, &gpu->dev);
     int returned = r != CUDA_SUCCESS;
     if (r == CUDA_SUCCESS) r = gpu->cu.CtxSynchronize();
@@ -323,7 +339,7 @@ static int launch(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate)
     }
     kc_params p;
     make_params(k, set, &p);
-    kc_dev_poison_smem(gpu);
+    if (!k->exact) kc_dev_poison_smem(gpu);
     CUresult r = gpu->cu.LaunchKernel(f, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
                                       l.smem, NULL, p.params, NULL);
     if (r == CUDA_SUCCESS) r = gpu->cu.CtxSynchronize();
@@ -998,4 +1014,69 @@ void kc_run_gpu_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode 
     else run_gates(gpu, it, seed, mode, res);
     kc_hostmem_release();   /* kept buffers serve one item's cases only (the memory plan is per item) */
     kc_devmem_release(gpu);
+}
+
+/* ---- the sanitizer's target (sanitize.h) ---------------------------------- */
+
+int kc_sanitize_shapes(const kc_contract *c, const kc_shape **out, int cap)
+{
+    int n = 0;
+    const kc_shape *model = NULL;
+    size_t model_bytes = SIZE_MAX;
+    for (const kc_shape *s = c->shapes; s->name; s++) {
+        if (s->cls == KC_SHAPE_EDGE && n < cap) out[n++] = s;
+        if (s->cls != KC_SHAPE_MODEL) continue;
+        size_t h, g;
+        kc_case_memory(c, s, KC_REF_DEVICE, &h, &g);
+        if (g < model_bytes) {
+            model_bytes = g;
+            model = s;
+        }
+    }
+    if (model && n < cap) out[n++] = model;
+    return n;
+}
+
+int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control, uint64_t seed, char *msg, size_t cap)
+{
+    CUmodule mod = NULL;
+    CUfunction fn = NULL;
+    kc_host_entry entry;
+    kc_time_split time = { 0 };
+    char why[1024];
+    if (load_function(gpu, c, control, &mod, &fn, &entry, why, sizeof why)) {
+        snprintf(msg, cap, "%s", why);
+        return 1;
+    }
+    const kc_shape *shapes[64];
+    kc_dist dists[KC_MAX_DISTS + 2];
+    ndists(c, dists);
+    int ns = kc_sanitize_shapes(c, shapes, 64), rc = 0, launched = 0;
+    for (int i = 0; i < ns && !rc; i++) {
+        kc_case k = { .c = c, .s = shapes[i], .dist = dists[0], .mode = KC_REF_DEVICE, .time = &time, .entry = entry,
+                      .exact = 1 };
+        k.seed = kc_case_seed(seed, c->name, shapes[i]->name, dists[0]);
+        int g = case_prepare(gpu, &k);
+        CUresult r = g ? CUDA_SUCCESS : set_upload(gpu, &k, 0, 0);
+        if (!g && r != CUDA_SUCCESS)
+            g = failf(&k, KC_INTERNAL, "allocating or filling device buffers failed: %s", kc_cuda_error_name(&gpu->cu, r));
+        if (!g) g = launch(gpu, fn, &k, 0, 1);
+        if (g) {
+            snprintf(msg, cap, "%s", k.why);
+            rc = 1;
+        } else {
+            launched++;
+        }
+        case_free(gpu, &k);
+    }
+    if (!rc) {
+        int n = snprintf(msg, cap, "%d launch%s of %s%s%s (dist %s):", launched, launched == 1 ? "" : "es", c->name,
+                         control ? "@" : "", control ? control : "", kc_dist_name(dists[0]));
+        for (int i = 0; i < ns && n > 0 && (size_t)n < cap; i++)
+            n += snprintf(msg + n, cap - (size_t)n, " %s", shapes[i]->name);
+    }
+    if (mod && !gpu->lost) gpu->cu.ModuleUnload(mod);
+    kc_hostmem_release();
+    kc_devmem_release(gpu);
+    return rc;
 }

@@ -35,4 +35,17 @@ void kc_case_memory(const kc_contract *c, const kc_shape *s, kc_ref_mode mode, s
  * device reference, or --reference host or both), and its device reference. */
 int kc_uses_host_reference(const kc_contract *c, kc_ref_mode mode);
 int kc_uses_device_reference(const kc_contract *c, kc_ref_mode mode);
+
+/* The shapes the sanitizer gate runs (sanitize.h): every edge shape, then the
+ * model shape with the smallest device footprint; at most cap into out.
+ * Returns how many. */
+int kc_sanitize_shapes(const kc_contract *c, const kc_shape **out, int cap);
+/* The sanitizer's target: for each kc_sanitize_shapes shape, its first
+ * distribution's inputs, every buffer in a cuMemAlloc of exactly its size
+ * (no guard bands; outputs left as allocated, so a read of an output element
+ * before any write reads memory no one wrote), one launch of the contract's
+ * kernel (control: its build), synchronized; no checks. 0 with a summary in
+ * msg ("3 launches of X (dist uniform): edge.1 edge.33 model.4096"); 1 with
+ * the first failure (a gate 1 line, or an internal error) in msg. */
+int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control, uint64_t seed, char *msg, size_t cap);
 #endif

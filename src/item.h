@@ -1,15 +1,18 @@
 /* item.h — the unit of work: one kernel's gates, one control, one kernel's
- * limit checks, or one suite. Item names: "<contract>" for gates 1-4,
- * "<contract>:limits", "<contract>:control.<name>", and a suite's own name;
+ * limit checks, one kernel's sanitizer runs, or one suite. Item names:
+ * "<contract>" for gates 1-4, "<contract>:limits", "<contract>:control.<name>",
+ * "<contract>:sanitize" (sanitize.h), and a suite's own name;
  * with --records, "<contract>@<label>" for each launch record (kind kernel). */
 #ifndef KC_ITEM_H
 #define KC_ITEM_H
 #include "kcontract.h"
 
-typedef enum kc_kind { KC_KIND_KERNEL = 0, KC_KIND_CONTROL, KC_KIND_LIMIT, KC_KIND_SUITE, KC_KIND_COUNT } kc_kind;
+typedef enum kc_kind {
+    KC_KIND_KERNEL = 0, KC_KIND_CONTROL, KC_KIND_LIMIT, KC_KIND_SUITE, KC_KIND_SANITIZE, KC_KIND_COUNT
+} kc_kind;
 
 /* Item states. PASS/FAIL/KNOWN for kernels, RED/MISSED for controls, PASS/LIMIT
- * for limit checks, PASS/FAIL for suites; SKIP, CRASH, TIMEOUT, NOTRUN for any.
+ * for limit checks, PASS/FAIL for suites and sanitizer items; SKIP, CRASH, TIMEOUT, NOTRUN for any.
  * LEAK: a kernel, limit check or suite that would have passed (PASS, KNOWN)
  * but left something behind: processes still running after it, or an error
  * pending in its CUDA context (item_run.h); a control keeps RED or MISSED. */
@@ -48,7 +51,7 @@ typedef enum kc_ref_mode { KC_REF_DEVICE = 0, KC_REF_HOST, KC_REF_BOTH } kc_ref_
 /* "device", "host", "both": the --reference value. */
 const char *kc_ref_mode_name(kc_ref_mode m);
 
-const char *kc_kind_name(kc_kind k);     /* "kernel", "control", "limit", "suite" */
+const char *kc_kind_name(kc_kind k);     /* "kernel", "control", "limit", "suite", "sanitize" */
 const char *kc_state_name(kc_state s);   /* "PASS", "FAIL", ... */
 /* Nonzero for the states that fail a run: FAIL, MISSED, LIMIT, LEAK, CRASH,
  * TIMEOUT (what the progress line counts and the cost table orders first next

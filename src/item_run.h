@@ -44,6 +44,9 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
  * shell reads back word for word: a word with characters other than
  * [A-Za-z0-9@%+=:,./_-] is single-quoted. */
 void kc_rerun_command(const kc_opts *o, const char *name, int device, char *buf, size_t cap);
+/* words[0..n) as one line a POSIX shell reads back word for word (quoted as
+ * kc_rerun_command quotes); cut at cap. */
+void kc_shell_join(const char *const *words, int n, char *buf, size_t cap);
 /* The item left `what` behind ("1 process running after it: ..."): a PASS or
  * KNOWN outcome becomes LEAK (it would otherwise read green), naming what and
  * keeping its own message after it; any other state keeps its verdict and

@@ -20,6 +20,7 @@
 #include "registry.h"
 #include "report.h"
 #include "runner.h"
+#include "sanitize.h"
 #include "gpu.h"
 #include "worker.h"
 
@@ -60,7 +61,7 @@ int kc_main(int argc, char **argv)
     /* From here the run may end anywhere (a refusal, a crash, SIGKILL): until it
      * writes its reports, they say so (report.h). A re-exec'd serial run
      * (--resume-tally) continues one that already did this. */
-    if (o.cmd == KC_CMD_RUN && !o.worker && !o.parent && !o.resume_tally &&
+    if (o.cmd == KC_CMD_RUN && !o.worker && !o.parent && !o.resume_tally && !o.sanitize_target &&
         kc_reports_begin(o.json, o.junit, o.timeline)) {
         kc_opts_free(&o);
         return 4;
@@ -108,6 +109,7 @@ int kc_main(int argc, char **argv)
     }
     rc = o.cmd == KC_CMD_LIST ? kc_list(&o, items, n)
        : o.cmd == KC_CMD_MERGE ? kc_merge_logs(&o, items, n)
+       : o.sanitize_target    ? kc_sanitize_target(&o, items, n)
        : o.worker             ? kc_worker_run(&o, items, n)
        : o.jobs               ? (o.schedule_static ? kc_jobs_run(&o, items, n) : kc_queue_run(&o, items, n))
                               : kc_run(&o, items, n);

@@ -1,6 +1,8 @@
 /* registry.c — owns the registrations of contracts and suites (made by
  * KC_CONTRACT and KC_SUITE when their objects load), checks each one, and
- * expands them into the sorted list of items. */
+ * expands them into the sorted list of items: per contract <name>,
+ * <name>:limits (module kernels), <name>:control.<c> and <name>:sanitize
+ * (unless no_sanitize gives a reason). */
 #include "registry.h"
 #include "errmsg.h"
 
@@ -164,8 +166,12 @@ static void check_controls(problems *p, const char *n, const kc_contract *c, int
 {
     for (int k = 0; k < KC_MAX_CONTROLS && c->controls[k].name; k++) {
         const kc_control *ct = &c->controls[k];
-        if (ct->gate < 1 || ct->gate > 4)
-            problem(p, "contract %s: control %s names gate %d (expected 1-4)", n, ct->name, ct->gate);
+        if (ct->gate < 1 || ct->gate > KC_GATE_SANITIZE)
+            problem(p, "contract %s: control %s names gate %d (expected 1-4, or %d: the sanitizer)", n, ct->name, ct->gate,
+                    KC_GATE_SANITIZE);
+        if (ct->gate == KC_GATE_SANITIZE && c->no_sanitize)
+            problem(p, "contract %s: control %s is planted for the sanitizer, but the contract opts out of it "
+                    "(no_sanitize: %s)", n, ct->name, c->no_sanitize);
         if (!ct->bug) problem(p, "contract %s: control %s does not say which bug it plants", n, ct->name);
         if (!lib && c->module && kc_fatbin_count() > 0 && !kc_fatbin_find(c->module, ct->name))
             problem(p, "contract %s: control %s has no fatbin: is KC_CONTROL_%s used in %s.cu?", n, ct->name, ct->name,
@@ -211,6 +217,8 @@ int kc_contract_check(const kc_contract *c, char *err, size_t cap)
         if (c->known[k].gate < 1 || c->known[k].gate > 4)
             problem(&p, "contract %s: known finding names gate %d (expected 1-4)", n, c->known[k].gate);
     if (c->nondeterministic && !*c->nondeterministic) problem(&p, "contract %s: nondeterministic needs a reason", n);
+    if (c->no_sanitize && !*c->no_sanitize)
+        problem(&p, "contract %s: no_sanitize needs a reason (why compute-sanitizer may not run its kernel)", n);
     return -p.n;
 }
 
@@ -273,6 +281,11 @@ int kc_registry_items(kc_item **items, char *err, size_t errcap)
             snprintf(it.name, sizeof it.name, "%s:control.%s", c->name, c->controls[k].name);
             if (push(&v, &n, &cap, it)) goto oom;
         }
+        /* The sanitizer gate (sanitize.h), unless the contract says why not. */
+        it.kind = KC_KIND_SANITIZE;
+        it.control = NULL;
+        snprintf(it.name, sizeof it.name, "%s:sanitize", c->name);
+        if (!c->no_sanitize && push(&v, &n, &cap, it)) goto oom;
     }
     for (size_t i = 0; i < ns; i++) {
         const kc_suite *s = ss[i];

@@ -2,7 +2,7 @@
  * the exit status the counts explain, the SUMMARY line, and the names of item
  * kinds and states.
  *
- * TALLY v=2 then, in this fixed order:
+ * TALLY v=3 then, in this fixed order:
  *   kernel.pass kernel.fail kernel.known kernel.leak kernel.skip kernel.crash
  *   kernel.timeout kernel.notrun
  *   control.red control.missed control.skip control.crash control.timeout
@@ -11,8 +11,11 @@
  *   limit.notrun limit.problems
  *   suite.pass suite.fail suite.leak suite.skip suite.crash suite.timeout
  *   suite.notrun
+ *   sanitize.pass sanitize.fail sanitize.leak sanitize.skip sanitize.crash
+ *   sanitize.timeout sanitize.notrun
  *   stale items seed device cc sms digest shard filter binary
- * (v=2 added the three .leak keys, issue 13; v=1 lines are refused.)
+ * (v=2 added the three .leak keys, issue 13; v=3 the sanitize.* keys of the
+ * :sanitize items, issue 12; lines of other versions are refused.)
  * Counts, stale, items, seed and sms are canonical decimals (digits only, no
  * sign, no leading zeros); device is percent-encoded (bytes <= ' ', >= 0x7f,
  * '%' and '=' as %XX); cc is "major.minor"; shard is "K/N" with K < N;
@@ -36,7 +39,7 @@ int kc_state_failed(kc_state s) {
 }
 
 const char *kc_kind_name(kc_kind k) {
-    static const char *const names[KC_KIND_COUNT] = { "kernel", "control", "limit", "suite" };
+    static const char *const names[KC_KIND_COUNT] = { "kernel", "control", "limit", "suite", "sanitize" };
     return (k >= 0 && k < KC_KIND_COUNT) ? names[k] : "?";
 }
 
@@ -83,6 +86,10 @@ static const key KEYS[] = {
     CNT("suite.leak", KC_KIND_SUITE, KC_LEAK),
     CNT("suite.skip", KC_KIND_SUITE, KC_SKIP), CNT("suite.crash", KC_KIND_SUITE, KC_CRASH),
     CNT("suite.timeout", KC_KIND_SUITE, KC_TIMEOUT), CNT("suite.notrun", KC_KIND_SUITE, KC_NOTRUN),
+    CNT("sanitize.pass", KC_KIND_SANITIZE, KC_PASS), CNT("sanitize.fail", KC_KIND_SANITIZE, KC_FAIL),
+    CNT("sanitize.leak", KC_KIND_SANITIZE, KC_LEAK),
+    CNT("sanitize.skip", KC_KIND_SANITIZE, KC_SKIP), CNT("sanitize.crash", KC_KIND_SANITIZE, KC_CRASH),
+    CNT("sanitize.timeout", KC_KIND_SANITIZE, KC_TIMEOUT), CNT("sanitize.notrun", KC_KIND_SANITIZE, KC_NOTRUN),
     FLD("stale", K_LONG, stale), FLD("items", K_LONG, items), FLD("seed", K_U64, seed),
     FLD("device", K_DEVICE, device), FLD("cc", K_CC, cc_major), FLD("sms", K_INT, sm_count),
     FLD("digest", K_HEX, digest), FLD("shard", K_SHARD, shard_k),
@@ -441,6 +448,11 @@ int kc_summary_format(const kc_tally *t, char *buf, size_t cap) {
         t->n[KC_KIND_CONTROL][KC_RED], t->n[KC_KIND_CONTROL][KC_MISSED]);
     put(&o, "; %ld %s: %ld %s", limits, pl(limits, "limit check", "limit checks"),
         t->limit_problems, pl(t->limit_problems, "limit problem", "limit problems"));
+    long sans = kind_total(t, KC_KIND_SANITIZE);
+    if (sans)
+        put(&o, "; %ld %s: %ld clean, %ld %s", sans, pl(sans, "sanitizer check", "sanitizer checks"),
+            t->n[KC_KIND_SANITIZE][KC_PASS], t->n[KC_KIND_SANITIZE][KC_FAIL],
+            pl(t->n[KC_KIND_SANITIZE][KC_FAIL], "with an error", "with errors"));
     put(&o, "; %ld %s", spass, pl(spass, "suite passes", "suites pass"));
     if (sfail) put(&o, ", %ld %s failed", sfail, pl(sfail, "suite", "suites"));
     long skip = state_total(t, KC_SKIP), crash = state_total(t, KC_CRASH);

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include "item.h"
 
-#define KC_TALLY_VERSION 2   /* 2: the .leak keys (issue 13) */
+#define KC_TALLY_VERSION 3   /* 2: the .leak keys (issue 13); 3: the sanitize.* keys (issue 12) */
 
 typedef struct kc_tally {
     long n[KC_KIND_COUNT][KC_STATE_COUNT];   /* items per kind and state */

@@ -110,6 +110,11 @@ static int lint(kc_suite_ctx *ctx, const kc_contract *c)
     int controls = 0;
     while (controls < KC_MAX_CONTROLS && c->controls[controls].name) controls++;
     if (controls < 2) return kc_suite_fail(ctx, "contract %s has %d control(s); each needs at least 2", c->name, controls);
+    /* The sanitizer gate (docs/sanitizer-gate.md): opting out takes a reason a
+     * reader can judge, not a word. */
+    if (c->no_sanitize && strlen(c->no_sanitize) < 16)
+        return kc_suite_fail(ctx, "contract %s: no_sanitize \"%s\" does not say why compute-sanitizer may not run its "
+                             "kernel (at least a sentence)", c->name, c->no_sanitize);
     if (c->tol.reason && (c->tol.rtol >= 0.5 || c->tol.atol >= 1.0))
         return kc_suite_fail(ctx, "contract %s: tolerance rtol %g atol %g is too loose to catch anything", c->name,
                              c->tol.rtol, c->tol.atol);

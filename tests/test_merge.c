@@ -281,11 +281,12 @@ Test(merge, exit_status_not_explained_refused)
 Test(merge, malformed_tally_refused_with_reason_never_zero)
 {
     static const struct { const char *line, *why; } bad[] = {
-        { "TALLY v=2 kernel.pass=zero", "malformed TALLY: bad number 'zero' for kernel.pass" },
-        { "TALLY v=3 kernel.pass=0", "malformed TALLY: version 3 not supported" },
+        { "TALLY v=3 kernel.pass=zero", "malformed TALLY: bad number 'zero' for kernel.pass" },
+        { "TALLY v=4 kernel.pass=0", "malformed TALLY: version 4 not supported" },
+        { "TALLY v=2 kernel.pass=0", "malformed TALLY: version 2 not supported" },
         { "TALLY v=1 kernel.pass=0", "malformed TALLY: version 1 not supported" },
         { "TALLY", "malformed TALLY: not a TALLY line" },
-        { "TALLY v=2", "malformed TALLY: missing key kernel.pass" },
+        { "TALLY v=3", "malformed TALLY: missing key kernel.pass" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         kc_shard_out outs[2];
@@ -304,7 +305,7 @@ Test(merge, cut_tally_line_refused)
 {
     kc_shard_out outs[1];
     kc_shard_out_init(&outs[0], 0);
-    kc_shard_out_line(&outs[0], "TALLY v=2 kernel.pass=1", 1);
+    kc_shard_out_line(&outs[0], "TALLY v=3 kernel.pass=1", 1);
     kc_shard_out_ended(&outs[0], W_EXITCODE(0, 0));
     kc_tally merged;
     cr_expect_gt(merge(outs, 1, 1, &merged), 0);

@@ -120,7 +120,7 @@ Test(merge_logs, bad_logs_are_refused_naming_the_log, .timeout = 60)
     p = merge(NULL, (const char *[]){ log[0], log[1], copy }, 3);
     expect_refused(&p, "no TALLY followed by a SUMMARY");
     /* A malformed TALLY is refused with the parser's reason. */
-    save(copy, "PASS   fixture.pass.00  ok  (0.01 s)\nTALLY v=2 suite.pass=four\nSUMMARY x  (0.0 s)\n");
+    save(copy, "PASS   fixture.pass.00  ok  (0.01 s)\nTALLY v=3 suite.pass=four\nSUMMARY x  (0.0 s)\n");
     p = merge(NULL, (const char *[]){ log[0], log[1], copy }, 3);
     expect_refused(&p, "malformed TALLY: bad number 'four'");
     /* A --jobs run's output is no shard's: its item lines are prefixed. */

@@ -26,6 +26,7 @@ Test(registry, items_sorted_unique_and_complete)
         int k = 0;
         while (k < KC_MAX_CONTROLS && cs[i]->controls[k].name) k++;
         expect += (cs[i]->library ? 1 : 2) + k;   /* a library kernel has no :limits item */
+        expect += cs[i]->no_sanitize ? 0 : 1;     /* <name>:sanitize unless it says why not */
     }
     const kc_suite *const *ss;
     expect += (int)kc_registry_suites(&ss);

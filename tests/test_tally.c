@@ -21,7 +21,9 @@ static const struct { kc_kind k; kc_state s; } PAIRS[] = {
     { KC_KIND_LIMIT, KC_SKIP }, { KC_KIND_LIMIT, KC_CRASH }, { KC_KIND_LIMIT, KC_TIMEOUT },
     { KC_KIND_LIMIT, KC_NOTRUN }, { KC_KIND_SUITE, KC_PASS }, { KC_KIND_SUITE, KC_FAIL },
     { KC_KIND_SUITE, KC_SKIP }, { KC_KIND_SUITE, KC_CRASH }, { KC_KIND_SUITE, KC_TIMEOUT },
-    { KC_KIND_SUITE, KC_NOTRUN },
+    { KC_KIND_SUITE, KC_NOTRUN }, { KC_KIND_SANITIZE, KC_PASS }, { KC_KIND_SANITIZE, KC_FAIL },
+    { KC_KIND_SANITIZE, KC_LEAK }, { KC_KIND_SANITIZE, KC_SKIP }, { KC_KIND_SANITIZE, KC_CRASH },
+    { KC_KIND_SANITIZE, KC_TIMEOUT }, { KC_KIND_SANITIZE, KC_NOTRUN },
 };
 #define NPAIRS (sizeof PAIRS / sizeof PAIRS[0])
 
@@ -63,7 +65,7 @@ static void good_line(char *buf, size_t cap) {
 
 /* Replaces the first occurrence of `from` in line with `to`. */
 static void subst(char *line, const char *from, const char *to) {
-    char tmp[2048];
+    char tmp[4096];
     char *p = strstr(line, from);
     cr_assert_not_null(p, "'%s' not in the line", from);
     snprintf(tmp, sizeof tmp, "%.*s%s%s", (int)(p - line), line, to, p + strlen(from));
@@ -80,14 +82,16 @@ static void refused(const char *line, const char *frag1, const char *frag2) {
 }
 
 Test(tally, format_exact_text) {
-    char line[2048];
+    char line[4096];
     good_line(line, sizeof line);
     cr_assert_str_eq(line,
-        "TALLY v=2 kernel.pass=41 kernel.fail=0 kernel.known=1 kernel.leak=0 kernel.skip=0 kernel.crash=0 "
+        "TALLY v=3 kernel.pass=41 kernel.fail=0 kernel.known=1 kernel.leak=0 kernel.skip=0 kernel.crash=0 "
         "kernel.timeout=0 kernel.notrun=0 control.red=0 control.missed=0 control.skip=0 "
         "control.crash=0 control.timeout=0 control.notrun=0 limit.pass=0 limit.fail=0 limit.leak=0 "
         "limit.skip=0 limit.crash=0 limit.timeout=0 limit.notrun=0 limit.problems=0 "
         "suite.pass=0 suite.fail=0 suite.leak=0 suite.skip=0 suite.crash=0 suite.timeout=0 suite.notrun=0 "
+        "sanitize.pass=0 sanitize.fail=0 sanitize.leak=0 sanitize.skip=0 sanitize.crash=0 sanitize.timeout=0 "
+        "sanitize.notrun=0 "
         "stale=0 items=42 seed=7 device=NVIDIA%20H200 cc=9.0 sms=132 digest=0123456789abcdef "
         "shard=0/1 filter=0000000000000000 binary=0000000000000000");
 }
@@ -96,7 +100,7 @@ Test(tally, round_trip_random) {
     uint64_t s = 1;
     for (int i = 0; i < 500; i++) {
         kc_tally a, b;
-        char line[2048], again[2048], err[256];
+        char line[4096], again[4096], err[256];
         random_tally(&a, &s);
         int n = kc_tally_format(&a, line, sizeof line);
         cr_assert_gt(n, 0);
@@ -112,13 +116,13 @@ Test(tally, round_trip_random) {
         /* No spaces inside values: exactly one field per key. */
         size_t spaces = 0;
         for (char *p = line; *p; p++) spaces += *p == ' ';
-        cr_assert_eq(spaces, 40);
+        cr_assert_eq(spaces, 47);   /* TALLY, v=3 and 46 keys: one space before each */
     }
 }
 
 Test(tally, device_encoding) {
     kc_tally t, u;
-    char line[2048], err[256];
+    char line[4096], err[256];
     kc_tally_init(&t);
     strcpy(t.device, "A 100%=ok\x01");
     cr_assert_gt(kc_tally_format(&t, line, sizeof line), 0);
@@ -131,7 +135,7 @@ Test(tally, device_encoding) {
 }
 
 Test(tally, parse_accepts_trailing_newline_and_any_order) {
-    char line[2048], err[256];
+    char line[4096], err[256];
     kc_tally t;
     good_line(line, sizeof line);
     strcat(line, "\n");
@@ -147,28 +151,28 @@ Test(tally, parse_accepts_trailing_newline_and_any_order) {
 }
 
 Test(tally, refuses_missing_key) {
-    char line[2048];
+    char line[4096];
     good_line(line, sizeof line);
     subst(line, " sms=132", "");
     refused(line, "missing key sms", NULL);
 }
 
 Test(tally, refuses_duplicate_key) {
-    char line[2048];
+    char line[4096];
     good_line(line, sizeof line);
     strcat(line, " seed=7");
     refused(line, "duplicate key seed", NULL);
 }
 
 Test(tally, refuses_unknown_key) {
-    char line[2048];
+    char line[4096];
     good_line(line, sizeof line);
     subst(line, "kernel.known=1", "kernel.red=1");
     refused(line, "unknown key kernel.red", NULL);
 }
 
 Test(tally, refuses_bad_numbers) {
-    char line[2048];
+    char line[4096];
     const char *bad[] = { "12x", "-1", "+1", "", " 1", "007", "99999999999999999999999" };
     const char *want[] = { "'12x'", "'-1'", "'+1'", "''", "''", "'007'", "'99999999999999999999999'" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -194,7 +198,7 @@ Test(tally, refuses_bad_numbers) {
 }
 
 Test(tally, refuses_bad_hex) {
-    char line[2048];
+    char line[4096];
     good_line(line, sizeof line);
     subst(line, "digest=0123456789abcdef", "digest=0123456789abcdeg");
     refused(line, "bad hex '0123456789abcdeg' for digest", NULL);
@@ -207,7 +211,7 @@ Test(tally, refuses_bad_hex) {
 }
 
 Test(tally, refuses_bad_shard_and_cc) {
-    char line[2048];
+    char line[4096];
     const char *bad[] = { "3/3", "1/0", "0/0", "4/3", "1", "1/", "/2", "1/2/3", "-1/2" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char to[64], frag[64];
@@ -229,7 +233,7 @@ Test(tally, refuses_bad_shard_and_cc) {
 }
 
 Test(tally, refuses_bad_device) {
-    char line[2048];
+    char line[4096];
     good_line(line, sizeof line);
     subst(line, "NVIDIA%20H200", "NVIDIA%2");
     refused(line, "bad device", "for device");
@@ -242,15 +246,18 @@ Test(tally, refuses_bad_device) {
 }
 
 Test(tally, refuses_version_prefix_truncation_and_junk) {
-    char line[2048];
+    char line[4096];
     good_line(line, sizeof line);
-    subst(line, "v=2", "v=1");      /* before the .leak keys: refused, not read with them as zeros */
+    subst(line, "v=3", "v=2");      /* before the sanitize.* keys: refused, not read with them as zeros */
+    refused(line, "version 2 not supported", NULL);
+    good_line(line, sizeof line);
+    subst(line, "v=3", "v=1");
     refused(line, "version 1 not supported", NULL);
     good_line(line, sizeof line);
-    subst(line, "v=2", "v=3");
-    refused(line, "version 3 not supported", NULL);
+    subst(line, "v=3", "v=4");
+    refused(line, "version 4 not supported", NULL);
     good_line(line, sizeof line);
-    subst(line, "v=2 ", "");
+    subst(line, "v=3 ", "");
     refused(line, "missing version", NULL);
     good_line(line, sizeof line);
     subst(line, "TALLY ", "TALY ");
@@ -279,7 +286,7 @@ Test(tally, refuses_version_prefix_truncation_and_junk) {
 }
 
 Test(tally, parse_error_leaves_tally_untouched) {
-    char line[2048], err[64];
+    char line[4096], err[64];
     kc_tally t;
     kc_tally_init(&t);
     t.items = 99;
@@ -291,7 +298,7 @@ Test(tally, parse_error_leaves_tally_untouched) {
 }
 
 Test(tally, format_refuses_unwritable_tallies) {
-    char line[2048];
+    char line[4096];
     kc_tally t;
     kc_tally_init(&t);
     t.n[KC_KIND_KERNEL][KC_RED] = 1;                      /* no key for it */

@@ -6,14 +6,15 @@
 #   2. make with pkg-config and the installed kcontract.mk, with the fake
 #      driver's images (KC_FAKE_IMAGES=1: no nvcc for the modules).
 # Each suite binary must list its items (the kernel, its limits, its two
-# controls; the library kernel and its control, whose .so files must exist)
+# controls, its sanitizer item; the library kernel, its control and sanitizer
+# item; the library's .so files must exist)
 # and pass through the fake driver (build/libfake_cuda.so): the CMake build's
 # real images (the installed library's harness image and the example's clean
 # module, which the fake driver recognizes by symbol) for ex.scale.f32 and
 # its limits; the make build's for the controls too, which must be RED.
 # Last, a suite of broken contracts must name all their problems, exit 2.
 # The library kernel is built but not run here: it calls the CUDA runtime,
-# which needs a real driver. Needs `make all` first (the fake driver).
+# which needs a real driver; nor are the :sanitize items (compute-sanitizer). Needs `make all` first (the fake driver).
 #
 #   sh tools/external-example.sh
 set -eu
@@ -48,11 +49,13 @@ check_list() {
   "$1" list > "$tmp/list" 2>&1 || fail "$2: '$1 list' failed: $(cat "$tmp/list")"
   want="kernel   ex.double.f32
 control  ex.double.f32:control.skip_last
+sanitize ex.double.f32:sanitize
 kernel   ex.scale.f32
 control  ex.scale.f32:control.tail_skip
 control  ex.scale.f32:control.wrong_scale
 limit    ex.scale.f32:limits
-6 items: 2 kernels, 3 controls, 1 limit check, 0 suites"
+sanitize ex.scale.f32:sanitize
+8 items: 2 kernels, 3 controls, 1 limit check, 0 suites, 2 sanitizer checks"
   [ "$(cat "$tmp/list")" = "$want" ] || fail "$2: '$1 list' printed
 $(cat "$tmp/list")
 expected
@@ -95,7 +98,7 @@ check_list "$tmp/src/build/ex_suite" make
 check_run "$tmp/src/build/ex_suite" make "PASS ex.scale.f32
 PASS ex.scale.f32:limits
 RED ex.scale.f32:control.tail_skip
-RED ex.scale.f32:control.wrong_scale" 'ex.scale.f32*'
+RED ex.scale.f32:control.wrong_scale" 'ex.scale.f32' 'ex.scale.f32:limits' 'ex.scale.f32:control.*'
 # A new user's mistakes: every problem of every contract named at once, a
 # usage error (exit 2), nothing run.
 cat > "$tmp/src/broken.c" <<'C'

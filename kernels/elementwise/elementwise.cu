@@ -103,6 +103,18 @@ __device__ __forceinline__ void residual_add_kernel(T *__restrict__ out, const T
 #endif
         }
         done = nvec * V::N;
+#ifdef KC_CONTROL_masked_tail_read_oob
+        // plants: the n % V tail is loaded as one whole vector and only its lanes below n are stored: the load
+        // reads up to 16 - sizeof(T) bytes past the end of x and residual, and discards them (no output changes)
+        if (done < n && tid == 0) {
+            const V xv = reinterpret_cast<const V *>(x)[nvec];
+            const V rv = reinterpret_cast<const V *>(residual)[nvec];
+#pragma unroll
+            for (int k = 0; k < V::N; ++k)
+                if (done + k < n) out[done + k] = from_f32<T>(to_f32(xv.e[k]) + to_f32(rv.e[k]));
+        }
+        done = n;
+#endif
     }
 #ifndef KC_CONTROL_tail_skip
     // (KC_CONTROL_tail_skip plants: the scalar tail is dropped, the last n % V outputs stay unwritten)

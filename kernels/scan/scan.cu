@@ -38,7 +38,13 @@ __device__ __forceinline__ A block_excl_scan(A t, A* wsum, A* total) {
         if (w < warp) wpre = wpre + wsum[w];
         tot = tot + wsum[w];
     }
+#ifndef KC_CONTROL_smem_reuse_race
     __syncthreads();   // every warp has read wsum before the next chunk rewrites it
+#else
+    // plants: no barrier between reading the warp totals and the next chunk rewriting them: a write-after-read
+    // race on wsum that changes no result in practice (the writer must first load and scan a whole new chunk
+    // from global memory), so gates 1-4 pass it and only racecheck reports it (rows of n > 2048)
+#endif
     *total = tot;
     return wpre + excl;
 }

@@ -89,6 +89,7 @@ static const kc_shape scan_shapes[] = {
 #define SCAN_BUDGET { .max_regs = 48, .max_smem = 64, .max_local = 0, .min_blocks_per_sm = 4 }
 
 #define SCAN_BARRIER_CONTROL { "missing_phase_barrier", 3, "missing __syncthreads between warps publishing their totals to shared memory and every warp reading them (poisoned 0xFF or the previous chunk's totals; a race: gate 4 if it varies between launches)" }
+#define SCAN_RACE_CONTROL { "smem_reuse_race", KC_GATE_SANITIZE, "shared scratch reused without a barrier: the next chunk rewrites the warp totals while other warps may still read them, a write-after-read race on wsum that changes no result in practice; only racecheck sees it (rows of n > 2048: edge.r2.n2049, edge.r3.n65535)" }
 #define SCAN_TAIL_CONTROL { "tail_unguarded", 2, "the last, partial chunk of a row is stored whole: the last row writes past the end of out (n = 31, 33, 1023, 2049, 65535, 128256, 152064)" }
 
 /* The boundary distributions: f32 runs zeros and denormals and says why
@@ -115,9 +116,9 @@ KC_CONTRACT(id_) { \
     .controls = { __VA_ARGS__ }, \
 }
 
-#define SCAN_INCL_CONTROLS SCAN_BARRIER_CONTROL, SCAN_TAIL_CONTROL, \
+#define SCAN_INCL_CONTROLS SCAN_BARRIER_CONTROL, SCAN_TAIL_CONTROL, SCAN_RACE_CONTROL, \
     { "carry_dropped", 3, "the running carry between chunks is dropped: every 2048-element chunk after the first restarts from 0 (n >= 2049)" }
-#define SCAN_EXCL_CONTROLS SCAN_BARRIER_CONTROL, SCAN_TAIL_CONTROL, \
+#define SCAN_EXCL_CONTROLS SCAN_BARRIER_CONTROL, SCAN_TAIL_CONTROL, SCAN_RACE_CONTROL, \
     { "last_offset_unwritten", 2, "the row total out[n] is written by the thread holding index n, which does not exist when n is a multiple of the 2048-element chunk (n = 2048, 4096, 32768): out[n] stays poison" }, \
     { "exclusive_off_by_one", 3, "the exclusive scan stores the running sum after adding the element: out[j] includes in[j]" }
 

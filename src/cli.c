@@ -91,6 +91,9 @@ void kc_cli_usage(FILE *out)
           "  KC_LIBDIR     ':'-separated directories of library kernels' lib<name>.so (default: lib/\n"
           "                next to the binary, then ../lib/kcontract/ from it)\n"
           "  KC_CUDA_SCHED how a waiting host thread waits for the GPU: block (default), spin, yield, auto\n"
+          "  KC_COMPUTE_SANITIZER  the compute-sanitizer of the :sanitize items (default: PATH, then\n"
+          "                /usr/local/cuda/bin; docs/sanitizer-gate.md)\n"
+          "  KC_SANITIZE_TIMEOUT_S  seconds per sanitizer tool run of a :sanitize item\n"
           "  CUDA_VISIBLE_DEVICES  the devices the driver shows, as for any CUDA program\n"
           "  NO_COLOR      set: no colour in the output, even on a terminal\n",
           out);

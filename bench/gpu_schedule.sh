@@ -5,7 +5,7 @@
 # Runs, on the same binary and selection:
 #   serial                  kcontract run ARGS --costs LOGDIR/costs.tsv  (writes the cost table);
 #                           SERIAL_FROM=DIR reuses DIR/serial.log and DIR/costs.tsv of the same
-#                           binary instead (checked by the TALLY's binary= hash)
+#                           build instead (checked by the TALLY's build= identity)
 #   then for N in $NS (default "8 4"; PER_GPU="1 2 4" makes N that many workers per visible
 #   GPU, for the multi-GPU receipt), N = 8 first so a cut-short session keeps it, the
 #   modes in $MODES (default "queue static per-item"):
@@ -85,11 +85,11 @@ trap '[ -n "$SAMPLER" ] && kill "$SAMPLER" 2>/dev/null || true' EXIT
 
 if [ -n "${SERIAL_FROM:-}" ]; then
     # Reuse a serial run of the same binary (its serial.log, costs.tsv, serial.jsonl):
-    # the TALLY's binary= hash must match this binary's, checked on a host-only suite.
-    bin_hash() { sed -n 's/^TALLY .* binary=\([0-9a-f]*\).*/\1/p' "$1"; }
+    # the TALLY's build= identity must match this binary's, checked on a host-only suite.
+    bin_hash() { sed -n 's/^TALLY .* build=\([0-9a-f]*\).*/\1/p' "$1"; }
     "$BIN" run "${HASH_ITEM:-host.dtype.f16_roundtrip}" > "$LOG/hash.log" 2>&1 || true
     [ "$(bin_hash "$LOG/hash.log")" = "$(bin_hash "$SERIAL_FROM/serial.log")" ] && [ -n "$(bin_hash "$LOG/hash.log")" ] ||
-        { echo "SERIAL_FROM=$SERIAL_FROM: its serial run is of another binary (binary= in the TALLY differs)" >&2; exit 2; }
+        { echo "SERIAL_FROM=$SERIAL_FROM: its serial run is of another build (build= in the TALLY differs)" >&2; exit 2; }
     cp "$SERIAL_FROM/serial.log" "$SERIAL_FROM/costs.tsv" "$LOG/"
     [ -f "$SERIAL_FROM/serial.jsonl" ] && cp "$SERIAL_FROM/serial.jsonl" "$LOG/"
     serial_wall=$(sed -n 's/^SUMMARY .*  (\([0-9.]*\) s)$/\1/p' "$LOG/serial.log")

@@ -456,11 +456,13 @@ KC_API const kc_device *kc_suite_device(const kc_suite_ctx *ctx);
 KC_API void kc_register_contract(const kc_contract *c, int abi, size_t size);
 KC_API void kc_register_suite(const kc_suite *s, int abi, size_t size);
 /* An embedded kernel image: the fatbin of <module>.cu, built clean (control
- * NULL) or with -DKC_CONTROL_<control>; [start, end) its bytes. Written by
+ * NULL) or with -DKC_CONTROL_<control>; [start, end) its bytes; source the
+ * 16 hex digits of what it was built from (kcontract_digest.sh; NULL when
+ * not known), part of the build identity that shards are merged by. Written by
  * the build helpers (kcontract.mk, kcontract_add_suite in CMake) through
  * kcontract_embed.c, never by hand. */
 KC_API void kc_register_module(const char *module, const char *control, const unsigned char *start,
-                               const unsigned char *end, int abi);
+                               const unsigned char *end, const char *source, int abi);
 
 /* KC_CONTRACT(id) { .name = "...", ... };  defines and registers a contract. */
 #define KC_CONTRACT(id) \

@@ -37,6 +37,7 @@ KC_NVFLAGS ?= -O3 -lineinfo -std=c++17
 KC_INCLUDE ?= $(firstword $(wildcard $(KC_MK_DIR)/../../include/kcontract.h $(KC_MK_DIR)/../include/kcontract.h))
 override KC_INCLUDE := $(patsubst %/kcontract.h,%,$(KC_INCLUDE))
 KC_EMBED_SRC ?= $(KC_MK_DIR)/kcontract_embed.c
+KC_DIGEST ?= $(KC_MK_DIR)/kcontract_digest.sh
 KC_EMBED_CC ?= $(CC)
 KC_LIB_NVFLAGS = -Xcompiler -fPIC,-Wall -shared -cudart shared -L$(CUDA_HOME)/lib64 -Xlinker -rpath=$(CUDA_HOME)/lib64
 
@@ -58,10 +59,11 @@ kc_module_flags = $(if $(filter %_ref,$(call kc_module_of,$(1))),-fmad=false) $(
 
 # kc_embed(FATBIN, MODULE, CONTROL or empty): FATBIN's .o, registering it.
 define kc_embed
-$(1:.fatbin=.o): $(1) $(KC_EMBED_SRC)
+$(1:.fatbin=.o): $(1) $(KC_EMBED_SRC) $(KC_DIGEST)
 	$$(KC_SAY) EMBED $$@
-	$$(KC_Q)$$(KC_EMBED_CC) -fPIC -c -I$$(KC_INCLUDE) -DKC_EMBED_FILE='"$$<"' -DKC_EMBED_MODULE='"$(2)"' \
-	  $(if $(3),-DKC_EMBED_CONTROL='"$(3)"') $$(KC_EMBED_DEFS_$(2)) -o $$@ $$(KC_EMBED_SRC)
+	$$(KC_Q)src=$$$$(sh $$(KC_DIGEST) $$< 2>/dev/null) && \
+	$$(KC_EMBED_CC) -fPIC -c -I$$(KC_INCLUDE) -DKC_EMBED_FILE='"$$<"' -DKC_EMBED_MODULE='"$(2)"' \
+	  $(if $(3),-DKC_EMBED_CONTROL='"$(3)"') -DKC_EMBED_SOURCE="\"$$$$src\"" $$(KC_EMBED_DEFS_$(2)) -o $$@ $$(KC_EMBED_SRC)
 KC_EMBED_OBJS += $(1:.fatbin=.o)
 endef
 

@@ -3,7 +3,8 @@
  * The build helpers compile it once per image, never edited:
  *
  *   cc -c kcontract_embed.c -I<kcontract include> -DKC_EMBED_FILE='"<path>.fatbin"' \
- *      -DKC_EMBED_MODULE='"<module>"' [-DKC_EMBED_CONTROL='"<control>"'] -o <image>.o
+ *      -DKC_EMBED_MODULE='"<module>"' [-DKC_EMBED_CONTROL='"<control>"'] \
+ *      [-DKC_EMBED_SOURCE='"<sh kcontract_digest.sh <path>.fatbin>"'] -o <image>.o
  *
  * KC_EMBED_FILE is read by the assembler (.incbin), so the object must be
  * rebuilt when the fatbin changes (the helpers make it depend on it).
@@ -16,6 +17,9 @@
 #endif
 #ifndef KC_EMBED_CONTROL
 #define KC_EMBED_CONTROL 0
+#endif
+#ifndef KC_EMBED_SOURCE   /* kcontract_digest.sh's digest of what the image is built from */
+#define KC_EMBED_SOURCE 0
 #endif
 
 __asm__(".section .rodata.kc_image,\"a\",@progbits\n"
@@ -35,5 +39,5 @@ __attribute__((visibility("hidden"))) const int KC_EMBED_ANCHOR = 1;
 
 __attribute__((constructor)) static void kc_embed_register(void)
 {
-    kc_register_module(KC_EMBED_MODULE, KC_EMBED_CONTROL, kc_image_start, kc_image_end, KC_ABI_VERSION);
+    kc_register_module(KC_EMBED_MODULE, KC_EMBED_CONTROL, kc_image_start, kc_image_end, KC_EMBED_SOURCE, KC_ABI_VERSION);
 }

@@ -31,15 +31,21 @@ void kc_cli_usage(FILE *out)
           "  --seed S      run seed (default 1); every input derives from it and the item's name\n"
           "  --device D    CUDA device ordinal (default 0)\n"
           "  --shard K/N   run slice K of N (K = 0..N-1): item i of the filtered, name-sorted list\n"
-          "                belongs to shard i % N; the TALLY records K/N, the slice's items and digest\n"
+          "                belongs to shard i % N; the TALLY records K/N, the slice's items and digest;\n"
+          "                with --jobs M, slice K runs on M workers. 'auto': K/N from Bazel's, GoogleTest's,\n"
+          "                Slurm's (job array) or Kubernetes' (Indexed Job, KC_SHARDS) variables; a run\n"
+          "                honours Bazel's and GoogleTest's without --shard too (docs/multi-host.md)\n"
           "  --jobs N      run the selected items in N worker processes (a work queue, see\n"
           "                --schedule); each worker line is printed as it comes, prefixed [wK] ([K/N]\n"
           "                with --schedule static), then one TALLY and SUMMARY equal to the serial\n"
           "                run's; workers go round robin over the visible GPUs (CUDA_VISIBLE_DEVICES\n"
           "                applies) or over --devices\n"
           "  --devices L   with --jobs: device ordinals to spread the children over, e.g. 0,2,3\n"
-          "  --log F       merge: the saved output of one --shard K/N run (repeat for each shard; merge\n"
-          "                also takes the shards' patterns, --records, --seed and --costs)\n"
+          "  --log F       merge: the saved output of one --shard K/N run, or a directory: every *.log\n"
+          "                under it (Bazel's bazel-testlogs); repeat it; merge also takes the shards'\n"
+          "                patterns, --records, --seed and --costs, and --json, --junit\n"
+          "  --allow-mixed-gpus  merge: shards that ran on different GPU models, compute\n"
+          "                capabilities or SM counts merge (refused by default)\n"
           "  --records F   check the launches recorded in file F (docs/launch-records.md): one kernel\n"
           "                item <contract>@<label> per line, gates 1-4 on exactly that shape; with no\n"
           "                PATTERN only the record items are selected (add '*' for every item too);\n"
@@ -125,7 +131,9 @@ static int parse_parallel(const char *a, const char *v, kc_opts *o)
     uint64_t x;
     if (!v) return usage_error("%s needs a value%s", a, "");
     if (strcmp(a, "--shard") == 0) {
-        if (kc_shard_parse(v, &o->shard_k, &o->shard_n, why, sizeof why)) return usage_error("--shard: %s%s", why, "");
+        if (strcmp(v, "auto") == 0) o->shard_auto = 1;   /* 0/1 until main reads the engine's variables */
+        else if (kc_shard_parse(v, &o->shard_k, &o->shard_n, why, sizeof why))
+            return usage_error("--shard: %s (or 'auto': from Bazel's, GoogleTest's, Slurm's or Kubernetes' variables)%s", why, "");
         o->sharded = 1;
     } else if (strcmp(a, "--jobs") == 0) {
         if (kc_parse_u64(v, KC_MAX_SHARDS, &x) || x == 0) {
@@ -178,9 +186,9 @@ static int parse_queue(const char *a, const char *v, kc_opts *o)
 static int check_parallel(const kc_opts *o)
 {
     char why[256];
-    if (o->jobs && o->sharded) {
-        snprintf(why, sizeof why, "--jobs %d and --shard %d/%d do not combine (--jobs runs every shard itself)", o->jobs,
-                 o->shard_k, o->shard_n);
+    if (o->jobs && o->sharded && o->schedule_static) {
+        snprintf(why, sizeof why, "--schedule static and --shard %d/%d do not combine (static runs every shard itself; "
+                 "--shard K/N --jobs %d runs slice K on the work queue)", o->shard_k, o->shard_n, o->jobs);
         return usage_error("%s%s", why, "");
     }
     if (o->jobs && o->cmd != KC_CMD_RUN) return usage_error("--jobs applies to run only%s%s", "", "");
@@ -277,8 +285,9 @@ static int check_writable(const char *opt, const char *path, int direct_ok)
 int kc_cli_writes_costs(const kc_opts *o)
 {
     if (o->cmd != KC_CMD_RUN || o->worker || o->parent) return 0;
+    if (o->sharded) return 0;   /* every shard of a multi-host run cuts its slice from the one table */
     if (o->jobs) return !o->schedule_static;
-    return o->costs_given && !o->sharded;
+    return o->costs_given;
 }
 
 /* --json, --junit, --timeline: run only, not with --schedule static, each its
@@ -291,7 +300,8 @@ static int check_reports(const kc_opts *o)
     const char *path[4] = { o->json, o->junit, o->timeline, costs };
     for (int k = 0; k < 4; k++) {
         if (!path[k]) continue;
-        if (k < 3 && o->cmd != KC_CMD_RUN) return usage_error("%s applies to run only%s", opt[k], "");
+        if (k < 3 && o->cmd != KC_CMD_RUN && !(o->cmd == KC_CMD_MERGE && k < 2))
+            return usage_error("%s applies to run%s", opt[k], k < 2 ? " and merge only" : " only");
         if (k < 3 && o->jobs && o->schedule_static)
             return usage_error("%s needs a serial run or the --jobs work queue; --schedule static writes no reports%s",
                                opt[k], "");
@@ -327,7 +337,7 @@ static int given_twice(const char *a, unsigned *seen)
 int kc_cli_parse(int argc, char **argv, kc_opts *o)
 {
     int rc = kc_cli_parse_args(argc, argv, o);
-    if (rc || o->cmd == KC_CMD_HELP || o->cmd == KC_CMD_MERGE) return rc;
+    if (rc || o->cmd == KC_CMD_HELP) return rc;
     return check_reports(o);
 }
 
@@ -410,8 +420,9 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
             o->sanitize_target = 1;
             o->argv[o->argc++] = argv[i];
             continue;
-        } else if (strcmp(a, "--fail-fast") == 0 || strcmp(a, "--worker") == 0) {
+        } else if (strcmp(a, "--fail-fast") == 0 || strcmp(a, "--worker") == 0 || strcmp(a, "--allow-mixed-gpus") == 0) {
             if (a[2] == 'f') o->fail_fast = 1;
+            else if (a[2] == 'a') o->allow_mixed_gpus = 1;
             else o->worker = 1;
             o->argv[o->argc++] = argv[i];
             continue;
@@ -466,10 +477,10 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
     }
     if (o->nrecords && o->cmd == KC_CMD_INFO) return usage_error("--records applies to run and list only%s%s", "", "");
     if (o->nlogs && o->cmd != KC_CMD_MERGE) return usage_error("--log applies to merge only%s%s", "", "");
+    if (o->allow_mixed_gpus && o->cmd != KC_CMD_MERGE) return usage_error("--allow-mixed-gpus applies to merge only%s%s", "", "");
     if (o->cmd == KC_CMD_MERGE) {
         if (!o->nlogs) return usage_error("merge needs the shards' outputs: --log FILE for each%s%s", "", "");
-        const char *no = o->jobs ? "--jobs" : o->sharded ? "--shard" : o->json ? "--json" : o->junit ? "--junit"
-                       : o->timeline ? "--timeline" : o->ndevices ? "--devices" : o->device_given ? "--device"
+        const char *no = o->jobs ? "--jobs" : o->sharded ? "--shard" : o->timeline ? "--timeline" : o->ndevices ? "--devices" : o->device_given ? "--device"
                        : o->schedule_given ? "--schedule" : o->fail_fast ? "--fail-fast" : o->timeout_s > 0 ? "--timeout"
                        : o->max_restarts >= 0 ? "--restarts" : o->threads ? "--threads"
                        : o->reference != KC_REF_DEVICE ? "--reference" : NULL;

@@ -27,6 +27,7 @@ typedef struct kc_opts {
     int device_given;          /* --device was on the command line */
     int shard_k, shard_n;      /* --shard K/N: run slice K of N (default 0/1) */
     int sharded;               /* --shard was given */
+    int shard_auto;            /* --shard auto: K/N from an engine's variables (shard_env.h), resolved by main */
     int jobs;                  /* --jobs N: N child processes (0: this process runs the items) */
     int devices[KC_MAX_DEVLIST]; /* --devices LIST */
     int ndevices;
@@ -50,6 +51,7 @@ typedef struct kc_opts {
     char **logs;               /* merge: --log FILE, repeatable: saved outputs of --shard K/N runs (point into argv) */
     kc_ref_mode reference;     /* --reference device|host|both (default device, item.h) */
     int nlogs;
+    int allow_mixed_gpus;      /* merge --allow-mixed-gpus: shards on different GPU models, cc or SM counts merge */
 } kc_opts;
 
 /* Parses argv into o (kc_cli_parse_args), then checks that every file the
@@ -65,8 +67,9 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o);
 void kc_opts_free(kc_opts *o);
 /* Whether this run rewrites the cost table at its end: a --jobs work queue
  * always (o->costs, the default file unless --costs), a serial run given
- * --costs; never a --shard K/N run (its slices come from the table, which
- * every shard must read unchanged), a static shard child or a worker. */
+ * --costs; never a --shard K/N run, serial or --jobs (its slices come from the
+ * table, which every shard must read unchanged), a static shard child or a
+ * worker. */
 int kc_cli_writes_costs(const kc_opts *o);
 void kc_cli_usage(FILE *out);
 /* Strict unsigned decimal: no sign, no junk, no overflow past max. 0 or -1. */

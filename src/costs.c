@@ -17,6 +17,7 @@
 #include "filter.h"
 #include "gates.h"
 #include "record.h"
+#include "seed.h"
 
 
 /* ---- the table ---- */
@@ -403,6 +404,25 @@ int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfil
     free(sh);
     kc_costs_free(&c);
     return rc;
+}
+
+int kc_select_costs_digest(const kc_opts *o, const kc_item *items, int n, uint64_t *digest, char *err, size_t cap)
+{
+    *digest = 0;
+    if (!(o->sharded && o->costs_given)) return 0;
+    kc_costs c;
+    int found;
+    if (kc_costs_load(o->costs, &c, &found, err, cap)) return -1;
+    uint64_t h = KC_FNV_OFFSET;
+    for (int i = 0; i < n; i++) {
+        if (!kc_filter_match(items[i].name, o->patterns, o->npatterns)) continue;
+        double cost = kc_item_cost(&c, &items[i], NULL);
+        h = kc_fnv1a64(items[i].name, strlen(items[i].name) + 1, h);
+        h = kc_fnv1a64(&cost, sizeof cost, h);
+    }
+    kc_costs_free(&c);
+    *digest = kc_mix64(h) | 1;
+    return 0;
 }
 
 /* ---- memory ---- */

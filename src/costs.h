@@ -102,6 +102,12 @@ int kc_lpt_partition(const double *cost, const char *const *names, int n, int ns
  * Fills sel (room for n) and *nfiltered; returns the count, or -1 with the
  * reason in err (a malformed table, out of memory). */
 int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfiltered, char *err, size_t cap);
+/* What a cost-cut selection was cut from (TALLY costs=): a hash of the name
+ * and cost (recorded, or estimated) of each filtered item in name order, so
+ * the shards of one run and their merge can tell that the table changed
+ * between them; never 0. *digest is 0 when o is not cut by cost (no --shard,
+ * or no --costs). Returns 0, or -1 with "FILE: line 3: ..." in err. */
+int kc_select_costs_digest(const kc_opts *o, const kc_item *items, int n, uint64_t *digest, char *err, size_t cap);
 
 /* The per-item plan: the largest case of the item's contract under
  * --reference mode (0 for suites and when with_gpu is 0: GPU items then skip

@@ -17,7 +17,7 @@ static struct {
 } images;
 
 void kc_register_module(const char *module, const char *control, const unsigned char *start, const unsigned char *end,
-                        int abi)
+                        const char *source, int abi)
 {
     if (abi != KC_ABI_VERSION) {
         char line[320];
@@ -44,12 +44,17 @@ void kc_register_module(const char *module, const char *control, const unsigned 
         images.v = v;
         images.cap = cap;
     }
-    images.v[images.n++] = (kc_fatbin){ module, control, start, end };
+    images.v[images.n++] = (kc_fatbin){ module, control, start, end, source };
 }
 
 int kc_fatbin_count(void)
 {
     return images.n;
+}
+
+const kc_fatbin *kc_fatbin_at(int i)
+{
+    return i >= 0 && i < images.n ? &images.v[i] : NULL;
 }
 
 const kc_fatbin *kc_fatbin_find(const char *module, const char *control)

@@ -13,11 +13,18 @@ typedef struct kc_fatbin {
     const char *control;           /* NULL for the clean build, else the control name */
     const unsigned char *start;    /* fatbin image */
     const unsigned char *end;
+    /* 16 hex digits: what the image is built from (its source, the headers
+     * nvcc read and the control; share/kcontract_digest.sh), the same for
+     * every checkout of one commit, unlike the image's bytes (build_id.h) */
+    const char *source;
 } kc_fatbin;
 
 /* How many images are registered (0 in a binary with no kernels, such as the
  * fuzz targets: then the registry does not ask contracts for theirs). */
 int kc_fatbin_count(void);
+
+/* Image i (0 .. kc_fatbin_count() - 1) in registration order; NULL outside. */
+const kc_fatbin *kc_fatbin_at(int i);
 
 /* The registered image of module (clean when control is NULL); NULL if absent. */
 const kc_fatbin *kc_fatbin_find(const char *module, const char *control);

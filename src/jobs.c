@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "build_id.h"
 #include "cuda_driver.h"
 #include "device.h"
 #include "filter.h"
@@ -439,7 +440,7 @@ static void print_times(const run *r)
 /* Merges and prints; returns the exit status. */
 static int report(const run *r, const selection *s, double t0)
 {
-    kc_merge_want w = { r->n, r->o->seed, kc_filter_hash(r->o->patterns, r->o->npatterns), kc_binary_hash(),
+    kc_merge_want w = { r->n, r->o->seed, kc_filter_hash(r->o->patterns, r->o->npatterns), kc_build_id(),
                         s->ns, s->digest, s->slice_items, s->slice_digest };
     kc_tally t;
     char *err = malloc(65536), line[4096];

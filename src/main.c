@@ -21,6 +21,7 @@
 #include "report.h"
 #include "runner.h"
 #include "sanitize.h"
+#include "shard_env.h"
 #include "gpu.h"
 #include "worker.h"
 
@@ -49,6 +50,10 @@ int kc_main(int argc, char **argv)
         kc_opts_free(&o);
         return kc_info();
     }
+    if ((rc = kc_env_shard_apply(&o))) {      /* --shard auto, or Bazel's/GoogleTest's variables: first */
+        kc_opts_free(&o);
+        return rc;
+    }
     if (o.cmd == KC_CMD_RUN) {
         unsigned sched;
         char why[256];
@@ -61,7 +66,7 @@ int kc_main(int argc, char **argv)
     /* From here the run may end anywhere (a refusal, a crash, SIGKILL): until it
      * writes its reports, they say so (report.h). A re-exec'd serial run
      * (--resume-tally) continues one that already did this. */
-    if (o.cmd == KC_CMD_RUN && !o.worker && !o.parent && !o.resume_tally && !o.sanitize_target &&
+    if ((o.cmd == KC_CMD_RUN || o.cmd == KC_CMD_MERGE) && !o.worker && !o.parent && !o.resume_tally && !o.sanitize_target &&
         kc_reports_begin(o.json, o.junit, o.timeline)) {
         kc_opts_free(&o);
         return 4;

@@ -126,9 +126,22 @@ static void check_identity(msgs *m, int *st, const kc_merge_want *w, const kc_sh
     if (t->filter != w->filter)
         problem(m, st, s, w->n, "its TALLY is for filter %016llx (other patterns), the run's is %016llx",
                 (unsigned long long)t->filter, (unsigned long long)w->filter);
-    if (t->binary != w->binary)
-        problem(m, st, s, w->n, "its TALLY is from binary %016llx (another build), the run's is %016llx",
-                (unsigned long long)t->binary, (unsigned long long)w->binary);
+    if (t->build != w->build)
+        problem(m, st, s, w->n, "its TALLY is from build %016llx (other contract definitions or kernels), the run's is "
+                "%016llx (build_id.h)", (unsigned long long)t->build, (unsigned long long)w->build);
+    if (t->costs != w->costs) {
+        if (!t->costs)
+            problem(m, st, s, w->n, "its slice is item i %% N, but the run's is cut by the cost table %s (%016llx): "
+                    "every shard takes --costs, or none", w->costs_path ? w->costs_path : "", (unsigned long long)w->costs);
+        else if (!w->costs)
+            problem(m, st, s, w->n, "its slice was cut by a cost table (%016llx), but the merge has no --costs: give it "
+                    "the table the shards were cut from", (unsigned long long)t->costs);
+        else
+            problem(m, st, s, w->n, "it was cut from cost table %016llx, but %s is %016llx now: the table changed after "
+                    "this shard ran (a --jobs run, or a serial run with --costs, rewrites it); every shard and the merge "
+                    "need the one table, unchanged", (unsigned long long)t->costs, w->costs_path ? w->costs_path : "--costs",
+                    (unsigned long long)w->costs);
+    }
 }
 
 /* Every reason one shard's outcome cannot be merged; returns nonzero if any.
@@ -149,7 +162,7 @@ static int check_shard(msgs *m, const kc_merge_want *w, const kc_shard_out *s)
     int explained = kc_tally_exit_status(&s->tally);
     if (s->exited && s->status != explained)
         problem(m, &st, s, w->n, "exit status %d, but its counts explain %d", s->status, explained);
-    if (w->slice_items && w->slice_digest && s->k >= 0 && s->k < w->n &&
+    if (w->slice_items && w->slice_digest && s->k >= 0 && s->k < w->n && s->tally.costs == w->costs &&
         (s->tally.items != w->slice_items[s->k] || s->tally.digest != w->slice_digest[s->k]))
         problem(m, &st, s, w->n, "ran %ld items (digest %016llx), its slice is %ld items (digest %016llx)",
                 s->tally.items, (unsigned long long)s->tally.digest, w->slice_items[s->k],
@@ -194,10 +207,11 @@ static void merge_device(msgs *m, const kc_merge_want *w, const kc_shard_out *ou
             t->cc_major = s->cc_major;
             t->cc_minor = s->cc_minor;
             t->sm_count = s->sm_count;
-        } else if (!same_device(&first->tally, s)) {
-            add(m, "%sshard %d/%d: ran on '%s' (cc %d.%d, %d SMs), shard %d/%d on '%s' (cc %d.%d, %d SMs)",
+        } else if (!same_device(&first->tally, s) && !w->allow_mixed_gpus) {
+            add(m, "%sshard %d/%d: ran on '%s' (cc %d.%d, %d SMs), shard %d/%d on '%s' (cc %d.%d, %d SMs)%s",
                 m->count ? "\n" : "", outs[i].k, w->n, s->device, s->cc_major, s->cc_minor, s->sm_count, first->k,
-                w->n, first->tally.device, first->tally.cc_major, first->tally.cc_minor, first->tally.sm_count);
+                w->n, first->tally.device, first->tally.cc_major, first->tally.cc_minor, first->tally.sm_count,
+                " (kcontract merge --allow-mixed-gpus merges them anyway)");
             m->count++;
         }
     }
@@ -229,7 +243,7 @@ int kc_merge(const kc_merge_want *w, const kc_shard_out *outs, int nout, kc_tall
     if (m.count) return m.count;
     t.seed = w->seed;
     t.filter = w->filter;
-    t.binary = w->binary;
+    t.build = w->build;
     t.shard_k = 0;
     t.shard_n = 1;
     *out = t;

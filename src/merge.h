@@ -7,7 +7,9 @@
  * reason), or one for another shard, N, seed, filter or binary; when it left
  * processes behind (its pipes or process group held after it exited); when its exit
  * status is not the one its counts explain; when shards ran on different
- * devices; or when the shards' item sets do not add up to the filtered set
+ * devices (GPU model, compute capability or SM count; unless
+ * allow_mixed_gpus); when a shard was cut from another cost table than the
+ * run's (naming the table as the cause); or when the shards' item sets do not add up to the filtered set
  * (each slice's count and digest, and their sums). */
 #ifndef KC_MERGE_H
 #define KC_MERGE_H
@@ -44,11 +46,14 @@ void kc_shard_out_why(const kc_shard_out *s, char *buf, size_t cap);
 /* What the merged run must add up to. */
 typedef struct kc_merge_want {
     int n;                          /* shards */
-    uint64_t seed, filter, binary;  /* the run's identity */
+    uint64_t seed, filter, build;   /* the run's identity (build: build_id.h) */
     long items;                     /* the filtered set */
     uint64_t digest;
     const long *slice_items;        /* each shard's slice [n], or NULL */
     const uint64_t *slice_digest;   /* [n], or NULL */
+    uint64_t costs;                 /* the cost table the slices were cut from (TALLY costs=), 0: i % N */
+    const char *costs_path;         /* its file, for the refusal (NULL: not named) */
+    int allow_mixed_gpus;           /* shards on different GPUs merge (the merged TALLY takes the first's) */
 } kc_merge_want;
 
 /* Merges nout outcomes. Returns 0 with the whole run's tally in *out

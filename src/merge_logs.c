@@ -13,11 +13,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <limits.h>
 #include <sys/stat.h>
 
+#include "build_id.h"
 #include "costs.h"
 #include "filter.h"
 #include "merge.h"
+#include "record.h"
+#include "report.h"
 #include "runner.h"
 #include "shard.h"
 #include "tally.h"
@@ -27,8 +32,12 @@
 /* The item an item line names: "STATE  name  message  (S s)", the state one
  * of kc_state_name's, the name one of this selection's items; else NULL (a
  * line an item printed, a header, the TALLY). */
-static const kc_item *item_of_line(const char *line, const kc_item *items, int n, kc_state *st)
+static const kc_item *item_of_line(const char *line, const kc_item *items, int n, kc_state *st, const char **rest)
 {
+    if (line[0] == '[' && line[1] == 'w') {   /* "[w3] PASS ...": a --shard K/N --jobs M run's worker line */
+        size_t d = strspn(line + 2, "0123456789");
+        if (d && line[2 + d] == ']' && line[3 + d] == ' ') line += 4 + d;
+    }
     size_t w = strcspn(line, " ");
     int s = 0;
     while (s < KC_STATE_COUNT && !(strlen(kc_state_name((kc_state)s)) == w && strncmp(line, kc_state_name((kc_state)s), w) == 0))
@@ -40,12 +49,41 @@ static const kc_item *item_of_line(const char *line, const kc_item *items, int n
     for (int i = 0; nl && i < n; i++)
         if (strlen(items[i].name) == nl && strncmp(items[i].name, nm, nl) == 0) {
             *st = (kc_state)s;
+            *rest = nm + nl;
             return &items[i];
         }
     return NULL;
 }
 
-int kc_merge_log_read(FILE *f, const kc_item *items, int n, kc_shard_out *s, kc_tally *body, double *wall)
+/* A record of an item line's rest, "  message  (S s)  rerun: CMD". */
+static void line_record(const kc_item *it, kc_state st, const char *rest, kc_record *r)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "%s", it->name);
+    r->kind = it->kind;
+    r->state = st;
+    r->device = -1;
+    r->peak_rss_kib = r->peak_gpu_mib = -1;
+    while (*rest == ' ') rest++;
+    size_t len = strlen(rest);
+    const char *rr = strstr(rest, "  rerun: ");
+    if (rr) {
+        snprintf(r->rerun, sizeof r->rerun, "%s", rr + 9);
+        len = (size_t)(rr - rest);
+    }
+    const char *t = NULL;   /* the last "  (S s)" before the rerun command */
+    for (const char *p = rest; (p = strstr(p, "  (")) && (size_t)(p - rest) < len; p++) t = p;
+    double sec;
+    char close[4];
+    if (t && sscanf(t, "  (%lf s%3[)]", &sec, close) == 2 && sec >= 0 && sec < 1e9) {
+        r->end_s = sec;
+        len = (size_t)(t - rest);
+    }
+    snprintf(r->message, sizeof r->message, "%.*s", (int)len, rest);
+}
+
+int kc_merge_log_read(FILE *f, const kc_item *items, int n, kc_shard_out *s, kc_tally *body, double *wall,
+                      kc_records *recs)
 {
     *wall = 0;
     char *line = NULL;
@@ -59,11 +97,20 @@ int kc_merge_log_read(FILE *f, const kc_item *items, int n, kc_shard_out *s, kc_
         if (cut) line[LOG_LINE_KEEP] = 0;
         kc_shard_out_line(s, line, cut);
         kc_state st;
-        const kc_item *it = item_of_line(line, items, n, &st);
+        const char *rest;
+        const kc_item *it = item_of_line(line, items, n, &st, &rest);
         if (it) {   /* the log's own count of what ran, to hold its TALLY to */
             kc_tally_add(body, it->kind, st);
             body->items++;
             body->digest += kc_item_set_digest(it);
+            if (recs) {
+                kc_record r;
+                line_record(it, st, rest, &r);
+                if (kc_records_add(recs, &r)) {
+                    free(line);
+                    return -1;
+                }
+            }
         }
         if (strncmp(line, "SUMMARY ", 8) == 0) {
             summary = after_tally;
@@ -83,22 +130,82 @@ int kc_merge_log_read(FILE *f, const kc_item *items, int n, kc_shard_out *s, kc_
 
 /* Reads the log at path (kc_merge_log_read); 0, or -1 with the reason in why. */
 static int read_log(const char *path, const kc_item *items, int n, kc_shard_out *s, kc_tally *body, double *wall,
-                    char *why, size_t cap)
+                    kc_records *recs, char *why, size_t cap)
 {
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(why, cap, "%s: is a directory, expected the saved output of a --shard K/N run", path);
-        return -1;
-    }
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(why, cap, "%s: cannot read: %m", path);
         return -1;
     }
-    int rc = kc_merge_log_read(f, items, n, s, body, wall);
+    int rc = kc_merge_log_read(f, items, n, s, body, wall, recs);
     fclose(f);
-    if (rc) snprintf(why, cap, "%s: read error", path);
+    if (rc) snprintf(why, cap, "%s: read error (or out of memory)", path);
     return rc;
+}
+
+/* The logs to read: each --log file, and every *.log file under each --log
+ * directory (recursively, by path), e.g. Bazel's shard_K_of_N/test.log. */
+typedef struct loglist { char **v; int n, cap; } loglist;
+
+static int loglist_add(loglist *l, const char *path)
+{
+    if (l->n == l->cap) {
+        int nc = l->cap ? 2 * l->cap : 16;
+        char **nv = realloc(l->v, (size_t)nc * sizeof *nv);
+        if (!nv) return -1;
+        l->v = nv;
+        l->cap = nc;
+    }
+    return (l->v[l->n] = strdup(path)) ? (l->n++, 0) : -1;
+}
+
+static void loglist_free(loglist *l)
+{
+    for (int i = 0; i < l->n; i++) free(l->v[i]);
+    free(l->v);
+}
+
+static int cmp_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Adds the *.log files under dir (depth at most 32); 0, or -1 with why. */
+static int walk_dir(loglist *l, const char *dir, int depth, char *why, size_t cap)
+{
+    DIR *d = opendir(dir);
+    if (!d) return snprintf(why, cap, "%s: cannot read the directory: %m", dir), -1;
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char path[PATH_MAX];
+        struct stat st;
+        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path || stat(path, &st)) continue;
+        size_t len = strlen(e->d_name);
+        if (S_ISDIR(st.st_mode) && depth < 32) rc = walk_dir(l, path, depth + 1, why, cap);
+        else if (S_ISREG(st.st_mode) && len > 4 && strcmp(e->d_name + len - 4, ".log") == 0 && loglist_add(l, path)) {
+            snprintf(why, cap, "out of memory");
+            rc = -1;
+        }
+    }
+    closedir(d);
+    return rc;
+}
+
+static int collect_logs(const kc_opts *o, loglist *l, char *why, size_t cap)
+{
+    for (int i = 0; i < o->nlogs; i++) {
+        struct stat st;
+        if (stat(o->logs[i], &st) || !S_ISDIR(st.st_mode)) {
+            if (loglist_add(l, o->logs[i])) return snprintf(why, cap, "out of memory"), -1;
+            continue;
+        }
+        int before = l->n;
+        if (walk_dir(l, o->logs[i], 0, why, cap)) return -1;
+        if (l->n == before)
+            return snprintf(why, cap, "%s: a directory with no *.log file under it (expected the saved outputs of "
+                            "--shard K/N runs, e.g. Bazel's bazel-testlogs)", o->logs[i]), -1;
+        qsort(l->v + before, (size_t)(l->n - before), sizeof *l->v, cmp_path);
+    }
+    return 0;
 }
 
 /* "" when the TALLY's counts and items are those of the log's item lines;
@@ -160,38 +267,46 @@ static void print_problems(int problems, const char *err)
     }
 }
 
-/* Places each finished log at its shard in outs (from: its file) and prints
- * every problem with the logs; returns their number. */
-static int place_logs(const kc_opts *o, const kc_shard_out *read, const kc_tally *body, int nshards, kc_shard_out *outs,
-                      const char **from)
+/* Places each finished log at its shard in outs (from: its file; taken[i]:
+ * log i is the one its shard merges) and prints every problem with the logs;
+ * returns their number. A second log of one shard with the same result (an
+ * engine ran the index twice) is set aside; one with another is refused. */
+static int place_logs(const loglist *l, const kc_shard_out *read, const kc_tally *body, int nshards, kc_shard_out *outs,
+                      const char **from, int *taken)
 {
     char why[256];
     int bad = 0;
-    for (int i = 0; i < o->nlogs; i++) {
+    for (int i = 0; i < l->n; i++) {
         const kc_shard_out *s = &read[i];
+        const char *path = l->v[i];
         if (!s->have || !s->exited) {
-            if (s->bad[0]) printf("kcontract: merge: %s: malformed TALLY: %s\n", o->logs[i], s->bad);
+            if (s->bad[0]) printf("kcontract: merge: %s: malformed TALLY: %s\n", path, s->bad);
             else printf("kcontract: merge: %s: no TALLY followed by a SUMMARY: not the output of a finished --shard run\n",
-                        o->logs[i]);
+                        path);
             bad++;
         } else if (s->k < 0 || s->k >= nshards) {
-            printf("kcontract: merge: %s: its TALLY is for shard %d/%d\n", o->logs[i], s->tally.shard_k, s->tally.shard_n);
+            printf("kcontract: merge: %s: its TALLY is for shard %d/%d\n", path, s->tally.shard_k, s->tally.shard_n);
             bad++;
         } else if (s->tally.items > 0 && body[i].items == 0) {
-            printf("kcontract: merge: %s: no item lines: not the output of a --shard K/N run (a --jobs run's item lines "
-                   "start with [wK] or [K/N], and --jobs and --shard do not combine)\n", o->logs[i]);
+            printf("kcontract: merge: %s: no item lines: not the output of a --shard K/N run (a --schedule static "
+                   "run's item lines start with [K/N]: it is a whole run, not a shard)\n", path);
             bad++;
         } else if (body_mismatch(&s->tally, &body[i], why, sizeof why), why[0]) {
             printf("kcontract: merge: %s: its TALLY does not add up to its item lines (%s): edited or cut after the run\n",
-                   o->logs[i], why);
+                   path, why);
             bad++;
-            if (!from[s->k]) from[s->k] = o->logs[i];   /* held, but refused: not also "no log" */
+            if (!from[s->k]) from[s->k] = path;   /* held, but refused: not also "no log" */
+        } else if (from[s->k] && outs[s->k].have && kc_tally_counts_equal(&outs[s->k].tally, &s->tally)) {
+            printf("kcontract: merge: shard %d/%d: %s is a second run of it with the same TALLY (an engine ran the "
+                   "index twice); %s is taken\n", s->k, nshards, path, from[s->k]);
         } else if (from[s->k]) {
-            printf("kcontract: merge: shard %d/%d given twice: %s and %s\n", s->k, nshards, from[s->k], o->logs[i]);
+            printf("kcontract: merge: shard %d/%d given twice with different results: %s and %s (TALLY lines differ)\n",
+                   s->k, nshards, from[s->k], path);
             bad++;
         } else {
             outs[s->k] = *s;
-            from[s->k] = o->logs[i];
+            from[s->k] = path;
+            taken[i] = 1;
         }
     }
     int missing = 0;
@@ -203,19 +318,18 @@ static int place_logs(const kc_opts *o, const kc_shard_out *read, const kc_tally
 
 /* The shard count of the logs' TALLY lines, or 0 (and a refusal printed) when
  * none has one, they disagree, or it is above KC_MAX_SHARDS as --shard is. */
-static int shard_count(const kc_opts *o, const kc_shard_out *read)
+static int shard_count(const loglist *l, const kc_shard_out *read)
 {
     int nshards = 0, disagree = 0;
-    for (int i = 0; i < o->nlogs; i++)
+    for (int i = 0; i < l->n; i++)
         if (read[i].have && !nshards) nshards = read[i].tally.shard_n;
-    for (int i = 0; i < o->nlogs; i++)
+    for (int i = 0; i < l->n; i++)
         disagree |= read[i].have && (read[i].tally.shard_n != nshards || read[i].tally.shard_n > KC_MAX_SHARDS);
     if (disagree) {
         printf("kcontract: the merge failed: the logs' TALLY lines are for different shard counts, or above %d:\n",
                KC_MAX_SHARDS);
-        for (int i = 0; i < o->nlogs; i++)
-            if (read[i].have)
-                printf("kcontract:   %s: shard %d/%d\n", o->logs[i], read[i].tally.shard_k, read[i].tally.shard_n);
+        for (int i = 0; i < l->n; i++)
+            if (read[i].have) printf("kcontract:   %s: shard %d/%d\n", l->v[i], read[i].tally.shard_k, read[i].tally.shard_n);
         return 0;
     }
     if (!nshards)
@@ -223,28 +337,71 @@ static int shard_count(const kc_opts *o, const kc_shard_out *read)
     return nshards;
 }
 
+/* The taken logs' records, in shard order, as one run's: worker = shard. */
+static int merged_records(const loglist *l, const kc_shard_out *read, const int *taken, kc_records *recs, int nshards,
+                          kc_records *out)
+{
+    out->workers = nshards;
+    for (int k = 0; k < nshards; k++)
+        for (int i = 0; i < l->n; i++) {
+            if (!taken[i] || read[i].k != k) continue;
+            for (int j = 0; j < recs[i].n; j++) {
+                kc_record r = recs[i].v[j];
+                r.worker = k;
+                if (kc_records_add(out, &r)) return -1;
+            }
+        }
+    return 0;
+}
+
+/* Every failing item's line with its rerun command, as a serial run prints it. */
+static void print_failing(const kc_records *rs)
+{
+    int nfail = 0;
+    for (int i = 0; i < rs->n; i++) nfail += kc_state_failed(rs->v[i].state);
+    if (!nfail) return;
+    printf("kcontract: %d failing item%s (each as its shard printed it):\n", nfail, nfail == 1 ? "" : "s");
+    for (int i = 0; i < rs->n; i++) {
+        const kc_record *r = &rs->v[i];
+        if (!kc_state_failed(r->state)) continue;
+        printf("%-6s %s  %s  (%.2f s)%s%s\n", kc_state_name(r->state), r->name, r->message, r->end_s,
+               r->rerun[0] ? "  rerun: " : "", r->rerun);
+    }
+}
+
 int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
 {
-    int nlogs = o->nlogs, rc = 4, nshards;
-    kc_shard_out *read = calloc((size_t)nlogs, sizeof *read), *outs = NULL;
-    kc_tally *body = calloc((size_t)nlogs, sizeof *body);
-    double *wall = calloc((size_t)nlogs, sizeof *wall), longest = 0;
+    int rc = 4, nshards, *taken = NULL;
+    loglist l = { 0 };
+    kc_shard_out *read = NULL, *outs = NULL;
+    kc_tally *body = NULL;
+    kc_records *recs = NULL, all = { 0 };
+    double *wall = NULL, longest = 0;
     const char **from = NULL;
     long *slice_items = NULL;
     uint64_t *slice_digest = NULL;
-    char why[1024], *err = NULL;
-    if (!read || !wall || !body) goto out;
-    for (int i = 0; i < nlogs; i++) {
+    char why[PATH_MAX + 256], *err = NULL;
+    if (collect_logs(o, &l, why, sizeof why)) {
+        fprintf(stderr, "kcontract: merge: %s\n", why);
+        rc = 2;
+        goto out;
+    }
+    read = calloc((size_t)l.n, sizeof *read);
+    body = calloc((size_t)l.n, sizeof *body);
+    wall = calloc((size_t)l.n, sizeof *wall);
+    recs = calloc((size_t)l.n, sizeof *recs);
+    taken = calloc((size_t)l.n, sizeof *taken);
+    if (!read || !wall || !body || !recs || !taken) goto out;
+    for (int i = 0; i < l.n; i++) {
         kc_shard_out_init(&read[i], -1);
         kc_tally_init(&body[i]);
-        if (read_log(o->logs[i], items, n, &read[i], &body[i], &wall[i], why, sizeof why)) {
+        if (read_log(l.v[i], items, n, &read[i], &body[i], &wall[i], &recs[i], why, sizeof why)) {
             fprintf(stderr, "kcontract: merge: %s\n", why);
             rc = 2;
             goto out;
         }
-        if (wall[i] > longest) longest = wall[i];
     }
-    if (!(nshards = shard_count(o, read))) {
+    if (!(nshards = shard_count(&l, read))) {
         rc = 1;
         goto out;
     }
@@ -254,13 +411,15 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
     slice_digest = calloc((size_t)nshards, sizeof *slice_digest);
     err = malloc(65536);
     if (!outs || !from || !slice_items || !slice_digest || !err) goto out;
-    int bad = place_logs(o, read, body, nshards, outs, from);
+    int bad = place_logs(&l, read, body, nshards, outs, from, taken);
     if (bad) {
         printf("kcontract: the merge failed (%d problem%s with the logs); no merged TALLY or SUMMARY\n", bad,
                bad == 1 ? "" : "s");
         rc = 1;
         goto out;
     }
+    for (int i = 0; i < l.n; i++)
+        if (taken[i] && wall[i] > longest) longest = wall[i];
     long total;
     uint64_t digest;
     if (slices(o, items, n, nshards, slice_items, slice_digest, &total, &digest, why, sizeof why)) {
@@ -268,8 +427,15 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
         rc = 2;
         goto out;
     }
-    kc_merge_want w = { nshards, o->seed, kc_filter_hash(o->patterns, o->npatterns), kc_binary_hash(),
-                        total, digest, slice_items, slice_digest };
+    kc_opts co = *o;   /* the digest of the table as a --shard K/N --costs run takes it */
+    co.sharded = 1;
+    kc_merge_want w = { nshards, o->seed, kc_filter_hash(o->patterns, o->npatterns), kc_build_id(),
+                        total, digest, slice_items, slice_digest, 0, o->costs_given ? o->costs : NULL, o->allow_mixed_gpus };
+    if (kc_select_costs_digest(&co, items, n, &w.costs, why, sizeof why)) {
+        fprintf(stderr, "kcontract: --costs %s\n", why);
+        rc = 2;
+        goto out;
+    }
     kc_tally t;
     int problems = kc_merge(&w, outs, nshards, &t, err, 65536);
     for (int k = 0; k < nshards; k++)
@@ -279,13 +445,22 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
         rc = 1;
         goto out;
     }
+    if (merged_records(&l, read, taken, recs, nshards, &all)) goto out;
+    all.wall_s = longest;
+    print_failing(&all);
     char line[4096];
     if (kc_tally_format(&t, line, sizeof line) < 0) goto out;
     printf("%s\n", line);
     kc_summary_format(&t, line, sizeof line);
     printf("%s  (%.1f s)\n", line, longest);   /* the slowest shard's wall time */
-    rc = kc_tally_exit_status(&t);
+    fflush(stdout);
+    rc = kc_reports_write(&all, o->json, o->junit, NULL) ? 4 : kc_tally_exit_status(&t);
 out:
+    for (int i = 0; recs && i < l.n; i++) kc_records_free(&recs[i]);
+    kc_records_free(&all);
+    loglist_free(&l);
+    free(recs);
+    free(taken);
     free(read);
     free(wall);
     free(body);

@@ -1,6 +1,14 @@
 /* merge_logs.h — `kcontract merge [PATTERN...] [--records F] [--seed S]
- * [--costs F] --log FILE...`: the SUMMARY of a multi-host run, from the saved
- * stdout of each host's `kcontract run ... --shard K/N`. The merge is
+ * [--costs F] [--allow-mixed-gpus] [--json F] [--junit F] --log FILE|DIR...`:
+ * the SUMMARY of a multi-host run, from the saved stdout of each host's
+ * `kcontract run ... --shard K/N` (a directory stands for every *.log file
+ * under it: Bazel's bazel-testlogs/.../shard_K_of_N/test.log, whose first
+ * lines are Bazel's, or the logs an engine collected). A shard index given
+ * twice with the same result (an engine ran it twice: Kubernetes may start
+ * two pods for one index) is taken once; twice with different results is
+ * refused. The merged run prints every failing item's line with its rerun
+ * command, as a serial run does, and writes --json and --junit from the item
+ * lines (times and messages as the shards printed them; no workers' figures). The merge is
  * kc_merge's (merge.h), the same as --schedule static's: it refuses, naming
  * the shard and the reason, a shard missing or given twice, a log that did not
  * finish (no SUMMARY after its TALLY), a TALLY for another seed, filter,
@@ -30,5 +38,9 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n);
  * explains only when a SUMMARY line follows its last TALLY line (a log keeps
  * no exit status); *wall is that SUMMARY's "(S s)", 0 without one. Returns 0,
  * or -1 on a read error. */
-int kc_merge_log_read(FILE *f, const kc_item *items, int n, kc_shard_out *s, kc_tally *body, double *wall);
+/* recs (may be NULL): one record per item line (name, kind, state, message,
+ * seconds as end_s, rerun command); worker and device are left 0 and -1. */
+struct kc_records;
+int kc_merge_log_read(FILE *f, const kc_item *items, int n, kc_shard_out *s, kc_tally *body, double *wall,
+                      struct kc_records *recs);
 #endif

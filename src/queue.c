@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "build_id.h"
 #include "costs.h"
 #include "filter.h"
 #include "jobs.h"
@@ -528,16 +529,22 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     char err[1024];
     int *sel = malloc(((size_t)n + 1) * sizeof *sel), nf = 0, ns = 0, gpu_items = 0;
     if (!sel) return 4;
-    for (int i = 0; i < n; i++)
-        if (kc_filter_match(items[i].name, o->patterns, o->npatterns)) sel[ns++] = i;
-    nf = ns;
+    /* The filtered items, or with --shard K/N this host's slice of them, cut
+     * as a serial --shard K/N run cuts it (by cost with --costs), so its
+     * TALLY merges like any shard's (kcontract merge). */
+    if ((ns = kc_select(o, items, n, sel, &nf, err, sizeof err)) < 0 ||
+        kc_select_costs_digest(o, items, n, &qq->t.costs, err, sizeof err)) {
+        fprintf(stderr, "kcontract: --costs %s\n", err);
+        free(sel);
+        return 2;
+    }
     int found = 0;
     if (kc_costs_load(o->costs, &qq->costs, &found, err, sizeof err)) {
         fprintf(stderr, "kcontract: --costs %s (fix or remove the file; docs/parallel-runs.md gives the format)\n", err);
         free(sel);
         return 2;
     }
-    qq->t.items = nf;
+    qq->t.items = ns;
     for (int i = 0; i < ns; i++) {
         qq->t.digest += kc_item_set_digest(&items[sel[i]]);
         gpu_items += items[sel[i]].kind != KC_KIND_SUITE || items[sel[i]].suite->needs_gpu;
@@ -594,8 +601,13 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     qq->nq = ns;
     free(sel);
     /* The header. */
-    printf("kcontract: %d item%s selected, seed %llu; --jobs %d: a work queue of %d worker%s", ns, ns == 1 ? "" : "s",
-           (unsigned long long)o->seed, o->jobs, qq->nw, qq->nw == 1 ? "" : "s");
+    if (o->sharded)
+        printf("kcontract: shard %d/%d: %d of %d selected item%s, seed %llu; --jobs %d: a work queue of %d worker%s",
+               o->shard_k, o->shard_n, ns, nf, nf == 1 ? "" : "s", (unsigned long long)o->seed, o->jobs, qq->nw,
+               qq->nw == 1 ? "" : "s");
+    else
+        printf("kcontract: %d item%s selected, seed %llu; --jobs %d: a work queue of %d worker%s", ns, ns == 1 ? "" : "s",
+               (unsigned long long)o->seed, o->jobs, qq->nw, qq->nw == 1 ? "" : "s");
     if (found)
         printf(", failed last time first, then longest first (costs %s: %d of %d recorded%s)\n", o->costs, recorded, ns,
                recorded < ns ? ", the rest estimated" : "");
@@ -639,10 +651,10 @@ int kc_queue_run(const kc_opts *o, const kc_item *items, int n)
     qq.t0 = now_s();
     kc_tally_init(&qq.t);
     qq.t.seed = o->seed;
-    qq.t.shard_k = 0;
-    qq.t.shard_n = 1;
+    qq.t.shard_k = o->shard_k;   /* 0/1 unless --shard K/N: this host's slice of a multi-host run */
+    qq.t.shard_n = o->shard_n;
     qq.t.filter = kc_filter_hash(o->patterns, o->npatterns);
-    qq.t.binary = kc_binary_hash();
+    qq.t.build = kc_build_id();
     qq.d = calloc(1, sizeof *qq.d);
     int rc = qq.d ? setup(&qq, o, items, n) : 4, sup = 0;
     if (rc) goto out;
@@ -677,7 +689,7 @@ int kc_queue_run(const kc_opts *o, const kc_item *items, int n)
     not_run(&qq);
     kc_progress_end();
     qq.rec.wall_s = now_s() - qq.t0;
-    save_costs(&qq);
+    if (kc_cli_writes_costs(o)) save_costs(&qq);   /* not a --shard K/N slice's: its shards read the table */
     char line[4096], sb[32];
     if (qq.interrupted) {
         int fin = 0;

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "build_id.h"
 #include "costs.h"
 #include "device.h"
 #include "filter.h"
@@ -30,18 +31,6 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-uint64_t kc_binary_hash(void)
-{
-    int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-    uint64_t h = KC_FNV_OFFSET;
-    if (fd < 0) return 0;
-    static unsigned char buf[1 << 16];
-    ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) > 0) h = kc_fnv1a64(buf, (size_t)n, h);
-    close(fd);
-    return kc_mix64(h);
 }
 
 /* Replaces this process with a fresh one that continues at item `next`;
@@ -160,7 +149,13 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         t.shard_k = o->shard_k;
         t.shard_n = o->shard_n;
         t.filter = kc_filter_hash(o->patterns, o->npatterns);
-        t.binary = kc_binary_hash();
+        t.build = kc_build_id();
+        if (kc_select_costs_digest(o, items, n, &t.costs, serr, sizeof serr)) {
+            fprintf(stderr, "kcontract: --costs %s\n", serr);
+            if (have_gpu) kc_gpu_close(&gpu);
+            free(sel);
+            return 2;
+        }
         for (int i = 0; i < ns; i++) t.digest += kc_item_set_digest(&items[sel[i]]);
         if (have_gpu) {
             snprintf(t.device, sizeof t.device, "%.127s", gpu.dev.name);

@@ -16,6 +16,4 @@ int kc_run(const kc_opts *o, const kc_item *items, int n);
 int kc_list(const kc_opts *o, const kc_item *items, int n);
 /* kcontract info: driver version and devices. */
 int kc_info(void);
-/* Hash of the running binary's bytes (/proc/self/exe), for the TALLY. */
-uint64_t kc_binary_hash(void);
 #endif

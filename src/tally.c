@@ -13,13 +13,15 @@
  *   suite.notrun
  *   sanitize.pass sanitize.fail sanitize.leak sanitize.skip sanitize.crash
  *   sanitize.timeout sanitize.notrun
- *   stale items seed device cc sms digest shard filter binary
+ *   stale items seed device cc sms digest shard filter build costs
  * (v=2 added the three .leak keys, issue 13; v=3 the sanitize.* keys of the
- * :sanitize items, issue 12; lines of other versions are refused.)
+ * :sanitize items, issue 12, and replaced binary= (a hash of the binary's
+ * bytes) with build= (build_id.h) and added costs=, issue 14; lines of other
+ * versions are refused, naming their version.)
  * Counts, stale, items, seed and sms are canonical decimals (digits only, no
  * sign, no leading zeros); device is percent-encoded (bytes <= ' ', >= 0x7f,
  * '%' and '=' as %XX); cc is "major.minor"; shard is "K/N" with K < N;
- * digest, filter and binary are 16 hex digits.
+ * digest, filter, build and costs are 16 hex digits.
  *
  * Kind/state pairs: a limit item in state KC_LIMIT is limit.fail (and
  * kc_tally_add maps limit FAIL to KC_LIMIT). Any other pair not in the list
@@ -93,7 +95,7 @@ static const key KEYS[] = {
     FLD("stale", K_LONG, stale), FLD("items", K_LONG, items), FLD("seed", K_U64, seed),
     FLD("device", K_DEVICE, device), FLD("cc", K_CC, cc_major), FLD("sms", K_INT, sm_count),
     FLD("digest", K_HEX, digest), FLD("shard", K_SHARD, shard_k),
-    FLD("filter", K_HEX, filter), FLD("binary", K_HEX, binary),
+    FLD("filter", K_HEX, filter), FLD("build", K_HEX, build), FLD("costs", K_HEX, costs),
 };
 #define NKEYS (sizeof KEYS / sizeof KEYS[0])
 
@@ -147,7 +149,7 @@ int kc_tally_counts_equal(const kc_tally *a, const kc_tally *b) {
            a->stale == b->stale && a->items == b->items && a->seed == b->seed &&
            strcmp(a->device, b->device) == 0 && a->cc_major == b->cc_major &&
            a->cc_minor == b->cc_minor && a->sm_count == b->sm_count && a->digest == b->digest &&
-           a->filter == b->filter && a->binary == b->binary;
+           a->filter == b->filter && a->build == b->build;
 }
 
 /* Sum over kinds of state s. */

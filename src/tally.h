@@ -8,7 +8,9 @@
 #include <stdint.h>
 #include "item.h"
 
-#define KC_TALLY_VERSION 3   /* 2: the .leak keys (issue 13); 3: the sanitize.* keys (issue 12) */
+/* 2: the .leak keys (issue 13); 3: the sanitize.* keys (issue 12), build=
+ * (build_id.h) replaces binary=, and costs= (issue 14) */
+#define KC_TALLY_VERSION 3
 
 typedef struct kc_tally {
     long n[KC_KIND_COUNT][KC_STATE_COUNT];   /* items per kind and state */
@@ -21,7 +23,9 @@ typedef struct kc_tally {
     uint64_t digest;                         /* kc_item_digest over the item set (additive) */
     int shard_k, shard_n;                    /* 0/1 for an unsharded run */
     uint64_t filter;                         /* hash of the name patterns */
-    uint64_t binary;                         /* hash identifying the kcontract binary */
+    uint64_t build;                          /* the build's identity (build_id.h): what decides the results */
+    uint64_t costs;                          /* the cost table a --shard K/N --costs run was cut from
+                                              * (kc_select_costs_digest), 0 when not cut by cost */
 } kc_tally;
 
 void kc_tally_init(kc_tally *t);
@@ -39,18 +43,18 @@ uint64_t kc_item_digest(const char *name);
  * its dims do not merge as one run. What runs and merges sum. */
 uint64_t kc_item_set_digest(const kc_item *it);
 
-/* Writes "TALLY v=2 key=value ..." (no newline) into buf; returns the length,
+/* Writes "TALLY v=3 key=value ..." (no newline) into buf; returns the length,
  * or -1 when it does not fit or the struct holds something the line cannot
  * say (a negative count, a kind/state pair without a key such as a kernel in
  * RED, a bad shard). tally.c lists the keys. */
 int kc_tally_format(const kc_tally *t, char *buf, size_t cap);
 /* Parses a line written by kc_tally_format (one trailing '\n' allowed; keys
- * after v=2 in any order). Returns 0, or -1 with a reason ("missing key
+ * after v=3 in any order). Returns 0, or -1 with a reason ("missing key
  * kernel.pass", "duplicate key seed", "bad number 'x' for items", "unknown key
- * foo", "version 2 not supported", ...) in err; *t is untouched on error. */
+ * foo", "version 2 not supported (want 3)", ...) in err; *t is untouched on error. */
 int kc_tally_parse(const char *line, kc_tally *t, char *err, size_t errcap);
-/* Equal counts and identity: every field but shard_k and shard_n (a merged
- * set of shards equals the unsharded run). */
+/* Equal counts and identity: every field but shard_k, shard_n and costs (a
+ * merged set of shards equals the unsharded run). */
 int kc_tally_counts_equal(const kc_tally *a, const kc_tally *b);
 
 /* The exit status the counts explain: 1 if anything failed (FAIL, MISSED,

@@ -45,7 +45,7 @@ static void identity(kc_tally *t, int k, int n)
 {
     t->seed = SEED;
     t->filter = FILTER;
-    t->binary = BINARY;
+    t->build = BINARY;
     t->shard_k = k;
     t->shard_n = n;
 }
@@ -97,7 +97,7 @@ static void want_for(want_buf *b, int n)
     b->w.n = n;
     b->w.seed = SEED;
     b->w.filter = FILTER;
-    b->w.binary = BINARY;
+    b->w.build = BINARY;
     b->w.items = NITEMS;
     b->w.slice_items = b->items;
     b->w.slice_digest = b->digest;
@@ -252,7 +252,7 @@ static void other_shard(kc_tally *t) { t->shard_k = 2; }
 static void other_n(kc_tally *t) { t->shard_n = 4; }
 static void other_seed(kc_tally *t) { t->seed = 8; }
 static void other_filter(kc_tally *t) { t->filter ^= 1; }
-static void other_binary(kc_tally *t) { t->binary ^= 1; }
+static void other_binary(kc_tally *t) { t->build ^= 1; }
 
 Test(merge, tally_for_another_shard_n_seed_filter_binary_refused)
 {
@@ -260,7 +260,7 @@ Test(merge, tally_for_another_shard_n_seed_filter_binary_refused)
     check_identity_refused(other_n, "its TALLY is for shard 1/4");
     check_identity_refused(other_seed, "its TALLY is for seed 8, the run's is 7");
     check_identity_refused(other_filter, "its TALLY is for filter 1111222233334445");
-    check_identity_refused(other_binary, "its TALLY is from binary 5555666677778889");
+    check_identity_refused(other_binary, "its TALLY is from build 5555666677778889");
 }
 
 Test(merge, exit_status_not_explained_refused)
@@ -283,7 +283,7 @@ Test(merge, malformed_tally_refused_with_reason_never_zero)
     static const struct { const char *line, *why; } bad[] = {
         { "TALLY v=3 kernel.pass=zero", "malformed TALLY: bad number 'zero' for kernel.pass" },
         { "TALLY v=4 kernel.pass=0", "malformed TALLY: version 4 not supported" },
-        { "TALLY v=2 kernel.pass=0", "malformed TALLY: version 2 not supported" },
+        { "TALLY v=2 kernel.pass=0", "malformed TALLY: version 2 not supported (want 3)" },
         { "TALLY v=1 kernel.pass=0", "malformed TALLY: version 1 not supported" },
         { "TALLY", "malformed TALLY: not a TALLY line" },
         { "TALLY v=3", "malformed TALLY: missing key kernel.pass" },

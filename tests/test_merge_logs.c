@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "support/run_output.h"
@@ -105,11 +106,20 @@ Test(merge_logs, bad_logs_are_refused_naming_the_log, .timeout = 60)
     kc_proc_free(&p);
     char copy[160];
     snprintf(copy, sizeof copy, "%s.copy", log[1]);
+    /* An index run twice with the same result (Kubernetes may start two pods
+     * for one index): taken once, said; with another result: refused. */
     kc_proc c = fixture((char *[]){ "run", "fixture.pass.*", "fixture.fail", "--shard", "1/3", NULL });
     save(copy, c.out);
     kc_proc_free(&c);
     p = merge(NULL, (const char *[]){ log[0], log[1], copy, log[2] }, 4);
-    expect_refused(&p, "shard 1/3 given twice");
+    cr_expect_eq(p.status, 1, "(fixture.fail fails) exit %d\n%s", p.status, p.out);
+    cr_expect(strstr(p.out, "is a second run of it with the same TALLY") && strstr(p.out, "\nSUMMARY "), "%s", p.out);
+    kc_proc_free(&p);
+    c = fixture((char *[]){ "run", "fixture.pass.*", "fixture.fail", "--shard", "1/3", "--seed", "9", NULL });
+    save(copy, c.out);
+    kc_proc_free(&c);
+    p = merge(NULL, (const char *[]){ log[0], log[1], copy, log[2] }, 4);
+    expect_refused(&p, "shard 1/3 given twice with different results");
     /* Cut before its SUMMARY: the host's run did not finish. */
     kc_proc q = fixture((char *[]){ "run", "fixture.pass.*", "fixture.fail", "--shard", "2/3", NULL });
     char *sum = strstr(q.out, "\nSUMMARY ");
@@ -123,8 +133,9 @@ Test(merge_logs, bad_logs_are_refused_naming_the_log, .timeout = 60)
     save(copy, "PASS   fixture.pass.00  ok  (0.01 s)\nTALLY v=3 suite.pass=four\nSUMMARY x  (0.0 s)\n");
     p = merge(NULL, (const char *[]){ log[0], log[1], copy }, 3);
     expect_refused(&p, "malformed TALLY: bad number 'four'");
-    /* A --jobs run's output is no shard's: its item lines are prefixed. */
-    kc_proc j = fixture((char *[]){ "run", "fixture.pass.*", "fixture.fail", "--jobs", "2", NULL });
+    /* A --schedule static run's output is no shard's: its item lines are
+     * its own shards', prefixed [K/N]. */
+    kc_proc j = fixture((char *[]){ "run", "fixture.pass.*", "fixture.fail", "--jobs", "2", "--schedule", "static", NULL });
     save(copy, j.out);
     kc_proc_free(&j);
     p = merge(NULL, (const char *[]){ copy }, 1);
@@ -134,11 +145,15 @@ Test(merge_logs, bad_logs_are_refused_naming_the_log, .timeout = 60)
     edit_log(copy, "shard=1/3", "shard=1/2000000000");
     p = merge(NULL, (const char *[]){ log[0], copy, log[2] }, 3);
     expect_refused(&p, "shard 1/2000000000");
-    /* A directory is no log: a usage error, exit 2. */
-    p = merge(NULL, (const char *[]){ log[0], "/tmp", log[2] }, 3);
+    /* A directory with no *.log under it: a usage error, exit 2. */
+    char empty[64];
+    snprintf(empty, sizeof empty, "/tmp/kc-merge-empty-%ld", (long)getpid());
+    mkdir(empty, 0755);
+    p = merge(NULL, (const char *[]){ log[0], empty, log[2] }, 3);
     cr_expect_eq(p.status, 2, "exit %d", p.status);
-    cr_expect(strstr(p.err, "/tmp: is a directory"), "%s", p.err);
+    cr_expect(strstr(p.err, ": a directory with no *.log file under it"), "%s", p.err);
     kc_proc_free(&p);
+    rmdir(empty);
     /* Shard 1 with another seed. */
     shard_log(1, 3, (char *[]){ "--seed", "5", NULL }, other);
     p = merge(NULL, (const char *[]){ log[0], other[1], log[2] }, 3);
@@ -187,9 +202,51 @@ Test(merge_logs, slices_by_cost_need_the_same_table, .timeout = 60)
     cr_expect(strstr(p.out, "\nSUMMARY "), "%s", p.out);
     kc_proc_free(&p);
     p = merge(NULL, logs, 2);
-    expect_refused(&p, "its slice is");
+    expect_refused(&p, "its slice was cut by a cost table");
+    /* The table rewritten after the shards ran (a --jobs run rewrites it):
+     * the merge names the table as the cause, not only the slices. */
+    save(costs, "# kcontract costs v1\nfixture.pass.00\t1.000\t-1\t-1\t0\nfixture.pass.01\t8.000\t-1\t-1\t0\n");
+    p = merge((char *[]){ "--costs", costs, NULL }, logs, 2);
+    expect_refused(&p, "the table changed after this shard ran");
     for (int k = 0; k < 2; k++) unlink(log[k]);
     unlink(costs);
+}
+
+/* --shard K/N --jobs M: each host runs its slice on a work queue; the logs
+ * (item lines prefixed [wK]) merge into the serial result, and a cost table
+ * they were cut from is left as it was (every shard needs it unchanged). */
+Test(merge_logs, shards_run_as_work_queues_merge_into_the_serial_result, .timeout = 120)
+{
+    char costs[128], log[3][128];
+    snprintf(costs, sizeof costs, "/tmp/kc-merge-%ld-qcosts.tsv", (long)getpid());
+    const char *table = "# kcontract costs v1\nfixture.pass.00\t9.000\t-1\t-1\t0\nfixture.pass.01\t8.000\t-1\t-1\t0\n";
+    save(costs, table);
+    for (int k = 0; k < 3; k++) shard_log(k, 3, (char *[]){ "--jobs", "2", "--costs", costs, NULL }, log);
+    cr_expect_str_eq(kc_out_file(costs), table, "a --shard --jobs run rewrote the cost table");
+    cr_expect(strstr(kc_out_file(log[0]), "kcontract: shard 0/3: "), "%s", kc_out_file(log[0]));
+    cr_expect(strstr(kc_out_file(log[0]), "\n[w"), "no worker lines:\n%s", kc_out_file(log[0]));
+    kc_proc s = fixture((char *[]){ "run", "fixture.pass.*", "fixture.fail", NULL });
+    const char *logs[] = { log[0], log[1], log[2] };
+    kc_proc m = merge((char *[]){ "--costs", costs, NULL }, logs, 3);
+    cr_expect_eq(m.status, s.status, "merge exit %d, serial %d\n%s", m.status, s.status, m.out);
+    char sa[512], sb[512];
+    kc_out_summary(s.out, sa, sizeof sa);
+    kc_out_summary(m.out, sb, sizeof sb);
+    cr_expect_str_eq(sb, sa);
+    /* A changed build (other contracts or kernels) is refused, naming it. */
+    const char *at = strstr(kc_out_file(log[1]), " build=");
+    cr_assert(at);
+    char from[32], to[32];
+    snprintf(from, sizeof from, "%.23s", at);
+    snprintf(to, sizeof to, "%s", from);
+    to[7] = to[7] == '0' ? '1' : '0';
+    edit_log(log[1], from, to);
+    m = merge((char *[]){ "--costs", costs, NULL }, logs, 3);
+    expect_refused(&m, "(other contract definitions or kernels)");
+    for (int k = 0; k < 3; k++) unlink(log[k]);
+    unlink(costs);
+    kc_proc_free(&s);
+    kc_proc_free(&m);
 }
 
 Test(merge_logs, options_merge_does_not_take_are_refused)
@@ -269,4 +326,77 @@ Test(merge_logs, a_leak_in_a_shard_is_merged_as_leak, .timeout = 60)
     kc_proc_free(&p);
     unlink(log[0]);
     unlink(log[1]);
+}
+
+/* What engines leave behind: Bazel's bazel-testlogs/<target>/shard_K_of_N/test.log,
+ * each starting with lines Bazel adds, merged from the directory; the merged
+ * run prints the failing line with its rerun command and writes --json and
+ * --junit; shards on another GPU are refused unless --allow-mixed-gpus. */
+Test(merge_logs, a_directory_of_bazel_logs_merges_with_reports, .timeout = 90)
+{
+    char dir[96], sub[160], log[3][128], path[200], json[128], junit[128];
+    snprintf(dir, sizeof dir, "/tmp/kc-merge-bazel-%ld", (long)getpid());
+    mkdir(dir, 0755);
+    for (int k = 0; k < 3; k++) {
+        shard_log(k, 3, NULL, log);
+        snprintf(sub, sizeof sub, "%s/shard_%d_of_3", dir, k + 1);
+        mkdir(sub, 0755);
+        snprintf(path, sizeof path, "%s/test.log", sub);
+        char text[1 << 16];
+        snprintf(text, sizeof text, "exec ${PAGER:-/usr/bin/less} \"$0\" || exit 1\nExecuting tests from //:kc_shards\n"
+                 "-----------------------------------------------------------------------------\n%s", kc_out_file(log[k]));
+        save(path, text);
+        unlink(log[k]);
+    }
+    snprintf(json, sizeof json, "%s.json", dir);
+    snprintf(junit, sizeof junit, "%s.xml", dir);
+    kc_proc s = fixture((char *[]){ "run", "fixture.pass.*", "fixture.fail", NULL });
+    kc_proc m = fixture((char *[]){ "merge", "fixture.pass.*", "fixture.fail", "--json", json, "--junit", junit, "--log", dir, NULL });
+    cr_expect_eq(m.status, 1, "exit %d\n%s\n%s", m.status, m.out, m.err);
+    char sa[512], sb[512];
+    kc_out_summary(s.out, sa, sizeof sa);
+    kc_out_summary(m.out, sb, sizeof sb);
+    cr_expect_str_eq(sb, sa);
+    cr_expect(strstr(m.out, "\nFAIL   fixture.fail  fixture.fail fails on purpose (expected 1, got 2)  (") &&
+              strstr(m.out, "rerun: ") && strstr(m.out, " run fixture.fail --seed 1 --device 0\n"), "%s", m.out);
+    const char *j = kc_out_file(json);
+    cr_expect(strstr(j, "\"name\":\"fixture.fail\"") && strstr(j, "\"state\":\"FAIL\""), "%s", j);
+    cr_expect_eq(kc_out_count(j, "\"name\":\"fixture.pass."), 12, "%s", j);
+    const char *x = kc_out_file(junit);
+    cr_expect(strstr(x, "fixture.fail") && strstr(x, "<failure"), "%s", x);
+    /* One shard on another GPU: refused, naming both; merged when allowed. */
+    snprintf(path, sizeof path, "%s/shard_2_of_3/test.log", dir);
+    const char *t = kc_out_file(path);
+    char text[1 << 16];
+    snprintf(text, sizeof text, "%s", t);
+    char *dv = strstr(text, " device=none cc=0.0 sms=0 ");
+    cr_assert(dv, "%s", text);
+    const char *other = " device=NVIDIA%20H100 cc=9.0 sms=132 ";
+    char fixed[1 << 16];
+    snprintf(fixed, sizeof fixed, "%.*s%s%s", (int)(dv - text), text, other, dv + strlen(" device=none cc=0.0 sms=0 "));
+    save(path, fixed);
+    snprintf(path, sizeof path, "%s/shard_3_of_3/test.log", dir);
+    snprintf(text, sizeof text, "%s", kc_out_file(path));
+    dv = strstr(text, " device=none cc=0.0 sms=0 ");
+    cr_assert(dv);
+    snprintf(fixed, sizeof fixed, "%.*s%s%s", (int)(dv - text), text, " device=NVIDIA%20H200 cc=9.0 sms=132 ",
+             dv + strlen(" device=none cc=0.0 sms=0 "));
+    save(path, fixed);
+    kc_proc_free(&m);
+    m = fixture((char *[]){ "merge", "fixture.pass.*", "fixture.fail", "--log", dir, NULL });
+    expect_refused(&m, "ran on 'NVIDIA H200' (cc 9.0, 132 SMs), shard 1/3 on 'NVIDIA H100' (cc 9.0, 132 SMs)");
+    m = fixture((char *[]){ "merge", "fixture.pass.*", "fixture.fail", "--allow-mixed-gpus", "--log", dir, NULL });
+    cr_expect_eq(m.status, 1, "exit %d\n%s", m.status, m.out);
+    cr_expect(strstr(m.out, "\nSUMMARY "), "%s", m.out);
+    kc_proc_free(&m);
+    kc_proc_free(&s);
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/shard_%d_of_3/test.log", dir, k + 1);
+        unlink(path);
+        snprintf(sub, sizeof sub, "%s/shard_%d_of_3", dir, k + 1);
+        rmdir(sub);
+    }
+    rmdir(dir);
+    unlink(json);
+    unlink(junit);
 }

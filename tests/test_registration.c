@@ -74,7 +74,7 @@ Test(registration, another_abi_is_refused_and_named)
     kc_register_contract(&c, KC_ABI_VERSION, sizeof(kc_contract) - 8);
     kc_suite s = { "old.suite", 0, NULL };
     kc_register_suite(&s, KC_ABI_VERSION - 1, sizeof(kc_suite));
-    kc_register_module("old_image", "ctl", (const unsigned char *)"x", (const unsigned char *)"x" + 1, 0);
+    kc_register_module("old_image", "ctl", (const unsigned char *)"x", (const unsigned char *)"x" + 1, NULL, 0);
     cr_expect_eq(kc_registry_contracts(&cs), before, "a refused contract was registered");
     cr_expect_null(kc_fatbin_find("old_image", "ctl"));
     char err[16384], want[256];
@@ -92,10 +92,10 @@ Test(registration, another_abi_is_refused_and_named)
 Test(registration, an_image_registers_once)
 {
     static const unsigned char img[] = "KCFAKE twice -\n";
-    kc_register_module("twice", NULL, img, img + sizeof img - 1, KC_ABI_VERSION);
+    kc_register_module("twice", NULL, img, img + sizeof img - 1, "0123456789abcdef", KC_ABI_VERSION);
     cr_assert_not_null(kc_fatbin_find("twice", NULL));
     cr_expect_null(kc_fatbin_find("twice", "ctl"), "a control's image found for the clean one");
-    kc_register_module("twice", NULL, img, img + sizeof img - 1, KC_ABI_VERSION);
+    kc_register_module("twice", NULL, img, img + sizeof img - 1, "0123456789abcdef", KC_ABI_VERSION);
     char err[4096];
     int n = items_problems(err, sizeof err);
     cr_assert_eq(n, -1, "%d: %s", n, err);

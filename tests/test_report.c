@@ -377,7 +377,7 @@ Test(report, unwritable_report_refused_before_running)
     kc_proc_free(&p);
     p = fixture((char *[]){ "list", "--junit", "/tmp/x.xml", NULL }, NULL);
     cr_expect_eq(p.status, 2);
-    cr_expect(strstr(p.err, "--junit applies to run only"), "stderr: %s", p.err);
+    cr_expect(strstr(p.err, "--junit applies to run and merge only"), "stderr: %s", p.err);
     kc_proc_free(&p);
 }
 

@@ -214,8 +214,8 @@ Test(shard, argument_refusals_name_the_value)
     refused(a4, "--jobs: expected a number of processes from 1 to 4096, got '0'");
     char *a5[] = { "run", "--jobs", "two", NULL };
     refused(a5, "got 'two'");
-    char *a6[] = { "run", "--jobs", "3", "--shard", "1/4", NULL };
-    refused(a6, "--jobs 3 and --shard 1/4 do not combine");
+    char *a6[] = { "run", "--jobs", "3", "--shard", "1/4", "--schedule", "static", NULL };
+    refused(a6, "--schedule static and --shard 1/4 do not combine");
     char *a7[] = { "run", "--devices", "0,2", NULL };
     refused(a7, "--devices 0,2 needs --jobs");
     char *a8[] = { "run", "--jobs", "2", "--devices", "0,x", NULL };

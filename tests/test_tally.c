@@ -45,7 +45,8 @@ static void random_tally(kc_tally *t, uint64_t *s) {
     t->shard_n = 1 + (int)(rnd(s) % 64);
     t->shard_k = (int)(rnd(s) % (uint64_t)t->shard_n);
     t->filter = rnd(s);
-    t->binary = rnd(s);
+    t->build = rnd(s);
+    t->costs = rnd(s);
 }
 
 /* A valid line to corrupt in the refusal tests. */
@@ -93,7 +94,7 @@ Test(tally, format_exact_text) {
         "sanitize.pass=0 sanitize.fail=0 sanitize.leak=0 sanitize.skip=0 sanitize.crash=0 sanitize.timeout=0 "
         "sanitize.notrun=0 "
         "stale=0 items=42 seed=7 device=NVIDIA%20H200 cc=9.0 sms=132 digest=0123456789abcdef "
-        "shard=0/1 filter=0000000000000000 binary=0000000000000000");
+        "shard=0/1 filter=0000000000000000 build=0000000000000000 costs=0000000000000000");
 }
 
 Test(tally, round_trip_random) {
@@ -116,7 +117,7 @@ Test(tally, round_trip_random) {
         /* No spaces inside values: exactly one field per key. */
         size_t spaces = 0;
         for (char *p = line; *p; p++) spaces += *p == ' ';
-        cr_assert_eq(spaces, 47);   /* TALLY, v=3 and 46 keys: one space before each */
+        cr_assert_eq(spaces, 48);   /* TALLY, v=3 and 47 keys: one space before each */
     }
 }
 
@@ -203,8 +204,8 @@ Test(tally, refuses_bad_hex) {
     subst(line, "digest=0123456789abcdef", "digest=0123456789abcdeg");
     refused(line, "bad hex '0123456789abcdeg' for digest", NULL);
     good_line(line, sizeof line);
-    subst(line, "binary=0000000000000000", "binary=000000000000000");
-    refused(line, "binary", "'000000000000000'");
+    subst(line, "build=0000000000000000", "build=000000000000000");
+    refused(line, "build", "'000000000000000'");
     good_line(line, sizeof line);
     subst(line, "filter=0000000000000000", "filter=00000000000000000");
     refused(line, "filter", "'00000000000000000'");
@@ -248,11 +249,11 @@ Test(tally, refuses_bad_device) {
 Test(tally, refuses_version_prefix_truncation_and_junk) {
     char line[4096];
     good_line(line, sizeof line);
-    subst(line, "v=3", "v=2");      /* before the sanitize.* keys: refused, not read with them as zeros */
-    refused(line, "version 2 not supported", NULL);
-    good_line(line, sizeof line);
-    subst(line, "v=3", "v=1");
+    subst(line, "v=3", "v=1");      /* before the .leak keys: refused, not read with them as zeros */
     refused(line, "version 1 not supported", NULL);
+    good_line(line, sizeof line);
+    subst(line, "v=3", "v=2");      /* binary= instead of build=, no costs= */
+    refused(line, "version 2 not supported (want 3)", NULL);
     good_line(line, sizeof line);
     subst(line, "v=3", "v=4");
     refused(line, "version 4 not supported", NULL);
@@ -267,7 +268,7 @@ Test(tally, refuses_version_prefix_truncation_and_junk) {
     /* Truncated in the middle of a value, and after a whole field. */
     good_line(line, sizeof line);
     line[strlen(line) - 3] = 0;
-    refused(line, "bad hex", "for binary");
+    refused(line, "bad hex", "for costs");
     good_line(line, sizeof line);
     *strstr(line, " sms=") = 0;
     refused(line, "missing key sms", NULL);
@@ -280,7 +281,7 @@ Test(tally, refuses_version_prefix_truncation_and_junk) {
     refused(line, "empty field", NULL);
     good_line(line, sizeof line);
     strcat(line, "\n\n");
-    refused(line, "for binary", NULL);
+    refused(line, "for costs", NULL);
     refused("", "TALLY", NULL);
     refused("TALLY ", "missing version", NULL);
 }
@@ -364,7 +365,7 @@ Test(tally, counts_equal_ignores_only_shard) {
     cr_assert(kc_tally_counts_equal(&a, &b));
     b = a; b.digest ^= 1; cr_assert_not(kc_tally_counts_equal(&a, &b));
     b = a; b.filter ^= 1; cr_assert_not(kc_tally_counts_equal(&a, &b));
-    b = a; b.binary ^= 1; cr_assert_not(kc_tally_counts_equal(&a, &b));
+    b = a; b.build ^= 1; cr_assert_not(kc_tally_counts_equal(&a, &b));
     b = a; b.seed ^= 1; cr_assert_not(kc_tally_counts_equal(&a, &b));
     b = a; b.cc_minor ^= 1; cr_assert_not(kc_tally_counts_equal(&a, &b));
     b = a; b.sm_count ^= 1; cr_assert_not(kc_tally_counts_equal(&a, &b));

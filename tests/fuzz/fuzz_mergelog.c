@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (len == 0) fgetc(f);                         /* an empty log: nothing to read */
             kc_shard_out_init(&outs[nlogs], -1);
             kc_tally_init(&body[nlogs]);
-            if (kc_merge_log_read(f, ITEMS, NITEMS, &outs[nlogs], &body[nlogs], &wall) == 0) nlogs++;
+            if (kc_merge_log_read(f, ITEMS, NITEMS, &outs[nlogs], &body[nlogs], &wall, NULL) == 0) nlogs++;
             fclose(f);
         }
         free(text);
@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int i = 0; i < nlogs; i++)
         if (outs[i].have && outs[i].exited) fin[nfin++] = outs[i];
     if (!nfin || fin[0].tally.shard_n > 64) return 0;
-    kc_merge_want w = { fin[0].tally.shard_n, fin[0].tally.seed, fin[0].tally.filter, fin[0].tally.binary, 0, 0, NULL, NULL };
+    kc_merge_want w = { fin[0].tally.shard_n, fin[0].tally.seed, fin[0].tally.filter, fin[0].tally.build, 0, 0, NULL, NULL };
     for (int i = 0; i < nfin; i++) {
         w.items += fin[i].tally.items;
         w.digest += fin[i].tally.digest;

@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)kc_item_set_digest(it);
         (void)kc_cost_estimate(it);
         size_t host, gpu;
-        kc_case_memory(it->contract, &it->contract->shapes[0], KC_REF_DEVICE, &host, &gpu);
+        kc_case_memory(it->contract, &it->contract->shapes[0], KC_REF_DEVICE, &host, &gpu);   /* the default --reference */
     }
     free(items);
     kc_launch_records_free(r);

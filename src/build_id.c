@@ -1,0 +1,82 @@
+/* build_id.c — owns the build identity (build_id.h): a hash over the
+ * registered contracts' definitions, the suites, and the embedded fatbins'
+ * source digests. Each registration is hashed on its own and the hashes are
+ * summed, so the link order does not matter. */
+#include "build_id.h"
+
+#include <string.h>
+
+#include "fatbin.h"
+#include "registry.h"
+#include "seed.h"
+
+static uint64_t mix_bytes(uint64_t h, const void *p, size_t n) { return kc_fnv1a64(p, n, h); }
+static uint64_t mix_u64(uint64_t h, uint64_t v) { return mix_bytes(h, &v, sizeof v); }
+static uint64_t mix_dbl(uint64_t h, double v) { return mix_bytes(h, &v, sizeof v); }
+/* A string with its length (NULL differs from ""). */
+static uint64_t mix_str(uint64_t h, const char *s)
+{
+    if (!s) return mix_u64(h, UINT64_MAX);
+    size_t n = strlen(s);
+    return mix_bytes(mix_u64(h, n), s, n);
+}
+
+static uint64_t mix_tol(uint64_t h, const kc_tol *t) { return mix_str(mix_dbl(mix_dbl(h, t->rtol), t->atol), t->reason); }
+
+static uint64_t mix_errors(uint64_t h, const kc_errors *e)
+{
+    h = mix_str(mix_dbl(mix_u64(h, (uint64_t)e->kind), e->slack), e->reason);
+    for (int i = 0; i < KC_MAX_UNJUDGED; i++) h = mix_u64(h, (uint64_t)e->unjudged[i]);
+    return h;
+}
+
+static uint64_t mix_arg(uint64_t h, const kc_arg *a)
+{
+    h = mix_str(mix_u64(h, (uint64_t)a->kind), a->name);
+    h = mix_u64(mix_u64(h, (uint64_t)a->dtype), (uint64_t)a->role);
+    h = mix_u64(h, (uint64_t)((a->count != NULL) + 2 * (a->gen != NULL) + 4 * (a->value != NULL) + 8 * (a->range != NULL) + 16 * (a->table != 0)));
+    return mix_errors(mix_tol(h, &a->tol), &a->errors);
+}
+
+static uint64_t contract_hash(const kc_contract *c)
+{
+    uint64_t h = mix_str(KC_FNV_OFFSET, "contract");
+    h = mix_str(mix_str(mix_str(h, c->name), c->module), c->symbol);
+    h = mix_str(mix_str(h, c->library), c->entry);
+    for (int i = 0; i < KC_MAX_DIMS; i++) h = mix_str(h, c->dims[i]);
+    for (int i = 0; i < KC_MAX_ARGS && c->args[i].kind != KC_ARG_END; i++) h = mix_arg(h, &c->args[i]);
+    for (const kc_shape *s = c->shapes; s && s->name; s++)
+        h = mix_bytes(mix_u64(mix_str(h, s->name), (uint64_t)s->cls), s->d, sizeof s->d);
+    for (int i = 0; i < KC_MAX_DISTS; i++)
+        h = mix_str(mix_u64(mix_u64(h, (uint64_t)c->dists[i]), (uint64_t)c->no_boundary[i].dist), c->no_boundary[i].reason);
+    h = mix_u64(h, (uint64_t)((c->launch != NULL) + 2 * (c->reference != NULL) + 4 * (c->device_reference.launch != NULL)));
+    h = mix_tol(mix_str(mix_str(h, c->device_reference.module), c->device_reference.symbol), &c->device_reference.agree);
+    h = mix_errors(mix_tol(h, &c->tol), &c->errors);
+    h = mix_str(h, c->nondeterministic);
+    h = mix_u64(mix_u64(h, (uint64_t)c->budget.max_regs), (uint64_t)c->budget.max_smem);
+    h = mix_u64(mix_u64(h, (uint64_t)c->budget.max_local), (uint64_t)c->budget.min_blocks_per_sm);
+    for (int i = 0; i < KC_MAX_CONTROLS && c->controls[i].name; i++)
+        h = mix_str(mix_u64(mix_str(h, c->controls[i].name), (uint64_t)c->controls[i].gate), c->controls[i].bug);
+    for (int i = 0; i < KC_MAX_KNOWN && c->known[i].gate; i++)
+        h = mix_str(mix_str(mix_u64(h, (uint64_t)c->known[i].gate), c->known[i].shape), c->known[i].reason);
+    return kc_mix64(mix_dbl(h, c->timeout_s));
+}
+
+uint64_t kc_build_id(void)
+{
+    static uint64_t id;
+    if (id) return id;
+    uint64_t sum = 0;
+    const kc_contract *const *cs;
+    const kc_suite *const *ss;
+    size_t nc = kc_registry_contracts(&cs), ns = kc_registry_suites(&ss);
+    for (size_t i = 0; i < nc; i++) sum += contract_hash(cs[i]);
+    for (size_t i = 0; i < ns; i++)
+        sum += kc_mix64(mix_u64(mix_str(mix_str(KC_FNV_OFFSET, "suite"), ss[i]->name), (uint64_t)ss[i]->needs_gpu));
+    for (int i = 0; i < kc_fatbin_count(); i++) {
+        const kc_fatbin *f = kc_fatbin_at(i);
+        sum += kc_mix64(mix_str(mix_str(mix_str(mix_str(KC_FNV_OFFSET, "fatbin"), f->module), f->control), f->source));
+    }
+    id = kc_mix64(sum) | 1;   /* never 0 */
+    return id;
+}

@@ -1,0 +1,23 @@
+/* build_id.h — the identity of a build for merging shards: a hash of what
+ * decides an item's result, the same for every host that builds one commit
+ * from source (wherever it checks it out) and different when a contract or a
+ * kernel changes. It replaces the hash of the binary's bytes (TALLY binary=,
+ * v2), which differed with the build directory: nvcc -lineinfo writes the
+ * absolute source path into every fatbin.
+ *
+ * It covers: every registered contract's definition (its names, dims, shapes,
+ * arguments with their dtypes, roles, tolerances and error models,
+ * distributions, boundary skips, budget, controls, known findings, time
+ * limit, device reference, and which of its hooks are set); every registered
+ * suite's name and GPU need; every embedded fatbin's module, control and
+ * source digest (fatbin.h: its source and headers, share/kcontract_digest.sh).
+ * It does not cover the code of host references, generators and launch
+ * functions, nor library kernels' shared objects (lib/libNAME.so): two hosts that
+ * build one commit have the same; a change there alone is not seen. */
+#ifndef KC_BUILD_ID_H
+#define KC_BUILD_ID_H
+#include <stdint.h>
+
+/* The build identity of this binary (computed once, then cached). Never 0. */
+uint64_t kc_build_id(void);
+#endif

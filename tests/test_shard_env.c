@@ -1,0 +1,187 @@
+/* test_shard_env.c — the engines' shard protocols (shard_env.h): K/N from
+ * Bazel's, GoogleTest's, Slurm's and Kubernetes' variables, each refusal the
+ * protocols call for (naming the variables and values), and, with real
+ * processes of the fixture binary, --shard auto, a run honouring Bazel's
+ * variables without a flag (said on its first line, the status file
+ * touched), and a --jobs run whose workers do not shard again. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "shard_env.h"
+#include "support/run_output.h"
+#include "support/spawn.h"
+
+/* An environment as a NULL-ended list of "NAME=value". */
+static const char *table_get(const char *name, void *ctx)
+{
+    size_t n = strlen(name);
+    for (const char *const *e = ctx; *e; e++)
+        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=') return *e + n + 1;
+    return NULL;
+}
+
+static kc_env_shard read_ok(const char *const *env, int implicit_only)
+{
+    kc_env_shard s;
+    char err[1024] = "";
+    int rc = kc_env_shard_read(table_get, (void *)env, implicit_only, &s, err, sizeof err);
+    cr_assert_eq(rc, 0, "refused: %s", err);
+    return s;
+}
+
+static void refused(const char *const *env, const char *want)
+{
+    kc_env_shard s;
+    char err[1024] = "";
+    cr_expect_eq(kc_env_shard_read(table_get, (void *)env, 0, &s, err, sizeof err), -1, "accepted (want '%s')", want);
+    cr_expect(strstr(err, want), "want '%s' in '%s'", want, err);
+}
+
+Test(shard_env, each_engine_gives_k_and_n)
+{
+    kc_env_shard s = read_ok((const char *[]){ "TEST_SHARD_INDEX=2", "TEST_TOTAL_SHARDS=4",
+                                               "TEST_SHARD_STATUS_FILE=/tmp/x", NULL }, 0);
+    cr_expect(s.found && s.k == 2 && s.n == 4, "%d %d/%d", s.found, s.k, s.n);
+    cr_expect_str_eq(s.engine, "Bazel");
+    cr_expect_str_eq(s.status_file, "/tmp/x");
+    s = read_ok((const char *[]){ "GTEST_SHARD_INDEX=0", "GTEST_TOTAL_SHARDS=1", NULL }, 0);
+    cr_expect(s.found && s.k == 0 && s.n == 1);
+    cr_expect_str_eq(s.engine, "GoogleTest");
+    s = read_ok((const char *[]){ "SLURM_ARRAY_TASK_ID=3", "SLURM_ARRAY_TASK_COUNT=4", "SLURM_ARRAY_TASK_MIN=0",
+                                  "SLURM_ARRAY_TASK_MAX=3", "SLURM_ARRAY_TASK_STEP=1", "SLURM_JOB_ID=77", NULL }, 0);
+    cr_expect(s.found && s.k == 3 && s.n == 4);
+    cr_expect_str_eq(s.engine, "Slurm");
+    cr_expect_str_eq(s.status_file, "");
+    s = read_ok((const char *[]){ "JOB_COMPLETION_INDEX=5", "KC_SHARDS=8", NULL }, 0);
+    cr_expect(s.found && s.k == 5 && s.n == 8);
+    cr_expect_str_eq(s.engine, "Kubernetes");
+    cr_expect_str_eq(s.vars, "JOB_COMPLETION_INDEX=5 KC_SHARDS=8");
+    /* Bazel's test runner sets GoogleTest's too, equal: one shard, both named. */
+    s = read_ok((const char *[]){ "TEST_SHARD_INDEX=1", "TEST_TOTAL_SHARDS=3", "GTEST_SHARD_INDEX=1",
+                                  "GTEST_TOTAL_SHARDS=3", "GTEST_SHARD_STATUS_FILE=/tmp/g", NULL }, 0);
+    cr_expect(s.found && s.k == 1 && s.n == 3);
+    cr_expect_str_eq(s.engine, "Bazel and GoogleTest");
+    cr_expect_str_eq(s.status_file, "/tmp/g");
+    /* None: not found, no refusal (a run without --shard runs everything). */
+    s = read_ok((const char *[]){ "PATH=/bin", "SLURM_JOB_ID=5", NULL }, 0);
+    cr_expect_eq(s.found, 0);
+    /* Without a flag only Bazel's and GoogleTest's count. */
+    s = read_ok((const char *[]){ "SLURM_ARRAY_TASK_ID=1", "SLURM_ARRAY_TASK_COUNT=2", "JOB_COMPLETION_INDEX=1",
+                                  "KC_SHARDS=2", NULL }, 1);
+    cr_expect_eq(s.found, 0);
+}
+
+Test(shard_env, refusals_name_the_variables)
+{
+    /* gtest's rules: one of the pair missing, an index out of range. */
+    refused((const char *[]){ "GTEST_SHARD_INDEX=1", NULL }, "GTEST_SHARD_INDEX=1 is set but GTEST_TOTAL_SHARDS is not");
+    refused((const char *[]){ "TEST_TOTAL_SHARDS=4", NULL }, "TEST_TOTAL_SHARDS=4 is set but TEST_SHARD_INDEX is not");
+    refused((const char *[]){ "GTEST_SHARD_INDEX=4", "GTEST_TOTAL_SHARDS=4", NULL },
+            "GTEST_SHARD_INDEX=4 is out of range: GTEST_TOTAL_SHARDS=4 gives shards 0..3");
+    refused((const char *[]){ "TEST_SHARD_INDEX=0", "TEST_TOTAL_SHARDS=0", NULL }, "TEST_TOTAL_SHARDS='0'");
+    refused((const char *[]){ "TEST_SHARD_INDEX=-1", "TEST_TOTAL_SHARDS=2", NULL }, "TEST_SHARD_INDEX='-1'");
+    refused((const char *[]){ "TEST_SHARD_INDEX=01", "TEST_TOTAL_SHARDS=2", NULL }, "TEST_SHARD_INDEX='01'");
+    refused((const char *[]){ "TEST_SHARD_INDEX=0", "TEST_TOTAL_SHARDS=4097", NULL }, "from 1 to 4096");
+    /* Slurm: --array=0-6:2 gives ids 0,2,4,6 with a count of 4. */
+    refused((const char *[]){ "SLURM_ARRAY_TASK_ID=2", "SLURM_ARRAY_TASK_COUNT=4", "SLURM_ARRAY_TASK_MIN=0",
+                              "SLURM_ARRAY_TASK_MAX=6", "SLURM_ARRAY_TASK_STEP=2", NULL },
+            "SLURM_ARRAY_TASK_STEP=2: a shard array's task ids must be 0..3 in steps of 1");
+    refused((const char *[]){ "SLURM_ARRAY_TASK_ID=1", "SLURM_ARRAY_TASK_COUNT=3", "SLURM_ARRAY_TASK_MIN=1",
+                              "SLURM_ARRAY_TASK_MAX=3", NULL }, "SLURM_ARRAY_TASK_MIN=1");
+    refused((const char *[]){ "SLURM_ARRAY_TASK_ID=6", "SLURM_ARRAY_TASK_COUNT=4", NULL },
+            "SLURM_ARRAY_TASK_ID=6 is out of range: SLURM_ARRAY_TASK_COUNT=4 gives shards 0..3");
+    refused((const char *[]){ "SLURM_ARRAY_TASK_ID=1", "SLURM_ARRAY_TASK_COUNT=3", "SLURM_ARRAY_TASK_MAX=3", NULL },
+            "SLURM_ARRAY_TASK_MAX=3");
+    /* Kubernetes passes no count. */
+    refused((const char *[]){ "JOB_COMPLETION_INDEX=2", NULL }, "JOB_COMPLETION_INDEX=2 is set but KC_SHARDS is not");
+    refused((const char *[]){ "KC_SHARDS=2", NULL }, "KC_SHARDS=2 is set but JOB_COMPLETION_INDEX is not");
+    /* Two engines that disagree. */
+    refused((const char *[]){ "TEST_SHARD_INDEX=1", "TEST_TOTAL_SHARDS=4", "GTEST_SHARD_INDEX=2", "GTEST_TOTAL_SHARDS=4", NULL },
+            "the variables of Bazel and GoogleTest disagree: TEST_SHARD_INDEX=1 TEST_TOTAL_SHARDS=4 (shard 1/4), but "
+            "GTEST_SHARD_INDEX=2 GTEST_TOTAL_SHARDS=4 (shard 2/4)");
+    refused((const char *[]){ "SLURM_ARRAY_TASK_ID=0", "SLURM_ARRAY_TASK_COUNT=2", "JOB_COMPLETION_INDEX=0", "KC_SHARDS=3", NULL },
+            "the variables of Slurm and Kubernetes disagree");
+}
+
+/* The fixture binary with extra environment entries "NAME=value" (and no GPU). */
+static kc_proc fixture_env(char **env, char **args)
+{
+    char *argv[48], *envs[24];
+    int a = 0, e = 0;
+    argv[a++] = (char *)kc_test_fixture_bin();
+    for (int i = 0; args[i]; i++) argv[a++] = args[i];
+    argv[a] = NULL;
+    for (int i = 0; KC_NO_GPU_ENV[i]; i++) envs[e++] = KC_NO_GPU_ENV[i];
+    for (int i = 0; env[i]; i++) envs[e++] = env[i];
+    envs[e] = NULL;
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, envs, 90, &p), 0, "cannot start %s", argv[0]);
+    return p;
+}
+
+Test(shard_env, runs_follow_the_protocols, .timeout = 120)
+{
+    char status[128];
+    snprintf(status, sizeof status, "/tmp/kc-shard-env-%ld.status", (long)getpid());
+    unlink(status);
+    char st[160];
+    snprintf(st, sizeof st, "TEST_SHARD_STATUS_FILE=%s", status);
+    /* Bazel's variables without a flag: the slice, said first, status touched. */
+    kc_proc p = fixture_env((char *[]){ "TEST_SHARD_INDEX=1", "TEST_TOTAL_SHARDS=3", st, NULL },
+                            (char *[]){ "run", "fixture.pass.*", NULL });
+    cr_expect(strncmp(p.out, "kcontract: shard 1/3 from the variables of Bazel (TEST_SHARD_INDEX=1 TEST_TOTAL_SHARDS=3); "
+                             "no --shard was given", 100) == 0, "first line:\n%s", p.out);
+    cr_expect(strstr(p.out, " shard=1/3 "), "%s", p.out);
+    struct stat sb;
+    cr_expect_eq(stat(status, &sb), 0, "%s was not created", status);
+    kc_proc_free(&p);
+    /* --shard auto from a Slurm array and a Kubernetes index, equal to --shard K/N. */
+    kc_proc want = kc_run_fixture((char *[]){ "run", "fixture.pass.*", "--shard", "2/4", NULL }, 60);
+    kc_tally tw, tg;
+    kc_out_tally(want.out, &tw);
+    p = fixture_env((char *[]){ "SLURM_ARRAY_TASK_ID=2", "SLURM_ARRAY_TASK_COUNT=4", "SLURM_ARRAY_TASK_MIN=0",
+                                "SLURM_ARRAY_TASK_MAX=3", "SLURM_ARRAY_TASK_STEP=1", NULL },
+                    (char *[]){ "run", "fixture.pass.*", "--shard", "auto", NULL });
+    kc_out_tally(p.out, &tg);
+    cr_expect(kc_tally_counts_equal(&tw, &tg) && tg.shard_k == 2 && tg.shard_n == 4, "%s", p.out);
+    kc_proc_free(&p);
+    p = fixture_env((char *[]){ "JOB_COMPLETION_INDEX=2", "KC_SHARDS=4", NULL },
+                    (char *[]){ "run", "fixture.pass.*", "--shard", "auto", "--jobs", "2", NULL });
+    kc_out_tally(p.out, &tg);
+    cr_expect(kc_tally_counts_equal(&tw, &tg) && tg.shard_k == 2 && tg.shard_n == 4, "%s", p.out);
+    kc_proc_free(&p);
+    kc_proc_free(&want);
+    /* --shard auto with no engine: refused, naming what it looked for. */
+    p = kc_run_fixture((char *[]){ "run", "fixture.pass.*", "--shard", "auto", NULL }, 60);
+    cr_expect_eq(p.status, 2, "%s", p.out);
+    cr_expect(strstr(p.err, "--shard auto: no engine's shard variables are set"), "%s", p.err);
+    kc_proc_free(&p);
+    p = fixture_env((char *[]){ "GTEST_SHARD_INDEX=3", "GTEST_TOTAL_SHARDS=3", NULL }, (char *[]){ "run", "fixture.pass.*", NULL });
+    cr_expect_eq(p.status, 2, "%s", p.out);
+    cr_expect(strstr(p.err, "GTEST_SHARD_INDEX=3 is out of range"), "%s", p.err);
+    kc_proc_free(&p);
+    unlink(status);
+}
+
+/* No worker of a --jobs run sees the variables: a worker that sharded again
+ * would run a slice of its items and the counts would not add up. The
+ * fixture suite fixture.env.shard fails when it sees any of them. */
+Test(shard_env, workers_do_not_see_the_variables, .timeout = 120)
+{
+    kc_proc p = fixture_env((char *[]){ "TEST_SHARD_INDEX=0", "TEST_TOTAL_SHARDS=1", "GTEST_SHARD_INDEX=0",
+                                        "GTEST_TOTAL_SHARDS=1", NULL },
+                            (char *[]){ "run", "fixture.env.shard", "fixture.pass.0*", "--jobs", "2", NULL });
+    cr_expect_eq(p.status, 0, "exit %d\n%s", p.status, p.out);
+    cr_expect(strstr(p.out, "PASS   fixture.env.shard"), "%s", p.out);
+    kc_proc_free(&p);
+    /* The same suite fails where the variables are seen: it tests something. */
+    p = fixture_env((char *[]){ "TEST_SHARD_INDEX=0", "TEST_TOTAL_SHARDS=1", NULL },
+                    (char *[]){ "run", "fixture.env.shard", NULL });
+    cr_expect_eq(p.status, 1, "exit %d\n%s", p.status, p.out);
+    cr_expect(strstr(p.out, "FAIL   fixture.env.shard") && strstr(p.out, "TEST_SHARD_INDEX=0"), "%s", p.out);
+    kc_proc_free(&p);
+}

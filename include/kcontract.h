@@ -424,6 +424,10 @@ typedef struct kc_contract {
      * four tools on its edge shapes and smallest model shape); else why it
      * has none (the registry refuses an empty reason). */
     const char *no_sanitize;
+    /* NULL: the :sanitize item runs racecheck too; else why not (kernels of
+     * a vendor library that racecheck flags, which are not this contract's
+     * code to fix); the other three tools still run. */
+    const char *no_racecheck;
     /* The contract's own data for its callbacks: the reference gets it as
      * kc_ref.user, a generator as kc_gen.user (one contract source may
      * register several contracts over one set of functions). */

@@ -217,6 +217,8 @@ int kc_contract_check(const kc_contract *c, char *err, size_t cap)
         if (c->known[k].gate < 1 || c->known[k].gate > 4)
             problem(&p, "contract %s: known finding names gate %d (expected 1-4)", n, c->known[k].gate);
     if (c->nondeterministic && !*c->nondeterministic) problem(&p, "contract %s: nondeterministic needs a reason", n);
+    if (c->no_racecheck && !*c->no_racecheck)
+        problem(&p, "contract %s: no_racecheck needs a reason (why racecheck may not run on its kernel)", n);
     if (c->no_sanitize && !*c->no_sanitize)
         problem(&p, "contract %s: no_sanitize needs a reason (why compute-sanitizer may not run its kernel)", n);
     return -p.n;

@@ -341,8 +341,13 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, const char *gates_msg
         snprintf(out->msg, sizeof out->msg, "internal error: out of host memory%s", planted);
         return;
     }
+    const char *no_race = it->contract ? it->contract->no_racecheck : NULL;
+    char tools_run[600];
+    if (no_race) snprintf(tools_run, sizeof tools_run, "memcheck, initcheck and synccheck (racecheck not run: %s)", no_race);
+    else snprintf(tools_run, sizeof tools_run, "memcheck, racecheck, initcheck and synccheck");
     for (int t = 0; t < KC_SAN_TOOLS; t++) {
         const char *tool = TOOLS[t];
+        if (t == 1 && no_race) continue;
         /* Tool-specific flags: no leak report (the target's session frees what
          * it allocates; a leak is the gates' GPU-state watch's business), and
          * racecheck's analysis (one line per race, both accesses). */
@@ -434,12 +439,10 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, const char *gates_msg
         if (t == KC_SAN_TOOLS - 1) {
             out->state = control ? KC_MISSED : KC_PASS;
             if (control)
-                snprintf(out->msg, sizeof out->msg, "%s, and memcheck, racecheck, initcheck and synccheck found no error "
-                         "on %s: the suite is blind to this bug (%s; planted for gate 5)", gates_msg, target_ok,
-                         it->control->bug);
+                snprintf(out->msg, sizeof out->msg, "%s, and %s found no error on %s: the suite is blind to this bug "
+                         "(%s; planted for gate 5)", gates_msg, tools_run, target_ok, it->control->bug);
             else
-                snprintf(out->msg, sizeof out->msg, "memcheck, racecheck, initcheck and synccheck clean on %s "
-                         "(buffers of exact size)", target_ok);
+                snprintf(out->msg, sizeof out->msg, "%s clean on %s (buffers of exact size)", tools_run, target_ok);
         }
     }
     free(buf);

@@ -270,6 +270,31 @@ Test(sanitize, clean_under_every_tool_passes, .timeout = 120)
     kc_proc_free(&p);
 }
 
+/* A contract that leaves racecheck out (no_racecheck, with its reason)
+ * runs the other three tools, says so, and never sees racecheck's errors. */
+Test(sanitize, no_racecheck_runs_the_other_three_tools, .timeout = 120)
+{
+    kc_proc p = san_run((char *[]){ "run", "fakenorace.copy.f16:sanitize", NULL }, 0, "KC_FAKE_SANITIZER=error:racecheck",
+                        NULL);
+    char line[8192];
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(item_line(p.out, "PASS", "fakenorace.copy.f16:sanitize", line, sizeof line) &&
+              strstr(line, "memcheck, initcheck and synccheck (racecheck not run: a vendor kernel's hazards (fixture)) "
+                           "clean on 2 launches"), "%s", p.out);
+    kc_proc_free(&p);
+    p = san_run((char *[]){ "run", "fakenorace.copy.f16:sanitize", NULL }, 0, "KC_FAKE_SANITIZER=error:initcheck", NULL);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(item_line(p.out, "FAIL", "fakenorace.copy.f16:sanitize", line, sizeof line) &&
+              strstr(line, "initcheck: "), "%s", p.out);
+    kc_proc_free(&p);
+    char err[1024];
+    kc_contract c = contract();
+    c.module = NULL, c.library = "kc_x", c.entry = "e", c.launch = NULL, c.symbol = NULL;
+    c.no_racecheck = "";
+    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
+    cr_expect(strstr(err, "contract t.san: no_racecheck needs a reason"), "%s", err);
+}
+
 Test(sanitize, an_error_fails_with_the_parsed_line_and_both_commands, .timeout = 120)
 {
     kc_proc p = san_run((char *[]){ "run", ITEM, "--seed", "7", NULL }, 0, "KC_FAKE_SANITIZER=error:racecheck", NULL);

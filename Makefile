@@ -2,7 +2,9 @@
 # fatbins), build/kcontract-fixture (harness + host-only fixture suites and
 # fake kernels, for process tests), build/kc_tests (Criterion host tests) and
 # the fake drivers build/libfake_{cuda,nvml}.so. Needs gcc and
-# nvcc; no GPU. `make test` runs the host tests.
+# nvcc; no GPU. `make test` runs the host tests; `make install PREFIX=...
+# [DESTDIR=...]` installs the library a project with its own kernels uses.
+# Quiet by default (one line per file); V=1 prints every command.
 CUDA_HOME ?= /usr/local/cuda
 NVCC ?= $(shell command -v nvcc 2>/dev/null || echo $(CUDA_HOME)/bin/nvcc)
 CUDA_ARCH ?= -gencode arch=compute_90,code=[sm_90,compute_90]
@@ -21,7 +23,7 @@ NVFLAGS += $(CUDA_ARCH) -std=c++17 -Iinclude -Ikernels
 LDLIBS = -ldl -lm -lpthread
 B = build
 
-HARNESS_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
+HARNESS_SRCS := $(filter-out src/kcontract_main.c,$(wildcard src/*.c))
 CONTRACT_SRCS := $(wildcard kernels/*/*.c suites/*.c)
 # lib<name>.cu in a family: a library kernel's host launcher (kc_contract.library),
 # built into build/lib/lib<name>.so, not into a fatbin.
@@ -45,68 +47,49 @@ FIXTURE_OBJS := $(patsubst %.c,$(B)/%.o,$(FIXTURE_SRCS))
 
 .DEFAULT_GOAL := all
 
-# One clean fatbin per module plus one per control switch in its source.
-# Modules whose float64 arithmetic must round as the host's does are built
-# with -fmad=false: the harness's own (kernels/harness/harness.cu: the
-# generator and gate 3's tolerance arithmetic, which also include src/'s
-# host-and-device headers) and device references (kernels/*/*_ref.cu).
-module_of = $(basename $(notdir $(1)))
-controls_of = $(shell grep -ohE 'KC_CONTROL_[A-Za-z0-9_]+' $(1) | sed 's/^KC_CONTROL_//' | sort -u)
-module_flags = $(if $(filter harness,$(call module_of,$(1))),-fmad=false -Isrc $(R123_INC)) \
-               $(if $(filter %_ref,$(call module_of,$(1))),-fmad=false)
-FATBINS :=
-define fatbin_rules
-$(B)/fatbin/$(call module_of,$(1)).fatbin: $(1)
-	@mkdir -p $$(@D)
-	$$(NVCC) $$(NVFLAGS) $(call module_flags,$(1)) -fatbin -MD -MF $$@.d -o $$@ $$<
-FATBINS += $(B)/fatbin/$(call module_of,$(1)).fatbin
-$(foreach c,$(call controls_of,$(1)),
-$(B)/fatbin/$(call module_of,$(1))@$(c).fatbin: $(1)
-	@mkdir -p $$(@D)
-	$$(NVCC) $$(NVFLAGS) $(call module_flags,$(1)) -DKC_CONTROL_$(c) -fatbin -MD -MF $$@.d -o $$@ $$<
-FATBINS += $(B)/fatbin/$(call module_of,$(1))@$(c).fatbin
-)
-endef
-$(foreach f,$(CU_SRCS),$(eval $(call fatbin_rules,$(f))))
-MAIN_FATBINS := $(FATBINS)
-FATBINS :=
-$(foreach f,$(STAGING_CU_SRCS),$(eval $(call fatbin_rules,$(f))))
-STAGING_FATBINS := $(FATBINS)
-FATBINS := $(MAIN_FATBINS)
-
-# Library kernels: lib<name>.cu -> build/lib/lib<name>.so (clean) and
-# build/lib/lib<name>@<control>.so per KC_CONTROL_<control> in the source, host
-# code linked against the shared CUDA runtime (and LIB_LDLIBS_lib<name>) with
-# an rpath to $(CUDA_HOME)/lib64. The harness dlopens them from lib/ next to
-# its binary (or $KC_LIBDIR). tests/fake/lib*.c are the fake driver's, by gcc.
-LIB_NVFLAGS = $(NVFLAGS) -Xcompiler -fPIC,-Wall -shared -cudart shared -L$(CUDA_HOME)/lib64 \
-              -Xlinker -rpath=$(CUDA_HOME)/lib64
-LIB_LDLIBS_libkc_cublas = -lcublas
-HOSTLIBS :=
-define hostlib_rules
-$(B)/lib/$(call module_of,$(1)).so: $(1) include/kcontract.h
-	@mkdir -p $$(@D)
-	$$(NVCC) $$(LIB_NVFLAGS) -o $$@ $$< $$(LIB_LDLIBS_$(call module_of,$(1)))
-HOSTLIBS += $(B)/lib/$(call module_of,$(1)).so
-$(foreach c,$(call controls_of,$(1)),
-$(B)/lib/$(call module_of,$(1))@$(c).so: $(1) include/kcontract.h
-	@mkdir -p $$(@D)
-	$$(NVCC) $$(LIB_NVFLAGS) -DKC_CONTROL_$(c) -o $$@ $$< $$(LIB_LDLIBS_$(call module_of,$(1)))
-HOSTLIBS += $(B)/lib/$(call module_of,$(1))@$(c).so
-)
-endef
-$(foreach f,$(LIB_CU_SRCS),$(eval $(call hostlib_rules,$(f))))
+# The kernels build through share/kcontract.mk, the rules any user's suite
+# uses (installed as PREFIX/share/kcontract/kcontract.mk): one clean fatbin
+# per module plus one per control switch in its source, each embedded in an
+# object that registers it when loaded (build/fatbin/<module>[@<control>].o),
+# and each library kernel lib<name>.cu into build/lib/lib<name>[@<control>].so
+# (the harness looks in lib/ next to its binary, or $KC_LIBDIR). Modules whose
+# float64 arithmetic must round as the host's does are built with
+# -fmad=false: the harness's own (kernels/harness/harness.cu: the generator
+# and gate 3's tolerance arithmetic, which also include src/'s
+# host-and-device headers) and device references (*_ref.cu, by the rules).
+KC_NVCC = $(NVCC)
+KC_CUDA_ARCH = $(CUDA_ARCH)
+KC_NVFLAGS = $(filter-out $(CUDA_ARCH),$(NVFLAGS))
+KC_INCLUDE = include
+KC_NVFLAGS_harness = -fmad=false -Isrc $(R123_INC)
+# The harness's image is pulled out of libkcontract.a by src/harness.c.
+KC_EMBED_DEFS_harness = -DKC_EMBED_ANCHOR=kc_embedded_harness
+KC_LIBS_libkc_cublas = -lcublas
+include share/kcontract.mk
+HARNESS_CU := kernels/harness/harness.cu
+$(eval $(call kc_suite,$(B),$(HARNESS_CU)))
+HARNESS_EMBED_OBJS := $(KC_EMBED_OBJS)
+KC_EMBED_OBJS :=
+$(eval $(call kc_suite,$(B),$(filter-out $(HARNESS_CU),$(CU_SRCS)) $(filter kernels/%,$(LIB_CU_SRCS))))
+FATBINS := $(KC_FATBINS)
+MAIN_EMBED_OBJS := $(KC_EMBED_OBJS)
+KC_EMBED_OBJS :=
+$(eval $(call kc_suite,$(B),$(STAGING_CU_SRCS) $(filter staging/%,$(LIB_CU_SRCS))))
+STAGING_EMBED_OBJS := $(KC_EMBED_OBJS)
+HOSTLIBS := $(KC_HOSTLIBS)
 FAKE_LIB_SRCS := $(wildcard tests/fake/lib*.c)
 define fakelib_rules
-$(B)/lib/$(call module_of,$(1)).so: $(1) include/kcontract.h
+$(B)/lib/$(call kc_module_of,$(1)).so: $(1) include/kcontract.h
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) -fPIC -shared -o $$@ $$<
-FAKE_HOSTLIBS += $(B)/lib/$(call module_of,$(1)).so
-$(foreach c,$(call controls_of,$(1)),
-$(B)/lib/$(call module_of,$(1))@$(c).so: $(1) include/kcontract.h
+	$$(KC_SAY) CC $$@
+	$$(KC_Q)$$(CC) $$(CFLAGS) -fPIC -shared -o $$@ $$<
+FAKE_HOSTLIBS += $(B)/lib/$(call kc_module_of,$(1)).so
+$(foreach c,$(call kc_controls_of,$(1)),
+$(B)/lib/$(call kc_module_of,$(1))@$(c).so: $(1) include/kcontract.h
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) -DKC_CONTROL_$(c) -fPIC -shared -o $$@ $$<
-FAKE_HOSTLIBS += $(B)/lib/$(call module_of,$(1))@$(c).so
+	$$(KC_SAY) CC $$@
+	$$(KC_Q)$$(CC) $$(CFLAGS) -DKC_CONTROL_$(c) -fPIC -shared -o $$@ $$<
+FAKE_HOSTLIBS += $(B)/lib/$(call kc_module_of,$(1))@$(c).so
 )
 endef
 FAKE_HOSTLIBS :=
@@ -124,15 +107,8 @@ kernels: $(FATBINS)
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c -o $@ $<
-
-$(B)/gen/fatbins.S $(B)/gen/fatbin_table.c &: $(FATBINS) tools/gen_fatbin_table.sh
-	@mkdir -p $(B)/gen
-	sh tools/gen_fatbin_table.sh $(B)/gen/fatbins.S $(B)/gen/fatbin_table.c $(FATBINS)
-$(B)/gen/fatbins.o: $(B)/gen/fatbins.S
-	$(CC) -c -o $@ $<
-$(B)/gen/fatbin_table.o: $(B)/gen/fatbin_table.c
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(KC_SAY) CC $@
+	$(KC_Q)$(CC) $(CFLAGS) -c -o $@ $<
 
 # The fixture binary's "fatbins": fake images "KCFAKE <module> <control or ->"
 # for the fake driver (tests/fake/fake_cuda.c), one per module and control
@@ -140,64 +116,103 @@ $(B)/gen/fatbin_table.o: $(B)/gen/fatbin_table.c
 FAKE_FATBINS := $(shell awk '/^[A-Za-z_]/ { for (i = 1; i <= NF; i++) print "$(B)/fakefatbin/" $$1 (i > 1 ? "@" $$i : "") ".fatbin" }' tests/fixtures/fake_kernels.list)
 $(B)/fakefatbin/%.fatbin: tests/fixtures/fake_kernels.list
 	@mkdir -p $(@D)
-	printf 'KCFAKE %s %s\n' $(word 1,$(subst @, ,$*)) $(or $(word 2,$(subst @, ,$*)),-) > $@
-$(B)/gen/fake_fatbins.S $(B)/gen/fake_fatbin_table.c &: $(FAKE_FATBINS) tools/gen_fatbin_table.sh
-	@mkdir -p $(B)/gen
-	sh tools/gen_fatbin_table.sh $(B)/gen/fake_fatbins.S $(B)/gen/fake_fatbin_table.c $(FAKE_FATBINS)
-$(B)/gen/fake_fatbins.o: $(B)/gen/fake_fatbins.S
-	$(CC) -c -o $@ $<
-$(B)/gen/fake_fatbin_table.o: $(B)/gen/fake_fatbin_table.c
-	$(CC) $(CFLAGS) -c -o $@ $<
-
-EMBED_OBJS := $(B)/gen/fatbins.o $(B)/gen/fatbin_table.o
-
-$(B)/gen/staging_fatbins.S $(B)/gen/staging_fatbin_table.c &: $(MAIN_FATBINS) $(STAGING_FATBINS) tools/gen_fatbin_table.sh
-	@mkdir -p $(B)/gen
-	sh tools/gen_fatbin_table.sh $(B)/gen/staging_fatbins.S $(B)/gen/staging_fatbin_table.c $(MAIN_FATBINS) $(STAGING_FATBINS)
-$(B)/gen/staging_fatbins.o: $(B)/gen/staging_fatbins.S
-	$(CC) -c -o $@ $<
-$(B)/gen/staging_fatbin_table.o: $(B)/gen/staging_fatbin_table.c
-	$(CC) $(CFLAGS) -c -o $@ $<
+	@printf 'KCFAKE %s %s\n' $(word 1,$(subst @, ,$*)) $(or $(word 2,$(subst @, ,$*)),-) > $@
+KC_EMBED_OBJS :=
+$(foreach f,$(FAKE_FATBINS),$(eval $(call kc_embed,$(f),$(word 1,$(subst @, ,$(basename $(notdir $(f))))),$(word 2,$(subst @, ,$(basename $(notdir $(f))))))))
+FAKE_EMBED_OBJS := $(KC_EMBED_OBJS)
 
 # Every kernel, staged families included: for validating them on a GPU.
-$(B)/kcontract-staging: $(B)/src/main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(STAGING_CONTRACT_OBJS) $(B)/gen/staging_fatbins.o $(B)/gen/staging_fatbin_table.o
-	$(CC) -o $@ $^ $(LDLIBS)
+$(B)/kcontract-staging: $(B)/src/kcontract_main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(STAGING_CONTRACT_OBJS) $(HARNESS_EMBED_OBJS) $(MAIN_EMBED_OBJS) $(STAGING_EMBED_OBJS)
+	$(KC_SAY) LD $@
+	$(KC_Q)$(CC) -o $@ $^ $(LDLIBS)
 
 # The library kernels are order-only prerequisites: `make build/kcontract`
 # brings build/lib/*.so, which its cuBLAS and CUB contracts dlopen.
-$(B)/kcontract: $(B)/src/main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(EMBED_OBJS) | $(HOSTLIBS)
-	$(CC) -o $@ $^ $(LDLIBS)
+$(B)/kcontract: $(B)/src/kcontract_main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(HARNESS_EMBED_OBJS) $(MAIN_EMBED_OBJS) | $(HOSTLIBS)
+	$(KC_SAY) LD $@
+	$(KC_Q)$(CC) -o $@ $^ $(LDLIBS)
 
 # The fixture binary: same harness, host-only fixture suites, and the fake
 # kernels' contracts with their fake images (run through build/libfake_cuda.so).
-$(B)/kcontract-fixture: $(B)/src/main.o $(HARNESS_OBJS) $(FIXTURE_OBJS) $(B)/gen/fake_fatbins.o $(B)/gen/fake_fatbin_table.o
-	$(CC) -o $@ $^ $(LDLIBS)
+$(B)/kcontract-fixture: $(B)/src/kcontract_main.o $(HARNESS_OBJS) $(FIXTURE_OBJS) $(FAKE_EMBED_OBJS)
+	$(KC_SAY) LD $@
+	$(KC_Q)$(CC) -o $@ $^ $(LDLIBS)
 
 # The tests link every contract, staged ones included, so their references are tested too.
-$(B)/kc_tests: $(TEST_OBJS) $(HARNESS_OBJS) $(CONTRACT_OBJS) $(STAGING_CONTRACT_OBJS) $(B)/gen/staging_fatbins.o $(B)/gen/staging_fatbin_table.o
-	$(CC) -o $@ $^ $(LDLIBS) -lcriterion -lutil
+$(B)/kc_tests: $(TEST_OBJS) $(HARNESS_OBJS) $(CONTRACT_OBJS) $(STAGING_CONTRACT_OBJS) $(HARNESS_EMBED_OBJS) $(MAIN_EMBED_OBJS) $(STAGING_EMBED_OBJS)
+	$(KC_SAY) LD $@
+	$(KC_Q)$(CC) -o $@ $^ $(LDLIBS) -lcriterion -lutil
 
 # A stand-in for libnvidia-ml.so.1, so the NVML code is tested without a GPU.
 $(B)/libfake_nvml.so: tests/fake/fake_nvml.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
+	$(KC_SAY) CC $@
+	$(KC_Q)$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
 
 # A stand-in for libcuda.so.1, so the gates are tested without a GPU.
 $(B)/libfake_cuda.so: tests/fake/fake_cuda.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -lm
+	$(KC_SAY) CC $@
+	$(KC_Q)$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -lm
 
 test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so $(B)/libfake_cuda.so $(HOSTLIBS) \
       $(FAKE_HOSTLIBS)
 	KC_BIN=$(B)/kcontract KC_FIXTURE_BIN=$(B)/kcontract-fixture KC_FAKE_NVML=$(B)/libfake_nvml.so \
 	KC_FAKE_CUDA=$(B)/libfake_cuda.so $(B)/kc_tests --jobs 2
 
+# The library a user's suite links (docs/own-kernels.md): the harness (src/)
+# with its own kernel image, static and shared (soname libkcontract.so.N, N
+# the ABI version of include/kcontract.h, which registrations carry), and
+# libkcontract_main.a with main(). Built position-independent with every
+# symbol hidden but kcontract.h's (KC_API).
+KC_ABI := $(shell sed -n 's/^\#define KC_ABI_VERSION \([0-9]*\).*/\1/p' include/kcontract.h)
+KC_VERSION := $(KC_ABI).0.0
+$(HARNESS_OBJS) $(B)/src/kcontract_main.o: CFLAGS += -fPIC -fvisibility=hidden
+LIB_OBJS := $(HARNESS_OBJS) $(HARNESS_EMBED_OBJS)
+.PHONY: lib install
+lib: $(B)/libkcontract.a $(B)/libkcontract.so.$(KC_VERSION) $(B)/libkcontract_main.a
+$(B)/libkcontract.a: $(LIB_OBJS)
+	$(KC_SAY) AR $@
+	$(KC_Q)rm -f $@ && $(AR) rcs $@ $^
+$(B)/libkcontract_main.a: $(B)/src/kcontract_main.o
+	$(KC_SAY) AR $@
+	$(KC_Q)rm -f $@ && $(AR) rcs $@ $^
+$(B)/libkcontract.so.$(KC_VERSION): $(LIB_OBJS)
+	$(KC_SAY) LD $@
+	$(KC_Q)$(CC) -shared -Wl,-soname,libkcontract.so.$(KC_ABI) -Wl,-z,defs -o $@ $^ $(LDLIBS)
+
+# make install PREFIX=/usr/local [DESTDIR=staging]: the libraries, the public
+# headers (include/ only, never src/), pkg-config's kcontract.pc, the CMake
+# package (find_package(kcontract): kcontract_add_suite) and the make rules
+# (share/kcontract.mk with kcontract_embed.c).
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+PUBLIC_HEADERS := include/kcontract.h include/kcontract_dtype.h include/kcontract_device.cuh include/kcontract_rowfold.h
+install: lib
+	@test -n "$(PREFIX)" || { echo "install: PREFIX is empty" >&2; exit 2; }
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake/kcontract $(DESTDIR)$(PREFIX)/include \
+	  $(DESTDIR)$(PREFIX)/share/kcontract
+	install -m 644 $(B)/libkcontract.a $(B)/libkcontract_main.a $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(B)/libkcontract.so.$(KC_VERSION) $(DESTDIR)$(LIBDIR)/
+	ln -sf libkcontract.so.$(KC_VERSION) $(DESTDIR)$(LIBDIR)/libkcontract.so.$(KC_ABI)
+	ln -sf libkcontract.so.$(KC_ABI) $(DESTDIR)$(LIBDIR)/libkcontract.so
+	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(PREFIX)/include/
+	install -m 644 share/kcontract.mk share/kcontract_embed.c $(DESTDIR)$(PREFIX)/share/kcontract/
+	install -m 755 share/kcontract_digest.sh $(DESTDIR)$(PREFIX)/share/kcontract/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@VERSION@|$(KC_VERSION)|g' \
+	  -e 's|@CUDA_HOME@|$(CUDA_HOME)|g' share/kcontract.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/kcontract.pc
+	sed -e 's|@VERSION@|$(KC_VERSION)|g' share/kcontractConfigVersion.cmake.in \
+	  > $(DESTDIR)$(LIBDIR)/cmake/kcontract/kcontractConfigVersion.cmake
+	sed -e 's|@PREFIX@|$(PREFIX)|g' share/kcontractConfig.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/kcontract/kcontractConfig.cmake
+
 # Host-only benchmark of input generation and float64 references (every contract, staged ones too).
 bench: $(B)/kc_ref_bench $(B)/kc_hostmem_bench
 $(B)/kc_hostmem_bench: $(B)/bench/hostmem_bench.o $(B)/src/hostmem.o
-	$(CC) -o $@ $^ $(LDLIBS)
-$(B)/kc_ref_bench: $(B)/bench/reference_bench.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(STAGING_CONTRACT_OBJS) $(B)/gen/staging_fatbins.o $(B)/gen/staging_fatbin_table.o
-	$(CC) -o $@ $^ $(LDLIBS)
+	$(KC_SAY) LD $@
+	$(KC_Q)$(CC) -o $@ $^ $(LDLIBS)
+$(B)/kc_ref_bench: $(B)/bench/reference_bench.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(STAGING_CONTRACT_OBJS) $(HARNESS_EMBED_OBJS) $(MAIN_EMBED_OBJS) $(STAGING_EMBED_OBJS)
+	$(KC_SAY) LD $@
+	$(KC_Q)$(CC) -o $@ $^ $(LDLIBS)
 
 clean:
 	rm -rf $(B)

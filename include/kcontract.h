@@ -9,8 +9,8 @@
  * plus planted-bug controls (the same source compiled with -DKC_CONTROL_<name>)
  * and resource limits. docs/writing-a-contract.md walks through an example.
  *
- * Contracts and suites register themselves through linker sections
- * (KC_CONTRACT, KC_SUITE): any linked file's registrations run, no list to edit.
+ * Contracts and suites register themselves when their object is loaded
+ * (KC_CONTRACT, KC_SUITE; kc_register_contract): no list to edit.
  * Everything here is plain data plus a few callbacks; no global state. */
 #ifndef KCONTRACT_H
 #define KCONTRACT_H
@@ -23,6 +23,20 @@ extern "C" {
 #endif
 
 #define KC_API_VERSION 2
+/* The layout of the registered structs (kc_contract and what it holds,
+ * kc_suite, embedded modules). Every registration carries the version and
+ * the struct's size it was compiled with; the library refuses a mismatch,
+ * naming the registration, instead of reading a struct of another layout.
+ * Bumped with every layout change, as is the shared library's soname. */
+#define KC_ABI_VERSION 1
+
+/* What the library exports (it is built with -fvisibility=hidden: nothing
+ * else is visible to a user's objects). */
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#define KC_API __attribute__((visibility("default")))
+#else
+#define KC_API
+#endif
 #define KC_MAX_DIMS 8      /* dims of a shape */
 #define KC_MAX_ARGS 16     /* kernel arguments (buffers and scalars) */
 #define KC_MAX_CONTROLS 8  /* planted-bug controls per contract */
@@ -97,23 +111,44 @@ typedef struct kc_gen {
     uint64_t rng[4];           /* xoshiro256** state; use the kc_rand_* calls */
     uint64_t key;              /* the built-in stream's key (kc_gen_default) */
     void *harness;             /* the harness's own: do not touch */
+    const void *user;          /* the contract's kc_contract.user */
 } kc_gen;
 
-uint64_t kc_rand_u64(kc_gen *g);                 /* uniform 64 bits */
-double kc_rand_uniform(kc_gen *g, double lo, double hi); /* U[lo, hi) */
+KC_API uint64_t kc_rand_u64(kc_gen *g);                 /* uniform 64 bits */
+KC_API double kc_rand_uniform(kc_gen *g, double lo, double hi); /* U[lo, hi) */
 /* Approximately N(0, 1): the standardised sum of 16 uniform 16-bit integers
  * (Irwin-Hall), computed without libm so it is bit-identical on every machine. */
-double kc_rand_normal(kc_gen *g);
-int64_t kc_rand_int(kc_gen *g, int64_t lo, int64_t hi);  /* uniform in [lo, hi] */
+KC_API double kc_rand_normal(kc_gen *g);
+KC_API int64_t kc_rand_int(kc_gen *g, int64_t lo, int64_t hi);  /* uniform in [lo, hi] */
 /* Stores value x (rounded to nearest even for narrow floats, saturated and
  * truncated toward zero for integers) as element i of g->data. */
-void kc_gen_put(kc_gen *g, size_t i, double x);
+KC_API void kc_gen_put(kc_gen *g, size_t i, double x);
 /* Fills g->data with the built-in stream for g->dist and g->dtype (element
  * i from g->key and i alone); custom generators may call it, also on part of
  * their buffer (a moved data pointer and a smaller count restart at i = 0).
  * For the whole buffer a generator was handed, the harness supplies the
  * stream it generated on the GPU instead of computing it again on the host. */
-void kc_gen_default(kc_gen *g);
+KC_API void kc_gen_default(kc_gen *g);
+
+/* Element types on the host: sizes, names, and exact conversions between
+ * every kc_dtype and double (IEEE round-to-nearest-even when narrowing, as
+ * CUDA's __float2half_rn / __float2bfloat16_rn do; E4M3 saturates to +-448
+ * like __nv_cvt_float_to_fp8 with __NV_SATFINITE). kcontract_dtype.h has the
+ * same conversions inline for host and device code (kc_cvt_*). */
+KC_API size_t kc_dtype_size(kc_dtype t);          /* bytes per element; 0 for KC_DTYPE_NONE */
+KC_API const char *kc_dtype_name(kc_dtype t);     /* "f32", "f16", "bf16", ... */
+KC_API int kc_dtype_is_float(kc_dtype t);         /* F64 F32 F16 BF16 E4M3 */
+KC_API double kc_f16_to_double(uint16_t h);
+KC_API uint16_t kc_double_to_f16(double x);       /* RNE, overflow to +-inf, NaN -> 0x7e00 */
+KC_API double kc_bf16_to_double(uint16_t b);
+KC_API uint16_t kc_double_to_bf16(double x);      /* RNE from the double (not via float) */
+KC_API double kc_e4m3_to_double(uint8_t v);
+KC_API uint8_t kc_double_to_e4m3(double x);       /* RNE, saturates to +-448, NaN -> 0x7f */
+KC_API float kc_double_to_f32(double x);          /* RNE (the C cast) */
+/* Element i of data, of type t, as a double (exact but for I64 beyond 2^53),
+ * and x stored as element i (rounded, saturated as above). */
+KC_API double kc_load(kc_dtype t, const void *data, size_t i);
+KC_API void kc_store(kc_dtype t, void *data, size_t i, double x);
 
 /* Tolerance for one output: |out - ref| <= atol + rtol * |ref| (the rule of
  * torch.testing.assert_close). NaN must match NaN and +-inf must match the same
@@ -155,7 +190,9 @@ typedef enum kc_argkind { KC_ARG_END = 0, KC_ARG_BUFFER, KC_ARG_SCALAR } kc_argk
 
 /* One kernel argument, in the kernel's parameter order. A buffer is passed as a
  * device pointer (CUdeviceptr) to `count(shape)` elements; a scalar is passed by
- * value as `dtype` (KC_F32, KC_I32, KC_I64 or KC_U32), its value from value(shape). */
+ * value as `dtype` (KC_F32, KC_I32, KC_I64 or KC_U32), its value from value(shape),
+ * or, for the integer dtypes, from ivalue(shape), which passes every 64-bit value
+ * exactly (a double holds integers exactly only up to 2^53). */
 typedef struct kc_arg {
     kc_argkind kind;
     const char *name;
@@ -176,6 +213,7 @@ typedef struct kc_arg {
      * once per process and shape (rotary caches). The harness refuses a table
      * generator that calls kc_rand_*. */
     int table;
+    int64_t (*ivalue)(const kc_shape *s);       /* integer scalars: instead of value, exact */
 } kc_arg;
 
 #define KC_BUFFER(name_, dtype_, role_, count_) \
@@ -189,16 +227,20 @@ typedef struct kc_arg {
       .table = 1 }
 #define KC_SCALAR(name_, dtype_, value_) \
     { .kind = KC_ARG_SCALAR, .name = (name_), .dtype = (dtype_), .value = (value_) }
+#define KC_SCALAR_INT(name_, dtype_, ivalue_) \
+    { .kind = KC_ARG_SCALAR, .name = (name_), .dtype = (dtype_), .ivalue = (ivalue_) }
 
 /* Common element counts: products of shape dims. */
-size_t kc_count_d0(const kc_shape *s);
-size_t kc_count_d1(const kc_shape *s);
-size_t kc_count_d0d1(const kc_shape *s);
-size_t kc_count_d0d1d2(const kc_shape *s);
+KC_API size_t kc_count_d0(const kc_shape *s);
+KC_API size_t kc_count_d1(const kc_shape *s);
+KC_API size_t kc_count_d0d1(const kc_shape *s);
+KC_API size_t kc_count_d0d1d2(const kc_shape *s);
 
 /* What the host reference sees. in(r, a, i) reads element i of argument a's
  * generated input (IN and INOUT buffers) as a double, exactly; out[a] is the
- * float64 reference for OUT and INOUT buffers, count[a] elements, to be filled. */
+ * float64 reference for OUT and INOUT buffers, count[a] elements, to be filled.
+ * Arguments are indexed in the contract's order; kc_ref_arg finds one by its
+ * name, so a reference written with names survives a reordered list. */
 typedef struct kc_ref {
     const kc_shape *shape;
     kc_dist dist;
@@ -208,10 +250,28 @@ typedef struct kc_ref {
     size_t count[KC_MAX_ARGS];
     double scalar[KC_MAX_ARGS];
     double *out[KC_MAX_ARGS];
+    const char *name[KC_MAX_ARGS];  /* each argument's kc_arg.name */
+    int64_t iscalar[KC_MAX_ARGS];   /* integer scalars, exactly (scalar[] rounds beyond 2^53) */
+    const void *user;               /* the contract's kc_contract.user */
 } kc_ref;
 
 /* Element i of argument a's input as a double (exact for every dtype). */
-double kc_ref_in(const kc_ref *r, int a, size_t i);
+KC_API double kc_ref_in(const kc_ref *r, int a, size_t i);
+/* The index of the argument called name. A name the contract does not have
+ * is a mistake in the reference: it is reported on stderr, naming the
+ * contract's arguments, and the process aborts (the item fails as a crash;
+ * it never reads another argument silently). */
+KC_API int kc_ref_arg(const kc_ref *r, const char *name);
+/* kc_ref_in and out[] by argument name. */
+KC_API double kc_ref_in_named(const kc_ref *r, const char *name, size_t i);
+KC_API double *kc_ref_out_named(const kc_ref *r, const char *name);
+
+/* Reference helper: C[m, n] = sum_k A[m, k] * B[n, k] in float64, for an
+ * "NT" GEMM contract. Argument layout: 0 C (the output, M*N), 1 A (M*K, f16
+ * or bf16), 2 B (N*K, the same dtype as A); shape d[0] M, d[1] N, d[2] K.
+ * Runs on the harness's threads (kc_parallel_for); the result is bitwise the
+ * same on any thread count. */
+KC_API void kc_ref_gemm_nt(const kc_ref *r);
 
 /* Runs fn(ctx, begin, end) over [0, n) in chunks of `grain` items (the last
  * one shorter) on up to the harness's thread count (--threads; default all
@@ -221,7 +281,7 @@ double kc_ref_in(const kc_ref *r, int a, size_t i);
  * same bits on any machine. n <= grain runs inline on the caller's thread.
  * For references over many independent rows (a GEMM's rows of C, a sampler's
  * rows): keep each row's arithmetic sequential and obvious. */
-void kc_parallel_for(size_t n, size_t grain, void (*fn)(void *ctx, size_t begin, size_t end), void *ctx);
+KC_API void kc_parallel_for(size_t n, size_t grain, void (*fn)(void *ctx, size_t begin, size_t end), void *ctx);
 
 /* What a device reference sees: the same case as kc_ref, on the GPU. in[a] is
  * the device address of argument a's generated input (IN and INOUT buffers;
@@ -368,6 +428,10 @@ typedef struct kc_contract {
      * a vendor library that racecheck flags, which are not this contract's
      * code to fix); the other three tools still run. */
     const char *no_racecheck;
+    /* The contract's own data for its callbacks: the reference gets it as
+     * kc_ref.user, a generator as kc_gen.user (one contract source may
+     * register several contracts over one set of functions). */
+    const void *user;
 } kc_contract;
 
 /* Standalone suites: host-only or GPU tests that are not one kernel's contract.
@@ -381,24 +445,48 @@ typedef struct kc_suite {
 
 /* Records a failure message for the suite's line (printf format). Returns 1, so
  * `return kc_suite_fail(ctx, ...)` fails the suite. */
-int kc_suite_fail(kc_suite_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+KC_API int kc_suite_fail(kc_suite_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The device a GPU suite runs on (NULL for host-only runs). */
-const kc_device *kc_suite_device(const kc_suite_ctx *ctx);
+KC_API const kc_device *kc_suite_device(const kc_suite_ctx *ctx);
 
-#define KC_SECTION_(s) __attribute__((used, section(s), aligned(sizeof(void *))))
+/* Registration. Every contract, suite and embedded kernel image registers
+ * itself when its object is loaded (a constructor, run before main for the
+ * objects linked into the binary and by dlopen for a shared library): no
+ * list to edit, no generated table, any linked object or loaded library
+ * counts. Each call carries the KC_ABI_VERSION and struct size its caller
+ * was compiled with; a mismatch is recorded, not registered, and the run
+ * refuses to start naming it (usage error, exit 2). The pointers must stay
+ * valid for the life of the process (static data). */
+KC_API void kc_register_contract(const kc_contract *c, int abi, size_t size);
+KC_API void kc_register_suite(const kc_suite *s, int abi, size_t size);
+/* An embedded kernel image: the fatbin of <module>.cu, built clean (control
+ * NULL) or with -DKC_CONTROL_<control>; [start, end) its bytes; source the
+ * 16 hex digits of what it was built from (kcontract_digest.sh; NULL when
+ * not known), part of the build identity that shards are merged by. Written by
+ * the build helpers (kcontract.mk, kcontract_add_suite in CMake) through
+ * kcontract_embed.c, never by hand. */
+KC_API void kc_register_module(const char *module, const char *control, const unsigned char *start,
+                               const unsigned char *end, const char *source, int abi);
 
 /* KC_CONTRACT(id) { .name = "...", ... };  defines and registers a contract. */
 #define KC_CONTRACT(id) \
     static const kc_contract id; \
-    static const kc_contract *const kc_contract_reg_##id KC_SECTION_("kc_contracts") = &id; \
+    __attribute__((constructor)) static void kc_reg_ctor_##id(void) \
+    { kc_register_contract(&id, KC_ABI_VERSION, sizeof(kc_contract)); } \
     static const kc_contract id =
 
 /* KC_SUITE(id, "name", needs_gpu) { ...body returning 0 or kc_suite_fail()... } */
 #define KC_SUITE(id, name_, needs_gpu_) \
     static int id##_run(kc_suite_ctx *ctx); \
     static const kc_suite id = { (name_), (needs_gpu_), id##_run }; \
-    static const kc_suite *const kc_suite_reg_##id KC_SECTION_("kc_suites") = &id; \
+    __attribute__((constructor)) static void kc_reg_ctor_##id(void) \
+    { kc_register_suite(&id, KC_ABI_VERSION, sizeof(kc_suite)); } \
     static int id##_run(kc_suite_ctx *ctx)
+
+/* The whole command line of kcontract (run, list, merge, info, every option)
+ * over the contracts and suites registered in this process: what main() of
+ * libkcontract_main does, for a user's suite binary. Returns the exit status. */
+KC_API int kc_main(int argc, char **argv);
 
 #ifdef __cplusplus
 }

@@ -73,8 +73,8 @@ uint64_t kc_build_id(void)
     for (size_t i = 0; i < nc; i++) sum += contract_hash(cs[i]);
     for (size_t i = 0; i < ns; i++)
         sum += kc_mix64(mix_u64(mix_str(mix_str(KC_FNV_OFFSET, "suite"), ss[i]->name), (uint64_t)ss[i]->needs_gpu));
-    for (int i = 0; i < kc_fatbin_count; i++) {
-        const kc_fatbin *f = &kc_fatbins[i];
+    for (int i = 0; i < kc_fatbin_count(); i++) {
+        const kc_fatbin *f = kc_fatbin_at(i);
         sum += kc_mix64(mix_str(mix_str(mix_str(mix_str(KC_FNV_OFFSET, "fatbin"), f->module), f->control), f->source));
     }
     id = kc_mix64(sum) | 1;   /* never 0 */

@@ -10,7 +10,7 @@
  * distributions, boundary skips, budget, controls, known findings, time
  * limit, device reference, and which of its hooks are set); every registered
  * suite's name and GPU need; every embedded fatbin's module, control and
- * source digest (fatbin.h: its source and headers, tools/gen_fatbin_table.sh).
+ * source digest (fatbin.h: its source and headers, share/kcontract_digest.sh).
  * It does not cover the code of host references, generators and launch
  * functions, nor library kernels' shared objects (lib/libNAME.so): two hosts that
  * build one commit have the same; a change there alone is not seen. */

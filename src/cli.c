@@ -23,6 +23,7 @@ void kc_cli_usage(FILE *out)
           "       kcontract info                         driver and devices\n"
           "\n"
           "PATTERN is a shell glob over item names, e.g. 'rmsnorm.*' or '*:control.*'.\n"
+          "  --exclude G   leave out the items glob G matches (repeatable; '!G' as a PATTERN is the same)\n"
           "Items: <contract> (gates 1-4), <contract>:limits, <contract>:control.<name>,\n"
           "<contract>:sanitize (compute-sanitizer: docs/sanitizer-gate.md), suites.\n"
           "\n"
@@ -82,12 +83,25 @@ void kc_cli_usage(FILE *out)
           "time; then a machine-readable TALLY line and a SUMMARY line (docs/output-format.md).\n"
           "exit status: 0 everything ran and passed; 1 a failure, missed control, limit problem,\n"
           "stale known finding, LEAK, CRASH, TIMEOUT or NOTRUN; 2 bad usage (also a malformed cost\n"
-          "table); 3 nothing failed but items were skipped (e.g. no GPU); 4 internal error.\n"
+          "table, or mistakes in the registered contracts: all of them are named); 3 nothing failed\n"
+          "but items were skipped (e.g. no GPU); 4 internal error.\n"
           "--schedule static: 1 also when a shard did not finish or the merge failed (the reasons\n"
           "name the shard). --jobs: 128+signal when interrupted (130 for SIGINT). info: 0 with a\n"
           "device, 3 with none (no driver or no device).\n"
           "docs/parallel-runs.md describes --shard, --jobs (the work queue, the cost table, faults),\n"
-          "--schedule static, the merge and the memory plan.\n",
+          "--schedule static, the merge and the memory plan.\n"
+          "\n"
+          "environment:\n"
+          "  KC_LIBCUDA    the CUDA driver library to load (default libcuda.so.1; the tests' fake driver)\n"
+          "  KC_LIBNVML    the NVML library for the GPU-state watch (default libnvidia-ml.so.1)\n"
+          "  KC_LIBDIR     ':'-separated directories of library kernels' lib<name>.so (default: lib/\n"
+          "                next to the binary, then ../lib/kcontract/ from it)\n"
+          "  KC_CUDA_SCHED how a waiting host thread waits for the GPU: block (default), spin, yield, auto\n"
+          "  KC_COMPUTE_SANITIZER  the compute-sanitizer of the :sanitize items (default: PATH, then\n"
+          "                /usr/local/cuda/bin; docs/sanitizer-gate.md)\n"
+          "  KC_SANITIZE_TIMEOUT_S  seconds per sanitizer tool run of a :sanitize item\n"
+          "  CUDA_VISIBLE_DEVICES  the devices the driver shows, as for any CUDA program\n"
+          "  NO_COLOR      set: no colour in the output, even on a terminal\n",
           out);
 }
 
@@ -327,6 +341,18 @@ int kc_cli_parse(int argc, char **argv, kc_opts *o)
     return check_reports(o);
 }
 
+/* --exclude G: the pattern "!G" (filter.h), owned by o (kc_opts_free). */
+static int exclusion(kc_opts *o, const char *glob)
+{
+    size_t n = strlen(glob);
+    char *p = malloc(n + 2);
+    if (!p) return usage_error("out of memory%s%s", "", "");
+    p[0] = '!';
+    memcpy(p + 1, glob, n + 1);
+    o->patterns[o->npatterns++] = p;
+    return 0;
+}
+
 int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -428,8 +454,17 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
             o->resume_elapsed = atof(v);
             i++;
             continue;
+        } else if (strcmp(a, "--exclude") == 0) {
+            if (!v || !*v) return usage_error("--exclude needs a glob (the items to leave out)%s%s", "", "");
+            if (o->cmd == KC_CMD_INFO) return usage_error("info takes no patterns, got --exclude '%s'%s", v, "");
+            if (exclusion(o, v)) return 2;
         } else if (a[0] == '-' && a[1]) {
             return usage_error("unknown option '%s'%s", a, "");
+        } else if (a[0] == '!') {   /* an exclusion as a pattern: how --exclude reaches static shards */
+            if (o->cmd == KC_CMD_INFO) return usage_error("info takes no patterns, got '%s'%s", a, "");
+            if (!a[1] || exclusion(o, a + 1)) return a[1] ? 2 : usage_error("'!' needs a glob after it%s%s", "", "");
+            o->argv[o->argc++] = argv[i];
+            continue;
         } else {
             if (o->cmd == KC_CMD_INFO) return usage_error("info takes no patterns, got '%s'%s", a, "");
             o->patterns[o->npatterns++] = argv[i];
@@ -458,6 +493,8 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
 void kc_opts_free(kc_opts *o)
 {
     free(o->argv);
+    for (int i = 0; o->patterns && i < o->npatterns; i++)
+        if (o->patterns[i][0] == '!') free(o->patterns[i]);   /* exclusions are copies */
     free(o->patterns);
     free(o->logs);
     o->argv = NULL;

@@ -1,15 +1,18 @@
 /* filter.h — selecting items by name with shell globs (fnmatch(3), no flags:
- * '*' also matches '.' and ':'). No patterns selects everything. */
+ * '*' also matches '.' and ':'). A pattern "!GLOB" is an exclusion (--exclude
+ * GLOB). No selecting pattern selects everything, less the exclusions. */
 #ifndef KC_FILTER_H
 #define KC_FILTER_H
 #include <stddef.h>
 #include <stdint.h>
-/* Nonzero when name matches any of the n patterns (or n == 0). */
+/* Nonzero when name matches none of the exclusions and any of the other
+ * patterns (or there are no others). */
 int kc_filter_match(const char *name, char *const *patterns, int n);
 /* Stable hash of the pattern list (order matters), for the TALLY's filter key. */
 uint64_t kc_filter_hash(char *const *patterns, int n);
 /* Index of the first pattern that matches none of n names, or -1 when every
- * pattern matches something (a typo must not select nothing and pass). Name i
+ * pattern matches something (a typo must not select nothing and pass; an
+ * exclusion's GLOB must match something too). Name i
  * is the NUL-terminated string at first_name + i * stride (e.g. the name field
  * of an array of kc_item). */
 int kc_filter_first_unmatched(const char *first_name, size_t stride, int n, char *const *patterns, int np);

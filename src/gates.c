@@ -198,7 +198,7 @@ static int case_prepare(kc_gpu *gpu, kc_case *k)
     for (int a = 0; a < k->nargs; a++) {
         const kc_arg *ar = &c->args[a];
         if (ar->kind == KC_ARG_SCALAR) {
-            k->scalar[a] = ar->value(k->s);
+            k->scalar[a] = ar->ivalue ? (double)ar->ivalue(k->s) : ar->value(k->s);
             continue;
         }
         k->count[a] = ar->count(k->s);
@@ -278,11 +278,13 @@ static void make_params(kc_case *k, int set, kc_params *p)
             p->params[a] = &p->ptr[a];
             continue;
         }
+        /* ivalue: integers exactly, past 2^53 too */
+        const long long iv = ar->ivalue ? (long long)ar->ivalue(k->s) : (long long)k->scalar[a];
         switch (ar->dtype) {
         case KC_F32: p->sc[a].f = (float)k->scalar[a]; break;
-        case KC_I32: p->sc[a].i = (int)k->scalar[a]; break;
-        case KC_U32: p->sc[a].u = (unsigned)k->scalar[a]; break;
-        default: p->sc[a].ll = (long long)k->scalar[a]; break;
+        case KC_I32: p->sc[a].i = (int)iv; break;
+        case KC_U32: p->sc[a].u = (unsigned)iv; break;
+        default: p->sc[a].ll = iv; break;
         }
         p->params[a] = &p->sc[a];
     }
@@ -478,7 +480,7 @@ static CUresult alloc_refs(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
  * downloaded from the pristine copies, its outputs uploaded. */
 static int host_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
 {
-    kc_ref r = { .shape = k->s, .dist = k->dist, .nargs = k->nargs };
+    kc_ref r = { .shape = k->s, .dist = k->dist, .nargs = k->nargs, .user = k->c->user };
     void *host[KC_MAX_ARGS] = { 0 };
     int g = 0;
     CUresult cr = alloc_refs(gpu, k, dst);
@@ -487,6 +489,8 @@ static int host_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
         const kc_arg *ar = &k->c->args[a];
         r.dtype[a] = ar->dtype;
         r.scalar[a] = k->scalar[a];
+        r.name[a] = ar->name;
+        r.iscalar[a] = ar->kind != KC_ARG_SCALAR ? 0 : ar->ivalue ? ar->ivalue(k->s) : (int64_t)k->scalar[a];
         r.count[a] = k->count[a];
         if (ar->kind != KC_ARG_BUFFER) continue;
         if (ar->role != KC_OUT) {

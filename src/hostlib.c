@@ -8,23 +8,49 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Directory of the running binary into buf ("" when /proc is unreadable). */
+static void exe_dir(char *buf, size_t cap)
+{
+    char exe[4000];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    buf[0] = 0;
+    if (n <= 0) return;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash) *slash = 0;
+    snprintf(buf, cap, "%s", exe);
+}
+
+int kc_hostlib_dirs(char dirs[][4096], int max)
+{
+    int n = 0;
+    const char *env = getenv("KC_LIBDIR");
+    if (env && *env) {   /* a ':'-separated list, the only place looked in when set */
+        for (const char *p = env; *p && n < max;) {
+            size_t len = strcspn(p, ":");
+            if (len) snprintf(dirs[n++], 4096, "%.*s", (int)len, p);
+            p += len + (p[len] == ':');
+        }
+        return n;
+    }
+    char exe[4096];
+    exe_dir(exe, sizeof exe);
+    if (!*exe) return n;
+    if (n < max) snprintf(dirs[n++], 4096, "%.4000s/lib", exe);
+    if (n < max) snprintf(dirs[n++], 4096, "%.4000s/../lib/kcontract", exe);
+    return n;
+}
+
 void kc_hostlib_path(const char *library, const char *control, char *buf, size_t cap)
 {
-    char dir[4096] = "lib";
-    const char *env = getenv("KC_LIBDIR");
-    if (env && *env) {
-        snprintf(dir, sizeof dir, "%s", env);
-    } else {
-        char exe[4000];
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        if (n > 0) {
-            exe[n] = 0;
-            char *slash = strrchr(exe, '/');
-            if (slash) *slash = 0;
-            snprintf(dir, sizeof dir, "%s/lib", exe);
-        }
+    char dirs[KC_HOSTLIB_MAX_DIRS][4096];
+    int n = kc_hostlib_dirs(dirs, KC_HOSTLIB_MAX_DIRS);
+    if (n == 0) snprintf(dirs[n++], sizeof dirs[0], "lib");
+    for (int i = 0; i < n; i++) {
+        snprintf(buf, cap, "%s/lib%s%s%s.so", dirs[i], library, control ? "@" : "", control ? control : "");
+        if (access(buf, R_OK) == 0) return;
     }
-    snprintf(buf, cap, "%s/lib%s%s%s.so", dir, library, control ? "@" : "", control ? control : "");
+    snprintf(buf, cap, "%s/lib%s%s%s.so", dirs[0], library, control ? "@" : "", control ? control : "");
 }
 
 int kc_hostlib_load(const char *library, const char *control, const char *entry, kc_host_entry *fn, char *why,
@@ -34,8 +60,15 @@ int kc_hostlib_load(const char *library, const char *control, const char *entry,
     kc_hostlib_path(library, control, path, sizeof path);
     *fn = NULL;
     if (access(path, R_OK) != 0) {
-        snprintf(why, cap, "library %s not found: %s (make builds it from kernels/*/lib%s.cu; KC_LIBDIR sets the directory)",
-                 library, path, library);
+        char dirs[KC_HOSTLIB_MAX_DIRS][4096], list[1024] = "";
+        int n = kc_hostlib_dirs(dirs, KC_HOSTLIB_MAX_DIRS);
+        size_t len = 0;
+        for (int i = 0; i < n && len < sizeof list; i++) {
+            int w = snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", dirs[i]);
+            if (w > 0) len += (size_t)w;
+        }
+        snprintf(why, cap, "library %s not found: %s (looked in: %s; the build makes it from lib%s.cu, "
+                 "KC_LIBDIR sets the directories)", library, path, n ? list : "lib", library);
         return -1;
     }
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);

@@ -89,8 +89,8 @@ static int fill_from_gpu(kc_gen_source *src)
 
 /* Makes entry e's contents for argument ar: the built-in or ranged stream
  * on the GPU, or the contract's generator on the host, uploaded. */
-static CUresult make(kc_gpu *gpu, const kc_shape *s, kc_dist dist, const kc_arg *ar, entry *e, kc_time_split *stats,
-                     char *why, size_t cap)
+static CUresult make(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_dist dist, const kc_arg *ar, entry *e,
+                     kc_time_split *stats, char *why, size_t cap)
 {
     uint64_t key = kc_buffer_key(e->seed, e->arg);
     if (!e->gen) {
@@ -109,7 +109,8 @@ static CUresult make(kc_gpu *gpu, const kc_shape *s, kc_dist dist, const kc_arg 
     }
     stream_ctx x = { gpu, e->ptr, e->bytes };
     kc_gen_source src = { host, e->count, e->dtype, dist, key, fill_from_gpu, &x };
-    kc_gen g = { .shape = s, .dist = dist, .dtype = e->dtype, .data = host, .count = e->count, .harness = &src };
+    kc_gen g = { .shape = s, .dist = dist, .dtype = e->dtype, .data = host, .count = e->count, .harness = &src,
+                .user = c->user };
     kc_fill(&g, key, e->gen);
     stats->inputs_made_host++;
     if (ar->table && !kc_gen_drew_nothing(&g, key)) {
@@ -165,7 +166,7 @@ CUresult kc_inputs_get(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_
     in->v[in->n++] = e;
     in->held += e.bytes;
     entry *ne = &in->v[in->n - 1];
-    if ((r = make(gpu, s, dist, ar, ne, stats, why, cap)) != CUDA_SUCCESS) {
+    if ((r = make(gpu, c, s, dist, ar, ne, stats, why, cap)) != CUDA_SUCCESS) {
         if (kc_cuda_error_is_sticky(r)) gpu->lost = 1;
         drop(gpu, in, in->n - 1);            /* half-made: never found again */
         return r;

@@ -1,12 +1,15 @@
-/* main.c — kcontract's entry point: parse the command line, build the item
- * list from the registry, and dispatch to run (serial, or --jobs), list, merge or
- * info. A --jobs child checks its parent before anything else (jobs.h). */
+/* main.c — kcontract's command line (kc_main, kcontract.h): parse it, build
+ * the item list from the registry, and dispatch to run (serial, or --jobs),
+ * list, merge or info. A --jobs child checks its parent before anything else
+ * (jobs.h). main() itself is kcontract_main.c's, so a user's suite binary is
+ * the same program over its own contracts. */
 #include <stdio.h>
 #include <sys/stat.h>
 #include <string.h>
 #include <errno.h>
 #include <stdlib.h>
 
+#include "kcontract.h"
 #include "cli.h"
 #include "jobs.h"
 #include "merge_logs.h"
@@ -22,7 +25,7 @@
 #include "gpu.h"
 #include "worker.h"
 
-int main(int argc, char **argv)
+int kc_main(int argc, char **argv)
 {
     int rc = kc_jobs_child_guard(argc, argv);   /* a --jobs child: die with the parent; first */
     if (rc) return rc;
@@ -69,12 +72,13 @@ int main(int argc, char **argv)
         return 4;
     }
     kc_item *items;
-    char err[1024];
+    static char err[16384];
     int n = kc_registry_items(&items, err, sizeof err);
-    if (n < 0) {
-        fprintf(stderr, "kcontract: bad registration: %s\n", err);
+    if (n < 0) {    /* a mistake in a contract: every one named, a usage error */
+        fprintf(stderr, "kcontract: %d problem%s in the registered contracts and suites:\n%s\n", -n, n == -1 ? "" : "s",
+                err);
         kc_opts_free(&o);
-        return 4;
+        return 2;
     }
     struct stat rst;
     for (int r = 0; r < o.nrecords; r++)
@@ -85,11 +89,14 @@ int main(int argc, char **argv)
             kc_opts_free(&o);
             return 2;
         }
-    /* --records: items point into recs; no patterns = the records only (the
-     * first file drops the registered items, the others add to its records). */
+    /* --records: items point into recs; no selecting pattern (exclusions do
+     * not select) = the records only (the first file drops the registered
+     * items, the others add to its records). */
+    int selecting = 0;
+    for (int p = 0; p < o.npatterns; p++) selecting |= o.patterns[p][0] != '!';
     kc_launch_records *recs[KC_MAX_RECORD_FILES] = { 0 };
     for (int r = 0; r < o.nrecords; r++)
-        if ((rc = kc_launch_records_apply(o.records[r], r == 0 && o.npatterns == 0 && !o.worker, &items, &n, &recs[r]))) {
+        if ((rc = kc_launch_records_apply(o.records[r], r == 0 && !selecting && !o.worker, &items, &n, &recs[r]))) {
             for (int q = 0; q < r; q++) kc_launch_records_free(recs[q]);
             free(items);
             kc_opts_free(&o);
@@ -98,8 +105,9 @@ int main(int argc, char **argv)
     int bad = n > 0 ? kc_filter_first_unmatched(items[0].name, sizeof items[0], n, o.patterns, o.npatterns)
                     : (o.npatterns ? 0 : -1);
     if (bad >= 0) {
-        fprintf(stderr, "kcontract: pattern '%s' matches no item (kcontract list shows the %d items)\n",
-                o.patterns[bad], n);
+        const char *p = o.patterns[bad];
+        fprintf(stderr, "kcontract: %s '%s' matches no item (kcontract list shows the %d items)\n",
+                p[0] == '!' ? "--exclude" : "pattern", p + (p[0] == '!'), n);
         free(items);
         kc_opts_free(&o);
         return 2;

@@ -1,6 +1,11 @@
 /* reference.c — owns the small helpers contracts call from kcontract.h:
- * the common element counts (products of shape dims) and kc_ref_in, the
- * exact read of a generated input for the host reference. */
+ * the common element counts (products of shape dims), kc_ref_in, the exact
+ * read of a generated input for the host reference, and the lookup of an
+ * argument by name (kc_ref_arg). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "dtype.h"
 #include "kcontract.h"
 
@@ -13,4 +18,27 @@ size_t kc_count_d0d1d2(const kc_shape *s) {
 
 double kc_ref_in(const kc_ref *r, int a, size_t i) {
     return kc_load(r->dtype[a], r->host[a], i);
+}
+
+int kc_ref_arg(const kc_ref *r, const char *name) {
+    for (int a = 0; a < r->nargs; a++)
+        if (r->name[a] && name && strcmp(r->name[a], name) == 0) return a;
+    char have[1024] = "";
+    size_t len = 0;
+    for (int a = 0; a < r->nargs && len < sizeof have; a++) {
+        int w = snprintf(have + len, sizeof have - len, "%s%s", a ? ", " : "", r->name[a] ? r->name[a] : "(unnamed)");
+        if (w > 0) len += (size_t)w;
+    }
+    fprintf(stderr, "kcontract: the reference asks for argument \"%s\", which the contract does not have "
+                    "(its arguments: %s; shape %s)\n", name ? name : "(null)", have,
+            r->shape && r->shape->name ? r->shape->name : "?");
+    abort();
+}
+
+double kc_ref_in_named(const kc_ref *r, const char *name, size_t i) {
+    return kc_ref_in(r, kc_ref_arg(r, name), i);
+}
+
+double *kc_ref_out_named(const kc_ref *r, const char *name) {
+    return r->out[kc_ref_arg(r, name)];
 }

@@ -1,11 +1,12 @@
-/* registry.h — every registered contract and suite (from the linker sections
- * kc_contracts and kc_suites), checked and expanded into items sorted by name. */
+/* registry.h — every registered contract and suite (kc_register_contract and
+ * kc_register_suite, called as their objects load), checked and expanded into
+ * items sorted by name. */
 #ifndef KC_REGISTRY_H
 #define KC_REGISTRY_H
 #include <stddef.h>
 #include "item.h"
 
-/* All registered contracts / suites, in link order. */
+/* All registered contracts / suites, in load order. */
 size_t kc_registry_contracts(const kc_contract *const **out);
 size_t kc_registry_suites(const kc_suite *const **out);
 
@@ -13,14 +14,22 @@ size_t kc_registry_suites(const kc_suite *const **out);
 const kc_contract *kc_registry_find_contract(const char *name);
 
 /* Checks one contract's fields (kc_registry_items checks every one): 0, or
- * -1 with the problem, naming the contract and the field, in err. */
+ * minus the number of problems, each naming the contract and the field, one
+ * per line in err (as many as fit). */
 int kc_contract_check(const kc_contract *c, char *err, size_t cap);
 
 /* Checks every registration (unique item names, required fields, an embedded
  * fatbin for every module and control, gates 1-4 for controls, buffer counts
  * and generators, known-finding gates) and expands them into items sorted by
  * name: for each contract "<name>", "<name>:limits", "<name>:control.<c>", and
- * each suite. Returns the item count, or -1 with the first problem in err.
- * *items is malloc'd; free it. */
+ * each suite. Returns the item count, or minus the number of problems found
+ * (every problem of every registration, not only the first: registrations
+ * refused for their ABI, every problem of each contract, duplicate names),
+ * listed one per line in err as far as it fits. *items is malloc'd; free it. */
 int kc_registry_items(kc_item **items, char *err, size_t errcap);
+
+/* Records a registration refused elsewhere (fatbin.c: a module image of
+ * another ABI), one line naming it, among the problems kc_registry_items
+ * reports (at most 16 are kept). */
+void kc_registry_note_problem(const char *line);
 #endif

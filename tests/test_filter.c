@@ -48,3 +48,27 @@ Test(filter, hash_stable_and_order_sensitive) {
     cr_assert_eq(kc_filter_hash(NULL, 0), 0xf52a15e9a9b5e89bULL);
     cr_assert_eq(kc_filter_hash(e, 2), 0xf6a0bf936cb133c9ULL);
 }
+
+/* --exclude GLOB is the pattern "!GLOB": it drops what it matches, whatever
+ * selects it; with no selecting pattern, everything else is selected. */
+Test(filter, exclusions_drop_what_they_match) {
+    char *only[] = { "!*:control.*" };
+    cr_assert(kc_filter_match("softmax.f32", only, 1));
+    cr_assert(kc_filter_match("softmax.f32:limits", only, 1));
+    cr_assert_not(kc_filter_match("softmax.f32:control.off_by_one", only, 1));
+    char *both[] = { "!*:limits", "softmax.*", "gemm.*" };
+    cr_assert(kc_filter_match("softmax.f32", both, 3));
+    cr_assert(kc_filter_match("gemm.bf16:control.x", both, 3));
+    cr_assert_not(kc_filter_match("softmax.f32:limits", both, 3));
+    cr_assert_not(kc_filter_match("rope.f16", both, 3));
+}
+
+Test(filter, exclusions_change_the_hash_and_must_match_something) {
+    char *sel[] = { "softmax.*" };
+    char *ex[] = { "softmax.*", "!*:limits" };
+    cr_assert_neq(kc_filter_hash(sel, 1), kc_filter_hash(ex, 2), "shards with and without --exclude must not merge");
+    const char names[3][32] = { "softmax.f32", "softmax.f32:limits", "rope.f16" };
+    cr_assert_eq(kc_filter_first_unmatched(names[0], sizeof names[0], 3, ex, 2), -1);
+    char *typo[] = { "softmax.*", "!*:limit" };
+    cr_assert_eq(kc_filter_first_unmatched(names[0], sizeof names[0], 3, typo, 2), 1, "an exclusion matching nothing");
+}

@@ -561,3 +561,13 @@ Test(gates_fake, error_statistics_catch_what_the_tolerance_cannot, .timeout = 30
     cr_expect_eq(p.status, 0, "%s", p.out);
     kc_proc_free(&p);
 }
+
+/* Issue 15: a 64-bit integer scalar (KC_SCALAR_INT) reaches the kernel and
+ * the reference exactly, beyond 2^53 (tests/fixtures/fake_contracts.c). */
+Test(gates_fake, integer_scalars_pass_exactly_beyond_2_pow_53, .timeout = 30)
+{
+    kc_proc p = fake_run((char *[]){ "run", "fakeint.*", NULL });
+    expect_item(p.out, "PASS", "fakeint.lowbits.i32", T("gates 1-4 on "));
+    cr_expect_eq(p.status, 0, "%s", p.out);
+    kc_proc_free(&p);
+}

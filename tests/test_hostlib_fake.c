@@ -81,7 +81,9 @@ Test(hostlib_fake, missing_library_fails_gate_1_naming_the_path)
     char line[4096];
     cr_expect(item_line(p.out, "FAIL", "fakelib.missing.f32", line, sizeof line) &&
               strstr(line, "gate 1 (launch and fit): library kc_nosuchlib not found: ") &&
-              strstr(line, "/lib/libkc_nosuchlib.so (make builds it from kernels/*/libkc_nosuchlib.cu"),
+              strstr(line, "/lib/libkc_nosuchlib.so (looked in: ") &&
+              strstr(line, "/lib, ") && strstr(line, "/../lib/kcontract; the build makes it from "
+                                                             "libkc_nosuchlib.cu, KC_LIBDIR sets the directories)"),
               "%s", p.out);
     kc_proc_free(&p);
     /* KC_LIBDIR moves where libraries are looked for: the clean one is then missing too. */

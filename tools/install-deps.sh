@@ -5,7 +5,8 @@
 # what the tests need: Criterion, procps (ps and pgrep, for the benchmark
 # scripts, whose runs the tests also make), and clang with its runtime
 # libraries (libclang-rt-N-dev: libFuzzer and the sanitizers) for the fuzz
-# targets (tools/fuzz.sh). nvcc and the CUDA headers come with the CUDA
+# targets (tools/fuzz.sh), and cmake and pkg-config, with which CI builds
+# examples/external/ against an installed kcontract (tools/external-example.sh). nvcc and the CUDA headers come with the CUDA
 # toolkit (expected under /usr/local/cuda).
 # On a machine without a package registry (the lent GPU machine), Random123
 # comes from a .deb carried in .deps/debs (tools/gpu-deps.sh fetch, run where
@@ -29,6 +30,8 @@ if [ -n "$testing" ]; then
   dpkg -s libcriterion-dev >/dev/null 2>&1 || need="$need libcriterion-dev"
   command -v pgrep >/dev/null 2>&1 || need="$need procps"
   command -v clang >/dev/null 2>&1 || need="$need clang"
+  command -v cmake >/dev/null 2>&1 || need="$need cmake"
+  command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 fi
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo

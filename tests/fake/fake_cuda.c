@@ -72,7 +72,7 @@ struct kernel {
     int regs, static_smem, local, max_threads;
     CUresult (*run)(const launch *l);
 };
-#define NKERNELS 16
+#define NKERNELS 18
 struct CUmod_st {
     char module[64], control[64];
     struct CUfunc_st fn[NKERNELS];
@@ -118,6 +118,32 @@ static CUresult axpy(const launch *l)
     if (n && is(l, "wrong_value")) y[n / 2] += 0.01f * fmaxf(fabsf(y[n / 2]), 1.0f);   /* planted: off by 1e-2 */
     if (n && is(l, "nondeterministic") && launches % 2)             /* planted: 1 ulp that varies per launch */
         y[0] = nextafterf(y[0], INFINITY);
+    return CUDA_SUCCESS;
+}
+
+/* fake_lowbits_i32(int32_t *out, long long base, long long n): out[i] = the
+ * low 16 bits of base, plus i. With base beyond 2^53 the low bits survive
+ * only if the harness passed the 64-bit scalar exactly (fakeint.lowbits.i32). */
+static CUresult lowbits(const launch *l)
+{
+    int32_t *out = PTR(int32_t, 0);
+    long long base = I64(1), n = covered(l, I64(2), 1);
+    for (long long i = 0; i < n; i++) out[i] = (int32_t)(base & 0xffff) + (int32_t)i;
+    return CUDA_SUCCESS;
+}
+
+/* ex_scale_f32(float *y, const float *x, float a, long long n): y = a x, the
+ * kernel of examples/external (its module "scale", built by the installed
+ * kcontract's helpers with fake images: tools/external-example.sh). */
+static CUresult ex_scale(const launch *l)
+{
+    float *y = PTR(float, 0);
+    const float *x = PTR(const float, 1);
+    float a = F32(2);
+    long long n = covered(l, I64(3), 1);
+    if (n && is(l, "tail_skip")) n--;                               /* planted: the last element is left */
+    for (long long i = 0; i < n; i++) y[i] = a * x[i];
+    if (n && is(l, "wrong_scale")) y[n / 2] *= 1.01f;               /* planted: one element off by 1% */
     return CUDA_SUCCESS;
 }
 
@@ -324,6 +350,8 @@ static const struct kernel kernels[NKERNELS] = {
     { "fake_vec4",  "fake_vec4_f32",  24,  2048, 0,  1024, vec4 },
     { "fake_sentinel", "fake_sentinel_i32", 16, 0,  0,  1024, sentinel },
     { "fake_scale", "fake_scale_f16",     16,  0,    0,  1024, scale_f16 },
+    { "scale",      "ex_scale_f32",       12,  0,    0,  1024, ex_scale },
+    { "fake_lowbits", "fake_lowbits_i32", 8,   0,    0,  1024, lowbits },
     { "harness",    "kc_smem_poison",     10,  0,    0,  1024, h_poison },
     { "harness",    "kc_gen_fill",        63,  0,    0,  1024, h_gen },
     { "harness",    "kc_check_bytes",     18,  4096, 0,  1024, h_bytes },
@@ -422,14 +450,41 @@ CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t n) { CONTEXT_CALL(); me
 CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n) { CONTEXT_CALL(); memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n); return CUDA_SUCCESS; }
 CUresult cuMemsetD8(CUdeviceptr dst, unsigned char v, size_t n) { CONTEXT_CALL(); memset((void *)(uintptr_t)dst, v, n); return CUDA_SUCCESS; }
 
+/* A real fatbin (nvcc's, magic 0xBA55ED50, its size in the header) is taken
+ * for the clean build of the emulated module whose kernel symbol it names:
+ * so the real harness image of an installed libkcontract loads here too. */
+static const char *fatbin_module(const void *image)
+{
+    const unsigned char *p = image;
+    uint32_t magic;
+    uint16_t hsize;
+    uint64_t fsize;
+    memcpy(&magic, p, 4);
+    if (magic != 0xBA55ED50u) return NULL;
+    memcpy(&hsize, p + 6, 2);
+    memcpy(&fsize, p + 8, 8);
+    for (int i = 0; i < NKERNELS; i++)
+        if (kernels[i].symbol && memmem(p, hsize + fsize, kernels[i].symbol, strlen(kernels[i].symbol)))
+            return kernels[i].module;
+    return NULL;
+}
+
 /* Reads "KCFAKE <module> <control or ->" (the image is not NUL-terminated:
- * it ends with a newline). */
+ * it ends with a newline), or a real fatbin of an emulated module. */
 CUresult cuModuleLoadData(CUmodule *mod, const void *image)
 {
     CONTEXT_CALL();
     char text[160], m[64], c[64];
     const char *s = image;
     size_t n = 0;
+    const char *real = fatbin_module(image);
+    if (real) {
+        struct CUmod_st *md = calloc(1, sizeof *md);
+        if (!md) return CUDA_ERROR_OUT_OF_MEMORY;
+        snprintf(md->module, sizeof md->module, "%s", real);
+        *mod = md;
+        return CUDA_SUCCESS;
+    }
     while (n < sizeof text - 1 && s[n] != '\n') n++;
     if (n == sizeof text - 1 || strncmp(s, "KCFAKE ", 7) != 0) return CUDA_ERROR_INVALID_IMAGE;
     memcpy(text, s, n);

@@ -1,7 +1,7 @@
 # fuzz.mk — the fuzz targets of the parsers of outside input (issue 13,
 # docs/fuzzing.md), for libFuzzer through Debian's clang, with
 # AddressSanitizer and UndefinedBehaviorSanitizer, in build-fuzz/ (no GPU,
-# no nvcc: the fatbin table is a stub). Used by tools/fuzz.sh:
+# no nvcc: the harness image is a stub). Used by tools/fuzz.sh:
 #     make -f tests/fuzz/fuzz.mk -j2
 FUZZ_CC ?= clang
 CUDA_HOME ?= /usr/local/cuda
@@ -12,7 +12,7 @@ CFLAGS_FUZZ := -g -O1 $(SAN) -std=c11 -Wall -Wextra -Wno-unused-parameter -Wno-m
 TARGETS := tally result costs records mergelog cli
 # The harness and every contract (the records target looks contracts up by
 # name and sizes their buffers); the fatbins are never loaded.
-LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard kernels/*/*.c) tests/fuzz/fuzz_stubs.c
+LIB_SRCS := $(filter-out src/kcontract_main.c,$(wildcard src/*.c)) $(wildcard kernels/*/*.c) tests/fuzz/fuzz_stubs.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 
 .PHONY: all

@@ -1,7 +1,4 @@
-/* fuzz_stubs.c — what the fuzz targets link instead of the generated fatbin
- * table (build/gen/fatbin_table.c, nvcc's output): no kernel image, as the
- * parsers never load one. */
-#include "fatbin.h"
-
-const kc_fatbin kc_fatbins[1] = { { 0 } };
-const int kc_fatbin_count = 0;
+/* fuzz_stubs.c — what the fuzz targets link instead of the embedded harness
+ * image (build/fatbin/harness.o, nvcc's output): no kernel image, as the
+ * parsers never load one; only the symbol src/harness.c refers to. */
+const int kc_embedded_harness = 0;

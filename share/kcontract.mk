@@ -1,0 +1,118 @@
+# kcontract.mk — make rules that build a kcontract suite's kernels: every
+# <module>.cu into an embedded fatbin (once clean, once per KC_CONTROL_<name>
+# switch in its source), every lib<name>.cu library kernel into shared
+# libraries (one per control too). The same rules build kcontract's own
+# kernels (its Makefile includes this file); installed as
+# PREFIX/share/kcontract/kcontract.mk (`pkg-config --variable=makefile kcontract`).
+#
+#   include $(shell pkg-config --variable=makefile kcontract)
+#   $(eval $(call kc_suite,build,$(wildcard kernels/*.cu)))
+#   build/my_suite: my_contracts.o $(KC_EMBED_OBJS) | $(KC_HOSTLIBS)
+#   	$(CC) -o $@ $^ $(shell pkg-config --libs kcontract)
+#
+# kc_suite(DIR, FILES): modules and library kernels (lib*.cu) of FILES.
+#   DIR/fatbin/<module>[@<control>].fatbin   nvcc -fatbin of <module>.cu
+#   DIR/fatbin/<module>[@<control>].o        the image embedded: link it in;
+#                                            it registers itself when loaded
+#   DIR/lib/lib<name>[@<control>].so         a library kernel, found by the
+#                                            suite binary in lib/ next to it
+# Appends to KC_FATBINS, KC_EMBED_OBJS (link these) and KC_HOSTLIBS (build
+# these). kc_module(DIR, FILE), kc_library(DIR, FILE) and
+# kc_embed(FATBIN, MODULE, CONTROL) are its parts.
+#
+# Settings (defaults in brackets): KC_NVCC [nvcc on PATH, else
+# $(CUDA_HOME)/bin/nvcc], KC_CUDA_ARCH [sm_90 SASS + compute_90 PTX],
+# KC_NVFLAGS [-O3 -lineinfo -std=c++17], KC_NVFLAGS_<module> (extra nvcc flags
+# of one module or library), KC_LIBS_lib<name> (libraries a library kernel
+# links, e.g. -lcublas), KC_INCLUDE [kcontract's headers]. Modules named
+# *_ref.cu (device references) are built with -fmad=false, as the host
+# reference rounds. Quiet by default; V=1 prints every command.
+KC_MK_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
+CUDA_HOME ?= /usr/local/cuda
+KC_NVCC ?= $(shell command -v nvcc 2>/dev/null || echo $(CUDA_HOME)/bin/nvcc)
+KC_CUDA_ARCH ?= -gencode arch=compute_90,code=[sm_90,compute_90]
+KC_NVFLAGS ?= -O3 -lineinfo -std=c++17
+# Installed: PREFIX/share/kcontract/ beside PREFIX/include/; in kcontract's
+# own tree: share/ beside include/.
+KC_INCLUDE ?= $(firstword $(wildcard $(KC_MK_DIR)/../../include/kcontract.h $(KC_MK_DIR)/../include/kcontract.h))
+override KC_INCLUDE := $(patsubst %/kcontract.h,%,$(KC_INCLUDE))
+KC_EMBED_SRC ?= $(KC_MK_DIR)/kcontract_embed.c
+KC_DIGEST ?= $(KC_MK_DIR)/kcontract_digest.sh
+KC_EMBED_CC ?= $(CC)
+KC_LIB_NVFLAGS = -Xcompiler -fPIC,-Wall -shared -cudart shared -L$(CUDA_HOME)/lib64 -Xlinker -rpath=$(CUDA_HOME)/lib64
+
+ifeq ($(V),1)
+KC_Q :=
+KC_SAY := @:
+else
+KC_Q := @
+KC_SAY := @printf '  %-6s %s\n'
+endif
+
+KC_FATBINS ?=
+KC_EMBED_OBJS ?=
+KC_HOSTLIBS ?=
+
+kc_module_of = $(basename $(notdir $(1)))
+kc_controls_of = $(shell grep -ohE 'KC_CONTROL_[A-Za-z0-9_]+' $(1) | sed 's/^KC_CONTROL_//' | sort -u)
+kc_module_flags = $(if $(filter %_ref,$(call kc_module_of,$(1))),-fmad=false) $(KC_NVFLAGS_$(call kc_module_of,$(1)))
+
+# kc_embed(FATBIN, MODULE, CONTROL or empty): FATBIN's .o, registering it.
+define kc_embed
+$(1:.fatbin=.o): $(1) $(KC_EMBED_SRC) $(KC_DIGEST)
+	$$(KC_SAY) EMBED $$@
+	$$(KC_Q)src=$$$$(sh $$(KC_DIGEST) $$< 2>/dev/null) && \
+	$$(KC_EMBED_CC) -fPIC -c -I$$(KC_INCLUDE) -DKC_EMBED_FILE='"$$<"' -DKC_EMBED_MODULE='"$(2)"' \
+	  $(if $(3),-DKC_EMBED_CONTROL='"$(3)"') -DKC_EMBED_SOURCE="\"$$$$src\"" $$(KC_EMBED_DEFS_$(2)) -o $$@ $$(KC_EMBED_SRC)
+KC_EMBED_OBJS += $(1:.fatbin=.o)
+endef
+
+# kc_fatbin(DIR, FILE.cu, CONTROL or empty). With KC_FAKE_IMAGES=1 the
+# image is the fake driver's text "KCFAKE <module> <control or ->" instead
+# of nvcc's fatbin (kcontract's tests/fake/fake_cuda.c: the build and the
+# registration tested without nvcc or a GPU).
+ifeq ($(KC_FAKE_IMAGES),1)
+define kc_fatbin_recipe
+	$$(KC_SAY) FAKE $$@
+	$$(KC_Q)printf 'KCFAKE %s %s\n' $(call kc_module_of,$(2)) $(or $(3),-) > $$@
+endef
+else
+define kc_fatbin_recipe
+	$$(KC_SAY) NVCC $$@
+	$$(KC_Q)$$(KC_NVCC) $$(KC_NVFLAGS) $$(KC_CUDA_ARCH) -I$$(KC_INCLUDE) $(call kc_module_flags,$(2)) \
+	  $(if $(3),-DKC_CONTROL_$(3)) -fatbin -MD -MF $$@.d -o $$@ $$<
+endef
+endif
+define kc_fatbin
+$(1)/fatbin/$(call kc_module_of,$(2))$(if $(3),@$(3)).fatbin: $(2)
+	@mkdir -p $$(@D)
+$(call kc_fatbin_recipe,$(1),$(2),$(3))
+KC_FATBINS += $(1)/fatbin/$(call kc_module_of,$(2))$(if $(3),@$(3)).fatbin
+$(call kc_embed,$(1)/fatbin/$(call kc_module_of,$(2))$(if $(3),@$(3)).fatbin,$(call kc_module_of,$(2)),$(3))
+-include $(1)/fatbin/$(call kc_module_of,$(2))$(if $(3),@$(3)).fatbin.d
+endef
+
+# kc_module(DIR, FILE.cu): the clean fatbin and one per control.
+kc_module = $(foreach c,_ $(call kc_controls_of,$(2)),$(call kc_fatbin,$(1),$(2),$(filter-out _,$(c)))$(newline))
+
+# kc_shlib(DIR, lib<name>.cu, CONTROL or empty)
+define kc_shlib
+$(1)/lib/$(call kc_module_of,$(2))$(if $(3),@$(3)).so: $(2) $(KC_INCLUDE)/kcontract.h
+	@mkdir -p $$(@D)
+	$$(KC_SAY) NVCC $$@
+	$$(KC_Q)$$(KC_NVCC) $$(KC_NVFLAGS) $$(KC_CUDA_ARCH) -I$$(KC_INCLUDE) $$(KC_LIB_NVFLAGS) \
+	  $$(KC_NVFLAGS_$(call kc_module_of,$(2))) $(if $(3),-DKC_CONTROL_$(3)) -o $$@ $$< $$(KC_LIBS_$(call kc_module_of,$(2)))
+KC_HOSTLIBS += $(1)/lib/$(call kc_module_of,$(2))$(if $(3),@$(3)).so
+endef
+
+# kc_library(DIR, lib<name>.cu): the clean library and one per control.
+kc_library = $(foreach c,_ $(call kc_controls_of,$(2)),$(call kc_shlib,$(1),$(2),$(filter-out _,$(c)))$(newline))
+
+# kc_suite(DIR, FILES): lib*.cu as library kernels, every other .cu a module.
+kc_suite = $(foreach f,$(filter lib%.cu,$(notdir $(2))),$(call kc_library,$(1),$(filter %/$(f) $(f),$(2)))) \
+           $(foreach f,$(filter-out lib%.cu,$(notdir $(2))),$(call kc_module,$(1),$(filter %/$(f) $(f),$(2))))
+
+define newline
+
+
+endef

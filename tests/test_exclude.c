@@ -1,0 +1,87 @@
+/* test_exclude.c — --exclude GLOB through the real binary (issue 15): it
+ * leaves items out of list and run, serially and in both --jobs schedules
+ * (static shards get it as a '!GLOB' pattern), the TALLY's filter key says
+ * so, and an exclusion that matches nothing is refused like a pattern. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "support/spawn.h"
+
+static kc_proc fixture(char *const *args)
+{
+    char *argv[16] = { (char *)kc_test_fixture_bin() };
+    int n = 1;
+    while (args[n - 1] && n < 15) {
+        argv[n] = args[n - 1];
+        n++;
+    }
+    argv[n] = NULL;
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, NULL, 60, &p), 0);
+    return p;
+}
+
+/* The TALLY line's value of key (e.g. "items=") into out. */
+static void tally_value(const char *out, const char *key, char *v, size_t cap)
+{
+    const char *t = strstr(out, "\nTALLY ");
+    cr_assert_not_null(t, "no TALLY in:\n%s", out);
+    const char *k = strstr(t, key);
+    cr_assert_not_null(k, "no %s in the TALLY", key);
+    k += strlen(key);
+    size_t n = strcspn(k, " \n");
+    cr_assert_lt(n, cap);
+    memcpy(v, k, n);
+    v[n] = 0;
+}
+
+Test(exclude, list_leaves_out_what_it_matches)
+{
+    kc_proc p = fixture((char *[]){ "list", "fixture.pass.*", "--exclude", "*.1?", "--exclude", "fixture.pass.0[2-9]", NULL });
+    cr_expect_eq(p.status, 0, "%s", p.err);
+    cr_expect_str_eq(p.out, "suite    fixture.pass.00\nsuite    fixture.pass.01\n"
+                            "2 items: 0 kernels, 0 controls, 0 limit checks, 2 suites\n");
+    kc_proc_free(&p);
+}
+
+Test(exclude, run_serial_and_both_schedules_agree, .timeout = 60)
+{
+    char *serial[] = { "run", "fixture.pass.*", "--exclude", "fixture.pass.1*", NULL };
+    char *queue[] = { "run", "fixture.pass.*", "--exclude", "fixture.pass.1*", "--jobs", "2", "--costs",
+                      "/tmp/kc_test_exclude_costs.tsv", NULL };
+    char *shards[] = { "run", "fixture.pass.*", "--exclude", "fixture.pass.1*", "--jobs", "2", "--schedule", "static", NULL };
+    char *const *runs[] = { serial, queue, shards };
+    char items[3][32], filter[3][32];
+    for (int r = 0; r < 3; r++) {
+        kc_proc p = fixture(runs[r]);
+        cr_expect_eq(p.status, 0, "run %d:\n%s%s", r, p.out, p.err);
+        cr_expect_null(strstr(p.out, "fixture.pass.1"), "run %d ran an excluded item:\n%s", r, p.out);
+        cr_expect_not_null(strstr(p.out, "fixture.pass.09"), "run %d:\n%s", r, p.out);
+        tally_value(p.out, "items=", items[r], sizeof items[r]);
+        tally_value(p.out, "filter=", filter[r], sizeof filter[r]);
+        kc_proc_free(&p);
+    }
+    remove("/tmp/kc_test_exclude_costs.tsv");
+    for (int r = 0; r < 3; r++) {
+        cr_expect_str_eq(items[r], "10", "run %d", r);
+        cr_expect_str_eq(filter[r], filter[0], "run %d's filter key differs from the serial run's", r);
+    }
+    kc_proc p = fixture((char *[]){ "run", "fixture.pass.*", NULL });
+    char all[32];
+    tally_value(p.out, "filter=", all, sizeof all);
+    cr_expect_str_neq(all, filter[0], "--exclude does not show in the filter key");
+    kc_proc_free(&p);
+}
+
+Test(exclude, an_exclusion_matching_nothing_is_refused)
+{
+    kc_proc p = fixture((char *[]){ "run", "fixture.pass.00", "--exclude", "fixture.nosuch.*", NULL });
+    cr_expect_eq(p.status, 2, "%s%s", p.out, p.err);
+    cr_expect(strstr(p.err, "--exclude 'fixture.nosuch.*' matches no item"), "%s", p.err);
+    kc_proc_free(&p);
+    p = fixture((char *[]){ "run", "--exclude", NULL });
+    cr_expect_eq(p.status, 2, "%s%s", p.out, p.err);
+    cr_expect(strstr(p.err, "--exclude needs a glob"), "%s", p.err);
+    kc_proc_free(&p);
+}

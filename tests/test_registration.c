@@ -1,0 +1,211 @@
+/* test_registration.c — issue 15's registration and API for outside users:
+ * registrations of another ABI are refused and named, every mistake of every
+ * contract is reported at once, module images register once, library
+ * kernels are found along the search path, references read arguments by
+ * name, integer scalars are checked for one value function. Each Criterion
+ * test runs in a process of its own, so registering here leaves the other
+ * tests' registry as linked. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fatbin.h"
+#include "hostlib.h"
+#include "registry.h"
+
+static double one(const kc_shape *s) { (void)s; return 1; }
+static int64_t one_i(const kc_shape *s) { (void)s; return 1; }
+static void ref_noop(const kc_ref *r) { (void)r; }
+static void launch_noop(const kc_shape *s, const kc_device *d, kc_launch *l) { (void)s; (void)d; (void)l; }
+static const kc_shape shapes[] = { { "edge.1", KC_SHAPE_EDGE, { 1 } }, { 0 } };
+
+/* A registry that refuses returns minus the number of problems, all named. */
+static int items_problems(char *err, size_t cap)
+{
+    kc_item *items = NULL;
+    int n = kc_registry_items(&items, err, cap);
+    free(items);
+    return n;
+}
+
+static const kc_contract no_reference = {
+    .name = "bad.no_reference", .library = "kc_fakelib", .entry = "e",
+    .args = { KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0) }, .shapes = shapes,
+    .known = { { 7, NULL, "a gate that does not exist" } },    /* a second problem in the same contract */
+};
+static const kc_contract tol_without_reason = {
+    .name = "bad.tolerance", .library = "kc_fakelib", .entry = "e", .reference = ref_noop,
+    .args = { KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0) }, .shapes = shapes, .tol = { 1e-3, 0, NULL },
+};
+static const kc_contract control_not_in_source = {
+    .name = "bad.control", .module = "harness", .symbol = "kc_gen_fill", .launch = launch_noop,
+    .reference = ref_noop, .args = { KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0) }, .shapes = shapes,
+    .controls = { { "no_such_switch", 2, "planted nowhere" } },
+};
+
+Test(registration, every_mistake_of_every_contract_at_once)
+{
+    kc_register_contract(&no_reference, KC_ABI_VERSION, sizeof(kc_contract));
+    kc_register_contract(&tol_without_reason, KC_ABI_VERSION, sizeof(kc_contract));
+    kc_register_contract(&control_not_in_source, KC_ABI_VERSION, sizeof(kc_contract));
+    char err[16384];
+    int n = items_problems(err, sizeof err);
+    cr_assert_eq(n, -4, "expected 4 problems, got %d: %s", n, err);
+    cr_expect(strstr(err, "contract bad.no_reference: missing launch or reference function\n"
+                          "contract bad.no_reference: known finding names gate 7 (expected 1-4)"), "%s", err);
+    cr_expect(strstr(err, "bad.tolerance: tolerance override (rtol 0.001, atol 0) without a reason"), "%s", err);
+    cr_expect(strstr(err, "contract bad.control: control no_such_switch has no fatbin: is KC_CONTROL_no_such_switch "
+                          "used in harness.cu?"), "%s", err);
+}
+
+Test(registration, another_abi_is_refused_and_named)
+{
+    kc_contract c = no_reference;
+    c.name = "old.abi";
+    memset(c.known, 0, sizeof c.known);
+    size_t before;
+    const kc_contract *const *cs;
+    before = kc_registry_contracts(&cs);
+    kc_register_contract(&c, KC_ABI_VERSION + 1, sizeof(kc_contract));
+    kc_register_contract(&c, KC_ABI_VERSION, sizeof(kc_contract) - 8);
+    kc_suite s = { "old.suite", 0, NULL };
+    kc_register_suite(&s, KC_ABI_VERSION - 1, sizeof(kc_suite));
+    kc_register_module("old_image", "ctl", (const unsigned char *)"x", (const unsigned char *)"x" + 1, NULL, 0);
+    cr_expect_eq(kc_registry_contracts(&cs), before, "a refused contract was registered");
+    cr_expect_null(kc_fatbin_find("old_image", "ctl"));
+    char err[16384], want[256];
+    int n = items_problems(err, sizeof err);
+    cr_assert_eq(n, -4, "expected 4 problems, got %d: %s", n, err);
+    snprintf(want, sizeof want, "contract old.abi was compiled against kcontract ABI %d (struct size %zu), this library "
+             "is ABI %d", KC_ABI_VERSION + 1, sizeof(kc_contract), KC_ABI_VERSION);
+    cr_expect(strstr(err, want), "no '%s' in: %s", want, err);
+    snprintf(want, sizeof want, "(struct size %zu)", sizeof(kc_contract) - 8);
+    cr_expect(strstr(err, want), "no '%s' in: %s", want, err);
+    cr_expect(strstr(err, "suite old.suite was compiled against kcontract ABI 0"), "%s", err);
+    cr_expect(strstr(err, "kernel image old_image@ctl was embedded for kcontract ABI 0"), "%s", err);
+}
+
+Test(registration, an_image_registers_once)
+{
+    static const unsigned char img[] = "KCFAKE twice -\n";
+    kc_register_module("twice", NULL, img, img + sizeof img - 1, "0123456789abcdef", KC_ABI_VERSION);
+    cr_assert_not_null(kc_fatbin_find("twice", NULL));
+    cr_expect_null(kc_fatbin_find("twice", "ctl"), "a control's image found for the clean one");
+    kc_register_module("twice", NULL, img, img + sizeof img - 1, "0123456789abcdef", KC_ABI_VERSION);
+    char err[4096];
+    int n = items_problems(err, sizeof err);
+    cr_assert_eq(n, -1, "%d: %s", n, err);
+    cr_expect(strstr(err, "kernel image twice is registered twice"), "%s", err);
+}
+
+Test(registration, the_linked_images_registered_themselves)
+{
+    /* build/kc_tests links the objects of build/fatbin/: each registered itself at load. */
+    cr_expect_gt(kc_fatbin_count(), 100, "only %d images registered", kc_fatbin_count());
+    const kc_fatbin *h = kc_fatbin_find("harness", NULL);
+    cr_assert_not_null(h);
+    cr_expect_gt(h->end - h->start, 1000);
+    cr_expect_eq(h->start[0], 0x50, "the harness image does not start with the fatbin magic");
+}
+
+Test(registration, a_scalar_has_one_value_function)
+{
+    kc_contract c = tol_without_reason;
+    c.tol = (kc_tol){ 0 };
+    c.args[1] = (kc_arg)KC_SCALAR_INT("n", KC_I64, one_i);
+    char err[1024];
+    cr_expect_eq(kc_contract_check(&c, err, sizeof err), 0, "%s", err);
+    c.args[1].value = one;
+    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
+    cr_expect(strstr(err, "scalar n needs one value function (value or, for integers, ivalue), not both"), "%s", err);
+    c.args[1] = (kc_arg)KC_SCALAR_INT("a", KC_F32, one_i);
+    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
+    cr_expect(strstr(err, "scalar a is f32: ivalue is for integer scalars"), "%s", err);
+}
+
+/* ---- references by argument name ---- */
+
+static kc_ref named_ref(float *x, double *y)
+{
+    kc_ref r = { .shape = &shapes[0], .nargs = 3 };
+    r.name[0] = "y"; r.dtype[0] = KC_F32; r.out[0] = y; r.count[0] = 2;
+    r.name[1] = "x"; r.dtype[1] = KC_F32; r.host[1] = x; r.count[1] = 2;
+    r.name[2] = "n"; r.dtype[2] = KC_I64; r.iscalar[2] = (int64_t)1 << 60;
+    return r;
+}
+
+Test(registration, references_read_arguments_by_name)
+{
+    float x[2] = { 1.5f, -2.0f };
+    double y[2] = { 0, 0 };
+    kc_ref r = named_ref(x, y);
+    cr_expect_eq(kc_ref_arg(&r, "x"), 1);
+    cr_expect_eq(kc_ref_arg(&r, "n"), 2);
+    cr_expect_eq(kc_ref_in_named(&r, "x", 1), -2.0);
+    cr_expect_eq(kc_ref_out_named(&r, "y"), y);
+    cr_expect_eq(r.iscalar[kc_ref_arg(&r, "n")], (int64_t)1 << 60);
+    /* Reordered: the same names find the same data. */
+    kc_ref s = r;
+    s.name[0] = "x"; s.dtype[0] = KC_F32; s.host[0] = x; s.out[0] = NULL;
+    s.name[1] = "y"; s.host[1] = NULL; s.out[1] = y;
+    cr_expect_eq(kc_ref_in_named(&s, "x", 0), 1.5);
+    cr_expect_eq(kc_ref_out_named(&s, "y"), y);
+}
+
+Test(registration, an_unknown_argument_name_aborts, .signal = SIGABRT)
+{
+    float x[2] = { 0 };
+    double y[2] = { 0 };
+    kc_ref r = named_ref(x, y);
+    kc_ref_in_named(&r, "z", 0);
+}
+
+/* ---- the library-kernel search path ---- */
+
+Test(registration, library_kernels_along_the_search_path)
+{
+    char dir[] = "/tmp/kc-libdir-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char a[200], b[200], so[300], env[500];
+    snprintf(a, sizeof a, "%s/a", dir);
+    snprintf(b, sizeof b, "%s/b", dir);
+    cr_assert_eq(mkdir(a, 0700), 0);
+    cr_assert_eq(mkdir(b, 0700), 0);
+    snprintf(so, sizeof so, "%s/libkc_x@ctl.so", b);
+    FILE *f = fopen(so, "w");
+    cr_assert_not_null(f);
+    fclose(f);
+    snprintf(env, sizeof env, "%s:%s", a, b);
+    setenv("KC_LIBDIR", env, 1);
+    char dirs[KC_HOSTLIB_MAX_DIRS][4096], path[4200];
+    cr_expect_eq(kc_hostlib_dirs(dirs, KC_HOSTLIB_MAX_DIRS), 2);
+    kc_hostlib_path("kc_x", "ctl", path, sizeof path);
+    cr_expect_str_eq(path, so, "found in the second directory");
+    kc_hostlib_path("kc_x", NULL, path, sizeof path);
+    snprintf(so, sizeof so, "%s/libkc_x.so", a);
+    cr_expect_str_eq(path, so, "a missing library is named in the first directory");
+    kc_host_entry fn;
+    char why[2048];
+    cr_expect_neq(kc_hostlib_load("kc_x", NULL, "e", &fn, why, sizeof why), 0);
+    cr_expect(strstr(why, "looked in: ") && strstr(why, a) && strstr(why, b), "%s", why);
+    /* Unset: lib/ next to the binary, then ../lib/kcontract/ (an installed suite). */
+    unsetenv("KC_LIBDIR");
+    cr_assert_eq(kc_hostlib_dirs(dirs, KC_HOSTLIB_MAX_DIRS), 2);
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    cr_assert_gt(len, 0);
+    exe[len] = 0;
+    *strrchr(exe, '/') = 0;     /* build/ or build-asan/: the test binary's directory */
+    char want[4200];
+    snprintf(want, sizeof want, "%s/lib", exe);
+    cr_expect_str_eq(dirs[0], want);
+    snprintf(want, sizeof want, "%s/../lib/kcontract", exe);
+    cr_expect_str_eq(dirs[1], want);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_expect_eq(system(cmd), 0);
+}

@@ -1,0 +1,130 @@
+#!/bin/sh
+# external-example.sh — issue 15's outside user, in CI: install kcontract
+# into a temporary prefix (and once more through DESTDIR), copy
+# examples/external/ out of the tree, and build it against the prefix twice:
+#   1. CMake (find_package(kcontract), kcontract_add_suite), kernels by nvcc;
+#   2. make with pkg-config and the installed kcontract.mk, with the fake
+#      driver's images (KC_FAKE_IMAGES=1: no nvcc for the modules).
+# Each suite binary must list its items (the kernel, its limits, its two
+# controls, its sanitizer item; the library kernel, its control and sanitizer
+# item; the library's .so files must exist)
+# and pass through the fake driver (build/libfake_cuda.so): the CMake build's
+# real images (the installed library's harness image and the example's clean
+# module, which the fake driver recognizes by symbol) for ex.scale.f32 and
+# its limits; the make build's for the controls too, which must be RED.
+# Last, a suite of broken contracts must name all their problems, exit 2.
+# The library kernel is built but not run here: it calls the CUDA runtime,
+# which needs a real driver; nor are the :sanitize items (compute-sanitizer). Needs `make all` first (the fake driver).
+#
+#   sh tools/external-example.sh
+set -eu
+cd "$(dirname "$0")/.."
+root=$PWD
+fake=$root/build/libfake_cuda.so
+[ -f "$fake" ] || { echo "external-example: $fake missing: run 'make all' first" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "external-example: $*" >&2; exit 1; }
+
+make -s lib
+make -s install PREFIX="$tmp/prefix" >/dev/null
+make -s install PREFIX=/opt/kcontract DESTDIR="$tmp/stage" >/dev/null
+for f in lib/libkcontract.a lib/libkcontract_main.a lib/libkcontract.so lib/pkgconfig/kcontract.pc \
+         lib/cmake/kcontract/kcontractConfig.cmake include/kcontract.h share/kcontract/kcontract.mk; do
+  [ -e "$tmp/prefix/$f" ] || fail "make install PREFIX=$tmp/prefix did not install $f"
+  [ -e "$tmp/stage/opt/kcontract/$f" ] || fail "make install DESTDIR=$tmp/stage did not install opt/kcontract/$f"
+done
+grep -q '^prefix=/opt/kcontract$' "$tmp/stage/opt/kcontract/lib/pkgconfig/kcontract.pc" ||
+  fail "kcontract.pc under DESTDIR does not say prefix=/opt/kcontract"
+if ls "$tmp/prefix/include" | grep -qv '^kcontract'; then
+  fail "install put a private header in include/: $(ls "$tmp/prefix/include" | tr '\n' ' ')"
+fi
+soname=$(objdump -p "$tmp/prefix/lib/libkcontract.so" | awk '/SONAME/ { print $2 }')
+case "$soname" in libkcontract.so.[0-9]*) ;; *) fail "libkcontract.so has soname '$soname', expected libkcontract.so.N" ;; esac
+cp -r examples/external "$tmp/src"
+rm -rf "$tmp/src/build"
+
+# $1 suite binary, $2 what built it: the six items, in order.
+check_list() {
+  "$1" list > "$tmp/list" 2>&1 || fail "$2: '$1 list' failed: $(cat "$tmp/list")"
+  want="kernel   ex.double.f32
+control  ex.double.f32:control.skip_last
+sanitize ex.double.f32:sanitize
+kernel   ex.scale.f32
+control  ex.scale.f32:control.tail_skip
+control  ex.scale.f32:control.wrong_scale
+limit    ex.scale.f32:limits
+sanitize ex.scale.f32:sanitize
+8 items: 2 kernels, 3 controls, 1 limit check, 0 suites, 2 sanitizer checks"
+  [ "$(cat "$tmp/list")" = "$want" ] || fail "$2: '$1 list' printed
+$(cat "$tmp/list")
+expected
+$want"
+  for so in libex_double.so libex_double@skip_last.so; do
+    [ -f "$(dirname "$1")/lib/$so" ] || fail "$2: library kernel $(dirname "$1")/lib/$so not built"
+  done
+}
+# $1 suite binary, $2 what built it, $3 the expected lines (state and item), $4... patterns.
+check_run() {
+  bin=$1 what=$2 want=$3
+  shift 3
+  rc=0
+  KC_LIBCUDA=$fake "$bin" run --costs "$tmp/costs.tsv" "$@" > "$tmp/run.log" 2>&1 || rc=$?
+  got=$(grep -E '^(PASS|FAIL|RED|MISSED|LIMIT|SKIP|KNOWN|CRASH|TIMEOUT|NOTRUN)' "$tmp/run.log" | awk '{ print $1, $2 }' | sort)
+  if [ "$rc" -ne 0 ] || [ "$got" != "$want" ]; then
+    cat "$tmp/run.log"
+    fail "$what: KC_LIBCUDA=$fake $bin run $* exited $rc with
+$got
+expected exit 0 with
+$want"
+  fi
+}
+
+echo "external-example: CMake build (nvcc) against $tmp/prefix"
+cmake -S "$tmp/src" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$tmp/prefix" > "$tmp/cmake.log" 2>&1 ||
+  { cat "$tmp/cmake.log"; fail "cmake configure failed"; }
+cmake --build "$tmp/cmake" -j2 > "$tmp/cmake-build.log" 2>&1 || { cat "$tmp/cmake-build.log"; fail "cmake build failed"; }
+check_list "$tmp/cmake/ex_suite" cmake
+check_run "$tmp/cmake/ex_suite" cmake "PASS ex.scale.f32
+PASS ex.scale.f32:limits" 'ex.scale.f32' 'ex.scale.f32:limits'
+# CTest: without a driver the suite skips its GPU items (exit 3): SKIPPED, not passed.
+(cd "$tmp/cmake" && KC_LIBCUDA=/nonexistent/libcuda.so.1 ctest --output-on-failure > "$tmp/ctest.log" 2>&1) || true
+grep -q 'ex_suite .*Skipped' "$tmp/ctest.log" || { cat "$tmp/ctest.log"; fail "ctest did not report the driverless suite as skipped"; }
+
+echo "external-example: make + pkg-config build (fake images) against $tmp/prefix"
+PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" make -C "$tmp/src" KC_FAKE_IMAGES=1 > "$tmp/make.log" 2>&1 ||
+  { cat "$tmp/make.log"; fail "make with pkg-config failed"; }
+check_list "$tmp/src/build/ex_suite" make
+check_run "$tmp/src/build/ex_suite" make "PASS ex.scale.f32
+PASS ex.scale.f32:limits
+RED ex.scale.f32:control.tail_skip
+RED ex.scale.f32:control.wrong_scale" 'ex.scale.f32' 'ex.scale.f32:limits' 'ex.scale.f32:control.*'
+# A new user's mistakes: every problem of every contract named at once, a
+# usage error (exit 2), nothing run.
+cat > "$tmp/src/broken.c" <<'C'
+#include "kcontract.h"
+static const kc_shape shapes[] = { { "edge.1", KC_SHAPE_EDGE, { 1 } }, { 0 } };
+static void launch(const kc_shape *s, const kc_device *d, kc_launch *l) { (void)s; (void)d; l->grid[0] = l->block[0] = 1; }
+static void ref(const kc_ref *r) { (void)r; }
+KC_CONTRACT(no_reference) { .name = "broken.no_reference", .module = "scale", .symbol = "ex_scale_f32", .launch = launch,
+    .args = { KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0) }, .shapes = shapes, .nondeterministic = "" };
+KC_CONTRACT(unknown_control) { .name = "broken.control", .module = "scale", .symbol = "ex_scale_f32", .launch = launch,
+    .reference = ref, .args = { KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0) }, .shapes = shapes,
+    .controls = { { "not_in_source", 2, "planted nowhere" } } };
+KC_CONTRACT(tol_no_reason) { .name = "broken.tolerance", .module = "scale", .symbol = "ex_scale_f32", .launch = launch,
+    .reference = ref, .args = { KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0) }, .shapes = shapes, .tol = { 1e-3, 0, 0 } };
+C
+cc -c -o "$tmp/src/build/broken.o" -I"$tmp/prefix/include" "$tmp/src/broken.c"
+# shellcheck disable=SC2046
+cc -o "$tmp/src/build/broken_suite" "$tmp/src/build/broken.o" "$tmp/src/build/fatbin/scale.o" \
+   $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --libs kcontract)
+rc=0
+"$tmp/src/build/broken_suite" list > "$tmp/broken.log" 2>&1 || rc=$?
+[ "$rc" -eq 2 ] || { cat "$tmp/broken.log"; fail "a suite with broken contracts exited $rc, expected 2 (usage error)"; }
+for want in "4 problems in the registered contracts" "contract broken.no_reference: missing launch or reference" \
+            "contract broken.no_reference: nondeterministic needs a reason" \
+            "control not_in_source has no fatbin: is KC_CONTROL_not_in_source used in scale.cu?" \
+            "broken.tolerance: tolerance override (rtol 0.001, atol 0) without a reason"; do
+  grep -qF "$want" "$tmp/broken.log" || { cat "$tmp/broken.log"; fail "broken contracts: no '$want' in the report"; }
+done
+echo "external-example: ok (CMake and pkg-config builds against an installed prefix, run through the fake driver)"

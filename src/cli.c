@@ -14,14 +14,16 @@
 #define KC_STR_(x) #x
 #define KC_STR(x) KC_STR_(x)   /* a macro's value as a string literal */
 
-void kc_cli_usage(FILE *out)
+void kc_cli_usage(FILE *out, const char *prog)
 {
-    fputs("usage: kcontract [run] [options] [PATTERN...]   check items (default: all)\n"
-          "       kcontract list [PATTERN...]            list items and their kinds\n"
-          "       kcontract merge [PATTERN...] --log F...  one TALLY and SUMMARY from the saved outputs\n"
-          "                                              of the --shard K/N runs of a multi-host run\n"
-          "       kcontract info                         driver and devices\n"
-          "\n"
+    const char *slash = prog ? strrchr(prog, '/') : NULL;
+    const char *p = slash ? slash + 1 : prog && *prog ? prog : "kcontract";
+    fprintf(out, "usage: %s [run] [options] [PATTERN...]   check items (default: all)\n"
+                 "       %s list [PATTERN...]            list items and their kinds\n"
+                 "       %s merge [PATTERN...] --log F...  one TALLY and SUMMARY from the saved outputs\n"
+                 "                                              of the --shard K/N runs of a multi-host run\n"
+                 "       %s info                         driver and devices\n", p, p, p, p);
+    fputs("\n"
           "PATTERN is a shell glob over item names, e.g. 'rmsnorm.*' or '*:control.*'.\n"
           "  --exclude G   leave out the items glob G matches (repeatable; '!G' as a PATTERN is the same)\n"
           "Items: <contract> (gates 1-4), <contract>:limits, <contract>:control.<name>,\n"

@@ -71,7 +71,9 @@ void kc_opts_free(kc_opts *o);
  * table, which every shard must read unchanged), a static shard child or a
  * worker. */
 int kc_cli_writes_costs(const kc_opts *o);
-void kc_cli_usage(FILE *out);
+/* Prints the usage text to out, naming the program prog's last path
+ * component (a user's suite binary is a whole kcontract under its own name). */
+void kc_cli_usage(FILE *out, const char *prog);
 /* Strict unsigned decimal: no sign, no junk, no overflow past max. 0 or -1. */
 int kc_parse_u64(const char *s, uint64_t max, uint64_t *out);
 #endif

@@ -40,7 +40,7 @@ int kc_main(int argc, char **argv)
         kc_item *all;
         char err[1024];
         int n = kc_registry_items(&all, err, sizeof err);
-        kc_cli_usage(stdout);
+        kc_cli_usage(stdout, argv[0]);   /* a user's suite binary is named its own way */
         if (n >= 0) kc_plan_help(stdout, all, n);
         free(all);
         kc_opts_free(&o);

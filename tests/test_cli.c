@@ -87,6 +87,22 @@ Test(cli, help_lists_options_and_exit_statuses)
     kc_proc_free(&p);
 }
 
+/* A suite binary of another name (the fixture binary here, a user's suite
+ * elsewhere) names itself in its usage, not "kcontract". */
+Test(cli, help_names_the_binary)
+{
+    char *argv[] = { (char *)kc_test_fixture_bin(), "--help", NULL };
+    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 60, &p), 0);
+    const char *slash = strrchr(argv[0], '/');
+    char want[512];
+    snprintf(want, sizeof want, "usage: %s [run] [options]", slash ? slash + 1 : argv[0]);
+    cr_expect_eq(p.status, 0);
+    cr_expect(strncmp(p.out, want, strlen(want)) == 0, "want '%s', got:\n%.200s", want, p.out);
+    kc_proc_free(&p);
+}
+
 Test(cli, run_without_gpu_skips_and_exits_3)
 {
     kc_proc p = run("run", NULL, NULL, NULL);

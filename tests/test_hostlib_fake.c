@@ -10,46 +10,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "support/run_output.h"
 #include "support/spawn.h"
 
 static kc_proc fakelib_run(char **args, const char *libdir)
 {
-    static char env_cuda[1024], env_lib[1024];
-    const char *lib = getenv("KC_FAKE_CUDA");
-    snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
+    static char env_lib[1024];
     snprintf(env_lib, sizeof env_lib, "KC_LIBDIR=%s", libdir ? libdir : "");
-    char *env[] = { env_cuda, env_lib, NULL };
-    char *argv[16] = { (char *)kc_test_fixture_bin() };
-    int a = 1;
-    for (; args[a - 1]; a++) argv[a] = args[a - 1];
-    argv[a] = NULL;
-    kc_proc p;
-    cr_assert_eq(kc_spawn(argv, env, 30, &p), 0, "cannot start %s", argv[0]);
-    return p;
+    char *env[] = { env_lib, NULL };
+    return kc_run_fake(args, env, 30);
 }
 
-/* The state line of item `name` (after an optional "[..] " tag), or NULL. */
-static const char *item_line(const char *out, const char *state, const char *name, char *buf, size_t cap)
-{
-    char key[256];
-    snprintf(key, sizeof key, "%-6s %s  ", state, name);
-    for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-        const char *q = p;
-        if (*q == '[' && strchr(q, ']') && strchr(q, ']')[1] == ' ') q = strchr(q, ']') + 2;
-        if (strncmp(q, key, strlen(key)) != 0) continue;
-        const char *e = strchr(q, '\n');
-        snprintf(buf, cap, "%.*s", (int)(e ? e - q : (long)strlen(q)), q);
-        return buf;
-    }
-    return NULL;
-}
 
 Test(hostlib_fake, clean_library_passes_gates_1_to_4_and_has_no_limits_item)
 {
     kc_proc p = fakelib_run((char *[]){ "run", "fakelib.double.f32", NULL }, NULL);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     char line[4096];
-    cr_expect(item_line(p.out, "PASS", "fakelib.double.f32", line, sizeof line) &&
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakelib.double.f32", line, sizeof line) &&
               strstr(line, "gates 1-4 on 5 cases (3 shapes x up to 2 distributions)"), "%s", p.out);
     kc_proc_free(&p);
     /* No CUfunction, so nothing for a :limits item to measure: none is made. */
@@ -64,10 +42,10 @@ Test(hostlib_fake, controls_are_red_at_gates_2_and_1)
     kc_proc p = fakelib_run((char *[]){ "run", "fakelib.double.f32:control.*", NULL }, NULL);
     cr_expect_eq(p.status, 0, "every control RED is a green run: exit %d\n%s%s", p.status, p.out, p.err);
     char line[4096];
-    cr_expect(item_line(p.out, "RED", "fakelib.double.f32:control.skip_last", line, sizeof line) &&
+    cr_expect(kc_out_item_line(p.out, "RED", "fakelib.double.f32:control.skip_last", line, sizeof line) &&
               strstr(line, "caught by gate 2 (bounds and writes; planted for gate 2): shape model.hidden.4096 (n=4096), dist uniform: output y: 1 of 4096 elements never written (poison 0xFF after the launch, 0x7F after a relaunch), first y[4095]"),
               "%s", p.out);
-    cr_expect(item_line(p.out, "RED", "fakelib.double.f32:control.error_return", line, sizeof line) &&
+    cr_expect(kc_out_item_line(p.out, "RED", "fakelib.double.f32:control.error_return", line, sizeof line) &&
               strstr(line, "caught by gate 1 (launch and fit; planted for gate 1)") &&
               strstr(line, "library call kc_fakelib_double_f32 (libkc_fakelib.so) returned: CUDA_ERROR_INVALID_VALUE"),
               "%s", p.out);
@@ -79,7 +57,7 @@ Test(hostlib_fake, missing_library_fails_gate_1_naming_the_path)
     kc_proc p = fakelib_run((char *[]){ "run", "fakelib.missing.f32", NULL }, NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     char line[4096];
-    cr_expect(item_line(p.out, "FAIL", "fakelib.missing.f32", line, sizeof line) &&
+    cr_expect(kc_out_item_line(p.out, "FAIL", "fakelib.missing.f32", line, sizeof line) &&
               strstr(line, "gate 1 (launch and fit): library kc_nosuchlib not found: ") &&
               strstr(line, "/lib/libkc_nosuchlib.so (looked in: ") &&
               strstr(line, "/lib, ") && strstr(line, "/../lib/kcontract; the build makes it from "
@@ -89,7 +67,7 @@ Test(hostlib_fake, missing_library_fails_gate_1_naming_the_path)
     /* KC_LIBDIR moves where libraries are looked for: the clean one is then missing too. */
     p = fakelib_run((char *[]){ "run", "fakelib.double.f32", NULL }, "/nonexistent/kc-libdir");
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(item_line(p.out, "FAIL", "fakelib.double.f32", line, sizeof line) &&
+    cr_expect(kc_out_item_line(p.out, "FAIL", "fakelib.double.f32", line, sizeof line) &&
               strstr(line, "library kc_fakelib not found: /nonexistent/kc-libdir/libkc_fakelib.so"), "%s", p.out);
     kc_proc_free(&p);
 }

@@ -201,38 +201,14 @@ Test(sanitize, an_unmeasured_sanitize_item_is_estimated_as_slow)
  * unless no_tool (then PATH holds none either), and extra "K=V" entries. */
 static kc_proc san_run(char **args, int no_tool, const char *extra1, const char *extra2)
 {
-    static char env_cuda[1024], env_san[PATH_MAX + 32];
-    const char *lib = getenv("KC_FAKE_CUDA");
-    snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
+    static char env_san[PATH_MAX + 32];
     char fake[PATH_MAX];
     cr_assert_not_null(realpath("tests/fake/compute-sanitizer", fake));
     snprintf(env_san, sizeof env_san, "KC_COMPUTE_SANITIZER=%s", no_tool ? "" : fake);
-    char *env[] = { env_cuda, env_san, "PATH=/usr/bin:/bin", (char *)extra1, (char *)extra2, NULL };
-    if (!extra1) env[3] = NULL;
-    char *argv[24] = { (char *)kc_test_fixture_bin() };
-    int a = 1;
-    for (; args[a - 1]; a++) argv[a] = args[a - 1];
-    argv[a] = NULL;
-    kc_proc p;
-    cr_assert_eq(kc_spawn(argv, env, 120, &p), 0, "cannot start %s", argv[0]);
-    return p;
+    char *env[] = { env_san, "PATH=/usr/bin:/bin", (char *)extra1, (char *)extra2, NULL };
+    return kc_run_fake(args, env, 120);
 }
 
-/* The state line of `name` in `state` (after an optional "[wK] " tag) into buf. */
-static const char *item_line(const char *out, const char *state, const char *name, char *buf, size_t cap)
-{
-    char key[256];
-    snprintf(key, sizeof key, "%-6s %s  ", state, name);
-    for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-        const char *q = p;
-        if (*q == '[' && strchr(q, ']') && strchr(q, ']')[1] == ' ') q = strchr(q, ']') + 2;
-        if (strncmp(q, key, strlen(key)) != 0) continue;
-        const char *e = strchr(q, '\n');
-        snprintf(buf, cap, "%.*s", (int)(e ? e - q : (long)strlen(q)), q);
-        return buf;
-    }
-    return NULL;
-}
 
 #define ITEM "fakesan.copy.f16:sanitize"
 
@@ -245,7 +221,7 @@ Test(sanitize, skip_when_compute_sanitizer_is_not_found, .timeout = 120)
         cr_skip_test("/usr/local/cuda/bin/compute-sanitizer exists: nothing to miss here");
     }
     cr_expect_eq(p.status, 3, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(item_line(p.out, "SKIP", ITEM, line, sizeof line) &&
+    cr_expect(kc_out_item_line(p.out, "SKIP", ITEM, line, sizeof line) &&
               strstr(line, "compute-sanitizer not found (looked in $KC_COMPUTE_SANITIZER, unset; $PATH (/usr/bin:/bin), "
                            "/usr/local/cuda/bin/compute-sanitizer)"), "%s", p.out);
     kc_tally t;
@@ -259,7 +235,7 @@ Test(sanitize, clean_under_every_tool_passes, .timeout = 120)
     kc_proc p = san_run((char *[]){ "run", ITEM, NULL }, 0, NULL, NULL);
     char line[8192], sum[2048];
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(item_line(p.out, "PASS", ITEM, line, sizeof line) &&
+    cr_expect(kc_out_item_line(p.out, "PASS", ITEM, line, sizeof line) &&
               strstr(line, "memcheck, racecheck, initcheck and synccheck clean on 2 launches of fakesan.copy.f16 "
                            "(dist uniform): edge.31 model.heads.1024 (buffers of exact size)"), "%s", p.out);
     kc_tally t;
@@ -278,13 +254,13 @@ Test(sanitize, no_racecheck_runs_the_other_three_tools, .timeout = 120)
                         NULL);
     char line[8192];
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(item_line(p.out, "PASS", "fakenorace.copy.f16:sanitize", line, sizeof line) &&
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakenorace.copy.f16:sanitize", line, sizeof line) &&
               strstr(line, "memcheck, initcheck and synccheck (racecheck not run: a vendor kernel's hazards (fixture)) "
                            "clean on 2 launches"), "%s", p.out);
     kc_proc_free(&p);
     p = san_run((char *[]){ "run", "fakenorace.copy.f16:sanitize", NULL }, 0, "KC_FAKE_SANITIZER=error:initcheck", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(item_line(p.out, "FAIL", "fakenorace.copy.f16:sanitize", line, sizeof line) &&
+    cr_expect(kc_out_item_line(p.out, "FAIL", "fakenorace.copy.f16:sanitize", line, sizeof line) &&
               strstr(line, "initcheck: "), "%s", p.out);
     kc_proc_free(&p);
     char err[1024];
@@ -300,7 +276,7 @@ Test(sanitize, an_error_fails_with_the_parsed_line_and_both_commands, .timeout =
     kc_proc p = san_run((char *[]){ "run", ITEM, "--seed", "7", NULL }, 0, "KC_FAKE_SANITIZER=error:racecheck", NULL);
     char line[8192], sum[2048];
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_assert(item_line(p.out, "FAIL", ITEM, line, sizeof line), "%s", p.out);
+    cr_assert(kc_out_item_line(p.out, "FAIL", ITEM, line, sizeof line), "%s", p.out);
     cr_expect(strstr(line, "  racecheck: Error: Race reported between Write access at " K "+0x1b0 in "
                            "/kc/tests/fake/fake_copy.cu:20 in kernel fake_copy_f16"), "%s", line);
     cr_expect(strstr(line, "and Read access at " K "+0x1f0"), "%s", line);
@@ -315,13 +291,13 @@ Test(sanitize, an_error_fails_with_the_parsed_line_and_both_commands, .timeout =
     kc_proc_free(&p);
     /* memcheck's first error names thread, block and address */
     p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_FAKE_SANITIZER=error:memcheck", NULL);
-    cr_expect(item_line(p.out, "FAIL", ITEM, line, sizeof line) &&
+    cr_expect(kc_out_item_line(p.out, "FAIL", ITEM, line, sizeof line) &&
               strstr(line, "memcheck: Invalid __global__ read of size 2 bytes in kernel fake_copy_f16") &&
               strstr(line, "thread (30,0,0) block (0,0,0), Address 0x7f3a2c00003e is out of bounds"), "%s", p.out);
     kc_proc_free(&p);
     /* synccheck runs last: the three before it ran clean */
     p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_FAKE_SANITIZER=error:synccheck", NULL);
-    cr_expect(item_line(p.out, "FAIL", ITEM, line, sizeof line) &&
+    cr_expect(kc_out_item_line(p.out, "FAIL", ITEM, line, sizeof line) &&
               strstr(line, "synccheck: Barrier error detected") && strstr(line, "--tool synccheck"), "%s", p.out);
     kc_proc_free(&p);
 }
@@ -331,7 +307,7 @@ Test(sanitize, a_crash_a_hang_or_no_launches_is_never_green, .timeout = 120)
     char line[8192];
     kc_proc p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_FAKE_SANITIZER=crash", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(item_line(p.out, "CRASH", ITEM, line, sizeof line) &&
+    cr_expect(kc_out_item_line(p.out, "CRASH", ITEM, line, sizeof line) &&
               strstr(line, "memcheck: compute-sanitizer killed by signal 11") && strstr(line, "rerun: "), "%s", p.out);
     kc_tally t;
     kc_out_tally(p.out, &t);
@@ -339,12 +315,12 @@ Test(sanitize, a_crash_a_hang_or_no_launches_is_never_green, .timeout = 120)
     kc_proc_free(&p);
     p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_FAKE_SANITIZER=hang", "KC_SANITIZE_TIMEOUT_S=1");
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(item_line(p.out, "TIMEOUT", ITEM, line, sizeof line) &&
+    cr_expect(kc_out_item_line(p.out, "TIMEOUT", ITEM, line, sizeof line) &&
               strstr(line, "memcheck: compute-sanitizer did not finish in 1 s"), "%s", p.out);
     kc_proc_free(&p);
     p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_FAKE_SANITIZER=notarget", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(item_line(p.out, "FAIL", ITEM, line, sizeof line) &&
+    cr_expect(kc_out_item_line(p.out, "FAIL", ITEM, line, sizeof line) &&
               strstr(line, "memcheck: the target reported no launches under compute-sanitizer"), "%s", p.out);
     kc_proc_free(&p);
 }
@@ -354,10 +330,10 @@ Test(sanitize, controls_planted_for_gate_5, .timeout = 120)
     kc_proc p = san_run((char *[]){ "run", "fakesan.copy.f16:control.*", NULL }, 0, NULL, NULL);
     char line[8192];
     cr_expect_eq(p.status, 1, "the blind control fails the run: exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line) &&
+    cr_expect(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line) &&
               strstr(line, "caught by gate 5 (sanitizer; planted for gate 5; gates 1-4 passed all 5 cases): memcheck: "
                            "Invalid __global__ read of size 2 bytes"), "%s", p.out);
-    cr_expect(item_line(p.out, "MISSED", "fakesan.copy.f16:control.sanitizer_blind", line, sizeof line) &&
+    cr_expect(kc_out_item_line(p.out, "MISSED", "fakesan.copy.f16:control.sanitizer_blind", line, sizeof line) &&
               strstr(line, "gates 1-4 passed all 5 cases, and memcheck, racecheck, initcheck and synccheck found no "
                            "error on 2 launches of fakesan.copy.f16@sanitizer_blind") &&
               strstr(line, "the suite is blind to this bug"), "%s", p.out);
@@ -369,7 +345,7 @@ Test(sanitize, controls_planted_for_gate_5, .timeout = 120)
     p = san_run((char *[]){ "run", "fakesan.copy.f16:control.masked_tail_read_oob", NULL }, 1, NULL, NULL);
     if (access("/usr/local/cuda/bin/compute-sanitizer", X_OK) != 0) {
         cr_expect_eq(p.status, 3, "no sanitizer: the control is SKIP, never RED: exit %d\n%s", p.status, p.out);
-        cr_expect(item_line(p.out, "SKIP", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line) &&
+        cr_expect(kc_out_item_line(p.out, "SKIP", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line) &&
                   strstr(line, "(the control planted for the sanitizer was not checked by it)"), "%s", p.out);
     }
     kc_proc_free(&p);
@@ -385,7 +361,7 @@ Test(sanitize, work_queue_runs_and_measures_them, .timeout = 120)
     kc_proc p = san_run((char *[]){ "run", "fakesan.*", "--jobs", "2", "--costs", costs, NULL }, 0, NULL, NULL);
     cr_expect_eq(p.status, 1, "the blind control: exit %d\n%s%s", p.status, p.out, p.err);
     char line[8192];
-    cr_expect(item_line(p.out, "PASS", ITEM, line, sizeof line), "%s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", ITEM, line, sizeof line), "%s", p.out);
     kc_tally t;
     kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_SANITIZE][KC_PASS], 1);

@@ -3,6 +3,7 @@
 
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define EACH_LINE(p, text) for (const char *p = (text); p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
@@ -107,4 +108,37 @@ kc_proc kc_run_fixture(char **args, double timeout_s)
     kc_proc p;
     cr_assert_eq(kc_spawn(argv, KC_NO_GPU_ENV, timeout_s, &p), 0, "cannot start %s", argv[0]);
     return p;
+}
+
+kc_proc kc_run_fake(char **args, char *const *env_extra, double timeout_s)
+{
+    static char env_cuda[1024];
+    const char *lib = getenv("KC_FAKE_CUDA");
+    snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
+    char *env[16] = { env_cuda };
+    int e = 1;
+    for (; env_extra && env_extra[e - 1] && e < 15; e++) env[e] = env_extra[e - 1];
+    env[e] = NULL;
+    char *argv[64] = { (char *)kc_test_fixture_bin() };
+    int a = 1;
+    for (; args[a - 1] && a < 63; a++) argv[a] = args[a - 1];
+    argv[a] = NULL;
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, timeout_s, &p), 0, "cannot start %s", argv[0]);
+    return p;
+}
+
+const char *kc_out_item_line(const char *out, const char *state, const char *name, char *buf, size_t cap)
+{
+    char key[256];
+    snprintf(key, sizeof key, "%-6s %s  ", state, name);
+    for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        const char *q = p;
+        if (*q == '[' && strchr(q, ']') && strchr(q, ']')[1] == ' ') q = strchr(q, ']') + 2;
+        if (strncmp(q, key, strlen(key)) != 0) continue;
+        const char *e = strchr(q, '\n');
+        snprintf(buf, cap, "%.*s", (int)(e ? e - q : (long)strlen(q)), q);
+        return buf;
+    }
+    return NULL;
 }

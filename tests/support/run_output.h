@@ -32,4 +32,12 @@ extern char *const KC_NO_GPU_ENV[];
 /* Runs the fixture binary with args (NULL-ended) and KC_NO_GPU_ENV to its end
  * (killed after timeout_s); a Criterion assertion fails if it cannot start. */
 kc_proc kc_run_fixture(char **args, double timeout_s);
+/* Runs the fixture binary with args (NULL-ended) under the fake CUDA driver
+ * ($KC_FAKE_CUDA, else build/libfake_cuda.so) and the "K=V" entries of
+ * env_extra (NULL-ended, may be NULL), killed after timeout_s; a Criterion
+ * assertion fails if it cannot start. */
+kc_proc kc_run_fake(char **args, char *const *env_extra, double timeout_s);
+/* The state line of item `name` in `state` ("STATE  NAME  ...", after an
+ * optional "[wK] " tag) copied into buf, or NULL when there is none. */
+const char *kc_out_item_line(const char *out, const char *state, const char *name, char *buf, size_t cap);
 #endif

@@ -17,13 +17,17 @@ R123_INC ?= $(if $(wildcard /usr/include/Random123/philox.h),,-I$(CURDIR)/.deps/
 # -ffp-contract=off: host references and checks round every operation as
 # written, as the device code built with -fmad=false does.
 CFLAGS += -std=c11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -ffp-contract=off \
-          -D_GNU_SOURCE -Iinclude -Isrc -I$(CUDA_HOME)/include $(R123_INC) -MMD -MP
+          -D_GNU_SOURCE -Iinclude $(SRC_INC) -I$(CUDA_HOME)/include $(R123_INC) -MMD -MP
 NVFLAGS ?= -O3 -lineinfo
 NVFLAGS += $(CUDA_ARCH) -std=c++17 -Iinclude -Ikernels
 LDLIBS = -ldl -lm -lpthread
 B = build
 
-HARNESS_SRCS := $(filter-out src/kcontract_main.c,$(wildcard src/*.c))
+# src/ by layer, lowest first (docs/layout.md); each layer's headers are on
+# the include path, and a file includes only its own layer's and lower ones'.
+SRC_LAYERS := util proc core cuda gates report run app
+SRC_INC := $(SRC_LAYERS:%=-Isrc/%)
+HARNESS_SRCS := $(filter-out src/app/kcontract_main.c,$(wildcard $(SRC_LAYERS:%=src/%/*.c)))
 CONTRACT_SRCS := $(wildcard kernels/*/*.c suites/*.c)
 # lib<name>.cu in a family: a library kernel's host launcher (kc_contract.library),
 # built into build/lib/lib<name>.so, not into a fatbin.
@@ -61,8 +65,8 @@ KC_NVCC = $(NVCC)
 KC_CUDA_ARCH = $(CUDA_ARCH)
 KC_NVFLAGS = $(filter-out $(CUDA_ARCH),$(NVFLAGS))
 KC_INCLUDE = include
-KC_NVFLAGS_harness = -fmad=false -Isrc $(R123_INC)
-# The harness's image is pulled out of libkcontract.a by src/harness.c.
+KC_NVFLAGS_harness = -fmad=false -Isrc/core $(R123_INC)
+# The harness's image is pulled out of libkcontract.a by src/cuda/harness.c.
 KC_EMBED_DEFS_harness = -DKC_EMBED_ANCHOR=kc_embedded_harness
 KC_LIBS_libkc_cublas = -lcublas
 include share/kcontract.mk
@@ -122,19 +126,19 @@ $(foreach f,$(FAKE_FATBINS),$(eval $(call kc_embed,$(f),$(word 1,$(subst @, ,$(b
 FAKE_EMBED_OBJS := $(KC_EMBED_OBJS)
 
 # Every kernel, staged families included: for validating them on a GPU.
-$(B)/kcontract-staging: $(B)/src/kcontract_main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(STAGING_CONTRACT_OBJS) $(HARNESS_EMBED_OBJS) $(MAIN_EMBED_OBJS) $(STAGING_EMBED_OBJS)
+$(B)/kcontract-staging: $(B)/src/app/kcontract_main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(STAGING_CONTRACT_OBJS) $(HARNESS_EMBED_OBJS) $(MAIN_EMBED_OBJS) $(STAGING_EMBED_OBJS)
 	$(KC_SAY) LD $@
 	$(KC_Q)$(CC) -o $@ $^ $(LDLIBS)
 
 # The library kernels are order-only prerequisites: `make build/kcontract`
 # brings build/lib/*.so, which its cuBLAS and CUB contracts dlopen.
-$(B)/kcontract: $(B)/src/kcontract_main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(HARNESS_EMBED_OBJS) $(MAIN_EMBED_OBJS) | $(HOSTLIBS)
+$(B)/kcontract: $(B)/src/app/kcontract_main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(HARNESS_EMBED_OBJS) $(MAIN_EMBED_OBJS) | $(HOSTLIBS)
 	$(KC_SAY) LD $@
 	$(KC_Q)$(CC) -o $@ $^ $(LDLIBS)
 
 # The fixture binary: same harness, host-only fixture suites, and the fake
 # kernels' contracts with their fake images (run through build/libfake_cuda.so).
-$(B)/kcontract-fixture: $(B)/src/kcontract_main.o $(HARNESS_OBJS) $(FIXTURE_OBJS) $(FAKE_EMBED_OBJS)
+$(B)/kcontract-fixture: $(B)/src/app/kcontract_main.o $(HARNESS_OBJS) $(FIXTURE_OBJS) $(FAKE_EMBED_OBJS)
 	$(KC_SAY) LD $@
 	$(KC_Q)$(CC) -o $@ $^ $(LDLIBS)
 
@@ -167,14 +171,14 @@ test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so $
 # symbol hidden but kcontract.h's (KC_API).
 KC_ABI := $(shell sed -n 's/^\#define KC_ABI_VERSION \([0-9]*\).*/\1/p' include/kcontract.h)
 KC_VERSION := $(KC_ABI).0.0
-$(HARNESS_OBJS) $(B)/src/kcontract_main.o: CFLAGS += -fPIC -fvisibility=hidden
+$(HARNESS_OBJS) $(B)/src/app/kcontract_main.o: CFLAGS += -fPIC -fvisibility=hidden
 LIB_OBJS := $(HARNESS_OBJS) $(HARNESS_EMBED_OBJS)
 .PHONY: lib install
 lib: $(B)/libkcontract.a $(B)/libkcontract.so.$(KC_VERSION) $(B)/libkcontract_main.a
 $(B)/libkcontract.a: $(LIB_OBJS)
 	$(KC_SAY) AR $@
 	$(KC_Q)rm -f $@ && $(AR) rcs $@ $^
-$(B)/libkcontract_main.a: $(B)/src/kcontract_main.o
+$(B)/libkcontract_main.a: $(B)/src/app/kcontract_main.o
 	$(KC_SAY) AR $@
 	$(KC_Q)rm -f $@ && $(AR) rcs $@ $^
 $(B)/libkcontract.so.$(KC_VERSION): $(LIB_OBJS)
@@ -207,7 +211,7 @@ install: lib
 
 # Host-only benchmark of input generation and float64 references (every contract, staged ones too).
 bench: $(B)/kc_ref_bench $(B)/kc_hostmem_bench
-$(B)/kc_hostmem_bench: $(B)/bench/hostmem_bench.o $(B)/src/hostmem.o
+$(B)/kc_hostmem_bench: $(B)/bench/hostmem_bench.o $(B)/src/cuda/hostmem.o
 	$(KC_SAY) LD $@
 	$(KC_Q)$(CC) -o $@ $^ $(LDLIBS)
 $(B)/kc_ref_bench: $(B)/bench/reference_bench.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(STAGING_CONTRACT_OBJS) $(HARNESS_EMBED_OBJS) $(MAIN_EMBED_OBJS) $(STAGING_EMBED_OBJS)

@@ -6,13 +6,14 @@
 FUZZ_CC ?= clang
 CUDA_HOME ?= /usr/local/cuda
 B := build-fuzz
+SRC_LAYERS := util proc core cuda gates report run app
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 CFLAGS_FUZZ := -g -O1 $(SAN) -std=c11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
-               -D_GNU_SOURCE -Iinclude -Isrc -I$(CUDA_HOME)/include -MMD -MP
+               -D_GNU_SOURCE -Iinclude $(SRC_LAYERS:%=-Isrc/%) -I$(CUDA_HOME)/include -MMD -MP
 TARGETS := tally result costs records mergelog cli
 # The harness and every contract (the records target looks contracts up by
 # name and sizes their buffers); the fatbins are never loaded.
-LIB_SRCS := $(filter-out src/kcontract_main.c,$(wildcard src/*.c)) $(wildcard kernels/*/*.c) tests/fuzz/fuzz_stubs.c
+LIB_SRCS := $(filter-out src/app/kcontract_main.c,$(wildcard $(SRC_LAYERS:%=src/%/*.c))) $(wildcard kernels/*/*.c) tests/fuzz/fuzz_stubs.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 
 .PHONY: all

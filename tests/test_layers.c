@@ -1,0 +1,132 @@
+/* test_layers.c — tools/check-layers.sh, the layer rule of src/
+ * (docs/layout.md): it passes on this tree, and it fails, naming the file,
+ * the line, the header and both layers, on small trees with a violation
+ * planted (a header of a higher layer, a file outside every layer, a header
+ * no layer has), while a same-layer, lower-layer or include/ header passes. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "support/spawn.h"
+
+/* Writes text to root/rel, creating its folders. */
+static void put(const char *root, const char *rel, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    for (char *s = strchr(path + strlen(root) + 1, '/'); s; s = strchr(s + 1, '/')) {
+        *s = 0;
+        mkdir(path, 0755);
+        *s = '/';
+    }
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "cannot create %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A tree of three layers (low < mid < top), each file including only its own
+ * layer's, lower layers' and include/ headers. */
+static void clean_tree(char *root, size_t cap)
+{
+    snprintf(root, cap, "/tmp/kc_layers.XXXXXX");
+    cr_assert_not_null(mkdtemp(root));
+    put(root, "Makefile", "# layers\nSRC_LAYERS := low mid top\nSRC_INC := $(SRC_LAYERS:%=-Isrc/%)\n");
+    put(root, "include/pub.h", "/* public */\n");
+    put(root, "src/low/low.h", "#include <stdio.h>\n#include \"pub.h\"\n");
+    put(root, "src/low/low.c", "#include \"low.h\"\n");
+    put(root, "src/mid/mid.h", "#include \"low.h\"\n");
+    put(root, "src/mid/mid.c", "#include \"mid.h\"\n#include \"low.h\"\n");
+    put(root, "src/top/top.c", "#include \"mid.h\"\n# include \"low.h\"\n#include \"pub.h\"\n");
+}
+
+static kc_proc check(const char *root)
+{
+    char *argv[] = { "/bin/sh", "tools/check-layers.sh", (char *)root, NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, NULL, 60, &p), 0, "cannot run tools/check-layers.sh");
+    return p;
+}
+
+static void cleanup(const char *root)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    cr_expect_eq(system(cmd), 0);
+}
+
+Test(layers, a_clean_tree_passes)
+{
+    char root[64];
+    clean_tree(root, sizeof root);
+    kc_proc p = check(root);
+    cr_expect_eq(p.status, 0, "a clean tree failed:\n%s", p.err);
+    cr_expect_str_empty(p.err);
+    kc_proc_free(&p);
+    cleanup(root);
+}
+
+Test(layers, an_include_of_a_higher_layer_fails_naming_file_line_header_and_layers)
+{
+    char root[64];
+    clean_tree(root, sizeof root);
+    put(root, "src/low/low.c", "#include \"low.h\"\n\n#include \"top.h\"\n");
+    put(root, "src/top/top.h", "/* top */\n");
+    put(root, "src/mid/mid.c", "#include \"mid.h\"\n  #  include \"top.h\" /* spaced */\n");
+    kc_proc p = check(root);
+    cr_expect_eq(p.status, 1, "exit %d, stderr:\n%s", p.status, p.err);
+    cr_expect_not_null(strstr(p.err, "src/low/low.c:3: includes \"top.h\" (src/top/top.h, layer top) above its own layer low"),
+                       "stderr:\n%s", p.err);
+    cr_expect_not_null(strstr(p.err, "src/mid/mid.c:2: includes \"top.h\" (src/top/top.h, layer top) above its own layer mid"),
+                       "stderr:\n%s", p.err);
+    cr_expect_not_null(strstr(p.err, "low < mid < top"), "stderr:\n%s", p.err);
+    cr_expect_not_null(strstr(p.err, "2 violation(s)"), "stderr:\n%s", p.err);
+    cr_expect_not_null(strstr(p.err, "rerun: tools/check-layers.sh"), "stderr:\n%s", p.err);
+    kc_proc_free(&p);
+    cleanup(root);
+}
+
+Test(layers, a_file_outside_every_layer_fails)
+{
+    char root[64];
+    clean_tree(root, sizeof root);
+    put(root, "src/flat.c", "#include \"low.h\"\n");
+    put(root, "src/other/x.h", "\n");
+    put(root, "src/top/deeper/y.c", "\n");
+    kc_proc p = check(root);
+    cr_expect_eq(p.status, 1, "exit %d, stderr:\n%s", p.status, p.err);
+    cr_expect_not_null(strstr(p.err, "src/flat.c: is in no layer"), "stderr:\n%s", p.err);
+    cr_expect_not_null(strstr(p.err, "src/other/x.h: is in no layer"), "stderr:\n%s", p.err);
+    cr_expect_not_null(strstr(p.err, "src/top/deeper/y.c: is in no layer"), "stderr:\n%s", p.err);
+    kc_proc_free(&p);
+    cleanup(root);
+}
+
+Test(layers, a_header_no_layer_has_or_two_layers_have_fails)
+{
+    char root[64];
+    clean_tree(root, sizeof root);
+    put(root, "src/mid/mid.c", "#include \"mid.h\"\n#include \"nowhere.h\"\n");
+    put(root, "src/top/low.h", "/* a second low.h */\n");
+    kc_proc p = check(root);
+    cr_expect_eq(p.status, 1, "exit %d, stderr:\n%s", p.status, p.err);
+    cr_expect_not_null(strstr(p.err, "src/mid/mid.c:2: includes \"nowhere.h\", which is in no layer folder"), "stderr:\n%s", p.err);
+    cr_expect_not_null(strstr(p.err, "includes \"low.h\", which more than one layer has"), "stderr:\n%s", p.err);
+    kc_proc_free(&p);
+    cleanup(root);
+}
+
+Test(layers, a_tree_without_layers_is_refused)
+{
+    char root[64];
+    clean_tree(root, sizeof root);
+    put(root, "Makefile", "all:\n");
+    kc_proc p = check(root);
+    cr_expect_eq(p.status, 2, "exit %d, stderr:\n%s", p.status, p.err);
+    cr_expect_not_null(strstr(p.err, "no 'SRC_LAYERS := ...' line"), "stderr:\n%s", p.err);
+    kc_proc_free(&p);
+    cleanup(root);
+}

@@ -411,14 +411,6 @@ Test(merge, merged_tally_round_trips)
     cr_expect(strstr(line, " shard=0/1 "), "%s", line);
 }
 
-Test(merge, signal_names)
-{
-    char b[32];
-    cr_expect_str_eq(kc_signal_name(SIGSEGV, b, sizeof b), "SIGSEGV");
-    cr_expect_str_eq(kc_signal_name(SIGINT, b, sizeof b), "SIGINT");
-    cr_expect_str_eq(kc_signal_name(63, b, sizeof b), "signal 63");
-}
-
 /* ---- linebuf: the 64 KiB cut ---- */
 
 typedef struct seen {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "costs.h"
+#include "gates.h"
 #include "registry.h"
 #include "sanitize.h"
 #include "support/run_output.h"

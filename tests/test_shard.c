@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run_options.h"
 #include "shard.h"
 #include "support/run_output.h"
 #include "support/spawn.h"

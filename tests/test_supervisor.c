@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "proctree.h"
+#include "signame.h"
 #include "support/live.h"
 #include "supervisor.h"
 
@@ -257,4 +258,12 @@ Test(supervisor, the_child_gets_no_other_descriptor, .timeout = 20)
     close(p[0]);
     close(p[1]);
     kc_sup_free(&s);
+}
+
+Test(supervisor, signal_names)
+{
+    char b[32];
+    cr_expect_str_eq(kc_signal_name(SIGSEGV, b, sizeof b), "SIGSEGV");
+    cr_expect_str_eq(kc_signal_name(SIGINT, b, sizeof b), "SIGINT");
+    cr_expect_str_eq(kc_signal_name(63, b, sizeof b), "signal 63");
 }

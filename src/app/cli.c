@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "costs.h"
 #include "parallel.h"
+#include "shard.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -105,17 +106,6 @@ void kc_cli_usage(FILE *out, const char *prog)
           "  CUDA_VISIBLE_DEVICES  the devices the driver shows, as for any CUDA program\n"
           "  NO_COLOR      set: no colour in the output, even on a terminal\n",
           out);
-}
-
-int kc_parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-    if (!s || !*s || *s < '0' || *s > '9') return -1;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || v > max) return -1;
-    *out = v;
-    return 0;
 }
 
 static int usage_error(const char *fmt, const char *a, const char *b)
@@ -282,14 +272,6 @@ static int check_writable(const char *opt, const char *path, int direct_ok)
     close(fd);
     unlink(tmp);
     return 0;
-}
-
-int kc_cli_writes_costs(const kc_opts *o)
-{
-    if (o->cmd != KC_CMD_RUN || o->worker || o->parent) return 0;
-    if (o->sharded) return 0;   /* every shard of a multi-host run cuts its slice from the one table */
-    if (o->jobs) return !o->schedule_static;
-    return o->costs_given;
 }
 
 /* --json, --junit, --timeline: run only, not with --schedule static, each its

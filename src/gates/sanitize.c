@@ -15,6 +15,7 @@
 
 #include "gates.h"
 #include "gpu.h"
+#include "shell_words.h"
 #include "supervisor.h"
 
 static const char *const TOOLS[KC_SAN_TOOLS] = { "memcheck", "racecheck", "initcheck", "synccheck" };

@@ -12,9 +12,9 @@
 #ifndef KC_SANITIZE_H
 #define KC_SANITIZE_H
 #include <stddef.h>
-#include "cli.h"
+#include "run_options.h"
 #include "item.h"
-#include "item_run.h"
+#include "outcome.h"
 
 #define KC_SAN_TOOLS 4                  /* memcheck, racecheck, initcheck, synccheck: the order they run in */
 #define KC_SAN_ERROR_EXIT 86            /* --error-exitcode: the sanitizer found an error */

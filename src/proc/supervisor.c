@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "merge.h"
 #include "proctree.h"
+#include "signame.h"
 
 extern char **environ;
 

@@ -61,7 +61,4 @@ typedef struct kc_merge_want {
  * (> 0) with one line per problem in err ("shard 2/4: no TALLY: killed by
  * signal 11 (SIGSEGV)"; lines separated by '\n', truncated to fit). */
 int kc_merge(const kc_merge_want *w, const kc_shard_out *outs, int nout, kc_tally *out, char *err, size_t errcap);
-
-/* "SIGSEGV", "SIGTERM", ..., or "signal 42". */
-const char *kc_signal_name(int signo, char *buf, size_t cap);
 #endif

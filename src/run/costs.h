@@ -20,7 +20,7 @@
 #define KC_COSTS_H
 #include <stddef.h>
 #include <stdio.h>
-#include "cli.h"
+#include "run_options.h"
 #include "item.h"
 #include "shard.h"
 

@@ -51,34 +51,6 @@ static long rss_peak_kib(void)
     return kib;
 }
 
-/* Appends " word" to buf (at *n) as a POSIX shell reads it back: bare when
- * every character is one the shell leaves alone, else in single quotes with
- * each ' written '\''. */
-static void append_word(char *buf, size_t cap, int *n, const char *word)
-{
-    if (*n < 0 || (size_t)*n >= cap) return;
-    int bare = *word != 0;
-    for (const char *p = word; *p && bare; p++)
-        bare = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-               strchr("@%+=:,./_-", *p) != NULL;
-    if (bare) {
-        *n += snprintf(buf + *n, cap - (size_t)*n, " %s", word);
-        return;
-    }
-    *n += snprintf(buf + *n, cap - (size_t)*n, " '");
-    for (const char *p = word; *p && (size_t)*n < cap; p++)
-        *n += snprintf(buf + *n, cap - (size_t)*n, *p == '\'' ? "'\\''" : "%c", *p);
-    if ((size_t)*n < cap) *n += snprintf(buf + *n, cap - (size_t)*n, "'");
-}
-
-void kc_shell_join(const char *const *words, int n, char *buf, size_t cap)
-{
-    int len = 0;
-    buf[0] = 0;
-    for (int i = 0; i < n; i++) append_word(buf, cap, &len, words[i]);
-    if (len > 0 && (size_t)len < cap) memmove(buf, buf + 1, (size_t)len);   /* the leading space */
-}
-
 void kc_rerun_command(const kc_opts *o, const char *name, int device, char *buf, size_t cap)
 {
     char num[2][32];
@@ -87,30 +59,17 @@ void kc_rerun_command(const kc_opts *o, const char *name, int device, char *buf,
     const char *words[] = { "run", name, "--seed", num[0], "--device", num[1] };
     int n = 0;
     buf[0] = 0;
-    append_word(buf, cap, &n, o->argv0);
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) append_word(buf, cap, &n, words[i]);
+    kc_shell_append(buf, cap, &n, o->argv0);
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) kc_shell_append(buf, cap, &n, words[i]);
     for (int r = 0; r < o->nrecords; r++) {
-        append_word(buf, cap, &n, "--records");
-        append_word(buf, cap, &n, o->records[r]);
+        kc_shell_append(buf, cap, &n, "--records");
+        kc_shell_append(buf, cap, &n, o->records[r]);
     }
     if (o->reference != KC_REF_DEVICE) {      /* a disagreement of references reruns as it failed */
-        append_word(buf, cap, &n, "--reference");
-        append_word(buf, cap, &n, kc_ref_mode_name(o->reference));
+        kc_shell_append(buf, cap, &n, "--reference");
+        kc_shell_append(buf, cap, &n, kc_ref_mode_name(o->reference));
     }
     if (n > 0 && (size_t)n < cap) memmove(buf, buf + 1, (size_t)n);   /* the leading space */
-}
-
-void kc_outcome_left_behind(kc_outcome *out, const char *what)
-{
-    char msg[sizeof out->msg];
-    if (out->state == KC_PASS || out->state == KC_KNOWN) {    /* it would read green: it is not */
-        snprintf(msg, sizeof msg, "left %.500s (otherwise %s: %.1500s)", what, kc_state_name(out->state), out->msg);
-        out->state = KC_LEAK;
-        out->gate = 0;
-    } else {
-        snprintf(msg, sizeof msg, "%.1500s; it also left %.500s", out->msg, what);
-    }
-    snprintf(out->msg, sizeof out->msg, "%s", msg);
 }
 
 /* Processes the item left running: given KC_LEAK_TIMEOUT_MS to end, then

@@ -26,7 +26,9 @@
 #include "parallel.h"
 #include "plan.h"
 #include "runner.h"
+#include "signame.h"
 #include "shard.h"
+#include "strict_num.h"
 #include "supervisor.h"
 #include "tally.h"
 

@@ -15,7 +15,7 @@
  * stopped, and exits 128 + the signal. */
 #ifndef KC_JOBS_H
 #define KC_JOBS_H
-#include "cli.h"
+#include "run_options.h"
 #include "item.h"
 #include "kcontract.h"
 #include "shard.h"

@@ -39,6 +39,7 @@
 #include "record.h"
 #include "report.h"
 #include "runner.h"
+#include "signame.h"
 #include "tally.h"
 
 static double now_s(void) { return kc_sup_now(); }

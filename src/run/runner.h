@@ -6,7 +6,7 @@
  * not recover by resetting the primary context). */
 #ifndef KC_RUNNER_H
 #define KC_RUNNER_H
-#include "cli.h"
+#include "run_options.h"
 #include "item.h"
 
 /* Runs the selected items; returns the exit status (see kc_tally_exit_status,

@@ -12,7 +12,6 @@
 #include <stddef.h>
 
 #define KC_MAX_SHARDS 4096    /* --shard N and --jobs at most this */
-#define KC_MAX_DEVLIST 64     /* --devices lists at most this many ordinals */
 
 /* Parses "K/N": canonical decimals (digits only, no sign, no spaces, no
  * leading zeros), 1 <= N <= KC_MAX_SHARDS, 0 <= K < N. Returns 0, or -1 with

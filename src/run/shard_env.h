@@ -51,7 +51,7 @@ extern const char *const kc_env_shard_vars[];
 /* Creates (or updates the time of) the status file; 0, or -1 with the reason. */
 int kc_env_shard_touch(const kc_env_shard *s, char *err, size_t cap);
 
-#include "cli.h"
+#include "run_options.h"
 /* Applies the protocols to a run or list about to start (main calls it once
  * the command line is parsed): `--shard auto` takes K/N from the engines'
  * variables (refused with none); a run without --shard takes Bazel's or

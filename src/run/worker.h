@@ -21,7 +21,7 @@
 #ifndef KC_WORKER_H
 #define KC_WORKER_H
 #include <stddef.h>
-#include "cli.h"
+#include "run_options.h"
 #include "item.h"
 #include "item_run.h"               /* KC_LOST_*: the result line's lost */
 #include "result_line.h"

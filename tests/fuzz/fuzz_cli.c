@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "shard.h"
 
 #define MAX_ARGS 64
 

@@ -58,6 +58,13 @@ static void cleanup(const char *root)
     cr_expect_eq(system(cmd), 0);
 }
 
+Test(layers, this_tree_keeps_the_rule)
+{
+    kc_proc p = check(".");
+    cr_expect_eq(p.status, 0, "tools/check-layers.sh found violations in src/:\n%s", p.err);
+    kc_proc_free(&p);
+}
+
 Test(layers, a_clean_tree_passes)
 {
     char root[64];

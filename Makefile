@@ -9,7 +9,7 @@ CUDA_HOME ?= /usr/local/cuda
 NVCC ?= $(shell command -v nvcc 2>/dev/null || echo $(CUDA_HOME)/bin/nvcc)
 CUDA_ARCH ?= -gencode arch=compute_90,code=[sm_90,compute_90]
 CFLAGS ?= -O2 -g
-# Random123's headers (Philox4x32-10, the input streams: src/gen_stream.h)
+# Random123's headers (Philox4x32-10, the input streams: src/core/gen_stream.h)
 # come from Debian's librandom123-dev in /usr/include; on a machine without
 # it (the GPU machine has no package registry) tools/gpu-deps.sh unpacks the
 # carried .deb into .deps/, found here.

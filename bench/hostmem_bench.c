@@ -1,4 +1,4 @@
-/* hostmem_bench.c — host-only benchmark of src/hostmem.c: the buffers of one
+/* hostmem_bench.c — host-only benchmark of src/cuda/hostmem.c: the buffers of one
  * item's cases (inputs, a float64 reference, two read-backs) allocated,
  * written and freed once per case, with the kept buffers reused across the
  * cases (as the gates do) or unmapped after every case (fresh mappings, as

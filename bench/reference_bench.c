@@ -1,6 +1,6 @@
 /* reference_bench.c — host-only benchmark: for every registered contract (or
  * those matching the globs given), every shape with its first distribution,
- * times generating the inputs (src/fill.c, all cores) and the float64
+ * times generating the inputs (src/core/fill.c, all cores) and the float64
  * reference (as gate 3 runs it: outputs NaN-filled first, kc_parallel_for on
  * the harness's threads), then prints the slowest cases and the total per
  * contract. What it measures is the host share of a GPU run, which the

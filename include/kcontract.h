@@ -79,7 +79,7 @@ typedef struct kc_shape {
  * uniform in [-1000, 1000] (U32: [0, 1000]; I8 and U8: their whole range)
  * unless the buffer has its own generator.
  * Boundary values, the inputs no shape or random distribution reaches
- * (src/gen_stream.h): ZEROS every element +0; CONSTANT every element one
+ * (src/core/gen_stream.h): ZEROS every element +0; CONSTANT every element one
  * normal value (constant rows: zero variance, ties everywhere); DENORMAL
  * subnormals of the dtype with random signs; NEG_INF every element -inf
  * (E4M3 -448); NAN every element NaN; INT_EXTREMES integers from the
@@ -87,7 +87,7 @@ typedef struct kc_shape {
  * 2^24+1, MAX-1, MAX, saturated to the dtype), floats NORMAL. The floating
  * ones leave integer buffers uniform as above.
  * Element i of a built-in buffer is a pure function of (run seed, contract,
- * shape, distribution, argument, i) (Philox4x32-10; src/gen_stream.h has the
+ * shape, distribution, argument, i) (Philox4x32-10; src/core/gen_stream.h has the
  * exact definition), computed on the GPU, or on the host where there is
  * none, with the same bits. */
 typedef enum kc_dist {

@@ -1,5 +1,5 @@
 /* test_gpu_state.c — what a GPU item leaves in its process's CUDA context
- * (issue 13, src/gpu_state.c). The check itself, on a stand-in for the
+ * (issue 13, src/gates/gpu_state.c). The check itself, on a stand-in for the
  * driver and the fake NVML (tests/fake/fake_nvml.c): a pending error is
  * found and named; memory that grew by more than KC_GPU_LEAK_MIB during an
  * item, or KC_GPU_GROWN_MIB since the first, is found; less is not, nor a

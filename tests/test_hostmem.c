@@ -1,5 +1,5 @@
 /* test_hostmem.c — the reuse of large host buffers between an item's cases
- * (src/hostmem.c): what is kept, when a kept buffer is reused, zeroing, and
+ * (src/cuda/hostmem.c): what is kept, when a kept buffer is reused, zeroing, and
  * that nothing is kept past kc_hostmem_release or grows past one case. */
 #include <criterion/criterion.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* test_parallel.c — the harness's host threads (src/parallel.c) and the scans
+/* test_parallel.c — the harness's host threads (src/util/parallel.c) and the scans
  * built on them: every index visited exactly once on any thread count, and
  * gate 2-4 scans over buffers of many chunks giving exactly the sequential
  * answer (count, first index, worst element with its tie rules) whether one

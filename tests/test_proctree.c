@@ -1,5 +1,5 @@
 /* test_proctree.c — /proc lookups and the end of an item's leftover
- * processes (src/proctree.c), with real processes: no children means
+ * processes (src/proc/proctree.c), with real processes: no children means
  * nothing to do; a child that ends within the timeout is no leftover; one
  * that does not is named and killed, and so is an orphaned grandchild
  * adopted by this process; group members and pipe holders are found. */

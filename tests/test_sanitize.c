@@ -1,4 +1,4 @@
-/* test_sanitize.c — the sanitizer gate (src/sanitize.h) without a GPU or
+/* test_sanitize.c — the sanitizer gate (src/gates/sanitize.h) without a GPU or
  * compute-sanitizer: the report parser on each tool's documented output,
  * finding the tool, the registry's rules for no_sanitize and gate-5
  * controls, the cost estimate, and whole runs of the fixture binary with the

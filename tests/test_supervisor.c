@@ -1,4 +1,4 @@
-/* test_supervisor.c — the supervisor (src/supervisor.c) with real processes:
+/* test_supervisor.c — the supervisor (src/proc/supervisor.c) with real processes:
  * /bin/sh scripts as children. Lines reach the owner; an exit is the end
  * (not end of file); a process left behind holding the pipes, in the group
  * or in a session of its own, is killed after the leak timeout and named; a

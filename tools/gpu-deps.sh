@@ -1,7 +1,7 @@
 #!/bin/sh
 # gpu-deps.sh fetch|unpack — Random123's headers for a machine without a
 # package registry (the lent GPU machine), where building needs them (the
-# input streams, src/gen_stream.h) and nothing can be installed.
+# input streams, src/core/gen_stream.h) and nothing can be installed.
 #   fetch   (here, with Debian's registry) downloads librandom123-dev's .deb
 #           into .deps/debs/ (ignored by git; carry .deps to the GPU machine);
 #   unpack  (there) extracts it into .deps/, where the Makefile finds

@@ -5,7 +5,7 @@
  * [M, K] activations, row-major), A and B f16 or bf16, C [M, N] f32,
  * CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT (cuBLAS picks the algorithm and may
  * split K). The same product, argument layout and float64 reference
- * (kc_ref_gemm_nt, src/ref_gemm.c; on the GPU its bitwise twin gemm_nt_ref,
+ * (kc_ref_gemm_nt, src/core/ref_gemm.c; on the GPU its bitwise twin gemm_nt_ref,
  * kernels/gemm/gemm_ref.cu) as the gemm_tc family, so the two can be compared
  * on the same shapes.
  * Shape dims: d[0] M (tokens), d[1] N (output features), d[2] K (input features).

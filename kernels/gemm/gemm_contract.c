@@ -55,7 +55,7 @@ static void gemm_launch_128(const kc_shape *s, const kc_device *dev, kc_launch *
     l->smem = 67584;   /* the 128x(128+4) f32 C tile; the (128+128) x (32+8) x 2 B operands fit inside it */
 }
 
-/* ---- float64 reference: kc_ref_gemm_nt (src/ref_gemm.c, shared with the
+/* ---- float64 reference: kc_ref_gemm_nt (src/core/ref_gemm.c, shared with the
  * cuBLAS wrapper's contracts in kernels/cublas_gemm/), and its CUDA twin
  * gemm_nt_ref (kernels/gemm/gemm_ref.cu, the default reference grid): the
  * same k-order double sums of exact products, so bitwise equal. */

@@ -1,5 +1,5 @@
 // gemm_ref.cu — gemm_nt_ref, the float64 device reference of every gemm.* and
-// cublas_gemm.* contract: the CUDA twin of kc_ref_gemm_nt (src/ref_gemm.c).
+// cublas_gemm.* contract: the CUDA twin of kc_ref_gemm_nt (src/core/ref_gemm.c).
 //
 //     C[m, n] = sum_k A[m, k] * B[n, k]      A [M, K], B [N, K], f16 or bf16
 //

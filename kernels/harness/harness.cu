@@ -1,25 +1,25 @@
 // harness.cu — the harness's own kernels, embedded as module "harness" and
-// launched by src/harness.c; every one runs on the stream of the checked
+// launched by src/cuda/harness.c; every one runs on the stream of the checked
 // kernel, between its launches:
 //   kc_smem_poison    fills every byte of the dynamic shared memory it is given
 //                     with 0xFF (a NaN in f16, bf16 and f32), so a kernel
 //                     launched next on the same SMs that reads shared memory no
 //                     thread wrote sees NaN instead of a lucky zero;
-//   kc_gen_fill       the built-in input streams (src/gen_stream.h), element i
+//   kc_gen_fill       the built-in input streams (src/core/gen_stream.h), element i
 //                     from (key, i) alone: the same bits as the host generator;
 //   kc_check_bytes    bytes that differ from an expected value (guard bands);
 //   kc_check_unwritten elements still holding poison (in one or two launches);
 //   kc_check_differs  elements that differ bitwise between two buffers;
 //   kc_check_close    gate 3's tolerance scan against a float64 reference.
 // The checks write one partial result per block (a contiguous range of the
-// elements), folded by src/check_rules.h's commutative rules, here within the
+// elements), folded by src/core/check_rules.h's commutative rules, here within the
 // block and on the host across blocks: the count, the first index and the
 // worst element equal those of one sequential scan. Built with -fmad=false
 // (Makefile) so the tolerance arithmetic rounds as the host's does.
 #include "check_rules.h"
 #include "gen_stream.h"
 
-#define KC_HARNESS_THREADS 256   // every check kernel runs blocks of this size (src/harness.h)
+#define KC_HARNESS_THREADS 256   // every check kernel runs blocks of this size (src/cuda/harness.h)
 
 extern "C" __global__ void kc_smem_poison(unsigned words)
 {

@@ -17,7 +17,7 @@
  *
  * The harness's own module ("KCFAKE harness -") is emulated too: its
  * generator and checks run the same host-and-device rules the CUDA module
- * compiles (src/gen_stream.h, src/check_rules.h), writing the whole result
+ * compiles (src/core/gen_stream.h, src/core/check_rules.h), writing the whole result
  * into the first block's partial and empty partials into the rest, so the
  * harness's folding is exercised. Module "fake_ref" holds device references
  * of the fake contracts, one of them deliberately off by an ulp. */

@@ -232,3 +232,124 @@ Test(cli, reports_refused_where_they_would_not_be_written)
     cr_expect(strstr(p.err, "--json and --costs name the same file"), "%s", p.err);
     kc_proc_free(&p);
 }
+
+/* ---- the option table: --opt=value, "--", one check for both spellings ---- */
+
+/* --opt=value is --opt value: the seed reaches the TALLY, the selection runs. */
+Test(cli, option_value_joined_by_equals)
+{
+    kc_proc p = run("run", "--seed=42", "--threads=1", "host.*");
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, " seed=42 "), "the TALLY must carry seed=42:\n%s", p.out);
+    cr_expect(strstr(p.out, "\nPASS   host.contracts.lint"), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+/* A bad value after '=' is refused as after a space: the option, the value, exit 2. */
+Test(cli, bad_value_via_equals_names_value)
+{
+    const char *cases[][2] = {
+        { "--seed=12x", "--seed: expected a non-negative integer below 2^64, got '12x'" },
+        { "--device=zero", "--device: expected a device ordinal (0, 1, ...), got 'zero'" },
+        { "--jobs=0", "--jobs: expected a number of processes from 1 to" },
+        { "--reference=gpu", "--reference: expected 'device', 'host' or 'both', got 'gpu'" },
+        { "--json=", "--json needs a file name" },
+        { "--seed=", "--seed: expected a non-negative integer below 2^64, got ''" },
+        { "--fail-fast=1", "--fail-fast takes no value, got '--fail-fast=1'" },
+        { "--frobnicate=3", "unknown option '--frobnicate=3'" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        kc_proc p = run("run", cases[i][0], NULL, NULL);
+        cr_expect_eq(p.status, 2, "%s: exit %d", cases[i][0], p.status);
+        cr_expect(strstr(p.err, cases[i][1]), "%s: want '%s' in: %s", cases[i][0], cases[i][1], p.err);
+        kc_proc_free(&p);
+    }
+}
+
+/* One value given twice is refused whichever spelling each time. */
+Test(cli, given_twice_across_spellings)
+{
+    const char *cases[][2] = {
+        { "--seed=1", "--seed=2" }, { "--seed=1", "--seed" }, { "--jobs", "--jobs=3" }, { "--json=/tmp/a.json", "--json" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *second_value = strchr(cases[i][1], '=') ? NULL : "2";
+        const char *first = cases[i][0];
+        char name[32];
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(first, "="), first);
+        kc_proc p = strchr(first, '=') ? run("run", first, cases[i][1], second_value)
+                                       : run("run", first, "2", cases[i][1]);
+        char want[96];
+        snprintf(want, sizeof want, "%s given twice", name);
+        cr_expect_eq(p.status, 2, "%s %s: exit %d", first, cases[i][1], p.status);
+        cr_expect(strstr(p.err, want), "want '%s' in: %s", want, p.err);
+        kc_proc_free(&p);
+    }
+}
+
+/* After "--" every argument is a PATTERN: '-x' is a glob that matches
+ * nothing, not an unknown option; '--seed' is a glob, not the option. */
+Test(cli, double_dash_ends_options)
+{
+    kc_proc p = run("list", "--", "-x", NULL);
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "pattern '-x' matches no item"), "%s", p.err);
+    kc_proc_free(&p);
+    p = run("list", "--", "--seed", "host.*");
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "pattern '--seed' matches no item"), "%s", p.err);
+    kc_proc_free(&p);
+    p = run("list", "--", "host.*", NULL);
+    cr_expect_eq(p.status, 0, "%s", p.err);
+    cr_expect(strstr(p.out, "host.contracts.lint"), "%s", p.out);
+    kc_proc_free(&p);
+    p = run("info", "--", "x", NULL);   /* still no patterns for info */
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "info takes no patterns, got 'x'"), "%s", p.err);
+    kc_proc_free(&p);
+}
+
+/* An option applies to the commands its row names; the refusal says which. */
+Test(cli, option_for_another_command_is_refused_naming_the_commands)
+{
+    kc_proc p = run("list", "--jobs=2", NULL, NULL);
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "--jobs applies to run only"), "%s", p.err);
+    kc_proc_free(&p);
+    p = run("info", "--shard", "0/2", NULL);
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "--shard applies to run and list only"), "%s", p.err);
+    kc_proc_free(&p);
+}
+
+/* The processes a run starts read its patterns after "--" too: the static
+ * shards (their own command lines) and the serial re-exec after a lost
+ * context (which adds its --resume-* options). */
+Test(cli, double_dash_reaches_static_shards_and_the_reexec)
+{
+    kc_proc p = fixture_run("run", "--jobs", "2", "--schedule=static", "--", "fixture.pass.0*", NULL, NULL);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, " suite.pass=10 "), "%s", p.out);
+    kc_proc_free(&p);
+    char *argv[] = { (char *)kc_test_fixture_bin(), "run", "--", "fixture.pass.*", NULL };
+    char *env[] = { "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.03", NULL };
+    cr_assert_eq(kc_spawn(argv, env, 60, &p), 0);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "continuing in a fresh process"), "no re-exec:\n%s", p.out);
+    cr_expect(strstr(p.out, " suite.pass=12 ") && strstr(p.out, " items=12 "), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+/* The usage text's option list comes from the table: every row but the
+ * internal ones, and the '=' and '--' forms are explained. */
+Test(cli, usage_lists_every_public_option)
+{
+    kc_proc p = run("--help", NULL, NULL, NULL);
+    const char *opts[] = { "--exclude G", "--seed S", "--device D", "--shard K/N", "--jobs N", "--devices L", "--log F",
+                           "--allow-mixed-gpus", "--records F", "--schedule S", "--costs FILE", "--timeout S",
+                           "--fail-fast", "--restarts M", "--json FILE", "--junit FILE", "--timeline FILE.svg",
+                           "--threads T", "--reference R", "--help", "(--seed 7, --seed=7)", "after '--' is a PATTERN" };
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) cr_expect(strstr(p.out, opts[i]), "no '%s' in:\n%s", opts[i], p.out);
+    cr_expect(!strstr(p.out, "--resume") && !strstr(p.out, "--parent") && !strstr(p.out, "--worker"), "%s", p.out);
+    kc_proc_free(&p);
+}

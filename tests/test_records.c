@@ -602,7 +602,7 @@ Test(records, usage_errors)
     kc_proc_free(&p);
     p = kc((char *[]){ "info", "--records", LLAMA, NULL });
     cr_expect_eq(p.status, 2);
-    cr_expect(strstr(p.err, "--records applies to run and list"), "%s", p.err);
+    cr_expect(strstr(p.err, "--records applies to run, list and merge only"), "%s", p.err);
     kc_proc_free(&p);
     p = kc((char *[]){ "list", "--records", NULL });
     cr_expect_eq(p.status, 2);

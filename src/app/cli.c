@@ -1,4 +1,7 @@
-/* cli.c — command-line parsing and the help text. */
+/* cli.c — the command line: one option table (OPTIONS below, git's
+ * parse-options model) from which the parser, the usage text's option list,
+ * the given-twice check and the "applies to" check all come; the checks of
+ * combinations and of the files a run will write; the help text. */
 #include "cli.h"
 #include "costs.h"
 #include "parallel.h"
@@ -7,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +18,369 @@
 
 #define KC_STR_(x) #x
 #define KC_STR(x) KC_STR_(x)   /* a macro's value as a string literal */
+
+static int usage_error(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "kcontract: ");
+    fprintf(stderr, fmt, a, b);
+    fprintf(stderr, "\n(kcontract --help lists the options)\n");
+    return 2;
+}
+
+/* ---- the option table ------------------------------------------------------ */
+
+/* The commands an option applies to (opt_row.cmds), bits of kc_cmd. */
+#define C_RUN (1u << KC_CMD_RUN)
+#define C_LIST (1u << KC_CMD_LIST)
+#define C_INFO (1u << KC_CMD_INFO)
+#define C_MERGE (1u << KC_CMD_MERGE)
+#define C_ALL (C_RUN | C_LIST | C_INFO | C_MERGE)
+
+/* opt_row.flags */
+#define OPT_ONCE 1u       /* one value: a second would silently replace the first, so it is refused */
+#define OPT_INTERNAL 2u   /* a parent's or a re-exec's option: not in the usage text */
+#define OPT_NOCOPY 4u     /* not kept in o->argv (a re-exec writes its own --resume-*) */
+#define OPT_PATTERN 8u    /* listed in the usage text's PATTERN paragraph, not under options */
+
+typedef struct opt_row opt_row;
+/* Parses value v (NULL: none given, for a row without `missing`; a flag's
+ * is always NULL) into the row's field of o. 0, or 2 after usage_error. */
+typedef int (*opt_set)(kc_opts *o, const opt_row *r, const char *v);
+
+/* One option: everything the parser, the usage text and the checks know of
+ * it. A value is given as "--name VALUE" or "--name=VALUE". */
+struct opt_row {
+    const char *name;      /* "--seed" */
+    const char *alias;     /* another spelling ("-h"), or NULL */
+    const char *arg;       /* the value's name in the usage text ("S"); NULL: a flag, which takes no value */
+    unsigned cmds;         /* C_*: the commands it applies to; given to another, it is refused */
+    unsigned flags;        /* OPT_* */
+    size_t field;          /* offsetof(kc_opts, ...): the field set_flag and set_file set */
+    opt_set set;
+    const char *missing;   /* the refusal when no value follows; NULL: set judges "" */
+    const char *help;      /* the usage text after the name's column; '\n' starts a continued line */
+};
+
+/* A flag: its int field becomes 1. */
+static int set_flag(kc_opts *o, const opt_row *r, const char *v)
+{
+    *(int *)(void *)((char *)o + r->field) = 1;
+    return 0;
+}
+
+/* A report's file name (--json, --junit, --timeline): not empty. */
+static int set_file(kc_opts *o, const opt_row *r, const char *v)
+{
+    if (!*v) return usage_error("%s%s", r->missing, "");
+    *(const char **)(void *)((char *)o + r->field) = v;
+    return 0;
+}
+
+static int set_seed(kc_opts *o, const opt_row *r, const char *v)
+{
+    if (kc_parse_u64(v, UINT64_MAX, &o->seed))
+        return usage_error("--seed: expected a non-negative integer below 2^64, got '%s'%s", v, "");
+    return 0;
+}
+
+static int set_device(kc_opts *o, const opt_row *r, const char *v)
+{
+    uint64_t x;
+    if (kc_parse_u64(v, 1023, &x)) return usage_error("--device: expected a device ordinal (0, 1, ...), got '%s'%s", v, "");
+    o->device = (int)x;
+    o->device_given = 1;
+    return 0;
+}
+
+static int set_shard(kc_opts *o, const opt_row *r, const char *v)
+{
+    char why[256];
+    if (strcmp(v, "auto") == 0) o->shard_auto = 1;   /* 0/1 until main reads the engine's variables */
+    else if (kc_shard_parse(v, &o->shard_k, &o->shard_n, why, sizeof why))
+        return usage_error("--shard: %s (or 'auto': from Bazel's, GoogleTest's, Slurm's or Kubernetes' variables)%s", why, "");
+    o->sharded = 1;
+    return 0;
+}
+
+static int set_jobs(kc_opts *o, const opt_row *r, const char *v)
+{
+    char why[256];
+    uint64_t x;
+    if (kc_parse_u64(v, KC_MAX_SHARDS, &x) || x == 0) {
+        snprintf(why, sizeof why, "--jobs: expected a number of processes from 1 to %d, got '%.64s'", KC_MAX_SHARDS, v);
+        return usage_error("%s%s", why, "");
+    }
+    o->jobs = (int)x;
+    return 0;
+}
+
+static int set_devices(kc_opts *o, const opt_row *r, const char *v)
+{
+    char why[256];
+    int n = kc_devices_parse(v, o->devices, KC_MAX_DEVLIST, why, sizeof why);
+    if (n < 0) return usage_error("--devices: %s%s", why, "");
+    o->ndevices = n;
+    return 0;
+}
+
+static int set_parent(kc_opts *o, const opt_row *r, const char *v)
+{
+    uint64_t x;
+    if (kc_parse_u64(v, INT_MAX, &x) || x == 0)
+        return usage_error("--parent: internal option, expected a process id, got '%s'%s", v, "");
+    o->parent = (long)x;
+    return 0;
+}
+
+static int set_threads(kc_opts *o, const opt_row *r, const char *v)
+{
+    uint64_t x;
+    if (!v || kc_parse_u64(v, KC_MAX_THREADS, &x) || x == 0)
+        return usage_error("--threads: expected a number of host threads from 1 to " KC_STR(KC_MAX_THREADS) ", got '%s'%s",
+                           v ? v : "", "");
+    o->threads = (int)x;
+    return 0;
+}
+
+static int set_reference(kc_opts *o, const opt_row *r, const char *v)
+{
+    if (!v || (strcmp(v, "device") && strcmp(v, "host") && strcmp(v, "both")))
+        return usage_error("--reference: expected 'device', 'host' or 'both', got '%.64s'%s", v ? v : "", "");
+    o->reference = v[0] == 'd' ? KC_REF_DEVICE : v[0] == 'h' ? KC_REF_HOST : KC_REF_BOTH;
+    return 0;
+}
+
+/* --records: repeatable, each file once, at most KC_MAX_RECORD_FILES. */
+static int set_records(kc_opts *o, const opt_row *r, const char *v)
+{
+    for (int i = 0; i < o->nrecords; i++)
+        if (strcmp(o->records[i], v) == 0) return usage_error("--records %s given twice%s", v, "");
+    if (o->nrecords == KC_MAX_RECORD_FILES) {
+        char most[16];
+        snprintf(most, sizeof most, "%d", KC_MAX_RECORD_FILES);
+        return usage_error("--records given more than %s times (at '%s')", most, v);
+    }
+    o->records[o->nrecords++] = v;
+    return 0;
+}
+
+static int set_schedule(kc_opts *o, const opt_row *r, const char *v)
+{
+    if (strcmp(v, "static") && strcmp(v, "queue"))
+        return usage_error("--schedule: expected 'queue' or 'static', got '%.64s'%s", v, "");
+    o->schedule_static = v[0] == 's';
+    o->schedule_given = 1;
+    return 0;
+}
+
+static int set_costs(kc_opts *o, const opt_row *r, const char *v)
+{
+    if (!*v) return usage_error("--costs: expected a file name, got ''%s%s", "", "");
+    o->costs = v;
+    o->costs_given = 1;
+    return 0;
+}
+
+static int set_restarts(kc_opts *o, const opt_row *r, const char *v)
+{
+    uint64_t x;
+    if (kc_parse_u64(v, 1000000, &x))
+        return usage_error("--restarts: expected a number of worker restarts from 0 to 1000000, got '%.64s'%s", v, "");
+    o->max_restarts = (int)x;
+    return 0;
+}
+
+static int set_timeout(kc_opts *o, const opt_row *r, const char *v)
+{
+    char *end;
+    errno = 0;
+    double t = strtod(v, &end);
+    if (!*v || *end || errno || !(t > 0) || t > 1e7 || strpbrk(v, "xXnNiI"))
+        return usage_error("--timeout: expected seconds above 0 (e.g. 30 or 0.5), got '%.64s'%s", v, "");
+    o->timeout_s = t;
+    return 0;
+}
+
+static int same_file(const char *a, const char *b);
+
+/* --log: repeatable, each file once (two spellings of one file too). */
+static int set_log(kc_opts *o, const opt_row *r, const char *v)
+{
+    if (!*v) return usage_error("%s%s", r->missing, "");
+    for (int l = 0; l < o->nlogs; l++)
+        if (same_file(o->logs[l], v)) return usage_error("--log %s given twice%s", v, "");
+    o->logs[o->nlogs++] = (char *)v;
+    return 0;
+}
+
+/* --exclude G: the pattern "!G" (filter.h), owned by o (kc_opts_free). */
+static int exclusion(kc_opts *o, const char *glob)
+{
+    size_t n = strlen(glob);
+    char *p = malloc(n + 2);
+    if (!p) return usage_error("out of memory%s%s", "", "");
+    p[0] = '!';
+    memcpy(p + 1, glob, n + 1);
+    o->patterns[o->npatterns++] = p;
+    return 0;
+}
+
+static int set_exclude(kc_opts *o, const opt_row *r, const char *v)
+{
+    if (!*v) return usage_error("%s%s", r->missing, "");
+    if (o->cmd == KC_CMD_INFO) return usage_error("info takes no patterns, got --exclude '%s'%s", v, "");
+    return exclusion(o, v);
+}
+
+static int set_resume_records(kc_opts *o, const opt_row *r, const char *v)
+{
+    uint64_t x;
+    if (!v || kc_parse_u64(v, INT_MAX, &x)) return usage_error("--resume-records: internal option, got '%s'%s", v ? v : "", "");
+    o->resume_records_fd = (int)x;
+    return 0;
+}
+
+static int set_resume_at(kc_opts *o, const opt_row *r, const char *v)
+{
+    uint64_t x;
+    if (!v || kc_parse_u64(v, 1u << 30, &x)) return usage_error("--resume-at: internal option, got '%s'%s", v ? v : "", "");
+    o->resume_at = (int)x;
+    return 0;
+}
+
+static int set_resume_tally(kc_opts *o, const opt_row *r, const char *v)
+{
+    o->resume_tally = v;
+    return 0;
+}
+
+static int set_resume_elapsed(kc_opts *o, const opt_row *r, const char *v)
+{
+    o->resume_elapsed = atof(v);
+    return 0;
+}
+
+static int set_help(kc_opts *o, const opt_row *r, const char *v)
+{
+    o->cmd = KC_CMD_HELP;
+    return 0;
+}
+
+#define F(f) offsetof(kc_opts, f)
+
+/* Every option, in the usage text's order. */
+static const opt_row OPTIONS[] = {
+    { "--exclude", NULL, "G", C_ALL, OPT_PATTERN, 0, set_exclude, "--exclude needs a glob (the items to leave out)",
+      "leave out the items glob G matches (repeatable; '!G' as a PATTERN is the same)" },
+    { "--seed", NULL, "S", C_ALL, OPT_ONCE, 0, set_seed, "--seed needs a value (a non-negative integer)",
+      "run seed (default 1); every input derives from it and the item's name" },
+    { "--device", NULL, "D", C_RUN | C_LIST | C_INFO, OPT_ONCE, 0, set_device,
+      "--device needs a value (a device ordinal, see kcontract info)", "CUDA device ordinal (default 0)" },
+    { "--shard", NULL, "K/N", C_RUN | C_LIST, OPT_ONCE, 0, set_shard, "--shard needs a value",
+      "run slice K of N (K = 0..N-1): item i of the filtered, name-sorted list\n"
+      "belongs to shard i % N; the TALLY records K/N, the slice's items and digest;\n"
+      "with --jobs M, slice K runs on M workers. 'auto': K/N from Bazel's, GoogleTest's,\n"
+      "Slurm's (job array) or Kubernetes' (Indexed Job, KC_SHARDS) variables; a run\n"
+      "honours Bazel's and GoogleTest's without --shard too (docs/multi-host.md)" },
+    { "--jobs", NULL, "N", C_RUN, OPT_ONCE, 0, set_jobs, "--jobs needs a value",
+      "run the selected items in N worker processes (a work queue, see\n"
+      "--schedule); each worker line is printed as it comes, prefixed [wK] ([K/N]\n"
+      "with --schedule static), then one TALLY and SUMMARY equal to the serial\n"
+      "run's; workers go round robin over the visible GPUs (CUDA_VISIBLE_DEVICES\n"
+      "applies) or over --devices" },
+    { "--devices", NULL, "L", C_RUN, OPT_ONCE, 0, set_devices, "--devices needs a value",
+      "with --jobs: device ordinals to spread the children over, e.g. 0,2,3" },
+    { "--log", NULL, "F", C_MERGE, 0, 0, set_log, "--log needs a file (the saved output of a --shard K/N run)",
+      "merge: the saved output of one --shard K/N run, or a directory: every *.log\n"
+      "under it (Bazel's bazel-testlogs); repeat it; merge also takes the shards'\n"
+      "patterns, --records, --seed and --costs, and --json, --junit" },
+    { "--allow-mixed-gpus", NULL, NULL, C_MERGE, 0, F(allow_mixed_gpus), set_flag, NULL,
+      "merge: shards that ran on different GPU models, compute\n"
+      "capabilities or SM counts merge (refused by default)" },
+    { "--records", NULL, "F", C_RUN | C_LIST | C_MERGE, 0, 0, set_records,
+      "--records needs a value (a file of launch records, docs/launch-records.md)",
+      "check the launches recorded in file F (docs/launch-records.md): one kernel\n"
+      "item <contract>@<label> per line, gates 1-4 on exactly that shape; with no\n"
+      "PATTERN only the record items are selected (add '*' for every item too);\n"
+      "repeat it for several files (labels must differ across them)" },
+    { "--schedule", NULL, "S", C_RUN, OPT_ONCE, 0, set_schedule, "--schedule needs a value",
+      "with --jobs: 'queue' (default): N long-lived workers take one item at\n"
+      "a time, items that failed last time first, then longest first by the\n"
+      "cost table; a crash or hang costs one item (CRASH, TIMEOUT), a fresh worker\n"
+      "takes over; 'static': N shards, item i in shard i % N, as --shard does" },
+    { "--costs", NULL, "FILE", C_ALL, OPT_ONCE, 0, set_costs, "--costs needs a value",
+      "the cost table (default ./.kcontract-costs.tsv): read by a --jobs run to\n"
+      "order the queue and written after it (a serial run writes it only when\n"
+      "given --costs); with --shard K/N the partition is by cost (longest\n"
+      "first onto the least-loaded shard) instead of i % N" },
+    { "--timeout", NULL, "S", C_RUN, OPT_ONCE, 0, set_timeout, "--timeout needs a value",
+      "with --jobs: every item's time limit in seconds (default: the contract's\n"
+      "timeout_s, else max(60, 5 x recorded seconds), 600 with no record)" },
+    { "--fail-fast", NULL, NULL, C_RUN, 0, F(fail_fast), set_flag, NULL,
+      "with --jobs: stop handing out items after the first failure; the rest\n"
+      "are NOTRUN" },
+    { "--restarts", NULL, "M", C_RUN, OPT_ONCE, 0, set_restarts, "--restarts needs a value",
+      "with --jobs: replace at most M workers that crashed, timed out or did not start\n"
+      "(default 2 x N + 8); then the items not handed out yet are NOTRUN" },
+    { "--json", NULL, "FILE", C_RUN | C_MERGE, OPT_ONCE, F(json), set_file, "--json needs a file name",
+      "write a JSON Lines report: one object per item (state, worker, times,\n"
+      "peak RSS and GPU memory, message), one per worker, one summary" },
+    { "--junit", NULL, "FILE", C_RUN | C_MERGE, OPT_ONCE, F(junit), set_file, "--junit needs a file name",
+      "write a JUnit XML report (one testcase per item) for CI" },
+    { "--timeline", NULL, "FILE.svg", C_RUN, OPT_ONCE, F(timeline), set_file, "--timeline needs a file name",
+      "write an SVG timeline: one row per worker, one bar per item\n"
+      "(docs/reports.md describes the three reports)" },
+    { "--threads", NULL, "T", C_RUN | C_LIST | C_INFO, OPT_ONCE, 0, set_threads, NULL,
+      "host threads per process for custom input generators and host\n"
+      "references, 1 to " KC_STR(KC_MAX_THREADS) " (default: every CPU up to that; with --jobs N,\n"
+      "CPUs / N per worker)" },
+    { "--reference", NULL, "R", C_RUN | C_LIST | C_INFO, OPT_ONCE, 0, set_reference, NULL,
+      "which float64 reference gate 3 compares with: 'device' (default): the\n"
+      "contract's CUDA reference where it has one, else its host reference;\n"
+      "'host': always the host reference (the oracle); 'both': both on every\n"
+      "case, failing the case where they differ beyond the contract's bound" },
+    { "--help", "-h", NULL, C_ALL, 0, 0, set_help, NULL, "this text" },
+    /* Internal: how a --jobs parent starts its children and a run re-executes itself. */
+    { "--parent", NULL, "PID", C_RUN, OPT_ONCE | OPT_INTERNAL, 0, set_parent, "--parent needs a value", NULL },
+    { "--worker", NULL, NULL, C_RUN, OPT_INTERNAL, F(worker), set_flag, NULL, NULL },
+    { "--sanitize-target", NULL, NULL, C_RUN, OPT_INTERNAL, F(sanitize_target), set_flag, NULL, NULL },
+    { "--resume-records", NULL, "FD", C_RUN, OPT_INTERNAL | OPT_NOCOPY, 0, set_resume_records, NULL, NULL },
+    { "--resume-at", NULL, "I", C_RUN, OPT_INTERNAL | OPT_NOCOPY, 0, set_resume_at, NULL, NULL },
+    { "--resume-tally", NULL, "TALLY", C_RUN, OPT_INTERNAL | OPT_NOCOPY, 0, set_resume_tally,
+      "--resume-tally: internal option needs a TALLY line", NULL },
+    { "--resume-elapsed", NULL, "S", C_RUN, OPT_INTERNAL | OPT_NOCOPY, 0, set_resume_elapsed,
+      "--resume-elapsed: internal option needs seconds", NULL },
+};
+#undef F
+#define NOPTIONS ((int)(sizeof OPTIONS / sizeof OPTIONS[0]))
+
+/* The row spelled name (its first len characters), or NULL. */
+static const opt_row *find_option(const char *name, size_t len)
+{
+    for (int k = 0; k < NOPTIONS; k++) {
+        const opt_row *r = &OPTIONS[k];
+        if ((strlen(r->name) == len && strncmp(r->name, name, len) == 0) ||
+            (r->alias && strlen(r->alias) == len && strncmp(r->alias, name, len) == 0))
+            return r;
+    }
+    return NULL;
+}
+
+/* The usage text's lines of the rows with (OPT_PATTERN) or without it. */
+static void usage_rows(FILE *out, unsigned pattern)
+{
+    for (int k = 0; k < NOPTIONS; k++) {
+        const opt_row *r = &OPTIONS[k];
+        if ((r->flags & OPT_INTERNAL) || (r->flags & OPT_PATTERN) != pattern) continue;
+        int n = fprintf(out, "  %s%s%s", r->name, r->arg ? " " : "", r->arg ? r->arg : "");
+        fprintf(out, "%*s", n < 16 ? 16 - n : 2, "");
+        for (const char *s = r->help; *s; s++) {
+            fputc(*s, out);
+            if (*s == '\n') fprintf(out, "%16s", "");
+        }
+        fputc('\n', out);
+    }
+}
 
 void kc_cli_usage(FILE *out, const char *prog)
 {
@@ -25,61 +392,16 @@ void kc_cli_usage(FILE *out, const char *prog)
                  "                                              of the --shard K/N runs of a multi-host run\n"
                  "       %s info                         driver and devices\n", p, p, p, p);
     fputs("\n"
-          "PATTERN is a shell glob over item names, e.g. 'rmsnorm.*' or '*:control.*'.\n"
-          "  --exclude G   leave out the items glob G matches (repeatable; '!G' as a PATTERN is the same)\n"
-          "Items: <contract> (gates 1-4), <contract>:limits, <contract>:control.<name>,\n"
+          "PATTERN is a shell glob over item names, e.g. 'rmsnorm.*' or '*:control.*'.\n", out);
+    usage_rows(out, OPT_PATTERN);
+    fputs("Items: <contract> (gates 1-4), <contract>:limits, <contract>:control.<name>,\n"
           "<contract>:sanitize (compute-sanitizer: docs/sanitizer-gate.md), suites.\n"
+          "An option's value follows it or is joined to it by '=' (--seed 7, --seed=7); every\n"
+          "argument after '--' is a PATTERN, even one that starts with '-'.\n"
           "\n"
-          "options:\n"
-          "  --seed S      run seed (default 1); every input derives from it and the item's name\n"
-          "  --device D    CUDA device ordinal (default 0)\n"
-          "  --shard K/N   run slice K of N (K = 0..N-1): item i of the filtered, name-sorted list\n"
-          "                belongs to shard i % N; the TALLY records K/N, the slice's items and digest;\n"
-          "                with --jobs M, slice K runs on M workers. 'auto': K/N from Bazel's, GoogleTest's,\n"
-          "                Slurm's (job array) or Kubernetes' (Indexed Job, KC_SHARDS) variables; a run\n"
-          "                honours Bazel's and GoogleTest's without --shard too (docs/multi-host.md)\n"
-          "  --jobs N      run the selected items in N worker processes (a work queue, see\n"
-          "                --schedule); each worker line is printed as it comes, prefixed [wK] ([K/N]\n"
-          "                with --schedule static), then one TALLY and SUMMARY equal to the serial\n"
-          "                run's; workers go round robin over the visible GPUs (CUDA_VISIBLE_DEVICES\n"
-          "                applies) or over --devices\n"
-          "  --devices L   with --jobs: device ordinals to spread the children over, e.g. 0,2,3\n"
-          "  --log F       merge: the saved output of one --shard K/N run, or a directory: every *.log\n"
-          "                under it (Bazel's bazel-testlogs); repeat it; merge also takes the shards'\n"
-          "                patterns, --records, --seed and --costs, and --json, --junit\n"
-          "  --allow-mixed-gpus  merge: shards that ran on different GPU models, compute\n"
-          "                capabilities or SM counts merge (refused by default)\n"
-          "  --records F   check the launches recorded in file F (docs/launch-records.md): one kernel\n"
-          "                item <contract>@<label> per line, gates 1-4 on exactly that shape; with no\n"
-          "                PATTERN only the record items are selected (add '*' for every item too);\n"
-          "                repeat it for several files (labels must differ across them)\n"
-          "  --schedule S  with --jobs: 'queue' (default): N long-lived workers take one item at\n"
-          "                a time, items that failed last time first, then longest first by the\n"
-          "                cost table; a crash or hang costs one item (CRASH, TIMEOUT), a fresh worker\n"
-          "                takes over; 'static': N shards, item i in shard i % N, as --shard does\n"
-          "  --costs FILE  the cost table (default ./.kcontract-costs.tsv): read by a --jobs run to\n"
-          "                order the queue and written after it (a serial run writes it only when\n"
-          "                given --costs); with --shard K/N the partition is by cost (longest\n"
-          "                first onto the least-loaded shard) instead of i % N\n"
-          "  --timeout S   with --jobs: every item's time limit in seconds (default: the contract's\n"
-          "                timeout_s, else max(60, 5 x recorded seconds), 600 with no record)\n"
-          "  --fail-fast   with --jobs: stop handing out items after the first failure; the rest\n"
-          "                are NOTRUN\n"
-          "  --restarts M  with --jobs: replace at most M workers that crashed, timed out or did not start\n"
-          "                (default 2 x N + 8); then the items not handed out yet are NOTRUN\n"
-          "  --json FILE   write a JSON Lines report: one object per item (state, worker, times,\n"
-          "                peak RSS and GPU memory, message), one per worker, one summary\n"
-          "  --junit FILE  write a JUnit XML report (one testcase per item) for CI\n"
-          "  --timeline FILE.svg  write an SVG timeline: one row per worker, one bar per item\n"
-          "                (docs/reports.md describes the three reports)\n"
-          "  --threads T   host threads per process for custom input generators and host\n"
-          "                references, 1 to " KC_STR(KC_MAX_THREADS) " (default: every CPU up to that; with --jobs N,\n"
-          "                CPUs / N per worker)\n"
-          "  --reference R which float64 reference gate 3 compares with: 'device' (default): the\n"
-          "                contract's CUDA reference where it has one, else its host reference;\n"
-          "                'host': always the host reference (the oracle); 'both': both on every\n"
-          "                case, failing the case where they differ beyond the contract's bound\n"
-          "  --help        this text\n"
+          "options:\n", out);
+    usage_rows(out, 0);
+    fputs(
           "\n"
           "Each item prints one line: PASS, FAIL, KNOWN, RED, MISSED, LIMIT, LEAK (it left processes\n"
           "or GPU state behind) or SKIP (a --jobs run also CRASH, TIMEOUT, NOTRUN), ending with its\n"
@@ -107,74 +429,8 @@ void kc_cli_usage(FILE *out, const char *prog)
           "  NO_COLOR      set: no colour in the output, even on a terminal\n",
           out);
 }
-
-static int usage_error(const char *fmt, const char *a, const char *b)
-{
-    fprintf(stderr, "kcontract: ");
-    fprintf(stderr, fmt, a, b);
-    fprintf(stderr, "\n(kcontract --help lists the options)\n");
-    return 2;
-}
-
-/* One of --shard K/N, --jobs N, --devices LIST, --parent PID (internal). */
-static int parse_parallel(const char *a, const char *v, kc_opts *o)
-{
-    char why[256];
-    uint64_t x;
-    if (!v) return usage_error("%s needs a value%s", a, "");
-    if (strcmp(a, "--shard") == 0) {
-        if (strcmp(v, "auto") == 0) o->shard_auto = 1;   /* 0/1 until main reads the engine's variables */
-        else if (kc_shard_parse(v, &o->shard_k, &o->shard_n, why, sizeof why))
-            return usage_error("--shard: %s (or 'auto': from Bazel's, GoogleTest's, Slurm's or Kubernetes' variables)%s", why, "");
-        o->sharded = 1;
-    } else if (strcmp(a, "--jobs") == 0) {
-        if (kc_parse_u64(v, KC_MAX_SHARDS, &x) || x == 0) {
-            snprintf(why, sizeof why, "--jobs: expected a number of processes from 1 to %d, got '%.64s'", KC_MAX_SHARDS, v);
-            return usage_error("%s%s", why, "");
-        }
-        o->jobs = (int)x;
-    } else if (strcmp(a, "--devices") == 0) {
-        int n = kc_devices_parse(v, o->devices, KC_MAX_DEVLIST, why, sizeof why);
-        if (n < 0) return usage_error("--devices: %s%s", why, "");
-        o->ndevices = n;
-    } else {
-        if (kc_parse_u64(v, INT_MAX, &x) || x == 0)
-            return usage_error("--parent: internal option, expected a process id, got '%s'%s", v, "");
-        o->parent = (long)x;
-    }
-    return 0;
-}
-
-/* One of --schedule queue|static, --costs FILE, --timeout S. */
-static int parse_queue(const char *a, const char *v, kc_opts *o)
-{
-    if (!v) return usage_error("%s needs a value%s", a, "");
-    if (strcmp(a, "--schedule") == 0) {
-        if (strcmp(v, "static") && strcmp(v, "queue"))
-            return usage_error("--schedule: expected 'queue' or 'static', got '%.64s'%s", v, "");
-        o->schedule_static = v[0] == 's';
-        o->schedule_given = 1;
-    } else if (strcmp(a, "--costs") == 0) {
-        if (!*v) return usage_error("--costs: expected a file name, got ''%s%s", "", "");
-        o->costs = v;
-        o->costs_given = 1;
-    } else if (strcmp(a, "--restarts") == 0) {
-        uint64_t x;
-        if (kc_parse_u64(v, 1000000, &x))
-            return usage_error("--restarts: expected a number of worker restarts from 0 to 1000000, got '%.64s'%s", v, "");
-        o->max_restarts = (int)x;
-    } else {
-        char *end;
-        errno = 0;
-        double t = strtod(v, &end);
-        if (!*v || *end || errno || !(t > 0) || t > 1e7 || strpbrk(v, "xXnNiI"))
-            return usage_error("--timeout: expected seconds above 0 (e.g. 30 or 0.5), got '%.64s'%s", v, "");
-        o->timeout_s = t;
-    }
-    return 0;
-}
-
-/* The combinations --shard, --jobs and --devices refuse. */
+/* The combinations --shard, --jobs and --devices refuse (which command takes
+ * which option is the table's: check_commands). */
 static int check_parallel(const kc_opts *o)
 {
     char why[256];
@@ -183,7 +439,6 @@ static int check_parallel(const kc_opts *o)
                  "--shard K/N --jobs %d runs slice K on the work queue)", o->shard_k, o->shard_n, o->jobs);
         return usage_error("%s%s", why, "");
     }
-    if (o->jobs && o->cmd != KC_CMD_RUN) return usage_error("--jobs applies to run only%s%s", "", "");
     if (o->schedule_given && !o->jobs) return usage_error("--schedule needs --jobs%s%s", "", "");
     if (!o->worker && !(o->jobs && !o->schedule_static) && (o->timeout_s > 0 || o->fail_fast || o->max_restarts >= 0))
         return usage_error("%s applies to --jobs N with the work queue (not to a serial run or --schedule static)%s",
@@ -195,7 +450,6 @@ static int check_parallel(const kc_opts *o)
                            "--shard or --worker)%s%s", "", "");
     if (o->worker && (!o->parent || o->jobs || o->sharded))
         return usage_error("--worker: internal option of a --jobs parent (needs --parent, no --jobs or --shard)%s%s", "", "");
-    if (o->sharded && o->cmd == KC_CMD_INFO) return usage_error("--shard applies to run and list only%s%s", "", "");
     if (o->ndevices && (!o->jobs || o->device_given)) {
         size_t n = (size_t)snprintf(why, sizeof why, "--devices ");
         for (int i = 0; i < o->ndevices && n < sizeof why; i++)
@@ -274,8 +528,8 @@ static int check_writable(const char *opt, const char *path, int direct_ok)
     return 0;
 }
 
-/* --json, --junit, --timeline: run only, not with --schedule static, each its
- * own file, and every file the run writes (these, and the cost table when it
+/* --json, --junit, --timeline (the commands that take them: the table): not
+ * with --schedule static, each its own file, and every file the run writes (these, and the cost table when it
  * writes one) can be written; all checked before anything runs. */
 static int check_reports(const kc_opts *o)
 {
@@ -284,8 +538,6 @@ static int check_reports(const kc_opts *o)
     const char *path[4] = { o->json, o->junit, o->timeline, costs };
     for (int k = 0; k < 4; k++) {
         if (!path[k]) continue;
-        if (k < 3 && o->cmd != KC_CMD_RUN && !(o->cmd == KC_CMD_MERGE && k < 2))
-            return usage_error("%s applies to run%s", opt[k], k < 2 ? " and merge only" : " only");
         if (k < 3 && o->jobs && o->schedule_static)
             return usage_error("%s needs a serial run or the --jobs work queue; --schedule static writes no reports%s",
                                opt[k], "");
@@ -302,19 +554,30 @@ static int check_reports(const kc_opts *o)
     return 0;
 }
 
-/* Options that take one value may be given once: a second would silently
- * replace the first (--records, which repeats, checks its own). */
-static const char *const ONCE[] = { "--seed", "--device", "--shard", "--jobs", "--devices", "--parent", "--threads",
-                                    "--schedule", "--costs", "--timeout", "--restarts", "--json", "--junit",
-                                    "--timeline", "--reference", NULL };
 
-static int given_twice(const char *a, unsigned *seen)
+/* Each option given (given[k] for OPTIONS[k]) applies to the command: the
+ * first that does not is refused, in the words of the command. */
+static int check_commands(const kc_opts *o, const unsigned char *given)
 {
-    for (int i = 0; ONCE[i]; i++)
-        if (strcmp(a, ONCE[i]) == 0) {
-            if (*seen & (1u << i)) return 1;
-            *seen |= 1u << i;
+    static const char *const names[] = { [KC_CMD_RUN] = "run", [KC_CMD_LIST] = "list", [KC_CMD_INFO] = "info",
+                                         [KC_CMD_MERGE] = "merge" };
+    static const kc_cmd order[] = { KC_CMD_RUN, KC_CMD_LIST, KC_CMD_MERGE, KC_CMD_INFO };
+    for (int k = 0; k < NOPTIONS; k++) {
+        const opt_row *r = &OPTIONS[k];
+        if (!given[k] || (r->cmds & (1u << o->cmd))) continue;
+        if (o->cmd == KC_CMD_MERGE)
+            return usage_error("%s does not apply to merge (it runs nothing: it merges the --log outputs)%s", r->name, "");
+        char to[64] = "";
+        int n = 0, m = 0;
+        for (int c = 0; c < 4; c++) m += (r->cmds >> order[c]) & 1;
+        for (int c = 0; c < 4; c++) {
+            if (!((r->cmds >> order[c]) & 1)) continue;
+            size_t len = strlen(to);
+            snprintf(to + len, sizeof to - len, "%s%s", n == 0 ? "" : n == m - 1 ? " and " : ", ", names[order[c]]);
+            n++;
         }
+        return usage_error("%s applies to %s only", r->name, to);
+    }
     return 0;
 }
 
@@ -325,15 +588,47 @@ int kc_cli_parse(int argc, char **argv, kc_opts *o)
     return check_reports(o);
 }
 
-/* --exclude G: the pattern "!G" (filter.h), owned by o (kc_opts_free). */
-static int exclusion(kc_opts *o, const char *glob)
+/* A PATTERN: a glob, or '!G' (an exclusion, how --exclude reaches static shards). */
+static int pattern(kc_opts *o, char *a)
 {
-    size_t n = strlen(glob);
-    char *p = malloc(n + 2);
-    if (!p) return usage_error("out of memory%s%s", "", "");
-    p[0] = '!';
-    memcpy(p + 1, glob, n + 1);
-    o->patterns[o->npatterns++] = p;
+    if (o->cmd == KC_CMD_INFO) return usage_error("info takes no patterns, got '%s'%s", a, "");
+    if (a[0] == '!') {
+        if (!a[1]) return usage_error("'!' needs a glob after it%s%s", "", "");
+        return exclusion(o, a + 1);
+    }
+    o->patterns[o->npatterns++] = a;
+    return 0;
+}
+
+/* argv[*i], an option: found in OPTIONS, its value taken ("--name=V" or the
+ * next argument, then *i moves past it), checked for a second time, set, and
+ * kept in o->argv for the children and a re-exec (unless OPT_NOCOPY). */
+static int option(kc_opts *o, int argc, char **argv, int *i, unsigned char *given)
+{
+    const char *a = argv[*i];
+    const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
+    const opt_row *r = find_option(a, eq ? (size_t)(eq - a) : strlen(a));
+    if (!r) return usage_error("unknown option '%s'%s", a, "");
+    int k = (int)(r - OPTIONS);
+    const char *v = NULL;
+    int used = 0;   /* arguments the value took after a */
+    if (!r->arg) {
+        if (eq) return usage_error("%s takes no value, got '%s'", r->name, a);
+    } else if (eq) {
+        v = eq + 1;
+    } else if (*i + 1 < argc) {
+        v = argv[*i + 1];
+        used = 1;
+    } else if (r->missing) {
+        return usage_error("%s%s", r->missing, "");
+    }
+    if ((r->flags & OPT_ONCE) && given[k])
+        return usage_error("%s given twice (the second value would silently replace the first)%s", r->name, "");
+    given[k] = 1;
+    if (r->set(o, r, v)) return 2;
+    if (!(r->flags & OPT_NOCOPY))
+        for (int j = 0; j <= used; j++) o->argv[o->argc++] = argv[*i + j];
+    *i += used;
     return 0;
 }
 
@@ -356,122 +651,27 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
     else if (i < argc && strcmp(argv[i], "list") == 0) { o->cmd = KC_CMD_LIST; o->argv[o->argc++] = argv[i++]; }
     else if (i < argc && strcmp(argv[i], "info") == 0) { o->cmd = KC_CMD_INFO; o->argv[o->argc++] = argv[i++]; }
     else if (i < argc && strcmp(argv[i], "merge") == 0) { o->cmd = KC_CMD_MERGE; o->argv[o->argc++] = argv[i++]; }
-    unsigned seen = 0;
+    unsigned char given[NOPTIONS] = { 0 };
+    int dashdash = 0;   /* after "--": every argument is a PATTERN */
     for (; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        uint64_t x;
-        if (given_twice(a, &seen)) return usage_error("%s given twice (the second value would silently replace the first)%s", a, "");
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            o->cmd = KC_CMD_HELP;
-            return 0;
-        } else if (strcmp(a, "--seed") == 0) {
-            if (!v) return usage_error("%s needs a value (a non-negative integer)%s", a, "");
-            if (kc_parse_u64(v, UINT64_MAX, &o->seed))
-                return usage_error("--seed: expected a non-negative integer below 2^64, got '%s'%s", v, "");
-        } else if (strcmp(a, "--device") == 0) {
-            if (!v) return usage_error("%s needs a value (a device ordinal, see kcontract info)%s", a, "");
-            if (kc_parse_u64(v, 1023, &x))
-                return usage_error("--device: expected a device ordinal (0, 1, ...), got '%s'%s", v, "");
-            o->device = (int)x;
-            o->device_given = 1;
-        } else if (strcmp(a, "--shard") == 0 || strcmp(a, "--jobs") == 0 || strcmp(a, "--devices") == 0 ||
-                   strcmp(a, "--parent") == 0) {
-            if (parse_parallel(a, v, o)) return 2;
-        } else if (strcmp(a, "--threads") == 0) {
-            if (!v || kc_parse_u64(v, KC_MAX_THREADS, &x) || x == 0)
-                return usage_error("--threads: expected a number of host threads from 1 to " KC_STR(KC_MAX_THREADS) ", got '%s'%s",
-                                   v ? v : "", "");
-            o->threads = (int)x;
-        } else if (strcmp(a, "--reference") == 0) {
-            if (!v || (strcmp(v, "device") && strcmp(v, "host") && strcmp(v, "both")))
-                return usage_error("--reference: expected 'device', 'host' or 'both', got '%.64s'%s", v ? v : "", "");
-            o->reference = v[0] == 'd' ? KC_REF_DEVICE : v[0] == 'h' ? KC_REF_HOST : KC_REF_BOTH;
-        } else if (strcmp(a, "--records") == 0) {
-            if (!v) return usage_error("%s needs a value (a file of launch records, docs/launch-records.md)%s", a, "");
-            for (int r = 0; r < o->nrecords; r++)
-                if (strcmp(o->records[r], v) == 0) return usage_error("--records %s given twice%s", v, "");
-            if (o->nrecords == KC_MAX_RECORD_FILES) {
-                char most[16];
-                snprintf(most, sizeof most, "%d", KC_MAX_RECORD_FILES);
-                return usage_error("--records given more than %s times (at '%s')", most, v);
-            }
-            o->records[o->nrecords++] = v;
-        } else if (strcmp(a, "--schedule") == 0 || strcmp(a, "--costs") == 0 || strcmp(a, "--timeout") == 0 ||
-                   strcmp(a, "--restarts") == 0) {
-            if (parse_queue(a, v, o)) return 2;
-        } else if (strcmp(a, "--sanitize-target") == 0) {
-            o->sanitize_target = 1;
-            o->argv[o->argc++] = argv[i];
-            continue;
-        } else if (strcmp(a, "--fail-fast") == 0 || strcmp(a, "--worker") == 0 || strcmp(a, "--allow-mixed-gpus") == 0) {
-            if (a[2] == 'f') o->fail_fast = 1;
-            else if (a[2] == 'a') o->allow_mixed_gpus = 1;
-            else o->worker = 1;
-            o->argv[o->argc++] = argv[i];
-            continue;
-        } else if (strcmp(a, "--json") == 0 || strcmp(a, "--junit") == 0 || strcmp(a, "--timeline") == 0) {
-            if (!v || !*v) return usage_error("%s needs a file name%s", a, "");
-            *(a[2] == 'j' ? (a[3] == 's' ? &o->json : &o->junit) : &o->timeline) = v;
-        } else if (strcmp(a, "--log") == 0) {
-            if (!v || !*v) return usage_error("--log needs a file (the saved output of a --shard K/N run)%s%s", "", "");
-            for (int l = 0; l < o->nlogs; l++)
-                if (same_file(o->logs[l], v)) return usage_error("--log %s given twice%s", v, "");
-            o->logs[o->nlogs++] = argv[i + 1];
-        } else if (strcmp(a, "--resume-records") == 0) {
-            if (!v || kc_parse_u64(v, INT_MAX, &x)) return usage_error("--resume-records: internal option, got '%s'%s", v ? v : "", "");
-            o->resume_records_fd = (int)x;
-            i++;
-            continue;
-        } else if (strcmp(a, "--resume-at") == 0) {
-            if (!v || kc_parse_u64(v, 1u << 30, &x)) return usage_error("--resume-at: internal option, got '%s'%s", v ? v : "", "");
-            o->resume_at = (int)x;
-            i++;
-            continue;
-        } else if (strcmp(a, "--resume-tally") == 0) {
-            if (!v) return usage_error("--resume-tally: internal option needs a TALLY line%s%s", "", "");
-            o->resume_tally = v;
-            i++;
-            continue;
-        } else if (strcmp(a, "--resume-elapsed") == 0) {
-            if (!v) return usage_error("--resume-elapsed: internal option needs seconds%s%s", "", "");
-            o->resume_elapsed = atof(v);
-            i++;
-            continue;
-        } else if (strcmp(a, "--exclude") == 0) {
-            if (!v || !*v) return usage_error("--exclude needs a glob (the items to leave out)%s%s", "", "");
-            if (o->cmd == KC_CMD_INFO) return usage_error("info takes no patterns, got --exclude '%s'%s", v, "");
-            if (exclusion(o, v)) return 2;
-        } else if (a[0] == '-' && a[1]) {
-            return usage_error("unknown option '%s'%s", a, "");
-        } else if (a[0] == '!') {   /* an exclusion as a pattern: how --exclude reaches static shards */
-            if (o->cmd == KC_CMD_INFO) return usage_error("info takes no patterns, got '%s'%s", a, "");
-            if (!a[1] || exclusion(o, a + 1)) return a[1] ? 2 : usage_error("'!' needs a glob after it%s%s", "", "");
-            o->argv[o->argc++] = argv[i];
-            continue;
-        } else {
-            if (o->cmd == KC_CMD_INFO) return usage_error("info takes no patterns, got '%s'%s", a, "");
-            o->patterns[o->npatterns++] = argv[i];
-            o->argv[o->argc++] = argv[i];
+        char *a = argv[i];
+        if (!dashdash && strcmp(a, "--") == 0) {
+            dashdash = 1;
+            o->argv[o->argc++] = a;   /* a re-exec reads what follows as patterns too */
             continue;
         }
-        o->argv[o->argc++] = argv[i];
-        o->argv[o->argc++] = argv[i + 1];
-        i++;
+        if (!dashdash && a[0] == '-' && a[1]) {
+            if (option(o, argc, argv, &i, given)) return 2;
+            if (o->cmd == KC_CMD_HELP) return 0;
+            continue;
+        }
+        if (pattern(o, a)) return 2;
+        o->argv[o->argc++] = a;
     }
-    if (o->nrecords && o->cmd == KC_CMD_INFO) return usage_error("--records applies to run and list only%s%s", "", "");
-    if (o->nlogs && o->cmd != KC_CMD_MERGE) return usage_error("--log applies to merge only%s%s", "", "");
-    if (o->allow_mixed_gpus && o->cmd != KC_CMD_MERGE) return usage_error("--allow-mixed-gpus applies to merge only%s%s", "", "");
-    if (o->cmd == KC_CMD_MERGE) {
-        if (!o->nlogs) return usage_error("merge needs the shards' outputs: --log FILE for each%s%s", "", "");
-        const char *no = o->jobs ? "--jobs" : o->sharded ? "--shard" : o->timeline ? "--timeline" : o->ndevices ? "--devices" : o->device_given ? "--device"
-                       : o->schedule_given ? "--schedule" : o->fail_fast ? "--fail-fast" : o->timeout_s > 0 ? "--timeout"
-                       : o->max_restarts >= 0 ? "--restarts" : o->threads ? "--threads"
-                       : o->reference != KC_REF_DEVICE ? "--reference" : NULL;
-        if (no) return usage_error("%s does not apply to merge (it runs nothing: it merges the --log outputs)%s", no, "");
-        return 0;
-    }
-    return check_parallel(o);
+    if (o->cmd == KC_CMD_MERGE && !o->nlogs)
+        return usage_error("merge needs the shards' outputs: --log FILE for each%s%s", "", "");
+    if (check_commands(o, given)) return 2;
+    return o->cmd == KC_CMD_MERGE ? 0 : check_parallel(o);
 }
 
 void kc_opts_free(kc_opts *o)

@@ -266,7 +266,6 @@ static char **child_argv(const kc_opts *o, const child *c, char num[5][32])
     snprintf(num[3], sizeof num[3], "%ld", (long)getpid());
     av[a++] = (char *)o->argv0;
     av[a++] = "run";
-    for (int i = 0; i < o->npatterns; i++) av[a++] = o->patterns[i];
     av[a++] = "--seed";
     av[a++] = num[0];
     av[a++] = "--shard";
@@ -284,6 +283,8 @@ static char **child_argv(const kc_opts *o, const child *c, char num[5][32])
         av[a++] = "--records";
         av[a++] = (char *)o->records[r];
     }
+    av[a++] = "--";   /* the patterns last, after "--": one may start with '-' */
+    for (int i = 0; i < o->npatterns; i++) av[a++] = o->patterns[i];
     return av;
 }
 

@@ -43,8 +43,10 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
     snprintf(el, sizeof el, "%.3f", elapsed);
     char **av = calloc((size_t)o->argc + 10, sizeof *av);
     if (!av) return;
-    int n = 0;
-    for (int i = 0; i < o->argc; i++) av[n++] = o->argv[i];
+    int n = 0, i = 0;
+    av[n++] = o->argv[i++];
+    if (i < o->argc && strcmp(o->argv[i], "run") == 0) av[n++] = o->argv[i++];
+    /* The --resume-* options before the run's own arguments: after a "--" they would be patterns. */
     av[n++] = "--resume-at";
     av[n++] = at;
     av[n++] = "--resume-tally";
@@ -60,6 +62,7 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
         fprintf(stderr, "kcontract: cannot keep the records so far across the re-exec (%s); the reports will lack them\n",
                 strerror(errno));
     }
+    for (; i < o->argc; i++) av[n++] = o->argv[i];
     kc_progress_clear();
     if (lost == KC_LOST_GPU_STATE)
         printf("kcontract: that item left GPU memory allocated in this process; continuing in a fresh process\n");

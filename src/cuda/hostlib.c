@@ -8,17 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proctree.h"
+
 /* Directory of the running binary into buf ("" when /proc is unreadable). */
 static void exe_dir(char *buf, size_t cap)
 {
-    char exe[4000];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    buf[0] = 0;
-    if (n <= 0) return;
-    exe[n] = 0;
-    char *slash = strrchr(exe, '/');
+    if (kc_self_exe(buf, cap)) return;
+    char *slash = strrchr(buf, '/');
     if (slash) *slash = 0;
-    snprintf(buf, cap, "%s", exe);
 }
 
 int kc_hostlib_dirs(char dirs[][4096], int max)

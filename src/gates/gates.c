@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "devmem.h"
 #include "dtype.h"
 #include "error_model.h"
@@ -36,13 +37,6 @@
 #include "parallel.h"
 #include "seed.h"
 #include "tolerance.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static const char *gate_name[] = { "internal", "launch and fit", "bounds and writes", "accuracy", "determinism",
                                    "sanitizer" };
@@ -587,9 +581,9 @@ static int reference(kc_gpu *gpu, kc_case *k)
 
 static int gate3(kc_gpu *gpu, kc_case *k)
 {
-    double t0 = now_s();
+    double t0 = kc_now_s();
     int failed = reference(gpu, k);
-    double t1 = now_s();
+    double t1 = kc_now_s();
     k->time->reference_s += t1 - t0;
     for (int a = 0; a < k->nargs && !failed; a++) {
         const kc_arg *ar = &k->c->args[a];
@@ -614,19 +608,19 @@ static int gate3(kc_gpu *gpu, kc_case *k)
         if (kc_errors_judged_on(&model, k->dist) && kc_errors_judge(&model, ar->dtype, &cmp.stats, why, sizeof why))
             failed = failf(k, 3, "%s: every element within tolerance, but %s", ar->name, why);
     }
-    k->time->checks_s += now_s() - t1;
+    k->time->checks_s += kc_now_s() - t1;
     return failed;
 }
 
 static int gate4(kc_gpu *gpu, CUfunction f, kc_case *k)
 {
-    double t0 = now_s();
+    double t0 = kc_now_s();
     CUresult r = set_upload(gpu, k, 1, KC_POISON_B);
     if (r != CUDA_SUCCESS)     /* the harness's failure, not the kernel's: never a catch */
         return failf(k, KC_INTERNAL, "allocating or filling the relaunch's buffers failed: %s",
                      kc_cuda_error_name(&gpu->cu, r));
     if (launch(gpu, f, k, 1, 4)) return 4;
-    double t1 = now_s();
+    double t1 = kc_now_s();
     k->time->gpu_s += t1 - t0;
     int g = 0, slot[KC_MAX_ARGS];
     kc_check_batch b;                       /* every output's compare, one readback */
@@ -650,16 +644,16 @@ static int gate4(kc_gpu *gpu, CUfunction f, kc_case *k)
         g = failf(k, 4, "relaunch on other buffers differs: %zu of %zu elements of %s, first %s[%zu] %s then %s",
                   n, k->count[a], ar->name, ar->name, first, v1, v2);
     }
-    k->time->checks_s += now_s() - t1;
+    k->time->checks_s += kc_now_s() - t1;
     return g;
 }
 
 /* Runs gates 1..maxgate on one case; returns 0 or the failing gate. */
 static int run_case(kc_gpu *gpu, CUfunction f, kc_case *k, int maxgate)
 {
-    double t0 = now_s();
+    double t0 = kc_now_s();
     int g = case_prepare(gpu, k);
-    double t1 = now_s();
+    double t1 = kc_now_s();
     k->time->inputs_s += t1 - t0;
     if (g) return g;
     CUresult r = set_upload(gpu, k, 0, KC_POISON_A);
@@ -673,12 +667,12 @@ static int run_case(kc_gpu *gpu, CUfunction f, kc_case *k, int maxgate)
                      kc_cuda_error_name(&gpu->cu, r));
     }
     g = launch(gpu, f, k, 0, 1);
-    double t2 = now_s();
+    double t2 = kc_now_s();
     k->time->gpu_s += t2 - t1;
     if (g) return g;
     if (maxgate >= 2) {
         g = gate2(gpu, f, k);
-        k->time->checks_s += now_s() - t2;
+        k->time->checks_s += kc_now_s() - t2;
         if (g) return g;
     }
     if (maxgate >= 3 && (g = gate3(gpu, k))) return g;

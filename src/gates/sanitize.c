@@ -15,6 +15,7 @@
 
 #include "gates.h"
 #include "gpu.h"
+#include "proctree.h"
 #include "shell_words.h"
 #include "supervisor.h"
 
@@ -269,16 +270,6 @@ static int run_child(char *const argv[], double limit_s, san_run *r, int *timed_
 
 /* ---- the item -------------------------------------------------------------- */
 
-/* The absolute path of this binary (the sanitizer resolves /proc/self/exe to
- * itself). */
-static int self_path(char *buf, size_t cap)
-{
-    ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
-    if (n <= 0) return -1;
-    buf[n] = 0;
-    return 0;
-}
-
 /* The last line of the target's own output that starts with prefix, into dst. */
 static int target_line(const char *out, const char *prefix, char *dst, size_t cap)
 {
@@ -325,7 +316,7 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, const char *gates_msg
         snprintf(out->msg, sizeof out->msg, "%s%s", why, planted);
         return;
     }
-    if (self_path(self, sizeof self)) {
+    if (kc_self_exe(self, sizeof self)) {   /* the sanitizer resolves /proc/self/exe to itself */
         out->state = control ? KC_MISSED : KC_FAIL;
         snprintf(out->msg, sizeof out->msg, "internal error: cannot read /proc/self/exe: %s%s", strerror(errno), planted);
         return;

@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+
 int kc_proc_adopt_orphans(void)
 {
     return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
@@ -150,13 +152,6 @@ static void sleep_ms(long ms)
     while (nanosleep(&ts, &ts) && errno == EINTR) {}
 }
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Reaps every child that has ended; 1 when live children remain, 0 when
  * there are none (ECHILD). */
 static int reap_ended(void)
@@ -175,8 +170,8 @@ int kc_proc_end_leftovers(int timeout_ms, char *what, size_t cap)
 {
     if (what && cap) what[0] = 0;
     if (!reap_ended()) return 0;            /* the usual case: no child at all */
-    double end = mono_s() + timeout_ms / 1000.0;
-    while (mono_s() < end) {
+    double end = kc_now_s() + timeout_ms / 1000.0;
+    while (kc_now_s() < end) {
         sleep_ms(5);
         if (!reap_ended()) return 0;
     }
@@ -198,4 +193,17 @@ int kc_proc_end_leftovers(int timeout_ms, char *what, size_t cap)
         if (!reap_ended()) break;
     }
     return found;
+}
+
+int kc_self_exe(char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (cap < 2) return -1;
+    ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
+    if (n <= 0 || (size_t)n >= cap - 1) {   /* a full buffer may be a cut path */
+        buf[0] = 0;
+        return -1;
+    }
+    buf[n] = 0;
+    return 0;
 }

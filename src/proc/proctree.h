@@ -55,4 +55,9 @@ void kc_proc_describe(const pid_t *pids, int n, char *buf, size_t cap);
  * found running at the timeout, 0 when there were none; *what then names them
  * ("pid 123 (sleep)"). Never blocks longer than timeout_ms plus about 200 ms. */
 int kc_proc_end_leftovers(int timeout_ms, char *what, size_t cap);
+/* The absolute path of this process's binary (/proc/self/exe resolved:
+ * what a child started as "/proc/self/exe" runs, and where library kernels
+ * are looked for beside it) into buf. 0; or -1 when /proc cannot be read or
+ * the path does not fit cap (buf then ""). */
+int kc_self_exe(char *buf, size_t cap);
 #endif

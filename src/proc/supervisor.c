@@ -15,17 +15,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "proctree.h"
 #include "signame.h"
 
 extern char **environ;
 
-double kc_sup_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+double kc_sup_now(void) { return kc_now_s(); }
 
 void kc_sup_describe_status(int wstatus, char *buf, size_t cap)
 {

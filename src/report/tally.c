@@ -1,6 +1,6 @@
 /* tally.c — owns the TALLY line (writer and strict parser), tally arithmetic,
- * the exit status the counts explain, the SUMMARY line, and the names of item
- * kinds and states.
+ * the exit status the counts explain and the SUMMARY line (the names of item
+ * kinds and states are item.h's).
  *
  * TALLY v=3 then, in this fixed order:
  *   kernel.pass kernel.fail kernel.known kernel.leak kernel.skip kernel.crash
@@ -34,27 +34,8 @@
 #include <string.h>
 #include "seed.h"
 #include "errmsg.h"
+#include "strict_num.h"
 #include "tally.h"
-
-int kc_state_failed(kc_state s) {
-    return s == KC_FAIL || s == KC_MISSED || s == KC_LIMIT || s == KC_LEAK || s == KC_CRASH || s == KC_TIMEOUT;
-}
-
-const char *kc_kind_name(kc_kind k) {
-    static const char *const names[KC_KIND_COUNT] = { "kernel", "control", "limit", "suite", "sanitize" };
-    return (k >= 0 && k < KC_KIND_COUNT) ? names[k] : "?";
-}
-
-const char *kc_ref_mode_name(kc_ref_mode m) {
-    return m == KC_REF_HOST ? "host" : m == KC_REF_BOTH ? "both" : "device";
-}
-
-const char *kc_state_name(kc_state s) {
-    static const char *const names[KC_STATE_COUNT] = {
-        "PASS", "FAIL", "KNOWN", "RED", "MISSED", "LIMIT", "LEAK", "SKIP", "CRASH", "TIMEOUT", "NOTRUN"
-    };
-    return (s >= 0 && s < KC_STATE_COUNT) ? names[s] : "?";
-}
 
 /* ---- the key table ---- */
 
@@ -261,21 +242,6 @@ int kc_tally_format(const kc_tally *t, char *buf, size_t cap) {
 /* ---- parsing ---- */
 
 
-/* A canonical decimal of s[0..n): digits only, no leading zero (but "0"),
- * at most `max`. Returns 0 and the value, or -1. */
-static int parse_dec(const char *s, size_t n, uint64_t max, uint64_t *v) {
-    uint64_t x = 0;
-    if (n == 0 || (n > 1 && s[0] == '0')) return -1;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9') return -1;
-        unsigned d = (unsigned)(s[i] - '0');
-        if (x > (max - d) / 10) return -1;
-        x = x * 10 + d;
-    }
-    *v = x;
-    return 0;
-}
-
 static int hexval(char c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -322,8 +288,8 @@ static int parse_pair(const char *s, size_t n, char sep, int *a, int *b) {
     const char *m = memchr(s, sep, n);
     uint64_t x, y;
     if (!m) return -1;
-    if (parse_dec(s, (size_t)(m - s), 0x7fffffff, &x) < 0) return -1;
-    if (parse_dec(m + 1, n - (size_t)(m - s) - 1, 0x7fffffff, &y) < 0) return -1;
+    if (kc_parse_canonical(s, (size_t)(m - s), 0x7fffffff, &x) < 0) return -1;
+    if (kc_parse_canonical(m + 1, n - (size_t)(m - s) - 1, 0x7fffffff, &y) < 0) return -1;
     *a = (int)x;
     *b = (int)y;
     return 0;
@@ -337,20 +303,20 @@ static int parse_value(kc_tally *t, const key *k, const char *v, size_t n) {
     int i;
     switch (k->type) {
     case K_COUNT:
-        if (parse_dec(v, n, LONG_MAX, &u) < 0) return -1;
+        if (kc_parse_canonical(v, n, LONG_MAX, &u) < 0) return -1;
         t->n[k->kind][k->state] = (long)u;
         return 0;
     case K_LONG:
-        if (parse_dec(v, n, LONG_MAX, &u) < 0) return -1;
+        if (kc_parse_canonical(v, n, LONG_MAX, &u) < 0) return -1;
         l = (long)u;
         memcpy(base, &l, sizeof l);
         return 0;
     case K_U64:
-        if (parse_dec(v, n, UINT64_MAX, &u) < 0) return -1;
+        if (kc_parse_canonical(v, n, UINT64_MAX, &u) < 0) return -1;
         memcpy(base, &u, sizeof u);
         return 0;
     case K_INT:
-        if (parse_dec(v, n, 0x7fffffff, &u) < 0) return -1;
+        if (kc_parse_canonical(v, n, 0x7fffffff, &u) < 0) return -1;
         i = (int)u;
         memcpy(base, &i, sizeof i);
         return 0;
@@ -392,7 +358,7 @@ static int parse_version(const char **p, char *err, size_t cap) {
     uint64_t v;
     if (n < 2 || memcmp(s, "v=", 2) != 0)
         return kc_errf(err, cap, "missing version (v=%d) at '%.*s'", KC_TALLY_VERSION, (int)n, s);
-    if (parse_dec(s + 2, n - 2, 0x7fffffff, &v) < 0)
+    if (kc_parse_canonical(s + 2, n - 2, 0x7fffffff, &v) < 0)
         return kc_errf(err, cap, "bad number '%.*s' for v", (int)(n - 2), s + 2);
     if (v != KC_TALLY_VERSION)
         return kc_errf(err, cap, "version %llu not supported (want %d)", (unsigned long long)v, KC_TALLY_VERSION);

@@ -10,17 +10,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "proctree.h"
 #include "progress.h"
 #include "sanitize.h"
 #include "suite.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 int kc_item_needs_gpu(const kc_item *it)
 {
@@ -108,7 +102,7 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
     int rss_ok = rss_reset() == 0;
     int watch = gw && have_gpu && kc_item_needs_gpu(it);
     if (watch) kc_gpu_watch_before(gw, gpu);
-    double t0 = now_s();
+    double t0 = kc_now_s();
     const char *detail = NULL;
     kc_result *res = NULL;
     if (kc_item_needs_gpu(it) && !have_gpu) {
@@ -142,7 +136,7 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
             kc_sanitize_item(it, o, gates, out);
         }
     }
-    out->seconds = now_s() - t0;
+    out->seconds = kc_now_s() - t0;
     out->peak_rss_kib = rss_ok ? rss_peak_kib() : -1;
     end_leftovers(out);
     if (watch) check_gpu_state(gpu, gw, out);

@@ -7,19 +7,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+
 static struct {
     int on, drawn, colour;
     int total, done, failed, busy, workers;
     double t0, expect_s, done_cost_s;
     int done_costed;
 } P;
-
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 void kc_progress_format_eta(double s, char *buf, size_t cap)
 {
@@ -40,7 +35,7 @@ void kc_progress_start(int total, int already_done, int workers, int enable)
     P.total = total;
     P.done = already_done;
     P.workers = workers > 0 ? workers : 1;
-    P.t0 = mono();
+    P.t0 = kc_now_s();
 }
 
 void kc_progress_expect(double total_cost_s) { P.expect_s = total_cost_s; }
@@ -60,7 +55,7 @@ void kc_progress_redraw(void)
     if (!P.on) return;
     char eta[32] = "";
     int left = P.total - P.done;
-    double el = mono() - P.t0;
+    double el = kc_now_s() - P.t0;
     if (left > 0 && P.expect_s > 0 && P.done_costed > 0) {
         /* the recorded cost still to run, spread over the workers */
         double rest = P.expect_s - P.done_cost_s;

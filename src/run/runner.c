@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "build_id.h"
+#include "clock.h"
 #include "costs.h"
 #include "device.h"
 #include "filter.h"
@@ -25,13 +26,6 @@
 #include "shard.h"
 #include "suite.h"
 #include "tally.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Replaces this process with a fresh one that continues at item `next`;
  * lost says why (KC_LOST_*, item_run.h). */
@@ -96,7 +90,7 @@ static void run_item(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts
 
 int kc_run(const kc_opts *o, const kc_item *items, int n)
 {
-    double t0 = now_s() - o->resume_elapsed;
+    double t0 = kc_now_s() - o->resume_elapsed;
     int *sel = malloc(((size_t)n + 1) * sizeof *sel), ns = 0, gpu_items = 0, nf = 0;
     char serr[1024];
     if (!sel) return 4;
@@ -205,16 +199,16 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         rec.worker_pid = pid;
         rec.device = have_gpu && kc_item_needs_gpu(it) ? o->device : -1;
         if (gpu_mem) kc_gpu_sampler_take_peak(pid);   /* drop the previous item's peak */
-        rec.start_s = now_s() - t0;
+        rec.start_s = kc_now_s() - t0;
         kc_progress_busy(1);
         run_item(&gpu, have_gpu, it, o, &gw, &t, &lost, &rec);
-        rec.end_s = now_s() - t0;
+        rec.end_s = kc_now_s() - t0;
         rec.peak_gpu_mib = gpu_mem ? kc_gpu_sampler_take_peak(pid) : -1;
         if (kc_records_add(&rs, &rec)) fprintf(stderr, "kcontract: out of memory: %s is missing from the reports\n", it->name);
         kc_progress_set_busy(0);   /* no redraw: item_done redraws, with nothing running */
         kc_progress_item_done(rec.state, -1);
         if (lost) {
-            if (i + 1 < ns) reexec(o, i + 1, &t, now_s() - t0, &rs, lost);
+            if (i + 1 < ns) reexec(o, i + 1, &t, kc_now_s() - t0, &rs, lost);
             /* Nothing left, or exec failed: what remains is skipped here. */
             have_gpu = 0;
             snprintf(gpu.why, sizeof gpu.why, lost == KC_LOST_GPU_STATE ? "an item left GPU memory allocated"
@@ -236,7 +230,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     if (kc_cli_writes_costs(o)) kc_costs_save_run(o->costs, &rs, stdout);
     printf("%s\n", line);
     kc_summary_format(&t, line, sizeof line);
-    rs.wall_s = now_s() - t0;
+    rs.wall_s = kc_now_s() - t0;
     printf("%s  (%.1f s)\n", line, rs.wall_s);
     if (!o->parent) kc_report_workers(stdout, &rs);   /* a --jobs shard leaves the figures to its parent */
     if (!o->parent && !have_gpu) kc_report_no_gpu(stdout, &rs, gpu.why);

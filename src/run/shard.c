@@ -3,6 +3,7 @@
  * placement of shards on devices. Pure functions, no I/O. */
 #include "shard.h"
 #include "errmsg.h"
+#include "strict_num.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -12,28 +13,13 @@
 #define DEVICES_EXPECT "expected distinct device ordinals separated by commas (e.g. 0,2,3), got '%s'"
 
 
-/* A canonical decimal of s[0..n) (digits only, "0" or no leading zero), at
- * most max. Returns 0 and the value, or -1. */
-static int dec(const char *s, size_t n, uint64_t max, uint64_t *v)
-{
-    uint64_t x = 0;
-    if (n == 0 || (n > 1 && s[0] == '0')) return -1;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9') return -1;
-        x = x * 10 + (uint64_t)(s[i] - '0');
-        if (x > max) return -1;
-    }
-    *v = x;
-    return 0;
-}
-
 int kc_shard_parse(const char *s, int *k, int *n, char *err, size_t errcap)
 {
     if (!s) return kc_errf(err, errcap, SHARD_EXPECT, "");
     const char *slash = strchr(s, '/');
     uint64_t kk, nn;
     if (!slash) return kc_errf(err, errcap, SHARD_EXPECT, s);
-    if (dec(s, (size_t)(slash - s), 9999999999ULL, &kk) || dec(slash + 1, strlen(slash + 1), 9999999999ULL, &nn))
+    if (kc_parse_canonical(s, (size_t)(slash - s), 9999999999ULL, &kk) || kc_parse_canonical(slash + 1, strlen(slash + 1), 9999999999ULL, &nn))
         return kc_errf(err, errcap, SHARD_EXPECT, s);
     if (nn == 0) return kc_errf(err, errcap, "N must be at least 1, got '%s'", s);
     if (nn > KC_MAX_SHARDS) return kc_errf(err, errcap, "N must be at most %d, got '%s'", KC_MAX_SHARDS, s);
@@ -60,7 +46,7 @@ int kc_devices_parse(const char *s, int *out, int max, char *err, size_t errcap)
         const char *e = strchr(p, ',');
         size_t len = e ? (size_t)(e - p) : strlen(p);
         uint64_t v;
-        if (dec(p, len, 1023, &v)) return kc_errf(err, errcap, DEVICES_EXPECT, s);
+        if (kc_parse_canonical(p, len, 1023, &v)) return kc_errf(err, errcap, DEVICES_EXPECT, s);
         for (int i = 0; i < cnt; i++)
             if (out[i] == (int)v) return kc_errf(err, errcap, "device %d is listed twice in '%s'", (int)v, s);
         if (cnt == max) return kc_errf(err, errcap, "at most %d devices, got '%s'", max, s);

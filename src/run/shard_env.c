@@ -13,6 +13,7 @@
 
 #include "errmsg.h"
 #include "shard.h"
+#include "strict_num.h"
 
 const char *const kc_env_shard_vars[] = {
     "TEST_SHARD_INDEX", "TEST_TOTAL_SHARDS", "TEST_SHARD_STATUS_FILE",
@@ -21,17 +22,12 @@ const char *const kc_env_shard_vars[] = {
     "SLURM_ARRAY_TASK_STEP", "JOB_COMPLETION_INDEX", "KC_SHARDS", NULL,
 };
 
-/* A canonical decimal (digits only, no sign or leading zero) up to max. */
+/* A canonical decimal (kc_parse_canonical) of a variable's value, up to max. */
 static int dec(const char *s, long max, long *v)
 {
-    long x = 0;
-    if (!s || !*s || (s[0] == '0' && s[1])) return -1;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9') return -1;
-        x = x * 10 + (*s - '0');
-        if (x > max) return -1;
-    }
-    *v = x;
+    uint64_t x;
+    if (!s || kc_parse_canonical(s, strlen(s), (uint64_t)max, &x)) return -1;
+    *v = (long)x;
     return 0;
 }
 

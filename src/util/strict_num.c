@@ -14,3 +14,17 @@ int kc_parse_u64(const char *s, uint64_t max, uint64_t *out)
     *out = v;
     return 0;
 }
+
+int kc_parse_canonical(const char *s, size_t n, uint64_t max, uint64_t *out)
+{
+    uint64_t x = 0;
+    if (n == 0 || (n > 1 && s[0] == '0')) return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        unsigned d = (unsigned)(s[i] - '0');
+        if (x > (max - d) / 10) return -1;
+        x = x * 10 + d;
+    }
+    *out = x;
+    return 0;
+}

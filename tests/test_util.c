@@ -1,12 +1,13 @@
 /* test_util.c — the util layer's helpers that other layers share: strict and
- * canonical decimals (strict_num.h), shell-quoted words (shell_words.h) and
- * the monotonic clock (clock.h). */
+ * canonical decimals (strict_num.h), shell-quoted words (shell_words.h),
+ * lines built in fixed buffers (strbuf.h) and the monotonic clock (clock.h). */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "clock.h"
 #include "shell_words.h"
+#include "strbuf.h"
 #include "strict_num.h"
 
 Test(util, canonical_decimal)
@@ -56,4 +57,37 @@ Test(util, clock_is_monotonic)
     double a = kc_now_s(), b = kc_now_s();
     cr_expect_gt(a, 0);
     cr_expect_geq(b, a);
+}
+
+Test(util, strbuf_cuts_and_remembers)
+{
+    char buf[8];
+    kc_strbuf b;
+    kc_sb_init(&b, buf, sizeof buf);
+    kc_sb_printf(&b, "%s", "abc");
+    kc_sb_printf(&b, "%d", 12);
+    cr_expect_str_eq(buf, "abc12");
+    cr_expect_eq(b.len, 5);
+    cr_expect_eq(b.over, 0);
+    kc_sb_printf(&b, "%s", "xyz");   /* 8 characters do not fit in 8 bytes */
+    cr_expect_str_eq(buf, "abc12xy");
+    cr_expect_eq(b.len, 7);
+    cr_expect_eq(b.over, 1);
+    kc_sb_printf(&b, "more");
+    cr_expect_str_eq(buf, "abc12xy");
+    kc_strbuf none;
+    kc_sb_init(&none, NULL, 0);
+    kc_sb_printf(&none, "x");
+    cr_expect_eq(none.over, 1, "no buffer: nothing written, the cut remembered");
+}
+
+Test(util, strcatf_appends_to_a_string)
+{
+    char msg[12] = "gate 2";
+    kc_strcatf(msg, sizeof msg, "; %s", "x");
+    cr_expect_str_eq(msg, "gate 2; x");
+    kc_strcatf(msg, sizeof msg, "%s", "12345");
+    cr_expect_str_eq(msg, "gate 2; x12", "cut at the end, terminated");
+    kc_strcatf(msg, sizeof msg, "%s", "more");
+    cr_expect_str_eq(msg, "gate 2; x12");
 }

@@ -36,6 +36,7 @@
 #include "inputs.h"
 #include "parallel.h"
 #include "seed.h"
+#include "strbuf.h"
 #include "tolerance.h"
 
 static const char *gate_name[] = { "internal", "launch and fit", "bounds and writes", "accuracy", "determinism",
@@ -743,17 +744,6 @@ static const kc_known *match_known(const kc_contract *c, int gate, const char *s
     return NULL;
 }
 
-static void append(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void append(char *buf, size_t cap, const char *fmt, ...)
-{
-    size_t n = strlen(buf);
-    if (n + 1 >= cap) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + n, cap - n, fmt, ap);
-    va_end(ap);
-}
-
 /* Loads the contract's device reference for an item, when --reference uses
  * it. 0; or 1 with why (the contract's error: it names a module or symbol
  * this binary lacks). */
@@ -848,13 +838,13 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
             if (kn) {
                 reproduced[ki] = 1;
                 known++;
-                append(res->detail, sizeof res->detail, "    known: %s [%s]\n", k.why, kn->reason);
+                kc_strcatf(res->detail, sizeof res->detail, "    known: %s [%s]\n", k.why, kn->reason);
             } else {
                 if (!unknown++) {
                     snprintf(first, sizeof first, "%s", k.why);
                     res->gate = g;
                 }
-                else append(res->detail, sizeof res->detail, "    also: %s\n", k.why);
+                else kc_strcatf(res->detail, sizeof res->detail, "    also: %s\n", k.why);
             }
         }
     }
@@ -869,7 +859,7 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
     for (int i = 0; i < KC_MAX_KNOWN && c->known[i].reason && !gpu->lost && !it->record; i++)
         if (!reproduced[i]) {
             res->stale++;
-            append(res->detail, sizeof res->detail,
+            kc_strcatf(res->detail, sizeof res->detail,
                    "    stale known finding: gate %d on shapes %s (%s) no longer fails: remove it from the contract\n",
                    c->known[i].gate, c->known[i].shape ? c->known[i].shape : "*", c->known[i].reason);
         }
@@ -901,7 +891,7 @@ done:
             int planned = 0;
             for (const kc_shape *s = c->shapes; s->name; s++) planned += s->cls == KC_SHAPE_LARGE ? 1 : nd;
             if (planned > res->cases)
-                append(res->msg, sizeof res->msg, "; %d more case%s not run (the CUDA context is unusable)",
+                kc_strcatf(res->msg, sizeof res->msg, "; %d more case%s not run (the CUDA context is unusable)",
                        planned - res->cases, planned - res->cases == 1 ? "" : "s");
         }
     }
@@ -959,7 +949,7 @@ static void run_limits(kc_gpu *gpu, const kc_item *it, kc_result *res)
     gpu->cu.FuncGetAttribute(&maxthreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn);
     char probs[1800] = "";
     int np = 0;
-#define PROBLEM(...) do { np++; append(probs, sizeof probs, "%s", np > 1 ? "; " : ""); append(probs, sizeof probs, __VA_ARGS__); } while (0)
+#define PROBLEM(...) do { np++; kc_strcatf(probs, sizeof probs, "%s", np > 1 ? "; " : ""); kc_strcatf(probs, sizeof probs, __VA_ARGS__); } while (0)
     if (b->max_regs && regs > b->max_regs) PROBLEM("registers %d per thread > budget %d", regs, b->max_regs);
     if (local > b->max_local) PROBLEM("local memory %d bytes per thread > budget %d (spills or stack arrays)", local, b->max_local);
     unsigned maxsmem = 0;

@@ -17,6 +17,7 @@
 #include "gpu.h"
 #include "proctree.h"
 #include "shell_words.h"
+#include "strbuf.h"
 #include "supervisor.h"
 
 static const char *const TOOLS[KC_SAN_TOOLS] = { "memcheck", "racecheck", "initcheck", "synccheck" };
@@ -37,15 +38,6 @@ static void copy_trim(char *dst, size_t cap, const char *s, const char *e)
     size_t n = (size_t)(e - s);
     if (n >= cap) n = cap - 1;
     memcpy(dst, s, n);
-    dst[n] = 0;
-}
-
-static void append_to(char *dst, size_t cap, const char *sep, const char *text)
-{
-    size_t n = strlen(dst);
-    const char *parts[2] = { n ? sep : "", text };
-    for (int i = 0; i < 2; i++)
-        for (const char *p = parts[i]; *p && n + 1 < cap; p++) dst[n++] = *p;
     dst[n] = 0;
 }
 
@@ -122,12 +114,12 @@ int kc_sanitizer_parse(const char *text, kc_san_error *e)
                     snprintf(e->where, sizeof e->where, "%.383s", l);
                     kernel_of(l, e->kernel, sizeof e->kernel);
                 } else if (starts(l, "and ") && strstr(l, " access at ")) {
-                    append_to(e->where, sizeof e->where, "; ", l);       /* racecheck's second access */
+                    kc_strcatf(e->where, sizeof e->where, "%s%s", *e->where ? "; " : "", l);       /* racecheck's second access */
                 } else if (sscanf(l, "by thread (%d,%d,%d) in block (%d,%d,%d)", &tx, &ty, &tz, &bx, &by, &bz) == 6) {
                     snprintf(e->thread, sizeof e->thread, "(%d,%d,%d)", tx, ty, tz);
                     snprintf(e->block, sizeof e->block, "(%d,%d,%d)", bx, by, bz);
                 } else if (starts(l, "Address ") || (starts(l, "and is ") && e->address[0])) {
-                    append_to(e->address, sizeof e->address, " ", l);
+                    kc_strcatf(e->address, sizeof e->address, "%s%s", *e->address ? " " : "", l);
                 } else if (starts(l, "Saved host backtrace") || starts(l, "Host Frame") || starts(l, "Device Frame")) {
                     in_error = 2;       /* backtraces end what this line needs */
                 }

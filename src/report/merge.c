@@ -3,6 +3,7 @@
  * reason the merge refuses. Pure: no I/O, no processes. */
 #include "merge.h"
 #include "signame.h"
+#include "strbuf.h"
 
 #include <limits.h>
 #include <signal.h>
@@ -68,19 +69,8 @@ void kc_shard_out_why(const kc_shard_out *s, char *buf, size_t cap)
 
 /* ---- the merge ---- */
 
-/* An appending message buffer (truncates, never overflows). */
-typedef struct msgs { char *buf; size_t cap, len; int count; } msgs;
-
-static void add(msgs *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(msgs *m, const char *fmt, ...)
-{
-    if (!m->buf || m->len + 1 >= m->cap) return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(m->buf + m->len, m->cap - m->len, fmt, ap);
-    va_end(ap);
-    if (n > 0) m->len = m->len + (size_t)n < m->cap ? m->len + (size_t)n : m->cap - 1;
-}
+/* The problems found so far, one line each (cut at the caller's buffer). */
+typedef struct msgs { kc_strbuf sb; int count; } msgs;
 
 /* Starts a shard's line the first time, else continues it with "; ". */
 static void problem(msgs *m, int *started, const kc_shard_out *s, int n, const char *fmt, ...)
@@ -93,11 +83,11 @@ static void problem(msgs *m, int *started, const kc_shard_out *s, int n, const c
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     if (!*started) {
-        add(m, "%sshard %d/%d: %s", m->count ? "\n" : "", s->k, n, text);
+        kc_sb_printf(&m->sb, "%sshard %d/%d: %s", m->count ? "\n" : "", s->k, n, text);
         m->count++;
         *started = 1;
     } else {
-        add(m, "; %s", text);
+        kc_sb_printf(&m->sb, "; %s", text);
     }
 }
 
@@ -161,15 +151,15 @@ static void check_coverage(msgs *m, const kc_merge_want *w, const kc_shard_out *
 {
     for (int i = 0; i < nout; i++)
         if (outs[i].k < 0 || outs[i].k >= w->n) {
-            add(m, "%sa result for shard %d, but the run has shards 0..%d", m->count ? "\n" : "", outs[i].k, w->n - 1);
+            kc_sb_printf(&m->sb, "%sa result for shard %d, but the run has shards 0..%d", m->count ? "\n" : "", outs[i].k, w->n - 1);
             m->count++;
         }
     for (int k = 0; k < w->n; k++) {
         int c = 0;
         for (int i = 0; i < nout; i++) c += outs[i].k == k;
         if (c == 1) continue;
-        add(m, "%sshard %d/%d: %s", m->count ? "\n" : "", k, w->n, c == 0 ? "missing (no result)" : "ran more than once");
-        if (c > 1) add(m, " (%d results)", c);
+        kc_sb_printf(&m->sb, "%sshard %d/%d: %s", m->count ? "\n" : "", k, w->n, c == 0 ? "missing (no result)" : "ran more than once");
+        if (c > 1) kc_sb_printf(&m->sb, " (%d results)", c);
         m->count++;
     }
 }
@@ -194,7 +184,7 @@ static void merge_device(msgs *m, const kc_merge_want *w, const kc_shard_out *ou
             t->cc_minor = s->cc_minor;
             t->sm_count = s->sm_count;
         } else if (!same_device(&first->tally, s) && !w->allow_mixed_gpus) {
-            add(m, "%sshard %d/%d: ran on '%s' (cc %d.%d, %d SMs), shard %d/%d on '%s' (cc %d.%d, %d SMs)%s",
+            kc_sb_printf(&m->sb, "%sshard %d/%d: ran on '%s' (cc %d.%d, %d SMs), shard %d/%d on '%s' (cc %d.%d, %d SMs)%s",
                 m->count ? "\n" : "", outs[i].k, w->n, s->device, s->cc_major, s->cc_minor, s->sm_count, first->k,
                 w->n, first->tally.device, first->tally.cc_major, first->tally.cc_minor, first->tally.sm_count,
                 " (kcontract merge --allow-mixed-gpus merges them anyway)");
@@ -205,7 +195,8 @@ static void merge_device(msgs *m, const kc_merge_want *w, const kc_shard_out *ou
 
 int kc_merge(const kc_merge_want *w, const kc_shard_out *outs, int nout, kc_tally *out, char *err, size_t errcap)
 {
-    msgs m = { err, errcap, 0, 0 };
+    msgs m = { .count = 0 };
+    kc_sb_init(&m.sb, err, errcap);
     if (err && errcap) err[0] = 0;
     kc_tally t;
     kc_tally_init(&t);
@@ -214,7 +205,7 @@ int kc_merge(const kc_merge_want *w, const kc_shard_out *outs, int nout, kc_tall
     for (int i = 0; i < nout; i++) {
         all_good &= check_shard(&m, w, &outs[i]) == 0;
         if (outs[i].have && kc_tally_merge(&t, &outs[i].tally)) {
-            add(&m, "%sshard %d/%d: its counts cannot be added to the other shards' (they pass %ld)", m.count ? "\n" : "",
+            kc_sb_printf(&m.sb, "%sshard %d/%d: its counts cannot be added to the other shards' (they pass %ld)", m.count ? "\n" : "",
                 outs[i].k, w->n, LONG_MAX);
             m.count++;
             all_good = 0;
@@ -222,7 +213,7 @@ int kc_merge(const kc_merge_want *w, const kc_shard_out *outs, int nout, kc_tall
     }
     merge_device(&m, w, outs, nout, &t);
     if (all_good && (t.items != w->items || t.digest != w->digest)) {
-        add(&m, "%sthe shards' item sets do not add up to the filtered set: %ld items (digest %016llx), expected %ld (digest %016llx)",
+        kc_sb_printf(&m.sb, "%sthe shards' item sets do not add up to the filtered set: %ld items (digest %016llx), expected %ld (digest %016llx)",
             m.count ? "\n" : "", t.items, (unsigned long long)t.digest, w->items, (unsigned long long)w->digest);
         m.count++;
     }

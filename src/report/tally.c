@@ -34,6 +34,7 @@
 #include <string.h>
 #include "seed.h"
 #include "errmsg.h"
+#include "strbuf.h"
 #include "strict_num.h"
 #include "tally.h"
 
@@ -156,32 +157,17 @@ int kc_tally_exit_status(const kc_tally *t) {
 
 /* ---- writing ---- */
 
-/* An appending writer: remembers overflow instead of failing each call. */
-typedef struct out { char *buf; size_t cap, len; int over; } out;
-
-static void put(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(out *o, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    size_t room = o->len < o->cap ? o->cap - o->len : 0;
-    int n = vsnprintf(room ? o->buf + o->len : NULL, room, fmt, ap);
-    va_end(ap);
-    if (n < 0) { o->over = 1; return; }
-    o->len += (size_t)n;
-    if (o->len >= o->cap) o->over = 1;
-}
-
 static int needs_escape(unsigned char c) { return c <= ' ' || c >= 0x7f || c == '%' || c == '='; }
 
-static void put_device(out *o, const char *s) {
+static void put_device(kc_strbuf *o, const char *s) {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (needs_escape(*p)) put(o, "%%%02X", *p);
-        else put(o, "%c", *p);
+        if (needs_escape(*p)) kc_sb_printf(o, "%%%02X", *p);
+        else kc_sb_printf(o, "%c", *p);
     }
 }
 
 /* Writes one key's value; returns -1 when the struct holds an unwritable value. */
-static int put_value(out *o, const kc_tally *t, const key *k) {
+static int put_value(kc_strbuf *o, const kc_tally *t, const key *k) {
     const char *base = (const char *)t + k->off;
     long l;
     int i;
@@ -189,25 +175,25 @@ static int put_value(out *o, const kc_tally *t, const key *k) {
     switch (k->type) {
     case K_COUNT:
         if ((l = t->n[k->kind][k->state]) < 0) return -1;
-        put(o, "%ld", l);
+        kc_sb_printf(o, "%ld", l);
         break;
     case K_LONG:
         memcpy(&l, base, sizeof l);
         if (l < 0) return -1;
-        put(o, "%ld", l);
+        kc_sb_printf(o, "%ld", l);
         break;
     case K_U64:
         memcpy(&u, base, sizeof u);
-        put(o, "%llu", (unsigned long long)u);
+        kc_sb_printf(o, "%llu", (unsigned long long)u);
         break;
     case K_HEX:
         memcpy(&u, base, sizeof u);
-        put(o, "%016llx", (unsigned long long)u);
+        kc_sb_printf(o, "%016llx", (unsigned long long)u);
         break;
     case K_INT:
         memcpy(&i, base, sizeof i);
         if (i < 0) return -1;
-        put(o, "%d", i);
+        kc_sb_printf(o, "%d", i);
         break;
     case K_DEVICE:
         if (memchr(t->device, 0, sizeof t->device) == NULL) return -1;
@@ -215,11 +201,11 @@ static int put_value(out *o, const kc_tally *t, const key *k) {
         break;
     case K_CC:
         if (t->cc_major < 0 || t->cc_minor < 0) return -1;
-        put(o, "%d.%d", t->cc_major, t->cc_minor);
+        kc_sb_printf(o, "%d.%d", t->cc_major, t->cc_minor);
         break;
     case K_SHARD:
         if (t->shard_n < 1 || t->shard_k < 0 || t->shard_k >= t->shard_n) return -1;
-        put(o, "%d/%d", t->shard_k, t->shard_n);
+        kc_sb_printf(o, "%d/%d", t->shard_k, t->shard_n);
         break;
     }
     return 0;
@@ -229,10 +215,11 @@ int kc_tally_format(const kc_tally *t, char *buf, size_t cap) {
     for (int k = 0; k < KC_KIND_COUNT; k++)
         for (int s = 0; s < KC_STATE_COUNT; s++)
             if (t->n[k][s] != 0 && !pair_listed(k, s)) return -1;
-    out o = { buf, cap, 0, 0 };
-    put(&o, "TALLY v=%d", KC_TALLY_VERSION);
+    kc_strbuf o;
+    kc_sb_init(&o, buf, cap);
+    kc_sb_printf(&o, "TALLY v=%d", KC_TALLY_VERSION);
     for (size_t i = 0; i < NKEYS; i++) {
-        put(&o, " %s=", KEYS[i].name);
+        kc_sb_printf(&o, " %s=", KEYS[i].name);
         if (put_value(&o, t, &KEYS[i]) < 0) return -1;
     }
     if (o.over || o.len > (size_t)0x7fffffff) return -1;
@@ -404,33 +391,34 @@ int kc_tally_parse(const char *line, kc_tally *t, char *err, size_t errcap) {
 static const char *pl(long n, const char *one, const char *many) { return n == 1 ? one : many; }
 
 int kc_summary_format(const kc_tally *t, char *buf, size_t cap) {
-    out o = { buf, cap, 0, 0 };
+    kc_strbuf o;
+    kc_sb_init(&o, buf, cap);
     long kernels = kind_total(t, KC_KIND_KERNEL), controls = kind_total(t, KC_KIND_CONTROL);
     long limits = kind_total(t, KC_KIND_LIMIT);
     long known = t->n[KC_KIND_KERNEL][KC_KNOWN], spass = t->n[KC_KIND_SUITE][KC_PASS];
     long sfail = t->n[KC_KIND_SUITE][KC_FAIL];
-    put(&o, "SUMMARY %ld %s: %ld pass gates 1-4, %ld fail, %ld %s", kernels,
+    kc_sb_printf(&o, "SUMMARY %ld %s: %ld pass gates 1-4, %ld fail, %ld %s", kernels,
         pl(kernels, "kernel", "kernels"), t->n[KC_KIND_KERNEL][KC_PASS],
         t->n[KC_KIND_KERNEL][KC_FAIL], known, pl(known, "known finding", "known findings"));
-    put(&o, "; %ld %s: %ld red as planted, %ld missed", controls, pl(controls, "control", "controls"),
+    kc_sb_printf(&o, "; %ld %s: %ld red as planted, %ld missed", controls, pl(controls, "control", "controls"),
         t->n[KC_KIND_CONTROL][KC_RED], t->n[KC_KIND_CONTROL][KC_MISSED]);
-    put(&o, "; %ld %s: %ld %s", limits, pl(limits, "limit check", "limit checks"),
+    kc_sb_printf(&o, "; %ld %s: %ld %s", limits, pl(limits, "limit check", "limit checks"),
         t->limit_problems, pl(t->limit_problems, "limit problem", "limit problems"));
     long sans = kind_total(t, KC_KIND_SANITIZE);
     if (sans)
-        put(&o, "; %ld %s: %ld clean, %ld %s", sans, pl(sans, "sanitizer check", "sanitizer checks"),
+        kc_sb_printf(&o, "; %ld %s: %ld clean, %ld %s", sans, pl(sans, "sanitizer check", "sanitizer checks"),
             t->n[KC_KIND_SANITIZE][KC_PASS], t->n[KC_KIND_SANITIZE][KC_FAIL],
             pl(t->n[KC_KIND_SANITIZE][KC_FAIL], "with an error", "with errors"));
-    put(&o, "; %ld %s", spass, pl(spass, "suite passes", "suites pass"));
-    if (sfail) put(&o, ", %ld %s failed", sfail, pl(sfail, "suite", "suites"));
+    kc_sb_printf(&o, "; %ld %s", spass, pl(spass, "suite passes", "suites pass"));
+    if (sfail) kc_sb_printf(&o, ", %ld %s failed", sfail, pl(sfail, "suite", "suites"));
     long skip = state_total(t, KC_SKIP), crash = state_total(t, KC_CRASH);
     long tmo = state_total(t, KC_TIMEOUT), notrun = state_total(t, KC_NOTRUN), leak = state_total(t, KC_LEAK);
-    if (leak) put(&o, "; %ld left processes or GPU state behind", leak);
-    if (skip) put(&o, "; %ld skipped", skip);
-    if (crash) put(&o, "; %ld crashed", crash);
-    if (tmo) put(&o, "; %ld timed out", tmo);
-    if (notrun) put(&o, "; %ld not run", notrun);
-    if (t->stale) put(&o, "; %ld %s", t->stale, pl(t->stale, "stale known finding", "stale known findings"));
+    if (leak) kc_sb_printf(&o, "; %ld left processes or GPU state behind", leak);
+    if (skip) kc_sb_printf(&o, "; %ld skipped", skip);
+    if (crash) kc_sb_printf(&o, "; %ld crashed", crash);
+    if (tmo) kc_sb_printf(&o, "; %ld timed out", tmo);
+    if (notrun) kc_sb_printf(&o, "; %ld not run", notrun);
+    if (t->stale) kc_sb_printf(&o, "; %ld %s", t->stale, pl(t->stale, "stale known finding", "stale known findings"));
     if (o.over || o.len > (size_t)0x7fffffff) return -1;
     return (int)o.len;
 }

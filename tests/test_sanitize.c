@@ -315,6 +315,11 @@ Test(sanitize, an_error_fails_with_the_parsed_line_and_both_commands, .timeout =
     kc_out_summary(p.out, sum, sizeof sum);
     cr_expect(strstr(sum, "; 1 sanitizer check: 0 clean, 1 with an error;"), "%s", sum);
     kc_proc_free(&p);
+    /* initcheck checks every kernel: the harness's generator writes the inputs */
+    p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_FAKE_SANITIZER=error:initcheck", NULL);
+    cr_assert(kc_out_item_line(p.out, "FAIL", ITEM, line, sizeof line), "%s", p.out);
+    cr_expect(strstr(line, "compute-sanitizer --tool initcheck ") && !strstr(line, "--kernel-name"), "%s", line);
+    kc_proc_free(&p);
     /* memcheck's first error names thread, block and address */
     p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_FAKE_SANITIZER=error:memcheck", NULL);
     cr_expect(kc_out_item_line(p.out, "FAIL", ITEM, line, sizeof line) &&

@@ -345,9 +345,10 @@ static void plan_init(san_plan *p, const kc_item *it, const kc_opts *o, const ch
     snprintf(p->dev, sizeof p->dev, "%d", o->device);
     snprintf(p->ecode, sizeof p->ecode, "%d", KC_SAN_ERROR_EXIT);
     snprintf(p->workers, sizeof p->workers, "%d", kc_parallel_threads() > 0 ? kc_parallel_threads() : 1);
-    /* Only the kernel under test is checked: never the harness's own kernels
-     * (its input generator), which run uninstrumented. A library kernel's
-     * names are the library's, so there the harness's are left out instead. */
+    /* Only the kernel under test is checked (initcheck aside, tool_argv):
+     * never the harness's own kernels (its input generator), which run
+     * uninstrumented. A library kernel's names are the library's, so there
+     * the harness's are left out instead. */
     if (p->c && !p->c->library) snprintf(p->filter, sizeof p->filter, "kne=%s", p->c->symbol);
     else
         for (; p->nexclude < KC_HARNESS_KERNELS; p->nexclude++)
@@ -384,8 +385,11 @@ static int tool_argv(const san_plan *p, int t, const char **words, int cap)
     /* The harness's own CUDA calls that fail on purpose (probes) are not
      * the kernel's errors; a launch that fails is the target's FAIL line. */
     W("--report-api-errors"), W("no");
-    if (p->filter[0]) W("--kernel-name"), W(p->filter);
-    else
+    /* initcheck must see the harness's generator write the inputs, or every
+     * read of them is of memory no one wrote (H200, run 6: thousands of
+     * false errors a launch, and runs of 120 s): it checks every kernel. */
+    if (t != 2 && p->filter[0]) W("--kernel-name"), W(p->filter);
+    else if (t != 2)
         for (int i = 0; i < p->nexclude; i++) W("--kernel-name-exclude"), W(p->exclude[i]);
     /* No leak report (the target's session frees what it allocates; a leak
      * is the GPU-state watch's business); racecheck's analysis (one line per

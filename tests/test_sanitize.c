@@ -247,6 +247,28 @@ Test(sanitize, clean_under_every_tool_passes, .timeout = 120)
     kc_proc_free(&p);
 }
 
+/* A kernel that uses no shared memory (the target's memcheck run says so)
+ * is not run under racecheck, which checks shared memory only; the line says
+ * why, and what each tool cost. */
+Test(sanitize, no_shared_memory_leaves_racecheck_out, .timeout = 120)
+{
+    kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", NULL }, 0,
+                        "KC_FAKE_SANITIZER=error:racecheck", NULL);
+    char line[8192];
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakenosmem.copy.f16:sanitize", line, sizeof line) &&
+              strstr(line, "memcheck, initcheck and synccheck (racecheck not run: no launch uses shared memory) "
+                           "clean on 2 launches"), "%s", p.out);
+    cr_expect(strstr(line, "[memcheck ") && strstr(line, " s, initcheck ") && !strstr(line, "racecheck 0") &&
+              strstr(line, "; slowest launch "), "%s", line);
+    kc_proc_free(&p);
+    /* the same kernel with shared memory runs racecheck on its edge shape */
+    p = san_run((char *[]){ "run", ITEM, NULL }, 0, NULL, NULL);
+    cr_expect(kc_out_item_line(p.out, "PASS", ITEM, line, sizeof line) &&
+              strstr(line, "[memcheck ") && strstr(line, " s (edge shapes), initcheck "), "%s", p.out);
+    kc_proc_free(&p);
+}
+
 /* A contract that leaves racecheck out (no_racecheck, with its reason)
  * runs the other three tools, says so, and never sees racecheck's errors. */
 Test(sanitize, no_racecheck_runs_the_other_three_tools, .timeout = 120)
@@ -283,12 +305,21 @@ Test(sanitize, an_error_fails_with_the_parsed_line_and_both_commands, .timeout =
     cr_expect(strstr(line, "and Read access at " K "+0x1f0"), "%s", line);
     cr_expect(strstr(line, "; sanitizer command: ") && strstr(line, "compute-sanitizer --tool racecheck --error-exitcode 86 ")
               && strstr(line, "kcontract-fixture run " ITEM " --sanitize-target --seed 7 --device 0"), "%s", line);
+    /* only the kernel under test is checked, and racecheck only on its edge
+     * shape (the first of its two launches) */
+    cr_expect(strstr(line, " --kernel-name kne=fake_copy_f16 ") && strstr(line, " --launch-count 1 ") &&
+              strstr(line, " --racecheck-num-workers "), "%s", line);
     cr_expect(strstr(line, "rerun: ") && strstr(line, " run " ITEM " --seed 7 --device 0"), "%s", line);
     kc_tally t;
     kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_SANITIZE][KC_FAIL], 1);
     kc_out_summary(p.out, sum, sizeof sum);
     cr_expect(strstr(sum, "; 1 sanitizer check: 0 clean, 1 with an error;"), "%s", sum);
+    kc_proc_free(&p);
+    /* initcheck checks every kernel: the harness's generator writes the inputs */
+    p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_FAKE_SANITIZER=error:initcheck", NULL);
+    cr_assert(kc_out_item_line(p.out, "FAIL", ITEM, line, sizeof line), "%s", p.out);
+    cr_expect(strstr(line, "compute-sanitizer --tool initcheck ") && !strstr(line, "--kernel-name"), "%s", line);
     kc_proc_free(&p);
     /* memcheck's first error names thread, block and address */
     p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_FAKE_SANITIZER=error:memcheck", NULL);

@@ -20,6 +20,10 @@
  * where nothing else would pull a self-registering object out. */
 extern const int kc_embedded_harness;
 
+const char *const kc_harness_kernel_names[KC_HARNESS_KERNELS] = {
+    "kc_smem_poison", "kc_gen_fill", "kc_check_bytes", "kc_check_unwritten", "kc_check_differs", "kc_check_close",
+};
+
 int kc_harness_open(kc_cuda *cu, const kc_device *dev, kc_harness *h, char *why, size_t cap)
 {
     (void)*(const volatile int *)&kc_embedded_harness;
@@ -39,13 +43,10 @@ int kc_harness_open(kc_cuda *cu, const kc_device *dev, kc_harness *h, char *why,
         h->mod = NULL;
         return 1;
     }
-    struct { CUfunction *f; const char *name; } fns[] = {
-        { &h->poison, "kc_smem_poison" }, { &h->gen, "kc_gen_fill" }, { &h->bytes, "kc_check_bytes" },
-        { &h->unwritten, "kc_check_unwritten" }, { &h->differs, "kc_check_differs" }, { &h->close, "kc_check_close" },
-    };
-    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
-        if ((r = cu->ModuleGetFunction(fns[i].f, h->mod, fns[i].name)) != CUDA_SUCCESS) {
-            snprintf(why, cap, "the harness module lacks %s: %s", fns[i].name, kc_cuda_error_name(cu, r));
+    CUfunction *fns[KC_HARNESS_KERNELS] = { &h->poison, &h->gen, &h->bytes, &h->unwritten, &h->differs, &h->close };
+    for (int i = 0; i < KC_HARNESS_KERNELS; i++)
+        if ((r = cu->ModuleGetFunction(fns[i], h->mod, kc_harness_kernel_names[i])) != CUDA_SUCCESS) {
+            snprintf(why, cap, "the harness module lacks %s: %s", kc_harness_kernel_names[i], kc_cuda_error_name(cu, r));
             goto fail;
         }
     if ((r = cu->MemAlloc(&h->parts, KC_HARNESS_MAX_BLOCKS * PART_BYTES)) != CUDA_SUCCESS) {

@@ -30,6 +30,12 @@ typedef struct kc_harness {
     size_t smem_optin, smem_default;
 } kc_harness;
 
+/* The harness module's kernels by name (kernels/harness/harness.cu): its
+ * shared-memory poison, input generator and checks. The sanitizer gate leaves
+ * them unchecked (sanitize.h). */
+#define KC_HARNESS_KERNELS 6
+extern const char *const kc_harness_kernel_names[KC_HARNESS_KERNELS];
+
 /* Loads the embedded "harness" module on the current context and allocates
  * its result buffers. Returns 0, or 1 with the reason in why (the module is
  * not embedded, does not load on this device's compute capability, a kernel

@@ -1021,8 +1021,22 @@ int kc_sanitize_shapes(const kc_contract *c, const kc_shape **out, int cap)
     return n;
 }
 
-int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control, uint64_t seed, char *msg, size_t cap)
+/* The shared memory one launch of shape s uses: static + dynamic bytes. */
+static long launch_smem(kc_gpu *gpu, const kc_contract *c, CUfunction fn, const kc_shape *s)
 {
+    kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
+    int statics = 0;
+    c->launch(s, &gpu->dev, &l);
+    gpu->cu.FuncGetAttribute(&statics, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn);
+    return (long)statics + (long)l.smem;
+}
+
+int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control, uint64_t seed, char *msg, size_t cap,
+                          kc_exact_stats *st)
+{
+    st->smem_bytes = c->library ? -1 : 0;
+    st->slowest = NULL;
+    st->slowest_s = 0;
     CUmodule mod = NULL;
     CUfunction fn = NULL;
     kc_host_entry entry;
@@ -1040,6 +1054,11 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
         kc_case k = { .c = c, .s = shapes[i], .dist = dists[0], .mode = KC_REF_DEVICE, .time = &time, .entry = entry,
                       .exact = 1 };
         k.seed = kc_case_seed(seed, c->name, shapes[i]->name, dists[0]);
+        double t0 = kc_now_s();
+        if (!c->library) {
+            long smem = launch_smem(gpu, c, fn, shapes[i]);
+            if (smem > st->smem_bytes) st->smem_bytes = smem;
+        }
         int g = case_prepare(gpu, &k);
         CUresult r = g ? CUDA_SUCCESS : set_upload(gpu, &k, 0, 0);
         if (!g && r != CUDA_SUCCESS)
@@ -1052,6 +1071,10 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
             launched++;
         }
         case_free(gpu, &k);
+        if (!g && kc_now_s() - t0 >= st->slowest_s) {
+            st->slowest_s = kc_now_s() - t0;
+            st->slowest = shapes[i]->name;
+        }
     }
     if (!rc) {
         int n = snprintf(msg, cap, "%d launch%s of %s%s%s (dist %s):", launched, launched == 1 ? "" : "es", c->name,

@@ -15,6 +15,8 @@
 
 #include "gates.h"
 #include "gpu.h"
+#include "harness.h"
+#include "parallel.h"
 #include "proctree.h"
 #include "shell_words.h"
 #include "strbuf.h"
@@ -298,6 +300,217 @@ static double tool_limit_s(const kc_item *it)
     return it->contract && it->contract->timeout_s > KC_SAN_TIMEOUT_S ? it->contract->timeout_s : KC_SAN_TIMEOUT_S;
 }
 
+/* What one item's sanitizer runs share: the command's fixed words, and what
+ * the runs so far learned from the target. */
+typedef struct san_plan {
+    const kc_item *it;
+    const kc_contract *c;
+    const char *san, *self;
+    char seed[32], dev[16], ecode[16], workers[16], filter[600], edges[16];
+    char exclude[KC_HARNESS_KERNELS][96];   /* "kne=<harness kernel>", for a library kernel */
+    int nexclude;
+    int nedge, nshapes;
+    long smem;                  /* the target's "smem:" line (memcheck's run); -2 not yet known */
+    char race_note[600];        /* why racecheck was not run, or "" */
+    char times[600];            /* "memcheck 0.6 s, racecheck 1.1 s (edge shapes), ..." */
+    char slowest[200];          /* "slowest launch qwen.len512 27.1 s (racecheck)" */
+    double slowest_s;
+} san_plan;
+
+static void plan_init(san_plan *p, const kc_item *it, const kc_opts *o, const char *san, const char *self)
+{
+    memset(p, 0, sizeof *p);
+    p->it = it;
+    p->c = it->contract;
+    p->san = san;
+    p->self = self;
+    p->smem = -2;
+    snprintf(p->seed, sizeof p->seed, "%llu", (unsigned long long)o->seed);
+    snprintf(p->dev, sizeof p->dev, "%d", o->device);
+    snprintf(p->ecode, sizeof p->ecode, "%d", KC_SAN_ERROR_EXIT);
+    snprintf(p->workers, sizeof p->workers, "%d", kc_parallel_threads() > 0 ? kc_parallel_threads() : 1);
+    /* Only the kernel under test is checked (initcheck aside, tool_argv):
+     * never the harness's own kernels (its input generator), which run
+     * uninstrumented. A library kernel's names are the library's, so there
+     * the harness's are left out instead. */
+    if (p->c && !p->c->library) snprintf(p->filter, sizeof p->filter, "kne=%s", p->c->symbol);
+    else
+        for (; p->nexclude < KC_HARNESS_KERNELS; p->nexclude++)
+            snprintf(p->exclude[p->nexclude], sizeof p->exclude[0], "kne=%s", kc_harness_kernel_names[p->nexclude]);
+    const kc_shape *shapes[64];
+    p->nshapes = p->c ? kc_sanitize_shapes(p->c, shapes, 64) : 0;
+    for (int i = 0; i < p->nshapes; i++) p->nedge += shapes[i]->cls == KC_SHAPE_EDGE;
+    snprintf(p->edges, sizeof p->edges, "%d", p->nedge);
+}
+
+/* racecheck on the edge shapes only: shared memory belongs to one block, so a
+ * race is in the path one block takes (tile counts, tails), which the edge
+ * shapes are written to cover; the model shape adds blocks on the same
+ * paths, and racecheck's cost grows with every shared-memory access of every
+ * block (H200: 28 s and 190 CPU seconds for attn_prefill's model shape, under
+ * 1 s for its six edge shapes; docs/sanitizer-gate.md). Needs the kernel's
+ * name (launches are counted by the filter) and an edge shape. */
+static int race_edges_only(const san_plan *p)
+{
+    return p->filter[0] && p->nedge > 0 && p->nedge < p->nshapes;
+}
+
+/* The command line of tool t: words[] (NULL-terminated), at most cap. */
+static int tool_argv(const san_plan *p, int t, const char **words, int cap)
+{
+    int w = 0;
+#define W(x) (w < cap - 1 ? (void)(words[w++] = (x)) : (void)0)
+    W(p->san);
+    W("--tool"), W(TOOLS[t]);
+    W("--error-exitcode"), W(p->ecode);
+    W("--print-limit"), W("10");
+    W("--launch-timeout"), W("60");
+    W("--target-processes"), W("application-only");
+    /* The harness's own CUDA calls that fail on purpose (probes) are not
+     * the kernel's errors; a launch that fails is the target's FAIL line. */
+    W("--report-api-errors"), W("no");
+    /* initcheck must see the harness's generator write the inputs, or every
+     * read of them is of memory no one wrote (H200, run 6: thousands of
+     * false errors a launch, and runs of 120 s): it checks every kernel. */
+    if (t != 2 && p->filter[0]) W("--kernel-name"), W(p->filter);
+    else if (t != 2)
+        for (int i = 0; i < p->nexclude; i++) W("--kernel-name-exclude"), W(p->exclude[i]);
+    /* No leak report (the target's session frees what it allocates; a leak
+     * is the GPU-state watch's business); racecheck's analysis (one line per
+     * race, both accesses), with this process's share of the CPUs. */
+    if (t == 0) W("--leak-check"), W("no");
+    if (t == 1) {
+        W("--racecheck-report"), W("analysis");
+        W("--racecheck-num-workers"), W(p->workers);
+        if (race_edges_only(p)) W("--launch-count"), W(p->edges);
+    }
+    W(p->self);
+    W("run"), W(p->it->name), W("--sanitize-target");
+    W("--seed"), W(p->seed), W("--device"), W(p->dev);
+#undef W
+    words[w] = NULL;
+    return w;
+}
+
+/* The target's "smem:" and "slowest:" lines after tool t's run. */
+static void plan_learn(san_plan *p, int t, const char *out, double secs)
+{
+    char l[300];
+    if (p->smem == -2 && target_line(out, KC_SAN_TARGET_SMEM, l, sizeof l)) p->smem = atol(l);
+    char shape[160] = "";
+    double s = 0;
+    if (target_line(out, KC_SAN_TARGET_SLOWEST, l, sizeof l) && sscanf(l, "%159s %lf", shape, &s) == 2 &&
+        s >= p->slowest_s) {
+        p->slowest_s = s;
+        snprintf(p->slowest, sizeof p->slowest, "slowest launch %s %.1f s (%s)", shape, s, TOOLS[t]);
+    }
+    size_t n = strlen(p->times);
+    snprintf(p->times + n, sizeof p->times - n, "%s%s %.1f s%s", n ? ", " : "", TOOLS[t], secs,
+             t == 1 && race_edges_only(p) ? " (edge shapes)" : "");
+}
+
+/* Whether racecheck runs, after memcheck's run told the shared memory. */
+static int race_runs(san_plan *p)
+{
+    const char *no_race = p->c ? p->c->no_racecheck : NULL;
+    if (no_race) snprintf(p->race_note, sizeof p->race_note, "racecheck not run: %s", no_race);
+    else if (p->smem == 0)
+        snprintf(p->race_note, sizeof p->race_note, "racecheck not run: no launch uses shared memory");
+    return !p->race_note[0];
+}
+
+/* One tool's verdict from its run: 1 when the item is decided (out set), 0
+ * when the tool was clean and the next one runs. */
+/* Appends "; sanitizer command: <cmd>" to the line, cut at its end. */
+static void with_cmd(kc_outcome *out, const char *cmd)
+{
+    size_t n = strlen(out->msg);
+    snprintf(out->msg + n, sizeof out->msg - n, "; sanitizer command: %s", cmd);
+}
+
+static int judge_tool(const san_plan *p, int t, const san_run *r, int timed_out, double limit, const char *cmd,
+                      const char *gates_msg, const char *planted, kc_outcome *out, char *target_ok, size_t okcap)
+{
+    const int control = p->it->kind == KC_KIND_CONTROL;
+    const char *tool = TOOLS[t];
+    kc_san_error e;
+    int found = kc_sanitizer_parse(r->out, &e);
+    char status[128], line[1000];
+    kc_sup_describe_status(r->wstatus, status, sizeof status);
+    if (found) {
+        kc_sanitizer_describe(tool, &e, line, sizeof line);
+        out->state = control ? KC_RED : KC_FAIL;
+        out->gate = KC_GATE_SANITIZE;
+        if (control)
+            snprintf(out->msg, sizeof out->msg, "caught by gate 5 (sanitizer; planted for gate 5; %s): %s",
+                     gates_msg, line);
+        else
+            snprintf(out->msg, sizeof out->msg, "%s", line);
+        with_cmd(out, cmd);
+        return 1;
+    }
+    if (timed_out) {
+        out->state = KC_TIMEOUT;
+        snprintf(out->msg, sizeof out->msg, "%s: compute-sanitizer did not finish in %.0f s (its process group was "
+                 "stopped: %s)%s", tool, limit, status, planted);
+        with_cmd(out, cmd);
+        return 1;
+    }
+    char tline[600] = "", head[600];
+    if (WIFSIGNALED(r->wstatus)) {
+        out->state = KC_CRASH;
+        head_of(r->out, head, sizeof head);
+        snprintf(out->msg, sizeof out->msg, "%s: compute-sanitizer %s, reporting no error (output: %s)%s",
+                 tool, status, head[0] ? head : "none", planted);
+        with_cmd(out, cmd);
+        return 1;
+    }
+    int code = WIFEXITED(r->wstatus) ? WEXITSTATUS(r->wstatus) : -1;
+    if (target_line(r->out, KC_SAN_TARGET_FAIL, tline, sizeof tline) || code != 0 ||
+        !target_line(r->out, KC_SAN_TARGET_OK, tline, sizeof tline)) {
+        /* No error parsed, yet not a clean run: never green, never a catch. */
+        out->state = control ? KC_MISSED : KC_FAIL;
+        head_of(r->out, head, sizeof head);
+        if (tline[0])
+            snprintf(out->msg, sizeof out->msg, "%s: the target failed under compute-sanitizer: %s", tool, tline);
+        else
+            snprintf(out->msg, sizeof out->msg, "%s: the target reported no launches under compute-sanitizer "
+                     "(output: %s)", tool, head[0] ? head : "none");
+        snprintf(out->msg + strlen(out->msg), sizeof out->msg - strlen(out->msg), " [compute-sanitizer %s%s]%s",
+                 status, code == KC_SAN_ERROR_EXIT ? ": it counted errors this parser did not find" : "", planted);
+        with_cmd(out, cmd);
+        return 1;
+    }
+    snprintf(target_ok, okcap, "%s", tline);
+    if (r->leak[0]) {
+        out->state = KC_PASS;       /* kc_outcome_left_behind words it */
+        snprintf(out->msg, sizeof out->msg, "%s clean", tool);
+        kc_outcome_left_behind(out, r->leak);
+        return 1;
+    }
+    return 0;
+}
+
+/* The verdict when every tool that ran was clean. */
+static void all_clean(const san_plan *p, const char *gates_msg, const char *target_ok, kc_outcome *out)
+{
+    char tools_run[800];
+    if (p->race_note[0])
+        snprintf(tools_run, sizeof tools_run, "memcheck, initcheck and synccheck (%s)", p->race_note);
+    else
+        snprintf(tools_run, sizeof tools_run, "memcheck, racecheck, initcheck and synccheck");
+    char cost[900];
+    snprintf(cost, sizeof cost, " [%s%s%s]", p->times, p->slowest[0] ? "; " : "", p->slowest);
+    if (p->it->kind == KC_KIND_CONTROL) {
+        out->state = KC_MISSED;
+        snprintf(out->msg, sizeof out->msg, "%s, and %s found no error on %s: the suite is blind to this bug "
+                 "(%s; planted for gate 5)%s", gates_msg, tools_run, target_ok, p->it->control->bug, cost);
+    } else {
+        out->state = KC_PASS;
+        snprintf(out->msg, sizeof out->msg, "%s clean on %s (buffers of exact size)%s", tools_run, target_ok, cost);
+    }
+}
+
 void kc_sanitize_item(const kc_item *it, const kc_opts *o, const char *gates_msg, kc_outcome *out)
 {
     const int control = it->kind == KC_KIND_CONTROL;
@@ -313,122 +526,43 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, const char *gates_msg
         snprintf(out->msg, sizeof out->msg, "internal error: cannot read /proc/self/exe: %s%s", strerror(errno), planted);
         return;
     }
-    char seed[32], dev[16], ecode[16];
-    snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
-    snprintf(dev, sizeof dev, "%d", o->device);
-    snprintf(ecode, sizeof ecode, "%d", KC_SAN_ERROR_EXIT);
-    double limit = tool_limit_s(it);
-    char target_ok[600] = "";
     char *buf = malloc(KC_SAN_OUT_MAX);
-    if (!buf) {
+    san_plan *p = malloc(sizeof *p);
+    if (!buf || !p) {
+        free(buf), free(p);
         out->state = control ? KC_MISSED : KC_FAIL;
         snprintf(out->msg, sizeof out->msg, "internal error: out of host memory%s", planted);
         return;
     }
-    const char *no_race = it->contract ? it->contract->no_racecheck : NULL;
-    char tools_run[600];
-    if (no_race) snprintf(tools_run, sizeof tools_run, "memcheck, initcheck and synccheck (racecheck not run: %s)", no_race);
-    else snprintf(tools_run, sizeof tools_run, "memcheck, racecheck, initcheck and synccheck");
-    for (int t = 0; t < KC_SAN_TOOLS; t++) {
-        const char *tool = TOOLS[t];
-        if (t == 1 && no_race) continue;
-        /* Tool-specific flags: no leak report (the target's session frees what
-         * it allocates; a leak is the gates' GPU-state watch's business), and
-         * racecheck's analysis (one line per race, both accesses). */
-        const char *extra[2] = { NULL, NULL };
-        if (t == 0) extra[0] = "--leak-check", extra[1] = "no";
-        if (t == 1) extra[0] = "--racecheck-report", extra[1] = "analysis";
-        const char *words[32];
-        int w = 0;
-        words[w++] = san;
-        words[w++] = "--tool", words[w++] = tool;
-        words[w++] = "--error-exitcode", words[w++] = ecode;
-        words[w++] = "--print-limit", words[w++] = "10";
-        words[w++] = "--launch-timeout", words[w++] = "60";
-        words[w++] = "--target-processes", words[w++] = "application-only";
-        /* The harness's own CUDA calls that fail on purpose (probes) are not
-         * the kernel's errors; a launch that fails is the target's FAIL line. */
-        words[w++] = "--report-api-errors", words[w++] = "no";
-        if (extra[0]) words[w++] = extra[0], words[w++] = extra[1];
-        words[w++] = self;
-        words[w++] = "run", words[w++] = it->name, words[w++] = "--sanitize-target";
-        words[w++] = "--seed", words[w++] = seed, words[w++] = "--device", words[w++] = dev;
-        words[w] = NULL;
-        char cmd[900];
+    plan_init(p, it, o, san, self);
+    double limit = tool_limit_s(it);
+    char target_ok[600] = "";
+    /* memcheck first: its target says how much shared memory the kernel
+     * uses, which decides racecheck; then initcheck and synccheck. */
+    int decided = 0;
+    for (int t = 0; t < KC_SAN_TOOLS && !decided; t++) {
+        if (t == 1 && !race_runs(p)) continue;
+        const char *words[64];
+        int w = tool_argv(p, t, words, 64);
+        char cmd[1400];
         kc_shell_join(words, w, cmd, sizeof cmd);
         san_run r = { .out = buf };
         buf[0] = 0;
         int timed_out = 0;
         char swhy[512];
+        double t0 = kc_sup_now();
         if (run_child((char *const *)words, limit, &r, &timed_out, swhy, sizeof swhy) < 0) {
             out->state = KC_CRASH;
-            snprintf(out->msg, sizeof out->msg, "%s: %s%s; sanitizer command: %s", tool, swhy, planted, cmd);
+            snprintf(out->msg, sizeof out->msg, "%s: %s%s", TOOLS[t], swhy, planted);
+            with_cmd(out, cmd);
+            decided = 1;
             break;
         }
-        kc_san_error e;
-        int found = kc_sanitizer_parse(buf, &e);
-        char status[128], line[1000];
-        kc_sup_describe_status(r.wstatus, status, sizeof status);
-        if (found) {
-            kc_sanitizer_describe(tool, &e, line, sizeof line);
-            if (control) {
-                out->state = KC_RED;
-                out->gate = KC_GATE_SANITIZE;
-                snprintf(out->msg, sizeof out->msg, "caught by gate 5 (sanitizer; planted for gate 5; %s): %s; "
-                         "sanitizer command: %s", gates_msg, line, cmd);
-            } else {
-                out->state = KC_FAIL;
-                out->gate = KC_GATE_SANITIZE;
-                snprintf(out->msg, sizeof out->msg, "%s; sanitizer command: %s", line, cmd);
-            }
-            break;
-        }
-        if (timed_out) {
-            out->state = KC_TIMEOUT;
-            snprintf(out->msg, sizeof out->msg, "%s: compute-sanitizer did not finish in %.0f s (its process group was "
-                     "stopped: %s)%s; sanitizer command: %s", tool, limit, status, planted, cmd);
-            break;
-        }
-        char tline[600] = "", head[600];
-        if (WIFSIGNALED(r.wstatus)) {
-            out->state = KC_CRASH;
-            head_of(buf, head, sizeof head);
-            snprintf(out->msg, sizeof out->msg, "%s: compute-sanitizer %s, reporting no error (output: %s)%s; "
-                     "sanitizer command: %s", tool, status, head[0] ? head : "none", planted, cmd);
-            break;
-        }
-        int code = WIFEXITED(r.wstatus) ? WEXITSTATUS(r.wstatus) : -1;
-        if (target_line(buf, KC_SAN_TARGET_FAIL, tline, sizeof tline) || code != 0 ||
-            !target_line(buf, KC_SAN_TARGET_OK, tline, sizeof tline)) {
-            /* No error parsed, yet not a clean run: never green, never a catch. */
-            out->state = control ? KC_MISSED : KC_FAIL;
-            head_of(buf, head, sizeof head);
-            if (tline[0])
-                snprintf(out->msg, sizeof out->msg, "%s: the target failed under compute-sanitizer: %s", tool, tline);
-            else
-                snprintf(out->msg, sizeof out->msg, "%s: the target reported no launches under compute-sanitizer "
-                         "(output: %s)", tool, head[0] ? head : "none");
-            snprintf(out->msg + strlen(out->msg), sizeof out->msg - strlen(out->msg), " [compute-sanitizer %s%s]%s; "
-                     "sanitizer command: %s", status, code == KC_SAN_ERROR_EXIT ?
-                     ": it counted errors this parser did not find" : "", planted, cmd);
-            break;
-        }
-        snprintf(target_ok, sizeof target_ok, "%s", tline);
-        if (r.leak[0]) {
-            out->state = KC_PASS;       /* kc_outcome_left_behind words it */
-            snprintf(out->msg, sizeof out->msg, "%s clean", tool);
-            kc_outcome_left_behind(out, r.leak);
-            break;
-        }
-        if (t == KC_SAN_TOOLS - 1) {
-            out->state = control ? KC_MISSED : KC_PASS;
-            if (control)
-                snprintf(out->msg, sizeof out->msg, "%s, and %s found no error on %s: the suite is blind to this bug "
-                         "(%s; planted for gate 5)", gates_msg, tools_run, target_ok, it->control->bug);
-            else
-                snprintf(out->msg, sizeof out->msg, "%s clean on %s (buffers of exact size)", tools_run, target_ok);
-        }
+        plan_learn(p, t, buf, kc_sup_now() - t0);
+        decided = judge_tool(p, t, &r, timed_out, limit, cmd, gates_msg, planted, out, target_ok, sizeof target_ok);
     }
+    if (!decided) all_clean(p, gates_msg, target_ok, out);
+    free(p);
     free(buf);
 }
 
@@ -453,8 +587,11 @@ int kc_sanitize_target(const kc_opts *o, const kc_item *items, int n)
         return rc < 0 ? 2 : 3;
     }
     char msg[2048];
+    kc_exact_stats st;
     rc = kc_run_exact_launches(&gpu, it->contract, it->kind == KC_KIND_CONTROL ? it->control->name : NULL, o->seed,
-                               msg, sizeof msg);
+                               msg, sizeof msg, &st);
+    printf(KC_SAN_TARGET_SMEM "%ld\n", st.smem_bytes);
+    if (st.slowest) printf(KC_SAN_TARGET_SLOWEST "%s %.3f\n", st.slowest, st.slowest_s);
     printf("%s%s\n", rc ? KC_SAN_TARGET_FAIL : KC_SAN_TARGET_OK, msg);
     fflush(stdout);
     kc_gpu_close(&gpu);

@@ -24,6 +24,8 @@
 #define KC_SAN_TIMEOUT_S 120.0
 #define KC_SAN_TARGET_OK "kcontract-sanitize-target: ok: "     /* the target's last line when it launched everything */
 #define KC_SAN_TARGET_FAIL "kcontract-sanitize-target: FAIL: "
+#define KC_SAN_TARGET_SMEM "kcontract-sanitize-target: smem: "       /* the most shared memory of a launch, bytes; -1 unknown (library) */
+#define KC_SAN_TARGET_SLOWEST "kcontract-sanitize-target: slowest: " /* <shape> <seconds> */
 
 /* "memcheck", "racecheck", "initcheck", "synccheck" for tool 0..3. */
 const char *kc_sanitizer_tool(int tool);

@@ -76,6 +76,17 @@ Test(layers, a_clean_tree_passes)
     cleanup(root);
 }
 
+/* Runs the check on root, expects exit status `status` and each of the
+ * NULL-ended lines want in its stderr, then removes root. */
+static void expect_refusal(const char *root, int status, const char *const *want)
+{
+    kc_proc p = check(root);
+    cr_expect_eq(p.status, status, "exit %d, stderr:\n%s", p.status, p.err);
+    for (int i = 0; want[i]; i++) cr_expect_not_null(strstr(p.err, want[i]), "want '%s' in stderr:\n%s", want[i], p.err);
+    kc_proc_free(&p);
+    cleanup(root);
+}
+
 Test(layers, an_include_of_a_higher_layer_fails_naming_file_line_header_and_layers)
 {
     char root[64];
@@ -83,17 +94,10 @@ Test(layers, an_include_of_a_higher_layer_fails_naming_file_line_header_and_laye
     put(root, "src/low/low.c", "#include \"low.h\"\n\n#include \"top.h\"\n");
     put(root, "src/top/top.h", "/* top */\n");
     put(root, "src/mid/mid.c", "#include \"mid.h\"\n  #  include \"top.h\" /* spaced */\n");
-    kc_proc p = check(root);
-    cr_expect_eq(p.status, 1, "exit %d, stderr:\n%s", p.status, p.err);
-    cr_expect_not_null(strstr(p.err, "src/low/low.c:3: includes \"top.h\" (src/top/top.h, layer top) above its own layer low"),
-                       "stderr:\n%s", p.err);
-    cr_expect_not_null(strstr(p.err, "src/mid/mid.c:2: includes \"top.h\" (src/top/top.h, layer top) above its own layer mid"),
-                       "stderr:\n%s", p.err);
-    cr_expect_not_null(strstr(p.err, "low < mid < top"), "stderr:\n%s", p.err);
-    cr_expect_not_null(strstr(p.err, "2 violation(s)"), "stderr:\n%s", p.err);
-    cr_expect_not_null(strstr(p.err, "rerun: tools/check-layers.sh"), "stderr:\n%s", p.err);
-    kc_proc_free(&p);
-    cleanup(root);
+    expect_refusal(root, 1, (const char *[]){
+        "src/low/low.c:3: includes \"top.h\" (src/top/top.h, layer top) above its own layer low",
+        "src/mid/mid.c:2: includes \"top.h\" (src/top/top.h, layer top) above its own layer mid",
+        "low < mid < top", "2 violation(s)", "rerun: tools/check-layers.sh", NULL });
 }
 
 Test(layers, a_file_outside_every_layer_fails)
@@ -103,13 +107,8 @@ Test(layers, a_file_outside_every_layer_fails)
     put(root, "src/flat.c", "#include \"low.h\"\n");
     put(root, "src/other/x.h", "\n");
     put(root, "src/top/deeper/y.c", "\n");
-    kc_proc p = check(root);
-    cr_expect_eq(p.status, 1, "exit %d, stderr:\n%s", p.status, p.err);
-    cr_expect_not_null(strstr(p.err, "src/flat.c: is in no layer"), "stderr:\n%s", p.err);
-    cr_expect_not_null(strstr(p.err, "src/other/x.h: is in no layer"), "stderr:\n%s", p.err);
-    cr_expect_not_null(strstr(p.err, "src/top/deeper/y.c: is in no layer"), "stderr:\n%s", p.err);
-    kc_proc_free(&p);
-    cleanup(root);
+    expect_refusal(root, 1, (const char *[]){ "src/flat.c: is in no layer", "src/other/x.h: is in no layer",
+                                              "src/top/deeper/y.c: is in no layer", NULL });
 }
 
 Test(layers, a_header_no_layer_has_or_two_layers_have_fails)
@@ -118,12 +117,8 @@ Test(layers, a_header_no_layer_has_or_two_layers_have_fails)
     clean_tree(root, sizeof root);
     put(root, "src/mid/mid.c", "#include \"mid.h\"\n#include \"nowhere.h\"\n");
     put(root, "src/top/low.h", "/* a second low.h */\n");
-    kc_proc p = check(root);
-    cr_expect_eq(p.status, 1, "exit %d, stderr:\n%s", p.status, p.err);
-    cr_expect_not_null(strstr(p.err, "src/mid/mid.c:2: includes \"nowhere.h\", which is in no layer folder"), "stderr:\n%s", p.err);
-    cr_expect_not_null(strstr(p.err, "includes \"low.h\", which more than one layer has"), "stderr:\n%s", p.err);
-    kc_proc_free(&p);
-    cleanup(root);
+    expect_refusal(root, 1, (const char *[]){ "src/mid/mid.c:2: includes \"nowhere.h\", which is in no layer folder",
+                                              "includes \"low.h\", which more than one layer has", NULL });
 }
 
 Test(layers, a_tree_without_layers_is_refused)
@@ -131,9 +126,5 @@ Test(layers, a_tree_without_layers_is_refused)
     char root[64];
     clean_tree(root, sizeof root);
     put(root, "Makefile", "all:\n");
-    kc_proc p = check(root);
-    cr_expect_eq(p.status, 2, "exit %d, stderr:\n%s", p.status, p.err);
-    cr_expect_not_null(strstr(p.err, "no 'SRC_LAYERS := ...' line"), "stderr:\n%s", p.err);
-    kc_proc_free(&p);
-    cleanup(root);
+    expect_refusal(root, 2, (const char *[]){ "no 'SRC_LAYERS := ...' line", NULL });
 }

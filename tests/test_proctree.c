@@ -38,7 +38,7 @@ Test(proctree, no_children_is_nothing_to_end)
 {
     char what[256] = "x";
     double t0 = mono();
-    cr_expect_eq(kc_proc_end_leftovers(500, what, sizeof what), 0);
+    cr_expect_eq(kc_proc_end_leftovers(500, NULL, 0, what, sizeof what), 0);
     cr_expect_lt(mono() - t0, 0.1, "no wait without children");
     cr_expect_str_eq(what, "");
 }
@@ -47,7 +47,25 @@ Test(proctree, a_child_ending_within_the_timeout_is_no_leftover, .timeout = 10)
 {
     start_sleep("0.05");
     char what[256];
-    cr_expect_eq(kc_proc_end_leftovers(2000, what, sizeof what), 0, "%s", what);
+    cr_expect_eq(kc_proc_end_leftovers(2000, NULL, 0, what, sizeof what), 0, "%s", what);
+}
+
+/* A kept child (a sanitizer session, which its supervisor reaps) is neither
+ * waited for, killed nor reaped; the item's other child is. */
+Test(proctree, kept_children_are_left_to_their_owner, .timeout = 10)
+{
+    pid_t keep = start_sleep("30"), other = start_sleep("30");
+    usleep(50000);
+    char what[256], want[64];
+    cr_expect_eq(kc_proc_end_leftovers(200, &keep, 1, what, sizeof what), 1);
+    snprintf(want, sizeof want, "pid %ld (sleep)", (long)other);
+    cr_expect_str_eq(what, want);
+    cr_expect_eq(kill(keep, 0), 0, "the kept child was killed");
+    int st;
+    cr_expect_eq(waitpid(keep, &st, WNOHANG), 0, "the kept child is still running and not reaped");
+    cr_expect_eq(kc_proc_end_leftovers(100, &keep, 1, what, sizeof what), 0, "only the kept child is left: %s", what);
+    kill(keep, SIGKILL);
+    cr_expect_eq(waitpid(keep, &st, 0), keep, "its owner reaps it");
 }
 
 Test(proctree, a_child_still_running_is_named_and_killed, .timeout = 10)
@@ -56,7 +74,7 @@ Test(proctree, a_child_still_running_is_named_and_killed, .timeout = 10)
     usleep(50000);              /* exec'd: named sleep */
     char what[256], want[64];
     double t0 = mono();
-    cr_expect_eq(kc_proc_end_leftovers(200, what, sizeof what), 1);
+    cr_expect_eq(kc_proc_end_leftovers(200, NULL, 0, what, sizeof what), 1);
     cr_expect_lt(mono() - t0, 1.5);
     snprintf(want, sizeof want, "pid %ld (sleep)", (long)p);
     cr_expect_str_eq(what, want);
@@ -87,7 +105,7 @@ Test(proctree, an_orphaned_grandchild_is_adopted_and_killed, .timeout = 10)
     close(p[1]);
     usleep(50000);
     char what[256];
-    cr_expect_eq(kc_proc_end_leftovers(100, what, sizeof what), 1, "%s", what);
+    cr_expect_eq(kc_proc_end_leftovers(100, NULL, 0, what, sizeof what), 1, "%s", what);
     cr_expect(strstr(what, "(sleep)"), "%s", what);
     cr_expect(!kc_alive(g), "grandchild %ld lives on", (long)g);
 }

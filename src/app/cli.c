@@ -445,9 +445,9 @@ static int check_parallel(const kc_opts *o)
                            o->fail_fast ? "--fail-fast" : o->timeout_s > 0 ? "--timeout" : "--restarts", "");
     if (o->costs_given && o->jobs && o->schedule_static)
         return usage_error("--costs does not apply to --schedule static (its shards are item i %% N)%s%s", "", "");
-    if (o->sanitize_target && (o->cmd != KC_CMD_RUN || o->jobs || o->sharded || o->worker || o->npatterns != 1))
-        return usage_error("--sanitize-target: internal option of a :sanitize item (run, one item name, no --jobs, "
-                           "--shard or --worker)%s%s", "", "");
+    if (o->sanitize_target && (o->cmd != KC_CMD_RUN || o->jobs || o->sharded || o->worker || o->npatterns > 1))
+        return usage_error("--sanitize-target: internal option of a :sanitize item (run, one item name or none: "
+                           "requests on stdin; no --jobs, --shard or --worker)%s%s", "", "");
     if (o->worker && (!o->parent || o->jobs || o->sharded))
         return usage_error("--worker: internal option of a --jobs parent (needs --parent, no --jobs or --shard)%s%s", "", "");
     if (o->ndevices && (!o->jobs || o->device_given)) {

@@ -1031,8 +1031,8 @@ static long launch_smem(kc_gpu *gpu, const kc_contract *c, CUfunction fn, const 
     return (long)statics + (long)l.smem;
 }
 
-int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control, uint64_t seed, char *msg, size_t cap,
-                          kc_exact_stats *st)
+int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control, uint64_t seed, int edges_only,
+                          char *msg, size_t cap, kc_exact_stats *st)
 {
     st->smem_bytes = c->library ? -1 : 0;
     st->slowest = NULL;
@@ -1050,6 +1050,8 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
     kc_dist dists[KC_MAX_DISTS + 2];
     ndists(c, dists);
     int ns = kc_sanitize_shapes(c, shapes, 64), rc = 0, launched = 0;
+    if (edges_only)
+        while (ns > 0 && shapes[ns - 1]->cls != KC_SHAPE_EDGE) ns--;     /* the model shape comes last */
     for (int i = 0; i < ns && !rc; i++) {
         kc_case k = { .c = c, .s = shapes[i], .dist = dists[0], .mode = KC_REF_DEVICE, .time = &time, .entry = entry,
                       .exact = 1 };

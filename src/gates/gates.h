@@ -47,13 +47,14 @@ int kc_sanitize_shapes(const kc_contract *c, const kc_shape **out, int cap);
  * kernel (control: its build), synchronized; no checks. 0 with a summary in
  * msg ("3 launches of X (dist uniform): edge.1 edge.33 model.4096"); 1 with
  * the first failure (a gate 1 line, or an internal error) in msg. st gets
- * what the sanitizer gate plans its tools by: the shared memory the kernel
+ * (edges_only: the edge shapes alone, racecheck's share) what the
+ * sanitizer gate plans its tools by: the shared memory the kernel
  * uses (racecheck checks shared memory only) and the slowest launch. */
 typedef struct kc_exact_stats {
     long smem_bytes;              /* the most shared memory (static + dynamic) of one launch; -1 a library kernel (unknown) */
     const char *slowest;          /* the shape whose launch took longest (its name), NULL none */
     double slowest_s;             /* its seconds, inputs to synchronize (under a sanitizer: the tool's work) */
 } kc_exact_stats;
-int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control, uint64_t seed, char *msg, size_t cap,
-                          kc_exact_stats *st);
+int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control, uint64_t seed, int edges_only,
+                          char *msg, size_t cap, kc_exact_stats *st);
 #endif

@@ -20,6 +20,8 @@
 #include "proctree.h"
 #include "shell_words.h"
 #include "strbuf.h"
+#include "clock.h"
+#include "sanitize_session.h"
 #include "supervisor.h"
 
 static const char *const TOOLS[KC_SAN_TOOLS] = { "memcheck", "racecheck", "initcheck", "synccheck" };
@@ -192,76 +194,6 @@ int kc_sanitizer_find(char *path, size_t cap, char *why, size_t whycap)
     return 1;
 }
 
-/* ---- one tool's run ------------------------------------------------------- */
-
-#define KC_SAN_OUT_MAX (256 * 1024)     /* output kept per run; the first error comes early */
-
-typedef struct san_run {
-    char *out;                  /* stdout and stderr, in arrival order */
-    size_t len;
-    size_t dropped;
-    int done, wstatus, killed, stop_signal;
-    char leak[512];
-} san_run;
-
-static void on_line(void *ctx, kc_sup *s, kc_child *c, int stream, const char *line, size_t len, size_t cut)
-{
-    (void)s, (void)c, (void)stream, (void)cut;
-    san_run *r = ctx;
-    if (r->len + len + 2 > KC_SAN_OUT_MAX) {
-        r->dropped += len + 1;
-        return;
-    }
-    memcpy(r->out + r->len, line, len);
-    r->len += len;
-    r->out[r->len++] = '\n';
-    r->out[r->len] = 0;
-}
-
-static void on_gone(void *ctx, kc_sup *s, kc_child *c)
-{
-    (void)s;
-    san_run *r = ctx;
-    r->done = 1;
-    r->wstatus = c->wstatus;
-    r->killed = c->killed;
-    r->stop_signal = c->stop_signal;
-    snprintf(r->leak, sizeof r->leak, "%s", c->leak);
-}
-
-static const kc_sup_ops SAN_OPS = { on_line, on_gone, NULL };
-
-/* Runs argv[0] with argv under the supervisor for at most limit_s seconds.
- * 0, with r filled; -1 it could not start (why); a SIGINT or SIGTERM that
- * came meanwhile is raised again once the child is gone. */
-static int run_child(char *const argv[], double limit_s, san_run *r, int *timed_out, char *why, size_t cap)
-{
-    kc_sup sup;
-    *timed_out = 0;
-    if (kc_sup_init(&sup, 1, &SAN_OPS, r, 0) < 0) {
-        snprintf(why, cap, "cannot set up the supervisor: %s", strerror(errno));
-        return -1;
-    }
-    if (kc_sup_start(&sup, 0, argv[0], argv, 0) < 0) {
-        snprintf(why, cap, "cannot start %s: %s", argv[0], strerror(errno));
-        kc_sup_free(&sup);
-        return -1;
-    }
-    kc_sup_mark(&sup.c[0], KC_CHILD_RUNNING);
-    double deadline = kc_sup_now() + limit_s;
-    while (kc_sup_live(&sup)) {
-        if (kc_sup_wait(&sup, *timed_out ? 0 : deadline) < 0 && errno != EINTR) break;
-        if (!*timed_out && !r->done && kc_sup_now() >= deadline) {
-            *timed_out = 1;
-            kc_sup_stop(&sup, &sup.c[0], SIGTERM, KC_SUP_GRACE_MS);
-        }
-    }
-    int sig = sup.interrupted;
-    kc_sup_free(&sup);
-    if (sig) raise(sig);
-    return 0;
-}
-
 /* ---- the item -------------------------------------------------------------- */
 
 /* The last line of the target's own output that starts with prefix, into dst. */
@@ -306,9 +238,8 @@ typedef struct san_plan {
     const kc_item *it;
     const kc_contract *c;
     const char *san, *self;
-    char seed[32], dev[16], ecode[16], workers[16], filter[600], edges[16];
-    char exclude[KC_HARNESS_KERNELS][96];   /* "kne=<harness kernel>", for a library kernel */
-    int nexclude;
+    char seed[32], dev[16], ecode[16], workers[16];
+    char exclude[KC_HARNESS_KERNELS][96];   /* "kne=<harness kernel>" */
     int nedge, nshapes;
     long smem;                  /* the target's "smem:" line (memcheck's run); -2 not yet known */
     char race_note[600];        /* why racecheck was not run, or "" */
@@ -329,18 +260,15 @@ static void plan_init(san_plan *p, const kc_item *it, const kc_opts *o, const ch
     snprintf(p->dev, sizeof p->dev, "%d", o->device);
     snprintf(p->ecode, sizeof p->ecode, "%d", KC_SAN_ERROR_EXIT);
     snprintf(p->workers, sizeof p->workers, "%d", kc_parallel_threads() > 0 ? kc_parallel_threads() : 1);
-    /* Only the kernel under test is checked (initcheck aside, tool_argv):
-     * never the harness's own kernels (its input generator), which run
-     * uninstrumented. A library kernel's names are the library's, so there
-     * the harness's are left out instead. */
-    if (p->c && !p->c->library) snprintf(p->filter, sizeof p->filter, "kne=%s", p->c->symbol);
-    else
-        for (; p->nexclude < KC_HARNESS_KERNELS; p->nexclude++)
-            snprintf(p->exclude[p->nexclude], sizeof p->exclude[0], "kne=%s", kc_harness_kernel_names[p->nexclude]);
+    /* The harness's own kernels (its input generator, its checks) are not
+     * the kernel under test: memcheck, racecheck and synccheck leave them
+     * uninstrumented (initcheck aside, tool_argv). By name, so that one
+     * session serves every contract. */
+    for (int i = 0; i < KC_HARNESS_KERNELS; i++)
+        snprintf(p->exclude[i], sizeof p->exclude[0], "kne=%s", kc_harness_kernel_names[i]);
     const kc_shape *shapes[64];
     p->nshapes = p->c ? kc_sanitize_shapes(p->c, shapes, 64) : 0;
     for (int i = 0; i < p->nshapes; i++) p->nedge += shapes[i]->cls == KC_SHAPE_EDGE;
-    snprintf(p->edges, sizeof p->edges, "%d", p->nedge);
 }
 
 /* racecheck on the edge shapes only: shared memory belongs to one block, so a
@@ -348,15 +276,20 @@ static void plan_init(san_plan *p, const kc_item *it, const kc_opts *o, const ch
  * shapes are written to cover; the model shape adds blocks on the same
  * paths, and racecheck's cost grows with every shared-memory access of every
  * block (H200: 28 s and 190 CPU seconds for attn_prefill's model shape, under
- * 1 s for its six edge shapes; docs/sanitizer-gate.md). Needs the kernel's
- * name (launches are counted by the filter) and an edge shape. */
+ * 1 s for its six edge shapes; docs/sanitizer-gate.md). The target skips
+ * the model shape when asked ("<item> edge"): racecheck's own --launch-count
+ * was no way to do it (on the H200 it hid smem_reuse_race's hazards even
+ * where the count covered the launch that has them). */
 static int race_edges_only(const san_plan *p)
 {
-    return p->filter[0] && p->nedge > 0 && p->nedge < p->nshapes;
+    return p->nedge > 0 && p->nedge < p->nshapes;
 }
 
-/* The command line of tool t: words[] (NULL-terminated), at most cap. */
-static int tool_argv(const san_plan *p, int t, const char **words, int cap)
+/* The command line of tool t's session: words[] (NULL-terminated), at most
+ * cap. With `item`, the command that runs that item alone by hand (every
+ * shape; the one a failure line gives); without, a session that reads its
+ * items from stdin. */
+static int tool_argv(const san_plan *p, int t, const char *item, const char **words, int cap)
 {
     int w = 0;
 #define W(x) (w < cap - 1 ? (void)(words[w++] = (x)) : (void)0)
@@ -372,9 +305,7 @@ static int tool_argv(const san_plan *p, int t, const char **words, int cap)
     /* initcheck must see the harness's generator write the inputs, or every
      * read of them is of memory no one wrote (H200, run 6: thousands of
      * false errors a launch, and runs of 120 s): it checks every kernel. */
-    if (t != 2 && p->filter[0]) W("--kernel-name"), W(p->filter);
-    else if (t != 2)
-        for (int i = 0; i < p->nexclude; i++) W("--kernel-name-exclude"), W(p->exclude[i]);
+    for (int i = 0; t != 2 && i < KC_HARNESS_KERNELS; i++) W("--kernel-name-exclude"), W(p->exclude[i]);
     /* No leak report (the target's session frees what it allocates; a leak
      * is the GPU-state watch's business); racecheck's analysis (one line per
      * race, both accesses), with this process's share of the CPUs. */
@@ -382,10 +313,11 @@ static int tool_argv(const san_plan *p, int t, const char **words, int cap)
     if (t == 1) {
         W("--racecheck-report"), W("analysis");
         W("--racecheck-num-workers"), W(p->workers);
-        if (race_edges_only(p)) W("--launch-count"), W(p->edges);
     }
     W(p->self);
-    W("run"), W(p->it->name), W("--sanitize-target");
+    W("run");
+    if (item) W(item);
+    W("--sanitize-target");
     W("--seed"), W(p->seed), W("--device"), W(p->dev);
 #undef W
     words[w] = NULL;
@@ -428,7 +360,7 @@ static void with_cmd(kc_outcome *out, const char *cmd)
     snprintf(out->msg + n, sizeof out->msg - n, "; sanitizer command: %s", cmd);
 }
 
-static int judge_tool(const san_plan *p, int t, const san_run *r, int timed_out, double limit, const char *cmd,
+static int judge_tool(const san_plan *p, int t, const kc_san_window *r, double limit, const char *cmd,
                       const char *gates_msg, const char *planted, kc_outcome *out, char *target_ok, size_t okcap)
 {
     const int control = p->it->kind == KC_KIND_CONTROL;
@@ -449,7 +381,7 @@ static int judge_tool(const san_plan *p, int t, const san_run *r, int timed_out,
         with_cmd(out, cmd);
         return 1;
     }
-    if (timed_out) {
+    if (r->timed_out) {
         out->state = KC_TIMEOUT;
         snprintf(out->msg, sizeof out->msg, "%s: compute-sanitizer did not finish in %.0f s (its process group was "
                  "stopped: %s)%s", tool, limit, status, planted);
@@ -511,7 +443,66 @@ static void all_clean(const san_plan *p, const char *gates_msg, const char *targ
     }
 }
 
-void kc_sanitize_item(const kc_item *it, const kc_opts *o, const char *gates_msg, kc_outcome *out)
+/* Whether a session's window shows tool t clean for the item: its end line
+ * came, the target ran every launch, and no report line fell between. */
+static int window_clean(const kc_san_window *w)
+{
+    kc_san_error e;
+    char l[600];
+    return w->ended && !w->gone && !w->timed_out && !w->leak[0] && !kc_sanitizer_parse(w->out, &e) &&
+           !target_line(w->out, KC_SAN_TARGET_FAIL, l, sizeof l) && target_line(w->out, KC_SAN_TARGET_OK, l, sizeof l);
+}
+
+/* Tool t for the item: through the pool's session when there is one and its
+ * window is clean; otherwise (no pool, or a window that is not clean) the
+ * item alone decides. 1 when the item is decided (out set). */
+static int run_tool(san_plan *p, kc_san_pool *pool, int t, double limit, const char *gates_msg, const char *planted,
+                    kc_san_window *w, kc_outcome *out, char *target_ok, size_t okcap)
+{
+    const char *words[64], *by_hand[64];
+    tool_argv(p, t, NULL, words, 64);
+    int nh = tool_argv(p, t, p->it->name, by_hand, 64);
+    char cmd[1400], request[400], why[512];
+    kc_shell_join(by_hand, nh, cmd, sizeof cmd);
+    snprintf(request, sizeof request, "%s %s", p->it->name, t == 1 && race_edges_only(p) ? "edge" : "all");
+    kc_san_error window_error = { .errors = -1 };
+    int window_erred = 0;
+    double t0 = kc_now_s();
+    if (pool && kc_san_ask(pool, t, (char *const *)words, request, limit, w, why, sizeof why) == 0) {
+        if (window_clean(w)) {
+            plan_learn(p, t, w->out, kc_now_s() - t0);
+            snprintf(target_ok, okcap, "%s", "");
+            return judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap);
+        }
+        if (w->timed_out) {
+            plan_learn(p, t, w->out, kc_now_s() - t0);
+            return judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap);
+        }
+        window_erred = kc_sanitizer_parse(w->out, &window_error);
+        kc_san_end(pool, t, limit, NULL);      /* it may have lost its context; the item alone decides */
+    }
+    if (kc_san_once((char *const *)words, request, limit, w, why, sizeof why) < 0) {
+        out->state = KC_CRASH;
+        snprintf(out->msg, sizeof out->msg, "%s: %s%s", TOOLS[t], why, planted);
+        with_cmd(out, cmd);
+        return 1;
+    }
+    plan_learn(p, t, w->out, kc_now_s() - t0);
+    if (judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap)) return 1;
+    if (!window_erred) return 0;
+    /* The session reported an error while this item ran, and the item alone
+     * has none: the report was another item's, out of order. Never green. */
+    char line[1000];
+    kc_sanitizer_describe(TOOLS[t], &window_error, line, sizeof line);
+    out->state = p->it->kind == KC_KIND_CONTROL ? KC_MISSED : KC_FAIL;
+    snprintf(out->msg, sizeof out->msg, "the %s session reported an error while this item ran that the item alone "
+             "does not reproduce (%s): its reports came out of order, so no item it served can be trusted; rerun "
+             "with KC_SANITIZE_SESSIONS=0", TOOLS[t], line);
+    with_cmd(out, cmd);
+    return 1;
+}
+
+void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, const char *gates_msg, kc_outcome *out)
 {
     const int control = it->kind == KC_KIND_CONTROL;
     char san[4096], why[1536], self[4096];
@@ -526,15 +517,17 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, const char *gates_msg
         snprintf(out->msg, sizeof out->msg, "internal error: cannot read /proc/self/exe: %s%s", strerror(errno), planted);
         return;
     }
-    char *buf = malloc(KC_SAN_OUT_MAX);
+    kc_san_window w = { .out = malloc(KC_SAN_OUT_MAX) };
     san_plan *p = malloc(sizeof *p);
-    if (!buf || !p) {
-        free(buf), free(p);
+    if (!w.out || !p) {
+        free(w.out), free(p);
         out->state = control ? KC_MISSED : KC_FAIL;
         snprintf(out->msg, sizeof out->msg, "internal error: out of host memory%s", planted);
         return;
     }
     plan_init(p, it, o, san, self);
+    const char *env = getenv("KC_SANITIZE_SESSIONS");
+    if (env && strcmp(env, "0") == 0) pool = NULL;
     double limit = tool_limit_s(it);
     char target_ok[600] = "";
     /* memcheck first: its target says how much shared memory the kernel
@@ -542,41 +535,71 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, const char *gates_msg
     int decided = 0;
     for (int t = 0; t < KC_SAN_TOOLS && !decided; t++) {
         if (t == 1 && !race_runs(p)) continue;
-        const char *words[64];
-        int w = tool_argv(p, t, words, 64);
-        char cmd[1400];
-        kc_shell_join(words, w, cmd, sizeof cmd);
-        san_run r = { .out = buf };
-        buf[0] = 0;
-        int timed_out = 0;
-        char swhy[512];
-        double t0 = kc_sup_now();
-        if (run_child((char *const *)words, limit, &r, &timed_out, swhy, sizeof swhy) < 0) {
-            out->state = KC_CRASH;
-            snprintf(out->msg, sizeof out->msg, "%s: %s%s", TOOLS[t], swhy, planted);
-            with_cmd(out, cmd);
-            decided = 1;
-            break;
-        }
-        plan_learn(p, t, buf, kc_sup_now() - t0);
-        decided = judge_tool(p, t, &r, timed_out, limit, cmd, gates_msg, planted, out, target_ok, sizeof target_ok);
+        decided = run_tool(p, pool, t, limit, gates_msg, planted, &w, out, target_ok, sizeof target_ok);
     }
     if (!decided) all_clean(p, gates_msg, target_ok, out);
     free(p);
-    free(buf);
+    free(w.out);
 }
 
 /* ---- the target ------------------------------------------------------------ */
 
+/* Runs one item's exact launches (edge shapes only when edges_only) and
+ * prints its lines. 0 ran, 1 a launch failed, -1 not such an item. */
+static int target_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, int edges_only)
+{
+    char msg[2048];
+    kc_exact_stats st;
+    int rc = kc_run_exact_launches(gpu, it->contract, it->kind == KC_KIND_CONTROL ? it->control->name : NULL, seed,
+                                   edges_only, msg, sizeof msg, &st);
+    printf(KC_SAN_TARGET_SMEM "%ld\n", st.smem_bytes);
+    if (st.slowest) printf(KC_SAN_TARGET_SLOWEST "%s %.3f\n", st.slowest, st.slowest_s);
+    printf("%s%s\n", rc ? KC_SAN_TARGET_FAIL : KC_SAN_TARGET_OK, msg);
+    return rc ? 1 : 0;
+}
+
+static const kc_item *target_find(const kc_item *items, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(items[i].name, name) == 0)
+            return items[i].kind == KC_KIND_SANITIZE || items[i].kind == KC_KIND_CONTROL ? &items[i] : NULL;
+    return NULL;
+}
+
+/* The session's side: "<item> all|edge" a line on stdin, each answered
+ * between its begin and end lines; ends at end of input, or after an item
+ * that left the context unusable. */
+static int target_serve(kc_gpu *gpu, const kc_opts *o, const kc_item *items, int n)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    int rc = 0;
+    while (getline(&line, &cap, stdin) > 0) {
+        char name[400] = "", scope[16] = "all";
+        if (sscanf(line, "%399s %15s", name, scope) < 1) continue;
+        printf(KC_SAN_TARGET_BEGIN "%s\n", name);
+        const kc_item *it = target_find(items, n, name);
+        if (!it)
+            printf(KC_SAN_TARGET_FAIL "no :sanitize item or control named '%s' in this binary\n", name);
+        else if (strcmp(scope, "all") && strcmp(scope, "edge"))
+            printf(KC_SAN_TARGET_FAIL "bad request '%s %s': expected 'all' or 'edge' after the item\n", name, scope);
+        else if (target_item(gpu, it, o->seed, strcmp(scope, "edge") == 0))
+            rc = 1;
+        printf(KC_SAN_TARGET_END "%s\n", name);
+        fflush(stdout);
+        if (gpu->lost) break;
+    }
+    free(line);
+    return rc;
+}
+
 int kc_sanitize_target(const kc_opts *o, const kc_item *items, int n)
 {
-    const kc_item *it = NULL;
-    for (int i = 0; o->npatterns == 1 && i < n && !it; i++)
-        if (strcmp(items[i].name, o->patterns[0]) == 0) it = &items[i];
-    if (!it || (it->kind != KC_KIND_SANITIZE && it->kind != KC_KIND_CONTROL)) {
-        printf(KC_SAN_TARGET_FAIL "--sanitize-target needs one item name, a <contract>:sanitize item or a control "
-               "(got %d pattern%s, first '%s')\n", o->npatterns, o->npatterns == 1 ? "" : "s",
-               o->npatterns ? o->patterns[0] : "");
+    const kc_item *it = o->npatterns == 1 ? target_find(items, n, o->patterns[0]) : NULL;
+    if (o->npatterns > 1 || (o->npatterns == 1 && !it)) {
+        printf(KC_SAN_TARGET_FAIL "--sanitize-target takes one item name, a <contract>:sanitize item or a control, "
+               "or none (then item requests on stdin) (got %d pattern%s, first '%s')\n", o->npatterns,
+               o->npatterns == 1 ? "" : "s", o->npatterns ? o->patterns[0] : "");
         return 2;
     }
     kc_gpu gpu;
@@ -586,14 +609,8 @@ int kc_sanitize_target(const kc_opts *o, const kc_item *items, int n)
         kc_gpu_close(&gpu);
         return rc < 0 ? 2 : 3;
     }
-    char msg[2048];
-    kc_exact_stats st;
-    rc = kc_run_exact_launches(&gpu, it->contract, it->kind == KC_KIND_CONTROL ? it->control->name : NULL, o->seed,
-                               msg, sizeof msg, &st);
-    printf(KC_SAN_TARGET_SMEM "%ld\n", st.smem_bytes);
-    if (st.slowest) printf(KC_SAN_TARGET_SLOWEST "%s %.3f\n", st.slowest, st.slowest_s);
-    printf("%s%s\n", rc ? KC_SAN_TARGET_FAIL : KC_SAN_TARGET_OK, msg);
+    rc = it ? target_item(&gpu, it, o->seed, 0) : target_serve(&gpu, o, items, n);
     fflush(stdout);
     kc_gpu_close(&gpu);
-    return rc ? 1 : 0;
+    return rc;
 }

@@ -15,6 +15,7 @@
 #include "run_options.h"
 #include "item.h"
 #include "outcome.h"
+#include "sanitize_session.h"
 
 #define KC_SAN_TOOLS 4                  /* memcheck, racecheck, initcheck, synccheck: the order they run in */
 #define KC_SAN_ERROR_EXIT 86            /* --error-exitcode: the sanitizer found an error */
@@ -69,12 +70,20 @@ int kc_sanitizer_find(char *path, size_t cap, char *why, size_t whycap);
  *   TIMEOUT a tool past its limit; CRASH the sanitizer killed by a signal.
  *   control: RED an error ("caught by gate 5 (sanitizer; ...)"); MISSED every
  *   tool clean; SKIP, TIMEOUT, CRASH as above, never RED.
- * gates_msg is what gates 1-4 said of a control ("" for an item). */
-void kc_sanitize_item(const kc_item *it, const kc_opts *o, const char *gates_msg, kc_outcome *out);
+ * gates_msg is what gates 1-4 said of a control ("" for an item). Each tool
+ * runs in pool's session for it (sanitize_session.h: one compute-sanitizer
+ * process per tool for every item of this process), trusted only to say
+ * clean; anything else, and every tool when pool is NULL or
+ * KC_SANITIZE_SESSIONS=0, is a session of this item alone. */
+void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, const char *gates_msg, kc_outcome *out);
 
 /* The target's side (--sanitize-target): runs kc_run_exact_launches for the
- * one item named by o->patterns[0] (a :sanitize item or a control) and prints
- * KC_SAN_TARGET_OK or KC_SAN_TARGET_FAIL with what happened. Returns 0 when
- * every launch ran, 1 when one failed, 3 without a GPU, 2 bad usage. */
+ * one item named by o->patterns[0] (a :sanitize item or a control; every
+ * shape: the command a failure line gives to rerun by hand), or with no
+ * pattern serves a session (sanitize_session.h): requests "<item> all|edge"
+ * on stdin, each answered between its begin and end lines. Prints
+ * KC_SAN_TARGET_SMEM, KC_SAN_TARGET_SLOWEST and KC_SAN_TARGET_OK or
+ * KC_SAN_TARGET_FAIL for each item. Returns 0 when every launch ran, 1 when
+ * one failed, 3 without a GPU, 2 bad usage. */
 int kc_sanitize_target(const kc_opts *o, const kc_item *items, int n);
 #endif

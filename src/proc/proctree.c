@@ -154,8 +154,26 @@ static void sleep_ms(long ms)
 
 /* Reaps every child that has ended; 1 when live children remain, 0 when
  * there are none (ECHILD). */
-static int reap_ended(void)
+static int kept(pid_t p, const pid_t *keep, int nkeep)
 {
+    for (int i = 0; i < nkeep; i++)
+        if (keep[i] == p) return 1;
+    return 0;
+}
+
+/* Reaps this process's children that ended, except those in keep (their
+ * owner reaps them). 1 while a child not kept is still running, else 0. */
+static int reap_ended(const pid_t *keep, int nkeep)
+{
+    if (nkeep > 0) {
+        pid_t p[KC_PROC_MAX];
+        int n = kc_proc_children(p, KC_PROC_MAX), running = 0;
+        for (int i = 0; i < n && i < KC_PROC_MAX; i++) {
+            int st;
+            if (!kept(p[i], keep, nkeep) && waitpid(p[i], &st, WNOHANG) == 0) running = 1;
+        }
+        return running || n < 0;
+    }
     for (;;) {
         int st;
         pid_t r = waitpid(-1, &st, WNOHANG);
@@ -166,31 +184,42 @@ static int reap_ended(void)
     }
 }
 
-int kc_proc_end_leftovers(int timeout_ms, char *what, size_t cap)
+/* The children in p[0..n) that are not kept, moved to its front. */
+static int drop_kept(pid_t *p, int n, const pid_t *keep, int nkeep)
+{
+    int m = 0;
+    for (int i = 0; i < n && i < KC_PROC_MAX; i++)
+        if (!kept(p[i], keep, nkeep)) p[m++] = p[i];
+    return m;
+}
+
+int kc_proc_end_leftovers(int timeout_ms, const pid_t *keep, int nkeep, char *what, size_t cap)
 {
     if (what && cap) what[0] = 0;
-    if (!reap_ended()) return 0;            /* the usual case: no child at all */
+    if (!reap_ended(keep, nkeep)) return 0;     /* the usual case: no child at all */
     double end = kc_now_s() + timeout_ms / 1000.0;
     while (kc_now_s() < end) {
         sleep_ms(5);
-        if (!reap_ended()) return 0;
+        if (!reap_ended(keep, nkeep)) return 0;
     }
     pid_t p[KC_PROC_MAX];
     int found = kc_proc_children(p, KC_PROC_MAX);
+    if (found > 0) found = drop_kept(p, found, keep, nkeep);
     if (found <= 0) {                       /* racing with their end, or /proc unreadable */
-        if (!reap_ended()) return 0;
+        if (!reap_ended(keep, nkeep)) return 0;
         if (what) snprintf(what, cap, "children that /proc does not list");
         return 1;
     }
     if (what) kc_proc_describe(p, found < KC_PROC_MAX ? found : KC_PROC_MAX, what, cap);
     for (int round = 0; round < 20; round++) {
         int n = kc_proc_children(p, KC_PROC_MAX);
+        n = n > 0 ? drop_kept(p, n, keep, nkeep) : n;
         for (int i = 0; i < n && i < KC_PROC_MAX; i++) {
             if (getpgid(p[i]) == p[i]) kill(-p[i], SIGKILL);    /* a group of its own: its members too */
             kill(p[i], SIGKILL);
         }
         sleep_ms(10);
-        if (!reap_ended()) break;
+        if (!reap_ended(keep, nkeep)) break;
     }
     return found;
 }

@@ -53,8 +53,10 @@ void kc_proc_describe(const pid_t *pids, int n, char *buf, size_t cap);
  * group when it leads one, and again to any orphan that killing adopts, until
  * none is left (a bounded number of rounds). Returns the number of processes
  * found running at the timeout, 0 when there were none; *what then names them
- * ("pid 123 (sleep)"). Never blocks longer than timeout_ms plus about 200 ms. */
-int kc_proc_end_leftovers(int timeout_ms, char *what, size_t cap);
+ * ("pid 123 (sleep)"). Never blocks longer than timeout_ms plus about 200 ms.
+ * The children in keep[0..nkeep) are not the item's (the sanitizer gate's
+ * sessions, sanitize_session.h): neither waited for, reaped nor killed. */
+int kc_proc_end_leftovers(int timeout_ms, const pid_t *keep, int nkeep, char *what, size_t cap);
 /* The absolute path of this process's binary (/proc/self/exe resolved:
  * what a child started as "/proc/self/exe" runs, and where library kernels
  * are looked for beside it) into buf. 0; or -1 when /proc cannot be read or

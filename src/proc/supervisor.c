@@ -109,6 +109,17 @@ void kc_sup_free(kc_sup *s)
     s->sp.rfd = -1;
 }
 
+void kc_sup_pause(kc_sup *s)
+{
+    if (s->sp.rfd >= 0) kc_sigpipe_restore(&s->sp);
+    s->sp.rfd = -1;
+}
+
+int kc_sup_resume(kc_sup *s, int ignore_sigpipe)
+{
+    return s->sp.rfd >= 0 ? 0 : kc_sigpipe_install(&s->sp, ignore_sigpipe);
+}
+
 /* ---- starting ---- */
 
 /* A close-on-exec copy of fd at 10 or above (so that putting the child's

@@ -106,6 +106,14 @@ int kc_sup_init(kc_sup *s, int n, const kc_sup_ops *ops, void *ctx, int ignore_s
 /* Kills (SIGKILL to the group) and reaps any child not GONE, closes every
  * pipe and puts the signal dispositions back. */
 void kc_sup_free(kc_sup *s);
+/* For an owner whose children outlive one task (the sanitizer gate's
+ * sessions, sanitize_session.h): kc_sup_pause puts this process's signal
+ * dispositions back while the children live on with their pipes (SIGINT and
+ * SIGTERM then act on this process as without a supervisor; nothing is
+ * reaped); kc_sup_resume installs them again before the next kc_sup_wait,
+ * which reaps what ended meanwhile. 0, or -1 with errno. */
+void kc_sup_pause(kc_sup *s);
+int kc_sup_resume(kc_sup *s, int ignore_sigpipe);
 /* Starts slot `slot` (which must be GONE) as the program at path (the
  * owners' is "/proc/self/exe": this binary) with argv (argv[0] as the child
  * sees it) and this process's environment; flags KC_SUP_STDIN |

@@ -68,10 +68,12 @@ void kc_rerun_command(const kc_opts *o, const char *name, int device, char *buf,
 
 /* Processes the item left running: given KC_LEAK_TIMEOUT_MS to end, then
  * killed and named (this process adopts orphans: kc_proc_adopt_orphans). */
-static void end_leftovers(kc_outcome *out)
+static void end_leftovers(kc_san_pool *san, kc_outcome *out)
 {
     char who[400], what[512];
-    int n = kc_proc_end_leftovers(KC_LEAK_TIMEOUT_MS, who, sizeof who);
+    pid_t keep[KC_SAN_POOL_TOOLS];
+    int nkeep = kc_san_pool_pids(san, keep);
+    int n = kc_proc_end_leftovers(KC_LEAK_TIMEOUT_MS, keep, nkeep, who, sizeof who);
     if (n <= 0) return;
     snprintf(what, sizeof what, "%d process%s running after it: %s, still there %d ms after it ended; killed (SIGKILL)",
              n, n == 1 ? "" : "es", who, KC_LEAK_TIMEOUT_MS);
@@ -96,7 +98,8 @@ static void check_gpu_state(kc_gpu *gpu, kc_gpu_watch *gw, kc_outcome *out)
     }
 }
 
-void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_outcome *out)
+void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_san_pool *san,
+                 kc_outcome *out)
 {
     memset(out, 0, sizeof *out);
     int rss_ok = rss_reset() == 0;
@@ -113,7 +116,7 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
         out->state = rc ? KC_FAIL : KC_PASS;
         if (!rc) snprintf(out->msg, sizeof out->msg, "suite passed");
     } else if (it->kind == KC_KIND_SANITIZE) {
-        kc_sanitize_item(it, o, "", out);
+        kc_sanitize_item(it, o, san, "", out);
     } else if (!(res = calloc(1, sizeof *res))) {
         out->state = it->kind == KC_KIND_CONTROL ? KC_MISSED : KC_FAIL;
         snprintf(out->msg, sizeof out->msg, "internal error: out of host memory");
@@ -133,12 +136,12 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
             res->cases > 0 && res->cases_failed == 0 && !res->context_lost) {
             char gates[64];
             snprintf(gates, sizeof gates, "gates 1-4 passed all %d cases", res->cases);
-            kc_sanitize_item(it, o, gates, out);
+            kc_sanitize_item(it, o, san, gates, out);
         }
     }
     out->seconds = kc_now_s() - t0;
     out->peak_rss_kib = rss_ok ? rss_peak_kib() : -1;
-    end_leftovers(out);
+    end_leftovers(san, out);
     if (watch) check_gpu_state(gpu, gw, out);
     if (kc_state_failed(out->state))     /* CRASH and TIMEOUT here: a sanitizer run's */
         kc_rerun_command(o, it->name, o->device, out->rerun, sizeof out->rerun);

@@ -5,6 +5,7 @@
 #include "run_options.h"
 #include "gates.h"
 #include "gpu_state.h"
+#include "sanitize_session.h"
 #include "item.h"
 #include "outcome.h"
 #include "shell_words.h"
@@ -23,8 +24,12 @@
  * allocated is named on its line and sets KC_LOST_GPU_STATE.
  * Test hook: KC_FAULT_LOSE_CONTEXT_AFTER=<item name> marks the context lost
  * after that item, so the serial re-exec and the queue's worker replacement
- * are exercised on machines without a GPU. */
-void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_outcome *out);
+ * are exercised on machines without a GPU. san: this process's sanitizer
+ * sessions (sanitize_session.h; NULL: none), which :sanitize items and
+ * controls planted for the sanitizer run in, and which the leftover check
+ * leaves running. */
+void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_san_pool *san,
+                 kc_outcome *out);
 /* The command that reruns just item `name` with the run's seed on `device`
  * (and its --records files, which record items need), as one line a POSIX
  * shell reads back word for word: a word with characters other than

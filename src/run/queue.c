@@ -84,6 +84,7 @@ typedef struct queue {
     kc_costs costs;
     int interrupted;            /* the first SIGINT or SIGTERM */
     int stopping;               /* no more items handed out */
+    int untrusted;              /* a worker's sanitizer session counted errors no item held (worker.h) */
     char stop_why[512];
     int restarts, cap;
     double t0;
@@ -346,6 +347,9 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
     } else if (c->leak[0]) {
         say(qq, "kcontract: worker %d (pid %ld) %s after its items, and left processes behind: %s\n", w->slot, (long)c->pid,
             how, c->leak);
+    } else if (WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == KC_WORKER_UNTRUSTED) {
+        qq->untrusted = 1;      /* its line says why; the run is not green */
+        abnormal = 0;
     } else if (abnormal && !qq->interrupted && !c->killed) {
         say(qq, "kcontract: worker %d (pid %ld) %s between items\n", w->slot, (long)c->pid, how);
     }
@@ -711,6 +715,7 @@ int kc_queue_run(const kc_opts *o, const kc_item *items, int n)
     fflush(stdout);
     int wr = kc_reports_write(&qq.rec, o->json, o->junit, o->timeline);
     rc = qq.interrupted ? 128 + qq.interrupted : kc_tally_exit_status(&qq.t);
+    if (qq.untrusted && rc == 0) rc = 1;
     if (wr && rc == 0) rc = 4;
 out:
     if (sup) kc_sup_free(&qq.sup);

@@ -71,11 +71,11 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
 }
 
 /* Runs one item (item_run.c), adds it to the tally and keeps its record. */
-static void run_item(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_tally *t,
-                     int *lost, kc_record *rec)
+static void run_item(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw,
+                     kc_san_pool *san, kc_tally *t, int *lost, kc_record *rec)
 {
     kc_outcome oc;
-    kc_item_run(gpu, have_gpu, it, o, gw, &oc);
+    kc_item_run(gpu, have_gpu, it, o, gw, san, &oc);
     kc_tally_add(t, it->kind, oc.state);
     t->limit_problems += oc.limit_problems;
     t->stale += oc.stale;
@@ -188,6 +188,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
                   kc_gpu_sampler_start(0) == 0 && kc_gpu_sampler_watch_bus(pid, bus) == 0;
     kc_gpu_watch gw;            /* what GPU items leave in this process's context (gpu_state.h) */
     kc_gpu_watch_init(&gw);
+    kc_san_pool *san = kc_san_pool_new();   /* NULL (out of memory): each item alone */
     kc_progress_start(ns, o->resume_at, 1, !o->parent);
     for (int i = o->resume_at; i < ns; i++) {
         int lost = 0;
@@ -201,7 +202,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         if (gpu_mem) kc_gpu_sampler_take_peak(pid);   /* drop the previous item's peak */
         rec.start_s = kc_now_s() - t0;
         kc_progress_busy(1);
-        run_item(&gpu, have_gpu, it, o, &gw, &t, &lost, &rec);
+        run_item(&gpu, have_gpu, it, o, &gw, san, &t, &lost, &rec);
         rec.end_s = kc_now_s() - t0;
         rec.peak_gpu_mib = gpu_mem ? kc_gpu_sampler_take_peak(pid) : -1;
         if (kc_records_add(&rs, &rec)) fprintf(stderr, "kcontract: out of memory: %s is missing from the reports\n", it->name);
@@ -217,7 +218,9 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     }
     kc_progress_end();
     if (gpu_mem) kc_gpu_sampler_stop();
-    char line[4096];
+    char line[4096], san_why[700];
+    int untrusted = kc_san_pool_free(san, san_why, sizeof san_why) != 0;
+    if (untrusted) printf("kcontract: %s\n", san_why);     /* never green (sanitize_session.h) */
     if (kc_tally_format(&t, line, sizeof line) < 0) {
         fprintf(stderr, "kcontract: internal error: TALLY does not fit\n");
         kc_records_free(&rs);
@@ -239,7 +242,8 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     if (have_gpu) kc_gpu_close(&gpu);
     kc_records_free(&rs);
     free(sel);
-    return reports ? 4 : kc_tally_exit_status(&t);
+    int status = reports ? 4 : kc_tally_exit_status(&t);
+    return untrusted && status == 0 ? 1 : status;
 }
 
 int kc_list(const kc_opts *o, const kc_item *items, int n)

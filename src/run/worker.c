@@ -19,15 +19,15 @@
 
 /* Runs one item as the serial runner does (item_run.c) into *r; the CUDA
  * context is opened at the first GPU item. */
-static void run_one(kc_gpu *gpu, int *gpu_state, kc_gpu_watch *gw, const kc_item *it, const kc_opts *o,
-                    kc_result_line *r)
+static void run_one(kc_gpu *gpu, int *gpu_state, kc_gpu_watch *gw, kc_san_pool *san, const kc_item *it,
+                    const kc_opts *o, kc_result_line *r)
 {
     if (kc_item_needs_gpu(it) && *gpu_state == 0) {          /* the first GPU item opens the context */
         int rc = kc_gpu_open(gpu, o->device);
         *gpu_state = rc == 0 ? 1 : -1;
     }
     kc_outcome oc;
-    kc_item_run(gpu, *gpu_state == 1, it, o, gw, &oc);
+    kc_item_run(gpu, *gpu_state == 1, it, o, gw, san, &oc);
     snprintf(r->name, sizeof r->name, "%s", it->name);
     r->state = oc.state;
     r->gate = oc.gate;
@@ -70,28 +70,43 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
     int gpu_state = 0;          /* 0 not opened, 1 ready, -1 no GPU */
     kc_gpu_watch gw;            /* what items leave in the context (gpu_state.h) */
     kc_gpu_watch_init(&gw);
+    kc_san_pool *san = kc_san_pool_new();   /* NULL (out of memory): each item alone */
     char name[512], out[4096];
+    int rc = 0;
     while (fgets(name, sizeof name, stdin)) {
         name[strcspn(name, "\r\n")] = 0;
         if (!name[0]) continue;
         const kc_item *it = find_item(items, n, name);
         if (!it) {
             fprintf(stderr, "kcontract: --worker: no item named '%s'\n", name);
-            return 4;
+            rc = 4;
+            break;
         }
         kc_result_line r;
         memset(&r, 0, sizeof r);
-        run_one(&gpu, &gpu_state, &gw, it, o, &r);
+        run_one(&gpu, &gpu_state, &gw, san, it, o, &r);
         int len = kc_result_format(&r, out, sizeof out);
-        if (len < 0) return 4;
+        if (len < 0) {
+            rc = 4;
+            break;
+        }
         for (int off = 0; off < len;) {
             ssize_t w = write(KC_RESULT_FD, out + off, (size_t)(len - off));
             if (w < 0 && errno == EINTR) continue;
-            if (w <= 0) return 4;           /* the parent is gone */
+            if (w <= 0) {                   /* the parent is gone */
+                rc = 4;
+                break;
+            }
             off += (int)w;
         }
-        if (r.lost) break;                  /* a fresh worker takes over */
+        if (rc || r.lost) break;            /* rc: see above; lost: a fresh worker takes over */
     }
     if (gpu_state == 1) kc_gpu_close(&gpu);
-    return 0;
+    char why[700];
+    if (kc_san_pool_free(san, why, sizeof why) && rc == 0) {
+        printf("kcontract: worker: %s\n", why);     /* the parent fails the run (worker.h) */
+        fflush(stdout);
+        return KC_WORKER_UNTRUSTED;
+    }
+    return rc;
 }

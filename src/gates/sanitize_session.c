@@ -1,0 +1,261 @@
+/* sanitize_session.c — compute-sanitizer sessions (sanitize_session.h): a
+ * pool of one session per tool, the requests and their windows, one-item
+ * sessions, and the check of a session's summary at its end. */
+#include "sanitize_session.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sanitize.h"
+#include "supervisor.h"
+
+/* A session slot's request in flight. */
+typedef struct san_slot {
+    kc_san_window *w;           /* where its lines go; NULL: into carry */
+    char end[400];              /* the target's end line for the request */
+    char *carry;                /* lines after the last window's end line: the next window opens with them */
+    size_t carry_len;
+} san_slot;
+
+struct kc_san_pool {
+    kc_sup sup;                 /* KC_SAN_POOL_TOOLS slots; installed only while waiting */
+    int ready;                  /* sup initialised */
+    san_slot slot[KC_SAN_POOL_TOOLS];
+};
+
+static void window_add(kc_san_window *w, const char *line, size_t len)
+{
+    if (w->len + len + 2 > KC_SAN_OUT_MAX) {
+        w->dropped += len + 1;
+        return;
+    }
+    memcpy(w->out + w->len, line, len);
+    w->len += len;
+    w->out[w->len++] = '\n';
+    w->out[w->len] = 0;
+}
+
+/* A line after the window's end line: kept for the next window. */
+static void carry_add(san_slot *sl, const char *line, size_t len)
+{
+    if (sl->carry_len + len + 2 > KC_SAN_OUT_MAX) return;
+    char *c = realloc(sl->carry, sl->carry_len + len + 2);
+    if (!c) return;
+    sl->carry = c;
+    memcpy(c + sl->carry_len, line, len);
+    sl->carry_len += len;
+    c[sl->carry_len++] = '\n';
+    c[sl->carry_len] = 0;
+}
+
+static void on_line(void *ctx, kc_sup *s, kc_child *c, int stream, const char *line, size_t len, size_t cut)
+{
+    (void)s, (void)stream, (void)cut;
+    san_slot *sl = &((san_slot *)ctx)[c->slot];
+    if (!sl->w || sl->w->ended) {
+        carry_add(sl, line, len);
+        return;
+    }
+    window_add(sl->w, line, len);
+    if (sl->end[0] && len == strlen(sl->end) && memcmp(line, sl->end, len) == 0) sl->w->ended = 1;
+}
+
+static void on_gone(void *ctx, kc_sup *s, kc_child *c)
+{
+    (void)s;
+    san_slot *sl = &((san_slot *)ctx)[c->slot];
+    if (!sl->w) return;
+    sl->w->gone = 1;
+    sl->w->wstatus = c->wstatus;
+    sl->w->killed = c->killed;
+    snprintf(sl->w->leak, sizeof sl->w->leak, "%s", c->leak);
+}
+
+static const kc_sup_ops POOL_OPS = { on_line, on_gone, NULL };
+
+static void window_reset(kc_san_window *w)
+{
+    char *out = w->out;
+    memset(w, 0, sizeof *w);
+    w->out = out;
+    w->out[0] = 0;
+}
+
+/* Waits on sup until *done, the child gone, or the deadline (then stops
+ * it, once, and waits for it to go). A signal ends the wait. */
+static void wait_for(kc_sup *sup, kc_child *c, kc_san_window *w, const int *done, double limit_s)
+{
+    double deadline = kc_sup_now() + limit_s;
+    while (!*done && !w->gone && !sup->interrupted) {
+        if (kc_sup_wait(sup, w->timed_out ? 0 : deadline) < 0 && errno != EINTR) break;
+        if (!w->timed_out && !*done && !w->gone && kc_sup_now() >= deadline) {
+            w->timed_out = 1;
+            kc_sup_stop(sup, c, SIGTERM, KC_SUP_GRACE_MS);
+        }
+    }
+}
+
+/* After a wait: a signal ends every session and is raised again (the
+ * caller's process ends as it would have); else the handlers go. */
+static void after_wait(kc_san_pool *p)
+{
+    int sig = p->sup.interrupted;
+    if (sig) {
+        kc_sup_free(&p->sup);
+        p->ready = 0;
+        raise(sig);
+        return;
+    }
+    kc_sup_pause(&p->sup);
+}
+
+kc_san_pool *kc_san_pool_new(void)
+{
+    return calloc(1, sizeof(kc_san_pool));
+}
+
+/* The item of a request: its first word. */
+static void end_line(san_slot *sl, const char *request)
+{
+    size_t n = strcspn(request, " \n");
+    snprintf(sl->end, sizeof sl->end, KC_SAN_TARGET_END "%.*s", (int)n, request);
+}
+
+int kc_san_ask(kc_san_pool *p, int tool, char *const argv[], const char *request, double limit_s, kc_san_window *w,
+               char *why, size_t cap)
+{
+    window_reset(w);
+    if (!p->ready) {
+        if (kc_sup_init(&p->sup, KC_SAN_POOL_TOOLS, &POOL_OPS, p->slot, 1) < 0) {
+            snprintf(why, cap, "cannot set up the supervisor: %s", strerror(errno));
+            return -1;
+        }
+        p->ready = 1;
+    } else if (kc_sup_resume(&p->sup, 1) < 0) {
+        snprintf(why, cap, "cannot install the supervisor's signal handlers: %s", strerror(errno));
+        return -1;
+    }
+    san_slot *sl = &p->slot[tool];
+    kc_child *c = &p->sup.c[tool];
+    /* What the session printed since the last window closed (a report that
+     * came after its item's end line) opens this one: never lost, and never
+     * taken for clean. */
+    sl->w = w;
+    sl->end[0] = 0;
+    if (sl->carry_len) window_add(w, sl->carry, sl->carry_len - 1);     /* one block, its last newline re-added */
+    free(sl->carry);
+    sl->carry = NULL;
+    sl->carry_len = 0;
+    kc_sup_wait(&p->sup, kc_sup_now());
+    int never = 0;
+    if (c->state != KC_CHILD_GONE && c->state != KC_CHILD_RUNNING) wait_for(&p->sup, c, w, &never, 5.0);
+    w->gone = 0;                    /* that session's end is not this request's */
+    if (c->state == KC_CHILD_GONE) {
+        if (kc_sup_start(&p->sup, tool, argv[0], argv, KC_SUP_STDIN) < 0) {
+            snprintf(why, cap, "cannot start %s: %s", argv[0], strerror(errno));
+            sl->w = NULL;
+            after_wait(p);
+            return -1;
+        }
+        kc_sup_mark(c, KC_CHILD_RUNNING);
+    }
+    end_line(sl, request);
+    char line[512];
+    int n = snprintf(line, sizeof line, "%s\n", request);
+    kc_sup_write(c, line, (size_t)n);      /* a session that is dying: its end settles the window */
+    wait_for(&p->sup, c, w, &w->ended, limit_s);
+    sl->w = NULL;
+    after_wait(p);
+    return 0;
+}
+
+void kc_san_end(kc_san_pool *p, int tool, double limit_s, kc_san_window *w)
+{
+    if (!p || !p->ready || p->sup.c[tool].state == KC_CHILD_GONE) return;
+    char scratch_out[1];
+    kc_san_window scratch = { .out = scratch_out };
+    kc_san_window *into = w ? w : &scratch;
+    if (!w) into->len = KC_SAN_OUT_MAX;        /* keep nothing */
+    into->gone = 0;
+    if (kc_sup_resume(&p->sup, 1) < 0) {
+        kc_sup_stop(&p->sup, &p->sup.c[tool], SIGKILL, 0);
+        return;
+    }
+    san_slot *sl = &p->slot[tool];
+    kc_child *c = &p->sup.c[tool];
+    int ended = into->ended;
+    into->ended = 0;                /* everything until its exit goes into w */
+    sl->w = into;
+    sl->end[0] = 0;
+    if (sl->carry_len) window_add(into, sl->carry, sl->carry_len - 1);
+    free(sl->carry);
+    sl->carry = NULL;
+    sl->carry_len = 0;
+    kc_sup_close_stdin(c);
+    int never = 0;
+    wait_for(&p->sup, c, into, &never, limit_s);
+    into->ended = ended;
+    sl->w = NULL;
+    after_wait(p);
+}
+
+int kc_san_once(char *const argv[], const char *request, double limit_s, kc_san_window *w, char *why, size_t cap)
+{
+    kc_san_pool *p = kc_san_pool_new();
+    if (!p) {
+        snprintf(why, cap, "out of host memory");
+        return -1;
+    }
+    int rc = kc_san_ask(p, 0, argv, request, limit_s, w, why, cap);
+    if (rc == 0 && !w->gone) {
+        int timed_out = w->timed_out;
+        kc_san_end(p, 0, limit_s, w);
+        w->timed_out |= timed_out;
+    }
+    if (p->ready) kc_sup_free(&p->sup);
+    free(p->slot[0].carry);
+    free(p);
+    return rc;
+}
+
+int kc_san_pool_pids(const kc_san_pool *p, pid_t *out)
+{
+    int n = 0;
+    for (int t = 0; p && p->ready && t < KC_SAN_POOL_TOOLS; t++)
+        if (p->sup.c[t].state != KC_CHILD_GONE) out[n++] = p->sup.c[t].pid;
+    return n;
+}
+
+int kc_san_pool_free(kc_san_pool *p, char *why, size_t cap)
+{
+    if (!p) return 0;
+    int rc = 0;
+    char *buf = malloc(KC_SAN_OUT_MAX);
+    for (int t = 0; p->ready && t < KC_SAN_POOL_TOOLS; t++) {
+        if (p->sup.c[t].state == KC_CHILD_GONE) continue;
+        kc_san_window w = { .out = buf };
+        if (buf) {
+            buf[0] = 0;
+            kc_san_end(p, t, KC_SAN_TIMEOUT_S, &w);
+        } else {
+            kc_san_end(p, t, KC_SAN_TIMEOUT_S, NULL);
+        }
+        kc_san_error e;
+        if (buf && !kc_sanitizer_parse(buf, &e) && e.errors <= 0) continue;
+        if (buf && rc == 0) {
+            kc_sanitizer_parse(buf, &e);
+            snprintf(why, cap, "the %s session counted %ld error%s that no item's window held (%s): the :sanitize "
+                     "items it called clean in this process are not trusted", kc_sanitizer_tool(t), e.errors,
+                     e.errors == 1 ? "" : "s", e.what[0] ? e.what : "no report line");
+            rc = -1;
+        }
+    }
+    free(buf);
+    if (p->ready) kc_sup_free(&p->sup);
+    for (int t = 0; t < KC_SAN_POOL_TOOLS; t++) free(p->slot[t].carry);
+    free(p);
+    return rc;
+}

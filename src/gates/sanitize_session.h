@@ -1,0 +1,86 @@
+/* sanitize_session.h — compute-sanitizer sessions for the sanitizer gate
+ * (sanitize.h): one compute-sanitizer process per tool serving many items,
+ * so a process running N :sanitize items starts the sanitizer (and a CUDA
+ * context under it) once per tool instead of N times. On the H200 that
+ * start is what the items cost: 0.5 s a tool alone, about 2 s under a
+ * --jobs 8 run, where 92 items took 782 of the run's 1019 worker-seconds
+ * (docs/sanitizer-gate.md).
+ *
+ * A session is `compute-sanitizer --tool T ... <this binary> run
+ * --sanitize-target --seed S --device D` with no item: the target serves
+ * requests from its stdin, one a line, "<item> all|edge" (edge: the edge
+ * shapes only), and answers each between two lines of its own,
+ *     kcontract-sanitize-target: begin <item>
+ *     ... its launches' lines, and the sanitizer's reports of them ...
+ *     kcontract-sanitize-target: end <item>
+ * The sanitizer prints a kernel's report before that kernel's launch returns
+ * to the target (seen on the H200: memcheck's report precedes the target's
+ * own line about the failed launch), so what falls between the two lines is
+ * that item's. The gate trusts a window only to say "clean"; anything else
+ * (an error, a failed launch, a session that died) is decided by a session
+ * of that one item alone (kc_san_once), and a window error that the item's
+ * own session does not reproduce fails the item. A session's summary at its
+ * end must count no error that no window held (kc_san_pool_free).
+ *
+ * Every session is a child of a supervisor (supervisor.h) that this process
+ * installs only while it waits on a session: between items SIGINT and SIGTERM
+ * act on this process as without one, and a session whose stdin closes
+ * (this process ended) ends itself. */
+#ifndef KC_SANITIZE_SESSION_H
+#define KC_SANITIZE_SESSION_H
+#include <stddef.h>
+#include <sys/types.h>
+
+#define KC_SAN_TARGET_BEGIN "kcontract-sanitize-target: begin "
+#define KC_SAN_TARGET_END "kcontract-sanitize-target: end "
+#define KC_SAN_OUT_MAX (256 * 1024)     /* output kept per window; the first error comes early */
+#define KC_SAN_POOL_TOOLS 4
+
+/* What one request got: the lines of its window (or of a whole one-item
+ * session), and how the session stands. */
+typedef struct kc_san_window {
+    char *out;                  /* [KC_SAN_OUT_MAX]: stdout and stderr lines in arrival order, NUL-terminated */
+    size_t len, dropped;
+    int ended;                  /* the target's end line for this request came */
+    int gone;                   /* the session ended: wstatus, killed, leak say how */
+    int wstatus, killed;
+    int timed_out;              /* the limit passed first; the session was stopped */
+    char leak[512];             /* what it left behind (supervisor.h); "" none */
+} kc_san_window;
+
+/* The sessions of one process, one slot per tool; none started yet. */
+typedef struct kc_san_pool kc_san_pool;
+
+/* A pool with no session. NULL when out of memory. */
+kc_san_pool *kc_san_pool_new(void);
+
+/* Sends `request` ("<item> all|edge") to tool's session, starting it as argv
+ * (argv[0] the sanitizer, NULL-terminated) when it is not running, and reads
+ * until the target's end line for that item, the session's end, or limit_s
+ * seconds (then the session is stopped: timed_out). w->out must hold
+ * KC_SAN_OUT_MAX bytes. Returns 0; -1 when no session could start (why). A
+ * SIGINT or SIGTERM meanwhile ends every session and is raised again. */
+int kc_san_ask(kc_san_pool *p, int tool, char *const argv[], const char *request, double limit_s, kc_san_window *w,
+               char *why, size_t cap);
+
+/* Ends tool's session: end of input, then everything it still prints is
+ * appended to w (NULL: dropped) until it exits (at most limit_s seconds, then
+ * it is killed). Nothing when none runs. */
+void kc_san_end(kc_san_pool *p, int tool, double limit_s, kc_san_window *w);
+
+/* One item alone: a session started as argv, sent `request`, its input
+ * closed, read to its end (at most limit_s seconds). What a session of many
+ * items cannot decide, and every item of a process without a pool. 0, or -1
+ * when it could not start (why). */
+int kc_san_once(char *const argv[], const char *request, double limit_s, kc_san_window *w, char *why, size_t cap);
+
+/* The pids of its running sessions into out[KC_SAN_POOL_TOOLS]: the children
+ * an item's leftover check leaves to the pool (kc_proc_end_leftovers).
+ * Returns how many (0 for NULL). */
+int kc_san_pool_pids(const kc_san_pool *p, pid_t *out);
+
+/* Ends every session and frees the pool (NULL: nothing). Returns 0; -1 when
+ * a session's summary counted errors that no window held (why names the tool
+ * and the count): the items it called clean are then not to be trusted. */
+int kc_san_pool_free(kc_san_pool *p, char *why, size_t cap);
+#endif

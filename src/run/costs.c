@@ -211,23 +211,38 @@ int kc_costs_format(const kc_costs *c, FILE *out)
     return ferror(out) ? -1 : 0;
 }
 
+/* The lock file is removed by its holder before it lets go, so a table's
+ * directory keeps no "<path>.lock" between runs. A run that opened the file
+ * and then waited for it may hold a file already removed (and a third run
+ * may have made a new one): after flock it checks that the path still names
+ * the file it holds, else tries again. */
 int kc_costs_lock(const char *path)
 {
     char lock[4096];
     snprintf(lock, sizeof lock, "%s.lock", path);
-    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0) return -1;
-    while (flock(fd, LOCK_EX) != 0)
-        if (errno != EINTR) {
-            close(fd);
-            return -1;
-        }
-    return fd;
+    for (;;) {
+        int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (fd < 0) return -1;
+        while (flock(fd, LOCK_EX) != 0)
+            if (errno != EINTR) {
+                close(fd);
+                return -1;
+            }
+        struct stat held, named;
+        if (fstat(fd, &held) == 0 && stat(lock, &named) == 0 && held.st_dev == named.st_dev &&
+            held.st_ino == named.st_ino)
+            return fd;
+        close(fd);          /* removed by the run before us: take the current one */
+    }
 }
 
-void kc_costs_unlock(int fd)
+void kc_costs_unlock(const char *path, int fd)
 {
-    if (fd >= 0) close(fd);     /* closing releases the flock */
+    if (fd < 0) return;
+    char lock[4096];
+    snprintf(lock, sizeof lock, "%s.lock", path);
+    unlink(lock);           /* while held: see kc_costs_lock */
+    close(fd);              /* closing releases the flock */
 }
 
 int kc_costs_save(const char *path, const kc_costs *c, char *err, size_t cap)
@@ -250,8 +265,14 @@ int kc_costs_save(const char *path, const kc_costs *c, char *err, size_t cap)
     return 0;
 }
 
+/* Whether an item in state s was measured (NOTRUN and SKIP ran nothing). */
+static int state_measured(kc_state s) { return s != KC_NOTRUN && s != KC_SKIP; }
+
 int kc_costs_save_run(const char *path, const kc_records *rs, FILE *out)
 {
+    int measured = 0;
+    for (int i = 0; i < rs->n; i++) measured += state_measured(rs->v[i].state);
+    if (!measured) return 0;            /* nothing to merge: the table and its directory stay as they are */
     kc_costs c;
     int found;
     char err[1024];
@@ -263,7 +284,7 @@ int kc_costs_save_run(const char *path, const kc_records *rs, FILE *out)
     int n = 0, rc = 0;
     for (int i = 0; i < rs->n; i++) {
         const kc_record *r = &rs->v[i];
-        if (r->state == KC_NOTRUN || r->state == KC_SKIP) continue;    /* no measurement */
+        if (!state_measured(r->state)) continue;
         kc_cost e;
         memset(&e, 0, sizeof e);
         snprintf(e.name, sizeof e.name, "%s", r->name);
@@ -279,7 +300,7 @@ int kc_costs_save_run(const char *path, const kc_records *rs, FILE *out)
     } else if (n) {
         fprintf(out, "kcontract: cost table %s: %d item%s measured, %d recorded in all\n", path, n, n == 1 ? "" : "s", c.n);
     }
-    kc_costs_unlock(lock);
+    kc_costs_unlock(path, lock);
     kc_costs_free(&c);
     return rc ? rc : n;
 }

@@ -58,14 +58,17 @@ int kc_costs_load(const char *path, kc_costs *c, int *found, char *err, size_t c
 int kc_costs_format(const kc_costs *c, FILE *out);
 /* Writes path atomically (a temporary file renamed over it). 0, or -1 with err. */
 /* Serialises read-merge-write of the table at path among concurrent runs:
- * an exclusive flock(2) on "<path>.lock". Returns the lock's fd (pass it to
- * kc_costs_unlock), or -1 when no lock could be taken (the caller goes on). */
+ * an exclusive flock(2) on "<path>.lock", a file that exists only while a
+ * run holds it. Returns the lock's fd (pass it to kc_costs_unlock), or -1
+ * when no lock could be taken (the caller goes on). */
 int kc_costs_lock(const char *path);
-void kc_costs_unlock(int fd);
+/* Removes "<path>.lock" and releases the lock fd (-1: nothing to do). */
+void kc_costs_unlock(const char *path, int fd);
 int kc_costs_save(const char *path, const kc_costs *c, char *err, size_t cap);
 const kc_cost *kc_costs_find(const kc_costs *c, const char *name);
 /* After a run: merges its measured items (records; NOTRUN and SKIP carry no
- * measurement) into the table at path, under kc_costs_lock, and writes it.
+ * measurement) into the table at path, under kc_costs_lock, and writes it;
+ * with none measured it touches nothing (no table, no lock file).
  * Prints "kcontract: cost table PATH: N items measured, M recorded in all" to
  * out; a table that cannot be read is replaced (said on stderr), one that
  * cannot be written is reported on stderr. Returns the items measured, or -1

@@ -202,7 +202,7 @@ Test(report, timeline_svg_one_bar_per_item_one_row_per_worker)
         rec("a", KC_KIND_KERNEL, KC_PASS, 0, 0, 2, ""),    rec("b", KC_KIND_KERNEL, KC_FAIL, 0, 2, 3, ""),
         rec("c<&>", KC_KIND_KERNEL, KC_KNOWN, 1, 0, 3, ""), rec("d", KC_KIND_SUITE, KC_CRASH, 1, 3, 4, ""),
         rec("e", KC_KIND_KERNEL, KC_TIMEOUT, 2, 0, 1, ""),  rec("f", KC_KIND_KERNEL, KC_SKIP, 2, 1, 1, ""),
-        rec("straggler", KC_KIND_KERNEL, KC_PASS, 2, 1, 10, ""),
+        rec("straggler", KC_KIND_KERNEL, KC_PASS, 2, 1, 10, ""), rec("g", KC_KIND_KERNEL, KC_NOTRUN, -1, 10, 10, ""),
     };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) cr_assert_eq(kc_records_add(&rs, &v[i]), 0);
     char path[128];
@@ -210,12 +210,13 @@ Test(report, timeline_svg_one_bar_per_item_one_row_per_worker)
     write_report(path, kc_report_timeline_svg, &rs);
     kc_proc p = python(PY_SVG, path);
     cr_expect_eq(p.status, 0, "python: %s\n%s", p.err, kc_out_file(path));
-    cr_expect(strstr(p.out, "bars 7 rows 3\n"), "%s", p.out);
+    cr_expect(strstr(p.out, "bars 8 rows 3\n"), "%s", p.out);
     /* bars end on a common axis: the straggler reaches the plot's right edge (1200 - 30) */
     cr_expect(strstr(p.out, "worker-2 #2e9d42 1170 straggler PASS 9.00 s (1.00 to 10.00 s)"), "%s", p.out);
     cr_expect(strstr(p.out, "worker-0 #d62728 "), "FAIL red: %s", p.out);
     cr_expect(strstr(p.out, "worker-1 #f0a30a 456 c<&> KNOWN 3.00 s"), "KNOWN amber: %s", p.out);
     cr_expect(strstr(p.out, "worker-2 #9e9e9e "), "SKIP grey: %s", p.out);
+    cr_expect(strstr(p.out, "worker-0 #4a4a4a 1171 g NOTRUN"), "NOTRUN dark grey, not SKIP's: %s", p.out);
     cr_expect(strstr(p.out, "ticks 0 s 1 s 2 s 3 s 4 s 5 s 6 s 7 s 8 s 9 s 10 s"), "%s", p.out);
     kc_proc_free(&p);
     unlink(path);

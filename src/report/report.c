@@ -116,7 +116,7 @@ static void report_slowest(FILE *out, const kc_records *rs, int k)
     if (k > KC_REPORT_SLOWEST) k = KC_REPORT_SLOWEST;
     for (int i = 0; i < rs->n; i++) {
         double s = item_s(rs, i);
-        if (rs->v[i].state == KC_SKIP || rs->v[i].state == KC_NOTRUN || s < 0.005) continue;   /* nothing ran */
+        if (!kc_state_measured(rs->v[i].state) || s < 0.005) continue;   /* nothing ran */
         if (n < k) n++;
         else if (s <= item_s(rs, top[k - 1])) continue;
         int j = n - 1;

@@ -1,6 +1,6 @@
 /* tally.c — owns the TALLY line (writer and strict parser), tally arithmetic,
- * the exit status the counts explain, the SUMMARY line, and the names of item
- * kinds and states.
+ * the exit status the counts explain and the SUMMARY line (what each state
+ * counts as: state.h).
  *
  * TALLY v=3 then, in this fixed order:
  *   kernel.pass kernel.fail kernel.known kernel.leak kernel.skip kernel.crash
@@ -35,26 +35,6 @@
 #include "seed.h"
 #include "errmsg.h"
 #include "tally.h"
-
-int kc_state_failed(kc_state s) {
-    return s == KC_FAIL || s == KC_MISSED || s == KC_LIMIT || s == KC_LEAK || s == KC_CRASH || s == KC_TIMEOUT;
-}
-
-const char *kc_kind_name(kc_kind k) {
-    static const char *const names[KC_KIND_COUNT] = { "kernel", "control", "limit", "suite", "sanitize" };
-    return (k >= 0 && k < KC_KIND_COUNT) ? names[k] : "?";
-}
-
-const char *kc_ref_mode_name(kc_ref_mode m) {
-    return m == KC_REF_HOST ? "host" : m == KC_REF_BOTH ? "both" : "device";
-}
-
-const char *kc_state_name(kc_state s) {
-    static const char *const names[KC_STATE_COUNT] = {
-        "PASS", "FAIL", "KNOWN", "RED", "MISSED", "LIMIT", "LEAK", "SKIP", "CRASH", "TIMEOUT", "NOTRUN"
-    };
-    return (s >= 0 && s < KC_STATE_COUNT) ? names[s] : "?";
-}
 
 /* ---- the key table ---- */
 
@@ -166,11 +146,14 @@ static long kind_total(const kc_tally *t, kc_kind k) {
 }
 
 int kc_tally_exit_status(const kc_tally *t) {
-    if (state_total(t, KC_FAIL) || state_total(t, KC_MISSED) || state_total(t, KC_LIMIT) || state_total(t, KC_LEAK) ||
-        state_total(t, KC_CRASH) || state_total(t, KC_TIMEOUT) || state_total(t, KC_NOTRUN) ||
-        t->stale || t->limit_problems)
-        return 1;
-    return state_total(t, KC_SKIP) ? 3 : 0;
+    int skipped = 0;
+    if (t->stale || t->limit_problems) return 1;
+    for (int s = 0; s < KC_STATE_COUNT; s++) {
+        if (!state_total(t, (kc_state)s)) continue;
+        if (kc_state_failed((kc_state)s)) return 1;
+        skipped |= kc_state_info_of((kc_state)s)->skips;
+    }
+    return skipped ? 3 : 0;
 }
 
 /* ---- writing ---- */
@@ -457,13 +440,11 @@ int kc_summary_format(const kc_tally *t, char *buf, size_t cap) {
             pl(t->n[KC_KIND_SANITIZE][KC_FAIL], "with an error", "with errors"));
     put(&o, "; %ld %s", spass, pl(spass, "suite passes", "suites pass"));
     if (sfail) put(&o, ", %ld %s failed", sfail, pl(sfail, "suite", "suites"));
-    long skip = state_total(t, KC_SKIP), crash = state_total(t, KC_CRASH);
-    long tmo = state_total(t, KC_TIMEOUT), notrun = state_total(t, KC_NOTRUN), leak = state_total(t, KC_LEAK);
-    if (leak) put(&o, "; %ld left processes or GPU state behind", leak);
-    if (skip) put(&o, "; %ld skipped", skip);
-    if (crash) put(&o, "; %ld crashed", crash);
-    if (tmo) put(&o, "; %ld timed out", tmo);
-    if (notrun) put(&o, "; %ld not run", notrun);
+    for (int s = 0; s < KC_STATE_COUNT; s++) {    /* LEAK, SKIP, CRASH, TIMEOUT, NOTRUN: state.h */
+        const char *what = kc_state_info_of((kc_state)s)->summary;
+        long k = state_total(t, (kc_state)s);
+        if (what && k) put(&o, "; %ld %s", k, what);
+    }
     if (t->stale) put(&o, "; %ld %s", t->stale, pl(t->stale, "stale known finding", "stale known findings"));
     if (o.over || o.len > (size_t)0x7fffffff) return -1;
     return (int)o.len;

@@ -265,13 +265,10 @@ int kc_costs_save(const char *path, const kc_costs *c, char *err, size_t cap)
     return 0;
 }
 
-/* Whether an item in state s was measured (NOTRUN and SKIP ran nothing). */
-static int state_measured(kc_state s) { return s != KC_NOTRUN && s != KC_SKIP; }
-
 int kc_costs_save_run(const char *path, const kc_records *rs, FILE *out)
 {
     int measured = 0;
-    for (int i = 0; i < rs->n; i++) measured += state_measured(rs->v[i].state);
+    for (int i = 0; i < rs->n; i++) measured += kc_state_measured(rs->v[i].state);
     if (!measured) return 0;            /* nothing to merge: the table and its directory stay as they are */
     kc_costs c;
     int found;
@@ -284,7 +281,7 @@ int kc_costs_save_run(const char *path, const kc_records *rs, FILE *out)
     int n = 0, rc = 0;
     for (int i = 0; i < rs->n; i++) {
         const kc_record *r = &rs->v[i];
-        if (!state_measured(r->state)) continue;
+        if (!kc_state_measured(r->state)) continue;
         kc_cost e;
         memset(&e, 0, sizeof e);
         snprintf(e.name, sizeof e.name, "%s", r->name);

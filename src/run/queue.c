@@ -177,7 +177,7 @@ static void finish_item(queue *qq, qitem *qi, const kc_result_line *r, const wk 
     rec.peak_gpu_mib = gpu_mib;
     snprintf(rec.message, sizeof rec.message, "%s", r->msg);
     int fails = kc_state_failed(r->state) || r->stale;
-    if (fails && r->state != KC_NOTRUN) rerun_of(qq, it->name, w ? w->device : qq->o->device, rec.rerun, sizeof rec.rerun);
+    if (fails) rerun_of(qq, it->name, w ? w->device : qq->o->device, rec.rerun, sizeof rec.rerun);
     if (tail) snprintf(rec.log_tail, sizeof rec.log_tail, "%s", tail);
     if (kc_records_add(&qq->rec, &rec)) fprintf(stderr, "kcontract: out of memory for the reports\n");
     if (print) {

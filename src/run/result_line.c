@@ -6,13 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int kc_state_parse(const char *s)
-{
-    for (int i = 0; i < KC_STATE_COUNT; i++)
-        if (strcmp(s, kc_state_name((kc_state)i)) == 0) return i;
-    return -1;
-}
-
 int kc_result_format(const kc_result_line *r, char *buf, size_t cap)
 {
     char msg[sizeof r->msg];

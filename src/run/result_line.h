@@ -29,6 +29,4 @@ typedef struct kc_result_line {
 int kc_result_format(const kc_result_line *r, char *buf, size_t cap);
 /* Parses one (without its '\n'). 0, or -1 with the reason in err. */
 int kc_result_parse(const char *line, kc_result_line *r, char *err, size_t cap);
-/* The state named s ("PASS", "LIMIT", ...), or -1. */
-int kc_state_parse(const char *s);
 #endif

@@ -4,7 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "report.h"
+#include "report_json.h"
+#include "report_stats.h"
 #include "report_text.h"
 
 static void num(FILE *out, const char *key, double v)

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_junit.h"
 #include "report_text.h"
 
 static kc_junit_as as(kc_state s) { return kc_state_info_of(s)->junit; }

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_timeline.h"
+#include "report_stats.h"
 #include "report_text.h"
 
 #define W 1200          /* width */

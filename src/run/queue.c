@@ -38,6 +38,7 @@
 #include "progress.h"
 #include "record.h"
 #include "report.h"
+#include "report_summary.h"
 #include "runner.h"
 #include "tally.h"
 

@@ -21,6 +21,7 @@
 #include "progress.h"
 #include "record.h"
 #include "report.h"
+#include "report_summary.h"
 #include "seed.h"
 #include "shard.h"
 #include "suite.h"

@@ -64,6 +64,9 @@ void kc_cli_usage(FILE *out, const char *prog)
           "                timeout_s, else max(60, 5 x recorded seconds), 600 with no record)\n"
           "  --fail-fast   with --jobs: stop handing out items after the first failure; the rest\n"
           "                are NOTRUN\n"
+          "  --rerun-failed  run (or list) only the items the cost table (--costs) records as failed\n"
+          "                last time, among those the PATTERNs select; none: nothing runs, exit 0;\n"
+          "                no table: exit 2. The run writes the table back (docs/parallel-runs.md)\n"
           "  --restarts M  with --jobs: replace at most M workers that crashed, timed out or did not start\n"
           "                (default 2 x N + 8); then the items not handed out yet are NOTRUN\n"
           "  --json FILE   write a JSON Lines report: one object per item (state, worker, times,\n"
@@ -198,6 +201,9 @@ static int check_parallel(const kc_opts *o)
     if (!o->worker && !(o->jobs && !o->schedule_static) && (o->timeout_s > 0 || o->fail_fast || o->max_restarts >= 0))
         return usage_error("%s applies to --jobs N with the work queue (not to a serial run or --schedule static)%s",
                            o->fail_fast ? "--fail-fast" : o->timeout_s > 0 ? "--timeout" : "--restarts", "");
+    if (o->rerun_failed && o->jobs && o->schedule_static)   /* its shards would each re-read the table */
+        return usage_error("--rerun-failed does not apply to --schedule static (its shards would each read the cost "
+                           "table again; the work queue selects once, in the parent)%s%s", "", "");
     if (o->costs_given && o->jobs && o->schedule_static)
         return usage_error("--costs does not apply to --schedule static (its shards are item i %% N)%s%s", "", "");
     if (o->sanitize_target && (o->cmd != KC_CMD_RUN || o->jobs || o->sharded || o->worker || o->npatterns != 1))
@@ -289,7 +295,7 @@ int kc_cli_writes_costs(const kc_opts *o)
     if (o->cmd != KC_CMD_RUN || o->worker || o->parent) return 0;
     if (o->sharded) return 0;   /* every shard of a multi-host run cuts its slice from the one table */
     if (o->jobs) return !o->schedule_static;
-    return o->costs_given;
+    return o->costs_given || o->rerun_failed;
 }
 
 /* --json, --junit, --timeline: run only, not with --schedule static, each its
@@ -455,6 +461,12 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
             if (!v) return usage_error("--resume-elapsed: internal option needs seconds%s%s", "", "");
             o->resume_elapsed = atof(v);
             i++;
+            continue;
+        } else if (strcmp(a, "--rerun-failed") == 0) {
+            if (o->cmd != KC_CMD_RUN && o->cmd != KC_CMD_LIST)
+                return usage_error("--rerun-failed applies to run and list only%s%s", "", "");
+            o->rerun_failed = 1;
+            o->argv[o->argc++] = argv[i];
             continue;
         } else if (strcmp(a, "--exclude") == 0) {
             if (!v || !*v) return usage_error("--exclude needs a glob (the items to leave out)%s%s", "", "");

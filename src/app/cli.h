@@ -40,6 +40,7 @@ typedef struct kc_opts {
     int costs_given;
     double timeout_s;          /* --timeout S: every item's time limit (0: per item, costs.h) */
     int fail_fast;             /* --fail-fast: stop handing out items after the first failure */
+    int rerun_failed;          /* --rerun-failed: only the items the cost table records as failed (costs.h kc_select) */
     int max_restarts;          /* --restarts M: workers replaced after a crash, a timeout or a failed start, at most (-1: 2 x N + 8) */
     int worker;                /* internal --worker: a work-queue worker (items on stdin, results on fd 3) */
     int sanitize_target;       /* internal --sanitize-target: compute-sanitizer's target, one item's launches (sanitize.h) */
@@ -67,7 +68,8 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o);
 void kc_opts_free(kc_opts *o);
 /* Whether this run rewrites the cost table at its end: a --jobs work queue
  * always (o->costs, the default file unless --costs), a serial run given
- * --costs; never a --shard K/N run, serial or --jobs (its slices come from the
+ * --costs or --rerun-failed (so what passes now drops out of the next
+ * --rerun-failed); never a --shard K/N run, serial or --jobs (its slices come from the
  * table, which every shard must read unchanged), a static shard child or a
  * worker. */
 int kc_cli_writes_costs(const kc_opts *o);

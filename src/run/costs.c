@@ -386,11 +386,31 @@ int kc_lpt_partition(const double *cost, const char *const *names, int n, int ns
     return 0;
 }
 
+/* --rerun-failed: keeps of sel[0..nf) the items the table o->costs records
+ * as failed. Returns how many, or -1 with the reason in err (no table, a
+ * malformed one). */
+static int keep_failed(const kc_opts *o, const kc_item *items, int *sel, int nf, char *err, size_t cap)
+{
+    kc_costs c;
+    int found, nk = 0;
+    if (kc_costs_load(o->costs, &c, &found, err, cap)) return -1;
+    if (!found)
+        return kc_errf(err, cap, "%s: no such file: --rerun-failed reruns what this cost table records as failed last "
+                       "time (a --jobs run writes it, or a serial run given --costs FILE or --rerun-failed)", o->costs);
+    for (int i = 0; i < nf; i++) {
+        const kc_cost *e = kc_costs_find(&c, items[sel[i]].name);
+        if (e && e->failed) sel[nk++] = sel[i];
+    }
+    kc_costs_free(&c);
+    return nk;
+}
+
 int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfiltered, char *err, size_t cap)
 {
     int nf = 0;
     for (int i = 0; i < n; i++)
         if (kc_filter_match(items[i].name, o->patterns, o->npatterns)) sel[nf++] = i;
+    if (o->rerun_failed && (nf = keep_failed(o, items, sel, nf, err, cap)) < 0) return -1;
     *nfiltered = nf;
     if (!(o->sharded && o->costs_given)) {
         int ns = 0;
@@ -422,6 +442,14 @@ int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfil
     free(sh);
     kc_costs_free(&c);
     return rc;
+}
+
+int kc_rerun_failed_none(const kc_opts *o, int nfiltered, FILE *out)
+{
+    if (!o->rerun_failed || nfiltered > 0) return 0;
+    fprintf(out, "kcontract: --rerun-failed: the cost table %s records no failed item among those selected; nothing "
+                 "to run\n", o->costs);
+    return 1;
 }
 
 int kc_select_costs_digest(const kc_opts *o, const kc_item *items, int n, uint64_t *digest, char *err, size_t cap)

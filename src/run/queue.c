@@ -614,6 +614,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
                recorded < ns ? ", the rest estimated" : "");
     else
         printf(", longest first by estimate (costs %s: none yet)\n", o->costs);
+    kc_rerun_failed_none(o, nf, stdout);
     if (d->ndevs) {
         printf("kcontract: workers go round robin on device%s", d->ndevs == 1 ? "" : "s");
         for (int j = 0; j < d->ndevs; j++) printf("%s %d", j ? "," : "", d->dev[j].ordinal);

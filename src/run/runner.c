@@ -180,6 +180,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         if (o->sharded && ns == 0)
             printf("kcontract: shard %d/%d is empty (the filter selects %d item%s; item i goes to shard i %% %d)\n",
                    o->shard_k, o->shard_n, nf, nf == 1 ? "" : "s", o->shard_n);
+        kc_rerun_failed_none(o, nf, stdout);
         if (gpu_items && !have_gpu)
             printf("kcontract: no GPU: %s; the %d GPU item%s will be SKIP%s\n", gpu.why, gpu_items,
                    gpu_items == 1 ? "" : "s", ns > gpu_items ? " and host-only suites still run" : "");
@@ -264,6 +265,7 @@ int kc_list(const kc_opts *o, const kc_item *items, int n)
         total++;
     }
     free(sel);
+    kc_rerun_failed_none(o, nf, stdout);
     printf("%d item%s: %d kernel%s, %d control%s, %d limit check%s, %d suite%s", total, total == 1 ? "" : "s",
            count[KC_KIND_KERNEL], count[KC_KIND_KERNEL] == 1 ? "" : "s", count[KC_KIND_CONTROL],
            count[KC_KIND_CONTROL] == 1 ? "" : "s", count[KC_KIND_LIMIT], count[KC_KIND_LIMIT] == 1 ? "" : "s",

@@ -40,15 +40,15 @@ static kc_record rec(const char *name, kc_kind k, kc_state s, int worker, double
     memset(&r, 0, sizeof r);
     snprintf(r.name, sizeof r.name, "%s", name);
     r.kind = k;
-    r.state = s;
+    r.res.state = s;
     r.worker = worker;
     r.device = -1;
     r.worker_pid = 1000 + worker;
     r.start_s = t0;
     r.end_s = t1;
-    r.peak_rss_kib = -1;
+    r.res.peak_rss_kib = -1;
     r.peak_gpu_mib = -1;
-    snprintf(r.message, sizeof r.message, "%s", msg);
+    snprintf(r.res.msg, sizeof r.res.msg, "%s", msg);
     return r;
 }
 
@@ -97,10 +97,10 @@ Test(report, json_escapes_nasty_messages_and_every_line_parses)
     kc_records rs = { .workers = 1, .wall_s = 2 };
     kc_record a = rec("k.nasty", KC_KIND_KERNEL, KC_FAIL, 0, 0, 1,
                       "say \"hi\" \\ back\nslash\x01 bad\xff\xc0\x80 trunc\xe2\x82 ok \xc3\xa9 \xe2\x80\xa8 tab\tend");
-    snprintf(a.rerun, sizeof a.rerun, "./kc run 'k.nasty' --seed 1");
+    snprintf(a.res.rerun, sizeof a.res.rerun, "./kc run 'k.nasty' --seed 1");
     snprintf(a.log_tail, sizeof a.log_tail, "line1\r\nline2\x7f\x1b[31m");
     kc_record b = rec("s.ok", KC_KIND_SUITE, KC_PASS, 0, 1, 2, "suite passed");
-    b.peak_rss_kib = 2048;
+    b.res.peak_rss_kib = 2048;
     b.peak_gpu_mib = 0;
     cr_assert_eq(kc_records_add(&rs, &a), 0);
     cr_assert_eq(kc_records_add(&rs, &b), 0);
@@ -155,7 +155,7 @@ Test(report, junit_counts_escaping_and_wellformed)
         rec("k:control.d", KC_KIND_CONTROL, KC_RED, 0, 7, 8, "caught by gate 3"),
         rec("s.leak", KC_KIND_SUITE, KC_LEAK, 0, 8, 9, "left 1 process running after it"),
     };
-    snprintf(v[1].rerun, sizeof v[1].rerun, "./kc run 'k.<fail>' --seed 1 && true");
+    snprintf(v[1].res.rerun, sizeof v[1].res.rerun, "./kc run 'k.<fail>' --seed 1 && true");
     snprintf(v[4].log_tail, sizeof v[4].log_tail, "last ]]> line\x02");
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) cr_assert_eq(kc_records_add(&rs, &v[i]), 0);
     char path[128];
@@ -236,9 +236,9 @@ Test(report, workers_summary_efficiency)
         rec("b", KC_KIND_KERNEL, KC_PASS, 0, 4, 5, ""),
         rec("c", KC_KIND_KERNEL, KC_PASS, 1, 0, 4, ""),
     };
-    v[0].peak_rss_kib = 1024;
-    v[1].peak_rss_kib = 3 * 1024 * 1024;
-    v[2].peak_rss_kib = 512;
+    v[0].res.peak_rss_kib = 1024;
+    v[1].res.peak_rss_kib = 3 * 1024 * 1024;
+    v[2].res.peak_rss_kib = 512;
     v[2].peak_gpu_mib = 8724;
     for (size_t i = 0; i < 3; i++) cr_assert_eq(kc_records_add(&rs, &v[i]), 0);
     kc_worker_stats ws[2];

@@ -314,7 +314,7 @@ static double tool_limit_s(const kc_item *it)
     return it->contract && it->contract->timeout_s > KC_SAN_TIMEOUT_S ? it->contract->timeout_s : KC_SAN_TIMEOUT_S;
 }
 
-void kc_sanitize_item(const kc_item *it, const kc_opts *o, const char *gates_msg, kc_outcome *out)
+void kc_sanitize_item(const kc_item *it, const kc_opts *o, const char *gates_msg, kc_item_result *out)
 {
     const int control = it->kind == KC_KIND_CONTROL;
     char san[4096], why[1536], self[4096];
@@ -431,9 +431,9 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, const char *gates_msg
         }
         snprintf(target_ok, sizeof target_ok, "%s", tline);
         if (r.leak[0]) {
-            out->state = KC_PASS;       /* kc_outcome_left_behind words it */
+            out->state = KC_PASS;       /* kc_result_left_behind words it */
             snprintf(out->msg, sizeof out->msg, "%s clean", tool);
-            kc_outcome_left_behind(out, r.leak);
+            kc_result_left_behind(out, r.leak);
             break;
         }
         if (t == KC_SAN_TOOLS - 1) {

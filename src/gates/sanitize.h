@@ -68,7 +68,7 @@ int kc_sanitizer_find(char *path, size_t cap, char *why, size_t whycap);
  *   control: RED an error ("caught by gate 5 (sanitizer; ...)"); MISSED every
  *   tool clean; SKIP, TIMEOUT, CRASH as above, never RED.
  * gates_msg is what gates 1-4 said of a control ("" for an item). */
-void kc_sanitize_item(const kc_item *it, const kc_opts *o, const char *gates_msg, kc_outcome *out);
+void kc_sanitize_item(const kc_item *it, const kc_opts *o, const char *gates_msg, kc_item_result *out);
 
 /* The target's side (--sanitize-target): runs kc_run_exact_launches for the
  * one item named by o->patterns[0] (a :sanitize item or a control) and prints

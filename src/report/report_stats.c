@@ -23,7 +23,7 @@ double kc_report_worker_stats(const kc_records *rs, kc_worker_stats *ws)
         s->items++;
         s->busy_s += d;
         busy += d;
-        if (r->peak_rss_kib > s->peak_rss_kib) s->peak_rss_kib = r->peak_rss_kib;
+        if (r->res.peak_rss_kib > s->peak_rss_kib) s->peak_rss_kib = r->res.peak_rss_kib;
         if (r->peak_gpu_mib > s->peak_gpu_mib) s->peak_gpu_mib = r->peak_gpu_mib;
     }
     return busy;
@@ -39,13 +39,13 @@ kc_time_split kc_report_time_split(const kc_records *rs)
 {
     kc_time_split t = { 0, 0, 0, 0, 0, 0, 0 };
     for (int i = 0; i < rs->n; i++) {
-        t.inputs_made_gpu += rs->v[i].time.inputs_made_gpu;
-        t.inputs_made_host += rs->v[i].time.inputs_made_host;
-        t.inputs_reused += rs->v[i].time.inputs_reused;
-        t.inputs_s += rs->v[i].time.inputs_s;
-        t.gpu_s += rs->v[i].time.gpu_s;
-        t.reference_s += rs->v[i].time.reference_s;
-        t.checks_s += rs->v[i].time.checks_s;
+        t.inputs_made_gpu += rs->v[i].res.time.inputs_made_gpu;
+        t.inputs_made_host += rs->v[i].res.time.inputs_made_host;
+        t.inputs_reused += rs->v[i].res.time.inputs_reused;
+        t.inputs_s += rs->v[i].res.time.inputs_s;
+        t.gpu_s += rs->v[i].res.time.gpu_s;
+        t.reference_s += rs->v[i].res.time.reference_s;
+        t.checks_s += rs->v[i].res.time.checks_s;
     }
     return t;
 }

@@ -25,7 +25,7 @@ static void report_slowest(FILE *out, const kc_records *rs, int k);
 void kc_report_no_gpu(FILE *out, const kc_records *rs, const char *why)
 {
     int n = 0;
-    for (int i = 0; i < rs->n; i++) n += rs->v[i].state == KC_SKIP && strncmp(rs->v[i].message, "no GPU", 6) == 0;
+    for (int i = 0; i < rs->n; i++) n += rs->v[i].res.state == KC_SKIP && strncmp(rs->v[i].res.msg, "no GPU", 6) == 0;
     if (n) fprintf(out, "kcontract: %d item%s skipped: no GPU (%s)\n", n, n == 1 ? "" : "s", why);
 }
 
@@ -79,7 +79,7 @@ static void report_slowest(FILE *out, const kc_records *rs, int k)
     if (k > KC_REPORT_SLOWEST) k = KC_REPORT_SLOWEST;
     for (int i = 0; i < rs->n; i++) {
         double s = item_s(rs, i);
-        if (!kc_state_measured(rs->v[i].state) || s < 0.005) continue;   /* nothing ran */
+        if (!kc_state_measured(rs->v[i].res.state) || s < 0.005) continue;   /* nothing ran */
         if (n < k) n++;
         else if (s <= item_s(rs, top[k - 1])) continue;
         int j = n - 1;

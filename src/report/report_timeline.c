@@ -80,9 +80,9 @@ int kc_report_timeline_svg(FILE *out, const kc_records *rs)
             if (bw < 1) bw = 1;
             fprintf(out, "<rect class=\"bar\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" stroke=\"#fff\" "
                          "stroke-width=\"0.5\"><title>",
-                    x, y + 4, bw, BAR, kc_state_info_of(r->state)->colour);
+                    x, y + 4, bw, BAR, kc_state_info_of(r->res.state)->colour);
             kc_xml_text(out, r->name, sizeof r->name, 0);
-            fprintf(out, " %s %.2f s (%.2f to %.2f s)</title></rect>\n", kc_state_name(r->state), e - s, s, e);
+            fprintf(out, " %s %.2f s (%.2f to %.2f s)</title></rect>\n", kc_state_name(r->res.state), e - s, s, e);
         }
         fprintf(out, "</g>\n");
     }

@@ -268,7 +268,7 @@ int kc_costs_save(const char *path, const kc_costs *c, char *err, size_t cap)
 int kc_costs_save_run(const char *path, const kc_records *rs, FILE *out)
 {
     int measured = 0;
-    for (int i = 0; i < rs->n; i++) measured += kc_state_measured(rs->v[i].state);
+    for (int i = 0; i < rs->n; i++) measured += kc_state_measured(rs->v[i].res.state);
     if (!measured) return 0;            /* nothing to merge: the table and its directory stay as they are */
     kc_costs c;
     int found;
@@ -281,14 +281,14 @@ int kc_costs_save_run(const char *path, const kc_records *rs, FILE *out)
     int n = 0, rc = 0;
     for (int i = 0; i < rs->n; i++) {
         const kc_record *r = &rs->v[i];
-        if (!kc_state_measured(r->state)) continue;
+        if (!kc_state_measured(r->res.state)) continue;
         kc_cost e;
         memset(&e, 0, sizeof e);
         snprintf(e.name, sizeof e.name, "%s", r->name);
         e.seconds = r->end_s - r->start_s;
-        e.peak_rss_kib = r->peak_rss_kib;
+        e.peak_rss_kib = r->res.peak_rss_kib;
         e.peak_gpu_mib = r->peak_gpu_mib;
-        e.failed = kc_state_failed(r->state);
+        e.failed = kc_result_fails(&r->res);   /* a stale known finding failed too */
         if (kc_costs_set(&c, &e) == 0) n++;
     }
     if (n && kc_costs_save(path, &c, err, sizeof err)) {

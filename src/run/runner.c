@@ -14,6 +14,7 @@
 #include "costs.h"
 #include "device.h"
 #include "filter.h"
+#include "finish.h"
 #include "gates.h"
 #include "item_run.h"
 #include "nvml.h"
@@ -72,24 +73,6 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
     perror("kcontract: re-exec failed");
     if (fd >= 0) close(fd);
     free(av);
-}
-
-/* Runs one item (item_run.c), adds it to the tally and keeps its record. */
-static void run_item(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_tally *t,
-                     int *lost, kc_record *rec)
-{
-    kc_outcome oc;
-    kc_item_run(gpu, have_gpu, it, o, gw, &oc);
-    kc_tally_add(t, it->kind, oc.state);
-    t->limit_problems += oc.limit_problems;
-    t->stale += oc.stale;
-    rec->state = oc.state;
-    rec->gate = oc.gate;
-    rec->peak_rss_kib = oc.peak_rss_kib;
-    rec->time = oc.time;
-    snprintf(rec->message, sizeof rec->message, "%s", oc.msg);
-    snprintf(rec->rerun, sizeof rec->rerun, "%s", oc.rerun);
-    *lost = oc.context_lost;
 }
 
 int kc_run(const kc_opts *o, const kc_item *items, int n)
@@ -194,24 +177,21 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     kc_gpu_watch gw;            /* what GPU items leave in this process's context (gpu_state.h) */
     kc_gpu_watch_init(&gw);
     kc_progress_start(ns, o->resume_at, 1, !o->parent);
+    kc_finish fin = { .o = o, .tally = &t, .records = &rs };
     for (int i = o->resume_at; i < ns; i++) {
-        int lost = 0;
         const kc_item *it = &items[sel[i]];
-        kc_record rec;
-        memset(&rec, 0, sizeof rec);
-        snprintf(rec.name, sizeof rec.name, "%s", it->name);
-        rec.kind = it->kind;
-        rec.worker_pid = pid;
-        rec.device = have_gpu && kc_item_needs_gpu(it) ? o->device : -1;
+        kc_item_where w = { .worker = 0, .pid = pid, .rerun_device = o->device, .peak_gpu_mib = -1 };
+        w.device = have_gpu && kc_item_needs_gpu(it) ? o->device : -1;
         if (gpu_mem) kc_gpu_sampler_take_peak(pid);   /* drop the previous item's peak */
-        rec.start_s = now_s() - t0;
+        w.start_s = now_s() - t0;
         kc_progress_busy(1);
-        run_item(&gpu, have_gpu, it, o, &gw, &t, &lost, &rec);
-        rec.end_s = now_s() - t0;
-        rec.peak_gpu_mib = gpu_mem ? kc_gpu_sampler_take_peak(pid) : -1;
-        if (kc_records_add(&rs, &rec)) fprintf(stderr, "kcontract: out of memory: %s is missing from the reports\n", it->name);
-        kc_progress_set_busy(0);   /* no redraw: item_done redraws, with nothing running */
-        kc_progress_item_done(rec.state, -1);
+        kc_item_result r;
+        kc_item_run(&gpu, have_gpu, it, o, &gw, &r);   /* prints its line */
+        w.end_s = now_s() - t0;
+        if (gpu_mem) w.peak_gpu_mib = kc_gpu_sampler_take_peak(pid);
+        kc_progress_set_busy(0);   /* no redraw: finishing redraws, with nothing running */
+        kc_finish_item(&fin, it, &r, &w);
+        int lost = r.context_lost;
         if (lost) {
             if (i + 1 < ns) reexec(o, i + 1, &t, now_s() - t0, &rs, lost);
             /* Nothing left, or exec failed: what remains is skipped here. */

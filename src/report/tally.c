@@ -145,11 +145,18 @@ static long kind_total(const kc_tally *t, kc_kind k) {
     return n;
 }
 
+/* Whether any kind has an item in state s (no sum: counts near LONG_MAX stay defined). */
+static int state_any(const kc_tally *t, kc_state s) {
+    for (int k = 0; k < KC_KIND_COUNT; k++)
+        if (t->n[k][s]) return 1;
+    return 0;
+}
+
 int kc_tally_exit_status(const kc_tally *t) {
     int skipped = 0;
     if (t->stale || t->limit_problems) return 1;
     for (int s = 0; s < KC_STATE_COUNT; s++) {
-        if (!state_total(t, (kc_state)s)) continue;
+        if (!state_any(t, (kc_state)s)) continue;
         if (kc_state_failed((kc_state)s)) return 1;
         skipped |= kc_state_info_of((kc_state)s)->skips;
     }

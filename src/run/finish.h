@@ -8,8 +8,7 @@
  * (item_run.h) and sends its result on the result line (result_line.h). */
 #ifndef KC_FINISH_H
 #define KC_FINISH_H
-#include "cli.h"
-#include "costs.h"
+#include "costs.h"       /* and kc_opts, through it */
 #include "record.h"
 #include "result.h"
 #include "tally.h"

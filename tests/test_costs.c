@@ -414,5 +414,46 @@ Test(costs, concurrent_runs_keep_every_row, .timeout = 60)
     unlink(path);
     char lock[300];
     snprintf(lock, sizeof lock, "%s.lock", path);
+    cr_expect_neq(access(lock, F_OK), 0, "8 concurrent runs left %s behind", lock);
     unlink(lock);
+}
+
+/* A --jobs run whose items all SKIP (no GPU) measured nothing: it writes no
+ * table and leaves no "<table>.lock" behind (it used to take the lock, which
+ * creates the file, before knowing there was nothing to merge). */
+Test(costs, run_measuring_nothing_leaves_no_lock, .timeout = 60)
+{
+    char path[256], lock[300];
+    tmpname(path, sizeof path, "nothing");
+    snprintf(lock, sizeof lock, "%s.lock", path);
+    unlink(path);
+    unlink(lock);
+    char *args[] = { "run", "--jobs", "2", "--costs", path, "fake.axpy.f32", NULL };
+    kc_proc p = kc_run_fixture(args, 30);
+    cr_expect_eq(p.status, 3, "every item SKIP: exit 3, got %d; stdout:\n%s", p.status, p.out);
+    cr_expect_neq(access(path, F_OK), 0, "nothing measured, yet %s was written", path);
+    cr_expect_neq(access(lock, F_OK), 0, "`kcontract-fixture run --jobs 2 --costs %s fake.axpy.f32` left %s behind", path,
+                  lock);
+    unlink(path);
+    unlink(lock);
+    kc_proc_free(&p);
+}
+
+/* A run that measured items writes the table and removes its lock file. */
+Test(costs, run_measuring_items_removes_its_lock, .timeout = 60)
+{
+    char path[256], lock[300];
+    tmpname(path, sizeof path, "measured");
+    snprintf(lock, sizeof lock, "%s.lock", path);
+    unlink(path);
+    unlink(lock);
+    char *args[] = { "run", "--jobs", "2", "--costs", path, "fixture.pass.0*", NULL };
+    kc_proc p = kc_run_fixture(args, 30);
+    cr_expect_eq(p.status, 0, "exit %d; stdout:\n%s", p.status, p.out);
+    cr_expect_eq(access(path, F_OK), 0, "%s was not written", path);
+    cr_expect_neq(access(lock, F_OK), 0, "`kcontract-fixture run --jobs 2 --costs %s 'fixture.pass.0*'` left %s behind",
+                  path, lock);
+    unlink(path);
+    unlink(lock);
+    kc_proc_free(&p);
 }

@@ -223,7 +223,7 @@ Test(leaks, static_shard_that_leaves_a_process_fails_the_merge, .timeout = 40)
     kc_proc_free(&p);
 }
 
-/* How an outcome words what its item left behind (kc_outcome_left_behind):
+/* How an outcome words what its item left behind (kc_result_left_behind):
  * what would read green becomes LEAK; any other verdict stands, noted. */
 Test(leaks, left_behind_turns_only_green_outcomes_into_LEAK)
 {
@@ -236,12 +236,12 @@ Test(leaks, left_behind_turns_only_green_outcomes_into_LEAK)
         { KC_LIMIT, KC_LIMIT, "registers 300 > 255", "registers 300 > 255; it also left 1 process running" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        kc_outcome o;
+        kc_item_result o;
         memset(&o, 0, sizeof o);
         o.state = cases[i].in;
         o.gate = 3;
         snprintf(o.msg, sizeof o.msg, "%s", cases[i].msg);
-        kc_outcome_left_behind(&o, "1 process running");
+        kc_result_left_behind(&o, "1 process running");
         cr_expect_eq(o.state, cases[i].out, "%s", kc_state_name(cases[i].in));
         cr_expect_str_eq(o.msg, cases[i].want);
         cr_expect_eq(o.gate, cases[i].out == KC_LEAK ? 0 : 3, "%s", kc_state_name(cases[i].in));

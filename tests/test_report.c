@@ -22,6 +22,11 @@
 #include "progress.h"
 #include "record.h"
 #include "report.h"
+#include "report_json.h"
+#include "report_junit.h"
+#include "report_stats.h"
+#include "report_summary.h"
+#include "report_timeline.h"
 #include "report_text.h"
 #include "support/live.h"
 #include "support/run_output.h"
@@ -35,15 +40,15 @@ static kc_record rec(const char *name, kc_kind k, kc_state s, int worker, double
     memset(&r, 0, sizeof r);
     snprintf(r.name, sizeof r.name, "%s", name);
     r.kind = k;
-    r.state = s;
+    r.res.state = s;
     r.worker = worker;
     r.device = -1;
     r.worker_pid = 1000 + worker;
     r.start_s = t0;
     r.end_s = t1;
-    r.peak_rss_kib = -1;
+    r.res.peak_rss_kib = -1;
     r.peak_gpu_mib = -1;
-    snprintf(r.message, sizeof r.message, "%s", msg);
+    snprintf(r.res.msg, sizeof r.res.msg, "%s", msg);
     return r;
 }
 
@@ -92,10 +97,10 @@ Test(report, json_escapes_nasty_messages_and_every_line_parses)
     kc_records rs = { .workers = 1, .wall_s = 2 };
     kc_record a = rec("k.nasty", KC_KIND_KERNEL, KC_FAIL, 0, 0, 1,
                       "say \"hi\" \\ back\nslash\x01 bad\xff\xc0\x80 trunc\xe2\x82 ok \xc3\xa9 \xe2\x80\xa8 tab\tend");
-    snprintf(a.rerun, sizeof a.rerun, "./kc run 'k.nasty' --seed 1");
+    snprintf(a.res.rerun, sizeof a.res.rerun, "./kc run 'k.nasty' --seed 1");
     snprintf(a.log_tail, sizeof a.log_tail, "line1\r\nline2\x7f\x1b[31m");
     kc_record b = rec("s.ok", KC_KIND_SUITE, KC_PASS, 0, 1, 2, "suite passed");
-    b.peak_rss_kib = 2048;
+    b.res.peak_rss_kib = 2048;
     b.peak_gpu_mib = 0;
     cr_assert_eq(kc_records_add(&rs, &a), 0);
     cr_assert_eq(kc_records_add(&rs, &b), 0);
@@ -150,7 +155,7 @@ Test(report, junit_counts_escaping_and_wellformed)
         rec("k:control.d", KC_KIND_CONTROL, KC_RED, 0, 7, 8, "caught by gate 3"),
         rec("s.leak", KC_KIND_SUITE, KC_LEAK, 0, 8, 9, "left 1 process running after it"),
     };
-    snprintf(v[1].rerun, sizeof v[1].rerun, "./kc run 'k.<fail>' --seed 1 && true");
+    snprintf(v[1].res.rerun, sizeof v[1].res.rerun, "./kc run 'k.<fail>' --seed 1 && true");
     snprintf(v[4].log_tail, sizeof v[4].log_tail, "last ]]> line\x02");
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) cr_assert_eq(kc_records_add(&rs, &v[i]), 0);
     char path[128];
@@ -202,7 +207,7 @@ Test(report, timeline_svg_one_bar_per_item_one_row_per_worker)
         rec("a", KC_KIND_KERNEL, KC_PASS, 0, 0, 2, ""),    rec("b", KC_KIND_KERNEL, KC_FAIL, 0, 2, 3, ""),
         rec("c<&>", KC_KIND_KERNEL, KC_KNOWN, 1, 0, 3, ""), rec("d", KC_KIND_SUITE, KC_CRASH, 1, 3, 4, ""),
         rec("e", KC_KIND_KERNEL, KC_TIMEOUT, 2, 0, 1, ""),  rec("f", KC_KIND_KERNEL, KC_SKIP, 2, 1, 1, ""),
-        rec("straggler", KC_KIND_KERNEL, KC_PASS, 2, 1, 10, ""),
+        rec("straggler", KC_KIND_KERNEL, KC_PASS, 2, 1, 10, ""), rec("g", KC_KIND_KERNEL, KC_NOTRUN, -1, 10, 10, ""),
     };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) cr_assert_eq(kc_records_add(&rs, &v[i]), 0);
     char path[128];
@@ -210,12 +215,13 @@ Test(report, timeline_svg_one_bar_per_item_one_row_per_worker)
     write_report(path, kc_report_timeline_svg, &rs);
     kc_proc p = python(PY_SVG, path);
     cr_expect_eq(p.status, 0, "python: %s\n%s", p.err, kc_out_file(path));
-    cr_expect(strstr(p.out, "bars 7 rows 3\n"), "%s", p.out);
+    cr_expect(strstr(p.out, "bars 8 rows 3\n"), "%s", p.out);
     /* bars end on a common axis: the straggler reaches the plot's right edge (1200 - 30) */
     cr_expect(strstr(p.out, "worker-2 #2e9d42 1170 straggler PASS 9.00 s (1.00 to 10.00 s)"), "%s", p.out);
     cr_expect(strstr(p.out, "worker-0 #d62728 "), "FAIL red: %s", p.out);
     cr_expect(strstr(p.out, "worker-1 #f0a30a 456 c<&> KNOWN 3.00 s"), "KNOWN amber: %s", p.out);
     cr_expect(strstr(p.out, "worker-2 #9e9e9e "), "SKIP grey: %s", p.out);
+    cr_expect(strstr(p.out, "worker-0 #4a4a4a 1171 g NOTRUN"), "NOTRUN dark grey, not SKIP's: %s", p.out);
     cr_expect(strstr(p.out, "ticks 0 s 1 s 2 s 3 s 4 s 5 s 6 s 7 s 8 s 9 s 10 s"), "%s", p.out);
     kc_proc_free(&p);
     unlink(path);
@@ -230,9 +236,9 @@ Test(report, workers_summary_efficiency)
         rec("b", KC_KIND_KERNEL, KC_PASS, 0, 4, 5, ""),
         rec("c", KC_KIND_KERNEL, KC_PASS, 1, 0, 4, ""),
     };
-    v[0].peak_rss_kib = 1024;
-    v[1].peak_rss_kib = 3 * 1024 * 1024;
-    v[2].peak_rss_kib = 512;
+    v[0].res.peak_rss_kib = 1024;
+    v[1].res.peak_rss_kib = 3 * 1024 * 1024;
+    v[2].res.peak_rss_kib = 512;
     v[2].peak_gpu_mib = 8724;
     for (size_t i = 0; i < 3; i++) cr_assert_eq(kc_records_add(&rs, &v[i]), 0);
     kc_worker_stats ws[2];

@@ -462,4 +462,38 @@ Test(tally, names) {
     cr_assert(kc_state_failed(KC_LEAK), "LEAK fails a run");
     cr_assert_not(kc_state_failed(KC_KNOWN));
     cr_assert_str_eq(kc_state_name(KC_STATE_COUNT), "?");
+    for (int s = 0; s < KC_STATE_COUNT; s++)
+        cr_expect_eq(kc_state_parse(kc_state_name((kc_state)s)), s, "%s does not parse back", kc_state_name((kc_state)s));
+    cr_expect_eq(kc_state_parse("pass"), -1);
+}
+
+/* One answer per state (state.h): the exit status a lone item of that state
+ * gives agrees with the table's fails/skips, a failing state is a JUnit
+ * failure or error and a passing one never is, and one legend has one colour.
+ * NOTRUN (where four places disagreed) fails, is an <error>, is not measured
+ * and is not drawn in SKIP's grey. */
+Test(tally, state_table_one_answer_per_state) {
+    for (int s = 0; s < KC_STATE_COUNT; s++) {
+        const kc_state_info *si = kc_state_info_of((kc_state)s);
+        kc_tally t;
+        kc_tally_init(&t);
+        t.n[KC_KIND_SUITE][s] = 1;
+        int want = si->fails ? 1 : si->skips ? 3 : 0;
+        cr_expect_eq(kc_tally_exit_status(&t), want, "%s: exit %d, the table says %d", si->name,
+                     kc_tally_exit_status(&t), want);
+        int bad = si->junit == KC_JUNIT_FAILURE || si->junit == KC_JUNIT_ERROR;
+        cr_expect_eq(bad, si->fails, "%s: JUnit %d disagrees with fails=%d", si->name, (int)si->junit, si->fails);
+        char sum[512];
+        cr_assert_gt(kc_summary_format(&t, sum, sizeof sum), 0);
+        if (si->summary) cr_expect(strstr(sum, si->summary), "%s: SUMMARY lacks '%s': %s", si->name, si->summary, sum);
+        for (int e = 0; e < s; e++) {
+            const kc_state_info *ei = kc_state_info_of((kc_state)e);
+            if (strcmp(ei->legend, si->legend) == 0)
+                cr_expect_str_eq(ei->colour, si->colour, "%s and %s share a legend, not a colour", ei->name, si->name);
+        }
+    }
+    const kc_state_info *nr = kc_state_info_of(KC_NOTRUN);
+    cr_expect(nr->fails && !nr->measured && nr->junit == KC_JUNIT_ERROR);
+    cr_expect_str_neq(nr->colour, kc_state_info_of(KC_SKIP)->colour, "NOTRUN drawn as a SKIP");
+    cr_expect(kc_state_info_of((kc_state)99)->fails, "an unknown state must not read green");
 }

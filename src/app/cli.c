@@ -319,6 +319,10 @@ static const opt_row OPTIONS[] = {
     { "--fail-fast", NULL, NULL, C_RUN, 0, F(fail_fast), set_flag, NULL,
       "with --jobs: stop handing out items after the first failure; the rest\n"
       "are NOTRUN" },
+    { "--rerun-failed", NULL, NULL, C_RUN | C_LIST, 0, F(rerun_failed), set_flag, NULL,
+      "run (or list) only the items the cost table (--costs) records as failed\n"
+      "last time, among those the PATTERNs select; none: nothing runs, exit 0;\n"
+      "no table: exit 2. The run writes the table back (docs/parallel-runs.md)" },
     { "--restarts", NULL, "M", C_RUN, OPT_ONCE, 0, set_restarts, "--restarts needs a value",
       "with --jobs: replace at most M workers that crashed, timed out or did not start\n"
       "(default 2 x N + 8); then the items not handed out yet are NOTRUN" },
@@ -443,6 +447,9 @@ static int check_parallel(const kc_opts *o)
     if (!o->worker && !(o->jobs && !o->schedule_static) && (o->timeout_s > 0 || o->fail_fast || o->max_restarts >= 0))
         return usage_error("%s applies to --jobs N with the work queue (not to a serial run or --schedule static)%s",
                            o->fail_fast ? "--fail-fast" : o->timeout_s > 0 ? "--timeout" : "--restarts", "");
+    if (o->rerun_failed && o->jobs && o->schedule_static)   /* its shards would each re-read the table */
+        return usage_error("--rerun-failed does not apply to --schedule static (its shards would each read the cost "
+                           "table again; the work queue selects once, in the parent)%s%s", "", "");
     if (o->costs_given && o->jobs && o->schedule_static)
         return usage_error("--costs does not apply to --schedule static (its shards are item i %% N)%s%s", "", "");
     if (o->sanitize_target && (o->cmd != KC_CMD_RUN || o->jobs || o->sharded || o->worker || o->npatterns > 1))

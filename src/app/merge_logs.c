@@ -61,14 +61,14 @@ static void line_record(const kc_item *it, kc_state st, const char *rest, kc_rec
     memset(r, 0, sizeof *r);
     snprintf(r->name, sizeof r->name, "%s", it->name);
     r->kind = it->kind;
-    r->state = st;
+    r->res.state = st;
     r->device = -1;
-    r->peak_rss_kib = r->peak_gpu_mib = -1;
+    r->res.peak_rss_kib = r->peak_gpu_mib = -1;
     while (*rest == ' ') rest++;
     size_t len = strlen(rest);
     const char *rr = strstr(rest, "  rerun: ");
     if (rr) {
-        snprintf(r->rerun, sizeof r->rerun, "%s", rr + 9);
+        snprintf(r->res.rerun, sizeof r->res.rerun, "%s", rr + 9);
         len = (size_t)(rr - rest);
     }
     const char *t = NULL;   /* the last "  (S s)" before the rerun command */
@@ -79,7 +79,7 @@ static void line_record(const kc_item *it, kc_state st, const char *rest, kc_rec
         r->end_s = sec;
         len = (size_t)(t - rest);
     }
-    snprintf(r->message, sizeof r->message, "%.*s", (int)len, rest);
+    snprintf(r->res.msg, sizeof r->res.msg, "%.*s", (int)len, rest);
 }
 
 int kc_merge_log_read(FILE *f, const kc_item *items, int n, kc_shard_out *s, kc_tally *body, double *wall,
@@ -358,14 +358,14 @@ static int merged_records(const loglist *l, const kc_shard_out *read, const int 
 static void print_failing(const kc_records *rs)
 {
     int nfail = 0;
-    for (int i = 0; i < rs->n; i++) nfail += kc_state_failed(rs->v[i].state);
+    for (int i = 0; i < rs->n; i++) nfail += kc_result_fails(&rs->v[i].res);
     if (!nfail) return;
     printf("kcontract: %d failing item%s (each as its shard printed it):\n", nfail, nfail == 1 ? "" : "s");
     for (int i = 0; i < rs->n; i++) {
         const kc_record *r = &rs->v[i];
-        if (!kc_state_failed(r->state)) continue;
-        printf("%-6s %s  %s  (%.2f s)%s%s\n", kc_state_name(r->state), r->name, r->message, r->end_s,
-               r->rerun[0] ? "  rerun: " : "", r->rerun);
+        if (!kc_result_fails(&r->res)) continue;
+        printf("%-6s %s  %s  (%.2f s)%s%s\n", kc_state_name(r->res.state), r->name, r->res.msg, r->end_s,
+               r->res.rerun[0] ? "  rerun: " : "", r->res.rerun);
     }
 }
 

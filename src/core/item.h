@@ -6,20 +6,11 @@
 #ifndef KC_ITEM_H
 #define KC_ITEM_H
 #include "kcontract.h"
+#include "state.h"
 
 typedef enum kc_kind {
     KC_KIND_KERNEL = 0, KC_KIND_CONTROL, KC_KIND_LIMIT, KC_KIND_SUITE, KC_KIND_SANITIZE, KC_KIND_COUNT
 } kc_kind;
-
-/* Item states. PASS/FAIL/KNOWN for kernels, RED/MISSED for controls, PASS/LIMIT
- * for limit checks, PASS/FAIL for suites and sanitizer items; SKIP, CRASH, TIMEOUT, NOTRUN for any.
- * LEAK: a kernel, limit check or suite that would have passed (PASS, KNOWN)
- * but left something behind: processes still running after it, or an error
- * pending in its CUDA context (item_run.h); a control keeps RED or MISSED. */
-typedef enum kc_state {
-    KC_PASS = 0, KC_FAIL, KC_KNOWN, KC_RED, KC_MISSED, KC_LIMIT, KC_LEAK,
-    KC_SKIP, KC_CRASH, KC_TIMEOUT, KC_NOTRUN, KC_STATE_COUNT
-} kc_state;
 
 typedef struct kc_item {
     char name[192];
@@ -52,9 +43,4 @@ typedef enum kc_ref_mode { KC_REF_DEVICE = 0, KC_REF_HOST, KC_REF_BOTH } kc_ref_
 const char *kc_ref_mode_name(kc_ref_mode m);
 
 const char *kc_kind_name(kc_kind k);     /* "kernel", "control", "limit", "suite", "sanitize" */
-const char *kc_state_name(kc_state s);   /* "PASS", "FAIL", ... */
-/* Nonzero for the states that fail a run: FAIL, MISSED, LIMIT, LEAK, CRASH,
- * TIMEOUT (what the progress line counts and the cost table orders first next
- * time). */
-int kc_state_failed(kc_state s);
 #endif

@@ -47,6 +47,7 @@ typedef struct kc_opts {
     const char *costs;         /* --costs FILE (default KC_COSTS_DEFAULT, costs.h) */
     int costs_given;
     double timeout_s;          /* --timeout S: every item's time limit (0: per item, costs.h) */
+    int rerun_failed;          /* --rerun-failed: only the items the cost table records as failed (costs.h kc_select) */
     int fail_fast;             /* --fail-fast: stop handing out items after the first failure */
     int max_restarts;          /* --restarts M: workers replaced after a crash, a timeout or a failed start, at most (-1: 2 x N + 8) */
     int worker;                /* internal --worker: a work-queue worker (items on stdin, results on fd 3) */
@@ -64,7 +65,8 @@ typedef struct kc_opts {
 
 /* Whether this run rewrites the cost table at its end: a --jobs work queue
  * always (o->costs, the default file unless --costs), a serial run given
- * --costs; never a --shard K/N run, serial or --jobs (its slices come from the
+ * --costs or --rerun-failed (so what passes now drops out of the next
+ * --rerun-failed); never a --shard K/N run, serial or --jobs (its slices come from the
  * table, which every shard must read unchanged), a static shard child or a
  * worker. (Named for the command line that sets o; a rule of the settings.) */
 int kc_cli_writes_costs(const kc_opts *o);

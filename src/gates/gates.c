@@ -779,7 +779,8 @@ static int load_device_reference(kc_gpu *gpu, const kc_contract *c, kc_ref_mode 
 }
 
 /* Gates 1-4 over every case (kernels), or until a gate fails (controls). */
-static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode mode, kc_result *res)
+static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode mode, kc_item_result *res, char *detail,
+                      size_t dcap)
 {
     const kc_contract *c = it->contract;
     int control = it->kind == KC_KIND_CONTROL;
@@ -838,13 +839,13 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
             if (kn) {
                 reproduced[ki] = 1;
                 known++;
-                kc_strcatf(res->detail, sizeof res->detail, "    known: %s [%s]\n", k.why, kn->reason);
+                kc_strcatf(detail, dcap, "    known: %s [%s]\n", k.why, kn->reason);
             } else {
                 if (!unknown++) {
                     snprintf(first, sizeof first, "%s", k.why);
                     res->gate = g;
                 }
-                else kc_strcatf(res->detail, sizeof res->detail, "    also: %s\n", k.why);
+                else kc_strcatf(detail, dcap, "    also: %s\n", k.why);
             }
         }
     }
@@ -859,7 +860,7 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
     for (int i = 0; i < KC_MAX_KNOWN && c->known[i].reason && !gpu->lost && !it->record; i++)
         if (!reproduced[i]) {
             res->stale++;
-            kc_strcatf(res->detail, sizeof res->detail,
+            kc_strcatf(detail, dcap,
                    "    stale known finding: gate %d on shapes %s (%s) no longer fails: remove it from the contract\n",
                    c->known[i].gate, c->known[i].shape ? c->known[i].shape : "*", c->known[i].reason);
         }
@@ -921,7 +922,7 @@ static const kc_shape *largest_shape(const kc_contract *c)
  * (the envelope). No case runs here: the kernel item runs every shape through
  * gates 1-4, and running its largest case again cost a quarter of a full run
  * (H200, 2026-11-30) for no new check. */
-static void run_limits(kc_gpu *gpu, const kc_item *it, kc_result *res)
+static void run_limits(kc_gpu *gpu, const kc_item *it, kc_item_result *res)
 {
     const kc_contract *c = it->contract;
     const kc_budget *b = &c->budget;
@@ -991,11 +992,13 @@ static void run_limits(kc_gpu *gpu, const kc_item *it, kc_result *res)
     if (mod && !gpu->lost) gpu->cu.ModuleUnload(mod);
 }
 
-void kc_run_gpu_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode mode, kc_result *res)
+void kc_run_gpu_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode mode, kc_item_result *res, char *detail,
+                     size_t cap)
 {
     memset(res, 0, sizeof *res);
+    if (cap) detail[0] = 0;
     if (it->kind == KC_KIND_LIMIT) run_limits(gpu, it, res);
-    else run_gates(gpu, it, seed, mode, res);
+    else run_gates(gpu, it, seed, mode, res, detail, cap);
     kc_hostmem_release();   /* kept buffers serve one item's cases only (the memory plan is per item) */
     kc_devmem_release(gpu);
 }

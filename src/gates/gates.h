@@ -1,27 +1,20 @@
 /* gates.h — running one item on the GPU: a kernel through gates 1-4 over every
  * shape and distribution, a control until some gate catches it, or a kernel's
- * limit checks. Results are plain data; runner.c prints them. */
+ * limit checks. Results are plain data (result.h); item_run.c prints them. */
 #ifndef KC_GATES_H
 #define KC_GATES_H
 #include <stddef.h>
 #include <stdint.h>
 #include "gpu.h"
 #include "item.h"
+#include "result.h"
 
-typedef struct kc_result {
-    kc_state state;
-    int gate;                   /* first failing gate (FAIL, RED), 0 if none */
-    int limit_problems;         /* limit items */
-    int stale;                  /* known findings that did not reproduce */
-    int cases, cases_failed;    /* (shape, distribution) pairs run / failed */
-    char msg[2048];             /* the line's text after the item name */
-    char detail[8192];          /* further lines (indented), may be empty */
-    int context_lost;           /* the process must be replaced before the next GPU item */
-    kc_time_split time;         /* where the item's time went */
-} kc_result;
-
-/* Runs a kernel, control or limit item. seed is --seed, mode --reference. */
-void kc_run_gpu_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode mode, kc_result *res);
+/* Runs a kernel, control or limit item into *res (result.h: state, gate,
+ * limit problems, stale findings, cases, message, context_lost, time split;
+ * reset first). Further lines (indented, may be none) go to detail[0..cap).
+ * seed is --seed, mode --reference. */
+void kc_run_gpu_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode mode, kc_item_result *res, char *detail,
+                     size_t cap);
 
 /* "edge.33 (rows=1, cols=33)" */
 void kc_shape_describe(const kc_contract *c, const kc_shape *s, char *buf, size_t cap);

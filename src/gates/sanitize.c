@@ -354,14 +354,14 @@ static int race_runs(san_plan *p)
 /* One tool's verdict from its run: 1 when the item is decided (out set), 0
  * when the tool was clean and the next one runs. */
 /* Appends "; sanitizer command: <cmd>" to the line, cut at its end. */
-static void with_cmd(kc_outcome *out, const char *cmd)
+static void with_cmd(kc_item_result *out, const char *cmd)
 {
     size_t n = strlen(out->msg);
     snprintf(out->msg + n, sizeof out->msg - n, "; sanitizer command: %s", cmd);
 }
 
 static int judge_tool(const san_plan *p, int t, const kc_san_window *r, double limit, const char *cmd,
-                      const char *gates_msg, const char *planted, kc_outcome *out, char *target_ok, size_t okcap)
+                      const char *gates_msg, const char *planted, kc_item_result *out, char *target_ok, size_t okcap)
 {
     const int control = p->it->kind == KC_KIND_CONTROL;
     const char *tool = TOOLS[t];
@@ -415,16 +415,16 @@ static int judge_tool(const san_plan *p, int t, const kc_san_window *r, double l
     }
     snprintf(target_ok, okcap, "%s", tline);
     if (r->leak[0]) {
-        out->state = KC_PASS;       /* kc_outcome_left_behind words it */
+        out->state = KC_PASS;       /* kc_result_left_behind words it */
         snprintf(out->msg, sizeof out->msg, "%s clean", tool);
-        kc_outcome_left_behind(out, r->leak);
+        kc_result_left_behind(out, r->leak);
         return 1;
     }
     return 0;
 }
 
 /* The verdict when every tool that ran was clean. */
-static void all_clean(const san_plan *p, const char *gates_msg, const char *target_ok, kc_outcome *out)
+static void all_clean(const san_plan *p, const char *gates_msg, const char *target_ok, kc_item_result *out)
 {
     char tools_run[800];
     if (p->race_note[0])
@@ -457,7 +457,7 @@ static int window_clean(const kc_san_window *w)
  * window is clean; otherwise (no pool, or a window that is not clean) the
  * item alone decides. 1 when the item is decided (out set). */
 static int run_tool(san_plan *p, kc_san_pool *pool, int t, double limit, const char *gates_msg, const char *planted,
-                    kc_san_window *w, kc_outcome *out, char *target_ok, size_t okcap)
+                    kc_san_window *w, kc_item_result *out, char *target_ok, size_t okcap)
 {
     const char *words[64], *by_hand[64];
     tool_argv(p, t, NULL, words, 64);
@@ -502,7 +502,7 @@ static int run_tool(san_plan *p, kc_san_pool *pool, int t, double limit, const c
     return 1;
 }
 
-void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, const char *gates_msg, kc_outcome *out)
+void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, const char *gates_msg, kc_item_result *out)
 {
     const int control = it->kind == KC_KIND_CONTROL;
     char san[4096], why[1536], self[4096];

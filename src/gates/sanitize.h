@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include "run_options.h"
 #include "item.h"
-#include "outcome.h"
+#include "result.h"
 #include "sanitize_session.h"
 
 #define KC_SAN_TOOLS 4                  /* memcheck, racecheck, initcheck, synccheck: the order they run in */
@@ -75,7 +75,7 @@ int kc_sanitizer_find(char *path, size_t cap, char *why, size_t whycap);
  * process per tool for every item of this process), trusted only to say
  * clean; anything else, and every tool when pool is NULL or
  * KC_SANITIZE_SESSIONS=0, is a session of this item alone. */
-void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, const char *gates_msg, kc_outcome *out);
+void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, const char *gates_msg, kc_item_result *out);
 
 /* The target's side (--sanitize-target): runs kc_run_exact_launches for the
  * one item named by o->patterns[0] (a :sanitize item or a control; every

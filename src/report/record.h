@@ -1,26 +1,22 @@
 /* record.h — what a run keeps of each item for its reports (--json, --junit,
- * --timeline) and the summary figures under the SUMMARY: state, message,
- * which worker ran it, when, and the peak memory it used. Serial runs and
+ * --timeline) and the summary figures under the SUMMARY: its result
+ * (result.h), which worker ran it, when, and the peak GPU memory it used. Serial runs and
  * --jobs runs fill the same records. */
 #ifndef KC_RECORD_H
 #define KC_RECORD_H
 #include <stddef.h>
 #include "item.h"
+#include "result.h"
 
 typedef struct kc_record {
     char name[192];
     kc_kind kind;
-    kc_state state;
-    int gate;                 /* first failing gate (FAIL, RED), 0 if none */
-    int worker;               /* worker index (0 for a serial run) */
+    kc_item_result res;       /* what the item came to (result.h): state, gate, stale, message, rerun, peak RSS, ... */
+    int worker;               /* worker index (0 for a serial run; -1 never handed out) */
     int device;               /* CUDA ordinal the item ran on, -1 for none */
     long worker_pid;
     double start_s, end_s;    /* seconds since the run started (wall clock, monotonic) */
-    long peak_rss_kib;        /* the worker's peak RSS during the item (VmHWM after a reset); -1 unknown */
     long peak_gpu_mib;        /* the worker's peak GPU memory during the item (NVML); -1 unknown */
-    kc_time_split time;       /* inputs, GPU, reference and checks seconds (item.h) */
-    char message[2048];       /* the item line's text after the name */
-    char rerun[512];          /* the command that reruns the item, "" when passing */
     char log_tail[4096];      /* CRASH/TIMEOUT: the worker's last lines */
 } kc_record;
 

@@ -4,7 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "report.h"
+#include "report_json.h"
+#include "report_stats.h"
 #include "report_text.h"
 
 static void num(FILE *out, const char *key, double v)
@@ -31,24 +32,24 @@ int kc_report_json(FILE *out, const kc_records *rs)
         const kc_record *r = &rs->v[i];
         fputs("{\"type\":\"item\"", out);
         str(out, "name", r->name, sizeof r->name);
-        fprintf(out, ",\"kind\":\"%s\",\"state\":\"%s\"", kc_kind_name(r->kind), kc_state_name(r->state));
-        if ((unsigned)r->state < KC_STATE_COUNT) states[r->state]++;
-        fprintf(out, ",\"gate\":%d,\"worker\":%d", r->gate, r->worker);
+        fprintf(out, ",\"kind\":\"%s\",\"state\":\"%s\"", kc_kind_name(r->kind), kc_state_name(r->res.state));
+        if ((unsigned)r->res.state < KC_STATE_COUNT) states[r->res.state]++;
+        fprintf(out, ",\"gate\":%d,\"worker\":%d", r->res.gate, r->worker);
         num_or_null(out, "device", r->device);
         fprintf(out, ",\"pid\":%ld", r->worker_pid);
         num(out, "start_s", r->start_s);
         num(out, "end_s", r->end_s);
         num(out, "seconds", r->end_s - r->start_s);
-        num_or_null(out, "peak_rss_kib", r->peak_rss_kib);
+        num_or_null(out, "peak_rss_kib", r->res.peak_rss_kib);
         num_or_null(out, "peak_gpu_mib", r->peak_gpu_mib);
-        num(out, "inputs_s", r->time.inputs_s);
-        num(out, "gpu_s", r->time.gpu_s);
-        num(out, "reference_s", r->time.reference_s);
-        num(out, "checks_s", r->time.checks_s);
-        fprintf(out, ",\"inputs_made_gpu\":%d,\"inputs_made_host\":%d,\"inputs_reused\":%d", r->time.inputs_made_gpu,
-                r->time.inputs_made_host, r->time.inputs_reused);
-        str(out, "message", r->message, sizeof r->message);
-        str(out, "rerun", r->rerun, sizeof r->rerun);
+        num(out, "inputs_s", r->res.time.inputs_s);
+        num(out, "gpu_s", r->res.time.gpu_s);
+        num(out, "reference_s", r->res.time.reference_s);
+        num(out, "checks_s", r->res.time.checks_s);
+        fprintf(out, ",\"inputs_made_gpu\":%d,\"inputs_made_host\":%d,\"inputs_reused\":%d", r->res.time.inputs_made_gpu,
+                r->res.time.inputs_made_host, r->res.time.inputs_reused);
+        str(out, "message", r->res.msg, sizeof r->res.msg);
+        str(out, "rerun", r->res.rerun, sizeof r->res.rerun);
         str(out, "log_tail", r->log_tail, sizeof r->log_tail);
         fputs("}\n", out);
     }

@@ -1,30 +1,28 @@
 /* report_junit.c — --junit FILE: JUnit XML as Jenkins, GitLab and the GitHub
  * test-report actions read it (docs/reports.md): one <testcase> per item,
- * FAIL/MISSED/LIMIT/LEAK as <failure>, CRASH/TIMEOUT/NOTRUN as <error>, SKIP as
- * <skipped>; PASS, RED and KNOWN pass (KNOWN keeps its message in
- * <system-out>). NOTRUN is an error, not a skip: an item an interrupted or
- * --fail-fast run never reached was not checked, and a CI reader that counts
- * only failures and errors must not show such a run green (a skip is a test
- * that chose not to run, e.g. no GPU). */
+ * written as the state table says (state.h): FAIL/MISSED/LIMIT/LEAK as
+ * <failure>, CRASH/TIMEOUT/NOTRUN as <error>, SKIP as <skipped>; PASS, RED
+ * and KNOWN pass (KNOWN keeps its message in <system-out>). */
 #include <math.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_junit.h"
 #include "report_text.h"
 
-static int is_failure(kc_state s) { return s == KC_FAIL || s == KC_MISSED || s == KC_LIMIT || s == KC_LEAK; }
-static int is_error(kc_state s) { return s == KC_CRASH || s == KC_TIMEOUT || s == KC_NOTRUN; }
-static int is_skipped(kc_state s) { return s == KC_SKIP; }
+static kc_junit_as as(kc_state s) { return kc_state_info_of(s)->junit; }
+static int is_failure(kc_state s) { return as(s) == KC_JUNIT_FAILURE; }
+static int is_error(kc_state s) { return as(s) == KC_JUNIT_ERROR; }
+static int is_skipped(kc_state s) { return as(s) == KC_JUNIT_SKIPPED; }
 
 static double secs(double v) { return isfinite(v) && v > 0 ? v : 0; }
 
 /* The element's body: the message, the rerun command, the worker's last lines. */
 static void body(FILE *out, const kc_record *r)
 {
-    kc_xml_text(out, r->message, sizeof r->message, 0);
-    if (r->rerun[0]) {
+    kc_xml_text(out, r->res.msg, sizeof r->res.msg, 0);
+    if (r->res.rerun[0]) {
         fputs("\nrerun: ", out);
-        kc_xml_text(out, r->rerun, sizeof r->rerun, 0);
+        kc_xml_text(out, r->res.rerun, sizeof r->res.rerun, 0);
     }
     if (r->log_tail[0]) {
         fputs("\n--- last lines ---\n", out);
@@ -36,9 +34,9 @@ int kc_report_junit(FILE *out, const kc_records *rs, const char *suite_name)
 {
     int failures = 0, errors = 0, skipped = 0;
     for (int i = 0; i < rs->n; i++) {
-        failures += is_failure(rs->v[i].state);
-        errors += is_error(rs->v[i].state);
-        skipped += is_skipped(rs->v[i].state);
+        failures += is_failure(rs->v[i].res.state);
+        errors += is_error(rs->v[i].res.state);
+        skipped += is_skipped(rs->v[i].res.state);
     }
     const char *sn = suite_name ? suite_name : "kcontract";
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"", out);
@@ -54,17 +52,17 @@ int kc_report_junit(FILE *out, const kc_records *rs, const char *suite_name)
         fprintf(out, "    <testcase classname=\"%s\" name=\"", kc_kind_name(r->kind));
         kc_xml_text(out, r->name, sizeof r->name, 1);
         fprintf(out, "\" time=\"%.3f\"", secs(r->end_s - r->start_s));
-        const char *tag = is_failure(r->state) ? "failure" : is_error(r->state) ? "error" : is_skipped(r->state) ? "skipped" : NULL;
-        if (!tag && r->state != KC_KNOWN) {
+        const char *tag = is_failure(r->res.state) ? "failure" : is_error(r->res.state) ? "error" : is_skipped(r->res.state) ? "skipped" : NULL;
+        if (!tag && as(r->res.state) != KC_JUNIT_NOTE) {
             fputs("/>\n", out);
             continue;
         }
         fputs(">\n", out);
         if (tag) {
-            fprintf(out, "      <%s type=\"%s\" message=\"", tag, kc_state_name(r->state));
-            kc_xml_text(out, r->message, sizeof r->message, 1);
+            fprintf(out, "      <%s type=\"%s\" message=\"", tag, kc_state_name(r->res.state));
+            kc_xml_text(out, r->res.msg, sizeof r->res.msg, 1);
             fputs("\"", out);
-            if (is_skipped(r->state)) {
+            if (is_skipped(r->res.state)) {
                 fputs("/>\n", out);
             } else {
                 fputs(">", out);
@@ -72,7 +70,7 @@ int kc_report_junit(FILE *out, const kc_records *rs, const char *suite_name)
                 fprintf(out, "</%s>\n", tag);
             }
         } else {
-            fputs("      <system-out>KNOWN: ", out);
+            fprintf(out, "      <system-out>%s: ", kc_state_name(r->res.state));
             body(out, r);
             fputs("</system-out>\n", out);
         }

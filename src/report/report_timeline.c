@@ -1,6 +1,6 @@
 /* report_timeline.c — --timeline FILE.svg (docs/reports.md): one row per
  * worker, one bar per item from its start to its end on a common time axis
- * (the run's wall time), coloured by state, each with a <title> tooltip;
+ * (the run's wall time), coloured by state (state.h), each with a <title> tooltip;
  * axis ticks in seconds, a dashed line at the end of the run, a legend and
  * worker labels with their busy time, so a straggler stands out. */
 #include <errno.h>
@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_timeline.h"
+#include "report_stats.h"
 #include "report_text.h"
 
 #define W 1200          /* width */
@@ -17,29 +18,6 @@
 #define TOP 46          /* title */
 #define ROW 26
 #define BAR 18
-
-static const struct { const char *label, *colour; } groups[] = {
-    { "PASS / RED", "#2e9d42" },
-    { "FAIL / MISSED / LIMIT", "#d62728" },
-    { "KNOWN", "#f0a30a" },
-    { "CRASH", "#7f0000" },
-    { "TIMEOUT", "#6a3d9a" },
-    { "LEAK", "#e6550d" },
-    { "SKIP / NOT RUN", "#9e9e9e" },
-};
-
-static int group_of(kc_state s)
-{
-    switch (s) {
-    case KC_PASS: case KC_RED: return 0;
-    case KC_FAIL: case KC_MISSED: case KC_LIMIT: return 1;
-    case KC_KNOWN: return 2;
-    case KC_CRASH: return 3;
-    case KC_TIMEOUT: return 4;
-    case KC_LEAK: return 5;
-    default: return 6;
-    }
-}
 
 /* 1, 2 or 5 times a power of ten, giving at most about 10 ticks. */
 static double tick_step(double total)
@@ -102,9 +80,9 @@ int kc_report_timeline_svg(FILE *out, const kc_records *rs)
             if (bw < 1) bw = 1;
             fprintf(out, "<rect class=\"bar\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" stroke=\"#fff\" "
                          "stroke-width=\"0.5\"><title>",
-                    x, y + 4, bw, BAR, groups[group_of(r->state)].colour);
+                    x, y + 4, bw, BAR, kc_state_info_of(r->res.state)->colour);
             kc_xml_text(out, r->name, sizeof r->name, 0);
-            fprintf(out, " %s %.2f s (%.2f to %.2f s)</title></rect>\n", kc_state_name(r->state), e - s, s, e);
+            fprintf(out, " %s %.2f s (%.2f to %.2f s)</title></rect>\n", kc_state_name(r->res.state), e - s, s, e);
         }
         fprintf(out, "</g>\n");
     }
@@ -115,11 +93,15 @@ int kc_report_timeline_svg(FILE *out, const kc_records *rs)
     /* legend */
     int ly = axis_y + 40, lx = LEFT;
     fprintf(out, "<g class=\"legend\">\n");
-    for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
+    for (int st = 0; st < KC_STATE_COUNT; st++) {     /* one entry per legend of the state table (state.h) */
+        const kc_state_info *si = kc_state_info_of((kc_state)st);
+        int seen = 0;
+        for (int e = 0; e < st && !seen; e++) seen = strcmp(kc_state_info_of((kc_state)e)->legend, si->legend) == 0;
+        if (seen) continue;
         fprintf(out, "<rect class=\"swatch\" x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
                      "<text x=\"%d\" y=\"%d\">%s</text>\n",
-                lx, ly - 10, groups[g].colour, lx + 16, ly, groups[g].label);
-        lx += 40 + 7 * (int)strlen(groups[g].label);
+                lx, ly - 10, si->colour, lx + 16, ly, si->legend);
+        lx += 40 + 7 * (int)strlen(si->legend);
     }
     fprintf(out, "</g>\n</svg>\n");
     free(ws);

@@ -1,6 +1,6 @@
 /* tally.c — owns the TALLY line (writer and strict parser), tally arithmetic,
- * the exit status the counts explain and the SUMMARY line (the names of item
- * kinds and states are item.h's).
+ * the exit status the counts explain and the SUMMARY line (what each state
+ * counts as: state.h).
  *
  * TALLY v=3 then, in this fixed order:
  *   kernel.pass kernel.fail kernel.known kernel.leak kernel.skip kernel.crash
@@ -147,12 +147,22 @@ static long kind_total(const kc_tally *t, kc_kind k) {
     return n;
 }
 
+/* Whether any kind has an item in state s (no sum: counts near LONG_MAX stay defined). */
+static int state_any(const kc_tally *t, kc_state s) {
+    for (int k = 0; k < KC_KIND_COUNT; k++)
+        if (t->n[k][s]) return 1;
+    return 0;
+}
+
 int kc_tally_exit_status(const kc_tally *t) {
-    if (state_total(t, KC_FAIL) || state_total(t, KC_MISSED) || state_total(t, KC_LIMIT) || state_total(t, KC_LEAK) ||
-        state_total(t, KC_CRASH) || state_total(t, KC_TIMEOUT) || state_total(t, KC_NOTRUN) ||
-        t->stale || t->limit_problems)
-        return 1;
-    return state_total(t, KC_SKIP) ? 3 : 0;
+    int skipped = 0;
+    if (t->stale || t->limit_problems) return 1;
+    for (int s = 0; s < KC_STATE_COUNT; s++) {
+        if (!state_any(t, (kc_state)s)) continue;
+        if (kc_state_failed((kc_state)s)) return 1;
+        skipped |= kc_state_info_of((kc_state)s)->skips;
+    }
+    return skipped ? 3 : 0;
 }
 
 /* ---- writing ---- */
@@ -411,13 +421,11 @@ int kc_summary_format(const kc_tally *t, char *buf, size_t cap) {
             pl(t->n[KC_KIND_SANITIZE][KC_FAIL], "with an error", "with errors"));
     kc_sb_printf(&o, "; %ld %s", spass, pl(spass, "suite passes", "suites pass"));
     if (sfail) kc_sb_printf(&o, ", %ld %s failed", sfail, pl(sfail, "suite", "suites"));
-    long skip = state_total(t, KC_SKIP), crash = state_total(t, KC_CRASH);
-    long tmo = state_total(t, KC_TIMEOUT), notrun = state_total(t, KC_NOTRUN), leak = state_total(t, KC_LEAK);
-    if (leak) kc_sb_printf(&o, "; %ld left processes or GPU state behind", leak);
-    if (skip) kc_sb_printf(&o, "; %ld skipped", skip);
-    if (crash) kc_sb_printf(&o, "; %ld crashed", crash);
-    if (tmo) kc_sb_printf(&o, "; %ld timed out", tmo);
-    if (notrun) kc_sb_printf(&o, "; %ld not run", notrun);
+    for (int s = 0; s < KC_STATE_COUNT; s++) {    /* LEAK, SKIP, CRASH, TIMEOUT, NOTRUN: state.h */
+        const char *what = kc_state_info_of((kc_state)s)->summary;
+        long k = state_total(t, (kc_state)s);
+        if (what && k) kc_sb_printf(&o, "; %ld %s", k, what);
+    }
     if (t->stale) kc_sb_printf(&o, "; %ld %s", t->stale, pl(t->stale, "stale known finding", "stale known findings"));
     if (o.over || o.len > (size_t)0x7fffffff) return -1;
     return (int)o.len;

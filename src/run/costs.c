@@ -211,23 +211,38 @@ int kc_costs_format(const kc_costs *c, FILE *out)
     return ferror(out) ? -1 : 0;
 }
 
+/* The lock file is removed by its holder before it lets go, so a table's
+ * directory keeps no "<path>.lock" between runs. A run that opened the file
+ * and then waited for it may hold a file already removed (and a third run
+ * may have made a new one): after flock it checks that the path still names
+ * the file it holds, else tries again. */
 int kc_costs_lock(const char *path)
 {
     char lock[4096];
     snprintf(lock, sizeof lock, "%s.lock", path);
-    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0) return -1;
-    while (flock(fd, LOCK_EX) != 0)
-        if (errno != EINTR) {
-            close(fd);
-            return -1;
-        }
-    return fd;
+    for (;;) {
+        int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (fd < 0) return -1;
+        while (flock(fd, LOCK_EX) != 0)
+            if (errno != EINTR) {
+                close(fd);
+                return -1;
+            }
+        struct stat held, named;
+        if (fstat(fd, &held) == 0 && stat(lock, &named) == 0 && held.st_dev == named.st_dev &&
+            held.st_ino == named.st_ino)
+            return fd;
+        close(fd);          /* removed by the run before us: take the current one */
+    }
 }
 
-void kc_costs_unlock(int fd)
+void kc_costs_unlock(const char *path, int fd)
 {
-    if (fd >= 0) close(fd);     /* closing releases the flock */
+    if (fd < 0) return;
+    char lock[4096];
+    snprintf(lock, sizeof lock, "%s.lock", path);
+    unlink(lock);           /* while held: see kc_costs_lock */
+    close(fd);              /* closing releases the flock */
 }
 
 int kc_costs_save(const char *path, const kc_costs *c, char *err, size_t cap)
@@ -252,6 +267,9 @@ int kc_costs_save(const char *path, const kc_costs *c, char *err, size_t cap)
 
 int kc_costs_save_run(const char *path, const kc_records *rs, FILE *out)
 {
+    int measured = 0;
+    for (int i = 0; i < rs->n; i++) measured += kc_state_measured(rs->v[i].res.state);
+    if (!measured) return 0;            /* nothing to merge: the table and its directory stay as they are */
     kc_costs c;
     int found;
     char err[1024];
@@ -263,14 +281,14 @@ int kc_costs_save_run(const char *path, const kc_records *rs, FILE *out)
     int n = 0, rc = 0;
     for (int i = 0; i < rs->n; i++) {
         const kc_record *r = &rs->v[i];
-        if (r->state == KC_NOTRUN || r->state == KC_SKIP) continue;    /* no measurement */
+        if (!kc_state_measured(r->res.state)) continue;
         kc_cost e;
         memset(&e, 0, sizeof e);
         snprintf(e.name, sizeof e.name, "%s", r->name);
         e.seconds = r->end_s - r->start_s;
-        e.peak_rss_kib = r->peak_rss_kib;
+        e.peak_rss_kib = r->res.peak_rss_kib;
         e.peak_gpu_mib = r->peak_gpu_mib;
-        e.failed = kc_state_failed(r->state);
+        e.failed = kc_result_fails(&r->res);   /* a stale known finding failed too */
         if (kc_costs_set(&c, &e) == 0) n++;
     }
     if (n && kc_costs_save(path, &c, err, sizeof err)) {
@@ -279,7 +297,7 @@ int kc_costs_save_run(const char *path, const kc_records *rs, FILE *out)
     } else if (n) {
         fprintf(out, "kcontract: cost table %s: %d item%s measured, %d recorded in all\n", path, n, n == 1 ? "" : "s", c.n);
     }
-    kc_costs_unlock(lock);
+    kc_costs_unlock(path, lock);
     kc_costs_free(&c);
     return rc ? rc : n;
 }
@@ -368,11 +386,31 @@ int kc_lpt_partition(const double *cost, const char *const *names, int n, int ns
     return 0;
 }
 
+/* --rerun-failed: keeps of sel[0..nf) the items the table o->costs records
+ * as failed. Returns how many, or -1 with the reason in err (no table, a
+ * malformed one). */
+static int keep_failed(const kc_opts *o, const kc_item *items, int *sel, int nf, char *err, size_t cap)
+{
+    kc_costs c;
+    int found, nk = 0;
+    if (kc_costs_load(o->costs, &c, &found, err, cap)) return -1;
+    if (!found)
+        return kc_errf(err, cap, "%s: no such file: --rerun-failed reruns what this cost table records as failed last "
+                       "time (a --jobs run writes it, or a serial run given --costs FILE or --rerun-failed)", o->costs);
+    for (int i = 0; i < nf; i++) {
+        const kc_cost *e = kc_costs_find(&c, items[sel[i]].name);
+        if (e && e->failed) sel[nk++] = sel[i];
+    }
+    kc_costs_free(&c);
+    return nk;
+}
+
 int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfiltered, char *err, size_t cap)
 {
     int nf = 0;
     for (int i = 0; i < n; i++)
         if (kc_filter_match(items[i].name, o->patterns, o->npatterns)) sel[nf++] = i;
+    if (o->rerun_failed && (nf = keep_failed(o, items, sel, nf, err, cap)) < 0) return -1;
     *nfiltered = nf;
     if (!(o->sharded && o->costs_given)) {
         int ns = 0;
@@ -404,6 +442,14 @@ int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfil
     free(sh);
     kc_costs_free(&c);
     return rc;
+}
+
+int kc_rerun_failed_none(const kc_opts *o, int nfiltered, FILE *out)
+{
+    if (!o->rerun_failed || nfiltered > 0) return 0;
+    fprintf(out, "kcontract: --rerun-failed: the cost table %s records no failed item among those selected; nothing "
+                 "to run\n", o->costs);
+    return 1;
 }
 
 int kc_select_costs_digest(const kc_opts *o, const kc_item *items, int n, uint64_t *digest, char *err, size_t cap)

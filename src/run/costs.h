@@ -58,14 +58,17 @@ int kc_costs_load(const char *path, kc_costs *c, int *found, char *err, size_t c
 int kc_costs_format(const kc_costs *c, FILE *out);
 /* Writes path atomically (a temporary file renamed over it). 0, or -1 with err. */
 /* Serialises read-merge-write of the table at path among concurrent runs:
- * an exclusive flock(2) on "<path>.lock". Returns the lock's fd (pass it to
- * kc_costs_unlock), or -1 when no lock could be taken (the caller goes on). */
+ * an exclusive flock(2) on "<path>.lock", a file that exists only while a
+ * run holds it. Returns the lock's fd (pass it to kc_costs_unlock), or -1
+ * when no lock could be taken (the caller goes on). */
 int kc_costs_lock(const char *path);
-void kc_costs_unlock(int fd);
+/* Removes "<path>.lock" and releases the lock fd (-1: nothing to do). */
+void kc_costs_unlock(const char *path, int fd);
 int kc_costs_save(const char *path, const kc_costs *c, char *err, size_t cap);
 const kc_cost *kc_costs_find(const kc_costs *c, const char *name);
 /* After a run: merges its measured items (records; NOTRUN and SKIP carry no
- * measurement) into the table at path, under kc_costs_lock, and writes it.
+ * measurement) into the table at path, under kc_costs_lock, and writes it;
+ * with none measured it touches nothing (no table, no lock file).
  * Prints "kcontract: cost table PATH: N items measured, M recorded in all" to
  * out; a table that cannot be read is replaced (said on stderr), one that
  * cannot be written is reported on stderr. Returns the items measured, or -1
@@ -96,12 +99,20 @@ void kc_queue_order(const kc_costs *c, const kc_item *items, int *sel, int ns);
  * shard). shard_of[i] receives item i's shard. 0, or -1 out of memory. */
 int kc_lpt_partition(const double *cost, const char *const *names, int n, int nshards, int *shard_of);
 
-/* The selection of a run or list: the filtered items (in name order) that
+/* The selection of a run or list: the filtered items (in name order; with
+ * --rerun-failed only those the table o->costs records as failed) that
  * belong to shard o->shard_k of o->shard_n: by cost (LPT over the table
  * o->costs) when --costs was given with --shard, else item i in shard i % N.
- * Fills sel (room for n) and *nfiltered; returns the count, or -1 with the
- * reason in err (a malformed table, out of memory). */
+ * Fills sel (room for n) and *nfiltered (the count before sharding);
+ * returns the count, or -1 with "FILE: ..." in err (a malformed table, no
+ * table under --rerun-failed, out of memory). A --jobs run selects once, in
+ * the parent: its workers take item names, never the table. */
 int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfiltered, char *err, size_t cap);
+/* With --rerun-failed and nothing selected (nfiltered 0, from kc_select):
+ * prints "kcontract: --rerun-failed: the cost table FILE records no failed
+ * item among those selected; nothing to run" to out and returns 1 (the run
+ * then runs nothing and exits 0: nothing failed last time). Else 0. */
+int kc_rerun_failed_none(const kc_opts *o, int nfiltered, FILE *out);
 /* What a cost-cut selection was cut from (TALLY costs=): a hash of the name
  * and cost (recorded, or estimated) of each filtered item in name order, so
  * the shards of one run and their merge can tell that the table changed

@@ -16,6 +16,8 @@
 #include "sanitize.h"
 #include "suite.h"
 
+#define KC_DETAIL_CAP 8192       /* the gates' further lines of one item */
+
 int kc_item_needs_gpu(const kc_item *it)
 {
     return it->kind != KC_KIND_SUITE || it->suite->needs_gpu;
@@ -68,7 +70,7 @@ void kc_rerun_command(const kc_opts *o, const char *name, int device, char *buf,
 
 /* Processes the item left running: given KC_LEAK_TIMEOUT_MS to end, then
  * killed and named (this process adopts orphans: kc_proc_adopt_orphans). */
-static void end_leftovers(kc_san_pool *san, kc_outcome *out)
+static void end_leftovers(kc_san_pool *san, kc_item_result *out)
 {
     char who[400], what[512];
     pid_t keep[KC_SAN_POOL_TOOLS];
@@ -77,17 +79,17 @@ static void end_leftovers(kc_san_pool *san, kc_outcome *out)
     if (n <= 0) return;
     snprintf(what, sizeof what, "%d process%s running after it: %s, still there %d ms after it ended; killed (SIGKILL)",
              n, n == 1 ? "" : "es", who, KC_LEAK_TIMEOUT_MS);
-    kc_outcome_left_behind(out, what);
+    kc_result_left_behind(out, what);
 }
 
 /* What the GPU item left in the context (gpu_state.h), on its outcome. */
-static void check_gpu_state(kc_gpu *gpu, kc_gpu_watch *gw, kc_outcome *out)
+static void check_gpu_state(kc_gpu *gpu, kc_gpu_watch *gw, kc_item_result *out)
 {
     char what[512], note[600];
     if (out->context_lost) return;          /* replaced anyway */
     switch (kc_gpu_watch_after(gw, gpu, what, sizeof what)) {
     case KC_GPU_LEFT_ERROR:
-        kc_outcome_left_behind(out, what);
+        kc_result_left_behind(out, what);
         out->context_lost = KC_LOST_CONTEXT;
         break;
     case KC_GPU_LEFT_MEMORY:                /* the verdict stands; the process does not carry it on */
@@ -99,15 +101,14 @@ static void check_gpu_state(kc_gpu *gpu, kc_gpu_watch *gw, kc_outcome *out)
 }
 
 void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_san_pool *san,
-                 kc_outcome *out)
+                 kc_item_result *out)
 {
     memset(out, 0, sizeof *out);
     int rss_ok = rss_reset() == 0;
     int watch = gw && have_gpu && kc_item_needs_gpu(it);
     if (watch) kc_gpu_watch_before(gw, gpu);
     double t0 = kc_now_s();
-    const char *detail = NULL;
-    kc_result *res = NULL;
+    char *detail = NULL;        /* the gates' further lines */
     if (kc_item_needs_gpu(it) && !have_gpu) {
         out->state = KC_SKIP;
         snprintf(out->msg, sizeof out->msg, "no GPU");
@@ -117,25 +118,17 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
         if (!rc) snprintf(out->msg, sizeof out->msg, "suite passed");
     } else if (it->kind == KC_KIND_SANITIZE) {
         kc_sanitize_item(it, o, san, "", out);
-    } else if (!(res = calloc(1, sizeof *res))) {
+    } else if (!(detail = malloc(KC_DETAIL_CAP))) {
         out->state = it->kind == KC_KIND_CONTROL ? KC_MISSED : KC_FAIL;
         snprintf(out->msg, sizeof out->msg, "internal error: out of host memory");
     } else {
-        kc_run_gpu_item(gpu, it, o->seed, o->reference, res);
-        out->state = res->state;
-        out->gate = res->gate;
-        out->limit_problems = res->limit_problems;
-        out->stale = res->stale;
-        out->context_lost = res->context_lost;
-        out->time = res->time;
-        snprintf(out->msg, sizeof out->msg, "%s", res->msg);
-        detail = res->detail[0] ? res->detail : NULL;
+        kc_run_gpu_item(gpu, it, o->seed, o->reference, out, detail, KC_DETAIL_CAP);
         /* A control planted for the sanitizer that gates 1-4 passed cleanly
          * (every case run, none failing, the context intact) goes on to it. */
-        if (it->kind == KC_KIND_CONTROL && it->control->gate == KC_GATE_SANITIZE && res->state == KC_MISSED &&
-            res->cases > 0 && res->cases_failed == 0 && !res->context_lost) {
+        if (it->kind == KC_KIND_CONTROL && it->control->gate == KC_GATE_SANITIZE && out->state == KC_MISSED &&
+            out->cases > 0 && out->cases_failed == 0 && !out->context_lost) {
             char gates[64];
-            snprintf(gates, sizeof gates, "gates 1-4 passed all %d cases", res->cases);
+            snprintf(gates, sizeof gates, "gates 1-4 passed all %d cases", out->cases);
             kc_sanitize_item(it, o, san, gates, out);
         }
     }
@@ -143,15 +136,15 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
     out->peak_rss_kib = rss_ok ? rss_peak_kib() : -1;
     end_leftovers(san, out);
     if (watch) check_gpu_state(gpu, gw, out);
-    if (kc_state_failed(out->state))     /* CRASH and TIMEOUT here: a sanitizer run's */
+    if (kc_result_fails(out))     /* CRASH and TIMEOUT here: a sanitizer run's */
         kc_rerun_command(o, it->name, o->device, out->rerun, sizeof out->rerun);
     kc_progress_clear();
     printf("%-6s %s  %s  (%.2f s)", kc_state_name(out->state), it->name, out->msg, out->seconds);
     if (out->rerun[0]) printf("  rerun: %s", out->rerun);
     putchar('\n');
-    if (detail) fputs(detail, stdout);
+    if (detail && detail[0]) fputs(detail, stdout);
     fflush(stdout);
-    free(res);
+    free(detail);
     const char *inject = getenv("KC_FAULT_LOSE_CONTEXT_AFTER");
-    if (inject && strcmp(inject, it->name) == 0) out->context_lost = 1;
+    if (inject && strcmp(inject, it->name) == 0) out->context_lost = KC_LOST_CONTEXT;
 }

@@ -7,17 +7,18 @@
 #include "gpu_state.h"
 #include "sanitize_session.h"
 #include "item.h"
-#include "outcome.h"
+#include "result.h"
 #include "shell_words.h"
 
 
 /* Runs `it` — SKIP without a GPU, a suite in-process, or a GPU item through
  * gates.c — prints its line (and any detail lines) on stdout, clearing the
- * progress line first, and fills *out. The peak RSS is VmHWM after resetting
+ * progress line first, and fills *out (result.h; with the rerun command
+ * when it fails, kc_result_fails). The peak RSS is VmHWM after resetting
  * it through /proc/self/clear_refs (Linux 4.0+). Processes the item left
  * running (children of this process, which must have adopted orphans:
  * kc_proc_adopt_orphans) get KC_LEAK_TIMEOUT_MS to end, then are killed and
- * named in the item's line, which kc_outcome_left_behind words. Its seconds
+ * named in the item's line, which kc_result_left_behind words. Its seconds
  * are the item's own, without that wait. With gw (NULL: not checked), what a
  * GPU item left in the context is checked too (gpu_state.h): a pending error
  * makes it LEAK and sets context_lost to KC_LOST_CONTEXT; memory left
@@ -29,7 +30,7 @@
  * controls planted for the sanitizer run in, and which the leftover check
  * leaves running. */
 void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_san_pool *san,
-                 kc_outcome *out);
+                 kc_item_result *out);
 /* The command that reruns just item `name` with the run's seed on `device`
  * (and its --records files, which record items need), as one line a POSIX
  * shell reads back word for word: a word with characters other than

@@ -76,10 +76,10 @@ void kc_progress_redraw(void)
     P.drawn = 1;
 }
 
-void kc_progress_item_done(kc_state st, double recorded_cost_s)
+void kc_progress_item_done(int failed, double recorded_cost_s)
 {
     P.done++;
-    P.failed += kc_state_failed(st);
+    P.failed += failed != 0;
     if (recorded_cost_s > 0) {
         P.done_cost_s += recorded_cost_s;
         P.done_costed++;

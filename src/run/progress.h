@@ -22,9 +22,10 @@ void kc_progress_start(int total, int already_done, int workers, int enable);
 /* Optional: the recorded cost of all `total` items, seconds of one worker
  * (sum of the cost table's entries); <= 0 unknown. */
 void kc_progress_expect(double total_cost_s);
-/* One item finished in state st; recorded_cost_s is its cost-table entry
- * (<= 0 unknown; the estimate then falls back to throughput). Redraws. */
-void kc_progress_item_done(kc_state st, double recorded_cost_s);
+/* One item finished; failed: it fails the run (kc_result_fails, result.h);
+ * recorded_cost_s is its cost-table entry (<= 0 unknown; the estimate then
+ * falls back to throughput). Redraws. */
+void kc_progress_item_done(int failed, double recorded_cost_s);
 /* Workers busy now. Redraws. */
 void kc_progress_busy(int n);
 /* The same without a redraw (the next redraw shows it). */

@@ -29,6 +29,7 @@
 #include "build_id.h"
 #include "costs.h"
 #include "filter.h"
+#include "finish.h"
 #include "jobs.h"
 #include "linebuf.h"
 #include "merge.h"
@@ -38,6 +39,7 @@
 #include "progress.h"
 #include "record.h"
 #include "report.h"
+#include "report_summary.h"
 #include "runner.h"
 #include "signame.h"
 #include "tally.h"
@@ -83,9 +85,8 @@ typedef struct queue {
     kc_records rec;
     kc_costs costs;
     int interrupted;            /* the first SIGINT or SIGTERM */
-    int stopping;               /* no more items handed out */
+    kc_finish fin;              /* how items finish (finish.h); fin.stopping: no more items handed out */
     int untrusted;              /* a worker's sanitizer session counted errors no item held (worker.h) */
-    char stop_why[512];
     int restarts, cap;
     double t0;
     int sampler;                /* GPU memory sampler running */
@@ -149,63 +150,24 @@ static int spawn_worker(queue *qq, wk *w)
 
 /* ---- reporting items ---- */
 
-static void rerun_of(const queue *qq, const char *name, int device, char *buf, size_t cap)
-{
-    kc_rerun_command(qq->o, name, device, buf, cap);
-}
-
-/* Counts, records and (for the parent's own lines) prints one item's outcome. */
-static void finish_item(queue *qq, qitem *qi, const kc_result_line *r, const wk *w, double start, double end,
+/* One item's result, through the run's one way of finishing items
+ * (finish.h); print: the parent prints its line (no worker did). */
+static void finish_item(queue *qq, qitem *qi, kc_item_result *r, const wk *w, double start, double end,
                         long gpu_mib, int print, const char *tail)
 {
-    const kc_item *it = &qq->items[qi->idx];
     qi->reported = 1;
-    kc_tally_add(&qq->t, it->kind, r->state);
-    qq->t.limit_problems += r->limit_problems;
-    qq->t.stale += r->stale;
-    kc_record rec;
-    memset(&rec, 0, sizeof rec);
-    snprintf(rec.name, sizeof rec.name, "%s", it->name);
-    rec.kind = it->kind;
-    rec.state = r->state;
-    rec.gate = r->gate;
-    rec.worker = w ? w->slot : -1;
-    rec.device = w && w->devslot >= 0 ? w->device : -1;
-    rec.worker_pid = w ? (long)child_of(qq, w)->pid : 0;
-    rec.start_s = start - qq->t0;
-    rec.end_s = end - qq->t0;
-    rec.peak_rss_kib = r->peak_rss_kib;
-    rec.time = r->time;
-    rec.peak_gpu_mib = gpu_mib;
-    snprintf(rec.message, sizeof rec.message, "%s", r->msg);
-    int fails = kc_state_failed(r->state) || r->stale;
-    if (fails && r->state != KC_NOTRUN) rerun_of(qq, it->name, w ? w->device : qq->o->device, rec.rerun, sizeof rec.rerun);
-    if (tail) snprintf(rec.log_tail, sizeof rec.log_tail, "%s", tail);
-    if (kc_records_add(&qq->rec, &rec)) fprintf(stderr, "kcontract: out of memory for the reports\n");
-    if (print) {
-        say(qq, "%-6s %s  %s  (%.2f s)%s%s\n", kc_state_name(r->state), it->name, r->msg, end - start,
-            rec.rerun[0] ? "  rerun: " : "", rec.rerun);
-        if (tail && *tail) {
-            kc_progress_clear();
-            for (const char *p = tail; *p;) {
-                const char *e = strchr(p, '\n');
-                int len = e ? (int)(e - p) : (int)strlen(p);
-                printf("    | %.*s\n", len, p);
-                p += len + (e != NULL);
-            }
-            fflush(stdout);
-            kc_progress_redraw();
-        }
-    }
-    const kc_cost *c = kc_costs_find(&qq->costs, it->name);
-    kc_progress_item_done(r->state, c ? c->seconds : 0);
-    if (qq->o->fail_fast && fails && !qq->stopping) {
-        qq->stopping = 1;
-        snprintf(qq->stop_why, sizeof qq->stop_why, "--fail-fast: the run stopped after %s (%s)", it->name,
-                 kc_state_name(r->state));
-        say(qq, "kcontract: --fail-fast: %s is %s; no more items are handed out, the running ones finish\n", it->name,
-            kc_state_name(r->state));
-    }
+    kc_item_where where = {
+        .worker = w ? w->slot : -1,
+        .device = w && w->devslot >= 0 ? w->device : -1,
+        .rerun_device = w ? w->device : qq->o->device,
+        .pid = w ? (long)child_of(qq, w)->pid : 0,
+        .start_s = start - qq->t0,
+        .end_s = end - qq->t0,
+        .peak_gpu_mib = gpu_mib,
+        .log_tail = tail,
+        .print = print,
+    };
+    kc_finish_item(&qq->fin, &qq->items[qi->idx], r, &where);
 }
 
 static void release(queue *qq, wk *w, qitem *qi)
@@ -225,15 +187,15 @@ static int busy_count(const queue *qq)
 
 static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
 {
-    kc_result_line r;
-    char err[256];
+    kc_item_result r;
+    char err[256], name[192];
     if (c->state == KC_CHILD_STARTING && strcmp(line, KC_RESULT_READY) == 0) {
         w->ready = 1;
         kc_sup_mark(c, KC_CHILD_IDLE);
         return;
     }
-    if (kc_result_parse(line, &r, err, sizeof err) || w->cur < 0 ||
-        strcmp(r.name, qq->items[qq->q[w->cur].idx].name) != 0) {
+    if (kc_result_parse(line, name, sizeof name, &r, err, sizeof err) || w->cur < 0 ||
+        strcmp(name, qq->items[qq->q[w->cur].idx].name) != 0) {
         say(qq, "kcontract: worker %d (pid %ld): unexpected result line (%s); stopping it\n", w->slot, (long)c->pid,
             w->cur < 0 ? "no item was handed to it" : err[0] ? err : "for another item");
         kc_sup_stop(&qq->sup, c, SIGKILL, 0);
@@ -246,8 +208,8 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
     release(qq, w, qi);
     kc_sup_mark(c, KC_CHILD_IDLE);
     kc_progress_busy(busy_count(qq));
-    if (r.lost) {               /* it exits by itself; a fresh worker follows */
-        w->lost = r.lost;
+    if (r.context_lost) {       /* it exits by itself; a fresh worker follows */
+        w->lost = r.context_lost;
         kc_sup_close_stdin(c);
     }
 }
@@ -291,7 +253,7 @@ static int pending(const queue *qq)
 static void settle_item(queue *qq, wk *w, const kc_child *c, const char *how)
 {
     qitem *qi = &qq->q[w->cur];
-    kc_result_line r;
+    kc_item_result r;
     memset(&r, 0, sizeof r);
     r.peak_rss_kib = -1;
     r.gate = 0;
@@ -353,15 +315,15 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
     } else if (abnormal && !qq->interrupted && !c->killed) {
         say(qq, "kcontract: worker %d (pid %ld) %s between items\n", w->slot, (long)c->pid, how);
     }
-    if (qq->stopping || qq->interrupted || !pending(qq)) return;
+    if (qq->fin.stopping || qq->interrupted || !pending(qq)) return;
     if (abnormal) {
         if (qq->restarts >= qq->cap) {
-            qq->stopping = 1;
-            snprintf(qq->stop_why, sizeof qq->stop_why,
+            qq->fin.stopping = 1;
+            snprintf(qq->fin.stop_why, sizeof qq->fin.stop_why,
                      "restart cap: %d workers were replaced after a crash, a timeout or a failed start (at most %d%s)", qq->restarts,
                      qq->cap, qq->o->max_restarts >= 0 ? ", --restarts" : ": 2 x N + 8");
             say(qq, "kcontract: %s; not starting another worker: the %d items not handed out yet are NOTRUN\n",
-                qq->stop_why, pending(qq));
+                qq->fin.stop_why, pending(qq));
             return;
         }
         qq->restarts++;
@@ -401,7 +363,7 @@ static int next_item(queue *qq, const wk *w, int *alone)
 
 static void dispatch(queue *qq)
 {
-    if (qq->stopping || qq->interrupted) return;
+    if (qq->fin.stopping || qq->interrupted) return;
     for (int i = 0; i < qq->nw; i++) {
         wk *w = &qq->w[i];
         kc_child *c = child_of(qq, w);
@@ -483,8 +445,8 @@ static void on_interrupted(void *ctx, kc_sup *s, int signo, int again, int n)
         return;
     }
     qq->interrupted = signo;
-    qq->stopping = 1;
-    snprintf(qq->stop_why, sizeof qq->stop_why, "interrupted by %s", sn);
+    qq->fin.stopping = 1;
+    snprintf(qq->fin.stop_why, sizeof qq->fin.stop_why, "interrupted by %s", sn);
     say(qq, "kcontract: %s: passed on to %d worker%s; waiting for them (SIGKILL after %d ms)\n", sn, n, n == 1 ? "" : "s",
         KC_SUP_GRACE_MS);
 }
@@ -495,7 +457,7 @@ static int loop(queue *qq)
 {
     for (;;) {
         dispatch(qq);
-        int more = !qq->stopping && !qq->interrupted && pending(qq);
+        int more = !qq->fin.stopping && !qq->interrupted && pending(qq);
         if (!more)      /* nothing left to hand out: workers not running an item get end of input and exit */
             for (int i = 0; i < qq->nw; i++)
                 if (qq->w[i].cur < 0) kc_sup_close_stdin(child_of(qq, &qq->w[i]));
@@ -510,11 +472,11 @@ static int loop(queue *qq)
 
 static void not_run(queue *qq)
 {
-    const char *why = qq->stop_why[0] ? qq->stop_why : "no worker could run it";
+    const char *why = qq->fin.stop_why[0] ? qq->fin.stop_why : "no worker could run it";
     for (int i = 0; i < qq->nq; i++) {
         qitem *qi = &qq->q[i];
         if (qi->reported) continue;
-        kc_result_line r;
+        kc_item_result r;
         memset(&r, 0, sizeof r);
         r.state = KC_NOTRUN;
         r.peak_rss_kib = -1;
@@ -618,6 +580,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
                recorded < ns ? ", the rest estimated" : "");
     else
         printf(", longest first by estimate (costs %s: none yet)\n", o->costs);
+    kc_rerun_failed_none(o, nf, stdout);
     if (d->ndevs) {
         printf("kcontract: workers go round robin on device%s", d->ndevs == 1 ? "" : "s");
         for (int j = 0; j < d->ndevs; j++) printf("%s %d", j ? "," : "", d->dev[j].ordinal);
@@ -655,6 +618,7 @@ int kc_queue_run(const kc_opts *o, const kc_item *items, int n)
     qq.items = items;
     qq.t0 = now_s();
     kc_tally_init(&qq.t);
+    qq.fin = (kc_finish){ .o = o, .tally = &qq.t, .records = &qq.rec, .costs = &qq.costs };
     qq.t.seed = o->seed;
     qq.t.shard_k = o->shard_k;   /* 0/1 unless --shard K/N: this host's slice of a multi-host run */
     qq.t.shard_n = o->shard_n;
@@ -682,8 +646,8 @@ int kc_queue_run(const kc_opts *o, const kc_item *items, int n)
     }
     for (int k = 0; k < qq.nw; k++)
         if (spawn_worker(&qq, &qq.w[k])) {
-            qq.stopping = 1;
-            snprintf(qq.stop_why, sizeof qq.stop_why, "worker %d could not be started", k);
+            qq.fin.stopping = 1;
+            snprintf(qq.fin.stop_why, sizeof qq.fin.stop_why, "worker %d could not be started", k);
             break;
         }
     if (loop(&qq)) rc = 4;
@@ -698,7 +662,7 @@ int kc_queue_run(const kc_opts *o, const kc_item *items, int n)
     char line[4096], sb[32];
     if (qq.interrupted) {
         int fin = 0;
-        for (int i = 0; i < qq.rec.n; i++) fin += qq.rec.v[i].state != KC_NOTRUN;
+        for (int i = 0; i < qq.rec.n; i++) fin += qq.rec.v[i].res.state != KC_NOTRUN;
         printf("kcontract: interrupted by %s: %d of %d items finished, %d not run\n",
                kc_signal_name(qq.interrupted, sb, sizeof sb), fin, qq.nq, qq.nq - fin);
     }

@@ -6,27 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-int kc_state_parse(const char *s)
-{
-    for (int i = 0; i < KC_STATE_COUNT; i++)
-        if (strcmp(s, kc_state_name((kc_state)i)) == 0) return i;
-    return -1;
-}
-
-int kc_result_format(const kc_result_line *r, char *buf, size_t cap)
+int kc_result_format(const char *name, const kc_item_result *r, char *buf, size_t cap)
 {
     char msg[sizeof r->msg];
     snprintf(msg, sizeof msg, "%s", r->msg);
     for (char *p = msg; *p; p++)
         if (*p == '\t' || *p == '\n' || *p == '\r') *p = ' ';
     int n = snprintf(buf, cap, "R\t%s\t%s\t%d\t%.3f\t%ld\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%d\t%d\t%s\n",
-                     r->name, kc_state_name(r->state), r->gate, r->seconds, r->peak_rss_kib, r->limit_problems, r->stale,
-                     r->lost, r->time.inputs_s, r->time.gpu_s, r->time.reference_s, r->time.checks_s,
+                     name, kc_state_name(r->state), r->gate, r->seconds, r->peak_rss_kib, r->limit_problems, r->stale,
+                     r->context_lost, r->time.inputs_s, r->time.gpu_s, r->time.reference_s, r->time.checks_s,
                      r->time.inputs_made_gpu, r->time.inputs_made_host, r->time.inputs_reused, msg);
     return n < 0 || (size_t)n >= cap ? -1 : n;
 }
 
-int kc_result_parse(const char *line, kc_result_line *r, char *err, size_t cap)
+int kc_result_parse(const char *line, char *name, size_t name_cap, kc_item_result *r, char *err, size_t cap)
 {
     enum { NF = 17 };
     char buf[4096], *f[NF];
@@ -41,19 +34,20 @@ int kc_result_parse(const char *line, kc_result_line *r, char *err, size_t cap)
         p = t + 1;
     }
     memset(r, 0, sizeof *r);
+    if (name_cap) name[0] = 0;
     if (nf != NF || strcmp(f[0], "R") != 0) {
         snprintf(err, cap, "not a result line (%d fields): '%.120s'", nf, line);
         return -1;
     }
     int st = kc_state_parse(f[2]);
     char *e1, *e2, *e3, *e4, *e5, *e6, *e7;
-    snprintf(r->name, sizeof r->name, "%s", f[1]);
+    snprintf(name, name_cap, "%s", f[1]);
     r->gate = (int)strtol(f[3], &e1, 10);
     r->seconds = strtod(f[4], &e2);
     r->peak_rss_kib = strtol(f[5], &e3, 10);
     r->limit_problems = (int)strtol(f[6], &e4, 10);
     r->stale = (int)strtol(f[7], &e5, 10);
-    r->lost = (int)strtol(f[8], &e6, 10);
+    r->context_lost = (int)strtol(f[8], &e6, 10);
     e7 = f[8];
     double *split[4] = { &r->time.inputs_s, &r->time.gpu_s, &r->time.reference_s, &r->time.checks_s };
     int bad_split = 0;

@@ -8,27 +8,17 @@
 #ifndef KC_RESULT_LINE_H
 #define KC_RESULT_LINE_H
 #include <stddef.h>
-#include "item.h"
+#include "result.h"
 
 #define KC_RESULT_FD 3              /* the worker's result pipe (KC_SUP_RESULT_FD) */
 #define KC_RESULT_READY "READY"     /* the worker's first line on it: it takes items now */
 
-/* One parsed result line. */
-typedef struct kc_result_line {
-    char name[192];
-    kc_state state;
-    int gate;
-    double seconds;
-    long peak_rss_kib;
-    int limit_problems, stale, lost;
-    kc_time_split time;
-    char msg[2048];
-} kc_result_line;
-
-/* Writes a result line (with its '\n') into buf; returns the length or -1. */
-int kc_result_format(const kc_result_line *r, char *buf, size_t cap);
-/* Parses one (without its '\n'). 0, or -1 with the reason in err. */
-int kc_result_parse(const char *line, kc_result_line *r, char *err, size_t cap);
-/* The state named s ("PASS", "LIMIT", ...), or -1. */
-int kc_state_parse(const char *s);
+/* Writes the result line of item `name` (with its '\n') into buf: r's state,
+ * gate, seconds, peak RSS, limit problems, stale, context_lost (<lost>),
+ * time split and message (not cases or rerun: the parent words the rerun
+ * command). Returns the length, or -1 when it does not fit. */
+int kc_result_format(const char *name, const kc_item_result *r, char *buf, size_t cap);
+/* Parses one line (without its '\n') into name[0..name_cap) and *r (the
+ * fields the line carries; the rest 0). 0, or -1 with the reason in err. */
+int kc_result_parse(const char *line, char *name, size_t name_cap, kc_item_result *r, char *err, size_t cap);
 #endif

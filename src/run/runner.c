@@ -15,6 +15,7 @@
 #include "costs.h"
 #include "device.h"
 #include "filter.h"
+#include "finish.h"
 #include "gates.h"
 #include "item_run.h"
 #include "nvml.h"
@@ -22,6 +23,7 @@
 #include "progress.h"
 #include "record.h"
 #include "report.h"
+#include "report_summary.h"
 #include "seed.h"
 #include "shard.h"
 #include "suite.h"
@@ -68,24 +70,6 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
     perror("kcontract: re-exec failed");
     if (fd >= 0) close(fd);
     free(av);
-}
-
-/* Runs one item (item_run.c), adds it to the tally and keeps its record. */
-static void run_item(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw,
-                     kc_san_pool *san, kc_tally *t, int *lost, kc_record *rec)
-{
-    kc_outcome oc;
-    kc_item_run(gpu, have_gpu, it, o, gw, san, &oc);
-    kc_tally_add(t, it->kind, oc.state);
-    t->limit_problems += oc.limit_problems;
-    t->stale += oc.stale;
-    rec->state = oc.state;
-    rec->gate = oc.gate;
-    rec->peak_rss_kib = oc.peak_rss_kib;
-    rec->time = oc.time;
-    snprintf(rec->message, sizeof rec->message, "%s", oc.msg);
-    snprintf(rec->rerun, sizeof rec->rerun, "%s", oc.rerun);
-    *lost = oc.context_lost;
 }
 
 int kc_run(const kc_opts *o, const kc_item *items, int n)
@@ -176,6 +160,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         if (o->sharded && ns == 0)
             printf("kcontract: shard %d/%d is empty (the filter selects %d item%s; item i goes to shard i %% %d)\n",
                    o->shard_k, o->shard_n, nf, nf == 1 ? "" : "s", o->shard_n);
+        kc_rerun_failed_none(o, nf, stdout);
         if (gpu_items && !have_gpu)
             printf("kcontract: no GPU: %s; the %d GPU item%s will be SKIP%s\n", gpu.why, gpu_items,
                    gpu_items == 1 ? "" : "s", ns > gpu_items ? " and host-only suites still run" : "");
@@ -190,24 +175,21 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     kc_gpu_watch_init(&gw);
     kc_san_pool *san = kc_san_pool_new();   /* NULL (out of memory): each item alone */
     kc_progress_start(ns, o->resume_at, 1, !o->parent);
+    kc_finish fin = { .o = o, .tally = &t, .records = &rs };
     for (int i = o->resume_at; i < ns; i++) {
-        int lost = 0;
         const kc_item *it = &items[sel[i]];
-        kc_record rec;
-        memset(&rec, 0, sizeof rec);
-        snprintf(rec.name, sizeof rec.name, "%s", it->name);
-        rec.kind = it->kind;
-        rec.worker_pid = pid;
-        rec.device = have_gpu && kc_item_needs_gpu(it) ? o->device : -1;
+        kc_item_where w = { .worker = 0, .pid = pid, .rerun_device = o->device, .peak_gpu_mib = -1 };
+        w.device = have_gpu && kc_item_needs_gpu(it) ? o->device : -1;
         if (gpu_mem) kc_gpu_sampler_take_peak(pid);   /* drop the previous item's peak */
-        rec.start_s = kc_now_s() - t0;
+        w.start_s = kc_now_s() - t0;
         kc_progress_busy(1);
-        run_item(&gpu, have_gpu, it, o, &gw, san, &t, &lost, &rec);
-        rec.end_s = kc_now_s() - t0;
-        rec.peak_gpu_mib = gpu_mem ? kc_gpu_sampler_take_peak(pid) : -1;
-        if (kc_records_add(&rs, &rec)) fprintf(stderr, "kcontract: out of memory: %s is missing from the reports\n", it->name);
-        kc_progress_set_busy(0);   /* no redraw: item_done redraws, with nothing running */
-        kc_progress_item_done(rec.state, -1);
+        kc_item_result r;
+        kc_item_run(&gpu, have_gpu, it, o, &gw, san, &r);   /* prints its line */
+        w.end_s = kc_now_s() - t0;
+        if (gpu_mem) w.peak_gpu_mib = kc_gpu_sampler_take_peak(pid);
+        kc_progress_set_busy(0);   /* no redraw: finishing redraws, with nothing running */
+        kc_finish_item(&fin, it, &r, &w);
+        int lost = r.context_lost;
         if (lost) {
             if (i + 1 < ns) reexec(o, i + 1, &t, kc_now_s() - t0, &rs, lost);
             /* Nothing left, or exec failed: what remains is skipped here. */
@@ -264,6 +246,7 @@ int kc_list(const kc_opts *o, const kc_item *items, int n)
         total++;
     }
     free(sel);
+    kc_rerun_failed_none(o, nf, stdout);
     printf("%d item%s: %d kernel%s, %d control%s, %d limit check%s, %d suite%s", total, total == 1 ? "" : "s",
            count[KC_KIND_KERNEL], count[KC_KIND_KERNEL] == 1 ? "" : "s", count[KC_KIND_CONTROL],
            count[KC_KIND_CONTROL] == 1 ? "" : "s", count[KC_KIND_LIMIT], count[KC_KIND_LIMIT] == 1 ? "" : "s",

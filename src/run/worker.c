@@ -20,24 +20,13 @@
 /* Runs one item as the serial runner does (item_run.c) into *r; the CUDA
  * context is opened at the first GPU item. */
 static void run_one(kc_gpu *gpu, int *gpu_state, kc_gpu_watch *gw, kc_san_pool *san, const kc_item *it,
-                    const kc_opts *o, kc_result_line *r)
+                    const kc_opts *o, kc_item_result *r)
 {
     if (kc_item_needs_gpu(it) && *gpu_state == 0) {          /* the first GPU item opens the context */
         int rc = kc_gpu_open(gpu, o->device);
         *gpu_state = rc == 0 ? 1 : -1;
     }
-    kc_outcome oc;
-    kc_item_run(gpu, *gpu_state == 1, it, o, gw, san, &oc);
-    snprintf(r->name, sizeof r->name, "%s", it->name);
-    r->state = oc.state;
-    r->gate = oc.gate;
-    r->limit_problems = oc.limit_problems;
-    r->stale = oc.stale;
-    r->lost = oc.context_lost;
-    r->seconds = oc.seconds;
-    r->peak_rss_kib = oc.peak_rss_kib;
-    r->time = oc.time;
-    snprintf(r->msg, sizeof r->msg, "%s", oc.msg);
+    kc_item_run(gpu, *gpu_state == 1, it, o, gw, san, r);
 }
 
 static const kc_item *find_item(const kc_item *items, int n, const char *name)
@@ -82,10 +71,9 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
             rc = 4;
             break;
         }
-        kc_result_line r;
-        memset(&r, 0, sizeof r);
+        kc_item_result r;
         run_one(&gpu, &gpu_state, &gw, san, it, o, &r);
-        int len = kc_result_format(&r, out, sizeof out);
+        int len = kc_result_format(it->name, &r, out, sizeof out);
         if (len < 0) {
             rc = 4;
             break;
@@ -99,7 +87,7 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
             }
             off += (int)w;
         }
-        if (rc || r.lost) break;            /* rc: see above; lost: a fresh worker takes over */
+        if (rc || r.context_lost) break;    /* rc: see above; context_lost: a fresh worker takes over */
     }
     if (gpu_state == 1) kc_gpu_close(&gpu);
     char why[700];

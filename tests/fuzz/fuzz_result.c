@@ -15,16 +15,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!line) return 0;
     memcpy(line, data, size);
     line[size] = 0;
-    kc_result_line r, q;
-    if (kc_result_parse(line, &r, err, sizeof err) == 0) {
+    kc_item_result r, q;
+    char rn[192], qn[192];
+    if (kc_result_parse(line, rn, sizeof rn, &r, err, sizeof err) == 0) {
         if ((unsigned)r.state >= KC_STATE_COUNT) abort();
-        int n = kc_result_format(&r, out, sizeof out);
+        int n = kc_result_format(rn, &r, out, sizeof out);
         if (n <= 0 || out[n - 1] != '\n') abort();
         out[n - 1] = 0;
-        if (!strchr(r.name, '\t') && !strchr(r.name, '\n')) {  /* a name the format can carry */
-            if (kc_result_parse(out, &q, err, sizeof err) != 0) abort();
-            if (strcmp(q.name, r.name) || q.state != r.state || q.gate != r.gate || q.stale != r.stale ||
-                q.limit_problems != r.limit_problems || q.lost != r.lost)
+        if (!strchr(rn, '\t') && !strchr(rn, '\n')) {  /* a name the format can carry */
+            if (kc_result_parse(out, qn, sizeof qn, &q, err, sizeof err) != 0) abort();
+            if (strcmp(qn, rn) || q.state != r.state || q.gate != r.gate || q.stale != r.stale ||
+                q.limit_problems != r.limit_problems || q.context_lost != r.context_lost)
                 abort();
         }
     } else if (!err[0]) {

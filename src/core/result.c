@@ -1,0 +1,19 @@
+/* result.c — an item's result (result.h). */
+#include "result.h"
+
+#include <stdio.h>
+
+int kc_result_fails(const kc_item_result *r) { return kc_state_failed(r->state) || r->stale > 0; }
+
+void kc_result_left_behind(kc_item_result *r, const char *what)
+{
+    char msg[sizeof r->msg];
+    if (r->state == KC_PASS || r->state == KC_KNOWN) {    /* it would read green: it is not */
+        snprintf(msg, sizeof msg, "left %.500s (otherwise %s: %.1500s)", what, kc_state_name(r->state), r->msg);
+        r->state = KC_LEAK;
+        r->gate = 0;
+    } else {
+        snprintf(msg, sizeof msg, "%.1500s; it also left %.500s", r->msg, what);
+    }
+    snprintf(r->msg, sizeof r->msg, "%s", msg);
+}

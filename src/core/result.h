@@ -1,0 +1,38 @@
+/* result.h — owns the result of one item: the one type that the gates
+ * (gates.h), the sanitizer gate (sanitize.h), an item run in this process
+ * (item_run.h), a --jobs worker's result line (result_line.h), the queue
+ * parent and the run's records (record.h) all fill and read, so no path
+ * copies it field by field into a look-alike. What each state means:
+ * state.h. */
+#ifndef KC_RESULT_H
+#define KC_RESULT_H
+#include "item.h"
+
+/* kc_item_result.context_lost: why this process must be replaced before its next GPU item. */
+#define KC_LOST_CONTEXT 1           /* the CUDA context is unusable (a sticky or pending error) */
+#define KC_LOST_GPU_STATE 2         /* the item left device memory allocated in it (gpu_state.h) */
+
+typedef struct kc_item_result {
+    kc_state state;
+    int gate;                 /* first failing gate (FAIL, RED), 0 if none */
+    int limit_problems;       /* limit items: problems found */
+    int stale;                /* known findings that did not reproduce (they fail the run) */
+    int context_lost;         /* KC_LOST_*, 0: the process may run its next GPU item */
+    int cases, cases_failed;  /* GPU items: (shape, distribution) pairs run / failed (not on the result line) */
+    double seconds;           /* the item's own time in its process */
+    long peak_rss_kib;        /* its process's peak RSS during the item; -1 unknown */
+    kc_time_split time;       /* GPU items: where the seconds went (item.h) */
+    char msg[2048];           /* the item line's text after its name */
+    char rerun[512];          /* the command that reruns the item; "" when it did not fail */
+} kc_item_result;
+
+/* Whether r fails the run: a failing state (state.h) or a stale known
+ * finding. A failing item gets a rerun command, counts as failed on the
+ * progress line and in the cost table, and stops --fail-fast. */
+int kc_result_fails(const kc_item_result *r);
+/* The item left `what` behind ("1 process running after it: ..."): a PASS or
+ * KNOWN result becomes LEAK (it would otherwise read green), naming what and
+ * keeping its own message after it; any other state keeps its verdict and
+ * gets "; it also left <what>" (a control's RED is still a catch). */
+void kc_result_left_behind(kc_item_result *r, const char *what);
+#endif

@@ -1,0 +1,21 @@
+/* report_summary.h — the lines a run prints under its SUMMARY, from its
+ * records (record.h): the per-worker figures, the time split, the slowest
+ * items, and how many items had no GPU. */
+#ifndef KC_REPORT_SUMMARY_H
+#define KC_REPORT_SUMMARY_H
+#include <stdio.h>
+#include "record.h"
+
+#define KC_REPORT_SLOWEST 10   /* items named on the "slowest items:" line */
+
+/* After the SUMMARY of a run without a GPU: "kcontract: 473 items skipped: no
+ * GPU (<why>)", counting the records SKIPped for that reason; nothing when
+ * there are none. The run's first lines say it too, but a user reads the end. */
+void kc_report_no_gpu(FILE *out, const kc_records *rs, const char *why);
+/* "workers: 8, busy 512.3 s of 8 x 70.1 s (efficiency 0.91); peak RSS 8.1 GiB (worker 3),
+ *  peak GPU 8724 MiB (worker 5)", one line per worker, the time split ("time in
+ *  items: inputs ..., GPU ..., float64 references ..., checks ..., other ...")
+ *  and "slowest items: NAME S s, ..." (the KC_REPORT_SLOWEST longest, longest
+ *  first); written after the SUMMARY. */
+void kc_report_workers(FILE *out, const kc_records *rs);
+#endif

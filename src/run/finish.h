@@ -1,0 +1,44 @@
+/* finish.h — owns the one way an item finishes in a run, serial (runner.c)
+ * or the --jobs queue parent (queue.c): kc_finish_item counts its result in
+ * the TALLY, gives a failing one its rerun command, keeps its record (for
+ * the reports and the cost table), prints the line no worker printed (a
+ * CRASH, TIMEOUT or NOTRUN the parent made), advances the progress line and
+ * applies --fail-fast. Both paths call it, so they cannot disagree on any of
+ * that. A --jobs worker finishes nothing itself: it runs the item
+ * (item_run.h) and sends its result on the result line (result_line.h). */
+#ifndef KC_FINISH_H
+#define KC_FINISH_H
+#include "costs.h"       /* and kc_opts, through it */
+#include "record.h"
+#include "result.h"
+#include "tally.h"
+
+typedef struct kc_finish {
+    const kc_opts *o;
+    kc_tally *tally;
+    kc_records *records;
+    const kc_costs *costs;    /* recorded costs, for the progress estimate; NULL: none */
+    int stopping;             /* no more items are to be handed out (--fail-fast, or the caller's reason) */
+    char stop_why[512];       /* why, for the NOTRUN lines */
+} kc_finish;
+
+/* Where and when an item ran, for its record. */
+typedef struct kc_item_where {
+    int worker;               /* worker index; -1: never handed out */
+    int device;               /* CUDA ordinal it ran on; -1 none */
+    int rerun_device;         /* the --device of its rerun command */
+    long pid;                 /* the process that ran it; 0 none */
+    double start_s, end_s;    /* seconds since the run started */
+    long peak_gpu_mib;        /* -1 unknown */
+    const char *log_tail;     /* CRASH/TIMEOUT: the worker's last lines; NULL none */
+    int print;                /* 1: print the item's line here (no worker printed it) */
+} kc_item_where;
+
+/* Item `it` finished with *r (its rerun command filled in when it fails and
+ * has none). Counts it (state, limit problems, stale), keeps its record
+ * (out of memory: said on stderr, the item is missing from the reports),
+ * prints its line and the log tail when w->print, and under --fail-fast,
+ * after the first failing item, sets f->stopping with the reason and says
+ * so. */
+void kc_finish_item(kc_finish *f, const kc_item *it, kc_item_result *r, const kc_item_where *w);
+#endif

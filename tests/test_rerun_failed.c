@@ -1,0 +1,154 @@
+/* test_rerun_failed.c — `run --rerun-failed [PATTERN...]` with real
+ * processes (the fixture binary, no GPU): it runs exactly the items the cost
+ * table records as failed, intersected with the patterns, serial and on the
+ * --jobs work queue (selected once, in the parent); it writes the table back,
+ * so what passes drops out of the next --rerun-failed; a table with no
+ * failure among the selection runs nothing and exits 0 saying so; a missing
+ * table is exit 2 naming the file; --schedule static is refused. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "costs.h"
+#include "support/run_output.h"
+#include "support/spawn.h"
+
+static void table_path(char *buf, size_t cap, const char *tag)
+{
+    snprintf(buf, cap, "/tmp/kc-rerun-failed-%ld-%s.tsv", (long)getpid(), tag);
+    unlink(buf);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The failed column of name in the table at path: 0/1, or -1 when absent. */
+static int failed_in(const char *path, const char *name)
+{
+    kc_costs c;
+    int found = 0;
+    char err[512];
+    cr_assert_eq(kc_costs_load(path, &c, &found, err, sizeof err), 0, "%s", err);
+    const kc_cost *e = kc_costs_find(&c, name);
+    int f = e ? e->failed : -1;
+    kc_costs_free(&c);
+    return f;
+}
+
+/* A serial run given --costs records fixture.fail as failed; --rerun-failed
+ * then runs it alone (not the passing items of the first run), fails again,
+ * and keeps it failed in the table. */
+Test(rerun_failed, serial_runs_only_what_failed, .timeout = 60)
+{
+    char path[256];
+    table_path(path, sizeof path, "serial");
+    char *first[] = { "run", "--costs", path, "fixture.fail", "fixture.pass.0[01]", NULL };
+    kc_proc p = kc_run_fixture(first, 30);
+    cr_assert_eq(p.status, 1, "first run: exit %d\n%s", p.status, p.out);
+    kc_proc_free(&p);
+    cr_assert_eq(failed_in(path, "fixture.fail"), 1);
+    cr_assert_eq(failed_in(path, "fixture.pass.00"), 0);
+    char *again[] = { "run", "--rerun-failed", "--costs", path, NULL };
+    p = kc_run_fixture(again, 30);
+    cr_expect_eq(p.status, 1, "fixture.fail fails again: exit %d\n%s", p.status, p.out);
+    cr_expect(strstr(p.out, "kcontract: 1 item selected"), "%s", p.out);
+    char st[16];
+    cr_expect_eq(kc_out_state_lines(p.out, "fixture.fail", st, sizeof st), 1, "%s", p.out);
+    cr_expect_str_eq(st, "FAIL");
+    cr_expect_eq(kc_out_state_lines(p.out, "fixture.pass.00", st, sizeof st), 0, "a passing item ran:\n%s", p.out);
+    kc_tally t;
+    kc_out_tally(p.out, &t);
+    cr_expect_eq(t.items, 1);
+    kc_proc_free(&p);
+    cr_expect_eq(failed_in(path, "fixture.fail"), 1, "still failed in the table");
+    /* the patterns intersect: among fixture.pass.* nothing failed */
+    char *none[] = { "run", "--rerun-failed", "--costs", path, "fixture.pass.*", NULL };
+    p = kc_run_fixture(none, 30);
+    cr_expect_eq(p.status, 0, "nothing to rerun: exit %d\n%s", p.status, p.out);
+    cr_expect(strstr(p.out, "kcontract: --rerun-failed: the cost table "), "%s", p.out);
+    cr_expect(strstr(p.out, "records no failed item among those selected; nothing to run"), "%s", p.out);
+    kc_out_tally(p.out, &t);
+    cr_expect_eq(t.items, 0);
+    kc_proc_free(&p);
+    unlink(path);
+}
+
+/* On the work queue: the parent selects from the table (fixture.pass.00
+ * marked failed, fixture.pass.01 not, fixture.fail failed but outside the
+ * pattern) and hands out only that item; the run writes it back as passed, so
+ * the next --rerun-failed has nothing to run. */
+Test(rerun_failed, jobs_selects_in_the_parent_and_writes_back, .timeout = 60)
+{
+    char path[256];
+    table_path(path, sizeof path, "jobs");
+    write_file(path, "# kcontract costs v1\n"
+                     "fixture.fail\t0.010\t-1\t-1\t1\n"
+                     "fixture.pass.00\t0.010\t-1\t-1\t1\n"
+                     "fixture.pass.01\t0.010\t-1\t-1\t0\n");
+    char *args[] = { "run", "--jobs", "2", "--rerun-failed", "--costs", path, "fixture.pass.*", NULL };
+    kc_proc p = kc_run_fixture(args, 30);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "kcontract: 1 item selected"), "%s", p.out);
+    cr_expect(strstr(p.out, "a work queue of 1 worker"), "%s", p.out);
+    char st[16];
+    cr_expect_eq(kc_out_state_lines(p.out, "fixture.pass.00", st, sizeof st), 1, "%s", p.out);
+    cr_expect_str_eq(st, "PASS");
+    cr_expect_eq(kc_out_state_lines(p.out, "fixture.pass.01", st, sizeof st), 0, "not failed last time, yet ran:\n%s", p.out);
+    cr_expect_eq(kc_out_state_lines(p.out, "fixture.fail", st, sizeof st), 0, "outside the pattern, yet ran:\n%s", p.out);
+    kc_proc_free(&p);
+    cr_expect_eq(failed_in(path, "fixture.pass.00"), 0, "passed now: the table says so");
+    cr_expect_eq(failed_in(path, "fixture.fail"), 1, "not run: its row stays");
+    p = kc_run_fixture(args, 30);
+    cr_expect_eq(p.status, 0, "exit %d\n%s", p.status, p.out);
+    cr_expect(strstr(p.out, "records no failed item among those selected; nothing to run"), "%s", p.out);
+    cr_expect_eq(kc_out_count_lines(p.out, "PASS "), 0, "%s", p.out);
+    kc_proc_free(&p);
+    unlink(path);
+}
+
+/* No table: exit 2, the file named, nothing run. */
+Test(rerun_failed, missing_table_is_a_usage_error, .timeout = 60)
+{
+    char path[256];
+    table_path(path, sizeof path, "missing");
+    char *args[] = { "run", "--jobs", "2", "--rerun-failed", "--costs", path, NULL };
+    kc_proc p = kc_run_fixture(args, 30);
+    cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
+    char want[400];
+    snprintf(want, sizeof want, "kcontract: --costs %s: no such file: --rerun-failed reruns", path);
+    cr_expect(strstr(p.err, want), "%s", p.err);
+    cr_expect(!strstr(p.out, "TALLY"), "%s", p.out);
+    kc_proc_free(&p);
+    char *serial[] = { "run", "--rerun-failed", "--costs", path, NULL };
+    p = kc_run_fixture(serial, 30);
+    cr_expect_eq(p.status, 2, "serial: exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, want), "%s", p.err);
+    kc_proc_free(&p);
+    cr_expect_neq(access(path, F_OK), 0, "a refused run wrote %s", path);
+}
+
+/* list shows the selection; static shards (which would each read the table)
+ * and merge refuse the option. */
+Test(rerun_failed, list_and_refusals, .timeout = 60)
+{
+    char path[256];
+    table_path(path, sizeof path, "list");
+    write_file(path, "# kcontract costs v1\nfixture.fail\t0.010\t-1\t-1\t1\nfixture.pass.00\t0.010\t-1\t-1\t0\n");
+    char *list[] = { "list", "--rerun-failed", "--costs", path, NULL };
+    kc_proc p = kc_run_fixture(list, 30);
+    cr_expect_eq(p.status, 0, "%s", p.err);
+    cr_expect(strstr(p.out, "suite    fixture.fail\n1 item: "), "%s", p.out);
+    kc_proc_free(&p);
+    char *stat[] = { "run", "--jobs", "2", "--schedule", "static", "--rerun-failed", "--costs", path, NULL };
+    p = kc_run_fixture(stat, 30);
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "--rerun-failed does not apply to --schedule static"), "%s", p.err);
+    kc_proc_free(&p);
+    unlink(path);
+}

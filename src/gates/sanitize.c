@@ -16,6 +16,7 @@
 #include "gates.h"
 #include "gpu.h"
 #include "harness.h"
+#include "parallel.h"
 #include "proctree.h"
 #include "shell_words.h"
 #include "strbuf.h"
@@ -237,7 +238,7 @@ typedef struct san_plan {
     const kc_item *it;
     const kc_contract *c;
     const char *san, *self;
-    char seed[32], dev[16], ecode[16], workers[24];
+    char seed[32], dev[16], ecode[16], workers[16];
     char exclude[KC_HARNESS_KERNELS][96];   /* "kne=<harness kernel>" */
     int nedge, nshapes;
     long smem;                  /* the target's "smem:" line (memcheck's run); -2 not yet known */
@@ -258,12 +259,7 @@ static void plan_init(san_plan *p, const kc_item *it, const kc_opts *o, const ch
     snprintf(p->seed, sizeof p->seed, "%llu", (unsigned long long)o->seed);
     snprintf(p->dev, sizeof p->dev, "%d", o->device);
     snprintf(p->ecode, sizeof p->ecode, "%d", KC_SAN_ERROR_EXIT);
-    /* racecheck's analysis is the one CPU-bound part of the gate, and it runs
-     * while the rest of a run leaves most CPUs idle (H200, run 8: --jobs 8 kept
-     * 4 of 16 cores busy; racecheck took 145 of the :sanitize items' 286 s
-     * with a 2-thread share): every online CPU, not this process's share. */
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    snprintf(p->workers, sizeof p->workers, "%ld", cpus > 0 ? cpus : 1);
+    snprintf(p->workers, sizeof p->workers, "%d", kc_parallel_threads() > 0 ? kc_parallel_threads() : 1);
     /* The harness's own kernels (its input generator, its checks) are not
      * the kernel under test: memcheck, racecheck and synccheck leave them
      * uninstrumented (initcheck aside, tool_argv). By name, so that one
@@ -312,7 +308,7 @@ static int tool_argv(const san_plan *p, int t, const char *item, const char **wo
     for (int i = 0; t != 2 && i < KC_HARNESS_KERNELS; i++) W("--kernel-name-exclude"), W(p->exclude[i]);
     /* No leak report (the target's session frees what it allocates; a leak
      * is the GPU-state watch's business); racecheck's analysis (one line per
-     * race, both accesses), on every CPU (plan_init). */
+     * race, both accesses), with this process's share of the CPUs. */
     if (t == 0) W("--leak-check"), W("no");
     if (t == 1) {
         W("--racecheck-report"), W("analysis");

@@ -429,6 +429,8 @@ void kc_cli_usage(FILE *out, const char *prog)
           "  KC_COMPUTE_SANITIZER  the compute-sanitizer of the :sanitize items (default: PATH, then\n"
           "                /usr/local/cuda/bin; docs/sanitizer-gate.md)\n"
           "  KC_SANITIZE_TIMEOUT_S  seconds per sanitizer tool run of a :sanitize item\n"
+          "  KC_SANITIZE_SESSIONS  0: every :sanitize item runs alone under each tool (default: one\n"
+          "                compute-sanitizer session per tool serves a process's items)\n"
           "  CUDA_VISIBLE_DEVICES  the devices the driver shows, as for any CUDA program\n"
           "  NO_COLOR      set: no colour in the output, even on a terminal\n",
           out);

@@ -480,3 +480,25 @@ Test(sanitize, reports_out_of_order_are_never_green, .timeout = 120)
     cr_expect(strstr(p.out, "kcontract: the memcheck session counted 1 error that no item's window held"), "%s", p.out);
     kc_proc_free(&p);
 }
+
+/* A serial run that re-executes itself after a CUDA context loss ends its
+ * sessions first: the items after it are not LEAK (a session still ending),
+ * and a session's unattributed error still fails the run from the new
+ * process image. */
+Test(sanitize, sessions_end_before_a_serial_re_exec, .timeout = 120)
+{
+    char line[8192];
+    kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:sanitize", NULL }, 0,
+                        "KC_FAULT_LOSE_CONTEXT_AFTER=fakenosmem.copy.f16:sanitize", NULL);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakenosmem.copy.f16:sanitize", line, sizeof line), "%s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "%s", p.out);
+    kc_proc_free(&p);
+    p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:sanitize", NULL }, 0,
+                "KC_FAULT_LOSE_CONTEXT_AFTER=fakenosmem.copy.f16:sanitize",
+                "KC_FAKE_SANITIZER=late:memcheck:fakenosmem.copy.f16:sanitize");
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "kcontract: the memcheck session counted 1 error that no item's window held"), "%s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "%s", p.out);
+    kc_proc_free(&p);
+}

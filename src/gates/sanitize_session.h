@@ -35,6 +35,10 @@
 #define KC_SAN_TARGET_END "kcontract-sanitize-target: end "
 #define KC_SAN_OUT_MAX (256 * 1024)     /* output kept per window; the first error comes early */
 #define KC_SAN_POOL_TOOLS 4
+/* Set to "1" by a serial run whose sessions failed kc_san_pool_free's check
+ * before it re-executed itself (runner.c, after a CUDA context loss): the
+ * new process image fails the run too. */
+#define KC_SAN_UNTRUSTED_ENV "KC_SANITIZE_UNTRUSTED"
 
 /* What one request got: the lines of its window (or of a whole one-item
  * session), and how the session stands. */

@@ -72,6 +72,16 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
     free(av);
 }
 
+/* A serial run's sanitizer sessions end (kc_san_pool_free): 1, after saying
+ * why on stdout, when one counted errors no item's window held. */
+static int san_end(kc_san_pool *san)
+{
+    char why[700];
+    if (!kc_san_pool_free(san, why, sizeof why)) return 0;
+    printf("kcontract: %s\n", why);     /* never green (sanitize_session.h) */
+    return 1;
+}
+
 int kc_run(const kc_opts *o, const kc_item *items, int n)
 {
     double t0 = kc_now_s() - o->resume_elapsed;
@@ -191,6 +201,12 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         kc_finish_item(&fin, it, &r, &w);
         int lost = r.context_lost;
         if (lost) {
+            /* The sanitizer sessions end here, checked, not after the exec
+             * (where they would still be ending when the next item's
+             * leftover check looks); the verdict crosses the exec in the
+             * environment. */
+            if (san_end(san)) setenv(KC_SAN_UNTRUSTED_ENV, "1", 1);
+            san = NULL;
             if (i + 1 < ns) reexec(o, i + 1, &t, kc_now_s() - t0, &rs, lost);
             /* Nothing left, or exec failed: what remains is skipped here. */
             have_gpu = 0;
@@ -200,9 +216,8 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     }
     kc_progress_end();
     if (gpu_mem) kc_gpu_sampler_stop();
-    char line[4096], san_why[700];
-    int untrusted = kc_san_pool_free(san, san_why, sizeof san_why) != 0;
-    if (untrusted) printf("kcontract: %s\n", san_why);     /* never green (sanitize_session.h) */
+    char line[4096];
+    int untrusted = san_end(san) || (o->resume_tally && getenv(KC_SAN_UNTRUSTED_ENV));
     if (kc_tally_format(&t, line, sizeof line) < 0) {
         fprintf(stderr, "kcontract: internal error: TALLY does not fit\n");
         kc_records_free(&rs);

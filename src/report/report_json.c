@@ -53,13 +53,10 @@ int kc_report_json(FILE *out, const kc_records *rs)
         str(out, "log_tail", r->log_tail, sizeof r->log_tail);
         fputs("}\n", out);
     }
-    int nw = kc_report_nworkers(rs);
-    kc_worker_stats *ws = calloc((size_t)nw, sizeof *ws);
-    if (!ws) {
-        errno = ENOMEM;
-        return -1;
-    }
-    double busy = kc_report_worker_stats(rs, ws);
+    int nw;
+    double busy;
+    kc_worker_stats *ws = kc_report_workers_new(rs, &nw, &busy);
+    if (!ws) return -1;
     for (int w = 0; w < nw; w++) {
         fprintf(out, "{\"type\":\"worker\",\"worker\":%d,\"items\":%d", w, ws[w].items);
         num(out, "busy_s", ws[w].busy_s);

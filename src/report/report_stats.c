@@ -1,12 +1,27 @@
 /* report_stats.c — figures derived from a run's records (report_stats.h). */
 #include "report_stats.h"
 
+#include <errno.h>
+#include <stdlib.h>
+
 int kc_report_nworkers(const kc_records *rs)
 {
     int w = rs->workers > 0 ? rs->workers : 1;
     for (int i = 0; i < rs->n; i++)
         if (rs->v[i].worker >= w) w = rs->v[i].worker + 1;
     return w;
+}
+
+kc_worker_stats *kc_report_workers_new(const kc_records *rs, int *nw, double *busy)
+{
+    *nw = kc_report_nworkers(rs);
+    kc_worker_stats *ws = calloc((size_t)*nw, sizeof *ws);
+    if (!ws) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    *busy = kc_report_worker_stats(rs, ws);
+    return ws;
 }
 
 double kc_report_worker_stats(const kc_records *rs, kc_worker_stats *ws)

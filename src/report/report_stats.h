@@ -18,6 +18,9 @@ int kc_report_nworkers(const kc_records *rs);
 /* Fills ws[0 .. kc_report_nworkers(rs)) (ws must hold that many); returns the
  * busy seconds of all workers. */
 double kc_report_worker_stats(const kc_records *rs, kc_worker_stats *ws);
+/* The same into a new array of *nw (kc_report_nworkers) entries, the busy
+ * seconds into *busy; the caller frees it. NULL with errno ENOMEM. */
+kc_worker_stats *kc_report_workers_new(const kc_records *rs, int *nw, double *busy);
 /* busy / (workers x wall), 0 when wall <= 0. */
 double kc_report_efficiency(double busy_s, int workers, double wall_s);
 /* The time split (item.h) summed over every record: how the run's item time

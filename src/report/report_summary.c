@@ -31,10 +31,13 @@ void kc_report_no_gpu(FILE *out, const kc_records *rs, const char *why)
 
 void kc_report_workers(FILE *out, const kc_records *rs)
 {
-    int nw = kc_report_nworkers(rs);
-    kc_worker_stats *ws = calloc((size_t)nw, sizeof *ws);
-    if (!ws) return;
-    double busy = kc_report_worker_stats(rs, ws);
+    int nw;
+    double busy;
+    kc_worker_stats *ws = kc_report_workers_new(rs, &nw, &busy);
+    if (!ws) {
+        fprintf(out, "workers: their figures are missing (out of host memory)\n");
+        return;
+    }
     int rss_w = 0, gpu_w = 0;
     for (int w = 1; w < nw; w++) {
         if (ws[w].peak_rss_kib > ws[rss_w].peak_rss_kib) rss_w = w;

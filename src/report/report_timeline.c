@@ -30,13 +30,10 @@ static double fin(double v) { return isfinite(v) && v > 0 ? v : 0; }
 
 int kc_report_timeline_svg(FILE *out, const kc_records *rs)
 {
-    int nw = kc_report_nworkers(rs);
-    kc_worker_stats *ws = calloc((size_t)nw, sizeof *ws);
-    if (!ws) {
-        errno = ENOMEM;
-        return -1;
-    }
-    double busy = kc_report_worker_stats(rs, ws);
+    int nw;
+    double busy;
+    kc_worker_stats *ws = kc_report_workers_new(rs, &nw, &busy);
+    if (!ws) return -1;
     double total = fin(rs->wall_s);
     for (int i = 0; i < rs->n; i++)
         if (fin(rs->v[i].end_s) > total) total = fin(rs->v[i].end_s);

@@ -480,3 +480,44 @@ Test(sanitize, reports_out_of_order_are_never_green, .timeout = 120)
     cr_expect(strstr(p.out, "kcontract: the memcheck session counted 1 error that no item's window held"), "%s", p.out);
     kc_proc_free(&p);
 }
+
+/* A serial run that replaces itself after a context loss ends its sessions
+ * first and checks their summaries: a report that came after the last
+ * window, before the re-exec, still fails the run (the fresh process carries
+ * that, and says it once). */
+Test(sanitize, a_reexec_still_checks_the_sessions_it_leaves, .timeout = 120)
+{
+    kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fixture.pass.03", "fixture.pass.04", NULL },
+                        0, "KC_FAKE_SANITIZER=late:memcheck:fakenosmem.copy.f16:sanitize",
+                        "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.03");
+    char line[8192];
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "continuing in a fresh process"), "the re-exec happened: %s", p.out);
+    const char *u = strstr(p.out, "kcontract: the memcheck session counted 1 error that no item's window held");
+    cr_expect(u, "%s", p.out);
+    cr_expect(u && !strstr(u + 20, "the memcheck session counted"), "said once: %s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fixture.pass.04", line, sizeof line), "the run went on: %s", p.out);
+    kc_proc_free(&p);
+}
+
+/* A session that hangs or crashes while it serves an item fails that item
+ * (TIMEOUT, CRASH), and the next item gets a fresh session and passes. */
+Test(sanitize, a_session_that_hangs_or_crashes_mid_item_is_replaced, .timeout = 120)
+{
+    char line[8192];
+    kc_proc p = san_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, "KC_FAKE_SANITIZER=hang:fakenosmem.copy.f16:sanitize",
+                        "KC_SANITIZE_TIMEOUT_S=2");
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "TIMEOUT", "fakenosmem.copy.f16:sanitize", line, sizeof line) &&
+              strstr(line, "memcheck: compute-sanitizer did not finish in 2 s"), "%s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakenorace.copy.f16:sanitize", line, sizeof line), "%s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "after: %s", p.out);
+    kc_proc_free(&p);
+    p = san_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, "KC_FAKE_SANITIZER=crash:fakenosmem.copy.f16:sanitize", NULL);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "CRASH", "fakenosmem.copy.f16:sanitize", line, sizeof line) &&
+              strstr(line, "memcheck: compute-sanitizer killed by signal 11"), "%s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakenorace.copy.f16:sanitize", line, sizeof line), "%s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "after: %s", p.out);
+    kc_proc_free(&p);
+}

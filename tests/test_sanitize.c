@@ -521,3 +521,22 @@ Test(sanitize, a_session_that_hangs_or_crashes_mid_item_is_replaced, .timeout = 
     cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "after: %s", p.out);
     kc_proc_free(&p);
 }
+
+/* An earlier item's report that comes out of order into the window of an
+ * item that has errors of its own (a control planted for memcheck) is not
+ * lost with that window: the session then counted more errors than the item
+ * alone has, and the run fails (the items it called clean are not trusted),
+ * though the control is RED as planted. */
+Test(sanitize, a_late_report_in_an_erring_window_is_not_lost, .timeout = 120)
+{
+    kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob",
+                                    NULL }, 0, "KC_FAKE_SANITIZER=late:memcheck:fakenosmem.copy.f16:sanitize", NULL);
+    char line[8192];
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line), "%s",
+              p.out);
+    cr_expect(strstr(p.out, "kcontract: the memcheck session counted 2 errors while "
+                            "fakesan.copy.f16:control.masked_tail_read_oob ran after 1 item it called clean, and that "
+                            "item alone counts 1"), "%s", p.out);
+    kc_proc_free(&p);
+}

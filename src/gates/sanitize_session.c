@@ -18,12 +18,14 @@ typedef struct san_slot {
     char end[400];              /* the target's end line for the request */
     char *carry;                /* lines after the last window's end line: the next window opens with them */
     size_t carry_len;
+    int served;                 /* requests its session answered so far */
 } san_slot;
 
 struct kc_san_pool {
     kc_sup sup;                 /* KC_SAN_POOL_TOOLS slots; installed only while waiting */
     int ready;                  /* sup initialised */
     san_slot slot[KC_SAN_POOL_TOOLS];
+    char distrust[700];         /* kc_san_pool_distrust's first why; "" none */
 };
 
 static void window_add(kc_san_window *w, const char *line, size_t len)
@@ -161,7 +163,9 @@ int kc_san_ask(kc_san_pool *p, int tool, char *const argv[], const char *request
             return -1;
         }
         kc_sup_mark(c, KC_CHILD_RUNNING);
+        sl->served = 0;
     }
+    w->earlier = sl->served++;
     end_line(sl, request);
     char line[512];
     int n = snprintf(line, sizeof line, "%s\n", request);
@@ -229,10 +233,19 @@ int kc_san_pool_pids(const kc_san_pool *p, pid_t *out)
     return n;
 }
 
+void kc_san_pool_distrust(kc_san_pool *p, const char *why)
+{
+    if (p && !p->distrust[0]) snprintf(p->distrust, sizeof p->distrust, "%s", why);
+}
+
 int kc_san_pool_free(kc_san_pool *p, char *why, size_t cap)
 {
     if (!p) return 0;
     int rc = 0;
+    if (p->distrust[0]) {
+        snprintf(why, cap, "%s", p->distrust);
+        rc = -1;
+    }
     char *buf = malloc(KC_SAN_OUT_MAX);
     for (int t = 0; p->ready && t < KC_SAN_POOL_TOOLS; t++) {
         if (p->sup.c[t].state == KC_CHILD_GONE) continue;

@@ -45,6 +45,7 @@ typedef struct kc_san_window {
     int gone;                   /* the session ended: wstatus, killed, leak say how */
     int wstatus, killed;
     int timed_out;              /* the limit passed first; the session was stopped */
+    int earlier;                /* requests its session answered before this one (0: a fresh session) */
     char leak[512];             /* what it left behind (supervisor.h); "" none */
 } kc_san_window;
 
@@ -79,8 +80,14 @@ int kc_san_once(char *const argv[], const char *request, double limit_s, kc_san_
  * Returns how many (0 for NULL). */
 int kc_san_pool_pids(const kc_san_pool *p, pid_t *out);
 
+/* Marks the pool's clean verdicts untrusted (the first why is kept, and
+ * kc_san_pool_free returns it): a session counted errors that belong to no
+ * item it served, seen before its end (NULL p: nothing). */
+void kc_san_pool_distrust(kc_san_pool *p, const char *why);
+
 /* Ends every session and frees the pool (NULL: nothing). Returns 0; -1 when
  * a session's summary counted errors that no window held (why names the tool
- * and the count): the items it called clean are then not to be trusted. */
+ * and the count), or kc_san_pool_distrust was called (its why): the items it
+ * called clean are then not to be trusted. */
 int kc_san_pool_free(kc_san_pool *p, char *why, size_t cap);
 #endif

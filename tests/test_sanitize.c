@@ -540,3 +540,24 @@ Test(sanitize, a_late_report_in_an_erring_window_is_not_lost, .timeout = 120)
                             "item alone counts 1"), "%s", p.out);
     kc_proc_free(&p);
 }
+
+/* A window of more output than is kept (KC_SAN_OUT_MAX) keeps the target's
+ * own lines and the summary: 400 KiB of notes leave a clean item PASS, and
+ * an error after them (past what is kept) still fails it, never green. */
+Test(sanitize, output_past_what_is_kept_neither_fails_nor_hides, .timeout = 120)
+{
+    char line[8192];
+    kc_proc p = san_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, "KC_FAKE_SANITIZER=flood:fakenosmem.copy.f16:sanitize",
+                        NULL);
+    cr_expect_eq(p.status, 0, "exit %d\n%.3000s", p.status, p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakenosmem.copy.f16:sanitize", line, sizeof line), "%.3000s", p.out);
+    kc_proc_free(&p);
+    p = san_run((char *[]){ "run", THREE_ITEMS, NULL }, 0,
+                "KC_FAKE_SANITIZER=flood:initcheck:fakenosmem.copy.f16:sanitize", NULL);
+    cr_expect_eq(p.status, 1, "exit %d\n%.3000s", p.status, p.out);
+    cr_expect(kc_out_item_line(p.out, "FAIL", "fakenosmem.copy.f16:sanitize", line, sizeof line) &&
+              strstr(line, "initcheck: ") && strstr(line, "it counted errors this parser did not find"), "%.3000s",
+              p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "%.3000s", p.out);
+    kc_proc_free(&p);
+}

@@ -444,12 +444,14 @@ static void all_clean(const san_plan *p, const char *gates_msg, const char *targ
 }
 
 /* Whether a session's window shows tool t clean for the item: its end line
- * came, the target ran every launch, and no report line fell between. */
+ * came, the target ran every launch, and no report line fell between (all
+ * of it read: past what is kept, only the item's own run, whose exit status
+ * counts its errors, decides). */
 static int window_clean(const kc_san_window *w)
 {
     kc_san_error e;
     char l[600];
-    return w->ended && !w->gone && !w->timed_out && !w->leak[0] && !kc_sanitizer_parse(w->out, &e) &&
+    return w->ended && !w->gone && !w->timed_out && !w->leak[0] && !w->dropped && !kc_sanitizer_parse(w->out, &e) &&
            !target_line(w->out, KC_SAN_TARGET_FAIL, l, sizeof l) && target_line(w->out, KC_SAN_TARGET_OK, l, sizeof l);
 }
 

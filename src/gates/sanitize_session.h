@@ -40,7 +40,7 @@
  * session), and how the session stands. */
 typedef struct kc_san_window {
     char *out;                  /* [KC_SAN_OUT_MAX]: stdout and stderr lines in arrival order, NUL-terminated */
-    size_t len, dropped;
+    size_t len, dropped;        /* dropped: bytes of lines past what is kept (the target's lines and the summary are kept) */
     int ended;                  /* the target's end line for this request came */
     int gone;                   /* the session ended: wstatus, killed, leak say how */
     int wstatus, killed;

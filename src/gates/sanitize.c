@@ -456,7 +456,7 @@ static int window_clean(const kc_san_window *w)
 }
 
 /* After a window with errors ended a session that had called `earlier`
- * items clean, and the item ran alone (w): a session that counted more
+ * items clean, and the item ran alone (w) and was decided by it: a session that counted more
  * errors than the item alone has saw another item's reports, out of order
  * (perhaps in this window, lost with the item's own): the pool's clean
  * verdicts are not trusted (kc_san_pool_free fails the run). */
@@ -468,10 +468,10 @@ static void distrust_if_more(const san_plan *p, kc_san_pool *pool, int t, const 
     long mine = alone.errors < 0 ? 0 : alone.errors;
     if (session_errors <= mine) return;
     char why[700];
-    snprintf(why, sizeof why, "the %s session counted %ld errors while %s ran after %d item%s it called clean, and "
+    snprintf(why, sizeof why, "the %s session counted %ld error%s while %s ran after %d item%s it called clean, and "
              "that item alone counts %ld: the rest were an earlier item's reports, out of order; the :sanitize items "
              "it called clean in this process are not trusted (rerun with KC_SANITIZE_SESSIONS=0)", TOOLS[t],
-             session_errors, p->it->name, earlier, earlier == 1 ? "" : "s", mine);
+             session_errors, session_errors == 1 ? "" : "s", p->it->name, earlier, earlier == 1 ? "" : "s", mine);
     kc_san_pool_distrust(pool, why);
 }
 
@@ -517,8 +517,10 @@ static int run_tool(san_plan *p, kc_san_pool *pool, int t, double limit, const c
         return 1;
     }
     plan_learn(p, t, w->out, kc_now_s() - t0);
-    if (window_erred && earlier > 0) distrust_if_more(p, pool, t, w, session_errors, earlier);
-    if (judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap)) return 1;
+    if (judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap)) {
+        if (window_erred && earlier > 0) distrust_if_more(p, pool, t, w, session_errors, earlier);
+        return 1;
+    }
     if (!window_erred) return 0;
     /* The session reported an error while this item ran, and the item alone
      * has none: the report was another item's, out of order. Never green. */

@@ -9,6 +9,7 @@
  * gate 5 RED and MISSED, and the counts in TALLY, SUMMARY and --jobs runs. */
 #include <criterion/criterion.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "gates.h"
 #include "registry.h"
 #include "sanitize.h"
+#include "support/live.h"
 #include "support/run_output.h"
 #include "support/spawn.h"
 
@@ -560,4 +562,59 @@ Test(sanitize, output_past_what_is_kept_neither_fails_nor_hides, .timeout = 120)
               p.out);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "%.3000s", p.out);
     kc_proc_free(&p);
+}
+
+/* A worker killed (SIGKILL: it cannot end its sessions) while its session
+ * hangs mid-item leaves nothing running once the run ends: the parent
+ * adopts the session and ends it. */
+static pid_t ppid_of(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *e = strrchr(buf, ')');
+    long pp = -1;
+    char st;
+    return e && sscanf(e + 1, " %c %ld", &st, &pp) == 2 ? (pid_t)pp : -1;
+}
+
+Test(sanitize, a_killed_worker_leaves_no_session_running, .timeout = 60)
+{
+    char fake[PATH_MAX], env_san[PATH_MAX + 32], env_cuda[PATH_MAX + 16], log[64], env_log[96], costs[64];
+    cr_assert_not_null(realpath("tests/fake/compute-sanitizer", fake));
+    snprintf(env_san, sizeof env_san, "KC_COMPUTE_SANITIZER=%s", fake);
+    const char *lib = getenv("KC_FAKE_CUDA");
+    snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
+    snprintf(log, sizeof log, "/tmp/kc-san-kill.%ld", (long)getpid());
+    snprintf(env_log, sizeof env_log, "KC_FAKE_SANITIZER_LOG=%s", log);
+    snprintf(costs, sizeof costs, "/tmp/kc-san-kill-costs.%ld", (long)getpid());
+    unlink(log);
+    char *env[] = { env_san, env_cuda, env_log, "KC_FAKE_SANITIZER=hang:" ITEM, "KC_SANITIZE_TIMEOUT_S=50", NULL };
+    kc_live l;
+    kc_live_start_env(&l, kc_test_fixture_bin(), (char *[]){ "run", ITEM, "--jobs", "1", "--costs", costs, NULL }, env);
+    pid_t session = 0;
+    for (int i = 0; i < 300 && !session; i++) {         /* memcheck's session started */
+        usleep(100 * 1000);
+        FILE *f = fopen(log, "r");
+        long pid;
+        if (f && fscanf(f, "memcheck %ld", &pid) == 1) session = (pid_t)pid;
+        if (f) fclose(f);
+    }
+    cr_assert(session > 0, "no memcheck session started (log %s)", log);
+    usleep(500 * 1000);                                 /* it hangs in the item */
+    pid_t worker = ppid_of(session);
+    cr_assert(worker > 1 && worker != l.pid, "the session's parent is %ld, not a worker", (long)worker);
+    cr_assert_eq(kill(worker, SIGKILL), 0);
+    int st = kc_wait_status(l.pid);
+    int left = kc_alive(session);
+    if (left) kill(-session, SIGKILL);                  /* leave nothing behind either way */
+    cr_expect(!left, "the session (pid %ld) outlived its run (exit %d)", (long)session, st);
+    cr_expect_eq(st, 1, "the item is a CRASH: exit %d", st);
+    close(l.fd);
+    unlink(log);
+    unlink(costs);
 }

@@ -36,6 +36,7 @@
 #include "nvml.h"
 #include "plan.h"
 #include "parallel.h"
+#include "proctree.h"
 #include "progress.h"
 #include "record.h"
 #include "report.h"
@@ -285,13 +286,50 @@ static void settle_item(queue *qq, wk *w, const kc_child *c, const char *how)
     kc_progress_busy(busy_count(qq));
 }
 
+/* Whether pid is one of the first n of workers[]. */
+static int among(pid_t pid, const pid_t *workers, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (workers[i] == pid) return 1;
+    return 0;
+}
+
+/* What a worker that died left running outside its process group and
+ * pipes (its sanitizer sessions, sanitize_session.h, each a group of its
+ * own, which a worker killed by SIGKILL cannot end) was adopted by this
+ * process (kc_proc_adopt_orphans): given KC_LEAK_TIMEOUT_MS to end (none
+ * when interrupted), then killed and named. Kept: the other workers, and
+ * what is in their process groups. Not while another worker has exited and
+ * its leak timeout runs: what holds its pipes is the supervisor's to end,
+ * in its name (that worker's own end comes back here). */
+static void end_orphans(queue *qq, kc_sup *s, kc_child *c)
+{
+    for (int i = 0; i < s->n; i++)
+        if (&s->c[i] != c && s->c[i].state == KC_CHILD_EXITED) return;
+    pid_t *keep = malloc((size_t)(s->n + KC_PROC_MAX) * sizeof *keep), kids[KC_PROC_MAX];
+    int nkeep = 0;
+    for (int i = 0; keep && i < s->n; i++)
+        if (s->c[i].state != KC_CHILD_GONE && &s->c[i] != c) keep[nkeep++] = s->c[i].pid;
+    int nworkers = nkeep, nk = keep ? kc_proc_children(kids, KC_PROC_MAX) : 0;
+    for (int i = 0; i < nk && i < KC_PROC_MAX; i++) {
+        pid_t g = getpgid(kids[i]);
+        if (g > 0 && !among(kids[i], keep, nworkers) && among(g, keep, nworkers)) keep[nkeep++] = kids[i];
+    }
+    char who[400];
+    int n = keep ? kc_proc_end_leftovers(qq->interrupted ? 0 : KC_LEAK_TIMEOUT_MS, keep, nkeep, who, sizeof who) : 0;
+    free(keep);
+    if (n > 0 && !qq->interrupted)
+        say(qq, "kcontract: worker %d (pid %ld) left %d process%s running after it ended: %s; killed (SIGKILL)\n",
+            c->slot, (long)c->pid, n, n == 1 ? "" : "es", who);
+}
+
 /* A worker is GONE (exited, its pipes closed): settle its item, maybe replace it. */
 static void on_gone(void *ctx, kc_sup *s, kc_child *c)
 {
     queue *qq = ctx;
     wk *w = &qq->w[c->slot];
     char how[128];
-    (void)s;
+    end_orphans(qq, s, c);
     kc_sup_describe_status(c->wstatus, how, sizeof how);
     if (qq->sampler) kc_gpu_sampler_unwatch(c->pid);
     int abnormal = !(WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == 0);
@@ -630,6 +668,7 @@ int kc_queue_run(const kc_opts *o, const kc_item *items, int n)
     qq.cap = o->max_restarts >= 0 ? o->max_restarts : KC_QUEUE_RESTART_CAP(qq.nw);
     qq.rec.workers = qq.nw;
     qq.w = calloc((size_t)(qq.nw ? qq.nw : 1), sizeof *qq.w);
+    kc_proc_adopt_orphans();    /* what a dead worker leaves running becomes ours, to end (end_orphans) */
     if (!qq.w || kc_sup_init(&qq.sup, qq.nw, &QUEUE_OPS, &qq, 1) < 0) {
         fprintf(stderr, "kcontract: cannot set up the workers: %s\n", strerror(errno));
         rc = 4;

@@ -584,7 +584,10 @@ static pid_t ppid_of(pid_t pid)
     return e && sscanf(e + 1, " %c %ld", &st, &pp) == 2 ? (pid_t)pp : -1;
 }
 
-Test(sanitize, a_killed_worker_leaves_no_session_running, .timeout = 60)
+/* Runs ITEM with `schedule` ("queue" or "static") and one process, its
+ * memcheck session hanging in the item, SIGKILLs that process (the
+ * session's parent) and checks that the session did not outlive the run. */
+static void kill_the_sessions_parent(const char *schedule)
 {
     char fake[PATH_MAX], env_san[PATH_MAX + 32], env_cuda[PATH_MAX + 16], log[64], env_log[96], costs[64];
     cr_assert_not_null(realpath("tests/fake/compute-sanitizer", fake));
@@ -597,7 +600,10 @@ Test(sanitize, a_killed_worker_leaves_no_session_running, .timeout = 60)
     unlink(log);
     char *env[] = { env_san, env_cuda, env_log, "KC_FAKE_SANITIZER=hang:" ITEM, "KC_SANITIZE_TIMEOUT_S=50", NULL };
     kc_live l;
-    kc_live_start_env(&l, kc_test_fixture_bin(), (char *[]){ "run", ITEM, "--jobs", "1", "--costs", costs, NULL }, env);
+    int queue = strcmp(schedule, "queue") == 0;       /* a static schedule writes no cost table and takes none */
+    kc_live_start_env(&l, kc_test_fixture_bin(),
+                      (char *[]){ "run", ITEM, "--jobs", "1", "--schedule", (char *)schedule, queue ? "--costs" : NULL,
+                                  costs, NULL }, env);
     pid_t session = 0;
     for (int i = 0; i < 300 && !session; i++) {         /* memcheck's session started */
         usleep(100 * 1000);
@@ -609,14 +615,24 @@ Test(sanitize, a_killed_worker_leaves_no_session_running, .timeout = 60)
     cr_assert(session > 0, "no memcheck session started (log %s)", log);
     usleep(500 * 1000);                                 /* it hangs in the item */
     pid_t worker = ppid_of(session);
-    cr_assert(worker > 1 && worker != l.pid, "the session's parent is %ld, not a worker", (long)worker);
+    cr_assert(worker > 1 && worker != l.pid, "the session's parent is %ld, not a worker or shard", (long)worker);
     cr_assert_eq(kill(worker, SIGKILL), 0);
     int st = kc_wait_status(l.pid);
     int left = kc_alive(session);
     if (left) kill(-session, SIGKILL);                  /* leave nothing behind either way */
-    cr_expect(!left, "the session (pid %ld) outlived its run (exit %d)", (long)session, st);
-    cr_expect_eq(st, 1, "the item is a CRASH: exit %d", st);
+    cr_expect(!left, "%s: the session (pid %ld) outlived its run (exit %d)", schedule, (long)session, st);
+    cr_expect_eq(st, 1, "%s: the item is not green: exit %d", schedule, st);
     close(l.fd);
     unlink(log);
     unlink(costs);
+}
+
+Test(sanitize, a_killed_worker_leaves_no_session_running, .timeout = 60)
+{
+    kill_the_sessions_parent("queue");
+}
+
+Test(sanitize, a_killed_static_shard_leaves_no_session_running, .timeout = 60)
+{
+    kill_the_sessions_parent("static");
 }

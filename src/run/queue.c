@@ -286,38 +286,15 @@ static void settle_item(queue *qq, wk *w, const kc_child *c, const char *how)
     kc_progress_busy(busy_count(qq));
 }
 
-/* Whether pid is one of the first n of workers[]. */
-static int among(pid_t pid, const pid_t *workers, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (workers[i] == pid) return 1;
-    return 0;
-}
-
 /* What a worker that died left running outside its process group and
  * pipes (its sanitizer sessions, sanitize_session.h, each a group of its
- * own, which a worker killed by SIGKILL cannot end) was adopted by this
- * process (kc_proc_adopt_orphans): given KC_LEAK_TIMEOUT_MS to end (none
- * when interrupted), then killed and named. Kept: the other workers, and
- * what is in their process groups. Not while another worker has exited and
- * its leak timeout runs: what holds its pipes is the supervisor's to end,
- * in its name (that worker's own end comes back here). */
+ * own, which a worker killed by SIGKILL cannot end), adopted by this
+ * process (kc_proc_adopt_orphans): ended (kc_sup_end_orphans; at once when
+ * interrupted) and named. */
 static void end_orphans(queue *qq, kc_sup *s, kc_child *c)
 {
-    for (int i = 0; i < s->n; i++)
-        if (&s->c[i] != c && s->c[i].state == KC_CHILD_EXITED) return;
-    pid_t *keep = malloc((size_t)(s->n + KC_PROC_MAX) * sizeof *keep), kids[KC_PROC_MAX];
-    int nkeep = 0;
-    for (int i = 0; keep && i < s->n; i++)
-        if (s->c[i].state != KC_CHILD_GONE && &s->c[i] != c) keep[nkeep++] = s->c[i].pid;
-    int nworkers = nkeep, nk = keep ? kc_proc_children(kids, KC_PROC_MAX) : 0;
-    for (int i = 0; i < nk && i < KC_PROC_MAX; i++) {
-        pid_t g = getpgid(kids[i]);
-        if (g > 0 && !among(kids[i], keep, nworkers) && among(g, keep, nworkers)) keep[nkeep++] = kids[i];
-    }
     char who[400];
-    int n = keep ? kc_proc_end_leftovers(qq->interrupted ? 0 : KC_LEAK_TIMEOUT_MS, keep, nkeep, who, sizeof who) : 0;
-    free(keep);
+    int n = kc_sup_end_orphans(s, c, qq->interrupted ? 0 : KC_LEAK_TIMEOUT_MS, who, sizeof who);
     if (n > 0 && !qq->interrupted)
         say(qq, "kcontract: worker %d (pid %ld) left %d process%s running after it ended: %s; killed (SIGKILL)\n",
             c->slot, (long)c->pid, n, n == 1 ? "" : "es", who);

@@ -9,6 +9,7 @@
  * gate 5 RED and MISSED, and the counts in TALLY, SUMMARY and --jobs runs. */
 #include <criterion/criterion.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "gates.h"
 #include "registry.h"
 #include "sanitize.h"
+#include "support/live.h"
 #include "support/run_output.h"
 #include "support/spawn.h"
 
@@ -501,4 +503,157 @@ Test(sanitize, sessions_end_before_a_serial_re_exec, .timeout = 120)
     cr_expect(strstr(p.out, "kcontract: the memcheck session counted 1 error that no item's window held"), "%s", p.out);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "%s", p.out);
     kc_proc_free(&p);
+}
+/* A serial run that replaces itself after a context loss ends its sessions
+ * first and checks their summaries: a report that came after the last
+ * window, before the re-exec, still fails the run (the fresh process carries
+ * that, and says it once). */
+Test(sanitize, a_reexec_still_checks_the_sessions_it_leaves, .timeout = 120)
+{
+    kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fixture.pass.03", "fixture.pass.04", NULL },
+                        0, "KC_FAKE_SANITIZER=late:memcheck:fakenosmem.copy.f16:sanitize",
+                        "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.03");
+    char line[8192];
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "continuing in a fresh process"), "the re-exec happened: %s", p.out);
+    const char *u = strstr(p.out, "kcontract: the memcheck session counted 1 error that no item's window held");
+    cr_expect(u, "%s", p.out);
+    cr_expect(u && !strstr(u + 20, "the memcheck session counted"), "said once: %s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fixture.pass.04", line, sizeof line), "the run went on: %s", p.out);
+    kc_proc_free(&p);
+}
+
+/* A session that hangs or crashes while it serves an item fails that item
+ * (TIMEOUT, CRASH), and the next item gets a fresh session and passes. */
+Test(sanitize, a_session_that_hangs_or_crashes_mid_item_is_replaced, .timeout = 120)
+{
+    char line[8192];
+    /* every tool of every item gets the limit: 6 s leaves the clean ones
+     * room under ASan and a loaded CI machine */
+    kc_proc p = san_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, "KC_FAKE_SANITIZER=hang:fakenosmem.copy.f16:sanitize",
+                        "KC_SANITIZE_TIMEOUT_S=6");
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "TIMEOUT", "fakenosmem.copy.f16:sanitize", line, sizeof line) &&
+              strstr(line, "memcheck: compute-sanitizer did not finish in 6 s"), "%s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakenorace.copy.f16:sanitize", line, sizeof line), "%s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "after: %s", p.out);
+    kc_proc_free(&p);
+    p = san_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, "KC_FAKE_SANITIZER=crash:fakenosmem.copy.f16:sanitize", NULL);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "CRASH", "fakenosmem.copy.f16:sanitize", line, sizeof line) &&
+              strstr(line, "memcheck: compute-sanitizer killed by signal 11"), "%s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakenorace.copy.f16:sanitize", line, sizeof line), "%s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "after: %s", p.out);
+    kc_proc_free(&p);
+}
+
+/* An earlier item's report that comes out of order into the window of an
+ * item that has errors of its own (a control planted for memcheck) is not
+ * lost with that window: the session then counted more errors than the item
+ * alone has, and the run fails (the items it called clean are not trusted),
+ * though the control is RED as planted. */
+Test(sanitize, a_late_report_in_an_erring_window_is_not_lost, .timeout = 120)
+{
+    kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob",
+                                    NULL }, 0, "KC_FAKE_SANITIZER=late:memcheck:fakenosmem.copy.f16:sanitize", NULL);
+    char line[8192];
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line), "%s",
+              p.out);
+    cr_expect(strstr(p.out, "kcontract: the memcheck session counted 2 errors while "
+                            "fakesan.copy.f16:control.masked_tail_read_oob ran after 1 item it called clean, and that "
+                            "item alone counts 1"), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+/* A window of more output than is kept (KC_SAN_OUT_MAX) keeps the target's
+ * own lines and the summary: 400 KiB of notes leave a clean item PASS, and
+ * an error after them (past what is kept) still fails it, never green. */
+Test(sanitize, output_past_what_is_kept_neither_fails_nor_hides, .timeout = 120)
+{
+    char line[8192];
+    kc_proc p = san_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, "KC_FAKE_SANITIZER=flood:fakenosmem.copy.f16:sanitize",
+                        NULL);
+    cr_expect_eq(p.status, 0, "exit %d\n%.3000s", p.status, p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakenosmem.copy.f16:sanitize", line, sizeof line), "%.3000s", p.out);
+    kc_proc_free(&p);
+    p = san_run((char *[]){ "run", THREE_ITEMS, NULL }, 0,
+                "KC_FAKE_SANITIZER=flood:initcheck:fakenosmem.copy.f16:sanitize", NULL);
+    cr_expect_eq(p.status, 1, "exit %d\n%.3000s", p.status, p.out);
+    cr_expect(kc_out_item_line(p.out, "FAIL", "fakenosmem.copy.f16:sanitize", line, sizeof line) &&
+              strstr(line, "initcheck: ") && strstr(line, "it counted errors this parser did not find"), "%.3000s",
+              p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "%.3000s", p.out);
+    kc_proc_free(&p);
+}
+
+/* A worker killed (SIGKILL: it cannot end its sessions) while its session
+ * hangs mid-item leaves nothing running once the run ends: the parent
+ * adopts the session and ends it. */
+static pid_t ppid_of(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *e = strrchr(buf, ')');
+    long pp = -1;
+    char st;
+    return e && sscanf(e + 1, " %c %ld", &st, &pp) == 2 ? (pid_t)pp : -1;
+}
+
+/* Runs ITEM with `schedule` ("queue" or "static") and one process, its
+ * memcheck session hanging in the item, SIGKILLs that process (the
+ * session's parent) and checks that the session did not outlive the run. */
+static void kill_the_sessions_parent(const char *schedule)
+{
+    char fake[PATH_MAX], env_san[PATH_MAX + 32], env_cuda[PATH_MAX + 16], log[64], env_log[96], costs[64];
+    cr_assert_not_null(realpath("tests/fake/compute-sanitizer", fake));
+    snprintf(env_san, sizeof env_san, "KC_COMPUTE_SANITIZER=%s", fake);
+    const char *lib = getenv("KC_FAKE_CUDA");
+    snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
+    snprintf(log, sizeof log, "/tmp/kc-san-kill.%ld", (long)getpid());
+    snprintf(env_log, sizeof env_log, "KC_FAKE_SANITIZER_LOG=%s", log);
+    snprintf(costs, sizeof costs, "/tmp/kc-san-kill-costs.%ld", (long)getpid());
+    unlink(log);
+    char *env[] = { env_san, env_cuda, env_log, "KC_FAKE_SANITIZER=hang:" ITEM, "KC_SANITIZE_TIMEOUT_S=50", NULL };
+    kc_live l;
+    int queue = strcmp(schedule, "queue") == 0;       /* a static schedule writes no cost table and takes none */
+    kc_live_start_env(&l, kc_test_fixture_bin(),
+                      (char *[]){ "run", ITEM, "--jobs", "1", "--schedule", (char *)schedule, queue ? "--costs" : NULL,
+                                  costs, NULL }, env);
+    pid_t session = 0;
+    for (int i = 0; i < 300 && !session; i++) {         /* memcheck's session started */
+        usleep(100 * 1000);
+        FILE *f = fopen(log, "r");
+        long pid;
+        if (f && fscanf(f, "memcheck %ld", &pid) == 1) session = (pid_t)pid;
+        if (f) fclose(f);
+    }
+    cr_assert(session > 0, "no memcheck session started (log %s)", log);
+    usleep(500 * 1000);                                 /* it hangs in the item */
+    pid_t worker = ppid_of(session);
+    cr_assert(worker > 1 && worker != l.pid, "the session's parent is %ld, not a worker or shard", (long)worker);
+    cr_assert_eq(kill(worker, SIGKILL), 0);
+    int st = kc_wait_status(l.pid);
+    int left = kc_alive(session);
+    if (left) kill(-session, SIGKILL);                  /* leave nothing behind either way */
+    cr_expect(!left, "%s: the session (pid %ld) outlived its run (exit %d)", schedule, (long)session, st);
+    cr_expect_eq(st, 1, "%s: the item is not green: exit %d", schedule, st);
+    close(l.fd);
+    unlink(log);
+    unlink(costs);
+}
+
+Test(sanitize, a_killed_worker_leaves_no_session_running, .timeout = 60)
+{
+    kill_the_sessions_parent("queue");
+}
+
+Test(sanitize, a_killed_static_shard_leaves_no_session_running, .timeout = 60)
+{
+    kill_the_sessions_parent("static");
 }

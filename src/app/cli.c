@@ -354,6 +354,7 @@ static const opt_row OPTIONS[] = {
       "--resume-tally: internal option needs a TALLY line", NULL },
     { "--resume-elapsed", NULL, "S", C_RUN, OPT_INTERNAL | OPT_NOCOPY, 0, set_resume_elapsed,
       "--resume-elapsed: internal option needs seconds", NULL },
+    { "--resume-untrusted", NULL, NULL, C_RUN, OPT_INTERNAL | OPT_NOCOPY, F(resume_untrusted), set_flag, NULL, NULL },
 };
 #undef F
 #define NOPTIONS ((int)(sizeof OPTIONS / sizeof OPTIONS[0]))

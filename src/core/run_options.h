@@ -32,6 +32,7 @@ typedef struct kc_opts {
     int resume_at;             /* internal: continue a run after a CUDA context loss */
     const char *resume_tally;  /* internal: the counts so far, as a TALLY line */
     double resume_elapsed;     /* internal: seconds spent before the re-exec */
+    int resume_untrusted;      /* internal: a session before the re-exec counted errors no window held (runner.c) */
     int device_given;          /* --device was on the command line */
     int shard_k, shard_n;      /* --shard K/N: run slice K of N (default 0/1) */
     int sharded;               /* --shard was given */

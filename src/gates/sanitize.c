@@ -444,13 +444,35 @@ static void all_clean(const san_plan *p, const char *gates_msg, const char *targ
 }
 
 /* Whether a session's window shows tool t clean for the item: its end line
- * came, the target ran every launch, and no report line fell between. */
+ * came, the target ran every launch, and no report line fell between (all
+ * of it read: past what is kept, only the item's own run, whose exit status
+ * counts its errors, decides). */
 static int window_clean(const kc_san_window *w)
 {
     kc_san_error e;
     char l[600];
-    return w->ended && !w->gone && !w->timed_out && !w->leak[0] && !kc_sanitizer_parse(w->out, &e) &&
+    return w->ended && !w->gone && !w->timed_out && !w->leak[0] && !w->dropped && !kc_sanitizer_parse(w->out, &e) &&
            !target_line(w->out, KC_SAN_TARGET_FAIL, l, sizeof l) && target_line(w->out, KC_SAN_TARGET_OK, l, sizeof l);
+}
+
+/* After a window with errors ended a session that had called `earlier`
+ * items clean, and the item ran alone (w) and was decided by it: a session that counted more
+ * errors than the item alone has saw another item's reports, out of order
+ * (perhaps in this window, lost with the item's own): the pool's clean
+ * verdicts are not trusted (kc_san_pool_free fails the run). */
+static void distrust_if_more(const san_plan *p, kc_san_pool *pool, int t, const kc_san_window *w, long session_errors,
+                             int earlier)
+{
+    kc_san_error alone;
+    kc_sanitizer_parse(w->out, &alone);
+    long mine = alone.errors < 0 ? 0 : alone.errors;
+    if (session_errors <= mine) return;
+    char why[700];
+    snprintf(why, sizeof why, "the %s session counted %ld error%s while %s ran after %d item%s it called clean, and "
+             "that item alone counts %ld: the rest were an earlier item's reports, out of order; the :sanitize items "
+             "it called clean in this process are not trusted (rerun with KC_SANITIZE_SESSIONS=0)", TOOLS[t],
+             session_errors, session_errors == 1 ? "" : "s", p->it->name, earlier, earlier == 1 ? "" : "s", mine);
+    kc_san_pool_distrust(pool, why);
 }
 
 /* Tool t for the item: through the pool's session when there is one and its
@@ -466,7 +488,8 @@ static int run_tool(san_plan *p, kc_san_pool *pool, int t, double limit, const c
     kc_shell_join(by_hand, nh, cmd, sizeof cmd);
     snprintf(request, sizeof request, "%s %s", p->it->name, t == 1 && race_edges_only(p) ? "edge" : "all");
     kc_san_error window_error = { .errors = -1 };
-    int window_erred = 0;
+    int window_erred = 0, earlier = 0;
+    long session_errors = -1;
     double t0 = kc_now_s();
     if (pool && kc_san_ask(pool, t, (char *const *)words, request, limit, w, why, sizeof why) == 0) {
         if (window_clean(w)) {
@@ -479,7 +502,13 @@ static int run_tool(san_plan *p, kc_san_pool *pool, int t, double limit, const c
             return judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap);
         }
         window_erred = kc_sanitizer_parse(w->out, &window_error);
-        kc_san_end(pool, t, limit, NULL);      /* it may have lost its context; the item alone decides */
+        /* It may have lost its context; the item alone decides. Its summary
+         * (its last lines) counts every error it saw. */
+        earlier = w->earlier;
+        kc_san_end(pool, t, limit, w);
+        kc_san_error all;
+        kc_sanitizer_parse(w->out, &all);
+        session_errors = all.errors;
     }
     if (kc_san_once((char *const *)words, request, limit, w, why, sizeof why) < 0) {
         out->state = KC_CRASH;
@@ -488,7 +517,10 @@ static int run_tool(san_plan *p, kc_san_pool *pool, int t, double limit, const c
         return 1;
     }
     plan_learn(p, t, w->out, kc_now_s() - t0);
-    if (judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap)) return 1;
+    if (judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap)) {
+        if (window_erred && earlier > 0) distrust_if_more(p, pool, t, w, session_errors, earlier);
+        return 1;
+    }
     if (!window_erred) return 0;
     /* The session reported an error while this item ran, and the item alone
      * has none: the report was another item's, out of order. Never green. */

@@ -17,18 +17,35 @@ typedef struct san_slot {
     kc_san_window *w;           /* where its lines go; NULL: into carry */
     char end[400];              /* the target's end line for the request */
     char *carry;                /* lines after the last window's end line: the next window opens with them */
-    size_t carry_len;
+    size_t carry_len, carry_dropped;   /* carry_dropped: bytes past what it keeps; the next window counts them */
+    int served;                 /* requests its session answered so far */
 } san_slot;
 
 struct kc_san_pool {
     kc_sup sup;                 /* KC_SAN_POOL_TOOLS slots; installed only while waiting */
     int ready;                  /* sup initialised */
     san_slot slot[KC_SAN_POOL_TOOLS];
+    char distrust[700];         /* kc_san_pool_distrust's first why; "" none */
 };
+
+/* The lines a verdict reads (the target's own, the sanitizer's summary)
+ * have the last KC_SAN_OUT_RESERVE bytes of a window to themselves: a window
+ * of more output than is kept still says how the item ended. */
+#define KC_SAN_OUT_RESERVE (16 * 1024)
+
+static int verdict_line(const char *line, size_t len)
+{
+    static const char *const keep[] = { "kcontract-sanitize-target: ", "========= ERROR SUMMARY",
+                                        "========= RACECHECK SUMMARY" };
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+        if (len >= strlen(keep[i]) && memcmp(line, keep[i], strlen(keep[i])) == 0) return 1;
+    return 0;
+}
 
 static void window_add(kc_san_window *w, const char *line, size_t len)
 {
-    if (w->len + len + 2 > KC_SAN_OUT_MAX) {
+    size_t room = KC_SAN_OUT_MAX - (verdict_line(line, len) ? 0 : KC_SAN_OUT_RESERVE);
+    if (w->len + len + 2 > room) {
         w->dropped += len + 1;
         return;
     }
@@ -41,9 +58,11 @@ static void window_add(kc_san_window *w, const char *line, size_t len)
 /* A line after the window's end line: kept for the next window. */
 static void carry_add(san_slot *sl, const char *line, size_t len)
 {
-    if (sl->carry_len + len + 2 > KC_SAN_OUT_MAX) return;
-    char *c = realloc(sl->carry, sl->carry_len + len + 2);
-    if (!c) return;
+    char *c = sl->carry_len + len + 2 > KC_SAN_OUT_MAX ? NULL : realloc(sl->carry, sl->carry_len + len + 2);
+    if (!c) {
+        sl->carry_dropped += len + 1;
+        return;
+    }
     sl->carry = c;
     memcpy(c + sl->carry_len, line, len);
     sl->carry_len += len;
@@ -146,9 +165,11 @@ int kc_san_ask(kc_san_pool *p, int tool, char *const argv[], const char *request
     sl->w = w;
     sl->end[0] = 0;
     if (sl->carry_len) window_add(w, sl->carry, sl->carry_len - 1);     /* one block, its last newline re-added */
+    w->dropped += sl->carry_dropped;
     free(sl->carry);
     sl->carry = NULL;
     sl->carry_len = 0;
+    sl->carry_dropped = 0;
     kc_sup_wait(&p->sup, kc_sup_now());
     int never = 0;
     if (c->state != KC_CHILD_GONE && c->state != KC_CHILD_RUNNING) wait_for(&p->sup, c, w, &never, 5.0);
@@ -161,7 +182,9 @@ int kc_san_ask(kc_san_pool *p, int tool, char *const argv[], const char *request
             return -1;
         }
         kc_sup_mark(c, KC_CHILD_RUNNING);
+        sl->served = 0;
     }
+    w->earlier = sl->served++;
     end_line(sl, request);
     char line[512];
     int n = snprintf(line, sizeof line, "%s\n", request);
@@ -191,9 +214,11 @@ void kc_san_end(kc_san_pool *p, int tool, double limit_s, kc_san_window *w)
     sl->w = into;
     sl->end[0] = 0;
     if (sl->carry_len) window_add(into, sl->carry, sl->carry_len - 1);
+    into->dropped += sl->carry_dropped;
     free(sl->carry);
     sl->carry = NULL;
     sl->carry_len = 0;
+    sl->carry_dropped = 0;
     kc_sup_close_stdin(c);
     int never = 0;
     wait_for(&p->sup, c, into, &never, limit_s);
@@ -229,10 +254,19 @@ int kc_san_pool_pids(const kc_san_pool *p, pid_t *out)
     return n;
 }
 
+void kc_san_pool_distrust(kc_san_pool *p, const char *why)
+{
+    if (p && !p->distrust[0]) snprintf(p->distrust, sizeof p->distrust, "%s", why);
+}
+
 int kc_san_pool_free(kc_san_pool *p, char *why, size_t cap)
 {
     if (!p) return 0;
     int rc = 0;
+    if (p->distrust[0]) {
+        snprintf(why, cap, "%s", p->distrust);
+        rc = -1;
+    }
     char *buf = malloc(KC_SAN_OUT_MAX);
     for (int t = 0; p->ready && t < KC_SAN_POOL_TOOLS; t++) {
         if (p->sup.c[t].state == KC_CHILD_GONE) continue;

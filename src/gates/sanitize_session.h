@@ -35,20 +35,17 @@
 #define KC_SAN_TARGET_END "kcontract-sanitize-target: end "
 #define KC_SAN_OUT_MAX (256 * 1024)     /* output kept per window; the first error comes early */
 #define KC_SAN_POOL_TOOLS 4
-/* Set to "1" by a serial run whose sessions failed kc_san_pool_free's check
- * before it re-executed itself (runner.c, after a CUDA context loss): the
- * new process image fails the run too. */
-#define KC_SAN_UNTRUSTED_ENV "KC_SANITIZE_UNTRUSTED"
 
 /* What one request got: the lines of its window (or of a whole one-item
  * session), and how the session stands. */
 typedef struct kc_san_window {
     char *out;                  /* [KC_SAN_OUT_MAX]: stdout and stderr lines in arrival order, NUL-terminated */
-    size_t len, dropped;
+    size_t len, dropped;        /* dropped: bytes of lines past what is kept (the target's lines and the summary are kept) */
     int ended;                  /* the target's end line for this request came */
     int gone;                   /* the session ended: wstatus, killed, leak say how */
     int wstatus, killed;
     int timed_out;              /* the limit passed first; the session was stopped */
+    int earlier;                /* requests its session answered before this one (0: a fresh session) */
     char leak[512];             /* what it left behind (supervisor.h); "" none */
 } kc_san_window;
 
@@ -83,8 +80,14 @@ int kc_san_once(char *const argv[], const char *request, double limit_s, kc_san_
  * Returns how many (0 for NULL). */
 int kc_san_pool_pids(const kc_san_pool *p, pid_t *out);
 
+/* Marks the pool's clean verdicts untrusted (the first why is kept, and
+ * kc_san_pool_free returns it): a session counted errors that belong to no
+ * item it served, seen before its end (NULL p: nothing). */
+void kc_san_pool_distrust(kc_san_pool *p, const char *why);
+
 /* Ends every session and frees the pool (NULL: nothing). Returns 0; -1 when
  * a session's summary counted errors that no window held (why names the tool
- * and the count): the items it called clean are then not to be trusted. */
+ * and the count), or kc_san_pool_distrust was called (its why): the items it
+ * called clean are then not to be trusted. */
 int kc_san_pool_free(kc_san_pool *p, char *why, size_t cap);
 #endif

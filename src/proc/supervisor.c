@@ -509,3 +509,32 @@ int kc_sup_wait(kc_sup *s, double until)
     settle(s);
     return 0;
 }
+
+/* ---- what a gone child left outside its group ---- */
+
+static int among(pid_t pid, const pid_t *pids, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (pids[i] == pid) return 1;
+    return 0;
+}
+
+int kc_sup_end_orphans(kc_sup *s, const kc_child *c, int timeout_ms, char *what, size_t cap)
+{
+    if (what && cap) what[0] = 0;
+    for (int i = 0; i < s->n; i++)
+        if (&s->c[i] != c && s->c[i].state == KC_CHILD_EXITED) return 0;
+    pid_t *keep = malloc((size_t)(s->n + KC_PROC_MAX) * sizeof *keep), kids[KC_PROC_MAX];
+    if (!keep) return 0;
+    int nkeep = 0;
+    for (int i = 0; i < s->n; i++)
+        if (&s->c[i] != c && s->c[i].state != KC_CHILD_GONE) keep[nkeep++] = s->c[i].pid;
+    int nchildren = nkeep, nk = kc_proc_children(kids, KC_PROC_MAX);
+    for (int i = 0; i < nk && i < KC_PROC_MAX; i++) {
+        pid_t g = getpgid(kids[i]);
+        if (g > 0 && !among(kids[i], keep, nchildren) && among(g, keep, nchildren)) keep[nkeep++] = kids[i];
+    }
+    int n = kc_proc_end_leftovers(timeout_ms, keep, nkeep, what, cap);
+    free(keep);
+    return n;
+}

@@ -140,6 +140,17 @@ int kc_sup_live(const kc_sup *s);
  * reaps, fires stops and leak timeouts, and calls gone() for children that
  * became GONE. Returns 0, or -1 when poll fails (errno). */
 int kc_sup_wait(kc_sup *s, double until);
+/* For an owner that adopts orphans (kc_proc_adopt_orphans), once c is GONE:
+ * ends what c left running outside its process group and pipes, which this
+ * process adopted (a child's own children in groups of their own: the
+ * sanitizer gate's sessions of a worker killed by SIGKILL, which it could not
+ * end): timeout_ms to end by themselves, then SIGKILL (kc_proc_end_leftovers).
+ * Kept: the other children and the members of their process groups; nothing
+ * is done while another child's leak timeout runs (what holds its pipes is
+ * the supervisor's to end in its name; that child's end calls this again).
+ * Returns how many were running at the timeout (then `what` names them), 0
+ * none. */
+int kc_sup_end_orphans(kc_sup *s, const kc_child *c, int timeout_ms, char *what, size_t cap);
 /* "killed by signal 9 (SIGKILL)" or "exited with status 2". */
 void kc_sup_describe_status(int wstatus, char *buf, size_t cap);
 #endif

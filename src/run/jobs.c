@@ -29,6 +29,7 @@
 #include "signame.h"
 #include "shard.h"
 #include "strict_num.h"
+#include "proctree.h"
 #include "supervisor.h"
 #include "tally.h"
 
@@ -368,8 +369,16 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *kc)
 {
     run *r = ctx;
     child *c = &r->c[kc->slot];
-    (void)s;
     kc_shard_out_ended(c->out, kc->wstatus);
+    /* What a shard killed by SIGKILL could not end (its sanitizer sessions,
+     * each a process group of its own), adopted by this process. */
+    char who[400];
+    int orphans = kc_sup_end_orphans(s, kc, r->interrupted ? 0 : KC_LEAK_TIMEOUT_MS, who, sizeof who);
+    if (orphans > 0 && !r->interrupted) {
+        printf("kcontract: shard %d/%d left %d process%s running after it ended: %s; killed (SIGKILL)\n", c->k, c->n,
+               orphans, orphans == 1 ? "" : "es", who);
+        fflush(stdout);
+    }
     if (kc->killed && kc->stop_signal != SIGKILL) {
         printf("kcontract: shard %d/%d did not stop within %d ms; killed (SIGKILL)\n", c->k, c->n, KC_SUP_GRACE_MS);
         fflush(stdout);
@@ -532,6 +541,7 @@ int kc_jobs_run(const kc_opts *o, const kc_item *items, int n)
     if ((rc = kc_jobs_probe_devices(o, s.gpu_items, d)) || (rc = check_plan(o, items, &s, d, &plan, &avail))) goto out;
     print_header(o, &s, d, &plan, avail);
     /* The static parent writes to no child: SIGPIPE (its own stdout closed) still ends it. */
+    kc_proc_adopt_orphans();    /* what a dead shard leaves running becomes ours, to end (on_gone) */
     if (run_init(&r, o, d) || kc_sup_init(&r.sup, r.n, &JOBS_OPS, &r, 0) < 0) {
         fprintf(stderr, "kcontract: cannot set up the children: %s\n", strerror(errno));
         run_free(&r, 0);

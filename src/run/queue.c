@@ -36,6 +36,7 @@
 #include "nvml.h"
 #include "plan.h"
 #include "parallel.h"
+#include "proctree.h"
 #include "progress.h"
 #include "record.h"
 #include "report.h"
@@ -285,16 +286,32 @@ static void settle_item(queue *qq, wk *w, const kc_child *c, const char *how)
     kc_progress_busy(busy_count(qq));
 }
 
+/* What a worker that died left running outside its process group and
+ * pipes (its sanitizer sessions, sanitize_session.h, each a group of its
+ * own, which a worker killed by SIGKILL cannot end), adopted by this
+ * process (kc_proc_adopt_orphans): ended (kc_sup_end_orphans; at once when
+ * interrupted) and named. */
+static void end_orphans(queue *qq, kc_sup *s, kc_child *c)
+{
+    char who[400];
+    int n = kc_sup_end_orphans(s, c, qq->interrupted ? 0 : KC_LEAK_TIMEOUT_MS, who, sizeof who);
+    if (n > 0 && !qq->interrupted)
+        say(qq, "kcontract: worker %d (pid %ld) left %d process%s running after it ended: %s; killed (SIGKILL)\n",
+            c->slot, (long)c->pid, n, n == 1 ? "" : "es", who);
+}
+
 /* A worker is GONE (exited, its pipes closed): settle its item, maybe replace it. */
 static void on_gone(void *ctx, kc_sup *s, kc_child *c)
 {
     queue *qq = ctx;
     wk *w = &qq->w[c->slot];
     char how[128];
-    (void)s;
+    end_orphans(qq, s, c);
     kc_sup_describe_status(c->wstatus, how, sizeof how);
     if (qq->sampler) kc_gpu_sampler_unwatch(c->pid);
     int abnormal = !(WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == 0);
+    int untrusted = WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == KC_WORKER_UNTRUSTED;
+    if (untrusted) qq->untrusted = 1;   /* whatever else it did: its line says why; the run is not green */
     if (w->cur >= 0) {
         settle_item(qq, w, c, how);
         abnormal = 1;
@@ -309,9 +326,8 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
     } else if (c->leak[0]) {
         say(qq, "kcontract: worker %d (pid %ld) %s after its items, and left processes behind: %s\n", w->slot, (long)c->pid,
             how, c->leak);
-    } else if (WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == KC_WORKER_UNTRUSTED) {
-        qq->untrusted = 1;      /* its line says why; the run is not green */
-        abnormal = 0;
+    } else if (untrusted) {
+        abnormal = 0;           /* it ended after its items, as asked */
     } else if (abnormal && !qq->interrupted && !c->killed) {
         say(qq, "kcontract: worker %d (pid %ld) %s between items\n", w->slot, (long)c->pid, how);
     }
@@ -630,6 +646,7 @@ int kc_queue_run(const kc_opts *o, const kc_item *items, int n)
     qq.cap = o->max_restarts >= 0 ? o->max_restarts : KC_QUEUE_RESTART_CAP(qq.nw);
     qq.rec.workers = qq.nw;
     qq.w = calloc((size_t)(qq.nw ? qq.nw : 1), sizeof *qq.w);
+    kc_proc_adopt_orphans();    /* what a dead worker leaves running becomes ours, to end (end_orphans) */
     if (!qq.w || kc_sup_init(&qq.sup, qq.nw, &QUEUE_OPS, &qq, 1) < 0) {
         fprintf(stderr, "kcontract: cannot set up the workers: %s\n", strerror(errno));
         rc = 4;

@@ -30,14 +30,16 @@
 #include "tally.h"
 
 /* Replaces this process with a fresh one that continues at item `next`;
- * lost says why (KC_LOST_*, item_run.h). */
-static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed, const kc_records *rs, int lost)
+ * lost says why (KC_LOST_*, item_run.h); untrusted: a sanitizer session of
+ * this process counted errors no window held (the fresh one fails the run). */
+static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed, const kc_records *rs, int lost,
+                   int untrusted)
 {
     char line[4096], at[32], el[32], rf[32];
     if (kc_tally_format(t, line, sizeof line) < 0) return;
     snprintf(at, sizeof at, "%d", next);
     snprintf(el, sizeof el, "%.3f", elapsed);
-    char **av = calloc((size_t)o->argc + 10, sizeof *av);
+    char **av = calloc((size_t)o->argc + 11, sizeof *av);
     if (!av) return;
     int n = 0, i = 0;
     av[n++] = o->argv[i++];
@@ -49,6 +51,7 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
     av[n++] = line;
     av[n++] = "--resume-elapsed";
     av[n++] = el;
+    if (untrusted) av[n++] = "--resume-untrusted";
     int fd = kc_records_save_fd(rs);
     if (fd >= 0) {
         snprintf(rf, sizeof rf, "%d", fd);
@@ -184,6 +187,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     kc_gpu_watch gw;            /* what GPU items leave in this process's context (gpu_state.h) */
     kc_gpu_watch_init(&gw);
     kc_san_pool *san = kc_san_pool_new();   /* NULL (out of memory): each item alone */
+    int untrusted = o->resume_untrusted;    /* a session's summary counted errors no window held */
     kc_progress_start(ns, o->resume_at, 1, !o->parent);
     kc_finish fin = { .o = o, .tally = &t, .records = &rs };
     for (int i = o->resume_at; i < ns; i++) {
@@ -200,14 +204,14 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         kc_progress_set_busy(0);   /* no redraw: finishing redraws, with nothing running */
         kc_finish_item(&fin, it, &r, &w);
         int lost = r.context_lost;
+        if (lost && i + 1 < ns) {
+            /* The sessions end here, not in the fresh process: their
+             * summaries are checked now (sanitize_session.h). */
+            if (san_end(san)) untrusted = 1;
+            san = kc_san_pool_new();
+            reexec(o, i + 1, &t, kc_now_s() - t0, &rs, lost, untrusted);
+        }
         if (lost) {
-            /* The sanitizer sessions end here, checked, not after the exec
-             * (where they would still be ending when the next item's
-             * leftover check looks); the verdict crosses the exec in the
-             * environment. */
-            if (san_end(san)) setenv(KC_SAN_UNTRUSTED_ENV, "1", 1);
-            san = NULL;
-            if (i + 1 < ns) reexec(o, i + 1, &t, kc_now_s() - t0, &rs, lost);
             /* Nothing left, or exec failed: what remains is skipped here. */
             have_gpu = 0;
             snprintf(gpu.why, sizeof gpu.why, lost == KC_LOST_GPU_STATE ? "an item left GPU memory allocated"
@@ -217,7 +221,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     kc_progress_end();
     if (gpu_mem) kc_gpu_sampler_stop();
     char line[4096];
-    int untrusted = san_end(san) || (o->resume_tally && getenv(KC_SAN_UNTRUSTED_ENV));
+    if (san_end(san)) untrusted = 1;
     if (kc_tally_format(&t, line, sizeof line) < 0) {
         fprintf(stderr, "kcontract: internal error: TALLY does not fit\n");
         kc_records_free(&rs);

@@ -22,6 +22,11 @@ static double mono(void)
 
 void kc_live_start(kc_live *l, const char *bin, char **args)
 {
+    kc_live_start_env(l, bin, args, NULL);
+}
+
+void kc_live_start_env(kc_live *l, const char *bin, char **args, char *const *env)
+{
     int p[2];
     memset(l, 0, sizeof *l);
     cr_assert_eq(pipe(p), 0);
@@ -43,6 +48,7 @@ void kc_live_start(kc_live *l, const char *bin, char **args)
         close(p[0]);
         close(p[1]);
         putenv("KC_LIBCUDA=/nonexistent/libcuda.so.1");
+        for (int e = 0; env && env[e]; e++) putenv(env[e]);
         execv(argv[0], argv);
         _exit(127);
     }

@@ -15,6 +15,9 @@ typedef struct kc_live {
 /* Starts `bin args...` (args NULL-ended) with KC_LIBCUDA pointing nowhere, its
  * output on l->fd; it dies with the test process (PR_SET_PDEATHSIG). */
 void kc_live_start(kc_live *l, const char *bin, char **args);
+/* The same with "K=V" entries env[] (NULL-ended; NULL none) put after it,
+ * which may set KC_LIBCUDA. */
+void kc_live_start_env(kc_live *l, const char *bin, char **args, char *const *env);
 /* Reads until pred(l) holds, the stream ends, or secs pass; 0 when it holds. */
 int kc_live_read_until(kc_live *l, int (*pred)(const kc_live *), double secs);
 /* pid exists and is not a zombie (an orphan's zombie waits for init). */

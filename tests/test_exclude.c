@@ -6,20 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "support/run_output.h"
 #include "support/spawn.h"
 
+/* The fixture binary without a GPU (tests/support: kc_run_fixture). */
 static kc_proc fixture(char *const *args)
 {
-    char *argv[16] = { (char *)kc_test_fixture_bin() };
-    int n = 1;
-    while (args[n - 1] && n < 15) {
-        argv[n] = args[n - 1];
-        n++;
-    }
-    argv[n] = NULL;
-    kc_proc p;
-    cr_assert_eq(kc_spawn(argv, NULL, 60, &p), 0);
-    return p;
+    return kc_run_fixture((char **)args, 60);
 }
 
 /* The TALLY line's value of key (e.g. "items=") into out. */

@@ -18,19 +18,10 @@
 #include "support/spawn.h"
 #include "tally.h"
 
+/* The fixture binary under the fake driver (tests/support: kc_run_fake). */
 static kc_proc fake_run(char **args)
 {
-    static char env_cuda[1024];
-    const char *lib = getenv("KC_FAKE_CUDA");
-    snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
-    char *env[] = { env_cuda, NULL };
-    char *argv[24] = { (char *)kc_test_fixture_bin() };
-    int a = 1;
-    for (; args[a - 1]; a++) argv[a] = args[a - 1];
-    argv[a] = NULL;
-    kc_proc p;
-    cr_assert_eq(kc_spawn(argv, env, 30, &p), 0, "cannot start %s", argv[0]);
-    return p;
+    return kc_run_fake(args, NULL, 30);
 }
 
 /* The line of out that starts with `prefix` (after an optional "[wK] " or

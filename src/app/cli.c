@@ -272,7 +272,7 @@ static int set_help(kc_opts *o, const opt_row *r, const char *v)
 static const opt_row OPTIONS[] = {
     { "--exclude", NULL, "G", C_ALL, OPT_PATTERN, 0, set_exclude, "--exclude needs a glob (the items to leave out)",
       "leave out the items glob G matches (repeatable; '!G' as a PATTERN is the same)" },
-    { "--seed", NULL, "S", C_ALL, OPT_ONCE, 0, set_seed, "--seed needs a value (a non-negative integer)",
+    { "--seed", NULL, "S", C_RUN | C_LIST | C_MERGE, OPT_ONCE, 0, set_seed, "--seed needs a value (a non-negative integer)",
       "run seed (default 1); every input derives from it and the item's name" },
     { "--device", NULL, "D", C_RUN | C_LIST | C_INFO, OPT_ONCE, 0, set_device,
       "--device needs a value (a device ordinal, see kcontract info)", "CUDA device ordinal (default 0)" },

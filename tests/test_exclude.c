@@ -78,3 +78,25 @@ Test(exclude, an_exclusion_matching_nothing_is_refused)
     cr_expect(strstr(p.err, "--exclude needs a glob"), "%s", p.err);
     kc_proc_free(&p);
 }
+
+/* Exclusions that take every selected item leave a run of nothing, which
+ * would pass green: refused like a pattern that matches nothing. */
+Test(exclude, excluding_every_selected_item_is_refused)
+{
+    char *const *runs[] = {
+        (char *[]){ "run", "--exclude", "*", NULL },
+        (char *[]){ "run", "fixture.pass.0*", "--exclude", "fixture.pass.*", NULL },
+        (char *[]){ "list", "fixture.pass.00", "!fixture.pass.00", NULL },
+        (char *[]){ "run", "fixture.pass.0*", "--exclude", "fixture.*", "--jobs", "2", NULL },
+    };
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        kc_proc p = fixture(runs[r]);
+        cr_expect_eq(p.status, 2, "run %zu: exit %d\n%s%s", r, p.status, p.out, p.err);
+        cr_expect(strstr(p.err, "the --exclude patterns leave no item of those selected"), "run %zu: %s", r, p.err);
+        cr_expect(!strstr(p.out, "TALLY"), "run %zu ran: %s", r, p.out);
+        kc_proc_free(&p);
+    }
+    kc_proc p = fixture((char *[]){ "run", "fixture.pass.0*", "--exclude", "fixture.pass.00", NULL });
+    cr_expect_eq(p.status, 0, "some left: it runs\n%s%s", p.out, p.err);
+    kc_proc_free(&p);
+}

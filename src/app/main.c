@@ -112,6 +112,18 @@ int kc_main(int argc, char **argv)
         kc_opts_free(&o);
         return 2;
     }
+    /* Every pattern matched, yet the exclusions took every item it selected:
+     * a run of nothing would pass green, so it is refused like a typo. */
+    int left = 0;
+    for (int i = 0; i < n && !left && o.npatterns && !o.worker && !o.sanitize_target; i++)
+        left = kc_filter_match(items[i].name, o.patterns, o.npatterns);
+    if (o.npatterns && !o.worker && !o.sanitize_target && !left && o.cmd != KC_CMD_INFO) {
+        fprintf(stderr, "kcontract: the --exclude patterns leave no item of those selected (kcontract list shows the %d "
+                "items)\n", n);
+        free(items);
+        kc_opts_free(&o);
+        return 2;
+    }
     rc = o.cmd == KC_CMD_LIST ? kc_list(&o, items, n)
        : o.cmd == KC_CMD_MERGE ? kc_merge_logs(&o, items, n)
        : o.sanitize_target    ? kc_sanitize_target(&o, items, n)

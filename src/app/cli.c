@@ -393,8 +393,9 @@ void kc_cli_usage(FILE *out, const char *prog)
     const char *p = slash ? slash + 1 : prog && *prog ? prog : "kcontract";
     fprintf(out, "usage: %s [run] [options] [PATTERN...]   check items (default: all)\n"
                  "       %s list [PATTERN...]            list items and their kinds\n"
-                 "       %s merge [PATTERN...] --log F...  one TALLY and SUMMARY from the saved outputs\n"
-                 "                                              of the --shard K/N runs of a multi-host run\n"
+                 "       %s merge [PATTERN...] --log F [--log F...]\n"
+                 "                                     one TALLY and SUMMARY from the saved outputs of the --shard\n"
+                 "                                     K/N runs of a multi-host run (give it the PATTERNs they ran)\n"
                  "       %s info                         driver and devices\n", p, p, p, p);
     fputs("\n"
           "PATTERN is a shell glob over item names, e.g. 'rmsnorm.*' or '*:control.*'.\n", out);

@@ -93,8 +93,8 @@ void kc_plan_help(FILE *out, const kc_item *items, int n)
     fprintf(out,
             "\nmemory plan per process, over every registered item (a run plans over its selection):\n"
             "  %s\n"
-            "  overheads: host %zu MiB, GPU %zu MiB (the context, measured on an H200, src/plan.h) + %zu MiB\n"
-            "  of generated inputs kept for later items (src/inputs.h).\n"
+            "  overheads: host %zu MiB, GPU %zu MiB (the context, measured on an H200, src/run/plan.h) + %zu MiB\n"
+            "  of generated inputs kept for later items (src/cuda/inputs.h).\n"
             "  --jobs N --schedule static is refused when N x host > MemAvailable, when the children on\n"
             "  one GPU need more than its free memory, or, on an integrated GPU, when N x (host + GPU) >\n"
             "  MemAvailable. The work queue (--jobs N) plans per item: the workers' overheads must fit,\n"

@@ -22,14 +22,6 @@ static void tmpname(char *buf, size_t cap, const char *tag)
     snprintf(buf, cap, "/tmp/kc-costs-%ld-%s.tsv", (long)getpid(), tag);
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    cr_assert(f, "cannot write %s", path);
-    fputs(text, f);
-    fclose(f);
-}
-
 Test(costs, round_trip)
 {
     kc_costs c = { 0 };
@@ -110,7 +102,7 @@ Test(costs, malformed_file_refuses_the_run, .timeout = 30)
 {
     char path[256];
     tmpname(path, sizeof path, "bad");
-    write_file(path, "# kcontract costs v1\nfixture.pass.00\t1\t2\t3\t0\nfixture.pass.01\t1\t2\n");
+    kc_write_file(path, "# kcontract costs v1\nfixture.pass.00\t1\t2\t3\t0\nfixture.pass.01\t1\t2\n");
     char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.pass.*", "--jobs", "2", "--costs", path, NULL };
     kc_proc p;
     cr_assert_eq(kc_spawn(argv, NO_GPU, 30, &p), 0);
@@ -144,7 +136,7 @@ Test(costs, shard_runs_leave_the_table_unchanged_and_run_each_item_once, .timeou
     char path[256];
     tmpname(path, sizeof path, "shardrun");
     const char *table = "# kcontract costs v1\nfixture.pass.00\t3.000\t-1\t-1\t0\nfixture.pass.05\t2.000\t-1\t-1\t0\n";
-    write_file(path, table);
+    kc_write_file(path, table);
     int runs[12] = { 0 };
     for (int k = 0; k < 3; k++) {
         char spec[16];
@@ -263,7 +255,7 @@ Test(costs, shard_with_costs_is_lpt_identical_and_covers_each_item_once, .timeou
         if (i < 60) len += (size_t)snprintf(text + len, sizeof text - len, "%s\t%.3f\t-1\t-1\t0\n", nb[i], cost[i]);
         else cost[i] = 0.5;        /* not in the table: the estimate (a suite: the base) */
     }
-    write_file(path, text);
+    kc_write_file(path, text);
     int want[64];
     kc_lpt_partition(cost, names, 64, 3, want);
     static char got[3][4096], again[4096];

@@ -270,16 +270,10 @@ Test(gates_fake, fault_continues_the_serial_run_in_a_fresh_process)
     kc_proc_free(&p);
 }
 
-static void costs_path(char *buf, size_t cap, const char *tag)
-{
-    snprintf(buf, cap, "/tmp/kc-gates-fake-%ld-%s.tsv", (long)getpid(), tag);
-    unlink(buf);
-}
-
 Test(gates_fake, jobs_2_replaces_the_worker_after_the_fault_with_serial_counts)
 {
     char costs[256];
-    costs_path(costs, sizeof costs, "queue");
+    kc_tmp_path(costs, sizeof costs, "gates-fake", "queue");
     kc_proc s = fake_run((char *[]){ "run", "fake.*", NULL });
     kc_proc j = fake_run((char *[]){ "run", "fake.*", "--jobs", "2", "--costs", costs, NULL });
     cr_expect_eq(j.status, s.status, "exit %d\n%s%s", j.status, j.out, j.err);

@@ -28,12 +28,6 @@ static double mono(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void costs_path(char *buf, size_t cap, const char *tag)
-{
-    snprintf(buf, cap, "/tmp/kc-leaks-%ld-%s.tsv", (long)getpid(), tag);
-    unlink(buf);
-}
-
 /* Runs the fixture binary to its end; *wall its wall time. */
 static kc_proc timed(char **args, double *wall)
 {
@@ -88,7 +82,7 @@ Test(leaks, passing_item_that_leaves_a_process_is_LEAK_on_a_worker, .timeout = 4
 {
     char costs[256];
     double wall;
-    costs_path(costs, sizeof costs, "pass");
+    kc_tmp_path(costs, sizeof costs, "leaks", "pass");
     char *a[] = { "run", "fixture.leak.pass", "fixture.pass.0*", "--jobs", "2", "--costs", costs, NULL };
     kc_proc p = timed(a, &wall);
     pid_t g = grandchild(p.out, "fixture.leak.pass");
@@ -133,7 +127,7 @@ Test(leaks, dying_worker_that_leaves_a_process_is_CRASH_with_its_true_duration, 
 {
     char costs[256];
     double wall;
-    costs_path(costs, sizeof costs, "crash");
+    kc_tmp_path(costs, sizeof costs, "leaks", "crash");
     char *a[] = { "run", "fixture.leak.crash", "fixture.pass.*", "--jobs", "2", "--costs", costs, NULL };
     kc_proc p = timed(a, &wall);
     pid_t g = grandchild(p.out, "fixture.leak.crash");
@@ -159,7 +153,7 @@ Test(leaks, timed_out_worker_that_leaves_a_process_is_TIMEOUT, .timeout = 40)
 {
     char costs[256];
     double wall;
-    costs_path(costs, sizeof costs, "timeout");
+    kc_tmp_path(costs, sizeof costs, "leaks", "timeout");
     char *a[] = { "run", "fixture.leak.hang", "fixture.pass.00", "--jobs", "2", "--timeout", "1", "--costs", costs, NULL };
     kc_proc p = timed(a, &wall);
     pid_t g = grandchild(p.out, "fixture.leak.hang");
@@ -183,7 +177,7 @@ static int never(const kc_live *l) { (void)l; return 0; }
 Test(leaks, sigterm_during_a_leak_ends_the_run_within_seconds, .timeout = 40)
 {
     char costs[256];
-    costs_path(costs, sizeof costs, "term");
+    kc_tmp_path(costs, sizeof costs, "leaks", "term");
     char *args[] = { "run", "fixture.leak.hang", "--jobs", "1", "--costs", costs, NULL };
     kc_live l;
     kc_live_start(&l, kc_test_fixture_bin(), args);

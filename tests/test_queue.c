@@ -25,15 +25,6 @@
 
 static kc_proc fixture(char **args) { return kc_run_fixture(args, 40); }
 
-static void costs_path(char *buf, size_t cap, const char *tag)
-{
-    snprintf(buf, cap, "/tmp/kc-queue-%ld-%s.tsv", (long)getpid(), tag);
-    unlink(buf);
-}
-
-
-
-
 static void expect_once(const char *out, const char *name, const char *state)
 {
     char st[16] = "";
@@ -52,7 +43,7 @@ static const char *pass_name(int i)
 Test(queue, tally_and_summary_equal_serial, .timeout = 60)
 {
     char costs[256];
-    costs_path(costs, sizeof costs, "eq");
+    kc_tmp_path(costs, sizeof costs, "queue", "eq");
     char *sa[] = { "run", "fixture.pass.*", "fixture.fail", "fixture.cost.0*", "--seed", "9", NULL };
     char *ja[] = { "run", "fixture.pass.*", "fixture.fail", "fixture.cost.0*", "--seed", "9", "--jobs", "3", "--costs", costs, NULL };
     kc_proc s = fixture(sa), j = fixture(ja);
@@ -88,7 +79,7 @@ Test(queue, tally_and_summary_equal_serial, .timeout = 60)
 Test(queue, jobs_1_and_more_workers_than_items, .timeout = 30)
 {
     char costs[256];
-    costs_path(costs, sizeof costs, "one");
+    kc_tmp_path(costs, sizeof costs, "queue", "one");
     char *a[] = { "run", "fixture.pass.0*", "--jobs", "1", "--costs", costs, NULL };
     kc_proc p = fixture(a);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
@@ -106,7 +97,7 @@ Test(queue, jobs_1_and_more_workers_than_items, .timeout = 30)
 Test(queue, crashing_workers_become_CRASH_and_every_item_is_reported_once, .timeout = 60)
 {
     char costs[256];
-    costs_path(costs, sizeof costs, "crash");
+    kc_tmp_path(costs, sizeof costs, "queue", "crash");
     char *a[] = { "run", "fixture.pass.*", "fixture.crash", "fixture.kill", "fixture.latecrash", "fixture.silent",
                   "fixture.fail", "--jobs", "2", "--costs", costs, NULL };
     kc_proc p = fixture(a);
@@ -141,7 +132,7 @@ Test(queue, crashing_workers_become_CRASH_and_every_item_is_reported_once, .time
 Test(queue, hanging_item_becomes_TIMEOUT_and_the_run_goes_on, .timeout = 60)
 {
     char costs[256];
-    costs_path(costs, sizeof costs, "hang");
+    kc_tmp_path(costs, sizeof costs, "queue", "hang");
     char *a[] = { "run", "fixture.hang.0", "fixture.stubborn", "fixture.pass.0*", "--jobs", "2", "--timeout", "1",
                   "--costs", costs, NULL };
     struct timespec t0, t1;
@@ -167,7 +158,7 @@ Test(queue, hanging_item_becomes_TIMEOUT_and_the_run_goes_on, .timeout = 60)
 Test(queue, restarts_are_capped, .timeout = 60)
 {
     char costs[256];
-    costs_path(costs, sizeof costs, "cap");
+    kc_tmp_path(costs, sizeof costs, "queue", "cap");
     /* By name (no costs recorded, equal estimates): crash, kill, pass.*: two crashes, cap 1. */
     char *a[] = { "run", "fixture.crash", "fixture.kill", "fixture.pass.*", "--jobs", "1", "--restarts", "1",
                   "--costs", costs, NULL };
@@ -189,7 +180,7 @@ Test(queue, restarts_are_capped, .timeout = 60)
 Test(queue, fail_fast_reports_the_rest_as_NOTRUN, .timeout = 30)
 {
     char costs[256];
-    costs_path(costs, sizeof costs, "ff");
+    kc_tmp_path(costs, sizeof costs, "queue", "ff");
     char *a[] = { "run", "fixture.fail", "fixture.pass.*", "--jobs", "1", "--fail-fast", "--costs", costs, NULL };
     kc_proc p = fixture(a);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
@@ -226,7 +217,7 @@ static kc_cost row(const char *path, const char *name)
 Test(queue, cost_table_records_time_memory_and_failures_and_orders_the_next_run, .timeout = 60)
 {
     char costs[256];
-    costs_path(costs, sizeof costs, "tab");
+    kc_tmp_path(costs, sizeof costs, "queue", "tab");
     char *a[] = { "run", "fixture.mem.64m", "fixture.fail", "fixture.cost.00", "fixture.pass.0*", "--jobs", "2",
                   "--costs", costs, NULL };
     kc_proc p = fixture(a);
@@ -258,7 +249,7 @@ Test(queue, cost_table_records_time_memory_and_failures_and_orders_the_next_run,
 Test(queue, serial_run_with_costs_writes_the_table, .timeout = 60)
 {
     char costs[256];
-    costs_path(costs, sizeof costs, "serial");
+    kc_tmp_path(costs, sizeof costs, "queue", "serial");
     char *a[] = { "run", "fixture.fail", "fixture.cost.00", "fixture.pass.03", "--costs", costs, NULL };
     kc_proc p = fixture(a);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
@@ -318,7 +309,7 @@ static void start_three_hangs(kc_live *l, pid_t pids[3], const char *costs)
 Test(queue, sigint_reaches_every_worker, .timeout = 30)
 {
     char costs[256];
-    costs_path(costs, sizeof costs, "int");
+    kc_tmp_path(costs, sizeof costs, "queue", "int");
     kc_live l;
     pid_t pids[3];
     start_three_hangs(&l, pids, costs);
@@ -342,7 +333,7 @@ Test(queue, sigint_reaches_every_worker, .timeout = 30)
 Test(queue, sigkill_of_parent_leaves_no_worker, .timeout = 30)
 {
     char costs[256];
-    costs_path(costs, sizeof costs, "kill");
+    kc_tmp_path(costs, sizeof costs, "queue", "kill");
     kc_live l;
     pid_t pids[3];
     start_three_hangs(&l, pids, costs);
@@ -360,7 +351,7 @@ Test(queue, sigkill_of_parent_leaves_no_worker, .timeout = 30)
 Test(queue, lost_context_replaces_the_worker_and_loses_nothing, .timeout = 60)
 {
     char costs[256];
-    costs_path(costs, sizeof costs, "lost");
+    kc_tmp_path(costs, sizeof costs, "queue", "lost");
     /* One worker: the items after pass.03 can only run on its replacement
      * (with two, the other worker could drain the queue first). */
     char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.pass.*", "--jobs", "1", "--costs", costs, NULL };
@@ -385,7 +376,7 @@ Test(queue, lost_context_replaces_the_worker_and_loses_nothing, .timeout = 60)
 Test(queue, worker_that_dies_before_it_is_ready_costs_no_item, .timeout = 60)
 {
     char costs[256];
-    costs_path(costs, sizeof costs, "start");
+    kc_tmp_path(costs, sizeof costs, "queue", "start");
     char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.pass.0*", "--jobs", "2", "--restarts", "3",
                      "--costs", costs, NULL };
     char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_FAULT_WORKER_START=exit", NULL };

@@ -14,20 +14,6 @@
 #include "support/run_output.h"
 #include "support/spawn.h"
 
-static void table_path(char *buf, size_t cap, const char *tag)
-{
-    snprintf(buf, cap, "/tmp/kc-rerun-failed-%ld-%s.tsv", (long)getpid(), tag);
-    unlink(buf);
-}
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    cr_assert(f, "cannot write %s", path);
-    fputs(text, f);
-    fclose(f);
-}
-
 /* The failed column of name in the table at path: 0/1, or -1 when absent. */
 static int failed_in(const char *path, const char *name)
 {
@@ -47,7 +33,7 @@ static int failed_in(const char *path, const char *name)
 Test(rerun_failed, serial_runs_only_what_failed, .timeout = 60)
 {
     char path[256];
-    table_path(path, sizeof path, "serial");
+    kc_tmp_path(path, sizeof path, "rerun-failed", "serial");
     char *first[] = { "run", "--costs", path, "fixture.fail", "fixture.pass.0[01]", NULL };
     kc_proc p = kc_run_fixture(first, 30);
     cr_assert_eq(p.status, 1, "first run: exit %d\n%s", p.status, p.out);
@@ -86,8 +72,8 @@ Test(rerun_failed, serial_runs_only_what_failed, .timeout = 60)
 Test(rerun_failed, jobs_selects_in_the_parent_and_writes_back, .timeout = 60)
 {
     char path[256];
-    table_path(path, sizeof path, "jobs");
-    write_file(path, "# kcontract costs v1\n"
+    kc_tmp_path(path, sizeof path, "rerun-failed", "jobs");
+    kc_write_file(path, "# kcontract costs v1\n"
                      "fixture.fail\t0.010\t-1\t-1\t1\n"
                      "fixture.pass.00\t0.010\t-1\t-1\t1\n"
                      "fixture.pass.01\t0.010\t-1\t-1\t0\n");
@@ -116,7 +102,7 @@ Test(rerun_failed, jobs_selects_in_the_parent_and_writes_back, .timeout = 60)
 Test(rerun_failed, missing_table_is_a_usage_error, .timeout = 60)
 {
     char path[256];
-    table_path(path, sizeof path, "missing");
+    kc_tmp_path(path, sizeof path, "rerun-failed", "missing");
     char *args[] = { "run", "--jobs", "2", "--rerun-failed", "--costs", path, NULL };
     kc_proc p = kc_run_fixture(args, 30);
     cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
@@ -138,8 +124,8 @@ Test(rerun_failed, missing_table_is_a_usage_error, .timeout = 60)
 Test(rerun_failed, list_and_refusals, .timeout = 60)
 {
     char path[256];
-    table_path(path, sizeof path, "list");
-    write_file(path, "# kcontract costs v1\nfixture.fail\t0.010\t-1\t-1\t1\nfixture.pass.00\t0.010\t-1\t-1\t0\n");
+    kc_tmp_path(path, sizeof path, "rerun-failed", "list");
+    kc_write_file(path, "# kcontract costs v1\nfixture.fail\t0.010\t-1\t-1\t1\nfixture.pass.00\t0.010\t-1\t-1\t0\n");
     char *list[] = { "list", "--rerun-failed", "--costs", path, NULL };
     kc_proc p = kc_run_fixture(list, 30);
     cr_expect_eq(p.status, 0, "%s", p.err);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define EACH_LINE(p, text) for (const char *p = (text); p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
 
@@ -141,4 +142,18 @@ const char *kc_out_item_line(const char *out, const char *state, const char *nam
         return buf;
     }
     return NULL;
+}
+
+void kc_tmp_path(char *buf, size_t cap, const char *what, const char *tag)
+{
+    snprintf(buf, cap, "/tmp/kc-%s-%ld-%s.tsv", what, (long)getpid(), tag);
+    unlink(buf);
+}
+
+void kc_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
 }

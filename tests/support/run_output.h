@@ -26,6 +26,12 @@ int kc_out_count_lines(const char *text, const char *prefix);
  * 1 MiB; a Criterion assertion fails when it cannot be read. The buffer is
  * static: the next call overwrites it. */
 const char *kc_out_file(const char *path);
+/* "/tmp/kc-<what>-<pid>-<tag>.tsv" into buf, any file there removed: a
+ * fresh path per test process and use (cost tables, record files). */
+void kc_tmp_path(char *buf, size_t cap, const char *what, const char *tag);
+/* Writes text to path (created or truncated); a Criterion assertion fails
+ * when it cannot. */
+void kc_write_file(const char *path, const char *text);
 /* The no-GPU environment of process tests: KC_LIBCUDA names a library that
  * does not exist, so GPU items SKIP on any machine. */
 extern char *const KC_NO_GPU_ENV[];

@@ -307,10 +307,11 @@ Test(sanitize, an_error_fails_with_the_parsed_line_and_both_commands, .timeout =
     cr_expect(strstr(line, "and Read access at " K "+0x1f0"), "%s", line);
     cr_expect(strstr(line, "; sanitizer command: ") && strstr(line, "compute-sanitizer --tool racecheck --error-exitcode 86 ")
               && strstr(line, "kcontract-fixture run " ITEM " --sanitize-target --seed 7 --device 0"), "%s", line);
-    /* the harness's own kernels are left out; racecheck gets this process's
-     * share of the CPUs */
-    cr_expect(strstr(line, " --kernel-name-exclude kne=kc_gen_fill ") && strstr(line, " --racecheck-num-workers "),
-              "%s", line);
+    /* the harness's own kernels are left out; racecheck gets every online
+     * CPU, not this process's share */
+    char cpus[64];
+    snprintf(cpus, sizeof cpus, " --racecheck-num-workers %ld ", sysconf(_SC_NPROCESSORS_ONLN));
+    cr_expect(strstr(line, " --kernel-name-exclude kne=kc_gen_fill ") && strstr(line, cpus), "%s", line);
     cr_expect(strstr(line, "rerun: ") && strstr(line, " run " ITEM " --seed 7 --device 0"), "%s", line);
     kc_tally t;
     kc_out_tally(p.out, &t);
@@ -460,6 +461,56 @@ Test(sanitize, an_error_in_a_session_is_decided_by_the_item_alone, .timeout = 12
               "%s", p.out);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakenosmem.copy.f16:sanitize", line, sizeof line), "%s", p.out);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+/* An error in a session's first window is that item's (the session printed
+ * nothing for another): it decides, with no session of the item alone. After
+ * an item the session called clean, the item alone confirms it. */
+Test(sanitize, an_error_in_a_sessions_first_window_needs_no_second_run, .timeout = 120)
+{
+    char log[64], env_log[96], line[8192];
+    snprintf(log, sizeof log, "/tmp/kc-san-first.%ld", (long)getpid());
+    snprintf(env_log, sizeof env_log, "KC_FAKE_SANITIZER_LOG=%s", log);
+    for (int after_clean = 0; after_clean < 2; after_clean++) {
+        unlink(log);
+        char *one[] = { "run", "fakesan.copy.f16:control.masked_tail_read_oob", NULL };
+        char *two[] = { "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob", NULL };
+        kc_proc p = san_run(after_clean ? two : one, 0, env_log, NULL);
+        cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+        cr_expect(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line) &&
+                  strstr(line, "caught by gate 5 (sanitizer; planted for gate 5; gates 1-4 passed all 5 cases): "
+                               "memcheck: Invalid __global__ read of size 2 bytes"), "%s", p.out);
+        cr_expect_eq(sessions_started(log, "memcheck"), after_clean ? 2 : 1, "memcheck sessions%s: %s",
+                     after_clean ? " after a clean item" : "", kc_out_file(log));
+        kc_proc_free(&p);
+    }
+    unlink(log);
+}
+
+/* A --jobs worker starts its sessions when it starts, while :sanitize items
+ * are left to hand out: their starts (here 1 s each) overlap the items it
+ * runs first, and the :sanitize item after them finds them running. */
+Test(sanitize, a_worker_starts_its_sessions_before_its_first_sanitize_item, .timeout = 120)
+{
+    char costs[64];
+    snprintf(costs, sizeof costs, "/tmp/kc-san-warm-costs.%ld", (long)getpid());
+    FILE *f = fopen(costs, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "# kcontract costs v1\n# item\tseconds\tpeak_rss_kib\tpeak_gpu_mib\tfailed\n"
+               "fakenosmem.copy.f16:sanitize\t0.01\t-1\t-1\t0\nfixture.cost.00\t100\t-1\t-1\t0\n");
+    fclose(f);
+    /* fixture.cost.00 (the table's longest: first) sleeps 2.4 s */
+    kc_proc p = san_run((char *[]){ "run", "fixture.cost.00", "fakenosmem.copy.f16:sanitize", "--jobs", "1", "--costs",
+                                    costs, NULL }, 0, "KC_FAKE_SANITIZER_START_S=1", "KC_FIXTURE_COST_SCALE=8");
+    char line[8192];
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_assert(kc_out_item_line(p.out, "PASS", "fakenosmem.copy.f16:sanitize", line, sizeof line), "%s", p.out);
+    const char *secs = strrchr(line, '(');
+    cr_expect(secs && atof(secs + 1) < 0.9, "the item waited for a session to start: %s", line);
+    const char *first = strstr(p.out, "fixture.cost.00"), *san = strstr(p.out, "PASS   fakenosmem.copy.f16:sanitize");
+    cr_expect(first && san && first < san, "fixture.cost.00 ran first: %s", p.out);
+    unlink(costs);
     kc_proc_free(&p);
 }
 
@@ -628,9 +679,11 @@ static void kill_the_sessions_parent(const char *schedule)
     pid_t session = 0;
     for (int i = 0; i < 300 && !session; i++) {         /* memcheck's session started */
         usleep(100 * 1000);
-        FILE *f = fopen(log, "r");
+        FILE *f = fopen(log, "r");        /* the four sessions start at once: any order */
+        char l[128];
         long pid;
-        if (f && fscanf(f, "memcheck %ld", &pid) == 1) session = (pid_t)pid;
+        while (f && !session && fgets(l, sizeof l, f))
+            if (sscanf(l, "memcheck %ld", &pid) == 1) session = (pid_t)pid;
         if (f) fclose(f);
     }
     cr_assert(session > 0, "no memcheck session started (log %s)", log);

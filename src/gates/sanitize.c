@@ -16,7 +16,6 @@
 #include "gates.h"
 #include "gpu.h"
 #include "harness.h"
-#include "parallel.h"
 #include "proctree.h"
 #include "shell_words.h"
 #include "strbuf.h"
@@ -226,8 +225,7 @@ static void head_of(const char *out, char *dst, size_t cap)
 
 static double tool_limit_s(const kc_item *it)
 {
-    const char *env = getenv("KC_SANITIZE_TIMEOUT_S");
-    double t = env && *env ? atof(env) : 0;
+    double t = kc_san_timeout_env_s();
     if (t > 0) return t;
     return it->contract && it->contract->timeout_s > KC_SAN_TIMEOUT_S ? it->contract->timeout_s : KC_SAN_TIMEOUT_S;
 }
@@ -238,7 +236,7 @@ typedef struct san_plan {
     const kc_item *it;
     const kc_contract *c;
     const char *san, *self;
-    char seed[32], dev[16], ecode[16], workers[16];
+    char seed[32], dev[16], ecode[16], workers[24];
     char exclude[KC_HARNESS_KERNELS][96];   /* "kne=<harness kernel>" */
     int nedge, nshapes;
     long smem;                  /* the target's "smem:" line (memcheck's run); -2 not yet known */
@@ -248,24 +246,37 @@ typedef struct san_plan {
     double slowest_s;
 } san_plan;
 
-static void plan_init(san_plan *p, const kc_item *it, const kc_opts *o, const char *san, const char *self)
+/* The words every item's session shares (item: NULL): the sanitizer, this
+ * binary, seed, device, exit code, racecheck's threads, the exclusions. */
+static void plan_words(san_plan *p, const kc_opts *o, const char *san, const char *self)
 {
     memset(p, 0, sizeof *p);
-    p->it = it;
-    p->c = it->contract;
     p->san = san;
     p->self = self;
     p->smem = -2;
     snprintf(p->seed, sizeof p->seed, "%llu", (unsigned long long)o->seed);
     snprintf(p->dev, sizeof p->dev, "%d", o->device);
     snprintf(p->ecode, sizeof p->ecode, "%d", KC_SAN_ERROR_EXIT);
-    snprintf(p->workers, sizeof p->workers, "%d", kc_parallel_threads() > 0 ? kc_parallel_threads() : 1);
+    /* racecheck's analysis is the one CPU-bound part of the gate, and the
+     * rest of a run leaves most CPUs idle (H200, run 8: --jobs 8 kept 4 of
+     * 16 cores busy while racecheck took 145 of the :sanitize items' 286
+     * worker-seconds on a 2-thread share): every online CPU, not this
+     * process's --jobs share. */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    snprintf(p->workers, sizeof p->workers, "%ld", cpus > 0 ? cpus : 1);
     /* The harness's own kernels (its input generator, its checks) are not
      * the kernel under test: memcheck, racecheck and synccheck leave them
      * uninstrumented (initcheck aside, tool_argv). By name, so that one
      * session serves every contract. */
     for (int i = 0; i < KC_HARNESS_KERNELS; i++)
         snprintf(p->exclude[i], sizeof p->exclude[0], "kne=%s", kc_harness_kernel_names[i]);
+}
+
+static void plan_init(san_plan *p, const kc_item *it, const kc_opts *o, const char *san, const char *self)
+{
+    plan_words(p, o, san, self);
+    p->it = it;
+    p->c = it->contract;
     const kc_shape *shapes[64];
     p->nshapes = p->c ? kc_sanitize_shapes(p->c, shapes, 64) : 0;
     for (int i = 0; i < p->nshapes; i++) p->nedge += shapes[i]->cls == KC_SHAPE_EDGE;
@@ -308,7 +319,7 @@ static int tool_argv(const san_plan *p, int t, const char *item, const char **wo
     for (int i = 0; t != 2 && i < KC_HARNESS_KERNELS; i++) W("--kernel-name-exclude"), W(p->exclude[i]);
     /* No leak report (the target's session frees what it allocates; a leak
      * is the GPU-state watch's business); racecheck's analysis (one line per
-     * race, both accesses), with this process's share of the CPUs. */
+     * race, both accesses), on every online CPU (plan_words). */
     if (t == 0) W("--leak-check"), W("no");
     if (t == 1) {
         W("--racecheck-report"), W("analysis");
@@ -502,9 +513,18 @@ static int run_tool(san_plan *p, kc_san_pool *pool, int t, double limit, const c
             return judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap);
         }
         window_erred = kc_sanitizer_parse(w->out, &window_error);
+        earlier = w->earlier;
+        if (window_erred && earlier == 0) {
+            /* The session's first request: all it printed is this item's,
+             * so its error is too. The session ends (its target may have
+             * lost its context); what it prints meanwhile is this item's. */
+            plan_learn(p, t, w->out, kc_now_s() - t0);
+            int decided = judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap);
+            kc_san_end(pool, t, limit, NULL);
+            return decided;
+        }
         /* It may have lost its context; the item alone decides. Its summary
          * (its last lines) counts every error it saw. */
-        earlier = w->earlier;
         kc_san_end(pool, t, limit, w);
         kc_san_error all;
         kc_sanitizer_parse(w->out, &all);
@@ -532,6 +552,33 @@ static int run_tool(san_plan *p, kc_san_pool *pool, int t, double limit, const c
              "with KC_SANITIZE_SESSIONS=0", TOOLS[t], line);
     with_cmd(out, cmd);
     return 1;
+}
+
+/* Starts the session of every tool in `tools` (a bit per tool) that has
+ * none in pool. Nothing without a pool, with KC_SANITIZE_SESSIONS=0, or
+ * when a session cannot start (its item's request then says why). */
+static void warm_tools(const san_plan *p, kc_san_pool *pool, unsigned tools)
+{
+    const char *env = getenv("KC_SANITIZE_SESSIONS");
+    if (!pool || (env && strcmp(env, "0") == 0)) return;
+    for (int t = 0; t < KC_SAN_TOOLS; t++) {
+        const char *words[64];
+        char why[512];
+        if (!(tools & 1u << t)) continue;
+        tool_argv(p, t, NULL, words, 64);
+        kc_san_warm(pool, t, (char *const *)words, why, sizeof why);
+    }
+}
+
+void kc_sanitize_warm(const kc_opts *o, kc_san_pool *pool)
+{
+    char san[4096], why[1536], self[4096];
+    if (!pool || kc_sanitizer_find(san, sizeof san, why, sizeof why) || kc_self_exe(self, sizeof self)) return;
+    san_plan *p = malloc(sizeof *p);
+    if (!p) return;
+    plan_words(p, o, san, self);
+    warm_tools(p, pool, (1u << KC_SAN_TOOLS) - 1);
+    free(p);
 }
 
 void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, const char *gates_msg, kc_item_result *out)
@@ -562,6 +609,11 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, co
     if (env && strcmp(env, "0") == 0) pool = NULL;
     double limit = tool_limit_s(it);
     char target_ok[600] = "";
+    /* Every tool's session starts now (those not running yet): their
+     * starts overlap each other and memcheck's run. racecheck's too, unless
+     * the contract leaves it out: most kernels that reach it use shared
+     * memory, and a session started for nothing serves the next item. */
+    warm_tools(p, pool, p->c && p->c->no_racecheck ? 0xdu : 0xfu);
     /* memcheck first: its target says how much shared memory the kernel
      * uses, which decides racecheck; then initcheck and synccheck. */
     int decided = 0;

@@ -131,6 +131,13 @@ static void after_wait(kc_san_pool *p)
     kc_sup_pause(&p->sup);
 }
 
+double kc_san_timeout_env_s(void)
+{
+    const char *env = getenv("KC_SANITIZE_TIMEOUT_S");
+    double t = env && *env ? atof(env) : 0;
+    return t > 0 ? t : 0;
+}
+
 kc_san_pool *kc_san_pool_new(void)
 {
     return calloc(1, sizeof(kc_san_pool));
@@ -143,10 +150,10 @@ static void end_line(san_slot *sl, const char *request)
     snprintf(sl->end, sizeof sl->end, KC_SAN_TARGET_END "%.*s", (int)n, request);
 }
 
-int kc_san_ask(kc_san_pool *p, int tool, char *const argv[], const char *request, double limit_s, kc_san_window *w,
-               char *why, size_t cap)
+/* The supervisor set up (the first time) or its handlers installed again. 0,
+ * or -1 (why). */
+static int pool_enter(kc_san_pool *p, char *why, size_t cap)
 {
-    window_reset(w);
     if (!p->ready) {
         if (kc_sup_init(&p->sup, KC_SAN_POOL_TOOLS, &POOL_OPS, p->slot, 1) < 0) {
             snprintf(why, cap, "cannot set up the supervisor: %s", strerror(errno));
@@ -157,6 +164,37 @@ int kc_san_ask(kc_san_pool *p, int tool, char *const argv[], const char *request
         snprintf(why, cap, "cannot install the supervisor's signal handlers: %s", strerror(errno));
         return -1;
     }
+    return 0;
+}
+
+/* Starts tool's session as argv in a slot whose session is gone. 0, or -1
+ * (why). */
+static int session_start(kc_san_pool *p, int tool, char *const argv[], char *why, size_t cap)
+{
+    kc_child *c = &p->sup.c[tool];
+    if (kc_sup_start(&p->sup, tool, argv[0], argv, KC_SUP_STDIN) < 0) {
+        snprintf(why, cap, "cannot start %s: %s", argv[0], strerror(errno));
+        return -1;
+    }
+    kc_sup_mark(c, KC_CHILD_RUNNING);
+    p->slot[tool].served = 0;
+    return 0;
+}
+
+int kc_san_warm(kc_san_pool *p, int tool, char *const argv[], char *why, size_t cap)
+{
+    if (pool_enter(p, why, cap) < 0) return -1;
+    kc_sup_wait(&p->sup, kc_sup_now());            /* reaps a session that ended meanwhile */
+    int rc = p->sup.c[tool].state == KC_CHILD_GONE ? session_start(p, tool, argv, why, cap) : 0;
+    after_wait(p);
+    return rc;
+}
+
+int kc_san_ask(kc_san_pool *p, int tool, char *const argv[], const char *request, double limit_s, kc_san_window *w,
+               char *why, size_t cap)
+{
+    window_reset(w);
+    if (pool_enter(p, why, cap) < 0) return -1;
     san_slot *sl = &p->slot[tool];
     kc_child *c = &p->sup.c[tool];
     /* What the session printed since the last window closed (a report that
@@ -174,15 +212,10 @@ int kc_san_ask(kc_san_pool *p, int tool, char *const argv[], const char *request
     int never = 0;
     if (c->state != KC_CHILD_GONE && c->state != KC_CHILD_RUNNING) wait_for(&p->sup, c, w, &never, 5.0);
     w->gone = 0;                    /* that session's end is not this request's */
-    if (c->state == KC_CHILD_GONE) {
-        if (kc_sup_start(&p->sup, tool, argv[0], argv, KC_SUP_STDIN) < 0) {
-            snprintf(why, cap, "cannot start %s: %s", argv[0], strerror(errno));
-            sl->w = NULL;
-            after_wait(p);
-            return -1;
-        }
-        kc_sup_mark(c, KC_CHILD_RUNNING);
-        sl->served = 0;
+    if (c->state == KC_CHILD_GONE && session_start(p, tool, argv, why, cap) < 0) {
+        sl->w = NULL;
+        after_wait(p);
+        return -1;
     }
     w->earlier = sl->served++;
     end_line(sl, request);
@@ -267,15 +300,22 @@ int kc_san_pool_free(kc_san_pool *p, char *why, size_t cap)
         snprintf(why, cap, "%s", p->distrust);
         rc = -1;
     }
+    /* Every session's input closed first: they end at once, not one after
+     * another (each ends its target and its CUDA context: about a second),
+     * within one time limit for all. */
+    for (int t = 0; p->ready && t < KC_SAN_POOL_TOOLS; t++) kc_sup_close_stdin(&p->sup.c[t]);
     char *buf = malloc(KC_SAN_OUT_MAX);
+    double deadline = kc_sup_now() + (kc_san_timeout_env_s() > 0 ? kc_san_timeout_env_s() : KC_SAN_TIMEOUT_S);
     for (int t = 0; p->ready && t < KC_SAN_POOL_TOOLS; t++) {
         if (p->sup.c[t].state == KC_CHILD_GONE) continue;
         kc_san_window w = { .out = buf };
+        double left = deadline - kc_sup_now();
+        if (left < 0.1) left = 0.1;         /* what has ended by now still says so */
         if (buf) {
             buf[0] = 0;
-            kc_san_end(p, t, KC_SAN_TIMEOUT_S, &w);
+            kc_san_end(p, t, left, &w);
         } else {
-            kc_san_end(p, t, KC_SAN_TIMEOUT_S, NULL);
+            kc_san_end(p, t, left, NULL);
         }
         kc_san_error e;
         if (buf && !kc_sanitizer_parse(buf, &e) && e.errors <= 0) continue;

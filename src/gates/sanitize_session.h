@@ -16,11 +16,13 @@
  * The sanitizer prints a kernel's report before that kernel's launch returns
  * to the target (seen on the H200: memcheck's report precedes the target's
  * own line about the failed launch), so what falls between the two lines is
- * that item's. The gate trusts a window only to say "clean"; anything else
- * (an error, a failed launch, a session that died) is decided by a session
- * of that one item alone (kc_san_once), and a window error that the item's
- * own session does not reproduce fails the item. A session's summary at its
- * end must count no error that no window held (kc_san_pool_free).
+ * that item's. The gate trusts a window to say "clean", and to say an error
+ * only in a session's first window (nothing printed before it was another
+ * item's: w->earlier 0); anything else (an error after earlier items, a
+ * failed launch, a session that died) is decided by a session of that one
+ * item alone (kc_san_once), and a window error that the item's own session
+ * does not reproduce fails the item. A session's summary at its end must
+ * count no error that no window held (kc_san_pool_free).
  *
  * Every session is a child of a supervisor (supervisor.h) that this process
  * installs only while it waits on a session: between items SIGINT and SIGTERM
@@ -63,6 +65,18 @@ kc_san_pool *kc_san_pool_new(void);
  * SIGINT or SIGTERM meanwhile ends every session and is raised again. */
 int kc_san_ask(kc_san_pool *p, int tool, char *const argv[], const char *request, double limit_s, kc_san_window *w,
                char *why, size_t cap);
+
+/* Starts tool's session as argv when none runs, with no request: the
+ * sanitizer's start and the CUDA context its target opens under it (1-2 s
+ * under a --jobs run on the H200) overlap what this process does next. What
+ * the session prints before its first request opens that request's window.
+ * 0 (also when one runs already), or -1 when it could not start (why). */
+int kc_san_warm(kc_san_pool *p, int tool, char *const argv[], char *why, size_t cap);
+
+/* $KC_SANITIZE_TIMEOUT_S: a tool's time limit in seconds (sanitize.h), and
+ * how long kc_san_pool_free waits for all its sessions to end; 0 when unset
+ * or not a positive number (then KC_SAN_TIMEOUT_S). */
+double kc_san_timeout_env_s(void);
 
 /* Ends tool's session: end of input, then everything it still prints is
  * appended to w (NULL: dropped) until it exits (at most limit_s seconds, then

@@ -3,6 +3,7 @@
  * the memory admission check (see costs.h). */
 #include "costs.h"
 #include "errmsg.h"
+#include "item_run.h"
 
 #include <errno.h>
 #include <sys/file.h>
@@ -308,7 +309,7 @@ double kc_cost_estimate(const kc_item *it)
 {
     double bytes = 0;
     if (it->kind == KC_KIND_SANITIZE) return KC_COST_EST_BASE_S + KC_COST_EST_SANITIZE_S;
-    if (it->kind == KC_KIND_CONTROL && it->control && it->control->gate == KC_GATE_SANITIZE)
+    if (kc_item_runs_sanitizer(it))
         bytes += KC_COST_EST_SANITIZE_S * KC_COST_EST_BYTES_PER_S;
     if (it->contract && it->kind != KC_KIND_LIMIT)   /* a limits item runs no case */
         for (const kc_shape *s = it->contract->shapes; s && s->name; s++) {

@@ -23,6 +23,12 @@ int kc_item_needs_gpu(const kc_item *it)
     return it->kind != KC_KIND_SUITE || it->suite->needs_gpu;
 }
 
+int kc_item_runs_sanitizer(const kc_item *it)
+{
+    return it->kind == KC_KIND_SANITIZE ||
+           (it->kind == KC_KIND_CONTROL && it->control && it->control->gate == KC_GATE_SANITIZE);
+}
+
 /* Resets the peak RSS (VmHWM) by writing "5" to /proc/self/clear_refs.
  * Returns 0, or -1 when not possible (the item's peak is then unknown). */
 static int rss_reset(void)

@@ -38,4 +38,7 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
 void kc_rerun_command(const kc_opts *o, const char *name, int device, char *buf, size_t cap);
 /* Nonzero for items that need the GPU (kernels, controls, limits, GPU suites). */
 int kc_item_needs_gpu(const kc_item *it);
+/* Nonzero for items that may run compute-sanitizer: :sanitize items, and
+ * controls planted for the sanitizer (after gates 1-4). */
+int kc_item_runs_sanitizer(const kc_item *it);
 #endif

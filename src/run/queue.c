@@ -120,17 +120,29 @@ static void tail_add(wk *w, const char *line)
 
 static kc_child *child_of(queue *qq, const wk *w) { return &qq->sup.c[w->slot]; }
 
+/* Whether an item that runs compute-sanitizer is not handed out yet: a
+ * worker started now starts its sessions at once (--sanitize-warm). */
+static int sanitizer_items_left(const queue *qq)
+{
+    for (int i = 0; i < qq->nq; i++)
+        if (!qq->q[i].dispatched && kc_item_runs_sanitizer(&qq->items[qq->q[i].idx])) return 1;
+    return 0;
+}
+
 static int spawn_worker(queue *qq, wk *w)
 {
     const kc_opts *o = qq->o;
     char seed[32], dev[32], par[32], thr[32];
-    char *av[14 + 2 * KC_MAX_RECORD_FILES] = { (char *)o->argv0, "run", "--worker", "--seed", seed, "--device", dev,
+    char *av[15 + 2 * KC_MAX_RECORD_FILES] = { (char *)o->argv0, "run", "--worker", "--seed", seed, "--device", dev,
                                                "--parent", par, "--threads", thr, "--reference",
                                                (char *)kc_ref_mode_name(o->reference), NULL };
+    int ac = 13;
     for (int r = 0; r < o->nrecords; r++) {   /* the workers must know the record items too */
-        av[13 + 2 * r] = "--records";
-        av[14 + 2 * r] = (char *)o->records[r];
+        av[ac++] = "--records";
+        av[ac++] = (char *)o->records[r];
     }
+    if (w->devslot >= 0 && sanitizer_items_left(qq)) av[ac++] = "--sanitize-warm";
+    av[ac] = NULL;
     /* N workers share the host's CPUs: each gets its share, or --threads. */
     snprintf(thr, sizeof thr, "%d", o->threads ? o->threads : kc_parallel_share(o->jobs));
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);

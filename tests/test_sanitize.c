@@ -488,29 +488,51 @@ Test(sanitize, an_error_in_a_sessions_first_window_needs_no_second_run, .timeout
     unlink(log);
 }
 
-/* A --jobs worker starts its sessions when it starts, while :sanitize items
- * are left to hand out: their starts (here 1 s each) overlap the items it
- * runs first, and the :sanitize item after them finds them running. */
-Test(sanitize, a_worker_starts_its_sessions_before_its_first_sanitize_item, .timeout = 120)
+/* An item's tools start their sessions together: with each start taking
+ * 1 s, the four cost about 1 s, not 4. */
+Test(sanitize, the_tools_sessions_start_together, .timeout = 120)
 {
-    char costs[64];
-    snprintf(costs, sizeof costs, "/tmp/kc-san-warm-costs.%ld", (long)getpid());
+    kc_proc p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_FAKE_SANITIZER_START_S=1", NULL);
+    char line[8192];
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_assert(kc_out_item_line(p.out, "PASS", ITEM, line, sizeof line) && strstr(line, "racecheck"), "%s", p.out);
+    const char *secs = strrchr(line, '(');
+    cr_expect(secs && atof(secs + 1) < 2.5, "the sessions started one after another: %s", line);
+    kc_proc_free(&p);
+}
+
+/* With --jobs, the workers that hold sessions take the sanitizer's items:
+ * one worker's sessions serve the three :sanitize items while the other
+ * runs the rest (their table costs say the sessions' share is small), so
+ * each tool starts one session, not one per worker. */
+Test(sanitize, one_worker_holds_the_sessions_when_their_share_is_small, .timeout = 120)
+{
+    char costs[64], log[64], env_log[96];
+    snprintf(costs, sizeof costs, "/tmp/kc-san-hold-costs.%ld", (long)getpid());
+    snprintf(log, sizeof log, "/tmp/kc-san-hold-log.%ld", (long)getpid());
+    snprintf(env_log, sizeof env_log, "KC_FAKE_SANITIZER_LOG=%s", log);
+    unlink(log);
     FILE *f = fopen(costs, "w");
     cr_assert_not_null(f);
     fprintf(f, "# kcontract costs v1\n# item\tseconds\tpeak_rss_kib\tpeak_gpu_mib\tfailed\n"
-               "fakenosmem.copy.f16:sanitize\t0.01\t-1\t-1\t0\nfixture.cost.00\t100\t-1\t-1\t0\n");
+               "fakenorace.copy.f16:sanitize\t0.2\t-1\t-1\t0\nfakenosmem.copy.f16:sanitize\t0.2\t-1\t-1\t0\n"
+               "fakesan.copy.f16:sanitize\t0.2\t-1\t-1\t0\nfixture.cost.00\t2\t-1\t-1\t0\n"
+               "fixture.cost.16\t2\t-1\t-1\t0\n");
     fclose(f);
-    /* fixture.cost.00 (the table's longest: first) sleeps 2.4 s */
-    kc_proc p = san_run((char *[]){ "run", "fixture.cost.00", "fakenosmem.copy.f16:sanitize", "--jobs", "1", "--costs",
-                                    costs, NULL }, 0, "KC_FAKE_SANITIZER_START_S=1", "KC_FIXTURE_COST_SCALE=8");
-    char line[8192];
+    /* the two fixture items (first in the table's order) sleep 0.6 s each:
+     * handed out by cost alone, each worker would run one and then the
+     * :sanitize items beside the other */
+    kc_proc p = san_run((char *[]){ "run", THREE_ITEMS, "fixture.cost.00", "fixture.cost.16", "--jobs", "2", "--costs",
+                                    costs, NULL }, 0, env_log, "KC_FIXTURE_COST_SCALE=2");
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_assert(kc_out_item_line(p.out, "PASS", "fakenosmem.copy.f16:sanitize", line, sizeof line), "%s", p.out);
-    const char *secs = strrchr(line, '(');
-    cr_expect(secs && atof(secs + 1) < 0.9, "the item waited for a session to start: %s", line);
-    const char *first = strstr(p.out, "fixture.cost.00"), *san = strstr(p.out, "PASS   fakenosmem.copy.f16:sanitize");
-    cr_expect(first && san && first < san, "fixture.cost.00 ran first: %s", p.out);
+    const char *names[] = { THREE_ITEMS };
+    char line[8192];
+    for (int i = 0; i < 3; i++)
+        cr_expect(kc_out_item_line(p.out, "PASS", names[i], line, sizeof line), "%s: %s", names[i], p.out);
+    cr_expect_eq(sessions_started(log, "memcheck"), 1, "memcheck sessions: %s\n%s", kc_out_file(log), p.out);
+    cr_expect_eq(sessions_started(log, "initcheck"), 1, "initcheck sessions: %s", kc_out_file(log));
     unlink(costs);
+    unlink(log);
     kc_proc_free(&p);
 }
 

@@ -348,7 +348,6 @@ static const opt_row OPTIONS[] = {
     { "--parent", NULL, "PID", C_RUN, OPT_ONCE | OPT_INTERNAL, 0, set_parent, "--parent needs a value", NULL },
     { "--worker", NULL, NULL, C_RUN, OPT_INTERNAL, F(worker), set_flag, NULL, NULL },
     { "--sanitize-target", NULL, NULL, C_RUN, OPT_INTERNAL, F(sanitize_target), set_flag, NULL, NULL },
-    { "--sanitize-warm", NULL, NULL, C_RUN, OPT_INTERNAL, F(sanitize_warm), set_flag, NULL, NULL },
     { "--resume-records", NULL, "FD", C_RUN, OPT_INTERNAL | OPT_NOCOPY, 0, set_resume_records, NULL, NULL },
     { "--resume-at", NULL, "I", C_RUN, OPT_INTERNAL | OPT_NOCOPY, 0, set_resume_at, NULL, NULL },
     { "--resume-tally", NULL, "TALLY", C_RUN, OPT_INTERNAL | OPT_NOCOPY, 0, set_resume_tally,
@@ -460,8 +459,6 @@ static int check_parallel(const kc_opts *o)
     if (o->sanitize_target && (o->cmd != KC_CMD_RUN || o->jobs || o->sharded || o->worker || o->npatterns > 1))
         return usage_error("--sanitize-target: internal option of a :sanitize item (run, one item name or none: "
                            "requests on stdin; no --jobs, --shard or --worker)%s%s", "", "");
-    if (o->sanitize_warm && !o->worker)
-        return usage_error("--sanitize-warm: internal option of a --jobs parent's --worker%s%s", "", "");
     if (o->worker && (!o->parent || o->jobs || o->sharded))
         return usage_error("--worker: internal option of a --jobs parent (needs --parent, no --jobs or --shard)%s%s", "", "");
     if (o->ndevices && (!o->jobs || o->device_given)) {

@@ -570,17 +570,6 @@ static void warm_tools(const san_plan *p, kc_san_pool *pool, unsigned tools)
     }
 }
 
-void kc_sanitize_warm(const kc_opts *o, kc_san_pool *pool)
-{
-    char san[4096], why[1536], self[4096];
-    if (!pool || kc_sanitizer_find(san, sizeof san, why, sizeof why) || kc_self_exe(self, sizeof self)) return;
-    san_plan *p = malloc(sizeof *p);
-    if (!p) return;
-    plan_words(p, o, san, self);
-    warm_tools(p, pool, (1u << KC_SAN_TOOLS) - 1);
-    free(p);
-}
-
 void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, const char *gates_msg, kc_item_result *out)
 {
     const int control = it->kind == KC_KIND_CONTROL;

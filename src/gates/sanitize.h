@@ -78,13 +78,6 @@ int kc_sanitizer_find(char *path, size_t cap, char *why, size_t whycap);
  * KC_SANITIZE_SESSIONS=0, is a session of this item alone. */
 void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, const char *gates_msg, kc_item_result *out);
 
-/* Starts pool's session of every tool that has none (sanitize_session.h:
- * kc_san_warm), for a process that will run :sanitize items: the starts
- * (1-2 s each under a --jobs run on the H200) overlap the items before
- * them. Nothing without a pool or compute-sanitizer, or with
- * KC_SANITIZE_SESSIONS=0. */
-void kc_sanitize_warm(const kc_opts *o, kc_san_pool *pool);
-
 /* The target's side (--sanitize-target): runs kc_run_exact_launches for the
  * one item named by o->patterns[0] (a :sanitize item or a control; every
  * shape: the command a failure line gives to rerun by hand), or with no

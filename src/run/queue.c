@@ -68,6 +68,7 @@ typedef struct wk {
     int lost;                   /* it must be replaced (KC_LOST_*, worker.h): it exits by itself */
     int spawned;
     const kc_contract *last;    /* the contract of its last item: its inputs are on the worker's GPU (inputs.h) */
+    int sessions;               /* it ran an item that runs compute-sanitizer: its sessions live (sanitize_session.h) */
     char tail[KC_QUEUE_TAIL_LINES][256];
     int tail_n;
 } wk;
@@ -120,20 +121,11 @@ static void tail_add(wk *w, const char *line)
 
 static kc_child *child_of(queue *qq, const wk *w) { return &qq->sup.c[w->slot]; }
 
-/* Whether an item that runs compute-sanitizer is not handed out yet: a
- * worker started now starts its sessions at once (--sanitize-warm). */
-static int sanitizer_items_left(const queue *qq)
-{
-    for (int i = 0; i < qq->nq; i++)
-        if (!qq->q[i].dispatched && kc_item_runs_sanitizer(&qq->items[qq->q[i].idx])) return 1;
-    return 0;
-}
-
 static int spawn_worker(queue *qq, wk *w)
 {
     const kc_opts *o = qq->o;
     char seed[32], dev[32], par[32], thr[32];
-    char *av[15 + 2 * KC_MAX_RECORD_FILES] = { (char *)o->argv0, "run", "--worker", "--seed", seed, "--device", dev,
+    char *av[14 + 2 * KC_MAX_RECORD_FILES] = { (char *)o->argv0, "run", "--worker", "--seed", seed, "--device", dev,
                                                "--parent", par, "--threads", thr, "--reference",
                                                (char *)kc_ref_mode_name(o->reference), NULL };
     int ac = 13;
@@ -141,7 +133,6 @@ static int spawn_worker(queue *qq, wk *w)
         av[ac++] = "--records";
         av[ac++] = (char *)o->records[r];
     }
-    if (w->devslot >= 0 && sanitizer_items_left(qq)) av[ac++] = "--sanitize-warm";
     av[ac] = NULL;
     /* N workers share the host's CPUs: each gets its share, or --threads. */
     snprintf(thr, sizeof thr, "%d", o->threads ? o->threads : kc_parallel_share(o->jobs));
@@ -155,6 +146,7 @@ static int spawn_worker(queue *qq, wk *w)
     w->cur = -1;
     w->ready = w->timed_out = w->lost = w->late = 0;
     w->tail_n = 0;
+    w->sessions = 0;
     w->spawned++;
     w->ready_by = now_s() + KC_QUEUE_START_S;
     if (qq->sampler) kc_gpu_sampler_watch(child_of(qq, w)->pid, w->device);
@@ -364,17 +356,22 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
 
 /* ---- handing out items ---- */
 
-/* The next item for worker w in the queue's order, preferring one of the
- * contract its last item had: a contract's controls run on the kernel
- * item's case seeds, so they find its inputs already made on that worker's
- * GPU (inputs.h). -1 when nothing pending fits the memory left. */
-static int next_item(queue *qq, const wk *w, int *alone)
+/* What a worker takes first (wants): any item, items that run
+ * compute-sanitizer, the others, or none (it waits). */
+enum { WANT_ANY, WANT_SANITIZER, WANT_OTHER, WANT_NONE };
+
+/* The next item of kind `want` (wants) for worker w in the queue's order,
+ * preferring one of the contract its last item had. -1 when none fits the
+ * memory left. */
+static int next_of_kind(queue *qq, const wk *w, int want, int *alone)
 {
     int first = -1, first_alone = 0;
     for (int j = 0; j < qq->nq; j++) {
         qitem *qi = &qq->q[j];
         int a;
-        if (qi->dispatched || !kc_admit_check(&qq->adm, w->devslot, qi->host, qi->gpu, &a)) continue;
+        if (qi->dispatched) continue;
+        if (want != WANT_ANY && kc_item_runs_sanitizer(&qq->items[qi->idx]) != (want == WANT_SANITIZER)) continue;
+        if (!kc_admit_check(&qq->adm, w->devslot, qi->host, qi->gpu, &a)) continue;
         if (w->last && qq->items[qi->idx].contract == w->last) {
             *alone = a;
             return j;
@@ -387,6 +384,44 @@ static int next_item(queue *qq, const wk *w, int *alone)
     }
     *alone = first_alone;
     return first;
+}
+
+/* Which items worker w takes first: WANT_SANITIZER (items that run
+ * compute-sanitizer), WANT_OTHER, WANT_ANY, or WANT_NONE (only the
+ * sanitizer's items are left, and too few to start sessions for). Each worker that runs one
+ * starts four compute-sanitizer sessions, each a CUDA context under its
+ * tool, and those starts slow every process on the GPU (H200, run 9: with
+ * every worker starting them, the other items took 363 item-seconds against
+ * 206 without). So workers that hold sessions take the sanitizer's items,
+ * and another worker joins them only while their share of what is left (the
+ * cost table's seconds) exceeds both the other workers' share and a
+ * session start (KC_QUEUE_SESSIONS_START_S). */
+static int wants(const queue *qq, const wk *w)
+{
+    double san = 0, other = 0;
+    for (int j = 0; j < qq->nq; j++)
+        if (!qq->q[j].dispatched) *(kc_item_runs_sanitizer(&qq->items[qq->q[j].idx]) ? &san : &other) += qq->q[j].cost;
+    if (san <= 0) return WANT_ANY;
+    if (w->sessions) return WANT_SANITIZER;
+    int holders = 0;
+    for (int i = 0; i < qq->nw; i++) holders += qq->w[i].sessions && qq->sup.c[i].state != KC_CHILD_GONE;
+    if (holders == 0) return WANT_SANITIZER;
+    double theirs = san / holders, ours = holders < qq->nw ? other / (qq->nw - holders) : 0;
+    if (theirs > ours && theirs > KC_QUEUE_SESSIONS_START_S) return WANT_SANITIZER;
+    return other > 0 ? WANT_OTHER : WANT_NONE;
+}
+
+/* The next item for worker w: of the kind it wants first (wants), else any;
+ * in the queue's order, preferring one of the contract its last item had (a
+ * contract's controls run on the kernel item's case seeds, so they find its
+ * inputs already made on that worker's GPU: inputs.h). -1 when nothing
+ * pending fits the memory left. */
+static int next_item(queue *qq, const wk *w, int *alone)
+{
+    int want = wants(qq, w);
+    if (want == WANT_NONE) return -1;
+    int j = next_of_kind(qq, w, want, alone);
+    return j >= 0 || want == WANT_ANY ? j : next_of_kind(qq, w, WANT_ANY, alone);
 }
 
 static void dispatch(queue *qq)
@@ -419,6 +454,7 @@ static void dispatch(queue *qq)
             kc_sup_mark(c, KC_CHILD_RUNNING);
             w->cur = j;
             w->last = it->contract;
+            w->sessions |= kc_item_runs_sanitizer(it);
             w->t_start = t;
             w->deadline = w->t_start + qi->limit;
             if (qq->sampler) kc_gpu_sampler_take_peak(c->pid);

@@ -24,7 +24,6 @@
 #include "record.h"
 #include "report.h"
 #include "report_summary.h"
-#include "sanitize.h"
 #include "seed.h"
 #include "shard.h"
 #include "suite.h"
@@ -189,11 +188,6 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     kc_gpu_watch_init(&gw);
     kc_san_pool *san = kc_san_pool_new();   /* NULL (out of memory): each item alone */
     int untrusted = o->resume_untrusted;    /* a session's summary counted errors no window held */
-    for (int i = o->resume_at; i < ns && have_gpu; i++)
-        if (kc_item_runs_sanitizer(&items[sel[i]])) {
-            kc_sanitize_warm(o, san);   /* the sessions start while the items before it run */
-            break;
-        }
     kc_progress_start(ns, o->resume_at, 1, !o->parent);
     kc_finish fin = { .o = o, .tally = &t, .records = &rs };
     for (int i = o->resume_at; i < ns; i++) {

@@ -14,7 +14,6 @@
 #include "gates.h"
 #include "item_run.h"
 #include "proctree.h"
-#include "sanitize.h"
 
 /* ---- the worker ---- */
 
@@ -61,7 +60,6 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
     kc_gpu_watch gw;            /* what items leave in the context (gpu_state.h) */
     kc_gpu_watch_init(&gw);
     kc_san_pool *san = kc_san_pool_new();   /* NULL (out of memory): each item alone */
-    if (o->sanitize_warm) kc_sanitize_warm(o, san);     /* the parent has :sanitize items left */
     char name[512], out[4096];
     int rc = 0;
     while (fgets(name, sizeof name, stdin)) {

@@ -32,6 +32,10 @@
 #define KC_WORKER_UNTRUSTED 5
 #define KC_QUEUE_START_S 60         /* a worker not ready this long after its start is killed */
 #define KC_QUEUE_TAIL_LINES 20      /* a dead worker's last lines kept for its CRASH/TIMEOUT */
+/* What a worker's first item that runs compute-sanitizer costs it in seconds
+ * beyond the item: four sessions started (H200, run 8: such items took 5-8 s
+ * where the same items in a running session took under 1 s). */
+#define KC_QUEUE_SESSIONS_START_S 5.0
 /* Workers replaced after a crash, a timeout or a failed start, at most (then the rest is NOTRUN). */
 #define KC_QUEUE_RESTART_CAP(n) (2 * (n) + 8)
 

@@ -536,6 +536,38 @@ Test(sanitize, one_worker_holds_the_sessions_when_their_share_is_small, .timeout
     kc_proc_free(&p);
 }
 
+/* A worker that takes the sanitizer's items takes the controls planted for
+ * it first, whatever their cost: each ends its session with an error, which
+ * a session's first window decides without a second run. */
+Test(sanitize, the_controls_planted_for_the_sanitizer_go_first, .timeout = 120)
+{
+    char costs[64], log[64], env_log[96], line[8192];
+    snprintf(costs, sizeof costs, "/tmp/kc-san-ctl-costs.%ld", (long)getpid());
+    snprintf(log, sizeof log, "/tmp/kc-san-ctl-log.%ld", (long)getpid());
+    snprintf(env_log, sizeof env_log, "KC_FAKE_SANITIZER_LOG=%s", log);
+    unlink(log);
+    FILE *f = fopen(costs, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "# kcontract costs v1\n# item\tseconds\tpeak_rss_kib\tpeak_gpu_mib\tfailed\n"
+               "fakenosmem.copy.f16:sanitize\t9\t-1\t-1\t0\n"
+               "fakesan.copy.f16:control.masked_tail_read_oob\t0.1\t-1\t-1\t0\n");
+    fclose(f);
+    kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob",
+                                    "--jobs", "1", "--costs", costs, NULL }, 0, env_log, NULL);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    const char *ctl = strstr(p.out, "RED    fakesan.copy.f16:control.masked_tail_read_oob");
+    const char *item = strstr(p.out, "PASS   fakenosmem.copy.f16:sanitize");
+    cr_expect(ctl && item && ctl < item, "the control ran first: %s", p.out);
+    cr_expect(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line) &&
+              strstr(line, "memcheck: Invalid __global__ read"), "%s", p.out);
+    /* its session's first window decided it: one memcheck session for it,
+     * one for the item after it */
+    cr_expect_eq(sessions_started(log, "memcheck"), 2, "memcheck sessions: %s", kc_out_file(log));
+    unlink(costs);
+    unlink(log);
+    kc_proc_free(&p);
+}
+
 /* Reports that come after their item's end line (out of order) never make a
  * green run: the next item's window holds the report, the item alone does
  * not reproduce it, and that item fails saying so; a report after the last

@@ -588,6 +588,24 @@ Test(sanitize, reports_out_of_order_are_never_green, .timeout = 120)
     kc_proc_free(&p);
 }
 
+/* A session that dies between items after a report out of order leaves that
+ * report to the next request of its tool, which a fresh session serves: the
+ * report is the dead session's, never the new session's first window's, and
+ * it fails the run (the items the dead session called clean are not trusted),
+ * even when the next item is a control whose own error makes it RED. */
+Test(sanitize, a_report_left_by_a_session_that_died_fails_the_run, .timeout = 120)
+{
+    kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob",
+                                    NULL }, 0, "KC_FAKE_SANITIZER=dies-late:memcheck:fakenosmem.copy.f16:sanitize", NULL);
+    char line[8192];
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line), "%s",
+              p.out);
+    cr_expect(strstr(p.out, "kcontract: the memcheck session ended between items with an error report that no item's "
+                            "window held"), "%s", p.out);
+    kc_proc_free(&p);
+}
+
 /* A serial run that re-executes itself after a CUDA context loss ends its
  * sessions first: the items after it are not LEAK (a session still ending),
  * and a session's unattributed error still fails the run from the new

@@ -167,6 +167,46 @@ static int pool_enter(kc_san_pool *p, char *why, size_t cap)
     return 0;
 }
 
+/* Waits for tool's session, which is ending, to be gone (at most limit_s,
+ * then SIGKILL); what it prints meanwhile goes to its carry. */
+static void wait_gone(kc_san_pool *p, int tool, double limit_s)
+{
+    kc_child *c = &p->sup.c[tool];
+    double deadline = kc_sup_now() + limit_s;
+    int killed = 0;
+    while (c->state != KC_CHILD_GONE && !p->sup.interrupted) {
+        if (kc_sup_wait(&p->sup, killed ? 0 : deadline) < 0 && errno != EINTR) break;
+        if (!killed && c->state != KC_CHILD_GONE && kc_sup_now() >= deadline) {
+            killed = 1;
+            kc_sup_stop(&p->sup, c, SIGKILL, 0);
+        }
+    }
+}
+
+/* What a session that ended between requests printed after its last
+ * window closed (its carry) is its own, never the next session's first
+ * window's: a report there came too late for the item it belongs to, so the
+ * items it called clean are not trusted (kc_san_pool_distrust). Dropped
+ * afterwards. Nothing while the session runs: its carry opens its next window. */
+static void settle_ended(kc_san_pool *p, int tool)
+{
+    san_slot *sl = &p->slot[tool];
+    if (p->sup.c[tool].state != KC_CHILD_GONE || (!sl->carry_len && !sl->carry_dropped)) return;
+    kc_san_error e;
+    int found = sl->carry ? kc_sanitizer_parse(sl->carry, &e) : 0;
+    if (found || e.errors > 0 || sl->carry_dropped) {
+        char why[700];
+        snprintf(why, sizeof why, "the %s session ended between items with an error report that no item's window held "
+                 "(%s): the :sanitize items it called clean in this process are not trusted (rerun with "
+                 "KC_SANITIZE_SESSIONS=0)", kc_sanitizer_tool(tool),
+                 found ? e.what : sl->carry_dropped ? "more output than is kept" : "its summary counts errors");
+        kc_san_pool_distrust(p, why);
+    }
+    free(sl->carry);
+    sl->carry = NULL;
+    sl->carry_len = sl->carry_dropped = 0;
+}
+
 /* Starts tool's session as argv in a slot whose session is gone. 0, or -1
  * (why). */
 static int session_start(kc_san_pool *p, int tool, char *const argv[], char *why, size_t cap)
@@ -185,6 +225,7 @@ int kc_san_warm(kc_san_pool *p, int tool, char *const argv[], char *why, size_t 
 {
     if (pool_enter(p, why, cap) < 0) return -1;
     kc_sup_wait(&p->sup, kc_sup_now());            /* reaps a session that ended meanwhile */
+    settle_ended(p, tool);
     int rc = p->sup.c[tool].state == KC_CHILD_GONE ? session_start(p, tool, argv, why, cap) : 0;
     after_wait(p);
     return rc;
@@ -197,9 +238,12 @@ int kc_san_ask(kc_san_pool *p, int tool, char *const argv[], const char *request
     if (pool_enter(p, why, cap) < 0) return -1;
     san_slot *sl = &p->slot[tool];
     kc_child *c = &p->sup.c[tool];
-    /* What the session printed since the last window closed (a report that
-     * came after its item's end line) opens this one: never lost, and never
-     * taken for clean. */
+    kc_sup_wait(&p->sup, kc_sup_now());            /* what it printed meanwhile; reaps it if it ended */
+    if (c->state != KC_CHILD_GONE && c->state != KC_CHILD_RUNNING) wait_gone(p, tool, 5.0);
+    settle_ended(p, tool);
+    /* What the running session printed since the last window closed (a
+     * report that came after its item's end line) opens this one: never
+     * lost, and never taken for clean. */
     sl->w = w;
     sl->end[0] = 0;
     if (sl->carry_len) window_add(w, sl->carry, sl->carry_len - 1);     /* one block, its last newline re-added */
@@ -208,10 +252,6 @@ int kc_san_ask(kc_san_pool *p, int tool, char *const argv[], const char *request
     sl->carry = NULL;
     sl->carry_len = 0;
     sl->carry_dropped = 0;
-    kc_sup_wait(&p->sup, kc_sup_now());
-    int never = 0;
-    if (c->state != KC_CHILD_GONE && c->state != KC_CHILD_RUNNING) wait_for(&p->sup, c, w, &never, 5.0);
-    w->gone = 0;                    /* that session's end is not this request's */
     if (c->state == KC_CHILD_GONE && session_start(p, tool, argv, why, cap) < 0) {
         sl->w = NULL;
         after_wait(p);

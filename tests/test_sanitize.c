@@ -588,6 +588,35 @@ Test(sanitize, reports_out_of_order_are_never_green, .timeout = 120)
     kc_proc_free(&p);
 }
 
+/* A session that ended between items after a report out of order, with no
+ * item after it: its report still fails the run when the pool ends. */
+Test(sanitize, a_session_that_ended_still_has_its_summary_checked, .timeout = 120)
+{
+    kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", NULL }, 0,
+                "KC_FAKE_SANITIZER=lateexit:memcheck:fakenosmem.copy.f16:sanitize", NULL);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "kcontract: the memcheck session counted 1 error that no item's window held"), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+/* The pool ends every session at once: a session that ends while the pool
+ * waits for another still has its summary checked. Each tool's report that
+ * came after the last item's end line fails the run (an item after it
+ * leaves the report in the session's output well before the end). */
+Test(sanitize, every_sessions_summary_is_checked_when_they_end_together, .timeout = 120)
+{
+    const char *tools[] = { "memcheck", "racecheck", "initcheck", "synccheck" };
+    for (int t = 0; t < 4; t++) {
+        char mode[64], want[96];
+        snprintf(mode, sizeof mode, "KC_FAKE_SANITIZER=late:%s", tools[t]);
+        snprintf(want, sizeof want, "kcontract: the %s session counted 1 error that no item's window held", tools[t]);
+        kc_proc p = san_run((char *[]){ "run", ITEM, "fixture.cost.00", NULL }, 0, mode, "KC_FIXTURE_COST_SCALE=2");
+        cr_expect_eq(p.status, 1, "%s: exit %d\n%s%s", tools[t], p.status, p.out, p.err);
+        cr_expect(strstr(p.out, want), "%s: %s", tools[t], p.out);
+        kc_proc_free(&p);
+    }
+}
+
 /* A serial run that re-executes itself after a CUDA context loss ends its
  * sessions first: the items after it are not LEAK (a session still ending),
  * and a session's unattributed error still fails the run from the new

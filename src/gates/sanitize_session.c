@@ -307,14 +307,19 @@ int kc_san_pool_free(kc_san_pool *p, char *why, size_t cap)
     char *buf = malloc(KC_SAN_OUT_MAX);
     double deadline = kc_sup_now() + (kc_san_timeout_env_s() > 0 ? kc_san_timeout_env_s() : KC_SAN_TIMEOUT_S);
     for (int t = 0; p->ready && t < KC_SAN_POOL_TOOLS; t++) {
-        if (p->sup.c[t].state == KC_CHILD_GONE) continue;
+        /* A session that ended already (between items, or while this
+         * waited for another) left what it printed last, its summary too,
+         * in its slot's carry: checked as well. */
+        int gone = p->sup.c[t].state == KC_CHILD_GONE;
+        if (gone && !p->slot[t].carry_len) continue;
         kc_san_window w = { .out = buf };
         double left = deadline - kc_sup_now();
         if (left < 0.1) left = 0.1;         /* what has ended by now still says so */
         if (buf) {
             buf[0] = 0;
-            kc_san_end(p, t, left, &w);
-        } else {
+            if (gone) snprintf(buf, KC_SAN_OUT_MAX, "%s", p->slot[t].carry);
+            else kc_san_end(p, t, left, &w);
+        } else if (!gone) {
             kc_san_end(p, t, left, NULL);
         }
         kc_san_error e;

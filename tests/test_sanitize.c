@@ -588,6 +588,24 @@ Test(sanitize, reports_out_of_order_are_never_green, .timeout = 120)
     kc_proc_free(&p);
 }
 
+/* A session that ends between items (here killed) after a report that came
+ * after its item's end line leaves that report to no window of its own: the
+ * next session's first window opens with it, so that window is not the
+ * first of its session and decides no error (the control the sanitizer is
+ * blind to stays MISSED, not RED on another item's report). */
+Test(sanitize, a_session_that_ends_between_items_leaves_no_first_window_its_report, .timeout = 120)
+{
+    char line[8192];
+    kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.sanitizer_blind",
+                                    NULL }, 0, "KC_FAKE_SANITIZER=lateexit:memcheck:fakenosmem.copy.f16:sanitize", NULL);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(!kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.sanitizer_blind", line, sizeof line),
+              "caught by another item's report: %s", p.out);
+    cr_expect(kc_out_item_line(p.out, "MISSED", "fakesan.copy.f16:control.sanitizer_blind", line, sizeof line), "%s",
+              p.out);
+    kc_proc_free(&p);
+}
+
 /* A session that ended between items after a report out of order, with no
  * item after it: its report still fails the run when the pool ends. */
 Test(sanitize, a_session_that_ended_still_has_its_summary_checked, .timeout = 120)

@@ -167,9 +167,11 @@ static int pool_enter(kc_san_pool *p, char *why, size_t cap)
     return 0;
 }
 
-/* Starts tool's session as argv in a slot whose session is gone. 0, or -1
- * (why). */
-static int session_start(kc_san_pool *p, int tool, char *const argv[], char *why, size_t cap)
+/* Starts tool's session as argv in a slot whose session is gone. stale:
+ * its first window opens with what the session before it printed last (a
+ * report after its last item's end line, its summary), so that window is not
+ * the first of its session (sanitize_session.h). 0, or -1 (why). */
+static int session_start(kc_san_pool *p, int tool, char *const argv[], int stale, char *why, size_t cap)
 {
     kc_child *c = &p->sup.c[tool];
     if (kc_sup_start(&p->sup, tool, argv[0], argv, KC_SUP_STDIN) < 0) {
@@ -177,7 +179,7 @@ static int session_start(kc_san_pool *p, int tool, char *const argv[], char *why
         return -1;
     }
     kc_sup_mark(c, KC_CHILD_RUNNING);
-    p->slot[tool].served = 0;
+    p->slot[tool].served = stale ? 1 : 0;
     return 0;
 }
 
@@ -185,7 +187,9 @@ int kc_san_warm(kc_san_pool *p, int tool, char *const argv[], char *why, size_t 
 {
     if (pool_enter(p, why, cap) < 0) return -1;
     kc_sup_wait(&p->sup, kc_sup_now());            /* reaps a session that ended meanwhile */
-    int rc = p->sup.c[tool].state == KC_CHILD_GONE ? session_start(p, tool, argv, why, cap) : 0;
+    san_slot *sl = &p->slot[tool];
+    int stale = sl->carry_len || sl->carry_dropped;
+    int rc = p->sup.c[tool].state == KC_CHILD_GONE ? session_start(p, tool, argv, stale, why, cap) : 0;
     after_wait(p);
     return rc;
 }
@@ -212,7 +216,8 @@ int kc_san_ask(kc_san_pool *p, int tool, char *const argv[], const char *request
     int never = 0;
     if (c->state != KC_CHILD_GONE && c->state != KC_CHILD_RUNNING) wait_for(&p->sup, c, w, &never, 5.0);
     w->gone = 0;                    /* that session's end is not this request's */
-    if (c->state == KC_CHILD_GONE && session_start(p, tool, argv, why, cap) < 0) {
+    /* w holds only what the sessions before this request printed yet */
+    if (c->state == KC_CHILD_GONE && session_start(p, tool, argv, w->len || w->dropped, why, cap) < 0) {
         sl->w = NULL;
         after_wait(p);
         return -1;

@@ -47,7 +47,8 @@ typedef struct kc_san_window {
     int gone;                   /* the session ended: wstatus, killed, leak say how */
     int wstatus, killed;
     int timed_out;              /* the limit passed first; the session was stopped */
-    int earlier;                /* requests its session answered before this one (0: a fresh session) */
+    int earlier;                /* requests its session answered before this one (0: a fresh session that
+                                 * opens with no output of the session it replaced) */
     char leak[512];             /* what it left behind (supervisor.h); "" none */
 } kc_san_window;
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "costs.h"
 #include "gates.h"
 #include "registry.h"
@@ -696,6 +697,23 @@ Test(sanitize, a_session_that_hangs_or_crashes_mid_item_is_replaced, .timeout = 
               strstr(line, "memcheck: compute-sanitizer killed by signal 11"), "%s", p.out);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakenorace.copy.f16:sanitize", line, sizeof line), "%s", p.out);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "after: %s", p.out);
+    kc_proc_free(&p);
+}
+
+/* Sessions started ahead of their item's request (kc_san_warm) that never
+ * served one hold no item's output: when the run ends, they are not waited
+ * on for a whole time limit. A sanitizer that hangs from its start: memcheck
+ * times out (10 s) and decides the item; the other three tools' sessions,
+ * hanging unused, must not add another 10 s at the end. */
+Test(sanitize, unused_sessions_do_not_hold_up_the_end, .timeout = 120)
+{
+    double t0 = kc_now_s();
+    kc_proc p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_FAKE_SANITIZER=hang", "KC_SANITIZE_TIMEOUT_S=10");
+    double took = kc_now_s() - t0;
+    char line[8192];
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "TIMEOUT", ITEM, line, sizeof line), "%s", p.out);
+    cr_expect_lt(took, 17.0, "the run took %.1f s: its unused sessions were waited on", took);
     kc_proc_free(&p);
 }
 

@@ -100,9 +100,11 @@ int kc_san_pool_pids(const kc_san_pool *p, pid_t *out);
  * item it served, seen before its end (NULL p: nothing). */
 void kc_san_pool_distrust(kc_san_pool *p, const char *why);
 
-/* Ends every session and frees the pool (NULL: nothing). Returns 0; -1 when
- * a session's summary counted errors that no window held (why names the tool
- * and the count), or kc_san_pool_distrust was called (its why): the items it
+/* Ends every session and frees the pool (NULL: nothing): all within one
+ * time limit (kc_san_timeout_env_s), those that served no request within a
+ * few seconds. Returns 0; -1 when a session's summary (also that of one that
+ * ended before) counted errors that no window held (why names the tool and
+ * the count), or kc_san_pool_distrust was called (its why): the items it
  * called clean are then not to be trusted. */
 int kc_san_pool_free(kc_san_pool *p, char *why, size_t cap);
 #endif

@@ -20,6 +20,7 @@
 #include "gates.h"
 #include "registry.h"
 #include "sanitize.h"
+#include "sanitize_session.h"
 #include "support/live.h"
 #include "support/run_output.h"
 #include "support/spawn.h"
@@ -715,6 +716,35 @@ Test(sanitize, unused_sessions_do_not_hold_up_the_end, .timeout = 120)
     cr_expect(kc_out_item_line(p.out, "TIMEOUT", ITEM, line, sizeof line), "%s", p.out);
     cr_expect_lt(took, 17.0, "the run took %.1f s: its unused sessions were waited on", took);
     kc_proc_free(&p);
+}
+
+/* Ending a session that has already ended (reaped while another session
+ * was waited on) still hands what it printed after its last window, its
+ * summary, to the caller: that summary counts the error its window held,
+ * so the pool's end finds no error that no window held. */
+Test(sanitize, ending_a_session_that_ended_already_hands_over_its_last_lines, .timeout = 60)
+{
+    char *served[] = { "/bin/sh", "-c",
+                       "read r; echo '========= Invalid __global__ read of size 2 bytes'; "
+                       "echo 'kcontract-sanitize-target: end x'; echo '========= ERROR SUMMARY: 1 error'; exit 86", NULL };
+    char *idle[] = { "/bin/sh", "-c", "cat >/dev/null", NULL };
+    char why[800] = "";
+    kc_san_window w = { .out = malloc(KC_SAN_OUT_MAX) };
+    cr_assert_not_null(w.out);
+    kc_san_pool *p = kc_san_pool_new();
+    cr_assert_not_null(p);
+    cr_assert_eq(kc_san_ask(p, 0, served, "x all", 10, &w, why, sizeof why), 0, "%s", why);
+    cr_expect(w.ended && strstr(w.out, "Invalid __global__ read"), "%s", w.out);
+    for (int i = 0; i < 3; i++) {                       /* it exits; another session's wait reaps it */
+        usleep(200 * 1000);
+        cr_assert_eq(kc_san_warm(p, 1, idle, why, sizeof why), 0, "%s", why);
+    }
+    pid_t left[KC_SAN_POOL_TOOLS];
+    cr_assert_eq(kc_san_pool_pids(p, left), 1, "only the idle session runs");
+    kc_san_end(p, 0, 10, &w);
+    cr_expect(strstr(w.out, "========= ERROR SUMMARY: 1 error"), "the summary: %s", w.out);
+    cr_expect_eq(kc_san_pool_free(p, why, sizeof why), 0, "%s", why);
+    free(w.out);
 }
 
 /* An earlier item's report that comes out of order into the window of an

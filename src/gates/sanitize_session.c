@@ -237,13 +237,29 @@ int kc_san_ask(kc_san_pool *p, int tool, char *const argv[], const char *request
     return 0;
 }
 
+/* The slot's carry (what its session printed after the last window) appended
+ * to w, and emptied. */
+static void carry_into(san_slot *sl, kc_san_window *w)
+{
+    if (sl->carry_len) window_add(w, sl->carry, sl->carry_len - 1);     /* one block, its last newline re-added */
+    w->dropped += sl->carry_dropped;
+    free(sl->carry);
+    sl->carry = NULL;
+    sl->carry_len = 0;
+    sl->carry_dropped = 0;
+}
+
 void kc_san_end(kc_san_pool *p, int tool, double limit_s, kc_san_window *w)
 {
-    if (!p || !p->ready || p->sup.c[tool].state == KC_CHILD_GONE) return;
+    if (!p || !p->ready) return;
     char scratch_out[1];
     kc_san_window scratch = { .out = scratch_out };
     kc_san_window *into = w ? w : &scratch;
     if (!w) into->len = KC_SAN_OUT_MAX;        /* keep nothing */
+    if (p->sup.c[tool].state == KC_CHILD_GONE) {
+        carry_into(&p->slot[tool], into);      /* it ended already: what it printed last is still w's */
+        return;
+    }
     into->gone = 0;
     if (kc_sup_resume(&p->sup, 1) < 0) {
         kc_sup_stop(&p->sup, &p->sup.c[tool], SIGKILL, 0);

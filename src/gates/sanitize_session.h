@@ -81,7 +81,8 @@ double kc_san_timeout_env_s(void);
 
 /* Ends tool's session: end of input, then everything it still prints is
  * appended to w (NULL: dropped) until it exits (at most limit_s seconds, then
- * it is killed). Nothing when none runs. */
+ * it is killed). When it ended already, what it printed after its last
+ * window is appended to w; nothing when none ran. */
 void kc_san_end(kc_san_pool *p, int tool, double limit_s, kc_san_window *w);
 
 /* One item alone: a session started as argv, sent `request`, its input

@@ -15,10 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "costs.h"
 #include "gates.h"
 #include "registry.h"
 #include "sanitize.h"
+#include "sanitize_session.h"
 #include "support/live.h"
 #include "support/run_output.h"
 #include "support/spawn.h"
@@ -596,7 +598,7 @@ Test(sanitize, reports_out_of_order_are_never_green, .timeout = 120)
 Test(sanitize, a_report_left_by_a_session_that_died_fails_the_run, .timeout = 120)
 {
     kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob",
-                                    NULL }, 0, "KC_FAKE_SANITIZER=dies-late:memcheck:fakenosmem.copy.f16:sanitize", NULL);
+                                    NULL }, 0, "KC_FAKE_SANITIZER=lateexit:memcheck:fakenosmem.copy.f16:sanitize", NULL);
     char line[8192];
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line), "%s",
@@ -604,6 +606,53 @@ Test(sanitize, a_report_left_by_a_session_that_died_fails_the_run, .timeout = 12
     cr_expect(strstr(p.out, "kcontract: the memcheck session ended between items with an error report that no item's "
                             "window held"), "%s", p.out);
     kc_proc_free(&p);
+}
+
+/* A session that ends between items (here killed) after a report that came
+ * after its item's end line leaves that report to no window of its own: the
+ * next session's first window opens with it, so that window is not the
+ * first of its session and decides no error (the control the sanitizer is
+ * blind to stays MISSED, not RED on another item's report). */
+Test(sanitize, a_session_that_ends_between_items_leaves_no_first_window_its_report, .timeout = 120)
+{
+    char line[8192];
+    kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.sanitizer_blind",
+                                    NULL }, 0, "KC_FAKE_SANITIZER=lateexit:memcheck:fakenosmem.copy.f16:sanitize", NULL);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(!kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.sanitizer_blind", line, sizeof line),
+              "caught by another item's report: %s", p.out);
+    cr_expect(kc_out_item_line(p.out, "MISSED", "fakesan.copy.f16:control.sanitizer_blind", line, sizeof line), "%s",
+              p.out);
+    kc_proc_free(&p);
+}
+
+/* A session that ended between items after a report out of order, with no
+ * item after it: its report still fails the run when the pool ends. */
+Test(sanitize, a_session_that_ended_still_has_its_summary_checked, .timeout = 120)
+{
+    kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", NULL }, 0,
+                "KC_FAKE_SANITIZER=lateexit:memcheck:fakenosmem.copy.f16:sanitize", NULL);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "kcontract: the memcheck session counted 1 error that no item's window held"), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+/* The pool ends every session at once: a session that ends while the pool
+ * waits for another still has its summary checked. Each tool's report that
+ * came after the last item's end line fails the run (an item after it
+ * leaves the report in the session's output well before the end). */
+Test(sanitize, every_sessions_summary_is_checked_when_they_end_together, .timeout = 120)
+{
+    const char *tools[] = { "memcheck", "racecheck", "initcheck", "synccheck" };
+    for (int t = 0; t < 4; t++) {
+        char mode[64], want[96];
+        snprintf(mode, sizeof mode, "KC_FAKE_SANITIZER=late:%s", tools[t]);
+        snprintf(want, sizeof want, "kcontract: the %s session counted 1 error that no item's window held", tools[t]);
+        kc_proc p = san_run((char *[]){ "run", ITEM, "fixture.cost.00", NULL }, 0, mode, "KC_FIXTURE_COST_SCALE=2");
+        cr_expect_eq(p.status, 1, "%s: exit %d\n%s%s", tools[t], p.status, p.out, p.err);
+        cr_expect(strstr(p.out, want), "%s: %s", tools[t], p.out);
+        kc_proc_free(&p);
+    }
 }
 
 /* A serial run that re-executes itself after a CUDA context loss ends its
@@ -668,6 +717,52 @@ Test(sanitize, a_session_that_hangs_or_crashes_mid_item_is_replaced, .timeout = 
     cr_expect(kc_out_item_line(p.out, "PASS", "fakenorace.copy.f16:sanitize", line, sizeof line), "%s", p.out);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "after: %s", p.out);
     kc_proc_free(&p);
+}
+
+/* Sessions started ahead of their item's request (kc_san_warm) that never
+ * served one hold no item's output: when the run ends, they are not waited
+ * on for a whole time limit. A sanitizer that hangs from its start: memcheck
+ * times out (10 s) and decides the item; the other three tools' sessions,
+ * hanging unused, must not add another 10 s at the end. */
+Test(sanitize, unused_sessions_do_not_hold_up_the_end, .timeout = 120)
+{
+    double t0 = kc_now_s();
+    kc_proc p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_FAKE_SANITIZER=hang", "KC_SANITIZE_TIMEOUT_S=10");
+    double took = kc_now_s() - t0;
+    char line[8192];
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "TIMEOUT", ITEM, line, sizeof line), "%s", p.out);
+    cr_expect_lt(took, 17.0, "the run took %.1f s: its unused sessions were waited on", took);
+    kc_proc_free(&p);
+}
+
+/* Ending a session that has already ended (reaped while another session
+ * was waited on) still hands what it printed after its last window, its
+ * summary, to the caller: that summary counts the error its window held,
+ * so the pool's end finds no error that no window held. */
+Test(sanitize, ending_a_session_that_ended_already_hands_over_its_last_lines, .timeout = 60)
+{
+    char *served[] = { "/bin/sh", "-c",
+                       "read r; echo '========= Invalid __global__ read of size 2 bytes'; "
+                       "echo 'kcontract-sanitize-target: end x'; echo '========= ERROR SUMMARY: 1 error'; exit 86", NULL };
+    char *idle[] = { "/bin/sh", "-c", "cat >/dev/null", NULL };
+    char why[800] = "";
+    kc_san_window w = { .out = malloc(KC_SAN_OUT_MAX) };
+    cr_assert_not_null(w.out);
+    kc_san_pool *p = kc_san_pool_new();
+    cr_assert_not_null(p);
+    cr_assert_eq(kc_san_ask(p, 0, served, "x all", 10, &w, why, sizeof why), 0, "%s", why);
+    cr_expect(w.ended && strstr(w.out, "Invalid __global__ read"), "%s", w.out);
+    for (int i = 0; i < 3; i++) {                       /* it exits; another session's wait reaps it */
+        usleep(200 * 1000);
+        cr_assert_eq(kc_san_warm(p, 1, idle, why, sizeof why), 0, "%s", why);
+    }
+    pid_t left[KC_SAN_POOL_TOOLS];
+    cr_assert_eq(kc_san_pool_pids(p, left), 1, "only the idle session runs");
+    kc_san_end(p, 0, 10, &w);
+    cr_expect(strstr(w.out, "========= ERROR SUMMARY: 1 error"), "the summary: %s", w.out);
+    cr_expect_eq(kc_san_pool_free(p, why, sizeof why), 0, "%s", why);
+    free(w.out);
 }
 
 /* An earlier item's report that comes out of order into the window of an

@@ -28,6 +28,10 @@ struct kc_san_pool {
     char distrust[700];         /* kc_san_pool_distrust's first why; "" none */
 };
 
+/* How long kc_san_pool_free waits for a session that served no request to
+ * end (then it is stopped): its start and its target's end take 1-2 s. */
+#define KC_SAN_UNUSED_END_S 3.0
+
 /* The lines a verdict reads (the target's own, the sanitizer's summary)
  * have the last KC_SAN_OUT_RESERVE bytes of a window to themselves: a window
  * of more output than is kept still says how the item ended. */
@@ -268,13 +272,29 @@ int kc_san_ask(kc_san_pool *p, int tool, char *const argv[], const char *request
     return 0;
 }
 
+/* The slot's carry (what its session printed after the last window) appended
+ * to w, and emptied. */
+static void carry_into(san_slot *sl, kc_san_window *w)
+{
+    if (sl->carry_len) window_add(w, sl->carry, sl->carry_len - 1);     /* one block, its last newline re-added */
+    w->dropped += sl->carry_dropped;
+    free(sl->carry);
+    sl->carry = NULL;
+    sl->carry_len = 0;
+    sl->carry_dropped = 0;
+}
+
 void kc_san_end(kc_san_pool *p, int tool, double limit_s, kc_san_window *w)
 {
-    if (!p || !p->ready || p->sup.c[tool].state == KC_CHILD_GONE) return;
+    if (!p || !p->ready) return;
     char scratch_out[1];
     kc_san_window scratch = { .out = scratch_out };
     kc_san_window *into = w ? w : &scratch;
     if (!w) into->len = KC_SAN_OUT_MAX;        /* keep nothing */
+    if (p->sup.c[tool].state == KC_CHILD_GONE) {
+        carry_into(&p->slot[tool], into);      /* it ended already: what it printed last is still w's */
+        return;
+    }
     into->gone = 0;
     if (kc_sup_resume(&p->sup, 1) < 0) {
         kc_sup_stop(&p->sup, &p->sup.c[tool], SIGKILL, 0);
@@ -346,15 +366,25 @@ int kc_san_pool_free(kc_san_pool *p, char *why, size_t cap)
     for (int t = 0; p->ready && t < KC_SAN_POOL_TOOLS; t++) kc_sup_close_stdin(&p->sup.c[t]);
     char *buf = malloc(KC_SAN_OUT_MAX);
     double deadline = kc_sup_now() + (kc_san_timeout_env_s() > 0 ? kc_san_timeout_env_s() : KC_SAN_TIMEOUT_S);
+    double unused_deadline = kc_sup_now() + KC_SAN_UNUSED_END_S;
+    if (unused_deadline > deadline) unused_deadline = deadline;
     for (int t = 0; p->ready && t < KC_SAN_POOL_TOOLS; t++) {
-        if (p->sup.c[t].state == KC_CHILD_GONE) continue;
+        /* A session that ended already (between items, or while this
+         * waited for another) left what it printed last, its summary too,
+         * in its slot's carry: checked as well. */
+        int gone = p->sup.c[t].state == KC_CHILD_GONE;
+        if (gone && !p->slot[t].carry_len) continue;
         kc_san_window w = { .out = buf };
-        double left = deadline - kc_sup_now();
+        /* One that served no request (started ahead of one, kc_san_warm)
+         * holds no item's output: not waited on for a whole time limit
+         * (one that hangs from its start would hold up the process's end). */
+        double left = (p->slot[t].served ? deadline : unused_deadline) - kc_sup_now();
         if (left < 0.1) left = 0.1;         /* what has ended by now still says so */
         if (buf) {
             buf[0] = 0;
-            kc_san_end(p, t, left, &w);
-        } else {
+            if (gone) snprintf(buf, KC_SAN_OUT_MAX, "%s", p->slot[t].carry);
+            else kc_san_end(p, t, left, &w);
+        } else if (!gone) {
             kc_san_end(p, t, left, NULL);
         }
         kc_san_error e;

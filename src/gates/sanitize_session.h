@@ -47,7 +47,8 @@ typedef struct kc_san_window {
     int gone;                   /* the session ended: wstatus, killed, leak say how */
     int wstatus, killed;
     int timed_out;              /* the limit passed first; the session was stopped */
-    int earlier;                /* requests its session answered before this one (0: a fresh session) */
+    int earlier;                /* requests its session answered before this one (0: a fresh session; what
+                                 * the session it replaced printed last is never in its window) */
     char leak[512];             /* what it left behind (supervisor.h); "" none */
 } kc_san_window;
 
@@ -80,7 +81,8 @@ double kc_san_timeout_env_s(void);
 
 /* Ends tool's session: end of input, then everything it still prints is
  * appended to w (NULL: dropped) until it exits (at most limit_s seconds, then
- * it is killed). Nothing when none runs. */
+ * it is killed). When it ended already, what it printed after its last
+ * window is appended to w; nothing when none ran. */
 void kc_san_end(kc_san_pool *p, int tool, double limit_s, kc_san_window *w);
 
 /* One item alone: a session started as argv, sent `request`, its input
@@ -99,9 +101,11 @@ int kc_san_pool_pids(const kc_san_pool *p, pid_t *out);
  * item it served, seen before its end (NULL p: nothing). */
 void kc_san_pool_distrust(kc_san_pool *p, const char *why);
 
-/* Ends every session and frees the pool (NULL: nothing). Returns 0; -1 when
- * a session's summary counted errors that no window held (why names the tool
- * and the count), or kc_san_pool_distrust was called (its why): the items it
+/* Ends every session and frees the pool (NULL: nothing): all within one
+ * time limit (kc_san_timeout_env_s), those that served no request within a
+ * few seconds. Returns 0; -1 when a session's summary (also that of one that
+ * ended before) counted errors that no window held (why names the tool and
+ * the count), or kc_san_pool_distrust was called (its why): the items it
  * called clean are then not to be trusted. */
 int kc_san_pool_free(kc_san_pool *p, char *why, size_t cap);
 #endif

@@ -4,6 +4,9 @@
  * answer (count, first index, worst element with its tie rules) whether one
  * thread or many run them. Each test process sets its own thread count. */
 #include <criterion/criterion.h>
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -62,6 +65,33 @@ Test(parallel, thread_count_is_capped_and_shared)
     cr_expect_geq(kc_parallel_share(1), 1);
     cr_expect_eq(kc_parallel_share(1 << 20), 1, "more processes than CPUs still get one thread each");
     cr_expect_leq(kc_parallel_share(2), kc_parallel_share(1));
+}
+
+/* The CPUs a process may run on are its affinity mask, not the host's: a
+ * child pinned to one CPU gets one thread and one thread per share, as under
+ * taskset or a Slurm allocation. */
+Test(parallel, the_cpu_count_is_the_affinity_mask)
+{
+    cpu_set_t all;
+    cr_assert_eq(sched_getaffinity(0, sizeof all, &all), 0);
+    cr_expect_eq(kc_parallel_cpus(), CPU_COUNT(&all));
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &all)) {
+                CPU_SET(c, &one);
+                break;
+            }
+        if (sched_setaffinity(0, sizeof one, &one)) _exit(10);
+        _exit(kc_parallel_cpus() == 1 && kc_parallel_share(1) == 1 ? 0 : 11);
+    }
+    int st = 0;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "a child pinned to one CPU: status %d (10: setaffinity failed, "
+              "11: it counted more than one CPU)", st);
 }
 
 /* A float32 output of n elements equal to its reference, then damaged. */

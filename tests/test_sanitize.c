@@ -533,6 +533,22 @@ Test(sanitize, one_worker_holds_the_sessions_when_their_share_is_small, .timeout
         cr_expect(kc_out_item_line(p.out, "PASS", names[i], line, sizeof line), "%s: %s", names[i], p.out);
     cr_expect_eq(sessions_started(log, "memcheck"), 1, "memcheck sessions: %s\n%s", kc_out_file(log), p.out);
     cr_expect_eq(sessions_started(log, "initcheck"), 1, "initcheck sessions: %s", kc_out_file(log));
+    kc_proc_free(&p);
+    /* With KC_SANITIZE_SESSIONS=0 no worker keeps sessions: the items go by
+     * cost alone, both workers run the two fixture items first and then share
+     * the three :sanitize items. */
+    p = san_run((char *[]){ "run", THREE_ITEMS, "fixture.cost.00", "fixture.cost.16", "--jobs", "2", "--costs", costs,
+                            NULL }, 0, "KC_SANITIZE_SESSIONS=0", "KC_FIXTURE_COST_SCALE=2");
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    int on[2] = { 0, 0 };
+    for (int i = 0; i < 3; i++)
+        for (int w = 0; w < 2; w++) {
+            char want[128];
+            snprintf(want, sizeof want, "[w%d] PASS   %s ", w, names[i]);
+            on[w] += strstr(p.out, want) != NULL;
+        }
+    cr_expect(on[0] + on[1] == 3 && on[0] > 0 && on[1] > 0, "the :sanitize items ran %d on w0, %d on w1: %s", on[0],
+              on[1], p.out);
     unlink(costs);
     unlink(log);
     kc_proc_free(&p);

@@ -16,6 +16,7 @@
 #include "gates.h"
 #include "gpu.h"
 #include "harness.h"
+#include "parallel.h"
 #include "proctree.h"
 #include "shell_words.h"
 #include "strbuf.h"
@@ -260,10 +261,9 @@ static void plan_words(san_plan *p, const kc_opts *o, const char *san, const cha
     /* racecheck's analysis is the one CPU-bound part of the gate, and the
      * rest of a run leaves most CPUs idle (H200, run 8: --jobs 8 kept 4 of
      * 16 cores busy while racecheck took 145 of the :sanitize items' 286
-     * worker-seconds on a 2-thread share): every online CPU, not this
-     * process's --jobs share. */
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    snprintf(p->workers, sizeof p->workers, "%ld", cpus > 0 ? cpus : 1);
+     * worker-seconds on a 2-thread share): every CPU this process may run
+     * on, not its --jobs share. */
+    snprintf(p->workers, sizeof p->workers, "%d", kc_parallel_cpus());
     /* The harness's own kernels (its input generator, its checks) are not
      * the kernel under test: memcheck, racecheck and synccheck leave them
      * uninstrumented (initcheck aside, tool_argv). By name, so that one
@@ -559,8 +559,7 @@ static int run_tool(san_plan *p, kc_san_pool *pool, int t, double limit, const c
  * when a session cannot start (its item's request then says why). */
 static void warm_tools(const san_plan *p, kc_san_pool *pool, unsigned tools)
 {
-    const char *env = getenv("KC_SANITIZE_SESSIONS");
-    if (!pool || (env && strcmp(env, "0") == 0)) return;
+    if (!pool || !kc_san_sessions_on()) return;
     for (int t = 0; t < KC_SAN_TOOLS; t++) {
         const char *words[64];
         char why[512];
@@ -594,8 +593,7 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, co
         return;
     }
     plan_init(p, it, o, san, self);
-    const char *env = getenv("KC_SANITIZE_SESSIONS");
-    if (env && strcmp(env, "0") == 0) pool = NULL;
+    if (!kc_san_sessions_on()) pool = NULL;
     double limit = tool_limit_s(it);
     char target_ok[600] = "";
     /* Every tool's session starts now (those not running yet): their

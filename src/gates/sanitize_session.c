@@ -135,6 +135,12 @@ static void after_wait(kc_san_pool *p)
     kc_sup_pause(&p->sup);
 }
 
+int kc_san_sessions_on(void)
+{
+    const char *env = getenv("KC_SANITIZE_SESSIONS");
+    return !(env && strcmp(env, "0") == 0);
+}
+
 double kc_san_timeout_env_s(void)
 {
     const char *env = getenv("KC_SANITIZE_TIMEOUT_S");
@@ -365,6 +371,11 @@ int kc_san_pool_free(kc_san_pool *p, char *why, size_t cap)
      * within one time limit for all. */
     for (int t = 0; p->ready && t < KC_SAN_POOL_TOOLS; t++) kc_sup_close_stdin(&p->sup.c[t]);
     char *buf = malloc(KC_SAN_OUT_MAX);
+    if (!buf && p->ready && rc == 0) {      /* unchecked summaries are not clean ones */
+        snprintf(why, cap, "out of host memory: the sanitizer sessions' summaries could not be read, so the "
+                 ":sanitize items they called clean in this process are not trusted");
+        rc = -1;
+    }
     double deadline = kc_sup_now() + (kc_san_timeout_env_s() > 0 ? kc_san_timeout_env_s() : KC_SAN_TIMEOUT_S);
     double unused_deadline = kc_sup_now() + KC_SAN_UNUSED_END_S;
     if (unused_deadline > deadline) unused_deadline = deadline;

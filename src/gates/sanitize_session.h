@@ -74,6 +74,10 @@ int kc_san_ask(kc_san_pool *p, int tool, char *const argv[], const char *request
  * 0 (also when one runs already), or -1 when it could not start (why). */
 int kc_san_warm(kc_san_pool *p, int tool, char *const argv[], char *why, size_t cap);
 
+/* 0 when KC_SANITIZE_SESSIONS=0: every item runs alone under each tool, and
+ * no process keeps sessions; else 1. */
+int kc_san_sessions_on(void);
+
 /* $KC_SANITIZE_TIMEOUT_S: a tool's time limit in seconds (sanitize.h), and
  * how long kc_san_pool_free waits for all its sessions to end; 0 when unset
  * or not a positive number (then KC_SAN_TIMEOUT_S). */

@@ -42,6 +42,7 @@
 #include "report.h"
 #include "report_summary.h"
 #include "runner.h"
+#include "sanitize_session.h"
 #include "signame.h"
 #include "tally.h"
 
@@ -401,7 +402,7 @@ static int wants(const queue *qq, const wk *w)
     double san = 0, other = 0;
     for (int j = 0; j < qq->nq; j++)
         if (!qq->q[j].dispatched) *(kc_item_runs_sanitizer(&qq->items[qq->q[j].idx]) ? &san : &other) += qq->q[j].cost;
-    if (san <= 0) return WANT_ANY;
+    if (san <= 0 || !kc_san_sessions_on()) return WANT_ANY;     /* no sessions: nothing to keep together */
     if (w->sessions) return WANT_SANITIZER;
     int holders = 0;
     for (int i = 0; i < qq->nw; i++) holders += qq->w[i].sessions && qq->sup.c[i].state != KC_CHILD_GONE;

@@ -8,11 +8,20 @@
 #include "parallel.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 static int threads_set;   /* 0: not set; the process's one configuration value */
+
+int kc_parallel_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
 
 void kc_parallel_set_threads(int n)
 {
@@ -22,15 +31,13 @@ void kc_parallel_set_threads(int n)
 int kc_parallel_threads(void)
 {
     if (threads_set) return threads_set;
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > KC_MAX_THREADS ? KC_MAX_THREADS : n < 1 ? 1 : (int)n;
+    int n = kc_parallel_cpus();
+    return n > KC_MAX_THREADS ? KC_MAX_THREADS : n;
 }
 
 int kc_parallel_share(int procs)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    if (n < 1) n = 1;
-    n /= procs > 0 ? procs : 1;
+    int n = kc_parallel_cpus() / (procs > 0 ? procs : 1);
     return n < 1 ? 1 : n > KC_MAX_THREADS ? KC_MAX_THREADS : (int)n;
 }
 

@@ -13,11 +13,15 @@
  * any item runs, from --threads (a --jobs parent gives each worker its share,
  * kc_parallel_share). */
 void kc_parallel_set_threads(int n);
-/* The thread count in force: set by kc_parallel_set_threads, else the online
- * CPU count (capped at KC_MAX_THREADS). */
+/* The CPUs this process may run on: its affinity mask (taskset, cpusets, a
+ * Slurm or Kubernetes allocation), else the online count; at least 1. A CPU
+ * quota without a cpuset (cgroup cpu.max) is not seen. */
+int kc_parallel_cpus(void);
+/* The thread count in force: set by kc_parallel_set_threads, else
+ * kc_parallel_cpus (capped at KC_MAX_THREADS). */
 int kc_parallel_threads(void);
-/* Threads for each of `procs` processes sharing this host: the online CPU
- * count / procs, at least 1. */
+/* Threads for each of `procs` processes sharing this host:
+ * kc_parallel_cpus / procs, at least 1. */
 int kc_parallel_share(int procs);
 
 /* Like kc_parallel_for, but fn also gets the chunk's index in [0, chunks),

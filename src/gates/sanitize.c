@@ -319,7 +319,7 @@ static int tool_argv(const san_plan *p, int t, const char *item, const char **wo
     for (int i = 0; t != 2 && i < KC_HARNESS_KERNELS; i++) W("--kernel-name-exclude"), W(p->exclude[i]);
     /* No leak report (the target's session frees what it allocates; a leak
      * is the GPU-state watch's business); racecheck's analysis (one line per
-     * race, both accesses), on every online CPU (plan_words). */
+     * race, both accesses), on every CPU this process may run on (plan_words). */
     if (t == 0) W("--leak-check"), W("no");
     if (t == 1) {
         W("--racecheck-report"), W("analysis");

@@ -177,6 +177,18 @@ static int pool_enter(kc_san_pool *p, char *why, size_t cap)
     return 0;
 }
 
+/* The slot's carry (what its session printed after the last window) appended
+ * to w, and emptied. */
+static void carry_into(san_slot *sl, kc_san_window *w)
+{
+    if (sl->carry_len) window_add(w, sl->carry, sl->carry_len - 1);     /* one block, its last newline re-added */
+    w->dropped += sl->carry_dropped;
+    free(sl->carry);
+    sl->carry = NULL;
+    sl->carry_len = 0;
+    sl->carry_dropped = 0;
+}
+
 /* Waits for tool's session, which is ending, to be gone (at most limit_s,
  * then SIGKILL); what it prints meanwhile goes to its carry. */
 static void wait_gone(kc_san_pool *p, int tool, double limit_s)
@@ -256,12 +268,7 @@ int kc_san_ask(kc_san_pool *p, int tool, char *const argv[], const char *request
      * lost, and never taken for clean. */
     sl->w = w;
     sl->end[0] = 0;
-    if (sl->carry_len) window_add(w, sl->carry, sl->carry_len - 1);     /* one block, its last newline re-added */
-    w->dropped += sl->carry_dropped;
-    free(sl->carry);
-    sl->carry = NULL;
-    sl->carry_len = 0;
-    sl->carry_dropped = 0;
+    carry_into(sl, w);
     if (c->state == KC_CHILD_GONE && session_start(p, tool, argv, why, cap) < 0) {
         sl->w = NULL;
         after_wait(p);
@@ -276,18 +283,6 @@ int kc_san_ask(kc_san_pool *p, int tool, char *const argv[], const char *request
     sl->w = NULL;
     after_wait(p);
     return 0;
-}
-
-/* The slot's carry (what its session printed after the last window) appended
- * to w, and emptied. */
-static void carry_into(san_slot *sl, kc_san_window *w)
-{
-    if (sl->carry_len) window_add(w, sl->carry, sl->carry_len - 1);     /* one block, its last newline re-added */
-    w->dropped += sl->carry_dropped;
-    free(sl->carry);
-    sl->carry = NULL;
-    sl->carry_len = 0;
-    sl->carry_dropped = 0;
 }
 
 void kc_san_end(kc_san_pool *p, int tool, double limit_s, kc_san_window *w)
@@ -312,12 +307,7 @@ void kc_san_end(kc_san_pool *p, int tool, double limit_s, kc_san_window *w)
     into->ended = 0;                /* everything until its exit goes into w */
     sl->w = into;
     sl->end[0] = 0;
-    if (sl->carry_len) window_add(into, sl->carry, sl->carry_len - 1);
-    into->dropped += sl->carry_dropped;
-    free(sl->carry);
-    sl->carry = NULL;
-    sl->carry_len = 0;
-    sl->carry_dropped = 0;
+    carry_into(sl, into);
     kc_sup_close_stdin(c);
     int never = 0;
     wait_for(&p->sup, c, into, &never, limit_s);

@@ -24,36 +24,12 @@ static char *read_text(const char *path)
     return s;
 }
 
-static void save(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    cr_assert(f, "cannot write %s", path);
-    fputs(text, f);
-    fclose(f);
-}
-
 /* The integer after `key` in text, which must be there. */
 static int int_after(const char *text, const char *key)
 {
     const char *p = strstr(text, key);
     cr_assert(p, "'%s' not in the example", key);
     return atoi(p + strlen(key));
-}
-
-/* The fixture binary with extra environment (and no GPU). */
-static kc_proc fixture_env(char **env, char **args)
-{
-    char *argv[48], *envs[16];
-    int a = 0, e = 0;
-    argv[a++] = (char *)kc_test_fixture_bin();
-    for (int i = 0; args[i]; i++) argv[a++] = args[i];
-    argv[a] = NULL;
-    for (int i = 0; KC_NO_GPU_ENV[i]; i++) envs[e++] = KC_NO_GPU_ENV[i];
-    for (int i = 0; env && env[i]; i++) envs[e++] = env[i];
-    envs[e] = NULL;
-    kc_proc p;
-    cr_assert_eq(kc_spawn(argv, envs, 90, &p), 0);
-    return p;
 }
 
 static void expect_serial_summary(const char *merged_out, int merged_status)
@@ -84,17 +60,17 @@ Test(engine_examples, kubernetes_indexed_job, .timeout = 180)
     snprintf(ns, sizeof ns, "KC_SHARDS=%d", shards);
     for (int k = 0; k < shards; k++) {
         snprintf(idx, sizeof idx, "JOB_COMPLETION_INDEX=%d", k);
-        kc_proc p = fixture_env((char *[]){ idx, ns, NULL },
-                                (char *[]){ "run", "fixture.pass.*", "fixture.fail", "--shard", "auto", "--jobs", "2", NULL });
+        kc_proc p = kc_run_fixture_env((char *[]){ "run", "fixture.pass.*", "fixture.fail", "--shard", "auto", "--jobs", "2",
+                                                   NULL }, (char *[]){ idx, ns, NULL }, 90);
         char said[128];
         snprintf(said, sizeof said, "kcontract: shard %d/%d from the variables of Kubernetes (JOB_COMPLETION_INDEX=%d KC_SHARDS=%d)",
                  k, shards, k, shards);
         cr_expect(strncmp(p.out, said, strlen(said)) == 0, "first line:\n%s", p.out);
         snprintf(path, sizeof path, "%s/shard-%d-kcontract-shards-%d-abcde.log", dir, k, k);
-        save(path, p.out);
+        kc_write_file(path, p.out);
         if (k == 1) {   /* index 1 ran in a second pod too */
             snprintf(path, sizeof path, "%s/shard-%d-kcontract-shards-%d-fghij.log", dir, k, k);
-            save(path, p.out);
+            kc_write_file(path, p.out);
         }
         kc_proc_free(&p);
     }
@@ -103,8 +79,8 @@ Test(engine_examples, kubernetes_indexed_job, .timeout = 180)
     expect_serial_summary(g.out, g.status);
     kc_proc_free(&g);
     /* A manifest without KC_SHARDS: each pod refuses, naming it. */
-    kc_proc p = fixture_env((char *[]){ "JOB_COMPLETION_INDEX=0", NULL },
-                            (char *[]){ "run", "fixture.pass.*", "--shard", "auto", NULL });
+    kc_proc p = kc_run_fixture_env((char *[]){ "run", "fixture.pass.*", "--shard", "auto", NULL },
+                                   (char *[]){ "JOB_COMPLETION_INDEX=0", NULL }, 90);
     cr_expect_eq(p.status, 2);
     cr_expect(strstr(p.err, "JOB_COMPLETION_INDEX=0 is set but KC_SHARDS is not"), "%s", p.err);
     kc_proc_free(&p);
@@ -143,7 +119,7 @@ Test(engine_examples, github_actions_matrix, .timeout = 180)
         snprintf(sub, sizeof sub, "%s/shard-%d", dir, k);
         mkdir(sub, 0755);
         snprintf(path, sizeof path, "%s/shard-%d.log", sub, k);
-        save(path, p.out);
+        kc_write_file(path, p.out);
         kc_proc_free(&p);
     }
     char junit[128];

@@ -110,17 +110,7 @@ Test(shard_env, refusals_name_the_variables)
 /* The fixture binary with extra environment entries "NAME=value" (and no GPU). */
 static kc_proc fixture_env(char **env, char **args)
 {
-    char *argv[48], *envs[24];
-    int a = 0, e = 0;
-    argv[a++] = (char *)kc_test_fixture_bin();
-    for (int i = 0; args[i]; i++) argv[a++] = args[i];
-    argv[a] = NULL;
-    for (int i = 0; KC_NO_GPU_ENV[i]; i++) envs[e++] = KC_NO_GPU_ENV[i];
-    for (int i = 0; env[i]; i++) envs[e++] = env[i];
-    envs[e] = NULL;
-    kc_proc p;
-    cr_assert_eq(kc_spawn(argv, envs, 90, &p), 0, "cannot start %s", argv[0]);
-    return p;
+    return kc_run_fixture_env(args, env, 90);
 }
 
 Test(shard_env, runs_follow_the_protocols, .timeout = 120)

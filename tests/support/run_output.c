@@ -100,15 +100,25 @@ const char *kc_out_file(const char *path)
 
 char *const KC_NO_GPU_ENV[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
 
-kc_proc kc_run_fixture(char **args, double timeout_s)
+kc_proc kc_run_fixture_env(char **args, char *const *env_extra, double timeout_s)
 {
     char *argv[64] = { (char *)kc_test_fixture_bin() };
     int a = 1;
     for (; args[a - 1] && a < 63; a++) argv[a] = args[a - 1];
     argv[a] = NULL;
+    char *env[32];
+    int e = 0;
+    for (int i = 0; KC_NO_GPU_ENV[i] && e < 31; i++) env[e++] = KC_NO_GPU_ENV[i];
+    for (int i = 0; env_extra && env_extra[i] && e < 31; i++) env[e++] = env_extra[i];
+    env[e] = NULL;
     kc_proc p;
-    cr_assert_eq(kc_spawn(argv, KC_NO_GPU_ENV, timeout_s, &p), 0, "cannot start %s", argv[0]);
+    cr_assert_eq(kc_spawn(argv, env, timeout_s, &p), 0, "cannot start %s", argv[0]);
     return p;
+}
+
+kc_proc kc_run_fixture(char **args, double timeout_s)
+{
+    return kc_run_fixture_env(args, NULL, timeout_s);
 }
 
 kc_proc kc_run_fake(char **args, char *const *env_extra, double timeout_s)

@@ -38,6 +38,9 @@ extern char *const KC_NO_GPU_ENV[];
 /* Runs the fixture binary with args (NULL-ended) and KC_NO_GPU_ENV to its end
  * (killed after timeout_s); a Criterion assertion fails if it cannot start. */
 kc_proc kc_run_fixture(char **args, double timeout_s);
+/* kc_run_fixture with the "K=V" entries of env_extra (NULL-ended, may be
+ * NULL) after KC_NO_GPU_ENV: an engine's shard variables, say. */
+kc_proc kc_run_fixture_env(char **args, char *const *env_extra, double timeout_s);
 /* Runs the fixture binary with args (NULL-ended) under the fake CUDA driver
  * ($KC_FAKE_CUDA, else build/libfake_cuda.so) and the "K=V" entries of
  * env_extra (NULL-ended, may be NULL), killed after timeout_s; a Criterion

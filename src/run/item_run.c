@@ -131,7 +131,7 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
         kc_run_gpu_item(gpu, it, o->seed, o->reference, out, detail, KC_DETAIL_CAP);
         /* A control planted for the sanitizer that gates 1-4 passed cleanly
          * (every case run, none failing, the context intact) goes on to it. */
-        if (it->kind == KC_KIND_CONTROL && it->control->gate == KC_GATE_SANITIZE && out->state == KC_MISSED &&
+        if (it->kind == KC_KIND_CONTROL && kc_item_runs_sanitizer(it) && out->state == KC_MISSED &&
             out->cases > 0 && out->cases_failed == 0 && !out->context_lost) {
             char gates[64];
             snprintf(gates, sizeof gates, "gates 1-4 passed all %d cases", out->cases);

@@ -358,8 +358,21 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
 /* ---- handing out items ---- */
 
 /* What a worker takes first (wants): any item, items that run
- * compute-sanitizer, the others, or none (it waits). */
-enum { WANT_ANY, WANT_SANITIZER, WANT_OTHER, WANT_NONE };
+ * compute-sanitizer, the others, or none (it waits); and, among the
+ * sanitizer's items, the controls planted for it (next_item). */
+enum { WANT_ANY, WANT_SANITIZER, WANT_OTHER, WANT_NONE, WANT_SANITIZER_CONTROL };
+
+/* Whether item `it` is of kind `want`. */
+static int is_wanted(const kc_item *it, int want)
+{
+    switch (want) {
+    case WANT_SANITIZER: return kc_item_runs_sanitizer(it);
+    case WANT_OTHER: return !kc_item_runs_sanitizer(it);
+    case WANT_SANITIZER_CONTROL: return it->kind == KC_KIND_CONTROL && kc_item_runs_sanitizer(it);
+    case WANT_NONE: return 0;
+    default: return 1;
+    }
+}
 
 /* The next item of kind `want` (wants) for worker w in the queue's order,
  * preferring one of the contract its last item had. -1 when none fits the
@@ -371,7 +384,7 @@ static int next_of_kind(queue *qq, const wk *w, int want, int *alone)
         qitem *qi = &qq->q[j];
         int a;
         if (qi->dispatched) continue;
-        if (want != WANT_ANY && kc_item_runs_sanitizer(&qq->items[qi->idx]) != (want == WANT_SANITIZER)) continue;
+        if (!is_wanted(&qq->items[qi->idx], want)) continue;
         if (!kc_admit_check(&qq->adm, w->devslot, qi->host, qi->gpu, &a)) continue;
         if (w->last && qq->items[qi->idx].contract == w->last) {
             *alone = a;
@@ -389,9 +402,9 @@ static int next_of_kind(queue *qq, const wk *w, int want, int *alone)
 
 /* Which items worker w takes first: WANT_SANITIZER (items that run
  * compute-sanitizer), WANT_OTHER, WANT_ANY, or WANT_NONE (only the
- * sanitizer's items are left, and too few to start sessions for). Each worker that runs one
- * starts four compute-sanitizer sessions, each a CUDA context under its
- * tool, and those starts slow every process on the GPU (H200, run 9: with
+ * sanitizer's items are left, and too few to start sessions for). Each
+ * worker that runs one starts four compute-sanitizer sessions, each a CUDA
+ * context under its tool, and those starts slow every process on the GPU (H200, run 9: with
  * every worker starting them, the other items took 363 item-seconds against
  * 206 without). So workers that hold sessions take the sanitizer's items,
  * and another worker joins them only while their share of what is left (the
@@ -412,33 +425,20 @@ static int wants(const queue *qq, const wk *w)
     return other > 0 ? WANT_OTHER : WANT_NONE;
 }
 
-/* The first control planted for the sanitizer that fits the memory left, or
- * -1. Each ends a session with its error, and an error in a session's first
- * window decides at once (sanitize_session.h); after items the session
- * called clean it takes a second run, alone: on the H200 (run 10) such a
- * control took 8.5-9.5 s against 2-4 s run back to back with the others. */
-static int next_sanitizer_control(queue *qq, const wk *w, int *alone)
-{
-    for (int j = 0; j < qq->nq; j++) {
-        const kc_item *it = &qq->items[qq->q[j].idx];
-        if (!qq->q[j].dispatched && it->kind == KC_KIND_CONTROL && kc_item_runs_sanitizer(it) &&
-            kc_admit_check(&qq->adm, w->devslot, qq->q[j].host, qq->q[j].gpu, alone))
-            return j;
-    }
-    return -1;
-}
-
 /* The next item for worker w: of the kind it wants first (wants), else any;
  * in the queue's order, preferring one of the contract its last item had (a
  * contract's controls run on the kernel item's case seeds, so they find its
  * inputs already made on that worker's GPU: inputs.h). A worker that wants
- * the sanitizer's items takes its controls first (next_sanitizer_control).
+ * the sanitizer's items takes the controls planted for it first: each ends
+ * a session with its error, which a session's first window decides at once
+ * (sanitize_session.h), where after items the session called clean it takes
+ * a second run, alone (H200, run 10: 8.5-9.5 s against 2-4 s back to back).
  * -1 when nothing pending fits the memory left. */
 static int next_item(queue *qq, const wk *w, int *alone)
 {
     int want = wants(qq, w);
     if (want == WANT_NONE) return -1;
-    int j = want == WANT_SANITIZER ? next_sanitizer_control(qq, w, alone) : -1;
+    int j = want == WANT_SANITIZER ? next_of_kind(qq, w, WANT_SANITIZER_CONTROL, alone) : -1;
     if (j < 0) j = next_of_kind(qq, w, want, alone);
     return j >= 0 || want == WANT_ANY ? j : next_of_kind(qq, w, WANT_ANY, alone);
 }

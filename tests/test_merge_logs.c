@@ -400,3 +400,35 @@ Test(merge_logs, a_directory_of_bazel_logs_merges_with_reports, .timeout = 90)
     unlink(json);
     unlink(junit);
 }
+
+/* A failing item's further lines ("    stale known finding: ...") come with
+ * it into the merged list of failing items, from a serial shard and from a
+ * shard run as a work queue (whose worker lines interleave, each tagged). */
+Test(merge_logs, failing_items_keep_their_further_lines, .timeout = 120)
+{
+    char costs[128], log[2][128];
+    snprintf(costs, sizeof costs, "/tmp/kc-merge-%ld-dcosts.tsv", (long)getpid());
+    save(costs, "# kcontract costs v1\n");
+    for (int jobs = 0; jobs < 2; jobs++) {
+        for (int k = 0; k < 2; k++) {
+            char spec[16];
+            snprintf(spec, sizeof spec, "%d/2", k);
+            snprintf(log[k], sizeof log[k], "/tmp/kc-merge-%ld-d%d.log", (long)getpid(), k);
+            kc_proc p = kc_run_fake((char *[]){ "run", "fake.*", "--shard", spec, jobs ? "--jobs" : NULL, "2", "--costs",
+                                                costs, NULL }, NULL, 90);
+            save(log[k], p.out);
+            kc_proc_free(&p);
+        }
+        kc_proc m = kc_run_fake((char *[]){ "merge", "fake.*", "--log", log[0], "--log", log[1], jobs ? "--costs" : NULL,
+                                            costs, NULL }, NULL, 60);
+        const char *at = strstr(m.out, "\nFAIL   fake.stale.f32  1 stale known finding (listed below)");
+        const char *nl = at ? strchr(at + 1, '\n') : NULL;
+        cr_expect(nl && strncmp(nl + 1, "    stale known finding: gate 3 on shapes edge.*", 48) == 0,
+                  "%s: the merged FAIL line of fake.stale.f32 is not followed by its finding:\n%s",
+                  jobs ? "--jobs 2 shards" : "serial shards", m.out);
+        kc_proc_free(&m);
+    }
+    unlink(log[0]);
+    unlink(log[1]);
+    unlink(costs);
+}

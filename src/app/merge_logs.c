@@ -32,12 +32,21 @@
 /* The item an item line names: "STATE  name  message  (S s)", the state one
  * of kc_state_name's, the name one of this selection's items; else NULL (a
  * line an item printed, a header, the TALLY). */
+/* The worker of a "[wK] " tag at the start of line (a --shard K/N --jobs M
+ * run's worker line) and the line after it; -1 and line itself untagged. */
+static int worker_tag(const char *line, const char **after)
+{
+    *after = line;
+    if (line[0] != '[' || line[1] != 'w') return -1;
+    size_t d = strspn(line + 2, "0123456789");
+    if (!d || d > 6 || line[2 + d] != ']' || line[3 + d] != ' ') return -1;
+    *after = line + 4 + d;
+    return atoi(line + 2);
+}
+
 static const kc_item *item_of_line(const char *line, const kc_item *items, int n, kc_state *st, const char **rest)
 {
-    if (line[0] == '[' && line[1] == 'w') {   /* "[w3] PASS ...": a --shard K/N --jobs M run's worker line */
-        size_t d = strspn(line + 2, "0123456789");
-        if (d && line[2 + d] == ']' && line[3 + d] == ' ') line += 4 + d;
-    }
+    worker_tag(line, &line);
     size_t w = strcspn(line, " ");
     int s = 0;
     while (s < KC_STATE_COUNT && !(strlen(kc_state_name((kc_state)s)) == w && strncmp(line, kc_state_name((kc_state)s), w) == 0))
@@ -82,6 +91,22 @@ static void line_record(const kc_item *it, kc_state st, const char *rest, kc_rec
     snprintf(r->res.msg, sizeof r->res.msg, "%.*s", (int)len, rest);
 }
 
+/* At most this many workers' detail lines are kept apart (tags past it
+ * keep none: their items' lines stand alone). */
+#define DETAIL_WORKERS 1024
+
+/* A line "    ..." (after an optional "[wK] " tag) belongs to the last item
+ * line of the same worker: appended to that record's detail. */
+static void detail_line(kc_records *recs, const int *last, const char *line)
+{
+    const char *after;
+    int wk = worker_tag(line, &after) + 1;
+    if (wk < 0 || wk > DETAIL_WORKERS || last[wk] < 0 || strncmp(after, "    ", 4) != 0) return;
+    kc_record *r = &recs->v[last[wk]];
+    size_t n = strlen(r->detail);
+    if (n + strlen(after) + 2 <= sizeof r->detail) snprintf(r->detail + n, sizeof r->detail - n, "%s\n", after);
+}
+
 int kc_merge_log_read(FILE *f, const kc_item *items, int n, kc_shard_out *s, kc_tally *body, double *wall,
                       kc_records *recs)
 {
@@ -90,6 +115,8 @@ int kc_merge_log_read(FILE *f, const kc_item *items, int n, kc_shard_out *s, kc_
     size_t lcap = 0;
     ssize_t len;
     int after_tally = 0, summary = 0;
+    int last[DETAIL_WORKERS + 1];   /* the record of each worker's (slot 0: untagged) last item line, -1 none */
+    for (int i = 0; i <= DETAIL_WORKERS; i++) last[i] = -1;
     while ((len = getline(&line, &lcap, f)) >= 0) {
         if (len > 0 && line[len - 1] == '\n') line[--len] = 0;
         if (len > 0 && line[len - 1] == '\r') line[--len] = 0;   /* a log saved with CRLF line ends */
@@ -110,7 +137,12 @@ int kc_merge_log_read(FILE *f, const kc_item *items, int n, kc_shard_out *s, kc_
                     free(line);
                     return -1;
                 }
+                const char *after;
+                int wk = worker_tag(line, &after) + 1;
+                if (wk >= 0 && wk <= DETAIL_WORKERS) last[wk] = recs->n - 1;
             }
+        } else if (recs) {
+            detail_line(recs, last, line);
         }
         if (strncmp(line, "SUMMARY ", 8) == 0) {
             summary = after_tally;
@@ -364,8 +396,8 @@ static void print_failing(const kc_records *rs)
     for (int i = 0; i < rs->n; i++) {
         const kc_record *r = &rs->v[i];
         if (!kc_result_fails(&r->res)) continue;
-        printf("%-6s %s  %s  (%.2f s)%s%s\n", kc_state_name(r->res.state), r->name, r->res.msg, r->end_s,
-               r->res.rerun[0] ? "  rerun: " : "", r->res.rerun);
+        printf("%-6s %s  %s  (%.2f s)%s%s\n%s", kc_state_name(r->res.state), r->name, r->res.msg, r->end_s,
+               r->res.rerun[0] ? "  rerun: " : "", r->res.rerun, r->detail);
     }
 }
 

@@ -18,6 +18,8 @@ typedef struct kc_record {
     double start_s, end_s;    /* seconds since the run started (wall clock, monotonic) */
     long peak_gpu_mib;        /* the worker's peak GPU memory during the item (NVML); -1 unknown */
     char log_tail[4096];      /* CRASH/TIMEOUT: the worker's last lines */
+    char detail[2048];        /* merge: the item's further lines as its shard printed them ("    known: ...",
+                               * newline-ended, without a "[wK] " tag); "" none or not a merge */
 } kc_record;
 
 /* The records of one run, in the order items finished. */

@@ -94,6 +94,9 @@ Test(rerun_failed, jobs_selects_in_the_parent_and_writes_back, .timeout = 60)
     cr_expect_eq(p.status, 0, "exit %d\n%s", p.status, p.out);
     cr_expect(strstr(p.out, "records no failed item among those selected; nothing to run"), "%s", p.out);
     cr_expect_eq(kc_out_count_lines(p.out, "PASS "), 0, "%s", p.out);
+    /* no item ran: no memory plan to admit by, no worker figures (it said
+     * "workers: 1, busy 0.000 s ... (efficiency 0.00)" of a queue of none) */
+    cr_expect(!strstr(p.out, "kcontract: memory: ") && !strstr(p.out, "\nworkers: "), "%s", p.out);
     kc_proc_free(&p);
     unlink(path);
 }

@@ -31,6 +31,7 @@ void kc_report_no_gpu(FILE *out, const kc_records *rs, const char *why)
 
 void kc_report_workers(FILE *out, const kc_records *rs)
 {
+    if (!rs->n) return;         /* no item ran (nothing to rerun, say): no worker has figures */
     int nw;
     double busy;
     kc_worker_stats *ws = kc_report_workers_new(rs, &nw, &busy);

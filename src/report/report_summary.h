@@ -16,6 +16,6 @@ void kc_report_no_gpu(FILE *out, const kc_records *rs, const char *why);
  *  peak GPU 8724 MiB (worker 5)", one line per worker, the time split ("time in
  *  items: inputs ..., GPU ..., float64 references ..., checks ..., other ...")
  *  and "slowest items: NAME S s, ..." (the KC_REPORT_SLOWEST longest, longest
- *  first); written after the SUMMARY. */
+ *  first); written after the SUMMARY. Nothing when no item ran. */
 void kc_report_workers(FILE *out, const kc_records *rs);
 #endif

@@ -683,7 +683,8 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     kc_bytes_str(avail, av, sizeof av);
     char wg[48] = "";
     if (d->ndevs) snprintf(wg, sizeof wg, " + %zu MiB GPU", (size_t)KC_PLAN_GPU_PER_PROCESS >> 20);
-    printf("kcontract: memory: each worker %zu MiB host%s; items are admitted while the running ones fit (largest item that runs here: host %s, GPU %s; MemAvailable %s)\n",
+    if (qq->nq)     /* with nothing to run, nothing to admit */
+        printf("kcontract: memory: each worker %zu MiB host%s; items are admitted while the running ones fit (largest item that runs here: host %s, GPU %s; MemAvailable %s)\n",
            (size_t)KC_PLAN_HOST_OVERHEAD >> 20, wg, hs, gs,
            avail == SIZE_MAX ? "unknown" : av);
     if (o->timeout_s > 0) printf("kcontract: time limit %.6g s per item (--timeout)\n", o->timeout_s);

@@ -893,3 +893,46 @@ Test(sanitize, a_killed_static_shard_leaves_no_session_running, .timeout = 60)
 {
     kill_the_sessions_parent("static");
 }
+
+/* racecheck's request ("<item> edge") launches the edge shapes together,
+ * one stream each (gates.h); every other request, and the command a failure
+ * line gives, launches them one at a time. A fault among launches made
+ * together names each shape launched, not one it cannot single out. */
+Test(sanitize, racecheck_launches_the_edge_shapes_together, .timeout = 120)
+{
+    static char env_cuda[1024];
+    const char *lib = getenv("KC_FAKE_CUDA");
+    snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
+    char *env[] = { env_cuda, NULL };
+    char *argv[] = { "/bin/sh", "-c",
+                     "printf 'fakeedges.copy.f16:sanitize edge\\nfakeedges.copy.f16:sanitize all\\n"
+                     "fakeedges.copy.f16:control.fault edge\\nfakeedges.copy.f16:sanitize edge\\n' | "
+                     "\"$0\" run --sanitize-target --seed 7 --device 0",
+                     (char *)kc_test_fixture_bin(), NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 60, &p), 0);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: ok: 3 launches of fakeedges.copy.f16 (dist uniform): edge.1 "
+                            "edge.31 edge.33 (up to 3 launched together, one stream each)\n"), "%s", p.out);
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: ok: 4 launches of fakeedges.copy.f16 (dist uniform): edge.1 "
+                            "edge.31 edge.33 model.heads.1024\n"), "%s", p.out);
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: FAIL: gate 1 (launch and fit): shapes edge.1 edge.31, dist "
+                            "uniform, launched together (one stream each): a launch failed: CUDA_ERROR_ILLEGAL_ADDRESS "
+                            "(the CUDA context is now unusable); the sanitizer command launches them one at a time\n"),
+              "%s", p.out);
+    /* the context is lost: the session ends after that item */
+    cr_expect_eq(kc_out_count(p.out, "kcontract-sanitize-target: begin "), 3, "%s", p.out);
+    kc_proc_free(&p);
+    /* through the gate: racecheck's cost says so, and its errors still decide */
+    p = san_run((char *[]){ "run", "fakeedges.copy.f16:sanitize", NULL }, 0, NULL, NULL);
+    char line[8192];
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakeedges.copy.f16:sanitize", line, sizeof line) &&
+              strstr(line, " s (edge shapes, launched together), initcheck "), "%s", p.out);
+    kc_proc_free(&p);
+    p = san_run((char *[]){ "run", "fakeedges.copy.f16:sanitize", NULL }, 0, "KC_FAKE_SANITIZER=error:racecheck", NULL);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "FAIL", "fakeedges.copy.f16:sanitize", line, sizeof line) &&
+              strstr(line, "racecheck"), "%s", p.out);
+    kc_proc_free(&p);
+}

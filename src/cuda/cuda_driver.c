@@ -52,7 +52,7 @@ int kc_cuda_load(kc_cuda *cu, const char *lib, char *err, size_t errcap)
         E(DevicePrimaryCtxRelease), E(DevicePrimaryCtxSetFlags), E(CtxSetCurrent), E(CtxSynchronize), E(MemGetInfo),
         E(MemAlloc), E(MemFree), E(MemcpyHtoD), E(MemcpyDtoH), E(MemcpyDtoD), E(MemsetD8), E(ModuleLoadData),
         E(ModuleUnload), E(ModuleGetFunction), E(FuncGetAttribute), E(FuncSetAttribute),
-        E(LaunchKernel), E(OccupancyMaxActiveBlocksPerMultiprocessor), E(GetErrorName),
+        E(LaunchKernel), E(StreamCreate), E(StreamDestroy), E(OccupancyMaxActiveBlocksPerMultiprocessor), E(GetErrorName),
         E(GetErrorString),
 #undef E
     };

@@ -37,6 +37,8 @@ typedef struct kc_cuda {
     CUresult (*FuncSetAttribute)(CUfunction, CUfunction_attribute, int);
     CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                              unsigned, CUstream, void **, void **);
+    CUresult (*StreamCreate)(CUstream *, unsigned);     /* CU_STREAM_NON_BLOCKING: the sanitizer's target (gates.h) */
+    CUresult (*StreamDestroy)(CUstream);
     CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
     CUresult (*GetErrorName)(CUresult, const char **);
     CUresult (*GetErrorString)(CUresult, const char **);

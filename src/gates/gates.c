@@ -307,16 +307,19 @@ static int host_launch(kc_gpu *gpu, kc_case *k, int set, int gate)
 }
 
 /* Gate 1 for one launch: checks the geometry against the function and device,
- * launches and synchronizes. Returns 0 or the gate (failure in k->why). */
-static int launch(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate)
+ * launches on `stream` and, with sync, synchronizes the context. Returns 0 or
+ * the gate (failure in k->why). */
+static int launch_on(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate, CUstream stream, int sync)
 {
     if (k->entry) return host_launch(gpu, k, set, gate);
     kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
     k->c->launch(k->s, &gpu->dev, &l);
     unsigned threads = l.block[0] * l.block[1] * l.block[2];
     int maxthreads = 0, statics = 0;
-    gpu->cu.FuncGetAttribute(&maxthreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f);
-    gpu->cu.FuncGetAttribute(&statics, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f);
+    CUresult ar = gpu->cu.FuncGetAttribute(&maxthreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f);
+    if (ar == CUDA_SUCCESS) ar = gpu->cu.FuncGetAttribute(&statics, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f);
+    if (ar != CUDA_SUCCESS)     /* a sticky error: an earlier launch's fault (launch_together) */
+        return cuda_failed(gpu, k, ar, "cuFuncGetAttribute", "before the launch");
     if (!l.grid[0] || !l.grid[1] || !l.grid[2] || !threads)
         return failf(k, gate, "empty launch: grid %ux%ux%u, block %ux%ux%u", l.grid[0], l.grid[1], l.grid[2],
                      l.block[0], l.block[1], l.block[2]);
@@ -336,8 +339,8 @@ static int launch(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate)
     make_params(k, set, &p);
     if (!k->exact) kc_dev_poison_smem(gpu);
     CUresult r = gpu->cu.LaunchKernel(f, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
-                                      l.smem, NULL, p.params, NULL);
-    if (r == CUDA_SUCCESS) r = gpu->cu.CtxSynchronize();
+                                      l.smem, stream, p.params, NULL);
+    if (r == CUDA_SUCCESS && sync) r = gpu->cu.CtxSynchronize();
     if (r != CUDA_SUCCESS) {
         k->sticky = kc_cuda_error_is_sticky(r);
         if (k->sticky) gpu->lost = 1;
@@ -346,6 +349,12 @@ static int launch(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate)
                      k->sticky ? " (the CUDA context is now unusable)" : "");
     }
     return 0;
+}
+
+/* launch_on the default stream, synchronized: every gate's launch. */
+static int launch(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate)
+{
+    return launch_on(gpu, f, k, set, gate, NULL, 1);
 }
 
 /* Element i of buffer a of set `set` (0 for the first launch's), or of its
@@ -1034,12 +1043,87 @@ static long launch_smem(kc_gpu *gpu, const kc_contract *c, CUfunction fn, const 
     return (long)statics + (long)l.smem;
 }
 
+/* One case of the sanitizer's target: its inputs made, its buffers of exact
+ * size allocated and filled. 0, or the failure in k->why. */
+static int exact_prepare(kc_gpu *gpu, kc_case *k)
+{
+    int g = case_prepare(gpu, k);
+    CUresult r = g ? CUDA_SUCCESS : set_upload(gpu, k, 0, 0);
+    if (!g && r != CUDA_SUCCESS)
+        g = failf(k, KC_INTERNAL, "allocating or filling device buffers failed: %s", kc_cuda_error_name(&gpu->cu, r));
+    return g;
+}
+
+/* Launches cases k[0..n) together, each on its own non-blocking stream, and
+ * synchronizes once. 0, or 1 with the failure in msg: a launch that did not
+ * start names its shape; an error at the synchronize names every shape of
+ * the round (which one faulted is for the sanitizer command to say: it runs
+ * them one at a time). */
+static int launch_together(kc_gpu *gpu, CUfunction fn, kc_case *k, int n, char *msg, size_t cap)
+{
+    CUstream st[KC_SAN_TOGETHER_MAX] = { 0 };
+    /* The inputs were made and copied on the default stream, which a
+     * non-blocking stream does not wait for. */
+    CUresult r = gpu->cu.CtxSynchronize();
+    int rc = 0;
+    for (int i = 0; i < n && r == CUDA_SUCCESS; i++)
+        if ((r = gpu->cu.StreamCreate(&st[i], CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS) st[i] = NULL;
+    if (r != CUDA_SUCCESS) {
+        if (kc_cuda_error_is_sticky(r)) gpu->lost = 1;
+        snprintf(msg, cap, "internal error: before launching %d edge shapes together: %s", n, kc_cuda_error_name(&gpu->cu, r));
+        rc = 1;
+    }
+    int started = 0;
+    for (; started < n && !rc; started++)
+        if (launch_on(gpu, fn, &k[started], 0, 1, st[started], 0)) {
+            if (k[started].sticky && started > 0) {
+                rc = -1;        /* perhaps an earlier launch's fault, surfacing at this call */
+            } else {
+                snprintf(msg, cap, "%s", k[started].why);
+                rc = 1;
+            }
+        }
+    /* Always: the launches that started end before their buffers are freed.
+     * A sticky error stays, so this returns the one a launch call met. */
+    r = gpu->cu.CtxSynchronize();
+    if (rc < 0 || (!rc && r != CUDA_SUCCESS)) {
+        const int sticky = kc_cuda_error_is_sticky(r);
+        if (sticky) gpu->lost = 1;
+        kc_strbuf b;
+        kc_sb_init(&b, msg, cap);
+        kc_sb_printf(&b, "gate 1 (%s): shapes", gate_name[1]);
+        for (int i = 0; i < started; i++) kc_sb_printf(&b, " %s", k[i].s->name);
+        kc_sb_printf(&b, ", dist %s, launched together (one stream each): %s failed: %s%s; the sanitizer command "
+                     "launches them one at a time", kc_dist_name(k[0].dist), rc < 0 ? "a launch" : "synchronize",
+                     kc_cuda_error_name(&gpu->cu, r), sticky ? " (the CUDA context is now unusable)" : "");
+        rc = 1;
+    }
+    for (int i = 0; i < n; i++)
+        if (st[i] && !gpu->lost) gpu->cu.StreamDestroy(st[i]);
+    return rc;
+}
+
+/* Where the next round of the target's launches ends: one shape, or with
+ * `together` the shapes from `i` whose device footprints fit
+ * KC_SAN_TOGETHER_BYTES (at least one). */
+static int round_end(const kc_contract *c, const kc_shape *const *shapes, int ns, int i, int together)
+{
+    size_t total = 0;
+    int j = i;
+    for (; j < ns && j - i < KC_SAN_TOGETHER_MAX; j++) {
+        size_t h, g;
+        kc_case_memory(c, shapes[j], KC_REF_DEVICE, &h, &g);
+        if (j > i && (!together || total + g > KC_SAN_TOGETHER_BYTES)) break;
+        total += g;
+    }
+    return j;
+}
+
 int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control, uint64_t seed, int edges_only,
                           char *msg, size_t cap, kc_exact_stats *st)
 {
+    memset(st, 0, sizeof *st);
     st->smem_bytes = c->library ? -1 : 0;
-    st->slowest = NULL;
-    st->slowest_s = 0;
     CUmodule mod = NULL;
     CUfunction fn = NULL;
     kc_host_entry entry;
@@ -1055,38 +1139,57 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
     int ns = kc_sanitize_shapes(c, shapes, 64), rc = 0, launched = 0;
     if (edges_only)
         while (ns > 0 && shapes[ns - 1]->cls != KC_SHAPE_EDGE) ns--;     /* the model shape comes last */
-    for (int i = 0; i < ns && !rc; i++) {
-        kc_case k = { .c = c, .s = shapes[i], .dist = dists[0], .mode = KC_REF_DEVICE, .time = &time, .entry = entry,
-                      .exact = 1 };
-        k.seed = kc_case_seed(seed, c->name, shapes[i]->name, dists[0]);
+    /* racecheck's request: its edge shapes together (gates.h); a library's
+     * entry launches on the default stream and synchronizes itself. */
+    const int together = edges_only && !entry;
+    kc_case *k = calloc(ns > 0 ? (size_t)ns : 1, sizeof *k);
+    if (!k) {
+        snprintf(msg, cap, "internal error: out of host memory for %d cases", ns);
+        rc = 1;
+    }
+    for (int i = 0, j; i < ns && !rc; i = j) {
+        j = round_end(c, shapes, ns, i, together);
         double t0 = kc_now_s();
-        if (!c->library) {
-            long smem = launch_smem(gpu, c, fn, shapes[i]);
-            if (smem > st->smem_bytes) st->smem_bytes = smem;
+        int prepared = i;
+        for (; prepared < j && !rc; prepared++) {
+            kc_case *kk = &k[prepared];
+            *kk = (kc_case){ .c = c, .s = shapes[prepared], .dist = dists[0], .mode = KC_REF_DEVICE, .time = &time,
+                             .entry = entry, .exact = 1 };
+            kk->seed = kc_case_seed(seed, c->name, shapes[prepared]->name, dists[0]);
+            if (!c->library) {
+                long smem = launch_smem(gpu, c, fn, shapes[prepared]);
+                if (smem > st->smem_bytes) st->smem_bytes = smem;
+            }
+            if (exact_prepare(gpu, kk)) {
+                snprintf(msg, cap, "%s", kk->why);
+                rc = 1;
+            }
         }
-        int g = case_prepare(gpu, &k);
-        CUresult r = g ? CUDA_SUCCESS : set_upload(gpu, &k, 0, 0);
-        if (!g && r != CUDA_SUCCESS)
-            g = failf(&k, KC_INTERNAL, "allocating or filling device buffers failed: %s", kc_cuda_error_name(&gpu->cu, r));
-        if (!g) g = launch(gpu, fn, &k, 0, 1);
-        if (g) {
-            snprintf(msg, cap, "%s", k.why);
+        if (!rc && j - i > 1) {
+            rc = launch_together(gpu, fn, &k[i], j - i, msg, cap);
+            if (j - i > st->together) st->together = j - i;
+        } else if (!rc && launch(gpu, fn, &k[i], 0, 1)) {
+            snprintf(msg, cap, "%s", k[i].why);
             rc = 1;
-        } else {
-            launched++;
         }
-        case_free(gpu, &k);
-        if (!g && kc_now_s() - t0 >= st->slowest_s) {
-            st->slowest_s = kc_now_s() - t0;
-            st->slowest = shapes[i]->name;
+        for (int a = i; a < prepared; a++) case_free(gpu, &k[a]);
+        if (!rc) {
+            launched += j - i;
+            if (j - i == 1 && kc_now_s() - t0 >= st->slowest_s) {
+                st->slowest_s = kc_now_s() - t0;
+                st->slowest = shapes[i]->name;
+            }
         }
     }
     if (!rc) {
-        int n = snprintf(msg, cap, "%d launch%s of %s%s%s (dist %s):", launched, launched == 1 ? "" : "es", c->name,
-                         control ? "@" : "", control ? control : "", kc_dist_name(dists[0]));
-        for (int i = 0; i < ns && n > 0 && (size_t)n < cap; i++)
-            n += snprintf(msg + n, cap - (size_t)n, " %s", shapes[i]->name);
+        kc_strbuf b;
+        kc_sb_init(&b, msg, cap);
+        kc_sb_printf(&b, "%d launch%s of %s%s%s (dist %s):", launched, launched == 1 ? "" : "es", c->name,
+                      control ? "@" : "", control ? control : "", kc_dist_name(dists[0]));
+        for (int i = 0; i < ns; i++) kc_sb_printf(&b, " %s", shapes[i]->name);
+        if (st->together) kc_sb_printf(&b, " (up to %d launched together, one stream each)", st->together);
     }
+    free(k);
     if (mod && !gpu->lost) gpu->cu.ModuleUnload(mod);
     kc_hostmem_release();
     kc_devmem_release(gpu);

@@ -347,9 +347,10 @@ static void plan_learn(san_plan *p, int t, const char *out, double secs)
         p->slowest_s = s;
         snprintf(p->slowest, sizeof p->slowest, "slowest launch %s %.1f s (%s)", shape, s, TOOLS[t]);
     }
+    const int together = target_line(out, KC_SAN_TARGET_OK, l, sizeof l) && strstr(l, "launched together");
     size_t n = strlen(p->times);
     snprintf(p->times + n, sizeof p->times - n, "%s%s %.1f s%s", n ? ", " : "", TOOLS[t], secs,
-             t == 1 && race_edges_only(p) ? " (edge shapes)" : "");
+             !(t == 1 && race_edges_only(p)) ? "" : together ? " (edge shapes, launched together)" : " (edge shapes)");
 }
 
 /* Whether racecheck runs, after memcheck's run told the shared memory. */

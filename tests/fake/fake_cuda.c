@@ -44,6 +44,7 @@
 #undef cuDevicePrimaryCtxRelease
 #undef cuDevicePrimaryCtxSetFlags
 #undef cuLaunchKernel
+#undef cuStreamDestroy
 
 #define TOTAL_MEM ((size_t)16 << 30)
 #define SMEM_DEFAULT (48 * 1024)
@@ -160,6 +161,7 @@ static CUresult copy_f16(const launch *l)
     if (n && is(l, "tail_skip")) n--;                               /* planted: the last element is left */
     for (long long i = 0; i < n; i++) out[i] = in[i];
     if (n && is(l, "oob_write")) out[n] = in[n - 1];                /* planted: one element past the end */
+    if (is(l, "fault")) return CUDA_ERROR_ILLEGAL_ADDRESS;          /* planted: sticky, like a real fault */
     if (n && is(l, "masked_tail_read")) {                           /* planted: the last element adds 0 x in[n] */
         float past = half_to_float(in[n]), last = half_to_float(out[n - 1]);
         out[n - 1] = float_to_half(last + 0.0f * past);             /* the canary's value vanishes, NaN does not */
@@ -563,6 +565,23 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
     launch l = { threads * gx * gy * gz, gx * gy * gz, params, f->mod->control };
     CUresult r = f->k->run(&l);
     if (r != CUDA_SUCCESS) sticky = r;      /* reported by this and every later call, from the next one on */
+    return CUDA_SUCCESS;
+}
+
+/* Streams: the fake runs every launch at once, in order, so a stream is a
+ * token; counted so that a test sees the target create and destroy them. */
+static int streams_live;
+CUresult cuStreamCreate(CUstream *s, unsigned flags)
+{
+    CONTEXT_CALL();
+    if (!s || (flags & ~(unsigned)CU_STREAM_NON_BLOCKING)) return CUDA_ERROR_INVALID_VALUE;
+    *s = (CUstream)(uintptr_t)(0x57000 + ++streams_live);
+    return CUDA_SUCCESS;
+}
+CUresult cuStreamDestroy(CUstream s)
+{
+    if (!s || streams_live <= 0) return CUDA_ERROR_INVALID_VALUE;
+    streams_live--;
     return CUDA_SUCCESS;
 }
 

@@ -70,11 +70,19 @@ static void expect_item(const char *out, const char *state, const char *name, co
 }
 #define T(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
+/* The item's rerun command: the fixture binary with the run's seed, after
+ * the fake driver's KC_LIBCUDA, which the run needed (rerun_env.h). */
 static void expect_rerun(const char *out, const char *name, const char *seed)
 {
-    char want[1024];
-    snprintf(want, sizeof want, "  rerun: %s run %s --seed %s --device 0\n", kc_test_fixture_bin(), name, seed);
-    cr_expect(strstr(out, want), "no '%s' in:\n%s", want, out);
+    char want[1024], lib[600];
+    const char *fake = getenv("KC_FAKE_CUDA");
+    snprintf(lib, sizeof lib, "KC_LIBCUDA=%s ", fake && *fake ? fake : "build/libfake_cuda.so");
+    snprintf(want, sizeof want, "%s run %s --seed %s --device 0\n", kc_test_fixture_bin(), name, seed);
+    const char *at = strstr(out, want), *bol = at;
+    while (bol && bol > out && bol[-1] != '\n') bol--;
+    char line[4096] = "";
+    if (at) snprintf(line, sizeof line, "%.*s", (int)(at - bol) + (int)strlen(want), bol);
+    cr_expect(at && strstr(line, "  rerun: ") && strstr(line, lib), "no '  rerun: ...%s...%s' in:\n%s", lib, want, out);
 }
 
 /* Every fake item and its state with the fake driver. */

@@ -422,7 +422,7 @@ void kc_cli_usage(FILE *out, const char *prog)
           "docs/parallel-runs.md describes --shard, --jobs (the work queue, the cost table, faults),\n"
           "--schedule static, the merge and the memory plan.\n"
           "\n"
-          "environment:\n"
+          "environment (a failure line's rerun command carries those set, NO_COLOR aside):\n"
           "  KC_LIBCUDA    the CUDA driver library to load (default libcuda.so.1; the tests' fake driver)\n"
           "  KC_LIBNVML    the NVML library for the GPU-state watch (default libnvidia-ml.so.1)\n"
           "  KC_LIBDIR     ':'-separated directories of library kernels' lib<name>.so (default: lib/\n"
@@ -652,6 +652,7 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
     o->costs = KC_COSTS_DEFAULT;
     o->max_restarts = -1;
     o->argv0 = argc > 0 ? argv[0] : "kcontract";
+    o->env_get = kc_env_getenv;     /* what rerun commands carry (rerun_env.h) */
     o->argv = calloc((size_t)argc + 1, sizeof *o->argv);
     o->patterns = calloc((size_t)argc + 1, sizeof *o->patterns);
     o->logs = calloc((size_t)argc + 1, sizeof *o->logs);

@@ -9,6 +9,7 @@
 #define KC_RUN_OPTIONS_H
 #include <stdint.h>
 #include "item.h"
+#include "rerun_env.h"
 
 /* The command a process runs: kcontract [run] | list | info | merge, or --help. */
 typedef enum kc_cmd { KC_CMD_RUN = 0, KC_CMD_LIST, KC_CMD_INFO, KC_CMD_HELP, KC_CMD_MERGE } kc_cmd;
@@ -27,6 +28,7 @@ typedef struct kc_opts {
     char **patterns;           /* name globs (point into argv) */
     int npatterns;
     const char *argv0;         /* as invoked, for rerun commands */
+    kc_env_get_fn env_get;     /* reads the variables a rerun command carries (rerun_env.h); NULL: none */
     int argc;                  /* the arguments without internal --resume-* options */
     char **argv;
     int resume_at;             /* internal: continue a run after a CUDA context loss */

@@ -237,6 +237,7 @@ typedef struct san_plan {
     const kc_item *it;
     const kc_contract *c;
     const char *san, *self;
+    kc_env_get_fn env_get;      /* what the sanitizer command carries (rerun_env.h) */
     char seed[32], dev[16], ecode[16], workers[24];
     char exclude[KC_HARNESS_KERNELS][96];   /* "kne=<harness kernel>" */
     int nedge, nshapes;
@@ -254,6 +255,7 @@ static void plan_words(san_plan *p, const kc_opts *o, const char *san, const cha
     memset(p, 0, sizeof *p);
     p->san = san;
     p->self = self;
+    p->env_get = o->env_get;
     p->smem = -2;
     snprintf(p->seed, sizeof p->seed, "%llu", (unsigned long long)o->seed);
     snprintf(p->dev, sizeof p->dev, "%d", o->device);
@@ -497,7 +499,7 @@ static int run_tool(san_plan *p, kc_san_pool *pool, int t, double limit, const c
     tool_argv(p, t, NULL, words, 64);
     int nh = tool_argv(p, t, p->it->name, by_hand, 64);
     char cmd[1400], request[400], why[512];
-    kc_shell_join(by_hand, nh, cmd, sizeof cmd);
+    kc_rerun_line(by_hand, nh, p->env_get, NULL, cmd, sizeof cmd);
     snprintf(request, sizeof request, "%s %s", p->it->name, t == 1 && race_edges_only(p) ? "edge" : "all");
     kc_san_error window_error = { .errors = -1 };
     int window_erred = 0, earlier = 0;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "rerun_env.h"
 #include "proctree.h"
 #include "progress.h"
 #include "sanitize.h"
@@ -58,20 +59,24 @@ void kc_rerun_command(const kc_opts *o, const char *name, int device, char *buf,
     char num[2][32];
     snprintf(num[0], sizeof num[0], "%llu", (unsigned long long)o->seed);
     snprintf(num[1], sizeof num[1], "%d", device);
-    const char *words[] = { "run", name, "--seed", num[0], "--device", num[1] };
+    const char *words[9 + 2 * KC_MAX_RECORD_FILES];
     int n = 0;
-    buf[0] = 0;
-    kc_shell_append(buf, cap, &n, o->argv0);
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) kc_shell_append(buf, cap, &n, words[i]);
-    for (int r = 0; r < o->nrecords; r++) {
-        kc_shell_append(buf, cap, &n, "--records");
-        kc_shell_append(buf, cap, &n, o->records[r]);
+    words[n++] = o->argv0;
+    words[n++] = "run";
+    words[n++] = name;
+    words[n++] = "--seed";
+    words[n++] = num[0];
+    words[n++] = "--device";
+    words[n++] = num[1];
+    for (int r = 0; r < o->nrecords && r < KC_MAX_RECORD_FILES; r++) {
+        words[n++] = "--records";
+        words[n++] = o->records[r];
     }
     if (o->reference != KC_REF_DEVICE) {      /* a disagreement of references reruns as it failed */
-        kc_shell_append(buf, cap, &n, "--reference");
-        kc_shell_append(buf, cap, &n, kc_ref_mode_name(o->reference));
+        words[n++] = "--reference";
+        words[n++] = kc_ref_mode_name(o->reference);
     }
-    if (n > 0 && (size_t)n < cap) memmove(buf, buf + 1, (size_t)n);   /* the leading space */
+    kc_rerun_line(words, n, o->env_get, NULL, buf, cap);
 }
 
 /* Processes the item left running: given KC_LEAK_TIMEOUT_MS to end, then

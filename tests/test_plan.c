@@ -87,6 +87,25 @@ Test(plan, largest_case_plus_overheads)
     cr_expect(strstr(d, "fake.f32 shape large.big") && strstr(d, "overhead"), "%s", d);
 }
 
+/* The plan line prints each figure once, in whole MiB rounded up, so a total
+ * is the sum of its parts as printed: it said "host 960 MiB (1006633800
+ * bytes: 192 MiB overhead + 768 MiB for ...)", 840 bytes apart. */
+Test(plan, describe_prints_figures_that_add_up)
+{
+    kc_plan p = { .host_case = 768 * MiB + 840, .gpu_case = 5 };
+    p.host = KC_PLAN_HOST_OVERHEAD + p.host_case;
+    p.gpu = KC_PLAN_GPU_PER_PROCESS + p.gpu_case;
+    snprintf(p.host_what, sizeof p.host_what, "sort.f32 shape large.2e25");
+    snprintf(p.gpu_what, sizeof p.gpu_what, "tiny.f32 shape edge.1");
+    char d[1024];
+    kc_plan_describe(&p, d, sizeof d);
+    cr_expect_str_eq(d, "host 961 MiB (192 MiB overhead + 769 MiB for sort.f32 shape large.2e25), "
+                        "GPU 2625 MiB (2624 MiB overhead + 1 MiB for tiny.f32 shape edge.1)");
+    kc_plan none = { .host = KC_PLAN_HOST_OVERHEAD };
+    kc_plan_describe(&none, d, sizeof d);
+    cr_expect_str_eq(d, "host 192 MiB (overhead only, no GPU item will run), GPU 0 MiB");
+}
+
 /* Where the reference runs decides where its memory is: the device
  * reference needs host memory for nothing (inputs are made on the GPU), the
  * host reference for its inputs and float64 outputs, both for both. */
@@ -275,6 +294,15 @@ Test(plan, help_prints_switches_and_plan)
     cr_expect_eq(p.status, 0);
     cr_expect(strstr(p.out, "--shard K/N") && strstr(p.out, "--jobs N") && strstr(p.out, "--devices L"), "%s", p.out);
     cr_expect(strstr(p.out, "memory plan per process") && strstr(p.out, "overhead + "), "%s", p.out);
+    /* the registry's plan: one figure per quantity, and they add up */
+    const char *l = strstr(p.out, ":\n  host ");
+    size_t h = 0, ho = 0, hc = 0, g = 0, go = 0, gc = 0;
+    cr_expect(l && sscanf(l, ":\n  host %zu MiB (%zu MiB overhead + %zu MiB for %*s shape %*s GPU %zu MiB (%zu MiB "
+                             "overhead + %zu MiB", &h, &ho, &hc, &g, &go, &gc) == 6, "%s", p.out);
+    cr_expect(h == ho + hc && g == go + gc && h > 0 && g > 0, "%s", l ? l : p.out);
+    char line[1024] = "";
+    if (l) snprintf(line, sizeof line, "%.*s", (int)strcspn(l + 2, "\n"), l + 2);
+    cr_expect(line[0] && !strstr(line, "bytes"), "no byte counts beside the MiB: %s", line);
     cr_expect(strstr(p.out, "overheads: host 192 MiB, GPU 576 MiB (the context, measured on an H200"), "%s", p.out);
     cr_expect(strstr(p.out, "+ 2048 MiB\n  of generated inputs kept for later items"), "%s", p.out);
     kc_proc_free(&p);

@@ -266,6 +266,43 @@ Test(report, workers_summary_efficiency)
     kc_records_free(&rs);
 }
 
+/* A serial run (no --jobs) has no workers: one line of its peaks, over
+ * every record, then the same item lines as a --jobs run. */
+Test(report, serial_summary_has_peaks_and_no_worker_figures)
+{
+    kc_records rs = { .workers = 1, .wall_s = 5 };
+    kc_record v[] = {
+        rec("a", KC_KIND_KERNEL, KC_PASS, 0, 0, 4, ""),
+        rec("b", KC_KIND_KERNEL, KC_PASS, 0, 4, 5, ""),
+    };
+    v[0].res.peak_rss_kib = 11674;   /* 11.4 MiB */
+    v[1].res.peak_rss_kib = 512;
+    for (size_t i = 0; i < 2; i++) cr_assert_eq(kc_records_add(&rs, &v[i]), 0);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    kc_report_serial(f, &rs);
+    fclose(f);
+    cr_expect_str_eq(buf, "peak RSS 11.4 MiB, peak GPU unknown\n"
+                          "slowest items: a 4.00 s, b 1.00 s\n");
+    free(buf);
+    rs.v[1].peak_gpu_mib = 782;
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    kc_report_serial(f, &rs);
+    fclose(f);
+    cr_expect(strncmp(buf, "peak RSS 11.4 MiB, peak GPU 782 MiB\n", 36) == 0, "%s", buf);
+    free(buf);
+    kc_records_free(&rs);
+    kc_records none = { .workers = 1 };
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    kc_report_serial(f, &none);
+    fclose(f);
+    cr_expect_str_eq(buf, "", "no item ran: no figures");
+    free(buf);
+}
+
 /* The slowest-items line keeps the KC_REPORT_SLOWEST longest, longest first,
  * the earlier finisher first on ties, whatever order they finished in. */
 Test(report, slowest_items_are_the_longest_ten_in_order)
@@ -397,8 +434,10 @@ Test(report, serial_run_writes_all_three_reports)
                                     "--timeline", svg, NULL },
                         NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(strstr(p.out, "\nworkers: 1, busy "), "workers line under the SUMMARY:\n%s", p.out);
-    cr_expect(strstr(p.out, "\n  worker 0: 11 items, busy "), "%s", p.out);
+    /* a serial run has no workers: its peaks, no worker figures */
+    const char *sum = strstr(p.out, "\nSUMMARY "), *next = sum ? strchr(sum + 1, '\n') : NULL;
+    cr_expect(next && strncmp(next, "\npeak RSS ", 10) == 0, "peaks under the SUMMARY:\n%s", p.out);
+    cr_expect(!strstr(p.out, "\nworkers: ") && !strstr(p.out, "\n  worker 0: "), "worker figures of a serial run:\n%s", p.out);
     cr_expect(!strstr(p.err, "\033[K"), "no progress line on a pipe: %s", p.err);
     kc_proc_free(&p);
     kc_proc q = python(PY_JSON, json);
@@ -434,6 +473,8 @@ Test(report, resumed_run_keeps_records_from_before_the_reexec)
 {
     kc_records rs = { .workers = 1 };
     kc_record r = rec("before.reexec", KC_KIND_KERNEL, KC_FAIL, 0, 0, 1, "lost the context");
+    r.res.peak_rss_kib = 5L * 1024 * 1024;
+    r.peak_gpu_mib = 8724;
     cr_assert_eq(kc_records_add(&rs, &r), 0);
     int fd = kc_records_save_fd(&rs);
     cr_assert(fd >= 0);
@@ -443,7 +484,8 @@ Test(report, resumed_run_keeps_records_from_before_the_reexec)
     kc_proc p = fixture((char *[]){ "run", "fixture.pass.00", "--json", json, "--resume-records", fds, NULL }, NULL);
     close(fd);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(strstr(p.out, "worker 0: 2 items"), "%s", p.out);
+    /* the peaks cover the records from before the re-exec (5 GiB there) */
+    cr_expect(strstr(p.out, "\npeak RSS 5.0 GiB, peak GPU 8724 MiB\n"), "%s", p.out);
     kc_proc_free(&p);
     const char *txt = kc_out_file(json);
     cr_expect(strstr(txt, "{\"type\":\"item\",\"name\":\"before.reexec\""), "%s", txt);

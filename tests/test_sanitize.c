@@ -132,8 +132,18 @@ Test(sanitize, finds_the_tool_or_says_where_it_looked)
         cr_expect_str_eq(path, "/usr/local/cuda/bin/compute-sanitizer");
     } else {
         cr_expect_eq(rc, 1);
-        cr_expect(strstr(why, "compute-sanitizer not found (looked in $KC_COMPUTE_SANITIZER, unset; $PATH "
-                              "(/nonexistent-kc-dir), /usr/local/cuda/bin/compute-sanitizer)"), "%s", why);
+        cr_expect_str_eq(why, "compute-sanitizer not found (looked in $KC_COMPUTE_SANITIZER, unset; $PATH "
+                              "(1 directory); /usr/local/cuda/bin/compute-sanitizer): install the CUDA toolkit's "
+                              "compute-sanitizer or set KC_COMPUTE_SANITIZER=/path/to/compute-sanitizer");
+        /* A long $PATH is named by its count of directories (empty entries
+         * search nothing), not repeated on every :sanitize item's line. */
+        setenv("PATH", "/nonexistent-kc-a:/nonexistent-kc-b::/nonexistent-kc-c/with/a/long/name/that/nobody/reads:"
+                       "/nonexistent-kc-d:", 1);
+        cr_expect_eq(kc_sanitizer_find(path, sizeof path, why, sizeof why), 1);
+        cr_expect(strstr(why, "; $PATH (4 directories); ") && !strstr(why, "nonexistent-kc"), "%s", why);
+        unsetenv("PATH");
+        cr_expect_eq(kc_sanitizer_find(path, sizeof path, why, sizeof why), 1);
+        cr_expect(strstr(why, "; $PATH, unset; "), "%s", why);
     }
 }
 
@@ -227,8 +237,9 @@ Test(sanitize, skip_when_compute_sanitizer_is_not_found, .timeout = 120)
     }
     cr_expect_eq(p.status, 3, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "SKIP", ITEM, line, sizeof line) &&
-              strstr(line, "compute-sanitizer not found (looked in $KC_COMPUTE_SANITIZER, unset; $PATH (/usr/bin:/bin), "
-                           "/usr/local/cuda/bin/compute-sanitizer)"), "%s", p.out);
+              strstr(line, "compute-sanitizer not found (looked in $KC_COMPUTE_SANITIZER, unset; $PATH (2 directories); "
+                           "/usr/local/cuda/bin/compute-sanitizer): install the CUDA toolkit's compute-sanitizer or "
+                           "set KC_COMPUTE_SANITIZER=/path/to/compute-sanitizer"), "%s", p.out);
     kc_tally t;
     kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_SANITIZE][KC_SKIP], 1);

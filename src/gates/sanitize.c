@@ -168,13 +168,14 @@ int kc_sanitizer_find(char *path, size_t cap, char *why, size_t whycap)
         return 1;
     }
     const char *pathenv = getenv("PATH");
-    char dirs[1024] = "";
+    int ndirs = 0;              /* the directories searched, named by count: $PATH can be 400 characters */
     if (pathenv) {
         const char *p = pathenv;
         while (*p) {
             const char *c = strchr(p, ':'), *e = c ? c : p + strlen(p);
             char cand[4096];
             if (e > p) {
+                ndirs++;
                 snprintf(cand, sizeof cand, "%.*s/compute-sanitizer", (int)(e - p), p);
                 if (executable(cand)) {
                     snprintf(path, cap, "%s", cand);
@@ -183,14 +184,16 @@ int kc_sanitizer_find(char *path, size_t cap, char *why, size_t whycap)
             }
             p = c ? c + 1 : e;
         }
-        snprintf(dirs, sizeof dirs, "$PATH (%.900s), ", pathenv);
     }
     if (executable(KC_SAN_DEFAULT)) {
         snprintf(path, cap, "%s", KC_SAN_DEFAULT);
         return 0;
     }
-    snprintf(why, whycap, "compute-sanitizer not found (looked in $KC_COMPUTE_SANITIZER, unset; %s" KC_SAN_DEFAULT
-             "): install the CUDA toolkit's compute-sanitizer or set KC_COMPUTE_SANITIZER", dirs);
+    char dirs[64];
+    if (pathenv) snprintf(dirs, sizeof dirs, "$PATH (%d director%s)", ndirs, ndirs == 1 ? "y" : "ies");
+    else snprintf(dirs, sizeof dirs, "$PATH, unset");
+    snprintf(why, whycap, "compute-sanitizer not found (looked in $KC_COMPUTE_SANITIZER, unset; %s; " KC_SAN_DEFAULT
+             "): install the CUDA toolkit's compute-sanitizer or set KC_COMPUTE_SANITIZER=/path/to/compute-sanitizer", dirs);
     return 1;
 }
 

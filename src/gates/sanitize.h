@@ -57,8 +57,11 @@ void kc_sanitizer_describe(const char *tool, const kc_san_error *e, char *buf, s
 /* Finds compute-sanitizer: $KC_COMPUTE_SANITIZER (which must then be an
  * executable file), else each directory of $PATH, else
  * /usr/local/cuda/bin/compute-sanitizer. 0 with the path; 1 with why
- * ("compute-sanitizer not found (looked in $PATH: ..., /usr/local/cuda/bin)"
- * or the bad $KC_COMPUTE_SANITIZER) in why. */
+ * ("compute-sanitizer not found (looked in $KC_COMPUTE_SANITIZER, unset; $PATH
+ * (14 directories); /usr/local/cuda/bin/compute-sanitizer): install ... or set
+ * KC_COMPUTE_SANITIZER=/path/to/compute-sanitizer": $PATH by its count of
+ * directories, as every :sanitize item's SKIP line repeats it; or the bad
+ * $KC_COMPUTE_SANITIZER) in why. */
 int kc_sanitizer_find(char *path, size_t cap, char *why, size_t whycap);
 
 /* Runs item `it` (a :sanitize item, or a control planted for the sanitizer

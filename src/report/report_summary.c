@@ -21,6 +21,7 @@ static void fmt_mib(char *buf, size_t cap, long mib)
 }
 
 static void report_slowest(FILE *out, const kc_records *rs, int k);
+static void report_items(FILE *out, const kc_records *rs, double busy);
 
 void kc_report_no_gpu(FILE *out, const kc_records *rs, const char *why)
 {
@@ -60,6 +61,32 @@ void kc_report_workers(FILE *out, const kc_records *rs)
         fprintf(out, "  worker %d: %d item%s, busy %.1f s, peak RSS %s, peak GPU %s\n", w, ws[w].items,
                 ws[w].items == 1 ? "" : "s", ws[w].busy_s, rss, gpu);
     }
+    report_items(out, rs, busy);
+    free(ws);
+}
+
+void kc_report_serial(FILE *out, const kc_records *rs)
+{
+    if (!rs->n) return;         /* no item ran: no figures */
+    long rss_kib = -1, gpu_mib = -1;
+    double busy = 0;
+    for (int i = 0; i < rs->n; i++) {   /* every record, those of the processes before a re-exec too */
+        const kc_record *r = &rs->v[i];
+        if (r->res.peak_rss_kib > rss_kib) rss_kib = r->res.peak_rss_kib;
+        if (r->peak_gpu_mib > gpu_mib) gpu_mib = r->peak_gpu_mib;
+        if (r->end_s - r->start_s > 0) busy += r->end_s - r->start_s;
+    }
+    char rss[32], gpu[32];
+    fmt_kib(rss, sizeof rss, rss_kib);
+    fmt_mib(gpu, sizeof gpu, gpu_mib);
+    fprintf(out, "peak RSS %s, peak GPU %s\n", rss, gpu);
+    report_items(out, rs, busy);
+}
+
+/* The lines about the items themselves, whoever ran them: the time split
+ * (busy: the items' summed seconds), the input buffers, the slowest items. */
+static void report_items(FILE *out, const kc_records *rs, double busy)
+{
     kc_time_split t = kc_report_time_split(rs);
     if (t.inputs_s + t.gpu_s + t.reference_s + t.checks_s > 0)
         fprintf(out, "time in items: inputs %.1f s, GPU %.1f s, float64 references %.1f s, checks %.1f s, other %.1f s\n",
@@ -69,7 +96,6 @@ void kc_report_workers(FILE *out, const kc_records *rs)
         fprintf(out, "input buffers: %d made by the GPU, %d by contracts' generators on the host, %d reused from an earlier item\n",
                 t.inputs_made_gpu, t.inputs_made_host, t.inputs_reused);
     report_slowest(out, rs, KC_REPORT_SLOWEST);
-    free(ws);
 }
 
 /* "slowest items: a 12.3 s, b 10.1 s, ..." — the k longest items that ran

@@ -12,10 +12,14 @@
  * GPU (<why>)", counting the records SKIPped for that reason; nothing when
  * there are none. The run's first lines say it too, but a user reads the end. */
 void kc_report_no_gpu(FILE *out, const kc_records *rs, const char *why);
-/* "workers: 8, busy 512.3 s of 8 x 70.1 s (efficiency 0.91); peak RSS 8.1 GiB (worker 3),
+/* A --jobs run's: "workers: 8, busy 512.3 s of 8 x 70.1 s (efficiency 0.91); peak RSS 8.1 GiB (worker 3),
  *  peak GPU 8724 MiB (worker 5)", one line per worker, the time split ("time in
  *  items: inputs ..., GPU ..., float64 references ..., checks ..., other ...")
  *  and "slowest items: NAME S s, ..." (the KC_REPORT_SLOWEST longest, longest
  *  first); written after the SUMMARY. Nothing when no item ran. */
 void kc_report_workers(FILE *out, const kc_records *rs);
+/* A serial run's (no workers, so no worker figures): "peak RSS 11.4 MiB, peak
+ * GPU unknown" over every record (those from before a re-exec too), then the
+ * time split and the slowest items as kc_report_workers. Nothing when no item ran. */
+void kc_report_serial(FILE *out, const kc_records *rs);
 #endif

@@ -412,8 +412,11 @@ int kc_summary_format(const kc_tally *t, char *buf, size_t cap) {
         t->n[KC_KIND_KERNEL][KC_FAIL], known, pl(known, "known finding", "known findings"));
     kc_sb_printf(&o, "; %ld %s: %ld red as planted, %ld missed", controls, pl(controls, "control", "controls"),
         t->n[KC_KIND_CONTROL][KC_RED], t->n[KC_KIND_CONTROL][KC_MISSED]);
-    kc_sb_printf(&o, "; %ld %s: %ld %s", limits, pl(limits, "limit check", "limit checks"),
-        t->limit_problems, pl(t->limit_problems, "limit problem", "limit problems"));
+    /* the checks that had problems, then the problems: one check can have several */
+    kc_sb_printf(&o, "; %ld %s: %ld pass, %ld with problems", limits, pl(limits, "limit check", "limit checks"),
+        t->n[KC_KIND_LIMIT][KC_PASS], t->n[KC_KIND_LIMIT][KC_LIMIT]);
+    if (t->limit_problems)
+        kc_sb_printf(&o, " (%ld %s)", t->limit_problems, pl(t->limit_problems, "problem", "problems"));
     long sans = kind_total(t, KC_KIND_SANITIZE);
     if (sans)
         kc_sb_printf(&o, "; %ld %s: %ld clean, %ld %s", sans, pl(sans, "sanitizer check", "sanitizer checks"),

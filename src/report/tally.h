@@ -65,7 +65,8 @@ int kc_tally_exit_status(const kc_tally *t);
 
 /* The SUMMARY line for people (no newline), e.g. "SUMMARY 42 kernels: 41 pass
  * gates 1-4, 0 fail, 1 known finding; 30 controls: 30 red as planted, 0 missed;
- * 42 limit checks: 2 limit problems; 3 suites pass", then only the nonzero
+ * 42 limit checks: 40 pass, 2 with problems (3 problems); 3 suites pass" (the
+ * problems only when there are some), then only the nonzero
  * extras: ", 1 suite failed", "; 1 left processes or GPU state behind" (LEAK),
  * "; 5 skipped", "; 1 crashed", "; 1 timed out",
  * "; 3 not run", "; 1 stale known finding" (skip/crash/timeout/notrun summed

@@ -67,21 +67,21 @@ void kc_plan_compute(const kc_item *items, const int *sel, int ns, int with_gpu,
     }
 }
 
+/* b in whole MiB, rounded up: a plan over-counts, never under. */
+static size_t mib_up(size_t b) { return b / ((size_t)1 << 20) + (b % ((size_t)1 << 20) != 0); }
+
 void kc_plan_describe(const kc_plan *p, char *buf, size_t cap)
 {
-    char h[32], g[32], ho[32], go[32], hc[32], gc[32];
-    kc_bytes_str(p->host, h, sizeof h);
-    kc_bytes_str(p->gpu, g, sizeof g);
-    kc_bytes_str(KC_PLAN_HOST_OVERHEAD, ho, sizeof ho);
-    kc_bytes_str(KC_PLAN_GPU_PER_PROCESS, go, sizeof go);
-    kc_bytes_str(p->host_case, hc, sizeof hc);
-    kc_bytes_str(p->gpu_case, gc, sizeof gc);
+    /* One figure per quantity, all in whole MiB rounded up: the overheads are
+     * whole MiB, so each total is exactly the sum of its parts as printed
+     * (a byte count beside a rounded figure read as a disagreement). */
     if (p->gpu == 0)
-        snprintf(buf, cap, "host %s (%zu bytes: overhead only, no GPU item will run), GPU 0 bytes", h, p->host);
+        snprintf(buf, cap, "host %zu MiB (overhead only, no GPU item will run), GPU 0 MiB", mib_up(p->host));
     else
-        snprintf(buf, cap, "host %s (%zu bytes: %s overhead + %s for %s), GPU %s (%zu bytes: %s overhead + %s for %s)",
-                 h, p->host, ho, hc, p->host_what[0] ? p->host_what : "no contract", g, p->gpu, go, gc,
-                 p->gpu_what[0] ? p->gpu_what : "no contract");
+        snprintf(buf, cap, "host %zu MiB (%zu MiB overhead + %zu MiB for %s), GPU %zu MiB (%zu MiB overhead + %zu MiB for %s)",
+                 mib_up(p->host), mib_up(KC_PLAN_HOST_OVERHEAD), mib_up(p->host_case),
+                 p->host_what[0] ? p->host_what : "no contract", mib_up(p->gpu), mib_up(KC_PLAN_GPU_PER_PROCESS),
+                 mib_up(p->gpu_case), p->gpu_what[0] ? p->gpu_what : "no contract");
 }
 
 void kc_plan_help(FILE *out, const kc_item *items, int n)
@@ -91,7 +91,7 @@ void kc_plan_help(FILE *out, const kc_item *items, int n)
     kc_plan_compute(items, NULL, n, 1, KC_REF_DEVICE, &p);
     kc_plan_describe(&p, line, sizeof line);
     fprintf(out,
-            "\nmemory plan per process, over every registered item (a run plans over its selection):\n"
+            "\nmemory plan per process in MiB (rounded up), over every registered item (a run plans over its selection):\n"
             "  %s\n"
             "  overheads: host %zu MiB, GPU %zu MiB (the context, measured on an H200, src/run/plan.h) + %zu MiB\n"
             "  of generated inputs kept for later items (src/cuda/inputs.h).\n"

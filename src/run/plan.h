@@ -73,7 +73,10 @@ int kc_read_mem_available(size_t *bytes);
 
 /* "1.25 GiB", "600 MiB", "12 KiB", "17 bytes". */
 void kc_bytes_str(size_t b, char *buf, size_t cap);
-/* "host 856 MiB (256 MiB overhead + 600 MiB for rmsnorm.f16 shape large.x), GPU ..." */
+/* "host 961 MiB (192 MiB overhead + 769 MiB for rmsnorm.f16 shape large.x), GPU
+ * 3418 MiB (2624 MiB overhead + 794 MiB for ...)": whole MiB, rounded up, so
+ * each total is the sum of its parts as printed; "host 192 MiB (overhead
+ * only, no GPU item will run), GPU 0 MiB" when p->gpu is 0. */
 void kc_plan_describe(const kc_plan *p, char *buf, size_t cap);
 /* The --help paragraph: the plan over every registered item. */
 void kc_plan_help(FILE *out, const kc_item *items, int n);

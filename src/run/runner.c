@@ -236,7 +236,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     kc_summary_format(&t, line, sizeof line);
     rs.wall_s = kc_now_s() - t0;
     printf("%s  (%.1f s)\n", line, rs.wall_s);
-    if (!o->parent) kc_report_workers(stdout, &rs);   /* a --jobs shard leaves the figures to its parent */
+    if (!o->parent) kc_report_serial(stdout, &rs);   /* a --jobs shard leaves the figures to its parent */
     if (!o->parent && !have_gpu) kc_report_no_gpu(stdout, &rs, gpu.why);
     fflush(stdout);
     int reports = kc_reports_write(&rs, o->json, o->junit, o->timeline);

@@ -936,3 +936,30 @@ Test(sanitize, racecheck_launches_the_edge_shapes_together, .timeout = 120)
               strstr(line, "racecheck"), "%s", p.out);
     kc_proc_free(&p);
 }
+
+/* A round launched together in which a later shape's launch is refused
+ * (gate 1, no CUDA error) while the ones launched before it fault (seen at
+ * the synchronize): the context is lost, so the session ends there, and the
+ * line says so; the next request is never served in a dead context (it
+ * would fail there with the earlier item's fault). */
+Test(sanitize, a_refused_launch_beside_faulting_ones_ends_the_session, .timeout = 120)
+{
+    static char env_cuda[1024];
+    const char *lib = getenv("KC_FAKE_CUDA");
+    snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
+    char *env[] = { env_cuda, NULL };
+    char *argv[] = { "/bin/sh", "-c",
+                     "printf 'fakeedgeblock.copy.f16:control.late_fault edge\\nfakeedges.copy.f16:sanitize edge\\n' | "
+                     "\"$0\" run --sanitize-target --seed 7 --device 0",
+                     (char *)kc_test_fixture_bin(), NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 60, &p), 0);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: FAIL: gate 1 (launch and fit): shape edge.1025 (n=1025), dist "
+                            "uniform: block of 1025 threads > 1024 the function allows (registers or __launch_bounds__); "
+                            "the shapes launched together before it, edge.1 edge.33, then failed at synchronize: "
+                            "CUDA_ERROR_ILLEGAL_ADDRESS (the CUDA context is now unusable)\n"), "%s", p.out);
+    cr_expect_eq(kc_out_count(p.out, "kcontract-sanitize-target: begin "), 1, "%s", p.out);
+    cr_expect(!strstr(p.out, "fakeedges.copy.f16"), "%s", p.out);
+    kc_proc_free(&p);
+}

@@ -1058,7 +1058,9 @@ static int exact_prepare(kc_gpu *gpu, kc_case *k)
  * synchronizes once. 0, or 1 with the failure in msg: a launch that did not
  * start names its shape; an error at the synchronize names every shape of
  * the round (which one faulted is for the sanitizer command to say: it runs
- * them one at a time). */
+ * them one at a time).
+ * A sticky error at the synchronize always marks the context lost, even
+ * after a launch refused for its own reason. */
 static int launch_together(kc_gpu *gpu, CUfunction fn, kc_case *k, int n, char *msg, size_t cap)
 {
     CUstream st[KC_SAN_TOGETHER_MAX] = { 0 };
@@ -1073,30 +1075,37 @@ static int launch_together(kc_gpu *gpu, CUfunction fn, kc_case *k, int n, char *
         snprintf(msg, cap, "internal error: before launching %d edge shapes together: %s", n, kc_cuda_error_name(&gpu->cu, r));
         rc = 1;
     }
-    int started = 0;
-    for (; started < n && !rc; started++)
-        if (launch_on(gpu, fn, &k[started], 0, 1, st[started], 0)) {
-            if (k[started].sticky && started > 0) {
-                rc = -1;        /* perhaps an earlier launch's fault, surfacing at this call */
+    int launched = 0;           /* k[0..launched) are running */
+    for (; launched < n && !rc; launched++)
+        if (launch_on(gpu, fn, &k[launched], 0, 1, st[launched], 0)) {
+            if (k[launched].sticky && launched > 0) {
+                rc = -1;        /* an earlier launch's fault, surfacing at this launch's calls */
             } else {
-                snprintf(msg, cap, "%s", k[started].why);
+                snprintf(msg, cap, "%s", k[launched].why);
                 rc = 1;
             }
+            break;
         }
     /* Always: the launches that started end before their buffers are freed.
      * A sticky error stays, so this returns the one a launch call met. */
     r = gpu->cu.CtxSynchronize();
+    const int sticky = kc_cuda_error_is_sticky(r);
+    if (sticky) gpu->lost = 1;
     if (rc < 0 || (!rc && r != CUDA_SUCCESS)) {
-        const int sticky = kc_cuda_error_is_sticky(r);
-        if (sticky) gpu->lost = 1;
         kc_strbuf b;
         kc_sb_init(&b, msg, cap);
         kc_sb_printf(&b, "gate 1 (%s): shapes", gate_name[1]);
-        for (int i = 0; i < started; i++) kc_sb_printf(&b, " %s", k[i].s->name);
+        for (int i = 0; i < launched + (rc < 0); i++) kc_sb_printf(&b, " %s", k[i].s->name);
         kc_sb_printf(&b, ", dist %s, launched together (one stream each): %s failed: %s%s; the sanitizer command "
                      "launches them one at a time", kc_dist_name(k[0].dist), rc < 0 ? "a launch" : "synchronize",
                      kc_cuda_error_name(&gpu->cu, r), sticky ? " (the CUDA context is now unusable)" : "");
         rc = 1;
+    } else if (rc && sticky && launched > 0) {
+        /* a launch refused for its own reason while earlier ones faulted */
+        kc_strcatf(msg, cap, "; the shape%s launched together before it,", launched == 1 ? "" : "s");
+        for (int i = 0; i < launched; i++) kc_strcatf(msg, cap, " %s", k[i].s->name);
+        kc_strcatf(msg, cap, ", then failed at synchronize: %s (the CUDA context is now unusable)",
+                   kc_cuda_error_name(&gpu->cu, r));
     }
     for (int i = 0; i < n; i++)
         if (st[i] && !gpu->lost) gpu->cu.StreamDestroy(st[i]);

@@ -83,6 +83,7 @@ struct CUctx_st { int unused; };
 static struct CUctx_st the_ctx;
 static int initialized;
 static CUresult sticky;             /* set by a faulting kernel: the context is unusable */
+static CUresult late;               /* a fault the host sees at the next cuCtxSynchronize (the kernel still ran) */
 static unsigned long long launches;  /* of the fake kernels under test (not the harness's or references) */
 
 /* ---- the emulated kernels ---- */
@@ -162,6 +163,7 @@ static CUresult copy_f16(const launch *l)
     for (long long i = 0; i < n; i++) out[i] = in[i];
     if (n && is(l, "oob_write")) out[n] = in[n - 1];                /* planted: one element past the end */
     if (is(l, "fault")) return CUDA_ERROR_ILLEGAL_ADDRESS;          /* planted: sticky, like a real fault */
+    if (is(l, "late_fault")) late = CUDA_ERROR_ILLEGAL_ADDRESS;     /* planted: sticky, seen at the next synchronize */
     if (n && is(l, "masked_tail_read")) {                           /* planted: the last element adds 0 x in[n] */
         float past = half_to_float(in[n]), last = half_to_float(out[n - 1]);
         out[n - 1] = float_to_half(last + 0.0f * past);             /* the canary's value vanishes, NaN does not */
@@ -430,7 +432,13 @@ CUresult cuDevicePrimaryCtxSetFlags(CUdevice d, unsigned flags)
     return (flags & ~(unsigned)CU_CTX_SCHED_MASK) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 CUresult cuCtxSetCurrent(CUcontext c) { CONTEXT_CALL(); return !c || c == &the_ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT; }
-CUresult cuCtxSynchronize(void) { CONTEXT_CALL(); return CUDA_SUCCESS; }
+CUresult cuCtxSynchronize(void)
+{
+    CONTEXT_CALL();
+    if (late) sticky = late;        /* a kernel's fault that the calls after its launch did not see yet */
+    late = CUDA_SUCCESS;
+    return sticky;
+}
 CUresult cuMemGetInfo(size_t *fr, size_t *total)
 {
     CONTEXT_CALL();

@@ -1056,9 +1056,10 @@ static int exact_prepare(kc_gpu *gpu, kc_case *k)
 
 /* Launches cases k[0..n) together, each on its own non-blocking stream, and
  * synchronizes once. 0, or 1 with the failure in msg: a launch that did not
- * start names its shape; an error at the synchronize names every shape of
- * the round (which one faulted is for the sanitizer command to say: it runs
- * them one at a time).
+ * start names its shape; an error at the synchronize, or a sticky one met at
+ * a later launch's calls, names the shapes launched before it, never the one
+ * whose calls met it (which one faulted is for the sanitizer command to say:
+ * it runs them one at a time).
  * A sticky error at the synchronize always marks the context lost, even
  * after a launch refused for its own reason. */
 static int launch_together(kc_gpu *gpu, CUfunction fn, kc_case *k, int n, char *msg, size_t cap)
@@ -1094,11 +1095,13 @@ static int launch_together(kc_gpu *gpu, CUfunction fn, kc_case *k, int n, char *
     if (rc < 0 || (!rc && r != CUDA_SUCCESS)) {
         kc_strbuf b;
         kc_sb_init(&b, msg, cap);
-        kc_sb_printf(&b, "gate 1 (%s): shapes", gate_name[1]);
-        for (int i = 0; i < launched + (rc < 0); i++) kc_sb_printf(&b, " %s", k[i].s->name);
-        kc_sb_printf(&b, ", dist %s, launched together (one stream each): %s failed: %s%s; the sanitizer command "
-                     "launches them one at a time", kc_dist_name(k[0].dist), rc < 0 ? "a launch" : "synchronize",
-                     kc_cuda_error_name(&gpu->cu, r), sticky ? " (the CUDA context is now unusable)" : "");
+        kc_sb_printf(&b, "gate 1 (%s): shape%s", gate_name[1], launched == 1 ? "" : "s");
+        for (int i = 0; i < launched; i++) kc_sb_printf(&b, " %s", k[i].s->name);
+        kc_sb_printf(&b, ", dist %s, launched together (one stream each): ", kc_dist_name(k[0].dist));
+        if (rc < 0) kc_sb_printf(&b, "a fault met at the calls of the next launch (%s, not launched): ", k[launched].s->name);
+        else kc_sb_printf(&b, "synchronize failed: ");
+        kc_sb_printf(&b, "%s%s; the sanitizer command launches them one at a time", kc_cuda_error_name(&gpu->cu, r),
+                     sticky ? " (the CUDA context is now unusable)" : "");
         rc = 1;
     } else if (rc && sticky && launched > 0) {
         /* a launch refused for its own reason while earlier ones faulted */

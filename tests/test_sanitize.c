@@ -965,3 +965,24 @@ Test(sanitize, a_refused_launch_beside_faulting_ones_ends_the_session, .timeout 
     cr_expect(!strstr(p.out, "fakeedges.copy.f16"), "%s", p.out);
     kc_proc_free(&p);
 }
+
+/* A round launched together holds no more device memory than the memory
+ * plan admits the :sanitize item with (kc_item_memory: its largest shape's
+ * case, one at a time): four edge shapes of 6 MiB each in the target, 18.5
+ * MiB admitted, launch three together and then one. */
+Test(sanitize, a_round_fits_the_memory_the_item_was_admitted_with, .timeout = 120)
+{
+    static char env_cuda[1024];
+    const char *lib = getenv("KC_FAKE_CUDA");
+    snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
+    char *env[] = { env_cuda, NULL };
+    char *argv[] = { "/bin/sh", "-c", "echo 'fakeedgesbig.copy.f16:sanitize edge' | \"$0\" run --sanitize-target --seed 7 "
+                     "--device 0", (char *)kc_test_fixture_bin(), NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 90, &p), 0);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: ok: 4 launches of fakeedgesbig.copy.f16 (dist uniform): "
+                            "edge.1048575 edge.1048576 edge.1048577 edge.1048579 (up to 3 launched together, one "
+                            "stream each)\n"), "%s", p.out);
+    kc_proc_free(&p);
+}

@@ -1115,18 +1115,46 @@ static int launch_together(kc_gpu *gpu, CUfunction fn, kc_case *k, int n, char *
     return rc;
 }
 
+/* The device bytes the target's case of shape s holds: every buffer of
+ * exact size and the pristine inputs they are copied from (no guard bands,
+ * no second set, no reference: at most kc_case_memory's). */
+static size_t exact_bytes(const kc_contract *c, const kc_shape *s)
+{
+    size_t g = 0;
+    for (int a = 0; a < nargs_of(c); a++) {
+        const kc_arg *ar = &c->args[a];
+        if (ar->kind != KC_ARG_BUFFER) continue;
+        g = mul_add_sat(mul_add_sat(ar->count(s), kc_dtype_size(ar->dtype), 0), ar->role == KC_OUT ? 1 : 2, g);
+    }
+    return g;
+}
+
+/* What a round may hold on the device: what the memory plan admits the
+ * :sanitize item with (kc_item_memory: its largest shape's case, one at a
+ * time), at most KC_SAN_TOGETHER_BYTES. */
+static size_t round_budget(const kc_contract *c)
+{
+    const kc_shape *sh[64];
+    size_t most = 0;
+    for (int i = 0, n = kc_sanitize_shapes(c, sh, 64); i < n; i++) {
+        size_t h, g;
+        kc_case_memory(c, sh[i], KC_REF_DEVICE, &h, &g);
+        if (g > most) most = g;
+    }
+    return most < KC_SAN_TOGETHER_BYTES ? most : KC_SAN_TOGETHER_BYTES;
+}
+
 /* Where the next round of the target's launches ends: one shape, or with
- * `together` the shapes from `i` whose device footprints fit
- * KC_SAN_TOGETHER_BYTES (at least one). */
-static int round_end(const kc_contract *c, const kc_shape *const *shapes, int ns, int i, int together)
+ * `together` the shapes from `i` whose exact device bytes fit `budget`
+ * (round_budget; at least one). */
+static int round_end(const kc_contract *c, const kc_shape *const *shapes, int ns, int i, int together, size_t budget)
 {
     size_t total = 0;
     int j = i;
     for (; j < ns && j - i < KC_SAN_TOGETHER_MAX; j++) {
-        size_t h, g;
-        kc_case_memory(c, shapes[j], KC_REF_DEVICE, &h, &g);
-        if (j > i && (!together || total + g > KC_SAN_TOGETHER_BYTES)) break;
-        total += g;
+        size_t g = exact_bytes(c, shapes[j]);
+        if (j > i && (!together || total > budget || g > budget - total)) break;
+        total = mul_add_sat(g, 1, total);
     }
     return j;
 }
@@ -1154,13 +1182,14 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
     /* racecheck's request: its edge shapes together (gates.h); a library's
      * entry launches on the default stream and synchronizes itself. */
     const int together = edges_only && !entry;
+    const size_t budget = together ? round_budget(c) : 0;
     kc_case *k = calloc(ns > 0 ? (size_t)ns : 1, sizeof *k);
     if (!k) {
         snprintf(msg, cap, "internal error: out of host memory for %d cases", ns);
         rc = 1;
     }
     for (int i = 0, j; i < ns && !rc; i = j) {
-        j = round_end(c, shapes, ns, i, together);
+        j = round_end(c, shapes, ns, i, together, budget);
         double t0 = kc_now_s();
         int prepared = i;
         for (; prepared < j && !rc; prepared++) {

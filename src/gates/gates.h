@@ -39,8 +39,10 @@ int kc_sanitize_shapes(const kc_contract *c, const kc_shape **out, int cap);
  * before any write reads memory no one wrote), one launch of the contract's
  * kernel (control: its build), synchronized; no checks. With edges_only
  * (racecheck's request) the edge shapes launch together, each on its own
- * non-blocking stream, up to KC_SAN_TOGETHER_MAX of them and
- * KC_SAN_TOGETHER_BYTES of device footprint a round, then one synchronize:
+ * non-blocking stream, up to KC_SAN_TOGETHER_MAX of them a round, their
+ * buffers and inputs within what the memory plan admits the item with (its
+ * largest shape's case, kc_item_memory) and KC_SAN_TOGETHER_BYTES, then one
+ * synchronize:
  * racecheck instruments every shared-memory access, and an edge shape is a
  * few blocks that leave most SMs idle while its context holds the GPU
  * (H200, run 14: eight one-block launches on eight streams took 7.5 s under

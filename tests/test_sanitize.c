@@ -984,5 +984,6 @@ Test(sanitize, a_round_fits_the_memory_the_item_was_admitted_with, .timeout = 12
     cr_expect(strstr(p.out, "kcontract-sanitize-target: ok: 4 launches of fakeedgesbig.copy.f16 (dist uniform): "
                             "edge.1048575 edge.1048576 edge.1048577 edge.1048579 (up to 3 launched together, one "
                             "stream each)\n"), "%s", p.out);
+    cr_expect(!strstr(p.err, "never destroyed"), "the target leaves streams behind: %s", p.err);
     kc_proc_free(&p);
 }

@@ -559,6 +559,7 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction f, 
     *blocks = b;
     return CUDA_SUCCESS;
 }
+static int stream_slot(CUstream s);
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned smem, CUstream stream, void **params, void **extra)
 {
@@ -569,6 +570,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
     if (!gx || !gy || !gz || !threads || threads > (unsigned long long)f->k->max_threads || gy > 65535 || gz > 65535 ||
         (int)smem > smem_limit || !params || extra)
         return CUDA_ERROR_INVALID_VALUE;
+    if (stream && stream_slot(stream) < 0) return CUDA_ERROR_INVALID_VALUE;     /* never created, or destroyed */
     if (strcmp(f->mod->module, "harness") && strcmp(f->mod->module, "fake_ref")) launches++;
     launch l = { threads * gx * gy * gz, gx * gy * gz, params, f->mod->control };
     CUresult r = f->k->run(&l);
@@ -577,20 +579,41 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
 }
 
 /* Streams: the fake runs every launch at once, in order, so a stream is a
- * token; counted so that a test sees the target create and destroy them. */
-static int streams_live;
+ * token (one of FAKE_STREAMS slots). A launch on, or a destroy of, a stream
+ * that is not live fails; streams a live context never destroyed are named
+ * on stderr at exit, where a test sees them (tests/test_sanitize.c). */
+#define FAKE_STREAMS 64
+static unsigned char stream_live[FAKE_STREAMS];
+static int stream_slot(CUstream s)
+{
+    uintptr_t i = (uintptr_t)s - 0x57001;
+    return s && i < FAKE_STREAMS && stream_live[i] ? (int)i : -1;
+}
 CUresult cuStreamCreate(CUstream *s, unsigned flags)
 {
     CONTEXT_CALL();
     if (!s || (flags & ~(unsigned)CU_STREAM_NON_BLOCKING)) return CUDA_ERROR_INVALID_VALUE;
-    *s = (CUstream)(uintptr_t)(0x57000 + ++streams_live);
-    return CUDA_SUCCESS;
+    for (int i = 0; i < FAKE_STREAMS; i++)
+        if (!stream_live[i]) {
+            stream_live[i] = 1;
+            *s = (CUstream)(uintptr_t)(0x57001 + i);
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_OUT_OF_MEMORY;
 }
 CUresult cuStreamDestroy(CUstream s)
 {
-    if (!s || streams_live <= 0) return CUDA_ERROR_INVALID_VALUE;
-    streams_live--;
+    CONTEXT_CALL();
+    int i = stream_slot(s);
+    if (i < 0) return CUDA_ERROR_INVALID_VALUE;
+    stream_live[i] = 0;
     return CUDA_SUCCESS;
+}
+__attribute__((destructor)) static void streams_left(void)
+{
+    int n = 0;
+    for (int i = 0; i < FAKE_STREAMS; i++) n += stream_live[i];
+    if (n && !sticky) fprintf(stderr, "fake_cuda: %d stream%s created and never destroyed\n", n, n == 1 ? "" : "s");
 }
 
 static const struct { CUresult r; const char *name, *text; } errors[] = {

@@ -987,3 +987,25 @@ Test(sanitize, a_round_fits_the_memory_the_item_was_admitted_with, .timeout = 12
     cr_expect(!strstr(p.err, "never destroyed"), "the target leaves streams behind: %s", p.err);
     kc_proc_free(&p);
 }
+
+/* A round whose second launch first raises the function's shared-memory
+ * limit, and the first launch's fault is seen there (cuFuncSetAttribute
+ * answers with it): that is the first launch's fault, not the second
+ * shape's gate 1 failure; the line names the shape launched. */
+Test(sanitize, a_fault_seen_at_a_later_launchs_attribute_call_names_the_shapes_launched, .timeout = 120)
+{
+    static char env_cuda[1024];
+    const char *lib = getenv("KC_FAKE_CUDA");
+    snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
+    char *env[] = { env_cuda, NULL };
+    char *argv[] = { "/bin/sh", "-c", "echo 'fakeedgesmem.copy.f16:control.late_fault edge' | \"$0\" run "
+                     "--sanitize-target --seed 7 --device 0", (char *)kc_test_fixture_bin(), NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 60, &p), 0);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: FAIL: gate 1 (launch and fit): shape edge.1, dist uniform, "
+                            "launched together (one stream each): a fault met at the calls of the next launch (edge.33, "
+                            "not launched): CUDA_ERROR_ILLEGAL_ADDRESS (the CUDA context is now unusable); the sanitizer "
+                            "command launches them one at a time\n"), "%s", p.out);
+    kc_proc_free(&p);
+}

@@ -331,6 +331,8 @@ static int launch_on(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate, C
                      statics, l.smem, gpu->dev.smem_per_block_optin);
     if ((size_t)statics + l.smem > gpu->dev.smem_per_block) {
         CUresult r = gpu->cu.FuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)l.smem);
+        if (kc_cuda_error_is_sticky(r))     /* an earlier launch's fault (launch_together) */
+            return cuda_failed(gpu, k, r, "cuFuncSetAttribute", "before the launch");
         if (r != CUDA_SUCCESS)
             return failf(k, gate, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u): %s", l.smem,
                          kc_cuda_error_name(&gpu->cu, r));

@@ -83,7 +83,8 @@ struct CUctx_st { int unused; };
 static struct CUctx_st the_ctx;
 static int initialized;
 static CUresult sticky;             /* set by a faulting kernel: the context is unusable */
-static CUresult late;               /* a fault the host sees at the next cuCtxSynchronize (the kernel still ran) */
+static CUresult late;               /* a fault the host sees at its next cuCtxSynchronize or cuFuncSetAttribute
+                                     * (the kernel still ran when the calls between came) */
 static unsigned long long launches;  /* of the fake kernels under test (not the harness's or references) */
 
 /* ---- the emulated kernels ---- */
@@ -163,7 +164,7 @@ static CUresult copy_f16(const launch *l)
     for (long long i = 0; i < n; i++) out[i] = in[i];
     if (n && is(l, "oob_write")) out[n] = in[n - 1];                /* planted: one element past the end */
     if (is(l, "fault")) return CUDA_ERROR_ILLEGAL_ADDRESS;          /* planted: sticky, like a real fault */
-    if (is(l, "late_fault")) late = CUDA_ERROR_ILLEGAL_ADDRESS;     /* planted: sticky, seen at the next synchronize */
+    if (is(l, "late_fault")) late = CUDA_ERROR_ILLEGAL_ADDRESS;     /* planted: sticky, seen later (`late`) */
     if (n && is(l, "masked_tail_read")) {                           /* planted: the last element adds 0 x in[n] */
         float past = half_to_float(in[n]), last = half_to_float(out[n - 1]);
         out[n - 1] = float_to_half(last + 0.0f * past);             /* the canary's value vanishes, NaN does not */
@@ -540,6 +541,11 @@ CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f)
 CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
 {
     CONTEXT_CALL();
+    if (late) {                     /* an earlier kernel's fault, seen here */
+        sticky = late;
+        late = CUDA_SUCCESS;
+        return sticky;
+    }
     if (a != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES || v < 0 || v + f->k->static_smem > SMEM_OPTIN)
         return CUDA_ERROR_INVALID_VALUE;
     f->max_dynamic_smem = v;

@@ -927,9 +927,11 @@ Test(sanitize, racecheck_launches_the_edge_shapes_together, .timeout = 120)
                             "edge.31 edge.33 (up to 3 launched together, one stream each)\n"), "%s", p.out);
     cr_expect(strstr(p.out, "kcontract-sanitize-target: ok: 4 launches of fakeedges.copy.f16 (dist uniform): edge.1 "
                             "edge.31 edge.33 model.heads.1024\n"), "%s", p.out);
-    cr_expect(strstr(p.out, "kcontract-sanitize-target: FAIL: gate 1 (launch and fit): shapes edge.1 edge.31, dist "
-                            "uniform, launched together (one stream each): a launch failed: CUDA_ERROR_ILLEGAL_ADDRESS "
-                            "(the CUDA context is now unusable); the sanitizer command launches them one at a time\n"),
+    /* edge.1's fault is met at edge.31's calls: edge.31 never launched */
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: FAIL: gate 1 (launch and fit): shape edge.1, dist uniform, "
+                            "launched together (one stream each): a fault met at the calls of the next launch (edge.31, "
+                            "not launched): CUDA_ERROR_ILLEGAL_ADDRESS (the CUDA context is now unusable); the sanitizer "
+                            "command launches them one at a time\n"),
               "%s", p.out);
     /* the context is lost: the session ends after that item */
     cr_expect_eq(kc_out_count(p.out, "kcontract-sanitize-target: begin "), 3, "%s", p.out);
@@ -945,5 +947,76 @@ Test(sanitize, racecheck_launches_the_edge_shapes_together, .timeout = 120)
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "FAIL", "fakeedges.copy.f16:sanitize", line, sizeof line) &&
               strstr(line, "racecheck"), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+/* A round launched together in which a later shape's launch is refused
+ * (gate 1, no CUDA error) while the ones launched before it fault (seen at
+ * the synchronize): the context is lost, so the session ends there, and the
+ * line says so; the next request is never served in a dead context (it
+ * would fail there with the earlier item's fault). */
+Test(sanitize, a_refused_launch_beside_faulting_ones_ends_the_session, .timeout = 120)
+{
+    static char env_cuda[1024];
+    const char *lib = getenv("KC_FAKE_CUDA");
+    snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
+    char *env[] = { env_cuda, NULL };
+    char *argv[] = { "/bin/sh", "-c",
+                     "printf 'fakeedgeblock.copy.f16:control.late_fault edge\\nfakeedges.copy.f16:sanitize edge\\n' | "
+                     "\"$0\" run --sanitize-target --seed 7 --device 0",
+                     (char *)kc_test_fixture_bin(), NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 60, &p), 0);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: FAIL: gate 1 (launch and fit): shape edge.1025 (n=1025), dist "
+                            "uniform: block of 1025 threads > 1024 the function allows (registers or __launch_bounds__); "
+                            "the shapes launched together before it, edge.1 edge.33, then failed at synchronize: "
+                            "CUDA_ERROR_ILLEGAL_ADDRESS (the CUDA context is now unusable)\n"), "%s", p.out);
+    cr_expect_eq(kc_out_count(p.out, "kcontract-sanitize-target: begin "), 1, "%s", p.out);
+    cr_expect(!strstr(p.out, "fakeedges.copy.f16"), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+/* A round launched together holds no more device memory than the memory
+ * plan admits the :sanitize item with (kc_item_memory: its largest shape's
+ * case, one at a time): four edge shapes of 6 MiB each in the target, 18.5
+ * MiB admitted, launch three together and then one. */
+Test(sanitize, a_round_fits_the_memory_the_item_was_admitted_with, .timeout = 120)
+{
+    static char env_cuda[1024];
+    const char *lib = getenv("KC_FAKE_CUDA");
+    snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
+    char *env[] = { env_cuda, NULL };
+    char *argv[] = { "/bin/sh", "-c", "echo 'fakeedgesbig.copy.f16:sanitize edge' | \"$0\" run --sanitize-target --seed 7 "
+                     "--device 0", (char *)kc_test_fixture_bin(), NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 90, &p), 0);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: ok: 4 launches of fakeedgesbig.copy.f16 (dist uniform): "
+                            "edge.1048575 edge.1048576 edge.1048577 edge.1048579 (up to 3 launched together, one "
+                            "stream each)\n"), "%s", p.out);
+    cr_expect(!strstr(p.err, "never destroyed"), "the target leaves streams behind: %s", p.err);
+    kc_proc_free(&p);
+}
+
+/* A round whose second launch first raises the function's shared-memory
+ * limit, and the first launch's fault is seen there (cuFuncSetAttribute
+ * answers with it): that is the first launch's fault, not the second
+ * shape's gate 1 failure; the line names the shape launched. */
+Test(sanitize, a_fault_seen_at_a_later_launchs_attribute_call_names_the_shapes_launched, .timeout = 120)
+{
+    static char env_cuda[1024];
+    const char *lib = getenv("KC_FAKE_CUDA");
+    snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
+    char *env[] = { env_cuda, NULL };
+    char *argv[] = { "/bin/sh", "-c", "echo 'fakeedgesmem.copy.f16:control.late_fault edge' | \"$0\" run "
+                     "--sanitize-target --seed 7 --device 0", (char *)kc_test_fixture_bin(), NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 60, &p), 0);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: FAIL: gate 1 (launch and fit): shape edge.1, dist uniform, "
+                            "launched together (one stream each): a fault met at the calls of the next launch (edge.33, "
+                            "not launched): CUDA_ERROR_ILLEGAL_ADDRESS (the CUDA context is now unusable); the sanitizer "
+                            "command launches them one at a time\n"), "%s", p.out);
     kc_proc_free(&p);
 }

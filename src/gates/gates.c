@@ -331,6 +331,8 @@ static int launch_on(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate, C
                      statics, l.smem, gpu->dev.smem_per_block_optin);
     if ((size_t)statics + l.smem > gpu->dev.smem_per_block) {
         CUresult r = gpu->cu.FuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)l.smem);
+        if (kc_cuda_error_is_sticky(r))     /* an earlier launch's fault (launch_together) */
+            return cuda_failed(gpu, k, r, "cuFuncSetAttribute", "before the launch");
         if (r != CUDA_SUCCESS)
             return failf(k, gate, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u): %s", l.smem,
                          kc_cuda_error_name(&gpu->cu, r));
@@ -1056,9 +1058,12 @@ static int exact_prepare(kc_gpu *gpu, kc_case *k)
 
 /* Launches cases k[0..n) together, each on its own non-blocking stream, and
  * synchronizes once. 0, or 1 with the failure in msg: a launch that did not
- * start names its shape; an error at the synchronize names every shape of
- * the round (which one faulted is for the sanitizer command to say: it runs
- * them one at a time). */
+ * start names its shape; an error at the synchronize, or a sticky one met at
+ * a later launch's calls, names the shapes launched before it, never the one
+ * whose calls met it (which one faulted is for the sanitizer command to say:
+ * it runs them one at a time).
+ * A sticky error at the synchronize always marks the context lost, even
+ * after a launch refused for its own reason. */
 static int launch_together(kc_gpu *gpu, CUfunction fn, kc_case *k, int n, char *msg, size_t cap)
 {
     CUstream st[KC_SAN_TOGETHER_MAX] = { 0 };
@@ -1073,48 +1078,85 @@ static int launch_together(kc_gpu *gpu, CUfunction fn, kc_case *k, int n, char *
         snprintf(msg, cap, "internal error: before launching %d edge shapes together: %s", n, kc_cuda_error_name(&gpu->cu, r));
         rc = 1;
     }
-    int started = 0;
-    for (; started < n && !rc; started++)
-        if (launch_on(gpu, fn, &k[started], 0, 1, st[started], 0)) {
-            if (k[started].sticky && started > 0) {
-                rc = -1;        /* perhaps an earlier launch's fault, surfacing at this call */
+    int launched = 0;           /* k[0..launched) are running */
+    for (; launched < n && !rc; launched++)
+        if (launch_on(gpu, fn, &k[launched], 0, 1, st[launched], 0)) {
+            if (k[launched].sticky && launched > 0) {
+                rc = -1;        /* an earlier launch's fault, surfacing at this launch's calls */
             } else {
-                snprintf(msg, cap, "%s", k[started].why);
+                snprintf(msg, cap, "%s", k[launched].why);
                 rc = 1;
             }
+            break;
         }
     /* Always: the launches that started end before their buffers are freed.
      * A sticky error stays, so this returns the one a launch call met. */
     r = gpu->cu.CtxSynchronize();
+    const int sticky = kc_cuda_error_is_sticky(r);
+    if (sticky) gpu->lost = 1;
     if (rc < 0 || (!rc && r != CUDA_SUCCESS)) {
-        const int sticky = kc_cuda_error_is_sticky(r);
-        if (sticky) gpu->lost = 1;
         kc_strbuf b;
         kc_sb_init(&b, msg, cap);
-        kc_sb_printf(&b, "gate 1 (%s): shapes", gate_name[1]);
-        for (int i = 0; i < started; i++) kc_sb_printf(&b, " %s", k[i].s->name);
-        kc_sb_printf(&b, ", dist %s, launched together (one stream each): %s failed: %s%s; the sanitizer command "
-                     "launches them one at a time", kc_dist_name(k[0].dist), rc < 0 ? "a launch" : "synchronize",
-                     kc_cuda_error_name(&gpu->cu, r), sticky ? " (the CUDA context is now unusable)" : "");
+        kc_sb_printf(&b, "gate 1 (%s): shape%s", gate_name[1], launched == 1 ? "" : "s");
+        for (int i = 0; i < launched; i++) kc_sb_printf(&b, " %s", k[i].s->name);
+        kc_sb_printf(&b, ", dist %s, launched together (one stream each): ", kc_dist_name(k[0].dist));
+        if (rc < 0) kc_sb_printf(&b, "a fault met at the calls of the next launch (%s, not launched): ", k[launched].s->name);
+        else kc_sb_printf(&b, "synchronize failed: ");
+        kc_sb_printf(&b, "%s%s; the sanitizer command launches them one at a time", kc_cuda_error_name(&gpu->cu, r),
+                     sticky ? " (the CUDA context is now unusable)" : "");
         rc = 1;
+    } else if (rc && sticky && launched > 0) {
+        /* a launch refused for its own reason while earlier ones faulted */
+        kc_strcatf(msg, cap, "; the shape%s launched together before it,", launched == 1 ? "" : "s");
+        for (int i = 0; i < launched; i++) kc_strcatf(msg, cap, " %s", k[i].s->name);
+        kc_strcatf(msg, cap, ", then failed at synchronize: %s (the CUDA context is now unusable)",
+                   kc_cuda_error_name(&gpu->cu, r));
     }
     for (int i = 0; i < n; i++)
         if (st[i] && !gpu->lost) gpu->cu.StreamDestroy(st[i]);
     return rc;
 }
 
+/* The device bytes the target's case of shape s holds: every buffer of
+ * exact size and the pristine inputs they are copied from (no guard bands,
+ * no second set, no reference: at most kc_case_memory's). */
+static size_t exact_bytes(const kc_contract *c, const kc_shape *s)
+{
+    size_t g = 0;
+    for (int a = 0; a < nargs_of(c); a++) {
+        const kc_arg *ar = &c->args[a];
+        if (ar->kind != KC_ARG_BUFFER) continue;
+        g = mul_add_sat(mul_add_sat(ar->count(s), kc_dtype_size(ar->dtype), 0), ar->role == KC_OUT ? 1 : 2, g);
+    }
+    return g;
+}
+
+/* What a round may hold on the device: what the memory plan admits the
+ * :sanitize item with (kc_item_memory: its largest shape's case, one at a
+ * time), at most KC_SAN_TOGETHER_BYTES. */
+static size_t round_budget(const kc_contract *c)
+{
+    const kc_shape *sh[64];
+    size_t most = 0;
+    for (int i = 0, n = kc_sanitize_shapes(c, sh, 64); i < n; i++) {
+        size_t h, g;
+        kc_case_memory(c, sh[i], KC_REF_DEVICE, &h, &g);
+        if (g > most) most = g;
+    }
+    return most < KC_SAN_TOGETHER_BYTES ? most : KC_SAN_TOGETHER_BYTES;
+}
+
 /* Where the next round of the target's launches ends: one shape, or with
- * `together` the shapes from `i` whose device footprints fit
- * KC_SAN_TOGETHER_BYTES (at least one). */
-static int round_end(const kc_contract *c, const kc_shape *const *shapes, int ns, int i, int together)
+ * `together` the shapes from `i` whose exact device bytes fit `budget`
+ * (round_budget; at least one). */
+static int round_end(const kc_contract *c, const kc_shape *const *shapes, int ns, int i, int together, size_t budget)
 {
     size_t total = 0;
     int j = i;
     for (; j < ns && j - i < KC_SAN_TOGETHER_MAX; j++) {
-        size_t h, g;
-        kc_case_memory(c, shapes[j], KC_REF_DEVICE, &h, &g);
-        if (j > i && (!together || total + g > KC_SAN_TOGETHER_BYTES)) break;
-        total += g;
+        size_t g = exact_bytes(c, shapes[j]);
+        if (j > i && (!together || total > budget || g > budget - total)) break;
+        total = mul_add_sat(g, 1, total);
     }
     return j;
 }
@@ -1142,13 +1184,14 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
     /* racecheck's request: its edge shapes together (gates.h); a library's
      * entry launches on the default stream and synchronizes itself. */
     const int together = edges_only && !entry;
+    const size_t budget = together ? round_budget(c) : 0;
     kc_case *k = calloc(ns > 0 ? (size_t)ns : 1, sizeof *k);
     if (!k) {
         snprintf(msg, cap, "internal error: out of host memory for %d cases", ns);
         rc = 1;
     }
     for (int i = 0, j; i < ns && !rc; i = j) {
-        j = round_end(c, shapes, ns, i, together);
+        j = round_end(c, shapes, ns, i, together, budget);
         double t0 = kc_now_s();
         int prepared = i;
         for (; prepared < j && !rc; prepared++) {

@@ -39,14 +39,17 @@ int kc_sanitize_shapes(const kc_contract *c, const kc_shape **out, int cap);
  * before any write reads memory no one wrote), one launch of the contract's
  * kernel (control: its build), synchronized; no checks. With edges_only
  * (racecheck's request) the edge shapes launch together, each on its own
- * non-blocking stream, up to KC_SAN_TOGETHER_MAX of them and
- * KC_SAN_TOGETHER_BYTES of device footprint a round, then one synchronize:
+ * non-blocking stream, up to KC_SAN_TOGETHER_MAX of them a round, their
+ * buffers and inputs within what the memory plan admits the item with (its
+ * largest shape's case, kc_item_memory) and KC_SAN_TOGETHER_BYTES, then one
+ * synchronize:
  * racecheck instruments every shared-memory access, and an edge shape is a
  * few blocks that leave most SMs idle while its context holds the GPU
  * (H200, run 14: eight one-block launches on eight streams took 7.5 s under
- * racecheck, one alone 3.5 s). A hazard is within one block, so launches side
- * by side hide none. A library's entry (its own stream) launches one at a
- * time. 0 with a summary in
+ * racecheck, one alone 3.5 s). A hazard is between two accesses of one
+ * launch (one block's shared memory; a cluster's distributed shared memory
+ * is its blocks', still of one launch), so launches side by side hide none.
+ * A library's entry (its own stream) launches one at a time. 0 with a summary in
  * msg ("3 launches of X (dist uniform): edge.1 edge.33 model.4096"); 1 with
  * the first failure (a gate 1 line, or an internal error) in msg. st gets
  * (edges_only: the edge shapes alone, racecheck's share) what the

@@ -83,6 +83,8 @@ struct CUctx_st { int unused; };
 static struct CUctx_st the_ctx;
 static int initialized;
 static CUresult sticky;             /* set by a faulting kernel: the context is unusable */
+static CUresult late;               /* a fault the host sees at its next cuCtxSynchronize or cuFuncSetAttribute
+                                     * (the kernel still ran when the calls between came) */
 static unsigned long long launches;  /* of the fake kernels under test (not the harness's or references) */
 
 /* ---- the emulated kernels ---- */
@@ -162,6 +164,7 @@ static CUresult copy_f16(const launch *l)
     for (long long i = 0; i < n; i++) out[i] = in[i];
     if (n && is(l, "oob_write")) out[n] = in[n - 1];                /* planted: one element past the end */
     if (is(l, "fault")) return CUDA_ERROR_ILLEGAL_ADDRESS;          /* planted: sticky, like a real fault */
+    if (is(l, "late_fault")) late = CUDA_ERROR_ILLEGAL_ADDRESS;     /* planted: sticky, seen later (`late`) */
     if (n && is(l, "masked_tail_read")) {                           /* planted: the last element adds 0 x in[n] */
         float past = half_to_float(in[n]), last = half_to_float(out[n - 1]);
         out[n - 1] = float_to_half(last + 0.0f * past);             /* the canary's value vanishes, NaN does not */
@@ -430,7 +433,13 @@ CUresult cuDevicePrimaryCtxSetFlags(CUdevice d, unsigned flags)
     return (flags & ~(unsigned)CU_CTX_SCHED_MASK) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 CUresult cuCtxSetCurrent(CUcontext c) { CONTEXT_CALL(); return !c || c == &the_ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT; }
-CUresult cuCtxSynchronize(void) { CONTEXT_CALL(); return CUDA_SUCCESS; }
+CUresult cuCtxSynchronize(void)
+{
+    CONTEXT_CALL();
+    if (late) sticky = late;        /* a kernel's fault that the calls after its launch did not see yet */
+    late = CUDA_SUCCESS;
+    return sticky;
+}
 CUresult cuMemGetInfo(size_t *fr, size_t *total)
 {
     CONTEXT_CALL();
@@ -532,6 +541,11 @@ CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f)
 CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
 {
     CONTEXT_CALL();
+    if (late) {                     /* an earlier kernel's fault, seen here */
+        sticky = late;
+        late = CUDA_SUCCESS;
+        return sticky;
+    }
     if (a != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES || v < 0 || v + f->k->static_smem > SMEM_OPTIN)
         return CUDA_ERROR_INVALID_VALUE;
     f->max_dynamic_smem = v;
@@ -551,6 +565,7 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction f, 
     *blocks = b;
     return CUDA_SUCCESS;
 }
+static int stream_slot(CUstream s);
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned smem, CUstream stream, void **params, void **extra)
 {
@@ -561,6 +576,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
     if (!gx || !gy || !gz || !threads || threads > (unsigned long long)f->k->max_threads || gy > 65535 || gz > 65535 ||
         (int)smem > smem_limit || !params || extra)
         return CUDA_ERROR_INVALID_VALUE;
+    if (stream && stream_slot(stream) < 0) return CUDA_ERROR_INVALID_VALUE;     /* never created, or destroyed */
     if (strcmp(f->mod->module, "harness") && strcmp(f->mod->module, "fake_ref")) launches++;
     launch l = { threads * gx * gy * gz, gx * gy * gz, params, f->mod->control };
     CUresult r = f->k->run(&l);
@@ -569,20 +585,41 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
 }
 
 /* Streams: the fake runs every launch at once, in order, so a stream is a
- * token; counted so that a test sees the target create and destroy them. */
-static int streams_live;
+ * token (one of FAKE_STREAMS slots). A launch on, or a destroy of, a stream
+ * that is not live fails; streams a live context never destroyed are named
+ * on stderr at exit, where a test sees them (tests/test_sanitize.c). */
+#define FAKE_STREAMS 64
+static unsigned char stream_live[FAKE_STREAMS];
+static int stream_slot(CUstream s)
+{
+    uintptr_t i = (uintptr_t)s - 0x57001;
+    return s && i < FAKE_STREAMS && stream_live[i] ? (int)i : -1;
+}
 CUresult cuStreamCreate(CUstream *s, unsigned flags)
 {
     CONTEXT_CALL();
     if (!s || (flags & ~(unsigned)CU_STREAM_NON_BLOCKING)) return CUDA_ERROR_INVALID_VALUE;
-    *s = (CUstream)(uintptr_t)(0x57000 + ++streams_live);
-    return CUDA_SUCCESS;
+    for (int i = 0; i < FAKE_STREAMS; i++)
+        if (!stream_live[i]) {
+            stream_live[i] = 1;
+            *s = (CUstream)(uintptr_t)(0x57001 + i);
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_OUT_OF_MEMORY;
 }
 CUresult cuStreamDestroy(CUstream s)
 {
-    if (!s || streams_live <= 0) return CUDA_ERROR_INVALID_VALUE;
-    streams_live--;
+    CONTEXT_CALL();
+    int i = stream_slot(s);
+    if (i < 0) return CUDA_ERROR_INVALID_VALUE;
+    stream_live[i] = 0;
     return CUDA_SUCCESS;
+}
+__attribute__((destructor)) static void streams_left(void)
+{
+    int n = 0;
+    for (int i = 0; i < FAKE_STREAMS; i++) n += stream_live[i];
+    if (n && !sticky) fprintf(stderr, "fake_cuda: %d stream%s created and never destroyed\n", n, n == 1 ? "" : "s");
 }
 
 static const struct { CUresult r; const char *name, *text; } errors[] = {

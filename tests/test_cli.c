@@ -188,6 +188,35 @@ Test(cli, pattern_matching_nothing_is_refused)
     p = run("frobnicate", NULL, NULL, NULL);   /* a mistyped subcommand is a pattern: refused too */
     cr_expect_eq(p.status, 2);
     cr_expect(strstr(p.err, "'frobnicate'"), "%s", p.err);
+    cr_expect(strstr(p.err, "nor is 'frobnicate' a command: kcontract run, list, merge or info (kcontract --help)"),
+              "%s", p.err);
+    kc_proc_free(&p);
+    p = run("run", "frobnicate", NULL, NULL);  /* after the command it is only a pattern */
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "'frobnicate' matches no item") && !strstr(p.err, "a command"), "%s", p.err);
+    kc_proc_free(&p);
+}
+
+/* A family name without a glob ('fake.copy' for 'fake.copy*') is refused like
+ * any pattern that matches nothing, and the refusal says what the glob would
+ * select; a pattern no name starts with gets no such hint. */
+Test(cli, bare_family_name_gets_a_glob_hint)
+{
+    kc_proc p = kc_run_fixture((char *[]){ "run", "fake.copy", NULL }, 30);
+    cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "pattern 'fake.copy' matches no item"), "%s", p.err);
+    cr_expect(strstr(p.err, "a pattern is a shell glob over whole item names: 'fake.copy*' selects 6 items"),
+              "%s", p.err);
+    cr_expect(!strstr(p.out, "TALLY"), "nothing may run:\n%s", p.out);
+    kc_proc_free(&p);
+    p = kc_run_fixture((char *[]){ "run", "--exclude", "fake.cop", "fake.*", NULL }, 30);
+    cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "--exclude 'fake.cop' matches no item"), "%s", p.err);
+    cr_expect(strstr(p.err, "'fake.cop*' selects 6 items"), "%s", p.err);
+    kc_proc_free(&p);
+    p = kc_run_fixture((char *[]){ "run", "nosuchfamily", NULL }, 30);
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "pattern 'nosuchfamily' matches no item") && !strstr(p.err, "shell glob"), "%s", p.err);
     kc_proc_free(&p);
 }
 

@@ -263,7 +263,8 @@ Test(gates_fake, known_findings_are_known_and_stale_ones_fail)
 
 Test(gates_fake, fault_continues_the_serial_run_in_a_fresh_process)
 {
-    kc_proc p = fake_run((char *[]){ "run", "fake.*", NULL });
+    char *nonvml_env[] = { "KC_LIBNVML=/nonexistent/libnvidia-ml.so.1", NULL };
+    kc_proc p = kc_run_fake((char *[]){ "run", "fake.*", NULL }, nonvml_env, 30);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     const char *fault = strstr(p.out, "RED    fake.axpy.f32:control.fault  ");
     const char *fresh = strstr(p.out, "\nkcontract: the CUDA context is unusable after that item; continuing in a fresh process\n");
@@ -272,6 +273,9 @@ Test(gates_fake, fault_continues_the_serial_run_in_a_fresh_process)
               "the re-exec comes right after the faulting item:\n%s", p.out);
     cr_expect(fresh && !strstr(strchr(fresh + 1, '\n'), "fresh process"), "one re-exec only:\n%s", p.out);
     expect_all_once(p.out);
+    /* without NVML the run says so once (docs/reports.md), not once per process */
+    const char *nonvml = strstr(p.err, "no GPU memory figures: ");
+    cr_expect(nonvml && !strstr(nonvml + 1, "no GPU memory figures: "), "said once:\n%s", p.err);
     kc_tally t;
     kc_out_tally(p.out, &t);
     expect_all_counts(&t);

@@ -3,7 +3,7 @@
  * (KC_LIBCUDA=$KC_FAKE_CUDA) calls the entry of build/lib/libkc_fakelib.so
  * (tests/fake/libkc_fakelib.c) for tests/fixtures/fake_library_contracts.c.
  * The clean library passes gates 1-4 and its limits; skip_last is RED at
- * gate 2, error_return RED at gate 1; a missing library is a gate-1 FAIL that
+ * gate 2, error_return and runtime_error RED at gate 1; a missing library is a gate-1 FAIL that
  * names the path looked at. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -48,6 +48,12 @@ Test(hostlib_fake, controls_are_red_at_gates_2_and_1)
     cr_expect(kc_out_item_line(p.out, "RED", "fakelib.double.f32:control.error_return", line, sizeof line) &&
               strstr(line, "caught by gate 1 (launch and fit; planted for gate 1)") &&
               strstr(line, "library call kc_fakelib_double_f32 (libkc_fakelib.so) returned: CUDA_ERROR_INVALID_VALUE"),
+              "%s", p.out);
+    /* a cudaError_t with no CUresult twin is not called a CUresult */
+    cr_expect(kc_out_item_line(p.out, "RED", "fakelib.double.f32:control.runtime_error", line, sizeof line) &&
+              strstr(line, "caught by gate 1 (launch and fit; planted for gate 1)") &&
+              strstr(line, "library call kc_fakelib_double_f32 (libkc_fakelib.so) returned: error 9 (no CUresult the "
+                           "driver names): the CUDA runtime's cudaError_t of that code? (cudaGetErrorName names it)"),
               "%s", p.out);
     kc_proc_free(&p);
 }

@@ -161,7 +161,10 @@ Test(merge_logs, bad_logs_are_refused_naming_the_log, .timeout = 60)
     /* Merged with other patterns than the shards ran. */
     char *args[] = { "merge", "fixture.pass.*", "--log", log[0], "--log", log[1], "--log", log[2], NULL };
     p = fixture(args);
-    expect_refused(&p, "(other patterns)");
+    expect_refused(&p, "(other patterns), the run's is ");
+    /* ... which says what to do about it. */
+    p = fixture(args);
+    expect_refused(&p, ": give the merge the PATTERNs and --exclude the shards ran");
     for (int k = 0; k < 3; k++) unlink(log[k]);
     unlink(other[1]);
     unlink(copy);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <string.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 
 #include "kcontract.h"
@@ -24,6 +25,22 @@
 #include "shard_env.h"
 #include "gpu.h"
 #include "worker.h"
+
+/* After "pattern 'P' matches no item": when P has no glob characters but
+ * names start with it (a family, 'rmsnorm'), say that a pattern matches whole
+ * names and what 'P*' would select; nothing otherwise. */
+static int prefix_hint(const char *p, const kc_item *items, int n)
+{
+    char glob[sizeof items[0].name + 2];
+    if (strpbrk(p, "*?[") || strlen(p) + 2 > sizeof glob) return 0;
+    snprintf(glob, sizeof glob, "%s*", p);
+    int hits = 0;
+    for (int i = 0; i < n; i++) hits += fnmatch(glob, items[i].name, 0) == 0;
+    if (hits)
+        fprintf(stderr, "kcontract: a pattern is a shell glob over whole item names: '%s' selects %d item%s\n",
+                glob, hits, hits == 1 ? "" : "s");
+    return hits;
+}
 
 int kc_main(int argc, char **argv)
 {
@@ -108,6 +125,10 @@ int kc_main(int argc, char **argv)
         const char *p = o.patterns[bad];
         fprintf(stderr, "kcontract: %s '%s' matches no item (kcontract list shows the %d items)\n",
                 p[0] == '!' ? "--exclude" : "pattern", p + (p[0] == '!'), n);
+        /* the first word, no family's prefix: a mistyped command ('lst', 'help') */
+        if (!prefix_hint(p + (p[0] == '!'), items, n) && p[0] != '!' && argc > 1 && strcmp(argv[1], p) == 0 &&
+            !strpbrk(p, "*?[.:"))
+            fprintf(stderr, "kcontract: nor is '%s' a command: kcontract run, list, merge or info (kcontract --help)\n", p);
         free(items);
         kc_opts_free(&o);
         return 2;

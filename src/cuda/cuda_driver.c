@@ -81,10 +81,10 @@ void kc_cuda_unload(kc_cuda *cu)
 
 const char *kc_cuda_error_name(const kc_cuda *cu, CUresult r)
 {
-    static __thread char buf[32];
+    static __thread char buf[64];
     const char *s = NULL;
     if (cu && cu->GetErrorName && cu->GetErrorName(r, &s) == CUDA_SUCCESS && s) return s;
-    snprintf(buf, sizeof buf, "CUresult %d", (int)r);
+    snprintf(buf, sizeof buf, "error %d (no CUresult the driver names)", (int)r);
     return buf;
 }
 

@@ -50,7 +50,8 @@ typedef struct kc_cuda {
  * CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)", ...). */
 int kc_cuda_load(kc_cuda *cu, const char *lib, char *err, size_t errcap);
 void kc_cuda_unload(kc_cuda *cu);
-/* "CUDA_ERROR_ILLEGAL_ADDRESS" for r (or "CUresult 123" when unknown). */
+/* "CUDA_ERROR_ILLEGAL_ADDRESS" for r (or "error 123 (no CUresult the driver
+ * names)" when unknown). */
 const char *kc_cuda_error_name(const kc_cuda *cu, CUresult r);
 /* Nonzero for errors after which the context is unusable (sticky errors:
  * illegal address, misaligned address, illegal instruction, launch failure,

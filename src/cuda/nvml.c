@@ -234,6 +234,13 @@ static void *sampler_main(void *arg)
     return NULL;
 }
 
+void kc_gpu_sampler_said(void)
+{
+    pthread_mutex_lock(&S.mu);
+    S.said = 1;
+    pthread_mutex_unlock(&S.mu);
+}
+
 int kc_gpu_sampler_start(int period_ms)
 {
     if (kc_nvml_init(NULL, 0)) {

@@ -47,6 +47,9 @@ int kc_cuda_ordinal_bus_id(int ordinal, char *buf, size_t cap);
  * 100..250). Returns 0; -1 when NVML is absent (the reason is printed once;
  * the other calls then return -1 / do nothing). A second start is a no-op. */
 int kc_gpu_sampler_start(int period_ms);
+/* Keeps the reason NVML is absent unsaid in this process: a serial run's
+ * re-exec (runner.c), whose first process said it already. */
+void kc_gpu_sampler_said(void);
 /* Stops the thread and forgets every pid. */
 void kc_gpu_sampler_stop(void);
 /* Samples pid on CUDA device `device` (ordinal, mapped to a PCI bus id with

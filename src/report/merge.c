@@ -100,7 +100,8 @@ static void check_identity(msgs *m, int *st, const kc_merge_want *w, const kc_sh
         problem(m, st, s, w->n, "its TALLY is for seed %llu, the run's is %llu", (unsigned long long)t->seed,
                 (unsigned long long)w->seed);
     if (t->filter != w->filter)
-        problem(m, st, s, w->n, "its TALLY is for filter %016llx (other patterns), the run's is %016llx",
+        problem(m, st, s, w->n, "its TALLY is for filter %016llx (other patterns), the run's is %016llx: "
+                "give the merge the PATTERNs and --exclude the shards ran",
                 (unsigned long long)t->filter, (unsigned long long)w->filter);
     if (t->build != w->build)
         problem(m, st, s, w->n, "its TALLY is from build %016llx (other contract definitions or kernels), the run's is "

@@ -182,6 +182,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     /* GPU memory of this process per item, from NVML by the device's PCI bus id */
     char bus[64];
     long pid = (long)getpid();
+    if (o->resume_tally) kc_gpu_sampler_said();     /* the first process said why there are no figures */
     int gpu_mem = have_gpu && gpu.cu.DeviceGetPCIBusId(bus, sizeof bus, gpu.cudev) == CUDA_SUCCESS &&
                   kc_gpu_sampler_start(0) == 0 && kc_gpu_sampler_watch_bus(pid, bus) == 0;
     kc_gpu_watch gw;            /* what GPU items leave in this process's context (gpu_state.h) */

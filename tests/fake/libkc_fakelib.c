@@ -20,6 +20,9 @@ int kc_fakelib_double_f32(void *const *args, const kc_shape *s, const kc_device 
 #if defined(KC_CONTROL_error_return)
     return CUDA_ERROR_INVALID_VALUE_;      /* planted: the library refuses the call */
 #endif
+#if defined(KC_CONTROL_runtime_error)
+    return 9;                              /* planted: cudaErrorInvalidConfiguration, a code no CUresult has */
+#endif
 #if defined(KC_CONTROL_skip_last)
     n--;                                   /* planted: the last element is left */
 #endif

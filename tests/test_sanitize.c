@@ -905,23 +905,30 @@ Test(sanitize, a_killed_static_shard_leaves_no_session_running, .timeout = 60)
     kill_the_sessions_parent("static");
 }
 
+/* Runs the fixture binary's --sanitize-target as a session under the fake
+ * driver (seed 7, device 0), its stdin the request lines of `requests`
+ * ("ITEM edge\n..."), killed after timeout_s. */
+static kc_proc target_session(const char *requests, double timeout_s)
+{
+    static char env_cuda[1024];
+    const char *lib = getenv("KC_FAKE_CUDA");
+    snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
+    char *env[] = { env_cuda, NULL };
+    char *argv[] = { "/bin/sh", "-c", "printf '%s' \"$1\" | \"$0\" run --sanitize-target --seed 7 --device 0",
+                     (char *)kc_test_fixture_bin(), (char *)requests, NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, timeout_s, &p), 0);
+    return p;
+}
+
 /* racecheck's request ("<item> edge") launches the edge shapes together,
  * one stream each (gates.h); every other request, and the command a failure
  * line gives, launches them one at a time. A fault among launches made
  * together names each shape launched, not one it cannot single out. */
 Test(sanitize, racecheck_launches_the_edge_shapes_together, .timeout = 120)
 {
-    static char env_cuda[1024];
-    const char *lib = getenv("KC_FAKE_CUDA");
-    snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
-    char *env[] = { env_cuda, NULL };
-    char *argv[] = { "/bin/sh", "-c",
-                     "printf 'fakeedges.copy.f16:sanitize edge\\nfakeedges.copy.f16:sanitize all\\n"
-                     "fakeedges.copy.f16:control.fault edge\\nfakeedges.copy.f16:sanitize edge\\n' | "
-                     "\"$0\" run --sanitize-target --seed 7 --device 0",
-                     (char *)kc_test_fixture_bin(), NULL };
-    kc_proc p;
-    cr_assert_eq(kc_spawn(argv, env, 60, &p), 0);
+    kc_proc p = target_session("fakeedges.copy.f16:sanitize edge\nfakeedges.copy.f16:sanitize all\n"
+                               "fakeedges.copy.f16:control.fault edge\nfakeedges.copy.f16:sanitize edge\n", 60);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "kcontract-sanitize-target: ok: 3 launches of fakeedges.copy.f16 (dist uniform): edge.1 "
                             "edge.31 edge.33 (up to 3 launched together, one stream each)\n"), "%s", p.out);
@@ -957,16 +964,8 @@ Test(sanitize, racecheck_launches_the_edge_shapes_together, .timeout = 120)
  * would fail there with the earlier item's fault). */
 Test(sanitize, a_refused_launch_beside_faulting_ones_ends_the_session, .timeout = 120)
 {
-    static char env_cuda[1024];
-    const char *lib = getenv("KC_FAKE_CUDA");
-    snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
-    char *env[] = { env_cuda, NULL };
-    char *argv[] = { "/bin/sh", "-c",
-                     "printf 'fakeedgeblock.copy.f16:control.late_fault edge\\nfakeedges.copy.f16:sanitize edge\\n' | "
-                     "\"$0\" run --sanitize-target --seed 7 --device 0",
-                     (char *)kc_test_fixture_bin(), NULL };
-    kc_proc p;
-    cr_assert_eq(kc_spawn(argv, env, 60, &p), 0);
+    kc_proc p = target_session("fakeedgeblock.copy.f16:control.late_fault edge\nfakeedges.copy.f16:sanitize edge\n",
+                               60);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "kcontract-sanitize-target: FAIL: gate 1 (launch and fit): shape edge.1025 (n=1025), dist "
                             "uniform: block of 1025 threads > 1024 the function allows (registers or __launch_bounds__); "
@@ -983,14 +982,7 @@ Test(sanitize, a_refused_launch_beside_faulting_ones_ends_the_session, .timeout 
  * MiB admitted, launch three together and then one. */
 Test(sanitize, a_round_fits_the_memory_the_item_was_admitted_with, .timeout = 120)
 {
-    static char env_cuda[1024];
-    const char *lib = getenv("KC_FAKE_CUDA");
-    snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
-    char *env[] = { env_cuda, NULL };
-    char *argv[] = { "/bin/sh", "-c", "echo 'fakeedgesbig.copy.f16:sanitize edge' | \"$0\" run --sanitize-target --seed 7 "
-                     "--device 0", (char *)kc_test_fixture_bin(), NULL };
-    kc_proc p;
-    cr_assert_eq(kc_spawn(argv, env, 90, &p), 0);
+    kc_proc p = target_session("fakeedgesbig.copy.f16:sanitize edge\n", 90);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "kcontract-sanitize-target: ok: 4 launches of fakeedgesbig.copy.f16 (dist uniform): "
                             "edge.1048575 edge.1048576 edge.1048577 edge.1048579 (up to 3 launched together, one "
@@ -1005,14 +997,7 @@ Test(sanitize, a_round_fits_the_memory_the_item_was_admitted_with, .timeout = 12
  * shape's gate 1 failure; the line names the shape launched. */
 Test(sanitize, a_fault_seen_at_a_later_launchs_attribute_call_names_the_shapes_launched, .timeout = 120)
 {
-    static char env_cuda[1024];
-    const char *lib = getenv("KC_FAKE_CUDA");
-    snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
-    char *env[] = { env_cuda, NULL };
-    char *argv[] = { "/bin/sh", "-c", "echo 'fakeedgesmem.copy.f16:control.late_fault edge' | \"$0\" run "
-                     "--sanitize-target --seed 7 --device 0", (char *)kc_test_fixture_bin(), NULL };
-    kc_proc p;
-    cr_assert_eq(kc_spawn(argv, env, 60, &p), 0);
+    kc_proc p = target_session("fakeedgesmem.copy.f16:control.late_fault edge\n", 60);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "kcontract-sanitize-target: FAIL: gate 1 (launch and fit): shape edge.1, dist uniform, "
                             "launched together (one stream each): a fault met at the calls of the next launch (edge.33, "

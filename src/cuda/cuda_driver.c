@@ -79,6 +79,12 @@ void kc_cuda_unload(kc_cuda *cu)
     memset(cu, 0, sizeof *cu);
 }
 
+int kc_cuda_error_named(const kc_cuda *cu, CUresult r)
+{
+    const char *s = NULL;
+    return cu && cu->GetErrorName && cu->GetErrorName(r, &s) == CUDA_SUCCESS && s;
+}
+
 const char *kc_cuda_error_name(const kc_cuda *cu, CUresult r)
 {
     static __thread char buf[64];

@@ -53,6 +53,9 @@ void kc_cuda_unload(kc_cuda *cu);
 /* "CUDA_ERROR_ILLEGAL_ADDRESS" for r (or "error 123 (no CUresult the driver
  * names)" when unknown). */
 const char *kc_cuda_error_name(const kc_cuda *cu, CUresult r);
+/* Whether the driver names r: a library built on the CUDA runtime may return
+ * a cudaError_t code that no CUresult has. */
+int kc_cuda_error_named(const kc_cuda *cu, CUresult r);
 /* Nonzero for errors after which the context is unusable (sticky errors:
  * illegal address, misaligned address, illegal instruction, launch failure,
  * hardware stack error, assert, ...); measured on an H200: resetting the

@@ -301,7 +301,7 @@ static int host_launch(kc_gpu *gpu, kc_case *k, int set, int gate)
         if (k->sticky) gpu->lost = 1;
         const char *name = kc_cuda_error_name(&gpu->cu, r);
         /* a library built on the CUDA runtime may return a cudaError_t with no CUresult twin */
-        int unnamed = returned && strncmp(name, "error ", 6) == 0;
+        int unnamed = returned && !kc_cuda_error_named(&gpu->cu, r);
         return failf(k, gate, "library call %s (lib%s.so) %s: %s%s%s", k->c->entry, k->c->library,
                      returned ? "returned" : "then synchronize failed", name,
                      unnamed ? ": the CUDA runtime's cudaError_t of that code? (cudaGetErrorName names it)" : "",

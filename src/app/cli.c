@@ -448,9 +448,9 @@ static int check_parallel(const kc_opts *o)
         return usage_error("%s%s", why, "");
     }
     if (o->schedule_given && !o->jobs) return usage_error("--schedule needs --jobs%s%s", "", "");
-    if (!o->worker && !(o->jobs && !o->schedule_static) && (o->timeout_s > 0 || o->fail_fast || o->max_restarts >= 0))
-        return usage_error("%s applies to --jobs N with the work queue (not to a serial run or --schedule static)%s",
-                           o->fail_fast ? "--fail-fast" : o->timeout_s > 0 ? "--timeout" : "--restarts", "");
+    if (o->jobs && o->schedule_static && (o->timeout_s > 0 || o->fail_fast || o->max_restarts >= 0))
+        return usage_error("%s applies to the work queue (a serial run, --shard K/N, --jobs N), not to --schedule "
+                           "static%s", o->fail_fast ? "--fail-fast" : o->timeout_s > 0 ? "--timeout" : "--restarts", "");
     if (o->rerun_failed && o->jobs && o->schedule_static)   /* its shards would each re-read the table */
         return usage_error("--rerun-failed does not apply to --schedule static (its shards would each read the cost "
                            "table again; the work queue selects once, in the parent)%s%s", "", "");

@@ -17,6 +17,7 @@
 #include "plan.h"
 #include "launch_records.h"
 #include "parallel.h"
+#include "exit_guard.h"
 #include "filter.h"
 #include "registry.h"
 #include "report.h"
@@ -42,7 +43,7 @@ static int prefix_hint(const char *p, const kc_item *items, int n)
     return hits;
 }
 
-int kc_main(int argc, char **argv)
+static int main_body(int argc, char **argv)
 {
     int rc = kc_jobs_child_guard(argc, argv);   /* a --jobs child: die with the parent; first */
     if (rc) return rc;
@@ -150,7 +151,9 @@ int kc_main(int argc, char **argv)
        : o.sanitize_target    ? kc_sanitize_target(&o, items, n)
        : o.worker             ? kc_worker_run(&o, items, n)
        : o.jobs               ? (o.schedule_static ? kc_jobs_run(&o, items, n) : kc_queue_run(&o, items, n))
-                              : kc_run(&o, items, n);
+       : o.parent || o.resume_tally || o.resume_records_fd >= 0
+                              ? kc_run(&o, items, n)    /* a static schedule's shard (its parent supervises it), re-exec'd */
+                              : kc_serial_run(&o, items, n);
     free(items);
     for (int r = 0; r < o.nrecords; r++) kc_launch_records_free(recs[r]);
     kc_opts_free(&o);
@@ -158,5 +161,16 @@ int kc_main(int argc, char **argv)
         fprintf(stderr, "kcontract: writing standard output failed: %s\n", strerror(errno));
         if (rc != 1) rc = 4;
     }
+    return rc;
+}
+
+/* Every run's status is kcontract's own: an exit() under it (a library's
+ * constructor, a contract's code in this process) is said and never reads
+ * as a status this function returned (exit_guard.h). */
+int kc_main(int argc, char **argv)
+{
+    kc_exit_guard_arm("starting (the command line, the contracts, the CUDA driver)", 4);
+    int rc = main_body(argc, argv);
+    kc_exit_guard_disarm();
     return rc;
 }

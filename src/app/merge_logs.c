@@ -23,6 +23,7 @@
 #include "merge.h"
 #include "record.h"
 #include "report.h"
+#include "run_end.h"
 #include "runner.h"
 #include "shard.h"
 #include "tally.h"
@@ -480,13 +481,10 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
     if (merged_records(&l, read, taken, recs, nshards, &all)) goto out;
     all.wall_s = longest;
     print_failing(&all);
-    char line[4096];
-    if (kc_tally_format(&t, line, sizeof line) < 0) goto out;
-    printf("%s\n", line);
-    kc_summary_format(&t, line, sizeof line);
-    printf("%s  (%.1f s)\n", line, longest);   /* the slowest shard's wall time */
-    fflush(stdout);
-    rc = kc_reports_write(&all, o->json, o->junit, NULL) ? 4 : kc_tally_exit_status(&t);
+    kc_run_end e = { .o = o, .tally = &t, .records = &all, .items = (int)t.items,
+                     .wall_s = longest,    /* the slowest shard's wall time */
+                     .write_reports = 1 };
+    rc = kc_run_end_write(&e);
 out:
     for (int i = 0; recs && i < l.n; i++) kc_records_free(&recs[i]);
     kc_records_free(&all);

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -56,12 +57,18 @@ static int read_all(int fd, void *buf, size_t len)
 
 int kc_records_save_fd(const kc_records *rs)
 {
-    const char *dir = getenv("TMPDIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/kcontract-records.XXXXXX", dir && *dir ? dir : "/tmp");
-    int fd = mkstemp(path);   /* not close-on-exec: the fresh process reads it */
-    if (fd < 0) return -1;
-    unlink(path);
+    /* An anonymous file in memory (Linux 3.17+): no directory needs to be
+     * writable (a read-only container root, a stale TMPDIR); not
+     * close-on-exec, the fresh process reads it. Else a file in TMPDIR. */
+    int fd = memfd_create("kcontract-records", 0);
+    if (fd < 0) {
+        const char *dir = getenv("TMPDIR");
+        char path[4096];
+        snprintf(path, sizeof path, "%s/kcontract-records.XXXXXX", dir && *dir ? dir : "/tmp");
+        fd = mkstemp(path);
+        if (fd < 0) return -1;
+        unlink(path);
+    }
     records_header h = { KC_RECORDS_MAGIC, sizeof(kc_record), (unsigned long long)rs->n };
     if (write_all(fd, &h, sizeof h) || write_all(fd, rs->v, (size_t)rs->n * sizeof *rs->v) ||
         lseek(fd, 0, SEEK_SET) != 0) {

@@ -33,9 +33,11 @@ typedef struct kc_records {
 /* Appends a copy of r; returns 0 or -1 when out of memory. */
 int kc_records_add(kc_records *rs, const kc_record *r);
 void kc_records_free(kc_records *rs);
-/* Hand-over across the serial runner's re-exec (--resume-records FD): writes
- * the records to an unlinked temporary file ($TMPDIR or /tmp) and returns its
- * descriptor, rewound and not close-on-exec; -1 with errno on failure. */
+/* Hand-over across the one-process runner's re-exec (--resume-records FD,
+ * runner.c: a static schedule's shard): writes the records to an anonymous
+ * memory file (memfd_create; else an unlinked file in $TMPDIR or /tmp) and
+ * returns its descriptor, rewound and not close-on-exec; -1 with errno on
+ * failure. */
 int kc_records_save_fd(const kc_records *rs);
 /* Appends the records saved by kc_records_save_fd (by this same binary) to rs
  * and closes fd. Returns 0, or -1 with the reason in why. */

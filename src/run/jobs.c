@@ -27,6 +27,7 @@
 #include "plan.h"
 #include "runner.h"
 #include "signame.h"
+#include "run_end.h"
 #include "shard.h"
 #include "strict_num.h"
 #include "proctree.h"
@@ -147,7 +148,7 @@ static int wanted_devices(const kc_opts *o, int visible, int *want, char *what, 
 /* Fills d; returns 0, or 2 after printing a refusal (a device that does not
  * exist). Once cuInit has run, the driver stays loaded for the parent's life:
  * dlclose under the driver's own threads is not safe, and the children exec. */
-int kc_jobs_probe_devices(const kc_opts *o, int gpu_items, devinfo *d)
+int kc_jobs_probe_devices(const kc_opts *o, int gpu_items, int max_devs, devinfo *d)
 {
     kc_cuda cu;
     char err[1024], what[512];
@@ -165,7 +166,8 @@ int kc_jobs_probe_devices(const kc_opts *o, int gpu_items, devinfo *d)
         fprintf(stderr, "kcontract: %s%s%s\n", err, vis ? ", CUDA_VISIBLE_DEVICES=" : "", vis ? vis : "");
         return 2;
     }
-    int used = nw < o->jobs ? nw : o->jobs;
+    d->driver_version = cu.driver_version;
+    int used = nw < max_devs ? nw : max_devs;
     for (int j = 0; j < used; j++) {
         if (kc_device_query(&cu, want[j], &d->dev[j], err, sizeof err)) {
             fprintf(stderr, "kcontract: device %d: %s\n", want[j], err);
@@ -455,7 +457,7 @@ static int report(const run *r, const selection *s, double t0)
     kc_merge_want w = { r->n, r->o->seed, kc_filter_hash(r->o->patterns, r->o->npatterns), kc_build_id(),
                         s->ns, s->digest, s->slice_items, s->slice_digest };
     kc_tally t;
-    char *err = malloc(65536), line[4096];
+    char *err = malloc(65536);
     if (!err) return 4;
     int problems = kc_merge(&w, r->outs, r->n, &t, err, 65536);
     if (problems) {
@@ -472,15 +474,8 @@ static int report(const run *r, const selection *s, double t0)
     }
     free(err);
     print_times(r);
-    if (kc_tally_format(&t, line, sizeof line) < 0) {
-        fprintf(stderr, "kcontract: internal error: the merged TALLY does not fit\n");
-        return 4;
-    }
-    printf("%s\n", line);
-    kc_summary_format(&t, line, sizeof line);
-    printf("%s  (%.1f s)\n", line, now_s() - t0);
-    fflush(stdout);
-    return kc_tally_exit_status(&t);
+    kc_run_end e = { .o = r->o, .tally = &t, .wall_s = now_s() - t0, .items = s->ns };   /* no records: no reports */
+    return kc_run_end_write(&e);
 }
 
 /* ---- kc_jobs_run ---- */
@@ -538,7 +533,7 @@ int kc_jobs_run(const kc_opts *o, const kc_item *items, int n)
     }
     kc_plan plan;
     size_t avail;
-    if ((rc = kc_jobs_probe_devices(o, s.gpu_items, d)) || (rc = check_plan(o, items, &s, d, &plan, &avail))) goto out;
+    if ((rc = kc_jobs_probe_devices(o, s.gpu_items, o->jobs, d)) || (rc = check_plan(o, items, &s, d, &plan, &avail))) goto out;
     print_header(o, &s, d, &plan, avail);
     /* The static parent writes to no child: SIGPIPE (its own stdout closed) still ends it. */
     kc_proc_adopt_orphans();    /* what a dead shard leaves running becomes ours, to end (on_gone) */

@@ -28,12 +28,13 @@ typedef struct kc_devinfo {
     kc_device dev[KC_MAX_DEVLIST];
     size_t free_mem[KC_MAX_DEVLIST];    /* SIZE_MAX: unknown */
     char why[512];                      /* why there is no GPU */
+    int driver_version;                 /* cuDriverGetVersion's (13000: 13.0); 0 without a driver */
 } kc_devinfo;
 
-/* Fills d with the devices of --devices, --device or every visible one (no
- * GPU items or no driver: ndevs 0 and why). Returns 0, or 2 after printing a
- * refusal (a device that does not exist). */
-int kc_jobs_probe_devices(const kc_opts *o, int gpu_items, kc_devinfo *d);
+/* Fills d with the devices of --devices, --device or every visible one, at
+ * most max_devs of them (no GPU items or no driver: ndevs 0 and why).
+ * Returns 0, or 2 after printing a refusal (a device that does not exist). */
+int kc_jobs_probe_devices(const kc_opts *o, int gpu_items, int max_devs, kc_devinfo *d);
 
 /* A --jobs child's first act (main calls it before anything else): with
  * --parent PID in argv, ask for SIGKILL when the parent dies

@@ -41,6 +41,7 @@
 #include "record.h"
 #include "report.h"
 #include "report_summary.h"
+#include "run_end.h"
 #include "runner.h"
 #include "sanitize_session.h"
 #include "signame.h"
@@ -70,6 +71,8 @@ typedef struct wk {
     int spawned;
     const kc_contract *last;    /* the contract of its last item: its inputs are on the worker's GPU (inputs.h) */
     int sessions;               /* it ran an item that runs compute-sanitizer: its sessions live (sanitize_session.h) */
+    char nonce[KC_NONCE_LEN + 1]; /* its item's request nonce, echoed on the result line (worker.h) */
+    char violation[256];        /* the result protocol was broken while its item ran: the item is CRASH with this */
     char tail[KC_QUEUE_TAIL_LINES][256];
     int tail_n;
 } wk;
@@ -93,6 +96,9 @@ typedef struct queue {
     int restarts, cap;
     double t0;
     int sampler;                /* GPU memory sampler running */
+    int serial;                 /* a serial or --shard K/N run: one worker, the items in selection order, its
+                                 * lines unprefixed (kc_serial_run) */
+    int violated;               /* a worker broke the result protocol between items: the run is not green */
 } queue;
 
 
@@ -136,7 +142,7 @@ static int spawn_worker(queue *qq, wk *w)
     }
     av[ac] = NULL;
     /* N workers share the host's CPUs: each gets its share, or --threads. */
-    snprintf(thr, sizeof thr, "%d", o->threads ? o->threads : kc_parallel_share(o->jobs));
+    snprintf(thr, sizeof thr, "%d", o->threads ? o->threads : kc_parallel_share(qq->serial ? 1 : o->jobs));
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
     snprintf(dev, sizeof dev, "%d", w->device);
     snprintf(par, sizeof par, "%ld", (long)getpid());
@@ -191,20 +197,44 @@ static int busy_count(const queue *qq)
 
 /* ---- the streams ---- */
 
+/* A line on w's result pipe that is not the result of the item it was
+ * handed (no item, not that item's nonce, a second line, a line that does
+ * not parse): whatever wrote it (an item forging its own result, a library
+ * writing on an inherited descriptor), the worker's word can no longer be
+ * trusted. It is stopped at once; its item is CRASH (settle_item); between
+ * items the run fails (violated). */
+static void protocol_violated(queue *qq, wk *w, kc_child *c, const char *line, const char *why)
+{
+    char shown[96];
+    kc_result_shown(line, shown, sizeof shown);
+    if (w->cur >= 0) {
+        if (!w->violation[0])
+            snprintf(w->violation, sizeof w->violation, "protocol violated: a result line %s ('%s')", why, shown);
+    } else {
+        qq->violated = 1;
+        say(qq, "kcontract: worker %d (pid %ld): protocol violated: a result line %s ('%s'); stopping it; the run "
+                "fails\n", w->slot, (long)c->pid, why, shown);
+    }
+    if (c->state != KC_CHILD_EXITED && c->state != KC_CHILD_GONE) kc_sup_stop(&qq->sup, c, SIGKILL, 0);
+}
+
 static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
 {
     kc_item_result r;
     char err[256], name[192];
-    if (c->state == KC_CHILD_STARTING && strcmp(line, KC_RESULT_READY) == 0) {
+    if (!w->ready && strcmp(line, KC_RESULT_READY) == 0) {    /* also after its exit: its pipe is read after */
         w->ready = 1;
-        kc_sup_mark(c, KC_CHILD_IDLE);
+        if (c->state == KC_CHILD_STARTING) kc_sup_mark(c, KC_CHILD_IDLE);
         return;
     }
-    if (kc_result_parse(line, name, sizeof name, &r, err, sizeof err) || w->cur < 0 ||
+    if (w->violation[0]) return;    /* after a violation nothing it says counts: its end settles the item */
+    const char *body = kc_result_unseal(line, w->cur >= 0 ? w->nonce : NULL);
+    err[0] = 0;
+    if (!body || kc_result_parse(body, name, sizeof name, &r, err, sizeof err) || w->cur < 0 ||
         strcmp(name, qq->items[qq->q[w->cur].idx].name) != 0) {
-        say(qq, "kcontract: worker %d (pid %ld): unexpected result line (%s); stopping it\n", w->slot, (long)c->pid,
-            w->cur < 0 ? "no item was handed to it" : err[0] ? err : "for another item");
-        kc_sup_stop(&qq->sup, c, SIGKILL, 0);
+        protocol_violated(qq, w, c, line, w->cur < 0 ? "no item was handed to it"
+                                         : !body ? "without its request's nonce"
+                                         : err[0] ? err : "for another item");
         return;
     }
     qitem *qi = &qq->q[w->cur];
@@ -231,7 +261,8 @@ static void on_line(void *ctx, kc_sup *s, kc_child *c, int stream, const char *l
         on_result(qq, w, c, line);
         return;
     }
-    snprintf(pre, sizeof pre, "[w%d] ", w->slot);
+    if (qq->serial) pre[0] = 0;     /* one worker: its lines as a one-process run prints them */
+    else snprintf(pre, sizeof pre, "[w%d] ", w->slot);
     FILE *f = stream == KC_SUP_OUT ? stdout : stderr;
     kc_progress_clear();
     fputs(pre, f);
@@ -265,7 +296,6 @@ static void settle_item(queue *qq, wk *w, const kc_child *c, const char *how)
     r.gate = 0;
     char tail[4096] = "", lines[64], leak[600] = "";
     size_t tl = 0;
-    int abnormal = !(WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == 0);
     for (int i = 0; i < w->tail_n && tl < sizeof tail; i++)
         tl += (size_t)snprintf(tail + tl, sizeof tail - tl, "%s\n", w->tail[i]);
     if (w->tail_n) snprintf(lines, sizeof lines, "; its last %d line%s below", w->tail_n, w->tail_n == 1 ? "" : "s");
@@ -277,14 +307,22 @@ static void settle_item(queue *qq, wk *w, const kc_child *c, const char *how)
         snprintf(r.msg, sizeof r.msg, "not run: interrupted by %s while running on worker %d (pid %ld, %s)%s",
                  kc_signal_name(qq->interrupted, sb, sizeof sb), w->slot, (long)c->pid, how, leak);
         tail[0] = 0;
+    } else if (w->violation[0]) {
+        r.state = KC_CRASH;
+        snprintf(r.msg, sizeof r.msg, "%s; worker %d (pid %ld) was stopped and %s%s%s", w->violation, w->slot,
+                 (long)c->pid, how, leak, lines);
     } else if (w->timed_out) {
         r.state = KC_TIMEOUT;
         snprintf(r.msg, sizeof r.msg, "exceeded its time limit of %.6g s; worker %d (pid %ld) got SIGTERM%s and was %s%s%s",
                  qi->limit, w->slot, (long)c->pid, c->killed ? ", then SIGKILL after the grace" : "", how, leak, lines);
     } else {
         r.state = KC_CRASH;
-        snprintf(r.msg, sizeof r.msg, "worker %d (pid %ld) %s while running it%s%s%s", w->slot, (long)c->pid, how,
-                 abnormal ? "" : " without reporting it", leak, lines);
+        if (WIFEXITED(c->wstatus))     /* exit() or _exit() under the item: the process ended, not the run */
+            snprintf(r.msg, sizeof r.msg, "ended the process with status %d before the run finished (worker %d, pid %ld, "
+                     "no result for the item)%s%s", WEXITSTATUS(c->wstatus), w->slot, (long)c->pid, leak, lines);
+        else
+            snprintf(r.msg, sizeof r.msg, "worker %d (pid %ld) %s while running it%s%s", w->slot, (long)c->pid, how,
+                     leak, lines);
     }
     finish_item(qq, qi, &r, w, w->t_start, c->exited, -1, 1, tail[0] ? tail : NULL);
     release(qq, w, qi);
@@ -350,7 +388,12 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
         qq->restarts++;
     }
     int lost = w->lost;
-    if (spawn_worker(qq, w) == 0)
+    if (spawn_worker(qq, w) != 0) return;
+    if (qq->serial)     /* one process as far as the user is concerned: its wording */
+        say(qq, "kcontract: %s; continuing in a fresh process\n",
+            abnormal ? "that item ended the process" : lost == KC_LOST_GPU_STATE
+            ? "that item left GPU memory allocated in this process" : "the CUDA context is unusable after that item");
+    else
         say(qq, "kcontract: worker %d restarted (pid %ld)%s\n", w->slot, (long)child_of(qq, w)->pid,
             abnormal ? "" : lost == KC_LOST_GPU_STATE ? " after its item left GPU memory allocated" : " after a CUDA context loss");
 }
@@ -436,6 +479,12 @@ static int wants(const queue *qq, const wk *w)
  * -1 when nothing pending fits the memory left. */
 static int next_item(queue *qq, const wk *w, int *alone)
 {
+    if (qq->serial) {       /* the selection's order, no preference: as a one-process run goes */
+        *alone = 0;
+        for (int j = 0; j < qq->nq; j++)
+            if (!qq->q[j].dispatched) return j;
+        return -1;
+    }
     int want = wants(qq, w);
     if (want == WANT_NONE) return -1;
     int j = want == WANT_SANITIZER ? next_of_kind(qq, w, WANT_SANITIZER_CONTROL, alone) : -1;
@@ -455,7 +504,13 @@ static void dispatch(queue *qq)
             qitem *qi = &qq->q[j];
             const kc_item *it = &qq->items[qi->idx];
             char line[256];
-            int len = snprintf(line, sizeof line, "%s\n", it->name);
+            if (kc_result_nonce(w->nonce)) {    /* no randomness: nothing can be handed out trustworthily */
+                qq->fin.stopping = 1;
+                snprintf(qq->fin.stop_why, sizeof qq->fin.stop_why, "no random nonce for the result protocol: %s",
+                         strerror(errno));
+                return;
+            }
+            int len = snprintf(line, sizeof line, "%s\t%s\n", it->name, w->nonce);
             double t = now_s();        /* before the write: the worker may start (and end) the item at once */
             if (kc_sup_write(c, line, (size_t)len)) {     /* dying: its end settles it */
                 kc_sup_close_stdin(c);
@@ -472,6 +527,8 @@ static void dispatch(queue *qq)
             kc_admit_take(&qq->adm, w->devslot, qi->host, qi->gpu);
             kc_sup_mark(c, KC_CHILD_RUNNING);
             w->cur = j;
+            w->tail_n = 0;              /* a CRASH's tail: this item's lines, not earlier items' */
+            w->violation[0] = 0;
             w->last = it->contract;
             w->sessions |= kc_item_runs_sanitizer(it);
             w->t_start = t;
@@ -569,9 +626,37 @@ static void not_run(queue *qq)
     }
 }
 
-static void save_costs(queue *qq)
+/* A serial or --shard K/N run's header, as the one-process runner wrote it. */
+static void serial_header(queue *qq, int ns, int nf, int gpu_items)
 {
-    kc_costs_save_run(qq->o->costs, &qq->rec, stdout);
+    const kc_opts *o = qq->o;
+    const kc_devinfo *d = qq->d;
+    if (o->sharded)
+        printf("kcontract: shard %d/%d: %d of %d selected item%s, seed %llu", o->shard_k, o->shard_n, ns, nf,
+               nf == 1 ? "" : "s", (unsigned long long)o->seed);
+    else
+        printf("kcontract: %d item%s selected, seed %llu", ns, ns == 1 ? "" : "s", (unsigned long long)o->seed);
+    if (d->ndevs) {
+        printf(", device %d: %s (compute capability %d.%d, %d SMs, driver %d.%d)\n", d->dev[0].ordinal, d->dev[0].name,
+               d->dev[0].cc_major, d->dev[0].cc_minor, d->dev[0].sm_count, d->driver_version / 1000,
+               d->driver_version % 1000 / 10);
+        snprintf(qq->t.device, sizeof qq->t.device, "%.127s", d->dev[0].name);
+        qq->t.cc_major = d->dev[0].cc_major;
+        qq->t.cc_minor = d->dev[0].cc_minor;
+        qq->t.sm_count = d->dev[0].sm_count;
+    } else {
+        printf("\n");
+        snprintf(qq->t.device, sizeof qq->t.device, "none");
+    }
+    if (o->sharded && ns == 0)
+        printf("kcontract: shard %d/%d is empty (the filter selects %d item%s; item i goes to shard i %% %d)\n",
+               o->shard_k, o->shard_n, nf, nf == 1 ? "" : "s", o->shard_n);
+    kc_rerun_failed_none(o, nf, stdout);
+    if (gpu_items && !d->ndevs)
+        printf("kcontract: no GPU: %s; the %d GPU item%s will be SKIP%s\n", d->why, gpu_items, gpu_items == 1 ? "" : "s",
+               ns > gpu_items ? " and host-only suites still run" : "");
+    if (o->timeout_s > 0) printf("kcontract: time limit %.6g s per item (--timeout)\n", o->timeout_s);
+    fflush(stdout);
 }
 
 static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
@@ -589,7 +674,11 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
         return 2;
     }
     int found = 0;
-    if (kc_costs_load(o->costs, &qq->costs, &found, err, sizeof err)) {
+    /* A serial run reads the table only when told to (--costs, --rerun-failed):
+     * without, its time limits are the contracts' or KC_TIMEOUT_NO_COST_S. */
+    int read_costs = !qq->serial || o->costs_given || o->rerun_failed;
+    if (!read_costs) memset(&qq->costs, 0, sizeof qq->costs);
+    else if (kc_costs_load(o->costs, &qq->costs, &found, err, sizeof err)) {
         fprintf(stderr, "kcontract: --costs %s (fix or remove the file; docs/parallel-runs.md gives the format)\n", err);
         free(sel);
         return 2;
@@ -599,13 +688,13 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
         qq->t.digest += kc_item_set_digest(&items[sel[i]]);
         gpu_items += items[sel[i]].kind != KC_KIND_SUITE || items[sel[i]].suite->needs_gpu;
     }
-    int rc = kc_jobs_probe_devices(o, gpu_items, qq->d);
+    int rc = kc_jobs_probe_devices(o, gpu_items, qq->serial ? 1 : o->jobs, qq->d);
     if (rc) {
         free(sel);
         return rc;
     }
     kc_devinfo *d = qq->d;
-    qq->nw = o->jobs < ns ? o->jobs : ns;
+    qq->nw = qq->serial ? ns > 0 : o->jobs < ns ? o->jobs : ns;
     /* The workers alone must fit (the items are admitted one by one). */
     kc_plan plan;
     memset(&plan, 0, sizeof plan);
@@ -615,7 +704,8 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     if (kc_read_mem_available(&avail)) avail = SIZE_MAX;
     int nwp = qq->nw ? qq->nw : 1;
     kc_plan_env e = { nwp, &plan, avail, d->dev, d->free_mem, d->ndevs };
-    if (kc_plan_check(&e, err, sizeof err)) {
+    if (qq->serial) avail = SIZE_MAX;   /* one item at a time: nothing to admit beside it (as before the queue) */
+    else if (kc_plan_check(&e, err, sizeof err)) {
         fprintf(stderr, "kcontract: --jobs %d refused: %s\n", o->jobs, err);
         free(sel);
         return 2;
@@ -625,10 +715,11 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     qq->adm.ndevs = d->ndevs;
     for (int j = 0; j < d->ndevs; j++) {
         size_t over = (size_t)kc_plan_children_on(nwp, d->ndevs, j) * KC_PLAN_GPU_PER_PROCESS;
-        qq->adm.gpu_budget[j] = d->free_mem[j] == SIZE_MAX ? SIZE_MAX : d->free_mem[j] > over ? d->free_mem[j] - over : 0;
+        qq->adm.gpu_budget[j] = qq->serial || d->free_mem[j] == SIZE_MAX ? SIZE_MAX
+                              : d->free_mem[j] > over ? d->free_mem[j] - over : 0;
         qq->adm.integrated[j] = d->dev[j].integrated;
     }
-    kc_queue_order(&qq->costs, items, sel, ns);
+    if (!qq->serial) kc_queue_order(&qq->costs, items, sel, ns);   /* serial: the selection's order */
     qq->q = calloc((size_t)(ns ? ns : 1), sizeof *qq->q);
     if (!qq->q) {
         free(sel);
@@ -650,6 +741,12 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     }
     qq->nq = ns;
     free(sel);
+    if (qq->serial) {
+        serial_header(qq, ns, nf, gpu_items);
+        kc_progress_start(ns, 0, 1, 1);
+        if (total > 0) kc_progress_expect(total);
+        return 0;
+    }
     /* The header. */
     if (o->sharded)
         printf("kcontract: shard %d/%d: %d of %d selected item%s, seed %llu; --jobs %d: a work queue of %d worker%s",
@@ -694,10 +791,12 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     return 0;
 }
 
-int kc_queue_run(const kc_opts *o, const kc_item *items, int n)
+/* The work queue: --jobs N workers, or one for a serial run (serial). */
+static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
 {
     queue qq;
     memset(&qq, 0, sizeof qq);
+    qq.serial = serial;
     qq.o = o;
     qq.items = items;
     qq.t0 = now_s();
@@ -741,31 +840,16 @@ int kc_queue_run(const kc_opts *o, const kc_item *items, int n)
     if (qq.sampler) kc_gpu_sampler_stop();
     if (rc) goto out;
     not_run(&qq);
-    kc_progress_end();
     qq.rec.wall_s = now_s() - qq.t0;
-    if (kc_cli_writes_costs(o)) save_costs(&qq);   /* not a --shard K/N slice's: its shards read the table */
-    char line[4096], sb[32];
-    if (qq.interrupted) {
-        int fin = 0;
-        for (int i = 0; i < qq.rec.n; i++) fin += qq.rec.v[i].res.state != KC_NOTRUN;
-        printf("kcontract: interrupted by %s: %d of %d items finished, %d not run\n",
-               kc_signal_name(qq.interrupted, sb, sizeof sb), fin, qq.nq, qq.nq - fin);
-    }
-    if (kc_tally_format(&qq.t, line, sizeof line) < 0) {
-        fprintf(stderr, "kcontract: internal error: the TALLY does not fit\n");
-        rc = 4;
-        goto out;
-    }
-    printf("%s\n", line);
-    kc_summary_format(&qq.t, line, sizeof line);
-    printf("%s  (%.1f s)\n", line, qq.rec.wall_s);
-    kc_report_workers(stdout, &qq.rec);
-    if (!qq.d->ndevs) kc_report_no_gpu(stdout, &qq.rec, qq.d->why);
-    fflush(stdout);
-    int wr = kc_reports_write(&qq.rec, o->json, o->junit, o->timeline);
-    rc = qq.interrupted ? 128 + qq.interrupted : kc_tally_exit_status(&qq.t);
-    if (qq.untrusted && rc == 0) rc = 1;
-    if (wr && rc == 0) rc = 4;
+    kc_run_end e = {
+        .o = o, .tally = &qq.t, .records = &qq.rec, .wall_s = qq.rec.wall_s, .items = qq.nq,
+        .interrupted = qq.interrupted, .untrusted = qq.untrusted || qq.violated,
+        .figures = qq.serial ? KC_FIGURES_SERIAL : KC_FIGURES_WORKERS,
+        .no_gpu_why = qq.d->ndevs ? NULL : qq.d->why,
+        .write_costs = kc_cli_writes_costs(o),  /* not a --shard K/N slice's: its shards read the table */
+        .write_reports = 1,
+    };
+    rc = kc_run_end_write(&e);
 out:
     if (sup) kc_sup_free(&qq.sup);
     free(qq.w);
@@ -775,3 +859,7 @@ out:
     kc_records_free(&qq.rec);
     return rc;
 }
+
+int kc_queue_run(const kc_opts *o, const kc_item *items, int n) { return queue_run(o, items, n, 0); }
+
+int kc_serial_run(const kc_opts *o, const kc_item *items, int n) { return queue_run(o, items, n, 1); }

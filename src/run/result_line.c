@@ -1,6 +1,9 @@
 /* result_line.c — owns the work queue's result line: its format and its
  * parser (result_line.h). */
 #include "result_line.h"
+#include <errno.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,4 +73,42 @@ int kc_result_parse(const char *line, char *name, size_t name_cap, kc_item_resul
     r->state = (kc_state)st;
     snprintf(r->msg, sizeof r->msg, "%s", f[16]);
     return 0;
+}
+
+int kc_result_nonce(char *out)
+{
+    unsigned char b[KC_NONCE_LEN / 2];
+    size_t got = 0;
+    while (got < sizeof b) {
+        ssize_t r = getrandom(b + got, sizeof b - got, 0);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        got += (size_t)r;
+    }
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < sizeof b; i++) {
+        out[2 * i] = hex[b[i] >> 4];
+        out[2 * i + 1] = hex[b[i] & 15];
+    }
+    out[KC_NONCE_LEN] = 0;
+    return 0;
+}
+
+const char *kc_result_unseal(const char *line, const char *nonce)
+{
+    if (!nonce || strlen(nonce) != KC_NONCE_LEN || strncmp(line, nonce, KC_NONCE_LEN) != 0 || line[KC_NONCE_LEN] != '\t')
+        return NULL;
+    return line + KC_NONCE_LEN + 1;
+}
+
+void kc_result_shown(const char *line, char *buf, size_t cap)
+{
+    size_t n = 0, len = strlen(line);
+    if (!cap) return;
+    for (; n < len && n + 1 < cap; n++) {
+        unsigned char ch = (unsigned char)line[n];
+        buf[n] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
+    }
+    buf[n] = 0;
+    if (n < len && cap > 4) memcpy(buf + cap - 4, "...", 4);
 }

@@ -12,6 +12,21 @@
 
 #define KC_RESULT_FD 3              /* the worker's result pipe (KC_SUP_RESULT_FD) */
 #define KC_RESULT_READY "READY"     /* the worker's first line on it: it takes items now */
+#define KC_NONCE_LEN 16             /* hex digits of a request's nonce (64 random bits) */
+
+/* A fresh request nonce: KC_NONCE_LEN hex digits of getrandom(2) into out
+ * (KC_NONCE_LEN + 1 bytes). 0, or -1 (errno) when no randomness is had.
+ * The parent hands each item out as "<name>\t<nonce>" and takes only the
+ * result line sealed with that nonce (kc_result_unseal): an item that writes
+ * a result line of its own (a forged PASS) cannot know it by accident. */
+int kc_result_nonce(char *out);
+/* The result line `line` sealed for a request: "<nonce>\t<line>" is what
+ * the worker writes. Returns the line after the seal when line starts with
+ * nonce and a tab, NULL otherwise (or when nonce is NULL: no request). */
+const char *kc_result_unseal(const char *line, const char *nonce);
+/* A line from a result pipe as it may be shown in a message: at most cap - 1
+ * bytes, control bytes as '?', "..." when cut. */
+void kc_result_shown(const char *line, char *buf, size_t cap);
 
 /* Writes the result line of item `name` (with its '\n') into buf: r's state,
  * gate, seconds, peak RSS, limit problems, stale, context_lost (<lost>),

@@ -1,5 +1,6 @@
-/* runner.c — the serial run: selection, one line per item, TALLY, SUMMARY,
- * and the re-exec that replaces a process whose CUDA context a kernel broke. */
+/* runner.c — the one-process run (a static schedule's shard): selection, one
+ * line per item, the run's end, and the re-exec that replaces a process
+ * whose CUDA context a kernel broke. */
 #include "runner.h"
 
 #include <errno.h>
@@ -24,6 +25,7 @@
 #include "record.h"
 #include "report.h"
 #include "report_summary.h"
+#include "run_end.h"
 #include "seed.h"
 #include "shard.h"
 #include "suite.h"
@@ -51,16 +53,17 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
     av[n++] = line;
     av[n++] = "--resume-elapsed";
     av[n++] = el;
-    if (untrusted) av[n++] = "--resume-untrusted";
     int fd = kc_records_save_fd(rs);
     if (fd >= 0) {
         snprintf(rf, sizeof rf, "%d", fd);
         av[n++] = "--resume-records";
         av[n++] = rf;
-    } else {
-        fprintf(stderr, "kcontract: cannot keep the records so far across the re-exec (%s); the reports will lack them\n",
-                strerror(errno));
+    } else {    /* the fresh process's reports would lack them: it must not end green */
+        fprintf(stderr, "kcontract: cannot keep the records so far across the re-exec (%s); the run is incomplete and "
+                "fails\n", strerror(errno));
+        untrusted = 1;
     }
+    if (untrusted) av[n++] = "--resume-untrusted";
     for (; i < o->argc; i++) av[n++] = o->argv[i];
     kc_progress_clear();
     if (lost == KC_LOST_GPU_STATE)
@@ -219,33 +222,21 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
                                                                          : "the CUDA context was lost");
         }
     }
-    kc_progress_end();
     if (gpu_mem) kc_gpu_sampler_stop();
-    char line[4096];
     if (san_end(san)) untrusted = 1;
-    if (kc_tally_format(&t, line, sizeof line) < 0) {
-        fprintf(stderr, "kcontract: internal error: TALLY does not fit\n");
-        kc_records_free(&rs);
-        free(sel);
-        return 4;
-    }
-    /* --costs FILE: a serial run also records what each item cost, so a later
-     * --jobs run orders its queue (or --shard K/N partitions) by it; a --shard
-     * run leaves the table it was partitioned by as it found it. */
-    if (kc_cli_writes_costs(o)) kc_costs_save_run(o->costs, &rs, stdout);
-    printf("%s\n", line);
-    kc_summary_format(&t, line, sizeof line);
     rs.wall_s = kc_now_s() - t0;
-    printf("%s  (%.1f s)\n", line, rs.wall_s);
-    if (!o->parent) kc_report_serial(stdout, &rs);   /* a --jobs shard leaves the figures to its parent */
-    if (!o->parent && !have_gpu) kc_report_no_gpu(stdout, &rs, gpu.why);
-    fflush(stdout);
-    int reports = kc_reports_write(&rs, o->json, o->junit, o->timeline);
+    kc_run_end e = {
+        .o = o, .tally = &t, .records = &rs, .wall_s = rs.wall_s, .items = ns, .untrusted = untrusted,
+        .figures = o->parent ? KC_FIGURES_NONE : KC_FIGURES_SERIAL,  /* a --jobs shard leaves the figures to its parent */
+        .no_gpu_why = have_gpu ? NULL : gpu.why,
+        .write_costs = kc_cli_writes_costs(o),
+        .write_reports = 1,
+    };
+    int status = kc_run_end_write(&e);
     if (have_gpu) kc_gpu_close(&gpu);
     kc_records_free(&rs);
     free(sel);
-    int status = reports ? 4 : kc_tally_exit_status(&t);
-    return untrusted && status == 0 ? 1 : status;
+    return status;
 }
 
 int kc_list(const kc_opts *o, const kc_item *items, int n)

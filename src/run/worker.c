@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exit_guard.h"
 #include "gates.h"
 #include "item_run.h"
 #include "proctree.h"
@@ -43,28 +44,71 @@ static const kc_item *find_item(const kc_item *items, int n, const char *name)
     return NULL;
 }
 
+/* The result pipe moved out of an item's reach (worker.h): to a descriptor
+ * of its own, closed on exec, with /dev/null left on fd 3 (so an item or a
+ * helper writing "its" result there writes to nothing, and nothing else
+ * opened later lands on fd 3). Returns the new descriptor, or -1. */
+static int hide_result_pipe(void)
+{
+    int fd = fcntl(KC_RESULT_FD, F_DUPFD_CLOEXEC, 64);
+    if (fd < 0) return -1;
+    int nul = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (nul < 0 || dup2(nul, KC_RESULT_FD) < 0) {
+        close(fd);
+        if (nul >= 0) close(nul);
+        return -1;
+    }
+    close(nul);
+    return fd;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+    for (size_t off = 0; off < len;) {
+        ssize_t w = write(fd, buf + off, len - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        off += (size_t)w;
+    }
+    return 0;
+}
+
 int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
 {
     if (fcntl(KC_RESULT_FD, F_GETFD) < 0) {
         fprintf(stderr, "kcontract: --worker: no result pipe on fd %d (internal option of a --jobs parent)\n", KC_RESULT_FD);
         return 2;
     }
+    int rfd = hide_result_pipe();
+    if (rfd < 0) {
+        fprintf(stderr, "kcontract: --worker: cannot move the result pipe off fd %d: %s\n", KC_RESULT_FD, strerror(errno));
+        return 4;
+    }
+    kc_exit_guard_arm("starting a worker", 0);     /* its parent judges an exit(0): keep the status */
     kc_proc_adopt_orphans();    /* what an item leaves running becomes ours, to end (item_run.h) */
     const char *fault = getenv("KC_FAULT_WORKER_START");      /* test hook (worker.h) */
     if (fault && strcmp(fault, "exit") == 0) return 3;
     static const char ready[] = KC_RESULT_READY "\n";
-    if (write(KC_RESULT_FD, ready, sizeof ready - 1) != (ssize_t)sizeof ready - 1) return 4;   /* the parent is gone */
+    if (write_all(rfd, ready, sizeof ready - 1)) return 4;   /* the parent is gone */
     kc_gpu gpu;
     memset(&gpu, 0, sizeof gpu);
     int gpu_state = 0;          /* 0 not opened, 1 ready, -1 no GPU */
     kc_gpu_watch gw;            /* what items leave in the context (gpu_state.h) */
     kc_gpu_watch_init(&gw);
     kc_san_pool *san = kc_san_pool_new();   /* NULL (out of memory): each item alone */
-    char name[512], out[4096];
+    char name[512], out[4096 + KC_NONCE_LEN + 1], what[600];
     int rc = 0;
+    kc_exit_guard_what("waiting for an item (worker)");
     while (fgets(name, sizeof name, stdin)) {
         name[strcspn(name, "\r\n")] = 0;
         if (!name[0]) continue;
+        char *nonce = strchr(name, '\t');     /* "<name>\t<nonce>" (worker.h) */
+        if (!nonce || strlen(nonce + 1) != KC_NONCE_LEN) {
+            fprintf(stderr, "kcontract: --worker: a request without its nonce: '%s'\n", name);
+            rc = 4;
+            break;
+        }
+        *nonce++ = 0;
         const kc_item *it = find_item(items, n, name);
         if (!it) {
             fprintf(stderr, "kcontract: --worker: no item named '%s'\n", name);
@@ -72,27 +116,27 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
             break;
         }
         kc_item_result r;
+        snprintf(what, sizeof what, "running item %s", it->name);
+        kc_exit_guard_what(what);
         run_one(&gpu, &gpu_state, &gw, san, it, o, &r);
-        int len = kc_result_format(it->name, &r, out, sizeof out);
+        kc_exit_guard_what("between items (worker)");
+        memcpy(out, nonce, KC_NONCE_LEN);
+        out[KC_NONCE_LEN] = '\t';
+        int len = kc_result_format(it->name, &r, out + KC_NONCE_LEN + 1, sizeof out - KC_NONCE_LEN - 1);
         if (len < 0) {
             rc = 4;
             break;
         }
-        for (int off = 0; off < len;) {
-            ssize_t w = write(KC_RESULT_FD, out + off, (size_t)(len - off));
-            if (w < 0 && errno == EINTR) continue;
-            if (w <= 0) {                   /* the parent is gone */
-                rc = 4;
-                break;
-            }
-            off += (int)w;
+        if (write_all(rfd, out, (size_t)len + KC_NONCE_LEN + 1)) {   /* the parent is gone */
+            rc = 4;
+            break;
         }
-        if (rc || r.context_lost) break;    /* rc: see above; context_lost: a fresh worker takes over */
+        if (r.context_lost) break;    /* rc: see above; context_lost: a fresh worker takes over */
     }
     if (gpu_state == 1) kc_gpu_close(&gpu);
     char why[700];
     if (kc_san_pool_free(san, why, sizeof why) && rc == 0) {
-        printf("kcontract: worker: %s\n", why);     /* the parent fails the run (worker.h) */
+        printf("kcontract: %s\n", why);     /* the parent fails the run (worker.h) */
         fflush(stdout);
         return KC_WORKER_UNTRUSTED;
     }

@@ -1,23 +1,32 @@
-/* worker.h — the two ends of the --jobs work queue (docs/parallel-runs.md).
+/* worker.h — the two ends of the work queue (docs/parallel-runs.md), which
+ * runs every serial, --shard K/N and --jobs N run's items.
  *
  * The worker: `kcontract run --worker --seed S --device D --parent PPID`,
- * started by the parent (kc_queue_run) with item names on its stdin, one a
- * line, and a result pipe on fd 3. Once it has read its items (and any
- * --records) it writes KC_RESULT_READY on fd 3: until then it is STARTING
- * (supervisor.h) and gets no item. For each name it runs the item in this
- * process (one CUDA context, opened at the first GPU item, kept for every
- * later one), prints the item's line on stdout exactly as a serial run does,
- * and writes one result line on fd 3:
- *     R <name> <STATE> <gate> <seconds> ... <message>   (result_line.h)
+ * started by the parent (kc_queue_run, kc_serial_run) with requests on its
+ * stdin, one a line, "<item name>\t<nonce>" (KC_NONCE_LEN random hex digits
+ * per request, result_line.h), and a result pipe on fd 3. It first moves
+ * that pipe to a descriptor of its own (close-on-exec) and leaves /dev/null
+ * on fd 3, so what an item or its helpers write on fd 3 reaches nobody. Once
+ * it has read its items (and any --records) it writes KC_RESULT_READY on the
+ * pipe: until then it is STARTING (supervisor.h) and gets no item. For each
+ * request it runs the item in this process (one CUDA context, opened at the
+ * first GPU item, kept for every later one), prints the item's line on
+ * stdout, and writes one result line, sealed with the request's nonce:
+ *     <nonce> R <name> <STATE> <gate> <seconds> ... <message>   (result_line.h)
  * (fields separated by one tab; the message last, tabs and newlines replaced
  * by spaces; peak_rss_kib is VmHWM after resetting it through
  * /proc/self/clear_refs, -1 when that is not possible; lost nonzero when the
  * worker must be replaced: KC_LOST_CONTEXT, the item left the CUDA context
  * unusable, or KC_LOST_GPU_STATE, it left device memory allocated
  * (item_run.h); the worker then exits 0 and the parent starts a fresh one).
- * At end of input it exits 0.
+ * At end of input it exits 0. Any other line on the pipe (no request
+ * running, another nonce, a second line, one that does not parse) is a
+ * protocol violation: the parent stops the worker at once, and its item is
+ * CRASH "protocol violated: ..." (between items the run fails). An exit()
+ * under an item is said by the exit guard (exit_guard.h) and, like any end
+ * of the worker before its result, makes the item CRASH.
  *
- * The parent: kc_queue_run, the default of --jobs N. */
+ * The parent: kc_queue_run, the default of --jobs N, and kc_serial_run. */
 #ifndef KC_WORKER_H
 #define KC_WORKER_H
 #include <stddef.h>
@@ -44,8 +53,17 @@
  * the parent's handling of a worker that cannot start is exercised. */
 int kc_worker_run(const kc_opts *o, const kc_item *items, int n);
 
-/* The --jobs N work queue. Returns the exit status: the counts'
- * (kc_tally_exit_status), 2 for a refusal before any worker started, 4 for an
- * internal error, 128 + signal when interrupted by SIGINT or SIGTERM. */
+/* The --jobs N work queue. Returns the exit status (kc_run_exit_status,
+ * run_end.h), 2 for a refusal before any worker started, 4 for an internal
+ * error. */
 int kc_queue_run(const kc_opts *o, const kc_item *items, int n);
+/* A serial or --shard K/N run: the same queue with one worker, the items in
+ * the selection's order, the worker's lines printed as they come (no
+ * "[w0] " prefix), no memory plan, and the serial header and figures. Its
+ * parent holds the counts and the records, so an item that ends the worker
+ * (exit(0), _exit, a signal) is that item's CRASH and the run fails; a lost
+ * CUDA context, --timeout, --fail-fast, SIGINT and SIGTERM act as in a
+ * --jobs run; and the reports and exit status come only from the parent,
+ * which reaches its end. Returns as kc_queue_run. */
+int kc_serial_run(const kc_opts *o, const kc_item *items, int n);
 #endif

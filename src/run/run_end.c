@@ -1,0 +1,49 @@
+/* run_end.c — the one way every run ends (run_end.h). */
+#include "run_end.h"
+
+#include <stdio.h>
+
+#include "costs.h"
+#include "progress.h"
+#include "report.h"
+#include "report_summary.h"
+#include "signame.h"
+
+int kc_run_exit_status(int counts, int interrupted, int untrusted, int reports_failed)
+{
+    if (interrupted) return 128 + interrupted;
+    if (counts == 1) return 1;
+    if (untrusted) return 1;
+    if (reports_failed) return 4;
+    return counts;
+}
+
+int kc_run_end_write(const kc_run_end *e)
+{
+    const kc_opts *o = e->o;
+    char line[4096], sb[32];
+    kc_progress_end();
+    if (e->interrupted) {
+        int fin = 0;
+        for (int i = 0; e->records && i < e->records->n; i++) fin += e->records->v[i].res.state != KC_NOTRUN;
+        printf("kcontract: interrupted by %s: %d of %d items finished, %d not run\n",
+               kc_signal_name(e->interrupted, sb, sizeof sb), fin, e->items, e->items - fin);
+    }
+    if (kc_tally_format(e->tally, line, sizeof line) < 0) {
+        fprintf(stderr, "kcontract: internal error: the TALLY does not fit\n");
+        return 4;
+    }
+    /* --costs: what each item cost, so a later --jobs run orders its queue
+     * (or --shard K/N partitions) by it; written before the TALLY, so a
+     * problem with it is said before the run's result. */
+    if (e->write_costs && e->records) kc_costs_save_run(o->costs, e->records, stdout);
+    printf("%s\n", line);
+    kc_summary_format(e->tally, line, sizeof line);
+    printf("%s  (%.1f s)\n", line, e->wall_s);
+    if (e->records && e->figures == KC_FIGURES_SERIAL) kc_report_serial(stdout, e->records);
+    if (e->records && e->figures == KC_FIGURES_WORKERS) kc_report_workers(stdout, e->records);
+    if (e->records && e->no_gpu_why && e->figures != KC_FIGURES_NONE) kc_report_no_gpu(stdout, e->records, e->no_gpu_why);
+    fflush(stdout);
+    int wr = e->write_reports && e->records ? kc_reports_write(e->records, o->json, o->junit, o->timeline) : 0;
+    return kc_run_exit_status(kc_tally_exit_status(e->tally), e->interrupted, e->untrusted, wr != 0);
+}

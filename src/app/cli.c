@@ -314,17 +314,18 @@ static const opt_row OPTIONS[] = {
       "given --costs); with --shard K/N the partition is by cost (longest\n"
       "first onto the least-loaded shard) instead of i % N" },
     { "--timeout", NULL, "S", C_RUN, OPT_ONCE, 0, set_timeout, "--timeout needs a value",
-      "with --jobs: every item's time limit in seconds (default: the contract's\n"
+      "every item's time limit in seconds, in every mode but --schedule static\n"
+      "(default: the contract's "
       "timeout_s, else max(60, 5 x recorded seconds), 600 with no record)" },
     { "--fail-fast", NULL, NULL, C_RUN, 0, F(fail_fast), set_flag, NULL,
-      "with --jobs: stop handing out items after the first failure; the rest\n"
+      "stop handing out items after the first failure; the rest\n"
       "are NOTRUN" },
     { "--rerun-failed", NULL, NULL, C_RUN | C_LIST, 0, F(rerun_failed), set_flag, NULL,
       "run (or list) only the items the cost table (--costs) records as failed\n"
       "last time, among those the PATTERNs select; none: nothing runs, exit 0;\n"
       "no table: exit 2. The run writes the table back (docs/parallel-runs.md)" },
     { "--restarts", NULL, "M", C_RUN, OPT_ONCE, 0, set_restarts, "--restarts needs a value",
-      "with --jobs: replace at most M workers that crashed, timed out or did not start\n"
+      "replace at most M workers that crashed, timed out or did not start\n"
       "(default 2 x N + 8); then the items not handed out yet are NOTRUN" },
     { "--json", NULL, "FILE", C_RUN | C_MERGE, OPT_ONCE, F(json), set_file, "--json needs a file name",
       "write a JSON Lines report: one object per item (state, worker, times,\n"

@@ -209,3 +209,26 @@ Test(trust, a_driver_library_that_exits_0_when_loaded_fails_info_and_run, .timeo
         kc_proc_free(&p);
     }
 }
+
+/* A CRASH's tail is that item's output only: the line an earlier item on the
+ * same worker printed is not in it (serially and with --jobs 1). */
+Test(trust, a_crash_tail_holds_only_that_items_lines, .timeout = 60)
+{
+    char costs[256];
+    kc_tmp_path(costs, sizeof costs, "trust", "tail");
+    char *a[] = { "run", "fixture.trust.chatty", "fixture.trust.exit0", NULL };
+    char *b[] = { "run", "fixture.trust.chatty", "fixture.trust.exit0", "--jobs", "1", "--costs", costs, NULL };
+    char **runs[] = { a, b };
+    for (int i = 0; i < 2; i++) {
+        kc_proc p = fixture(runs[i]);
+        cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+        const char *crash = strstr(p.out, "CRASH  fixture.trust.exit0");
+        cr_assert(crash, "%s", p.out);
+        cr_expect(strstr(crash, "| fixture.trust.exit0: calling exit(0)") || strstr(crash, "| [w0] fixture.trust.exit0"),
+                  "%s", p.out);
+        cr_expect(!strstr(crash, "| fixture.trust.chatty") && !strstr(crash, "| [w0] fixture.trust.chatty"),
+                  "an earlier item's line in the tail:\n%s", p.out);
+        kc_proc_free(&p);
+    }
+    unlink(costs);
+}

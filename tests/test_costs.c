@@ -19,7 +19,7 @@ static char *const NO_GPU[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
 
 static void tmpname(char *buf, size_t cap, const char *tag)
 {
-    snprintf(buf, cap, "/tmp/kc-costs-%ld-%s.tsv", (long)getpid(), tag);
+    snprintf(buf, cap, "%s/kc-costs-%ld-%s.tsv", kc_test_tmpdir(), (long)getpid(), tag);
 }
 
 Test(costs, round_trip)

@@ -52,10 +52,10 @@ static kc_record rec(const char *name, kc_kind k, kc_state s, int worker, double
     return r;
 }
 
-/* A temporary file name under /tmp (the file exists, empty). */
+/* A temporary file name under $TMPDIR (the file exists, empty). */
 static void tmpname(char *buf, size_t cap, const char *tag)
 {
-    snprintf(buf, cap, "/tmp/kc_test_report_%s_XXXXXX", tag);
+    snprintf(buf, cap, "%s/kc_test_report_%s_XXXXXX", kc_test_tmpdir(), tag);
     int fd = mkstemp(buf);
     cr_assert(fd >= 0, "mkstemp");
     close(fd);

@@ -116,7 +116,7 @@ static kc_proc fixture_env(char **env, char **args)
 Test(shard_env, runs_follow_the_protocols, .timeout = 120)
 {
     char status[128];
-    snprintf(status, sizeof status, "/tmp/kc-shard-env-%ld.status", (long)getpid());
+    snprintf(status, sizeof status, "%s/kc-shard-env-%ld.status", kc_test_tmpdir(), (long)getpid());
     unlink(status);
     char st[160];
     snprintf(st, sizeof st, "TEST_SHARD_STATUS_FILE=%s", status);

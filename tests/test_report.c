@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -632,4 +633,48 @@ Test(report, refused_run_leaves_an_incomplete_report, .timeout = 30)
     unlink(json);
     unlink(junit);
     unlink(svg);
+}
+
+/* ---- issue 21: files beside the reports, paths that stay put, one owner ---- */
+
+static int header_printed(const kc_live *l) { return strstr(l->out, " items selected, seed ") != NULL; }
+static int never(const kc_live *l) { (void)l; return 0; }
+
+/* A symbolic link planted where the run would put its temporary file, in a
+ * directory others write to: the report and the cost table are written
+ * through "FILE.tmp.PID" (the run's pid is known once it runs), so the
+ * link's target got the report and FILE became the link. Now the
+ * temporary file is always a new file at an unguessable name. */
+Test(report, temporaries_never_follow_a_planted_symlink, .timeout = 30)
+{
+    char dir[256], json[300], costs[300], victim[300], victim2[300], tmp[340];
+    kc_tmp_dir(dir, sizeof dir, "symlink");
+    snprintf(json, sizeof json, "%s/r.json", dir);
+    snprintf(costs, sizeof costs, "%s/c.tsv", dir);
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    snprintf(victim2, sizeof victim2, "%s/victim2", dir);
+    kc_write_file(victim, "precious\n");
+    kc_write_file(victim2, "precious too\n");
+    kc_live l;
+    /* fixture.cost.00 sleeps 300 ms x 4: time to plant the links after the start's checks */
+    kc_live_start_env(&l, kc_test_fixture_bin(),
+                      (char *[]){ "run", "fixture.cost.00", "fixture.pass.00", "--json", json, "--costs", costs, NULL },
+                      (char *[]){ "KC_FIXTURE_COST_SCALE=4", NULL });
+    cr_assert_eq(kc_live_read_until(&l, header_printed, 10), 0, "the run did not start:\n%s", l.out);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", json, (long)l.pid);
+    cr_assert_eq(symlink(victim, tmp), 0, "symlink %s", tmp);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", costs, (long)l.pid);
+    cr_assert_eq(symlink(victim2, tmp), 0, "symlink %s", tmp);
+    kc_live_read_until(&l, never, 20);     /* to its end */
+    cr_expect_eq(kc_wait_status(l.pid), 0, "exit status, expected 0:\n%s", l.out);
+    close(l.fd);
+    cr_expect_str_eq(kc_out_file(victim), "precious\n", "the report went through the planted link into %s", victim);
+    cr_expect_str_eq(kc_out_file(victim2), "precious too\n", "the cost table went through the planted link into %s",
+                     victim2);
+    struct stat st;
+    cr_expect(lstat(json, &st) == 0 && S_ISREG(st.st_mode), "%s is not a regular file (the link renamed over it?)", json);
+    cr_expect(strstr(kc_out_file(json), "\"type\":\"summary\""), "%s lacks the final report", json);
+    cr_expect(lstat(costs, &st) == 0 && S_ISREG(st.st_mode), "%s is not a regular file", costs);
+    cr_expect(strstr(kc_out_file(costs), "fixture.pass.00\t"), "%s lacks the run's costs", costs);
+    kc_rm_rf(dir);
 }

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "costs.h"
 #include "parallel.h"
+#include "safe_file.h"
 #include "shard.h"
 
 #include <errno.h>
@@ -501,10 +502,11 @@ static int same_file(const char *a, const char *b)
 }
 
 /* Whether the run will be able to write path when it ends, tried before
- * anything runs: reports and the cost table are written to PATH.tmp.PID and
- * renamed over PATH (report.c, costs.c), so that file is created and removed
- * again here; a report may also go straight into a PATH that exists and is
- * no regular file (/dev/stdout, a pipe), when direct_ok. */
+ * anything runs: reports and the cost table are written to a new
+ * PATH.tmp.PID.XXXXXXXX renamed over PATH (report.c, costs.c, safe_file.h),
+ * so such a file is created and removed again here; a report may also go
+ * straight into a PATH that exists and is no regular file (/dev/stdout, a
+ * pipe), when direct_ok. */
 static int check_writable(const char *opt, const char *path, int direct_ok)
 {
     struct stat st;
@@ -528,8 +530,7 @@ static int check_writable(const char *opt, const char *path, int direct_ok)
         return 0;
     }
     char tmp[PATH_MAX + 64];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    int fd = kc_temp_beside(path, tmp, sizeof tmp);   /* a new file, never through a planted symlink */
     if (fd < 0) {
         snprintf(why, sizeof why, "%s %s: cannot create %s beside it: %s", opt, path, tmp, strerror(errno));
         return usage_error("%s%s", why, "");

@@ -4,6 +4,8 @@
 #include "report.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +14,7 @@
 #include "report_json.h"
 #include "report_junit.h"
 #include "report_timeline.h"
+#include "safe_file.h"
 
 typedef int (*report_fn)(FILE *f, const kc_records *rs, int which);
 
@@ -45,22 +48,23 @@ static int write_incomplete(FILE *f, const kc_records *rs, int which)
 
 /* Writes one report through a temporary file renamed into place, so a reader
  * never sees half a report; straight into a path that exists and is not a
- * regular file (/dev/stdout, a pipe), where the placeholder is not written. */
+ * regular file (/dev/stdout, a pipe), where the placeholder is not written.
+ * The temporary file is a new file at an unguessable name (safe_file.h): a
+ * symbolic link planted beside the report is never followed. */
 static int write_one(const char *opt, const char *path, const kc_records *rs, int which, report_fn fn)
 {
     if (!path) return 0;
     struct stat st;
     int direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
     if (direct && fn == write_incomplete) return 0;
-    size_t n = strlen(path) + 32;
+    size_t n = strlen(path) + 64;
     char *tmp = malloc(n);
     if (!tmp) {
         fprintf(stderr, "kcontract: %s %s: %s\n", opt, path, strerror(ENOMEM));
         return -1;
     }
-    snprintf(tmp, n, "%s%s.%ld", path, direct ? "" : ".tmp", (long)getpid());
-    if (direct) snprintf(tmp, n, "%s", path);
-    FILE *f = fopen(tmp, "w");
+    int fd = direct ? open(path, O_WRONLY | O_CLOEXEC) : kc_temp_beside(path, tmp, n);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     int rc = -1, err = 0;
     if (f) {
         errno = 0;
@@ -71,6 +75,10 @@ static int write_one(const char *opt, const char *path, const kc_records *rs, in
         if (!direct && rc) unlink(tmp);
     } else {
         err = errno;
+        if (fd >= 0) {
+            close(fd);
+            if (!direct) unlink(tmp);
+        }
     }
     if (rc) fprintf(stderr, "kcontract: %s %s: %s\n", opt, path, strerror(err ? err : EIO));
     free(tmp);

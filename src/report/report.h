@@ -21,8 +21,9 @@
  * "kcontract: --junit FILE: <strerror>" to stderr. */
 int kc_reports_begin(const char *json, const char *junit, const char *timeline);
 /* At its end: writes each report named (NULL: not asked) from the records,
- * atomically (FILE.tmp.PID renamed over FILE; straight into a path that is no
- * regular file). On failure prints "kcontract: --json FILE: <strerror>" to
- * stderr and returns -1; the file then still says the run is incomplete. */
+ * atomically (a new FILE.tmp.PID.XXXXXXXX renamed over FILE, safe_file.h;
+ * straight into a path that is no regular file). On failure prints
+ * "kcontract: --json FILE: <strerror>" to stderr and returns -1; the file
+ * then still says the run is incomplete. */
 int kc_reports_write(const kc_records *rs, const char *json, const char *junit, const char *timeline);
 #endif

@@ -678,3 +678,42 @@ Test(report, temporaries_never_follow_a_planted_symlink, .timeout = 30)
     cr_expect(strstr(kc_out_file(costs), "fixture.pass.00\t"), "%s lacks the run's costs", costs);
     kc_rm_rf(dir);
 }
+
+/* An item that calls chdir() (fixture.chdir, into $KC_FIXTURE_CHDIR) does
+ * not move the reports or the cost table given as relative paths: they are
+ * made absolute before the first item runs. Before, they were written into
+ * the item's directory and the named files kept the placeholder. */
+Test(report, relative_report_paths_stay_where_the_run_started, .timeout = 30)
+{
+    char dir[256], away[300], bin[4096], env[340];
+    cr_assert_not_null(realpath(kc_test_fixture_bin(), bin), "realpath %s", kc_test_fixture_bin());
+    kc_tmp_dir(dir, sizeof dir, "chdir");
+    snprintf(away, sizeof away, "%s/away", dir);
+    cr_assert_eq(mkdir(away, 0700), 0);
+    snprintf(env, sizeof env, "KC_FIXTURE_CHDIR=%s", away);
+    char here[4096];
+    cr_assert_not_null(getcwd(here, sizeof here));
+    cr_assert_eq(chdir(dir), 0);
+    char *argv[] = { bin, "run", "fixture.chdir", "fixture.pass.00", "--json", "r.json", "--junit=r.xml", "--timeline",
+                     "./t.svg", "--costs", "c.tsv", NULL };
+    char *envs[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", env, NULL };
+    kc_proc p;
+    int started = kc_spawn(argv, envs, 20, &p);
+    cr_assert_eq(chdir(here), 0);
+    cr_assert_eq(started, 0, "cannot start %s", bin);
+    cr_expect_eq(p.status, 0, "exit %d, expected 0\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "fixture.chdir: now in "), "the item did not change directory:\n%s", p.out);
+    char names[1024], path[400];
+    int n = kc_dir_entries(away, names, sizeof names);
+    cr_expect_eq(n, 0, "the run wrote into the item's directory %s: %s", away, names);
+    snprintf(path, sizeof path, "%s/r.json", dir);
+    cr_expect(strstr(kc_out_file(path), "\"type\":\"summary\""), "%s is not the final report", path);
+    snprintf(path, sizeof path, "%s/r.xml", dir);
+    cr_expect(strstr(kc_out_file(path), "tests=\"2\" failures=\"0\" errors=\"0\""), "%s is not the final report", path);
+    snprintf(path, sizeof path, "%s/t.svg", dir);
+    cr_expect(strstr(kc_out_file(path), "class=\"bar\""), "%s is not the final timeline", path);
+    snprintf(path, sizeof path, "%s/c.tsv", dir);
+    cr_expect(strstr(kc_out_file(path), "fixture.chdir\t"), "%s lacks the run's costs", path);
+    kc_proc_free(&p);
+    kc_rm_rf(dir);
+}

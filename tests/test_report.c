@@ -601,6 +601,12 @@ static void killed_run(const char *tag, char **extra)
     unlink(junit);
     unlink(svg);
     unlink(costs);
+    const char *held[] = { json, junit, svg };
+    for (int k = 0; k < 3; k++) {   /* the killed run's locks (it could not remove them): stale, taken by the next run */
+        char lock[200];
+        snprintf(lock, sizeof lock, "%s.lock", held[k]);
+        unlink(lock);
+    }
 }
 
 Test(report, serial_run_killed_leaves_an_incomplete_report, .timeout = 30)
@@ -716,4 +722,103 @@ Test(report, relative_report_paths_stay_where_the_run_started, .timeout = 30)
     cr_expect(strstr(kc_out_file(path), "fixture.chdir\t"), "%s lacks the run's costs", path);
     kc_proc_free(&p);
     kc_rm_rf(dir);
+}
+
+/* A lock file beside a report is the run's own: a symbolic link there is
+ * refused, naming it, and its target is neither created nor written. */
+Test(report, report_lock_symlink_refused, .timeout = 30)
+{
+    char dir[256], json[300], lock[320], target[300];
+    kc_tmp_dir(dir, sizeof dir, "locklink");
+    snprintf(json, sizeof json, "%s/r.json", dir);
+    snprintf(lock, sizeof lock, "%s.lock", json);
+    snprintf(target, sizeof target, "%s/created-through-the-link", dir);
+    cr_assert_eq(symlink(target, lock), 0);
+    kc_proc p = fixture((char *[]){ "run", "fixture.pass.00", "--json", json, NULL }, NULL);
+    cr_expect_eq(p.status, 2, "exit %d, expected 2\n%s%s", p.status, p.out, p.err);
+    char want[700];
+    snprintf(want, sizeof want, "kcontract: --json %s: %s is a symbolic link: refusing to follow it; remove it", json, lock);
+    cr_expect(strstr(p.err, want), "want '%s' in:\n%s", want, p.err);
+    cr_expect(!strstr(p.out, "PASS"), "nothing runs:\n%s", p.out);
+    cr_expect_neq(access(target, F_OK), 0, "%s was created through the link", target);
+    kc_proc_free(&p);
+    kc_rm_rf(dir);
+}
+
+/* A run owns its report paths until it ends: a second run given one of them
+ * is refused (exit 2), naming the run that has it, and the report is left
+ * as the first run's. Before, the second run's green report replaced the
+ * first's placeholder, and the user of a first run that then died read the
+ * other run's green as its own. extra: more of the first run's arguments
+ * and environment (a re-exec, which must keep the paths). */
+static void second_run_refused(const char *tag, char *const *env)
+{
+    char json[128], junit[160], lock[200];
+    tmpname(json, sizeof json, tag);
+    snprintf(junit, sizeof junit, "%s.xml", json);
+    kc_live l;
+    kc_live_start_env(&l, kc_test_fixture_bin(),
+                      (char *[]){ "run", "fixture.pass.00", "fixture.hang.0", "--json", json, "--junit", junit, NULL },
+                      (char **)env);
+    cr_assert_eq(kc_live_read_until(&l, hang_started, 10), 0, "%s: the hang did not start:\n%s", tag, l.out);
+    kc_proc p = fixture((char *[]){ "run", "fixture.pass.01", "--junit", junit, NULL }, NULL);
+    cr_expect_eq(p.status, 2, "%s: the second run: exit %d, expected 2\n%s%s", tag, p.status, p.out, p.err);
+    char want[600];
+    snprintf(want, sizeof want, "kcontract: --junit %s: another kcontract run (pid %ld) is writing this report (it holds "
+             "%s.lock)", junit, (long)l.pid, junit);
+    cr_expect(strstr(p.err, want), "%s: want '%s' in:\n%s", tag, want, p.err);
+    cr_expect(!strstr(p.out, "PASS"), "%s: the refused run ran items:\n%s", tag, p.out);
+    kc_proc_free(&p);
+    char pid[32];
+    snprintf(pid, sizeof pid, "(pid %ld)", (long)l.pid);
+    const char *x = kc_out_file(junit);
+    cr_expect(strstr(x, "kcontract.incomplete") && strstr(x, pid), "%s: %s is not the first run's placeholder:\n%s", tag,
+              junit, x);
+    /* The first run dies: its report still says so, not another run's green. */
+    cr_assert_eq(kill(l.pid, SIGKILL), 0);
+    cr_expect_eq(kc_wait_status(l.pid), 128 + SIGKILL);
+    close(l.fd);
+    x = kc_out_file(junit);
+    cr_expect(strstr(x, "kcontract.incomplete") && strstr(x, pid), "%s: after the kill, %s:\n%s", tag, junit, x);
+    /* Its stale lock file does not hold the next run off; that run removes it. */
+    p = fixture((char *[]){ "run", "fixture.pass.01", "--json", json, "--junit", junit, NULL }, NULL);
+    cr_expect_eq(p.status, 0, "%s: the run after the kill: exit %d, expected 0\n%s%s", tag, p.status, p.out, p.err);
+    kc_proc_free(&p);
+    cr_expect(strstr(kc_out_file(junit), "tests=\"1\" failures=\"0\" errors=\"0\""), "%s", kc_out_file(junit));
+    const char *paths[] = { json, junit };
+    for (int k = 0; k < 2; k++) {
+        snprintf(lock, sizeof lock, "%s.lock", paths[k]);
+        cr_expect_neq(access(lock, F_OK), 0, "%s: %s left behind by a run that finished", tag, lock);
+        unlink(lock);
+        unlink(paths[k]);
+    }
+}
+
+Test(report, a_second_run_on_a_report_path_is_refused, .timeout = 30)
+{
+    second_run_refused("owned", NULL);
+}
+
+/* The serial runner's re-exec (KC_FAULT_LOSE_CONTEXT_AFTER: as after a lost
+ * CUDA context) keeps the paths: the fresh process still owns them. */
+Test(report, a_reexecuted_run_keeps_its_report_paths, .timeout = 30)
+{
+    second_run_refused("owned_reexec", (char *[]){ "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.00", NULL });
+}
+
+/* A run that re-executes itself and finishes lets go of its paths too. */
+Test(report, a_reexecuted_run_removes_its_locks_at_the_end, .timeout = 30)
+{
+    char json[128], lock[200];
+    tmpname(json, sizeof json, "reexec_end");
+    snprintf(lock, sizeof lock, "%s.lock", json);
+    kc_proc p = kc_run_fixture_env((char *[]){ "run", "fixture.pass.00", "fixture.pass.01", "--json", json, NULL },
+                                   (char *[]){ "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.00", NULL }, 20);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "continuing in a fresh process"), "no re-exec:\n%s", p.out);
+    cr_expect(strstr(kc_out_file(json), "\"type\":\"summary\""), "not the final report");
+    cr_expect_neq(access(lock, F_OK), 0, "%s left behind", lock);
+    kc_proc_free(&p);
+    unlink(lock);
+    unlink(json);
 }

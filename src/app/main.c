@@ -84,9 +84,9 @@ int kc_main(int argc, char **argv)
      * writes its reports, they say so (report.h). A re-exec'd serial run
      * (--resume-tally) continues one that already did this. */
     if ((o.cmd == KC_CMD_RUN || o.cmd == KC_CMD_MERGE) && !o.worker && !o.parent && !o.resume_tally && !o.sanitize_target &&
-        kc_reports_begin(o.json, o.junit, o.timeline)) {
+        (rc = kc_reports_begin(o.json, o.junit, o.timeline))) {
         kc_opts_free(&o);
-        return 4;
+        return rc;
     }
     kc_item *items;
     static char err[16384];

@@ -435,3 +435,42 @@ Test(merge_logs, failing_items_keep_their_further_lines, .timeout = 120)
     unlink(log[1]);
     unlink(costs);
 }
+
+/* Issue 21: a shard's result is the TALLY line immediately before its
+ * SUMMARY (docs/output-format.md); an item may print TALLY-like lines above
+ * it (fixture.duptally prints a well-formed all-zero one, shard 0/1). The
+ * merge read the first TALLY of each log and refused the shard holding
+ * fixture.duptally as one that printed two, or of another shard count. */
+Test(merge_logs, an_item_printing_a_tally_line_does_not_stand_for_the_result, .timeout = 60)
+{
+    char log[2][160];
+    for (int k = 0; k < 2; k++) {
+        char spec[16];
+        snprintf(spec, sizeof spec, "%d/2", k);
+        snprintf(log[k], sizeof log[k], "%s/kc-merge-dup-%ld-%d.log", kc_test_tmpdir(), (long)getpid(), k);
+        kc_proc p = fixture((char *[]){ "run", "fixture.pass.*", "fixture.duptally", "--shard", spec, NULL });
+        cr_assert_eq(p.status, 0, "shard %s: exit %d\n%s", spec, p.status, p.out);
+        save(log[k], p.out);
+        kc_proc_free(&p);
+    }
+    /* one of the logs holds the item's TALLY line above its own */
+    int dup = 0;
+    for (int k = 0; k < 2; k++) dup += kc_out_count_lines(kc_out_file(log[k]), "TALLY ") == 2;
+    cr_assert_eq(dup, 1, "expected one log with two TALLY lines");
+    kc_proc s = fixture((char *[]){ "run", "fixture.pass.*", "fixture.duptally", NULL });
+    char *args[] = { "merge", "fixture.pass.*", "fixture.duptally", "--log", log[0], "--log", log[1], NULL };
+    kc_proc m = fixture(args);
+    cr_expect_eq(m.status, 0, "merge: exit %d, expected 0\n%s%s", m.status, m.out, m.err);
+    kc_tally a, b;
+    kc_out_tally(s.out, &a);
+    kc_out_tally(m.out, &b);
+    cr_expect(memcmp(a.n, b.n, sizeof a.n) == 0, "the merged counts differ from the serial run's:\n%s", m.out);
+    cr_expect_eq(b.items, 13, "items=%ld, expected 13", b.items);
+    char sa[512], sb[512];
+    kc_out_summary(s.out, sa, sizeof sa);
+    kc_out_summary(m.out, sb, sizeof sb);
+    cr_expect_str_eq(sb, sa);
+    kc_proc_free(&s);
+    kc_proc_free(&m);
+    for (int k = 0; k < 2; k++) unlink(log[k]);
+}

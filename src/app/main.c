@@ -71,6 +71,7 @@ int kc_main(int argc, char **argv)
         kc_opts_free(&o);
         return rc;
     }
+    kc_env_test_begin(&o);      /* TEST_PREMATURE_EXIT_FILE made, XML_OUTPUT_FILE as --junit (shard_env.h) */
     if (o.cmd == KC_CMD_RUN) {
         unsigned sched;
         char why[256];
@@ -158,5 +159,6 @@ int kc_main(int argc, char **argv)
         fprintf(stderr, "kcontract: writing standard output failed: %s\n", strerror(errno));
         if (rc != 1) rc = 4;
     }
+    kc_env_test_end(&o);        /* the run reached its end: TEST_PREMATURE_EXIT_FILE removed */
     return rc;
 }

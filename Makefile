@@ -168,8 +168,18 @@ $(B)/libfake_exit0.so: tests/fake/fake_exit0.c
 test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so $(B)/libfake_cuda.so $(HOSTLIBS) \
       $(FAKE_HOSTLIBS) $(B)/libfake_exit0.so
 	sh tools/check-layers.sh
-	KC_BIN=$(B)/kcontract KC_FIXTURE_BIN=$(B)/kcontract-fixture KC_FAKE_NVML=$(B)/libfake_nvml.so \
-	KC_FAKE_CUDA=$(B)/libfake_cuda.so KC_FAKE_EXIT0=$(B)/libfake_exit0.so $(B)/kc_tests --jobs 2
+	@# The tests and every process they start get a TMPDIR of their own, which
+	@# must be empty when they end (issue 21: runs left ~12 files in /tmp).
+	@tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/kc-test.XXXXXX") || exit 2; \
+	echo "TMPDIR=$$tmp KC_BIN=$(B)/kcontract ... $(B)/kc_tests --jobs 2"; \
+	TMPDIR=$$tmp KC_BIN=$(B)/kcontract KC_FIXTURE_BIN=$(B)/kcontract-fixture KC_FAKE_NVML=$(B)/libfake_nvml.so \
+	KC_FAKE_CUDA=$(B)/libfake_cuda.so KC_FAKE_EXIT0=$(B)/libfake_exit0.so $(B)/kc_tests --jobs 2; rc=$$?; \
+	left=$$(find "$$tmp" -mindepth 1 -maxdepth 1 | sed "s|^$$tmp/||" | sort | tr '\n' ' '); rm -rf "$$tmp"; \
+	if [ -n "$$left" ]; then \
+	    echo "make test: the tests left files in their TMPDIR: $$left(each test removes what it makes)" >&2; \
+	    [ $$rc -ne 0 ] || rc=1; \
+	fi; \
+	exit $$rc
 
 # The library a user's suite links (docs/own-kernels.md): the harness (src/)
 # with its own kernel image, static and shared (soname libkcontract.so.N, N

@@ -36,12 +36,12 @@ static void copy_fixture(const char *dir, const char *name, char *path, size_t c
 /* A fresh directory holding the fixture binary as `<prefix><pid>`; bin, name
  * and log (the benchmark's LOGDIR) are set. */
 typedef struct bench_dir {
-    char dir[32], name[32], bin[128], log[128];
+    char dir[256], name[32], bin[384], log[300];
 } bench_dir;
 
 static void bench_dir_make(bench_dir *b, const char *prefix)
 {
-    snprintf(b->dir, sizeof b->dir, "/tmp/kc-bench-XXXXXX");
+    snprintf(b->dir, sizeof b->dir, "%s/kc-bench-XXXXXX", kc_test_tmpdir());
     cr_assert_not_null(mkdtemp(b->dir));
     snprintf(b->name, sizeof b->name, "%s%ld", prefix, (long)getpid());
     copy_fixture(b->dir, b->name, b->bin, sizeof b->bin);
@@ -60,7 +60,7 @@ static void bench_dir_remove(bench_dir *b)
 
 static const char *bench_table(const bench_dir *b)
 {
-    char path[192];
+    char path[320];
     snprintf(path, sizeof path, "%s/table.txt", b->log);
     return kc_out_file(path);
 }

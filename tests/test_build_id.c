@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "build_id.h"
+#include "support/spawn.h"
 
 /* The repository root: the tests run there (make test). */
 static const char *repo_root(void)
@@ -46,9 +47,9 @@ static void checkout_digest(const char *dir, const char *source, char *digest, s
 
 Test(build_id, two_checkouts_agree_and_a_changed_kernel_differs, .timeout = 60)
 {
-    char a[64], b[64], da[32], db[32], dc[32], cmd[1400];
-    snprintf(a, sizeof a, "/tmp/kc-buildid-a-%ld", (long)getpid());
-    snprintf(b, sizeof b, "/tmp/kc-buildid-bb-%ld", (long)getpid());
+    char a[256], b[256], da[32], db[32], dc[32], cmd[2000];
+    snprintf(a, sizeof a, "%s/kc-buildid-a-%ld", kc_test_tmpdir(), (long)getpid());
+    snprintf(b, sizeof b, "%s/kc-buildid-bb-%ld", kc_test_tmpdir(), (long)getpid());
     checkout_digest(a, "__global__ void k() {}", da, sizeof da);
     checkout_digest(b, "__global__ void k() {}", db, sizeof db);
     cr_expect_str_eq(da, db, "one source in two directories: %s and %s", da, db);

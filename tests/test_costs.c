@@ -19,7 +19,7 @@ static char *const NO_GPU[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
 
 static void tmpname(char *buf, size_t cap, const char *tag)
 {
-    snprintf(buf, cap, "/tmp/kc-costs-%ld-%s.tsv", (long)getpid(), tag);
+    snprintf(buf, cap, "%s/kc-costs-%ld-%s.tsv", kc_test_tmpdir(), (long)getpid(), tag);
 }
 
 Test(costs, round_trip)
@@ -448,4 +448,28 @@ Test(costs, run_measuring_items_removes_its_lock, .timeout = 60)
     unlink(path);
     unlink(lock);
     kc_proc_free(&p);
+}
+
+/* Issue 21: the cost table's lock file is never opened through a symbolic
+ * link (a link planted beside the table in a shared directory): the run
+ * refuses to write the table, naming the link, and creates nothing at its
+ * target. Before, open(O_CREAT) followed the link and made its target. */
+Test(costs, lock_file_symlink_is_refused_not_followed, .timeout = 60)
+{
+    char dir[256], path[300], lock[320], target[300];
+    kc_tmp_dir(dir, sizeof dir, "costlink");
+    snprintf(path, sizeof path, "%s/c.tsv", dir);
+    snprintf(lock, sizeof lock, "%s.lock", path);
+    snprintf(target, sizeof target, "%s/created-through-the-link", dir);
+    cr_assert_eq(symlink(target, lock), 0);
+    kc_proc p = kc_run_fixture((char *[]){ "run", "fixture.pass.00", "--costs", path, NULL }, 30);
+    cr_expect_eq(p.status, 0, "the items passed: exit %d\n%s%s", p.status, p.out, p.err);
+    char want[800];
+    snprintf(want, sizeof want, "kcontract: cannot write the cost table %s: %s is a symbolic link: refusing to follow it",
+             path, lock);
+    cr_expect(strstr(p.err, want), "want '%s' in:\n%s", want, p.err);
+    cr_expect_neq(access(target, F_OK), 0, "%s was created through the link", target);
+    cr_expect_neq(access(path, F_OK), 0, "%s was written without its lock", path);
+    kc_proc_free(&p);
+    kc_rm_rf(dir);
 }

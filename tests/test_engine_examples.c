@@ -55,7 +55,7 @@ Test(engine_examples, kubernetes_indexed_job, .timeout = 180)
     cr_expect(strstr(m, "--shard auto") && strstr(m, "$JOB_COMPLETION_INDEX-$HOSTNAME.log"), "%s", m);
     /* Each pod, as the manifest runs it (--jobs 2 here), its log on the volume. */
     char dir[96], path[200], idx[32], ns[32];
-    snprintf(dir, sizeof dir, "/tmp/kc-k8s-%ld", (long)getpid());
+    snprintf(dir, sizeof dir, "%s/kc-k8s-%ld", kc_test_tmpdir(), (long)getpid());
     mkdir(dir, 0755);
     snprintf(ns, sizeof ns, "KC_SHARDS=%d", shards);
     for (int k = 0; k < shards; k++) {
@@ -111,7 +111,7 @@ Test(engine_examples, github_actions_matrix, .timeout = 180)
     cr_expect(strstr(y, "--log logs"), "%s", y);
     /* Each job, as the workflow runs it (--jobs 2 here), its artifact in its own directory. */
     char dir[96], sub[160], path[200], spec[32];
-    snprintf(dir, sizeof dir, "/tmp/kc-gha-%ld", (long)getpid());
+    snprintf(dir, sizeof dir, "%s/kc-gha-%ld", kc_test_tmpdir(), (long)getpid());
     mkdir(dir, 0755);
     for (int k = 0; k < n; k++) {
         snprintf(spec, sizeof spec, "%d/%d", k, total);

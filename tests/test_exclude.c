@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "support/run_output.h"
 #include "support/spawn.h"
@@ -41,8 +42,9 @@ Test(exclude, list_leaves_out_what_it_matches)
 Test(exclude, run_serial_and_both_schedules_agree, .timeout = 60)
 {
     char *serial[] = { "run", "fixture.pass.*", "--exclude", "fixture.pass.1*", NULL };
-    char *queue[] = { "run", "fixture.pass.*", "--exclude", "fixture.pass.1*", "--jobs", "2", "--costs",
-                      "/tmp/kc_test_exclude_costs.tsv", NULL };
+    char costs[256];
+    snprintf(costs, sizeof costs, "%s/kc_test_exclude_costs_%ld.tsv", kc_test_tmpdir(), (long)getpid());
+    char *queue[] = { "run", "fixture.pass.*", "--exclude", "fixture.pass.1*", "--jobs", "2", "--costs", costs, NULL };
     char *shards[] = { "run", "fixture.pass.*", "--exclude", "fixture.pass.1*", "--jobs", "2", "--schedule", "static", NULL };
     char *const *runs[] = { serial, queue, shards };
     char items[3][32], filter[3][32];
@@ -55,7 +57,7 @@ Test(exclude, run_serial_and_both_schedules_agree, .timeout = 60)
         tally_value(p.out, "filter=", filter[r], sizeof filter[r]);
         kc_proc_free(&p);
     }
-    remove("/tmp/kc_test_exclude_costs.tsv");
+    remove(costs);
     for (int r = 0; r < 3; r++) {
         cr_expect_str_eq(items[r], "10", "run %d", r);
         cr_expect_str_eq(filter[r], filter[0], "run %d's filter key differs from the serial run's", r);

@@ -51,9 +51,9 @@ static char *item_results(const char *path)
 Test(finish, serial_and_queue_keep_the_same_records, .timeout = 120)
 {
     char js[128], jq[128], costs[128];
-    snprintf(costs, sizeof costs, "/tmp/kc-finish-%ld-costs.tsv", (long)getpid());
-    snprintf(js, sizeof js, "/tmp/kc-finish-%ld-serial.json", (long)getpid());
-    snprintf(jq, sizeof jq, "/tmp/kc-finish-%ld-queue.json", (long)getpid());
+    snprintf(costs, sizeof costs, "%s/kc-finish-%ld-costs.tsv", kc_test_tmpdir(), (long)getpid());
+    snprintf(js, sizeof js, "%s/kc-finish-%ld-serial.json", kc_test_tmpdir(), (long)getpid());
+    snprintf(jq, sizeof jq, "%s/kc-finish-%ld-queue.json", kc_test_tmpdir(), (long)getpid());
     char *serial[] = { "run", "--json", js, "fake.axpy.f32*", "fake.wrong.f32", "fake.known.f32", "fake.stale.f32",
                        "fixture.fail", "fixture.pass.00", NULL };
     char *queue[] = { "run", "--jobs", "2", "--costs", costs, "--json", jq, "fake.axpy.f32*", "fake.wrong.f32",

@@ -353,8 +353,8 @@ Test(gates_fake, time_split_reaches_the_json_report_serial_and_queue, .timeout =
 {
     for (int queue = 0; queue < 2; queue++) {
         char json[128], costs[128];
-        snprintf(json, sizeof json, "/tmp/kc-split-%ld-%d.json", (long)getpid(), queue);
-        snprintf(costs, sizeof costs, "/tmp/kc-split-%ld.tsv", (long)getpid());
+        snprintf(json, sizeof json, "%s/kc-split-%ld-%d.json", kc_test_tmpdir(), (long)getpid(), queue);
+        snprintf(costs, sizeof costs, "%s/kc-split-%ld.tsv", kc_test_tmpdir(), (long)getpid());
         char *serial[] = { "run", "fake.axpy.f32", "--json", json, NULL };
         char *jobs[] = { "run", "fake.axpy.f32", "--json", json, "--jobs", "2", "--costs", costs, NULL };
         kc_proc p = fake_run(queue ? jobs : serial);
@@ -497,7 +497,7 @@ Test(gates_fake, harness_suites_pass, .timeout = 60)
 Test(gates_fake, controls_reuse_the_kernels_inputs, .timeout = 30)
 {
     char json[128];
-    snprintf(json, sizeof json, "/tmp/kc-reuse-%ld.json", (long)getpid());
+    snprintf(json, sizeof json, "%s/kc-reuse-%ld.json", kc_test_tmpdir(), (long)getpid());
     kc_proc p = fake_run((char *[]){ "run", "fake.copy.f16*", "--json", json, NULL });
     cr_expect(strstr(p.out, "input buffers: 5 made by the GPU, 0 by contracts' generators on the host, 3 reused from an earlier item\n"),
               "%s", p.out);
@@ -527,7 +527,7 @@ Test(gates_fake, controls_reuse_the_kernels_inputs, .timeout = 30)
 Test(gates_fake, ranged_inputs_on_the_device_and_tables_once_per_shape, .timeout = 30)
 {
     char json[128];
-    snprintf(json, sizeof json, "/tmp/kc-gen-%ld.json", (long)getpid());
+    snprintf(json, sizeof json, "%s/kc-gen-%ld.json", kc_test_tmpdir(), (long)getpid());
     kc_proc p = fake_run((char *[]){ "run", "fakegen.*", "--json", json, NULL });
     expect_item(p.out, "PASS", "fakegen.range.f32", T("gates 1-4 on 5 cases"));
     expect_item(p.out, "PASS", "fakegen.table.f32", T("gates 1-4 on 5 cases"));

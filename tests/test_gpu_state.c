@@ -59,7 +59,7 @@ static void setup(kc_gpu *gpu, kc_gpu_watch *w)
     if (!lib || !*lib) lib = "build/libfake_nvml.so";
     if (access(lib, R_OK)) cr_skip_test("%s not built", lib);
     setenv("KC_LIBNVML", lib, 1);
-    snprintf(procs, sizeof procs, "/tmp/kc_test_gpu_state_%ld", (long)getpid());
+    snprintf(procs, sizeof procs, "%s/kc_test_gpu_state_%ld", kc_test_tmpdir(), (long)getpid());
     setenv("KC_FAKE_NVML_PROCS", procs, 1);
     memset(gpu, 0, sizeof *gpu);
     gpu->ready = 1;
@@ -190,7 +190,7 @@ static void expect_gpu_states(const kc_proc *p)
 Test(gpu_state, serial_run_continues_in_a_fresh_process, .timeout = 40)
 {
     char procs_file[128];
-    snprintf(procs_file, sizeof procs_file, "/tmp/kc_test_gpu_state_serial_%ld", (long)getpid());
+    snprintf(procs_file, sizeof procs_file, "%s/kc_test_gpu_state_serial_%ld", kc_test_tmpdir(), (long)getpid());
     kc_proc p = fake_gpu_run((char *[]){ "run", "fixture.gpu.*", NULL }, procs_file);
     expect_gpu_states(&p);
     cr_expect(strstr(p.out, "kcontract: that item left GPU memory allocated in this process; continuing in a fresh process\n"),
@@ -204,8 +204,8 @@ Test(gpu_state, serial_run_continues_in_a_fresh_process, .timeout = 40)
 Test(gpu_state, queue_replaces_the_worker, .timeout = 40)
 {
     char procs_file[128], costs[128];
-    snprintf(procs_file, sizeof procs_file, "/tmp/kc_test_gpu_state_queue_%ld", (long)getpid());
-    snprintf(costs, sizeof costs, "/tmp/kc_test_gpu_state_costs_%ld.tsv", (long)getpid());
+    snprintf(procs_file, sizeof procs_file, "%s/kc_test_gpu_state_queue_%ld", kc_test_tmpdir(), (long)getpid());
+    snprintf(costs, sizeof costs, "%s/kc_test_gpu_state_costs_%ld.tsv", kc_test_tmpdir(), (long)getpid());
     unlink(costs);
     /* One worker, items by name (equal estimates): each replacement is that worker's. */
     kc_proc p = fake_gpu_run((char *[]){ "run", "fixture.gpu.*", "--jobs", "1", "--costs", costs, NULL }, procs_file);

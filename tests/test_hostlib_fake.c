@@ -4,7 +4,8 @@
  * (tests/fake/libkc_fakelib.c) for tests/fixtures/fake_library_contracts.c.
  * The clean library passes gates 1-4 and its limits; skip_last is RED at
  * gate 2, error_return and runtime_error RED at gate 1; a missing library is a gate-1 FAIL that
- * names the path looked at. */
+ * names the path looked at; a library call that fails for every build (an
+ * environment fault) leaves every control MISSED, never RED. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,5 +76,41 @@ Test(hostlib_fake, missing_library_fails_gate_1_naming_the_path)
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "FAIL", "fakelib.double.f32", line, sizeof line) &&
               strstr(line, "library kc_fakelib not found: /nonexistent/kc-libdir/libkc_fakelib.so"), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+/* Issue 21: a library call that fails for every build (an environment fault:
+ * KC_FAKELIB_ENV_FAULT makes the clean library and each control's return
+ * CUDA_ERROR_NOT_INITIALIZED) is no catch. Each control is MISSED, as one
+ * whose own build does not load, and the clean kernel FAILs; before, every
+ * control counted RED "caught by gate 1" and the controls' run was green. */
+Test(hostlib_fake, controls_are_missed_when_the_clean_build_fails_the_same_way)
+{
+    char *env[] = { "KC_FAKELIB_ENV_FAULT=1", NULL };
+    kc_proc p = kc_run_fake((char *[]){ "run", "fakelib.double.f32:control.*", NULL }, env, 30);
+    cr_expect_eq(p.status, 1, "controls that prove nothing fail the run: exit %d, expected 1\n%s%s", p.status, p.out,
+                 p.err);
+    const char *ctl[] = { "error_return", "runtime_error", "skip_last" };
+    char name[128], line[4096];
+    for (int i = 0; i < 3; i++) {
+        snprintf(name, sizeof name, "fakelib.double.f32:control.%s", ctl[i]);
+        cr_expect(!kc_out_item_line(p.out, "RED", name, line, sizeof line), "%s counted RED:\n%s", name, line);
+        cr_expect(kc_out_item_line(p.out, "MISSED", name, line, sizeof line) &&
+                  strstr(line, "gate 1 (launch and fit): shape model.hidden.4096 (n=4096), dist uniform: library call "
+                               "kc_fakelib_double_f32 (libkc_fakelib.so) returned: CUDA_ERROR_NOT_INITIALIZED; the clean "
+                               "build fails the same way: library call kc_fakelib_double_f32 (libkc_fakelib.so) returned: "
+                               "CUDA_ERROR_NOT_INITIALIZED (the control's build is broken, so it was not checked)"),
+                  "expected %s MISSED, naming the clean build's failure:\n%s", name, p.out);
+    }
+    kc_tally t;
+    kc_out_tally(p.out, &t);
+    cr_expect_eq(t.n[KC_KIND_CONTROL][KC_RED], 0, "control.red=%ld, expected 0", t.n[KC_KIND_CONTROL][KC_RED]);
+    cr_expect_eq(t.n[KC_KIND_CONTROL][KC_MISSED], 3, "control.missed=%ld, expected 3", t.n[KC_KIND_CONTROL][KC_MISSED]);
+    kc_proc_free(&p);
+    /* The clean kernel says why: gate 1 on every case. */
+    p = kc_run_fake((char *[]){ "run", "fakelib.double.f32", NULL }, env, 30);
+    cr_expect_eq(p.status, 1, "exit %d, expected 1\n%s", p.status, p.out);
+    cr_expect(kc_out_item_line(p.out, "FAIL", "fakelib.double.f32", line, sizeof line) &&
+              strstr(line, "returned: CUDA_ERROR_NOT_INITIALIZED; 5 of 5 cases failed"), "%s", p.out);
     kc_proc_free(&p);
 }

@@ -32,7 +32,7 @@ static void put(const char *root, const char *rel, const char *text)
  * layer's, lower layers' and include/ headers. */
 static void clean_tree(char *root, size_t cap)
 {
-    snprintf(root, cap, "/tmp/kc_layers.XXXXXX");
+    snprintf(root, cap, "%s/kc_layers.XXXXXX", kc_test_tmpdir());
     cr_assert_not_null(mkdtemp(root));
     put(root, "Makefile", "# layers\nSRC_LAYERS := low mid top\nSRC_INC := $(SRC_LAYERS:%=-Isrc/%)\n");
     put(root, "include/pub.h", "/* public */\n");

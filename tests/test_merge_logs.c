@@ -41,7 +41,7 @@ static void shard_log(int k, int n, char **extra, char log[][128])
 {
     char spec[16];
     snprintf(spec, sizeof spec, "%d/%d", k, n);
-    snprintf(log[k], 128, "/tmp/kc-merge-%ld-%d.log", (long)getpid(), k);
+    snprintf(log[k], 128, "%s/kc-merge-%ld-%d.log", kc_test_tmpdir(), (long)getpid(), k);
     char *args[24] = { "run", "fixture.pass.*", "fixture.fail", "--shard", spec };
     int a = 5;
     for (int i = 0; extra && extra[i]; i++) args[a++] = extra[i];
@@ -146,8 +146,8 @@ Test(merge_logs, bad_logs_are_refused_naming_the_log, .timeout = 60)
     p = merge(NULL, (const char *[]){ log[0], copy, log[2] }, 3);
     expect_refused(&p, "shard 1/2000000000");
     /* A directory with no *.log under it: a usage error, exit 2. */
-    char empty[64];
-    snprintf(empty, sizeof empty, "/tmp/kc-merge-empty-%ld", (long)getpid());
+    char empty[256];
+    snprintf(empty, sizeof empty, "%s/kc-merge-empty-%ld", kc_test_tmpdir(), (long)getpid());
     mkdir(empty, 0755);
     p = merge(NULL, (const char *[]){ log[0], empty, log[2] }, 3);
     cr_expect_eq(p.status, 2, "exit %d", p.status);
@@ -196,7 +196,7 @@ Test(merge_logs, tally_edited_or_item_line_removed_refused, .timeout = 60)
 Test(merge_logs, slices_by_cost_need_the_same_table, .timeout = 60)
 {
     char costs[128], log[2][128];
-    snprintf(costs, sizeof costs, "/tmp/kc-merge-%ld-costs.tsv", (long)getpid());
+    snprintf(costs, sizeof costs, "%s/kc-merge-%ld-costs.tsv", kc_test_tmpdir(), (long)getpid());
     save(costs, "# kcontract costs v1\nfixture.pass.00\t9.000\t-1\t-1\t0\nfixture.pass.01\t8.000\t-1\t-1\t0\n");
     for (int k = 0; k < 2; k++) shard_log(k, 2, (char *[]){ "--costs", costs, NULL }, log);
     const char *logs[] = { log[0], log[1] };
@@ -221,7 +221,7 @@ Test(merge_logs, slices_by_cost_need_the_same_table, .timeout = 60)
 Test(merge_logs, shards_run_as_work_queues_merge_into_the_serial_result, .timeout = 120)
 {
     char costs[128], log[3][128];
-    snprintf(costs, sizeof costs, "/tmp/kc-merge-%ld-qcosts.tsv", (long)getpid());
+    snprintf(costs, sizeof costs, "%s/kc-merge-%ld-qcosts.tsv", kc_test_tmpdir(), (long)getpid());
     const char *table = "# kcontract costs v1\nfixture.pass.00\t9.000\t-1\t-1\t0\nfixture.pass.01\t8.000\t-1\t-1\t0\n";
     save(costs, table);
     for (int k = 0; k < 3; k++) shard_log(k, 3, (char *[]){ "--jobs", "2", "--costs", costs, NULL }, log);
@@ -278,9 +278,9 @@ Test(merge_logs, options_merge_does_not_take_are_refused)
 Test(merge_logs, records_with_other_dims_under_one_label_refused, .timeout = 60)
 {
     char ra[128], rb[128], log[128];
-    snprintf(ra, sizeof ra, "/tmp/kc-merge-%ld-a.txt", (long)getpid());
-    snprintf(rb, sizeof rb, "/tmp/kc-merge-%ld-b.txt", (long)getpid());
-    snprintf(log, sizeof log, "/tmp/kc-merge-%ld-rec.log", (long)getpid());
+    snprintf(ra, sizeof ra, "%s/kc-merge-%ld-a.txt", kc_test_tmpdir(), (long)getpid());
+    snprintf(rb, sizeof rb, "%s/kc-merge-%ld-b.txt", kc_test_tmpdir(), (long)getpid());
+    snprintf(log, sizeof log, "%s/kc-merge-%ld-rec.log", kc_test_tmpdir(), (long)getpid());
     save(ra, "rmsnorm.f16 tokens=7 hidden=4096 eps_exp10=5 name=x\n");
     save(rb, "rmsnorm.f16 tokens=8 hidden=4096 eps_exp10=5 name=x\n");
     char *run[] = { (char *)kc_test_bin(), "run", "--records", ra, "--shard", "0/1", NULL };
@@ -309,7 +309,7 @@ Test(merge_logs, a_leak_in_a_shard_is_merged_as_leak, .timeout = 60)
     for (int k = 0; k < 2; k++) {
         char spec[16];
         snprintf(spec, sizeof spec, "%d/2", k);
-        snprintf(log[k], sizeof log[k], "/tmp/kc-merge-leak-%ld-%d.log", (long)getpid(), k);
+        snprintf(log[k], sizeof log[k], "%s/kc-merge-leak-%ld-%d.log", kc_test_tmpdir(), (long)getpid(), k);
         char *args[] = { "run", "fixture.leak.pass", "fixture.pass.00", "--shard", spec, NULL };
         kc_proc p = fixture(args);
         save(log[k], p.out);
@@ -338,7 +338,7 @@ Test(merge_logs, a_leak_in_a_shard_is_merged_as_leak, .timeout = 60)
 Test(merge_logs, a_directory_of_bazel_logs_merges_with_reports, .timeout = 90)
 {
     char dir[96], sub[160], log[3][128], path[200], json[128], junit[128];
-    snprintf(dir, sizeof dir, "/tmp/kc-merge-bazel-%ld", (long)getpid());
+    snprintf(dir, sizeof dir, "%s/kc-merge-bazel-%ld", kc_test_tmpdir(), (long)getpid());
     mkdir(dir, 0755);
     for (int k = 0; k < 3; k++) {
         shard_log(k, 3, NULL, log);
@@ -410,13 +410,13 @@ Test(merge_logs, a_directory_of_bazel_logs_merges_with_reports, .timeout = 90)
 Test(merge_logs, failing_items_keep_their_further_lines, .timeout = 120)
 {
     char costs[128], log[2][128];
-    snprintf(costs, sizeof costs, "/tmp/kc-merge-%ld-dcosts.tsv", (long)getpid());
+    snprintf(costs, sizeof costs, "%s/kc-merge-%ld-dcosts.tsv", kc_test_tmpdir(), (long)getpid());
     save(costs, "# kcontract costs v1\n");
     for (int jobs = 0; jobs < 2; jobs++) {
         for (int k = 0; k < 2; k++) {
             char spec[16];
             snprintf(spec, sizeof spec, "%d/2", k);
-            snprintf(log[k], sizeof log[k], "/tmp/kc-merge-%ld-d%d.log", (long)getpid(), k);
+            snprintf(log[k], sizeof log[k], "%s/kc-merge-%ld-d%d.log", kc_test_tmpdir(), (long)getpid(), k);
             kc_proc p = kc_run_fake((char *[]){ "run", "fake.*", "--shard", spec, jobs ? "--jobs" : NULL, "2", "--costs",
                                                 costs, NULL }, NULL, 90);
             save(log[k], p.out);
@@ -434,4 +434,43 @@ Test(merge_logs, failing_items_keep_their_further_lines, .timeout = 120)
     unlink(log[0]);
     unlink(log[1]);
     unlink(costs);
+}
+
+/* Issue 21: a shard's result is the TALLY line immediately before its
+ * SUMMARY (docs/output-format.md); an item may print TALLY-like lines above
+ * it (fixture.duptally prints a well-formed all-zero one, shard 0/1). The
+ * merge read the first TALLY of each log and refused the shard holding
+ * fixture.duptally as one that printed two, or of another shard count. */
+Test(merge_logs, an_item_printing_a_tally_line_does_not_stand_for_the_result, .timeout = 60)
+{
+    char log[2][160];
+    for (int k = 0; k < 2; k++) {
+        char spec[16];
+        snprintf(spec, sizeof spec, "%d/2", k);
+        snprintf(log[k], sizeof log[k], "%s/kc-merge-dup-%ld-%d.log", kc_test_tmpdir(), (long)getpid(), k);
+        kc_proc p = fixture((char *[]){ "run", "fixture.pass.*", "fixture.duptally", "--shard", spec, NULL });
+        cr_assert_eq(p.status, 0, "shard %s: exit %d\n%s", spec, p.status, p.out);
+        save(log[k], p.out);
+        kc_proc_free(&p);
+    }
+    /* one of the logs holds the item's TALLY line above its own */
+    int dup = 0;
+    for (int k = 0; k < 2; k++) dup += kc_out_count_lines(kc_out_file(log[k]), "TALLY ") == 2;
+    cr_assert_eq(dup, 1, "expected one log with two TALLY lines");
+    kc_proc s = fixture((char *[]){ "run", "fixture.pass.*", "fixture.duptally", NULL });
+    char *args[] = { "merge", "fixture.pass.*", "fixture.duptally", "--log", log[0], "--log", log[1], NULL };
+    kc_proc m = fixture(args);
+    cr_expect_eq(m.status, 0, "merge: exit %d, expected 0\n%s%s", m.status, m.out, m.err);
+    kc_tally a, b;
+    kc_out_tally(s.out, &a);
+    kc_out_tally(m.out, &b);
+    cr_expect(memcmp(a.n, b.n, sizeof a.n) == 0, "the merged counts differ from the serial run's:\n%s", m.out);
+    cr_expect_eq(b.items, 13, "items=%ld, expected 13", b.items);
+    char sa[512], sb[512];
+    kc_out_summary(s.out, sa, sizeof sa);
+    kc_out_summary(m.out, sb, sizeof sb);
+    cr_expect_str_eq(sb, sa);
+    kc_proc_free(&s);
+    kc_proc_free(&m);
+    for (int k = 0; k < 2; k++) unlink(log[k]);
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "nvml.h"
+#include "support/spawn.h"
 
 static char procs[128];
 
@@ -32,7 +33,7 @@ static void use_fake(void)
     if (!lib || !*lib) lib = "build/libfake_nvml.so";
     if (access(lib, R_OK)) cr_skip_test("%s not built", lib);
     setenv("KC_LIBNVML", lib, 1);
-    snprintf(procs, sizeof procs, "/tmp/kc_test_nvml_%ld", (long)getpid());
+    snprintf(procs, sizeof procs, "%s/kc_test_nvml_%ld", kc_test_tmpdir(), (long)getpid());
     setenv("KC_FAKE_NVML_PROCS", procs, 1);
     set_procs("");
     char why[512];

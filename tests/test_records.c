@@ -525,13 +525,15 @@ Test(records, jobs_passes_the_records_to_its_children, .timeout = 60)
     cr_expect(strstr(p.out, want), "merged TALLY lacks '%s':\n%s", want, p.out);
     kc_proc_free(&p);
     /* The work queue's workers must know the record items too. */
-    p = kc((char *[]){ "run", "--records", LLAMA, "*@*.decode.b1.*", "--jobs", "2", "--costs", "/tmp/kc_records_costs.tsv", NULL });
+    char costs[256];
+    snprintf(costs, sizeof costs, "%s/kc_records_costs_%ld.tsv", kc_test_tmpdir(), (long)getpid());
+    p = kc((char *[]){ "run", "--records", LLAMA, "*@*.decode.b1.*", "--jobs", "2", "--costs", costs, NULL });
     cr_expect_eq(p.status, 3, "exit %d\n%s%s", p.status, p.out, p.err);
     int qskips = kc_out_count_lines(p.out, "[w0] SKIP   ") + kc_out_count_lines(p.out, "[w1] SKIP   ");
     cr_expect_eq(qskips, skips, "%s", p.out);
     cr_expect(strstr(p.out, want), "queue TALLY lacks '%s':\n%s", want, p.out);
     kc_proc_free(&p);
-    unlink("/tmp/kc_records_costs.tsv");
+    unlink(costs);
 }
 
 /* --records may be repeated: the items of every file, labels unique across
@@ -554,7 +556,8 @@ Test(records, several_files_add_up_and_clashes_name_both_places, .timeout = 60)
     cr_expect_eq(p.status, 2);
     cr_expect(strstr(p.err, "--records " LLAMA " given twice"), "%s", p.err);
     kc_proc_free(&p);
-    char path[] = "/tmp/kc_records_XXXXXX";
+    char path[256];
+    snprintf(path, sizeof path, "%s/kc_records_XXXXXX", kc_test_tmpdir());
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
     const char *text = "gemv.bf16 M=1 N=64 K=64 ldx=64 name=llama3-8b.decode.b1.qkv_proj\n";
@@ -562,23 +565,26 @@ Test(records, several_files_add_up_and_clashes_name_both_places, .timeout = 60)
     close(fd);
     p = kc((char *[]){ "list", "--records", LLAMA, "--records", path, NULL });
     cr_expect_eq(p.status, 2, "%s", p.out);
-    char want[256];
+    char want[512];
     snprintf(want, sizeof want, "%s:1: item gemv.bf16@llama3-8b.decode.b1.qkv_proj is already the record at " LLAMA ":", path);
     cr_expect(strstr(p.err, want), "want '%s':\n%s", want, p.err);
     kc_proc_free(&p);
     unlink(path);
+    char costs[256];
+    snprintf(costs, sizeof costs, "%s/kc_records_costs2_%ld.tsv", kc_test_tmpdir(), (long)getpid());
     p = kc((char *[]){ "run", "--records", LLAMA, "--records", MIXTRAL, "*@*.decode.b1.*", "--jobs", "2", "--costs",
-                       "/tmp/kc_records_costs2.tsv", NULL });
+                       costs, NULL });
     cr_expect_eq(p.status, 3, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "SKIP   gemv.bf16@llama3-8b.decode.b1.qkv_proj ") &&
               strstr(p.out, "SKIP   moe.topk_softmax.f32@mixtral-8x7b.decode.b1.topk_gating "), "%s", p.out);
     kc_proc_free(&p);
-    unlink("/tmp/kc_records_costs2.tsv");
+    unlink(costs);
 }
 
 Test(records, bad_file_refused_with_file_and_line)
 {
-    char path[] = "/tmp/kc_records_XXXXXX";
+    char path[256];
+    snprintf(path, sizeof path, "%s/kc_records_XXXXXX", kc_test_tmpdir());
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
     const char *text = "# ok\nrmsnorm.f16 tokens=1 hidden=4096 eps_exp10=5\nrmsnorm.f16 tokens=1 hidden=4096 epsilon=5\n";
@@ -587,7 +593,7 @@ Test(records, bad_file_refused_with_file_and_line)
     kc_proc p = kc((char *[]){ "run", "--records", path, NULL });
     unlink(path);
     cr_expect_eq(p.status, 2, "exit %d\n%s", p.status, p.out);
-    char want[96];
+    char want[320];
     snprintf(want, sizeof want, "%s:3: 'epsilon=5'", path);
     cr_expect(strstr(p.err, want), "want '%s':\n%s", want, p.err);
     cr_expect(!strstr(p.out, "TALLY"), "nothing may run:\n%s", p.out);

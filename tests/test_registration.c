@@ -18,6 +18,7 @@
 #include "fatbin.h"
 #include "hostlib.h"
 #include "registry.h"
+#include "support/spawn.h"
 
 static double one(const kc_shape *s) { (void)s; return 1; }
 static int64_t one_i(const kc_shape *s) { (void)s; return 1; }
@@ -196,7 +197,8 @@ Test(registration, an_unknown_argument_name_aborts_naming_it)
 
 Test(registration, library_kernels_along_the_search_path)
 {
-    char dir[] = "/tmp/kc-libdir-XXXXXX";
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s/kc-libdir-XXXXXX", kc_test_tmpdir());
     cr_assert_not_null(mkdtemp(dir));
     char a[200], b[200], so[300], env[500];
     snprintf(a, sizeof a, "%s/a", dir);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,10 +53,10 @@ static kc_record rec(const char *name, kc_kind k, kc_state s, int worker, double
     return r;
 }
 
-/* A temporary file name under /tmp (the file exists, empty). */
+/* A temporary file name under $TMPDIR (the file exists, empty). */
 static void tmpname(char *buf, size_t cap, const char *tag)
 {
-    snprintf(buf, cap, "/tmp/kc_test_report_%s_XXXXXX", tag);
+    snprintf(buf, cap, "%s/kc_test_report_%s_XXXXXX", kc_test_tmpdir(), tag);
     int fd = mkstemp(buf);
     cr_assert(fd >= 0, "mkstemp");
     close(fd);
@@ -600,6 +601,12 @@ static void killed_run(const char *tag, char **extra)
     unlink(junit);
     unlink(svg);
     unlink(costs);
+    const char *held[] = { json, junit, svg };
+    for (int k = 0; k < 3; k++) {   /* the killed run's locks (it could not remove them): stale, taken by the next run */
+        char lock[200];
+        snprintf(lock, sizeof lock, "%s.lock", held[k]);
+        unlink(lock);
+    }
 }
 
 Test(report, serial_run_killed_leaves_an_incomplete_report, .timeout = 30)
@@ -632,4 +639,186 @@ Test(report, refused_run_leaves_an_incomplete_report, .timeout = 30)
     unlink(json);
     unlink(junit);
     unlink(svg);
+}
+
+/* ---- issue 21: files beside the reports, paths that stay put, one owner ---- */
+
+static int header_printed(const kc_live *l) { return strstr(l->out, " items selected, seed ") != NULL; }
+static int never(const kc_live *l) { (void)l; return 0; }
+
+/* A symbolic link planted where the run would put its temporary file, in a
+ * directory others write to: the report and the cost table are written
+ * through "FILE.tmp.PID" (the run's pid is known once it runs), so the
+ * link's target got the report and FILE became the link. Now the
+ * temporary file is always a new file at an unguessable name. */
+Test(report, temporaries_never_follow_a_planted_symlink, .timeout = 30)
+{
+    char dir[256], json[300], costs[300], victim[300], victim2[300], tmp[340];
+    kc_tmp_dir(dir, sizeof dir, "symlink");
+    snprintf(json, sizeof json, "%s/r.json", dir);
+    snprintf(costs, sizeof costs, "%s/c.tsv", dir);
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    snprintf(victim2, sizeof victim2, "%s/victim2", dir);
+    kc_write_file(victim, "precious\n");
+    kc_write_file(victim2, "precious too\n");
+    kc_live l;
+    /* fixture.cost.00 sleeps 300 ms x 4: time to plant the links after the start's checks */
+    kc_live_start_env(&l, kc_test_fixture_bin(),
+                      (char *[]){ "run", "fixture.cost.00", "fixture.pass.00", "--json", json, "--costs", costs, NULL },
+                      (char *[]){ "KC_FIXTURE_COST_SCALE=4", NULL });
+    cr_assert_eq(kc_live_read_until(&l, header_printed, 10), 0, "the run did not start:\n%s", l.out);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", json, (long)l.pid);
+    cr_assert_eq(symlink(victim, tmp), 0, "symlink %s", tmp);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", costs, (long)l.pid);
+    cr_assert_eq(symlink(victim2, tmp), 0, "symlink %s", tmp);
+    kc_live_read_until(&l, never, 20);     /* to its end */
+    cr_expect_eq(kc_wait_status(l.pid), 0, "exit status, expected 0:\n%s", l.out);
+    close(l.fd);
+    cr_expect_str_eq(kc_out_file(victim), "precious\n", "the report went through the planted link into %s", victim);
+    cr_expect_str_eq(kc_out_file(victim2), "precious too\n", "the cost table went through the planted link into %s",
+                     victim2);
+    struct stat st;
+    cr_expect(lstat(json, &st) == 0 && S_ISREG(st.st_mode), "%s is not a regular file (the link renamed over it?)", json);
+    cr_expect(strstr(kc_out_file(json), "\"type\":\"summary\""), "%s lacks the final report", json);
+    cr_expect(lstat(costs, &st) == 0 && S_ISREG(st.st_mode), "%s is not a regular file", costs);
+    cr_expect(strstr(kc_out_file(costs), "fixture.pass.00\t"), "%s lacks the run's costs", costs);
+    kc_rm_rf(dir);
+}
+
+/* An item that calls chdir() (fixture.chdir, into $KC_FIXTURE_CHDIR) does
+ * not move the reports or the cost table given as relative paths: they are
+ * made absolute before the first item runs. Before, they were written into
+ * the item's directory and the named files kept the placeholder. */
+Test(report, relative_report_paths_stay_where_the_run_started, .timeout = 30)
+{
+    char dir[256], away[300], bin[4096], env[340];
+    cr_assert_not_null(realpath(kc_test_fixture_bin(), bin), "realpath %s", kc_test_fixture_bin());
+    kc_tmp_dir(dir, sizeof dir, "chdir");
+    snprintf(away, sizeof away, "%s/away", dir);
+    cr_assert_eq(mkdir(away, 0700), 0);
+    snprintf(env, sizeof env, "KC_FIXTURE_CHDIR=%s", away);
+    char here[4096];
+    cr_assert_not_null(getcwd(here, sizeof here));
+    cr_assert_eq(chdir(dir), 0);
+    char *argv[] = { bin, "run", "fixture.chdir", "fixture.pass.00", "--json", "r.json", "--junit=r.xml", "--timeline",
+                     "./t.svg", "--costs", "c.tsv", NULL };
+    char *envs[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", env, NULL };
+    kc_proc p;
+    int started = kc_spawn(argv, envs, 20, &p);
+    cr_assert_eq(chdir(here), 0);
+    cr_assert_eq(started, 0, "cannot start %s", bin);
+    cr_expect_eq(p.status, 0, "exit %d, expected 0\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "fixture.chdir: now in "), "the item did not change directory:\n%s", p.out);
+    char names[1024], path[400];
+    int n = kc_dir_entries(away, names, sizeof names);
+    cr_expect_eq(n, 0, "the run wrote into the item's directory %s: %s", away, names);
+    snprintf(path, sizeof path, "%s/r.json", dir);
+    cr_expect(strstr(kc_out_file(path), "\"type\":\"summary\""), "%s is not the final report", path);
+    snprintf(path, sizeof path, "%s/r.xml", dir);
+    cr_expect(strstr(kc_out_file(path), "tests=\"2\" failures=\"0\" errors=\"0\""), "%s is not the final report", path);
+    snprintf(path, sizeof path, "%s/t.svg", dir);
+    cr_expect(strstr(kc_out_file(path), "class=\"bar\""), "%s is not the final timeline", path);
+    snprintf(path, sizeof path, "%s/c.tsv", dir);
+    cr_expect(strstr(kc_out_file(path), "fixture.chdir\t"), "%s lacks the run's costs", path);
+    kc_proc_free(&p);
+    kc_rm_rf(dir);
+}
+
+/* A lock file beside a report is the run's own: a symbolic link there is
+ * refused, naming it, and its target is neither created nor written. */
+Test(report, report_lock_symlink_refused, .timeout = 30)
+{
+    char dir[256], json[300], lock[320], target[300];
+    kc_tmp_dir(dir, sizeof dir, "locklink");
+    snprintf(json, sizeof json, "%s/r.json", dir);
+    snprintf(lock, sizeof lock, "%s.lock", json);
+    snprintf(target, sizeof target, "%s/created-through-the-link", dir);
+    cr_assert_eq(symlink(target, lock), 0);
+    kc_proc p = fixture((char *[]){ "run", "fixture.pass.00", "--json", json, NULL }, NULL);
+    cr_expect_eq(p.status, 2, "exit %d, expected 2\n%s%s", p.status, p.out, p.err);
+    char want[700];
+    snprintf(want, sizeof want, "kcontract: --json %s: %s is a symbolic link: refusing to follow it; remove it", json, lock);
+    cr_expect(strstr(p.err, want), "want '%s' in:\n%s", want, p.err);
+    cr_expect(!strstr(p.out, "PASS"), "nothing runs:\n%s", p.out);
+    cr_expect_neq(access(target, F_OK), 0, "%s was created through the link", target);
+    kc_proc_free(&p);
+    kc_rm_rf(dir);
+}
+
+/* A run owns its report paths until it ends: a second run given one of them
+ * is refused (exit 2), naming the run that has it, and the report is left
+ * as the first run's. Before, the second run's green report replaced the
+ * first's placeholder, and the user of a first run that then died read the
+ * other run's green as its own. extra: more of the first run's arguments
+ * and environment (a re-exec, which must keep the paths). */
+static void second_run_refused(const char *tag, char *const *env)
+{
+    char json[128], junit[160], lock[200];
+    tmpname(json, sizeof json, tag);
+    snprintf(junit, sizeof junit, "%s.xml", json);
+    kc_live l;
+    kc_live_start_env(&l, kc_test_fixture_bin(),
+                      (char *[]){ "run", "fixture.pass.00", "fixture.hang.0", "--json", json, "--junit", junit, NULL },
+                      (char **)env);
+    cr_assert_eq(kc_live_read_until(&l, hang_started, 10), 0, "%s: the hang did not start:\n%s", tag, l.out);
+    kc_proc p = fixture((char *[]){ "run", "fixture.pass.01", "--junit", junit, NULL }, NULL);
+    cr_expect_eq(p.status, 2, "%s: the second run: exit %d, expected 2\n%s%s", tag, p.status, p.out, p.err);
+    char want[600];
+    snprintf(want, sizeof want, "kcontract: --junit %s: another kcontract run (pid %ld) is writing this report (it holds "
+             "%s.lock)", junit, (long)l.pid, junit);
+    cr_expect(strstr(p.err, want), "%s: want '%s' in:\n%s", tag, want, p.err);
+    cr_expect(!strstr(p.out, "PASS"), "%s: the refused run ran items:\n%s", tag, p.out);
+    kc_proc_free(&p);
+    char pid[32];
+    snprintf(pid, sizeof pid, "(pid %ld)", (long)l.pid);
+    const char *x = kc_out_file(junit);
+    cr_expect(strstr(x, "kcontract.incomplete") && strstr(x, pid), "%s: %s is not the first run's placeholder:\n%s", tag,
+              junit, x);
+    /* The first run dies: its report still says so, not another run's green. */
+    cr_assert_eq(kill(l.pid, SIGKILL), 0);
+    cr_expect_eq(kc_wait_status(l.pid), 128 + SIGKILL);
+    close(l.fd);
+    x = kc_out_file(junit);
+    cr_expect(strstr(x, "kcontract.incomplete") && strstr(x, pid), "%s: after the kill, %s:\n%s", tag, junit, x);
+    /* Its stale lock file does not hold the next run off; that run removes it. */
+    p = fixture((char *[]){ "run", "fixture.pass.01", "--json", json, "--junit", junit, NULL }, NULL);
+    cr_expect_eq(p.status, 0, "%s: the run after the kill: exit %d, expected 0\n%s%s", tag, p.status, p.out, p.err);
+    kc_proc_free(&p);
+    cr_expect(strstr(kc_out_file(junit), "tests=\"1\" failures=\"0\" errors=\"0\""), "%s", kc_out_file(junit));
+    const char *paths[] = { json, junit };
+    for (int k = 0; k < 2; k++) {
+        snprintf(lock, sizeof lock, "%s.lock", paths[k]);
+        cr_expect_neq(access(lock, F_OK), 0, "%s: %s left behind by a run that finished", tag, lock);
+        unlink(lock);
+        unlink(paths[k]);
+    }
+}
+
+Test(report, a_second_run_on_a_report_path_is_refused, .timeout = 30)
+{
+    second_run_refused("owned", NULL);
+}
+
+/* The serial runner's re-exec (KC_FAULT_LOSE_CONTEXT_AFTER: as after a lost
+ * CUDA context) keeps the paths: the fresh process still owns them. */
+Test(report, a_reexecuted_run_keeps_its_report_paths, .timeout = 30)
+{
+    second_run_refused("owned_reexec", (char *[]){ "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.00", NULL });
+}
+
+/* A run that re-executes itself and finishes lets go of its paths too. */
+Test(report, a_reexecuted_run_removes_its_locks_at_the_end, .timeout = 30)
+{
+    char json[128], lock[200];
+    tmpname(json, sizeof json, "reexec_end");
+    snprintf(lock, sizeof lock, "%s.lock", json);
+    kc_proc p = kc_run_fixture_env((char *[]){ "run", "fixture.pass.00", "fixture.pass.01", "--json", json, NULL },
+                                   (char *[]){ "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.00", NULL }, 20);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "continuing in a fresh process"), "no re-exec:\n%s", p.out);
+    cr_expect(strstr(kc_out_file(json), "\"type\":\"summary\""), "not the final report");
+    cr_expect_neq(access(lock, F_OK), 0, "%s left behind", lock);
+    kc_proc_free(&p);
+    unlink(lock);
+    unlink(json);
 }

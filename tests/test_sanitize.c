@@ -401,7 +401,8 @@ Test(sanitize, controls_planted_for_gate_5, .timeout = 120)
 
 Test(sanitize, work_queue_runs_and_measures_them, .timeout = 120)
 {
-    char costs[] = "/tmp/kc-san-costs-XXXXXX";
+    char costs[256];
+    snprintf(costs, sizeof costs, "%s/kc-san-costs-XXXXXX", kc_test_tmpdir());
     int fd = mkstemp(costs);
     cr_assert_geq(fd, 0);
     close(fd);
@@ -438,8 +439,8 @@ static int sessions_started(const char *log, const char *tool)
 
 Test(sanitize, one_session_per_tool_serves_every_item, .timeout = 120)
 {
-    char log[64], env_log[96], line[8192];
-    snprintf(log, sizeof log, "/tmp/kc-san-log.%ld", (long)getpid());
+    char log[256], env_log[300], line[8192];
+    snprintf(log, sizeof log, "%s/kc-san-log.%ld", kc_test_tmpdir(), (long)getpid());
     snprintf(env_log, sizeof env_log, "KC_FAKE_SANITIZER_LOG=%s", log);
     for (int pass = 0; pass < 2; pass++) {
         unlink(log);
@@ -482,8 +483,8 @@ Test(sanitize, an_error_in_a_session_is_decided_by_the_item_alone, .timeout = 12
  * an item the session called clean, the item alone confirms it. */
 Test(sanitize, an_error_in_a_sessions_first_window_needs_no_second_run, .timeout = 120)
 {
-    char log[64], env_log[96], line[8192];
-    snprintf(log, sizeof log, "/tmp/kc-san-first.%ld", (long)getpid());
+    char log[256], env_log[300], line[8192];
+    snprintf(log, sizeof log, "%s/kc-san-first.%ld", kc_test_tmpdir(), (long)getpid());
     snprintf(env_log, sizeof env_log, "KC_FAKE_SANITIZER_LOG=%s", log);
     for (int after_clean = 0; after_clean < 2; after_clean++) {
         unlink(log);
@@ -520,9 +521,9 @@ Test(sanitize, the_tools_sessions_start_together, .timeout = 120)
  * each tool starts one session, not one per worker. */
 Test(sanitize, one_worker_holds_the_sessions_when_their_share_is_small, .timeout = 120)
 {
-    char costs[64], log[64], env_log[96];
-    snprintf(costs, sizeof costs, "/tmp/kc-san-hold-costs.%ld", (long)getpid());
-    snprintf(log, sizeof log, "/tmp/kc-san-hold-log.%ld", (long)getpid());
+    char costs[256], log[256], env_log[300];
+    snprintf(costs, sizeof costs, "%s/kc-san-hold-costs.%ld", kc_test_tmpdir(), (long)getpid());
+    snprintf(log, sizeof log, "%s/kc-san-hold-log.%ld", kc_test_tmpdir(), (long)getpid());
     snprintf(env_log, sizeof env_log, "KC_FAKE_SANITIZER_LOG=%s", log);
     unlink(log);
     FILE *f = fopen(costs, "w");
@@ -570,9 +571,9 @@ Test(sanitize, one_worker_holds_the_sessions_when_their_share_is_small, .timeout
  * a session's first window decides without a second run. */
 Test(sanitize, the_controls_planted_for_the_sanitizer_go_first, .timeout = 120)
 {
-    char costs[64], log[64], env_log[96], line[8192];
-    snprintf(costs, sizeof costs, "/tmp/kc-san-ctl-costs.%ld", (long)getpid());
-    snprintf(log, sizeof log, "/tmp/kc-san-ctl-log.%ld", (long)getpid());
+    char costs[256], log[256], env_log[300], line[8192];
+    snprintf(costs, sizeof costs, "%s/kc-san-ctl-costs.%ld", kc_test_tmpdir(), (long)getpid());
+    snprintf(log, sizeof log, "%s/kc-san-ctl-log.%ld", kc_test_tmpdir(), (long)getpid());
     snprintf(env_log, sizeof env_log, "KC_FAKE_SANITIZER_LOG=%s", log);
     unlink(log);
     FILE *f = fopen(costs, "w");
@@ -855,14 +856,14 @@ static pid_t ppid_of(pid_t pid)
  * session's parent) and checks that the session did not outlive the run. */
 static void kill_the_sessions_parent(const char *schedule)
 {
-    char fake[PATH_MAX], env_san[PATH_MAX + 32], env_cuda[PATH_MAX + 16], log[64], env_log[96], costs[64];
+    char fake[PATH_MAX], env_san[PATH_MAX + 32], env_cuda[PATH_MAX + 16], log[256], env_log[300], costs[256];
     cr_assert_not_null(realpath("tests/fake/compute-sanitizer", fake));
     snprintf(env_san, sizeof env_san, "KC_COMPUTE_SANITIZER=%s", fake);
     const char *lib = getenv("KC_FAKE_CUDA");
     snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
-    snprintf(log, sizeof log, "/tmp/kc-san-kill.%ld", (long)getpid());
+    snprintf(log, sizeof log, "%s/kc-san-kill.%ld", kc_test_tmpdir(), (long)getpid());
     snprintf(env_log, sizeof env_log, "KC_FAKE_SANITIZER_LOG=%s", log);
-    snprintf(costs, sizeof costs, "/tmp/kc-san-kill-costs.%ld", (long)getpid());
+    snprintf(costs, sizeof costs, "%s/kc-san-kill-costs.%ld", kc_test_tmpdir(), (long)getpid());
     unlink(log);
     char *env[] = { env_san, env_cuda, env_log, "KC_FAKE_SANITIZER=hang:" ITEM, "KC_SANITIZE_TIMEOUT_S=50", NULL };
     kc_live l;
@@ -1004,4 +1005,23 @@ Test(sanitize, a_fault_seen_at_a_later_launchs_attribute_call_names_the_shapes_l
                             "not launched): CUDA_ERROR_ILLEGAL_ADDRESS (the CUDA context is now unusable); the sanitizer "
                             "command launches them one at a time\n"), "%s", p.out);
     kc_proc_free(&p);
+}
+
+/* Issue 21: `make test` left files in the temporary directory: the fake
+ * compute-sanitizer kept the target's exit status and its report count in
+ * "$TMPDIR/tmp.XXXXXX" and ".rc" files, which a session killed mid-item
+ * (a crash, a time limit) never removed. Run with a TMPDIR of its own, a
+ * run whose session crashes mid-item leaves it empty. */
+Test(sanitize, killed_sessions_leave_nothing_in_tmpdir, .timeout = 120)
+{
+    char dir[256], env[300], names[1024];
+    kc_tmp_dir(dir, sizeof dir, "santmp");
+    snprintf(env, sizeof env, "TMPDIR=%s", dir);
+    kc_proc p = san_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, "KC_FAKE_SANITIZER=crash:fakenosmem.copy.f16:sanitize",
+                        env);
+    cr_expect(kc_out_item_line(p.out, "CRASH", "fakenosmem.copy.f16:sanitize", names, sizeof names), "%s", p.out);
+    kc_proc_free(&p);
+    int n = kc_dir_entries(dir, names, sizeof names);
+    cr_expect_eq(n, 0, "a crashed session left %d file(s) in TMPDIR %s: %s", n, dir, names);
+    kc_rm_rf(dir);
 }

@@ -3,7 +3,8 @@
  * protocols call for (naming the variables and values), and, with real
  * processes of the fixture binary, --shard auto, a run honouring Bazel's
  * variables without a flag (said on its first line, the status file
- * touched), and a --jobs run whose workers do not shard again. */
+ * touched), a --jobs run whose workers do not shard again, and Bazel's
+ * TEST_PREMATURE_EXIT_FILE and XML_OUTPUT_FILE. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,7 +117,7 @@ static kc_proc fixture_env(char **env, char **args)
 Test(shard_env, runs_follow_the_protocols, .timeout = 120)
 {
     char status[128];
-    snprintf(status, sizeof status, "/tmp/kc-shard-env-%ld.status", (long)getpid());
+    snprintf(status, sizeof status, "%s/kc-shard-env-%ld.status", kc_test_tmpdir(), (long)getpid());
     unlink(status);
     char st[160];
     snprintf(st, sizeof st, "TEST_SHARD_STATUS_FILE=%s", status);
@@ -174,4 +175,72 @@ Test(shard_env, workers_do_not_see_the_variables, .timeout = 120)
     cr_expect_eq(p.status, 1, "exit %d\n%s", p.status, p.out);
     cr_expect(strstr(p.out, "FAIL   fixture.env.shard") && strstr(p.out, "TEST_SHARD_INDEX=0"), "%s", p.out);
     kc_proc_free(&p);
+}
+
+/* ---- issue 21: Bazel's TEST_PREMATURE_EXIT_FILE and XML_OUTPUT_FILE ---- */
+
+/* The file exists from the run's start until it reaches its end (whatever
+ * its exit status): a run killed in the middle (SIGKILL by the test
+ * runner's time limit, while an item hangs) leaves it, so the test runner
+ * fails the test. An item that ends its worker with status 0 does not end
+ * the run (issue 21): the run reaches its end and fails. */
+Test(shard_env, premature_exit_file_marks_a_run_that_did_not_reach_its_end, .timeout = 60)
+{
+    char dir[256], file[300], env[340];
+    kc_tmp_dir(dir, sizeof dir, "premature");
+    snprintf(file, sizeof file, "%s/premature", dir);
+    snprintf(env, sizeof env, "TEST_PREMATURE_EXIT_FILE=%s", file);
+    kc_proc p = fixture_env((char *[]){ env, NULL }, (char *[]){ "run", "fixture.pass.00", NULL });
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect_neq(access(file, F_OK), 0, "a run that reached its end (exit 0) left %s", file);
+    kc_proc_free(&p);
+    p = fixture_env((char *[]){ env, NULL }, (char *[]){ "run", "fixture.fail", NULL });
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect_neq(access(file, F_OK), 0, "a run that reached its end (exit 1) left %s", file);
+    kc_proc_free(&p);
+    p = fixture_env((char *[]){ env, NULL }, (char *[]){ "run", "fixture.silent", "fixture.pass.00", NULL });
+    cr_expect_eq(p.status, 1, "fixture.silent is a CRASH: exit %d\n%s", p.status, p.out);
+    cr_expect_neq(access(file, F_OK), 0, "a run that reached its end (exit 1) left %s", file);
+    kc_proc_free(&p);
+    p = kc_run_fixture_env((char *[]){ "run", "fixture.hang.0", NULL }, (char *[]){ env, NULL }, 1.5);
+    cr_expect(p.signaled, "killed by the test's time limit: exit %d\n%s", p.status, p.out);
+    cr_expect(!strstr(p.out, "\nSUMMARY "), "the run ended before its SUMMARY:\n%s", p.out);
+    cr_expect_eq(access(file, F_OK), 0, "a run killed mid-item (no SUMMARY) did not leave %s", file);
+    kc_proc_free(&p);
+    unlink(file);
+    /* a --jobs run: its parent ends it */
+    p = fixture_env((char *[]){ env, NULL }, (char *[]){ "run", "fixture.pass.0*", "fixture.silent", "--jobs", "2", NULL });
+    cr_expect_eq(p.status, 1, "fixture.silent is a CRASH in a worker: exit %d\n%s", p.status, p.out);
+    cr_expect_neq(access(file, F_OK), 0, "a --jobs run that reached its end left %s", file);
+    kc_proc_free(&p);
+    kc_rm_rf(dir);
+}
+
+/* XML_OUTPUT_FILE gets the JUnit report when no --junit is given; --junit
+ * wins over it. */
+Test(shard_env, xml_output_file_gets_the_junit_report, .timeout = 60)
+{
+    char dir[256], xml[300], env[340], junit[300];
+    kc_tmp_dir(dir, sizeof dir, "xmlout");
+    snprintf(xml, sizeof xml, "%s/test.xml", dir);
+    snprintf(junit, sizeof junit, "%s/given.xml", dir);
+    snprintf(env, sizeof env, "XML_OUTPUT_FILE=%s", xml);
+    kc_proc p = fixture_env((char *[]){ env, NULL }, (char *[]){ "run", "fixture.pass.00", "fixture.fail", NULL });
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    kc_proc_free(&p);
+    cr_assert_eq(access(xml, F_OK), 0, "XML_OUTPUT_FILE=%s was not written", xml);
+    const char *x = kc_out_file(xml);
+    cr_expect(strstr(x, "<testsuites name=\"kcontract\" tests=\"2\" failures=\"1\" errors=\"0\"") &&
+              strstr(x, "name=\"fixture.pass.00\"") && strstr(x, "<failure type=\"FAIL\""),
+              "%s is not the run's JUnit report:\n%s", xml, x);
+    unlink(xml);
+    p = fixture_env((char *[]){ env, NULL }, (char *[]){ "run", "fixture.pass.00", "--junit", junit, NULL });
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    kc_proc_free(&p);
+    cr_expect_neq(access(xml, F_OK), 0, "--junit was given, yet XML_OUTPUT_FILE %s was written", xml);
+    cr_expect(strstr(kc_out_file(junit), "tests=\"1\" failures=\"0\""), "--junit %s", junit);
+    char names[512];
+    kc_dir_entries(dir, names, sizeof names);
+    cr_expect_str_eq(names, "given.xml", "files beside the reports after the runs: %s", names);
+    kc_rm_rf(dir);
 }

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "costs.h"
 #include "parallel.h"
+#include "safe_file.h"
 #include "shard.h"
 
 #include <errno.h>
@@ -502,10 +503,11 @@ static int same_file(const char *a, const char *b)
 }
 
 /* Whether the run will be able to write path when it ends, tried before
- * anything runs: reports and the cost table are written to PATH.tmp.PID and
- * renamed over PATH (report.c, costs.c), so that file is created and removed
- * again here; a report may also go straight into a PATH that exists and is
- * no regular file (/dev/stdout, a pipe), when direct_ok. */
+ * anything runs: reports and the cost table are written to a new
+ * PATH.tmp.PID.XXXXXXXX renamed over PATH (report.c, costs.c, safe_file.h),
+ * so such a file is created and removed again here; a report may also go
+ * straight into a PATH that exists and is no regular file (/dev/stdout, a
+ * pipe), when direct_ok. */
 static int check_writable(const char *opt, const char *path, int direct_ok)
 {
     struct stat st;
@@ -529,8 +531,7 @@ static int check_writable(const char *opt, const char *path, int direct_ok)
         return 0;
     }
     char tmp[PATH_MAX + 64];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    int fd = kc_temp_beside(path, tmp, sizeof tmp);   /* a new file, never through a planted symlink */
     if (fd < 0) {
         snprintf(why, sizeof why, "%s %s: cannot create %s beside it: %s", opt, path, tmp, strerror(errno));
         return usage_error("%s%s", why, "");
@@ -593,11 +594,60 @@ static int check_commands(const kc_opts *o, const unsigned char *given)
     return 0;
 }
 
+/* Points *val, and its word in o->argv ("--json" "V" or "--json=V"), at
+ * abs; abs is kept in o->resolved[k] (freed by kc_opts_free). */
+static void use_resolved(kc_opts *o, const char *opt, const char **val, char *abs, int k)
+{
+    size_t on = strlen(opt);
+    for (int i = 1; i < o->argc; i++) {
+        if (o->argv[i] == *val && strcmp(o->argv[i - 1], opt) == 0) {
+            o->argv[i] = abs;
+        } else if (strncmp(o->argv[i], opt, on) == 0 && o->argv[i][on] == '=' && o->argv[i] + on + 1 == *val) {
+            size_t n = on + 1 + strlen(abs) + 1;
+            char *word = malloc(n);
+            if (!word) continue;    /* the re-exec keeps the relative word: no worse than before */
+            snprintf(word, n, "%s=%s", opt, abs);
+            o->argv[i] = word;
+            o->resolved[4 + k] = word;
+        }
+    }
+    *val = abs;
+    o->resolved[k] = abs;
+}
+
+/* Issue 21: the files a run writes at its end are fixed where the command
+ * line named them, before anything runs: a relative --json, --junit,
+ * --timeline or --costs becomes absolute against the directory the run
+ * started in, so an item that calls chdir() cannot move them (nor the
+ * serial runner's re-exec, which reads the same words). 0, or 4 out of
+ * memory; a working directory that cannot be read leaves them as given. */
+static int resolve_paths(kc_opts *o)
+{
+    const char *opt[4] = { "--json", "--junit", "--timeline", "--costs" };
+    const char **val[4] = { &o->json, &o->junit, &o->timeline, &o->costs };
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd)) return 0;
+    for (int k = 0; k < 4; k++) {
+        const char *v = *val[k];
+        if (!v || !v[0] || v[0] == '/') continue;
+        size_t n = strlen(cwd) + strlen(v) + 2;
+        char *abs = malloc(n);
+        if (!abs) {
+            fprintf(stderr, "kcontract: out of memory\n");
+            return 4;
+        }
+        snprintf(abs, n, "%s/%s", cwd, v);
+        use_resolved(o, opt[k], val[k], abs, k);
+    }
+    return 0;
+}
+
 int kc_cli_parse(int argc, char **argv, kc_opts *o)
 {
     int rc = kc_cli_parse_args(argc, argv, o);
     if (rc || o->cmd == KC_CMD_HELP) return rc;
-    return check_reports(o);
+    if ((rc = check_reports(o))) return rc;
+    return resolve_paths(o);
 }
 
 /* A PATTERN: a glob, or '!G' (an exclusion, how --exclude reaches static shards). */
@@ -689,6 +739,10 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
 
 void kc_opts_free(kc_opts *o)
 {
+    for (int k = 0; k < 8; k++) {
+        free(o->resolved[k]);
+        o->resolved[k] = NULL;
+    }
     free(o->argv);
     for (int i = 0; o->patterns && i < o->npatterns; i++)
         if (o->patterns[i][0] == '!') free(o->patterns[i]);   /* exclusions are copies */

@@ -72,6 +72,7 @@ static int main_body(int argc, char **argv)
         kc_opts_free(&o);
         return rc;
     }
+    kc_env_test_begin(&o);      /* TEST_PREMATURE_EXIT_FILE made, XML_OUTPUT_FILE as --junit (shard_env.h) */
     if (o.cmd == KC_CMD_RUN) {
         unsigned sched;
         char why[256];
@@ -85,9 +86,9 @@ static int main_body(int argc, char **argv)
      * writes its reports, they say so (report.h). A re-exec'd serial run
      * (--resume-tally) continues one that already did this. */
     if ((o.cmd == KC_CMD_RUN || o.cmd == KC_CMD_MERGE) && !o.worker && !o.parent && !o.resume_tally && !o.sanitize_target &&
-        kc_reports_begin(o.json, o.junit, o.timeline)) {
+        (rc = kc_reports_begin(o.json, o.junit, o.timeline))) {
         kc_opts_free(&o);
-        return 4;
+        return rc;
     }
     kc_item *items;
     static char err[16384];
@@ -161,6 +162,7 @@ static int main_body(int argc, char **argv)
         fprintf(stderr, "kcontract: writing standard output failed: %s\n", strerror(errno));
         if (rc != 1) rc = 4;
     }
+    kc_env_test_end(&o);        /* the run reached its end: TEST_PREMATURE_EXIT_FILE removed */
     return rc;
 }
 

@@ -115,7 +115,18 @@ int kc_merge_log_read(FILE *f, const kc_item *items, int n, kc_shard_out *s, kc_
     char *line = NULL;
     size_t lcap = 0;
     ssize_t len;
-    int after_tally = 0, summary = 0;
+    int summary = 0;
+    /* The run's result is the TALLY line immediately before the SUMMARY line
+     * (docs/output-format.md): an item may print TALLY-like lines of its own
+     * above it. prev holds the line before this one when it was a TALLY line,
+     * result the last TALLY that a SUMMARY followed. */
+    char *prev = malloc(LOG_LINE_KEEP + 1), *result = malloc(LOG_LINE_KEEP + 1);
+    int have_prev = 0, prev_cut = 0, have_result = 0, result_cut = 0;
+    if (!prev || !result) {
+        free(prev);
+        free(result);
+        return -1;
+    }
     int last[DETAIL_WORKERS + 1];   /* the record of each worker's (slot 0: untagged) last item line, -1 none */
     for (int i = 0; i <= DETAIL_WORKERS; i++) last[i] = -1;
     while ((len = getline(&line, &lcap, f)) >= 0) {
@@ -123,7 +134,6 @@ int kc_merge_log_read(FILE *f, const kc_item *items, int n, kc_shard_out *s, kc_
         if (len > 0 && line[len - 1] == '\r') line[--len] = 0;   /* a log saved with CRLF line ends */
         int cut = len > LOG_LINE_KEEP;
         if (cut) line[LOG_LINE_KEEP] = 0;
-        kc_shard_out_line(s, line, cut);
         kc_state st;
         const char *rest;
         const kc_item *it = item_of_line(line, items, n, &st, &rest);
@@ -136,6 +146,8 @@ int kc_merge_log_read(FILE *f, const kc_item *items, int n, kc_shard_out *s, kc_
                 line_record(it, st, rest, &r);
                 if (kc_records_add(recs, &r)) {
                     free(line);
+                    free(prev);
+                    free(result);
                     return -1;
                 }
                 const char *after;
@@ -146,14 +158,29 @@ int kc_merge_log_read(FILE *f, const kc_item *items, int n, kc_shard_out *s, kc_
             detail_line(recs, last, line);
         }
         if (strncmp(line, "SUMMARY ", 8) == 0) {
-            summary = after_tally;
+            summary = have_prev;
+            if (have_prev) {
+                memcpy(result, prev, strlen(prev) + 1);
+                result_cut = prev_cut;
+                have_result = 1;
+            }
             const char *w = strrchr(line, '(');   /* "...  (12.3 s)" */
             if (!w || sscanf(w, "(%lf s)", wall) != 1) *wall = 0;
         }
-        after_tally = strncmp(line, "TALLY ", 6) == 0;
+        have_prev = strncmp(line, "TALLY ", 6) == 0;
+        if (have_prev) {
+            memcpy(prev, line, strlen(line) + 1);
+            prev_cut = cut;
+        }
     }
     free(line);
-    if (ferror(f)) return -1;
+    free(prev);
+    if (ferror(f)) {
+        free(result);
+        return -1;
+    }
+    if (have_result) kc_shard_out_line(s, result, result_cut);   /* the one TALLY a finished log has */
+    free(result);
     s->ended = 1;
     s->exited = s->have && summary;   /* finished: its result TALLY, then SUMMARY */
     if (s->have) s->k = s->tally.shard_k;

@@ -29,15 +29,18 @@
  * cost table, 4 out of memory. */
 int kc_merge_logs(const kc_opts *o, const kc_item *items, int n);
 
-/* Reads one saved shard log from f (its stdout, as a --schedule static parent
- * reads a shard's: kc_shard_out_line for each line, lines over 64 KiB cut,
- * CRLF read as LF) into s (kc_shard_out_init first), and counts into body
+/* Reads one saved shard log from f (its stdout; lines over 64 KiB cut, CRLF
+ * read as LF) into s (kc_shard_out_init first), and counts into body
  * (kc_tally_init first: its items, digest and kind/state counts) the item
  * lines of `items` (n, any order) it holds, "STATE  name  ...", for holding
- * its TALLY to them. s is ended, and exited with the status its TALLY
- * explains only when a SUMMARY line follows its last TALLY line (a log keeps
- * no exit status); *wall is that SUMMARY's "(S s)", 0 without one. Returns 0,
- * or -1 on a read error. */
+ * its TALLY to them. The log's result is the TALLY line immediately before
+ * its (last) SUMMARY line, as docs/output-format.md tells every consumer:
+ * only that line goes to s (kc_shard_out_line), so TALLY-like lines an item
+ * printed above it are neither taken for the result nor counted as a second
+ * TALLY. s is ended, and exited with the status its TALLY explains only when
+ * a SUMMARY line follows a TALLY line (a log keeps no exit status); *wall is
+ * that SUMMARY's "(S s)", 0 without one. Returns 0, or -1 on a read error
+ * or out of memory. */
 /* recs (may be NULL): one record per item line (name, kind, state, message,
  * seconds as end_s, rerun command); worker and device are left 0 and -1. */
 struct kc_records;

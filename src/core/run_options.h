@@ -64,6 +64,8 @@ typedef struct kc_opts {
     kc_ref_mode reference;     /* --reference device|host|both (default device, item.h) */
     int nlogs;
     int allow_mixed_gpus;      /* merge --allow-mixed-gpus: shards on different GPU models, cc or SM counts merge */
+    char *resolved[8];         /* the absolute copies of a relative --json, --junit, --timeline, --costs ([0..3]) and
+                                * of their "--opt=V" words in argv ([4..7]): malloc'd by kc_cli_parse, freed by kc_opts_free */
 } kc_opts;
 
 /* Whether this run rewrites the cost table at its end: a --jobs work queue

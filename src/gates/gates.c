@@ -793,6 +793,36 @@ static int load_device_reference(kc_gpu *gpu, const kc_contract *c, kc_ref_mode 
     return 0;
 }
 
+/* A library kernel's control failed gate 1 on case k (its library call, or
+ * the synchronize after it, failed): runs gate 1 of the same case with the
+ * clean build's library. Nonzero, with the control's line in msg, when the
+ * clean build fails there too (or cannot be loaded, or the case cannot be
+ * run): then the control's failure is no catch (issue 21). 0 when the clean
+ * call succeeds: the planted bug made the difference. */
+static int clean_fails_too(kc_gpu *gpu, const kc_contract *c, const kc_case *k, char *msg, size_t cap)
+{
+    static const char broken[] = " (the control's build is broken, so it was not checked)";
+    kc_host_entry clean;
+    char why[900];
+    if (gpu->lost) return 0;    /* a sticky fault is the control's: the context is gone, nothing more runs here */
+    msg[0] = 0;
+    if (kc_hostlib_load(c->library, NULL, c->entry, &clean, why, sizeof why)) {
+        kc_strcatf(msg, cap, "%s; and the clean build cannot be compared: %s%s", k->why, why, broken);
+        return 1;
+    }
+    kc_case ck = { .c = c, .s = k->s, .dist = k->dist, .seed = k->seed, .mode = k->mode, .time = k->time,
+                   .entry = clean };
+    int g = run_case(gpu, NULL, &ck, 1);
+    const char *call = ck.why + ck.body, *d = strstr(call, ", dist ");   /* past "shape S, dist D: ": the same case */
+    if (d && (d = strstr(d, ": "))) call = d + 2;
+    if (g == 1)
+        kc_strcatf(msg, cap, "%s; the clean build fails the same way: %s%s", k->why, call, broken);
+    else if (g < 0)
+        kc_strcatf(msg, cap, "%s; the clean build could not be run on that case: %s%s", k->why, ck.why, broken);
+    case_free(gpu, &ck);
+    return g != 0;
+}
+
 /* Gates 1-4 over every case (kernels), or until a gate fails (controls). */
 static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode mode, kc_item_result *res, char *detail,
                       size_t dcap)
@@ -839,6 +869,15 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
                 res->state = control ? KC_MISSED : KC_FAIL;
                 snprintf(res->msg, sizeof res->msg, "%s%s", k.why,
                          control ? " (the control could not be checked)" : "");
+                goto done;
+            }
+            if (control && g == 1 && entry && clean_fails_too(gpu, c, &k, res->msg, sizeof res->msg)) {
+                /* The library call fails for the clean build as well (an
+                 * environment fault: a library that cannot start here), so
+                 * the control proves nothing: as a control whose own build
+                 * does not load. */
+                res->gate = 1;
+                res->state = KC_MISSED;
                 goto done;
             }
             if (control) {

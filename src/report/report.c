@@ -4,6 +4,8 @@
 #include "report.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +14,7 @@
 #include "report_json.h"
 #include "report_junit.h"
 #include "report_timeline.h"
+#include "safe_file.h"
 
 typedef int (*report_fn)(FILE *f, const kc_records *rs, int which);
 
@@ -45,22 +48,23 @@ static int write_incomplete(FILE *f, const kc_records *rs, int which)
 
 /* Writes one report through a temporary file renamed into place, so a reader
  * never sees half a report; straight into a path that exists and is not a
- * regular file (/dev/stdout, a pipe), where the placeholder is not written. */
+ * regular file (/dev/stdout, a pipe), where the placeholder is not written.
+ * The temporary file is a new file at an unguessable name (safe_file.h): a
+ * symbolic link planted beside the report is never followed. */
 static int write_one(const char *opt, const char *path, const kc_records *rs, int which, report_fn fn)
 {
     if (!path) return 0;
     struct stat st;
     int direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
     if (direct && fn == write_incomplete) return 0;
-    size_t n = strlen(path) + 32;
+    size_t n = strlen(path) + 64;
     char *tmp = malloc(n);
     if (!tmp) {
         fprintf(stderr, "kcontract: %s %s: %s\n", opt, path, strerror(ENOMEM));
         return -1;
     }
-    snprintf(tmp, n, "%s%s.%ld", path, direct ? "" : ".tmp", (long)getpid());
-    if (direct) snprintf(tmp, n, "%s", path);
-    FILE *f = fopen(tmp, "w");
+    int fd = direct ? open(path, O_WRONLY | O_CLOEXEC) : kc_temp_beside(path, tmp, n);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     int rc = -1, err = 0;
     if (f) {
         errno = 0;
@@ -71,19 +75,158 @@ static int write_one(const char *opt, const char *path, const kc_records *rs, in
         if (!direct && rc) unlink(tmp);
     } else {
         err = errno;
+        if (fd >= 0) {
+            close(fd);
+            if (!direct) unlink(tmp);
+        }
     }
     if (rc) fprintf(stderr, "kcontract: %s %s: %s\n", opt, path, strerror(err ? err : EIO));
     free(tmp);
     return rc;
 }
 
+/* ---- a run owns its report paths (issue 21) ----
+ * Each report path P that is a regular file (or none yet) is owned by the
+ * run through a POSIX record lock (fcntl F_SETLK) on "P.lock", taken before
+ * the placeholder is written and held until the final report is in place.
+ * A record lock belongs to the process: it survives the serial runner's
+ * re-exec (the fd is not close-on-exec) and is not inherited by a child, so
+ * an item's leftover process never holds it. The file holds the owner's pid
+ * and is removed by its owner, while held, when the run ends. */
+
+static struct held_lock {
+    int fd;         /* -1: none */
+    char *lock;     /* "P.lock" */
+} held[3] = { { -1, NULL }, { -1, NULL }, { -1, NULL } };
+static pid_t owner;     /* the process that took them (a forked child's exit() must not remove them) */
+
+/* The pid the lock file open on fd names (0: none). */
+static long pid_in(int fd)
+{
+    char buf[32];
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    return strtol(buf, NULL, 10);
+}
+
+/* The pid of the process holding the lock on fd's file: the lock's owner as
+ * the kernel knows it, else the pid the file holds; 0 unknown. */
+static long lock_holder(int fd)
+{
+    struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+    if (fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK && fl.l_pid > 0) return (long)fl.l_pid;
+    return pid_in(fd);
+}
+
+static void release_all(void)
+{
+    for (int k = 0; k < 3; k++) {
+        if (held[k].fd < 0) continue;
+        unlink(held[k].lock);   /* while held: a run waiting for it re-checks the name (take_lock) */
+        close(held[k].fd);      /* closing releases the record lock */
+        held[k].fd = -1;
+        free(held[k].lock);
+        held[k].lock = NULL;
+    }
+}
+
+static void release_at_exit(void)
+{
+    if (getpid() == owner) release_all();
+}
+
+/* Takes the lock of report k (path, given as opt): 0; or 2 after naming on
+ * stderr the run that holds it, or why the lock file cannot be used; 4 out
+ * of memory. */
+static int take_lock(int k, const char *opt, const char *path)
+{
+    size_t n = strlen(path) + 8;
+    char *lock = malloc(n), err[1024];
+    if (!lock) {
+        fprintf(stderr, "kcontract: %s %s: %s\n", opt, path, strerror(ENOMEM));
+        return 4;
+    }
+    snprintf(lock, n, "%s.lock", path);
+    for (;;) {
+        int fd = kc_lock_file_open(lock, 0, err, sizeof err);   /* not close-on-exec: the serial re-exec keeps it */
+        if (fd < 0) {
+            fprintf(stderr, "kcontract: %s %s: %s\n", opt, path, err);
+            free(lock);
+            return 2;
+        }
+        struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+        if (fcntl(fd, F_SETLK, &fl) != 0) {
+            int e = errno;
+            long pid = e == EACCES || e == EAGAIN ? lock_holder(fd) : 0;
+            close(fd);
+            if (e == EACCES || e == EAGAIN)
+                fprintf(stderr, "kcontract: %s %s: another kcontract run (pid %ld) is writing this report (it holds %s); "
+                        "a run owns its report paths until it ends, so that one run's result is never read as "
+                        "another's: wait for it to end, or give this run another path\n", opt, path, pid, lock);
+            else
+                fprintf(stderr, "kcontract: %s %s: cannot lock %s: %s\n", opt, path, lock, strerror(e));
+            free(lock);
+            return 2;
+        }
+        /* The run before us removes the file at its end, while it holds it:
+         * the lock counts only on the file the name still holds. */
+        struct stat a, b;
+        if (fstat(fd, &a) == 0 && lstat(lock, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+            char pid[32];
+            int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+            if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)len, 0) != len) {}   /* for people; the lock is what counts */
+            held[k].fd = fd;
+            held[k].lock = lock;
+            return 0;
+        }
+        close(fd);
+    }
+}
+
 int kc_reports_begin(const char *json, const char *junit, const char *timeline)
 {
+    const char *opt[3] = { "--json", "--junit", "--timeline" }, *path[3] = { json, junit, timeline };
+    owner = getpid();
+    static int registered;
+    if (!registered) registered = atexit(release_at_exit) == 0;
+    for (int k = 0; k < 3; k++) {
+        struct stat st;
+        if (!path[k] || (stat(path[k], &st) == 0 && !S_ISREG(st.st_mode))) continue;   /* /dev/stdout: no lock */
+        int rc = take_lock(k, opt[k], path[k]);
+        if (rc) {
+            release_all();
+            return rc;
+        }
+    }
     int rc = 0;
     rc |= write_one("--json", json, NULL, 0, write_incomplete);
     rc |= write_one("--junit", junit, NULL, 1, write_incomplete);
     rc |= write_one("--timeline", timeline, NULL, 2, write_incomplete);
-    return rc ? -1 : 0;
+    return rc ? 4 : 0;
+}
+
+/* At the end: lets go of the reports' locks: those this process took, and
+ * those a process before the serial runner's re-exec took (held by this
+ * process still, their files naming its pid). */
+static void reports_end(const char *const *path)
+{
+    if (held[0].fd >= 0 || held[1].fd >= 0 || held[2].fd >= 0) {
+        release_all();
+        return;
+    }
+    for (int k = 0; k < 3; k++) {
+        if (!path[k]) continue;
+        size_t n = strlen(path[k]) + 8;
+        char *lock = malloc(n);
+        if (!lock) continue;
+        snprintf(lock, n, "%s.lock", path[k]);
+        /* removed before this fd closes: closing any fd of the file releases this process's lock */
+        int fd = open(lock, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (fd >= 0 && pid_in(fd) == (long)getpid()) unlink(lock);
+        if (fd >= 0) close(fd);
+        free(lock);
+    }
 }
 
 int kc_reports_write(const kc_records *rs, const char *json, const char *junit, const char *timeline)
@@ -92,5 +235,7 @@ int kc_reports_write(const kc_records *rs, const char *json, const char *junit, 
     rc |= write_one("--json", json, rs, 0, write_final);
     rc |= write_one("--junit", junit, rs, 1, write_final);
     rc |= write_one("--timeline", timeline, rs, 2, write_final);
+    const char *path[3] = { json, junit, timeline };
+    reports_end(path);
     return rc ? -1 : 0;
 }

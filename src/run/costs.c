@@ -18,6 +18,7 @@
 #include "filter.h"
 #include "gates.h"
 #include "record.h"
+#include "safe_file.h"
 #include "seed.h"
 
 
@@ -216,21 +217,24 @@ int kc_costs_format(const kc_costs *c, FILE *out)
  * directory keeps no "<path>.lock" between runs. A run that opened the file
  * and then waited for it may hold a file already removed (and a third run
  * may have made a new one): after flock it checks that the path still names
- * the file it holds, else tries again. */
-int kc_costs_lock(const char *path)
+ * the file it holds, else tries again. The lock file is never followed
+ * through a symbolic link (safe_file.h). */
+int kc_costs_lock(const char *path, char *err, size_t cap)
 {
     char lock[4096];
-    snprintf(lock, sizeof lock, "%s.lock", path);
+    if (snprintf(lock, sizeof lock, "%s.lock", path) >= (int)sizeof lock)
+        return kc_errf(err, cap, "%s.lock: %s", path, strerror(ENAMETOOLONG));
     for (;;) {
-        int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        int fd = kc_lock_file_open(lock, 1, err, cap);
         if (fd < 0) return -1;
         while (flock(fd, LOCK_EX) != 0)
             if (errno != EINTR) {
+                int e = errno;
                 close(fd);
-                return -1;
+                return kc_errf(err, cap, "cannot lock %s: %s", lock, strerror(e));
             }
         struct stat held, named;
-        if (fstat(fd, &held) == 0 && stat(lock, &named) == 0 && held.st_dev == named.st_dev &&
+        if (fstat(fd, &held) == 0 && lstat(lock, &named) == 0 && held.st_dev == named.st_dev &&
             held.st_ino == named.st_ino)
             return fd;
         close(fd);          /* removed by the run before us: take the current one */
@@ -249,9 +253,15 @@ void kc_costs_unlock(const char *path, int fd)
 int kc_costs_save(const char *path, const kc_costs *c, char *err, size_t cap)
 {
     char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "we");
-    if (!f) return kc_errf(err, cap, "%s: %s", tmp, strerror(errno));
+    int fd = kc_temp_beside(path, tmp, sizeof tmp);     /* a new file: a planted symlink is never followed */
+    if (fd < 0) return kc_errf(err, cap, "cannot create a temporary file beside %s: %s", path, strerror(errno));
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        return kc_errf(err, cap, "%s: %s", tmp, strerror(e));
+    }
     int bad = kc_costs_format(c, f);
     if (fclose(f) || bad) {
         int e = errno;
@@ -274,7 +284,11 @@ int kc_costs_save_run(const char *path, const kc_records *rs, FILE *out)
     kc_costs c;
     int found;
     char err[1024];
-    int lock = kc_costs_lock(path);     /* other runs in this directory merge one at a time */
+    int lock = kc_costs_lock(path, err, sizeof err);     /* other runs in this directory merge one at a time */
+    if (lock < 0) {
+        fprintf(stderr, "kcontract: cannot write the cost table %s: %s\n", path, err);
+        return -1;
+    }
     if (kc_costs_load(path, &c, &found, err, sizeof err)) {     /* changed meanwhile: start afresh */
         fprintf(stderr, "kcontract: --costs %s; writing a new table\n", err);
         memset(&c, 0, sizeof c);

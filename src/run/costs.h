@@ -56,14 +56,17 @@ int kc_costs_parse(const char *text, kc_costs *c, char *err, size_t cap);
 int kc_costs_load(const char *path, kc_costs *c, int *found, char *err, size_t cap);
 /* Writes the table (header, column line, rows by name). */
 int kc_costs_format(const kc_costs *c, FILE *out);
-/* Writes path atomically (a temporary file renamed over it). 0, or -1 with err. */
 /* Serialises read-merge-write of the table at path among concurrent runs:
  * an exclusive flock(2) on "<path>.lock", a file that exists only while a
- * run holds it. Returns the lock's fd (pass it to kc_costs_unlock), or -1
- * when no lock could be taken (the caller goes on). */
-int kc_costs_lock(const char *path);
+ * run holds it, opened without following a symbolic link (safe_file.h).
+ * Returns the lock's fd (pass it to kc_costs_unlock), or -1 with the reason
+ * in err ("T.lock is a symbolic link: refusing to follow it; ..."): the
+ * table is then not written. */
+int kc_costs_lock(const char *path, char *err, size_t cap);
 /* Removes "<path>.lock" and releases the lock fd (-1: nothing to do). */
 void kc_costs_unlock(const char *path, int fd);
+/* Writes path atomically (a new temporary file beside it, PATH.tmp.PID.XXXXXXXX,
+ * renamed over it; never through a symbolic link). 0, or -1 with err. */
 int kc_costs_save(const char *path, const kc_costs *c, char *err, size_t cap);
 const kc_cost *kc_costs_find(const kc_costs *c, const char *name);
 /* After a run: merges its measured items (records; NOTRUN and SKIP carry no

@@ -1,10 +1,12 @@
 /* shard_env.c — owns the engines' shard protocols (shard_env.h): reading K/N
  * from Bazel's, GoogleTest's, Slurm's and Kubernetes' variables, the checks
- * each engine's rules call for, and the status file. */
+ * each engine's rules call for, and the status file; and the rest of a test
+ * runner's protocol: the premature-exit file and the XML output file. */
 #include "shard_env.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,4 +195,43 @@ int kc_env_shard_apply(kc_opts *o)
     fflush(stdout);
     if (o->jobs) strip_env();
     return 0;
+}
+
+/* ---- the test runner's other files (Bazel's test encyclopedia, which a
+ * GoogleTest binary follows too) ---- */
+
+/* The process that begins and ends a run (not a --jobs worker, a static
+ * shard child or compute-sanitizer's target). */
+static int test_env_applies(const kc_opts *o)
+{
+    return o->cmd == KC_CMD_RUN && !o->worker && !o->parent && !o->sanitize_target;
+}
+
+void kc_env_test_begin(kc_opts *o)
+{
+    if (!test_env_applies(o)) return;
+    const char *xml = getenv("XML_OUTPUT_FILE");
+    if (xml && *xml && !o->junit && !(o->jobs && o->schedule_static)) {
+        static char abs[PATH_MAX + 1];
+        char cwd[PATH_MAX];
+        if (xml[0] != '/' && getcwd(cwd, sizeof cwd) && (size_t)snprintf(abs, sizeof abs, "%s/%s", cwd, xml) < sizeof abs)
+            xml = abs;      /* fixed now: an item may chdir() (as --junit, app/cli.c) */
+        o->junit = xml;     /* the JUnit report, where the runner reads it */
+    }
+    const char *pre = getenv("TEST_PREMATURE_EXIT_FILE");
+    if (!pre || !*pre || o->resume_tally) return;   /* a re-exec'd serial run continues the one that made it */
+    int fd = open(pre, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0)
+        fprintf(stderr, "kcontract: TEST_PREMATURE_EXIT_FILE=%s: cannot create it: %s (the test runner cannot tell an "
+                "exit in the middle of the run from its end)\n", pre, strerror(errno));
+    else
+        close(fd);
+}
+
+void kc_env_test_end(const kc_opts *o)
+{
+    const char *pre = getenv("TEST_PREMATURE_EXIT_FILE");
+    if (test_env_applies(o) && pre && *pre && unlink(pre) != 0 && errno != ENOENT)
+        fprintf(stderr, "kcontract: TEST_PREMATURE_EXIT_FILE=%s: cannot remove it: %s (the test runner will call "
+                "this run's exit premature)\n", pre, strerror(errno));
 }

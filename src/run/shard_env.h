@@ -60,4 +60,22 @@ int kc_env_shard_touch(const kc_env_shard *s, char *err, size_t cap);
  * its environment (kc_env_shard_vars), so no worker shards again. Returns 0,
  * or 2 after printing the refusal ("kcontract: --shard auto: ..."). */
 int kc_env_shard_apply(kc_opts *o);
+
+/* The rest of a test runner's protocol (Bazel's test encyclopedia; a
+ * GoogleTest binary follows it too), for the process that begins and ends a
+ * run (`run`; not a --jobs worker or static shard child):
+ *   TEST_PREMATURE_EXIT_FILE  created by kc_env_test_begin, removed by
+ *       kc_env_test_end: a run that ends anywhere else (an item that calls
+ *       exit(), a crash, SIGKILL, a refusal after it started) leaves it, and
+ *       the runner fails the test whatever the exit status said;
+ *   XML_OUTPUT_FILE  where the runner reads a test's JUnit XML: the --junit
+ *       report goes there when no --junit is given (made absolute, as
+ *       --junit is). Not with --schedule static, which writes no reports.
+ * Begin is called once the command line is parsed, before the reports
+ * begin (main.c); a re-exec'd serial run (--resume-tally) takes the XML
+ * path again but does not create the file anew. Neither refuses anything:
+ * a premature-exit file that cannot be made or removed is said on stderr. */
+void kc_env_test_begin(kc_opts *o);
+/* Called where the run has reached its end, whatever its exit status. */
+void kc_env_test_end(const kc_opts *o);
 #endif

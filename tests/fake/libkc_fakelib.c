@@ -5,9 +5,11 @@
  * pointer is a host address, so the "library" computes on the host, as a real
  * one would launch kernels on the current context. */
 #include <stdint.h>
+#include <stdlib.h>
 #include "kcontract.h"
 
 #define CUDA_ERROR_INVALID_VALUE_ 1   /* CUDA_ERROR_INVALID_VALUE, without cuda.h */
+#define CUDA_ERROR_NOT_INITIALIZED_ 3 /* CUDA_ERROR_NOT_INITIALIZED */
 
 /* y = 2 x: args y (float *, OUT), x (const float *, IN), n (long long). */
 int kc_fakelib_double_f32(void *const *args, const kc_shape *s, const kc_device *dev)
@@ -17,6 +19,9 @@ int kc_fakelib_double_f32(void *const *args, const kc_shape *s, const kc_device 
     long long n = *(const long long *)args[2];
     (void)s;
     (void)dev;
+    /* An environment fault, in every build, clean and controls alike: the
+     * library cannot start here (as cublasCreate without a usable driver). */
+    if (getenv("KC_FAKELIB_ENV_FAULT")) return CUDA_ERROR_NOT_INITIALIZED_;
 #if defined(KC_CONTROL_error_return)
     return CUDA_ERROR_INVALID_VALUE_;      /* planted: the library refuses the call */
 #endif

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <ftw.h>
 #include <unistd.h>
 
 #define EACH_LINE(p, text) for (const char *p = (text); p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
@@ -156,7 +158,7 @@ const char *kc_out_item_line(const char *out, const char *state, const char *nam
 
 void kc_tmp_path(char *buf, size_t cap, const char *what, const char *tag)
 {
-    snprintf(buf, cap, "/tmp/kc-%s-%ld-%s.tsv", what, (long)getpid(), tag);
+    snprintf(buf, cap, "%s/kc-%s-%ld-%s.tsv", kc_test_tmpdir(), what, (long)getpid(), tag);
     unlink(buf);
 }
 
@@ -166,4 +168,40 @@ void kc_write_file(const char *path, const char *text)
     cr_assert(f, "cannot write %s", path);
     fputs(text, f);
     fclose(f);
+}
+
+void kc_tmp_dir(char *buf, size_t cap, const char *tag)
+{
+    snprintf(buf, cap, "%s/kc-%s-%ld-XXXXXX", kc_test_tmpdir(), tag, (long)getpid());
+    cr_assert_not_null(mkdtemp(buf), "mkdtemp %s", buf);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+void kc_rm_rf(const char *path)
+{
+    nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int kc_dir_entries(const char *dir, char *names, size_t cap)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    if (cap) names[0] = 0;
+    if (!d) return -1;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        size_t len = strlen(names);
+        if (len < cap) snprintf(names + len, cap - len, "%s%s", n ? " " : "", e->d_name);
+        n++;
+    }
+    closedir(d);
+    return n;
 }

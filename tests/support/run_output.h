@@ -26,9 +26,17 @@ int kc_out_count_lines(const char *text, const char *prefix);
  * 1 MiB; a Criterion assertion fails when it cannot be read. The buffer is
  * static: the next call overwrites it. */
 const char *kc_out_file(const char *path);
-/* "/tmp/kc-<what>-<pid>-<tag>.tsv" into buf, any file there removed: a
+/* "$TMPDIR/kc-<what>-<pid>-<tag>.tsv" (kc_test_tmpdir) into buf, any file there removed: a
  * fresh path per test process and use (cost tables, record files). */
 void kc_tmp_path(char *buf, size_t cap, const char *what, const char *tag);
+/* A new, empty directory "$TMPDIR/kc-<tag>-<pid>-XXXXXX" into buf; a
+ * Criterion assertion fails when it cannot be made. */
+void kc_tmp_dir(char *buf, size_t cap, const char *tag);
+/* Removes path and everything under it (symbolic links, not their targets). */
+void kc_rm_rf(const char *path);
+/* The entries of dir (not . and ..): how many, their names space-separated
+ * in names (cut at cap); -1 when dir cannot be read. */
+int kc_dir_entries(const char *dir, char *names, size_t cap);
 /* Writes text to path (created or truncated); a Criterion assertion fails
  * when it cannot. */
 void kc_write_file(const char *path, const char *text);

@@ -112,3 +112,9 @@ const char *kc_test_fixture_bin(void)
     const char *b = getenv("KC_FIXTURE_BIN");
     return b && *b ? b : "build/kcontract-fixture";
 }
+
+const char *kc_test_tmpdir(void)
+{
+    const char *d = getenv("TMPDIR");
+    return d && d[0] ? d : "/tmp";
+}

@@ -19,4 +19,7 @@ void kc_proc_free(kc_proc *p);
 /* $KC_BIN / $KC_FIXTURE_BIN, defaulting to build/kcontract / build/kcontract-fixture. */
 const char *kc_test_bin(void);
 const char *kc_test_fixture_bin(void);
+/* Where tests put their files: $TMPDIR (`make test` sets it to a directory of
+ * its own, which must be empty when the tests end), else /tmp. */
+const char *kc_test_tmpdir(void);
 #endif

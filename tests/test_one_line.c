@@ -25,6 +25,7 @@
 #define CTRL_ESCAPED "expected 1\\ngot \\x1b[31m2\\x1b[0m\\rover\\x01\\x7f \\xc2\\x9b \\xff \xc3\xa9\xe2\x86\x92"
 
 #define DETAIL_CAP 8192      /* src/run/item_run.c: KC_DETAIL_CAP */
+#define MERGE_DETAIL_CAP 2048   /* src/report/record.h: kc_record.detail */
 
 static const char *const items[] = {
     "fake.wrong.f32", "fakedetail.wrong.f32", "fakedetail.wrong.f32:limits", "fixture.ctrl.leak",
@@ -42,10 +43,11 @@ static void each_item_once(const char *out, const char *what)
 }
 
 /* fakedetail.wrong.f32's lines, from its state line on, among the lines of
- * the process that printed it (`pre`, "" or "[wK] "): the "also:" lines
- * shown and the marker's count add up to its failing cases but the first;
- * the lines end at a line boundary within the cap. */
-static void details_capped(const char *out, const char *what)
+ * the process that printed it (`pre`, "" or "[wK] "): whole lines within
+ * the cap and one marker; where the lines are the gates' own (cap 8192),
+ * the "also:" lines shown and the marker's count add up to its failing
+ * cases but the first. */
+static void details_capped(const char *out, const char *what, int cap)
 {
     char line[4096];
     const char *state = kc_out_item_line(out, "FAIL", "fakedetail.wrong.f32", line, sizeof line);
@@ -64,7 +66,7 @@ static void details_capped(const char *out, const char *what)
     char pre[16];
     snprintf(pre, sizeof pre, "%.*s", (int)(at - bol), bol);
     size_t pl = strlen(pre);
-    int also = 0, cut = -1, marker = 0;
+    int also = 0, cut = -1, marker = 0, n, capped;
     size_t bytes = 0;
     for (const char *p = strchr(at, '\n'); p && p[1];) {
         p++;
@@ -78,9 +80,12 @@ static void details_capped(const char *out, const char *what)
                 also++;
                 cr_expect(strstr(q, " elements out of tolerance") && strstr(q, " elements out of tolerance") + 26 == p + len,
                           "%s: an also line cut short: '%.*s'", what, (int)len, p);
-            } else if (sscanf(q, "    [... %d more lines, %*u bytes, cut: the lines under one item are capped at 8192 bytes]",
-                              &cut) == 1) {
-                marker++;
+            } else if (sscanf(q, "    [... %d more lines, %*u bytes, cut: the lines under one item are capped at %d bytes]",
+                              &n, &capped) == 2) {
+                cr_expect_eq(capped, cap, "%s: '%.*s'", what, (int)len, p);
+                if (!marker++) cut = n;
+            } else if (cap != DETAIL_CAP && strncmp(q, "    [... ", 9) == 0) {
+                /* the shard's own marker, kept by the merge as a line */
             } else {
                 cr_expect(0, "%s: an unexpected line under fakedetail.wrong.f32: '%.*s'", what, (int)len, p);
             }
@@ -89,10 +94,11 @@ static void details_capped(const char *out, const char *what)
         p = e;
     }
     cr_expect_eq(marker, 1, "%s: no marker line saying how much was cut:\n%s", what, out);
-    cr_expect_gt(also, 10, "%s", what);
-    cr_expect_eq(also + cut, failed - 1, "%s: %d also lines shown + %d cut != %d failing cases but the first", what, also,
-                 cut, failed);
-    cr_expect_leq(bytes, DETAIL_CAP - 1, "%s: %zu bytes of detail lines", what, bytes);
+    cr_expect_gt(also, 4, "%s", what);
+    if (cap == DETAIL_CAP)
+        cr_expect_eq(also + cut, failed - 1, "%s: %d also lines shown + %d cut != %d failing cases but the first", what,
+                     also, cut, failed);
+    cr_expect_leq(bytes, (size_t)cap - 1, "%s: %zu bytes of detail lines", what, bytes);
 }
 
 /* The escaped texts on their lines. */
@@ -123,7 +129,7 @@ Test(one_line, serial_run_keeps_each_item_on_its_own_line, .timeout = 60)
     cr_assert_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     no_bad_lines(p.out, "serial");
     each_item_once(p.out, "serial");
-    details_capped(p.out, "serial");
+    details_capped(p.out, "serial", DETAIL_CAP);
     escaped_on_the_line(p.out, "serial");
     /* The reports carry the line's text, escaped again as JSON and XML:
      * clean, and no character lost to U+FFFD. */
@@ -151,7 +157,7 @@ Test(one_line, jobs_run_keeps_each_item_on_its_own_line, .timeout = 60)
     cr_assert_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     no_bad_lines(p.out, "--jobs 2");
     each_item_once(p.out, "--jobs 2");
-    details_capped(p.out, "--jobs 2");
+    details_capped(p.out, "--jobs 2", DETAIL_CAP);
     escaped_on_the_line(p.out, "--jobs 2");
     kc_proc_free(&p);
     unlink(costs);
@@ -183,4 +189,36 @@ Test(one_line, crash_line_quotes_the_last_lines_escaped, .timeout = 60)
     cr_expect_eq(quoted, 1, "the crash's second line is not quoted escaped:\n%s", p.out);
     kc_proc_free(&p);
     unlink(costs);
+}
+
+/* kcontract merge prints the failing items of the shards' logs through the
+ * same printer: each on its own line, its further lines whole under the
+ * record's cap with a marker. */
+Test(one_line, merge_prints_each_failing_item_on_its_own_line, .timeout = 90)
+{
+    char log[2][128];
+    for (int k = 0; k < 2; k++) {
+        char spec[16];
+        snprintf(spec, sizeof spec, "%d/2", k);
+        snprintf(log[k], sizeof log[k], "/tmp/kc-oneline-%ld-%d.log", (long)getpid(), k);
+        kc_proc p = kc_run_fake((char *[]){ "run", "fakedetail.*", "fixture.ctrl.msg", "fixture.pass.0*", "--shard", spec,
+                                            NULL },
+                                NULL, 40);
+        cr_assert(p.status == 0 || p.status == 1, "shard %s: exit %d\n%s%s", spec, p.status, p.out, p.err);
+        kc_write_file(log[k], p.out);
+        kc_proc_free(&p);
+    }
+    kc_proc m = kc_run_fake((char *[]){ "merge", "fakedetail.*", "fixture.ctrl.msg", "fixture.pass.0*", "--log", log[0],
+                                        "--log", log[1], NULL },
+                            NULL, 40);
+    cr_assert_eq(m.status, 1, "merge: exit %d\n%s%s", m.status, m.out, m.err);
+    no_bad_lines(m.out, "merge");
+    char line[4096], st[16];
+    cr_expect_eq(kc_out_state_lines(m.out, "fixture.ctrl.msg", st, sizeof st), 1, "%s", m.out);
+    cr_assert(kc_out_item_line(m.out, "FAIL", "fixture.ctrl.msg", line, sizeof line), "%s", m.out);
+    cr_expect(strstr(line, "fixture.ctrl.msg  " CTRL_ESCAPED "  ("), "%s", line);
+    details_capped(m.out, "merge", MERGE_DETAIL_CAP);
+    kc_proc_free(&m);
+    unlink(log[0]);
+    unlink(log[1]);
 }

@@ -446,7 +446,9 @@ typedef struct kc_suite {
 } kc_suite;
 
 /* Records a failure message for the suite's line (printf format). Returns 1, so
- * `return kc_suite_fail(ctx, ...)` fails the suite. */
+ * `return kc_suite_fail(ctx, ...)` fails the suite. The line shows it on one
+ * line: control bytes (a newline, an ESC sequence) and invalid UTF-8 escaped,
+ * `\n`, `\x1b` (docs/output-format.md, "One item, one line"). */
 KC_API int kc_suite_fail(kc_suite_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The device a GPU suite runs on (NULL for host-only runs). */
 KC_API const kc_device *kc_suite_device(const kc_suite_ctx *ctx);

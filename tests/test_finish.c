@@ -2,7 +2,9 @@
  * serial run and a --jobs queue run of the same items under the fake driver
  * keep the same record for every item — kind, state, gate, message and rerun
  * command in the --json report — where they used to be built by two copies
- * of the finishing logic from two look-alike result structs. */
+ * of the finishing logic from two look-alike result structs; a message with
+ * a newline and an ESC sequence (fixture.ctrl.msg) is the same escaped text
+ * in both, where the worker's result line used to flatten it to spaces. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,9 +57,9 @@ Test(finish, serial_and_queue_keep_the_same_records, .timeout = 120)
     snprintf(js, sizeof js, "%s/kc-finish-%ld-serial.json", kc_test_tmpdir(), (long)getpid());
     snprintf(jq, sizeof jq, "%s/kc-finish-%ld-queue.json", kc_test_tmpdir(), (long)getpid());
     char *serial[] = { "run", "--json", js, "fake.axpy.f32*", "fake.wrong.f32", "fake.known.f32", "fake.stale.f32",
-                       "fixture.fail", "fixture.pass.00", NULL };
+                       "fixture.fail", "fixture.ctrl.msg", "fixture.pass.00", NULL };
     char *queue[] = { "run", "--jobs", "2", "--costs", costs, "--json", jq, "fake.axpy.f32*", "fake.wrong.f32",
-                      "fake.known.f32", "fake.stale.f32", "fixture.fail", "fixture.pass.00", NULL };
+                      "fake.known.f32", "fake.stale.f32", "fixture.fail", "fixture.ctrl.msg", "fixture.pass.00", NULL };
     kc_proc s = kc_run_fake(serial, NULL, 60);
     cr_assert_eq(s.status, 1, "serial: exit %d\n%s%s", s.status, s.out, s.err);
     kc_proc q = kc_run_fake(queue, NULL, 60);

@@ -3,9 +3,11 @@
  * lines built in fixed buffers (strbuf.h) and the monotonic clock (clock.h). */
 #include <criterion/criterion.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "clock.h"
+#include "line_text.h"
 #include "shell_words.h"
 #include "strbuf.h"
 #include "strict_num.h"
@@ -90,4 +92,80 @@ Test(util, strcatf_appends_to_a_string)
     cr_expect_str_eq(msg, "gate 2; x12", "cut at the end, terminated");
     kc_strcatf(msg, sizeof msg, "%s", "more");
     cr_expect_str_eq(msg, "gate 2; x12");
+}
+
+Test(util, escape_line_keeps_text_on_its_line)
+{
+    static const struct { const char *in, *out; } t[] = {
+        { "plain text, 1.5 > 1e-05 (rtol)", "plain text, 1.5 > 1e-05 (rtol)" },
+        { "a\nb\rc\td", "a\\nb\\rc\\td" },
+        { "\033[31mred\033[0m", "\\x1b[31mred\\x1b[0m" },
+        { "\001\037\177", "\\x01\\x1f\\x7f" },
+        { "csi \xc2\x9b nel \xc2\x85", "csi \\xc2\\x9b nel \\xc2\\x85" },   /* C1 controls */
+        { "bad \xff \xc3 \xe2\x86 end", "bad \\xff \\xc3 \\xe2\\x86 end" },  /* invalid and truncated UTF-8 */
+        { "\xed\xa0\x80", "\\xed\\xa0\\x80" },                             /* a surrogate */
+        { "\xc3\xa9\xe2\x86\x92 \xf0\x9f\x98\x80 \xc2\xa0", "\xc3\xa9\xe2\x86\x92 \xf0\x9f\x98\x80 \xc2\xa0" },
+        { "back\\slash \\n stays", "back\\slash \\n stays" },
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        char buf[128], again[128];
+        cr_expect_eq(kc_escape_line(buf, sizeof buf, t[i].in, strlen(t[i].in)), 0);
+        cr_expect_str_eq(buf, t[i].out, "case %zu", i);
+        cr_expect_eq(kc_escaped_len(t[i].in, strlen(t[i].in)), strlen(t[i].out), "case %zu", i);
+        kc_escape_line(again, sizeof again, buf, strlen(buf));
+        cr_expect_str_eq(again, buf, "case %zu: escaping escaped text changes it", i);
+    }
+    char small[8];
+    /* cut between escapes, never inside one; the count says how much */
+    cr_expect_eq(kc_escape_line(small, sizeof small, "ab\ncd\n", 6), 2);
+    cr_expect_str_eq(small, "ab\\ncd");
+    cr_expect_eq(kc_escape_line(small, sizeof small, "abcdef\033", 7), 4);
+    cr_expect_str_eq(small, "abcdef");
+    cr_expect_eq(kc_escape_line(small, sizeof small, "abcde\xe2\x86\x92", 8), 3, "a UTF-8 sequence is not split");
+    cr_expect_str_eq(small, "abcde");
+    cr_expect_eq(kc_escape_line(small, sizeof small, "a\nb", 2), 0, "n bytes of src");
+    cr_expect_str_eq(small, "a\\n");
+}
+
+Test(util, escape_in_place)
+{
+    char msg[16] = "x\ny\033z";
+    kc_escape_in_place(msg, sizeof msg);
+    cr_expect_str_eq(msg, "x\\ny\\x1bz");
+    kc_escape_in_place(msg, sizeof msg);
+    cr_expect_str_eq(msg, "x\\ny\\x1bz", "idempotent");
+    char full[8] = "\n\n\n\n\n";
+    kc_escape_in_place(full, sizeof full);
+    cr_expect_str_eq(full, "\\n\\n\\n", "cut at the buffer's end between escapes");
+}
+
+Test(util, lines_are_whole_or_cut_and_counted)
+{
+    char buf[KC_LINES_MARK_ROOM + 48];   /* 48 bytes of lines */
+    kc_lines l;
+    kc_lines_init(&l, buf, sizeof buf);
+    kc_lines_add(&l, "    also: %s", "case 1");            /* 17 bytes */
+    kc_lines_add(&l, "    also: %s", "two\nlines");         /* one line, escaped: 21 bytes */
+    cr_expect_str_eq(buf, "    also: case 1\n    also: two\\nlines\n");
+    kc_lines_add(&l, "    also: %s", "case 3 does not fit");  /* 30 bytes */
+    kc_lines_add(&l, "%s", "x");                          /* fits, but comes after a cut line */
+    cr_expect_eq(l.cut_lines, 2);
+    cr_expect_eq(l.cut_bytes, 30 + 2);
+    kc_lines_end(&l, "    ");
+    cr_expect_str_eq(buf, "    also: case 1\n    also: two\\nlines\n"
+                          "    [... 2 more lines, 32 bytes, cut: the lines under one item are capped at 240 bytes]\n");
+    char big[4096];
+    kc_lines_init(&l, big, sizeof big);
+    for (int i = 0; i < 1000; i++) kc_lines_add(&l, "    also: line %d of a thousand", i);
+    kc_lines_end(&l, "    ");
+    cr_expect_lt(strlen(big), sizeof big);
+    cr_expect_eq(big[strlen(big) - 1], '\n');
+    cr_expect(strstr(big, "    also: line 0 of a thousand\n    also: line 1 of"));
+    char tail[200];
+    snprintf(tail, sizeof tail, "[... %d more lines, %zu bytes, cut: the lines under one item are capped at 4096 bytes]\n",
+             l.cut_lines, l.cut_bytes);
+    cr_expect_str_eq(strrchr(big, '['), tail);
+    kc_lines_init(&l, buf, sizeof buf);
+    kc_lines_end(&l, "    ");
+    cr_expect_str_eq(buf, "", "nothing cut: no marker");
 }

@@ -20,6 +20,8 @@
 #include "build_id.h"
 #include "costs.h"
 #include "filter.h"
+#include "item_run.h"
+#include "line_text.h"
 #include "merge.h"
 #include "record.h"
 #include "report.h"
@@ -104,8 +106,11 @@ static void detail_line(kc_records *recs, const int *last, const char *line)
     int wk = worker_tag(line, &after) + 1;
     if (wk < 0 || wk > DETAIL_WORKERS || last[wk] < 0 || strncmp(after, "    ", 4) != 0) return;
     kc_record *r = &recs->v[last[wk]];
-    size_t n = strlen(r->detail);
-    if (n + strlen(after) + 2 <= sizeof r->detail) snprintf(r->detail + n, sizeof r->detail - n, "%s\n", after);
+    kc_lines l = { r->detail, sizeof r->detail, strnlen(r->detail, sizeof r->detail - 1), r->detail_cut_lines,
+                   r->detail_cut_bytes };
+    kc_lines_add(&l, "%s", after);      /* whole, or counted for the marker print_failing adds */
+    r->detail_cut_lines = l.cut_lines;
+    r->detail_cut_bytes = l.cut_bytes;
 }
 
 int kc_merge_log_read(FILE *f, const kc_item *items, int n, kc_shard_out *s, kc_tally *body, double *wall,
@@ -414,7 +419,9 @@ static int merged_records(const loglist *l, const kc_shard_out *read, const int 
     return 0;
 }
 
-/* Every failing item's line with its rerun command, as a serial run prints it. */
+/* Every failing item's line with its rerun command, as a serial run prints
+ * it (through its one printer, kc_item_print), with its further lines and a
+ * marker for those that did not fit. */
 static void print_failing(const kc_records *rs)
 {
     int nfail = 0;
@@ -424,8 +431,13 @@ static void print_failing(const kc_records *rs)
     for (int i = 0; i < rs->n; i++) {
         const kc_record *r = &rs->v[i];
         if (!kc_result_fails(&r->res)) continue;
-        printf("%-6s %s  %s  (%.2f s)%s%s\n%s", kc_state_name(r->res.state), r->name, r->res.msg, r->end_s,
-               r->res.rerun[0] ? "  rerun: " : "", r->res.rerun, r->detail);
+        char detail[sizeof r->detail];
+        memcpy(detail, r->detail, sizeof detail);
+        kc_lines l = { detail, sizeof detail, strnlen(detail, sizeof detail - 1), r->detail_cut_lines,
+                       r->detail_cut_bytes };
+        detail[l.len] = 0;
+        kc_lines_end(&l, "    ");
+        kc_item_print(r->name, &r->res, r->end_s, detail, NULL);
     }
 }
 

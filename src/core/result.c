@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 
+#include "line_text.h"
+
 int kc_result_fails(const kc_item_result *r) { return kc_state_failed(r->state) || r->stale > 0; }
 
 void kc_result_left_behind(kc_item_result *r, const char *what)
@@ -16,4 +18,10 @@ void kc_result_left_behind(kc_item_result *r, const char *what)
         snprintf(msg, sizeof msg, "%.1500s; it also left %.500s", r->msg, what);
     }
     snprintf(r->msg, sizeof r->msg, "%s", msg);
+}
+
+void kc_result_escape(kc_item_result *r)
+{
+    kc_escape_in_place(r->msg, sizeof r->msg);
+    kc_escape_in_place(r->rerun, sizeof r->rerun);
 }

@@ -22,7 +22,7 @@ typedef struct kc_item_result {
     double seconds;           /* the item's own time in its process */
     long peak_rss_kib;        /* its process's peak RSS during the item; -1 unknown */
     kc_time_split time;       /* GPU items: where the seconds went (item.h) */
-    char msg[2048];           /* the item line's text after its name */
+    char msg[2048];           /* the item line's text after its name (one line: kc_result_escape) */
     char rerun[512];          /* the command that reruns the item; "" when it did not fail */
 } kc_item_result;
 
@@ -35,4 +35,12 @@ int kc_result_fails(const kc_item_result *r);
  * keeping its own message after it; any other state keeps its verdict and
  * gets "; it also left <what>" (a control's RED is still a catch). */
 void kc_result_left_behind(kc_item_result *r, const char *what);
+/* Makes r's message and rerun command one line each: control bytes and
+ * invalid UTF-8 escaped in place (line_text.h: a newline or an ESC in a
+ * suite's message reads \n, \x1b). Escaping escaped text changes nothing,
+ * so the process that ran the item (item_run.c, before its line and the
+ * worker's result line) and the run's one finish (finish.c: the parent's own
+ * CRASH, TIMEOUT and NOTRUN results too) both call it, and every line,
+ * record and report of the item has the same text. */
+void kc_result_escape(kc_item_result *r);
 #endif

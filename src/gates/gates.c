@@ -824,8 +824,8 @@ static int clean_fails_too(kc_gpu *gpu, const kc_contract *c, const kc_case *k, 
 }
 
 /* Gates 1-4 over every case (kernels), or until a gate fails (controls). */
-static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode mode, kc_item_result *res, char *detail,
-                      size_t dcap)
+static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode mode, kc_item_result *res,
+                      kc_lines *detail)
 {
     const kc_contract *c = it->contract;
     int control = it->kind == KC_KIND_CONTROL;
@@ -893,13 +893,13 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
             if (kn) {
                 reproduced[ki] = 1;
                 known++;
-                kc_strcatf(detail, dcap, "    known: %s [%s]\n", k.why, kn->reason);
+                kc_lines_add(detail, "    known: %s [%s]", k.why, kn->reason);
             } else {
                 if (!unknown++) {
                     snprintf(first, sizeof first, "%s", k.why);
                     res->gate = g;
                 }
-                else kc_strcatf(detail, dcap, "    also: %s\n", k.why);
+                else kc_lines_add(detail, "    also: %s", k.why);
             }
         }
     }
@@ -914,8 +914,8 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
     for (int i = 0; i < KC_MAX_KNOWN && c->known[i].reason && !gpu->lost && !it->record; i++)
         if (!reproduced[i]) {
             res->stale++;
-            kc_strcatf(detail, dcap,
-                   "    stale known finding: gate %d on shapes %s (%s) no longer fails: remove it from the contract\n",
+            kc_lines_add(detail,
+                   "    stale known finding: gate %d on shapes %s (%s) no longer fails: remove it from the contract",
                    c->known[i].gate, c->known[i].shape ? c->known[i].shape : "*", c->known[i].reason);
         }
     if (unknown) {
@@ -1046,13 +1046,13 @@ static void run_limits(kc_gpu *gpu, const kc_item *it, kc_item_result *res)
     if (mod && !gpu->lost) gpu->cu.ModuleUnload(mod);
 }
 
-void kc_run_gpu_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode mode, kc_item_result *res, char *detail,
-                     size_t cap)
+void kc_run_gpu_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode mode, kc_item_result *res,
+                     kc_lines *detail)
 {
     memset(res, 0, sizeof *res);
-    if (cap) detail[0] = 0;
     if (it->kind == KC_KIND_LIMIT) run_limits(gpu, it, res);
-    else run_gates(gpu, it, seed, mode, res, detail, cap);
+    else run_gates(gpu, it, seed, mode, res, detail);
+    kc_lines_end(detail, "    ");
     kc_hostmem_release();   /* kept buffers serve one item's cases only (the memory plan is per item) */
     kc_devmem_release(gpu);
 }

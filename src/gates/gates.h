@@ -7,14 +7,17 @@
 #include <stdint.h>
 #include "gpu.h"
 #include "item.h"
+#include "line_text.h"
 #include "result.h"
 
 /* Runs a kernel, control or limit item into *res (result.h: state, gate,
  * limit problems, stale findings, cases, message, context_lost, time split;
- * reset first). Further lines (indented, may be none) go to detail[0..cap).
- * seed is --seed, mode --reference. */
-void kc_run_gpu_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode mode, kc_item_result *res, char *detail,
-                     size_t cap);
+ * reset first). Further lines (indented, may be none: also, known, stale
+ * known finding) are added to *detail (kc_lines_init'ed by the caller), each
+ * whole or cut at its cap with the marker that says how much was cut
+ * (line_text.h). seed is --seed, mode --reference. */
+void kc_run_gpu_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode mode, kc_item_result *res,
+                     kc_lines *detail);
 
 /* "edge.33 (rows=1, cols=33)" */
 void kc_shape_describe(const kc_contract *c, const kc_shape *s, char *buf, size_t cap);

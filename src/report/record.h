@@ -20,6 +20,8 @@ typedef struct kc_record {
     char log_tail[4096];      /* CRASH/TIMEOUT: the worker's last lines */
     char detail[2048];        /* merge: the item's further lines as its shard printed them ("    known: ...",
                                * newline-ended, without a "[wK] " tag); "" none or not a merge */
+    int detail_cut_lines;     /* merge: further lines that did not fit in detail (kc_lines, line_text.h) */
+    size_t detail_cut_bytes;  /* and their bytes */
 } kc_record;
 
 /* The records of one run, in the order items finished. */

@@ -7,26 +7,11 @@
 #include "item_run.h"
 #include "progress.h"
 
-/* The item's line, as a worker prints it, and the worker's last lines. */
-static void print_line(const kc_item *it, const kc_item_result *r, const kc_item_where *w)
-{
-    kc_progress_clear();
-    printf("%-6s %s  %s  (%.2f s)%s%s\n", kc_state_name(r->state), it->name, r->msg, w->end_s - w->start_s,
-           r->rerun[0] ? "  rerun: " : "", r->rerun);
-    for (const char *p = w->log_tail ? w->log_tail : ""; *p;) {
-        const char *e = strchr(p, '\n');
-        int len = e ? (int)(e - p) : (int)strlen(p);
-        printf("    | %.*s\n", len, p);
-        p += len + (e != NULL);
-    }
-    fflush(stdout);
-    kc_progress_redraw();
-}
-
 void kc_finish_item(kc_finish *f, const kc_item *it, kc_item_result *r, const kc_item_where *w)
 {
     int fails = kc_result_fails(r);
     if (fails && !r->rerun[0]) kc_rerun_command(f->o, it->name, w->rerun_device, r->rerun, sizeof r->rerun);
+    kc_result_escape(r);          /* the parent's own results and the workers' say what their lines say */
     kc_tally_add(f->tally, it->kind, r->state);
     f->tally->limit_problems += r->limit_problems;
     f->tally->stale += r->stale;
@@ -44,7 +29,10 @@ void kc_finish_item(kc_finish *f, const kc_item *it, kc_item_result *r, const kc
     if (w->log_tail) snprintf(rec.log_tail, sizeof rec.log_tail, "%s", w->log_tail);
     if (kc_records_add(f->records, &rec))
         fprintf(stderr, "kcontract: out of memory: %s is missing from the reports\n", it->name);
-    if (w->print) print_line(it, r, w);
+    if (w->print) {               /* the item's line, as a worker prints it, and the worker's last lines */
+        kc_item_print(it->name, r, w->end_s - w->start_s, NULL, w->log_tail);
+        kc_progress_redraw();
+    }
     const kc_cost *c = f->costs ? kc_costs_find(f->costs, it->name) : NULL;
     kc_progress_item_done(fails, c ? c->seconds : 0);
     if (f->o->fail_fast && fails && !f->stopping) {

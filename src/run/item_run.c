@@ -1,6 +1,7 @@
 /* item_run.c — one item, run in this process: the outcome, what it left
- * behind (processes; LEAK), the printed line (state, name, message, seconds,
- * and the rerun command when it failed), and the item's peak RSS. */
+ * behind (processes; LEAK), the item's peak RSS; and the one printer of an
+ * item's line (state, name, message, seconds, and the rerun command when it
+ * failed) and of the lines under it, for this process and the --jobs parent. */
 #include "item_run.h"
 
 #include <fcntl.h>
@@ -11,13 +12,14 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "line_text.h"
 #include "rerun_env.h"
 #include "proctree.h"
 #include "progress.h"
 #include "sanitize.h"
 #include "suite.h"
 
-#define KC_DETAIL_CAP 8192       /* the gates' further lines of one item */
+#define KC_DETAIL_CAP 8192       /* the gates' further lines of one item, the cut marker included */
 
 int kc_item_needs_gpu(const kc_item *it)
 {
@@ -111,6 +113,35 @@ static void check_gpu_state(kc_gpu *gpu, kc_gpu_watch *gw, kc_item_result *out)
     }
 }
 
+/* Each line of text (none: NULL or ""), escaped, as "<prefix><line>\n"
+ * (a line longer than the detail cap, escaped, is cut and says so). */
+static void print_lines(const char *prefix, const char *text)
+{
+    char esc[KC_DETAIL_CAP];
+    for (const char *p = text ? text : ""; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        size_t over = kc_escape_line(esc, sizeof esc, p, len);
+        if (over) printf("%s%s [... %zu bytes cut]\n", prefix, esc, over);
+        else printf("%s%s\n", prefix, esc);
+        p += len + (e != NULL);
+    }
+}
+
+void kc_item_print(const char *name, const kc_item_result *r, double seconds, const char *detail, const char *log_tail)
+{
+    char nm[1024], msg[4 * sizeof r->msg], rerun[4 * sizeof r->rerun];
+    kc_escape_line(nm, sizeof nm, name, strlen(name));
+    kc_escape_line(msg, sizeof msg, r->msg, sizeof r->msg);
+    kc_escape_line(rerun, sizeof rerun, r->rerun, sizeof r->rerun);
+    kc_progress_clear();
+    printf("%-6s %s  %s  (%.2f s)%s%s\n", kc_state_name(r->state), nm, msg, seconds, rerun[0] ? "  rerun: " : "",
+           rerun);
+    print_lines("", detail);
+    print_lines("    | ", log_tail);
+    fflush(stdout);
+}
+
 void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_san_pool *san,
                  kc_item_result *out)
 {
@@ -120,6 +151,7 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
     if (watch) kc_gpu_watch_before(gw, gpu);
     double t0 = kc_now_s();
     char *detail = NULL;        /* the gates' further lines */
+    kc_lines lines;
     if (kc_item_needs_gpu(it) && !have_gpu) {
         out->state = KC_SKIP;
         snprintf(out->msg, sizeof out->msg, "no GPU");
@@ -133,7 +165,8 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
         out->state = it->kind == KC_KIND_CONTROL ? KC_MISSED : KC_FAIL;
         snprintf(out->msg, sizeof out->msg, "internal error: out of host memory");
     } else {
-        kc_run_gpu_item(gpu, it, o->seed, o->reference, out, detail, KC_DETAIL_CAP);
+        kc_lines_init(&lines, detail, KC_DETAIL_CAP);
+        kc_run_gpu_item(gpu, it, o->seed, o->reference, out, &lines);
         /* A control planted for the sanitizer that gates 1-4 passed cleanly
          * (every case run, none failing, the context intact) goes on to it. */
         if (it->kind == KC_KIND_CONTROL && kc_item_runs_sanitizer(it) && out->state == KC_MISSED &&
@@ -149,12 +182,8 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
     if (watch) check_gpu_state(gpu, gw, out);
     if (kc_result_fails(out))     /* CRASH and TIMEOUT here: a sanitizer run's */
         kc_rerun_command(o, it->name, o->device, out->rerun, sizeof out->rerun);
-    kc_progress_clear();
-    printf("%-6s %s  %s  (%.2f s)", kc_state_name(out->state), it->name, out->msg, out->seconds);
-    if (out->rerun[0]) printf("  rerun: %s", out->rerun);
-    putchar('\n');
-    if (detail && detail[0]) fputs(detail, stdout);
-    fflush(stdout);
+    kc_result_escape(out);        /* the line, the worker's result line and the record say the same */
+    kc_item_print(it->name, out, out->seconds, detail, NULL);
     free(detail);
     const char *inject = getenv("KC_FAULT_LOSE_CONTEXT_AFTER");
     if (inject && strcmp(inject, it->name) == 0) out->context_lost = KC_LOST_CONTEXT;

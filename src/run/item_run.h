@@ -31,6 +31,17 @@
  * leaves running. */
 void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_san_pool *san,
                  kc_item_result *out);
+/* The one printer of an item's line, on stdout after clearing the progress
+ * line: `STATE  NAME  MESSAGE  (SECONDS s)[  rerun: COMMAND]`, then the
+ * lines of detail (the gates' indented lines, kc_lines: whole, with the cut
+ * marker; NULL none) and of log_tail (a dead worker's last lines, each as
+ * `    | LINE`; NULL none). Everything is escaped on the way (line_text.h:
+ * the message, the command, each line), so the item is one line, each line
+ * under it one line too, and the next line of the run starts a line of its
+ * own, whatever the item's text holds. kc_item_run (a serial run, a --jobs
+ * worker) and kc_finish_item (the --jobs parent's CRASH, TIMEOUT and NOTRUN
+ * lines) print through it. */
+void kc_item_print(const char *name, const kc_item_result *r, double seconds, const char *detail, const char *log_tail);
 /* The command that reruns just item `name` with the run's seed on `device`
  * (and its --records files, which record items need), as one line a POSIX
  * shell reads back word for word: a word with characters other than

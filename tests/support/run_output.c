@@ -9,6 +9,8 @@
 #include <ftw.h>
 #include <unistd.h>
 
+#include "utf8.h"
+
 #define EACH_LINE(p, text) for (const char *p = (text); p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
 
 static void copy_line(const char *p, char *buf, size_t cap)
@@ -71,6 +73,95 @@ int kc_out_state_lines(const char *out, const char *name, char *st, size_t cap)
         }
     }
     return n;
+}
+
+long kc_out_unclean(const char *text, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    for (size_t i = 0; i < n;) {
+        unsigned cp;
+        size_t k = kc_utf8_next(s + i, n - i, &cp);
+        if ((cp < 0x20 && cp != '\n') || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F) || (cp == KC_UTF8_BAD && k == 1 && s[i] >= 0x80))
+            return (long)i;
+        i += k;
+    }
+    return -1;
+}
+
+/* The state word p starts with ("PASS " ...), its length with the spaces
+ * after it; 0 when none. */
+static size_t state_word(const char *p)
+{
+    for (int s = 0; s < KC_STATE_COUNT; s++) {
+        const char *sn = kc_state_name((kc_state)s);
+        size_t sl = strlen(sn);
+        if (strncmp(p, sn, sl) == 0 && p[sl] == ' ') {
+            while (p[sl] == ' ') sl++;
+            return sl;
+        }
+    }
+    return 0;
+}
+
+/* Whether the state line p[0..len) (after its state word) is NAME  MESSAGE
+ * (SECONDS s)[  rerun: COMMAND]: some "  (<seconds> s)" ends it or comes
+ * right before "  rerun: ". */
+static int state_line_whole(const char *p, size_t len)
+{
+    const char *end = p + len;
+    for (const char *q = p; (q = strstr(q, "  (")) && q < end; q++) {
+        const char *d = q + 3;
+        while (d < end && ((*d >= '0' && *d <= '9') || *d == '.')) d++;
+        if (d == q + 3 || end - d < 3 || strncmp(d, " s)", 3) != 0) continue;
+        d += 3;
+        if (d == end || (end - d > 9 && strncmp(d, "  rerun: ", 9) == 0)) return 1;
+    }
+    return 0;
+}
+
+int kc_out_bad_lines(const char *out, char *why, size_t cap)
+{
+    static const char *const top[] = { "kcontract: ", "TALLY ", "SUMMARY ", "    ", NULL };
+    static const char *const figures[] = { "peak RSS ", "workers: ", "  worker ", "time in items: ", "input buffers: ",
+                                           "slowest items: ", "kcontract: ", NULL };
+    int bad = 0, after_summary = 0;
+    if (cap) why[0] = 0;
+#define BAD(...)                                                                      \
+    do {                                                                              \
+        if (!bad++ && cap) snprintf(why, cap, __VA_ARGS__);                           \
+    } while (0)
+    size_t n = strlen(out);
+    if (n && out[n - 1] != '\n') BAD("the output does not end with a newline");
+    EACH_LINE(p, out) {
+        size_t len = strcspn(p, "\n");
+        int show = len > 160 ? 160 : (int)len;
+        long at = kc_out_unclean(p, len);
+        if (at >= 0) BAD("byte 0x%02x at %ld of line '%.*s'", (unsigned char)p[at], at, show, p);
+        const char *q = p;
+        int worker = p[0] == '[' && p[1] == 'w';
+        if (worker) {
+            q = strchr(p, ']');
+            if (!q || q > p + len || q[1] != ' ') {
+                BAD("a worker's line without its '[wK] ' prefix: '%.*s'", show, p);
+                continue;
+            }
+            q += 2;
+        }
+        size_t sw = state_word(q);
+        if (sw) {
+            if (!state_line_whole(q + sw, len - (size_t)(q + sw - p)))
+                BAD("a state line without its '  (SECONDS s)' end: '%.*s'", show, p);
+            continue;
+        }
+        const char *const *known = after_summary && !worker ? figures : top;
+        int ok = 0;
+        for (int i = 0; known[i] && !ok; i++)
+            ok = strncmp(q, known[i], strlen(known[i])) == 0 && !(worker && known[i][0] != ' ' && known[i][0] != 'k');
+        if (!ok) BAD("a line with no known prefix: '%.*s'", show, p);
+        if (!worker && strncmp(p, "SUMMARY ", 8) == 0) after_summary = 1;
+    }
+#undef BAD
+    return bad;
 }
 
 int kc_out_count(const char *hay, const char *needle)

@@ -18,6 +18,23 @@ void kc_out_summary(const char *out, char *buf, size_t cap);
  * from a --jobs worker, "[wK] STATE  NAME  ..."): how many there are, and the
  * last one's state ("PASS", "LEAK", ...) in st. */
 int kc_out_state_lines(const char *out, const char *name, char *st, size_t cap);
+/* Reads a run's stdout as a line-oriented reader does (grep '^PASS', a CI
+ * log parser; docs/output-format.md, "One item, one line") and returns how
+ * many lines break it, the first described in why[0..cap):
+ *   - every line starts with a known prefix: a state word and a space,
+ *     "kcontract: ", "TALLY ", "SUMMARY ", an indented line ("    "), or,
+ *     after the SUMMARY, a figure line ("peak RSS ", "workers: ",
+ *     "  worker ", "time in items: ", "input buffers: ", "slowest items: ");
+ *     in a --jobs run a worker's line is "[wK] " and a state line, an
+ *     indented line or "kcontract: ";
+ *   - a state line is STATE  NAME  MESSAGE  (SECONDS s)[  rerun: COMMAND];
+ *   - no line holds a control byte or invalid UTF-8, and the output ends
+ *     with a newline.
+ * For runs of items that print nothing of their own. */
+int kc_out_bad_lines(const char *out, char *why, size_t cap);
+/* Whether text[0..n) holds a control byte other than '\n' or invalid
+ * UTF-8: the offset of the first, or -1 when clean. */
+long kc_out_unclean(const char *text, size_t n);
 /* Occurrences of needle in hay. */
 int kc_out_count(const char *hay, const char *needle);
 /* Lines of text that start with prefix. */

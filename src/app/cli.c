@@ -88,7 +88,6 @@ static int usage_error(const char *fmt, const char *a, const char *b)
 /* opt_row.flags */
 #define OPT_ONCE 1u       /* one value: a second would silently replace the first, so it is refused */
 #define OPT_INTERNAL 2u   /* a parent's or a re-exec's option: not in the usage text */
-#define OPT_NOCOPY 4u     /* not kept in o->argv (a re-exec writes its own --resume-*) */
 #define OPT_PATTERN 8u    /* listed in the usage text's PATTERN paragraph, not under options */
 
 typedef struct opt_row opt_row;
@@ -406,13 +405,13 @@ static const opt_row OPTIONS[] = {
     { "--parent", NULL, "PID", C_RUN, TO_REEXEC, OPT_ONCE | OPT_INTERNAL, 0, set_parent, "--parent needs a value", NULL },
     { "--worker", NULL, NULL, C_RUN, TO_REEXEC, OPT_INTERNAL, F(worker), set_flag, NULL, NULL },
     { "--sanitize-target", NULL, NULL, C_RUN, TO_REEXEC, OPT_INTERNAL, F(sanitize_target), set_flag, NULL, NULL },
-    { "--resume-records", NULL, "FD", C_RUN, TO_NONE, OPT_INTERNAL | OPT_NOCOPY, 0, set_resume_records, NULL, NULL },
-    { "--resume-at", NULL, "I", C_RUN, TO_NONE, OPT_INTERNAL | OPT_NOCOPY, 0, set_resume_at, NULL, NULL },
-    { "--resume-tally", NULL, "TALLY", C_RUN, TO_NONE, OPT_INTERNAL | OPT_NOCOPY, 0, set_resume_tally,
+    { "--resume-records", NULL, "FD", C_RUN, TO_NONE, OPT_INTERNAL, 0, set_resume_records, NULL, NULL },
+    { "--resume-at", NULL, "I", C_RUN, TO_NONE, OPT_INTERNAL, 0, set_resume_at, NULL, NULL },
+    { "--resume-tally", NULL, "TALLY", C_RUN, TO_NONE, OPT_INTERNAL, 0, set_resume_tally,
       "--resume-tally: internal option needs a TALLY line", NULL },
-    { "--resume-elapsed", NULL, "S", C_RUN, TO_NONE, OPT_INTERNAL | OPT_NOCOPY, 0, set_resume_elapsed,
+    { "--resume-elapsed", NULL, "S", C_RUN, TO_NONE, OPT_INTERNAL, 0, set_resume_elapsed,
       "--resume-elapsed: internal option needs seconds", NULL },
-    { "--resume-untrusted", NULL, NULL, C_RUN, TO_NONE, OPT_INTERNAL | OPT_NOCOPY, F(resume_untrusted), set_flag, NULL, NULL },
+    { "--resume-untrusted", NULL, NULL, C_RUN, TO_NONE, OPT_INTERNAL, F(resume_untrusted), set_flag, NULL, NULL },
 };
 #undef F
 #define NOPTIONS ((int)(sizeof OPTIONS / sizeof OPTIONS[0]))
@@ -684,8 +683,7 @@ static int inherit(kc_opts *o, const opt_row *r, const char *v)
 
 /* argv[*i], an option: found in OPTIONS, its value taken ("--name=V" or the
  * next argument, then *i moves past it), checked for a second time, set, and
- * kept in o->argv for the children and a re-exec (unless OPT_NOCOPY) and,
- * for the command lines that inherit it, in o->inherit. */
+ * kept for the command lines that inherit it (o->inherit). */
 static int option(kc_opts *o, int argc, char **argv, int *i, unsigned char *given)
 {
     const char *a = argv[*i];
@@ -709,8 +707,6 @@ static int option(kc_opts *o, int argc, char **argv, int *i, unsigned char *give
         return usage_error("%s given twice (the second value would silently replace the first)%s", r->name, "");
     given[k] = 1;
     if (r->set(o, r, v)) return 2;
-    if (!(r->flags & OPT_NOCOPY))
-        for (int j = 0; j <= used; j++) o->argv[o->argc++] = argv[*i + j];
     *i += used;
     return inherit(o, r, v);
 }
@@ -725,23 +721,20 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
     o->max_restarts = -1;
     o->argv0 = argc > 0 ? argv[0] : "kcontract";
     o->env_get = kc_env_getenv;     /* what rerun commands carry (rerun_env.h) */
-    o->argv = calloc((size_t)argc + 1, sizeof *o->argv);
     o->patterns = calloc((size_t)argc + 1, sizeof *o->patterns);
     o->logs = calloc((size_t)argc + 1, sizeof *o->logs);
-    if (!o->argv || !o->patterns || !o->logs) return usage_error("out of memory%s%s", "", "");
+    if (!o->patterns || !o->logs) return usage_error("out of memory%s%s", "", "");
     int i = 1;
-    o->argv[o->argc++] = argv[0];
-    if (i < argc && strcmp(argv[i], "run") == 0) o->argv[o->argc++] = argv[i++];
-    else if (i < argc && strcmp(argv[i], "list") == 0) { o->cmd = KC_CMD_LIST; o->argv[o->argc++] = argv[i++]; }
-    else if (i < argc && strcmp(argv[i], "info") == 0) { o->cmd = KC_CMD_INFO; o->argv[o->argc++] = argv[i++]; }
-    else if (i < argc && strcmp(argv[i], "merge") == 0) { o->cmd = KC_CMD_MERGE; o->argv[o->argc++] = argv[i++]; }
+    if (i < argc && strcmp(argv[i], "run") == 0) i++;
+    else if (i < argc && strcmp(argv[i], "list") == 0) { o->cmd = KC_CMD_LIST; i++; }
+    else if (i < argc && strcmp(argv[i], "info") == 0) { o->cmd = KC_CMD_INFO; i++; }
+    else if (i < argc && strcmp(argv[i], "merge") == 0) { o->cmd = KC_CMD_MERGE; i++; }
     unsigned char given[NOPTIONS] = { 0 };
     int dashdash = 0;   /* after "--": every argument is a PATTERN */
     for (; i < argc; i++) {
         char *a = argv[i];
         if (!dashdash && strcmp(a, "--") == 0) {
             dashdash = 1;
-            o->argv[o->argc++] = a;   /* a re-exec reads what follows as patterns too */
             continue;
         }
         if (!dashdash && a[0] == '-' && a[1]) {
@@ -750,7 +743,6 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
             continue;
         }
         if (pattern(o, a)) return 2;
-        o->argv[o->argc++] = a;
     }
     if (o->cmd == KC_CMD_MERGE && !o->nlogs)
         return usage_error("merge needs the shards' outputs: --log FILE for each%s%s", "", "");
@@ -760,13 +752,11 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
 
 void kc_opts_free(kc_opts *o)
 {
-    free(o->argv);
     for (int i = 0; o->patterns && i < o->npatterns; i++)
         if (o->patterns[i][0] == '!') free(o->patterns[i]);   /* exclusions are copies */
     free(o->patterns);
     free(o->logs);
     for (int k = 0; k < KC_ARGV_KINDS; k++) kc_strvec_clear(&o->inherit[k]);
-    o->argv = NULL;
     o->patterns = NULL;
     o->logs = NULL;
 }

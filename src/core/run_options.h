@@ -63,8 +63,8 @@ typedef enum kc_argv_kind {
 
 /* A run's settings. kc_cli_parse_args (app/cli.c) fills every field from
  * the command line, with the defaults noted; a test may set them directly.
- * Strings and arrays point into argv (o->argv, o->patterns and o->logs are
- * malloc'd by the parser, freed by kc_opts_free). */
+ * Strings and arrays point into argv (o->patterns, o->logs and o->inherit
+ * are malloc'd by the parser, freed by kc_opts_free). */
 typedef struct kc_opts {
     kc_cmd cmd;
     uint64_t seed;             /* --seed S (default 1) */
@@ -73,8 +73,6 @@ typedef struct kc_opts {
     int npatterns;
     const char *argv0;         /* as invoked, for rerun commands */
     kc_env_get_fn env_get;     /* reads the variables a rerun command carries (rerun_env.h); NULL: none */
-    int argc;                  /* the arguments without internal --resume-* options */
-    char **argv;
     int resume_at;             /* internal: continue a run after a CUDA context loss */
     const char *resume_tally;  /* internal: the counts so far, as a TALLY line */
     double resume_elapsed;     /* internal: seconds spent before the re-exec */

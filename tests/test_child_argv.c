@@ -2,14 +2,18 @@
  * core/run_options.h), from a command line through the parser (app/cli.c):
  * for each kind — worker, static shard, re-exec, sanitizer target, rerun
  * command — exactly the words the option table's column gives it, and each
- * reads back, through the parser, as the settings it was meant to carry. */
+ * reads back, through the parser, as the settings it was meant to carry;
+ * and, in real processes under the fake driver, that a worker, a static shard
+ * and a re-exec'd shard act on an option they inherited. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "parallel.h"
 #include "strvec.h"
+#include "support/run_output.h"
 
 /* Parses the NULL-terminated words into o; the test fails on a refusal. */
 static void parse(kc_opts *o, char **words)
@@ -182,4 +186,61 @@ Test(child_argv, defaults_and_a_worker_read_back)
     cr_expect_str_eq(built(&t, (kc_child_cmd){ .kind = KC_ARGV_SHARD, .shard_n = 1, .share = 4 }, &sv),
                      "[./kc][run][--shard][0/1][--parent][0][--seed][5][--device][0][--]");
     kc_strvec_clear(&sv);
+}
+
+/* The item's line in out has `state`, and its rerun command ends with
+ * `rerun_tail` (NULL: not checked). */
+static void expect_line(const char *out, const char *state, const char *name, const char *rerun_tail)
+{
+    char line[8192];
+    cr_assert(kc_out_item_line(out, state, name, line, sizeof line), "no %s line for %s:\n%s", state, name, out);
+    if (rerun_tail) {
+        const char *r = strstr(line, "  rerun: ");
+        size_t n = strlen(rerun_tail);
+        cr_expect(r && strlen(r) >= n && strcmp(r + strlen(r) - n, rerun_tail) == 0, "rerun ending '%s' wanted:\n%s",
+                  rerun_tail, line);
+    }
+}
+
+/* fakeref.fault.f32's device reference faults (FAIL with the default
+ * --reference); with --reference host it passes — in a process that was
+ * given it. fake.wrong.f32 fails in every mode, and its line's rerun command,
+ * which the process that ran it writes, says the mode that process had. */
+Test(child_argv, workers_shards_and_reexecs_act_on_an_inherited_option, .timeout = 90)
+{
+    char costs[256];
+    kc_tmp_path(costs, sizeof costs, "child-argv", "queue");
+    kc_proc p = kc_run_fake((char *[]){ "run", "fakeref.fault.f32", "fake.wrong.f32", NULL }, NULL, 30);
+    expect_line(p.out, "FAIL", "fakeref.fault.f32", NULL);     /* the effect to look for */
+    expect_line(p.out, "FAIL", "fake.wrong.f32", "run fake.wrong.f32 --seed 1 --device 0");
+    kc_proc_free(&p);
+    /* a serial run's one worker, and two */
+    p = kc_run_fake((char *[]){ "run", "fakeref.fault.f32", "fake.wrong.f32", "--reference", "host", NULL }, NULL, 30);
+    expect_line(p.out, "PASS", "fakeref.fault.f32", NULL);
+    expect_line(p.out, "FAIL", "fake.wrong.f32", "run fake.wrong.f32 --seed 1 --device 0 --reference host");
+    kc_proc_free(&p);
+    p = kc_run_fake((char *[]){ "run", "fakeref.fault.f32", "fake.wrong.f32", "--reference=host", "--jobs", "2",
+                                "--costs", costs, NULL }, NULL, 30);
+    cr_expect(strstr(p.out, "[w0] ") && strstr(p.out, "[w1] "), "two workers:\n%s", p.out);
+    expect_line(p.out, "PASS", "fakeref.fault.f32", NULL);
+    expect_line(p.out, "FAIL", "fake.wrong.f32", "run fake.wrong.f32 --seed 1 --device 0 --reference host");
+    kc_proc_free(&p);
+    unlink(costs);
+    /* two static shards */
+    p = kc_run_fake((char *[]){ "run", "fakeref.fault.f32", "fake.wrong.f32", "--reference=host", "--seed", "5",
+                                "--jobs", "2", "--schedule", "static", NULL }, NULL, 30);
+    cr_expect(strstr(p.out, "[0/2] ") && strstr(p.out, "[1/2] "), "two shards:\n%s", p.out);
+    expect_line(p.out, "PASS", "fakeref.fault.f32", NULL);
+    expect_line(p.out, "FAIL", "fake.wrong.f32", "run fake.wrong.f32 --seed 5 --device 0 --reference host");
+    kc_proc_free(&p);
+    /* one shard that re-executes itself after the planted fault: the fresh
+     * process still has --reference host */
+    p = kc_run_fake((char *[]){ "run", "fake.axpy.f32:control.fault", "fakeref.fault.f32", "fake.wrong.f32",
+                                "--reference", "host", "--jobs", "1", "--schedule", "static", NULL }, NULL, 30);
+    const char *fresh = strstr(p.out, "] kcontract: the CUDA context is unusable after that item; continuing in a fresh "
+                                      "process\n");
+    cr_assert(fresh, "the shard re-executes itself:\n%s", p.out);
+    expect_line(fresh, "PASS", "fakeref.fault.f32", NULL);
+    expect_line(fresh, "FAIL", "fake.wrong.f32", "run fake.wrong.f32 --seed 1 --device 0 --reference host");
+    kc_proc_free(&p);
 }

@@ -73,11 +73,11 @@ static int usage_error(const char *fmt, const char *a, const char *b)
  *                count changes no result) nor anything of scheduling or
  *                reports (it runs one item).
  *
- * Before this column the five builders each chose their own subset; the
- * choices that differed without a reason now agree: --reference reaches the
- * rerun command whenever it was given (it was left out when it was given
- * as 'device', the default), and --threads reaches a worker or a shard only
- * as given or as the builder's share (both as before). */
+ * Before this column each of the five builders chose its own subset. They
+ * agreed but for one choice without a reason: workers and shards were always
+ * told the --reference mode, the rerun command only a mode other than
+ * 'device'. Now every heir gets --reference exactly as given (one not given
+ * it takes the same default). */
 #define TO_NONE 0u
 #define TO_WORKER (1u << KC_ARGV_WORKER)
 #define TO_SHARD (1u << KC_ARGV_SHARD)

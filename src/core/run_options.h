@@ -38,7 +38,8 @@ typedef enum kc_cmd { KC_CMD_RUN = 0, KC_CMD_LIST, KC_CMD_INFO, KC_CMD_HELP, KC_
  *   - worker and shard: --records (the record items), --reference, and
  *     --threads (when not given, each gets its share: CPUs / N); not --jobs,
  *     --timeout, --fail-fast, --restarts, --costs, --rerun-failed, nor the
- *     reports: the parent does all of that; a worker no patterns (it is
+ *     reports: the parent does all of that (--schedule static refuses the
+ *     queue's limits and writes no reports); a worker no patterns (it is
  *     handed items by name), a shard the patterns after "--" ('!G' for an
  *     --exclude G, so exclusions reach it as patterns);
  *   - reexec: every option it was given but the --resume-* it writes anew

@@ -31,18 +31,40 @@ Test(rerun, plain_words_stay_bare)
     cr_expect_str_eq(buf, "./build/kcontract run gemv.f16@llama3-8b.decode:control.x --seed 7 --device 1");
 }
 
+/* The --records files come from the command line (the option table gives
+ * them to the rerun command: run_options.h), whichever way they were given. */
 Test(rerun, odd_paths_read_back_word_for_word)
 {
-    kc_opts o = { .argv0 = "/tmp/my build/kcontract", .seed = 18446744073709551615ULL, .nrecords = 3 };
-    o.records[0] = "my recs.txt";
-    o.records[1] = "it's $HOME *.txt";
-    o.records[2] = "";
+    char *argv[] = { "/tmp/my build/kcontract", "run", "--seed", "18446744073709551615", "--records", "my recs.txt",
+                     "--records=it's $HOME *.txt", "--records", "", NULL };
+    kc_opts o;
+    cr_assert_eq(kc_cli_parse_args(9, argv, &o), 0);
+    o.env_get = NULL;
     char buf[2048], words[2048];
     kc_rerun_command(&o, "axpy.f32@my.axpy", 0, buf, sizeof buf);
     shell_words(buf, words, sizeof words);
     cr_expect_str_eq(words, "[/tmp/my build/kcontract][run][axpy.f32@my.axpy][--seed][18446744073709551615]"
                             "[--device][0][--records][my recs.txt][--records][it's $HOME *.txt][--records][]",
                      "command: %s", buf);
+    kc_opts_free(&o);
+}
+
+/* --reference as given, 'device' too: the rerun runs as the failure did
+ * (before, only 'host' and 'both' were carried). */
+Test(rerun, carries_the_reference_as_given)
+{
+    static const char *const modes[] = { "device", "host", "both" };
+    for (int m = 0; m < 3; m++) {
+        char *argv[] = { "./kc", "run", "--reference", (char *)modes[m], NULL };
+        kc_opts o;
+        cr_assert_eq(kc_cli_parse_args(4, argv, &o), 0);
+        o.env_get = NULL;
+        char buf[512], want[512];
+        kc_rerun_command(&o, "x", 1, buf, sizeof buf);
+        snprintf(want, sizeof want, "./kc run x --seed 1 --device 1 --reference %s", modes[m]);
+        cr_expect_str_eq(buf, want);
+        kc_opts_free(&o);
+    }
 }
 
 /* A fake environment: "NAME=value" entries, NULL-ended. */

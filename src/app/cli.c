@@ -37,10 +37,58 @@ static int usage_error(const char *fmt, const char *a, const char *b)
 #define C_MERGE (1u << KC_CMD_MERGE)
 #define C_ALL (C_RUN | C_LIST | C_INFO | C_MERGE)
 
+/* The command lines that inherit an option (opt_row.heirs), bits of
+ * kc_argv_kind (run_options.h: what each kind is, and the words every kind
+ * gets from its builder, kc_child_argv, rather than from here: argv0, "run",
+ * its own internal options, "--seed S" (the run's seed, stated even when it
+ * is the default) and "--device D" (the device it runs on, which its parent
+ * picks)). The parser keeps an inherited option's words, as given, in
+ * o->inherit[kind]. Per kind:
+ *
+ *   TO_WORKER    --records (it must know the record items it is handed),
+ *                --reference, --threads (not given: the builder writes each
+ *                worker's share, CPUs / N). Not --jobs, --devices, --schedule,
+ *                --timeout, --fail-fast, --restarts, --costs, --rerun-failed,
+ *                --shard, the patterns and --exclude (the parent selects the
+ *                items, hands them out one by one by name, enforces the time
+ *                limits and the restart cap, and keeps the cost table), nor
+ *                the reports (the parent writes them).
+ *   TO_SHARD     the worker's three, for the same reasons (the same record
+ *                items, so the slices agree), and the patterns after "--",
+ *                with '!G' for --exclude G (the builder writes them). Not the
+ *                reports: --schedule static writes none; --costs, --timeout,
+ *                --fail-fast, --restarts and --rerun-failed are refused with
+ *                it (check_parallel); --shard is the builder's own K/N.
+ *   TO_REEXEC    every option of run it was given (a static shard, in
+ *                practice: its --shard, --parent, --threads, --reference,
+ *                --records), so the fresh process reads its command line as
+ *                the first did; not the --resume-* it writes anew, and
+ *                --exclude only as its '!G' pattern.
+ *   TO_SANITIZE  none: the target runs one item's launches and compares
+ *                nothing (no --reference), runs registered items only (a
+ *                record item has no :sanitize item or control: no --records),
+ *                and may use every CPU, as racecheck does (sanitize.c).
+ *   TO_RERUN     --records (a record item exists only with its file) and
+ *                --reference (a disagreement of references reruns as it
+ *                failed); not --threads (one item has the machine, and the
+ *                count changes no result) nor anything of scheduling or
+ *                reports (it runs one item).
+ *
+ * Before this column each of the five builders chose its own subset. They
+ * agreed but for one choice without a reason: workers and shards were always
+ * told the --reference mode, the rerun command only a mode other than
+ * 'device'. Now every heir gets --reference exactly as given (one not given
+ * it takes the same default). */
+#define TO_NONE 0u
+#define TO_WORKER (1u << KC_ARGV_WORKER)
+#define TO_SHARD (1u << KC_ARGV_SHARD)
+#define TO_REEXEC (1u << KC_ARGV_REEXEC)
+#define TO_SANITIZE (1u << KC_ARGV_SANITIZE)
+#define TO_RERUN (1u << KC_ARGV_RERUN)
+
 /* opt_row.flags */
 #define OPT_ONCE 1u       /* one value: a second would silently replace the first, so it is refused */
 #define OPT_INTERNAL 2u   /* a parent's or a re-exec's option: not in the usage text */
-#define OPT_NOCOPY 4u     /* not kept in o->argv (a re-exec writes its own --resume-*) */
 #define OPT_PATTERN 8u    /* listed in the usage text's PATTERN paragraph, not under options */
 
 typedef struct opt_row opt_row;
@@ -55,6 +103,7 @@ struct opt_row {
     const char *alias;     /* another spelling ("-h"), or NULL */
     const char *arg;       /* the value's name in the usage text ("S"); NULL: a flag, which takes no value */
     unsigned cmds;         /* C_*: the commands it applies to; given to another, it is refused */
+    unsigned heirs;        /* TO_*: the command lines that inherit it (above) */
     unsigned flags;        /* OPT_* */
     size_t field;          /* offsetof(kc_opts, ...): the field set_flag and set_file set */
     opt_set set;
@@ -269,94 +318,101 @@ static int set_help(kc_opts *o, const opt_row *r, const char *v)
 
 #define F(f) offsetof(kc_opts, f)
 
-/* Every option, in the usage text's order. */
+/* Every option, in the usage text's order. The columns: name, alias, arg,
+ * cmds (C_*), heirs (TO_*: which children inherit it, see above), flags,
+ * field, set, missing, help. */
 static const opt_row OPTIONS[] = {
-    { "--exclude", NULL, "G", C_ALL, OPT_PATTERN, 0, set_exclude, "--exclude needs a glob (the items to leave out)",
+    { "--exclude", NULL, "G", C_ALL, TO_NONE, OPT_PATTERN, 0, set_exclude,
+      "--exclude needs a glob (the items to leave out)",
       "leave out the items glob G matches (repeatable; '!G' as a PATTERN is the same)" },
-    { "--seed", NULL, "S", C_RUN | C_LIST | C_MERGE, OPT_ONCE, 0, set_seed, "--seed needs a value (a non-negative integer)",
+    { "--seed", NULL, "S", C_RUN | C_LIST | C_MERGE, TO_NONE, OPT_ONCE, 0, set_seed,
+      "--seed needs a value (a non-negative integer)",
       "run seed (default 1); every input derives from it and the item's name" },
-    { "--device", NULL, "D", C_RUN | C_LIST | C_INFO, OPT_ONCE, 0, set_device,
+    { "--device", NULL, "D", C_RUN | C_LIST | C_INFO, TO_NONE, OPT_ONCE, 0, set_device,
       "--device needs a value (a device ordinal, see kcontract info)", "CUDA device ordinal (default 0)" },
-    { "--shard", NULL, "K/N", C_RUN | C_LIST, OPT_ONCE, 0, set_shard, "--shard needs a value",
+    { "--shard", NULL, "K/N", C_RUN | C_LIST, TO_REEXEC, OPT_ONCE, 0, set_shard, "--shard needs a value",
       "run slice K of N (K = 0..N-1): item i of the filtered, name-sorted list\n"
       "belongs to shard i % N; the TALLY records K/N, the slice's items and digest;\n"
       "with --jobs M, slice K runs on M workers. 'auto': K/N from Bazel's, GoogleTest's,\n"
       "Slurm's (job array) or Kubernetes' (Indexed Job, KC_SHARDS) variables; a run\n"
       "honours Bazel's and GoogleTest's without --shard too (docs/multi-host.md)" },
-    { "--jobs", NULL, "N", C_RUN, OPT_ONCE, 0, set_jobs, "--jobs needs a value",
+    { "--jobs", NULL, "N", C_RUN, TO_REEXEC, OPT_ONCE, 0, set_jobs, "--jobs needs a value",
       "run the selected items in N worker processes (a work queue, see\n"
       "--schedule); each worker line is printed as it comes, prefixed [wK] ([K/N]\n"
       "with --schedule static), then one TALLY and SUMMARY equal to the serial\n"
       "run's; workers go round robin over the visible GPUs (CUDA_VISIBLE_DEVICES\n"
       "applies) or over --devices" },
-    { "--devices", NULL, "L", C_RUN, OPT_ONCE, 0, set_devices, "--devices needs a value",
+    { "--devices", NULL, "L", C_RUN, TO_REEXEC, OPT_ONCE, 0, set_devices, "--devices needs a value",
       "with --jobs: device ordinals to spread the children over, e.g. 0,2,3" },
-    { "--log", NULL, "F", C_MERGE, 0, 0, set_log, "--log needs a file (the saved output of a --shard K/N run)",
+    { "--log", NULL, "F", C_MERGE, TO_NONE, 0, 0, set_log, "--log needs a file (the saved output of a --shard K/N run)",
       "merge: the saved output of one --shard K/N run, or a directory: every *.log\n"
       "under it (Bazel's bazel-testlogs); repeat it; merge also takes the shards'\n"
       "patterns, --records, --seed and --costs, and --json, --junit" },
-    { "--allow-mixed-gpus", NULL, NULL, C_MERGE, 0, F(allow_mixed_gpus), set_flag, NULL,
+    { "--allow-mixed-gpus", NULL, NULL, C_MERGE, TO_NONE, 0, F(allow_mixed_gpus), set_flag, NULL,
       "merge: shards that ran on different GPU models, compute\n"
       "capabilities or SM counts merge (refused by default)" },
-    { "--records", NULL, "F", C_RUN | C_LIST | C_MERGE, 0, 0, set_records,
+    { "--records", NULL, "F", C_RUN | C_LIST | C_MERGE, TO_WORKER | TO_SHARD | TO_REEXEC | TO_RERUN, 0, 0,
+      set_records,
       "--records needs a value (a file of launch records, docs/launch-records.md)",
       "check the launches recorded in file F (docs/launch-records.md): one kernel\n"
       "item <contract>@<label> per line, gates 1-4 on exactly that shape; with no\n"
       "PATTERN only the record items are selected (add '*' for every item too);\n"
       "repeat it for several files (labels must differ across them)" },
-    { "--schedule", NULL, "S", C_RUN, OPT_ONCE, 0, set_schedule, "--schedule needs a value",
+    { "--schedule", NULL, "S", C_RUN, TO_REEXEC, OPT_ONCE, 0, set_schedule, "--schedule needs a value",
       "with --jobs: 'queue' (default): N long-lived workers take one item at\n"
       "a time, items that failed last time first, then longest first by the\n"
       "cost table; a crash or hang costs one item (CRASH, TIMEOUT), a fresh worker\n"
       "takes over; 'static': N shards, item i in shard i % N, as --shard does" },
-    { "--costs", NULL, "FILE", C_ALL, OPT_ONCE, 0, set_costs, "--costs needs a value",
+    { "--costs", NULL, "FILE", C_ALL, TO_REEXEC, OPT_ONCE, 0, set_costs, "--costs needs a value",
       "the cost table (default ./.kcontract-costs.tsv): read by a --jobs run to\n"
       "order the queue and written after it (a serial run writes it only when\n"
       "given --costs); with --shard K/N the partition is by cost (longest\n"
       "first onto the least-loaded shard) instead of i % N" },
-    { "--timeout", NULL, "S", C_RUN, OPT_ONCE, 0, set_timeout, "--timeout needs a value",
+    { "--timeout", NULL, "S", C_RUN, TO_REEXEC, OPT_ONCE, 0, set_timeout, "--timeout needs a value",
       "every item's time limit in seconds, in every mode but --schedule static\n"
       "(default: the contract's "
       "timeout_s, else max(60, 5 x recorded seconds), 600 with no record)" },
-    { "--fail-fast", NULL, NULL, C_RUN, 0, F(fail_fast), set_flag, NULL,
+    { "--fail-fast", NULL, NULL, C_RUN, TO_REEXEC, 0, F(fail_fast), set_flag, NULL,
       "stop handing out items after the first failure; the rest\n"
       "are NOTRUN" },
-    { "--rerun-failed", NULL, NULL, C_RUN | C_LIST, 0, F(rerun_failed), set_flag, NULL,
+    { "--rerun-failed", NULL, NULL, C_RUN | C_LIST, TO_REEXEC, 0, F(rerun_failed), set_flag, NULL,
       "run (or list) only the items the cost table (--costs) records as failed\n"
       "last time, among those the PATTERNs select; none: nothing runs, exit 0;\n"
       "no table: exit 2. The run writes the table back (docs/parallel-runs.md)" },
-    { "--restarts", NULL, "M", C_RUN, OPT_ONCE, 0, set_restarts, "--restarts needs a value",
+    { "--restarts", NULL, "M", C_RUN, TO_REEXEC, OPT_ONCE, 0, set_restarts, "--restarts needs a value",
       "replace at most M workers that crashed, timed out or did not start\n"
       "(default 2 x N + 8); then the items not handed out yet are NOTRUN" },
-    { "--json", NULL, "FILE", C_RUN | C_MERGE, OPT_ONCE, F(json), set_file, "--json needs a file name",
+    { "--json", NULL, "FILE", C_RUN | C_MERGE, TO_REEXEC, OPT_ONCE, F(json), set_file, "--json needs a file name",
       "write a JSON Lines report: one object per item (state, worker, times,\n"
       "peak RSS and GPU memory, message), one per worker, one summary" },
-    { "--junit", NULL, "FILE", C_RUN | C_MERGE, OPT_ONCE, F(junit), set_file, "--junit needs a file name",
+    { "--junit", NULL, "FILE", C_RUN | C_MERGE, TO_REEXEC, OPT_ONCE, F(junit), set_file, "--junit needs a file name",
       "write a JUnit XML report (one testcase per item) for CI" },
-    { "--timeline", NULL, "FILE.svg", C_RUN, OPT_ONCE, F(timeline), set_file, "--timeline needs a file name",
+    { "--timeline", NULL, "FILE.svg", C_RUN, TO_REEXEC, OPT_ONCE, F(timeline), set_file, "--timeline needs a file name",
       "write an SVG timeline: one row per worker, one bar per item\n"
       "(docs/reports.md describes the three reports)" },
-    { "--threads", NULL, "T", C_RUN | C_LIST | C_INFO, OPT_ONCE, 0, set_threads, NULL,
+    { "--threads", NULL, "T", C_RUN | C_LIST | C_INFO, TO_WORKER | TO_SHARD | TO_REEXEC, OPT_ONCE, 0,
+      set_threads, NULL,
       "host threads per process for custom input generators and host\n"
       "references, 1 to " KC_STR(KC_MAX_THREADS) " (default: every CPU up to that; with --jobs N,\n"
       "CPUs / N per worker)" },
-    { "--reference", NULL, "R", C_RUN | C_LIST | C_INFO, OPT_ONCE, 0, set_reference, NULL,
+    { "--reference", NULL, "R", C_RUN | C_LIST | C_INFO, TO_WORKER | TO_SHARD | TO_REEXEC | TO_RERUN, OPT_ONCE, 0,
+      set_reference, NULL,
       "which float64 reference gate 3 compares with: 'device' (default): the\n"
       "contract's CUDA reference where it has one, else its host reference;\n"
       "'host': always the host reference (the oracle); 'both': both on every\n"
       "case, failing the case where they differ beyond the contract's bound" },
-    { "--help", "-h", NULL, C_ALL, 0, 0, set_help, NULL, "this text" },
+    { "--help", "-h", NULL, C_ALL, TO_NONE, 0, 0, set_help, NULL, "this text" },
     /* Internal: how a --jobs parent starts its children and a run re-executes itself. */
-    { "--parent", NULL, "PID", C_RUN, OPT_ONCE | OPT_INTERNAL, 0, set_parent, "--parent needs a value", NULL },
-    { "--worker", NULL, NULL, C_RUN, OPT_INTERNAL, F(worker), set_flag, NULL, NULL },
-    { "--sanitize-target", NULL, NULL, C_RUN, OPT_INTERNAL, F(sanitize_target), set_flag, NULL, NULL },
-    { "--resume-records", NULL, "FD", C_RUN, OPT_INTERNAL | OPT_NOCOPY, 0, set_resume_records, NULL, NULL },
-    { "--resume-at", NULL, "I", C_RUN, OPT_INTERNAL | OPT_NOCOPY, 0, set_resume_at, NULL, NULL },
-    { "--resume-tally", NULL, "TALLY", C_RUN, OPT_INTERNAL | OPT_NOCOPY, 0, set_resume_tally,
+    { "--parent", NULL, "PID", C_RUN, TO_REEXEC, OPT_ONCE | OPT_INTERNAL, 0, set_parent, "--parent needs a value", NULL },
+    { "--worker", NULL, NULL, C_RUN, TO_REEXEC, OPT_INTERNAL, F(worker), set_flag, NULL, NULL },
+    { "--sanitize-target", NULL, NULL, C_RUN, TO_REEXEC, OPT_INTERNAL, F(sanitize_target), set_flag, NULL, NULL },
+    { "--resume-records", NULL, "FD", C_RUN, TO_NONE, OPT_INTERNAL, 0, set_resume_records, NULL, NULL },
+    { "--resume-at", NULL, "I", C_RUN, TO_NONE, OPT_INTERNAL, 0, set_resume_at, NULL, NULL },
+    { "--resume-tally", NULL, "TALLY", C_RUN, TO_NONE, OPT_INTERNAL, 0, set_resume_tally,
       "--resume-tally: internal option needs a TALLY line", NULL },
-    { "--resume-elapsed", NULL, "S", C_RUN, OPT_INTERNAL | OPT_NOCOPY, 0, set_resume_elapsed,
+    { "--resume-elapsed", NULL, "S", C_RUN, TO_NONE, OPT_INTERNAL, 0, set_resume_elapsed,
       "--resume-elapsed: internal option needs seconds", NULL },
-    { "--resume-untrusted", NULL, NULL, C_RUN, OPT_INTERNAL | OPT_NOCOPY, F(resume_untrusted), set_flag, NULL, NULL },
+    { "--resume-untrusted", NULL, NULL, C_RUN, TO_NONE, OPT_INTERNAL, F(resume_untrusted), set_flag, NULL, NULL },
 };
 #undef F
 #define NOPTIONS ((int)(sizeof OPTIONS / sizeof OPTIONS[0]))
@@ -594,25 +650,24 @@ static int check_commands(const kc_opts *o, const unsigned char *given)
     return 0;
 }
 
-/* Points *val, and its word in o->argv ("--json" "V" or "--json=V"), at
- * abs; abs is kept in o->resolved[k] (freed by kc_opts_free). */
-static void use_resolved(kc_opts *o, const char *opt, const char **val, char *abs, int k)
+/* Points *val, and its value word in every kind of child's inherited
+ * options (o->inherit: "--json" "V"), at abs; abs is kept in o->resolved[k]
+ * (freed by kc_opts_free). 0, or -1 out of memory. */
+static int use_resolved(kc_opts *o, const char *opt, const char **val, char *abs, int k)
 {
-    size_t on = strlen(opt);
-    for (int i = 1; i < o->argc; i++) {
-        if (o->argv[i] == *val && strcmp(o->argv[i - 1], opt) == 0) {
-            o->argv[i] = abs;
-        } else if (strncmp(o->argv[i], opt, on) == 0 && o->argv[i][on] == '=' && o->argv[i] + on + 1 == *val) {
-            size_t n = on + 1 + strlen(abs) + 1;
-            char *word = malloc(n);
-            if (!word) continue;    /* the re-exec keeps the relative word: no worse than before */
-            snprintf(word, n, "%s=%s", opt, abs);
-            o->argv[i] = word;
-            o->resolved[4 + k] = word;
-        }
+    for (int kind = 0; kind < KC_ARGV_KINDS; kind++) {     /* the children's words: the re-exec's */
+        kc_strvec *sv = &o->inherit[kind];
+        for (size_t i = 0; i + 1 < sv->n; i++)
+            if (strcmp(sv->v[i], opt) == 0 && strcmp(sv->v[i + 1], *val) == 0) {
+                char *w = strdup(abs);
+                if (!w) return -1;
+                free(sv->v[i + 1]);
+                sv->v[i + 1] = w;
+            }
     }
     *val = abs;
     o->resolved[k] = abs;
+    return 0;
 }
 
 /* Issue 21: the files a run writes at its end are fixed where the command
@@ -637,7 +692,11 @@ static int resolve_paths(kc_opts *o)
             return 4;
         }
         snprintf(abs, n, "%s/%s", cwd, v);
-        use_resolved(o, opt[k], val[k], abs, k);
+        if (use_resolved(o, opt[k], val[k], abs, k)) {
+            free(abs);
+            fprintf(stderr, "kcontract: out of memory\n");
+            return 4;
+        }
     }
     return 0;
 }
@@ -662,9 +721,22 @@ static int pattern(kc_opts *o, char *a)
     return 0;
 }
 
+/* The option r, given with value v (NULL: a flag), for the command lines
+ * its row's heirs name: "--name" and the value as two words, whichever way
+ * it was given ("--seed=7", "-h"), so a child reads it back the same. */
+static int inherit(kc_opts *o, const opt_row *r, const char *v)
+{
+    for (int k = 0; k < KC_ARGV_KINDS; k++) {
+        if (!(r->heirs & 1u << k)) continue;
+        if (kc_strvec_push(&o->inherit[k], r->name) || (r->arg && kc_strvec_push(&o->inherit[k], v ? v : "")))
+            return usage_error("out of memory%s%s", "", "");
+    }
+    return 0;
+}
+
 /* argv[*i], an option: found in OPTIONS, its value taken ("--name=V" or the
  * next argument, then *i moves past it), checked for a second time, set, and
- * kept in o->argv for the children and a re-exec (unless OPT_NOCOPY). */
+ * kept for the command lines that inherit it (o->inherit). */
 static int option(kc_opts *o, int argc, char **argv, int *i, unsigned char *given)
 {
     const char *a = argv[*i];
@@ -688,10 +760,8 @@ static int option(kc_opts *o, int argc, char **argv, int *i, unsigned char *give
         return usage_error("%s given twice (the second value would silently replace the first)%s", r->name, "");
     given[k] = 1;
     if (r->set(o, r, v)) return 2;
-    if (!(r->flags & OPT_NOCOPY))
-        for (int j = 0; j <= used; j++) o->argv[o->argc++] = argv[*i + j];
     *i += used;
-    return 0;
+    return inherit(o, r, v);
 }
 
 int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
@@ -704,23 +774,20 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
     o->max_restarts = -1;
     o->argv0 = argc > 0 ? argv[0] : "kcontract";
     o->env_get = kc_env_getenv;     /* what rerun commands carry (rerun_env.h) */
-    o->argv = calloc((size_t)argc + 1, sizeof *o->argv);
     o->patterns = calloc((size_t)argc + 1, sizeof *o->patterns);
     o->logs = calloc((size_t)argc + 1, sizeof *o->logs);
-    if (!o->argv || !o->patterns || !o->logs) return usage_error("out of memory%s%s", "", "");
+    if (!o->patterns || !o->logs) return usage_error("out of memory%s%s", "", "");
     int i = 1;
-    o->argv[o->argc++] = argv[0];
-    if (i < argc && strcmp(argv[i], "run") == 0) o->argv[o->argc++] = argv[i++];
-    else if (i < argc && strcmp(argv[i], "list") == 0) { o->cmd = KC_CMD_LIST; o->argv[o->argc++] = argv[i++]; }
-    else if (i < argc && strcmp(argv[i], "info") == 0) { o->cmd = KC_CMD_INFO; o->argv[o->argc++] = argv[i++]; }
-    else if (i < argc && strcmp(argv[i], "merge") == 0) { o->cmd = KC_CMD_MERGE; o->argv[o->argc++] = argv[i++]; }
+    if (i < argc && strcmp(argv[i], "run") == 0) i++;
+    else if (i < argc && strcmp(argv[i], "list") == 0) { o->cmd = KC_CMD_LIST; i++; }
+    else if (i < argc && strcmp(argv[i], "info") == 0) { o->cmd = KC_CMD_INFO; i++; }
+    else if (i < argc && strcmp(argv[i], "merge") == 0) { o->cmd = KC_CMD_MERGE; i++; }
     unsigned char given[NOPTIONS] = { 0 };
     int dashdash = 0;   /* after "--": every argument is a PATTERN */
     for (; i < argc; i++) {
         char *a = argv[i];
         if (!dashdash && strcmp(a, "--") == 0) {
             dashdash = 1;
-            o->argv[o->argc++] = a;   /* a re-exec reads what follows as patterns too */
             continue;
         }
         if (!dashdash && a[0] == '-' && a[1]) {
@@ -729,7 +796,6 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
             continue;
         }
         if (pattern(o, a)) return 2;
-        o->argv[o->argc++] = a;
     }
     if (o->cmd == KC_CMD_MERGE && !o->nlogs)
         return usage_error("merge needs the shards' outputs: --log FILE for each%s%s", "", "");
@@ -739,16 +805,15 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
 
 void kc_opts_free(kc_opts *o)
 {
-    for (int k = 0; k < 8; k++) {
+    for (int k = 0; k < 4; k++) {
         free(o->resolved[k]);
         o->resolved[k] = NULL;
     }
-    free(o->argv);
     for (int i = 0; o->patterns && i < o->npatterns; i++)
         if (o->patterns[i][0] == '!') free(o->patterns[i]);   /* exclusions are copies */
     free(o->patterns);
     free(o->logs);
-    o->argv = NULL;
+    for (int k = 0; k < KC_ARGV_KINDS; k++) kc_strvec_clear(&o->inherit[k]);
     o->patterns = NULL;
     o->logs = NULL;
 }

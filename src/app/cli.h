@@ -12,8 +12,8 @@
 /* Parses argv into o (kc_cli_parse_args), then checks that every file the
  * run will write (reports, the cost table) can be written, the way it will
  * be: by creating and removing a new FILE.tmp.PID.XXXXXXXX beside it. Returns
- * 0; or 2 after printing "kcontract: <problem>" and a hint to stderr.
- * o->argv is malloc'd (free with kc_opts_free, also after an error). */
+ * 0; or 2 after printing "kcontract: <problem>" and a hint to stderr. o holds
+ * memory (free with kc_opts_free, also after an error). */
 int kc_cli_parse(int argc, char **argv, kc_opts *o);
 /* The parse alone: every option, value and combination, with no file
  * created (it only stat()s --log files to tell two spellings of one apart).

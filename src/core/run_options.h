@@ -10,17 +10,62 @@
 #include <stdint.h>
 #include "item.h"
 #include "rerun_env.h"
+#include "strvec.h"
 
 /* The command a process runs: kcontract [run] | list | info | merge, or --help. */
 typedef enum kc_cmd { KC_CMD_RUN = 0, KC_CMD_LIST, KC_CMD_INFO, KC_CMD_HELP, KC_CMD_MERGE } kc_cmd;
+
+/* The command lines a run builds for another process or for a person, each
+ * by kc_child_argv (below) and nowhere else:
+ *
+ *   worker    a work-queue worker (run/queue.c): items come on its stdin
+ *   shard     a --jobs N --schedule static child (run/jobs.c): runs slice k/N
+ *   reexec    a one-process run replacing itself after its CUDA context was
+ *             lost or an item left GPU memory in it (run/runner.c)
+ *   sanitize  compute-sanitizer's target (gates/sanitize.c): one item's launches
+ *   rerun     the command a failure line prints (run/item_run.c, run/finish.c)
+ *
+ * Every one is: argv0, "run", [its one item], its own words, "--seed S
+ * --device D", [--threads T], the options it inherits, ["--" PATTERN...].
+ * Which options a kind inherits is a column of the one option table
+ * (app/cli.c, OPTIONS, where each choice is explained); the parser keeps, per
+ * kind, the words of every inherited option as given (kc_opts.inherit), so
+ * this layer needs no list of options. In short:
+ *   - "--seed S --device D" go to every kind, written from the settings, not
+ *     inherited: the run's seed (stated even when it is the default, so a
+ *     printed command says it) and the device that kind runs on (a worker's,
+ *     a shard's, the item's), which the parent chooses;
+ *   - worker and shard: --records (the record items), --reference, and
+ *     --threads (when not given, each gets its share: CPUs / N); not --jobs,
+ *     --timeout, --fail-fast, --restarts, --costs, --rerun-failed, nor the
+ *     reports: the parent does all of that (--schedule static refuses the
+ *     queue's limits and writes no reports); a worker no patterns (it is
+ *     handed items by name), a shard the patterns after "--" ('!G' for an
+ *     --exclude G, so exclusions reach it as patterns);
+ *   - reexec: every option it was given but the --resume-* it writes anew
+ *     (it must read its command line as the first process did), then the
+ *     patterns;
+ *   - sanitize: nothing more: the target runs launches and compares nothing
+ *     (no --reference), its items are registered ones (no --records), and
+ *     like racecheck it may use every CPU (sanitize.c, plan_words);
+ *   - rerun: --records and --reference, so the item reruns as it failed; not
+ *     --threads (one item has the machine; the count changes no result). */
+typedef enum kc_argv_kind {
+    KC_ARGV_WORKER = 0,
+    KC_ARGV_SHARD,
+    KC_ARGV_REEXEC,
+    KC_ARGV_SANITIZE,
+    KC_ARGV_RERUN,
+    KC_ARGV_KINDS
+} kc_argv_kind;
 
 #define KC_MAX_RECORD_FILES 16   /* --records given at most this many times */
 #define KC_MAX_DEVLIST 64        /* --devices lists at most this many ordinals */
 
 /* A run's settings. kc_cli_parse_args (app/cli.c) fills every field from
  * the command line, with the defaults noted; a test may set them directly.
- * Strings and arrays point into argv (o->argv, o->patterns and o->logs are
- * malloc'd by the parser, freed by kc_opts_free). */
+ * Strings and arrays point into argv (o->patterns, o->logs and o->inherit
+ * are malloc'd by the parser, freed by kc_opts_free). */
 typedef struct kc_opts {
     kc_cmd cmd;
     uint64_t seed;             /* --seed S (default 1) */
@@ -29,8 +74,6 @@ typedef struct kc_opts {
     int npatterns;
     const char *argv0;         /* as invoked, for rerun commands */
     kc_env_get_fn env_get;     /* reads the variables a rerun command carries (rerun_env.h); NULL: none */
-    int argc;                  /* the arguments without internal --resume-* options */
-    char **argv;
     int resume_at;             /* internal: continue a run after a CUDA context loss */
     const char *resume_tally;  /* internal: the counts so far, as a TALLY line */
     double resume_elapsed;     /* internal: seconds spent before the re-exec */
@@ -64,9 +107,36 @@ typedef struct kc_opts {
     kc_ref_mode reference;     /* --reference device|host|both (default device, item.h) */
     int nlogs;
     int allow_mixed_gpus;      /* merge --allow-mixed-gpus: shards on different GPU models, cc or SM counts merge */
-    char *resolved[8];         /* the absolute copies of a relative --json, --junit, --timeline, --costs ([0..3]) and
-                                * of their "--opt=V" words in argv ([4..7]): malloc'd by kc_cli_parse, freed by kc_opts_free */
+    char *resolved[4];         /* the absolute copies of a relative --json, --junit, --timeline, --costs: malloc'd
+                                * by kc_cli_parse, freed by kc_opts_free */
+    kc_strvec inherit[KC_ARGV_KINDS];  /* per kind of command line: the options it inherits, as given ("--name"
+                                        * and its value, in the order given; cli.c's table says which); owned
+                                        * by o (kc_opts_free). Zeroed (a test's kc_opts): none */
 } kc_opts;
+
+/* One command line's own part: what kc_child_argv writes besides the
+ * settings in o. */
+typedef struct kc_child_cmd {
+    kc_argv_kind kind;
+    const char *prog;          /* argv[0]; NULL: o->argv0, as invoked, so the children's rerun commands read the same */
+    const char *item;          /* sanitize, rerun: the one item, right after "run"; NULL: none (the target's session
+                                * then reads items on stdin) */
+    int device;                /* --device D: the device it runs on */
+    long parent;               /* worker, shard: --parent PID, the process that supervises it */
+    int shard_k, shard_n;      /* shard: --shard K/N */
+    int share;                 /* worker, shard: processes sharing the CPUs; without --threads each gets
+                                * --threads kc_parallel_share(share) (0: none written) */
+    int resume_at;             /* reexec: --resume-at I, the next item */
+    const char *resume_tally;  /* reexec: --resume-tally, the counts so far as a TALLY line */
+    double resume_elapsed;     /* reexec: --resume-elapsed, seconds so far */
+    int resume_records_fd;     /* reexec: --resume-records FD, the records so far; -1: none */
+    int resume_untrusted;      /* reexec: --resume-untrusted */
+} kc_child_cmd;
+
+/* Appends c's command line, as described above kc_argv_kind, to sv (the
+ * sanitizer's target follows the sanitizer's own words). 0; or -1 (errno
+ * ENOMEM) with sv as it was. */
+int kc_child_argv(kc_strvec *sv, const kc_opts *o, const kc_child_cmd *c);
 
 /* Whether this run rewrites the cost table at its end: a --jobs work queue
  * always (o->costs, the default file unless --costs), a serial run given

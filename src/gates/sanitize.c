@@ -240,8 +240,9 @@ typedef struct san_plan {
     const kc_item *it;
     const kc_contract *c;
     const char *san, *self;
+    const kc_opts *o;           /* the target's seed and device (kc_child_argv) */
     kc_env_get_fn env_get;      /* what the sanitizer command carries (rerun_env.h) */
-    char seed[32], dev[16], ecode[16], workers[24];
+    char ecode[16], workers[24];
     char exclude[KC_HARNESS_KERNELS][96];   /* "kne=<harness kernel>" */
     int nedge, nshapes;
     long smem;                  /* the target's "smem:" line (memcheck's run); -2 not yet known */
@@ -258,10 +259,9 @@ static void plan_words(san_plan *p, const kc_opts *o, const char *san, const cha
     memset(p, 0, sizeof *p);
     p->san = san;
     p->self = self;
+    p->o = o;
     p->env_get = o->env_get;
     p->smem = -2;
-    snprintf(p->seed, sizeof p->seed, "%llu", (unsigned long long)o->seed);
-    snprintf(p->dev, sizeof p->dev, "%d", o->device);
     snprintf(p->ecode, sizeof p->ecode, "%d", KC_SAN_ERROR_EXIT);
     /* racecheck's analysis is the one CPU-bound part of the gate, and the
      * rest of a run leaves most CPUs idle (H200, run 8: --jobs 8 kept 4 of
@@ -301,14 +301,16 @@ static int race_edges_only(const san_plan *p)
     return p->nedge > 0 && p->nedge < p->nshapes;
 }
 
-/* The command line of tool t's session: words[] (NULL-terminated), at most
- * cap. With `item`, the command that runs that item alone by hand (every
- * shape; the one a failure line gives); without, a session that reads its
- * items from stdin. */
-static int tool_argv(const san_plan *p, int t, const char *item, const char **words, int cap)
+/* The command line of tool t's session, appended to words: the
+ * sanitizer's own words, then the target's (kc_child_argv: this binary, run,
+ * --sanitize-target, the seed and the device). With `item`, the command that
+ * runs that item alone by hand (every shape; the one a failure line gives);
+ * without, a session that reads its items from stdin. 0, or -1 (out of
+ * memory). */
+static int tool_argv(const san_plan *p, int t, const char *item, kc_strvec *words)
 {
-    int w = 0;
-#define W(x) (w < cap - 1 ? (void)(words[w++] = (x)) : (void)0)
+    int bad = 0;
+#define W(x) (bad |= kc_strvec_push(words, (x)))
     W(p->san);
     W("--tool"), W(TOOLS[t]);
     W("--error-exitcode"), W(p->ecode);
@@ -330,14 +332,9 @@ static int tool_argv(const san_plan *p, int t, const char *item, const char **wo
         W("--racecheck-report"), W("analysis");
         W("--racecheck-num-workers"), W(p->workers);
     }
-    W(p->self);
-    W("run");
-    if (item) W(item);
-    W("--sanitize-target");
-    W("--seed"), W(p->seed), W("--device"), W(p->dev);
 #undef W
-    words[w] = NULL;
-    return w;
+    kc_child_cmd target = { .kind = KC_ARGV_SANITIZE, .prog = p->self, .item = item, .device = p->o->device };
+    return bad || kc_child_argv(words, p->o, &target) ? -1 : 0;
 }
 
 /* The target's "smem:" and "slowest:" lines after tool t's run. */
@@ -492,23 +489,22 @@ static void distrust_if_more(const san_plan *p, kc_san_pool *pool, int t, const 
     kc_san_pool_distrust(pool, why);
 }
 
-/* Tool t for the item: through the pool's session when there is one and its
- * window is clean; otherwise (no pool, or a window that is not clean) the
- * item alone decides. 1 when the item is decided (out set). */
-static int run_tool(san_plan *p, kc_san_pool *pool, int t, double limit, const char *gates_msg, const char *planted,
-                    kc_san_window *w, kc_item_result *out, char *target_ok, size_t okcap)
+/* Tool t for the item, with its session's command line (words) and the
+ * one shown for running the item alone (cmd): through the pool's session
+ * when there is one and its window is clean; otherwise (no pool, or a window
+ * that is not clean) the item alone decides. 1 when the item is decided (out
+ * set). */
+static int run_tool_as(san_plan *p, kc_san_pool *pool, int t, char *const *words, const char *cmd, double limit,
+                       const char *gates_msg, const char *planted, kc_san_window *w, kc_item_result *out,
+                       char *target_ok, size_t okcap)
 {
-    const char *words[64], *by_hand[64];
-    tool_argv(p, t, NULL, words, 64);
-    int nh = tool_argv(p, t, p->it->name, by_hand, 64);
-    char cmd[1400], request[400], why[512];
-    kc_rerun_line(by_hand, nh, p->env_get, NULL, cmd, sizeof cmd);
+    char request[400], why[512];
     snprintf(request, sizeof request, "%s %s", p->it->name, t == 1 && race_edges_only(p) ? "edge" : "all");
     kc_san_error window_error = { .errors = -1 };
     int window_erred = 0, earlier = 0;
     long session_errors = -1;
     double t0 = kc_now_s();
-    if (pool && kc_san_ask(pool, t, (char *const *)words, request, limit, w, why, sizeof why) == 0) {
+    if (pool && kc_san_ask(pool, t, words, request, limit, w, why, sizeof why) == 0) {
         if (window_clean(w)) {
             plan_learn(p, t, w->out, kc_now_s() - t0);
             snprintf(target_ok, okcap, "%s", "");
@@ -536,7 +532,7 @@ static int run_tool(san_plan *p, kc_san_pool *pool, int t, double limit, const c
         kc_sanitizer_parse(w->out, &all);
         session_errors = all.errors;
     }
-    if (kc_san_once((char *const *)words, request, limit, w, why, sizeof why) < 0) {
+    if (kc_san_once(words, request, limit, w, why, sizeof why) < 0) {
         out->state = KC_CRASH;
         snprintf(out->msg, sizeof out->msg, "%s: %s%s", TOOLS[t], why, planted);
         with_cmd(out, cmd);
@@ -560,6 +556,25 @@ static int run_tool(san_plan *p, kc_san_pool *pool, int t, double limit, const c
     return 1;
 }
 
+/* Tool t for the item (run_tool_as), its command lines built here. */
+static int run_tool(san_plan *p, kc_san_pool *pool, int t, double limit, const char *gates_msg, const char *planted,
+                    kc_san_window *w, kc_item_result *out, char *target_ok, size_t okcap)
+{
+    kc_strvec words = KC_STRVEC_INIT, by_hand = KC_STRVEC_INIT;
+    int decided = 1;
+    if (tool_argv(p, t, NULL, &words) || tool_argv(p, t, p->it->name, &by_hand)) {
+        out->state = p->it->kind == KC_KIND_CONTROL ? KC_MISSED : KC_FAIL;
+        snprintf(out->msg, sizeof out->msg, "internal error: out of host memory%s", planted);
+    } else {
+        char cmd[1400];
+        kc_rerun_line((const char *const *)by_hand.v, (int)by_hand.n, p->env_get, NULL, cmd, sizeof cmd);
+        decided = run_tool_as(p, pool, t, words.v, cmd, limit, gates_msg, planted, w, out, target_ok, okcap);
+    }
+    kc_strvec_clear(&words);
+    kc_strvec_clear(&by_hand);
+    return decided;
+}
+
 /* Starts the session of every tool in `tools` (a bit per tool) that has
  * none in pool. Nothing without a pool, with KC_SANITIZE_SESSIONS=0, or
  * when a session cannot start (its item's request then says why). */
@@ -567,11 +582,11 @@ static void warm_tools(const san_plan *p, kc_san_pool *pool, unsigned tools)
 {
     if (!pool || !kc_san_sessions_on()) return;
     for (int t = 0; t < KC_SAN_TOOLS; t++) {
-        const char *words[64];
+        kc_strvec words = KC_STRVEC_INIT;
         char why[512];
         if (!(tools & 1u << t)) continue;
-        tool_argv(p, t, NULL, words, 64);
-        kc_san_warm(pool, t, (char *const *)words, why, sizeof why);
+        if (tool_argv(p, t, NULL, &words) == 0) kc_san_warm(pool, t, words.v, why, sizeof why);
+        kc_strvec_clear(&words);
     }
 }
 

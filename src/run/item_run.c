@@ -58,27 +58,12 @@ static long rss_peak_kib(void)
 
 void kc_rerun_command(const kc_opts *o, const char *name, int device, char *buf, size_t cap)
 {
-    char num[2][32];
-    snprintf(num[0], sizeof num[0], "%llu", (unsigned long long)o->seed);
-    snprintf(num[1], sizeof num[1], "%d", device);
-    const char *words[9 + 2 * KC_MAX_RECORD_FILES];
-    int n = 0;
-    words[n++] = o->argv0;
-    words[n++] = "run";
-    words[n++] = name;
-    words[n++] = "--seed";
-    words[n++] = num[0];
-    words[n++] = "--device";
-    words[n++] = num[1];
-    for (int r = 0; r < o->nrecords && r < KC_MAX_RECORD_FILES; r++) {
-        words[n++] = "--records";
-        words[n++] = o->records[r];
-    }
-    if (o->reference != KC_REF_DEVICE) {      /* a disagreement of references reruns as it failed */
-        words[n++] = "--reference";
-        words[n++] = kc_ref_mode_name(o->reference);
-    }
-    kc_rerun_line(words, n, o->env_get, NULL, buf, cap);
+    kc_child_cmd cmd = { .kind = KC_ARGV_RERUN, .item = name, .device = device };
+    kc_strvec words = KC_STRVEC_INIT;
+    if (cap) buf[0] = 0;    /* out of memory: no command rather than a wrong one */
+    if (kc_child_argv(&words, o, &cmd) == 0)
+        kc_rerun_line((const char *const *)words.v, (int)words.n, o->env_get, NULL, buf, cap);
+    kc_strvec_clear(&words);
 }
 
 /* Processes the item left running: given KC_LEAK_TIMEOUT_MS to end, then

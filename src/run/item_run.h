@@ -43,9 +43,11 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
  * lines) print through it. */
 void kc_item_print(const char *name, const kc_item_result *r, double seconds, const char *detail, const char *log_tail);
 /* The command that reruns just item `name` with the run's seed on `device`
- * (and its --records files, which record items need), as one line a POSIX
- * shell reads back word for word: a word with characters other than
- * [A-Za-z0-9@%+=:,./_-] is single-quoted. */
+ * (and what the option table gives a rerun: --records, which record items
+ * need, and --reference, as given; run_options.h, kc_argv_kind), after the
+ * environment it needs (rerun_env.h), as one line a POSIX shell reads back
+ * word for word: a word with characters other than [A-Za-z0-9@%+=:,./_-] is
+ * single-quoted. Empty when out of memory. */
 void kc_rerun_command(const kc_opts *o, const char *name, int device, char *buf, size_t cap);
 /* Nonzero for items that need the GPU (kernels, controls, limits, GPU suites). */
 int kc_item_needs_gpu(const kc_item *it);

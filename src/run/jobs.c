@@ -258,50 +258,21 @@ static void on_line(void *ctx, kc_sup *s, kc_child *kc, int stream, const char *
 }
 
 /* The child's argv: the same patterns and seed, its shard, device and parent. */
-static char **child_argv(const kc_opts *o, const child *c, char num[5][32])
-{
-    char **av = calloc((size_t)o->npatterns + 16 + 2 * (size_t)o->nrecords, sizeof *av);
-    int a = 0;
-    if (!av) return NULL;
-    snprintf(num[0], sizeof num[0], "%llu", (unsigned long long)o->seed);
-    snprintf(num[1], sizeof num[1], "%d/%d", c->k, c->n);
-    snprintf(num[2], sizeof num[2], "%d", c->device);
-    snprintf(num[3], sizeof num[3], "%ld", (long)getpid());
-    av[a++] = (char *)o->argv0;
-    av[a++] = "run";
-    av[a++] = "--seed";
-    av[a++] = num[0];
-    av[a++] = "--shard";
-    av[a++] = num[1];
-    av[a++] = "--device";
-    av[a++] = num[2];
-    av[a++] = "--parent";
-    av[a++] = num[3];
-    snprintf(num[4], sizeof num[4], "%d", o->threads ? o->threads : kc_parallel_share(c->n));
-    av[a++] = "--threads";   /* N shards share the host's CPUs */
-    av[a++] = num[4];
-    av[a++] = "--reference";
-    av[a++] = (char *)kc_ref_mode_name(o->reference);
-    for (int r = 0; r < o->nrecords; r++) {   /* the same record items, so the slices agree */
-        av[a++] = "--records";
-        av[a++] = (char *)o->records[r];
-    }
-    av[a++] = "--";   /* the patterns last, after "--": one may start with '-' */
-    for (int i = 0; i < o->npatterns; i++) av[a++] = o->patterns[i];
-    return av;
-}
-
 static int spawn(run *r, child *c)
 {
-    char num[5][32];
-    char **av = child_argv(r->o, c, num);
-    if (!av || kc_sup_start(&r->sup, c->k, "/proc/self/exe", av, 0)) {
-        fprintf(stderr, "kcontract: cannot start shard %d/%d: %s\n", c->k, c->n, strerror(av ? errno : ENOMEM));
-        free(av);
+    /* N shards share the host's CPUs (what else a shard gets: run_options.h, kc_argv_kind) */
+    kc_child_cmd cmd = { .kind = KC_ARGV_SHARD, .shard_k = c->k, .shard_n = c->n, .device = c->device,
+                         .parent = (long)getpid(), .share = c->n };
+    kc_strvec av = KC_STRVEC_INIT;
+    int rc = kc_child_argv(&av, r->o, &cmd);
+    if (rc == 0) rc = kc_sup_start(&r->sup, c->k, "/proc/self/exe", av.v, 0);
+    int err = errno;
+    kc_strvec_clear(&av);
+    if (rc) {
+        fprintf(stderr, "kcontract: cannot start shard %d/%d: %s\n", c->k, c->n, strerror(err));
         return -1;
     }
     kc_sup_mark(&r->sup.c[c->k], KC_CHILD_RUNNING);    /* a shard runs its slice from its start */
-    free(av);
     return 0;
 }
 

@@ -130,24 +130,17 @@ static kc_child *child_of(queue *qq, const wk *w) { return &qq->sup.c[w->slot]; 
 
 static int spawn_worker(queue *qq, wk *w)
 {
-    const kc_opts *o = qq->o;
-    char seed[32], dev[32], par[32], thr[32];
-    char *av[14 + 2 * KC_MAX_RECORD_FILES] = { (char *)o->argv0, "run", "--worker", "--seed", seed, "--device", dev,
-                                               "--parent", par, "--threads", thr, "--reference",
-                                               (char *)kc_ref_mode_name(o->reference), NULL };
-    int ac = 13;
-    for (int r = 0; r < o->nrecords; r++) {   /* the workers must know the record items too */
-        av[ac++] = "--records";
-        av[ac++] = (char *)o->records[r];
-    }
-    av[ac] = NULL;
-    /* N workers share the host's CPUs: each gets its share, or --threads. */
-    snprintf(thr, sizeof thr, "%d", o->threads ? o->threads : kc_parallel_share(qq->serial ? 1 : o->jobs));
-    snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
-    snprintf(dev, sizeof dev, "%d", w->device);
-    snprintf(par, sizeof par, "%ld", (long)getpid());
-    if (kc_sup_start(&qq->sup, w->slot, "/proc/self/exe", av, KC_SUP_STDIN | KC_SUP_RESULT)) {
-        fprintf(stderr, "kcontract: cannot start worker %d: %s\n", w->slot, strerror(errno));
+    /* N workers share the host's CPUs: each gets its share, or --threads
+     * (what else a worker gets: run_options.h, kc_argv_kind). */
+    kc_child_cmd cmd = { .kind = KC_ARGV_WORKER, .device = w->device, .parent = (long)getpid(),
+                         .share = qq->serial ? 1 : qq->o->jobs };
+    kc_strvec av = KC_STRVEC_INIT;
+    int rc = kc_child_argv(&av, qq->o, &cmd);
+    if (rc == 0) rc = kc_sup_start(&qq->sup, w->slot, "/proc/self/exe", av.v, KC_SUP_STDIN | KC_SUP_RESULT);
+    int err = errno;
+    kc_strvec_clear(&av);
+    if (rc) {
+        fprintf(stderr, "kcontract: cannot start worker %d: %s\n", w->slot, strerror(err));
         return -1;
     }
     w->cur = -1;

@@ -37,34 +37,23 @@
 static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed, const kc_records *rs, int lost,
                    int untrusted)
 {
-    char line[4096], at[32], el[32], rf[32];
+    char line[4096];
     if (kc_tally_format(t, line, sizeof line) < 0) return;
-    snprintf(at, sizeof at, "%d", next);
-    snprintf(el, sizeof el, "%.3f", elapsed);
-    char **av = calloc((size_t)o->argc + 11, sizeof *av);
-    if (!av) return;
-    int n = 0, i = 0;
-    av[n++] = o->argv[i++];
-    if (i < o->argc && strcmp(o->argv[i], "run") == 0) av[n++] = o->argv[i++];
-    /* The --resume-* options before the run's own arguments: after a "--" they would be patterns. */
-    av[n++] = "--resume-at";
-    av[n++] = at;
-    av[n++] = "--resume-tally";
-    av[n++] = line;
-    av[n++] = "--resume-elapsed";
-    av[n++] = el;
     int fd = kc_records_save_fd(rs);
-    if (fd >= 0) {
-        snprintf(rf, sizeof rf, "%d", fd);
-        av[n++] = "--resume-records";
-        av[n++] = rf;
-    } else {    /* the fresh process's reports would lack them: it must not end green */
+    if (fd < 0) {    /* the fresh process's reports would lack them: it must not end green */
         fprintf(stderr, "kcontract: cannot keep the records so far across the re-exec (%s); the run is incomplete and "
                 "fails\n", strerror(errno));
         untrusted = 1;
     }
-    if (untrusted) av[n++] = "--resume-untrusted";
-    for (; i < o->argc; i++) av[n++] = o->argv[i];
+    /* this process again, continuing at `next` (what it is given: run_options.h, kc_argv_kind) */
+    kc_child_cmd cmd = { .kind = KC_ARGV_REEXEC, .device = o->device, .resume_at = next, .resume_tally = line,
+                         .resume_elapsed = elapsed, .resume_records_fd = fd, .resume_untrusted = untrusted };
+    kc_strvec av = KC_STRVEC_INIT;
+    if (kc_child_argv(&av, o, &cmd)) {
+        perror("kcontract: re-exec failed");
+        if (fd >= 0) close(fd);
+        return;
+    }
     kc_progress_clear();
     if (lost == KC_LOST_GPU_STATE)
         printf("kcontract: that item left GPU memory allocated in this process; continuing in a fresh process\n");
@@ -72,10 +61,10 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
         printf("kcontract: the CUDA context is unusable after that item; continuing in a fresh process\n");
     fflush(stdout);
     fflush(stderr);
-    execv("/proc/self/exe", av);
+    execv("/proc/self/exe", av.v);
     perror("kcontract: re-exec failed");
     if (fd >= 0) close(fd);
-    free(av);
+    kc_strvec_clear(&av);
 }
 
 /* A serial run's sanitizer sessions end (kc_san_pool_free): 1, after saying

@@ -31,6 +31,7 @@
 #include "filter.h"
 #include "finish.h"
 #include "jobs.h"
+#include "line_text.h"
 #include "linebuf.h"
 #include "merge.h"
 #include "nvml.h"
@@ -257,16 +258,25 @@ static void on_line(void *ctx, kc_sup *s, kc_child *c, int stream, const char *l
     if (qq->serial) pre[0] = 0;     /* one worker: its lines as a one-process run prints them */
     else snprintf(pre, sizeof pre, "[w%d] ", w->slot);
     FILE *f = stream == KC_SUP_OUT ? stdout : stderr;
+    /* What the worker prints is passed on as text: control bytes and invalid
+     * UTF-8 escaped (line_text.h), so the run's output stays lines that a
+     * line reader (grep, a CI log parser) reads; an item's own lines come
+     * escaped already, and escaping them again changes nothing. */
+    size_t need = kc_escaped_len(line, len) + 1;
+    char *esc = malloc(need);
+    if (esc) kc_escape_line(esc, need, line, len);
+    const char *shown = esc ? esc : line;
     kc_progress_clear();
     fputs(pre, f);
-    fputs(line, f);
+    fputs(shown, f);
     if (cut) fprintf(f, " [... cut %zu bytes]", cut);
     fputc('\n', f);
     fflush(f);
     kc_progress_redraw();
     char t[256];
-    snprintf(t, sizeof t, "%s%s", pre, line);
+    snprintf(t, sizeof t, "%s%s", pre, shown);
     tail_add(w, t);
+    free(esc);
 }
 
 /* ---- life and death ---- */

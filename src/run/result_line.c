@@ -1,6 +1,7 @@
 /* result_line.c — owns the work queue's result line: its format and its
  * parser (result_line.h). */
 #include "result_line.h"
+#include "line_text.h"
 #include <errno.h>
 #include <sys/random.h>
 #include <unistd.h>
@@ -103,12 +104,6 @@ const char *kc_result_unseal(const char *line, const char *nonce)
 
 void kc_result_shown(const char *line, char *buf, size_t cap)
 {
-    size_t n = 0, len = strlen(line);
     if (!cap) return;
-    for (; n < len && n + 1 < cap; n++) {
-        unsigned char ch = (unsigned char)line[n];
-        buf[n] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
-    }
-    buf[n] = 0;
-    if (n < len && cap > 4) memcpy(buf + cap - 4, "...", 4);
+    if (kc_escape_line(buf, cap, line, strlen(line)) && cap > 4) memcpy(buf + cap - 4, "...", 4);
 }

@@ -24,8 +24,8 @@ int kc_result_nonce(char *out);
  * the worker writes. Returns the line after the seal when line starts with
  * nonce and a tab, NULL otherwise (or when nonce is NULL: no request). */
 const char *kc_result_unseal(const char *line, const char *nonce);
-/* A line from a result pipe as it may be shown in a message: at most cap - 1
- * bytes, control bytes as '?', "..." when cut. */
+/* A line from a result pipe as it may be shown in a message: escaped
+ * (kc_escape_line), at most cap - 1 bytes, "..." when cut. */
 void kc_result_shown(const char *line, char *buf, size_t cap);
 
 /* Writes the result line of item `name` (with its '\n') into buf: r's state,

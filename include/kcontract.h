@@ -28,7 +28,7 @@ extern "C" {
  * the struct's size it was compiled with; the library refuses a mismatch,
  * naming the registration, instead of reading a struct of another layout.
  * Bumped with every layout change, as is the shared library's soname. */
-#define KC_ABI_VERSION 1
+#define KC_ABI_VERSION 2
 
 /* What the library exports (it is built with -fvisibility=hidden: nothing
  * else is visible to a user's objects). */
@@ -319,11 +319,33 @@ typedef struct kc_device {
     size_t total_mem;              /* bytes of device memory */
 } kc_device;
 
-/* Launch geometry: grid and block in threads, dynamic shared memory in bytes. */
+/* Launch geometry: grid in blocks, block in threads, dynamic shared memory in
+ * bytes; and what Hopper launches add (cuLaunchKernelEx's attributes; all
+ * zero: a plain launch, as through cuLaunchKernel):
+ *   cluster      thread block cluster dims in blocks (sm_90+); {0,0,0}: no
+ *                cluster. Each grid dim must be a multiple of the cluster's;
+ *                more than 8 blocks a cluster needs nonportable_cluster.
+ *                Gate 1 checks that one cluster of the launch fits an SM
+ *                group (cuOccupancyMaxActiveClusters > 0) and names the
+ *                launch when it does not; the limits item reports active
+ *                clusters per GPU.
+ *   nonportable_cluster  1: the kernel may use clusters above the portable
+ *                size 8 (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+ *                set before the launch; up to 16 on H100/H200).
+ *   cooperative  1: a cooperative launch (CU_LAUNCH_ATTRIBUTE_COOPERATIVE):
+ *                the kernel may sync the whole grid
+ *                (cooperative_groups::this_grid().sync()). Gate 1 checks that
+ *                every block can be resident at once (blocks per SM from
+ *                the occupancy calculator x SMs >= grid) and names the
+ *                launch when not: the driver would refuse it
+ *                (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE). */
 typedef struct kc_launch {
     unsigned grid[3];
     unsigned block[3];
     unsigned smem;
+    unsigned cluster[3];
+    int nonportable_cluster;
+    int cooperative;
 } kc_launch;
 
 /* Resource budget. max_regs (per thread) and max_smem (static + dynamic bytes

@@ -57,9 +57,10 @@ kc_module_of = $(basename $(notdir $(1)))
 kc_controls_of = $(shell grep -ohE 'KC_CONTROL_[A-Za-z0-9_]+' $(1) | sed 's/^KC_CONTROL_//' | sort -u)
 kc_module_flags = $(if $(filter %_ref,$(call kc_module_of,$(1))),-fmad=false) $(KC_NVFLAGS_$(call kc_module_of,$(1)))
 
-# kc_embed(FATBIN, MODULE, CONTROL or empty): FATBIN's .o, registering it.
+# kc_embed(FATBIN, MODULE, CONTROL or empty): FATBIN's .o, registering it
+# with the ABI version of kcontract.h (so a new version re-embeds every image).
 define kc_embed
-$(1:.fatbin=.o): $(1) $(KC_EMBED_SRC) $(KC_DIGEST)
+$(1:.fatbin=.o): $(1) $(KC_EMBED_SRC) $(KC_DIGEST) $(KC_INCLUDE)/kcontract.h
 	$$(KC_SAY) EMBED $$@
 	$$(KC_Q)src=$$$$(sh $$(KC_DIGEST) $$< 2>/dev/null) && \
 	$$(KC_EMBED_CC) -fPIC -c -I$$(KC_INCLUDE) -DKC_EMBED_FILE='"$$<"' -DKC_EMBED_MODULE='"$(2)"' \

@@ -210,3 +210,68 @@ RMSNORM_CONTRACT(rmsnorm_bf16, "rmsnorm.bf16", "rmsnorm_bf16", KC_BF16, RMS_TOL_
 FUSED_CONTRACT(fused_add_rmsnorm_f32, "fused_add_rmsnorm.f32", "fused_add_rmsnorm_f32", KC_F32, RMS_TOL_F32);
 FUSED_CONTRACT(fused_add_rmsnorm_f16, "fused_add_rmsnorm.f16", "fused_add_rmsnorm_f16", KC_F16, RMS_TOL_DEFAULT);
 FUSED_CONTRACT(fused_add_rmsnorm_bf16, "fused_add_rmsnorm.bf16", "fused_add_rmsnorm_bf16", KC_BF16, RMS_TOL_DEFAULT);
+
+/* rmsnorm_cluster.<t> (rmsnorm_cluster.cu): the same rmsnorm of long rows,
+ * one thread block cluster of C blocks per token (d[3] = C), the partial sums
+ * combined through distributed shared memory; launched with cluster dims
+ * (C, 1, 1) through cuLaunchKernelEx, C = 16 with the non-portable cluster
+ * size. Shapes cover C = 2, 3, 4, 8 and 16, and hidden sizes C does not divide
+ * (slices of unequal length, a block with an empty slice at hidden 1). The
+ * reference and the device reference are rmsnorm.<t>'s. */
+static void rmsc_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
+{
+    const int64_t c = s->d[3] > 0 ? s->d[3] : 1, chunk = (s->d[1] + c - 1) / c;
+    int64_t t = ((chunk + 7) / 8 + 31) / 32 * 32;
+    if (t < 32) t = 32;
+    if (t > 1024) t = 1024;
+    (void)dev;
+    l->grid[0] = (unsigned)c; l->grid[1] = (unsigned)s->d[0]; l->grid[2] = 1;
+    l->block[0] = (unsigned)t; l->block[1] = 1; l->block[2] = 1;
+    l->smem = 0;
+    l->cluster[0] = (unsigned)c; l->cluster[1] = 1; l->cluster[2] = 1;
+    l->nonportable_cluster = c > 8;
+}
+
+static const kc_shape rmsc_shapes[] = {
+    { "llama3-70b.hidden.t1.c8", KC_SHAPE_MODEL, { 1, 8192, 5, 8 } },
+    { "llama3-70b.hidden.t16.c8", KC_SHAPE_MODEL, { 16, 8192, 5, 8 } },
+    { "qwen2.5-72b.hidden.t7.c4", KC_SHAPE_MODEL, { 7, 8192, 6, 4 } },
+    { "llama3-405b.hidden.t1.c16", KC_SHAPE_MODEL, { 1, 16384, 5, 16 } },
+    { "llama3-405b.hidden.t8.c16", KC_SHAPE_MODEL, { 8, 16384, 5, 16 } },
+    { "edge.t3.h1.c2", KC_SHAPE_EDGE, { 3, 1, 5, 2 } },
+    { "edge.t7.h31.c4", KC_SHAPE_EDGE, { 7, 31, 5, 4 } },
+    { "edge.t5.h33.c8", KC_SHAPE_EDGE, { 5, 33, 6, 8 } },
+    { "edge.t33.h5000.c3", KC_SHAPE_EDGE, { 33, 5000, 5, 3 } },
+    { "edge.t2.h1023.c16", KC_SHAPE_EDGE, { 2, 1023, 5, 16 } },
+    { "large.t2048.h16384.c16", KC_SHAPE_LARGE, { 2048, 16384, 5, 16 } },
+    { 0 }
+};
+
+#define RMSC_CONTRACT(id_, name_, sym_, dt_) \
+KC_CONTRACT(id_) { \
+    .name = name_, .module = "rmsnorm_cluster", .symbol = sym_, \
+    .dims = { "tokens", "hidden", "eps_exp10", "cluster" }, \
+    .args = { \
+        KC_BUFFER("out", dt_, KC_OUT, kc_count_d0d1), \
+        KC_BUFFER_GEN("x", dt_, KC_IN, kc_count_d0d1, rms_gen), \
+        KC_BUFFER_GEN("w", dt_, KC_IN, kc_count_d1, rms_gen), \
+        KC_SCALAR("eps", KC_F32, rms_eps), \
+        KC_SCALAR("hidden", KC_I32, rms_hidden), \
+    }, \
+    .launch = rmsc_launch, .shapes = rmsc_shapes, \
+    .dists = { KC_NORMAL, KC_UNIFORM, KC_LARGE, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
+    .reference = rmsnorm_reference, .tol = RMS_TOL_DEFAULT, \
+    .budget = { .max_regs = 40, .max_smem = 512, .max_local = 0, .min_blocks_per_sm = 1 }, \
+    .device_reference = { .module = "rmsnorm_ref", .symbol = "rmsnorm_ref", .launch = rms_ref_launch }, \
+    .controls = { \
+        { "slice_floor", 2, "each block's slice is hidden / C rounded down: when C does not divide hidden the last " \
+          "hidden % C elements of every row are in no block's slice, never summed nor written (edge shapes)" }, \
+        { "own_partial_only", 3, "the distributed shared memory loop maps the block's own rank instead of each " \
+          "peer's: the total is C times its own partial, every block of the cluster its own wrong 1/rms" }, \
+        { "peer_read_before_sync", 3, "the peers' partial sums are read without the cluster barrier after they are " \
+          "stored: a peer that has not stored yet gives its shared memory's poison or a stale value" }, \
+    }, \
+}
+
+RMSC_CONTRACT(rmsnorm_cluster_f16, "rmsnorm_cluster.f16", "rmsnorm_cluster_f16", KC_F16);
+RMSC_CONTRACT(rmsnorm_cluster_bf16, "rmsnorm_cluster.bf16", "rmsnorm_cluster_bf16", KC_BF16);

@@ -159,11 +159,18 @@ $(B)/libfake_cuda.so: tests/fake/fake_cuda.c
 	$(KC_SAY) CC $@
 	$(KC_Q)$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -lm
 
+# An LD_PRELOAD library whose constructor forks a helper before main: a
+# process no item started, which must never make an item LEAK (issue 21).
+$(B)/libkc_preload_fork.so: tests/preload/fork_before_main.c
+	@mkdir -p $(@D)
+	$(KC_SAY) CC $@
+	$(KC_Q)$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
+
 test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so $(B)/libfake_cuda.so $(HOSTLIBS) \
-      $(FAKE_HOSTLIBS)
+      $(FAKE_HOSTLIBS) $(B)/libkc_preload_fork.so
 	sh tools/check-layers.sh
 	KC_BIN=$(B)/kcontract KC_FIXTURE_BIN=$(B)/kcontract-fixture KC_FAKE_NVML=$(B)/libfake_nvml.so \
-	KC_FAKE_CUDA=$(B)/libfake_cuda.so $(B)/kc_tests --jobs 2
+	KC_FAKE_CUDA=$(B)/libfake_cuda.so KC_PRELOAD_FORK=$(B)/libkc_preload_fork.so $(B)/kc_tests --jobs 2
 
 # The library a user's suite links (docs/own-kernels.md): the harness (src/)
 # with its own kernel image, static and shared (soname libkcontract.so.N, N

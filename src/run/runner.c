@@ -220,6 +220,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         }
     }
     kc_progress_end();
+    kc_note_predating(stdout);  /* processes no item started (LD_PRELOAD's), never blamed: said once */
     if (gpu_mem) kc_gpu_sampler_stop();
     char line[4096];
     if (san_end(san)) untrusted = 1;

@@ -1,9 +1,22 @@
 /* test_lifeline.c — issue 21 ("No green that was not earned"), with real
- * processes: a process forked before main (an LD_PRELOAD library's
- * constructor) is no item's: the item PASSes, serially and on workers, and
- * a real leak beside it is still LEAK, naming only the item's process; and
- * the children that predate the run, in proctree's terms. */
+ * processes:
+ *   - nothing a run started survives a SIGKILL of its parent (lifeline.h):
+ *     a --jobs parent killed while an item holds a setsid'd helper and a
+ *     double-forked daemon with no descriptor of the run's; the same for a
+ *     --worker child and a serial run under --parent whose parent (a shell)
+ *     is killed — the serial case once serial runs go through a worker. Every
+ *     process the run started carries a mark in its environment, so "nothing
+ *     survives" is checked over the whole of /proc;
+ *   - a run that ends normally leaves nothing either, and the sentinels are
+ *     never named as leaks;
+ *   - a process forked before main (an LD_PRELOAD library's constructor) is
+ *     no item's: the item PASSes, serially and on workers, and a real leak
+ *     beside it is still LEAK, naming only the item's process;
+ *   - the cookie's pieces: the environment a child gets, the lookup by
+ *     token, the children that predate the run. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lifeline.h"
 #include "proctree.h"
 #include "support/live.h"
 #include "support/run_output.h"
@@ -22,6 +36,228 @@ static double mono(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* A mark no other run carries: "KC_TEST_MARK=<test pid>-<tag>-<ns>". */
+static void make_mark(char *buf, size_t cap, const char *tag)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    snprintf(buf, cap, "KC_TEST_MARK=%ld-%s-%ld", (long)getpid(), tag, ts.tv_nsec);
+}
+
+/* Whether pid's environment holds the entry `entry` exactly. */
+static int has_entry(pid_t pid, const char *entry)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/environ", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
+        if (strcmp(buf + i, entry) == 0) return 1;
+    return 0;
+}
+
+/* The live processes (zombies aside) whose environment holds `entry`: up to
+ * max into out; how many, named in what. */
+static int marked(const char *entry, pid_t *out, int max, char *what, size_t cap)
+{
+    FILE *ls = popen("ls /proc", "r");
+    cr_assert(ls);
+    char name[64];
+    int n = 0;
+    size_t len = 0;
+    if (cap) what[0] = 0;
+    while (fgets(name, sizeof name, ls)) {
+        char *end;
+        long v = strtol(name, &end, 10);
+        if (v <= 0 || *end != '\n' || v == getpid() || !kc_alive((pid_t)v) || !has_entry((pid_t)v, entry)) continue;
+        if (n < max) out[n] = (pid_t)v;
+        n++;
+        char one[96];
+        kc_proc_describe((pid_t[]){ (pid_t)v }, 1, one, sizeof one);
+        len += (size_t)snprintf(what + len, len < cap ? cap - len : 0, "%s%s", n > 1 ? ", " : "", one);
+        if (len >= cap) len = cap - 1;
+    }
+    pclose(ls);
+    return n;
+}
+
+/* Waits up to secs for no live process to carry entry; how many still do. */
+static int wait_unmarked(const char *entry, double secs, char *what, size_t cap)
+{
+    pid_t p[64];
+    double end = mono() + secs;
+    int n;
+    while ((n = marked(entry, p, 64, what, cap)) > 0 && mono() < end) usleep(50000);
+    return n;
+}
+
+static int wait_dead(pid_t pid, double secs)
+{
+    double end = mono() + secs;
+    while (kc_alive(pid) && mono() < end) usleep(20000);
+    return !kc_alive(pid);
+}
+
+/* The pid after "<item>: grandchild pid " in out; 0 none yet. */
+static pid_t grandchild_of(const char *out, const char *item)
+{
+    char key[96];
+    snprintf(key, sizeof key, "%s: grandchild pid ", item);
+    const char *p = strstr(out, key);
+    return p ? (pid_t)atol(p + strlen(key)) : 0;
+}
+
+/* The pid after "<item> pid " (the worker, or the serial run, running it). */
+static pid_t runner_of(const char *out, const char *item)
+{
+    char key[96];
+    snprintf(key, sizeof key, "%s pid ", item);
+    const char *p = strstr(out, key);
+    return p ? (pid_t)atol(p + strlen(key)) : 0;
+}
+
+/* The sentinel of process w: its child named kc-lifeline; 0 none. */
+static pid_t sentinel_of(pid_t w)
+{
+    FILE *ls = popen("ls /proc", "r");
+    cr_assert(ls);
+    char name[64];
+    pid_t found = 0;
+    while (!found && fgets(name, sizeof name, ls)) {
+        pid_t v = (pid_t)atol(name), pp, pg;
+        char st, path[64], comm[32] = "";
+        unsigned long long start;
+        if (v <= 0 || kc_proc_stat(v, &st, &pp, &pg, &start) || pp != w) continue;
+        snprintf(path, sizeof path, "/proc/%ld/comm", (long)v);
+        FILE *f = fopen(path, "r");
+        if (f && fgets(comm, sizeof comm, f) && strcmp(comm, "kc-lifeline\n") == 0) found = v;
+        if (f) fclose(f);
+    }
+    pclose(ls);
+    return found;
+}
+
+static int both_hangs_started(const kc_live *l)
+{
+    return runner_of(l->out, "fixture.leak.hang") && runner_of(l->out, "fixture.leak.daemon") &&
+           grandchild_of(l->out, "fixture.leak.hang") && grandchild_of(l->out, "fixture.leak.daemon");
+}
+
+/* The issue's case: kill -KILL of a --jobs parent while one item holds a
+ * helper that left the group (setsid) and another a daemon that
+ * double-forked and closed every descriptor. Within 3 s nothing of the run
+ * is left: helpers, daemon, workers and their sentinels. */
+Test(lifeline, sigkill_of_a_jobs_parent_leaves_nothing_the_items_started, .timeout = 40)
+{
+    char costs[256], mark[128], what[1024];
+    kc_tmp_path(costs, sizeof costs, "lifel", "jobs");
+    make_mark(mark, sizeof mark, "jobs");
+    char *args[] = { "run", "fixture.leak.hang", "fixture.leak.daemon", "--jobs", "2", "--costs", costs, NULL };
+    char *env[] = { mark, NULL };
+    kc_live l;
+    kc_live_start_env(&l, kc_test_fixture_bin(), args, env);
+    cr_assert_eq(kc_live_read_until(&l, both_hangs_started, 15), 0, "the items did not start:\n%s", l.out);
+    pid_t helper = grandchild_of(l.out, "fixture.leak.hang"), daemon = grandchild_of(l.out, "fixture.leak.daemon");
+    pid_t w[2] = { runner_of(l.out, "fixture.leak.hang"), runner_of(l.out, "fixture.leak.daemon") }, s[2];
+    for (int i = 0; i < 2; i++) {
+        s[i] = sentinel_of(w[i]);
+        cr_expect(s[i] > 0, "worker %ld has no sentinel", (long)w[i]);
+    }
+    cr_assert(kc_alive(helper) && kc_alive(daemon), "%s", l.out);
+    pid_t x[64];
+    cr_expect_geq(marked(mark, x, 64, what, sizeof what), 7, "parent, 2 workers, 2 sentinels, helper, daemon: %s", what);
+    cr_assert_eq(kill(l.pid, SIGKILL), 0);
+    double t0 = mono();
+    cr_expect_eq(kc_wait_status(l.pid), 128 + SIGKILL);
+    cr_expect(wait_dead(helper, 3), "the setsid'd helper %ld outlived the parent by 3 s", (long)helper);
+    cr_expect(wait_dead(daemon, 3), "the daemon %ld outlived the parent by 3 s", (long)daemon);
+    for (int i = 0; i < 2; i++) {
+        cr_expect(wait_dead(w[i], 3), "worker %ld outlived the parent", (long)w[i]);
+        cr_expect(s[i] <= 0 || wait_dead(s[i], 3), "sentinel %ld outlived its sweep", (long)s[i]);
+    }
+    cr_expect_eq(wait_unmarked(mark, 3, what, sizeof what), 0, "still running 3 s after the parent's SIGKILL: %s", what);
+    cr_expect_lt(mono() - t0, 3.5);
+    close(l.fd);
+    unlink(costs);
+}
+
+static int daemon_started(const kc_live *x)
+{
+    return runner_of(x->out, "fixture.leak.daemon") && grandchild_of(x->out, "fixture.leak.daemon");
+}
+
+/* The serial case: items run in a --worker child (as serial runs will) or
+ * in a serial run under --parent, whose parent is a plain shell, not the
+ * queue: the mechanism is the child's (its guard), not the queue's. The
+ * shell stands in for the supervising parent: it exports its token in
+ * KC_RUN_COOKIE as kc_sup_start would, and gives the child pipes of its own
+ * (to cat, which the run's output goes through; never the test's pipe,
+ * whose reader is this test). The shell is killed: the child dies
+ * (PDEATHSIG) and its sentinel ends the daemon its item started. */
+static void sigkill_of_a_shell_parent(const char *script, const char *tag)
+{
+    char mark[128], what[1024], fix[1024], cmd[2048];
+    make_mark(mark, sizeof mark, tag);
+    snprintf(fix, sizeof fix, "%s", kc_test_fixture_bin());
+    snprintf(cmd, sizeof cmd, script, fix);
+    char *args[] = { "-c", cmd, NULL };
+    char *env[] = { mark, NULL };
+    kc_live l;
+    kc_live_start_env(&l, "/bin/sh", args, env);
+    cr_assert_eq(kc_live_read_until(&l, daemon_started, 15), 0, "the item did not start:\n%s", l.out);
+    pid_t daemon = grandchild_of(l.out, "fixture.leak.daemon"), w = runner_of(l.out, "fixture.leak.daemon");
+    pid_t s = sentinel_of(w);
+    cr_expect(s > 0, "the %s child %ld has no sentinel:\n%s", tag, (long)w, l.out);
+    cr_assert(kc_alive(daemon));
+    cr_assert_eq(kill(l.pid, SIGKILL), 0);
+    cr_expect_eq(kc_wait_status(l.pid), 128 + SIGKILL);
+    cr_expect(wait_dead(daemon, 3), "the daemon %ld outlived the %s's parent by 3 s:\n%s", (long)daemon, tag, l.out);
+    cr_expect(wait_dead(w, 3), "the %s child %ld outlived its parent", tag, (long)w);
+    cr_expect(s <= 0 || wait_dead(s, 3), "sentinel %ld outlived its sweep", (long)s);
+    cr_expect_eq(wait_unmarked(mark, 3, what, sizeof what), 0, "still running 3 s after the SIGKILL: %s", what);
+    close(l.fd);
+}
+
+Test(lifeline, sigkill_of_a_workers_parent_leaves_nothing_its_items_started, .timeout = 40)
+{
+    /* The worker reads its item on stdin and writes result lines on fd 3. */
+    sigkill_of_a_shell_parent("export " KC_RUN_COOKIE_VAR "=$$.1.shell; printf 'fixture.leak.daemon\\n' | "
+                              "KC_LIBCUDA=/nonexistent %s run --worker --seed 1 --device 0 --parent $$ 3>/dev/null "
+                              "2>&1 | cat; exit 0", "worker");
+}
+
+Test(lifeline, sigkill_of_a_serial_runs_parent_leaves_nothing_its_items_started, .timeout = 40)
+{
+    sigkill_of_a_shell_parent("export " KC_RUN_COOKIE_VAR "=$$.1.shell; KC_LIBCUDA=/nonexistent %s run "
+                              "fixture.leak.daemon --parent $$ 2>&1 | cat; exit 0", "serial");
+}
+
+/* A run that ends as usual: the sentinels exit with their workers, are never
+ * named as leftovers, and nothing of the run outlives it; the real leak
+ * beside them is named alone. */
+Test(lifeline, a_finished_run_leaves_no_sentinel_and_names_none, .timeout = 40)
+{
+    char costs[256], mark[128], what[1024];
+    kc_tmp_path(costs, sizeof costs, "lifel", "done");
+    make_mark(mark, sizeof mark, "done");
+    char *args[] = { "run", "fixture.pass.*", "fixture.leak.pass", "--jobs", "2", "--costs", costs, NULL };
+    char *env[] = { mark, NULL };
+    kc_proc p = kc_run_fixture_env(args, env, 30);
+    cr_expect_eq(p.status, 1, "the leak fails the run: exit %d\n%s%s", p.status, p.out, p.err);
+    const char *leak = strstr(p.out, "LEAK   fixture.leak.pass  left 1 process running after it: pid ");
+    cr_expect(leak, "%s", p.out);
+    cr_expect(!strstr(p.out, "kc-lifeline") && !strstr(p.err, "kc-lifeline"), "a sentinel was named:\n%s%s", p.out, p.err);
+    cr_expect(!strstr(p.out, "left processes behind") && !strstr(p.out, "running after it ended"), "%s", p.out);
+    cr_expect_eq(kc_out_count(p.out, "PASS   fixture.pass."), 12, "%s", p.out);
+    cr_expect_eq(wait_unmarked(mark, 2, what, sizeof what), 0, "after the run: %s", what);
+    kc_proc_free(&p);
+    unlink(costs);
 }
 
 /* ---- a process forked before main (LD_PRELOAD) ---- */
@@ -124,6 +360,65 @@ Test(lifeline, a_real_leak_beside_a_process_forked_before_main_is_still_LEAK, .t
 }
 
 /* ---- the pieces ---- */
+
+Test(lifeline, a_childs_environment_carries_this_processs_token_after_any_outer_runs)
+{
+    const char *tok = kc_lifeline_token();
+    char want[64];
+    snprintf(want, sizeof want, "%ld.", (long)getpid());
+    cr_expect_eq(strncmp(tok, want, strlen(want)), 0, "%s", tok);
+    cr_expect_str_eq(kc_lifeline_token(), tok, "computed once");
+    unsetenv(KC_RUN_COOKIE_VAR);
+    char **e = kc_lifeline_env();
+    cr_assert(e);
+    char entry[200];
+    snprintf(entry, sizeof entry, "%s=%s", KC_RUN_COOKIE_VAR, tok);
+    int found = 0, n = 0;
+    for (; e[n]; n++) found += strcmp(e[n], entry) == 0;
+    cr_expect_eq(found, 1);
+    kc_lifeline_env_free(e);
+    setenv(KC_RUN_COOKIE_VAR, "1.2.outer", 1);
+    e = kc_lifeline_env();
+    snprintf(entry, sizeof entry, "%s=1.2.outer:%s", KC_RUN_COOKIE_VAR, tok);
+    found = 0;
+    int old = 0;
+    for (int i = 0; e[i]; i++) {
+        found += strcmp(e[i], entry) == 0;
+        old += strncmp(e[i], KC_RUN_COOKIE_VAR "=", strlen(KC_RUN_COOKIE_VAR) + 1) == 0;
+    }
+    cr_expect_eq(found, 1, "the outer run's token kept, this one's after it");
+    cr_expect_eq(old, 1, "one cookie variable");
+    kc_lifeline_env_free(e);
+    unsetenv(KC_RUN_COOKIE_VAR);
+}
+
+/* A child started with a cookie is found by each of its words, and only by
+ * whole words; after it left its group and closed its descriptors too. */
+Test(lifeline, processes_are_found_by_a_whole_word_of_their_cookie, .timeout = 10)
+{
+    pid_t c = fork();
+    cr_assert_geq(c, 0);
+    if (c == 0) {
+        setsid();
+        for (int fd = 0; fd < 64; fd++) close(fd);
+        char *const argv[] = { "sleep", "30", NULL };
+        char *const envp[] = { "A=1", KC_RUN_COOKIE_VAR "=11.22.aa:33.44.bb", "Z=2", NULL };
+        execve("/bin/sleep", argv, envp);
+        _exit(127);
+    }
+    usleep(100000);
+    pid_t out[8];
+    const char *hit[] = { "11.22.aa", "33.44.bb" }, *miss[] = { "11.22.a", "3.44.bb", "22.aa", "11.22.aa:33.44.bb" };
+    for (int i = 0; i < 2; i++) {
+        int n = kc_proc_find_cookie(KC_RUN_COOKIE_VAR, hit[i], out, 8);
+        cr_expect_eq(n, 1, "%s: %d", hit[i], n);
+        cr_expect_eq(out[0], c);
+    }
+    for (int i = 0; i < 4; i++) cr_expect_eq(kc_proc_find_cookie(KC_RUN_COOKIE_VAR, miss[i], out, 8), 0, "%s", miss[i]);
+    cr_expect_eq(kc_proc_find_cookie("B", "11.22.aa", out, 8), 0, "another variable");
+    kill(c, SIGKILL);
+    waitpid(c, NULL, 0);
+}
 
 /* In a process that runs items: a child that was there before the run is
  * neither waited for, killed nor named, and costs the leak check no wait;

@@ -24,6 +24,9 @@ typedef struct proc_id {
     unsigned long long start;       /* kc_proc_boot_ticks; 0 unknown */
 } proc_id;
 
+#define OWN_MAX 4
+static proc_id own[OWN_MAX];        /* this process's own (the lifeline's sentinel) */
+static int nown;
 static proc_id before[KC_PROC_MAX]; /* there before the run's first item, or before the current one */
 static int nbefore;
 static unsigned long long run_start; /* the run's start (kc_proc_adopt_orphans); 0 not taken */
@@ -40,7 +43,16 @@ static int listed(const proc_id *v, int n, pid_t pid, unsigned long long start)
  * after it) is never an item's; otherwise only the listed ones. */
 static int not_items(pid_t pid, unsigned long long start)
 {
-    return listed(before, nbefore, pid, start) || (run_start && start < run_start);
+    return listed(own, nown, pid, start) || listed(before, nbefore, pid, start) || (run_start && start < run_start);
+}
+
+void kc_proc_own(pid_t pid)
+{
+    unsigned long long start = 0;
+    char st;
+    pid_t pp, pg;
+    if (kc_proc_stat(pid, &st, &pp, &pg, &start)) start = 0;
+    if (nown < OWN_MAX) own[nown++] = (proc_id){ pid, start };
 }
 
 /* ---- /proc, without malloc ---- */
@@ -55,8 +67,9 @@ struct dirent64_raw {
 
 /* Calls fn(v, dirfd, ctx) for every entry of directory `path` whose name is
  * a number v (the processes of /proc, the descriptors of /proc/PID/fd),
- * until fn returns nonzero. getdents64 into a stack buffer: no malloc. 0,
- * or -1 when the directory cannot be opened. */
+ * until fn returns nonzero. getdents64 into a stack buffer: no malloc, so
+ * the lifeline's sentinel may call it (lifeline.c). 0, or -1 when the
+ * directory cannot be opened. */
 static int each_number(const char *path, int (*fn)(long v, int dirfd, void *ctx), void *ctx)
 {
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -142,7 +155,49 @@ static int holds_pipe(pid_t pid, const unsigned long *ino, int nino)
     return f.found;
 }
 
-enum { BY_CHILDREN, BY_CHILDREN_REAP, BY_PREDATING, BY_GROUP_OR_PIPE };
+int kc_proc_holds_pipe(pid_t pid, unsigned long ino)
+{
+    return holds_pipe(pid, &ino, 1);
+}
+
+/* Whether the NUL-separated entry e[0..len) is var=... with token among the
+ * value's ':'-separated words. */
+static int entry_has(const char *e, size_t len, const char *var, const char *token)
+{
+    size_t vl = strlen(var), tl = strlen(token);
+    if (len <= vl || memcmp(e, var, vl) != 0 || e[vl] != '=') return 0;
+    for (size_t i = vl + 1; i + tl <= len; i++)
+        if ((i == vl + 1 || e[i - 1] == ':') && memcmp(e + i, token, tl) == 0 && (i + tl == len || e[i + tl] == ':'))
+            return 1;
+    return 0;
+}
+
+/* Whether pid's environment holds var with token (kc_proc_find_cookie):
+ * read in pieces, entries longer than 4 KiB matched on their first 4 KiB. */
+static int environ_has(pid_t pid, const char *var, const char *token)
+{
+    char path[64], buf[4096], ent[4096];
+    snprintf(path, sizeof path, "/proc/%ld/environ", (long)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    size_t el = 0;
+    int found = 0;
+    ssize_t got;
+    while (!found && ((got = read(fd, buf, sizeof buf)) > 0 || (got < 0 && errno == EINTR)))
+        for (ssize_t i = 0; i < got && !found; i++) {
+            if (buf[i]) {
+                if (el < sizeof ent) ent[el++] = buf[i];
+                continue;
+            }
+            found = entry_has(ent, el, var, token);
+            el = 0;
+        }
+    if (!found && el) found = entry_has(ent, el, var, token);
+    close(fd);
+    return found;
+}
+
+enum { BY_CHILDREN, BY_CHILDREN_REAP, BY_PREDATING, BY_GROUP_OR_PIPE, BY_COOKIE };
 
 typedef struct scan_ctx {
     int by;
@@ -150,6 +205,7 @@ typedef struct scan_ctx {
     const unsigned long *ino;
     int nino;
     unsigned long long born_by;
+    const char *var, *token;
     pid_t *out;
     int max, n;
 } scan_ctx;
@@ -169,8 +225,9 @@ static int scan_one(long v, int dirfd, void *ctx)
     switch (s->by) {
     case BY_CHILDREN:
     case BY_CHILDREN_REAP: match = ppid == s->self && !not_items(pid, start); break;
-    case BY_PREDATING: match = ppid == s->self && not_items(pid, start); break;
-    default: match = (s->pgid > 0 && pgrp == s->pgid) || (s->nino > 0 && holds_pipe(pid, s->ino, s->nino)); break;
+    case BY_PREDATING: match = ppid == s->self && not_items(pid, start) && !listed(own, nown, pid, start); break;
+    case BY_GROUP_OR_PIPE: match = (s->pgid > 0 && pgrp == s->pgid) || (s->nino > 0 && holds_pipe(pid, s->ino, s->nino)); break;
+    default: match = environ_has(pid, s->var, s->token); break;
     }
     if (!match) return 0;
     if (s->n < s->max) s->out[s->n] = pid;
@@ -179,8 +236,8 @@ static int scan_one(long v, int dirfd, void *ctx)
 }
 
 /* Every process other than this one that matches s->by: its children
- * (zombies too for BY_CHILDREN_REAP), or members of a group or holders of a
- * pipe. How many (may exceed s->max), or -1. */
+ * (zombies too for BY_CHILDREN_REAP), members of a group or holders of a
+ * pipe, or carriers of a cookie. How many (may exceed s->max), or -1. */
 static int scan(scan_ctx *s)
 {
     s->self = getpid();
@@ -210,7 +267,14 @@ int kc_proc_find(pid_t pgid, const unsigned long *ino, int nino, unsigned long l
     return scan(&s);
 }
 
-/* Every live child now into before[]: no item's. */
+int kc_proc_find_cookie(const char *var, const char *token, pid_t *out, int max)
+{
+    if (!token[0] || strchr(token, ':')) return 0;      /* a word, never several */
+    scan_ctx s = { .by = BY_COOKIE, .var = var, .token = token, .out = out, .max = max };
+    return scan(&s);
+}
+
+/* Every live child now (but this process's own) into before[]: no item's. */
 static void take_before(void)
 {
     pid_t p[KC_PROC_MAX];
@@ -223,7 +287,8 @@ static void take_before(void)
         char st;
         pid_t pp, pg;
         unsigned long long start;
-        if (kc_proc_stat(p[i], &st, &pp, &pg, &start) == 0) before[nbefore++] = (proc_id){ p[i], start };
+        if (kc_proc_stat(p[i], &st, &pp, &pg, &start) == 0 && !listed(own, nown, p[i], start))
+            before[nbefore++] = (proc_id){ p[i], start };
     }
 }
 

@@ -16,10 +16,9 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "lifeline.h"
 #include "proctree.h"
 #include "signame.h"
-
-extern char **environ;
 
 double kc_sup_now(void) { return kc_now_s(); }
 
@@ -217,9 +216,11 @@ int kc_sup_start(kc_sup *s, int slot, const char *path, char *const argv[], int 
     }
     pid_t pid = 0;
     if (!rc) {
+        char **envp = kc_lifeline_env();    /* this process's environment and the run's cookie (lifeline.h) */
         fflush(stdout);
         fflush(stderr);
-        rc = posix_spawn(&pid, path, &fa, &at, argv, environ);
+        rc = envp ? posix_spawn(&pid, path, &fa, &at, argv, envp) : ENOMEM;
+        kc_lifeline_env_free(envp);
         posix_spawn_file_actions_destroy(&fa);
         posix_spawnattr_destroy(&at);
     }

@@ -21,12 +21,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "lifeline.h"
 #include "proctree.h"
+#include "supervisor.h"
 #include "support/live.h"
 #include "support/run_output.h"
 #include "support/spawn.h"
@@ -122,22 +124,32 @@ static pid_t runner_of(const char *out, const char *item)
     return p ? (pid_t)atol(p + strlen(key)) : 0;
 }
 
-/* The sentinel of process w: its child named kc-lifeline; 0 none. */
-static pid_t sentinel_of(pid_t w)
+/* Whether pid is a sentinel (named kc-lifeline) of the run whose parent is
+ * `parent` (its command line's SPEC starts with the parent's pid). */
+static int is_sentinel_of(pid_t pid, pid_t parent)
+{
+    char path[64], buf[512], want[32];
+    snprintf(path, sizeof path, "/proc/%ld/cmdline", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    snprintf(want, sizeof want, "%ld ", (long)parent);
+    const char *arg1 = buf + strlen(buf) + 1, *arg2 = arg1 < buf + n ? arg1 + strlen(arg1) + 1 : buf + n;
+    return strcmp(buf, "kc-lifeline") == 0 && arg2 < buf + n && strncmp(arg2, want, strlen(want)) == 0;
+}
+
+/* The live sentinel of the run whose parent is `parent`; 0 none. */
+static pid_t sentinel_of(pid_t parent)
 {
     FILE *ls = popen("ls /proc", "r");
     cr_assert(ls);
     char name[64];
     pid_t found = 0;
     while (!found && fgets(name, sizeof name, ls)) {
-        pid_t v = (pid_t)atol(name), pp, pg;
-        char st, path[64], comm[32] = "";
-        unsigned long long start;
-        if (v <= 0 || kc_proc_stat(v, &st, &pp, &pg, &start) || pp != w) continue;
-        snprintf(path, sizeof path, "/proc/%ld/comm", (long)v);
-        FILE *f = fopen(path, "r");
-        if (f && fgets(comm, sizeof comm, f) && strcmp(comm, "kc-lifeline\n") == 0) found = v;
-        if (f) fclose(f);
+        pid_t v = (pid_t)atol(name);
+        if (v > 0 && kc_alive(v) && is_sentinel_of(v, parent)) found = v;
     }
     pclose(ls);
     return found;
@@ -152,39 +164,81 @@ static int both_hangs_started(const kc_live *l)
 /* The issue's case: kill -KILL of a --jobs parent while one item holds a
  * helper that left the group (setsid) and another a daemon that
  * double-forked and closed every descriptor. Within 3 s nothing of the run
- * is left: helpers, daemon, workers and their sentinels. */
-Test(lifeline, sigkill_of_a_jobs_parent_leaves_nothing_the_items_started, .timeout = 40)
+ * is left: helpers, daemon, workers and the run's sentinel. With
+ * --schedule static the children are serial runs under --parent. */
+static void sigkill_of_a_jobs_parent(const char *schedule, const char *tag)
 {
     char costs[256], mark[128], what[1024];
-    kc_tmp_path(costs, sizeof costs, "lifel", "jobs");
-    make_mark(mark, sizeof mark, "jobs");
-    char *args[] = { "run", "fixture.leak.hang", "fixture.leak.daemon", "--jobs", "2", "--costs", costs, NULL };
+    kc_tmp_path(costs, sizeof costs, "lifel", tag);
+    make_mark(mark, sizeof mark, tag);
+    char *args[] = { "run", "fixture.leak.hang", "fixture.leak.daemon", "--jobs", "2", "--schedule", (char *)schedule,
+                     strcmp(schedule, "queue") == 0 ? "--costs" : NULL, costs, NULL };
     char *env[] = { mark, NULL };
     kc_live l;
     kc_live_start_env(&l, kc_test_fixture_bin(), args, env);
     cr_assert_eq(kc_live_read_until(&l, both_hangs_started, 15), 0, "the items did not start:\n%s", l.out);
     pid_t helper = grandchild_of(l.out, "fixture.leak.hang"), daemon = grandchild_of(l.out, "fixture.leak.daemon");
-    pid_t w[2] = { runner_of(l.out, "fixture.leak.hang"), runner_of(l.out, "fixture.leak.daemon") }, s[2];
-    for (int i = 0; i < 2; i++) {
-        s[i] = sentinel_of(w[i]);
-        cr_expect(s[i] > 0, "worker %ld has no sentinel", (long)w[i]);
-    }
+    pid_t w[2] = { runner_of(l.out, "fixture.leak.hang"), runner_of(l.out, "fixture.leak.daemon") };
+    pid_t s = sentinel_of(l.pid);
+    cr_expect(s > 0, "the run (parent %ld) has no sentinel", (long)l.pid);
     cr_assert(kc_alive(helper) && kc_alive(daemon), "%s", l.out);
     pid_t x[64];
-    cr_expect_geq(marked(mark, x, 64, what, sizeof what), 7, "parent, 2 workers, 2 sentinels, helper, daemon: %s", what);
+    cr_expect_geq(marked(mark, x, 64, what, sizeof what), 5, "parent, 2 workers, helper, daemon: %s", what);
     cr_assert_eq(kill(l.pid, SIGKILL), 0);
     double t0 = mono();
     cr_expect_eq(kc_wait_status(l.pid), 128 + SIGKILL);
     cr_expect(wait_dead(helper, 3), "the setsid'd helper %ld outlived the parent by 3 s", (long)helper);
     cr_expect(wait_dead(daemon, 3), "the daemon %ld outlived the parent by 3 s", (long)daemon);
-    for (int i = 0; i < 2; i++) {
-        cr_expect(wait_dead(w[i], 3), "worker %ld outlived the parent", (long)w[i]);
-        cr_expect(s[i] <= 0 || wait_dead(s[i], 3), "sentinel %ld outlived its sweep", (long)s[i]);
-    }
+    for (int i = 0; i < 2; i++) cr_expect(wait_dead(w[i], 3), "child %ld outlived the parent", (long)w[i]);
+    cr_expect(s <= 0 || wait_dead(s, 3), "the sentinel %ld outlived its sweep", (long)s);
     cr_expect_eq(wait_unmarked(mark, 3, what, sizeof what), 0, "still running 3 s after the parent's SIGKILL: %s", what);
     cr_expect_lt(mono() - t0, 3.5);
     close(l.fd);
     unlink(costs);
+}
+
+Test(lifeline, sigkill_of_a_jobs_parent_leaves_nothing_the_items_started, .timeout = 40)
+{
+    sigkill_of_a_jobs_parent("queue", "queue");
+}
+
+Test(lifeline, sigkill_of_a_static_parent_leaves_nothing_its_serial_shards_started, .timeout = 40)
+{
+    sigkill_of_a_jobs_parent("static", "static");
+}
+
+/* ---- a parent that is neither the queue nor the static schedule ---- */
+
+static void on_child_line(void *ctx, kc_sup *s, kc_child *c, int stream, const char *line, size_t len, size_t cut)
+{
+    (void)ctx, (void)s, (void)c, (void)cut;
+    if (stream == KC_SUP_RES) return;
+    if (write(1, line, len) < 0 || write(1, "\n", 1) < 0) _exit(3);
+}
+
+static void on_child_gone(void *ctx, kc_sup *s, kc_child *c) { (void)ctx, (void)s, (void)c; _exit(0); }
+
+static const kc_sup_ops HELPER_OPS = { on_child_line, on_child_gone, NULL };
+
+/* In a forked process of this test: a supervising parent of its own (the
+ * supervisor, kc_sup_start, as any parent will use it: the serial run to
+ * come, supervising one worker) that starts one --worker with --parent,
+ * hands it `item`, prints its lines and waits. Never returns. */
+static void be_a_parent(const char *item)
+{
+    kc_sup sup;
+    char parent[32], line[128];
+    snprintf(parent, sizeof parent, "%ld", (long)getpid());
+    snprintf(line, sizeof line, "%s\n", item);
+    setenv("KC_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+    char *argv[] = { (char *)kc_test_fixture_bin(), "run", "--worker", "--seed", "1", "--device", "0", "--parent", parent,
+                     NULL };
+    if (kc_sup_init(&sup, 1, &HELPER_OPS, NULL, 1) ||
+        kc_sup_start(&sup, 0, kc_test_fixture_bin(), argv, KC_SUP_STDIN | KC_SUP_RESULT))
+        _exit(2);
+    kc_sup_mark(&sup.c[0], KC_CHILD_RUNNING);
+    kc_sup_write(&sup.c[0], line, strlen(line));
+    for (;;) kc_sup_wait(&sup, 0);
 }
 
 static int daemon_started(const kc_live *x)
@@ -192,55 +246,50 @@ static int daemon_started(const kc_live *x)
     return runner_of(x->out, "fixture.leak.daemon") && grandchild_of(x->out, "fixture.leak.daemon");
 }
 
-/* The serial case: items run in a --worker child (as serial runs will) or
- * in a serial run under --parent, whose parent is a plain shell, not the
- * queue: the mechanism is the child's (its guard), not the queue's. The
- * shell stands in for the supervising parent: it exports its token in
- * KC_RUN_COOKIE as kc_sup_start would, and gives the child pipes of its own
- * (to cat, which the run's output goes through; never the test's pipe,
- * whose reader is this test). The shell is killed: the child dies
- * (PDEATHSIG) and its sentinel ends the daemon its item started. */
-static void sigkill_of_a_shell_parent(const char *script, const char *tag)
+/* The serial case: serial runs will run their items in a --worker child of
+ * a supervising parent, exactly as --jobs workers do. The mechanism is the
+ * supervisor's and the child's, not the queue's: a parent made of nothing
+ * but the supervisor gets the run's sentinel, and its SIGKILL ends the
+ * daemon its worker's item started. */
+Test(lifeline, sigkill_of_any_supervising_parent_leaves_nothing_its_worker_started, .timeout = 40)
 {
-    char mark[128], what[1024], fix[1024], cmd[2048];
-    make_mark(mark, sizeof mark, tag);
-    snprintf(fix, sizeof fix, "%s", kc_test_fixture_bin());
-    snprintf(cmd, sizeof cmd, script, fix);
-    char *args[] = { "-c", cmd, NULL };
-    char *env[] = { mark, NULL };
+    char mark[128], what[1024];
+    make_mark(mark, sizeof mark, "sup");
+    int p[2];
+    cr_assert_eq(pipe(p), 0);
     kc_live l;
-    kc_live_start_env(&l, "/bin/sh", args, env);
+    memset(&l, 0, sizeof l);
+    l.pid = fork();
+    cr_assert_geq(l.pid, 0);
+    if (l.pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);   /* a failing test leaves nothing running */
+        dup2(p[1], 1);
+        close(p[0]);
+        close(p[1]);
+        putenv(mark);
+        be_a_parent("fixture.leak.daemon");
+    }
+    close(p[1]);
+    l.fd = p[0];
     cr_assert_eq(kc_live_read_until(&l, daemon_started, 15), 0, "the item did not start:\n%s", l.out);
     pid_t daemon = grandchild_of(l.out, "fixture.leak.daemon"), w = runner_of(l.out, "fixture.leak.daemon");
-    pid_t s = sentinel_of(w);
-    cr_expect(s > 0, "the %s child %ld has no sentinel:\n%s", tag, (long)w, l.out);
+    pid_t s = sentinel_of(l.pid);
+    cr_expect(s > 0, "the parent %ld has no sentinel", (long)l.pid);
     cr_assert(kc_alive(daemon));
     cr_assert_eq(kill(l.pid, SIGKILL), 0);
     cr_expect_eq(kc_wait_status(l.pid), 128 + SIGKILL);
-    cr_expect(wait_dead(daemon, 3), "the daemon %ld outlived the %s's parent by 3 s:\n%s", (long)daemon, tag, l.out);
-    cr_expect(wait_dead(w, 3), "the %s child %ld outlived its parent", tag, (long)w);
-    cr_expect(s <= 0 || wait_dead(s, 3), "sentinel %ld outlived its sweep", (long)s);
+    cr_expect(wait_dead(daemon, 3), "the daemon %ld outlived the parent by 3 s:\n%s", (long)daemon, l.out);
+    cr_expect(wait_dead(w, 3), "the worker %ld outlived its parent", (long)w);
+    cr_expect(s <= 0 || wait_dead(s, 3), "the sentinel %ld outlived its sweep", (long)s);
     cr_expect_eq(wait_unmarked(mark, 3, what, sizeof what), 0, "still running 3 s after the SIGKILL: %s", what);
     close(l.fd);
 }
 
-Test(lifeline, sigkill_of_a_workers_parent_leaves_nothing_its_items_started, .timeout = 40)
-{
-    /* The worker reads its item on stdin and writes result lines on fd 3. */
-    sigkill_of_a_shell_parent("export " KC_RUN_COOKIE_VAR "=$$.1.shell; printf 'fixture.leak.daemon\\n' | "
-                              "KC_LIBCUDA=/nonexistent %s run --worker --seed 1 --device 0 --parent $$ 3>/dev/null "
-                              "2>&1 | cat; exit 0", "worker");
-}
+/* A run that ends as usual: its sentinel is never named as a leftover and
+ * ends with it, and nothing of the run outlives it; the real leak beside
+ * it is named alone. */
+static int never(const kc_live *l) { (void)l; return 0; }
 
-Test(lifeline, sigkill_of_a_serial_runs_parent_leaves_nothing_its_items_started, .timeout = 40)
-{
-    sigkill_of_a_shell_parent("export " KC_RUN_COOKIE_VAR "=$$.1.shell; KC_LIBCUDA=/nonexistent %s run "
-                              "fixture.leak.daemon --parent $$ 2>&1 | cat; exit 0", "serial");
-}
-
-/* A run that ends as usual: the sentinels exit with their workers, are never
- * named as leftovers, and nothing of the run outlives it; the real leak
- * beside them is named alone. */
 Test(lifeline, a_finished_run_leaves_no_sentinel_and_names_none, .timeout = 40)
 {
     char costs[256], mark[128], what[1024];
@@ -248,15 +297,22 @@ Test(lifeline, a_finished_run_leaves_no_sentinel_and_names_none, .timeout = 40)
     make_mark(mark, sizeof mark, "done");
     char *args[] = { "run", "fixture.pass.*", "fixture.leak.pass", "--jobs", "2", "--costs", costs, NULL };
     char *env[] = { mark, NULL };
-    kc_proc p = kc_run_fixture_env(args, env, 30);
-    cr_expect_eq(p.status, 1, "the leak fails the run: exit %d\n%s%s", p.status, p.out, p.err);
-    const char *leak = strstr(p.out, "LEAK   fixture.leak.pass  left 1 process running after it: pid ");
-    cr_expect(leak, "%s", p.out);
-    cr_expect(!strstr(p.out, "kc-lifeline") && !strstr(p.err, "kc-lifeline"), "a sentinel was named:\n%s%s", p.out, p.err);
-    cr_expect(!strstr(p.out, "left processes behind") && !strstr(p.out, "running after it ended"), "%s", p.out);
-    cr_expect_eq(kc_out_count(p.out, "PASS   fixture.pass."), 12, "%s", p.out);
+    kc_live l;
+    kc_live_start_env(&l, kc_test_fixture_bin(), args, env);
+    pid_t s = 0;
+    double end = mono() + 20;
+    while (!(s = sentinel_of(l.pid)) && kc_alive(l.pid) && mono() < end) usleep(10000);
+    cr_expect(s > 0, "the run (parent %ld) had no sentinel", (long)l.pid);
+    kc_live_read_until(&l, never, 30);         /* to the end of its output */
+    int st = kc_wait_status(l.pid);
+    cr_expect_eq(st, 1, "the leak fails the run: exit %d\n%s", st, l.out);
+    cr_expect(strstr(l.out, "LEAK   fixture.leak.pass  left 1 process running after it: pid "), "%s", l.out);
+    cr_expect(!strstr(l.out, "kc-lifeline") && !strstr(l.out, "sentinel"), "a sentinel was named:\n%s", l.out);
+    cr_expect(!strstr(l.out, "left processes behind") && !strstr(l.out, "running after it ended"), "%s", l.out);
+    cr_expect_eq(kc_out_count(l.out, "PASS   fixture.pass."), 12, "%s", l.out);
+    cr_expect(s <= 0 || !kc_alive(s), "the sentinel %ld outlived its run", (long)s);
     cr_expect_eq(wait_unmarked(mark, 2, what, sizeof what), 0, "after the run: %s", what);
-    kc_proc_free(&p);
+    close(l.fd);
     unlink(costs);
 }
 

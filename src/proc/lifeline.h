@@ -9,8 +9,8 @@
  * the item's leak check (item_run.c) end such processes, but both live in
  * processes that a SIGKILL of the parent takes away first.
  *
- * The mechanism: a sentinel per child and a cookie per run (Jenkins's
- * ProcessTreeKiller model).
+ * The mechanism: a cookie per run and one sentinel per run (Jenkins's
+ * ProcessTreeKiller model, with a watcher that outlives the parent).
  *   - The cookie. Every child the supervisor starts (kc_sup_start) gets this
  *     process's token appended to KC_RUN_COOKIE in its environment:
  *     "PID.START.RANDOM" (pid, start time in clock ticks, 64 random bits),
@@ -18,38 +18,35 @@
  *     whatever the child starts, exec'd or only forked, whatever group or
  *     session it moves to; /proc/PID/environ shows it (the environment a
  *     process started with, which a fork copies).
- *   - The sentinel. Each --parent child, as its first act
- *     (kc_jobs_child_guard -> kc_lifeline_start), makes one tiny process: a
- *     copy of itself (clone without SIGCHLD, so wait(), waitpid(-1) and the
- *     item's leak check never see it) that leaves the child's process group,
- *     closes every descriptor (so the supervisor never finds it holding the
- *     child's pipes), moves to / and sleeps in sigtimedwait. It wakes when its parent,
- *     the worker, dies (PR_SET_PDEATHSIG, and a look at getppid() every 2 s
- *     in case a signal was missed: no other wakeup). Then:
- *       - the run's parent is alive: the worker crashed, was stopped or
- *         ended; the supervisor ends and names what it left, as before. The
- *         sentinel exits at once (it would otherwise be the parent's orphan
- *         to end and name).
- *       - the parent is gone too (not alive, a zombie, or its pid now
- *         another process's: its start time is compared): SIGKILL, in rounds
- *         until a round finds none (at most ~1 s), to every process that
- *         carries the parent's token in its environment, every member of the
- *         worker's process group (when it leads one, as the supervisor's
- *         children do; started before the worker died), and every holder of
- *         the worker's stdout or stderr pipe (only pipes the parent held
- *         when the worker started, and only when the cookie says the parent
- *         is a supervisor, which made them and kept only its reading ends: a
- *         pipe from a shell, a test or make may have holders that are none
- *         of the run's); then it exits.
- *     A killed parent's workers die at once (PDEATHSIG), so their sentinels
- *     sweep within milliseconds of the parent's death; every sentinel of the
- *     run sweeps for the same token, so one suffices. A sentinel overwrites
- *     the cookie in its own environment, so the run's other sentinels do not
- *     kill it mid-sweep.
- * Cost: one clone per worker start and one sleeping process per worker;
- * nothing per item, no polling (one wakeup per 2 s). After a re-exec (a
- * serial run's fresh CUDA context) the process keeps its sentinel
- * (KC_LIFELINE names it).
+ *   - The sentinel. The first child a process starts with --parent (a run's
+ *     worker or shard: kc_sup_start calls kc_lifeline_started) makes that
+ *     process a run's parent, and it starts the run's sentinel: this binary
+ *     exec'd as "kc-lifeline --kc-lifeline-sentinel SPEC" (a constructor
+ *     takes it before the program's others), a child of the parent without
+ *     an exit signal (waitpid(-1) never sees it), registered as the
+ *     parent's own (kc_proc_own: never taken for an orphan of a worker), in
+ *     a process group of its own (a kill of the parent's group spares it),
+ *     with no descriptor but a socket from the parent, its cwd /. The parent
+ *     writes on the socket each --parent child it starts ("+PID N INO INO":
+ *     its process group and its stdout and stderr pipes) and each that is
+ *     gone ("-PID"); when it exits normally, it kills and reaps the sentinel
+ *     (atexit). The sentinel sleeps in ppoll on the socket; it wakes for
+ *     those lines, at the end of file (the parent's end is close-on-exec and
+ *     no child inherits it) and when it is reparented (PR_SET_PDEATHSIG).
+ *     Then:
+ *       - the parent is still its parent a second after the end of file (it
+ *         exec'd): it exits.
+ *       - it was reparented, so the parent died: SIGKILL, in rounds until
+ *         a round finds none (at most ~1 s), to every process that carries
+ *         the parent's token in its environment, every member of a live
+ *         child's process group and every holder of a live child's stdout
+ *         or stderr pipe (the parent made them and kept only its reading
+ *         ends: once it is dead, every holder is of the run); then it
+ *         exits. The children themselves die at once (PDEATHSIG).
+ * Cost: one process per run (not per worker: on a 2-core VM a process
+ * start costs ~15 ms of CPU, a sentinel per worker made a --jobs 8 run of
+ * short items 10% slower), a short write per child start and end, nothing
+ * per item, no periodic wakeup.
  *
  * Why not something else:
  *   - A PID namespace (the kernel kills every process in it when its init
@@ -63,23 +60,23 @@
  *   - A cgroup v2 with cgroup.kill needs a delegated, writable cgroup (a
  *     systemd user slice; rarely in containers or Slurm steps), and someone
  *     alive after the parent to write to it: a sentinel again.
- *   - A lifeline pipe's end of file is not a death notice: any process an
- *     item forks without exec keeps the write end open.
+ *   - A sentinel per worker (a child of each worker, watching it): as safe,
+ *     but a process per worker start, and, a worker's orphan once the
+ *     worker ends, one the parent must tell from a leftover.
+ *   - The workers' end of a pipe as the death notice: any process an item
+ *     forks without exec keeps it open. The parent forks nothing but its
+ *     children through posix_spawn, so its end is a reliable one.
  * Limits: a process that clears its environment (env -i, or a privileged
- * exec that makes /proc/PID/environ unreadable) AND leaves the worker's
- * process group AND closes the worker's pipes escapes, as under Jenkins; so
- * does anything another user owns. A worker that dies while its parent
- * lives is the supervisor's business; if the parent is then killed within
- * the supervisor's leak timeout (0.5 s), what that worker left is found
- * only by the sentinels of the run's other workers (same token). */
+ * exec that makes /proc/PID/environ unreadable) AND leaves its worker's
+ * process group AND closes its worker's pipes escapes, as under Jenkins; so
+ * does anything another user owns. A child started by hand with --parent
+ * (no supervisor) has no sentinel. */
 #ifndef KC_LIFELINE_H
 #define KC_LIFELINE_H
 #include <stddef.h>
 #include <sys/types.h>
 
 #define KC_RUN_COOKIE_VAR "KC_RUN_COOKIE"     /* the run's cookie: tokens, ':'-separated, innermost run last */
-#define KC_LIFELINE_VAR "KC_LIFELINE"         /* this process's sentinel (for a re-exec'd image of it) */
-#define KC_LIFELINE_WAKE_S 2                  /* the sentinel's look at getppid(), besides PDEATHSIG */
 
 /* This process's token, "PID.START.RANDOM" (computed once per process). */
 const char *kc_lifeline_token(void);
@@ -89,10 +86,14 @@ const char *kc_lifeline_token(void);
  * kc_lifeline_env_free; NULL with errno ENOMEM. */
 char **kc_lifeline_env(void);
 void kc_lifeline_env_free(char **envp);
-/* In a child of `parent` (which started it through kc_sup_start, so its
- * environment's last KC_RUN_COOKIE token is the parent's), as its first act:
- * starts the sentinel, or keeps the one an earlier image of this process
- * started (KC_LIFELINE). Returns its pid, or -1 after writing why into why
- * (the run goes on without one). */
-pid_t kc_lifeline_start(pid_t parent, char *why, size_t cap);
+/* This process started child `pid` with --parent (a run's worker or shard),
+ * in a process group of its own, with stdout and stderr on the pipes
+ * ino[0..nino): the run's sentinel is started if it is not yet (once per
+ * process image), and told. 0; or -1 after writing why into why (the run
+ * goes on without it). */
+int kc_lifeline_started(pid_t pid, const unsigned long *ino, int nino, char *why, size_t cap);
+/* That child is gone (exited, its pipes closed): the sentinel forgets it. */
+void kc_lifeline_gone(pid_t pid);
+/* The run's sentinel, 0 none started (for tests). */
+pid_t kc_lifeline_sentinel(void);
 #endif

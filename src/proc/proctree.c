@@ -25,7 +25,7 @@ typedef struct proc_id {
 } proc_id;
 
 #define OWN_MAX 4
-static proc_id own[OWN_MAX];        /* this process's own (the lifeline's sentinel) */
+static proc_id own[OWN_MAX];        /* this process's own (the run's sentinel) */
 static int nown;
 static proc_id before[KC_PROC_MAX]; /* there before the run's first item, or before the current one */
 static int nbefore;
@@ -67,9 +67,8 @@ struct dirent64_raw {
 
 /* Calls fn(v, dirfd, ctx) for every entry of directory `path` whose name is
  * a number v (the processes of /proc, the descriptors of /proc/PID/fd),
- * until fn returns nonzero. getdents64 into a stack buffer: no malloc, so
- * the lifeline's sentinel may call it (lifeline.c). 0, or -1 when the
- * directory cannot be opened. */
+ * until fn returns nonzero. getdents64 into a stack buffer: no malloc. 0,
+ * or -1 when the directory cannot be opened. */
 static int each_number(const char *path, int (*fn)(long v, int dirfd, void *ctx), void *ctx)
 {
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -153,11 +152,6 @@ static int holds_pipe(pid_t pid, const unsigned long *ino, int nino)
     fd_ctx f = { ino, nino, 0 };
     each_number(path, fd_is_pipe, &f);
     return f.found;
-}
-
-int kc_proc_holds_pipe(pid_t pid, unsigned long ino)
-{
-    return holds_pipe(pid, &ino, 1);
 }
 
 /* Whether the NUL-separated entry e[0..len) is var=... with token among the
@@ -278,9 +272,11 @@ int kc_proc_find_cookie(const char *var, const char *token, pid_t *out, int max)
 static void take_before(void)
 {
     pid_t p[KC_PROC_MAX];
+    siginfo_t si;
+    nbefore = 0;
+    if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) < 0 && errno == ECHILD) return;  /* no child: no scan */
     unsigned long long keep = run_start;
     run_start = 0;                  /* list every child, not only those after the run's start */
-    nbefore = 0;
     int n = children_by(BY_CHILDREN, p, KC_PROC_MAX);
     run_start = keep;
     for (int i = 0; i < n && i < KC_PROC_MAX; i++) {

@@ -10,15 +10,15 @@
  * Every lookup is a snapshot: processes come and go while /proc is read, so
  * callers look again after killing. Processes of other users that /proc does
  * not show are not found. The lookups allocate nothing (getdents64 into
- * buffers on the stack), so the sentinel, a copy of a process that may have
- * had other threads, may call them.
+ * buffers on the stack).
  *
- * Not every child of the process that runs items is an item's. Its own (the
- * lifeline's sentinel, kc_proc_own) and those that were there before its
- * first item — forked before main by a library's constructor (LD_PRELOAD),
- * or their orphans — or before the current item are no item's doing: they
- * are never listed by kc_proc_children, waited for, reaped or killed by
- * kc_proc_end_leftovers, so they never make an item LEAK. */
+ * Not every child is something left behind. A process's own (the run's
+ * sentinel, a child of the run's parent: kc_proc_own) and, in the process
+ * that runs items, those that were there before its first item — forked
+ * before main by a library's constructor (LD_PRELOAD), or their orphans —
+ * or before the current item are no item's doing: they are never listed by
+ * kc_proc_children, waited for, reaped or killed by kc_proc_end_leftovers
+ * (nor so by kc_sup_end_orphans), so they never make an item LEAK. */
 #ifndef KC_PROCTREE_H
 #define KC_PROCTREE_H
 #include <stddef.h>
@@ -46,8 +46,8 @@ int kc_proc_adopt_orphans(void);
  * (e.g. an orphan of such a child, adopted between items). Costs nothing
  * when there are none: one /proc scan per item otherwise. */
 void kc_proc_item_begin(void);
-/* Child pid is this process's own (the lifeline's sentinel, lifeline.h):
- * never listed, waited for, reaped or killed as an item's. */
+/* Child pid is this process's own (the run's sentinel, lifeline.h): never
+ * listed, waited for, reaped or killed as an item's or a worker's leftover. */
 void kc_proc_own(pid_t pid);
 
 /* The live (not zombie) children of this process that may be an item's
@@ -76,8 +76,6 @@ int kc_proc_find(pid_t pgid, const unsigned long *ino, int nino, unsigned long l
  * users', undumpable ones). Up to max pids into out; how many (may exceed
  * max), or -1 when /proc cannot be read. */
 int kc_proc_find_cookie(const char *var, const char *token, pid_t *out, int max);
-/* Whether process pid has a descriptor open on the pipe of inode ino. */
-int kc_proc_holds_pipe(pid_t pid, unsigned long ino);
 /* From /proc/PID/stat: state (R, S, Z, ...), parent, process group and start
  * time (kc_proc_boot_ticks). 0, or -1 when it is gone or does not parse. */
 int kc_proc_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp, unsigned long long *start);

@@ -22,7 +22,6 @@
 #include "cuda_driver.h"
 #include "device.h"
 #include "filter.h"
-#include "lifeline.h"
 #include "merge.h"
 #include "parallel.h"
 #include "plan.h"
@@ -61,12 +60,6 @@ int kc_jobs_child_guard(int argc, char **argv)
         }
         const char *base = strrchr(argv[0], '/');
         prctl(PR_SET_NAME, base ? base + 1 : argv[0]);   /* ps shows the binary, not "exe" */
-        /* What its items start dies with the parent too, whatever group or
-         * session it moved to (lifeline.h); without a sentinel the run goes on. */
-        char why[256];
-        if (kc_lifeline_start((pid_t)want, why, sizeof why) < 0)
-            fprintf(stderr, "kcontract: --parent %llu: %s; processes its items start may outlive a SIGKILL of the parent\n",
-                    (unsigned long long)want, why);
         return 0;
     }
     return 0;

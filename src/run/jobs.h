@@ -37,10 +37,8 @@ int kc_jobs_probe_devices(const kc_opts *o, int gpu_items, kc_devinfo *d);
 
 /* A --jobs child's first act (main calls it before anything else): with
  * --parent PID in argv, ask for SIGKILL when the parent dies
- * (PR_SET_PDEATHSIG), check that the parent is still PID, and start the
- * lifeline's sentinel, which ends what the child's items started once both
- * are gone (lifeline.h). Returns 0 to go on (also without --parent), or 2
- * after saying why (naming both pids). */
+ * (PR_SET_PDEATHSIG), then check that the parent is still PID. Returns 0 to
+ * go on (also without --parent), or 2 after saying why (naming both pids). */
 int kc_jobs_child_guard(int argc, char **argv);
 
 /* Runs the selected items in o->jobs children. Returns the exit status: the

@@ -165,15 +165,22 @@ $(B)/libfake_exit0.so: tests/fake/fake_exit0.c
 	$(KC_SAY) CC $@
 	$(KC_Q)$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
 
+# An LD_PRELOAD library whose constructor forks a helper before main: a
+# process no item started, which must never make an item LEAK (issue 21).
+$(B)/libkc_preload_fork.so: tests/preload/fork_before_main.c
+	@mkdir -p $(@D)
+	$(KC_SAY) CC $@
+	$(KC_Q)$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
+
 test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so $(B)/libfake_cuda.so $(HOSTLIBS) \
-      $(FAKE_HOSTLIBS) $(B)/libfake_exit0.so
+      $(FAKE_HOSTLIBS) $(B)/libfake_exit0.so $(B)/libkc_preload_fork.so
 	sh tools/check-layers.sh
 	@# The tests and every process they start get a TMPDIR of their own, which
 	@# must be empty when they end (issue 21: runs left ~12 files in /tmp).
 	@tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/kc-test.XXXXXX") || exit 2; \
 	echo "TMPDIR=$$tmp KC_BIN=$(B)/kcontract ... $(B)/kc_tests --jobs 2"; \
 	TMPDIR=$$tmp KC_BIN=$(B)/kcontract KC_FIXTURE_BIN=$(B)/kcontract-fixture KC_FAKE_NVML=$(B)/libfake_nvml.so \
-	KC_FAKE_CUDA=$(B)/libfake_cuda.so KC_FAKE_EXIT0=$(B)/libfake_exit0.so $(B)/kc_tests --jobs 2; rc=$$?; \
+	KC_FAKE_CUDA=$(B)/libfake_cuda.so KC_FAKE_EXIT0=$(B)/libfake_exit0.so KC_PRELOAD_FORK=$(B)/libkc_preload_fork.so $(B)/kc_tests --jobs 2; rc=$$?; \
 	left=$$(find "$$tmp" -mindepth 1 -maxdepth 1 | sed "s|^$$tmp/||" | sort | tr '\n' ' '); rm -rf "$$tmp"; \
 	if [ -n "$$left" ]; then \
 	    echo "make test: the tests left files in their TMPDIR: $$left(each test removes what it makes)" >&2; \

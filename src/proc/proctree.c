@@ -2,23 +2,94 @@
  * item left behind (proctree.h). */
 #include "proctree.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
 
-int kc_proc_adopt_orphans(void)
+/* ---- children that are no item's ---- */
+
+typedef struct proc_id {
+    pid_t pid;
+    unsigned long long start;       /* kc_proc_boot_ticks; 0 unknown */
+} proc_id;
+
+#define OWN_MAX 4
+static proc_id own[OWN_MAX];        /* this process's own (the run's sentinel) */
+static int nown;
+static proc_id before[KC_PROC_MAX]; /* there before the run's first item, or before the current one */
+static int nbefore;
+static unsigned long long run_start; /* the run's start (kc_proc_adopt_orphans); 0 not taken */
+
+static int listed(const proc_id *v, int n, pid_t pid, unsigned long long start)
 {
-    return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    for (int i = 0; i < n; i++)
+        if (v[i].pid == pid && (!v[i].start || v[i].start == start)) return 1;
+    return 0;
+}
+
+/* A child (pid, started at start) that is no item's. Started before the
+ * run's start (strictly: ticks are 10 ms, and the run's first item starts
+ * after it) is never an item's; otherwise only the listed ones. */
+static int not_items(pid_t pid, unsigned long long start)
+{
+    return listed(own, nown, pid, start) || listed(before, nbefore, pid, start) || (run_start && start < run_start);
+}
+
+void kc_proc_own(pid_t pid)
+{
+    unsigned long long start = 0;
+    char st;
+    pid_t pp, pg;
+    if (kc_proc_stat(pid, &st, &pp, &pg, &start)) start = 0;
+    if (nown < OWN_MAX) own[nown++] = (proc_id){ pid, start };
+}
+
+/* ---- /proc, without malloc ---- */
+
+struct dirent64_raw {
+    uint64_t d_ino;
+    int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+};
+
+/* Calls fn(v, dirfd, ctx) for every entry of directory `path` whose name is
+ * a number v (the processes of /proc, the descriptors of /proc/PID/fd),
+ * until fn returns nonzero. getdents64 into a stack buffer: no malloc. 0,
+ * or -1 when the directory cannot be opened. */
+static int each_number(const char *path, int (*fn)(long v, int dirfd, void *ctx), void *ctx)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    _Alignas(8) char buf[8192];
+    long got;
+    while ((got = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+        for (long off = 0; off < got;) {
+            const struct dirent64_raw *d = (const void *)(buf + off);
+            off += d->d_reclen;
+            if (d->d_name[0] < '0' || d->d_name[0] > '9') continue;
+            char *end;
+            long v = strtol(d->d_name, &end, 10);
+            if (*end || v < 0) continue;
+            if (fn(v, fd, ctx)) {
+                close(fd);
+                return 0;
+            }
+        }
+    close(fd);
+    return 0;
 }
 
 unsigned long long kc_proc_boot_ticks(void)
@@ -30,11 +101,8 @@ unsigned long long kc_proc_boot_ticks(void)
     return (unsigned long long)ts.tv_sec * (unsigned long long)hz + (unsigned long long)ts.tv_nsec / (1000000000ull / (unsigned long long)hz);
 }
 
-/* From /proc/PID/stat: state, parent, process group and start time (field
- * 22, clock ticks since boot). 0, or -1 when the process is gone or the line
- * does not parse (a name may hold spaces and parentheses: the fields follow
- * the last ')'). */
-static int read_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp, unsigned long long *start)
+/* The fields follow the last ')': a name may hold spaces and parentheses. */
+int kc_proc_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp, unsigned long long *start)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
@@ -56,64 +124,185 @@ static int read_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp, unsigned 
     return 0;
 }
 
+typedef struct fd_ctx {
+    const unsigned long *ino;
+    int nino, found;
+} fd_ctx;
+
+static int fd_is_pipe(long v, int dirfd, void *ctx)
+{
+    fd_ctx *f = ctx;
+    char name[24], link[64], want[40];
+    snprintf(name, sizeof name, "%ld", v);
+    ssize_t n = readlinkat(dirfd, name, link, sizeof link - 1);
+    if (n <= 0) return 0;
+    link[n] = 0;
+    for (int i = 0; i < f->nino && !f->found; i++) {
+        snprintf(want, sizeof want, "pipe:[%lu]", f->ino[i]);
+        f->found = strcmp(link, want) == 0;
+    }
+    return f->found;
+}
+
 /* Whether pid has a descriptor open on one of the pipes ino[0..nino). */
 static int holds_pipe(pid_t pid, const unsigned long *ino, int nino)
 {
-    char path[64], link[64], want[40];
+    char path[64];
     snprintf(path, sizeof path, "/proc/%ld/fd", (long)pid);
-    DIR *d = opendir(path);
-    if (!d) return 0;
+    fd_ctx f = { ino, nino, 0 };
+    each_number(path, fd_is_pipe, &f);
+    return f.found;
+}
+
+/* Whether the NUL-separated entry e[0..len) is var=... with token among the
+ * value's ':'-separated words. */
+static int entry_has(const char *e, size_t len, const char *var, const char *token)
+{
+    size_t vl = strlen(var), tl = strlen(token);
+    if (len <= vl || memcmp(e, var, vl) != 0 || e[vl] != '=') return 0;
+    for (size_t i = vl + 1; i + tl <= len; i++)
+        if ((i == vl + 1 || e[i - 1] == ':') && memcmp(e + i, token, tl) == 0 && (i + tl == len || e[i + tl] == ':'))
+            return 1;
+    return 0;
+}
+
+/* Whether pid's environment holds var with token (kc_proc_find_cookie):
+ * read in pieces, entries longer than 4 KiB matched on their first 4 KiB. */
+static int environ_has(pid_t pid, const char *var, const char *token)
+{
+    char path[64], buf[4096], ent[4096];
+    snprintf(path, sizeof path, "/proc/%ld/environ", (long)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    size_t el = 0;
     int found = 0;
-    for (struct dirent *e; !found && (e = readdir(d));) {
-        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-        ssize_t n = readlinkat(dirfd(d), e->d_name, link, sizeof link - 1);
-        if (n <= 0) continue;
-        link[n] = 0;
-        for (int i = 0; i < nino && !found; i++) {
-            snprintf(want, sizeof want, "pipe:[%lu]", ino[i]);
-            found = strcmp(link, want) == 0;
+    ssize_t got;
+    while (!found && ((got = read(fd, buf, sizeof buf)) > 0 || (got < 0 && errno == EINTR)))
+        for (ssize_t i = 0; i < got && !found; i++) {
+            if (buf[i]) {
+                if (el < sizeof ent) ent[el++] = buf[i];
+                continue;
+            }
+            found = entry_has(ent, el, var, token);
+            el = 0;
         }
-    }
-    closedir(d);
+    if (!found && el) found = entry_has(ent, el, var, token);
+    close(fd);
     return found;
 }
 
-/* Every live process other than this one for which the predicate holds:
- * children of this process (children set), or members of pgid, or holders
- * of one of the pipes. */
-static int scan(int children, pid_t pgid, const unsigned long *ino, int nino, unsigned long long born_by, pid_t *out,
-                int max)
+enum { BY_CHILDREN, BY_CHILDREN_REAP, BY_PREDATING, BY_GROUP_OR_PIPE, BY_COOKIE };
+
+typedef struct scan_ctx {
+    int by;
+    pid_t self, pgid;
+    const unsigned long *ino;
+    int nino;
+    unsigned long long born_by;
+    const char *var, *token;
+    pid_t *out;
+    int max, n;
+} scan_ctx;
+
+static int scan_one(long v, int dirfd, void *ctx)
 {
-    DIR *d = opendir("/proc");
-    if (!d) return -1;
-    pid_t self = getpid();
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        char *end;
-        long v = strtol(e->d_name, &end, 10);
-        if (*end || v <= 0 || (pid_t)v == self) continue;
-        pid_t pid = (pid_t)v, ppid, pgrp;
-        char st;
-        unsigned long long start;
-        if (read_stat(pid, &st, &ppid, &pgrp, &start) || st == 'Z' || st == 'X') continue;
-        if (born_by && start > born_by) continue;
-        int match = children ? ppid == self : (pgid > 0 && pgrp == pgid) || (nino > 0 && holds_pipe(pid, ino, nino));
-        if (!match) continue;
-        if (n < max) out[n] = pid;
-        n++;
+    (void)dirfd;
+    scan_ctx *s = ctx;
+    pid_t pid = (pid_t)v, ppid, pgrp;
+    char st;
+    unsigned long long start;
+    if (pid <= 0 || pid == s->self || kc_proc_stat(pid, &st, &ppid, &pgrp, &start)) return 0;
+    int zombie = st == 'Z' || st == 'X';
+    if (zombie && s->by != BY_CHILDREN_REAP) return 0;
+    if (s->born_by && start > s->born_by) return 0;
+    int match;
+    switch (s->by) {
+    case BY_CHILDREN:
+    case BY_CHILDREN_REAP: match = ppid == s->self && !not_items(pid, start); break;
+    case BY_PREDATING: match = ppid == s->self && not_items(pid, start) && !listed(own, nown, pid, start); break;
+    case BY_GROUP_OR_PIPE: match = (s->pgid > 0 && pgrp == s->pgid) || (s->nino > 0 && holds_pipe(pid, s->ino, s->nino)); break;
+    default: match = environ_has(pid, s->var, s->token); break;
     }
-    closedir(d);
-    return n;
+    if (!match) return 0;
+    if (s->n < s->max) s->out[s->n] = pid;
+    s->n++;
+    return 0;
+}
+
+/* Every process other than this one that matches s->by: its children
+ * (zombies too for BY_CHILDREN_REAP), members of a group or holders of a
+ * pipe, or carriers of a cookie. How many (may exceed s->max), or -1. */
+static int scan(scan_ctx *s)
+{
+    s->self = getpid();
+    s->n = 0;
+    return each_number("/proc", scan_one, s) < 0 ? -1 : s->n;
+}
+
+static int children_by(int by, pid_t *out, int max)
+{
+    scan_ctx s = { .by = by, .out = out, .max = max };
+    return scan(&s);
 }
 
 int kc_proc_children(pid_t *out, int max)
 {
-    return scan(1, 0, NULL, 0, 0, out, max);
+    return children_by(BY_CHILDREN, out, max);
+}
+
+int kc_proc_predating(pid_t *out, int max)
+{
+    return children_by(BY_PREDATING, out, max);
 }
 
 int kc_proc_find(pid_t pgid, const unsigned long *ino, int nino, unsigned long long born_by, pid_t *out, int max)
 {
-    return scan(0, pgid, ino, nino, born_by, out, max);
+    scan_ctx s = { .by = BY_GROUP_OR_PIPE, .pgid = pgid, .ino = ino, .nino = nino, .born_by = born_by, .out = out, .max = max };
+    return scan(&s);
+}
+
+int kc_proc_find_cookie(const char *var, const char *token, pid_t *out, int max)
+{
+    if (!token[0] || strchr(token, ':')) return 0;      /* a word, never several */
+    scan_ctx s = { .by = BY_COOKIE, .var = var, .token = token, .out = out, .max = max };
+    return scan(&s);
+}
+
+/* Every live child now (but this process's own) into before[]: no item's. */
+static void take_before(void)
+{
+    pid_t p[KC_PROC_MAX];
+    siginfo_t si;
+    nbefore = 0;
+    if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) < 0 && errno == ECHILD) return;  /* no child: no scan */
+    unsigned long long keep = run_start;
+    run_start = 0;                  /* list every child, not only those after the run's start */
+    int n = children_by(BY_CHILDREN, p, KC_PROC_MAX);
+    run_start = keep;
+    for (int i = 0; i < n && i < KC_PROC_MAX; i++) {
+        char st;
+        pid_t pp, pg;
+        unsigned long long start;
+        if (kc_proc_stat(p[i], &st, &pp, &pg, &start) == 0 && !listed(own, nown, p[i], start))
+            before[nbefore++] = (proc_id){ p[i], start };
+    }
+}
+
+int kc_proc_adopt_orphans(void)
+{
+    int rc = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    int e = errno;
+    if (!run_start) {
+        run_start = kc_proc_boot_ticks();
+        take_before();
+    }
+    errno = e;
+    return rc;
+}
+
+void kc_proc_item_begin(void)
+{
+    if (nbefore) take_before();     /* none: only items' processes can be children, and none is left */
 }
 
 static void comm_of(pid_t pid, char *buf, size_t cap)
@@ -152,8 +341,6 @@ static void sleep_ms(long ms)
     while (nanosleep(&ts, &ts) && errno == EINTR) {}
 }
 
-/* Reaps every child that has ended; 1 when live children remain, 0 when
- * there are none (ECHILD). */
 static int kept(pid_t p, const pid_t *keep, int nkeep)
 {
     for (int i = 0; i < nkeep; i++)
@@ -162,26 +349,27 @@ static int kept(pid_t p, const pid_t *keep, int nkeep)
 }
 
 /* Reaps this process's children that ended, except those in keep (their
- * owner reaps them). 1 while a child not kept is still running, else 0. */
+ * owner reaps them) and those that are no item's. 1 while a child that may
+ * be the item's is still running, else 0. Without keep, no /proc scan unless
+ * some child runs (waitpid says so): the usual item leaves none. */
 static int reap_ended(const pid_t *keep, int nkeep)
 {
-    if (nkeep > 0) {
-        pid_t p[KC_PROC_MAX];
-        int n = kc_proc_children(p, KC_PROC_MAX), running = 0;
-        for (int i = 0; i < n && i < KC_PROC_MAX; i++) {
+    if (nkeep == 0)
+        for (;;) {
             int st;
-            if (!kept(p[i], keep, nkeep) && waitpid(p[i], &st, WNOHANG) == 0) running = 1;
+            pid_t r = waitpid(-1, &st, WNOHANG);
+            if (r > 0) continue;
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0) return 0;            /* no child at all */
+            break;                          /* some run: which? */
         }
-        return running || n < 0;
-    }
-    for (;;) {
+    pid_t p[KC_PROC_MAX];
+    int n = children_by(BY_CHILDREN_REAP, p, KC_PROC_MAX), running = n > KC_PROC_MAX;
+    for (int i = 0; i < n && i < KC_PROC_MAX; i++) {
         int st;
-        pid_t r = waitpid(-1, &st, WNOHANG);
-        if (r > 0) continue;
-        if (r == 0) return 1;
-        if (errno == EINTR) continue;
-        return 0;
+        if (!kept(p[i], keep, nkeep) && waitpid(p[i], &st, WNOHANG | __WALL) == 0) running = 1;
     }
+    return running || n < 0;
 }
 
 /* The children in p[0..n) that are not kept, moved to its front. */

@@ -4,10 +4,21 @@
  *     process group and the processes still holding one of its pipes;
  *   - the process that runs items (item_run.c), after each item: its own
  *     children, which are every process the item left running, since it
- *     adopts orphaned descendants (PR_SET_CHILD_SUBREAPER, Linux 3.4+).
+ *     adopts orphaned descendants (PR_SET_CHILD_SUBREAPER, Linux 3.4+);
+ *   - the lifeline's sentinel (lifeline.h), after a --jobs parent died: the
+ *     processes carrying the run's cookie in their environment.
  * Every lookup is a snapshot: processes come and go while /proc is read, so
  * callers look again after killing. Processes of other users that /proc does
- * not show are not found. */
+ * not show are not found. The lookups allocate nothing (getdents64 into
+ * buffers on the stack).
+ *
+ * Not every child is something left behind. A process's own (the run's
+ * sentinel, a child of the run's parent: kc_proc_own) and, in the process
+ * that runs items, those that were there before its first item — forked
+ * before main by a library's constructor (LD_PRELOAD), or their orphans —
+ * or before the current item are no item's doing: they are never listed by
+ * kc_proc_children, waited for, reaped or killed by kc_proc_end_leftovers
+ * (nor so by kc_sup_end_orphans), so they never make an item LEAK. */
 #ifndef KC_PROCTREE_H
 #define KC_PROCTREE_H
 #include <stddef.h>
@@ -23,13 +34,31 @@
 
 /* Makes this process the reaper of its orphaned descendants, so a process an
  * item started is this process's child even after its own parent exited.
- * Returns 0, or -1 with errno (the caller goes on: such orphans then go to
- * init and only pipe holders are found). */
+ * Its first call in a process image also takes the run's start: the children
+ * running now, and the time, before which no item's process can have
+ * started (what kc_proc_children leaves out). Returns 0, or -1 with errno
+ * (the caller goes on: such orphans then go to init and only pipe holders
+ * are found). */
 int kc_proc_adopt_orphans(void);
+/* Before each item (item_run.c): while children that are no item's run
+ * (those of the run's start, see above), the children running now are
+ * taken as no item's too: what exists before an item is not its doing
+ * (e.g. an orphan of such a child, adopted between items). Costs nothing
+ * when there are none: one /proc scan per item otherwise. */
+void kc_proc_item_begin(void);
+/* Child pid is this process's own (the run's sentinel, lifeline.h): never
+ * listed, waited for, reaped or killed as an item's or a worker's leftover. */
+void kc_proc_own(pid_t pid);
 
-/* The live (not zombie) children of this process: up to max pids into out.
- * Returns how many there are (may exceed max), or -1 when /proc cannot be read. */
+/* The live (not zombie) children of this process that may be an item's
+ * (not its own, nor there before the run or the current item): up to max
+ * pids into out. Returns how many there are (may exceed max), or -1 when
+ * /proc cannot be read. */
 int kc_proc_children(pid_t *out, int max);
+/* The live children that are no item's (its own aside): there before the
+ * run's first item, or before the current one. Up to max pids into out;
+ * how many, or -1 when /proc cannot be read. */
+int kc_proc_predating(pid_t *out, int max);
 
 /* Processes other than this one that are in process group pgid (pgid > 0),
  * or hold an open descriptor on one of the pipes whose inode numbers are
@@ -40,6 +69,16 @@ int kc_proc_children(pid_t *out, int max);
  * hold nothing and are left out. Up to max pids into out; returns how many
  * were found (may exceed max), or -1 when /proc cannot be read. */
 int kc_proc_find(pid_t pgid, const unsigned long *ino, int nino, unsigned long long born_by, pid_t *out, int max);
+/* Processes other than this one whose environment (/proc/PID/environ: the
+ * one they were started with, or a forked copy's) holds variable `var`
+ * with `token` among its ':'-separated words (lifeline.h's cookie). Zombies
+ * are left out; so are processes whose environment cannot be read (other
+ * users', undumpable ones). Up to max pids into out; how many (may exceed
+ * max), or -1 when /proc cannot be read. */
+int kc_proc_find_cookie(const char *var, const char *token, pid_t *out, int max);
+/* From /proc/PID/stat: state (R, S, Z, ...), parent, process group and start
+ * time (kc_proc_boot_ticks). 0, or -1 when it is gone or does not parse. */
+int kc_proc_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp, unsigned long long *start);
 /* Now, in the clock ticks since boot that /proc/PID/stat's start times use. */
 unsigned long long kc_proc_boot_ticks(void);
 
@@ -48,8 +87,10 @@ unsigned long long kc_proc_boot_ticks(void);
 void kc_proc_describe(const pid_t *pids, int n, char *buf, size_t cap);
 
 /* After an item, in the process that ran it (which has adopted orphans):
- * waits up to timeout_ms for its children to exit by themselves (reaping
- * them), then sends SIGKILL to every child still running, and to its process
+ * waits up to timeout_ms for its children that may be the item's
+ * (kc_proc_children) to exit by themselves (reaping them; no wait and no
+ * /proc scan when it has no child running at all, the usual case), then
+ * sends SIGKILL to every such child still running, and to its process
  * group when it leads one, and again to any orphan that killing adopts, until
  * none is left (a bounded number of rounds). Returns the number of processes
  * found running at the timeout, 0 when there were none; *what then names them

@@ -16,10 +16,9 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "lifeline.h"
 #include "proctree.h"
 #include "signame.h"
-
-extern char **environ;
 
 double kc_sup_now(void) { return kc_now_s(); }
 
@@ -49,6 +48,40 @@ static int pipes_open(const kc_child *c)
     for (int k = 0; k < KC_SUP_STREAMS; k++)
         if (c->fd[k] >= 0) return 1;
     return 0;
+}
+
+/* ---- the run's sentinel (lifeline.h) ---- */
+
+/* Whether argv starts a run's child: one that checks its parent (--parent,
+ * jobs.h), a worker or a shard. */
+static int has_parent_option(char *const argv[])
+{
+    for (int i = 1; argv[i]; i++)
+        if (strcmp(argv[i], "--parent") == 0) return 1;
+    return 0;
+}
+
+/* c, a run's child, to the run's sentinel: its group and its stdout and
+ * stderr pipes (lifeline.h); said once when there is no sentinel. */
+static void tell_sentinel(kc_child *c)
+{
+    static int said;
+    unsigned long ino[2];
+    int nino = 0;
+    struct stat st;
+    for (int k = KC_SUP_OUT; k <= KC_SUP_ERR; k++)
+        if (c->fd[k] >= 0 && fstat(c->fd[k], &st) == 0) ino[nino++] = (unsigned long)st.st_ino;
+    char why[256];
+    if (kc_lifeline_started(c->pid, ino, nino, why, sizeof why) == 0) c->run_child = 1;
+    else if (!said++)
+        fprintf(stderr, "kcontract: %s; what the run's items start may outlive a SIGKILL of this process\n", why);
+}
+
+/* c is gone or killed and reaped: the run's sentinel forgets it. */
+static void forget_child(kc_child *c)
+{
+    if (c->run_child) kc_lifeline_gone(c->pid);
+    c->run_child = 0;
 }
 
 /* ---- setting up and tearing down ---- */
@@ -95,6 +128,7 @@ void kc_sup_free(kc_sup *s)
             kill(-c->pid, SIGKILL);
             while (waitpid(c->pid, &c->wstatus, 0) < 0 && errno == EINTR) {}
         }
+        forget_child(c);
         close_fd(&c->in);
         for (int k = 0; k < KC_SUP_STREAMS; k++) {
             close_fd(&c->fd[k]);
@@ -217,9 +251,11 @@ int kc_sup_start(kc_sup *s, int slot, const char *path, char *const argv[], int 
     }
     pid_t pid = 0;
     if (!rc) {
+        char **envp = kc_lifeline_env();    /* this process's environment and the run's cookie (lifeline.h) */
         fflush(stdout);
         fflush(stderr);
-        rc = posix_spawn(&pid, path, &fa, &at, argv, environ);
+        rc = envp ? posix_spawn(&pid, path, &fa, &at, argv, envp) : ENOMEM;
+        kc_lifeline_env_free(envp);
         posix_spawn_file_actions_destroy(&fa);
         posix_spawnattr_destroy(&at);
     }
@@ -241,6 +277,8 @@ int kc_sup_start(kc_sup *s, int slot, const char *path, char *const argv[], int 
     c->exited = c->kill_at = c->leak_at = c->drain_at = 0;
     c->wstatus = c->stop_signal = c->killed = c->leaked = 0;
     c->leak[0] = 0;
+    c->run_child = 0;
+    if (has_parent_option(argv)) tell_sentinel(c);
     return 0;
 }
 
@@ -450,6 +488,7 @@ static int settle(kc_sup *s)
         if (c->leak_at && leftovers(c, p, 1) > 0) continue;     /* its group still has members: wait */
         c->leak_at = c->drain_at = 0;
         c->state = KC_CHILD_GONE;
+        forget_child(c);
         n++;
         s->ops->gone(s->ctx, s, c);
     }

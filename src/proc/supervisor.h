@@ -9,7 +9,12 @@
  * signal to the group reaches whatever it starts), with default signal
  * dispositions, an empty signal mask and no descriptor of this process but
  * its own: stdin a pipe (KC_SUP_STDIN) or /dev/null, stdout and stderr pipes,
- * and a result pipe on fd 3 (KC_SUP_RESULT).
+ * and a result pipe on fd 3 (KC_SUP_RESULT); its environment is this
+ * process's with this process's token added to the run's cookie
+ * (KC_RUN_COOKIE, lifeline.h), which whatever it starts inherits. A child
+ * started with --parent (a run's worker or shard) is also told to the run's
+ * sentinel (lifeline.h), started with the first one, which ends everything
+ * the run started if this process is killed; and forgotten when GONE.
  *
  * Its states:
  *   STARTING  spawned; its owner makes it IDLE once it is ready, or RUNNING;
@@ -68,6 +73,7 @@ typedef struct kc_child {
     double kill_at;                 /* SIGKILL to its group then; 0 not armed */
     double leak_at, drain_at;       /* EXITED: the leak timeout's end; then closing its pipes anyway */
     int leaked;                     /* processes it left behind were killed (how many) */
+    int run_child;                  /* started with --parent: the run's sentinel knows it (lifeline.h) */
     char leak[512];                 /* which, and what became of its pipes; "" none */
 } kc_child;
 
@@ -116,7 +122,7 @@ void kc_sup_pause(kc_sup *s);
 int kc_sup_resume(kc_sup *s, int ignore_sigpipe);
 /* Starts slot `slot` (which must be GONE) as the program at path (the
  * owners' is "/proc/self/exe": this binary) with argv (argv[0] as the child
- * sees it) and this process's environment; flags KC_SUP_STDIN |
+ * sees it) and this process's environment with the cookie; flags KC_SUP_STDIN |
  * KC_SUP_RESULT. STARTING on success; returns 0, or -1 with errno
  * (posix_spawn's: an exec that failed is reported here). Refused (EINTR)
  * once interrupted. */

@@ -80,6 +80,20 @@ static void end_leftovers(kc_san_pool *san, kc_item_result *out)
     kc_result_left_behind(out, what);
 }
 
+void kc_note_predating(FILE *out)
+{
+    pid_t p[KC_PROC_MAX];
+    int n = kc_proc_predating(p, KC_PROC_MAX);
+    if (n <= 0) return;
+    char who[400];
+    kc_proc_describe(p, n < KC_PROC_MAX ? n : KC_PROC_MAX, who, sizeof who);
+    kc_progress_clear();
+    fprintf(out, "kcontract: %s, running in this process since before its first item (started before its items: by a "
+                 "library's constructor, e.g. through LD_PRELOAD, or by such a process), %s no item's doing; no item was "
+                 "blamed for %s\n", who, n == 1 ? "is" : "are", n == 1 ? "it" : "them");
+    fflush(out);
+}
+
 /* What the GPU item left in the context (gpu_state.h), on its outcome. */
 static void check_gpu_state(kc_gpu *gpu, kc_gpu_watch *gw, kc_item_result *out)
 {
@@ -131,6 +145,7 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
                  kc_item_result *out)
 {
     memset(out, 0, sizeof *out);
+    kc_proc_item_begin();       /* what runs before the item is not its doing (proctree.h) */
     int rss_ok = rss_reset() == 0;
     int watch = gw && have_gpu && kc_item_needs_gpu(it);
     if (watch) kc_gpu_watch_before(gw, gpu);

@@ -2,6 +2,8 @@
  * a serial run (runner.c) and a work-queue worker (worker.c) share. */
 #ifndef KC_ITEM_RUN_H
 #define KC_ITEM_RUN_H
+#include <stdio.h>
+
 #include "run_options.h"
 #include "gates.h"
 #include "gpu_state.h"
@@ -18,7 +20,10 @@
  * it through /proc/self/clear_refs (Linux 4.0+). Processes the item left
  * running (children of this process, which must have adopted orphans:
  * kc_proc_adopt_orphans) get KC_LEAK_TIMEOUT_MS to end, then are killed and
- * named in the item's line, which kc_result_left_behind words. Its seconds
+ * named in the item's line, which kc_result_left_behind words; children that
+ * ran before the item (or before the run's first item: forked before main by
+ * an LD_PRELOAD library's constructor) are not the item's (proctree.h) and
+ * never make it LEAK. Its seconds
  * are the item's own, without that wait. With gw (NULL: not checked), what a
  * GPU item left in the context is checked too (gpu_state.h): a pending error
  * makes it LEAK and sets context_lost to KC_LOST_CONTEXT; memory left
@@ -42,6 +47,11 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
  * worker) and kc_finish_item (the --jobs parent's CRASH, TIMEOUT and NOTRUN
  * lines) print through it. */
 void kc_item_print(const char *name, const kc_item_result *r, double seconds, const char *detail, const char *log_tail);
+/* Once, after this process's last item (the serial runner, a worker): when
+ * children that are no item's still run here (there before the first item,
+ * proctree.h), one line on out naming them and saying no item was blamed
+ * for them. Nothing otherwise. */
+void kc_note_predating(FILE *out);
 /* The command that reruns just item `name` with the run's seed on `device`
  * (and what the option table gives a rerun: --records, which record items
  * need, and --reference, as given; run_options.h, kc_argv_kind), after the

@@ -211,6 +211,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
                                                                          : "the CUDA context was lost");
         }
     }
+    kc_note_predating(stdout);  /* processes no item started (LD_PRELOAD's), never blamed: said once */
     if (gpu_mem) kc_gpu_sampler_stop();
     if (san_end(san)) untrusted = 1;
     rs.wall_s = kc_now_s() - t0;

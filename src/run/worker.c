@@ -134,6 +134,7 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
         if (r.context_lost) break;    /* rc: see above; context_lost: a fresh worker takes over */
     }
     if (gpu_state == 1) kc_gpu_close(&gpu);
+    kc_note_predating(stdout);  /* processes no item started (LD_PRELOAD's), never blamed: said once */
     char why[700];
     if (kc_san_pool_free(san, why, sizeof why) && rc == 0) {
         printf("kcontract: %s\n", why);     /* the parent fails the run (worker.h) */

@@ -165,6 +165,13 @@ $(B)/libfake_exit0.so: tests/fake/fake_exit0.c
 	$(KC_SAY) CC $@
 	$(KC_Q)$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
 
+# A driver library whose constructor calls _exit(0), which no exit guard
+# sees (tests/test_break.c).
+$(B)/libfake_exit0_raw.so: tests/fake/fake_exit0_raw.c
+	@mkdir -p $(@D)
+	$(KC_SAY) CC $@
+	$(KC_Q)$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
+
 # An LD_PRELOAD library whose constructor forks a helper before main: a
 # process no item started, which must never make an item LEAK (issue 21).
 $(B)/libkc_preload_fork.so: tests/preload/fork_before_main.c
@@ -173,7 +180,7 @@ $(B)/libkc_preload_fork.so: tests/preload/fork_before_main.c
 	$(KC_Q)$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
 
 test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so $(B)/libfake_cuda.so $(HOSTLIBS) \
-      $(FAKE_HOSTLIBS) $(B)/libfake_exit0.so $(B)/libkc_preload_fork.so
+      $(FAKE_HOSTLIBS) $(B)/libfake_exit0.so $(B)/libfake_exit0_raw.so $(B)/libkc_preload_fork.so
 	sh tools/check-layers.sh
 	@# The tests and every process they start get a TMPDIR of their own, which
 	@# must be empty when they end (issue 21: runs left ~12 files in /tmp).

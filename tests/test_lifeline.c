@@ -229,7 +229,7 @@ static void be_a_parent(const char *item)
     kc_sup sup;
     char parent[32], line[128];
     snprintf(parent, sizeof parent, "%ld", (long)getpid());
-    snprintf(line, sizeof line, "%s\t0123456789abcdef\n", item);   /* a request: name and nonce (worker.h) */
+    snprintf(line, sizeof line, "%s\n", item);   /* a request: the item's name (worker.h) */
     setenv("KC_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
     char *argv[] = { (char *)kc_test_fixture_bin(), "run", "--worker", "--seed", "1", "--device", "0", "--parent", parent,
                      NULL };

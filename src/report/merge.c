@@ -54,7 +54,10 @@ void kc_shard_out_ended(kc_shard_out *s, int wstatus)
     }
 }
 
-int kc_shard_out_finished(const kc_shard_out *s) { return s->ended && s->exited && s->tallies > 0; }
+int kc_shard_out_finished(const kc_shard_out *s)
+{
+    return s->ended && s->exited && s->tallies > 0 && (!s->need_seal || s->sealed);
+}
 
 void kc_shard_out_why(const kc_shard_out *s, char *buf, size_t cap)
 {
@@ -64,6 +67,9 @@ void kc_shard_out_why(const kc_shard_out *s, char *buf, size_t cap)
     else if (s->signo)
         snprintf(buf, cap, "killed by signal %d (%s)%s", s->signo, kc_signal_name(s->signo, sb, sizeof sb),
                  s->stopped ? " after kcontract stopped it" : "");
+    else if (s->tallies > 0 && s->need_seal && !s->sealed)
+        snprintf(buf, cap, "exited with status %d before its run's end (a TALLY but no end seal: an item's line?)",
+                 s->status);
     else snprintf(buf, cap, "exited with status %d without a TALLY", s->status);
 }
 

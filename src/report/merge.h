@@ -29,6 +29,8 @@ typedef struct kc_shard_out {
     int exited, status;     /* exited normally, with this status */
     int signo;              /* killed by this signal (0: exited) */
     int stopped;            /* the parent signalled it before it ended */
+    int need_seal;          /* a static schedule's shard: finished only with its end seal (jobs.c) */
+    int sealed;             /* it printed its end seal after its run's end */
 } kc_shard_out;
 
 void kc_shard_out_init(kc_shard_out *s, int k);
@@ -37,7 +39,8 @@ void kc_shard_out_init(kc_shard_out *s, int k);
 void kc_shard_out_line(kc_shard_out *s, const char *line, int cut);
 /* Records how the process ended (a waitpid status). */
 void kc_shard_out_ended(kc_shard_out *s, int wstatus);
-/* Finished: exited by itself and printed a TALLY (whatever its counts say). */
+/* Finished: exited by itself and printed a TALLY (whatever its counts say),
+ * and its end seal where one is needed (need_seal). */
 int kc_shard_out_finished(const kc_shard_out *s);
 /* Why the shard did not finish ("killed by signal 11 (SIGSEGV)", "exited with
  * status 0 without a TALLY"), "" when it finished. */

@@ -63,7 +63,9 @@ static int write_one(const char *opt, const char *path, const kc_records *rs, in
         fprintf(stderr, "kcontract: %s %s: %s\n", opt, path, strerror(ENOMEM));
         return -1;
     }
-    int fd = direct ? open(path, O_WRONLY | O_CLOEXEC) : kc_temp_beside(path, tmp, n);
+    /* A FIFO with no reader: ENXIO at once, not an open that waits for ever. */
+    int fd = direct ? open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK) : kc_temp_beside(path, tmp, n);
+    if (direct && fd >= 0) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     int rc = -1, err = 0;
     if (f) {

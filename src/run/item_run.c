@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "clock.h"
 #include "line_text.h"
@@ -141,10 +142,48 @@ void kc_item_print(const char *name, const kc_item_result *r, double seconds, co
     fflush(stdout);
 }
 
+/* A worker's own stdout and stderr, kept at start (kc_item_keep_stdio); -1: not kept. */
+static int kept_fd[2] = { -1, -1 };
+
+void kc_item_keep_stdio(void)
+{
+    for (int i = 0; i < 2; i++)
+        if (kept_fd[i] < 0) kept_fd[i] = fcntl(1 + i, F_DUPFD_CLOEXEC, 3);
+}
+
+/* Whether descriptors a and b are the same open file (pipe, tty, file). */
+static int same_file(int a, int b)
+{
+    struct stat x, y;
+    return fstat(a, &x) == 0 && fstat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/* After an item, before its line: stdout and stderr back on the worker's own
+ * (an item that put /dev/null or a log file over them, as a library's
+ * freopen does, would take every later item's line with it), and the line
+ * started on a line of its own: the marker KC_LINE_MARK and a newline end
+ * whatever the item printed without a newline, and the parent drops them
+ * (queue.c). Only in a worker (o->worker), whose stdout the parent reads. */
+static void restore_stdio(const kc_opts *o)
+{
+    if (!o->worker) return;
+    fflush(stdout);
+    fflush(stderr);
+    for (int i = 0; i < 2; i++)
+        if (kept_fd[i] >= 0 && !same_file(kept_fd[i], 1 + i)) {
+            dup2(kept_fd[i], 1 + i);
+            fprintf(stderr, "kcontract: the item had put another file over its %s; the worker's own is back\n",
+                    i ? "stderr" : "stdout");
+        }
+    clearerr(stdout);
+    fputs(KC_LINE_MARK "\n", stdout);
+}
+
 void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_san_pool *san,
                  kc_item_result *out)
 {
     memset(out, 0, sizeof *out);
+    const pid_t self = getpid();
     kc_proc_item_begin();       /* what runs before the item is not its doing (proctree.h) */
     int rss_ok = rss_reset() == 0;
     int watch = gw && have_gpu && kc_item_needs_gpu(it);
@@ -176,6 +215,10 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
             kc_sanitize_item(it, o, san, gates, out);
         }
     }
+    /* A fork under the item whose child returned into this code (an exec that
+     * failed, a helper's error path without _exit) is a copy of this process:
+     * it must not print, count or report the item as if it were the run's. */
+    if (getpid() != self) _exit(127);
     out->seconds = kc_now_s() - t0;
     out->peak_rss_kib = rss_ok ? rss_peak_kib() : -1;
     end_leftovers(san, out);
@@ -183,6 +226,7 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
     if (kc_result_fails(out))     /* CRASH and TIMEOUT here: a sanitizer run's */
         kc_rerun_command(o, it->name, o->device, out->rerun, sizeof out->rerun);
     kc_result_escape(out);        /* the line, the worker's result line and the record say the same */
+    restore_stdio(o);
     kc_item_print(it->name, out, out->seconds, detail, NULL);
     free(detail);
     const char *inject = getenv("KC_FAULT_LOSE_CONTEXT_AFTER");

@@ -34,6 +34,15 @@
  * sessions (sanitize_session.h; NULL: none), which :sanitize items and
  * controls planted for the sanitizer run in, and which the leftover check
  * leaves running. */
+/* A worker's first act before items (worker.c): keeps a copy of its stdout
+ * and stderr, which kc_item_run puts back after an item that replaced them. */
+void kc_item_keep_stdio(void);
+/* The line a worker prints before each item's line (item_run.c): a byte no
+ * item line holds (an ASCII record separator). The parent drops it, and a
+ * line of an item's own output that ends with it is printed without it: the
+ * item printed that without a newline, and its line still starts a line. */
+#define KC_LINE_MARK "\036"
+
 void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_san_pool *san,
                  kc_item_result *out);
 /* The one printer of an item's line, on stdout after clearing the progress

@@ -27,6 +27,7 @@
 #include "plan.h"
 #include "runner.h"
 #include "signame.h"
+#include "result_line.h"
 #include "run_end.h"
 #include "shard.h"
 #include "strict_num.h"
@@ -145,10 +146,9 @@ static int wanted_devices(const kc_opts *o, int visible, int *want, char *what, 
     return n;
 }
 
-/* Fills d; returns 0, or 2 after printing a refusal (a device that does not
- * exist). Once cuInit has run, the driver stays loaded for the parent's life:
- * dlclose under the driver's own threads is not safe, and the children exec. */
-int kc_jobs_probe_devices(const kc_opts *o, int gpu_items, int max_devs, devinfo *d)
+/* Fills d in this process (kc_jobs_probe_devices runs it in a child);
+ * returns 0, or 2 after printing a refusal (a device that does not exist). */
+static int probe_here(const kc_opts *o, int gpu_items, int max_devs, devinfo *d)
 {
     kc_cuda cu;
     char err[1024], what[512];
@@ -177,6 +177,65 @@ int kc_jobs_probe_devices(const kc_opts *o, int gpu_items, int max_devs, devinfo
     }
     d->ndevs = used;
     return 0;
+}
+
+/* Reads n bytes from fd (EINTR retried); 0, or -1 on a short read. */
+static int read_full(int fd, void *buf, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, (char *)buf + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        got += (size_t)r;
+    }
+    return 0;
+}
+
+/* The probe runs in a forked child: loading the driver runs its library's
+ * constructors, and one that ends the process (exit or _exit, KC_LIBCUDA)
+ * must end the child, not the run (issue 21); nor does the parent then hold
+ * a CUDA context or the driver's threads. The child sends its status and *d
+ * back on a pipe; a child that ends without them fails the run (4). */
+int kc_jobs_probe_devices(const kc_opts *o, int gpu_items, int max_devs, devinfo *d)
+{
+    memset(d, 0, sizeof *d);
+    if (!gpu_items) return 0;
+    int p[2];
+    if (pipe2(p, O_CLOEXEC)) return probe_here(o, gpu_items, max_devs, d);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(p[0]);
+        close(p[1]);
+        return probe_here(o, gpu_items, max_devs, d);
+    }
+    if (pid == 0) {
+        close(p[0]);
+        int rc = probe_here(o, gpu_items, max_devs, d);
+        fflush(stderr);
+        int ok = write(p[1], &rc, sizeof rc) == (ssize_t)sizeof rc && write(p[1], d, sizeof *d) == (ssize_t)sizeof *d;
+        _exit(ok ? 0 : 1);
+    }
+    close(p[1]);
+    int rc = 4;
+    int got = read_full(p[0], &rc, sizeof rc) == 0 && read_full(p[0], d, sizeof *d) == 0;
+    close(p[0]);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    if (!got) {
+        const char *lib = getenv("KC_LIBCUDA");
+        char how[64];
+        if (WIFEXITED(st)) snprintf(how, sizeof how, "exited with status %d", WEXITSTATUS(st));
+        else if (WIFSIGNALED(st)) snprintf(how, sizeof how, "was killed by signal %d", WTERMSIG(st));
+        else snprintf(how, sizeof how, "ended");
+        fprintf(stderr, "kcontract: loading the CUDA driver (%s) ended the process that probed the devices: it %s "
+                        "before it answered; nothing runs\n", lib && *lib ? lib : "libcuda.so.1", how);
+        memset(d, 0, sizeof *d);
+        return 4;
+    }
+    return rc;
 }
 
 /* Computes the plan into *plan and *avail; returns 0, or 2 after printing the refusal. */
@@ -230,6 +289,7 @@ typedef struct child {
 } child;
 
 typedef struct run {
+    char seal[KC_NONCE_LEN + 1]; /* the shards' end seal (jobs.h); "" none */
     const kc_opts *o;
     int n;
     child *c;
@@ -253,6 +313,12 @@ static void on_line(void *ctx, kc_sup *s, kc_child *kc, int stream, const char *
     run *r = ctx;
     child *c = &r->c[kc->slot];
     (void)s;
+    /* The shard's end seal (KC_SHARD_SEAL_ENV): its run reached its end; not printed. */
+    if (stream == KC_SUP_OUT && r->seal[0] && strncmp(line, KC_SHARD_SEAL_LINE, strlen(KC_SHARD_SEAL_LINE)) == 0 &&
+        strcmp(line + strlen(KC_SHARD_SEAL_LINE), r->seal) == 0) {
+        c->out->sealed = 1;
+        return;
+    }
     print_prefixed(stream == KC_SUP_OUT ? stdout : stderr, c, line, len, cut);
     if (stream == KC_SUP_OUT) kc_shard_out_line(c->out, line, cut > 0);
 }
@@ -480,6 +546,11 @@ static int run_init(run *r, const kc_opts *o, const devinfo *d)
 /* Starts every child; on a failure, stops those already started. */
 static int spawn_all(run *r)
 {
+    /* The end seal: every shard inherits it, takes it out of its environment
+     * at start and prints it after its run's end (runner.c). */
+    if (kc_result_nonce(r->seal) == 0) setenv(KC_SHARD_SEAL_ENV, r->seal, 1);
+    else r->seal[0] = 0;
+    for (int i = 0; i < r->n; i++) r->c[i].out->need_seal = r->seal[0] != 0;
     for (int k = 0; k < r->n; k++) {
         if (spawn(r, &r->c[k]) == 0) continue;
         r->failed = 1;

@@ -72,7 +72,8 @@ typedef struct wk {
     int spawned;
     const kc_contract *last;    /* the contract of its last item: its inputs are on the worker's GPU (inputs.h) */
     int sessions;               /* it ran an item that runs compute-sanitizer: its sessions live (sanitize_session.h) */
-    char nonce[KC_NONCE_LEN + 1]; /* its item's request nonce, echoed on the result line (worker.h) */
+    char nonce[KC_NONCE_LEN + 1]; /* its item's nonce, sent once it said the item is over (worker.h) */
+    int sealing;                /* the nonce was sent: the next line is the sealed result */
     char violation[256];        /* the result protocol was broken while its item ran: the item is CRASH with this */
     char tail[KC_QUEUE_TAIL_LINES][256];
     int tail_n;
@@ -222,12 +223,25 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
         return;
     }
     if (w->violation[0]) return;    /* after a violation nothing it says counts: its end settles the item */
-    const char *body = kc_result_unseal(line, w->cur >= 0 ? w->nonce : NULL);
+    size_t dn = strlen(KC_RESULT_DONE);
+    if (!w->sealing && w->cur >= 0 && strncmp(line, KC_RESULT_DONE, dn) == 0 && line[dn] == '\t' &&
+        strcmp(line + dn + 1, qq->items[qq->q[w->cur].idx].name) == 0) {
+        char ans[KC_NONCE_LEN + 2];
+        if (kc_result_nonce(w->nonce)) {        /* no randomness: the item's result cannot be taken */
+            protocol_violated(qq, w, c, line, "that could not be sealed (no random nonce)");
+            return;
+        }
+        snprintf(ans, sizeof ans, "%s\n", w->nonce);
+        w->sealing = 1;
+        if (kc_sup_write(c, ans, strlen(ans))) kc_sup_close_stdin(c);   /* dying: its end settles the item */
+        return;
+    }
+    const char *body = kc_result_unseal(line, w->cur >= 0 && w->sealing ? w->nonce : NULL);
     err[0] = 0;
     if (!body || kc_result_parse(body, name, sizeof name, &r, err, sizeof err) || w->cur < 0 ||
         strcmp(name, qq->items[qq->q[w->cur].idx].name) != 0) {
         protocol_violated(qq, w, c, line, w->cur < 0 ? "no item was handed to it"
-                                         : !body ? "without its request's nonce"
+                                         : !body ? "without its item's nonce"
                                          : err[0] ? err : "for another item");
         return;
     }
@@ -255,9 +269,22 @@ static void on_line(void *ctx, kc_sup *s, kc_child *c, int stream, const char *l
         on_result(qq, w, c, line);
         return;
     }
-    if (qq->serial) pre[0] = 0;     /* one worker: its lines as a one-process run prints them */
-    else snprintf(pre, sizeof pre, "[w%d] ", w->slot);
+    /* One worker: its lines as a one-process run prints them, but for lines
+     * that start as the run's own end does: an item's TALLY or SUMMARY line
+     * must never stand in for the parent's (a log whose parent was killed
+     * would end with them), so they keep the worker's prefix. */
+    if (qq->serial && !(stream == KC_SUP_OUT && (strncmp(line, "TALLY", 5) == 0 || strncmp(line, "SUMMARY", 7) == 0)))
+        pre[0] = 0;
+    else
+        snprintf(pre, sizeof pre, "[w%d] ", w->slot);
     FILE *f = stream == KC_SUP_OUT ? stdout : stderr;
+    /* The worker's line marker (item_run.h): dropped; a line that ends with it
+     * is an item's output that had no newline before the item's line. */
+    size_t ml = sizeof KC_LINE_MARK - 1;
+    if (stream == KC_SUP_OUT && len >= ml && memcmp(line + len - ml, KC_LINE_MARK, ml) == 0) {
+        len -= ml;
+        if (!len) return;
+    }
     /* What the worker prints is passed on as text: control bytes and invalid
      * UTF-8 escaped (line_text.h), so the run's output stays lines that a
      * line reader (grep, a CI log parser) reads; an item's own lines come
@@ -507,13 +534,7 @@ static void dispatch(queue *qq)
             qitem *qi = &qq->q[j];
             const kc_item *it = &qq->items[qi->idx];
             char line[256];
-            if (kc_result_nonce(w->nonce)) {    /* no randomness: nothing can be handed out trustworthily */
-                qq->fin.stopping = 1;
-                snprintf(qq->fin.stop_why, sizeof qq->fin.stop_why, "no random nonce for the result protocol: %s",
-                         strerror(errno));
-                return;
-            }
-            int len = snprintf(line, sizeof line, "%s\t%s\n", it->name, w->nonce);
+            int len = snprintf(line, sizeof line, "%s\n", it->name);
             double t = now_s();        /* before the write: the worker may start (and end) the item at once */
             if (kc_sup_write(c, line, (size_t)len)) {     /* dying: its end settles it */
                 kc_sup_close_stdin(c);
@@ -532,6 +553,8 @@ static void dispatch(queue *qq)
             w->cur = j;
             w->tail_n = 0;              /* a CRASH's tail: this item's lines, not earlier items' */
             w->violation[0] = 0;
+            w->sealing = 0;
+            w->nonce[0] = 0;
             w->last = it->contract;
             w->sessions |= kc_item_runs_sanitizer(it);
             w->t_start = t;
@@ -847,7 +870,7 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
     kc_run_end e = {
         .o = o, .tally = &qq.t, .records = &qq.rec, .wall_s = qq.rec.wall_s, .items = qq.nq,
         .interrupted = qq.interrupted, .untrusted = qq.untrusted || qq.violated,
-        .figures = qq.serial ? KC_FIGURES_SERIAL : KC_FIGURES_WORKERS,
+        .figures = qq.serial ? (o->parent ? KC_FIGURES_NONE : KC_FIGURES_SERIAL) : KC_FIGURES_WORKERS,
         .no_gpu_why = qq.d->ndevs ? NULL : qq.d->why,
         .write_costs = kc_cli_writes_costs(o),  /* not a --shard K/N slice's: its shards read the table */
         .write_reports = 1,

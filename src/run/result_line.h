@@ -12,13 +12,15 @@
 
 #define KC_RESULT_FD 3              /* the worker's result pipe (KC_SUP_RESULT_FD) */
 #define KC_RESULT_READY "READY"     /* the worker's first line on it: it takes items now */
+#define KC_RESULT_DONE "DONE"       /* "DONE\t<name>": the worker's item is over; the parent answers its nonce */
 #define KC_NONCE_LEN 16             /* hex digits of a request's nonce (64 random bits) */
 
-/* A fresh request nonce: KC_NONCE_LEN hex digits of getrandom(2) into out
+/* A fresh nonce: KC_NONCE_LEN hex digits of getrandom(2) into out
  * (KC_NONCE_LEN + 1 bytes). 0, or -1 (errno) when no randomness is had.
- * The parent hands each item out as "<name>\t<nonce>" and takes only the
- * result line sealed with that nonce (kc_result_unseal): an item that writes
- * a result line of its own (a forged PASS) cannot know it by accident. */
+ * The parent sends an item's nonce only once the worker said the item is
+ * over (KC_RESULT_DONE), and takes only the result line sealed with it
+ * (kc_result_unseal): while an item runs its nonce exists nowhere in the
+ * worker, so the item cannot seal a result of its own. */
 int kc_result_nonce(char *out);
 /* The result line `line` sealed for a request: "<nonce>\t<line>" is what
  * the worker writes. Returns the line after the seal when line starts with

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "build_id.h"
 #include "clock.h"
@@ -19,6 +20,7 @@
 #include "finish.h"
 #include "gates.h"
 #include "item_run.h"
+#include "jobs.h"
 #include "nvml.h"
 #include "proctree.h"
 #include "progress.h"
@@ -30,6 +32,10 @@
 #include "shard.h"
 #include "suite.h"
 #include "tally.h"
+
+/* A static shard's end seal (jobs.h), from its environment; "" none. The
+ * process's own (one run per process); the re-exec hands it on. */
+static char shard_seal[64];
 
 /* Replaces this process with a fresh one that continues at item `next`;
  * lost says why (KC_LOST_*, item_run.h); untrusted: a sanitizer session of
@@ -61,7 +67,9 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
         printf("kcontract: the CUDA context is unusable after that item; continuing in a fresh process\n");
     fflush(stdout);
     fflush(stderr);
+    if (shard_seal[0]) setenv(KC_SHARD_SEAL_ENV, shard_seal, 1);   /* the fresh process ends the run */
     execv("/proc/self/exe", av.v);
+    unsetenv(KC_SHARD_SEAL_ENV);
     perror("kcontract: re-exec failed");
     if (fd >= 0) close(fd);
     kc_strvec_clear(&av);
@@ -79,6 +87,12 @@ static int san_end(kc_san_pool *san)
 
 int kc_run(const kc_opts *o, const kc_item *items, int n)
 {
+    /* A static shard's end seal (jobs.h): out of the environment before any
+     * item runs, printed after the run's end. */
+    char *seal = shard_seal;
+    const char *sv = getenv(KC_SHARD_SEAL_ENV);
+    if (sv && o->parent) snprintf(shard_seal, sizeof shard_seal, "%s", sv);
+    unsetenv(KC_SHARD_SEAL_ENV);
     double t0 = kc_now_s() - o->resume_elapsed;
     int *sel = malloc(((size_t)n + 1) * sizeof *sel), ns = 0, gpu_items = 0, nf = 0;
     char serr[1024];
@@ -223,6 +237,10 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         .write_reports = 1,
     };
     int status = kc_run_end_write(&e);
+    if (seal[0]) {
+        printf("%s%s\n", KC_SHARD_SEAL_LINE, seal);
+        fflush(stdout);
+    }
     if (have_gpu) kc_gpu_close(&gpu);
     kc_records_free(&rs);
     free(sel);
@@ -258,7 +276,7 @@ int kc_list(const kc_opts *o, const kc_item *items, int n)
     return 0;
 }
 
-int kc_info(void)
+static int info_here(void)
 {
     kc_cuda cu;
     char err[512];
@@ -273,4 +291,43 @@ int kc_info(void)
     printf("devices: %d\n", n < 0 ? 0 : n);
     kc_cuda_unload(&cu);
     return n > 0 ? 0 : 3;
+}
+
+/* `info` loads the driver in a forked child (as the runs' device probe does,
+ * jobs.h): a driver library whose constructor ends the process (exit or
+ * _exit, KC_LIBCUDA) ends the child, and info says so and fails (4) instead
+ * of exiting 0 having printed nothing. */
+int kc_info(void)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC)) return info_here();
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(p[0]);
+        close(p[1]);
+        return info_here();
+    }
+    if (pid == 0) {
+        close(p[0]);
+        unsigned char rc = (unsigned char)info_here();
+        fflush(stdout);
+        _exit(write(p[1], &rc, 1) == 1 ? 0 : 1);
+    }
+    close(p[1]);
+    unsigned char rc = 4;
+    ssize_t got;
+    while ((got = read(p[0], &rc, 1)) < 0 && errno == EINTR) {}
+    close(p[0]);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    if (got != 1) {
+        const char *lib = getenv("KC_LIBCUDA");
+        fprintf(stderr, "kcontract: loading the CUDA driver (%s) ended the process (%s %d) before info finished\n",
+                lib && *lib ? lib : "libcuda.so.1", WIFEXITED(st) ? "exit status" : "signal",
+                WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? WTERMSIG(st) : -1);
+        return 4;
+    }
+    return rc;
 }

@@ -50,7 +50,8 @@ static const kc_item *find_item(const kc_item *items, int n, const char *name)
  * opened later lands on fd 3). Returns the new descriptor, or -1. */
 static int hide_result_pipe(void)
 {
-    int fd = fcntl(KC_RESULT_FD, F_DUPFD_CLOEXEC, 64);
+    int fd = fcntl(KC_RESULT_FD, F_DUPFD_CLOEXEC, 64);     /* out of the low descriptors items open */
+    if (fd < 0) fd = fcntl(KC_RESULT_FD, F_DUPFD_CLOEXEC, KC_RESULT_FD + 1);   /* ulimit -n <= 64 */
     if (fd < 0) return -1;
     int nul = open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (nul < 0 || dup2(nul, KC_RESULT_FD) < 0) {
@@ -85,6 +86,7 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
         return 4;
     }
     kc_exit_guard_arm("starting a worker", 0);     /* its parent judges an exit(0): keep the status */
+    kc_item_keep_stdio();       /* an item that replaces stdout cannot take later lines with it */
     kc_proc_adopt_orphans();    /* what an item leaves running becomes ours, to end (item_run.h) */
     const char *fault = getenv("KC_FAULT_WORKER_START");      /* test hook (worker.h) */
     if (fault && strcmp(fault, "exit") == 0) return 3;
@@ -102,13 +104,6 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
     while (fgets(name, sizeof name, stdin)) {
         name[strcspn(name, "\r\n")] = 0;
         if (!name[0]) continue;
-        char *nonce = strchr(name, '\t');     /* "<name>\t<nonce>" (worker.h) */
-        if (!nonce || strlen(nonce + 1) != KC_NONCE_LEN) {
-            fprintf(stderr, "kcontract: --worker: a request without its nonce: '%s'\n", name);
-            rc = 4;
-            break;
-        }
-        *nonce++ = 0;
         const kc_item *it = find_item(items, n, name);
         if (!it) {
             fprintf(stderr, "kcontract: --worker: no item named '%s'\n", name);
@@ -120,6 +115,20 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
         kc_exit_guard_what(what);
         run_one(&gpu, &gpu_state, &gw, san, it, o, &r);
         kc_exit_guard_what("between items (worker)");
+        /* The item is over: ask for its nonce (worker.h), which did not exist
+         * in this process while the item ran. */
+        char done[600], nonce[64];
+        int dl = snprintf(done, sizeof done, "%s\t%s\n", KC_RESULT_DONE, it->name);
+        if (write_all(rfd, done, (size_t)dl) || !fgets(nonce, sizeof nonce, stdin)) {   /* the parent is gone */
+            rc = 4;
+            break;
+        }
+        nonce[strcspn(nonce, "\r\n")] = 0;
+        if (strlen(nonce) != KC_NONCE_LEN) {
+            fprintf(stderr, "kcontract: --worker: expected the nonce of %s, got '%s'\n", it->name, nonce);
+            rc = 4;
+            break;
+        }
         memcpy(out, nonce, KC_NONCE_LEN);
         out[KC_NONCE_LEN] = '\t';
         int len = kc_result_format(it->name, &r, out + KC_NONCE_LEN + 1, sizeof out - KC_NONCE_LEN - 1);

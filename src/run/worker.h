@@ -3,15 +3,19 @@
  *
  * The worker: `kcontract run --worker --seed S --device D --parent PPID`,
  * started by the parent (kc_queue_run, kc_serial_run) with requests on its
- * stdin, one a line, "<item name>\t<nonce>" (KC_NONCE_LEN random hex digits
- * per request, result_line.h), and a result pipe on fd 3. It first moves
+ * stdin, one item name a line, and a result pipe on fd 3. It first moves
  * that pipe to a descriptor of its own (close-on-exec) and leaves /dev/null
- * on fd 3, so what an item or its helpers write on fd 3 reaches nobody. Once
- * it has read its items (and any --records) it writes KC_RESULT_READY on the
- * pipe: until then it is STARTING (supervisor.h) and gets no item. For each
+ * on fd 3, so what an item or its helpers write on fd 3 reaches nobody, and
+ * keeps a copy of its stdout and stderr (kc_item_keep_stdio). Once it has
+ * read its items (and any --records) it writes KC_RESULT_READY on the pipe:
+ * until then it is STARTING (supervisor.h) and gets no item. For each
  * request it runs the item in this process (one CUDA context, opened at the
  * first GPU item, kept for every later one), prints the item's line on
- * stdout, and writes one result line, sealed with the request's nonce:
+ * stdout (after the line marker, item_run.h), then says the item is over:
+ *     DONE <name>
+ * and the parent answers on stdin with a fresh nonce (KC_NONCE_LEN random
+ * hex digits, result_line.h) that existed nowhere in the worker while the
+ * item ran; the worker then writes one result line sealed with it:
  *     <nonce> R <name> <STATE> <gate> <seconds> ... <message>   (result_line.h)
  * (fields separated by one tab; the message last, tabs and newlines replaced
  * by spaces; peak_rss_kib is VmHWM after resetting it through
@@ -19,12 +23,19 @@
  * worker must be replaced: KC_LOST_CONTEXT, the item left the CUDA context
  * unusable, or KC_LOST_GPU_STATE, it left device memory allocated
  * (item_run.h); the worker then exits 0 and the parent starts a fresh one).
- * At end of input it exits 0. Any other line on the pipe (no request
- * running, another nonce, a second line, one that does not parse) is a
- * protocol violation: the parent stops the worker at once, and its item is
- * CRASH "protocol violated: ..." (between items the run fails). An exit()
- * under an item is said by the exit guard (exit_guard.h) and, like any end
- * of the worker before its result, makes the item CRASH.
+ * At end of input it exits 0. Any other line on the pipe (no item running, a
+ * second DONE, a result without the nonce, a second result, one that does
+ * not parse) is a protocol violation: the parent stops the worker at once,
+ * and its item is CRASH "protocol violated: ..." (between items the run
+ * fails). A fork under an item whose child returns into the worker exits
+ * before it reports anything (item_run.c). An exit() under an item is said
+ * by the exit guard (exit_guard.h) and, like any end of the worker before
+ * its result, makes the item CRASH.
+ *
+ * What no protocol inside the worker's process can stop: code that reads
+ * the parent's answer off the worker's stdin before the worker does (a
+ * thread the item left running), or rewrites the worker. An item is trusted
+ * not to attack its runner; it is not trusted to be free of bugs.
  *
  * The parent: kc_queue_run, the default of --jobs N, and kc_serial_run. */
 #ifndef KC_WORKER_H

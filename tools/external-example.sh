@@ -1,7 +1,8 @@
 #!/bin/sh
 # external-example.sh — issue 15's outside user, in CI: install kcontract
-# into a temporary prefix (and once more through DESTDIR), copy
-# examples/external/ out of the tree, and build it against the prefix twice:
+# into a temporary prefix (and once more through DESTDIR), link a reference
+# that calls libm with pkg-config's flags alone, copy examples/external/ out
+# of the tree, and build it against the prefix twice:
 #   1. CMake (find_package(kcontract), kcontract_add_suite), kernels by nvcc;
 #   2. make with pkg-config and the installed kcontract.mk, with the fake
 #      driver's images (KC_FAKE_IMAGES=1: no nvcc for the modules).
@@ -41,6 +42,21 @@ if ls "$tmp/prefix/include" | grep -qv '^kcontract'; then
 fi
 soname=$(objdump -p "$tmp/prefix/lib/libkcontract.so" | awk '/SONAME/ { print $2 }')
 case "$soname" in libkcontract.so.[0-9]*) ;; *) fail "libkcontract.so has soname '$soname', expected libkcontract.so.N" ;; esac
+# A reference that calls libm links with pkg-config's flags alone (-lm is in
+# Libs, not only Libs.private: the linker refuses exp from a libm it was not
+# given, "DSO missing from command line").
+mkdir -p "$tmp/libm"
+cat > "$tmp/libm/ref.c" <<'C'
+#include <math.h>
+#include "kcontract.h"
+void softmax_ref(const kc_ref *r);
+void softmax_ref(const kc_ref *r) { r->out[0][0] = exp(kc_ref_in(r, 1, 0)); }
+C
+# shellcheck disable=SC2046
+cc -c -o "$tmp/libm/ref.o" $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags kcontract) "$tmp/libm/ref.c"
+# shellcheck disable=SC2046
+cc -o "$tmp/libm/suite" "$tmp/libm/ref.o" $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --libs kcontract) \
+  > "$tmp/libm/link.log" 2>&1 || { cat "$tmp/libm/link.log"; fail "a reference calling exp does not link with 'pkg-config --libs kcontract'"; }
 cp -r examples/external "$tmp/src"
 rm -rf "$tmp/src/build"
 

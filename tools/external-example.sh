@@ -57,6 +57,26 @@ cc -c -o "$tmp/libm/ref.o" $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-con
 # shellcheck disable=SC2046
 cc -o "$tmp/libm/suite" "$tmp/libm/ref.o" $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --libs kcontract) \
   > "$tmp/libm/link.log" 2>&1 || { cat "$tmp/libm/link.log"; fail "a reference calling exp does not link with 'pkg-config --libs kcontract'"; }
+# pkg-config's Cflags keep a reference's a*b+c two roundings, as on the device
+# (-fmad=false): gcc fuses it where the target has FMA (aarch64, e.g. GH200
+# hosts; x86-64 with -mfma) unless -ffp-contract=off.
+printf 'double muladd(double a, double b, double c) { return a * b + c; }\n' > "$tmp/libm/muladd.c"
+case $(uname -m) in
+  x86_64) fma_flag=-mfma fma_insn=vfmadd ;;
+  aarch64) fma_flag= fma_insn=fmadd ;;
+  *) fma_flag= fma_insn= ;;
+esac
+if [ -n "$fma_insn" ]; then
+  # shellcheck disable=SC2086
+  cc -O2 $fma_flag -S -o "$tmp/libm/fused.s" "$tmp/libm/muladd.c"
+  # shellcheck disable=SC2046,SC2086
+  cc -O2 $fma_flag $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags kcontract) -S \
+     -o "$tmp/libm/unfused.s" "$tmp/libm/muladd.c"
+  grep -q "$fma_insn" "$tmp/libm/fused.s" || fail "cc -O2 $fma_flag does not fuse a*b+c here: the check below would prove nothing"
+  if grep -q "$fma_insn" "$tmp/libm/unfused.s"; then
+    fail "with 'pkg-config --cflags kcontract' ($(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags kcontract)) cc still fuses a*b+c into $fma_insn"
+  fi
+fi
 cp -r examples/external "$tmp/src"
 rm -rf "$tmp/src/build"
 
@@ -97,9 +117,16 @@ $want"
 }
 
 echo "external-example: CMake build (nvcc) against $tmp/prefix"
-cmake -S "$tmp/src" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$tmp/prefix" > "$tmp/cmake.log" 2>&1 ||
-  { cat "$tmp/cmake.log"; fail "cmake configure failed"; }
+cmake -S "$tmp/src" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
+  > "$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log"; fail "cmake configure failed"; }
 cmake --build "$tmp/cmake" -j2 > "$tmp/cmake-build.log" 2>&1 || { cat "$tmp/cmake-build.log"; fail "cmake build failed"; }
+# The contracts (host references) compiled with -ffp-contract=off: kcontract::kcontract's compile options.
+cc_contracts=$(awk '/"command":/ { c = $0 } /"file":.*\/contracts\.c"/ { print c }' "$tmp/cmake/compile_commands.json")
+case "$cc_contracts" in
+  *-ffp-contract=off*) ;;
+  *) fail "cmake: contracts.c compiled without -ffp-contract=off:
+$cc_contracts" ;;
+esac
 check_list "$tmp/cmake/ex_suite" cmake
 check_run "$tmp/cmake/ex_suite" cmake "PASS ex.scale.f32
 PASS ex.scale.f32:limits" 'ex.scale.f32' 'ex.scale.f32:limits'
@@ -111,6 +138,8 @@ echo "external-example: make + pkg-config build (fake images) against $tmp/prefi
 PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" make -C "$tmp/src" KC_FAKE_IMAGES=1 > "$tmp/make.log" 2>&1 ||
   { cat "$tmp/make.log"; fail "make with pkg-config failed"; }
 check_list "$tmp/src/build/ex_suite" make
+grep -E '(^| )-c -o build/contracts\.o' "$tmp/make.log" | grep -q -- '-ffp-contract=off' ||
+  { cat "$tmp/make.log"; fail "make: contracts.c compiled without -ffp-contract=off (pkg-config --cflags kcontract)"; }
 check_run "$tmp/src/build/ex_suite" make "PASS ex.scale.f32
 PASS ex.scale.f32:limits
 RED ex.scale.f32:control.tail_skip

@@ -17,14 +17,14 @@
 # The library kernel is built but not run here: it calls the CUDA runtime,
 # which needs a real driver; nor are the :sanitize items (compute-sanitizer). Needs `make all` first (the fake driver).
 #
-#   sh tools/external-example.sh
+#   sh tools/external-example.sh        (KEEP=1: leave its temporary directory)
 set -eu
 cd "$(dirname "$0")/.."
 root=$PWD
 fake=$root/build/libfake_cuda.so
 [ -f "$fake" ] || { echo "external-example: $fake missing: run 'make all' first" >&2; exit 1; }
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'if [ -n "${KEEP:-}" ]; then echo "external-example: kept $tmp"; else rm -rf "$tmp"; fi' EXIT
 fail() { echo "external-example: $*" >&2; exit 1; }
 
 make -s lib
@@ -77,6 +77,43 @@ if [ -n "$fma_insn" ]; then
     fail "with 'pkg-config --cflags kcontract' ($(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags kcontract)) cc still fuses a*b+c into $fma_insn"
   fi
 fi
+# Per-module nvcc flags, dry runs (no nvcc): CMake's NVCC_FLAGS_<module> and
+# kcontract.mk's KC_NVFLAGS_<module> reach that module's commands (clean and
+# control), after the suite's flags, and no other module's; CMake refuses
+# one naming no module.
+mkdir -p "$tmp/flags"
+printf 'extern "C" __global__ void k(int *p)\n{\n#if defined(KC_CONTROL_c)\n    *p = 1;\n#endif\n}\n' > "$tmp/flags/a.cu"
+cp "$tmp/flags/a.cu" "$tmp/flags/b.cu"
+printf '#include "kcontract.h"\n' > "$tmp/flags/contracts.c"
+cat > "$tmp/flags/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.20)
+project(flags C)
+find_package(kcontract 2 REQUIRED)
+kcontract_add_suite(s CONTRACTS contracts.c KERNELS a.cu b.cu NVCC_FLAGS -DKC_EX_ALL NVCC_FLAGS_a -DKC_EX_A -Ivendor/a ${EXTRA})
+CMAKE
+cat > "$tmp/flags/Makefile" <<'MAKE'
+include $(shell pkg-config --variable=makefile kcontract)
+KC_NVFLAGS += -DKC_EX_ALL
+$(eval $(call kc_suite,build,a.cu b.cu))
+KC_NVFLAGS_a = -DKC_EX_A -Ivendor/a
+all: $(KC_FATBINS)
+MAKE
+cmake -S "$tmp/flags" -B "$tmp/flags/cmake" -DCMAKE_PREFIX_PATH="$tmp/prefix" > "$tmp/flags/cmake.log" 2>&1 ||
+  { cat "$tmp/flags/cmake.log"; fail "per-module flags: cmake configure failed"; }
+cmake --build "$tmp/flags/cmake" -- -n > "$tmp/flags/cmake.n" 2>&1 || { cat "$tmp/flags/cmake.n"; fail "per-module flags: cmake --build -- -n failed"; }
+PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" make -C "$tmp/flags" -n all > "$tmp/flags/make.n" 2>&1 ||
+  { cat "$tmp/flags/make.n"; fail "per-module flags: make -n failed"; }
+for how in cmake make; do
+  grep -- '-fatbin .*/a\(@c\)\{0,1\}\.fatbin ' "$tmp/flags/$how.n" | sort -u > "$tmp/flags/$how.a" || true
+  grep -- '-fatbin .*/b\(@c\)\{0,1\}\.fatbin ' "$tmp/flags/$how.n" | sort -u > "$tmp/flags/$how.b" || true
+  [ "$(grep -c -- '-DKC_EX_ALL .*-DKC_EX_A -Ivendor/a' "$tmp/flags/$how.a")" -eq 2 ] ||
+    { cat "$tmp/flags/$how.n"; fail "per-module flags ($how): module a's two nvcc commands (clean, control c) lack -DKC_EX_A -Ivendor/a after the suite's -DKC_EX_ALL"; }
+  [ "$(grep -c -- '-DKC_EX_ALL' "$tmp/flags/$how.b")" -eq 2 ] && ! grep -q -- '-DKC_EX_A ' "$tmp/flags/$how.b" ||
+    { cat "$tmp/flags/$how.n"; fail "per-module flags ($how): module b's two nvcc commands should have the suite's flags and not module a's"; }
+done
+cmake -S "$tmp/flags" -B "$tmp/flags/typo" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DEXTRA=NVCC_FLAGS_c > "$tmp/flags/typo.log" 2>&1 || true
+grep -q 'NVCC_FLAGS_c: no module c among the KERNELS' "$tmp/flags/typo.log" ||
+  { cat "$tmp/flags/typo.log"; fail "per-module flags: CMake did not refuse NVCC_FLAGS_c, which names no module"; }
 cp -r examples/external "$tmp/src"
 rm -rf "$tmp/src/build"
 

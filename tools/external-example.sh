@@ -6,13 +6,20 @@
 #   1. CMake (find_package(kcontract), kcontract_add_suite), kernels by nvcc;
 #   2. make with pkg-config and the installed kcontract.mk, with the fake
 #      driver's images (KC_FAKE_IMAGES=1: no nvcc for the modules).
-# Each suite binary must list its items (the kernel, its limits, its two
-# controls, its sanitizer item; the library kernel, its control and sanitizer
-# item; the library's .so files must exist)
-# and pass through the fake driver (build/libfake_cuda.so): the CMake build's
-# real images (the installed library's harness image and the example's clean
-# module, which the fake driver recognizes by symbol) for ex.scale.f32 and
-# its limits; the make build's for the controls too, which must be RED.
+# Each suite binary must list its items (each module kernel, its limits, its
+# two controls, its sanitizer item; the library kernel, its control and
+# sanitizer item; the library's .so files must exist) and pass through the
+# fake driver (build/libfake_cuda.so): the CMake build's real images (the
+# installed library's harness image and the example's clean modules, which
+# the fake driver recognizes by symbol) for ex.scale.f32,
+# ex.vendor_softmax.f32 and their limits; the make build's for the controls
+# too, which must be RED. ex.vendor_softmax.f32 is issue 25's kernel one may
+# not edit: third_party/fastsoftmax/fastsoftmax.cu (C++ linkage, a template,
+# a main()) included unchanged by a wrapper module that needs its own nvcc
+# flags, named by its mangled symbol, with controls that are macros over CUDA
+# builtins; its images are also built with nvcc through the make rules.
+# Before the examples: per-module nvcc flags of both builds (dry runs), and
+# -ffp-contract=off in pkg-config's Cflags (gcc must not fuse a*b+c).
 # Last, a suite of broken contracts must name all their problems, exit 2.
 # The library kernel is built but not run here: it calls the CUDA runtime,
 # which needs a real driver; nor are the :sanitize items (compute-sanitizer). Needs `make all` first (the fake driver).
@@ -63,8 +70,8 @@ cc -o "$tmp/libm/suite" "$tmp/libm/ref.o" $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkg
 printf 'double muladd(double a, double b, double c) { return a * b + c; }\n' > "$tmp/libm/muladd.c"
 case $(uname -m) in
   x86_64) fma_flag=-mfma fma_insn=vfmadd ;;
-  aarch64) fma_flag= fma_insn=fmadd ;;
-  *) fma_flag= fma_insn= ;;
+  aarch64) fma_flag='' fma_insn=fmadd ;;
+  *) fma_flag='' fma_insn='' ;;
 esac
 if [ -n "$fma_insn" ]; then
   # shellcheck disable=SC2086
@@ -108,14 +115,21 @@ for how in cmake make; do
   grep -- '-fatbin .*/b\(@c\)\{0,1\}\.fatbin ' "$tmp/flags/$how.n" | sort -u > "$tmp/flags/$how.b" || true
   [ "$(grep -c -- '-DKC_EX_ALL .*-DKC_EX_A -Ivendor/a' "$tmp/flags/$how.a")" -eq 2 ] ||
     { cat "$tmp/flags/$how.n"; fail "per-module flags ($how): module a's two nvcc commands (clean, control c) lack -DKC_EX_A -Ivendor/a after the suite's -DKC_EX_ALL"; }
-  [ "$(grep -c -- '-DKC_EX_ALL' "$tmp/flags/$how.b")" -eq 2 ] && ! grep -q -- '-DKC_EX_A ' "$tmp/flags/$how.b" ||
-    { cat "$tmp/flags/$how.n"; fail "per-module flags ($how): module b's two nvcc commands should have the suite's flags and not module a's"; }
+  if [ "$(grep -c -- '-DKC_EX_ALL' "$tmp/flags/$how.b")" -ne 2 ] || grep -q -- '-DKC_EX_A ' "$tmp/flags/$how.b"; then
+    cat "$tmp/flags/$how.n"
+    fail "per-module flags ($how): module b's two nvcc commands should have the suite's flags and not module a's"
+  fi
 done
 cmake -S "$tmp/flags" -B "$tmp/flags/typo" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DEXTRA=NVCC_FLAGS_c > "$tmp/flags/typo.log" 2>&1 || true
 grep -q 'NVCC_FLAGS_c: no module c among the KERNELS' "$tmp/flags/typo.log" ||
   { cat "$tmp/flags/typo.log"; fail "per-module flags: CMake did not refuse NVCC_FLAGS_c, which names no module"; }
 cp -r examples/external "$tmp/src"
 rm -rf "$tmp/src/build"
+# The third-party file is contracted as it is: nothing of kcontract's in it,
+# and its main() still there.
+third=examples/external/third_party/fastsoftmax/fastsoftmax.cu
+! grep -n 'KC_\|kcontract\|extern "C"' "$third" || fail "$third must stay a third-party file: no kcontract names, no extern \"C\""
+grep -q '^int main(' "$third" || fail "$third lost its main()"
 
 # $1 suite binary, $2 what built it: the six items, in order.
 check_list() {
@@ -128,7 +142,12 @@ control  ex.scale.f32:control.tail_skip
 control  ex.scale.f32:control.wrong_scale
 limit    ex.scale.f32:limits
 sanitize ex.scale.f32:sanitize
-8 items: 2 kernels, 3 controls, 1 limit check, 0 suites, 2 sanitizer checks"
+kernel   ex.vendor_softmax.f32
+control  ex.vendor_softmax.f32:control.no_barrier
+control  ex.vendor_softmax.f32:control.no_shuffle
+limit    ex.vendor_softmax.f32:limits
+sanitize ex.vendor_softmax.f32:sanitize
+13 items: 3 kernels, 5 controls, 2 limit checks, 0 suites, 3 sanitizer checks"
   [ "$(cat "$tmp/list")" = "$want" ] || fail "$2: '$1 list' printed
 $(cat "$tmp/list")
 expected
@@ -166,7 +185,9 @@ $cc_contracts" ;;
 esac
 check_list "$tmp/cmake/ex_suite" cmake
 check_run "$tmp/cmake/ex_suite" cmake "PASS ex.scale.f32
-PASS ex.scale.f32:limits" 'ex.scale.f32' 'ex.scale.f32:limits'
+PASS ex.scale.f32:limits
+PASS ex.vendor_softmax.f32
+PASS ex.vendor_softmax.f32:limits" 'ex.scale.f32' 'ex.scale.f32:limits' 'ex.vendor_softmax.f32' 'ex.vendor_softmax.f32:limits'
 # CTest: without a driver the suite skips its GPU items (exit 3): SKIPPED, not passed.
 (cd "$tmp/cmake" && KC_LIBCUDA=/nonexistent/libcuda.so.1 ctest --output-on-failure > "$tmp/ctest.log" 2>&1) || true
 grep -q 'ex_suite .*Skipped' "$tmp/ctest.log" || { cat "$tmp/ctest.log"; fail "ctest did not report the driverless suite as skipped"; }
@@ -179,8 +200,27 @@ grep -E '(^| )-c -o build/contracts\.o' "$tmp/make.log" | grep -q -- '-ffp-contr
   { cat "$tmp/make.log"; fail "make: contracts.c compiled without -ffp-contract=off (pkg-config --cflags kcontract)"; }
 check_run "$tmp/src/build/ex_suite" make "PASS ex.scale.f32
 PASS ex.scale.f32:limits
+PASS ex.vendor_softmax.f32
+PASS ex.vendor_softmax.f32:limits
 RED ex.scale.f32:control.tail_skip
-RED ex.scale.f32:control.wrong_scale" 'ex.scale.f32' 'ex.scale.f32:limits' 'ex.scale.f32:control.*'
+RED ex.scale.f32:control.wrong_scale
+RED ex.vendor_softmax.f32:control.no_barrier
+RED ex.vendor_softmax.f32:control.no_shuffle" 'ex.scale.f32' 'ex.scale.f32:limits' 'ex.scale.f32:control.*' \
+  'ex.vendor_softmax.f32' 'ex.vendor_softmax.f32:limits' 'ex.vendor_softmax.f32:control.*'
+# The third-party module through the make rules with nvcc too (the run above
+# had the fake's images): KC_NVFLAGS_vendor_softmax finds the file, and each
+# image, clean and control, holds the mangled symbol the contract names.
+cp -r examples/external "$tmp/nvcc"
+rm -rf "$tmp/nvcc/build"
+vendor_images="build/fatbin/vendor_softmax.fatbin build/fatbin/vendor_softmax@no_barrier.fatbin build/fatbin/vendor_softmax@no_shuffle.fatbin"
+# shellcheck disable=SC2086
+PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" make -C "$tmp/nvcc" $vendor_images > "$tmp/nvcc.log" 2>&1 ||
+  { cat "$tmp/nvcc.log"; fail "make with nvcc: the third-party module vendor_softmax did not build"; }
+symbol=$(sed -n 's/^ *\.symbol = "\([^"]*\)".*/\1/p' "$tmp/src/contracts.c")
+[ -n "$symbol" ] || fail "no .symbol = \"<mangled name>\" line in examples/external/contracts.c"
+for f in $vendor_images; do
+  grep -qaF "$symbol" "$tmp/nvcc/$f" || fail "make with nvcc: $f has no $symbol (the contract's symbol)"
+done
 # A new user's mistakes: every problem of every contract named at once, a
 # usage error (exit 2), nothing run.
 cat > "$tmp/src/broken.c" <<'C'

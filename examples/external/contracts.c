@@ -1,7 +1,11 @@
 /* contracts.c — the example's contracts: one module kernel (kernels/scale.cu,
- * two controls) and one library kernel (kernels/libex_double.cu). The
- * references read arguments by name (kc_ref_in_named), so reordering .args
- * cannot silently feed them the wrong buffer. */
+ * two controls), one library kernel (kernels/libex_double.cu), and a
+ * third-party kernel contracted without editing its file
+ * (third_party/fastsoftmax/fastsoftmax.cu through kernels/vendor_softmax.cu).
+ * The references find arguments by name (kc_ref_in_named, kc_ref_arg), so
+ * reordering .args cannot silently feed them the wrong buffer. */
+#include <math.h>
+
 #include "kcontract.h"
 
 static const kc_shape shapes[] = {
@@ -66,5 +70,66 @@ KC_CONTRACT(ex_double_f32) {
     .reference = double_ref,
     .controls = {
         { "skip_last", 2, "the last element left unwritten" },
+    },
+};
+
+/* fastsoftmax::softmax_rows<float, 256>(float *y, const float *x, int cols):
+ * a row softmax from a file we may not edit (C++ linkage, a template, a
+ * main()). kernels/vendor_softmax.cu includes the file, instantiates the
+ * template and plants the controls as macros over the CUDA builtins the file
+ * calls; the contract names the instantiation by its mangled symbol. */
+static const kc_shape row_shapes[] = {
+    { "gpt2.attn.ctx1024", KC_SHAPE_MODEL, { 48, 1024 } },   /* 12 heads x 4 queries over 1024 keys */
+    { "edge.1x1", KC_SHAPE_EDGE, { 1, 1 } },
+    { "edge.3x33", KC_SHAPE_EDGE, { 3, 33 } },              /* one warp's worth and one more */
+    { "edge.2x257", KC_SHAPE_EDGE, { 2, 257 } },            /* one column past the block: thread 0 has two */
+    { "large.1024x4096", KC_SHAPE_LARGE, { 1024, 4096 } },
+    { 0 }
+};
+
+static int64_t cols_value(const kc_shape *s) { return s->d[1]; }
+
+static void row_per_block(const kc_shape *s, const kc_device *dev, kc_launch *l)
+{
+    (void)dev;
+    l->grid[0] = (unsigned)s->d[0];
+    l->block[0] = 256;                  /* the instantiation's BLOCK */
+}
+
+static void softmax_ref(const kc_ref *r)
+{
+    size_t rows = (size_t)r->shape->d[0], cols = (size_t)r->shape->d[1];
+    int x = kc_ref_arg(r, "x");         /* once, not per element */
+    double *y = kc_ref_out_named(r, "y");
+    for (size_t row = 0; row < rows; row++) {
+        size_t o = row * cols;
+        double m = -INFINITY, sum = 0;
+        for (size_t c = 0; c < cols; c++) m = fmax(m, kc_ref_in(r, x, o + c));
+        for (size_t c = 0; c < cols; c++) sum += exp(kc_ref_in(r, x, o + c) - m);
+        for (size_t c = 0; c < cols; c++) y[o + c] = exp(kc_ref_in(r, x, o + c) - m) / sum;
+    }
+}
+
+KC_CONTRACT(ex_vendor_softmax_f32) {
+    .name = "ex.vendor_softmax.f32", .module = "vendor_softmax",
+    .symbol = "_ZN11fastsoftmax12softmax_rowsIfLi256EEEvPT_PKS1_i",   /* softmax_rows<float, 256> */
+    .dims = { "rows", "cols" },
+    .args = {
+        KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0d1),
+        KC_BUFFER("x", KC_F32, KC_IN, kc_count_d0d1),
+        KC_SCALAR_INT("cols", KC_I32, cols_value),
+    },
+    .launch = row_per_block,
+    .shapes = row_shapes,
+    /* with the boundary values: all zeros, constant rows (every output 1/cols), subnormals */
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_ZEROS, KC_CONSTANT, KC_DENORMAL },
+    .reference = softmax_ref,
+    .tol = { 4e-6, 1e-9, "expf within 2 ulp, the quotient 1/2 ulp, and the row's float32 sum (up to 16 terms a "
+                         "thread, then 8 shuffle and shared-memory levels) up to 12 ulp: ~15 ulp (1.8e-6) at worst; "
+                         "atol tightened from 1e-5: a 4096-column row's outputs are 1e-4 and smaller" },
+    .budget = { .max_regs = 40, .max_local = 0 },
+    .controls = {
+        { "no_barrier", 3, "a missing __syncthreads: partials read before they are written" },
+        { "no_shuffle", 3, "a warp reduction that never exchanges lanes" },
     },
 };

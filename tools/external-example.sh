@@ -123,6 +123,23 @@ done
 cmake -S "$tmp/flags" -B "$tmp/flags/typo" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DEXTRA=NVCC_FLAGS_c > "$tmp/flags/typo.log" 2>&1 || true
 grep -q 'NVCC_FLAGS_c: no module c among the KERNELS' "$tmp/flags/typo.log" ||
   { cat "$tmp/flags/typo.log"; fail "per-module flags: CMake did not refuse NVCC_FLAGS_c, which names no module"; }
+# The docs' example is the example's: own-kernels.md's and
+# writing-a-contract.md's kernel and contract blocks (less the block's first
+# comment line and the #include) are verbatim parts of its files.
+# $1 doc, $2 the block's first line, $3 the file it must be part of.
+doc_block_in() {
+  awk -v first="$2" '
+    on && /^```/ { exit }
+    on && (body || ($0 != "" && $0 !~ /^#include "kcontract\.h"$/)) { body = 1; print }
+    $0 == first { on = 1 }' "$1" > "$tmp/doc-block"
+  [ -s "$tmp/doc-block" ] || fail "$1 has no code block starting '$2'"
+  awk 'NR == FNR { b = b $0 "\n"; next } { f = f $0 "\n" } END { exit !index(f, b) }' "$tmp/doc-block" "$3" ||
+    { cat "$tmp/doc-block"; fail "$1: the block '$2' above is not part of $3: the docs and the example disagree"; }
+}
+doc_block_in docs/own-kernels.md '// contracts.c' examples/external/contracts.c
+doc_block_in docs/own-kernels.md '// kernels/scale.cu' examples/external/kernels/scale.cu
+doc_block_in docs/writing-a-contract.md '// kernels/scale/scale_contract.c' examples/external/contracts.c
+doc_block_in docs/writing-a-contract.md '// kernels/scale/scale.cu' examples/external/kernels/scale.cu
 cp -r examples/external "$tmp/src"
 rm -rf "$tmp/src/build"
 # The third-party file is contracted as it is: nothing of kcontract's in it,

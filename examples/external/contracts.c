@@ -8,7 +8,7 @@
 
 #include "kcontract.h"
 
-static const kc_shape shapes[] = {
+static const kc_shape shapes[] = {          /* real model shapes, edge shapes, one large */
     { "model.hidden.4096", KC_SHAPE_MODEL, { 4096 } },
     { "edge.1", KC_SHAPE_EDGE, { 1 } },
     { "edge.33", KC_SHAPE_EDGE, { 33 } },
@@ -17,7 +17,7 @@ static const kc_shape shapes[] = {
 };
 
 static double a_value(const kc_shape *s) { (void)s; return 0.75; }
-static int64_t n_value(const kc_shape *s) { return s->d[0]; }
+static int64_t n_value(const kc_shape *s) { return s->d[0]; }   /* an integer scalar, exactly */
 
 static void one_per_thread(const kc_shape *s, const kc_device *dev, kc_launch *l)
 {
@@ -26,17 +26,19 @@ static void one_per_thread(const kc_shape *s, const kc_device *dev, kc_launch *l
     l->grid[0] = (unsigned)((s->d[0] + 255) / 256);
 }
 
+/* float64, arguments by name: reordering .args cannot feed it the wrong buffer */
 static void scale_ref(const kc_ref *r)
 {
+    int x = kc_ref_arg(r, "x");             /* looked up once, not per element */
     double a = r->scalar[kc_ref_arg(r, "a")];
     double *y = kc_ref_out_named(r, "y");
-    for (size_t i = 0; i < r->count[0]; i++) y[i] = a * kc_ref_in_named(r, "x", i);
+    for (size_t i = 0; i < r->count[x]; i++) y[i] = a * kc_ref_in(r, x, i);
 }
 
 KC_CONTRACT(ex_scale_f32) {
     .name = "ex.scale.f32", .module = "scale", .symbol = "ex_scale_f32",
-    .dims = { "n" },
-    .args = {
+    .dims = { "n" },                        /* names the shape's dims in failure lines */
+    .args = {                               /* in the kernel's parameter order */
         KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0),
         KC_BUFFER("x", KC_F32, KC_IN, kc_count_d0),
         KC_SCALAR("a", KC_F32, a_value),
@@ -44,9 +46,12 @@ KC_CONTRACT(ex_scale_f32) {
     },
     .launch = one_per_thread,
     .shapes = shapes,
+    /* random inputs (NaN and inf among SPECIALS), then the boundary values no random
+     * draw reaches: all zeros, one value everywhere, subnormals */
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS, KC_ZEROS, KC_CONSTANT, KC_DENORMAL },
     .reference = scale_ref,
-    .budget = { .max_regs = 32, .max_local = 0 },
-    .controls = {
+    .budget = { .max_regs = 32, .max_local = 0, .min_blocks_per_sm = 8 },
+    .controls = {                           /* planted bugs, each with the gate that must catch it */
         { "tail_skip", 2, "the last element never written" },
         { "wrong_scale", 3, "one element 1% off" },
     },
@@ -54,8 +59,9 @@ KC_CONTRACT(ex_scale_f32) {
 
 static void double_ref(const kc_ref *r)
 {
+    int x = kc_ref_arg(r, "x");
     double *y = kc_ref_out_named(r, "y");
-    for (size_t i = 0; i < r->count[0]; i++) y[i] = 2.0 * kc_ref_in_named(r, "x", i);
+    for (size_t i = 0; i < r->count[x]; i++) y[i] = 2.0 * kc_ref_in(r, x, i);
 }
 
 KC_CONTRACT(ex_double_f32) {

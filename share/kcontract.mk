@@ -23,8 +23,10 @@
 # Settings (defaults in brackets): KC_NVCC [nvcc on PATH, else
 # $(CUDA_HOME)/bin/nvcc], KC_CUDA_ARCH [sm_90 SASS + compute_90 PTX],
 # KC_NVFLAGS [-O3 -lineinfo -std=c++17], KC_NVFLAGS_<module> (extra nvcc flags
-# of one module or library), KC_LIBS_lib<name> (libraries a library kernel
-# links, e.g. -lcublas), KC_INCLUDE [kcontract's headers]. Modules named
+# of one module or library kernel, after KC_NVFLAGS: an include directory of
+# a third-party source, a -D it needs; CMake's NVCC_FLAGS_<module>),
+# KC_LIBS_lib<name> (libraries a library kernel links, e.g. -lcublas),
+# KC_INCLUDE [kcontract's headers]. Modules named
 # *_ref.cu (device references) are built with -fmad=false, as the host
 # reference rounds. Quiet by default; V=1 prints every command.
 KC_MK_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
@@ -55,7 +57,9 @@ KC_HOSTLIBS ?=
 
 kc_module_of = $(basename $(notdir $(1)))
 kc_controls_of = $(shell grep -ohE 'KC_CONTROL_[A-Za-z0-9_]+' $(1) | sed 's/^KC_CONTROL_//' | sort -u)
-kc_module_flags = $(if $(filter %_ref,$(call kc_module_of,$(1))),-fmad=false) $(KC_NVFLAGS_$(call kc_module_of,$(1)))
+# KC_NVFLAGS_<module> is read when the recipe runs, so it may be set before
+# or after the kc_suite line (as KC_LIBS_lib<name> may).
+kc_module_flags = $(if $(filter %_ref,$(call kc_module_of,$(1))),-fmad=false) $$(KC_NVFLAGS_$(call kc_module_of,$(1)))
 
 # kc_embed(FATBIN, MODULE, CONTROL or empty): FATBIN's .o, registering it
 # with the ABI version of kcontract.h (so a new version re-embeds every image).

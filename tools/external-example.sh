@@ -1,29 +1,37 @@
 #!/bin/sh
 # external-example.sh — issue 15's outside user, in CI: install kcontract
-# into a temporary prefix (and once more through DESTDIR), copy
-# examples/external/ out of the tree, and build it against the prefix twice:
+# into a temporary prefix (and once more through DESTDIR), link a reference
+# that calls libm with pkg-config's flags alone, copy examples/external/ out
+# of the tree, and build it against the prefix twice:
 #   1. CMake (find_package(kcontract), kcontract_add_suite), kernels by nvcc;
 #   2. make with pkg-config and the installed kcontract.mk, with the fake
 #      driver's images (KC_FAKE_IMAGES=1: no nvcc for the modules).
-# Each suite binary must list its items (the kernel, its limits, its two
-# controls, its sanitizer item; the library kernel, its control and sanitizer
-# item; the library's .so files must exist)
-# and pass through the fake driver (build/libfake_cuda.so): the CMake build's
-# real images (the installed library's harness image and the example's clean
-# module, which the fake driver recognizes by symbol) for ex.scale.f32 and
-# its limits; the make build's for the controls too, which must be RED.
+# Each suite binary must list its items (each module kernel, its limits, its
+# two controls, its sanitizer item; the library kernel, its control and
+# sanitizer item; the library's .so files must exist) and pass through the
+# fake driver (build/libfake_cuda.so): the CMake build's real images (the
+# installed library's harness image and the example's clean modules, which
+# the fake driver recognizes by symbol) for ex.scale.f32,
+# ex.vendor_softmax.f32 and their limits; the make build's for the controls
+# too, which must be RED. ex.vendor_softmax.f32 is issue 25's kernel one may
+# not edit: third_party/fastsoftmax/fastsoftmax.cu (C++ linkage, a template,
+# a main()) included unchanged by a wrapper module that needs its own nvcc
+# flags, named by its mangled symbol, with controls that are macros over CUDA
+# builtins; its images are also built with nvcc through the make rules.
+# Before the examples: per-module nvcc flags of both builds (dry runs), and
+# -ffp-contract=off in pkg-config's Cflags (gcc must not fuse a*b+c).
 # Last, a suite of broken contracts must name all their problems, exit 2.
 # The library kernel is built but not run here: it calls the CUDA runtime,
 # which needs a real driver; nor are the :sanitize items (compute-sanitizer). Needs `make all` first (the fake driver).
 #
-#   sh tools/external-example.sh
+#   sh tools/external-example.sh        (KEEP=1: leave its temporary directory)
 set -eu
 cd "$(dirname "$0")/.."
 root=$PWD
 fake=$root/build/libfake_cuda.so
 [ -f "$fake" ] || { echo "external-example: $fake missing: run 'make all' first" >&2; exit 1; }
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'if [ -n "${KEEP:-}" ]; then echo "external-example: kept $tmp"; else rm -rf "$tmp"; fi' EXIT
 fail() { echo "external-example: $*" >&2; exit 1; }
 
 make -s lib
@@ -41,8 +49,104 @@ if ls "$tmp/prefix/include" | grep -qv '^kcontract'; then
 fi
 soname=$(objdump -p "$tmp/prefix/lib/libkcontract.so" | awk '/SONAME/ { print $2 }')
 case "$soname" in libkcontract.so.[0-9]*) ;; *) fail "libkcontract.so has soname '$soname', expected libkcontract.so.N" ;; esac
+# A reference that calls libm links with pkg-config's flags alone (-lm is in
+# Libs, not only Libs.private: the linker refuses exp from a libm it was not
+# given, "DSO missing from command line").
+mkdir -p "$tmp/libm"
+cat > "$tmp/libm/ref.c" <<'C'
+#include <math.h>
+#include "kcontract.h"
+void softmax_ref(const kc_ref *r);
+void softmax_ref(const kc_ref *r) { r->out[0][0] = exp(kc_ref_in(r, 1, 0)); }
+C
+# shellcheck disable=SC2046
+cc -c -o "$tmp/libm/ref.o" $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags kcontract) "$tmp/libm/ref.c"
+# shellcheck disable=SC2046
+cc -o "$tmp/libm/suite" "$tmp/libm/ref.o" $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --libs kcontract) \
+  > "$tmp/libm/link.log" 2>&1 || { cat "$tmp/libm/link.log"; fail "a reference calling exp does not link with 'pkg-config --libs kcontract'"; }
+# pkg-config's Cflags keep a reference's a*b+c two roundings, as on the device
+# (-fmad=false): gcc fuses it where the target has FMA (aarch64, e.g. GH200
+# hosts; x86-64 with -mfma) unless -ffp-contract=off.
+printf 'double muladd(double a, double b, double c) { return a * b + c; }\n' > "$tmp/libm/muladd.c"
+case $(uname -m) in
+  x86_64) fma_flag=-mfma fma_insn=vfmadd ;;
+  aarch64) fma_flag='' fma_insn=fmadd ;;
+  *) fma_flag='' fma_insn='' ;;
+esac
+if [ -n "$fma_insn" ]; then
+  # shellcheck disable=SC2086
+  cc -O2 $fma_flag -S -o "$tmp/libm/fused.s" "$tmp/libm/muladd.c"
+  # shellcheck disable=SC2046,SC2086
+  cc -O2 $fma_flag $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags kcontract) -S \
+     -o "$tmp/libm/unfused.s" "$tmp/libm/muladd.c"
+  grep -q "$fma_insn" "$tmp/libm/fused.s" || fail "cc -O2 $fma_flag does not fuse a*b+c here: the check below would prove nothing"
+  if grep -q "$fma_insn" "$tmp/libm/unfused.s"; then
+    fail "with 'pkg-config --cflags kcontract' ($(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags kcontract)) cc still fuses a*b+c into $fma_insn"
+  fi
+fi
+# Per-module nvcc flags, dry runs (no nvcc): CMake's NVCC_FLAGS_<module> and
+# kcontract.mk's KC_NVFLAGS_<module> reach that module's commands (clean and
+# control), after the suite's flags, and no other module's; CMake refuses
+# one naming no module.
+mkdir -p "$tmp/flags"
+printf 'extern "C" __global__ void k(int *p)\n{\n#if defined(KC_CONTROL_c)\n    *p = 1;\n#endif\n}\n' > "$tmp/flags/a.cu"
+cp "$tmp/flags/a.cu" "$tmp/flags/b.cu"
+printf '#include "kcontract.h"\n' > "$tmp/flags/contracts.c"
+cat > "$tmp/flags/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.20)
+project(flags C)
+find_package(kcontract 2 REQUIRED)
+kcontract_add_suite(s CONTRACTS contracts.c KERNELS a.cu b.cu NVCC_FLAGS -DKC_EX_ALL NVCC_FLAGS_a -DKC_EX_A -Ivendor/a ${EXTRA})
+CMAKE
+cat > "$tmp/flags/Makefile" <<'MAKE'
+include $(shell pkg-config --variable=makefile kcontract)
+KC_NVFLAGS += -DKC_EX_ALL
+$(eval $(call kc_suite,build,a.cu b.cu))
+KC_NVFLAGS_a = -DKC_EX_A -Ivendor/a
+all: $(KC_FATBINS)
+MAKE
+cmake -S "$tmp/flags" -B "$tmp/flags/cmake" -DCMAKE_PREFIX_PATH="$tmp/prefix" > "$tmp/flags/cmake.log" 2>&1 ||
+  { cat "$tmp/flags/cmake.log"; fail "per-module flags: cmake configure failed"; }
+cmake --build "$tmp/flags/cmake" -- -n > "$tmp/flags/cmake.n" 2>&1 || { cat "$tmp/flags/cmake.n"; fail "per-module flags: cmake --build -- -n failed"; }
+PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" make -C "$tmp/flags" -n all > "$tmp/flags/make.n" 2>&1 ||
+  { cat "$tmp/flags/make.n"; fail "per-module flags: make -n failed"; }
+for how in cmake make; do
+  grep -- '-fatbin .*/a\(@c\)\{0,1\}\.fatbin ' "$tmp/flags/$how.n" | sort -u > "$tmp/flags/$how.a" || true
+  grep -- '-fatbin .*/b\(@c\)\{0,1\}\.fatbin ' "$tmp/flags/$how.n" | sort -u > "$tmp/flags/$how.b" || true
+  [ "$(grep -c -- '-DKC_EX_ALL .*-DKC_EX_A -Ivendor/a' "$tmp/flags/$how.a")" -eq 2 ] ||
+    { cat "$tmp/flags/$how.n"; fail "per-module flags ($how): module a's two nvcc commands (clean, control c) lack -DKC_EX_A -Ivendor/a after the suite's -DKC_EX_ALL"; }
+  if [ "$(grep -c -- '-DKC_EX_ALL' "$tmp/flags/$how.b")" -ne 2 ] || grep -q -- '-DKC_EX_A ' "$tmp/flags/$how.b"; then
+    cat "$tmp/flags/$how.n"
+    fail "per-module flags ($how): module b's two nvcc commands should have the suite's flags and not module a's"
+  fi
+done
+cmake -S "$tmp/flags" -B "$tmp/flags/typo" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DEXTRA=NVCC_FLAGS_c > "$tmp/flags/typo.log" 2>&1 || true
+grep -q 'NVCC_FLAGS_c: no module c among the KERNELS' "$tmp/flags/typo.log" ||
+  { cat "$tmp/flags/typo.log"; fail "per-module flags: CMake did not refuse NVCC_FLAGS_c, which names no module"; }
+# The docs' example is the example's: own-kernels.md's and
+# writing-a-contract.md's kernel and contract blocks (less the block's first
+# comment line and the #include) are verbatim parts of its files.
+# $1 doc, $2 the block's first line, $3 the file it must be part of.
+doc_block_in() {
+  awk -v first="$2" '
+    on && /^```/ { exit }
+    on && (body || ($0 != "" && $0 !~ /^#include "kcontract\.h"$/)) { body = 1; print }
+    $0 == first { on = 1 }' "$1" > "$tmp/doc-block"
+  [ -s "$tmp/doc-block" ] || fail "$1 has no code block starting '$2'"
+  awk 'NR == FNR { b = b $0 "\n"; next } { f = f $0 "\n" } END { exit !index(f, b) }' "$tmp/doc-block" "$3" ||
+    { cat "$tmp/doc-block"; fail "$1: the block '$2' above is not part of $3: the docs and the example disagree"; }
+}
+doc_block_in docs/own-kernels.md '// contracts.c' examples/external/contracts.c
+doc_block_in docs/own-kernels.md '// kernels/scale.cu' examples/external/kernels/scale.cu
+doc_block_in docs/writing-a-contract.md '// kernels/scale/scale_contract.c' examples/external/contracts.c
+doc_block_in docs/writing-a-contract.md '// kernels/scale/scale.cu' examples/external/kernels/scale.cu
 cp -r examples/external "$tmp/src"
 rm -rf "$tmp/src/build"
+# The third-party file is contracted as it is: nothing of kcontract's in it,
+# and its main() still there.
+third=examples/external/third_party/fastsoftmax/fastsoftmax.cu
+! grep -n 'KC_\|kcontract\|extern "C"' "$third" || fail "$third must stay a third-party file: no kcontract names, no extern \"C\""
+grep -q '^int main(' "$third" || fail "$third lost its main()"
 
 # $1 suite binary, $2 what built it: the six items, in order.
 check_list() {
@@ -55,7 +159,12 @@ control  ex.scale.f32:control.tail_skip
 control  ex.scale.f32:control.wrong_scale
 limit    ex.scale.f32:limits
 sanitize ex.scale.f32:sanitize
-8 items: 2 kernels, 3 controls, 1 limit check, 0 suites, 2 sanitizer checks"
+kernel   ex.vendor_softmax.f32
+control  ex.vendor_softmax.f32:control.no_barrier
+control  ex.vendor_softmax.f32:control.no_shuffle
+limit    ex.vendor_softmax.f32:limits
+sanitize ex.vendor_softmax.f32:sanitize
+13 items: 3 kernels, 5 controls, 2 limit checks, 0 suites, 3 sanitizer checks"
   [ "$(cat "$tmp/list")" = "$want" ] || fail "$2: '$1 list' printed
 $(cat "$tmp/list")
 expected
@@ -81,12 +190,21 @@ $want"
 }
 
 echo "external-example: CMake build (nvcc) against $tmp/prefix"
-cmake -S "$tmp/src" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$tmp/prefix" > "$tmp/cmake.log" 2>&1 ||
-  { cat "$tmp/cmake.log"; fail "cmake configure failed"; }
+cmake -S "$tmp/src" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
+  > "$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log"; fail "cmake configure failed"; }
 cmake --build "$tmp/cmake" -j2 > "$tmp/cmake-build.log" 2>&1 || { cat "$tmp/cmake-build.log"; fail "cmake build failed"; }
+# The contracts (host references) compiled with -ffp-contract=off: kcontract::kcontract's compile options.
+cc_contracts=$(awk '/"command":/ { c = $0 } /"file":.*\/contracts\.c"/ { print c }' "$tmp/cmake/compile_commands.json")
+case "$cc_contracts" in
+  *-ffp-contract=off*) ;;
+  *) fail "cmake: contracts.c compiled without -ffp-contract=off:
+$cc_contracts" ;;
+esac
 check_list "$tmp/cmake/ex_suite" cmake
 check_run "$tmp/cmake/ex_suite" cmake "PASS ex.scale.f32
-PASS ex.scale.f32:limits" 'ex.scale.f32' 'ex.scale.f32:limits'
+PASS ex.scale.f32:limits
+PASS ex.vendor_softmax.f32
+PASS ex.vendor_softmax.f32:limits" 'ex.scale.f32' 'ex.scale.f32:limits' 'ex.vendor_softmax.f32' 'ex.vendor_softmax.f32:limits'
 # CTest: without a driver the suite skips its GPU items (exit 3): SKIPPED, not passed.
 (cd "$tmp/cmake" && KC_LIBCUDA=/nonexistent/libcuda.so.1 ctest --output-on-failure > "$tmp/ctest.log" 2>&1) || true
 grep -q 'ex_suite .*Skipped' "$tmp/ctest.log" || { cat "$tmp/ctest.log"; fail "ctest did not report the driverless suite as skipped"; }
@@ -95,10 +213,31 @@ echo "external-example: make + pkg-config build (fake images) against $tmp/prefi
 PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" make -C "$tmp/src" KC_FAKE_IMAGES=1 > "$tmp/make.log" 2>&1 ||
   { cat "$tmp/make.log"; fail "make with pkg-config failed"; }
 check_list "$tmp/src/build/ex_suite" make
+grep -E '(^| )-c -o build/contracts\.o' "$tmp/make.log" | grep -q -- '-ffp-contract=off' ||
+  { cat "$tmp/make.log"; fail "make: contracts.c compiled without -ffp-contract=off (pkg-config --cflags kcontract)"; }
 check_run "$tmp/src/build/ex_suite" make "PASS ex.scale.f32
 PASS ex.scale.f32:limits
+PASS ex.vendor_softmax.f32
+PASS ex.vendor_softmax.f32:limits
 RED ex.scale.f32:control.tail_skip
-RED ex.scale.f32:control.wrong_scale" 'ex.scale.f32' 'ex.scale.f32:limits' 'ex.scale.f32:control.*'
+RED ex.scale.f32:control.wrong_scale
+RED ex.vendor_softmax.f32:control.no_barrier
+RED ex.vendor_softmax.f32:control.no_shuffle" 'ex.scale.f32' 'ex.scale.f32:limits' 'ex.scale.f32:control.*' \
+  'ex.vendor_softmax.f32' 'ex.vendor_softmax.f32:limits' 'ex.vendor_softmax.f32:control.*'
+# The third-party module through the make rules with nvcc too (the run above
+# had the fake's images): KC_NVFLAGS_vendor_softmax finds the file, and each
+# image, clean and control, holds the mangled symbol the contract names.
+cp -r examples/external "$tmp/nvcc"
+rm -rf "$tmp/nvcc/build"
+vendor_images="build/fatbin/vendor_softmax.fatbin build/fatbin/vendor_softmax@no_barrier.fatbin build/fatbin/vendor_softmax@no_shuffle.fatbin"
+# shellcheck disable=SC2086
+PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" make -C "$tmp/nvcc" $vendor_images > "$tmp/nvcc.log" 2>&1 ||
+  { cat "$tmp/nvcc.log"; fail "make with nvcc: the third-party module vendor_softmax did not build"; }
+symbol=$(sed -n 's/^ *\.symbol = "\([^"]*\)".*/\1/p' "$tmp/src/contracts.c")
+[ -n "$symbol" ] || fail "no .symbol = \"<mangled name>\" line in examples/external/contracts.c"
+for f in $vendor_images; do
+  grep -qaF "$symbol" "$tmp/nvcc/$f" || fail "make with nvcc: $f has no $symbol (the contract's symbol)"
+done
 # A new user's mistakes: every problem of every contract named at once, a
 # usage error (exit 2), nothing run.
 cat > "$tmp/src/broken.c" <<'C'

@@ -1,10 +1,14 @@
 /* contracts.c — the example's contracts: one module kernel (kernels/scale.cu,
- * two controls) and one library kernel (kernels/libex_double.cu). The
- * references read arguments by name (kc_ref_in_named), so reordering .args
- * cannot silently feed them the wrong buffer. */
+ * two controls), one library kernel (kernels/libex_double.cu), and a
+ * third-party kernel contracted without editing its file
+ * (third_party/fastsoftmax/fastsoftmax.cu through kernels/vendor_softmax.cu).
+ * The references find arguments by name (kc_ref_in_named, kc_ref_arg), so
+ * reordering .args cannot silently feed them the wrong buffer. */
+#include <math.h>
+
 #include "kcontract.h"
 
-static const kc_shape shapes[] = {
+static const kc_shape shapes[] = {          /* real model shapes, edge shapes, one large */
     { "model.hidden.4096", KC_SHAPE_MODEL, { 4096 } },
     { "edge.1", KC_SHAPE_EDGE, { 1 } },
     { "edge.33", KC_SHAPE_EDGE, { 33 } },
@@ -13,7 +17,7 @@ static const kc_shape shapes[] = {
 };
 
 static double a_value(const kc_shape *s) { (void)s; return 0.75; }
-static int64_t n_value(const kc_shape *s) { return s->d[0]; }
+static int64_t n_value(const kc_shape *s) { return s->d[0]; }   /* an integer scalar, exactly */
 
 static void one_per_thread(const kc_shape *s, const kc_device *dev, kc_launch *l)
 {
@@ -22,17 +26,19 @@ static void one_per_thread(const kc_shape *s, const kc_device *dev, kc_launch *l
     l->grid[0] = (unsigned)((s->d[0] + 255) / 256);
 }
 
+/* float64, arguments by name: reordering .args cannot feed it the wrong buffer */
 static void scale_ref(const kc_ref *r)
 {
+    int x = kc_ref_arg(r, "x");             /* looked up once, not per element */
     double a = r->scalar[kc_ref_arg(r, "a")];
     double *y = kc_ref_out_named(r, "y");
-    for (size_t i = 0; i < r->count[0]; i++) y[i] = a * kc_ref_in_named(r, "x", i);
+    for (size_t i = 0; i < r->count[x]; i++) y[i] = a * kc_ref_in(r, x, i);
 }
 
 KC_CONTRACT(ex_scale_f32) {
     .name = "ex.scale.f32", .module = "scale", .symbol = "ex_scale_f32",
-    .dims = { "n" },
-    .args = {
+    .dims = { "n" },                        /* names the shape's dims in failure lines */
+    .args = {                               /* in the kernel's parameter order */
         KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0),
         KC_BUFFER("x", KC_F32, KC_IN, kc_count_d0),
         KC_SCALAR("a", KC_F32, a_value),
@@ -40,9 +46,12 @@ KC_CONTRACT(ex_scale_f32) {
     },
     .launch = one_per_thread,
     .shapes = shapes,
+    /* random inputs (NaN and inf among SPECIALS), then the boundary values no random
+     * draw reaches: all zeros, one value everywhere, subnormals */
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS, KC_ZEROS, KC_CONSTANT, KC_DENORMAL },
     .reference = scale_ref,
-    .budget = { .max_regs = 32, .max_local = 0 },
-    .controls = {
+    .budget = { .max_regs = 32, .max_local = 0, .min_blocks_per_sm = 8 },
+    .controls = {                           /* planted bugs, each with the gate that must catch it */
         { "tail_skip", 2, "the last element never written" },
         { "wrong_scale", 3, "one element 1% off" },
     },
@@ -50,8 +59,9 @@ KC_CONTRACT(ex_scale_f32) {
 
 static void double_ref(const kc_ref *r)
 {
+    int x = kc_ref_arg(r, "x");
     double *y = kc_ref_out_named(r, "y");
-    for (size_t i = 0; i < r->count[0]; i++) y[i] = 2.0 * kc_ref_in_named(r, "x", i);
+    for (size_t i = 0; i < r->count[x]; i++) y[i] = 2.0 * kc_ref_in(r, x, i);
 }
 
 KC_CONTRACT(ex_double_f32) {
@@ -66,5 +76,66 @@ KC_CONTRACT(ex_double_f32) {
     .reference = double_ref,
     .controls = {
         { "skip_last", 2, "the last element left unwritten" },
+    },
+};
+
+/* fastsoftmax::softmax_rows<float, 256>(float *y, const float *x, int cols):
+ * a row softmax from a file we may not edit (C++ linkage, a template, a
+ * main()). kernels/vendor_softmax.cu includes the file, instantiates the
+ * template and plants the controls as macros over the CUDA builtins the file
+ * calls; the contract names the instantiation by its mangled symbol. */
+static const kc_shape row_shapes[] = {
+    { "gpt2.attn.ctx1024", KC_SHAPE_MODEL, { 48, 1024 } },   /* 12 heads x 4 queries over 1024 keys */
+    { "edge.1x1", KC_SHAPE_EDGE, { 1, 1 } },
+    { "edge.3x33", KC_SHAPE_EDGE, { 3, 33 } },              /* one warp's worth and one more */
+    { "edge.2x257", KC_SHAPE_EDGE, { 2, 257 } },            /* one column past the block: thread 0 has two */
+    { "large.1024x4096", KC_SHAPE_LARGE, { 1024, 4096 } },
+    { 0 }
+};
+
+static int64_t cols_value(const kc_shape *s) { return s->d[1]; }
+
+static void row_per_block(const kc_shape *s, const kc_device *dev, kc_launch *l)
+{
+    (void)dev;
+    l->grid[0] = (unsigned)s->d[0];
+    l->block[0] = 256;                  /* the instantiation's BLOCK */
+}
+
+static void softmax_ref(const kc_ref *r)
+{
+    size_t rows = (size_t)r->shape->d[0], cols = (size_t)r->shape->d[1];
+    int x = kc_ref_arg(r, "x");         /* once, not per element */
+    double *y = kc_ref_out_named(r, "y");
+    for (size_t row = 0; row < rows; row++) {
+        size_t o = row * cols;
+        double m = -INFINITY, sum = 0;
+        for (size_t c = 0; c < cols; c++) m = fmax(m, kc_ref_in(r, x, o + c));
+        for (size_t c = 0; c < cols; c++) sum += exp(kc_ref_in(r, x, o + c) - m);
+        for (size_t c = 0; c < cols; c++) y[o + c] = exp(kc_ref_in(r, x, o + c) - m) / sum;
+    }
+}
+
+KC_CONTRACT(ex_vendor_softmax_f32) {
+    .name = "ex.vendor_softmax.f32", .module = "vendor_softmax",
+    .symbol = "_ZN11fastsoftmax12softmax_rowsIfLi256EEEvPT_PKS1_i",   /* softmax_rows<float, 256> */
+    .dims = { "rows", "cols" },
+    .args = {
+        KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0d1),
+        KC_BUFFER("x", KC_F32, KC_IN, kc_count_d0d1),
+        KC_SCALAR_INT("cols", KC_I32, cols_value),
+    },
+    .launch = row_per_block,
+    .shapes = row_shapes,
+    /* with the boundary values: all zeros, constant rows (every output 1/cols), subnormals */
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_ZEROS, KC_CONSTANT, KC_DENORMAL },
+    .reference = softmax_ref,
+    .tol = { 4e-6, 1e-9, "expf within 2 ulp, the quotient 1/2 ulp, and the row's float32 sum (up to 16 terms a "
+                         "thread, then 8 shuffle and shared-memory levels) up to 12 ulp: ~15 ulp (1.8e-6) at worst; "
+                         "atol tightened from 1e-5: a 4096-column row's outputs are 1e-4 and smaller" },
+    .budget = { .max_regs = 40, .max_local = 0 },
+    .controls = {
+        { "no_barrier", 3, "a missing __syncthreads: partials read before they are written" },
+        { "no_shuffle", 3, "a warp reduction that never exchanges lanes" },
     },
 };

@@ -73,7 +73,7 @@ struct kernel {
     int regs, static_smem, local, max_threads;
     CUresult (*run)(const launch *l);
 };
-#define NKERNELS 18
+#define NKERNELS 19
 struct CUmod_st {
     char module[64], control[64];
     struct CUfunc_st fn[NKERNELS];
@@ -147,6 +147,40 @@ static CUresult ex_scale(const launch *l)
     if (n && is(l, "tail_skip")) n--;                               /* planted: the last element is left */
     for (long long i = 0; i < n; i++) y[i] = a * x[i];
     if (n && is(l, "wrong_scale")) y[n / 2] *= 1.01f;               /* planted: one element off by 1% */
+    return CUDA_SUCCESS;
+}
+
+/* fastsoftmax::softmax_rows<float, 256>(float *y, const float *x, int cols),
+ * the third-party kernel of examples/external (module "vendor_softmax", a
+ * wrapper that includes the file unchanged; named by its mangled symbol):
+ * one block a row, y = expf(x - max) / sum in float. The controls are macros
+ * the wrapper defines over CUDA builtins, emulated by which columns the row's
+ * max and sum come from: no_shuffle (lanes never combine: thread 0's columns
+ * alone), no_barrier (the partials read before the other warps wrote them:
+ * warp 0's columns alone). */
+static int vendor_softmax_sees(const launch *l, int c, int block)
+{
+    if (is(l, "no_shuffle")) return c % block == 0;
+    if (is(l, "no_barrier")) return c % block < 32;
+    return 1;
+}
+static CUresult vendor_softmax(const launch *l)
+{
+    float *y = PTR(float, 0);
+    const float *x = PTR(const float, 1);
+    int cols = *(const int *)l->p[2];
+    int block = l->blocks ? (int)(l->threads / l->blocks) : 1;
+    for (unsigned r = 0; r < l->blocks; r++) {
+        const float *xr = x + (size_t)r * (size_t)cols;
+        float *yr = y + (size_t)r * (size_t)cols;
+        float m = -INFINITY;
+        double sum = 0;
+        for (int c = 0; c < cols; c++)
+            if (vendor_softmax_sees(l, c, block)) m = fmaxf(m, xr[c]);
+        for (int c = 0; c < cols; c++)
+            if (vendor_softmax_sees(l, c, block)) sum += expf(xr[c] - m);
+        for (int c = 0; c < cols; c++) yr[c] = expf(xr[c] - m) / (float)sum;
+    }
     return CUDA_SUCCESS;
 }
 
@@ -356,6 +390,7 @@ static const struct kernel kernels[NKERNELS] = {
     { "fake_sentinel", "fake_sentinel_i32", 16, 0,  0,  1024, sentinel },
     { "fake_scale", "fake_scale_f16",     16,  0,    0,  1024, scale_f16 },
     { "scale",      "ex_scale_f32",       12,  0,    0,  1024, ex_scale },
+    { "vendor_softmax", "_ZN11fastsoftmax12softmax_rowsIfLi256EEEvPT_PKS1_i", 30, 32, 0, 1024, vendor_softmax },
     { "fake_lowbits", "fake_lowbits_i32", 8,   0,    0,  1024, lowbits },
     { "harness",    "kc_smem_poison",     10,  0,    0,  1024, h_poison },
     { "harness",    "kc_gen_fill",        63,  0,    0,  1024, h_gen },

@@ -39,7 +39,7 @@
 #include "strbuf.h"
 #include "tolerance.h"
 
-static const char *gate_name[] = { "internal", "launch and fit", "bounds and writes", "accuracy", "determinism",
+static const char *kc_gate_name[] = { "internal", "launch and fit", "bounds and writes", "accuracy", "determinism",
                                    "sanitizer" };
 
 /* ---- descriptions ------------------------------------------------------- */
@@ -55,7 +55,7 @@ void kc_shape_describe(const kc_contract *c, const kc_shape *s, char *buf, size_
     if (n < cap) snprintf(buf + n, cap - n, ")");
 }
 
-static int nargs_of(const kc_contract *c)
+static int kc_nargs_of(const kc_contract *c)
 {
     int n = 0;
     while (n < KC_MAX_ARGS && c->args[n].kind != KC_ARG_END) n++;
@@ -63,7 +63,7 @@ static int nargs_of(const kc_contract *c)
 }
 
 /* a*b + c, saturating at SIZE_MAX: a memory plan over-counts, never wraps. */
-static size_t mul_add_sat(size_t a, size_t b, size_t c)
+static size_t kc_mul_add_sat(size_t a, size_t b, size_t c)
 {
     size_t p;
     if (__builtin_mul_overflow(a, b, &p) || __builtin_add_overflow(p, c, &p)) return SIZE_MAX;
@@ -84,19 +84,19 @@ void kc_case_memory(const kc_contract *c, const kc_shape *s, kc_ref_mode mode, s
 {
     size_t h = 0, g = 0, guards = 2 * (size_t)KC_GUARD_BYTES;
     int host_ref = kc_uses_host_reference(c, mode), dev_ref = kc_uses_device_reference(c, mode);
-    for (int a = 0; a < nargs_of(c); a++) {
+    for (int a = 0; a < kc_nargs_of(c); a++) {
         const kc_arg *ar = &c->args[a];
         if (ar->kind != KC_ARG_BUFFER) continue;
-        size_t cnt = ar->count(s), b = mul_add_sat(cnt, kc_dtype_size(ar->dtype), 0);
-        size_t f64 = mul_add_sat(cnt, sizeof(double), 0);
-        g = mul_add_sat(mul_add_sat(b, 1, guards), 2, g);           /* two guarded sets (gate 4) */
+        size_t cnt = ar->count(s), b = kc_mul_add_sat(cnt, kc_dtype_size(ar->dtype), 0);
+        size_t f64 = kc_mul_add_sat(cnt, sizeof(double), 0);
+        g = kc_mul_add_sat(kc_mul_add_sat(b, 1, guards), 2, g);           /* two guarded sets (gate 4) */
         if (ar->role != KC_OUT) {
-            g = mul_add_sat(b, 1, g);                               /* the pristine input */
-            if (ar->gen || host_ref) h = mul_add_sat(b, 1, h);      /* generated on, or downloaded to, the host */
+            g = kc_mul_add_sat(b, 1, g);                               /* the pristine input */
+            if (ar->gen || host_ref) h = kc_mul_add_sat(b, 1, h);      /* generated on, or downloaded to, the host */
         }
         if (ar->role != KC_IN) {
-            g = mul_add_sat(f64, (size_t)(host_ref + dev_ref), g);  /* the reference(s) on the device */
-            if (host_ref) h = mul_add_sat(f64, 1, h);               /* the host reference */
+            g = kc_mul_add_sat(f64, (size_t)(host_ref + dev_ref), g);  /* the reference(s) on the device */
+            if (host_ref) h = kc_mul_add_sat(f64, 1, h);               /* the host reference */
         }
     }
     *host_bytes = h;
@@ -132,13 +132,13 @@ typedef struct kc_case {
  * KC_INTERNAL (the harness could not run the case, e.g. memory ran out) is
  * recorded as such and returned as -1, so no caller can read it as a pass. */
 #define KC_INTERNAL 0
-static int failf(kc_case *k, int gate, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int failf(kc_case *k, int gate, const char *fmt, ...)
+static int kc_case_fail(kc_case *k, int gate, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int kc_case_fail(kc_case *k, int gate, const char *fmt, ...)
 {
     char sh[256];
     kc_shape_describe(k->c, k->s, sh, sizeof sh);
     int p = gate == KC_INTERNAL ? snprintf(k->why, sizeof k->why, "internal error: ")
-                                : snprintf(k->why, sizeof k->why, "gate %d (%s): ", gate, gate_name[gate]);
+                                : snprintf(k->why, sizeof k->why, "gate %d (%s): ", gate, kc_gate_name[gate]);
     k->body = (size_t)p;
     int n = p + snprintf(k->why + p, sizeof k->why - (size_t)p, "shape %s, dist %s: ", sh, kc_dist_name(k->dist));
     va_list ap;
@@ -151,12 +151,12 @@ static int failf(kc_case *k, int gate, const char *fmt, ...)
 /* A CUDA call of the harness failed while checking: a sticky error is the
  * kernel's fault surfacing late (gate 1, the context is lost), anything else
  * the harness's (internal: never a catch). */
-static int cuda_failed(kc_gpu *gpu, kc_case *k, CUresult r, const char *what, const char *name)
+static int kc_case_cuda_failed(kc_gpu *gpu, kc_case *k, CUresult r, const char *what, const char *name)
 {
     k->sticky = kc_cuda_error_is_sticky(r);
     if (k->sticky) gpu->lost = 1;
-    return failf(k, k->sticky ? 1 : KC_INTERNAL, "%s %s failed: %s%s", what, name, kc_cuda_error_name(&gpu->cu, r),
-                 k->sticky ? " (the CUDA context is now unusable)" : "");
+    return kc_case_fail(k, k->sticky ? 1 : KC_INTERNAL, "%s %s failed: %s%s", what, name, kc_cuda_error_name(&gpu->cu, r),
+                        k->sticky ? " (the CUDA context is now unusable)" : "");
 }
 
 static void free_dev(kc_gpu *gpu, CUdeviceptr *p)
@@ -165,7 +165,7 @@ static void free_dev(kc_gpu *gpu, CUdeviceptr *p)
     *p = 0;
 }
 
-static void free_set(kc_gpu *gpu, kc_case *k, int set)
+static void kc_case_free_set(kc_gpu *gpu, kc_case *k, int set)
 {
     for (int a = 0; a < k->nargs; a++) {
         if (k->exact && k->dev[set][a] && !gpu->lost) gpu->cu.MemFree(k->dev[set][a]);   /* never the reuse pool's */
@@ -174,10 +174,10 @@ static void free_set(kc_gpu *gpu, kc_case *k, int set)
     }
 }
 
-static void case_free(kc_gpu *gpu, kc_case *k)
+static void kc_case_free(kc_gpu *gpu, kc_case *k)
 {
-    free_set(gpu, k, 0);
-    free_set(gpu, k, 1);
+    kc_case_free_set(gpu, k, 0);
+    kc_case_free_set(gpu, k, 1);
     for (int a = 0; a < k->nargs; a++) {
         free_dev(gpu, &k->ref[a]);
         free_dev(gpu, &k->dref[a]);
@@ -186,10 +186,10 @@ static void case_free(kc_gpu *gpu, kc_case *k)
 }
 
 /* Sizes, scalars and the pristine device inputs of the case. */
-static int case_prepare(kc_gpu *gpu, kc_case *k)
+static int kc_case_prepare(kc_gpu *gpu, kc_case *k)
 {
     const kc_contract *c = k->c;
-    k->nargs = nargs_of(c);
+    k->nargs = kc_nargs_of(c);
     for (int a = 0; a < k->nargs; a++) {
         const kc_arg *ar = &c->args[a];
         if (ar->kind == KC_ARG_SCALAR) {
@@ -197,21 +197,21 @@ static int case_prepare(kc_gpu *gpu, kc_case *k)
             continue;
         }
         k->count[a] = ar->count(k->s);
-        k->bytes[a] = mul_add_sat(k->count[a], kc_dtype_size(ar->dtype), 0);
-        if (k->bytes[a] == SIZE_MAX || mul_add_sat(k->count[a], sizeof(double), 0) == SIZE_MAX)
-            return failf(k, KC_INTERNAL, "buffer %s: %zu elements overflow a byte size", ar->name, k->count[a]);
+        k->bytes[a] = kc_mul_add_sat(k->count[a], kc_dtype_size(ar->dtype), 0);
+        if (k->bytes[a] == SIZE_MAX || kc_mul_add_sat(k->count[a], sizeof(double), 0) == SIZE_MAX)
+            return kc_case_fail(k, KC_INTERNAL, "buffer %s: %zu elements overflow a byte size", ar->name, k->count[a]);
         if (ar->role == KC_OUT) continue;
         char why[256] = "";
         CUresult r = kc_inputs_get(gpu, c, k->s, k->dist, k->seed, a, k->count[a], &k->in[a], k->time, why, sizeof why);
-        if (r == CUDA_ERROR_UNKNOWN && why[0]) return failf(k, KC_INTERNAL, "input %s: %s", ar->name, why);
+        if (r == CUDA_ERROR_UNKNOWN && why[0]) return kc_case_fail(k, KC_INTERNAL, "input %s: %s", ar->name, why);
         if (r != CUDA_SUCCESS) {
             /* The harness's failure (e.g. CUDA_ERROR_OUT_OF_MEMORY beside other
              * processes), not the kernel's: an internal error, so a control can
              * never count as caught by it. */
             k->sticky = kc_cuda_error_is_sticky(r);
             if (k->sticky) gpu->lost = 1;
-            return failf(k, KC_INTERNAL, "making input %s (%zu elements) on the device failed: %s", ar->name,
-                         k->count[a], kc_cuda_error_name(&gpu->cu, r));
+            return kc_case_fail(k, KC_INTERNAL, "making input %s (%zu elements) on the device failed: %s", ar->name,
+                                k->count[a], kc_cuda_error_name(&gpu->cu, r));
         }
     }
     return 0;
@@ -219,14 +219,14 @@ static int case_prepare(kc_gpu *gpu, kc_case *k)
 
 /* The byte argument a's guard bands hold: NaN bytes around floating inputs
  * (read canaries, guard.h), the canary elsewhere. */
-static uint8_t guard_byte(const kc_arg *ar)
+static uint8_t kc_case_guard_byte(const kc_arg *ar)
 {
     return ar->role != KC_OUT && kc_dtype_is_float(ar->dtype) ? KC_READ_CANARY : KC_CANARY;
 }
 
 /* Allocates buffer set `set` with guard bands, poisons its outputs and copies
  * the pristine inputs into it (on the device, at HBM bandwidth). */
-static CUresult set_upload(kc_gpu *gpu, kc_case *k, int set, uint8_t poison)
+static CUresult kc_case_upload(kc_gpu *gpu, kc_case *k, int set, uint8_t poison)
 {
     CUresult r = CUDA_SUCCESS;
     for (int a = 0; a < k->nargs && r == CUDA_SUCCESS; a++) {
@@ -247,8 +247,8 @@ static CUresult set_upload(kc_gpu *gpu, kc_case *k, int set, uint8_t poison)
             break;
         }
         CUdeviceptr base = k->dev[set][a];
-        if ((r = gpu->cu.MemsetD8(base, guard_byte(ar), g)) != CUDA_SUCCESS) break;
-        if ((r = gpu->cu.MemsetD8(base + g + b, guard_byte(ar), g)) != CUDA_SUCCESS) break;
+        if ((r = gpu->cu.MemsetD8(base, kc_case_guard_byte(ar), g)) != CUDA_SUCCESS) break;
+        if ((r = gpu->cu.MemsetD8(base + g + b, kc_case_guard_byte(ar), g)) != CUDA_SUCCESS) break;
         if (!b) continue;
         if (ar->role == KC_OUT) r = gpu->cu.MemsetD8(base + g, poison, b);
         else r = gpu->cu.MemcpyDtoD(base + g, k->in[a], b);
@@ -264,7 +264,7 @@ typedef struct kc_params {
     void *params[KC_MAX_ARGS];
 } kc_params;
 
-static void make_params(kc_case *k, int set, kc_params *p)
+static void kc_make_params(kc_case *k, int set, kc_params *p)
 {
     for (int a = 0; a < k->nargs; a++) {
         const kc_arg *ar = &k->c->args[a];
@@ -291,7 +291,7 @@ static void make_params(kc_case *k, int set, kc_params *p)
 static int host_launch(kc_gpu *gpu, kc_case *k, int set, int gate)
 {
     kc_params p;
-    make_params(k, set, &p);
+    kc_make_params(k, set, &p);
     if (!k->exact) kc_dev_poison_smem(gpu);
     CUresult r = (CUresult)k->entry(p.params, k->s, &gpu->dev);
     int returned = r != CUDA_SUCCESS;
@@ -302,10 +302,10 @@ static int host_launch(kc_gpu *gpu, kc_case *k, int set, int gate)
         const char *name = kc_cuda_error_name(&gpu->cu, r);
         /* a library built on the CUDA runtime may return a cudaError_t with no CUresult twin */
         int unnamed = returned && !kc_cuda_error_named(&gpu->cu, r);
-        return failf(k, gate, "library call %s (lib%s.so) %s: %s%s%s", k->c->entry, k->c->library,
-                     returned ? "returned" : "then synchronize failed", name,
-                     unnamed ? ": the CUDA runtime's cudaError_t of that code? (cudaGetErrorName names it)" : "",
-                     k->sticky ? " (the CUDA context is now unusable)" : "");
+        return kc_case_fail(k, gate, "library call %s (lib%s.so) %s: %s%s%s", k->c->entry, k->c->library,
+                            returned ? "returned" : "then synchronize failed", name,
+                            unnamed ? ": the CUDA runtime's cudaError_t of that code? (cudaGetErrorName names it)" : "",
+                            k->sticky ? " (the CUDA context is now unusable)" : "");
     }
     return 0;
 }
@@ -313,7 +313,7 @@ static int host_launch(kc_gpu *gpu, kc_case *k, int set, int gate)
 /* Gate 1 for one launch: checks the geometry against the function and device,
  * launches on `stream` and, with sync, synchronizes the context. Returns 0 or
  * the gate (failure in k->why). */
-static int launch_on(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate, CUstream stream, int sync)
+static int kc_case_launch_on(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate, CUstream stream, int sync)
 {
     if (k->entry) return host_launch(gpu, k, set, gate);
     kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
@@ -323,26 +323,26 @@ static int launch_on(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate, C
     CUresult ar = gpu->cu.FuncGetAttribute(&maxthreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f);
     if (ar == CUDA_SUCCESS) ar = gpu->cu.FuncGetAttribute(&statics, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f);
     if (ar != CUDA_SUCCESS)     /* a sticky error: an earlier launch's fault (launch_together) */
-        return cuda_failed(gpu, k, ar, "cuFuncGetAttribute", "before the launch");
+        return kc_case_cuda_failed(gpu, k, ar, "cuFuncGetAttribute", "before the launch");
     if (!l.grid[0] || !l.grid[1] || !l.grid[2] || !threads)
-        return failf(k, gate, "empty launch: grid %ux%ux%u, block %ux%ux%u", l.grid[0], l.grid[1], l.grid[2],
-                     l.block[0], l.block[1], l.block[2]);
+        return kc_case_fail(k, gate, "empty launch: grid %ux%ux%u, block %ux%ux%u", l.grid[0], l.grid[1], l.grid[2],
+                            l.block[0], l.block[1], l.block[2]);
     if ((int)threads > maxthreads)
-        return failf(k, gate, "block of %u threads > %d the function allows (registers or __launch_bounds__)",
-                     threads, maxthreads);
+        return kc_case_fail(k, gate, "block of %u threads > %d the function allows (registers or __launch_bounds__)",
+                            threads, maxthreads);
     if ((size_t)statics + l.smem > gpu->dev.smem_per_block_optin)
-        return failf(k, gate, "shared memory %d static + %u dynamic bytes > %zu the device allows per block",
-                     statics, l.smem, gpu->dev.smem_per_block_optin);
+        return kc_case_fail(k, gate, "shared memory %d static + %u dynamic bytes > %zu the device allows per block",
+                            statics, l.smem, gpu->dev.smem_per_block_optin);
     if ((size_t)statics + l.smem > gpu->dev.smem_per_block) {
         CUresult r = gpu->cu.FuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)l.smem);
         if (kc_cuda_error_is_sticky(r))     /* an earlier launch's fault (launch_together) */
-            return cuda_failed(gpu, k, r, "cuFuncSetAttribute", "before the launch");
+            return kc_case_cuda_failed(gpu, k, r, "cuFuncSetAttribute", "before the launch");
         if (r != CUDA_SUCCESS)
-            return failf(k, gate, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u): %s", l.smem,
-                         kc_cuda_error_name(&gpu->cu, r));
+            return kc_case_fail(k, gate, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u): %s", l.smem,
+                                kc_cuda_error_name(&gpu->cu, r));
     }
     kc_params p;
-    make_params(k, set, &p);
+    kc_make_params(k, set, &p);
     if (!k->exact) kc_dev_poison_smem(gpu);
     CUresult r = gpu->cu.LaunchKernel(f, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
                                       l.smem, stream, p.params, NULL);
@@ -350,22 +350,22 @@ static int launch_on(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate, C
     if (r != CUDA_SUCCESS) {
         k->sticky = kc_cuda_error_is_sticky(r);
         if (k->sticky) gpu->lost = 1;
-        return failf(k, gate, "launch grid %ux%ux%u block %ux%ux%u smem %u failed: %s%s", l.grid[0], l.grid[1],
-                     l.grid[2], l.block[0], l.block[1], l.block[2], l.smem, kc_cuda_error_name(&gpu->cu, r),
-                     k->sticky ? " (the CUDA context is now unusable)" : "");
+        return kc_case_fail(k, gate, "launch grid %ux%ux%u block %ux%ux%u smem %u failed: %s%s", l.grid[0], l.grid[1],
+                            l.grid[2], l.block[0], l.block[1], l.block[2], l.smem, kc_cuda_error_name(&gpu->cu, r),
+                            k->sticky ? " (the CUDA context is now unusable)" : "");
     }
     return 0;
 }
 
-/* launch_on the default stream, synchronized: every gate's launch. */
-static int launch(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate)
+/* kc_case_launch_on the default stream, synchronized: every gate's launch. */
+static int kc_case_launch(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate)
 {
-    return launch_on(gpu, f, k, set, gate, NULL, 1);
+    return kc_case_launch_on(gpu, f, k, set, gate, NULL, 1);
 }
 
 /* Element i of buffer a of set `set` (0 for the first launch's), or of its
  * pristine input (set -1), as a double for a failure line. */
-static double value_at(kc_gpu *gpu, kc_case *k, int set, int a, size_t i)
+static double kc_case_value_at(kc_gpu *gpu, kc_case *k, int set, int a, size_t i)
 {
     double v = 0;
     CUdeviceptr p = set < 0 ? k->in[a] : k->dev[set][a] + KC_GUARD_BYTES;
@@ -373,7 +373,7 @@ static double value_at(kc_gpu *gpu, kc_case *k, int set, int a, size_t i)
     return v;
 }
 
-static void value_str(kc_dtype t, double v, char *buf, size_t cap)
+static void kc_value_str(kc_dtype t, double v, char *buf, size_t cap)
 {
     if (kc_dtype_is_float(t)) snprintf(buf, cap, "%.9g", v);
     else snprintf(buf, cap, "%.0f", v);
@@ -388,15 +388,15 @@ static int confirm_unwritten(kc_gpu *gpu, CUfunction f, kc_case *k, int a, size_
 {
     const size_t G = KC_GUARD_BYTES;
     int g = 0;
-    CUresult r = set_upload(gpu, k, 1, KC_POISON_B);
+    CUresult r = kc_case_upload(gpu, k, 1, KC_POISON_B);
     if (r != CUDA_SUCCESS)
-        g = failf(k, KC_INTERNAL, "allocating the buffers to confirm unwritten elements failed: %s",
-                  kc_cuda_error_name(&gpu->cu, r));
-    if (!g) g = launch(gpu, f, k, 1, 2);
+        g = kc_case_fail(k, KC_INTERNAL, "allocating the buffers to confirm unwritten elements failed: %s",
+                         kc_cuda_error_name(&gpu->cu, r));
+    if (!g) g = kc_case_launch(gpu, f, k, 1, 2);
     if (!g && (r = kc_dev_count_unwritten(gpu, k->dev[0][a] + G, k->dev[1][a] + G, k->count[a],
                                           kc_dtype_size(k->c->args[a].dtype), KC_POISON_A, KC_POISON_B, n, first)))
-        g = cuda_failed(gpu, k, r, "counting unwritten elements of", k->c->args[a].name);
-    free_set(gpu, k, 1);
+        g = kc_case_cuda_failed(gpu, k, r, "counting unwritten elements of", k->c->args[a].name);
+    kc_case_free_set(gpu, k, 1);
     return g;
 }
 
@@ -404,7 +404,7 @@ static int confirm_unwritten(kc_gpu *gpu, CUfunction f, kc_case *k, int a, size_
  * every buffer, every input against its pristine copy, every output's
  * poison. The verdicts are then read in the order of the checks, so the
  * first failure named is the one a check-by-check scan names. */
-static int gate2(kc_gpu *gpu, CUfunction f, kc_case *k)
+static int kc_gate2(kc_gpu *gpu, CUfunction f, kc_case *k)
 {
     const size_t G = KC_GUARD_BYTES;
     int before[KC_MAX_ARGS], after[KC_MAX_ARGS], in[KC_MAX_ARGS], out[KC_MAX_ARGS];
@@ -414,8 +414,8 @@ static int gate2(kc_gpu *gpu, CUfunction f, kc_case *k)
         const kc_arg *ar = &k->c->args[a];
         before[a] = after[a] = in[a] = out[a] = -1;
         if (ar->kind != KC_ARG_BUFFER) continue;
-        before[a] = kc_batch_count_not(gpu, &b, k->dev[0][a], G, guard_byte(ar));
-        after[a] = kc_batch_count_not(gpu, &b, k->dev[0][a] + G + k->bytes[a], G, guard_byte(ar));
+        before[a] = kc_batch_count_not(gpu, &b, k->dev[0][a], G, kc_case_guard_byte(ar));
+        after[a] = kc_batch_count_not(gpu, &b, k->dev[0][a] + G + k->bytes[a], G, kc_case_guard_byte(ar));
         if (ar->role == KC_IN)
             in[a] = kc_batch_count_differs(gpu, &b, k->in[a], k->dev[0][a] + G, k->count[a], kc_dtype_size(ar->dtype));
         if (ar->role == KC_OUT)
@@ -423,28 +423,28 @@ static int gate2(kc_gpu *gpu, CUfunction f, kc_case *k)
                                               KC_POISON_A, 0);
     }
     CUresult r = kc_batch_finish(gpu, &b);
-    if (r != CUDA_SUCCESS) return cuda_failed(gpu, k, r, "checking the guard bands, inputs and outputs of", k->c->name);
+    if (r != CUDA_SUCCESS) return kc_case_cuda_failed(gpu, k, r, "checking the guard bands, inputs and outputs of", k->c->name);
     for (int a = 0; a < k->nargs; a++) {
         const kc_arg *ar = &k->c->args[a];
         if (ar->kind != KC_ARG_BUFFER) continue;
         size_t es = kc_dtype_size(ar->dtype), bad = b.first[before[a]];
         if (bad < G)
-            return failf(k, 2, "%s: written before its start (guard byte %zu bytes before element 0, element %lld)",
-                         ar->name, G - bad, -(long long)((G - bad + es - 1) / es));
+            return kc_case_fail(k, 2, "%s: written before its start (guard byte %zu bytes before element 0, element %lld)",
+                                ar->name, G - bad, -(long long)((G - bad + es - 1) / es));
         bad = b.first[after[a]];
         if (bad < G)
-            return failf(k, 2, "%s: written past its end (byte %zu after the last of %zu elements, element index %zu)",
-                         ar->name, bad, k->count[a], k->count[a] + bad / es);
+            return kc_case_fail(k, 2, "%s: written past its end (byte %zu after the last of %zu elements, element index %zu)",
+                                ar->name, bad, k->count[a], k->count[a] + bad / es);
     }
     for (int a = 0; a < k->nargs; a++) {
         const kc_arg *ar = &k->c->args[a];
         if (in[a] < 0 || !b.count[in[a]]) continue;
         size_t first = b.first[in[a]], n = b.count[in[a]];
         char was[64], now[64];
-        value_str(ar->dtype, value_at(gpu, k, -1, a, first), was, sizeof was);
-        value_str(ar->dtype, value_at(gpu, k, 0, a, first), now, sizeof now);
-        return failf(k, 2, "input %s modified: %zu of %zu elements changed, first %s[%zu] was %s now %s",
-                     ar->name, n, k->count[a], ar->name, first, was, now);
+        kc_value_str(ar->dtype, kc_case_value_at(gpu, k, -1, a, first), was, sizeof was);
+        kc_value_str(ar->dtype, kc_case_value_at(gpu, k, 0, a, first), now, sizeof now);
+        return kc_case_fail(k, 2, "input %s modified: %zu of %zu elements changed, first %s[%zu] was %s now %s",
+                            ar->name, n, k->count[a], ar->name, first, was, now);
     }
     for (int a = 0; a < k->nargs; a++) {
         const kc_arg *ar = &k->c->args[a];
@@ -453,8 +453,8 @@ static int gate2(kc_gpu *gpu, CUfunction f, kc_case *k)
         int g;
         if ((g = confirm_unwritten(gpu, f, k, a, &n, &first))) return g;
         if (n)
-            return failf(k, 2, "output %s: %zu of %zu elements never written (poison 0x%02X after the launch, 0x%02X after a relaunch), first %s[%zu]",
-                         ar->name, n, k->count[a], KC_POISON_A, KC_POISON_B, ar->name, first);
+            return kc_case_fail(k, 2, "output %s: %zu of %zu elements never written (poison 0x%02X after the launch, 0x%02X after a relaunch), first %s[%zu]",
+                                ar->name, n, k->count[a], KC_POISON_A, KC_POISON_B, ar->name, first);
     }
     return 0;
 }
@@ -494,7 +494,7 @@ static int host_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
     void *host[KC_MAX_ARGS] = { 0 };
     int g = 0;
     CUresult cr = alloc_refs(gpu, k, dst);
-    if (cr != CUDA_SUCCESS) g = cuda_failed(gpu, k, cr, "allocating the reference of", k->c->name);
+    if (cr != CUDA_SUCCESS) g = kc_case_cuda_failed(gpu, k, cr, "allocating the reference of", k->c->name);
     for (int a = 0; a < k->nargs && !g; a++) {
         const kc_arg *ar = &k->c->args[a];
         r.dtype[a] = ar->dtype;
@@ -505,15 +505,15 @@ static int host_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
         if (ar->kind != KC_ARG_BUFFER) continue;
         if (ar->role != KC_OUT) {
             if (!(host[a] = kc_hostmem_alloc(k->bytes[a], 0)))
-                g = failf(k, KC_INTERNAL, "out of host memory for the input %s of the host reference (%zu bytes)",
-                          ar->name, k->bytes[a]);
+                g = kc_case_fail(k, KC_INTERNAL, "out of host memory for the input %s of the host reference (%zu bytes)",
+                                 ar->name, k->bytes[a]);
             else if ((cr = gpu->cu.MemcpyDtoH(host[a], k->in[a], k->bytes[a])) != CUDA_SUCCESS)
-                g = cuda_failed(gpu, k, cr, "downloading the input", ar->name);
+                g = kc_case_cuda_failed(gpu, k, cr, "downloading the input", ar->name);
             r.host[a] = host[a];
         }
         if (ar->role != KC_IN && !g) {
             double *out = kc_hostmem_alloc(k->count[a] * sizeof(double), 0);
-            if (!out) g = failf(k, KC_INTERNAL, "out of host memory for the reference of %s", ar->name);
+            if (!out) g = kc_case_fail(k, KC_INTERNAL, "out of host memory for the reference of %s", ar->name);
             else kc_parallel_for(k->count[a], (size_t)1 << 20, fill_nan, out);
             r.out[a] = out;
         }
@@ -522,7 +522,7 @@ static int host_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
     for (int a = 0; a < k->nargs && !g; a++)
         if (r.out[a] && k->count[a] &&
             (cr = gpu->cu.MemcpyHtoD(dst[a], r.out[a], k->count[a] * sizeof(double))) != CUDA_SUCCESS)
-            g = cuda_failed(gpu, k, cr, "uploading the reference of", k->c->args[a].name);
+            g = kc_case_cuda_failed(gpu, k, cr, "uploading the reference of", k->c->args[a].name);
     for (int a = 0; a < k->nargs; a++) {
         kc_hostmem_free(host[a]);
         kc_hostmem_free(r.out[a]);
@@ -536,7 +536,7 @@ static int device_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
 {
     const kc_device_ref *d = &k->c->device_reference;
     CUresult r = alloc_refs(gpu, k, dst);
-    if (r != CUDA_SUCCESS) return cuda_failed(gpu, k, r, "allocating the reference of", k->c->name);
+    if (r != CUDA_SUCCESS) return kc_case_cuda_failed(gpu, k, r, "allocating the reference of", k->c->name);
     kc_dref dr;
     memset(&dr, 0, sizeof dr);
     dr.shape = *k->s;
@@ -559,8 +559,8 @@ static int device_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
     if (r != CUDA_SUCCESS) {
         k->sticky = kc_cuda_error_is_sticky(r);
         if (k->sticky) gpu->lost = 1;
-        return failf(k, KC_INTERNAL, "the device reference %s (module %s) failed: %s%s", d->symbol, d->module,
-                     kc_cuda_error_name(&gpu->cu, r), k->sticky ? " (the CUDA context is now unusable)" : "");
+        return kc_case_fail(k, KC_INTERNAL, "the device reference %s (module %s) failed: %s%s", d->symbol, d->module,
+                            kc_cuda_error_name(&gpu->cu, r), k->sticky ? " (the CUDA context is now unusable)" : "");
     }
     return 0;
 }
@@ -576,11 +576,11 @@ static int references_agree(kc_gpu *gpu, kc_case *k)
         if (ar->kind != KC_ARG_BUFFER || ar->role == KC_IN) continue;
         kc_compare cmp;
         CUresult r = kc_dev_compare(gpu, k->dref[a], KC_F64, k->ref[a], k->count[a], tol, &cmp);
-        if (r != CUDA_SUCCESS) return cuda_failed(gpu, k, r, "comparing the references of", ar->name);
+        if (r != CUDA_SUCCESS) return kc_case_cuda_failed(gpu, k, r, "comparing the references of", ar->name);
         if (cmp.bad)
-            return failf(k, KC_INTERNAL, "the device reference %s disagrees with the host reference: %s[%zu] device %.17g, host %.17g, difference %.3g > bound %.3g (%s); %zu of %zu elements differ",
-                         d->symbol, ar->name, cmp.worst, cmp.out, cmp.ref, cmp.err, cmp.allowed,
-                         d->agree.reason ? d->agree.reason : "bitwise", cmp.bad, cmp.count);
+            return kc_case_fail(k, KC_INTERNAL, "the device reference %s disagrees with the host reference: %s[%zu] device %.17g, host %.17g, difference %.3g > bound %.3g (%s); %zu of %zu elements differ",
+                                d->symbol, ar->name, cmp.worst, cmp.out, cmp.ref, cmp.err, cmp.allowed,
+                                d->agree.reason ? d->agree.reason : "bitwise", cmp.bad, cmp.count);
     }
     return 0;
 }
@@ -595,7 +595,7 @@ static int reference(kc_gpu *gpu, kc_case *k)
     return k->ref_fn ? references_agree(gpu, k) : 0;
 }
 
-static int gate3(kc_gpu *gpu, kc_case *k)
+static int kc_gate3(kc_gpu *gpu, kc_case *k)
 {
     double t0 = kc_now_s();
     int failed = reference(gpu, k);
@@ -608,12 +608,12 @@ static int gate3(kc_gpu *gpu, kc_case *k)
         kc_compare cmp;
         CUresult r = kc_dev_compare(gpu, k->dev[0][a] + KC_GUARD_BYTES, ar->dtype, k->ref[a], k->count[a], tol, &cmp);
         if (r != CUDA_SUCCESS) {
-            failed = cuda_failed(gpu, k, r, "comparing the output", ar->name);
+            failed = kc_case_cuda_failed(gpu, k, r, "comparing the output", ar->name);
             break;
         }
         if (cmp.bad) {
-            failed = failf(k, 3, "%s[%zu] = %.9g, reference %.9g, error %.3g > allowed %.3g (rtol %g, atol %g); %zu of %zu elements out of tolerance",
-                           ar->name, cmp.worst, cmp.out, cmp.ref, cmp.err, cmp.allowed, tol.rtol, tol.atol, cmp.bad, cmp.count);
+            failed = kc_case_fail(k, 3, "%s[%zu] = %.9g, reference %.9g, error %.3g > allowed %.3g (rtol %g, atol %g); %zu of %zu elements out of tolerance",
+                                  ar->name, cmp.worst, cmp.out, cmp.ref, cmp.err, cmp.allowed, tol.rtol, tol.atol, cmp.bad, cmp.count);
             break;
         }
         kc_errors model = kc_errors_for(k->c, a);
@@ -622,20 +622,20 @@ static int gate3(kc_gpu *gpu, kc_case *k)
          * the random ones a contract names: their errors are not
          * independent, so the statistics are not judged. */
         if (kc_errors_judged_on(&model, k->dist) && kc_errors_judge(&model, ar->dtype, &cmp.stats, why, sizeof why))
-            failed = failf(k, 3, "%s: every element within tolerance, but %s", ar->name, why);
+            failed = kc_case_fail(k, 3, "%s: every element within tolerance, but %s", ar->name, why);
     }
     k->time->checks_s += kc_now_s() - t1;
     return failed;
 }
 
-static int gate4(kc_gpu *gpu, CUfunction f, kc_case *k)
+static int kc_gate4(kc_gpu *gpu, CUfunction f, kc_case *k)
 {
     double t0 = kc_now_s();
-    CUresult r = set_upload(gpu, k, 1, KC_POISON_B);
+    CUresult r = kc_case_upload(gpu, k, 1, KC_POISON_B);
     if (r != CUDA_SUCCESS)     /* the harness's failure, not the kernel's: never a catch */
-        return failf(k, KC_INTERNAL, "allocating or filling the relaunch's buffers failed: %s",
-                     kc_cuda_error_name(&gpu->cu, r));
-    if (launch(gpu, f, k, 1, 4)) return 4;
+        return kc_case_fail(k, KC_INTERNAL, "allocating or filling the relaunch's buffers failed: %s",
+                            kc_cuda_error_name(&gpu->cu, r));
+    if (kc_case_launch(gpu, f, k, 1, 4)) return 4;
     double t1 = kc_now_s();
     k->time->gpu_s += t1 - t0;
     int g = 0, slot[KC_MAX_ARGS];
@@ -649,16 +649,16 @@ static int gate4(kc_gpu *gpu, CUfunction f, kc_case *k)
                       : -1;
     }
     if ((r = kc_batch_finish(gpu, &b)) != CUDA_SUCCESS)
-        g = cuda_failed(gpu, k, r, "comparing the relaunch's outputs of", k->c->name);
+        g = kc_case_cuda_failed(gpu, k, r, "comparing the relaunch's outputs of", k->c->name);
     for (int a = 0; !g && a < k->nargs; a++) {
         const kc_arg *ar = &k->c->args[a];
         if (slot[a] < 0 || !b.count[slot[a]]) continue;
         size_t first = b.first[slot[a]], n = b.count[slot[a]];
         char v1[64], v2[64];
-        value_str(ar->dtype, value_at(gpu, k, 0, a, first), v1, sizeof v1);
-        value_str(ar->dtype, value_at(gpu, k, 1, a, first), v2, sizeof v2);
-        g = failf(k, 4, "relaunch on other buffers differs: %zu of %zu elements of %s, first %s[%zu] %s then %s",
-                  n, k->count[a], ar->name, ar->name, first, v1, v2);
+        kc_value_str(ar->dtype, kc_case_value_at(gpu, k, 0, a, first), v1, sizeof v1);
+        kc_value_str(ar->dtype, kc_case_value_at(gpu, k, 1, a, first), v2, sizeof v2);
+        g = kc_case_fail(k, 4, "relaunch on other buffers differs: %zu of %zu elements of %s, first %s[%zu] %s then %s",
+                         n, k->count[a], ar->name, ar->name, first, v1, v2);
     }
     k->time->checks_s += kc_now_s() - t1;
     return g;
@@ -668,38 +668,38 @@ static int gate4(kc_gpu *gpu, CUfunction f, kc_case *k)
 static int run_case(kc_gpu *gpu, CUfunction f, kc_case *k, int maxgate)
 {
     double t0 = kc_now_s();
-    int g = case_prepare(gpu, k);
+    int g = kc_case_prepare(gpu, k);
     double t1 = kc_now_s();
     k->time->inputs_s += t1 - t0;
     if (g) return g;
-    CUresult r = set_upload(gpu, k, 0, KC_POISON_A);
+    CUresult r = kc_case_upload(gpu, k, 0, KC_POISON_A);
     if (r != CUDA_SUCCESS) {
         /* The harness's failure (e.g. CUDA_ERROR_OUT_OF_MEMORY beside other
          * processes), not the kernel's: an internal error, so a control can
          * never count as caught by it. */
         k->sticky = kc_cuda_error_is_sticky(r);
         if (k->sticky) gpu->lost = 1;
-        return failf(k, KC_INTERNAL, "allocating or filling device buffers failed: %s",
-                     kc_cuda_error_name(&gpu->cu, r));
+        return kc_case_fail(k, KC_INTERNAL, "allocating or filling device buffers failed: %s",
+                            kc_cuda_error_name(&gpu->cu, r));
     }
-    g = launch(gpu, f, k, 0, 1);
+    g = kc_case_launch(gpu, f, k, 0, 1);
     double t2 = kc_now_s();
     k->time->gpu_s += t2 - t1;
     if (g) return g;
     if (maxgate >= 2) {
-        g = gate2(gpu, f, k);
+        g = kc_gate2(gpu, f, k);
         k->time->checks_s += kc_now_s() - t2;
         if (g) return g;
     }
-    if (maxgate >= 3 && (g = gate3(gpu, k))) return g;
-    if (maxgate >= 4 && !k->c->nondeterministic && (g = gate4(gpu, f, k))) return g;
+    if (maxgate >= 3 && (g = kc_gate3(gpu, k))) return g;
+    if (maxgate >= 4 && !k->c->nondeterministic && (g = kc_gate4(gpu, f, k))) return g;
     return 0;
 }
 
 /* ---- items --------------------------------------------------------------- */
 
-static int load_function(kc_gpu *gpu, const kc_contract *c, const char *control, CUmodule *mod, CUfunction *fn,
-                         kc_host_entry *entry, char *why, size_t cap)
+static int kc_load_function(kc_gpu *gpu, const kc_contract *c, const char *control, CUmodule *mod, CUfunction *fn,
+                            kc_host_entry *entry, char *why, size_t cap)
 {
     *entry = NULL;
     if (c->library) {
@@ -732,7 +732,7 @@ static int load_function(kc_gpu *gpu, const kc_contract *c, const char *control,
     return 0;
 }
 
-static int ndists(const kc_contract *c, kc_dist *out)
+static int kc_dists_of(const kc_contract *c, kc_dist *out)
 {
     int n = 0;
     while (n < KC_MAX_DISTS && c->dists[n]) {
@@ -819,7 +819,7 @@ static int clean_fails_too(kc_gpu *gpu, const kc_contract *c, const kc_case *k, 
         kc_strcatf(msg, cap, "%s; the clean build fails the same way: %s%s", k->why, call, broken);
     else if (g < 0)
         kc_strcatf(msg, cap, "%s; the clean build could not be run on that case: %s%s", k->why, ck.why, broken);
-    case_free(gpu, &ck);
+    kc_case_free(gpu, &ck);
     return g != 0;
 }
 
@@ -833,7 +833,7 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
     CUfunction fn = NULL, ref_fn = NULL;
     kc_host_entry entry;
     char why[1024];
-    if (load_function(gpu, c, control ? it->control->name : NULL, &mod, &fn, &entry, why, sizeof why)) {
+    if (kc_load_function(gpu, c, control ? it->control->name : NULL, &mod, &fn, &entry, why, sizeof why)) {
         res->gate = 1;
         res->cases_failed = 1;
         /* A control whose own build does not load proves nothing about the
@@ -851,7 +851,7 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
         return;
     }
     kc_dist dists[KC_MAX_DISTS + 2];
-    int nd = ndists(c, dists), reproduced[KC_MAX_KNOWN] = { 0 }, unknown = 0, known = 0;
+    int nd = kc_dists_of(c, dists), reproduced[KC_MAX_KNOWN] = { 0 }, unknown = 0, known = 0;
     char first[1600] = "";
     for (const kc_shape *s = c->shapes; s->name && !gpu->lost; s++) {
         int per_shape = s->cls == KC_SHAPE_LARGE ? 1 : nd;
@@ -860,7 +860,7 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
                           .entry = entry };
             k.seed = kc_case_seed(seed, c->name, s->name, dists[d]);
             int g = run_case(gpu, fn, &k, 4);
-            case_free(gpu, &k);
+            kc_case_free(gpu, &k);
             res->cases++;
             if (!g) continue;
             res->cases_failed++;
@@ -884,7 +884,7 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
                 res->gate = g;
                 res->state = KC_RED;
                 snprintf(res->msg, sizeof res->msg, "caught by gate %d (%s; planted for gate %d%s): %s", g,
-                         gate_name[g], it->control->gate, g == it->control->gate ? "" : ", caught by another",
+                         kc_gate_name[g], it->control->gate, g == it->control->gate ? "" : ", caught by another",
                          k.why + k.body);
                 goto done;
             }
@@ -976,7 +976,7 @@ static const kc_shape *largest_shape(const kc_contract *c)
  * (the envelope). No case runs here: the kernel item runs every shape through
  * gates 1-4, and running its largest case again cost a quarter of a full run
  * (H200, 2026-11-30) for no new check. */
-static void run_limits(kc_gpu *gpu, const kc_item *it, kc_item_result *res)
+static void kc_run_limits(kc_gpu *gpu, const kc_item *it, kc_item_result *res)
 {
     const kc_contract *c = it->contract;
     const kc_budget *b = &c->budget;
@@ -984,7 +984,7 @@ static void run_limits(kc_gpu *gpu, const kc_item *it, kc_item_result *res)
     CUfunction fn = NULL;
     kc_host_entry entry;
     char why[1024];
-    if (load_function(gpu, c, NULL, &mod, &fn, &entry, why, sizeof why)) {
+    if (kc_load_function(gpu, c, NULL, &mod, &fn, &entry, why, sizeof why)) {
         res->state = KC_LIMIT;
         res->limit_problems = 1;
         snprintf(res->msg, sizeof res->msg, "1 problem: %s", why);
@@ -1050,7 +1050,7 @@ void kc_run_gpu_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode 
                      kc_lines *detail)
 {
     memset(res, 0, sizeof *res);
-    if (it->kind == KC_KIND_LIMIT) run_limits(gpu, it, res);
+    if (it->kind == KC_KIND_LIMIT) kc_run_limits(gpu, it, res);
     else run_gates(gpu, it, seed, mode, res, detail);
     kc_lines_end(detail, "    ");
     kc_hostmem_release();   /* kept buffers serve one item's cases only (the memory plan is per item) */
@@ -1092,10 +1092,10 @@ static long launch_smem(kc_gpu *gpu, const kc_contract *c, CUfunction fn, const 
  * size allocated and filled. 0, or the failure in k->why. */
 static int exact_prepare(kc_gpu *gpu, kc_case *k)
 {
-    int g = case_prepare(gpu, k);
-    CUresult r = g ? CUDA_SUCCESS : set_upload(gpu, k, 0, 0);
+    int g = kc_case_prepare(gpu, k);
+    CUresult r = g ? CUDA_SUCCESS : kc_case_upload(gpu, k, 0, 0);
     if (!g && r != CUDA_SUCCESS)
-        g = failf(k, KC_INTERNAL, "allocating or filling device buffers failed: %s", kc_cuda_error_name(&gpu->cu, r));
+        g = kc_case_fail(k, KC_INTERNAL, "allocating or filling device buffers failed: %s", kc_cuda_error_name(&gpu->cu, r));
     return g;
 }
 
@@ -1123,7 +1123,7 @@ static int launch_together(kc_gpu *gpu, CUfunction fn, kc_case *k, int n, char *
     }
     int launched = 0;           /* k[0..launched) are running */
     for (; launched < n && !rc; launched++)
-        if (launch_on(gpu, fn, &k[launched], 0, 1, st[launched], 0)) {
+        if (kc_case_launch_on(gpu, fn, &k[launched], 0, 1, st[launched], 0)) {
             if (k[launched].sticky && launched > 0) {
                 rc = -1;        /* an earlier launch's fault, surfacing at this launch's calls */
             } else {
@@ -1140,7 +1140,7 @@ static int launch_together(kc_gpu *gpu, CUfunction fn, kc_case *k, int n, char *
     if (rc < 0 || (!rc && r != CUDA_SUCCESS)) {
         kc_strbuf b;
         kc_sb_init(&b, msg, cap);
-        kc_sb_printf(&b, "gate 1 (%s): shape%s", gate_name[1], launched == 1 ? "" : "s");
+        kc_sb_printf(&b, "gate 1 (%s): shape%s", kc_gate_name[1], launched == 1 ? "" : "s");
         for (int i = 0; i < launched; i++) kc_sb_printf(&b, " %s", k[i].s->name);
         kc_sb_printf(&b, ", dist %s, launched together (one stream each): ", kc_dist_name(k[0].dist));
         if (rc < 0) kc_sb_printf(&b, "a fault met at the calls of the next launch (%s, not launched): ", k[launched].s->name);
@@ -1166,10 +1166,10 @@ static int launch_together(kc_gpu *gpu, CUfunction fn, kc_case *k, int n, char *
 static size_t exact_bytes(const kc_contract *c, const kc_shape *s)
 {
     size_t g = 0;
-    for (int a = 0; a < nargs_of(c); a++) {
+    for (int a = 0; a < kc_nargs_of(c); a++) {
         const kc_arg *ar = &c->args[a];
         if (ar->kind != KC_ARG_BUFFER) continue;
-        g = mul_add_sat(mul_add_sat(ar->count(s), kc_dtype_size(ar->dtype), 0), ar->role == KC_OUT ? 1 : 2, g);
+        g = kc_mul_add_sat(kc_mul_add_sat(ar->count(s), kc_dtype_size(ar->dtype), 0), ar->role == KC_OUT ? 1 : 2, g);
     }
     return g;
 }
@@ -1199,7 +1199,7 @@ static int round_end(const kc_contract *c, const kc_shape *const *shapes, int ns
     for (; j < ns && j - i < KC_SAN_TOGETHER_MAX; j++) {
         size_t g = exact_bytes(c, shapes[j]);
         if (j > i && (!together || total > budget || g > budget - total)) break;
-        total = mul_add_sat(g, 1, total);
+        total = kc_mul_add_sat(g, 1, total);
     }
     return j;
 }
@@ -1214,13 +1214,13 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
     kc_host_entry entry;
     kc_time_split time = { 0 };
     char why[1024];
-    if (load_function(gpu, c, control, &mod, &fn, &entry, why, sizeof why)) {
+    if (kc_load_function(gpu, c, control, &mod, &fn, &entry, why, sizeof why)) {
         snprintf(msg, cap, "%s", why);
         return 1;
     }
     const kc_shape *shapes[64];
     kc_dist dists[KC_MAX_DISTS + 2];
-    ndists(c, dists);
+    kc_dists_of(c, dists);
     int ns = kc_sanitize_shapes(c, shapes, 64), rc = 0, launched = 0;
     if (edges_only)
         while (ns > 0 && shapes[ns - 1]->cls != KC_SHAPE_EDGE) ns--;     /* the model shape comes last */
@@ -1254,11 +1254,11 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
         if (!rc && j - i > 1) {
             rc = launch_together(gpu, fn, &k[i], j - i, msg, cap);
             if (j - i > st->together) st->together = j - i;
-        } else if (!rc && launch(gpu, fn, &k[i], 0, 1)) {
+        } else if (!rc && kc_case_launch(gpu, fn, &k[i], 0, 1)) {
             snprintf(msg, cap, "%s", k[i].why);
             rc = 1;
         }
-        for (int a = i; a < prepared; a++) case_free(gpu, &k[a]);
+        for (int a = i; a < prepared; a++) kc_case_free(gpu, &k[a]);
         if (!rc) {
             launched += j - i;
             if (j - i == 1 && kc_now_s() - t0 >= st->slowest_s) {

@@ -7,4 +7,6 @@
 
 /* Bounds and writes on buffer set 0 (f relaunches to confirm unwritten elements). */
 int kc_gate2(kc_gpu *gpu, CUfunction f, kc_case *k);
+/* The reference --reference asks for, then accuracy of every output of set 0. */
+int kc_gate3(kc_gpu *gpu, kc_case *k);
 #endif

@@ -9,4 +9,6 @@
 int kc_gate2(kc_gpu *gpu, CUfunction f, kc_case *k);
 /* The reference --reference asks for, then accuracy of every output of set 0. */
 int kc_gate3(kc_gpu *gpu, kc_case *k);
+/* A relaunch on buffer set 1, compared bitwise with set 0's outputs. */
+int kc_gate4(kc_gpu *gpu, CUfunction f, kc_case *k);
 #endif

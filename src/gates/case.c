@@ -4,7 +4,7 @@
  * failure it records (gate, shape, distribution and what failed), and the
  * figures of a case that memory plans and the sanitizer's shapes read
  * (kc_case_memory, kc_shape_describe). The gates (launch.c, gate2.c,
- * gate3.c, gate4.c) and the items (gates.c, limits.c, sanitize_target.c)
+ * gate3.c, gate4.c) and the items (gates.c, limits_item.c, sanitize_target.c)
  * work on it. */
 #include "case.h"
 

@@ -1,7 +1,7 @@
 /* sanitize.c — the sanitizer gate (sanitize.h): finding compute-sanitizer,
  * running this binary's --sanitize-target under each of its four tools
  * through the supervisor, reading the first error of its report, and the
- * target's side (the exact-size launches, gates.c). */
+ * target's side (the exact-size launches, sanitize_target.c). */
 #include "sanitize.h"
 
 #include <errno.h>

@@ -64,6 +64,13 @@ int kc_gpu_open(kc_gpu *gpu, int ordinal)
     return 0;
 }
 
+int kc_gpu_lost_if_sticky(kc_gpu *gpu, CUresult r)
+{
+    if (!kc_cuda_error_is_sticky(r)) return 0;
+    gpu->lost = 1;
+    return 1;
+}
+
 void kc_gpu_close(kc_gpu *gpu)
 {
     if (gpu->ready) {

@@ -39,6 +39,11 @@ int kc_gpu_open(kc_gpu *gpu, int ordinal);
  * pipeline.md). Sets *flags to CU_CTX_SCHED_*; -1 with why naming the value
  * and the ones expected. */
 int kc_gpu_sched_flags(unsigned *flags, char *why, size_t cap);
+/* A CUDA result met in this session: a sticky error (kc_cuda_error_is_sticky)
+ * makes the context unusable from now on, so it marks the session lost (the
+ * process is replaced before its next GPU item). Returns whether r was
+ * sticky. */
+int kc_gpu_lost_if_sticky(kc_gpu *gpu, CUresult r);
 /* Frees what the session holds (nothing on the device once it is lost) and
  * unloads the driver. */
 void kc_gpu_close(kc_gpu *gpu);

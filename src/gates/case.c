@@ -98,15 +98,20 @@ int kc_case_fail(kc_case *k, int gate, const char *fmt, ...)
     return gate == KC_INTERNAL ? -1 : gate;
 }
 
+const char *kc_case_lost_if_sticky(kc_gpu *gpu, kc_case *k, CUresult r)
+{
+    k->sticky = kc_gpu_lost_if_sticky(gpu, r);
+    return k->sticky ? " (the CUDA context is now unusable)" : "";
+}
+
 /* A CUDA call of the harness failed while checking: a sticky error is the
  * kernel's fault surfacing late (gate 1, the context is lost), anything else
  * the harness's (internal: never a catch). */
 int kc_case_cuda_failed(kc_gpu *gpu, kc_case *k, CUresult r, const char *what, const char *name)
 {
-    k->sticky = kc_cuda_error_is_sticky(r);
-    if (k->sticky) gpu->lost = 1;
+    const char *lost = kc_case_lost_if_sticky(gpu, k, r);
     return kc_case_fail(k, k->sticky ? 1 : KC_INTERNAL, "%s %s failed: %s%s", what, name, kc_cuda_error_name(&gpu->cu, r),
-                        k->sticky ? " (the CUDA context is now unusable)" : "");
+                        lost);
 }
 
 static void free_dev(kc_gpu *gpu, CUdeviceptr *p)
@@ -158,8 +163,7 @@ int kc_case_prepare(kc_gpu *gpu, kc_case *k)
             /* The harness's failure (e.g. CUDA_ERROR_OUT_OF_MEMORY beside other
              * processes), not the kernel's: an internal error, so a control can
              * never count as caught by it. */
-            k->sticky = kc_cuda_error_is_sticky(r);
-            if (k->sticky) gpu->lost = 1;
+            kc_case_lost_if_sticky(gpu, k, r);
             return kc_case_fail(k, KC_INTERNAL, "making input %s (%zu elements) on the device failed: %s", ar->name,
                                 k->count[a], kc_cuda_error_name(&gpu->cu, r));
         }

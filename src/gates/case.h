@@ -41,6 +41,11 @@ size_t kc_mul_add_sat(size_t a, size_t b, size_t c);
  * recorded as such and returned as -1, so no caller can read it as a pass. */
 #define KC_INTERNAL 0
 int kc_case_fail(kc_case *k, int gate, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A CUDA error met while running case k: k->sticky says whether it is
+ * sticky, and a sticky one marks the session lost (kc_gpu_lost_if_sticky).
+ * Returns what a failure line adds for it: " (the CUDA context is now
+ * unusable)", or "". */
+const char *kc_case_lost_if_sticky(kc_gpu *gpu, kc_case *k, CUresult r);
 /* A CUDA call of the harness failed while checking: gate 1 when the error is
  * sticky (the context is lost), else internal. Returns what kc_case_fail does. */
 int kc_case_cuda_failed(kc_gpu *gpu, kc_case *k, CUresult r, const char *what, const char *name);

@@ -114,10 +114,9 @@ static int device_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
                              NULL, params, NULL);
     if (r == CUDA_SUCCESS) r = gpu->cu.CtxSynchronize();
     if (r != CUDA_SUCCESS) {
-        k->sticky = kc_cuda_error_is_sticky(r);
-        if (k->sticky) gpu->lost = 1;
+        const char *lost = kc_case_lost_if_sticky(gpu, k, r);
         return kc_case_fail(k, KC_INTERNAL, "the device reference %s (module %s) failed: %s%s", d->symbol, d->module,
-                            kc_cuda_error_name(&gpu->cu, r), k->sticky ? " (the CUDA context is now unusable)" : "");
+                            kc_cuda_error_name(&gpu->cu, r), lost);
     }
     return 0;
 }

@@ -50,8 +50,7 @@ static int run_case(kc_gpu *gpu, CUfunction f, kc_case *k, int maxgate)
         /* The harness's failure (e.g. CUDA_ERROR_OUT_OF_MEMORY beside other
          * processes), not the kernel's: an internal error, so a control can
          * never count as caught by it. */
-        k->sticky = kc_cuda_error_is_sticky(r);
-        if (k->sticky) gpu->lost = 1;
+        kc_case_lost_if_sticky(gpu, k, r);
         return kc_case_fail(k, KC_INTERNAL, "allocating or filling device buffers failed: %s",
                             kc_cuda_error_name(&gpu->cu, r));
     }

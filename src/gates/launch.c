@@ -22,15 +22,13 @@ static int host_launch(kc_gpu *gpu, kc_case *k, int set, int gate)
     int returned = r != CUDA_SUCCESS;
     if (r == CUDA_SUCCESS) r = gpu->cu.CtxSynchronize();
     if (r != CUDA_SUCCESS) {
-        k->sticky = kc_cuda_error_is_sticky(r);
-        if (k->sticky) gpu->lost = 1;
-        const char *name = kc_cuda_error_name(&gpu->cu, r);
+        const char *lost = kc_case_lost_if_sticky(gpu, k, r), *name = kc_cuda_error_name(&gpu->cu, r);
         /* a library built on the CUDA runtime may return a cudaError_t with no CUresult twin */
         int unnamed = returned && !kc_cuda_error_named(&gpu->cu, r);
         return kc_case_fail(k, gate, "library call %s (lib%s.so) %s: %s%s%s", k->c->entry, k->c->library,
                             returned ? "returned" : "then synchronize failed", name,
                             unnamed ? ": the CUDA runtime's cudaError_t of that code? (cudaGetErrorName names it)" : "",
-                            k->sticky ? " (the CUDA context is now unusable)" : "");
+                            lost);
     }
     return 0;
 }
@@ -73,11 +71,10 @@ int kc_case_launch_on(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate, 
                                       l.smem, stream, p.params, NULL);
     if (r == CUDA_SUCCESS && sync) r = gpu->cu.CtxSynchronize();
     if (r != CUDA_SUCCESS) {
-        k->sticky = kc_cuda_error_is_sticky(r);
-        if (k->sticky) gpu->lost = 1;
+        const char *lost = kc_case_lost_if_sticky(gpu, k, r);
         return kc_case_fail(k, gate, "launch grid %ux%ux%u block %ux%ux%u smem %u failed: %s%s", l.grid[0], l.grid[1],
                             l.grid[2], l.block[0], l.block[1], l.block[2], l.smem, kc_cuda_error_name(&gpu->cu, r),
-                            k->sticky ? " (the CUDA context is now unusable)" : "");
+                            lost);
     }
     return 0;
 }

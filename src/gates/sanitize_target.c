@@ -75,7 +75,7 @@ static int launch_together(kc_gpu *gpu, CUfunction fn, kc_case *k, int n, char *
     for (int i = 0; i < n && r == CUDA_SUCCESS; i++)
         if ((r = gpu->cu.StreamCreate(&st[i], CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS) st[i] = NULL;
     if (r != CUDA_SUCCESS) {
-        if (kc_cuda_error_is_sticky(r)) gpu->lost = 1;
+        kc_gpu_lost_if_sticky(gpu, r);
         snprintf(msg, cap, "internal error: before launching %d edge shapes together: %s", n, kc_cuda_error_name(&gpu->cu, r));
         rc = 1;
     }
@@ -93,8 +93,7 @@ static int launch_together(kc_gpu *gpu, CUfunction fn, kc_case *k, int n, char *
     /* Always: the launches that started end before their buffers are freed.
      * A sticky error stays, so this returns the one a launch call met. */
     r = gpu->cu.CtxSynchronize();
-    const int sticky = kc_cuda_error_is_sticky(r);
-    if (sticky) gpu->lost = 1;
+    const int sticky = kc_gpu_lost_if_sticky(gpu, r);
     if (rc < 0 || (!rc && r != CUDA_SUCCESS)) {
         kc_strbuf b;
         kc_sb_init(&b, msg, cap);

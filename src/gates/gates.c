@@ -116,6 +116,22 @@ static int load_device_reference(kc_gpu *gpu, const kc_contract *c, kc_ref_mode 
     return 0;
 }
 
+/* What a control's line adds when it could not be checked: its own build is
+ * broken (it does not load, or its library call fails as the clean one's
+ * does), or the harness or the contract failed on it. */
+static const char BROKEN[] = " (the control's build is broken, so it was not checked)";
+static const char UNCHECKED[] = " (the control could not be checked)";
+
+/* The item could not be checked (its build, its device reference, the
+ * harness could not run a case): never green, never a catch. A kernel
+ * FAILs, a control is MISSED; the message is why, with what it means for a
+ * control (BROKEN or UNCHECKED). */
+static void not_checked(kc_item_result *res, int control, const char *why, const char *control_says)
+{
+    res->state = control ? KC_MISSED : KC_FAIL;
+    snprintf(res->msg, sizeof res->msg, "%s%s", why, control ? control_says : "");
+}
+
 /* A library kernel's control failed gate 1 on case k (its library call, or
  * the synchronize after it, failed): runs gate 1 of the same case with the
  * clean build's library. Nonzero, with the control's line in msg, when the
@@ -124,13 +140,12 @@ static int load_device_reference(kc_gpu *gpu, const kc_contract *c, kc_ref_mode 
  * call succeeds: the planted bug made the difference. */
 static int clean_fails_too(kc_gpu *gpu, const kc_contract *c, const kc_case *k, char *msg, size_t cap)
 {
-    static const char broken[] = " (the control's build is broken, so it was not checked)";
     kc_host_entry clean;
     char why[900];
     if (gpu->lost) return 0;    /* a sticky fault is the control's: the context is gone, nothing more runs here */
     msg[0] = 0;
     if (kc_hostlib_load(c->library, NULL, c->entry, &clean, why, sizeof why)) {
-        kc_strcatf(msg, cap, "%s; and the clean build cannot be compared: %s%s", k->why, why, broken);
+        kc_strcatf(msg, cap, "%s; and the clean build cannot be compared: %s%s", k->why, why, BROKEN);
         return 1;
     }
     kc_case ck = { .c = c, .s = k->s, .dist = k->dist, .seed = k->seed, .mode = k->mode, .time = k->time,
@@ -139,9 +154,9 @@ static int clean_fails_too(kc_gpu *gpu, const kc_contract *c, const kc_case *k, 
     const char *call = ck.why + ck.body, *d = strstr(call, ", dist ");   /* past "shape S, dist D: ": the same case */
     if (d && (d = strstr(d, ": "))) call = d + 2;
     if (g == 1)
-        kc_strcatf(msg, cap, "%s; the clean build fails the same way: %s%s", k->why, call, broken);
+        kc_strcatf(msg, cap, "%s; the clean build fails the same way: %s%s", k->why, call, BROKEN);
     else if (g < 0)
-        kc_strcatf(msg, cap, "%s; the clean build could not be run on that case: %s%s", k->why, ck.why, broken);
+        kc_strcatf(msg, cap, "%s; the clean build could not be run on that case: %s%s", k->why, ck.why, BROKEN);
     kc_case_free(gpu, &ck);
     return g != 0;
 }
@@ -161,15 +176,11 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
         res->cases_failed = 1;
         /* A control whose own build does not load proves nothing about the
          * gates: it must not pass for a caught bug. */
-        snprintf(res->msg, sizeof res->msg, "%s%s", why,
-                 control ? " (the control's build is broken, so it was not checked)" : "");
-        res->state = control ? KC_MISSED : KC_FAIL;
+        not_checked(res, control, why, BROKEN);
         return;
     }
     if (load_device_reference(gpu, c, mode, &ref_mod, &ref_fn, why, sizeof why)) {
-        /* The contract's own error: never green, never a catch. */
-        snprintf(res->msg, sizeof res->msg, "%s%s", why, control ? " (the control could not be checked)" : "");
-        res->state = control ? KC_MISSED : KC_FAIL;
+        not_checked(res, control, why, UNCHECKED);   /* the contract's own error */
         if (mod && !gpu->lost) gpu->cu.ModuleUnload(mod);
         return;
     }
@@ -188,10 +199,7 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
             if (!g) continue;
             res->cases_failed++;
             if (g < 0) {
-                /* The harness could not run the case: never green, never RED. */
-                res->state = control ? KC_MISSED : KC_FAIL;
-                snprintf(res->msg, sizeof res->msg, "%s%s", k.why,
-                         control ? " (the control could not be checked)" : "");
+                not_checked(res, control, k.why, UNCHECKED);   /* the harness could not run the case */
                 goto done;
             }
             if (control && g == 1 && entry && clean_fails_too(gpu, c, &k, res->msg, sizeof res->msg)) {

@@ -4,6 +4,7 @@
  * device's limits. No case runs. */
 #include "limits_item.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "launch.h"
@@ -26,11 +27,43 @@ static const kc_shape *largest_shape(const kc_contract *c)
     return best;
 }
 
+/* The problems a limits item found: "; "-separated text and their count. */
+typedef struct kc_problems {
+    char text[1800];
+    int n;
+} kc_problems;
+
+static void problem(kc_problems *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(kc_problems *p, const char *fmt, ...)
+{
+    char one[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(one, sizeof one, fmt, ap);
+    va_end(ap);
+    kc_strcatf(p->text, sizeof p->text, "%s%s", p->n++ ? "; " : "", one);
+}
+
+/* A driver call of the limits item: 1 when r is CUDA_SUCCESS; else 0 with
+ * the call, its error and what it leaves unmeasured as a problem (the item
+ * cannot pass on figures it did not get), and the session lost when the
+ * error is sticky. */
+static int measured(kc_gpu *gpu, kc_problems *p, CUresult r, const char *call, const char *unmeasured)
+{
+    if (r == CUDA_SUCCESS) return 1;
+    int sticky = kc_gpu_lost_if_sticky(gpu, r);
+    problem(p, "%s failed: %s%s (%s not measured)", call, kc_cuda_error_name(&gpu->cu, r),
+            sticky ? ", the CUDA context is now unusable" : "", unmeasured);
+    return 0;
+}
+
 /* Limit checks: resources against the budget and the device, occupancy at the
  * largest shape, and every shape's launch geometry against the device's limits
  * (the envelope). No case runs here: the kernel item runs every shape through
  * gates 1-4, and running its largest case again cost a quarter of a full run
- * (H200, 2026-11-30) for no new check. */
+ * (H200, 2026-11-30) for no new check. Every driver call is checked: one that
+ * fails is a problem naming it, and the checks that need its figure are not
+ * made. */
 void kc_run_limits(kc_gpu *gpu, const kc_item *it, kc_item_result *res)
 {
     const kc_contract *c = it->contract;
@@ -52,51 +85,68 @@ void kc_run_limits(kc_gpu *gpu, const kc_item *it, kc_item_result *res)
                  c->name, c->library);
         return;
     }
+    kc_problems pr = { "", 0 };
     int regs = 0, statics = 0, local = 0, maxthreads = 0;
-    gpu->cu.FuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn);
-    gpu->cu.FuncGetAttribute(&statics, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn);
-    gpu->cu.FuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn);
-    gpu->cu.FuncGetAttribute(&maxthreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn);
-    char probs[1800] = "";
-    int np = 0;
-#define PROBLEM(...) do { np++; kc_strcatf(probs, sizeof probs, "%s", np > 1 ? "; " : ""); kc_strcatf(probs, sizeof probs, __VA_ARGS__); } while (0)
-    if (b->max_regs && regs > b->max_regs) PROBLEM("registers %d per thread > budget %d", regs, b->max_regs);
-    if (local > b->max_local) PROBLEM("local memory %d bytes per thread > budget %d (spills or stack arrays)", local, b->max_local);
+    const int got_regs = measured(gpu, &pr, gpu->cu.FuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn),
+                                  "cuFuncGetAttribute(NUM_REGS)", "registers");
+    const int got_statics =
+        !gpu->lost && measured(gpu, &pr, gpu->cu.FuncGetAttribute(&statics, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn),
+                               "cuFuncGetAttribute(SHARED_SIZE_BYTES)", "static shared memory");
+    const int got_local =
+        !gpu->lost && measured(gpu, &pr, gpu->cu.FuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn),
+                               "cuFuncGetAttribute(LOCAL_SIZE_BYTES)", "local memory");
+    const int got_threads =
+        !gpu->lost && measured(gpu, &pr, gpu->cu.FuncGetAttribute(&maxthreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn),
+                               "cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)", "threads per block");
+    if (got_regs && b->max_regs && regs > b->max_regs) problem(&pr, "registers %d per thread > budget %d", regs, b->max_regs);
+    if (got_local && local > b->max_local)
+        problem(&pr, "local memory %d bytes per thread > budget %d (spills or stack arrays)", local, b->max_local);
     unsigned maxsmem = 0;
     for (const kc_shape *s = c->shapes; s->name; s++) {
         kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
         c->launch(s, &gpu->dev, &l);
         unsigned threads = l.block[0] * l.block[1] * l.block[2];
         if (l.smem > maxsmem) maxsmem = l.smem;
-        if ((int)threads > maxthreads) PROBLEM("shape %s: block of %u threads > %d allowed", s->name, threads, maxthreads);
-        if (l.grid[1] > 65535 || l.grid[2] > 65535) PROBLEM("shape %s: grid %ux%ux%u exceeds 65535 in y or z", s->name, l.grid[0], l.grid[1], l.grid[2]);
-        if ((size_t)statics + l.smem > gpu->dev.smem_per_block_optin)
-            PROBLEM("shape %s: shared memory %u bytes > device limit %zu", s->name, statics + l.smem, gpu->dev.smem_per_block_optin);
+        if (got_threads && (int)threads > maxthreads)
+            problem(&pr, "shape %s: block of %u threads > %d allowed", s->name, threads, maxthreads);
+        if (l.grid[1] > 65535 || l.grid[2] > 65535)
+            problem(&pr, "shape %s: grid %ux%ux%u exceeds 65535 in y or z", s->name, l.grid[0], l.grid[1], l.grid[2]);
+        if (got_statics && (size_t)statics + l.smem > gpu->dev.smem_per_block_optin)
+            problem(&pr, "shape %s: shared memory %u bytes > device limit %zu", s->name, statics + l.smem,
+                    gpu->dev.smem_per_block_optin);
     }
-    if (b->max_smem && statics + (int)maxsmem > b->max_smem)
-        PROBLEM("shared memory %d static + %u dynamic bytes > budget %d", statics, maxsmem, b->max_smem);
+    if (got_statics && b->max_smem && statics + (int)maxsmem > b->max_smem)
+        problem(&pr, "shared memory %d static + %u dynamic bytes > budget %d", statics, maxsmem, b->max_smem);
     const kc_shape *big = largest_shape(c);
     kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
     c->launch(big, &gpu->dev, &l);
     int blocks = 0, want = b->min_blocks_per_sm > 0 ? b->min_blocks_per_sm : 1;
-    if ((size_t)statics + l.smem > gpu->dev.smem_per_block)
-        gpu->cu.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)l.smem);
-    gpu->cu.OccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, (int)(l.block[0] * l.block[1] * l.block[2]), l.smem);
-    if (blocks < want)
-        PROBLEM("occupancy %d resident block%s per SM (block %u threads, %u bytes dynamic shared memory) < budget %d",
-                blocks, blocks == 1 ? "" : "s", l.block[0] * l.block[1] * l.block[2], l.smem, want);
-#undef PROBLEM
+    const unsigned threads = l.block[0] * l.block[1] * l.block[2];
+    int got_blocks = got_statics && !gpu->lost;
+    if (got_blocks && (size_t)statics + l.smem > gpu->dev.smem_per_block) {
+        char call[96];
+        snprintf(call, sizeof call, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u)", l.smem);
+        got_blocks = measured(gpu, &pr, gpu->cu.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                                 (int)l.smem),
+                              call, "occupancy");
+    }
+    if (got_blocks)
+        got_blocks = measured(gpu, &pr, gpu->cu.OccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, (int)threads, l.smem),
+                              "cuOccupancyMaxActiveBlocksPerMultiprocessor", "occupancy");
+    if (got_blocks && blocks < want)
+        problem(&pr, "occupancy %d resident block%s per SM (block %u threads, %u bytes dynamic shared memory) < budget %d",
+                blocks, blocks == 1 ? "" : "s", threads, l.smem, want);
+    if (!gpu->lost) measured(gpu, &pr, gpu->cu.ModuleUnload(mod), "cuModuleUnload", "nothing else");
     int nshapes = 0;
     for (const kc_shape *s = c->shapes; s->name; s++) nshapes++;
-    res->limit_problems = np;
-    if (np) {
+    res->limit_problems = pr.n;
+    if (pr.n) {
         res->state = KC_LIMIT;
-        snprintf(res->msg, sizeof res->msg, "%d problem%s: %s", np, np == 1 ? "" : "s", probs);
+        snprintf(res->msg, sizeof res->msg, "%d problem%s: %s", pr.n, pr.n == 1 ? "" : "s", pr.text);
     } else {
         res->state = KC_PASS;
         snprintf(res->msg, sizeof res->msg, "%d registers, %d+%u B shared, %d B local, %d blocks/SM at shape %s; %d shape%s within the device's launch limits",
                  regs, statics, maxsmem, local, blocks, big->name, nshapes, nshapes == 1 ? "" : "s");
     }
     if (gpu->lost) res->context_lost = 1;
-    if (mod && !gpu->lost) gpu->cu.ModuleUnload(mod);
 }

@@ -36,14 +36,23 @@ int kc_sanitize_shapes(const kc_contract *c, const kc_shape **out, int cap)
     return n;
 }
 
-/* The shared memory one launch of shape s uses: static + dynamic bytes. */
-static long launch_smem(kc_gpu *gpu, const kc_contract *c, CUfunction fn, const kc_shape *s)
+/* The shared memory one launch of shape s uses, static + dynamic bytes,
+ * into *smem: 0; or 1 with the failing driver call in msg (a sticky error
+ * marks the session lost). */
+static int launch_smem(kc_gpu *gpu, const kc_contract *c, CUfunction fn, const kc_shape *s, long *smem, char *msg,
+                       size_t cap)
 {
     kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
     int statics = 0;
     c->launch(s, &gpu->dev, &l);
-    gpu->cu.FuncGetAttribute(&statics, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn);
-    return (long)statics + (long)l.smem;
+    CUresult r = gpu->cu.FuncGetAttribute(&statics, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn);
+    if (r != CUDA_SUCCESS) {
+        snprintf(msg, cap, "internal error: cuFuncGetAttribute(SHARED_SIZE_BYTES) of %s failed: %s%s", c->symbol,
+                 kc_cuda_error_name(&gpu->cu, r), kc_gpu_lost_if_sticky(gpu, r) ? " (the CUDA context is now unusable)" : "");
+        return 1;
+    }
+    *smem = (long)statics + (long)l.smem;
+    return 0;
 }
 
 /* One case of the sanitizer's target: its inputs made, its buffers of exact
@@ -199,10 +208,9 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
             *kk = (kc_case){ .c = c, .s = shapes[prepared], .dist = dists[0], .mode = KC_REF_DEVICE, .time = &time,
                              .entry = entry, .exact = 1 };
             kk->seed = kc_case_seed(seed, c->name, shapes[prepared]->name, dists[0]);
-            if (!c->library) {
-                long smem = launch_smem(gpu, c, fn, shapes[prepared]);
-                if (smem > st->smem_bytes) st->smem_bytes = smem;
-            }
+            long smem = -1;         /* a library kernel's: unknown */
+            if (!c->library && (rc = launch_smem(gpu, c, fn, shapes[prepared], &smem, msg, cap))) break;
+            if (smem > st->smem_bytes) st->smem_bytes = smem;
             if (exact_prepare(gpu, kk)) {
                 snprintf(msg, cap, "%s", kk->why);
                 rc = 1;

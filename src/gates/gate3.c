@@ -15,6 +15,7 @@
 #include "guard.h"
 #include "harness.h"
 #include "hostmem.h"
+#include "launch.h"
 #include "parallel.h"
 #include "tolerance.h"
 
@@ -110,8 +111,7 @@ static int device_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
     kc_launch l = { { (unsigned)gpu->dev.sm_count * 4, 1, 1 }, { 256, 1, 1 }, 0 };
     if (d->launch) d->launch(k->s, &gpu->dev, &l);
     void *params[] = { &dr };
-    r = gpu->cu.LaunchKernel(k->ref_fn, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.smem,
-                             NULL, params, NULL);
+    r = kc_launch_kernel(&gpu->cu, k->ref_fn, &l, NULL, params, 0);
     if (r == CUDA_SUCCESS) r = gpu->cu.CtxSynchronize();
     if (r != CUDA_SUCCESS) {
         const char *lost = kc_case_lost_if_sticky(gpu, k, r);

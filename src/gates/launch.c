@@ -145,11 +145,11 @@ static int check_cluster_and_cooperative(kc_gpu *gpu, CUfunction f, kc_case *k, 
         if (r != CUDA_SUCCESS || clusters <= 0) {
             char why[160] = "";
             if (size > 8 && !l->nonportable_cluster)
-                snprintf(why, sizeof why, "; more than 8 blocks a cluster needs nonportable_cluster");
+                snprintf(why, sizeof why, ", and above 8 blocks a cluster needs nonportable_cluster");
             else if (size > 16)
-                snprintf(why, sizeof why, "; 16 blocks is the most a cluster has on sm_90");
+                snprintf(why, sizeof why, ", and 16 blocks is the most a cluster has on sm_90");
             else if (gpu->dev.cc_major < 9)
-                snprintf(why, sizeof why, "; clusters need compute capability 9.0, the device is %d.%d",
+                snprintf(why, sizeof why, ", and clusters need compute capability 9.0: the device is %d.%d",
                          gpu->dev.cc_major, gpu->dev.cc_minor);
             if (r != CUDA_SUCCESS)
                 return kc_case_fail(k, gate, "launch %s: a cluster of %llu blocks does not fit: cuOccupancyMaxActiveClusters failed: %s%s",
@@ -164,14 +164,14 @@ static int check_cluster_and_cooperative(kc_gpu *gpu, CUfunction f, kc_case *k, 
         if (kc_cuda_error_is_sticky(r))
             return kc_case_cuda_failed(gpu, k, r, "cuOccupancyMaxActiveBlocksPerMultiprocessor", "before the launch");
         if (r != CUDA_SUCCESS)
-            return kc_case_fail(k, gate, "cooperative launch %s: cuOccupancyMaxActiveBlocksPerMultiprocessor failed: %s",
+            return kc_case_fail(k, gate, "launch %s: cuOccupancyMaxActiveBlocksPerMultiprocessor failed: %s",
                                 desc, kc_cuda_error_name(&gpu->cu, r));
         const unsigned long long fit = (unsigned long long)per_sm * (unsigned long long)gpu->dev.sm_count;
         if (blocks > fit)
-            return kc_case_fail(k, gate, "cooperative launch %s: %llu blocks cannot all be resident at once: %d blocks/SM x %d SMs = %llu (the driver refuses it: CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)",
+            return kc_case_fail(k, gate, "launch %s: %llu blocks cannot all be resident at once: %d blocks/SM x %d SMs = %llu (the driver refuses it: CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)",
                                 desc, blocks, per_sm, gpu->dev.sm_count, fit);
         if (clustered && blocks / size > (unsigned long long)clusters)
-            return kc_case_fail(k, gate, "cooperative launch %s: %llu clusters of %llu blocks cannot all be resident at once: %d active clusters (cuOccupancyMaxActiveClusters)",
+            return kc_case_fail(k, gate, "launch %s: %llu clusters of %llu blocks cannot all be resident at once: %d active clusters (cuOccupancyMaxActiveClusters)",
                                 desc, blocks / size, size, clusters);
     }
     return 0;

@@ -11,15 +11,19 @@
 #include "strbuf.h"
 
 /* The shape with the largest device footprint: the one whose occupancy the
- * limits item reports. */
-static const kc_shape *largest_shape(const kc_contract *c)
+ * limits item reports; with `clustered`, among the shapes whose launch has a
+ * cluster (NULL when none has), the one whose cluster figures it reports. */
+static const kc_shape *largest_shape(const kc_contract *c, const kc_device *dev, int clustered)
 {
-    const kc_shape *best = c->shapes;
+    const kc_shape *best = clustered ? NULL : c->shapes;
     size_t bestb = 0;
     for (const kc_shape *s = c->shapes; s->name; s++) {
+        kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
+        unsigned cl[3];
+        if (clustered && (c->launch(s, dev, &l), !kc_launch_cluster(&l, cl))) continue;
         size_t h, g;
         kc_case_memory(c, s, KC_REF_DEVICE, &h, &g);
-        if (g > bestb) {
+        if (g > bestb || !best) {
             bestb = g;
             best = s;
         }
@@ -55,6 +59,74 @@ static int measured(kc_gpu *gpu, kc_problems *p, CUresult r, const char *call, c
     problem(p, "%s failed: %s%s (%s not measured)", call, kc_cuda_error_name(&gpu->cu, r),
             sticky ? ", the CUDA context is now unusable" : "", unmeasured);
     return 0;
+}
+
+/* Raises fn's dynamic shared memory limit to l's where the device's default
+ * is too small (statics: its static bytes), as a launch must: 1, or 0 with
+ * the failure a problem (`what` left unmeasured). */
+static int smem_allowed(kc_gpu *gpu, kc_problems *pr, CUfunction fn, int statics, const kc_launch *l, const char *what)
+{
+    if ((size_t)statics + l->smem <= gpu->dev.smem_per_block) return 1;
+    char call[96];
+    snprintf(call, sizeof call, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u)", l->smem);
+    return measured(gpu, pr, gpu->cu.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)l->smem),
+                    call, what);
+}
+
+/* Resident blocks per SM of l into *blocks: 1, or 0 with the failure a problem. */
+static int blocks_per_sm(kc_gpu *gpu, kc_problems *pr, CUfunction fn, int statics, const kc_launch *l, int *blocks,
+                         const char *what)
+{
+    const unsigned threads = l->block[0] * l->block[1] * l->block[2];
+    return smem_allowed(gpu, pr, fn, statics, l, what) &&
+           measured(gpu, pr, gpu->cu.OccupancyMaxActiveBlocksPerMultiprocessor(blocks, fn, (int)threads, l->smem),
+                    "cuOccupancyMaxActiveBlocksPerMultiprocessor", what);
+}
+
+/* Active clusters per GPU of l, which has a cluster, into *clusters: 1, or 0
+ * with the failure a problem. */
+static int clusters_per_gpu(kc_gpu *gpu, kc_problems *pr, CUfunction fn, int statics, const kc_launch *l, int *clusters,
+                            const char *what)
+{
+    return smem_allowed(gpu, pr, fn, statics, l, what) &&
+           measured(gpu, pr, kc_launch_max_clusters(&gpu->cu, fn, l, clusters), "cuOccupancyMaxActiveClusters", what);
+}
+
+/* Shape s's cluster and cooperative geometry against the device: each grid
+ * dim a multiple of the cluster's, one cluster that fits, a cooperative
+ * grid resident at once. Problems into pr. */
+static void check_cluster_shape(kc_gpu *gpu, kc_problems *pr, CUfunction fn, int statics, const kc_shape *s,
+                                const kc_launch *l)
+{
+    unsigned cl[3];
+    const int clustered = kc_launch_cluster(l, cl);
+    const unsigned long long blocks = (unsigned long long)l->grid[0] * l->grid[1] * l->grid[2];
+    const unsigned long long size = (unsigned long long)cl[0] * cl[1] * cl[2];
+    char desc[160], what[220];
+    kc_launch_describe(l, desc, sizeof desc);
+    snprintf(what, sizeof what, "shape %s's launch %s", s->name, desc);
+    if (clustered) {
+        if (l->grid[0] % cl[0] || l->grid[1] % cl[1] || l->grid[2] % cl[2]) {
+            problem(pr, "shape %s: grid %ux%ux%u is no multiple of cluster %ux%ux%u", s->name, l->grid[0], l->grid[1],
+                    l->grid[2], cl[0], cl[1], cl[2]);
+            return;
+        }
+        int clusters = 0;
+        if (gpu->lost || !clusters_per_gpu(gpu, pr, fn, statics, l, &clusters, what)) return;
+        if (clusters <= 0) {
+            problem(pr, "shape %s: a cluster of %llu blocks does not fit (launch %s: 0 active clusters%s)", s->name, size,
+                    desc, size > 8 && !l->nonportable_cluster ? ", and above 8 blocks a cluster needs nonportable_cluster" : "");
+            return;
+        }
+        if (l->cooperative && blocks / size > (unsigned long long)clusters)
+            problem(pr, "shape %s: cooperative grid of %llu clusters > %d active clusters", s->name, blocks / size,
+                    clusters);
+    }
+    int per_sm = 0;
+    if (l->cooperative && !gpu->lost && blocks_per_sm(gpu, pr, fn, statics, l, &per_sm, what) &&
+        blocks > (unsigned long long)per_sm * (unsigned long long)gpu->dev.sm_count)
+        problem(pr, "shape %s: cooperative grid of %llu blocks > %d blocks/SM x %d SMs resident at once", s->name, blocks,
+                per_sm, gpu->dev.sm_count);
 }
 
 /* Limit checks: resources against the budget and the device, occupancy at the
@@ -111,31 +183,43 @@ void kc_run_limits(kc_gpu *gpu, const kc_item *it, kc_item_result *res)
             problem(&pr, "shape %s: block of %u threads > %d allowed", s->name, threads, maxthreads);
         if (l.grid[1] > 65535 || l.grid[2] > 65535)
             problem(&pr, "shape %s: grid %ux%ux%u exceeds 65535 in y or z", s->name, l.grid[0], l.grid[1], l.grid[2]);
-        if (got_statics && (size_t)statics + l.smem > gpu->dev.smem_per_block_optin)
+        const int smem_fits = (size_t)statics + l.smem <= gpu->dev.smem_per_block_optin;
+        if (got_statics && !smem_fits)
             problem(&pr, "shape %s: shared memory %u bytes > device limit %zu", s->name, statics + l.smem,
                     gpu->dev.smem_per_block_optin);
+        unsigned cl[3];
+        const int clustered = kc_launch_cluster(&l, cl);
+        if ((clustered || l.cooperative) && got_statics && got_threads && smem_fits && threads &&
+            (int)threads <= maxthreads)
+            check_cluster_shape(gpu, &pr, fn, statics, s, &l);
     }
     if (got_statics && b->max_smem && statics + (int)maxsmem > b->max_smem)
         problem(&pr, "shared memory %d static + %u dynamic bytes > budget %d", statics, maxsmem, b->max_smem);
-    const kc_shape *big = largest_shape(c);
+    const kc_shape *big = largest_shape(c, &gpu->dev, 0);
     kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
     c->launch(big, &gpu->dev, &l);
     int blocks = 0, want = b->min_blocks_per_sm > 0 ? b->min_blocks_per_sm : 1;
     const unsigned threads = l.block[0] * l.block[1] * l.block[2];
-    int got_blocks = got_statics && !gpu->lost;
-    if (got_blocks && (size_t)statics + l.smem > gpu->dev.smem_per_block) {
-        char call[96];
-        snprintf(call, sizeof call, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u)", l.smem);
-        got_blocks = measured(gpu, &pr, gpu->cu.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                                                 (int)l.smem),
-                              call, "occupancy");
-    }
-    if (got_blocks)
-        got_blocks = measured(gpu, &pr, gpu->cu.OccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, (int)threads, l.smem),
-                              "cuOccupancyMaxActiveBlocksPerMultiprocessor", "occupancy");
+    const int got_blocks = got_statics && !gpu->lost && blocks_per_sm(gpu, &pr, fn, statics, &l, &blocks, "occupancy");
     if (got_blocks && blocks < want)
         problem(&pr, "occupancy %d resident block%s per SM (block %u threads, %u bytes dynamic shared memory) < budget %d",
                 blocks, blocks == 1 ? "" : "s", threads, l.smem, want);
+    /* Clusters: how many of the largest clustered shape's are active at once
+     * on the device, and the shared memory one holds. */
+    char cluster_figures[300] = "";
+    const kc_shape *bigc = got_statics ? largest_shape(c, &gpu->dev, 1) : NULL;
+    if (bigc && !gpu->lost) {
+        kc_launch lc = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
+        c->launch(bigc, &gpu->dev, &lc);
+        unsigned cl[3];
+        kc_launch_cluster(&lc, cl);
+        int clusters = 0;
+        if (clusters_per_gpu(gpu, &pr, fn, statics, &lc, &clusters, "active clusters"))
+            snprintf(cluster_figures, sizeof cluster_figures,
+                     "; cluster %ux%ux%u%s at shape %s: %d active clusters/GPU, %llu B shared/cluster", cl[0], cl[1],
+                     cl[2], lc.nonportable_cluster ? " non-portable" : "", bigc->name, clusters,
+                     ((unsigned long long)statics + lc.smem) * cl[0] * cl[1] * cl[2]);
+    }
     if (!gpu->lost) measured(gpu, &pr, gpu->cu.ModuleUnload(mod), "cuModuleUnload", "nothing else");
     int nshapes = 0;
     for (const kc_shape *s = c->shapes; s->name; s++) nshapes++;
@@ -145,8 +229,8 @@ void kc_run_limits(kc_gpu *gpu, const kc_item *it, kc_item_result *res)
         snprintf(res->msg, sizeof res->msg, "%d problem%s: %s", pr.n, pr.n == 1 ? "" : "s", pr.text);
     } else {
         res->state = KC_PASS;
-        snprintf(res->msg, sizeof res->msg, "%d registers, %d+%u B shared, %d B local, %d blocks/SM at shape %s; %d shape%s within the device's launch limits",
-                 regs, statics, maxsmem, local, blocks, big->name, nshapes, nshapes == 1 ? "" : "s");
+        snprintf(res->msg, sizeof res->msg, "%d registers, %d+%u B shared, %d B local, %d blocks/SM at shape %s%s; %d shape%s within the device's launch limits",
+                 regs, statics, maxsmem, local, blocks, big->name, cluster_figures, nshapes, nshapes == 1 ? "" : "s");
     }
     if (gpu->lost) res->context_lost = 1;
 }

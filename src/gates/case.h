@@ -1,11 +1,28 @@
 /* case.h — one (shape, distribution) case of a contract as the gates run
- * it (case.c): what the files of the gates layer share about a case. Not
- * for other layers: gates.h is the layer's public header. */
+ * it (case.c). Its figures (the first four declarations: what a case needs
+ * in memory, its shape's description, which references it runs) are for
+ * every layer above, through gates.h; the rest is what the files of the
+ * gates layer share about a case, not for other layers. */
 #ifndef KC_CASE_H
 #define KC_CASE_H
 #include <stddef.h>
 #include <stdint.h>
-#include "gates.h"
+#include "gpu.h"
+#include "item.h"
+#include "kcontract.h"
+
+/* "edge.33 (rows=1, cols=33)" */
+void kc_shape_describe(const kc_contract *c, const kc_shape *s, char *buf, size_t cap);
+/* Bytes of device and host memory one case of shape s needs under --reference
+ * mode, for memory plans: on the device its pristine inputs, two guarded
+ * buffer sets (gate 4's relaunch) and the float64 reference(s); on the host
+ * what a contract's generator fills, and for a host reference its inputs
+ * and outputs. */
+void kc_case_memory(const kc_contract *c, const kc_shape *s, kc_ref_mode mode, size_t *host_bytes, size_t *gpu_bytes);
+/* Whether gate 3 runs the contract's host reference under mode (it has no
+ * device reference, or --reference host or both), and its device reference. */
+int kc_uses_host_reference(const kc_contract *c, kc_ref_mode mode);
+int kc_uses_device_reference(const kc_contract *c, kc_ref_mode mode);
 
 typedef struct kc_case {
     const kc_contract *c;

@@ -1,8 +1,8 @@
 /* sanitize_target.c — the sanitizer's target (kc_run_exact_launches,
- * gates.h): the shapes the sanitizer gate runs, each case's buffers of
+ * sanitize_target.h): the shapes the sanitizer gate runs, each case's buffers of
  * exact size, and their launches, one at a time or, for racecheck's edge
  * shapes, together on a stream each within a memory budget; no checks. */
-#include "gates.h"
+#include "sanitize_target.h"
 
 #include <stdio.h>
 #include <stdlib.h>

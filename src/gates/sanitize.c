@@ -16,6 +16,7 @@
 
 #include "gates.h"
 #include "gpu.h"
+#include "gpu_open.h"
 #include "harness.h"
 #include "parallel.h"
 #include "proctree.h"

@@ -18,6 +18,7 @@
 #include "filter.h"
 #include "finish.h"
 #include "gates.h"
+#include "gpu_open.h"
 #include "item_run.h"
 #include "nvml.h"
 #include "proctree.h"

@@ -43,7 +43,7 @@ typedef struct kc_cuda {
     /* How many clusters of a launch's config can be active at once on the
      * device (0: one cluster does not fit). */
     CUresult (*OccupancyMaxActiveClusters)(int *, CUfunction, const CUlaunchConfig *);
-    CUresult (*StreamCreate)(CUstream *, unsigned);     /* CU_STREAM_NON_BLOCKING: the sanitizer's target (gates.h) */
+    CUresult (*StreamCreate)(CUstream *, unsigned);     /* CU_STREAM_NON_BLOCKING: the sanitizer's target (sanitize_target.h) */
     CUresult (*StreamDestroy)(CUstream);
     CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
     CUresult (*GetErrorName)(CUresult, const char **);

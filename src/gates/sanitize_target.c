@@ -190,7 +190,7 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
     int ns = kc_sanitize_shapes(c, shapes, 64), rc = 0, launched = 0;
     if (edges_only)
         while (ns > 0 && shapes[ns - 1]->cls != KC_SHAPE_EDGE) ns--;     /* the model shape comes last */
-    /* racecheck's request: its edge shapes together (gates.h); a library's
+    /* racecheck's request: its edge shapes together (sanitize_target.h); a library's
      * entry launches on the default stream and synchronizes itself. */
     const int together = edges_only && !entry;
     const size_t budget = together ? round_budget(c) : 0;

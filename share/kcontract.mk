@@ -61,8 +61,9 @@ kc_controls_of = $(shell grep -ohE 'KC_CONTROL_[A-Za-z0-9_]+' $(1) | sed 's/^KC_
 # or after the kc_suite line (as KC_LIBS_lib<name> may).
 kc_module_flags = $(if $(filter %_ref,$(call kc_module_of,$(1))),-fmad=false) $$(KC_NVFLAGS_$(call kc_module_of,$(1)))
 
-# kc_embed(FATBIN, MODULE, CONTROL or empty): FATBIN's .o, registering it
-# with the ABI version of kcontract.h (so a new version re-embeds every image).
+# kc_embed(FATBIN, MODULE, CONTROL or empty): FATBIN's .o, registering it.
+# It carries KC_ABI_VERSION from kcontract.h: a bumped ABI rebuilds it (else
+# the library refuses the stale image at start).
 define kc_embed
 $(1:.fatbin=.o): $(1) $(KC_EMBED_SRC) $(KC_DIGEST) $(KC_INCLUDE)/kcontract.h
 	$$(KC_SAY) EMBED $$@

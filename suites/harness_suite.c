@@ -70,7 +70,7 @@ KC_SUITE(suite_harness_streams, "gpu.harness.streams", 1)
     /* Two passes of the fill's full grid (16 blocks an SM, grid-stride:
      * harness.c) and an off-tile tail, so every thread makes more than one
      * step: 1.08M elements on 132 SMs. */
-    const size_t STREAM_N = (size_t)g->h.sm_count * 16 * KC_HARNESS_THREADS * 2 + 4099;
+    const size_t STREAM_N = (size_t)g->h->sm_count * 16 * KC_HARNESS_THREADS * 2 + 4099;
     for (size_t t = 0; t < NALL && !failed; t++)
         for (kc_dist d = KC_UNIFORM; d <= KC_DIST_COUNT && !failed; d++) {   /* KC_DIST_COUNT: the ranged stream */
             size_t es = kc_dtype_size(ALL[t]), bytes = STREAM_N * es;

@@ -8,6 +8,7 @@
  * KNOWN and stale ones FAIL; a sticky fault makes the serial run continue in a
  * fresh process and the work queue replace its worker, with the same counts. */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -576,5 +577,142 @@ Test(gates_fake, integer_scalars_pass_exactly_beyond_2_pow_53, .timeout = 30)
     kc_proc p = fake_run((char *[]){ "run", "fakeint.*", NULL });
     expect_item(p.out, "PASS", "fakeint.lowbits.i32", T("gates 1-4 on "));
     cr_expect_eq(p.status, 0, "%s", p.out);
+    kc_proc_free(&p);
+}
+
+/* ---- launches with a cluster, cooperative launches (issue 22) ---- */
+
+/* The lines of symbol `sym` in the fake driver's log of the launches of
+ * kernels under test (KC_FAKE_LAUNCH_LOG, tests/fake/fake_cuda.c): how many,
+ * each checked to hold every one of want. */
+static int launches_logged(const char *log, const char *sym, const char *const *want)
+{
+    FILE *f = fopen(log, "r");
+    cr_assert_not_null(f, "no launch log %s", log);
+    char line[512];
+    int n = 0;
+    size_t sl = strlen(sym);
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, sym, sl) != 0 || line[sl] != ' ') continue;
+        n++;
+        for (int i = 0; want[i]; i++) cr_expect(strstr(line, want[i]), "'%s' not in the launch: %s", want[i], line);
+    }
+    fclose(f);
+    return n;
+}
+
+/* A cluster launch and a cooperative launch PASS gates 1-4, and their
+ * kernel is launched through cuLaunchKernelEx with the attributes the
+ * contract asked for (the fake kernels fault without their cluster and
+ * trap outside a cooperative launch, so the PASS says so too); the
+ * sanitizer's exact launches carry the cluster as well; a plain launch still
+ * goes through cuLaunchKernel with none. */
+Test(gates_fake, cluster_and_cooperative_launches_pass_through_cuLaunchKernelEx, .timeout = 60)
+{
+    char log[256], env_log[300], san[PATH_MAX], env_san[PATH_MAX + 32];
+    kc_tmp_path(log, sizeof log, "launches", "log");
+    snprintf(env_log, sizeof env_log, "KC_FAKE_LAUNCH_LOG=%s", log);
+    cr_assert_not_null(realpath("tests/fake/compute-sanitizer", san));
+    snprintf(env_san, sizeof env_san, "KC_COMPUTE_SANITIZER=%s", san);
+    kc_proc p = kc_run_fake((char *[]){ "run", "fakecluster.copy.f32", "fakecluster.copy.f32:sanitize",
+                                         "fakecluster.wide.f32", "fakecoop.copy.f32", "fake.copy.f16", NULL },
+                            (char *[]){ env_log, env_san, NULL }, 60);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    expect_item(p.out, "PASS", "fakecluster.copy.f32", T("gates 1-4 on 5 cases"));
+    expect_item(p.out, "PASS", "fakecluster.copy.f32:sanitize", T("launches of fakecluster.copy.f32"));
+    expect_item(p.out, "PASS", "fakecluster.wide.f32", T("gates 1-4 on 5 cases"));
+    expect_item(p.out, "PASS", "fakecoop.copy.f32", T("gates 1-4 on 5 cases"));
+    expect_item(p.out, "PASS", "fake.copy.f16", NULL);
+    kc_proc_free(&p);
+    /* 5 cases, each launched for gates 1 and 4, plus 2 exact launches (edge.33 and
+     * model.4096) under each of the fake sanitizer's three tools */
+    int n = launches_logged(log, "fake_cluster_f32",
+                            T("via=cuLaunchKernelEx", "block=256x1x1", "cooperative=0", "programmatic=0"));
+    cr_expect_eq(n, 10 + 10 + 6, "%d launches of fake_cluster_f32", n);
+    FILE *f = fopen(log, "r");
+    char line[512];
+    int eight = 0, sixteen = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        eight += strstr(line, "fake_cluster_f32 ") == line && strstr(line, " cluster=8x1x1 nonportable=0 ") != NULL;
+        sixteen += strstr(line, "fake_cluster_f32 ") == line && strstr(line, " cluster=16x1x1 nonportable=1 ") != NULL;
+    }
+    if (f) fclose(f);
+    cr_expect_eq(eight, 16, "fakecluster.copy.f32's launches (gates and sanitizer) have its cluster of 8");
+    cr_expect_eq(sixteen, 10, "fakecluster.wide.f32's have its non-portable cluster of 16");
+    n = launches_logged(log, "fake_coop_f32",
+                        T("via=cuLaunchKernelEx", "grid=32x1x1 block=256x1x1", "cluster=0x0x0", "cooperative=1"));
+    cr_expect_eq(n, 10, "%d launches of fake_coop_f32", n);
+    n = launches_logged(log, "fake_copy_f16",
+                        T("via=cuLaunchKernel ", "cluster=0x0x0 nonportable=0 cooperative=0 programmatic=0"));
+    cr_expect_gt(n, 0);
+    unlink(log);
+}
+
+/* A cluster that does not divide the grid, a cluster above 8 blocks without
+ * nonportable_cluster and a cooperative grid too large to be resident at
+ * once FAIL gate 1 before the launch, naming the shape, the launch and the
+ * numbers; their :limits items name the same per shape. */
+Test(gates_fake, bad_clusters_and_cooperative_grids_fail_gate_1_naming_the_numbers, .timeout = 30)
+{
+    kc_proc p = fake_run((char *[]){ "run", "fakecluster.baddiv.f32*", "fakecluster.portable16.f32*",
+                                     "fakecoop.toolarge.f32*", NULL });
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    expect_item(p.out, "FAIL", "fakecluster.baddiv.f32",
+                T("gate 1 (launch and fit): shape edge.33 (n=33), dist uniform: launch grid 1x1x1 block 256x1x1 smem 0 cluster 2x1x1: grid x 1 is no multiple of cluster x 2 (the driver refuses it: CUDA_ERROR_INVALID_CLUSTER_SIZE); 3 of 5 cases failed"));
+    expect_item(p.out, "FAIL", "fakecluster.portable16.f32",
+                T("gate 1 (launch and fit): shape model.4096 (n=4096), dist uniform: launch grid 16x1x1 block 256x1x1 smem 0 cluster 16x1x1: a cluster of 16 blocks (256 threads, 0 bytes dynamic shared memory each) does not fit: 0 active clusters (cuOccupancyMaxActiveClusters), and above 8 blocks a cluster needs nonportable_cluster"));
+    expect_item(p.out, "FAIL", "fakecoop.toolarge.f32",
+                T("gate 1 (launch and fit): shape model.4096 (n=4096), dist uniform: launch grid 64x1x1 block 256x1x1 smem 0 cooperative: 64 blocks cannot all be resident at once: 8 blocks/SM x 4 SMs = 32 (the driver refuses it: CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE); 5 of 5 cases failed"));
+    expect_rerun(p.out, "fakecoop.toolarge.f32", "1");
+    expect_item(p.out, "LIMIT", "fakecluster.baddiv.f32:limits",
+                T("2 problems: shape edge.33: grid 1x1x1 is no multiple of cluster 2x1x1; shape large.1e5: grid 391x1x1 is no multiple of cluster 2x1x1"));
+    expect_item(p.out, "LIMIT", "fakecluster.portable16.f32:limits",
+                T("3 problems: shape model.4096: a cluster of 16 blocks does not fit (launch grid 16x1x1 block 256x1x1 smem 0 cluster 16x1x1: 0 active clusters, and above 8 blocks a cluster needs nonportable_cluster)"));
+    expect_item(p.out, "LIMIT", "fakecoop.toolarge.f32:limits",
+                T("3 problems: shape model.4096: cooperative grid of 64 blocks > 8 blocks/SM x 4 SMs resident at once"));
+    cr_expect(!strstr(p.out, "CUDA context is now unusable"), "refused before the launch, the context is fine:\n%s", p.out);
+    kc_proc_free(&p);
+}
+
+/* The :limits item of a contract whose launches use a cluster reports the
+ * active clusters per GPU and the shared memory per cluster at its largest
+ * clustered shape; a contract without clusters reads as before. */
+Test(gates_fake, limits_report_active_clusters_per_gpu, .timeout = 30)
+{
+    kc_proc p = fake_run((char *[]){ "run", "fakecluster.copy.f32:limits", "fakecluster.wide.f32:limits",
+                                     "fakecoop.copy.f32:limits", NULL });
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    expect_item(p.out, "PASS", "fakecluster.copy.f32:limits",
+                T("16 registers, 0+0 B shared, 0 B local, 8 blocks/SM at shape large.1e5; cluster 8x1x1 at shape large.1e5: 4 active clusters/GPU, 0 B shared/cluster; 3 shapes within the device's launch limits"));
+    expect_item(p.out, "PASS", "fakecluster.wide.f32:limits",
+                T("; cluster 16x1x1 non-portable at shape large.1e5: 2 active clusters/GPU, 0 B shared/cluster; "));
+    expect_item(p.out, "PASS", "fakecoop.copy.f32:limits",
+                T("16 registers, 0+0 B shared, 0 B local, 8 blocks/SM at shape large.1e5; 3 shapes within the device's launch limits"));
+    kc_proc_free(&p);
+}
+
+/* Controls planted for gate 1 of these kinds are RED there: a build whose
+ * registers grew leaves one block per SM, so a cluster of 8 no longer fits
+ * the fake's 4 SMs, and four per SM, so a cooperative grid sized for eight
+ * is no longer resident at once. */
+Test(gates_fake, gate_1_controls_of_clusters_and_cooperative_grids_are_red, .timeout = 30)
+{
+    kc_proc p = fake_run((char *[]){ "run", "fakecluster.*:control.*", "fakecoop.*:control.*", NULL });
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    expect_item(p.out, "RED", "fakecluster.copy.f32:control.reg_growth",
+                T("caught by gate 1 (launch and fit; planted for gate 1): shape model.4096 (n=4096), dist uniform: launch grid 16x1x1 block 256x1x1 smem 0 cluster 8x1x1: a cluster of 8 blocks (256 threads, 0 bytes dynamic shared memory each) does not fit: 0 active clusters (cuOccupancyMaxActiveClusters)"));
+    expect_item(p.out, "RED", "fakecoop.copy.f32:control.reg_growth",
+                T("caught by gate 1 (launch and fit; planted for gate 1): shape model.4096 (n=4096), dist uniform: launch grid 32x1x1 block 256x1x1 smem 0 cooperative: 32 blocks cannot all be resident at once: 4 blocks/SM x 4 SMs = 16"));
+    kc_proc_free(&p);
+}
+
+/* Every driver result of the limits item is checked: a query the driver
+ * refuses is a problem that names it, not a figure of 0 (the 1025-thread
+ * block of fakeedgeblock's edge shape, whose occupancy cannot be asked). */
+Test(gates_fake, a_refused_limits_query_is_a_problem_naming_it, .timeout = 30)
+{
+    kc_proc p = fake_run((char *[]){ "run", "fakeedgeblock.copy.f16:limits", NULL });
+    expect_item(p.out, "LIMIT", "fakeedgeblock.copy.f16:limits",
+                T("2 problems: shape edge.1025: block of 1025 threads > 1024 allowed; cuOccupancyMaxActiveBlocksPerMultiprocessor failed: CUDA_ERROR_INVALID_VALUE (occupancy not measured)"));
     kc_proc_free(&p);
 }

@@ -2,7 +2,9 @@
  * (docs/layout.md): it passes on this tree, and it fails, naming the file,
  * the line, the header and both layers, on small trees with a violation
  * planted (a header of a higher layer, a file outside every layer, a header
- * no layer has), while a same-layer, lower-layer or include/ header passes. */
+ * no layer has, an include cycle between modules of one layer), while a
+ * same-layer, lower-layer or include/ header, and two modules that include a
+ * third (no cycle), pass. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +121,41 @@ Test(layers, a_header_no_layer_has_or_two_layers_have_fails)
     put(root, "src/top/low.h", "/* a second low.h */\n");
     expect_refusal(root, 1, (const char *[]){ "src/mid/mid.c:2: includes \"nowhere.h\", which is in no layer folder",
                                               "includes \"low.h\", which more than one layer has", NULL });
+}
+
+/* Modules of one layer that include each other: by a .c and a .h (the
+ * cuda/gpu <-> harness kind), and around three modules through headers;
+ * each cycle one line, naming the modules in order and each step's include. */
+Test(layers, an_include_cycle_inside_a_layer_fails_naming_the_modules_and_includes)
+{
+    char root[64];
+    clean_tree(root, sizeof root);
+    put(root, "src/mid/gpu.h", "#include \"low.h\"\n");
+    put(root, "src/mid/gpu.c", "#include \"gpu.h\"\n#include \"harness.h\"\n");
+    put(root, "src/mid/harness.h", "/* harness */\n");
+    put(root, "src/mid/harness.c", "#include \"harness.h\"\n\n#include \"gpu.h\"\n");
+    put(root, "src/top/a.h", "#include \"b.h\"\n");
+    put(root, "src/top/b.h", "#include \"c.h\"\n");
+    put(root, "src/top/c.h", "#include \"mid.h\"\n#include \"a.h\"\n");
+    expect_refusal(root, 1, (const char *[]){
+        "src/mid/gpu.c:2: include cycle: src/mid/gpu -> src/mid/harness -> src/mid/gpu (src/mid/gpu.c:2 includes \"harness.h\"; src/mid/harness.c:3 includes \"gpu.h\")",
+        "src/top/a.h:1: include cycle: src/top/a -> src/top/b -> src/top/c -> src/top/a (src/top/a.h:1 includes \"b.h\"; src/top/b.h:1 includes \"c.h\"; src/top/c.h:2 includes \"a.h\")",
+        "move what they share into the lowest of them", "2 violation(s)", NULL });
+}
+
+/* Two modules that both include a third, and a module's .c including its
+ * own .h, make no cycle. */
+Test(layers, a_shared_lower_module_is_no_cycle)
+{
+    char root[64];
+    clean_tree(root, sizeof root);
+    put(root, "src/mid/x.h", "#include \"mid.h\"\n");
+    put(root, "src/mid/x.c", "#include \"x.h\"\n#include \"mid.h\"\n");
+    put(root, "src/mid/y.c", "#include \"x.h\"\n#include \"mid.h\"\n");
+    kc_proc p = check(root);
+    cr_expect_eq(p.status, 0, "no cycle here:\n%s", p.err);
+    kc_proc_free(&p);
+    cleanup(root);
 }
 
 Test(layers, a_tree_without_layers_is_refused)

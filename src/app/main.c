@@ -25,6 +25,7 @@
 #include "sanitize.h"
 #include "shard_env.h"
 #include "gpu.h"
+#include "gpu_open.h"
 #include "worker.h"
 
 /* After "pattern 'P' matches no item": when P has no glob characters but

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "kcontract.h"
-#include "registry.h"
+#include "reg_problems.h"
 
 /* Filled before main (and at dlopen), never emptied: the process's images. */
 static struct {
@@ -24,14 +24,14 @@ void kc_register_module(const char *module, const char *control, const unsigned 
         snprintf(line, sizeof line, "kernel image %s%s%s was embedded for kcontract ABI %d, this library is ABI %d: "
                  "rebuild it against this kcontract", module, control ? "@" : "", control ? control : "", abi,
                  KC_ABI_VERSION);
-        kc_registry_note_problem(line);
+        kc_reg_problem_note(line);
         return;
     }
     if (kc_fatbin_find(module, control)) {
         char line[320];
         snprintf(line, sizeof line, "kernel image %s%s%s is registered twice (two modules %s.cu linked or loaded?)",
                  module, control ? "@" : "", control ? control : "", module);
-        kc_registry_note_problem(line);
+        kc_reg_problem_note(line);
         return;
     }
     if (images.n == images.cap) {

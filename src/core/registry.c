@@ -14,6 +14,7 @@
 #include "dtype.h"
 #include "error_model.h"
 #include "fatbin.h"
+#include "reg_problems.h"
 
 /* The registrations, in load order: filled by the constructors of the
  * registering objects (before main, or at dlopen), never emptied. This is
@@ -25,16 +26,14 @@ typedef struct reglist {
     size_t n, cap;
 } reglist;
 static reglist reg_contracts, reg_suites;
-#define KC_MAX_REG_PROBLEMS 16
-static char reg_problems[KC_MAX_REG_PROBLEMS][320];
-static int reg_nproblems;
 
 static void reg_problem(const char *kind, const char *name, int abi, size_t size, size_t want)
 {
-    if (reg_nproblems == KC_MAX_REG_PROBLEMS) return;
-    snprintf(reg_problems[reg_nproblems++], sizeof reg_problems[0],
+    char line[320];
+    snprintf(line, sizeof line,
              "%s %s was compiled against kcontract ABI %d (struct size %zu), this library is ABI %d (size %zu): "
              "rebuild it against this kcontract", kind, name ? name : "(unnamed)", abi, size, KC_ABI_VERSION, want);
+    kc_reg_problem_note(line);
 }
 
 static void reg_push(reglist *l, const void *p)
@@ -64,12 +63,6 @@ void kc_register_suite(const kc_suite *s, int abi, size_t size)
 {
     if (abi != KC_ABI_VERSION || size != sizeof(kc_suite)) reg_problem("suite", s->name, abi, size, sizeof(kc_suite));
     else reg_push(&reg_suites, s);
-}
-
-void kc_registry_note_problem(const char *line)
-{
-    if (reg_nproblems < KC_MAX_REG_PROBLEMS)
-        snprintf(reg_problems[reg_nproblems++], sizeof reg_problems[0], "%s", line);
 }
 
 size_t kc_registry_contracts(const kc_contract *const **out)
@@ -260,7 +253,7 @@ int kc_registry_items(kc_item **items, char *err, size_t errcap)
     char one[1024];
     *items = NULL;
     if (errcap) err[0] = 0;
-    for (int i = 0; i < reg_nproblems; i++, problems++) add_problem(err, errcap, &elen, reg_problems[i]);
+    for (int i = 0; i < kc_reg_problem_count(); i++, problems++) add_problem(err, errcap, &elen, kc_reg_problem_at(i));
     for (size_t i = 0; i < nc; i++) {
         const kc_contract *c = cs[i];
         int bad = kc_contract_check(c, one, sizeof one);

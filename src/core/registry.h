@@ -24,12 +24,7 @@ int kc_contract_check(const kc_contract *c, char *err, size_t cap);
  * name: for each contract "<name>", "<name>:limits", "<name>:control.<c>", and
  * each suite. Returns the item count, or minus the number of problems found
  * (every problem of every registration, not only the first: registrations
- * refused for their ABI, every problem of each contract, duplicate names),
+ * refused as they were made (reg_problems.h), every problem of each contract, duplicate names),
  * listed one per line in err as far as it fits. *items is malloc'd; free it. */
 int kc_registry_items(kc_item **items, char *err, size_t errcap);
-
-/* Records a registration refused elsewhere (fatbin.c: a module image of
- * another ABI), one line naming it, among the problems kc_registry_items
- * reports (at most 16 are kept). */
-void kc_registry_note_problem(const char *line);
 #endif

@@ -17,16 +17,23 @@
 
 typedef CUresult (*get_proc_fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
 
-static int resolve(get_proc_fn gp, void *lib, const char *name, void **slot, char *err, size_t errcap)
+/* Resolves name at ABI version `version` (0: KC_CUDA_ABI_VERSION) into
+ * *slot. 0; or -1 with why in err, unless `optional`, which leaves the slot
+ * NULL and returns 0 (an entry point newer than the driver). */
+static int resolve(get_proc_fn gp, void *lib, const char *name, int version, int optional, void **slot, char *err,
+                   size_t errcap)
 {
     CUdriverProcAddressQueryResult q = CU_GET_PROC_ADDRESS_SUCCESS;
+    if (!version) version = KC_CUDA_ABI_VERSION;
     *slot = NULL;
-    if (gp && gp(name, slot, KC_CUDA_ABI_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &q) == CUDA_SUCCESS && *slot)
+    if (gp && gp(name, slot, version, CU_GET_PROC_ADDRESS_DEFAULT, &q) == CUDA_SUCCESS && *slot)
         return 0;
+    *slot = NULL;
+    if (gp && optional) return 0;   /* the driver's table says it has none at that version: a plain dlsym might find another ABI */
     *slot = dlsym(lib, name);
-    if (*slot) return 0;
-    snprintf(err, errcap, "libcuda.so.1 lacks %s (driver older than CUDA %d.%d?)", name,
-             KC_CUDA_ABI_VERSION / 1000, KC_CUDA_ABI_VERSION % 1000 / 10);
+    if (*slot || optional) return 0;
+    snprintf(err, errcap, "libcuda.so.1 lacks %s (driver older than CUDA %d.%d?)", name, version / 1000,
+             version % 1000 / 10);
     return -1;
 }
 
@@ -45,19 +52,21 @@ int kc_cuda_load(kc_cuda *cu, const char *lib, char *err, size_t errcap)
         return -1;
     }
     get_proc_fn gp = (get_proc_fn)dlsym(cu->lib, "cuGetProcAddress_v2");
-    struct { const char *name; void **slot; } t[] = {
-#define E(f) { "cu" #f, (void **)&cu->f }
+    /* version 0: KC_CUDA_ABI_VERSION; optional: NULL when absent */
+    struct { const char *name; void **slot; int version, optional; } t[] = {
+#define E(f) { "cu" #f, (void **)&cu->f, 0, 0 }
         E(Init), E(DriverGetVersion), E(DeviceGetCount), E(DeviceGet), E(DeviceGetName),
         E(DeviceGetAttribute), E(DeviceTotalMem), E(DeviceGetPCIBusId), E(DevicePrimaryCtxRetain),
         E(DevicePrimaryCtxRelease), E(DevicePrimaryCtxSetFlags), E(CtxSetCurrent), E(CtxSynchronize), E(MemGetInfo),
         E(MemAlloc), E(MemFree), E(MemcpyHtoD), E(MemcpyDtoH), E(MemcpyDtoD), E(MemsetD8), E(ModuleLoadData),
         E(ModuleUnload), E(ModuleGetFunction), E(FuncGetAttribute), E(FuncSetAttribute),
-        E(LaunchKernel), E(StreamCreate), E(StreamDestroy), E(OccupancyMaxActiveBlocksPerMultiprocessor), E(GetErrorName),
-        E(GetErrorString),
+        E(LaunchKernel), E(LaunchKernelEx), E(StreamCreate), E(StreamDestroy), E(OccupancyMaxActiveBlocksPerMultiprocessor),
+        E(OccupancyMaxActiveClusters), E(GetErrorName), E(GetErrorString),
+        { "cuFuncGetParamInfo", (void **)&cu->FuncGetParamInfo, 12040, 1 },   /* CUDA 12.4 */
 #undef E
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (resolve(gp, cu->lib, t[i].name, t[i].slot, err, errcap)) goto fail;
+        if (resolve(gp, cu->lib, t[i].name, t[i].version, t[i].optional, t[i].slot, err, errcap)) goto fail;
     CUresult r = cu->Init(0);
     if (r != CUDA_SUCCESS) {
         const char *s = NULL;

@@ -37,11 +37,21 @@ typedef struct kc_cuda {
     CUresult (*FuncSetAttribute)(CUfunction, CUfunction_attribute, int);
     CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                              unsigned, CUstream, void **, void **);
-    CUresult (*StreamCreate)(CUstream *, unsigned);     /* CU_STREAM_NON_BLOCKING: the sanitizer's target (gates.h) */
+    /* A launch with attributes (cluster dims, cooperative, programmatic
+     * stream serialization): the launch path's (gates/launch.h). */
+    CUresult (*LaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **, void **);
+    /* How many clusters of a launch's config can be active at once on the
+     * device (0: one cluster does not fit). */
+    CUresult (*OccupancyMaxActiveClusters)(int *, CUfunction, const CUlaunchConfig *);
+    CUresult (*StreamCreate)(CUstream *, unsigned);     /* CU_STREAM_NON_BLOCKING: the sanitizer's target (sanitize_target.h) */
     CUresult (*StreamDestroy)(CUstream);
     CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
     CUresult (*GetErrorName)(CUresult, const char **);
     CUresult (*GetErrorString)(CUresult, const char **);
+    /* Optional, NULL where the driver lacks it (before CUDA 12.4): the
+     * offset and size of a kernel's parameter i (CUDA_ERROR_INVALID_VALUE
+     * past its last). */
+    CUresult (*FuncGetParamInfo)(CUfunction, size_t, size_t *, size_t *);
 } kc_cuda;
 
 /* Loads the driver (lib: NULL for "libcuda.so.1", or the KC_LIBCUDA environment

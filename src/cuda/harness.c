@@ -97,7 +97,7 @@ static CUresult launch(kc_gpu *gpu, CUfunction f, unsigned blocks, unsigned smem
 
 CUresult kc_dev_poison_smem(kc_gpu *gpu)
 {
-    kc_harness *h = &gpu->h;
+    kc_harness *h = gpu->h;
     int bytes = (int)h->smem_optin;
     if (gpu->cu.FuncSetAttribute(h->poison, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes) != CUDA_SUCCESS)
         bytes = (int)h->smem_default;
@@ -114,9 +114,9 @@ CUresult kc_dev_fill_stream(kc_gpu *gpu, CUdeviceptr dst, kc_dtype t, kc_dist d,
     int dtype = (int)t, dist = (int)d, ranged = range && range->on;
     double lo = ranged ? range->lo : 0, hi = ranged ? range->hi : 0;
     unsigned long long k = key, n = count;
-    size_t want = (count + KC_HARNESS_THREADS - 1) / KC_HARNESS_THREADS, cap = (size_t)gpu->h.sm_count * 16;
+    size_t want = (count + KC_HARNESS_THREADS - 1) / KC_HARNESS_THREADS, cap = (size_t)gpu->h->sm_count * 16;
     void *params[] = { &dst, &dtype, &dist, &k, &n, &ranged, &lo, &hi };
-    return gpu->cu.LaunchKernel(gpu->h.gen, (unsigned)(want < cap ? want : cap), 1, 1, KC_HARNESS_THREADS, 1, 1, 0, NULL,
+    return gpu->cu.LaunchKernel(gpu->h->gen, (unsigned)(want < cap ? want : cap), 1, 1, KC_HARNESS_THREADS, 1, 1, 0, NULL,
                                 params, NULL);
 }
 
@@ -141,7 +141,7 @@ static int batch_slot(kc_check_batch *b, unsigned blocks, size_t none_as)
 static int batch_launch(kc_gpu *gpu, kc_check_batch *b, int s, CUfunction f, void **params, CUdeviceptr *parts)
 {
     if (s < 0) return -1;
-    *parts = gpu->h.batch_parts + (CUdeviceptr)b->off[s] * sizeof(kc_count_part);
+    *parts = gpu->h->batch_parts + (CUdeviceptr)b->off[s] * sizeof(kc_count_part);
     CUresult r = launch(gpu, f, b->blocks[s], 0, params);
     if (r != CUDA_SUCCESS) {
         b->r = r;
@@ -163,7 +163,7 @@ int kc_batch_count_not(kc_gpu *gpu, kc_check_batch *b, CUdeviceptr p, size_t n, 
     unsigned long long nn = n;
     CUdeviceptr parts = 0;
     void *params[] = { &p, &nn, &e, &parts };
-    return batch_launch(gpu, b, batch_slot(b, blocks, n), gpu->h.bytes, params, &parts);
+    return batch_launch(gpu, b, batch_slot(b, blocks, n), gpu->h->bytes, params, &parts);
 }
 
 int kc_batch_count_unwritten(kc_gpu *gpu, kc_check_batch *b, CUdeviceptr a, CUdeviceptr pb_buf, size_t count,
@@ -173,7 +173,7 @@ int kc_batch_count_unwritten(kc_gpu *gpu, kc_check_batch *b, CUdeviceptr a, CUde
     unsigned long long nn = count;
     CUdeviceptr parts = 0;
     void *params[] = { &a, &pb_buf, &nn, &es, &ua, &ub, &parts };
-    return batch_launch(gpu, b, batch_slot(b, blocks, count), gpu->h.unwritten, params, &parts);
+    return batch_launch(gpu, b, batch_slot(b, blocks, count), gpu->h->unwritten, params, &parts);
 }
 
 int kc_batch_count_differs(kc_gpu *gpu, kc_check_batch *b, CUdeviceptr a, CUdeviceptr bb, size_t count, size_t esize)
@@ -182,16 +182,16 @@ int kc_batch_count_differs(kc_gpu *gpu, kc_check_batch *b, CUdeviceptr a, CUdevi
     unsigned long long nn = count;
     CUdeviceptr parts = 0;
     void *params[] = { &a, &bb, &nn, &es, &parts };
-    return batch_launch(gpu, b, batch_slot(b, blocks, count), gpu->h.differs, params, &parts);
+    return batch_launch(gpu, b, batch_slot(b, blocks, count), gpu->h->differs, params, &parts);
 }
 
 CUresult kc_batch_finish(kc_gpu *gpu, kc_check_batch *b)
 {
     if (b->r != CUDA_SUCCESS) return b->r;
     if (!b->used) return CUDA_SUCCESS;
-    CUresult r = gpu->cu.MemcpyDtoH(gpu->h.host_batch_parts, gpu->h.batch_parts, b->used * sizeof(kc_count_part));
+    CUresult r = gpu->cu.MemcpyDtoH(gpu->h->host_batch_parts, gpu->h->batch_parts, b->used * sizeof(kc_count_part));
     if (r != CUDA_SUCCESS) return b->r = r;
-    const kc_count_part *p = gpu->h.host_batch_parts;
+    const kc_count_part *p = gpu->h->host_batch_parts;
     for (int s = 0; s < b->n; s++) {
         kc_count_part all = { 0, KC_NO_INDEX };
         for (unsigned i = 0; i < b->blocks[s]; i++) kc_count_fold(&all, &p[b->off[s] + i]);
@@ -241,11 +241,11 @@ CUresult kc_dev_compare(kc_gpu *gpu, CUdeviceptr out, kc_dtype t, CUdeviceptr re
     unsigned blocks = check_blocks(n);
     int dtype = (int)t;
     unsigned long long nn = n;
-    void *params[] = { &out, &dtype, &ref, &nn, &tol.rtol, &tol.atol, &gpu->h.parts };
-    CUresult r = launch(gpu, gpu->h.close, blocks, 0, params);
-    if (r == CUDA_SUCCESS) r = gpu->cu.MemcpyDtoH(gpu->h.host_parts, gpu->h.parts, blocks * sizeof(kc_cmp_part));
+    void *params[] = { &out, &dtype, &ref, &nn, &tol.rtol, &tol.atol, &gpu->h->parts };
+    CUresult r = launch(gpu, gpu->h->close, blocks, 0, params);
+    if (r == CUDA_SUCCESS) r = gpu->cu.MemcpyDtoH(gpu->h->host_parts, gpu->h->parts, blocks * sizeof(kc_cmp_part));
     if (r != CUDA_SUCCESS) return r;
-    const kc_cmp_part *p = gpu->h.host_parts;
+    const kc_cmp_part *p = gpu->h->host_parts;
     kc_cmp_part all = kc_cmp_empty();
     for (unsigned b = 0; b < blocks; b++) kc_cmp_fold(&all, &p[b]);
     kc_compare_from_part(&all, n, tol, res);

@@ -167,7 +167,7 @@ CUresult kc_inputs_get(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_
     in->held += e.bytes;
     entry *ne = &in->v[in->n - 1];
     if ((r = make(gpu, c, s, dist, ar, ne, stats, why, cap)) != CUDA_SUCCESS) {
-        if (kc_cuda_error_is_sticky(r)) gpu->lost = 1;
+        kc_gpu_lost_if_sticky(gpu, r);
         drop(gpu, in, in->n - 1);            /* half-made: never found again */
         return r;
     }

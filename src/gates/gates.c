@@ -1,751 +1,74 @@
-/* gates.c — the four gates, one (shape, distribution) case at a time, and
- * the three kinds of GPU item built on them:
- *   gate 1 launch and fit: module, function, resources, launch, synchronize;
- *   gate 2 bounds and writes: guard bands intact, inputs unchanged, every
+/* gates.c — the GPU items (gates.h): a kernel through gates 1-4 on every
+ * (shape, distribution) case, a control until some gate catches it (and a
+ * library control's failure compared with its clean build), known and
+ * stale findings, and what a lost context left unchecked; the :limits item
+ * is limits_item.c's. The gates themselves:
+ *   gate 1 launch and fit (launch.c): module, function, resources, launch, synchronize;
+ *   gate 2 bounds and writes (gate2.c): guard bands intact, inputs unchanged, every
  *          output element written (no poison left); floating inputs' guard
  *          bands hold NaN, so a read past an input's end that reaches an
  *          output fails gate 3;
- *   gate 3 accuracy: every output element within tolerance of the float64
+ *   gate 3 accuracy (gate3.c): every output element within tolerance of the float64
  *          reference (NaN and inf exactly where the reference has them), and
  *          the errors, in ulps, as the output's error model allows (no lean,
  *          few beyond half an ulp: error_model.h);
- *   gate 4 determinism: a relaunch on fresh buffers at other addresses, with
+ *   gate 4 determinism (gate4.c): a relaunch on fresh buffers at other addresses, with
  *          other poison, gives bitwise identical outputs.
+ * A case (case.c) is one shape and distribution with its buffers.
  * Everything but a host reference runs on the device: inputs are made there
  * (inputs.h), the checks are the harness module's (harness.h), and the host
  * reads back only what a failure line names (counts, an index, its values). */
 #include "gates.h"
 
 #include <fnmatch.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "case.h"
 #include "clock.h"
 #include "devmem.h"
-#include "dtype.h"
-#include "error_model.h"
 #include "fatbin.h"
+#include "gate_checks.h"
 #include "guard.h"
-#include "harness.h"
 #include "hostlib.h"
 #include "hostmem.h"
-#include "inputs.h"
-#include "parallel.h"
+#include "launch.h"
+#include "limits_item.h"
 #include "seed.h"
 #include "strbuf.h"
-#include "tolerance.h"
-
-static const char *gate_name[] = { "internal", "launch and fit", "bounds and writes", "accuracy", "determinism",
-                                   "sanitizer" };
-
-/* ---- descriptions ------------------------------------------------------- */
-
-void kc_shape_describe(const kc_contract *c, const kc_shape *s, char *buf, size_t cap)
-{
-    size_t n = (size_t)snprintf(buf, cap, "%s (", s->name);
-    int first = 1;
-    for (int d = 0; d < KC_MAX_DIMS && c->dims[d] && n < cap; d++) {
-        n += (size_t)snprintf(buf + n, cap - n, "%s%s=%lld", first ? "" : ", ", c->dims[d], (long long)s->d[d]);
-        first = 0;
-    }
-    if (n < cap) snprintf(buf + n, cap - n, ")");
-}
-
-static int nargs_of(const kc_contract *c)
-{
-    int n = 0;
-    while (n < KC_MAX_ARGS && c->args[n].kind != KC_ARG_END) n++;
-    return n;
-}
-
-/* a*b + c, saturating at SIZE_MAX: a memory plan over-counts, never wraps. */
-static size_t mul_add_sat(size_t a, size_t b, size_t c)
-{
-    size_t p;
-    if (__builtin_mul_overflow(a, b, &p) || __builtin_add_overflow(p, c, &p)) return SIZE_MAX;
-    return p;
-}
-
-int kc_uses_host_reference(const kc_contract *c, kc_ref_mode mode)
-{
-    return mode != KC_REF_DEVICE || !c->device_reference.symbol;
-}
-
-int kc_uses_device_reference(const kc_contract *c, kc_ref_mode mode)
-{
-    return mode != KC_REF_HOST && c->device_reference.symbol;
-}
-
-void kc_case_memory(const kc_contract *c, const kc_shape *s, kc_ref_mode mode, size_t *host_bytes, size_t *gpu_bytes)
-{
-    size_t h = 0, g = 0, guards = 2 * (size_t)KC_GUARD_BYTES;
-    int host_ref = kc_uses_host_reference(c, mode), dev_ref = kc_uses_device_reference(c, mode);
-    for (int a = 0; a < nargs_of(c); a++) {
-        const kc_arg *ar = &c->args[a];
-        if (ar->kind != KC_ARG_BUFFER) continue;
-        size_t cnt = ar->count(s), b = mul_add_sat(cnt, kc_dtype_size(ar->dtype), 0);
-        size_t f64 = mul_add_sat(cnt, sizeof(double), 0);
-        g = mul_add_sat(mul_add_sat(b, 1, guards), 2, g);           /* two guarded sets (gate 4) */
-        if (ar->role != KC_OUT) {
-            g = mul_add_sat(b, 1, g);                               /* the pristine input */
-            if (ar->gen || host_ref) h = mul_add_sat(b, 1, h);      /* generated on, or downloaded to, the host */
-        }
-        if (ar->role != KC_IN) {
-            g = mul_add_sat(f64, (size_t)(host_ref + dev_ref), g);  /* the reference(s) on the device */
-            if (host_ref) h = mul_add_sat(f64, 1, h);               /* the host reference */
-        }
-    }
-    *host_bytes = h;
-    *gpu_bytes = g;
-}
-
-/* ---- one case ----------------------------------------------------------- */
-
-typedef struct kc_case {
-    const kc_contract *c;
-    const kc_shape *s;
-    kc_dist dist;
-    uint64_t seed;
-    kc_ref_mode mode;
-    int nargs;
-    size_t count[KC_MAX_ARGS], bytes[KC_MAX_ARGS];
-    double scalar[KC_MAX_ARGS];
-    CUdeviceptr in[KC_MAX_ARGS];    /* pristine inputs (IN, INOUT), the input cache's */
-    CUdeviceptr ref[KC_MAX_ARGS];   /* the float64 reference gate 3 compares with (OUT, INOUT) */
-    CUdeviceptr dref[KC_MAX_ARGS];  /* --reference both: the device's, checked against the host's in ref */
-    CUdeviceptr dev[2][KC_MAX_ARGS];/* guarded buffer sets: the first launch's and the relaunch's */
-    CUfunction ref_fn;              /* the device reference, NULL when the host's is used */
-    kc_time_split *time;            /* accumulates where the case's time went */
-    kc_host_entry entry;            /* a library kernel's entry (then no CUfunction) */
-    char why[1536];                 /* the failure, when a gate fails */
-    size_t body;                    /* offset of the text after "gate N (name): " */
-    int sticky;                     /* the failure left the context unusable */
-    int exact;                      /* the sanitizer's target: buffers of their exact size, no guard bands,
-                                     * outputs not poisoned, no shared-memory poison (kc_run_exact_launches) */
-} kc_case;
-
-/* Records a failure of `gate` (1-4) in k->why and returns the gate; gate
- * KC_INTERNAL (the harness could not run the case, e.g. memory ran out) is
- * recorded as such and returned as -1, so no caller can read it as a pass. */
-#define KC_INTERNAL 0
-static int failf(kc_case *k, int gate, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int failf(kc_case *k, int gate, const char *fmt, ...)
-{
-    char sh[256];
-    kc_shape_describe(k->c, k->s, sh, sizeof sh);
-    int p = gate == KC_INTERNAL ? snprintf(k->why, sizeof k->why, "internal error: ")
-                                : snprintf(k->why, sizeof k->why, "gate %d (%s): ", gate, gate_name[gate]);
-    k->body = (size_t)p;
-    int n = p + snprintf(k->why + p, sizeof k->why - (size_t)p, "shape %s, dist %s: ", sh, kc_dist_name(k->dist));
-    va_list ap;
-    va_start(ap, fmt);
-    if (n >= 0 && (size_t)n < sizeof k->why) vsnprintf(k->why + n, sizeof k->why - (size_t)n, fmt, ap);
-    va_end(ap);
-    return gate == KC_INTERNAL ? -1 : gate;
-}
-
-/* A CUDA call of the harness failed while checking: a sticky error is the
- * kernel's fault surfacing late (gate 1, the context is lost), anything else
- * the harness's (internal: never a catch). */
-static int cuda_failed(kc_gpu *gpu, kc_case *k, CUresult r, const char *what, const char *name)
-{
-    k->sticky = kc_cuda_error_is_sticky(r);
-    if (k->sticky) gpu->lost = 1;
-    return failf(k, k->sticky ? 1 : KC_INTERNAL, "%s %s failed: %s%s", what, name, kc_cuda_error_name(&gpu->cu, r),
-                 k->sticky ? " (the CUDA context is now unusable)" : "");
-}
-
-static void free_dev(kc_gpu *gpu, CUdeviceptr *p)
-{
-    kc_devmem_free(gpu, *p);
-    *p = 0;
-}
-
-static void free_set(kc_gpu *gpu, kc_case *k, int set)
-{
-    for (int a = 0; a < k->nargs; a++) {
-        if (k->exact && k->dev[set][a] && !gpu->lost) gpu->cu.MemFree(k->dev[set][a]);   /* never the reuse pool's */
-        if (k->exact) k->dev[set][a] = 0;
-        free_dev(gpu, &k->dev[set][a]);
-    }
-}
-
-static void case_free(kc_gpu *gpu, kc_case *k)
-{
-    free_set(gpu, k, 0);
-    free_set(gpu, k, 1);
-    for (int a = 0; a < k->nargs; a++) {
-        free_dev(gpu, &k->ref[a]);
-        free_dev(gpu, &k->dref[a]);
-    }
-    kc_inputs_unpin(gpu, gpu->inputs);
-}
-
-/* Sizes, scalars and the pristine device inputs of the case. */
-static int case_prepare(kc_gpu *gpu, kc_case *k)
-{
-    const kc_contract *c = k->c;
-    k->nargs = nargs_of(c);
-    for (int a = 0; a < k->nargs; a++) {
-        const kc_arg *ar = &c->args[a];
-        if (ar->kind == KC_ARG_SCALAR) {
-            k->scalar[a] = ar->ivalue ? (double)ar->ivalue(k->s) : ar->value(k->s);
-            continue;
-        }
-        k->count[a] = ar->count(k->s);
-        k->bytes[a] = mul_add_sat(k->count[a], kc_dtype_size(ar->dtype), 0);
-        if (k->bytes[a] == SIZE_MAX || mul_add_sat(k->count[a], sizeof(double), 0) == SIZE_MAX)
-            return failf(k, KC_INTERNAL, "buffer %s: %zu elements overflow a byte size", ar->name, k->count[a]);
-        if (ar->role == KC_OUT) continue;
-        char why[256] = "";
-        CUresult r = kc_inputs_get(gpu, c, k->s, k->dist, k->seed, a, k->count[a], &k->in[a], k->time, why, sizeof why);
-        if (r == CUDA_ERROR_UNKNOWN && why[0]) return failf(k, KC_INTERNAL, "input %s: %s", ar->name, why);
-        if (r != CUDA_SUCCESS) {
-            /* The harness's failure (e.g. CUDA_ERROR_OUT_OF_MEMORY beside other
-             * processes), not the kernel's: an internal error, so a control can
-             * never count as caught by it. */
-            k->sticky = kc_cuda_error_is_sticky(r);
-            if (k->sticky) gpu->lost = 1;
-            return failf(k, KC_INTERNAL, "making input %s (%zu elements) on the device failed: %s", ar->name,
-                         k->count[a], kc_cuda_error_name(&gpu->cu, r));
-        }
-    }
-    return 0;
-}
-
-/* The byte argument a's guard bands hold: NaN bytes around floating inputs
- * (read canaries, guard.h), the canary elsewhere. */
-static uint8_t guard_byte(const kc_arg *ar)
-{
-    return ar->role != KC_OUT && kc_dtype_is_float(ar->dtype) ? KC_READ_CANARY : KC_CANARY;
-}
-
-/* Allocates buffer set `set` with guard bands, poisons its outputs and copies
- * the pristine inputs into it (on the device, at HBM bandwidth). */
-static CUresult set_upload(kc_gpu *gpu, kc_case *k, int set, uint8_t poison)
-{
-    CUresult r = CUDA_SUCCESS;
-    for (int a = 0; a < k->nargs && r == CUDA_SUCCESS; a++) {
-        const kc_arg *ar = &k->c->args[a];
-        if (ar->kind != KC_ARG_BUFFER) continue;
-        if (k->exact) {     /* one cuMemAlloc of exactly its bytes: a byte past it is outside any allocation */
-            if (!k->bytes[a]) continue;
-            if ((r = gpu->cu.MemAlloc(&k->dev[set][a], k->bytes[a])) != CUDA_SUCCESS) {
-                k->dev[set][a] = 0;
-                break;
-            }
-            if (ar->role != KC_OUT) r = gpu->cu.MemcpyDtoD(k->dev[set][a], k->in[a], k->bytes[a]);
-            continue;
-        }
-        size_t g = KC_GUARD_BYTES, b = k->bytes[a];
-        if ((r = kc_devmem_alloc(gpu, &k->dev[set][a], b + 2 * g)) != CUDA_SUCCESS) {
-            k->dev[set][a] = 0;
-            break;
-        }
-        CUdeviceptr base = k->dev[set][a];
-        if ((r = gpu->cu.MemsetD8(base, guard_byte(ar), g)) != CUDA_SUCCESS) break;
-        if ((r = gpu->cu.MemsetD8(base + g + b, guard_byte(ar), g)) != CUDA_SUCCESS) break;
-        if (!b) continue;
-        if (ar->role == KC_OUT) r = gpu->cu.MemsetD8(base + g, poison, b);
-        else r = gpu->cu.MemcpyDtoD(base + g, k->in[a], b);
-    }
-    return r;
-}
-
-/* What cuLaunchKernel gets: params[a] points to buffer a's device pointer (past
- * its guard band) or to scalar a, stored as its dtype. */
-typedef struct kc_params {
-    union { float f; int i; long long ll; unsigned u; } sc[KC_MAX_ARGS];
-    CUdeviceptr ptr[KC_MAX_ARGS];
-    void *params[KC_MAX_ARGS];
-} kc_params;
-
-static void make_params(kc_case *k, int set, kc_params *p)
-{
-    for (int a = 0; a < k->nargs; a++) {
-        const kc_arg *ar = &k->c->args[a];
-        if (ar->kind == KC_ARG_BUFFER) {
-            p->ptr[a] = k->dev[set][a] + (k->exact || !k->dev[set][a] ? 0 : KC_GUARD_BYTES);
-            p->params[a] = &p->ptr[a];
-            continue;
-        }
-        /* ivalue: integers exactly, past 2^53 too */
-        const long long iv = ar->ivalue ? (long long)ar->ivalue(k->s) : (long long)k->scalar[a];
-        switch (ar->dtype) {
-        case KC_F32: p->sc[a].f = (float)k->scalar[a]; break;
-        case KC_I32: p->sc[a].i = (int)iv; break;
-        case KC_U32: p->sc[a].u = (unsigned)iv; break;
-        default: p->sc[a].ll = iv; break;
-        }
-        p->params[a] = &p->sc[a];
-    }
-}
-
-/* Gate 1 for a library kernel: calls its entry with the arguments a kernel
- * would get, then synchronizes the context as after a launch. No geometry to
- * check: the library picks its own. */
-static int host_launch(kc_gpu *gpu, kc_case *k, int set, int gate)
-{
-    kc_params p;
-    make_params(k, set, &p);
-    if (!k->exact) kc_dev_poison_smem(gpu);
-    CUresult r = (CUresult)k->entry(p.params, k->s, &gpu->dev);
-    int returned = r != CUDA_SUCCESS;
-    if (r == CUDA_SUCCESS) r = gpu->cu.CtxSynchronize();
-    if (r != CUDA_SUCCESS) {
-        k->sticky = kc_cuda_error_is_sticky(r);
-        if (k->sticky) gpu->lost = 1;
-        const char *name = kc_cuda_error_name(&gpu->cu, r);
-        /* a library built on the CUDA runtime may return a cudaError_t with no CUresult twin */
-        int unnamed = returned && !kc_cuda_error_named(&gpu->cu, r);
-        return failf(k, gate, "library call %s (lib%s.so) %s: %s%s%s", k->c->entry, k->c->library,
-                     returned ? "returned" : "then synchronize failed", name,
-                     unnamed ? ": the CUDA runtime's cudaError_t of that code? (cudaGetErrorName names it)" : "",
-                     k->sticky ? " (the CUDA context is now unusable)" : "");
-    }
-    return 0;
-}
-
-/* Gate 1 for one launch: checks the geometry against the function and device,
- * launches on `stream` and, with sync, synchronizes the context. Returns 0 or
- * the gate (failure in k->why). */
-static int launch_on(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate, CUstream stream, int sync)
-{
-    if (k->entry) return host_launch(gpu, k, set, gate);
-    kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
-    k->c->launch(k->s, &gpu->dev, &l);
-    unsigned threads = l.block[0] * l.block[1] * l.block[2];
-    int maxthreads = 0, statics = 0;
-    CUresult ar = gpu->cu.FuncGetAttribute(&maxthreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f);
-    if (ar == CUDA_SUCCESS) ar = gpu->cu.FuncGetAttribute(&statics, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f);
-    if (ar != CUDA_SUCCESS)     /* a sticky error: an earlier launch's fault (launch_together) */
-        return cuda_failed(gpu, k, ar, "cuFuncGetAttribute", "before the launch");
-    if (!l.grid[0] || !l.grid[1] || !l.grid[2] || !threads)
-        return failf(k, gate, "empty launch: grid %ux%ux%u, block %ux%ux%u", l.grid[0], l.grid[1], l.grid[2],
-                     l.block[0], l.block[1], l.block[2]);
-    if ((int)threads > maxthreads)
-        return failf(k, gate, "block of %u threads > %d the function allows (registers or __launch_bounds__)",
-                     threads, maxthreads);
-    if ((size_t)statics + l.smem > gpu->dev.smem_per_block_optin)
-        return failf(k, gate, "shared memory %d static + %u dynamic bytes > %zu the device allows per block",
-                     statics, l.smem, gpu->dev.smem_per_block_optin);
-    if ((size_t)statics + l.smem > gpu->dev.smem_per_block) {
-        CUresult r = gpu->cu.FuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)l.smem);
-        if (kc_cuda_error_is_sticky(r))     /* an earlier launch's fault (launch_together) */
-            return cuda_failed(gpu, k, r, "cuFuncSetAttribute", "before the launch");
-        if (r != CUDA_SUCCESS)
-            return failf(k, gate, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u): %s", l.smem,
-                         kc_cuda_error_name(&gpu->cu, r));
-    }
-    kc_params p;
-    make_params(k, set, &p);
-    if (!k->exact) kc_dev_poison_smem(gpu);
-    CUresult r = gpu->cu.LaunchKernel(f, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
-                                      l.smem, stream, p.params, NULL);
-    if (r == CUDA_SUCCESS && sync) r = gpu->cu.CtxSynchronize();
-    if (r != CUDA_SUCCESS) {
-        k->sticky = kc_cuda_error_is_sticky(r);
-        if (k->sticky) gpu->lost = 1;
-        return failf(k, gate, "launch grid %ux%ux%u block %ux%ux%u smem %u failed: %s%s", l.grid[0], l.grid[1],
-                     l.grid[2], l.block[0], l.block[1], l.block[2], l.smem, kc_cuda_error_name(&gpu->cu, r),
-                     k->sticky ? " (the CUDA context is now unusable)" : "");
-    }
-    return 0;
-}
-
-/* launch_on the default stream, synchronized: every gate's launch. */
-static int launch(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate)
-{
-    return launch_on(gpu, f, k, set, gate, NULL, 1);
-}
-
-/* Element i of buffer a of set `set` (0 for the first launch's), or of its
- * pristine input (set -1), as a double for a failure line. */
-static double value_at(kc_gpu *gpu, kc_case *k, int set, int a, size_t i)
-{
-    double v = 0;
-    CUdeviceptr p = set < 0 ? k->in[a] : k->dev[set][a] + KC_GUARD_BYTES;
-    kc_dev_read_value(gpu, p, k->c->args[a].dtype, i, &v);
-    return v;
-}
-
-static void value_str(kc_dtype t, double v, char *buf, size_t cap)
-{
-    if (kc_dtype_is_float(t)) snprintf(buf, cap, "%.9g", v);
-    else snprintf(buf, cap, "%.0f", v);
-}
-
-/* An output element that holds poison A after the first launch may be a
- * value the kernel wrote (an int32 -1 is 0xFFFFFFFF). A relaunch on buffers
- * poisoned with B tells them apart: an element never written holds A, then B.
- * Counts those for output a into *n (first index in *first); 0, or the
- * failing gate. The relaunch's buffers are freed again for gate 4. */
-static int confirm_unwritten(kc_gpu *gpu, CUfunction f, kc_case *k, int a, size_t *n, size_t *first)
-{
-    const size_t G = KC_GUARD_BYTES;
-    int g = 0;
-    CUresult r = set_upload(gpu, k, 1, KC_POISON_B);
-    if (r != CUDA_SUCCESS)
-        g = failf(k, KC_INTERNAL, "allocating the buffers to confirm unwritten elements failed: %s",
-                  kc_cuda_error_name(&gpu->cu, r));
-    if (!g) g = launch(gpu, f, k, 1, 2);
-    if (!g && (r = kc_dev_count_unwritten(gpu, k->dev[0][a] + G, k->dev[1][a] + G, k->count[a],
-                                          kc_dtype_size(k->c->args[a].dtype), KC_POISON_A, KC_POISON_B, n, first)))
-        g = cuda_failed(gpu, k, r, "counting unwritten elements of", k->c->args[a].name);
-    free_set(gpu, k, 1);
-    return g;
-}
-
-/* Gate 2's checks, queued as one batch (harness.h): both guard bands of
- * every buffer, every input against its pristine copy, every output's
- * poison. The verdicts are then read in the order of the checks, so the
- * first failure named is the one a check-by-check scan names. */
-static int gate2(kc_gpu *gpu, CUfunction f, kc_case *k)
-{
-    const size_t G = KC_GUARD_BYTES;
-    int before[KC_MAX_ARGS], after[KC_MAX_ARGS], in[KC_MAX_ARGS], out[KC_MAX_ARGS];
-    kc_check_batch b;
-    kc_batch_begin(&b);
-    for (int a = 0; a < k->nargs; a++) {
-        const kc_arg *ar = &k->c->args[a];
-        before[a] = after[a] = in[a] = out[a] = -1;
-        if (ar->kind != KC_ARG_BUFFER) continue;
-        before[a] = kc_batch_count_not(gpu, &b, k->dev[0][a], G, guard_byte(ar));
-        after[a] = kc_batch_count_not(gpu, &b, k->dev[0][a] + G + k->bytes[a], G, guard_byte(ar));
-        if (ar->role == KC_IN)
-            in[a] = kc_batch_count_differs(gpu, &b, k->in[a], k->dev[0][a] + G, k->count[a], kc_dtype_size(ar->dtype));
-        if (ar->role == KC_OUT)
-            out[a] = kc_batch_count_unwritten(gpu, &b, k->dev[0][a] + G, 0, k->count[a], kc_dtype_size(ar->dtype),
-                                              KC_POISON_A, 0);
-    }
-    CUresult r = kc_batch_finish(gpu, &b);
-    if (r != CUDA_SUCCESS) return cuda_failed(gpu, k, r, "checking the guard bands, inputs and outputs of", k->c->name);
-    for (int a = 0; a < k->nargs; a++) {
-        const kc_arg *ar = &k->c->args[a];
-        if (ar->kind != KC_ARG_BUFFER) continue;
-        size_t es = kc_dtype_size(ar->dtype), bad = b.first[before[a]];
-        if (bad < G)
-            return failf(k, 2, "%s: written before its start (guard byte %zu bytes before element 0, element %lld)",
-                         ar->name, G - bad, -(long long)((G - bad + es - 1) / es));
-        bad = b.first[after[a]];
-        if (bad < G)
-            return failf(k, 2, "%s: written past its end (byte %zu after the last of %zu elements, element index %zu)",
-                         ar->name, bad, k->count[a], k->count[a] + bad / es);
-    }
-    for (int a = 0; a < k->nargs; a++) {
-        const kc_arg *ar = &k->c->args[a];
-        if (in[a] < 0 || !b.count[in[a]]) continue;
-        size_t first = b.first[in[a]], n = b.count[in[a]];
-        char was[64], now[64];
-        value_str(ar->dtype, value_at(gpu, k, -1, a, first), was, sizeof was);
-        value_str(ar->dtype, value_at(gpu, k, 0, a, first), now, sizeof now);
-        return failf(k, 2, "input %s modified: %zu of %zu elements changed, first %s[%zu] was %s now %s",
-                     ar->name, n, k->count[a], ar->name, first, was, now);
-    }
-    for (int a = 0; a < k->nargs; a++) {
-        const kc_arg *ar = &k->c->args[a];
-        if (out[a] < 0 || !b.count[out[a]]) continue;
-        size_t first = b.first[out[a]], n = b.count[out[a]];
-        int g;
-        if ((g = confirm_unwritten(gpu, f, k, a, &n, &first))) return g;
-        if (n)
-            return failf(k, 2, "output %s: %zu of %zu elements never written (poison 0x%02X after the launch, 0x%02X after a relaunch), first %s[%zu]",
-                         ar->name, n, k->count[a], KC_POISON_A, KC_POISON_B, ar->name, first);
-    }
-    return 0;
-}
-
-/* ---- the float64 reference ---------------------------------------------- */
-
-/* Marks reference elements not yet computed: a reference that forgets an
- * element leaves NaN, which only a NaN output matches. */
-static void fill_nan(void *ctx, size_t begin, size_t end)
-{
-    double *r = ctx;
-    for (size_t i = begin; i < end; i++) r[i] = NAN;
-}
-
-/* A float64 buffer for every output, all NaN (0xFF bytes), into dst. */
-static CUresult alloc_refs(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
-{
-    CUresult r = CUDA_SUCCESS;
-    for (int a = 0; a < k->nargs && r == CUDA_SUCCESS; a++) {
-        const kc_arg *ar = &k->c->args[a];
-        if (ar->kind != KC_ARG_BUFFER || ar->role == KC_IN) continue;
-        size_t b = k->count[a] * sizeof(double);
-        if ((r = kc_devmem_alloc(gpu, &dst[a], b ? b : 1)) != CUDA_SUCCESS) {
-            dst[a] = 0;
-            break;
-        }
-        if (b) r = gpu->cu.MemsetD8(dst[a], 0xFF, b);
-    }
-    return r;
-}
-
-/* The contract's host reference into device buffers dst: its inputs
- * downloaded from the pristine copies, its outputs uploaded. */
-static int host_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
-{
-    kc_ref r = { .shape = k->s, .dist = k->dist, .nargs = k->nargs, .user = k->c->user };
-    void *host[KC_MAX_ARGS] = { 0 };
-    int g = 0;
-    CUresult cr = alloc_refs(gpu, k, dst);
-    if (cr != CUDA_SUCCESS) g = cuda_failed(gpu, k, cr, "allocating the reference of", k->c->name);
-    for (int a = 0; a < k->nargs && !g; a++) {
-        const kc_arg *ar = &k->c->args[a];
-        r.dtype[a] = ar->dtype;
-        r.scalar[a] = k->scalar[a];
-        r.name[a] = ar->name;
-        r.iscalar[a] = ar->kind != KC_ARG_SCALAR ? 0 : ar->ivalue ? ar->ivalue(k->s) : (int64_t)k->scalar[a];
-        r.count[a] = k->count[a];
-        if (ar->kind != KC_ARG_BUFFER) continue;
-        if (ar->role != KC_OUT) {
-            if (!(host[a] = kc_hostmem_alloc(k->bytes[a], 0)))
-                g = failf(k, KC_INTERNAL, "out of host memory for the input %s of the host reference (%zu bytes)",
-                          ar->name, k->bytes[a]);
-            else if ((cr = gpu->cu.MemcpyDtoH(host[a], k->in[a], k->bytes[a])) != CUDA_SUCCESS)
-                g = cuda_failed(gpu, k, cr, "downloading the input", ar->name);
-            r.host[a] = host[a];
-        }
-        if (ar->role != KC_IN && !g) {
-            double *out = kc_hostmem_alloc(k->count[a] * sizeof(double), 0);
-            if (!out) g = failf(k, KC_INTERNAL, "out of host memory for the reference of %s", ar->name);
-            else kc_parallel_for(k->count[a], (size_t)1 << 20, fill_nan, out);
-            r.out[a] = out;
-        }
-    }
-    if (!g) k->c->reference(&r);
-    for (int a = 0; a < k->nargs && !g; a++)
-        if (r.out[a] && k->count[a] &&
-            (cr = gpu->cu.MemcpyHtoD(dst[a], r.out[a], k->count[a] * sizeof(double))) != CUDA_SUCCESS)
-            g = cuda_failed(gpu, k, cr, "uploading the reference of", k->c->args[a].name);
-    for (int a = 0; a < k->nargs; a++) {
-        kc_hostmem_free(host[a]);
-        kc_hostmem_free(r.out[a]);
-    }
-    return g;
-}
-
-/* The contract's device reference into dst. A fault in it is the harness's
- * (the contract's) error, never the kernel's: internal. */
-static int device_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
-{
-    const kc_device_ref *d = &k->c->device_reference;
-    CUresult r = alloc_refs(gpu, k, dst);
-    if (r != CUDA_SUCCESS) return cuda_failed(gpu, k, r, "allocating the reference of", k->c->name);
-    kc_dref dr;
-    memset(&dr, 0, sizeof dr);
-    dr.shape = *k->s;
-    dr.shape.name = NULL;
-    dr.dist = k->dist;
-    dr.nargs = k->nargs;
-    for (int a = 0; a < k->nargs; a++) {
-        dr.dtype[a] = k->c->args[a].dtype;
-        dr.count[a] = k->count[a];
-        dr.scalar[a] = k->scalar[a];
-        dr.in[a] = (const void *)(uintptr_t)k->in[a];
-        dr.out[a] = (double *)(uintptr_t)dst[a];
-    }
-    kc_launch l = { { (unsigned)gpu->dev.sm_count * 4, 1, 1 }, { 256, 1, 1 }, 0 };
-    if (d->launch) d->launch(k->s, &gpu->dev, &l);
-    void *params[] = { &dr };
-    r = gpu->cu.LaunchKernel(k->ref_fn, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.smem,
-                             NULL, params, NULL);
-    if (r == CUDA_SUCCESS) r = gpu->cu.CtxSynchronize();
-    if (r != CUDA_SUCCESS) {
-        k->sticky = kc_cuda_error_is_sticky(r);
-        if (k->sticky) gpu->lost = 1;
-        return failf(k, KC_INTERNAL, "the device reference %s (module %s) failed: %s%s", d->symbol, d->module,
-                     kc_cuda_error_name(&gpu->cu, r), k->sticky ? " (the CUDA context is now unusable)" : "");
-    }
-    return 0;
-}
-
-/* --reference both: the device reference (dref) against the host's (ref),
- * within the contract's bound (bitwise when it gives none). */
-static int references_agree(kc_gpu *gpu, kc_case *k)
-{
-    const kc_device_ref *d = &k->c->device_reference;
-    kc_tol tol = d->agree.reason ? d->agree : (kc_tol){ 0, 0, NULL };
-    for (int a = 0; a < k->nargs; a++) {
-        const kc_arg *ar = &k->c->args[a];
-        if (ar->kind != KC_ARG_BUFFER || ar->role == KC_IN) continue;
-        kc_compare cmp;
-        CUresult r = kc_dev_compare(gpu, k->dref[a], KC_F64, k->ref[a], k->count[a], tol, &cmp);
-        if (r != CUDA_SUCCESS) return cuda_failed(gpu, k, r, "comparing the references of", ar->name);
-        if (cmp.bad)
-            return failf(k, KC_INTERNAL, "the device reference %s disagrees with the host reference: %s[%zu] device %.17g, host %.17g, difference %.3g > bound %.3g (%s); %zu of %zu elements differ",
-                         d->symbol, ar->name, cmp.worst, cmp.out, cmp.ref, cmp.err, cmp.allowed,
-                         d->agree.reason ? d->agree.reason : "bitwise", cmp.bad, cmp.count);
-    }
-    return 0;
-}
-
-/* The reference gate 3 compares with, into k->ref, as --reference says. */
-static int reference(kc_gpu *gpu, kc_case *k)
-{
-    int g = 0;
-    if (k->ref_fn && k->mode != KC_REF_BOTH) return device_reference(gpu, k, k->ref);
-    if (k->ref_fn && (g = device_reference(gpu, k, k->dref))) return g;
-    if ((g = host_reference(gpu, k, k->ref))) return g;
-    return k->ref_fn ? references_agree(gpu, k) : 0;
-}
-
-static int gate3(kc_gpu *gpu, kc_case *k)
-{
-    double t0 = kc_now_s();
-    int failed = reference(gpu, k);
-    double t1 = kc_now_s();
-    k->time->reference_s += t1 - t0;
-    for (int a = 0; a < k->nargs && !failed; a++) {
-        const kc_arg *ar = &k->c->args[a];
-        if (ar->kind != KC_ARG_BUFFER || ar->role == KC_IN) continue;
-        kc_tol tol = kc_tol_for(k->c, a);
-        kc_compare cmp;
-        CUresult r = kc_dev_compare(gpu, k->dev[0][a] + KC_GUARD_BYTES, ar->dtype, k->ref[a], k->count[a], tol, &cmp);
-        if (r != CUDA_SUCCESS) {
-            failed = cuda_failed(gpu, k, r, "comparing the output", ar->name);
-            break;
-        }
-        if (cmp.bad) {
-            failed = failf(k, 3, "%s[%zu] = %.9g, reference %.9g, error %.3g > allowed %.3g (rtol %g, atol %g); %zu of %zu elements out of tolerance",
-                           ar->name, cmp.worst, cmp.out, cmp.ref, cmp.err, cmp.allowed, tol.rtol, tol.atol, cmp.bad, cmp.count);
-            break;
-        }
-        kc_errors model = kc_errors_for(k->c, a);
-        char why[700];
-        /* Boundary distributions repeat one value (CONSTANT) or few, as do
-         * the random ones a contract names: their errors are not
-         * independent, so the statistics are not judged. */
-        if (kc_errors_judged_on(&model, k->dist) && kc_errors_judge(&model, ar->dtype, &cmp.stats, why, sizeof why))
-            failed = failf(k, 3, "%s: every element within tolerance, but %s", ar->name, why);
-    }
-    k->time->checks_s += kc_now_s() - t1;
-    return failed;
-}
-
-static int gate4(kc_gpu *gpu, CUfunction f, kc_case *k)
-{
-    double t0 = kc_now_s();
-    CUresult r = set_upload(gpu, k, 1, KC_POISON_B);
-    if (r != CUDA_SUCCESS)     /* the harness's failure, not the kernel's: never a catch */
-        return failf(k, KC_INTERNAL, "allocating or filling the relaunch's buffers failed: %s",
-                     kc_cuda_error_name(&gpu->cu, r));
-    if (launch(gpu, f, k, 1, 4)) return 4;
-    double t1 = kc_now_s();
-    k->time->gpu_s += t1 - t0;
-    int g = 0, slot[KC_MAX_ARGS];
-    kc_check_batch b;                       /* every output's compare, one readback */
-    kc_batch_begin(&b);
-    for (int a = 0; a < k->nargs; a++) {
-        const kc_arg *ar = &k->c->args[a];
-        slot[a] = ar->kind == KC_ARG_BUFFER && ar->role != KC_IN
-                      ? kc_batch_count_differs(gpu, &b, k->dev[0][a] + KC_GUARD_BYTES, k->dev[1][a] + KC_GUARD_BYTES,
-                                               k->count[a], kc_dtype_size(ar->dtype))
-                      : -1;
-    }
-    if ((r = kc_batch_finish(gpu, &b)) != CUDA_SUCCESS)
-        g = cuda_failed(gpu, k, r, "comparing the relaunch's outputs of", k->c->name);
-    for (int a = 0; !g && a < k->nargs; a++) {
-        const kc_arg *ar = &k->c->args[a];
-        if (slot[a] < 0 || !b.count[slot[a]]) continue;
-        size_t first = b.first[slot[a]], n = b.count[slot[a]];
-        char v1[64], v2[64];
-        value_str(ar->dtype, value_at(gpu, k, 0, a, first), v1, sizeof v1);
-        value_str(ar->dtype, value_at(gpu, k, 1, a, first), v2, sizeof v2);
-        g = failf(k, 4, "relaunch on other buffers differs: %zu of %zu elements of %s, first %s[%zu] %s then %s",
-                  n, k->count[a], ar->name, ar->name, first, v1, v2);
-    }
-    k->time->checks_s += kc_now_s() - t1;
-    return g;
-}
 
 /* Runs gates 1..maxgate on one case; returns 0 or the failing gate. */
 static int run_case(kc_gpu *gpu, CUfunction f, kc_case *k, int maxgate)
 {
     double t0 = kc_now_s();
-    int g = case_prepare(gpu, k);
+    int g = kc_case_prepare(gpu, k);
     double t1 = kc_now_s();
     k->time->inputs_s += t1 - t0;
     if (g) return g;
-    CUresult r = set_upload(gpu, k, 0, KC_POISON_A);
+    CUresult r = kc_case_upload(gpu, k, 0, KC_POISON_A);
     if (r != CUDA_SUCCESS) {
         /* The harness's failure (e.g. CUDA_ERROR_OUT_OF_MEMORY beside other
          * processes), not the kernel's: an internal error, so a control can
          * never count as caught by it. */
-        k->sticky = kc_cuda_error_is_sticky(r);
-        if (k->sticky) gpu->lost = 1;
-        return failf(k, KC_INTERNAL, "allocating or filling device buffers failed: %s",
-                     kc_cuda_error_name(&gpu->cu, r));
+        kc_case_lost_if_sticky(gpu, k, r);
+        return kc_case_fail(k, KC_INTERNAL, "allocating or filling device buffers failed: %s",
+                            kc_cuda_error_name(&gpu->cu, r));
     }
-    g = launch(gpu, f, k, 0, 1);
+    g = kc_case_launch(gpu, f, k, 0, 1);
     double t2 = kc_now_s();
     k->time->gpu_s += t2 - t1;
     if (g) return g;
     if (maxgate >= 2) {
-        g = gate2(gpu, f, k);
+        g = kc_gate2(gpu, f, k);
         k->time->checks_s += kc_now_s() - t2;
         if (g) return g;
     }
-    if (maxgate >= 3 && (g = gate3(gpu, k))) return g;
-    if (maxgate >= 4 && !k->c->nondeterministic && (g = gate4(gpu, f, k))) return g;
+    if (maxgate >= 3 && (g = kc_gate3(gpu, k))) return g;
+    if (maxgate >= 4 && !k->c->nondeterministic && (g = kc_gate4(gpu, f, k))) return g;
     return 0;
 }
 
 /* ---- items --------------------------------------------------------------- */
-
-static int load_function(kc_gpu *gpu, const kc_contract *c, const char *control, CUmodule *mod, CUfunction *fn,
-                         kc_host_entry *entry, char *why, size_t cap)
-{
-    *entry = NULL;
-    if (c->library) {
-        char e[900];
-        if (!kc_hostlib_load(c->library, control, c->entry, entry, e, sizeof e)) return 0;
-        snprintf(why, cap, "gate 1 (launch and fit): %s", e);
-        return 1;
-    }
-    const kc_fatbin *fb = kc_fatbin_find(c->module, control);
-    if (!fb) {
-        snprintf(why, cap, "gate 1 (launch and fit): module %s%s%s is not embedded in this binary", c->module,
-                 control ? "@" : "", control ? control : "");
-        return 1;
-    }
-    CUresult r = gpu->cu.ModuleLoadData(mod, fb->start);
-    if (r != CUDA_SUCCESS) {
-        snprintf(why, cap, "gate 1 (launch and fit): loading module %s%s%s failed: %s (fatbin for sm_90 + compute_90 PTX; device is cc %d.%d)",
-                 c->module, control ? "@" : "", control ? control : "", kc_cuda_error_name(&gpu->cu, r),
-                 gpu->dev.cc_major, gpu->dev.cc_minor);
-        return 1;
-    }
-    r = gpu->cu.ModuleGetFunction(fn, *mod, c->symbol);
-    if (r != CUDA_SUCCESS) {
-        snprintf(why, cap, "gate 1 (launch and fit): function %s not found in module %s: %s", c->symbol, c->module,
-                 kc_cuda_error_name(&gpu->cu, r));
-        gpu->cu.ModuleUnload(*mod);
-        *mod = NULL;
-        return 1;
-    }
-    return 0;
-}
-
-static int ndists(const kc_contract *c, kc_dist *out)
-{
-    int n = 0;
-    while (n < KC_MAX_DISTS && c->dists[n]) {
-        out[n] = c->dists[n];
-        n++;
-    }
-    if (!n) {
-        out[0] = KC_UNIFORM;
-        out[1] = KC_NORMAL;
-        n = 2;
-    }
-    return n;
-}
 
 static const kc_known *match_known(const kc_contract *c, int gate, const char *shape, int *idx)
 {
@@ -793,6 +116,22 @@ static int load_device_reference(kc_gpu *gpu, const kc_contract *c, kc_ref_mode 
     return 0;
 }
 
+/* What a control's line adds when it could not be checked: its own build is
+ * broken (it does not load, or its library call fails as the clean one's
+ * does), or the harness or the contract failed on it. */
+static const char BROKEN[] = " (the control's build is broken, so it was not checked)";
+static const char UNCHECKED[] = " (the control could not be checked)";
+
+/* The item could not be checked (its build, its device reference, the
+ * harness could not run a case): never green, never a catch. A kernel
+ * FAILs, a control is MISSED; the message is why, with what it means for a
+ * control (BROKEN or UNCHECKED). */
+static void not_checked(kc_item_result *res, int control, const char *why, const char *control_says)
+{
+    res->state = control ? KC_MISSED : KC_FAIL;
+    snprintf(res->msg, sizeof res->msg, "%s%s", why, control ? control_says : "");
+}
+
 /* A library kernel's control failed gate 1 on case k (its library call, or
  * the synchronize after it, failed): runs gate 1 of the same case with the
  * clean build's library. Nonzero, with the control's line in msg, when the
@@ -801,13 +140,12 @@ static int load_device_reference(kc_gpu *gpu, const kc_contract *c, kc_ref_mode 
  * call succeeds: the planted bug made the difference. */
 static int clean_fails_too(kc_gpu *gpu, const kc_contract *c, const kc_case *k, char *msg, size_t cap)
 {
-    static const char broken[] = " (the control's build is broken, so it was not checked)";
     kc_host_entry clean;
     char why[900];
     if (gpu->lost) return 0;    /* a sticky fault is the control's: the context is gone, nothing more runs here */
     msg[0] = 0;
     if (kc_hostlib_load(c->library, NULL, c->entry, &clean, why, sizeof why)) {
-        kc_strcatf(msg, cap, "%s; and the clean build cannot be compared: %s%s", k->why, why, broken);
+        kc_strcatf(msg, cap, "%s; and the clean build cannot be compared: %s%s", k->why, why, BROKEN);
         return 1;
     }
     kc_case ck = { .c = c, .s = k->s, .dist = k->dist, .seed = k->seed, .mode = k->mode, .time = k->time,
@@ -816,10 +154,10 @@ static int clean_fails_too(kc_gpu *gpu, const kc_contract *c, const kc_case *k, 
     const char *call = ck.why + ck.body, *d = strstr(call, ", dist ");   /* past "shape S, dist D: ": the same case */
     if (d && (d = strstr(d, ": "))) call = d + 2;
     if (g == 1)
-        kc_strcatf(msg, cap, "%s; the clean build fails the same way: %s%s", k->why, call, broken);
+        kc_strcatf(msg, cap, "%s; the clean build fails the same way: %s%s", k->why, call, BROKEN);
     else if (g < 0)
-        kc_strcatf(msg, cap, "%s; the clean build could not be run on that case: %s%s", k->why, ck.why, broken);
-    case_free(gpu, &ck);
+        kc_strcatf(msg, cap, "%s; the clean build could not be run on that case: %s%s", k->why, ck.why, BROKEN);
+    kc_case_free(gpu, &ck);
     return g != 0;
 }
 
@@ -833,25 +171,21 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
     CUfunction fn = NULL, ref_fn = NULL;
     kc_host_entry entry;
     char why[1024];
-    if (load_function(gpu, c, control ? it->control->name : NULL, &mod, &fn, &entry, why, sizeof why)) {
+    if (kc_load_function(gpu, c, control ? it->control->name : NULL, &mod, &fn, &entry, why, sizeof why)) {
         res->gate = 1;
         res->cases_failed = 1;
         /* A control whose own build does not load proves nothing about the
          * gates: it must not pass for a caught bug. */
-        snprintf(res->msg, sizeof res->msg, "%s%s", why,
-                 control ? " (the control's build is broken, so it was not checked)" : "");
-        res->state = control ? KC_MISSED : KC_FAIL;
+        not_checked(res, control, why, BROKEN);
         return;
     }
     if (load_device_reference(gpu, c, mode, &ref_mod, &ref_fn, why, sizeof why)) {
-        /* The contract's own error: never green, never a catch. */
-        snprintf(res->msg, sizeof res->msg, "%s%s", why, control ? " (the control could not be checked)" : "");
-        res->state = control ? KC_MISSED : KC_FAIL;
+        not_checked(res, control, why, UNCHECKED);   /* the contract's own error */
         if (mod && !gpu->lost) gpu->cu.ModuleUnload(mod);
         return;
     }
     kc_dist dists[KC_MAX_DISTS + 2];
-    int nd = ndists(c, dists), reproduced[KC_MAX_KNOWN] = { 0 }, unknown = 0, known = 0;
+    int nd = kc_dists_of(c, dists), reproduced[KC_MAX_KNOWN] = { 0 }, unknown = 0, known = 0;
     char first[1600] = "";
     for (const kc_shape *s = c->shapes; s->name && !gpu->lost; s++) {
         int per_shape = s->cls == KC_SHAPE_LARGE ? 1 : nd;
@@ -860,15 +194,12 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
                           .entry = entry };
             k.seed = kc_case_seed(seed, c->name, s->name, dists[d]);
             int g = run_case(gpu, fn, &k, 4);
-            case_free(gpu, &k);
+            kc_case_free(gpu, &k);
             res->cases++;
             if (!g) continue;
             res->cases_failed++;
             if (g < 0) {
-                /* The harness could not run the case: never green, never RED. */
-                res->state = control ? KC_MISSED : KC_FAIL;
-                snprintf(res->msg, sizeof res->msg, "%s%s", k.why,
-                         control ? " (the control could not be checked)" : "");
+                not_checked(res, control, k.why, UNCHECKED);   /* the harness could not run the case */
                 goto done;
             }
             if (control && g == 1 && entry && clean_fails_too(gpu, c, &k, res->msg, sizeof res->msg)) {
@@ -884,7 +215,7 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
                 res->gate = g;
                 res->state = KC_RED;
                 snprintf(res->msg, sizeof res->msg, "caught by gate %d (%s; planted for gate %d%s): %s", g,
-                         gate_name[g], it->control->gate, g == it->control->gate ? "" : ", caught by another",
+                         kc_gate_name[g], it->control->gate, g == it->control->gate ? "" : ", caught by another",
                          k.why + k.body);
                 goto done;
             }
@@ -954,330 +285,13 @@ done:
     if (ref_mod && !gpu->lost) gpu->cu.ModuleUnload(ref_mod);
 }
 
-/* The shape with the largest device footprint: the one whose occupancy the
- * limits item reports. */
-static const kc_shape *largest_shape(const kc_contract *c)
-{
-    const kc_shape *best = c->shapes;
-    size_t bestb = 0;
-    for (const kc_shape *s = c->shapes; s->name; s++) {
-        size_t h, g;
-        kc_case_memory(c, s, KC_REF_DEVICE, &h, &g);
-        if (g > bestb) {
-            bestb = g;
-            best = s;
-        }
-    }
-    return best;
-}
-
-/* Limit checks: resources against the budget and the device, occupancy at the
- * largest shape, and every shape's launch geometry against the device's limits
- * (the envelope). No case runs here: the kernel item runs every shape through
- * gates 1-4, and running its largest case again cost a quarter of a full run
- * (H200, 2026-11-30) for no new check. */
-static void run_limits(kc_gpu *gpu, const kc_item *it, kc_item_result *res)
-{
-    const kc_contract *c = it->contract;
-    const kc_budget *b = &c->budget;
-    CUmodule mod = NULL;
-    CUfunction fn = NULL;
-    kc_host_entry entry;
-    char why[1024];
-    if (load_function(gpu, c, NULL, &mod, &fn, &entry, why, sizeof why)) {
-        res->state = KC_LIMIT;
-        res->limit_problems = 1;
-        snprintf(res->msg, sizeof res->msg, "1 problem: %s", why);
-        return;
-    }
-    if (entry) {   /* the registry makes no :limits item for a library kernel */
-        res->state = KC_LIMIT;
-        res->limit_problems = 1;
-        snprintf(res->msg, sizeof res->msg, "1 problem: %s is a library kernel (lib%s.so): no function to measure",
-                 c->name, c->library);
-        return;
-    }
-    int regs = 0, statics = 0, local = 0, maxthreads = 0;
-    gpu->cu.FuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn);
-    gpu->cu.FuncGetAttribute(&statics, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn);
-    gpu->cu.FuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn);
-    gpu->cu.FuncGetAttribute(&maxthreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn);
-    char probs[1800] = "";
-    int np = 0;
-#define PROBLEM(...) do { np++; kc_strcatf(probs, sizeof probs, "%s", np > 1 ? "; " : ""); kc_strcatf(probs, sizeof probs, __VA_ARGS__); } while (0)
-    if (b->max_regs && regs > b->max_regs) PROBLEM("registers %d per thread > budget %d", regs, b->max_regs);
-    if (local > b->max_local) PROBLEM("local memory %d bytes per thread > budget %d (spills or stack arrays)", local, b->max_local);
-    unsigned maxsmem = 0;
-    for (const kc_shape *s = c->shapes; s->name; s++) {
-        kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
-        c->launch(s, &gpu->dev, &l);
-        unsigned threads = l.block[0] * l.block[1] * l.block[2];
-        if (l.smem > maxsmem) maxsmem = l.smem;
-        if ((int)threads > maxthreads) PROBLEM("shape %s: block of %u threads > %d allowed", s->name, threads, maxthreads);
-        if (l.grid[1] > 65535 || l.grid[2] > 65535) PROBLEM("shape %s: grid %ux%ux%u exceeds 65535 in y or z", s->name, l.grid[0], l.grid[1], l.grid[2]);
-        if ((size_t)statics + l.smem > gpu->dev.smem_per_block_optin)
-            PROBLEM("shape %s: shared memory %u bytes > device limit %zu", s->name, statics + l.smem, gpu->dev.smem_per_block_optin);
-    }
-    if (b->max_smem && statics + (int)maxsmem > b->max_smem)
-        PROBLEM("shared memory %d static + %u dynamic bytes > budget %d", statics, maxsmem, b->max_smem);
-    const kc_shape *big = largest_shape(c);
-    kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
-    c->launch(big, &gpu->dev, &l);
-    int blocks = 0, want = b->min_blocks_per_sm > 0 ? b->min_blocks_per_sm : 1;
-    if ((size_t)statics + l.smem > gpu->dev.smem_per_block)
-        gpu->cu.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)l.smem);
-    gpu->cu.OccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, (int)(l.block[0] * l.block[1] * l.block[2]), l.smem);
-    if (blocks < want)
-        PROBLEM("occupancy %d resident block%s per SM (block %u threads, %u bytes dynamic shared memory) < budget %d",
-                blocks, blocks == 1 ? "" : "s", l.block[0] * l.block[1] * l.block[2], l.smem, want);
-#undef PROBLEM
-    int nshapes = 0;
-    for (const kc_shape *s = c->shapes; s->name; s++) nshapes++;
-    res->limit_problems = np;
-    if (np) {
-        res->state = KC_LIMIT;
-        snprintf(res->msg, sizeof res->msg, "%d problem%s: %s", np, np == 1 ? "" : "s", probs);
-    } else {
-        res->state = KC_PASS;
-        snprintf(res->msg, sizeof res->msg, "%d registers, %d+%u B shared, %d B local, %d blocks/SM at shape %s; %d shape%s within the device's launch limits",
-                 regs, statics, maxsmem, local, blocks, big->name, nshapes, nshapes == 1 ? "" : "s");
-    }
-    if (gpu->lost) res->context_lost = 1;
-    if (mod && !gpu->lost) gpu->cu.ModuleUnload(mod);
-}
-
 void kc_run_gpu_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode mode, kc_item_result *res,
                      kc_lines *detail)
 {
     memset(res, 0, sizeof *res);
-    if (it->kind == KC_KIND_LIMIT) run_limits(gpu, it, res);
+    if (it->kind == KC_KIND_LIMIT) kc_run_limits(gpu, it, res);
     else run_gates(gpu, it, seed, mode, res, detail);
     kc_lines_end(detail, "    ");
     kc_hostmem_release();   /* kept buffers serve one item's cases only (the memory plan is per item) */
     kc_devmem_release(gpu);
-}
-
-/* ---- the sanitizer's target (sanitize.h) ---------------------------------- */
-
-int kc_sanitize_shapes(const kc_contract *c, const kc_shape **out, int cap)
-{
-    int n = 0;
-    const kc_shape *model = NULL;
-    size_t model_bytes = SIZE_MAX;
-    for (const kc_shape *s = c->shapes; s->name; s++) {
-        if (s->cls == KC_SHAPE_EDGE && n < cap) out[n++] = s;
-        if (s->cls != KC_SHAPE_MODEL) continue;
-        size_t h, g;
-        kc_case_memory(c, s, KC_REF_DEVICE, &h, &g);
-        if (g < model_bytes) {
-            model_bytes = g;
-            model = s;
-        }
-    }
-    if (model && n < cap) out[n++] = model;
-    return n;
-}
-
-/* The shared memory one launch of shape s uses: static + dynamic bytes. */
-static long launch_smem(kc_gpu *gpu, const kc_contract *c, CUfunction fn, const kc_shape *s)
-{
-    kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
-    int statics = 0;
-    c->launch(s, &gpu->dev, &l);
-    gpu->cu.FuncGetAttribute(&statics, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn);
-    return (long)statics + (long)l.smem;
-}
-
-/* One case of the sanitizer's target: its inputs made, its buffers of exact
- * size allocated and filled. 0, or the failure in k->why. */
-static int exact_prepare(kc_gpu *gpu, kc_case *k)
-{
-    int g = case_prepare(gpu, k);
-    CUresult r = g ? CUDA_SUCCESS : set_upload(gpu, k, 0, 0);
-    if (!g && r != CUDA_SUCCESS)
-        g = failf(k, KC_INTERNAL, "allocating or filling device buffers failed: %s", kc_cuda_error_name(&gpu->cu, r));
-    return g;
-}
-
-/* Launches cases k[0..n) together, each on its own non-blocking stream, and
- * synchronizes once. 0, or 1 with the failure in msg: a launch that did not
- * start names its shape; an error at the synchronize, or a sticky one met at
- * a later launch's calls, names the shapes launched before it, never the one
- * whose calls met it (which one faulted is for the sanitizer command to say:
- * it runs them one at a time).
- * A sticky error at the synchronize always marks the context lost, even
- * after a launch refused for its own reason. */
-static int launch_together(kc_gpu *gpu, CUfunction fn, kc_case *k, int n, char *msg, size_t cap)
-{
-    CUstream st[KC_SAN_TOGETHER_MAX] = { 0 };
-    /* The inputs were made and copied on the default stream, which a
-     * non-blocking stream does not wait for. */
-    CUresult r = gpu->cu.CtxSynchronize();
-    int rc = 0;
-    for (int i = 0; i < n && r == CUDA_SUCCESS; i++)
-        if ((r = gpu->cu.StreamCreate(&st[i], CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS) st[i] = NULL;
-    if (r != CUDA_SUCCESS) {
-        if (kc_cuda_error_is_sticky(r)) gpu->lost = 1;
-        snprintf(msg, cap, "internal error: before launching %d edge shapes together: %s", n, kc_cuda_error_name(&gpu->cu, r));
-        rc = 1;
-    }
-    int launched = 0;           /* k[0..launched) are running */
-    for (; launched < n && !rc; launched++)
-        if (launch_on(gpu, fn, &k[launched], 0, 1, st[launched], 0)) {
-            if (k[launched].sticky && launched > 0) {
-                rc = -1;        /* an earlier launch's fault, surfacing at this launch's calls */
-            } else {
-                snprintf(msg, cap, "%s", k[launched].why);
-                rc = 1;
-            }
-            break;
-        }
-    /* Always: the launches that started end before their buffers are freed.
-     * A sticky error stays, so this returns the one a launch call met. */
-    r = gpu->cu.CtxSynchronize();
-    const int sticky = kc_cuda_error_is_sticky(r);
-    if (sticky) gpu->lost = 1;
-    if (rc < 0 || (!rc && r != CUDA_SUCCESS)) {
-        kc_strbuf b;
-        kc_sb_init(&b, msg, cap);
-        kc_sb_printf(&b, "gate 1 (%s): shape%s", gate_name[1], launched == 1 ? "" : "s");
-        for (int i = 0; i < launched; i++) kc_sb_printf(&b, " %s", k[i].s->name);
-        kc_sb_printf(&b, ", dist %s, launched together (one stream each): ", kc_dist_name(k[0].dist));
-        if (rc < 0) kc_sb_printf(&b, "a fault met at the calls of the next launch (%s, not launched): ", k[launched].s->name);
-        else kc_sb_printf(&b, "synchronize failed: ");
-        kc_sb_printf(&b, "%s%s; the sanitizer command launches them one at a time", kc_cuda_error_name(&gpu->cu, r),
-                     sticky ? " (the CUDA context is now unusable)" : "");
-        rc = 1;
-    } else if (rc && sticky && launched > 0) {
-        /* a launch refused for its own reason while earlier ones faulted */
-        kc_strcatf(msg, cap, "; the shape%s launched together before it,", launched == 1 ? "" : "s");
-        for (int i = 0; i < launched; i++) kc_strcatf(msg, cap, " %s", k[i].s->name);
-        kc_strcatf(msg, cap, ", then failed at synchronize: %s (the CUDA context is now unusable)",
-                   kc_cuda_error_name(&gpu->cu, r));
-    }
-    for (int i = 0; i < n; i++)
-        if (st[i] && !gpu->lost) gpu->cu.StreamDestroy(st[i]);
-    return rc;
-}
-
-/* The device bytes the target's case of shape s holds: every buffer of
- * exact size and the pristine inputs they are copied from (no guard bands,
- * no second set, no reference: at most kc_case_memory's). */
-static size_t exact_bytes(const kc_contract *c, const kc_shape *s)
-{
-    size_t g = 0;
-    for (int a = 0; a < nargs_of(c); a++) {
-        const kc_arg *ar = &c->args[a];
-        if (ar->kind != KC_ARG_BUFFER) continue;
-        g = mul_add_sat(mul_add_sat(ar->count(s), kc_dtype_size(ar->dtype), 0), ar->role == KC_OUT ? 1 : 2, g);
-    }
-    return g;
-}
-
-/* What a round may hold on the device: what the memory plan admits the
- * :sanitize item with (kc_item_memory: its largest shape's case, one at a
- * time), at most KC_SAN_TOGETHER_BYTES. */
-static size_t round_budget(const kc_contract *c)
-{
-    const kc_shape *sh[64];
-    size_t most = 0;
-    for (int i = 0, n = kc_sanitize_shapes(c, sh, 64); i < n; i++) {
-        size_t h, g;
-        kc_case_memory(c, sh[i], KC_REF_DEVICE, &h, &g);
-        if (g > most) most = g;
-    }
-    return most < KC_SAN_TOGETHER_BYTES ? most : KC_SAN_TOGETHER_BYTES;
-}
-
-/* Where the next round of the target's launches ends: one shape, or with
- * `together` the shapes from `i` whose exact device bytes fit `budget`
- * (round_budget; at least one). */
-static int round_end(const kc_contract *c, const kc_shape *const *shapes, int ns, int i, int together, size_t budget)
-{
-    size_t total = 0;
-    int j = i;
-    for (; j < ns && j - i < KC_SAN_TOGETHER_MAX; j++) {
-        size_t g = exact_bytes(c, shapes[j]);
-        if (j > i && (!together || total > budget || g > budget - total)) break;
-        total = mul_add_sat(g, 1, total);
-    }
-    return j;
-}
-
-int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control, uint64_t seed, int edges_only,
-                          char *msg, size_t cap, kc_exact_stats *st)
-{
-    memset(st, 0, sizeof *st);
-    st->smem_bytes = c->library ? -1 : 0;
-    CUmodule mod = NULL;
-    CUfunction fn = NULL;
-    kc_host_entry entry;
-    kc_time_split time = { 0 };
-    char why[1024];
-    if (load_function(gpu, c, control, &mod, &fn, &entry, why, sizeof why)) {
-        snprintf(msg, cap, "%s", why);
-        return 1;
-    }
-    const kc_shape *shapes[64];
-    kc_dist dists[KC_MAX_DISTS + 2];
-    ndists(c, dists);
-    int ns = kc_sanitize_shapes(c, shapes, 64), rc = 0, launched = 0;
-    if (edges_only)
-        while (ns > 0 && shapes[ns - 1]->cls != KC_SHAPE_EDGE) ns--;     /* the model shape comes last */
-    /* racecheck's request: its edge shapes together (gates.h); a library's
-     * entry launches on the default stream and synchronizes itself. */
-    const int together = edges_only && !entry;
-    const size_t budget = together ? round_budget(c) : 0;
-    kc_case *k = calloc(ns > 0 ? (size_t)ns : 1, sizeof *k);
-    if (!k) {
-        snprintf(msg, cap, "internal error: out of host memory for %d cases", ns);
-        rc = 1;
-    }
-    for (int i = 0, j; i < ns && !rc; i = j) {
-        j = round_end(c, shapes, ns, i, together, budget);
-        double t0 = kc_now_s();
-        int prepared = i;
-        for (; prepared < j && !rc; prepared++) {
-            kc_case *kk = &k[prepared];
-            *kk = (kc_case){ .c = c, .s = shapes[prepared], .dist = dists[0], .mode = KC_REF_DEVICE, .time = &time,
-                             .entry = entry, .exact = 1 };
-            kk->seed = kc_case_seed(seed, c->name, shapes[prepared]->name, dists[0]);
-            if (!c->library) {
-                long smem = launch_smem(gpu, c, fn, shapes[prepared]);
-                if (smem > st->smem_bytes) st->smem_bytes = smem;
-            }
-            if (exact_prepare(gpu, kk)) {
-                snprintf(msg, cap, "%s", kk->why);
-                rc = 1;
-            }
-        }
-        if (!rc && j - i > 1) {
-            rc = launch_together(gpu, fn, &k[i], j - i, msg, cap);
-            if (j - i > st->together) st->together = j - i;
-        } else if (!rc && launch(gpu, fn, &k[i], 0, 1)) {
-            snprintf(msg, cap, "%s", k[i].why);
-            rc = 1;
-        }
-        for (int a = i; a < prepared; a++) case_free(gpu, &k[a]);
-        if (!rc) {
-            launched += j - i;
-            if (j - i == 1 && kc_now_s() - t0 >= st->slowest_s) {
-                st->slowest_s = kc_now_s() - t0;
-                st->slowest = shapes[i]->name;
-            }
-        }
-    }
-    if (!rc) {
-        kc_strbuf b;
-        kc_sb_init(&b, msg, cap);
-        kc_sb_printf(&b, "%d launch%s of %s%s%s (dist %s):", launched, launched == 1 ? "" : "es", c->name,
-                      control ? "@" : "", control ? control : "", kc_dist_name(dists[0]));
-        for (int i = 0; i < ns; i++) kc_sb_printf(&b, " %s", shapes[i]->name);
-        if (st->together) kc_sb_printf(&b, " (up to %d launched together, one stream each)", st->together);
-    }
-    free(k);
-    if (mod && !gpu->lost) gpu->cu.ModuleUnload(mod);
-    kc_hostmem_release();
-    kc_devmem_release(gpu);
-    return rc;
 }

@@ -1,7 +1,8 @@
 /* sanitize.c — the sanitizer gate (sanitize.h): finding compute-sanitizer,
  * running this binary's --sanitize-target under each of its four tools
- * through the supervisor, reading the first error of its report, and the
- * target's side (the exact-size launches, gates.c). */
+ * through the supervisor and judging what each reported (its report read by
+ * sanitizer_report.c), and the target's side (the exact-size launches,
+ * sanitize_target.c). */
 #include "sanitize.h"
 
 #include <errno.h>
@@ -15,6 +16,7 @@
 
 #include "gates.h"
 #include "gpu.h"
+#include "gpu_open.h"
 #include "harness.h"
 #include "parallel.h"
 #include "proctree.h"
@@ -23,128 +25,6 @@
 #include "clock.h"
 #include "sanitize_session.h"
 #include "supervisor.h"
-
-static const char *const TOOLS[KC_SAN_TOOLS] = { "memcheck", "racecheck", "initcheck", "synccheck" };
-
-const char *kc_sanitizer_tool(int tool) { return tool >= 0 && tool < KC_SAN_TOOLS ? TOOLS[tool] : "?"; }
-
-/* ---- the report ---------------------------------------------------------- */
-
-#define PREFIX "========="
-
-static int starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
-
-/* Copies line [s, e) into dst, trimmed at both ends. */
-static void copy_trim(char *dst, size_t cap, const char *s, const char *e)
-{
-    while (s < e && (*s == ' ' || *s == '\t')) s++;
-    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) e--;
-    size_t n = (size_t)(e - s);
-    if (n >= cap) n = cap - 1;
-    memcpy(dst, s, n);
-    dst[n] = 0;
-}
-
-/* The kernel of "at <kernel>(args)+0x70 in f.cu:12" (current versions) or
- * "at 0x70 in f.cu:12:<kernel>(args)" (older ones). */
-static void kernel_of(const char *where, char *dst, size_t cap)
-{
-    const char *s = where + (starts(where, "at ") ? 3 : 0), *plus = strstr(s, "+0x");
-    dst[0] = 0;
-    if (plus && !starts(s, "0x")) {
-        const char *paren = memchr(s, '(', (size_t)(plus - s));
-        const char *e = paren ? paren : plus;
-        if (starts(s, "void ")) s += 5;
-        snprintf(dst, cap, "%.*s", (int)(e - s), s);
-        return;
-    }
-    const char *in = strstr(s, " in ");
-    if (!in) return;
-    const char *c = strchr(in + 4, ':');                /* file:line:kernel */
-    while (c && c[1] >= '0' && c[1] <= '9') c++;
-    if (c && (c = strchr(c + 1, ':')) != NULL) {
-        const char *k = c + 1, *paren = strchr(k, '(');
-        if (starts(k, "void ")) k += 5;
-        snprintf(dst, cap, "%.*s", (int)(paren ? paren - k : (long)strlen(k)), k);
-    }
-}
-
-/* An unindented report line that is not an error. */
-static int not_an_error(const char *l)
-{
-    static const char *const notes[] = {
-        "COMPUTE-SANITIZER", "ERROR SUMMARY", "RACECHECK SUMMARY", "LEAK SUMMARY", "Target application",
-        "Error: process didn't terminate", "Error: Target application", "No CUDA", "This application",
-        "Error: No attachable process",
-        "Info:", "INFO:",       /* racecheck's identical-value writes: benign by its own analysis */
-    };
-    if (!*l) return 1;
-    for (size_t i = 0; i < sizeof notes / sizeof notes[0]; i++)
-        if (starts(l, notes[i])) return 1;
-    return 0;
-}
-
-int kc_sanitizer_parse(const char *text, kc_san_error *e)
-{
-    memset(e, 0, sizeof *e);
-    e->errors = -1;
-    int in_error = 0, found = 0;
-    for (const char *p = text; p && *p;) {
-        const char *nl = strchr(p, '\n'), *end = nl ? nl : p + strlen(p);
-        const char *q = strstr(p, PREFIX);
-        if (q && q < end) {
-            const char *body = q + strlen(PREFIX);
-            int indent = 0;
-            while (body < end && *body == ' ') body++, indent++;
-            char l[1024];
-            copy_trim(l, sizeof l, body, end);
-            long n;
-            if (sscanf(l, "ERROR SUMMARY: %ld error", &n) == 1) e->errors = n;
-            else if (sscanf(l, "RACECHECK SUMMARY: %ld hazard", &n) == 1 && e->errors < 0) e->errors = n;
-            if (indent <= 1) {
-                in_error = 0;
-                if (!found && !not_an_error(l)) {
-                    found = in_error = 1;
-                    snprintf(e->what, sizeof e->what, "%.255s", l);
-                    const char *at = strstr(l, " access at ");     /* racecheck names its first site on this line */
-                    if (at) {
-                        snprintf(e->where, sizeof e->where, "%.383s", at + 8);
-                        kernel_of(e->where, e->kernel, sizeof e->kernel);
-                    }
-                }
-            } else if (in_error) {
-                int tx, ty, tz, bx, by, bz;
-                if (starts(l, "at ") && !strstr(e->where, " in ")) {
-                    snprintf(e->where, sizeof e->where, "%.383s", l);
-                    kernel_of(l, e->kernel, sizeof e->kernel);
-                } else if (starts(l, "and ") && strstr(l, " access at ")) {
-                    kc_strcatf(e->where, sizeof e->where, "%s%s", *e->where ? "; " : "", l);       /* racecheck's second access */
-                } else if (sscanf(l, "by thread (%d,%d,%d) in block (%d,%d,%d)", &tx, &ty, &tz, &bx, &by, &bz) == 6) {
-                    snprintf(e->thread, sizeof e->thread, "(%d,%d,%d)", tx, ty, tz);
-                    snprintf(e->block, sizeof e->block, "(%d,%d,%d)", bx, by, bz);
-                } else if (starts(l, "Address ") || (starts(l, "and is ") && e->address[0])) {
-                    kc_strcatf(e->address, sizeof e->address, "%s%s", *e->address ? " " : "", l);
-                } else if (starts(l, "Saved host backtrace") || starts(l, "Host Frame") || starts(l, "Device Frame")) {
-                    in_error = 2;       /* backtraces end what this line needs */
-                }
-            }
-        }
-        p = nl ? nl + 1 : NULL;
-    }
-    return found;
-}
-
-void kc_sanitizer_describe(const char *tool, const kc_san_error *e, char *buf, size_t cap)
-{
-    int n = snprintf(buf, cap, "%s: %s", tool, e->what);
-#define ADD(...) do { if (n >= 0 && (size_t)n < cap) n += snprintf(buf + n, cap - (size_t)n, __VA_ARGS__); } while (0)
-    if (e->kernel[0]) ADD(" in kernel %s", e->kernel);
-    if (e->where[0] && !strstr(e->what, e->where)) ADD(" %s", e->where);
-    if (e->thread[0]) ADD(", thread %s block %s", e->thread, e->block);
-    if (e->address[0]) ADD(", %s", e->address);
-    if (e->errors > 1) ADD(" (%ld errors in all)", e->errors);
-#undef ADD
-}
 
 /* ---- finding it ---------------------------------------------------------- */
 
@@ -198,21 +78,6 @@ int kc_sanitizer_find(char *path, size_t cap, char *why, size_t whycap)
 }
 
 /* ---- the item -------------------------------------------------------------- */
-
-/* The last line of the target's own output that starts with prefix, into dst. */
-static int target_line(const char *out, const char *prefix, char *dst, size_t cap)
-{
-    int found = 0;
-    for (const char *p = out; p && *p;) {
-        const char *nl = strchr(p, '\n');
-        if (starts(p, prefix)) {
-            copy_trim(dst, cap, p + strlen(prefix), nl ? nl : p + strlen(p));
-            found = 1;
-        }
-        p = nl ? nl + 1 : NULL;
-    }
-    return found;
-}
 
 /* The first few lines of out, for a report nobody could read. */
 static void head_of(const char *out, char *dst, size_t cap)
@@ -312,7 +177,7 @@ static int tool_argv(const san_plan *p, int t, const char *item, kc_strvec *word
     int bad = 0;
 #define W(x) (bad |= kc_strvec_push(words, (x)))
     W(p->san);
-    W("--tool"), W(TOOLS[t]);
+    W("--tool"), W(kc_sanitizer_tool(t));
     W("--error-exitcode"), W(p->ecode);
     W("--print-limit"), W("10");
     W("--launch-timeout"), W("60");
@@ -341,17 +206,17 @@ static int tool_argv(const san_plan *p, int t, const char *item, kc_strvec *word
 static void plan_learn(san_plan *p, int t, const char *out, double secs)
 {
     char l[300];
-    if (p->smem == -2 && target_line(out, KC_SAN_TARGET_SMEM, l, sizeof l)) p->smem = atol(l);
+    if (p->smem == -2 && kc_sanitizer_last_line(out, KC_SAN_TARGET_SMEM, l, sizeof l)) p->smem = atol(l);
     char shape[160] = "";
     double s = 0;
-    if (target_line(out, KC_SAN_TARGET_SLOWEST, l, sizeof l) && sscanf(l, "%159s %lf", shape, &s) == 2 &&
+    if (kc_sanitizer_last_line(out, KC_SAN_TARGET_SLOWEST, l, sizeof l) && sscanf(l, "%159s %lf", shape, &s) == 2 &&
         s >= p->slowest_s) {
         p->slowest_s = s;
-        snprintf(p->slowest, sizeof p->slowest, "slowest launch %s %.1f s (%s)", shape, s, TOOLS[t]);
+        snprintf(p->slowest, sizeof p->slowest, "slowest launch %s %.1f s (%s)", shape, s, kc_sanitizer_tool(t));
     }
-    const int together = target_line(out, KC_SAN_TARGET_OK, l, sizeof l) && strstr(l, "launched together");
+    const int together = kc_sanitizer_last_line(out, KC_SAN_TARGET_OK, l, sizeof l) && strstr(l, "launched together");
     size_t n = strlen(p->times);
-    snprintf(p->times + n, sizeof p->times - n, "%s%s %.1f s%s", n ? ", " : "", TOOLS[t], secs,
+    snprintf(p->times + n, sizeof p->times - n, "%s%s %.1f s%s", n ? ", " : "", kc_sanitizer_tool(t), secs,
              !(t == 1 && race_edges_only(p)) ? "" : together ? " (edge shapes, launched together)" : " (edge shapes)");
 }
 
@@ -378,7 +243,7 @@ static int judge_tool(const san_plan *p, int t, const kc_san_window *r, double l
                       const char *gates_msg, const char *planted, kc_item_result *out, char *target_ok, size_t okcap)
 {
     const int control = p->it->kind == KC_KIND_CONTROL;
-    const char *tool = TOOLS[t];
+    const char *tool = kc_sanitizer_tool(t);
     kc_san_error e;
     int found = kc_sanitizer_parse(r->out, &e);
     char status[128], line[1000];
@@ -412,8 +277,8 @@ static int judge_tool(const san_plan *p, int t, const kc_san_window *r, double l
         return 1;
     }
     int code = WIFEXITED(r->wstatus) ? WEXITSTATUS(r->wstatus) : -1;
-    if (target_line(r->out, KC_SAN_TARGET_FAIL, tline, sizeof tline) || code != 0 ||
-        !target_line(r->out, KC_SAN_TARGET_OK, tline, sizeof tline)) {
+    if (kc_sanitizer_last_line(r->out, KC_SAN_TARGET_FAIL, tline, sizeof tline) || code != 0 ||
+        !kc_sanitizer_last_line(r->out, KC_SAN_TARGET_OK, tline, sizeof tline)) {
         /* No error parsed, yet not a clean run: never green, never a catch. */
         out->state = control ? KC_MISSED : KC_FAIL;
         head_of(r->out, head, sizeof head);
@@ -466,7 +331,7 @@ static int window_clean(const kc_san_window *w)
     kc_san_error e;
     char l[600];
     return w->ended && !w->gone && !w->timed_out && !w->leak[0] && !w->dropped && !kc_sanitizer_parse(w->out, &e) &&
-           !target_line(w->out, KC_SAN_TARGET_FAIL, l, sizeof l) && target_line(w->out, KC_SAN_TARGET_OK, l, sizeof l);
+           !kc_sanitizer_last_line(w->out, KC_SAN_TARGET_FAIL, l, sizeof l) && kc_sanitizer_last_line(w->out, KC_SAN_TARGET_OK, l, sizeof l);
 }
 
 /* After a window with errors ended a session that had called `earlier`
@@ -484,7 +349,7 @@ static void distrust_if_more(const san_plan *p, kc_san_pool *pool, int t, const 
     char why[700];
     snprintf(why, sizeof why, "the %s session counted %ld error%s while %s ran after %d item%s it called clean, and "
              "that item alone counts %ld: the rest were an earlier item's reports, out of order; the :sanitize items "
-             "it called clean in this process are not trusted (rerun with KC_SANITIZE_SESSIONS=0)", TOOLS[t],
+             "it called clean in this process are not trusted (rerun with KC_SANITIZE_SESSIONS=0)", kc_sanitizer_tool(t),
              session_errors, session_errors == 1 ? "" : "s", p->it->name, earlier, earlier == 1 ? "" : "s", mine);
     kc_san_pool_distrust(pool, why);
 }
@@ -534,7 +399,7 @@ static int run_tool_as(san_plan *p, kc_san_pool *pool, int t, char *const *words
     }
     if (kc_san_once(words, request, limit, w, why, sizeof why) < 0) {
         out->state = KC_CRASH;
-        snprintf(out->msg, sizeof out->msg, "%s: %s%s", TOOLS[t], why, planted);
+        snprintf(out->msg, sizeof out->msg, "%s: %s%s", kc_sanitizer_tool(t), why, planted);
         with_cmd(out, cmd);
         return 1;
     }
@@ -547,11 +412,11 @@ static int run_tool_as(san_plan *p, kc_san_pool *pool, int t, char *const *words
     /* The session reported an error while this item ran, and the item alone
      * has none: the report was another item's, out of order. Never green. */
     char line[1000];
-    kc_sanitizer_describe(TOOLS[t], &window_error, line, sizeof line);
+    kc_sanitizer_describe(kc_sanitizer_tool(t), &window_error, line, sizeof line);
     out->state = p->it->kind == KC_KIND_CONTROL ? KC_MISSED : KC_FAIL;
     snprintf(out->msg, sizeof out->msg, "the %s session reported an error while this item ran that the item alone "
              "does not reproduce (%s): its reports came out of order, so no item it served can be trusted; rerun "
-             "with KC_SANITIZE_SESSIONS=0", TOOLS[t], line);
+             "with KC_SANITIZE_SESSIONS=0", kc_sanitizer_tool(t), line);
     with_cmd(out, cmd);
     return 1;
 }

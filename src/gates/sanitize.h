@@ -16,43 +16,13 @@
 #include "item.h"
 #include "result.h"
 #include "sanitize_session.h"
+#include "sanitizer_report.h"
 
-#define KC_SAN_TOOLS 4                  /* memcheck, racecheck, initcheck, synccheck: the order they run in */
 #define KC_SAN_ERROR_EXIT 86            /* --error-exitcode: the sanitizer found an error */
-/* One tool's run, at most (KC_SANITIZE_TIMEOUT_S overrides; a contract's
- * larger timeout_s too): four fit in an unmeasured item's limit
- * (KC_TIMEOUT_NO_COST_S, costs.h). */
-#define KC_SAN_TIMEOUT_S 120.0
 #define KC_SAN_TARGET_OK "kcontract-sanitize-target: ok: "     /* the target's last line when it launched everything */
 #define KC_SAN_TARGET_FAIL "kcontract-sanitize-target: FAIL: "
 #define KC_SAN_TARGET_SMEM "kcontract-sanitize-target: smem: "       /* the most shared memory of a launch, bytes; -1 unknown (library) */
 #define KC_SAN_TARGET_SLOWEST "kcontract-sanitize-target: slowest: " /* <shape> <seconds> */
-
-/* "memcheck", "racecheck", "initcheck", "synccheck" for tool 0..3. */
-const char *kc_sanitizer_tool(int tool);
-
-/* The first error of a compute-sanitizer report, in its own words. Each
- * field is "" when the report did not say. */
-typedef struct kc_san_error {
-    char what[256];       /* "Invalid __global__ read of size 4 bytes", "Error: Race reported between Write access at ..." */
-    char kernel[192];     /* "fake_copy_f16", from the first "at <kernel>+0x.. in <file>:<line>" */
-    char where[384];      /* "at fake_copy_f16(...)+0x70 in copy.cu:12" (racecheck: both accesses) */
-    char thread[64];      /* "(30,0,0)" */
-    char block[64];       /* "(0,0,0)" */
-    char address[384];    /* "Address 0x7f.. is out of bounds and is 2 bytes after the nearest allocation ..." */
-    long errors;          /* the "ERROR SUMMARY: N errors" count; -1 when absent */
-} kc_san_error;
-
-/* Parses compute-sanitizer's output (lines starting "========= "; other lines,
- * the target's own, are ignored). Returns 1 and the first error in *e; 0 when
- * the report holds none (e->errors still gets the summary's count). An error
- * is the first report line (one space after the "=========") that is not the
- * banner, a summary, or the sanitizer's note about the target's exit. */
-int kc_sanitizer_parse(const char *text, kc_san_error *e);
-
-/* One line for a failure: "<tool>: <what> in kernel <kernel> <where>, thread
- * <t> block <b>, <address> (N errors in all)". */
-void kc_sanitizer_describe(const char *tool, const kc_san_error *e, char *buf, size_t cap);
 
 /* Finds compute-sanitizer: $KC_COMPUTE_SANITIZER (which must then be an
  * executable file), else each directory of $PATH, else

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sanitize.h"
+#include "sanitizer_report.h"
 #include "supervisor.h"
 
 /* A session slot's request in flight. */

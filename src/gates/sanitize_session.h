@@ -37,6 +37,10 @@
 #define KC_SAN_TARGET_END "kcontract-sanitize-target: end "
 #define KC_SAN_OUT_MAX (256 * 1024)     /* output kept per window; the first error comes early */
 #define KC_SAN_POOL_TOOLS 4
+/* One tool's run, at most (KC_SANITIZE_TIMEOUT_S overrides; a contract's
+ * larger timeout_s too): four fit in an unmeasured item's limit
+ * (KC_TIMEOUT_NO_COST_S, costs.h). */
+#define KC_SAN_TIMEOUT_S 120.0
 
 /* What one request got: the lines of its window (or of a whole one-item
  * session), and how the session stands. */

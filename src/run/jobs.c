@@ -289,7 +289,7 @@ typedef struct child {
 } child;
 
 typedef struct run {
-    char seal[KC_NONCE_LEN + 1]; /* the shards' end seal (jobs.h); "" none */
+    char seal[KC_NONCE_LEN + 1]; /* the shards' end seal (shard.h); "" none */
     const kc_opts *o;
     int n;
     child *c;

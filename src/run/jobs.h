@@ -13,14 +13,6 @@
  * merge. SIGINT and SIGTERM are passed on to every live child (supervisor.h);
  * the parent waits for them, says which shards finished and which were
  * stopped, and exits 128 + the signal. */
-/* A static schedule's shards end with a seal (issue 21): the parent puts a
- * random value in KC_SHARD_SEAL_ENV, each shard takes it out of its
- * environment at start and, after its run's end, prints
- * KC_SHARD_SEAL_LINE<value>; a shard that printed a TALLY but not the seal
- * (an item that printed a TALLY line and ended the process) did not finish. */
-#define KC_SHARD_SEAL_ENV "KC_SHARD_SEAL"
-#define KC_SHARD_SEAL_LINE "kcontract: shard end "
-
 #ifndef KC_JOBS_H
 #define KC_JOBS_H
 #include "run_options.h"

@@ -1,5 +1,5 @@
 /* plan.c — owns the per-process memory plan (the largest selected case, from
- * gates.c's kc_case_memory, plus the measured overheads in plan.h) and the
+ * case.c's kc_case_memory, plus the measured overheads in plan.h) and the
  * refusals of a --jobs run: mixed GPUs, host memory against MemAvailable, GPU
  * memory against each device's free memory, integrated GPUs. Everything but
  * kc_read_mem_available is pure. */

@@ -19,8 +19,8 @@
 #include "filter.h"
 #include "finish.h"
 #include "gates.h"
+#include "gpu_open.h"
 #include "item_run.h"
-#include "jobs.h"
 #include "nvml.h"
 #include "proctree.h"
 #include "progress.h"
@@ -33,7 +33,7 @@
 #include "suite.h"
 #include "tally.h"
 
-/* A static shard's end seal (jobs.h), from its environment; "" none. The
+/* A static shard's end seal (shard.h), from its environment; "" none. The
  * process's own (one run per process); the re-exec hands it on. */
 static char shard_seal[64];
 
@@ -87,7 +87,7 @@ static int san_end(kc_san_pool *san)
 
 int kc_run(const kc_opts *o, const kc_item *items, int n)
 {
-    /* A static shard's end seal (jobs.h): out of the environment before any
+    /* A static shard's end seal (shard.h): out of the environment before any
      * item runs, printed after the run's end. */
     char *seal = shard_seal;
     const char *sv = getenv(KC_SHARD_SEAL_ENV);

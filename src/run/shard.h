@@ -32,4 +32,12 @@ int kc_devices_parse(const char *s, int *out, int max, char *err, size_t errcap)
 /* The index into a list of ndev devices that shard k runs on: round robin.
  * 0 when ndev is 0 (no GPU: every shard gets device 0). */
 int kc_shard_device_slot(int k, int ndev);
+/* A static schedule's shards end with a seal (issue 21): the parent puts a
+ * random value in KC_SHARD_SEAL_ENV, each shard takes it out of its
+ * environment at start and, after its run's end, prints
+ * KC_SHARD_SEAL_LINE<value>; a shard that printed a TALLY but not the seal
+ * (an item that printed a TALLY line and ended the process) did not finish. */
+#define KC_SHARD_SEAL_ENV "KC_SHARD_SEAL"
+#define KC_SHARD_SEAL_LINE "kcontract: shard end "
+
 #endif

@@ -13,6 +13,7 @@
 
 #include "exit_guard.h"
 #include "gates.h"
+#include "gpu_open.h"
 #include "item_run.h"
 #include "proctree.h"
 

@@ -13,7 +13,21 @@
  * A kernel may fault (CUDA_ERROR_ILLEGAL_ADDRESS): the launch returns success
  * and from then on every context call returns the error, as a real poisoned
  * context does. cuGetProcAddress is deliberately absent: the harness resolves
- * the plain names with dlsym.
+ * the plain names with dlsym (and finds no cuFuncGetParamInfo, an optional
+ * entry point: its slot stays NULL).
+ *
+ * Launches with attributes (cuLaunchKernelEx): cluster dims, cooperative,
+ * programmatic stream serialization. The device is one GPC of its 4 SMs: a
+ * cluster's blocks share it, so cuOccupancyMaxActiveClusters is blocks per
+ * SM x 4 / cluster size, 0 for a cluster above 8 blocks without the
+ * function's NON_PORTABLE_CLUSTER_SIZE_ALLOWED or above 16 with it; a
+ * cooperative grid must fit blocks per SM x 4. cuLaunchKernelEx refuses a
+ * cluster that does not divide the grid or does not fit
+ * (CUDA_ERROR_INVALID_CLUSTER_SIZE) and a cooperative grid that does not
+ * fit (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE). With KC_FAKE_LAUNCH_LOG
+ * set, every launch of a kernel under test (not the harness's, not a
+ * reference's) appends one line to that file: its symbol, control, entry
+ * point, geometry and attributes (tests/test_gates_fake.c reads them).
  *
  * The harness's own module ("KCFAKE harness -") is emulated too: its
  * generator and checks run the same host-and-device rules the CUDA module
@@ -53,6 +67,7 @@
 #define REGS_PER_SM 65536
 #define THREADS_PER_SM 2048
 #define BLOCKS_PER_SM 32
+#define SMS 4
 
 struct kernel;
 struct CUmod_st;
@@ -60,6 +75,7 @@ struct CUfunc_st {
     const struct kernel *k;
     const struct CUmod_st *mod;
     int max_dynamic_smem;           /* cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) */
+    int nonportable;                /* cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED) */
 };
 /* A launch: threads in the grid, parameters, and the module's control. */
 typedef struct launch {
@@ -67,13 +83,16 @@ typedef struct launch {
     unsigned blocks;                /* gx * gy * gz */
     void **p;
     const char *control;            /* "" for the clean build */
+    unsigned cluster[3];            /* cluster dims; 1x1x1 without a cluster */
+    int cooperative;
 } launch;
 struct kernel {
     const char *module, *symbol;
     int regs, static_smem, local, max_threads;
     CUresult (*run)(const launch *l);
+    int grown_regs;                 /* its control reg_growth's registers per thread (0: the same) */
 };
-#define NKERNELS 19
+#define NKERNELS 21
 struct CUmod_st {
     char module[64], control[64];
     struct CUfunc_st fn[NKERNELS];
@@ -268,6 +287,36 @@ static CUresult sentinel(const launch *l)
     return CUDA_SUCCESS;
 }
 
+/* fake_cluster_f32(float *out, const float *in, long long n): out = in, by
+ * blocks that each read their cluster peer's shared memory (rank ^ 1), as a
+ * kernel on distributed shared memory does: launched without a cluster of
+ * at least 2 blocks in x the peer does not exist, and the read faults
+ * (sticky). Its control reg_growth uses 255 registers a thread: one block
+ * per SM, so its cluster of 8 no longer fits the fake's 4 SMs. */
+static CUresult cluster_copy(const launch *l)
+{
+    float *out = PTR(float, 0);
+    const float *in = PTR(const float, 1);
+    long long n = covered(l, I64(2), 1);
+    if (l->cluster[0] < 2) return CUDA_ERROR_ILLEGAL_ADDRESS;
+    for (long long i = 0; i < n; i++) out[i] = in[i];
+    return CUDA_SUCCESS;
+}
+
+/* fake_coop_f32(float *out, const float *in, long long n): out = in by a
+ * grid-stride loop between grid-wide syncs (cooperative_groups'
+ * this_grid().sync()), which trap in a launch that is not cooperative
+ * (sticky). Its control reg_growth uses 64 registers a thread: 4 blocks per
+ * SM instead of 8, so a grid sized for 8 no longer fits co-resident. */
+static CUresult coop_copy(const launch *l)
+{
+    float *out = PTR(float, 0);
+    const float *in = PTR(const float, 1);
+    if (!l->cooperative) return CUDA_ERROR_ILLEGAL_INSTRUCTION;
+    for (long long i = 0; i < I64(2); i++) out[i] = in[i];
+    return CUDA_SUCCESS;
+}
+
 /* ---- the harness module ---- */
 
 #define U64(i) (*(const unsigned long long *)l->p[i])
@@ -392,6 +441,8 @@ static const struct kernel kernels[NKERNELS] = {
     { "scale",      "ex_scale_f32",       12,  0,    0,  1024, ex_scale },
     { "vendor_softmax", "_ZN11fastsoftmax12softmax_rowsIfLi256EEEvPT_PKS1_i", 30, 32, 0, 1024, vendor_softmax },
     { "fake_lowbits", "fake_lowbits_i32", 8,   0,    0,  1024, lowbits },
+    { "fake_cluster", "fake_cluster_f32", 16,  0,    0,  1024, cluster_copy, 255 },
+    { "fake_coop",  "fake_coop_f32",      16,  0,    0,  1024, coop_copy, 64 },
     { "harness",    "kc_smem_poison",     10,  0,    0,  1024, h_poison },
     { "harness",    "kc_gen_fill",        63,  0,    0,  1024, h_gen },
     { "harness",    "kc_check_bytes",     18,  4096, 0,  1024, h_bytes },
@@ -434,7 +485,7 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
     switch (a) {
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = 9; break;
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
-    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = 4; break;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = SMS; break;
     case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
     case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *v = 32; break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *v = SMEM_DEFAULT; break;
@@ -560,15 +611,22 @@ CUresult cuModuleGetFunction(CUfunction *f, CUmodule mod, const char *name)
         }
     return CUDA_ERROR_NOT_FOUND;
 }
+/* The function's registers per thread: its control reg_growth's where the
+ * kernel has one. */
+static int regs_of(const struct CUfunc_st *f)
+{
+    return f->k->grown_regs && strcmp(f->mod->control, "reg_growth") == 0 ? f->k->grown_regs : f->k->regs;
+}
 CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f)
 {
     CONTEXT_CALL();
     switch (a) {
-    case CU_FUNC_ATTRIBUTE_NUM_REGS: *v = f->k->regs; break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: *v = regs_of(f); break;
     case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *v = f->k->static_smem; break;
     case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *v = f->k->local; break;
     case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = f->k->max_threads; break;
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *v = f->max_dynamic_smem; break;
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED: *v = f->nonportable; break;
     default: return CUDA_ERROR_INVALID_VALUE;
     }
     return CUDA_SUCCESS;
@@ -581,42 +639,154 @@ CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
         late = CUDA_SUCCESS;
         return sticky;
     }
+    if (a == CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED && (v == 0 || v == 1)) {
+        f->nonportable = v;
+        return CUDA_SUCCESS;
+    }
     if (a != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES || v < 0 || v + f->k->static_smem > SMEM_OPTIN)
         return CUDA_ERROR_INVALID_VALUE;
     f->max_dynamic_smem = v;
     return CUDA_SUCCESS;
 }
 /* Resident blocks per SM: the tightest of threads, registers, shared memory
- * and the block limit (no allocation granularity). */
-CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction f, int threads, size_t dynamic_smem)
+ * and the block limit (no allocation granularity); -1 for a block the
+ * function cannot run. */
+static int blocks_per_sm(const struct CUfunc_st *f, long long threads, size_t dynamic_smem)
 {
-    CONTEXT_CALL();
-    if (threads <= 0 || threads > f->k->max_threads) return CUDA_ERROR_INVALID_VALUE;
-    int b = BLOCKS_PER_SM, t = THREADS_PER_SM / threads, r = REGS_PER_SM / (f->k->regs * threads);
+    if (threads <= 0 || threads > f->k->max_threads) return -1;
+    int b = BLOCKS_PER_SM, t = THREADS_PER_SM / (int)threads, r = REGS_PER_SM / (regs_of(f) * (int)threads);
     size_t smem = (size_t)f->k->static_smem + dynamic_smem;
     if (t < b) b = t;
     if (r < b) b = r;
     if (smem && (int)(SMEM_PER_SM / smem) < b) b = (int)(SMEM_PER_SM / smem);
+    return b;
+}
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction f, int threads, size_t dynamic_smem)
+{
+    CONTEXT_CALL();
+    int b = blocks_per_sm(f, threads, dynamic_smem);
+    if (b < 0) return CUDA_ERROR_INVALID_VALUE;
     *blocks = b;
     return CUDA_SUCCESS;
 }
+
+/* What a launch asked beyond its geometry (cuLaunchKernelEx's attributes). */
+typedef struct attrs {
+    unsigned cluster[3];            /* 1x1x1: none */
+    int clustered, cooperative, programmatic;
+} attrs;
+
+/* The attributes of config c into *a: CUDA_SUCCESS, or CUDA_ERROR_INVALID_VALUE
+ * for one the fake does not know or a cluster dim of 0. */
+static CUresult attrs_of(const CUlaunchConfig *c, attrs *a)
+{
+    *a = (attrs){ { 1, 1, 1 }, 0, 0, 0 };
+    if (c->numAttrs && !c->attrs) return CUDA_ERROR_INVALID_VALUE;
+    for (unsigned i = 0; i < c->numAttrs; i++) {
+        const CUlaunchAttribute *at = &c->attrs[i];
+        switch (at->id) {
+        case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
+            a->cluster[0] = at->value.clusterDim.x;
+            a->cluster[1] = at->value.clusterDim.y;
+            a->cluster[2] = at->value.clusterDim.z;
+            if (!a->cluster[0] || !a->cluster[1] || !a->cluster[2]) return CUDA_ERROR_INVALID_VALUE;
+            a->clustered = 1;
+            break;
+        case CU_LAUNCH_ATTRIBUTE_COOPERATIVE: a->cooperative = at->value.cooperative != 0; break;
+        case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION:
+            a->programmatic = at->value.programmaticStreamSerializationAllowed != 0;
+            break;
+        default: return CUDA_ERROR_INVALID_VALUE;
+        }
+    }
+    return CUDA_SUCCESS;
+}
+
+/* Clusters of `size` blocks active at once: the device is one GPC of its SMS
+ * SMs, so blocks per SM x SMS blocks; none above 8 blocks without the
+ * non-portable attribute, none above 16. */
+static int active_clusters(const struct CUfunc_st *f, long long threads, size_t smem, unsigned long long size)
+{
+    int b = blocks_per_sm(f, threads, smem);
+    if (size > 16 || (size > 8 && !f->nonportable) || b <= 0) return 0;
+    return (int)((unsigned long long)b * SMS / size);
+}
+
+CUresult cuOccupancyMaxActiveClusters(int *n, CUfunction f, const CUlaunchConfig *c)
+{
+    CONTEXT_CALL();
+    attrs a;
+    if (!n || !f || !c || attrs_of(c, &a) != CUDA_SUCCESS || !a.clustered) return CUDA_ERROR_INVALID_VALUE;
+    long long threads = (long long)c->blockDimX * c->blockDimY * c->blockDimZ;
+    if (blocks_per_sm(f, threads, c->sharedMemBytes) < 0) return CUDA_ERROR_INVALID_VALUE;
+    *n = active_clusters(f, threads, c->sharedMemBytes, (unsigned long long)a.cluster[0] * a.cluster[1] * a.cluster[2]);
+    return CUDA_SUCCESS;
+}
+
+/* KC_FAKE_LAUNCH_LOG: one line per launch of a kernel under test, appended
+ * in one write (workers of one run share the file). */
+static void log_launch(const struct CUfunc_st *f, const char *via, const unsigned g[3], const unsigned b[3],
+                       unsigned smem, const attrs *a)
+{
+    const char *path = getenv("KC_FAKE_LAUNCH_LOG");
+    if (!path || !*path) return;
+    char line[512];
+    int n = snprintf(line, sizeof line,
+                     "%s control=%s via=%s grid=%ux%ux%u block=%ux%ux%u smem=%u cluster=%ux%ux%u nonportable=%d cooperative=%d programmatic=%d\n",
+                     f->k->symbol, f->mod->control[0] ? f->mod->control : "-", via, g[0], g[1], g[2], b[0], b[1], b[2],
+                     smem, a->clustered ? a->cluster[0] : 0, a->clustered ? a->cluster[1] : 0,
+                     a->clustered ? a->cluster[2] : 0, f->nonportable, a->cooperative, a->programmatic);
+    FILE *fp = fopen(path, "a");
+    if (!fp) return;
+    fwrite(line, 1, (size_t)n, fp);
+    fclose(fp);
+}
+
 static int stream_slot(CUstream s);
+/* Both launch calls: the geometry checked as the driver does, a cluster and
+ * a cooperative grid checked against what fits, then the kernel run. */
+static CUresult launch_kernel(CUfunction f, const unsigned g[3], const unsigned b[3], unsigned smem, CUstream stream,
+                              void **params, void **extra, const attrs *a, const char *via)
+{
+    unsigned long long threads = (unsigned long long)b[0] * b[1] * b[2], blocks = (unsigned long long)g[0] * g[1] * g[2];
+    int smem_limit = f->max_dynamic_smem > SMEM_DEFAULT - f->k->static_smem ? f->max_dynamic_smem
+                                                                                : SMEM_DEFAULT - f->k->static_smem;
+    if (!blocks || !threads || threads > (unsigned long long)f->k->max_threads || g[1] > 65535 || g[2] > 65535 ||
+        (int)smem > smem_limit || !params || extra)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (stream && stream_slot(stream) < 0) return CUDA_ERROR_INVALID_VALUE;     /* never created, or destroyed */
+    unsigned long long size = (unsigned long long)a->cluster[0] * a->cluster[1] * a->cluster[2];
+    if (a->clustered && (g[0] % a->cluster[0] || g[1] % a->cluster[1] || g[2] % a->cluster[2] ||
+                         !active_clusters(f, (long long)threads, smem, size)))
+        return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    if (a->cooperative && (blocks > (unsigned long long)blocks_per_sm(f, (long long)threads, smem) * SMS ||
+                           (a->clustered && blocks / size > (unsigned long long)active_clusters(f, (long long)threads, smem, size))))
+        return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+    if (strcmp(f->mod->module, "harness") && strcmp(f->mod->module, "fake_ref")) {
+        launches++;
+        log_launch(f, via, g, b, smem, a);
+    }
+    launch l = { threads * blocks, (unsigned)blocks, params, f->mod->control, { a->cluster[0], a->cluster[1], a->cluster[2] },
+                 a->cooperative };
+    CUresult r = f->k->run(&l);
+    if (r != CUDA_SUCCESS) sticky = r;      /* reported by this and every later call, from the next one on */
+    return CUDA_SUCCESS;
+}
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned smem, CUstream stream, void **params, void **extra)
 {
     CONTEXT_CALL();
-    unsigned long long threads = (unsigned long long)bx * by * bz;
-    int smem_limit = f->max_dynamic_smem > SMEM_DEFAULT - f->k->static_smem ? f->max_dynamic_smem
-                                                                                : SMEM_DEFAULT - f->k->static_smem;
-    if (!gx || !gy || !gz || !threads || threads > (unsigned long long)f->k->max_threads || gy > 65535 || gz > 65535 ||
-        (int)smem > smem_limit || !params || extra)
-        return CUDA_ERROR_INVALID_VALUE;
-    if (stream && stream_slot(stream) < 0) return CUDA_ERROR_INVALID_VALUE;     /* never created, or destroyed */
-    if (strcmp(f->mod->module, "harness") && strcmp(f->mod->module, "fake_ref")) launches++;
-    launch l = { threads * gx * gy * gz, gx * gy * gz, params, f->mod->control };
-    CUresult r = f->k->run(&l);
-    if (r != CUDA_SUCCESS) sticky = r;      /* reported by this and every later call, from the next one on */
-    return CUDA_SUCCESS;
+    const unsigned g[3] = { gx, gy, gz }, b[3] = { bx, by, bz };
+    const attrs none = { { 1, 1, 1 }, 0, 0, 0 };
+    return launch_kernel(f, g, b, smem, stream, params, extra, &none, "cuLaunchKernel");
+}
+CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)
+{
+    CONTEXT_CALL();
+    attrs a;
+    if (!c || !f || attrs_of(c, &a) != CUDA_SUCCESS) return CUDA_ERROR_INVALID_VALUE;
+    const unsigned g[3] = { c->gridDimX, c->gridDimY, c->gridDimZ }, b[3] = { c->blockDimX, c->blockDimY, c->blockDimZ };
+    return launch_kernel(f, g, b, c->sharedMemBytes, c->hStream, params, extra, &a, "cuLaunchKernelEx");
 }
 
 /* Streams: the fake runs every launch at once, in order, so a stream is a
@@ -667,6 +837,10 @@ static const struct { CUresult r; const char *name, *text; } errors[] = {
     { CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context" },
     { CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found" },
     { CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered" },
+    { CUDA_ERROR_ILLEGAL_INSTRUCTION, "CUDA_ERROR_ILLEGAL_INSTRUCTION", "an illegal instruction was encountered" },
+    { CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE",
+      "too many blocks in cooperative launch" },
+    { CUDA_ERROR_INVALID_CLUSTER_SIZE, "CUDA_ERROR_INVALID_CLUSTER_SIZE", "invalid cluster size" },
 };
 static CUresult error_lookup(CUresult r, const char **s, int text)
 {

@@ -1,0 +1,263 @@
+/* case.c — one (shape, distribution) case of a contract as the gates run it:
+ * its sizes and scalars, its pristine inputs (inputs.h), its guarded buffer
+ * sets (uploaded, poisoned, freed), the parameters a launch gets, the
+ * failure it records (gate, shape, distribution and what failed), and the
+ * figures of a case that memory plans and the sanitizer's shapes read
+ * (kc_case_memory, kc_shape_describe). The gates (launch.c, gate2.c,
+ * gate3.c, gate4.c) and the items (gates.c, limits_item.c, sanitize_target.c)
+ * work on it. */
+#include "case.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "devmem.h"
+#include "dtype.h"
+#include "guard.h"
+#include "harness.h"
+#include "inputs.h"
+#include "seed.h"
+
+const char *kc_gate_name[] = { "internal", "launch and fit", "bounds and writes", "accuracy", "determinism",
+                               "sanitizer" };
+
+/* ---- descriptions ------------------------------------------------------- */
+
+void kc_shape_describe(const kc_contract *c, const kc_shape *s, char *buf, size_t cap)
+{
+    size_t n = (size_t)snprintf(buf, cap, "%s (", s->name);
+    int first = 1;
+    for (int d = 0; d < KC_MAX_DIMS && c->dims[d] && n < cap; d++) {
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s=%lld", first ? "" : ", ", c->dims[d], (long long)s->d[d]);
+        first = 0;
+    }
+    if (n < cap) snprintf(buf + n, cap - n, ")");
+}
+
+int kc_nargs_of(const kc_contract *c)
+{
+    int n = 0;
+    while (n < KC_MAX_ARGS && c->args[n].kind != KC_ARG_END) n++;
+    return n;
+}
+
+/* a*b + c, saturating at SIZE_MAX: a memory plan over-counts, never wraps. */
+size_t kc_mul_add_sat(size_t a, size_t b, size_t c)
+{
+    size_t p;
+    if (__builtin_mul_overflow(a, b, &p) || __builtin_add_overflow(p, c, &p)) return SIZE_MAX;
+    return p;
+}
+
+int kc_uses_host_reference(const kc_contract *c, kc_ref_mode mode)
+{
+    return mode != KC_REF_DEVICE || !c->device_reference.symbol;
+}
+
+int kc_uses_device_reference(const kc_contract *c, kc_ref_mode mode)
+{
+    return mode != KC_REF_HOST && c->device_reference.symbol;
+}
+
+void kc_case_memory(const kc_contract *c, const kc_shape *s, kc_ref_mode mode, size_t *host_bytes, size_t *gpu_bytes)
+{
+    size_t h = 0, g = 0, guards = 2 * (size_t)KC_GUARD_BYTES;
+    int host_ref = kc_uses_host_reference(c, mode), dev_ref = kc_uses_device_reference(c, mode);
+    for (int a = 0; a < kc_nargs_of(c); a++) {
+        const kc_arg *ar = &c->args[a];
+        if (ar->kind != KC_ARG_BUFFER) continue;
+        size_t cnt = ar->count(s), b = kc_mul_add_sat(cnt, kc_dtype_size(ar->dtype), 0);
+        size_t f64 = kc_mul_add_sat(cnt, sizeof(double), 0);
+        g = kc_mul_add_sat(kc_mul_add_sat(b, 1, guards), 2, g);           /* two guarded sets (gate 4) */
+        if (ar->role != KC_OUT) {
+            g = kc_mul_add_sat(b, 1, g);                               /* the pristine input */
+            if (ar->gen || host_ref) h = kc_mul_add_sat(b, 1, h);      /* generated on, or downloaded to, the host */
+        }
+        if (ar->role != KC_IN) {
+            g = kc_mul_add_sat(f64, (size_t)(host_ref + dev_ref), g);  /* the reference(s) on the device */
+            if (host_ref) h = kc_mul_add_sat(f64, 1, h);               /* the host reference */
+        }
+    }
+    *host_bytes = h;
+    *gpu_bytes = g;
+}
+
+int kc_case_fail(kc_case *k, int gate, const char *fmt, ...)
+{
+    char sh[256];
+    kc_shape_describe(k->c, k->s, sh, sizeof sh);
+    int p = gate == KC_INTERNAL ? snprintf(k->why, sizeof k->why, "internal error: ")
+                                : snprintf(k->why, sizeof k->why, "gate %d (%s): ", gate, kc_gate_name[gate]);
+    k->body = (size_t)p;
+    int n = p + snprintf(k->why + p, sizeof k->why - (size_t)p, "shape %s, dist %s: ", sh, kc_dist_name(k->dist));
+    va_list ap;
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < sizeof k->why) vsnprintf(k->why + n, sizeof k->why - (size_t)n, fmt, ap);
+    va_end(ap);
+    return gate == KC_INTERNAL ? -1 : gate;
+}
+
+const char *kc_case_lost_if_sticky(kc_gpu *gpu, kc_case *k, CUresult r)
+{
+    k->sticky = kc_gpu_lost_if_sticky(gpu, r);
+    return k->sticky ? " (the CUDA context is now unusable)" : "";
+}
+
+/* A CUDA call of the harness failed while checking: a sticky error is the
+ * kernel's fault surfacing late (gate 1, the context is lost), anything else
+ * the harness's (internal: never a catch). */
+int kc_case_cuda_failed(kc_gpu *gpu, kc_case *k, CUresult r, const char *what, const char *name)
+{
+    const char *lost = kc_case_lost_if_sticky(gpu, k, r);
+    return kc_case_fail(k, k->sticky ? 1 : KC_INTERNAL, "%s %s failed: %s%s", what, name, kc_cuda_error_name(&gpu->cu, r),
+                        lost);
+}
+
+static void free_dev(kc_gpu *gpu, CUdeviceptr *p)
+{
+    kc_devmem_free(gpu, *p);
+    *p = 0;
+}
+
+void kc_case_free_set(kc_gpu *gpu, kc_case *k, int set)
+{
+    for (int a = 0; a < k->nargs; a++) {
+        if (k->exact && k->dev[set][a] && !gpu->lost) gpu->cu.MemFree(k->dev[set][a]);   /* never the reuse pool's */
+        if (k->exact) k->dev[set][a] = 0;
+        free_dev(gpu, &k->dev[set][a]);
+    }
+}
+
+void kc_case_free(kc_gpu *gpu, kc_case *k)
+{
+    kc_case_free_set(gpu, k, 0);
+    kc_case_free_set(gpu, k, 1);
+    for (int a = 0; a < k->nargs; a++) {
+        free_dev(gpu, &k->ref[a]);
+        free_dev(gpu, &k->dref[a]);
+    }
+    kc_inputs_unpin(gpu, gpu->inputs);
+}
+
+/* Sizes, scalars and the pristine device inputs of the case. */
+int kc_case_prepare(kc_gpu *gpu, kc_case *k)
+{
+    const kc_contract *c = k->c;
+    k->nargs = kc_nargs_of(c);
+    for (int a = 0; a < k->nargs; a++) {
+        const kc_arg *ar = &c->args[a];
+        if (ar->kind == KC_ARG_SCALAR) {
+            k->scalar[a] = ar->ivalue ? (double)ar->ivalue(k->s) : ar->value(k->s);
+            continue;
+        }
+        k->count[a] = ar->count(k->s);
+        k->bytes[a] = kc_mul_add_sat(k->count[a], kc_dtype_size(ar->dtype), 0);
+        if (k->bytes[a] == SIZE_MAX || kc_mul_add_sat(k->count[a], sizeof(double), 0) == SIZE_MAX)
+            return kc_case_fail(k, KC_INTERNAL, "buffer %s: %zu elements overflow a byte size", ar->name, k->count[a]);
+        if (ar->role == KC_OUT) continue;
+        char why[256] = "";
+        CUresult r = kc_inputs_get(gpu, c, k->s, k->dist, k->seed, a, k->count[a], &k->in[a], k->time, why, sizeof why);
+        if (r == CUDA_ERROR_UNKNOWN && why[0]) return kc_case_fail(k, KC_INTERNAL, "input %s: %s", ar->name, why);
+        if (r != CUDA_SUCCESS) {
+            /* The harness's failure (e.g. CUDA_ERROR_OUT_OF_MEMORY beside other
+             * processes), not the kernel's: an internal error, so a control can
+             * never count as caught by it. */
+            kc_case_lost_if_sticky(gpu, k, r);
+            return kc_case_fail(k, KC_INTERNAL, "making input %s (%zu elements) on the device failed: %s", ar->name,
+                                k->count[a], kc_cuda_error_name(&gpu->cu, r));
+        }
+    }
+    return 0;
+}
+
+/* The byte argument a's guard bands hold: NaN bytes around floating inputs
+ * (read canaries, guard.h), the canary elsewhere. */
+uint8_t kc_case_guard_byte(const kc_arg *ar)
+{
+    return ar->role != KC_OUT && kc_dtype_is_float(ar->dtype) ? KC_READ_CANARY : KC_CANARY;
+}
+
+/* Allocates buffer set `set` with guard bands, poisons its outputs and copies
+ * the pristine inputs into it (on the device, at HBM bandwidth). */
+CUresult kc_case_upload(kc_gpu *gpu, kc_case *k, int set, uint8_t poison)
+{
+    CUresult r = CUDA_SUCCESS;
+    for (int a = 0; a < k->nargs && r == CUDA_SUCCESS; a++) {
+        const kc_arg *ar = &k->c->args[a];
+        if (ar->kind != KC_ARG_BUFFER) continue;
+        if (k->exact) {     /* one cuMemAlloc of exactly its bytes: a byte past it is outside any allocation */
+            if (!k->bytes[a]) continue;
+            if ((r = gpu->cu.MemAlloc(&k->dev[set][a], k->bytes[a])) != CUDA_SUCCESS) {
+                k->dev[set][a] = 0;
+                break;
+            }
+            if (ar->role != KC_OUT) r = gpu->cu.MemcpyDtoD(k->dev[set][a], k->in[a], k->bytes[a]);
+            continue;
+        }
+        size_t g = KC_GUARD_BYTES, b = k->bytes[a];
+        if ((r = kc_devmem_alloc(gpu, &k->dev[set][a], b + 2 * g)) != CUDA_SUCCESS) {
+            k->dev[set][a] = 0;
+            break;
+        }
+        CUdeviceptr base = k->dev[set][a];
+        if ((r = gpu->cu.MemsetD8(base, kc_case_guard_byte(ar), g)) != CUDA_SUCCESS) break;
+        if ((r = gpu->cu.MemsetD8(base + g + b, kc_case_guard_byte(ar), g)) != CUDA_SUCCESS) break;
+        if (!b) continue;
+        if (ar->role == KC_OUT) r = gpu->cu.MemsetD8(base + g, poison, b);
+        else r = gpu->cu.MemcpyDtoD(base + g, k->in[a], b);
+    }
+    return r;
+}
+
+void kc_make_params(kc_case *k, int set, kc_params *p)
+{
+    for (int a = 0; a < k->nargs; a++) {
+        const kc_arg *ar = &k->c->args[a];
+        if (ar->kind == KC_ARG_BUFFER) {
+            p->ptr[a] = k->dev[set][a] + (k->exact || !k->dev[set][a] ? 0 : KC_GUARD_BYTES);
+            p->params[a] = &p->ptr[a];
+            continue;
+        }
+        /* ivalue: integers exactly, past 2^53 too */
+        const long long iv = ar->ivalue ? (long long)ar->ivalue(k->s) : (long long)k->scalar[a];
+        switch (ar->dtype) {
+        case KC_F32: p->sc[a].f = (float)k->scalar[a]; break;
+        case KC_I32: p->sc[a].i = (int)iv; break;
+        case KC_U32: p->sc[a].u = (unsigned)iv; break;
+        default: p->sc[a].ll = iv; break;
+        }
+        p->params[a] = &p->sc[a];
+    }
+}
+
+/* Element i of buffer a of set `set` (0 for the first launch's), or of its
+ * pristine input (set -1), as a double for a failure line. */
+double kc_case_value_at(kc_gpu *gpu, kc_case *k, int set, int a, size_t i)
+{
+    double v = 0;
+    CUdeviceptr p = set < 0 ? k->in[a] : k->dev[set][a] + KC_GUARD_BYTES;
+    kc_dev_read_value(gpu, p, k->c->args[a].dtype, i, &v);
+    return v;
+}
+
+void kc_value_str(kc_dtype t, double v, char *buf, size_t cap)
+{
+    if (kc_dtype_is_float(t)) snprintf(buf, cap, "%.9g", v);
+    else snprintf(buf, cap, "%.0f", v);
+}
+
+int kc_dists_of(const kc_contract *c, kc_dist *out)
+{
+    int n = 0;
+    while (n < KC_MAX_DISTS && c->dists[n]) {
+        out[n] = c->dists[n];
+        n++;
+    }
+    if (!n) {
+        out[0] = KC_UNIFORM;
+        out[1] = KC_NORMAL;
+        n = 2;
+    }
+    return n;
+}

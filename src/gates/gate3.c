@@ -1,0 +1,185 @@
+/* gate3.c — gate 3, accuracy: the float64 reference of a case (the
+ * contract's host reference, or its CUDA twin on the device, or both under
+ * --reference both, which must agree), and every output element within
+ * tolerance of it with its errors distributed as the output's error model
+ * allows (error_model.h). */
+#include "gate_checks.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "clock.h"
+#include "devmem.h"
+#include "error_model.h"
+#include "guard.h"
+#include "harness.h"
+#include "hostmem.h"
+#include "launch.h"
+#include "parallel.h"
+#include "tolerance.h"
+
+/* Marks reference elements not yet computed: a reference that forgets an
+ * element leaves NaN, which only a NaN output matches. */
+static void fill_nan(void *ctx, size_t begin, size_t end)
+{
+    double *r = ctx;
+    for (size_t i = begin; i < end; i++) r[i] = NAN;
+}
+
+/* A float64 buffer for every output, all NaN (0xFF bytes), into dst. */
+static CUresult alloc_refs(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
+{
+    CUresult r = CUDA_SUCCESS;
+    for (int a = 0; a < k->nargs && r == CUDA_SUCCESS; a++) {
+        const kc_arg *ar = &k->c->args[a];
+        if (ar->kind != KC_ARG_BUFFER || ar->role == KC_IN) continue;
+        size_t b = k->count[a] * sizeof(double);
+        if ((r = kc_devmem_alloc(gpu, &dst[a], b ? b : 1)) != CUDA_SUCCESS) {
+            dst[a] = 0;
+            break;
+        }
+        if (b) r = gpu->cu.MemsetD8(dst[a], 0xFF, b);
+    }
+    return r;
+}
+
+/* The contract's host reference into device buffers dst: its inputs
+ * downloaded from the pristine copies, its outputs uploaded. */
+static int host_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
+{
+    kc_ref r = { .shape = k->s, .dist = k->dist, .nargs = k->nargs, .user = k->c->user };
+    void *host[KC_MAX_ARGS] = { 0 };
+    int g = 0;
+    CUresult cr = alloc_refs(gpu, k, dst);
+    if (cr != CUDA_SUCCESS) g = kc_case_cuda_failed(gpu, k, cr, "allocating the reference of", k->c->name);
+    for (int a = 0; a < k->nargs && !g; a++) {
+        const kc_arg *ar = &k->c->args[a];
+        r.dtype[a] = ar->dtype;
+        r.scalar[a] = k->scalar[a];
+        r.name[a] = ar->name;
+        r.iscalar[a] = ar->kind != KC_ARG_SCALAR ? 0 : ar->ivalue ? ar->ivalue(k->s) : (int64_t)k->scalar[a];
+        r.count[a] = k->count[a];
+        if (ar->kind != KC_ARG_BUFFER) continue;
+        if (ar->role != KC_OUT) {
+            if (!(host[a] = kc_hostmem_alloc(k->bytes[a], 0)))
+                g = kc_case_fail(k, KC_INTERNAL, "out of host memory for the input %s of the host reference (%zu bytes)",
+                                 ar->name, k->bytes[a]);
+            else if ((cr = gpu->cu.MemcpyDtoH(host[a], k->in[a], k->bytes[a])) != CUDA_SUCCESS)
+                g = kc_case_cuda_failed(gpu, k, cr, "downloading the input", ar->name);
+            r.host[a] = host[a];
+        }
+        if (ar->role != KC_IN && !g) {
+            double *out = kc_hostmem_alloc(k->count[a] * sizeof(double), 0);
+            if (!out) g = kc_case_fail(k, KC_INTERNAL, "out of host memory for the reference of %s", ar->name);
+            else kc_parallel_for(k->count[a], (size_t)1 << 20, fill_nan, out);
+            r.out[a] = out;
+        }
+    }
+    if (!g) k->c->reference(&r);
+    for (int a = 0; a < k->nargs && !g; a++)
+        if (r.out[a] && k->count[a] &&
+            (cr = gpu->cu.MemcpyHtoD(dst[a], r.out[a], k->count[a] * sizeof(double))) != CUDA_SUCCESS)
+            g = kc_case_cuda_failed(gpu, k, cr, "uploading the reference of", k->c->args[a].name);
+    for (int a = 0; a < k->nargs; a++) {
+        kc_hostmem_free(host[a]);
+        kc_hostmem_free(r.out[a]);
+    }
+    return g;
+}
+
+/* The contract's device reference into dst. A fault in it is the harness's
+ * (the contract's) error, never the kernel's: internal. */
+static int device_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
+{
+    const kc_device_ref *d = &k->c->device_reference;
+    CUresult r = alloc_refs(gpu, k, dst);
+    if (r != CUDA_SUCCESS) return kc_case_cuda_failed(gpu, k, r, "allocating the reference of", k->c->name);
+    kc_dref dr;
+    memset(&dr, 0, sizeof dr);
+    dr.shape = *k->s;
+    dr.shape.name = NULL;
+    dr.dist = k->dist;
+    dr.nargs = k->nargs;
+    for (int a = 0; a < k->nargs; a++) {
+        dr.dtype[a] = k->c->args[a].dtype;
+        dr.count[a] = k->count[a];
+        dr.scalar[a] = k->scalar[a];
+        dr.in[a] = (const void *)(uintptr_t)k->in[a];
+        dr.out[a] = (double *)(uintptr_t)dst[a];
+    }
+    kc_launch l = { { (unsigned)gpu->dev.sm_count * 4, 1, 1 }, { 256, 1, 1 }, 0 };
+    if (d->launch) d->launch(k->s, &gpu->dev, &l);
+    void *params[] = { &dr };
+    r = kc_launch_kernel(&gpu->cu, k->ref_fn, &l, NULL, params, 0);
+    if (r == CUDA_SUCCESS) r = gpu->cu.CtxSynchronize();
+    if (r != CUDA_SUCCESS) {
+        const char *lost = kc_case_lost_if_sticky(gpu, k, r);
+        return kc_case_fail(k, KC_INTERNAL, "the device reference %s (module %s) failed: %s%s", d->symbol, d->module,
+                            kc_cuda_error_name(&gpu->cu, r), lost);
+    }
+    return 0;
+}
+
+/* --reference both: the device reference (dref) against the host's (ref),
+ * within the contract's bound (bitwise when it gives none). */
+static int references_agree(kc_gpu *gpu, kc_case *k)
+{
+    const kc_device_ref *d = &k->c->device_reference;
+    kc_tol tol = d->agree.reason ? d->agree : (kc_tol){ 0, 0, NULL };
+    for (int a = 0; a < k->nargs; a++) {
+        const kc_arg *ar = &k->c->args[a];
+        if (ar->kind != KC_ARG_BUFFER || ar->role == KC_IN) continue;
+        kc_compare cmp;
+        CUresult r = kc_dev_compare(gpu, k->dref[a], KC_F64, k->ref[a], k->count[a], tol, &cmp);
+        if (r != CUDA_SUCCESS) return kc_case_cuda_failed(gpu, k, r, "comparing the references of", ar->name);
+        if (cmp.bad)
+            return kc_case_fail(k, KC_INTERNAL, "the device reference %s disagrees with the host reference: %s[%zu] device %.17g, host %.17g, difference %.3g > bound %.3g (%s); %zu of %zu elements differ",
+                                d->symbol, ar->name, cmp.worst, cmp.out, cmp.ref, cmp.err, cmp.allowed,
+                                d->agree.reason ? d->agree.reason : "bitwise", cmp.bad, cmp.count);
+    }
+    return 0;
+}
+
+/* The reference gate 3 compares with, into k->ref, as --reference says. */
+static int reference(kc_gpu *gpu, kc_case *k)
+{
+    int g = 0;
+    if (k->ref_fn && k->mode != KC_REF_BOTH) return device_reference(gpu, k, k->ref);
+    if (k->ref_fn && (g = device_reference(gpu, k, k->dref))) return g;
+    if ((g = host_reference(gpu, k, k->ref))) return g;
+    return k->ref_fn ? references_agree(gpu, k) : 0;
+}
+
+int kc_gate3(kc_gpu *gpu, kc_case *k)
+{
+    double t0 = kc_now_s();
+    int failed = reference(gpu, k);
+    double t1 = kc_now_s();
+    k->time->reference_s += t1 - t0;
+    for (int a = 0; a < k->nargs && !failed; a++) {
+        const kc_arg *ar = &k->c->args[a];
+        if (ar->kind != KC_ARG_BUFFER || ar->role == KC_IN) continue;
+        kc_tol tol = kc_tol_for(k->c, a);
+        kc_compare cmp;
+        CUresult r = kc_dev_compare(gpu, k->dev[0][a] + KC_GUARD_BYTES, ar->dtype, k->ref[a], k->count[a], tol, &cmp);
+        if (r != CUDA_SUCCESS) {
+            failed = kc_case_cuda_failed(gpu, k, r, "comparing the output", ar->name);
+            break;
+        }
+        if (cmp.bad) {
+            failed = kc_case_fail(k, 3, "%s[%zu] = %.9g, reference %.9g, error %.3g > allowed %.3g (rtol %g, atol %g); %zu of %zu elements out of tolerance",
+                                  ar->name, cmp.worst, cmp.out, cmp.ref, cmp.err, cmp.allowed, tol.rtol, tol.atol, cmp.bad, cmp.count);
+            break;
+        }
+        kc_errors model = kc_errors_for(k->c, a);
+        char why[700];
+        /* Boundary distributions repeat one value (CONSTANT) or few, as do
+         * the random ones a contract names: their errors are not
+         * independent, so the statistics are not judged. */
+        if (kc_errors_judged_on(&model, k->dist) && kc_errors_judge(&model, ar->dtype, &cmp.stats, why, sizeof why))
+            failed = kc_case_fail(k, 3, "%s: every element within tolerance, but %s", ar->name, why);
+    }
+    k->time->checks_s += kc_now_s() - t1;
+    return failed;
+}

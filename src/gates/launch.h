@@ -1,0 +1,54 @@
+/* launch.h — the launch path of an item's kernel (launch.c): loading its
+ * function, the one launch of a kernel (cuLaunchKernel, or cuLaunchKernelEx
+ * with a cluster, a cooperative grid or programmatic stream serialization),
+ * and gate 1 for one launch of a case. */
+#ifndef KC_LAUNCH_H
+#define KC_LAUNCH_H
+#include <stddef.h>
+#include "case.h"
+
+/* Loads the contract's kernel (control: its build): module and function, or
+ * a library's entry into *entry. 0; or 1 with a gate 1 line in why. */
+int kc_load_function(kc_gpu *gpu, const kc_contract *c, const char *control, CUmodule *mod, CUfunction *fn,
+                     kc_host_entry *entry, char *why, size_t cap);
+
+/* The cluster of l into dims (a dim of 0 counts as 1 once another is
+ * given): 1; or 0 when l has none (cluster {0,0,0}: dims 1x1x1). */
+int kc_launch_cluster(const kc_launch *l, unsigned dims[3]);
+/* "grid 16x1x1 block 256x1x1 smem 0", then " cluster 8x1x1" (with
+ * " non-portable" when l allows it) and " cooperative" when l has them. */
+void kc_launch_describe(const kc_launch *l, char *buf, size_t cap);
+
+/* Options of kc_launch_kernel beyond what l says. */
+#define KC_LAUNCH_PROGRAMMATIC 1u   /* CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: the kernel may
+                                     * start before the one before it on its stream ends (it waits for that
+                                     * kernel's trigger with griddepcontrol.wait): the dependent launch of a
+                                     * producer and its dependent on one stream (issue 22) */
+
+/* The one launch of a kernel of an item (gates 1-4, the sanitizer's exact
+ * launches, a device reference): l's geometry on stream with params. A
+ * plain launch goes through cuLaunchKernel; one with a cluster, a
+ * cooperative grid or KC_LAUNCH_PROGRAMMATIC through cuLaunchKernelEx with
+ * CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, _COOPERATIVE and
+ * _PROGRAMMATIC_STREAM_SERIALIZATION as asked, after setting
+ * CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED when l asks for it.
+ * Checks nothing (gate 1 checks before it): returns the driver's result. */
+CUresult kc_launch_kernel(const kc_cuda *cu, CUfunction f, const kc_launch *l, CUstream stream, void **params,
+                          unsigned flags);
+/* How many clusters of l (which has one) can be active at once on the
+ * device: cuOccupancyMaxActiveClusters with l's launch config, after
+ * setting the non-portable attribute when l asks for it. */
+CUresult kc_launch_max_clusters(const kc_cuda *cu, CUfunction f, const kc_launch *l, int *clusters);
+
+/* Gate 1 for one launch of case k on buffer set `set`: checks, launches on
+ * stream and, with sync, synchronizes. 0, or the gate (failure in k->why).
+ * The checks: a non-empty grid; threads a block within what the function
+ * allows; shared memory within the device's (the function's dynamic limit
+ * raised where it must be); with a cluster, each grid dim a multiple of
+ * the cluster's and one cluster that fits (cuOccupancyMaxActiveClusters >
+ * 0); a cooperative grid whose blocks can all be resident at once (blocks
+ * per SM x SMs, and its clusters within the active clusters). */
+int kc_case_launch_on(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate, CUstream stream, int sync);
+/* kc_case_launch_on the default stream, synchronized. */
+int kc_case_launch(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate);
+#endif

@@ -1,0 +1,236 @@
+/* limits_item.c — a kernel's :limits item: its resources (registers, shared
+ * and local memory) against its budget and the device, its occupancy at
+ * the largest shape, and every shape's launch geometry against the
+ * device's limits. No case runs. */
+#include "limits_item.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "launch.h"
+#include "strbuf.h"
+
+/* The shape with the largest device footprint: the one whose occupancy the
+ * limits item reports; with `clustered`, among the shapes whose launch has a
+ * cluster (NULL when none has), the one whose cluster figures it reports. */
+static const kc_shape *largest_shape(const kc_contract *c, const kc_device *dev, int clustered)
+{
+    const kc_shape *best = clustered ? NULL : c->shapes;
+    size_t bestb = 0;
+    for (const kc_shape *s = c->shapes; s->name; s++) {
+        kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
+        unsigned cl[3];
+        if (clustered && (c->launch(s, dev, &l), !kc_launch_cluster(&l, cl))) continue;
+        size_t h, g;
+        kc_case_memory(c, s, KC_REF_DEVICE, &h, &g);
+        if (g > bestb || !best) {
+            bestb = g;
+            best = s;
+        }
+    }
+    return best;
+}
+
+/* The problems a limits item found: "; "-separated text and their count. */
+typedef struct kc_problems {
+    char text[1800];
+    int n;
+} kc_problems;
+
+static void problem(kc_problems *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(kc_problems *p, const char *fmt, ...)
+{
+    char one[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(one, sizeof one, fmt, ap);
+    va_end(ap);
+    kc_strcatf(p->text, sizeof p->text, "%s%s", p->n++ ? "; " : "", one);
+}
+
+/* A driver call of the limits item: 1 when r is CUDA_SUCCESS; else 0 with
+ * the call, its error and what it leaves unmeasured as a problem (the item
+ * cannot pass on figures it did not get), and the session lost when the
+ * error is sticky. */
+static int measured(kc_gpu *gpu, kc_problems *p, CUresult r, const char *call, const char *unmeasured)
+{
+    if (r == CUDA_SUCCESS) return 1;
+    int sticky = kc_gpu_lost_if_sticky(gpu, r);
+    problem(p, "%s failed: %s%s (%s not measured)", call, kc_cuda_error_name(&gpu->cu, r),
+            sticky ? ", the CUDA context is now unusable" : "", unmeasured);
+    return 0;
+}
+
+/* Raises fn's dynamic shared memory limit to l's where the device's default
+ * is too small (statics: its static bytes), as a launch must: 1, or 0 with
+ * the failure a problem (`what` left unmeasured). */
+static int smem_allowed(kc_gpu *gpu, kc_problems *pr, CUfunction fn, int statics, const kc_launch *l, const char *what)
+{
+    if ((size_t)statics + l->smem <= gpu->dev.smem_per_block) return 1;
+    char call[96];
+    snprintf(call, sizeof call, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u)", l->smem);
+    return measured(gpu, pr, gpu->cu.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)l->smem),
+                    call, what);
+}
+
+/* Resident blocks per SM of l into *blocks: 1, or 0 with the failure a problem. */
+static int blocks_per_sm(kc_gpu *gpu, kc_problems *pr, CUfunction fn, int statics, const kc_launch *l, int *blocks,
+                         const char *what)
+{
+    const unsigned threads = l->block[0] * l->block[1] * l->block[2];
+    return smem_allowed(gpu, pr, fn, statics, l, what) &&
+           measured(gpu, pr, gpu->cu.OccupancyMaxActiveBlocksPerMultiprocessor(blocks, fn, (int)threads, l->smem),
+                    "cuOccupancyMaxActiveBlocksPerMultiprocessor", what);
+}
+
+/* Active clusters per GPU of l, which has a cluster, into *clusters: 1, or 0
+ * with the failure a problem. */
+static int clusters_per_gpu(kc_gpu *gpu, kc_problems *pr, CUfunction fn, int statics, const kc_launch *l, int *clusters,
+                            const char *what)
+{
+    return smem_allowed(gpu, pr, fn, statics, l, what) &&
+           measured(gpu, pr, kc_launch_max_clusters(&gpu->cu, fn, l, clusters), "cuOccupancyMaxActiveClusters", what);
+}
+
+/* Shape s's cluster and cooperative geometry against the device: each grid
+ * dim a multiple of the cluster's, one cluster that fits, a cooperative
+ * grid resident at once. Problems into pr. */
+static void check_cluster_shape(kc_gpu *gpu, kc_problems *pr, CUfunction fn, int statics, const kc_shape *s,
+                                const kc_launch *l)
+{
+    unsigned cl[3];
+    const int clustered = kc_launch_cluster(l, cl);
+    const unsigned long long blocks = (unsigned long long)l->grid[0] * l->grid[1] * l->grid[2];
+    const unsigned long long size = (unsigned long long)cl[0] * cl[1] * cl[2];
+    char desc[160], what[220];
+    kc_launch_describe(l, desc, sizeof desc);
+    snprintf(what, sizeof what, "shape %s's launch %s", s->name, desc);
+    if (clustered) {
+        if (l->grid[0] % cl[0] || l->grid[1] % cl[1] || l->grid[2] % cl[2]) {
+            problem(pr, "shape %s: grid %ux%ux%u is no multiple of cluster %ux%ux%u", s->name, l->grid[0], l->grid[1],
+                    l->grid[2], cl[0], cl[1], cl[2]);
+            return;
+        }
+        int clusters = 0;
+        if (gpu->lost || !clusters_per_gpu(gpu, pr, fn, statics, l, &clusters, what)) return;
+        if (clusters <= 0) {
+            problem(pr, "shape %s: a cluster of %llu blocks does not fit (launch %s: 0 active clusters%s)", s->name, size,
+                    desc, size > 8 && !l->nonportable_cluster ? ", and above 8 blocks a cluster needs nonportable_cluster" : "");
+            return;
+        }
+        if (l->cooperative && blocks / size > (unsigned long long)clusters)
+            problem(pr, "shape %s: cooperative grid of %llu clusters > %d active clusters", s->name, blocks / size,
+                    clusters);
+    }
+    int per_sm = 0;
+    if (l->cooperative && !gpu->lost && blocks_per_sm(gpu, pr, fn, statics, l, &per_sm, what) &&
+        blocks > (unsigned long long)per_sm * (unsigned long long)gpu->dev.sm_count)
+        problem(pr, "shape %s: cooperative grid of %llu blocks > %d blocks/SM x %d SMs resident at once", s->name, blocks,
+                per_sm, gpu->dev.sm_count);
+}
+
+/* Limit checks: resources against the budget and the device, occupancy at the
+ * largest shape, and every shape's launch geometry against the device's limits
+ * (the envelope). No case runs here: the kernel item runs every shape through
+ * gates 1-4, and running its largest case again cost a quarter of a full run
+ * (H200, 2026-11-30) for no new check. Every driver call is checked: one that
+ * fails is a problem naming it, and the checks that need its figure are not
+ * made. */
+void kc_run_limits(kc_gpu *gpu, const kc_item *it, kc_item_result *res)
+{
+    const kc_contract *c = it->contract;
+    const kc_budget *b = &c->budget;
+    CUmodule mod = NULL;
+    CUfunction fn = NULL;
+    kc_host_entry entry;
+    char why[1024];
+    if (kc_load_function(gpu, c, NULL, &mod, &fn, &entry, why, sizeof why)) {
+        res->state = KC_LIMIT;
+        res->limit_problems = 1;
+        snprintf(res->msg, sizeof res->msg, "1 problem: %s", why);
+        return;
+    }
+    if (entry) {   /* the registry makes no :limits item for a library kernel */
+        res->state = KC_LIMIT;
+        res->limit_problems = 1;
+        snprintf(res->msg, sizeof res->msg, "1 problem: %s is a library kernel (lib%s.so): no function to measure",
+                 c->name, c->library);
+        return;
+    }
+    kc_problems pr = { "", 0 };
+    int regs = 0, statics = 0, local = 0, maxthreads = 0;
+    const int got_regs = measured(gpu, &pr, gpu->cu.FuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn),
+                                  "cuFuncGetAttribute(NUM_REGS)", "registers");
+    const int got_statics =
+        !gpu->lost && measured(gpu, &pr, gpu->cu.FuncGetAttribute(&statics, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn),
+                               "cuFuncGetAttribute(SHARED_SIZE_BYTES)", "static shared memory");
+    const int got_local =
+        !gpu->lost && measured(gpu, &pr, gpu->cu.FuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn),
+                               "cuFuncGetAttribute(LOCAL_SIZE_BYTES)", "local memory");
+    const int got_threads =
+        !gpu->lost && measured(gpu, &pr, gpu->cu.FuncGetAttribute(&maxthreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn),
+                               "cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)", "threads per block");
+    if (got_regs && b->max_regs && regs > b->max_regs) problem(&pr, "registers %d per thread > budget %d", regs, b->max_regs);
+    if (got_local && local > b->max_local)
+        problem(&pr, "local memory %d bytes per thread > budget %d (spills or stack arrays)", local, b->max_local);
+    unsigned maxsmem = 0;
+    for (const kc_shape *s = c->shapes; s->name; s++) {
+        kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
+        c->launch(s, &gpu->dev, &l);
+        unsigned threads = l.block[0] * l.block[1] * l.block[2];
+        if (l.smem > maxsmem) maxsmem = l.smem;
+        if (got_threads && (int)threads > maxthreads)
+            problem(&pr, "shape %s: block of %u threads > %d allowed", s->name, threads, maxthreads);
+        if (l.grid[1] > 65535 || l.grid[2] > 65535)
+            problem(&pr, "shape %s: grid %ux%ux%u exceeds 65535 in y or z", s->name, l.grid[0], l.grid[1], l.grid[2]);
+        const int smem_fits = (size_t)statics + l.smem <= gpu->dev.smem_per_block_optin;
+        if (got_statics && !smem_fits)
+            problem(&pr, "shape %s: shared memory %u bytes > device limit %zu", s->name, statics + l.smem,
+                    gpu->dev.smem_per_block_optin);
+        unsigned cl[3];
+        const int clustered = kc_launch_cluster(&l, cl);
+        if ((clustered || l.cooperative) && got_statics && got_threads && smem_fits && threads &&
+            (int)threads <= maxthreads)
+            check_cluster_shape(gpu, &pr, fn, statics, s, &l);
+    }
+    if (got_statics && b->max_smem && statics + (int)maxsmem > b->max_smem)
+        problem(&pr, "shared memory %d static + %u dynamic bytes > budget %d", statics, maxsmem, b->max_smem);
+    const kc_shape *big = largest_shape(c, &gpu->dev, 0);
+    kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
+    c->launch(big, &gpu->dev, &l);
+    int blocks = 0, want = b->min_blocks_per_sm > 0 ? b->min_blocks_per_sm : 1;
+    const unsigned threads = l.block[0] * l.block[1] * l.block[2];
+    const int got_blocks = got_statics && !gpu->lost && blocks_per_sm(gpu, &pr, fn, statics, &l, &blocks, "occupancy");
+    if (got_blocks && blocks < want)
+        problem(&pr, "occupancy %d resident block%s per SM (block %u threads, %u bytes dynamic shared memory) < budget %d",
+                blocks, blocks == 1 ? "" : "s", threads, l.smem, want);
+    /* Clusters: how many of the largest clustered shape's are active at once
+     * on the device, and the shared memory one holds. */
+    char cluster_figures[300] = "";
+    const kc_shape *bigc = got_statics ? largest_shape(c, &gpu->dev, 1) : NULL;
+    if (bigc && !gpu->lost) {
+        kc_launch lc = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
+        c->launch(bigc, &gpu->dev, &lc);
+        unsigned cl[3];
+        kc_launch_cluster(&lc, cl);
+        int clusters = 0;
+        if (clusters_per_gpu(gpu, &pr, fn, statics, &lc, &clusters, "active clusters"))
+            snprintf(cluster_figures, sizeof cluster_figures,
+                     "; cluster %ux%ux%u%s at shape %s: %d active clusters/GPU, %llu B shared/cluster", cl[0], cl[1],
+                     cl[2], lc.nonportable_cluster ? " non-portable" : "", bigc->name, clusters,
+                     ((unsigned long long)statics + lc.smem) * cl[0] * cl[1] * cl[2]);
+    }
+    if (!gpu->lost) measured(gpu, &pr, gpu->cu.ModuleUnload(mod), "cuModuleUnload", "nothing else");
+    int nshapes = 0;
+    for (const kc_shape *s = c->shapes; s->name; s++) nshapes++;
+    res->limit_problems = pr.n;
+    if (pr.n) {
+        res->state = KC_LIMIT;
+        snprintf(res->msg, sizeof res->msg, "%d problem%s: %s", pr.n, pr.n == 1 ? "" : "s", pr.text);
+    } else {
+        res->state = KC_PASS;
+        snprintf(res->msg, sizeof res->msg, "%d registers, %d+%u B shared, %d B local, %d blocks/SM at shape %s%s; %d shape%s within the device's launch limits",
+                 regs, statics, maxsmem, local, blocks, big->name, cluster_figures, nshapes, nshapes == 1 ? "" : "s");
+    }
+    if (gpu->lost) res->context_lost = 1;
+}

@@ -1,0 +1,248 @@
+/* sanitize_target.c — the sanitizer's target (kc_run_exact_launches,
+ * sanitize_target.h): the shapes the sanitizer gate runs, each case's buffers of
+ * exact size, and their launches, one at a time or, for racecheck's edge
+ * shapes, together on a stream each within a memory budget; no checks. */
+#include "sanitize_target.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "case.h"
+#include "clock.h"
+#include "devmem.h"
+#include "dtype.h"
+#include "hostmem.h"
+#include "launch.h"
+#include "seed.h"
+#include "strbuf.h"
+
+int kc_sanitize_shapes(const kc_contract *c, const kc_shape **out, int cap)
+{
+    int n = 0;
+    const kc_shape *model = NULL;
+    size_t model_bytes = SIZE_MAX;
+    for (const kc_shape *s = c->shapes; s->name; s++) {
+        if (s->cls == KC_SHAPE_EDGE && n < cap) out[n++] = s;
+        if (s->cls != KC_SHAPE_MODEL) continue;
+        size_t h, g;
+        kc_case_memory(c, s, KC_REF_DEVICE, &h, &g);
+        if (g < model_bytes) {
+            model_bytes = g;
+            model = s;
+        }
+    }
+    if (model && n < cap) out[n++] = model;
+    return n;
+}
+
+/* The shared memory one launch of shape s uses, static + dynamic bytes,
+ * into *smem: 0; or 1 with the failing driver call in msg (a sticky error
+ * marks the session lost). */
+static int launch_smem(kc_gpu *gpu, const kc_contract *c, CUfunction fn, const kc_shape *s, long *smem, char *msg,
+                       size_t cap)
+{
+    kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
+    int statics = 0;
+    c->launch(s, &gpu->dev, &l);
+    CUresult r = gpu->cu.FuncGetAttribute(&statics, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn);
+    if (r != CUDA_SUCCESS) {
+        snprintf(msg, cap, "internal error: cuFuncGetAttribute(SHARED_SIZE_BYTES) of %s failed: %s%s", c->symbol,
+                 kc_cuda_error_name(&gpu->cu, r), kc_gpu_lost_if_sticky(gpu, r) ? " (the CUDA context is now unusable)" : "");
+        return 1;
+    }
+    *smem = (long)statics + (long)l.smem;
+    return 0;
+}
+
+/* One case of the sanitizer's target: its inputs made, its buffers of exact
+ * size allocated and filled. 0, or the failure in k->why. */
+static int exact_prepare(kc_gpu *gpu, kc_case *k)
+{
+    int g = kc_case_prepare(gpu, k);
+    CUresult r = g ? CUDA_SUCCESS : kc_case_upload(gpu, k, 0, 0);
+    if (!g && r != CUDA_SUCCESS)
+        g = kc_case_fail(k, KC_INTERNAL, "allocating or filling device buffers failed: %s", kc_cuda_error_name(&gpu->cu, r));
+    return g;
+}
+
+/* Launches cases k[0..n) together, each on its own non-blocking stream, and
+ * synchronizes once. 0, or 1 with the failure in msg: a launch that did not
+ * start names its shape; an error at the synchronize, or a sticky one met at
+ * a later launch's calls, names the shapes launched before it, never the one
+ * whose calls met it (which one faulted is for the sanitizer command to say:
+ * it runs them one at a time).
+ * A sticky error at the synchronize always marks the context lost, even
+ * after a launch refused for its own reason. */
+static int launch_together(kc_gpu *gpu, CUfunction fn, kc_case *k, int n, char *msg, size_t cap)
+{
+    CUstream st[KC_SAN_TOGETHER_MAX] = { 0 };
+    /* The inputs were made and copied on the default stream, which a
+     * non-blocking stream does not wait for. */
+    CUresult r = gpu->cu.CtxSynchronize();
+    int rc = 0;
+    for (int i = 0; i < n && r == CUDA_SUCCESS; i++)
+        if ((r = gpu->cu.StreamCreate(&st[i], CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS) st[i] = NULL;
+    if (r != CUDA_SUCCESS) {
+        kc_gpu_lost_if_sticky(gpu, r);
+        snprintf(msg, cap, "internal error: before launching %d edge shapes together: %s", n, kc_cuda_error_name(&gpu->cu, r));
+        rc = 1;
+    }
+    int launched = 0;           /* k[0..launched) are running */
+    for (; launched < n && !rc; launched++)
+        if (kc_case_launch_on(gpu, fn, &k[launched], 0, 1, st[launched], 0)) {
+            if (k[launched].sticky && launched > 0) {
+                rc = -1;        /* an earlier launch's fault, surfacing at this launch's calls */
+            } else {
+                snprintf(msg, cap, "%s", k[launched].why);
+                rc = 1;
+            }
+            break;
+        }
+    /* Always: the launches that started end before their buffers are freed.
+     * A sticky error stays, so this returns the one a launch call met. */
+    r = gpu->cu.CtxSynchronize();
+    const int sticky = kc_gpu_lost_if_sticky(gpu, r);
+    if (rc < 0 || (!rc && r != CUDA_SUCCESS)) {
+        kc_strbuf b;
+        kc_sb_init(&b, msg, cap);
+        kc_sb_printf(&b, "gate 1 (%s): shape%s", kc_gate_name[1], launched == 1 ? "" : "s");
+        for (int i = 0; i < launched; i++) kc_sb_printf(&b, " %s", k[i].s->name);
+        kc_sb_printf(&b, ", dist %s, launched together (one stream each): ", kc_dist_name(k[0].dist));
+        if (rc < 0) kc_sb_printf(&b, "a fault met at the calls of the next launch (%s, not launched): ", k[launched].s->name);
+        else kc_sb_printf(&b, "synchronize failed: ");
+        kc_sb_printf(&b, "%s%s; the sanitizer command launches them one at a time", kc_cuda_error_name(&gpu->cu, r),
+                     sticky ? " (the CUDA context is now unusable)" : "");
+        rc = 1;
+    } else if (rc && sticky && launched > 0) {
+        /* a launch refused for its own reason while earlier ones faulted */
+        kc_strcatf(msg, cap, "; the shape%s launched together before it,", launched == 1 ? "" : "s");
+        for (int i = 0; i < launched; i++) kc_strcatf(msg, cap, " %s", k[i].s->name);
+        kc_strcatf(msg, cap, ", then failed at synchronize: %s (the CUDA context is now unusable)",
+                   kc_cuda_error_name(&gpu->cu, r));
+    }
+    for (int i = 0; i < n; i++)
+        if (st[i] && !gpu->lost) gpu->cu.StreamDestroy(st[i]);
+    return rc;
+}
+
+/* The device bytes the target's case of shape s holds: every buffer of
+ * exact size and the pristine inputs they are copied from (no guard bands,
+ * no second set, no reference: at most kc_case_memory's). */
+static size_t exact_bytes(const kc_contract *c, const kc_shape *s)
+{
+    size_t g = 0;
+    for (int a = 0; a < kc_nargs_of(c); a++) {
+        const kc_arg *ar = &c->args[a];
+        if (ar->kind != KC_ARG_BUFFER) continue;
+        g = kc_mul_add_sat(kc_mul_add_sat(ar->count(s), kc_dtype_size(ar->dtype), 0), ar->role == KC_OUT ? 1 : 2, g);
+    }
+    return g;
+}
+
+/* What a round may hold on the device: what the memory plan admits the
+ * :sanitize item with (kc_item_memory: its largest shape's case, one at a
+ * time), at most KC_SAN_TOGETHER_BYTES. */
+static size_t round_budget(const kc_contract *c)
+{
+    const kc_shape *sh[64];
+    size_t most = 0;
+    for (int i = 0, n = kc_sanitize_shapes(c, sh, 64); i < n; i++) {
+        size_t h, g;
+        kc_case_memory(c, sh[i], KC_REF_DEVICE, &h, &g);
+        if (g > most) most = g;
+    }
+    return most < KC_SAN_TOGETHER_BYTES ? most : KC_SAN_TOGETHER_BYTES;
+}
+
+/* Where the next round of the target's launches ends: one shape, or with
+ * `together` the shapes from `i` whose exact device bytes fit `budget`
+ * (round_budget; at least one). */
+static int round_end(const kc_contract *c, const kc_shape *const *shapes, int ns, int i, int together, size_t budget)
+{
+    size_t total = 0;
+    int j = i;
+    for (; j < ns && j - i < KC_SAN_TOGETHER_MAX; j++) {
+        size_t g = exact_bytes(c, shapes[j]);
+        if (j > i && (!together || total > budget || g > budget - total)) break;
+        total = kc_mul_add_sat(g, 1, total);
+    }
+    return j;
+}
+
+int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control, uint64_t seed, int edges_only,
+                          char *msg, size_t cap, kc_exact_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    st->smem_bytes = c->library ? -1 : 0;
+    CUmodule mod = NULL;
+    CUfunction fn = NULL;
+    kc_host_entry entry;
+    kc_time_split time = { 0 };
+    char why[1024];
+    if (kc_load_function(gpu, c, control, &mod, &fn, &entry, why, sizeof why)) {
+        snprintf(msg, cap, "%s", why);
+        return 1;
+    }
+    const kc_shape *shapes[64];
+    kc_dist dists[KC_MAX_DISTS + 2];
+    kc_dists_of(c, dists);
+    int ns = kc_sanitize_shapes(c, shapes, 64), rc = 0, launched = 0;
+    if (edges_only)
+        while (ns > 0 && shapes[ns - 1]->cls != KC_SHAPE_EDGE) ns--;     /* the model shape comes last */
+    /* racecheck's request: its edge shapes together (sanitize_target.h); a library's
+     * entry launches on the default stream and synchronizes itself. */
+    const int together = edges_only && !entry;
+    const size_t budget = together ? round_budget(c) : 0;
+    kc_case *k = calloc(ns > 0 ? (size_t)ns : 1, sizeof *k);
+    if (!k) {
+        snprintf(msg, cap, "internal error: out of host memory for %d cases", ns);
+        rc = 1;
+    }
+    for (int i = 0, j; i < ns && !rc; i = j) {
+        j = round_end(c, shapes, ns, i, together, budget);
+        double t0 = kc_now_s();
+        int prepared = i;
+        for (; prepared < j && !rc; prepared++) {
+            kc_case *kk = &k[prepared];
+            *kk = (kc_case){ .c = c, .s = shapes[prepared], .dist = dists[0], .mode = KC_REF_DEVICE, .time = &time,
+                             .entry = entry, .exact = 1 };
+            kk->seed = kc_case_seed(seed, c->name, shapes[prepared]->name, dists[0]);
+            long smem = -1;         /* a library kernel's: unknown */
+            if (!c->library && (rc = launch_smem(gpu, c, fn, shapes[prepared], &smem, msg, cap))) break;
+            if (smem > st->smem_bytes) st->smem_bytes = smem;
+            if (exact_prepare(gpu, kk)) {
+                snprintf(msg, cap, "%s", kk->why);
+                rc = 1;
+            }
+        }
+        if (!rc && j - i > 1) {
+            rc = launch_together(gpu, fn, &k[i], j - i, msg, cap);
+            if (j - i > st->together) st->together = j - i;
+        } else if (!rc && kc_case_launch(gpu, fn, &k[i], 0, 1)) {
+            snprintf(msg, cap, "%s", k[i].why);
+            rc = 1;
+        }
+        for (int a = i; a < prepared; a++) kc_case_free(gpu, &k[a]);
+        if (!rc) {
+            launched += j - i;
+            if (j - i == 1 && kc_now_s() - t0 >= st->slowest_s) {
+                st->slowest_s = kc_now_s() - t0;
+                st->slowest = shapes[i]->name;
+            }
+        }
+    }
+    if (!rc) {
+        kc_strbuf b;
+        kc_sb_init(&b, msg, cap);
+        kc_sb_printf(&b, "%d launch%s of %s%s%s (dist %s):", launched, launched == 1 ? "" : "es", c->name,
+                      control ? "@" : "", control ? control : "", kc_dist_name(dists[0]));
+        for (int i = 0; i < ns; i++) kc_sb_printf(&b, " %s", shapes[i]->name);
+        if (st->together) kc_sb_printf(&b, " (up to %d launched together, one stream each)", st->together);
+    }
+    free(k);
+    if (mod && !gpu->lost) gpu->cu.ModuleUnload(mod);
+    kc_hostmem_release();
+    kc_devmem_release(gpu);
+    return rc;
+}

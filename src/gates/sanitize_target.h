@@ -1,0 +1,48 @@
+/* sanitize_target.h — the sanitizer's target (sanitize_target.c): what the
+ * sanitizer gate's compute-sanitizer runs (sanitize.h); public through
+ * gates.h. */
+#ifndef KC_SANITIZE_TARGET_H
+#define KC_SANITIZE_TARGET_H
+#include <stddef.h>
+#include <stdint.h>
+#include "gpu.h"
+#include "kcontract.h"
+
+/* The shapes the sanitizer gate runs (sanitize.h): every edge shape, then the
+ * model shape with the smallest device footprint; at most cap into out.
+ * Returns how many. */
+int kc_sanitize_shapes(const kc_contract *c, const kc_shape **out, int cap);
+/* The sanitizer's target: for each kc_sanitize_shapes shape, its first
+ * distribution's inputs, every buffer in a cuMemAlloc of exactly its size
+ * (no guard bands; outputs left as allocated, so a read of an output element
+ * before any write reads memory no one wrote), one launch of the contract's
+ * kernel (control: its build), synchronized; no checks. With edges_only
+ * (racecheck's request) the edge shapes launch together, each on its own
+ * non-blocking stream, up to KC_SAN_TOGETHER_MAX of them a round, their
+ * buffers and inputs within what the memory plan admits the item with (its
+ * largest shape's case, kc_item_memory) and KC_SAN_TOGETHER_BYTES, then one
+ * synchronize:
+ * racecheck instruments every shared-memory access, and an edge shape is a
+ * few blocks that leave most SMs idle while its context holds the GPU
+ * (H200, run 14: eight one-block launches on eight streams took 7.5 s under
+ * racecheck, one alone 3.5 s). A hazard is between two accesses of one
+ * launch (one block's shared memory; a cluster's distributed shared memory
+ * is its blocks', still of one launch), so launches side by side hide none.
+ * A library's entry (its own stream) launches one at a time. 0 with a summary in
+ * msg ("3 launches of X (dist uniform): edge.1 edge.33 model.4096"); 1 with
+ * the first failure (a gate 1 line, or an internal error) in msg. st gets
+ * (edges_only: the edge shapes alone, racecheck's share) what the
+ * sanitizer gate plans its tools by: the shared memory the kernel
+ * uses (racecheck checks shared memory only), the slowest launch made
+ * alone, and how many launched together. */
+typedef struct kc_exact_stats {
+    long smem_bytes;              /* the most shared memory (static + dynamic) of one launch; -1 a library kernel (unknown) */
+    const char *slowest;          /* the shape whose launch took longest (its name), NULL none */
+    double slowest_s;             /* its seconds, inputs to synchronize (under a sanitizer: the tool's work) */
+    int together;                 /* the most shapes launched together in one round; 0 one at a time */
+} kc_exact_stats;
+#define KC_SAN_TOGETHER_MAX 16
+#define KC_SAN_TOGETHER_BYTES ((size_t)1 << 30)
+int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control, uint64_t seed, int edges_only,
+                          char *msg, size_t cap, kc_exact_stats *st);
+#endif

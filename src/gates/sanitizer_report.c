@@ -1,0 +1,142 @@
+/* sanitizer_report.c — compute-sanitizer's tools by name, and the first
+ * error of its report read in its own words (sanitizer_report.h). */
+#include "sanitizer_report.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "strbuf.h"
+
+static const char *const TOOLS[KC_SAN_TOOLS] = { "memcheck", "racecheck", "initcheck", "synccheck" };
+
+const char *kc_sanitizer_tool(int tool) { return tool >= 0 && tool < KC_SAN_TOOLS ? TOOLS[tool] : "?"; }
+
+#define PREFIX "========="
+
+static int starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
+
+/* Copies line [s, e) into dst, trimmed at both ends. */
+static void copy_trim(char *dst, size_t cap, const char *s, const char *e)
+{
+    while (s < e && (*s == ' ' || *s == '\t')) s++;
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) e--;
+    size_t n = (size_t)(e - s);
+    if (n >= cap) n = cap - 1;
+    memcpy(dst, s, n);
+    dst[n] = 0;
+}
+
+/* The kernel of "at <kernel>(args)+0x70 in f.cu:12" (current versions) or
+ * "at 0x70 in f.cu:12:<kernel>(args)" (older ones). */
+static void kernel_of(const char *where, char *dst, size_t cap)
+{
+    const char *s = where + (starts(where, "at ") ? 3 : 0), *plus = strstr(s, "+0x");
+    dst[0] = 0;
+    if (plus && !starts(s, "0x")) {
+        const char *paren = memchr(s, '(', (size_t)(plus - s));
+        const char *e = paren ? paren : plus;
+        if (starts(s, "void ")) s += 5;
+        snprintf(dst, cap, "%.*s", (int)(e - s), s);
+        return;
+    }
+    const char *in = strstr(s, " in ");
+    if (!in) return;
+    const char *c = strchr(in + 4, ':');                /* file:line:kernel */
+    while (c && c[1] >= '0' && c[1] <= '9') c++;
+    if (c && (c = strchr(c + 1, ':')) != NULL) {
+        const char *k = c + 1, *paren = strchr(k, '(');
+        if (starts(k, "void ")) k += 5;
+        snprintf(dst, cap, "%.*s", (int)(paren ? paren - k : (long)strlen(k)), k);
+    }
+}
+
+/* An unindented report line that is not an error. */
+static int not_an_error(const char *l)
+{
+    static const char *const notes[] = {
+        "COMPUTE-SANITIZER", "ERROR SUMMARY", "RACECHECK SUMMARY", "LEAK SUMMARY", "Target application",
+        "Error: process didn't terminate", "Error: Target application", "No CUDA", "This application",
+        "Error: No attachable process",
+        "Info:", "INFO:",       /* racecheck's identical-value writes: benign by its own analysis */
+    };
+    if (!*l) return 1;
+    for (size_t i = 0; i < sizeof notes / sizeof notes[0]; i++)
+        if (starts(l, notes[i])) return 1;
+    return 0;
+}
+
+int kc_sanitizer_parse(const char *text, kc_san_error *e)
+{
+    memset(e, 0, sizeof *e);
+    e->errors = -1;
+    int in_error = 0, found = 0;
+    for (const char *p = text; p && *p;) {
+        const char *nl = strchr(p, '\n'), *end = nl ? nl : p + strlen(p);
+        const char *q = strstr(p, PREFIX);
+        if (q && q < end) {
+            const char *body = q + strlen(PREFIX);
+            int indent = 0;
+            while (body < end && *body == ' ') body++, indent++;
+            char l[1024];
+            copy_trim(l, sizeof l, body, end);
+            long n;
+            if (sscanf(l, "ERROR SUMMARY: %ld error", &n) == 1) e->errors = n;
+            else if (sscanf(l, "RACECHECK SUMMARY: %ld hazard", &n) == 1 && e->errors < 0) e->errors = n;
+            if (indent <= 1) {
+                in_error = 0;
+                if (!found && !not_an_error(l)) {
+                    found = in_error = 1;
+                    snprintf(e->what, sizeof e->what, "%.255s", l);
+                    const char *at = strstr(l, " access at ");     /* racecheck names its first site on this line */
+                    if (at) {
+                        snprintf(e->where, sizeof e->where, "%.383s", at + 8);
+                        kernel_of(e->where, e->kernel, sizeof e->kernel);
+                    }
+                }
+            } else if (in_error) {
+                int tx, ty, tz, bx, by, bz;
+                if (starts(l, "at ") && !strstr(e->where, " in ")) {
+                    snprintf(e->where, sizeof e->where, "%.383s", l);
+                    kernel_of(l, e->kernel, sizeof e->kernel);
+                } else if (starts(l, "and ") && strstr(l, " access at ")) {
+                    kc_strcatf(e->where, sizeof e->where, "%s%s", *e->where ? "; " : "", l);       /* racecheck's second access */
+                } else if (sscanf(l, "by thread (%d,%d,%d) in block (%d,%d,%d)", &tx, &ty, &tz, &bx, &by, &bz) == 6) {
+                    snprintf(e->thread, sizeof e->thread, "(%d,%d,%d)", tx, ty, tz);
+                    snprintf(e->block, sizeof e->block, "(%d,%d,%d)", bx, by, bz);
+                } else if (starts(l, "Address ") || (starts(l, "and is ") && e->address[0])) {
+                    kc_strcatf(e->address, sizeof e->address, "%s%s", *e->address ? " " : "", l);
+                } else if (starts(l, "Saved host backtrace") || starts(l, "Host Frame") || starts(l, "Device Frame")) {
+                    in_error = 2;       /* backtraces end what this line needs */
+                }
+            }
+        }
+        p = nl ? nl + 1 : NULL;
+    }
+    return found;
+}
+
+void kc_sanitizer_describe(const char *tool, const kc_san_error *e, char *buf, size_t cap)
+{
+    int n = snprintf(buf, cap, "%s: %s", tool, e->what);
+#define ADD(...) do { if (n >= 0 && (size_t)n < cap) n += snprintf(buf + n, cap - (size_t)n, __VA_ARGS__); } while (0)
+    if (e->kernel[0]) ADD(" in kernel %s", e->kernel);
+    if (e->where[0] && !strstr(e->what, e->where)) ADD(" %s", e->where);
+    if (e->thread[0]) ADD(", thread %s block %s", e->thread, e->block);
+    if (e->address[0]) ADD(", %s", e->address);
+    if (e->errors > 1) ADD(" (%ld errors in all)", e->errors);
+#undef ADD
+}
+
+int kc_sanitizer_last_line(const char *out, const char *prefix, char *dst, size_t cap)
+{
+    int found = 0;
+    for (const char *p = out; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        if (starts(p, prefix)) {
+            copy_trim(dst, cap, p + strlen(prefix), nl ? nl : p + strlen(p));
+            found = 1;
+        }
+        p = nl ? nl + 1 : NULL;
+    }
+    return found;
+}

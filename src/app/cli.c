@@ -336,7 +336,7 @@ static const opt_row OPTIONS[] = {
       "with --jobs M, slice K runs on M workers. 'auto': K/N from Bazel's, GoogleTest's,\n"
       "Slurm's (job array) or Kubernetes' (Indexed Job, KC_SHARDS) variables; a run\n"
       "honours Bazel's and GoogleTest's without --shard too (docs/multi-host.md)" },
-    { "--jobs", NULL, "N", C_RUN, TO_REEXEC, OPT_ONCE, 0, set_jobs, "--jobs needs a value",
+    { "--jobs", "-j", "N", C_RUN, TO_REEXEC, OPT_ONCE, 0, set_jobs, "--jobs needs a value",
       "run the selected items in N worker processes (a work queue, see\n"
       "--schedule); each worker line is printed as it comes, prefixed [wK] ([K/N]\n"
       "with --schedule static), then one TALLY and SUMMARY equal to the serial\n"
@@ -429,13 +429,26 @@ static const opt_row *find_option(const char *name, size_t len)
     return NULL;
 }
 
+/* The row of a short alias given with its value joined ("-j4", as make
+ * takes it), or NULL. */
+static const opt_row *short_joined(const char *a)
+{
+    if (a[0] != '-' || a[1] == '-' || !a[1] || !a[2]) return NULL;
+    for (int k = 0; k < NOPTIONS; k++) {
+        const opt_row *r = &OPTIONS[k];
+        if (r->alias && r->arg && strlen(r->alias) == 2 && strncmp(r->alias, a, 2) == 0) return r;
+    }
+    return NULL;
+}
+
 /* The usage text's lines of the rows with (OPT_PATTERN) or without it. */
 static void usage_rows(FILE *out, unsigned pattern)
 {
     for (int k = 0; k < NOPTIONS; k++) {
         const opt_row *r = &OPTIONS[k];
         if ((r->flags & OPT_INTERNAL) || (r->flags & OPT_PATTERN) != pattern) continue;
-        int n = fprintf(out, "  %s%s%s", r->name, r->arg ? " " : "", r->arg ? r->arg : "");
+        int n = fprintf(out, "  %s%s%s%s%s", r->alias ? r->alias : "", r->alias ? ", " : "", r->name, r->arg ? " " : "",
+                        r->arg ? r->arg : "");
         fprintf(out, "%*s", n < 16 ? 16 - n : 2, "");
         for (const char *s = r->help; *s; s++) {
             fputc(*s, out);
@@ -742,11 +755,14 @@ static int option(kc_opts *o, int argc, char **argv, int *i, unsigned char *give
     const char *a = argv[*i];
     const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
     const opt_row *r = find_option(a, eq ? (size_t)(eq - a) : strlen(a));
-    if (!r) return usage_error("unknown option '%s'%s", a, "");
+    const opt_row *joined = r ? NULL : short_joined(a);
+    if (!r && !(r = joined)) return usage_error("unknown option '%s'%s", a, "");
     int k = (int)(r - OPTIONS);
     const char *v = NULL;
     int used = 0;   /* arguments the value took after a */
-    if (!r->arg) {
+    if (joined) {
+        v = a + 2;                          /* "-j4" */
+    } else if (!r->arg) {
         if (eq) return usage_error("%s takes no value, got '%s'", r->name, a);
     } else if (eq) {
         v = eq + 1;
@@ -764,6 +780,49 @@ static int option(kc_opts *o, int argc, char **argv, int *i, unsigned char *give
     return inherit(o, r, v);
 }
 
+/* The commands, by their word. */
+static const struct { const char *word; kc_cmd cmd; } COMMANDS[] = {
+    { "run", KC_CMD_RUN }, { "list", KC_CMD_LIST }, { "info", KC_CMD_INFO }, { "merge", KC_CMD_MERGE },
+};
+
+static kc_cmd command_of(const char *word)
+{
+    for (size_t c = 0; c < sizeof COMMANDS / sizeof COMMANDS[0]; c++)
+        if (strcmp(word, COMMANDS[c].word) == 0) return COMMANDS[c].cmd;
+    return KC_CMD_RUN;
+}
+
+static int is_command(const char *word)
+{
+    for (size_t c = 0; c < sizeof COMMANDS / sizeof COMMANDS[0]; c++)
+        if (strcmp(word, COMMANDS[c].word) == 0) return 1;
+    return 0;
+}
+
+/* Where the command word is: the first argument that is neither an option
+ * nor an option's value, when it names a command (`kcontract --seed 3 run
+ * 'x*'`, `kcontract -j 4 run`: options before the command apply as after
+ * it, as git's, cargo's and ctest's global options do); 0 when there is
+ * none (the first such argument is a PATTERN, or there is none: run). The
+ * scan stops at "--" and at an option the table does not know (the parse
+ * refuses it, naming it). */
+static int command_word(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) return 0;
+        if (a[0] != '-' || !a[1]) return is_command(a) ? i : 0;
+        const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
+        const opt_row *r = find_option(a, eq ? (size_t)(eq - a) : strlen(a));
+        if (!r) {
+            if (!(r = short_joined(a))) return 0;
+            continue;                       /* "-j4": its value is in it */
+        }
+        if (r->arg && !eq) i++;             /* its value, whatever it looks like */
+    }
+    return 0;
+}
+
 int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -777,15 +836,14 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
     o->patterns = calloc((size_t)argc + 1, sizeof *o->patterns);
     o->logs = calloc((size_t)argc + 1, sizeof *o->logs);
     if (!o->patterns || !o->logs) return usage_error("out of memory%s%s", "", "");
-    int i = 1;
-    if (i < argc && strcmp(argv[i], "run") == 0) i++;
-    else if (i < argc && strcmp(argv[i], "list") == 0) { o->cmd = KC_CMD_LIST; i++; }
-    else if (i < argc && strcmp(argv[i], "info") == 0) { o->cmd = KC_CMD_INFO; i++; }
-    else if (i < argc && strcmp(argv[i], "merge") == 0) { o->cmd = KC_CMD_MERGE; i++; }
+    int at = command_word(argc, argv);     /* global options may come before it (issue 25) */
+    if (at > 0) o->cmd = command_of(argv[at]);
+    o->cmd_word = at;
     unsigned char given[NOPTIONS] = { 0 };
     int dashdash = 0;   /* after "--": every argument is a PATTERN */
-    for (; i < argc; i++) {
+    for (int i = 1; i < argc; i++) {
         char *a = argv[i];
+        if (i == at) continue;
         if (!dashdash && strcmp(a, "--") == 0) {
             dashdash = 1;
             continue;

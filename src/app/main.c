@@ -127,10 +127,15 @@ static int main_body(int argc, char **argv)
         const char *p = o.patterns[bad];
         fprintf(stderr, "kcontract: %s '%s' matches no item (kcontract list shows the %d items)\n",
                 p[0] == '!' ? "--exclude" : "pattern", p + (p[0] == '!'), n);
-        /* the first word, no family's prefix: a mistyped command ('lst', 'help') */
-        if (!prefix_hint(p + (p[0] == '!'), items, n) && p[0] != '!' && argc > 1 && strcmp(argv[1], p) == 0 &&
-            !strpbrk(p, "*?[.:"))
+        /* the first word, no family's prefix: a mistyped command ('lst', 'help'); or a command after a PATTERN */
+        int first = p[0] != '!' && !o.cmd_word;
+        for (int q = 0; first && q < bad; q++) first = o.patterns[q][0] == '!';
+        if (!prefix_hint(p + (p[0] == '!'), items, n) && first && !strpbrk(p, "*?[.:"))
             fprintf(stderr, "kcontract: nor is '%s' a command: kcontract run, list, merge or info (kcontract --help)\n", p);
+        else if (p[0] != '!' && !first && (!strcmp(p, "run") || !strcmp(p, "list") || !strcmp(p, "merge") ||
+                                           !strcmp(p, "info")))
+            fprintf(stderr, "kcontract: '%s' is a command: it comes before every PATTERN (kcontract %s [options] "
+                    "[PATTERN...])\n", p, p);
         free(items);
         kc_opts_free(&o);
         return 2;

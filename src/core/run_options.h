@@ -68,6 +68,7 @@ typedef enum kc_argv_kind {
  * are malloc'd by the parser, freed by kc_opts_free). */
 typedef struct kc_opts {
     kc_cmd cmd;
+    int cmd_word;              /* argv index of the command word (run, list, ...); 0: none given (run) */
     uint64_t seed;             /* --seed S (default 1) */
     int device;                /* --device D (default 0) */
     char **patterns;           /* name globs (point into argv) */

@@ -1,0 +1,89 @@
+/* test_conventions.c — the command-line conventions users of cargo-nextest,
+ * CTest and GoogleTest expect (issue 25), on the real binaries without a GPU:
+ * options before the command, -j, --version, --status-level, colours,
+ * list --format json, the binary's own name, --exclude that matches nothing. */
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "support/run_output.h"
+#include "support/spawn.h"
+
+/* Runs bin with the NULL-ended arguments after it, without a GPU. */
+static kc_proc run_bin(const char *bin, char *const *env_extra, ...)
+{
+    char *argv[32] = { (char *)bin };
+    int a = 1;
+    va_list ap;
+    va_start(ap, env_extra);
+    for (char *s; a < 31 && (s = va_arg(ap, char *));) argv[a++] = s;
+    va_end(ap);
+    argv[a] = NULL;
+    char *env[16] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1" };
+    for (int e = 0; env_extra && env_extra[e] && e < 14; e++) env[e + 1] = env_extra[e];
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 120, &p), 0, "cannot start %s", bin);
+    return p;
+}
+
+#define KC(...) run_bin(kc_test_bin(), NULL, __VA_ARGS__, NULL)
+#define FIX(...) run_bin(kc_test_fixture_bin(), NULL, __VA_ARGS__, NULL)
+
+/* ---- options before the command, -j ---- */
+
+/* `kcontract --seed 3 run 'x*'` is `kcontract run 'x*' --seed 3`: the
+ * command word may follow options (and their values), as git's, cargo's and
+ * ctest's global options do. It used to be read as a PATTERN 'run'. */
+Test(conventions, options_before_the_command)
+{
+    kc_proc p = FIX("--seed", "3", "run", "fixture.pass.0[01]");
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, " seed=3 ") && strstr(p.out, " items=2 "), "%s", p.out);
+    kc_proc_free(&p);
+    p = FIX("--seed=3", "--threads", "1", "list", "fixture.pass.0[01]");
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "suite    fixture.pass.00\nsuite    fixture.pass.01\n2 items: "), "%s", p.out);
+    kc_proc_free(&p);
+    /* the option still has to apply to the command it precedes */
+    p = FIX("--jobs", "2", "list");
+    cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "--jobs applies to run only"), "%s", p.err);
+    kc_proc_free(&p);
+    /* a command after a PATTERN is a pattern, and is said to be a command */
+    p = FIX("fixture.pass.00", "run");
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "pattern 'run' matches no item") &&
+              strstr(p.err, "'run' is a command: it comes before every PATTERN"), "%s", p.err);
+    kc_proc_free(&p);
+    /* a mistyped command after options is still named as one */
+    p = FIX("--seed", "3", "lst");
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "nor is 'lst' a command"), "%s", p.err);
+    kc_proc_free(&p);
+}
+
+/* -j N and -jN are --jobs N, before or after the command. */
+Test(conventions, j_is_jobs)
+{
+    const char *forms[][3] = { { "-j", "2", "run" }, { "run", "-j", "2" }, { "-j2", "run", NULL } };
+    for (int f = 0; f < 3; f++) {
+        kc_proc p = forms[f][2] ? FIX((char *)forms[f][0], (char *)forms[f][1], (char *)forms[f][2], "fixture.pass.0*")
+                                : FIX((char *)forms[f][0], (char *)forms[f][1], "fixture.pass.0*");
+        cr_expect_eq(p.status, 0, "form %d: exit %d\n%s%s", f, p.status, p.out, p.err);
+        cr_expect(strstr(p.out, "--jobs 2: a work queue of 2 workers"), "form %d:\n%s", f, p.out);
+        cr_expect(strstr(p.out, "[w0] ") || strstr(p.out, "[w1] "), "form %d:\n%s", f, p.out);
+        kc_proc_free(&p);
+    }
+    kc_proc p = FIX("run", "-j", "0");
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "--jobs: expected a number of processes from 1 to"), "%s", p.err);
+    kc_proc_free(&p);
+    p = FIX("run", "-j", "2", "--jobs", "3");
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "--jobs given twice"), "%s", p.err);
+    kc_proc_free(&p);
+    p = FIX("--help");
+    cr_expect(strstr(p.out, "  -j, --jobs N  "), "the usage names -j:\n%s", p.out);
+    kc_proc_free(&p);
+}

@@ -188,7 +188,7 @@ Test(cli, pattern_matching_nothing_is_refused)
     p = run("frobnicate", NULL, NULL, NULL);   /* a mistyped subcommand is a pattern: refused too */
     cr_expect_eq(p.status, 2);
     cr_expect(strstr(p.err, "'frobnicate'"), "%s", p.err);
-    cr_expect(strstr(p.err, "nor is 'frobnicate' a command: kcontract run, list, merge or info (kcontract --help)"),
+    cr_expect(strstr(p.err, "nor is 'frobnicate' a command: kcontract run, list, merge, info or version (kcontract --help)"),
               "%s", p.err);
     kc_proc_free(&p);
     p = run("run", "frobnicate", NULL, NULL);  /* after the command it is only a pattern */

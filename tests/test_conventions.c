@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kcontract.h"
 #include "support/run_output.h"
 #include "support/spawn.h"
 
@@ -85,5 +86,45 @@ Test(conventions, j_is_jobs)
     kc_proc_free(&p);
     p = FIX("--help");
     cr_expect(strstr(p.out, "  -j, --jobs N  "), "the usage names -j:\n%s", p.out);
+    kc_proc_free(&p);
+}
+
+/* ---- --version ---- */
+
+/* One line: the program's own name, kcontract's version and ABI, the build
+ * identity (the TALLY's build=) and what is registered; exit 0. `version`
+ * is the same, and so is --version after any command. */
+Test(conventions, version_names_the_program_and_its_build)
+{
+    char want[128], build[64] = "", line[4096];
+    kc_proc r = FIX("run", "fixture.pass.00");
+    cr_assert(kc_out_line(r.out, "TALLY ", line, sizeof line) == 0, "%s", r.out);
+    const char *b = strstr(line, " build=");
+    cr_assert(b);
+    snprintf(build, sizeof build, "%.16s", b + 7);
+    kc_proc_free(&r);
+    kc_proc l = FIX("list");          /* each registered contract is one kernel item */
+    int contracts = -1;
+    const char *c = strstr(l.out, " items: ");
+    cr_assert(c && sscanf(c, " items: %d kernel", &contracts) == 1, "%s", l.out);
+    kc_proc_free(&l);
+    const char *forms[][2] = { { "--version", NULL }, { "version", NULL }, { "run", "--version" } };
+    for (int f = 0; f < 3; f++) {
+        kc_proc p = forms[f][1] ? FIX((char *)forms[f][0], (char *)forms[f][1]) : FIX((char *)forms[f][0]);
+        cr_expect_eq(p.status, 0, "%s: exit %d\n%s%s", forms[f][0], p.status, p.out, p.err);
+        snprintf(want, sizeof want, "kcontract-fixture (kcontract %d.0.0, ABI %d, build %s, %d contracts, ", KC_ABI_VERSION,
+                 KC_ABI_VERSION, build, contracts);
+        cr_expect(strncmp(p.out, want, strlen(want)) == 0 && kc_out_count(p.out, "\n") == 1,
+                  "%s: want '%s...', got '%s'", forms[f][0], want, p.out);
+        kc_proc_free(&p);
+    }
+    kc_proc p = KC("--version");
+    snprintf(want, sizeof want, "kcontract %d.0.0 (ABI %d, build ", KC_ABI_VERSION, KC_ABI_VERSION);
+    cr_expect_eq(p.status, 0);
+    cr_expect(strncmp(p.out, want, strlen(want)) == 0, "want '%s...', got '%s'", want, p.out);
+    kc_proc_free(&p);
+    p = FIX("version", "x*");
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "version takes no patterns"), "%s", p.err);
     kc_proc_free(&p);
 }

@@ -278,7 +278,8 @@ static int exclusion(kc_opts *o, const char *glob)
 static int set_exclude(kc_opts *o, const opt_row *r, const char *v)
 {
     if (!*v) return usage_error("%s%s", r->missing, "");
-    if (o->cmd == KC_CMD_INFO) return usage_error("info takes no patterns, got --exclude '%s'%s", v, "");
+    if (o->cmd == KC_CMD_INFO || o->cmd == KC_CMD_VERSION)
+        return usage_error("%s takes no patterns, got --exclude '%s'", o->cmd == KC_CMD_INFO ? "info" : "version", v);
     return exclusion(o, v);
 }
 
@@ -313,6 +314,12 @@ static int set_resume_elapsed(kc_opts *o, const opt_row *r, const char *v)
 static int set_help(kc_opts *o, const opt_row *r, const char *v)
 {
     o->cmd = KC_CMD_HELP;
+    return 0;
+}
+
+static int set_version(kc_opts *o, const opt_row *r, const char *v)
+{
+    o->cmd = KC_CMD_VERSION;
     return 0;
 }
 
@@ -402,6 +409,9 @@ static const opt_row OPTIONS[] = {
       "'host': always the host reference (the oracle); 'both': both on every\n"
       "case, failing the case where they differ beyond the contract's bound" },
     { "--help", "-h", NULL, C_ALL, TO_NONE, 0, 0, set_help, NULL, "this text" },
+    { "--version", NULL, NULL, C_ALL, TO_NONE, 0, 0, set_version, NULL,
+      "the program's name, kcontract's version and ABI, the build identity\n"
+      "(TALLY build=) and the registered contracts and suites (also: version)" },
     /* Internal: how a --jobs parent starts its children and a run re-executes itself. */
     { "--parent", NULL, "PID", C_RUN, TO_REEXEC, OPT_ONCE | OPT_INTERNAL, 0, set_parent, "--parent needs a value", NULL },
     { "--worker", NULL, NULL, C_RUN, TO_REEXEC, OPT_INTERNAL, F(worker), set_flag, NULL, NULL },
@@ -467,7 +477,9 @@ void kc_cli_usage(FILE *out, const char *prog)
                  "       %s merge [PATTERN...] --log F [--log F...]\n"
                  "                                     one TALLY and SUMMARY from the saved outputs of the --shard\n"
                  "                                     K/N runs of a multi-host run (give it the PATTERNs they ran)\n"
-                 "       %s info                         driver and devices\n", p, p, p, p);
+                 "       %s info                         driver and devices\n"
+                 "       %s version                      name, version, build identity (also --version)\n"
+                 "Options may come before the command too (%s -j 8 run 'rmsnorm.*').\n", p, p, p, p, p, p);
     fputs("\n"
           "PATTERN is a shell glob over item names, e.g. 'rmsnorm.*' or '*:control.*'.\n", out);
     usage_rows(out, OPT_PATTERN);
@@ -642,7 +654,7 @@ static int check_reports(const kc_opts *o)
 static int check_commands(const kc_opts *o, const unsigned char *given)
 {
     static const char *const names[] = { [KC_CMD_RUN] = "run", [KC_CMD_LIST] = "list", [KC_CMD_INFO] = "info",
-                                         [KC_CMD_MERGE] = "merge" };
+                                         [KC_CMD_MERGE] = "merge", [KC_CMD_VERSION] = "version" };
     static const kc_cmd order[] = { KC_CMD_RUN, KC_CMD_LIST, KC_CMD_MERGE, KC_CMD_INFO };
     for (int k = 0; k < NOPTIONS; k++) {
         const opt_row *r = &OPTIONS[k];
@@ -726,6 +738,7 @@ int kc_cli_parse(int argc, char **argv, kc_opts *o)
 static int pattern(kc_opts *o, char *a)
 {
     if (o->cmd == KC_CMD_INFO) return usage_error("info takes no patterns, got '%s'%s", a, "");
+    if (o->cmd == KC_CMD_VERSION) return usage_error("version takes no patterns, got '%s'%s", a, "");
     if (a[0] == '!') {
         if (!a[1]) return usage_error("'!' needs a glob after it%s%s", "", "");
         return exclusion(o, a + 1);
@@ -783,6 +796,7 @@ static int option(kc_opts *o, int argc, char **argv, int *i, unsigned char *give
 /* The commands, by their word. */
 static const struct { const char *word; kc_cmd cmd; } COMMANDS[] = {
     { "run", KC_CMD_RUN }, { "list", KC_CMD_LIST }, { "info", KC_CMD_INFO }, { "merge", KC_CMD_MERGE },
+    { "version", KC_CMD_VERSION },
 };
 
 static kc_cmd command_of(const char *word)
@@ -850,7 +864,7 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
         }
         if (!dashdash && a[0] == '-' && a[1]) {
             if (option(o, argc, argv, &i, given)) return 2;
-            if (o->cmd == KC_CMD_HELP) return 0;
+            if (o->cmd == KC_CMD_HELP || (o->cmd == KC_CMD_VERSION && strcmp(a, "--version") == 0)) return 0;
             continue;
         }
         if (pattern(o, a)) return 2;

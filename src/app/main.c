@@ -26,6 +26,31 @@
 #include "shard_env.h"
 #include "gpu.h"
 #include "worker.h"
+#include "build_id.h"
+#include "progname.h"
+
+#define KC_STR_(x) #x
+#define KC_STR(x) KC_STR_(x)
+#ifndef KC_PACKAGE_VERSION      /* the Makefile's KC_VERSION: the ABI version, then .0.0 */
+#define KC_PACKAGE_VERSION KC_STR(KC_ABI_VERSION) ".0.0"
+#endif
+
+/* --version, `version`: one line, the program's own name first, as nextest's
+ * and ctest's do: kcontract's version and ABI, the build identity (the TALLY's
+ * build=, so a log can be matched to the binary) and what is registered.
+ * A user's suite binary names itself and the kcontract it is built on. */
+static int print_version(void)
+{
+    const kc_contract *const *cs;
+    const kc_suite *const *ss;
+    size_t nc = kc_registry_contracts(&cs), ns = kc_registry_suites(&ss);
+    const char *p = kc_prog();
+    if (strcmp(p, "kcontract") == 0) printf("kcontract %s (ABI %d", KC_PACKAGE_VERSION, KC_ABI_VERSION);
+    else printf("%s (kcontract %s, ABI %d", p, KC_PACKAGE_VERSION, KC_ABI_VERSION);
+    printf(", build %016llx, %zu contract%s, %zu suite%s)\n", (unsigned long long)kc_build_id(), nc, nc == 1 ? "" : "s",
+           ns, ns == 1 ? "" : "s");
+    return 0;
+}
 
 /* After "pattern 'P' matches no item": when P has no glob characters but
  * names start with it (a family, 'rmsnorm'), say that a pattern matches whole
@@ -67,6 +92,10 @@ static int main_body(int argc, char **argv)
     if (o.cmd == KC_CMD_INFO) {
         kc_opts_free(&o);
         return kc_info();
+    }
+    if (o.cmd == KC_CMD_VERSION) {
+        kc_opts_free(&o);
+        return print_version();
     }
     if ((rc = kc_env_shard_apply(&o))) {      /* --shard auto, or Bazel's/GoogleTest's variables: first */
         kc_opts_free(&o);
@@ -131,7 +160,7 @@ static int main_body(int argc, char **argv)
         int first = p[0] != '!' && !o.cmd_word;
         for (int q = 0; first && q < bad; q++) first = o.patterns[q][0] == '!';
         if (!prefix_hint(p + (p[0] == '!'), items, n) && first && !strpbrk(p, "*?[.:"))
-            fprintf(stderr, "kcontract: nor is '%s' a command: kcontract run, list, merge or info (kcontract --help)\n", p);
+            fprintf(stderr, "kcontract: nor is '%s' a command: kcontract run, list, merge, info or version (kcontract --help)\n", p);
         else if (p[0] != '!' && !first && (!strcmp(p, "run") || !strcmp(p, "list") || !strcmp(p, "merge") ||
                                            !strcmp(p, "info")))
             fprintf(stderr, "kcontract: '%s' is a command: it comes before every PATTERN (kcontract %s [options] "
@@ -176,6 +205,7 @@ static int main_body(int argc, char **argv)
  * as a status this function returned (exit_guard.h). */
 int kc_main(int argc, char **argv)
 {
+    kc_prog_set(argc > 0 ? argv[0] : NULL);     /* the program's own name in what it says (progname.h) */
     kc_exit_guard_arm("starting (the command line, the contracts, the CUDA driver)", 4);
     int rc = main_body(argc, argv);
     kc_exit_guard_disarm();

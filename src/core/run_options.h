@@ -12,8 +12,8 @@
 #include "rerun_env.h"
 #include "strvec.h"
 
-/* The command a process runs: kcontract [run] | list | info | merge, or --help. */
-typedef enum kc_cmd { KC_CMD_RUN = 0, KC_CMD_LIST, KC_CMD_INFO, KC_CMD_HELP, KC_CMD_MERGE } kc_cmd;
+/* The command a process runs: kcontract [run] | list | info | merge | version, or --help. */
+typedef enum kc_cmd { KC_CMD_RUN = 0, KC_CMD_LIST, KC_CMD_INFO, KC_CMD_HELP, KC_CMD_MERGE, KC_CMD_VERSION } kc_cmd;
 
 /* The command lines a run builds for another process or for a person, each
  * by kc_child_argv (below) and nowhere else:

@@ -150,18 +150,33 @@ static int main_body(int argc, char **argv)
             kc_opts_free(&o);
             return rc;
         }
-    int bad = n > 0 ? kc_filter_first_unmatched(items[0].name, sizeof items[0], n, o.patterns, o.npatterns)
-                    : (o.npatterns ? 0 : -1);
+    /* A selecting pattern that matches nothing is refused (a typo must not
+     * pass); an --exclude that matches nothing leaves nothing out, which is
+     * what it asked for: a note, once, from the process the user started
+     * (one exclusion list can serve suites with and without :sanitize items). */
+    int bad = -1, top = !o.worker && !o.parent && !o.resume_tally && !o.sanitize_target;
+    for (int p = 0; p < o.npatterns; p++) {
+        int unmatched = n <= 0 || kc_filter_first_unmatched(items[0].name, sizeof items[0], n, o.patterns + p, 1) == 0;
+        if (!unmatched) continue;
+        if (o.patterns[p][0] != '!') {
+            bad = p;
+            break;
+        }
+        if (top) {
+            fprintf(stderr, "kcontract: note: --exclude '%s' matches no item, so it leaves nothing out (kcontract list "
+                    "shows the %d items)\n", o.patterns[p] + 1, n);
+            prefix_hint(o.patterns[p] + 1, items, n);
+        }
+    }
     if (bad >= 0) {
         const char *p = o.patterns[bad];
-        fprintf(stderr, "kcontract: %s '%s' matches no item (kcontract list shows the %d items)\n",
-                p[0] == '!' ? "--exclude" : "pattern", p + (p[0] == '!'), n);
+        fprintf(stderr, "kcontract: pattern '%s' matches no item (kcontract list shows the %d items)\n", p, n);
         /* the first word, no family's prefix: a mistyped command ('lst', 'help'); or a command after a PATTERN */
-        int first = p[0] != '!' && !o.cmd_word;
+        int first = !o.cmd_word;
         for (int q = 0; first && q < bad; q++) first = o.patterns[q][0] == '!';
-        if (!prefix_hint(p + (p[0] == '!'), items, n) && first && !strpbrk(p, "*?[.:"))
+        if (!prefix_hint(p, items, n) && first && !strpbrk(p, "*?[.:"))
             fprintf(stderr, "kcontract: nor is '%s' a command: kcontract run, list, merge, info or version (kcontract --help)\n", p);
-        else if (p[0] != '!' && !first && (!strcmp(p, "run") || !strcmp(p, "list") || !strcmp(p, "merge") ||
+        else if (!first && (!strcmp(p, "run") || !strcmp(p, "list") || !strcmp(p, "merge") ||
                                            !strcmp(p, "info")))
             fprintf(stderr, "kcontract: '%s' is a command: it comes before every PATTERN (kcontract %s [options] "
                     "[PATTERN...])\n", p, p);

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kcontract.h"
 #include "support/run_output.h"
@@ -127,4 +128,81 @@ Test(conventions, version_names_the_program_and_its_build)
     cr_expect_eq(p.status, 2);
     cr_expect(strstr(p.err, "version takes no patterns"), "%s", p.err);
     kc_proc_free(&p);
+}
+
+/* ---- list --format json ---- */
+
+/* Runs a Python script on `file`; the test is skipped without python3. */
+static kc_proc python(const char *script, const char *file)
+{
+    char *argv[] = { "/usr/bin/env", "python3", "-c", (char *)script, (char *)file, NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, NULL, 20, &p), 0);
+    if (p.status == 127) {
+        kc_proc_free(&p);
+        cr_skip_test("python3 not found");
+    }
+    return p;
+}
+
+/* Every line one JSON object with the keys; the family is the contract's
+ * (or a suite's) first dotted component; a control names its control, a
+ * record item its label. Prints what the test compares. */
+static const char *PY_LIST =
+    "import json,sys\n"
+    "def no_const(c): raise ValueError('constant ' + c)\n"
+    "n = 0\n"
+    "for line in open(sys.argv[1], encoding='utf-8', errors='strict'):\n"
+    "    o = json.loads(line, parse_constant=no_const)\n"
+    "    n += 1\n"
+    "    for k in ('name', 'kind', 'contract', 'family', 'shapes', 'controls', 'needs_gpu'): assert k in o, (k, o)\n"
+    "    c = o['contract']\n"
+    "    assert o['family'] == (c or o['name']).split('.')[0], o\n"
+    "    assert (o['kind'] == 'suite') == (c is None), o\n"
+    "    assert (o['kind'] == 'control') == ('control' in o), o\n"
+    "    if o['kind'] == 'control': assert o['name'] == c + ':control.' + o['control'] and o['control'] in o['controls'], o\n"
+    "    if 'label' in o: print('record', o['name'], o['label'], o['shapes'], o['record'].split('/')[-1])\n"
+    "    if o['name'] == 'fake.axpy.f32': print('kernel', o['family'], o['shapes'], o['controls'])\n"
+    "    if o['name'] == 'fixture.pass.00': print('suite', o['family'], o['shapes'], o['controls'], o['needs_gpu'])\n"
+    "print('lines', n)\n";
+
+Test(conventions, list_format_json)
+{
+    char recs[256], out[256];
+    kc_tmp_path(recs, sizeof recs, "list-json", "recs");
+    kc_tmp_path(out, sizeof out, "list-json", "out");
+    kc_write_file(recs, "fake.axpy.f32 n=7 name=t7\n");
+    kc_proc h = FIX("list", "--records", recs, "*");    /* the human list: a line per item, then the count */
+    cr_assert_eq(h.status, 0, "%s%s", h.out, h.err);
+    int items = kc_out_count(h.out, "\n") - 1;
+    kc_proc_free(&h);
+    kc_proc p = FIX("--format", "json", "list", "--records", recs, "*");
+    cr_assert_eq(p.status, 0, "%s%s", p.out, p.err);
+    kc_write_file(out, p.out);
+    kc_proc q = python(PY_LIST, out);
+    cr_expect_eq(q.status, 0, "python: %s\n%s", q.err, p.out);
+    cr_expect(strstr(q.out, "record fake.axpy.f32@t7 t7 ['t7'] "), "%s", q.out);
+    cr_expect(strstr(q.out, "kernel fake ['model.hidden.4096', 'edge.1', 'edge.33', 'large.1e6'] ['write_input', "
+                            "'wrong_value', 'nondeterministic', 'fault', 'blind']\n"), "%s", q.out);
+    cr_expect(strstr(q.out, "suite fixture [] [] False\n"), "%s", q.out);
+    char lines[32];
+    snprintf(lines, sizeof lines, "lines %d\n", items);
+    cr_expect(strstr(q.out, lines) && items > 100, "want '%s' (the human list's items):\n%s", lines, q.out);
+    cr_expect(!strstr(p.out, " items: "), "nothing but JSON on stdout:\n%s", p.out);
+    kc_proc_free(&q);
+    kc_proc_free(&p);
+    p = FIX("list", "--format", "xml");
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "--format: expected 'human' or 'json', got 'xml'"), "%s", p.err);
+    kc_proc_free(&p);
+    p = FIX("list", "--format", "human", "fixture.pass.00");
+    cr_expect_eq(p.status, 0);
+    cr_expect(strstr(p.out, "suite    fixture.pass.00\n1 item: "), "%s", p.out);
+    kc_proc_free(&p);
+    p = FIX("run", "--format", "json", "fixture.pass.00");
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "--format applies to list only"), "%s", p.err);
+    kc_proc_free(&p);
+    unlink(recs);
+    unlink(out);
 }

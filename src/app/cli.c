@@ -311,6 +311,14 @@ static int set_resume_elapsed(kc_opts *o, const opt_row *r, const char *v)
     return 0;
 }
 
+static int set_format(kc_opts *o, const opt_row *r, const char *v)
+{
+    if (strcmp(v, "human") && strcmp(v, "json"))
+        return usage_error("--format: expected 'human' or 'json', got '%.64s'%s", v, "");
+    o->list_json = v[0] == 'j';
+    return 0;
+}
+
 static int set_help(kc_opts *o, const opt_row *r, const char *v)
 {
     o->cmd = KC_CMD_HELP;
@@ -408,6 +416,10 @@ static const opt_row OPTIONS[] = {
       "contract's CUDA reference where it has one, else its host reference;\n"
       "'host': always the host reference (the oracle); 'both': both on every\n"
       "case, failing the case where they differ beyond the contract's bound" },
+    { "--format", NULL, "F", C_LIST, TO_NONE, OPT_ONCE, 0, set_format, "--format needs a value (human or json)",
+      "list: 'human' (default): one 'KIND  NAME' line per item and a count;\n"
+      "'json': one JSON object per line per item (name, kind, contract, family,\n"
+      "shapes, controls; a launch record's label), nothing else on stdout" },
     { "--help", "-h", NULL, C_ALL, TO_NONE, 0, 0, set_help, NULL, "this text" },
     { "--version", NULL, NULL, C_ALL, TO_NONE, 0, 0, set_version, NULL,
       "the program's name, kcontract's version and ABI, the build identity\n"

@@ -108,6 +108,7 @@ typedef struct kc_opts {
     kc_ref_mode reference;     /* --reference device|host|both (default device, item.h) */
     int nlogs;
     int allow_mixed_gpus;      /* merge --allow-mixed-gpus: shards on different GPU models, cc or SM counts merge */
+    int list_json;             /* list --format json: one JSON object per item (default human: "KIND  NAME" lines) */
     char *resolved[4];         /* the absolute copies of a relative --json, --junit, --timeline, --costs: malloc'd
                                 * by kc_cli_parse, freed by kc_opts_free */
     kc_strvec inherit[KC_ARGV_KINDS];  /* per kind of command line: the options it inherits, as given ("--name"

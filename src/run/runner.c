@@ -25,6 +25,7 @@
 #include "record.h"
 #include "report.h"
 #include "report_summary.h"
+#include "report_text.h"
 #include "run_end.h"
 #include "seed.h"
 #include "shard.h"
@@ -229,6 +230,53 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     return status;
 }
 
+/* The family of a dotted name: its first component ("rmsnorm" of
+ * "rmsnorm.f16"; the whole name when it has no dot), into buf. */
+static void family_of(const char *name, char *buf, size_t cap)
+{
+    size_t len = strcspn(name, ".:@");
+    snprintf(buf, cap, "%.*s", (int)len, name);
+}
+
+/* list --format json: one object per item, on one line (docs/output-format.md,
+ * "kcontract list"): strings escaped as the --json report's (report_text.h). */
+static void list_json(FILE *out, const kc_item *it)
+{
+    const kc_contract *c = it->contract;
+    char fam[192];
+    family_of(c ? c->name : it->name, fam, sizeof fam);
+    fputs("{\"name\":", out);
+    kc_json_string(out, it->name, sizeof it->name);
+    fprintf(out, ",\"kind\":\"%s\",\"contract\":", kc_kind_name(it->kind));
+    if (c) kc_json_string(out, c->name, strlen(c->name));
+    else fputs("null", out);
+    fputs(",\"family\":", out);
+    kc_json_string(out, fam, strlen(fam));
+    fputs(",\"shapes\":[", out);
+    for (int s = 0; c && c->shapes && c->shapes[s].name; s++) {
+        if (s) fputc(',', out);
+        kc_json_string(out, c->shapes[s].name, strlen(c->shapes[s].name));
+    }
+    fputs("],\"controls\":[", out);
+    for (int k = 0; c && k < KC_MAX_CONTROLS && c->controls[k].name; k++) {
+        if (k) fputc(',', out);
+        kc_json_string(out, c->controls[k].name, strlen(c->controls[k].name));
+    }
+    fputc(']', out);
+    if (it->control) {
+        fputs(",\"control\":", out);
+        kc_json_string(out, it->control->name, strlen(it->control->name));
+    }
+    const char *at = it->record ? strchr(it->name, '@') : NULL;
+    if (at) {                           /* a launch record's item, "<contract>@<label>" */
+        fputs(",\"label\":", out);
+        kc_json_string(out, at + 1, strlen(at + 1));
+        fputs(",\"record\":", out);
+        kc_json_string(out, it->record, strlen(it->record));
+    }
+    fprintf(out, ",\"needs_gpu\":%s}\n", kc_item_needs_gpu(it) ? "true" : "false");
+}
+
 int kc_list(const kc_opts *o, const kc_item *items, int n)
 {
     int count[KC_KIND_COUNT] = { 0 }, total = 0, nf = 0;
@@ -242,12 +290,14 @@ int kc_list(const kc_opts *o, const kc_item *items, int n)
     }
     for (int j = 0; j < ns; j++) {
         const kc_item *it = &items[sel[j]];
-        printf("%-8s %s\n", kc_kind_name(it->kind), it->name);
+        if (o->list_json) list_json(stdout, it);
+        else printf("%-8s %s\n", kc_kind_name(it->kind), it->name);
         count[it->kind]++;
         total++;
     }
     free(sel);
-    kc_rerun_failed_none(o, nf, stdout);
+    kc_rerun_failed_none(o, nf, o->list_json ? stderr : stdout);     /* JSON Lines: nothing else on stdout */
+    if (o->list_json) return 0;
     printf("%d item%s: %d kernel%s, %d control%s, %d limit check%s, %d suite%s", total, total == 1 ? "" : "s",
            count[KC_KIND_KERNEL], count[KC_KIND_KERNEL] == 1 ? "" : "s", count[KC_KIND_CONTROL],
            count[KC_KIND_CONTROL] == 1 ? "" : "s", count[KC_KIND_LIMIT], count[KC_KIND_LIMIT] == 1 ? "" : "s",

@@ -206,3 +206,66 @@ Test(conventions, list_format_json)
     unlink(recs);
     unlink(out);
 }
+
+/* ---- JUnit: classname by family, timestamp, properties ---- */
+
+static const char *PY_JUNIT_RUN =
+    "import sys, time, xml.etree.ElementTree as ET\n"
+    "root = ET.parse(sys.argv[1]).getroot()\n"
+    "s = root.find('testsuite')\n"
+    "print('suite', root.get('name'), s.get('name'))\n"
+    "ts = s.get('timestamp')\n"
+    "if ts is None: print('timestamp none')\n"
+    "else: print('timestamp', 'near' if abs(time.mktime(time.strptime(ts, '%Y-%m-%dT%H:%M:%S')) - time.time()) < 600 else ts)\n"
+    "props = s.find('properties')\n"
+    "assert props is None or list(s).index(props) == 0, 'properties come first'\n"
+    "for p in (props if props is not None else []): print('property', p.get('name'), p.get('value'))\n"
+    "for c in s.findall('testcase'): print('case', c.get('classname'), c.get('name'))\n";
+
+Test(conventions, junit_classname_timestamp_properties)
+{
+    char junit[256], want[160], line[4096];
+    kc_tmp_path(junit, sizeof junit, "junit-conv", "xml");
+    kc_proc r = kc_run_fake((char *[]){ "run", "fake.axpy.f32", "fake.axpy.f32:control.wrong_value", "fixture.pass.00",
+                                        "--seed", "5", "--junit", junit, NULL }, NULL, 60);
+    cr_assert_eq(r.status, 0, "exit %d\n%s%s", r.status, r.out, r.err);
+    cr_assert(kc_out_line(r.out, "TALLY ", line, sizeof line) == 0);
+    kc_proc q = python(PY_JUNIT_RUN, junit);
+    cr_expect_eq(q.status, 0, "python: %s\n%s", q.err, kc_out_file(junit));
+    cr_expect(strstr(q.out, "suite kcontract-fixture kcontract-fixture\n"), "the program's name:\n%s", q.out);
+    cr_expect(strstr(q.out, "timestamp near\n"), "%s", q.out);
+    snprintf(want, sizeof want, "property build %.16s\n", strstr(line, " build=") + 7);
+    cr_expect(strstr(q.out, "property seed 5\n") && strstr(q.out, want) &&
+              strstr(q.out, "property device kcontract fake GPU\n") && strstr(q.out, "property compute_capability 9.0\n") &&
+              strstr(q.out, "property sms 4\n") && strstr(q.out, "property shard 0/1\n"), "want '%s' among:\n%s", want, q.out);
+    cr_expect(strstr(q.out, "case fake fake.axpy.f32\n") && strstr(q.out, "case fake fake.axpy.f32:control.wrong_value\n") &&
+              strstr(q.out, "case fixture fixture.pass.00\n"), "classname = family:\n%s", q.out);
+    kc_proc_free(&q);
+    kc_proc_free(&r);
+    /* without a GPU, sharded */
+    r = FIX("run", "fixture.pass.0*", "--shard", "1/2", "--junit", junit);
+    cr_assert_eq(r.status, 0, "exit %d\n%s%s", r.status, r.out, r.err);
+    q = python(PY_JUNIT_RUN, junit);
+    cr_expect(strstr(q.out, "property device none\n") && strstr(q.out, "property compute_capability 0.0\n") &&
+              strstr(q.out, "property shard 1/2\n") && strstr(q.out, "property seed 1\n"), "%s", q.out);
+    kc_proc_free(&q);
+    /* a merge of shards' logs: when they ran is not in them, so no timestamp */
+    char log0[256], log1[256];
+    kc_tmp_path(log0, sizeof log0, "junit-conv", "0.log");
+    kc_tmp_path(log1, sizeof log1, "junit-conv", "1.log");
+    kc_write_file(log1, r.out);
+    kc_proc_free(&r);
+    r = FIX("run", "fixture.pass.0*", "--shard", "0/2");
+    kc_write_file(log0, r.out);
+    kc_proc_free(&r);
+    r = FIX("merge", "fixture.pass.0*", "--log", log0, "--log", log1, "--junit", junit);
+    cr_expect_eq(r.status, 0, "merge: exit %d\n%s%s", r.status, r.out, r.err);
+    q = python(PY_JUNIT_RUN, junit);
+    cr_expect(strstr(q.out, "timestamp none\n") && strstr(q.out, "property seed 1\n") &&
+              strstr(q.out, "case fixture fixture.pass.00\n"), "%s", q.out);
+    kc_proc_free(&q);
+    kc_proc_free(&r);
+    unlink(log0);
+    unlink(log1);
+    unlink(junit);
+}

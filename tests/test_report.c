@@ -63,7 +63,7 @@ static void tmpname(char *buf, size_t cap, const char *tag)
 }
 
 typedef int (*writer_fn)(FILE *, const kc_records *);
-static int junit_writer(FILE *f, const kc_records *rs) { return kc_report_junit(f, rs, "kcontract"); }
+static int junit_writer(FILE *f, const kc_records *rs) { return kc_report_junit(f, rs, NULL); }
 
 static void write_report(const char *path, writer_fn w, const kc_records *rs)
 {
@@ -169,20 +169,20 @@ Test(report, junit_counts_escaping_and_wellformed)
     cr_expect_eq(p.status, 0, "python: %s\n%s", p.err, txt);
     cr_expect(strstr(p.out, "suites testsuites 11 4 3 1\n"), "%s", p.out);
     cr_expect(strstr(p.out, "suite 11 4 3 1\n"), "%s", p.out);
-    cr_expect(strstr(p.out, "case kernel 'k.pass' 1.000  - -\n"), "%s", p.out);
-    cr_expect(strstr(p.out, "case kernel 'k.<fail>&\"q\"' 1.000 failure 'y[3] <a & \"b\"> \\ufffd\\tTab\\nNL \\ufffd' "
+    cr_expect(strstr(p.out, "case k 'k.pass' 1.000  - -\n"), "%s", p.out);
+    cr_expect(strstr(p.out, "case k 'k.<fail>&\"q\"' 1.000 failure 'y[3] <a & \"b\"> \\ufffd\\tTab\\nNL \\ufffd' "
                             "'y[3] <a & \"b\"> \\ufffd\\tTab\\nNL \\ufffd\\nrerun: ./kc run \\'k.<fail>\\' --seed 1 && true'"),
               "%s", p.out);
-    cr_expect(strstr(p.out, "case control 'k:control.c' 1.000 failure"), "%s", p.out);
-    cr_expect(strstr(p.out, "case limit 'k:limits' 1.000 failure"), "%s", p.out);
-    cr_expect(strstr(p.out, "case suite 's.crash' 1.000 error 'killed by SIGSEGV' 'killed by SIGSEGV\\n--- last lines ---\\nlast ]]> line\\ufffd'"),
+    cr_expect(strstr(p.out, "case k 'k:control.c' 1.000 failure"), "%s", p.out);
+    cr_expect(strstr(p.out, "case k 'k:limits' 1.000 failure"), "%s", p.out);
+    cr_expect(strstr(p.out, "case s 's.crash' 1.000 error 'killed by SIGSEGV' 'killed by SIGSEGV\\n--- last lines ---\\nlast ]]> line\\ufffd'"),
               "%s", p.out);
-    cr_expect(strstr(p.out, "case kernel 'k2' 1.000 error"), "%s", p.out);
-    cr_expect(strstr(p.out, "case kernel 'k3' 0.000 skipped - -"), "%s", p.out);
-    cr_expect(strstr(p.out, "case kernel 'k4' 0.000 error 'not run (--fail-fast)' 'not run (--fail-fast)'"), "%s", p.out);
-    cr_expect(strstr(p.out, "case kernel 'k5' 1.000 system-out - -"), "%s", p.out);
-    cr_expect(strstr(p.out, "case control 'k:control.d' 1.000  - -"), "%s", p.out);
-    cr_expect(strstr(p.out, "case suite 's.leak' 1.000 failure 'left 1 process running after it'"), "LEAK is a failure:\n%s",
+    cr_expect(strstr(p.out, "case k2 'k2' 1.000 error"), "%s", p.out);
+    cr_expect(strstr(p.out, "case k3 'k3' 0.000 skipped - -"), "%s", p.out);
+    cr_expect(strstr(p.out, "case k4 'k4' 0.000 error 'not run (--fail-fast)' 'not run (--fail-fast)'"), "%s", p.out);
+    cr_expect(strstr(p.out, "case k5 'k5' 1.000 system-out - -"), "%s", p.out);
+    cr_expect(strstr(p.out, "case k 'k:control.d' 1.000  - -"), "%s", p.out);
+    cr_expect(strstr(p.out, "case s 's.leak' 1.000 failure 'left 1 process running after it'"), "LEAK is a failure:\n%s",
               p.out);
     kc_proc_free(&p);
     unlink(path);
@@ -772,14 +772,14 @@ static void second_run_refused(const char *tag, char *const *env)
     char pid[32];
     snprintf(pid, sizeof pid, "(pid %ld)", (long)l.pid);
     const char *x = kc_out_file(junit);
-    cr_expect(strstr(x, "kcontract.incomplete") && strstr(x, pid), "%s: %s is not the first run's placeholder:\n%s", tag,
+    cr_expect(strstr(x, "kcontract-fixture.incomplete") && strstr(x, pid), "%s: %s is not the first run's placeholder:\n%s", tag,
               junit, x);
     /* The first run dies: its report still says so, not another run's green. */
     cr_assert_eq(kill(l.pid, SIGKILL), 0);
     cr_expect_eq(kc_wait_status(l.pid), 128 + SIGKILL);
     close(l.fd);
     x = kc_out_file(junit);
-    cr_expect(strstr(x, "kcontract.incomplete") && strstr(x, pid), "%s: after the kill, %s:\n%s", tag, junit, x);
+    cr_expect(strstr(x, "kcontract-fixture.incomplete") && strstr(x, pid), "%s: after the kill, %s:\n%s", tag, junit, x);
     /* Its stale lock file does not hold the next run off; that run removes it. */
     p = fixture((char *[]){ "run", "fixture.pass.01", "--json", json, "--junit", junit, NULL }, NULL);
     cr_expect_eq(p.status, 0, "%s: the run after the kill: exit %d, expected 0\n%s%s", tag, p.status, p.out, p.err);

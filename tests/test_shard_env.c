@@ -230,7 +230,7 @@ Test(shard_env, xml_output_file_gets_the_junit_report, .timeout = 60)
     kc_proc_free(&p);
     cr_assert_eq(access(xml, F_OK), 0, "XML_OUTPUT_FILE=%s was not written", xml);
     const char *x = kc_out_file(xml);
-    cr_expect(strstr(x, "<testsuites name=\"kcontract\" tests=\"2\" failures=\"1\" errors=\"0\"") &&
+    cr_expect(strstr(x, "<testsuites name=\"kcontract-fixture\" tests=\"2\" failures=\"1\" errors=\"0\"") &&
               strstr(x, "name=\"fixture.pass.00\"") && strstr(x, "<failure type=\"FAIL\""),
               "%s is not the run's JUnit report:\n%s", xml, x);
     unlink(xml);

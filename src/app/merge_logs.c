@@ -522,7 +522,7 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
     print_failing(&all);
     kc_run_end e = { .o = o, .tally = &t, .records = &all, .items = (int)t.items,
                      .wall_s = longest,    /* the slowest shard's wall time */
-                     .write_reports = 1 };
+                     .write_reports = 1, .merged = 1 };
     rc = kc_run_end_write(&e);
 out:
     for (int i = 0; recs && i < l.n; i++) kc_records_free(&recs[i]);

@@ -2,8 +2,10 @@
 #include "run_end.h"
 
 #include <stdio.h>
+#include <time.h>
 
 #include "costs.h"
+#include "progname.h"
 #include "progress.h"
 #include "report.h"
 #include "report_summary.h"
@@ -44,6 +46,8 @@ int kc_run_end_write(const kc_run_end *e)
     if (e->records && e->figures == KC_FIGURES_WORKERS) kc_report_workers(stdout, e->records);
     if (e->records && e->no_gpu_why && e->figures != KC_FIGURES_NONE) kc_report_no_gpu(stdout, e->records, e->no_gpu_why);
     fflush(stdout);
-    int wr = e->write_reports && e->records ? kc_reports_write(e->records, o->json, o->junit, o->timeline) : 0;
+    kc_junit_run jr = { .name = kc_prog(), .tally = e->tally,
+                        .started = e->merged ? 0 : time(NULL) - (time_t)(e->wall_s + 0.5) };
+    int wr = e->write_reports && e->records ? kc_reports_write(e->records, o->json, o->junit, o->timeline, &jr) : 0;
     return kc_run_exit_status(kc_tally_exit_status(e->tally), e->interrupted, e->untrusted, wr != 0);
 }

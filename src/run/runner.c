@@ -230,21 +230,13 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     return status;
 }
 
-/* The family of a dotted name: its first component ("rmsnorm" of
- * "rmsnorm.f16"; the whole name when it has no dot), into buf. */
-static void family_of(const char *name, char *buf, size_t cap)
-{
-    size_t len = strcspn(name, ".:@");
-    snprintf(buf, cap, "%.*s", (int)len, name);
-}
-
 /* list --format json: one object per item, on one line (docs/output-format.md,
  * "kcontract list"): strings escaped as the --json report's (report_text.h). */
 static void list_json(FILE *out, const kc_item *it)
 {
     const kc_contract *c = it->contract;
     char fam[192];
-    family_of(c ? c->name : it->name, fam, sizeof fam);
+    kc_family_of(c ? c->name : it->name, fam, sizeof fam);
     fputs("{\"name\":", out);
     kc_json_string(out, it->name, sizeof it->name);
     fprintf(out, ",\"kind\":\"%s\",\"contract\":", kc_kind_name(it->kind));

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kcontract.h"
@@ -268,4 +269,61 @@ Test(conventions, junit_classname_timestamp_properties)
     unlink(log0);
     unlink(log1);
     unlink(junit);
+}
+
+/* ---- merge --log DIR: files that are no kcontract log ---- */
+
+/* Bazel's testlogs, a CI artifact directory: beside the shards' logs there
+ * are other .log files. Those that hold nothing of a kcontract run are left
+ * out with one note naming them; a file that is a kcontract log but broken
+ * (cut before its TALLY) still fails the merge, and so does an unrelated
+ * file named by --log FILE. */
+Test(conventions, merge_directory_ignores_files_that_are_no_kcontract_log, .timeout = 60)
+{
+    char dir[200], path[480], other[400], sub[400];
+    kc_tmp_dir(dir, sizeof dir, "merge-conv");
+    for (int k = 0; k < 2; k++) {
+        char spec[8];
+        snprintf(spec, sizeof spec, "%d/2", k);
+        kc_proc r = FIX("run", "fixture.pass.0*", "--shard", spec);
+        cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+        snprintf(path, sizeof path, "%s/shard_%d.log", dir, k);
+        kc_write_file(path, r.out);
+        kc_proc_free(&r);
+    }
+    snprintf(other, sizeof other, "%s/build.log", dir);
+    kc_write_file(other, "gcc -O2 -c a.c\nld -o a a.o\nPASS would be a word here too\n");
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    cr_assert_eq(mkdir(sub, 0755), 0);
+    snprintf(path, sizeof path, "%s/empty.log", sub);
+    kc_write_file(path, "");
+    kc_proc m = FIX("merge", "fixture.pass.0*", "--log", dir);
+    cr_expect_eq(m.status, 0, "exit %d\n%s%s", m.status, m.out, m.err);
+    char want[2048];
+    snprintf(want, sizeof want, "note: left out 2 files found under --log directories that are no kcontract run's log "
+             "(no TALLY, SUMMARY, run header or item line of these patterns): %s, %s\n", other, path);
+    cr_expect(strstr(m.out, want), "want '%s' in:\n%s", want, m.out);
+    cr_expect_eq(kc_out_count(m.out, "note: left out"), 1, "%s", m.out);
+    cr_expect(strstr(m.out, " items=10 ") && strstr(m.out, "\nSUMMARY "), "%s", m.out);
+    kc_proc_free(&m);
+    /* named by --log FILE, the unrelated file still fails the merge */
+    char log0[400];
+    snprintf(log0, sizeof log0, "%s/shard_0.log", dir);
+    m = FIX("merge", "fixture.pass.0*", "--log", log0, "--log", other);
+    cr_expect_eq(m.status, 1, "exit %d\n%s%s", m.status, m.out, m.err);
+    cr_expect(strstr(m.out, "build.log: no TALLY followed by a SUMMARY"), "%s", m.out);
+    kc_proc_free(&m);
+    /* a kcontract log cut before its TALLY (its header and item lines are
+     * there) is not left out: the merge fails, naming it */
+    char cut[420];
+    snprintf(cut, sizeof cut, "%s/cut.log", sub);
+    const char *whole = kc_out_file(log0);
+    char text[1 << 16];
+    snprintf(text, sizeof text, "%.*s", (int)(strstr(whole, "\nTALLY ") - whole + 1), whole);
+    kc_write_file(cut, text);
+    m = FIX("merge", "fixture.pass.0*", "--log", dir);
+    cr_expect_eq(m.status, 1, "exit %d\n%s%s", m.status, m.out, m.err);
+    cr_expect(strstr(m.out, "cut.log: no TALLY followed by a SUMMARY"), "%s", m.out);
+    kc_proc_free(&m);
+    kc_rm_rf(dir);
 }

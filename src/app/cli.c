@@ -361,7 +361,8 @@ static const opt_row OPTIONS[] = {
       "with --jobs: device ordinals to spread the children over, e.g. 0,2,3" },
     { "--log", NULL, "F", C_MERGE, TO_NONE, 0, 0, set_log, "--log needs a file (the saved output of a --shard K/N run)",
       "merge: the saved output of one --shard K/N run, or a directory: every *.log\n"
-      "under it (Bazel's bazel-testlogs); repeat it; merge also takes the shards'\n"
+      "under it (Bazel's bazel-testlogs; one that holds nothing of a kcontract run\n"
+      "is left out, with a note); repeat it; merge also takes the shards'\n"
       "patterns, --records, --seed and --costs, and --json, --junit" },
     { "--allow-mixed-gpus", NULL, NULL, C_MERGE, TO_NONE, 0, F(allow_mixed_gpus), set_flag, NULL,
       "merge: shards that ran on different GPU models, compute\n"

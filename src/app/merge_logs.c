@@ -209,18 +209,23 @@ static int read_log(const char *path, const kc_item *items, int n, kc_shard_out 
 }
 
 /* The logs to read: each --log file, and every *.log file under each --log
- * directory (recursively, by path), e.g. Bazel's shard_K_of_N/test.log. */
-typedef struct loglist { char **v; int n, cap; } loglist;
+ * directory (recursively, by path), e.g. Bazel's shard_K_of_N/test.log;
+ * found[i]: log i was found in a directory (not named by a --log). */
+typedef struct loglist { char **v; int *found; int n, cap; } loglist;
 
-static int loglist_add(loglist *l, const char *path)
+static int loglist_add(loglist *l, const char *path, int found)
 {
     if (l->n == l->cap) {
         int nc = l->cap ? 2 * l->cap : 16;
         char **nv = realloc(l->v, (size_t)nc * sizeof *nv);
         if (!nv) return -1;
         l->v = nv;
+        int *nf = realloc(l->found, (size_t)nc * sizeof *nf);
+        if (!nf) return -1;
+        l->found = nf;
         l->cap = nc;
     }
+    l->found[l->n] = found;
     return (l->v[l->n] = strdup(path)) ? (l->n++, 0) : -1;
 }
 
@@ -228,6 +233,7 @@ static void loglist_free(loglist *l)
 {
     for (int i = 0; i < l->n; i++) free(l->v[i]);
     free(l->v);
+    free(l->found);
 }
 
 static int cmp_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -246,7 +252,7 @@ static int walk_dir(loglist *l, const char *dir, int depth, char *why, size_t ca
         if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path || stat(path, &st)) continue;
         size_t len = strlen(e->d_name);
         if (S_ISDIR(st.st_mode) && depth < 32) rc = walk_dir(l, path, depth + 1, why, cap);
-        else if (S_ISREG(st.st_mode) && len > 4 && strcmp(e->d_name + len - 4, ".log") == 0 && loglist_add(l, path)) {
+        else if (S_ISREG(st.st_mode) && len > 4 && strcmp(e->d_name + len - 4, ".log") == 0 && loglist_add(l, path, 1)) {
             snprintf(why, cap, "out of memory");
             rc = -1;
         }
@@ -260,7 +266,7 @@ static int collect_logs(const kc_opts *o, loglist *l, char *why, size_t cap)
     for (int i = 0; i < o->nlogs; i++) {
         struct stat st;
         if (stat(o->logs[i], &st) || !S_ISDIR(st.st_mode)) {
-            if (loglist_add(l, o->logs[i])) return snprintf(why, cap, "out of memory"), -1;
+            if (loglist_add(l, o->logs[i], 0)) return snprintf(why, cap, "out of memory"), -1;
             continue;
         }
         int before = l->n;
@@ -271,6 +277,28 @@ static int collect_logs(const kc_opts *o, loglist *l, char *why, size_t cap)
         qsort(l->v + before, (size_t)(l->n - before), sizeof *l->v, cmp_path);
     }
     return 0;
+}
+
+/* Whether the log at path has a line only a kcontract run (of any program
+ * name) writes: a TALLY or SUMMARY line, or a run's header ("<prog>: 12 items
+ * selected, seed 1", "<prog>: shard 1/3: 4 of 12 selected items, seed 1").
+ * Item lines of this selection were counted by the read (body). */
+static int has_run_lines(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 1;               /* unreadable: not ours to ignore; the read said why */
+    char *line = NULL;
+    size_t cap = 0;
+    int found = 0;
+    while (!found && getline(&line, &cap, f) >= 0) {
+        const char *l = line;
+        if (l[0] == '[') l += strcspn(l, "]") + (strchr(l, ']') ? 2 : 0);   /* "[wK] ", "[K/N] " */
+        found = strncmp(l, "TALLY ", 6) == 0 || strncmp(l, "SUMMARY ", 8) == 0 || strstr(l, " selected, seed ") ||
+                (strstr(l, " selected item") && strstr(l, ", seed "));
+    }
+    free(line);
+    fclose(f);
+    return found;
 }
 
 /* "" when the TALLY's counts and items are those of the log's item lines;
@@ -330,6 +358,47 @@ static void print_problems(int problems, const char *err)
         if (!e) e = p + strlen(p);
         printf("kcontract:   %.*s\n", (int)(e - p), p);
     }
+}
+
+/* The files found under a --log directory that are no kcontract run's log
+ * (a build log, a tool's own .log beside the shards' in Bazel's testlogs):
+ * no TALLY, no SUMMARY, no run header and no item line of this selection.
+ * They are left out of the merge, named in one note. A log named by --log
+ * FILE, and one that has any of those lines but no finished TALLY (a shard
+ * cut short, an edited log), is read and refused as before. 0, or -1 out of
+ * memory. */
+static int drop_unrelated(loglist *l, kc_shard_out *read, kc_tally *body, double *wall, kc_records *recs)
+{
+    int kept = 0, dropped = 0;
+    char names[2048] = "";
+    size_t nl = 0;
+    for (int i = 0; i < l->n; i++) {
+        int ours = !l->found[i] || read[i].have || read[i].bad[0] || body[i].items > 0 || has_run_lines(l->v[i]);
+        if (!ours) {
+            if (nl < sizeof names)
+                nl += (size_t)snprintf(names + nl, sizeof names - nl, "%s%s", dropped ? ", " : "", l->v[i]);
+            dropped++;
+            kc_records_free(&recs[i]);
+            free(l->v[i]);
+            continue;
+        }
+        l->v[kept] = l->v[i];
+        l->found[kept] = l->found[i];
+        read[kept] = read[i];
+        body[kept] = body[i];
+        wall[kept] = wall[i];
+        recs[kept] = recs[i];
+        kept++;
+    }
+    for (int i = kept; i < l->n; i++) memset(&recs[i], 0, sizeof recs[i]);
+    l->n = kept;
+    if (dropped) {
+        if (nl >= sizeof names) snprintf(names + sizeof names - 5, 5, "...");
+        printf("kcontract: merge: note: left out %d file%s found under --log directories that %s no kcontract run's "
+               "log (no TALLY, SUMMARY, run header or item line of these patterns): %s\n", dropped,
+               dropped == 1 ? "" : "s", dropped == 1 ? "is" : "are", names);
+    }
+    return 0;
 }
 
 /* Places each finished log at its shard in outs (from: its file; taken[i]:
@@ -473,6 +542,7 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
             goto out;
         }
     }
+    if (drop_unrelated(&l, read, body, wall, recs)) goto out;
     if (!(nshards = shard_count(&l, read))) {
         rc = 1;
         goto out;

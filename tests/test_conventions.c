@@ -70,9 +70,12 @@ Test(conventions, options_before_the_command)
 Test(conventions, j_is_jobs)
 {
     const char *forms[][3] = { { "-j", "2", "run" }, { "run", "-j", "2" }, { "-j2", "run", NULL } };
+    char costs[256];
+    kc_tmp_path(costs, sizeof costs, "j-costs", "tsv");
     for (int f = 0; f < 3; f++) {
-        kc_proc p = forms[f][2] ? FIX((char *)forms[f][0], (char *)forms[f][1], (char *)forms[f][2], "fixture.pass.0*")
-                                : FIX((char *)forms[f][0], (char *)forms[f][1], "fixture.pass.0*");
+        kc_proc p = forms[f][2] ? FIX((char *)forms[f][0], (char *)forms[f][1], (char *)forms[f][2], "fixture.pass.0*",
+                                      "--costs", costs)
+                                : FIX((char *)forms[f][0], (char *)forms[f][1], "fixture.pass.0*", "--costs", costs);
         cr_expect_eq(p.status, 0, "form %d: exit %d\n%s%s", f, p.status, p.out, p.err);
         cr_expect(strstr(p.out, "--jobs 2: a work queue of 2 workers"), "form %d:\n%s", f, p.out);
         cr_expect(strstr(p.out, "[w0] ") || strstr(p.out, "[w1] "), "form %d:\n%s", f, p.out);
@@ -89,6 +92,7 @@ Test(conventions, j_is_jobs)
     p = FIX("--help");
     cr_expect(strstr(p.out, "  -j, --jobs N  "), "the usage names -j:\n%s", p.out);
     kc_proc_free(&p);
+    unlink(costs);
 }
 
 /* ---- --version ---- */
@@ -326,4 +330,59 @@ Test(conventions, merge_directory_ignores_files_that_are_no_kcontract_log, .time
     cr_expect(strstr(m.out, "cut.log: no TALLY followed by a SUMMARY"), "%s", m.out);
     kc_proc_free(&m);
     kc_rm_rf(dir);
+}
+
+/* ---- --status-level ---- */
+
+/* A GPU-less run of the whole suite with --status-level fail prints no SKIP
+ * (nor PASS) line: only the header, the TALLY, the SUMMARY and the notes. */
+Test(conventions, status_level_fail_hides_skip_lines_of_a_gpu_less_run, .timeout = 120)
+{
+    kc_proc p = KC("run", "--status-level", "fail");
+    cr_expect_eq(p.status, 3, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect_eq(kc_out_count_lines(p.out, "SKIP "), 0, "%s", p.out);
+    cr_expect_eq(kc_out_count_lines(p.out, "PASS "), 0, "%s", p.out);
+    cr_expect(strstr(p.out, "\nTALLY v=3 ") && strstr(p.out, "\nSUMMARY ") && strstr(p.out, " items skipped: no GPU"),
+              "%s", p.out);
+    kc_tally t;
+    kc_out_tally(p.out, &t);
+    cr_expect_gt(t.n[KC_KIND_KERNEL][KC_SKIP], 0, "the SKIPs are counted, not printed");
+    kc_proc_free(&p);
+}
+
+/* Each level, serial and with --jobs (whose workers print the lines the
+ * parent passes on): a failing line is printed at every level. */
+Test(conventions, status_levels, .timeout = 120)
+{
+    const char *levels[] = { "fail", "pass", "skip", "all" };
+    int pass_shown[] = { 0, 1, 1, 1 }, skip_shown[] = { 0, 0, 1, 1 };
+    char costs[256];
+    kc_tmp_path(costs, sizeof costs, "level-costs", "tsv");
+    for (int j = 0; j < 2; j++)
+        for (int l = 0; l < 4; l++) {
+            kc_proc p = j ? FIX("run", "fixture.pass.00", "fixture.fail", "fake.axpy.f32", "--status-level",
+                                (char *)levels[l], "-j", "2", "--costs", costs)
+                          : FIX("run", "fixture.pass.00", "fixture.fail", "fake.axpy.f32", "--status-level",
+                                (char *)levels[l]);
+            char st[16];
+            cr_expect_eq(p.status, 1, "%s: exit %d\n%s%s", levels[l], p.status, p.out, p.err);
+            cr_expect_eq(kc_out_state_lines(p.out, "fixture.fail", st, sizeof st), 1, "%s -j%d:\n%s", levels[l], j, p.out);
+            cr_expect_eq(kc_out_state_lines(p.out, "fixture.pass.00", st, sizeof st), pass_shown[l], "%s -j%d:\n%s",
+                         levels[l], j, p.out);
+            cr_expect_eq(kc_out_state_lines(p.out, "fake.axpy.f32", st, sizeof st), skip_shown[l], "%s -j%d:\n%s",
+                         levels[l], j, p.out);
+            cr_expect(strstr(p.out, " suite.pass=1 suite.fail=1 ") && strstr(p.out, "\nSUMMARY "), "%s", p.out);
+            kc_proc_free(&p);
+        }
+    kc_proc p = FIX("run", "--status-level", "none");
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "--status-level: expected 'fail', 'pass', 'skip' or 'all', got 'none'"), "%s", p.err);
+    kc_proc_free(&p);
+    /* a shard's log is merged from its item lines: all of them */
+    p = FIX("run", "fixture.pass.0*", "--shard", "0/2", "--status-level", "fail");
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "--status-level fail does not combine with --shard 0/2"), "%s", p.err);
+    cr_expect(!strstr(p.out, "TALLY"), "%s", p.out);
+    kc_proc_free(&p);
+    unlink(costs);
 }

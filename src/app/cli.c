@@ -47,13 +47,14 @@ static int usage_error(const char *fmt, const char *a, const char *b)
  *
  *   TO_WORKER    --records (it must know the record items it is handed),
  *                --reference, --threads (not given: the builder writes each
- *                worker's share, CPUs / N). Not --jobs, --devices, --schedule,
+ *                worker's share, CPUs / N), --status-level (the worker
+ *                prints its items' lines, which the parent passes on). Not --jobs, --devices, --schedule,
  *                --timeout, --fail-fast, --restarts, --costs, --rerun-failed,
  *                --shard, the patterns and --exclude (the parent selects the
  *                items, hands them out one by one by name, enforces the time
  *                limits and the restart cap, and keeps the cost table), nor
  *                the reports (the parent writes them).
- *   TO_SHARD     the worker's three, for the same reasons (the same record
+ *   TO_SHARD     the worker's four, for the same reasons (the same record
  *                items, so the slices agree), and the patterns after "--",
  *                with '!G' for --exclude G (the builder writes them). Not the
  *                reports: --schedule static writes none; --costs, --timeout,
@@ -319,6 +320,17 @@ static int set_format(kc_opts *o, const opt_row *r, const char *v)
     return 0;
 }
 
+static int set_status_level(kc_opts *o, const opt_row *r, const char *v)
+{
+    if (!strcmp(v, "all") || !strcmp(v, "skip")) o->status_level = KC_LEVEL_ALL;
+    else if (!strcmp(v, "pass")) o->status_level = KC_LEVEL_PASS;
+    else if (!strcmp(v, "fail")) o->status_level = KC_LEVEL_FAIL;
+    else
+        return usage_error("--status-level: expected 'fail', 'pass', 'skip' or 'all', got '%.64s'%s (a failing item's "
+                           "line is always printed)", v, "");
+    return 0;
+}
+
 static int set_help(kc_opts *o, const opt_row *r, const char *v)
 {
     o->cmd = KC_CMD_HELP;
@@ -398,6 +410,11 @@ static const opt_row OPTIONS[] = {
     { "--restarts", NULL, "M", C_RUN, TO_REEXEC, OPT_ONCE, 0, set_restarts, "--restarts needs a value",
       "replace at most M workers that crashed, timed out or did not start\n"
       "(default 2 x N + 8); then the items not handed out yet are NOTRUN" },
+    { "--status-level", NULL, "L", C_RUN, TO_WORKER | TO_SHARD | TO_REEXEC, OPT_ONCE, 0, set_status_level,
+      "--status-level needs a value (fail, pass, skip or all)",
+      "which item lines are printed: 'fail' the failing ones only, 'pass' all\n"
+      "but SKIP, 'skip' or 'all' (default) every one; a failing line, the TALLY\n"
+      "and the SUMMARY always are (not with --shard K/N: merge reads every line)" },
     { "--json", NULL, "FILE", C_RUN | C_MERGE, TO_REEXEC, OPT_ONCE, F(json), set_file, "--json needs a file name",
       "write a JSON Lines report: one object per item (state, worker, times,\n"
       "peak RSS and GPU memory, message), one per worker, one summary" },

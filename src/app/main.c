@@ -26,6 +26,7 @@
 #include "shard_env.h"
 #include "gpu.h"
 #include "worker.h"
+#include "item_run.h"
 #include "build_id.h"
 #include "progname.h"
 
@@ -101,6 +102,17 @@ static int main_body(int argc, char **argv)
         kc_opts_free(&o);
         return rc;
     }
+    /* A --shard K/N run's log is read by kcontract merge, which holds its
+     * TALLY to its item lines: they must all be there. (A static schedule's
+     * shards are merged by their TALLY lines alone.) */
+    if (o.status_level != KC_LEVEL_ALL && o.sharded && !o.parent && o.cmd == KC_CMD_RUN) {
+        fprintf(stderr, "kcontract: --status-level %s does not combine with --shard %d/%d: kcontract merge reads every "
+                "item line of a shard's log (the TALLY is held to them); leave it out\n",
+                o.status_level == KC_LEVEL_FAIL ? "fail" : "pass", o.shard_k, o.shard_n);
+        kc_opts_free(&o);
+        return 2;
+    }
+    kc_item_print_level(o.status_level);      /* which item lines this process prints (a worker's too) */
     kc_env_test_begin(&o);      /* TEST_PREMATURE_EXIT_FILE made, XML_OUTPUT_FILE as --junit (shard_env.h) */
     if (o.cmd == KC_CMD_RUN) {
         unsigned sched;

@@ -35,8 +35,9 @@ typedef enum kc_cmd { KC_CMD_RUN = 0, KC_CMD_LIST, KC_CMD_INFO, KC_CMD_HELP, KC_
  *     inherited: the run's seed (stated even when it is the default, so a
  *     printed command says it) and the device that kind runs on (a worker's,
  *     a shard's, the item's), which the parent chooses;
- *   - worker and shard: --records (the record items), --reference, and
- *     --threads (when not given, each gets its share: CPUs / N); not --jobs,
+ *   - worker and shard: --records (the record items), --reference,
+ *     --status-level (they print their items' lines) and --threads (when
+ *     not given, each gets its share: CPUs / N); not --jobs,
  *     --timeout, --fail-fast, --restarts, --costs, --rerun-failed, nor the
  *     reports: the parent does all of that (--schedule static refuses the
  *     queue's limits and writes no reports); a worker no patterns (it is
@@ -109,6 +110,7 @@ typedef struct kc_opts {
     int nlogs;
     int allow_mixed_gpus;      /* merge --allow-mixed-gpus: shards on different GPU models, cc or SM counts merge */
     int list_json;             /* list --format json: one JSON object per item (default human: "KIND  NAME" lines) */
+    kc_status_level status_level; /* --status-level: which item lines are printed (state.h; default all) */
     char *resolved[4];         /* the absolute copies of a relative --json, --junit, --timeline, --costs: malloc'd
                                 * by kc_cli_parse, freed by kc_opts_free */
     kc_strvec inherit[KC_ARGV_KINDS];  /* per kind of command line: the options it inherits, as given ("--name"

@@ -41,3 +41,9 @@ int kc_state_parse(const char *s)
 int kc_state_failed(kc_state s) { return kc_state_info_of(s)->fails; }
 
 int kc_state_measured(kc_state s) { return kc_state_info_of(s)->measured; }
+
+int kc_state_shown(kc_state s, kc_status_level l)
+{
+    if (kc_state_failed(s)) return 1;
+    return l == KC_LEVEL_ALL || (l == KC_LEVEL_PASS && s != KC_SKIP);
+}

@@ -40,6 +40,17 @@ typedef struct kc_state_info {
     const char *summary;      /* SUMMARY extra "; N <summary>", NULL when the SUMMARY counts it otherwise */
 } kc_state_info;
 
+/* --status-level: which item lines a run prints (nextest's names). A failing
+ * item's line is printed at every level: it carries the rerun command, and a
+ * run's log must say what failed; the TALLY and SUMMARY are always printed. */
+typedef enum kc_status_level {
+    KC_LEVEL_ALL = 0,         /* every line (the default); "skip" is the same */
+    KC_LEVEL_PASS,            /* every line but SKIP's */
+    KC_LEVEL_FAIL             /* the failing lines only (kc_state_failed) */
+} kc_status_level;
+/* Whether a line of state s is printed at level l. */
+int kc_state_shown(kc_state s, kc_status_level l);
+
 /* The row of state s; an out-of-range s gets a row named "?" that fails. */
 const kc_state_info *kc_state_info_of(kc_state s);
 const char *kc_state_name(kc_state s);   /* "PASS", "FAIL", ...; "?" out of range */

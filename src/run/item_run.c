@@ -127,8 +127,13 @@ static void print_lines(const char *prefix, const char *text)
     }
 }
 
+static kc_status_level print_level;     /* --status-level (kc_item_print_level) */
+
+void kc_item_print_level(kc_status_level l) { print_level = l; }
+
 void kc_item_print(const char *name, const kc_item_result *r, double seconds, const char *detail, const char *log_tail)
 {
+    if (!kc_state_shown(r->state, print_level)) return;
     char nm[1024], msg[4 * sizeof r->msg], rerun[4 * sizeof r->rerun];
     kc_escape_line(nm, sizeof nm, name, strlen(name));
     kc_escape_line(msg, sizeof msg, r->msg, sizeof r->msg);

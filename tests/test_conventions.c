@@ -3,10 +3,15 @@
  * options before the command, -j, --version, --status-level, colours,
  * list --format json, the binary's own name, --exclude that matches nothing. */
 #include <criterion/criterion.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kcontract.h"
@@ -383,6 +388,105 @@ Test(conventions, status_levels, .timeout = 120)
     cr_expect_eq(p.status, 2);
     cr_expect(strstr(p.err, "--status-level fail does not combine with --shard 0/2"), "%s", p.err);
     cr_expect(!strstr(p.out, "TALLY"), "%s", p.out);
+    kc_proc_free(&p);
+    unlink(costs);
+}
+
+/* ---- colours ---- */
+
+/* Runs the fixture binary on a pseudo-terminal with NO_COLOR unset (no_color
+ * NULL) or set to no_color; returns everything it wrote (static buffer). */
+static char *on_pty(char *const *args, const char *no_color)
+{
+    int master;
+    pid_t pid = forkpty(&master, NULL, NULL, NULL);
+    cr_assert(pid >= 0, "forkpty");
+    if (pid == 0) {
+        char *argv[32] = { (char *)kc_test_fixture_bin() };
+        int a = 1;
+        for (; args[a - 1] && a < 31; a++) argv[a] = args[a - 1];
+        argv[a] = NULL;
+        setenv("KC_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+        setenv("TERM", "xterm", 1);
+        if (no_color) setenv("NO_COLOR", no_color, 1);
+        else unsetenv("NO_COLOR");
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    static char out[1 << 17];
+    size_t n = 0;
+    for (;;) {
+        struct pollfd pfd = { master, POLLIN, 0 };
+        if (poll(&pfd, 1, 20000) <= 0) break;
+        ssize_t k = read(master, out + n, sizeof out - 1 - n);
+        if (k <= 0) break;   /* EIO once the child is gone */
+        n += (size_t)k;
+    }
+    out[n] = 0;
+    close(master);
+    int st;
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    return out;
+}
+
+#define GREEN_PASS "\033[32mPASS\033[0m   fixture.pass.00  "
+#define RED_FAIL "\033[31mFAIL\033[0m   fixture.fail  "
+#define SKIP_GREY "\033[90mSKIP\033[0m   fake.axpy.f32  "
+
+/* On a terminal the state word (only it: not its padding, not the rest of
+ * the line, not TALLY or SUMMARY) is coloured from the state table; under
+ * auto NO_COLOR set and not empty turns it off, empty does not; always
+ * colours anyway, never does not; a pipe is never coloured under auto. */
+Test(conventions, colours_on_a_terminal, .timeout = 120)
+{
+    char *items[] = { "run", "fixture.pass.00", "fixture.fail", "fake.axpy.f32", NULL, NULL, NULL };
+    char *out = on_pty(items, NULL);
+    cr_expect(strstr(out, GREEN_PASS) && strstr(out, RED_FAIL) && strstr(out, SKIP_GREY), "auto, a terminal:\n%s", out);
+    cr_expect(strstr(out, "\033[KTALLY v=3 ") && strstr(out, "\nSUMMARY 1 kernel"), "not coloured:\n%s", out);
+    out = on_pty(items, "");
+    cr_expect(strstr(out, GREEN_PASS), "NO_COLOR empty does not turn colour off:\n%s", out);
+    out = on_pty(items, "1");
+    cr_expect(!strstr(out, "\033[3") && !strstr(out, "\033[9") && strstr(out, "PASS   fixture.pass.00  "),
+              "NO_COLOR=1 under auto:\n%s", out);
+    items[4] = "--color";
+    items[5] = "always";
+    out = on_pty(items, "1");
+    cr_expect(strstr(out, GREEN_PASS) && strstr(out, RED_FAIL), "--color always overrides NO_COLOR:\n%s", out);
+    items[5] = "never";
+    out = on_pty(items, NULL);
+    cr_expect(!strstr(out, "\033[3") && !strstr(out, "\033[9") && strstr(out, "FAIL   fixture.fail  "),
+              "--color never, the progress line's count too:\n%s", out);
+    kc_proc p = FIX("run", "fixture.pass.00", "fixture.fail");
+    cr_expect(!strchr(p.out, '\033') && !strchr(p.err, '\033'), "a pipe under auto:\n%s%s", p.out, p.err);
+    kc_proc_free(&p);
+    p = FIX("run", "fixture.pass.00", "fixture.fail", "--color=always");
+    cr_expect(strstr(p.out, "\n" GREEN_PASS) && strstr(p.out, "\n" RED_FAIL), "--color=always on a pipe:\n%s", p.out);
+    kc_proc_free(&p);
+    p = FIX("run", "--color", "blue");
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "--color: expected 'auto', 'always' or 'never', got 'blue'"), "%s", p.err);
+    kc_proc_free(&p);
+}
+
+/* A --jobs run: the parent colours the state word of the lines it passes on
+ * from its workers (after the [wK] tag); a worker never colours (its stdout
+ * is a pipe, and the parent would show an ESC it wrote as \x1b). The same for
+ * a --schedule static run's [K/N] lines. */
+Test(conventions, colours_of_worker_lines, .timeout = 120)
+{
+    char costs[256];
+    kc_tmp_path(costs, sizeof costs, "colour-costs", "tsv");
+    char *queue[] = { "run", "fixture.pass.00", "fixture.fail", "-j", "2", "--costs", costs, NULL };
+    char *out = on_pty(queue, NULL);
+    cr_expect((strstr(out, "[w0] " GREEN_PASS) || strstr(out, "[w1] " GREEN_PASS)) &&
+              (strstr(out, "[w0] " RED_FAIL) || strstr(out, "[w1] " RED_FAIL)), "%s", out);
+    cr_expect(!strstr(out, "\\x1b"), "a worker coloured its line:\n%s", out);
+    kc_proc p = FIX("run", "fixture.pass.00", "fixture.fail", "-j", "2", "--costs", costs, "--color", "always");
+    cr_expect(strstr(p.out, "] " GREEN_PASS) && !strstr(p.out, "\\x1b"), "%s", p.out);
+    kc_proc_free(&p);
+    p = FIX("run", "fixture.pass.00", "fixture.fail", "-j", "2", "--schedule", "static", "--color", "always");
+    cr_expect(strstr(p.out, "] " GREEN_PASS) && strstr(p.out, "] " RED_FAIL) && !strstr(p.out, "\\x1b"), "%s", p.out);
     kc_proc_free(&p);
     unlink(costs);
 }

@@ -331,6 +331,15 @@ static int set_status_level(kc_opts *o, const opt_row *r, const char *v)
     return 0;
 }
 
+static int set_colour(kc_opts *o, const opt_row *r, const char *v)
+{
+    if (!strcmp(v, "auto")) o->colour = KC_COLOUR_AUTO;
+    else if (!strcmp(v, "always")) o->colour = KC_COLOUR_ALWAYS;
+    else if (!strcmp(v, "never")) o->colour = KC_COLOUR_NEVER;
+    else return usage_error("--color: expected 'auto', 'always' or 'never', got '%.64s'%s", v, "");
+    return 0;
+}
+
 static int set_help(kc_opts *o, const opt_row *r, const char *v)
 {
     o->cmd = KC_CMD_HELP;
@@ -415,6 +424,10 @@ static const opt_row OPTIONS[] = {
       "which item lines are printed: 'fail' the failing ones only, 'pass' all\n"
       "but SKIP, 'skip' or 'all' (default) every one; a failing line, the TALLY\n"
       "and the SUMMARY always are (not with --shard K/N: merge reads every line)" },
+    { "--color", NULL, "WHEN", C_RUN | C_MERGE, TO_NONE, OPT_ONCE, 0, set_colour,
+      "--color needs a value (auto, always or never)",
+      "colour the state word of item lines: 'auto' (default) when stdout is a\n"
+      "terminal and NO_COLOR is unset or empty, 'always' (NO_COLOR too), 'never'" },
     { "--json", NULL, "FILE", C_RUN | C_MERGE, TO_REEXEC, OPT_ONCE, F(json), set_file, "--json needs a file name",
       "write a JSON Lines report: one object per item (state, worker, times,\n"
       "peak RSS and GPU memory, message), one per worker, one summary" },
@@ -547,7 +560,7 @@ void kc_cli_usage(FILE *out, const char *prog)
           "  KC_SANITIZE_SESSIONS  0: every :sanitize item runs alone under each tool (default: one\n"
           "                compute-sanitizer session per tool serves a process's items)\n"
           "  CUDA_VISIBLE_DEVICES  the devices the driver shows, as for any CUDA program\n"
-          "  NO_COLOR      set: no colour in the output, even on a terminal\n",
+          "  NO_COLOR      set and not empty: no colour under --color auto, even on a terminal\n",
           out);
 }
 /* The combinations --shard, --jobs and --devices refuse (which command takes

@@ -113,6 +113,7 @@ static int main_body(int argc, char **argv)
         return 2;
     }
     kc_item_print_level(o.status_level);      /* which item lines this process prints (a worker's too) */
+    kc_colour_set(o.colour);    /* a worker writes to a pipe and is given no --color: it never colours */
     kc_env_test_begin(&o);      /* TEST_PREMATURE_EXIT_FILE made, XML_OUTPUT_FILE as --junit (shard_env.h) */
     if (o.cmd == KC_CMD_RUN) {
         unsigned sched;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "item.h"
 #include "rerun_env.h"
+#include "colour.h"
 #include "strvec.h"
 
 /* The command a process runs: kcontract [run] | list | info | merge | version, or --help. */
@@ -111,6 +112,7 @@ typedef struct kc_opts {
     int allow_mixed_gpus;      /* merge --allow-mixed-gpus: shards on different GPU models, cc or SM counts merge */
     int list_json;             /* list --format json: one JSON object per item (default human: "KIND  NAME" lines) */
     kc_status_level status_level; /* --status-level: which item lines are printed (state.h; default all) */
+    kc_colour_mode colour;     /* --color auto|always|never (colour.h; default auto) */
     char *resolved[4];         /* the absolute copies of a relative --json, --junit, --timeline, --costs: malloc'd
                                 * by kc_cli_parse, freed by kc_opts_free */
     kc_strvec inherit[KC_ARGV_KINDS];  /* per kind of command line: the options it inherits, as given ("--name"

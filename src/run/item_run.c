@@ -4,6 +4,8 @@
  * failed) and of the lines under it, for this process and the --jobs parent. */
 #include "item_run.h"
 
+#include "colour.h"
+
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,8 +141,10 @@ void kc_item_print(const char *name, const kc_item_result *r, double seconds, co
     kc_escape_line(msg, sizeof msg, r->msg, sizeof r->msg);
     kc_escape_line(rerun, sizeof rerun, r->rerun, sizeof r->rerun);
     kc_progress_clear();
-    printf("%-6s %s  %s  (%.2f s)%s%s\n", kc_state_name(r->state), nm, msg, seconds, rerun[0] ? "  rerun: " : "",
-           rerun);
+    const char *st = kc_state_name(r->state);   /* coloured on a terminal (colour.h): the word, not its padding */
+    kc_colour_put(stdout, kc_state_info_of(r->state)->sgr, st, strlen(st));
+    printf("%*s %s  %s  (%.2f s)%s%s\n", strlen(st) < 6 ? (int)(6 - strlen(st)) : 0, "", nm, msg, seconds,
+           rerun[0] ? "  rerun: " : "", rerun);
     print_lines("", detail);
     print_lines("    | ", log_tail);
     fflush(stdout);

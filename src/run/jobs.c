@@ -4,6 +4,7 @@
  * it prints as they come, stopping the other shards when one fails to
  * finish, and the merged report (merge.c). Also the devices probe the work
  * queue shares and the child's guard (--parent). */
+#include "colour.h"
 #include "jobs.h"
 
 #include <errno.h>
@@ -242,7 +243,10 @@ typedef struct run {
 static void print_prefixed(FILE *f, const child *c, const char *line, size_t len, size_t cut)
 {
     fprintf(f, "[%d/%d] ", c->k, c->n);
-    fwrite(line, 1, len, f);
+    kc_state st;
+    size_t word = f == stdout && kc_colour_on(f) ? kc_state_prefix(line, &st) : 0;
+    if (word) kc_colour_put(f, kc_state_info_of(st)->sgr, line, word);   /* an item line's state word (colour.h) */
+    fwrite(line + word, 1, len - word, f);
     if (cut) fprintf(f, " [... cut %zu bytes]", cut);
     fputc('\n', f);
     fflush(f);

@@ -11,6 +11,7 @@
  * TALLY and SUMMARY. Each selected item is reported exactly once: by its
  * worker's result line, as CRASH/TIMEOUT when the worker died running it, or
  * as NOTRUN when it was never handed out. */
+#include "colour.h"
 #include "item_run.h"
 #include "supervisor.h"
 #include "worker.h"
@@ -268,7 +269,10 @@ static void on_line(void *ctx, kc_sup *s, kc_child *c, int stream, const char *l
     const char *shown = esc ? esc : line;
     kc_progress_clear();
     fputs(pre, f);
-    fputs(shown, f);
+    kc_state st;
+    size_t word = f == stdout && kc_colour_on(f) ? kc_state_prefix(shown, &st) : 0;
+    if (word) kc_colour_put(f, kc_state_info_of(st)->sgr, shown, word);   /* an item line's state word (colour.h) */
+    fputs(shown + word, f);
     if (cut) fprintf(f, " [... cut %zu bytes]", cut);
     fputc('\n', f);
     fflush(f);

@@ -490,3 +490,50 @@ Test(conventions, colours_of_worker_lines, .timeout = 120)
     kc_proc_free(&p);
     unlink(costs);
 }
+
+/* ---- the binary's own name ---- */
+
+/* A user's suite binary (here the fixture binary under the name my_suite,
+ * through a symbolic link) says "my_suite:" in its usage errors and usage
+ * text, its run's header and the notes around the TALLY, the lines its
+ * --jobs parent and workers print, and its JUnit report; not "kcontract:". */
+Test(conventions, a_suite_binary_says_its_own_name, .timeout = 60)
+{
+    char dir[200], bin[260], abs[4096], junit[300], costs[300];
+    kc_tmp_dir(dir, sizeof dir, "progname");
+    snprintf(bin, sizeof bin, "%s/my_suite", dir);
+    cr_assert(realpath(kc_test_fixture_bin(), abs), "%s", kc_test_fixture_bin());
+    cr_assert_eq(symlink(abs, bin), 0);
+    snprintf(junit, sizeof junit, "%s/junit.xml", dir);
+    snprintf(costs, sizeof costs, "%s/costs.tsv", dir);
+    kc_proc p = run_bin(bin, NULL, "run", "--seed", "x", NULL);
+    cr_expect_eq(p.status, 2);
+    cr_expect(strncmp(p.err, "my_suite: --seed: ", 18) == 0 && strstr(p.err, "(my_suite --help lists the options)"),
+              "%s", p.err);
+    kc_proc_free(&p);
+    p = run_bin(bin, NULL, "nosuch", NULL);
+    cr_expect(strstr(p.err, "my_suite: pattern 'nosuch' matches no item (my_suite list shows the ") &&
+              strstr(p.err, "my_suite: nor is 'nosuch' a command: my_suite run, "), "%s", p.err);
+    kc_proc_free(&p);
+    p = run_bin(bin, NULL, "--help", NULL);
+    cr_expect(strncmp(p.out, "usage: my_suite [run] [options]", 31) == 0, "%s", p.out);
+    kc_proc_free(&p);
+    p = run_bin(bin, NULL, "run", "fixture.pass.00", "fake.axpy.f32", "--junit", junit, NULL);
+    cr_expect_eq(p.status, 3, "%s%s", p.out, p.err);
+    cr_expect(strncmp(p.out, "my_suite: 2 items selected, seed 1\nmy_suite: no GPU: ", 51) == 0, "%s", p.out);
+    cr_expect(strstr(p.out, "\nmy_suite: 1 item skipped: no GPU (") && !strstr(p.out, "kcontract:"), "%s", p.out);
+    cr_expect(strstr(p.out, "rerun: ") == NULL, "%s", p.out);
+    cr_expect(strstr(kc_out_file(junit), "<testsuites name=\"my_suite\""), "%s", kc_out_file(junit));
+    kc_proc_free(&p);
+    p = run_bin(bin, NULL, "run", "fixture.pass.00", "fixture.fail", "-j", "2", "--costs", costs, NULL);
+    cr_expect_eq(p.status, 1, "%s%s", p.out, p.err);
+    cr_expect(strncmp(p.out, "my_suite: 2 items selected, seed 1; --jobs 2: a work queue", 58) == 0 &&
+              strstr(p.out, "\nmy_suite: cost table ") && !strstr(p.out, "kcontract:") && !strstr(p.err, "kcontract:"),
+              "%s%s", p.out, p.err);
+    cr_expect(strstr(p.out, "  rerun: ") && strstr(p.out, "/my_suite run fixture.fail --seed 1"), "%s", p.out);
+    kc_proc_free(&p);
+    p = run_bin(bin, NULL, "--version", NULL);
+    cr_expect(strncmp(p.out, "my_suite (kcontract ", 20) == 0, "%s", p.out);
+    kc_proc_free(&p);
+    kc_rm_rf(dir);
+}

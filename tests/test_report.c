@@ -737,7 +737,7 @@ Test(report, report_lock_symlink_refused, .timeout = 30)
     kc_proc p = fixture((char *[]){ "run", "fixture.pass.00", "--json", json, NULL }, NULL);
     cr_expect_eq(p.status, 2, "exit %d, expected 2\n%s%s", p.status, p.out, p.err);
     char want[700];
-    snprintf(want, sizeof want, "kcontract: --json %s: %s is a symbolic link: refusing to follow it; remove it", json, lock);
+    snprintf(want, sizeof want, "kcontract-fixture: --json %s: %s is a symbolic link: refusing to follow it; remove it", json, lock);
     cr_expect(strstr(p.err, want), "want '%s' in:\n%s", want, p.err);
     cr_expect(!strstr(p.out, "PASS"), "nothing runs:\n%s", p.out);
     cr_expect_neq(access(target, F_OK), 0, "%s was created through the link", target);
@@ -764,7 +764,7 @@ static void second_run_refused(const char *tag, char *const *env)
     kc_proc p = fixture((char *[]){ "run", "fixture.pass.01", "--junit", junit, NULL }, NULL);
     cr_expect_eq(p.status, 2, "%s: the second run: exit %d, expected 2\n%s%s", tag, p.status, p.out, p.err);
     char want[600];
-    snprintf(want, sizeof want, "kcontract: --junit %s: another kcontract run (pid %ld) is writing this report (it holds "
+    snprintf(want, sizeof want, "kcontract-fixture: --junit %s: another kcontract run (pid %ld) is writing this report (it holds "
              "%s.lock)", junit, (long)l.pid, junit);
     cr_expect(strstr(p.err, want), "%s: want '%s' in:\n%s", tag, want, p.err);
     cr_expect(!strstr(p.out, "PASS"), "%s: the refused run ran items:\n%s", tag, p.out);

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "costs.h"
 #include "parallel.h"
+#include "progname.h"
 #include "safe_file.h"
 #include "shard.h"
 
@@ -22,9 +23,9 @@
 
 static int usage_error(const char *fmt, const char *a, const char *b)
 {
-    fprintf(stderr, "kcontract: ");
+    fprintf(stderr, "%s: ", kc_prog());     /* the program's own name (progname.h) */
     fprintf(stderr, fmt, a, b);
-    fprintf(stderr, "\n(kcontract --help lists the options)\n");
+    fprintf(stderr, "\n(%s --help lists the options)\n", kc_prog());
     return 2;
 }
 
@@ -756,13 +757,13 @@ static int resolve_paths(kc_opts *o)
         size_t n = strlen(cwd) + strlen(v) + 2;
         char *abs = malloc(n);
         if (!abs) {
-            fprintf(stderr, "kcontract: out of memory\n");
+            kc_say(stderr, "out of memory\n");
             return 4;
         }
         snprintf(abs, n, "%s/%s", cwd, v);
         if (use_resolved(o, opt[k], val[k], abs, k)) {
             free(abs);
-            fprintf(stderr, "kcontract: out of memory\n");
+            kc_say(stderr, "out of memory\n");
             return 4;
         }
     }

@@ -64,7 +64,7 @@ static int prefix_hint(const char *p, const kc_item *items, int n)
     int hits = 0;
     for (int i = 0; i < n; i++) hits += fnmatch(glob, items[i].name, 0) == 0;
     if (hits)
-        fprintf(stderr, "kcontract: a pattern is a shell glob over whole item names: '%s' selects %d item%s\n",
+        kc_say(stderr, "a pattern is a shell glob over whole item names: '%s' selects %d item%s\n",
                 glob, hits, hits == 1 ? "" : "s");
     return hits;
 }
@@ -106,9 +106,9 @@ static int main_body(int argc, char **argv)
      * TALLY to its item lines: they must all be there. (A static schedule's
      * shards are merged by their TALLY lines alone.) */
     if (o.status_level != KC_LEVEL_ALL && o.sharded && !o.parent && o.cmd == KC_CMD_RUN) {
-        fprintf(stderr, "kcontract: --status-level %s does not combine with --shard %d/%d: kcontract merge reads every "
-                "item line of a shard's log (the TALLY is held to them); leave it out\n",
-                o.status_level == KC_LEVEL_FAIL ? "fail" : "pass", o.shard_k, o.shard_n);
+        kc_say(stderr, "--status-level %s does not combine with --shard %d/%d: %s merge reads every item line of a "
+               "shard's log (the TALLY is held to them); leave it out\n",
+               o.status_level == KC_LEVEL_FAIL ? "fail" : "pass", o.shard_k, o.shard_n, kc_prog());
         kc_opts_free(&o);
         return 2;
     }
@@ -119,7 +119,7 @@ static int main_body(int argc, char **argv)
         unsigned sched;
         char why[256];
         if (kc_gpu_sched_flags(&sched, why, sizeof why)) {      /* refused before anything runs */
-            fprintf(stderr, "kcontract: %s\n", why);
+            kc_say(stderr, "%s\n", why);
             kc_opts_free(&o);
             return 2;
         }
@@ -136,7 +136,7 @@ static int main_body(int argc, char **argv)
     static char err[16384];
     int n = kc_registry_items(&items, err, sizeof err);
     if (n < 0) {    /* a mistake in a contract: every one named, a usage error */
-        fprintf(stderr, "kcontract: %d problem%s in the registered contracts and suites:\n%s\n", -n, n == -1 ? "" : "s",
+        kc_say(stderr, "%d problem%s in the registered contracts and suites:\n%s\n", -n, n == -1 ? "" : "s",
                 err);
         kc_opts_free(&o);
         return 2;
@@ -144,7 +144,7 @@ static int main_body(int argc, char **argv)
     struct stat rst;
     for (int r = 0; r < o.nrecords; r++)
         if (o.jobs && stat(o.records[r], &rst) == 0 && !S_ISREG(rst.st_mode)) {
-            fprintf(stderr, "kcontract: --records %s is not a regular file: with --jobs every worker reads it again "
+            kc_say(stderr, "--records %s is not a regular file: with --jobs every worker reads it again "
                             "(save it to a file first)\n", o.records[r]);
             free(items);
             kc_opts_free(&o);
@@ -176,23 +176,24 @@ static int main_body(int argc, char **argv)
             break;
         }
         if (top) {
-            fprintf(stderr, "kcontract: note: --exclude '%s' matches no item, so it leaves nothing out (kcontract list "
-                    "shows the %d items)\n", o.patterns[p] + 1, n);
+            kc_say(stderr, "note: --exclude '%s' matches no item, so it leaves nothing out (%s list shows the %d "
+                   "items)\n", o.patterns[p] + 1, kc_prog(), n);
             prefix_hint(o.patterns[p] + 1, items, n);
         }
     }
     if (bad >= 0) {
         const char *p = o.patterns[bad];
-        fprintf(stderr, "kcontract: pattern '%s' matches no item (kcontract list shows the %d items)\n", p, n);
+        kc_say(stderr, "pattern '%s' matches no item (%s list shows the %d items)\n", p, kc_prog(), n);
         /* the first word, no family's prefix: a mistyped command ('lst', 'help'); or a command after a PATTERN */
         int first = !o.cmd_word;
         for (int q = 0; first && q < bad; q++) first = o.patterns[q][0] == '!';
         if (!prefix_hint(p, items, n) && first && !strpbrk(p, "*?[.:"))
-            fprintf(stderr, "kcontract: nor is '%s' a command: kcontract run, list, merge, info or version (kcontract --help)\n", p);
+            kc_say(stderr, "nor is '%s' a command: %s run, list, merge, info or version (%s --help)\n", p, kc_prog(),
+                   kc_prog());
         else if (!first && (!strcmp(p, "run") || !strcmp(p, "list") || !strcmp(p, "merge") ||
                                            !strcmp(p, "info")))
-            fprintf(stderr, "kcontract: '%s' is a command: it comes before every PATTERN (kcontract %s [options] "
-                    "[PATTERN...])\n", p, p);
+            kc_say(stderr, "'%s' is a command: it comes before every PATTERN (%s %s [options] [PATTERN...])\n", p,
+                   kc_prog(), p);
         free(items);
         kc_opts_free(&o);
         return 2;
@@ -203,8 +204,8 @@ static int main_body(int argc, char **argv)
     for (int i = 0; i < n && !left && o.npatterns && !o.worker && !o.sanitize_target; i++)
         left = kc_filter_match(items[i].name, o.patterns, o.npatterns);
     if (o.npatterns && !o.worker && !o.sanitize_target && !left && o.cmd != KC_CMD_INFO) {
-        fprintf(stderr, "kcontract: the --exclude patterns leave no item of those selected (kcontract list shows the %d "
-                "items)\n", n);
+        kc_say(stderr, "the --exclude patterns leave no item of those selected (%s list shows the %d items)\n",
+               kc_prog(), n);
         free(items);
         kc_opts_free(&o);
         return 2;
@@ -221,7 +222,7 @@ static int main_body(int argc, char **argv)
     for (int r = 0; r < o.nrecords; r++) kc_launch_records_free(recs[r]);
     kc_opts_free(&o);
     if (fflush(stdout) != 0 || ferror(stdout)) {    /* lines nobody saw are not a result */
-        fprintf(stderr, "kcontract: writing standard output failed: %s\n", strerror(errno));
+        kc_say(stderr, "writing standard output failed: %s\n", strerror(errno));
         if (rc != 1) rc = 4;
     }
     kc_env_test_end(&o);        /* the run reached its end: TEST_PREMATURE_EXIT_FILE removed */

@@ -9,6 +9,7 @@
  * static: another seed, filter, binary or N, a slice that is not its own,
  * items that do not add up, shards on different GPUs. */
 #include "merge_logs.h"
+#include "progname.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -352,11 +353,11 @@ static int slices(const kc_opts *o, const kc_item *items, int n, int nshards, lo
 
 static void print_problems(int problems, const char *err)
 {
-    printf("kcontract: the merge failed (%d problem%s); no merged TALLY or SUMMARY:\n", problems, problems == 1 ? "" : "s");
+    kc_say(stdout, "the merge failed (%d problem%s); no merged TALLY or SUMMARY:\n", problems, problems == 1 ? "" : "s");
     for (const char *p = err, *e; *p; p = e + (*e != 0)) {
         e = strchr(p, '\n');
         if (!e) e = p + strlen(p);
-        printf("kcontract:   %.*s\n", (int)(e - p), p);
+        kc_say(stdout, "  %.*s\n", (int)(e - p), p);
     }
 }
 
@@ -394,7 +395,7 @@ static int drop_unrelated(loglist *l, kc_shard_out *read, kc_tally *body, double
     l->n = kept;
     if (dropped) {
         if (nl >= sizeof names) snprintf(names + sizeof names - 5, 5, "...");
-        printf("kcontract: merge: note: left out %d file%s found under --log directories that %s no kcontract run's "
+        kc_say(stdout, "merge: note: left out %d file%s found under --log directories that %s no kcontract run's "
                "log (no TALLY, SUMMARY, run header or item line of these patterns): %s\n", dropped,
                dropped == 1 ? "" : "s", dropped == 1 ? "is" : "are", names);
     }
@@ -414,27 +415,27 @@ static int place_logs(const loglist *l, const kc_shard_out *read, const kc_tally
         const kc_shard_out *s = &read[i];
         const char *path = l->v[i];
         if (!s->have || !s->exited) {
-            if (s->bad[0]) printf("kcontract: merge: %s: malformed TALLY: %s\n", path, s->bad);
-            else printf("kcontract: merge: %s: no TALLY followed by a SUMMARY: not the output of a finished --shard run\n",
+            if (s->bad[0]) kc_say(stdout, "merge: %s: malformed TALLY: %s\n", path, s->bad);
+            else kc_say(stdout, "merge: %s: no TALLY followed by a SUMMARY: not the output of a finished --shard run\n",
                         path);
             bad++;
         } else if (s->k < 0 || s->k >= nshards) {
-            printf("kcontract: merge: %s: its TALLY is for shard %d/%d\n", path, s->tally.shard_k, s->tally.shard_n);
+            kc_say(stdout, "merge: %s: its TALLY is for shard %d/%d\n", path, s->tally.shard_k, s->tally.shard_n);
             bad++;
         } else if (s->tally.items > 0 && body[i].items == 0) {
-            printf("kcontract: merge: %s: no item lines: not the output of a --shard K/N run (a --schedule static "
+            kc_say(stdout, "merge: %s: no item lines: not the output of a --shard K/N run (a --schedule static "
                    "run's item lines start with [K/N]: it is a whole run, not a shard)\n", path);
             bad++;
         } else if (body_mismatch(&s->tally, &body[i], why, sizeof why), why[0]) {
-            printf("kcontract: merge: %s: its TALLY does not add up to its item lines (%s): edited or cut after the run\n",
+            kc_say(stdout, "merge: %s: its TALLY does not add up to its item lines (%s): edited or cut after the run\n",
                    path, why);
             bad++;
             if (!from[s->k]) from[s->k] = path;   /* held, but refused: not also "no log" */
         } else if (from[s->k] && outs[s->k].have && kc_tally_counts_equal(&outs[s->k].tally, &s->tally)) {
-            printf("kcontract: merge: shard %d/%d: %s is a second run of it with the same TALLY (an engine ran the "
+            kc_say(stdout, "merge: shard %d/%d: %s is a second run of it with the same TALLY (an engine ran the "
                    "index twice); %s is taken\n", s->k, nshards, path, from[s->k]);
         } else if (from[s->k]) {
-            printf("kcontract: merge: shard %d/%d given twice with different results: %s and %s (TALLY lines differ)\n",
+            kc_say(stdout, "merge: shard %d/%d given twice with different results: %s and %s (TALLY lines differ)\n",
                    s->k, nshards, from[s->k], path);
             bad++;
         } else {
@@ -445,8 +446,8 @@ static int place_logs(const loglist *l, const kc_shard_out *read, const kc_tally
     }
     int missing = 0;
     for (int k = 0; k < nshards; k++)
-        if (!from[k] && ++missing <= 10) printf("kcontract: merge: shard %d/%d: no finished --log holds it\n", k, nshards);
-    if (missing > 10) printf("kcontract: merge: ... and %d more shards with no log\n", missing - 10);
+        if (!from[k] && ++missing <= 10) kc_say(stdout, "merge: shard %d/%d: no finished --log holds it\n", k, nshards);
+    if (missing > 10) kc_say(stdout, "merge: ... and %d more shards with no log\n", missing - 10);
     return bad + missing;
 }
 
@@ -460,14 +461,14 @@ static int shard_count(const loglist *l, const kc_shard_out *read)
     for (int i = 0; i < l->n; i++)
         disagree |= read[i].have && (read[i].tally.shard_n != nshards || read[i].tally.shard_n > KC_MAX_SHARDS);
     if (disagree) {
-        printf("kcontract: the merge failed: the logs' TALLY lines are for different shard counts, or above %d:\n",
+        kc_say(stdout, "the merge failed: the logs' TALLY lines are for different shard counts, or above %d:\n",
                KC_MAX_SHARDS);
         for (int i = 0; i < l->n; i++)
-            if (read[i].have) printf("kcontract:   %s: shard %d/%d\n", l->v[i], read[i].tally.shard_k, read[i].tally.shard_n);
+            if (read[i].have) kc_say(stdout, "  %s: shard %d/%d\n", l->v[i], read[i].tally.shard_k, read[i].tally.shard_n);
         return 0;
     }
     if (!nshards)
-        printf("kcontract: the merge failed: no log holds a TALLY followed by a SUMMARY (a finished --shard run's output)\n");
+        kc_say(stdout, "the merge failed: no log holds a TALLY followed by a SUMMARY (a finished --shard run's output)\n");
     return nshards;
 }
 
@@ -496,7 +497,7 @@ static void print_failing(const kc_records *rs)
     int nfail = 0;
     for (int i = 0; i < rs->n; i++) nfail += kc_result_fails(&rs->v[i].res);
     if (!nfail) return;
-    printf("kcontract: %d failing item%s (each as its shard printed it):\n", nfail, nfail == 1 ? "" : "s");
+    kc_say(stdout, "%d failing item%s (each as its shard printed it):\n", nfail, nfail == 1 ? "" : "s");
     for (int i = 0; i < rs->n; i++) {
         const kc_record *r = &rs->v[i];
         if (!kc_result_fails(&r->res)) continue;
@@ -523,7 +524,7 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
     uint64_t *slice_digest = NULL;
     char why[PATH_MAX + 256], *err = NULL;
     if (collect_logs(o, &l, why, sizeof why)) {
-        fprintf(stderr, "kcontract: merge: %s\n", why);
+        kc_say(stderr, "merge: %s\n", why);
         rc = 2;
         goto out;
     }
@@ -537,7 +538,7 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
         kc_shard_out_init(&read[i], -1);
         kc_tally_init(&body[i]);
         if (read_log(l.v[i], items, n, &read[i], &body[i], &wall[i], &recs[i], why, sizeof why)) {
-            fprintf(stderr, "kcontract: merge: %s\n", why);
+            kc_say(stderr, "merge: %s\n", why);
             rc = 2;
             goto out;
         }
@@ -555,7 +556,7 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
     if (!outs || !from || !slice_items || !slice_digest || !err) goto out;
     int bad = place_logs(&l, read, body, nshards, outs, from, taken);
     if (bad) {
-        printf("kcontract: the merge failed (%d problem%s with the logs); no merged TALLY or SUMMARY\n", bad,
+        kc_say(stdout, "the merge failed (%d problem%s with the logs); no merged TALLY or SUMMARY\n", bad,
                bad == 1 ? "" : "s");
         rc = 1;
         goto out;
@@ -565,7 +566,7 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
     long total;
     uint64_t digest;
     if (slices(o, items, n, nshards, slice_items, slice_digest, &total, &digest, why, sizeof why)) {
-        fprintf(stderr, "kcontract: --costs %s\n", why);
+        kc_say(stderr, "--costs %s\n", why);
         rc = 2;
         goto out;
     }
@@ -574,14 +575,14 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
     kc_merge_want w = { nshards, o->seed, kc_filter_hash(o->patterns, o->npatterns), kc_build_id(),
                         total, digest, slice_items, slice_digest, 0, o->costs_given ? o->costs : NULL, o->allow_mixed_gpus };
     if (kc_select_costs_digest(&co, items, n, &w.costs, why, sizeof why)) {
-        fprintf(stderr, "kcontract: --costs %s\n", why);
+        kc_say(stderr, "--costs %s\n", why);
         rc = 2;
         goto out;
     }
     kc_tally t;
     int problems = kc_merge(&w, outs, nshards, &t, err, 65536);
     for (int k = 0; k < nshards; k++)
-        if (from[k]) printf("kcontract: shard %d/%d: %s (%ld items)\n", k, nshards, from[k], outs[k].tally.items);
+        if (from[k]) kc_say(stdout, "shard %d/%d: %s (%ld items)\n", k, nshards, from[k], outs[k].tally.items);
     if (problems) {
         print_problems(problems, err);
         rc = 1;

@@ -2,6 +2,7 @@
  * each embedded image's object as it loads) and looks them up by module and
  * control name. */
 #include "fatbin.h"
+#include "progname.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +39,7 @@ void kc_register_module(const char *module, const char *control, const unsigned 
         int cap = images.cap ? images.cap * 2 : 64;
         kc_fatbin *v = realloc(images.v, (size_t)cap * sizeof *v);
         if (!v) {   /* before main: nothing to return to; say it and stop */
-            fprintf(stderr, "kcontract: out of memory registering kernel images\n");
+            kc_say(stderr, "out of memory registering kernel images\n");
             abort();
         }
         images.v = v;

@@ -4,6 +4,7 @@
  * <name>:limits (module kernels), <name>:control.<c> and <name>:sanitize
  * (unless no_sanitize gives a reason). */
 #include "registry.h"
+#include "progname.h"
 #include "errmsg.h"
 
 #include <stdarg.h>
@@ -43,7 +44,7 @@ static void reg_push(reglist *l, const void *p)
         size_t cap = l->cap ? l->cap * 2 : 64;
         const void **v = realloc(l->v, cap * sizeof *v);
         if (!v) {   /* before main: nothing to return to; say it and stop */
-            fprintf(stderr, "kcontract: out of memory registering contracts\n");
+            kc_say(stderr, "out of memory registering contracts\n");
             abort();
         }
         l->v = v;

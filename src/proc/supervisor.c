@@ -2,6 +2,7 @@
  * states, reaping, signals passed on, stops, and the leak timeout
  * (supervisor.h). The only global is the self-pipe's write end (sigpipe.c). */
 #include "supervisor.h"
+#include "progname.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -74,7 +75,7 @@ static void tell_sentinel(kc_child *c)
     char why[256];
     if (kc_lifeline_started(c->pid, ino, nino, why, sizeof why) == 0) c->run_child = 1;
     else if (!said++)
-        fprintf(stderr, "kcontract: %s; what the run's items start may outlive a SIGKILL of this process\n", why);
+        kc_say(stderr, "%s; what the run's items start may outlive a SIGKILL of this process\n", why);
 }
 
 /* c is gone or killed and reaped: the run's sentinel forgets it. */

@@ -76,7 +76,7 @@ static int write_one(const char *opt, const char *path, const kc_records *rs, in
     size_t n = strlen(path) + 64;
     char *tmp = malloc(n);
     if (!tmp) {
-        fprintf(stderr, "kcontract: %s %s: %s\n", opt, path, strerror(ENOMEM));
+        kc_say(stderr, "%s %s: %s\n", opt, path, strerror(ENOMEM));
         return -1;
     }
     int fd = direct ? open(path, O_WRONLY | O_CLOEXEC) : kc_temp_beside(path, tmp, n);
@@ -96,7 +96,7 @@ static int write_one(const char *opt, const char *path, const kc_records *rs, in
             if (!direct) unlink(tmp);
         }
     }
-    if (rc) fprintf(stderr, "kcontract: %s %s: %s\n", opt, path, strerror(err ? err : EIO));
+    if (rc) kc_say(stderr, "%s %s: %s\n", opt, path, strerror(err ? err : EIO));
     free(tmp);
     return rc;
 }
@@ -160,14 +160,14 @@ static int take_lock(int k, const char *opt, const char *path)
     size_t n = strlen(path) + 8;
     char *lock = malloc(n), err[1024];
     if (!lock) {
-        fprintf(stderr, "kcontract: %s %s: %s\n", opt, path, strerror(ENOMEM));
+        kc_say(stderr, "%s %s: %s\n", opt, path, strerror(ENOMEM));
         return 4;
     }
     snprintf(lock, n, "%s.lock", path);
     for (;;) {
         int fd = kc_lock_file_open(lock, 0, err, sizeof err);   /* not close-on-exec: the serial re-exec keeps it */
         if (fd < 0) {
-            fprintf(stderr, "kcontract: %s %s: %s\n", opt, path, err);
+            kc_say(stderr, "%s %s: %s\n", opt, path, err);
             free(lock);
             return 2;
         }
@@ -177,11 +177,11 @@ static int take_lock(int k, const char *opt, const char *path)
             long pid = e == EACCES || e == EAGAIN ? lock_holder(fd) : 0;
             close(fd);
             if (e == EACCES || e == EAGAIN)
-                fprintf(stderr, "kcontract: %s %s: another kcontract run (pid %ld) is writing this report (it holds %s); "
+                kc_say(stderr, "%s %s: another kcontract run (pid %ld) is writing this report (it holds %s); "
                         "a run owns its report paths until it ends, so that one run's result is never read as "
                         "another's: wait for it to end, or give this run another path\n", opt, path, pid, lock);
             else
-                fprintf(stderr, "kcontract: %s %s: cannot lock %s: %s\n", opt, path, lock, strerror(e));
+                kc_say(stderr, "%s %s: cannot lock %s: %s\n", opt, path, lock, strerror(e));
             free(lock);
             return 2;
         }

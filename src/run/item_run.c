@@ -3,6 +3,7 @@
  * item's line (state, name, message, seconds, and the rerun command when it
  * failed) and of the lines under it, for this process and the --jobs parent. */
 #include "item_run.h"
+#include "progname.h"
 
 #include "colour.h"
 
@@ -90,7 +91,7 @@ void kc_note_predating(FILE *out)
     char who[400];
     kc_proc_describe(p, n < KC_PROC_MAX ? n : KC_PROC_MAX, who, sizeof who);
     kc_progress_clear();
-    fprintf(out, "kcontract: %s, running in this process since before its first item (started before its items: by a "
+    kc_say(out, "%s, running in this process since before its first item (started before its items: by a "
                  "library's constructor, e.g. through LD_PRELOAD, or by such a process), %s no item's doing; no item was "
                  "blamed for %s\n", who, n == 1 ? "is" : "are", n == 1 ? "it" : "them");
     fflush(out);

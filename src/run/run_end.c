@@ -28,11 +28,11 @@ int kc_run_end_write(const kc_run_end *e)
     if (e->interrupted) {
         int fin = 0;
         for (int i = 0; e->records && i < e->records->n; i++) fin += e->records->v[i].res.state != KC_NOTRUN;
-        printf("kcontract: interrupted by %s: %d of %d items finished, %d not run\n",
+        kc_say(stdout, "interrupted by %s: %d of %d items finished, %d not run\n",
                kc_signal_name(e->interrupted, sb, sizeof sb), fin, e->items, e->items - fin);
     }
     if (kc_tally_format(e->tally, line, sizeof line) < 0) {
-        fprintf(stderr, "kcontract: internal error: the TALLY does not fit\n");
+        kc_say(stderr, "internal error: the TALLY does not fit\n");
         return 4;
     }
     /* --costs: what each item cost, so a later --jobs run orders its queue

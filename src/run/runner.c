@@ -2,6 +2,7 @@
  * line per item, the run's end, and the re-exec that replaces a process
  * whose CUDA context a kernel broke. */
 #include "runner.h"
+#include "progname.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +43,7 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
     if (kc_tally_format(t, line, sizeof line) < 0) return;
     int fd = kc_records_save_fd(rs);
     if (fd < 0) {    /* the fresh process's reports would lack them: it must not end green */
-        fprintf(stderr, "kcontract: cannot keep the records so far across the re-exec (%s); the run is incomplete and "
+        kc_say(stderr, "cannot keep the records so far across the re-exec (%s); the run is incomplete and "
                 "fails\n", strerror(errno));
         untrusted = 1;
     }
@@ -51,19 +52,19 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
                          .resume_elapsed = elapsed, .resume_records_fd = fd, .resume_untrusted = untrusted };
     kc_strvec av = KC_STRVEC_INIT;
     if (kc_child_argv(&av, o, &cmd)) {
-        perror("kcontract: re-exec failed");
+        kc_say(stderr, "re-exec failed: %s\n", strerror(errno));
         if (fd >= 0) close(fd);
         return;
     }
     kc_progress_clear();
     if (lost == KC_LOST_GPU_STATE)
-        printf("kcontract: that item left GPU memory allocated in this process; continuing in a fresh process\n");
+        kc_say(stdout, "that item left GPU memory allocated in this process; continuing in a fresh process\n");
     else
-        printf("kcontract: the CUDA context is unusable after that item; continuing in a fresh process\n");
+        kc_say(stdout, "the CUDA context is unusable after that item; continuing in a fresh process\n");
     fflush(stdout);
     fflush(stderr);
     execv("/proc/self/exe", av.v);
-    perror("kcontract: re-exec failed");
+    kc_say(stderr, "re-exec failed: %s\n", strerror(errno));
     if (fd >= 0) close(fd);
     kc_strvec_clear(&av);
 }
@@ -74,7 +75,7 @@ static int san_end(kc_san_pool *san)
 {
     char why[700];
     if (!kc_san_pool_free(san, why, sizeof why)) return 0;
-    printf("kcontract: %s\n", why);     /* never green (sanitize_session.h) */
+    kc_say(stdout, "%s\n", why);     /* never green (sanitize_session.h) */
     return 1;
 }
 
@@ -86,7 +87,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     if (!sel) return 4;
     kc_proc_adopt_orphans();    /* what an item leaves running becomes ours, to end (item_run.h) */
     if ((ns = kc_select(o, items, n, sel, &nf, serr, sizeof serr)) < 0) {   /* filter, then shard (costs.h) */
-        fprintf(stderr, "kcontract: --costs %s\n", serr);
+        kc_say(stderr, "--costs %s\n", serr);
         free(sel);
         return 2;
     }
@@ -94,7 +95,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         kc_costs c;
         int found;
         if (kc_costs_load(o->costs, &c, &found, serr, sizeof serr)) {
-            fprintf(stderr, "kcontract: --costs %s (fix or remove the file; docs/parallel-runs.md gives the format)\n", serr);
+            kc_say(stderr, "--costs %s (fix or remove the file; docs/parallel-runs.md gives the format)\n", serr);
             free(sel);
             return 2;
         }
@@ -106,7 +107,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     if (o->resume_tally) {
         char err[256];
         if (kc_tally_parse(o->resume_tally, &t, err, sizeof err)) {
-            fprintf(stderr, "kcontract: --resume-tally: %s\n", err);
+            kc_say(stderr, "--resume-tally: %s\n", err);
             free(sel);
             return 2;
         }
@@ -115,7 +116,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     if (o->resume_records_fd >= 0) {
         char err[256];
         if (kc_records_load_fd(o->resume_records_fd, &rs, err, sizeof err))
-            fprintf(stderr, "kcontract: --resume-records: %s; the reports will lack the items before the re-exec\n", err);
+            kc_say(stderr, "--resume-records: %s; the reports will lack the items before the re-exec\n", err);
     }
     kc_gpu gpu;
     memset(&gpu, 0, sizeof gpu);
@@ -123,7 +124,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     if (gpu_items) {
         int rc = kc_gpu_open(&gpu, o->device);
         if (rc < 0) {
-            fprintf(stderr, "kcontract: --device %d: %s\n", o->device, gpu.why);
+            kc_say(stderr, "--device %d: %s\n", o->device, gpu.why);
             kc_gpu_close(&gpu);
             free(sel);
             return 2;
@@ -138,7 +139,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         t.filter = kc_filter_hash(o->patterns, o->npatterns);
         t.build = kc_build_id();
         if (kc_select_costs_digest(o, items, n, &t.costs, serr, sizeof serr)) {
-            fprintf(stderr, "kcontract: --costs %s\n", serr);
+            kc_say(stderr, "--costs %s\n", serr);
             if (have_gpu) kc_gpu_close(&gpu);
             free(sel);
             return 2;
@@ -153,10 +154,10 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
             snprintf(t.device, sizeof t.device, "none");
         }
         if (o->sharded)
-            printf("kcontract: shard %d/%d: %d of %d selected item%s, seed %llu", o->shard_k, o->shard_n, ns, nf,
+            kc_say(stdout, "shard %d/%d: %d of %d selected item%s, seed %llu", o->shard_k, o->shard_n, ns, nf,
                    nf == 1 ? "" : "s", (unsigned long long)o->seed);
         else
-            printf("kcontract: %d item%s selected, seed %llu", ns, ns == 1 ? "" : "s", (unsigned long long)o->seed);
+            kc_say(stdout, "%d item%s selected, seed %llu", ns, ns == 1 ? "" : "s", (unsigned long long)o->seed);
         if (have_gpu)
             printf(", device %d: %s (compute capability %d.%d, %d SMs, driver %d.%d)\n", o->device, gpu.dev.name,
                    gpu.dev.cc_major, gpu.dev.cc_minor, gpu.dev.sm_count, gpu.cu.driver_version / 1000,
@@ -164,11 +165,11 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         else
             printf("\n");
         if (o->sharded && ns == 0)
-            printf("kcontract: shard %d/%d is empty (the filter selects %d item%s; item i goes to shard i %% %d)\n",
+            kc_say(stdout, "shard %d/%d is empty (the filter selects %d item%s; item i goes to shard i %% %d)\n",
                    o->shard_k, o->shard_n, nf, nf == 1 ? "" : "s", o->shard_n);
         kc_rerun_failed_none(o, nf, stdout);
         if (gpu_items && !have_gpu)
-            printf("kcontract: no GPU: %s; the %d GPU item%s will be SKIP%s\n", gpu.why, gpu_items,
+            kc_say(stdout, "no GPU: %s; the %d GPU item%s will be SKIP%s\n", gpu.why, gpu_items,
                    gpu_items == 1 ? "" : "s", ns > gpu_items ? " and host-only suites still run" : "");
         fflush(stdout);
     }
@@ -276,7 +277,7 @@ int kc_list(const kc_opts *o, const kc_item *items, int n)
     char serr[1024];
     if (!sel) return 4;
     if ((ns = kc_select(o, items, n, sel, &nf, serr, sizeof serr)) < 0) {
-        fprintf(stderr, "kcontract: --costs %s\n", serr);
+        kc_say(stderr, "--costs %s\n", serr);
         free(sel);
         return 2;
     }

@@ -3,6 +3,7 @@
  * prints its line as a serial run does, and reports one result line per item
  * on fd 3 (worker.h; the line's format and parser: result_line.c). */
 #include "worker.h"
+#include "progname.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -76,12 +77,12 @@ static int write_all(int fd, const char *buf, size_t len)
 int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
 {
     if (fcntl(KC_RESULT_FD, F_GETFD) < 0) {
-        fprintf(stderr, "kcontract: --worker: no result pipe on fd %d (internal option of a --jobs parent)\n", KC_RESULT_FD);
+        kc_say(stderr, "--worker: no result pipe on fd %d (internal option of a --jobs parent)\n", KC_RESULT_FD);
         return 2;
     }
     int rfd = hide_result_pipe();
     if (rfd < 0) {
-        fprintf(stderr, "kcontract: --worker: cannot move the result pipe off fd %d: %s\n", KC_RESULT_FD, strerror(errno));
+        kc_say(stderr, "--worker: cannot move the result pipe off fd %d: %s\n", KC_RESULT_FD, strerror(errno));
         return 4;
     }
     kc_exit_guard_arm("starting a worker", 0);     /* its parent judges an exit(0): keep the status */
@@ -104,14 +105,14 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
         if (!name[0]) continue;
         char *nonce = strchr(name, '\t');     /* "<name>\t<nonce>" (worker.h) */
         if (!nonce || strlen(nonce + 1) != KC_NONCE_LEN) {
-            fprintf(stderr, "kcontract: --worker: a request without its nonce: '%s'\n", name);
+            kc_say(stderr, "--worker: a request without its nonce: '%s'\n", name);
             rc = 4;
             break;
         }
         *nonce++ = 0;
         const kc_item *it = find_item(items, n, name);
         if (!it) {
-            fprintf(stderr, "kcontract: --worker: no item named '%s'\n", name);
+            kc_say(stderr, "--worker: no item named '%s'\n", name);
             rc = 4;
             break;
         }
@@ -137,7 +138,7 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
     kc_note_predating(stdout);  /* processes no item started (LD_PRELOAD's), never blamed: said once */
     char why[700];
     if (kc_san_pool_free(san, why, sizeof why) && rc == 0) {
-        printf("kcontract: %s\n", why);     /* the parent fails the run (worker.h) */
+        kc_say(stdout, "%s\n", why);     /* the parent fails the run (worker.h) */
         fflush(stdout);
         return KC_WORKER_UNTRUSTED;
     }

@@ -5,7 +5,6 @@
 #include "cli.h"
 #include "costs.h"
 #include "parallel.h"
-#include "progname.h"
 #include "safe_file.h"
 #include "shard.h"
 
@@ -17,6 +16,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "progname.h"
 
 #define KC_STR_(x) #x
 #define KC_STR(x) KC_STR_(x)   /* a macro's value as a string literal */

@@ -190,8 +190,8 @@ static int main_body(int argc, char **argv)
         if (!prefix_hint(p, items, n) && first && !strpbrk(p, "*?[.:"))
             kc_say(stderr, "nor is '%s' a command: %s run, list, merge, info or version (%s --help)\n", p, kc_prog(),
                    kc_prog());
-        else if (!first && (!strcmp(p, "run") || !strcmp(p, "list") || !strcmp(p, "merge") ||
-                                           !strcmp(p, "info")))
+        else if (!first && (!strcmp(p, "run") || !strcmp(p, "list") || !strcmp(p, "merge") || !strcmp(p, "info") ||
+                            !strcmp(p, "version")))
             kc_say(stderr, "'%s' is a command: it comes before every PATTERN (%s %s [options] [PATTERN...])\n", p,
                    kc_prog(), p);
         free(items);

@@ -9,7 +9,6 @@
  * static: another seed, filter, binary or N, a slice that is not its own,
  * items that do not add up, shards on different GPUs. */
 #include "merge_logs.h"
-#include "progname.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +23,7 @@
 #include "item_run.h"
 #include "line_text.h"
 #include "merge.h"
+#include "progname.h"
 #include "record.h"
 #include "report.h"
 #include "run_end.h"

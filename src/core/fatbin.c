@@ -2,13 +2,13 @@
  * each embedded image's object as it loads) and looks them up by module and
  * control name. */
 #include "fatbin.h"
-#include "progname.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kcontract.h"
+#include "progname.h"
 #include "registry.h"
 
 /* Filled before main (and at dlopen), never emptied: the process's images. */

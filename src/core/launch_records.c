@@ -3,7 +3,6 @@
  * registered one with the record as its only shape. Parsing is strict: each
  * problem is reported as FILE:LINE, the offending token and what was expected. */
 #include "launch_records.h"
-#include "progname.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -13,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "progname.h"
 #include "registry.h"
 
 /* ---- problems ------------------------------------------------------------ */

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "dtype.h"
-#include "progname.h"
 #include "kcontract.h"
+#include "progname.h"
 
 size_t kc_count_d0(const kc_shape *s) { return (size_t)s->d[0]; }
 size_t kc_count_d1(const kc_shape *s) { return (size_t)s->d[1]; }

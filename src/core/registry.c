@@ -4,7 +4,6 @@
  * <name>:limits (module kernels), <name>:control.<c> and <name>:sanitize
  * (unless no_sanitize gives a reason). */
 #include "registry.h"
-#include "progname.h"
 #include "errmsg.h"
 
 #include <stdarg.h>
@@ -15,6 +14,7 @@
 #include "dtype.h"
 #include "error_model.h"
 #include "fatbin.h"
+#include "progname.h"
 
 /* The registrations, in load order: filled by the constructors of the
  * registering objects (before main, or at dlopen), never emptied. This is

@@ -1,12 +1,13 @@
 /* exit_guard.c — the on_exit(3) handler that turns an unexpected exit()
  * into a said failure (exit_guard.h). */
 #include "exit_guard.h"
-#include "progname.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "progname.h"
 
 static struct {
     int registered;

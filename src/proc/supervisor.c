@@ -2,7 +2,6 @@
  * states, reaping, signals passed on, stops, and the leak timeout
  * (supervisor.h). The only global is the self-pipe's write end (sigpipe.c). */
 #include "supervisor.h"
-#include "progname.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +18,7 @@
 #include "clock.h"
 #include "lifeline.h"
 #include "proctree.h"
+#include "progname.h"
 #include "signame.h"
 
 double kc_sup_now(void) { return kc_now_s(); }

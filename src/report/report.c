@@ -11,11 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "progname.h"
 #include "report_json.h"
 #include "report_junit.h"
 #include "report_text.h"
 #include "report_timeline.h"
-#include "progname.h"
 #include "safe_file.h"
 
 typedef int (*report_fn)(FILE *f, const kc_records *rs, int which);

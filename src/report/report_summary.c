@@ -1,10 +1,10 @@
 /* report_summary.c — the lines under the SUMMARY (report_summary.h). */
 #include "report_summary.h"
-#include "progname.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "progname.h"
 #include "report_stats.h"
 
 static void fmt_kib(char *buf, size_t cap, long kib)

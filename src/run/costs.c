@@ -2,7 +2,6 @@
  * LPT partition of --shard --costs, time limits, the per-item memory plan and
  * the memory admission check (see costs.h). */
 #include "costs.h"
-#include "progname.h"
 #include "errmsg.h"
 #include "item_run.h"
 
@@ -18,6 +17,7 @@
 
 #include "filter.h"
 #include "gates.h"
+#include "progname.h"
 #include "record.h"
 #include "safe_file.h"
 #include "seed.h"

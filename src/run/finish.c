@@ -1,11 +1,11 @@
 /* finish.c — an item finishing in a run (finish.h). */
 #include "finish.h"
-#include "progname.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "item_run.h"
+#include "progname.h"
 #include "progress.h"
 
 void kc_finish_item(kc_finish *f, const kc_item *it, kc_item_result *r, const kc_item_where *w)

@@ -3,9 +3,6 @@
  * item's line (state, name, message, seconds, and the rerun command when it
  * failed) and of the lines under it, for this process and the --jobs parent. */
 #include "item_run.h"
-#include "progname.h"
-
-#include "colour.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -21,6 +18,8 @@
 #include "progress.h"
 #include "sanitize.h"
 #include "suite.h"
+#include "colour.h"
+#include "progname.h"
 
 #define KC_DETAIL_CAP 8192       /* the gates' further lines of one item, the cut marker included */
 

@@ -4,8 +4,6 @@
  * it prints as they come, stopping the other shards when one fails to
  * finish, and the merged report (merge.c). Also the devices probe the work
  * queue shares and the child's guard (--parent). */
-#include "colour.h"
-#include "progname.h"
 #include "jobs.h"
 
 #include <errno.h>
@@ -35,6 +33,8 @@
 #include "proctree.h"
 #include "supervisor.h"
 #include "tally.h"
+#include "colour.h"
+#include "progname.h"
 
 static double now_s(void) { return kc_sup_now(); }
 

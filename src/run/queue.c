@@ -11,8 +11,6 @@
  * TALLY and SUMMARY. Each selected item is reported exactly once: by its
  * worker's result line, as CRASH/TIMEOUT when the worker died running it, or
  * as NOTRUN when it was never handed out. */
-#include "colour.h"
-#include "progname.h"
 #include "item_run.h"
 #include "supervisor.h"
 #include "worker.h"
@@ -49,6 +47,8 @@
 #include "sanitize_session.h"
 #include "signame.h"
 #include "tally.h"
+#include "colour.h"
+#include "progname.h"
 
 static double now_s(void) { return kc_sup_now(); }
 

@@ -2,7 +2,6 @@
  * line per item, the run's end, and the re-exec that replaces a process
  * whose CUDA context a kernel broke. */
 #include "runner.h"
-#include "progname.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +21,7 @@
 #include "item_run.h"
 #include "nvml.h"
 #include "proctree.h"
+#include "progname.h"
 #include "progress.h"
 #include "record.h"
 #include "report.h"

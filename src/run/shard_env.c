@@ -3,7 +3,6 @@
  * each engine's rules call for, and the status file; and the rest of a test
  * runner's protocol: the premature-exit file and the XML output file. */
 #include "shard_env.h"
-#include "progname.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "errmsg.h"
+#include "progname.h"
 #include "shard.h"
 #include "strict_num.h"
 

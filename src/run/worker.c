@@ -3,7 +3,6 @@
  * prints its line as a serial run does, and reports one result line per item
  * on fd 3 (worker.h; the line's format and parser: result_line.c). */
 #include "worker.h"
-#include "progname.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +15,7 @@
 #include "gates.h"
 #include "item_run.h"
 #include "proctree.h"
+#include "progname.h"
 
 /* ---- the worker ---- */
 

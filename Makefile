@@ -202,6 +202,8 @@ test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so $
 # symbol hidden but kcontract.h's (KC_API).
 KC_ABI := $(shell sed -n 's/^\#define KC_ABI_VERSION \([0-9]*\).*/\1/p' include/kcontract.h)
 KC_VERSION := $(KC_ABI).0.0
+# `kcontract --version` says the package version (main.c; its fallback is the same rule).
+$(B)/src/app/main.o: CFLAGS += -DKC_PACKAGE_VERSION='"$(KC_VERSION)"'
 $(HARNESS_OBJS) $(B)/src/app/kcontract_main.o: CFLAGS += -fPIC -fvisibility=hidden
 LIB_OBJS := $(HARNESS_OBJS) $(HARNESS_EMBED_OBJS)
 .PHONY: lib install

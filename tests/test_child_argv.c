@@ -237,7 +237,7 @@ Test(child_argv, workers_shards_and_reexecs_act_on_an_inherited_option, .timeout
      * process still has --reference host */
     p = kc_run_fake((char *[]){ "run", "fake.axpy.f32:control.fault", "fakeref.fault.f32", "fake.wrong.f32",
                                 "--reference", "host", "--jobs", "1", "--schedule", "static", NULL }, NULL, 30);
-    const char *fresh = strstr(p.out, "] kcontract: the CUDA context is unusable after that item; continuing in a fresh "
+    const char *fresh = strstr(p.out, "] kcontract-fixture: the CUDA context is unusable after that item; continuing in a fresh "
                                       "process\n");
     cr_assert(fresh, "the shard re-executes itself:\n%s", p.out);
     expect_line(fresh, "PASS", "fakeref.fault.f32", NULL);

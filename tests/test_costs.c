@@ -108,7 +108,7 @@ Test(costs, malformed_file_refuses_the_run, .timeout = 30)
     cr_assert_eq(kc_spawn(argv, NO_GPU, 30, &p), 0);
     cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
     char want[512];
-    snprintf(want, sizeof want, "kcontract: --costs %s: line 3: expected 5 tab-separated fields", path);
+    snprintf(want, sizeof want, "kcontract-fixture: --costs %s: line 3: expected 5 tab-separated fields", path);
     cr_expect(strstr(p.err, want), "want '%s' in:\n%s", want, p.err);
     cr_expect(!strstr(p.out, "PASS"), "it ran anyway:\n%s", p.out);
     kc_proc_free(&p);
@@ -465,7 +465,7 @@ Test(costs, lock_file_symlink_is_refused_not_followed, .timeout = 60)
     kc_proc p = kc_run_fixture((char *[]){ "run", "fixture.pass.00", "--costs", path, NULL }, 30);
     cr_expect_eq(p.status, 0, "the items passed: exit %d\n%s%s", p.status, p.out, p.err);
     char want[800];
-    snprintf(want, sizeof want, "kcontract: cannot write the cost table %s: %s is a symbolic link: refusing to follow it",
+    snprintf(want, sizeof want, "kcontract-fixture: cannot write the cost table %s: %s is a symbolic link: refusing to follow it",
              path, lock);
     cr_expect(strstr(p.err, want), "want '%s' in:\n%s", want, p.err);
     cr_expect_neq(access(target, F_OK), 0, "%s was created through the link", target);

@@ -62,9 +62,9 @@ Test(engine_examples, kubernetes_indexed_job, .timeout = 180)
         snprintf(idx, sizeof idx, "JOB_COMPLETION_INDEX=%d", k);
         kc_proc p = kc_run_fixture_env((char *[]){ "run", "fixture.pass.*", "fixture.fail", "--shard", "auto", "--jobs", "2",
                                                    NULL }, (char *[]){ idx, ns, NULL }, 90);
-        char said[128];
-        snprintf(said, sizeof said, "kcontract: shard %d/%d from the variables of Kubernetes (JOB_COMPLETION_INDEX=%d KC_SHARDS=%d)",
-                 k, shards, k, shards);
+        char said[160];
+        snprintf(said, sizeof said, "kcontract-fixture: shard %d/%d from the variables of Kubernetes "
+                 "(JOB_COMPLETION_INDEX=%d KC_SHARDS=%d)", k, shards, k, shards);
         cr_expect(strncmp(p.out, said, strlen(said)) == 0, "first line:\n%s", p.out);
         snprintf(path, sizeof path, "%s/shard-%d-kcontract-shards-%d-abcde.log", dir, k, k);
         kc_write_file(path, p.out);

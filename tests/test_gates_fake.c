@@ -268,7 +268,7 @@ Test(gates_fake, fault_continues_the_serial_run_in_a_fresh_process)
     kc_proc p = kc_run_fake((char *[]){ "run", "fake.*", NULL }, nonvml_env, 30);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     const char *fault = strstr(p.out, "RED    fake.axpy.f32:control.fault  ");
-    const char *fresh = strstr(p.out, "\nkcontract: the CUDA context is unusable after that item; continuing in a fresh process\n");
+    const char *fresh = strstr(p.out, "\nkcontract-fixture: the CUDA context is unusable after that item; continuing in a fresh process\n");
     const char *next = strstr(p.out, "RED    fake.axpy.f32:control.nondeterministic  ");
     cr_expect(fault && fresh && next && fault < fresh && fresh < next,
               "the re-exec comes right after the faulting item:\n%s", p.out);
@@ -297,7 +297,7 @@ Test(gates_fake, jobs_2_replaces_the_worker_after_the_fault_with_serial_counts)
     cr_assert(fault && fault - j.out >= 5 && fault[-5] == '[' && fault[-4] == 'w', "%s", j.out);
     char tag[16], restarted[64];
     snprintf(tag, sizeof tag, "\n[w%c] ", fault[-3]);
-    snprintf(restarted, sizeof restarted, "kcontract: worker %c restarted (pid ", fault[-3]);
+    snprintf(restarted, sizeof restarted, "kcontract-fixture: worker %c restarted (pid ", fault[-3]);
     const char *later = strstr(fault, tag), *again = strstr(fault, restarted);
     cr_expect(!later || (again && again < later && strstr(again, ") after a CUDA context loss\n")),
               "worker %c ran another item in the process whose context was lost:\n%s", fault[-3], j.out);
@@ -317,7 +317,7 @@ Test(gates_fake, jobs_2_static_shards_give_the_serial_counts)
 {
     kc_proc j = fake_run((char *[]){ "run", "fake.*", "--jobs", "2", "--schedule", "static", NULL });
     cr_expect_eq(j.status, 1, "exit %d\n%s%s", j.status, j.out, j.err);
-    cr_expect(strstr(j.out, "] kcontract: the CUDA context is unusable after that item; continuing in a fresh process\n"),
+    cr_expect(strstr(j.out, "] kcontract-fixture: the CUDA context is unusable after that item; continuing in a fresh process\n"),
               "the shard that faulted re-executes itself:\n%s", j.out);
     expect_all_once(j.out);
     kc_tally t;
@@ -470,7 +470,7 @@ Test(gates_fake, cuda_sched_is_checked)
     kc_proc p;
     cr_assert_eq(kc_spawn(argv, env_bad, 30, &p), 0);
     cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(strstr(p.err, "kcontract: KC_CUDA_SCHED='fast': expected block, spin, yield or auto"), "%s", p.err);
+    cr_expect(strstr(p.err, "kcontract-fixture: KC_CUDA_SCHED='fast': expected block, spin, yield or auto"), "%s", p.err);
     kc_proc_free(&p);
     char *env_spin[] = { "KC_LIBCUDA=build/libfake_cuda.so", "KC_CUDA_SCHED=spin", NULL };
     cr_assert_eq(kc_spawn(argv, env_spin, 30, &p), 0);

@@ -193,9 +193,9 @@ Test(gpu_state, serial_run_continues_in_a_fresh_process, .timeout = 40)
     snprintf(procs_file, sizeof procs_file, "%s/kc_test_gpu_state_serial_%ld", kc_test_tmpdir(), (long)getpid());
     kc_proc p = fake_gpu_run((char *[]){ "run", "fixture.gpu.*", NULL }, procs_file);
     expect_gpu_states(&p);
-    cr_expect(strstr(p.out, "kcontract: that item left GPU memory allocated in this process; continuing in a fresh process\n"),
+    cr_expect(strstr(p.out, "kcontract-fixture: that item left GPU memory allocated in this process; continuing in a fresh process\n"),
               "%s", p.out);
-    cr_expect(strstr(p.out, "kcontract: the CUDA context is unusable after that item; continuing in a fresh process\n"),
+    cr_expect(strstr(p.out, "kcontract-fixture: the CUDA context is unusable after that item; continuing in a fresh process\n"),
               "%s", p.out);
     kc_proc_free(&p);
     unlink(procs_file);
@@ -210,10 +210,10 @@ Test(gpu_state, queue_replaces_the_worker, .timeout = 40)
     /* One worker, items by name (equal estimates): each replacement is that worker's. */
     kc_proc p = fake_gpu_run((char *[]){ "run", "fixture.gpu.*", "--jobs", "1", "--costs", costs, NULL }, procs_file);
     expect_gpu_states(&p);
-    cr_expect(strstr(p.out, "kcontract: worker 0 restarted (pid ") &&
+    cr_expect(strstr(p.out, "kcontract-fixture: worker 0 restarted (pid ") &&
               strstr(p.out, ") after its item left GPU memory allocated\n"), "%s", p.out);
     cr_expect(strstr(p.out, ") after a CUDA context loss\n"), "%s", p.out);
-    cr_expect_eq(kc_out_count(p.out, "kcontract: worker 0 restarted"), 2, "%s", p.out);
+    cr_expect_eq(kc_out_count(p.out, "kcontract-fixture: worker 0 restarted"), 2, "%s", p.out);
     kc_proc_free(&p);
     unlink(procs_file);
     unlink(costs);

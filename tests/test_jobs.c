@@ -79,7 +79,7 @@ Test(jobs, more_jobs_than_items, .timeout = 30)
     char *args[] = { "run", "fixture.pass.00", "fixture.pass.01", "--jobs", "4", "--schedule", "static", NULL };
     kc_proc p = fixture(args);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(strstr(p.out, "[3/4] kcontract: shard 3/4 is empty"), "%s", p.out);
+    cr_expect(strstr(p.out, "[3/4] kcontract-fixture: shard 3/4 is empty"), "%s", p.out);
     kc_tally t;
     kc_out_tally(p.out, &t);
     cr_expect_eq(t.items, 2);
@@ -93,7 +93,7 @@ Test(jobs, crashed_shard_fails_merge_and_stops_the_others, .timeout = 30)
     char *args[] = { "run", "fixture.crash", "fixture.hang.*", "--jobs", "3", "--schedule", "static", NULL };
     kc_proc p = fixture(args);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(strstr(p.out, "kcontract: shard 0/3 did not finish (killed by signal 11 (SIGSEGV)); stopping shards 1/3, 2/3"),
+    cr_expect(strstr(p.out, "kcontract-fixture: shard 0/3 did not finish (killed by signal 11 (SIGSEGV)); stopping shards 1/3, 2/3"),
               "%s", p.out);
     cr_expect(strstr(p.out, "shard 0/3: no TALLY: killed by signal 11 (SIGSEGV)"), "%s", p.out);
     cr_expect(strstr(p.out, "shard 1/3: no TALLY: killed by signal 15 (SIGTERM) after kcontract stopped it"), "%s", p.out);
@@ -110,7 +110,7 @@ Test(jobs, shard_ignoring_sigterm_is_killed_after_the_grace, .timeout = 30)
     cr_expect(strstr(p.out, "[1/2] fixture.stubborn pid "), "stubborn had not started:\n%s", p.out);
     cr_expect(strstr(p.out, "shard 0/2 did not finish (killed by signal 6 (SIGABRT)); stopping shard 1/2 (SIGTERM, SIGKILL after 2000 ms)"),
               "%s", p.out);
-    cr_expect(strstr(p.out, "kcontract: shard 1/2 did not stop within 2000 ms; killed (SIGKILL)"), "%s", p.out);
+    cr_expect(strstr(p.out, "kcontract-fixture: shard 1/2 did not stop within 2000 ms; killed (SIGKILL)"), "%s", p.out);
     cr_expect(strstr(p.out, "shard 1/2: no TALLY: killed by signal 9 (SIGKILL) after kcontract stopped it"), "%s", p.out);
     kc_proc_free(&p);
 }
@@ -201,7 +201,7 @@ static void interrupt_reaches_every_child(int signo, const char *name)
     cr_expect_eq(kc_wait_status(l.pid), 128 + signo, "%s", l.out);
     for (int k = 0; k < 3; k++) {
         char want[128];
-        snprintf(want, sizeof want, "kcontract: shard %d/3 stopped: killed by signal %d (%s)", k, signo, name);
+        snprintf(want, sizeof want, "kcontract-fixture: shard %d/3 stopped: killed by signal %d (%s)", k, signo, name);
         cr_expect(strstr(l.out, want), "want '%s' in:\n%s", want, l.out);
     }
     char want[128];
@@ -215,7 +215,7 @@ Test(jobs, sigint_reaches_every_child, .timeout = 30) { interrupt_reaches_every_
 Test(jobs, sigterm_reaches_every_child, .timeout = 30) { interrupt_reaches_every_child(SIGTERM, "SIGTERM"); }
 
 /* Both hangs started and shard 2 finished. */
-static int two(const kc_live *x) { return kc_out_count(x->out, " pid ") >= 2 && strstr(x->out, "kcontract: shard 2/3 finished in "); }
+static int two(const kc_live *x) { return kc_out_count(x->out, " pid ") >= 2 && strstr(x->out, "kcontract-fixture: shard 2/3 finished in "); }
 
 Test(jobs, interrupt_reports_finished_shards, .timeout = 30)
 {
@@ -227,8 +227,8 @@ Test(jobs, interrupt_reports_finished_shards, .timeout = 30)
     cr_assert_eq(kill(l.pid, SIGINT), 0);
     kc_live_read_until(&l, never, 10);
     cr_expect_eq(kc_wait_status(l.pid), 130, "%s", l.out);
-    cr_expect(strstr(l.out, "kcontract: shard 2/3 finished (exit status 0)\n"), "%s", l.out);
-    cr_expect(strstr(l.out, "kcontract: shard 0/3 stopped") && strstr(l.out, "kcontract: shard 1/3 stopped"), "%s", l.out);
+    cr_expect(strstr(l.out, "kcontract-fixture: shard 2/3 finished (exit status 0)\n"), "%s", l.out);
+    cr_expect(strstr(l.out, "kcontract-fixture: shard 0/3 stopped") && strstr(l.out, "kcontract-fixture: shard 1/3 stopped"), "%s", l.out);
     cr_expect(strstr(l.out, "interrupted by SIGINT: 1 shard finished, 2 stopped"), "%s", l.out);
     close(l.fd);
 }

@@ -193,7 +193,7 @@ Test(leaks, sigterm_during_a_leak_ends_the_run_within_seconds, .timeout = 40)
     expect_state(l.out, "fixture.leak.hang", "NOTRUN");
     cr_expect(strstr(l.out, "not run: interrupted by SIGTERM while running on worker 0") &&
               strstr(l.out, "it left processes behind: pid "), "%s", l.out);
-    cr_expect(strstr(l.out, "kcontract: interrupted by SIGTERM: 0 of 1 items finished, 1 not run"), "%s", l.out);
+    cr_expect(strstr(l.out, "kcontract-fixture: interrupted by SIGTERM: 0 of 1 items finished, 1 not run"), "%s", l.out);
     cr_expect(strstr(l.out, "\nTALLY v=3 "), "%s", l.out);
     expect_dead(g);
     close(l.fd);
@@ -209,7 +209,7 @@ Test(leaks, static_shard_that_leaves_a_process_fails_the_merge, .timeout = 40)
     kc_proc p = timed(a, &wall);
     pid_t g = grandchild(p.out, "fixture.leak.crash");
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(strstr(p.out, "kcontract: shard 0/2 left processes behind: pid "), "%s", p.out);
+    cr_expect(strstr(p.out, "kcontract-fixture: shard 0/2 left processes behind: pid "), "%s", p.out);
     cr_expect(strstr(p.out, "shard 0/2: no TALLY: killed by signal 9 (SIGKILL); left processes behind: pid "), "%s", p.out);
     cr_expect(!strstr(p.out, "\nTALLY "), "no merged TALLY:\n%s", p.out);
     cr_expect_lt(wall, 10, "the run took %.1f s", wall);

@@ -353,7 +353,7 @@ static kc_proc run_preloaded(char **args, const char *tag, pid_t *pids, int *npi
 static void expect_noted(const char *out, pid_t helper)
 {
     char want[96];
-    snprintf(want, sizeof want, "kcontract: pid %ld (", (long)helper);
+    snprintf(want, sizeof want, "kcontract-fixture: pid %ld (", (long)helper);
     const char *p = strstr(out, want);
     cr_expect(p && strstr(p, "running in this process since before its first item") &&
               strstr(p, "no item was blamed for it"), "no line says that %ld is no item's:\n%s", (long)helper, out);

@@ -226,7 +226,7 @@ Test(merge_logs, shards_run_as_work_queues_merge_into_the_serial_result, .timeou
     save(costs, table);
     for (int k = 0; k < 3; k++) shard_log(k, 3, (char *[]){ "--jobs", "2", "--costs", costs, NULL }, log);
     cr_expect_str_eq(kc_out_file(costs), table, "a --shard --jobs run rewrote the cost table");
-    cr_expect(strstr(kc_out_file(log[0]), "kcontract: shard 0/3: "), "%s", kc_out_file(log[0]));
+    cr_expect(strstr(kc_out_file(log[0]), "kcontract-fixture: shard 0/3: "), "%s", kc_out_file(log[0]));
     cr_expect(strstr(kc_out_file(log[0]), "\n[w"), "no worker lines:\n%s", kc_out_file(log[0]));
     kc_proc s = fixture((char *[]){ "run", "fixture.pass.*", "fixture.fail", NULL });
     const char *logs[] = { log[0], log[1], log[2] };

@@ -222,7 +222,7 @@ Test(queue, cost_table_records_time_memory_and_failures_and_orders_the_next_run,
                   "--costs", costs, NULL };
     kc_proc p = fixture(a);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(strstr(p.out, "kcontract: cost table "), "%s", p.out);
+    cr_expect(strstr(p.out, "kcontract-fixture: cost table "), "%s", p.out);
     kc_proc_free(&p);
     kc_cost m = row(costs, "fixture.mem.64m"), f = row(costs, "fixture.fail"), c = row(costs, "fixture.cost.00"),
             ps = row(costs, "fixture.pass.03");
@@ -253,7 +253,7 @@ Test(queue, serial_run_with_costs_writes_the_table, .timeout = 60)
     char *a[] = { "run", "fixture.fail", "fixture.cost.00", "fixture.pass.03", "--costs", costs, NULL };
     kc_proc p = fixture(a);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(strstr(p.out, "kcontract: cost table ") && strstr(p.out, ": 3 items measured"), "%s", p.out);
+    cr_expect(strstr(p.out, "kcontract-fixture: cost table ") && strstr(p.out, ": 3 items measured"), "%s", p.out);
     kc_proc_free(&p);
     kc_cost f = row(costs, "fixture.fail"), c = row(costs, "fixture.cost.00");
     cr_expect_eq(f.failed, 1);
@@ -261,7 +261,7 @@ Test(queue, serial_run_with_costs_writes_the_table, .timeout = 60)
     unlink(costs);
     char *b[] = { "run", "fixture.pass.03", NULL };
     p = fixture(b);
-    cr_expect(!strstr(p.out, "kcontract: cost table "), "a serial run without --costs writes no table:\n%s", p.out);
+    cr_expect(!strstr(p.out, "kcontract-fixture: cost table "), "a serial run without --costs writes no table:\n%s", p.out);
     kc_proc_free(&p);
 }
 
@@ -317,7 +317,7 @@ Test(queue, sigint_reaches_every_worker, .timeout = 30)
     cr_assert_eq(kill(l.pid, SIGINT), 0);
     kc_live_read_until(&l, never, 10);
     cr_expect_eq(kc_wait_status(l.pid), 130, "%s", l.out);
-    cr_expect(strstr(l.out, "kcontract: SIGINT: passed on to 3 workers"), "%s", l.out);
+    cr_expect(strstr(l.out, "kcontract-fixture: SIGINT: passed on to 3 workers"), "%s", l.out);
     for (int i = 0; i < 3; i++) {
         char name[32];
         snprintf(name, sizeof name, "fixture.hang.%d", i);
@@ -325,7 +325,7 @@ Test(queue, sigint_reaches_every_worker, .timeout = 30)
         cr_expect(!kc_alive(pids[i]), "worker %ld still alive", (long)pids[i]);
     }
     cr_expect(strstr(l.out, "not run: interrupted by SIGINT while running on worker"), "%s", l.out);
-    cr_expect(strstr(l.out, "kcontract: interrupted by SIGINT: 0 of 3 items finished, 3 not run"), "%s", l.out);
+    cr_expect(strstr(l.out, "kcontract-fixture: interrupted by SIGINT: 0 of 3 items finished, 3 not run"), "%s", l.out);
     cr_expect(strstr(l.out, "\nTALLY v=3 "), "%s", l.out);
     close(l.fd);
     unlink(costs);

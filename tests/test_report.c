@@ -63,7 +63,7 @@ static void tmpname(char *buf, size_t cap, const char *tag)
 }
 
 typedef int (*writer_fn)(FILE *, const kc_records *);
-static int junit_writer(FILE *f, const kc_records *rs) { return kc_report_junit(f, rs, "kcontract"); }
+static int junit_writer(FILE *f, const kc_records *rs) { return kc_report_junit(f, rs, NULL); }
 
 static void write_report(const char *path, writer_fn w, const kc_records *rs)
 {
@@ -169,20 +169,20 @@ Test(report, junit_counts_escaping_and_wellformed)
     cr_expect_eq(p.status, 0, "python: %s\n%s", p.err, txt);
     cr_expect(strstr(p.out, "suites testsuites 11 4 3 1\n"), "%s", p.out);
     cr_expect(strstr(p.out, "suite 11 4 3 1\n"), "%s", p.out);
-    cr_expect(strstr(p.out, "case kernel 'k.pass' 1.000  - -\n"), "%s", p.out);
-    cr_expect(strstr(p.out, "case kernel 'k.<fail>&\"q\"' 1.000 failure 'y[3] <a & \"b\"> \\ufffd\\tTab\\nNL \\ufffd' "
+    cr_expect(strstr(p.out, "case k 'k.pass' 1.000  - -\n"), "%s", p.out);
+    cr_expect(strstr(p.out, "case k 'k.<fail>&\"q\"' 1.000 failure 'y[3] <a & \"b\"> \\ufffd\\tTab\\nNL \\ufffd' "
                             "'y[3] <a & \"b\"> \\ufffd\\tTab\\nNL \\ufffd\\nrerun: ./kc run \\'k.<fail>\\' --seed 1 && true'"),
               "%s", p.out);
-    cr_expect(strstr(p.out, "case control 'k:control.c' 1.000 failure"), "%s", p.out);
-    cr_expect(strstr(p.out, "case limit 'k:limits' 1.000 failure"), "%s", p.out);
-    cr_expect(strstr(p.out, "case suite 's.crash' 1.000 error 'killed by SIGSEGV' 'killed by SIGSEGV\\n--- last lines ---\\nlast ]]> line\\ufffd'"),
+    cr_expect(strstr(p.out, "case k 'k:control.c' 1.000 failure"), "%s", p.out);
+    cr_expect(strstr(p.out, "case k 'k:limits' 1.000 failure"), "%s", p.out);
+    cr_expect(strstr(p.out, "case s 's.crash' 1.000 error 'killed by SIGSEGV' 'killed by SIGSEGV\\n--- last lines ---\\nlast ]]> line\\ufffd'"),
               "%s", p.out);
-    cr_expect(strstr(p.out, "case kernel 'k2' 1.000 error"), "%s", p.out);
-    cr_expect(strstr(p.out, "case kernel 'k3' 0.000 skipped - -"), "%s", p.out);
-    cr_expect(strstr(p.out, "case kernel 'k4' 0.000 error 'not run (--fail-fast)' 'not run (--fail-fast)'"), "%s", p.out);
-    cr_expect(strstr(p.out, "case kernel 'k5' 1.000 system-out - -"), "%s", p.out);
-    cr_expect(strstr(p.out, "case control 'k:control.d' 1.000  - -"), "%s", p.out);
-    cr_expect(strstr(p.out, "case suite 's.leak' 1.000 failure 'left 1 process running after it'"), "LEAK is a failure:\n%s",
+    cr_expect(strstr(p.out, "case k2 'k2' 1.000 error"), "%s", p.out);
+    cr_expect(strstr(p.out, "case k3 'k3' 0.000 skipped - -"), "%s", p.out);
+    cr_expect(strstr(p.out, "case k4 'k4' 0.000 error 'not run (--fail-fast)' 'not run (--fail-fast)'"), "%s", p.out);
+    cr_expect(strstr(p.out, "case k5 'k5' 1.000 system-out - -"), "%s", p.out);
+    cr_expect(strstr(p.out, "case k 'k:control.d' 1.000  - -"), "%s", p.out);
+    cr_expect(strstr(p.out, "case s 's.leak' 1.000 failure 'left 1 process running after it'"), "LEAK is a failure:\n%s",
               p.out);
     kc_proc_free(&p);
     unlink(path);
@@ -538,7 +538,7 @@ Test(report, progress_line_on_a_terminal_only)
     cr_expect(strstr(out, "\033[31m1 failed\033[0m"), "red failure count:\n%s", out);
     cr_expect(strstr(out, "SUMMARY "), "%s", out);
     /* every item line starts on a clean row: the progress line is erased first */
-    cr_expect(strstr(out, "\r\033[KPASS   fixture.pass.03"), "%s", out);
+    cr_expect(strstr(out, "\r\033[K\033[32mPASS\033[0m   fixture.pass.03"), "%s", out);   /* coloured: a terminal */
     out = on_pty((char *[]){ "run", "fixture.fail", NULL }, "1");
     cr_expect(strstr(out, "\r\033[K[0/1] 0 failed, 1 busy"), "%s", out);
     cr_expect(!strstr(out, "\033[31m"), "NO_COLOR: no colour:\n%s", out);
@@ -737,7 +737,7 @@ Test(report, report_lock_symlink_refused, .timeout = 30)
     kc_proc p = fixture((char *[]){ "run", "fixture.pass.00", "--json", json, NULL }, NULL);
     cr_expect_eq(p.status, 2, "exit %d, expected 2\n%s%s", p.status, p.out, p.err);
     char want[700];
-    snprintf(want, sizeof want, "kcontract: --json %s: %s is a symbolic link: refusing to follow it; remove it", json, lock);
+    snprintf(want, sizeof want, "kcontract-fixture: --json %s: %s is a symbolic link: refusing to follow it; remove it", json, lock);
     cr_expect(strstr(p.err, want), "want '%s' in:\n%s", want, p.err);
     cr_expect(!strstr(p.out, "PASS"), "nothing runs:\n%s", p.out);
     cr_expect_neq(access(target, F_OK), 0, "%s was created through the link", target);
@@ -764,7 +764,7 @@ static void second_run_refused(const char *tag, char *const *env)
     kc_proc p = fixture((char *[]){ "run", "fixture.pass.01", "--junit", junit, NULL }, NULL);
     cr_expect_eq(p.status, 2, "%s: the second run: exit %d, expected 2\n%s%s", tag, p.status, p.out, p.err);
     char want[600];
-    snprintf(want, sizeof want, "kcontract: --junit %s: another kcontract run (pid %ld) is writing this report (it holds "
+    snprintf(want, sizeof want, "kcontract-fixture: --junit %s: another kcontract run (pid %ld) is writing this report (it holds "
              "%s.lock)", junit, (long)l.pid, junit);
     cr_expect(strstr(p.err, want), "%s: want '%s' in:\n%s", tag, want, p.err);
     cr_expect(!strstr(p.out, "PASS"), "%s: the refused run ran items:\n%s", tag, p.out);
@@ -772,14 +772,14 @@ static void second_run_refused(const char *tag, char *const *env)
     char pid[32];
     snprintf(pid, sizeof pid, "(pid %ld)", (long)l.pid);
     const char *x = kc_out_file(junit);
-    cr_expect(strstr(x, "kcontract.incomplete") && strstr(x, pid), "%s: %s is not the first run's placeholder:\n%s", tag,
+    cr_expect(strstr(x, "kcontract-fixture.incomplete") && strstr(x, pid), "%s: %s is not the first run's placeholder:\n%s", tag,
               junit, x);
     /* The first run dies: its report still says so, not another run's green. */
     cr_assert_eq(kill(l.pid, SIGKILL), 0);
     cr_expect_eq(kc_wait_status(l.pid), 128 + SIGKILL);
     close(l.fd);
     x = kc_out_file(junit);
-    cr_expect(strstr(x, "kcontract.incomplete") && strstr(x, pid), "%s: after the kill, %s:\n%s", tag, junit, x);
+    cr_expect(strstr(x, "kcontract-fixture.incomplete") && strstr(x, pid), "%s: after the kill, %s:\n%s", tag, junit, x);
     /* Its stale lock file does not hold the next run off; that run removes it. */
     p = fixture((char *[]){ "run", "fixture.pass.01", "--json", json, "--junit", junit, NULL }, NULL);
     cr_expect_eq(p.status, 0, "%s: the run after the kill: exit %d, expected 0\n%s%s", tag, p.status, p.out, p.err);

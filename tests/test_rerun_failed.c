@@ -43,7 +43,7 @@ Test(rerun_failed, serial_runs_only_what_failed, .timeout = 60)
     char *again[] = { "run", "--rerun-failed", "--costs", path, NULL };
     p = kc_run_fixture(again, 30);
     cr_expect_eq(p.status, 1, "fixture.fail fails again: exit %d\n%s", p.status, p.out);
-    cr_expect(strstr(p.out, "kcontract: 1 item selected"), "%s", p.out);
+    cr_expect(strstr(p.out, "kcontract-fixture: 1 item selected"), "%s", p.out);
     char st[16];
     cr_expect_eq(kc_out_state_lines(p.out, "fixture.fail", st, sizeof st), 1, "%s", p.out);
     cr_expect_str_eq(st, "FAIL");
@@ -57,7 +57,7 @@ Test(rerun_failed, serial_runs_only_what_failed, .timeout = 60)
     char *none[] = { "run", "--rerun-failed", "--costs", path, "fixture.pass.*", NULL };
     p = kc_run_fixture(none, 30);
     cr_expect_eq(p.status, 0, "nothing to rerun: exit %d\n%s", p.status, p.out);
-    cr_expect(strstr(p.out, "kcontract: --rerun-failed: the cost table "), "%s", p.out);
+    cr_expect(strstr(p.out, "kcontract-fixture: --rerun-failed: the cost table "), "%s", p.out);
     cr_expect(strstr(p.out, "records no failed item among those selected; nothing to run"), "%s", p.out);
     kc_out_tally(p.out, &t);
     cr_expect_eq(t.items, 0);
@@ -80,7 +80,7 @@ Test(rerun_failed, jobs_selects_in_the_parent_and_writes_back, .timeout = 60)
     char *args[] = { "run", "--jobs", "2", "--rerun-failed", "--costs", path, "fixture.pass.*", NULL };
     kc_proc p = kc_run_fixture(args, 30);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(strstr(p.out, "kcontract: 1 item selected"), "%s", p.out);
+    cr_expect(strstr(p.out, "kcontract-fixture: 1 item selected"), "%s", p.out);
     cr_expect(strstr(p.out, "a work queue of 1 worker"), "%s", p.out);
     char st[16];
     cr_expect_eq(kc_out_state_lines(p.out, "fixture.pass.00", st, sizeof st), 1, "%s", p.out);
@@ -96,7 +96,7 @@ Test(rerun_failed, jobs_selects_in_the_parent_and_writes_back, .timeout = 60)
     cr_expect_eq(kc_out_count_lines(p.out, "PASS "), 0, "%s", p.out);
     /* no item ran: no memory plan to admit by, no worker figures (it said
      * "workers: 1, busy 0.000 s ... (efficiency 0.00)" of a queue of none) */
-    cr_expect(!strstr(p.out, "kcontract: memory: ") && !strstr(p.out, "\nworkers: "), "%s", p.out);
+    cr_expect(!strstr(p.out, "kcontract-fixture: memory: ") && !strstr(p.out, "\nworkers: "), "%s", p.out);
     kc_proc_free(&p);
     unlink(path);
 }
@@ -110,7 +110,7 @@ Test(rerun_failed, missing_table_is_a_usage_error, .timeout = 60)
     kc_proc p = kc_run_fixture(args, 30);
     cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
     char want[400];
-    snprintf(want, sizeof want, "kcontract: --costs %s: no such file: --rerun-failed reruns", path);
+    snprintf(want, sizeof want, "kcontract-fixture: --costs %s: no such file: --rerun-failed reruns", path);
     cr_expect(strstr(p.err, want), "%s", p.err);
     cr_expect(!strstr(p.out, "TALLY"), "%s", p.out);
     kc_proc_free(&p);

@@ -614,7 +614,7 @@ Test(sanitize, reports_out_of_order_are_never_green, .timeout = 120)
     kc_proc_free(&p);
     p = san_run((char *[]){ "run", "fakesan.copy.f16:sanitize", NULL }, 0, "KC_FAKE_SANITIZER=late:memcheck", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(strstr(p.out, "kcontract: the memcheck session counted 1 error that no item's window held"), "%s", p.out);
+    cr_expect(strstr(p.out, "kcontract-fixture: the memcheck session counted 1 error that no item's window held"), "%s", p.out);
     kc_proc_free(&p);
 }
 
@@ -631,7 +631,7 @@ Test(sanitize, a_report_left_by_a_session_that_died_fails_the_run, .timeout = 12
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line), "%s",
               p.out);
-    cr_expect(strstr(p.out, "kcontract: the memcheck session ended between items with an error report that no item's "
+    cr_expect(strstr(p.out, "kcontract-fixture: the memcheck session ended between items with an error report that no item's "
                             "window held"), "%s", p.out);
     kc_proc_free(&p);
 }
@@ -661,7 +661,7 @@ Test(sanitize, a_session_that_ended_still_has_its_summary_checked, .timeout = 12
     kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", NULL }, 0,
                 "KC_FAKE_SANITIZER=lateexit:memcheck:fakenosmem.copy.f16:sanitize", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(strstr(p.out, "kcontract: the memcheck session counted 1 error that no item's window held"), "%s", p.out);
+    cr_expect(strstr(p.out, "kcontract-fixture: the memcheck session counted 1 error that no item's window held"), "%s", p.out);
     kc_proc_free(&p);
 }
 
@@ -675,7 +675,7 @@ Test(sanitize, every_sessions_summary_is_checked_when_they_end_together, .timeou
     for (int t = 0; t < 4; t++) {
         char mode[64], want[96];
         snprintf(mode, sizeof mode, "KC_FAKE_SANITIZER=late:%s", tools[t]);
-        snprintf(want, sizeof want, "kcontract: the %s session counted 1 error that no item's window held", tools[t]);
+        snprintf(want, sizeof want, "kcontract-fixture: the %s session counted 1 error that no item's window held", tools[t]);
         kc_proc p = san_run((char *[]){ "run", ITEM, "fixture.cost.00", NULL }, 0, mode, "KC_FIXTURE_COST_SCALE=2");
         cr_expect_eq(p.status, 1, "%s: exit %d\n%s%s", tools[t], p.status, p.out, p.err);
         cr_expect(strstr(p.out, want), "%s: %s", tools[t], p.out);
@@ -700,7 +700,7 @@ Test(sanitize, sessions_end_before_a_serial_re_exec, .timeout = 120)
                 "KC_FAULT_LOSE_CONTEXT_AFTER=fakenosmem.copy.f16:sanitize",
                 "KC_FAKE_SANITIZER=late:memcheck:fakenosmem.copy.f16:sanitize");
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(strstr(p.out, "kcontract: the memcheck session counted 1 error that no item's window held"), "%s", p.out);
+    cr_expect(strstr(p.out, "kcontract-fixture: the memcheck session counted 1 error that no item's window held"), "%s", p.out);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "%s", p.out);
     kc_proc_free(&p);
 }
@@ -716,7 +716,7 @@ Test(sanitize, a_reexec_still_checks_the_sessions_it_leaves, .timeout = 120)
     char line[8192];
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "continuing in a fresh process"), "the re-exec happened: %s", p.out);
-    const char *u = strstr(p.out, "kcontract: the memcheck session counted 1 error that no item's window held");
+    const char *u = strstr(p.out, "kcontract-fixture: the memcheck session counted 1 error that no item's window held");
     cr_expect(u, "%s", p.out);
     cr_expect(u && !strstr(u + 20, "the memcheck session counted"), "said once: %s", p.out);
     cr_expect(kc_out_item_line(p.out, "PASS", "fixture.pass.04", line, sizeof line), "the run went on: %s", p.out);
@@ -806,7 +806,7 @@ Test(sanitize, a_late_report_in_an_erring_window_is_not_lost, .timeout = 120)
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line), "%s",
               p.out);
-    cr_expect(strstr(p.out, "kcontract: the memcheck session counted 2 errors while "
+    cr_expect(strstr(p.out, "kcontract-fixture: the memcheck session counted 2 errors while "
                             "fakesan.copy.f16:control.masked_tail_read_oob ran after 1 item it called clean, and that "
                             "item alone counts 1"), "%s", p.out);
     kc_proc_free(&p);

@@ -124,7 +124,7 @@ Test(shard_env, runs_follow_the_protocols, .timeout = 120)
     /* Bazel's variables without a flag: the slice, said first, status touched. */
     kc_proc p = fixture_env((char *[]){ "TEST_SHARD_INDEX=1", "TEST_TOTAL_SHARDS=3", st, NULL },
                             (char *[]){ "run", "fixture.pass.*", NULL });
-    cr_expect(strncmp(p.out, "kcontract: shard 1/3 from the variables of Bazel (TEST_SHARD_INDEX=1 TEST_TOTAL_SHARDS=3); "
+    cr_expect(strncmp(p.out, "kcontract-fixture: shard 1/3 from the variables of Bazel (TEST_SHARD_INDEX=1 TEST_TOTAL_SHARDS=3); "
                              "no --shard was given", 100) == 0, "first line:\n%s", p.out);
     cr_expect(strstr(p.out, " shard=1/3 "), "%s", p.out);
     struct stat sb;
@@ -230,7 +230,7 @@ Test(shard_env, xml_output_file_gets_the_junit_report, .timeout = 60)
     kc_proc_free(&p);
     cr_assert_eq(access(xml, F_OK), 0, "XML_OUTPUT_FILE=%s was not written", xml);
     const char *x = kc_out_file(xml);
-    cr_expect(strstr(x, "<testsuites name=\"kcontract\" tests=\"2\" failures=\"1\" errors=\"0\"") &&
+    cr_expect(strstr(x, "<testsuites name=\"kcontract-fixture\" tests=\"2\" failures=\"1\" errors=\"0\"") &&
               strstr(x, "name=\"fixture.pass.00\"") && strstr(x, "<failure type=\"FAIL\""),
               "%s is not the run's JUnit report:\n%s", xml, x);
     unlink(xml);

@@ -47,7 +47,7 @@ Test(trust, an_item_that_exits_0_after_a_FAIL_fails_a_serial_run, .timeout = 60)
     expect_state(p.out, "fixture.silent", "CRASH");
     expect_state(p.out, "fixture.trust.zpass", "PASS");     /* the run goes on in a fresh process */
     cr_expect(strstr(p.out, "ended the process with status 0 before the run finished"), "%s", p.out);
-    cr_expect(strstr(p.out, "kcontract: that item ended the process; continuing in a fresh process"), "%s", p.out);
+    cr_expect(strstr(p.out, "kcontract-fixture: that item ended the process; continuing in a fresh process"), "%s", p.out);
     kc_tally t;
     kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_SUITE][KC_CRASH], 1);

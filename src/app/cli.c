@@ -17,14 +17,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "progname.h"
+
 #define KC_STR_(x) #x
 #define KC_STR(x) KC_STR_(x)   /* a macro's value as a string literal */
 
 static int usage_error(const char *fmt, const char *a, const char *b)
 {
-    fprintf(stderr, "kcontract: ");
+    fprintf(stderr, "%s: ", kc_prog());     /* the program's own name (progname.h) */
     fprintf(stderr, fmt, a, b);
-    fprintf(stderr, "\n(kcontract --help lists the options)\n");
+    fprintf(stderr, "\n(%s --help lists the options)\n", kc_prog());
     return 2;
 }
 
@@ -47,13 +49,14 @@ static int usage_error(const char *fmt, const char *a, const char *b)
  *
  *   TO_WORKER    --records (it must know the record items it is handed),
  *                --reference, --threads (not given: the builder writes each
- *                worker's share, CPUs / N). Not --jobs, --devices, --schedule,
+ *                worker's share, CPUs / N), --status-level (the worker
+ *                prints its items' lines, which the parent passes on). Not --jobs, --devices, --schedule,
  *                --timeout, --fail-fast, --restarts, --costs, --rerun-failed,
  *                --shard, the patterns and --exclude (the parent selects the
  *                items, hands them out one by one by name, enforces the time
  *                limits and the restart cap, and keeps the cost table), nor
  *                the reports (the parent writes them).
- *   TO_SHARD     the worker's three, for the same reasons (the same record
+ *   TO_SHARD     the worker's four, for the same reasons (the same record
  *                items, so the slices agree), and the patterns after "--",
  *                with '!G' for --exclude G (the builder writes them). Not the
  *                reports: --schedule static writes none; --costs, --timeout,
@@ -278,7 +281,8 @@ static int exclusion(kc_opts *o, const char *glob)
 static int set_exclude(kc_opts *o, const opt_row *r, const char *v)
 {
     if (!*v) return usage_error("%s%s", r->missing, "");
-    if (o->cmd == KC_CMD_INFO) return usage_error("info takes no patterns, got --exclude '%s'%s", v, "");
+    if (o->cmd == KC_CMD_INFO || o->cmd == KC_CMD_VERSION)
+        return usage_error("%s takes no patterns, got --exclude '%s'", o->cmd == KC_CMD_INFO ? "info" : "version", v);
     return exclusion(o, v);
 }
 
@@ -310,9 +314,43 @@ static int set_resume_elapsed(kc_opts *o, const opt_row *r, const char *v)
     return 0;
 }
 
+static int set_format(kc_opts *o, const opt_row *r, const char *v)
+{
+    if (strcmp(v, "human") && strcmp(v, "json"))
+        return usage_error("--format: expected 'human' or 'json', got '%.64s'%s", v, "");
+    o->list_json = v[0] == 'j';
+    return 0;
+}
+
+static int set_status_level(kc_opts *o, const opt_row *r, const char *v)
+{
+    if (!strcmp(v, "all") || !strcmp(v, "skip")) o->status_level = KC_LEVEL_ALL;
+    else if (!strcmp(v, "pass")) o->status_level = KC_LEVEL_PASS;
+    else if (!strcmp(v, "fail")) o->status_level = KC_LEVEL_FAIL;
+    else
+        return usage_error("--status-level: expected 'fail', 'pass', 'skip' or 'all', got '%.64s'%s (a failing item's "
+                           "line is always printed)", v, "");
+    return 0;
+}
+
+static int set_colour(kc_opts *o, const opt_row *r, const char *v)
+{
+    if (!strcmp(v, "auto")) o->colour = KC_COLOUR_AUTO;
+    else if (!strcmp(v, "always")) o->colour = KC_COLOUR_ALWAYS;
+    else if (!strcmp(v, "never")) o->colour = KC_COLOUR_NEVER;
+    else return usage_error("--color: expected 'auto', 'always' or 'never', got '%.64s'%s", v, "");
+    return 0;
+}
+
 static int set_help(kc_opts *o, const opt_row *r, const char *v)
 {
     o->cmd = KC_CMD_HELP;
+    return 0;
+}
+
+static int set_version(kc_opts *o, const opt_row *r, const char *v)
+{
+    o->cmd = KC_CMD_VERSION;
     return 0;
 }
 
@@ -336,7 +374,7 @@ static const opt_row OPTIONS[] = {
       "with --jobs M, slice K runs on M workers. 'auto': K/N from Bazel's, GoogleTest's,\n"
       "Slurm's (job array) or Kubernetes' (Indexed Job, KC_SHARDS) variables; a run\n"
       "honours Bazel's and GoogleTest's without --shard too (docs/multi-host.md)" },
-    { "--jobs", NULL, "N", C_RUN, TO_REEXEC, OPT_ONCE, 0, set_jobs, "--jobs needs a value",
+    { "--jobs", "-j", "N", C_RUN, TO_REEXEC, OPT_ONCE, 0, set_jobs, "--jobs needs a value",
       "run the selected items in N worker processes (a work queue, see\n"
       "--schedule); each worker line is printed as it comes, prefixed [wK] ([K/N]\n"
       "with --schedule static), then one TALLY and SUMMARY equal to the serial\n"
@@ -346,7 +384,8 @@ static const opt_row OPTIONS[] = {
       "with --jobs: device ordinals to spread the children over, e.g. 0,2,3" },
     { "--log", NULL, "F", C_MERGE, TO_NONE, 0, 0, set_log, "--log needs a file (the saved output of a --shard K/N run)",
       "merge: the saved output of one --shard K/N run, or a directory: every *.log\n"
-      "under it (Bazel's bazel-testlogs); repeat it; merge also takes the shards'\n"
+      "under it (Bazel's bazel-testlogs; one that holds nothing of a kcontract run\n"
+      "is left out, with a note); repeat it; merge also takes the shards'\n"
       "patterns, --records, --seed and --costs, and --json, --junit" },
     { "--allow-mixed-gpus", NULL, NULL, C_MERGE, TO_NONE, 0, F(allow_mixed_gpus), set_flag, NULL,
       "merge: shards that ran on different GPU models, compute\n"
@@ -382,6 +421,15 @@ static const opt_row OPTIONS[] = {
     { "--restarts", NULL, "M", C_RUN, TO_REEXEC, OPT_ONCE, 0, set_restarts, "--restarts needs a value",
       "replace at most M workers that crashed, timed out or did not start\n"
       "(default 2 x N + 8); then the items not handed out yet are NOTRUN" },
+    { "--status-level", NULL, "L", C_RUN, TO_WORKER | TO_SHARD | TO_REEXEC, OPT_ONCE, 0, set_status_level,
+      "--status-level needs a value (fail, pass, skip or all)",
+      "which item lines are printed: 'fail' the failing ones only, 'pass' all\n"
+      "but SKIP, 'skip' or 'all' (default) every one; a failing line, the TALLY\n"
+      "and the SUMMARY always are (not with --shard K/N: merge reads every line)" },
+    { "--color", NULL, "WHEN", C_RUN | C_MERGE, TO_NONE, OPT_ONCE, 0, set_colour,
+      "--color needs a value (auto, always or never)",
+      "colour the state word of item lines: 'auto' (default) when stdout is a\n"
+      "terminal and NO_COLOR is unset or empty, 'always' (NO_COLOR too), 'never'" },
     { "--json", NULL, "FILE", C_RUN | C_MERGE, TO_REEXEC, OPT_ONCE, F(json), set_file, "--json needs a file name",
       "write a JSON Lines report: one object per item (state, worker, times,\n"
       "peak RSS and GPU memory, message), one per worker, one summary" },
@@ -401,7 +449,14 @@ static const opt_row OPTIONS[] = {
       "contract's CUDA reference where it has one, else its host reference;\n"
       "'host': always the host reference (the oracle); 'both': both on every\n"
       "case, failing the case where they differ beyond the contract's bound" },
+    { "--format", NULL, "F", C_LIST, TO_NONE, OPT_ONCE, 0, set_format, "--format needs a value (human or json)",
+      "list: 'human' (default): one 'KIND  NAME' line per item and a count;\n"
+      "'json': one JSON object per line per item (name, kind, contract, family,\n"
+      "shapes, controls; a launch record's label), nothing else on stdout" },
     { "--help", "-h", NULL, C_ALL, TO_NONE, 0, 0, set_help, NULL, "this text" },
+    { "--version", NULL, NULL, C_ALL, TO_NONE, 0, 0, set_version, NULL,
+      "the program's name, kcontract's version and ABI, the build identity\n"
+      "(TALLY build=) and the registered contracts and suites (also: version)" },
     /* Internal: how a --jobs parent starts its children and a run re-executes itself. */
     { "--parent", NULL, "PID", C_RUN, TO_REEXEC, OPT_ONCE | OPT_INTERNAL, 0, set_parent, "--parent needs a value", NULL },
     { "--worker", NULL, NULL, C_RUN, TO_REEXEC, OPT_INTERNAL, F(worker), set_flag, NULL, NULL },
@@ -429,13 +484,26 @@ static const opt_row *find_option(const char *name, size_t len)
     return NULL;
 }
 
+/* The row of a short alias given with its value joined ("-j4", as make
+ * takes it), or NULL. */
+static const opt_row *short_joined(const char *a)
+{
+    if (a[0] != '-' || a[1] == '-' || !a[1] || !a[2]) return NULL;
+    for (int k = 0; k < NOPTIONS; k++) {
+        const opt_row *r = &OPTIONS[k];
+        if (r->alias && r->arg && strlen(r->alias) == 2 && strncmp(r->alias, a, 2) == 0) return r;
+    }
+    return NULL;
+}
+
 /* The usage text's lines of the rows with (OPT_PATTERN) or without it. */
 static void usage_rows(FILE *out, unsigned pattern)
 {
     for (int k = 0; k < NOPTIONS; k++) {
         const opt_row *r = &OPTIONS[k];
         if ((r->flags & OPT_INTERNAL) || (r->flags & OPT_PATTERN) != pattern) continue;
-        int n = fprintf(out, "  %s%s%s", r->name, r->arg ? " " : "", r->arg ? r->arg : "");
+        int n = fprintf(out, "  %s%s%s%s%s", r->alias ? r->alias : "", r->alias ? ", " : "", r->name, r->arg ? " " : "",
+                        r->arg ? r->arg : "");
         fprintf(out, "%*s", n < 16 ? 16 - n : 2, "");
         for (const char *s = r->help; *s; s++) {
             fputc(*s, out);
@@ -454,7 +522,9 @@ void kc_cli_usage(FILE *out, const char *prog)
                  "       %s merge [PATTERN...] --log F [--log F...]\n"
                  "                                     one TALLY and SUMMARY from the saved outputs of the --shard\n"
                  "                                     K/N runs of a multi-host run (give it the PATTERNs they ran)\n"
-                 "       %s info                         driver and devices\n", p, p, p, p);
+                 "       %s info                         driver and devices\n"
+                 "       %s version                      name, version, build identity (also --version)\n"
+                 "Options may come before the command too (%s -j 8 run 'rmsnorm.*').\n", p, p, p, p, p, p);
     fputs("\n"
           "PATTERN is a shell glob over item names, e.g. 'rmsnorm.*' or '*:control.*'.\n", out);
     usage_rows(out, OPT_PATTERN);
@@ -492,7 +562,7 @@ void kc_cli_usage(FILE *out, const char *prog)
           "  KC_SANITIZE_SESSIONS  0: every :sanitize item runs alone under each tool (default: one\n"
           "                compute-sanitizer session per tool serves a process's items)\n"
           "  CUDA_VISIBLE_DEVICES  the devices the driver shows, as for any CUDA program\n"
-          "  NO_COLOR      set: no colour in the output, even on a terminal\n",
+          "  NO_COLOR      set and not empty: no colour under --color auto, even on a terminal\n",
           out);
 }
 /* The combinations --shard, --jobs and --devices refuse (which command takes
@@ -632,7 +702,7 @@ static int check_reports(const kc_opts *o)
 static int check_commands(const kc_opts *o, const unsigned char *given)
 {
     static const char *const names[] = { [KC_CMD_RUN] = "run", [KC_CMD_LIST] = "list", [KC_CMD_INFO] = "info",
-                                         [KC_CMD_MERGE] = "merge" };
+                                         [KC_CMD_MERGE] = "merge", [KC_CMD_VERSION] = "version" };
     static const kc_cmd order[] = { KC_CMD_RUN, KC_CMD_LIST, KC_CMD_MERGE, KC_CMD_INFO };
     for (int k = 0; k < NOPTIONS; k++) {
         const opt_row *r = &OPTIONS[k];
@@ -691,13 +761,13 @@ static int resolve_paths(kc_opts *o)
         size_t n = strlen(cwd) + strlen(v) + 2;
         char *abs = malloc(n);
         if (!abs) {
-            fprintf(stderr, "kcontract: out of memory\n");
+            kc_say(stderr, "out of memory\n");
             return 4;
         }
         snprintf(abs, n, "%s/%s", cwd, v);
         if (use_resolved(o, opt[k], val[k], abs, k)) {
             free(abs);
-            fprintf(stderr, "kcontract: out of memory\n");
+            kc_say(stderr, "out of memory\n");
             return 4;
         }
     }
@@ -716,6 +786,7 @@ int kc_cli_parse(int argc, char **argv, kc_opts *o)
 static int pattern(kc_opts *o, char *a)
 {
     if (o->cmd == KC_CMD_INFO) return usage_error("info takes no patterns, got '%s'%s", a, "");
+    if (o->cmd == KC_CMD_VERSION) return usage_error("version takes no patterns, got '%s'%s", a, "");
     if (a[0] == '!') {
         if (!a[1]) return usage_error("'!' needs a glob after it%s%s", "", "");
         return exclusion(o, a + 1);
@@ -745,11 +816,14 @@ static int option(kc_opts *o, int argc, char **argv, int *i, unsigned char *give
     const char *a = argv[*i];
     const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
     const opt_row *r = find_option(a, eq ? (size_t)(eq - a) : strlen(a));
-    if (!r) return usage_error("unknown option '%s'%s", a, "");
+    const opt_row *joined = r ? NULL : short_joined(a);
+    if (!r && !(r = joined)) return usage_error("unknown option '%s'%s", a, "");
     int k = (int)(r - OPTIONS);
     const char *v = NULL;
     int used = 0;   /* arguments the value took after a */
-    if (!r->arg) {
+    if (joined) {
+        v = a + 2;                          /* "-j4" */
+    } else if (!r->arg) {
         if (eq) return usage_error("%s takes no value, got '%s'", r->name, a);
     } else if (eq) {
         v = eq + 1;
@@ -767,6 +841,50 @@ static int option(kc_opts *o, int argc, char **argv, int *i, unsigned char *give
     return inherit(o, r, v);
 }
 
+/* The commands, by their word. */
+static const struct { const char *word; kc_cmd cmd; } COMMANDS[] = {
+    { "run", KC_CMD_RUN }, { "list", KC_CMD_LIST }, { "info", KC_CMD_INFO }, { "merge", KC_CMD_MERGE },
+    { "version", KC_CMD_VERSION },
+};
+
+static kc_cmd command_of(const char *word)
+{
+    for (size_t c = 0; c < sizeof COMMANDS / sizeof COMMANDS[0]; c++)
+        if (strcmp(word, COMMANDS[c].word) == 0) return COMMANDS[c].cmd;
+    return KC_CMD_RUN;
+}
+
+static int is_command(const char *word)
+{
+    for (size_t c = 0; c < sizeof COMMANDS / sizeof COMMANDS[0]; c++)
+        if (strcmp(word, COMMANDS[c].word) == 0) return 1;
+    return 0;
+}
+
+/* Where the command word is: the first argument that is neither an option
+ * nor an option's value, when it names a command (`kcontract --seed 3 run
+ * 'x*'`, `kcontract -j 4 run`: options before the command apply as after
+ * it, as git's, cargo's and ctest's global options do); 0 when there is
+ * none (the first such argument is a PATTERN, or there is none: run). The
+ * scan stops at "--" and at an option the table does not know (the parse
+ * refuses it, naming it). */
+static int command_word(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) return 0;
+        if (a[0] != '-' || !a[1]) return is_command(a) ? i : 0;
+        const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
+        const opt_row *r = find_option(a, eq ? (size_t)(eq - a) : strlen(a));
+        if (!r) {
+            if (!(r = short_joined(a))) return 0;
+            continue;                       /* "-j4": its value is in it */
+        }
+        if (r->arg && !eq) i++;             /* its value, whatever it looks like */
+    }
+    return 0;
+}
+
 int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -780,22 +898,21 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
     o->patterns = calloc((size_t)argc + 1, sizeof *o->patterns);
     o->logs = calloc((size_t)argc + 1, sizeof *o->logs);
     if (!o->patterns || !o->logs) return usage_error("out of memory%s%s", "", "");
-    int i = 1;
-    if (i < argc && strcmp(argv[i], "run") == 0) i++;
-    else if (i < argc && strcmp(argv[i], "list") == 0) { o->cmd = KC_CMD_LIST; i++; }
-    else if (i < argc && strcmp(argv[i], "info") == 0) { o->cmd = KC_CMD_INFO; i++; }
-    else if (i < argc && strcmp(argv[i], "merge") == 0) { o->cmd = KC_CMD_MERGE; i++; }
+    int at = command_word(argc, argv);     /* global options may come before it (issue 25) */
+    if (at > 0) o->cmd = command_of(argv[at]);
+    o->cmd_word = at;
     unsigned char given[NOPTIONS] = { 0 };
     int dashdash = 0;   /* after "--": every argument is a PATTERN */
-    for (; i < argc; i++) {
+    for (int i = 1; i < argc; i++) {
         char *a = argv[i];
+        if (i == at) continue;
         if (!dashdash && strcmp(a, "--") == 0) {
             dashdash = 1;
             continue;
         }
         if (!dashdash && a[0] == '-' && a[1]) {
             if (option(o, argc, argv, &i, given)) return 2;
-            if (o->cmd == KC_CMD_HELP) return 0;
+            if (o->cmd == KC_CMD_HELP || (o->cmd == KC_CMD_VERSION && strcmp(a, "--version") == 0)) return 0;
             continue;
         }
         if (pattern(o, a)) return 2;

@@ -27,6 +27,32 @@
 #include "gpu.h"
 #include "gpu_open.h"
 #include "worker.h"
+#include "item_run.h"
+#include "build_id.h"
+#include "progname.h"
+
+#define KC_STR_(x) #x
+#define KC_STR(x) KC_STR_(x)
+#ifndef KC_PACKAGE_VERSION      /* the Makefile's KC_VERSION: the ABI version, then .0.0 */
+#define KC_PACKAGE_VERSION KC_STR(KC_ABI_VERSION) ".0.0"
+#endif
+
+/* --version, `version`: one line, the program's own name first, as nextest's
+ * and ctest's do: kcontract's version and ABI, the build identity (the TALLY's
+ * build=, so a log can be matched to the binary) and what is registered.
+ * A user's suite binary names itself and the kcontract it is built on. */
+static int print_version(void)
+{
+    const kc_contract *const *cs;
+    const kc_suite *const *ss;
+    size_t nc = kc_registry_contracts(&cs), ns = kc_registry_suites(&ss);
+    const char *p = kc_prog();
+    if (strcmp(p, "kcontract") == 0) printf("kcontract %s (ABI %d", KC_PACKAGE_VERSION, KC_ABI_VERSION);
+    else printf("%s (kcontract %s, ABI %d", p, KC_PACKAGE_VERSION, KC_ABI_VERSION);
+    printf(", build %016llx, %zu contract%s, %zu suite%s)\n", (unsigned long long)kc_build_id(), nc, nc == 1 ? "" : "s",
+           ns, ns == 1 ? "" : "s");
+    return 0;
+}
 
 /* After "pattern 'P' matches no item": when P has no glob characters but
  * names start with it (a family, 'rmsnorm'), say that a pattern matches whole
@@ -39,7 +65,7 @@ static int prefix_hint(const char *p, const kc_item *items, int n)
     int hits = 0;
     for (int i = 0; i < n; i++) hits += fnmatch(glob, items[i].name, 0) == 0;
     if (hits)
-        fprintf(stderr, "kcontract: a pattern is a shell glob over whole item names: '%s' selects %d item%s\n",
+        kc_say(stderr, "a pattern is a shell glob over whole item names: '%s' selects %d item%s\n",
                 glob, hits, hits == 1 ? "" : "s");
     return hits;
 }
@@ -69,16 +95,32 @@ static int main_body(int argc, char **argv)
         kc_opts_free(&o);
         return kc_info();
     }
+    if (o.cmd == KC_CMD_VERSION) {
+        kc_opts_free(&o);
+        return print_version();
+    }
     if ((rc = kc_env_shard_apply(&o))) {      /* --shard auto, or Bazel's/GoogleTest's variables: first */
         kc_opts_free(&o);
         return rc;
     }
+    /* A --shard K/N run's log is read by kcontract merge, which holds its
+     * TALLY to its item lines: they must all be there. (A static schedule's
+     * shards are merged by their TALLY lines alone.) */
+    if (o.status_level != KC_LEVEL_ALL && o.sharded && !o.parent && o.cmd == KC_CMD_RUN) {
+        kc_say(stderr, "--status-level %s does not combine with --shard %d/%d: %s merge reads every item line of a "
+               "shard's log (the TALLY is held to them); leave it out\n",
+               o.status_level == KC_LEVEL_FAIL ? "fail" : "pass", o.shard_k, o.shard_n, kc_prog());
+        kc_opts_free(&o);
+        return 2;
+    }
+    kc_item_print_level(o.status_level);      /* which item lines this process prints (a worker's too) */
+    kc_colour_set(o.colour);    /* a worker writes to a pipe and is given no --color: it never colours */
     kc_env_test_begin(&o);      /* TEST_PREMATURE_EXIT_FILE made, XML_OUTPUT_FILE as --junit (shard_env.h) */
     if (o.cmd == KC_CMD_RUN) {
         unsigned sched;
         char why[256];
         if (kc_gpu_sched_flags(&sched, why, sizeof why)) {      /* refused before anything runs */
-            fprintf(stderr, "kcontract: %s\n", why);
+            kc_say(stderr, "%s\n", why);
             kc_opts_free(&o);
             return 2;
         }
@@ -95,7 +137,7 @@ static int main_body(int argc, char **argv)
     static char err[16384];
     int n = kc_registry_items(&items, err, sizeof err);
     if (n < 0) {    /* a mistake in a contract: every one named, a usage error */
-        fprintf(stderr, "kcontract: %d problem%s in the registered contracts and suites:\n%s\n", -n, n == -1 ? "" : "s",
+        kc_say(stderr, "%d problem%s in the registered contracts and suites:\n%s\n", -n, n == -1 ? "" : "s",
                 err);
         kc_opts_free(&o);
         return 2;
@@ -103,7 +145,7 @@ static int main_body(int argc, char **argv)
     struct stat rst;
     for (int r = 0; r < o.nrecords; r++)
         if (o.jobs && stat(o.records[r], &rst) == 0 && !S_ISREG(rst.st_mode)) {
-            fprintf(stderr, "kcontract: --records %s is not a regular file: with --jobs every worker reads it again "
+            kc_say(stderr, "--records %s is not a regular file: with --jobs every worker reads it again "
                             "(save it to a file first)\n", o.records[r]);
             free(items);
             kc_opts_free(&o);
@@ -122,16 +164,37 @@ static int main_body(int argc, char **argv)
             kc_opts_free(&o);
             return rc;
         }
-    int bad = n > 0 ? kc_filter_first_unmatched(items[0].name, sizeof items[0], n, o.patterns, o.npatterns)
-                    : (o.npatterns ? 0 : -1);
+    /* A selecting pattern that matches nothing is refused (a typo must not
+     * pass); an --exclude that matches nothing leaves nothing out, which is
+     * what it asked for: a note, once, from the process the user started
+     * (one exclusion list can serve suites with and without :sanitize items). */
+    int bad = -1, top = !o.worker && !o.parent && !o.resume_tally && !o.sanitize_target;
+    for (int p = 0; p < o.npatterns; p++) {
+        int unmatched = n <= 0 || kc_filter_first_unmatched(items[0].name, sizeof items[0], n, o.patterns + p, 1) == 0;
+        if (!unmatched) continue;
+        if (o.patterns[p][0] != '!') {
+            bad = p;
+            break;
+        }
+        if (top) {
+            kc_say(stderr, "note: --exclude '%s' matches no item, so it leaves nothing out (%s list shows the %d "
+                   "items)\n", o.patterns[p] + 1, kc_prog(), n);
+            prefix_hint(o.patterns[p] + 1, items, n);
+        }
+    }
     if (bad >= 0) {
         const char *p = o.patterns[bad];
-        fprintf(stderr, "kcontract: %s '%s' matches no item (kcontract list shows the %d items)\n",
-                p[0] == '!' ? "--exclude" : "pattern", p + (p[0] == '!'), n);
-        /* the first word, no family's prefix: a mistyped command ('lst', 'help') */
-        if (!prefix_hint(p + (p[0] == '!'), items, n) && p[0] != '!' && argc > 1 && strcmp(argv[1], p) == 0 &&
-            !strpbrk(p, "*?[.:"))
-            fprintf(stderr, "kcontract: nor is '%s' a command: kcontract run, list, merge or info (kcontract --help)\n", p);
+        kc_say(stderr, "pattern '%s' matches no item (%s list shows the %d items)\n", p, kc_prog(), n);
+        /* the first word, no family's prefix: a mistyped command ('lst', 'help'); or a command after a PATTERN */
+        int first = !o.cmd_word;
+        for (int q = 0; first && q < bad; q++) first = o.patterns[q][0] == '!';
+        if (!prefix_hint(p, items, n) && first && !strpbrk(p, "*?[.:"))
+            kc_say(stderr, "nor is '%s' a command: %s run, list, merge, info or version (%s --help)\n", p, kc_prog(),
+                   kc_prog());
+        else if (!first && (!strcmp(p, "run") || !strcmp(p, "list") || !strcmp(p, "merge") || !strcmp(p, "info") ||
+                            !strcmp(p, "version")))
+            kc_say(stderr, "'%s' is a command: it comes before every PATTERN (%s %s [options] [PATTERN...])\n", p,
+                   kc_prog(), p);
         free(items);
         kc_opts_free(&o);
         return 2;
@@ -142,8 +205,8 @@ static int main_body(int argc, char **argv)
     for (int i = 0; i < n && !left && o.npatterns && !o.worker && !o.sanitize_target; i++)
         left = kc_filter_match(items[i].name, o.patterns, o.npatterns);
     if (o.npatterns && !o.worker && !o.sanitize_target && !left && o.cmd != KC_CMD_INFO) {
-        fprintf(stderr, "kcontract: the --exclude patterns leave no item of those selected (kcontract list shows the %d "
-                "items)\n", n);
+        kc_say(stderr, "the --exclude patterns leave no item of those selected (%s list shows the %d items)\n",
+               kc_prog(), n);
         free(items);
         kc_opts_free(&o);
         return 2;
@@ -160,7 +223,7 @@ static int main_body(int argc, char **argv)
     for (int r = 0; r < o.nrecords; r++) kc_launch_records_free(recs[r]);
     kc_opts_free(&o);
     if (fflush(stdout) != 0 || ferror(stdout)) {    /* lines nobody saw are not a result */
-        fprintf(stderr, "kcontract: writing standard output failed: %s\n", strerror(errno));
+        kc_say(stderr, "writing standard output failed: %s\n", strerror(errno));
         if (rc != 1) rc = 4;
     }
     kc_env_test_end(&o);        /* the run reached its end: TEST_PREMATURE_EXIT_FILE removed */
@@ -172,6 +235,7 @@ static int main_body(int argc, char **argv)
  * as a status this function returned (exit_guard.h). */
 int kc_main(int argc, char **argv)
 {
+    kc_prog_set(argc > 0 ? argv[0] : NULL);     /* the program's own name in what it says (progname.h) */
     kc_exit_guard_arm("starting (the command line, the contracts, the CUDA driver)", 4);
     int rc = main_body(argc, argv);
     kc_exit_guard_disarm();

@@ -23,6 +23,7 @@
 #include "item_run.h"
 #include "line_text.h"
 #include "merge.h"
+#include "progname.h"
 #include "record.h"
 #include "report.h"
 #include "run_end.h"
@@ -209,18 +210,23 @@ static int read_log(const char *path, const kc_item *items, int n, kc_shard_out 
 }
 
 /* The logs to read: each --log file, and every *.log file under each --log
- * directory (recursively, by path), e.g. Bazel's shard_K_of_N/test.log. */
-typedef struct loglist { char **v; int n, cap; } loglist;
+ * directory (recursively, by path), e.g. Bazel's shard_K_of_N/test.log;
+ * found[i]: log i was found in a directory (not named by a --log). */
+typedef struct loglist { char **v; int *found; int n, cap; } loglist;
 
-static int loglist_add(loglist *l, const char *path)
+static int loglist_add(loglist *l, const char *path, int found)
 {
     if (l->n == l->cap) {
         int nc = l->cap ? 2 * l->cap : 16;
         char **nv = realloc(l->v, (size_t)nc * sizeof *nv);
         if (!nv) return -1;
         l->v = nv;
+        int *nf = realloc(l->found, (size_t)nc * sizeof *nf);
+        if (!nf) return -1;
+        l->found = nf;
         l->cap = nc;
     }
+    l->found[l->n] = found;
     return (l->v[l->n] = strdup(path)) ? (l->n++, 0) : -1;
 }
 
@@ -228,6 +234,7 @@ static void loglist_free(loglist *l)
 {
     for (int i = 0; i < l->n; i++) free(l->v[i]);
     free(l->v);
+    free(l->found);
 }
 
 static int cmp_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -246,7 +253,7 @@ static int walk_dir(loglist *l, const char *dir, int depth, char *why, size_t ca
         if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path || stat(path, &st)) continue;
         size_t len = strlen(e->d_name);
         if (S_ISDIR(st.st_mode) && depth < 32) rc = walk_dir(l, path, depth + 1, why, cap);
-        else if (S_ISREG(st.st_mode) && len > 4 && strcmp(e->d_name + len - 4, ".log") == 0 && loglist_add(l, path)) {
+        else if (S_ISREG(st.st_mode) && len > 4 && strcmp(e->d_name + len - 4, ".log") == 0 && loglist_add(l, path, 1)) {
             snprintf(why, cap, "out of memory");
             rc = -1;
         }
@@ -260,7 +267,7 @@ static int collect_logs(const kc_opts *o, loglist *l, char *why, size_t cap)
     for (int i = 0; i < o->nlogs; i++) {
         struct stat st;
         if (stat(o->logs[i], &st) || !S_ISDIR(st.st_mode)) {
-            if (loglist_add(l, o->logs[i])) return snprintf(why, cap, "out of memory"), -1;
+            if (loglist_add(l, o->logs[i], 0)) return snprintf(why, cap, "out of memory"), -1;
             continue;
         }
         int before = l->n;
@@ -271,6 +278,28 @@ static int collect_logs(const kc_opts *o, loglist *l, char *why, size_t cap)
         qsort(l->v + before, (size_t)(l->n - before), sizeof *l->v, cmp_path);
     }
     return 0;
+}
+
+/* Whether the log at path has a line only a kcontract run (of any program
+ * name) writes: a TALLY or SUMMARY line, or a run's header ("<prog>: 12 items
+ * selected, seed 1", "<prog>: shard 1/3: 4 of 12 selected items, seed 1").
+ * Item lines of this selection were counted by the read (body). */
+static int has_run_lines(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 1;               /* unreadable: not ours to ignore; the read said why */
+    char *line = NULL;
+    size_t cap = 0;
+    int found = 0;
+    while (!found && getline(&line, &cap, f) >= 0) {
+        const char *l = line;
+        if (l[0] == '[') l += strcspn(l, "]") + (strchr(l, ']') ? 2 : 0);   /* "[wK] ", "[K/N] " */
+        found = strncmp(l, "TALLY ", 6) == 0 || strncmp(l, "SUMMARY ", 8) == 0 || strstr(l, " selected, seed ") ||
+                (strstr(l, " selected item") && strstr(l, ", seed "));
+    }
+    free(line);
+    fclose(f);
+    return found;
 }
 
 /* "" when the TALLY's counts and items are those of the log's item lines;
@@ -324,12 +353,53 @@ static int slices(const kc_opts *o, const kc_item *items, int n, int nshards, lo
 
 static void print_problems(int problems, const char *err)
 {
-    printf("kcontract: the merge failed (%d problem%s); no merged TALLY or SUMMARY:\n", problems, problems == 1 ? "" : "s");
+    kc_say(stdout, "the merge failed (%d problem%s); no merged TALLY or SUMMARY:\n", problems, problems == 1 ? "" : "s");
     for (const char *p = err, *e; *p; p = e + (*e != 0)) {
         e = strchr(p, '\n');
         if (!e) e = p + strlen(p);
-        printf("kcontract:   %.*s\n", (int)(e - p), p);
+        kc_say(stdout, "  %.*s\n", (int)(e - p), p);
     }
+}
+
+/* The files found under a --log directory that are no kcontract run's log
+ * (a build log, a tool's own .log beside the shards' in Bazel's testlogs):
+ * no TALLY, no SUMMARY, no run header and no item line of this selection.
+ * They are left out of the merge, named in one note. A log named by --log
+ * FILE, and one that has any of those lines but no finished TALLY (a shard
+ * cut short, an edited log), is read and refused as before. 0, or -1 out of
+ * memory. */
+static int drop_unrelated(loglist *l, kc_shard_out *read, kc_tally *body, double *wall, kc_records *recs)
+{
+    int kept = 0, dropped = 0;
+    char names[2048] = "";
+    size_t nl = 0;
+    for (int i = 0; i < l->n; i++) {
+        int ours = !l->found[i] || read[i].have || read[i].bad[0] || body[i].items > 0 || has_run_lines(l->v[i]);
+        if (!ours) {
+            if (nl < sizeof names)
+                nl += (size_t)snprintf(names + nl, sizeof names - nl, "%s%s", dropped ? ", " : "", l->v[i]);
+            dropped++;
+            kc_records_free(&recs[i]);
+            free(l->v[i]);
+            continue;
+        }
+        l->v[kept] = l->v[i];
+        l->found[kept] = l->found[i];
+        read[kept] = read[i];
+        body[kept] = body[i];
+        wall[kept] = wall[i];
+        recs[kept] = recs[i];
+        kept++;
+    }
+    for (int i = kept; i < l->n; i++) memset(&recs[i], 0, sizeof recs[i]);
+    l->n = kept;
+    if (dropped) {
+        if (nl >= sizeof names) snprintf(names + sizeof names - 5, 5, "...");
+        kc_say(stdout, "merge: note: left out %d file%s found under --log directories that %s no kcontract run's "
+               "log (no TALLY, SUMMARY, run header or item line of these patterns): %s\n", dropped,
+               dropped == 1 ? "" : "s", dropped == 1 ? "is" : "are", names);
+    }
+    return 0;
 }
 
 /* Places each finished log at its shard in outs (from: its file; taken[i]:
@@ -345,27 +415,27 @@ static int place_logs(const loglist *l, const kc_shard_out *read, const kc_tally
         const kc_shard_out *s = &read[i];
         const char *path = l->v[i];
         if (!s->have || !s->exited) {
-            if (s->bad[0]) printf("kcontract: merge: %s: malformed TALLY: %s\n", path, s->bad);
-            else printf("kcontract: merge: %s: no TALLY followed by a SUMMARY: not the output of a finished --shard run\n",
+            if (s->bad[0]) kc_say(stdout, "merge: %s: malformed TALLY: %s\n", path, s->bad);
+            else kc_say(stdout, "merge: %s: no TALLY followed by a SUMMARY: not the output of a finished --shard run\n",
                         path);
             bad++;
         } else if (s->k < 0 || s->k >= nshards) {
-            printf("kcontract: merge: %s: its TALLY is for shard %d/%d\n", path, s->tally.shard_k, s->tally.shard_n);
+            kc_say(stdout, "merge: %s: its TALLY is for shard %d/%d\n", path, s->tally.shard_k, s->tally.shard_n);
             bad++;
         } else if (s->tally.items > 0 && body[i].items == 0) {
-            printf("kcontract: merge: %s: no item lines: not the output of a --shard K/N run (a --schedule static "
+            kc_say(stdout, "merge: %s: no item lines: not the output of a --shard K/N run (a --schedule static "
                    "run's item lines start with [K/N]: it is a whole run, not a shard)\n", path);
             bad++;
         } else if (body_mismatch(&s->tally, &body[i], why, sizeof why), why[0]) {
-            printf("kcontract: merge: %s: its TALLY does not add up to its item lines (%s): edited or cut after the run\n",
+            kc_say(stdout, "merge: %s: its TALLY does not add up to its item lines (%s): edited or cut after the run\n",
                    path, why);
             bad++;
             if (!from[s->k]) from[s->k] = path;   /* held, but refused: not also "no log" */
         } else if (from[s->k] && outs[s->k].have && kc_tally_counts_equal(&outs[s->k].tally, &s->tally)) {
-            printf("kcontract: merge: shard %d/%d: %s is a second run of it with the same TALLY (an engine ran the "
+            kc_say(stdout, "merge: shard %d/%d: %s is a second run of it with the same TALLY (an engine ran the "
                    "index twice); %s is taken\n", s->k, nshards, path, from[s->k]);
         } else if (from[s->k]) {
-            printf("kcontract: merge: shard %d/%d given twice with different results: %s and %s (TALLY lines differ)\n",
+            kc_say(stdout, "merge: shard %d/%d given twice with different results: %s and %s (TALLY lines differ)\n",
                    s->k, nshards, from[s->k], path);
             bad++;
         } else {
@@ -376,8 +446,8 @@ static int place_logs(const loglist *l, const kc_shard_out *read, const kc_tally
     }
     int missing = 0;
     for (int k = 0; k < nshards; k++)
-        if (!from[k] && ++missing <= 10) printf("kcontract: merge: shard %d/%d: no finished --log holds it\n", k, nshards);
-    if (missing > 10) printf("kcontract: merge: ... and %d more shards with no log\n", missing - 10);
+        if (!from[k] && ++missing <= 10) kc_say(stdout, "merge: shard %d/%d: no finished --log holds it\n", k, nshards);
+    if (missing > 10) kc_say(stdout, "merge: ... and %d more shards with no log\n", missing - 10);
     return bad + missing;
 }
 
@@ -391,14 +461,14 @@ static int shard_count(const loglist *l, const kc_shard_out *read)
     for (int i = 0; i < l->n; i++)
         disagree |= read[i].have && (read[i].tally.shard_n != nshards || read[i].tally.shard_n > KC_MAX_SHARDS);
     if (disagree) {
-        printf("kcontract: the merge failed: the logs' TALLY lines are for different shard counts, or above %d:\n",
+        kc_say(stdout, "the merge failed: the logs' TALLY lines are for different shard counts, or above %d:\n",
                KC_MAX_SHARDS);
         for (int i = 0; i < l->n; i++)
-            if (read[i].have) printf("kcontract:   %s: shard %d/%d\n", l->v[i], read[i].tally.shard_k, read[i].tally.shard_n);
+            if (read[i].have) kc_say(stdout, "  %s: shard %d/%d\n", l->v[i], read[i].tally.shard_k, read[i].tally.shard_n);
         return 0;
     }
     if (!nshards)
-        printf("kcontract: the merge failed: no log holds a TALLY followed by a SUMMARY (a finished --shard run's output)\n");
+        kc_say(stdout, "the merge failed: no log holds a TALLY followed by a SUMMARY (a finished --shard run's output)\n");
     return nshards;
 }
 
@@ -427,7 +497,7 @@ static void print_failing(const kc_records *rs)
     int nfail = 0;
     for (int i = 0; i < rs->n; i++) nfail += kc_result_fails(&rs->v[i].res);
     if (!nfail) return;
-    printf("kcontract: %d failing item%s (each as its shard printed it):\n", nfail, nfail == 1 ? "" : "s");
+    kc_say(stdout, "%d failing item%s (each as its shard printed it):\n", nfail, nfail == 1 ? "" : "s");
     for (int i = 0; i < rs->n; i++) {
         const kc_record *r = &rs->v[i];
         if (!kc_result_fails(&r->res)) continue;
@@ -454,7 +524,7 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
     uint64_t *slice_digest = NULL;
     char why[PATH_MAX + 256], *err = NULL;
     if (collect_logs(o, &l, why, sizeof why)) {
-        fprintf(stderr, "kcontract: merge: %s\n", why);
+        kc_say(stderr, "merge: %s\n", why);
         rc = 2;
         goto out;
     }
@@ -468,11 +538,12 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
         kc_shard_out_init(&read[i], -1);
         kc_tally_init(&body[i]);
         if (read_log(l.v[i], items, n, &read[i], &body[i], &wall[i], &recs[i], why, sizeof why)) {
-            fprintf(stderr, "kcontract: merge: %s\n", why);
+            kc_say(stderr, "merge: %s\n", why);
             rc = 2;
             goto out;
         }
     }
+    if (drop_unrelated(&l, read, body, wall, recs)) goto out;
     if (!(nshards = shard_count(&l, read))) {
         rc = 1;
         goto out;
@@ -485,7 +556,7 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
     if (!outs || !from || !slice_items || !slice_digest || !err) goto out;
     int bad = place_logs(&l, read, body, nshards, outs, from, taken);
     if (bad) {
-        printf("kcontract: the merge failed (%d problem%s with the logs); no merged TALLY or SUMMARY\n", bad,
+        kc_say(stdout, "the merge failed (%d problem%s with the logs); no merged TALLY or SUMMARY\n", bad,
                bad == 1 ? "" : "s");
         rc = 1;
         goto out;
@@ -495,7 +566,7 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
     long total;
     uint64_t digest;
     if (slices(o, items, n, nshards, slice_items, slice_digest, &total, &digest, why, sizeof why)) {
-        fprintf(stderr, "kcontract: --costs %s\n", why);
+        kc_say(stderr, "--costs %s\n", why);
         rc = 2;
         goto out;
     }
@@ -504,14 +575,14 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
     kc_merge_want w = { nshards, o->seed, kc_filter_hash(o->patterns, o->npatterns), kc_build_id(),
                         total, digest, slice_items, slice_digest, 0, o->costs_given ? o->costs : NULL, o->allow_mixed_gpus };
     if (kc_select_costs_digest(&co, items, n, &w.costs, why, sizeof why)) {
-        fprintf(stderr, "kcontract: --costs %s\n", why);
+        kc_say(stderr, "--costs %s\n", why);
         rc = 2;
         goto out;
     }
     kc_tally t;
     int problems = kc_merge(&w, outs, nshards, &t, err, 65536);
     for (int k = 0; k < nshards; k++)
-        if (from[k]) printf("kcontract: shard %d/%d: %s (%ld items)\n", k, nshards, from[k], outs[k].tally.items);
+        if (from[k]) kc_say(stdout, "shard %d/%d: %s (%ld items)\n", k, nshards, from[k], outs[k].tally.items);
     if (problems) {
         print_problems(problems, err);
         rc = 1;
@@ -522,7 +593,7 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
     print_failing(&all);
     kc_run_end e = { .o = o, .tally = &t, .records = &all, .items = (int)t.items,
                      .wall_s = longest,    /* the slowest shard's wall time */
-                     .write_reports = 1 };
+                     .write_reports = 1, .merged = 1 };
     rc = kc_run_end_write(&e);
 out:
     for (int i = 0; recs && i < l.n; i++) kc_records_free(&recs[i]);

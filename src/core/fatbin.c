@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kcontract.h"
+#include "progname.h"
 #include "reg_problems.h"
 
 /* Filled before main (and at dlopen), never emptied: the process's images. */
@@ -38,7 +39,7 @@ void kc_register_module(const char *module, const char *control, const unsigned 
         int cap = images.cap ? images.cap * 2 : 64;
         kc_fatbin *v = realloc(images.v, (size_t)cap * sizeof *v);
         if (!v) {   /* before main: nothing to return to; say it and stop */
-            fprintf(stderr, "kcontract: out of memory registering kernel images\n");
+            kc_say(stderr, "out of memory registering kernel images\n");
             abort();
         }
         images.v = v;

@@ -11,8 +11,9 @@ int kc_filter_match(const char *name, char *const *patterns, int n);
 /* Stable hash of the pattern list (order matters), for the TALLY's filter key. */
 uint64_t kc_filter_hash(char *const *patterns, int n);
 /* Index of the first pattern that matches none of n names, or -1 when every
- * pattern matches something (a typo must not select nothing and pass; an
- * exclusion's GLOB must match something too). Name i
+ * pattern matches something (a typo must not select nothing and pass; main.c
+ * refuses a selecting pattern that matches nothing and notes an exclusion
+ * that does, which leaves nothing out). Name i
  * is the NUL-terminated string at first_name + i * stride (e.g. the name field
  * of an array of kc_item). */
 int kc_filter_first_unmatched(const char *first_name, size_t stride, int n, char *const *patterns, int np);

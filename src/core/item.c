@@ -1,5 +1,14 @@
-/* item.c — the names of item kinds and of --reference modes (item.h). */
+/* item.c — the names of item kinds and of --reference modes, and an item's family (item.h). */
 #include "item.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void kc_family_of(const char *name, char *buf, size_t cap)
+{
+    size_t len = strcspn(name, ".:@");
+    snprintf(buf, cap, "%.*s", (int)len, name);
+}
 
 const char *kc_kind_name(kc_kind k)
 {

@@ -5,6 +5,7 @@
  * with --records, "<contract>@<label>" for each launch record (kind kernel). */
 #ifndef KC_ITEM_H
 #define KC_ITEM_H
+#include <stddef.h>
 #include "kcontract.h"
 #include "state.h"
 
@@ -43,4 +44,9 @@ typedef enum kc_ref_mode { KC_REF_DEVICE = 0, KC_REF_HOST, KC_REF_BOTH } kc_ref_
 const char *kc_ref_mode_name(kc_ref_mode m);
 
 const char *kc_kind_name(kc_kind k);     /* "kernel", "control", "limit", "suite", "sanitize" */
+/* The family of an item or contract name: its first dotted component
+ * ("rmsnorm" of "rmsnorm.f16:control.half_accum" or "rmsnorm.f16@decode"; a
+ * suite's, "host" of "host.contracts.lint"), into buf[0..cap): JUnit's
+ * classname and list --format json's family. */
+void kc_family_of(const char *name, char *buf, size_t cap);
 #endif

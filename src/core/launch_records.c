@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "progname.h"
 #include "registry.h"
 
 /* ---- problems ------------------------------------------------------------ */
@@ -435,11 +436,11 @@ int kc_launch_records_apply(const char *path, int only_records, kc_item **items,
     kc_launch_records *r = kc_launch_records_load(path, err, 16384);
     int rc = 0;
     if (!r) {
-        fprintf(stderr, "kcontract: --records %s refused:\n", path);
+        kc_say(stderr, "--records %s refused:\n", path);
         for (char *p = err, *e; *p; p = e) {
             e = strchr(p, '\n');
             if (!e) e = p + strlen(p);
-            fprintf(stderr, "kcontract: %.*s\n", (int)(e - p), p);
+            kc_say(stderr, "%.*s\n", (int)(e - p), p);
             if (*e) e++;
         }
         fprintf(stderr, "(docs/launch-records.md describes the format)\n");
@@ -447,7 +448,7 @@ int kc_launch_records_apply(const char *path, int only_records, kc_item **items,
     } else {
         int m = kc_launch_records_add_items(r, items, *n, only_records, err, 16384);
         if (m < 0) {
-            fprintf(stderr, "kcontract: --records %s: %s\n", path, err);
+            kc_say(stderr, "--records %s: %s\n", path, err);
             kc_launch_records_free(r);
             r = NULL;
             rc = 2;

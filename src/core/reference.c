@@ -8,6 +8,7 @@
 
 #include "dtype.h"
 #include "kcontract.h"
+#include "progname.h"
 
 size_t kc_count_d0(const kc_shape *s) { return (size_t)s->d[0]; }
 size_t kc_count_d1(const kc_shape *s) { return (size_t)s->d[1]; }
@@ -29,7 +30,7 @@ int kc_ref_arg(const kc_ref *r, const char *name) {
         int w = snprintf(have + len, sizeof have - len, "%s%s", a ? ", " : "", r->name[a] ? r->name[a] : "(unnamed)");
         if (w > 0) len += (size_t)w;
     }
-    fprintf(stderr, "kcontract: the reference asks for argument \"%s\", which the contract does not have "
+    kc_say(stderr, "the reference asks for argument \"%s\", which the contract does not have "
                     "(its arguments: %s; shape %s)\n", name ? name : "(null)", have,
             r->shape && r->shape->name ? r->shape->name : "?");
     abort();

@@ -14,6 +14,7 @@
 #include "dtype.h"
 #include "error_model.h"
 #include "fatbin.h"
+#include "progname.h"
 #include "reg_problems.h"
 
 /* The registrations, in load order: filled by the constructors of the
@@ -42,7 +43,7 @@ static void reg_push(reglist *l, const void *p)
         size_t cap = l->cap ? l->cap * 2 : 64;
         const void **v = realloc(l->v, cap * sizeof *v);
         if (!v) {   /* before main: nothing to return to; say it and stop */
-            fprintf(stderr, "kcontract: out of memory registering contracts\n");
+            kc_say(stderr, "out of memory registering contracts\n");
             abort();
         }
         l->v = v;

@@ -10,10 +10,11 @@
 #include <stdint.h>
 #include "item.h"
 #include "rerun_env.h"
+#include "colour.h"
 #include "strvec.h"
 
-/* The command a process runs: kcontract [run] | list | info | merge, or --help. */
-typedef enum kc_cmd { KC_CMD_RUN = 0, KC_CMD_LIST, KC_CMD_INFO, KC_CMD_HELP, KC_CMD_MERGE } kc_cmd;
+/* The command a process runs: kcontract [run] | list | info | merge | version, or --help. */
+typedef enum kc_cmd { KC_CMD_RUN = 0, KC_CMD_LIST, KC_CMD_INFO, KC_CMD_HELP, KC_CMD_MERGE, KC_CMD_VERSION } kc_cmd;
 
 /* The command lines a run builds for another process or for a person, each
  * by kc_child_argv (below) and nowhere else:
@@ -35,8 +36,9 @@ typedef enum kc_cmd { KC_CMD_RUN = 0, KC_CMD_LIST, KC_CMD_INFO, KC_CMD_HELP, KC_
  *     inherited: the run's seed (stated even when it is the default, so a
  *     printed command says it) and the device that kind runs on (a worker's,
  *     a shard's, the item's), which the parent chooses;
- *   - worker and shard: --records (the record items), --reference, and
- *     --threads (when not given, each gets its share: CPUs / N); not --jobs,
+ *   - worker and shard: --records (the record items), --reference,
+ *     --status-level (they print their items' lines) and --threads (when
+ *     not given, each gets its share: CPUs / N); not --jobs,
  *     --timeout, --fail-fast, --restarts, --costs, --rerun-failed, nor the
  *     reports: the parent does all of that (--schedule static refuses the
  *     queue's limits and writes no reports); a worker no patterns (it is
@@ -68,6 +70,7 @@ typedef enum kc_argv_kind {
  * are malloc'd by the parser, freed by kc_opts_free). */
 typedef struct kc_opts {
     kc_cmd cmd;
+    int cmd_word;              /* argv index of the command word (run, list, ...); 0: none given (run) */
     uint64_t seed;             /* --seed S (default 1) */
     int device;                /* --device D (default 0) */
     char **patterns;           /* name globs (point into argv) */
@@ -107,6 +110,9 @@ typedef struct kc_opts {
     kc_ref_mode reference;     /* --reference device|host|both (default device, item.h) */
     int nlogs;
     int allow_mixed_gpus;      /* merge --allow-mixed-gpus: shards on different GPU models, cc or SM counts merge */
+    int list_json;             /* list --format json: one JSON object per item (default human: "KIND  NAME" lines) */
+    kc_status_level status_level; /* --status-level: which item lines are printed (state.h; default all) */
+    kc_colour_mode colour;     /* --color auto|always|never (colour.h; default auto) */
     char *resolved[4];         /* the absolute copies of a relative --json, --junit, --timeline, --costs: malloc'd
                                 * by kc_cli_parse, freed by kc_opts_free */
     kc_strvec inherit[KC_ARGV_KINDS];  /* per kind of command line: the options it inherits, as given ("--name"

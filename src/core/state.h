@@ -8,6 +8,7 @@
  * ("States and what they mean"). */
 #ifndef KC_STATE_H
 #define KC_STATE_H
+#include <stddef.h>
 
 /* Item states. PASS/FAIL/KNOWN for kernels, RED/MISSED for controls, PASS/LIMIT
  * for limit checks, PASS/FAIL for suites and sanitizer items; SKIP, CRASH, TIMEOUT, NOTRUN for any.
@@ -38,7 +39,23 @@ typedef struct kc_state_info {
     const char *colour;       /* timeline bar, "#rrggbb" */
     const char *legend;       /* timeline legend entry; states sharing one share its colour */
     const char *summary;      /* SUMMARY extra "; N <summary>", NULL when the SUMMARY counts it otherwise */
+    const char *sgr;          /* the state word on a terminal (--color): an SGR code of the 16-colour
+                                 palette nearest the timeline's colour, "32" for "\033[32m" */
 } kc_state_info;
+
+/* --status-level: which item lines a run prints (nextest's names). A failing
+ * item's line is printed at every level: it carries the rerun command, and a
+ * run's log must say what failed; the TALLY and SUMMARY are always printed. */
+typedef enum kc_status_level {
+    KC_LEVEL_ALL = 0,         /* every line (the default); "skip" is the same */
+    KC_LEVEL_PASS,            /* every line but SKIP's */
+    KC_LEVEL_FAIL             /* the failing lines only (kc_state_failed) */
+} kc_status_level;
+/* Whether a line of state s is printed at level l. */
+int kc_state_shown(kc_state s, kc_status_level l);
+/* When line starts with a state's name and a space (an item line, "PASS
+ * fixture.pass.00  ..."), its length, with the state in *s; else 0. */
+size_t kc_state_prefix(const char *line, kc_state *s);
 
 /* The row of state s; an out-of-range s gets a row named "?" that fails. */
 const kc_state_info *kc_state_info_of(kc_state s);

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "progname.h"
+
 static struct {
     int registered;
     pid_t armed_pid;        /* 0: disarmed; the guard acts only in this process */
@@ -19,7 +21,7 @@ static void on_exit_handler(int status, void *arg)
     (void)arg;
     if (!guard.armed_pid || guard.armed_pid != getpid()) return;
     fflush(stdout);
-    fprintf(stderr, "kcontract: exit(%d) called while %s: the process ended before the run finished\n", status,
+    kc_say(stderr, "exit(%d) called while %s: the process ended before the run finished\n", status,
             guard.what);
     fflush(stderr);
     _exit(status == 0 ? guard.zero_status : status);
@@ -29,7 +31,7 @@ int kc_exit_guard_arm(const char *what, int zero_status)
 {
     if (!guard.registered) {
         if (on_exit(on_exit_handler, NULL) != 0) {
-            fprintf(stderr, "kcontract: cannot register the exit guard\n");
+            kc_say(stderr, "cannot register the exit guard\n");
             return -1;
         }
         guard.registered = 1;

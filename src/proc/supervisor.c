@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "lifeline.h"
 #include "proctree.h"
+#include "progname.h"
 #include "signame.h"
 
 double kc_sup_now(void) { return kc_now_s(); }
@@ -74,7 +75,7 @@ static void tell_sentinel(kc_child *c)
     char why[256];
     if (kc_lifeline_started(c->pid, ino, nino, why, sizeof why) == 0) c->run_child = 1;
     else if (!said++)
-        fprintf(stderr, "kcontract: %s; what the run's items start may outlive a SIGKILL of this process\n", why);
+        kc_say(stderr, "%s; what the run's items start may outlive a SIGKILL of this process\n", why);
 }
 
 /* c is gone or killed and reaped: the run's sentinel forgets it. */

@@ -11,37 +11,53 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "progname.h"
 #include "report_json.h"
 #include "report_junit.h"
+#include "report_text.h"
 #include "report_timeline.h"
 #include "safe_file.h"
 
 typedef int (*report_fn)(FILE *f, const kc_records *rs, int which);
 
+static const kc_junit_run *final_run;   /* kc_reports_write's, for the JUnit report */
+
 static int write_final(FILE *f, const kc_records *rs, int which)
 {
-    return which == 0 ? kc_report_json(f, rs) : which == 1 ? kc_report_junit(f, rs, "kcontract") : kc_report_timeline_svg(f, rs);
+    return which == 0 ? kc_report_json(f, rs) : which == 1 ? kc_report_junit(f, rs, final_run) : kc_report_timeline_svg(f, rs);
 }
 
-/* What a report says until the run that writes it has finished. */
+/* What a report says until the run that writes it has finished. The
+ * program's name (progname.h) is escaped as any text of a report. */
 static int write_incomplete(FILE *f, const kc_records *rs, int which)
 {
-    char why[256];
+    char why[512];
+    const char *prog = kc_prog();
     (void)rs;
-    snprintf(why, sizeof why, "the kcontract run (pid %ld) that writes this report has not finished: it is still running, "
-             "or it ended before writing it (killed, crashed or refused); this is not a result", (long)getpid());
+    snprintf(why, sizeof why, "the %s run (pid %ld) that writes this report has not finished: it is still running, "
+             "or it ended before writing it (killed, crashed or refused); this is not a result", prog, (long)getpid());
     if (which == 0) {
-        fprintf(f, "{\"type\":\"incomplete\",\"pid\":%ld,\"message\":\"%s\"}\n", (long)getpid(), why);
+        fprintf(f, "{\"type\":\"incomplete\",\"pid\":%ld,\"message\":", (long)getpid());
+        kc_json_string(f, why, sizeof why);
+        fputs("}\n", f);
     } else if (which == 1) {
-        fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                   "<testsuites name=\"kcontract\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0.000\">\n"
-                   "  <testsuite name=\"kcontract\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0.000\">\n"
-                   "    <testcase classname=\"run\" name=\"kcontract.incomplete\" time=\"0.000\">\n"
-                   "      <error type=\"INCOMPLETE\" message=\"%s\">%s</error>\n"
-                   "    </testcase>\n  </testsuite>\n</testsuites>\n", why, why);
+        const char *count = " tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0.000\">\n";
+        fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"", f);
+        kc_xml_text(f, prog, strlen(prog), 1);
+        fprintf(f, "\"%s  <testsuite name=\"", count);
+        kc_xml_text(f, prog, strlen(prog), 1);
+        fprintf(f, "\"%s    <testcase classname=\"run\" name=\"", count);
+        kc_xml_text(f, prog, strlen(prog), 1);
+        fputs(".incomplete\" time=\"0.000\">\n      <error type=\"INCOMPLETE\" message=\"", f);
+        kc_xml_text(f, why, sizeof why, 1);
+        fputs("\">", f);
+        kc_xml_text(f, why, sizeof why, 0);
+        fputs("</error>\n    </testcase>\n  </testsuite>\n</testsuites>\n", f);
     } else {
         fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"incomplete\" width=\"1200\" height=\"60\" "
-                   "font-family=\"sans-serif\" font-size=\"13\">\n<text x=\"10\" y=\"34\">%s</text>\n</svg>\n", why);
+                   "font-family=\"sans-serif\" font-size=\"13\">\n<text x=\"10\" y=\"34\">");
+        kc_xml_text(f, why, sizeof why, 0);
+        fputs("</text>\n</svg>\n", f);
     }
     return ferror(f) ? -1 : 0;
 }
@@ -60,7 +76,7 @@ static int write_one(const char *opt, const char *path, const kc_records *rs, in
     size_t n = strlen(path) + 64;
     char *tmp = malloc(n);
     if (!tmp) {
-        fprintf(stderr, "kcontract: %s %s: %s\n", opt, path, strerror(ENOMEM));
+        kc_say(stderr, "%s %s: %s\n", opt, path, strerror(ENOMEM));
         return -1;
     }
     /* A FIFO with no reader: ENXIO at once, not an open that waits for ever. */
@@ -82,7 +98,7 @@ static int write_one(const char *opt, const char *path, const kc_records *rs, in
             if (!direct) unlink(tmp);
         }
     }
-    if (rc) fprintf(stderr, "kcontract: %s %s: %s\n", opt, path, strerror(err ? err : EIO));
+    if (rc) kc_say(stderr, "%s %s: %s\n", opt, path, strerror(err ? err : EIO));
     free(tmp);
     return rc;
 }
@@ -146,14 +162,14 @@ static int take_lock(int k, const char *opt, const char *path)
     size_t n = strlen(path) + 8;
     char *lock = malloc(n), err[1024];
     if (!lock) {
-        fprintf(stderr, "kcontract: %s %s: %s\n", opt, path, strerror(ENOMEM));
+        kc_say(stderr, "%s %s: %s\n", opt, path, strerror(ENOMEM));
         return 4;
     }
     snprintf(lock, n, "%s.lock", path);
     for (;;) {
         int fd = kc_lock_file_open(lock, 0, err, sizeof err);   /* not close-on-exec: the serial re-exec keeps it */
         if (fd < 0) {
-            fprintf(stderr, "kcontract: %s %s: %s\n", opt, path, err);
+            kc_say(stderr, "%s %s: %s\n", opt, path, err);
             free(lock);
             return 2;
         }
@@ -163,11 +179,11 @@ static int take_lock(int k, const char *opt, const char *path)
             long pid = e == EACCES || e == EAGAIN ? lock_holder(fd) : 0;
             close(fd);
             if (e == EACCES || e == EAGAIN)
-                fprintf(stderr, "kcontract: %s %s: another kcontract run (pid %ld) is writing this report (it holds %s); "
+                kc_say(stderr, "%s %s: another kcontract run (pid %ld) is writing this report (it holds %s); "
                         "a run owns its report paths until it ends, so that one run's result is never read as "
                         "another's: wait for it to end, or give this run another path\n", opt, path, pid, lock);
             else
-                fprintf(stderr, "kcontract: %s %s: cannot lock %s: %s\n", opt, path, lock, strerror(e));
+                kc_say(stderr, "%s %s: cannot lock %s: %s\n", opt, path, lock, strerror(e));
             free(lock);
             return 2;
         }
@@ -231,13 +247,16 @@ static void reports_end(const char *const *path)
     }
 }
 
-int kc_reports_write(const kc_records *rs, const char *json, const char *junit, const char *timeline)
+int kc_reports_write(const kc_records *rs, const char *json, const char *junit, const char *timeline,
+                     const kc_junit_run *run)
 {
     int rc = 0;
+    final_run = run;
     rc |= write_one("--json", json, rs, 0, write_final);
     rc |= write_one("--junit", junit, rs, 1, write_final);
     rc |= write_one("--timeline", timeline, rs, 2, write_final);
     const char *path[3] = { json, junit, timeline };
     reports_end(path);
+    final_run = NULL;
     return rc ? -1 : 0;
 }

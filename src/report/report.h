@@ -10,6 +10,7 @@
 #define KC_REPORT_H
 #include <stdio.h>
 #include "record.h"
+#include "report_junit.h"
 
 /* At a run's start (issue 13: a run that does not finish never leaves a
  * green report): first takes ownership of each report path named (NULL: not
@@ -32,6 +33,8 @@ int kc_reports_begin(const char *json, const char *junit, const char *timeline);
  * atomically (a new FILE.tmp.PID.XXXXXXXX renamed over FILE, safe_file.h;
  * straight into a path that is no regular file), then lets go of the paths
  * (kc_reports_begin). On failure prints "kcontract: --json FILE: <strerror>"
- * to stderr and returns -1; the file then still says the run is incomplete. */
-int kc_reports_write(const kc_records *rs, const char *json, const char *junit, const char *timeline);
+ * to stderr and returns -1; the file then still says the run is incomplete.
+ * run: what the JUnit report says of the run (report_junit.h; NULL: nothing). */
+int kc_reports_write(const kc_records *rs, const char *json, const char *junit, const char *timeline,
+                     const kc_junit_run *run);
 #endif

@@ -30,8 +30,37 @@ static void body(FILE *out, const kc_record *r)
     }
 }
 
-int kc_report_junit(FILE *out, const kc_records *rs, const char *suite_name)
+/* One <property name="NAME" value="V"/>. */
+static void property(FILE *out, const char *name, const char *v)
 {
+    fprintf(out, "      <property name=\"%s\" value=\"", name);
+    kc_xml_text(out, v, strlen(v), 1);
+    fputs("\"/>\n", out);
+}
+
+/* The run's <properties>: what a CI reader needs to rerun it or tell two
+ * runs apart (the TALLY's fields, as people read them). */
+static void properties(FILE *out, const kc_tally *t)
+{
+    char v[160];
+    fputs("    <properties>\n", out);
+    snprintf(v, sizeof v, "%llu", (unsigned long long)t->seed);
+    property(out, "seed", v);
+    snprintf(v, sizeof v, "%016llx", (unsigned long long)t->build);
+    property(out, "build", v);
+    property(out, "device", t->device[0] ? t->device : "none");
+    snprintf(v, sizeof v, "%d.%d", t->cc_major, t->cc_minor);
+    property(out, "compute_capability", v);
+    snprintf(v, sizeof v, "%d", t->sm_count);
+    property(out, "sms", v);
+    snprintf(v, sizeof v, "%d/%d", t->shard_k, t->shard_n);
+    property(out, "shard", v);
+    fputs("    </properties>\n", out);
+}
+
+int kc_report_junit(FILE *out, const kc_records *rs, const kc_junit_run *run)
+{
+    const char *suite_name = run ? run->name : NULL;
     int failures = 0, errors = 0, skipped = 0;
     for (int i = 0; i < rs->n; i++) {
         failures += is_failure(rs->v[i].res.state);
@@ -45,11 +74,21 @@ int kc_report_junit(FILE *out, const kc_records *rs, const char *suite_name)
             errors, skipped, secs(rs->wall_s));
     fputs("  <testsuite name=\"", out);
     kc_xml_text(out, sn, strlen(sn), 1);
-    fprintf(out, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n", rs->n, failures,
+    fprintf(out, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\"", rs->n, failures,
             errors, skipped, secs(rs->wall_s));
+    struct tm tm;
+    char when[32];
+    if (run && run->started > 0 && localtime_r(&run->started, &tm) && strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm))
+        fprintf(out, " timestamp=\"%s\"", when);     /* local time without a zone, as GoogleTest writes it */
+    fputs(">\n", out);
+    if (run && run->tally) properties(out, run->tally);
     for (int i = 0; i < rs->n; i++) {
         const kc_record *r = &rs->v[i];
-        fprintf(out, "    <testcase classname=\"%s\" name=\"", kc_kind_name(r->kind));
+        char family[sizeof r->name];
+        kc_family_of(r->name, family, sizeof family);
+        fputs("    <testcase classname=\"", out);
+        kc_xml_text(out, family, strlen(family), 1);
+        fputs("\" name=\"", out);
         kc_xml_text(out, r->name, sizeof r->name, 1);
         fprintf(out, "\" time=\"%.3f\"", secs(r->end_s - r->start_s));
         const char *tag = is_failure(r->res.state) ? "failure" : is_error(r->res.state) ? "error" : is_skipped(r->res.state) ? "skipped" : NULL;

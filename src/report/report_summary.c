@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "progname.h"
 #include "report_stats.h"
 
 static void fmt_kib(char *buf, size_t cap, long kib)
@@ -27,7 +28,7 @@ void kc_report_no_gpu(FILE *out, const kc_records *rs, const char *why)
 {
     int n = 0;
     for (int i = 0; i < rs->n; i++) n += rs->v[i].res.state == KC_SKIP && strncmp(rs->v[i].res.msg, "no GPU", 6) == 0;
-    if (n) fprintf(out, "kcontract: %d item%s skipped: no GPU (%s)\n", n, n == 1 ? "" : "s", why);
+    if (n) kc_say(out, "%d item%s skipped: no GPU (%s)\n", n, n == 1 ? "" : "s", why);
 }
 
 void kc_report_workers(FILE *out, const kc_records *rs)

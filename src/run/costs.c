@@ -17,6 +17,7 @@
 
 #include "filter.h"
 #include "gates.h"
+#include "progname.h"
 #include "record.h"
 #include "safe_file.h"
 #include "seed.h"
@@ -286,11 +287,11 @@ int kc_costs_save_run(const char *path, const kc_records *rs, FILE *out)
     char err[1024];
     int lock = kc_costs_lock(path, err, sizeof err);     /* other runs in this directory merge one at a time */
     if (lock < 0) {
-        fprintf(stderr, "kcontract: cannot write the cost table %s: %s\n", path, err);
+        kc_say(stderr, "cannot write the cost table %s: %s\n", path, err);
         return -1;
     }
     if (kc_costs_load(path, &c, &found, err, sizeof err)) {     /* changed meanwhile: start afresh */
-        fprintf(stderr, "kcontract: --costs %s; writing a new table\n", err);
+        kc_say(stderr, "--costs %s; writing a new table\n", err);
         memset(&c, 0, sizeof c);
     }
     int n = 0, rc = 0;
@@ -307,10 +308,10 @@ int kc_costs_save_run(const char *path, const kc_records *rs, FILE *out)
         if (kc_costs_set(&c, &e) == 0) n++;
     }
     if (n && kc_costs_save(path, &c, err, sizeof err)) {
-        fprintf(stderr, "kcontract: cannot write the cost table: %s\n", err);
+        kc_say(stderr, "cannot write the cost table: %s\n", err);
         rc = -1;
     } else if (n) {
-        fprintf(out, "kcontract: cost table %s: %d item%s measured, %d recorded in all\n", path, n, n == 1 ? "" : "s", c.n);
+        kc_say(out, "cost table %s: %d item%s measured, %d recorded in all\n", path, n, n == 1 ? "" : "s", c.n);
     }
     kc_costs_unlock(path, lock);
     kc_costs_free(&c);
@@ -463,7 +464,7 @@ int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfil
 int kc_rerun_failed_none(const kc_opts *o, int nfiltered, FILE *out)
 {
     if (!o->rerun_failed || nfiltered > 0) return 0;
-    fprintf(out, "kcontract: --rerun-failed: the cost table %s records no failed item among those selected; nothing "
+    kc_say(out, "--rerun-failed: the cost table %s records no failed item among those selected; nothing "
                  "to run\n", o->costs);
     return 1;
 }

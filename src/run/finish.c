@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "item_run.h"
+#include "progname.h"
 #include "progress.h"
 
 void kc_finish_item(kc_finish *f, const kc_item *it, kc_item_result *r, const kc_item_where *w)
@@ -28,7 +29,7 @@ void kc_finish_item(kc_finish *f, const kc_item *it, kc_item_result *r, const kc
     rec.peak_gpu_mib = w->peak_gpu_mib;
     if (w->log_tail) snprintf(rec.log_tail, sizeof rec.log_tail, "%s", w->log_tail);
     if (kc_records_add(f->records, &rec))
-        fprintf(stderr, "kcontract: out of memory: %s is missing from the reports\n", it->name);
+        kc_say(stderr, "out of memory: %s is missing from the reports\n", it->name);
     if (w->print) {               /* the item's line, as a worker prints it, and the worker's last lines */
         kc_item_print(it->name, r, w->end_s - w->start_s, NULL, w->log_tail);
         kc_progress_redraw();
@@ -40,7 +41,7 @@ void kc_finish_item(kc_finish *f, const kc_item *it, kc_item_result *r, const kc
         snprintf(f->stop_why, sizeof f->stop_why, "--fail-fast: the run stopped after %s (%s)", it->name,
                  kc_state_name(r->state));
         kc_progress_clear();
-        printf("kcontract: --fail-fast: %s is %s; no more items are handed out, the running ones finish\n", it->name,
+        kc_say(stdout, "--fail-fast: %s is %s; no more items are handed out, the running ones finish\n", it->name,
                kc_state_name(r->state));
         fflush(stdout);
         kc_progress_redraw();

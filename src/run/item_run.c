@@ -19,6 +19,8 @@
 #include "progress.h"
 #include "sanitize.h"
 #include "suite.h"
+#include "colour.h"
+#include "progname.h"
 
 #define KC_DETAIL_CAP 8192       /* the gates' further lines of one item, the cut marker included */
 
@@ -89,7 +91,7 @@ void kc_note_predating(FILE *out)
     char who[400];
     kc_proc_describe(p, n < KC_PROC_MAX ? n : KC_PROC_MAX, who, sizeof who);
     kc_progress_clear();
-    fprintf(out, "kcontract: %s, running in this process since before its first item (started before its items: by a "
+    kc_say(out, "%s, running in this process since before its first item (started before its items: by a "
                  "library's constructor, e.g. through LD_PRELOAD, or by such a process), %s no item's doing; no item was "
                  "blamed for %s\n", who, n == 1 ? "is" : "are", n == 1 ? "it" : "them");
     fflush(out);
@@ -128,15 +130,22 @@ static void print_lines(const char *prefix, const char *text)
     }
 }
 
+static kc_status_level print_level;     /* --status-level (kc_item_print_level) */
+
+void kc_item_print_level(kc_status_level l) { print_level = l; }
+
 void kc_item_print(const char *name, const kc_item_result *r, double seconds, const char *detail, const char *log_tail)
 {
+    if (!kc_state_shown(r->state, print_level)) return;
     char nm[1024], msg[4 * sizeof r->msg], rerun[4 * sizeof r->rerun];
     kc_escape_line(nm, sizeof nm, name, strlen(name));
     kc_escape_line(msg, sizeof msg, r->msg, sizeof r->msg);
     kc_escape_line(rerun, sizeof rerun, r->rerun, sizeof r->rerun);
     kc_progress_clear();
-    printf("%-6s %s  %s  (%.2f s)%s%s\n", kc_state_name(r->state), nm, msg, seconds, rerun[0] ? "  rerun: " : "",
-           rerun);
+    const char *st = kc_state_name(r->state);   /* coloured on a terminal (colour.h): the word, not its padding */
+    kc_colour_put(stdout, kc_state_info_of(r->state)->sgr, st, strlen(st));
+    printf("%*s %s  %s  (%.2f s)%s%s\n", strlen(st) < 6 ? (int)(6 - strlen(st)) : 0, "", nm, msg, seconds,
+           rerun[0] ? "  rerun: " : "", rerun);
     print_lines("", detail);
     print_lines("    | ", log_tail);
     fflush(stdout);
@@ -172,7 +181,7 @@ static void restore_stdio(const kc_opts *o)
     for (int i = 0; i < 2; i++)
         if (kept_fd[i] >= 0 && !same_file(kept_fd[i], 1 + i)) {
             dup2(kept_fd[i], 1 + i);
-            fprintf(stderr, "kcontract: the item had put another file over its %s; the worker's own is back\n",
+            kc_say(stderr, "the item had put another file over its %s; the worker's own is back\n",
                     i ? "stderr" : "stdout");
         }
     clearerr(stdout);

@@ -56,6 +56,10 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
  * worker) and kc_finish_item (the --jobs parent's CRASH, TIMEOUT and NOTRUN
  * lines) print through it. */
 void kc_item_print(const char *name, const kc_item_result *r, double seconds, const char *detail, const char *log_tail);
+/* --status-level: the lines kc_item_print prints from now on in this process
+ * (state.h, kc_state_shown: a failing line always; the default all). A line
+ * not shown goes with the lines under it. Set once, by main. */
+void kc_item_print_level(kc_status_level l);
 /* Once, after this process's last item (the serial runner, a worker): when
  * children that are no item's still run here (there before the first item,
  * proctree.h), one line on out naming them and saying no item was blamed

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "colour.h"
 
 static struct {
     int on, drawn, colour;
@@ -27,11 +28,10 @@ void kc_progress_format_eta(double s, char *buf, size_t cap)
 
 void kc_progress_start(int total, int already_done, int workers, int enable)
 {
-    const char *nc = getenv("NO_COLOR");
     memset(&P, 0, sizeof P);
     const char *term = getenv("TERM");
     P.on = enable && isatty(STDERR_FILENO) && !(term && strcmp(term, "dumb") == 0);   /* no cursor control */
-    P.colour = !(nc && *nc);
+    P.colour = kc_colour_on(stderr);     /* --color, NO_COLOR (colour.h) */
     P.total = total;
     P.done = already_done;
     P.workers = workers > 0 ? workers : 1;

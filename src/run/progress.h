@@ -2,7 +2,7 @@
  *     [ 37/195] 2 failed, 8 busy, ~1m12s left
  * Only when stderr is a terminal (isatty) and the run is not a --jobs child;
  * otherwise every call is a no-op and output stays plain lines. The failure
- * count is red unless NO_COLOR is set (https://no-color.org). The estimate
+ * count is red when stderr is coloured (colour.h: --color, NO_COLOR). The estimate
  * comes from recorded costs when the caller gives them (kc_progress_expect),
  * else from the throughput so far (elapsed / done × left).
  *

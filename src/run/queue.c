@@ -47,6 +47,8 @@
 #include "sanitize_session.h"
 #include "signame.h"
 #include "tally.h"
+#include "colour.h"
+#include "progname.h"
 
 static double now_s(void) { return kc_sup_now(); }
 
@@ -110,6 +112,7 @@ static void say(queue *qq, const char *fmt, ...)
     (void)qq;
     va_list ap;
     kc_progress_clear();
+    printf("%s: ", kc_prog());      /* the program's own name (progname.h) */
     va_start(ap, fmt);
     vprintf(fmt, ap);
     va_end(ap);
@@ -142,7 +145,7 @@ static int spawn_worker(queue *qq, wk *w)
     int err = errno;
     kc_strvec_clear(&av);
     if (rc) {
-        fprintf(stderr, "kcontract: cannot start worker %d: %s\n", w->slot, strerror(err));
+        kc_say(stderr, "cannot start worker %d: %s\n", w->slot, strerror(err));
         return -1;
     }
     w->cur = -1;
@@ -207,7 +210,7 @@ static void protocol_violated(queue *qq, wk *w, kc_child *c, const char *line, c
             snprintf(w->violation, sizeof w->violation, "protocol violated: a result line %s ('%s')", why, shown);
     } else {
         qq->violated = 1;
-        say(qq, "kcontract: worker %d (pid %ld): protocol violated: a result line %s ('%s'); stopping it; the run "
+        say(qq, "worker %d (pid %ld): protocol violated: a result line %s ('%s'); stopping it; the run "
                 "fails\n", w->slot, (long)c->pid, why, shown);
     }
     if (c->state != KC_CHILD_EXITED && c->state != KC_CHILD_GONE) kc_sup_stop(&qq->sup, c, SIGKILL, 0);
@@ -295,7 +298,10 @@ static void on_line(void *ctx, kc_sup *s, kc_child *c, int stream, const char *l
     const char *shown = esc ? esc : line;
     kc_progress_clear();
     fputs(pre, f);
-    fputs(shown, f);
+    kc_state st;
+    size_t word = f == stdout && kc_colour_on(f) ? kc_state_prefix(shown, &st) : 0;
+    if (word) kc_colour_put(f, kc_state_info_of(st)->sgr, shown, word);   /* an item line's state word (colour.h) */
+    fputs(shown + word, f);
     if (cut) fprintf(f, " [... cut %zu bytes]", cut);
     fputc('\n', f);
     fflush(f);
@@ -369,7 +375,7 @@ static void end_orphans(queue *qq, kc_sup *s, kc_child *c)
     char who[400];
     int n = kc_sup_end_orphans(s, c, qq->interrupted ? 0 : KC_LEAK_TIMEOUT_MS, who, sizeof who);
     if (n > 0 && !qq->interrupted)
-        say(qq, "kcontract: worker %d (pid %ld) left %d process%s running after it ended: %s; killed (SIGKILL)\n",
+        say(qq, "worker %d (pid %ld) left %d process%s running after it ended: %s; killed (SIGKILL)\n",
             c->slot, (long)c->pid, n, n == 1 ? "" : "es", who);
 }
 
@@ -389,20 +395,20 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
         settle_item(qq, w, c, how);
         abnormal = 1;
     } else if (w->late) {
-        say(qq, "kcontract: worker %d (pid %ld) did not say it was ready within %d s and was %s\n", w->slot, (long)c->pid,
+        say(qq, "worker %d (pid %ld) did not say it was ready within %d s and was %s\n", w->slot, (long)c->pid,
             KC_QUEUE_START_S, how);
         abnormal = 1;
     } else if (!w->ready && !qq->interrupted) {
-        say(qq, "kcontract: worker %d (pid %ld) %s before it was ready%s%s\n", w->slot, (long)c->pid, how,
+        say(qq, "worker %d (pid %ld) %s before it was ready%s%s\n", w->slot, (long)c->pid, how,
             c->leak[0] ? "; it left processes behind: " : "", c->leak);
         abnormal = 1;
     } else if (c->leak[0]) {
-        say(qq, "kcontract: worker %d (pid %ld) %s after its items, and left processes behind: %s\n", w->slot, (long)c->pid,
+        say(qq, "worker %d (pid %ld) %s after its items, and left processes behind: %s\n", w->slot, (long)c->pid,
             how, c->leak);
     } else if (untrusted) {
         abnormal = 0;           /* it ended after its items, as asked */
     } else if (abnormal && !qq->interrupted && !c->killed) {
-        say(qq, "kcontract: worker %d (pid %ld) %s between items\n", w->slot, (long)c->pid, how);
+        say(qq, "worker %d (pid %ld) %s between items\n", w->slot, (long)c->pid, how);
     }
     if (qq->fin.stopping || qq->interrupted || !pending(qq)) return;
     if (abnormal) {
@@ -411,7 +417,7 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
             snprintf(qq->fin.stop_why, sizeof qq->fin.stop_why,
                      "restart cap: %d workers were replaced after a crash, a timeout or a failed start (at most %d%s)", qq->restarts,
                      qq->cap, qq->o->max_restarts >= 0 ? ", --restarts" : ": 2 x N + 8");
-            say(qq, "kcontract: %s; not starting another worker: the %d items not handed out yet are NOTRUN\n",
+            say(qq, "%s; not starting another worker: the %d items not handed out yet are NOTRUN\n",
                 qq->fin.stop_why, pending(qq));
             return;
         }
@@ -420,11 +426,11 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
     int lost = w->lost;
     if (spawn_worker(qq, w) != 0) return;
     if (qq->serial)     /* one process as far as the user is concerned: its wording */
-        say(qq, "kcontract: %s; continuing in a fresh process\n",
+        say(qq, "%s; continuing in a fresh process\n",
             abnormal ? "that item ended the process" : lost == KC_LOST_GPU_STATE
             ? "that item left GPU memory allocated in this process" : "the CUDA context is unusable after that item");
     else
-        say(qq, "kcontract: worker %d restarted (pid %ld)%s\n", w->slot, (long)child_of(qq, w)->pid,
+        say(qq, "worker %d restarted (pid %ld)%s\n", w->slot, (long)child_of(qq, w)->pid,
             abnormal ? "" : lost == KC_LOST_GPU_STATE ? " after its item left GPU memory allocated" : " after a CUDA context loss");
 }
 
@@ -544,7 +550,7 @@ static void dispatch(queue *qq)
                 char h[32], g[32];
                 kc_bytes_str(qi->host, h, sizeof h);
                 kc_bytes_str(qi->gpu, g, sizeof g);
-                say(qq, "kcontract: %s needs host %s and GPU %s, more than the memory left for items beside the workers' overheads; it runs alone\n",
+                say(qq, "%s needs host %s and GPU %s, more than the memory left for items beside the workers' overheads; it runs alone\n",
                     it->name, h, g);
             }
             qi->dispatched = 1;
@@ -576,7 +582,7 @@ static void check_timers(queue *qq)
         if (c->state == KC_CHILD_RUNNING && w->cur >= 0 && !w->timed_out && !qq->interrupted && t >= w->deadline) {
             w->timed_out = 1;
             kc_sup_stop(&qq->sup, c, SIGTERM, KC_SUP_GRACE_MS);
-            say(qq, "kcontract: %s exceeded its time limit of %.6g s on worker %d; SIGTERM to its process group (SIGKILL after %d ms)\n",
+            say(qq, "%s exceeded its time limit of %.6g s on worker %d; SIGTERM to its process group (SIGKILL after %d ms)\n",
                 qq->items[qq->q[w->cur].idx].name, qq->q[w->cur].limit, w->slot, KC_SUP_GRACE_MS);
         }
         if (c->state == KC_CHILD_STARTING && !qq->interrupted && t >= w->ready_by) {
@@ -607,13 +613,13 @@ static void on_interrupted(void *ctx, kc_sup *s, int signo, int again, int n)
     const char *sn = kc_signal_name(signo, sb, sizeof sb);
     (void)s;
     if (again) {
-        say(qq, "kcontract: %s again: killing %d worker%s (SIGKILL)\n", sn, n, n == 1 ? "" : "s");
+        say(qq, "%s again: killing %d worker%s (SIGKILL)\n", sn, n, n == 1 ? "" : "s");
         return;
     }
     qq->interrupted = signo;
     qq->fin.stopping = 1;
     snprintf(qq->fin.stop_why, sizeof qq->fin.stop_why, "interrupted by %s", sn);
-    say(qq, "kcontract: %s: passed on to %d worker%s; waiting for them (SIGKILL after %d ms)\n", sn, n, n == 1 ? "" : "s",
+    say(qq, "%s: passed on to %d worker%s; waiting for them (SIGKILL after %d ms)\n", sn, n, n == 1 ? "" : "s",
         KC_SUP_GRACE_MS);
 }
 
@@ -658,10 +664,10 @@ static void serial_header(queue *qq, int ns, int nf, int gpu_items)
     const kc_opts *o = qq->o;
     const kc_devinfo *d = qq->d;
     if (o->sharded)
-        printf("kcontract: shard %d/%d: %d of %d selected item%s, seed %llu", o->shard_k, o->shard_n, ns, nf,
+        kc_say(stdout, "shard %d/%d: %d of %d selected item%s, seed %llu", o->shard_k, o->shard_n, ns, nf,
                nf == 1 ? "" : "s", (unsigned long long)o->seed);
     else
-        printf("kcontract: %d item%s selected, seed %llu", ns, ns == 1 ? "" : "s", (unsigned long long)o->seed);
+        kc_say(stdout, "%d item%s selected, seed %llu", ns, ns == 1 ? "" : "s", (unsigned long long)o->seed);
     if (d->ndevs) {
         printf(", device %d: %s (compute capability %d.%d, %d SMs, driver %d.%d)\n", d->dev[0].ordinal, d->dev[0].name,
                d->dev[0].cc_major, d->dev[0].cc_minor, d->dev[0].sm_count, d->driver_version / 1000,
@@ -675,13 +681,13 @@ static void serial_header(queue *qq, int ns, int nf, int gpu_items)
         snprintf(qq->t.device, sizeof qq->t.device, "none");
     }
     if (o->sharded && ns == 0)
-        printf("kcontract: shard %d/%d is empty (the filter selects %d item%s; item i goes to shard i %% %d)\n",
+        kc_say(stdout, "shard %d/%d is empty (the filter selects %d item%s; item i goes to shard i %% %d)\n",
                o->shard_k, o->shard_n, nf, nf == 1 ? "" : "s", o->shard_n);
     kc_rerun_failed_none(o, nf, stdout);
     if (gpu_items && !d->ndevs)
-        printf("kcontract: no GPU: %s; the %d GPU item%s will be SKIP%s\n", d->why, gpu_items, gpu_items == 1 ? "" : "s",
+        kc_say(stdout, "no GPU: %s; the %d GPU item%s will be SKIP%s\n", d->why, gpu_items, gpu_items == 1 ? "" : "s",
                ns > gpu_items ? " and host-only suites still run" : "");
-    if (o->timeout_s > 0) printf("kcontract: time limit %.6g s per item (--timeout)\n", o->timeout_s);
+    if (o->timeout_s > 0) kc_say(stdout, "time limit %.6g s per item (--timeout)\n", o->timeout_s);
     fflush(stdout);
 }
 
@@ -695,7 +701,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
      * TALLY merges like any shard's (kcontract merge). */
     if ((ns = kc_select(o, items, n, sel, &nf, err, sizeof err)) < 0 ||
         kc_select_costs_digest(o, items, n, &qq->t.costs, err, sizeof err)) {
-        fprintf(stderr, "kcontract: --costs %s\n", err);
+        kc_say(stderr, "--costs %s\n", err);
         free(sel);
         return 2;
     }
@@ -705,7 +711,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     int read_costs = !qq->serial || o->costs_given || o->rerun_failed;
     if (!read_costs) memset(&qq->costs, 0, sizeof qq->costs);
     else if (kc_costs_load(o->costs, &qq->costs, &found, err, sizeof err)) {
-        fprintf(stderr, "kcontract: --costs %s (fix or remove the file; docs/parallel-runs.md gives the format)\n", err);
+        kc_say(stderr, "--costs %s (fix or remove the file; docs/parallel-runs.md gives the format)\n", err);
         free(sel);
         return 2;
     }
@@ -732,7 +738,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     kc_plan_env e = { nwp, &plan, avail, d->dev, d->free_mem, d->ndevs };
     if (qq->serial) avail = SIZE_MAX;   /* one item at a time: nothing to admit beside it (as before the queue) */
     else if (kc_plan_check(&e, err, sizeof err)) {
-        fprintf(stderr, "kcontract: --jobs %d refused: %s\n", o->jobs, err);
+        kc_say(stderr, "--jobs %d refused: %s\n", o->jobs, err);
         free(sel);
         return 2;
     }
@@ -775,11 +781,11 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     }
     /* The header. */
     if (o->sharded)
-        printf("kcontract: shard %d/%d: %d of %d selected item%s, seed %llu; --jobs %d: a work queue of %d worker%s",
+        kc_say(stdout, "shard %d/%d: %d of %d selected item%s, seed %llu; --jobs %d: a work queue of %d worker%s",
                o->shard_k, o->shard_n, ns, nf, nf == 1 ? "" : "s", (unsigned long long)o->seed, o->jobs, qq->nw,
                qq->nw == 1 ? "" : "s");
     else
-        printf("kcontract: %d item%s selected, seed %llu; --jobs %d: a work queue of %d worker%s", ns, ns == 1 ? "" : "s",
+        kc_say(stdout, "%d item%s selected, seed %llu; --jobs %d: a work queue of %d worker%s", ns, ns == 1 ? "" : "s",
                (unsigned long long)o->seed, o->jobs, qq->nw, qq->nw == 1 ? "" : "s");
     if (found)
         printf(", failed last time first, then longest first (costs %s: %d of %d recorded%s)\n", o->costs, recorded, ns,
@@ -788,7 +794,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
         printf(", longest first by estimate (costs %s: none yet)\n", o->costs);
     kc_rerun_failed_none(o, nf, stdout);
     if (d->ndevs) {
-        printf("kcontract: workers go round robin on device%s", d->ndevs == 1 ? "" : "s");
+        kc_say(stdout, "workers go round robin on device%s", d->ndevs == 1 ? "" : "s");
         for (int j = 0; j < d->ndevs; j++) printf("%s %d", j ? "," : "", d->dev[j].ordinal);
         printf(": %s (compute capability %d.%d, %d SMs)\n", d->dev[0].name, d->dev[0].cc_major, d->dev[0].cc_minor,
                d->dev[0].sm_count);
@@ -797,7 +803,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
         qq->t.cc_minor = d->dev[0].cc_minor;
         qq->t.sm_count = d->dev[0].sm_count;
     } else {
-        if (gpu_items) printf("kcontract: no GPU: %s; GPU items will be SKIP\n", d->why);
+        if (gpu_items) kc_say(stdout, "no GPU: %s; GPU items will be SKIP\n", d->why);
         snprintf(qq->t.device, sizeof qq->t.device, "none");
     }
     char hs[32], gs[32], av[32];
@@ -807,10 +813,10 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     char wg[48] = "";
     if (d->ndevs) snprintf(wg, sizeof wg, " + %zu MiB GPU", (size_t)KC_PLAN_GPU_PER_PROCESS >> 20);
     if (qq->nq)     /* with nothing to run, nothing to admit */
-        printf("kcontract: memory: each worker %zu MiB host%s; items are admitted while the running ones fit (largest item that runs here: host %s, GPU %s; MemAvailable %s)\n",
+        kc_say(stdout, "memory: each worker %zu MiB host%s; items are admitted while the running ones fit (largest item that runs here: host %s, GPU %s; MemAvailable %s)\n",
            (size_t)KC_PLAN_HOST_OVERHEAD >> 20, wg, hs, gs,
            avail == SIZE_MAX ? "unknown" : av);
-    if (o->timeout_s > 0) printf("kcontract: time limit %.6g s per item (--timeout)\n", o->timeout_s);
+    if (o->timeout_s > 0) kc_say(stdout, "time limit %.6g s per item (--timeout)\n", o->timeout_s);
     fflush(stdout);
     kc_progress_start(ns, 0, qq->nw, 1);
     if (total > 0) kc_progress_expect(total);
@@ -841,7 +847,7 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
     qq.w = calloc((size_t)(qq.nw ? qq.nw : 1), sizeof *qq.w);
     kc_proc_adopt_orphans();    /* what a dead worker leaves running becomes ours, to end (end_orphans) */
     if (!qq.w || kc_sup_init(&qq.sup, qq.nw, &QUEUE_OPS, &qq, 1) < 0) {
-        fprintf(stderr, "kcontract: cannot set up the workers: %s\n", strerror(errno));
+        kc_say(stderr, "cannot set up the workers: %s\n", strerror(errno));
         rc = 4;
         goto out;
     }

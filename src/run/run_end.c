@@ -2,8 +2,10 @@
 #include "run_end.h"
 
 #include <stdio.h>
+#include <time.h>
 
 #include "costs.h"
+#include "progname.h"
 #include "progress.h"
 #include "report.h"
 #include "report_summary.h"
@@ -26,11 +28,11 @@ int kc_run_end_write(const kc_run_end *e)
     if (e->interrupted) {
         int fin = 0;
         for (int i = 0; e->records && i < e->records->n; i++) fin += e->records->v[i].res.state != KC_NOTRUN;
-        printf("kcontract: interrupted by %s: %d of %d items finished, %d not run\n",
+        kc_say(stdout, "interrupted by %s: %d of %d items finished, %d not run\n",
                kc_signal_name(e->interrupted, sb, sizeof sb), fin, e->items, e->items - fin);
     }
     if (kc_tally_format(e->tally, line, sizeof line) < 0) {
-        fprintf(stderr, "kcontract: internal error: the TALLY does not fit\n");
+        kc_say(stderr, "internal error: the TALLY does not fit\n");
         return 4;
     }
     /* --costs: what each item cost, so a later --jobs run orders its queue
@@ -44,6 +46,8 @@ int kc_run_end_write(const kc_run_end *e)
     if (e->records && e->figures == KC_FIGURES_WORKERS) kc_report_workers(stdout, e->records);
     if (e->records && e->no_gpu_why && e->figures != KC_FIGURES_NONE) kc_report_no_gpu(stdout, e->records, e->no_gpu_why);
     fflush(stdout);
-    int wr = e->write_reports && e->records ? kc_reports_write(e->records, o->json, o->junit, o->timeline) : 0;
+    kc_junit_run jr = { .name = kc_prog(), .tally = e->tally,
+                        .started = e->merged ? 0 : time(NULL) - (time_t)(e->wall_s + 0.5) };
+    int wr = e->write_reports && e->records ? kc_reports_write(e->records, o->json, o->junit, o->timeline, &jr) : 0;
     return kc_run_exit_status(kc_tally_exit_status(e->tally), e->interrupted, e->untrusted, wr != 0);
 }

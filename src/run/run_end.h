@@ -33,6 +33,7 @@ typedef struct kc_run_end {
     const char *no_gpu_why;     /* non-NULL: it had no GPU, the note under the SUMMARY says why */
     int write_costs;            /* rewrite the cost table (kc_cli_writes_costs) */
     int write_reports;          /* write the reports o names (0: a --jobs parent's shard leaves them to it) */
+    int merged;                 /* kcontract merge: when its shards ran is unknown (JUnit: no timestamp) */
 } kc_run_end;
 
 /* The exit status of a run whose counts give `counts` (kc_tally_exit_status:

@@ -23,10 +23,12 @@
 #include "item_run.h"
 #include "nvml.h"
 #include "proctree.h"
+#include "progname.h"
 #include "progress.h"
 #include "record.h"
 #include "report.h"
 #include "report_summary.h"
+#include "report_text.h"
 #include "run_end.h"
 #include "seed.h"
 #include "shard.h"
@@ -47,7 +49,7 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
     if (kc_tally_format(t, line, sizeof line) < 0) return;
     int fd = kc_records_save_fd(rs);
     if (fd < 0) {    /* the fresh process's reports would lack them: it must not end green */
-        fprintf(stderr, "kcontract: cannot keep the records so far across the re-exec (%s); the run is incomplete and "
+        kc_say(stderr, "cannot keep the records so far across the re-exec (%s); the run is incomplete and "
                 "fails\n", strerror(errno));
         untrusted = 1;
     }
@@ -56,21 +58,21 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
                          .resume_elapsed = elapsed, .resume_records_fd = fd, .resume_untrusted = untrusted };
     kc_strvec av = KC_STRVEC_INIT;
     if (kc_child_argv(&av, o, &cmd)) {
-        perror("kcontract: re-exec failed");
+        kc_say(stderr, "re-exec failed: %s\n", strerror(errno));
         if (fd >= 0) close(fd);
         return;
     }
     kc_progress_clear();
     if (lost == KC_LOST_GPU_STATE)
-        printf("kcontract: that item left GPU memory allocated in this process; continuing in a fresh process\n");
+        kc_say(stdout, "that item left GPU memory allocated in this process; continuing in a fresh process\n");
     else
-        printf("kcontract: the CUDA context is unusable after that item; continuing in a fresh process\n");
+        kc_say(stdout, "the CUDA context is unusable after that item; continuing in a fresh process\n");
     fflush(stdout);
     fflush(stderr);
     if (shard_seal[0]) setenv(KC_SHARD_SEAL_ENV, shard_seal, 1);   /* the fresh process ends the run */
     execv("/proc/self/exe", av.v);
     unsetenv(KC_SHARD_SEAL_ENV);
-    perror("kcontract: re-exec failed");
+    kc_say(stderr, "re-exec failed: %s\n", strerror(errno));
     if (fd >= 0) close(fd);
     kc_strvec_clear(&av);
 }
@@ -81,7 +83,7 @@ static int san_end(kc_san_pool *san)
 {
     char why[700];
     if (!kc_san_pool_free(san, why, sizeof why)) return 0;
-    printf("kcontract: %s\n", why);     /* never green (sanitize_session.h) */
+    kc_say(stdout, "%s\n", why);     /* never green (sanitize_session.h) */
     return 1;
 }
 
@@ -99,7 +101,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     if (!sel) return 4;
     kc_proc_adopt_orphans();    /* what an item leaves running becomes ours, to end (item_run.h) */
     if ((ns = kc_select(o, items, n, sel, &nf, serr, sizeof serr)) < 0) {   /* filter, then shard (costs.h) */
-        fprintf(stderr, "kcontract: --costs %s\n", serr);
+        kc_say(stderr, "--costs %s\n", serr);
         free(sel);
         return 2;
     }
@@ -107,7 +109,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         kc_costs c;
         int found;
         if (kc_costs_load(o->costs, &c, &found, serr, sizeof serr)) {
-            fprintf(stderr, "kcontract: --costs %s (fix or remove the file; docs/parallel-runs.md gives the format)\n", serr);
+            kc_say(stderr, "--costs %s (fix or remove the file; docs/parallel-runs.md gives the format)\n", serr);
             free(sel);
             return 2;
         }
@@ -119,7 +121,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     if (o->resume_tally) {
         char err[256];
         if (kc_tally_parse(o->resume_tally, &t, err, sizeof err)) {
-            fprintf(stderr, "kcontract: --resume-tally: %s\n", err);
+            kc_say(stderr, "--resume-tally: %s\n", err);
             free(sel);
             return 2;
         }
@@ -128,7 +130,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     if (o->resume_records_fd >= 0) {
         char err[256];
         if (kc_records_load_fd(o->resume_records_fd, &rs, err, sizeof err))
-            fprintf(stderr, "kcontract: --resume-records: %s; the reports will lack the items before the re-exec\n", err);
+            kc_say(stderr, "--resume-records: %s; the reports will lack the items before the re-exec\n", err);
     }
     kc_gpu gpu;
     memset(&gpu, 0, sizeof gpu);
@@ -136,7 +138,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     if (gpu_items) {
         int rc = kc_gpu_open(&gpu, o->device);
         if (rc < 0) {
-            fprintf(stderr, "kcontract: --device %d: %s\n", o->device, gpu.why);
+            kc_say(stderr, "--device %d: %s\n", o->device, gpu.why);
             kc_gpu_close(&gpu);
             free(sel);
             return 2;
@@ -151,7 +153,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         t.filter = kc_filter_hash(o->patterns, o->npatterns);
         t.build = kc_build_id();
         if (kc_select_costs_digest(o, items, n, &t.costs, serr, sizeof serr)) {
-            fprintf(stderr, "kcontract: --costs %s\n", serr);
+            kc_say(stderr, "--costs %s\n", serr);
             if (have_gpu) kc_gpu_close(&gpu);
             free(sel);
             return 2;
@@ -166,10 +168,10 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
             snprintf(t.device, sizeof t.device, "none");
         }
         if (o->sharded)
-            printf("kcontract: shard %d/%d: %d of %d selected item%s, seed %llu", o->shard_k, o->shard_n, ns, nf,
+            kc_say(stdout, "shard %d/%d: %d of %d selected item%s, seed %llu", o->shard_k, o->shard_n, ns, nf,
                    nf == 1 ? "" : "s", (unsigned long long)o->seed);
         else
-            printf("kcontract: %d item%s selected, seed %llu", ns, ns == 1 ? "" : "s", (unsigned long long)o->seed);
+            kc_say(stdout, "%d item%s selected, seed %llu", ns, ns == 1 ? "" : "s", (unsigned long long)o->seed);
         if (have_gpu)
             printf(", device %d: %s (compute capability %d.%d, %d SMs, driver %d.%d)\n", o->device, gpu.dev.name,
                    gpu.dev.cc_major, gpu.dev.cc_minor, gpu.dev.sm_count, gpu.cu.driver_version / 1000,
@@ -177,11 +179,11 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         else
             printf("\n");
         if (o->sharded && ns == 0)
-            printf("kcontract: shard %d/%d is empty (the filter selects %d item%s; item i goes to shard i %% %d)\n",
+            kc_say(stdout, "shard %d/%d is empty (the filter selects %d item%s; item i goes to shard i %% %d)\n",
                    o->shard_k, o->shard_n, nf, nf == 1 ? "" : "s", o->shard_n);
         kc_rerun_failed_none(o, nf, stdout);
         if (gpu_items && !have_gpu)
-            printf("kcontract: no GPU: %s; the %d GPU item%s will be SKIP%s\n", gpu.why, gpu_items,
+            kc_say(stdout, "no GPU: %s; the %d GPU item%s will be SKIP%s\n", gpu.why, gpu_items,
                    gpu_items == 1 ? "" : "s", ns > gpu_items ? " and host-only suites still run" : "");
         fflush(stdout);
     }
@@ -247,6 +249,45 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     return status;
 }
 
+/* list --format json: one object per item, on one line (docs/output-format.md,
+ * "kcontract list"): strings escaped as the --json report's (report_text.h). */
+static void list_json(FILE *out, const kc_item *it)
+{
+    const kc_contract *c = it->contract;
+    char fam[192];
+    kc_family_of(c ? c->name : it->name, fam, sizeof fam);
+    fputs("{\"name\":", out);
+    kc_json_string(out, it->name, sizeof it->name);
+    fprintf(out, ",\"kind\":\"%s\",\"contract\":", kc_kind_name(it->kind));
+    if (c) kc_json_string(out, c->name, strlen(c->name));
+    else fputs("null", out);
+    fputs(",\"family\":", out);
+    kc_json_string(out, fam, strlen(fam));
+    fputs(",\"shapes\":[", out);
+    for (int s = 0; c && c->shapes && c->shapes[s].name; s++) {
+        if (s) fputc(',', out);
+        kc_json_string(out, c->shapes[s].name, strlen(c->shapes[s].name));
+    }
+    fputs("],\"controls\":[", out);
+    for (int k = 0; c && k < KC_MAX_CONTROLS && c->controls[k].name; k++) {
+        if (k) fputc(',', out);
+        kc_json_string(out, c->controls[k].name, strlen(c->controls[k].name));
+    }
+    fputc(']', out);
+    if (it->control) {
+        fputs(",\"control\":", out);
+        kc_json_string(out, it->control->name, strlen(it->control->name));
+    }
+    const char *at = it->record ? strchr(it->name, '@') : NULL;
+    if (at) {                           /* a launch record's item, "<contract>@<label>" */
+        fputs(",\"label\":", out);
+        kc_json_string(out, at + 1, strlen(at + 1));
+        fputs(",\"record\":", out);
+        kc_json_string(out, it->record, strlen(it->record));
+    }
+    fprintf(out, ",\"needs_gpu\":%s}\n", kc_item_needs_gpu(it) ? "true" : "false");
+}
+
 int kc_list(const kc_opts *o, const kc_item *items, int n)
 {
     int count[KC_KIND_COUNT] = { 0 }, total = 0, nf = 0;
@@ -254,18 +295,20 @@ int kc_list(const kc_opts *o, const kc_item *items, int n)
     char serr[1024];
     if (!sel) return 4;
     if ((ns = kc_select(o, items, n, sel, &nf, serr, sizeof serr)) < 0) {
-        fprintf(stderr, "kcontract: --costs %s\n", serr);
+        kc_say(stderr, "--costs %s\n", serr);
         free(sel);
         return 2;
     }
     for (int j = 0; j < ns; j++) {
         const kc_item *it = &items[sel[j]];
-        printf("%-8s %s\n", kc_kind_name(it->kind), it->name);
+        if (o->list_json) list_json(stdout, it);
+        else printf("%-8s %s\n", kc_kind_name(it->kind), it->name);
         count[it->kind]++;
         total++;
     }
     free(sel);
-    kc_rerun_failed_none(o, nf, stdout);
+    kc_rerun_failed_none(o, nf, o->list_json ? stderr : stdout);     /* JSON Lines: nothing else on stdout */
+    if (o->list_json) return 0;
     printf("%d item%s: %d kernel%s, %d control%s, %d limit check%s, %d suite%s", total, total == 1 ? "" : "s",
            count[KC_KIND_KERNEL], count[KC_KIND_KERNEL] == 1 ? "" : "s", count[KC_KIND_CONTROL],
            count[KC_KIND_CONTROL] == 1 ? "" : "s", count[KC_KIND_LIMIT], count[KC_KIND_LIMIT] == 1 ? "" : "s",
@@ -324,7 +367,7 @@ int kc_info(void)
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
     if (got != 1) {
         const char *lib = getenv("KC_LIBCUDA");
-        fprintf(stderr, "kcontract: loading the CUDA driver (%s) ended the process (%s %d) before info finished\n",
+        kc_say(stderr, "loading the CUDA driver (%s) ended the process (%s %d) before info finished\n",
                 lib && *lib ? lib : "libcuda.so.1", WIFEXITED(st) ? "exit status" : "signal",
                 WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? WTERMSIG(st) : -1);
         return 4;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "errmsg.h"
+#include "progname.h"
 #include "shard.h"
 #include "strict_num.h"
 
@@ -165,32 +166,32 @@ int kc_env_shard_apply(kc_opts *o)
         return 0;
     }
     if (kc_env_shard_read(real_getenv, NULL, implicit, &s, err, sizeof err)) {
-        fprintf(stderr, "kcontract: %s%s\n", o->shard_auto ? "--shard auto: " : "", err);
+        kc_say(stderr, "%s%s\n", o->shard_auto ? "--shard auto: " : "", err);
         return 2;
     }
     if (!s.found) {
         if (o->jobs) strip_env();
         if (!o->shard_auto) return 0;
-        fprintf(stderr, "kcontract: --shard auto: no engine's shard variables are set; expected TEST_SHARD_INDEX and "
+        kc_say(stderr, "--shard auto: no engine's shard variables are set; expected TEST_SHARD_INDEX and "
                         "TEST_TOTAL_SHARDS (Bazel), GTEST_SHARD_INDEX and GTEST_TOTAL_SHARDS (GoogleTest), "
                         "SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT (a Slurm job array), or JOB_COMPLETION_INDEX and "
                         "KC_SHARDS (a Kubernetes Indexed Job); docs/multi-host.md\n");
         return 2;
     }
     if (o->jobs && o->schedule_static) {
-        fprintf(stderr, "kcontract: %s asks for shard %d/%d (%s), and --schedule static runs every shard itself: "
+        kc_say(stderr, "%s asks for shard %d/%d (%s), and --schedule static runs every shard itself: "
                         "drop --schedule static (the work queue runs the slice)\n", s.engine, s.k, s.n, s.vars);
         return 2;
     }
     if (kc_env_shard_touch(&s, err, sizeof err)) {
-        fprintf(stderr, "kcontract: %s: %s\n", s.engine, err);
+        kc_say(stderr, "%s: %s\n", s.engine, err);
         return 2;
     }
     o->shard_k = s.k;
     o->shard_n = s.n;
     o->sharded = 1;
     if (!o->resume_tally)
-        printf("kcontract: shard %d/%d from the variables of %s (%s)%s\n", s.k, s.n, s.engine, s.vars,
+        kc_say(stdout, "shard %d/%d from the variables of %s (%s)%s\n", s.k, s.n, s.engine, s.vars,
                implicit ? "; no --shard was given: honoured as a gtest binary honours them" : ", --shard auto");
     fflush(stdout);
     if (o->jobs) strip_env();
@@ -222,7 +223,7 @@ void kc_env_test_begin(kc_opts *o)
     if (!pre || !*pre || o->resume_tally) return;   /* a re-exec'd serial run continues the one that made it */
     int fd = open(pre, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd < 0)
-        fprintf(stderr, "kcontract: TEST_PREMATURE_EXIT_FILE=%s: cannot create it: %s (the test runner cannot tell an "
+        kc_say(stderr, "TEST_PREMATURE_EXIT_FILE=%s: cannot create it: %s (the test runner cannot tell an "
                 "exit in the middle of the run from its end)\n", pre, strerror(errno));
     else
         close(fd);
@@ -232,6 +233,6 @@ void kc_env_test_end(const kc_opts *o)
 {
     const char *pre = getenv("TEST_PREMATURE_EXIT_FILE");
     if (test_env_applies(o) && pre && *pre && unlink(pre) != 0 && errno != ENOENT)
-        fprintf(stderr, "kcontract: TEST_PREMATURE_EXIT_FILE=%s: cannot remove it: %s (the test runner will call "
+        kc_say(stderr, "TEST_PREMATURE_EXIT_FILE=%s: cannot remove it: %s (the test runner will call "
                 "this run's exit premature)\n", pre, strerror(errno));
 }

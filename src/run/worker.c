@@ -16,6 +16,7 @@
 #include "gpu_open.h"
 #include "item_run.h"
 #include "proctree.h"
+#include "progname.h"
 
 /* ---- the worker ---- */
 
@@ -78,12 +79,12 @@ static int write_all(int fd, const char *buf, size_t len)
 int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
 {
     if (fcntl(KC_RESULT_FD, F_GETFD) < 0) {
-        fprintf(stderr, "kcontract: --worker: no result pipe on fd %d (internal option of a --jobs parent)\n", KC_RESULT_FD);
+        kc_say(stderr, "--worker: no result pipe on fd %d (internal option of a --jobs parent)\n", KC_RESULT_FD);
         return 2;
     }
     int rfd = hide_result_pipe();
     if (rfd < 0) {
-        fprintf(stderr, "kcontract: --worker: cannot move the result pipe off fd %d: %s\n", KC_RESULT_FD, strerror(errno));
+        kc_say(stderr, "--worker: cannot move the result pipe off fd %d: %s\n", KC_RESULT_FD, strerror(errno));
         return 4;
     }
     kc_exit_guard_arm("starting a worker", 0);     /* its parent judges an exit(0): keep the status */
@@ -107,7 +108,7 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
         if (!name[0]) continue;
         const kc_item *it = find_item(items, n, name);
         if (!it) {
-            fprintf(stderr, "kcontract: --worker: no item named '%s'\n", name);
+            kc_say(stderr, "--worker: no item named '%s'\n", name);
             rc = 4;
             break;
         }
@@ -126,7 +127,7 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
         }
         nonce[strcspn(nonce, "\r\n")] = 0;
         if (strlen(nonce) != KC_NONCE_LEN) {
-            fprintf(stderr, "kcontract: --worker: expected the nonce of %s, got '%s'\n", it->name, nonce);
+            kc_say(stderr, "--worker: expected the nonce of %s, got '%s'\n", it->name, nonce);
             rc = 4;
             break;
         }
@@ -147,7 +148,7 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
     kc_note_predating(stdout);  /* processes no item started (LD_PRELOAD's), never blamed: said once */
     char why[700];
     if (kc_san_pool_free(san, why, sizeof why) && rc == 0) {
-        printf("kcontract: %s\n", why);     /* the parent fails the run (worker.h) */
+        kc_say(stdout, "%s\n", why);     /* the parent fails the run (worker.h) */
         fflush(stdout);
         return KC_WORKER_UNTRUSTED;
     }

@@ -121,9 +121,10 @@ static int state_line_whole(const char *p, size_t len)
 
 int kc_out_bad_lines(const char *out, char *why, size_t cap)
 {
-    static const char *const top[] = { "kcontract: ", "TALLY ", "SUMMARY ", "    ", NULL };
+    /* the program's messages start with its own name (progname.h): the real binary's or the fixture's */
+    static const char *const top[] = { "kcontract: ", "kcontract-fixture: ", "TALLY ", "SUMMARY ", "    ", NULL };
     static const char *const figures[] = { "peak RSS ", "workers: ", "  worker ", "time in items: ", "input buffers: ",
-                                           "slowest items: ", "kcontract: ", NULL };
+                                           "slowest items: ", "kcontract: ", "kcontract-fixture: ", NULL };
     int bad = 0, after_summary = 0;
     if (cap) why[0] = 0;
 #define BAD(...)                                                                      \

@@ -22,11 +22,12 @@ int kc_out_state_lines(const char *out, const char *name, char *st, size_t cap);
  * log parser; docs/output-format.md, "One item, one line") and returns how
  * many lines break it, the first described in why[0..cap):
  *   - every line starts with a known prefix: a state word and a space,
- *     "kcontract: ", "TALLY ", "SUMMARY ", an indented line ("    "), or,
+ *     the program's name ("kcontract: ", "kcontract-fixture: "), "TALLY ",
+ *     "SUMMARY ", an indented line ("    "), or,
  *     after the SUMMARY, a figure line ("peak RSS ", "workers: ",
  *     "  worker ", "time in items: ", "input buffers: ", "slowest items: ");
  *     in a --jobs run a worker's line is "[wK] " and a state line, an
- *     indented line or "kcontract: ";
+ *     indented line or the program's "NAME: ";
  *   - a state line is STATE  NAME  MESSAGE  (SECONDS s)[  rerun: COMMAND];
  *   - no line holds a control byte or invalid UTF-8, and the output ends
  *     with a newline.

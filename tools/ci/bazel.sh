@@ -47,7 +47,7 @@ set -e
 echo "bazel.sh: bazel test ran both targets in $(( $(date +%s) - t0 )) s (exit 3: kc_fail failed, as planted)"
 TL=$W/ws/bazel-testlogs
 [ -f "$TL/kc_pass/shard_3_of_4/test.log" ] || fail "no $TL/kc_pass/shard_3_of_4/test.log: $(ls -R "$TL" 2>&1 | head)"
-grep -q "^kcontract: shard 2/4 from the variables of Bazel and GoogleTest (TEST_SHARD_INDEX=2 TEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=2 GTEST_TOTAL_SHARDS=4); no --shard was given" \
+grep -q "^kcontract-fixture: shard 2/4 from the variables of Bazel and GoogleTest (TEST_SHARD_INDEX=2 TEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=2 GTEST_TOTAL_SHARDS=4); no --shard was given" \
   "$TL/kc_pass/shard_3_of_4/test.log" || fail "shard 3 of 4 did not say where its shard came from: $(sed -n 1,6p "$TL/kc_pass/shard_3_of_4/test.log")"
 export KC_LIBCUDA="$FAKE"
 check() {   # $1 target, $2 expected exit, $3... the patterns

@@ -131,7 +131,7 @@ set -e
 [ "$serial_rc" -eq 0 ] || fail "the serial run of the passing set exited $serial_rc"
 array pass 0-3 "" "$PASSING"
 [ "$rc" -eq 0 ] || fail "sbatch --array=0-3 --wait exited $rc (logs: $(cat "$W"/pass-*.log | head -40))"
-grep -q "^kcontract: shard 2/4 from the variables of Slurm (SLURM_ARRAY_TASK_ID=2 SLURM_ARRAY_TASK_COUNT=4), --shard auto" "$W/pass-2.log" ||
+grep -q "^kcontract-fixture: shard 2/4 from the variables of Slurm (SLURM_ARRAY_TASK_ID=2 SLURM_ARRAY_TASK_COUNT=4), --shard auto" "$W/pass-2.log" ||
   fail "task 2 did not say its shard: $(head -3 "$W/pass-2.log")"
 set +e
 "$BIN" merge $PASSING --log "$W"/pass-0.log --log "$W"/pass-1.log --log "$W"/pass-2.log --log "$W"/pass-3.log > "$W/merge-pass.log" 2>&1

@@ -5,6 +5,7 @@
  * finish, and the merged report (merge.c). Also the devices probe the work
  * queue shares and the child's guard (--parent). */
 #include "jobs.h"
+#include "forked_call.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -181,63 +182,38 @@ static int probe_here(const kc_opts *o, int gpu_items, int max_devs, devinfo *d)
     return 0;
 }
 
-/* Reads n bytes from fd (EINTR retried); 0, or -1 on a short read. */
-static int read_full(int fd, void *buf, size_t n)
+typedef struct probe_args {
+    const kc_opts *o;
+    int gpu_items, max_devs;
+} probe_args;
+
+static int probe_fn(void *ctx, void *out)
 {
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = read(fd, (char *)buf + got, n - got);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return -1;
-        got += (size_t)r;
-    }
-    return 0;
+    const probe_args *a = ctx;
+    return probe_here(a->o, a->gpu_items, a->max_devs, out);
 }
 
-/* The probe runs in a forked child: loading the driver runs its library's
- * constructors, and one that ends the process (exit or _exit, KC_LIBCUDA)
- * must end the child, not the run (issue 21); nor does the parent then hold
- * a CUDA context or the driver's threads. The child sends its status and *d
- * back on a pipe; a child that ends without them fails the run (4). */
+/* The probe runs in a forked child (forked_call.h): loading the driver runs
+ * its library's constructors, and one that ends the process (exit or _exit,
+ * KC_LIBCUDA) must end the child, not the run (issue 21); nor does the parent
+ * then hold a CUDA context or the driver's threads. A child that ends without
+ * its answer fails the run (4). */
 int kc_jobs_probe_devices(const kc_opts *o, int gpu_items, int max_devs, devinfo *d)
 {
     memset(d, 0, sizeof *d);
     if (!gpu_items) return 0;
-    int p[2];
-    if (pipe2(p, O_CLOEXEC)) return probe_here(o, gpu_items, max_devs, d);
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(p[0]);
-        close(p[1]);
-        return probe_here(o, gpu_items, max_devs, d);
-    }
-    if (pid == 0) {
-        close(p[0]);
-        int rc = probe_here(o, gpu_items, max_devs, d);
-        fflush(stderr);
-        int ok = write(p[1], &rc, sizeof rc) == (ssize_t)sizeof rc && write(p[1], d, sizeof *d) == (ssize_t)sizeof *d;
-        _exit(ok ? 0 : 1);
-    }
-    close(p[1]);
-    int rc = 4;
-    int got = read_full(p[0], &rc, sizeof rc) == 0 && read_full(p[0], d, sizeof *d) == 0;
-    close(p[0]);
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-    if (!got) {
-        const char *lib = getenv("KC_LIBCUDA");
-        char how[64];
-        if (WIFEXITED(st)) snprintf(how, sizeof how, "exited with status %d", WEXITSTATUS(st));
-        else if (WIFSIGNALED(st)) snprintf(how, sizeof how, "was killed by signal %d", WTERMSIG(st));
-        else snprintf(how, sizeof how, "ended");
-        kc_say(stderr, "loading the CUDA driver (%s) ended the process that probed the devices: it %s "
-                        "before it answered; nothing runs\n", lib && *lib ? lib : "libcuda.so.1", how);
-        memset(d, 0, sizeof *d);
-        return 4;
-    }
-    return rc;
+    probe_args a = { o, gpu_items, max_devs };
+    int rc = 4, st = 0;
+    if (kc_forked_call(probe_fn, &a, d, sizeof *d, &rc, &st) >= 0) return rc;
+    const char *lib = getenv("KC_LIBCUDA");
+    char how[64];
+    if (WIFEXITED(st)) snprintf(how, sizeof how, "exited with status %d", WEXITSTATUS(st));
+    else if (WIFSIGNALED(st)) snprintf(how, sizeof how, "was killed by signal %d", WTERMSIG(st));
+    else snprintf(how, sizeof how, "ended");
+    kc_say(stderr, "loading the CUDA driver (%s) ended the process that probed the devices: it %s "
+                   "before it answered; nothing runs\n", lib && *lib ? lib : "libcuda.so.1", how);
+    memset(d, 0, sizeof *d);
+    return 4;
 }
 
 /* Computes the plan into *plan and *avail; returns 0, or 2 after printing the refusal. */

@@ -20,6 +20,7 @@
 #include "finish.h"
 #include "gates.h"
 #include "gpu_open.h"
+#include "forked_call.h"
 #include "item_run.h"
 #include "nvml.h"
 #include "proctree.h"
@@ -336,41 +337,24 @@ static int info_here(void)
     return n > 0 ? 0 : 3;
 }
 
-/* `info` loads the driver in a forked child (as the runs' device probe does,
- * jobs.h): a driver library whose constructor ends the process (exit or
- * _exit, KC_LIBCUDA) ends the child, and info says so and fails (4) instead
- * of exiting 0 having printed nothing. */
+static int info_fn(void *ctx, void *out)
+{
+    (void)ctx;
+    (void)out;
+    return info_here();
+}
+
+/* `info` loads the driver in a forked child (forked_call.h, as the runs'
+ * device probe does, jobs.h): a driver library whose constructor ends the
+ * process (exit or _exit, KC_LIBCUDA) ends the child, and info says so and
+ * fails (4) instead of exiting 0 having printed nothing. */
 int kc_info(void)
 {
-    int p[2];
-    if (pipe2(p, O_CLOEXEC)) return info_here();
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(p[0]);
-        close(p[1]);
-        return info_here();
-    }
-    if (pid == 0) {
-        close(p[0]);
-        unsigned char rc = (unsigned char)info_here();
-        fflush(stdout);
-        _exit(write(p[1], &rc, 1) == 1 ? 0 : 1);
-    }
-    close(p[1]);
-    unsigned char rc = 4;
-    ssize_t got;
-    while ((got = read(p[0], &rc, 1)) < 0 && errno == EINTR) {}
-    close(p[0]);
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-    if (got != 1) {
-        const char *lib = getenv("KC_LIBCUDA");
-        kc_say(stderr, "loading the CUDA driver (%s) ended the process (%s %d) before info finished\n",
-                lib && *lib ? lib : "libcuda.so.1", WIFEXITED(st) ? "exit status" : "signal",
-                WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? WTERMSIG(st) : -1);
-        return 4;
-    }
-    return rc;
+    int rc = 4, st = 0;
+    if (kc_forked_call(info_fn, NULL, NULL, 0, &rc, &st) >= 0) return rc;
+    const char *lib = getenv("KC_LIBCUDA");
+    kc_say(stderr, "loading the CUDA driver (%s) ended the process (%s %d) before info finished\n",
+           lib && *lib ? lib : "libcuda.so.1", WIFEXITED(st) ? "exit status" : "signal",
+           WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? WTERMSIG(st) : -1);
+    return 4;
 }

@@ -22,13 +22,13 @@
 extern "C" {
 #endif
 
-#define KC_API_VERSION 2
+#define KC_API_VERSION 3
 /* The layout of the registered structs (kc_contract and what it holds,
  * kc_suite, embedded modules). Every registration carries the version and
  * the struct's size it was compiled with; the library refuses a mismatch,
  * naming the registration, instead of reading a struct of another layout.
  * Bumped with every layout change, as is the shared library's soname. */
-#define KC_ABI_VERSION 2
+#define KC_ABI_VERSION 3
 
 /* What the library exports (it is built with -fvisibility=hidden: nothing
  * else is visible to a user's objects). */
@@ -42,14 +42,16 @@ extern "C" {
 #define KC_MAX_CONTROLS 8  /* planted-bug controls per contract */
 #define KC_MAX_KNOWN 8     /* known findings per contract */
 #define KC_MAX_DISTS 12    /* input distributions per contract */
+#define KC_MAX_FIELDS 16   /* fields of a parameter struct */
 
-/* Element types. Sizes: F64/I64 8; F32/I32/U32 4; F16/BF16 2; U8/I8/E4M3 1.
+/* Element types. Sizes: F64/I64/U64 8; F32/I32/U32 4; F16/BF16/I16/U16 2; U8/I8/E4M3 1.
  * F16 is IEEE binary16, BF16 the upper half of binary32, E4M3 the OCP FP8
  * format (no infinities, NaN = S.1111.111). */
 typedef enum kc_dtype {
     KC_DTYPE_NONE = 0,
     KC_F64, KC_F32, KC_F16, KC_BF16, KC_E4M3,
-    KC_I64, KC_I32, KC_U32, KC_I8, KC_U8
+    KC_I64, KC_I32, KC_U32, KC_I8, KC_U8,
+    KC_I16, KC_U16, KC_U64
 } kc_dtype;
 
 /* What the kernel does with a buffer. IN must come back bitwise unchanged;
@@ -186,19 +188,110 @@ typedef struct kc_errors {
     kc_dist unjudged[KC_MAX_UNJUDGED];
 } kc_errors;
 
-typedef enum kc_argkind { KC_ARG_END = 0, KC_ARG_BUFFER, KC_ARG_SCALAR } kc_argkind;
+/* What a kernel parameter is (kc_arg.kind):
+ *   BUFFER      a device pointer (CUdeviceptr) to count(shape) elements of a
+ *               buffer the harness allocates, with guard bands, generates
+ *               and checks.
+ *   SCALAR      a value of `dtype` passed by value (every dtype: F64, F32,
+ *               F16, BF16, E4M3, I64, U64, I32, U32, I16, U16, I8, U8).
+ *   TENSOR_MAP  a CUtensorMap (128 bytes, by value: a __grid_constant__
+ *               const CUtensorMap parameter) that the harness encodes with
+ *               cuTensorMapEncodeTiled over the buffer named `of`, from the
+ *               layout tensor_map(shape) gives (kc_tensor_map).
+ *   STRUCT      a parameter struct by value, laid out by `layout`: its device
+ *               pointers are the contract's buffers, its scalars from the
+ *               shape (kc_param_struct).
+ *   PTR_ARRAY   a device pointer to an array of count(shape) device
+ *               pointers, one per slice of the buffer named `of` (grouped
+ *               GEMM, per-expert weights): the buffer is cut into that many
+ *               equal slices, each its own allocation with its own guard
+ *               bands, so a read past one slice never lands in the next. */
+typedef enum kc_argkind {
+    KC_ARG_END = 0, KC_ARG_BUFFER, KC_ARG_SCALAR, KC_ARG_TENSOR_MAP, KC_ARG_STRUCT, KC_ARG_PTR_ARRAY
+} kc_argkind;
+
+/* The layout of a tensor map, as cuTensorMapEncodeTiled takes it (CUDA
+ * driver API, "Tensor Map Object Management"); the element type is the
+ * buffer's (F16 FLOAT16, BF16 BFLOAT16, F32 FLOAT32, F64 FLOAT64, I32 INT32,
+ * U32 UINT32, I64 INT64, U64 UINT64, I16/U16 UINT16, I8/U8/E4M3 UINT8) and
+ * the global address the buffer's device pointer (its offset included; it
+ * must be 16-byte aligned). Dim 0 is the innermost, contiguous one.
+ *   dims        elements per dim (1 .. 2^32)
+ *   strides     bytes from one index of dim i+1 to the next (i = 0 .. rank-2),
+ *               multiples of 16; 0: packed behind the dims before it
+ *   box         elements one copy moves per dim (1 .. 256; box[0] x the
+ *               element size a multiple of 16 without interleave)
+ *   elem_strides  the copy's step per dim (1 .. 8); 0 means 1
+ *   interleave, swizzle, l2_promotion, oob_fill: CUtensorMapInterleave,
+ *               CUtensorMapSwizzle, CUtensorMapL2promotion and
+ *               CUtensorMapFloatOOBfill values (the KC_TMAP_* below); 0 is
+ *               none for each.
+ * Before every launch the harness checks that the map stays inside its
+ * buffer: the last element it can address (dims and strides) must lie
+ * within count elements of the buffer, else gate 1 fails naming the map,
+ * its extent and the buffer's bytes. The tensor memory accelerator never
+ * reads outside the map: a box past the map's edge is filled (zeros, or
+ * NaN with oob_fill), so a read past the map's bounds reaches no guard band. */
+#define KC_TMAP_MAX_RANK 5
+typedef struct kc_tensor_map {
+    int rank;
+    uint64_t dims[KC_TMAP_MAX_RANK];
+    uint64_t strides[KC_TMAP_MAX_RANK - 1];
+    uint32_t box[KC_TMAP_MAX_RANK];
+    uint32_t elem_strides[KC_TMAP_MAX_RANK];
+    int interleave, swizzle, l2_promotion, oob_fill;
+} kc_tensor_map;
+#define KC_TMAP_SWIZZLE_NONE 0
+#define KC_TMAP_SWIZZLE_32B 1
+#define KC_TMAP_SWIZZLE_64B 2
+#define KC_TMAP_SWIZZLE_128B 3
+#define KC_TMAP_INTERLEAVE_16B 1
+#define KC_TMAP_INTERLEAVE_32B 2
+#define KC_TMAP_L2_64B 1
+#define KC_TMAP_L2_128B 2
+#define KC_TMAP_L2_256B 3
+#define KC_TMAP_OOB_NAN 1
+
+/* One field of a parameter struct: at byte `offset`, either the argument
+ * named `arg` (a BUFFER's device pointer, 8 bytes, 8-byte aligned; or a
+ * TENSOR_MAP, 128 bytes, 64-byte aligned) or, with arg NULL, a scalar of
+ * `dtype` from value(shape) or ivalue(shape) (integers exactly, as kc_arg's). */
+typedef struct kc_field {
+    const char *name;                           /* the struct member, for messages */
+    size_t offset;
+    const char *arg;
+    kc_dtype dtype;
+    double (*value)(const kc_shape *s);
+    int64_t (*ivalue)(const kc_shape *s);
+} kc_field;
+
+/* A struct passed by value: `size` bytes (sizeof the kernel's type; at most
+ * 4096, the kernel parameter limit before CUDA 12.1's 32764, which the
+ * harness does not assume), `align` its alignment (alignof; 1 .. 128, a
+ * power of two); the bytes no field covers are zero. Fields end at the
+ * first with a NULL name; they must not overlap or run past size. The
+ * harness checks size against the kernel's own parameter where the driver
+ * tells it (cuFuncGetParamInfo, CUDA 12.4 drivers and later). */
+typedef struct kc_param_struct {
+    size_t size;
+    size_t align;
+    kc_field fields[KC_MAX_FIELDS];
+} kc_param_struct;
 
 /* One kernel argument, in the kernel's parameter order. A buffer is passed as a
  * device pointer (CUdeviceptr) to `count(shape)` elements; a scalar is passed by
- * value as `dtype` (KC_F32, KC_I32, KC_I64 or KC_U32), its value from value(shape),
- * or, for the integer dtypes, from ivalue(shape), which passes every 64-bit value
- * exactly (a double holds integers exactly only up to 2^53). */
+ * value as `dtype`, its value from value(shape), or, for the integer dtypes,
+ * from ivalue(shape), which passes every 64-bit value exactly (a double holds
+ * integers exactly only up to 2^53). Before each launch the harness checks
+ * every argument's size against the kernel's parameter of the same place
+ * (pointers 8 bytes, scalars their dtype's, tensor maps 128, structs their
+ * size), and their number, where the driver has cuFuncGetParamInfo. */
 typedef struct kc_arg {
     kc_argkind kind;
     const char *name;
     kc_dtype dtype;
     kc_role role;                               /* buffers only */
-    size_t (*count)(const kc_shape *s);         /* buffers: element count */
+    size_t (*count)(const kc_shape *s);         /* buffers: element count; PTR_ARRAY: pointers */
     void (*gen)(kc_gen *g);                     /* buffers: optional generator (runs on the host) */
     double (*value)(const kc_shape *s);         /* scalars */
     kc_tol tol;                                 /* outputs: optional override */
@@ -214,6 +307,23 @@ typedef struct kc_arg {
      * generator that calls kc_rand_*. */
     int table;
     int64_t (*ivalue)(const kc_shape *s);       /* integer scalars: instead of value, exact */
+    /* TENSOR_MAP and PTR_ARRAY: the buffer argument they pass. A BUFFER with
+     * `of` is an alias: it passes that earlier buffer's allocation again (an
+     * in-place kernel's input and output), with its own offset; it has no
+     * count, role or generator of its own, and the buffer it names is the
+     * one checked. */
+    const char *of;
+    /* Buffers: the kernel gets the allocation's address plus `offset`
+     * elements (a sliced tensor, not 16-byte aligned when offset x size is
+     * not); the elements before it hold the guard's canary and must come
+     * back unchanged, like the guard bands. */
+    size_t offset;
+    /* Buffers: 1, not a kernel parameter of its own: a tensor map, a struct
+     * field or a pointer array passes it (the registry refuses a carried
+     * buffer that nothing passes). */
+    int carried;
+    void (*tensor_map)(const kc_shape *s, kc_tensor_map *m);   /* TENSOR_MAP: its layout */
+    const kc_param_struct *layout;              /* STRUCT: its layout */
 } kc_arg;
 
 #define KC_BUFFER(name_, dtype_, role_, count_) \
@@ -229,6 +339,19 @@ typedef struct kc_arg {
     { .kind = KC_ARG_SCALAR, .name = (name_), .dtype = (dtype_), .value = (value_) }
 #define KC_SCALAR_INT(name_, dtype_, ivalue_) \
     { .kind = KC_ARG_SCALAR, .name = (name_), .dtype = (dtype_), .ivalue = (ivalue_) }
+/* A tensor map over buffer of_ (usually KC_BUFFER with .carried = 1, or a
+ * buffer the kernel also takes as a pointer), its layout from map_(shape). */
+#define KC_TENSOR_MAP(name_, of_, map_) \
+    { .kind = KC_ARG_TENSOR_MAP, .name = (name_), .of = (of_), .tensor_map = (map_) }
+/* A parameter struct by value, laid out by *layout_. */
+#define KC_STRUCT(name_, layout_) \
+    { .kind = KC_ARG_STRUCT, .name = (name_), .layout = (layout_) }
+/* An array of count_(shape) device pointers, one per slice of buffer of_. */
+#define KC_PTR_ARRAY(name_, of_, count_) \
+    { .kind = KC_ARG_PTR_ARRAY, .name = (name_), .of = (of_), .count = (count_) }
+/* Buffer of_ passed again (in place), at offset_ elements. */
+#define KC_ALIAS(name_, of_, offset_) \
+    { .kind = KC_ARG_BUFFER, .name = (name_), .of = (of_), .offset = (offset_) }
 
 /* Common element counts: products of shape dims. */
 KC_API size_t kc_count_d0(const kc_shape *s);

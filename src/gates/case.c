@@ -210,27 +210,6 @@ CUresult kc_case_upload(kc_gpu *gpu, kc_case *k, int set, uint8_t poison)
     return r;
 }
 
-void kc_make_params(kc_case *k, int set, kc_params *p)
-{
-    for (int a = 0; a < k->nargs; a++) {
-        const kc_arg *ar = &k->c->args[a];
-        if (ar->kind == KC_ARG_BUFFER) {
-            p->ptr[a] = k->dev[set][a] + (k->exact || !k->dev[set][a] ? 0 : KC_GUARD_BYTES);
-            p->params[a] = &p->ptr[a];
-            continue;
-        }
-        /* ivalue: integers exactly, past 2^53 too */
-        const long long iv = ar->ivalue ? (long long)ar->ivalue(k->s) : (long long)k->scalar[a];
-        switch (ar->dtype) {
-        case KC_F32: p->sc[a].f = (float)k->scalar[a]; break;
-        case KC_I32: p->sc[a].i = (int)iv; break;
-        case KC_U32: p->sc[a].u = (unsigned)iv; break;
-        default: p->sc[a].ll = iv; break;
-        }
-        p->params[a] = &p->sc[a];
-    }
-}
-
 /* Element i of buffer a of set `set` (0 for the first launch's), or of its
  * pristine input (set -1), as a double for a failure line. */
 double kc_case_value_at(kc_gpu *gpu, kc_case *k, int set, int a, size_t i)

@@ -76,14 +76,6 @@ uint8_t kc_case_guard_byte(const kc_arg *ar);
 /* Allocates buffer set `set`, poisons its outputs with `poison`, copies the inputs in. */
 CUresult kc_case_upload(kc_gpu *gpu, kc_case *k, int set, uint8_t poison);
 
-/* What cuLaunchKernel gets: params[a] points to buffer a's device pointer (past
- * its guard band) or to scalar a, stored as its dtype. */
-typedef struct kc_params {
-    union { float f; int i; long long ll; unsigned u; } sc[KC_MAX_ARGS];
-    CUdeviceptr ptr[KC_MAX_ARGS];
-    void *params[KC_MAX_ARGS];
-} kc_params;
-void kc_make_params(kc_case *k, int set, kc_params *p);
 /* Element i of buffer a of set `set` (-1: the pristine input) as a double, and as text. */
 double kc_case_value_at(kc_gpu *gpu, kc_case *k, int set, int a, size_t i);
 void kc_value_str(kc_dtype t, double v, char *buf, size_t cap);

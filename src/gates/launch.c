@@ -13,6 +13,7 @@
 #include "fatbin.h"
 #include "harness.h"
 #include "hostlib.h"
+#include "params.h"
 #include "strbuf.h"
 
 int kc_launch_cluster(const kc_launch *l, unsigned dims[3])

@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "check_rules.h"
+#include "fake_cuda.h"
 #include "gen_stream.h"
 
 /* cuda.h maps these names to their _v2 ABI; the harness dlsym's the plain
@@ -77,15 +78,6 @@ struct CUfunc_st {
     int max_dynamic_smem;           /* cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) */
     int nonportable;                /* cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED) */
 };
-/* A launch: threads in the grid, parameters, and the module's control. */
-typedef struct launch {
-    unsigned long long threads;
-    unsigned blocks;                /* gx * gy * gz */
-    void **p;
-    const char *control;            /* "" for the clean build */
-    unsigned cluster[3];            /* cluster dims; 1x1x1 without a cluster */
-    int cooperative;
-} launch;
 struct kernel {
     const char *module, *symbol;
     int regs, static_smem, local, max_threads;
@@ -107,10 +99,6 @@ static CUresult late;               /* a fault the host sees at its next cuCtxSy
 static unsigned long long launches;  /* of the fake kernels under test (not the harness's or references) */
 
 /* ---- the emulated kernels ---- */
-
-#define PTR(T, i) ((T *)(uintptr_t)*(const CUdeviceptr *)l->p[i])
-#define I64(i) (*(const long long *)l->p[i])
-#define F32(i) (*(const float *)l->p[i])
 
 static int is(const launch *l, const char *control) { return strcmp(l->control, control) == 0; }
 /* Elements [0, n) that `threads` threads of `per` elements each cover. */

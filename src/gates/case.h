@@ -32,6 +32,10 @@ typedef struct kc_case {
     kc_ref_mode mode;
     int nargs;
     size_t count[KC_MAX_ARGS], bytes[KC_MAX_ARGS];
+    size_t front[KC_MAX_ARGS];      /* bytes of a set's allocation before element 0: the guard band (none in
+                                     * exact mode) and the buffer's offset (kc_arg.offset) */
+    int owner[KC_MAX_ARGS];         /* the buffer an argument passes: itself, the buffer `of` names (alias,
+                                     * tensor map, pointer array), or -1 (scalars and structs) */
     double scalar[KC_MAX_ARGS];
     CUdeviceptr in[KC_MAX_ARGS];    /* pristine inputs (IN, INOUT), the input cache's */
     CUdeviceptr ref[KC_MAX_ARGS];   /* the float64 reference gate 3 compares with (OUT, INOUT) */
@@ -46,6 +50,16 @@ typedef struct kc_case {
     int exact;                      /* the sanitizer's target: buffers of their exact size, no guard bands,
                                      * outputs not poisoned, no shared-memory poison (kc_run_exact_launches) */
 } kc_case;
+
+/* Whether ar is a buffer the case allocates, generates and checks (a
+ * BUFFER that is no alias): the gates' checks run over these. */
+int kc_arg_owns_buffer(const kc_arg *ar);
+/* The index of the argument called name, or -1. */
+int kc_arg_index(const kc_contract *c, const char *name);
+/* The device address of element 0 of the buffer argument a passes (its
+ * owner's, past the guard band and offset; an alias's own offset added) in
+ * buffer set `set`; 0 when that set is not allocated. */
+CUdeviceptr kc_case_data(const kc_case *k, int set, int a);
 
 /* The gates' names, by number: 0 "internal", 1 "launch and fit", ..., 5 "sanitizer". */
 extern const char *kc_gate_name[];

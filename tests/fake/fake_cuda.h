@@ -18,4 +18,12 @@ typedef struct launch {
 #define PTR(T, i) ((T *)(uintptr_t)*(const CUdeviceptr *)l->p[i])
 #define I64(i) (*(const long long *)l->p[i])
 #define F32(i) (*(const float *)l->p[i])
+
+/* The emulated kernels of fake_args.c (tensor maps, structs, scalars of
+ * every dtype, aliases at offsets, pointer arrays). */
+CUresult fake_tmap_copy(const launch *l);
+CUresult fake_struct_axpy(const launch *l);
+CUresult fake_scalars(const launch *l);
+CUresult fake_inplace_scale(const launch *l);
+CUresult fake_grouped_copy(const launch *l);
 #endif

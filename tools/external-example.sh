@@ -95,7 +95,7 @@ printf '#include "kcontract.h"\n' > "$tmp/flags/contracts.c"
 cat > "$tmp/flags/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.20)
 project(flags C)
-find_package(kcontract 2 REQUIRED)
+find_package(kcontract 3 REQUIRED)
 kcontract_add_suite(s CONTRACTS contracts.c KERNELS a.cu b.cu NVCC_FLAGS -DKC_EX_ALL NVCC_FLAGS_a -DKC_EX_A -Ivendor/a ${EXTRA})
 CMAKE
 cat > "$tmp/flags/Makefile" <<'MAKE'

@@ -216,14 +216,6 @@ void kc_step_launch(const kc_kernels *K, int i, const kc_shape *s, const kc_devi
     K->step[i].launch(s, dev, l);
 }
 
-/* Whether K has a step launched with programmatic stream serialization. */
-static int has_programmatic(const kc_kernels *K)
-{
-    for (int i = 1; i < K->n; i++)
-        if (K->step[i].programmatic) return 1;
-    return 0;
-}
-
 /* Gate 1 for one launch: checks every step's geometry against its function
  * and the device, launches the steps in order on `stream` and, with sync,
  * synchronizes the context. Returns 0 or the gate (failure in k->why). */
@@ -241,13 +233,7 @@ int kc_case_launch_on(kc_gpu *gpu, const kc_kernels *K, kc_case *k, int set, int
     kc_params p;
     kc_make_params(k, set, &p);
     if (!k->exact) kc_dev_poison_smem(gpu);
-    CUstream own = NULL;
     CUresult r = CUDA_SUCCESS;
-    if (!stream && has_programmatic(K)) {
-        if ((r = gpu->cu.StreamCreate(&own, CU_STREAM_DEFAULT)) != CUDA_SUCCESS)
-            return kc_case_cuda_failed(gpu, k, r, "cuStreamCreate", "for the sequence's stream");
-        stream = own;
-    }
     int i = 0;
     for (; i < K->n && r == CUDA_SUCCESS; i++) {
         void *sp[KC_MAX_ARGS];      /* the step's parameters: the contract's arguments it names, in its order */
@@ -256,13 +242,8 @@ int kc_case_launch_on(kc_gpu *gpu, const kc_kernels *K, kc_case *k, int set, int
     }
     const int launch_failed = r != CUDA_SUCCESS;
     if (r == CUDA_SUCCESS && sync) r = gpu->cu.CtxSynchronize();
-    const char *lost = r != CUDA_SUCCESS ? kc_case_lost_if_sticky(gpu, k, r) : "";
-    if (own && !gpu->lost) {
-        CUresult d = gpu->cu.StreamDestroy(own);
-        if (r == CUDA_SUCCESS && d != CUDA_SUCCESS)
-            return kc_case_cuda_failed(gpu, k, d, "cuStreamDestroy", "of the sequence's stream");
-    }
     if (r == CUDA_SUCCESS) return 0;
+    const char *lost = kc_case_lost_if_sticky(gpu, k, r);
     if (launch_failed || K->n == 1) {     /* the launch of step i - 1 was refused, or the one kernel's failed */
         kc_launch_describe(&l[i - 1], desc, sizeof desc);
         return kc_case_fail(k, gate, "%slaunch %s failed: %s%s", who[i - 1], desc, kc_cuda_error_name(&gpu->cu, r), lost);

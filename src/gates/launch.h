@@ -59,10 +59,9 @@ CUresult kc_launch_max_clusters(const kc_cuda *cu, CUfunction f, const kc_launch
 /* Gate 1 for one launch of case k on buffer set `set`: checks every step,
  * then launches the steps in order on stream, each with its own parameters
  * (the contract's arguments it names) and a programmatic step with
- * KC_LAUNCH_PROGRAMMATIC, and, with sync, synchronizes once after the last.
- * A sequence with a programmatic step asked for on the default stream runs
- * on a stream of its own, created and destroyed here (programmatic stream
- * serialization is between launches of one created stream). 0, or the gate
+ * KC_LAUNCH_PROGRAMMATIC, and, with sync, synchronizes once after the last
+ * (the default stream serves: on an H200 a dependent overlaps its producer
+ * there as on a created stream, docs/receipts/2026-12-02-h200-pdl). 0, or the gate
  * (failure in k->why, naming the step in a sequence of more than one).
  * The checks: a non-empty grid; threads a block within what the function
  * allows; shared memory within the device's (the function's dynamic limit

@@ -26,7 +26,7 @@ static size_t pq_count_rows(const kc_shape *s) { return (size_t)s->d[0]; }
 
 /* The producer: a persistent grid of at most 2 blocks of 256 threads per SM
  * (all resident at once, so every block reaches its trigger at the start),
- * striding over the rows. */
+ * each reducing a contiguous slice of ceil(rows / grid) rows. */
 static void pq_producer_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
 {
     int64_t cap = 2 * (int64_t)(dev->sm_count > 0 ? dev->sm_count : 1), rows = pq_rows(s);
@@ -79,11 +79,17 @@ static void pq_reference(const kc_ref *r)
 /* Real model shapes (tokens x hidden: decode, a prefill chunk, the MLP's
  * intermediate activation); edge shapes off the 256-thread block and the
  * 2048-element prefetch, one with more rows than the producer's grid on an
- * H200 (264 blocks: its rows 264.. are its second pass); one large. */
+ * H200 (264 blocks of up to 4 rows); one large. The prefill chunk
+ * comes first: a dependent that reads its scale early does so on nearly
+ * every launch there (8 rows a producer block; H200: 20 of 20 launches,
+ * docs/receipts/2026-12-02-h200-pdl), so the controls are caught on the
+ * first launch (gate 3), not first on a relaunch (gate 4), as they would be
+ * on a decode shape, where the dependent rarely starts before its one-row
+ * producer ends. */
 static const kc_shape pq_shapes[] = {
+    { "llama3-8b.act.t2048", KC_SHAPE_MODEL, { 2048, 4096 } },
     { "llama3-8b.act.t1", KC_SHAPE_MODEL, { 1, 4096 } },
     { "llama3-8b.act.t128", KC_SHAPE_MODEL, { 128, 4096 } },
-    { "llama3-8b.act.t2048", KC_SHAPE_MODEL, { 2048, 4096 } },
     { "llama3-8b.mlp.t128", KC_SHAPE_MODEL, { 128, 14336 } },
     { "llama3-70b.act.t256", KC_SHAPE_MODEL, { 256, 8192 } },
     { "mixtral-8x7b.act.t512", KC_SHAPE_MODEL, { 512, 4096 } },

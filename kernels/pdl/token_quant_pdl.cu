@@ -10,7 +10,7 @@
 // and the consumer dequantizes with y = q * scale[r].
 //
 // How the pair overlaps. The producer is a persistent grid (at most 2 blocks
-// of 256 threads per SM, a grid-stride loop over rows) that calls
+// of 256 threads per SM, each reducing a contiguous slice of rows) that calls
 // cudaTriggerProgrammaticLaunchCompletion() (griddepcontrol.launch_dependents)
 // as it starts: once every block of it has, the dependent, launched with
 // programmatic stream serialization, may start on the SMs' free slots while
@@ -76,7 +76,8 @@ __device__ __forceinline__ void token_scale(float* scale, const T* __restrict__ 
     // The dependent may be scheduled from now on: it waits for this grid's
     // completion before it reads scale (see above).
     PDL_TRIGGER();
-    for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
+    const long long per = (rows + gridDim.x - 1) / gridDim.x, end = min(rows, (blockIdx.x + 1) * per);
+    for (long long r = blockIdx.x * per; r < end; r++) {
         const T* xr = x + r * cols;
         float m = 0.f;
         for (long long c = threadIdx.x; c < cols; c += blockDim.x) m = fmaxf(m, fabsf(ld_f(xr + c)));

@@ -246,3 +246,26 @@ Test(steps_fake, gate_1_names_the_step_that_does_not_fit_and_launches_nothing, .
                   access(log, F_OK) == 0 ? kc_out_file(log) : "");
     unlink(log);
 }
+
+/* A launch record of a sequence (docs/launch-records.md) is a kernel item
+ * of the recorded shape that runs both steps as the contract does. */
+Test(steps_fake, a_launch_record_of_a_sequence_runs_both_steps, .timeout = 30)
+{
+    char log[256], env_log[300], recs[256];
+    kc_tmp_path(log, sizeof log, "steps-rec", "log");
+    kc_tmp_path(recs, sizeof recs, "steps-rec", "recs");
+    snprintf(env_log, sizeof env_log, "KC_FAKE_LAUNCH_LOG=%s", log);
+    kc_write_file(recs, "fakepdl.rowscale.f32 rows=5 cols=7 name=t5\n");
+    kc_proc p = kc_run_fake((char *[]){ "run", "--records", recs, "fakepdl.rowscale.f32@t5", NULL },
+                            (char *[]){ env_log, NULL }, 30);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    expect_item(p.out, "PASS", "fakepdl.rowscale.f32@t5", T("gates 1-4 on 2 cases"));
+    kc_proc_free(&p);
+    pdl_log g;
+    read_pdl_log(log, &g);
+    cr_expect(!g.bad[0], "%s", g.bad);
+    cr_expect_eq(g.pairs, 4, "2 cases, each launched for gates 1 and 4: %d pairs", g.pairs);
+    cr_expect_eq(g.producers, 4, "%d producer launches", g.producers);
+    unlink(log);
+    unlink(recs);
+}

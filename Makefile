@@ -66,6 +66,9 @@ KC_CUDA_ARCH = $(CUDA_ARCH)
 KC_NVFLAGS = $(filter-out $(CUDA_ARCH),$(NVFLAGS))
 KC_INCLUDE = include
 KC_NVFLAGS_harness = -fmad=false -Isrc/core $(R123_INC)
+# griddepcontrol (programmatic dependent launch) is sm_90's: that module has
+# an sm_90 image whatever CUDA_ARCH says (its kernels trap on older images).
+KC_NVFLAGS_token_quant_pdl = -gencode arch=compute_90,code=[sm_90,compute_90]
 # The harness's image is pulled out of libkcontract.a by src/cuda/harness.c.
 KC_EMBED_DEFS_harness = -DKC_EMBED_ANCHOR=kc_embedded_harness
 KC_LIBS_libkc_cublas = -lcublas

@@ -16,6 +16,7 @@
 #include "fatbin.h"
 #include "progname.h"
 #include "reg_problems.h"
+#include "steps.h"
 
 /* The registrations, in load order: filled by the constructors of the
  * registering objects (before main, or at dlopen), never emptied. This is
@@ -278,6 +279,20 @@ static void check_arg(problems *p, const char *n, const kc_contract *c, int i, i
     }
 }
 
+/* The steps of a sequence (and that a contract without them has none
+ * half-given): each problem kc_contract_steps finds, one line each. */
+static void check_steps(problems *p, const kc_contract *c)
+{
+    kc_step_plan plan[KC_MAX_STEPS];
+    char err[2048];
+    if (kc_contract_steps(c, plan, err, sizeof err) >= 0) return;
+    for (char *line = err, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl) *nl = 0;
+        problem(p, "%s", line);
+    }
+}
+
 static void check_controls(problems *p, const char *n, const kc_contract *c, int lib)
 {
     for (int k = 0; k < KC_MAX_CONTROLS && c->controls[k].name; k++) {
@@ -312,8 +327,13 @@ int kc_contract_check(const kc_contract *c, char *err, size_t cap)
         problem(&p, "contract %s: library %s with a module, symbol or launch: a contract is one or the other", n, c->library);
     if (lib && (!*c->library || strpbrk(c->library, "/@ ") || !c->entry || !*c->entry))
         problem(&p, "contract %s: library needs a plain name (no '/', '@' or spaces) and an entry", n);
-    if (!lib && (!c->module || !c->symbol)) problem(&p, "contract %s: missing module or symbol", n);
-    if ((!lib && !c->launch) || !c->reference) problem(&p, "contract %s: missing launch or reference function", n);
+    /* A sequence of kernels (steps.h) names its kernels and launches in its
+     * steps, checked there; its module holds them all. */
+    const int seq = kc_contract_has_steps(c);
+    if (!lib && (!c->module || (!seq && !c->symbol)))
+        problem(&p, "contract %s: missing module%s", n, seq ? " (its steps' kernels are in one module)" : " or symbol");
+    if ((!lib && !seq && !c->launch) || !c->reference) problem(&p, "contract %s: missing launch or reference function", n);
+    check_steps(&p, c);
     if (!c->shapes || !c->shapes[0].name) problem(&p, "contract %s: no shapes", n);
     for (const kc_shape *s = c->shapes; s && s->name; s++)
         for (const kc_shape *t = c->shapes; t < s; t++)

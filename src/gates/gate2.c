@@ -16,14 +16,14 @@
  * poisoned with B tells them apart: an element never written holds A, then B.
  * Counts those for output a into *n (first index in *first); 0, or the
  * failing gate. The relaunch's buffers are freed again for gate 4. */
-static int confirm_unwritten(kc_gpu *gpu, CUfunction f, kc_case *k, int a, size_t *n, size_t *first)
+static int confirm_unwritten(kc_gpu *gpu, const kc_kernels *K, kc_case *k, int a, size_t *n, size_t *first)
 {
     int g = 0;
     CUresult r = kc_case_upload(gpu, k, 1, KC_POISON_B);
     if (r != CUDA_SUCCESS)
         g = kc_case_fail(k, KC_INTERNAL, "allocating the buffers to confirm unwritten elements failed: %s",
                          kc_cuda_error_name(&gpu->cu, r));
-    if (!g) g = kc_case_launch(gpu, f, k, 1, 2);
+    if (!g) g = kc_case_launch(gpu, K, k, 1, 2);
     if (!g && (r = kc_dev_count_unwritten(gpu, kc_case_data(k, 0, a), kc_case_data(k, 1, a), k->count[a],
                                           kc_dtype_size(k->c->args[a].dtype), KC_POISON_A, KC_POISON_B, n, first)))
         g = kc_case_cuda_failed(gpu, k, r, "counting unwritten elements of", k->c->args[a].name);
@@ -35,7 +35,7 @@ static int confirm_unwritten(kc_gpu *gpu, CUfunction f, kc_case *k, int a, size_
  * every buffer, every input against its pristine copy, every output's
  * poison. The verdicts are then read in the order of the checks, so the
  * first failure named is the one a check-by-check scan names. */
-int kc_gate2(kc_gpu *gpu, CUfunction f, kc_case *k)
+int kc_gate2(kc_gpu *gpu, const kc_kernels *K, kc_case *k)
 {
     const size_t G = KC_GUARD_BYTES;
     int before[KC_MAX_ARGS], after[KC_MAX_ARGS], in[KC_MAX_ARGS], out[KC_MAX_ARGS];
@@ -82,7 +82,7 @@ int kc_gate2(kc_gpu *gpu, CUfunction f, kc_case *k)
         if (out[a] < 0 || !b.count[out[a]]) continue;
         size_t first = b.first[out[a]], n = b.count[out[a]];
         int g;
-        if ((g = confirm_unwritten(gpu, f, k, a, &n, &first))) return g;
+        if ((g = confirm_unwritten(gpu, K, k, a, &n, &first))) return g;
         if (n)
             return kc_case_fail(k, 2, "output %s: %zu of %zu elements never written (poison 0x%02X after the launch, 0x%02X after a relaunch), first %s[%zu]",
                                 ar->name, n, k->count[a], KC_POISON_A, KC_POISON_B, ar->name, first);

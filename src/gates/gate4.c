@@ -11,14 +11,14 @@
 #include "harness.h"
 #include "launch.h"
 
-int kc_gate4(kc_gpu *gpu, CUfunction f, kc_case *k)
+int kc_gate4(kc_gpu *gpu, const kc_kernels *K, kc_case *k)
 {
     double t0 = kc_now_s();
     CUresult r = kc_case_upload(gpu, k, 1, KC_POISON_B);
     if (r != CUDA_SUCCESS)     /* the harness's failure, not the kernel's: never a catch */
         return kc_case_fail(k, KC_INTERNAL, "allocating or filling the relaunch's buffers failed: %s",
                             kc_cuda_error_name(&gpu->cu, r));
-    if (kc_case_launch(gpu, f, k, 1, 4)) return 4;
+    if (kc_case_launch(gpu, K, k, 1, 4)) return 4;
     double t1 = kc_now_s();
     k->time->gpu_s += t1 - t0;
     int g = 0, slot[KC_MAX_ARGS];

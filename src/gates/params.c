@@ -178,30 +178,41 @@ static const char *what_is(const kc_arg *ar, char *buf, size_t cap)
     return buf;
 }
 
-int kc_check_param_sizes(kc_gpu *gpu, CUfunction f, kc_case *k, const kc_params *p, int gate, int *checked)
+int kc_params_pick(const kc_params *p, const kc_contract *c, const int *args, int n, void **out, int *index)
 {
-    *checked = 0;
+    int m = 0;
+    for (int j = 0; j < n; j++) {
+        const kc_arg *ar = &c->args[args[j]];
+        if (ar->kind == KC_ARG_BUFFER && ar->carried) continue;
+        index[m] = args[j];
+        out[m++] = p->arg[args[j]];
+    }
+    return m;
+}
+
+int kc_check_param_sizes(kc_gpu *gpu, CUfunction f, kc_case *k, const kc_params *p, const int *index, int n, int gate,
+                         const char *who)
+{
     if (!gpu->cu.FuncGetParamInfo) return 0;
     char what[64];
-    for (int j = 0; j <= p->nparams; j++) {
+    for (int j = 0; j <= n; j++) {
         size_t off = 0, size = 0;
         CUresult r = gpu->cu.FuncGetParamInfo(f, (size_t)j, &off, &size);
-        if (j == p->nparams) {
+        if (j == n) {
             if (r == CUDA_SUCCESS)
-                return kc_case_fail(k, gate, "the kernel takes more parameters than the contract's %d: parameter %d is %zu bytes at offset %zu (cuFuncGetParamInfo)",
-                                    p->nparams, j, size, off);
+                return kc_case_fail(k, gate, "%sthe kernel takes more parameters than the contract's %d: parameter %d is %zu bytes at offset %zu (cuFuncGetParamInfo)",
+                                    who, n, j, size, off);
             break;
         }
         if (r == CUDA_ERROR_INVALID_VALUE)
-            return kc_case_fail(k, gate, "the kernel takes %d parameters, the contract passes %d (cuFuncGetParamInfo)",
-                                j, p->nparams);
+            return kc_case_fail(k, gate, "%sthe kernel takes %d parameters, the contract passes %d (cuFuncGetParamInfo)",
+                                who, j, n);
         if (kc_cuda_error_is_sticky(r)) return kc_case_cuda_failed(gpu, k, r, "cuFuncGetParamInfo", "before the launch");
         if (r != CUDA_SUCCESS) return 0;    /* not supported for this function: nothing to check */
-        const kc_arg *ar = &k->c->args[p->index[j]];
-        if (size != p->size[p->index[j]])
-            return kc_case_fail(k, gate, "argument %s (parameter %d): the kernel's parameter is %zu bytes, the contract passes %s of %zu bytes (cuFuncGetParamInfo)",
-                                ar->name, j, size, what_is(ar, what, sizeof what), p->size[p->index[j]]);
+        const kc_arg *ar = &k->c->args[index[j]];
+        if (size != p->size[index[j]])
+            return kc_case_fail(k, gate, "%sargument %s (parameter %d): the kernel's parameter is %zu bytes, the contract passes %s of %zu bytes (cuFuncGetParamInfo)",
+                                who, ar->name, j, size, what_is(ar, what, sizeof what), p->size[index[j]]);
     }
-    *checked = 1;
     return 0;
 }

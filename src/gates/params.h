@@ -34,11 +34,19 @@ typedef struct kc_params {
  * refusal. */
 int kc_make_params(kc_gpu *gpu, kc_case *k, int set, int gate, kc_params *p);
 
-/* Gate 1's check of p against function f's own parameters, where the driver
- * has cuFuncGetParamInfo (CUDA 12.4 and later; else nothing is checked and
- * *checked is 0): their number, and each one's size against its argument's
- * (a pointer 8 bytes, a scalar its dtype's, a tensor map 128, a struct its
- * layout's size). 0; or `gate` with the failure naming the argument, both
+/* The parameters of a kernel that takes the contract c's arguments args[0 ..
+ * n) in that order (a step of a sequence, or every argument): their values
+ * from p into out, the carried buffers skipped (they are no parameters),
+ * and the argument behind each into index. Returns how many. */
+int kc_params_pick(const kc_params *p, const kc_contract *c, const int *args, int n, void **out, int *index);
+
+/* Gate 1's check of the parameters index[0 .. n) of p (kc_params_pick's)
+ * against function f's own, where the driver has cuFuncGetParamInfo (CUDA
+ * 12.4 and later; else nothing is checked): their number, and each one's
+ * size against its argument's (a pointer 8 bytes, a scalar its dtype's, a
+ * tensor map 128, a struct its layout's size). 0; or `gate` with the
+ * failure, after who (a step's label or ""), naming the argument, both
  * sizes and what the contract passes. */
-int kc_check_param_sizes(kc_gpu *gpu, CUfunction f, kc_case *k, const kc_params *p, int gate, int *checked);
+int kc_check_param_sizes(kc_gpu *gpu, CUfunction f, kc_case *k, const kc_params *p, const int *index, int n, int gate,
+                         const char *who);
 #endif

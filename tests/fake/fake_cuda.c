@@ -28,7 +28,9 @@
  * fit (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE). With KC_FAKE_LAUNCH_LOG
  * set, every launch of a kernel under test (not the harness's, not a
  * reference's) appends one line to that file: its symbol, control, entry
- * point, geometry and attributes (tests/test_gates_fake.c reads them).
+ * point, geometry, attributes and stream (tests/test_gates_fake.c reads
+ * them). A programmatic launch's dependent (fake_pdl_scale_f32) that does
+ * not wait reads its producer's output before it was written.
  *
  * The harness's own module ("KCFAKE harness -") is emulated too: its
  * generator and checks run the same host-and-device rules the CUDA module
@@ -86,7 +88,7 @@ struct kernel {
     int grown_regs;                 /* its control reg_growth's registers per thread (0: the same) */
     const char *params;             /* its parameters' sizes, "8,8,4,8" (cuFuncGetParamInfo); NULL: not known */
 };
-#define NKERNELS 26
+#define NKERNELS 28
 struct CUmod_st {
     char module[64], control[64];
     struct CUfunc_st fn[NKERNELS];
@@ -307,6 +309,46 @@ static CUresult coop_copy(const launch *l)
     return CUDA_SUCCESS;
 }
 
+/* fake_pdl_rowmax_f32(float *amax, const float *x, long long rows, long long
+ * cols): amax[r] = max |x[r, :]|, one thread a row: the producer of a
+ * programmatic pair (the fakepdl.* sequences, kc_step). */
+static CUresult pdl_rowmax(const launch *l)
+{
+    float *amax = PTR(float, 0);
+    const float *x = PTR(const float, 1);
+    long long rows = covered(l, I64(2), 1), cols = I64(3);
+    for (long long r = 0; r < rows; r++) {
+        float m = 0.0f;
+        for (long long c = 0; c < cols; c++) m = fmaxf(m, fabsf(x[r * cols + c]));
+        amax[r] = m;
+    }
+    return CUDA_SUCCESS;
+}
+
+/* fake_pdl_scale_f32(float *y, const float *amax, const float *x, long long
+ * rows, long long cols): y = x / amax[r] (0 where amax[r] is 0), one thread
+ * an element: the dependent, which waits for its producer (griddepcontrol.
+ * wait) before it reads amax. Its control no_wait does not wait: launched
+ * with programmatic stream serialization it starts while the producer still
+ * runs and reads amax before it was written, emulated here as the NaN an
+ * unwritten output holds; launched plainly, the stream runs it after the
+ * producer ended and the missing wait goes unseen (so only a programmatic
+ * launch makes the control RED). Its parameters differ from the producer's
+ * in number and order, so a launch with the other step's (or the contract's
+ * whole list) reads a scalar as a pointer. */
+static CUresult pdl_scale(const launch *l)
+{
+    float *y = PTR(float, 0);
+    const float *amax = PTR(const float, 1), *x = PTR(const float, 2);
+    long long cols = I64(4), n = covered(l, I64(3) * cols, 1);
+    const int early = is(l, "no_wait") && l->programmatic;
+    for (long long i = 0; i < n; i++) {
+        float a = early ? NAN : amax[i / cols];
+        y[i] = a == 0.0f ? 0.0f : x[i] / a;
+    }
+    return CUDA_SUCCESS;
+}
+
 /* ---- the harness module ---- */
 
 #define U64(i) (*(const unsigned long long *)l->p[i])
@@ -438,6 +480,8 @@ static const struct kernel kernels[NKERNELS] = {
     { "fake_scalars", "fake_scalars_f64", 16,  0,    0,  1024, fake_scalars, 0, "8,2,2,8,2,2,8,1,1" },
     { "fake_inplace", "fake_inplace_scale_f32", 16, 0, 0,  1024, fake_inplace_scale, 0, "8,8,4,8" },
     { "fake_grouped", "fake_grouped_copy_f32", 16, 0,  0,  1024, fake_grouped_copy, 0, "8,8,8,8" },
+    { "fake_pdl",   "fake_pdl_rowmax_f32", 20, 1024, 0,  1024, pdl_rowmax },
+    { "fake_pdl",   "fake_pdl_scale_f32",  12, 0,    0,  1024, pdl_scale },
     { "harness",    "kc_smem_poison",     10,  0,    0,  1024, h_poison },
     { "harness",    "kc_gen_fill",        63,  0,    0,  1024, h_gen },
     { "harness",    "kc_check_bytes",     18,  4096, 0,  1024, h_bytes },
@@ -742,26 +786,28 @@ CUresult cuOccupancyMaxActiveClusters(int *n, CUfunction f, const CUlaunchConfig
     return CUDA_SUCCESS;
 }
 
+static int stream_slot(CUstream s);
 /* KC_FAKE_LAUNCH_LOG: one line per launch of a kernel under test, appended
- * in one write (workers of one run share the file). */
+ * in one write (workers of one run share the file); its stream is "default"
+ * or the created stream's slot number. */
 static void log_launch(const struct CUfunc_st *f, const char *via, const unsigned g[3], const unsigned b[3],
-                       unsigned smem, const attrs *a)
+                       unsigned smem, const attrs *a, CUstream stream)
 {
     const char *path = getenv("KC_FAKE_LAUNCH_LOG");
     if (!path || !*path) return;
-    char line[512];
+    char line[512], sname[16] = "default";
+    if (stream) snprintf(sname, sizeof sname, "%d", stream_slot(stream));
     int n = snprintf(line, sizeof line,
-                     "%s control=%s via=%s grid=%ux%ux%u block=%ux%ux%u smem=%u cluster=%ux%ux%u nonportable=%d cooperative=%d programmatic=%d\n",
+                     "%s control=%s via=%s grid=%ux%ux%u block=%ux%ux%u smem=%u cluster=%ux%ux%u nonportable=%d cooperative=%d programmatic=%d stream=%s\n",
                      f->k->symbol, f->mod->control[0] ? f->mod->control : "-", via, g[0], g[1], g[2], b[0], b[1], b[2],
                      smem, a->clustered ? a->cluster[0] : 0, a->clustered ? a->cluster[1] : 0,
-                     a->clustered ? a->cluster[2] : 0, f->nonportable, a->cooperative, a->programmatic);
+                     a->clustered ? a->cluster[2] : 0, f->nonportable, a->cooperative, a->programmatic, sname);
     FILE *fp = fopen(path, "a");
     if (!fp) return;
     fwrite(line, 1, (size_t)n, fp);
     fclose(fp);
 }
 
-static int stream_slot(CUstream s);
 /* Both launch calls: the geometry checked as the driver does, a cluster and
  * a cooperative grid checked against what fits, then the kernel run. */
 static CUresult launch_kernel(CUfunction f, const unsigned g[3], const unsigned b[3], unsigned smem, CUstream stream,
@@ -783,10 +829,10 @@ static CUresult launch_kernel(CUfunction f, const unsigned g[3], const unsigned 
         return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
     if (strcmp(f->mod->module, "harness") && strcmp(f->mod->module, "fake_ref")) {
         launches++;
-        log_launch(f, via, g, b, smem, a);
+        log_launch(f, via, g, b, smem, a, stream);
     }
     launch l = { threads * blocks, (unsigned)blocks, params, f->mod->control, { a->cluster[0], a->cluster[1], a->cluster[2] },
-                 a->cooperative };
+                 a->cooperative, a->programmatic };
     CUresult r = f->k->run(&l);
     if (r != CUDA_SUCCESS) sticky = r;      /* reported by this and every later call, from the next one on */
     return CUDA_SUCCESS;

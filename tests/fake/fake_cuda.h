@@ -14,6 +14,7 @@ typedef struct launch {
     const char *control;            /* "" for the clean build */
     unsigned cluster[3];            /* cluster dims; 1x1x1 without a cluster */
     int cooperative;
+    int programmatic;               /* launched with programmatic stream serialization */
 } launch;
 #define PTR(T, i) ((T *)(uintptr_t)*(const CUdeviceptr *)l->p[i])
 #define I64(i) (*(const long long *)l->p[i])

@@ -335,6 +335,8 @@ Test(gates_fake, info_lists_the_fake_device)
     cr_expect(strstr(p.out, "device 0: kcontract fake GPU, compute capability 9.0, 4 SMs, 16.0 GiB, 227 KiB shared memory per block (opt-in), discrete\n"),
               "%s", p.out);
     cr_expect(strstr(p.out, "devices: 1\n"), "%s", p.out);
+    cr_expect(strstr(p.out, "parameter sizes: checked against each kernel's (cuFuncGetParamInfo)\n"), "%s", p.out);
+    cr_expect(strstr(p.out, "tensor maps: encoded (cuTensorMapEncodeTiled)\n"), "%s", p.out);
     kc_proc_free(&p);
 }
 

@@ -331,6 +331,11 @@ static int info_here(void)
     const char *lib = getenv("KC_LIBCUDA");   /* what kc_cuda_load loaded */
     printf("driver: CUDA %d.%d (%s)\n", cu.driver_version / 1000, cu.driver_version % 1000 / 10,
            lib && *lib ? lib : "libcuda.so.1");
+    /* the optional entry points, and what their absence costs (gates/params.h) */
+    printf("parameter sizes: %s\n", cu.FuncGetParamInfo ? "checked against each kernel's (cuFuncGetParamInfo)"
+                                                           : "not checked (no cuFuncGetParamInfo: CUDA 12.4 and later)");
+    printf("tensor maps: %s\n", cu.TensorMapEncodeTiled ? "encoded (cuTensorMapEncodeTiled)"
+                                                         : "none (no cuTensorMapEncodeTiled: CUDA 12.0 and later)");
     int n = kc_device_print_all(&cu, stdout);
     printf("devices: %d\n", n < 0 ? 0 : n);
     kc_cuda_unload(&cu);

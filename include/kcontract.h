@@ -564,8 +564,8 @@ typedef struct kc_dist_skip {
  * are no parameters: they are not in args). The device's primary context is current
  * (the CUDA runtime uses it). Returns 0, or a CUDA error code (a CUresult; the
  * runtime's cudaError_t codes for the same errors are equal; a runtime code with
- * no CUresult twin, e.g. 9 cudaErrorInvalidConfiguration, prints as "error 9"
- * in the failure line). The harness
+ * no CUresult twin, e.g. 35, is named as the runtime names it,
+ * cudaErrorInsufficientDriver, in the failure line). The harness
  * synchronizes the context afterwards, as after a kernel. */
 typedef int (*kc_host_entry)(void *const *args, const kc_shape *s, const kc_device *dev);
 

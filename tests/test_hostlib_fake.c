@@ -53,8 +53,8 @@ Test(hostlib_fake, controls_are_red_at_gates_2_and_1)
     /* a cudaError_t with no CUresult twin is not called a CUresult */
     cr_expect(kc_out_item_line(p.out, "RED", "fakelib.double.f32:control.runtime_error", line, sizeof line) &&
               strstr(line, "caught by gate 1 (launch and fit; planted for gate 1)") &&
-              strstr(line, "library call kc_fakelib_double_f32 (libkc_fakelib.so) returned: error 9 (no CUresult the "
-                           "driver names): the CUDA runtime's cudaError_t of that code? (cudaGetErrorName names it)"),
+              strstr(line, "library call kc_fakelib_double_f32 (libkc_fakelib.so) returned cudaErrorInvalidConfiguration "
+                           "(error 9, a cudaError_t of the CUDA runtime)"),
               "%s", p.out);
     kc_proc_free(&p);
 }

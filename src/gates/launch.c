@@ -15,6 +15,7 @@
 #include "harness.h"
 #include "hostlib.h"
 #include "params.h"
+#include "runtime_errors.h"
 #include "strbuf.h"
 
 int kc_launch_cluster(const kc_launch *l, unsigned dims[3])
@@ -111,11 +112,12 @@ static int host_launch(kc_gpu *gpu, kc_case *k, int set, int gate)
     if (r != CUDA_SUCCESS) {
         const char *lost = kc_case_lost_if_sticky(gpu, k, r), *name = kc_cuda_error_name(&gpu->cu, r);
         /* a library built on the CUDA runtime may return a cudaError_t with no CUresult twin */
-        int unnamed = returned && !kc_cuda_error_named(&gpu->cu, r);
-        return kc_case_fail(k, gate, "library call %s (lib%s.so) %s: %s%s%s", k->c->entry, k->c->library,
-                            returned ? "returned" : "then synchronize failed", name,
-                            unnamed ? ": the CUDA runtime's cudaError_t of that code? (cudaGetErrorName names it)" : "",
-                            lost);
+        const char *rt = returned && !kc_cuda_error_named(&gpu->cu, r) ? kc_cuda_runtime_error_name((int)r) : NULL;
+        if (rt)
+            return kc_case_fail(k, gate, "library call %s (lib%s.so) returned %s (error %d, a cudaError_t of the CUDA runtime)%s",
+                                k->c->entry, k->c->library, rt, (int)r, lost);
+        return kc_case_fail(k, gate, "library call %s (lib%s.so) %s: %s%s", k->c->entry, k->c->library,
+                            returned ? "returned" : "then synchronize failed", name, lost);
     }
     return 0;
 }

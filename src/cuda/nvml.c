@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cuda_driver.h"
+#include "progname.h"
 
 /* The subset of nvml.h used here (NVML 11.x and later; stable ABI). */
 typedef int nvmlReturn_t;
@@ -193,7 +194,7 @@ static void say_once(void)
 {
     if (S.said) return;
     S.said = 1;
-    fprintf(stderr, "kcontract: no GPU memory figures: %s\n", nv.why[0] ? nv.why : "NVML unavailable");
+    kc_say(stderr, "no GPU memory figures: %s\n", nv.why[0] ? nv.why : "NVML unavailable");
     fflush(stderr);
 }
 
@@ -265,7 +266,7 @@ int kc_gpu_sampler_start(int period_ms)
     int rc = pthread_create(&S.thread, NULL, sampler_main, NULL);
     S.running = rc == 0;
     pthread_mutex_unlock(&S.mu);
-    if (rc) fprintf(stderr, "kcontract: no GPU memory figures: cannot start the sampler thread: %s\n", strerror(rc));
+    if (rc) kc_say(stderr, "no GPU memory figures: cannot start the sampler thread: %s\n", strerror(rc));
     return rc ? -1 : 0;
 }
 

@@ -53,7 +53,7 @@
 //
 // Built for sm_90a alone (wgmma, setmaxnreg; Makefile: KC_CUDA_ARCH_attn_prefill_hopper).
 // On an H200, llama3-8b heads (32 q, 8 kv, d 128), bf16, 16384 tokens in
-// sequences of 512 .. 4096: 245 .. 504 TFLOP/s, 26 .. 48 times attn_prefill.cu
+// sequences of 512 .. 4096: 245 .. 506 TFLOP/s, 26 .. 48 times attn_prefill.cu
 // (docs/receipts/2026-12-02-h200-hopper-attention/).
 #include <cuda.h>
 #include <cuda_fp16.h>

@@ -157,10 +157,10 @@ $(B)/libfake_nvml.so: tests/fake/fake_nvml.c
 	$(KC_Q)$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
 
 # A stand-in for libcuda.so.1, so the gates are tested without a GPU.
-$(B)/libfake_cuda.so: tests/fake/fake_cuda.c
+$(B)/libfake_cuda.so: tests/fake/fake_cuda.c tests/fake/fake_args.c tests/fake/fake_cuda.h
 	@mkdir -p $(@D)
 	$(KC_SAY) CC $@
-	$(KC_Q)$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -lm
+	$(KC_Q)$(CC) $(CFLAGS) -fPIC -shared -o $@ $(filter %.c,$^) -lm
 
 # A driver library whose constructor calls exit(0) (tests/test_trust.c).
 $(B)/libfake_exit0.so: tests/fake/fake_exit0.c

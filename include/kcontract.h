@@ -201,11 +201,14 @@ typedef struct kc_errors {
  *   STRUCT      a parameter struct by value, laid out by `layout`: its device
  *               pointers are the contract's buffers, its scalars from the
  *               shape (kc_param_struct).
- *   PTR_ARRAY   a device pointer to an array of count(shape) device
+ *   PTR_ARRAY   a device pointer to a table of count(shape) device
  *               pointers, one per slice of the buffer named `of` (grouped
- *               GEMM, per-expert weights): the buffer is cut into that many
- *               equal slices, each its own allocation with its own guard
- *               bands, so a read past one slice never lands in the next. */
+ *               GEMM, per-expert weights): slice i is elements [i n/count,
+ *               (i+1) n/count) of the buffer's n (count must divide n). The
+ *               slices lie back to back in the buffer's one allocation: a
+ *               read past a slice's end lands in the next slice (gate 3 sees
+ *               the wrong values), only past the last one in the guard band;
+ *               the table has an allocation of its own. */
 typedef enum kc_argkind {
     KC_ARG_END = 0, KC_ARG_BUFFER, KC_ARG_SCALAR, KC_ARG_TENSOR_MAP, KC_ARG_STRUCT, KC_ARG_PTR_ARRAY
 } kc_argkind;
@@ -532,8 +535,9 @@ typedef struct kc_dist_skip {
 
 /* A host-launched library kernel (cuBLAS, CUB, ...): an extern "C" host
  * function in a shared library built by this project. args[i] points to what
- * cuLaunchKernel would get for argument i: the device pointer (CUdeviceptr)
- * of a buffer, or the scalar by value. The device's primary context is current
+ * cuLaunchKernel would get for parameter i: the device pointer (CUdeviceptr)
+ * of a buffer, or the scalar, tensor map or struct by value (carried buffers
+ * are no parameters: they are not in args). The device's primary context is current
  * (the CUDA runtime uses it). Returns 0, or a CUDA error code (a CUresult; the
  * runtime's cudaError_t codes for the same errors are equal; a runtime code with
  * no CUresult twin, e.g. 9 cudaErrorInvalidConfiguration, prints as "error 9"

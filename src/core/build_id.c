@@ -35,6 +35,15 @@ static uint64_t mix_arg(uint64_t h, const kc_arg *a)
     h = mix_str(mix_u64(h, (uint64_t)a->kind), a->name);
     h = mix_u64(mix_u64(h, (uint64_t)a->dtype), (uint64_t)a->role);
     h = mix_u64(h, (uint64_t)((a->count != NULL) + 2 * (a->gen != NULL) + 4 * (a->value != NULL) + 8 * (a->range != NULL) + 16 * (a->table != 0)));
+    h = mix_u64(mix_u64(mix_str(h, a->of), (uint64_t)a->offset), (uint64_t)a->carried);
+    h = mix_u64(h, (uint64_t)((a->ivalue != NULL) + 2 * (a->tensor_map != NULL)));
+    if (a->layout) {
+        h = mix_u64(mix_u64(h, (uint64_t)a->layout->size), (uint64_t)a->layout->align);
+        for (int i = 0; i < KC_MAX_FIELDS && a->layout->fields[i].name; i++) {
+            const kc_field *f = &a->layout->fields[i];
+            h = mix_u64(mix_u64(mix_str(mix_str(h, f->name), f->arg), (uint64_t)f->offset), (uint64_t)f->dtype);
+        }
+    }
     return mix_errors(mix_tol(h, &a->tol), &a->errors);
 }
 

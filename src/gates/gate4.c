@@ -26,9 +26,9 @@ int kc_gate4(kc_gpu *gpu, CUfunction f, kc_case *k)
     kc_batch_begin(&b);
     for (int a = 0; a < k->nargs; a++) {
         const kc_arg *ar = &k->c->args[a];
-        slot[a] = ar->kind == KC_ARG_BUFFER && ar->role != KC_IN
-                      ? kc_batch_count_differs(gpu, &b, k->dev[0][a] + KC_GUARD_BYTES, k->dev[1][a] + KC_GUARD_BYTES,
-                                               k->count[a], kc_dtype_size(ar->dtype))
+        slot[a] = kc_arg_owns_buffer(ar) && ar->role != KC_IN
+                      ? kc_batch_count_differs(gpu, &b, kc_case_data(k, 0, a), kc_case_data(k, 1, a), k->count[a],
+                                               kc_dtype_size(ar->dtype))
                       : -1;
     }
     if ((r = kc_batch_finish(gpu, &b)) != CUDA_SUCCESS)

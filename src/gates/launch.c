@@ -13,6 +13,7 @@
 #include "fatbin.h"
 #include "harness.h"
 #include "hostlib.h"
+#include "params.h"
 #include "strbuf.h"
 
 int kc_launch_cluster(const kc_launch *l, unsigned dims[3])
@@ -100,7 +101,8 @@ CUresult kc_launch_max_clusters(const kc_cuda *cu, CUfunction f, const kc_launch
 static int host_launch(kc_gpu *gpu, kc_case *k, int set, int gate)
 {
     kc_params p;
-    kc_make_params(k, set, &p);
+    int g = kc_make_params(gpu, k, set, gate, &p);
+    if (g) return g;
     if (!k->exact) kc_dev_poison_smem(gpu);
     CUresult r = (CUresult)k->entry(p.params, k->s, &gpu->dev);
     int returned = r != CUDA_SUCCESS;
@@ -208,10 +210,11 @@ int kc_case_launch_on(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate, 
             return kc_case_fail(k, gate, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u): %s", l.smem,
                                 kc_cuda_error_name(&gpu->cu, r));
     }
-    int g = check_cluster_and_cooperative(gpu, f, k, gate, &l, threads);
+    int g = check_cluster_and_cooperative(gpu, f, k, gate, &l, threads), checked;
     if (g) return g;
     kc_params p;
-    kc_make_params(k, set, &p);
+    if ((g = kc_make_params(gpu, k, set, gate, &p)) || (g = kc_check_param_sizes(gpu, f, k, &p, gate, &checked)))
+        return g;
     if (!k->exact) kc_dev_poison_smem(gpu);
     CUresult r = kc_launch_kernel(&gpu->cu, f, &l, stream, p.params, 0);
     if (r == CUDA_SUCCESS && sync) r = gpu->cu.CtxSynchronize();

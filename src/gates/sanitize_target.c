@@ -134,8 +134,9 @@ static size_t exact_bytes(const kc_contract *c, const kc_shape *s)
     size_t g = 0;
     for (int a = 0; a < kc_nargs_of(c); a++) {
         const kc_arg *ar = &c->args[a];
-        if (ar->kind != KC_ARG_BUFFER) continue;
-        g = kc_mul_add_sat(kc_mul_add_sat(ar->count(s), kc_dtype_size(ar->dtype), 0), ar->role == KC_OUT ? 1 : 2, g);
+        if (!kc_arg_owns_buffer(ar)) continue;
+        g = kc_mul_add_sat(kc_mul_add_sat(ar->count(s), kc_dtype_size(ar->dtype), ar->offset * kc_dtype_size(ar->dtype)),
+                           ar->role == KC_OUT ? 1 : 2, g);
     }
     return g;
 }

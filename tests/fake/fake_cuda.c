@@ -13,8 +13,9 @@
  * A kernel may fault (CUDA_ERROR_ILLEGAL_ADDRESS): the launch returns success
  * and from then on every context call returns the error, as a real poisoned
  * context does. cuGetProcAddress is deliberately absent: the harness resolves
- * the plain names with dlsym (and finds no cuFuncGetParamInfo, an optional
- * entry point: its slot stays NULL).
+ * the plain names with dlsym. cuFuncGetParamInfo knows the parameter sizes
+ * of the kernels whose table entry lists them (CUDA_ERROR_NOT_SUPPORTED for
+ * the others, which the harness then does not check).
  *
  * Launches with attributes (cuLaunchKernelEx): cluster dims, cooperative,
  * programmatic stream serialization. The device is one GPC of its 4 SMs: a
@@ -43,6 +44,7 @@
 #include <string.h>
 
 #include "check_rules.h"
+#include "fake_cuda.h"
 #include "gen_stream.h"
 
 /* cuda.h maps these names to their _v2 ABI; the harness dlsym's the plain
@@ -77,22 +79,14 @@ struct CUfunc_st {
     int max_dynamic_smem;           /* cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) */
     int nonportable;                /* cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED) */
 };
-/* A launch: threads in the grid, parameters, and the module's control. */
-typedef struct launch {
-    unsigned long long threads;
-    unsigned blocks;                /* gx * gy * gz */
-    void **p;
-    const char *control;            /* "" for the clean build */
-    unsigned cluster[3];            /* cluster dims; 1x1x1 without a cluster */
-    int cooperative;
-} launch;
 struct kernel {
     const char *module, *symbol;
     int regs, static_smem, local, max_threads;
     CUresult (*run)(const launch *l);
     int grown_regs;                 /* its control reg_growth's registers per thread (0: the same) */
+    const char *params;             /* its parameters' sizes, "8,8,4,8" (cuFuncGetParamInfo); NULL: not known */
 };
-#define NKERNELS 21
+#define NKERNELS 26
 struct CUmod_st {
     char module[64], control[64];
     struct CUfunc_st fn[NKERNELS];
@@ -107,10 +101,6 @@ static CUresult late;               /* a fault the host sees at its next cuCtxSy
 static unsigned long long launches;  /* of the fake kernels under test (not the harness's or references) */
 
 /* ---- the emulated kernels ---- */
-
-#define PTR(T, i) ((T *)(uintptr_t)*(const CUdeviceptr *)l->p[i])
-#define I64(i) (*(const long long *)l->p[i])
-#define F32(i) (*(const float *)l->p[i])
 
 static int is(const launch *l, const char *control) { return strcmp(l->control, control) == 0; }
 /* Elements [0, n) that `threads` threads of `per` elements each cover. */
@@ -432,7 +422,7 @@ static CUresult r_fault(const launch *l) { (void)l; return CUDA_ERROR_ILLEGAL_AD
 
 static const struct kernel kernels[NKERNELS] = {
     /* module       symbol            regs smem local threads */
-    { "fake_axpy",  "fake_axpy_f32",  16,  0,    0,  1024, axpy },
+    { "fake_axpy",  "fake_axpy_f32",  16,  0,    0,  1024, axpy, 0, "8,8,4,8" },
     { "fake_copy",  "fake_copy_f16",  8,   0,    0,  1024, copy_f16 },
     { "fake_spill", "fake_spill_f32", 128, 0,    64, 512,  copy_f32 },
     { "fake_vec4",  "fake_vec4_f32",  24,  2048, 0,  1024, vec4 },
@@ -443,6 +433,11 @@ static const struct kernel kernels[NKERNELS] = {
     { "fake_lowbits", "fake_lowbits_i32", 8,   0,    0,  1024, lowbits },
     { "fake_cluster", "fake_cluster_f32", 16,  0,    0,  1024, cluster_copy, 255 },
     { "fake_coop",  "fake_coop_f32",      16,  0,    0,  1024, coop_copy, 64 },
+    { "fake_tmap",  "fake_tmap_copy_f32", 32,  0,    0,  1024, fake_tmap_copy, 0, "128,8,8,8" },
+    { "fake_struct", "fake_struct_axpy_f32", 16, 0,   0,  1024, fake_struct_axpy, 0, "32" },
+    { "fake_scalars", "fake_scalars_f64", 16,  0,    0,  1024, fake_scalars, 0, "8,2,2,8,2,2,8,1,1" },
+    { "fake_inplace", "fake_inplace_scale_f32", 16, 0, 0,  1024, fake_inplace_scale, 0, "8,8,4,8" },
+    { "fake_grouped", "fake_grouped_copy_f32", 16, 0,  0,  1024, fake_grouped_copy, 0, "8,8,8,8" },
     { "harness",    "kc_smem_poison",     10,  0,    0,  1024, h_poison },
     { "harness",    "kc_gen_fill",        63,  0,    0,  1024, h_gen },
     { "harness",    "kc_check_bytes",     18,  4096, 0,  1024, h_bytes },
@@ -616,6 +611,30 @@ CUresult cuModuleGetFunction(CUfunction *f, CUmodule mod, const char *name)
 static int regs_of(const struct CUfunc_st *f)
 {
     return f->k->grown_regs && strcmp(f->mod->control, "reg_growth") == 0 ? f->k->grown_regs : f->k->regs;
+}
+/* Parameter i of f: its size from the kernel table's list, at the offset
+ * each parameter's natural alignment gives (at most 8; 64 for a 128-byte
+ * tensor map). */
+CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *offset, size_t *size)
+{
+    CONTEXT_CALL();
+    if (!f) return CUDA_ERROR_INVALID_VALUE;
+    if (!f->k->params) return CUDA_ERROR_NOT_SUPPORTED;
+    const char *s = f->k->params;
+    size_t off = 0;
+    for (size_t j = 0;; j++) {
+        char *end;
+        size_t n = strtoul(s, &end, 10), al = n == 128 ? 64 : n > 8 ? 8 : n;
+        off = (off + al - 1) / al * al;
+        if (j == i) {
+            if (offset) *offset = off;
+            if (size) *size = n;
+            return CUDA_SUCCESS;
+        }
+        off += n;
+        if (*end != ',') return CUDA_ERROR_INVALID_VALUE;
+        s = end + 1;
+    }
 }
 CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f)
 {

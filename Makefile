@@ -72,6 +72,9 @@ KC_NVFLAGS_token_quant_pdl = -gencode arch=compute_90,code=[sm_90,compute_90]
 # The harness's image is pulled out of libkcontract.a by src/cuda/harness.c.
 KC_EMBED_DEFS_harness = -DKC_EMBED_ANCHOR=kc_embedded_harness
 KC_LIBS_libkc_cublas = -lcublas
+# Kernels that use wgmma and setmaxnreg: sm_90a machine code only (no PTX,
+# which would bind them to one chip's features anyway).
+KC_CUDA_ARCH_attn_prefill_hopper = -gencode=arch=compute_90a,code=sm_90a
 include share/kcontract.mk
 HARNESS_CU := kernels/harness/harness.cu
 $(eval $(call kc_suite,$(B),$(HARNESS_CU)))

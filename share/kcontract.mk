@@ -25,6 +25,11 @@
 # KC_NVFLAGS [-O3 -lineinfo -std=c++17], KC_NVFLAGS_<module> (extra nvcc flags
 # of one module or library kernel, after KC_NVFLAGS: an include directory of
 # a third-party source, a -D it needs; CMake's NVCC_FLAGS_<module>),
+# KC_CUDA_ARCH_<module> (one module's -gencode flags instead of KC_CUDA_ARCH:
+# a kernel of arch-specific instructions, e.g. wgmma and setmaxnreg, built
+# for sm_90a alone with -gencode=arch=compute_90a,code=sm_90a, so that no
+# plain sm_90 image of it exists for the driver to pick; CMake's
+# CUDA_ARCH_<module>),
 # KC_LIBS_lib<name> (libraries a library kernel links, e.g. -lcublas),
 # KC_INCLUDE [kcontract's headers]. Modules named
 # *_ref.cu (device references) are built with -fmad=false, as the host
@@ -60,6 +65,8 @@ kc_controls_of = $(shell grep -ohE 'KC_CONTROL_[A-Za-z0-9_]+' $(1) | sed 's/^KC_
 # KC_NVFLAGS_<module> is read when the recipe runs, so it may be set before
 # or after the kc_suite line (as KC_LIBS_lib<name> may).
 kc_module_flags = $(if $(filter %_ref,$(call kc_module_of,$(1))),-fmad=false) $$(KC_NVFLAGS_$(call kc_module_of,$(1)))
+# KC_CUDA_ARCH_<module> likewise; empty or unset: KC_CUDA_ARCH.
+kc_module_arch = $$(or $$(KC_CUDA_ARCH_$(call kc_module_of,$(1))),$$(KC_CUDA_ARCH))
 
 # kc_embed(FATBIN, MODULE, CONTROL or empty): FATBIN's .o, registering it.
 # It carries KC_ABI_VERSION from kcontract.h: a bumped ABI rebuilds it (else
@@ -85,7 +92,7 @@ endef
 else
 define kc_fatbin_recipe
 	$$(KC_SAY) NVCC $$@
-	$$(KC_Q)$$(KC_NVCC) $$(KC_NVFLAGS) $$(KC_CUDA_ARCH) -I$$(KC_INCLUDE) $(call kc_module_flags,$(2)) \
+	$$(KC_Q)$$(KC_NVCC) $$(KC_NVFLAGS) $(call kc_module_arch,$(2)) -I$$(KC_INCLUDE) $(call kc_module_flags,$(2)) \
 	  $(if $(3),-DKC_CONTROL_$(3)) -fatbin -MD -MF $$@.d -o $$@ $$<
 endef
 endif

@@ -69,6 +69,9 @@ KC_NVFLAGS_harness = -fmad=false -Isrc/core $(R123_INC)
 # The harness's image is pulled out of libkcontract.a by src/cuda/harness.c.
 KC_EMBED_DEFS_harness = -DKC_EMBED_ANCHOR=kc_embedded_harness
 KC_LIBS_libkc_cublas = -lcublas
+# wgmma and setmaxnreg exist on sm_90a alone: the Hopper GEMM's fatbin holds
+# that image and no plain sm_90 one (staging/kernels/gemm_hopper/gemm_wgmma.cu).
+KC_CUDA_ARCH_gemm_wgmma = -gencode=arch=compute_90a,code=sm_90a
 include share/kcontract.mk
 HARNESS_CU := kernels/harness/harness.cu
 $(eval $(call kc_suite,$(B),$(HARNESS_CU)))

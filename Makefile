@@ -66,6 +66,9 @@ KC_CUDA_ARCH = $(CUDA_ARCH)
 KC_NVFLAGS = $(filter-out $(CUDA_ARCH),$(NVFLAGS))
 KC_INCLUDE = include
 KC_NVFLAGS_harness = -fmad=false -Isrc/core $(R123_INC)
+# griddepcontrol (programmatic dependent launch) is sm_90's: that module has
+# an sm_90 image whatever CUDA_ARCH says (its kernels trap on older images).
+KC_NVFLAGS_token_quant_pdl = -gencode arch=compute_90,code=[sm_90,compute_90]
 # The harness's image is pulled out of libkcontract.a by src/cuda/harness.c.
 KC_EMBED_DEFS_harness = -DKC_EMBED_ANCHOR=kc_embedded_harness
 KC_LIBS_libkc_cublas = -lcublas
@@ -157,10 +160,10 @@ $(B)/libfake_nvml.so: tests/fake/fake_nvml.c
 	$(KC_Q)$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
 
 # A stand-in for libcuda.so.1, so the gates are tested without a GPU.
-$(B)/libfake_cuda.so: tests/fake/fake_cuda.c
+$(B)/libfake_cuda.so: tests/fake/fake_cuda.c tests/fake/fake_args.c tests/fake/fake_cuda.h
 	@mkdir -p $(@D)
 	$(KC_SAY) CC $@
-	$(KC_Q)$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -lm
+	$(KC_Q)$(CC) $(CFLAGS) -fPIC -shared -o $@ $(filter %.c,$^) -lm
 
 # A driver library whose constructor calls exit(0) (tests/test_trust.c).
 $(B)/libfake_exit0.so: tests/fake/fake_exit0.c

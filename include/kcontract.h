@@ -1,7 +1,8 @@
 /* kcontract.h — the public C API for writing kernel contracts and suites.
  *
  * A contract describes one CUDA kernel (an `extern "C" __global__` symbol in a
- * module under kernels/<family>/, or a host-launched library call behind an
+ * module under kernels/<family>/, a short sequence of them on one stream:
+ * kc_step, or a host-launched library call behind an
  * `extern "C"` entry in a shared library: kc_host_entry) well enough for the harness to check it on
  * the GPU through four gates:
  *   1. launch and fit     2. bounds and writes
@@ -43,6 +44,7 @@ extern "C" {
 #define KC_MAX_KNOWN 8     /* known findings per contract */
 #define KC_MAX_DISTS 12    /* input distributions per contract */
 #define KC_MAX_FIELDS 16   /* fields of a parameter struct */
+#define KC_MAX_STEPS 4     /* kernels in one contract's sequence (kc_step) */
 
 /* Element types. Sizes: F64/I64/U64 8; F32/I32/U32 4; F16/BF16/I16/U16 2; U8/I8/E4M3 1.
  * F16 is IEEE binary16, BF16 the upper half of binary32, E4M3 the OCP FP8
@@ -201,11 +203,14 @@ typedef struct kc_errors {
  *   STRUCT      a parameter struct by value, laid out by `layout`: its device
  *               pointers are the contract's buffers, its scalars from the
  *               shape (kc_param_struct).
- *   PTR_ARRAY   a device pointer to an array of count(shape) device
+ *   PTR_ARRAY   a device pointer to a table of count(shape) device
  *               pointers, one per slice of the buffer named `of` (grouped
- *               GEMM, per-expert weights): the buffer is cut into that many
- *               equal slices, each its own allocation with its own guard
- *               bands, so a read past one slice never lands in the next. */
+ *               GEMM, per-expert weights): slice i is elements [i n/count,
+ *               (i+1) n/count) of the buffer's n (count must divide n). The
+ *               slices lie back to back in the buffer's one allocation: a
+ *               read past a slice's end lands in the next slice (gate 3 sees
+ *               the wrong values), only past the last one in the guard band;
+ *               the table has an allocation of its own. */
 typedef enum kc_argkind {
     KC_ARG_END = 0, KC_ARG_BUFFER, KC_ARG_SCALAR, KC_ARG_TENSOR_MAP, KC_ARG_STRUCT, KC_ARG_PTR_ARRAY
 } kc_argkind;
@@ -471,6 +476,28 @@ typedef struct kc_launch {
     int cooperative;
 } kc_launch;
 
+/* One launch of a contract that is a sequence of kernels on one stream: a
+ * producer and its dependent (programmatic dependent launch, sm_90), or
+ * any short pipeline whose kernels hand each other buffers. The harness
+ * loads every step's function from the contract's module (a control's
+ * build too), launches the steps in order on one stream, each with its own
+ * geometry and the contract's arguments it names, synchronizes once after
+ * the last, and judges the whole sequence's outputs (gates 2-4): an output
+ * one step writes and the next reads is an output of the contract like any
+ * other. Gate 1 checks every step's launch before the first is made and
+ * names the step that does not fit. docs/writing-a-contract.md, "Sequences
+ * of kernels and programmatic dependent launch". */
+typedef struct kc_step {
+    const char *symbol;                 /* extern "C" __global__ in the contract's module */
+    const char *args[KC_MAX_ARGS];      /* the contract's arguments this kernel takes, by name, in its parameter order
+                                         * (ends at the first NULL; every argument is taken by some step) */
+    void (*launch)(const kc_shape *s, const kc_device *dev, kc_launch *l);
+    int programmatic;                   /* 1: launched with programmatic stream serialization after the step before
+                                         * (PDL, CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION): it may start
+                                         * before that step ends and must wait on it (griddepcontrol.wait /
+                                         * cudaGridDependencySynchronize) before reading what it wrote. Not on step 0. */
+} kc_step;
+
 /* Resource budget. max_regs (per thread) and max_smem (static + dynamic bytes
  * per block) 0 mean "the device limit"; max_local is local-memory bytes per
  * thread and 0 means no spills allowed; min_blocks_per_sm 0 means "at least 1". */
@@ -532,8 +559,9 @@ typedef struct kc_dist_skip {
 
 /* A host-launched library kernel (cuBLAS, CUB, ...): an extern "C" host
  * function in a shared library built by this project. args[i] points to what
- * cuLaunchKernel would get for argument i: the device pointer (CUdeviceptr)
- * of a buffer, or the scalar by value. The device's primary context is current
+ * cuLaunchKernel would get for parameter i: the device pointer (CUdeviceptr)
+ * of a buffer, or the scalar, tensor map or struct by value (carried buffers
+ * are no parameters: they are not in args). The device's primary context is current
  * (the CUDA runtime uses it). Returns 0, or a CUDA error code (a CUresult; the
  * runtime's cudaError_t codes for the same errors are equal; a runtime code with
  * no CUresult twin, e.g. 9 cudaErrorInvalidConfiguration, prints as "error 9"
@@ -545,7 +573,7 @@ typedef int (*kc_host_entry)(void *const *args, const kc_shape *s, const kc_devi
 typedef struct kc_contract {
     const char *name;           /* stable dotted name, e.g. "rmsnorm.f16" */
     const char *module;         /* kernels/<family>/<module>.cu, without ".cu" */
-    const char *symbol;         /* extern "C" __global__ function */
+    const char *symbol;         /* extern "C" __global__ function (NULL with steps) */
     /* Instead of module and symbol (and launch): a library kernel. library
      * "kc_cub" is lib/libkc_cub.so next to the binary (or in $KC_LIBDIR), built
      * from <family>/libkc_cub.cu; a control's is libkc_cub@<control>.so, built
@@ -554,7 +582,7 @@ typedef struct kc_contract {
     const char *entry;
     const char *dims[KC_MAX_DIMS];          /* names of shape dims d[0..] */
     kc_arg args[KC_MAX_ARGS];
-    void (*launch)(const kc_shape *s, const kc_device *dev, kc_launch *l);  /* NULL for a library */
+    void (*launch)(const kc_shape *s, const kc_device *dev, kc_launch *l);  /* NULL for a library, or with steps */
     const kc_shape *shapes;                 /* ends with {0} */
     kc_dist dists[KC_MAX_DISTS];            /* empty means {UNIFORM, NORMAL} */
     kc_dist_skip no_boundary[KC_MAX_DISTS]; /* boundary distributions not run, with reasons */
@@ -579,6 +607,10 @@ typedef struct kc_contract {
      * kc_ref.user, a generator as kc_gen.user (one contract source may
      * register several contracts over one set of functions). */
     const void *user;
+    /* Instead of symbol and launch (left NULL): a sequence of kernels of
+     * module, launched in order on one stream (kc_step). Ends at the first
+     * step without a symbol; none: the contract is its one kernel. */
+    kc_step steps[KC_MAX_STEPS];
 } kc_contract;
 
 /* Standalone suites: host-only or GPU tests that are not one kernel's contract.

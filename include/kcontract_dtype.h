@@ -125,6 +125,13 @@ KC_HD int64_t kc_cvt_to_int(double x, double lo, double hi, int64_t ilo, int64_t
     return (int64_t)x;
 }
 
+/* x as a u64: NaN 0, saturated to [0, 2^64 - 1], truncated toward zero. */
+KC_HD uint64_t kc_cvt_to_u64(double x) {
+    if (kc_cvt_isnan(x) || x <= 0) return 0;
+    if (x >= 0x1p64) return UINT64_MAX;
+    return (uint64_t)x;
+}
+
 KC_HD int64_t kc_cvt_to_i64(double x) {
     if (kc_cvt_isnan(x)) return 0;
     if (x >= 0x1p63) return INT64_MAX;
@@ -159,6 +166,9 @@ KC_HD double kc_cvt_load(kc_dtype t, const void *data, size_t i) {
     case KC_U32: return (double)((const uint32_t *)data)[i];
     case KC_I8: return (double)((const int8_t *)data)[i];
     case KC_U8: return (double)((const uint8_t *)data)[i];
+    case KC_I16: return (double)((const int16_t *)data)[i];
+    case KC_U16: return (double)((const uint16_t *)data)[i];
+    case KC_U64: return (double)((const uint64_t *)data)[i];
     default: return 0.0;
     }
 }
@@ -177,6 +187,9 @@ KC_HD void kc_cvt_store(kc_dtype t, void *data, size_t i, double x) {
     case KC_U32: ((uint32_t *)data)[i] = (uint32_t)kc_cvt_to_int(x, 0.0, 4294967295.0, 0, UINT32_MAX); break;
     case KC_I8: ((int8_t *)data)[i] = (int8_t)kc_cvt_to_int(x, -128.0, 127.0, INT8_MIN, INT8_MAX); break;
     case KC_U8: ((uint8_t *)data)[i] = (uint8_t)kc_cvt_to_int(x, 0.0, 255.0, 0, UINT8_MAX); break;
+    case KC_I16: ((int16_t *)data)[i] = (int16_t)kc_cvt_to_int(x, -32768.0, 32767.0, INT16_MIN, INT16_MAX); break;
+    case KC_U16: ((uint16_t *)data)[i] = (uint16_t)kc_cvt_to_int(x, 0.0, 65535.0, 0, UINT16_MAX); break;
+    case KC_U64: ((uint64_t *)data)[i] = kc_cvt_to_u64(x); break;
     default: break;
     }
 }

@@ -12,6 +12,7 @@
 #include "kcontract.h"
 #include "registry.h"
 #include "seed.h"
+#include "steps.h"
 #include "suite.h"
 
 /* The H200 as measured by `kcontract info` (docs/receipts). */
@@ -124,19 +125,28 @@ static int lint(kc_suite_ctx *ctx, const kc_contract *c)
                 return kc_suite_fail(ctx, "contract %s shape %s: buffer %s is empty", c->name, s->name, c->args[a].name);
             if (c->args[a].range && lint_range(ctx, c, &c->args[a], s)) return 1;
         }
-        if (!c->launch) continue;   /* a library kernel: the library picks its launches */
-        kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
-        c->launch(s, &h200, &l);
-        unsigned long long threads = (unsigned long long)l.block[0] * l.block[1] * l.block[2];
-        if (!threads || threads > 1024 || l.block[2] > 64)
-            return kc_suite_fail(ctx, "contract %s shape %s: block %ux%ux%u is outside CUDA's limits", c->name, s->name,
-                                 l.block[0], l.block[1], l.block[2]);
-        if (!l.grid[0] || !l.grid[1] || !l.grid[2] || l.grid[0] > 2147483647u || l.grid[1] > 65535 || l.grid[2] > 65535)
-            return kc_suite_fail(ctx, "contract %s shape %s: grid %ux%ux%u is outside CUDA's limits", c->name, s->name,
-                                 l.grid[0], l.grid[1], l.grid[2]);
-        if (l.smem > h200.smem_per_block_optin)
-            return kc_suite_fail(ctx, "contract %s shape %s: %u bytes of dynamic shared memory > %zu on an H200",
-                                 c->name, s->name, l.smem, h200.smem_per_block_optin);
+        /* Every kernel's launch: a sequence's steps, or the one kernel (none
+         * for a library kernel: the library picks its launches). */
+        kc_step_plan steps[KC_MAX_STEPS];
+        char err[1024], who[160];
+        int ns = kc_contract_steps(c, steps, err, sizeof err);
+        if (ns < 0) return kc_suite_fail(ctx, "%s", err);
+        for (int i = 0; i < ns; i++) {
+            kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
+            steps[i].launch(s, &h200, &l);
+            kc_step_label(&steps[i], i, ns, who, sizeof who);
+            unsigned long long threads = (unsigned long long)l.block[0] * l.block[1] * l.block[2];
+            if (!threads || threads > 1024 || l.block[2] > 64)
+                return kc_suite_fail(ctx, "contract %s shape %s: %sblock %ux%ux%u is outside CUDA's limits", c->name,
+                                     s->name, who, l.block[0], l.block[1], l.block[2]);
+            if (!l.grid[0] || !l.grid[1] || !l.grid[2] || l.grid[0] > 2147483647u || l.grid[1] > 65535 ||
+                l.grid[2] > 65535)
+                return kc_suite_fail(ctx, "contract %s shape %s: %sgrid %ux%ux%u is outside CUDA's limits", c->name,
+                                     s->name, who, l.grid[0], l.grid[1], l.grid[2]);
+            if (l.smem > h200.smem_per_block_optin)
+                return kc_suite_fail(ctx, "contract %s shape %s: %s%u bytes of dynamic shared memory > %zu on an H200",
+                                     c->name, s->name, who, l.smem, h200.smem_per_block_optin);
+        }
     }
     return 0;
 }

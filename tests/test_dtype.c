@@ -17,6 +17,13 @@ Test(dtype, sizes_and_names) {
     cr_assert_eq(kc_dtype_size(KC_F16), 2);
     cr_assert_eq(kc_dtype_size(KC_E4M3), 1);
     cr_assert_eq(kc_dtype_size(KC_U8), 1);
+    cr_assert_eq(kc_dtype_size(KC_I16), 2);
+    cr_assert_eq(kc_dtype_size(KC_U16), 2);
+    cr_assert_eq(kc_dtype_size(KC_U64), 8);
+    cr_assert_str_eq(kc_dtype_name(KC_I16), "i16");
+    cr_assert_str_eq(kc_dtype_name(KC_U16), "u16");
+    cr_assert_str_eq(kc_dtype_name(KC_U64), "u64");
+    cr_assert_not(kc_dtype_is_float(KC_U64));
     cr_assert_eq(kc_dtype_size(KC_DTYPE_NONE), 0);
     cr_assert_str_eq(kc_dtype_name(KC_BF16), "bf16");
     cr_assert_str_eq(kc_dtype_name(KC_E4M3), "e4m3");
@@ -208,16 +215,38 @@ Test(dtype, integer_stores_truncate_and_saturate) {
     cr_assert_eq(i64[1], INT64_MIN);
     cr_assert_eq(i64[2], -(INT64_C(1) << 62));
     cr_assert_eq(i64[3], 0);
+    int16_t i16[3];
+    kc_store(KC_I16, i16, 0, 40000.0);
+    kc_store(KC_I16, i16, 1, -40000.0);
+    kc_store(KC_I16, i16, 2, -7.9);
+    cr_assert_eq(i16[0], INT16_MAX);
+    cr_assert_eq(i16[1], INT16_MIN);
+    cr_assert_eq(i16[2], -7);
+    uint16_t u16[2];
+    kc_store(KC_U16, u16, 0, 70000.0);
+    kc_store(KC_U16, u16, 1, -1.0);
+    cr_assert_eq(u16[0], UINT16_MAX);
+    cr_assert_eq(u16[1], 0);
+    uint64_t u64[4];
+    kc_store(KC_U64, u64, 0, 0x1p64);
+    kc_store(KC_U64, u64, 1, -3.0);
+    kc_store(KC_U64, u64, 2, 0x1p63);      /* beyond int64: exact, not saturated at INT64_MAX */
+    kc_store(KC_U64, u64, 3, NAN);
+    cr_assert_eq(u64[0], UINT64_MAX);
+    cr_assert_eq(u64[1], 0);
+    cr_assert_eq(u64[2], UINT64_C(1) << 63);
+    cr_assert_eq(u64[3], 0);
+    cr_assert_eq(kc_load(KC_U64, u64, 2), 0x1p63);
 }
 
 Test(dtype, load_store_every_dtype) {
     const kc_dtype all[] = { KC_F64, KC_F32, KC_F16, KC_BF16, KC_E4M3,
-                             KC_I64, KC_I32, KC_U32, KC_I8, KC_U8 };
+                             KC_I64, KC_I32, KC_U32, KC_I8, KC_U8, KC_I16, KC_U16, KC_U64 };
     for (size_t t = 0; t < sizeof all / sizeof all[0]; t++) {
         unsigned char buf[64];
         memset(buf, 0xAA, sizeof buf);
         double x = kc_dtype_is_float(all[t]) ? -2.5 : 7.0;
-        if (all[t] == KC_U32 || all[t] == KC_U8) x = 200.0;
+        if (all[t] == KC_U32 || all[t] == KC_U8 || all[t] == KC_U16 || all[t] == KC_U64) x = 200.0;
         kc_store(all[t], buf, 3, x);
         cr_assert_eq(kc_load(all[t], buf, 3), x, "%s", kc_dtype_name(all[t]));
         /* neighbours untouched */

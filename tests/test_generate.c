@@ -17,7 +17,7 @@
 
 static const kc_dtype FLOATS[] = { KC_F64, KC_F32, KC_F16, KC_BF16, KC_E4M3 };
 static const kc_dtype ALL[] = { KC_F64, KC_F32, KC_F16, KC_BF16, KC_E4M3,
-                                KC_I64, KC_I32, KC_U32, KC_I8, KC_U8 };
+                                KC_I64, KC_I32, KC_U32, KC_I8, KC_U8, KC_I16, KC_U16, KC_U64 };
 #define LEN(a) (sizeof (a) / sizeof (a)[0])
 
 /* Fills a fresh buffer of n elements; the caller frees it. */
@@ -227,7 +227,8 @@ Test(generate, masked_runs_of_minus_inf) {
 Test(generate, integers_uniform_in_range) {
     struct { kc_dtype t; double lo, hi; } cases[] = {
         { KC_I64, -1000, 1000 }, { KC_I32, -1000, 1000 }, { KC_U32, 0, 1000 },
-        { KC_I8, -128, 127 }, { KC_U8, 0, 255 },
+        { KC_I8, -128, 127 }, { KC_U8, 0, 255 }, { KC_I16, -1000, 1000 }, { KC_U16, 0, 1000 },
+        { KC_U64, 0, 1000 },
     };
     for (size_t c = 0; c < LEN(cases); c++) {
         for (kc_dist d = KC_UNIFORM; d < KC_DIST_COUNT; d++) {
@@ -394,6 +395,26 @@ Test(generate, boundary_distributions) {
     cr_expect(seen_min && seen_max && seen_2p24);
     uint8_t *u8 = fill(KC_U8, KC_INT_EXTREMES, n, 2);
     for (size_t i = 0; i < n; i++) cr_assert(u8[i] <= 1 || u8[i] >= 254, "u8 int_extremes[%zu] = %u", i, u8[i]);
+    int16_t *i16 = fill(KC_I16, KC_INT_EXTREMES, n, 2);
+    int seen16 = 0;
+    for (size_t i = 0; i < n; i++) {
+        int16_t v = i16[i];
+        cr_assert(v == INT16_MIN || v == INT16_MIN + 1 || v == -1 || v == 0 || v == 1 || v == INT16_MAX - 1 ||
+                  v == INT16_MAX, "i16 int_extremes[%zu] = %d", i, v);
+        seen16 |= v == INT16_MIN;
+    }
+    cr_expect(seen16);
+    uint64_t *u64 = fill(KC_U64, KC_INT_EXTREMES, n, 2);
+    int seen64 = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = u64[i];
+        cr_assert(v <= 1 || v == 16777217 || v == UINT64_MAX, "u64 int_extremes[%zu] = %llu", i,
+                  (unsigned long long)v);
+        seen64 |= v == UINT64_MAX;
+    }
+    cr_expect(seen64);
     free(i32);
     free(u8);
+    free(i16);
+    free(u64);
 }

@@ -88,11 +88,13 @@ static void last_launch(char *line, size_t cap)
 
 TestSuite(launch_path, .init = load_fake, .fini = unload_fake);
 
-Test(launch_path, the_table_has_the_ex_entry_points_and_leaves_an_absent_optional_one_null)
+Test(launch_path, the_table_has_the_ex_entry_points_and_the_optional_ones_the_driver_exports)
 {
     cr_expect_not_null(cu.LaunchKernelEx);
     cr_expect_not_null(cu.OccupancyMaxActiveClusters);
-    cr_expect_null(cu.FuncGetParamInfo, "the fake driver has no cuFuncGetParamInfo: an optional slot stays NULL");
+    /* optional (NULL where a driver lacks them); the fake exports both */
+    cr_expect_not_null(cu.FuncGetParamInfo);
+    cr_expect_not_null(cu.TensorMapEncodeTiled);
 }
 
 Test(launch_path, a_plain_launch_goes_through_cuLaunchKernel)

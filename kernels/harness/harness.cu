@@ -57,6 +57,9 @@ extern "C" __global__ void kc_gen_fill(void *dst, int dtype, int dist, unsigned 
     case KC_U32: gen_loop<KC_U32>(dst, d, key, count, ranged, lo, hi); break;
     case KC_I8: gen_loop<KC_I8>(dst, d, key, count, ranged, lo, hi); break;
     case KC_U8: gen_loop<KC_U8>(dst, d, key, count, ranged, lo, hi); break;
+    case KC_I16: gen_loop<KC_I16>(dst, d, key, count, ranged, lo, hi); break;
+    case KC_U16: gen_loop<KC_U16>(dst, d, key, count, ranged, lo, hi); break;
+    case KC_U64: gen_loop<KC_U64>(dst, d, key, count, ranged, lo, hi); break;
     default: break;
     }
 }
@@ -191,6 +194,9 @@ extern "C" __global__ void kc_check_close(const void *out, int dtype, const doub
     case KC_U32: close_loop<KC_U32>(out, ref, lo, hi, rtol, atol, &mine); break;
     case KC_I8: close_loop<KC_I8>(out, ref, lo, hi, rtol, atol, &mine); break;
     case KC_U8: close_loop<KC_U8>(out, ref, lo, hi, rtol, atol, &mine); break;
+    case KC_I16: close_loop<KC_I16>(out, ref, lo, hi, rtol, atol, &mine); break;
+    case KC_U16: close_loop<KC_U16>(out, ref, lo, hi, rtol, atol, &mine); break;
+    case KC_U64: close_loop<KC_U64>(out, ref, lo, hi, rtol, atol, &mine); break;
     default: break;
     }
     __shared__ kc_cmp_part sh[KC_HARNESS_THREADS];

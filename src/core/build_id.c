@@ -35,6 +35,15 @@ static uint64_t mix_arg(uint64_t h, const kc_arg *a)
     h = mix_str(mix_u64(h, (uint64_t)a->kind), a->name);
     h = mix_u64(mix_u64(h, (uint64_t)a->dtype), (uint64_t)a->role);
     h = mix_u64(h, (uint64_t)((a->count != NULL) + 2 * (a->gen != NULL) + 4 * (a->value != NULL) + 8 * (a->range != NULL) + 16 * (a->table != 0)));
+    h = mix_u64(mix_u64(mix_str(h, a->of), (uint64_t)a->offset), (uint64_t)a->carried);
+    h = mix_u64(h, (uint64_t)((a->ivalue != NULL) + 2 * (a->tensor_map != NULL)));
+    if (a->layout) {
+        h = mix_u64(mix_u64(h, (uint64_t)a->layout->size), (uint64_t)a->layout->align);
+        for (int i = 0; i < KC_MAX_FIELDS && a->layout->fields[i].name; i++) {
+            const kc_field *f = &a->layout->fields[i];
+            h = mix_u64(mix_u64(mix_str(mix_str(h, f->name), f->arg), (uint64_t)f->offset), (uint64_t)f->dtype);
+        }
+    }
     return mix_errors(mix_tol(h, &a->tol), &a->errors);
 }
 
@@ -59,6 +68,11 @@ static uint64_t contract_hash(const kc_contract *c)
         h = mix_str(mix_u64(mix_str(h, c->controls[i].name), (uint64_t)c->controls[i].gate), c->controls[i].bug);
     for (int i = 0; i < KC_MAX_KNOWN && c->known[i].gate; i++)
         h = mix_str(mix_str(mix_u64(h, (uint64_t)c->known[i].gate), c->known[i].shape), c->known[i].reason);
+    for (int i = 0; i < KC_MAX_STEPS && c->steps[i].symbol; i++) {     /* a sequence's kernels (steps.h) */
+        const kc_step *st = &c->steps[i];
+        h = mix_u64(mix_str(h, st->symbol), (uint64_t)((st->launch != NULL) + 2 * (uint64_t)(unsigned)st->programmatic));
+        for (int j = 0; j < KC_MAX_ARGS && st->args[j]; j++) h = mix_str(h, st->args[j]);
+    }
     return kc_mix64(mix_dbl(h, c->timeout_s));
 }
 

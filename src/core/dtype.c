@@ -9,9 +9,9 @@
 
 size_t kc_dtype_size(kc_dtype t) {
     switch (t) {
-    case KC_F64: case KC_I64: return 8;
+    case KC_F64: case KC_I64: case KC_U64: return 8;
     case KC_F32: case KC_I32: case KC_U32: return 4;
-    case KC_F16: case KC_BF16: return 2;
+    case KC_F16: case KC_BF16: case KC_I16: case KC_U16: return 2;
     case KC_E4M3: case KC_I8: case KC_U8: return 1;
     default: return 0;
     }
@@ -29,6 +29,9 @@ const char *kc_dtype_name(kc_dtype t) {
     case KC_U32: return "u32";
     case KC_I8: return "i8";
     case KC_U8: return "u8";
+    case KC_I16: return "i16";
+    case KC_U16: return "u16";
+    case KC_U64: return "u64";
     default: return "none";
     }
 }

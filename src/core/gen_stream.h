@@ -162,6 +162,9 @@ KC_HD double kc_stream_int_extreme(kc_dtype t, uint64_t key, uint64_t i) {
     case KC_I32: lo = -2147483648.0; hi = 2147483647.0; break;
     case KC_U32: lo = 0; hi = 4294967295.0; break;
     case KC_I8: lo = -128; hi = 127; break;
+    case KC_I16: lo = -32768; hi = 32767; break;
+    case KC_U16: lo = 0; hi = 65535; break;
+    case KC_U64: lo = 0; hi = 0x1p64; break;                    /* stored saturated */
     default: lo = 0; hi = 255; break;
     }
     philox4x32_ctr_t x = kc_stream_draw(key, i, 0, 0);
@@ -192,8 +195,8 @@ KC_HD int64_t kc_stream_int(int64_t lo, int64_t hi, uint64_t key, uint64_t i) {
 /* The integer range of a dtype's built-in stream; 0 for floating types. */
 KC_HD int kc_stream_int_range(kc_dtype t, int64_t *lo, int64_t *hi) {
     switch (t) {
-    case KC_I64: case KC_I32: *lo = -1000; *hi = 1000; return 1;
-    case KC_U32: *lo = 0; *hi = 1000; return 1;
+    case KC_I64: case KC_I32: case KC_I16: *lo = -1000; *hi = 1000; return 1;
+    case KC_U32: case KC_U16: case KC_U64: *lo = 0; *hi = 1000; return 1;
     case KC_I8: *lo = -128; *hi = 127; return 1;
     case KC_U8: *lo = 0; *hi = 255; return 1;
     default: return 0;
@@ -227,7 +230,7 @@ KC_HD void kc_stream_put_range(kc_dtype t, uint64_t key, void *data, uint64_t i,
 KC_HD void kc_stream_put(kc_dtype t, kc_dist d, uint64_t key, void *data, uint64_t i) {
     int64_t lo, hi;
     switch (t) {
-    case KC_I64: case KC_I32: case KC_U32: case KC_I8: case KC_U8:
+    case KC_I64: case KC_I32: case KC_U32: case KC_I8: case KC_U8: case KC_I16: case KC_U16: case KC_U64:
         if (d == KC_INT_EXTREMES) {
             kc_cvt_store(t, data, i, kc_stream_int_extreme(t, key, i));
             return;

@@ -16,6 +16,7 @@
 #include "fatbin.h"
 #include "progname.h"
 #include "reg_problems.h"
+#include "steps.h"
 
 /* The registrations, in load order: filled by the constructors of the
  * registering objects (before main, or at dlopen), never emptied. This is
@@ -127,32 +128,168 @@ static void check_errors(problems *p, const char *who, const kc_errors *m)
                     who, (int)m->unjudged[i]);
 }
 
-static void check_arg(problems *p, const char *n, int i, const kc_arg *a, int *outputs)
+/* The index of the contract's argument called name, or -1. */
+static int arg_named(const kc_contract *c, const char *name)
 {
+    for (int i = 0; name && i < KC_MAX_ARGS && c->args[i].kind != KC_ARG_END; i++)
+        if (c->args[i].name && strcmp(c->args[i].name, name) == 0) return i;
+    return -1;
+}
+
+/* `of` of argument a names a buffer the contract allocates (a BUFFER that
+ * is no alias): its index, or -1 with the problem noted. */
+static int check_of(problems *p, const char *n, const kc_contract *c, const kc_arg *a, const char *what)
+{
+    int o = arg_named(c, a->of);
+    if (!a->of) problem(p, "contract %s: %s %s names no buffer (of)", n, what, a->name);
+    else if (o < 0) problem(p, "contract %s: %s %s names buffer \"%s\", which the contract does not have", n, what, a->name, a->of);
+    else if (c->args[o].kind != KC_ARG_BUFFER || c->args[o].of)
+        problem(p, "contract %s: %s %s names %s, which is no buffer of its own (a buffer, not an alias)", n, what,
+                a->name, a->of);
+    else return o;
+    return -1;
+}
+
+static void check_scalar_value(problems *p, const char *n, const char *what, const char *name, kc_dtype t,
+                               int has_value, int has_ivalue)
+{
+    if (!kc_dtype_size(t)) problem(p, "contract %s: %s %s has no dtype", n, what, name);
+    if (!has_value == !has_ivalue)
+        problem(p, "contract %s: %s %s needs one value function (value or, for integers, ivalue), not %s", n, what,
+                name, has_value ? "both" : "none");
+    if (has_ivalue && kc_dtype_is_float(t))
+        problem(p, "contract %s: %s %s is %s: ivalue is for integer scalars (use value)", n, what, name, kc_dtype_name(t));
+}
+
+static void check_buffer(problems *p, const char *n, const kc_contract *c, const kc_arg *a, int *outputs)
+{
+    if (a->of) {        /* an alias: the buffer it names is the one generated and checked */
+        int o = check_of(p, n, c, a, "alias");
+        if (a->count || a->gen || a->range || a->role || a->carried)
+            problem(p, "contract %s: alias %s of %s has a count, generator, role or carried of its own (its buffer's hold)",
+                    n, a->name, a->of ? a->of : "?");
+        if (o >= 0 && a->dtype && a->dtype != c->args[o].dtype)
+            problem(p, "contract %s: alias %s is %s, its buffer %s %s", n, a->name, kc_dtype_name(a->dtype), a->of,
+                    kc_dtype_name(c->args[o].dtype));
+        return;
+    }
+    if (!kc_dtype_size(a->dtype)) problem(p, "contract %s: argument %s has no dtype", n, a->name);
+    if (!a->count) problem(p, "contract %s: buffer %s has no count function", n, a->name);
+    if (a->role != KC_IN && a->role != KC_OUT && a->role != KC_INOUT)
+        problem(p, "contract %s: buffer %s has no role (KC_IN, KC_OUT or KC_INOUT)", n, a->name);
+    if (a->role == KC_OUT || a->role == KC_INOUT) (*outputs)++;
+    char who[256];
+    snprintf(who, sizeof who, "contract %s, output %s", n, a->name);
+    check_tol(p, who, a->tol);
+    check_errors(p, who, &a->errors);
+}
+
+/* A struct's layout: size and alignment, fields inside it, not overlapping,
+ * each a scalar or a buffer, pointer array or tensor map of the contract. */
+static void check_struct(problems *p, const char *n, const kc_contract *c, const kc_arg *a)
+{
+    const kc_param_struct *L = a->layout;
+    if (!L) {
+        problem(p, "contract %s: struct %s has no layout", n, a->name);
+        return;
+    }
+    if (!L->size || L->size > 4096) problem(p, "contract %s: struct %s is %zu bytes (expected 1..4096)", n, a->name, L->size);
+    if (!L->align || L->align > 128 || (L->align & (L->align - 1)))
+        problem(p, "contract %s: struct %s has alignment %zu (expected a power of two, 1..128)", n, a->name, L->align);
+    for (int i = 0; i < KC_MAX_FIELDS && L->fields[i].name; i++) {
+        const kc_field *f = &L->fields[i];
+        size_t bytes = 0, al = 1;
+        if (f->arg) {
+            int b = arg_named(c, f->arg);
+            const kc_argkind k = b >= 0 ? c->args[b].kind : KC_ARG_END;
+            if (k != KC_ARG_BUFFER && k != KC_ARG_PTR_ARRAY && k != KC_ARG_TENSOR_MAP) {
+                problem(p, "contract %s: struct %s, field %s names \"%s\": no buffer, pointer array or tensor map of the contract",
+                        n, a->name, f->name, f->arg);
+                continue;
+            }
+            bytes = al = k == KC_ARG_TENSOR_MAP ? 128 : 8;
+            if (k == KC_ARG_TENSOR_MAP) al = 64;
+        } else {
+            check_scalar_value(p, n, "struct field", f->name, f->dtype, f->value != NULL, f->ivalue != NULL);
+            bytes = al = kc_dtype_size(f->dtype) ? kc_dtype_size(f->dtype) : 1;
+        }
+        if (f->offset % al || f->offset + bytes > L->size)
+            problem(p, "contract %s: struct %s, field %s at offset %zu (%zu bytes, aligned to %zu) does not fit its %zu bytes",
+                    n, a->name, f->name, f->offset, bytes, al, L->size);
+        if (al > L->align)
+            problem(p, "contract %s: struct %s is aligned to %zu, less than its field %s needs (%zu)", n, a->name, L->align,
+                    f->name, al);
+        for (int j = 0; j < i; j++) {
+            const kc_field *e = &L->fields[j];
+            size_t eb = e->arg ? (arg_named(c, e->arg) >= 0 && c->args[arg_named(c, e->arg)].kind == KC_ARG_TENSOR_MAP ? 128 : 8)
+                               : kc_dtype_size(e->dtype);
+            if (f->offset < e->offset + eb && e->offset < f->offset + bytes)
+                problem(p, "contract %s: struct %s, fields %s and %s overlap", n, a->name, e->name, f->name);
+        }
+    }
+}
+
+/* Whether the carried buffer called name is passed by some tensor map,
+ * struct field or pointer array of the contract. */
+static int carried_somewhere(const kc_contract *c, const char *name)
+{
+    for (int i = 0; i < KC_MAX_ARGS && c->args[i].kind != KC_ARG_END; i++) {
+        const kc_arg *a = &c->args[i];
+        if ((a->kind == KC_ARG_TENSOR_MAP || a->kind == KC_ARG_PTR_ARRAY) && a->of && strcmp(a->of, name) == 0) return 1;
+        if (a->kind != KC_ARG_STRUCT || !a->layout) continue;
+        for (int f = 0; f < KC_MAX_FIELDS && a->layout->fields[f].name; f++)
+            if (a->layout->fields[f].arg && strcmp(a->layout->fields[f].arg, name) == 0) return 1;
+    }
+    return 0;
+}
+
+static void check_arg(problems *p, const char *n, const kc_contract *c, int i, int *outputs)
+{
+    const kc_arg *a = &c->args[i];
     if (!a->name) {
         problem(p, "contract %s: argument %d has no name", n, i);
         return;
     }
-    if (!kc_dtype_size(a->dtype)) problem(p, "contract %s: argument %s has no dtype", n, a->name);
-    if (a->kind == KC_ARG_BUFFER) {
-        if (!a->count) problem(p, "contract %s: buffer %s has no count function", n, a->name);
-        if (a->role != KC_IN && a->role != KC_OUT && a->role != KC_INOUT)
-            problem(p, "contract %s: buffer %s has no role (KC_IN, KC_OUT or KC_INOUT)", n, a->name);
-        if (a->role == KC_OUT || a->role == KC_INOUT) (*outputs)++;
-        char who[256];
-        snprintf(who, sizeof who, "contract %s, output %s", n, a->name);
-        check_tol(p, who, a->tol);
-        check_errors(p, who, &a->errors);
-    } else if (a->kind == KC_ARG_SCALAR) {
-        if (!a->value == !a->ivalue)
-            problem(p, "contract %s: scalar %s needs one value function (value or, for integers, ivalue), not %s", n,
-                    a->name, a->value ? "both" : "none");
-        if (a->ivalue && a->dtype == KC_F32)
-            problem(p, "contract %s: scalar %s is f32: ivalue is for integer scalars (use value)", n, a->name);
-        if (a->dtype != KC_F32 && a->dtype != KC_I32 && a->dtype != KC_I64 && a->dtype != KC_U32)
-            problem(p, "contract %s: scalar %s must be f32, i32, i64 or u32, not %s", n, a->name, kc_dtype_name(a->dtype));
-    } else {
+    if (arg_named(c, a->name) != i) problem(p, "contract %s: two arguments are called %s", n, a->name);
+    if (a->kind != KC_ARG_BUFFER && (a->offset || a->carried))
+        problem(p, "contract %s: argument %s has an offset or carried: those are for buffers", n, a->name);
+    if (a->kind == KC_ARG_BUFFER && a->carried && !carried_somewhere(c, a->name))
+        problem(p, "contract %s: buffer %s is carried, but no tensor map, struct field or pointer array passes it", n,
+                a->name);
+    switch (a->kind) {
+    case KC_ARG_BUFFER:
+        check_buffer(p, n, c, a, outputs);
+        break;
+    case KC_ARG_SCALAR:
+        check_scalar_value(p, n, "scalar", a->name, a->dtype, a->value != NULL, a->ivalue != NULL);
+        break;
+    case KC_ARG_TENSOR_MAP:
+        check_of(p, n, c, a, "tensor map");
+        if (!a->tensor_map) problem(p, "contract %s: tensor map %s has no layout function (tensor_map)", n, a->name);
+        break;
+    case KC_ARG_PTR_ARRAY:
+        check_of(p, n, c, a, "pointer array");
+        if (!a->count) problem(p, "contract %s: pointer array %s has no count function (its pointers)", n, a->name);
+        break;
+    case KC_ARG_STRUCT:
+        check_struct(p, n, c, a);
+        break;
+    default:
         problem(p, "contract %s: argument %d has kind %d", n, i, (int)a->kind);
+    }
+}
+
+/* The steps of a sequence (and that a contract without them has none
+ * half-given): each problem kc_contract_steps finds, one line each. */
+static void check_steps(problems *p, const kc_contract *c)
+{
+    kc_step_plan plan[KC_MAX_STEPS];
+    char err[2048];
+    if (kc_contract_steps(c, plan, err, sizeof err) >= 0) return;
+    for (char *line = err, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl) *nl = 0;
+        problem(p, "%s", line);
     }
 }
 
@@ -190,14 +327,19 @@ int kc_contract_check(const kc_contract *c, char *err, size_t cap)
         problem(&p, "contract %s: library %s with a module, symbol or launch: a contract is one or the other", n, c->library);
     if (lib && (!*c->library || strpbrk(c->library, "/@ ") || !c->entry || !*c->entry))
         problem(&p, "contract %s: library needs a plain name (no '/', '@' or spaces) and an entry", n);
-    if (!lib && (!c->module || !c->symbol)) problem(&p, "contract %s: missing module or symbol", n);
-    if ((!lib && !c->launch) || !c->reference) problem(&p, "contract %s: missing launch or reference function", n);
+    /* A sequence of kernels (steps.h) names its kernels and launches in its
+     * steps, checked there; its module holds them all. */
+    const int seq = kc_contract_has_steps(c);
+    if (!lib && (!c->module || (!seq && !c->symbol)))
+        problem(&p, "contract %s: missing module%s", n, seq ? " (its steps' kernels are in one module)" : " or symbol");
+    if ((!lib && !seq && !c->launch) || !c->reference) problem(&p, "contract %s: missing launch or reference function", n);
+    check_steps(&p, c);
     if (!c->shapes || !c->shapes[0].name) problem(&p, "contract %s: no shapes", n);
     for (const kc_shape *s = c->shapes; s && s->name; s++)
         for (const kc_shape *t = c->shapes; t < s; t++)
             if (strcmp(s->name, t->name) == 0) problem(&p, "contract %s: shape %s declared twice", n, s->name);
     int outputs = 0;
-    for (int i = 0; i < KC_MAX_ARGS && c->args[i].kind != KC_ARG_END; i++) check_arg(&p, n, i, &c->args[i], &outputs);
+    for (int i = 0; i < KC_MAX_ARGS && c->args[i].kind != KC_ARG_END; i++) check_arg(&p, n, c, i, &outputs);
     if (!outputs) problem(&p, "contract %s: no output buffer (KC_OUT or KC_INOUT)", n);
     check_tol(&p, n, c->tol);
     check_errors(&p, n, &c->errors);

@@ -46,7 +46,7 @@ static kc_cmp_part scan_range(kc_dtype t, const void *out, const double *ref, si
     switch (t) {   /* one loop per dtype: no per-element dispatch on t */
 #define CASE(T) case T: for (size_t i = begin; i < end; i++) kc_cmp_element(&p, i, kc_load(T, out, i), ref[i], tol.rtol, tol.atol, mb, em); break
     CASE(KC_F64); CASE(KC_F32); CASE(KC_F16); CASE(KC_BF16); CASE(KC_E4M3);
-    CASE(KC_I64); CASE(KC_I32); CASE(KC_U32); CASE(KC_I8); CASE(KC_U8);
+    CASE(KC_I64); CASE(KC_I32); CASE(KC_U32); CASE(KC_I8); CASE(KC_U8); CASE(KC_I16); CASE(KC_U16); CASE(KC_U64);
 #undef CASE
     default: break;
     }

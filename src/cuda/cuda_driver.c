@@ -63,6 +63,7 @@ int kc_cuda_load(kc_cuda *cu, const char *lib, char *err, size_t errcap)
         E(LaunchKernel), E(LaunchKernelEx), E(StreamCreate), E(StreamDestroy), E(OccupancyMaxActiveBlocksPerMultiprocessor),
         E(OccupancyMaxActiveClusters), E(GetErrorName), E(GetErrorString),
         { "cuFuncGetParamInfo", (void **)&cu->FuncGetParamInfo, 12040, 1 },   /* CUDA 12.4 */
+        { "cuTensorMapEncodeTiled", (void **)&cu->TensorMapEncodeTiled, 12000, 1 },
 #undef E
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)

@@ -52,6 +52,11 @@ typedef struct kc_cuda {
      * offset and size of a kernel's parameter i (CUDA_ERROR_INVALID_VALUE
      * past its last). */
     CUresult (*FuncGetParamInfo)(CUfunction, size_t, size_t *, size_t *);
+    /* Optional, NULL where the driver lacks it (before CUDA 12.0): a tensor
+     * map argument's encoder (gates/params.c). */
+    CUresult (*TensorMapEncodeTiled)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                     const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                     CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 } kc_cuda;
 
 /* Loads the driver (lib: NULL for "libcuda.so.1", or the KC_LIBCUDA environment

@@ -10,6 +10,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "devmem.h"
@@ -33,6 +34,28 @@ void kc_shape_describe(const kc_contract *c, const kc_shape *s, char *buf, size_
         first = 0;
     }
     if (n < cap) snprintf(buf + n, cap - n, ")");
+}
+
+int kc_arg_owns_buffer(const kc_arg *ar)
+{
+    return ar->kind == KC_ARG_BUFFER && !ar->of;
+}
+
+int kc_arg_index(const kc_contract *c, const char *name)
+{
+    for (int a = 0; name && a < KC_MAX_ARGS && c->args[a].kind != KC_ARG_END; a++)
+        if (c->args[a].name && strcmp(c->args[a].name, name) == 0) return a;
+    return -1;
+}
+
+CUdeviceptr kc_case_data(const kc_case *k, int set, int a)
+{
+    const int o = k->owner[a];
+    if (o < 0 || !k->dev[set][o]) return 0;
+    CUdeviceptr p = k->dev[set][o] + k->front[o];
+    const kc_arg *ar = &k->c->args[a];
+    if (a != o && ar->kind == KC_ARG_BUFFER) p += ar->offset * kc_dtype_size(k->c->args[o].dtype);
+    return p;
 }
 
 int kc_nargs_of(const kc_contract *c)
@@ -66,8 +89,8 @@ void kc_case_memory(const kc_contract *c, const kc_shape *s, kc_ref_mode mode, s
     int host_ref = kc_uses_host_reference(c, mode), dev_ref = kc_uses_device_reference(c, mode);
     for (int a = 0; a < kc_nargs_of(c); a++) {
         const kc_arg *ar = &c->args[a];
-        if (ar->kind != KC_ARG_BUFFER) continue;
-        size_t cnt = ar->count(s), b = kc_mul_add_sat(cnt, kc_dtype_size(ar->dtype), 0);
+        if (!kc_arg_owns_buffer(ar)) continue;
+        size_t cnt = ar->count(s), b = kc_mul_add_sat(kc_mul_add_sat(cnt, 1, ar->offset), kc_dtype_size(ar->dtype), 0);
         size_t f64 = kc_mul_add_sat(cnt, sizeof(double), 0);
         g = kc_mul_add_sat(kc_mul_add_sat(b, 1, guards), 2, g);           /* two guarded sets (gate 4) */
         if (ar->role != KC_OUT) {
@@ -147,13 +170,18 @@ int kc_case_prepare(kc_gpu *gpu, kc_case *k)
     k->nargs = kc_nargs_of(c);
     for (int a = 0; a < k->nargs; a++) {
         const kc_arg *ar = &c->args[a];
+        k->owner[a] = kc_arg_owns_buffer(ar) ? a : ar->of ? kc_arg_index(c, ar->of) : -1;
         if (ar->kind == KC_ARG_SCALAR) {
             k->scalar[a] = ar->ivalue ? (double)ar->ivalue(k->s) : ar->value(k->s);
             continue;
         }
+        if (ar->kind == KC_ARG_PTR_ARRAY) k->count[a] = ar->count(k->s);
+        if (!kc_arg_owns_buffer(ar)) continue;
         k->count[a] = ar->count(k->s);
         k->bytes[a] = kc_mul_add_sat(k->count[a], kc_dtype_size(ar->dtype), 0);
-        if (k->bytes[a] == SIZE_MAX || kc_mul_add_sat(k->count[a], sizeof(double), 0) == SIZE_MAX)
+        k->front[a] = kc_mul_add_sat(ar->offset, kc_dtype_size(ar->dtype), k->exact ? 0 : KC_GUARD_BYTES);
+        if (k->bytes[a] == SIZE_MAX || kc_mul_add_sat(k->count[a], sizeof(double), 0) == SIZE_MAX ||
+            kc_mul_add_sat(k->bytes[a], 1, k->front[a]) == SIZE_MAX)
             return kc_case_fail(k, KC_INTERNAL, "buffer %s: %zu elements overflow a byte size", ar->name, k->count[a]);
         if (ar->role == KC_OUT) continue;
         char why[256] = "";
@@ -168,6 +196,13 @@ int kc_case_prepare(kc_gpu *gpu, kc_case *k)
                                 k->count[a], kc_cuda_error_name(&gpu->cu, r));
         }
     }
+    for (int a = 0; a < k->nargs; a++) {
+        const kc_arg *ar = &c->args[a];
+        const int o = k->owner[a];
+        if (ar->kind == KC_ARG_PTR_ARRAY && o >= 0 && (k->count[a] ? k->count[o] % k->count[a] : k->count[o] != 0))
+            return kc_case_fail(k, KC_INTERNAL, "pointer array %s: the %zu elements of %s do not split into %zu equal slices",
+                                ar->name, k->count[o], ar->of, k->count[a]);
+    }
     return 0;
 }
 
@@ -180,55 +215,73 @@ uint8_t kc_case_guard_byte(const kc_arg *ar)
 
 /* Allocates buffer set `set` with guard bands, poisons its outputs and copies
  * the pristine inputs into it (on the device, at HBM bandwidth). */
-CUresult kc_case_upload(kc_gpu *gpu, kc_case *k, int set, uint8_t poison)
+/* The table of a pointer array argument a in set `set`: count(shape)
+ * device pointers to consecutive equal slices of its buffer, in a device
+ * allocation of their own (k->dev[set][a]). */
+static CUresult upload_ptr_array(kc_gpu *gpu, kc_case *k, int set, int a)
 {
-    CUresult r = CUDA_SUCCESS;
-    for (int a = 0; a < k->nargs && r == CUDA_SUCCESS; a++) {
-        const kc_arg *ar = &k->c->args[a];
-        if (ar->kind != KC_ARG_BUFFER) continue;
-        if (k->exact) {     /* one cuMemAlloc of exactly its bytes: a byte past it is outside any allocation */
-            if (!k->bytes[a]) continue;
-            if ((r = gpu->cu.MemAlloc(&k->dev[set][a], k->bytes[a])) != CUDA_SUCCESS) {
-                k->dev[set][a] = 0;
-                break;
-            }
-            if (ar->role != KC_OUT) r = gpu->cu.MemcpyDtoD(k->dev[set][a], k->in[a], k->bytes[a]);
-            continue;
-        }
-        size_t g = KC_GUARD_BYTES, b = k->bytes[a];
-        if ((r = kc_devmem_alloc(gpu, &k->dev[set][a], b + 2 * g)) != CUDA_SUCCESS) {
-            k->dev[set][a] = 0;
-            break;
-        }
-        CUdeviceptr base = k->dev[set][a];
-        if ((r = gpu->cu.MemsetD8(base, kc_case_guard_byte(ar), g)) != CUDA_SUCCESS) break;
-        if ((r = gpu->cu.MemsetD8(base + g + b, kc_case_guard_byte(ar), g)) != CUDA_SUCCESS) break;
-        if (!b) continue;
-        if (ar->role == KC_OUT) r = gpu->cu.MemsetD8(base + g, poison, b);
-        else r = gpu->cu.MemcpyDtoD(base + g, k->in[a], b);
-    }
+    const int o = k->owner[a];
+    const size_t n = k->count[a], slice = n ? k->count[o] / n : 0, es = kc_dtype_size(k->c->args[o].dtype);
+    if (!n) return CUDA_SUCCESS;
+    CUdeviceptr *table = calloc(n, sizeof *table);
+    if (!table) return CUDA_ERROR_OUT_OF_MEMORY;
+    const CUdeviceptr data = kc_case_data(k, set, o);
+    for (size_t i = 0; i < n; i++) table[i] = data + i * slice * es;
+    CUresult r = k->exact ? gpu->cu.MemAlloc(&k->dev[set][a], n * sizeof *table)
+                          : kc_devmem_alloc(gpu, &k->dev[set][a], n * sizeof *table);
+    if (r != CUDA_SUCCESS) k->dev[set][a] = 0;
+    else r = gpu->cu.MemcpyHtoD(k->dev[set][a], table, n * sizeof *table);
+    free(table);
     return r;
 }
 
-void kc_make_params(kc_case *k, int set, kc_params *p)
+/* Buffer a of set `set` in exact mode: one cuMemAlloc of exactly its offset
+ * and its bytes, so that a byte past it is outside any allocation. */
+static CUresult upload_exact(kc_gpu *gpu, kc_case *k, int set, int a)
 {
-    for (int a = 0; a < k->nargs; a++) {
-        const kc_arg *ar = &k->c->args[a];
-        if (ar->kind == KC_ARG_BUFFER) {
-            p->ptr[a] = k->dev[set][a] + (k->exact || !k->dev[set][a] ? 0 : KC_GUARD_BYTES);
-            p->params[a] = &p->ptr[a];
-            continue;
-        }
-        /* ivalue: integers exactly, past 2^53 too */
-        const long long iv = ar->ivalue ? (long long)ar->ivalue(k->s) : (long long)k->scalar[a];
-        switch (ar->dtype) {
-        case KC_F32: p->sc[a].f = (float)k->scalar[a]; break;
-        case KC_I32: p->sc[a].i = (int)iv; break;
-        case KC_U32: p->sc[a].u = (unsigned)iv; break;
-        default: p->sc[a].ll = iv; break;
-        }
-        p->params[a] = &p->sc[a];
+    const size_t f = k->front[a], b = k->bytes[a];
+    if (!b && !f) return CUDA_SUCCESS;
+    CUresult r = gpu->cu.MemAlloc(&k->dev[set][a], f + b);
+    if (r != CUDA_SUCCESS) {
+        k->dev[set][a] = 0;
+        return r;
     }
+    if (k->c->args[a].role != KC_OUT && b) r = gpu->cu.MemcpyDtoD(k->dev[set][a] + f, k->in[a], b);
+    return r;
+}
+
+/* Buffer a of set `set` with its guard bands: the front band (and the
+ * elements before its offset) and the band past its end hold the guard
+ * byte, the outputs `poison`, the inputs their pristine copy. */
+static CUresult upload_guarded(kc_gpu *gpu, kc_case *k, int set, int a, uint8_t poison)
+{
+    const kc_arg *ar = &k->c->args[a];
+    const size_t g = KC_GUARD_BYTES, f = k->front[a], b = k->bytes[a];
+    CUresult r = kc_devmem_alloc(gpu, &k->dev[set][a], f + b + g);
+    if (r != CUDA_SUCCESS) {
+        k->dev[set][a] = 0;
+        return r;
+    }
+    const CUdeviceptr base = k->dev[set][a];
+    if ((r = gpu->cu.MemsetD8(base, kc_case_guard_byte(ar), f)) != CUDA_SUCCESS) return r;
+    if ((r = gpu->cu.MemsetD8(base + f + b, kc_case_guard_byte(ar), g)) != CUDA_SUCCESS) return r;
+    if (!b) return CUDA_SUCCESS;
+    if (ar->role == KC_OUT) return gpu->cu.MemsetD8(base + f, poison, b);
+    return gpu->cu.MemcpyDtoD(base + f, k->in[a], b);
+}
+
+/* Allocates buffer set `set` with guard bands, poisons its outputs and copies
+ * the pristine inputs into it (on the device, at HBM bandwidth); then the
+ * tables of its pointer arrays. */
+CUresult kc_case_upload(kc_gpu *gpu, kc_case *k, int set, uint8_t poison)
+{
+    CUresult r = CUDA_SUCCESS;
+    for (int a = 0; a < k->nargs && r == CUDA_SUCCESS; a++)
+        if (kc_arg_owns_buffer(&k->c->args[a]))
+            r = k->exact ? upload_exact(gpu, k, set, a) : upload_guarded(gpu, k, set, a, poison);
+    for (int a = 0; a < k->nargs && r == CUDA_SUCCESS; a++)
+        if (k->c->args[a].kind == KC_ARG_PTR_ARRAY) r = upload_ptr_array(gpu, k, set, a);
+    return r;
 }
 
 /* Element i of buffer a of set `set` (0 for the first launch's), or of its
@@ -236,7 +289,7 @@ void kc_make_params(kc_case *k, int set, kc_params *p)
 double kc_case_value_at(kc_gpu *gpu, kc_case *k, int set, int a, size_t i)
 {
     double v = 0;
-    CUdeviceptr p = set < 0 ? k->in[a] : k->dev[set][a] + KC_GUARD_BYTES;
+    CUdeviceptr p = set < 0 ? k->in[a] : kc_case_data(k, set, a);
     kc_dev_read_value(gpu, p, k->c->args[a].dtype, i, &v);
     return v;
 }

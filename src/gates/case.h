@@ -32,6 +32,10 @@ typedef struct kc_case {
     kc_ref_mode mode;
     int nargs;
     size_t count[KC_MAX_ARGS], bytes[KC_MAX_ARGS];
+    size_t front[KC_MAX_ARGS];      /* bytes of a set's allocation before element 0: the guard band (none in
+                                     * exact mode) and the buffer's offset (kc_arg.offset) */
+    int owner[KC_MAX_ARGS];         /* the buffer an argument passes: itself, the buffer `of` names (alias,
+                                     * tensor map, pointer array), or -1 (scalars and structs) */
     double scalar[KC_MAX_ARGS];
     CUdeviceptr in[KC_MAX_ARGS];    /* pristine inputs (IN, INOUT), the input cache's */
     CUdeviceptr ref[KC_MAX_ARGS];   /* the float64 reference gate 3 compares with (OUT, INOUT) */
@@ -46,6 +50,16 @@ typedef struct kc_case {
     int exact;                      /* the sanitizer's target: buffers of their exact size, no guard bands,
                                      * outputs not poisoned, no shared-memory poison (kc_run_exact_launches) */
 } kc_case;
+
+/* Whether ar is a buffer the case allocates, generates and checks (a
+ * BUFFER that is no alias): the gates' checks run over these. */
+int kc_arg_owns_buffer(const kc_arg *ar);
+/* The index of the argument called name, or -1. */
+int kc_arg_index(const kc_contract *c, const char *name);
+/* The device address of element 0 of the buffer argument a passes (its
+ * owner's, past the guard band and offset; an alias's own offset added) in
+ * buffer set `set`; 0 when that set is not allocated. */
+CUdeviceptr kc_case_data(const kc_case *k, int set, int a);
 
 /* The gates' names, by number: 0 "internal", 1 "launch and fit", ..., 5 "sanitizer". */
 extern const char *kc_gate_name[];
@@ -76,14 +90,6 @@ uint8_t kc_case_guard_byte(const kc_arg *ar);
 /* Allocates buffer set `set`, poisons its outputs with `poison`, copies the inputs in. */
 CUresult kc_case_upload(kc_gpu *gpu, kc_case *k, int set, uint8_t poison);
 
-/* What cuLaunchKernel gets: params[a] points to buffer a's device pointer (past
- * its guard band) or to scalar a, stored as its dtype. */
-typedef struct kc_params {
-    union { float f; int i; long long ll; unsigned u; } sc[KC_MAX_ARGS];
-    CUdeviceptr ptr[KC_MAX_ARGS];
-    void *params[KC_MAX_ARGS];
-} kc_params;
-void kc_make_params(kc_case *k, int set, kc_params *p);
 /* Element i of buffer a of set `set` (-1: the pristine input) as a double, and as text. */
 double kc_case_value_at(kc_gpu *gpu, kc_case *k, int set, int a, size_t i);
 void kc_value_str(kc_dtype t, double v, char *buf, size_t cap);

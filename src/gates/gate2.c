@@ -16,16 +16,15 @@
  * poisoned with B tells them apart: an element never written holds A, then B.
  * Counts those for output a into *n (first index in *first); 0, or the
  * failing gate. The relaunch's buffers are freed again for gate 4. */
-static int confirm_unwritten(kc_gpu *gpu, CUfunction f, kc_case *k, int a, size_t *n, size_t *first)
+static int confirm_unwritten(kc_gpu *gpu, const kc_kernels *K, kc_case *k, int a, size_t *n, size_t *first)
 {
-    const size_t G = KC_GUARD_BYTES;
     int g = 0;
     CUresult r = kc_case_upload(gpu, k, 1, KC_POISON_B);
     if (r != CUDA_SUCCESS)
         g = kc_case_fail(k, KC_INTERNAL, "allocating the buffers to confirm unwritten elements failed: %s",
                          kc_cuda_error_name(&gpu->cu, r));
-    if (!g) g = kc_case_launch(gpu, f, k, 1, 2);
-    if (!g && (r = kc_dev_count_unwritten(gpu, k->dev[0][a] + G, k->dev[1][a] + G, k->count[a],
+    if (!g) g = kc_case_launch(gpu, K, k, 1, 2);
+    if (!g && (r = kc_dev_count_unwritten(gpu, kc_case_data(k, 0, a), kc_case_data(k, 1, a), k->count[a],
                                           kc_dtype_size(k->c->args[a].dtype), KC_POISON_A, KC_POISON_B, n, first)))
         g = kc_case_cuda_failed(gpu, k, r, "counting unwritten elements of", k->c->args[a].name);
     kc_case_free_set(gpu, k, 1);
@@ -36,7 +35,7 @@ static int confirm_unwritten(kc_gpu *gpu, CUfunction f, kc_case *k, int a, size_
  * every buffer, every input against its pristine copy, every output's
  * poison. The verdicts are then read in the order of the checks, so the
  * first failure named is the one a check-by-check scan names. */
-int kc_gate2(kc_gpu *gpu, CUfunction f, kc_case *k)
+int kc_gate2(kc_gpu *gpu, const kc_kernels *K, kc_case *k)
 {
     const size_t G = KC_GUARD_BYTES;
     int before[KC_MAX_ARGS], after[KC_MAX_ARGS], in[KC_MAX_ARGS], out[KC_MAX_ARGS];
@@ -45,24 +44,24 @@ int kc_gate2(kc_gpu *gpu, CUfunction f, kc_case *k)
     for (int a = 0; a < k->nargs; a++) {
         const kc_arg *ar = &k->c->args[a];
         before[a] = after[a] = in[a] = out[a] = -1;
-        if (ar->kind != KC_ARG_BUFFER) continue;
-        before[a] = kc_batch_count_not(gpu, &b, k->dev[0][a], G, kc_case_guard_byte(ar));
-        after[a] = kc_batch_count_not(gpu, &b, k->dev[0][a] + G + k->bytes[a], G, kc_case_guard_byte(ar));
+        if (!kc_arg_owns_buffer(ar)) continue;
+        const CUdeviceptr data = kc_case_data(k, 0, a);
+        before[a] = kc_batch_count_not(gpu, &b, k->dev[0][a], k->front[a], kc_case_guard_byte(ar));
+        after[a] = kc_batch_count_not(gpu, &b, data + k->bytes[a], G, kc_case_guard_byte(ar));
         if (ar->role == KC_IN)
-            in[a] = kc_batch_count_differs(gpu, &b, k->in[a], k->dev[0][a] + G, k->count[a], kc_dtype_size(ar->dtype));
+            in[a] = kc_batch_count_differs(gpu, &b, k->in[a], data, k->count[a], kc_dtype_size(ar->dtype));
         if (ar->role == KC_OUT)
-            out[a] = kc_batch_count_unwritten(gpu, &b, k->dev[0][a] + G, 0, k->count[a], kc_dtype_size(ar->dtype),
-                                              KC_POISON_A, 0);
+            out[a] = kc_batch_count_unwritten(gpu, &b, data, 0, k->count[a], kc_dtype_size(ar->dtype), KC_POISON_A, 0);
     }
     CUresult r = kc_batch_finish(gpu, &b);
     if (r != CUDA_SUCCESS) return kc_case_cuda_failed(gpu, k, r, "checking the guard bands, inputs and outputs of", k->c->name);
     for (int a = 0; a < k->nargs; a++) {
         const kc_arg *ar = &k->c->args[a];
-        if (ar->kind != KC_ARG_BUFFER) continue;
-        size_t es = kc_dtype_size(ar->dtype), bad = b.first[before[a]];
-        if (bad < G)
-            return kc_case_fail(k, 2, "%s: written before its start (guard byte %zu bytes before element 0, element %lld)",
-                                ar->name, G - bad, -(long long)((G - bad + es - 1) / es));
+        if (!kc_arg_owns_buffer(ar)) continue;
+        size_t es = kc_dtype_size(ar->dtype), F = k->front[a], bad = b.first[before[a]];
+        if (bad < F)
+            return kc_case_fail(k, 2, "%s: written before its start (%s byte %zu bytes before element 0, element %lld)",
+                                ar->name, bad >= G ? "offset" : "guard", F - bad, -(long long)((F - bad + es - 1) / es));
         bad = b.first[after[a]];
         if (bad < G)
             return kc_case_fail(k, 2, "%s: written past its end (byte %zu after the last of %zu elements, element index %zu)",
@@ -83,7 +82,7 @@ int kc_gate2(kc_gpu *gpu, CUfunction f, kc_case *k)
         if (out[a] < 0 || !b.count[out[a]]) continue;
         size_t first = b.first[out[a]], n = b.count[out[a]];
         int g;
-        if ((g = confirm_unwritten(gpu, f, k, a, &n, &first))) return g;
+        if ((g = confirm_unwritten(gpu, K, k, a, &n, &first))) return g;
         if (n)
             return kc_case_fail(k, 2, "output %s: %zu of %zu elements never written (poison 0x%02X after the launch, 0x%02X after a relaunch), first %s[%zu]",
                                 ar->name, n, k->count[a], KC_POISON_A, KC_POISON_B, ar->name, first);

@@ -33,7 +33,7 @@ static CUresult alloc_refs(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
     CUresult r = CUDA_SUCCESS;
     for (int a = 0; a < k->nargs && r == CUDA_SUCCESS; a++) {
         const kc_arg *ar = &k->c->args[a];
-        if (ar->kind != KC_ARG_BUFFER || ar->role == KC_IN) continue;
+        if (!kc_arg_owns_buffer(ar) || ar->role == KC_IN) continue;
         size_t b = k->count[a] * sizeof(double);
         if ((r = kc_devmem_alloc(gpu, &dst[a], b ? b : 1)) != CUDA_SUCCESS) {
             dst[a] = 0;
@@ -60,7 +60,7 @@ static int host_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
         r.name[a] = ar->name;
         r.iscalar[a] = ar->kind != KC_ARG_SCALAR ? 0 : ar->ivalue ? ar->ivalue(k->s) : (int64_t)k->scalar[a];
         r.count[a] = k->count[a];
-        if (ar->kind != KC_ARG_BUFFER) continue;
+        if (!kc_arg_owns_buffer(ar)) continue;
         if (ar->role != KC_OUT) {
             if (!(host[a] = kc_hostmem_alloc(k->bytes[a], 0)))
                 g = kc_case_fail(k, KC_INTERNAL, "out of host memory for the input %s of the host reference (%zu bytes)",
@@ -75,6 +75,13 @@ static int host_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
             else kc_parallel_for(k->count[a], (size_t)1 << 20, fill_nan, out);
             r.out[a] = out;
         }
+    }
+    for (int a = 0; a < k->nargs && !g; a++) {     /* aliases and tensor maps show their buffer's input */
+        const int o = k->owner[a];
+        if (o < 0 || o == a || k->c->args[a].kind == KC_ARG_PTR_ARRAY) continue;
+        r.host[a] = r.host[o];
+        r.dtype[a] = r.dtype[o];
+        r.count[a] = r.count[o];
     }
     if (!g) k->c->reference(&r);
     for (int a = 0; a < k->nargs && !g; a++)
@@ -102,10 +109,12 @@ static int device_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
     dr.dist = k->dist;
     dr.nargs = k->nargs;
     for (int a = 0; a < k->nargs; a++) {
-        dr.dtype[a] = k->c->args[a].dtype;
-        dr.count[a] = k->count[a];
+        /* aliases and tensor maps show their buffer's input */
+        const int o = k->owner[a] >= 0 && k->c->args[a].kind != KC_ARG_PTR_ARRAY ? k->owner[a] : a;
+        dr.dtype[a] = k->c->args[o].dtype;
+        dr.count[a] = k->count[o];
         dr.scalar[a] = k->scalar[a];
-        dr.in[a] = (const void *)(uintptr_t)k->in[a];
+        dr.in[a] = (const void *)(uintptr_t)k->in[o];
         dr.out[a] = (double *)(uintptr_t)dst[a];
     }
     kc_launch l = { { (unsigned)gpu->dev.sm_count * 4, 1, 1 }, { 256, 1, 1 }, 0 };
@@ -129,7 +138,7 @@ static int references_agree(kc_gpu *gpu, kc_case *k)
     kc_tol tol = d->agree.reason ? d->agree : (kc_tol){ 0, 0, NULL };
     for (int a = 0; a < k->nargs; a++) {
         const kc_arg *ar = &k->c->args[a];
-        if (ar->kind != KC_ARG_BUFFER || ar->role == KC_IN) continue;
+        if (!kc_arg_owns_buffer(ar) || ar->role == KC_IN) continue;
         kc_compare cmp;
         CUresult r = kc_dev_compare(gpu, k->dref[a], KC_F64, k->ref[a], k->count[a], tol, &cmp);
         if (r != CUDA_SUCCESS) return kc_case_cuda_failed(gpu, k, r, "comparing the references of", ar->name);
@@ -159,10 +168,10 @@ int kc_gate3(kc_gpu *gpu, kc_case *k)
     k->time->reference_s += t1 - t0;
     for (int a = 0; a < k->nargs && !failed; a++) {
         const kc_arg *ar = &k->c->args[a];
-        if (ar->kind != KC_ARG_BUFFER || ar->role == KC_IN) continue;
+        if (!kc_arg_owns_buffer(ar) || ar->role == KC_IN) continue;
         kc_tol tol = kc_tol_for(k->c, a);
         kc_compare cmp;
-        CUresult r = kc_dev_compare(gpu, k->dev[0][a] + KC_GUARD_BYTES, ar->dtype, k->ref[a], k->count[a], tol, &cmp);
+        CUresult r = kc_dev_compare(gpu, kc_case_data(k, 0, a), ar->dtype, k->ref[a], k->count[a], tol, &cmp);
         if (r != CUDA_SUCCESS) {
             failed = kc_case_cuda_failed(gpu, k, r, "comparing the output", ar->name);
             break;

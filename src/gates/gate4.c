@@ -11,14 +11,14 @@
 #include "harness.h"
 #include "launch.h"
 
-int kc_gate4(kc_gpu *gpu, CUfunction f, kc_case *k)
+int kc_gate4(kc_gpu *gpu, const kc_kernels *K, kc_case *k)
 {
     double t0 = kc_now_s();
     CUresult r = kc_case_upload(gpu, k, 1, KC_POISON_B);
     if (r != CUDA_SUCCESS)     /* the harness's failure, not the kernel's: never a catch */
         return kc_case_fail(k, KC_INTERNAL, "allocating or filling the relaunch's buffers failed: %s",
                             kc_cuda_error_name(&gpu->cu, r));
-    if (kc_case_launch(gpu, f, k, 1, 4)) return 4;
+    if (kc_case_launch(gpu, K, k, 1, 4)) return 4;
     double t1 = kc_now_s();
     k->time->gpu_s += t1 - t0;
     int g = 0, slot[KC_MAX_ARGS];
@@ -26,9 +26,9 @@ int kc_gate4(kc_gpu *gpu, CUfunction f, kc_case *k)
     kc_batch_begin(&b);
     for (int a = 0; a < k->nargs; a++) {
         const kc_arg *ar = &k->c->args[a];
-        slot[a] = ar->kind == KC_ARG_BUFFER && ar->role != KC_IN
-                      ? kc_batch_count_differs(gpu, &b, k->dev[0][a] + KC_GUARD_BYTES, k->dev[1][a] + KC_GUARD_BYTES,
-                                               k->count[a], kc_dtype_size(ar->dtype))
+        slot[a] = kc_arg_owns_buffer(ar) && ar->role != KC_IN
+                      ? kc_batch_count_differs(gpu, &b, kc_case_data(k, 0, a), kc_case_data(k, 1, a), k->count[a],
+                                               kc_dtype_size(ar->dtype))
                       : -1;
     }
     if ((r = kc_batch_finish(gpu, &b)) != CUDA_SUCCESS)

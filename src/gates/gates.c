@@ -38,7 +38,7 @@
 #include "strbuf.h"
 
 /* Runs gates 1..maxgate on one case; returns 0 or the failing gate. */
-static int run_case(kc_gpu *gpu, CUfunction f, kc_case *k, int maxgate)
+static int run_case(kc_gpu *gpu, const kc_kernels *K, kc_case *k, int maxgate)
 {
     double t0 = kc_now_s();
     int g = kc_case_prepare(gpu, k);
@@ -54,17 +54,17 @@ static int run_case(kc_gpu *gpu, CUfunction f, kc_case *k, int maxgate)
         return kc_case_fail(k, KC_INTERNAL, "allocating or filling device buffers failed: %s",
                             kc_cuda_error_name(&gpu->cu, r));
     }
-    g = kc_case_launch(gpu, f, k, 0, 1);
+    g = kc_case_launch(gpu, K, k, 0, 1);
     double t2 = kc_now_s();
     k->time->gpu_s += t2 - t1;
     if (g) return g;
     if (maxgate >= 2) {
-        g = kc_gate2(gpu, f, k);
+        g = kc_gate2(gpu, K, k);
         k->time->checks_s += kc_now_s() - t2;
         if (g) return g;
     }
     if (maxgate >= 3 && (g = kc_gate3(gpu, k))) return g;
-    if (maxgate >= 4 && !k->c->nondeterministic && (g = kc_gate4(gpu, f, k))) return g;
+    if (maxgate >= 4 && !k->c->nondeterministic && (g = kc_gate4(gpu, K, k))) return g;
     return 0;
 }
 
@@ -150,7 +150,8 @@ static int clean_fails_too(kc_gpu *gpu, const kc_contract *c, const kc_case *k, 
     }
     kc_case ck = { .c = c, .s = k->s, .dist = k->dist, .seed = k->seed, .mode = k->mode, .time = k->time,
                    .entry = clean };
-    int g = run_case(gpu, NULL, &ck, 1);
+    const kc_kernels library = { .entry = clean };
+    int g = run_case(gpu, &library, &ck, 1);
     const char *call = ck.why + ck.body, *d = strstr(call, ", dist ");   /* past "shape S, dist D: ": the same case */
     if (d && (d = strstr(d, ": "))) call = d + 2;
     if (g == 1)
@@ -167,11 +168,11 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
 {
     const kc_contract *c = it->contract;
     int control = it->kind == KC_KIND_CONTROL;
-    CUmodule mod = NULL, ref_mod = NULL;
-    CUfunction fn = NULL, ref_fn = NULL;
-    kc_host_entry entry;
+    CUmodule ref_mod = NULL;
+    CUfunction ref_fn = NULL;
+    kc_kernels K;
     char why[1024];
-    if (kc_load_function(gpu, c, control ? it->control->name : NULL, &mod, &fn, &entry, why, sizeof why)) {
+    if (kc_load_kernels(gpu, c, control ? it->control->name : NULL, &K, why, sizeof why)) {
         res->gate = 1;
         res->cases_failed = 1;
         /* A control whose own build does not load proves nothing about the
@@ -181,7 +182,7 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
     }
     if (load_device_reference(gpu, c, mode, &ref_mod, &ref_fn, why, sizeof why)) {
         not_checked(res, control, why, UNCHECKED);   /* the contract's own error */
-        if (mod && !gpu->lost) gpu->cu.ModuleUnload(mod);
+        kc_unload_kernels(gpu, &K);
         return;
     }
     kc_dist dists[KC_MAX_DISTS + 2];
@@ -191,9 +192,9 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
         int per_shape = s->cls == KC_SHAPE_LARGE ? 1 : nd;
         for (int d = 0; d < per_shape && !gpu->lost; d++) {
             kc_case k = { .c = c, .s = s, .dist = dists[d], .mode = mode, .ref_fn = ref_fn, .time = &res->time,
-                          .entry = entry };
+                          .entry = K.entry };
             k.seed = kc_case_seed(seed, c->name, s->name, dists[d]);
-            int g = run_case(gpu, fn, &k, 4);
+            int g = run_case(gpu, &K, &k, 4);
             kc_case_free(gpu, &k);
             res->cases++;
             if (!g) continue;
@@ -202,7 +203,7 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
                 not_checked(res, control, k.why, UNCHECKED);   /* the harness could not run the case */
                 goto done;
             }
-            if (control && g == 1 && entry && clean_fails_too(gpu, c, &k, res->msg, sizeof res->msg)) {
+            if (control && g == 1 && K.entry && clean_fails_too(gpu, c, &k, res->msg, sizeof res->msg)) {
                 /* The library call fails for the clean build as well (an
                  * environment fault: a library that cannot start here), so
                  * the control proves nothing: as a control whose own build
@@ -281,7 +282,7 @@ done:
                        planned - res->cases, planned - res->cases == 1 ? "" : "s");
         }
     }
-    if (mod && !gpu->lost) gpu->cu.ModuleUnload(mod);
+    kc_unload_kernels(gpu, &K);
     if (ref_mod && !gpu->lost) gpu->cu.ModuleUnload(ref_mod);
 }
 

@@ -1,10 +1,11 @@
-/* launch.c — the launch path of an item's kernel: its function loaded
- * (module and symbol from the embedded fatbin, or a library's entry); the
- * one launch of a kernel, through cuLaunchKernelEx where it has a cluster,
- * is cooperative or serializes programmatically; and gate 1 for one launch
- * of a case: the geometry checked against the function and the device
- * (clusters and cooperative grids included), the launch, and the
- * synchronize after it. */
+/* launch.c — the launch path of an item's kernels: their functions loaded
+ * (the module from the embedded fatbin and each step's symbol in it, or a
+ * library's entry); the one launch of a kernel, through cuLaunchKernelEx
+ * where it has a cluster, is cooperative or serializes programmatically;
+ * and gate 1 for one launch of a case: every step's geometry checked
+ * against its function and the device (clusters and cooperative grids
+ * included), the steps launched in order on one stream, each with its own
+ * parameters, and one synchronize after the last. */
 #include "launch.h"
 
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "fatbin.h"
 #include "harness.h"
 #include "hostlib.h"
+#include "params.h"
 #include "strbuf.h"
 
 int kc_launch_cluster(const kc_launch *l, unsigned dims[3])
@@ -100,7 +102,8 @@ CUresult kc_launch_max_clusters(const kc_cuda *cu, CUfunction f, const kc_launch
 static int host_launch(kc_gpu *gpu, kc_case *k, int set, int gate)
 {
     kc_params p;
-    kc_make_params(k, set, &p);
+    int g = kc_make_params(gpu, k, set, gate, &p);
+    if (g) return g;
     if (!k->exact) kc_dev_poison_smem(gpu);
     CUresult r = (CUresult)k->entry(p.params, k->s, &gpu->dev);
     int returned = r != CUDA_SUCCESS;
@@ -120,10 +123,10 @@ static int host_launch(kc_gpu *gpu, kc_case *k, int set, int gate)
 /* Gate 1's checks of a launch with a cluster or a cooperative grid (l, of
  * `threads` threads a block), before it is made: each grid dim a multiple
  * of the cluster's, one cluster that fits, every block of a cooperative grid
- * resident at once. 0, or the gate with the failure naming the launch and
- * the numbers. */
+ * resident at once. 0, or the gate with the failure naming the launch (after
+ * `who`, the step of a sequence) and the numbers. */
 static int check_cluster_and_cooperative(kc_gpu *gpu, CUfunction f, kc_case *k, int gate, const kc_launch *l,
-                                         unsigned threads)
+                                         unsigned threads, const char *who)
 {
     static const char dim[] = "xyz";
     char desc[160];
@@ -137,8 +140,8 @@ static int check_cluster_and_cooperative(kc_gpu *gpu, CUfunction f, kc_case *k, 
     if (clustered) {
         for (int d = 0; d < 3; d++)
             if (l->grid[d] % cl[d])
-                return kc_case_fail(k, gate, "launch %s: grid %c %u is no multiple of cluster %c %u (the driver refuses it: CUDA_ERROR_INVALID_CLUSTER_SIZE)",
-                                    desc, dim[d], l->grid[d], dim[d], cl[d]);
+                return kc_case_fail(k, gate, "%slaunch %s: grid %c %u is no multiple of cluster %c %u (the driver refuses it: CUDA_ERROR_INVALID_CLUSTER_SIZE)",
+                                    who, desc, dim[d], l->grid[d], dim[d], cl[d]);
         CUresult r = kc_launch_max_clusters(&gpu->cu, f, l, &clusters);
         if (kc_cuda_error_is_sticky(r))     /* an earlier launch's fault (launch_together) */
             return kc_case_cuda_failed(gpu, k, r, "cuOccupancyMaxActiveClusters", "before the launch");
@@ -152,10 +155,10 @@ static int check_cluster_and_cooperative(kc_gpu *gpu, CUfunction f, kc_case *k, 
                 snprintf(why, sizeof why, ", and clusters need compute capability 9.0: the device is %d.%d",
                          gpu->dev.cc_major, gpu->dev.cc_minor);
             if (r != CUDA_SUCCESS)
-                return kc_case_fail(k, gate, "launch %s: a cluster of %llu blocks does not fit: cuOccupancyMaxActiveClusters failed: %s%s",
-                                    desc, size, kc_cuda_error_name(&gpu->cu, r), why);
-            return kc_case_fail(k, gate, "launch %s: a cluster of %llu blocks (%u threads, %u bytes dynamic shared memory each) does not fit: 0 active clusters (cuOccupancyMaxActiveClusters)%s",
-                                desc, size, threads, l->smem, why);
+                return kc_case_fail(k, gate, "%slaunch %s: a cluster of %llu blocks does not fit: cuOccupancyMaxActiveClusters failed: %s%s",
+                                    who, desc, size, kc_cuda_error_name(&gpu->cu, r), why);
+            return kc_case_fail(k, gate, "%slaunch %s: a cluster of %llu blocks (%u threads, %u bytes dynamic shared memory each) does not fit: 0 active clusters (cuOccupancyMaxActiveClusters)%s",
+                                who, desc, size, threads, l->smem, why);
         }
     }
     if (l->cooperative) {
@@ -164,80 +167,120 @@ static int check_cluster_and_cooperative(kc_gpu *gpu, CUfunction f, kc_case *k, 
         if (kc_cuda_error_is_sticky(r))
             return kc_case_cuda_failed(gpu, k, r, "cuOccupancyMaxActiveBlocksPerMultiprocessor", "before the launch");
         if (r != CUDA_SUCCESS)
-            return kc_case_fail(k, gate, "launch %s: cuOccupancyMaxActiveBlocksPerMultiprocessor failed: %s",
-                                desc, kc_cuda_error_name(&gpu->cu, r));
+            return kc_case_fail(k, gate, "%slaunch %s: cuOccupancyMaxActiveBlocksPerMultiprocessor failed: %s",
+                                who, desc, kc_cuda_error_name(&gpu->cu, r));
         const unsigned long long fit = (unsigned long long)per_sm * (unsigned long long)gpu->dev.sm_count;
         if (blocks > fit)
-            return kc_case_fail(k, gate, "launch %s: %llu blocks cannot all be resident at once: %d blocks/SM x %d SMs = %llu (the driver refuses it: CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)",
-                                desc, blocks, per_sm, gpu->dev.sm_count, fit);
+            return kc_case_fail(k, gate, "%slaunch %s: %llu blocks cannot all be resident at once: %d blocks/SM x %d SMs = %llu (the driver refuses it: CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)",
+                                who, desc, blocks, per_sm, gpu->dev.sm_count, fit);
         if (clustered && blocks / size > (unsigned long long)clusters)
-            return kc_case_fail(k, gate, "launch %s: %llu clusters of %llu blocks cannot all be resident at once: %d active clusters (cuOccupancyMaxActiveClusters)",
-                                desc, blocks / size, size, clusters);
+            return kc_case_fail(k, gate, "%slaunch %s: %llu clusters of %llu blocks cannot all be resident at once: %d active clusters (cuOccupancyMaxActiveClusters)",
+                                who, desc, blocks / size, size, clusters);
     }
     return 0;
 }
 
-/* Gate 1 for one launch: checks the geometry against the function and device,
- * launches on `stream` and, with sync, synchronizes the context. Returns 0 or
- * the gate (failure in k->why). */
-int kc_case_launch_on(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate, CUstream stream, int sync)
+/* Gate 1's checks of one step's launch l of function f (who: the step of a
+ * sequence, "" for one kernel), before any step is launched: the geometry
+ * against the function and the device, the function's dynamic shared memory
+ * limit raised where the launch needs it. 0, or the gate (failure in k->why). */
+static int check_launch(kc_gpu *gpu, CUfunction f, kc_case *k, int gate, const kc_launch *l, const char *who)
 {
-    if (k->entry) return host_launch(gpu, k, set, gate);
-    kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
-    k->c->launch(k->s, &gpu->dev, &l);
-    unsigned threads = l.block[0] * l.block[1] * l.block[2];
+    unsigned threads = l->block[0] * l->block[1] * l->block[2];
     int maxthreads = 0, statics = 0;
     CUresult ar = gpu->cu.FuncGetAttribute(&maxthreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f);
     if (ar == CUDA_SUCCESS) ar = gpu->cu.FuncGetAttribute(&statics, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f);
     if (ar != CUDA_SUCCESS)     /* a sticky error: an earlier launch's fault (launch_together) */
         return kc_case_cuda_failed(gpu, k, ar, "cuFuncGetAttribute", "before the launch");
-    if (!l.grid[0] || !l.grid[1] || !l.grid[2] || !threads)
-        return kc_case_fail(k, gate, "empty launch: grid %ux%ux%u, block %ux%ux%u", l.grid[0], l.grid[1], l.grid[2],
-                            l.block[0], l.block[1], l.block[2]);
+    if (!l->grid[0] || !l->grid[1] || !l->grid[2] || !threads)
+        return kc_case_fail(k, gate, "%sempty launch: grid %ux%ux%u, block %ux%ux%u", who, l->grid[0], l->grid[1],
+                            l->grid[2], l->block[0], l->block[1], l->block[2]);
     if ((int)threads > maxthreads)
-        return kc_case_fail(k, gate, "block of %u threads > %d the function allows (registers or __launch_bounds__)",
-                            threads, maxthreads);
-    if ((size_t)statics + l.smem > gpu->dev.smem_per_block_optin)
-        return kc_case_fail(k, gate, "shared memory %d static + %u dynamic bytes > %zu the device allows per block",
-                            statics, l.smem, gpu->dev.smem_per_block_optin);
-    if ((size_t)statics + l.smem > gpu->dev.smem_per_block) {
-        CUresult r = gpu->cu.FuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)l.smem);
+        return kc_case_fail(k, gate, "%sblock of %u threads > %d the function allows (registers or __launch_bounds__)",
+                            who, threads, maxthreads);
+    if ((size_t)statics + l->smem > gpu->dev.smem_per_block_optin)
+        return kc_case_fail(k, gate, "%sshared memory %d static + %u dynamic bytes > %zu the device allows per block",
+                            who, statics, l->smem, gpu->dev.smem_per_block_optin);
+    if ((size_t)statics + l->smem > gpu->dev.smem_per_block) {
+        CUresult r = gpu->cu.FuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)l->smem);
         if (kc_cuda_error_is_sticky(r))     /* an earlier launch's fault (launch_together) */
             return kc_case_cuda_failed(gpu, k, r, "cuFuncSetAttribute", "before the launch");
         if (r != CUDA_SUCCESS)
-            return kc_case_fail(k, gate, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u): %s", l.smem,
+            return kc_case_fail(k, gate, "%scuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u): %s", who, l->smem,
                                 kc_cuda_error_name(&gpu->cu, r));
     }
-    int g = check_cluster_and_cooperative(gpu, f, k, gate, &l, threads);
-    if (g) return g;
-    kc_params p;
-    kc_make_params(k, set, &p);
-    if (!k->exact) kc_dev_poison_smem(gpu);
-    CUresult r = kc_launch_kernel(&gpu->cu, f, &l, stream, p.params, 0);
-    if (r == CUDA_SUCCESS && sync) r = gpu->cu.CtxSynchronize();
-    if (r != CUDA_SUCCESS) {
-        const char *lost = kc_case_lost_if_sticky(gpu, k, r);
-        char desc[160];
-        kc_launch_describe(&l, desc, sizeof desc);
-        return kc_case_fail(k, gate, "launch %s failed: %s%s", desc, kc_cuda_error_name(&gpu->cu, r), lost);
+    return check_cluster_and_cooperative(gpu, f, k, gate, l, threads, who);
+}
+
+void kc_step_launch(const kc_kernels *K, int i, const kc_shape *s, const kc_device *dev, kc_launch *l)
+{
+    *l = (kc_launch){ { 1, 1, 1 }, { 1, 1, 1 }, 0 };
+    K->step[i].launch(s, dev, l);
+}
+
+/* Gate 1 for one launch: checks every step's geometry against its function
+ * and the device, launches the steps in order on `stream` and, with sync,
+ * synchronizes the context. Returns 0 or the gate (failure in k->why). */
+int kc_case_launch_on(kc_gpu *gpu, const kc_kernels *K, kc_case *k, int set, int gate, CUstream stream, int sync)
+{
+    if (k->entry) return host_launch(gpu, k, set, gate);
+    kc_launch l[KC_MAX_STEPS];
+    char who[KC_MAX_STEPS][160], desc[160];
+    for (int i = 0; i < K->n; i++) {
+        kc_step_launch(K, i, k->s, &gpu->dev, &l[i]);
+        kc_step_label(&K->step[i], i, K->n, who[i], sizeof who[i]);
+        int g = check_launch(gpu, K->fn[i], k, gate, &l[i], who[i]);
+        if (g) return g;
     }
-    return 0;
+    kc_params p;
+    void *sp[KC_MAX_STEPS][KC_MAX_ARGS];    /* each step's parameters: the contract's arguments it names, in its order */
+    int si[KC_MAX_STEPS][KC_MAX_ARGS], sn[KC_MAX_STEPS], g = kc_make_params(gpu, k, set, gate, &p);
+    if (g) return g;
+    for (int i = 0; i < K->n; i++) {
+        sn[i] = kc_params_pick(&p, k->c, K->step[i].arg, K->step[i].nargs, sp[i], si[i]);
+        if ((g = kc_check_param_sizes(gpu, K->fn[i], k, &p, si[i], sn[i], gate, who[i]))) return g;
+    }
+    if (!k->exact) kc_dev_poison_smem(gpu);
+    CUresult r = CUDA_SUCCESS;
+    int i = 0;
+    for (; i < K->n && r == CUDA_SUCCESS; i++)
+        r = kc_launch_kernel(&gpu->cu, K->fn[i], &l[i], stream, sp[i], K->step[i].programmatic ? KC_LAUNCH_PROGRAMMATIC : 0);
+    const int launch_failed = r != CUDA_SUCCESS;
+    if (r == CUDA_SUCCESS && sync) r = gpu->cu.CtxSynchronize();
+    if (r == CUDA_SUCCESS) return 0;
+    const char *lost = kc_case_lost_if_sticky(gpu, k, r);
+    if (launch_failed || K->n == 1) {     /* the launch of step i - 1 was refused, or the one kernel's failed */
+        kc_launch_describe(&l[i - 1], desc, sizeof desc);
+        return kc_case_fail(k, gate, "%slaunch %s failed: %s%s", who[i - 1], desc, kc_cuda_error_name(&gpu->cu, r), lost);
+    }
+    char seq[400];
+    kc_strbuf b;
+    kc_sb_init(&b, seq, sizeof seq);
+    for (int j = 0; j < K->n; j++) kc_sb_printf(&b, "%s%s", j ? " then " : "", K->step[j].symbol);
+    return kc_case_fail(k, gate, "synchronize after the %d steps' launches (%s) failed: %s%s", K->n, seq,
+                        kc_cuda_error_name(&gpu->cu, r), lost);
 }
 
 /* kc_case_launch_on the default stream, synchronized: every gate's launch. */
-int kc_case_launch(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate)
+int kc_case_launch(kc_gpu *gpu, const kc_kernels *K, kc_case *k, int set, int gate)
 {
-    return kc_case_launch_on(gpu, f, k, set, gate, NULL, 1);
+    return kc_case_launch_on(gpu, K, k, set, gate, NULL, 1);
 }
 
-int kc_load_function(kc_gpu *gpu, const kc_contract *c, const char *control, CUmodule *mod, CUfunction *fn,
-                     kc_host_entry *entry, char *why, size_t cap)
+int kc_load_kernels(kc_gpu *gpu, const kc_contract *c, const char *control, kc_kernels *K, char *why, size_t cap)
 {
-    *entry = NULL;
+    memset(K, 0, sizeof *K);
     if (c->library) {
         char e[900];
-        if (!kc_hostlib_load(c->library, control, c->entry, entry, e, sizeof e)) return 0;
+        if (!kc_hostlib_load(c->library, control, c->entry, &K->entry, e, sizeof e)) return 0;
         snprintf(why, cap, "gate 1 (launch and fit): %s", e);
+        return 1;
+    }
+    char err[1024];
+    K->n = kc_contract_steps(c, K->step, err, sizeof err);
+    if (K->n <= 0) {    /* the registry refuses such a contract: a caller that made one itself */
+        snprintf(why, cap, "internal error: contract %s has no kernel to launch: %s", c->name, K->n ? err : "no steps");
+        K->n = 0;
         return 1;
     }
     const kc_fatbin *fb = kc_fatbin_find(c->module, control);
@@ -246,20 +289,29 @@ int kc_load_function(kc_gpu *gpu, const kc_contract *c, const char *control, CUm
                  control ? "@" : "", control ? control : "");
         return 1;
     }
-    CUresult r = gpu->cu.ModuleLoadData(mod, fb->start);
+    CUresult r = gpu->cu.ModuleLoadData(&K->mod, fb->start);
     if (r != CUDA_SUCCESS) {
+        K->mod = NULL;
         snprintf(why, cap, "gate 1 (launch and fit): loading module %s%s%s failed: %s (fatbin for sm_90 + compute_90 PTX; device is cc %d.%d)",
                  c->module, control ? "@" : "", control ? control : "", kc_cuda_error_name(&gpu->cu, r),
                  gpu->dev.cc_major, gpu->dev.cc_minor);
         return 1;
     }
-    r = gpu->cu.ModuleGetFunction(fn, *mod, c->symbol);
-    if (r != CUDA_SUCCESS) {
-        snprintf(why, cap, "gate 1 (launch and fit): function %s not found in module %s: %s", c->symbol, c->module,
-                 kc_cuda_error_name(&gpu->cu, r));
-        gpu->cu.ModuleUnload(*mod);
-        *mod = NULL;
+    for (int i = 0; i < K->n; i++) {
+        r = gpu->cu.ModuleGetFunction(&K->fn[i], K->mod, K->step[i].symbol);
+        if (r == CUDA_SUCCESS) continue;
+        char step[64] = "";
+        if (K->n > 1) snprintf(step, sizeof step, " (step %d of %d)", i + 1, K->n);
+        snprintf(why, cap, "gate 1 (launch and fit): function %s%s not found in module %s: %s", K->step[i].symbol, step,
+                 c->module, kc_cuda_error_name(&gpu->cu, r));
+        kc_unload_kernels(gpu, K);
         return 1;
     }
     return 0;
+}
+
+void kc_unload_kernels(kc_gpu *gpu, kc_kernels *K)
+{
+    if (K->mod && !gpu->lost) gpu->cu.ModuleUnload(K->mod);
+    K->mod = NULL;
 }

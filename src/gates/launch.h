@@ -6,11 +6,27 @@
 #define KC_LAUNCH_H
 #include <stddef.h>
 #include "case.h"
+#include "steps.h"
 
-/* Loads the contract's kernel (control: its build): module and function, or
- * a library's entry into *entry. 0; or 1 with a gate 1 line in why. */
-int kc_load_function(kc_gpu *gpu, const kc_contract *c, const char *control, CUmodule *mod, CUfunction *fn,
-                     kc_host_entry *entry, char *why, size_t cap);
+/* An item's kernels, loaded: the contract's steps (steps.h; a contract
+ * without steps is one step, its symbol taking every argument), each with
+ * its function from the contract's module (a control's build), or a
+ * library's entry (then no step). */
+typedef struct kc_kernels {
+    CUmodule mod;                       /* NULL for a library */
+    kc_host_entry entry;                /* a library kernel's, else NULL */
+    int n;                              /* steps; 0 for a library */
+    kc_step_plan step[KC_MAX_STEPS];
+    CUfunction fn[KC_MAX_STEPS];
+} kc_kernels;
+
+/* Loads the contract's kernels (control: its build) into *K: the module and
+ * every step's function, or a library's entry. 0; or 1 with a gate 1 line in
+ * why naming the module, or the step's symbol that is not in it (nothing
+ * stays loaded). */
+int kc_load_kernels(kc_gpu *gpu, const kc_contract *c, const char *control, kc_kernels *K, char *why, size_t cap);
+/* Unloads K's module (not in a lost context, where nothing can be). */
+void kc_unload_kernels(kc_gpu *gpu, kc_kernels *K);
 
 /* The cluster of l into dims (a dim of 0 counts as 1 once another is
  * given): 1; or 0 when l has none (cluster {0,0,0}: dims 1x1x1). */
@@ -40,15 +56,23 @@ CUresult kc_launch_kernel(const kc_cuda *cu, CUfunction f, const kc_launch *l, C
  * setting the non-portable attribute when l asks for it. */
 CUresult kc_launch_max_clusters(const kc_cuda *cu, CUfunction f, const kc_launch *l, int *clusters);
 
-/* Gate 1 for one launch of case k on buffer set `set`: checks, launches on
- * stream and, with sync, synchronizes. 0, or the gate (failure in k->why).
+/* Gate 1 for one launch of case k on buffer set `set`: checks every step,
+ * then launches the steps in order on stream, each with its own parameters
+ * (the contract's arguments it names) and a programmatic step with
+ * KC_LAUNCH_PROGRAMMATIC, and, with sync, synchronizes once after the last
+ * (the default stream serves: on an H200 a dependent overlaps its producer
+ * there as on a created stream, docs/receipts/2026-12-02-h200-pdl). 0, or the gate
+ * (failure in k->why, naming the step in a sequence of more than one).
  * The checks: a non-empty grid; threads a block within what the function
  * allows; shared memory within the device's (the function's dynamic limit
  * raised where it must be); with a cluster, each grid dim a multiple of
  * the cluster's and one cluster that fits (cuOccupancyMaxActiveClusters >
  * 0); a cooperative grid whose blocks can all be resident at once (blocks
  * per SM x SMs, and its clusters within the active clusters). */
-int kc_case_launch_on(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate, CUstream stream, int sync);
+int kc_case_launch_on(kc_gpu *gpu, const kc_kernels *K, kc_case *k, int set, int gate, CUstream stream, int sync);
 /* kc_case_launch_on the default stream, synchronized. */
-int kc_case_launch(kc_gpu *gpu, CUfunction f, kc_case *k, int set, int gate);
+int kc_case_launch(kc_gpu *gpu, const kc_kernels *K, kc_case *k, int set, int gate);
+/* The launch of step i of K for shape s into *l (grid and block 1x1x1, the
+ * rest zero, before the step's launch function fills it). */
+void kc_step_launch(const kc_kernels *K, int i, const kc_shape *s, const kc_device *dev, kc_launch *l);
 #endif

@@ -1,7 +1,8 @@
 /* limits_item.c — a kernel's :limits item: its resources (registers, shared
  * and local memory) against its budget and the device, its occupancy at
  * the largest shape, and every shape's launch geometry against the
- * device's limits. No case runs. */
+ * device's limits; for a sequence of kernels (kc_step), each step's, named
+ * by its symbol. No case runs. */
 #include "limits_item.h"
 
 #include <stdarg.h>
@@ -13,14 +14,15 @@
 /* The shape with the largest device footprint: the one whose occupancy the
  * limits item reports; with `clustered`, among the shapes whose launch has a
  * cluster (NULL when none has), the one whose cluster figures it reports. */
-static const kc_shape *largest_shape(const kc_contract *c, const kc_device *dev, int clustered)
+static const kc_shape *largest_shape(const kc_contract *c, const kc_kernels *K, int step, const kc_device *dev,
+                                     int clustered)
 {
     const kc_shape *best = clustered ? NULL : c->shapes;
     size_t bestb = 0;
     for (const kc_shape *s = c->shapes; s->name; s++) {
-        kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
+        kc_launch l;
         unsigned cl[3];
-        if (clustered && (c->launch(s, dev, &l), !kc_launch_cluster(&l, cl))) continue;
+        if (clustered && (kc_step_launch(K, step, s, dev, &l), !kc_launch_cluster(&l, cl))) continue;
         size_t h, g;
         kc_case_memory(c, s, KC_REF_DEVICE, &h, &g);
         if (g > bestb || !best) {
@@ -31,10 +33,12 @@ static const kc_shape *largest_shape(const kc_contract *c, const kc_device *dev,
     return best;
 }
 
-/* The problems a limits item found: "; "-separated text and their count. */
+/* The problems a limits item found: "; "-separated text and their count;
+ * each starts with `who` (the step of a sequence, "" for one kernel). */
 typedef struct kc_problems {
     char text[1800];
     int n;
+    char who[160];
 } kc_problems;
 
 static void problem(kc_problems *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -45,7 +49,7 @@ static void problem(kc_problems *p, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(one, sizeof one, fmt, ap);
     va_end(ap);
-    kc_strcatf(p->text, sizeof p->text, "%s%s", p->n++ ? "; " : "", one);
+    kc_strcatf(p->text, sizeof p->text, "%s%s%s", p->n++ ? "; " : "", p->who, one);
 }
 
 /* A driver call of the limits item: 1 when r is CUDA_SUCCESS; else 0 with
@@ -129,98 +133,117 @@ static void check_cluster_shape(kc_gpu *gpu, kc_problems *pr, CUfunction fn, int
                 per_sm, gpu->dev.sm_count);
 }
 
+/* One step's limit checks (kc_run_limits): problems into pr, its figures
+ * ("16 registers, 0+0 B shared, 0 B local, 8 blocks/SM at shape S" and the
+ * cluster's) into fig. */
+static void limits_of_step(kc_gpu *gpu, const kc_contract *c, const kc_kernels *K, int step, kc_problems *pr,
+                           char *fig, size_t figcap)
+{
+    const kc_budget *b = &c->budget;
+    CUfunction fn = K->fn[step];
+    int regs = 0, statics = 0, local = 0, maxthreads = 0;
+    const int got_regs = measured(gpu, pr, gpu->cu.FuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn),
+                                  "cuFuncGetAttribute(NUM_REGS)", "registers");
+    const int got_statics =
+        !gpu->lost && measured(gpu, pr, gpu->cu.FuncGetAttribute(&statics, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn),
+                               "cuFuncGetAttribute(SHARED_SIZE_BYTES)", "static shared memory");
+    const int got_local =
+        !gpu->lost && measured(gpu, pr, gpu->cu.FuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn),
+                               "cuFuncGetAttribute(LOCAL_SIZE_BYTES)", "local memory");
+    const int got_threads =
+        !gpu->lost && measured(gpu, pr, gpu->cu.FuncGetAttribute(&maxthreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn),
+                               "cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)", "threads per block");
+    if (got_regs && b->max_regs && regs > b->max_regs) problem(pr, "registers %d per thread > budget %d", regs, b->max_regs);
+    if (got_local && local > b->max_local)
+        problem(pr, "local memory %d bytes per thread > budget %d (spills or stack arrays)", local, b->max_local);
+    unsigned maxsmem = 0;
+    for (const kc_shape *s = c->shapes; s->name; s++) {
+        kc_launch l;
+        kc_step_launch(K, step, s, &gpu->dev, &l);
+        unsigned threads = l.block[0] * l.block[1] * l.block[2];
+        if (l.smem > maxsmem) maxsmem = l.smem;
+        if (got_threads && (int)threads > maxthreads)
+            problem(pr, "shape %s: block of %u threads > %d allowed", s->name, threads, maxthreads);
+        if (l.grid[1] > 65535 || l.grid[2] > 65535)
+            problem(pr, "shape %s: grid %ux%ux%u exceeds 65535 in y or z", s->name, l.grid[0], l.grid[1], l.grid[2]);
+        const int smem_fits = (size_t)statics + l.smem <= gpu->dev.smem_per_block_optin;
+        if (got_statics && !smem_fits)
+            problem(pr, "shape %s: shared memory %u bytes > device limit %zu", s->name, statics + l.smem,
+                    gpu->dev.smem_per_block_optin);
+        unsigned cl[3];
+        const int clustered = kc_launch_cluster(&l, cl);
+        if ((clustered || l.cooperative) && got_statics && got_threads && smem_fits && threads &&
+            (int)threads <= maxthreads)
+            check_cluster_shape(gpu, pr, fn, statics, s, &l);
+    }
+    if (got_statics && b->max_smem && statics + (int)maxsmem > b->max_smem)
+        problem(pr, "shared memory %d static + %u dynamic bytes > budget %d", statics, maxsmem, b->max_smem);
+    const kc_shape *big = largest_shape(c, K, step, &gpu->dev, 0);
+    kc_launch l;
+    kc_step_launch(K, step, big, &gpu->dev, &l);
+    int blocks = 0, want = b->min_blocks_per_sm > 0 ? b->min_blocks_per_sm : 1;
+    const unsigned threads = l.block[0] * l.block[1] * l.block[2];
+    const int got_blocks = got_statics && !gpu->lost && blocks_per_sm(gpu, pr, fn, statics, &l, &blocks, "occupancy");
+    if (got_blocks && blocks < want)
+        problem(pr, "occupancy %d resident block%s per SM (block %u threads, %u bytes dynamic shared memory) < budget %d",
+                blocks, blocks == 1 ? "" : "s", threads, l.smem, want);
+    /* Clusters: how many of the largest clustered shape's are active at once
+     * on the device, and the shared memory one holds. */
+    char cluster_figures[300] = "";
+    const kc_shape *bigc = got_statics ? largest_shape(c, K, step, &gpu->dev, 1) : NULL;
+    if (bigc && !gpu->lost) {
+        kc_launch lc;
+        kc_step_launch(K, step, bigc, &gpu->dev, &lc);
+        unsigned cl[3];
+        kc_launch_cluster(&lc, cl);
+        int clusters = 0;
+        if (clusters_per_gpu(gpu, pr, fn, statics, &lc, &clusters, "active clusters"))
+            snprintf(cluster_figures, sizeof cluster_figures,
+                     "; cluster %ux%ux%u%s at shape %s: %d active clusters/GPU, %llu B shared/cluster", cl[0], cl[1],
+                     cl[2], lc.nonportable_cluster ? " non-portable" : "", bigc->name, clusters,
+                     ((unsigned long long)statics + lc.smem) * cl[0] * cl[1] * cl[2]);
+    }
+    snprintf(fig, figcap, "%d registers, %d+%u B shared, %d B local, %d blocks/SM at shape %s%s", regs, statics, maxsmem,
+             local, blocks, big->name, cluster_figures);
+}
+
 /* Limit checks: resources against the budget and the device, occupancy at the
  * largest shape, and every shape's launch geometry against the device's limits
- * (the envelope). No case runs here: the kernel item runs every shape through
- * gates 1-4, and running its largest case again cost a quarter of a full run
- * (H200, 2026-11-30) for no new check. Every driver call is checked: one that
- * fails is a problem naming it, and the checks that need its figure are not
- * made. */
+ * (the envelope), for each step of a sequence (its problems and figures named
+ * by the step's symbol). No case runs here: the kernel item runs every shape
+ * through gates 1-4, and running its largest case again cost a quarter of a
+ * full run (H200, 2026-11-30) for no new check. Every driver call is checked:
+ * one that fails is a problem naming it, and the checks that need its figure
+ * are not made. */
 void kc_run_limits(kc_gpu *gpu, const kc_item *it, kc_item_result *res)
 {
     const kc_contract *c = it->contract;
-    const kc_budget *b = &c->budget;
-    CUmodule mod = NULL;
-    CUfunction fn = NULL;
-    kc_host_entry entry;
+    kc_kernels K;
     char why[1024];
-    if (kc_load_function(gpu, c, NULL, &mod, &fn, &entry, why, sizeof why)) {
+    if (kc_load_kernels(gpu, c, NULL, &K, why, sizeof why)) {
         res->state = KC_LIMIT;
         res->limit_problems = 1;
         snprintf(res->msg, sizeof res->msg, "1 problem: %s", why);
         return;
     }
-    if (entry) {   /* the registry makes no :limits item for a library kernel */
+    if (K.entry) {   /* the registry makes no :limits item for a library kernel */
         res->state = KC_LIMIT;
         res->limit_problems = 1;
         snprintf(res->msg, sizeof res->msg, "1 problem: %s is a library kernel (lib%s.so): no function to measure",
                  c->name, c->library);
         return;
     }
-    kc_problems pr = { "", 0 };
-    int regs = 0, statics = 0, local = 0, maxthreads = 0;
-    const int got_regs = measured(gpu, &pr, gpu->cu.FuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn),
-                                  "cuFuncGetAttribute(NUM_REGS)", "registers");
-    const int got_statics =
-        !gpu->lost && measured(gpu, &pr, gpu->cu.FuncGetAttribute(&statics, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn),
-                               "cuFuncGetAttribute(SHARED_SIZE_BYTES)", "static shared memory");
-    const int got_local =
-        !gpu->lost && measured(gpu, &pr, gpu->cu.FuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn),
-                               "cuFuncGetAttribute(LOCAL_SIZE_BYTES)", "local memory");
-    const int got_threads =
-        !gpu->lost && measured(gpu, &pr, gpu->cu.FuncGetAttribute(&maxthreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn),
-                               "cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)", "threads per block");
-    if (got_regs && b->max_regs && regs > b->max_regs) problem(&pr, "registers %d per thread > budget %d", regs, b->max_regs);
-    if (got_local && local > b->max_local)
-        problem(&pr, "local memory %d bytes per thread > budget %d (spills or stack arrays)", local, b->max_local);
-    unsigned maxsmem = 0;
-    for (const kc_shape *s = c->shapes; s->name; s++) {
-        kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
-        c->launch(s, &gpu->dev, &l);
-        unsigned threads = l.block[0] * l.block[1] * l.block[2];
-        if (l.smem > maxsmem) maxsmem = l.smem;
-        if (got_threads && (int)threads > maxthreads)
-            problem(&pr, "shape %s: block of %u threads > %d allowed", s->name, threads, maxthreads);
-        if (l.grid[1] > 65535 || l.grid[2] > 65535)
-            problem(&pr, "shape %s: grid %ux%ux%u exceeds 65535 in y or z", s->name, l.grid[0], l.grid[1], l.grid[2]);
-        const int smem_fits = (size_t)statics + l.smem <= gpu->dev.smem_per_block_optin;
-        if (got_statics && !smem_fits)
-            problem(&pr, "shape %s: shared memory %u bytes > device limit %zu", s->name, statics + l.smem,
-                    gpu->dev.smem_per_block_optin);
-        unsigned cl[3];
-        const int clustered = kc_launch_cluster(&l, cl);
-        if ((clustered || l.cooperative) && got_statics && got_threads && smem_fits && threads &&
-            (int)threads <= maxthreads)
-            check_cluster_shape(gpu, &pr, fn, statics, s, &l);
+    kc_problems pr = { "", 0, "" };
+    char figures[1200] = "";
+    for (int i = 0; i < K.n && !gpu->lost; i++) {
+        char fig[600];
+        if (K.n > 1) snprintf(pr.who, sizeof pr.who, "step %s: ", K.step[i].symbol);
+        limits_of_step(gpu, c, &K, i, &pr, fig, sizeof fig);
+        kc_strcatf(figures, sizeof figures, "%s%s%s", i ? "; " : "", pr.who, fig);
     }
-    if (got_statics && b->max_smem && statics + (int)maxsmem > b->max_smem)
-        problem(&pr, "shared memory %d static + %u dynamic bytes > budget %d", statics, maxsmem, b->max_smem);
-    const kc_shape *big = largest_shape(c, &gpu->dev, 0);
-    kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
-    c->launch(big, &gpu->dev, &l);
-    int blocks = 0, want = b->min_blocks_per_sm > 0 ? b->min_blocks_per_sm : 1;
-    const unsigned threads = l.block[0] * l.block[1] * l.block[2];
-    const int got_blocks = got_statics && !gpu->lost && blocks_per_sm(gpu, &pr, fn, statics, &l, &blocks, "occupancy");
-    if (got_blocks && blocks < want)
-        problem(&pr, "occupancy %d resident block%s per SM (block %u threads, %u bytes dynamic shared memory) < budget %d",
-                blocks, blocks == 1 ? "" : "s", threads, l.smem, want);
-    /* Clusters: how many of the largest clustered shape's are active at once
-     * on the device, and the shared memory one holds. */
-    char cluster_figures[300] = "";
-    const kc_shape *bigc = got_statics ? largest_shape(c, &gpu->dev, 1) : NULL;
-    if (bigc && !gpu->lost) {
-        kc_launch lc = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
-        c->launch(bigc, &gpu->dev, &lc);
-        unsigned cl[3];
-        kc_launch_cluster(&lc, cl);
-        int clusters = 0;
-        if (clusters_per_gpu(gpu, &pr, fn, statics, &lc, &clusters, "active clusters"))
-            snprintf(cluster_figures, sizeof cluster_figures,
-                     "; cluster %ux%ux%u%s at shape %s: %d active clusters/GPU, %llu B shared/cluster", cl[0], cl[1],
-                     cl[2], lc.nonportable_cluster ? " non-portable" : "", bigc->name, clusters,
-                     ((unsigned long long)statics + lc.smem) * cl[0] * cl[1] * cl[2]);
-    }
-    if (!gpu->lost) measured(gpu, &pr, gpu->cu.ModuleUnload(mod), "cuModuleUnload", "nothing else");
+    pr.who[0] = 0;
+    if (!gpu->lost) measured(gpu, &pr, gpu->cu.ModuleUnload(K.mod), "cuModuleUnload", "nothing else");
+    K.mod = NULL;
     int nshapes = 0;
     for (const kc_shape *s = c->shapes; s->name; s++) nshapes++;
     res->limit_problems = pr.n;
@@ -229,8 +252,8 @@ void kc_run_limits(kc_gpu *gpu, const kc_item *it, kc_item_result *res)
         snprintf(res->msg, sizeof res->msg, "%d problem%s: %s", pr.n, pr.n == 1 ? "" : "s", pr.text);
     } else {
         res->state = KC_PASS;
-        snprintf(res->msg, sizeof res->msg, "%d registers, %d+%u B shared, %d B local, %d blocks/SM at shape %s%s; %d shape%s within the device's launch limits",
-                 regs, statics, maxsmem, local, blocks, big->name, cluster_figures, nshapes, nshapes == 1 ? "" : "s");
+        snprintf(res->msg, sizeof res->msg, "%s; %d shape%s within the device's launch limits", figures, nshapes,
+                 nshapes == 1 ? "" : "s");
     }
     if (gpu->lost) res->context_lost = 1;
 }

@@ -36,22 +36,25 @@ int kc_sanitize_shapes(const kc_contract *c, const kc_shape **out, int cap)
     return n;
 }
 
-/* The shared memory one launch of shape s uses, static + dynamic bytes,
- * into *smem: 0; or 1 with the failing driver call in msg (a sticky error
- * marks the session lost). */
-static int launch_smem(kc_gpu *gpu, const kc_contract *c, CUfunction fn, const kc_shape *s, long *smem, char *msg,
-                       size_t cap)
+/* The most shared memory one launch of shape s uses, static + dynamic
+ * bytes, over K's steps, into *smem: 0; or 1 with the failing driver call in
+ * msg (a sticky error marks the session lost). */
+static int launch_smem(kc_gpu *gpu, const kc_kernels *K, const kc_shape *s, long *smem, char *msg, size_t cap)
 {
-    kc_launch l = { { 1, 1, 1 }, { 1, 1, 1 }, 0 };
-    int statics = 0;
-    c->launch(s, &gpu->dev, &l);
-    CUresult r = gpu->cu.FuncGetAttribute(&statics, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn);
-    if (r != CUDA_SUCCESS) {
-        snprintf(msg, cap, "internal error: cuFuncGetAttribute(SHARED_SIZE_BYTES) of %s failed: %s%s", c->symbol,
-                 kc_cuda_error_name(&gpu->cu, r), kc_gpu_lost_if_sticky(gpu, r) ? " (the CUDA context is now unusable)" : "");
-        return 1;
+    *smem = 0;
+    for (int i = 0; i < K->n; i++) {
+        kc_launch l;
+        int statics = 0;
+        kc_step_launch(K, i, s, &gpu->dev, &l);
+        CUresult r = gpu->cu.FuncGetAttribute(&statics, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, K->fn[i]);
+        if (r != CUDA_SUCCESS) {
+            snprintf(msg, cap, "internal error: cuFuncGetAttribute(SHARED_SIZE_BYTES) of %s failed: %s%s",
+                     K->step[i].symbol, kc_cuda_error_name(&gpu->cu, r),
+                     kc_gpu_lost_if_sticky(gpu, r) ? " (the CUDA context is now unusable)" : "");
+            return 1;
+        }
+        if ((long)statics + (long)l.smem > *smem) *smem = (long)statics + (long)l.smem;
     }
-    *smem = (long)statics + (long)l.smem;
     return 0;
 }
 
@@ -74,7 +77,7 @@ static int exact_prepare(kc_gpu *gpu, kc_case *k)
  * it runs them one at a time).
  * A sticky error at the synchronize always marks the context lost, even
  * after a launch refused for its own reason. */
-static int launch_together(kc_gpu *gpu, CUfunction fn, kc_case *k, int n, char *msg, size_t cap)
+static int launch_together(kc_gpu *gpu, const kc_kernels *K, kc_case *k, int n, char *msg, size_t cap)
 {
     CUstream st[KC_SAN_TOGETHER_MAX] = { 0 };
     /* The inputs were made and copied on the default stream, which a
@@ -90,7 +93,7 @@ static int launch_together(kc_gpu *gpu, CUfunction fn, kc_case *k, int n, char *
     }
     int launched = 0;           /* k[0..launched) are running */
     for (; launched < n && !rc; launched++)
-        if (kc_case_launch_on(gpu, fn, &k[launched], 0, 1, st[launched], 0)) {
+        if (kc_case_launch_on(gpu, K, &k[launched], 0, 1, st[launched], 0)) {
             if (k[launched].sticky && launched > 0) {
                 rc = -1;        /* an earlier launch's fault, surfacing at this launch's calls */
             } else {
@@ -134,8 +137,9 @@ static size_t exact_bytes(const kc_contract *c, const kc_shape *s)
     size_t g = 0;
     for (int a = 0; a < kc_nargs_of(c); a++) {
         const kc_arg *ar = &c->args[a];
-        if (ar->kind != KC_ARG_BUFFER) continue;
-        g = kc_mul_add_sat(kc_mul_add_sat(ar->count(s), kc_dtype_size(ar->dtype), 0), ar->role == KC_OUT ? 1 : 2, g);
+        if (!kc_arg_owns_buffer(ar)) continue;
+        g = kc_mul_add_sat(kc_mul_add_sat(ar->count(s), kc_dtype_size(ar->dtype), ar->offset * kc_dtype_size(ar->dtype)),
+                           ar->role == KC_OUT ? 1 : 2, g);
     }
     return g;
 }
@@ -175,12 +179,10 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
 {
     memset(st, 0, sizeof *st);
     st->smem_bytes = c->library ? -1 : 0;
-    CUmodule mod = NULL;
-    CUfunction fn = NULL;
-    kc_host_entry entry;
+    kc_kernels K;
     kc_time_split time = { 0 };
     char why[1024];
-    if (kc_load_function(gpu, c, control, &mod, &fn, &entry, why, sizeof why)) {
+    if (kc_load_kernels(gpu, c, control, &K, why, sizeof why)) {
         snprintf(msg, cap, "%s", why);
         return 1;
     }
@@ -192,7 +194,7 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
         while (ns > 0 && shapes[ns - 1]->cls != KC_SHAPE_EDGE) ns--;     /* the model shape comes last */
     /* racecheck's request: its edge shapes together (sanitize_target.h); a library's
      * entry launches on the default stream and synchronizes itself. */
-    const int together = edges_only && !entry;
+    const int together = edges_only && !K.entry;
     const size_t budget = together ? round_budget(c) : 0;
     kc_case *k = calloc(ns > 0 ? (size_t)ns : 1, sizeof *k);
     if (!k) {
@@ -206,10 +208,10 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
         for (; prepared < j && !rc; prepared++) {
             kc_case *kk = &k[prepared];
             *kk = (kc_case){ .c = c, .s = shapes[prepared], .dist = dists[0], .mode = KC_REF_DEVICE, .time = &time,
-                             .entry = entry, .exact = 1 };
+                             .entry = K.entry, .exact = 1 };
             kk->seed = kc_case_seed(seed, c->name, shapes[prepared]->name, dists[0]);
             long smem = -1;         /* a library kernel's: unknown */
-            if (!c->library && (rc = launch_smem(gpu, c, fn, shapes[prepared], &smem, msg, cap))) break;
+            if (!c->library && (rc = launch_smem(gpu, &K, shapes[prepared], &smem, msg, cap))) break;
             if (smem > st->smem_bytes) st->smem_bytes = smem;
             if (exact_prepare(gpu, kk)) {
                 snprintf(msg, cap, "%s", kk->why);
@@ -217,9 +219,9 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
             }
         }
         if (!rc && j - i > 1) {
-            rc = launch_together(gpu, fn, &k[i], j - i, msg, cap);
+            rc = launch_together(gpu, &K, &k[i], j - i, msg, cap);
             if (j - i > st->together) st->together = j - i;
-        } else if (!rc && kc_case_launch(gpu, fn, &k[i], 0, 1)) {
+        } else if (!rc && kc_case_launch(gpu, &K, &k[i], 0, 1)) {
             snprintf(msg, cap, "%s", k[i].why);
             rc = 1;
         }
@@ -241,7 +243,7 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
         if (st->together) kc_sb_printf(&b, " (up to %d launched together, one stream each)", st->together);
     }
     free(k);
-    if (mod && !gpu->lost) gpu->cu.ModuleUnload(mod);
+    kc_unload_kernels(gpu, &K);
     kc_hostmem_release();
     kc_devmem_release(gpu);
     return rc;

@@ -16,7 +16,8 @@ int kc_sanitize_shapes(const kc_contract *c, const kc_shape **out, int cap);
  * distribution's inputs, every buffer in a cuMemAlloc of exactly its size
  * (no guard bands; outputs left as allocated, so a read of an output element
  * before any write reads memory no one wrote), one launch of the contract's
- * kernel (control: its build), synchronized; no checks. With edges_only
+ * kernel (control: its build; a sequence's steps in order on one stream, as
+ * gate 1 launches them), synchronized; no checks. With edges_only
  * (racecheck's request) the edge shapes launch together, each on its own
  * non-blocking stream, up to KC_SAN_TOGETHER_MAX of them a round, their
  * buffers and inputs within what the memory plan admits the item with (its

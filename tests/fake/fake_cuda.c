@@ -13,8 +13,9 @@
  * A kernel may fault (CUDA_ERROR_ILLEGAL_ADDRESS): the launch returns success
  * and from then on every context call returns the error, as a real poisoned
  * context does. cuGetProcAddress is deliberately absent: the harness resolves
- * the plain names with dlsym (and finds no cuFuncGetParamInfo, an optional
- * entry point: its slot stays NULL).
+ * the plain names with dlsym. cuFuncGetParamInfo knows the parameter sizes
+ * of the kernels whose table entry lists them (CUDA_ERROR_NOT_SUPPORTED for
+ * the others, which the harness then does not check).
  *
  * Launches with attributes (cuLaunchKernelEx): cluster dims, cooperative,
  * programmatic stream serialization. The device is one GPC of its 4 SMs: a
@@ -27,7 +28,9 @@
  * fit (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE). With KC_FAKE_LAUNCH_LOG
  * set, every launch of a kernel under test (not the harness's, not a
  * reference's) appends one line to that file: its symbol, control, entry
- * point, geometry and attributes (tests/test_gates_fake.c reads them).
+ * point, geometry, attributes and stream (tests/test_gates_fake.c reads
+ * them). A programmatic launch's dependent (fake_pdl_scale_f32) that does
+ * not wait reads its producer's output before it was written.
  *
  * The harness's own module ("KCFAKE harness -") is emulated too: its
  * generator and checks run the same host-and-device rules the CUDA module
@@ -43,6 +46,7 @@
 #include <string.h>
 
 #include "check_rules.h"
+#include "fake_cuda.h"
 #include "gen_stream.h"
 
 /* cuda.h maps these names to their _v2 ABI; the harness dlsym's the plain
@@ -77,22 +81,14 @@ struct CUfunc_st {
     int max_dynamic_smem;           /* cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) */
     int nonportable;                /* cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED) */
 };
-/* A launch: threads in the grid, parameters, and the module's control. */
-typedef struct launch {
-    unsigned long long threads;
-    unsigned blocks;                /* gx * gy * gz */
-    void **p;
-    const char *control;            /* "" for the clean build */
-    unsigned cluster[3];            /* cluster dims; 1x1x1 without a cluster */
-    int cooperative;
-} launch;
 struct kernel {
     const char *module, *symbol;
     int regs, static_smem, local, max_threads;
     CUresult (*run)(const launch *l);
     int grown_regs;                 /* its control reg_growth's registers per thread (0: the same) */
+    const char *params;             /* its parameters' sizes, "8,8,4,8" (cuFuncGetParamInfo); NULL: not known */
 };
-#define NKERNELS 21
+#define NKERNELS 28
 struct CUmod_st {
     char module[64], control[64];
     struct CUfunc_st fn[NKERNELS];
@@ -107,10 +103,6 @@ static CUresult late;               /* a fault the host sees at its next cuCtxSy
 static unsigned long long launches;  /* of the fake kernels under test (not the harness's or references) */
 
 /* ---- the emulated kernels ---- */
-
-#define PTR(T, i) ((T *)(uintptr_t)*(const CUdeviceptr *)l->p[i])
-#define I64(i) (*(const long long *)l->p[i])
-#define F32(i) (*(const float *)l->p[i])
 
 static int is(const launch *l, const char *control) { return strcmp(l->control, control) == 0; }
 /* Elements [0, n) that `threads` threads of `per` elements each cover. */
@@ -317,6 +309,46 @@ static CUresult coop_copy(const launch *l)
     return CUDA_SUCCESS;
 }
 
+/* fake_pdl_rowmax_f32(float *amax, const float *x, long long rows, long long
+ * cols): amax[r] = max |x[r, :]|, one thread a row: the producer of a
+ * programmatic pair (the fakepdl.* sequences, kc_step). */
+static CUresult pdl_rowmax(const launch *l)
+{
+    float *amax = PTR(float, 0);
+    const float *x = PTR(const float, 1);
+    long long rows = covered(l, I64(2), 1), cols = I64(3);
+    for (long long r = 0; r < rows; r++) {
+        float m = 0.0f;
+        for (long long c = 0; c < cols; c++) m = fmaxf(m, fabsf(x[r * cols + c]));
+        amax[r] = m;
+    }
+    return CUDA_SUCCESS;
+}
+
+/* fake_pdl_scale_f32(float *y, const float *amax, const float *x, long long
+ * rows, long long cols): y = x / amax[r] (0 where amax[r] is 0), one thread
+ * an element: the dependent, which waits for its producer (griddepcontrol.
+ * wait) before it reads amax. Its control no_wait does not wait: launched
+ * with programmatic stream serialization it starts while the producer still
+ * runs and reads amax before it was written, emulated here as the NaN an
+ * unwritten output holds; launched plainly, the stream runs it after the
+ * producer ended and the missing wait goes unseen (so only a programmatic
+ * launch makes the control RED). Its parameters differ from the producer's
+ * in number and order, so a launch with the other step's (or the contract's
+ * whole list) reads a scalar as a pointer. */
+static CUresult pdl_scale(const launch *l)
+{
+    float *y = PTR(float, 0);
+    const float *amax = PTR(const float, 1), *x = PTR(const float, 2);
+    long long cols = I64(4), n = covered(l, I64(3) * cols, 1);
+    const int early = is(l, "no_wait") && l->programmatic;
+    for (long long i = 0; i < n; i++) {
+        float a = early ? NAN : amax[i / cols];
+        y[i] = a == 0.0f ? 0.0f : x[i] / a;
+    }
+    return CUDA_SUCCESS;
+}
+
 /* ---- the harness module ---- */
 
 #define U64(i) (*(const unsigned long long *)l->p[i])
@@ -432,7 +464,7 @@ static CUresult r_fault(const launch *l) { (void)l; return CUDA_ERROR_ILLEGAL_AD
 
 static const struct kernel kernels[NKERNELS] = {
     /* module       symbol            regs smem local threads */
-    { "fake_axpy",  "fake_axpy_f32",  16,  0,    0,  1024, axpy },
+    { "fake_axpy",  "fake_axpy_f32",  16,  0,    0,  1024, axpy, 0, "8,8,4,8" },
     { "fake_copy",  "fake_copy_f16",  8,   0,    0,  1024, copy_f16 },
     { "fake_spill", "fake_spill_f32", 128, 0,    64, 512,  copy_f32 },
     { "fake_vec4",  "fake_vec4_f32",  24,  2048, 0,  1024, vec4 },
@@ -443,6 +475,13 @@ static const struct kernel kernels[NKERNELS] = {
     { "fake_lowbits", "fake_lowbits_i32", 8,   0,    0,  1024, lowbits },
     { "fake_cluster", "fake_cluster_f32", 16,  0,    0,  1024, cluster_copy, 255 },
     { "fake_coop",  "fake_coop_f32",      16,  0,    0,  1024, coop_copy, 64 },
+    { "fake_tmap",  "fake_tmap_copy_f32", 32,  0,    0,  1024, fake_tmap_copy, 0, "128,8,8,8" },
+    { "fake_struct", "fake_struct_axpy_f32", 16, 0,   0,  1024, fake_struct_axpy, 0, "32" },
+    { "fake_scalars", "fake_scalars_f64", 16,  0,    0,  1024, fake_scalars, 0, "8,2,2,8,2,2,8,1,1" },
+    { "fake_inplace", "fake_inplace_scale_f32", 16, 0, 0,  1024, fake_inplace_scale, 0, "8,8,4,8" },
+    { "fake_grouped", "fake_grouped_copy_f32", 16, 0,  0,  1024, fake_grouped_copy, 0, "8,8,8,8" },
+    { "fake_pdl",   "fake_pdl_rowmax_f32", 20, 1024, 0,  1024, pdl_rowmax },
+    { "fake_pdl",   "fake_pdl_scale_f32",  12, 0,    0,  1024, pdl_scale },
     { "harness",    "kc_smem_poison",     10,  0,    0,  1024, h_poison },
     { "harness",    "kc_gen_fill",        63,  0,    0,  1024, h_gen },
     { "harness",    "kc_check_bytes",     18,  4096, 0,  1024, h_bytes },
@@ -617,6 +656,30 @@ static int regs_of(const struct CUfunc_st *f)
 {
     return f->k->grown_regs && strcmp(f->mod->control, "reg_growth") == 0 ? f->k->grown_regs : f->k->regs;
 }
+/* Parameter i of f: its size from the kernel table's list, at the offset
+ * each parameter's natural alignment gives (at most 8; 64 for a 128-byte
+ * tensor map). */
+CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *offset, size_t *size)
+{
+    CONTEXT_CALL();
+    if (!f) return CUDA_ERROR_INVALID_VALUE;
+    if (!f->k->params) return CUDA_ERROR_NOT_SUPPORTED;
+    const char *s = f->k->params;
+    size_t off = 0;
+    for (size_t j = 0;; j++) {
+        char *end;
+        size_t n = strtoul(s, &end, 10), al = n == 128 ? 64 : n > 8 ? 8 : n;
+        off = (off + al - 1) / al * al;
+        if (j == i) {
+            if (offset) *offset = off;
+            if (size) *size = n;
+            return CUDA_SUCCESS;
+        }
+        off += n;
+        if (*end != ',') return CUDA_ERROR_INVALID_VALUE;
+        s = end + 1;
+    }
+}
 CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f)
 {
     CONTEXT_CALL();
@@ -723,26 +786,28 @@ CUresult cuOccupancyMaxActiveClusters(int *n, CUfunction f, const CUlaunchConfig
     return CUDA_SUCCESS;
 }
 
+static int stream_slot(CUstream s);
 /* KC_FAKE_LAUNCH_LOG: one line per launch of a kernel under test, appended
- * in one write (workers of one run share the file). */
+ * in one write (workers of one run share the file); its stream is "default"
+ * or the created stream's slot number. */
 static void log_launch(const struct CUfunc_st *f, const char *via, const unsigned g[3], const unsigned b[3],
-                       unsigned smem, const attrs *a)
+                       unsigned smem, const attrs *a, CUstream stream)
 {
     const char *path = getenv("KC_FAKE_LAUNCH_LOG");
     if (!path || !*path) return;
-    char line[512];
+    char line[512], sname[16] = "default";
+    if (stream) snprintf(sname, sizeof sname, "%d", stream_slot(stream));
     int n = snprintf(line, sizeof line,
-                     "%s control=%s via=%s grid=%ux%ux%u block=%ux%ux%u smem=%u cluster=%ux%ux%u nonportable=%d cooperative=%d programmatic=%d\n",
+                     "%s control=%s via=%s grid=%ux%ux%u block=%ux%ux%u smem=%u cluster=%ux%ux%u nonportable=%d cooperative=%d programmatic=%d stream=%s\n",
                      f->k->symbol, f->mod->control[0] ? f->mod->control : "-", via, g[0], g[1], g[2], b[0], b[1], b[2],
                      smem, a->clustered ? a->cluster[0] : 0, a->clustered ? a->cluster[1] : 0,
-                     a->clustered ? a->cluster[2] : 0, f->nonportable, a->cooperative, a->programmatic);
+                     a->clustered ? a->cluster[2] : 0, f->nonportable, a->cooperative, a->programmatic, sname);
     FILE *fp = fopen(path, "a");
     if (!fp) return;
     fwrite(line, 1, (size_t)n, fp);
     fclose(fp);
 }
 
-static int stream_slot(CUstream s);
 /* Both launch calls: the geometry checked as the driver does, a cluster and
  * a cooperative grid checked against what fits, then the kernel run. */
 static CUresult launch_kernel(CUfunction f, const unsigned g[3], const unsigned b[3], unsigned smem, CUstream stream,
@@ -764,10 +829,10 @@ static CUresult launch_kernel(CUfunction f, const unsigned g[3], const unsigned 
         return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
     if (strcmp(f->mod->module, "harness") && strcmp(f->mod->module, "fake_ref")) {
         launches++;
-        log_launch(f, via, g, b, smem, a);
+        log_launch(f, via, g, b, smem, a, stream);
     }
     launch l = { threads * blocks, (unsigned)blocks, params, f->mod->control, { a->cluster[0], a->cluster[1], a->cluster[2] },
-                 a->cooperative };
+                 a->cooperative, a->programmatic };
     CUresult r = f->k->run(&l);
     if (r != CUDA_SUCCESS) sticky = r;      /* reported by this and every later call, from the next one on */
     return CUDA_SUCCESS;

@@ -72,9 +72,11 @@ KC_NVFLAGS_token_quant_pdl = -gencode arch=compute_90,code=[sm_90,compute_90]
 # The harness's image is pulled out of libkcontract.a by src/cuda/harness.c.
 KC_EMBED_DEFS_harness = -DKC_EMBED_ANCHOR=kc_embedded_harness
 KC_LIBS_libkc_cublas = -lcublas
-# Kernels that use wgmma and setmaxnreg: sm_90a machine code only (no PTX,
-# which would bind them to one chip's features anyway).
+# Kernels that use wgmma and setmaxnreg exist on sm_90a alone: their fatbins
+# hold that machine code and no plain sm_90 image (nor PTX) for the driver to
+# pick instead.
 KC_CUDA_ARCH_attn_prefill_hopper = -gencode=arch=compute_90a,code=sm_90a
+KC_CUDA_ARCH_gemm_wgmma = -gencode=arch=compute_90a,code=sm_90a
 include share/kcontract.mk
 HARNESS_CU := kernels/harness/harness.cu
 $(eval $(call kc_suite,$(B),$(HARNESS_CU)))
@@ -105,7 +107,7 @@ endef
 FAKE_HOSTLIBS :=
 $(foreach f,$(FAKE_LIB_SRCS),$(eval $(call fakelib_rules,$(f))))
 
-.PHONY: all kernels staging test bench clean
+.PHONY: all kernels staging test bench bench-gemm-hopper clean
 # `make` builds what the suite needs and nothing of the test framework:
 # build/kcontract with its library kernels (build/lib/*.so), the staging
 # binary, and the fixture binary with the fake drivers (no Criterion either).
@@ -247,6 +249,15 @@ install: lib
 	sed -e 's|@VERSION@|$(KC_VERSION)|g' share/kcontractConfigVersion.cmake.in \
 	  > $(DESTDIR)$(LIBDIR)/cmake/kcontract/kcontractConfigVersion.cmake
 	sed -e 's|@PREFIX@|$(PREFIX)|g' share/kcontractConfig.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/kcontract/kcontractConfig.cmake
+
+# The Hopper GEMM checked and timed against cuBLAS and gemm_tc on one GPU
+# (bench/gemm_hopper_bench.cu: loads build/fatbin/gemm_wgmma*.fatbin and
+# gemm_tc.fatbin; links libcuda through the toolkit's stub, the driver's at run time).
+bench-gemm-hopper: $(B)/kc_gemm_hopper_bench $(filter $(B)/fatbin/gemm_wgmma%.fatbin $(B)/fatbin/gemm_tc.fatbin,$(KC_FATBINS) $(FATBINS))
+$(B)/kc_gemm_hopper_bench: bench/gemm_hopper_bench.cu
+	@mkdir -p $(@D)
+	$(KC_SAY) NVCC $@
+	$(KC_Q)$(NVCC) -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda -lcublas -lcublasLt
 
 # Host-only benchmark of input generation and float64 references (every contract, staged ones too).
 bench: $(B)/kc_ref_bench $(B)/kc_hostmem_bench

@@ -25,10 +25,12 @@
 # KC_NVFLAGS [-O3 -lineinfo -std=c++17], KC_NVFLAGS_<module> (extra nvcc flags
 # of one module or library kernel, after KC_NVFLAGS: an include directory of
 # a third-party source, a -D it needs; CMake's NVCC_FLAGS_<module>),
-# KC_CUDA_ARCH_<module> (one module's or library kernel's -gencode flags,
-# instead of KC_CUDA_ARCH: a kernel that uses wgmma or setmaxnreg needs
-# -gencode=arch=compute_90a,code=sm_90a, which a compute_90 pass beside it
-# would reject), KC_LIBS_lib<name> (libraries a library kernel links, e.g. -lcublas),
+# KC_CUDA_ARCH_<module> (one module's -gencode flags instead of KC_CUDA_ARCH:
+# a kernel of arch-specific instructions, e.g. wgmma and setmaxnreg, built
+# for sm_90a alone with -gencode=arch=compute_90a,code=sm_90a, so that no
+# plain sm_90 image of it exists for the driver to pick; CMake's
+# CUDA_ARCH_<module>),
+# KC_LIBS_lib<name> (libraries a library kernel links, e.g. -lcublas),
 # KC_INCLUDE [kcontract's headers]. Modules named
 # *_ref.cu (device references) are built with -fmad=false, as the host
 # reference rounds. Quiet by default; V=1 prints every command.
@@ -63,8 +65,7 @@ kc_controls_of = $(shell grep -ohE 'KC_CONTROL_[A-Za-z0-9_]+' $(1) | sed 's/^KC_
 # KC_NVFLAGS_<module> is read when the recipe runs, so it may be set before
 # or after the kc_suite line (as KC_LIBS_lib<name> may).
 kc_module_flags = $(if $(filter %_ref,$(call kc_module_of,$(1))),-fmad=false) $$(KC_NVFLAGS_$(call kc_module_of,$(1)))
-# A module's -gencode flags: KC_CUDA_ARCH_<module> where set, else KC_CUDA_ARCH
-# (read when the recipe runs, as KC_NVFLAGS_<module> is).
+# KC_CUDA_ARCH_<module> likewise; empty or unset: KC_CUDA_ARCH.
 kc_module_arch = $$(or $$(KC_CUDA_ARCH_$(call kc_module_of,$(1))),$$(KC_CUDA_ARCH))
 
 # kc_embed(FATBIN, MODULE, CONTROL or empty): FATBIN's .o, registering it.

@@ -87,7 +87,8 @@ fi
 # Per-module nvcc flags, dry runs (no nvcc): CMake's NVCC_FLAGS_<module> and
 # kcontract.mk's KC_NVFLAGS_<module> reach that module's commands (clean and
 # control), after the suite's flags, and no other module's; CMake refuses
-# one naming no module.
+# one naming no module. CUDA_ARCH_<module> / KC_CUDA_ARCH_<module> replace
+# that module's -gencode flags (sm_90a alone) and leave the others' default.
 mkdir -p "$tmp/flags"
 printf 'extern "C" __global__ void k(int *p)\n{\n#if defined(KC_CONTROL_c)\n    *p = 1;\n#endif\n}\n' > "$tmp/flags/a.cu"
 cp "$tmp/flags/a.cu" "$tmp/flags/b.cu"
@@ -96,13 +97,15 @@ cat > "$tmp/flags/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.20)
 project(flags C)
 find_package(kcontract 3 REQUIRED)
-kcontract_add_suite(s CONTRACTS contracts.c KERNELS a.cu b.cu NVCC_FLAGS -DKC_EX_ALL NVCC_FLAGS_a -DKC_EX_A -Ivendor/a ${EXTRA})
+kcontract_add_suite(s CONTRACTS contracts.c KERNELS a.cu b.cu NVCC_FLAGS -DKC_EX_ALL NVCC_FLAGS_a -DKC_EX_A -Ivendor/a
+                    CUDA_ARCH_a -gencode=arch=compute_90a,code=sm_90a ${EXTRA})
 CMAKE
 cat > "$tmp/flags/Makefile" <<'MAKE'
 include $(shell pkg-config --variable=makefile kcontract)
 KC_NVFLAGS += -DKC_EX_ALL
 $(eval $(call kc_suite,build,a.cu b.cu))
 KC_NVFLAGS_a = -DKC_EX_A -Ivendor/a
+KC_CUDA_ARCH_a = -gencode=arch=compute_90a,code=sm_90a
 all: $(KC_FATBINS)
 MAKE
 cmake -S "$tmp/flags" -B "$tmp/flags/cmake" -DCMAKE_PREFIX_PATH="$tmp/prefix" > "$tmp/flags/cmake.log" 2>&1 ||
@@ -118,6 +121,15 @@ for how in cmake make; do
   if [ "$(grep -c -- '-DKC_EX_ALL' "$tmp/flags/$how.b")" -ne 2 ] || grep -q -- '-DKC_EX_A ' "$tmp/flags/$how.b"; then
     cat "$tmp/flags/$how.n"
     fail "per-module flags ($how): module b's two nvcc commands should have the suite's flags and not module a's"
+  fi
+  if [ "$(grep -c -- 'arch=compute_90a,code=sm_90a' "$tmp/flags/$how.a")" -ne 2 ] ||
+     grep -q -- 'code=\[sm_90,compute_90\]' "$tmp/flags/$how.a"; then
+    cat "$tmp/flags/$how.n"
+    fail "per-module arch ($how): module a's two nvcc commands should have its own -gencode (sm_90a) instead of the default"
+  fi
+  if [ "$(grep -c -- 'code=\[sm_90,compute_90\]' "$tmp/flags/$how.b")" -ne 2 ] || grep -q -- 'sm_90a' "$tmp/flags/$how.b"; then
+    cat "$tmp/flags/$how.n"
+    fail "per-module arch ($how): module b's two nvcc commands should have the default -gencode, not module a's"
   fi
 done
 cmake -S "$tmp/flags" -B "$tmp/flags/typo" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DEXTRA=NVCC_FLAGS_c > "$tmp/flags/typo.log" 2>&1 || true

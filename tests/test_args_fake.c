@@ -56,11 +56,13 @@ Test(args_fake, every_argument_kind_passes_and_its_controls_are_red, .timeout = 
 Test(args_fake, a_tensor_map_past_its_buffer_or_unaligned_and_a_scalar_of_the_wrong_size_fail_gate_1, .timeout = 60)
 {
     kc_proc p = kc_run_fake((char *[]){ "run", "fakeargs.tmap_past_end.f32", "fakeargs.tmap_unaligned.f32",
-                                         "fakeargs.badsize.f32", NULL },
+                                         "fakeargs.badsize.f32", "fakeargs.alias_past.f32", NULL },
                             NULL, 30);
     expect_line(p.out, "FAIL   fakeargs.tmap_past_end.f32  ",
                 "gate 1 (launch and fit): shape model.64x128 (rows=64, cols=128), dist uniform: tensor map x_map over x (rank 2, dims 128x65, strides 512 bytes, box 8x4, swizzle none, 8192 elements of f32): it reaches 33280 bytes from its address, past the 32768 bytes of its buffer");
     expect_line(p.out, "FAIL   fakeargs.tmap_unaligned.f32  ", "(element 0 of its buffer, after the offset) is not 16-byte aligned");
+    expect_line(p.out, "FAIL   fakeargs.alias_past.f32  ",
+                "internal error: shape model.hidden.4096 (n=4096), dist uniform: alias x_in: offset 30000 elements is not inside x's 4096 elements");
     expect_line(p.out, "FAIL   fakeargs.badsize.f32  ",
                 "gate 1 (launch and fit): shape model.hidden.4096 (n=4096), dist uniform: argument n (parameter 3): the kernel's parameter is 8 bytes, the contract passes a scalar (i32) of 4 bytes (cuFuncGetParamInfo)");
     cr_expect_eq(p.status, 1, "exit %d", p.status);
@@ -93,6 +95,9 @@ Test(args_fake, the_registry_refuses_malformed_argument_kinds)
         .size = 16, .align = 8,
         .fields = { { .name = "p", .offset = 0, .arg = "out" }, { .name = "q", .offset = 4, .dtype = KC_F32, .value = one } },
     };
+    static const kc_param_struct wrapping = {    /* offset + size wraps to 0 near SIZE_MAX */
+        .size = 16, .align = 8, .fields = { { .name = "w", .offset = (size_t)-8, .dtype = KC_I64, .ivalue = (int64_t (*)(const kc_shape *))n_elems } },
+    };
     static const kc_param_struct too_small = { .size = 4, .align = 4, .fields = { { .name = "p", .offset = 0, .arg = "out" } } };
     struct { kc_arg a[2]; int n; const char *want; } cases[] = {
         { { KC_ALIAS("o2", "nope", 0) }, 1, "alias o2 names buffer \"nope\", which the contract does not have" },
@@ -102,6 +107,7 @@ Test(args_fake, the_registry_refuses_malformed_argument_kinds)
           "buffer c is carried, but no tensor map, struct field or pointer array passes it" },
         { { KC_STRUCT("st", &overlapping) }, 1, "struct st, fields p and q overlap" },
         { { KC_STRUCT("st", &too_small) }, 1, "struct st, field p at offset 0 (8 bytes, aligned to 8) does not fit its 4 bytes" },
+        { { KC_STRUCT("st", &wrapping) }, 1, "struct st, field w at offset 18446744073709551608 (8 bytes, aligned to 8) does not fit its 16 bytes" },
         { { KC_PTR_ARRAY("pa", "out", NULL) }, 1, "pointer array pa has no count function" },
         { { KC_SCALAR_INT("h", KC_F16, NULL) }, 1, "scalar h needs one value function" },
         { { KC_SCALAR("x", KC_F32, one), KC_SCALAR("x", KC_F32, one) }, 2, "two arguments are called x" },

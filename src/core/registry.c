@@ -213,7 +213,7 @@ static void check_struct(problems *p, const char *n, const kc_contract *c, const
             check_scalar_value(p, n, "struct field", f->name, f->dtype, f->value != NULL, f->ivalue != NULL);
             bytes = al = kc_dtype_size(f->dtype) ? kc_dtype_size(f->dtype) : 1;
         }
-        if (f->offset % al || f->offset + bytes > L->size)
+        if (f->offset % al || f->offset > L->size || bytes > L->size - f->offset)   /* no wrap near SIZE_MAX */
             problem(p, "contract %s: struct %s, field %s at offset %zu (%zu bytes, aligned to %zu) does not fit its %zu bytes",
                     n, a->name, f->name, f->offset, bytes, al, L->size);
         if (al > L->align)
@@ -223,7 +223,7 @@ static void check_struct(problems *p, const char *n, const kc_contract *c, const
             const kc_field *e = &L->fields[j];
             size_t eb = e->arg ? (arg_named(c, e->arg) >= 0 && c->args[arg_named(c, e->arg)].kind == KC_ARG_TENSOR_MAP ? 128 : 8)
                                : kc_dtype_size(e->dtype);
-            if (f->offset < e->offset + eb && e->offset < f->offset + bytes)
+            if (f->offset <= L->size && e->offset <= L->size && f->offset < e->offset + eb && e->offset < f->offset + bytes)
                 problem(p, "contract %s: struct %s, fields %s and %s overlap", n, a->name, e->name, f->name);
         }
     }

@@ -202,6 +202,10 @@ int kc_case_prepare(kc_gpu *gpu, kc_case *k)
         if (ar->kind == KC_ARG_PTR_ARRAY && o >= 0 && (k->count[a] ? k->count[o] % k->count[a] : k->count[o] != 0))
             return kc_case_fail(k, KC_INTERNAL, "pointer array %s: the %zu elements of %s do not split into %zu equal slices",
                                 ar->name, k->count[o], ar->of, k->count[a]);
+        /* an alias points into its buffer, never past it: past the guard band no check would see its writes */
+        if (ar->kind == KC_ARG_BUFFER && ar->of && o >= 0 && ar->offset && ar->offset >= k->count[o])
+            return kc_case_fail(k, KC_INTERNAL, "alias %s: offset %zu elements is not inside %s's %zu elements",
+                                ar->name, ar->offset, ar->of, k->count[o]);
     }
     return 0;
 }

@@ -314,9 +314,10 @@ typedef struct kc_arg {
     int64_t (*ivalue)(const kc_shape *s);       /* integer scalars: instead of value, exact */
     /* TENSOR_MAP and PTR_ARRAY: the buffer argument they pass. A BUFFER with
      * `of` is an alias: it passes that earlier buffer's allocation again (an
-     * in-place kernel's input and output), with its own offset; it has no
-     * count, role or generator of its own, and the buffer it names is the
-     * one checked. */
+     * in-place kernel's input and output), with its own offset (inside that
+     * buffer: an offset past its last element fails the case before the
+     * launch); it has no count, role or generator of its own, and the buffer
+     * it names is the one checked. */
     const char *of;
     /* Buffers: the kernel gets the allocation's address plus `offset`
      * elements (a sliced tensor, not 16-byte aligned when offset x size is

@@ -1,14 +1,17 @@
 /* limits_item.c — a kernel's :limits item: its resources (registers, shared
  * and local memory) against its budget and the device, its occupancy at
  * the largest shape, and every shape's launch geometry against the
- * device's limits; for a sequence of kernels (kc_step), each step's, named
- * by its symbol. No case runs. */
+ * device's limits, and on sm_90 the register counts its warpgroups ask for
+ * with setmaxnreg against the block's pool; for a sequence of kernels
+ * (kc_step), each step's, named by its symbol. No case runs. */
 #include "limits_item.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "fatbin.h"
 #include "launch.h"
+#include "machine_code.h"
 #include "strbuf.h"
 
 /* The shape with the largest device footprint: the one whose occupancy the
@@ -133,6 +136,55 @@ static void check_cluster_shape(kc_gpu *gpu, kc_problems *pr, CUfunction fn, int
                 per_sm, gpu->dev.sm_count);
 }
 
+/* Registers with setmaxnreg in mind: the driver's count (regs) is what each
+ * thread starts with, and what the block's pool of regs x threads holds; the
+ * warpgroups of a kernel built for sm_90a may hand registers back and take
+ * more (setmaxnreg). Reads the counts they ask for from the step's sm_90
+ * code in its embedded image (machine_code.h) into fig (" (setmaxnreg:
+ * down to 24, up to 240 a thread; 2 of 3 warpgroups can hold 240 at once in
+ * the pool of 168 x 384)") and, when not even one warpgroup can hold the
+ * largest ask, a problem: that setmaxnreg.inc waits for ever. Where there is
+ * no sm_90 code (another device; an image of PTX alone, which the driver
+ * compiles; the fake driver's images) there is nothing to read and the
+ * figures say nothing of setmaxnreg; a fatbin whose sm_90 code cannot be
+ * read is a problem naming why. */
+static void setmaxnreg_of_step(kc_gpu *gpu, const kc_contract *c, const kc_kernels *K, int step, int regs,
+                               unsigned threads, kc_problems *pr, char *fig, size_t figcap)
+{
+    const int sm = gpu->dev.cc_major * 10 + gpu->dev.cc_minor;
+    const kc_fatbin *fb = c->module ? kc_fatbin_find(c->module, NULL) : NULL;
+    if (sm != 90 || !fb) return;
+    const unsigned char *elf, *code;
+    size_t elf_n, code_n;
+    char why[300];
+    kc_setmaxnreg s;
+    const int found = kc_fatbin_elf(fb->start, (size_t)(fb->end - fb->start), sm, &elf, &elf_n, why, sizeof why);
+    if (found == 1) return;
+    if (found < 0 || kc_elf_function_code(elf, elf_n, K->step[step].symbol, &code, &code_n, why, sizeof why) ||
+        kc_sm90_setmaxnreg(code, code_n, &s, why, sizeof why)) {
+        problem(pr, "setmaxnreg: the sm_90 code of %s in module %s could not be read: %s", K->step[step].symbol,
+                c->module, why);
+        return;
+    }
+    if (!s.n) return;
+    char range[80] = "";
+    if (s.dealloc_min) kc_strcatf(range, sizeof range, "down to %d", s.dealloc_min);
+    if (s.alloc_max) kc_strcatf(range, sizeof range, "%sup to %d", s.dealloc_min ? ", " : "", s.alloc_max);
+    const int holders = kc_setmaxnreg_holders(&s, regs, threads);
+    snprintf(fig, figcap, " (setmaxnreg: %s a thread", range);
+    if (holders >= 0)
+        kc_strcatf(fig, figcap, "; %d of %u warpgroups can hold %d at once in the pool of %d x %u", holders,
+                   threads / 128, s.alloc_max, regs, threads);
+    kc_strcatf(fig, figcap, ")");
+    if (holders == 0)
+        problem(pr,
+                "setmaxnreg.inc to %d registers a thread is never granted: the block's pool of %d x %u threads "
+                "cannot hold one warpgroup at %d while the other %u hold %d (%s), so it waits for ever",
+                s.alloc_max, regs, threads, s.alloc_max, threads / 128 - 1,
+                s.dealloc_min && s.dealloc_min < regs ? s.dealloc_min : regs,
+                s.dealloc_min ? "the least they release to" : "what they start with");
+}
+
 /* One step's limit checks (kc_run_limits): problems into pr, its figures
  * ("16 registers, 0+0 B shared, 0 B local, 8 blocks/SM at shape S" and the
  * cluster's) into fig. */
@@ -203,8 +255,10 @@ static void limits_of_step(kc_gpu *gpu, const kc_contract *c, const kc_kernels *
                      cl[2], lc.nonportable_cluster ? " non-portable" : "", bigc->name, clusters,
                      ((unsigned long long)statics + lc.smem) * cl[0] * cl[1] * cl[2]);
     }
-    snprintf(fig, figcap, "%d registers, %d+%u B shared, %d B local, %d blocks/SM at shape %s%s", regs, statics, maxsmem,
-             local, blocks, big->name, cluster_figures);
+    char setmaxnreg_figures[200] = "";
+    if (got_regs) setmaxnreg_of_step(gpu, c, K, step, regs, threads, pr, setmaxnreg_figures, sizeof setmaxnreg_figures);
+    snprintf(fig, figcap, "%d registers%s, %d+%u B shared, %d B local, %d blocks/SM at shape %s%s", regs,
+             setmaxnreg_figures, statics, maxsmem, local, blocks, big->name, cluster_figures);
 }
 
 /* Limit checks: resources against the budget and the device, occupancy at the

@@ -1,0 +1,148 @@
+/* machine_code.c — a kernel's SASS inside an embedded fatbin, and its
+ * setmaxnreg instructions (machine_code.h says where each rule comes from). */
+#include "machine_code.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define FATBIN_MAGIC 0xBA55ED50u
+#define FATBIN_KIND_ELF 2
+#define SM90_OPCODE_USETMAXREG 0x9c8u
+#define SM90_SETMAXNREG_DEALLOC 5u
+#define SM90_SETMAXNREG_TRY_ALLOC 6u
+
+static uint16_t rd16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t rd32(const unsigned char *p) { return (uint32_t)rd16(p) | (uint32_t)rd16(p + 2) << 16; }
+static uint64_t rd64(const unsigned char *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+
+int kc_fatbin_elf(const unsigned char *fb, size_t n, int sm, const unsigned char **elf, size_t *elf_n, char *why,
+                  size_t cap)
+{
+    if (n < 16 || rd32(fb) != FATBIN_MAGIC) {
+        snprintf(why, cap, "no fatbin: %zu bytes, magic 0x%08x (expected 0x%08x)", n, n >= 4 ? rd32(fb) : 0,
+                 FATBIN_MAGIC);
+        return 1;
+    }
+    const size_t head = rd16(fb + 6);
+    const uint64_t body = rd64(fb + 8);
+    if (head < 16 || head > n || body > n - head) {
+        snprintf(why, cap, "fatbin header of %zu bytes says %zu + %llu bytes", n, head, (unsigned long long)body);
+        return -1;
+    }
+    size_t p = head;
+    const size_t end = head + (size_t)body;
+    while (p < end) {
+        if (end - p < 32) {
+            snprintf(why, cap, "fatbin entry at byte %zu: %zu bytes left, a header has 32 or more", p, end - p);
+            return -1;
+        }
+        const unsigned kind = rd16(fb + p);
+        const size_t ehead = rd32(fb + p + 4);
+        const uint64_t size = rd64(fb + p + 8);
+        const int arch = (int)rd32(fb + p + 28);
+        if (ehead < 32 || ehead > end - p || size > end - p - ehead) {
+            snprintf(why, cap, "fatbin entry at byte %zu: header %zu + payload %llu bytes past the end at %zu", p, ehead,
+                     (unsigned long long)size, end);
+            return -1;
+        }
+        const unsigned char *pay = fb + p + ehead;
+        if (kind == FATBIN_KIND_ELF && arch == sm) {
+            if (size < 4 || memcmp(pay, "\177ELF", 4) != 0) {
+                snprintf(why, cap, "the sm_%d image at byte %zu is no plain ELF (compressed?)", sm, p + ehead);
+                return -1;
+            }
+            *elf = pay;
+            *elf_n = (size_t)size;
+            return 0;
+        }
+        p += ehead + (size_t)size;
+    }
+    snprintf(why, cap, "no sm_%d image in the fatbin", sm);
+    return 1;
+}
+
+int kc_elf_function_code(const unsigned char *elf, size_t n, const char *symbol, const unsigned char **code,
+                         size_t *code_n, char *why, size_t cap)
+{
+    if (n < 64 || memcmp(elf, "\177ELF", 4) != 0 || elf[4] != 2 || elf[5] != 1) {
+        snprintf(why, cap, "no little-endian ELF64 image (%zu bytes)", n);
+        return -1;
+    }
+    const uint64_t shoff = rd64(elf + 0x28);
+    const size_t shentsize = rd16(elf + 0x3a), shnum = rd16(elf + 0x3c), shstrndx = rd16(elf + 0x3e);
+    if (shentsize < 64 || shoff > n || shnum > (n - shoff) / shentsize || shstrndx >= shnum) {
+        snprintf(why, cap, "ELF section table (offset %llu, %zu entries of %zu bytes) outside its %zu bytes",
+                 (unsigned long long)shoff, shnum, shentsize, n);
+        return -1;
+    }
+    const unsigned char *strs = elf + shoff + shstrndx * shentsize;
+    const uint64_t str_off = rd64(strs + 0x18), str_size = rd64(strs + 0x20);
+    if (str_off > n || str_size > n - str_off) {
+        snprintf(why, cap, "ELF section names outside the image");
+        return -1;
+    }
+    char want[512];
+    if ((size_t)snprintf(want, sizeof want, ".text.%s", symbol) >= sizeof want) {
+        snprintf(why, cap, "symbol %.60s... longer than %zu bytes", symbol, sizeof want - 7);
+        return -1;
+    }
+    const size_t wlen = strlen(want);
+    for (size_t i = 0; i < shnum; i++) {
+        const unsigned char *sh = elf + shoff + i * shentsize;
+        const uint32_t name = rd32(sh);
+        if (name >= str_size || str_size - name <= wlen) continue;
+        const char *s = (const char *)elf + str_off + name;
+        if (memcmp(s, want, wlen + 1) != 0) continue;
+        const uint64_t off = rd64(sh + 0x18), size = rd64(sh + 0x20);
+        if (off > n || size > n - off) {
+            snprintf(why, cap, "section %s outside the image", want);
+            return -1;
+        }
+        *code = elf + off;
+        *code_n = (size_t)size;
+        return 0;
+    }
+    snprintf(why, cap, "no section %s in the image", want);
+    return -1;
+}
+
+int kc_sm90_setmaxnreg(const unsigned char *code, size_t n, kc_setmaxnreg *out, char *why, size_t cap)
+{
+    memset(out, 0, sizeof *out);
+    if (n % 16) {
+        snprintf(why, cap, "sm_90 code of %zu bytes is no whole number of 16-byte instructions", n);
+        return -1;
+    }
+    for (size_t p = 0; p < n; p += 16) {
+        const uint64_t w0 = rd64(code + p), w1 = rd64(code + p + 8);
+        if ((w0 & 0xfff) != SM90_OPCODE_USETMAXREG) continue;
+        const int count = (int)((w0 >> 32) & 0x1ff);
+        const unsigned form = (unsigned)((w1 >> 8) & 7);
+        out->n++;
+        if (form == SM90_SETMAXNREG_DEALLOC) {
+            if (!out->dealloc_min || count < out->dealloc_min) out->dealloc_min = count;
+        } else if (form == SM90_SETMAXNREG_TRY_ALLOC) {
+            if (count > out->alloc_max) out->alloc_max = count;
+        } else {
+            snprintf(why, cap,
+                     "USETMAXREG at byte 0x%zx (words 0x%016llx 0x%016llx) of form %u: expected %u (DEALLOC) or %u "
+                     "(TRY_ALLOC)",
+                     p, (unsigned long long)w0, (unsigned long long)w1, form, SM90_SETMAXNREG_DEALLOC,
+                     SM90_SETMAXNREG_TRY_ALLOC);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int kc_setmaxnreg_holders(const kc_setmaxnreg *s, int entry, unsigned threads)
+{
+    if (!s->alloc_max || threads < 128) return -1;
+    const long long warpgroups = threads / 128;
+    const long long least = s->dealloc_min && s->dealloc_min < entry ? s->dealloc_min : entry;
+    const long long pool = (long long)entry * threads / 128;   /* registers a thread, summed over warpgroups */
+    long long k = 0;
+    while (k < warpgroups && (k + 1) * s->alloc_max + (warpgroups - k - 1) * least <= pool) k++;
+    return (int)k;
+}

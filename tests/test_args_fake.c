@@ -48,7 +48,11 @@ Test(args_fake, every_argument_kind_passes_and_its_controls_are_red, .timeout = 
     expect_line(p.out, "RED    fakeargs.inplace.f32:control.write_before  ",
                 "caught by gate 2 (bounds and writes; planted for gate 2): shape model.hidden.4096 (n=4096), dist uniform: x: written before its start (offset byte 4 bytes before element 0, element -1)");
     expect_line(p.out, "RED    fakeargs.grouped.f32:control.next_group  ", "caught by gate 3");
-    expect_line(p.out, "SUMMARY 5 kernels: 5 pass gates 1-4, 0 fail", "5 controls: 5 red as planted, 0 missed");
+    expect_line(p.out, "RED    fakeargs.grouped.f32:control.table_written  ",
+                "caught by gate 2 (bounds and writes; planted for gate 2): shape model.8x512 (groups=8, per=512), dist uniform: pointer array srcs modified: 1 of 8 pointers changed, first srcs[7] was 0x");
+    expect_line(p.out, "RED    fakeargs.grouped.f32:control.table_overrun  ",
+                "caught by gate 2 (bounds and writes; planted for gate 2): shape model.8x512 (groups=8, per=512), dist uniform: pointer array srcs: written past its end (byte 0 after its 8 pointers)");
+    expect_line(p.out, "SUMMARY 5 kernels: 5 pass gates 1-4, 0 fail", "7 controls: 7 red as planted, 0 missed");
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     kc_proc_free(&p);
 }

@@ -217,24 +217,32 @@ uint8_t kc_case_guard_byte(const kc_arg *ar)
     return ar->role != KC_OUT && kc_dtype_is_float(ar->dtype) ? KC_READ_CANARY : KC_CANARY;
 }
 
-/* Allocates buffer set `set` with guard bands, poisons its outputs and copies
- * the pristine inputs into it (on the device, at HBM bandwidth). */
-/* The table of a pointer array argument a in set `set`: count(shape)
- * device pointers to consecutive equal slices of its buffer, in a device
- * allocation of their own (k->dev[set][a]). */
-static CUresult upload_ptr_array(kc_gpu *gpu, kc_case *k, int set, int a)
+/* Entry i of the table of pointer array argument a in set `set`: the device
+ * address of slice i of the buffer it points into (consecutive equal slices). */
+CUdeviceptr kc_case_ptr_entry(const kc_case *k, int set, int a, size_t i)
 {
     const int o = k->owner[a];
     const size_t n = k->count[a], slice = n ? k->count[o] / n : 0, es = kc_dtype_size(k->c->args[o].dtype);
+    return kc_case_data(k, set, o) + i * slice * es;
+}
+
+/* The table of a pointer array argument a in set `set`: count(shape)
+ * device pointers (kc_case_ptr_entry) in a device allocation of their own
+ * (k->dev[set][a]), followed, but in exact mode, by a guard band of
+ * KC_CANARY: gate 2 checks that the kernel wrote neither the table nor past
+ * it. */
+static CUresult upload_ptr_array(kc_gpu *gpu, kc_case *k, int set, int a)
+{
+    const size_t n = k->count[a], bytes = n * sizeof(CUdeviceptr);
     if (!n) return CUDA_SUCCESS;
     CUdeviceptr *table = calloc(n, sizeof *table);
     if (!table) return CUDA_ERROR_OUT_OF_MEMORY;
-    const CUdeviceptr data = kc_case_data(k, set, o);
-    for (size_t i = 0; i < n; i++) table[i] = data + i * slice * es;
-    CUresult r = k->exact ? gpu->cu.MemAlloc(&k->dev[set][a], n * sizeof *table)
-                          : kc_devmem_alloc(gpu, &k->dev[set][a], n * sizeof *table);
+    for (size_t i = 0; i < n; i++) table[i] = kc_case_ptr_entry(k, set, a, i);
+    CUresult r = k->exact ? gpu->cu.MemAlloc(&k->dev[set][a], bytes)
+                          : kc_devmem_alloc(gpu, &k->dev[set][a], bytes + KC_GUARD_BYTES);
     if (r != CUDA_SUCCESS) k->dev[set][a] = 0;
-    else r = gpu->cu.MemcpyHtoD(k->dev[set][a], table, n * sizeof *table);
+    else r = gpu->cu.MemcpyHtoD(k->dev[set][a], table, bytes);
+    if (r == CUDA_SUCCESS && !k->exact) r = gpu->cu.MemsetD8(k->dev[set][a] + bytes, KC_CANARY, KC_GUARD_BYTES);
     free(table);
     return r;
 }

@@ -60,6 +60,9 @@ int kc_arg_index(const kc_contract *c, const char *name);
  * owner's, past the guard band and offset; an alias's own offset added) in
  * buffer set `set`; 0 when that set is not allocated. */
 CUdeviceptr kc_case_data(const kc_case *k, int set, int a);
+/* Entry i (0 .. k->count[a] - 1) of the table of pointer array argument a in
+ * set `set`: the address of slice i of the buffer it points into. */
+CUdeviceptr kc_case_ptr_entry(const kc_case *k, int set, int a, size_t i);
 
 /* The gates' names, by number: 0 "internal", 1 "launch and fit", ..., 5 "sanitizer". */
 extern const char *kc_gate_name[];

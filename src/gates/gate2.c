@@ -1,10 +1,12 @@
 /* gate2.c — gate 2, bounds and writes, on a launched case: both guard
- * bands of every buffer intact, every input bitwise unchanged, every output
+ * bands of every buffer intact, every input bitwise unchanged, every
+ * pointer array's table unchanged and its guard band intact, every output
  * element written (poison left after the launch is confirmed by a relaunch
  * on other poison before it is called unwritten). */
 #include "gate_checks.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "dtype.h"
 #include "guard.h"
@@ -31,6 +33,37 @@ static int confirm_unwritten(kc_gpu *gpu, const kc_kernels *K, kc_case *k, int a
     return g;
 }
 
+/* The tables of k's pointer arrays after the launch: bitwise the table
+ * uploaded (a kernel reads them, never writes them), and their guard band
+ * (after[a], a check of batch b) intact. 0, or the failing gate. */
+static int check_ptr_tables(kc_gpu *gpu, kc_case *k, const kc_check_batch *b, const int *after)
+{
+    for (int a = 0; a < k->nargs; a++) {
+        const kc_arg *ar = &k->c->args[a];
+        if (ar->kind != KC_ARG_PTR_ARRAY || !k->count[a]) continue;
+        const size_t n = k->count[a], bad = b->first[after[a]];
+        if (bad < KC_GUARD_BYTES)
+            return kc_case_fail(k, 2, "pointer array %s: written past its end (byte %zu after its %zu pointers)",
+                                ar->name, bad, n);
+        CUdeviceptr *now = malloc(n * sizeof *now);
+        if (!now) return kc_case_fail(k, KC_INTERNAL, "no host memory to read pointer array %s back", ar->name);
+        CUresult r = gpu->cu.MemcpyDtoH(now, k->dev[0][a], n * sizeof *now);
+        if (r != CUDA_SUCCESS) {
+            free(now);
+            return kc_case_cuda_failed(gpu, k, r, "reading back the pointer array", ar->name);
+        }
+        size_t changed = 0, first = 0;
+        for (size_t i = 0; i < n; i++)
+            if (now[i] != kc_case_ptr_entry(k, 0, a, i) && !changed++) first = i;
+        const unsigned long long was = kc_case_ptr_entry(k, 0, a, first), is = now[first];
+        free(now);
+        if (changed)
+            return kc_case_fail(k, 2, "pointer array %s modified: %zu of %zu pointers changed, first %s[%zu] was 0x%llx now 0x%llx",
+                                ar->name, changed, n, ar->name, first, was, is);
+    }
+    return 0;
+}
+
 /* Gate 2's checks, queued as one batch (harness.h): both guard bands of
  * every buffer, every input against its pristine copy, every output's
  * poison. The verdicts are then read in the order of the checks, so the
@@ -53,6 +86,9 @@ int kc_gate2(kc_gpu *gpu, const kc_kernels *K, kc_case *k)
         if (ar->role == KC_OUT)
             out[a] = kc_batch_count_unwritten(gpu, &b, data, 0, k->count[a], kc_dtype_size(ar->dtype), KC_POISON_A, 0);
     }
+    for (int a = 0; a < k->nargs; a++)
+        if (k->c->args[a].kind == KC_ARG_PTR_ARRAY && k->count[a])
+            after[a] = kc_batch_count_not(gpu, &b, k->dev[0][a] + k->count[a] * sizeof(CUdeviceptr), G, KC_CANARY);
     CUresult r = kc_batch_finish(gpu, &b);
     if (r != CUDA_SUCCESS) return kc_case_cuda_failed(gpu, k, r, "checking the guard bands, inputs and outputs of", k->c->name);
     for (int a = 0; a < k->nargs; a++) {
@@ -67,6 +103,8 @@ int kc_gate2(kc_gpu *gpu, const kc_kernels *K, kc_case *k)
             return kc_case_fail(k, 2, "%s: written past its end (byte %zu after the last of %zu elements, element index %zu)",
                                 ar->name, bad, k->count[a], k->count[a] + bad / es);
     }
+    const int tg = check_ptr_tables(gpu, k, &b, after);
+    if (tg) return tg;
     for (int a = 0; a < k->nargs; a++) {
         const kc_arg *ar = &k->c->args[a];
         if (in[a] < 0 || !b.count[in[a]]) continue;

@@ -156,15 +156,20 @@ CUresult fake_inplace_scale(const launch *l)
 }
 
 /* fake_grouped_copy_f32(const float *const *src, float *dst, long long groups, long long per):
- * dst[g per + i] = src[g][i]. Control next_group (group g read from the
- * pointer of group g + 1, wrapping: gate 3). */
+ * dst[g per + i] = src[g][i]. Controls next_group (group g read from the
+ * pointer of group g + 1, wrapping: gate 3), table_written (the last
+ * group's pointer advanced by one element after its copy, as a kernel that
+ * walks its table's pointers in place: gate 2) and table_overrun (a
+ * pointer stored one entry past the table: gate 2). */
 CUresult fake_grouped_copy(const launch *l)
 {
-    const float *const *src = PTR(const float *const, 0);
+    const float **src = PTR(const float *, 0);
     float *dst = PTR(float, 1);
     long long groups = I64(2), per = I64(3);
     const int next = strcmp(l->control, "next_group") == 0;
     for (long long g = 0; g < groups; g++)
         for (long long i = 0; i < per; i++) dst[g * per + i] = src[next ? (g + 1) % groups : g][i];
+    if (groups && strcmp(l->control, "table_written") == 0) src[groups - 1]++;
+    if (strcmp(l->control, "table_overrun") == 0) src[groups] = src[0];
     return CUDA_SUCCESS;
 }

@@ -28,6 +28,7 @@
 
 #include "build_id.h"
 #include "costs.h"
+#include "dispatch.h"
 #include "filter.h"
 #include "finish.h"
 #include "jobs.h"
@@ -52,12 +53,13 @@
 
 static double now_s(void) { return kc_sup_now(); }
 
+/* A selected item: what the queue keeps of it beside what the dispatch
+ * policy reads (kc_dispatch_item, the same index in queue.di). */
 typedef struct qitem {
     int idx;                    /* into items */
-    double cost, limit;
+    double limit;
     int recorded;               /* cost from the table (else an estimate) */
-    size_t host, gpu;           /* its memory plan */
-    int dispatched, reported;
+    int reported;
 } qitem;
 
 /* A worker slot: the supervisor's child of the same index, and what the
@@ -72,8 +74,6 @@ typedef struct wk {
     int timed_out, late;        /* its item ran out of time; it was not ready in time */
     int lost;                   /* it must be replaced (KC_LOST_*, worker.h): it exits by itself */
     int spawned;
-    const kc_contract *last;    /* the contract of its last item: its inputs are on the worker's GPU (inputs.h) */
-    int sessions;               /* it ran an item that runs compute-sanitizer: its sessions live (sanitize_session.h) */
     char nonce[KC_NONCE_LEN + 1]; /* its item's nonce, sent once it said the item is over (worker.h) */
     int sealing;                /* the nonce was sent: the next line is the sealed result */
     char violation[256];        /* the result protocol was broken while its item ran: the item is CRASH with this */
@@ -88,6 +88,9 @@ typedef struct queue {
     int nq;
     wk *w;
     int nw;
+    kc_dispatch_item *di;       /* [nq]: each item as the dispatch policy sees it (dispatch.h) */
+    kc_dispatch_worker *dw;     /* [nw]: each worker as it sees it: its last contract, its sessions */
+    kc_dispatch dp;             /* the policy's view of both */
     kc_sup sup;
     kc_devinfo *d;
     kc_admit adm;
@@ -151,7 +154,7 @@ static int spawn_worker(queue *qq, wk *w)
     w->cur = -1;
     w->ready = w->timed_out = w->lost = w->late = 0;
     w->tail_n = 0;
-    w->sessions = 0;
+    qq->dw[w->slot].sessions = 0;
     w->spawned++;
     w->ready_by = now_s() + KC_QUEUE_START_S;
     if (qq->sampler) kc_gpu_sampler_watch(child_of(qq, w)->pid, w->device);
@@ -182,7 +185,8 @@ static void finish_item(queue *qq, qitem *qi, kc_item_result *r, const wk *w, do
 
 static void release(queue *qq, wk *w, qitem *qi)
 {
-    kc_admit_release(&qq->adm, w->devslot, qi->host, qi->gpu);
+    const kc_dispatch_item *di = &qq->di[qi - qq->q];
+    kc_admit_release(&qq->adm, w->devslot, di->host, di->gpu);
     w->cur = -1;
 }
 
@@ -314,12 +318,7 @@ static void on_line(void *ctx, kc_sup *s, kc_child *c, int stream, const char *l
 
 /* ---- life and death ---- */
 
-static int pending(const queue *qq)
-{
-    int n = 0;
-    for (int i = 0; i < qq->nq; i++) n += !qq->q[i].dispatched;
-    return n;
-}
+static int pending(const queue *qq) { return kc_dispatch_pending(&qq->dp); }
 
 /* The item a dead worker was running: CRASH, TIMEOUT, or NOTRUN when the
  * run was interrupted; its end is the worker's exit, not the end of its pipes. */
@@ -386,6 +385,7 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
     wk *w = &qq->w[c->slot];
     char how[128];
     end_orphans(qq, s, c);
+    qq->dw[c->slot].sessions = 0;   /* its sessions ended with it (a fresh worker starts its own) */
     kc_sup_describe_status(c->wstatus, how, sizeof how);
     if (qq->sampler) kc_gpu_sampler_unwatch(c->pid);
     int abnormal = !(WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == 0);
@@ -436,36 +436,36 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
 
 /* ---- handing out items ---- */
 
-/* What a worker takes first (wants): any item, items that run
- * compute-sanitizer, the others, or none (it waits); and, among the
- * sanitizer's items, the controls planted for it (next_item). */
-enum { WANT_ANY, WANT_SANITIZER, WANT_OTHER, WANT_NONE, WANT_SANITIZER_CONTROL };
+int kc_dispatch_pending(const kc_dispatch *d)
+{
+    int n = 0;
+    for (int i = 0; i < d->nitems; i++) n += !d->items[i].dispatched;
+    return n;
+}
 
 /* Whether item `it` is of kind `want`. */
-static int is_wanted(const kc_item *it, int want)
+static int is_wanted(const kc_dispatch_item *it, kc_want want)
 {
     switch (want) {
-    case WANT_SANITIZER: return kc_item_runs_sanitizer(it);
-    case WANT_OTHER: return !kc_item_runs_sanitizer(it);
-    case WANT_SANITIZER_CONTROL: return it->kind == KC_KIND_CONTROL && kc_item_runs_sanitizer(it);
-    case WANT_NONE: return 0;
+    case KC_WANT_SANITIZER: return it->sanitizer;
+    case KC_WANT_OTHER: return !it->sanitizer;
+    case KC_WANT_SANITIZER_CONTROL: return it->sanitizer_control;
+    case KC_WANT_NONE: return 0;
     default: return 1;
     }
 }
 
-/* The next item of kind `want` (wants) for worker w in the queue's order,
- * preferring one of the contract its last item had. -1 when none fits the
- * memory left. */
-static int next_of_kind(queue *qq, const wk *w, int want, int *alone)
+int kc_dispatch_next_of_kind(const kc_dispatch *d, int w, kc_want want, int *alone)
 {
+    const kc_dispatch_worker *wk = &d->workers[w];
     int first = -1, first_alone = 0;
-    for (int j = 0; j < qq->nq; j++) {
-        qitem *qi = &qq->q[j];
+    for (int j = 0; j < d->nitems; j++) {
+        const kc_dispatch_item *qi = &d->items[j];
         int a;
         if (qi->dispatched) continue;
-        if (!is_wanted(&qq->items[qi->idx], want)) continue;
-        if (!kc_admit_check(&qq->adm, w->devslot, qi->host, qi->gpu, &a)) continue;
-        if (w->last && qq->items[qi->idx].contract == w->last) {
+        if (!is_wanted(qi, want)) continue;
+        if (!kc_admit_check(d->adm, wk->devslot, qi->host, qi->gpu, &a)) continue;
+        if (wk->last && qi->contract == wk->last) {
             *alone = a;
             return j;
         }
@@ -473,59 +473,40 @@ static int next_of_kind(queue *qq, const wk *w, int want, int *alone)
             first = j;
             first_alone = a;
         }
-        if (!w->last) break;
+        if (!wk->last) break;
     }
     *alone = first_alone;
     return first;
 }
 
-/* Which items worker w takes first: WANT_SANITIZER (items that run
- * compute-sanitizer), WANT_OTHER, WANT_ANY, or WANT_NONE (only the
- * sanitizer's items are left, and too few to start sessions for). Each
- * worker that runs one starts four compute-sanitizer sessions, each a CUDA
- * context under its tool, and those starts slow every process on the GPU (H200, run 9: with
- * every worker starting them, the other items took 363 item-seconds against
- * 206 without). So workers that hold sessions take the sanitizer's items,
- * and another worker joins them only while their share of what is left (the
- * cost table's seconds) exceeds both the other workers' share and a
- * session start (KC_QUEUE_SESSIONS_START_S). */
-static int wants(const queue *qq, const wk *w)
+kc_want kc_dispatch_wants(const kc_dispatch *d, int w)
 {
     double san = 0, other = 0;
-    for (int j = 0; j < qq->nq; j++)
-        if (!qq->q[j].dispatched) *(kc_item_runs_sanitizer(&qq->items[qq->q[j].idx]) ? &san : &other) += qq->q[j].cost;
-    if (san <= 0 || !kc_san_sessions_on()) return WANT_ANY;     /* no sessions: nothing to keep together */
-    if (w->sessions) return WANT_SANITIZER;
+    for (int j = 0; j < d->nitems; j++)
+        if (!d->items[j].dispatched) *(d->items[j].sanitizer ? &san : &other) += d->items[j].cost;
+    if (san <= 0 || !d->sessions_on) return KC_WANT_ANY;     /* no sessions: nothing to keep together */
+    if (d->workers[w].sessions) return KC_WANT_SANITIZER;
     int holders = 0;
-    for (int i = 0; i < qq->nw; i++) holders += qq->w[i].sessions && qq->sup.c[i].state != KC_CHILD_GONE;
-    if (holders == 0) return WANT_SANITIZER;
-    double theirs = san / holders, ours = holders < qq->nw ? other / (qq->nw - holders) : 0;
-    if (theirs > ours && theirs > KC_QUEUE_SESSIONS_START_S) return WANT_SANITIZER;
-    return other > 0 ? WANT_OTHER : WANT_NONE;
+    for (int i = 0; i < d->nworkers; i++) holders += d->workers[i].sessions != 0;
+    if (holders == 0) return KC_WANT_SANITIZER;
+    double theirs = san / holders, ours = holders < d->nworkers ? other / (d->nworkers - holders) : 0;
+    if (theirs > ours && theirs > d->session_start_s) return KC_WANT_SANITIZER;
+    return other > 0 ? KC_WANT_OTHER : KC_WANT_NONE;
 }
 
-/* The next item for worker w: of the kind it wants first (wants), else any;
- * in the queue's order, preferring one of the contract its last item had (a
- * contract's controls run on the kernel item's case seeds, so they find its
- * inputs already made on that worker's GPU: inputs.h). A worker that wants
- * the sanitizer's items takes the controls planted for it first: each ends
- * a session with its error, which a session's first window decides at once
- * (sanitize_session.h), where after items the session called clean it takes
- * a second run, alone (H200, run 10: 8.5-9.5 s against 2-4 s back to back).
- * -1 when nothing pending fits the memory left. */
-static int next_item(queue *qq, const wk *w, int *alone)
+int kc_dispatch_next(const kc_dispatch *d, int w, int *alone)
 {
-    if (qq->serial) {       /* the selection's order, no preference: as a one-process run goes */
+    if (d->serial) {        /* the selection's order, no preference: as a one-process run goes */
         *alone = 0;
-        for (int j = 0; j < qq->nq; j++)
-            if (!qq->q[j].dispatched) return j;
+        for (int j = 0; j < d->nitems; j++)
+            if (!d->items[j].dispatched) return j;
         return -1;
     }
-    int want = wants(qq, w);
-    if (want == WANT_NONE) return -1;
-    int j = want == WANT_SANITIZER ? next_of_kind(qq, w, WANT_SANITIZER_CONTROL, alone) : -1;
-    if (j < 0) j = next_of_kind(qq, w, want, alone);
-    return j >= 0 || want == WANT_ANY ? j : next_of_kind(qq, w, WANT_ANY, alone);
+    kc_want want = kc_dispatch_wants(d, w);
+    if (want == KC_WANT_NONE) return -1;
+    int j = want == KC_WANT_SANITIZER ? kc_dispatch_next_of_kind(d, w, KC_WANT_SANITIZER_CONTROL, alone) : -1;
+    if (j < 0) j = kc_dispatch_next_of_kind(d, w, want, alone);
+    return j >= 0 || want == KC_WANT_ANY ? j : kc_dispatch_next_of_kind(d, w, KC_WANT_ANY, alone);
 }
 
 static void dispatch(queue *qq)
@@ -535,9 +516,10 @@ static void dispatch(queue *qq)
         wk *w = &qq->w[i];
         kc_child *c = child_of(qq, w);
         if (c->state != KC_CHILD_IDLE || w->lost || c->in < 0) continue;
-        int alone, j = next_item(qq, w, &alone);
+        int alone, j = kc_dispatch_next(&qq->dp, w->slot, &alone);
         if (j >= 0) {
             qitem *qi = &qq->q[j];
+            kc_dispatch_item *di = &qq->di[j];
             const kc_item *it = &qq->items[qi->idx];
             char line[256];
             int len = snprintf(line, sizeof line, "%s\n", it->name);
@@ -548,21 +530,21 @@ static void dispatch(queue *qq)
             }
             if (alone) {
                 char h[32], g[32];
-                kc_bytes_str(qi->host, h, sizeof h);
-                kc_bytes_str(qi->gpu, g, sizeof g);
+                kc_bytes_str(di->host, h, sizeof h);
+                kc_bytes_str(di->gpu, g, sizeof g);
                 say(qq, "%s needs host %s and GPU %s, more than the memory left for items beside the workers' overheads; it runs alone\n",
                     it->name, h, g);
             }
-            qi->dispatched = 1;
-            kc_admit_take(&qq->adm, w->devslot, qi->host, qi->gpu);
+            di->dispatched = 1;
+            kc_admit_take(&qq->adm, w->devslot, di->host, di->gpu);
             kc_sup_mark(c, KC_CHILD_RUNNING);
             w->cur = j;
             w->tail_n = 0;              /* a CRASH's tail: this item's lines, not earlier items' */
             w->violation[0] = 0;
             w->sealing = 0;
             w->nonce[0] = 0;
-            w->last = it->contract;
-            w->sessions |= kc_item_runs_sanitizer(it);
+            qq->dw[w->slot].last = it->contract;
+            qq->dw[w->slot].sessions |= di->sanitizer;
             w->t_start = t;
             w->deadline = w->t_start + qi->limit;
             if (qq->sampler) kc_gpu_sampler_take_peak(c->pid);
@@ -753,7 +735,8 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     }
     if (!qq->serial) kc_queue_order(&qq->costs, items, sel, ns);   /* serial: the selection's order */
     qq->q = calloc((size_t)(ns ? ns : 1), sizeof *qq->q);
-    if (!qq->q) {
+    qq->di = calloc((size_t)(ns ? ns : 1), sizeof *qq->di);
+    if (!qq->q || !qq->di) {
         free(sel);
         return 4;
     }
@@ -762,16 +745,27 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     size_t hmax = 0, gmax = 0;
     for (int i = 0; i < ns; i++) {
         qitem *qi = &qq->q[i];
+        kc_dispatch_item *di = &qq->di[i];
+        const kc_item *it = &items[sel[i]];
         qi->idx = sel[i];
-        qi->cost = kc_item_cost(&qq->costs, &items[sel[i]], &qi->recorded);
-        qi->limit = kc_item_time_limit(&items[sel[i]], &qq->costs, o->timeout_s);
-        kc_item_memory(&items[sel[i]], d->ndevs > 0, o->reference, &qi->host, &qi->gpu);
+        qi->limit = kc_item_time_limit(it, &qq->costs, o->timeout_s);
+        di->contract = it->contract;
+        di->sanitizer = kc_item_runs_sanitizer(it);
+        di->sanitizer_control = di->sanitizer && it->kind == KC_KIND_CONTROL;
+        di->cost = kc_item_cost(&qq->costs, it, &qi->recorded);
+        kc_item_memory(it, d->ndevs > 0, o->reference, &di->host, &di->gpu);
         recorded += qi->recorded;
-        total += qi->recorded ? qi->cost : 0;
-        if (qi->host > hmax) hmax = qi->host;
-        if (qi->gpu > gmax) gmax = qi->gpu;
+        total += qi->recorded ? di->cost : 0;
+        if (di->host > hmax) hmax = di->host;
+        if (di->gpu > gmax) gmax = di->gpu;
     }
     qq->nq = ns;
+    qq->dp.items = qq->di;
+    qq->dp.nitems = ns;
+    qq->dp.adm = &qq->adm;
+    qq->dp.serial = qq->serial;
+    qq->dp.sessions_on = kc_san_sessions_on();
+    qq->dp.session_start_s = KC_QUEUE_SESSIONS_START_S;
     free(sel);
     if (qq->serial) {
         serial_header(qq, ns, nf, gpu_items);
@@ -845,8 +839,11 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
     qq.cap = o->max_restarts >= 0 ? o->max_restarts : KC_QUEUE_RESTART_CAP(qq.nw);
     qq.rec.workers = qq.nw;
     qq.w = calloc((size_t)(qq.nw ? qq.nw : 1), sizeof *qq.w);
+    qq.dw = calloc((size_t)(qq.nw ? qq.nw : 1), sizeof *qq.dw);
+    qq.dp.workers = qq.dw;
+    qq.dp.nworkers = qq.nw;
     kc_proc_adopt_orphans();    /* what a dead worker leaves running becomes ours, to end (end_orphans) */
-    if (!qq.w || kc_sup_init(&qq.sup, qq.nw, &QUEUE_OPS, &qq, 1) < 0) {
+    if (!qq.w || !qq.dw || kc_sup_init(&qq.sup, qq.nw, &QUEUE_OPS, &qq, 1) < 0) {
         kc_say(stderr, "cannot set up the workers: %s\n", strerror(errno));
         rc = 4;
         goto out;
@@ -858,6 +855,7 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
         w->slot = k;
         w->cur = -1;
         w->devslot = qq.d->ndevs ? kc_shard_device_slot(k, qq.d->ndevs) : -1;
+        qq.dw[k].devslot = w->devslot;
         w->device = qq.d->ndevs ? qq.d->dev[w->devslot].ordinal : 0;
     }
     for (int k = 0; k < qq.nw; k++)
@@ -885,7 +883,9 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
 out:
     if (sup) kc_sup_free(&qq.sup);
     free(qq.w);
+    free(qq.dw);
     free(qq.q);
+    free(qq.di);
     free(qq.d);
     kc_costs_free(&qq.costs);
     kc_records_free(&qq.rec);

@@ -1,5 +1,6 @@
-/* test_dispatch.c — the work queue's dispatch policy (run/dispatch.h) on
- * queues built in memory, one test per rule: a serial run's order, the
+/* test_dispatch.c — the work queue's dispatch policy (run/dispatch.h) and its
+ * workers' phases (run/worker_phase.h), on queues built in memory, one test
+ * per rule: a serial run's order, the
  * memory admission (wait, or alone), the worker's-last-contract preference,
  * which items a worker wants first (sanitizer sessions kept together, when
  * another worker joins the holders, when one waits), and the sanitizer's
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "dispatch.h"
+#include "worker_phase.h"
 
 static kc_contract ca, cb, cc;      /* only their addresses matter */
 
@@ -215,4 +217,57 @@ Test(dispatch, a_worker_wanting_other_items_falls_back_to_any)
     cr_expect_eq(kc_dispatch_wants(&f.d, 1), KC_WANT_OTHER);
     int alone;
     cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 0, "no other item fits now: it takes a sanitizer item");
+}
+
+/* ---- the worker's phases (worker_phase.h) ---- */
+
+Test(worker_phase, the_protocol_path_and_its_ends)
+{
+    kc_worker_phase p = KC_WK_GONE;
+    const kc_worker_phase path[] = { KC_WK_STARTING, KC_WK_IDLE, KC_WK_RUNNING, KC_WK_SEALING, KC_WK_IDLE,
+                                     KC_WK_RUNNING, KC_WK_SEALING, KC_WK_RETIRING, KC_WK_GONE, KC_WK_STARTING };
+    for (size_t i = 0; i < sizeof path / sizeof path[0]; i++)
+        cr_expect_eq(kc_worker_phase_set(&p, path[i]), 0, "step %zu: to %s", i, kc_worker_phase_name(path[i]));
+    cr_expect_eq(p, KC_WK_STARTING);
+    for (int q = 1; q < KC_WK_PHASES; q++)
+        cr_expect(kc_worker_phase_may((kc_worker_phase)q, KC_WK_GONE), "%s ends in GONE", kc_worker_phase_name(q));
+    cr_expect(!kc_worker_phase_may(KC_WK_GONE, KC_WK_GONE), "GONE does not end twice");
+}
+
+Test(worker_phase, refused_changes_leave_the_phase)
+{
+    struct { kc_worker_phase from, to; const char *why; } bad[] = {
+        { KC_WK_GONE, KC_WK_IDLE, "a slot is started before it is ready" },
+        { KC_WK_STARTING, KC_WK_RUNNING, "no item before READY" },
+        { KC_WK_IDLE, KC_WK_SEALING, "no DONE without an item" },
+        { KC_WK_RUNNING, KC_WK_IDLE, "no result before DONE and the nonce" },
+        { KC_WK_TIMED_OUT, KC_WK_IDLE, "a timed-out item's result does not count" },
+        { KC_WK_VIOLATED, KC_WK_SEALING, "nothing a violator says counts" },
+        { KC_WK_LATE, KC_WK_IDLE, "a late READY does not count" },
+        { KC_WK_RETIRING, KC_WK_RUNNING, "a retiring worker gets no item" },
+        { KC_WK_IDLE, KC_WK_TIMED_OUT, "no time limit without an item" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        kc_worker_phase p = bad[i].from;
+        cr_expect_eq(kc_worker_phase_set(&p, bad[i].to), -1, "%s -> %s: %s", kc_worker_phase_name(bad[i].from),
+                     kc_worker_phase_name(bad[i].to), bad[i].why);
+        cr_expect_eq(p, bad[i].from, "refused: the phase stays %s", kc_worker_phase_name(bad[i].from));
+    }
+    cr_expect_str_eq(kc_worker_phase_name((kc_worker_phase)99), "?");
+    cr_expect(!kc_worker_phase_may((kc_worker_phase)99, KC_WK_GONE), "out of range");
+}
+
+Test(worker_phase, a_time_limit_or_a_violation_stops_an_item_in_flight)
+{
+    const kc_worker_phase inflight[] = { KC_WK_RUNNING, KC_WK_SEALING };
+    for (int i = 0; i < 2; i++) {
+        cr_expect(kc_worker_phase_may(inflight[i], KC_WK_TIMED_OUT), "%s", kc_worker_phase_name(inflight[i]));
+        cr_expect(kc_worker_phase_may(inflight[i], KC_WK_VIOLATED), "%s", kc_worker_phase_name(inflight[i]));
+        cr_expect(kc_worker_phase_has_item(inflight[i]));
+    }
+    cr_expect(kc_worker_phase_has_item(KC_WK_TIMED_OUT), "its end settles the item as TIMEOUT");
+    cr_expect(!kc_worker_phase_has_item(KC_WK_IDLE));
+    cr_expect(!kc_worker_phase_has_item(KC_WK_RETIRING), "its last item was settled by its result");
+    cr_expect(kc_worker_phase_may(KC_WK_STARTING, KC_WK_LATE));
+    cr_expect(!kc_worker_phase_may(KC_WK_IDLE, KC_WK_LATE), "only a worker not ready yet can be late");
 }

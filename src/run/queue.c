@@ -1,9 +1,10 @@
 /* queue.c — owns the --jobs N work queue's parent (worker.h has the worker
  * and the protocol): the order of the items (costs.h), N long-lived workers
  * (started, watched, stopped and reaped by the supervisor, supervisor.c),
- * handing out one item at a time to a ready worker within the memory
- * admission (a worker's next item of the contract its last one had, when
- * one is pending: its inputs are already on that worker's GPU), the time limit of each item (SIGTERM to the worker's group,
+ * handing out one item at a time to a ready worker as the dispatch policy
+ * says (dispatch.h: memory admission, the worker's last contract, sanitizer
+ * sessions), each worker's phase (worker_phase.h), the time limit of each
+ * item (SIGTERM to the worker's group,
  * SIGKILL after the grace), a dead worker's item turned into CRASH or
  * TIMEOUT with its last lines, what it left behind and its true duration,
  * and a fresh worker in its place (capped), --fail-fast, SIGINT/SIGTERM, the
@@ -14,6 +15,7 @@
 #include "item_run.h"
 #include "supervisor.h"
 #include "worker.h"
+#include "worker_phase.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -70,13 +72,11 @@ typedef struct wk {
     int cur;                    /* the qitem it runs, -1 none */
     double t_start, deadline;   /* the item's start and time limit */
     double ready_by;            /* STARTING: it must say it is ready by then */
-    int ready;                  /* it said so (KC_RESULT_READY) */
-    int timed_out, late;        /* its item ran out of time; it was not ready in time */
-    int lost;                   /* it must be replaced (KC_LOST_*, worker.h): it exits by itself */
+    kc_worker_phase phase;      /* where it is in the protocol (worker_phase.h) */
+    int lost;                   /* RETIRING: why (KC_LOST_*, worker.h) */
     int spawned;
-    char nonce[KC_NONCE_LEN + 1]; /* its item's nonce, sent once it said the item is over (worker.h) */
-    int sealing;                /* the nonce was sent: the next line is the sealed result */
-    char violation[256];        /* the result protocol was broken while its item ran: the item is CRASH with this */
+    char nonce[KC_NONCE_LEN + 1]; /* SEALING: its item's nonce, sent once it said the item is over (worker.h) */
+    char violation[256];        /* VIOLATED while its item ran: the item is CRASH with this */
     char tail[KC_QUEUE_TAIL_LINES][256];
     int tail_n;
 } wk;
@@ -136,6 +136,16 @@ static void tail_add(wk *w, const char *line)
 
 static kc_child *child_of(queue *qq, const wk *w) { return &qq->sup.c[w->slot]; }
 
+/* w goes to phase `to` (worker_phase.h); a change the diagram does not allow
+ * is the queue's bug: said, and the phase is kept. */
+static void phase(queue *qq, wk *w, kc_worker_phase to)
+{
+    if (kc_worker_phase_set(&w->phase, to))
+        kc_say(stderr, "internal error: worker %d cannot go from %s to %s (worker_phase.h)\n", w->slot,
+               kc_worker_phase_name(w->phase), kc_worker_phase_name(to));
+    (void)qq;
+}
+
 static int spawn_worker(queue *qq, wk *w)
 {
     /* N workers share the host's CPUs: each gets its share, or --threads
@@ -152,7 +162,8 @@ static int spawn_worker(queue *qq, wk *w)
         return -1;
     }
     w->cur = -1;
-    w->ready = w->timed_out = w->lost = w->late = 0;
+    phase(qq, w, KC_WK_STARTING);
+    w->lost = 0;
     w->tail_n = 0;
     qq->dw[w->slot].sessions = 0;
     w->spawned++;
@@ -209,9 +220,9 @@ static void protocol_violated(queue *qq, wk *w, kc_child *c, const char *line, c
 {
     char shown[96];
     kc_result_shown(line, shown, sizeof shown);
+    phase(qq, w, KC_WK_VIOLATED);
     if (w->cur >= 0) {
-        if (!w->violation[0])
-            snprintf(w->violation, sizeof w->violation, "protocol violated: a result line %s ('%s')", why, shown);
+        snprintf(w->violation, sizeof w->violation, "protocol violated: a result line %s ('%s')", why, shown);
     } else {
         qq->violated = 1;
         say(qq, "worker %d (pid %ld): protocol violated: a result line %s ('%s'); stopping it; the run "
@@ -224,14 +235,16 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
 {
     kc_item_result r;
     char err[256], name[192];
-    if (!w->ready && strcmp(line, KC_RESULT_READY) == 0) {    /* also after its exit: its pipe is read after */
-        w->ready = 1;
+    if (w->phase == KC_WK_STARTING && strcmp(line, KC_RESULT_READY) == 0) {   /* also after its exit: its pipe is read after */
+        phase(qq, w, KC_WK_IDLE);
         if (c->state == KC_CHILD_STARTING) kc_sup_mark(c, KC_CHILD_IDLE);
         return;
     }
-    if (w->violation[0]) return;    /* after a violation nothing it says counts: its end settles the item */
+    /* Stopped (a violation, its time limit, not ready in time): nothing it
+     * says counts any more; its end settles its item (settle_item). */
+    if (w->phase == KC_WK_VIOLATED || w->phase == KC_WK_TIMED_OUT || w->phase == KC_WK_LATE) return;
     size_t dn = strlen(KC_RESULT_DONE);
-    if (!w->sealing && w->cur >= 0 && strncmp(line, KC_RESULT_DONE, dn) == 0 && line[dn] == '\t' &&
+    if (w->phase == KC_WK_RUNNING && strncmp(line, KC_RESULT_DONE, dn) == 0 && line[dn] == '\t' &&
         strcmp(line + dn + 1, qq->items[qq->q[w->cur].idx].name) == 0) {
         char ans[KC_NONCE_LEN + 2];
         if (kc_result_nonce(w->nonce)) {        /* no randomness: the item's result cannot be taken */
@@ -239,11 +252,11 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
             return;
         }
         snprintf(ans, sizeof ans, "%s\n", w->nonce);
-        w->sealing = 1;
+        phase(qq, w, KC_WK_SEALING);
         if (kc_sup_write(c, ans, strlen(ans))) kc_sup_close_stdin(c);   /* dying: its end settles the item */
         return;
     }
-    const char *body = kc_result_unseal(line, w->cur >= 0 && w->sealing ? w->nonce : NULL);
+    const char *body = kc_result_unseal(line, w->phase == KC_WK_SEALING ? w->nonce : NULL);
     err[0] = 0;
     if (!body || kc_result_parse(body, name, sizeof name, &r, err, sizeof err) || w->cur < 0 ||
         strcmp(name, qq->items[qq->q[w->cur].idx].name) != 0) {
@@ -260,8 +273,11 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
     kc_sup_mark(c, KC_CHILD_IDLE);
     kc_progress_busy(busy_count(qq));
     if (r.context_lost) {       /* it exits by itself; a fresh worker follows */
+        phase(qq, w, KC_WK_RETIRING);
         w->lost = r.context_lost;
         kc_sup_close_stdin(c);
+    } else {
+        phase(qq, w, KC_WK_IDLE);
     }
 }
 
@@ -342,11 +358,11 @@ static void settle_item(queue *qq, wk *w, const kc_child *c, const char *how)
         snprintf(r.msg, sizeof r.msg, "not run: interrupted by %s while running on worker %d (pid %ld, %s)%s",
                  kc_signal_name(qq->interrupted, sb, sizeof sb), w->slot, (long)c->pid, how, leak);
         tail[0] = 0;
-    } else if (w->violation[0]) {
+    } else if (w->phase == KC_WK_VIOLATED) {
         r.state = KC_CRASH;
         snprintf(r.msg, sizeof r.msg, "%s; worker %d (pid %ld) was stopped and %s%s%s", w->violation, w->slot,
                  (long)c->pid, how, leak, lines);
-    } else if (w->timed_out) {
+    } else if (w->phase == KC_WK_TIMED_OUT) {
         r.state = KC_TIMEOUT;
         snprintf(r.msg, sizeof r.msg, "exceeded its time limit of %.6g s; worker %d (pid %ld) got SIGTERM%s and was %s%s%s",
                  qi->limit, w->slot, (long)c->pid, c->killed ? ", then SIGKILL after the grace" : "", how, leak, lines);
@@ -394,11 +410,11 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
     if (w->cur >= 0) {
         settle_item(qq, w, c, how);
         abnormal = 1;
-    } else if (w->late) {
+    } else if (w->phase == KC_WK_LATE) {
         say(qq, "worker %d (pid %ld) did not say it was ready within %d s and was %s\n", w->slot, (long)c->pid,
             KC_QUEUE_START_S, how);
         abnormal = 1;
-    } else if (!w->ready && !qq->interrupted) {
+    } else if (w->phase == KC_WK_STARTING && !qq->interrupted) {
         say(qq, "worker %d (pid %ld) %s before it was ready%s%s\n", w->slot, (long)c->pid, how,
             c->leak[0] ? "; it left processes behind: " : "", c->leak);
         abnormal = 1;
@@ -410,6 +426,7 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
     } else if (abnormal && !qq->interrupted && !c->killed) {
         say(qq, "worker %d (pid %ld) %s between items\n", w->slot, (long)c->pid, how);
     }
+    phase(qq, w, KC_WK_GONE);
     if (qq->fin.stopping || qq->interrupted || !pending(qq)) return;
     if (abnormal) {
         if (qq->restarts >= qq->cap) {
@@ -442,7 +459,7 @@ static void dispatch(queue *qq)
     for (int i = 0; i < qq->nw; i++) {
         wk *w = &qq->w[i];
         kc_child *c = child_of(qq, w);
-        if (c->state != KC_CHILD_IDLE || w->lost || c->in < 0) continue;
+        if (w->phase != KC_WK_IDLE || c->state != KC_CHILD_IDLE || c->in < 0) continue;
         int alone, j = kc_dispatch_next(&qq->dp, w->slot, &alone);
         if (j >= 0) {
             qitem *qi = &qq->q[j];
@@ -465,10 +482,10 @@ static void dispatch(queue *qq)
             di->dispatched = 1;
             kc_admit_take(&qq->adm, w->devslot, di->host, di->gpu);
             kc_sup_mark(c, KC_CHILD_RUNNING);
+            phase(qq, w, KC_WK_RUNNING);
             w->cur = j;
             w->tail_n = 0;              /* a CRASH's tail: this item's lines, not earlier items' */
             w->violation[0] = 0;
-            w->sealing = 0;
             w->nonce[0] = 0;
             qq->dw[w->slot].last = it->contract;
             qq->dw[w->slot].sessions |= di->sanitizer;
@@ -488,14 +505,15 @@ static void check_timers(queue *qq)
     for (int i = 0; i < qq->nw; i++) {
         wk *w = &qq->w[i];
         kc_child *c = child_of(qq, w);
-        if (c->state == KC_CHILD_RUNNING && w->cur >= 0 && !w->timed_out && !qq->interrupted && t >= w->deadline) {
-            w->timed_out = 1;
+        int has_item = w->phase == KC_WK_RUNNING || w->phase == KC_WK_SEALING;
+        if (c->state == KC_CHILD_RUNNING && has_item && !qq->interrupted && t >= w->deadline) {
+            phase(qq, w, KC_WK_TIMED_OUT);
             kc_sup_stop(&qq->sup, c, SIGTERM, KC_SUP_GRACE_MS);
             say(qq, "%s exceeded its time limit of %.6g s on worker %d; SIGTERM to its process group (SIGKILL after %d ms)\n",
                 qq->items[qq->q[w->cur].idx].name, qq->q[w->cur].limit, w->slot, KC_SUP_GRACE_MS);
         }
-        if (c->state == KC_CHILD_STARTING && !qq->interrupted && t >= w->ready_by) {
-            w->late = 1;
+        if (c->state == KC_CHILD_STARTING && w->phase == KC_WK_STARTING && !qq->interrupted && t >= w->ready_by) {
+            phase(qq, w, KC_WK_LATE);
             kc_sup_stop(&qq->sup, c, SIGKILL, 0);
         }
     }
@@ -508,8 +526,9 @@ static double next_deadline(const queue *qq)
     for (int i = 0; i < qq->nw; i++) {
         const wk *w = &qq->w[i];
         const kc_child *c = &qq->sup.c[i];
-        double x = c->state == KC_CHILD_RUNNING && !w->timed_out ? w->deadline
-                 : c->state == KC_CHILD_STARTING ? w->ready_by : 0;
+        double x = c->state == KC_CHILD_RUNNING && (w->phase == KC_WK_RUNNING || w->phase == KC_WK_SEALING)
+                 ? w->deadline
+                 : c->state == KC_CHILD_STARTING && w->phase == KC_WK_STARTING ? w->ready_by : 0;
         if (x > 0 && (d <= 0 || x < d)) d = x;
     }
     return d;

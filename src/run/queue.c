@@ -138,12 +138,11 @@ static kc_child *child_of(queue *qq, const wk *w) { return &qq->sup.c[w->slot]; 
 
 /* w goes to phase `to` (worker_phase.h); a change the diagram does not allow
  * is the queue's bug: said, and the phase is kept. */
-static void phase(queue *qq, wk *w, kc_worker_phase to)
+static void phase(wk *w, kc_worker_phase to)
 {
     if (kc_worker_phase_set(&w->phase, to))
         kc_say(stderr, "internal error: worker %d cannot go from %s to %s (worker_phase.h)\n", w->slot,
                kc_worker_phase_name(w->phase), kc_worker_phase_name(to));
-    (void)qq;
 }
 
 static int spawn_worker(queue *qq, wk *w)
@@ -162,7 +161,7 @@ static int spawn_worker(queue *qq, wk *w)
         return -1;
     }
     w->cur = -1;
-    phase(qq, w, KC_WK_STARTING);
+    phase(w, KC_WK_STARTING);
     w->lost = 0;
     w->tail_n = 0;
     qq->dw[w->slot].sessions = 0;
@@ -220,7 +219,7 @@ static void protocol_violated(queue *qq, wk *w, kc_child *c, const char *line, c
 {
     char shown[96];
     kc_result_shown(line, shown, sizeof shown);
-    phase(qq, w, KC_WK_VIOLATED);
+    phase(w, KC_WK_VIOLATED);
     if (w->cur >= 0) {
         snprintf(w->violation, sizeof w->violation, "protocol violated: a result line %s ('%s')", why, shown);
     } else {
@@ -236,7 +235,7 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
     kc_item_result r;
     char err[256], name[192];
     if (w->phase == KC_WK_STARTING && strcmp(line, KC_RESULT_READY) == 0) {   /* also after its exit: its pipe is read after */
-        phase(qq, w, KC_WK_IDLE);
+        phase(w, KC_WK_IDLE);
         if (c->state == KC_CHILD_STARTING) kc_sup_mark(c, KC_CHILD_IDLE);
         return;
     }
@@ -252,7 +251,7 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
             return;
         }
         snprintf(ans, sizeof ans, "%s\n", w->nonce);
-        phase(qq, w, KC_WK_SEALING);
+        phase(w, KC_WK_SEALING);
         if (kc_sup_write(c, ans, strlen(ans))) kc_sup_close_stdin(c);   /* dying: its end settles the item */
         return;
     }
@@ -273,11 +272,11 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
     kc_sup_mark(c, KC_CHILD_IDLE);
     kc_progress_busy(busy_count(qq));
     if (r.context_lost) {       /* it exits by itself; a fresh worker follows */
-        phase(qq, w, KC_WK_RETIRING);
+        phase(w, KC_WK_RETIRING);
         w->lost = r.context_lost;
         kc_sup_close_stdin(c);
     } else {
-        phase(qq, w, KC_WK_IDLE);
+        phase(w, KC_WK_IDLE);
     }
 }
 
@@ -426,7 +425,7 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
     } else if (abnormal && !qq->interrupted && !c->killed) {
         say(qq, "worker %d (pid %ld) %s between items\n", w->slot, (long)c->pid, how);
     }
-    phase(qq, w, KC_WK_GONE);
+    phase(w, KC_WK_GONE);
     if (qq->fin.stopping || qq->interrupted || !pending(qq)) return;
     if (abnormal) {
         if (qq->restarts >= qq->cap) {
@@ -482,7 +481,7 @@ static void dispatch(queue *qq)
             di->dispatched = 1;
             kc_admit_take(&qq->adm, w->devslot, di->host, di->gpu);
             kc_sup_mark(c, KC_CHILD_RUNNING);
-            phase(qq, w, KC_WK_RUNNING);
+            phase(w, KC_WK_RUNNING);
             w->cur = j;
             w->tail_n = 0;              /* a CRASH's tail: this item's lines, not earlier items' */
             w->violation[0] = 0;
@@ -507,13 +506,13 @@ static void check_timers(queue *qq)
         kc_child *c = child_of(qq, w);
         int has_item = w->phase == KC_WK_RUNNING || w->phase == KC_WK_SEALING;
         if (c->state == KC_CHILD_RUNNING && has_item && !qq->interrupted && t >= w->deadline) {
-            phase(qq, w, KC_WK_TIMED_OUT);
+            phase(w, KC_WK_TIMED_OUT);
             kc_sup_stop(&qq->sup, c, SIGTERM, KC_SUP_GRACE_MS);
             say(qq, "%s exceeded its time limit of %.6g s on worker %d; SIGTERM to its process group (SIGKILL after %d ms)\n",
                 qq->items[qq->q[w->cur].idx].name, qq->q[w->cur].limit, w->slot, KC_SUP_GRACE_MS);
         }
         if (c->state == KC_CHILD_STARTING && w->phase == KC_WK_STARTING && !qq->interrupted && t >= w->ready_by) {
-            phase(qq, w, KC_WK_LATE);
+            phase(w, KC_WK_LATE);
             kc_sup_stop(&qq->sup, c, SIGKILL, 0);
         }
     }

@@ -33,6 +33,13 @@ static void expect_once(const char *out, const char *name, const char *state)
     if (state) cr_expect_str_eq(st, state, "%s", name);
 }
 
+/* The queue never made a change of phase its table refuses (worker_phase.h). */
+static void expect_phases_kept(const kc_proc *p)
+{
+    cr_expect(!strstr(p->err, "cannot go from") && !strstr(p->out, "cannot go from"),
+              "a worker's phase change was refused:\n%s%s", p->out, p->err);
+}
+
 static const char *pass_name(int i)
 {
     static char buf[12][32];
@@ -125,6 +132,7 @@ Test(queue, crashing_workers_become_CRASH_and_every_item_is_reported_once, .time
     char sum[1024];
     kc_out_summary(p.out, sum, sizeof sum);
     cr_expect(strstr(sum, "4 crashed"), "%s", sum);
+    expect_phases_kept(&p);
     kc_proc_free(&p);
     unlink(costs);
 }
@@ -151,6 +159,7 @@ Test(queue, hanging_item_becomes_TIMEOUT_and_the_run_goes_on, .timeout = 60)
     cr_expect_eq(t.n[KC_KIND_SUITE][KC_TIMEOUT], 2);
     cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 10);
     cr_expect_lt(wall, 10, "took %.1f s", wall);
+    expect_phases_kept(&p);
     kc_proc_free(&p);
     unlink(costs);
 }
@@ -173,6 +182,7 @@ Test(queue, restarts_are_capped, .timeout = 60)
     kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_SUITE][KC_NOTRUN], 12);
     cr_expect_eq(t.n[KC_KIND_SUITE][KC_CRASH], 2);
+    expect_phases_kept(&p);
     kc_proc_free(&p);
     unlink(costs);
 }
@@ -327,6 +337,7 @@ Test(queue, sigint_reaches_every_worker, .timeout = 30)
     cr_expect(strstr(l.out, "not run: interrupted by SIGINT while running on worker"), "%s", l.out);
     cr_expect(strstr(l.out, "kcontract-fixture: interrupted by SIGINT: 0 of 3 items finished, 3 not run"), "%s", l.out);
     cr_expect(strstr(l.out, "\nTALLY v=3 "), "%s", l.out);
+    cr_expect(!strstr(l.out, "cannot go from"), "a worker's phase change was refused:\n%s", l.out);
     close(l.fd);
     unlink(costs);
 }
@@ -366,6 +377,7 @@ Test(queue, lost_context_replaces_the_worker_and_loses_nothing, .timeout = 60)
     kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 12);
     cr_expect_eq(t.items, 12);
+    expect_phases_kept(&p);
     kc_proc_free(&p);
     unlink(costs);
 }
@@ -390,6 +402,7 @@ Test(queue, worker_that_dies_before_it_is_ready_costs_no_item, .timeout = 60)
               "%s", p.out);
     cr_expect(!strstr(p.out, "CRASH "), "no item was handed out, so none crashed:\n%s", p.out);
     for (int i = 0; i < 10; i++) expect_once(p.out, pass_name(i), "NOTRUN");
+    expect_phases_kept(&p);
     kc_proc_free(&p);
     unlink(costs);
 }

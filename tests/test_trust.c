@@ -122,6 +122,8 @@ Test(trust, a_pass_forged_on_the_result_pipe_is_a_protocol_violation, .timeout =
         cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 1, "%s", p.out);
         cr_expect_eq(t.n[KC_KIND_SUITE][KC_FAIL], 0, "%s", p.out);
         cr_expect(strstr(p.out, "protocol violated: a result line without its item's nonce"), "%s", p.out);
+        cr_expect(!strstr(p.err, "cannot go from") && !strstr(p.out, "cannot go from"),
+                  "a worker's phase change was refused (worker_phase.h):\n%s%s", p.out, p.err);
         kc_proc_free(&p);
     }
     unlink(costs);

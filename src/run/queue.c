@@ -1,9 +1,10 @@
 /* queue.c — owns the --jobs N work queue's parent (worker.h has the worker
  * and the protocol): the order of the items (costs.h), N long-lived workers
  * (started, watched, stopped and reaped by the supervisor, supervisor.c),
- * handing out one item at a time to a ready worker within the memory
- * admission (a worker's next item of the contract its last one had, when
- * one is pending: its inputs are already on that worker's GPU), the time limit of each item (SIGTERM to the worker's group,
+ * handing out one item at a time to a ready worker as the dispatch policy
+ * says (dispatch.h: memory admission, the worker's last contract, sanitizer
+ * sessions), each worker's phase (worker_phase.h), the time limit of each
+ * item (SIGTERM to the worker's group,
  * SIGKILL after the grace), a dead worker's item turned into CRASH or
  * TIMEOUT with its last lines, what it left behind and its true duration,
  * and a fresh worker in its place (capped), --fail-fast, SIGINT/SIGTERM, the
@@ -14,6 +15,7 @@
 #include "item_run.h"
 #include "supervisor.h"
 #include "worker.h"
+#include "worker_phase.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +30,7 @@
 
 #include "build_id.h"
 #include "costs.h"
+#include "dispatch.h"
 #include "filter.h"
 #include "finish.h"
 #include "jobs.h"
@@ -39,6 +42,7 @@
 #include "parallel.h"
 #include "proctree.h"
 #include "progress.h"
+#include "queue_header.h"
 #include "record.h"
 #include "report.h"
 #include "report_summary.h"
@@ -52,12 +56,13 @@
 
 static double now_s(void) { return kc_sup_now(); }
 
+/* A selected item: what the queue keeps of it beside what the dispatch
+ * policy reads (kc_dispatch_item, the same index in queue.di). */
 typedef struct qitem {
     int idx;                    /* into items */
-    double cost, limit;
+    double limit;
     int recorded;               /* cost from the table (else an estimate) */
-    size_t host, gpu;           /* its memory plan */
-    int dispatched, reported;
+    int reported;
 } qitem;
 
 /* A worker slot: the supervisor's child of the same index, and what the
@@ -68,15 +73,11 @@ typedef struct wk {
     int cur;                    /* the qitem it runs, -1 none */
     double t_start, deadline;   /* the item's start and time limit */
     double ready_by;            /* STARTING: it must say it is ready by then */
-    int ready;                  /* it said so (KC_RESULT_READY) */
-    int timed_out, late;        /* its item ran out of time; it was not ready in time */
-    int lost;                   /* it must be replaced (KC_LOST_*, worker.h): it exits by itself */
+    kc_worker_phase phase;      /* where it is in the protocol (worker_phase.h) */
+    int lost;                   /* RETIRING: why (KC_LOST_*, worker.h) */
     int spawned;
-    const kc_contract *last;    /* the contract of its last item: its inputs are on the worker's GPU (inputs.h) */
-    int sessions;               /* it ran an item that runs compute-sanitizer: its sessions live (sanitize_session.h) */
-    char nonce[KC_NONCE_LEN + 1]; /* its item's nonce, sent once it said the item is over (worker.h) */
-    int sealing;                /* the nonce was sent: the next line is the sealed result */
-    char violation[256];        /* the result protocol was broken while its item ran: the item is CRASH with this */
+    char nonce[KC_NONCE_LEN + 1]; /* SEALING: its item's nonce, sent once it said the item is over (worker.h) */
+    char violation[256];        /* VIOLATED while its item ran: the item is CRASH with this */
     char tail[KC_QUEUE_TAIL_LINES][256];
     int tail_n;
 } wk;
@@ -88,6 +89,9 @@ typedef struct queue {
     int nq;
     wk *w;
     int nw;
+    kc_dispatch_item *di;       /* [nq]: each item as the dispatch policy sees it (dispatch.h) */
+    kc_dispatch_worker *dw;     /* [nw]: each worker as it sees it: its last contract, its sessions */
+    kc_dispatch dp;             /* the policy's view of both */
     kc_sup sup;
     kc_devinfo *d;
     kc_admit adm;
@@ -133,6 +137,15 @@ static void tail_add(wk *w, const char *line)
 
 static kc_child *child_of(queue *qq, const wk *w) { return &qq->sup.c[w->slot]; }
 
+/* w goes to phase `to` (worker_phase.h); a change the diagram does not allow
+ * is the queue's bug: said, and the phase is kept. */
+static void phase(wk *w, kc_worker_phase to)
+{
+    if (kc_worker_phase_set(&w->phase, to))
+        kc_say(stderr, "internal error: worker %d cannot go from %s to %s (worker_phase.h)\n", w->slot,
+               kc_worker_phase_name(w->phase), kc_worker_phase_name(to));
+}
+
 static int spawn_worker(queue *qq, wk *w)
 {
     /* N workers share the host's CPUs: each gets its share, or --threads
@@ -149,9 +162,10 @@ static int spawn_worker(queue *qq, wk *w)
         return -1;
     }
     w->cur = -1;
-    w->ready = w->timed_out = w->lost = w->late = 0;
+    phase(w, KC_WK_STARTING);
+    w->lost = 0;
     w->tail_n = 0;
-    w->sessions = 0;
+    qq->dw[w->slot].sessions = 0;
     w->spawned++;
     w->ready_by = now_s() + KC_QUEUE_START_S;
     if (qq->sampler) kc_gpu_sampler_watch(child_of(qq, w)->pid, w->device);
@@ -182,7 +196,8 @@ static void finish_item(queue *qq, qitem *qi, kc_item_result *r, const wk *w, do
 
 static void release(queue *qq, wk *w, qitem *qi)
 {
-    kc_admit_release(&qq->adm, w->devslot, qi->host, qi->gpu);
+    const kc_dispatch_item *di = &qq->di[qi - qq->q];
+    kc_admit_release(&qq->adm, w->devslot, di->host, di->gpu);
     w->cur = -1;
 }
 
@@ -205,9 +220,9 @@ static void protocol_violated(queue *qq, wk *w, kc_child *c, const char *line, c
 {
     char shown[96];
     kc_result_shown(line, shown, sizeof shown);
+    phase(w, KC_WK_VIOLATED);
     if (w->cur >= 0) {
-        if (!w->violation[0])
-            snprintf(w->violation, sizeof w->violation, "protocol violated: a result line %s ('%s')", why, shown);
+        snprintf(w->violation, sizeof w->violation, "protocol violated: a result line %s ('%s')", why, shown);
     } else {
         qq->violated = 1;
         say(qq, "worker %d (pid %ld): protocol violated: a result line %s ('%s'); stopping it; the run "
@@ -220,14 +235,16 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
 {
     kc_item_result r;
     char err[256], name[192];
-    if (!w->ready && strcmp(line, KC_RESULT_READY) == 0) {    /* also after its exit: its pipe is read after */
-        w->ready = 1;
+    if (w->phase == KC_WK_STARTING && strcmp(line, KC_RESULT_READY) == 0) {   /* also after its exit: its pipe is read after */
+        phase(w, KC_WK_IDLE);
         if (c->state == KC_CHILD_STARTING) kc_sup_mark(c, KC_CHILD_IDLE);
         return;
     }
-    if (w->violation[0]) return;    /* after a violation nothing it says counts: its end settles the item */
+    /* Stopped (a violation, its time limit, not ready in time): nothing it
+     * says counts any more; its end settles its item (settle_item). */
+    if (w->phase == KC_WK_VIOLATED || w->phase == KC_WK_TIMED_OUT || w->phase == KC_WK_LATE) return;
     size_t dn = strlen(KC_RESULT_DONE);
-    if (!w->sealing && w->cur >= 0 && strncmp(line, KC_RESULT_DONE, dn) == 0 && line[dn] == '\t' &&
+    if (w->phase == KC_WK_RUNNING && strncmp(line, KC_RESULT_DONE, dn) == 0 && line[dn] == '\t' &&
         strcmp(line + dn + 1, qq->items[qq->q[w->cur].idx].name) == 0) {
         char ans[KC_NONCE_LEN + 2];
         if (kc_result_nonce(w->nonce)) {        /* no randomness: the item's result cannot be taken */
@@ -235,11 +252,11 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
             return;
         }
         snprintf(ans, sizeof ans, "%s\n", w->nonce);
-        w->sealing = 1;
+        phase(w, KC_WK_SEALING);
         if (kc_sup_write(c, ans, strlen(ans))) kc_sup_close_stdin(c);   /* dying: its end settles the item */
         return;
     }
-    const char *body = kc_result_unseal(line, w->cur >= 0 && w->sealing ? w->nonce : NULL);
+    const char *body = kc_result_unseal(line, w->phase == KC_WK_SEALING ? w->nonce : NULL);
     err[0] = 0;
     if (!body || kc_result_parse(body, name, sizeof name, &r, err, sizeof err) || w->cur < 0 ||
         strcmp(name, qq->items[qq->q[w->cur].idx].name) != 0) {
@@ -256,8 +273,11 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
     kc_sup_mark(c, KC_CHILD_IDLE);
     kc_progress_busy(busy_count(qq));
     if (r.context_lost) {       /* it exits by itself; a fresh worker follows */
+        phase(w, KC_WK_RETIRING);
         w->lost = r.context_lost;
         kc_sup_close_stdin(c);
+    } else {
+        phase(w, KC_WK_IDLE);
     }
 }
 
@@ -314,12 +334,7 @@ static void on_line(void *ctx, kc_sup *s, kc_child *c, int stream, const char *l
 
 /* ---- life and death ---- */
 
-static int pending(const queue *qq)
-{
-    int n = 0;
-    for (int i = 0; i < qq->nq; i++) n += !qq->q[i].dispatched;
-    return n;
-}
+static int pending(const queue *qq) { return kc_dispatch_pending(&qq->dp); }
 
 /* The item a dead worker was running: CRASH, TIMEOUT, or NOTRUN when the
  * run was interrupted; its end is the worker's exit, not the end of its pipes. */
@@ -343,11 +358,11 @@ static void settle_item(queue *qq, wk *w, const kc_child *c, const char *how)
         snprintf(r.msg, sizeof r.msg, "not run: interrupted by %s while running on worker %d (pid %ld, %s)%s",
                  kc_signal_name(qq->interrupted, sb, sizeof sb), w->slot, (long)c->pid, how, leak);
         tail[0] = 0;
-    } else if (w->violation[0]) {
+    } else if (w->phase == KC_WK_VIOLATED) {
         r.state = KC_CRASH;
         snprintf(r.msg, sizeof r.msg, "%s; worker %d (pid %ld) was stopped and %s%s%s", w->violation, w->slot,
                  (long)c->pid, how, leak, lines);
-    } else if (w->timed_out) {
+    } else if (w->phase == KC_WK_TIMED_OUT) {
         r.state = KC_TIMEOUT;
         snprintf(r.msg, sizeof r.msg, "exceeded its time limit of %.6g s; worker %d (pid %ld) got SIGTERM%s and was %s%s%s",
                  qi->limit, w->slot, (long)c->pid, c->killed ? ", then SIGKILL after the grace" : "", how, leak, lines);
@@ -386,6 +401,7 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
     wk *w = &qq->w[c->slot];
     char how[128];
     end_orphans(qq, s, c);
+    qq->dw[c->slot].sessions = 0;   /* its sessions ended with it (a fresh worker starts its own) */
     kc_sup_describe_status(c->wstatus, how, sizeof how);
     if (qq->sampler) kc_gpu_sampler_unwatch(c->pid);
     int abnormal = !(WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == 0);
@@ -394,11 +410,11 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
     if (w->cur >= 0) {
         settle_item(qq, w, c, how);
         abnormal = 1;
-    } else if (w->late) {
+    } else if (w->phase == KC_WK_LATE) {
         say(qq, "worker %d (pid %ld) did not say it was ready within %d s and was %s\n", w->slot, (long)c->pid,
             KC_QUEUE_START_S, how);
         abnormal = 1;
-    } else if (!w->ready && !qq->interrupted) {
+    } else if (w->phase == KC_WK_STARTING && !qq->interrupted) {
         say(qq, "worker %d (pid %ld) %s before it was ready%s%s\n", w->slot, (long)c->pid, how,
             c->leak[0] ? "; it left processes behind: " : "", c->leak);
         abnormal = 1;
@@ -410,6 +426,7 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
     } else if (abnormal && !qq->interrupted && !c->killed) {
         say(qq, "worker %d (pid %ld) %s between items\n", w->slot, (long)c->pid, how);
     }
+    phase(w, KC_WK_GONE);
     if (qq->fin.stopping || qq->interrupted || !pending(qq)) return;
     if (abnormal) {
         if (qq->restarts >= qq->cap) {
@@ -436,108 +453,17 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
 
 /* ---- handing out items ---- */
 
-/* What a worker takes first (wants): any item, items that run
- * compute-sanitizer, the others, or none (it waits); and, among the
- * sanitizer's items, the controls planted for it (next_item). */
-enum { WANT_ANY, WANT_SANITIZER, WANT_OTHER, WANT_NONE, WANT_SANITIZER_CONTROL };
-
-/* Whether item `it` is of kind `want`. */
-static int is_wanted(const kc_item *it, int want)
-{
-    switch (want) {
-    case WANT_SANITIZER: return kc_item_runs_sanitizer(it);
-    case WANT_OTHER: return !kc_item_runs_sanitizer(it);
-    case WANT_SANITIZER_CONTROL: return it->kind == KC_KIND_CONTROL && kc_item_runs_sanitizer(it);
-    case WANT_NONE: return 0;
-    default: return 1;
-    }
-}
-
-/* The next item of kind `want` (wants) for worker w in the queue's order,
- * preferring one of the contract its last item had. -1 when none fits the
- * memory left. */
-static int next_of_kind(queue *qq, const wk *w, int want, int *alone)
-{
-    int first = -1, first_alone = 0;
-    for (int j = 0; j < qq->nq; j++) {
-        qitem *qi = &qq->q[j];
-        int a;
-        if (qi->dispatched) continue;
-        if (!is_wanted(&qq->items[qi->idx], want)) continue;
-        if (!kc_admit_check(&qq->adm, w->devslot, qi->host, qi->gpu, &a)) continue;
-        if (w->last && qq->items[qi->idx].contract == w->last) {
-            *alone = a;
-            return j;
-        }
-        if (first < 0) {
-            first = j;
-            first_alone = a;
-        }
-        if (!w->last) break;
-    }
-    *alone = first_alone;
-    return first;
-}
-
-/* Which items worker w takes first: WANT_SANITIZER (items that run
- * compute-sanitizer), WANT_OTHER, WANT_ANY, or WANT_NONE (only the
- * sanitizer's items are left, and too few to start sessions for). Each
- * worker that runs one starts four compute-sanitizer sessions, each a CUDA
- * context under its tool, and those starts slow every process on the GPU (H200, run 9: with
- * every worker starting them, the other items took 363 item-seconds against
- * 206 without). So workers that hold sessions take the sanitizer's items,
- * and another worker joins them only while their share of what is left (the
- * cost table's seconds) exceeds both the other workers' share and a
- * session start (KC_QUEUE_SESSIONS_START_S). */
-static int wants(const queue *qq, const wk *w)
-{
-    double san = 0, other = 0;
-    for (int j = 0; j < qq->nq; j++)
-        if (!qq->q[j].dispatched) *(kc_item_runs_sanitizer(&qq->items[qq->q[j].idx]) ? &san : &other) += qq->q[j].cost;
-    if (san <= 0 || !kc_san_sessions_on()) return WANT_ANY;     /* no sessions: nothing to keep together */
-    if (w->sessions) return WANT_SANITIZER;
-    int holders = 0;
-    for (int i = 0; i < qq->nw; i++) holders += qq->w[i].sessions && qq->sup.c[i].state != KC_CHILD_GONE;
-    if (holders == 0) return WANT_SANITIZER;
-    double theirs = san / holders, ours = holders < qq->nw ? other / (qq->nw - holders) : 0;
-    if (theirs > ours && theirs > KC_QUEUE_SESSIONS_START_S) return WANT_SANITIZER;
-    return other > 0 ? WANT_OTHER : WANT_NONE;
-}
-
-/* The next item for worker w: of the kind it wants first (wants), else any;
- * in the queue's order, preferring one of the contract its last item had (a
- * contract's controls run on the kernel item's case seeds, so they find its
- * inputs already made on that worker's GPU: inputs.h). A worker that wants
- * the sanitizer's items takes the controls planted for it first: each ends
- * a session with its error, which a session's first window decides at once
- * (sanitize_session.h), where after items the session called clean it takes
- * a second run, alone (H200, run 10: 8.5-9.5 s against 2-4 s back to back).
- * -1 when nothing pending fits the memory left. */
-static int next_item(queue *qq, const wk *w, int *alone)
-{
-    if (qq->serial) {       /* the selection's order, no preference: as a one-process run goes */
-        *alone = 0;
-        for (int j = 0; j < qq->nq; j++)
-            if (!qq->q[j].dispatched) return j;
-        return -1;
-    }
-    int want = wants(qq, w);
-    if (want == WANT_NONE) return -1;
-    int j = want == WANT_SANITIZER ? next_of_kind(qq, w, WANT_SANITIZER_CONTROL, alone) : -1;
-    if (j < 0) j = next_of_kind(qq, w, want, alone);
-    return j >= 0 || want == WANT_ANY ? j : next_of_kind(qq, w, WANT_ANY, alone);
-}
-
 static void dispatch(queue *qq)
 {
     if (qq->fin.stopping || qq->interrupted) return;
     for (int i = 0; i < qq->nw; i++) {
         wk *w = &qq->w[i];
         kc_child *c = child_of(qq, w);
-        if (c->state != KC_CHILD_IDLE || w->lost || c->in < 0) continue;
-        int alone, j = next_item(qq, w, &alone);
+        if (w->phase != KC_WK_IDLE || c->state != KC_CHILD_IDLE || c->in < 0) continue;
+        int alone, j = kc_dispatch_next(&qq->dp, w->slot, &alone);
         if (j >= 0) {
             qitem *qi = &qq->q[j];
+            kc_dispatch_item *di = &qq->di[j];
             const kc_item *it = &qq->items[qi->idx];
             char line[256];
             int len = snprintf(line, sizeof line, "%s\n", it->name);
@@ -548,21 +474,21 @@ static void dispatch(queue *qq)
             }
             if (alone) {
                 char h[32], g[32];
-                kc_bytes_str(qi->host, h, sizeof h);
-                kc_bytes_str(qi->gpu, g, sizeof g);
+                kc_bytes_str(di->host, h, sizeof h);
+                kc_bytes_str(di->gpu, g, sizeof g);
                 say(qq, "%s needs host %s and GPU %s, more than the memory left for items beside the workers' overheads; it runs alone\n",
                     it->name, h, g);
             }
-            qi->dispatched = 1;
-            kc_admit_take(&qq->adm, w->devslot, qi->host, qi->gpu);
+            di->dispatched = 1;
+            kc_admit_take(&qq->adm, w->devslot, di->host, di->gpu);
             kc_sup_mark(c, KC_CHILD_RUNNING);
+            phase(w, KC_WK_RUNNING);
             w->cur = j;
             w->tail_n = 0;              /* a CRASH's tail: this item's lines, not earlier items' */
             w->violation[0] = 0;
-            w->sealing = 0;
             w->nonce[0] = 0;
-            w->last = it->contract;
-            w->sessions |= kc_item_runs_sanitizer(it);
+            qq->dw[w->slot].last = it->contract;
+            qq->dw[w->slot].sessions |= di->sanitizer;
             w->t_start = t;
             w->deadline = w->t_start + qi->limit;
             if (qq->sampler) kc_gpu_sampler_take_peak(c->pid);
@@ -579,14 +505,15 @@ static void check_timers(queue *qq)
     for (int i = 0; i < qq->nw; i++) {
         wk *w = &qq->w[i];
         kc_child *c = child_of(qq, w);
-        if (c->state == KC_CHILD_RUNNING && w->cur >= 0 && !w->timed_out && !qq->interrupted && t >= w->deadline) {
-            w->timed_out = 1;
+        int has_item = w->phase == KC_WK_RUNNING || w->phase == KC_WK_SEALING;
+        if (c->state == KC_CHILD_RUNNING && has_item && !qq->interrupted && t >= w->deadline) {
+            phase(w, KC_WK_TIMED_OUT);
             kc_sup_stop(&qq->sup, c, SIGTERM, KC_SUP_GRACE_MS);
             say(qq, "%s exceeded its time limit of %.6g s on worker %d; SIGTERM to its process group (SIGKILL after %d ms)\n",
                 qq->items[qq->q[w->cur].idx].name, qq->q[w->cur].limit, w->slot, KC_SUP_GRACE_MS);
         }
-        if (c->state == KC_CHILD_STARTING && !qq->interrupted && t >= w->ready_by) {
-            w->late = 1;
+        if (c->state == KC_CHILD_STARTING && w->phase == KC_WK_STARTING && !qq->interrupted && t >= w->ready_by) {
+            phase(w, KC_WK_LATE);
             kc_sup_stop(&qq->sup, c, SIGKILL, 0);
         }
     }
@@ -599,8 +526,9 @@ static double next_deadline(const queue *qq)
     for (int i = 0; i < qq->nw; i++) {
         const wk *w = &qq->w[i];
         const kc_child *c = &qq->sup.c[i];
-        double x = c->state == KC_CHILD_RUNNING && !w->timed_out ? w->deadline
-                 : c->state == KC_CHILD_STARTING ? w->ready_by : 0;
+        double x = c->state == KC_CHILD_RUNNING && (w->phase == KC_WK_RUNNING || w->phase == KC_WK_SEALING)
+                 ? w->deadline
+                 : c->state == KC_CHILD_STARTING && w->phase == KC_WK_STARTING ? w->ready_by : 0;
         if (x > 0 && (d <= 0 || x < d)) d = x;
     }
     return d;
@@ -656,39 +584,6 @@ static void not_run(queue *qq)
         double t = now_s();
         finish_item(qq, qi, &r, NULL, t, t, -1, 1, NULL);
     }
-}
-
-/* A serial or --shard K/N run's header, as the one-process runner wrote it. */
-static void serial_header(queue *qq, int ns, int nf, int gpu_items)
-{
-    const kc_opts *o = qq->o;
-    const kc_devinfo *d = qq->d;
-    if (o->sharded)
-        kc_say(stdout, "shard %d/%d: %d of %d selected item%s, seed %llu", o->shard_k, o->shard_n, ns, nf,
-               nf == 1 ? "" : "s", (unsigned long long)o->seed);
-    else
-        kc_say(stdout, "%d item%s selected, seed %llu", ns, ns == 1 ? "" : "s", (unsigned long long)o->seed);
-    if (d->ndevs) {
-        printf(", device %d: %s (compute capability %d.%d, %d SMs, driver %d.%d)\n", d->dev[0].ordinal, d->dev[0].name,
-               d->dev[0].cc_major, d->dev[0].cc_minor, d->dev[0].sm_count, d->driver_version / 1000,
-               d->driver_version % 1000 / 10);
-        snprintf(qq->t.device, sizeof qq->t.device, "%.127s", d->dev[0].name);
-        qq->t.cc_major = d->dev[0].cc_major;
-        qq->t.cc_minor = d->dev[0].cc_minor;
-        qq->t.sm_count = d->dev[0].sm_count;
-    } else {
-        printf("\n");
-        snprintf(qq->t.device, sizeof qq->t.device, "none");
-    }
-    if (o->sharded && ns == 0)
-        kc_say(stdout, "shard %d/%d is empty (the filter selects %d item%s; item i goes to shard i %% %d)\n",
-               o->shard_k, o->shard_n, nf, nf == 1 ? "" : "s", o->shard_n);
-    kc_rerun_failed_none(o, nf, stdout);
-    if (gpu_items && !d->ndevs)
-        kc_say(stdout, "no GPU: %s; the %d GPU item%s will be SKIP%s\n", d->why, gpu_items, gpu_items == 1 ? "" : "s",
-               ns > gpu_items ? " and host-only suites still run" : "");
-    if (o->timeout_s > 0) kc_say(stdout, "time limit %.6g s per item (--timeout)\n", o->timeout_s);
-    fflush(stdout);
 }
 
 static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
@@ -753,7 +648,8 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     }
     if (!qq->serial) kc_queue_order(&qq->costs, items, sel, ns);   /* serial: the selection's order */
     qq->q = calloc((size_t)(ns ? ns : 1), sizeof *qq->q);
-    if (!qq->q) {
+    qq->di = calloc((size_t)(ns ? ns : 1), sizeof *qq->di);
+    if (!qq->q || !qq->di) {
         free(sel);
         return 4;
     }
@@ -762,62 +658,38 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     size_t hmax = 0, gmax = 0;
     for (int i = 0; i < ns; i++) {
         qitem *qi = &qq->q[i];
+        kc_dispatch_item *di = &qq->di[i];
+        const kc_item *it = &items[sel[i]];
         qi->idx = sel[i];
-        qi->cost = kc_item_cost(&qq->costs, &items[sel[i]], &qi->recorded);
-        qi->limit = kc_item_time_limit(&items[sel[i]], &qq->costs, o->timeout_s);
-        kc_item_memory(&items[sel[i]], d->ndevs > 0, o->reference, &qi->host, &qi->gpu);
+        qi->limit = kc_item_time_limit(it, &qq->costs, o->timeout_s);
+        di->contract = it->contract;
+        di->sanitizer = kc_item_runs_sanitizer(it);
+        di->sanitizer_control = di->sanitizer && it->kind == KC_KIND_CONTROL;
+        di->cost = kc_item_cost(&qq->costs, it, &qi->recorded);
+        kc_item_memory(it, d->ndevs > 0, o->reference, &di->host, &di->gpu);
         recorded += qi->recorded;
-        total += qi->recorded ? qi->cost : 0;
-        if (qi->host > hmax) hmax = qi->host;
-        if (qi->gpu > gmax) gmax = qi->gpu;
+        total += qi->recorded ? di->cost : 0;
+        if (di->host > hmax) hmax = di->host;
+        if (di->gpu > gmax) gmax = di->gpu;
     }
     qq->nq = ns;
+    qq->dp.items = qq->di;
+    qq->dp.nitems = ns;
+    qq->dp.adm = &qq->adm;
+    qq->dp.serial = qq->serial;
+    qq->dp.sessions_on = kc_san_sessions_on();
+    qq->dp.session_start_s = KC_QUEUE_SESSIONS_START_S;
     free(sel);
+    kc_queue_head head = { .selected = ns, .filtered = nf, .gpu_items = gpu_items, .workers = qq->nw,
+                           .costs_found = found, .recorded = recorded, .host_max = hmax, .gpu_max = gmax,
+                           .mem_avail = avail };
     if (qq->serial) {
-        serial_header(qq, ns, nf, gpu_items);
+        kc_queue_serial_header(o, d, &head, &qq->t);
         kc_progress_start(ns, 0, 1, 1);
         if (total > 0) kc_progress_expect(total);
         return 0;
     }
-    /* The header. */
-    if (o->sharded)
-        kc_say(stdout, "shard %d/%d: %d of %d selected item%s, seed %llu; --jobs %d: a work queue of %d worker%s",
-               o->shard_k, o->shard_n, ns, nf, nf == 1 ? "" : "s", (unsigned long long)o->seed, o->jobs, qq->nw,
-               qq->nw == 1 ? "" : "s");
-    else
-        kc_say(stdout, "%d item%s selected, seed %llu; --jobs %d: a work queue of %d worker%s", ns, ns == 1 ? "" : "s",
-               (unsigned long long)o->seed, o->jobs, qq->nw, qq->nw == 1 ? "" : "s");
-    if (found)
-        printf(", failed last time first, then longest first (costs %s: %d of %d recorded%s)\n", o->costs, recorded, ns,
-               recorded < ns ? ", the rest estimated" : "");
-    else
-        printf(", longest first by estimate (costs %s: none yet)\n", o->costs);
-    kc_rerun_failed_none(o, nf, stdout);
-    if (d->ndevs) {
-        kc_say(stdout, "workers go round robin on device%s", d->ndevs == 1 ? "" : "s");
-        for (int j = 0; j < d->ndevs; j++) printf("%s %d", j ? "," : "", d->dev[j].ordinal);
-        printf(": %s (compute capability %d.%d, %d SMs)\n", d->dev[0].name, d->dev[0].cc_major, d->dev[0].cc_minor,
-               d->dev[0].sm_count);
-        snprintf(qq->t.device, sizeof qq->t.device, "%.127s", d->dev[0].name);
-        qq->t.cc_major = d->dev[0].cc_major;
-        qq->t.cc_minor = d->dev[0].cc_minor;
-        qq->t.sm_count = d->dev[0].sm_count;
-    } else {
-        if (gpu_items) kc_say(stdout, "no GPU: %s; GPU items will be SKIP\n", d->why);
-        snprintf(qq->t.device, sizeof qq->t.device, "none");
-    }
-    char hs[32], gs[32], av[32];
-    kc_bytes_str(hmax, hs, sizeof hs);
-    kc_bytes_str(gmax, gs, sizeof gs);
-    kc_bytes_str(avail, av, sizeof av);
-    char wg[48] = "";
-    if (d->ndevs) snprintf(wg, sizeof wg, " + %zu MiB GPU", (size_t)KC_PLAN_GPU_PER_PROCESS >> 20);
-    if (qq->nq)     /* with nothing to run, nothing to admit */
-        kc_say(stdout, "memory: each worker %zu MiB host%s; items are admitted while the running ones fit (largest item that runs here: host %s, GPU %s; MemAvailable %s)\n",
-           (size_t)KC_PLAN_HOST_OVERHEAD >> 20, wg, hs, gs,
-           avail == SIZE_MAX ? "unknown" : av);
-    if (o->timeout_s > 0) kc_say(stdout, "time limit %.6g s per item (--timeout)\n", o->timeout_s);
-    fflush(stdout);
+    kc_queue_header(o, d, &head, &qq->t);
     kc_progress_start(ns, 0, qq->nw, 1);
     if (total > 0) kc_progress_expect(total);
     return 0;
@@ -845,8 +717,11 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
     qq.cap = o->max_restarts >= 0 ? o->max_restarts : KC_QUEUE_RESTART_CAP(qq.nw);
     qq.rec.workers = qq.nw;
     qq.w = calloc((size_t)(qq.nw ? qq.nw : 1), sizeof *qq.w);
+    qq.dw = calloc((size_t)(qq.nw ? qq.nw : 1), sizeof *qq.dw);
+    qq.dp.workers = qq.dw;
+    qq.dp.nworkers = qq.nw;
     kc_proc_adopt_orphans();    /* what a dead worker leaves running becomes ours, to end (end_orphans) */
-    if (!qq.w || kc_sup_init(&qq.sup, qq.nw, &QUEUE_OPS, &qq, 1) < 0) {
+    if (!qq.w || !qq.dw || kc_sup_init(&qq.sup, qq.nw, &QUEUE_OPS, &qq, 1) < 0) {
         kc_say(stderr, "cannot set up the workers: %s\n", strerror(errno));
         rc = 4;
         goto out;
@@ -858,6 +733,7 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
         w->slot = k;
         w->cur = -1;
         w->devslot = qq.d->ndevs ? kc_shard_device_slot(k, qq.d->ndevs) : -1;
+        qq.dw[k].devslot = w->devslot;
         w->device = qq.d->ndevs ? qq.d->dev[w->devslot].ordinal : 0;
     }
     for (int k = 0; k < qq.nw; k++)
@@ -885,7 +761,9 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
 out:
     if (sup) kc_sup_free(&qq.sup);
     free(qq.w);
+    free(qq.dw);
     free(qq.q);
+    free(qq.di);
     free(qq.d);
     kc_costs_free(&qq.costs);
     kc_records_free(&qq.rec);

@@ -1,0 +1,77 @@
+/* dispatch.c — owns the work queue's dispatch policy (dispatch.h): which
+ * pending item a ready worker takes next. Pure: it reads the queue's figures
+ * and the memory admission (costs.h), and changes nothing. */
+#include "dispatch.h"
+
+int kc_dispatch_pending(const kc_dispatch *d)
+{
+    int n = 0;
+    for (int i = 0; i < d->nitems; i++) n += !d->items[i].dispatched;
+    return n;
+}
+
+/* Whether item `it` is of kind `want`. */
+static int is_wanted(const kc_dispatch_item *it, kc_want want)
+{
+    switch (want) {
+    case KC_WANT_SANITIZER: return it->sanitizer;
+    case KC_WANT_OTHER: return !it->sanitizer;
+    case KC_WANT_SANITIZER_CONTROL: return it->sanitizer_control;
+    case KC_WANT_NONE: return 0;
+    default: return 1;
+    }
+}
+
+int kc_dispatch_next_of_kind(const kc_dispatch *d, int w, kc_want want, int *alone)
+{
+    const kc_dispatch_worker *wk = &d->workers[w];
+    int first = -1, first_alone = 0;
+    for (int j = 0; j < d->nitems; j++) {
+        const kc_dispatch_item *qi = &d->items[j];
+        int a;
+        if (qi->dispatched) continue;
+        if (!is_wanted(qi, want)) continue;
+        if (!kc_admit_check(d->adm, wk->devslot, qi->host, qi->gpu, &a)) continue;
+        if (wk->last && qi->contract == wk->last) {
+            *alone = a;
+            return j;
+        }
+        if (first < 0) {
+            first = j;
+            first_alone = a;
+        }
+        if (!wk->last) break;
+    }
+    *alone = first_alone;
+    return first;
+}
+
+kc_want kc_dispatch_wants(const kc_dispatch *d, int w)
+{
+    double san = 0, other = 0;
+    for (int j = 0; j < d->nitems; j++)
+        if (!d->items[j].dispatched) *(d->items[j].sanitizer ? &san : &other) += d->items[j].cost;
+    if (san <= 0 || !d->sessions_on) return KC_WANT_ANY;     /* no sessions: nothing to keep together */
+    if (d->workers[w].sessions) return KC_WANT_SANITIZER;
+    int holders = 0;
+    for (int i = 0; i < d->nworkers; i++) holders += d->workers[i].sessions != 0;
+    if (holders == 0) return KC_WANT_SANITIZER;
+    double theirs = san / holders, ours = holders < d->nworkers ? other / (d->nworkers - holders) : 0;
+    if (theirs > ours && theirs > d->session_start_s) return KC_WANT_SANITIZER;
+    return other > 0 ? KC_WANT_OTHER : KC_WANT_NONE;
+}
+
+int kc_dispatch_next(const kc_dispatch *d, int w, int *alone)
+{
+    if (d->serial) {        /* the selection's order, no preference: as a one-process run goes */
+        *alone = 0;
+        for (int j = 0; j < d->nitems; j++)
+            if (!d->items[j].dispatched) return j;
+        return -1;
+    }
+    kc_want want = kc_dispatch_wants(d, w);
+    if (want == KC_WANT_NONE) return -1;
+    int j = want == KC_WANT_SANITIZER ? kc_dispatch_next_of_kind(d, w, KC_WANT_SANITIZER_CONTROL, alone) : -1;
+    if (j < 0) j = kc_dispatch_next_of_kind(d, w, want, alone);
+    return j >= 0 || want == KC_WANT_ANY ? j : kc_dispatch_next_of_kind(d, w, KC_WANT_ANY, alone);
+}

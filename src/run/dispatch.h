@@ -1,0 +1,90 @@
+/* dispatch.h — the work queue's dispatch policy: which pending item a ready
+ * worker takes next (docs/parallel-runs.md). Pure: no processes, no I/O, no
+ * clock, no environment; the queue (queue.c) keeps the figures below up to
+ * date and asks. Its rules, each tested in tests/test_dispatch.c:
+ *   - a serial run takes the items in the selection's order, nothing else;
+ *   - an item is taken only while it fits the memory admission (kc_admit,
+ *     costs.h), or alone once nothing else runs when it never fits;
+ *   - a worker prefers the next item of the contract its last item had (its
+ *     inputs are already on that worker's GPU, inputs.h), else the first in
+ *     the queue's order (costs.h, kc_queue_order);
+ *   - items that run compute-sanitizer are kept on the workers that hold
+ *     sessions (kc_dispatch_wants), and such a worker takes the controls
+ *     planted for the sanitizer first. */
+#ifndef KC_DISPATCH_H
+#define KC_DISPATCH_H
+#include <stddef.h>
+
+#include "costs.h"
+#include "item.h"
+
+/* One selected item as the policy sees it, in the queue's order. */
+typedef struct kc_dispatch_item {
+    const kc_contract *contract;    /* its contract (NULL for a suite): the worker's-last preference */
+    int sanitizer;                  /* it runs compute-sanitizer (kc_item_runs_sanitizer, item_run.h) */
+    int sanitizer_control;          /* ... and is a control planted for the sanitizer */
+    double cost;                    /* seconds, recorded or estimated (kc_item_cost) */
+    size_t host, gpu;               /* its memory plan in bytes (kc_item_memory) */
+    int dispatched;                 /* handed out (or settled without running) */
+} kc_dispatch_item;
+
+/* One worker slot as the policy sees it. */
+typedef struct kc_dispatch_worker {
+    int devslot;                    /* its device's slot in the admission; -1: no GPU */
+    const kc_contract *last;        /* the contract of its last item, NULL none yet */
+    int sessions;                   /* it is alive and holds compute-sanitizer sessions */
+} kc_dispatch_worker;
+
+/* The queue's state the policy reads. */
+typedef struct kc_dispatch {
+    kc_dispatch_item *items;        /* [nitems], in the queue's order */
+    int nitems;
+    const kc_dispatch_worker *workers;   /* [nworkers] */
+    int nworkers;
+    const kc_admit *adm;            /* the memory admission (costs.h) */
+    int serial;                     /* a serial or --shard K/N run: the selection's order, nothing else */
+    int sessions_on;                /* sanitizer sessions are used (kc_san_sessions_on) */
+    double session_start_s;         /* what a worker's first session start costs (KC_QUEUE_SESSIONS_START_S) */
+} kc_dispatch;
+
+/* What a worker takes first (kc_dispatch_wants). */
+typedef enum kc_want {
+    KC_WANT_ANY,                    /* any item */
+    KC_WANT_SANITIZER,              /* items that run compute-sanitizer */
+    KC_WANT_OTHER,                  /* the others */
+    KC_WANT_NONE,                   /* nothing: it waits (only sanitizer items left, for the holders) */
+    KC_WANT_SANITIZER_CONTROL,      /* the controls planted for the sanitizer (a filter, never wanted first) */
+} kc_want;
+
+/* Items not handed out yet. */
+int kc_dispatch_pending(const kc_dispatch *d);
+
+/* Which items worker w (an index into d->workers) takes first. Each worker
+ * that runs a sanitizer item starts four compute-sanitizer sessions, each a
+ * CUDA context under its tool, and those starts slow every process on the
+ * GPU (H200, run 9: with every worker starting them, the other items took
+ * 363 item-seconds against 206 without). So: KC_WANT_ANY when no sanitizer
+ * item is pending or sessions are off; KC_WANT_SANITIZER for a worker that
+ * holds sessions, or when none does; another worker joins the holders
+ * (KC_WANT_SANITIZER) only while their share of the pending sanitizer cost
+ * exceeds both the other workers' share of the rest and session_start_s;
+ * else KC_WANT_OTHER, or KC_WANT_NONE when only sanitizer items are left. */
+kc_want kc_dispatch_wants(const kc_dispatch *d, int w);
+
+/* The next pending item of kind `want` for worker w in the queue's order
+ * that the admission takes now, preferring one of the contract its last
+ * item had. Returns its index, -1 when none; *alone: it must run alone
+ * (kc_admit_check). */
+int kc_dispatch_next_of_kind(const kc_dispatch *d, int w, kc_want want, int *alone);
+
+/* The next item for worker w: in a serial run the first pending one;
+ * otherwise of the kind it wants first (kc_dispatch_wants), a sanitizer
+ * control first for a worker that wants sanitizer items (each ends a session
+ * with its error, which a session's first window decides at once,
+ * sanitize_session.h, where after items the session called clean it takes a
+ * second run, alone: H200, run 10, 8.5-9.5 s against 2-4 s back to back),
+ * else any item. Returns its index, or -1 when nothing pending fits the
+ * memory left or the worker is to wait; *alone as kc_dispatch_next_of_kind.
+ * Does not mark it dispatched: the queue does once the worker has it. */
+int kc_dispatch_next(const kc_dispatch *d, int w, int *alone);
+#endif

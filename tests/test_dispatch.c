@@ -1,0 +1,273 @@
+/* test_dispatch.c — the work queue's dispatch policy (run/dispatch.h) and its
+ * workers' phases (run/worker_phase.h), on queues built in memory, one test
+ * per rule: a serial run's order, the
+ * memory admission (wait, or alone), the worker's-last-contract preference,
+ * which items a worker wants first (sanitizer sessions kept together, when
+ * another worker joins the holders, when one waits), and the sanitizer's
+ * controls first for a holder. No processes, no clock. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "dispatch.h"
+#include "worker_phase.h"
+
+static kc_contract ca, cb, cc;      /* only their addresses matter */
+
+#define NI 8
+#define NW 4
+typedef struct fixture {
+    kc_dispatch_item it[NI];
+    kc_dispatch_worker w[NW];
+    kc_admit adm;
+    kc_dispatch d;
+} fixture;
+
+/* n items of contract `c`, 1 s each, 1 byte of host and GPU; nw workers on
+ * device slot 0; budgets unknown (everything fits); sessions on. */
+static void setup(fixture *f, int n, int nw)
+{
+    memset(f, 0, sizeof *f);
+    for (int i = 0; i < n; i++) {
+        f->it[i].contract = &ca;
+        f->it[i].cost = 1;
+        f->it[i].host = f->it[i].gpu = 1;
+    }
+    f->adm.host_budget = SIZE_MAX;
+    f->adm.ndevs = 1;
+    f->adm.gpu_budget[0] = SIZE_MAX;
+    f->d = (kc_dispatch){ .items = f->it, .nitems = n, .workers = f->w, .nworkers = nw, .adm = &f->adm,
+                          .sessions_on = 1, .session_start_s = 5 };
+}
+
+static void sanitizer(fixture *f, int i, int control, double cost)
+{
+    f->it[i].sanitizer = 1;
+    f->it[i].sanitizer_control = control;
+    f->it[i].cost = cost;
+}
+
+Test(dispatch, pending_counts_items_not_handed_out)
+{
+    fixture f;
+    setup(&f, 5, 1);
+    cr_expect_eq(kc_dispatch_pending(&f.d), 5);
+    f.it[1].dispatched = f.it[4].dispatched = 1;
+    cr_expect_eq(kc_dispatch_pending(&f.d), 3, "items 1 and 4 were handed out");
+}
+
+Test(dispatch, serial_takes_the_selection_order_only)
+{
+    fixture f;
+    setup(&f, 4, 1);
+    f.it[0].dispatched = 1;
+    f.it[1].contract = &cb;
+    f.w[0].last = &ca;                      /* a preference a --jobs worker would follow */
+    sanitizer(&f, 2, 1, 100);               /* and a sanitizer control it would take first */
+    f.adm.host_budget = 0;                  /* and memory that fits nothing */
+    f.d.serial = 1;
+    int alone = -1;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 1, "serial: the first item not handed out");
+    cr_expect_eq(alone, 0);
+    for (int i = 0; i < 4; i++) f.it[i].dispatched = 1;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), -1, "nothing left");
+}
+
+Test(dispatch, first_in_order_without_a_last_contract)
+{
+    fixture f;
+    setup(&f, 3, 2);
+    f.it[0].contract = &cb;
+    int alone;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 0, "a fresh worker takes the queue's first item");
+    cr_expect_eq(alone, 0);
+}
+
+Test(dispatch, prefers_the_contract_of_its_last_item)
+{
+    fixture f;
+    setup(&f, 4, 2);
+    f.it[0].contract = &cb;
+    f.it[1].contract = &cc;
+    f.it[2].contract = &ca;
+    f.it[3].contract = &ca;
+    f.w[0].last = &ca;
+    f.w[1].last = &cc;
+    int alone;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 2, "worker 0's inputs of contract a are on its GPU");
+    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 1, "worker 1's of contract c");
+    f.it[2].dispatched = f.it[3].dispatched = 1;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 0, "none of its contract left: the queue's first");
+}
+
+Test(dispatch, waits_for_memory_and_skips_what_does_not_fit)
+{
+    fixture f;
+    setup(&f, 3, 2);
+    f.adm.host_budget = 10;
+    f.adm.gpu_budget[0] = 10;
+    f.it[0].host = 8;                       /* fits the budget, not beside what runs */
+    f.it[1].gpu = 9;
+    f.it[2].host = 2;
+    kc_admit_take(&f.adm, 0, 4, 4);         /* another item runs: host 4, GPU 4 */
+    int alone;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 2, "items 0 (host 12 > 10) and 1 (GPU 13 > 10) wait");
+    cr_expect_eq(alone, 0);
+    f.it[2].dispatched = 1;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), -1, "nothing pending fits: the worker waits");
+    kc_admit_release(&f.adm, 0, 4, 4);
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 0, "once it ended, item 0 fits");
+}
+
+Test(dispatch, an_item_that_never_fits_runs_alone)
+{
+    fixture f;
+    setup(&f, 2, 2);
+    f.adm.host_budget = 10;
+    f.it[0].host = 50;                      /* more than the whole budget */
+    kc_admit_take(&f.adm, 0, 1, 1);
+    int alone = -1;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 1, "item 0 waits while another item runs");
+    kc_admit_release(&f.adm, 0, 1, 1);
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 0, "then it runs");
+    cr_expect_eq(alone, 1, "alone");
+    kc_admit_take(&f.adm, 0, 50, 1);
+    f.it[0].dispatched = 1;
+    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), -1, "nothing beside an item that runs alone");
+}
+
+Test(dispatch, wants_any_without_sanitizer_items_or_sessions)
+{
+    fixture f;
+    setup(&f, 3, 2);
+    cr_expect_eq(kc_dispatch_wants(&f.d, 0), KC_WANT_ANY, "no sanitizer item pending");
+    sanitizer(&f, 1, 0, 10);
+    f.d.sessions_on = 0;
+    cr_expect_eq(kc_dispatch_wants(&f.d, 0), KC_WANT_ANY, "sessions off (KC_SANITIZE_SESSIONS=0)");
+    f.d.sessions_on = 1;
+    f.it[1].dispatched = 1;
+    cr_expect_eq(kc_dispatch_wants(&f.d, 0), KC_WANT_ANY, "the sanitizer item was handed out");
+}
+
+Test(dispatch, wants_sanitizer_for_a_holder_or_when_none_holds)
+{
+    fixture f;
+    setup(&f, 3, 3);
+    sanitizer(&f, 2, 0, 1);
+    cr_expect_eq(kc_dispatch_wants(&f.d, 0), KC_WANT_SANITIZER, "no worker holds sessions: the first to ask starts them");
+    f.w[1].sessions = 1;
+    cr_expect_eq(kc_dispatch_wants(&f.d, 1), KC_WANT_SANITIZER, "a holder keeps taking them");
+    cr_expect_eq(kc_dispatch_wants(&f.d, 0), KC_WANT_OTHER,
+                 "1 s of sanitizer work on one holder, 2 s of other work on 2 workers: worker 0 stays off");
+}
+
+Test(dispatch, another_worker_joins_the_holders_only_when_their_share_is_larger)
+{
+    fixture f;
+    setup(&f, 6, 4);                        /* items 0-1 other work, 2-5 the sanitizer's */
+    for (int i = 2; i < 6; i++) sanitizer(&f, i, 0, 10);
+    f.w[0].sessions = 1;
+    /* theirs: 40 s on 1 holder; ours: 2 s on 3 workers; 40 > 0.67 and 40 > 5 s */
+    cr_expect_eq(kc_dispatch_wants(&f.d, 1), KC_WANT_SANITIZER);
+    f.w[1].sessions = f.w[2].sessions = 1;
+    for (int i = 2; i < 6; i++) f.it[i].cost = 3;
+    /* theirs: 12 s on 3 holders = 4 s, under a session start of 5 s */
+    cr_expect_eq(kc_dispatch_wants(&f.d, 3), KC_WANT_OTHER, "4 s each is less than a session start");
+    f.d.session_start_s = 1;
+    f.it[0].cost = f.it[1].cost = 3;
+    /* theirs 4 s, ours 6 s on one worker: not larger */
+    cr_expect_eq(kc_dispatch_wants(&f.d, 3), KC_WANT_OTHER, "the others' share (6 s) is larger");
+    f.it[0].dispatched = f.it[1].dispatched = 1;
+    cr_expect_eq(kc_dispatch_wants(&f.d, 3), KC_WANT_SANITIZER, "no other work left: theirs 4 s > 0 s and > 1 s");
+    f.d.session_start_s = 5;
+    cr_expect_eq(kc_dispatch_wants(&f.d, 3), KC_WANT_NONE, "only the holders' items left, too few to start sessions for");
+    int alone;
+    cr_expect_eq(kc_dispatch_next(&f.d, 3, &alone), -1, "so it waits");
+}
+
+Test(dispatch, a_holder_takes_the_sanitizer_controls_first)
+{
+    fixture f;
+    setup(&f, 5, 2);
+    sanitizer(&f, 1, 0, 1);
+    sanitizer(&f, 2, 0, 1);
+    sanitizer(&f, 3, 1, 1);
+    f.it[3].contract = &cb;
+    f.w[0].sessions = 1;
+    f.w[0].last = &ca;
+    int alone;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 3,
+                 "the control planted for the sanitizer, before items of its last contract");
+    f.it[3].dispatched = 1;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 1, "then the sanitizer's items in order");
+    f.it[1].dispatched = f.it[2].dispatched = 1;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 0, "no sanitizer item left: any item");
+}
+
+Test(dispatch, a_worker_wanting_other_items_falls_back_to_any)
+{
+    fixture f;
+    setup(&f, 3, 2);
+    for (int i = 0; i < 3; i++) sanitizer(&f, i, 0, 1);
+    f.it[2].sanitizer = 0;                  /* the one other item ... */
+    f.it[2].host = 100;                     /* ... does not fit */
+    f.adm.host_budget = 10;
+    kc_admit_take(&f.adm, 0, 1, 1);
+    f.w[0].sessions = 1;
+    cr_expect_eq(kc_dispatch_wants(&f.d, 1), KC_WANT_OTHER);
+    int alone;
+    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 0, "no other item fits now: it takes a sanitizer item");
+}
+
+/* ---- the worker's phases (worker_phase.h) ---- */
+
+Test(worker_phase, the_protocol_path_and_its_ends)
+{
+    kc_worker_phase p = KC_WK_GONE;
+    const kc_worker_phase path[] = { KC_WK_STARTING, KC_WK_IDLE, KC_WK_RUNNING, KC_WK_SEALING, KC_WK_IDLE,
+                                     KC_WK_RUNNING, KC_WK_SEALING, KC_WK_RETIRING, KC_WK_GONE, KC_WK_STARTING };
+    for (size_t i = 0; i < sizeof path / sizeof path[0]; i++)
+        cr_expect_eq(kc_worker_phase_set(&p, path[i]), 0, "step %zu: to %s", i, kc_worker_phase_name(path[i]));
+    cr_expect_eq(p, KC_WK_STARTING);
+    for (int q = 1; q < KC_WK_PHASES; q++)
+        cr_expect(kc_worker_phase_may((kc_worker_phase)q, KC_WK_GONE), "%s ends in GONE", kc_worker_phase_name(q));
+    cr_expect(!kc_worker_phase_may(KC_WK_GONE, KC_WK_GONE), "GONE does not end twice");
+}
+
+Test(worker_phase, refused_changes_leave_the_phase)
+{
+    struct { kc_worker_phase from, to; const char *why; } bad[] = {
+        { KC_WK_GONE, KC_WK_IDLE, "a slot is started before it is ready" },
+        { KC_WK_STARTING, KC_WK_RUNNING, "no item before READY" },
+        { KC_WK_IDLE, KC_WK_SEALING, "no DONE without an item" },
+        { KC_WK_RUNNING, KC_WK_IDLE, "no result before DONE and the nonce" },
+        { KC_WK_TIMED_OUT, KC_WK_IDLE, "a timed-out item's result does not count" },
+        { KC_WK_VIOLATED, KC_WK_SEALING, "nothing a violator says counts" },
+        { KC_WK_LATE, KC_WK_IDLE, "a late READY does not count" },
+        { KC_WK_RETIRING, KC_WK_RUNNING, "a retiring worker gets no item" },
+        { KC_WK_IDLE, KC_WK_TIMED_OUT, "no time limit without an item" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        kc_worker_phase p = bad[i].from;
+        cr_expect_eq(kc_worker_phase_set(&p, bad[i].to), -1, "%s -> %s: %s", kc_worker_phase_name(bad[i].from),
+                     kc_worker_phase_name(bad[i].to), bad[i].why);
+        cr_expect_eq(p, bad[i].from, "refused: the phase stays %s", kc_worker_phase_name(bad[i].from));
+    }
+    cr_expect_str_eq(kc_worker_phase_name((kc_worker_phase)99), "?");
+    cr_expect(!kc_worker_phase_may((kc_worker_phase)99, KC_WK_GONE), "out of range");
+}
+
+Test(worker_phase, a_time_limit_or_a_violation_stops_an_item_in_flight)
+{
+    const kc_worker_phase inflight[] = { KC_WK_RUNNING, KC_WK_SEALING };
+    for (int i = 0; i < 2; i++) {
+        cr_expect(kc_worker_phase_may(inflight[i], KC_WK_TIMED_OUT), "%s", kc_worker_phase_name(inflight[i]));
+        cr_expect(kc_worker_phase_may(inflight[i], KC_WK_VIOLATED), "%s", kc_worker_phase_name(inflight[i]));
+        cr_expect(kc_worker_phase_has_item(inflight[i]));
+    }
+    cr_expect(kc_worker_phase_has_item(KC_WK_TIMED_OUT), "its end settles the item as TIMEOUT");
+    cr_expect(!kc_worker_phase_has_item(KC_WK_IDLE));
+    cr_expect(!kc_worker_phase_has_item(KC_WK_RETIRING), "its last item was settled by its result");
+    cr_expect(kc_worker_phase_may(KC_WK_STARTING, KC_WK_LATE));
+    cr_expect(!kc_worker_phase_may(KC_WK_IDLE, KC_WK_LATE), "only a worker not ready yet can be late");
+}

@@ -187,15 +187,20 @@ $(B)/libkc_preload_fork.so: tests/preload/fork_before_main.c
 	$(KC_SAY) CC $@
 	$(KC_Q)$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
 
+# Criterion's worker processes for `make test` (TEST_JOBS=N, default 2). Many
+# tests wait on a child process, a timeout or a grace period, so more workers
+# than CPUs keep them busier; but several tests measure time limits and grace
+# periods, which a CPU shared by more workers than it has stretches: CI keeps 2.
+TEST_JOBS ?= 2
 test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so $(B)/libfake_cuda.so $(HOSTLIBS) \
       $(FAKE_HOSTLIBS) $(B)/libfake_exit0.so $(B)/libfake_exit0_raw.so $(B)/libkc_preload_fork.so
 	sh tools/check-layers.sh
 	@# The tests and every process they start get a TMPDIR of their own, which
 	@# must be empty when they end (issue 21: runs left ~12 files in /tmp).
 	@tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/kc-test.XXXXXX") || exit 2; \
-	echo "TMPDIR=$$tmp KC_BIN=$(B)/kcontract ... $(B)/kc_tests --jobs 2"; \
+	echo "TMPDIR=$$tmp KC_BIN=$(B)/kcontract ... $(B)/kc_tests --jobs $(TEST_JOBS)"; \
 	TMPDIR=$$tmp KC_BIN=$(B)/kcontract KC_FIXTURE_BIN=$(B)/kcontract-fixture KC_FAKE_NVML=$(B)/libfake_nvml.so \
-	KC_FAKE_CUDA=$(B)/libfake_cuda.so KC_FAKE_EXIT0=$(B)/libfake_exit0.so KC_FAKE_EXIT0_RAW=$(B)/libfake_exit0_raw.so KC_PRELOAD_FORK=$(B)/libkc_preload_fork.so $(B)/kc_tests --jobs 2; rc=$$?; \
+	KC_FAKE_CUDA=$(B)/libfake_cuda.so KC_FAKE_EXIT0=$(B)/libfake_exit0.so KC_FAKE_EXIT0_RAW=$(B)/libfake_exit0_raw.so KC_PRELOAD_FORK=$(B)/libkc_preload_fork.so $(B)/kc_tests --jobs $(TEST_JOBS); rc=$$?; \
 	left=$$(find "$$tmp" -mindepth 1 -maxdepth 1 | sed "s|^$$tmp/||" | sort | tr '\n' ' '); rm -rf "$$tmp"; \
 	if [ -n "$$left" ]; then \
 	    echo "make test: the tests left files in their TMPDIR: $$left(each test removes what it makes)" >&2; \

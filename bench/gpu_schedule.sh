@@ -18,20 +18,23 @@
 # the memory peaks are also given per GPU (PCI bus id).
 # Every run goes under /usr/bin/time -v (LOGDIR/<run>.time); logs LOGDIR/<run>.log;
 # the queue runs also write --json and --timeline reports. tools/sample-mem.sh samples
-# every process's RSS and GPU memory (LOGDIR/mem.txt) for per-run peaks.
+# every process's RSS and GPU memory (LOGDIR/mem.txt) for per-run peaks, every
+# $MEM_SAMPLE_S seconds (default 1).
 # Prints per run: wall time; speed-up over serial; scheduling efficiency = the run's
 # own summed item times / (N x wall) (how busy its N processes were); and
 # efficiency vs serial = the serial run's summed item times / (N x wall) (which
 # also charges the slowdown of items sharing a host). Checks that the TALLY
 # counts are identical in every mode (per item: summed over its processes).
 # Targets (issue 4): queue efficiency >= 0.9 at N = 8; queue faster than static
-# and than per-item. Exit 1 when the counts differ or when another $BIN process shared the
-# host during a run (seen in mem.txt: more processes at once than the run starts).
+# and than per-item. Exit 1 when the counts differ or when another $BIN run shared the
+# host during a run (seen in mem.txt: more runs at once than the run starts, a run being a
+# process of $BIN's name whose parent is not one: its workers, shards and forks are its own).
 set -eu
 [ $# -ge 1 ] || { echo "usage: sh bench/gpu_schedule.sh LOGDIR [run arguments...]" >&2; exit 2; }
 LOG=$1; shift
 BIN=${BIN:-build/kcontract}
 MODES=${MODES:-"queue static per-item"}
+MEM_SAMPLE_S=${MEM_SAMPLE_S:-1}
 NGPU=$(nvidia-smi -L 2>/dev/null | wc -l || echo 1)
 [ "$NGPU" -ge 1 ] || NGPU=1
 if [ -n "${PER_GPU:-}" ]; then   # e.g. PER_GPU="1 2 4": N = that many workers per visible GPU
@@ -80,7 +83,7 @@ cat "$LOG/env.txt"
 : > "$LOG/spans.txt"
 SAMPLER=""
 SAMPLER_T0=$(now)   # mem.txt's t= is seconds since about this moment
-if [ -f tools/sample-mem.sh ]; then bash tools/sample-mem.sh "$LOG/mem.txt" 1 "$PNAME" & SAMPLER=$!; fi
+if [ -f tools/sample-mem.sh ]; then bash tools/sample-mem.sh "$LOG/mem.txt" "$MEM_SAMPLE_S" "$PNAME" & SAMPLER=$!; fi
 trap '[ -n "$SAMPLER" ] && kill "$SAMPLER" 2>/dev/null || true' EXIT
 
 if [ -n "${SERIAL_FROM:-}" ]; then
@@ -158,30 +161,34 @@ done
 echo "sum of item times in the serial run: $(printf '%.2f' "$work") s" | tee -a "$LOG/table.txt"
 [ -f "$LOG/gpus.txt" ] && tee -a "$LOG/table.txt" < "$LOG/gpus.txt"
 # Per run: the peak RSS of any one process, the peak GPU memory summed over processes per
-# sample, and the most processes of $BIN's name seen at once. A run of N workers has at most
-# N + 1 (the parent), N per-item processes at most N, serial 1; more in 3 or more samples
-# means another one shared the host and the run's figures are disturbed (a
-# 2026-11-30 H200 run was, by a second run started too early: 13 processes at N = 4).
+# sample, the most processes of $BIN's name seen at once, and the most runs: processes of
+# that name whose parent is not one (a run's workers, shards, and what it forks are its
+# own; a serial run is a work queue of one worker, so two processes). Each mode is one
+# run at a time, per-item-N N at once; more in 3 or more samples means another one shared
+# the host and the run's figures are disturbed (a 2026-11-30 H200 run was, by a second run started
+# too early: 13 processes at N = 4).
 if [ -f "$LOG/mem.txt" ]; then
     while read -r name a b; do
         case $name in
-            serial) allowed=1 ;;
             per-item-*) allowed=${name#per-item-} ;;
-            *-*) allowed=$(( ${name##*-} + 1 )) ;;
             *) allowed=1 ;;
         esac
         awk -v a="$a" -v b="$b" -v t0="$SAMPLER_T0" -v name="$name" -v allowed="$allowed" '
             { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
             { t = v["t"] + t0 }
-            t >= a && t <= b && v["rss_kib"] != "" { if (v["rss_kib"] > r) r = v["rss_kib"]; np[v["t"]]++ }
+            t >= a && t <= b && v["rss_kib"] != "" {
+                if (v["rss_kib"] > r) r = v["rss_kib"]; np[v["t"]]++
+                n = ++nl; lt[n] = v["t"]; lpp[n] = v["ppid"]; seen[v["t"] " " v["pid"]] = 1 }
             t >= a && t <= b && v["gpu_pid"] != "" { g[v["t"] " " v["gpu"]] += v["gpu_mib"] }
             { delete v }
             END { for (k in g) { split(k, tg, " "); if (g[k] > pg[tg[2]]) pg[tg[2]] = g[k]; if (g[k] > gm) gm = g[k] }
-                  for (k in np) { if (np[k] > pm) pm = np[k]; if (np[k] > allowed) over++ }
+                  for (k in np) if (np[k] > pm) pm = np[k]
+                  for (i = 1; i <= nl; i++) if (!((lt[i] " " lpp[i]) in seen)) runs[lt[i]]++
+                  for (k in runs) { if (runs[k] > rm) rm = runs[k]; if (runs[k] > allowed) over++ }
                   printf "%-12s peak RSS of one process %.0f MiB, peak GPU memory on one GPU %d MiB", name, r / 1024, gm
                   for (b in pg) printf "; GPU %s %d MiB", b, pg[b]
-                  printf "; at most %d processes at once", pm
-                  if (over >= 3) printf " -- SHARED HOST: more than %d in %d samples, figures disturbed", allowed, over
+                  printf "; at most %d processes (%d runs) at once", pm, rm
+                  if (over >= 3) printf " -- SHARED HOST: more than %d runs in %d samples, figures disturbed", allowed, over
                   printf "\n" }' "$LOG/mem.txt"
     done < "$LOG/spans.txt" | tee -a "$LOG/table.txt"
 fi

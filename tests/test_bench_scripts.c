@@ -79,13 +79,16 @@ static void assert_row(const char *table, const char *mode, const char *want)
               want, (int)(e - p), p + 1);
 }
 
-static void run_bench(const char *bin, const char *log, const char *modes, const char *scale, kc_proc *p)
+/* sample_s: the memory sampler's interval (MEM_SAMPLE_S), NULL for the script's default. */
+static void run_bench(const char *bin, const char *log, const char *modes, const char *scale, const char *sample_s,
+                      kc_proc *p)
 {
-    char ebin[512], emodes[128], escale[64];
+    char ebin[512], emodes[128], escale[64], esample[64];
     snprintf(ebin, sizeof ebin, "BIN=%s", bin);
     snprintf(emodes, sizeof emodes, "MODES=%s", modes);
     snprintf(escale, sizeof escale, "KC_FIXTURE_COST_SCALE=%s", scale);
-    char *env[] = { ebin, emodes, escale, "NS=2", "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
+    snprintf(esample, sizeof esample, "MEM_SAMPLE_S=%s", sample_s ? sample_s : "1");
+    char *env[] = { ebin, emodes, escale, esample, "NS=2", "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
     char *argv[] = { "/bin/sh", "bench/gpu_schedule.sh", (char *)log, "fixture.cost.0*", NULL };
     cr_assert_eq(kc_spawn(argv, env, 120, p), 0);
 }
@@ -95,7 +98,7 @@ Test(bench_scripts, gpu_schedule_every_mode_has_the_serial_counts, .timeout = 15
     bench_dir b;
     bench_dir_make(&b, "kcb");
     kc_proc p;
-    run_bench(b.bin, b.log, "queue static per-item", "0.5", &p);
+    run_bench(b.bin, b.log, "queue static per-item", "0.5", NULL, &p);
     const char *table = bench_table(&b);
     cr_assert_eq(p.status, 0, "gpu_schedule.sh exit %d\n%s\n%s", p.status, p.out, p.err);
     assert_row(table, "queue", "yes");
@@ -138,7 +141,9 @@ Test(bench_scripts, gpu_schedule_reports_a_second_process_sharing_the_host, .tim
     }
     cr_assert(seen, "the intruder %s did not start", b.name);
     kc_proc p;
-    run_bench(b.bin, b.log, "queue", "8", &p);   /* serial and queue-2 of about 5 s each */
+    /* serial and queue-2 of about 3 and 1.5 s, sampled every 0.2 s: the
+     * intruder is seen in several samples of each (3 make SHARED HOST) */
+    run_bench(b.bin, b.log, "queue", "4", "0.2", &p);
     kill(intruder, SIGKILL);
     waitpid(intruder, NULL, 0);
     const char *table = bench_table(&b);

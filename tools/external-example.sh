@@ -222,7 +222,7 @@ PASS ex.vendor_softmax.f32:limits" 'ex.scale.f32' 'ex.scale.f32:limits' 'ex.vend
 grep -q 'ex_suite .*Skipped' "$tmp/ctest.log" || { cat "$tmp/ctest.log"; fail "ctest did not report the driverless suite as skipped"; }
 
 echo "external-example: make + pkg-config build (fake images) against $tmp/prefix"
-PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" make -C "$tmp/src" KC_FAKE_IMAGES=1 > "$tmp/make.log" 2>&1 ||
+PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" make -C "$tmp/src" -j2 KC_FAKE_IMAGES=1 > "$tmp/make.log" 2>&1 ||
   { cat "$tmp/make.log"; fail "make with pkg-config failed"; }
 check_list "$tmp/src/build/ex_suite" make
 grep -E '(^| )-c -o build/contracts\.o' "$tmp/make.log" | grep -q -- '-ffp-contract=off' ||
@@ -243,7 +243,7 @@ cp -r examples/external "$tmp/nvcc"
 rm -rf "$tmp/nvcc/build"
 vendor_images="build/fatbin/vendor_softmax.fatbin build/fatbin/vendor_softmax@no_barrier.fatbin build/fatbin/vendor_softmax@no_shuffle.fatbin"
 # shellcheck disable=SC2086
-PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" make -C "$tmp/nvcc" $vendor_images > "$tmp/nvcc.log" 2>&1 ||
+PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" make -C "$tmp/nvcc" -j2 $vendor_images > "$tmp/nvcc.log" 2>&1 ||
   { cat "$tmp/nvcc.log"; fail "make with nvcc: the third-party module vendor_softmax did not build"; }
 symbol=$(sed -n 's/^ *\.symbol = "\([^"]*\)".*/\1/p' "$tmp/src/contracts.c")
 [ -n "$symbol" ] || fail "no .symbol = \"<mangled name>\" line in examples/external/contracts.c"

@@ -6,7 +6,8 @@
 #
 #   sh tools/fuzz.sh build                  build build-fuzz/fuzz_<target>
 #   sh tools/fuzz.sh ci [SECONDS]           each target SECONDS (default 10) from the
-#                                           committed corpus and seeds; any finding fails
+#                                           committed corpus and seeds, FUZZ_JOBS targets at a
+#                                           time (default: the CPU count); any finding fails
 #   sh tools/fuzz.sh run TARGET RUNS        RUNS executions (e.g. 10000000) into the working
 #                                           corpus build-fuzz/corpus/TARGET; prints libFuzzer's
 #                                           figures; any finding fails
@@ -65,19 +66,50 @@ build)
   ;;
 ci)
   secs=${2:-10}
+  # FUZZ_JOBS targets at a time (default: one per CPU): each fuzzer is one
+  # process on one core, and each still runs its full SECONDS.
+  jobs=${FUZZ_JOBS:-$(nproc)}
+  [ "$jobs" -ge 1 ] 2>/dev/null || { echo "fuzz: FUZZ_JOBS=$jobs: expected a count of at least 1" >&2; exit 2; }
   build
-  failed=""
-  for t in $TARGETS; do
+  # fuzz_one TARGET: runs it; its verdict goes to $B/ci-TARGET.verdict (ok or failed).
+  fuzz_one() {
     work=$(mktemp -d)
     # shellcheck disable=SC2046
-    if ./$B/fuzz_$t $(opts "$t") -max_total_time="$secs" "$work" $(inputs "$t") >"$B/ci-$t.log" 2>&1; then
+    if ./$B/fuzz_$1 $(opts "$1") -max_total_time="$secs" "$work" $(inputs "$1") >"$B/ci-$1.log" 2>&1; then
+      echo ok > "$B/ci-$1.verdict"
+    else
+      echo failed > "$B/ci-$1.verdict"
+    fi
+    rm -rf "$work"
+  }
+  pids=""
+  running=0
+  for t in $TARGETS; do
+    rm -f "$B/ci-$t.verdict"
+    if [ "$running" -ge "$jobs" ]; then
+      # wait for the oldest; the targets run for about the same time
+      set -- $pids
+      wait "$1" || true
+      shift
+      pids="$*"
+      running=$((running - 1))
+    fi
+    fuzz_one "$t" &
+    pids="$pids $!"
+    running=$((running + 1))
+  done
+  for p in $pids; do wait "$p" || true; done
+  # The reports, in the targets' order, as each target's alone.
+  failed=""
+  for t in $TARGETS; do
+    if [ "$(cat "$B/ci-$t.verdict" 2>/dev/null)" = ok ]; then
       echo "fuzz: $t: $(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$B/ci-$t.log" | grep -Eo '[0-9]+$') executions in ${secs} s, clean"
     else
       echo "fuzz: $t: FOUND A PROBLEM (build-fuzz/ci-$t.log, artifacts in $B/artifacts/):"
       grep -E 'ERROR|SUMMARY|runtime error|Test unit written|deadly signal' "$B/ci-$t.log" | head -n 20
       failed="$failed $t"
     fi
-    rm -rf "$work"
+    rm -f "$B/ci-$t.verdict"
   done
   [ -z "$failed" ] || { echo "fuzz: findings in:$failed" >&2; exit 1; }
   ;;
@@ -109,7 +141,7 @@ reproduce)
   ./$B/fuzz_$2 -max_len="$(max_len "$2")" -runs=1 "$3"
   ;;
 *)
-  sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,/^[^#]/p' "$0" | sed -n 's/^# \{0,1\}//p'
   exit 2
   ;;
 esac

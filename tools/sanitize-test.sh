@@ -3,9 +3,10 @@
 # AddressSanitizer (leaks included) and UndefinedBehaviorSanitizer in a build
 # directory of its own (issue 13). Every kcontract binary the tests start is
 # instrumented too. The kernels are not rebuilt: the nvcc-built fatbins and
-# library kernels of the normal build (build/, `make all` first) are copied
-# with their times, and NVCC=false makes any attempt to rebuild one fail at
-# once. A sanitizer report from any process (written under B/sanitizer/) or a
+# library kernels of the normal build (build/, `make all` first), and the
+# objects that embed the images (built without CFLAGS, so the same with
+# sanitizers), are copied with their times, and NVCC=false makes any attempt
+# to rebuild one fail at once. A sanitizer report from any process (written under B/sanitizer/) or a
 # failing test fails the script.
 #
 #   sh tools/sanitize-test.sh [B]      (B: the build directory, default build-asan)
@@ -17,9 +18,15 @@ if ! ls "$SRC"/fatbin/*.fatbin >/dev/null 2>&1; then
   echo "sanitize-test: no fatbins in $SRC/fatbin: run 'make all' first (the sanitizer build reuses them)" >&2
   exit 1
 fi
-mkdir -p "$B/fatbin" "$B/lib"
+mkdir -p "$B/fatbin" "$B/lib" "$B/fakefatbin"
 # The nvcc-built parts, with their times (newer than their sources: make leaves them be).
 cp -p "$SRC"/fatbin/*.fatbin "$B/fatbin/"
+# So are the objects that embed each image (real and the fixture's fake ones):
+# kcontract.mk compiles them without CFLAGS, so they are the same with or
+# without sanitizers, and make rebuilds any older than its image or sources.
+for o in "$SRC"/fatbin/*.o "$SRC"/fakefatbin/*.fatbin "$SRC"/fakefatbin/*.o; do
+  if [ -f "$o" ]; then cp -p "$o" "$B/${o#"$SRC"/}"; fi
+done
 for so in "$SRC"/lib/lib*.so; do
   case "$(basename "$so")" in libkc_fakelib*) ;; *) cp -p "$so" "$B/lib/" ;; esac
 done

@@ -488,7 +488,12 @@ Test(gates_fake, cuda_sched_is_checked)
 Test(gates_fake, harness_suites_pass, .timeout = 60)
 {
     kc_proc p = fake_run((char *[]){ "run", "gpu.harness.*", NULL });
-    expect_item(p.out, "PASS", "gpu.harness.streams", NULL);
+    static const char *const dtypes[] = { "f64", "f32", "f16", "bf16", "e4m3", "i64", "i32", "u32", "i8", "u8" };
+    for (size_t i = 0; i < sizeof dtypes / sizeof *dtypes; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "gpu.harness.streams.%s", dtypes[i]);
+        expect_item(p.out, "PASS", name, NULL);
+    }
     expect_item(p.out, "PASS", "gpu.harness.checks", NULL);
     cr_expect_eq(p.status, 0, "%s%s", p.out, p.err);
     kc_proc_free(&p);

@@ -542,12 +542,18 @@ typedef struct kc_control {
 } kc_control;
 
 /* A known finding: gate `gate` failing on shapes matching the glob `shape`
- * (NULL = every shape) is counted KNOWN, not FAIL. If it no longer fails the
- * entry is reported stale (and the run fails: remove it). */
+ * (NULL = every shape) and on input distributions whose name matches the
+ * glob `dist` (fnmatch(3); NULL = every distribution; the names failure
+ * lines print: "normal", "neg_inf", "n*") is counted KNOWN, not FAIL:
+ * a precondition the kernel does not meet on some inputs (NaN rows when a
+ * row is all -inf) is recorded without failing the cases it does meet. If
+ * it no longer fails the entry is reported stale (and the run fails: remove
+ * it). */
 typedef struct kc_known {
     int gate;
     const char *shape;
     const char *reason;
+    const char *dist;
 } kc_known;
 
 /* A boundary distribution (ZEROS, CONSTANT, DENORMAL, INT_EXTREMES) a

@@ -262,6 +262,31 @@ Test(gates_fake, known_findings_are_known_and_stale_ones_fail)
     kc_proc_free(&p);
 }
 
+Test(gates_fake, known_findings_are_keyed_by_distribution)
+{
+    kc_proc p = fake_run((char *[]){ "run", "fakeknown.normal.f32", NULL });
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    /* normal alone registered: the uniform cases of the edge shapes are failures, the normal ones known */
+    expect_item(p.out, "FAIL", "fakeknown.normal.f32", T("gate 3 (accuracy): shape edge."));
+    cr_expect(strstr(p.out, "fakeknown.normal.f32  gate 3 (accuracy): shape edge.35 (n=35), dist uniform:"), "%s", p.out);
+    int known = 0, also = 0;
+    for (const char *q = p.out; (q = strstr(q, "\n    known: gate 3 (accuracy): shape edge.")); q++) {
+        known++;
+        const char *eol = strchr(q + 1, '\n');
+        cr_expect(strstr(q, "dist normal:") && strstr(q, "dist normal:") < eol, "a known line of another distribution: %.*s",
+                  (int)(eol - q), q);
+    }
+    for (const char *q = p.out; (q = strstr(q, "\n    also: gate 3 (accuracy): shape edge.")); q++) also++;
+    cr_expect_eq(known, 2, "%s", p.out);
+    cr_expect_eq(also, 1, "%s", p.out);
+    kc_proc_free(&p);
+    /* both registered (the glob *[lm] matches normal and uniform) */
+    p = fake_run((char *[]){ "run", "fakeknown.both.f32", NULL });
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    expect_item(p.out, "KNOWN", "fakeknown.both.f32", T("4 of 7 cases fail as registered known findings"));
+    kc_proc_free(&p);
+}
+
 Test(gates_fake, fault_continues_the_serial_run_in_a_fresh_process)
 {
     char *nonvml_env[] = { "KC_LIBNVML=/nonexistent/libnvidia-ml.so.1", NULL };

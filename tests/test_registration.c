@@ -38,7 +38,8 @@ static int items_problems(char *err, size_t cap)
 static const kc_contract no_reference = {
     .name = "bad.no_reference", .library = "kc_fakelib", .entry = "e",
     .args = { KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0) }, .shapes = shapes,
-    .known = { { 7, NULL, "a gate that does not exist" } },    /* a second problem in the same contract */
+    .known = { { 7, NULL, "a gate that does not exist" },     /* a second problem in the same contract */
+               { 3, NULL, "a distribution misspelt", "normall" } },   /* and a third */
 };
 static const kc_contract tol_without_reason = {
     .name = "bad.tolerance", .library = "kc_fakelib", .entry = "e", .reference = ref_noop,
@@ -57,9 +58,11 @@ Test(registration, every_mistake_of_every_contract_at_once)
     kc_register_contract(&control_not_in_source, KC_ABI_VERSION, sizeof(kc_contract));
     char err[16384];
     int n = items_problems(err, sizeof err);
-    cr_assert_eq(n, -4, "expected 4 problems, got %d: %s", n, err);
+    cr_assert_eq(n, -5, "expected 5 problems, got %d: %s", n, err);
     cr_expect(strstr(err, "contract bad.no_reference: missing launch or reference function\n"
                           "contract bad.no_reference: known finding names gate 7 (expected 1-4)"), "%s", err);
+    cr_expect(strstr(err, "contract bad.no_reference: known finding's distribution 'normall' matches no distribution "
+                          "(expected a glob over uniform, normal, large, "), "%s", err);
     cr_expect(strstr(err, "bad.tolerance: tolerance override (rtol 0.001, atol 0) without a reason"), "%s", err);
     cr_expect(strstr(err, "contract bad.control: control no_such_switch has no fatbin: is KC_CONTROL_no_such_switch "
                           "used in harness.cu?"), "%s", err);

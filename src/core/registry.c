@@ -6,6 +6,7 @@
 #include "registry.h"
 #include "errmsg.h"
 
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,8 @@
 #include "fatbin.h"
 #include "progname.h"
 #include "reg_problems.h"
+#include "seed.h"
+#include "strbuf.h"
 #include "steps.h"
 
 /* The registrations, in load order: filled by the constructors of the
@@ -293,6 +296,23 @@ static void check_steps(problems *p, const kc_contract *c)
     }
 }
 
+/* Whether the glob g matches the name of some input distribution. */
+static int dist_glob_matches(const char *g)
+{
+    for (int d = 0; d < KC_DIST_COUNT; d++)
+        if (kc_dist_name((kc_dist)d) && fnmatch(g, kc_dist_name((kc_dist)d), 0) == 0) return 1;
+    return 0;
+}
+
+/* "uniform, normal, ...": every distribution's name, into buf. */
+static const char *dist_names(char *buf, size_t cap)
+{
+    buf[0] = 0;
+    for (int d = 0; d < KC_DIST_COUNT; d++)
+        if (kc_dist_name((kc_dist)d)) kc_strcatf(buf, cap, "%s%s", buf[0] ? ", " : "", kc_dist_name((kc_dist)d));
+    return buf;
+}
+
 static void check_controls(problems *p, const char *n, const kc_contract *c, int lib)
 {
     for (int k = 0; k < KC_MAX_CONTROLS && c->controls[k].name; k++) {
@@ -349,9 +369,14 @@ int kc_contract_check(const kc_contract *c, char *err, size_t cap)
         problem(&p, "contract %s: module %s is not embedded (expected a %s.cu built by the kcontract rules)", n, c->module,
                 c->module);
     check_controls(&p, n, c, lib);
-    for (int k = 0; k < KC_MAX_KNOWN && c->known[k].reason; k++)
+    for (int k = 0; k < KC_MAX_KNOWN && c->known[k].reason; k++) {
         if (c->known[k].gate < 1 || c->known[k].gate > 4)
             problem(&p, "contract %s: known finding names gate %d (expected 1-4)", n, c->known[k].gate);
+        char names[400];
+        if (c->known[k].dist && !dist_glob_matches(c->known[k].dist))
+            problem(&p, "contract %s: known finding's distribution '%s' matches no distribution (expected a glob over %s)",
+                    n, c->known[k].dist, dist_names(names, sizeof names));
+    }
     if (c->nondeterministic && !*c->nondeterministic) problem(&p, "contract %s: nondeterministic needs a reason", n);
     if (c->no_racecheck && !*c->no_racecheck)
         problem(&p, "contract %s: no_racecheck needs a reason (why racecheck may not run on its kernel)", n);

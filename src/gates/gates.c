@@ -70,11 +70,14 @@ static int run_case(kc_gpu *gpu, const kc_kernels *K, kc_case *k, int maxgate)
 
 /* ---- items --------------------------------------------------------------- */
 
-static const kc_known *match_known(const kc_contract *c, int gate, const char *shape, int *idx)
+/* The first known finding of c for a failure of gate `gate` on shape `shape`
+ * with inputs of distribution `dist` (its index into *idx), or NULL. */
+static const kc_known *match_known(const kc_contract *c, int gate, const char *shape, kc_dist dist, int *idx)
 {
     for (int i = 0; i < KC_MAX_KNOWN && c->known[i].reason; i++) {
         const kc_known *kn = &c->known[i];
-        if (kn->gate == gate && (!kn->shape || fnmatch(kn->shape, shape, 0) == 0)) {
+        if (kn->gate == gate && (!kn->shape || fnmatch(kn->shape, shape, 0) == 0) &&
+            (!kn->dist || fnmatch(kn->dist, kc_dist_name(dist), 0) == 0)) {
             *idx = i;
             return kn;
         }
@@ -221,7 +224,7 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
                 goto done;
             }
             int ki;
-            const kc_known *kn = match_known(c, g, s->name, &ki);
+            const kc_known *kn = match_known(c, g, s->name, dists[d], &ki);
             if (kn) {
                 reproduced[ki] = 1;
                 known++;
@@ -247,8 +250,9 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
         if (!reproduced[i]) {
             res->stale++;
             kc_lines_add(detail,
-                   "    stale known finding: gate %d on shapes %s (%s) no longer fails: remove it from the contract",
-                   c->known[i].gate, c->known[i].shape ? c->known[i].shape : "*", c->known[i].reason);
+                   "    stale known finding: gate %d on shapes %s%s%s (%s) no longer fails: remove it from the contract",
+                   c->known[i].gate, c->known[i].shape ? c->known[i].shape : "*",
+                   c->known[i].dist ? ", distributions " : "", c->known[i].dist ? c->known[i].dist : "", c->known[i].reason);
         }
     if (unknown) {
         res->state = KC_FAIL;

@@ -321,7 +321,9 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
     if (!realpath(dir, absman)) snprintf(absman, sizeof absman, "%s", dir);
     snprintf(absman + strlen(absman), sizeof absman - strlen(absman), "/mutants.list");
     if (viable && !o->mut_build_only) {
-        if (write_manifest(manifest, dir, &m, st, o->mut_sanitizer ? 5 : 4, err, sizeof err)) {
+        char absdir[PATH_MAX];
+        if (!realpath(dir, absdir)) snprintf(absdir, sizeof absdir, "%s", dir);
+        if (write_manifest(manifest, absdir, &m, st, o->mut_sanitizer ? 5 : 4, err, sizeof err)) {
             kc_say(stderr, "mutate: %s\n", err);
             rc = 4;
             goto out;
@@ -355,6 +357,10 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
             const kc_item *it = &items[i];
             if (it->kind != KC_KIND_KERNEL || it->record || !it->contract || it->contract->library) continue;
             if (o->npatterns && !kc_filter_match(it->name, o->patterns, o->npatterns)) continue;
+            int has = 0;        /* a pattern that matches nothing is refused by run: only modules with viable mutants */
+            for (int j = 0; j < m.n && !has; j++)
+                has = st[j].state == KC_MUT_VIABLE && !strcmp(m.v[j].module, it->contract->module);
+            if (!has) continue;
             snprintf(buf, sizeof buf, "%s:mutant.*", it->contract->name);
             oom |= kc_strvec_push(&av, buf);
         }

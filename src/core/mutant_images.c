@@ -95,6 +95,8 @@ static int load(const char *path)
     for (int i = 0; i < mi.n; i++) {
         mi.v[i].ctl.name = mi.v[i].control;
         mi.v[i].ctl.bug = mi.v[i].bug;
+        mi.v[i].ctl_gates = mi.v[i].ctl;
+        mi.v[i].ctl_gates.gate = 4;
     }
     return 0;
 }
@@ -123,6 +125,6 @@ const kc_mutant_image *kc_mutant_image_at(int i)
 int kc_control_is_mutant(const kc_control *ct)
 {
     for (int i = 0; i < mi.n; i++)
-        if (ct == &mi.v[i].ctl) return 1;
+        if (ct == &mi.v[i].ctl || ct == &mi.v[i].ctl_gates) return 1;
     return 0;
 }

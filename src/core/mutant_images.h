@@ -24,6 +24,7 @@ typedef struct kc_mutant_image {
     char control[20];       /* "mut_<id>": the image's control name */
     char bug[400];          /* "<operator> at <file>:<line>": the control's bug */
     kc_control ctl;         /* the control each item points at (name, gate, bug point into this struct) */
+    kc_control ctl_gates;   /* the same with gate 4: for a contract without a :sanitize item (no_sanitize) */
 } kc_mutant_image;
 
 /* Reads $KC_MUTANTS once (later calls return the first result) and

@@ -429,7 +429,7 @@ int kc_registry_items(kc_item **items, char *err, size_t errcap)
             const kc_mutant_image *m = kc_mutant_image_at(k);
             if (strcmp(m->module, c->module) != 0) continue;
             it.kind = KC_KIND_CONTROL;
-            it.control = &m->ctl;
+            it.control = c->no_sanitize ? &m->ctl_gates : &m->ctl;   /* no sanitizer for this contract: gates 1-4 */
             snprintf(it.name, sizeof it.name, "%s:mutant.%s", c->name, m->id);
             if (push(&v, &n, &cap, it)) goto oom;
         }

@@ -182,3 +182,28 @@ Test(mutate_run, command_line) {
               "stderr: %s", p.err);
     kc_proc_free(&p);
 }
+
+/* The whole command on a real module without a GPU: two sampled mutants of
+ * kv_cache_write.cu built by make and nvcc, listed, run by the binary's own
+ * run (their items SKIP: not run), the report and JSON written. */
+Test(mutate_run, whole_command_without_gpu, .timeout = 120) {
+    char dir[512], json[700];
+    kc_tmp_dir(dir, sizeof dir, "mutcmd");
+    snprintf(json, sizeof json, "%s/report.json", dir);
+    kc_proc p;
+    char *argv[] = { (char *)kc_test_bin(), "mutate", "--budget", "2", "--seed", "3", "--build-jobs", "4",
+                     "--mutants-dir", dir, "--json", json, "kv_cache.nhd.f16", NULL };
+    cr_assert_eq(kc_spawn(argv, KC_NO_GPU_ENV, 100, &p), 0);
+    cr_expect_eq(p.status, 1, "not run is not a pass: exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "mutate: 1 module, 41 mutants generated, 2 to build"), "%s", p.out);
+    cr_expect_eq(kc_out_count(p.out, ":mutant."), 2, "two mutant item lines (one contract):\n%s", p.out);
+    cr_expect(strstr(p.out, "MUTATION modules=1 generated=41 "), "%s", p.out);
+    cr_expect(strstr(p.out, "left out by --budget 39"), "%s", p.out);
+    const char *list = kc_out_file(strcat(strcpy((char[800]){ 0 }, dir), "/mutants.list"));
+    cr_expect(strstr(list, "mutant ") && strstr(list, "kv_cache_write"), "%s", list);
+    const char *j = kc_out_file(json);
+    cr_expect_eq(kc_out_count(j, "\"state\":\"sampled_out\""), 39, "%s", j);
+    cr_expect(strstr(j, "\"type\":\"mutation\",\"modules\":1,\"generated\":41"), "%s", j);
+    kc_proc_free(&p);
+    kc_rm_rf(dir);
+}

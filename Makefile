@@ -25,7 +25,7 @@ B = build
 
 # src/ by layer, lowest first (docs/layout.md); each layer's headers are on
 # the include path, and a file includes only its own layer's and lower ones'.
-SRC_LAYERS := util proc core cuda gates report run app
+SRC_LAYERS := util proc core cuda gates report run mutate app
 SRC_INC := $(SRC_LAYERS:%=-Isrc/%)
 HARNESS_SRCS := $(filter-out src/app/kcontract_main.c,$(wildcard $(SRC_LAYERS:%=src/%/*.c)))
 CONTRACT_SRCS := $(wildcard kernels/*/*.c suites/*.c)

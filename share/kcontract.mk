@@ -129,3 +129,26 @@ define newline
 
 
 endef
+
+# Mutants (kcontract mutate, docs/mutation.md): KC_MUTANT_DIR/<module>@<id>.cu,
+# a module's source with one change, built as the module is (its
+# KC_NVFLAGS_<module>, its KC_CUDA_ARCH_<module>, -fmad=false for *_ref),
+# with -I KC_MUTANT_INC_<module> (the original's folder, for its quoted
+# includes). .cubin: one sm_90 (or sm_90a) image without line information,
+# compared byte for byte for trivial compiler equivalence; nvcc's errors in
+# .log (a mutant that does not compile is unviable). .fatbin: the image a
+# run loads, as a control's.
+KC_MUTANT_DIR ?= build/mutants
+kc_mutant_module = $(firstword $(subst @, ,$(notdir $(1))))
+$(KC_MUTANT_DIR)/%.cubin: $(KC_MUTANT_DIR)/%.cu
+	$(KC_SAY) NVCC $@
+	$(KC_Q)m=$(call kc_mutant_module,$*); $(KC_NVCC) $(filter-out -lineinfo,$(KC_NVFLAGS)) \
+	  $(if $(findstring sm_90a,$(KC_CUDA_ARCH_$(call kc_mutant_module,$*))),-arch=sm_90a,-arch=sm_90) -I$(KC_INCLUDE) \
+	  $(if $(filter %_ref,$(call kc_mutant_module,$*)),-fmad=false) \
+	  $(filter-out -gencode arch=%,$(KC_NVFLAGS_$(call kc_mutant_module,$*))) \
+	  -I$(KC_MUTANT_INC_$(call kc_mutant_module,$*)) -cubin -o $@ $< 2> $(KC_MUTANT_DIR)/$*.log || { rm -f $@; exit 1; }
+$(KC_MUTANT_DIR)/%.fatbin: $(KC_MUTANT_DIR)/%.cu
+	$(KC_SAY) NVCC $@
+	$(KC_Q)$(KC_NVCC) $(KC_NVFLAGS) $(or $(KC_CUDA_ARCH_$(call kc_mutant_module,$*)),$(KC_CUDA_ARCH)) -I$(KC_INCLUDE) \
+	  $(if $(filter %_ref,$(call kc_mutant_module,$*)),-fmad=false) $(KC_NVFLAGS_$(call kc_mutant_module,$*)) \
+	  -I$(KC_MUTANT_INC_$(call kc_mutant_module,$*)) -fatbin -o $@ $< 2> $(KC_MUTANT_DIR)/$*.fatbin.log || { rm -f $@; exit 1; }

@@ -188,7 +188,7 @@ Test(cli, pattern_matching_nothing_is_refused)
     p = run("frobnicate", NULL, NULL, NULL);   /* a mistyped subcommand is a pattern: refused too */
     cr_expect_eq(p.status, 2);
     cr_expect(strstr(p.err, "'frobnicate'"), "%s", p.err);
-    cr_expect(strstr(p.err, "nor is 'frobnicate' a command: kcontract run, list, merge, info or version (kcontract --help)"),
+    cr_expect(strstr(p.err, "nor is 'frobnicate' a command: kcontract run, list, merge, info, version or mutate (kcontract --help)"),
               "%s", p.err);
     kc_proc_free(&p);
     p = run("run", "frobnicate", NULL, NULL);  /* after the command it is only a pattern */
@@ -343,15 +343,15 @@ Test(cli, option_for_another_command_is_refused_naming_the_commands)
 {
     kc_proc p = run("list", "--jobs=2", NULL, NULL);
     cr_expect_eq(p.status, 2);
-    cr_expect(strstr(p.err, "--jobs applies to run only"), "%s", p.err);
+    cr_expect(strstr(p.err, "--jobs applies to run and mutate only"), "%s", p.err);
     kc_proc_free(&p);
     p = run("info", "--shard", "0/2", NULL);
     cr_expect_eq(p.status, 2);
-    cr_expect(strstr(p.err, "--shard applies to run and list only"), "%s", p.err);
+    cr_expect(strstr(p.err, "--shard applies to run, list and mutate only"), "%s", p.err);
     kc_proc_free(&p);
     p = run("info", "--seed", "3", NULL);      /* info prints no inputs: a seed there is a mistake */
     cr_expect_eq(p.status, 2);
-    cr_expect(strstr(p.err, "--seed applies to run, list and merge only"), "%s", p.err);
+    cr_expect(strstr(p.err, "--seed applies to run, list, merge and mutate only"), "%s", p.err);
     kc_proc_free(&p);
 }
 

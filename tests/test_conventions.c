@@ -56,7 +56,7 @@ Test(conventions, options_before_the_command)
     /* the option still has to apply to the command it precedes */
     p = FIX("--jobs", "2", "list");
     cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(strstr(p.err, "--jobs applies to run only"), "%s", p.err);
+    cr_expect(strstr(p.err, "--jobs applies to run and mutate only"), "%s", p.err);
     kc_proc_free(&p);
     /* a command after a PATTERN is a pattern, and is said to be a command */
     p = FIX("fixture.pass.00", "run");

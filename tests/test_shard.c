@@ -222,7 +222,7 @@ Test(shard, argument_refusals_name_the_value)
     char *a8[] = { "run", "--jobs", "2", "--devices", "0,x", NULL };
     refused(a8, "--devices: expected distinct device ordinals separated by commas (e.g. 0,2,3), got '0,x'");
     char *a9[] = { "list", "--jobs", "2", NULL };
-    refused(a9, "--jobs applies to run only");
+    refused(a9, "--jobs applies to run and mutate only");
     char *a10[] = { "run", "--shard", NULL };
     refused(a10, "--shard needs a value");
 }

@@ -2,7 +2,7 @@
 # check-layers.sh — the layer rule of src/ (docs/layout.md), checked.
 #
 # src/ has one folder per layer, lowest first in the Makefile's SRC_LAYERS
-# (util < proc < core < cuda < gates < report < run < app). A file in
+# (util < proc < core < cuda < gates < report < run < mutate < app). A file in
 # src/<layer>/ may include, by quoted name, a header of its own layer or of a
 # lower one, and any public header of include/; never one of a higher layer.
 # Every quoted include is resolved the way the compiler resolves it (the

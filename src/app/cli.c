@@ -37,7 +37,8 @@ static int usage_error(const char *fmt, const char *a, const char *b)
 #define C_LIST (1u << KC_CMD_LIST)
 #define C_INFO (1u << KC_CMD_INFO)
 #define C_MERGE (1u << KC_CMD_MERGE)
-#define C_ALL (C_RUN | C_LIST | C_INFO | C_MERGE)
+#define C_MUTATE (1u << KC_CMD_MUTATE)
+#define C_ALL (C_RUN | C_LIST | C_INFO | C_MERGE | C_MUTATE)
 
 /* The command lines that inherit an option (opt_row.heirs), bits of
  * kc_argv_kind (run_options.h: what each kind is, and the words every kind
@@ -354,6 +355,24 @@ static int set_version(kc_opts *o, const opt_row *r, const char *v)
     return 0;
 }
 
+/* mutate's --budget N and --build-jobs N: positive counts. */
+static int set_count(kc_opts *o, const opt_row *r, const char *v)
+{
+    uint64_t x;
+    if (kc_parse_u64(v, 1000000, &x) || x == 0)
+        return usage_error("%s: expected a count from 1 to 1000000, got '%.64s'", r->name, v);
+    *(int *)(void *)((char *)o + r->field) = (int)x;
+    return 0;
+}
+
+/* mutate's file and folder names (--accepted, --operators, --source-dir, --mutants-dir): not empty. */
+static int set_text(kc_opts *o, const opt_row *r, const char *v)
+{
+    if (!*v) return usage_error("%s%s", r->missing, "");
+    *(const char **)(void *)((char *)o + r->field) = v;
+    return 0;
+}
+
 #define F(f) offsetof(kc_opts, f)
 
 /* Every option, in the usage text's order. The columns: name, alias, arg,
@@ -363,18 +382,18 @@ static const opt_row OPTIONS[] = {
     { "--exclude", NULL, "G", C_ALL, TO_NONE, OPT_PATTERN, 0, set_exclude,
       "--exclude needs a glob (the items to leave out)",
       "leave out the items glob G matches (repeatable; '!G' as a PATTERN is the same)" },
-    { "--seed", NULL, "S", C_RUN | C_LIST | C_MERGE, TO_NONE, OPT_ONCE, 0, set_seed,
+    { "--seed", NULL, "S", C_RUN | C_LIST | C_MERGE | C_MUTATE, TO_NONE, OPT_ONCE, 0, set_seed,
       "--seed needs a value (a non-negative integer)",
       "run seed (default 1); every input derives from it and the item's name" },
-    { "--device", NULL, "D", C_RUN | C_LIST | C_INFO, TO_NONE, OPT_ONCE, 0, set_device,
+    { "--device", NULL, "D", C_RUN | C_LIST | C_INFO | C_MUTATE, TO_NONE, OPT_ONCE, 0, set_device,
       "--device needs a value (a device ordinal, see kcontract info)", "CUDA device ordinal (default 0)" },
-    { "--shard", NULL, "K/N", C_RUN | C_LIST, TO_REEXEC, OPT_ONCE, 0, set_shard, "--shard needs a value",
+    { "--shard", NULL, "K/N", C_RUN | C_LIST | C_MUTATE, TO_REEXEC, OPT_ONCE, 0, set_shard, "--shard needs a value",
       "run slice K of N (K = 0..N-1): item i of the filtered, name-sorted list\n"
       "belongs to shard i % N; the TALLY records K/N, the slice's items and digest;\n"
       "with --jobs M, slice K runs on M workers. 'auto': K/N from Bazel's, GoogleTest's,\n"
       "Slurm's (job array) or Kubernetes' (Indexed Job, KC_SHARDS) variables; a run\n"
       "honours Bazel's and GoogleTest's without --shard too (docs/multi-host.md)" },
-    { "--jobs", "-j", "N", C_RUN, TO_REEXEC, OPT_ONCE, 0, set_jobs, "--jobs needs a value",
+    { "--jobs", "-j", "N", C_RUN | C_MUTATE, TO_REEXEC, OPT_ONCE, 0, set_jobs, "--jobs needs a value",
       "run the selected items in N worker processes (a work queue, see\n"
       "--schedule); each worker line is printed as it comes, prefixed [wK] ([K/N]\n"
       "with --schedule static), then one TALLY and SUMMARY equal to the serial\n"
@@ -407,7 +426,7 @@ static const opt_row OPTIONS[] = {
       "order the queue and written after it (a serial run writes it only when\n"
       "given --costs); with --shard K/N the partition is by cost (longest\n"
       "first onto the least-loaded shard) instead of i % N" },
-    { "--timeout", NULL, "S", C_RUN, TO_REEXEC, OPT_ONCE, 0, set_timeout, "--timeout needs a value",
+    { "--timeout", NULL, "S", C_RUN | C_MUTATE, TO_REEXEC, OPT_ONCE, 0, set_timeout, "--timeout needs a value",
       "every item's time limit in seconds, in every mode but --schedule static\n"
       "(default: the contract's "
       "timeout_s, else max(60, 5 x recorded seconds), 600 with no record)" },
@@ -430,7 +449,7 @@ static const opt_row OPTIONS[] = {
       "--color needs a value (auto, always or never)",
       "colour the state word of item lines: 'auto' (default) when stdout is a\n"
       "terminal and NO_COLOR is unset or empty, 'always' (NO_COLOR too), 'never'" },
-    { "--json", NULL, "FILE", C_RUN | C_MERGE, TO_REEXEC, OPT_ONCE, F(json), set_file, "--json needs a file name",
+    { "--json", NULL, "FILE", C_RUN | C_MERGE | C_MUTATE, TO_REEXEC, OPT_ONCE, F(json), set_file, "--json needs a file name",
       "write a JSON Lines report: one object per item (state, worker, times,\n"
       "peak RSS and GPU memory, message), one per worker, one summary" },
     { "--junit", NULL, "FILE", C_RUN | C_MERGE, TO_REEXEC, OPT_ONCE, F(junit), set_file, "--junit needs a file name",
@@ -453,6 +472,28 @@ static const opt_row OPTIONS[] = {
       "list: 'human' (default): one 'KIND  NAME' line per item and a count;\n"
       "'json': one JSON object per line per item (name, kind, contract, family,\n"
       "shapes, controls; a launch record's label), nothing else on stdout" },
+    { "--budget", NULL, "N", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_budget), set_count, "--budget needs a count",
+      "mutate: build and run at most N mutants, drawn with --seed (the same N\n"
+      "for one seed and source): a CI run's sample" },
+    { "--accepted", NULL, "FILE", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_accepted), set_text,
+      "--accepted needs a file name",
+      "mutate: the accepted equivalents, one '<id> <module> <reason>' a line: not\n"
+      "built, run or reported; an entry that no longer matches the source is refused" },
+    { "--operators", NULL, "LIST", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_operators), set_text,
+      "--operators needs a list (docs/mutation.md names them)",
+      "mutate: only these operators, ','-separated (default all; docs/mutation.md)" },
+    { "--source-dir", NULL, "DIRS", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_sources), set_text,
+      "--source-dir needs folders", "mutate: where a module's <module>.cu is, ':'-separated (DIR/ or\n"
+      "DIR/<family>/; default kernels:staging/kernels)" },
+    { "--mutants-dir", NULL, "DIR", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_dir), set_text, "--mutants-dir needs a folder",
+      "mutate: the mutants' sources, images, logs and list (default build/mutants;\n"
+      "an unchanged mutant is not built again)" },
+    { "--build-jobs", NULL, "N", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_build_jobs), set_count, "--build-jobs needs a count",
+      "mutate: make -jN for the mutants' builds (default every CPU)" },
+    { "--build-only", NULL, NULL, C_MUTATE, TO_NONE, 0, F(mut_build_only), set_flag, NULL,
+      "mutate: generate, build and filter the mutants; run none" },
+    { "--sanitizer", NULL, NULL, C_MUTATE, TO_NONE, 0, F(mut_sanitizer), set_flag, NULL,
+      "mutate: a mutant that passes gates 1-4 goes on to compute-sanitizer (gate 5)" },
     { "--help", "-h", NULL, C_ALL, TO_NONE, 0, 0, set_help, NULL, "this text" },
     { "--version", NULL, NULL, C_ALL, TO_NONE, 0, 0, set_version, NULL,
       "the program's name, kcontract's version and ABI, the build identity\n"
@@ -524,7 +565,9 @@ void kc_cli_usage(FILE *out, const char *prog)
                  "                                     K/N runs of a multi-host run (give it the PATTERNs they ran)\n"
                  "       %s info                         driver and devices\n"
                  "       %s version                      name, version, build identity (also --version)\n"
-                 "Options may come before the command too (%s -j 8 run 'rmsnorm.*').\n", p, p, p, p, p, p);
+                 "       %s mutate [options] [PATTERN...]  mutation analysis of the selected contracts' modules:\n"
+                 "                                     which mutants of their source no gate catches (docs/mutation.md)\n"
+                 "Options may come before the command too (%s -j 8 run 'rmsnorm.*').\n", p, p, p, p, p, p, p);
     fputs("\n"
           "PATTERN is a shell glob over item names, e.g. 'rmsnorm.*' or '*:control.*'.\n", out);
     usage_rows(out, OPT_PATTERN);
@@ -702,8 +745,10 @@ static int check_reports(const kc_opts *o)
 static int check_commands(const kc_opts *o, const unsigned char *given)
 {
     static const char *const names[] = { [KC_CMD_RUN] = "run", [KC_CMD_LIST] = "list", [KC_CMD_INFO] = "info",
-                                         [KC_CMD_MERGE] = "merge", [KC_CMD_VERSION] = "version" };
-    static const kc_cmd order[] = { KC_CMD_RUN, KC_CMD_LIST, KC_CMD_MERGE, KC_CMD_INFO };
+                                         [KC_CMD_MERGE] = "merge", [KC_CMD_VERSION] = "version",
+                                         [KC_CMD_MUTATE] = "mutate" };
+    static const kc_cmd order[] = { KC_CMD_RUN, KC_CMD_LIST, KC_CMD_MERGE, KC_CMD_INFO, KC_CMD_MUTATE };
+    const int norder = (int)(sizeof order / sizeof order[0]);
     for (int k = 0; k < NOPTIONS; k++) {
         const opt_row *r = &OPTIONS[k];
         if (!given[k] || (r->cmds & (1u << o->cmd))) continue;
@@ -711,8 +756,8 @@ static int check_commands(const kc_opts *o, const unsigned char *given)
             return usage_error("%s does not apply to merge (it runs nothing: it merges the --log outputs)%s", r->name, "");
         char to[64] = "";
         int n = 0, m = 0;
-        for (int c = 0; c < 4; c++) m += (r->cmds >> order[c]) & 1;
-        for (int c = 0; c < 4; c++) {
+        for (int c = 0; c < norder; c++) m += (r->cmds >> order[c]) & 1;
+        for (int c = 0; c < norder; c++) {
             if (!((r->cmds >> order[c]) & 1)) continue;
             size_t len = strlen(to);
             snprintf(to + len, sizeof to - len, "%s%s", n == 0 ? "" : n == m - 1 ? " and " : ", ", names[order[c]]);
@@ -844,7 +889,7 @@ static int option(kc_opts *o, int argc, char **argv, int *i, unsigned char *give
 /* The commands, by their word. */
 static const struct { const char *word; kc_cmd cmd; } COMMANDS[] = {
     { "run", KC_CMD_RUN }, { "list", KC_CMD_LIST }, { "info", KC_CMD_INFO }, { "merge", KC_CMD_MERGE },
-    { "version", KC_CMD_VERSION },
+    { "version", KC_CMD_VERSION }, { "mutate", KC_CMD_MUTATE },
 };
 
 static kc_cmd command_of(const char *word)

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "jobs.h"
 #include "merge_logs.h"
+#include "mutate_cmd.h"
 #include "plan.h"
 #include "launch_records.h"
 #include "parallel.h"
@@ -189,10 +190,10 @@ static int main_body(int argc, char **argv)
         int first = !o.cmd_word;
         for (int q = 0; first && q < bad; q++) first = o.patterns[q][0] == '!';
         if (!prefix_hint(p, items, n) && first && !strpbrk(p, "*?[.:"))
-            kc_say(stderr, "nor is '%s' a command: %s run, list, merge, info or version (%s --help)\n", p, kc_prog(),
+            kc_say(stderr, "nor is '%s' a command: %s run, list, merge, info, version or mutate (%s --help)\n", p, kc_prog(),
                    kc_prog());
         else if (!first && (!strcmp(p, "run") || !strcmp(p, "list") || !strcmp(p, "merge") || !strcmp(p, "info") ||
-                            !strcmp(p, "version")))
+                            !strcmp(p, "version") || !strcmp(p, "mutate")))
             kc_say(stderr, "'%s' is a command: it comes before every PATTERN (%s %s [options] [PATTERN...])\n", p,
                    kc_prog(), p);
         free(items);
@@ -212,6 +213,7 @@ static int main_body(int argc, char **argv)
         return 2;
     }
     rc = o.cmd == KC_CMD_LIST ? kc_list(&o, items, n)
+       : o.cmd == KC_CMD_MUTATE ? kc_mutate_main(&o, items, n)
        : o.cmd == KC_CMD_MERGE ? kc_merge_logs(&o, items, n)
        : o.sanitize_target    ? kc_sanitize_target(&o, items, n)
        : o.worker             ? kc_worker_run(&o, items, n)

@@ -4,6 +4,7 @@
  * <name>:limits (module kernels), <name>:control.<c> and <name>:sanitize
  * (unless no_sanitize gives a reason). */
 #include "registry.h"
+#include "mutant_images.h"
 #include "errmsg.h"
 
 #include <fnmatch.h>
@@ -421,6 +422,10 @@ int kc_registry_items(kc_item **items, char *err, size_t errcap)
     char one[1024];
     *items = NULL;
     if (errcap) err[0] = 0;
+    if (kc_mutant_images_load(one, sizeof one)) {     /* $KC_MUTANTS: a mutation run's images (mutant_images.h) */
+        add_problem(err, errcap, &elen, one);
+        problems++;
+    }
     for (int i = 0; i < kc_reg_problem_count(); i++, problems++) add_problem(err, errcap, &elen, kc_reg_problem_at(i));
     for (size_t i = 0; i < nc; i++) {
         const kc_contract *c = cs[i];
@@ -442,6 +447,15 @@ int kc_registry_items(kc_item **items, char *err, size_t errcap)
             it.kind = KC_KIND_CONTROL;
             it.control = &c->controls[k];
             snprintf(it.name, sizeof it.name, "%s:control.%s", c->name, c->controls[k].name);
+            if (push(&v, &n, &cap, it)) goto oom;
+        }
+        /* A mutation run's mutants of the contract's module, each run as a control. */
+        for (int k = 0; k < kc_mutant_image_count() && !c->library; k++) {
+            const kc_mutant_image *m = kc_mutant_image_at(k);
+            if (strcmp(m->module, c->module) != 0) continue;
+            it.kind = KC_KIND_CONTROL;
+            it.control = c->no_sanitize ? &m->ctl_gates : &m->ctl;   /* no sanitizer for this contract: gates 1-4 */
+            snprintf(it.name, sizeof it.name, "%s:mutant.%s", c->name, m->id);
             if (push(&v, &n, &cap, it)) goto oom;
         }
         /* The sanitizer gate (sanitize.h), unless the contract says why not. */

@@ -14,7 +14,7 @@
 #include "strvec.h"
 
 /* The command a process runs: kcontract [run] | list | info | merge | version, or --help. */
-typedef enum kc_cmd { KC_CMD_RUN = 0, KC_CMD_LIST, KC_CMD_INFO, KC_CMD_HELP, KC_CMD_MERGE, KC_CMD_VERSION } kc_cmd;
+typedef enum kc_cmd { KC_CMD_RUN = 0, KC_CMD_LIST, KC_CMD_INFO, KC_CMD_HELP, KC_CMD_MERGE, KC_CMD_VERSION, KC_CMD_MUTATE } kc_cmd;
 
 /* The command lines a run builds for another process or for a person, each
  * by kc_child_argv (below) and nowhere else:
@@ -113,6 +113,15 @@ typedef struct kc_opts {
     int list_json;             /* list --format json: one JSON object per item (default human: "KIND  NAME" lines) */
     kc_status_level status_level; /* --status-level: which item lines are printed (state.h; default all) */
     kc_colour_mode colour;     /* --color auto|always|never (colour.h; default auto) */
+    /* mutate (docs/mutation.md) */
+    int mut_budget;            /* --budget N: at most N mutants built and run, drawn with --seed (0: every one) */
+    const char *mut_accepted;  /* --accepted FILE: the accepted equivalents (mutate_accept.h) */
+    const char *mut_operators; /* --operators LIST: ','-separated operator names (NULL: all) */
+    const char *mut_sources;   /* --source-dir DIRS: where <module>.cu is (NULL: kernels:staging/kernels) */
+    const char *mut_dir;       /* --mutants-dir DIR: sources, images, logs, manifest (NULL: build/mutants) */
+    int mut_build_jobs;        /* --build-jobs N: make -jN (0: every CPU) */
+    int mut_build_only;        /* --build-only: generate, build and filter; run nothing */
+    int mut_sanitizer;         /* --sanitizer: a mutant that passes gates 1-4 goes on to the sanitizer (gate 5) */
     char *resolved[4];         /* the absolute copies of a relative --json, --junit, --timeline, --costs: malloc'd
                                 * by kc_cli_parse, freed by kc_opts_free */
     kc_strvec inherit[KC_ARGV_KINDS];  /* per kind of command line: the options it inherits, as given ("--name"

@@ -19,6 +19,7 @@
  * (inputs.h), the checks are the harness module's (harness.h), and the host
  * reads back only what a failure line names (counts, an index, its values). */
 #include "gates.h"
+#include "mutant_images.h"
 
 #include <fnmatch.h>
 #include <stdio.h>
@@ -215,6 +216,13 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
                 res->state = KC_MISSED;
                 goto done;
             }
+            if (control && kc_control_is_mutant(it->control)) {
+                res->gate = g;
+                res->state = KC_RED;
+                snprintf(res->msg, sizeof res->msg, "caught by gate %d (%s; %s): %s", g, kc_gate_name[g],
+                         it->control->bug, k.why + k.body);
+                goto done;
+            }
             if (control) {
                 res->gate = g;
                 res->state = KC_RED;
@@ -241,6 +249,10 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
     if (control) {
         if (gpu->lost) goto done;
         res->state = KC_MISSED;
+        if (kc_control_is_mutant(it->control))
+            snprintf(res->msg, sizeof res->msg, "passed gates 1-4 on all %d cases: no gate sees this mutant (%s)",
+                     res->cases, it->control->bug);
+        else
         snprintf(res->msg, sizeof res->msg, "passed gates 1-4 on all %d cases: the suite is blind to this bug (%s; planted for gate %d)",
                  res->cases, it->control->bug, it->control->gate);
         goto done;

@@ -1,0 +1,409 @@
+/* mutate_cmd.c — the mutate command (mutate_cmd.h). */
+#include "mutate_cmd.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include "clock.h"
+#include "filter.h"
+#include "mutant_images.h"
+#include "mutate_accept.h"
+#include "mutate_child.h"
+#include "mutate_report.h"
+#include "parallel.h"
+#include "progname.h"
+#include "seed.h"
+#include "shell_words.h"
+#include "strvec.h"
+
+#define DEFAULT_SOURCES "kernels:staging/kernels"
+#define DEFAULT_DIR "build/mutants"
+#define DEFAULT_TIMEOUT_S 120.0
+
+int kc_mutate_parse_line(const char *line, kc_state *state, char *contract, size_t ccap, char *id, size_t icap,
+                         int *gate)
+{
+    const char *p = line;
+    if (*p == '[') {                                 /* "[w3] " */
+        const char *e = strchr(p, ']');
+        if (!e || e[1] != ' ') return 0;
+        p = e + 2;
+    }
+    char word[16];
+    size_t n = strcspn(p, " ");
+    if (!n || n >= sizeof word) return 0;
+    memcpy(word, p, n);
+    word[n] = 0;
+    int s = kc_state_parse(word);
+    if (s < 0) return 0;
+    p += n;
+    p += strspn(p, " ");
+    size_t nl = strcspn(p, " ");
+    const char *mark = memmem(p, nl, ":mutant.", 8);
+    if (!mark) return 0;
+    size_t cl = (size_t)(mark - p), il = nl - cl - 8;
+    if (cl + 1 > ccap || il + 1 > icap || il != 12) return 0;
+    memcpy(contract, p, cl);
+    contract[cl] = 0;
+    memcpy(id, mark + 8, il);
+    id[il] = 0;
+    *state = (kc_state)s;
+    *gate = 0;
+    const char *g = strstr(p + nl, "caught by gate ");
+    if (g && g[15] >= '1' && g[15] <= '5') *gate = g[15] - '0';
+    return 1;
+}
+
+/* The source <module>.cu in one of the ':'-separated dirs (DIR/<module>.cu or
+ * DIR/<family>/<module>.cu); 0, or -1. */
+static int find_source(const char *dirs, const char *module, char *out, size_t cap)
+{
+    for (const char *d = dirs; *d;) {
+        size_t n = strcspn(d, ":");
+        char dir[512];
+        snprintf(dir, sizeof dir, "%.*s", (int)(n < 200 ? n : 200), d);
+        d += n + (d[n] == ':');
+        if (!n) continue;
+        snprintf(out, cap, "%.200s/%.60s.cu", dir, module);
+        if (access(out, R_OK) == 0) return 0;
+        DIR *dh = opendir(dir);
+        struct dirent *e;
+        while (dh && (e = readdir(dh))) {
+            if (e->d_name[0] == '.') continue;
+            snprintf(out, cap, "%.200s/%.100s/%.60s.cu", dir, e->d_name, module);
+            if (access(out, R_OK) == 0) {
+                closedir(dh);
+                return 0;
+            }
+        }
+        if (dh) closedir(dh);
+    }
+    return -1;
+}
+
+/* --operators LIST: the mask of the named operators (',' separated); ~0u for
+ * NULL. -1 with err naming an unknown one. */
+static int operators_mask(const char *list, unsigned *mask, char *err, size_t cap)
+{
+    *mask = ~0u;
+    if (!list) return 0;
+    *mask = 0;
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        int found = 0;
+        for (int k = 0; kc_mut_ops[k].name; k++)
+            if (strlen(kc_mut_ops[k].name) == n && !strncmp(kc_mut_ops[k].name, p, n)) {
+                *mask |= 1u << k;
+                found = 1;
+            }
+        if (!found) {
+            char known[600] = "";
+            for (int k = 0; kc_mut_ops[k].name; k++)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", k ? ", " : "", kc_mut_ops[k].name);
+            return snprintf(err, cap, "--operators: no operator '%.*s' (the operators: %s)", (int)n, p, known), -1;
+        }
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
+typedef struct run_ctx {
+    kc_mutants *m;
+    kc_mut_status *st;
+    kc_mut_item *items;
+    int nitems, cap, oom;
+} run_ctx;
+
+static int find_mutant(const kc_mutants *m, const char *id)
+{
+    for (int i = 0; i < m->n; i++)
+        if (!strcmp(m->v[i].id, id)) return i;
+    return -1;
+}
+
+/* The run's lines: printed as they come, and each mutant item's state kept. */
+static void on_run_line(void *ctx, int err, const char *line, size_t len)
+{
+    run_ctx *r = ctx;
+    fprintf(err ? stderr : stdout, "%.*s\n", (int)len, line);
+    if (err) return;
+    fflush(stdout);
+    kc_state s;
+    char contract[160], id[16];
+    int gate;
+    if (!kc_mutate_parse_line(line, &s, contract, sizeof contract, id, sizeof id, &gate)) return;
+    int i = find_mutant(r->m, id);
+    if (i < 0) return;
+    if (r->nitems == r->cap) {
+        int cap = r->cap ? r->cap * 2 : 256;
+        kc_mut_item *v = realloc(r->items, (size_t)cap * sizeof *v);
+        if (!v) { r->oom = 1; return; }
+        r->items = v;
+        r->cap = cap;
+    }
+    kc_mut_item *it = &r->items[r->nitems++];
+    memset(it, 0, sizeof *it);
+    it->mutant = i;
+    snprintf(it->contract, sizeof it->contract, "%s", contract);
+    it->state = s == KC_RED ? KC_MUT_CAUGHT : s == KC_MISSED ? KC_MUT_MISSED
+              : s == KC_TIMEOUT || s == KC_CRASH ? KC_MUT_TIMEOUT : KC_MUT_NOTRUN;
+    it->gate = gate;
+    /* the mutant: caught by any contract; else a timeout; else missed only when every item missed */
+    kc_mut_status *st = &r->st[i];
+    int rank_new = it->state == KC_MUT_CAUGHT ? 4 : it->state == KC_MUT_TIMEOUT ? 3 : it->state == KC_MUT_NOTRUN ? 2 : 1;
+    int rank_old = st->state == KC_MUT_CAUGHT ? 4 : st->state == KC_MUT_TIMEOUT ? 3 : st->state == KC_MUT_NOTRUN ? 2
+                 : st->state == KC_MUT_MISSED ? 1 : 0;
+    if (rank_new > rank_old) {
+        st->state = it->state;
+        st->gate = gate;
+        snprintf(st->item, sizeof st->item, "%s:mutant.%s", contract, id);
+    }
+}
+
+/* Seeded draw of --budget N among the mutants still pending: the N with the
+ * least mix of (seed, id); the rest SAMPLED_OUT. Stable for one seed. */
+static void sample(const kc_mutants *m, kc_mut_status *st, int budget, uint64_t seed)
+{
+    int pending = 0;
+    for (int i = 0; i < m->n; i++) pending += st[i].state == KC_MUT_PENDING;
+    if (budget <= 0 || pending <= budget) return;
+    uint64_t *key = malloc((size_t)m->n * sizeof *key), *sorted = malloc((size_t)pending * sizeof *sorted);
+    if (!key || !sorted) { free(key); free(sorted); return; }
+    int k = 0;
+    for (int i = 0; i < m->n; i++)
+        if (st[i].state == KC_MUT_PENDING) sorted[k++] = key[i] = kc_mix64(kc_hash_str(m->v[i].id) ^ kc_mix64(seed));
+    /* the budget-th smallest key: a partial selection sort is enough at these sizes */
+    for (int a = 0; a < budget; a++)
+        for (int b = a + 1; b < pending; b++)
+            if (sorted[b] < sorted[a]) { uint64_t t = sorted[a]; sorted[a] = sorted[b]; sorted[b] = t; }
+    uint64_t cut = sorted[budget - 1];
+    for (int i = 0; i < m->n; i++)
+        if (st[i].state == KC_MUT_PENDING && key[i] > cut) st[i].state = KC_MUT_SAMPLED_OUT;
+    free(key);
+    free(sorted);
+}
+
+/* The modules of the selected contracts (not library kernels, not device
+ * references), each with its source found and scanned. */
+static int modules_of(const kc_opts *o, const kc_item *items, int n, kc_mut_module **mods, int *nmods, char *err,
+                      size_t cap)
+{
+    const char *dirs = o->mut_sources ? o->mut_sources : DEFAULT_SOURCES;
+    *mods = NULL;
+    *nmods = 0;
+    int mcap = 0;
+    for (int i = 0; i < n; i++) {
+        const kc_item *it = &items[i];
+        if (it->kind != KC_KIND_KERNEL || it->record || !it->contract || it->contract->library || !it->contract->module) continue;
+        if (o->npatterns && !kc_filter_match(it->name, o->patterns, o->npatterns)) continue;
+        const char *mod = it->contract->module;
+        int seen = 0;
+        for (int k = 0; k < *nmods && !seen; k++) seen = !strcmp((*mods)[k].name, mod);
+        if (seen) continue;
+        if (*nmods == mcap) {
+            mcap = mcap ? mcap * 2 : 16;
+            kc_mut_module *v = realloc(*mods, (size_t)mcap * sizeof *v);
+            if (!v) return snprintf(err, cap, "out of memory"), -1;
+            *mods = v;
+        }
+        kc_mut_module *x = &(*mods)[(*nmods)++];
+        memset(x, 0, sizeof *x);
+        snprintf(x->name, sizeof x->name, "%s", mod);
+        if (find_source(dirs, mod, x->path, sizeof x->path)) {
+            (*nmods)--;
+            return snprintf(err, cap, "module %s (of contract %s): no %s.cu under %s (folders ':'-separated; "
+                            "--source-dir names them)", mod, it->contract->name, mod, dirs), -1;
+        }
+        char e[700];
+        if (kc_src_load(&x->src, x->path, e, sizeof e)) {
+            (*nmods)--;
+            return snprintf(err, cap, "%s", e), -1;
+        }
+    }
+    if (!*nmods) return snprintf(err, cap, "the patterns select no contract with a kernel module to mutate"), -1;
+    return 0;
+}
+
+static void free_modules(kc_mut_module *mods, int n)
+{
+    for (int k = 0; k < n; k++) kc_src_free(&mods[k].src);
+    free(mods);
+}
+
+/* Writes the manifest of the viable mutants (mutant_images.h). */
+static int write_manifest(const char *path, const char *dir, const kc_mutants *m, const kc_mut_status *st, int gate,
+                          char *err, size_t cap)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return snprintf(err, cap, "cannot write %s: %s", path, strerror(errno)), -1;
+    fprintf(f, "# kcontract mutate: the viable mutants (KC_MUTANTS; docs/mutation.md)\n");
+    for (int i = 0; i < m->n; i++) {
+        if (st[i].state != KC_MUT_VIABLE) continue;
+        char img[1200];
+        kc_mutant_path(img, sizeof img, dir, m->v[i].module, m->v[i].id, ".fatbin");
+        fprintf(f, "mutant %s %s %d %s %s %s:%d\n", m->v[i].id, m->v[i].module, gate, img, m->v[i].op->name,
+                m->v[i].file, m->v[i].line);
+    }
+    return fclose(f) ? (snprintf(err, cap, "writing %s failed", path), -1) : 0;
+}
+
+int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
+{
+    double t0 = kc_now_s();
+    char err[2048];
+    unsigned mask;
+    if (operators_mask(o->mut_operators, &mask, err, sizeof err)) {
+        kc_say(stderr, "%s\n", err);
+        return 2;
+    }
+    kc_mut_module *mods;
+    int nmods;
+    if (modules_of(o, items, n, &mods, &nmods, err, sizeof err)) {
+        kc_say(stderr, "mutate: %s\n", err);
+        return 2;
+    }
+    kc_mutants m = { 0 };
+    for (int k = 0; k < nmods; k++)
+        if (kc_mutate_source(&mods[k].src, mods[k].name, mods[k].path, mask, &m, err, sizeof err) < 0) {
+            kc_say(stderr, "mutate: %s\n", err);
+            free_modules(mods, nmods);
+            kc_mutants_free(&m);
+            return 4;
+        }
+    kc_mut_status *st = calloc((size_t)m.n + 1, sizeof *st);
+    if (!st) {
+        kc_say(stderr, "mutate: out of memory\n");
+        return 4;
+    }
+    int rc = 0, unchecked = 0;
+    if (o->mut_accepted) {
+        int a = kc_mutate_accept(o->mut_accepted, mods, nmods, &m, st, &unchecked, err, sizeof err);
+        if (a < 0) {
+            kc_say(stderr, "mutate: %s\n", err);
+            rc = 2;
+            goto out;
+        }
+        printf("mutate: %d mutant%s accepted as equivalent (%s)%s\n", a, a == 1 ? "" : "s", o->mut_accepted,
+               unchecked ? "; entries of modules not in this run not checked" : "");
+        if (unchecked) printf("mutate: %d entr%s of %s name modules not mutated in this run: not checked\n", unchecked,
+                              unchecked == 1 ? "y" : "ies", o->mut_accepted);
+    }
+    sample(&m, st, o->mut_budget, o->seed);
+    const char *dir = o->mut_dir ? o->mut_dir : DEFAULT_DIR;
+    kc_mut_build_opts bo = { .dir = dir, .make = getenv("MAKE") && *getenv("MAKE") ? getenv("MAKE") : "make",
+                             .jobs = o->mut_build_jobs > 0 ? o->mut_build_jobs : kc_parallel_share(1),
+                             .fatbins = !o->mut_build_only };
+    int pending = 0;
+    for (int i = 0; i < m.n; i++) pending += st[i].state == KC_MUT_PENDING;
+    printf("mutate: %d module%s, %d mutants generated, %d to build (make -j%d into %s)\n", nmods, nmods == 1 ? "" : "s",
+           m.n, pending, bo.jobs, dir);
+    fflush(stdout);
+    if (kc_mutate_build(mods, nmods, &m, st, &bo, err, sizeof err)) {
+        kc_say(stderr, "mutate: %s\n", err);
+        rc = 4;
+        goto out;
+    }
+    int viable = 0;
+    for (int i = 0; i < m.n; i++) viable += st[i].state == KC_MUT_VIABLE;
+    printf("mutate: built in %.0f s: %d viable\n", kc_now_s() - t0, viable);
+    fflush(stdout);
+    kc_mut_item *its = NULL;
+    int nits = 0;
+    char manifest[1200], rerun_prefix[1600] = "";
+    snprintf(manifest, sizeof manifest, "%s/mutants.list", dir);
+    char absman[PATH_MAX + 16];
+    if (!realpath(dir, absman)) snprintf(absman, sizeof absman, "%s", dir);
+    snprintf(absman + strlen(absman), sizeof absman - strlen(absman), "/mutants.list");
+    if (viable && !o->mut_build_only) {
+        char absdir[PATH_MAX];
+        if (!realpath(dir, absdir)) snprintf(absdir, sizeof absdir, "%s", dir);
+        if (write_manifest(manifest, absdir, &m, st, o->mut_sanitizer ? 5 : 4, err, sizeof err)) {
+            kc_say(stderr, "mutate: %s\n", err);
+            rc = 4;
+            goto out;
+        }
+        setenv(KC_MUTANTS_ENV, absman, 1);
+        kc_strvec av = KC_STRVEC_INIT;
+        int oom = 0;
+        char buf[256];
+        oom |= kc_strvec_push(&av, o->argv0);
+        oom |= kc_strvec_push(&av, "run");
+        snprintf(buf, sizeof buf, "%d", o->jobs > 0 ? o->jobs : 1);
+        oom |= kc_strvec_push(&av, "--jobs") | kc_strvec_push(&av, buf);
+        snprintf(buf, sizeof buf, "%g", o->timeout_s > 0 ? o->timeout_s : DEFAULT_TIMEOUT_S);
+        oom |= kc_strvec_push(&av, "--timeout") | kc_strvec_push(&av, buf);
+        snprintf(buf, sizeof buf, "%llu", (unsigned long long)o->seed);
+        oom |= kc_strvec_push(&av, "--seed") | kc_strvec_push(&av, buf);
+        if (o->device_given) {
+            snprintf(buf, sizeof buf, "%d", o->device);
+            oom |= kc_strvec_push(&av, "--device") | kc_strvec_push(&av, buf);
+        }
+        if (o->sharded) {
+            snprintf(buf, sizeof buf, "%d/%d", o->shard_k, o->shard_n);
+            oom |= kc_strvec_push(&av, "--shard") | kc_strvec_push(&av, buf);
+        }
+        char costs[1300];
+        snprintf(costs, sizeof costs, "%s/costs.tsv", dir);
+        oom |= kc_strvec_push(&av, "--costs") | kc_strvec_push(&av, o->costs_given ? o->costs : costs);
+        oom |= kc_strvec_push(&av, "--");
+        /* each selected contract's mutant items */
+        for (int i = 0; i < n; i++) {
+            const kc_item *it = &items[i];
+            if (it->kind != KC_KIND_KERNEL || it->record || !it->contract || it->contract->library) continue;
+            if (o->npatterns && !kc_filter_match(it->name, o->patterns, o->npatterns)) continue;
+            int has = 0;        /* a pattern that matches nothing is refused by run: only modules with viable mutants */
+            for (int j = 0; j < m.n && !has; j++)
+                has = st[j].state == KC_MUT_VIABLE && !strcmp(m.v[j].module, it->contract->module);
+            if (!has) continue;
+            snprintf(buf, sizeof buf, "%s:mutant.*", it->contract->name);
+            oom |= kc_strvec_push(&av, buf);
+        }
+        if (oom) {
+            kc_strvec_clear(&av);
+            kc_say(stderr, "mutate: out of memory\n");
+            rc = 4;
+            goto out;
+        }
+        run_ctx rx = { .m = &m, .st = st };
+        int intr = 0;
+        int ws = kc_child_run("/proc/self/exe", av.v, on_run_line, &rx, &intr, err, sizeof err);
+        kc_strvec_clear(&av);
+        its = rx.items;
+        nits = rx.nitems;
+        if (ws < 0 || intr) {
+            kc_say(stderr, "mutate: the mutants' run %s\n", intr ? "was interrupted" : err);
+            rc = ws < 0 ? 4 : 130;
+        } else if (WIFEXITED(ws) && WEXITSTATUS(ws) == 2) {
+            kc_say(stderr, "mutate: the mutants' run refused its command line (exit 2; above)\n");
+            rc = 4;
+        }
+        for (int i = 0; i < m.n; i++)
+            if (st[i].state == KC_MUT_VIABLE) st[i].state = KC_MUT_NOTRUN;
+        int len = 0;
+        kc_shell_append_assign(rerun_prefix, sizeof rerun_prefix, &len, KC_MUTANTS_ENV, absman);
+        snprintf(rerun_prefix + len, sizeof rerun_prefix - (size_t)len, " %s", o->argv0);
+    }
+    kc_mut_run rep = { mods, nmods, &m, st, its, nits, rerun_prefix[0] ? rerun_prefix + 1 : NULL, kc_now_s() - t0 };
+    kc_mutate_report_text(stdout, &rep);
+    if (o->json && kc_mutate_report_json(o->json, &rep, err, sizeof err)) {
+        kc_say(stderr, "mutate: %s\n", err);
+        if (!rc) rc = 4;
+    }
+    free(its);
+    if (!rc) {
+        kc_mut_counts c;
+        kc_mutate_count(&rep, NULL, NULL, &c);
+        rc = c.n[KC_MUT_MISSED] || c.n[KC_MUT_NOTRUN] ? 1 : 0;
+    }
+out:
+    free(st);
+    kc_mutants_free(&m);
+    free_modules(mods, nmods);
+    return rc;
+}

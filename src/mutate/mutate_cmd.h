@@ -1,0 +1,28 @@
+/* mutate_cmd.h — `kcontract mutate [PATTERN...]` (docs/mutation.md): the
+ * modules of the selected contracts mutated (mutate_ops.h), the accepted
+ * equivalents left out (mutate_accept.h), --budget N mutants drawn with
+ * --seed, each built and filtered by trivial compiler equivalence
+ * (mutate_build.h), the viable ones run as controls by this binary's own
+ * `run` (KC_MUTANTS, mutant_images.h: the work queue with --jobs, --shard,
+ * --timeout), and the report (mutate_report.h). */
+#ifndef KC_MUTATE_CMD_H
+#define KC_MUTATE_CMD_H
+#include <stddef.h>
+
+#include "item.h"
+#include "run_options.h"
+#include "state.h"
+
+/* Runs the mutate command over the items' contracts that o's patterns
+ * select. Exit status: 0 no mutant missed; 1 a mutant missed (or not run);
+ * 2 bad usage (an operator, a source not found, the accepted file refused);
+ * 4 internal error (a build that could not run). */
+int kc_mutate_main(const kc_opts *o, const kc_item *items, int n);
+
+/* One line of the run's output, when it is a mutant item's line ("[wK] "
+ * tag optional): "STATE  <contract>:mutant.<id>  message ...". Sets the
+ * state, contract, id and the gate a RED line names ("caught by gate N");
+ * returns 1, or 0 for any other line. */
+int kc_mutate_parse_line(const char *line, kc_state *state, char *contract, size_t ccap, char *id, size_t icap,
+                         int *gate);
+#endif

@@ -1,0 +1,209 @@
+/* test_mutate_run.c — mutants through the work queue under the fake driver
+ * (KC_MUTANTS, mutant_images.h), the run's lines read back
+ * (kc_mutate_parse_line), the accepted-equivalents file (mutate_accept.h),
+ * the report (mutate_report.h) and the command line of mutate. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mutate_accept.h"
+#include "mutate_cmd.h"
+#include "mutate_report.h"
+#include "support/run_output.h"
+#include "support/spawn.h"
+
+/* Three fake images of module fake_axpy: the fake driver runs "wrong_value"
+ * (a gate-3 bug), "-" (the clean kernel: no gate can fail) and "fault". */
+static void manifest(const char *dir, char *path, size_t cap)
+{
+    const char *body[3] = { "KCFAKE fake_axpy wrong_value\n", "KCFAKE fake_axpy -\n", "KCFAKE fake_axpy fault\n" };
+    const char *ids[3] = { "0000000000aa", "0000000000bb", "0000000000cc" };
+    char list[2048] = "# test\n", img[600];
+    for (int i = 0; i < 3; i++) {
+        snprintf(img, sizeof img, "%s/m%d.fatbin", dir, i);
+        kc_write_file(img, body[i]);
+        snprintf(list + strlen(list), sizeof list - strlen(list), "mutant %s fake_axpy 4 %s relational x.cu:%d\n", ids[i],
+                 img, i + 1);
+    }
+    snprintf(path, cap, "%s/mutants.list", dir);
+    kc_write_file(path, list);
+}
+
+Test(mutate_run, mutants_run_as_controls_on_the_work_queue, .timeout = 60) {
+    char dir[512], list[700], env[800], costs[700];
+    kc_tmp_dir(dir, sizeof dir, "mutq");
+    manifest(dir, list, sizeof list);
+    snprintf(env, sizeof env, "KC_MUTANTS=%s", list);
+    snprintf(costs, sizeof costs, "%s/costs.tsv", dir);
+    kc_proc p = kc_run_fake((char *[]){ "run", "--jobs", "2", "--costs", costs, "fake.axpy.f32:mutant.*", NULL },
+                            (char *[]){ env, NULL }, 30);
+    char line[2048];
+    cr_expect(kc_out_item_line(p.out, "RED", "fake.axpy.f32:mutant.0000000000aa", line, sizeof line),
+              "the wrong_value mutant is not RED:\n%s%s", p.out, p.err);
+    kc_state s;
+    char contract[160], id[16];
+    int gate;
+    cr_assert(kc_mutate_parse_line(line, &s, contract, sizeof contract, id, sizeof id, &gate), "not read back: %s", line);
+    cr_expect_eq(s, KC_RED);
+    cr_expect_str_eq(contract, "fake.axpy.f32");
+    cr_expect_str_eq(id, "0000000000aa");
+    cr_expect_eq(gate, 3, "the wrong value is gate 3's: %s", line);
+    cr_expect(strstr(line, "mutant 0000000000aa: relational at x.cu:1"), "the line names the mutant: %s", line);
+    cr_expect(kc_out_item_line(p.out, "MISSED", "fake.axpy.f32:mutant.0000000000bb", line, sizeof line),
+              "the clean image is not MISSED:\n%s", p.out);
+    cr_expect(strstr(line, "no gate sees this mutant") && strstr(line, "KC_MUTANTS="),
+              "a missed mutant's line says so and its rerun carries KC_MUTANTS: %s", line);
+    cr_expect(kc_mutate_parse_line(line, &s, contract, sizeof contract, id, sizeof id, &gate) && s == KC_MISSED);
+    cr_expect(kc_out_item_line(p.out, "RED", "fake.axpy.f32:mutant.0000000000cc", line, sizeof line),
+              "the faulting mutant is not caught:\n%s", p.out);
+    cr_expect_eq(p.status, 1, "a missed mutant fails the run: exit %d", p.status);
+    kc_proc_free(&p);
+    /* a malformed list is refused, naming its line */
+    kc_write_file(list, "mutant 123 fake_axpy 4 x.fatbin relational x.cu:1\n");
+    p = kc_run_fake((char *[]){ "list", NULL }, (char *[]){ env, NULL }, 30);
+    cr_expect_eq(p.status, 2, "exit %d", p.status);
+    cr_expect(strstr(p.err, "line 1") && strstr(p.err, "12 hex digits"), "stderr: %s", p.err);
+    kc_proc_free(&p);
+    kc_rm_rf(dir);
+}
+
+Test(mutate_run, parse_line_ignores_other_lines) {
+    kc_state s;
+    char c[160], id[16];
+    int g;
+    cr_expect_not(kc_mutate_parse_line("RED    softmax.f32:control.x  caught by gate 3", &s, c, sizeof c, id, sizeof id, &g));
+    cr_expect_not(kc_mutate_parse_line("TALLY v=3 kernel.pass=0", &s, c, sizeof c, id, sizeof id, &g));
+    cr_assert(kc_mutate_parse_line("[w4] TIMEOUT softmax.f32:mutant.48447322df0b  exceeded its time limit of 20 s", &s,
+                                   c, sizeof c, id, sizeof id, &g));
+    cr_expect_eq(s, KC_TIMEOUT);
+    cr_expect_str_eq(id, "48447322df0b");
+}
+
+/* A small run's mutants: two of module m, one of module n (not in the run's modules). */
+static void two_mutants(kc_mut_module *mod, kc_mutants *m)
+{
+    memset(mod, 0, sizeof *mod);
+    snprintf(mod->name, sizeof mod->name, "m");
+    snprintf(mod->path, sizeof mod->path, "m.cu");
+    const char *t = "__global__ void k(int *o, int n) {\n    if (threadIdx.x < n) o[threadIdx.x] = 1;\n}\n";
+    char err[256];
+    cr_assert_eq(kc_src_scan(&mod->src, t, strlen(t), err, sizeof err), 0);
+    memset(m, 0, sizeof *m);
+    unsigned bound = 0;
+    for (int k = 0; kc_mut_ops[k].name; k++)
+        if (!strcmp(kc_mut_ops[k].name, "bound") || !strcmp(kc_mut_ops[k].name, "guard_delete")) bound |= 1u << k;
+    cr_assert_eq(kc_mutate_source(&mod->src, "m", "m.cu", bound, m, err, sizeof err), 2);
+}
+
+Test(mutate_run, accepted_file) {
+    kc_mut_module mod;
+    kc_mutants m;
+    two_mutants(&mod, &m);
+    char dir[512], path[700], text[1024], err[1024];
+    kc_tmp_dir(dir, sizeof dir, "mutacc");
+    snprintf(path, sizeof path, "%s/accepted.txt", dir);
+    snprintf(text, sizeof text, "# judged equivalent\n%s m the launch covers n exactly\n0123456789ab other never checked\n",
+             m.v[1].id);
+    kc_write_file(path, text);
+    kc_mut_status st[2] = { 0 };
+    int unchecked;
+    cr_expect_eq(kc_mutate_accept(path, &mod, 1, &m, st, &unchecked, err, sizeof err), 1, "%s", err);
+    cr_expect_eq(st[1].state, KC_MUT_ACCEPTED);
+    cr_expect_str_eq(st[1].why, "the launch covers n exactly");
+    cr_expect_eq(st[0].state, KC_MUT_PENDING);
+    cr_expect_eq(unchecked, 1, "the entry of module 'other' is not checked: %d", unchecked);
+    /* an entry whose mutant is no longer made from the source */
+    memset(st, 0, sizeof st);
+    kc_write_file(path, "0123456789ab m it was equivalent once\n");
+    cr_expect_eq(kc_mutate_accept(path, &mod, 1, &m, st, &unchecked, err, sizeof err), -1);
+    cr_expect(strstr(err, ":1:") && strstr(err, "no longer made"), "got: %s", err);
+    /* an entry without its reason */
+    snprintf(text, sizeof text, "%s m\n", m.v[0].id);
+    kc_write_file(path, text);
+    cr_expect_eq(kc_mutate_accept(path, &mod, 1, &m, st, &unchecked, err, sizeof err), -1);
+    cr_expect(strstr(err, "<reason>"), "got: %s", err);
+    kc_rm_rf(dir);
+    kc_mutants_free(&m);
+    kc_src_free(&mod.src);
+}
+
+Test(mutate_run, report_counts_score_and_json) {
+    kc_mut_module mod;
+    kc_mutants m;
+    two_mutants(&mod, &m);
+    kc_mut_status st[2] = { { .state = KC_MUT_CAUGHT, .gate = 3 }, { .state = KC_MUT_MISSED } };
+    kc_mut_item its[2] = { { .mutant = 0, .contract = "c.f32", .state = KC_MUT_CAUGHT, .gate = 3 },
+                           { .mutant = 1, .contract = "c.f32", .state = KC_MUT_MISSED } };
+    kc_mut_run r = { &mod, 1, &m, st, its, 2, "KC_MUTANTS=/x/mutants.list ./build/kcontract", 12.4 };
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    kc_mutate_report_text(f, &r);
+    fclose(f);
+    cr_expect(strstr(buf, "MUTATION modules=1 generated=2 unviable=0 equivalent=0 viable=2 caught=1 missed=1 timeout=0 "
+                          "score=0.50 wall_s=12\n"), "%s", buf);
+    char want[200];
+    snprintf(want, sizeof want, "MISSED mutant %s  %s  m.cu:2:", m.v[1].id, m.v[1].op->name);
+    cr_expect(strstr(buf, want), "no missed line '%s' in:\n%s", want, buf);
+    snprintf(want, sizeof want, "rerun: KC_MUTANTS=/x/mutants.list ./build/kcontract run '*:mutant.%s'", m.v[1].id);
+    cr_expect(strstr(buf, want), "no rerun '%s' in:\n%s", want, buf);
+    cr_expect(strstr(buf, "contract c.f32: caught 1 (gates 1-5: 0 0 1 0 0), missed 1"), "%s", buf);
+    free(buf);
+    char dir[512], path[700], err[256];
+    kc_tmp_dir(dir, sizeof dir, "mutjson");
+    snprintf(path, sizeof path, "%s/m.json", dir);
+    cr_assert_eq(kc_mutate_report_json(path, &r, err, sizeof err), 0, "%s", err);
+    const char *j = kc_out_file(path);
+    cr_expect(strstr(j, "\"state\":\"caught\",\"gate\":3"), "%s", j);
+    cr_expect(strstr(j, "\"state\":\"missed\"") && strstr(j, "\"diff\":\"--- a/m.cu"), "%s", j);
+    cr_expect(strstr(j, "{\"type\":\"mutation\",\"modules\":1,\"generated\":2,") && strstr(j, "\"score\":0.50"), "%s", j);
+    kc_rm_rf(dir);
+    kc_mutants_free(&m);
+    kc_src_free(&mod.src);
+}
+
+Test(mutate_run, command_line) {
+    kc_proc p = kc_run_fixture((char *[]){ "run", "--budget", "5", NULL }, 10);
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "--budget applies to mutate only"), "stderr: %s", p.err);
+    kc_proc_free(&p);
+    p = kc_run_fixture((char *[]){ "mutate", "--budget", "0", NULL }, 10);
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "--budget: expected a count from 1"), "stderr: %s", p.err);
+    kc_proc_free(&p);
+    p = kc_run_fixture((char *[]){ "mutate", "--operators", "relational,nosuch", "--build-only", NULL }, 10);
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "no operator 'nosuch'") && strstr(p.err, "sync_drop"), "stderr: %s", p.err);
+    kc_proc_free(&p);
+    /* the fixture's fake modules have no source: named, with where it looked */
+    p = kc_run_fixture((char *[]){ "mutate", "--build-only", "fake.axpy.f32", NULL }, 10);
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "module fake_axpy") && strstr(p.err, "no fake_axpy.cu under kernels:staging/kernels"),
+              "stderr: %s", p.err);
+    kc_proc_free(&p);
+}
+
+/* The whole command on a real module without a GPU: two sampled mutants of
+ * kv_cache_write.cu built by make and nvcc, listed, run by the binary's own
+ * run (their items SKIP: not run), the report and JSON written. */
+Test(mutate_run, whole_command_without_gpu, .timeout = 120) {
+    char dir[512], json[700];
+    kc_tmp_dir(dir, sizeof dir, "mutcmd");
+    snprintf(json, sizeof json, "%s/report.json", dir);
+    kc_proc p;
+    char *argv[] = { (char *)kc_test_bin(), "mutate", "--budget", "2", "--seed", "3", "--build-jobs", "4",
+                     "--mutants-dir", dir, "--json", json, "kv_cache.nhd.f16", NULL };
+    cr_assert_eq(kc_spawn(argv, KC_NO_GPU_ENV, 100, &p), 0);
+    cr_expect_eq(p.status, 1, "not run is not a pass: exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "mutate: 1 module, 41 mutants generated, 2 to build"), "%s", p.out);
+    cr_expect_eq(kc_out_count(p.out, ":mutant."), 2, "two mutant item lines (one contract):\n%s", p.out);
+    cr_expect(strstr(p.out, "MUTATION modules=1 generated=41 "), "%s", p.out);
+    cr_expect(strstr(p.out, "left out by --budget 39"), "%s", p.out);
+    const char *list = kc_out_file(strcat(strcpy((char[800]){ 0 }, dir), "/mutants.list"));
+    cr_expect(strstr(list, "mutant ") && strstr(list, "kv_cache_write"), "%s", list);
+    const char *j = kc_out_file(json);
+    cr_expect_eq(kc_out_count(j, "\"state\":\"sampled_out\""), 39, "%s", j);
+    cr_expect(strstr(j, "\"type\":\"mutation\",\"modules\":1,\"generated\":41"), "%s", j);
+    kc_proc_free(&p);
+    kc_rm_rf(dir);
+}

@@ -140,15 +140,19 @@ $(B)/kcontract-staging: $(B)/src/app/kcontract_main.o $(HARNESS_OBJS) $(CONTRACT
 
 # The library kernels are order-only prerequisites: `make build/kcontract`
 # brings build/lib/*.so, which its cuBLAS and CUB contracts dlopen.
-$(B)/kcontract: $(B)/src/app/kcontract_main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(HARNESS_EMBED_OBJS) $(MAIN_EMBED_OBJS) | $(HOSTLIBS)
+# The images go before the code (share/kcontract_images.ld): one changed
+# kernel then leaves the host code's digest, and the cached results of the
+# other modules' items, as they were (src/core/host_code.h).
+KC_IMAGES_LD := $(KC_IMAGES_LDFLAGS)
+$(B)/kcontract: $(B)/src/app/kcontract_main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(HARNESS_EMBED_OBJS) $(MAIN_EMBED_OBJS) share/kcontract_images.ld | $(HOSTLIBS)
 	$(KC_SAY) LD $@
-	$(KC_Q)$(CC) -o $@ $^ $(LDLIBS)
+	$(KC_Q)$(CC) -o $@ $(filter %.o,$^) $(KC_IMAGES_LD) $(LDLIBS)
 
 # The fixture binary: same harness, host-only fixture suites, and the fake
 # kernels' contracts with their fake images (run through build/libfake_cuda.so).
-$(B)/kcontract-fixture: $(B)/src/app/kcontract_main.o $(HARNESS_OBJS) $(FIXTURE_OBJS) $(FAKE_EMBED_OBJS)
+$(B)/kcontract-fixture: $(B)/src/app/kcontract_main.o $(HARNESS_OBJS) $(FIXTURE_OBJS) $(FAKE_EMBED_OBJS) share/kcontract_images.ld
 	$(KC_SAY) LD $@
-	$(KC_Q)$(CC) -o $@ $^ $(LDLIBS)
+	$(KC_Q)$(CC) -o $@ $(filter %.o,$^) $(KC_IMAGES_LD) $(LDLIBS)
 
 # The tests link every contract, staged ones included, so their references are tested too.
 $(B)/kc_tests: $(TEST_OBJS) $(HARNESS_OBJS) $(CONTRACT_OBJS) $(STAGING_CONTRACT_OBJS) $(HARNESS_EMBED_OBJS) $(MAIN_EMBED_OBJS) $(STAGING_EMBED_OBJS)
@@ -242,7 +246,7 @@ install: lib
 	ln -sf libkcontract.so.$(KC_VERSION) $(DESTDIR)$(LIBDIR)/libkcontract.so.$(KC_ABI)
 	ln -sf libkcontract.so.$(KC_ABI) $(DESTDIR)$(LIBDIR)/libkcontract.so
 	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(PREFIX)/include/
-	install -m 644 share/kcontract.mk share/kcontract_embed.c $(DESTDIR)$(PREFIX)/share/kcontract/
+	install -m 644 share/kcontract.mk share/kcontract_embed.c share/kcontract_images.ld $(DESTDIR)$(PREFIX)/share/kcontract/
 	install -m 755 share/kcontract_digest.sh $(DESTDIR)$(PREFIX)/share/kcontract/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@VERSION@|$(KC_VERSION)|g' \
 	  -e 's|@CUDA_HOME@|$(CUDA_HOME)|g' share/kcontract.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/kcontract.pc

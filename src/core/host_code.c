@@ -82,13 +82,17 @@ static int by_lo(const void *a, const void *b)
 }
 
 /* An address as (section, offset): the same wherever the layout moved the
- * section. Addresses in no allocated section are hashed as they are. */
+ * section. An address in the images (.kc_image) is the section alone: where
+ * an image lies moves when one before it grows, and which image a module
+ * name gets is checked by the images' own hashes (result_cache.h).
+ * Addresses in no allocated section are hashed as they are. */
 static uint64_t mix_addr(const elf_file *f, uint64_t h, uint64_t a)
 {
     for (int i = 0; i < f->eh.e_shnum; i++) {
         const Elf64_Shdr *s = &f->sh[i];
-        if ((s->sh_flags & SHF_ALLOC) && a >= s->sh_addr && a < s->sh_addr + s->sh_size) {
-            uint64_t v[2] = { kc_hash_str(sec_name(f, s)), a - s->sh_addr };
+        if ((s->sh_flags & SHF_ALLOC) && a >= s->sh_addr && (a < s->sh_addr + s->sh_size || a == s->sh_addr + s->sh_size)) {
+            int images = strcmp(sec_name(f, s), ".kc_image") == 0;
+            uint64_t v[2] = { kc_hash_str(sec_name(f, s)), images ? 0 : a - s->sh_addr };
             return kc_fnv1a64(v, sizeof v, h);
         }
     }

@@ -35,6 +35,10 @@ int kc_report_json(FILE *out, const kc_records *rs)
         fprintf(out, ",\"kind\":\"%s\",\"state\":\"%s\"", kc_kind_name(r->kind), kc_state_name(r->res.state));
         if ((unsigned)r->res.state < KC_STATE_COUNT) states[r->res.state]++;
         fprintf(out, ",\"gate\":%d,\"worker\":%d", r->res.gate, r->worker);
+        fprintf(out, ",\"cached\":%s", r->res.cached ? "true" : "false");    /* reused: result_cache.h */
+        if (r->res.cached)
+            fprintf(out, ",\"cached_at\":%lld,\"cached_build\":\"%016llx\"", r->res.cached_at,
+                    (unsigned long long)r->res.cached_build);
         num_or_null(out, "device", r->device);
         fprintf(out, ",\"pid\":%ld", r->worker_pid);
         num(out, "start_s", r->start_s);

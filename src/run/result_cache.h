@@ -32,7 +32,8 @@
  * Only passing verdicts are reused: PASS (a kernel's gates, a limit item, a
  * suite, a sanitizer check) and RED (a control caught by the gate it was
  * planted for, reused with that gate and its line), and only when the item
- * has no stale known finding, no limit problem and left nothing behind;
+ * has no stale known finding, no limit problem and left nothing behind (a
+ * control may have lost the CUDA context: a fault is its catch);
  * never FAIL, KNOWN, MISSED, LIMIT, LEAK, SKIP, CRASH, TIMEOUT or NOTRUN.
  *
  * Where: KC_CACHE_DIR when set, else "<binary>.cache" beside the binary

@@ -8,8 +8,8 @@
  *   - the host code behind it: references, generators, launch functions and
  *     the harness (host_code.h: the binary's code and data, less the images);
  *   - its module images (fatbin.h): every image of its contract's module and
- *     of its device reference's, and the harness's own; a GPU suite, every
- *     image; each by its bytes;
+ *     of its device reference's, and the harness's own (a GPU suite: the
+ *     harness's own, the only module its session reaches); each by its bytes;
  *   - its library kernels' shared objects (hostlib.h: lib<library>.so, a
  *     control's lib<library>@<control>.so), by their bytes;
  *   - the run's seed and --reference mode;

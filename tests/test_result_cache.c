@@ -21,6 +21,7 @@
 #include "fatbin.h"
 #include "registry.h"
 #include "result_cache.h"
+#include "seed.h"
 #include "support/run_output.h"
 #include "support/spawn.h"
 #include "tally.h"
@@ -31,7 +32,12 @@ ReportHook(PRE_ALL)(struct criterion_test_set *set)
     setenv("KC_CACHE_DIR", "off", 1);   /* every test's runs run their items, unless the test says where the cache is */
 }
 
-#define ITEMS "fake.axpy.f32*", "fake.wrong.f32"
+/* Quick items of every verdict: PASS (a kernel, a limit item), RED (by gates 1 (losing the
+ * context), 2 and 3's sibling), FAIL and MISSED. */
+#define ITEMS "fakeargs.inplace.f32", "fakeargs.inplace.f32:limits", "fakeargs.inplace.f32:control.write_before", \
+              "fake.axpy.f32:control.fault", "fake.axpy.f32:control.write_input", "fakeargs.badsize.f32", \
+              "fake.copy.f16:control.broken_build"
+#define REUSED 5
 
 typedef struct cache_dir {
     char dir[512];
@@ -77,19 +83,23 @@ Test(result_cache, second_run_reuses_every_pass_with_the_same_counts)
     cr_expect_str_eq(sa, sb, "the counts differ:\nfirst:  %s\nsecond: %s", sa, sb);
     cr_expect_eq(a.status, b.status, "exit status %d then %d", a.status, b.status);
     cr_expect_eq(ta.cached, 0, "the first run reused %ld items:\n%s", ta.cached, a.out);
-    /* fake.axpy.f32 (PASS), its limits (PASS) and four controls RED: 6 reused; the MISSED
-     * control and the FAIL kernel run again */
-    cr_expect_eq(tb.cached, 6, "cached=%ld, want 6:\n%s", tb.cached, b.out);
-    cr_expect(strstr(b.out, "; 6 cached"), "the SUMMARY does not count them:\n%s", b.out);
+    /* the kernel and its limits (PASS) and three controls RED: reused; the MISSED control
+     * and the FAIL kernel run again */
+    cr_expect_eq(tb.cached, REUSED, "cached=%ld, want %d:\n%s", tb.cached, REUSED, b.out);
+    cr_expect(strstr(b.out, "; 5 cached"), "the SUMMARY does not count them:\n%s", b.out);
     char line[2048];
-    cr_expect(kc_out_item_line(b.out, "PASS", "fake.axpy.f32", line, sizeof line) && strstr(line, "[cached: earned "),
+    cr_expect(kc_out_item_line(b.out, "PASS", "fakeargs.inplace.f32", line, sizeof line) &&
+              strstr(line, "[cached: earned "),
               "the PASS line does not say cached:\n%s", b.out);
     cr_expect(kc_out_item_line(b.out, "RED", "fake.axpy.f32:control.write_input", line, sizeof line) &&
               strstr(line, "caught by gate 2") && strstr(line, "[cached: "),
               "the RED control is not reused with its gate:\n%s", b.out);
-    cr_expect(kc_out_item_line(b.out, "FAIL", "fake.wrong.f32", line, sizeof line) && !strstr(line, "cached"),
+    cr_expect(kc_out_item_line(b.out, "RED", "fake.axpy.f32:control.fault", line, sizeof line) &&
+              strstr(line, "caught by gate 1") && strstr(line, "[cached: "),
+              "the RED control of gate 1 (it loses the context) is not reused with its gate:\n%s", b.out);
+    cr_expect(kc_out_item_line(b.out, "FAIL", "fakeargs.badsize.f32", line, sizeof line) && !strstr(line, "cached"),
               "a FAIL was reused or is missing:\n%s", b.out);
-    cr_expect(kc_out_item_line(b.out, "MISSED", "fake.axpy.f32:control.blind", line, sizeof line) &&
+    cr_expect(kc_out_item_line(b.out, "MISSED", "fake.copy.f16:control.broken_build", line, sizeof line) &&
               !strstr(line, "cached"), "a MISSED was reused or is missing:\n%s", b.out);
     kc_proc_free(&a);
     kc_proc_free(&b);
@@ -139,7 +149,7 @@ Test(result_cache, a_corrupt_entry_is_ignored_with_a_warning_and_replaced)
     cache_new(&c, "rcache-corrupt");
     char *args[] = { "run", ITEMS, NULL };
     kc_proc a = run_with(&c, args);
-    cr_assert_eq(spoil_entries(c.dir, "kcontract results cache 1\nitem fake.axpy.f32\nstate PASS\n"), 6,
+    cr_assert_eq(spoil_entries(c.dir, "kcontract results cache 1\nitem fakeargs.inplace.f32\nstate PASS\n"), REUSED,
                  "want one entry per reused verdict");
     kc_proc b = run_with(&c, args), d = run_with(&c, args);
     kc_tally tb, td;
@@ -148,8 +158,23 @@ Test(result_cache, a_corrupt_entry_is_ignored_with_a_warning_and_replaced)
     cr_expect_eq(tb.cached, 0, "a corrupt entry was trusted:\n%s", b.out);
     cr_expect(strstr(b.err, "results cache: ignoring ") && strstr(b.err, "checksum"), "no warning naming why:\n%s",
               b.err);
-    cr_expect_eq(td.cached, 6, "the entries were not replaced: cached=%ld\n%s", td.cached, d.out);
-    /* an entry forged to keep a FAIL (its checksum right) is never reused */
+    cr_expect_eq(td.cached, REUSED, "the entries were not replaced: cached=%ld\n%s", td.cached, d.out);
+    /* an entry edited to keep a FAIL, its key and checksum right, is never reused */
+    char path[1024], text[8192];
+    snprintf(path, sizeof path, "%s/%016llx", c.dir, (unsigned long long)kc_mix64(kc_hash_str("fakeargs.inplace.f32")));
+    snprintf(text, sizeof text, "%s", kc_out_file(path));
+    char *st = strstr(text, "\nstate PASS\n"), *chk = strstr(text, "\ncheck ");
+    cr_assert(st && chk, "entry %s:\n%s", path, text);
+    memcpy(st, "\nstate FAIL\n", 12);
+    snprintf(chk + 1, sizeof text - (size_t)(chk + 1 - text), "check %016llx\n",
+             (unsigned long long)kc_fnv1a64(text, (size_t)(chk + 1 - text), KC_FNV_OFFSET));
+    kc_write_file(path, text);
+    kc_proc f = run_with(&c, args);
+    char line[2048];
+    cr_expect(kc_out_item_line(f.out, "PASS", "fakeargs.inplace.f32", line, sizeof line) && !strstr(line, "cached"),
+              "the forged entry was trusted or the item did not run:\n%s", f.out);
+    cr_expect(strstr(f.err, "state FAIL is never reused"), "no warning for the forged entry:\n%s", f.err);
+    kc_proc_free(&f);
     kc_proc_free(&a);
     kc_proc_free(&b);
     kc_proc_free(&d);
@@ -169,15 +194,41 @@ Test(result_cache, jobs_and_static_shards_reuse_and_the_merged_summary_counts_th
     counts_of(a.out, sa, sizeof sa);
     counts_of(b.out, sb, sizeof sb);
     counts_of(s.out, ss, sizeof ss);
-    cr_expect_eq(tb.cached, 6, "--jobs 2: cached=%ld:\n%s", tb.cached, b.out);
+    cr_expect_eq(tb.cached, REUSED, "--jobs 2: cached=%ld:\n%s", tb.cached, b.out);
     cr_expect_str_eq(sa, sb, "--jobs 2 counts differ");
-    cr_expect(!strstr(b.out, "[w0] PASS   fake.axpy.f32  ") && !strstr(b.out, "[w1] PASS   fake.axpy.f32  "),
+    cr_expect(!strstr(b.out, "[w0] PASS   fakeargs.inplace.f32  ") && !strstr(b.out, "[w1] PASS   fakeargs.inplace.f32  "),
               "a cached item went to a worker:\n%s", b.out);
-    cr_expect_eq(ts.cached, 6, "static shards, merged: cached=%ld:\n%s", ts.cached, s.out);
+    cr_expect_eq(ts.cached, REUSED, "static shards, merged: cached=%ld:\n%s", ts.cached, s.out);
     cr_expect_str_eq(sa, ss, "static shards' merged counts differ");
     kc_proc_free(&a);
     kc_proc_free(&b);
     kc_proc_free(&s);
+    kc_rm_rf(c.dir);
+}
+
+/* `kcontract merge` of --shard K/N logs: the merged SUMMARY counts what each shard reused. */
+Test(result_cache, merged_shard_logs_count_the_cached)
+{
+    cache_dir c;
+    cache_new(&c, "rcache-merge");
+    char log[2][600];
+    for (int k = 0; k < 2; k++) {
+        char sh[8];
+        snprintf(sh, sizeof sh, "%d/2", k);
+        char *args[] = { "run", "--shard", sh, ITEMS, NULL };
+        kc_proc a = run_with(&c, args), b = run_with(&c, args);     /* the second reuses */
+        snprintf(log[k], sizeof log[k], "%s/shard%d.log", c.dir, k);
+        kc_write_file(log[k], b.out);
+        kc_proc_free(&a);
+        kc_proc_free(&b);
+    }
+    char *margs[] = { "merge", ITEMS, "--log", log[0], "--log", log[1], NULL };
+    kc_proc m = run_with(&c, margs);
+    kc_tally t;
+    kc_out_tally(m.out, &t);
+    cr_expect_eq(t.cached, REUSED, "merged cached=%ld:\n%s\n%s", t.cached, m.out, m.err);
+    cr_expect(strstr(m.out, "; 5 cached"), "the merged SUMMARY does not say it:\n%s", m.out);
+    kc_proc_free(&m);
     kc_rm_rf(c.dir);
 }
 
@@ -263,6 +314,13 @@ Test(result_cache, the_key_sees_the_contract_the_image_and_the_verdict)
     cr_expect(!kc_rcache_reusable(&it, &f), "FAIL reusable");
     f.state = KC_KNOWN;
     cr_expect(!kc_rcache_reusable(&it, &f), "KNOWN reusable");
+    f.state = KC_LEAK;
+    cr_expect(!kc_rcache_reusable(&it, &f), "LEAK reusable");
+    f.state = KC_SKIP;
+    cr_expect(!kc_rcache_reusable(&it, &f), "SKIP reusable");
+    f = pass_result();
+    f.context_lost = 2;     /* KC_LOST_GPU_STATE: a PASS that left GPU memory allocated */
+    cr_expect(!kc_rcache_reusable(&it, &f), "a PASS that left GPU memory reusable");
     f = pass_result();
     f.stale = 1;
     cr_expect(!kc_rcache_reusable(&it, &f), "a stale known finding reusable");
@@ -273,6 +331,8 @@ Test(result_cache, the_key_sees_the_contract_the_image_and_the_verdict)
     cr_expect(!kc_rcache_reusable(&ctl, &f), "RED without its gate reusable");
     f.gate = 2;
     cr_expect(kc_rcache_reusable(&ctl, &f), "RED by gate 2 not reusable");
+    f.state = KC_MISSED;
+    cr_expect(!kc_rcache_reusable(&ctl, &f), "MISSED reusable");
     f = pass_result();
     f.state = KC_FAIL;
     kc_rcache_store(rc, &it, &f);                       /* not kept: the PASS stays */

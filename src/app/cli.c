@@ -566,7 +566,9 @@ void kc_cli_usage(FILE *out, const char *prog)
           "  KC_SANITIZE_SESSIONS  0: every :sanitize item runs alone under each tool (default: one\n"
           "                compute-sanitizer session per tool serves a process's items)\n"
           "  CUDA_VISIBLE_DEVICES  the devices the driver shows, as for any CUDA program\n"
-          "  NO_COLOR      set and not empty: no colour under --color auto, even on a terminal\n",
+          "  NO_COLOR      set and not empty: no colour under --color auto, even on a terminal\n"
+          "  KC_CACHE_DIR  the results cache's directory (default: <binary>.cache beside the binary);\n"
+          "                'off': no cache, as --no-cache (docs/results-cache.md)\n",
           out);
 }
 /* The combinations --shard, --jobs and --devices refuse (which command takes

@@ -324,7 +324,7 @@ static int read_entry(const char *path, char *text, size_t cap, char *why, size_
 int kc_rcache_lookup(kc_rcache *c, const kc_item *it, kc_item_result *r)
 {
     if (!c) return 0;
-    char path[PATH_MAX], text[ENTRY_MAX + 64], why[256], v[2048];
+    char path[PATH_MAX], text[ENTRY_MAX + 64], why[256], v[2048], msg[2048];
     entry_path(c, it->name, path, sizeof path);
     int rc = read_entry(path, text, sizeof text, why, sizeof why);
     if (rc == 1) return 0;
@@ -338,7 +338,8 @@ int kc_rcache_lookup(kc_rcache *c, const kc_item *it, kc_item_result *r)
                    parse_hex(v, &build) || field(text, "state", v, sizeof v) || (sti = kc_state_parse(v)) < 0 ||
                    field(text, "gate", v, sizeof v) || kc_parse_u64(v, 16, &gate) ||
                    field(text, "cases", v, sizeof v) || kc_parse_u64(v, INT_MAX, &cases) ||
-                   field(text, "earned", v, sizeof v) || kc_parse_u64(v, INT64_MAX, &earned)) {
+                   field(text, "earned", v, sizeof v) || kc_parse_u64(v, INT64_MAX, &earned) ||
+                   field(text, "msg", msg, sizeof msg)) {
             rc = kc_errf(why, sizeof why, "a field is missing or malformed");
         }
     }
@@ -365,8 +366,7 @@ int kc_rcache_lookup(kc_rcache *c, const kc_item *it, kc_item_result *r)
     time_t t = (time_t)earned;
     struct tm tm;
     if (!gmtime_r(&t, &tm) || !strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm)) snprintf(when, sizeof when, "?");
-    field(text, "msg", v, sizeof v);
-    snprintf(r->msg, sizeof r->msg, "%.1900s  [cached: earned %s by build %016llx]", v, when,
+    snprintf(r->msg, sizeof r->msg, "%.1900s  [cached: earned %s by build %016llx]", msg, when,
              (unsigned long long)build);
     return 1;
 }

@@ -19,6 +19,7 @@
 
 #include "build_id.h"
 #include "fatbin.h"
+#include "host_code.h"
 #include "registry.h"
 #include "result_cache.h"
 #include "seed.h"
@@ -343,6 +344,17 @@ Test(result_cache, the_key_sees_the_contract_the_image_and_the_verdict)
     cr_expect_null(kc_rcache_open(&o, &g, stderr), "--no-cache opened the cache");
     setenv("KC_CACHE_DIR", "off", 1);
     kc_rm_rf(c.dir);
+}
+
+/* The digest of this binary's host code: read, not 0, the same when asked again. */
+Test(result_cache, host_code_digest_reads_this_binary)
+{
+    uint64_t a = 0, b = 0;
+    char why[512] = "";
+    cr_assert_eq(kc_host_code_digest(&a, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(kc_host_code_digest(&b, why, sizeof why), 0, "%s", why);
+    cr_expect_neq(a, 0);
+    cr_expect_eq(a, b, "%016llx then %016llx", (unsigned long long)a, (unsigned long long)b);
 }
 
 Test(result_cache, tally_counts_cached_and_merges_them)

@@ -104,8 +104,7 @@ typedef struct queue {
     int serial;                 /* a serial or --shard K/N run: one worker, the items in selection order, its
                                  * lines unprefixed (kc_serial_run) */
     int violated;               /* a worker broke the result protocol between items: the run is not green */
-    kc_item_result **hit;       /* per item index: its verdict reused from the results cache, NULL: it runs */
-    int nhits;
+    kc_rcache_hits hits;        /* the verdicts reused from the results cache (result_cache.h) */
 } queue;
 
 
@@ -694,49 +693,16 @@ static void serial_header(queue *qq, int ns, int nf, int gpu_items)
     fflush(stdout);
 }
 
-/* The results cache (result_cache.h): opened on the run's devices (off
- * over GPUs of different models), each selected item looked up. 0, or 4
- * when out of memory. */
-static int cache_lookups(queue *qq, const int *sel, int ns, int n)
-{
-    const kc_devinfo *d = qq->d;
-    for (int j = 1; j < d->ndevs; j++)
-        if (strcmp(d->dev[j].name, d->dev[0].name) || d->dev[j].cc_major != d->dev[0].cc_major ||
-            d->dev[j].cc_minor != d->dev[0].cc_minor || d->dev[j].sm_count != d->dev[0].sm_count) {
-            if (!qq->o->no_cache)
-                kc_say(stdout, "results cache: off, the devices are of different models; every item runs\n");
-            return 0;
-        }
-    kc_rcache_gpu g = { .name = d->ndevs ? d->dev[0].name : NULL, .driver_version = d->driver_version };
-    if (d->ndevs) {
-        g.cc_major = d->dev[0].cc_major;
-        g.cc_minor = d->dev[0].cc_minor;
-        g.sm_count = d->dev[0].sm_count;
-    }
-    qq->fin.cache = kc_rcache_open(qq->o, &g, stdout);
-    if (!qq->fin.cache) return 0;
-    qq->hit = calloc((size_t)(n ? n : 1), sizeof *qq->hit);
-    if (!qq->hit) return 4;
-    kc_item_result r;
-    for (int i = 0; i < ns; i++) {
-        if (!kc_rcache_lookup(qq->fin.cache, &qq->items[sel[i]], &r)) continue;
-        if (!(qq->hit[sel[i]] = malloc(sizeof r))) return 4;
-        *qq->hit[sel[i]] = r;
-        qq->nhits++;
-    }
-    return 0;
-}
-
 /* The items reused from the results cache finish first, their lines
  * printed by this process, before any worker starts. */
 static void finish_cached(queue *qq)
 {
-    if (!qq->nhits) return;
+    if (!qq->hits.n) return;
     kc_say(stdout, "results cache: %d of %d item%s unchanged since they passed, not run again (--no-cache runs "
-           "them)\n", qq->nhits, qq->nq, qq->nq == 1 ? "" : "s");
+           "them)\n", qq->hits.n, qq->nq, qq->nq == 1 ? "" : "s");
     for (int i = 0; i < qq->nq; i++) {
         qitem *qi = &qq->q[i];
-        kc_item_result *r = qq->hit[qi->idx];
+        kc_item_result *r = qq->hits.by_item[qi->idx];
         if (!r) continue;
         qi->dispatched = 1;
         double t = now_s();
@@ -780,11 +746,12 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
         return rc;
     }
     kc_devinfo *d = qq->d;
-    if ((rc = cache_lookups(qq, sel, ns, n))) {
+    qq->fin.cache = kc_rcache_open_on(o, d->dev, d->ndevs, d->driver_version, stdout);
+    if (kc_rcache_lookup_all(qq->fin.cache, items, n, sel, ns, &qq->hits)) {
         free(sel);
-        return rc;
+        return 4;
     }
-    int runs = ns - qq->nhits;  /* the items not reused: cached ones are dispatched to no worker */
+    int runs = ns - qq->hits.n;  /* the items not reused: cached ones are dispatched to no worker */
     qq->nw = qq->serial ? runs > 0 : o->jobs < runs ? o->jobs : runs;
     /* The workers alone must fit (the items are admitted one by one). */
     kc_plan plan;
@@ -947,8 +914,7 @@ out:
     free(qq.w);
     free(qq.q);
     free(qq.d);
-    for (int i = 0; qq.hit && i < n; i++) free(qq.hit[i]);
-    free(qq.hit);
+    kc_rcache_hits_free(&qq.hits, n);
     kc_rcache_close(qq.fin.cache);
     kc_costs_free(&qq.costs);
     kc_records_free(&qq.rec);

@@ -132,6 +132,45 @@ kc_rcache *kc_rcache_open(const kc_opts *o, const kc_rcache_gpu *gpu, FILE *out)
     return c;
 }
 
+kc_rcache *kc_rcache_open_on(const kc_opts *o, const kc_device *dev, int ndevs, int driver_version, FILE *out)
+{
+    for (int j = 1; j < ndevs; j++)
+        if (strcmp(dev[j].name, dev[0].name) || dev[j].cc_major != dev[0].cc_major ||
+            dev[j].cc_minor != dev[0].cc_minor || dev[j].sm_count != dev[0].sm_count) {
+            if (!o->no_cache) kc_say(out, "results cache: off, the devices are of different models; every item runs\n");
+            return NULL;
+        }
+    kc_rcache_gpu g = { .name = ndevs ? dev[0].name : NULL, .driver_version = driver_version };
+    if (ndevs) {
+        g.cc_major = dev[0].cc_major;
+        g.cc_minor = dev[0].cc_minor;
+        g.sm_count = dev[0].sm_count;
+    }
+    return kc_rcache_open(o, &g, out);
+}
+
+int kc_rcache_lookup_all(kc_rcache *c, const kc_item *items, int nitems, const int *sel, int ns, kc_rcache_hits *h)
+{
+    memset(h, 0, sizeof *h);
+    if (!c) return 0;
+    if (!(h->by_item = calloc((size_t)(nitems ? nitems : 1), sizeof *h->by_item))) return -1;
+    kc_item_result r;
+    for (int i = 0; i < ns; i++) {
+        if (!kc_rcache_lookup(c, &items[sel[i]], &r)) continue;
+        if (!(h->by_item[sel[i]] = malloc(sizeof r))) return -1;
+        *h->by_item[sel[i]] = r;
+        h->n++;
+    }
+    return 0;
+}
+
+void kc_rcache_hits_free(kc_rcache_hits *h, int nitems)
+{
+    for (int i = 0; h->by_item && i < nitems; i++) free(h->by_item[i]);
+    free(h->by_item);
+    memset(h, 0, sizeof *h);
+}
+
 void kc_rcache_close(kc_rcache *c)
 {
     if (!c) return;

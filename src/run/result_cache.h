@@ -49,6 +49,7 @@
 #include <stdio.h>
 
 #include "item.h"
+#include "kcontract.h"
 #include "result.h"
 #include "run_options.h"
 
@@ -67,6 +68,10 @@ typedef struct kc_rcache_gpu {
  * the directory not usable), after one line on out saying why and that
  * every item runs. */
 kc_rcache *kc_rcache_open(const kc_opts *o, const kc_rcache_gpu *gpu, FILE *out);
+/* kc_rcache_open on the devices a run's workers go on, dev[0..ndevs) (none:
+ * no GPU): NULL, after a line on out, when they are of different models
+ * (name, compute capability or SM count), since an item's key holds one. */
+kc_rcache *kc_rcache_open_on(const kc_opts *o, const kc_device *dev, int ndevs, int driver_version, FILE *out);
 /* Whether it holds a reusable verdict for it under the current key: 1 with
  * *r filled (state, gate, message with "[cached: ...]" after it, cached,
  * cached_at, cached_build; seconds 0), else 0. c NULL: 0. */
@@ -77,4 +82,14 @@ int kc_rcache_reusable(const kc_item *it, const kc_item_result *r);
  * write that fails is said once on stderr; the run goes on. */
 void kc_rcache_store(kc_rcache *c, const kc_item *it, const kc_item_result *r);
 void kc_rcache_close(kc_rcache *c);
+
+/* The verdicts a run reuses, by item index (items[0..n)). */
+typedef struct kc_rcache_hits {
+    kc_item_result **by_item;   /* [n]: the reused result, NULL: the item runs; NULL when none */
+    int n;                      /* items with a reused verdict */
+} kc_rcache_hits;
+/* Looks up every selected item items[sel[0..ns)] (c NULL: none). 0; or -1
+ * when out of memory (h then holds what was found). */
+int kc_rcache_lookup_all(kc_rcache *c, const kc_item *items, int nitems, const int *sel, int ns, kc_rcache_hits *h);
+void kc_rcache_hits_free(kc_rcache_hits *h, int nitems);
 #endif

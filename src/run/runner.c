@@ -201,10 +201,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     int untrusted = o->resume_untrusted;    /* a session's summary counted errors no window held */
     kc_progress_start(ns, o->resume_at, 1, !o->parent);
     kc_finish fin = { .o = o, .tally = &t, .records = &rs };
-    kc_rcache_gpu cg = { .name = have_gpu ? gpu.dev.name : NULL, .cc_major = gpu.dev.cc_major,
-                         .cc_minor = gpu.dev.cc_minor, .sm_count = gpu.dev.sm_count,
-                         .driver_version = have_gpu ? gpu.cu.driver_version : 0 };
-    fin.cache = kc_rcache_open(o, &cg, stdout);     /* result_cache.h */
+    fin.cache = kc_rcache_open_on(o, &gpu.dev, have_gpu, have_gpu ? gpu.cu.driver_version : 0, stdout);
     for (int i = o->resume_at; i < ns; i++) {
         const kc_item *it = &items[sel[i]];
         kc_item_where w = { .worker = 0, .pid = pid, .rerun_device = o->device, .peak_gpu_mib = -1 };

@@ -140,15 +140,19 @@ $(B)/kcontract-staging: $(B)/src/app/kcontract_main.o $(HARNESS_OBJS) $(CONTRACT
 
 # The library kernels are order-only prerequisites: `make build/kcontract`
 # brings build/lib/*.so, which its cuBLAS and CUB contracts dlopen.
-$(B)/kcontract: $(B)/src/app/kcontract_main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(HARNESS_EMBED_OBJS) $(MAIN_EMBED_OBJS) | $(HOSTLIBS)
+# The images go before the code (share/kcontract_images.ld): one changed
+# kernel then leaves the host code's digest, and the cached results of the
+# other modules' items, as they were (src/core/host_code.h).
+KC_IMAGES_LD := $(KC_IMAGES_LDFLAGS)
+$(B)/kcontract: $(B)/src/app/kcontract_main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(HARNESS_EMBED_OBJS) $(MAIN_EMBED_OBJS) share/kcontract_images.ld | $(HOSTLIBS)
 	$(KC_SAY) LD $@
-	$(KC_Q)$(CC) -o $@ $^ $(LDLIBS)
+	$(KC_Q)$(CC) -o $@ $(filter %.o,$^) $(KC_IMAGES_LD) $(LDLIBS)
 
 # The fixture binary: same harness, host-only fixture suites, and the fake
 # kernels' contracts with their fake images (run through build/libfake_cuda.so).
-$(B)/kcontract-fixture: $(B)/src/app/kcontract_main.o $(HARNESS_OBJS) $(FIXTURE_OBJS) $(FAKE_EMBED_OBJS)
+$(B)/kcontract-fixture: $(B)/src/app/kcontract_main.o $(HARNESS_OBJS) $(FIXTURE_OBJS) $(FAKE_EMBED_OBJS) share/kcontract_images.ld
 	$(KC_SAY) LD $@
-	$(KC_Q)$(CC) -o $@ $^ $(LDLIBS)
+	$(KC_Q)$(CC) -o $@ $(filter %.o,$^) $(KC_IMAGES_LD) $(LDLIBS)
 
 # The tests link every contract, staged ones included, so their references are tested too.
 $(B)/kc_tests: $(TEST_OBJS) $(HARNESS_OBJS) $(CONTRACT_OBJS) $(STAGING_CONTRACT_OBJS) $(HARNESS_EMBED_OBJS) $(MAIN_EMBED_OBJS) $(STAGING_EMBED_OBJS)
@@ -197,9 +201,11 @@ test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so $
 	sh tools/check-layers.sh
 	@# The tests and every process they start get a TMPDIR of their own, which
 	@# must be empty when they end (issue 21: runs left ~12 files in /tmp).
+	@# The results cache is off (KC_CACHE_DIR=off): the tests repeat items and
+	@# expect them to run; tests/test_result_cache.c gives its runs a cache.
 	@tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/kc-test.XXXXXX") || exit 2; \
 	echo "TMPDIR=$$tmp KC_BIN=$(B)/kcontract ... $(B)/kc_tests --jobs $(TEST_JOBS)"; \
-	TMPDIR=$$tmp KC_BIN=$(B)/kcontract KC_FIXTURE_BIN=$(B)/kcontract-fixture KC_FAKE_NVML=$(B)/libfake_nvml.so \
+	KC_CACHE_DIR=off TMPDIR=$$tmp KC_BIN=$(B)/kcontract KC_FIXTURE_BIN=$(B)/kcontract-fixture KC_FAKE_NVML=$(B)/libfake_nvml.so \
 	KC_FAKE_CUDA=$(B)/libfake_cuda.so KC_FAKE_EXIT0=$(B)/libfake_exit0.so KC_FAKE_EXIT0_RAW=$(B)/libfake_exit0_raw.so KC_PRELOAD_FORK=$(B)/libkc_preload_fork.so $(B)/kc_tests --jobs $(TEST_JOBS); rc=$$?; \
 	left=$$(find "$$tmp" -mindepth 1 -maxdepth 1 | sed "s|^$$tmp/||" | sort | tr '\n' ' '); rm -rf "$$tmp"; \
 	if [ -n "$$left" ]; then \
@@ -247,7 +253,7 @@ install: lib
 	ln -sf libkcontract.so.$(KC_VERSION) $(DESTDIR)$(LIBDIR)/libkcontract.so.$(KC_ABI)
 	ln -sf libkcontract.so.$(KC_ABI) $(DESTDIR)$(LIBDIR)/libkcontract.so
 	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(PREFIX)/include/
-	install -m 644 share/kcontract.mk share/kcontract_embed.c $(DESTDIR)$(PREFIX)/share/kcontract/
+	install -m 644 share/kcontract.mk share/kcontract_embed.c share/kcontract_images.ld $(DESTDIR)$(PREFIX)/share/kcontract/
 	install -m 755 share/kcontract_digest.sh $(DESTDIR)$(PREFIX)/share/kcontract/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@VERSION@|$(KC_VERSION)|g' \
 	  -e 's|@CUDA_HOME@|$(CUDA_HOME)|g' share/kcontract.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/kcontract.pc

@@ -44,6 +44,10 @@ KC_NVFLAGS ?= -O3 -lineinfo -std=c++17
 KC_INCLUDE ?= $(firstword $(wildcard $(KC_MK_DIR)/../../include/kcontract.h $(KC_MK_DIR)/../include/kcontract.h))
 override KC_INCLUDE := $(patsubst %/kcontract.h,%,$(KC_INCLUDE))
 KC_EMBED_SRC ?= $(KC_MK_DIR)/kcontract_embed.c
+# Link a suite's binary with these: its kernel images then lie before its
+# code (kcontract_images.ld), and a changed kernel leaves the cached results
+# of the other modules' items valid (the results cache, docs/results-cache.md).
+KC_IMAGES_LDFLAGS ?= -Wl,-T,$(KC_MK_DIR)/kcontract_images.ld
 KC_DIGEST ?= $(KC_MK_DIR)/kcontract_digest.sh
 KC_EMBED_CC ?= $(CC)
 KC_LIB_NVFLAGS = -Xcompiler -fPIC,-Wall -shared -cudart shared -L$(CUDA_HOME)/lib64 -Xlinker -rpath=$(CUDA_HOME)/lib64

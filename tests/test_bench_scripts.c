@@ -3,6 +3,7 @@
  * runs and has the serial run's counts; and a second process of the same
  * binary running beside the benchmark is reported (SHARED HOST, exit 1), as
  * it disturbed a real H200 benchmark (docs/receipts/2026-11-30-h200-schedule.md).
+ * bench/gpu_suite.sh's cache modes print items= and cached= (issue 23).
  * The binary is copied under a name of its own per test, so that the other
  * tests' processes, which run in parallel, are not taken for intruders. */
 #include <criterion/criterion.h>
@@ -151,6 +152,38 @@ Test(bench_scripts, gpu_schedule_reports_a_second_process_sharing_the_host, .tim
     cr_assert_not_null(strstr(table, "SHARED HOST"), "%s", table);
     cr_assert_not_null(strstr(table, "host: shared with another"), "%s", table);
     cr_assert_not_null(strstr(p.err, "WARNING"), "no warning as the runs started:\n%s", p.err);
+    kc_proc_free(&p);
+    bench_dir_remove(&b);
+}
+
+/* bench/gpu_suite.sh's cache modes on the fixture binary, with a stand-in
+ * nvidia-smi on PATH (it samples nothing): every BENCH line says items= and
+ * cached=; cached-none (the second run, nothing changed) reuses the passes
+ * of cached-fill with the same counts; without a TOUCH file there is no
+ * cached-one run, and the script says so. */
+Test(bench_scripts, gpu_suite_cache_modes_say_items_and_cached, .timeout = 60)
+{
+    bench_dir b;
+    bench_dir_make(&b, "kcg");
+    char smi[300], path[400], ebin[512];
+    snprintf(smi, sizeof smi, "%s/nvidia-smi", b.dir);
+    kc_write_file(smi, "#!/bin/sh\nexit 0\n");
+    cr_assert_eq(chmod(smi, 0755), 0);
+    snprintf(path, sizeof path, "PATH=%s:/usr/local/bin:/usr/bin:/bin", b.dir);
+    snprintf(ebin, sizeof ebin, "BIN=%s", b.bin);
+    char *env[] = { ebin, path, "NS=2", "ONLY_CACHED=1", "TOUCH=/nonexistent/k.cu", "KC_CACHE_DIR=",
+                    "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
+    char *argv[] = { "/bin/sh", "bench/gpu_suite.sh", b.log, "fixture.pass.0*", "fixture.fail", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 60, &p), 0);
+    char out[400];
+    snprintf(out, sizeof out, "%s/bench.out", b.log);
+    const char *bench = kc_out_file(out);
+    cr_expect(strstr(bench, "BENCH mode=cached-fill n=2 items=11 cached=0 "), "%s\n%s", bench, p.err);
+    cr_expect(strstr(bench, "BENCH mode=cached-none n=2 items=11 cached=10 "), "%s\n%s", bench, p.err);
+    cr_expect_eq(kc_out_count(bench, "summary=same"), 2, "%s", bench);
+    cr_expect(!strstr(bench, "cached-one"), "%s", bench);
+    cr_expect(strstr(p.err, "no cached-one run"), "%s", p.err);
     kc_proc_free(&p);
     bench_dir_remove(&b);
 }

@@ -433,6 +433,10 @@ static const opt_row OPTIONS[] = {
     { "--fail-fast", NULL, NULL, C_RUN, TO_REEXEC, 0, F(fail_fast), set_flag, NULL,
       "stop handing out items after the first failure; the rest\n"
       "are NOTRUN" },
+    { "--no-cache", NULL, NULL, C_RUN, TO_SHARD | TO_REEXEC, 0, F(no_cache), set_flag, NULL,
+      "run every item: reuse no verdict from the results cache, keep none\n"
+      "(default: an item whose inputs have not changed since it last passed\n"
+      "is not run again, its line says 'cached'; docs/results-cache.md)" },
     { "--rerun-failed", NULL, NULL, C_RUN | C_LIST, TO_REEXEC, 0, F(rerun_failed), set_flag, NULL,
       "run (or list) only the items the cost table (--costs) records as failed\n"
       "last time, among those the PATTERNs select; none: nothing runs, exit 0;\n"
@@ -605,7 +609,9 @@ void kc_cli_usage(FILE *out, const char *prog)
           "  KC_SANITIZE_SESSIONS  0: every :sanitize item runs alone under each tool (default: one\n"
           "                compute-sanitizer session per tool serves a process's items)\n"
           "  CUDA_VISIBLE_DEVICES  the devices the driver shows, as for any CUDA program\n"
-          "  NO_COLOR      set and not empty: no colour under --color auto, even on a terminal\n",
+          "  NO_COLOR      set and not empty: no colour under --color auto, even on a terminal\n"
+          "  KC_CACHE_DIR  the results cache's directory (default: <binary>.cache beside the binary);\n"
+          "                'off': no cache, as --no-cache (docs/results-cache.md)\n",
           out);
 }
 /* The combinations --shard, --jobs and --devices refuse (which command takes

@@ -30,6 +30,7 @@
 #include "worker.h"
 #include "item_run.h"
 #include "build_id.h"
+#include "host_code.h"
 #include "progname.h"
 
 #define KC_STR_(x) #x
@@ -40,7 +41,8 @@
 
 /* --version, `version`: one line, the program's own name first, as nextest's
  * and ctest's do: kcontract's version and ABI, the build identity (the TALLY's
- * build=, so a log can be matched to the binary) and what is registered.
+ * build=, so a log can be matched to the binary), what is registered and
+ * the digest of the host code (host_code.h: the results cache's key).
  * A user's suite binary names itself and the kcontract it is built on. */
 static int print_version(void)
 {
@@ -50,8 +52,12 @@ static int print_version(void)
     const char *p = kc_prog();
     if (strcmp(p, "kcontract") == 0) printf("kcontract %s (ABI %d", KC_PACKAGE_VERSION, KC_ABI_VERSION);
     else printf("%s (kcontract %s, ABI %d", p, KC_PACKAGE_VERSION, KC_ABI_VERSION);
-    printf(", build %016llx, %zu contract%s, %zu suite%s)\n", (unsigned long long)kc_build_id(), nc, nc == 1 ? "" : "s",
+    printf(", build %016llx, %zu contract%s, %zu suite%s", (unsigned long long)kc_build_id(), nc, nc == 1 ? "" : "s",
            ns, ns == 1 ? "" : "s");
+    uint64_t host;      /* what the results cache keys every item with (host_code.h) */
+    char why[512];
+    if (kc_host_code_digest(&host, why, sizeof why) == 0) printf(", host code %016llx", (unsigned long long)host);
+    printf(")\n");
     return 0;
 }
 

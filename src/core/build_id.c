@@ -1,6 +1,7 @@
 /* build_id.c — owns the build identity (build_id.h): a hash over the
  * registered contracts' definitions, the suites, and the embedded fatbins'
- * source digests. Each registration is hashed on its own and the hashes are
+ * source digests; and one contract's definition hash (kc_contract_hash),
+ * which the results cache keys each item with (result_cache.h). Each registration is hashed on its own and the hashes are
  * summed, so the link order does not matter. */
 #include "build_id.h"
 
@@ -47,7 +48,7 @@ static uint64_t mix_arg(uint64_t h, const kc_arg *a)
     return mix_errors(mix_tol(h, &a->tol), &a->errors);
 }
 
-static uint64_t contract_hash(const kc_contract *c)
+uint64_t kc_contract_hash(const kc_contract *c)
 {
     uint64_t h = mix_str(KC_FNV_OFFSET, "contract");
     h = mix_str(mix_str(mix_str(h, c->name), c->module), c->symbol);
@@ -85,7 +86,7 @@ uint64_t kc_build_id(void)
     const kc_contract *const *cs;
     const kc_suite *const *ss;
     size_t nc = kc_registry_contracts(&cs), ns = kc_registry_suites(&ss);
-    for (size_t i = 0; i < nc; i++) sum += contract_hash(cs[i]);
+    for (size_t i = 0; i < nc; i++) sum += kc_contract_hash(cs[i]);
     for (size_t i = 0; i < ns; i++)
         sum += kc_mix64(mix_u64(mix_str(mix_str(KC_FNV_OFFSET, "suite"), ss[i]->name), (uint64_t)ss[i]->needs_gpu));
     for (int i = 0; i < kc_fatbin_count(); i++) {

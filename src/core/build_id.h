@@ -17,6 +17,14 @@
 #ifndef KC_BUILD_ID_H
 #define KC_BUILD_ID_H
 #include <stdint.h>
+#include "kcontract.h"
+
+/* The hash of one contract's definition: everything listed above for a
+ * contract (names, dims, shapes, arguments, tolerances, controls, known
+ * findings, steps, ...; which hooks are set, not their code). The same for
+ * the same definition in every process and build; a sum of these (with the
+ * suites and images) is kc_build_id. c must not be NULL. */
+uint64_t kc_contract_hash(const kc_contract *c);
 
 /* The build identity of this binary (computed once, then cached). Never 0. */
 uint64_t kc_build_id(void);

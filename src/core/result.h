@@ -6,6 +6,7 @@
  * state.h. */
 #ifndef KC_RESULT_H
 #define KC_RESULT_H
+#include <stdint.h>
 #include "item.h"
 
 /* kc_item_result.context_lost: why this process must be replaced before its next GPU item. */
@@ -24,6 +25,12 @@ typedef struct kc_item_result {
     kc_time_split time;       /* GPU items: where the seconds went (item.h) */
     char msg[2048];           /* the item line's text after its name (one line: kc_result_escape) */
     char rerun[512];          /* the command that reruns the item; "" when it did not fail */
+    /* Reused from the results cache (result_cache.h) instead of run: the
+     * verdict, gate and message of the run that earned it, when (Unix
+     * seconds, UTC) and in which build (build_id.h). 0: it ran here. */
+    int cached;
+    long long cached_at;
+    uint64_t cached_build;
 } kc_item_result;
 
 /* Whether r fails the run: a failing state (state.h) or a stale known

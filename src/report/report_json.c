@@ -51,6 +51,10 @@ int kc_report_json(FILE *out, const kc_records *rs)
         str(out, "message", r->res.msg, sizeof r->res.msg);
         str(out, "rerun", r->res.rerun, sizeof r->res.rerun);
         str(out, "log_tail", r->log_tail, sizeof r->log_tail);
+        fprintf(out, ",\"cached\":%s", r->res.cached ? "true" : "false");    /* reused: result_cache.h */
+        if (r->res.cached)
+            fprintf(out, ",\"cached_at\":%lld,\"cached_build\":\"%016llx\"", r->res.cached_at,
+                    (unsigned long long)r->res.cached_build);
         fputs("}\n", out);
     }
     int nw;

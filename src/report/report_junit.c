@@ -92,11 +92,14 @@ int kc_report_junit(FILE *out, const kc_records *rs, const kc_junit_run *run)
         kc_xml_text(out, r->name, sizeof r->name, 1);
         fprintf(out, "\" time=\"%.3f\"", secs(r->end_s - r->start_s));
         const char *tag = is_failure(r->res.state) ? "failure" : is_error(r->res.state) ? "error" : is_skipped(r->res.state) ? "skipped" : NULL;
-        if (!tag && as(r->res.state) != KC_JUNIT_NOTE) {
+        if (!tag && as(r->res.state) != KC_JUNIT_NOTE && !r->res.cached) {
             fputs("/>\n", out);
             continue;
         }
         fputs(">\n", out);
+        if (r->res.cached)      /* reused from the results cache (result_cache.h): when and by which build */
+            fprintf(out, "      <properties><property name=\"cached\" value=\"earned at %lld (Unix time) by build "
+                    "%016llx\"/></properties>\n", r->res.cached_at, (unsigned long long)r->res.cached_build);
         if (tag) {
             fprintf(out, "      <%s type=\"%s\" message=\"", tag, kc_state_name(r->res.state));
             kc_xml_text(out, r->res.msg, sizeof r->res.msg, 1);
@@ -108,7 +111,7 @@ int kc_report_junit(FILE *out, const kc_records *rs, const kc_junit_run *run)
                 body(out, r);
                 fprintf(out, "</%s>\n", tag);
             }
-        } else {
+        } else if (as(r->res.state) == KC_JUNIT_NOTE) {
             fprintf(out, "      <system-out>%s: ", kc_state_name(r->res.state));
             body(out, r);
             fputs("</system-out>\n", out);

@@ -13,11 +13,13 @@
  *   suite.notrun
  *   sanitize.pass sanitize.fail sanitize.leak sanitize.skip sanitize.crash
  *   sanitize.timeout sanitize.notrun
- *   stale items seed device cc sms digest shard filter build costs
+ *   stale items seed device cc sms digest shard filter build costs cached
  * (v=2 added the three .leak keys, issue 13; v=3 the sanitize.* keys of the
  * :sanitize items, issue 12, and replaced binary= (a hash of the binary's
  * bytes) with build= (build_id.h) and added costs=, issue 14; lines of other
- * versions are refused, naming their version.)
+ * versions are refused, naming their version.) cached= (issue 23: items
+ * reused from the results cache) is written always and optional on read,
+ * absent reading 0, so v=3 lines written before it still parse.
  * Counts, stale, items, seed and sms are canonical decimals (digits only, no
  * sign, no leading zeros); device is percent-encoded (bytes <= ' ', >= 0x7f,
  * '%' and '=' as %XX); cc is "major.minor"; shard is "K/N" with K < N;
@@ -78,7 +80,10 @@ static const key KEYS[] = {
     FLD("device", K_DEVICE, device), FLD("cc", K_CC, cc_major), FLD("sms", K_INT, sm_count),
     FLD("digest", K_HEX, digest), FLD("shard", K_SHARD, shard_k),
     FLD("filter", K_HEX, filter), FLD("build", K_HEX, build), FLD("costs", K_HEX, costs),
+    FLD("cached", K_LONG, cached),
 };
+/* Keys a line may leave out (absent: 0): added within v=3. */
+static int key_optional(const key *k) { return strcmp(k->name, "cached") == 0; }
 #define NKEYS (sizeof KEYS / sizeof KEYS[0])
 
 /* Nonzero when (k, s) has a key of its own. */
@@ -110,6 +115,7 @@ int kc_tally_merge(kc_tally *a, const kc_tally *b) {
     over |= __builtin_add_overflow(r.limit_problems, b->limit_problems, &r.limit_problems);
     over |= __builtin_add_overflow(r.stale, b->stale, &r.stale);
     over |= __builtin_add_overflow(r.items, b->items, &r.items);
+    over |= __builtin_add_overflow(r.cached, b->cached, &r.cached);
     if (over) return -1;
     r.digest += b->digest;           /* mod 2^64 */
     *a = r;
@@ -391,7 +397,7 @@ int kc_tally_parse(const char *line, kc_tally *t, char *err, size_t errcap) {
         p = te;
     }
     for (size_t i = 0; i < NKEYS; i++)
-        if (!seen[i]) return kc_errf(err, errcap, "missing key %s", KEYS[i].name);
+        if (!seen[i] && !key_optional(&KEYS[i])) return kc_errf(err, errcap, "missing key %s", KEYS[i].name);
     *t = r;
     return 0;
 }
@@ -430,6 +436,7 @@ int kc_summary_format(const kc_tally *t, char *buf, size_t cap) {
         if (what && k) kc_sb_printf(&o, "; %ld %s", k, what);
     }
     if (t->stale) kc_sb_printf(&o, "; %ld %s", t->stale, pl(t->stale, "stale known finding", "stale known findings"));
+    if (t->cached) kc_sb_printf(&o, "; %ld cached", t->cached);
     if (o.over || o.len > (size_t)0x7fffffff) return -1;
     return (int)o.len;
 }

@@ -26,13 +26,16 @@ typedef struct kc_tally {
     uint64_t build;                          /* the build's identity (build_id.h): what decides the results */
     uint64_t costs;                          /* the cost table a --shard K/N --costs run was cut from
                                               * (kc_select_costs_digest), 0 when not cut by cost */
+    long cached;                             /* items of the counts above reused from the results cache
+                                              * (result_cache.h), not run; key cached=, optional on read
+                                              * (absent: 0), so lines written before it still parse */
 } kc_tally;
 
 void kc_tally_init(kc_tally *t);
 /* Adds one item's outcome (a limit item's FAIL counts as KC_LIMIT, written
  * limit.fail). Does not touch items or digest: the runner sets those. */
 void kc_tally_add(kc_tally *t, kc_kind k, kc_state s);
-/* Sums counts (n, limit_problems, stale, items; digest mod 2^64) of b into
+/* Sums counts (n, limit_problems, stale, items, cached; digest mod 2^64) of b into
  * a. Returns 0, or -1 with a unchanged when a sum would pass LONG_MAX (only
  * a forged or edited TALLY has such counts; found by fuzzing the merge). */
 int kc_tally_merge(kc_tally *a, const kc_tally *b);
@@ -53,8 +56,9 @@ int kc_tally_format(const kc_tally *t, char *buf, size_t cap);
  * kernel.pass", "duplicate key seed", "bad number 'x' for items", "unknown key
  * foo", "version 2 not supported (want 3)", ...) in err; *t is untouched on error. */
 int kc_tally_parse(const char *line, kc_tally *t, char *err, size_t errcap);
-/* Equal counts and identity: every field but shard_k, shard_n and costs (a
- * merged set of shards equals the unsharded run). */
+/* Equal counts and identity: every field but shard_k, shard_n, costs and
+ * cached (a merged set of shards equals the unsharded run; how many items a
+ * run took from the cache says how it got its verdicts, not what they are). */
 int kc_tally_counts_equal(const kc_tally *a, const kc_tally *b);
 
 /* The exit status the counts explain: 1 if anything failed (FAIL, MISSED,
@@ -70,7 +74,8 @@ int kc_tally_exit_status(const kc_tally *t);
  * extras: ", 1 suite failed", "; 1 left processes or GPU state behind" (LEAK),
  * "; 5 skipped", "; 1 crashed", "; 1 timed out",
  * "; 3 not run", "; 1 stale known finding" (skip/crash/timeout/notrun summed
- * over kinds). Kernel, control and limit totals count every state. Returns
+ * over kinds), "; 40 cached" (items reused from the results cache, counted
+ * in their states above too). Kernel, control and limit totals count every state. Returns
  * the length, or -1 when it does not fit. */
 int kc_summary_format(const kc_tally *t, char *buf, size_t cap);
 #endif

@@ -280,7 +280,7 @@ int kc_costs_save(const char *path, const kc_costs *c, char *err, size_t cap)
 int kc_costs_save_run(const char *path, const kc_records *rs, FILE *out)
 {
     int measured = 0;
-    for (int i = 0; i < rs->n; i++) measured += kc_state_measured(rs->v[i].res.state);
+    for (int i = 0; i < rs->n; i++) measured += kc_state_measured(rs->v[i].res.state) && !rs->v[i].res.cached;
     if (!measured) return 0;            /* nothing to merge: the table and its directory stay as they are */
     kc_costs c;
     int found;
@@ -297,7 +297,7 @@ int kc_costs_save_run(const char *path, const kc_records *rs, FILE *out)
     int n = 0, rc = 0;
     for (int i = 0; i < rs->n; i++) {
         const kc_record *r = &rs->v[i];
-        if (!kc_state_measured(r->res.state)) continue;
+        if (!kc_state_measured(r->res.state) || r->res.cached) continue;   /* a reused verdict took no time */
         kc_cost e;
         memset(&e, 0, sizeof e);
         snprintf(e.name, sizeof e.name, "%s", r->name);

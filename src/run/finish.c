@@ -16,6 +16,8 @@ void kc_finish_item(kc_finish *f, const kc_item *it, kc_item_result *r, const kc
     kc_tally_add(f->tally, it->kind, r->state);
     f->tally->limit_problems += r->limit_problems;
     f->tally->stale += r->stale;
+    if (r->cached) f->tally->cached++;
+    else kc_rcache_store(f->cache, it, r);
     kc_record rec;
     memset(&rec, 0, sizeof rec);
     snprintf(rec.name, sizeof rec.name, "%s", it->name);

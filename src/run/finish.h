@@ -10,6 +10,7 @@
 #define KC_FINISH_H
 #include "costs.h"       /* and kc_opts, through it */
 #include "record.h"
+#include "result_cache.h"
 #include "result.h"
 #include "tally.h"
 
@@ -20,6 +21,7 @@ typedef struct kc_finish {
     const kc_costs *costs;    /* recorded costs, for the progress estimate; NULL: none */
     int stopping;             /* no more items are to be handed out (--fail-fast, or the caller's reason) */
     char stop_why[512];       /* why, for the NOTRUN lines */
+    kc_rcache *cache;         /* the results cache a passing verdict is kept in (result_cache.h); NULL: none */
 } kc_finish;
 
 /* Where and when an item ran, for its record. */
@@ -35,7 +37,9 @@ typedef struct kc_item_where {
 } kc_item_where;
 
 /* Item `it` finished with *r (its rerun command filled in when it fails and
- * has none). Counts it (state, limit problems, stale), keeps its record
+ * has none). Counts it (state, limit problems, stale; TALLY cached= when r
+ * was reused from the results cache, else keeps a reusable verdict in
+ * f->cache), keeps its record
  * (out of memory: said on stderr, the item is missing from the reports),
  * prints its line and the log tail when w->print, and under --fail-fast,
  * after the first failing item, sets f->stopping with the reason and says

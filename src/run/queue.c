@@ -44,6 +44,7 @@
 #include "progress.h"
 #include "queue_header.h"
 #include "record.h"
+#include "result_cache.h"
 #include "report.h"
 #include "report_summary.h"
 #include "run_end.h"
@@ -107,6 +108,7 @@ typedef struct queue {
     int serial;                 /* a serial or --shard K/N run: one worker, the items in selection order, its
                                  * lines unprefixed (kc_serial_run) */
     int violated;               /* a worker broke the result protocol between items: the run is not green */
+    kc_rcache_hits hits;        /* the verdicts reused from the results cache (result_cache.h) */
 } queue;
 
 
@@ -586,6 +588,24 @@ static void not_run(queue *qq)
     }
 }
 
+/* The items reused from the results cache finish first, their lines
+ * printed by this process, before any worker starts. */
+static void finish_cached(queue *qq)
+{
+    if (!qq->hits.n) return;
+    kc_say(stdout, "results cache: %d of %d item%s unchanged since they passed, not run again (--no-cache runs "
+           "them)\n", qq->hits.n, qq->nq, qq->nq == 1 ? "" : "s");
+    for (int i = 0; i < qq->nq; i++) {
+        qitem *qi = &qq->q[i];
+        kc_item_result *r = qq->hits.by_item[qi->idx];
+        if (!r) continue;
+        qq->di[i].dispatched = 1;
+        double t = now_s();
+        finish_item(qq, qi, r, NULL, t, t, -1, 1, NULL);
+    }
+    fflush(stdout);
+}
+
 static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
 {
     char err[1024];
@@ -621,7 +641,13 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
         return rc;
     }
     kc_devinfo *d = qq->d;
-    qq->nw = qq->serial ? ns > 0 : o->jobs < ns ? o->jobs : ns;
+    qq->fin.cache = kc_rcache_open_on(o, d->dev, d->ndevs, d->driver_version, stdout);
+    if (kc_rcache_lookup_all(qq->fin.cache, items, n, sel, ns, &qq->hits)) {
+        free(sel);
+        return 4;
+    }
+    int runs = ns - qq->hits.n;  /* the items not reused: cached ones are dispatched to no worker */
+    qq->nw = qq->serial ? runs > 0 : o->jobs < runs ? o->jobs : runs;
     /* The workers alone must fit (the items are admitted one by one). */
     kc_plan plan;
     memset(&plan, 0, sizeof plan);
@@ -714,6 +740,7 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
     qq.d = calloc(1, sizeof *qq.d);
     int rc = qq.d ? setup(&qq, o, items, n) : 4, sup = 0;
     if (rc) goto out;
+    finish_cached(&qq);
     qq.cap = o->max_restarts >= 0 ? o->max_restarts : KC_QUEUE_RESTART_CAP(qq.nw);
     qq.rec.workers = qq.nw;
     qq.w = calloc((size_t)(qq.nw ? qq.nw : 1), sizeof *qq.w);
@@ -765,6 +792,8 @@ out:
     free(qq.q);
     free(qq.di);
     free(qq.d);
+    kc_rcache_hits_free(&qq.hits, n);
+    kc_rcache_close(qq.fin.cache);
     kc_costs_free(&qq.costs);
     kc_records_free(&qq.rec);
     return rc;

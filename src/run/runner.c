@@ -30,6 +30,7 @@
 #include "report.h"
 #include "report_summary.h"
 #include "report_text.h"
+#include "result_cache.h"
 #include "run_end.h"
 #include "seed.h"
 #include "shard.h"
@@ -200,14 +201,22 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     int untrusted = o->resume_untrusted;    /* a session's summary counted errors no window held */
     kc_progress_start(ns, o->resume_at, 1, !o->parent);
     kc_finish fin = { .o = o, .tally = &t, .records = &rs };
+    fin.cache = kc_rcache_open_on(o, &gpu.dev, have_gpu, have_gpu ? gpu.cu.driver_version : 0, stdout);
     for (int i = o->resume_at; i < ns; i++) {
         const kc_item *it = &items[sel[i]];
         kc_item_where w = { .worker = 0, .pid = pid, .rerun_device = o->device, .peak_gpu_mib = -1 };
+        kc_item_result r;
+        if (kc_rcache_lookup(fin.cache, it, &r)) {  /* unchanged since it passed: its verdict, not run */
+            w.device = -1;
+            w.start_s = w.end_s = kc_now_s() - t0;
+            w.print = 1;
+            kc_finish_item(&fin, it, &r, &w);
+            continue;
+        }
         w.device = have_gpu && kc_item_needs_gpu(it) ? o->device : -1;
         if (gpu_mem) kc_gpu_sampler_take_peak(pid);   /* drop the previous item's peak */
         w.start_s = kc_now_s() - t0;
         kc_progress_busy(1);
-        kc_item_result r;
         kc_item_run(&gpu, have_gpu, it, o, &gw, san, &r);   /* prints its line */
         w.end_s = kc_now_s() - t0;
         if (gpu_mem) w.peak_gpu_mib = kc_gpu_sampler_take_peak(pid);
@@ -245,6 +254,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         fflush(stdout);
     }
     if (have_gpu) kc_gpu_close(&gpu);
+    kc_rcache_close(fin.cache);
     kc_records_free(&rs);
     free(sel);
     return status;

@@ -78,3 +78,21 @@ const char *kc_dist_name(kc_dist d) {
     default: return NULL;
     }
 }
+
+uint64_t kc_hash_block(const void *data, size_t n, uint64_t h)
+{
+    const unsigned char *p = data;
+    uint64_t a = h ^ (n * 0x9e3779b97f4a7c15ULL), b = kc_mix64(h + 1);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {     /* two lanes: the multiplies overlap */
+        uint64_t x, y;
+        memcpy(&x, p + i, 8);
+        memcpy(&y, p + i + 8, 8);
+        a = (a ^ x) * 0xff51afd7ed558ccdULL;
+        a ^= a >> 32;
+        b = (b ^ y) * 0xc4ceb9fe1a85ec53ULL;
+        b ^= b >> 29;
+    }
+    for (; i < n; i++) a = (a ^ p[i]) * 0x100000001b3ULL;
+    return kc_mix64(a ^ kc_mix64(b));
+}

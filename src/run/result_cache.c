@@ -1,0 +1,414 @@
+/* result_cache.c — owns the results cache (result_cache.h): the key of an
+ * item, its entry file (written atomically, read strictly), and what may be
+ * reused. */
+#include "result_cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "build_id.h"
+#include "fatbin.h"
+#include "host_code.h"
+#include "hostlib.h"
+#include "item_run.h"
+#include "mutant_images.h"
+#include "errmsg.h"
+#include "progname.h"
+#include "proctree.h"
+#include "safe_file.h"
+#include "sanitize.h"
+#include "seed.h"
+#include "strict_num.h"
+
+#define FORMAT_LINE "kcontract results cache 1"
+#define ENTRY_MAX 8192
+
+struct kc_rcache {
+    char dir[PATH_MAX - 32];     /* room for "/" and the entry's name */
+    uint64_t global;            /* what every item's key holds (result_cache.h) */
+    uint64_t *image;            /* per image (fatbin.h index): its bytes' hash, 0 not yet */
+    int nimage;
+    uint64_t sanitizer;         /* compute-sanitizer's identity; 0 not yet */
+    int write_failed;           /* said once */
+};
+
+static uint64_t mix_str(uint64_t h, const char *s)
+{
+    if (!s) return kc_fnv1a64("\377", 1, h);
+    size_t n = strlen(s);
+    return kc_fnv1a64(s, n + 1, h);     /* with its NUL: "ab","c" differs from "a","bc" */
+}
+
+static uint64_t mix_u64(uint64_t h, uint64_t v) { return kc_fnv1a64(&v, sizeof v, h); }
+
+static const char *env_or_empty(const char *name)
+{
+    const char *v = getenv(name);
+    return v ? v : "";
+}
+
+/* A KC_FAULT_* test hook, or a mutation run's KC_MUTANTS (mutant images read
+ * from files, whose ids stay the same when the source around them changes),
+ * in the environment: they change verdicts the key cannot see. */
+static const char *fault_hook(void)
+{
+    extern char **environ;
+    for (char **e = environ; e && *e; e++)
+        if (strncmp(*e, "KC_FAULT_", 9) == 0 || strncmp(*e, KC_MUTANTS_ENV "=", sizeof KC_MUTANTS_ENV) == 0) return *e;
+    return NULL;
+}
+
+/* The directory: KC_CACHE_DIR, else "<binary>.cache". 1: off by choice. */
+static int cache_dir(char *dir, size_t cap, char *why, size_t whycap)
+{
+    const char *env = getenv("KC_CACHE_DIR");
+    if (env && strcmp(env, "off") == 0) return 1;
+    if (env && *env) {
+        if (snprintf(dir, cap, "%s", env) >= (int)cap) return -1;
+        return 0;
+    }
+    char exe[PATH_MAX];
+    if (kc_self_exe(exe, sizeof exe) || snprintf(dir, cap, "%s.cache", exe) >= (int)cap) {
+        snprintf(why, whycap, "cannot resolve this binary's path (/proc/self/exe)");
+        return -1;
+    }
+    return 0;
+}
+
+/* The directory exists (made when missing) and is a directory, not a link to one. */
+static int dir_ready(const char *dir, char *why, size_t cap)
+{
+    struct stat st;
+    if (mkdir(dir, 0777) && errno != EEXIST) {
+        snprintf(why, cap, "cannot create %.700s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (lstat(dir, &st) || !S_ISDIR(st.st_mode)) {
+        snprintf(why, cap, "%.700s is not a directory (a symbolic link or a file?)", dir);
+        return -1;
+    }
+    return 0;
+}
+
+kc_rcache *kc_rcache_open(const kc_opts *o, const kc_rcache_gpu *gpu, FILE *out)
+{
+    char why[1024] = "", dir[PATH_MAX - 32];
+    uint64_t host;
+    if (o->no_cache) return NULL;
+    int d = cache_dir(dir, sizeof dir, why, sizeof why);
+    if (d == 1) return NULL;
+    const char *hook = fault_hook();
+    if (hook) {
+        kc_say(out, "results cache: off, a test hook or mutation run is set (%.200s); every item runs\n", hook);
+        return NULL;
+    }
+    if (d < 0 || dir_ready(dir, why, sizeof why) || kc_host_code_digest(&host, why, sizeof why)) {
+        kc_say(out, "results cache: off (%s); every item runs\n", why[0] ? why : "KC_CACHE_DIR too long");
+        return NULL;
+    }
+    kc_rcache *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    snprintf(c->dir, sizeof c->dir, "%s", dir);
+    c->nimage = kc_fatbin_count();
+    c->image = calloc((size_t)(c->nimage ? c->nimage : 1), sizeof *c->image);
+    if (!c->image) {
+        free(c);
+        return NULL;
+    }
+    uint64_t h = mix_str(KC_FNV_OFFSET, FORMAT_LINE);
+    h = mix_u64(mix_u64(h, (uint64_t)KC_ABI_VERSION), host);
+    h = mix_u64(mix_u64(h, o->seed), (uint64_t)o->reference);
+    const char *name = gpu && gpu->name && *gpu->name ? gpu->name : "none";
+    h = mix_str(h, name);
+    if (gpu && strcmp(name, "none") != 0) {
+        h = mix_u64(mix_u64(h, (uint64_t)gpu->cc_major), (uint64_t)gpu->cc_minor);
+        h = mix_u64(mix_u64(h, (uint64_t)gpu->sm_count), (uint64_t)gpu->driver_version);
+    }
+    h = mix_str(mix_str(mix_str(h, env_or_empty("LD_PRELOAD")), env_or_empty("KC_LIBCUDA")), env_or_empty("KC_LIBDIR"));
+    c->global = kc_mix64(h);
+    return c;
+}
+
+kc_rcache *kc_rcache_open_on(const kc_opts *o, const kc_device *dev, int ndevs, int driver_version, FILE *out)
+{
+    for (int j = 1; j < ndevs; j++)
+        if (strcmp(dev[j].name, dev[0].name) || dev[j].cc_major != dev[0].cc_major ||
+            dev[j].cc_minor != dev[0].cc_minor || dev[j].sm_count != dev[0].sm_count) {
+            if (!o->no_cache) kc_say(out, "results cache: off, the devices are of different models; every item runs\n");
+            return NULL;
+        }
+    kc_rcache_gpu g = { .name = ndevs ? dev[0].name : NULL, .driver_version = driver_version };
+    if (ndevs) {
+        g.cc_major = dev[0].cc_major;
+        g.cc_minor = dev[0].cc_minor;
+        g.sm_count = dev[0].sm_count;
+    }
+    return kc_rcache_open(o, &g, out);
+}
+
+int kc_rcache_lookup_all(kc_rcache *c, const kc_item *items, int nitems, const int *sel, int ns, kc_rcache_hits *h)
+{
+    memset(h, 0, sizeof *h);
+    if (!c) return 0;
+    if (!(h->by_item = calloc((size_t)(nitems ? nitems : 1), sizeof *h->by_item))) return -1;
+    kc_item_result r;
+    for (int i = 0; i < ns; i++) {
+        if (!kc_rcache_lookup(c, &items[sel[i]], &r)) continue;
+        if (!(h->by_item[sel[i]] = malloc(sizeof r))) return -1;
+        *h->by_item[sel[i]] = r;
+        h->n++;
+    }
+    return 0;
+}
+
+void kc_rcache_hits_free(kc_rcache_hits *h, int nitems)
+{
+    for (int i = 0; h->by_item && i < nitems; i++) free(h->by_item[i]);
+    free(h->by_item);
+    memset(h, 0, sizeof *h);
+}
+
+void kc_rcache_close(kc_rcache *c)
+{
+    if (!c) return;
+    free(c->image);
+    free(c);
+}
+
+/* ---- the key ---- */
+
+static uint64_t image_hash(kc_rcache *c, int i)
+{
+    if (c->image[i]) return c->image[i];
+    const kc_fatbin *f = kc_fatbin_at(i);
+    uint64_t h = mix_str(mix_str(KC_FNV_OFFSET, f->module), f->control);
+    h = kc_hash_block(f->start, (size_t)(f->end - f->start), h);
+    c->image[i] = h | 1;
+    return c->image[i];
+}
+
+/* Every image of module (a sum: the order they registered in does not matter). */
+static uint64_t module_hash(kc_rcache *c, const char *module)
+{
+    uint64_t sum = 0;
+    if (!module) return 0;
+    for (int i = 0; i < c->nimage; i++)
+        if (strcmp(kc_fatbin_at(i)->module, module) == 0) sum += image_hash(c, i);
+    return kc_mix64(sum ^ kc_hash_str(module));
+}
+
+/* A file's bytes (a missing or unreadable one hashes as such: the item
+ * then fails to load it, and its failure is never kept). */
+static uint64_t file_hash(const char *path, uint64_t h)
+{
+    h = mix_str(h, path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return mix_u64(h, (uint64_t)errno);
+    static unsigned char buf[1 << 20];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0) h = kc_hash_block(buf, (size_t)n, h);
+    if (n < 0) h = mix_u64(h, (uint64_t)errno);
+    close(fd);
+    return h;
+}
+
+static uint64_t sanitizer_hash(kc_rcache *c)
+{
+    if (c->sanitizer) return c->sanitizer;
+    char path[PATH_MAX], why[512], real[PATH_MAX];
+    uint64_t h = mix_str(KC_FNV_OFFSET, "compute-sanitizer");
+    if (kc_sanitizer_find(path, sizeof path, why, sizeof why) == 0) {
+        if (realpath(path, real)) snprintf(path, sizeof path, "%s", real);
+        h = file_hash(path, h);
+    } else {
+        h = mix_str(h, "not found");
+    }
+    h = mix_str(mix_str(h, env_or_empty("KC_SANITIZE_SESSIONS")), env_or_empty("KC_SANITIZE_TIMEOUT_S"));
+    c->sanitizer = kc_mix64(h) | 1;
+    return c->sanitizer;
+}
+
+static uint64_t item_key(kc_rcache *c, const kc_item *it)
+{
+    uint64_t h = mix_u64(c->global, (uint64_t)it->kind);
+    h = mix_str(mix_str(h, it->name), it->record);
+    h = mix_str(h, it->control ? it->control->name : NULL);
+    const kc_contract *k = it->contract;
+    if (k) {
+        h = mix_u64(h, kc_contract_hash(k));
+        h = mix_u64(h, module_hash(c, k->module));
+        h = mix_u64(h, module_hash(c, k->device_reference.module));
+        h = mix_u64(h, module_hash(c, "harness"));
+        if (k->library) {
+            char p[PATH_MAX];
+            kc_hostlib_path(k->library, NULL, p, sizeof p);
+            h = file_hash(p, h);
+            if (it->control) {
+                kc_hostlib_path(k->library, it->control->name, p, sizeof p);
+                h = file_hash(p, h);
+            }
+        }
+    }
+    if (it->suite) {
+        /* A GPU suite reaches the harness's own module through its session
+         * (kc_suite_gpu); no contract's module (the gates load those, and a
+         * suite's context offers them no way to). Kernels a suite compiles
+         * itself lie in its host code. */
+        h = mix_u64(mix_str(h, it->suite->name), (uint64_t)it->suite->needs_gpu);
+        if (it->suite->needs_gpu) h = mix_u64(h, module_hash(c, "harness"));
+    }
+    if (kc_item_runs_sanitizer(it)) h = mix_u64(h, sanitizer_hash(c));
+    return kc_mix64(h);
+}
+
+/* ---- entries ---- */
+
+static void entry_path(const kc_rcache *c, const char *name, char *buf, size_t cap)
+{
+    char hex[20];
+    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)kc_mix64(kc_hash_str(name)));
+    if (snprintf(buf, cap, "%s/%s", c->dir, hex) >= (int)cap) buf[0] = 0;    /* opens nothing: a miss */
+}
+
+int kc_rcache_reusable(const kc_item *it, const kc_item_result *r)
+{
+    int ok = it->kind == KC_KIND_CONTROL ? r->state == KC_RED && r->gate > 0 : r->state == KC_PASS;
+    /* a control planted for gate 1 may lose the context by design: its RED stands */
+    int lost_ok = !r->context_lost || it->kind == KC_KIND_CONTROL;
+    return ok && !r->stale && !r->limit_problems && lost_ok && !kc_result_fails(r) &&
+           !strstr(r->msg, "; it also left ");
+}
+
+void kc_rcache_store(kc_rcache *c, const kc_item *it, const kc_item_result *r)
+{
+    if (!c || r->cached || !kc_rcache_reusable(it, r)) return;
+    char body[ENTRY_MAX], path[PATH_MAX], tmp[PATH_MAX + 64];
+    int n = snprintf(body, sizeof body,
+                     FORMAT_LINE "\nitem %s\nkey %016llx\nstate %s\ngate %d\ncases %d\nearned %lld\nbuild %016llx\n"
+                     "msg %s\n",
+                     it->name, (unsigned long long)item_key(c, it), kc_state_name(r->state), r->gate, r->cases,
+                     (long long)time(NULL), (unsigned long long)kc_build_id(), r->msg);
+    if (n < 0 || n >= (int)sizeof body - 32) return;     /* cannot happen with the fields' sizes */
+    n += snprintf(body + n, sizeof body - (size_t)n, "check %016llx\n",
+                  (unsigned long long)kc_fnv1a64(body, (size_t)n, KC_FNV_OFFSET));
+    entry_path(c, it->name, path, sizeof path);
+    int fd = kc_temp_beside(path, tmp, sizeof tmp);
+    int ok = fd >= 0;
+    if (ok) {
+        ok = write(fd, body, (size_t)n) == n;
+        ok &= close(fd) == 0;
+        if (ok) ok = rename(tmp, path) == 0;
+        if (!ok) unlink(tmp);
+    }
+    if (!ok && !c->write_failed) {
+        c->write_failed = 1;
+        kc_say(stderr, "results cache: cannot write %s: %s; the passes of this run are not kept\n", path,
+               strerror(errno));
+    }
+}
+
+/* The value of line `key ` in text, into buf; -1 when missing or too long. */
+static int field(const char *text, const char *key, char *buf, size_t cap)
+{
+    size_t kn = strlen(key);
+    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        if (strncmp(p, key, kn) || p[kn] != ' ') continue;
+        const char *v = p + kn + 1, *e = strchr(v, '\n');
+        size_t n = e ? (size_t)(e - v) : strlen(v);
+        if (n >= cap) return -1;
+        memcpy(buf, v, n);
+        buf[n] = 0;
+        return 0;
+    }
+    return -1;
+}
+
+static int parse_hex(const char *s, uint64_t *v)
+{
+    char *end;
+    if (strlen(s) != 16) return -1;
+    errno = 0;
+    *v = strtoull(s, &end, 16);
+    return errno || *end ? -1 : 0;
+}
+
+/* Reads the entry at path into text; 1 missing, 0 read, -1 with why. */
+static int read_entry(const char *path, char *text, size_t cap, char *why, size_t whycap)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0 && errno == ENOENT) return 1;
+    if (fd < 0) return kc_errf(why, whycap, "cannot open it: %s", strerror(errno));
+    size_t len = 0;
+    ssize_t r;
+    while (len + 1 < cap && (r = read(fd, text + len, cap - 1 - len)) > 0) len += (size_t)r;
+    close(fd);
+    text[len] = 0;
+    if (len + 1 >= cap) return kc_errf(why, whycap, "longer than an entry can be");
+    if (strlen(text) != len) return kc_errf(why, whycap, "it holds a NUL byte");
+    const char *chk = strstr(text, "\ncheck ");
+    uint64_t want;
+    char hex[32];
+    if (!chk || field(chk + 1, "check", hex, sizeof hex) || parse_hex(hex, &want))
+        return kc_errf(why, whycap, "no checksum line");
+    if (kc_fnv1a64(text, (size_t)(chk + 1 - text), KC_FNV_OFFSET) != want || strchr(chk + 1, '\n')[1] != 0)
+        return kc_errf(why, whycap, "its checksum does not match its contents");
+    if (strncmp(text, FORMAT_LINE "\n", strlen(FORMAT_LINE) + 1) != 0)
+        return kc_errf(why, whycap, "not an entry of this format ('" FORMAT_LINE "')");
+    return 0;
+}
+
+int kc_rcache_lookup(kc_rcache *c, const kc_item *it, kc_item_result *r)
+{
+    if (!c) return 0;
+    char path[PATH_MAX], text[ENTRY_MAX + 64], why[256], v[2048], msg[2048];
+    entry_path(c, it->name, path, sizeof path);
+    int rc = read_entry(path, text, sizeof text, why, sizeof why);
+    if (rc == 1) return 0;
+    uint64_t key, build;
+    uint64_t gate, cases, earned;
+    int sti = -1;
+    if (rc == 0) {
+        if (field(text, "item", v, sizeof v) || strcmp(v, it->name)) {
+            rc = kc_errf(why, sizeof why, "it is another item's ('%.100s')", v);
+        } else if (field(text, "key", v, sizeof v) || parse_hex(v, &key) || field(text, "build", v, sizeof v) ||
+                   parse_hex(v, &build) || field(text, "state", v, sizeof v) || (sti = kc_state_parse(v)) < 0 ||
+                   field(text, "gate", v, sizeof v) || kc_parse_u64(v, 16, &gate) ||
+                   field(text, "cases", v, sizeof v) || kc_parse_u64(v, INT_MAX, &cases) ||
+                   field(text, "earned", v, sizeof v) || kc_parse_u64(v, INT64_MAX, &earned) ||
+                   field(text, "msg", msg, sizeof msg)) {
+            rc = kc_errf(why, sizeof why, "a field is missing or malformed");
+        }
+    }
+    if (rc) {
+        kc_say(stderr, "results cache: ignoring %s (%s): %s runs\n", path, why, it->name);
+        return 0;
+    }
+    if (key != item_key(c, it)) return 0;       /* its inputs changed: it runs */
+    memset(r, 0, sizeof *r);
+    kc_state st = (kc_state)sti;
+    r->state = st;
+    r->gate = (int)gate;
+    r->cases = (int)cases;
+    r->peak_rss_kib = -1;
+    r->cached = 1;
+    r->cached_at = (long long)earned;
+    r->cached_build = build;
+    if (!kc_rcache_reusable(it, r)) {           /* a forged or edited entry: a verdict never kept */
+        kc_say(stderr, "results cache: ignoring %s (state %s is never reused): %s runs\n", path, kc_state_name(st),
+               it->name);
+        return 0;
+    }
+    char when[32];
+    time_t t = (time_t)earned;
+    struct tm tm;
+    if (!gmtime_r(&t, &tm) || !strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm)) snprintf(when, sizeof when, "?");
+    snprintf(r->msg, sizeof r->msg, "%.1900s  [cached: earned %s by build %016llx]", msg, when,
+             (unsigned long long)build);
+    return 1;
+}

@@ -1,0 +1,95 @@
+/* result_cache.h — the results cache (issue 23, after Bazel's test cache):
+ * an item whose inputs have not changed since it last passed is not run
+ * again; its verdict, gate and message are reused and its line says so.
+ *
+ * The key of an item holds everything that decides its verdict:
+ *   - the item: its name, kind, control, launch record, suite;
+ *   - its contract's definition (build_id.h, kc_contract_hash);
+ *   - the host code behind it: references, generators, launch functions and
+ *     the harness (host_code.h: the binary's code and data, less the images);
+ *   - its module images (fatbin.h): every image of its contract's module and
+ *     of its device reference's, and the harness's own (a GPU suite: the
+ *     harness's own, the only module its session reaches); each by its bytes;
+ *   - its library kernels' shared objects (hostlib.h: lib<library>.so, a
+ *     control's lib<library>@<control>.so), by their bytes;
+ *   - the run's seed and --reference mode;
+ *   - kcontract's ABI version (kcontract.h) and the cache format;
+ *   - the GPU: its name, compute capability, SM count, and the driver's
+ *     version ("none" without one: a host-only suite's pass is reused
+ *     without a GPU too; GPU items are SKIP there, which is never reused);
+ *   - for items that run compute-sanitizer (:sanitize, a control planted
+ *     for the sanitizer): the tool's resolved path and its executable's
+ *     bytes, and KC_SANITIZE_SESSIONS and KC_SANITIZE_TIMEOUT_S;
+ *   - the values of LD_PRELOAD, KC_LIBCUDA and KC_LIBDIR.
+ * What the key cannot see runs the item: the cache is off for the whole run
+ * under --no-cache, with KC_CACHE_DIR=off, and while a KC_FAULT_* test hook
+ * is set; it is off when the binary's code cannot be read, and for a --jobs
+ * run over GPUs of different models. Not seen (a change there alone reuses
+ * a pass; `--no-cache` reruns): the system's shared libraries (libc; the
+ * CUDA libraries a library kernel links, such as cuBLAS, by the driver's
+ * version only), and the host's CPU.
+ *
+ * Only passing verdicts are reused: PASS (a kernel's gates, a limit item, a
+ * suite, a sanitizer check) and RED (a control caught by the gate it was
+ * planted for, reused with that gate and its line), and only when the item
+ * has no stale known finding, no limit problem and left nothing behind (a
+ * control may have lost the CUDA context: a fault is its catch);
+ * never FAIL, KNOWN, MISSED, LIMIT, LEAK, SKIP, CRASH, TIMEOUT or NOTRUN.
+ *
+ * Where: KC_CACHE_DIR when set, else "<binary>.cache" beside the binary
+ * (build/kcontract.cache/ for build/kcontract): one per binary. One file per
+ * item (16 hex digits of the item name's hash), written to a new temporary
+ * file and renamed into place (safe_file.h), so concurrent workers, shards
+ * and runs never leave a torn entry; each entry carries a checksum, and one
+ * that does not read back (corrupt, another format, another item's) is
+ * ignored with a warning on stderr and replaced when the item passes. */
+#ifndef KC_RESULT_CACHE_H
+#define KC_RESULT_CACHE_H
+#include <stdint.h>
+#include <stdio.h>
+
+#include "item.h"
+#include "kcontract.h"
+#include "result.h"
+#include "run_options.h"
+
+typedef struct kc_rcache kc_rcache;
+
+/* The GPU the run's items run on (name NULL or "none": no GPU). */
+typedef struct kc_rcache_gpu {
+    const char *name;
+    int cc_major, cc_minor, sm_count;
+    int driver_version;              /* cuDriverGetVersion's, 0 without a driver */
+} kc_rcache_gpu;
+
+/* Opens this binary's cache for a run with settings o on gpu. NULL when the
+ * cache is off: by choice (--no-cache, KC_CACHE_DIR=off), silently; for a
+ * reason the user should know (a KC_FAULT_* hook set, the binary unreadable,
+ * the directory not usable), after one line on out saying why and that
+ * every item runs. */
+kc_rcache *kc_rcache_open(const kc_opts *o, const kc_rcache_gpu *gpu, FILE *out);
+/* kc_rcache_open on the devices a run's workers go on, dev[0..ndevs) (none:
+ * no GPU): NULL, after a line on out, when they are of different models
+ * (name, compute capability or SM count), since an item's key holds one. */
+kc_rcache *kc_rcache_open_on(const kc_opts *o, const kc_device *dev, int ndevs, int driver_version, FILE *out);
+/* Whether it holds a reusable verdict for it under the current key: 1 with
+ * *r filled (state, gate, message with "[cached: ...]" after it, cached,
+ * cached_at, cached_build; seconds 0), else 0. c NULL: 0. */
+int kc_rcache_lookup(kc_rcache *c, const kc_item *it, kc_item_result *r);
+/* Whether r is a verdict the cache may keep (see above). */
+int kc_rcache_reusable(const kc_item *it, const kc_item_result *r);
+/* Keeps r for it when reusable and not itself reused (c NULL: nothing). A
+ * write that fails is said once on stderr; the run goes on. */
+void kc_rcache_store(kc_rcache *c, const kc_item *it, const kc_item_result *r);
+void kc_rcache_close(kc_rcache *c);
+
+/* The verdicts a run reuses, by item index (items[0..n)). */
+typedef struct kc_rcache_hits {
+    kc_item_result **by_item;   /* [n]: the reused result, NULL: the item runs; NULL when none */
+    int n;                      /* items with a reused verdict */
+} kc_rcache_hits;
+/* Looks up every selected item items[sel[0..ns)] (c NULL: none). 0; or -1
+ * when out of memory (h then holds what was found). */
+int kc_rcache_lookup_all(kc_rcache *c, const kc_item *items, int nitems, const int *sel, int ns, kc_rcache_hits *h);
+void kc_rcache_hits_free(kc_rcache_hits *h, int nitems);
+#endif

@@ -1,0 +1,382 @@
+/* test_result_cache.c — the results cache (run/result_cache.h, issue 23),
+ * through the fixture binary and the fake driver: a second run with nothing
+ * changed reuses every pass (PASS, RED, limit) with the same SUMMARY counts
+ * and says "cached" on the line, in the TALLY (cached=), the SUMMARY and the
+ * JSON report; a FAIL or MISSED is never reused; another seed, --no-cache,
+ * or a corrupt entry runs the items; --jobs and --schedule static reuse too
+ * (cached items go to no worker; the merged SUMMARY counts them); and, in
+ * this process, a contract's definition or a module image that changes
+ * changes the item's key.
+ *
+ * Every other test runs with the cache off (KC_CACHE_DIR=off, set below for
+ * the whole test binary and by `make test`): their runs repeat items and
+ * expect them to run. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build_id.h"
+#include "fatbin.h"
+#include "host_code.h"
+#include "registry.h"
+#include "result_cache.h"
+#include "seed.h"
+#include "support/run_output.h"
+#include "support/spawn.h"
+#include "tally.h"
+
+ReportHook(PRE_ALL)(struct criterion_test_set *set)
+{
+    (void)set;
+    setenv("KC_CACHE_DIR", "off", 1);   /* every test's runs run their items, unless the test says where the cache is */
+}
+
+/* Quick items of every verdict: PASS (a kernel, a limit item), RED (by gates 1 (losing the
+ * context), 2 and 3's sibling), FAIL and MISSED. */
+#define ITEMS "fakeargs.inplace.f32", "fakeargs.inplace.f32:limits", "fakeargs.inplace.f32:control.write_before", \
+              "fake.axpy.f32:control.fault", "fake.axpy.f32:control.write_input", "fakeargs.badsize.f32", \
+              "fake.copy.f16:control.broken_build"
+#define REUSED 5
+
+typedef struct cache_dir {
+    char dir[512];
+    char env[600];
+} cache_dir;
+
+static void cache_new(cache_dir *c, const char *tag)
+{
+    kc_tmp_dir(c->dir, sizeof c->dir, tag);
+    snprintf(c->env, sizeof c->env, "KC_CACHE_DIR=%s", c->dir);
+}
+
+static kc_proc run_with(cache_dir *c, char **args)
+{
+    char *env[] = { c->env, NULL };
+    return kc_run_fake(args, env, 60);
+}
+
+/* The SUMMARY without its "; N cached" and its time: the counts. */
+static void counts_of(const char *out, char *buf, size_t cap)
+{
+    kc_out_summary(out, buf, cap);
+    char *c = strstr(buf, "; ");
+    for (c = buf; (c = strstr(c, "; ")) != NULL; c++)
+        if (strstr(c, " cached") && strchr(c + 2, ';') == NULL) break;
+    if (c) *c = 0;
+    char *t = strstr(buf, "  (");
+    if (t) *t = 0;
+}
+
+Test(result_cache, second_run_reuses_every_pass_with_the_same_counts)
+{
+    cache_dir c;
+    cache_new(&c, "rcache-second");
+    char *args[] = { "run", ITEMS, NULL };
+    kc_proc a = run_with(&c, args), b = run_with(&c, args);
+    kc_tally ta, tb;
+    kc_out_tally(a.out, &ta);
+    kc_out_tally(b.out, &tb);
+    char sa[1024], sb[1024];
+    counts_of(a.out, sa, sizeof sa);
+    counts_of(b.out, sb, sizeof sb);
+    cr_expect_str_eq(sa, sb, "the counts differ:\nfirst:  %s\nsecond: %s", sa, sb);
+    cr_expect_eq(a.status, b.status, "exit status %d then %d", a.status, b.status);
+    cr_expect_eq(ta.cached, 0, "the first run reused %ld items:\n%s", ta.cached, a.out);
+    /* the kernel and its limits (PASS) and three controls RED: reused; the MISSED control
+     * and the FAIL kernel run again */
+    cr_expect_eq(tb.cached, REUSED, "cached=%ld, want %d:\n%s", tb.cached, REUSED, b.out);
+    cr_expect(strstr(b.out, "; 5 cached"), "the SUMMARY does not count them:\n%s", b.out);
+    char line[2048];
+    cr_expect(kc_out_item_line(b.out, "PASS", "fakeargs.inplace.f32", line, sizeof line) &&
+              strstr(line, "[cached: earned "),
+              "the PASS line does not say cached:\n%s", b.out);
+    cr_expect(kc_out_item_line(b.out, "RED", "fake.axpy.f32:control.write_input", line, sizeof line) &&
+              strstr(line, "caught by gate 2") && strstr(line, "[cached: "),
+              "the RED control is not reused with its gate:\n%s", b.out);
+    cr_expect(kc_out_item_line(b.out, "RED", "fake.axpy.f32:control.fault", line, sizeof line) &&
+              strstr(line, "caught by gate 1") && strstr(line, "[cached: "),
+              "the RED control of gate 1 (it loses the context) is not reused with its gate:\n%s", b.out);
+    cr_expect(kc_out_item_line(b.out, "FAIL", "fakeargs.badsize.f32", line, sizeof line) && !strstr(line, "cached"),
+              "a FAIL was reused or is missing:\n%s", b.out);
+    cr_expect(kc_out_item_line(b.out, "MISSED", "fake.copy.f16:control.broken_build", line, sizeof line) &&
+              !strstr(line, "cached"), "a MISSED was reused or is missing:\n%s", b.out);
+    kc_proc_free(&a);
+    kc_proc_free(&b);
+    kc_rm_rf(c.dir);
+}
+
+Test(result_cache, another_seed_and_no_cache_run_everything)
+{
+    cache_dir c;
+    cache_new(&c, "rcache-seed");
+    char *args[] = { "run", ITEMS, NULL }, *seed[] = { "run", "--seed", "2", ITEMS, NULL },
+         *nocache[] = { "run", "--no-cache", ITEMS, NULL };
+    kc_proc a = run_with(&c, args), s = run_with(&c, seed), n = run_with(&c, nocache);
+    kc_tally ts, tn;
+    kc_out_tally(s.out, &ts);
+    kc_out_tally(n.out, &tn);
+    cr_expect_eq(ts.cached, 0, "--seed 2 reused %ld items of seed 1:\n%s", ts.cached, s.out);
+    cr_expect_eq(tn.cached, 0, "--no-cache reused %ld items:\n%s", tn.cached, n.out);
+    cr_expect(!strstr(n.out, "[cached"), "--no-cache printed a cached line:\n%s", n.out);
+    kc_proc_free(&a);
+    kc_proc_free(&s);
+    kc_proc_free(&n);
+    kc_rm_rf(c.dir);
+}
+
+/* Every entry file in dir gets text written over it. */
+static int spoil_entries(const char *dir, const char *text)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    cr_assert(d, "no cache directory %s", dir);
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char p[1024];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        kc_write_file(p, text);
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+Test(result_cache, a_corrupt_entry_is_ignored_with_a_warning_and_replaced)
+{
+    cache_dir c;
+    cache_new(&c, "rcache-corrupt");
+    char *args[] = { "run", ITEMS, NULL };
+    kc_proc a = run_with(&c, args);
+    cr_assert_eq(spoil_entries(c.dir, "kcontract results cache 1\nitem fakeargs.inplace.f32\nstate PASS\n"), REUSED,
+                 "want one entry per reused verdict");
+    kc_proc b = run_with(&c, args), d = run_with(&c, args);
+    kc_tally tb, td;
+    kc_out_tally(b.out, &tb);
+    kc_out_tally(d.out, &td);
+    cr_expect_eq(tb.cached, 0, "a corrupt entry was trusted:\n%s", b.out);
+    cr_expect(strstr(b.err, "results cache: ignoring ") && strstr(b.err, "checksum"), "no warning naming why:\n%s",
+              b.err);
+    cr_expect_eq(td.cached, REUSED, "the entries were not replaced: cached=%ld\n%s", td.cached, d.out);
+    /* an entry edited to keep a FAIL, its key and checksum right, is never reused */
+    char path[1024], text[8192];
+    snprintf(path, sizeof path, "%s/%016llx", c.dir, (unsigned long long)kc_mix64(kc_hash_str("fakeargs.inplace.f32")));
+    snprintf(text, sizeof text, "%s", kc_out_file(path));
+    char *st = strstr(text, "\nstate PASS\n"), *chk = strstr(text, "\ncheck ");
+    cr_assert(st && chk, "entry %s:\n%s", path, text);
+    memcpy(st, "\nstate FAIL\n", 12);
+    snprintf(chk + 1, sizeof text - (size_t)(chk + 1 - text), "check %016llx\n",
+             (unsigned long long)kc_fnv1a64(text, (size_t)(chk + 1 - text), KC_FNV_OFFSET));
+    kc_write_file(path, text);
+    kc_proc f = run_with(&c, args);
+    char line[2048];
+    cr_expect(kc_out_item_line(f.out, "PASS", "fakeargs.inplace.f32", line, sizeof line) && !strstr(line, "cached"),
+              "the forged entry was trusted or the item did not run:\n%s", f.out);
+    cr_expect(strstr(f.err, "state FAIL is never reused"), "no warning for the forged entry:\n%s", f.err);
+    kc_proc_free(&f);
+    kc_proc_free(&a);
+    kc_proc_free(&b);
+    kc_proc_free(&d);
+    kc_rm_rf(c.dir);
+}
+
+Test(result_cache, jobs_and_static_shards_reuse_and_the_merged_summary_counts_them)
+{
+    cache_dir c;
+    cache_new(&c, "rcache-jobs");
+    char *q[] = { "run", "--jobs", "2", ITEMS, NULL }, *st[] = { "run", "--jobs", "2", "--schedule", "static", ITEMS, NULL };
+    kc_proc a = run_with(&c, q), b = run_with(&c, q), s = run_with(&c, st);
+    kc_tally tb, ts;
+    kc_out_tally(b.out, &tb);
+    kc_out_tally(s.out, &ts);
+    char sa[1024], sb[1024], ss[1024];
+    counts_of(a.out, sa, sizeof sa);
+    counts_of(b.out, sb, sizeof sb);
+    counts_of(s.out, ss, sizeof ss);
+    cr_expect_eq(tb.cached, REUSED, "--jobs 2: cached=%ld:\n%s", tb.cached, b.out);
+    cr_expect_str_eq(sa, sb, "--jobs 2 counts differ");
+    cr_expect(!strstr(b.out, "[w0] PASS   fakeargs.inplace.f32  ") && !strstr(b.out, "[w1] PASS   fakeargs.inplace.f32  "),
+              "a cached item went to a worker:\n%s", b.out);
+    cr_expect_eq(ts.cached, REUSED, "static shards, merged: cached=%ld:\n%s", ts.cached, s.out);
+    cr_expect_str_eq(sa, ss, "static shards' merged counts differ");
+    kc_proc_free(&a);
+    kc_proc_free(&b);
+    kc_proc_free(&s);
+    kc_rm_rf(c.dir);
+}
+
+/* `kcontract merge` of --shard K/N logs: the merged SUMMARY counts what each shard reused. */
+Test(result_cache, merged_shard_logs_count_the_cached)
+{
+    cache_dir c;
+    cache_new(&c, "rcache-merge");
+    char log[2][600];
+    for (int k = 0; k < 2; k++) {
+        char sh[8];
+        snprintf(sh, sizeof sh, "%d/2", k);
+        char *args[] = { "run", "--shard", sh, ITEMS, NULL };
+        kc_proc a = run_with(&c, args), b = run_with(&c, args);     /* the second reuses */
+        snprintf(log[k], sizeof log[k], "%s/shard%d.log", c.dir, k);
+        kc_write_file(log[k], b.out);
+        kc_proc_free(&a);
+        kc_proc_free(&b);
+    }
+    char *margs[] = { "merge", ITEMS, "--log", log[0], "--log", log[1], NULL };
+    kc_proc m = run_with(&c, margs);
+    kc_tally t;
+    kc_out_tally(m.out, &t);
+    cr_expect_eq(t.cached, REUSED, "merged cached=%ld:\n%s\n%s", t.cached, m.out, m.err);
+    cr_expect(strstr(m.out, "; 5 cached"), "the merged SUMMARY does not say it:\n%s", m.out);
+    kc_proc_free(&m);
+    kc_rm_rf(c.dir);
+}
+
+/* ---- the key, in this process ---- */
+
+static kc_item kernel_item(const kc_contract *k)
+{
+    kc_item it;
+    memset(&it, 0, sizeof it);
+    snprintf(it.name, sizeof it.name, "%s", k->name);
+    it.kind = KC_KIND_KERNEL;
+    it.contract = k;
+    return it;
+}
+
+static kc_item_result pass_result(void)
+{
+    kc_item_result r;
+    memset(&r, 0, sizeof r);
+    r.state = KC_PASS;
+    r.cases = 3;
+    snprintf(r.msg, sizeof r.msg, "gates 1-4 on 3 cases");
+    return r;
+}
+
+static unsigned char image_bytes[256];
+
+Test(result_cache, the_key_sees_the_contract_the_image_and_the_verdict)
+{
+    cache_dir c;
+    cache_new(&c, "rcache-key");
+    setenv("KC_CACHE_DIR", c.dir, 1);
+    memset(image_bytes, 7, sizeof image_bytes);
+    kc_register_module("kc_cache_probe", NULL, image_bytes, image_bytes + sizeof image_bytes, NULL, KC_ABI_VERSION);
+    static kc_shape shapes[] = { { "s", KC_SHAPE_EDGE, { 4 } }, { 0 } };
+    kc_contract k;
+    memset(&k, 0, sizeof k);
+    k.name = "kc_cache_probe.f32";
+    k.module = "kc_cache_probe";
+    k.symbol = "probe";
+    k.shapes = shapes;
+    k.tol.rtol = 1e-5;
+    kc_opts o;
+    memset(&o, 0, sizeof o);
+    o.seed = 1;
+    kc_rcache_gpu g = { .name = "kcontract fake GPU", .cc_major = 9, .sm_count = 4, .driver_version = 13000 };
+    kc_item it = kernel_item(&k);
+    kc_item_result r = pass_result(), got;
+
+    kc_rcache *rc = kc_rcache_open(&o, &g, stderr);
+    cr_assert_not_null(rc, "the cache did not open in %s", c.dir);
+    kc_rcache_store(rc, &it, &r);
+    cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 1, "a stored PASS was not found");
+    cr_expect(got.cached && got.state == KC_PASS && strstr(got.msg, "gates 1-4 on 3 cases  [cached: earned "),
+              "reused as %d '%s'", got.state, got.msg);
+    kc_rcache_close(rc);
+
+    k.tol.rtol = 2e-5;                                  /* the contract's definition changed */
+    rc = kc_rcache_open(&o, &g, stderr);
+    cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 0, "a changed tolerance reused the old verdict");
+    kc_rcache_close(rc);
+    k.tol.rtol = 1e-5;
+
+    image_bytes[100] ^= 1;                              /* its image changed */
+    rc = kc_rcache_open(&o, &g, stderr);
+    cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 0, "a changed image reused the old verdict");
+    image_bytes[100] ^= 1;
+    cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 0, "(a cache keeps the image hashes it made; this one is stale)");
+    kc_rcache_close(rc);
+
+    rc = kc_rcache_open(&o, &g, stderr);
+    cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 1, "the same image again: not reused");
+    kc_rcache_gpu other = g;
+    other.sm_count = 132;
+    kc_rcache *rc2 = kc_rcache_open(&o, &other, stderr);
+    cr_expect_eq(kc_rcache_lookup(rc2, &it, &got), 0, "another SM count reused the verdict");
+    kc_rcache_close(rc2);
+
+    /* a FAIL, a KNOWN, a stale finding and a RED without a gate are never kept */
+    kc_item_result f = pass_result();
+    f.state = KC_FAIL;
+    f.gate = 3;
+    cr_expect(!kc_rcache_reusable(&it, &f), "FAIL reusable");
+    f.state = KC_KNOWN;
+    cr_expect(!kc_rcache_reusable(&it, &f), "KNOWN reusable");
+    f.state = KC_LEAK;
+    cr_expect(!kc_rcache_reusable(&it, &f), "LEAK reusable");
+    f.state = KC_SKIP;
+    cr_expect(!kc_rcache_reusable(&it, &f), "SKIP reusable");
+    f = pass_result();
+    f.context_lost = 2;     /* KC_LOST_GPU_STATE: a PASS that left GPU memory allocated */
+    cr_expect(!kc_rcache_reusable(&it, &f), "a PASS that left GPU memory reusable");
+    f = pass_result();
+    f.stale = 1;
+    cr_expect(!kc_rcache_reusable(&it, &f), "a stale known finding reusable");
+    kc_item ctl = it;
+    ctl.kind = KC_KIND_CONTROL;
+    f = pass_result();
+    f.state = KC_RED;
+    cr_expect(!kc_rcache_reusable(&ctl, &f), "RED without its gate reusable");
+    f.gate = 2;
+    cr_expect(kc_rcache_reusable(&ctl, &f), "RED by gate 2 not reusable");
+    f.state = KC_MISSED;
+    cr_expect(!kc_rcache_reusable(&ctl, &f), "MISSED reusable");
+    f = pass_result();
+    f.state = KC_FAIL;
+    kc_rcache_store(rc, &it, &f);                       /* not kept: the PASS stays */
+    cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 1, "storing a FAIL replaced the PASS");
+    kc_rcache_close(rc);
+
+    o.no_cache = 1;
+    cr_expect_null(kc_rcache_open(&o, &g, stderr), "--no-cache opened the cache");
+    setenv("KC_CACHE_DIR", "off", 1);
+    kc_rm_rf(c.dir);
+}
+
+/* The digest of this binary's host code: read, not 0, the same when asked again. */
+Test(result_cache, host_code_digest_reads_this_binary)
+{
+    uint64_t a = 0, b = 0;
+    char why[512] = "";
+    cr_assert_eq(kc_host_code_digest(&a, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(kc_host_code_digest(&b, why, sizeof why), 0, "%s", why);
+    cr_expect_neq(a, 0);
+    cr_expect_eq(a, b, "%016llx then %016llx", (unsigned long long)a, (unsigned long long)b);
+}
+
+Test(result_cache, tally_counts_cached_and_merges_them)
+{
+    kc_tally a, b;
+    kc_tally_init(&a);
+    kc_tally_init(&b);
+    a.n[KC_KIND_KERNEL][KC_PASS] = 3;
+    a.cached = 2;
+    b.n[KC_KIND_KERNEL][KC_PASS] = 1;
+    b.cached = 1;
+    char line[4096], err[256];
+    cr_assert_gt(kc_tally_format(&a, line, sizeof line), 0);
+    cr_expect(strstr(line, " cached=2"), "%s", line);
+    kc_tally back;
+    cr_assert_eq(kc_tally_parse(line, &back, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(back.cached, 2);
+    *strstr(line, " cached=2") = 0;                     /* a line from before the key: reads 0 */
+    cr_assert_eq(kc_tally_parse(line, &back, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(back.cached, 0);
+    cr_assert_eq(kc_tally_merge(&a, &b), 0);
+    cr_expect_eq(a.cached, 3, "merged cached=%ld", a.cached);
+    cr_assert_gt(kc_summary_format(&a, line, sizeof line), 0);
+    cr_expect(strstr(line, "; 3 cached"), "%s", line);
+}

@@ -129,6 +129,31 @@ Test(costs, malformed_file_refuses_the_run, .timeout = 30)
     unlink(path);
 }
 
+/* Without --costs a --jobs run keeps the table beside its binary, one per
+ * binary: a copy of the fixture binary in a folder of its own writes
+ * COPY.costs.tsv there, with the items it ran, and nothing in the directory
+ * it started in (the old default, ./.kcontract-costs.tsv, mixed the items of
+ * every binary run there). */
+Test(costs, the_default_table_lies_beside_the_binary, .timeout = 30)
+{
+    char dir[256], bin[300], table[320], cmd[800];
+    snprintf(dir, sizeof dir, "%s/kc-costs-%ld-bin", kc_test_tmpdir(), (long)getpid());
+    snprintf(bin, sizeof bin, "%s/suite", dir);
+    snprintf(table, sizeof table, "%s.costs.tsv", bin);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s' '%s'", dir, kc_test_fixture_bin(), bin);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    char *argv[] = { bin, "run", "fixture.pass.0[01]", "--jobs", "2", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, NO_GPU, 30, &p), 0);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    const char *t = kc_out_file(table);
+    cr_expect(t && strstr(t, "# kcontract costs v1\n") && strstr(t, "\nfixture.pass.00\t") && strstr(t, "\nfixture.pass.01\t"),
+              "%s: %s", table, t ? t : "(missing)");
+    kc_proc_free(&p);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
 /* --shard K/N --costs F only reads F: shards run one after another (or on
  * hosts sharing F) compute the same slices, so every item runs exactly once. */
 Test(costs, shard_runs_leave_the_table_unchanged_and_run_each_item_once, .timeout = 60)

@@ -422,7 +422,8 @@ static const opt_row OPTIONS[] = {
       "cost table; a crash or hang costs one item (CRASH, TIMEOUT), a fresh worker\n"
       "takes over; 'static': N shards, item i in shard i % N, as --shard does" },
     { "--costs", NULL, "FILE", C_ALL, TO_REEXEC, OPT_ONCE, 0, set_costs, "--costs needs a value",
-      "the cost table (default ./.kcontract-costs.tsv): read by a --jobs run to\n"
+      "the cost table (default BINARY.costs.tsv beside this binary, one per binary;\n"
+      "./.kcontract-costs.tsv where its folder is read-only): read by a --jobs run to\n"
       "order the queue and written after it (a serial run writes it only when\n"
       "given --costs); with --shard K/N the partition is by cost (longest\n"
       "first onto the least-loaded shard) instead of i % N" },
@@ -725,7 +726,7 @@ static int check_writable(const char *opt, const char *path, int direct_ok)
 static int check_reports(const kc_opts *o)
 {
     const char *opt[4] = { "--json", "--junit", "--timeline", "--costs" };
-    const char *costs = o->costs ? o->costs : o->jobs && !o->schedule_static ? KC_COSTS_DEFAULT : NULL;
+    const char *costs = o->costs ? o->costs : o->jobs && !o->schedule_static ? o->costs_default : NULL;
     const char *path[4] = { o->json, o->junit, o->timeline, costs };
     for (int k = 0; k < 4; k++) {
         if (!path[k]) continue;
@@ -942,7 +943,7 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
     o->seed = 1;
     o->shard_n = 1;
     o->resume_records_fd = -1;
-    o->costs = KC_COSTS_DEFAULT;
+    o->costs = kc_costs_default_path(o->costs_default, sizeof o->costs_default);
     o->max_restarts = -1;
     o->argv0 = argc > 0 ? argv[0] : "kcontract";
     o->env_get = kc_env_getenv;     /* what rerun commands carry (rerun_env.h) */

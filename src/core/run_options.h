@@ -93,8 +93,9 @@ typedef struct kc_opts {
     int nrecords;
     int schedule_static;       /* --schedule static: --jobs N as N static shards (default: a work queue) */
     int schedule_given;
-    const char *costs;         /* --costs FILE (default KC_COSTS_DEFAULT, costs.h) */
+    const char *costs;         /* --costs FILE (default: costs_default) */
     int costs_given;
+    char costs_default[4096];  /* the binary's own cost table (kc_costs_default_path, costs.h) */
     double timeout_s;          /* --timeout S: every item's time limit (0: per item, costs.h) */
     int rerun_failed;          /* --rerun-failed: only the items the cost table records as failed (costs.h kc_select) */
     int fail_fast;             /* --fail-fast: stop handing out items after the first failure */

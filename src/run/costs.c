@@ -17,6 +17,7 @@
 
 #include "filter.h"
 #include "gates.h"
+#include "proctree.h"
 #include "progname.h"
 #include "record.h"
 #include "safe_file.h"
@@ -557,4 +558,18 @@ void kc_admit_release(kc_admit *a, int slot, size_t host, size_t gpu)
     if (a->running <= 0) a->alone_running = 0;
     a->host_used = a->host_used > h ? a->host_used - h : 0;
     if (dev) a->gpu_used[slot] = a->gpu_used[slot] > gpu ? a->gpu_used[slot] - gpu : 0;
+}
+
+const char *kc_costs_default_path(char *buf, size_t cap)
+{
+    char exe[4096], dir[4096];
+    snprintf(buf, cap, "%s", KC_COSTS_FALLBACK);
+    if (kc_self_exe(exe, sizeof exe)) return buf;
+    snprintf(dir, sizeof dir, "%s", exe);
+    char *slash = strrchr(dir, '/');
+    if (!slash) return buf;
+    *slash = 0;
+    if (access(dir[0] ? dir : "/", W_OK) != 0) return buf;
+    if ((size_t)snprintf(buf, cap, "%s.costs.tsv", exe) >= cap) snprintf(buf, cap, "%s", KC_COSTS_FALLBACK);
+    return buf;
 }

@@ -123,7 +123,7 @@ Test(rerun_failed, missing_table_is_a_usage_error, .timeout = 60)
 }
 
 /* list shows the selection; static shards (which would each read the table)
- * and merge refuse the option. */
+ * refuse the option. */
 Test(rerun_failed, list_and_refusals, .timeout = 60)
 {
     char path[256];
@@ -141,3 +141,57 @@ Test(rerun_failed, list_and_refusals, .timeout = 60)
     kc_proc_free(&p);
     unlink(path);
 }
+
+/* Multi-host: --rerun-failed --shard K/N --costs F on each host selects the
+ * same failed items (each shard reads F and leaves it), and `merge
+ * --rerun-failed --costs F` checks the slices against that selection, gives
+ * one TALLY of just those items and writes F back: what passes now (here
+ * fixture.pass.00 and .01, marked failed by hand) drops out of the next
+ * --rerun-failed, what still fails (fixture.fail) stays. A shard run over the
+ * whole selection instead does not merge as a --rerun-failed one. */
+Test(rerun_failed, shards_select_alike_and_their_merge_writes_the_table_back, .timeout = 60)
+{
+    char path[256], log[2][256];
+    kc_tmp_path(path, sizeof path, "rerun-failed", "shards");
+    const char *table = "# kcontract costs v1\nfixture.fail\t0.010\t-1\t-1\t1\nfixture.pass.00\t0.010\t-1\t-1\t1\n"
+                        "fixture.pass.01\t0.010\t-1\t-1\t1\nfixture.pass.02\t0.010\t-1\t-1\t0\n";
+    kc_write_file(path, table);
+    for (int k = 0; k < 2; k++) {
+        char tag[16], shard[8];
+        snprintf(tag, sizeof tag, "shard%d", k);
+        snprintf(shard, sizeof shard, "%d/2", k);
+        kc_tmp_path(log[k], sizeof log[k], "rerun-failed", tag);
+        char *args[] = { "run", "--rerun-failed", "--costs", path, "--shard", shard, "fixture.fail", "fixture.pass.*", NULL };
+        kc_proc p = kc_run_fixture(args, 30);
+        kc_write_file(log[k], p.out);
+        kc_proc_free(&p);
+    }
+    cr_expect_str_eq(kc_out_file(path), table, "a shard rewrote the table its peers select from");
+    char *merge[] = { "merge", "--rerun-failed", "--costs", path, "--log", log[0], "--log", log[1], "fixture.fail",
+                      "fixture.pass.*", NULL };
+    kc_proc p = kc_run_fixture(merge, 30);
+    cr_expect_eq(p.status, 1, "fixture.fail fails again: exit %d\n%s%s", p.status, p.out, p.err);
+    kc_tally t;
+    kc_out_tally(p.out, &t);
+    cr_expect_eq(t.items, 3, "the three failed items, once each:\n%s", p.out);
+    cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 2, "%s", p.out);
+    cr_expect_eq(t.n[KC_KIND_SUITE][KC_FAIL], 1, "%s", p.out);
+    kc_proc_free(&p);
+    cr_expect_eq(failed_in(path, "fixture.fail"), 1);
+    cr_expect_eq(failed_in(path, "fixture.pass.00"), 0, "passed now: written back");
+    cr_expect_eq(failed_in(path, "fixture.pass.01"), 0, "passed now: written back");
+    /* a shard of the whole selection is no slice of the --rerun-failed selection */
+    char *whole[] = { "run", "--costs", path, "--shard", "0/2", "fixture.fail", "fixture.pass.*", NULL };
+    p = kc_run_fixture(whole, 30);
+    kc_write_file(log[0], p.out);
+    kc_proc_free(&p);
+    p = kc_run_fixture(merge, 30);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "the merge failed"), "%s", p.out);
+    cr_expect(!strstr(p.out, "\nSUMMARY"), "%s", p.out);
+    kc_proc_free(&p);
+    unlink(path);
+    unlink(log[0]);
+    unlink(log[1]);
+}
+

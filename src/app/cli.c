@@ -438,10 +438,12 @@ static const opt_row OPTIONS[] = {
       "run every item: reuse no verdict from the results cache, keep none\n"
       "(default: an item whose inputs have not changed since it last passed\n"
       "is not run again, its line says 'cached'; docs/results-cache.md)" },
-    { "--rerun-failed", NULL, NULL, C_RUN | C_LIST, TO_REEXEC, 0, F(rerun_failed), set_flag, NULL,
+    { "--rerun-failed", NULL, NULL, C_RUN | C_LIST | C_MERGE, TO_REEXEC, 0, F(rerun_failed), set_flag, NULL,
       "run (or list) only the items the cost table (--costs) records as failed\n"
       "last time, among those the PATTERNs select; none: nothing runs, exit 0;\n"
-      "no table: exit 2. The run writes the table back (docs/parallel-runs.md)" },
+      "no table: exit 2. The run writes the table back (docs/parallel-runs.md).\n"
+      "With --shard K/N each shard reads the table and leaves it; merge, given\n"
+      "--rerun-failed and the same table, checks their slices and writes it back" },
     { "--restarts", NULL, "M", C_RUN, TO_REEXEC, OPT_ONCE, 0, set_restarts, "--restarts needs a value",
       "replace at most M workers that crashed, timed out or did not start\n"
       "(default 2 x N + 8); then the items not handed out yet are NOTRUN" },

@@ -593,7 +593,11 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
     print_failing(&all);
     kc_run_end e = { .o = o, .tally = &t, .records = &all, .items = (int)t.items,
                      .wall_s = longest,    /* the slowest shard's wall time */
-                     .write_reports = 1, .merged = 1 };
+                     .write_reports = 1, .merged = 1,
+                     /* the shards of a --rerun-failed run each read the table and left it (so that all
+                      * of them select the same items); their merge writes it back, as a run on one
+                      * host does, so that what passes now drops out of the next --rerun-failed */
+                     .write_costs = o->rerun_failed };
     rc = kc_run_end_write(&e);
 out:
     for (int i = 0; recs && i < l.n; i++) kc_records_free(&recs[i]);

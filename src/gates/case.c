@@ -159,6 +159,8 @@ void kc_case_free(kc_gpu *gpu, kc_case *k)
     for (int a = 0; a < k->nargs; a++) {
         free_dev(gpu, &k->ref[a]);
         free_dev(gpu, &k->dref[a]);
+        free_dev(gpu, &k->mag[a]);
+        free_dev(gpu, &k->dmag[a]);
     }
     kc_inputs_unpin(gpu, gpu->inputs);
 }

@@ -413,16 +413,20 @@ static CUresult h_differs(const launch *l)
     return CUDA_SUCCESS;
 }
 
-/* kc_check_close(const void *out, int dtype, const double *ref, u64 n, double rtol, double atol, parts) */
+/* kc_check_close(const void *out, int dtype, const double *ref, u64 n, double rtol, double atol,
+ *                const double *mag, double mtol, parts) */
 static CUresult h_close(const launch *l)
 {
     const void *out = PTR(const void, 0);
-    const double *ref = PTR(const double, 2);
-    kc_cmp_part *parts = PTR(kc_cmp_part, 6), all = kc_cmp_empty();
+    const double *ref = PTR(const double, 2), *mag = PTR(const double, 6);
+    kc_cmp_part *parts = PTR(kc_cmp_part, 8), all = kc_cmp_empty();
     int mb, em;
     kc_rule_ulp_params((kc_dtype)I32(1), &mb, &em);
-    for (unsigned long long i = 0; i < U64(3); i++)
-        kc_cmp_element(&all, i, kc_cvt_load((kc_dtype)I32(1), out, i), ref[i], F64(4), F64(5), mb, em);
+    for (unsigned long long i = 0; i < U64(3); i++) {
+        double o = kc_cvt_load((kc_dtype)I32(1), out, i);
+        if (mag) kc_cmp_element_allowed(&all, i, o, ref[i], kc_rule_allowed_mag(ref[i], mag[i], F64(4), F64(5), F64(7)), F64(4), F64(5), mb, em);
+        else kc_cmp_element(&all, i, o, ref[i], F64(4), F64(5), mb, em);
+    }
     parts[0] = all;
     for (unsigned b = 1; b < l->blocks; b++) parts[b] = kc_cmp_empty();
     return CUDA_SUCCESS;

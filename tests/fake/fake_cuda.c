@@ -88,7 +88,7 @@ struct kernel {
     int grown_regs;                 /* its control reg_growth's registers per thread (0: the same) */
     const char *params;             /* its parameters' sizes, "8,8,4,8" (cuFuncGetParamInfo); NULL: not known */
 };
-#define NKERNELS 28
+#define NKERNELS 31
 struct CUmod_st {
     char module[64], control[64];
     struct CUfunc_st fn[NKERNELS];
@@ -484,6 +484,9 @@ static const struct kernel kernels[NKERNELS] = {
     { "fake_scalars", "fake_scalars_f64", 16,  0,    0,  1024, fake_scalars, 0, "8,2,2,8,2,2,8,1,1" },
     { "fake_inplace", "fake_inplace_scale_f32", 16, 0, 0,  1024, fake_inplace_scale, 0, "8,8,4,8" },
     { "fake_grouped", "fake_grouped_copy_f32", 16, 0,  0,  1024, fake_grouped_copy, 0, "8,8,8,8" },
+    { "fake_acc",   "fake_dot_f32",       16,  0,    0,  1024, fake_dot_f32, 0, "8,8,8,8,8" },
+    { "fake_acc",   "fake_dot_bf16",      16,  0,    0,  1024, fake_dot_bf16, 0, "8,8,8,8,8" },
+    { "fake_acc",   "fake_sumsq_f32",     16,  0,    0,  1024, fake_sumsq_f32, 0, "8,8,8,8" },
     { "fake_pdl",   "fake_pdl_rowmax_f32", 20, 1024, 0,  1024, pdl_rowmax },
     { "fake_pdl",   "fake_pdl_scale_f32",  12, 0,    0,  1024, pdl_scale },
     { "harness",    "kc_smem_poison",     10,  0,    0,  1024, h_poison },

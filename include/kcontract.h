@@ -204,7 +204,7 @@ typedef struct kc_errors {
  * gamma_(ceil(log2 K) + 1) (§4.2, (4.6)); a chain of r further operations
  * that each round relatively (products, quotients, square roots; a function
  * accurate to k ulps counts as 2k) multiplies by (1 + delta_j), |delta_j| <=
- * u: r more in n (Lemma 3.1, 3.3). So n = K (or ceil(log2 K) + 1) + r, and
+ * u: r more in n (Lemma 3.1, 3.3). So n = K (or ceil(log2 K) + 1, or the declared depth) + r, and
  *   |computed - exact| <= gamma_n M,
  * where M is the magnitude the sum's error scales with: the sum of the
  * terms' absolute values. Then, when the output dtype is narrower than the
@@ -246,6 +246,14 @@ typedef struct kc_arith {
     const char *terms_dim;                      /* K = the shape dim of this name (kc_contract.dims) */
     int64_t (*terms)(const kc_shape *s);        /* or K = terms(shape) */
     kc_sum_order order;
+    /* Instead of order: the most roundings any one term passes through on
+     * its way into the sum (its product, each addition after it), for a
+     * kernel's own reduction: T threads summing ceil(K / T) terms each with
+     * fmaf (one rounding per term) and then a shuffle tree of log2 T levels
+     * give ceil(K / T) + log2 T. The error is within gamma_depth of M
+     * (Higham §4.2: each term is multiplied by at most depth factors
+     * (1 + delta)). NULL: from order. */
+    int64_t (*depth)(const kc_shape *s);
     int roundings;                              /* r: further relative roundings per element in acc */
     kc_magnitude magnitude;
 } kc_arith;

@@ -46,18 +46,24 @@ Test(arith_bound, gamma_matches_highams_definition_and_is_undefined_from_n_u_1)
     cr_expect_eq(kc_gamma(0, 0x1p-24), 0.0);
 }
 
+/* 512 threads of 8 fmaf terms each, then two 5-level shuffle trees */
+static int64_t k_depth(const kc_shape *s) { return (s->d[1] + 511) / 512 + 10; }
+
 Test(arith_bound, operations_counted_any_order_pairwise_and_roundings)
 {
     kc_arith any = { .acc = KC_F32 }, pw = { .acc = KC_F32, .order = KC_SUM_PAIRWISE };
-    cr_expect_eq(kc_arith_ops(&any, 768), 768);
-    cr_expect_eq(kc_arith_ops(&pw, 1), 1);        /* ceil(log2 1) + 1 */
-    cr_expect_eq(kc_arith_ops(&pw, 2), 2);
-    cr_expect_eq(kc_arith_ops(&pw, 768), 11);     /* ceil(log2 768) = 10 */
-    cr_expect_eq(kc_arith_ops(&pw, 1024), 11);
-    cr_expect_eq(kc_arith_ops(&pw, 1025), 12);
+    cr_expect_eq(kc_arith_ops(&any, 768, 0), 768);
+    cr_expect_eq(kc_arith_ops(&pw, 1, 0), 1);        /* ceil(log2 1) + 1 */
+    cr_expect_eq(kc_arith_ops(&pw, 2, 0), 2);
+    cr_expect_eq(kc_arith_ops(&pw, 768, 0), 11);     /* ceil(log2 768) = 10 */
+    cr_expect_eq(kc_arith_ops(&pw, 1024, 0), 11);
+    cr_expect_eq(kc_arith_ops(&pw, 1025, 0), 12);
     kc_arith chain = { .acc = KC_F32, .roundings = 3 }, both = { .acc = KC_F32, .order = KC_SUM_PAIRWISE, .roundings = 4 };
-    cr_expect_eq(kc_arith_ops(&chain, 0), 3);     /* no sum: the chain alone */
-    cr_expect_eq(kc_arith_ops(&both, 4096), 13 + 4);
+    cr_expect_eq(kc_arith_ops(&chain, 0, 0), 3);     /* no sum: the chain alone */
+    cr_expect_eq(kc_arith_ops(&both, 4096, 0), 13 + 4);
+    kc_arith deep = { .acc = KC_F32, .depth = k_depth, .roundings = 8 };
+    cr_expect_eq(kc_arith_ops(&deep, 4096, 18), 18 + 8, "a declared depth replaces the order's count");
+    cr_expect_eq(kc_arith_ops(&deep, 0, 0), 8, "no sum: roundings only");
 }
 
 static void ref_noop(const kc_ref *r) { (void)r; }
@@ -111,6 +117,14 @@ Test(arith_bound, the_bound_of_f32_accumulation_for_bf16_f16_and_f32_outputs)
     cr_expect_eq(b.tol.rtol, 0x1p-8);
     cr_expect(near(b.mtol, g * (1 + 0x1p-8)), "mtol %.17g", b.mtol);
 
+    /* a kernel's own reduction: its depth, then a chain of roundings */
+    c = with_output(KC_F32, (kc_arith){ .acc = KC_F32, .terms_dim = "k", .depth = k_depth, .roundings = 8 });
+    b = kc_bound_for(&c, 0, &shapes[0]);
+    cr_expect_eq(b.depth, 12);
+    cr_expect_eq(b.n, 20);
+    cr_expect(near(b.tol.rtol, 20.0 / (16777216.0 - 20)), "depth rtol %.17g", b.tol.rtol);
+    cr_expect_str_eq(b.why, "γ_20 of f32 (768 terms, depth 12, + 8 roundings), on |ref|: the error model of out");
+
     /* f16 arithmetic stored as f32: the store is exact */
     c = with_output(KC_F32, (kc_arith){ .acc = KC_F16, .terms_dim = "k", .order = KC_SUM_PAIRWISE });
     b = kc_bound_for(&c, 0, &shapes[0]);
@@ -155,11 +169,12 @@ Test(arith_bound, which_declaration_holds_hand_set_first_then_the_outputs_then_t
 /* ---- the registry's refusals ---- */
 
 static int64_t zero_terms(const kc_shape *s) { return s->d[1] - 768; }   /* 0 on model.8x768 */
+static int64_t zero_depth(const kc_shape *s) { (void)s; return 0; }
 static const kc_shape f16_shapes[] = { { "model.4x2048", KC_SHAPE_MODEL, { 4, 2048 } }, { "edge.1x7", KC_SHAPE_EDGE, { 1, 7 } }, { 0 } };
 
 Test(arith_bound, the_registry_refuses_malformed_declarations_naming_the_value)
 {
-    static kc_contract zero, overflow, unknown_dim, both, input, integer, int_acc;
+    static kc_contract zero, overflow, unknown_dim, both, input, integer, int_acc, shallow;
     zero = with_output(KC_F32, (kc_arith){ .acc = KC_F32, .terms = zero_terms });
     zero.name = "bad.zero_terms";
     overflow = with_output(KC_F16, (kc_arith){ .acc = KC_F16, .terms_dim = "k" });
@@ -177,13 +192,16 @@ Test(arith_bound, the_registry_refuses_malformed_declarations_naming_the_value)
     integer.name = "bad.integer";
     int_acc = with_output(KC_F32, (kc_arith){ .acc = KC_I32, .terms_dim = "k" });
     int_acc.name = "bad.int_acc";
-    kc_contract *all[] = { &zero, &overflow, &unknown_dim, &both, &input, &integer, &int_acc };
+    shallow = with_output(KC_F32, (kc_arith){ .acc = KC_F32, .terms_dim = "k", .depth = zero_depth });
+    shallow.name = "bad.depth";
+    kc_contract *all[] = { &zero, &overflow, &unknown_dim, &both, &input, &integer, &int_acc, &shallow };
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) kc_register_contract(all[i], KC_ABI_VERSION, sizeof(kc_contract));
     char err[16384];
     kc_item *items = NULL;
     int n = kc_registry_items(&items, err, sizeof err);
     free(items);
-    cr_expect_eq(n, -7, "expected 7 problems, got %d:\n%s", n, err);
+    cr_expect_eq(n, -8, "expected 8 problems, got %d:\n%s", n, err);
+    cr_expect(strstr(err, "contract bad.depth, output out: error model (kc_arith): depth 0 on shape model.8x768 (K = 768): expected 1 .. K + 63"), "%s", err);
     cr_expect(strstr(err, "contract bad.zero_terms, output out: error model (kc_arith): terms K = 0 on shape model.8x768: a sum has at least one term (K >= 1)"), "%s", err);
     cr_expect(strstr(err, "contract bad.f16_overflow, output out: error model (kc_arith): n u = 2048 x 0.000488281 = 1 >= 1 on shape model.4x2048 (K = 2048): gamma_n is undefined, f16 cannot bound 2048 operations"), "%s", err);
     cr_expect(!strstr(err, "edge.1x7"), "K = 7 in f16 is defined: %s", err);

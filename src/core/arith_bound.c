@@ -42,16 +42,16 @@ static int64_t ceil_log2(int64_t k)
     return b;
 }
 
-int64_t kc_arith_ops(const kc_arith *m, int64_t terms)
+int64_t kc_arith_ops(const kc_arith *m, int64_t terms, int64_t depth)
 {
     int64_t n = 0;
-    if (terms > 0) n = m->order == KC_SUM_PAIRWISE ? ceil_log2(terms) + 1 : terms;
+    if (terms > 0) n = m->depth ? depth : m->order == KC_SUM_PAIRWISE ? ceil_log2(terms) + 1 : terms;
     return n + m->roundings;
 }
 
 int kc_arith_given(const kc_arith *m)
 {
-    return m->acc != KC_DTYPE_NONE || m->terms_dim || m->terms || m->roundings || m->order || m->magnitude;
+    return m->acc != KC_DTYPE_NONE || m->terms_dim || m->terms || m->depth || m->roundings || m->order || m->magnitude;
 }
 
 /* The index of c's dim called name, or -1. */
@@ -91,6 +91,14 @@ int kc_arith_check(const kc_contract *c, const kc_arith *m, kc_dtype out, const 
         snprintf(why, cap, "terms_dim \"%s\" is none of the contract's dims", m->terms_dim);
         return 1;
     }
+    if (m->depth && !m->terms_dim && !m->terms) {
+        snprintf(why, cap, "a depth function without terms (terms_dim or terms): a depth is a sum's");
+        return 1;
+    }
+    if (m->depth && m->order != KC_SUM_ANY) {
+        snprintf(why, cap, "both a depth function and order %d: give one", (int)m->order);
+        return 1;
+    }
     if (m->roundings < 0) {
         snprintf(why, cap, "roundings %d is negative (expected the count of further roundings, >= 0)", m->roundings);
         return 1;
@@ -110,7 +118,13 @@ int kc_arith_check(const kc_contract *c, const kc_arith *m, kc_dtype out, const 
         snprintf(why, cap, "terms K = %lld on shape %s: a sum has at least one term (K >= 1)", (long long)k, s->name);
         return 1;
     }
-    const int64_t n = kc_arith_ops(m, k);
+    const int64_t depth = sum && m->depth ? m->depth(s) : 0;
+    if (sum && m->depth && (depth < 1 || depth > k + 63)) {
+        snprintf(why, cap, "depth %lld on shape %s (K = %lld): expected 1 .. K + 63 (each term's roundings on its way into the sum)",
+                 (long long)depth, s->name, (long long)k);
+        return 1;
+    }
+    const int64_t n = kc_arith_ops(m, k, depth);
     if (n < 1) {
         snprintf(why, cap, "no operation counted on shape %s (no terms, roundings %d): expected a sum or roundings >= 1",
                  s->name, m->roundings);
@@ -151,7 +165,8 @@ static kc_bound derive(const kc_contract *c, const kc_arith *m, int a, const kc_
     const double u = kc_unit_roundoff(m->acc), uo = kc_unit_roundoff(out);
     const int final = uo > u;                   /* the store rounds once more */
     b.terms = terms_on(c, m, s);
-    b.n = kc_arith_ops(m, b.terms);
+    b.depth = b.terms > 0 && m->depth ? m->depth(s) : 0;
+    b.n = kc_arith_ops(m, b.terms, b.depth);
     b.gamma = kc_gamma(b.n, u);
     b.mag = m->magnitude == KC_MAG_REFERENCE;
     const double g = b.gamma, fin = final ? uo : 0.0;
@@ -165,7 +180,10 @@ static kc_bound derive(const kc_contract *c, const kc_arith *m, int a, const kc_
     b.tol.reason = "derived from the declared arithmetic";
     char ops[96];
     if (b.terms > 0)
-        snprintf(ops, sizeof ops, "%lld terms, %s", (long long)b.terms, m->order == KC_SUM_PAIRWISE ? "pairwise" : "any order");
+    {
+        if (b.depth) snprintf(ops, sizeof ops, "%lld terms, depth %lld", (long long)b.terms, (long long)b.depth);
+        else snprintf(ops, sizeof ops, "%lld terms, %s", (long long)b.terms, m->order == KC_SUM_PAIRWISE ? "pairwise" : "any order");
+    }
     else
         ops[0] = 0;
     if (m->roundings)

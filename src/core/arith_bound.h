@@ -25,6 +25,7 @@ typedef struct kc_bound {
     kc_bound_source source;
     int64_t terms;              /* DERIVED: K (0: no sum) */
     int64_t n;                  /* DERIVED: the operations counted, gamma_n */
+    int64_t depth;              /* DERIVED: the declared depth of the sum (0: from the order) */
     double gamma;               /* DERIVED: gamma_n */
     /* For failure lines: "the f32 default (torch.testing)", "hand-set:
      * <reason>", "γ_770 of f32 (768 terms, any order, + 2 roundings) + ½ ulp
@@ -41,9 +42,10 @@ double kc_unit_roundoff(kc_dtype t);
  * n u >= 1, where it is not defined. */
 double kc_gamma(int64_t n, double u);
 
-/* The operations n a declaration counts for K terms: K (any order) or
- * ceil(log2 K) + 1 (pairwise), 0 for K = 0 (no sum); plus m->roundings. */
-int64_t kc_arith_ops(const kc_arith *m, int64_t terms);
+/* The operations n a declaration counts for K terms: K (any order),
+ * ceil(log2 K) + 1 (pairwise) or `depth` (m->depth(s), given), 0 for K = 0
+ * (no sum); plus m->roundings. */
+int64_t kc_arith_ops(const kc_arith *m, int64_t terms, int64_t depth);
 
 /* Nonzero when m declares anything (any field set). */
 int kc_arith_given(const kc_arith *m);
@@ -53,7 +55,8 @@ int kc_arith_given(const kc_arith *m);
  * problem in why, naming the value and what was expected: an arithmetic
  * dtype that is no float, terms_dim not among c->dims, both terms_dim and
  * terms, negative roundings, an unknown order or magnitude, an integer
- * output, K <= 0 on s, n < 1, n u >= 1 (gamma undefined). */
+ * output, K <= 0 on s, a depth below 1 or above K + 63 (no order of K
+ * terms is deeper than K), n < 1, n u >= 1 (gamma undefined). */
 int kc_arith_check(const kc_contract *c, const kc_arith *m, kc_dtype out, const kc_shape *s, char *why, size_t cap);
 
 /* The bound of output argument a of c on shape s: the argument's hand-set

@@ -7,7 +7,8 @@
  * through the fake driver (tests/fixtures/fake_acc_contracts.c): a correct
  * float32 dot product FAILs a hand-set tight tolerance and PASSes the derived
  * bound, while controls that are wrong stay RED under it, each failure line
- * naming its bound and where it came from. */
+ * naming its bound and where it came from; a magnitude a device reference
+ * leaves unwritten fails. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -243,8 +244,25 @@ Test(arith_bound, a_float32_dot_product_fails_a_tight_hand_set_bound_and_passes_
                 H(" by γ_768 of f32 (768 terms, any order) + ½ ulp of bf16, on the reference's magnitude: the contract's error model (rtol 0.00390625, atol "));
     expect_item(p.out, "RED", "fakeacc.sumsq.f32:control.serial_sum",
                 H(" by γ_11 of f32 (768 terms, pairwise), on |ref|: the error model of out (rtol 6.55652e-07, atol "));
-    cr_expect(strstr(p.out, "SUMMARY 4 kernels: 3 pass gates 1-4, 1 fail, 0 known findings; 3 controls: 3 red as planted, 0 missed"),
+    /* a device reference that leaves the magnitudes NaN fails every element, saying so */
+    expect_item(p.out, "FAIL", "fakeacc.dot_nomag.f32",
+                H("gate 3 (accuracy): shape model.64x768", " > allowed nan by γ_768 of f32", " x magnitude nan); 64 of 64 elements out of tolerance; 8 of 8 cases failed"));
+    cr_expect(strstr(p.out, "SUMMARY 5 kernels: 3 pass gates 1-4, 2 fail, 0 known findings; 3 controls: 3 red as planted, 0 missed"),
               "%s", p.out);
     cr_expect_eq(p.status, 1, "the tight contract fails the run: exit %d\n%s%s", p.status, p.out, p.err);
+    kc_proc_free(&p);
+}
+
+/* --reference both: the device reference's magnitudes are checked against
+ * the host reference's like its values (kc_dref.mag, kc_ref.mag). */
+Test(arith_bound, reference_both_compares_the_magnitudes_too, .timeout = 60)
+{
+    kc_proc p = kc_run_fake((char *[]){ "run", "fakeacc.dot.f32", "fakeacc.dot_nomag.f32", "--exclude", "*:limits",
+                                         "--reference", "both", NULL }, NULL, 30);
+    expect_item(p.out, "PASS", "fakeacc.dot.f32", H("gates 1-4 on 8 cases"));
+    expect_item(p.out, "FAIL", "fakeacc.dot_nomag.f32",
+                H("internal error: shape model.64x768 (rows=64, k=768), dist uniform: the device reference fake_dot_ref_nomag disagrees with the host reference: the magnitude of out[0] device ",
+                  "; 64 of 64 elements differ"));
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     kc_proc_free(&p);
 }

@@ -88,7 +88,7 @@ struct kernel {
     int grown_regs;                 /* its control reg_growth's registers per thread (0: the same) */
     const char *params;             /* its parameters' sizes, "8,8,4,8" (cuFuncGetParamInfo); NULL: not known */
 };
-#define NKERNELS 31
+#define NKERNELS 33
 struct CUmod_st {
     char module[64], control[64];
     struct CUfunc_st fn[NKERNELS];
@@ -463,6 +463,28 @@ static CUresult r_copy_off(const launch *l)
     return CUDA_SUCCESS;
 }
 
+/* fakeacc.dot.f32: out[r] = sum_k x[r k + k'] w[k'] and its magnitude
+ * sum |x w| (kc_dref.mag), as dot_ref computes them; nomag: the magnitude
+ * left unwritten (NaN), which fails every element. */
+static CUresult dot_ref(const launch *l, int nomag)
+{
+    const kc_dref *r = dref(l);
+    const long long rows = r->shape.d[0], k = r->shape.d[1];
+    for (long long i = 0; i < rows; i++) {
+        double s = 0, m = 0;
+        for (long long j = 0; j < k; j++) {
+            double p = din(r, 1, (size_t)(i * k + j)) * din(r, 2, (size_t)j);
+            s += p;
+            m += p < 0 ? -p : p;
+        }
+        r->out[0][i] = s;
+        if (r->mag[0] && !nomag) r->mag[0][i] = m;
+    }
+    return CUDA_SUCCESS;
+}
+static CUresult r_dot(const launch *l) { return dot_ref(l, 0); }
+static CUresult r_dot_nomag(const launch *l) { return dot_ref(l, 1); }
+
 /* A reference that faults. */
 static CUresult r_fault(const launch *l) { (void)l; return CUDA_ERROR_ILLEGAL_ADDRESS; }
 
@@ -498,6 +520,8 @@ static const struct kernel kernels[NKERNELS] = {
     { "fake_ref",   "fake_axpy_ref",      32,  0,    0,  1024, r_axpy },
     { "fake_ref",   "fake_copy_ref",      32,  0,    0,  1024, r_copy },
     { "fake_ref",   "fake_copy_ref_off",  32,  0,    0,  1024, r_copy_off },
+    { "fake_ref",   "fake_dot_ref",       32,  0,    0,  1024, r_dot },
+    { "fake_ref",   "fake_dot_ref_nomag", 32,  0,    0,  1024, r_dot_nomag },
     { "fake_ref",   "fake_ref_fault",     32,  0,    0,  1024, r_fault },
 };
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "arith_bound.h"
+#include "case.h"
 #include "registry.h"
 #include "support/run_output.h"
 #include "support/spawn.h"
@@ -165,6 +166,19 @@ Test(arith_bound, which_declaration_holds_hand_set_first_then_the_outputs_then_t
     b = kc_bound_for(&c, 0, &shapes[0]);
     cr_expect_eq(b.source, KC_BOUND_HAND);
     cr_expect_str_eq(b.why, "the contract's hand-set tolerance: the contract's own");
+}
+
+/* The memory plan counts the magnitudes: a second float64 per output
+ * element, on the host and on the device, where the bound asks for them. */
+Test(arith_bound, the_memory_plan_counts_the_magnitudes)
+{
+    kc_contract rel = with_output(KC_F32, (kc_arith){ .acc = KC_F32, .terms_dim = "k" });
+    kc_contract mag = with_output(KC_F32, (kc_arith){ .acc = KC_F32, .terms_dim = "k", .magnitude = KC_MAG_REFERENCE });
+    size_t h0, g0, h1, g1;
+    kc_case_memory(&rel, &shapes[0], KC_REF_HOST, &h0, &g0);
+    kc_case_memory(&mag, &shapes[0], KC_REF_HOST, &h1, &g1);
+    cr_expect_eq(h1 - h0, 8 * sizeof(double), "host: 8 magnitudes more (%zu, %zu)", h0, h1);
+    cr_expect_eq(g1 - g0, 8 * sizeof(double), "device: 8 magnitudes more (%zu, %zu)", g0, g1);
 }
 
 /* ---- the registry's refusals ---- */

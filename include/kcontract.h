@@ -23,13 +23,13 @@
 extern "C" {
 #endif
 
-#define KC_API_VERSION 3
+#define KC_API_VERSION 4
 /* The layout of the registered structs (kc_contract and what it holds,
  * kc_suite, embedded modules). Every registration carries the version and
  * the struct's size it was compiled with; the library refuses a mismatch,
  * naming the registration, instead of reading a struct of another layout.
  * Bumped with every layout change, as is the shared library's soname. */
-#define KC_ABI_VERSION 3
+#define KC_ABI_VERSION 4
 
 /* What the library exports (it is built with -fvisibility=hidden: nothing
  * else is visible to a user's objects). */
@@ -190,6 +190,74 @@ typedef struct kc_errors {
     kc_dist unjudged[KC_MAX_UNJUDGED];
 } kc_errors;
 
+/* What an output's arithmetic does, declared so that gate 3 derives its
+ * tolerance instead of taking a hand-set one (docs/writing-a-contract.md,
+ * "Tolerances from the arithmetic"). The rules are Higham's (Accuracy and
+ * Stability of Numerical Algorithms, 2nd ed., 2002): with u the unit
+ * roundoff of the arithmetic's dtype (2^-53 f64, 2^-24 f32, 2^-11 f16,
+ * 2^-8 bf16, 2^-4 e4m3: half an ulp at 1) and n operations each rounded to
+ * nearest, gamma_n = n u / (1 - n u) (§3.1, Lemma 3.1; defined for n u < 1);
+ * a sum of K products accumulated in any order is within gamma_K of the sum
+ * of the products' magnitudes, |fl(x'y) - x'y| <= gamma_K |x|'|y| (§3.1,
+ * (3.4); §4.2: any order of summation, K - 1 additions on each term's
+ * path, plus the product), a pairwise (tree) sum within
+ * gamma_(ceil(log2 K) + 1) (§4.2, (4.6)); a chain of r further operations
+ * that each round relatively (products, quotients, square roots; a function
+ * accurate to k ulps counts as 2k) multiplies by (1 + delta_j), |delta_j| <=
+ * u: r more in n (Lemma 3.1, 3.3). So n = K (or ceil(log2 K) + 1, or the declared depth) + r, and
+ *   |computed - exact| <= gamma_n M,
+ * where M is the magnitude the sum's error scales with: the sum of the
+ * terms' absolute values. Then, when the output dtype is narrower than the
+ * arithmetic's (its unit roundoff u_o > u), the store rounds once more:
+ *   |out - ref| <= u_o |ref| + gamma_n (1 + u_o) M + atol,
+ * atol = half the output's smallest subnormal (a store below its normal
+ * range) + n times half the arithmetic's (underflow of each operation,
+ * Higham (2.8), taken as not amplified afterwards). Gate 3 checks this per
+ * element; every failure line names the bound, its n and where it came from.
+ *
+ * M per element, as `magnitude` says:
+ *   KC_MAG_REF        M = |ref|: the terms have one sign (sums of squares, of
+ *                     exponentials, of positive weights), so sum |t_i| =
+ *                     |sum t_i|; the bound is relative: rtol = u_o +
+ *                     gamma_n (1 + u_o). The contract asserts the one sign;
+ *                     with cancelling terms this bound is unsound (too tight).
+ *   KC_MAG_REFERENCE  M is written by the reference: kc_ref.mag[a] (and a
+ *                     device reference's kc_dref.mag[a]) holds count[a]
+ *                     doubles, M for each element (a dot product's
+ *                     sum_k |x_k y_k|; for a normalisation, what its error
+ *                     scales with): sound for terms of any sign. An element
+ *                     whose M is left unwritten (NaN) or is negative fails.
+ * K, the terms of the sum, comes from the shape: the dim named terms_dim, or
+ * terms(shape); neither: no sum, n = roundings (an elementwise chain). The
+ * registry refuses, naming the shape and value, K <= 0, n < 1, n u >= 1
+ * (gamma undefined), an arithmetic dtype that is no float, and an output with
+ * both a hand-set tolerance and an arithmetic at the same level. Which bound
+ * an output gets: its own kc_arg.tol (hand-set), else its own kc_arg.arith,
+ * else the contract's tol, else the contract's arith, else the dtype's
+ * default. The error statistics (kc_errors) are judged as before. */
+typedef enum kc_sum_order {
+    KC_SUM_ANY = 0,       /* any order (a serial loop, per-thread partial sums then a tree, atomics): gamma_K */
+    KC_SUM_PAIRWISE       /* a balanced tree over all K terms: gamma_(ceil(log2 K) + 1) */
+} kc_sum_order;
+typedef enum kc_magnitude { KC_MAG_REF = 0, KC_MAG_REFERENCE } kc_magnitude;
+
+typedef struct kc_arith {
+    kc_dtype acc;                               /* the arithmetic's dtype; KC_DTYPE_NONE: nothing declared */
+    const char *terms_dim;                      /* K = the shape dim of this name (kc_contract.dims) */
+    int64_t (*terms)(const kc_shape *s);        /* or K = terms(shape) */
+    kc_sum_order order;
+    /* Instead of order: the most roundings any one term passes through on
+     * its way into the sum (its product, each addition after it), for a
+     * kernel's own reduction: T threads summing ceil(K / T) terms each with
+     * fmaf (one rounding per term) and then a shuffle tree of log2 T levels
+     * give ceil(K / T) + log2 T. The error is within gamma_depth of M
+     * (Higham §4.2: each term is multiplied by at most depth factors
+     * (1 + delta)). NULL: from order. */
+    int64_t (*depth)(const kc_shape *s);
+    int roundings;                              /* r: further relative roundings per element in acc */
+    kc_magnitude magnitude;
+} kc_arith;
+
 /* What a kernel parameter is (kc_arg.kind):
  *   BUFFER      a device pointer (CUdeviceptr) to count(shape) elements of a
  *               buffer the harness allocates, with guard bands, generates
@@ -330,6 +398,9 @@ typedef struct kc_arg {
     int carried;
     void (*tensor_map)(const kc_shape *s, kc_tensor_map *m);   /* TENSOR_MAP: its layout */
     const kc_param_struct *layout;              /* STRUCT: its layout */
+    /* Outputs: what the arithmetic does, from which gate 3 derives this
+     * output's tolerance (kc_arith); instead of tol. */
+    kc_arith arith;
 } kc_arg;
 
 #define KC_BUFFER(name_, dtype_, role_, count_) \
@@ -382,6 +453,9 @@ typedef struct kc_ref {
     const char *name[KC_MAX_ARGS];  /* each argument's kc_arg.name */
     int64_t iscalar[KC_MAX_ARGS];   /* integer scalars, exactly (scalar[] rounds beyond 2^53) */
     const void *user;               /* the contract's kc_contract.user */
+    /* Outputs whose kc_arith says KC_MAG_REFERENCE: count[a] doubles to fill
+     * with each element's magnitude M (sum_k |t_k|); NULL for the others. */
+    double *mag[KC_MAX_ARGS];
 } kc_ref;
 
 /* Element i of argument a's input as a double (exact for every dtype). */
@@ -429,6 +503,7 @@ typedef struct kc_dref {
     double scalar[KC_MAX_ARGS];
     const void *in[KC_MAX_ARGS];
     double *out[KC_MAX_ARGS];
+    double *mag[KC_MAX_ARGS];       /* as kc_ref.mag: device addresses, NaN until written; NULL where not asked */
 } kc_dref;
 
 /* The device properties a launch may depend on. */
@@ -618,6 +693,10 @@ typedef struct kc_contract {
      * module, launched in order on one stream (kc_step). Ends at the first
      * step without a symbol; none: the contract is its one kernel. */
     kc_step steps[KC_MAX_STEPS];
+    /* What every output's arithmetic does (kc_arith), from which gate 3
+     * derives their tolerances; instead of tol; an output's own arith or
+     * tol comes first. */
+    kc_arith arith;
 } kc_contract;
 
 /* Standalone suites: host-only or GPU tests that are not one kernel's contract.

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arith_bound.h"
 #include "dtype.h"
 #include "kcontract.h"
 #include "registry.h"
@@ -124,6 +125,14 @@ static int lint(kc_suite_ctx *ctx, const kc_contract *c)
             if (c->args[a].kind == KC_ARG_BUFFER && c->args[a].count(s) == 0)
                 return kc_suite_fail(ctx, "contract %s shape %s: buffer %s is empty", c->name, s->name, c->args[a].name);
             if (c->args[a].range && lint_range(ctx, c, &c->args[a], s)) return 1;
+            /* The bound in force on this shape, derived ones too (arith_bound.h),
+             * must be able to catch something. */
+            if (c->args[a].kind == KC_ARG_BUFFER && !c->args[a].of && c->args[a].role != KC_IN) {
+                kc_bound b = kc_bound_for(c, a, s);
+                if (b.tol.rtol >= 0.5 || b.tol.atol >= 1.0 || b.mtol >= 0.5)
+                    return kc_suite_fail(ctx, "contract %s shape %s: output %s's bound (rtol %g, atol %g, magnitude %g: %s) is too loose to catch anything",
+                                         c->name, s->name, c->args[a].name, b.tol.rtol, b.tol.atol, b.mtol, b.why);
+            }
         }
         /* Every kernel's launch: a sequence's steps, or the one kernel (none
          * for a library kernel: the library picks its launches). */

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arith_bound.h"
 #include "check_rules.h"
 #include "dtype.h"
 #include "error_model.h"
@@ -44,14 +45,30 @@ typedef struct verdict {
     int mbits, emin;
 } verdict;
 
+/* The verdict under the bound gate 3 uses for output out_arg on shape s
+ * (arith_bound.h: hand-set, default, or derived from the contract's
+ * declared arithmetic, which depends on the shape). Magnitude bounds
+ * (KC_MAG_REFERENCE) are not emulated here. */
+static verdict verdict_on(const char *contract, int out_arg, const kc_shape *s)
+{
+    const kc_contract *c = kc_registry_find_contract(contract);
+    cr_assert_not_null(c, "contract %s is registered", contract);
+    kc_bound b = kc_bound_for(c, out_arg, s);
+    cr_assert(!b.mag, "%s: a bound on the reference's magnitude is not emulated here", contract);
+    verdict v = { .p = kc_cmp_empty(), .t = c->args[out_arg].dtype, .tol = b.tol, .m = kc_errors_for(c, out_arg) };
+    kc_cvt_float_params(v.t, &v.mbits, &v.emin);
+    return v;
+}
+
+/* The same, for contracts whose bound does not depend on the shape (a
+ * hand-set tolerance or the dtype default). */
 static verdict verdict_for(const char *contract, int out_arg)
 {
     const kc_contract *c = kc_registry_find_contract(contract);
     cr_assert_not_null(c, "contract %s is registered", contract);
-    verdict v = { .p = kc_cmp_empty(), .t = c->args[out_arg].dtype, .tol = kc_tol_for(c, out_arg),
-                  .m = kc_errors_for(c, out_arg) };
-    kc_cvt_float_params(v.t, &v.mbits, &v.emin);
-    return v;
+    cr_assert(!kc_arith_given(&c->args[out_arg].arith) && !kc_arith_given(&c->arith),
+              "%s derives its bound from the shape: use verdict_on", contract);
+    return verdict_on(contract, out_arg, NULL);
 }
 
 static void add(verdict *v, uint64_t i, double out, double ref)
@@ -183,32 +200,80 @@ static double rms_in(kc_dtype t, kc_dist d, uint64_t key, uint64_t i)
     return to_t(t, (float)((x.v[2] & 3u) == 0 ? -m : m));
 }
 
+/* The kernel's block sum (kernels/rmsnorm/rmsnorm.cu, block_sum): each
+ * warp's butterfly (__shfl_xor_sync over offsets 16 .. 1: every lane ends
+ * with the same float sum, lane 0's is used), its lane 0 into slot w, then
+ * warp 0's butterfly over the nw slots (lanes past nw give 0). pow2: the
+ * control pow2_reduce's tree over the slots instead, for nw / 2 .. 1
+ * (slots a tree of a non-power-of-two count never reaches are dropped). */
+static float butterfly(float *v)
+{
+    for (int off = 16; off > 0; off >>= 1) {
+        float n[32];
+        for (int l = 0; l < 32; l++) n[l] = v[l] + v[l ^ off];
+        memcpy(v, n, sizeof n);
+    }
+    return v[0];
+}
+static float rms_block_sum(const float *part, int threads, int pow2)
+{
+    const int nw = (threads + 31) / 32;
+    float red[32] = { 0 };
+    for (int w = 0; w < nw; w++) {
+        float v[32];
+        memcpy(v, part + 32 * w, sizeof v);
+        red[w] = butterfly(v);
+    }
+    if (pow2) {
+        for (int s = nw / 2; s > 0; s >>= 1)
+            for (int t = 0; t < s; t++) red[t] += red[t + s];
+        return red[0];
+    }
+    return butterfly(red);
+}
+
 /* rmsnorm.<t> over tokens x hidden (eps 10^-k) with the bug `bug` (0 none,
- * 1 eps_per_sum, 2 vector_tail_overread with guard byte `guard` past x's end). */
+ * 1 eps_per_sum, 2 vector_tail_overread with guard byte `guard` past x's
+ * end, 3 half_accum, 4 pow2_reduce), its sum of squares in the kernel's
+ * order: rms_launch's threads, each a serial fmaf over its elements (or,
+ * half_accum, __hadd of the squares rounded to f16), then the block sum. */
 static verdict emulate_rms(kc_dtype t, int bug, uint8_t guard, kc_dist d, long tokens, long hidden, int k)
 {
     char name[32];
     snprintf(name, sizeof name, "rmsnorm.%s", kc_dtype_name(t));
-    verdict v = verdict_for(name, 0);
+    const kc_shape shape = { "emulated", KC_SHAPE_MODEL, { tokens, hidden, k } };
+    verdict v = verdict_on(name, 0, &shape);
     const float eps = (float)pow(10.0, -k);
     const uint8_t gb[4] = { guard, guard, guard, guard };
     float g32;
     memcpy(&g32, gb, 4);
     double past = t == KC_F16 ? kc_f16_to_double((uint16_t)(guard * 0x0101u))
                 : t == KC_BF16 ? kc_bf16_to_double((uint16_t)(guard * 0x0101u)) : (double)g32;
+    long threads = ((hidden + 7) / 8 + 31) / 32 * 32;
+    if (threads < 32) threads = 32;
+    if (threads > 1024) threads = 1024;
     for (long tk = 0; tk < tokens; tk++) {
         double ss = 0;
-        float fs = 0;
+        float part[1024] = { 0 };
         long hv = bug == 2 ? (hidden + 7) & ~7L : hidden;
-        for (long j = 0; j < hv; j++) {
-            uint64_t i = (uint64_t)(tk * hidden + j);
-            double x = i < (uint64_t)(tokens * hidden) ? rms_in(t, d, 44, i) : past;
-            float xm = (float)x * (j < hidden ? 1.f : 0.f);
-            fs = fmaf(xm, xm, fs);
-            if (j < hidden) ss += x * x;
+        for (long th = 0; th < threads; th++) {
+            float fs = 0;
+            for (long j = th; j < hv; j += threads) {
+                uint64_t i = (uint64_t)(tk * hidden + j);
+                double x = i < (uint64_t)(tokens * hidden) ? rms_in(t, d, 44, i) : past;
+                float xm = (float)x * (j < hidden ? 1.f : 0.f);
+                if (bug == 3) fs = (float)kc_f16_to_double(kc_double_to_f16((double)fs + kc_f16_to_double(kc_double_to_f16(xm * xm))));
+                else fs = fmaf(xm, xm, fs);
+            }
+            part[th] = fs;
         }
+        for (long j = 0; j < hidden; j++) {
+            double x = rms_in(t, d, 44, (uint64_t)(tk * hidden + j));
+            ss += x * x;
+        }
+        const float fsum = rms_block_sum(part, (int)threads, bug == 4);
         double rinv = 1.0 / sqrt(ss / (double)hidden + (double)eps);
-        float fr = bug == 1 ? 1.0f / sqrtf((fs + eps) / (float)hidden) : 1.0f / sqrtf(fs / (float)hidden + eps);
+        float fr = bug == 1 ? 1.0f / sqrtf((fsum + eps) / (float)hidden) : 1.0f / sqrtf(fsum / (float)hidden + eps);
         for (long j = 0; j < hidden; j++) {
             uint64_t i = (uint64_t)(tk * hidden + j);
             double x = rms_in(t, d, 44, i), w = rms_in(t, d, 55, (uint64_t)j);
@@ -216,6 +281,46 @@ static verdict emulate_rms(kc_dtype t, int bug, uint8_t guard, kc_dist d, long t
         }
     }
     return v;
+}
+
+/* rmsnorm.f32's bound is derived from its declared arithmetic (issue 25):
+ * the clean kernel's float32 arithmetic, in its own order, stays inside it
+ * on every distribution and on shapes of every thread count, and the
+ * controls that gate 3 catches by value are still outside it: half_accum
+ * on the random rows (the f16 sum's rounding, ~1e-5 relative, which the old
+ * hand-set rtol 4e-6 caught too) and on LARGE ones (overflow: outputs 0),
+ * pow2_reduce on the 448- and 640-thread blocks (partials dropped). */
+Test(control_margins, rmsnorm_f32_derived_bound_holds_the_arithmetic_and_not_the_controls)
+{
+    const kc_dist dists[] = { KC_NORMAL, KC_UNIFORM, KC_LARGE, KC_DENORMAL, KC_ZEROS, KC_CONSTANT };
+    const long shapes[][3] = { { 7, 4096, 5 }, { 7, 3584, 6 }, { 3, 5120, 5 }, { 33, 768, 6 }, { 5, 1023, 5 },
+                               { 7, 31, 5 }, { 3, 1, 5 } };
+    const kc_contract *c = kc_registry_find_contract("rmsnorm.f32");
+    cr_assert_not_null(c);
+    const kc_shape s4096 = { "t", KC_SHAPE_MODEL, { 7, 4096, 5 } };
+    kc_bound b = kc_bound_for(c, 0, &s4096);
+    cr_assert_eq(b.source, KC_BOUND_DERIVED, "rmsnorm.f32 declares its arithmetic: %s", b.why);
+    cr_expect_lt(b.tol.rtol, 4e-6, "the derived bound at hidden 4096 (%g) is tighter than the hand-set rtol it replaced",
+                 b.tol.rtol);
+    double worst = 0;
+    for (size_t k = 0; k < sizeof dists / sizeof *dists; k++)
+        for (size_t h = 0; h < sizeof shapes / sizeof *shapes; h++) {
+            verdict clean = emulate_rms(KC_F32, 0, 0, dists[k], shapes[h][0], shapes[h][1], (int)shapes[h][2]);
+            cr_expect_eq(clean.p.bad, 0, "dist %d, hidden %ld: worst err/allowed %g (%g vs %g)", dists[k], shapes[h][1],
+                         clean.p.ratio, clean.p.out, clean.p.ref);
+            if (clean.p.ratio > worst) worst = clean.p.ratio;
+        }
+    cr_expect_lt(worst, 0.5, "the clean arithmetic's worst err/allowed %g: a margin of 2 at least", worst);
+    expect_control("rmsnorm.f32", "half_accum");
+    expect_control("rmsnorm.f32", "pow2_reduce");
+    for (int k = 0; k < 3; k++) {
+        verdict half = emulate_rms(KC_F32, 3, 0, dists[k], 7, 4096, 5);
+        cr_expect_gt(half.p.bad, 0, "half_accum, dist %d: caught (worst err/allowed %g)", dists[k], half.p.ratio);
+    }
+    verdict pow2 = emulate_rms(KC_F32, 4, 0, KC_NORMAL, 7, 3584, 6);
+    cr_expect_gt(pow2.p.bad, 7 * 3584 / 2, "pow2_reduce at 448 threads: %llu bad", (unsigned long long)pow2.p.bad);
+    pow2 = emulate_rms(KC_F32, 4, 0, KC_NORMAL, 3, 5120, 5);
+    cr_expect_gt(pow2.p.bad, 3 * 5120 / 2, "pow2_reduce at 640 threads: %llu bad", (unsigned long long)pow2.p.bad);
 }
 
 Test(control_margins, eps_per_sum_passes_random_rows_and_fails_denormal_ones)

@@ -10,7 +10,8 @@
 //   kc_check_bytes    bytes that differ from an expected value (guard bands);
 //   kc_check_unwritten elements still holding poison (in one or two launches);
 //   kc_check_differs  elements that differ bitwise between two buffers;
-//   kc_check_close    gate 3's tolerance scan against a float64 reference.
+//   kc_check_close    gate 3's tolerance scan against a float64 reference
+//                     (and a magnitude per element, for a derived bound).
 // The checks write one partial result per block (a contiguous range of the
 // elements), folded by src/core/check_rules.h's commutative rules, here within the
 // block and on the host across blocks: the count, the first index and the
@@ -167,36 +168,32 @@ extern "C" __global__ void kc_check_differs(const uint8_t *a, const uint8_t *b, 
 
 // ---- gate 3 ----
 
+// mag NULL: allowed = atol + rtol |ref|; else + mtol mag[i] (kc_rule_allowed_mag).
 template <kc_dtype T>
-__device__ void close_loop(const void *out, const double *ref, uint64_t begin, uint64_t end, double rtol, double atol,
-                           kc_cmp_part *mine)
+__device__ void close_loop(const void *out, const double *ref, const double *mag, uint64_t begin, uint64_t end,
+                           double rtol, double atol, double mtol, kc_cmp_part *mine)
 {
     int mb, em;
     kc_rule_ulp_params(T, &mb, &em);
     for (uint64_t i = begin + threadIdx.x; i < end; i += blockDim.x)
-        kc_cmp_element(mine, i, kc_cvt_load(T, out, i), ref[i], rtol, atol, mb, em);
+        if (mag)
+            kc_cmp_element_allowed(mine, i, kc_cvt_load(T, out, i), ref[i], kc_rule_allowed_mag(ref[i], mag[i], rtol, atol, mtol),
+                                   rtol, atol, mb, em);
+        else
+            kc_cmp_element(mine, i, kc_cvt_load(T, out, i), ref[i], rtol, atol, mb, em);
 }
 
 extern "C" __global__ void kc_check_close(const void *out, int dtype, const double *ref, unsigned long long n,
-                                          double rtol, double atol, kc_cmp_part *parts)
+                                          double rtol, double atol, const double *mag, double mtol, kc_cmp_part *parts)
 {
     uint64_t lo, hi;
     block_range(n, &lo, &hi);
     kc_cmp_part mine = kc_cmp_empty();
     switch ((kc_dtype)dtype) {
-    case KC_F64: close_loop<KC_F64>(out, ref, lo, hi, rtol, atol, &mine); break;
-    case KC_F32: close_loop<KC_F32>(out, ref, lo, hi, rtol, atol, &mine); break;
-    case KC_F16: close_loop<KC_F16>(out, ref, lo, hi, rtol, atol, &mine); break;
-    case KC_BF16: close_loop<KC_BF16>(out, ref, lo, hi, rtol, atol, &mine); break;
-    case KC_E4M3: close_loop<KC_E4M3>(out, ref, lo, hi, rtol, atol, &mine); break;
-    case KC_I64: close_loop<KC_I64>(out, ref, lo, hi, rtol, atol, &mine); break;
-    case KC_I32: close_loop<KC_I32>(out, ref, lo, hi, rtol, atol, &mine); break;
-    case KC_U32: close_loop<KC_U32>(out, ref, lo, hi, rtol, atol, &mine); break;
-    case KC_I8: close_loop<KC_I8>(out, ref, lo, hi, rtol, atol, &mine); break;
-    case KC_U8: close_loop<KC_U8>(out, ref, lo, hi, rtol, atol, &mine); break;
-    case KC_I16: close_loop<KC_I16>(out, ref, lo, hi, rtol, atol, &mine); break;
-    case KC_U16: close_loop<KC_U16>(out, ref, lo, hi, rtol, atol, &mine); break;
-    case KC_U64: close_loop<KC_U64>(out, ref, lo, hi, rtol, atol, &mine); break;
+#define CLOSE(T) case T: close_loop<T>(out, ref, mag, lo, hi, rtol, atol, mtol, &mine); break
+    CLOSE(KC_F64); CLOSE(KC_F32); CLOSE(KC_F16); CLOSE(KC_BF16); CLOSE(KC_E4M3);
+    CLOSE(KC_I64); CLOSE(KC_I32); CLOSE(KC_U32); CLOSE(KC_I8); CLOSE(KC_U8); CLOSE(KC_I16); CLOSE(KC_U16); CLOSE(KC_U64);
+#undef CLOSE
     default: break;
     }
     __shared__ kc_cmp_part sh[KC_HARNESS_THREADS];

@@ -32,11 +32,16 @@ static double rms_hidden(const kc_shape *s) { return (double)s->d[1]; }
 
 /* One block per token; threads = ceil(hidden/8) rounded up to a warp, in
  * [32, 1024]: 448 (Qwen 3584) and 640 (5120) are not powers of two. */
-static void rms_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
+static int64_t rms_threads(const kc_shape *s)
 {
     int64_t t = ((s->d[1] + 7) / 8 + 31) / 32 * 32;
     if (t < 32) t = 32;
     if (t > 1024) t = 1024;
+    return t;
+}
+static void rms_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
+{
+    const int64_t t = rms_threads(s);
     l->grid[0] = (unsigned)s->d[0]; l->grid[1] = 1; l->grid[2] = 1;
     l->block[0] = (unsigned)t; l->block[1] = 1; l->block[2] = 1;
     l->smem = 0;
@@ -164,10 +169,32 @@ static const kc_shape rms_shapes[] = {
       "get rinv ~16000 instead of ~316, outputs 25-50x too large: only the boundary distribution reaches it (gate 3)" }
 
 #define RMS_TOL_F32 ((kc_tol){ 4e-6, 1e-5, "f32 sum of up to 4096 squares (up to 18 sequential per thread, then 2 shuffle trees) plus rsqrtf (2 ulp): relative error up to ~3e-6, above the default 1.3e-6" })
+
+/* The depth of rmsnorm_row's sum of squares (rmsnorm.cu): each of
+ * rms_threads' threads adds ceil(hidden / threads) squares with fmaf (one
+ * rounding each), then block_sum's two 5-level butterflies (the warp's
+ * lanes, then the warps' slots). */
+static int64_t rms_depth(const kc_shape *s)
+{
+    const int64_t t = rms_threads(s);
+    return (s->d[1] + t - 1) / t + 10;
+}
+
+/* rmsnorm.f32's bound, derived (kcontract.h, kc_arith): the squares are of
+ * one sign, so the error is relative to |ref| (Higham §4.2: gamma_depth on
+ * the sum), and after the sum 9 more relative roundings in f32: eps stored
+ * as f32, / hidden, + eps (two positives), rsqrtf (2 ulp: 4 u, as 4
+ * roundings), x * rinv, * w; the square root halves the sum's relative
+ * error, counted whole. n = 8 + 10 + 9 = 27 at hidden 4096 (512 threads):
+ * rtol 1.6e-6, tighter than the hand-set 4e-6 it replaced and sound.
+ * tests/test_control_margins.c emulates the kernel's order against it and
+ * its controls outside it. */
+#define RMS_ARITH_F32 ((kc_arith){ .acc = KC_F32, .terms_dim = "hidden", .depth = rms_depth, .roundings = 9 })
+#define RMS_ARITH_NONE ((kc_arith){ 0 })
 #define RMS_TOL_DEFAULT ((kc_tol){ 0, 0, 0 })
 #define RMS_BUDGET { .max_regs = 32, .max_smem = 512, .max_local = 0, .min_blocks_per_sm = 2 }
 
-#define RMSNORM_CONTRACT(id_, name_, sym_, dt_, tol_, ...) \
+#define RMSNORM_CONTRACT(id_, name_, sym_, dt_, tol_, arith_, ...) \
 KC_CONTRACT(id_) { \
     .name = name_, .module = "rmsnorm", .symbol = sym_, \
     .dims = { "tokens", "hidden", "eps_exp10" }, \
@@ -180,7 +207,7 @@ KC_CONTRACT(id_) { \
     }, \
     .launch = rms_launch, .shapes = rms_shapes, \
     .dists = { KC_NORMAL, KC_UNIFORM, KC_LARGE, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
-    .reference = rmsnorm_reference, .tol = tol_, .budget = RMS_BUDGET, \
+    .reference = rmsnorm_reference, .tol = tol_, .arith = arith_, .budget = RMS_BUDGET, \
     .device_reference = { .module = "rmsnorm_ref", .symbol = "rmsnorm_ref", .launch = rms_ref_launch }, \
     .controls = { RMS_CONTROLS_COMMON, RMS_CONTROL_TAIL_OVERREAD, __VA_ARGS__ }, \
 }
@@ -204,9 +231,9 @@ KC_CONTRACT(id_) { \
         { "reread_updated_residual", 3, "in-place hazard: second pass recomputes x + residual after residual was already overwritten with x + residual" } }, \
 }
 
-RMSNORM_CONTRACT(rmsnorm_f32, "rmsnorm.f32", "rmsnorm_f32", KC_F32, RMS_TOL_F32, { 0 });
-RMSNORM_CONTRACT(rmsnorm_f16, "rmsnorm.f16", "rmsnorm_f16", KC_F16, RMS_TOL_DEFAULT, RMS_CONTROL_EPS_PER_SUM);
-RMSNORM_CONTRACT(rmsnorm_bf16, "rmsnorm.bf16", "rmsnorm_bf16", KC_BF16, RMS_TOL_DEFAULT, { 0 });
+RMSNORM_CONTRACT(rmsnorm_f32, "rmsnorm.f32", "rmsnorm_f32", KC_F32, RMS_TOL_DEFAULT, RMS_ARITH_F32, { 0 });
+RMSNORM_CONTRACT(rmsnorm_f16, "rmsnorm.f16", "rmsnorm_f16", KC_F16, RMS_TOL_DEFAULT, RMS_ARITH_NONE, RMS_CONTROL_EPS_PER_SUM);
+RMSNORM_CONTRACT(rmsnorm_bf16, "rmsnorm.bf16", "rmsnorm_bf16", KC_BF16, RMS_TOL_DEFAULT, RMS_ARITH_NONE, { 0 });
 FUSED_CONTRACT(fused_add_rmsnorm_f32, "fused_add_rmsnorm.f32", "fused_add_rmsnorm_f32", KC_F32, RMS_TOL_F32);
 FUSED_CONTRACT(fused_add_rmsnorm_f16, "fused_add_rmsnorm.f16", "fused_add_rmsnorm_f16", KC_F16, RMS_TOL_DEFAULT);
 FUSED_CONTRACT(fused_add_rmsnorm_bf16, "fused_add_rmsnorm.bf16", "fused_add_rmsnorm_bf16", KC_BF16, RMS_TOL_DEFAULT);

@@ -31,7 +31,20 @@ static uint64_t mix_errors(uint64_t h, const kc_errors *e)
     return h;
 }
 
-static uint64_t mix_arg(uint64_t h, const kc_arg *a)
+/* A declared arithmetic (kc_arith), its functions by their values on
+ * every shape of c: what the derived bound depends on. */
+static uint64_t mix_arith(uint64_t h, const kc_contract *c, const kc_arith *m)
+{
+    h = mix_str(mix_u64(h, (uint64_t)m->acc), m->terms_dim);
+    h = mix_u64(mix_u64(mix_u64(h, (uint64_t)m->order), (uint64_t)(int64_t)m->roundings), (uint64_t)m->magnitude);
+    for (const kc_shape *s = c->shapes; (m->terms || m->depth) && s && s->name; s++) {
+        h = mix_u64(h, m->terms ? (uint64_t)m->terms(s) : 0);
+        h = mix_u64(h, m->depth ? (uint64_t)m->depth(s) : 0);
+    }
+    return h;
+}
+
+static uint64_t mix_arg(uint64_t h, const kc_contract *c, const kc_arg *a)
 {
     h = mix_str(mix_u64(h, (uint64_t)a->kind), a->name);
     h = mix_u64(mix_u64(h, (uint64_t)a->dtype), (uint64_t)a->role);
@@ -45,7 +58,7 @@ static uint64_t mix_arg(uint64_t h, const kc_arg *a)
             h = mix_u64(mix_u64(mix_str(mix_str(h, f->name), f->arg), (uint64_t)f->offset), (uint64_t)f->dtype);
         }
     }
-    return mix_errors(mix_tol(h, &a->tol), &a->errors);
+    return mix_arith(mix_errors(mix_tol(h, &a->tol), &a->errors), c, &a->arith);
 }
 
 uint64_t kc_contract_hash(const kc_contract *c)
@@ -54,14 +67,14 @@ uint64_t kc_contract_hash(const kc_contract *c)
     h = mix_str(mix_str(mix_str(h, c->name), c->module), c->symbol);
     h = mix_str(mix_str(h, c->library), c->entry);
     for (int i = 0; i < KC_MAX_DIMS; i++) h = mix_str(h, c->dims[i]);
-    for (int i = 0; i < KC_MAX_ARGS && c->args[i].kind != KC_ARG_END; i++) h = mix_arg(h, &c->args[i]);
+    for (int i = 0; i < KC_MAX_ARGS && c->args[i].kind != KC_ARG_END; i++) h = mix_arg(h, c, &c->args[i]);
     for (const kc_shape *s = c->shapes; s && s->name; s++)
         h = mix_bytes(mix_u64(mix_str(h, s->name), (uint64_t)s->cls), s->d, sizeof s->d);
     for (int i = 0; i < KC_MAX_DISTS; i++)
         h = mix_str(mix_u64(mix_u64(h, (uint64_t)c->dists[i]), (uint64_t)c->no_boundary[i].dist), c->no_boundary[i].reason);
     h = mix_u64(h, (uint64_t)((c->launch != NULL) + 2 * (c->reference != NULL) + 4 * (c->device_reference.launch != NULL)));
     h = mix_tol(mix_str(mix_str(h, c->device_reference.module), c->device_reference.symbol), &c->device_reference.agree);
-    h = mix_errors(mix_tol(h, &c->tol), &c->errors);
+    h = mix_arith(mix_errors(mix_tol(h, &c->tol), &c->errors), c, &c->arith);
     h = mix_str(h, c->nondeterministic);
     h = mix_u64(mix_u64(h, (uint64_t)c->budget.max_regs), (uint64_t)c->budget.max_smem);
     h = mix_u64(mix_u64(h, (uint64_t)c->budget.max_local), (uint64_t)c->budget.min_blocks_per_sm);

@@ -8,8 +8,9 @@
  * Gate 3's rule per element (torch.testing.assert_close with
  * equal_nan=True): a NaN reference accepts only NaN; an infinite reference
  * accepts only the same infinity; otherwise out must be finite with
- * |out - ref| <= atol + rtol*|ref|. -0 and +0 are equal; subnormals are
- * ordinary values. Integer dtypes compare exactly (the caller zeroes tol).
+ * |out - ref| <= atol + rtol*|ref| (+ mtol*M, where an error model scales
+ * with a magnitude M the reference wrote: kc_rule_allowed_mag). -0 and +0
+ * are equal; subnormals are ordinary values. Integer dtypes compare exactly (the caller zeroes tol).
  *
  * The worst element: any NaN/inf mismatch (the first one) beats every
  * finite error; among the rest the largest ratio err/allowed wins, the first
@@ -118,11 +119,12 @@ KC_HD int kc_cmp_worse(const kc_cmp_part *a, int sb, double rb, uint64_t ib) {
     return ib < a->worst;                              /* the first on ties */
 }
 
-/* Adds element i (out against ref, under rtol/atol) to p; mbits and emin
- * (kc_rule_ulp_params of the output's dtype) for its error statistics. */
-KC_HD void kc_cmp_element(kc_cmp_part *p, uint64_t i, double out, double ref, double rtol, double atol, int mbits,
-                          int emin) {
-    double allowed = atol + rtol * kc_rule_fabs(ref);
+/* Adds element i (out against ref, allowed `allowed`, the tolerance's
+ * atol and rtol for the statistics' regime) to p; mbits and emin
+ * (kc_rule_ulp_params of the output's dtype) for its error statistics. A NaN
+ * allowed fails the element (a magnitude never written). */
+KC_HD void kc_cmp_element_allowed(kc_cmp_part *p, uint64_t i, double out, double ref, double allowed, double rtol,
+                                  double atol, int mbits, int emin) {
     double err, ratio;
     int special = 0;
     p->count++;
@@ -137,13 +139,29 @@ KC_HD void kc_cmp_element(kc_cmp_part *p, uint64_t i, double out, double ref, do
     } else {
         err = kc_rule_fabs(out - ref);
         if (!(err <= allowed)) p->bad++;
-        ratio = allowed > 0 ? err / allowed : (err > 0 ? kc_cvt_bitsd(0x7ff0000000000000ULL) : 0.0);
+        ratio = allowed > 0 ? err / allowed : (err > 0 || allowed != allowed ? kc_cvt_bitsd(0x7ff0000000000000ULL) : 0.0);
         if (rtol * kc_rule_fabs(ref) >= atol) kc_cmp_stat(p, out, ref, mbits, emin);   /* the relative regime only */
     }
     if (kc_cmp_worse(p, special, ratio, i)) {
         p->worst = i; p->special = special; p->ratio = ratio;
         p->out = out; p->ref = ref; p->err = err; p->allowed = allowed;
     }
+}
+
+/* Adds element i (out against ref, under rtol/atol) to p; mbits and emin
+ * (kc_rule_ulp_params of the output's dtype) for its error statistics. */
+KC_HD void kc_cmp_element(kc_cmp_part *p, uint64_t i, double out, double ref, double rtol, double atol, int mbits,
+                          int emin) {
+    kc_cmp_element_allowed(p, i, out, ref, atol + rtol * kc_rule_fabs(ref), rtol, atol, mbits, emin);
+}
+
+/* The bound of an error model that scales with a magnitude M the reference
+ * wrote (kcontract.h, kc_arith, KC_MAG_REFERENCE): allowed = atol +
+ * rtol*|ref| + mtol*M. M NaN (never written) or negative makes allowed NaN:
+ * the element fails. */
+KC_HD double kc_rule_allowed_mag(double ref, double mag, double rtol, double atol, double mtol) {
+    if (!(mag >= 0)) return kc_cvt_bitsd(0x7ff8000000000000ULL);
+    return atol + rtol * kc_rule_fabs(ref) + mtol * mag;
 }
 
 /* Folds partial result b into a. */

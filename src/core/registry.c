@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arith_bound.h"
 #include "dtype.h"
 #include "error_model.h"
 #include "fatbin.h"
@@ -132,6 +133,23 @@ static void check_errors(problems *p, const char *who, const kc_errors *m)
                     who, (int)m->unjudged[i]);
 }
 
+/* A declared arithmetic (kc_arith) for an output of dtype `out`: its own
+ * problems, then each shape's (K, n u < 1), one line each; and a hand-set
+ * tolerance beside it at the same level (which of the two would hold?). */
+static void check_arith(problems *p, const char *who, const kc_contract *c, const kc_arith *m, kc_dtype out,
+                        const kc_tol *tol)
+{
+    if (!kc_arith_given(m)) return;
+    char why[320];
+    if (tol->reason) problem(p, "%s: both a hand-set tolerance and an arithmetic to derive one from: give one", who);
+    if (kc_arith_check(c, m, out, NULL, why, sizeof why)) {
+        problem(p, "%s: error model (kc_arith): %s", who, why);
+        return;
+    }
+    for (const kc_shape *s = c->shapes; s && s->name; s++)
+        if (kc_arith_check(c, m, out, s, why, sizeof why)) problem(p, "%s: error model (kc_arith): %s", who, why);
+}
+
 /* The index of the contract's argument called name, or -1. */
 static int arg_named(const kc_contract *c, const char *name)
 {
@@ -186,6 +204,15 @@ static void check_buffer(problems *p, const char *n, const kc_contract *c, const
     snprintf(who, sizeof who, "contract %s, output %s", n, a->name);
     check_tol(p, who, a->tol);
     check_errors(p, who, &a->errors);
+    if (kc_arith_given(&a->arith) && a->role == KC_IN)
+        problem(p, "contract %s: input %s declares an arithmetic (kc_arith): only outputs have an error bound", n, a->name);
+    else
+        check_arith(p, who, c, &a->arith, a->dtype, &a->tol);
+    /* The contract's arithmetic, for each floating output that has no bound
+     * of its own (integer outputs compare exactly). */
+    if (kc_arith_given(&c->arith) && a->role != KC_IN && kc_dtype_is_float(a->dtype) && !a->tol.reason &&
+        !kc_arith_given(&a->arith))
+        check_arith(p, who, c, &c->arith, a->dtype, &(kc_tol){ 0, 0, NULL });
 }
 
 /* A struct's layout: size and alignment, fields inside it, not overlapping,
@@ -364,6 +391,8 @@ int kc_contract_check(const kc_contract *c, char *err, size_t cap)
     if (!outputs) problem(&p, "contract %s: no output buffer (KC_OUT or KC_INOUT)", n);
     check_tol(&p, n, c->tol);
     check_errors(&p, n, &c->errors);
+    if (kc_arith_given(&c->arith) && c->tol.reason)
+        problem(&p, "contract %s: both a hand-set tolerance and an arithmetic to derive one from: give one", n);
     for (int d = 0; d < KC_MAX_DISTS && c->dists[d]; d++)
         if (c->dists[d] >= KC_DIST_COUNT) problem(&p, "contract %s: distribution %d is unknown", n, (int)c->dists[d]);
     if (!lib && c->module && kc_fatbin_count() > 0 && !kc_fatbin_find(c->module, NULL))

@@ -11,8 +11,10 @@
  * f64 rtol 1e-7 atol 1e-7; e4m3, which torch lacks, rtol 2^-3 atol 2^-9;
  * integers 0/0). Its reason is a non-NULL description of the default. */
 kc_tol kc_tol_default(kc_dtype t);
-/* The tolerance in force for output argument `a` of contract c: the argument's
- * override, else the contract's, else the dtype default. */
+/* The hand-set tolerance of output argument `a` of contract c: the
+ * argument's override, else the contract's, else the dtype default. It
+ * ignores declared arithmetic (kc_arith): the bound gate 3 uses, derived
+ * ones included, is arith_bound.h's kc_bound_for. */
 kc_tol kc_tol_for(const kc_contract *c, int a);
 
 /* Error statistics of an output in ulps of its dtype at the reference value

@@ -237,11 +237,20 @@ CUresult kc_dev_count_differs(kc_gpu *gpu, CUdeviceptr a, CUdeviceptr b, size_t 
 CUresult kc_dev_compare(kc_gpu *gpu, CUdeviceptr out, kc_dtype t, CUdeviceptr ref, size_t n, kc_tol tol,
                         kc_compare *res)
 {
-    if (!kc_dtype_is_float(t)) tol.atol = tol.rtol = 0.0;
+    return kc_dev_compare_mag(gpu, out, t, ref, 0, n, tol, 0.0, res);
+}
+
+CUresult kc_dev_compare_mag(kc_gpu *gpu, CUdeviceptr out, kc_dtype t, CUdeviceptr ref, CUdeviceptr mag, size_t n,
+                            kc_tol tol, double mtol, kc_compare *res)
+{
+    if (!kc_dtype_is_float(t)) {
+        tol.atol = tol.rtol = mtol = 0.0;
+        mag = 0;
+    }
     unsigned blocks = check_blocks(n);
     int dtype = (int)t;
     unsigned long long nn = n;
-    void *params[] = { &out, &dtype, &ref, &nn, &tol.rtol, &tol.atol, &gpu->h->parts };
+    void *params[] = { &out, &dtype, &ref, &nn, &tol.rtol, &tol.atol, &mag, &mtol, &gpu->h->parts };
     CUresult r = launch(gpu, gpu->h->close, blocks, 0, params);
     if (r == CUDA_SUCCESS) r = gpu->cu.MemcpyDtoH(gpu->h->host_parts, gpu->h->parts, blocks * sizeof(kc_cmp_part));
     if (r != CUDA_SUCCESS) return r;

@@ -106,6 +106,12 @@ CUresult kc_batch_finish(struct kc_gpu *gpu, kc_check_batch *b);
  * kc_compare_output gives it on the host. */
 CUresult kc_dev_compare(struct kc_gpu *gpu, CUdeviceptr out, kc_dtype t, CUdeviceptr ref, size_t n, kc_tol tol,
                         kc_compare *res);
+/* The same scan where the allowed error also scales with a magnitude per
+ * element (an error model's bound, kcontract.h kc_arith): allowed = atol +
+ * rtol |ref| + mtol mag[i] (check_rules.h, kc_rule_allowed_mag); mag 0 is
+ * kc_dev_compare. */
+CUresult kc_dev_compare_mag(struct kc_gpu *gpu, CUdeviceptr out, kc_dtype t, CUdeviceptr ref, CUdeviceptr mag, size_t n,
+                            kc_tol tol, double mtol, kc_compare *res);
 /* Element i of the array of dtype t at p, as a double (for failure lines). */
 CUresult kc_dev_read_value(struct kc_gpu *gpu, CUdeviceptr p, kc_dtype t, size_t i, double *v);
 #endif

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arith_bound.h"
 #include "devmem.h"
 #include "dtype.h"
 #include "guard.h"
@@ -98,8 +99,10 @@ void kc_case_memory(const kc_contract *c, const kc_shape *s, kc_ref_mode mode, s
             if (ar->gen || host_ref) h = kc_mul_add_sat(b, 1, h);      /* generated on, or downloaded to, the host */
         }
         if (ar->role != KC_IN) {
-            g = kc_mul_add_sat(f64, (size_t)(host_ref + dev_ref), g);  /* the reference(s) on the device */
-            if (host_ref) h = kc_mul_add_sat(f64, 1, h);               /* the host reference */
+            /* with the magnitudes of a derived bound (arith_bound.h), twice */
+            const size_t per = kc_bound_for(c, a, s).mag ? 2 : 1;
+            g = kc_mul_add_sat(f64, per * (size_t)(host_ref + dev_ref), g);  /* the reference(s) on the device */
+            if (host_ref) h = kc_mul_add_sat(f64, per, h);                   /* the host reference */
         }
     }
     *host_bytes = h;
@@ -159,6 +162,8 @@ void kc_case_free(kc_gpu *gpu, kc_case *k)
     for (int a = 0; a < k->nargs; a++) {
         free_dev(gpu, &k->ref[a]);
         free_dev(gpu, &k->dref[a]);
+        free_dev(gpu, &k->mag[a]);
+        free_dev(gpu, &k->dmag[a]);
     }
     kc_inputs_unpin(gpu, gpu->inputs);
 }

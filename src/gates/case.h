@@ -40,6 +40,9 @@ typedef struct kc_case {
     CUdeviceptr in[KC_MAX_ARGS];    /* pristine inputs (IN, INOUT), the input cache's */
     CUdeviceptr ref[KC_MAX_ARGS];   /* the float64 reference gate 3 compares with (OUT, INOUT) */
     CUdeviceptr dref[KC_MAX_ARGS];  /* --reference both: the device's, checked against the host's in ref */
+    CUdeviceptr mag[KC_MAX_ARGS];   /* outputs whose derived bound scales with a magnitude (kc_arith
+                                     * KC_MAG_REFERENCE): the reference's magnitude per element, else 0 */
+    CUdeviceptr dmag[KC_MAX_ARGS];  /* --reference both: the device reference's, checked against mag */
     CUdeviceptr dev[2][KC_MAX_ARGS];/* guarded buffer sets: the first launch's and the relaunch's */
     CUfunction ref_fn;              /* the device reference, NULL when the host's is used */
     kc_time_split *time;            /* accumulates where the case's time went */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arith_bound.h"
 #include "clock.h"
 #include "devmem.h"
 #include "error_model.h"
@@ -27,31 +28,47 @@ static void fill_nan(void *ctx, size_t begin, size_t end)
     for (size_t i = begin; i < end; i++) r[i] = NAN;
 }
 
-/* A float64 buffer for every output, all NaN (0xFF bytes), into dst. */
-static CUresult alloc_refs(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
+/* A float64 buffer of count[a] elements, all NaN (0xFF bytes), into *dst. */
+static CUresult alloc_nan(kc_gpu *gpu, kc_case *k, int a, CUdeviceptr *dst)
+{
+    size_t b = k->count[a] * sizeof(double);
+    CUresult r = kc_devmem_alloc(gpu, dst, b ? b : 1);
+    if (r != CUDA_SUCCESS) {
+        *dst = 0;
+        return r;
+    }
+    return b ? gpu->cu.MemsetD8(*dst, 0xFF, b) : CUDA_SUCCESS;
+}
+
+/* Nonzero when output a's bound scales with a magnitude the reference
+ * writes (kc_arith, KC_MAG_REFERENCE). */
+static int wants_mag(const kc_case *k, int a)
+{
+    return kc_bound_for(k->c, a, k->s).mag;
+}
+
+/* A float64 buffer for every output, all NaN, into dst; and into mag one
+ * for each output whose bound needs the reference's magnitudes. */
+static CUresult alloc_refs(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst, CUdeviceptr *mag)
 {
     CUresult r = CUDA_SUCCESS;
     for (int a = 0; a < k->nargs && r == CUDA_SUCCESS; a++) {
         const kc_arg *ar = &k->c->args[a];
         if (!kc_arg_owns_buffer(ar) || ar->role == KC_IN) continue;
-        size_t b = k->count[a] * sizeof(double);
-        if ((r = kc_devmem_alloc(gpu, &dst[a], b ? b : 1)) != CUDA_SUCCESS) {
-            dst[a] = 0;
-            break;
-        }
-        if (b) r = gpu->cu.MemsetD8(dst[a], 0xFF, b);
+        r = alloc_nan(gpu, k, a, &dst[a]);
+        if (r == CUDA_SUCCESS && wants_mag(k, a)) r = alloc_nan(gpu, k, a, &mag[a]);
     }
     return r;
 }
 
 /* The contract's host reference into device buffers dst: its inputs
  * downloaded from the pristine copies, its outputs uploaded. */
-static int host_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
+static int host_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst, CUdeviceptr *mag)
 {
     kc_ref r = { .shape = k->s, .dist = k->dist, .nargs = k->nargs, .user = k->c->user };
     void *host[KC_MAX_ARGS] = { 0 };
     int g = 0;
-    CUresult cr = alloc_refs(gpu, k, dst);
+    CUresult cr = alloc_refs(gpu, k, dst, mag);
     if (cr != CUDA_SUCCESS) g = kc_case_cuda_failed(gpu, k, cr, "allocating the reference of", k->c->name);
     for (int a = 0; a < k->nargs && !g; a++) {
         const kc_arg *ar = &k->c->args[a];
@@ -75,6 +92,12 @@ static int host_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
             else kc_parallel_for(k->count[a], (size_t)1 << 20, fill_nan, out);
             r.out[a] = out;
         }
+        if (mag[a] && !g) {
+            double *m = kc_hostmem_alloc(k->count[a] * sizeof(double), 0);
+            if (!m) g = kc_case_fail(k, KC_INTERNAL, "out of host memory for the magnitudes of %s", ar->name);
+            else kc_parallel_for(k->count[a], (size_t)1 << 20, fill_nan, m);
+            r.mag[a] = m;
+        }
     }
     for (int a = 0; a < k->nargs && !g; a++) {     /* aliases and tensor maps show their buffer's input */
         const int o = k->owner[a];
@@ -88,19 +111,24 @@ static int host_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
         if (r.out[a] && k->count[a] &&
             (cr = gpu->cu.MemcpyHtoD(dst[a], r.out[a], k->count[a] * sizeof(double))) != CUDA_SUCCESS)
             g = kc_case_cuda_failed(gpu, k, cr, "uploading the reference of", k->c->args[a].name);
+    for (int a = 0; a < k->nargs && !g; a++)
+        if (r.mag[a] && k->count[a] &&
+            (cr = gpu->cu.MemcpyHtoD(mag[a], r.mag[a], k->count[a] * sizeof(double))) != CUDA_SUCCESS)
+            g = kc_case_cuda_failed(gpu, k, cr, "uploading the magnitudes of", k->c->args[a].name);
     for (int a = 0; a < k->nargs; a++) {
         kc_hostmem_free(host[a]);
         kc_hostmem_free(r.out[a]);
+        kc_hostmem_free(r.mag[a]);
     }
     return g;
 }
 
 /* The contract's device reference into dst. A fault in it is the harness's
  * (the contract's) error, never the kernel's: internal. */
-static int device_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
+static int device_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst, CUdeviceptr *mag)
 {
     const kc_device_ref *d = &k->c->device_reference;
-    CUresult r = alloc_refs(gpu, k, dst);
+    CUresult r = alloc_refs(gpu, k, dst, mag);
     if (r != CUDA_SUCCESS) return kc_case_cuda_failed(gpu, k, r, "allocating the reference of", k->c->name);
     kc_dref dr;
     memset(&dr, 0, sizeof dr);
@@ -116,6 +144,7 @@ static int device_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst)
         dr.scalar[a] = k->scalar[a];
         dr.in[a] = (const void *)(uintptr_t)k->in[o];
         dr.out[a] = (double *)(uintptr_t)dst[a];
+        dr.mag[a] = (double *)(uintptr_t)mag[a];
     }
     kc_launch l = { { (unsigned)gpu->dev.sm_count * 4, 1, 1 }, { 256, 1, 1 }, 0 };
     if (d->launch) d->launch(k->s, &gpu->dev, &l);
@@ -139,13 +168,17 @@ static int references_agree(kc_gpu *gpu, kc_case *k)
     for (int a = 0; a < k->nargs; a++) {
         const kc_arg *ar = &k->c->args[a];
         if (!kc_arg_owns_buffer(ar) || ar->role == KC_IN) continue;
-        kc_compare cmp;
-        CUresult r = kc_dev_compare(gpu, k->dref[a], KC_F64, k->ref[a], k->count[a], tol, &cmp);
-        if (r != CUDA_SUCCESS) return kc_case_cuda_failed(gpu, k, r, "comparing the references of", ar->name);
-        if (cmp.bad)
-            return kc_case_fail(k, KC_INTERNAL, "the device reference %s disagrees with the host reference: %s[%zu] device %.17g, host %.17g, difference %.3g > bound %.3g (%s); %zu of %zu elements differ",
-                                d->symbol, ar->name, cmp.worst, cmp.out, cmp.ref, cmp.err, cmp.allowed,
-                                d->agree.reason ? d->agree.reason : "bitwise", cmp.bad, cmp.count);
+        for (int m = 0; m < 2; m++) {     /* the reference, then its magnitudes where the bound uses them */
+            const CUdeviceptr dev = m ? k->dmag[a] : k->dref[a], host = m ? k->mag[a] : k->ref[a];
+            if (m && !host) continue;
+            kc_compare cmp;
+            CUresult r = kc_dev_compare(gpu, dev, KC_F64, host, k->count[a], tol, &cmp);
+            if (r != CUDA_SUCCESS) return kc_case_cuda_failed(gpu, k, r, "comparing the references of", ar->name);
+            if (cmp.bad)
+                return kc_case_fail(k, KC_INTERNAL, "the device reference %s disagrees with the host reference: %s%s[%zu] device %.17g, host %.17g, difference %.3g > bound %.3g (%s); %zu of %zu elements differ",
+                                    d->symbol, m ? "the magnitude of " : "", ar->name, cmp.worst, cmp.out, cmp.ref, cmp.err,
+                                    cmp.allowed, d->agree.reason ? d->agree.reason : "bitwise", cmp.bad, cmp.count);
+        }
     }
     return 0;
 }
@@ -154,9 +187,9 @@ static int references_agree(kc_gpu *gpu, kc_case *k)
 static int reference(kc_gpu *gpu, kc_case *k)
 {
     int g = 0;
-    if (k->ref_fn && k->mode != KC_REF_BOTH) return device_reference(gpu, k, k->ref);
-    if (k->ref_fn && (g = device_reference(gpu, k, k->dref))) return g;
-    if ((g = host_reference(gpu, k, k->ref))) return g;
+    if (k->ref_fn && k->mode != KC_REF_BOTH) return device_reference(gpu, k, k->ref, k->mag);
+    if (k->ref_fn && (g = device_reference(gpu, k, k->dref, k->dmag))) return g;
+    if ((g = host_reference(gpu, k, k->ref, k->mag))) return g;
     return k->ref_fn ? references_agree(gpu, k) : 0;
 }
 
@@ -169,16 +202,25 @@ int kc_gate3(kc_gpu *gpu, kc_case *k)
     for (int a = 0; a < k->nargs && !failed; a++) {
         const kc_arg *ar = &k->c->args[a];
         if (!kc_arg_owns_buffer(ar) || ar->role == KC_IN) continue;
-        kc_tol tol = kc_tol_for(k->c, a);
+        const kc_bound b = kc_bound_for(k->c, a, k->s);
+        const kc_tol tol = b.tol;
         kc_compare cmp;
-        CUresult r = kc_dev_compare(gpu, kc_case_data(k, 0, a), ar->dtype, k->ref[a], k->count[a], tol, &cmp);
+        CUresult r = kc_dev_compare_mag(gpu, kc_case_data(k, 0, a), ar->dtype, k->ref[a], b.mag ? k->mag[a] : 0,
+                                        k->count[a], tol, b.mag ? b.mtol : 0.0, &cmp);
         if (r != CUDA_SUCCESS) {
             failed = kc_case_cuda_failed(gpu, k, r, "comparing the output", ar->name);
             break;
         }
         if (cmp.bad) {
-            failed = kc_case_fail(k, 3, "%s[%zu] = %.9g, reference %.9g, error %.3g > allowed %.3g (rtol %g, atol %g); %zu of %zu elements out of tolerance",
-                                  ar->name, cmp.worst, cmp.out, cmp.ref, cmp.err, cmp.allowed, tol.rtol, tol.atol, cmp.bad, cmp.count);
+            /* The bound and where it came from, then the existing figures:
+             * "(rtol R, atol A)", with the magnitude term where there is one. */
+            char terms[128] = "";
+            if (b.mag)
+                snprintf(terms, sizeof terms, ", + %g x magnitude %.3g", b.mtol,
+                         b.mtol > 0 ? (cmp.allowed - tol.atol - tol.rtol * fabs(cmp.ref)) / b.mtol : NAN);
+            failed = kc_case_fail(k, 3, "%s[%zu] = %.9g, reference %.9g, error %.3g > allowed %.3g by %s (rtol %g, atol %g%s); %zu of %zu elements out of tolerance",
+                                  ar->name, cmp.worst, cmp.out, cmp.ref, cmp.err, cmp.allowed, b.why, tol.rtol, tol.atol,
+                                  terms, cmp.bad, cmp.count);
             break;
         }
         kc_errors model = kc_errors_for(k->c, a);

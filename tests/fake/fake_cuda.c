@@ -88,7 +88,7 @@ struct kernel {
     int grown_regs;                 /* its control reg_growth's registers per thread (0: the same) */
     const char *params;             /* its parameters' sizes, "8,8,4,8" (cuFuncGetParamInfo); NULL: not known */
 };
-#define NKERNELS 28
+#define NKERNELS 33
 struct CUmod_st {
     char module[64], control[64];
     struct CUfunc_st fn[NKERNELS];
@@ -413,16 +413,20 @@ static CUresult h_differs(const launch *l)
     return CUDA_SUCCESS;
 }
 
-/* kc_check_close(const void *out, int dtype, const double *ref, u64 n, double rtol, double atol, parts) */
+/* kc_check_close(const void *out, int dtype, const double *ref, u64 n, double rtol, double atol,
+ *                const double *mag, double mtol, parts) */
 static CUresult h_close(const launch *l)
 {
     const void *out = PTR(const void, 0);
-    const double *ref = PTR(const double, 2);
-    kc_cmp_part *parts = PTR(kc_cmp_part, 6), all = kc_cmp_empty();
+    const double *ref = PTR(const double, 2), *mag = PTR(const double, 6);
+    kc_cmp_part *parts = PTR(kc_cmp_part, 8), all = kc_cmp_empty();
     int mb, em;
     kc_rule_ulp_params((kc_dtype)I32(1), &mb, &em);
-    for (unsigned long long i = 0; i < U64(3); i++)
-        kc_cmp_element(&all, i, kc_cvt_load((kc_dtype)I32(1), out, i), ref[i], F64(4), F64(5), mb, em);
+    for (unsigned long long i = 0; i < U64(3); i++) {
+        double o = kc_cvt_load((kc_dtype)I32(1), out, i);
+        if (mag) kc_cmp_element_allowed(&all, i, o, ref[i], kc_rule_allowed_mag(ref[i], mag[i], F64(4), F64(5), F64(7)), F64(4), F64(5), mb, em);
+        else kc_cmp_element(&all, i, o, ref[i], F64(4), F64(5), mb, em);
+    }
     parts[0] = all;
     for (unsigned b = 1; b < l->blocks; b++) parts[b] = kc_cmp_empty();
     return CUDA_SUCCESS;
@@ -459,6 +463,28 @@ static CUresult r_copy_off(const launch *l)
     return CUDA_SUCCESS;
 }
 
+/* fakeacc.dot.f32: out[r] = sum_k x[r k + k'] w[k'] and its magnitude
+ * sum |x w| (kc_dref.mag), as dot_ref computes them; nomag: the magnitude
+ * left unwritten (NaN), which fails every element. */
+static CUresult dot_ref(const launch *l, int nomag)
+{
+    const kc_dref *r = dref(l);
+    const long long rows = r->shape.d[0], k = r->shape.d[1];
+    for (long long i = 0; i < rows; i++) {
+        double s = 0, m = 0;
+        for (long long j = 0; j < k; j++) {
+            double p = din(r, 1, (size_t)(i * k + j)) * din(r, 2, (size_t)j);
+            s += p;
+            m += p < 0 ? -p : p;
+        }
+        r->out[0][i] = s;
+        if (r->mag[0] && !nomag) r->mag[0][i] = m;
+    }
+    return CUDA_SUCCESS;
+}
+static CUresult r_dot(const launch *l) { return dot_ref(l, 0); }
+static CUresult r_dot_nomag(const launch *l) { return dot_ref(l, 1); }
+
 /* A reference that faults. */
 static CUresult r_fault(const launch *l) { (void)l; return CUDA_ERROR_ILLEGAL_ADDRESS; }
 
@@ -480,6 +506,9 @@ static const struct kernel kernels[NKERNELS] = {
     { "fake_scalars", "fake_scalars_f64", 16,  0,    0,  1024, fake_scalars, 0, "8,2,2,8,2,2,8,1,1" },
     { "fake_inplace", "fake_inplace_scale_f32", 16, 0, 0,  1024, fake_inplace_scale, 0, "8,8,4,8" },
     { "fake_grouped", "fake_grouped_copy_f32", 16, 0,  0,  1024, fake_grouped_copy, 0, "8,8,8,8" },
+    { "fake_acc",   "fake_dot_f32",       16,  0,    0,  1024, fake_dot_f32, 0, "8,8,8,8,8" },
+    { "fake_acc",   "fake_dot_bf16",      16,  0,    0,  1024, fake_dot_bf16, 0, "8,8,8,8,8" },
+    { "fake_acc",   "fake_sumsq_f32",     16,  0,    0,  1024, fake_sumsq_f32, 0, "8,8,8,8" },
     { "fake_pdl",   "fake_pdl_rowmax_f32", 20, 1024, 0,  1024, pdl_rowmax },
     { "fake_pdl",   "fake_pdl_scale_f32",  12, 0,    0,  1024, pdl_scale },
     { "harness",    "kc_smem_poison",     10,  0,    0,  1024, h_poison },
@@ -491,6 +520,8 @@ static const struct kernel kernels[NKERNELS] = {
     { "fake_ref",   "fake_axpy_ref",      32,  0,    0,  1024, r_axpy },
     { "fake_ref",   "fake_copy_ref",      32,  0,    0,  1024, r_copy },
     { "fake_ref",   "fake_copy_ref_off",  32,  0,    0,  1024, r_copy_off },
+    { "fake_ref",   "fake_dot_ref",       32,  0,    0,  1024, r_dot },
+    { "fake_ref",   "fake_dot_ref_nomag", 32,  0,    0,  1024, r_dot_nomag },
     { "fake_ref",   "fake_ref_fault",     32,  0,    0,  1024, r_fault },
 };
 

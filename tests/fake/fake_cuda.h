@@ -27,4 +27,8 @@ CUresult fake_struct_axpy(const launch *l);
 CUresult fake_scalars(const launch *l);
 CUresult fake_inplace_scale(const launch *l);
 CUresult fake_grouped_copy(const launch *l);
+/* The emulated float32 accumulations of fake_acc.c. */
+CUresult fake_dot_f32(const launch *l);
+CUresult fake_dot_bf16(const launch *l);
+CUresult fake_sumsq_f32(const launch *l);
 #endif

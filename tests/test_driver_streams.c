@@ -69,7 +69,7 @@ static CUresult run_axpy(CUfunction f, long long n, float a, float xv, float yv,
     void *p[4] = { &y, &x, &a, &n };
     unsigned blocks = (unsigned)((n + 255) / 256);
     CUresult r = cu.LaunchKernel(f, blocks, 1, 1, 256, 1, 1, 0, NULL, p, NULL);
-    if (r == CUDA_SUCCESS) r = kc_cuda_sync(&cu);
+    if (r == CUDA_SUCCESS) r = kc_cuda_sync(&cu, NULL);
     if (r == CUDA_SUCCESS) r = cu.MemcpyDtoH(host_y, y, (size_t)n * 4);
     cu.MemFree(y);
     cu.MemFree(x);

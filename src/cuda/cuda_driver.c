@@ -105,9 +105,10 @@ fail:
     return -1;
 }
 
-CUresult kc_cuda_sync(const kc_cuda *cu)
+CUresult kc_cuda_sync(const kc_cuda *cu, CUstream stream)
 {
-    return cu->per_thread ? cu->StreamSynchronize(CU_STREAM_PER_THREAD) : cu->CtxSynchronize();
+    if (!cu->per_thread) return cu->CtxSynchronize();
+    return cu->StreamSynchronize(stream ? stream : CU_STREAM_PER_THREAD);
 }
 
 void kc_cuda_unload(kc_cuda *cu)

@@ -81,12 +81,14 @@ int kc_cuda_load(kc_cuda *cu, const char *lib, char *err, size_t errcap);
  * (issue 23, part 1: docs/receipts/2026-12-02-h200-inflight). Returns as
  * kc_cuda_load. */
 int kc_cuda_load_streams(kc_cuda *cu, const char *lib, int per_thread, char *err, size_t errcap);
-/* Waits for the calling thread's work on the GPU: cuCtxSynchronize with
- * the legacy table (every stream of the context: today's behaviour), with a
- * per-thread table cuStreamSynchronize(CU_STREAM_PER_THREAD) (this thread's
- * default stream only; a sticky error is still seen, being the context's).
- * Returns the driver's result. */
-CUresult kc_cuda_sync(const kc_cuda *cu);
+/* Waits for the calling thread's work on the GPU, launched on `stream`
+ * (NULL: the default stream): with the legacy table cuCtxSynchronize,
+ * whatever the stream (every stream of the context: today's behaviour);
+ * with a per-thread table cuStreamSynchronize of that stream, or of
+ * CU_STREAM_PER_THREAD for NULL (this thread's work only: no wait on
+ * another thread's items; a sticky error is still seen, being the
+ * context's). Returns the driver's result. */
+CUresult kc_cuda_sync(const kc_cuda *cu, CUstream stream);
 void kc_cuda_unload(kc_cuda *cu);
 /* "CUDA_ERROR_ILLEGAL_ADDRESS" for r (or "error 123 (no CUresult the driver
  * names)" when unknown). */

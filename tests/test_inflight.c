@@ -167,3 +167,27 @@ Test(inflight, the_worker_tells_a_request_from_a_nonce, .init = NULL)
     cr_expect(strstr(err, "the nonce of a.one"), "err: %s", err);
     cr_expect_eq(kc_inflight_worker_line("", name, sizeof name, nonce, err, sizeof err), -1);
 }
+
+/* ---- which items may go in flight ---- */
+
+Test(inflight, only_driver_launched_kernel_items_and_gate_1_to_4_controls_go_in_flight, .init = NULL)
+{
+    static const kc_contract plain = { .name = "fam.plain" }, lib = { .name = "fam.lib", .library = "libkc_cub.so" };
+    static const kc_control gate1 = { "oob_write", 1, "writes past the end" }, san = { "race", KC_GATE_SANITIZE, "a race" };
+    static const kc_suite suite = { .name = "gpu.harness" };
+    struct { kc_item it; int flies; const char *why; } t[] = {
+        { { "fam.plain", KC_KIND_KERNEL, &plain }, 1, "" },
+        { { "fam.plain:oob_write", KC_KIND_CONTROL, &plain, &gate1 }, 1, "" },
+        { { "fam.plain:race", KC_KIND_CONTROL, &plain, &san }, 0, "planted for the sanitizer" },
+        { { "fam.lib", KC_KIND_KERNEL, &lib }, 0, "a library kernel" },
+        { { "fam.lib:oob_write", KC_KIND_CONTROL, &lib, &gate1 }, 0, "a library kernel" },
+        { { "fam.plain:sanitize", KC_KIND_SANITIZE, &plain }, 0, "a sanitizer item" },
+        { { "fam.plain:limits", KC_KIND_LIMIT, &plain }, 0, "a :limits item" },
+        { { "gpu.harness", KC_KIND_SUITE, NULL, NULL, &suite }, 0, "a suite" },
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        int got = kc_inflight_admits(&t[i].it, err, sizeof err);
+        cr_expect_eq(got, t[i].flies, "%s: admitted %d, expected %d (%s)", t[i].it.name, got, t[i].flies, err);
+        cr_expect(strstr(err, t[i].why), "%s: '%s' does not say '%s'", t[i].it.name, err, t[i].why);
+    }
+}

@@ -26,6 +26,7 @@
 #ifndef KC_INFLIGHT_H
 #define KC_INFLIGHT_H
 #include <stddef.h>
+#include "item.h"
 #include "result_line.h"
 
 #define KC_INFLIGHT_MAX 64          /* items in flight in one worker, at most */
@@ -74,6 +75,19 @@ void kc_inflight_close(kc_inflight *f, int lane);
  * into names[0..cap): what a worker that ended or was stopped leaves
  * undecided, each to run again alone. Returns how many are open. */
 int kc_inflight_undecided(const kc_inflight *f, const char **names, int cap);
+/* Whether item `it` may run beside other items in one worker's context, on
+ * a thread of its own (1), or must run alone (0, why says why): only kernel
+ * items and gate 1-4 controls of a contract whose kernels are launched
+ * through the driver. Alone: a library kernel (CUB, cuBLAS: the CUDA
+ * runtime on the legacy default stream, cudaMalloc/cudaFree, which
+ * synchronize the device and so every item beside it; a handle per
+ * process), a sanitizer item or a control planted for the sanitizer (a
+ * compute-sanitizer process and its session pool, the worker's), a
+ * :limits item (its fatbin parse notes problems in the registry's
+ * process-wide list, unlocked; and it is cheap), a suite (the harness's
+ * self-tests create streams, fork, check processes and GPU memory of the
+ * whole process). */
+int kc_inflight_admits(const kc_item *it, char *why, size_t cap);
 /* The worker's side: a line read on its stdin (no '\n') is an item to run
  * (a bare name: returns 0, name set) or a nonce for an item it said DONE
  * ("<name>\t<nonce>": returns 1, name and nonce set). -1 with err for a

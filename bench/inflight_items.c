@@ -32,6 +32,7 @@
 #include "inflight.h"
 #include "inputs.h"
 #include "line_text.h"
+#include "plan.h"
 #include "registry.h"
 
 #define MAX_K 64
@@ -53,6 +54,34 @@ typedef struct verdict {
 static const kc_item **sel;
 static int nsel;
 static uint64_t seed = 1;
+static kc_item *all_items;
+static size_t *need_host, *need_gpu;     /* each selected item's largest case */
+static size_t budget_host = (size_t)64 << 30, budget_gpu = (size_t)96 << 30, used_host, used_gpu;
+static int running;
+static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t mem_freed = PTHREAD_COND_INITIALIZER;
+
+/* Waits until item i fits beside the running ones (or none runs), then takes its memory. */
+static void admit(int i)
+{
+    pthread_mutex_lock(&mem_lock);
+    while (running && (used_host + need_host[i] > budget_host || used_gpu + need_gpu[i] > budget_gpu))
+        pthread_cond_wait(&mem_freed, &mem_lock);
+    used_host += need_host[i];
+    used_gpu += need_gpu[i];
+    running++;
+    pthread_mutex_unlock(&mem_lock);
+}
+
+static void release(int i)
+{
+    pthread_mutex_lock(&mem_lock);
+    used_host -= need_host[i];
+    used_gpu -= need_gpu[i];
+    running--;
+    pthread_cond_broadcast(&mem_freed);
+    pthread_mutex_unlock(&mem_lock);
+}
 static verdict *serial_v, *pass_v;
 
 static void run_one(kc_gpu *gpu, const kc_item *it, verdict *v)
@@ -90,7 +119,9 @@ static void *lane(void *arg)
         if (lost_at >= 0) break;
         int i = next_item++;
         if (i >= nsel) break;
+        admit(i);
         run_one(&g, sel[i], &pass_v[i]);
+        release(i);
         if (pass_v[i].lost) {
             int expect = -1;
             atomic_compare_exchange_strong(&lost_at, &expect, i);
@@ -123,6 +154,9 @@ int main(int argc, char **argv)
                 ks[nk++] = (int)k;
                 p = *e == ',' ? e + 1 : e;
             }
+        } else if ((strcmp(argv[i], "--host-gib") == 0 || strcmp(argv[i], "--gpu-gib") == 0) && i + 1 < argc) {
+            size_t *b = argv[i][2] == 'h' ? &budget_host : &budget_gpu;
+            *b = (size_t)(strtod(argv[++i], NULL) * (double)((size_t)1 << 30));
         } else if (strcmp(argv[i], "--controls") == 0) {
             controls = 1;
         } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
@@ -152,6 +186,16 @@ int main(int argc, char **argv)
         else alone++;
     }
     printf("items matching: %d in flight, %d alone (not run here)\n", nsel, alone);
+    all_items = items;
+    need_host = calloc((size_t)nsel + 1, sizeof *need_host);
+    need_gpu = calloc((size_t)nsel + 1, sizeof *need_gpu);
+    for (int i = 0; i < nsel; i++) {
+        kc_plan pl;
+        int idx = (int)(sel[i] - items);
+        kc_plan_compute(items, &idx, 1, 1, KC_REF_DEVICE, &pl);
+        need_host[i] = pl.host_case;
+        need_gpu[i] = pl.gpu_case;
+    }
 
     /* 1. serially, legacy default stream */
     if (kc_gpu_open(&base, 0)) {

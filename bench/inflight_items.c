@@ -218,6 +218,13 @@ int main(int argc, char **argv)
     kc_gpu_close(&base);
     nsel = kept;
     printf("BENCH inflight mode=serial k=1 items=%d wall_s=%.2f item_s=%.2f\n", nsel, serial_wall, item_s);
+    {
+        double longest = 0;
+        int li = 0;
+        for (int i = 0; i < nsel; i++)
+            if (serial_v[i].seconds > longest) longest = serial_v[i].seconds, li = i;
+        if (nsel) printf("  longest serially: %s %.2f s\n", sel[li]->name, longest);
+    }
     fflush(stdout);
 
     /* 2. K lanes, per-thread default stream */
@@ -250,6 +257,14 @@ int main(int argc, char **argv)
             }
         }
         if (lost_at >= 0) printf("  k=%d: the context was lost at %s: pass ended\n", k, sel[lost_at]->name);
+        for (int top = 0; top < 6; top++) {     /* the slowest items of this pass, against serially */
+            int w = -1;
+            for (int i = 0; i < ran; i++)
+                if (pass_v[i].seconds >= 0 && (w < 0 || pass_v[i].seconds > pass_v[w].seconds)) w = i;
+            if (w < 0) break;
+            printf("  slowest k=%d: %s %.2f s (serially %.2f s)\n", k, sel[w]->name, pass_v[w].seconds, serial_v[w].seconds);
+            pass_v[w].seconds = -1;
+        }
         printf("BENCH inflight mode=lanes k=%d items=%d ran=%d wall_s=%.2f item_s=%.2f vs_serial=%.2fx same=%d differ=%d lane_open_failed=%d\n",
                k, nsel, ran, wall, item_s, wall > 0 ? serial_wall / wall : 0, ran - differ, differ, open_failed);
         fflush(stdout);

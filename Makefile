@@ -107,7 +107,7 @@ endef
 FAKE_HOSTLIBS :=
 $(foreach f,$(FAKE_LIB_SRCS),$(eval $(call fakelib_rules,$(f))))
 
-.PHONY: all kernels staging test bench bench-gemm-hopper clean
+.PHONY: all kernels staging test bench bench-gemm-hopper bench-inflight clean
 # `make` builds what the suite needs and nothing of the test framework:
 # build/kcontract with its library kernels (build/lib/*.so), the staging
 # binary, and the fixture binary with the fake drivers (no Criterion either).
@@ -144,7 +144,7 @@ $(B)/kcontract-staging: $(B)/src/app/kcontract_main.o $(HARNESS_OBJS) $(CONTRACT
 # kernel then leaves the host code's digest, and the cached results of the
 # other modules' items, as they were (src/core/host_code.h).
 KC_IMAGES_LD := $(KC_IMAGES_LDFLAGS)
-$(B)/kcontract: $(B)/src/app/kcontract_main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(HARNESS_EMBED_OBJS) $(MAIN_EMBED_OBJS) share/kcontract_images.ld | $(HOSTLIBS)
+$(B)/kcontract: $(B)/src/app/kcontract_main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(HARNESS_EMBED_OBJS) $(MAIN_EMBED_OBJS) share/kcontract_images.ld
 	$(KC_SAY) LD $@
 	$(KC_Q)$(CC) -o $@ $(filter %.o,$^) $(KC_IMAGES_LD) $(LDLIBS)
 
@@ -278,6 +278,17 @@ $(B)/kc_hostmem_bench: $(B)/bench/hostmem_bench.o $(B)/src/cuda/hostmem.o
 $(B)/kc_ref_bench: $(B)/bench/reference_bench.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(STAGING_CONTRACT_OBJS) $(HARNESS_EMBED_OBJS) $(MAIN_EMBED_OBJS) $(STAGING_EMBED_OBJS)
 	$(KC_SAY) LD $@
 	$(KC_Q)$(CC) -o $@ $^ $(LDLIBS)
+
+# Items side by side on one GPU (issue 23, part 1): the bundled contracts'
+# items serially and on K lanes of one context (bench/inflight_items.c);
+# kc_inflight_bench_fixture runs the fixture contracts through the fake driver.
+bench-inflight: $(B)/kc_inflight_bench
+$(B)/kc_inflight_bench: $(B)/bench/inflight_items.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(HARNESS_EMBED_OBJS) $(MAIN_EMBED_OBJS) share/kcontract_images.ld
+	$(KC_SAY) LD $@
+	$(KC_Q)$(CC) -o $@ $(filter %.o,$^) $(KC_IMAGES_LD) $(LDLIBS)
+$(B)/kc_inflight_bench_fixture: $(B)/bench/inflight_items.o $(HARNESS_OBJS) $(FIXTURE_OBJS) $(FAKE_EMBED_OBJS) share/kcontract_images.ld
+	$(KC_SAY) LD $@
+	$(KC_Q)$(CC) -o $@ $(filter %.o,$^) $(KC_IMAGES_LD) $(LDLIBS)
 
 clean:
 	rm -rf $(B)

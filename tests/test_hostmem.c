@@ -1,7 +1,9 @@
 /* test_hostmem.c — the reuse of large host buffers between an item's cases
  * (src/cuda/hostmem.c): what is kept, when a kept buffer is reused, zeroing, and
- * that nothing is kept past kc_hostmem_release or grows past one case. */
+ * that nothing is kept past kc_hostmem_release or grows past one case; and
+ * that threads keep their own pools (items side by side in one worker). */
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -80,4 +82,49 @@ Test(hostmem, the_smallest_fitting_buffer_is_taken)
     kc_hostmem_free(p);
     kc_hostmem_free(q);
     kc_hostmem_release();
+}
+
+/* ---- one pool per thread ---- */
+
+static pthread_barrier_t both;
+typedef struct pool_run {
+    size_t n;
+    void *first, *again;
+    size_t kept_after_free, kept_after_other;
+} pool_run;
+
+static void *use_pool(void *arg)
+{
+    pool_run *r = arg;
+    r->first = kc_hostmem_alloc(r->n, 0);
+    kc_hostmem_free(r->first);
+    r->kept_after_free = kc_hostmem_kept();
+    pthread_barrier_wait(&both);             /* both freed: each pool holds its own buffer */
+    r->again = kc_hostmem_alloc(r->n, 0);    /* fits this thread's kept buffer: reused */
+    pthread_barrier_wait(&both);             /* the other took its own (its no-fit unmaps nothing here) */
+    r->kept_after_other = kc_hostmem_kept();
+    kc_hostmem_free(r->again);
+    kc_hostmem_release();
+    return NULL;
+}
+
+Test(hostmem, threads_keep_their_own_pools)
+{
+    pool_run r[2] = { { .n = 32 * MiB }, { .n = 20 * MiB } };
+    pthread_t t[2];
+    cr_assert_eq(pthread_barrier_init(&both, NULL, 2), 0);
+    for (int i = 0; i < 2; i++) cr_assert_eq(pthread_create(&t[i], NULL, use_pool, &r[i]), 0);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    pthread_barrier_destroy(&both);
+    for (int i = 0; i < 2; i++) {
+        cr_expect_not_null(r[i].first);
+        cr_expect_geq(r[i].kept_after_free, r[i].n, "thread %d: kept %zu after its free, expected its %zu", i,
+                      r[i].kept_after_free, r[i].n);
+        cr_expect_lt(r[i].kept_after_free, r[i].n + MiB, "thread %d kept %zu: more than its own buffer", i,
+                     r[i].kept_after_free);
+        cr_expect_eq(r[i].again, r[i].first, "thread %d did not get its own kept buffer back", i);
+        cr_expect_eq(r[i].kept_after_other, 0, "thread %d: %zu bytes kept after reusing its buffer", i,
+                     r[i].kept_after_other);
+    }
+    cr_expect_eq(kc_hostmem_kept(), 0, "the main thread's pool holds another thread's buffer");
 }

@@ -1,6 +1,7 @@
 /* cuda_driver.c — loads libcuda.so.1 with dlopen and resolves the driver API
  * entry points through cuGetProcAddress (versioned, so cuMemAlloc resolves to
- * the _v2 ABI that cuda.h declares). */
+ * the _v2 ABI that cuda.h declares), with the legacy or the per-thread
+ * default stream (cuda_driver.h). */
 #include "cuda_driver.h"
 
 #include <dlfcn.h>
@@ -18,28 +19,40 @@
 typedef CUresult (*get_proc_fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
 
 /* Resolves name at ABI version `version` (0: KC_CUDA_ABI_VERSION) into
- * *slot. 0; or -1 with why in err, unless `optional`, which leaves the slot
- * NULL and returns 0 (an entry point newer than the driver). */
-static int resolve(get_proc_fn gp, void *lib, const char *name, int version, int optional, void **slot, char *err,
-                   size_t errcap)
+ * *slot, with the per-thread default stream when per_thread (the driver's
+ * table then gives the _ptsz/_ptds variant where the entry point has one;
+ * without cuGetProcAddress, dlsym of `ptname`, the variant's exported name,
+ * NULL for an entry point that does not take the default stream). 0; or -1
+ * with why in err, unless `optional`, which leaves the slot NULL and returns
+ * 0 (an entry point newer than the driver). */
+static int resolve(get_proc_fn gp, void *lib, const char *name, const char *ptname, int per_thread, int version,
+                   int optional, void **slot, char *err, size_t errcap)
 {
     CUdriverProcAddressQueryResult q = CU_GET_PROC_ADDRESS_SUCCESS;
+    cuuint64_t flags = per_thread ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : CU_GET_PROC_ADDRESS_DEFAULT;
     if (!version) version = KC_CUDA_ABI_VERSION;
     *slot = NULL;
-    if (gp && gp(name, slot, version, CU_GET_PROC_ADDRESS_DEFAULT, &q) == CUDA_SUCCESS && *slot)
+    if (gp && gp(name, slot, version, flags, &q) == CUDA_SUCCESS && *slot)
         return 0;
     *slot = NULL;
     if (gp && optional) return 0;   /* the driver's table says it has none at that version: a plain dlsym might find another ABI */
-    *slot = dlsym(lib, name);
+    const char *sym = per_thread && ptname ? ptname : name;    /* never the legacy stream's entry in its place */
+    *slot = dlsym(lib, sym);
     if (*slot || optional) return 0;
-    snprintf(err, errcap, "libcuda.so.1 lacks %s (driver older than CUDA %d.%d?)", name, version / 1000,
+    snprintf(err, errcap, "libcuda.so.1 lacks %s (driver older than CUDA %d.%d?)", sym, version / 1000,
              version % 1000 / 10);
     return -1;
 }
 
 int kc_cuda_load(kc_cuda *cu, const char *lib, char *err, size_t errcap)
 {
+    return kc_cuda_load_streams(cu, lib, 0, err, errcap);
+}
+
+int kc_cuda_load_streams(kc_cuda *cu, const char *lib, int per_thread, char *err, size_t errcap)
+{
     memset(cu, 0, sizeof *cu);
+    cu->per_thread = per_thread != 0;
     if (!lib) lib = getenv("KC_LIBCUDA");
     if (!lib || !*lib) lib = "libcuda.so.1";
     /* RTLD_NODELETE: dlclose leaves the driver mapped until the process
@@ -52,22 +65,31 @@ int kc_cuda_load(kc_cuda *cu, const char *lib, char *err, size_t errcap)
         return -1;
     }
     get_proc_fn gp = (get_proc_fn)dlsym(cu->lib, "cuGetProcAddress_v2");
-    /* version 0: KC_CUDA_ABI_VERSION; optional: NULL when absent */
-    struct { const char *name; void **slot; int version, optional; } t[] = {
-#define E(f) { "cu" #f, (void **)&cu->f, 0, 0 }
+    /* version 0: KC_CUDA_ABI_VERSION; optional: NULL when absent; ptname:
+     * the per-thread default stream's variant as libcuda exports it (cuda.h's
+     * __CUDA_API_PTDS/__CUDA_API_PTSZ names), for the entry points that
+     * take the default stream, used only by a per-thread table */
+    struct { const char *name, *ptname; void **slot; int version, optional; } t[] = {
+#define E(f) { "cu" #f, NULL, (void **)&cu->f, 0, 0 }
+#define P(f, pt) { "cu" #f, pt, (void **)&cu->f, 0, 0 }
         E(Init), E(DriverGetVersion), E(DeviceGetCount), E(DeviceGet), E(DeviceGetName),
         E(DeviceGetAttribute), E(DeviceTotalMem), E(DeviceGetPCIBusId), E(DevicePrimaryCtxRetain),
         E(DevicePrimaryCtxRelease), E(DevicePrimaryCtxSetFlags), E(CtxSetCurrent), E(CtxSynchronize), E(MemGetInfo),
-        E(MemAlloc), E(MemFree), E(MemcpyHtoD), E(MemcpyDtoH), E(MemcpyDtoD), E(MemsetD8), E(ModuleLoadData),
+        E(MemAlloc), E(MemFree), P(MemcpyHtoD, "cuMemcpyHtoD_v2_ptds"), P(MemcpyDtoH, "cuMemcpyDtoH_v2_ptds"),
+        P(MemcpyDtoD, "cuMemcpyDtoD_v2_ptds"), P(MemsetD8, "cuMemsetD8_v2_ptds"), E(ModuleLoadData),
         E(ModuleUnload), E(ModuleGetFunction), E(FuncGetAttribute), E(FuncSetAttribute),
-        E(LaunchKernel), E(LaunchKernelEx), E(StreamCreate), E(StreamDestroy), E(OccupancyMaxActiveBlocksPerMultiprocessor),
+        P(LaunchKernel, "cuLaunchKernel_ptsz"), P(LaunchKernelEx, "cuLaunchKernelEx_ptsz"), E(StreamCreate),
+        E(StreamDestroy), P(StreamSynchronize, "cuStreamSynchronize_ptsz"), E(OccupancyMaxActiveBlocksPerMultiprocessor),
         E(OccupancyMaxActiveClusters), E(GetErrorName), E(GetErrorString),
-        { "cuFuncGetParamInfo", (void **)&cu->FuncGetParamInfo, 12040, 1 },   /* CUDA 12.4 */
-        { "cuTensorMapEncodeTiled", (void **)&cu->TensorMapEncodeTiled, 12000, 1 },
+        { "cuFuncGetParamInfo", NULL, (void **)&cu->FuncGetParamInfo, 12040, 1 },   /* CUDA 12.4 */
+        { "cuTensorMapEncodeTiled", NULL, (void **)&cu->TensorMapEncodeTiled, 12000, 1 },
+#undef P
 #undef E
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (resolve(gp, cu->lib, t[i].name, t[i].version, t[i].optional, t[i].slot, err, errcap)) goto fail;
+        if (resolve(gp, cu->lib, t[i].name, t[i].ptname, cu->per_thread, t[i].version, t[i].optional, t[i].slot, err,
+                    errcap))
+            goto fail;
     CUresult r = cu->Init(0);
     if (r != CUDA_SUCCESS) {
         const char *s = NULL;
@@ -81,6 +103,12 @@ fail:
     dlclose(cu->lib);
     cu->lib = NULL;
     return -1;
+}
+
+CUresult kc_cuda_sync(const kc_cuda *cu, CUstream stream)
+{
+    if (!cu->per_thread) return cu->CtxSynchronize();
+    return cu->StreamSynchronize(stream ? stream : CU_STREAM_PER_THREAD);
 }
 
 void kc_cuda_unload(kc_cuda *cu)

@@ -10,6 +10,11 @@
 typedef struct kc_cuda {
     void *lib;                    /* dlopen handle */
     int driver_version;           /* e.g. 13000 */
+    /* 1: the entry points that take a stream were resolved with the
+     * per-thread default stream (kc_cuda_load_streams): stream 0 in a launch
+     * or a copy is the calling thread's own stream, which synchronizes with
+     * no other thread's; 0: the legacy default stream, one for the context. */
+    int per_thread;
     CUresult (*Init)(unsigned);
     CUresult (*DriverGetVersion)(int *);
     CUresult (*DeviceGetCount)(int *);
@@ -45,6 +50,7 @@ typedef struct kc_cuda {
     CUresult (*OccupancyMaxActiveClusters)(int *, CUfunction, const CUlaunchConfig *);
     CUresult (*StreamCreate)(CUstream *, unsigned);     /* CU_STREAM_NON_BLOCKING: the sanitizer's target (sanitize_target.h) */
     CUresult (*StreamDestroy)(CUstream);
+    CUresult (*StreamSynchronize)(CUstream);    /* kc_cuda_sync's, per-thread table */
     CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
     CUresult (*GetErrorName)(CUresult, const char **);
     CUresult (*GetErrorString)(CUresult, const char **);
@@ -64,6 +70,25 @@ typedef struct kc_cuda {
  * err ("libcuda.so.1 not found (dlopen: ...)", "cuInit failed:
  * CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)", ...). */
 int kc_cuda_load(kc_cuda *cu, const char *lib, char *err, size_t errcap);
+/* kc_cuda_load, with the per-thread default stream when per_thread: each
+ * entry point that takes a stream is resolved through cuGetProcAddress with
+ * CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM (the _ptsz/_ptds variants:
+ * cuLaunchKernel, cuLaunchKernelEx, cuMemcpyHtoD/DtoH/DtoD, cuMemsetD8,
+ * cuStreamSynchronize), or, where the library has no cuGetProcAddress (the
+ * fake driver), by those variants' exported names: a library lacking one
+ * is an error naming it, never the legacy entry in its place. For host
+ * threads that share one context and must not wait on each other's work
+ * (issue 23, part 1: docs/receipts/2026-12-02-h200-inflight). Returns as
+ * kc_cuda_load. */
+int kc_cuda_load_streams(kc_cuda *cu, const char *lib, int per_thread, char *err, size_t errcap);
+/* Waits for the calling thread's work on the GPU, launched on `stream`
+ * (NULL: the default stream): with the legacy table cuCtxSynchronize,
+ * whatever the stream (every stream of the context: today's behaviour);
+ * with a per-thread table cuStreamSynchronize of that stream, or of
+ * CU_STREAM_PER_THREAD for NULL (this thread's work only: no wait on
+ * another thread's items; a sticky error is still seen, being the
+ * context's). Returns the driver's result. */
+CUresult kc_cuda_sync(const kc_cuda *cu, CUstream stream);
 void kc_cuda_unload(kc_cuda *cu);
 /* "CUDA_ERROR_ILLEGAL_ADDRESS" for r (or "error 123 (no CUresult the driver
  * names)" when unknown). */

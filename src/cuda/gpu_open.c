@@ -31,10 +31,15 @@ int kc_gpu_sched_flags(unsigned *flags, char *why, size_t cap)
 
 int kc_gpu_open(kc_gpu *gpu, int ordinal)
 {
+    return kc_gpu_open_streams(gpu, ordinal, 0);
+}
+
+int kc_gpu_open_streams(kc_gpu *gpu, int ordinal, int per_thread)
+{
     memset(gpu, 0, sizeof *gpu);
     unsigned sched;
     if (kc_gpu_sched_flags(&sched, gpu->why, sizeof gpu->why)) return -1;
-    if (kc_cuda_load(&gpu->cu, NULL, gpu->why, sizeof gpu->why)) return 1;
+    if (kc_cuda_load_streams(&gpu->cu, NULL, per_thread, gpu->why, sizeof gpu->why)) return 1;
     int n = 0;
     if (gpu->cu.DeviceGetCount(&n) != CUDA_SUCCESS || n == 0) {
         snprintf(gpu->why, sizeof gpu->why, "the driver sees no CUDA device");
@@ -86,4 +91,54 @@ void kc_gpu_close(kc_gpu *gpu)
     }
     kc_cuda_unload(&gpu->cu);
     gpu->ready = 0;
+}
+
+int kc_gpu_open_lane(kc_gpu *lane, const kc_gpu *base, size_t input_budget)
+{
+    memset(lane, 0, sizeof *lane);
+    if (!base->ready) {
+        snprintf(lane->why, sizeof lane->why, "no GPU session to open a lane on (%.400s)", base->why);
+        return 1;
+    }
+    lane->cu = base->cu;                /* the same driver table: no load of its own */
+    lane->dev = base->dev;
+    lane->cudev = base->cudev;
+    lane->ctx = base->ctx;
+    CUresult r = lane->cu.CtxSetCurrent(lane->ctx);
+    if (r != CUDA_SUCCESS) {
+        snprintf(lane->why, sizeof lane->why, "cannot make the context current on a lane's thread: %s",
+                 kc_cuda_error_name(&lane->cu, r));
+        kc_gpu_lost_if_sticky(lane, r);
+        return 1;
+    }
+    if (!(lane->h = calloc(1, sizeof *lane->h))) {
+        snprintf(lane->why, sizeof lane->why, "out of host memory for a lane's harness module");
+        return 1;
+    }
+    if (kc_harness_open(&lane->cu, &lane->dev, lane->h, lane->why, sizeof lane->why)) {
+        free(lane->h);
+        lane->h = NULL;
+        return 1;
+    }
+    if (!(lane->inputs = kc_inputs_new(input_budget))) {
+        snprintf(lane->why, sizeof lane->why, "out of host memory for a lane's input cache");
+        kc_harness_close(&lane->cu, lane->h, 0);
+        free(lane->h);
+        lane->h = NULL;
+        return 1;
+    }
+    lane->ready = 1;
+    return 0;
+}
+
+void kc_gpu_close_lane(kc_gpu *lane)
+{
+    if (lane->ready) {
+        kc_devmem_release(lane);
+        kc_inputs_free(lane, lane->inputs);
+        kc_harness_close(&lane->cu, lane->h, lane->lost);
+        free(lane->h);
+        lane->h = NULL;
+    }
+    lane->ready = 0;                    /* the driver and the context stay the base session's */
 }

@@ -12,6 +12,24 @@
  * items are then SKIP); -1 when `ordinal` does not exist (bad usage). */
 int kc_gpu_open(kc_gpu *gpu, int ordinal);
 
+/* kc_gpu_open with the per-thread default stream when per_thread
+ * (kc_cuda_load_streams): the base session of threads that run items side
+ * by side (kc_gpu_open_lane). */
+int kc_gpu_open_streams(kc_gpu *gpu, int ordinal, int per_thread);
+/* A lane: a view of the open session `base` for one host thread, opened on
+ * that thread. It shares base's driver table, device and context (made
+ * current on the calling thread) and has its own harness module and result
+ * buffers, input cache (input_budget device bytes, inputs.h) and kept case
+ * buffers (devmem.h), so threads on lanes of one base run items with no
+ * shared mutable session state. A sticky error marks only the lane that
+ * met it lost, but the context is every lane's: the caller treats any lane
+ * lost as all lost. Returns 0, or 1 with lane->why (base not ready, the
+ * harness module or host memory). Close it with kc_gpu_close_lane on the
+ * same thread before kc_gpu_close(base). */
+int kc_gpu_open_lane(kc_gpu *lane, const kc_gpu *base, size_t input_budget);
+/* Frees what the lane holds (nothing on the device once lost); the driver
+ * and the context stay base's. */
+void kc_gpu_close_lane(kc_gpu *lane);
 /* How a host thread that waits for the device waits, from KC_CUDA_SCHED:
  * block (the default: sleeps until the device interrupts), spin, yield, or
  * auto (the driver's choice: spin while there are fewer active contexts than

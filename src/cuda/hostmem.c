@@ -17,8 +17,12 @@ typedef struct hdr {
     int mapped;
 } hdr;
 
-static struct { void *base; size_t bytes; } kept[MAX_KEPT];   /* the worker's one pool */
-static int nkept;
+/* The calling thread's pool: an item runs on one thread, and items in
+ * flight side by side in one worker (issue 23, part 1) each keep their own
+ * buffers, with no lock (a buffer freed on another thread than its
+ * allocation's joins that thread's pool; a mapping is the process's). */
+static __thread struct { void *base; size_t bytes; } kept[MAX_KEPT];
+static __thread int nkept;
 
 static void unmap_all(void)
 {

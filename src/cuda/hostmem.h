@@ -5,8 +5,10 @@
  * page faults, 620 GiB first-touched, while an item's cases mostly repeat the
  * same sizes (one shape, two or three distributions; gate 4's read-back).
  * kc_hostmem_release() at the end of every item returns everything, so an item
- * holds at most what its largest case needs (the --jobs memory plan). One
- * thread only: the gates allocate on the worker's main thread. Measured on the
+ * holds at most what its largest case needs (the --jobs memory plan). The
+ * pool is the calling thread's (an item's gates run on one thread; items
+ * side by side on threads of one worker keep theirs apart, no lock): the
+ * release at an item's end gives back what its thread kept. Measured on the
  * development VM (2 CPUs), `build/kc_hostmem_bench 512 3` (3 cases of five
  * 512 MiB buffers): 7.4-7.8 s with fresh mappings, 2.6-3.6 s reused; minor
  * faults 1966095 -> 655364. The H200 host's gain is not measured yet. */
@@ -24,8 +26,8 @@
 void *kc_hostmem_alloc(size_t n, int zeroed);
 /* Frees p (NULL is ignored): a large buffer is kept for reuse. */
 void kc_hostmem_free(void *p);
-/* Unmaps every kept buffer (the end of an item). */
+/* Unmaps every buffer the calling thread kept (the end of an item). */
 void kc_hostmem_release(void);
-/* Bytes kept for reuse now (for tests). */
+/* Bytes the calling thread keeps for reuse now (for tests). */
 size_t kc_hostmem_kept(void);
 #endif

@@ -248,7 +248,7 @@ int kc_case_launch_on(kc_gpu *gpu, const kc_kernels *K, kc_case *k, int set, int
     for (; i < K->n && r == CUDA_SUCCESS; i++)
         r = kc_launch_kernel(&gpu->cu, K->fn[i], &l[i], stream, sp[i], K->step[i].programmatic ? KC_LAUNCH_PROGRAMMATIC : 0);
     const int launch_failed = r != CUDA_SUCCESS;
-    if (r == CUDA_SUCCESS && sync) r = gpu->cu.CtxSynchronize();
+    if (r == CUDA_SUCCESS && sync) r = kc_cuda_sync(&gpu->cu, stream);   /* the context's, or this thread's stream (cuda_driver.h) */
     if (r == CUDA_SUCCESS) return 0;
     const char *lost = kc_case_lost_if_sticky(gpu, k, r);
     if (launch_failed || K->n == 1) {     /* the launch of step i - 1 was refused, or the one kernel's failed */

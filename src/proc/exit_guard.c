@@ -15,6 +15,9 @@ static struct {
     int zero_status;
     char what[256];
 } guard;
+/* A thread's own "what" (kc_exit_guard_thread_what): an item running on a
+ * thread beside others; "" for the process's. */
+static __thread char thread_what[256];
 
 static void on_exit_handler(int status, void *arg)
 {
@@ -22,7 +25,7 @@ static void on_exit_handler(int status, void *arg)
     if (!guard.armed_pid || guard.armed_pid != getpid()) return;
     fflush(stdout);
     kc_say(stderr, "exit(%d) called while %s: the process ended before the run finished\n", status,
-            guard.what);
+            thread_what[0] ? thread_what : guard.what);
     fflush(stderr);
     _exit(status == 0 ? guard.zero_status : status);
 }
@@ -45,6 +48,11 @@ int kc_exit_guard_arm(const char *what, int zero_status)
 void kc_exit_guard_what(const char *what)
 {
     snprintf(guard.what, sizeof guard.what, "%s", what ? what : "running");
+}
+
+void kc_exit_guard_thread_what(const char *what)
+{
+    snprintf(thread_what, sizeof thread_what, "%s", what ? what : "");
 }
 
 void kc_exit_guard_disarm(void)

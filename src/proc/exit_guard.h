@@ -27,6 +27,11 @@
 int kc_exit_guard_arm(const char *what, int zero_status);
 /* Says what the process is doing now (the guard stays armed); copied. */
 void kc_exit_guard_what(const char *what);
+/* Says what the calling thread is doing ("running item X" on a thread of
+ * its own, beside other items' threads); NULL or "": what the process is
+ * doing again (kc_exit_guard_what). An exit() on this thread is said with
+ * its words: exit handlers run on the thread that called exit(). Copied. */
+void kc_exit_guard_thread_what(const char *what);
 /* Disarms: the process's own end (kc_main returning its status). */
 void kc_exit_guard_disarm(void);
 #endif

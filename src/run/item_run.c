@@ -5,6 +5,7 @@
 #include "item_run.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,9 +135,14 @@ static kc_status_level print_level;     /* --status-level (kc_item_print_level) 
 
 void kc_item_print_level(kc_status_level l) { print_level = l; }
 
+/* An item's line and the lines under it are printed whole: items on threads
+ * side by side in one worker print one at a time. */
+static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void kc_item_print(const char *name, const kc_item_result *r, double seconds, const char *detail, const char *log_tail)
 {
     if (!kc_state_shown(r->state, print_level)) return;
+    pthread_mutex_lock(&print_lock);
     char nm[1024], msg[4 * sizeof r->msg], rerun[4 * sizeof r->rerun];
     kc_escape_line(nm, sizeof nm, name, strlen(name));
     kc_escape_line(msg, sizeof msg, r->msg, sizeof r->msg);
@@ -149,6 +155,7 @@ void kc_item_print(const char *name, const kc_item_result *r, double seconds, co
     print_lines("", detail);
     print_lines("    | ", log_tail);
     fflush(stdout);
+    pthread_mutex_unlock(&print_lock);
 }
 
 /* A worker's own stdout and stderr, kept at start (kc_item_keep_stdio); -1: not kept. */

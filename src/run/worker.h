@@ -32,6 +32,13 @@
  * by the exit guard (exit_guard.h) and, like any end of the worker before
  * its result, makes the item CRASH.
  *
+ * With several items in flight in one worker (issue 23, part 1; the book
+ * and its checks are inflight.h, not wired here yet) every line names its
+ * item: the parent answers "<name>\t<nonce>" instead of the bare nonce, and
+ * takes a result only for an item it said DONE, sealed with that item's
+ * nonce. Weaker than above: an item's nonce then exists in the worker while
+ * its neighbours still run (inflight.h says what that allows).
+ *
  * What no protocol inside the worker's process can stop: code that reads
  * the parent's answer off the worker's stdin before the worker does (a
  * thread the item left running), or rewrites the worker. An item is trusted

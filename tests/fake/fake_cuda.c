@@ -37,9 +37,21 @@
  * compiles (src/core/gen_stream.h, src/core/check_rules.h), writing the whole result
  * into the first block's partial and empty partials into the rest, so the
  * harness's folding is exercised. Module "fake_ref" holds device references
- * of the fake contracts, one of them deliberately off by an ulp. */
+ * of the fake contracts, one of them deliberately off by an ulp.
+ *
+ * Threads: host threads of one process may share the context (issue 23,
+ * part 1): the context's state (initialized, the sticky and late faults,
+ * the launch count, a function's attributes) is atomic and the stream table
+ * is locked, so no call sees another's half-done update. The per-thread
+ * default stream's entry points are exported under libcuda's names
+ * (cuLaunchKernel_ptsz, cuMemcpyHtoD_v2_ptds, ..., cuStreamSynchronize_ptsz,
+ * the ones kc_cuda_load_streams asks for): they act as the legacy ones
+ * (every launch runs at once, in order) and a launch through them on stream
+ * 0, or on CU_STREAM_PER_THREAD by either entry, logs stream=per-thread. */
 #include <cuda.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,8 +90,8 @@ struct CUmod_st;
 struct CUfunc_st {
     const struct kernel *k;
     const struct CUmod_st *mod;
-    int max_dynamic_smem;           /* cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) */
-    int nonportable;                /* cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED) */
+    _Atomic int max_dynamic_smem;   /* cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) */
+    _Atomic int nonportable;        /* cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED) */
 };
 struct kernel {
     const char *module, *symbol;
@@ -96,11 +108,11 @@ struct CUmod_st {
 struct CUctx_st { int unused; };
 
 static struct CUctx_st the_ctx;
-static int initialized;
-static CUresult sticky;             /* set by a faulting kernel: the context is unusable */
-static CUresult late;               /* a fault the host sees at its next cuCtxSynchronize or cuFuncSetAttribute
+static _Atomic int initialized;
+static _Atomic(CUresult) sticky;             /* set by a faulting kernel: the context is unusable */
+static _Atomic(CUresult) late;              /* a fault the host sees at its next cuCtxSynchronize or cuFuncSetAttribute
                                      * (the kernel still ran when the calls between came) */
-static unsigned long long launches;  /* of the fake kernels under test (not the harness's or references) */
+static _Atomic unsigned long long launches;  /* of the fake kernels under test (not the harness's or references) */
 
 /* ---- the emulated kernels ---- */
 
@@ -589,11 +601,17 @@ CUresult cuDevicePrimaryCtxSetFlags(CUdevice d, unsigned flags)
     return (flags & ~(unsigned)CU_CTX_SCHED_MASK) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 CUresult cuCtxSetCurrent(CUcontext c) { CONTEXT_CALL(); return !c || c == &the_ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT; }
+/* A kernel's fault that the calls after its launch did not see yet
+ * (`late`) becomes the context's, once (taken atomically: threads). */
+static void see_late(void)
+{
+    CUresult l = atomic_exchange(&late, CUDA_SUCCESS);
+    if (l) sticky = l;
+}
 CUresult cuCtxSynchronize(void)
 {
     CONTEXT_CALL();
-    if (late) sticky = late;        /* a kernel's fault that the calls after its launch did not see yet */
-    late = CUDA_SUCCESS;
+    see_late();
     return sticky;
 }
 CUresult cuMemGetInfo(size_t *fr, size_t *total)
@@ -728,9 +746,9 @@ CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f)
 CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
 {
     CONTEXT_CALL();
-    if (late) {                     /* an earlier kernel's fault, seen here */
-        sticky = late;
-        late = CUDA_SUCCESS;
+    CUresult l = atomic_exchange(&late, CUDA_SUCCESS);
+    if (l) {                        /* an earlier kernel's fault, seen here */
+        sticky = l;
         return sticky;
     }
     if (a == CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED && (v == 0 || v == 1)) {
@@ -818,16 +836,20 @@ CUresult cuOccupancyMaxActiveClusters(int *n, CUfunction f, const CUlaunchConfig
 }
 
 static int stream_slot(CUstream s);
+/* Stream 0 and the two handles every context has (cuda.h). */
+static int special_stream(CUstream s) { return !s || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD; }
 /* KC_FAKE_LAUNCH_LOG: one line per launch of a kernel under test, appended
  * in one write (workers of one run share the file); its stream is "default"
- * or the created stream's slot number. */
+ * (the legacy default stream), "per-thread" (stream 0 through a _ptsz entry,
+ * or CU_STREAM_PER_THREAD) or the created stream's slot number. */
 static void log_launch(const struct CUfunc_st *f, const char *via, const unsigned g[3], const unsigned b[3],
-                       unsigned smem, const attrs *a, CUstream stream)
+                       unsigned smem, const attrs *a, CUstream stream, int per_thread)
 {
     const char *path = getenv("KC_FAKE_LAUNCH_LOG");
     if (!path || !*path) return;
     char line[512], sname[16] = "default";
-    if (stream) snprintf(sname, sizeof sname, "%d", stream_slot(stream));
+    if (stream == CU_STREAM_PER_THREAD || (!stream && per_thread)) snprintf(sname, sizeof sname, "per-thread");
+    else if (stream && stream != CU_STREAM_LEGACY) snprintf(sname, sizeof sname, "%d", stream_slot(stream));
     int n = snprintf(line, sizeof line,
                      "%s control=%s via=%s grid=%ux%ux%u block=%ux%ux%u smem=%u cluster=%ux%ux%u nonportable=%d cooperative=%d programmatic=%d stream=%s\n",
                      f->k->symbol, f->mod->control[0] ? f->mod->control : "-", via, g[0], g[1], g[2], b[0], b[1], b[2],
@@ -840,9 +862,11 @@ static void log_launch(const struct CUfunc_st *f, const char *via, const unsigne
 }
 
 /* Both launch calls: the geometry checked as the driver does, a cluster and
- * a cooperative grid checked against what fits, then the kernel run. */
+ * a cooperative grid checked against what fits, then the kernel run.
+ * per_thread: entered through a _ptsz entry point (stream 0 is the
+ * thread's). */
 static CUresult launch_kernel(CUfunction f, const unsigned g[3], const unsigned b[3], unsigned smem, CUstream stream,
-                              void **params, void **extra, const attrs *a, const char *via)
+                              void **params, void **extra, const attrs *a, const char *via, int per_thread)
 {
     unsigned long long threads = (unsigned long long)b[0] * b[1] * b[2], blocks = (unsigned long long)g[0] * g[1] * g[2];
     int smem_limit = f->max_dynamic_smem > SMEM_DEFAULT - f->k->static_smem ? f->max_dynamic_smem
@@ -850,7 +874,7 @@ static CUresult launch_kernel(CUfunction f, const unsigned g[3], const unsigned 
     if (!blocks || !threads || threads > (unsigned long long)f->k->max_threads || g[1] > 65535 || g[2] > 65535 ||
         (int)smem > smem_limit || !params || extra)
         return CUDA_ERROR_INVALID_VALUE;
-    if (stream && stream_slot(stream) < 0) return CUDA_ERROR_INVALID_VALUE;     /* never created, or destroyed */
+    if (!special_stream(stream) && stream_slot(stream) < 0) return CUDA_ERROR_INVALID_VALUE;   /* never created, or destroyed */
     unsigned long long size = (unsigned long long)a->cluster[0] * a->cluster[1] * a->cluster[2];
     if (a->clustered && (g[0] % a->cluster[0] || g[1] % a->cluster[1] || g[2] % a->cluster[2] ||
                          !active_clusters(f, (long long)threads, smem, size)))
@@ -860,7 +884,7 @@ static CUresult launch_kernel(CUfunction f, const unsigned g[3], const unsigned 
         return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
     if (strcmp(f->mod->module, "harness") && strcmp(f->mod->module, "fake_ref")) {
         launches++;
-        log_launch(f, via, g, b, smem, a, stream);
+        log_launch(f, via, g, b, smem, a, stream, per_thread);
     }
     launch l = { threads * blocks, (unsigned)blocks, params, f->mod->control, { a->cluster[0], a->cluster[1], a->cluster[2] },
                  a->cooperative, a->programmatic };
@@ -868,29 +892,61 @@ static CUresult launch_kernel(CUfunction f, const unsigned g[3], const unsigned 
     if (r != CUDA_SUCCESS) sticky = r;      /* reported by this and every later call, from the next one on */
     return CUDA_SUCCESS;
 }
-CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                        unsigned smem, CUstream stream, void **params, void **extra)
+static CUresult launch_plain(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                             unsigned smem, CUstream stream, void **params, void **extra, int per_thread)
 {
     CONTEXT_CALL();
     const unsigned g[3] = { gx, gy, gz }, b[3] = { bx, by, bz };
     const attrs none = { { 1, 1, 1 }, 0, 0, 0 };
-    return launch_kernel(f, g, b, smem, stream, params, extra, &none, "cuLaunchKernel");
+    return launch_kernel(f, g, b, smem, stream, params, extra, &none, "cuLaunchKernel", per_thread);
 }
-CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)
+static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params, void **extra, int per_thread)
 {
     CONTEXT_CALL();
     attrs a;
     if (!c || !f || attrs_of(c, &a) != CUDA_SUCCESS) return CUDA_ERROR_INVALID_VALUE;
     const unsigned g[3] = { c->gridDimX, c->gridDimY, c->gridDimZ }, b[3] = { c->blockDimX, c->blockDimY, c->blockDimZ };
-    return launch_kernel(f, g, b, c->sharedMemBytes, c->hStream, params, extra, &a, "cuLaunchKernelEx");
+    return launch_kernel(f, g, b, c->sharedMemBytes, c->hStream, params, extra, &a, "cuLaunchKernelEx", per_thread);
 }
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                        unsigned smem, CUstream stream, void **params, void **extra)
+{
+    return launch_plain(f, gx, gy, gz, bx, by, bz, smem, stream, params, extra, 0);
+}
+CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)
+{
+    return launch_ex(c, f, params, extra, 0);
+}
+/* The per-thread default stream's entry points (libcuda's exported names;
+ * no header declares them outside the driver's own build). */
+CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                             unsigned smem, CUstream stream, void **params, void **extra);
+CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                             unsigned smem, CUstream stream, void **params, void **extra)
+{
+    return launch_plain(f, gx, gy, gz, bx, by, bz, smem, stream, params, extra, 1);
+}
+CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f, void **params, void **extra);
+CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)
+{
+    return launch_ex(c, f, params, extra, 1);
+}
+CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr dst, const void *src, size_t n);
+CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr dst, const void *src, size_t n) { return cuMemcpyHtoD(dst, src, n); }
+CUresult cuMemcpyDtoH_v2_ptds(void *dst, CUdeviceptr src, size_t n);
+CUresult cuMemcpyDtoH_v2_ptds(void *dst, CUdeviceptr src, size_t n) { return cuMemcpyDtoH(dst, src, n); }
+CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n);
+CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n) { return cuMemcpyDtoD(dst, src, n); }
+CUresult cuMemsetD8_v2_ptds(CUdeviceptr dst, unsigned char v, size_t n);
+CUresult cuMemsetD8_v2_ptds(CUdeviceptr dst, unsigned char v, size_t n) { return cuMemsetD8(dst, v, n); }
 
 /* Streams: the fake runs every launch at once, in order, so a stream is a
  * token (one of FAKE_STREAMS slots). A launch on, or a destroy of, a stream
  * that is not live fails; streams a live context never destroyed are named
  * on stderr at exit, where a test sees them (tests/test_sanitize.c). */
 #define FAKE_STREAMS 64
-static unsigned char stream_live[FAKE_STREAMS];
+static _Atomic unsigned char stream_live[FAKE_STREAMS];
+static pthread_mutex_t streams_lock = PTHREAD_MUTEX_INITIALIZER;    /* a slot's taking and its giving back */
 static int stream_slot(CUstream s)
 {
     uintptr_t i = (uintptr_t)s - 0x57001;
@@ -900,22 +956,38 @@ CUresult cuStreamCreate(CUstream *s, unsigned flags)
 {
     CONTEXT_CALL();
     if (!s || (flags & ~(unsigned)CU_STREAM_NON_BLOCKING)) return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = CUDA_ERROR_OUT_OF_MEMORY;
+    pthread_mutex_lock(&streams_lock);
     for (int i = 0; i < FAKE_STREAMS; i++)
         if (!stream_live[i]) {
             stream_live[i] = 1;
             *s = (CUstream)(uintptr_t)(0x57001 + i);
-            return CUDA_SUCCESS;
+            r = CUDA_SUCCESS;
+            break;
         }
-    return CUDA_ERROR_OUT_OF_MEMORY;
+    pthread_mutex_unlock(&streams_lock);
+    return r;
 }
 CUresult cuStreamDestroy(CUstream s)
 {
     CONTEXT_CALL();
+    pthread_mutex_lock(&streams_lock);
     int i = stream_slot(s);
-    if (i < 0) return CUDA_ERROR_INVALID_VALUE;
-    stream_live[i] = 0;
-    return CUDA_SUCCESS;
+    if (i >= 0) stream_live[i] = 0;
+    pthread_mutex_unlock(&streams_lock);
+    return i < 0 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
+/* A stream's work is done at once (launches run when made): what a
+ * synchronization sees is the context's fault, as cuCtxSynchronize's. */
+CUresult cuStreamSynchronize(CUstream s)
+{
+    CONTEXT_CALL();
+    if (!special_stream(s) && stream_slot(s) < 0) return CUDA_ERROR_INVALID_HANDLE;
+    see_late();
+    return sticky;
+}
+CUresult cuStreamSynchronize_ptsz(CUstream s);
+CUresult cuStreamSynchronize_ptsz(CUstream s) { return cuStreamSynchronize(s); }
 __attribute__((destructor)) static void streams_left(void)
 {
     int n = 0;

@@ -144,7 +144,11 @@ $(B)/kcontract-staging: $(B)/src/app/kcontract_main.o $(HARNESS_OBJS) $(CONTRACT
 # kernel then leaves the host code's digest, and the cached results of the
 # other modules' items, as they were (src/core/host_code.h).
 KC_IMAGES_LD := $(KC_IMAGES_LDFLAGS)
-$(B)/kcontract: $(B)/src/app/kcontract_main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(HARNESS_EMBED_OBJS) $(MAIN_EMBED_OBJS) share/kcontract_images.ld
+# The library kernels (lib/lib*.so) are loaded by the binary's items at run
+# time, so `make build/kcontract` builds them too (order-only, as a user's
+# suite does with KC_HOSTLIBS): a GPU machine that built the binary alone
+# reported every cub and cublas item "library not found" (2026-12-02).
+$(B)/kcontract: $(B)/src/app/kcontract_main.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(HARNESS_EMBED_OBJS) $(MAIN_EMBED_OBJS) share/kcontract_images.ld | $(HOSTLIBS)
 	$(KC_SAY) LD $@
 	$(KC_Q)$(CC) -o $@ $(filter %.o,$^) $(KC_IMAGES_LD) $(LDLIBS)
 

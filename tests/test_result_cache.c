@@ -13,6 +13,7 @@
  * expect them to run. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +232,41 @@ Test(result_cache, merged_shard_logs_count_the_cached)
     cr_expect(strstr(m.out, "; 5 cached"), "the merged SUMMARY does not say it:\n%s", m.out);
     kc_proc_free(&m);
     kc_rm_rf(c.dir);
+}
+
+/* A compute-sanitizer session whose summary counts an error no item's
+ * window held (here a report after the last item's end line) leaves the
+ * items it called clean untrusted and the run not green; their PASS is not
+ * kept, so the same run again is not green either (it was, reusing it). A
+ * run whose sessions end clean keeps it. Serial and --jobs. */
+Test(result_cache, a_sanitizer_session_that_is_not_trusted_keeps_no_pass, .timeout = 60)
+{
+    static char san[PATH_MAX + 32];
+    char fake[PATH_MAX];
+    cr_assert_not_null(realpath("tests/fake/compute-sanitizer", fake));
+    snprintf(san, sizeof san, "KC_COMPUTE_SANITIZER=%s", fake);
+    const char *modes[2][4] = { { "run", "fakesan.copy.f16:sanitize" },
+                                { "run", "--jobs", "2", "fakesan.copy.f16:sanitize" } };
+    for (int m = 0; m < 2; m++) {
+        cache_dir c;
+        cache_new(&c, "rcache-san");
+        char *args[6] = { 0 };
+        for (int i = 0; i < 4 && modes[m][i]; i++) args[i] = (char *)modes[m][i];
+        char *late[] = { c.env, san, "PATH=/usr/bin:/bin", "KC_FAKE_SANITIZER=late:memcheck", NULL };
+        char *clean[] = { c.env, san, "PATH=/usr/bin:/bin", NULL };
+        for (int k = 0; k < 4; k++) {
+            kc_proc p = kc_run_fake(args, k < 2 ? late : clean, 60);
+            kc_tally t;
+            kc_out_tally(p.out, &t);
+            int want_status = k < 2, want_cached = k == 3;
+            cr_expect_eq(p.status, want_status, "%s, run %d (%s): exit %d, want %d\n%s%s", args[1], k + 1,
+                         k < 2 ? "a session not trusted" : "clean sessions", p.status, want_status, p.out, p.err);
+            cr_expect_eq(t.cached, want_cached, "%s, run %d: cached=%ld, want %d\n%s", args[1], k + 1, t.cached,
+                         want_cached, p.out);
+            kc_proc_free(&p);
+        }
+        kc_rm_rf(c.dir);
+    }
 }
 
 /* ---- the key, in this process ---- */

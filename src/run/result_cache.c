@@ -36,6 +36,12 @@ struct kc_rcache {
     int nimage;
     uint64_t sanitizer;         /* compute-sanitizer's identity; 0 not yet */
     int write_failed;           /* said once */
+    struct held {               /* verdicts waiting on their sessions' summaries (kc_rcache_hold) */
+        const kc_item *it;
+        kc_item_result r;
+        int owner;
+    } *held;
+    int nheld, capheld;
 };
 
 static uint64_t mix_str(uint64_t h, const char *s)
@@ -177,6 +183,7 @@ void kc_rcache_hits_free(kc_rcache_hits *h, int nitems)
 void kc_rcache_close(kc_rcache *c)
 {
     if (!c) return;
+    free(c->held);              /* verdicts never released: never kept */
     free(c->image);
     free(c);
 }
@@ -311,6 +318,33 @@ void kc_rcache_store(kc_rcache *c, const kc_item *it, const kc_item_result *r)
         kc_say(stderr, "results cache: cannot write %s: %s; the passes of this run are not kept\n", path,
                strerror(errno));
     }
+}
+
+void kc_rcache_hold(kc_rcache *c, const kc_item *it, const kc_item_result *r, int owner)
+{
+    if (!c || r->cached || !kc_rcache_reusable(it, r)) return;
+    if (c->nheld == c->capheld) {
+        int cap = c->capheld ? 2 * c->capheld : 16;
+        struct held *h = realloc(c->held, (size_t)cap * sizeof *h);
+        if (!h) return;         /* out of memory: not kept, which is always safe */
+        c->held = h;
+        c->capheld = cap;
+    }
+    c->held[c->nheld++] = (struct held){ .it = it, .r = *r, .owner = owner };
+}
+
+void kc_rcache_release(kc_rcache *c, int owner, int trusted)
+{
+    if (!c) return;
+    int k = 0;
+    for (int i = 0; i < c->nheld; i++) {
+        if (c->held[i].owner != owner) {
+            c->held[k++] = c->held[i];
+            continue;
+        }
+        if (trusted) kc_rcache_store(c, c->held[i].it, &c->held[i].r);
+    }
+    c->nheld = k;
 }
 
 /* The value of line `key ` in text, into buf; -1 when missing or too long. */

@@ -81,6 +81,20 @@ int kc_rcache_reusable(const kc_item *it, const kc_item_result *r);
 /* Keeps r for it when reusable and not itself reused (c NULL: nothing). A
  * write that fails is said once on stderr; the run goes on. */
 void kc_rcache_store(kc_rcache *c, const kc_item *it, const kc_item_result *r);
+/* The verdict of an item that ran in compute-sanitizer sessions
+ * (kc_item_runs_sanitizer) is held, not kept: a session's summary, checked
+ * only when the sessions end (kc_san_pool_free), may count errors no item's
+ * window held, and then the items it called clean are not trusted; kept
+ * then, a later run would reuse a clean verdict this one could not vouch
+ * for, and be green where this run was not. owner: the process whose
+ * sessions served it (a --jobs worker's slot; 0 in a serial run). A copy of
+ * r is kept; `it` must outlive c. Not reusable or c NULL: nothing. */
+void kc_rcache_hold(kc_rcache *c, const kc_item *it, const kc_item_result *r, int owner);
+/* The sessions of owner ended: trusted (their summaries counted no error
+ * that no window held, and they ended as asked), its held verdicts are kept
+ * (kc_rcache_store); else they are dropped. Verdicts still held at
+ * kc_rcache_close are dropped. c NULL: nothing. */
+void kc_rcache_release(kc_rcache *c, int owner, int trusted);
 void kc_rcache_close(kc_rcache *c);
 
 /* The verdicts a run reuses, by item index (items[0..n)). */

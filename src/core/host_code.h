@@ -36,4 +36,8 @@
  * kept). 0 and *out set; or -1 with the reason in why ("cannot read
  * /proc/self/exe: ...", "not an ELF64 file"), when nothing may be cached. */
 int kc_host_code_digest(uint64_t *out, char *why, size_t cap);
+/* The shared objects' part of that digest (host_code.h, "Not covered"):
+ * each loaded one that counts, by path, size and modification time.
+ * Computed on each call (kc_host_code_digest keeps its first). */
+uint64_t kc_host_code_shared_objects(void);
 #endif

@@ -13,10 +13,14 @@
  * expect them to run. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "build_id.h"
 #include "fatbin.h"
@@ -391,6 +395,60 @@ Test(result_cache, host_code_digest_reads_this_binary)
     cr_assert_eq(kc_host_code_digest(&b, why, sizeof why), 0, "%s", why);
     cr_expect_neq(a, 0);
     cr_expect_eq(a, b, "%016llx then %016llx", (unsigned long long)a, (unsigned long long)b);
+}
+
+/* A copy of build/lib/libkc_fakelib.so (a small shared object) at path. */
+static void copy_lib(const char *path)
+{
+    FILE *in = fopen("build/lib/libkc_fakelib.so", "rb"), *out = fopen(path, "wb");
+    cr_assert(in && out, "cannot copy build/lib/libkc_fakelib.so to %s", path);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0) cr_assert_eq(fwrite(buf, 1, n, out), n);
+    fclose(in);
+    cr_assert_eq(fclose(out), 0);
+}
+
+/* Another modification time for path (a rebuilt library of the same size). */
+static void retouch(const char *path, time_t when)
+{
+    struct timespec ts[2] = { { .tv_sec = when }, { .tv_sec = when } };
+    cr_assert_eq(utimensat(AT_FDCWD, path, ts, 0), 0, "utimensat %s", path);
+}
+
+/* Contracts and suites may register from a shared library (kcontract.h):
+ * a team's references in libteam_refs.so. A rebuilt one must change the
+ * host code's digest, or its items' passes are reused (a suite that now
+ * fails read PASS from the cache); a library that holds none of them does
+ * not count. */
+Test(result_cache, a_shared_library_that_registers_a_suite_is_in_the_host_code)
+{
+    char dir[512], refs[600], other[600];
+    kc_tmp_dir(dir, sizeof dir, "rcache-solib");
+    if (strstr(dir, "kcontract")) {     /* every library there would count as the harness's */
+        kc_rm_rf(dir);
+        cr_skip_test("the temporary directory %s is named like the harness", dir);
+    }
+    snprintf(refs, sizeof refs, "%s/libteam_refs.so", dir);
+    snprintf(other, sizeof other, "%s/libother.so", dir);
+    copy_lib(refs);
+    copy_lib(other);
+    void *hr = dlopen(refs, RTLD_NOW | RTLD_LOCAL), *ho = dlopen(other, RTLD_NOW | RTLD_LOCAL);
+    cr_assert(hr && ho, "dlopen: %s", dlerror());
+    void *fn = dlsym(hr, "kc_fakelib_double_f32");
+    cr_assert_not_null(fn);
+    static kc_suite team;
+    team.name = "team.refs.suite";
+    memcpy(&team.run, &fn, sizeof fn);   /* its code lies in libteam_refs.so; never called here */
+    kc_register_suite(&team, KC_ABI_VERSION, sizeof team);
+    uint64_t a = kc_host_code_shared_objects();
+    retouch(other, 1000000000);
+    cr_expect_eq(kc_host_code_shared_objects(), a, "a library that holds no contract or suite changed the digest");
+    retouch(refs, 1000000000);
+    cr_expect_neq(kc_host_code_shared_objects(), a, "%s, which holds suite team.refs.suite, was rebuilt: the digest "
+                  "is the same, so the suite's pass would be reused", refs);
+    dlclose(ho);
+    kc_rm_rf(dir);
 }
 
 Test(result_cache, tally_counts_cached_and_merges_them)

@@ -386,6 +386,52 @@ Test(result_cache, the_key_sees_the_contract_the_image_and_the_verdict)
     kc_rm_rf(c.dir);
 }
 
+/* An item's pass is kept under the inputs it ran with: a library kernel's
+ * shared object rebuilt while the item ran (after the lookup before it,
+ * before its store) is not the one the pass was earned with, and the next
+ * run, which loads the rebuilt one, must run the item. */
+Test(result_cache, a_library_rebuilt_while_its_item_ran_is_not_the_key_of_its_pass)
+{
+    cache_dir c;
+    cache_new(&c, "rcache-librace");
+    char lib[700];
+    snprintf(lib, sizeof lib, "%s/libkc_cache_probe.so", c.dir);
+    kc_write_file(lib, "the library as the item loaded it\n");
+    setenv("KC_CACHE_DIR", c.dir, 1);
+    setenv("KC_LIBDIR", c.dir, 1);
+    static kc_shape shapes[] = { { "s", KC_SHAPE_EDGE, { 4 } }, { 0 } };
+    kc_contract k;
+    memset(&k, 0, sizeof k);
+    k.name = "kc_cache_probe_lib.f32";
+    k.library = "kc_cache_probe";
+    k.entry = "kc_cache_probe_f32";
+    k.shapes = shapes;
+    kc_opts o;
+    memset(&o, 0, sizeof o);
+    o.seed = 1;
+    kc_rcache_gpu g = { .name = "kcontract fake GPU", .cc_major = 9, .sm_count = 4, .driver_version = 13000 };
+    kc_item it = kernel_item(&k);
+    kc_item_result r = pass_result(), got;
+
+    kc_rcache *rc = kc_rcache_open(&o, &g, stderr);
+    cr_assert_not_null(rc, "the cache did not open in %s", c.dir);
+    cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 0, "an empty cache reused a verdict");    /* before the item runs */
+    kc_write_file(lib, "the library rebuilt while the item ran\n");
+    kc_rcache_store(rc, &it, &r);                       /* the item passed with the first library */
+    kc_rcache_close(rc);
+    rc = kc_rcache_open(&o, &g, stderr);
+    cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 0,
+                 "the pass earned with the first library was reused with the rebuilt one (%s)", got.msg);
+    kc_rcache_store(rc, &it, &r);                       /* earned with the rebuilt one: kept for it */
+    kc_rcache_close(rc);
+    rc = kc_rcache_open(&o, &g, stderr);
+    cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 1, "a pass earned with the library as it is was not reused");
+    kc_rcache_close(rc);
+    setenv("KC_CACHE_DIR", "off", 1);
+    unsetenv("KC_LIBDIR");
+    kc_rm_rf(c.dir);
+}
+
 /* The digest of this binary's host code: read, not 0, the same when asked again. */
 Test(result_cache, host_code_digest_reads_this_binary)
 {

@@ -42,6 +42,11 @@ struct kc_rcache {
         int owner;
     } *held;
     int nheld, capheld;
+    struct keyed {              /* each item's key as it was before it ran (key_before_run) */
+        const kc_item *it;
+        uint64_t key;
+    } *keys;
+    int nkeys, capkeys;
 };
 
 static uint64_t mix_str(uint64_t h, const char *s)
@@ -184,6 +189,7 @@ void kc_rcache_close(kc_rcache *c)
 {
     if (!c) return;
     free(c->held);              /* verdicts never released: never kept */
+    free(c->keys);
     free(c->image);
     free(c);
 }
@@ -274,6 +280,27 @@ static uint64_t item_key(kc_rcache *c, const kc_item *it)
     return kc_mix64(h);
 }
 
+/* The item's key when first asked for, which kc_rcache_lookup does before
+ * the item runs: its entry is kept under the inputs it ran with. A library
+ * or compute-sanitizer replaced while the item ran (a rebuild) would
+ * otherwise be read after it, and its pass kept under the new file's key,
+ * reused by the next run, which the new file fails. */
+static uint64_t key_before_run(kc_rcache *c, const kc_item *it)
+{
+    for (int i = c->nkeys - 1; i >= 0; i--)
+        if (c->keys[i].it == it) return c->keys[i].key;
+    uint64_t key = item_key(c, it);
+    if (c->nkeys == c->capkeys) {
+        int cap = c->capkeys ? 2 * c->capkeys : 64;
+        struct keyed *k = realloc(c->keys, (size_t)cap * sizeof *k);
+        if (!k) return key;     /* out of memory: the key of now, as without the memo */
+        c->keys = k;
+        c->capkeys = cap;
+    }
+    c->keys[c->nkeys++] = (struct keyed){ .it = it, .key = key };
+    return key;
+}
+
 /* ---- entries ---- */
 
 static void entry_path(const kc_rcache *c, const char *name, char *buf, size_t cap)
@@ -299,7 +326,7 @@ void kc_rcache_store(kc_rcache *c, const kc_item *it, const kc_item_result *r)
     int n = snprintf(body, sizeof body,
                      FORMAT_LINE "\nitem %s\nkey %016llx\nstate %s\ngate %d\ncases %d\nearned %lld\nbuild %016llx\n"
                      "msg %s\n",
-                     it->name, (unsigned long long)item_key(c, it), kc_state_name(r->state), r->gate, r->cases,
+                     it->name, (unsigned long long)key_before_run(c, it), kc_state_name(r->state), r->gate, r->cases,
                      (long long)time(NULL), (unsigned long long)kc_build_id(), r->msg);
     if (n < 0 || n >= (int)sizeof body - 32) return;     /* cannot happen with the fields' sizes */
     n += snprintf(body + n, sizeof body - (size_t)n, "check %016llx\n",
@@ -401,6 +428,7 @@ int kc_rcache_lookup(kc_rcache *c, const kc_item *it, kc_item_result *r)
 {
     if (!c) return 0;
     char path[PATH_MAX], text[ENTRY_MAX + 64], why[256], v[2048], msg[2048];
+    uint64_t now = key_before_run(c, it);      /* also with no entry yet: the one its pass is kept under */
     entry_path(c, it->name, path, sizeof path);
     int rc = read_entry(path, text, sizeof text, why, sizeof why);
     if (rc == 1) return 0;
@@ -423,7 +451,7 @@ int kc_rcache_lookup(kc_rcache *c, const kc_item *it, kc_item_result *r)
         kc_say(stderr, "results cache: ignoring %s (%s): %s runs\n", path, why, it->name);
         return 0;
     }
-    if (key != item_key(c, it)) return 0;       /* its inputs changed: it runs */
+    if (key != now) return 0;                   /* its inputs changed: it runs */
     memset(r, 0, sizeof *r);
     kc_state st = (kc_state)sti;
     r->state = st;

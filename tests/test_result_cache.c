@@ -432,6 +432,52 @@ Test(result_cache, a_library_rebuilt_while_its_item_ran_is_not_the_key_of_its_pa
     kc_rm_rf(c.dir);
 }
 
+/* The variables the CUDA stack reads change verdicts the key must see
+ * (CUBLAS_WORKSPACE_CONFIG: whether cuBLAS repeats its results, gate 4);
+ * CUDA_VISIBLE_DEVICES only selects the device, which is keyed itself. */
+Test(result_cache, the_key_sees_the_cuda_stacks_environment)
+{
+    cache_dir c;
+    cache_new(&c, "rcache-cudaenv");
+    setenv("KC_CACHE_DIR", c.dir, 1);
+    unsetenv("CUBLAS_WORKSPACE_CONFIG");
+    unsetenv("CUDA_FORCE_PTX_JIT");
+    static kc_shape shapes[] = { { "s", KC_SHAPE_EDGE, { 4 } }, { 0 } };
+    kc_contract k;
+    memset(&k, 0, sizeof k);
+    k.name = "kc_cache_probe_env.f32";
+    k.module = "kc_cache_probe_env";
+    k.symbol = "probe";
+    k.shapes = shapes;
+    kc_opts o;
+    memset(&o, 0, sizeof o);
+    o.seed = 1;
+    kc_rcache_gpu g = { .name = "kcontract fake GPU", .cc_major = 9, .sm_count = 4, .driver_version = 13000 };
+    kc_item it = kernel_item(&k);
+    kc_item_result r = pass_result(), got;
+    kc_rcache *rc = kc_rcache_open(&o, &g, stderr);
+    cr_assert_not_null(rc, "the cache did not open in %s", c.dir);
+    kc_rcache_store(rc, &it, &r);
+    kc_rcache_close(rc);
+    const char *seen[][2] = { { "CUBLAS_WORKSPACE_CONFIG", ":4096:8" }, { "CUDA_FORCE_PTX_JIT", "1" },
+                              { "NVIDIA_TF32_OVERRIDE", "0" } };
+    for (int i = 0; i < 3; i++) {
+        setenv(seen[i][0], seen[i][1], 1);
+        rc = kc_rcache_open(&o, &g, stderr);
+        cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 0, "%s=%s reused the pass earned without it", seen[i][0],
+                     seen[i][1]);
+        kc_rcache_close(rc);
+        unsetenv(seen[i][0]);
+    }
+    setenv("CUDA_VISIBLE_DEVICES", "3", 1);
+    rc = kc_rcache_open(&o, &g, stderr);
+    cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 1, "CUDA_VISIBLE_DEVICES (the device is keyed) ran the item");
+    kc_rcache_close(rc);
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    setenv("KC_CACHE_DIR", "off", 1);
+    kc_rm_rf(c.dir);
+}
+
 /* The digest of this binary's host code: read, not 0, the same when asked again. */
 Test(result_cache, host_code_digest_reads_this_binary)
 {

@@ -20,7 +20,9 @@
  *   - for items that run compute-sanitizer (:sanitize, a control planted
  *     for the sanitizer): the tool's resolved path and its executable's
  *     bytes, and KC_SANITIZE_SESSIONS and KC_SANITIZE_TIMEOUT_S;
- *   - the values of LD_PRELOAD, KC_LIBCUDA and KC_LIBDIR.
+ *   - the values of LD_PRELOAD, KC_LIBCUDA and KC_LIBDIR, and of the
+ *     variables the CUDA stack reads: CUDA_* (but CUDA_VISIBLE_DEVICES, whose
+ *     device is keyed), CUBLAS*, NVIDIA_TF32_OVERRIDE.
  * What the key cannot see runs the item: the cache is off for the whole run
  * under --no-cache, with KC_CACHE_DIR=off, and while a KC_FAULT_* test hook
  * is set; it is off when the binary's code cannot be read, and for a --jobs

@@ -273,6 +273,30 @@ Test(result_cache, a_sanitizer_session_that_is_not_trusted_keeps_no_pass, .timeo
     }
 }
 
+/* A pass is reused under a --timeout only when the run that earned it fits
+ * that limit: fixture.cost.00 takes 300 ms, a TIMEOUT under --timeout 0.1
+ * (it read PASS from the cache), reused under --timeout 5. */
+Test(result_cache, a_pass_that_took_longer_than_the_timeout_runs, .timeout = 60)
+{
+    cache_dir c;
+    cache_new(&c, "rcache-timeout");
+    char *fill[] = { "run", "fixture.cost.00", NULL }, *tight[] = { "run", "--timeout", "0.1", "fixture.cost.00", NULL },
+         *loose[] = { "run", "--timeout", "5", "fixture.cost.00", NULL };
+    kc_proc a = run_with(&c, fill), t = run_with(&c, tight), l = run_with(&c, loose);
+    kc_tally tt, tl;
+    kc_out_tally(t.out, &tt);
+    kc_out_tally(l.out, &tl);
+    char line[2048];
+    cr_expect_eq(a.status, 0, "the first run: exit %d\n%s", a.status, a.out);
+    cr_expect(kc_out_item_line(t.out, "TIMEOUT", "fixture.cost.00", line, sizeof line),
+              "a 300 ms pass was reused under --timeout 0.1 (cached=%ld):\n%s", tt.cached, t.out);
+    cr_expect_eq(tl.cached, 1, "under --timeout 5 the pass was not reused:\n%s", l.out);
+    kc_proc_free(&a);
+    kc_proc_free(&t);
+    kc_proc_free(&l);
+    kc_rm_rf(c.dir);
+}
+
 /* ---- the key, in this process ---- */
 
 static kc_item kernel_item(const kc_contract *k)

@@ -34,6 +34,7 @@ struct kc_rcache {
     uint64_t global;            /* what every item's key holds (result_cache.h) */
     uint64_t *image;            /* per image (fatbin.h index): its bytes' hash, 0 not yet */
     int nimage;
+    double timeout_s;           /* --timeout; 0 none */
     uint64_t sanitizer;         /* compute-sanitizer's identity; 0 not yet */
     int write_failed;           /* said once */
     struct held {               /* verdicts waiting on their sessions' summaries (kc_rcache_hold) */
@@ -149,6 +150,7 @@ kc_rcache *kc_rcache_open(const kc_opts *o, const kc_rcache_gpu *gpu, FILE *out)
     kc_rcache *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     snprintf(c->dir, sizeof c->dir, "%s", dir);
+    c->timeout_s = o->timeout_s;
     c->nimage = kc_fatbin_count();
     c->image = calloc((size_t)(c->nimage ? c->nimage : 1), sizeof *c->image);
     if (!c->image) {
@@ -349,9 +351,10 @@ void kc_rcache_store(kc_rcache *c, const kc_item *it, const kc_item_result *r)
     char body[ENTRY_MAX], path[PATH_MAX], tmp[PATH_MAX + 64];
     int n = snprintf(body, sizeof body,
                      FORMAT_LINE "\nitem %s\nkey %016llx\nstate %s\ngate %d\ncases %d\nearned %lld\nbuild %016llx\n"
-                     "msg %s\n",
+                     "ms %llu\nmsg %s\n",
                      it->name, (unsigned long long)key_before_run(c, it), kc_state_name(r->state), r->gate, r->cases,
-                     (long long)time(NULL), (unsigned long long)kc_build_id(), r->msg);
+                     (long long)time(NULL), (unsigned long long)kc_build_id(),
+                     (unsigned long long)(r->seconds > 0 ? r->seconds * 1000.0 + 0.999 : 0), r->msg);
     if (n < 0 || n >= (int)sizeof body - 32) return;     /* cannot happen with the fields' sizes */
     n += snprintf(body + n, sizeof body - (size_t)n, "check %016llx\n",
                   (unsigned long long)kc_fnv1a64(body, (size_t)n, KC_FNV_OFFSET));
@@ -476,6 +479,12 @@ int kc_rcache_lookup(kc_rcache *c, const kc_item *it, kc_item_result *r)
         return 0;
     }
     if (key != now) return 0;                   /* its inputs changed: it runs */
+    /* A pass that took longer than this run's --timeout would be a TIMEOUT
+     * here: it runs (an entry that does not say how long it took, too). */
+    uint64_t ms;
+    if (c->timeout_s > 0 &&
+        (field(text, "ms", v, sizeof v) || kc_parse_u64(v, UINT64_MAX, &ms) || (double)ms > c->timeout_s * 1000.0))
+        return 0;
     memset(r, 0, sizeof *r);
     kc_state st = (kc_state)sti;
     r->state = st;

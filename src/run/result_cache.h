@@ -37,6 +37,8 @@
  * has no stale known finding, no limit problem and left nothing behind (a
  * control may have lost the CUDA context: a fault is its catch);
  * never FAIL, KNOWN, MISSED, LIMIT, LEAK, SKIP, CRASH, TIMEOUT or NOTRUN.
+ * Under --timeout, a verdict is reused only when the run that earned it took
+ * no longer than that (else it would be a TIMEOUT now).
  *
  * Where: KC_CACHE_DIR when set, else "<binary>.cache" beside the binary
  * (build/kcontract.cache/ for build/kcontract): one per binary. One file per

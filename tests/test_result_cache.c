@@ -181,6 +181,22 @@ Test(result_cache, a_corrupt_entry_is_ignored_with_a_warning_and_replaced)
               "the forged entry was trusted or the item did not run:\n%s", f.out);
     cr_expect(strstr(f.err, "state FAIL is never reused"), "no warning for the forged entry:\n%s", f.err);
     kc_proc_free(&f);
+    /* the same entry, its checksum right, without the check line's newline (an editor's save, a
+     * truncated copy): ignored with a warning, not a crash of the run */
+    char cut[1024];
+    snprintf(cut, sizeof cut, "%s/%016llx", c.dir, (unsigned long long)kc_mix64(kc_hash_str("fakeargs.inplace.f32:limits")));
+    snprintf(text, sizeof text, "%s", kc_out_file(cut));
+    size_t tl = strlen(text);
+    cr_assert(tl > 0 && text[tl - 1] == '\n', "entry %s:\n%s", cut, text);
+    text[tl - 1] = 0;
+    kc_write_file(cut, text);
+    kc_proc g = run_with(&c, args);
+    cr_expect(!g.signaled && kc_out_item_line(g.out, "PASS", "fakeargs.inplace.f32:limits", line, sizeof line) &&
+              !strstr(line, "cached"), "an entry without its last newline: exit %d%s\n%s%s", g.status,
+              g.signaled ? " (killed by a signal)" : "", g.out, g.err);
+    cr_expect(strstr(g.err, "results cache: ignoring ") && strstr(g.err, "fakeargs.inplace.f32:limits"),
+              "no warning for the entry without its last newline:\n%s", g.err);
+    kc_proc_free(&g);
     kc_proc_free(&a);
     kc_proc_free(&b);
     kc_proc_free(&d);

@@ -444,7 +444,8 @@ static int read_entry(const char *path, char *text, size_t cap, char *why, size_
     char hex[32];
     if (!chk || field(chk + 1, "check", hex, sizeof hex) || parse_hex(hex, &want))
         return kc_errf(why, whycap, "no checksum line");
-    if (kc_fnv1a64(text, (size_t)(chk + 1 - text), KC_FNV_OFFSET) != want || strchr(chk + 1, '\n')[1] != 0)
+    const char *end = strchr(chk + 1, '\n');       /* the check line is the last, and ends with its newline */
+    if (kc_fnv1a64(text, (size_t)(chk + 1 - text), KC_FNV_OFFSET) != want || !end || end[1] != 0)
         return kc_errf(why, whycap, "its checksum does not match its contents");
     if (strncmp(text, FORMAT_LINE "\n", strlen(FORMAT_LINE) + 1) != 0)
         return kc_errf(why, whycap, "not an entry of this format ('" FORMAT_LINE "')");

@@ -13,9 +13,14 @@
  * expect them to run. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "build_id.h"
 #include "fatbin.h"
@@ -176,6 +181,22 @@ Test(result_cache, a_corrupt_entry_is_ignored_with_a_warning_and_replaced)
               "the forged entry was trusted or the item did not run:\n%s", f.out);
     cr_expect(strstr(f.err, "state FAIL is never reused"), "no warning for the forged entry:\n%s", f.err);
     kc_proc_free(&f);
+    /* the same entry, its checksum right, without the check line's newline (an editor's save, a
+     * truncated copy): ignored with a warning, not a crash of the run */
+    char cut[1024];
+    snprintf(cut, sizeof cut, "%s/%016llx", c.dir, (unsigned long long)kc_mix64(kc_hash_str("fakeargs.inplace.f32:limits")));
+    snprintf(text, sizeof text, "%s", kc_out_file(cut));
+    size_t tl = strlen(text);
+    cr_assert(tl > 0 && text[tl - 1] == '\n', "entry %s:\n%s", cut, text);
+    text[tl - 1] = 0;
+    kc_write_file(cut, text);
+    kc_proc g = run_with(&c, args);
+    cr_expect(!g.signaled && kc_out_item_line(g.out, "PASS", "fakeargs.inplace.f32:limits", line, sizeof line) &&
+              !strstr(line, "cached"), "an entry without its last newline: exit %d%s\n%s%s", g.status,
+              g.signaled ? " (killed by a signal)" : "", g.out, g.err);
+    cr_expect(strstr(g.err, "results cache: ignoring ") && strstr(g.err, "fakeargs.inplace.f32:limits"),
+              "no warning for the entry without its last newline:\n%s", g.err);
+    kc_proc_free(&g);
     kc_proc_free(&a);
     kc_proc_free(&b);
     kc_proc_free(&d);
@@ -230,6 +251,65 @@ Test(result_cache, merged_shard_logs_count_the_cached)
     cr_expect_eq(t.cached, REUSED, "merged cached=%ld:\n%s\n%s", t.cached, m.out, m.err);
     cr_expect(strstr(m.out, "; 5 cached"), "the merged SUMMARY does not say it:\n%s", m.out);
     kc_proc_free(&m);
+    kc_rm_rf(c.dir);
+}
+
+/* A compute-sanitizer session whose summary counts an error no item's
+ * window held (here a report after the last item's end line) leaves the
+ * items it called clean untrusted and the run not green; their PASS is not
+ * kept, so the same run again is not green either (it was, reusing it). A
+ * run whose sessions end clean keeps it. Serial and --jobs. */
+Test(result_cache, a_sanitizer_session_that_is_not_trusted_keeps_no_pass, .timeout = 60)
+{
+    static char san[PATH_MAX + 32];
+    char fake[PATH_MAX];
+    cr_assert_not_null(realpath("tests/fake/compute-sanitizer", fake));
+    snprintf(san, sizeof san, "KC_COMPUTE_SANITIZER=%s", fake);
+    const char *modes[2][4] = { { "run", "fakesan.copy.f16:sanitize" },
+                                { "run", "--jobs", "2", "fakesan.copy.f16:sanitize" } };
+    for (int m = 0; m < 2; m++) {
+        cache_dir c;
+        cache_new(&c, "rcache-san");
+        char *args[6] = { 0 };
+        for (int i = 0; i < 4 && modes[m][i]; i++) args[i] = (char *)modes[m][i];
+        char *late[] = { c.env, san, "PATH=/usr/bin:/bin", "KC_FAKE_SANITIZER=late:memcheck", NULL };
+        char *clean[] = { c.env, san, "PATH=/usr/bin:/bin", NULL };
+        for (int k = 0; k < 4; k++) {
+            kc_proc p = kc_run_fake(args, k < 2 ? late : clean, 60);
+            kc_tally t;
+            kc_out_tally(p.out, &t);
+            int want_status = k < 2, want_cached = k == 3;
+            cr_expect_eq(p.status, want_status, "%s, run %d (%s): exit %d, want %d\n%s%s", args[1], k + 1,
+                         k < 2 ? "a session not trusted" : "clean sessions", p.status, want_status, p.out, p.err);
+            cr_expect_eq(t.cached, want_cached, "%s, run %d: cached=%ld, want %d\n%s", args[1], k + 1, t.cached,
+                         want_cached, p.out);
+            kc_proc_free(&p);
+        }
+        kc_rm_rf(c.dir);
+    }
+}
+
+/* A pass is reused under a --timeout only when the run that earned it fits
+ * that limit: fixture.cost.00 takes 300 ms, a TIMEOUT under --timeout 0.1
+ * (it read PASS from the cache), reused under --timeout 5. */
+Test(result_cache, a_pass_that_took_longer_than_the_timeout_runs, .timeout = 60)
+{
+    cache_dir c;
+    cache_new(&c, "rcache-timeout");
+    char *fill[] = { "run", "fixture.cost.00", NULL }, *tight[] = { "run", "--timeout", "0.1", "fixture.cost.00", NULL },
+         *loose[] = { "run", "--timeout", "5", "fixture.cost.00", NULL };
+    kc_proc a = run_with(&c, fill), t = run_with(&c, tight), l = run_with(&c, loose);
+    kc_tally tt, tl;
+    kc_out_tally(t.out, &tt);
+    kc_out_tally(l.out, &tl);
+    char line[2048];
+    cr_expect_eq(a.status, 0, "the first run: exit %d\n%s", a.status, a.out);
+    cr_expect(kc_out_item_line(t.out, "TIMEOUT", "fixture.cost.00", line, sizeof line),
+              "a 300 ms pass was reused under --timeout 0.1 (cached=%ld):\n%s", tt.cached, t.out);
+    cr_expect_eq(tl.cached, 1, "under --timeout 5 the pass was not reused:\n%s", l.out);
+    kc_proc_free(&a);
+    kc_proc_free(&t);
+    kc_proc_free(&l);
     kc_rm_rf(c.dir);
 }
 
@@ -346,6 +426,98 @@ Test(result_cache, the_key_sees_the_contract_the_image_and_the_verdict)
     kc_rm_rf(c.dir);
 }
 
+/* An item's pass is kept under the inputs it ran with: a library kernel's
+ * shared object rebuilt while the item ran (after the lookup before it,
+ * before its store) is not the one the pass was earned with, and the next
+ * run, which loads the rebuilt one, must run the item. */
+Test(result_cache, a_library_rebuilt_while_its_item_ran_is_not_the_key_of_its_pass)
+{
+    cache_dir c;
+    cache_new(&c, "rcache-librace");
+    char lib[700];
+    snprintf(lib, sizeof lib, "%s/libkc_cache_probe.so", c.dir);
+    kc_write_file(lib, "the library as the item loaded it\n");
+    setenv("KC_CACHE_DIR", c.dir, 1);
+    setenv("KC_LIBDIR", c.dir, 1);
+    static kc_shape shapes[] = { { "s", KC_SHAPE_EDGE, { 4 } }, { 0 } };
+    kc_contract k;
+    memset(&k, 0, sizeof k);
+    k.name = "kc_cache_probe_lib.f32";
+    k.library = "kc_cache_probe";
+    k.entry = "kc_cache_probe_f32";
+    k.shapes = shapes;
+    kc_opts o;
+    memset(&o, 0, sizeof o);
+    o.seed = 1;
+    kc_rcache_gpu g = { .name = "kcontract fake GPU", .cc_major = 9, .sm_count = 4, .driver_version = 13000 };
+    kc_item it = kernel_item(&k);
+    kc_item_result r = pass_result(), got;
+
+    kc_rcache *rc = kc_rcache_open(&o, &g, stderr);
+    cr_assert_not_null(rc, "the cache did not open in %s", c.dir);
+    cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 0, "an empty cache reused a verdict");    /* before the item runs */
+    kc_write_file(lib, "the library rebuilt while the item ran\n");
+    kc_rcache_store(rc, &it, &r);                       /* the item passed with the first library */
+    kc_rcache_close(rc);
+    rc = kc_rcache_open(&o, &g, stderr);
+    cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 0,
+                 "the pass earned with the first library was reused with the rebuilt one (%s)", got.msg);
+    kc_rcache_store(rc, &it, &r);                       /* earned with the rebuilt one: kept for it */
+    kc_rcache_close(rc);
+    rc = kc_rcache_open(&o, &g, stderr);
+    cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 1, "a pass earned with the library as it is was not reused");
+    kc_rcache_close(rc);
+    setenv("KC_CACHE_DIR", "off", 1);
+    unsetenv("KC_LIBDIR");
+    kc_rm_rf(c.dir);
+}
+
+/* The variables the CUDA stack reads change verdicts the key must see
+ * (CUBLAS_WORKSPACE_CONFIG: whether cuBLAS repeats its results, gate 4);
+ * CUDA_VISIBLE_DEVICES only selects the device, which is keyed itself. */
+Test(result_cache, the_key_sees_the_cuda_stacks_environment)
+{
+    cache_dir c;
+    cache_new(&c, "rcache-cudaenv");
+    setenv("KC_CACHE_DIR", c.dir, 1);
+    unsetenv("CUBLAS_WORKSPACE_CONFIG");
+    unsetenv("CUDA_FORCE_PTX_JIT");
+    static kc_shape shapes[] = { { "s", KC_SHAPE_EDGE, { 4 } }, { 0 } };
+    kc_contract k;
+    memset(&k, 0, sizeof k);
+    k.name = "kc_cache_probe_env.f32";
+    k.module = "kc_cache_probe_env";
+    k.symbol = "probe";
+    k.shapes = shapes;
+    kc_opts o;
+    memset(&o, 0, sizeof o);
+    o.seed = 1;
+    kc_rcache_gpu g = { .name = "kcontract fake GPU", .cc_major = 9, .sm_count = 4, .driver_version = 13000 };
+    kc_item it = kernel_item(&k);
+    kc_item_result r = pass_result(), got;
+    kc_rcache *rc = kc_rcache_open(&o, &g, stderr);
+    cr_assert_not_null(rc, "the cache did not open in %s", c.dir);
+    kc_rcache_store(rc, &it, &r);
+    kc_rcache_close(rc);
+    const char *seen[][2] = { { "CUBLAS_WORKSPACE_CONFIG", ":4096:8" }, { "CUDA_FORCE_PTX_JIT", "1" },
+                              { "NVIDIA_TF32_OVERRIDE", "0" } };
+    for (int i = 0; i < 3; i++) {
+        setenv(seen[i][0], seen[i][1], 1);
+        rc = kc_rcache_open(&o, &g, stderr);
+        cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 0, "%s=%s reused the pass earned without it", seen[i][0],
+                     seen[i][1]);
+        kc_rcache_close(rc);
+        unsetenv(seen[i][0]);
+    }
+    setenv("CUDA_VISIBLE_DEVICES", "3", 1);
+    rc = kc_rcache_open(&o, &g, stderr);
+    cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 1, "CUDA_VISIBLE_DEVICES (the device is keyed) ran the item");
+    kc_rcache_close(rc);
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    setenv("KC_CACHE_DIR", "off", 1);
+    kc_rm_rf(c.dir);
+}
+
 /* The digest of this binary's host code: read, not 0, the same when asked again. */
 Test(result_cache, host_code_digest_reads_this_binary)
 {
@@ -355,6 +527,60 @@ Test(result_cache, host_code_digest_reads_this_binary)
     cr_assert_eq(kc_host_code_digest(&b, why, sizeof why), 0, "%s", why);
     cr_expect_neq(a, 0);
     cr_expect_eq(a, b, "%016llx then %016llx", (unsigned long long)a, (unsigned long long)b);
+}
+
+/* A copy of build/lib/libkc_fakelib.so (a small shared object) at path. */
+static void copy_lib(const char *path)
+{
+    FILE *in = fopen("build/lib/libkc_fakelib.so", "rb"), *out = fopen(path, "wb");
+    cr_assert(in && out, "cannot copy build/lib/libkc_fakelib.so to %s", path);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0) cr_assert_eq(fwrite(buf, 1, n, out), n);
+    fclose(in);
+    cr_assert_eq(fclose(out), 0);
+}
+
+/* Another modification time for path (a rebuilt library of the same size). */
+static void retouch(const char *path, time_t when)
+{
+    struct timespec ts[2] = { { .tv_sec = when }, { .tv_sec = when } };
+    cr_assert_eq(utimensat(AT_FDCWD, path, ts, 0), 0, "utimensat %s", path);
+}
+
+/* Contracts and suites may register from a shared library (kcontract.h):
+ * a team's references in libteam_refs.so. A rebuilt one must change the
+ * host code's digest, or its items' passes are reused (a suite that now
+ * fails read PASS from the cache); a library that holds none of them does
+ * not count. */
+Test(result_cache, a_shared_library_that_registers_a_suite_is_in_the_host_code)
+{
+    char dir[512], refs[600], other[600];
+    kc_tmp_dir(dir, sizeof dir, "rcache-solib");
+    if (strstr(dir, "kcontract")) {     /* every library there would count as the harness's */
+        kc_rm_rf(dir);
+        cr_skip_test("the temporary directory %s is named like the harness", dir);
+    }
+    snprintf(refs, sizeof refs, "%s/libteam_refs.so", dir);
+    snprintf(other, sizeof other, "%s/libother.so", dir);
+    copy_lib(refs);
+    copy_lib(other);
+    void *hr = dlopen(refs, RTLD_NOW | RTLD_LOCAL), *ho = dlopen(other, RTLD_NOW | RTLD_LOCAL);
+    cr_assert(hr && ho, "dlopen: %s", dlerror());
+    void *fn = dlsym(hr, "kc_fakelib_double_f32");
+    cr_assert_not_null(fn);
+    static kc_suite team;
+    team.name = "team.refs.suite";
+    memcpy(&team.run, &fn, sizeof fn);   /* its code lies in libteam_refs.so; never called here */
+    kc_register_suite(&team, KC_ABI_VERSION, sizeof team);
+    uint64_t a = kc_host_code_shared_objects();
+    retouch(other, 1000000000);
+    cr_expect_eq(kc_host_code_shared_objects(), a, "a library that holds no contract or suite changed the digest");
+    retouch(refs, 1000000000);
+    cr_expect_neq(kc_host_code_shared_objects(), a, "%s, which holds suite team.refs.suite, was rebuilt: the digest "
+                  "is the same, so the suite's pass would be reused", refs);
+    dlclose(ho);
+    kc_rm_rf(dir);
 }
 
 Test(result_cache, tally_counts_cached_and_merges_them)

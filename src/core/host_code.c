@@ -17,6 +17,7 @@
 #include "errmsg.h"
 #include "fatbin.h"
 #include "proctree.h"
+#include "registry.h"
 #include "seed.h"
 
 /* Sections that hold addresses, or a hash of the whole file: never hashed. */
@@ -202,17 +203,92 @@ static int hash_section(elf_file *f, const Elf64_Shdr *s, uint64_t *h)
     return 0;
 }
 
-/* Shared objects named like the harness (libkcontract.so.N): path, size and
- * modification time. */
-static int harness_libs(struct dl_phdr_info *info, size_t size, void *data)
+/* Addresses that registered contracts and suites reach: their definitions,
+ * their callbacks and a contract's user data (registry.h). */
+typedef struct reached {
+    uintptr_t *v;
+    size_t n, cap;
+    uint64_t h;                 /* the digest being made */
+} reached;
+
+static void reach(reached *r, const void *p)
+{
+    if (!p) return;
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 256;
+        uintptr_t *v = realloc(r->v, cap * sizeof *v);
+        if (!v) return;         /* out of memory: its library counts only if named like the harness */
+        r->v = v;
+        r->cap = cap;
+    }
+    r->v[r->n++] = (uintptr_t)p;
+}
+#define REACH_FN(r, f) do { void *p_; memcpy(&p_, &(f), sizeof p_); reach((r), p_); } while (0)
+
+static void registered(reached *r)
+{
+    const kc_contract *const *cs;
+    const kc_suite *const *ss;
+    size_t nc = kc_registry_contracts(&cs), ns = kc_registry_suites(&ss);
+    for (size_t i = 0; i < nc; i++) {
+        const kc_contract *c = cs[i];
+        reach(r, c);
+        reach(r, c->user);
+        REACH_FN(r, c->launch);
+        REACH_FN(r, c->reference);
+        REACH_FN(r, c->device_reference.launch);
+        for (int a = 0; a < KC_MAX_ARGS && c->args[a].kind != KC_ARG_END; a++) {
+            const kc_arg *g = &c->args[a];
+            REACH_FN(r, g->count);
+            REACH_FN(r, g->gen);
+            REACH_FN(r, g->value);
+            REACH_FN(r, g->range);
+            REACH_FN(r, g->ivalue);
+            REACH_FN(r, g->tensor_map);
+        }
+        for (int k = 0; k < KC_MAX_STEPS && c->steps[k].symbol; k++) REACH_FN(r, c->steps[k].launch);
+    }
+    for (size_t i = 0; i < ns; i++) {
+        reach(r, ss[i]);
+        REACH_FN(r, ss[i]->run);
+    }
+}
+
+/* Whether a loaded segment of the object holds one of the addresses. */
+static int holds(const struct dl_phdr_info *info, const reached *r)
+{
+    for (int k = 0; k < info->dlpi_phnum; k++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+        if (ph->p_type != PT_LOAD) continue;
+        uintptr_t lo = (uintptr_t)info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        for (size_t i = 0; i < r->n; i++)
+            if (r->v[i] >= lo && r->v[i] < hi) return 1;
+    }
+    return 0;
+}
+
+/* Shared objects named like the harness (libkcontract.so.N), and those
+ * that hold a registered contract or suite (a team's references in a
+ * library of its own): path, size and modification time. */
+static int counted_libs(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
+    reached *r = data;
     const char *p = info->dlpi_name;
     struct stat st;
-    if (!p || !*p || !strstr(p, "kcontract") || stat(p, &st)) return 0;
-    uint64_t *h = data, v[3] = { (uint64_t)st.st_size, (uint64_t)st.st_mtim.tv_sec, (uint64_t)st.st_mtim.tv_nsec };
-    *h = kc_fnv1a64(v, sizeof v, kc_fnv1a64(p, strlen(p), *h));
+    if (!p || !*p || (!strstr(p, "kcontract") && !holds(info, r)) || stat(p, &st)) return 0;
+    uint64_t v[3] = { (uint64_t)st.st_size, (uint64_t)st.st_mtim.tv_sec, (uint64_t)st.st_mtim.tv_nsec };
+    r->h = kc_fnv1a64(v, sizeof v, kc_fnv1a64(p, strlen(p), r->h));
     return 0;
+}
+
+uint64_t kc_host_code_shared_objects(void)
+{
+    reached r = { .h = kc_hash_str("kcontract shared objects 1") };
+    registered(&r);
+    dl_iterate_phdr(counted_libs, &r);
+    free(r.v);
+    return r.h;
 }
 
 static int compute(uint64_t *out, char *why, size_t cap)
@@ -257,7 +333,7 @@ static int compute(uint64_t *out, char *why, size_t cap)
             goto out;
         }
     }
-    dl_iterate_phdr(harness_libs, &h);
+    h = kc_fnv1a64(&(uint64_t){ kc_host_code_shared_objects() }, sizeof(uint64_t), h);
     *out = kc_mix64(h);
     rc = 0;
 out:

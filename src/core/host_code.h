@@ -25,8 +25,11 @@
  * again after a change of another module's image, never reused wrongly.
  * Not covered: shared libraries the binary links (libc, libcuda: the
  * driver's version is keyed separately, result_cache.h) but for those whose
- * file name contains "kcontract" (the harness as a shared library), which
- * count by path, size and modification time. */
+ * file name contains "kcontract" (the harness as a shared library) and those
+ * that hold a registered contract's or suite's definition, callbacks
+ * (reference, launch, generators, a suite's run) or user data (contracts in
+ * a team's own library, kcontract.h "Registration"), which count by path,
+ * size and modification time. A library those call into is not covered. */
 #ifndef KC_HOST_CODE_H
 #define KC_HOST_CODE_H
 #include <stddef.h>
@@ -36,4 +39,8 @@
  * kept). 0 and *out set; or -1 with the reason in why ("cannot read
  * /proc/self/exe: ...", "not an ELF64 file"), when nothing may be cached. */
 int kc_host_code_digest(uint64_t *out, char *why, size_t cap);
+/* The shared objects' part of that digest (host_code.h, "Not covered"):
+ * each loaded one that counts, by path, size and modification time.
+ * Computed on each call (kc_host_code_digest keeps its first). */
+uint64_t kc_host_code_shared_objects(void);
 #endif

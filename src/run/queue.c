@@ -409,6 +409,9 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
     int abnormal = !(WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == 0);
     int untrusted = WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == KC_WORKER_UNTRUSTED;
     if (untrusted) qq->untrusted = 1;   /* whatever else it did: its line says why; the run is not green */
+    /* Its sanitizer sessions' verdicts are kept only when it ended as asked,
+     * their summaries checked and clean (result_cache.h, kc_rcache_hold). */
+    kc_rcache_release(qq->fin.cache, c->slot, WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == 0);
     if (w->cur >= 0) {
         settle_item(qq, w, c, how);
         abnormal = 1;

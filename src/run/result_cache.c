@@ -34,8 +34,20 @@ struct kc_rcache {
     uint64_t global;            /* what every item's key holds (result_cache.h) */
     uint64_t *image;            /* per image (fatbin.h index): its bytes' hash, 0 not yet */
     int nimage;
+    double timeout_s;           /* --timeout; 0 none */
     uint64_t sanitizer;         /* compute-sanitizer's identity; 0 not yet */
     int write_failed;           /* said once */
+    struct held {               /* verdicts waiting on their sessions' summaries (kc_rcache_hold) */
+        const kc_item *it;
+        kc_item_result r;
+        int owner;
+    } *held;
+    int nheld, capheld;
+    struct keyed {              /* each item's key as it was before it ran (key_before_run) */
+        const kc_item *it;
+        uint64_t key;
+    } *keys;
+    int nkeys, capkeys;
 };
 
 static uint64_t mix_str(uint64_t h, const char *s)
@@ -62,6 +74,29 @@ static const char *fault_hook(void)
     for (char **e = environ; e && *e; e++)
         if (strncmp(*e, "KC_FAULT_", 9) == 0 || strncmp(*e, KC_MUTANTS_ENV "=", sizeof KC_MUTANTS_ENV) == 0) return *e;
     return NULL;
+}
+
+/* Whether the environment entry ("NAME=value") is one the CUDA stack reads
+ * and a verdict may change with: the driver's and runtime's CUDA_* (JIT
+ * instead of the embedded code: CUDA_FORCE_PTX_JIT; CUDA_LAUNCH_BLOCKING),
+ * cuBLAS's (CUBLAS_WORKSPACE_CONFIG decides whether its results repeat:
+ * gate 4) and NVIDIA_TF32_OVERRIDE (TF32 math in cuBLAS and cuDNN: gate 3).
+ * Not CUDA_VISIBLE_DEVICES: the device it selects is keyed (a static
+ * shard's own value would split the keys). */
+static int cuda_env(const char *e)
+{
+    if (strncmp(e, "CUDA_VISIBLE_DEVICES=", 21) == 0) return 0;
+    return strncmp(e, "CUDA_", 5) == 0 || strncmp(e, "CUBLAS", 6) == 0 || strncmp(e, "NVIDIA_TF32_OVERRIDE=", 21) == 0;
+}
+
+/* Those entries, in any order. */
+static uint64_t cuda_env_hash(void)
+{
+    extern char **environ;
+    uint64_t sum = 0;
+    for (char **e = environ; e && *e; e++)
+        if (cuda_env(*e)) sum += kc_mix64(kc_hash_str(*e));
+    return sum;
 }
 
 /* The directory: KC_CACHE_DIR, else "<binary>.cache". 1: off by choice. */
@@ -115,6 +150,7 @@ kc_rcache *kc_rcache_open(const kc_opts *o, const kc_rcache_gpu *gpu, FILE *out)
     kc_rcache *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     snprintf(c->dir, sizeof c->dir, "%s", dir);
+    c->timeout_s = o->timeout_s;
     c->nimage = kc_fatbin_count();
     c->image = calloc((size_t)(c->nimage ? c->nimage : 1), sizeof *c->image);
     if (!c->image) {
@@ -131,6 +167,7 @@ kc_rcache *kc_rcache_open(const kc_opts *o, const kc_rcache_gpu *gpu, FILE *out)
         h = mix_u64(mix_u64(h, (uint64_t)gpu->sm_count), (uint64_t)gpu->driver_version);
     }
     h = mix_str(mix_str(mix_str(h, env_or_empty("LD_PRELOAD")), env_or_empty("KC_LIBCUDA")), env_or_empty("KC_LIBDIR"));
+    h = mix_u64(h, cuda_env_hash());
     c->global = kc_mix64(h);
     return c;
 }
@@ -177,6 +214,8 @@ void kc_rcache_hits_free(kc_rcache_hits *h, int nitems)
 void kc_rcache_close(kc_rcache *c)
 {
     if (!c) return;
+    free(c->held);              /* verdicts never released: never kept */
+    free(c->keys);
     free(c->image);
     free(c);
 }
@@ -267,6 +306,27 @@ static uint64_t item_key(kc_rcache *c, const kc_item *it)
     return kc_mix64(h);
 }
 
+/* The item's key when first asked for, which kc_rcache_lookup does before
+ * the item runs: its entry is kept under the inputs it ran with. A library
+ * or compute-sanitizer replaced while the item ran (a rebuild) would
+ * otherwise be read after it, and its pass kept under the new file's key,
+ * reused by the next run, which the new file fails. */
+static uint64_t key_before_run(kc_rcache *c, const kc_item *it)
+{
+    for (int i = c->nkeys - 1; i >= 0; i--)
+        if (c->keys[i].it == it) return c->keys[i].key;
+    uint64_t key = item_key(c, it);
+    if (c->nkeys == c->capkeys) {
+        int cap = c->capkeys ? 2 * c->capkeys : 64;
+        struct keyed *k = realloc(c->keys, (size_t)cap * sizeof *k);
+        if (!k) return key;     /* out of memory: the key of now, as without the memo */
+        c->keys = k;
+        c->capkeys = cap;
+    }
+    c->keys[c->nkeys++] = (struct keyed){ .it = it, .key = key };
+    return key;
+}
+
 /* ---- entries ---- */
 
 static void entry_path(const kc_rcache *c, const char *name, char *buf, size_t cap)
@@ -291,9 +351,10 @@ void kc_rcache_store(kc_rcache *c, const kc_item *it, const kc_item_result *r)
     char body[ENTRY_MAX], path[PATH_MAX], tmp[PATH_MAX + 64];
     int n = snprintf(body, sizeof body,
                      FORMAT_LINE "\nitem %s\nkey %016llx\nstate %s\ngate %d\ncases %d\nearned %lld\nbuild %016llx\n"
-                     "msg %s\n",
-                     it->name, (unsigned long long)item_key(c, it), kc_state_name(r->state), r->gate, r->cases,
-                     (long long)time(NULL), (unsigned long long)kc_build_id(), r->msg);
+                     "ms %llu\nmsg %s\n",
+                     it->name, (unsigned long long)key_before_run(c, it), kc_state_name(r->state), r->gate, r->cases,
+                     (long long)time(NULL), (unsigned long long)kc_build_id(),
+                     (unsigned long long)(r->seconds > 0 ? r->seconds * 1000.0 + 0.999 : 0), r->msg);
     if (n < 0 || n >= (int)sizeof body - 32) return;     /* cannot happen with the fields' sizes */
     n += snprintf(body + n, sizeof body - (size_t)n, "check %016llx\n",
                   (unsigned long long)kc_fnv1a64(body, (size_t)n, KC_FNV_OFFSET));
@@ -311,6 +372,33 @@ void kc_rcache_store(kc_rcache *c, const kc_item *it, const kc_item_result *r)
         kc_say(stderr, "results cache: cannot write %s: %s; the passes of this run are not kept\n", path,
                strerror(errno));
     }
+}
+
+void kc_rcache_hold(kc_rcache *c, const kc_item *it, const kc_item_result *r, int owner)
+{
+    if (!c || r->cached || !kc_rcache_reusable(it, r)) return;
+    if (c->nheld == c->capheld) {
+        int cap = c->capheld ? 2 * c->capheld : 16;
+        struct held *h = realloc(c->held, (size_t)cap * sizeof *h);
+        if (!h) return;         /* out of memory: not kept, which is always safe */
+        c->held = h;
+        c->capheld = cap;
+    }
+    c->held[c->nheld++] = (struct held){ .it = it, .r = *r, .owner = owner };
+}
+
+void kc_rcache_release(kc_rcache *c, int owner, int trusted)
+{
+    if (!c) return;
+    int k = 0;
+    for (int i = 0; i < c->nheld; i++) {
+        if (c->held[i].owner != owner) {
+            c->held[k++] = c->held[i];
+            continue;
+        }
+        if (trusted) kc_rcache_store(c, c->held[i].it, &c->held[i].r);
+    }
+    c->nheld = k;
 }
 
 /* The value of line `key ` in text, into buf; -1 when missing or too long. */
@@ -356,7 +444,8 @@ static int read_entry(const char *path, char *text, size_t cap, char *why, size_
     char hex[32];
     if (!chk || field(chk + 1, "check", hex, sizeof hex) || parse_hex(hex, &want))
         return kc_errf(why, whycap, "no checksum line");
-    if (kc_fnv1a64(text, (size_t)(chk + 1 - text), KC_FNV_OFFSET) != want || strchr(chk + 1, '\n')[1] != 0)
+    const char *end = strchr(chk + 1, '\n');       /* the check line is the last, and ends with its newline */
+    if (kc_fnv1a64(text, (size_t)(chk + 1 - text), KC_FNV_OFFSET) != want || !end || end[1] != 0)
         return kc_errf(why, whycap, "its checksum does not match its contents");
     if (strncmp(text, FORMAT_LINE "\n", strlen(FORMAT_LINE) + 1) != 0)
         return kc_errf(why, whycap, "not an entry of this format ('" FORMAT_LINE "')");
@@ -367,6 +456,7 @@ int kc_rcache_lookup(kc_rcache *c, const kc_item *it, kc_item_result *r)
 {
     if (!c) return 0;
     char path[PATH_MAX], text[ENTRY_MAX + 64], why[256], v[2048], msg[2048];
+    uint64_t now = key_before_run(c, it);      /* also with no entry yet: the one its pass is kept under */
     entry_path(c, it->name, path, sizeof path);
     int rc = read_entry(path, text, sizeof text, why, sizeof why);
     if (rc == 1) return 0;
@@ -389,7 +479,13 @@ int kc_rcache_lookup(kc_rcache *c, const kc_item *it, kc_item_result *r)
         kc_say(stderr, "results cache: ignoring %s (%s): %s runs\n", path, why, it->name);
         return 0;
     }
-    if (key != item_key(c, it)) return 0;       /* its inputs changed: it runs */
+    if (key != now) return 0;                   /* its inputs changed: it runs */
+    /* A pass that took longer than this run's --timeout would be a TIMEOUT
+     * here: it runs (an entry that does not say how long it took, too). */
+    uint64_t ms;
+    if (c->timeout_s > 0 &&
+        (field(text, "ms", v, sizeof v) || kc_parse_u64(v, UINT64_MAX, &ms) || (double)ms > c->timeout_s * 1000.0))
+        return 0;
     memset(r, 0, sizeof *r);
     kc_state st = (kc_state)sti;
     r->state = st;

@@ -20,7 +20,9 @@
  *   - for items that run compute-sanitizer (:sanitize, a control planted
  *     for the sanitizer): the tool's resolved path and its executable's
  *     bytes, and KC_SANITIZE_SESSIONS and KC_SANITIZE_TIMEOUT_S;
- *   - the values of LD_PRELOAD, KC_LIBCUDA and KC_LIBDIR.
+ *   - the values of LD_PRELOAD, KC_LIBCUDA and KC_LIBDIR, and of the
+ *     variables the CUDA stack reads: CUDA_* (but CUDA_VISIBLE_DEVICES, whose
+ *     device is keyed), CUBLAS*, NVIDIA_TF32_OVERRIDE.
  * What the key cannot see runs the item: the cache is off for the whole run
  * under --no-cache, with KC_CACHE_DIR=off, and while a KC_FAULT_* test hook
  * is set; it is off when the binary's code cannot be read, and for a --jobs
@@ -35,6 +37,8 @@
  * has no stale known finding, no limit problem and left nothing behind (a
  * control may have lost the CUDA context: a fault is its catch);
  * never FAIL, KNOWN, MISSED, LIMIT, LEAK, SKIP, CRASH, TIMEOUT or NOTRUN.
+ * Under --timeout, a verdict is reused only when the run that earned it took
+ * no longer than that (else it would be a TIMEOUT now).
  *
  * Where: KC_CACHE_DIR when set, else "<binary>.cache" beside the binary
  * (build/kcontract.cache/ for build/kcontract): one per binary. One file per
@@ -81,6 +85,20 @@ int kc_rcache_reusable(const kc_item *it, const kc_item_result *r);
 /* Keeps r for it when reusable and not itself reused (c NULL: nothing). A
  * write that fails is said once on stderr; the run goes on. */
 void kc_rcache_store(kc_rcache *c, const kc_item *it, const kc_item_result *r);
+/* The verdict of an item that ran in compute-sanitizer sessions
+ * (kc_item_runs_sanitizer) is held, not kept: a session's summary, checked
+ * only when the sessions end (kc_san_pool_free), may count errors no item's
+ * window held, and then the items it called clean are not trusted; kept
+ * then, a later run would reuse a clean verdict this one could not vouch
+ * for, and be green where this run was not. owner: the process whose
+ * sessions served it (a --jobs worker's slot; 0 in a serial run). A copy of
+ * r is kept; `it` must outlive c. Not reusable or c NULL: nothing. */
+void kc_rcache_hold(kc_rcache *c, const kc_item *it, const kc_item_result *r, int owner);
+/* The sessions of owner ended: trusted (their summaries counted no error
+ * that no window held, and they ended as asked), its held verdicts are kept
+ * (kc_rcache_store); else they are dropped. Verdicts still held at
+ * kc_rcache_close are dropped. c NULL: nothing. */
+void kc_rcache_release(kc_rcache *c, int owner, int trusted);
 void kc_rcache_close(kc_rcache *c);
 
 /* The verdicts a run reuses, by item index (items[0..n)). */

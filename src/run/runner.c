@@ -80,11 +80,15 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
 }
 
 /* A serial run's sanitizer sessions end (kc_san_pool_free): 1, after saying
- * why on stdout, when one counted errors no item's window held. */
-static int san_end(kc_san_pool *san)
+ * why on stdout, when one counted errors no item's window held. The
+ * verdicts they gave are kept in the results cache only when not
+ * (kc_rcache_release). */
+static int san_end(kc_san_pool *san, kc_rcache *cache)
 {
     char why[700];
-    if (!kc_san_pool_free(san, why, sizeof why)) return 0;
+    int bad = kc_san_pool_free(san, why, sizeof why) != 0;
+    kc_rcache_release(cache, 0, !bad);
+    if (!bad) return 0;
     kc_say(stdout, "%s\n", why);     /* never green (sanitize_session.h) */
     return 1;
 }
@@ -226,7 +230,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         if (lost && i + 1 < ns) {
             /* The sessions end here, not in the fresh process: their
              * summaries are checked now (sanitize_session.h). */
-            if (san_end(san)) untrusted = 1;
+            if (san_end(san, fin.cache)) untrusted = 1;
             san = kc_san_pool_new();
             reexec(o, i + 1, &t, kc_now_s() - t0, &rs, lost, untrusted);
         }
@@ -239,7 +243,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     }
     kc_note_predating(stdout);  /* processes no item started (LD_PRELOAD's), never blamed: said once */
     if (gpu_mem) kc_gpu_sampler_stop();
-    if (san_end(san)) untrusted = 1;
+    if (san_end(san, fin.cache)) untrusted = 1;
     rs.wall_s = kc_now_s() - t0;
     kc_run_end e = {
         .o = o, .tally = &t, .records = &rs, .wall_s = rs.wall_s, .items = ns, .untrusted = untrusted,

@@ -251,6 +251,18 @@ Test(result_cache, merged_shard_logs_count_the_cached)
     cr_expect_eq(t.cached, REUSED, "merged cached=%ld:\n%s\n%s", t.cached, m.out, m.err);
     cr_expect(strstr(m.out, "; 5 cached"), "the merged SUMMARY does not say it:\n%s", m.out);
     kc_proc_free(&m);
+    /* a shard's TALLY edited to claim other cached items than its lines show is refused */
+    char *text = strdup(kc_out_file(log[0]));
+    cr_assert_not_null(text);
+    char *at = strstr(text, " cached=");
+    cr_assert_not_null(at, "%s", text);
+    at[8] = at[8] == '9' ? '8' : '9';
+    kc_write_file(log[0], text);
+    free(text);
+    m = run_with(&c, margs);
+    cr_expect_eq(m.status, 1, "exit %d\n%s%s", m.status, m.out, m.err);
+    cr_expect(strstr(m.out, "its TALLY does not add up to its item lines (cached: TALLY "), "%s", m.out);
+    kc_proc_free(&m);
     kc_rm_rf(c.dir);
 }
 

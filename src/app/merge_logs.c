@@ -147,6 +147,7 @@ int kc_merge_log_read(FILE *f, const kc_item *items, int n, kc_shard_out *s, kc_
             kc_tally_add(body, it->kind, st);
             body->items++;
             body->digest += kc_item_set_digest(it);
+            if (strstr(rest, "  [cached: earned ")) body->cached++;   /* result_cache.c labels a reused line so */
             if (recs) {
                 kc_record r;
                 line_record(it, st, rest, &r);
@@ -302,7 +303,7 @@ static int has_run_lines(const char *path)
     return found;
 }
 
-/* "" when the TALLY's counts and items are those of the log's item lines;
+/* "" when the TALLY's counts, items and cached items are those of the log's item lines;
  * else the first that differs ("suite.pass: TALLY 13, item lines 12"):
  * a TALLY edited, or an item line lost or added, after the run. */
 static void body_mismatch(const kc_tally *t, const kc_tally *body, char *buf, size_t cap)
@@ -319,6 +320,8 @@ static void body_mismatch(const kc_tally *t, const kc_tally *body, char *buf, si
             }
     if (!buf[0] && t->items != body->items)
         snprintf(buf, cap, "items: TALLY %ld, item lines %ld", t->items, body->items);
+    if (!buf[0] && t->cached != body->cached)
+        snprintf(buf, cap, "cached: TALLY %ld, item lines labelled cached %ld", t->cached, body->cached);
     /* The digest is left to kc_merge's slice check: a record's dims enter it,
      * and those come from the merge's own --records, which it names better. */
 }

@@ -365,6 +365,50 @@ KC_API size_t kc_count_d1(const kc_shape *s);
 KC_API size_t kc_count_d0d1(const kc_shape *s);
 KC_API size_t kc_count_d0d1d2(const kc_shape *s);
 
+/* ---- Shape helpers (src/core/shape_helpers.c): counts, scalars and launch
+ * geometry from a shape's dims, so that a contract writes no one-liners. */
+
+/* The product of dims d[dims[0]] x ... x d[dims[n-1]] of shape s into *out
+ * (1 for n = 0; 0 when a dim is 0). Returns 0; or -1 with why (at most cap
+ * bytes, NUL-terminated; why may be NULL) naming the shape, the dim and the
+ * value when an index is outside [0, KC_MAX_DIMS), a dim is negative, or the
+ * product exceeds SIZE_MAX (no buffer could hold it). */
+KC_API int kc_dims_product(const kc_shape *s, const int *dims, int n, size_t *out, char *why, size_t cap);
+/* kc_dims_product as an element count (kc_arg.count): a refusal is reported
+ * on stderr, naming `what` (the count function), the shape and the value,
+ * and the process aborts (a contract's mistake; the item fails as a crash
+ * and never runs a buffer of a wrapped size). */
+KC_API size_t kc_count_dims(const kc_shape *s, const int *dims, int n, const char *what);
+/* KC_COUNT_DIMS(fn, 0, 2) defines `static size_t fn(const kc_shape *s)`,
+ * the element count d[0] * d[2] (any dims, in any number), for kc_arg.count:
+ *     KC_COUNT_DIMS(count_mk, 0, 2)
+ *     KC_BUFFER("a", KC_F16, KC_IN, count_mk)
+ * Overflow and negative dims are refused as kc_count_dims says. */
+#define KC_COUNT_DIMS(fn_, ...)                                                            \
+    static size_t fn_(const kc_shape *s)                                                   \
+    {                                                                                      \
+        static const int kc_dims_[] = { __VA_ARGS__ };                                     \
+        return kc_count_dims(s, kc_dims_, (int)(sizeof kc_dims_ / sizeof kc_dims_[0]), #fn_); \
+    }
+
+/* Dim i of the shape, exactly, as an integer scalar's value (kc_arg.ivalue):
+ * kc_dim0 is d[0], ..., kc_dim7 d[7]. */
+KC_API int64_t kc_dim0(const kc_shape *s);
+KC_API int64_t kc_dim1(const kc_shape *s);
+KC_API int64_t kc_dim2(const kc_shape *s);
+KC_API int64_t kc_dim3(const kc_shape *s);
+KC_API int64_t kc_dim4(const kc_shape *s);
+KC_API int64_t kc_dim5(const kc_shape *s);
+KC_API int64_t kc_dim6(const kc_shape *s);
+KC_API int64_t kc_dim7(const kc_shape *s);
+/* An integer scalar whose value is dim i of the shape (i a literal 0..7):
+ * KC_SCALAR_DIM("n", KC_I32, 0) passes d[0] as an int. The value is
+ * stored as the dtype stores integers (saturated: a dim past INT32_MAX
+ * passes INT32_MAX as an I32). Integer dtypes only: the registry refuses
+ * ivalue on a float scalar (use KC_SCALAR with a value function). */
+#define KC_SCALAR_DIM(name_, dtype_, dim_) \
+    { .kind = KC_ARG_SCALAR, .name = (name_), .dtype = (dtype_), .ivalue = kc_dim##dim_ }
+
 /* What the host reference sees. in(r, a, i) reads element i of argument a's
  * generated input (IN and INOUT buffers) as a double, exactly; out[a] is the
  * float64 reference for OUT and INOUT buffers, count[a] elements, to be filled.
@@ -394,6 +438,38 @@ KC_API int kc_ref_arg(const kc_ref *r, const char *name);
 /* kc_ref_in and out[] by argument name. */
 KC_API double kc_ref_in_named(const kc_ref *r, const char *name, size_t i);
 KC_API double *kc_ref_out_named(const kc_ref *r, const char *name);
+
+/* An input resolved once (kc_ref_input): its data, element type, elements
+ * and name. Read element i with kc_in_at, which does no name lookup (a
+ * reference that reads by name per element, kc_ref_in_named, looks the name
+ * up every time). */
+typedef struct kc_in {
+    const void *data;
+    kc_dtype dtype;
+    size_t count;
+    const char *name;
+} kc_in;
+/* The input of the argument called name (IN and INOUT buffers; aliases and
+ * tensor maps show their buffer's). An unknown name aborts as kc_ref_arg
+ * does; an argument with no input (an OUT buffer, a scalar) is reported the
+ * same way, naming it. */
+KC_API kc_in kc_ref_input(const kc_ref *r, const char *name);
+/* Reports element i of v read past its count (stderr: the name, i, count)
+ * and aborts: kc_in_at's bounds check. */
+KC_API void kc_in_out_of_range(const kc_in *v, size_t i) __attribute__((noreturn));
+/* Element i of v as a double, exactly (kc_load), checked against v.count. */
+static inline double kc_in_at(const kc_in *v, size_t i)
+{
+    if (i >= v->count) kc_in_out_of_range(v, i);
+    return kc_load(v->dtype, v->data, i);
+}
+
+/* A row-parallel reference: row(ctx, i) for every row i in [0, rows) of
+ * `cols` elements each, on the harness's threads (kc_parallel_for), in
+ * chunks of at least 64K elements (65536 / cols + 1 rows) so that small
+ * shapes stay on one thread. Rows must be independent (each writes only its
+ * own outputs); the bits are the same on any thread count. */
+KC_API void kc_parallel_rows(size_t rows, size_t cols, void (*row)(void *ctx, size_t i), void *ctx);
 
 /* Reference helper: C[m, n] = sum_k A[m, k] * B[n, k] in float64, for an
  * "NT" GEMM contract. Argument layout: 0 C (the output, M*N), 1 A (M*K, f16
@@ -476,6 +552,22 @@ typedef struct kc_launch {
     int nonportable_cluster;
     int cooperative;
 } kc_launch;
+
+/* One-dimensional launch geometry, for a kernel with one thread per element
+ * guarded by `if (i < n)`: block {block, 1, 1} threads, grid {ceil(n /
+ * block), 1, 1} blocks; n = 0 gives one block (a launch must have one: the
+ * kernel's guard makes it do nothing). The other fields of l are left as
+ * they are (smem, cluster: zero when the harness calls launch). A block of
+ * 0 or above 1024 threads (CUDA's limit), or a grid past 2^31 - 1 blocks
+ * (gridDim.x's limit), is reported on stderr with the values and the
+ * process aborts. Use inside a launch function:
+ *     static void launch(const kc_shape *s, const kc_device *d, kc_launch *l)
+ *     { kc_launch_1d(l, (uint64_t)s->d[0], 256); }
+ * A block size is a property of the launch, not of the shape: there is no
+ * launch variant yet (several block sizes of one kernel on the same shapes
+ * need one contract per block size, KC_CONTRACT over a shared macro; see
+ * docs/writing-a-contract.md, "Helpers"). */
+KC_API void kc_launch_1d(kc_launch *l, uint64_t n, unsigned block);
 
 /* One launch of a contract that is a sequence of kernels on one stream: a
  * producer and its dependent (programmatic dependent launch, sm_90), or

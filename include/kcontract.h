@@ -472,11 +472,66 @@ static inline double kc_in_at(const kc_in *v, size_t i)
 KC_API void kc_parallel_rows(size_t rows, size_t cols, void (*row)(void *ctx, size_t i), void *ctx);
 
 /* Reference helper: C[m, n] = sum_k A[m, k] * B[n, k] in float64, for an
- * "NT" GEMM contract. Argument layout: 0 C (the output, M*N), 1 A (M*K, f16
- * or bf16), 2 B (N*K, the same dtype as A); shape d[0] M, d[1] N, d[2] K.
- * Runs on the harness's threads (kc_parallel_for); the result is bitwise the
- * same on any thread count. */
+ * "NT" GEMM contract by position: 0 C (the output, M*N), 1 A (M*K), 2 B
+ * (N*K); shape d[0] M, d[1] N, d[2] K: kc_ref_gemm over those arguments
+ * without bias (any float input dtype; bitwise as before for f16 and bf16). */
 KC_API void kc_ref_gemm_nt(const kc_ref *r);
+
+/* ---- Common references (src/core/ref_common.c, ref_gemm.c) ----------------
+ * Float64 references of common operations, to call from a contract's
+ * reference with the names of its arguments. Each reads its inputs exactly
+ * (kc_ref_input: any dtype), computes in double, and runs its rows on the
+ * harness's threads (bitwise the same on any thread count). The row-wise
+ * ones take [rows, cols] row-major, rows = count(x) / cols. A mistake in
+ * the call (an unknown name, cols that do not divide the input, an output or
+ * weight of the wrong size) is reported on stderr with the values and the
+ * process aborts, as kc_ref_arg does. */
+
+/* LayerNorm over each row (torch.nn.functional.layer_norm, biased
+ * variance): y = (x - mean) * (1 / sqrt(var + eps)) * w + b, with mean and
+ * var two-pass in double (var = mean of (x - mean)^2), in that order of
+ * operations. w and b have cols elements; NULL: no weight (x 1), no bias
+ * (+ 0). eps as the kernel gets it (an f32 scalar: (double)(float)eps). */
+KC_API void kc_ref_layernorm(const kc_ref *r, const char *y, const char *x, const char *w, const char *b, size_t cols,
+                             double eps);
+/* RMSNorm over each row (Zhang & Sennrich 2019; Llama's):
+ * y = x * (1 / sqrt(sum(x^2) / cols + eps)) * w; w NULL: no weight. */
+KC_API void kc_ref_rmsnorm(const kc_ref *r, const char *y, const char *x, const char *w, size_t cols, double eps);
+/* Softmax over each row: y = exp(x - max) / sum(exp(x - max)). Conventions
+ * (torch.softmax's): -inf entries give exactly 0; a row whose entries are
+ * all -inf gives NaN in every entry; a NaN or +inf anywhere in a row gives
+ * NaN in every entry of it. exp is the C library's. */
+KC_API void kc_ref_softmax(const kc_ref *r, const char *y, const char *x, size_t cols);
+/* GELU (Hendrycks & Gimpel 2016) of one value: ERF x * (1 + erf(x / sqrt 2))
+ * / 2 (torch's approximate='none'); TANH x * (1 + tanh(sqrt(2/pi) (x +
+ * 0.044715 x^3))) / 2 (approximate='tanh'). Infinities: GELU(+inf) = +inf,
+ * GELU(-inf) = -0 (the limits; the formulas would give NaN), NaN stays NaN. */
+typedef enum kc_gelu_form { KC_GELU_ERF = 0, KC_GELU_TANH = 1 } kc_gelu_form;
+KC_API double kc_gelu(double x, kc_gelu_form form);
+/* y[i] = kc_gelu(x[i], form) for every element (y and x the same count). */
+KC_API void kc_ref_gelu(const kc_ref *r, const char *y, const char *x, kc_gelu_form form);
+/* Cross-entropy per row (torch.nn.functional.cross_entropy, reduction
+ * 'none'): loss[i] = log(sum_j exp(x[i][j] - m)) - (x[i][t] - m), m the
+ * row's max and t = target[i] (an integer buffer of rows elements); loss 0
+ * where t == ignore_index (torch's default -100). A target outside [0, cols)
+ * that is not ignore_index is a precondition the inputs break: reported
+ * with the row and value, and the process aborts (range the targets:
+ * KC_BUFFER_RANGE). A row all -inf gives NaN, as softmax. */
+KC_API void kc_ref_cross_entropy(const kc_ref *r, const char *loss, const char *x, const char *target, size_t cols,
+                                 int64_t ignore_index);
+
+/* A GEMM for kc_ref_gemm: C[m][n] = sum_k A[m][k] * B(k, n) (+ bias[n]),
+ * row-major, A [M, K]; B [N, K] (b_kn 0: "NT", C = A B^T) or [K, N] (b_kn
+ * 1: "NN"); bias NULL or N elements, added once after the sum. Inputs of
+ * any float dtype (f32, f16, bf16, e4m3, f64); products of f32 or narrower
+ * inputs are exact in double, the sum runs in k order in double. */
+typedef struct kc_gemm_spec {
+    const char *c, *a, *b;     /* argument names: the output and the two inputs */
+    const char *bias;          /* NULL: no bias */
+    int64_t m, n, k;
+    int b_kn;
+} kc_gemm_spec;
+KC_API void kc_ref_gemm(const kc_ref *r, const kc_gemm_spec *g);
 
 /* Runs fn(ctx, begin, end) over [0, n) in chunks of `grain` items (the last
  * one shorter) on up to the harness's thread count (--threads; default all

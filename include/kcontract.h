@@ -551,6 +551,7 @@ KC_API void kc_parallel_for(size_t n, size_t grain, void (*fn)(void *ctx, size_t
  * case's shape with a NULL name. Passed by value as the kernel's only
  * argument: extern "C" __global__ void ref(kc_dref r).
  * include/kcontract_device.cuh reads inputs as doubles (kc_dref_in). */
+#define KC_DREF_NAME_MAX 32   /* bytes of an argument's name in kc_dref, its NUL included */
 typedef struct kc_dref {
     kc_shape shape;
     kc_dist dist;
@@ -560,7 +561,33 @@ typedef struct kc_dref {
     double scalar[KC_MAX_ARGS];
     const void *in[KC_MAX_ARGS];
     double *out[KC_MAX_ARGS];
+    /* Each argument's kc_arg.name, NUL-terminated; a name of
+     * KC_DREF_NAME_MAX bytes or more is left empty (found by no lookup).
+     * Appended after the fields above, which keep their offsets: a
+     * reference built against a header without it reads the fields it
+     * knows. Look names up with kc_dref_find (or kcontract_device.cuh's
+     * kc_dref_arg), once, not per element. */
+    char name[KC_MAX_ARGS][KC_DREF_NAME_MAX];
 } kc_dref;
+
+#ifdef __CUDACC__
+#define KC_DREF_HD __host__ __device__
+#else
+#define KC_DREF_HD
+#endif
+/* The index of the argument called name in r (its kc_arg.name, compared
+ * whole), or -1 when r has none: no argument of that name, or a name that
+ * kc_dref cannot carry (KC_DREF_NAME_MAX bytes or more). Host and device. */
+static inline KC_DREF_HD int kc_dref_find(const kc_dref *r, const char *name)
+{
+    for (int a = 0; name && name[0] && a < r->nargs && a < KC_MAX_ARGS; a++) {
+        const char *s = r->name[a];
+        int i = 0;
+        while (i < KC_DREF_NAME_MAX - 1 && s[i] && s[i] == name[i]) i++;
+        if (s[i] == '\0' && name[i] == '\0') return a;
+    }
+    return -1;
+}
 
 /* The device properties a launch may depend on. */
 typedef struct kc_device {

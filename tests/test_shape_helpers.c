@@ -145,3 +145,29 @@ Test(shape_helpers, parallel_rows_visits_every_row_once)
     }
     kc_parallel_rows(0, 0, mark_row, NULL);   /* no rows: fn never called */
 }
+
+/* Device references by name: kc_dref_find compares whole names; a name
+ * that kc_dref cannot carry (KC_DREF_NAME_MAX bytes or more) is passed
+ * empty by the harness and found by no lookup; one of 31 bytes fits. */
+Test(shape_helpers, dref_find_compares_whole_names)
+{
+    kc_dref r;
+    memset(&r, 0, sizeof r);
+    r.nargs = 4;
+    strcpy(r.name[0], "x");
+    strcpy(r.name[1], "xy");
+    memset(r.name[2], 'n', KC_DREF_NAME_MAX - 1);   /* 31 bytes and the NUL: fits */
+    /* r.name[3] empty: a name too long to carry */
+    cr_expect_eq(kc_dref_find(&r, "x"), 0);
+    cr_expect_eq(kc_dref_find(&r, "xy"), 1);
+    cr_expect_eq(kc_dref_find(&r, "xyz"), -1);
+    cr_expect_eq(kc_dref_find(&r, ""), -1, "the empty name of an argument too long to carry matched");
+    char name[KC_DREF_NAME_MAX + 8];
+    memset(name, 'n', sizeof name - 1);
+    name[sizeof name - 1] = '\0';
+    cr_expect_eq(kc_dref_find(&r, name), -1, "a name longer than kc_dref carries matched");
+    name[KC_DREF_NAME_MAX - 1] = '\0';
+    cr_expect_eq(kc_dref_find(&r, name), 2, "the 31-byte name");
+    r.nargs = 1;
+    cr_expect_eq(kc_dref_find(&r, "xy"), -1, "an argument past nargs matched");
+}

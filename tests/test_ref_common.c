@@ -279,3 +279,26 @@ Test(ref_common, softmax_refuses_cols_not_dividing_the_input, .signal = SIGABRT)
                  .host = { NULL, x }, .out = { y } };
     kc_ref_softmax(&r, "y", "x", 2);
 }
+
+/* K = 0: every element of C is the empty sum, 0, plus the bias. */
+Test(ref_common, gemm_with_k_zero_is_the_bias)
+{
+    float bias[3] = { 1.5f, -2, 0 };
+    double C[6] = { 9, 9, 9, 9, 9, 9 };
+    kc_shape s = { "m2.n3.k0", KC_SHAPE_EDGE, { 2, 3, 0 } };
+    kc_ref r = { .shape = &s, .nargs = 4, .name = { "C", "A", "B", "bias" }, .dtype = { KC_F32, KC_BF16, KC_BF16, KC_F32 },
+                 .count = { 6, 0, 0, 3 }, .host = { NULL, bias, bias, bias }, .out = { C } };
+    kc_ref_gemm(&r, &(kc_gemm_spec){ .c = "C", .a = "A", .b = "B", .bias = "bias", .m = 2, .n = 3, .k = 0 });
+    for (int i = 0; i < 6; i++) cr_expect_eq(C[i], (double)bias[i % 3], "C[%d] = %g", i, C[i]);
+}
+
+/* An output whose count is not M x N is refused (abort), not half written. */
+Test(ref_common, gemm_refuses_an_output_of_the_wrong_size, .signal = SIGABRT)
+{
+    float a[4] = { 0 };
+    double C[3];
+    kc_shape s = { "m2.n2.k1", KC_SHAPE_EDGE, { 2, 2, 1 } };
+    kc_ref r = { .shape = &s, .nargs = 3, .name = { "C", "A", "B" }, .dtype = { KC_F32, KC_F32, KC_F32 },
+                 .count = { 3, 2, 2 }, .host = { NULL, a, a }, .out = { C } };
+    kc_ref_gemm(&r, &(kc_gemm_spec){ .c = "C", .a = "A", .b = "B", .m = 2, .n = 2, .k = 1 });
+}

@@ -136,7 +136,7 @@ static void gemm(const kc_ref *r, int ci, int ai, int bi, int biasi, int64_t M, 
     }
     if (!r->out[ci]) refuse(r, "C (argument %d, %s) is no output", ci, r->name[ci] ? r->name[ci] : "(unnamed)");
     if (r->count[ci] != (size_t)(M * N))
-        refuse(r, "C %s has %zu elements, expected M x N = %" PRId64, r->name[ci] ? r->name[ci] : "(unnamed)",
+        refuse(r, "the output C (%s) has %zu elements, expected M x N = %" PRId64, r->name[ci] ? r->name[ci] : "(unnamed)",
                r->count[ci], M * N);
     j.C = r->out[ci];
     if (M == 0 || N == 0) return;

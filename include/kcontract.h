@@ -359,7 +359,9 @@ typedef struct kc_arg {
 #define KC_ALIAS(name_, of_, offset_) \
     { .kind = KC_ARG_BUFFER, .name = (name_), .of = (of_), .offset = (offset_) }
 
-/* Common element counts: products of shape dims. */
+/* Common element counts: products of shape dims (KC_COUNT_DIMS below for
+ * any others), refused as kc_count_dims says on a negative dim or a product
+ * past SIZE_MAX. */
 KC_API size_t kc_count_d0(const kc_shape *s);
 KC_API size_t kc_count_d1(const kc_shape *s);
 KC_API size_t kc_count_d0d1(const kc_shape *s);

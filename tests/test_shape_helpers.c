@@ -171,3 +171,12 @@ Test(shape_helpers, dref_find_compares_whole_names)
     r.nargs = 1;
     cr_expect_eq(kc_dref_find(&r, "xy"), -1, "an argument past nargs matched");
 }
+
+/* The library's own counts are checked the same way: a negative dim is
+ * refused, not turned into a huge size_t. */
+Test(shape_helpers, the_common_counts_refuse_a_negative_dim, .signal = SIGABRT)
+{
+    kc_shape s = { "neg", KC_SHAPE_EDGE, { 4, -1 } };
+    cr_expect_eq(kc_count_d0(&s), 4u);
+    kc_count_d0d1(&s);
+}

@@ -12,12 +12,12 @@
 #include "kcontract.h"
 #include "progname.h"
 
-size_t kc_count_d0(const kc_shape *s) { return (size_t)s->d[0]; }
-size_t kc_count_d1(const kc_shape *s) { return (size_t)s->d[1]; }
-size_t kc_count_d0d1(const kc_shape *s) { return (size_t)s->d[0] * (size_t)s->d[1]; }
-size_t kc_count_d0d1d2(const kc_shape *s) {
-    return (size_t)s->d[0] * (size_t)s->d[1] * (size_t)s->d[2];
-}
+/* Checked as every count of dims is (kc_count_dims): a negative dim or a
+ * product past SIZE_MAX is refused naming the value, never wrapped. */
+size_t kc_count_d0(const kc_shape *s) { return kc_count_dims(s, (const int[]){ 0 }, 1, "kc_count_d0"); }
+size_t kc_count_d1(const kc_shape *s) { return kc_count_dims(s, (const int[]){ 1 }, 1, "kc_count_d1"); }
+size_t kc_count_d0d1(const kc_shape *s) { return kc_count_dims(s, (const int[]){ 0, 1 }, 2, "kc_count_d0d1"); }
+size_t kc_count_d0d1d2(const kc_shape *s) { return kc_count_dims(s, (const int[]){ 0, 1, 2 }, 3, "kc_count_d0d1d2"); }
 
 double kc_ref_in(const kc_ref *r, int a, size_t i) {
     return kc_load(r->dtype[a], r->host[a], i);

@@ -430,11 +430,57 @@ typedef struct kc_arg {
 #define KC_ALIAS(name_, of_, offset_) \
     { .kind = KC_ARG_BUFFER, .name = (name_), .of = (of_), .offset = (offset_) }
 
-/* Common element counts: products of shape dims. */
+/* Common element counts: products of shape dims (KC_COUNT_DIMS below for
+ * any others), refused as kc_count_dims says on a negative dim or a product
+ * past SIZE_MAX. */
 KC_API size_t kc_count_d0(const kc_shape *s);
 KC_API size_t kc_count_d1(const kc_shape *s);
 KC_API size_t kc_count_d0d1(const kc_shape *s);
 KC_API size_t kc_count_d0d1d2(const kc_shape *s);
+
+/* ---- Shape helpers (src/core/shape_helpers.c): counts, scalars and launch
+ * geometry from a shape's dims, so that a contract writes no one-liners. */
+
+/* The product of dims d[dims[0]] x ... x d[dims[n-1]] of shape s into *out
+ * (1 for n = 0; 0 when a dim is 0). Returns 0; or -1 with why (at most cap
+ * bytes, NUL-terminated; why may be NULL) naming the shape, the dim and the
+ * value when an index is outside [0, KC_MAX_DIMS), a dim is negative, or the
+ * product exceeds SIZE_MAX (no buffer could hold it). */
+KC_API int kc_dims_product(const kc_shape *s, const int *dims, int n, size_t *out, char *why, size_t cap);
+/* kc_dims_product as an element count (kc_arg.count): a refusal is reported
+ * on stderr, naming `what` (the count function), the shape and the value,
+ * and the process aborts (a contract's mistake; the item fails as a crash
+ * and never runs a buffer of a wrapped size). */
+KC_API size_t kc_count_dims(const kc_shape *s, const int *dims, int n, const char *what);
+/* KC_COUNT_DIMS(fn, 0, 2) defines `static size_t fn(const kc_shape *s)`,
+ * the element count d[0] * d[2] (any dims, in any number), for kc_arg.count:
+ *     KC_COUNT_DIMS(count_mk, 0, 2)
+ *     KC_BUFFER("a", KC_F16, KC_IN, count_mk)
+ * Overflow and negative dims are refused as kc_count_dims says. */
+#define KC_COUNT_DIMS(fn_, ...)                                                            \
+    static size_t fn_(const kc_shape *s)                                                   \
+    {                                                                                      \
+        static const int kc_dims_[] = { __VA_ARGS__ };                                     \
+        return kc_count_dims(s, kc_dims_, (int)(sizeof kc_dims_ / sizeof kc_dims_[0]), #fn_); \
+    }
+
+/* Dim i of the shape, exactly, as an integer scalar's value (kc_arg.ivalue):
+ * kc_dim0 is d[0], ..., kc_dim7 d[7]. */
+KC_API int64_t kc_dim0(const kc_shape *s);
+KC_API int64_t kc_dim1(const kc_shape *s);
+KC_API int64_t kc_dim2(const kc_shape *s);
+KC_API int64_t kc_dim3(const kc_shape *s);
+KC_API int64_t kc_dim4(const kc_shape *s);
+KC_API int64_t kc_dim5(const kc_shape *s);
+KC_API int64_t kc_dim6(const kc_shape *s);
+KC_API int64_t kc_dim7(const kc_shape *s);
+/* An integer scalar whose value is dim i of the shape (i a literal 0..7):
+ * KC_SCALAR_DIM("n", KC_I32, 0) passes d[0] as an int. The value is
+ * stored as the dtype stores integers (saturated: a dim past INT32_MAX
+ * passes INT32_MAX as an I32). Integer dtypes only: the registry refuses
+ * ivalue on a float scalar (use KC_SCALAR with a value function). */
+#define KC_SCALAR_DIM(name_, dtype_, dim_) \
+    { .kind = KC_ARG_SCALAR, .name = (name_), .dtype = (dtype_), .ivalue = kc_dim##dim_ }
 
 /* What the host reference sees. in(r, a, i) reads element i of argument a's
  * generated input (IN and INOUT buffers) as a double, exactly; out[a] is the
@@ -469,12 +515,99 @@ KC_API int kc_ref_arg(const kc_ref *r, const char *name);
 KC_API double kc_ref_in_named(const kc_ref *r, const char *name, size_t i);
 KC_API double *kc_ref_out_named(const kc_ref *r, const char *name);
 
+/* An input resolved once (kc_ref_input): its data, element type, elements
+ * and name. Read element i with kc_in_at, which does no name lookup (a
+ * reference that reads by name per element, kc_ref_in_named, looks the name
+ * up every time). */
+typedef struct kc_in {
+    const void *data;
+    kc_dtype dtype;
+    size_t count;
+    const char *name;
+} kc_in;
+/* The input of the argument called name (IN and INOUT buffers; aliases and
+ * tensor maps show their buffer's). An unknown name aborts as kc_ref_arg
+ * does; an argument with no input (an OUT buffer, a scalar) is reported the
+ * same way, naming it. */
+KC_API kc_in kc_ref_input(const kc_ref *r, const char *name);
+/* Reports element i of v read past its count (stderr: the name, i, count)
+ * and aborts: kc_in_at's bounds check. */
+KC_API void kc_in_out_of_range(const kc_in *v, size_t i) __attribute__((noreturn));
+/* Element i of v as a double, exactly (kc_load), checked against v.count. */
+static inline double kc_in_at(const kc_in *v, size_t i)
+{
+    if (i >= v->count) kc_in_out_of_range(v, i);
+    return kc_load(v->dtype, v->data, i);
+}
+
+/* A row-parallel reference: row(ctx, i) for every row i in [0, rows) of
+ * `cols` elements each, on the harness's threads (kc_parallel_for), in
+ * chunks of at least 64K elements (65536 / cols + 1 rows) so that small
+ * shapes stay on one thread. Rows must be independent (each writes only its
+ * own outputs); the bits are the same on any thread count. */
+KC_API void kc_parallel_rows(size_t rows, size_t cols, void (*row)(void *ctx, size_t i), void *ctx);
+
 /* Reference helper: C[m, n] = sum_k A[m, k] * B[n, k] in float64, for an
- * "NT" GEMM contract. Argument layout: 0 C (the output, M*N), 1 A (M*K, f16
- * or bf16), 2 B (N*K, the same dtype as A); shape d[0] M, d[1] N, d[2] K.
- * Runs on the harness's threads (kc_parallel_for); the result is bitwise the
- * same on any thread count. */
+ * "NT" GEMM contract by position: 0 C (the output, M*N), 1 A (M*K), 2 B
+ * (N*K); shape d[0] M, d[1] N, d[2] K: kc_ref_gemm over those arguments
+ * without bias (any float input dtype; bitwise as before for f16 and bf16). */
 KC_API void kc_ref_gemm_nt(const kc_ref *r);
+
+/* ---- Common references (src/core/ref_common.c, ref_gemm.c) ----------------
+ * Float64 references of common operations, to call from a contract's
+ * reference with the names of its arguments. Each reads its inputs exactly
+ * (kc_ref_input: any dtype), computes in double, and runs its rows on the
+ * harness's threads (bitwise the same on any thread count). The row-wise
+ * ones take [rows, cols] row-major, rows = count(x) / cols. A mistake in
+ * the call (an unknown name, cols that do not divide the input, an output or
+ * weight of the wrong size) is reported on stderr with the values and the
+ * process aborts, as kc_ref_arg does. */
+
+/* LayerNorm over each row (torch.nn.functional.layer_norm, biased
+ * variance): y = (x - mean) * (1 / sqrt(var + eps)) * w + b, with mean and
+ * var two-pass in double (var = mean of (x - mean)^2), in that order of
+ * operations. w and b have cols elements; NULL: no weight (x 1), no bias
+ * (+ 0). eps as the kernel gets it (an f32 scalar: (double)(float)eps). */
+KC_API void kc_ref_layernorm(const kc_ref *r, const char *y, const char *x, const char *w, const char *b, size_t cols,
+                             double eps);
+/* RMSNorm over each row (Zhang & Sennrich 2019; Llama's):
+ * y = x * (1 / sqrt(sum(x^2) / cols + eps)) * w; w NULL: no weight. */
+KC_API void kc_ref_rmsnorm(const kc_ref *r, const char *y, const char *x, const char *w, size_t cols, double eps);
+/* Softmax over each row: y = exp(x - max) / sum(exp(x - max)). Conventions
+ * (torch.softmax's): -inf entries give exactly 0; a row whose entries are
+ * all -inf gives NaN in every entry; a NaN or +inf anywhere in a row gives
+ * NaN in every entry of it. exp is the C library's. */
+KC_API void kc_ref_softmax(const kc_ref *r, const char *y, const char *x, size_t cols);
+/* GELU (Hendrycks & Gimpel 2016) of one value: ERF x * (1 + erf(x / sqrt 2))
+ * / 2 (torch's approximate='none'); TANH x * (1 + tanh(sqrt(2/pi) (x +
+ * 0.044715 x^3))) / 2 (approximate='tanh'). Infinities: GELU(+inf) = +inf,
+ * GELU(-inf) = -0 (the limits; the formulas would give NaN), NaN stays NaN. */
+typedef enum kc_gelu_form { KC_GELU_ERF = 0, KC_GELU_TANH = 1 } kc_gelu_form;
+KC_API double kc_gelu(double x, kc_gelu_form form);
+/* y[i] = kc_gelu(x[i], form) for every element (y and x the same count). */
+KC_API void kc_ref_gelu(const kc_ref *r, const char *y, const char *x, kc_gelu_form form);
+/* Cross-entropy per row (torch.nn.functional.cross_entropy, reduction
+ * 'none'): loss[i] = log(sum_j exp(x[i][j] - m)) - (x[i][t] - m), m the
+ * row's max and t = target[i] (an integer buffer of rows elements); loss 0
+ * where t == ignore_index (torch's default -100). A target outside [0, cols)
+ * that is not ignore_index is a precondition the inputs break: reported
+ * with the row and value, and the process aborts (range the targets:
+ * KC_BUFFER_RANGE). A row all -inf gives NaN, as softmax. */
+KC_API void kc_ref_cross_entropy(const kc_ref *r, const char *loss, const char *x, const char *target, size_t cols,
+                                 int64_t ignore_index);
+
+/* A GEMM for kc_ref_gemm: C[m][n] = sum_k A[m][k] * B(k, n) (+ bias[n]),
+ * row-major, A [M, K]; B [N, K] (b_kn 0: "NT", C = A B^T) or [K, N] (b_kn
+ * 1: "NN"); bias NULL or N elements, added once after the sum. Inputs of
+ * any float dtype (f32, f16, bf16, e4m3, f64); products of f32 or narrower
+ * inputs are exact in double, the sum runs in k order in double. */
+typedef struct kc_gemm_spec {
+    const char *c, *a, *b;     /* argument names: the output and the two inputs */
+    const char *bias;          /* NULL: no bias */
+    int64_t m, n, k;
+    int b_kn;
+} kc_gemm_spec;
+KC_API void kc_ref_gemm(const kc_ref *r, const kc_gemm_spec *g);
 
 /* Runs fn(ctx, begin, end) over [0, n) in chunks of `grain` items (the last
  * one shorter) on up to the harness's thread count (--threads; default all
@@ -494,6 +627,7 @@ KC_API void kc_parallel_for(size_t n, size_t grain, void (*fn)(void *ctx, size_t
  * case's shape with a NULL name. Passed by value as the kernel's only
  * argument: extern "C" __global__ void ref(kc_dref r).
  * include/kcontract_device.cuh reads inputs as doubles (kc_dref_in). */
+#define KC_DREF_NAME_MAX 32   /* bytes of an argument's name in kc_dref, its NUL included */
 typedef struct kc_dref {
     kc_shape shape;
     kc_dist dist;
@@ -504,7 +638,31 @@ typedef struct kc_dref {
     const void *in[KC_MAX_ARGS];
     double *out[KC_MAX_ARGS];
     double *mag[KC_MAX_ARGS];       /* as kc_ref.mag: device addresses, NaN until written; NULL where not asked */
+    /* Each argument's kc_arg.name, NUL-terminated; a name of
+     * KC_DREF_NAME_MAX bytes or more is left empty (found by no lookup).
+     * Appended after the fields above, which keep their offsets. Look names up with kc_dref_find (or kcontract_device.cuh's
+     * kc_dref_arg), once, not per element. */
+    char name[KC_MAX_ARGS][KC_DREF_NAME_MAX];
 } kc_dref;
+
+#ifdef __CUDACC__
+#define KC_DREF_HD __host__ __device__
+#else
+#define KC_DREF_HD
+#endif
+/* The index of the argument called name in r (its kc_arg.name, compared
+ * whole), or -1 when r has none: no argument of that name, or a name that
+ * kc_dref cannot carry (KC_DREF_NAME_MAX bytes or more). Host and device. */
+static inline KC_DREF_HD int kc_dref_find(const kc_dref *r, const char *name)
+{
+    for (int a = 0; name && name[0] && a < r->nargs && a < KC_MAX_ARGS; a++) {
+        const char *s = r->name[a];
+        int i = 0;
+        while (i < KC_DREF_NAME_MAX - 1 && s[i] && s[i] == name[i]) i++;
+        if (s[i] == '\0' && name[i] == '\0') return a;
+    }
+    return -1;
+}
 
 /* The device properties a launch may depend on. */
 typedef struct kc_device {
@@ -551,6 +709,22 @@ typedef struct kc_launch {
     int nonportable_cluster;
     int cooperative;
 } kc_launch;
+
+/* One-dimensional launch geometry, for a kernel with one thread per element
+ * guarded by `if (i < n)`: block {block, 1, 1} threads, grid {ceil(n /
+ * block), 1, 1} blocks; n = 0 gives one block (a launch must have one: the
+ * kernel's guard makes it do nothing). The other fields of l are left as
+ * they are (smem, cluster: zero when the harness calls launch). A block of
+ * 0 or above 1024 threads (CUDA's limit), or a grid past 2^31 - 1 blocks
+ * (gridDim.x's limit), is reported on stderr with the values and the
+ * process aborts. Use inside a launch function:
+ *     static void launch(const kc_shape *s, const kc_device *d, kc_launch *l)
+ *     { kc_launch_1d(l, (uint64_t)s->d[0], 256); }
+ * A block size is a property of the launch, not of the shape: there is no
+ * launch variant yet (several block sizes of one kernel on the same shapes
+ * need one contract per block size, KC_CONTRACT over a shared macro; see
+ * docs/writing-a-contract.md, "Helpers"). */
+KC_API void kc_launch_1d(kc_launch *l, uint64_t n, unsigned block);
 
 /* One launch of a contract that is a sequence of kernels on one stream: a
  * producer and its dependent (programmatic dependent launch, sm_90), or

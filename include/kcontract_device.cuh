@@ -9,7 +9,7 @@
 //     }
 // in a module kernels/<family>/<name>_ref.cu, which the build compiles with
 // -fmad=false: write the host reference's arithmetic in its order and the
-// two agree bit for bit.
+// two agree bit for bit. Arguments by name: kc_dref_arg.
 #ifndef KCONTRACT_DEVICE_CUH
 #define KCONTRACT_DEVICE_CUH
 #include "kcontract.h"
@@ -19,6 +19,29 @@
 static __device__ __forceinline__ double kc_dref_in(const kc_dref &r, int a, size_t i)
 {
     return kc_cvt_load(r.dtype[a], r.in[a], i);
+}
+
+// The index of the argument called name (its kc_arg.name), for a reference
+// written with names that survives a reordered argument list: look it up
+// once, at the kernel's start, and keep the index (kc_dref_find compares at
+// most KC_MAX_ARGS short strings):
+//     const int x = kc_dref_arg(r, "x"), y = kc_dref_arg(r, "y");
+//     KC_GRID_STRIDE(i, r.count[y]) r.out[y][i] = 2.0 * kc_dref_in(r, x, i);
+// A name the contract does not have (or one of KC_DREF_NAME_MAX bytes or
+// more) prints the name and the contract's argument names, then traps: the
+// device reference fails, an internal error of the item, never a read of
+// another argument.
+static __device__ __noinline__ int kc_dref_arg(const kc_dref &r, const char *name)
+{
+    const int a = kc_dref_find(&r, name);
+    if (a >= 0) return a;
+    if (threadIdx.x | threadIdx.y | threadIdx.z) __trap();    /* one message a block */
+    printf("kc_dref_arg: the device reference asks for argument \"%s\", which the contract does not have "
+           "(or whose name is %d bytes or more); its %d arguments:", name, KC_DREF_NAME_MAX, r.nargs);
+    for (int i = 0; i < r.nargs && i < KC_MAX_ARGS; i++) printf(" %s", r.name[i]);
+    printf("\n");
+    __trap();
+    return -1;
 }
 
 // for (i = this thread's first; i < n; i += every thread of the grid)

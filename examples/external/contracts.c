@@ -17,13 +17,11 @@ static const kc_shape shapes[] = {          /* real model shapes, edge shapes, o
 };
 
 static double a_value(const kc_shape *s) { (void)s; return 0.75; }
-static int64_t n_value(const kc_shape *s) { return s->d[0]; }   /* an integer scalar, exactly */
 
 static void one_per_thread(const kc_shape *s, const kc_device *dev, kc_launch *l)
 {
     (void)dev;
-    l->block[0] = 256;
-    l->grid[0] = (unsigned)((s->d[0] + 255) / 256);
+    kc_launch_1d(l, (uint64_t)s->d[0], 256);    /* ceil(n / 256) blocks of 256 threads */
 }
 
 /* float64, arguments by name: reordering .args cannot feed it the wrong buffer */
@@ -42,7 +40,7 @@ KC_CONTRACT(ex_scale_f32) {
         KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0),
         KC_BUFFER("x", KC_F32, KC_IN, kc_count_d0),
         KC_SCALAR("a", KC_F32, a_value),
-        KC_SCALAR_INT("n", KC_I64, n_value),
+        KC_SCALAR_DIM("n", KC_I64, 0),      /* d[0], exactly */
     },
     .launch = one_per_thread,
     .shapes = shapes,
@@ -70,7 +68,7 @@ KC_CONTRACT(ex_double_f32) {
     .args = {
         KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0),
         KC_BUFFER("x", KC_F32, KC_IN, kc_count_d0),
-        KC_SCALAR_INT("n", KC_I64, n_value),
+        KC_SCALAR_DIM("n", KC_I64, 0),      /* d[0], exactly */
     },
     .shapes = shapes,
     .reference = double_ref,

@@ -31,7 +31,6 @@ static void ln_wb_gen(kc_gen *g)
 }
 
 static double ln_eps(const kc_shape *s) { return pow(10.0, -(double)s->d[2]); }
-static double ln_hidden(const kc_shape *s) { return (double)s->d[1]; }
 
 /* One block per token; threads = ceil(hidden/8) rounded up to a warp, in
  * [32, 1024]: 448 (3584), 640 (5120) and 96 (768) are not powers of two. */
@@ -128,7 +127,7 @@ KC_CONTRACT(id_) { \
         KC_BUFFER_GEN("w", dt_, KC_IN, kc_count_d1, ln_wb_gen), \
         KC_BUFFER_GEN("b", dt_, KC_IN, kc_count_d1, ln_wb_gen), \
         KC_SCALAR("eps", KC_F32, ln_eps), \
-        KC_SCALAR("hidden", KC_I32, ln_hidden), \
+        KC_SCALAR_DIM("hidden", KC_I32, 1), \
     }, \
     .launch = ln_launch, .shapes = ln_shapes, \
     .dists = { KC_NORMAL, KC_UNIFORM, KC_LARGE, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \

@@ -28,7 +28,6 @@ static void rms_gen(kc_gen *g)
 }
 
 static double rms_eps(const kc_shape *s) { return pow(10.0, -(double)s->d[2]); }
-static double rms_hidden(const kc_shape *s) { return (double)s->d[1]; }
 
 /* One block per token; threads = ceil(hidden/8) rounded up to a warp, in
  * [32, 1024]: 448 (Qwen 3584) and 640 (5120) are not powers of two. */
@@ -203,7 +202,7 @@ KC_CONTRACT(id_) { \
         KC_BUFFER_GEN("x", dt_, KC_IN, kc_count_d0d1, rms_gen), \
         KC_BUFFER_GEN("w", dt_, KC_IN, kc_count_d1, rms_gen), \
         KC_SCALAR("eps", KC_F32, rms_eps), \
-        KC_SCALAR("hidden", KC_I32, rms_hidden), \
+        KC_SCALAR_DIM("hidden", KC_I32, 1), \
     }, \
     .launch = rms_launch, .shapes = rms_shapes, \
     .dists = { KC_NORMAL, KC_UNIFORM, KC_LARGE, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
@@ -221,7 +220,7 @@ KC_CONTRACT(id_) { \
         KC_BUFFER_GEN("residual", dt_, KC_INOUT, kc_count_d0d1, rms_gen), \
         KC_BUFFER_GEN("w", dt_, KC_IN, kc_count_d1, rms_gen), \
         KC_SCALAR("eps", KC_F32, rms_eps), \
-        KC_SCALAR("hidden", KC_I32, rms_hidden), \
+        KC_SCALAR_DIM("hidden", KC_I32, 1), \
     }, \
     .launch = rms_launch, .shapes = rms_shapes, \
     .dists = { KC_NORMAL, KC_UNIFORM, KC_LARGE, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
@@ -283,7 +282,7 @@ KC_CONTRACT(id_) { \
         KC_BUFFER_GEN("x", dt_, KC_IN, kc_count_d0d1, rms_gen), \
         KC_BUFFER_GEN("w", dt_, KC_IN, kc_count_d1, rms_gen), \
         KC_SCALAR("eps", KC_F32, rms_eps), \
-        KC_SCALAR("hidden", KC_I32, rms_hidden), \
+        KC_SCALAR_DIM("hidden", KC_I32, 1), \
     }, \
     .launch = rmsc_launch, .shapes = rmsc_shapes, \
     .dists = { KC_NORMAL, KC_UNIFORM, KC_LARGE, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \

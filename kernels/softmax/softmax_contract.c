@@ -29,9 +29,6 @@ static void softmax_gen(kc_gen *g)
     }
 }
 
-static double sm_rows(const kc_shape *s) { return (double)s->d[0]; }
-static double sm_cols(const kc_shape *s) { return (double)s->d[1]; }
-
 /* One block per row; the block size need not be a power of two. */
 static void softmax_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
 {
@@ -124,8 +121,8 @@ KC_CONTRACT(id_) { \
     .args = { \
         KC_BUFFER("out", dt_, KC_OUT, kc_count_d0d1), \
         KC_BUFFER_GEN("in", dt_, KC_IN, kc_count_d0d1, softmax_gen), \
-        KC_SCALAR("rows", KC_I32, sm_rows), \
-        KC_SCALAR("cols", KC_I32, sm_cols), \
+        KC_SCALAR_DIM("rows", KC_I32, 0), \
+        KC_SCALAR_DIM("cols", KC_I32, 1), \
     }, \
     .launch = softmax_launch, .shapes = softmax_shapes, \
     .dists = { KC_UNIFORM, KC_NORMAL, KC_LARGE, KC_MASKED, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \

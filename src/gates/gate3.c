@@ -145,6 +145,10 @@ static int device_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst, CUdevicep
         dr.in[a] = (const void *)(uintptr_t)k->in[o];
         dr.out[a] = (double *)(uintptr_t)dst[a];
         dr.mag[a] = (double *)(uintptr_t)mag[a];
+        /* its name, for kc_dref_find; one that does not fit stays empty (found by no lookup) */
+        const char *nm = k->c->args[a].name ? k->c->args[a].name : "";
+        const size_t len = strnlen(nm, KC_DREF_NAME_MAX);
+        if (len < KC_DREF_NAME_MAX) memcpy(dr.name[a], nm, len + 1);
     }
     kc_launch l = { { (unsigned)gpu->dev.sm_count * 4, 1, 1 }, { 256, 1, 1 }, 0 };
     if (d->launch) d->launch(k->s, &gpu->dev, &l);

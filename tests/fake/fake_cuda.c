@@ -449,11 +449,16 @@ static CUresult h_close(const launch *l)
 static const kc_dref *dref(const launch *l) { return (const kc_dref *)l->p[0]; }
 static double din(const kc_dref *r, int a, size_t i) { return kc_cvt_load(r->dtype[a], r->in[a], i); }
 
-/* fake.axpy.f32: y = a*x + y, as axpy_ref computes it. */
+/* fake.axpy.f32: y = a*x + y, as axpy_ref computes it; its arguments
+ * looked up by name (kc_dref_find), as a device reference with
+ * kc_dref_arg does: a name the harness did not pass traps, as
+ * kc_dref_arg's __trap() would. */
 static CUresult r_axpy(const launch *l)
 {
     const kc_dref *r = dref(l);
-    for (size_t i = 0; i < r->count[0]; i++) r->out[0][i] = r->scalar[2] * din(r, 1, i) + din(r, 0, i);
+    const int y = kc_dref_find(r, "y"), x = kc_dref_find(r, "x"), a = kc_dref_find(r, "a");
+    if (y < 0 || x < 0 || a < 0) return CUDA_ERROR_ILLEGAL_INSTRUCTION;
+    for (size_t i = 0; i < r->count[y]; i++) r->out[y][i] = r->scalar[a] * din(r, x, i) + din(r, y, i);
     return CUDA_SUCCESS;
 }
 

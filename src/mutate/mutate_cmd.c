@@ -266,6 +266,7 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
     int nmods;
     if (modules_of(o, items, n, &mods, &nmods, err, sizeof err)) {
         kc_say(stderr, "mutate: %s\n", err);
+        free_modules(mods, nmods);   /* the modules read before the one refused */
         return 2;
     }
     kc_mutants m = { 0 };
@@ -279,6 +280,8 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
     kc_mut_status *st = calloc((size_t)m.n + 1, sizeof *st);
     if (!st) {
         kc_say(stderr, "mutate: out of memory\n");
+        free_modules(mods, nmods);
+        kc_mutants_free(&m);
         return 4;
     }
     int rc = 0, unchecked = 0;

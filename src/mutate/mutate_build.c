@@ -145,7 +145,29 @@ static int run_make(const kc_mut_build_opts *o, const kc_mut_module *mods, int n
     snprintf(logp, sizeof logp, "%s/make.log", o->dir);
     make_log l = { fopen(logp, "a"), o->verbose };
     int intr = 0;
+    /* The mutants are built by the modules' own rules, not by whatever make
+     * this run was started from: a parent make passes its command-line
+     * variables down through MAKEFLAGS (CI's sanitizer build sets NVCC=false
+     * there, which failed every mutant's build), so the child gets none of
+     * them; -j is given above. This process's environment is put back after. */
+    static const char *const inherited[] = { "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES" };
+    char *saved[4] = { NULL, NULL, NULL, NULL };
+    for (int i = 0; i < 4; i++) {
+        const char *v = getenv(inherited[i]);
+        if (v && !(saved[i] = strdup(v))) oom = 1;
+    }
+    if (oom) {
+        for (int i = 0; i < 4; i++) free(saved[i]);
+        if (l.f) fclose(l.f);
+        kc_strvec_clear(&av);
+        return kc_errf(err, cap, "out of memory");
+    }
+    for (int i = 0; i < 4; i++) unsetenv(inherited[i]);
     int st = kc_child_run(prog, av.v, on_make_line, &l, &intr, err, cap);
+    for (int i = 0; i < 4; i++) {
+        if (saved[i]) setenv(inherited[i], saved[i], 1);
+        free(saved[i]);
+    }
     if (l.f) fclose(l.f);
     kc_strvec_clear(&av);
     if (intr) return kc_errf(err, cap, "interrupted while building the mutants");

@@ -35,23 +35,18 @@ static int source_counts(const char *module, int *dec, int *inc)
     cr_assert_not_null(f, "open %s", path);
     *dec = *inc = 0;
     char line[1024];
-    while (fgets(line, sizeof line, f)) {
-        const char *p = strstr(line, "setmaxnreg.");
-        int n;
-        if (!p) continue;
-        if (sscanf(p, "setmaxnreg.dec.sync.aligned.u32 %d", &n) == 1 && (!*dec || n < *dec)) *dec = n;
-        if (sscanf(p, "setmaxnreg.inc.sync.aligned.u32 %d", &n) == 1 && n > *inc) *inc = n;
-    }
-    fclose(f);
-    /* the gemm's form: a template helper setmaxnreg_dec<N>() of its own header */
-    f = fopen(path, "r");
-    while (fgets(line, sizeof line, f)) {
-        const char *p = strstr(line, "setmaxnreg_");
-        int n;
-        if (!p) continue;
-        if (sscanf(p, "setmaxnreg_dec<%d>", &n) == 1 && (!*dec || n < *dec)) *dec = n;
-        if (sscanf(p, "setmaxnreg_inc<%d>", &n) == 1 && n > *inc) *inc = n;
-    }
+    /* the PTX line itself, or the gemm's form: a template helper
+     * setmaxnreg_dec<N>() of its own header */
+    static const char *const dec_forms[] = { "setmaxnreg.dec.sync.aligned.u32 %d", "setmaxnreg_dec<%d>" };
+    static const char *const inc_forms[] = { "setmaxnreg.inc.sync.aligned.u32 %d", "setmaxnreg_inc<%d>" };
+    while (fgets(line, sizeof line, f))
+        for (int form = 0; form < 2; form++) {
+            const char *p = strstr(line, form ? "setmaxnreg_" : "setmaxnreg.");
+            int n;
+            if (!p) continue;
+            if (sscanf(p, dec_forms[form], &n) == 1 && (!*dec || n < *dec)) *dec = n;
+            if (sscanf(p, inc_forms[form], &n) == 1 && n > *inc) *inc = n;
+        }
     fclose(f);
     return 0;
 }

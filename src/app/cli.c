@@ -422,11 +422,11 @@ static const opt_row OPTIONS[] = {
       "cost table; a crash or hang costs one item (CRASH, TIMEOUT), a fresh worker\n"
       "takes over; 'static': N shards, item i in shard i % N, as --shard does" },
     { "--costs", NULL, "FILE", C_ALL, TO_REEXEC, OPT_ONCE, 0, set_costs, "--costs needs a value",
-      "the cost table (default BINARY.costs.tsv beside this binary, one per binary;\n"
-      "./.kcontract-costs.tsv where its folder is read-only): read by a --jobs run to\n"
-      "order the queue and written after it (a serial run writes it only when\n"
-      "given --costs); with --shard K/N the partition is by cost (longest\n"
-      "first onto the least-loaded shard) instead of i % N" },
+      "the cost table (default BINARY.costs.tsv beside this binary, one per\n"
+      "binary; ./.kcontract-costs.tsv for one installed in a bin folder): read by\n"
+      "a --jobs run to order the queue and written after it (a serial run writes\n"
+      "it only when given --costs); with --shard K/N the partition is by cost\n"
+      "(longest first onto the least-loaded shard) instead of i % N" },
     { "--timeout", NULL, "S", C_RUN | C_MUTATE, TO_REEXEC, OPT_ONCE, 0, set_timeout, "--timeout needs a value",
       "every item's time limit in seconds, in every mode but --schedule static\n"
       "(default: the contract's "

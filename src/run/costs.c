@@ -569,6 +569,10 @@ const char *kc_costs_default_path(char *buf, size_t cap)
     char *slash = strrchr(dir, '/');
     if (!slash) return buf;
     *slash = 0;
+    /* an installed binary ($prefix/bin/kcontract) keeps no table in its bin
+     * folder, even for root, who may write there */
+    const char *last = strrchr(dir, '/');
+    if (strcmp(last ? last + 1 : dir, "bin") == 0) return buf;
     if (access(dir[0] ? dir : "/", W_OK) != 0) return buf;
     if ((size_t)snprintf(buf, cap, "%s.costs.tsv", exe) >= cap) snprintf(buf, cap, "%s", KC_COSTS_FALLBACK);
     return buf;

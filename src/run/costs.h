@@ -28,8 +28,9 @@
 /* The --costs default of this binary into buf: "<binary>.costs.tsv" beside
  * it (under the build tree for a built one, so two binaries, such as
  * kcontract and a team's suite, never share one table of item names), or
- * KC_COSTS_FALLBACK in the current directory when the binary's folder cannot
- * be written (an installed binary) or its path cannot be resolved. Returns buf. */
+ * KC_COSTS_FALLBACK in the current directory when the binary is installed
+ * (its folder is called bin), its folder cannot be written, or its path
+ * cannot be resolved. Returns buf. */
 const char *kc_costs_default_path(char *buf, size_t cap);
 #define KC_COSTS_HEADER "# kcontract costs v1"
 #define KC_TIMEOUT_FLOOR_S 60.0        /* an item's time limit is at least this ... */

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "build_id.h"
 #include "fatbin.h"
@@ -617,4 +618,29 @@ Test(result_cache, tally_counts_cached_and_merges_them)
     cr_expect_eq(a.cached, 3, "merged cached=%ld", a.cached);
     cr_assert_gt(kc_summary_format(&a, line, sizeof line), 0);
     cr_expect(strstr(line, "; 3 cached"), "%s", line);
+}
+
+/* An installed binary (in a folder called bin) keeps no cache beside itself,
+ * even where it may write there (root and /usr/local/bin): the run says the
+ * cache is off and why, and makes no folder. */
+Test(result_cache, an_installed_binary_keeps_no_cache_in_its_bin_folder, .timeout = 30)
+{
+    char dir[300], bin[320], cache[340], cmd[900];
+    snprintf(dir, sizeof dir, "%s/rcache-bin-%ld/bin", kc_test_tmpdir(), (long)getpid());
+    snprintf(bin, sizeof bin, "%s/suite", dir);
+    snprintf(cache, sizeof cache, "%s.cache", bin);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s' '%s'", dir, kc_test_fixture_bin(), bin);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    char *argv[] = { bin, "run", "fixture.pass.00", NULL };
+    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_CACHE_DIR=", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 30, &p), 0);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "results cache: off (") && strstr(p.out, "is installed (in a bin folder); KC_CACHE_DIR=DIR"),
+              "%s", p.out);
+    struct stat st;
+    cr_expect_neq(stat(cache, &st), 0, "%s was made", cache);
+    kc_proc_free(&p);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/rcache-bin-%ld'", kc_test_tmpdir(), (long)getpid());
+    cr_assert_eq(system(cmd), 0);
 }

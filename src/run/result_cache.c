@@ -113,6 +113,13 @@ static int cache_dir(char *dir, size_t cap, char *why, size_t whycap)
         snprintf(why, whycap, "cannot resolve this binary's path (/proc/self/exe)");
         return -1;
     }
+    /* an installed binary ($prefix/bin/kcontract) keeps no cache in its bin
+     * folder, even for root, who may write there (the cost table neither) */
+    const char *slash = strrchr(exe, '/');
+    if (slash && slash - exe >= 4 && strncmp(slash - 4, "/bin", 4) == 0) {
+        snprintf(why, whycap, "%.700s is installed (in a bin folder); KC_CACHE_DIR=DIR gives it a cache", exe);
+        return -1;
+    }
     return 0;
 }
 

@@ -200,6 +200,10 @@ $(B)/libkc_preload_fork.so: tests/preload/fork_before_main.c
 # than CPUs keep them busier; but several tests measure time limits and grace
 # periods, which a CPU shared by more workers than it has stretches: CI keeps 2.
 TEST_JOBS ?= 2
+# The nvcc the tests' own builds use (the mutation tests build mutants of a
+# real module): NVCC unless set. tools/sanitize-test.sh sets NVCC=false, so
+# that its make never rebuilds a kernel, and this to the real one.
+KC_TEST_NVCC ?= $(NVCC)
 test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so $(B)/libfake_cuda.so $(HOSTLIBS) \
       $(FAKE_HOSTLIBS) $(B)/libfake_exit0.so $(B)/libfake_exit0_raw.so $(B)/libkc_preload_fork.so
 	sh tools/check-layers.sh
@@ -209,7 +213,7 @@ test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so $
 	@# expect them to run; tests/test_result_cache.c gives its runs a cache.
 	@tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/kc-test.XXXXXX") || exit 2; \
 	echo "TMPDIR=$$tmp KC_BIN=$(B)/kcontract ... $(B)/kc_tests --jobs $(TEST_JOBS)"; \
-	KC_CACHE_DIR=off TMPDIR=$$tmp KC_BIN=$(B)/kcontract KC_FIXTURE_BIN=$(B)/kcontract-fixture KC_FAKE_NVML=$(B)/libfake_nvml.so \
+	NVCC="$(KC_TEST_NVCC)" KC_CACHE_DIR=off TMPDIR=$$tmp KC_BIN=$(B)/kcontract KC_FIXTURE_BIN=$(B)/kcontract-fixture KC_FAKE_NVML=$(B)/libfake_nvml.so \
 	KC_FAKE_CUDA=$(B)/libfake_cuda.so KC_FAKE_EXIT0=$(B)/libfake_exit0.so KC_FAKE_EXIT0_RAW=$(B)/libfake_exit0_raw.so KC_PRELOAD_FORK=$(B)/libkc_preload_fork.so $(B)/kc_tests --jobs $(TEST_JOBS); rc=$$?; \
 	left=$$(find "$$tmp" -mindepth 1 -maxdepth 1 | sed "s|^$$tmp/||" | sort | tr '\n' ' '); rm -rf "$$tmp"; \
 	if [ -n "$$left" ]; then \

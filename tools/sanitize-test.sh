@@ -44,7 +44,10 @@ UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$LOGS/ubsan"
 export ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
 
 status=0
-CFLAGS="-O1 -g $SAN" make -j"$(nproc)" B="$B" NVCC=false LDLIBS="$SAN -ldl -lm -lpthread" test || status=$?
+# NVCC=false is passed to the tests' processes too (make exports command-line
+# variables); the mutation tests build mutants with nvcc: KC_TEST_NVCC.
+nvcc=$(command -v nvcc 2>/dev/null || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")
+CFLAGS="-O1 -g $SAN" make -j"$(nproc)" B="$B" NVCC=false KC_TEST_NVCC="$nvcc" LDLIBS="$SAN -ldl -lm -lpthread" test || status=$?
 reports=$(find "$LOGS" -type f | sort)
 if [ -n "$reports" ]; then
   for r in $reports; do

@@ -6,7 +6,8 @@
 FUZZ_CC ?= clang
 CUDA_HOME ?= /usr/local/cuda
 B := build-fuzz
-SRC_LAYERS := util proc core cuda gates report run app
+# The layers as the Makefile lists them (one list: a layer added there is built here too).
+SRC_LAYERS := $(shell sed -n 's/^SRC_LAYERS[[:space:]]*:*=[[:space:]]*//p' Makefile)
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 CFLAGS_FUZZ := -g -O1 $(SAN) -std=c11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
                -D_GNU_SOURCE -Iinclude $(SRC_LAYERS:%=-Isrc/%) -I$(CUDA_HOME)/include -MMD -MP

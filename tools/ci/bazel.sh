@@ -40,7 +40,8 @@ summary() { grep '^SUMMARY ' "$1" | sed 's/  ([0-9.]* s)$//'; }
 set +e
 ( cd "$W/ws" && bazel --output_user_root="$W/root" --batch test //:kc_pass //:kc_fail \
     --spawn_strategy=local --test_output=errors \
-    --test_env=KC_BIN="$BIN" --test_env=KC_LIBCUDA="$FAKE" --test_env=KC_PATTERNS="$PASSING" ) > "$W/bazel.out" 2>&1
+    --test_env=KC_BIN="$BIN" --test_env=KC_LIBCUDA="$FAKE" --test_env=KC_PATTERNS="$PASSING" \
+    --test_env=KC_CACHE_DIR=off ) > "$W/bazel.out" 2>&1
 brc=$?
 set -e
 [ "$brc" -eq 3 ] || { tail -n 30 "$W/bazel.out" >&2; fail "bazel test exited $brc, expected 3 (kc_fail fails)"; }
@@ -50,6 +51,9 @@ TL=$W/ws/bazel-testlogs
 grep -q "^kcontract-fixture: shard 2/4 from the variables of Bazel and GoogleTest (TEST_SHARD_INDEX=2 TEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=2 GTEST_TOTAL_SHARDS=4); no --shard was given" \
   "$TL/kc_pass/shard_3_of_4/test.log" || fail "shard 3 of 4 did not say where its shard came from: $(sed -n 1,6p "$TL/kc_pass/shard_3_of_4/test.log")"
 export KC_LIBCUDA="$FAKE"
+# Every run here runs its items (the results cache would let the serial runs below reuse
+# what the shards earned, and the SUMMARY lines then differ by their "; N cached").
+export KC_CACHE_DIR=off
 check() {   # $1 target, $2 expected exit, $3... the patterns
   t=$1; want=$2; shift 2
   set +e

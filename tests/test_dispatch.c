@@ -136,6 +136,42 @@ Test(dispatch, an_item_that_never_fits_runs_alone)
     cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), -1, "nothing beside an item that runs alone");
 }
 
+Test(dispatch, only_a_disturbed_timeout_or_crash_runs_again_alone_once)
+{
+    fixture f;
+    setup(&f, 2, 2);
+    cr_expect(kc_dispatch_rerun_alone(&f.d, 0, KC_TIMEOUT, 1), "TIMEOUT beside a fault");
+    cr_expect(kc_dispatch_rerun_alone(&f.d, 0, KC_CRASH, 1), "CRASH beside a fault");
+    cr_expect(!kc_dispatch_rerun_alone(&f.d, 0, KC_TIMEOUT, 0), "no fault beside it: its own verdict");
+    cr_expect(!kc_dispatch_rerun_alone(&f.d, 0, KC_FAIL, 1), "a verdict its worker reported stands");
+    cr_expect(!kc_dispatch_rerun_alone(&f.d, 0, KC_PASS, 1), "a verdict its worker reported stands");
+    f.it[0].rerun_alone = 1;
+    cr_expect(!kc_dispatch_rerun_alone(&f.d, 0, KC_TIMEOUT, 1), "it ran alone already: that verdict decides");
+    f.it[1].rerun_alone = 0;
+    f.d.serial = 1;
+    cr_expect(!kc_dispatch_rerun_alone(&f.d, 1, KC_TIMEOUT, 1), "a serial run has no neighbours");
+}
+
+Test(dispatch, an_item_put_back_goes_first_once_no_worker_is_busy_and_alone)
+{
+    fixture f;
+    setup(&f, 3, 2);
+    f.it[2].rerun_alone = 1;                 /* put back: not dispatched */
+    f.d.busy = 1;
+    int alone = -1;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), -1, "it waits for the busy worker, and nothing new starts");
+    f.d.busy = 0;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 2, "then it goes first");
+    cr_expect_eq(alone, 1, "alone");
+    f.it[2].dispatched = 1;
+    f.d.alone_running = 1;
+    f.d.busy = 1;
+    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), -1, "nothing beside it");
+    f.d.alone_running = 0;
+    f.d.busy = 0;
+    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 0, "after it, the queue's order");
+}
+
 Test(dispatch, wants_any_without_sanitizer_items_or_sessions)
 {
     fixture f;

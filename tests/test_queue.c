@@ -382,6 +382,38 @@ Test(queue, lost_context_replaces_the_worker_and_loses_nothing, .timeout = 60)
     unlink(costs);
 }
 
+/* An item that hangs while another item's worker loses its CUDA context
+ * beside it is not decided by that run: it runs again alone (here it
+ * passes then), and only that line counts. Without a fault beside it a
+ * hang stays TIMEOUT (hanging_item_becomes_TIMEOUT_and_the_run_goes_on). */
+Test(queue, item_disturbed_by_a_neighbours_fault_runs_again_alone, .timeout = 60)
+{
+    char costs[256], mark[256];
+    kc_tmp_path(costs, sizeof costs, "queue", "alone");
+    kc_tmp_path(mark, sizeof mark, "queue", "alone-mark");
+    unlink(mark);
+    char menv[300];
+    snprintf(menv, sizeof menv, "KC_FIXTURE_MARK=%s", mark);
+    char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.once.hang", "fixture.pass.0[0-5]", "--jobs", "2",
+                     "--timeout", "0.5", "--costs", costs, NULL };
+    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.01", menv, NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 40, &p), 0);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "fixture.once.hang: TIMEOUT while another item on the same GPU faulted beside it; its "
+                            "verdict is not its own: it runs again alone"), "no rerun alone:\n%s", p.out);
+    expect_once(p.out, "fixture.once.hang", "PASS");
+    for (int i = 0; i < 6; i++) expect_once(p.out, pass_name(i), "PASS");
+    kc_tally t;
+    kc_out_tally(p.out, &t);
+    cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 7);
+    cr_expect_eq(t.n[KC_KIND_SUITE][KC_TIMEOUT], 0);
+    expect_phases_kept(&p);
+    kc_proc_free(&p);
+    unlink(costs);
+    unlink(mark);
+}
+
 /* A worker that dies before it says READY (here: the test hook) costs no
  * item: nothing was handed to it. Its replacements count against the
  * restart cap, so a worker that can never start ends the run with every

@@ -61,8 +61,27 @@ kc_want kc_dispatch_wants(const kc_dispatch *d, int w)
     return other > 0 ? KC_WANT_OTHER : KC_WANT_NONE;
 }
 
+int kc_dispatch_rerun_alone(const kc_dispatch *d, int j, kc_state state, int fault_beside)
+{
+    return !d->serial && fault_beside && (state == KC_TIMEOUT || state == KC_CRASH) && !d->items[j].rerun_alone;
+}
+
+/* An item put back to run alone: -1 none pending, else its index. */
+static int first_rerun_alone(const kc_dispatch *d)
+{
+    for (int j = 0; j < d->nitems; j++)
+        if (!d->items[j].dispatched && d->items[j].rerun_alone) return j;
+    return -1;
+}
+
 int kc_dispatch_next(const kc_dispatch *d, int w, int *alone)
 {
+    if (d->alone_running) return -1;
+    int ra = first_rerun_alone(d);
+    if (ra >= 0) {      /* it waits for the busy workers to finish; nothing new starts meanwhile */
+        *alone = 1;
+        return d->busy ? -1 : ra;
+    }
     if (d->serial) {        /* the selection's order, no preference: as a one-process run goes */
         *alone = 0;
         for (int j = 0; j < d->nitems; j++)

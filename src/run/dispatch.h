@@ -10,13 +10,16 @@
  *     the queue's order (costs.h, kc_queue_order);
  *   - items that run compute-sanitizer are kept on the workers that hold
  *     sessions (kc_dispatch_wants), and such a worker takes the controls
- *     planted for the sanitizer first. */
+ *     planted for the sanitizer first;
+ *   - an item put back to run alone (kc_dispatch_rerun_alone) goes first,
+ *     once no worker is busy, and nothing goes beside it. */
 #ifndef KC_DISPATCH_H
 #define KC_DISPATCH_H
 #include <stddef.h>
 
 #include "costs.h"
 #include "item.h"
+#include "state.h"
 
 /* One selected item as the policy sees it, in the queue's order. */
 typedef struct kc_dispatch_item {
@@ -26,6 +29,7 @@ typedef struct kc_dispatch_item {
     double cost;                    /* seconds, recorded or estimated (kc_item_cost) */
     size_t host, gpu;               /* its memory plan in bytes (kc_item_memory) */
     int dispatched;                 /* handed out (or settled without running) */
+    int rerun_alone;                /* put back after a neighbour's fault: runs alone (kc_dispatch_rerun_alone) */
 } kc_dispatch_item;
 
 /* One worker slot as the policy sees it. */
@@ -45,6 +49,8 @@ typedef struct kc_dispatch {
     int serial;                     /* a serial or --shard K/N run: the selection's order, nothing else */
     int sessions_on;                /* sanitizer sessions are used (kc_san_sessions_on) */
     double session_start_s;         /* what a worker's first session start costs (KC_QUEUE_SESSIONS_START_S) */
+    int busy;                       /* workers running an item now */
+    int alone_running;              /* an item put back to run alone is running: nothing else is handed out */
 } kc_dispatch;
 
 /* What a worker takes first (kc_dispatch_wants). */
@@ -55,6 +61,18 @@ typedef enum kc_want {
     KC_WANT_NONE,                   /* nothing: it waits (only sanitizer items left, for the holders) */
     KC_WANT_SANITIZER_CONTROL,      /* the controls planted for the sanitizer (a filter, never wanted first) */
 } kc_want;
+
+/* Whether item j, which ended in state `state` in a parallel run, is put
+ * back to run again alone instead of taking that verdict: it ended
+ * TIMEOUT or CRASH (its worker died under it), `fault_beside` says another
+ * item on the same GPU lost its CUDA context or its worker while it ran, it
+ * is not a serial run's, and it did not run alone already. Why: on an H200
+ * (driver 580) a worker whose kernel was to trap 4 s in waited in the
+ * driver for ever, the GPU idle, after three neighbours' kernels trapped
+ * beside it (1 run of 6; docs/receipts/2026-12-02-h200-hopper-seeds): the
+ * other contexts' faults decided its verdict. Run alone, as a serial run
+ * would, the verdict is its own. */
+int kc_dispatch_rerun_alone(const kc_dispatch *d, int j, kc_state state, int fault_beside);
 
 /* Items not handed out yet. */
 int kc_dispatch_pending(const kc_dispatch *d);

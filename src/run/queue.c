@@ -76,6 +76,7 @@ typedef struct wk {
     double ready_by;            /* STARTING: it must say it is ready by then */
     kc_worker_phase phase;      /* where it is in the protocol (worker_phase.h) */
     int lost;                   /* RETIRING: why (KC_LOST_*, worker.h) */
+    int fault_beside;           /* another item on its GPU faulted while its item ran (kc_dispatch_rerun_alone) */
     int spawned;
     char nonce[KC_NONCE_LEN + 1]; /* SEALING: its item's nonce, sent once it said the item is over (worker.h) */
     char violation[256];        /* VIOLATED while its item ran: the item is CRASH with this */
@@ -200,7 +201,16 @@ static void release(queue *qq, wk *w, qitem *qi)
 {
     const kc_dispatch_item *di = &qq->di[qi - qq->q];
     kc_admit_release(&qq->adm, w->devslot, di->host, di->gpu);
+    if (di->rerun_alone) qq->dp.alone_running = 0;
     w->cur = -1;
+}
+
+/* The item of worker `from` faulted (lost its CUDA context, or its worker
+ * died under it): every other item running on the same GPU ran beside it. */
+static void fault_beside(queue *qq, const wk *from)
+{
+    for (int i = 0; i < qq->nw; i++)
+        if (&qq->w[i] != from && qq->w[i].cur >= 0 && qq->w[i].devslot == from->devslot) qq->w[i].fault_beside = 1;
 }
 
 static int busy_count(const queue *qq)
@@ -275,6 +285,7 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
     kc_sup_mark(c, KC_CHILD_IDLE);
     kc_progress_busy(busy_count(qq));
     if (r.context_lost) {       /* it exits by itself; a fresh worker follows */
+        fault_beside(qq, w);
         phase(w, KC_WK_RETIRING);
         w->lost = r.context_lost;
         kc_sup_close_stdin(c);
@@ -377,7 +388,17 @@ static void settle_item(queue *qq, wk *w, const kc_child *c, const char *how)
             snprintf(r.msg, sizeof r.msg, "worker %d (pid %ld) %s while running it%s%s", w->slot, (long)c->pid, how,
                      leak, lines);
     }
-    finish_item(qq, qi, &r, w, w->t_start, c->exited, -1, 1, tail[0] ? tail : NULL);
+    if (r.state == KC_CRASH) fault_beside(qq, w);   /* a worker it ended, not one the queue stopped */
+    int j = (int)(qi - qq->q);
+    if (!qq->interrupted && kc_dispatch_rerun_alone(&qq->dp, j, r.state, w->fault_beside)) {
+        say(qq, "%s: %s while another item on the same GPU faulted beside it; its verdict is not its own: "
+            "it runs again alone, and that run decides it\n", qq->items[qi->idx].name, kc_state_name(r.state));
+        qq->di[j].dispatched = 0;
+        qq->di[j].rerun_alone = 1;
+        qi->reported = 0;
+    } else {
+        finish_item(qq, qi, &r, w, w->t_start, c->exited, -1, 1, tail[0] ? tail : NULL);
+    }
     release(qq, w, qi);
     kc_progress_busy(busy_count(qq));
 }
@@ -465,6 +486,7 @@ static void dispatch(queue *qq)
         wk *w = &qq->w[i];
         kc_child *c = child_of(qq, w);
         if (w->phase != KC_WK_IDLE || c->state != KC_CHILD_IDLE || c->in < 0) continue;
+        qq->dp.busy = busy_count(qq);
         int alone, j = kc_dispatch_next(&qq->dp, w->slot, &alone);
         if (j >= 0) {
             qitem *qi = &qq->q[j];
@@ -477,7 +499,9 @@ static void dispatch(queue *qq)
                 kc_sup_close_stdin(c);
                 continue;
             }
-            if (alone) {
+            if (di->rerun_alone) {
+                qq->dp.alone_running = 1;
+            } else if (alone) {
                 char h[32], g[32];
                 kc_bytes_str(di->host, h, sizeof h);
                 kc_bytes_str(di->gpu, g, sizeof g);
@@ -492,6 +516,7 @@ static void dispatch(queue *qq)
             w->tail_n = 0;              /* a CRASH's tail: this item's lines, not earlier items' */
             w->violation[0] = 0;
             w->nonce[0] = 0;
+            w->fault_beside = 0;
             qq->dw[w->slot].last = it->contract;
             qq->dw[w->slot].sessions |= di->sanitizer;
             w->t_start = t;

@@ -207,3 +207,27 @@ Test(mutate_run, whole_command_without_gpu, .timeout = 120) {
     kc_proc_free(&p);
     kc_rm_rf(dir);
 }
+
+/* Waves: by default only the first selected contract of a module runs its
+ * mutants (a mutant it catches is done); --every-contract runs each
+ * contract on each. Without a GPU every item is SKIP (not run), so no
+ * mutant reaches the second wave; the two counts differ by the contracts. */
+Test(mutate_run, first_contract_only_unless_every_contract, .timeout = 120) {
+    char dir[512];
+    kc_tmp_dir(dir, sizeof dir, "mutwave");
+    char *a1[] = { (char *)kc_test_bin(), "mutate", "--budget", "2", "--seed", "3", "--build-jobs", "4",
+                   "--mutants-dir", dir, "kv_cache.nhd.*", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(a1, KC_NO_GPU_ENV, 100, &p), 0);
+    cr_expect_eq(kc_out_count(p.out, ":mutant."), 2, "two mutants, the first contract only:\n%s", p.out);
+    cr_expect_eq(kc_out_count(p.out, "kv_cache.nhd.bf16:mutant."), 2, "bf16 sorts first:\n%s", p.out);
+    cr_expect(!strstr(p.out, "on to its other contracts"), "nothing was missed: no second wave\n%s", p.out);
+    kc_proc_free(&p);
+    char *a2[] = { (char *)kc_test_bin(), "mutate", "--budget", "2", "--seed", "3", "--build-jobs", "4",
+                   "--mutants-dir", dir, "--every-contract", "kv_cache.nhd.*", NULL };
+    cr_assert_eq(kc_spawn(a2, KC_NO_GPU_ENV, 100, &p), 0);
+    cr_expect_eq(kc_out_count(p.out, ":mutant."), 4, "two mutants on both contracts:\n%s", p.out);
+    cr_expect_eq(kc_out_count(p.out, "kv_cache.nhd.f16:mutant."), 2, "%s", p.out);
+    kc_proc_free(&p);
+    kc_rm_rf(dir);
+}

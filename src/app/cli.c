@@ -501,6 +501,9 @@ static const opt_row OPTIONS[] = {
       "mutate: generate, build and filter the mutants; run none" },
     { "--sanitizer", NULL, NULL, C_MUTATE, TO_NONE, 0, F(mut_sanitizer), set_flag, NULL,
       "mutate: a mutant that passes gates 1-4 goes on to compute-sanitizer (gate 5)" },
+    { "--every-contract", NULL, NULL, C_MUTATE, TO_NONE, 0, F(mut_every_contract), set_flag, NULL,
+      "mutate: every contract of a module runs every mutant (per-contract scores;\n"
+      "default: the first contract, then the others only on what it missed)" },
     { "--help", "-h", NULL, C_ALL, TO_NONE, 0, 0, set_help, NULL, "this text" },
     { "--version", NULL, NULL, C_ALL, TO_NONE, 0, 0, set_version, NULL,
       "the program's name, kcontract's version and ABI, the build identity\n"

@@ -236,21 +236,114 @@ static void free_modules(kc_mut_module *mods, int n)
     free(mods);
 }
 
-/* Writes the manifest of the viable mutants (mutant_images.h). */
-static int write_manifest(const char *path, const char *dir, const kc_mutants *m, const kc_mut_status *st, int gate,
-                          char *err, size_t cap)
+/* Writes the manifest (mutant_images.h) of the mutants in state `want`. */
+static int write_manifest(const char *path, const char *dir, const kc_mutants *m, const kc_mut_status *st,
+                          kc_mut_state want, int gate, char *err, size_t cap)
 {
     FILE *f = fopen(path, "w");
     if (!f) return snprintf(err, cap, "cannot write %s: %s", path, strerror(errno)), -1;
     fprintf(f, "# kcontract mutate: the viable mutants (KC_MUTANTS; docs/mutation.md)\n");
     for (int i = 0; i < m->n; i++) {
-        if (st[i].state != KC_MUT_VIABLE) continue;
+        if (st[i].state != want) continue;
         char img[1200];
         kc_mutant_path(img, sizeof img, dir, m->v[i].module, m->v[i].id, ".fatbin");
         fprintf(f, "mutant %s %s %d %s %s %s:%d\n", m->v[i].id, m->v[i].module, gate, img, m->v[i].op->name,
                 m->v[i].file, m->v[i].line);
     }
     return fclose(f) ? (snprintf(err, cap, "writing %s failed", path), -1) : 0;
+}
+
+/* Whether selected item i is a kernel item whose contract's mutants run:
+ * not a launch record, not a library kernel, matched by the patterns. */
+static int mutant_contract(const kc_opts *o, const kc_item *it)
+{
+    if (it->kind != KC_KIND_KERNEL || it->record || !it->contract || it->contract->library) return 0;
+    return !o->npatterns || kc_filter_match(it->name, o->patterns, o->npatterns);
+}
+
+/* Pushes "<contract>:mutant.*" for the contracts a wave runs: wave 0 every
+ * selected contract, wave 1 the first selected contract of each module,
+ * wave 2 the others; only modules with a mutant in state `want` (a pattern
+ * that matches nothing is refused by run). Returns how many, -1 out of memory. */
+static int push_wave(kc_strvec *av, const kc_opts *o, const kc_item *items, int n, const kc_mutants *m,
+                     const kc_mut_status *st, int wave, kc_mut_state want)
+{
+    int pushed = 0;
+    for (int i = 0; i < n; i++) {
+        const kc_item *it = &items[i];
+        if (!mutant_contract(o, it)) continue;
+        int has = 0, first = 1;
+        for (int j = 0; j < m->n && !has; j++) has = st[j].state == want && !strcmp(m->v[j].module, it->contract->module);
+        for (int k = 0; k < i && first; k++)
+            first = !(mutant_contract(o, &items[k]) && !strcmp(items[k].contract->module, it->contract->module));
+        if (!has || (wave == 1 && !first) || (wave == 2 && first)) continue;
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s:mutant.*", it->contract->name);
+        if (kc_strvec_push(av, buf)) return -1;
+        pushed++;
+    }
+    return pushed;
+}
+
+/* One run of mutant items through this binary's own `run` (KC_MUTANTS =
+ * manifest), its lines kept in rx: wave 0 every contract of each mutant's
+ * module, wave 1 the first (a mutant it catches is done: cargo-mutants
+ * stops at a mutant's first failing test too), wave 2 the others on the
+ * mutants wave 1 missed. Wave 2 runs whole on every shard: its manifest
+ * holds only the mutants this shard's wave 1 ran. Returns 0, or the
+ * command's exit status (4, 130). */
+static int run_wave(const kc_opts *o, const kc_item *items, int n, const kc_mutants *m, const kc_mut_status *st,
+                    const char *manifest, int wave, kc_mut_state want, run_ctx *rx)
+{
+    char err[2048], buf[256], costs[1300];
+    setenv(KC_MUTANTS_ENV, manifest, 1);
+    kc_strvec av = KC_STRVEC_INIT;
+    int oom = kc_strvec_push(&av, o->argv0) | kc_strvec_push(&av, "run");
+    snprintf(buf, sizeof buf, "%d", o->jobs > 0 ? o->jobs : 1);
+    oom |= kc_strvec_push(&av, "--jobs") | kc_strvec_push(&av, buf);
+    snprintf(buf, sizeof buf, "%g", o->timeout_s > 0 ? o->timeout_s : DEFAULT_TIMEOUT_S);
+    oom |= kc_strvec_push(&av, "--timeout") | kc_strvec_push(&av, buf);
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)o->seed);
+    oom |= kc_strvec_push(&av, "--seed") | kc_strvec_push(&av, buf);
+    if (o->device_given) {
+        snprintf(buf, sizeof buf, "%d", o->device);
+        oom |= kc_strvec_push(&av, "--device") | kc_strvec_push(&av, buf);
+    }
+    if (o->sharded && wave != 2) {
+        snprintf(buf, sizeof buf, "%d/%d", o->shard_k, o->shard_n);
+        oom |= kc_strvec_push(&av, "--shard") | kc_strvec_push(&av, buf);
+    }
+    snprintf(costs, sizeof costs, "%s/costs.tsv", o->mut_dir ? o->mut_dir : DEFAULT_DIR);
+    oom |= kc_strvec_push(&av, "--costs") | kc_strvec_push(&av, o->costs_given ? o->costs : costs);
+    oom |= kc_strvec_push(&av, "--");
+    int pushed = oom ? -1 : push_wave(&av, o, items, n, m, st, wave, want);
+    if (pushed < 0 || rx->oom) {
+        kc_strvec_clear(&av);
+        kc_say(stderr, "mutate: out of memory\n");
+        return 4;
+    }
+    if (!pushed) {
+        kc_strvec_clear(&av);
+        return 0;
+    }
+    if (wave == 2) {
+        int k = 0;
+        for (int i = 0; i < m->n; i++) k += st[i].state == want;
+        printf("mutate: %d mutant%s that the first contract of their module missed: on to its other contracts\n", k,
+               k == 1 ? "" : "s");
+        fflush(stdout);
+    }
+    int intr = 0, rc = 0;
+    int ws = kc_child_run("/proc/self/exe", av.v, on_run_line, rx, &intr, err, sizeof err);
+    kc_strvec_clear(&av);
+    if (ws < 0 || intr) {
+        kc_say(stderr, "mutate: the mutants' run %s\n", intr ? "was interrupted" : err);
+        rc = ws < 0 ? 4 : 130;
+    } else if (WIFEXITED(ws) && WEXITSTATUS(ws) == 2) {
+        kc_say(stderr, "mutate: the mutants' run refused its command line (exit 2; above)\n");
+        rc = 4;
+    }
+    return rc;
 }
 
 int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
@@ -326,66 +419,29 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
     if (viable && !o->mut_build_only) {
         char absdir[PATH_MAX];
         if (!realpath(dir, absdir)) snprintf(absdir, sizeof absdir, "%s", dir);
-        if (write_manifest(manifest, absdir, &m, st, o->mut_sanitizer ? 5 : 4, err, sizeof err)) {
+        if (write_manifest(manifest, absdir, &m, st, KC_MUT_VIABLE, o->mut_sanitizer ? 5 : 4, err, sizeof err)) {
             kc_say(stderr, "mutate: %s\n", err);
             rc = 4;
             goto out;
         }
-        setenv(KC_MUTANTS_ENV, absman, 1);
-        kc_strvec av = KC_STRVEC_INIT;
-        int oom = 0;
-        char buf[256];
-        oom |= kc_strvec_push(&av, o->argv0);
-        oom |= kc_strvec_push(&av, "run");
-        snprintf(buf, sizeof buf, "%d", o->jobs > 0 ? o->jobs : 1);
-        oom |= kc_strvec_push(&av, "--jobs") | kc_strvec_push(&av, buf);
-        snprintf(buf, sizeof buf, "%g", o->timeout_s > 0 ? o->timeout_s : DEFAULT_TIMEOUT_S);
-        oom |= kc_strvec_push(&av, "--timeout") | kc_strvec_push(&av, buf);
-        snprintf(buf, sizeof buf, "%llu", (unsigned long long)o->seed);
-        oom |= kc_strvec_push(&av, "--seed") | kc_strvec_push(&av, buf);
-        if (o->device_given) {
-            snprintf(buf, sizeof buf, "%d", o->device);
-            oom |= kc_strvec_push(&av, "--device") | kc_strvec_push(&av, buf);
-        }
-        if (o->sharded) {
-            snprintf(buf, sizeof buf, "%d/%d", o->shard_k, o->shard_n);
-            oom |= kc_strvec_push(&av, "--shard") | kc_strvec_push(&av, buf);
-        }
-        char costs[1300];
-        snprintf(costs, sizeof costs, "%s/costs.tsv", dir);
-        oom |= kc_strvec_push(&av, "--costs") | kc_strvec_push(&av, o->costs_given ? o->costs : costs);
-        oom |= kc_strvec_push(&av, "--");
-        /* each selected contract's mutant items */
-        for (int i = 0; i < n; i++) {
-            const kc_item *it = &items[i];
-            if (it->kind != KC_KIND_KERNEL || it->record || !it->contract || it->contract->library) continue;
-            if (o->npatterns && !kc_filter_match(it->name, o->patterns, o->npatterns)) continue;
-            int has = 0;        /* a pattern that matches nothing is refused by run: only modules with viable mutants */
-            for (int j = 0; j < m.n && !has; j++)
-                has = st[j].state == KC_MUT_VIABLE && !strcmp(m.v[j].module, it->contract->module);
-            if (!has) continue;
-            snprintf(buf, sizeof buf, "%s:mutant.*", it->contract->name);
-            oom |= kc_strvec_push(&av, buf);
-        }
-        if (oom) {
-            kc_strvec_clear(&av);
-            kc_say(stderr, "mutate: out of memory\n");
-            rc = 4;
-            goto out;
-        }
         run_ctx rx = { .m = &m, .st = st };
-        int intr = 0;
-        int ws = kc_child_run("/proc/self/exe", av.v, on_run_line, &rx, &intr, err, sizeof err);
-        kc_strvec_clear(&av);
+        int wave1 = o->mut_every_contract ? 0 : 1;
+        rc = run_wave(o, items, n, &m, st, absman, wave1, KC_MUT_VIABLE, &rx);
+        int second = 0;
+        for (int i = 0; i < m.n; i++) second += st[i].state == KC_MUT_MISSED;
+        if (!rc && wave1 == 1 && second) {
+            char man2[1200], absman2[PATH_MAX + 32];
+            snprintf(man2, sizeof man2, "%s/mutants-missed.list", dir);
+            snprintf(absman2, sizeof absman2, "%s/mutants-missed.list", absdir);
+            if (write_manifest(man2, absdir, &m, st, KC_MUT_MISSED, o->mut_sanitizer ? 5 : 4, err, sizeof err)) {
+                kc_say(stderr, "mutate: %s\n", err);
+                rc = 4;
+            } else {
+                rc = run_wave(o, items, n, &m, st, absman2, 2, KC_MUT_MISSED, &rx);
+            }
+        }
         its = rx.items;
         nits = rx.nitems;
-        if (ws < 0 || intr) {
-            kc_say(stderr, "mutate: the mutants' run %s\n", intr ? "was interrupted" : err);
-            rc = ws < 0 ? 4 : 130;
-        } else if (WIFEXITED(ws) && WEXITSTATUS(ws) == 2) {
-            kc_say(stderr, "mutate: the mutants' run refused its command line (exit 2; above)\n");
-            rc = 4;
-        }
         for (int i = 0; i < m.n; i++)
             if (st[i].state == KC_MUT_VIABLE) st[i].state = KC_MUT_NOTRUN;
         int len = 0;

@@ -9,6 +9,7 @@
 #include "mutate_accept.h"
 #include "mutate_cmd.h"
 #include "mutate_report.h"
+#include "json_line.h"
 #include "support/run_output.h"
 #include "support/spawn.h"
 
@@ -183,6 +184,73 @@ Test(mutate_run, command_line) {
     kc_proc_free(&p);
 }
 
+/* A copy of report j with its k-th (0-based) "state":"notrun" replaced by to, written to path. */
+static void shard_report(const char *j, int k, const char *to, const char *path)
+{
+    char *c = strdup(j), *p = c;
+    const char *from = "\"state\":\"notrun\"";
+    for (int i = 0; p && i <= k; i++) p = strstr(i ? p + 1 : p, from);
+    cr_assert(p, "no %d-th notrun mutant in:\n%s", k, j);
+    size_t n = strlen(c) + strlen(to) + 1;
+    char *out = malloc(n);
+    snprintf(out, n, "%.*s%s%s", (int)(p - c), c, to, p + strlen(from));
+    kc_write_file(path, out);
+    free(out);
+    free(c);
+}
+
+/* Two shards' reports made one by --merge-json (of the real report j of
+ * two notrun mutants: shard a caught the first, shard b missed the
+ * second); then the refusals: overlapping shards, a report of another
+ * selection, a --budget that differs. */
+static void merge_shard_reports(const char *dir, const char *j)
+{
+    char a[700], b[700], c[700];
+    snprintf(a, sizeof a, "%s/a.json", dir);
+    snprintf(b, sizeof b, "%s/b.json", dir);
+    snprintf(c, sizeof c, "%s/c.json", dir);
+    shard_report(j, 0, "\"state\":\"caught\",\"gate\":3", a);
+    shard_report(j, 1, "\"state\":\"missed\"", b);
+    char *m1[] = { (char *)kc_test_bin(), "mutate", "--budget", "2", "--seed", "3", "--mutants-dir", (char *)dir,
+                   "--merge-json", a, "--merge-json", b, "kv_cache.nhd.f16", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(m1, KC_NO_GPU_ENV, 60, &p), 0);
+    cr_expect_eq(p.status, 1, "a missed mutant: exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "the reports of 2 shards merged"), "%s", p.out);
+    cr_expect(strstr(p.out, "MUTATION modules=1 generated=41 unviable=0 equivalent=0 viable=2 caught=1 missed=1 "
+                            "timeout=0 score=0.50"), "%s%s", p.out, p.err);
+    cr_expect(strstr(p.out, "rerun: KC_MUTANTS="), "a missed mutant's rerun names its manifest:\n%s", p.out);
+    kc_proc_free(&p);
+    /* both shards ran the first mutant */
+    m1[11] = a;
+    cr_assert_eq(kc_spawn(m1, KC_NO_GPU_ENV, 60, &p), 0);
+    cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "--merge-json") || strstr(p.err, "given twice"), "%s", p.err);
+    kc_proc_free(&p);
+    shard_report(j, 0, "\"state\":\"timeout\"", c);
+    m1[11] = c;
+    cr_assert_eq(kc_spawn(m1, KC_NO_GPU_ENV, 60, &p), 0);
+    cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "was run by two shards (timeout there, caught in") && strstr(p.err, "the shards overlap"),
+              "%s", p.err);
+    kc_proc_free(&p);
+    /* another --budget: a selection mark differs */
+    m1[11] = b;
+    m1[3] = "3";
+    cr_assert_eq(kc_spawn(m1, KC_NO_GPU_ENV, 60, &p), 0);
+    cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "merge with the shards' --budget, --seed and --accepted"), "%s", p.err);
+    kc_proc_free(&p);
+    /* a report cut short */
+    m1[3] = "2";
+    kc_write_file(c, "{\"type\":\"mutant\",\"id\":\"0123456789ab\"}\n");
+    m1[11] = c;
+    cr_assert_eq(kc_spawn(m1, KC_NO_GPU_ENV, 60, &p), 0);
+    cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "c.json:1: a mutant line without its id, module or state"), "%s", p.err);
+    kc_proc_free(&p);
+}
+
 /* The whole command on a real module without a GPU: two sampled mutants of
  * kv_cache_write.cu built by make and nvcc, listed, run by the binary's own
  * run (their items SKIP: not run), the report and JSON written. */
@@ -205,6 +273,7 @@ Test(mutate_run, whole_command_without_gpu, .timeout = 120) {
     cr_expect_eq(kc_out_count(j, "\"state\":\"sampled_out\""), 39, "%s", j);
     cr_expect(strstr(j, "\"type\":\"mutation\",\"modules\":1,\"generated\":41"), "%s", j);
     kc_proc_free(&p);
+    merge_shard_reports(dir, j);
     kc_rm_rf(dir);
 }
 
@@ -230,4 +299,21 @@ Test(mutate_run, first_contract_only_unless_every_contract, .timeout = 120) {
     cr_expect_eq(kc_out_count(p.out, "kv_cache.nhd.f16:mutant."), 2, "%s", p.out);
     kc_proc_free(&p);
     kc_rm_rf(dir);
+}
+
+Test(mutate_run, json_line_reads_this_programs_report_lines) {
+    char s[64];
+    long v;
+    const char *l = "{\"type\":\"mutant\",\"id\":\"a\\\"b\\u00e9\\n\",\"line\":42,\"arr\":[1,2,\"x]\"],\"t\":true}";
+    cr_expect_eq(kc_json_line_str(l, "id", s, sizeof s), 0);
+    cr_expect_str_eq(s, "a\"b\xc3\xa9\n", "escapes decoded");
+    cr_expect_eq(kc_json_line_int(l, "line", &v), 0);
+    cr_expect_eq(v, 42);
+    cr_expect_eq(kc_json_line_str(l, "t", s, sizeof s), -1, "a literal is not a string");
+    cr_expect_eq(kc_json_line_str(l, "nope", s, sizeof s), 1, "absent");
+    cr_expect_eq(kc_json_line_int(l, "id", &v), -1, "a string is not an integer");
+    cr_expect_eq(kc_json_line_str(l, "id", s, 3), -1, "too long for out");
+    cr_expect_eq(kc_json_line_str("{\"a\":{\"b\":1},\"id\":\"x\"}", "id", s, sizeof s), -1, "nested objects refused");
+    cr_expect_eq(kc_json_line_str("{\"id\":\"x", "id", s, sizeof s), -1, "cut short");
+    cr_expect_eq(kc_json_line_str("[1]", "id", s, sizeof s), -1, "not an object");
 }

@@ -267,6 +267,17 @@ static int set_log(kc_opts *o, const opt_row *r, const char *v)
     return 0;
 }
 
+/* mutate --merge-json F: repeatable, each file once; kept with --log's files
+ * (merge and mutate are different commands). */
+static int set_merge_json(kc_opts *o, const opt_row *r, const char *v)
+{
+    if (!*v) return usage_error("%s%s", r->missing, "");
+    for (int l = 0; l < o->nlogs; l++)
+        if (same_file(o->logs[l], v)) return usage_error("--merge-json %s given twice%s", v, "");
+    o->logs[o->nlogs++] = (char *)v;
+    return 0;
+}
+
 /* --exclude G: the pattern "!G" (filter.h), owned by o (kc_opts_free). */
 static int exclusion(kc_opts *o, const char *glob)
 {
@@ -501,6 +512,11 @@ static const opt_row OPTIONS[] = {
       "mutate: generate, build and filter the mutants; run none" },
     { "--sanitizer", NULL, NULL, C_MUTATE, TO_NONE, 0, F(mut_sanitizer), set_flag, NULL,
       "mutate: a mutant that passes gates 1-4 goes on to compute-sanitizer (gate 5)" },
+    { "--merge-json", NULL, "F", C_MUTATE, TO_NONE, 0, 0, set_merge_json,
+      "--merge-json needs a file (a shard's kcontract mutate --json report)",
+      "mutate: one report from the --json reports of a run's --shard K/N\n"
+      "mutate runs (repeat it; give the shards' patterns, --budget, --seed,\n"
+      "--operators, --accepted): nothing is built or run" },
     { "--every-contract", NULL, NULL, C_MUTATE, TO_NONE, 0, F(mut_every_contract), set_flag, NULL,
       "mutate: every contract of a module runs every mutant (per-contract scores;\n"
       "default: the first contract, then the others only on what it missed)" },

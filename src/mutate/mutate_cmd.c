@@ -15,6 +15,7 @@
 #include "mutant_images.h"
 #include "mutate_accept.h"
 #include "mutate_child.h"
+#include "mutate_merge.h"
 #include "mutate_report.h"
 #include "parallel.h"
 #include "progname.h"
@@ -346,6 +347,21 @@ static int run_wave(const kc_opts *o, const kc_item *items, int n, const kc_muta
     return rc;
 }
 
+/* The text report, the --json report; the exit status they give: 1 when a
+ * mutant was missed or not run, 4 when the JSON could not be written. */
+static int report(const kc_opts *o, const kc_mut_run *rep)
+{
+    char err[1024];
+    kc_mutate_report_text(stdout, rep);
+    if (o->json && kc_mutate_report_json(o->json, rep, err, sizeof err)) {
+        kc_say(stderr, "mutate: %s\n", err);
+        return 4;
+    }
+    kc_mut_counts c;
+    kc_mutate_count(rep, NULL, NULL, &c);
+    return c.n[KC_MUT_MISSED] || c.n[KC_MUT_NOTRUN] ? 1 : 0;
+}
+
 int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
 {
     double t0 = kc_now_s();
@@ -391,6 +407,27 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
                               unchecked == 1 ? "y" : "ies", o->mut_accepted);
     }
     sample(&m, st, o->mut_budget, o->seed);
+    if (o->nlogs) {         /* --merge-json: the shards' reports, nothing built or run */
+        if (kc_mutate_merge(o->logs, o->nlogs, &m, st, err, sizeof err)) {
+            kc_say(stderr, "mutate: %s\n", err);
+            rc = 2;
+            goto out;
+        }
+        printf("mutate: %d mutants generated; the reports of %d shard%s merged\n", m.n, o->nlogs,
+               o->nlogs == 1 ? "" : "s");
+        /* a missed mutant's rerun: its image as this host's --build-only of the same selection makes it */
+        char absdir[PATH_MAX], prefix[PATH_MAX + 600];
+        const char *mdir = o->mut_dir ? o->mut_dir : DEFAULT_DIR;
+        if (!realpath(mdir, absdir)) snprintf(absdir, sizeof absdir, "%s", mdir);
+        snprintf(absdir + strlen(absdir), sizeof absdir - strlen(absdir), "/mutants.list");
+        int len = 0;
+        prefix[0] = 0;
+        kc_shell_append_assign(prefix, sizeof prefix, &len, KC_MUTANTS_ENV, absdir);
+        snprintf(prefix + len, sizeof prefix - (size_t)len, " %s", o->argv0);
+        kc_mut_run mrep = { mods, nmods, &m, st, NULL, 0, prefix + (prefix[0] == ' '), kc_now_s() - t0 };
+        rc = report(o, &mrep);
+        goto out;
+    }
     const char *dir = o->mut_dir ? o->mut_dir : DEFAULT_DIR;
     kc_mut_build_opts bo = { .dir = dir, .make = getenv("MAKE") && *getenv("MAKE") ? getenv("MAKE") : "make",
                              .jobs = o->mut_build_jobs > 0 ? o->mut_build_jobs : kc_parallel_share(1),
@@ -449,17 +486,9 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
         snprintf(rerun_prefix + len, sizeof rerun_prefix - (size_t)len, " %s", o->argv0);
     }
     kc_mut_run rep = { mods, nmods, &m, st, its, nits, rerun_prefix[0] ? rerun_prefix + 1 : NULL, kc_now_s() - t0 };
-    kc_mutate_report_text(stdout, &rep);
-    if (o->json && kc_mutate_report_json(o->json, &rep, err, sizeof err)) {
-        kc_say(stderr, "mutate: %s\n", err);
-        if (!rc) rc = 4;
-    }
+    int rrc = report(o, &rep);
+    if (!rc) rc = rrc;
     free(its);
-    if (!rc) {
-        kc_mut_counts c;
-        kc_mutate_count(&rep, NULL, NULL, &c);
-        rc = c.n[KC_MUT_MISSED] || c.n[KC_MUT_NOTRUN] ? 1 : 0;
-    }
 out:
     free(st);
     kc_mutants_free(&m);

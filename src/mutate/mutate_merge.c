@@ -1,0 +1,133 @@
+/* mutate_merge.c — the shards' mutation reports made one (mutate_merge.h). */
+#include "mutate_merge.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errmsg.h"
+#include "json_line.h"
+
+/* What a report may say of a mutant, by class: its selection (accepted,
+ * sampled out), its build (unviable, equivalent, duplicate) or its run. */
+static int is_run(kc_mut_state s)
+{
+    return s == KC_MUT_VIABLE || s == KC_MUT_CAUGHT || s == KC_MUT_MISSED || s == KC_MUT_TIMEOUT || s == KC_MUT_NOTRUN;
+}
+
+static int decided(kc_mut_state s) { return s == KC_MUT_CAUGHT || s == KC_MUT_MISSED || s == KC_MUT_TIMEOUT; }
+
+static int state_of(const char *name)
+{
+    for (int s = 0; s < KC_MUT_STATE_COUNT; s++)
+        if (!strcmp(kc_mut_state_name((kc_mut_state)s), name)) return s;
+    return -1;
+}
+
+static int find(const kc_mutants *m, const char *id)
+{
+    for (int i = 0; i < m->n; i++)
+        if (!strcmp(m->v[i].id, id)) return i;
+    return -1;
+}
+
+/* One mutant line of file f (line no): merged into st[i]; seen[i] counts the reports that named it,
+ * by[i] the file that decided it. */
+static int merge_line(const char *f, int no, const char *line, const kc_mutants *m, kc_mut_status *st, int *seen,
+                      const char **by, char *err, size_t cap)
+{
+    char id[32], name[32], module[96];
+    long gate = 0;
+    if (kc_json_line_str(line, "id", id, sizeof id) || kc_json_line_str(line, "state", name, sizeof name) ||
+        kc_json_line_str(line, "module", module, sizeof module))
+        return kc_errf(err, cap, "%s:%d: a mutant line without its id, module or state (expected the --json report of "
+                       "kcontract mutate)", f, no);
+    int s = state_of(name), i = find(m, id);
+    if (s < 0) return kc_errf(err, cap, "%s:%d: mutant %s: unknown state '%s'", f, no, id, name);
+    if (i < 0 || strcmp(m->v[i].module, module))
+        return kc_errf(err, cap, "%s:%d: mutant %s (module %s) is not one the operators make from the current sources: "
+                       "the shards ran other sources or --operators", f, no, id, module);
+    kc_mut_status *x = &st[i];
+    /* this run's selection marks against the report's */
+    int mine_sel = x->state == KC_MUT_ACCEPTED || x->state == KC_MUT_SAMPLED_OUT;
+    int theirs_sel = s == KC_MUT_ACCEPTED || s == KC_MUT_SAMPLED_OUT;
+    if (mine_sel || theirs_sel) {
+        if ((int)x->state != s)
+            return kc_errf(err, cap, "%s:%d: mutant %s is %s there and %s here: merge with the shards' --budget, --seed "
+                           "and --accepted", f, no, id, name, kc_mut_state_name(x->state));
+        seen[i]++;
+        return 0;
+    }
+    int first = !seen[i]++;
+    if (!first) {
+        int same_build = is_run(x->state) && is_run((kc_mut_state)s) ? 1 : (int)x->state == s;
+        if (!same_build)
+            return kc_errf(err, cap, "%s:%d: mutant %s is %s there and %s in %s: the shards built different code", f,
+                           no, id, name, kc_mut_state_name(x->state), by[i]);
+        if (decided((kc_mut_state)s) && decided(x->state))
+            return kc_errf(err, cap, "%s:%d: mutant %s was run by two shards (%s there, %s in %s): the shards overlap",
+                           f, no, id, name, kc_mut_state_name(x->state), by[i]);
+        if (!decided((kc_mut_state)s)) return 0;
+    }
+    x->state = (kc_mut_state)s;
+    x->gate = kc_json_line_int(line, "gate", &gate) == 0 ? (int)gate : 0;
+    if (kc_json_line_str(line, "duplicate_of", x->dup_of, sizeof x->dup_of) != 0) x->dup_of[0] = 0;
+    if (kc_json_line_str(line, "why", x->why, sizeof x->why) != 0) x->why[0] = 0;
+    if (kc_json_line_str(line, "item", x->item, sizeof x->item) != 0) x->item[0] = 0;
+    by[i] = f;
+    return 0;
+}
+
+int kc_mutate_merge(char *const *files, int nfiles, const kc_mutants *m, kc_mut_status *st, char *err, size_t cap)
+{
+    int *seen = calloc((size_t)m->n + 1, sizeof *seen);
+    const char **by = calloc((size_t)m->n + 1, sizeof *by);
+    int rc = -1;
+    if (!seen || !by) {
+        kc_errf(err, cap, "out of memory");
+        goto out;
+    }
+    for (int k = 0; k < nfiles; k++) {
+        FILE *f = fopen(files[k], "r");
+        if (!f) {
+            kc_errf(err, cap, "--merge-json %s: cannot read it: %s", files[k], strerror(errno));
+            goto out;
+        }
+        char *line = NULL;
+        size_t lcap = 0;
+        int no = 0, mutants = 0, summary = 0, bad = 0;
+        for (ssize_t len; !bad && (len = getline(&line, &lcap, f)) >= 0;) {
+            no++;
+            char type[32];
+            if (kc_json_line_str(line, "type", type, sizeof type) != 0) {
+                bad = kc_errf(err, cap, "%s:%d: not a line of a kcontract mutate --json report", files[k], no);
+            } else if (!strcmp(type, "mutant")) {
+                mutants++;
+                bad = merge_line(files[k], no, line, m, st, seen, by, err, cap);
+            } else if (!strcmp(type, "mutation")) {
+                summary = 1;
+            }
+        }
+        free(line);
+        fclose(f);
+        if (bad) goto out;
+        if (!summary) {
+            kc_errf(err, cap, "%s: no closing \"mutation\" line: the report was cut short (its run did not finish)",
+                    files[k]);
+            goto out;
+        }
+        if (mutants != m->n) {
+            kc_errf(err, cap, "%s holds %d mutants, the current sources make %d: a report of another selection or "
+                    "source", files[k], mutants, m->n);
+            goto out;
+        }
+    }
+    for (int i = 0; i < m->n; i++)
+        if (st[i].state == KC_MUT_VIABLE || st[i].state == KC_MUT_PENDING) st[i].state = KC_MUT_NOTRUN;
+    rc = 0;
+out:
+    free(seen);
+    free(by);
+    return rc;
+}

@@ -1,0 +1,23 @@
+/* mutate_merge.h — one mutation report from the --json reports of the
+ * shards of a mutation run (kcontract mutate --shard K/N on each host, then
+ * kcontract mutate --merge-json FILE... with the same patterns, --budget,
+ * --seed, --operators and --accepted): each mutant's build outcome must be
+ * the same in every report, and its run decided by exactly one. */
+#ifndef KC_MUTATE_MERGE_H
+#define KC_MUTATE_MERGE_H
+#include <stddef.h>
+
+#include "mutate_build.h"
+#include "mutate_ops.h"
+
+/* Reads the nfiles reports into st (indexed as m, the mutants the
+ * operators make from the current sources; st holds this run's own
+ * ACCEPTED and SAMPLED_OUT marks, everything else PENDING). A mutant that
+ * no shard ran is NOTRUN. Returns 0; -1 with err naming the file, line and
+ * mutant when a report is unreadable, names a mutant the sources no longer
+ * make, disagrees with another on a mutant's build or on a selection mark,
+ * both ran one mutant (shards that overlap), or lacks a mutant (a report of
+ * another selection). */
+int kc_mutate_merge(char *const *files, int nfiles, const kc_mutants *m, kc_mut_status *st, char *err, size_t cap);
+
+#endif

@@ -1,8 +1,9 @@
-/* mutate_child.h — one command run to its end under the supervisor
+/* child_run.h — one command run to its end under the supervisor
  * (supervisor.h): make for the mutants' builds, this binary's `run` for
- * their runs. Its stdout and stderr lines go to a callback. */
-#ifndef KC_MUTATE_CHILD_H
-#define KC_MUTATE_CHILD_H
+ * their runs (mutate), a known finding's faulting case run alone (gates).
+ * Its stdout and stderr lines go to a callback. */
+#ifndef KC_CHILD_RUN_H
+#define KC_CHILD_RUN_H
 #include <stddef.h>
 
 /* One line of the child's stdout (err 0) or stderr (err 1), without newline. */

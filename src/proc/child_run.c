@@ -1,5 +1,5 @@
-/* mutate_child.c — one command under the supervisor (mutate_child.h). */
-#include "mutate_child.h"
+/* child_run.c — one command under the supervisor (child_run.h). */
+#include "child_run.h"
 
 #include <errno.h>
 #include <string.h>

@@ -221,7 +221,7 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
         snprintf(out->msg, sizeof out->msg, "internal error: out of host memory");
     } else {
         kc_lines_init(&lines, detail, KC_DETAIL_CAP);
-        kc_run_gpu_item(gpu, it, o->seed, o->reference, out, &lines);
+        kc_run_gpu_item(gpu, it, o->seed, o->reference, o, out, &lines);
         /* A control planted for the sanitizer that gates 1-4 passed cleanly
          * (every case run, none failing, the context intact) goes on to it. */
         if (it->kind == KC_KIND_CONTROL && kc_item_runs_sanitizer(it) && out->state == KC_MISSED &&

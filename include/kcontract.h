@@ -23,13 +23,13 @@
 extern "C" {
 #endif
 
-#define KC_API_VERSION 4
+#define KC_API_VERSION 5
 /* The layout of the registered structs (kc_contract and what it holds,
  * kc_suite, embedded modules). Every registration carries the version and
  * the struct's size it was compiled with; the library refuses a mismatch,
  * naming the registration, instead of reading a struct of another layout.
  * Bumped with every layout change, as is the shared library's soname. */
-#define KC_ABI_VERSION 4
+#define KC_ABI_VERSION 5
 
 /* What the library exports (it is built with -fvisibility=hidden: nothing
  * else is visible to a user's objects). */
@@ -797,12 +797,27 @@ typedef struct kc_control {
  * a precondition the kernel does not meet on some inputs (NaN rows when a
  * row is all -inf) is recorded without failing the cases it does meet. If
  * it no longer fails the entry is reported stale (and the run fails: remove
- * it). */
+ * it). A case that loses the CUDA context is held too: it runs again alone
+ * in a fresh process, which decides (docs/writing-a-contract.md).
+ *
+ * Gate KC_GATE_SANITIZE: compute-sanitizer's report on the :sanitize item:
+ * its first error from tool `tool` ("memcheck", "racecheck", "initcheck",
+ * "synccheck"; a glob), in a kernel whose name matches `kernel` (the
+ * report's "at <kernel>+0x.." name, demangled as the tool prints it: a glob,
+ * NULL any) with words matching `error` (the report's first line, "Invalid
+ * __global__ read of size 4 bytes": a glob, NULL any) is KNOWN; the other
+ * tools still run and decide. shape and dist stay NULL (the sanitizer's
+ * report does not say which of its launches' shapes erred, and it runs
+ * each shape's first distribution only). tool, kernel and error are NULL
+ * for gates 1-4. */
 typedef struct kc_known {
     int gate;
     const char *shape;
     const char *reason;
     const char *dist;
+    const char *tool;
+    const char *kernel;
+    const char *error;
 } kc_known;
 
 /* A boundary distribution (ZEROS, CONSTANT, DENORMAL, INT_EXTREMES) a

@@ -400,8 +400,29 @@ int kc_contract_check(const kc_contract *c, char *err, size_t cap)
                 c->module);
     check_controls(&p, n, c, lib);
     for (int k = 0; k < KC_MAX_KNOWN && c->known[k].reason; k++) {
-        if (c->known[k].gate < 1 || c->known[k].gate > 4)
-            problem(&p, "contract %s: known finding names gate %d (expected 1-4)", n, c->known[k].gate);
+        const kc_known *kn = &c->known[k];
+        if (kn->gate < 1 || kn->gate > KC_GATE_SANITIZE)
+            problem(&p, "contract %s: known finding names gate %d (expected 1-4, or %d: KC_GATE_SANITIZE)", n, kn->gate,
+                    KC_GATE_SANITIZE);
+        if (kn->gate == KC_GATE_SANITIZE) {
+            if (!kn->tool)
+                problem(&p, "contract %s: known finding of gate 5 needs its tool (a glob over memcheck, racecheck, "
+                        "initcheck, synccheck)", n);
+            else if (fnmatch(kn->tool, "memcheck", 0) && fnmatch(kn->tool, "racecheck", 0) &&
+                     fnmatch(kn->tool, "initcheck", 0) && fnmatch(kn->tool, "synccheck", 0))
+                problem(&p, "contract %s: known finding's tool '%s' matches no sanitizer tool (expected a glob over "
+                        "memcheck, racecheck, initcheck, synccheck)", n, kn->tool);
+            if (kn->shape || kn->dist)
+                problem(&p, "contract %s: known finding of gate 5 names a %s ('%s'): the sanitizer's report does not "
+                        "say which launch's shape or distribution erred (leave it NULL)", n,
+                        kn->shape ? "shape" : "distribution", kn->shape ? kn->shape : kn->dist);
+            if (c->no_sanitize)
+                problem(&p, "contract %s: known finding of gate 5, but the contract has no :sanitize item (no_sanitize: "
+                        "%s)", n, c->no_sanitize);
+        } else if (kn->tool || kn->kernel || kn->error)
+            problem(&p, "contract %s: known finding of gate %d names a sanitizer %s ('%s'): those are gate 5's (%d)", n,
+                    kn->gate, kn->tool ? "tool" : kn->kernel ? "kernel" : "error",
+                    kn->tool ? kn->tool : kn->kernel ? kn->kernel : kn->error, KC_GATE_SANITIZE);
         char names[400];
         if (c->known[k].dist && !dist_glob_matches(c->known[k].dist))
             problem(&p, "contract %s: known finding's distribution '%s' matches no distribution (expected a glob over %s)",

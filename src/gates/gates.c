@@ -346,7 +346,7 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
     int all_run = isolated || !gpu->lost;
     /* A record item checks one shape: it cannot show a known finding stale. */
     for (int i = 0; i < KC_MAX_KNOWN && c->known[i].reason && all_run && !it->record; i++)
-        if (!(sums.reproduced >> i & 1)) {
+        if (!(sums.reproduced >> i & 1) && c->known[i].gate != KC_GATE_SANITIZE) {   /* gate 5's: sanitize.c's */
             res->stale++;
             kc_lines_add(detail,
                    "    stale known finding: gate %d on shapes %s%s%s (%s) no longer fails: remove it from the contract",

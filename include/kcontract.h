@@ -42,6 +42,7 @@ extern "C" {
 #define KC_MAX_ARGS 16     /* kernel arguments (buffers and scalars) */
 #define KC_MAX_CONTROLS 8  /* planted-bug controls per contract */
 #define KC_MAX_KNOWN 8     /* known findings per contract */
+#define KC_MAX_BLOCK_SIZES 8 /* launch variants (block sizes) per contract */
 #define KC_MAX_DISTS 12    /* input distributions per contract */
 #define KC_MAX_FIELDS 16   /* fields of a parameter struct */
 #define KC_MAX_STEPS 4     /* kernels in one contract's sequence (kc_step) */
@@ -708,6 +709,12 @@ typedef struct kc_launch {
     unsigned cluster[3];
     int nonportable_cluster;
     int cooperative;
+    /* In (set by the harness before it calls the launch function): the block
+     * size, in threads, of the launch variant this case runs, one of the
+     * contract's block_sizes; 0 when the contract lists none. The launch
+     * function sizes block and grid with it (block[0] x block[1] x block[2]
+     * must equal it, or gate 1 fails naming both). */
+    unsigned block_size;
 } kc_launch;
 
 /* One-dimensional launch geometry, for a kernel with one thread per element
@@ -720,10 +727,11 @@ typedef struct kc_launch {
  * process aborts. Use inside a launch function:
  *     static void launch(const kc_shape *s, const kc_device *d, kc_launch *l)
  *     { kc_launch_1d(l, (uint64_t)s->d[0], 256); }
- * A block size is a property of the launch, not of the shape: there is no
- * launch variant yet (several block sizes of one kernel on the same shapes
- * need one contract per block size, KC_CONTRACT over a shared macro; see
- * docs/writing-a-contract.md, "Helpers"). */
+ * A block size is a property of the launch, not of the shape: a kernel
+ * that takes several lists them in its contract's block_sizes, and every
+ * case runs under each, the launch function reading l->block_size:
+ *     { kc_launch_1d(l, (uint64_t)s->d[0], l->block_size); }
+ * (docs/writing-a-contract.md, "Block sizes"). */
 KC_API void kc_launch_1d(kc_launch *l, uint64_t n, unsigned block);
 
 /* One launch of a contract that is a sequence of kernels on one stream: a
@@ -886,6 +894,14 @@ typedef struct kc_contract {
      * derives their tolerances; instead of tol; an output's own arith or
      * tol comes first. */
     kc_arith arith;
+    /* Launch variants: the block sizes (threads per block, 1-1024, each
+     * once) the launch function accepts, ending at the first 0; none: the
+     * launch function's own. Every case (shape x distribution) runs under
+     * each, the launch function getting it as kc_launch.block_size; failure
+     * lines name it ("block 128") and their rerun command selects it
+     * (--block-size 128). The :limits and :sanitize items run the first.
+     * Not for a library kernel (its entry launches) or with steps. */
+    unsigned block_sizes[KC_MAX_BLOCK_SIZES];
 } kc_contract;
 
 /* Standalone suites: host-only or GPU tests that are not one kernel's contract.

@@ -327,6 +327,42 @@ Test(gates_fake, known_findings_hold_a_fault_run_alone_in_a_fresh_process, .time
     kc_proc_free(&p);
 }
 
+/* Block sizes as launch variants (kc_contract.block_sizes): every case runs
+ * under each; a failure names its block size and its rerun selects it
+ * (--block-size), which runs that variant alone; a launch function that
+ * ignores the variant fails gate 1 naming both; a variant the contract does
+ * not list is refused naming the list. */
+Test(gates_fake, block_sizes_are_launch_variants_of_every_case, .timeout = 30)
+{
+    kc_proc p = fake_run((char *[]){ "run", "fakeblock.axpy.f32", "--no-cache", NULL });
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    /* 3 shapes x 2 distributions, each under 3 block sizes */
+    expect_item(p.out, "PASS", "fakeblock.axpy.f32", T("gates 1-4 on 18 cases (3 shapes x up to 2 distributions) under "
+                                                      "block sizes 128, 256, 512"));
+    kc_proc_free(&p);
+    p = fake_run((char *[]){ "run", "fakeblock.short.f32", "--no-cache", NULL });
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    expect_item(p.out, "FAIL", "fakeblock.short.f32",
+                T("gate 3 (accuracy): shape model.hidden.4096 (n=4096), dist uniform, block 256: y[", "2 of 12 cases failed",
+                  " run fakeblock.short.f32 --seed 1 --device 0 --block-size 256"));
+    cr_expect(!strstr(p.out, ", block 128: "), "block 128 passes:\n%s", p.out);
+    kc_proc_free(&p);
+    p = fake_run((char *[]){ "run", "fakeblock.short.f32", "--no-cache", "--block-size", "128", NULL });
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    expect_item(p.out, "PASS", "fakeblock.short.f32", T("gates 1-4 on 6 cases", "under block size 128  ("));
+    kc_proc_free(&p);
+    p = fake_run((char *[]){ "run", "fakeblock.short.f32", "--no-cache", "--block-size", "100", NULL });
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    expect_item(p.out, "FAIL", "fakeblock.short.f32",
+                T("--block-size 100 is not one of contract fakeblock.short.f32's block sizes (128, 256)"));
+    kc_proc_free(&p);
+    p = fake_run((char *[]){ "run", "fakeblock.ignored.f32", "--no-cache", NULL });
+    expect_item(p.out, "FAIL", "fakeblock.ignored.f32",
+                T("dist uniform, block 64: the launch function made a block of 256x1x1 = 256 threads for the block-size "
+                  "variant 64 (kc_launch.block_size)"));
+    kc_proc_free(&p);
+}
+
 Test(gates_fake, fault_continues_the_serial_run_in_a_fresh_process)
 {
     char *nonvml_env[] = { "KC_LIBNVML=/nonexistent/libnvidia-ml.so.1", NULL };

@@ -68,6 +68,23 @@ static const kc_contract gate5_without_sanitize = {
     .known = { { .gate = KC_GATE_SANITIZE, .tool = "racecheck", .reason = "never run" } },
 };
 
+static const kc_contract bad_blocks = {
+    .name = "bad.blocks", .library = "kc_fakelib", .entry = "e", .reference = ref_noop,
+    .args = { KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0) }, .shapes = shapes, .no_sanitize = "a library",
+    .block_sizes = { 128, 2048, 128 },
+};
+
+Test(registration, block_sizes_are_checked)
+{
+    kc_register_contract(&bad_blocks, KC_ABI_VERSION, sizeof(kc_contract));
+    char err[16384];
+    int n = items_problems(err, sizeof err);
+    cr_expect_eq(n, -3, "expected 3 problems, got %d: %s", n, err);
+    cr_expect(strstr(err, "contract bad.blocks: block sizes on a library kernel (its entry launches)"), "%s", err);
+    cr_expect(strstr(err, "contract bad.blocks: block size 2048 is past CUDA's 1024 threads per block"), "%s", err);
+    cr_expect(strstr(err, "contract bad.blocks: block size 128 is listed twice"), "%s", err);
+}
+
 Test(registration, known_findings_of_gate_5_name_a_tool_and_no_shape)
 {
     kc_register_contract(&bad_gate5, KC_ABI_VERSION, sizeof(kc_contract));

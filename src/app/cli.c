@@ -303,6 +303,17 @@ static int set_resume_at(kc_opts *o, const opt_row *r, const char *v)
     return 0;
 }
 
+/* --block-size B, 1 <= B <= 1024. */
+static int set_block_size(kc_opts *o, const opt_row *r, const char *v)
+{
+    (void)r;
+    uint64_t b;
+    if (!v || kc_parse_u64(v, 1024, &b) || b == 0)
+        return usage_error("--block-size needs threads per block, 1 to 1024, got '%s'%s", v ? v : "", "");
+    o->block_size = (unsigned)b;
+    return 0;
+}
+
 /* --cases I:J, 0 <= I < J (gates/known_fault.h). */
 static int set_cases(kc_opts *o, const opt_row *r, const char *v)
 {
@@ -526,6 +537,10 @@ static const opt_row OPTIONS[] = {
     { "--parent", NULL, "PID", C_RUN, TO_REEXEC, OPT_ONCE | OPT_INTERNAL, 0, set_parent, "--parent needs a value", NULL },
     { "--worker", NULL, NULL, C_RUN, TO_REEXEC, OPT_INTERNAL, F(worker), set_flag, NULL, NULL },
     { "--sanitize-target", NULL, NULL, C_RUN, TO_REEXEC, OPT_INTERNAL, F(sanitize_target), set_flag, NULL, NULL },
+    { "--block-size", NULL, "B", C_RUN, TO_WORKER | TO_SHARD | TO_REEXEC | TO_RERUN, OPT_ONCE, 0, set_block_size,
+      "--block-size needs a block size",
+      "run only the launch variant B of contracts that list block sizes\n"
+      "(kc_contract.block_sizes; a failure's rerun command gives it)" },
     { "--cases", NULL, "I:J", C_RUN, TO_NONE, OPT_ONCE | OPT_INTERNAL, 0, set_cases, "--cases needs I:J", NULL },
     { "--resume-records", NULL, "FD", C_RUN, TO_NONE, OPT_INTERNAL, 0, set_resume_records, NULL, NULL },
     { "--resume-at", NULL, "I", C_RUN, TO_NONE, OPT_INTERNAL, 0, set_resume_at, NULL, NULL },

@@ -428,6 +428,16 @@ int kc_contract_check(const kc_contract *c, char *err, size_t cap)
             problem(&p, "contract %s: known finding's distribution '%s' matches no distribution (expected a glob over %s)",
                     n, c->known[k].dist, dist_names(names, sizeof names));
     }
+    for (int b = 0; b < KC_MAX_BLOCK_SIZES && c->block_sizes[b]; b++) {
+        if (c->block_sizes[b] > 1024)
+            problem(&p, "contract %s: block size %u is past CUDA's 1024 threads per block", n, c->block_sizes[b]);
+        for (int e = 0; e < b; e++)
+            if (c->block_sizes[e] == c->block_sizes[b])
+                problem(&p, "contract %s: block size %u is listed twice", n, c->block_sizes[b]);
+        if (b == 0 && (lib || seq))
+            problem(&p, "contract %s: block sizes on a %s (expected a contract of one kernel and its launch function)",
+                    n, lib ? "library kernel (its entry launches)" : "sequence of steps");
+    }
     if (c->nondeterministic && !*c->nondeterministic) problem(&p, "contract %s: nondeterministic needs a reason", n);
     if (c->no_racecheck && !*c->no_racecheck)
         problem(&p, "contract %s: no_racecheck needs a reason (why racecheck may not run on its kernel)", n);

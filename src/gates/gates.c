@@ -178,12 +178,45 @@ static int planned_cases(const kc_contract *c, int nd)
     return planned;
 }
 
+/* The launch variants cases run under (kc_contract.block_sizes) into out:
+ * every one, or --block-size's alone; {0} for a contract without any.
+ * Returns how many; 0 with why when --block-size names one the contract
+ * does not list. */
+static int block_variants(const kc_contract *c, const kc_opts *o, unsigned *out, char *why, size_t cap)
+{
+    unsigned only = o ? o->block_size : 0;
+    int n = 0;
+    for (int i = 0; i < KC_MAX_BLOCK_SIZES && c->block_sizes[i]; i++)
+        if (!only || c->block_sizes[i] == only) out[n++] = c->block_sizes[i];
+    if (n) return n;
+    if (only) {
+        char list[120] = "";
+        for (int i = 0; i < KC_MAX_BLOCK_SIZES && c->block_sizes[i]; i++)
+            kc_strcatf(list, sizeof list, "%s%u", i ? ", " : "", c->block_sizes[i]);
+        snprintf(why, cap, "--block-size %u is not one of contract %s's block sizes (%s)", only, c->name,
+                 list[0] ? list : "it lists none: its launch function chooses");
+        return 0;
+    }
+    out[0] = 0;
+    return 1;
+}
+
+/* "128, 256" of blocks[0..n). */
+static const char *block_list(const unsigned *blocks, int n)
+{
+    static _Thread_local char buf[120];
+    buf[0] = 0;
+    for (int i = 0; i < n; i++) kc_strcatf(buf, sizeof buf, "%s%u", i ? ", " : "", blocks[i]);
+    return buf;
+}
+
 /* A failure of case k at gate g that is no known finding, into sums. */
-static void add_unknown(kc_case_sums *sums, kc_lines *detail, int g, const char *line)
+static void add_unknown(kc_case_sums *sums, kc_lines *detail, int g, unsigned block, const char *line)
 {
     if (!sums->unknown++) {
         snprintf(sums->first, sizeof sums->first, "%s", line);
         sums->gate = g;
+        sums->block = block;
     } else
         kc_lines_add(detail, "    also: %s", line);
 }
@@ -213,14 +246,14 @@ static void isolate_fault(const kc_opts *o, const kc_item *it, const kc_case *k,
                      "the fault is not the known finding's [%s] (an earlier case's?)", k->why,
                      alone.failed ? "failed otherwise: " : "passed", alone.failed ? alone.first : "",
                      alone.failed && !alone.first[0] ? "as another known finding" : "", kn->reason);
-        add_unknown(sums, detail, g, line);
+        add_unknown(sums, detail, g, k->block_size, line);
     }
     if (idx + 1 >= hi) return;
     if (kc_cases_elsewhere(o, it, idx + 1, hi, &rest, detail, why, sizeof why)) {
         char line[900];
         snprintf(line, sizeof line, "the %d case%s after a known finding's fault were not run: %s", hi - idx - 1,
                  hi - idx - 1 == 1 ? "" : "s", why);
-        add_unknown(sums, detail, 1, line);
+        add_unknown(sums, detail, 1, 0, line);
         return;
     }
     sums->cases += rest.cases;
@@ -232,6 +265,7 @@ static void isolate_fault(const kc_opts *o, const kc_item *it, const kc_case *k,
         if (!sums->unknown) {
             snprintf(sums->first, sizeof sums->first, "%s", rest.first);
             sums->gate = rest.gate;
+            sums->block = rest.block;
         } else
             kc_lines_add(detail, "    also: %s", rest.first);
         sums->unknown += rest.unknown;
@@ -265,17 +299,25 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
         return;
     }
     kc_dist dists[KC_MAX_DISTS + 2];
-    int nd = kc_dists_of(c, dists), ci = 0, isolated = 0;
-    if (hi < 0) hi = planned_cases(c, nd);
+    unsigned blocks[KC_MAX_BLOCK_SIZES];
+    int nd = kc_dists_of(c, dists), ci = 0, isolated = 0, nb = block_variants(c, o, blocks, why, sizeof why);
+    if (!nb) {
+        not_checked(res, control, why, UNCHECKED);   /* --block-size names no variant of it */
+        kc_unload_kernels(gpu, &K);
+        if (ref_mod) gpu->cu.ModuleUnload(ref_mod);
+        return;
+    }
+    if (hi < 0) hi = planned_cases(c, nd) * nb;
     kc_case_sums sums = { 0 };
     for (const kc_shape *s = c->shapes; s->name && !gpu->lost && !isolated; s++) {
         int per_shape = s->cls == KC_SHAPE_LARGE ? 1 : nd;
-        for (int d = 0; d < per_shape && !gpu->lost; d++) {
+        for (int d = 0; d < per_shape * nb && !gpu->lost && !isolated; d++) {
             int idx = ci++;
             if (idx < lo || idx >= hi) continue;
-            kc_case k = { .c = c, .s = s, .dist = dists[d], .mode = mode, .ref_fn = ref_fn, .time = &res->time,
-                          .entry = K.entry };
-            k.seed = kc_case_seed(seed, c->name, s->name, dists[d]);
+            K.block_size = blocks[d % nb];      /* each distribution's cases under every block size */
+            kc_case k = { .c = c, .s = s, .dist = dists[d / nb], .mode = mode, .ref_fn = ref_fn, .time = &res->time,
+                          .entry = K.entry, .block_size = blocks[d % nb] };
+            k.seed = kc_case_seed(seed, c->name, s->name, dists[d / nb]);
             int g = run_case(gpu, &K, &k, 4);
             kc_case_free(gpu, &k);
             res->cases++;
@@ -310,7 +352,7 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
                 goto done;
             }
             int ki;
-            const kc_known *kn = match_known(c, g, s->name, dists[d], &ki);
+            const kc_known *kn = match_known(c, g, s->name, dists[d / nb], &ki);
             if (kn && gpu->lost && o && !it->record && !(lo == idx && hi == idx + 1)) {
                 /* the registered finding faulted: it and the cases after it run elsewhere */
                 isolate_fault(o, it, &k, g, ki, idx, hi, &sums, detail);
@@ -320,7 +362,7 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
                 sums.known++;
                 kc_lines_add(detail, "    known: %s [%s]", k.why, kn->reason);
             } else
-                add_unknown(&sums, detail, g, k.why);
+                add_unknown(&sums, detail, g, k.block_size, k.why);
         }
     }
     res->cases += sums.cases;          /* those run elsewhere (isolate_fault) */
@@ -356,6 +398,7 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
     if (sums.unknown) {
         res->state = KC_FAIL;
         res->gate = sums.gate;
+        res->block_size = sums.block;
         snprintf(res->msg, sizeof res->msg, "%s; %d of %d cases failed", sums.first, res->cases_failed, res->cases);
     } else if (res->stale) {
         res->state = KC_FAIL;
@@ -370,20 +413,23 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
         for (const kc_shape *s = c->shapes; s->name; s++) shapes++;
         snprintf(res->msg, sizeof res->msg, "gates 1-4 on %d cases (%d shape%s x up to %d distributions)", res->cases,
                  shapes, shapes == 1 ? "" : "s", nd);
+        if (blocks[0])
+            kc_strcatf(res->msg, sizeof res->msg, " under block size%s %s", nb == 1 ? "" : "s", block_list(blocks, nb));
     }
-    if (isolated && planned_cases(c, nd) > res->cases)    /* a later fault, no known finding, ended the rest */
+    if (isolated && planned_cases(c, nd) * nb > res->cases)    /* a later fault, no known finding, ended the rest */
         kc_strcatf(res->msg, sizeof res->msg, "; %d more case%s not run (the CUDA context is unusable)",
-                   planned_cases(c, nd) - res->cases, planned_cases(c, nd) - res->cases == 1 ? "" : "s");
+                   planned_cases(c, nd) * nb - res->cases, planned_cases(c, nd) * nb - res->cases == 1 ? "" : "s");
 done:
     if (gpu->lost) {
         res->context_lost = 1;
         if (!control && !sums_out && !isolated && res->state != KC_FAIL) {
             res->state = KC_FAIL;
             res->gate = sums.gate;
+            res->block_size = sums.block;
             snprintf(res->msg, sizeof res->msg, "%s", sums.first[0] ? sums.first : "the CUDA context was lost");
         }
         if (!control && !sums_out && !isolated) {     /* say what a lost context left unchecked */
-            int planned = planned_cases(c, nd);
+            int planned = planned_cases(c, nd) * nb;
             if (planned > res->cases)
                 kc_strcatf(res->msg, sizeof res->msg, "; %d more case%s not run (the CUDA context is unusable)",
                        planned - res->cases, planned - res->cases == 1 ? "" : "s");

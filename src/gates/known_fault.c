@@ -15,8 +15,8 @@
 
 void kc_cases_print(const kc_case_sums *s, const char *detail)
 {
-    printf(KC_CASES_LINE "cases=%d failed=%d known=%d unknown=%d gate=%d reproduced=%x lost=%d\n", s->cases,
-           s->failed, s->known, s->unknown, s->gate, s->reproduced, s->lost);
+    printf(KC_CASES_LINE "cases=%d failed=%d known=%d unknown=%d gate=%d reproduced=%x lost=%d block=%u\n",
+           s->cases, s->failed, s->known, s->unknown, s->gate, s->reproduced, s->lost, s->block);
     if (s->first[0]) printf(KC_CASES_FIRST "%s\n", s->first);
     for (const char *p = detail; p && *p;) {
         const char *nl = strchr(p, '\n');
@@ -45,8 +45,9 @@ static void on_line(void *ctx, int err, const char *line, size_t len)
     size_t nl = strlen(KC_CASES_LINE), nf = strlen(KC_CASES_FIRST), nd = strlen(KC_CASES_DETAIL);
     kc_case_sums *s = r->out;
     if (!err && strncmp(l, KC_CASES_LINE, nl) == 0) {
-        r->got = sscanf(l + nl, "cases=%d failed=%d known=%d unknown=%d gate=%d reproduced=%x lost=%d", &s->cases,
-                        &s->failed, &s->known, &s->unknown, &s->gate, &s->reproduced, &s->lost) == 7;
+        r->got = sscanf(l + nl, "cases=%d failed=%d known=%d unknown=%d gate=%d reproduced=%x lost=%d block=%u",
+                        &s->cases, &s->failed, &s->known, &s->unknown, &s->gate, &s->reproduced, &s->lost,
+                        &s->block) == 8;
     } else if (!err && strncmp(l, KC_CASES_FIRST, nf) == 0) {
         s->first[0] = 0;
         kc_strcatf(s->first, sizeof s->first, "%s", l + nf);

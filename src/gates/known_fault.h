@@ -10,12 +10,14 @@
  *     they would have here (a later registered fault in them is isolated the
  *     same way, by that process).
  * A --cases process prints only its sums (kc_case_sums), as lines
- *     kcontract-cases: cases=N failed=N known=N unknown=N gate=G reproduced=HEX lost=L
+ *     kcontract-cases: cases=N failed=N known=N unknown=N gate=G reproduced=HEX lost=L block=B
  *     kcontract-cases-first: <its first failure that is no known finding>
  *     kcontract-cases-detail: <one of its detail lines>
  * and the item's process reads them back (docs/writing-a-contract.md, Known
  * findings). Cases are numbered as gates.c runs them: shapes in order, each
- * shape's distributions in order (a large shape's first only). */
+ * shape's distributions in order (a large shape's first only), each
+ * distribution under every block size of the contract (kc_contract.block_sizes;
+ * --block-size: that one), in order. */
 #ifndef KC_KNOWN_FAULT_H
 #define KC_KNOWN_FAULT_H
 #include <stddef.h>
@@ -32,6 +34,7 @@ typedef struct kc_case_sums {
     int cases, failed;        /* cases run, cases failed (known or not) */
     int known, unknown;       /* failures that are registered findings, and those that are not */
     int gate;                 /* the gate of the first failure that is no known finding; 0 none */
+    unsigned block;           /* its launch variant (kc_contract.block_sizes); 0 none */
     unsigned reproduced;      /* bit i: the contract's known[i] reproduced on some case */
     int lost;                 /* the range ended with the CUDA context lost */
     char first[1600];         /* that first failure's line ("gate 3 (accuracy): shape ..."); "" none */

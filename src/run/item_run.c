@@ -16,6 +16,7 @@
 #include "clock.h"
 #include "line_text.h"
 #include "rerun_env.h"
+#include "strbuf.h"
 #include "proctree.h"
 #include "progress.h"
 #include "sanitize.h"
@@ -241,6 +242,8 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
     if (watch) check_gpu_state(gpu, gw, out);
     if (kc_result_fails(out))     /* CRASH and TIMEOUT here: a sanitizer run's */
         kc_rerun_command(o, it->name, o->device, out->rerun, sizeof out->rerun);
+    if (out->rerun[0] && out->block_size && !o->block_size)   /* the failing launch variant alone */
+        kc_strcatf(out->rerun, sizeof out->rerun, " --block-size %u", out->block_size);
     kc_result_escape(out);        /* the line, the worker's result line and the record say the same */
     restore_stdio(o);
     kc_item_print(it->name, out, out->seconds, detail, NULL);

@@ -30,6 +30,7 @@
 #include "gpu_open.h"
 #include "worker.h"
 #include "item_run.h"
+#include "reporter.h"
 #include "build_id.h"
 #include "host_code.h"
 #include "progname.h"

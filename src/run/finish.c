@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "item_run.h"
+#include "reporter.h"
 #include "progname.h"
 #include "progress.h"
 

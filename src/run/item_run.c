@@ -18,7 +18,6 @@
 #include "rerun_env.h"
 #include "strbuf.h"
 #include "proctree.h"
-#include "progress.h"
 #include "sanitize.h"
 #include "suite.h"
 #include "colour.h"
@@ -92,11 +91,9 @@ void kc_note_predating(FILE *out)
     if (n <= 0) return;
     char who[400];
     kc_proc_describe(p, n < KC_PROC_MAX ? n : KC_PROC_MAX, who, sizeof who);
-    kc_progress_clear();
-    kc_say(out, "%s, running in this process since before its first item (started before its items: by a "
-                 "library's constructor, e.g. through LD_PRELOAD, or by such a process), %s no item's doing; no item was "
-                 "blamed for %s\n", who, n == 1 ? "is" : "are", n == 1 ? "it" : "them");
-    fflush(out);
+    kc_report_note(out, "%s, running in this process since before its first item (started before its items: by a "
+                   "library's constructor, e.g. through LD_PRELOAD, or by such a process), %s no item's doing; no item "
+                   "was blamed for %s\n", who, n == 1 ? "is" : "are", n == 1 ? "it" : "them");
 }
 
 /* What the GPU item left in the context (gpu_state.h), on its outcome. */

@@ -7,6 +7,7 @@
 
 #include "colour.h"
 #include "line_text.h"
+#include "progname.h"
 #include "progress.h"
 
 #define KC_DETAIL_CAP 8192       /* as item_run.c's: the gates' further lines of one item */
@@ -53,3 +54,50 @@ void kc_item_print(const char *name, const kc_item_result *r, double seconds, co
     pthread_mutex_unlock(&print_lock);
 }
 
+
+void kc_report_run_start(int total, int already_done, int workers, int enable, double expected_cost_s)
+{
+    kc_progress_start(total, already_done, workers, enable);
+    if (expected_cost_s > 0) kc_progress_expect(expected_cost_s);
+}
+
+void kc_report_busy(int n, int redraw)
+{
+    if (redraw) kc_progress_busy(n);
+    else kc_progress_set_busy(n);
+}
+
+void kc_report_item_done(int fails, double recorded_cost_s) { kc_progress_item_done(fails, recorded_cost_s); }
+
+void kc_report_vnote(FILE *to, const char *fmt, va_list ap)
+{
+    kc_progress_clear();
+    fprintf(to, "%s: ", kc_prog());      /* as kc_say: the program's own name (progname.h) */
+    vfprintf(to, fmt, ap);
+    fflush(to);
+    kc_progress_redraw();
+}
+
+void kc_report_note(FILE *to, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    kc_report_vnote(to, fmt, ap);
+    va_end(ap);
+}
+
+void kc_report_relay(FILE *to, const char *pre, const char *line, size_t cut)
+{
+    kc_progress_clear();
+    fputs(pre, to);
+    kc_state st;
+    size_t word = to == stdout && kc_colour_on(to) ? kc_state_prefix(line, &st) : 0;
+    if (word) kc_colour_put(to, kc_state_info_of(st)->sgr, line, word);   /* an item line's state word (colour.h) */
+    fputs(line + word, to);
+    if (cut) fprintf(to, " [... cut %zu bytes]", cut);
+    fputc('\n', to);
+    fflush(to);
+    kc_progress_redraw();
+}
+
+void kc_report_run_end(void) { kc_progress_end(); }

@@ -1,10 +1,44 @@
 /* reporter.h — the one reporter between a run and the terminal
- * (reporter.c): the lines of items, with their state words coloured and
- * filtered by --status-level. */
+ * (reporter.c), as in cargo-nextest's model: the runners (runner.c, queue.c,
+ * finish.c, item_run.c) say what happened, as events, and never draw on the
+ * terminal themselves; the reporter decides what a line looks like (the
+ * state word's colour, --status-level's filter) and keeps the progress line
+ * (progress.h, which nothing else calls) off the lines it prints:
+ *   the run started (kc_report_run_start), workers busy (kc_report_busy),
+ *   an item's line (kc_item_print), an item done (kc_report_item_done), a
+ *   line of the run's own (kc_report_note), a child's line passed on
+ *   (kc_report_relay), the run's end (kc_report_run_end). */
 #ifndef KC_REPORTER_H
 #define KC_REPORTER_H
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
 #include "result.h"
 #include "state.h"
+
+/* A run of `total` items begins (already_done of them counted before, e.g.
+ * by the process a re-exec replaced) on `workers` workers; enable 0: no
+ * progress line (a --jobs child, whose parent draws one); expected_cost_s:
+ * the cost table's seconds for them all (<= 0 unknown: the estimate comes
+ * from the throughput). */
+void kc_report_run_start(int total, int already_done, int workers, int enable, double expected_cost_s);
+/* n workers are busy; redraw 0: the next redraw shows it. */
+void kc_report_busy(int n, int redraw);
+/* An item finished (after its line, if any): fails, it fails the run
+ * (kc_result_fails); recorded_cost_s its cost-table entry (<= 0 unknown). */
+void kc_report_item_done(int fails, double recorded_cost_s);
+/* A line of the run's own (not an item's) on `to`, "<program>: " and the
+ * printf-formatted text (kc_say), flushed, the progress line kept off it. */
+void kc_report_note(FILE *to, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void kc_report_vnote(FILE *to, const char *fmt, va_list ap);
+/* A child's line passed on (the --jobs parent, queue.c): pre ("[w3] ", or
+ * ""), then the line as escaped already (line_text.h), its state word
+ * coloured when it is an item's line on a coloured stdout, and " [... cut N
+ * bytes]" when cut; one line, the progress line kept off it. */
+void kc_report_relay(FILE *to, const char *pre, const char *line, size_t cut);
+/* The run ended (or this process's part of it: before a re-exec): the
+ * progress line erased for good. */
+void kc_report_run_end(void);
 
 /* The one printer of an item's line, on stdout after clearing the progress
  * line: `STATE  NAME  MESSAGE  (SECONDS s)[  rerun: COMMAND]`, then the

@@ -25,7 +25,7 @@
 #include "nvml.h"
 #include "proctree.h"
 #include "progname.h"
-#include "progress.h"
+#include "reporter.h"
 #include "record.h"
 #include "report.h"
 #include "report_summary.h"
@@ -64,12 +64,11 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
         if (fd >= 0) close(fd);
         return;
     }
-    kc_progress_clear();
+    kc_report_run_end();      /* this process's part: the fresh one draws its own progress line */
     if (lost == KC_LOST_GPU_STATE)
-        kc_say(stdout, "that item left GPU memory allocated in this process; continuing in a fresh process\n");
+        kc_report_note(stdout, "that item left GPU memory allocated in this process; continuing in a fresh process\n");
     else
-        kc_say(stdout, "the CUDA context is unusable after that item; continuing in a fresh process\n");
-    fflush(stdout);
+        kc_report_note(stdout, "the CUDA context is unusable after that item; continuing in a fresh process\n");
     fflush(stderr);
     if (shard_seal[0]) setenv(KC_SHARD_SEAL_ENV, shard_seal, 1);   /* the fresh process ends the run */
     execv("/proc/self/exe", av.v);
@@ -203,7 +202,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     kc_gpu_watch_init(&gw);
     kc_san_pool *san = kc_san_pool_new();   /* NULL (out of memory): each item alone */
     int untrusted = o->resume_untrusted;    /* a session's summary counted errors no window held */
-    kc_progress_start(ns, o->resume_at, 1, !o->parent);
+    kc_report_run_start(ns, o->resume_at, 1, !o->parent, 0);
     kc_finish fin = { .o = o, .tally = &t, .records = &rs };
     fin.cache = kc_rcache_open_on(o, &gpu.dev, have_gpu, have_gpu ? gpu.cu.driver_version : 0, stdout);
     for (int i = o->resume_at; i < ns; i++) {
@@ -220,11 +219,11 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         w.device = have_gpu && kc_item_needs_gpu(it) ? o->device : -1;
         if (gpu_mem) kc_gpu_sampler_take_peak(pid);   /* drop the previous item's peak */
         w.start_s = kc_now_s() - t0;
-        kc_progress_busy(1);
+        kc_report_busy(1, 1);
         kc_item_run(&gpu, have_gpu, it, o, &gw, san, &r);   /* prints its line */
         w.end_s = kc_now_s() - t0;
         if (gpu_mem) w.peak_gpu_mib = kc_gpu_sampler_take_peak(pid);
-        kc_progress_set_busy(0);   /* no redraw: finishing redraws, with nothing running */
+        kc_report_busy(0, 0);   /* no redraw: finishing redraws, with nothing running */
         kc_finish_item(&fin, it, &r, &w);
         int lost = r.context_lost;
         if (lost && i + 1 < ns) {

@@ -314,7 +314,7 @@ static void on_line(void *ctx, kc_sup *s, kc_child *c, int stream, const char *l
     char *esc = malloc(need);
     if (esc) kc_escape_line(esc, need, line, len);
     const char *shown = esc ? esc : line;
-    kc_report_relay(f, pre, shown, cut);
+    kc_report_relay(f, pre, shown, strlen(shown), cut);
     char t[256];
     snprintf(t, sizeof t, "%s%s", pre, shown);
     tail_add(w, t);

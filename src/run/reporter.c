@@ -86,14 +86,14 @@ void kc_report_note(FILE *to, const char *fmt, ...)
     va_end(ap);
 }
 
-void kc_report_relay(FILE *to, const char *pre, const char *line, size_t cut)
+void kc_report_relay(FILE *to, const char *pre, const char *line, size_t len, size_t cut)
 {
     kc_progress_clear();
     fputs(pre, to);
     kc_state st;
     size_t word = to == stdout && kc_colour_on(to) ? kc_state_prefix(line, &st) : 0;
     if (word) kc_colour_put(to, kc_state_info_of(st)->sgr, line, word);   /* an item line's state word (colour.h) */
-    fputs(line + word, to);
+    fwrite(line + word, 1, len - word, to);
     if (cut) fprintf(to, " [... cut %zu bytes]", cut);
     fputc('\n', to);
     fflush(to);

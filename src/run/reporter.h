@@ -31,11 +31,12 @@ void kc_report_item_done(int fails, double recorded_cost_s);
  * printf-formatted text (kc_say), flushed, the progress line kept off it. */
 void kc_report_note(FILE *to, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void kc_report_vnote(FILE *to, const char *fmt, va_list ap);
-/* A child's line passed on (the --jobs parent, queue.c): pre ("[w3] ", or
- * ""), then the line as escaped already (line_text.h), its state word
+/* A child's line passed on (the --jobs parent: queue.c, jobs.c): pre ("[w3] ",
+ * "[2/8] ", or ""), then line[0..len) as the child wrote it (queue.c
+ * escapes its workers' lines first, line_text.h), its state word
  * coloured when it is an item's line on a coloured stdout, and " [... cut N
  * bytes]" when cut; one line, the progress line kept off it. */
-void kc_report_relay(FILE *to, const char *pre, const char *line, size_t cut);
+void kc_report_relay(FILE *to, const char *pre, const char *line, size_t len, size_t cut);
 /* The run ended (or this process's part of it: before a re-exec): the
  * progress line erased for good. */
 void kc_report_run_end(void);

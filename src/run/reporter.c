@@ -86,6 +86,17 @@ void kc_report_note(FILE *to, const char *fmt, ...)
     va_end(ap);
 }
 
+void kc_report_line(FILE *to, const char *fmt, ...)
+{
+    va_list ap;
+    kc_progress_clear();
+    va_start(ap, fmt);
+    vfprintf(to, fmt, ap);
+    va_end(ap);
+    fflush(to);
+    kc_progress_redraw();
+}
+
 void kc_report_relay(FILE *to, const char *pre, const char *line, size_t len, size_t cut)
 {
     kc_progress_clear();

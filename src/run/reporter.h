@@ -31,6 +31,10 @@ void kc_report_item_done(int fails, double recorded_cost_s);
  * printf-formatted text (kc_say), flushed, the progress line kept off it. */
 void kc_report_note(FILE *to, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void kc_report_vnote(FILE *to, const char *fmt, va_list ap);
+/* A line read by programs, not people (the TALLY, the SUMMARY, a shard's
+ * seal): the printf-formatted text as it is, no program name, flushed, the
+ * progress line kept off it. */
+void kc_report_line(FILE *to, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A child's line passed on (the --jobs parent: queue.c, jobs.c): pre ("[w3] ",
  * "[2/8] ", or ""), then line[0..len) as the child wrote it (queue.c
  * escapes its workers' lines first, line_text.h), its state word

@@ -26,6 +26,7 @@
 #include "proctree.h"
 #include "progname.h"
 #include "reporter.h"
+#include "strbuf.h"
 #include "record.h"
 #include "report.h"
 #include "report_summary.h"
@@ -51,7 +52,7 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
     if (kc_tally_format(t, line, sizeof line) < 0) return;
     int fd = kc_records_save_fd(rs);
     if (fd < 0) {    /* the fresh process's reports would lack them: it must not end green */
-        kc_say(stderr, "cannot keep the records so far across the re-exec (%s); the run is incomplete and "
+        kc_report_note(stderr, "cannot keep the records so far across the re-exec (%s); the run is incomplete and "
                 "fails\n", strerror(errno));
         untrusted = 1;
     }
@@ -60,7 +61,7 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
                          .resume_elapsed = elapsed, .resume_records_fd = fd, .resume_untrusted = untrusted };
     kc_strvec av = KC_STRVEC_INIT;
     if (kc_child_argv(&av, o, &cmd)) {
-        kc_say(stderr, "re-exec failed: %s\n", strerror(errno));
+        kc_report_note(stderr, "re-exec failed: %s\n", strerror(errno));
         if (fd >= 0) close(fd);
         return;
     }
@@ -73,7 +74,7 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
     if (shard_seal[0]) setenv(KC_SHARD_SEAL_ENV, shard_seal, 1);   /* the fresh process ends the run */
     execv("/proc/self/exe", av.v);
     unsetenv(KC_SHARD_SEAL_ENV);
-    kc_say(stderr, "re-exec failed: %s\n", strerror(errno));
+    kc_report_note(stderr, "re-exec failed: %s\n", strerror(errno));
     if (fd >= 0) close(fd);
     kc_strvec_clear(&av);
 }
@@ -88,7 +89,7 @@ static int san_end(kc_san_pool *san, kc_rcache *cache)
     int bad = kc_san_pool_free(san, why, sizeof why) != 0;
     kc_rcache_release(cache, 0, !bad);
     if (!bad) return 0;
-    kc_say(stdout, "%s\n", why);     /* never green (sanitize_session.h) */
+    kc_report_note(stdout, "%s\n", why);     /* never green (sanitize_session.h) */
     return 1;
 }
 
@@ -106,7 +107,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     if (!sel) return 4;
     kc_proc_adopt_orphans();    /* what an item leaves running becomes ours, to end (item_run.h) */
     if ((ns = kc_select(o, items, n, sel, &nf, serr, sizeof serr)) < 0) {   /* filter, then shard (costs.h) */
-        kc_say(stderr, "--costs %s\n", serr);
+        kc_report_note(stderr, "--costs %s\n", serr);
         free(sel);
         return 2;
     }
@@ -114,7 +115,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         kc_costs c;
         int found;
         if (kc_costs_load(o->costs, &c, &found, serr, sizeof serr)) {
-            kc_say(stderr, "--costs %s (fix or remove the file; docs/parallel-runs.md gives the format)\n", serr);
+            kc_report_note(stderr, "--costs %s (fix or remove the file; docs/parallel-runs.md gives the format)\n", serr);
             free(sel);
             return 2;
         }
@@ -126,7 +127,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     if (o->resume_tally) {
         char err[256];
         if (kc_tally_parse(o->resume_tally, &t, err, sizeof err)) {
-            kc_say(stderr, "--resume-tally: %s\n", err);
+            kc_report_note(stderr, "--resume-tally: %s\n", err);
             free(sel);
             return 2;
         }
@@ -135,7 +136,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     if (o->resume_records_fd >= 0) {
         char err[256];
         if (kc_records_load_fd(o->resume_records_fd, &rs, err, sizeof err))
-            kc_say(stderr, "--resume-records: %s; the reports will lack the items before the re-exec\n", err);
+            kc_report_note(stderr, "--resume-records: %s; the reports will lack the items before the re-exec\n", err);
     }
     kc_gpu gpu;
     memset(&gpu, 0, sizeof gpu);
@@ -143,7 +144,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     if (gpu_items) {
         int rc = kc_gpu_open(&gpu, o->device);
         if (rc < 0) {
-            kc_say(stderr, "--device %d: %s\n", o->device, gpu.why);
+            kc_report_note(stderr, "--device %d: %s\n", o->device, gpu.why);
             kc_gpu_close(&gpu);
             free(sel);
             return 2;
@@ -158,7 +159,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         t.filter = kc_filter_hash(o->patterns, o->npatterns);
         t.build = kc_build_id();
         if (kc_select_costs_digest(o, items, n, &t.costs, serr, sizeof serr)) {
-            kc_say(stderr, "--costs %s\n", serr);
+            kc_report_note(stderr, "--costs %s\n", serr);
             if (have_gpu) kc_gpu_close(&gpu);
             free(sel);
             return 2;
@@ -172,23 +173,24 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         } else {
             snprintf(t.device, sizeof t.device, "none");
         }
+        char head[300] = "", dev[400] = "";
         if (o->sharded)
-            kc_say(stdout, "shard %d/%d: %d of %d selected item%s, seed %llu", o->shard_k, o->shard_n, ns, nf,
-                   nf == 1 ? "" : "s", (unsigned long long)o->seed);
+            kc_strcatf(head, sizeof head, "shard %d/%d: %d of %d selected item%s, seed %llu", o->shard_k, o->shard_n, ns,
+                       nf, nf == 1 ? "" : "s", (unsigned long long)o->seed);
         else
-            kc_say(stdout, "%d item%s selected, seed %llu", ns, ns == 1 ? "" : "s", (unsigned long long)o->seed);
+            kc_strcatf(head, sizeof head, "%d item%s selected, seed %llu", ns, ns == 1 ? "" : "s",
+                       (unsigned long long)o->seed);
         if (have_gpu)
-            printf(", device %d: %s (compute capability %d.%d, %d SMs, driver %d.%d)\n", o->device, gpu.dev.name,
-                   gpu.dev.cc_major, gpu.dev.cc_minor, gpu.dev.sm_count, gpu.cu.driver_version / 1000,
-                   gpu.cu.driver_version % 1000 / 10);
-        else
-            printf("\n");
+            kc_strcatf(dev, sizeof dev, ", device %d: %s (compute capability %d.%d, %d SMs, driver %d.%d)", o->device,
+                       gpu.dev.name, gpu.dev.cc_major, gpu.dev.cc_minor, gpu.dev.sm_count,
+                       gpu.cu.driver_version / 1000, gpu.cu.driver_version % 1000 / 10);
+        kc_report_note(stdout, "%s%s\n", head, dev);
         if (o->sharded && ns == 0)
-            kc_say(stdout, "shard %d/%d is empty (the filter selects %d item%s; item i goes to shard i %% %d)\n",
+            kc_report_note(stdout, "shard %d/%d is empty (the filter selects %d item%s; item i goes to shard i %% %d)\n",
                    o->shard_k, o->shard_n, nf, nf == 1 ? "" : "s", o->shard_n);
         kc_rerun_failed_none(o, nf, stdout);
         if (gpu_items && !have_gpu)
-            kc_say(stdout, "no GPU: %s; the %d GPU item%s will be SKIP%s\n", gpu.why, gpu_items,
+            kc_report_note(stdout, "no GPU: %s; the %d GPU item%s will be SKIP%s\n", gpu.why, gpu_items,
                    gpu_items == 1 ? "" : "s", ns > gpu_items ? " and host-only suites still run" : "");
         fflush(stdout);
     }
@@ -252,10 +254,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         .write_reports = 1,
     };
     int status = kc_run_end_write(&e);
-    if (seal[0]) {
-        printf("%s%s\n", KC_SHARD_SEAL_LINE, seal);
-        fflush(stdout);
-    }
+    if (seal[0]) kc_report_line(stdout, "%s%s\n", KC_SHARD_SEAL_LINE, seal);
     if (have_gpu) kc_gpu_close(&gpu);
     kc_rcache_close(fin.cache);
     kc_records_free(&rs);

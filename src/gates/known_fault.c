@@ -2,6 +2,7 @@
  * run in fresh processes (known_fault.h). */
 #include "known_fault.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,10 @@ int kc_cases_elsewhere(const kc_opts *o, const kc_item *it, int lo, int hi, kc_c
     int interrupted = 0;
     int st = kc_child_run(self, words.v, on_line, &r, &interrupted, err, sizeof err);
     kc_strvec_clear(&words);
+    if (interrupted > 1) {      /* SIGINT or SIGTERM meant for this process: it ends as the signal asks */
+        signal(interrupted, SIG_DFL);
+        raise(interrupted);
+    }
     if (st < 0) {
         snprintf(why, cap, "cases %s in a fresh process: %s", range, err);
         return -1;

@@ -12,7 +12,8 @@ typedef void (*kc_child_line_fn)(void *ctx, int err, const char *line, size_t le
 /* Runs path with argv (NULL-terminated) and this process's environment,
  * waits for its end; lines to fn. Returns its waitpid status (>= 0), or -1
  * with err (it could not start, or the wait failed). Interrupted (SIGINT,
- * SIGTERM): the child is stopped and *interrupted set. */
+ * SIGTERM): the child is stopped and *interrupted set to the signal's
+ * number (0: not interrupted). */
 int kc_child_run(const char *path, char *const argv[], kc_child_line_fn fn, void *ctx, int *interrupted, char *err,
                  size_t cap);
 #endif

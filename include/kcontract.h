@@ -789,13 +789,25 @@ typedef struct kc_device_ref {
  * (kc_control.gate) passes gates 1-4 and is caught by compute-sanitizer. */
 #define KC_GATE_SANITIZE 5
 
-/* A planted-bug variant: the module compiled with -DKC_CONTROL_<name>.
- * gate (1-4, or KC_GATE_SANITIZE) is the gate that should catch it; bug says
- * which real bug class. */
+/* Controls that need no source change (kc_control.harness): the harness
+ * plants the bug in how it runs the clean build. KC_HARNESS_BLOCK_SHORT:
+ * every launch one block short (the grid's x dimension one less; y, then z,
+ * when x is 1; a grid of one block is launched as it is), so the last
+ * block's elements are never written: what gates 2 and 3 must catch for a
+ * kernel that maps blocks to elements (a grid-stride kernel covers them
+ * anyway, and the control is MISSED: it cannot plant this bug there). */
+#define KC_HARNESS_BLOCK_SHORT 1
+
+/* A planted-bug variant: the module compiled with -DKC_CONTROL_<name>
+ * (harness 0), or the clean build run with a bug the harness plants
+ * (harness KC_HARNESS_*: no build of its own, for kernels you may not edit).
+ * gate (1-4, or KC_GATE_SANITIZE; a harness control 1-4) is the gate that
+ * should catch it; bug says which real bug class. */
 typedef struct kc_control {
     const char *name;
     int gate;
     const char *bug;
+    int harness;
 } kc_control;
 
 /* A known finding: gate `gate` failing on shapes matching the glob `shape`

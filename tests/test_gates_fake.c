@@ -363,6 +363,19 @@ Test(gates_fake, block_sizes_are_launch_variants_of_every_case, .timeout = 30)
     kc_proc_free(&p);
 }
 
+/* A harness control (kc_control.harness = KC_HARNESS_BLOCK_SHORT): no image
+ * of its own, the clean build launched one block short; gate 2 sees the last
+ * block's outputs unwritten. */
+Test(gates_fake, a_harness_control_needs_no_build_of_its_own, .timeout = 30)
+{
+    kc_proc p = fake_run((char *[]){ "run", "fakehctl.copy.f16:control.block_short", "--no-cache", NULL });
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    expect_item(p.out, "RED", "fakehctl.copy.f16:control.block_short",
+                T("caught by gate 2 (bounds and writes; planted for gate 2): shape model.heads.1024 (n=1024), dist "
+                  "uniform: output out: 256 of 1024 elements never written", "first out[768]"));
+    kc_proc_free(&p);
+}
+
 Test(gates_fake, fault_continues_the_serial_run_in_a_fresh_process)
 {
     char *nonvml_env[] = { "KC_LIBNVML=/nonexistent/libnvidia-ml.so.1", NULL };

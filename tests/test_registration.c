@@ -74,6 +74,28 @@ static const kc_contract bad_blocks = {
     .block_sizes = { 128, 2048, 128 },
 };
 
+static const kc_control harness_bad[] = {
+    { "lib_short", 2, "a harness control of a library", KC_HARNESS_BLOCK_SHORT },
+    { "unknown", 2, "a harness control that does not exist", 7 },
+};
+static const kc_contract bad_harness = {
+    .name = "bad.harness", .library = "kc_fakelib", .entry = "e", .reference = ref_noop,
+    .args = { KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0) }, .shapes = shapes, .no_sanitize = "a library",
+    .controls = { harness_bad[0], harness_bad[1] },
+};
+
+Test(registration, harness_controls_are_checked)
+{
+    kc_register_contract(&bad_harness, KC_ABI_VERSION, sizeof(kc_contract));
+    char err[16384];
+    int n = items_problems(err, sizeof err);
+    cr_expect(n < 0, "%s", err);
+    cr_expect(strstr(err, "contract bad.harness: control lib_short is a harness control of a library kernel (its entry "
+                          "launches, not the harness)"), "%s", err);
+    cr_expect(strstr(err, "contract bad.harness: control unknown names harness control 7 (expected 0: a build of its "
+                          "own, or 1: KC_HARNESS_BLOCK_SHORT)"), "%s", err);
+}
+
 Test(registration, block_sizes_are_checked)
 {
     kc_register_contract(&bad_blocks, KC_ABI_VERSION, sizeof(kc_contract));

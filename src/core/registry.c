@@ -352,7 +352,14 @@ static void check_controls(problems *p, const char *n, const kc_contract *c, int
             problem(p, "contract %s: control %s is planted for the sanitizer, but the contract opts out of it "
                     "(no_sanitize: %s)", n, ct->name, c->no_sanitize);
         if (!ct->bug) problem(p, "contract %s: control %s does not say which bug it plants", n, ct->name);
-        if (!lib && c->module && kc_fatbin_count() > 0 && !kc_fatbin_find(c->module, ct->name))
+        if (ct->harness && ct->harness != KC_HARNESS_BLOCK_SHORT)
+            problem(p, "contract %s: control %s names harness control %d (expected 0: a build of its own, or %d: "
+                    "KC_HARNESS_BLOCK_SHORT)", n, ct->name, ct->harness, KC_HARNESS_BLOCK_SHORT);
+        if (ct->harness && (lib || ct->gate == KC_GATE_SANITIZE))
+            problem(p, "contract %s: control %s is a harness control %s", n, ct->name,
+                    lib ? "of a library kernel (its entry launches, not the harness)"
+                        : "planted for the sanitizer (its target runs builds, not harness controls)");
+        if (!ct->harness && !lib && c->module && kc_fatbin_count() > 0 && !kc_fatbin_find(c->module, ct->name))
             problem(p, "contract %s: control %s has no fatbin: is KC_CONTROL_%s used in %s.cu?", n, ct->name, ct->name,
                     c->module);
         for (int j = 0; j < k; j++)

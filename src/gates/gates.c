@@ -285,7 +285,8 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
     CUfunction ref_fn = NULL;
     kc_kernels K;
     char why[1024];
-    if (kc_load_kernels(gpu, c, control ? it->control->name : NULL, &K, why, sizeof why)) {
+    const int harness = control ? it->control->harness : 0;  /* no build of its own: the clean one */
+    if (kc_load_kernels(gpu, c, control && !harness ? it->control->name : NULL, &K, why, sizeof why)) {
         res->gate = 1;
         res->cases_failed = 1;
         /* A control whose own build does not load proves nothing about the
@@ -293,6 +294,7 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
         not_checked(res, control, why, BROKEN);
         return;
     }
+    K.harness_control = harness;
     if (load_device_reference(gpu, c, mode, &ref_mod, &ref_fn, why, sizeof why)) {
         not_checked(res, control, why, UNCHECKED);   /* the contract's own error */
         kc_unload_kernels(gpu, &K);

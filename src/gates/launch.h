@@ -18,6 +18,7 @@ typedef struct kc_kernels {
     int n;                              /* steps; 0 for a library */
     kc_step_plan step[KC_MAX_STEPS];
     CUfunction fn[KC_MAX_STEPS];
+    int harness_control;                /* KC_HARNESS_* planted in its launches (kc_control.harness); 0 none */
     unsigned block_size;                /* the launch variant its launches get (kc_launch.block_size): the
                                          * contract's first block size after loading; gates.c sets each */
 } kc_kernels;

@@ -91,7 +91,7 @@ static void run_one(kc_gpu *gpu, const kc_item *it, verdict *v)
     kc_item_result r;
     kc_lines_init(&lines, detail, sizeof detail);
     double t0 = now_s();
-    kc_run_gpu_item(gpu, it, seed, KC_REF_DEVICE, &r, &lines);
+    kc_run_gpu_item(gpu, it, seed, KC_REF_DEVICE, NULL, &r, &lines);
     v->seconds = now_s() - t0;
     v->state = r.state;
     v->gate = r.gate;

@@ -23,13 +23,13 @@
 extern "C" {
 #endif
 
-#define KC_API_VERSION 4
+#define KC_API_VERSION 5
 /* The layout of the registered structs (kc_contract and what it holds,
  * kc_suite, embedded modules). Every registration carries the version and
  * the struct's size it was compiled with; the library refuses a mismatch,
  * naming the registration, instead of reading a struct of another layout.
  * Bumped with every layout change, as is the shared library's soname. */
-#define KC_ABI_VERSION 4
+#define KC_ABI_VERSION 5
 
 /* What the library exports (it is built with -fvisibility=hidden: nothing
  * else is visible to a user's objects). */
@@ -42,6 +42,7 @@ extern "C" {
 #define KC_MAX_ARGS 16     /* kernel arguments (buffers and scalars) */
 #define KC_MAX_CONTROLS 8  /* planted-bug controls per contract */
 #define KC_MAX_KNOWN 8     /* known findings per contract */
+#define KC_MAX_BLOCK_SIZES 8 /* launch variants (block sizes) per contract */
 #define KC_MAX_DISTS 12    /* input distributions per contract */
 #define KC_MAX_FIELDS 16   /* fields of a parameter struct */
 #define KC_MAX_STEPS 4     /* kernels in one contract's sequence (kc_step) */
@@ -708,6 +709,12 @@ typedef struct kc_launch {
     unsigned cluster[3];
     int nonportable_cluster;
     int cooperative;
+    /* In (set by the harness before it calls the launch function): the block
+     * size, in threads, of the launch variant this case runs, one of the
+     * contract's block_sizes; 0 when the contract lists none. The launch
+     * function sizes block and grid with it (block[0] x block[1] x block[2]
+     * must equal it, or gate 1 fails naming both). */
+    unsigned block_size;
 } kc_launch;
 
 /* One-dimensional launch geometry, for a kernel with one thread per element
@@ -720,10 +727,11 @@ typedef struct kc_launch {
  * process aborts. Use inside a launch function:
  *     static void launch(const kc_shape *s, const kc_device *d, kc_launch *l)
  *     { kc_launch_1d(l, (uint64_t)s->d[0], 256); }
- * A block size is a property of the launch, not of the shape: there is no
- * launch variant yet (several block sizes of one kernel on the same shapes
- * need one contract per block size, KC_CONTRACT over a shared macro; see
- * docs/writing-a-contract.md, "Helpers"). */
+ * A block size is a property of the launch, not of the shape: a kernel
+ * that takes several lists them in its contract's block_sizes, and every
+ * case runs under each, the launch function reading l->block_size:
+ *     { kc_launch_1d(l, (uint64_t)s->d[0], l->block_size); }
+ * (docs/writing-a-contract.md, "Block sizes"). */
 KC_API void kc_launch_1d(kc_launch *l, uint64_t n, unsigned block);
 
 /* One launch of a contract that is a sequence of kernels on one stream: a
@@ -781,13 +789,25 @@ typedef struct kc_device_ref {
  * (kc_control.gate) passes gates 1-4 and is caught by compute-sanitizer. */
 #define KC_GATE_SANITIZE 5
 
-/* A planted-bug variant: the module compiled with -DKC_CONTROL_<name>.
- * gate (1-4, or KC_GATE_SANITIZE) is the gate that should catch it; bug says
- * which real bug class. */
+/* Controls that need no source change (kc_control.harness): the harness
+ * plants the bug in how it runs the clean build. KC_HARNESS_BLOCK_SHORT:
+ * every launch one block short (the grid's x dimension one less; y, then z,
+ * when x is 1; a grid of one block is launched as it is), so the last
+ * block's elements are never written: what gates 2 and 3 must catch for a
+ * kernel that maps blocks to elements (a grid-stride kernel covers them
+ * anyway, and the control is MISSED: it cannot plant this bug there). */
+#define KC_HARNESS_BLOCK_SHORT 1
+
+/* A planted-bug variant: the module compiled with -DKC_CONTROL_<name>
+ * (harness 0), or the clean build run with a bug the harness plants
+ * (harness KC_HARNESS_*: no build of its own, for kernels you may not edit).
+ * gate (1-4, or KC_GATE_SANITIZE; a harness control 1-4) is the gate that
+ * should catch it; bug says which real bug class. */
 typedef struct kc_control {
     const char *name;
     int gate;
     const char *bug;
+    int harness;
 } kc_control;
 
 /* A known finding: gate `gate` failing on shapes matching the glob `shape`
@@ -797,12 +817,27 @@ typedef struct kc_control {
  * a precondition the kernel does not meet on some inputs (NaN rows when a
  * row is all -inf) is recorded without failing the cases it does meet. If
  * it no longer fails the entry is reported stale (and the run fails: remove
- * it). */
+ * it). A case that loses the CUDA context is held too: it runs again alone
+ * in a fresh process, which decides (docs/writing-a-contract.md).
+ *
+ * Gate KC_GATE_SANITIZE: compute-sanitizer's report on the :sanitize item:
+ * its first error from tool `tool` ("memcheck", "racecheck", "initcheck",
+ * "synccheck"; a glob), in a kernel whose name matches `kernel` (the
+ * report's "at <kernel>+0x.." name, demangled as the tool prints it: a glob,
+ * NULL any) with words matching `error` (the report's first line, "Invalid
+ * __global__ read of size 4 bytes": a glob, NULL any) is KNOWN; the other
+ * tools still run and decide. shape and dist stay NULL (the sanitizer's
+ * report does not say which of its launches' shapes erred, and it runs
+ * each shape's first distribution only). tool, kernel and error are NULL
+ * for gates 1-4. */
 typedef struct kc_known {
     int gate;
     const char *shape;
     const char *reason;
     const char *dist;
+    const char *tool;
+    const char *kernel;
+    const char *error;
 } kc_known;
 
 /* A boundary distribution (ZEROS, CONSTANT, DENORMAL, INT_EXTREMES) a
@@ -871,6 +906,14 @@ typedef struct kc_contract {
      * derives their tolerances; instead of tol; an output's own arith or
      * tol comes first. */
     kc_arith arith;
+    /* Launch variants: the block sizes (threads per block, 1-1024, each
+     * once) the launch function accepts, ending at the first 0; none: the
+     * launch function's own. Every case (shape x distribution) runs under
+     * each, the launch function getting it as kc_launch.block_size; failure
+     * lines name it ("block 128") and their rerun command selects it
+     * (--block-size 128). The :limits and :sanitize items run the first.
+     * Not for a library kernel (its entry launches) or with steps. */
+    unsigned block_sizes[KC_MAX_BLOCK_SIZES];
 } kc_contract;
 
 /* Standalone suites: host-only or GPU tests that are not one kernel's contract.

@@ -51,6 +51,79 @@ static const kc_contract control_not_in_source = {
     .controls = { { "no_such_switch", 2, "planted nowhere" } },
 };
 
+/* Gate-5 known findings (kc_known's tool, kernel, error): a tool is needed and
+ * must match one; no shape or distribution (the report does not say); not on
+ * a contract without a :sanitize item; gates 1-4 name no sanitizer field. */
+static const kc_contract bad_gate5 = {
+    .name = "bad.gate5", .library = "kc_fakelib", .entry = "e", .reference = ref_noop,
+    .args = { KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0) }, .shapes = shapes,
+    .known = { { .gate = KC_GATE_SANITIZE, .reason = "no tool" },
+               { .gate = KC_GATE_SANITIZE, .tool = "memchek", .reason = "a misspelt tool" },
+               { .gate = KC_GATE_SANITIZE, .tool = "*check", .shape = "edge.*", .reason = "a shape" },
+               { .gate = 3, .error = "Invalid*", .reason = "a sanitizer error on gate 3" } },
+};
+static const kc_contract gate5_without_sanitize = {
+    .name = "bad.gate5_nosan", .library = "kc_fakelib", .entry = "e", .reference = ref_noop,
+    .args = { KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0) }, .shapes = shapes, .no_sanitize = "a host library",
+    .known = { { .gate = KC_GATE_SANITIZE, .tool = "racecheck", .reason = "never run" } },
+};
+
+static const kc_contract bad_blocks = {
+    .name = "bad.blocks", .library = "kc_fakelib", .entry = "e", .reference = ref_noop,
+    .args = { KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0) }, .shapes = shapes, .no_sanitize = "a library",
+    .block_sizes = { 128, 2048, 128 },
+};
+
+static const kc_control harness_bad[] = {
+    { "lib_short", 2, "a harness control of a library", KC_HARNESS_BLOCK_SHORT },
+    { "unknown", 2, "a harness control that does not exist", 7 },
+};
+static const kc_contract bad_harness = {
+    .name = "bad.harness", .library = "kc_fakelib", .entry = "e", .reference = ref_noop,
+    .args = { KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0) }, .shapes = shapes, .no_sanitize = "a library",
+    .controls = { harness_bad[0], harness_bad[1] },
+};
+
+Test(registration, harness_controls_are_checked)
+{
+    kc_register_contract(&bad_harness, KC_ABI_VERSION, sizeof(kc_contract));
+    char err[16384];
+    int n = items_problems(err, sizeof err);
+    cr_expect(n < 0, "%s", err);
+    cr_expect(strstr(err, "contract bad.harness: control lib_short is a harness control of a library kernel (its entry "
+                          "launches, not the harness)"), "%s", err);
+    cr_expect(strstr(err, "contract bad.harness: control unknown names harness control 7 (expected 0: a build of its "
+                          "own, or 1: KC_HARNESS_BLOCK_SHORT)"), "%s", err);
+}
+
+Test(registration, block_sizes_are_checked)
+{
+    kc_register_contract(&bad_blocks, KC_ABI_VERSION, sizeof(kc_contract));
+    char err[16384];
+    int n = items_problems(err, sizeof err);
+    cr_expect_eq(n, -3, "expected 3 problems, got %d: %s", n, err);
+    cr_expect(strstr(err, "contract bad.blocks: block sizes on a library kernel (its entry launches)"), "%s", err);
+    cr_expect(strstr(err, "contract bad.blocks: block size 2048 is past CUDA's 1024 threads per block"), "%s", err);
+    cr_expect(strstr(err, "contract bad.blocks: block size 128 is listed twice"), "%s", err);
+}
+
+Test(registration, known_findings_of_gate_5_name_a_tool_and_no_shape)
+{
+    kc_register_contract(&bad_gate5, KC_ABI_VERSION, sizeof(kc_contract));
+    kc_register_contract(&gate5_without_sanitize, KC_ABI_VERSION, sizeof(kc_contract));
+    char err[16384];
+    int n = items_problems(err, sizeof err);
+    cr_expect_eq(n, -5, "expected 5 problems, got %d: %s", n, err);
+    const char *want[] = {
+        "contract bad.gate5: known finding of gate 5 needs its tool (a glob over memcheck, racecheck, initcheck, synccheck)",
+        "contract bad.gate5: known finding's tool 'memchek' matches no sanitizer tool",
+        "contract bad.gate5: known finding of gate 5 names a shape ('edge.*'): the sanitizer's report does not say",
+        "contract bad.gate5: known finding of gate 3 names a sanitizer error ('Invalid*'): those are gate 5's (5)",
+        "contract bad.gate5_nosan: known finding of gate 5, but the contract has no :sanitize item (no_sanitize: a host library)",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) cr_expect(strstr(err, want[i]), "'%s' not in:\n%s", want[i], err);
+}
+
 Test(registration, every_mistake_of_every_contract_at_once)
 {
     kc_register_contract(&no_reference, KC_ABI_VERSION, sizeof(kc_contract));
@@ -60,7 +133,7 @@ Test(registration, every_mistake_of_every_contract_at_once)
     int n = items_problems(err, sizeof err);
     cr_assert_eq(n, -5, "expected 5 problems, got %d: %s", n, err);
     cr_expect(strstr(err, "contract bad.no_reference: missing launch or reference function\n"
-                          "contract bad.no_reference: known finding names gate 7 (expected 1-4)"), "%s", err);
+                          "contract bad.no_reference: known finding names gate 7 (expected 1-4, or 5: KC_GATE_SANITIZE)"), "%s", err);
     cr_expect(strstr(err, "contract bad.no_reference: known finding's distribution 'normall' matches no distribution "
                           "(expected a glob over uniform, normal, large, "), "%s", err);
     cr_expect(strstr(err, "bad.tolerance: tolerance override (rtol 0.001, atol 0) without a reason"), "%s", err);

@@ -262,6 +262,42 @@ Test(sanitize, clean_under_every_tool_passes, .timeout = 120)
     kc_proc_free(&p);
 }
 
+/* A gate-5 known finding (kc_known with tool, kernel, error): KNOWN when that
+ * report comes, the other tools still run; stale (FAIL) when it no longer
+ * comes; another tool's error still FAILs. */
+Test(sanitize, a_known_finding_of_gate_5_is_known_until_stale, .timeout = 120)
+{
+    const char *item = "fakesanknown.copy.f16:sanitize";
+    kc_proc p = san_run((char *[]){ "run", (char *)item, NULL }, 0, "KC_FAKE_SANITIZER=error:memcheck", NULL);
+    char line[8192];
+    cr_expect_eq(p.status, 0, "KNOWN is no failure: exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "KNOWN", item, line, sizeof line) &&
+              strstr(line, "registered known finding: memcheck: Invalid __global__ read of size 2 bytes in kernel "
+                           "fake_copy_f16") &&
+              strstr(line, "[reads one past n on purpose (fixture)]; the other tools of memcheck, racecheck, initcheck "
+                           "and synccheck clean on 2 launches of fakesanknown.copy.f16"), "%s", p.out);
+    kc_tally t;
+    kc_out_tally(p.out, &t);
+    cr_expect_eq(t.n[KC_KIND_SANITIZE][KC_KNOWN], 1, "%s", p.out);
+    kc_proc_free(&p);
+    /* nothing reports it: stale */
+    p = san_run((char *[]){ "run", (char *)item, NULL }, 0, NULL, NULL);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "FAIL", item, line, sizeof line) &&
+              strstr(line, "1 stale known finding of gate 5, no longer reported: memcheck in kernel fake_copy_f16, "
+                           "error Invalid __global__ read of size * (reads one past n on purpose (fixture)): remove it"),
+              "%s", p.out);
+    kc_out_tally(p.out, &t);
+    cr_expect_eq(t.stale, 1, "%s", p.out);
+    kc_proc_free(&p);
+    /* another tool's error is no known finding */
+    p = san_run((char *[]){ "run", (char *)item, NULL }, 0, "KC_FAKE_SANITIZER=error:racecheck", NULL);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "FAIL", item, line, sizeof line) && strstr(line, "  racecheck: Error: Race"),
+              "%s", p.out);
+    kc_proc_free(&p);
+}
+
 /* A kernel that uses no shared memory (the target's memcheck run says so)
  * is not run under racecheck, which checks shared memory only; the line says
  * why, and what each tool cost. */

@@ -17,7 +17,9 @@
 # not edit: third_party/fastsoftmax/fastsoftmax.cu (C++ linkage, a template,
 # a main()) included unchanged by a wrapper module that needs its own nvcc
 # flags, named by its mangled symbol, with controls that are macros over CUDA
-# builtins; its images are also built with nvcc through the make rules.
+# builtins and one the harness plants (KC_HARNESS_BLOCK_SHORT: no source
+# change, no image of its own); its images are also built with nvcc through
+# the make rules.
 # Before the examples: per-module nvcc flags of both builds (dry runs), and
 # -ffp-contract=off in pkg-config's Cflags (gcc must not fuse a*b+c).
 # Last, a suite of broken contracts must name all their problems, exit 2.
@@ -96,7 +98,7 @@ printf '#include "kcontract.h"\n' > "$tmp/flags/contracts.c"
 cat > "$tmp/flags/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.20)
 project(flags C)
-find_package(kcontract 4 REQUIRED)
+find_package(kcontract 5 REQUIRED)
 kcontract_add_suite(s CONTRACTS contracts.c KERNELS a.cu b.cu NVCC_FLAGS -DKC_EX_ALL NVCC_FLAGS_a -DKC_EX_A -Ivendor/a
                     CUDA_ARCH_a -gencode=arch=compute_90a,code=sm_90a ${EXTRA})
 CMAKE
@@ -174,9 +176,10 @@ sanitize ex.scale.f32:sanitize
 kernel   ex.vendor_softmax.f32
 control  ex.vendor_softmax.f32:control.no_barrier
 control  ex.vendor_softmax.f32:control.no_shuffle
+control  ex.vendor_softmax.f32:control.short_grid
 limit    ex.vendor_softmax.f32:limits
 sanitize ex.vendor_softmax.f32:sanitize
-13 items: 3 kernels, 5 controls, 2 limit checks, 0 suites, 3 sanitizer checks"
+14 items: 3 kernels, 6 controls, 2 limit checks, 0 suites, 3 sanitizer checks"
   [ "$(cat "$tmp/list")" = "$want" ] || fail "$2: '$1 list' printed
 $(cat "$tmp/list")
 expected
@@ -234,7 +237,8 @@ PASS ex.vendor_softmax.f32:limits
 RED ex.scale.f32:control.tail_skip
 RED ex.scale.f32:control.wrong_scale
 RED ex.vendor_softmax.f32:control.no_barrier
-RED ex.vendor_softmax.f32:control.no_shuffle" 'ex.scale.f32' 'ex.scale.f32:limits' 'ex.scale.f32:control.*' \
+RED ex.vendor_softmax.f32:control.no_shuffle
+RED ex.vendor_softmax.f32:control.short_grid" 'ex.scale.f32' 'ex.scale.f32:limits' 'ex.scale.f32:control.*' \
   'ex.vendor_softmax.f32' 'ex.vendor_softmax.f32:limits' 'ex.vendor_softmax.f32:control.*'
 # The third-party module through the make rules with nvcc too (the run above
 # had the fake's images): KC_NVFLAGS_vendor_softmax finds the file, and each

@@ -1,7 +1,8 @@
 /* contracts.c — the example's contracts: one module kernel (kernels/scale.cu,
  * two controls), one library kernel (kernels/libex_double.cu), and a
  * third-party kernel contracted without editing its file
- * (third_party/fastsoftmax/fastsoftmax.cu through kernels/vendor_softmax.cu).
+ * (third_party/fastsoftmax/fastsoftmax.cu through kernels/vendor_softmax.cu),
+ * with controls planted by macros in the wrapper and one by the harness.
  * The references find arguments by name (kc_ref_in_named, kc_ref_arg), so
  * reordering .args cannot silently feed them the wrong buffer. */
 #include <math.h>
@@ -135,5 +136,7 @@ KC_CONTRACT(ex_vendor_softmax_f32) {
     .controls = {
         { "no_barrier", 3, "a missing __syncthreads: partials read before they are written" },
         { "no_shuffle", 3, "a warp reduction that never exchanges lanes" },
+        /* no source change at all: the harness launches the clean build one block short */
+        { "short_grid", 2, "a grid one block short: the last row never written", KC_HARNESS_BLOCK_SHORT },
     },
 };

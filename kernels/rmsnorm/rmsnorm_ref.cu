@@ -12,10 +12,8 @@
 // rounded to f32 and then to the dtype (rms_round), which is also written to
 // the residual output. Only + * / sqrt and exact conversions: bitwise equal.
 #include <math.h>
-#include "kcontract_device.cuh"
-#include "kcontract_rowfold.h"
+#include "kcontract_dref_common.cuh"
 
-enum { RN_OUT = 0, RN_X = 1, RN_W = 2, RN_EPS = 3 };
 enum { FR_X = 0, FR_RES = 1, FR_W = 2, FR_EPS = 3 };
 
 // rms_round: the value the kernel stores for x + r, f32 add (RNE) then RNE
@@ -28,24 +26,11 @@ static __device__ double rms_round(kc_dtype t, double v)
     return v;
 }
 
+// kcontract_dref_common.cuh's kc_dref_rmsnorm (the common device reference,
+// the same code a user's contract calls), by name.
 extern "C" __global__ void rmsnorm_ref(kc_dref r)
 {
-    const long long hidden = r.shape.d[1];
-    const kc_rowgroup g = kc_rowgroup_of(r.shape.d[0]);
-    if (!g.rows) return;
-    const double eps = r.scalar[RN_EPS];
-    double *rrinv = kc_rowfold_slots(0);
-    auto x = [&](long long t, long long j) { return kc_dref_in(r, RN_X, (size_t)(t * hidden + j)); };
-    auto sq = [&](long long t, long long j) {
-        const double v = x(t, j);
-        return v * v;
-    };
-    double ss = 0;
-    kc_rowfold(g, hidden, sq, [&](double &v, long long) { ss += v; }, kc_rowfold_no_emit());
-    kc_rowfold_publish(g, rrinv, 1.0 / sqrt(ss / (double)hidden + eps));
-    kc_rowgroup_each(g, hidden, [&](long long t, long long j) {
-        r.out[RN_OUT][t * hidden + j] = x(t, j) * rrinv[t - g.row0] * kc_dref_in(r, RN_W, (size_t)j);
-    });
+    kc_dref_rmsnorm(r, "out", "x", "w", r.shape.d[1], r.scalar[kc_dref_arg(r, "eps")]);
 }
 
 extern "C" __global__ void fused_add_rmsnorm_ref(kc_dref r)

@@ -17,32 +17,11 @@
 // relative in y; rtol 4e-15 leaves a factor ~3.5. atol 1e-300 only covers exps
 // that underflow into subnormals (an ulp there is 4.9e-324 absolute; sum >= 1).
 // No discrete choice depends on an exp: m is a max of inputs, exact.
-#include <math.h>
-#include "kcontract_device.cuh"
-#include "kcontract_rowfold.h"
-
-enum { SM_OUT = 0, SM_IN = 1 };
+// The arithmetic is kcontract_dref_common.cuh's kc_dref_softmax (the common
+// device reference, the same code a user's contract calls), by name.
+#include "kcontract_dref_common.cuh"
 
 extern "C" __global__ void softmax_ref(kc_dref r)
 {
-    const long long cols = r.shape.d[1];
-    const kc_rowgroup g = kc_rowgroup_of(r.shape.d[0]);
-    if (!g.rows) return;
-    double *y = r.out[SM_OUT];
-    double *rmax = kc_rowfold_slots(0), *rsum = kc_rowfold_slots(1);
-    auto x = [&](long long row, long long c) { return kc_dref_in(r, SM_IN, (size_t)(row * cols + c)); };
-
-    double m = -INFINITY;
-    kc_rowfold(g, cols, x, [&](double &v, long long) { if (v > m) m = v; }, kc_rowfold_no_emit());
-    kc_rowfold_publish(g, rmax, m);
-
-    double sum = 0;
-    auto e = [&](long long row, long long c) { return exp(x(row, c) - rmax[row - g.row0]); };
-    kc_rowfold(g, cols, e, [&](double &v, long long) { sum += v; }, kc_rowfold_no_emit());
-    kc_rowfold_publish(g, rsum, sum);
-
-    kc_rowgroup_each(g, cols, [&](long long row, long long c) {
-        const double mr = rmax[row - g.row0];
-        y[row * cols + c] = mr == -INFINITY ? (double)NAN : e(row, c) / rsum[row - g.row0];
-    });
+    kc_dref_softmax(r, "out", "in", r.shape.d[1]);
 }

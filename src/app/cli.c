@@ -314,6 +314,34 @@ static int set_resume_at(kc_opts *o, const opt_row *r, const char *v)
     return 0;
 }
 
+/* --block-size B, 1 <= B <= 1024. */
+static int set_block_size(kc_opts *o, const opt_row *r, const char *v)
+{
+    (void)r;
+    uint64_t b;
+    if (!v || kc_parse_u64(v, 1024, &b) || b == 0)
+        return usage_error("--block-size needs threads per block, 1 to 1024, got '%s'%s", v ? v : "", "");
+    o->block_size = (unsigned)b;
+    return 0;
+}
+
+/* --cases I:J, 0 <= I < J (gates/known_fault.h). */
+static int set_cases(kc_opts *o, const opt_row *r, const char *v)
+{
+    (void)r;
+    uint64_t lo, hi;
+    const char *colon = v ? strchr(v, ':') : NULL;
+    char a[24];
+    if (!colon || (size_t)(colon - v) >= sizeof a) return usage_error("--cases: internal option needs I:J, got '%s'%s", v ? v : "", "");
+    snprintf(a, sizeof a, "%.*s", (int)(colon - v), v);
+    if (kc_parse_u64(a, 1u << 30, &lo) || kc_parse_u64(colon + 1, 1u << 30, &hi) || lo >= hi)
+        return usage_error("--cases: internal option needs I:J with I < J, got '%s'%s", v, "");
+    o->cases_given = 1;
+    o->cases_lo = (int)lo;
+    o->cases_hi = (int)hi;
+    return 0;
+}
+
 static int set_resume_tally(kc_opts *o, const opt_row *r, const char *v)
 {
     o->resume_tally = v;
@@ -528,6 +556,11 @@ static const opt_row OPTIONS[] = {
     { "--parent", NULL, "PID", C_RUN, TO_REEXEC, OPT_ONCE | OPT_INTERNAL, 0, set_parent, "--parent needs a value", NULL },
     { "--worker", NULL, NULL, C_RUN, TO_REEXEC, OPT_INTERNAL, F(worker), set_flag, NULL, NULL },
     { "--sanitize-target", NULL, NULL, C_RUN, TO_REEXEC, OPT_INTERNAL, F(sanitize_target), set_flag, NULL, NULL },
+    { "--block-size", NULL, "B", C_RUN, TO_WORKER | TO_SHARD | TO_REEXEC | TO_RERUN, OPT_ONCE, 0, set_block_size,
+      "--block-size needs a block size",
+      "run only the launch variant B of contracts that list block sizes\n"
+      "(kc_contract.block_sizes; a failure's rerun command gives it)" },
+    { "--cases", NULL, "I:J", C_RUN, TO_NONE, OPT_ONCE | OPT_INTERNAL, 0, set_cases, "--cases needs I:J", NULL },
     { "--resume-records", NULL, "FD", C_RUN, TO_NONE, OPT_INTERNAL, 0, set_resume_records, NULL, NULL },
     { "--resume-at", NULL, "I", C_RUN, TO_NONE, OPT_INTERNAL, 0, set_resume_at, NULL, NULL },
     { "--resume-tally", NULL, "TALLY", C_RUN, TO_NONE, OPT_INTERNAL, 0, set_resume_tally,
@@ -658,6 +691,9 @@ static int check_parallel(const kc_opts *o)
     if (o->sanitize_target && (o->cmd != KC_CMD_RUN || o->jobs || o->sharded || o->worker || o->npatterns > 1))
         return usage_error("--sanitize-target: internal option of a :sanitize item (run, one item name or none: "
                            "requests on stdin; no --jobs, --shard or --worker)%s%s", "", "");
+    if (o->cases_given && (o->cmd != KC_CMD_RUN || o->jobs || o->sharded || o->worker || o->sanitize_target || o->npatterns != 1))
+        return usage_error("--cases: internal option of a known finding's fault (run, one kernel item; no --jobs, "
+                           "--shard, --worker or --sanitize-target)%s%s", "", "");
     if (o->worker && (!o->parent || o->jobs || o->sharded))
         return usage_error("--worker: internal option of a --jobs parent (needs --parent, no --jobs or --shard)%s%s", "", "");
     if (o->ndevices && (!o->jobs || o->device_given)) {

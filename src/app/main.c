@@ -26,9 +26,11 @@
 #include "sanitize.h"
 #include "shard_env.h"
 #include "gpu.h"
+#include "gates.h"
 #include "gpu_open.h"
 #include "worker.h"
 #include "item_run.h"
+#include "reporter.h"
 #include "build_id.h"
 #include "host_code.h"
 #include "progname.h"
@@ -135,7 +137,7 @@ static int main_body(int argc, char **argv)
     /* From here the run may end anywhere (a refusal, a crash, SIGKILL): until it
      * writes its reports, they say so (report.h). A re-exec'd serial run
      * (--resume-tally) continues one that already did this. */
-    if ((o.cmd == KC_CMD_RUN || o.cmd == KC_CMD_MERGE) && !o.worker && !o.parent && !o.resume_tally && !o.sanitize_target &&
+    if ((o.cmd == KC_CMD_RUN || o.cmd == KC_CMD_MERGE) && !o.worker && !o.parent && !o.resume_tally && !o.sanitize_target && !o.cases_given &&
         (rc = kc_reports_begin(o.json, o.junit, o.timeline))) {
         kc_opts_free(&o);
         return rc;
@@ -175,7 +177,7 @@ static int main_body(int argc, char **argv)
      * pass); an --exclude that matches nothing leaves nothing out, which is
      * what it asked for: a note, once, from the process the user started
      * (one exclusion list can serve suites with and without :sanitize items). */
-    int bad = -1, top = !o.worker && !o.parent && !o.resume_tally && !o.sanitize_target;
+    int bad = -1, top = !o.worker && !o.parent && !o.resume_tally && !o.sanitize_target && !o.cases_given;
     for (int p = 0; p < o.npatterns; p++) {
         int unmatched = n <= 0 || kc_filter_first_unmatched(items[0].name, sizeof items[0], n, o.patterns + p, 1) == 0;
         if (!unmatched) continue;
@@ -222,6 +224,7 @@ static int main_body(int argc, char **argv)
        : o.cmd == KC_CMD_MUTATE ? kc_mutate_main(&o, items, n)
        : o.cmd == KC_CMD_MERGE ? kc_merge_logs(&o, items, n)
        : o.sanitize_target    ? kc_sanitize_target(&o, items, n)
+       : o.cases_given        ? kc_cases_target(&o, items, n)
        : o.worker             ? kc_worker_run(&o, items, n)
        : o.jobs               ? (o.schedule_static ? kc_jobs_run(&o, items, n) : kc_queue_run(&o, items, n))
        : o.parent || o.resume_tally || o.resume_records_fd >= 0

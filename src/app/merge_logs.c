@@ -21,6 +21,7 @@
 #include "costs.h"
 #include "filter.h"
 #include "item_run.h"
+#include "reporter.h"
 #include "line_text.h"
 #include "merge.h"
 #include "progname.h"

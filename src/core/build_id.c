@@ -79,10 +79,13 @@ uint64_t kc_contract_hash(const kc_contract *c)
     h = mix_u64(mix_u64(h, (uint64_t)c->budget.max_regs), (uint64_t)c->budget.max_smem);
     h = mix_u64(mix_u64(h, (uint64_t)c->budget.max_local), (uint64_t)c->budget.min_blocks_per_sm);
     for (int i = 0; i < KC_MAX_CONTROLS && c->controls[i].name; i++)
-        h = mix_str(mix_u64(mix_str(h, c->controls[i].name), (uint64_t)c->controls[i].gate), c->controls[i].bug);
+        h = mix_u64(mix_str(mix_u64(mix_str(h, c->controls[i].name), (uint64_t)c->controls[i].gate), c->controls[i].bug),
+                    (uint64_t)c->controls[i].harness);
     for (int i = 0; i < KC_MAX_KNOWN && c->known[i].gate; i++)
-        h = mix_str(mix_str(mix_str(mix_u64(h, (uint64_t)c->known[i].gate), c->known[i].shape), c->known[i].reason),
-                    c->known[i].dist);
+        h = mix_str(mix_str(mix_str(mix_str(mix_str(mix_str(mix_u64(h, (uint64_t)c->known[i].gate), c->known[i].shape),
+                                                      c->known[i].reason), c->known[i].dist), c->known[i].tool),
+                            c->known[i].kernel), c->known[i].error);
+    for (int i = 0; i < KC_MAX_BLOCK_SIZES && c->block_sizes[i]; i++) h = mix_u64(h, c->block_sizes[i]);
     for (int i = 0; i < KC_MAX_STEPS && c->steps[i].symbol; i++) {     /* a sequence's kernels (steps.h) */
         const kc_step *st = &c->steps[i];
         h = mix_u64(mix_str(h, st->symbol), (uint64_t)((st->launch != NULL) + 2 * (uint64_t)(unsigned)st->programmatic));

@@ -352,7 +352,14 @@ static void check_controls(problems *p, const char *n, const kc_contract *c, int
             problem(p, "contract %s: control %s is planted for the sanitizer, but the contract opts out of it "
                     "(no_sanitize: %s)", n, ct->name, c->no_sanitize);
         if (!ct->bug) problem(p, "contract %s: control %s does not say which bug it plants", n, ct->name);
-        if (!lib && c->module && kc_fatbin_count() > 0 && !kc_fatbin_find(c->module, ct->name))
+        if (ct->harness && ct->harness != KC_HARNESS_BLOCK_SHORT)
+            problem(p, "contract %s: control %s names harness control %d (expected 0: a build of its own, or %d: "
+                    "KC_HARNESS_BLOCK_SHORT)", n, ct->name, ct->harness, KC_HARNESS_BLOCK_SHORT);
+        if (ct->harness && (lib || ct->gate == KC_GATE_SANITIZE))
+            problem(p, "contract %s: control %s is a harness control %s", n, ct->name,
+                    lib ? "of a library kernel (its entry launches, not the harness)"
+                        : "planted for the sanitizer (its target runs builds, not harness controls)");
+        if (!ct->harness && !lib && c->module && kc_fatbin_count() > 0 && !kc_fatbin_find(c->module, ct->name))
             problem(p, "contract %s: control %s has no fatbin: is KC_CONTROL_%s used in %s.cu?", n, ct->name, ct->name,
                     c->module);
         for (int j = 0; j < k; j++)
@@ -400,12 +407,43 @@ int kc_contract_check(const kc_contract *c, char *err, size_t cap)
                 c->module);
     check_controls(&p, n, c, lib);
     for (int k = 0; k < KC_MAX_KNOWN && c->known[k].reason; k++) {
-        if (c->known[k].gate < 1 || c->known[k].gate > 4)
-            problem(&p, "contract %s: known finding names gate %d (expected 1-4)", n, c->known[k].gate);
+        const kc_known *kn = &c->known[k];
+        if (kn->gate < 1 || kn->gate > KC_GATE_SANITIZE)
+            problem(&p, "contract %s: known finding names gate %d (expected 1-4, or %d: KC_GATE_SANITIZE)", n, kn->gate,
+                    KC_GATE_SANITIZE);
+        if (kn->gate == KC_GATE_SANITIZE) {
+            if (!kn->tool)
+                problem(&p, "contract %s: known finding of gate 5 needs its tool (a glob over memcheck, racecheck, "
+                        "initcheck, synccheck)", n);
+            else if (fnmatch(kn->tool, "memcheck", 0) && fnmatch(kn->tool, "racecheck", 0) &&
+                     fnmatch(kn->tool, "initcheck", 0) && fnmatch(kn->tool, "synccheck", 0))
+                problem(&p, "contract %s: known finding's tool '%s' matches no sanitizer tool (expected a glob over "
+                        "memcheck, racecheck, initcheck, synccheck)", n, kn->tool);
+            if (kn->shape || kn->dist)
+                problem(&p, "contract %s: known finding of gate 5 names a %s ('%s'): the sanitizer's report does not "
+                        "say which launch's shape or distribution erred (leave it NULL)", n,
+                        kn->shape ? "shape" : "distribution", kn->shape ? kn->shape : kn->dist);
+            if (c->no_sanitize)
+                problem(&p, "contract %s: known finding of gate 5, but the contract has no :sanitize item (no_sanitize: "
+                        "%s)", n, c->no_sanitize);
+        } else if (kn->tool || kn->kernel || kn->error)
+            problem(&p, "contract %s: known finding of gate %d names a sanitizer %s ('%s'): those are gate 5's (%d)", n,
+                    kn->gate, kn->tool ? "tool" : kn->kernel ? "kernel" : "error",
+                    kn->tool ? kn->tool : kn->kernel ? kn->kernel : kn->error, KC_GATE_SANITIZE);
         char names[400];
         if (c->known[k].dist && !dist_glob_matches(c->known[k].dist))
             problem(&p, "contract %s: known finding's distribution '%s' matches no distribution (expected a glob over %s)",
                     n, c->known[k].dist, dist_names(names, sizeof names));
+    }
+    for (int b = 0; b < KC_MAX_BLOCK_SIZES && c->block_sizes[b]; b++) {
+        if (c->block_sizes[b] > 1024)
+            problem(&p, "contract %s: block size %u is past CUDA's 1024 threads per block", n, c->block_sizes[b]);
+        for (int e = 0; e < b; e++)
+            if (c->block_sizes[e] == c->block_sizes[b])
+                problem(&p, "contract %s: block size %u is listed twice", n, c->block_sizes[b]);
+        if (b == 0 && (lib || seq))
+            problem(&p, "contract %s: block sizes on a %s (expected a contract of one kernel and its launch function)",
+                    n, lib ? "library kernel (its entry launches)" : "sequence of steps");
     }
     if (c->nondeterministic && !*c->nondeterministic) problem(&p, "contract %s: nondeterministic needs a reason", n);
     if (c->no_racecheck && !*c->no_racecheck)

@@ -25,6 +25,8 @@ typedef struct kc_item_result {
     kc_time_split time;       /* GPU items: where the seconds went (item.h) */
     char msg[2048];           /* the item line's text after its name (one line: kc_result_escape) */
     char rerun[512];          /* the command that reruns the item; "" when it did not fail */
+    unsigned block_size;      /* the launch variant of its first failure (kc_contract.block_sizes), which the
+                               * rerun command selects (--block-size); 0 none (not on the result line) */
     /* Reused from the results cache (result_cache.h) instead of run: the
      * verdict, gate and message of the run that earned it, when (Unix
      * seconds, UTC) and in which build (build_id.h). 0: it ran here. */

@@ -104,6 +104,11 @@ typedef struct kc_opts {
     int max_restarts;          /* --restarts M: workers replaced after a crash, a timeout or a failed start, at most (-1: 2 x N + 8) */
     int worker;                /* internal --worker: a work-queue worker (items on stdin, results on fd 3) */
     int sanitize_target;       /* internal --sanitize-target: compute-sanitizer's target, one item's launches (sanitize.h) */
+    int cases_given;           /* internal --cases I:J: a kernel item's cases [I, J) alone, their sums printed
+                                * (gates/known_fault.h: a known finding's fault and the cases after it) */
+    int cases_lo, cases_hi;
+    unsigned block_size;       /* --block-size B: only the launch variant B of contracts that list block sizes
+                                * (kc_contract.block_sizes; a failure's rerun command gives it) */
     const char *json;          /* --json FILE: JSON Lines report (report.h, docs/reports.md) */
     const char *junit;         /* --junit FILE: JUnit XML report */
     const char *timeline;      /* --timeline FILE.svg: SVG timeline, one row per worker */

@@ -117,6 +117,8 @@ int kc_case_fail(kc_case *k, int gate, const char *fmt, ...)
                                 : snprintf(k->why, sizeof k->why, "gate %d (%s): ", gate, kc_gate_name[gate]);
     k->body = (size_t)p;
     int n = p + snprintf(k->why + p, sizeof k->why - (size_t)p, "shape %s, dist %s: ", sh, kc_dist_name(k->dist));
+    if (k->block_size && n >= 2 && (size_t)n < sizeof k->why)    /* the launch variant: "..., dist normal, block 128: " */
+        n = n - 2 + snprintf(k->why + n - 2, sizeof k->why - (size_t)n + 2, ", block %u: ", k->block_size);
     va_list ap;
     va_start(ap, fmt);
     if (n >= 0 && (size_t)n < sizeof k->why) vsnprintf(k->why + n, sizeof k->why - (size_t)n, fmt, ap);

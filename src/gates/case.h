@@ -50,6 +50,7 @@ typedef struct kc_case {
     char why[1536];                 /* the failure, when a gate fails */
     size_t body;                    /* offset of the text after "gate N (name): " */
     int sticky;                     /* the failure left the context unusable */
+    unsigned block_size;            /* the launch variant (kc_contract.block_sizes) this case runs; 0 none */
     int exact;                      /* the sanitizer's target: buffers of their exact size, no guard bands,
                                      * outputs not poisoned, no shared-memory poison (kc_run_exact_launches) */
 } kc_case;

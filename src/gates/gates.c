@@ -23,16 +23,19 @@
 
 #include <fnmatch.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "case.h"
 #include "clock.h"
 #include "devmem.h"
 #include "fatbin.h"
+#include "gpu_open.h"
 #include "gate_checks.h"
 #include "guard.h"
 #include "hostlib.h"
 #include "hostmem.h"
+#include "known_fault.h"
 #include "launch.h"
 #include "limits_item.h"
 #include "seed.h"
@@ -166,9 +169,115 @@ static int clean_fails_too(kc_gpu *gpu, const kc_contract *c, const kc_case *k, 
     return g != 0;
 }
 
-/* Gates 1-4 over every case (kernels), or until a gate fails (controls). */
-static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode mode, kc_item_result *res,
-                      kc_lines *detail)
+/* Cases planned for contract c with nd distributions a shape: what a
+ * large shape runs (its first distribution) and every other shape's nd. */
+static int planned_cases(const kc_contract *c, int nd)
+{
+    int planned = 0;
+    for (const kc_shape *s = c->shapes; s->name; s++) planned += s->cls == KC_SHAPE_LARGE ? 1 : nd;
+    return planned;
+}
+
+/* The launch variants cases run under (kc_contract.block_sizes) into out:
+ * every one, or --block-size's alone; {0} for a contract without any.
+ * Returns how many; 0 with why when --block-size names one the contract
+ * does not list. */
+static int block_variants(const kc_contract *c, const kc_opts *o, unsigned *out, char *why, size_t cap)
+{
+    unsigned only = o ? o->block_size : 0;
+    int n = 0;
+    for (int i = 0; i < KC_MAX_BLOCK_SIZES && c->block_sizes[i]; i++)
+        if (!only || c->block_sizes[i] == only) out[n++] = c->block_sizes[i];
+    if (n) return n;
+    if (only) {
+        char list[120] = "";
+        for (int i = 0; i < KC_MAX_BLOCK_SIZES && c->block_sizes[i]; i++)
+            kc_strcatf(list, sizeof list, "%s%u", i ? ", " : "", c->block_sizes[i]);
+        snprintf(why, cap, "--block-size %u is not one of contract %s's block sizes (%s)", only, c->name,
+                 list[0] ? list : "it lists none: its launch function chooses");
+        return 0;
+    }
+    out[0] = 0;
+    return 1;
+}
+
+/* "128, 256" of blocks[0..n). */
+static const char *block_list(const unsigned *blocks, int n)
+{
+    static _Thread_local char buf[120];
+    buf[0] = 0;
+    for (int i = 0; i < n; i++) kc_strcatf(buf, sizeof buf, "%s%u", i ? ", " : "", blocks[i]);
+    return buf;
+}
+
+/* A failure of case k at gate g that is no known finding, into sums. */
+static void add_unknown(kc_case_sums *sums, kc_lines *detail, int g, unsigned block, const char *line)
+{
+    if (!sums->unknown++) {
+        snprintf(sums->first, sizeof sums->first, "%s", line);
+        sums->gate = g;
+        sums->block = block;
+    } else
+        kc_lines_add(detail, "    also: %s", line);
+}
+
+/* Case `idx` failed gate g as the known finding ki registers, and lost the
+ * context (known_fault.h): that case runs alone in a fresh process, which
+ * decides whether it is the finding, and cases (idx, hi) run in another.
+ * Their outcome goes into sums (k's own case counted already). */
+static void isolate_fault(const kc_opts *o, const kc_item *it, const kc_case *k, int g, int ki, int idx, int hi,
+                          kc_case_sums *sums, kc_lines *detail)
+{
+    const kc_known *kn = &it->contract->known[ki];
+    kc_case_sums alone, rest;
+    char why[700] = "";
+    if (kc_cases_elsewhere(o, it, idx, idx + 1, &alone, NULL, why, sizeof why) == 0 && (alone.reproduced >> ki & 1)) {
+        sums->known++;
+        sums->reproduced |= 1u << ki;
+        kc_lines_add(detail, "    known: %s [%s] (it lost the CUDA context; alone in a fresh process it failed "
+                     "so again)", k->why, kn->reason);
+    } else {
+        char line[1600] = "";
+        if (why[0] && alone.cases == 0)
+            kc_strcatf(line, sizeof line, "%s; it lost the CUDA context and could not be run alone to tell whether "
+                     "it is the known finding [%s]: %s", k->why, kn->reason, why);
+        else
+            kc_strcatf(line, sizeof line, "%s; it lost the CUDA context, but alone in a fresh process it %s%s%s, so "
+                     "the fault is not the known finding's [%s] (an earlier case's?)", k->why,
+                     alone.failed ? "failed otherwise: " : "passed", alone.failed ? alone.first : "",
+                     alone.failed && !alone.first[0] ? "as another known finding" : "", kn->reason);
+        add_unknown(sums, detail, g, k->block_size, line);
+    }
+    if (idx + 1 >= hi) return;
+    if (kc_cases_elsewhere(o, it, idx + 1, hi, &rest, detail, why, sizeof why)) {
+        char line[900];
+        snprintf(line, sizeof line, "the %d case%s after a known finding's fault were not run: %s", hi - idx - 1,
+                 hi - idx - 1 == 1 ? "" : "s", why);
+        add_unknown(sums, detail, 1, 0, line);
+        return;
+    }
+    sums->cases += rest.cases;
+    sums->failed += rest.failed;
+    sums->known += rest.known;
+    sums->reproduced |= rest.reproduced;
+    sums->lost = rest.lost;
+    if (rest.unknown) {
+        if (!sums->unknown) {
+            snprintf(sums->first, sizeof sums->first, "%s", rest.first);
+            sums->gate = rest.gate;
+            sums->block = rest.block;
+        } else
+            kc_lines_add(detail, "    also: %s", rest.first);
+        sums->unknown += rest.unknown;
+    }
+}
+
+/* Gates 1-4 over cases [lo, hi) (kernels; hi -1: every case), or until a
+ * gate fails (controls). sums_out: a --cases process (known_fault.h): the
+ * sums go there and no verdict is made. o: the run's settings, for a known
+ * finding's fault run alone (NULL: such a fault FAILs the item). */
+static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode mode, const kc_opts *o, int lo,
+                      int hi, kc_case_sums *sums_out, kc_item_result *res, kc_lines *detail)
 {
     const kc_contract *c = it->contract;
     int control = it->kind == KC_KIND_CONTROL;
@@ -176,7 +285,8 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
     CUfunction ref_fn = NULL;
     kc_kernels K;
     char why[1024];
-    if (kc_load_kernels(gpu, c, control ? it->control->name : NULL, &K, why, sizeof why)) {
+    const int harness = control ? it->control->harness : 0;  /* no build of its own: the clean one */
+    if (kc_load_kernels(gpu, c, control && !harness ? it->control->name : NULL, &K, why, sizeof why)) {
         res->gate = 1;
         res->cases_failed = 1;
         /* A control whose own build does not load proves nothing about the
@@ -184,20 +294,32 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
         not_checked(res, control, why, BROKEN);
         return;
     }
+    K.harness_control = harness;
     if (load_device_reference(gpu, c, mode, &ref_mod, &ref_fn, why, sizeof why)) {
         not_checked(res, control, why, UNCHECKED);   /* the contract's own error */
         kc_unload_kernels(gpu, &K);
         return;
     }
     kc_dist dists[KC_MAX_DISTS + 2];
-    int nd = kc_dists_of(c, dists), reproduced[KC_MAX_KNOWN] = { 0 }, unknown = 0, known = 0;
-    char first[1600] = "";
-    for (const kc_shape *s = c->shapes; s->name && !gpu->lost; s++) {
+    unsigned blocks[KC_MAX_BLOCK_SIZES];
+    int nd = kc_dists_of(c, dists), ci = 0, isolated = 0, nb = block_variants(c, o, blocks, why, sizeof why);
+    if (!nb) {
+        not_checked(res, control, why, UNCHECKED);   /* --block-size names no variant of it */
+        kc_unload_kernels(gpu, &K);
+        if (ref_mod) gpu->cu.ModuleUnload(ref_mod);
+        return;
+    }
+    if (hi < 0) hi = planned_cases(c, nd) * nb;
+    kc_case_sums sums = { 0 };
+    for (const kc_shape *s = c->shapes; s->name && !gpu->lost && !isolated; s++) {
         int per_shape = s->cls == KC_SHAPE_LARGE ? 1 : nd;
-        for (int d = 0; d < per_shape && !gpu->lost; d++) {
-            kc_case k = { .c = c, .s = s, .dist = dists[d], .mode = mode, .ref_fn = ref_fn, .time = &res->time,
-                          .entry = K.entry };
-            k.seed = kc_case_seed(seed, c->name, s->name, dists[d]);
+        for (int d = 0; d < per_shape * nb && !gpu->lost && !isolated; d++) {
+            int idx = ci++;
+            if (idx < lo || idx >= hi) continue;
+            K.block_size = blocks[d % nb];      /* each distribution's cases under every block size */
+            kc_case k = { .c = c, .s = s, .dist = dists[d / nb], .mode = mode, .ref_fn = ref_fn, .time = &res->time,
+                          .entry = K.entry, .block_size = blocks[d % nb] };
+            k.seed = kc_case_seed(seed, c->name, s->name, dists[d / nb]);
             int g = run_case(gpu, &K, &k, 4);
             kc_case_free(gpu, &k);
             res->cases++;
@@ -232,20 +354,21 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
                 goto done;
             }
             int ki;
-            const kc_known *kn = match_known(c, g, s->name, dists[d], &ki);
-            if (kn) {
-                reproduced[ki] = 1;
-                known++;
+            const kc_known *kn = match_known(c, g, s->name, dists[d / nb], &ki);
+            if (kn && gpu->lost && o && !it->record && !(lo == idx && hi == idx + 1)) {
+                /* the registered finding faulted: it and the cases after it run elsewhere */
+                isolate_fault(o, it, &k, g, ki, idx, hi, &sums, detail);
+                isolated = 1;
+            } else if (kn) {
+                sums.reproduced |= 1u << ki;
+                sums.known++;
                 kc_lines_add(detail, "    known: %s [%s]", k.why, kn->reason);
-            } else {
-                if (!unknown++) {
-                    snprintf(first, sizeof first, "%s", k.why);
-                    res->gate = g;
-                }
-                else kc_lines_add(detail, "    also: %s", k.why);
-            }
+            } else
+                add_unknown(&sums, detail, g, k.block_size, k.why);
         }
     }
+    res->cases += sums.cases;          /* those run elsewhere (isolate_fault) */
+    res->cases_failed += sums.failed;
     if (control) {
         if (gpu->lost) goto done;
         res->state = KC_MISSED;
@@ -257,42 +380,58 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
                  res->cases, it->control->bug, it->control->gate);
         goto done;
     }
+    if (sums_out) {     /* a --cases process: its sums, no verdict */
+        sums.cases = res->cases;
+        sums.failed = res->cases_failed;
+        sums.lost = gpu->lost;
+        *sums_out = sums;
+        goto done;
+    }
+    int all_run = isolated || !gpu->lost;
     /* A record item checks one shape: it cannot show a known finding stale. */
-    for (int i = 0; i < KC_MAX_KNOWN && c->known[i].reason && !gpu->lost && !it->record; i++)
-        if (!reproduced[i]) {
+    for (int i = 0; i < KC_MAX_KNOWN && c->known[i].reason && all_run && !it->record; i++)
+        if (!(sums.reproduced >> i & 1) && c->known[i].gate != KC_GATE_SANITIZE) {   /* gate 5's: sanitize.c's */
             res->stale++;
             kc_lines_add(detail,
                    "    stale known finding: gate %d on shapes %s%s%s (%s) no longer fails: remove it from the contract",
                    c->known[i].gate, c->known[i].shape ? c->known[i].shape : "*",
                    c->known[i].dist ? ", distributions " : "", c->known[i].dist ? c->known[i].dist : "", c->known[i].reason);
         }
-    if (unknown) {
+    if (sums.unknown) {
         res->state = KC_FAIL;
-        snprintf(res->msg, sizeof res->msg, "%s; %d of %d cases failed", first, res->cases_failed, res->cases);
+        res->gate = sums.gate;
+        res->block_size = sums.block;
+        snprintf(res->msg, sizeof res->msg, "%s; %d of %d cases failed", sums.first, res->cases_failed, res->cases);
     } else if (res->stale) {
         res->state = KC_FAIL;
         snprintf(res->msg, sizeof res->msg, "%d stale known finding%s (listed below); gates 1-4 pass on %d cases",
                  res->stale, res->stale == 1 ? "" : "s", res->cases);
-    } else if (known) {
+    } else if (sums.known) {
         res->state = KC_KNOWN;
-        snprintf(res->msg, sizeof res->msg, "%d of %d cases fail as registered known findings", known, res->cases);
+        snprintf(res->msg, sizeof res->msg, "%d of %d cases fail as registered known findings", sums.known, res->cases);
     } else {
         res->state = KC_PASS;
         int shapes = 0;
         for (const kc_shape *s = c->shapes; s->name; s++) shapes++;
         snprintf(res->msg, sizeof res->msg, "gates 1-4 on %d cases (%d shape%s x up to %d distributions)", res->cases,
                  shapes, shapes == 1 ? "" : "s", nd);
+        if (blocks[0])
+            kc_strcatf(res->msg, sizeof res->msg, " under block size%s %s", nb == 1 ? "" : "s", block_list(blocks, nb));
     }
+    if (isolated && planned_cases(c, nd) * nb > res->cases)    /* a later fault, no known finding, ended the rest */
+        kc_strcatf(res->msg, sizeof res->msg, "; %d more case%s not run (the CUDA context is unusable)",
+                   planned_cases(c, nd) * nb - res->cases, planned_cases(c, nd) * nb - res->cases == 1 ? "" : "s");
 done:
     if (gpu->lost) {
         res->context_lost = 1;
-        if (!control && res->state != KC_FAIL) {
+        if (!control && !sums_out && !isolated && res->state != KC_FAIL) {
             res->state = KC_FAIL;
-            snprintf(res->msg, sizeof res->msg, "%s", first[0] ? first : "the CUDA context was lost");
+            res->gate = sums.gate;
+            res->block_size = sums.block;
+            snprintf(res->msg, sizeof res->msg, "%s", sums.first[0] ? sums.first : "the CUDA context was lost");
         }
-        if (!control) {     /* say what a lost context left unchecked */
-            int planned = 0;
-            for (const kc_shape *s = c->shapes; s->name; s++) planned += s->cls == KC_SHAPE_LARGE ? 1 : nd;
+        if (!control && !sums_out && !isolated) {     /* say what a lost context left unchecked */
+            int planned = planned_cases(c, nd) * nb;
             if (planned > res->cases)
                 kc_strcatf(res->msg, sizeof res->msg, "; %d more case%s not run (the CUDA context is unusable)",
                        planned - res->cases, planned - res->cases == 1 ? "" : "s");
@@ -302,13 +441,56 @@ done:
     if (ref_mod && !gpu->lost) gpu->cu.ModuleUnload(ref_mod);
 }
 
-void kc_run_gpu_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode mode, kc_item_result *res,
-                     kc_lines *detail)
+void kc_run_gpu_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode mode, const kc_opts *o,
+                     kc_item_result *res, kc_lines *detail)
 {
     memset(res, 0, sizeof *res);
     if (it->kind == KC_KIND_LIMIT) kc_run_limits(gpu, it, res);
-    else run_gates(gpu, it, seed, mode, res, detail);
+    else run_gates(gpu, it, seed, mode, o, 0, -1, NULL, res, detail);
     kc_lines_end(detail, "    ");
     kc_hostmem_release();   /* kept buffers serve one item's cases only (the memory plan is per item) */
     kc_devmem_release(gpu);
+}
+
+#define KC_DETAIL_CAP 8192       /* as item_run.c's: the detail lines a --cases process sends back */
+
+int kc_cases_target(const kc_opts *o, const kc_item *items, int n)
+{
+    const kc_item *it = NULL;
+    for (int i = 0; i < n && o->npatterns == 1; i++)
+        if (strcmp(items[i].name, o->patterns[0]) == 0 && items[i].kind == KC_KIND_KERNEL && !items[i].record)
+            it = &items[i];
+    if (!it) {
+        printf("--cases: internal option of a known finding's fault, one kernel item by its name (got %d "
+               "pattern%s, first '%s')\n", o->npatterns, o->npatterns == 1 ? "" : "s",
+               o->npatterns ? o->patterns[0] : "");
+        return 2;
+    }
+    kc_gpu gpu;
+    int rc = kc_gpu_open(&gpu, o->device);
+    if (rc) {
+        printf("--cases: no GPU: %s\n", gpu.why);
+        kc_gpu_close(&gpu);
+        return rc < 0 ? 2 : 3;
+    }
+    kc_item_result res;
+    kc_case_sums sums = { 0 };
+    char *buf = malloc(KC_DETAIL_CAP);
+    kc_lines detail;
+    kc_lines_init(&detail, buf, buf ? KC_DETAIL_CAP : 0);
+    memset(&res, 0, sizeof res);
+    run_gates(&gpu, it, o->seed, o->reference, o, o->cases_lo, o->cases_hi, &sums, &res, &detail);
+    if (res.state == KC_FAIL && !sums.cases) {      /* not checked: the build or the device reference */
+        sums.unknown = sums.failed = 1;
+        sums.gate = res.gate;
+        sums.first[0] = 0;
+        kc_strcatf(sums.first, sizeof sums.first, "%s", res.msg);
+    }
+    kc_lines_end(&detail, "    ");
+    kc_cases_print(&sums, buf);
+    free(buf);
+    kc_hostmem_release();
+    kc_devmem_release(&gpu);
+    kc_gpu_close(&gpu);
+    return 0;
 }

@@ -217,7 +217,12 @@ static int check_launch(kc_gpu *gpu, CUfunction f, kc_case *k, int gate, const k
 void kc_step_launch(const kc_kernels *K, int i, const kc_shape *s, const kc_device *dev, kc_launch *l)
 {
     *l = (kc_launch){ { 1, 1, 1 }, { 1, 1, 1 }, 0 };
+    l->block_size = K->block_size;
     K->step[i].launch(s, dev, l);
+    if (K->harness_control == KC_HARNESS_BLOCK_SHORT) {    /* planted: the grid one block short */
+        unsigned *d = l->grid[0] > 1 ? &l->grid[0] : l->grid[1] > 1 ? &l->grid[1] : &l->grid[2];
+        if (*d > 1) (*d)--;
+    }
 }
 
 /* Gate 1 for one launch: checks every step's geometry against its function
@@ -231,6 +236,11 @@ int kc_case_launch_on(kc_gpu *gpu, const kc_kernels *K, kc_case *k, int set, int
     for (int i = 0; i < K->n; i++) {
         kc_step_launch(K, i, k->s, &gpu->dev, &l[i]);
         kc_step_label(&K->step[i], i, K->n, who[i], sizeof who[i]);
+        unsigned threads = l[i].block[0] * l[i].block[1] * l[i].block[2];
+        if (K->block_size && threads != K->block_size)
+            return kc_case_fail(k, gate, "%sthe launch function made a block of %ux%ux%u = %u threads for the "
+                                "block-size variant %u (kc_launch.block_size): it must size the block with it", who[i],
+                                l[i].block[0], l[i].block[1], l[i].block[2], threads, K->block_size);
         int g = check_launch(gpu, K->fn[i], k, gate, &l[i], who[i]);
         if (g) return g;
     }
@@ -272,6 +282,7 @@ int kc_case_launch(kc_gpu *gpu, const kc_kernels *K, kc_case *k, int set, int ga
 int kc_load_kernels(kc_gpu *gpu, const kc_contract *c, const char *control, kc_kernels *K, char *why, size_t cap)
 {
     memset(K, 0, sizeof *K);
+    K->block_size = c->block_sizes[0];
     if (c->library) {
         char e[900];
         if (!kc_hostlib_load(c->library, control, c->entry, &K->entry, e, sizeof e)) return 0;

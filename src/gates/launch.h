@@ -18,6 +18,9 @@ typedef struct kc_kernels {
     int n;                              /* steps; 0 for a library */
     kc_step_plan step[KC_MAX_STEPS];
     CUfunction fn[KC_MAX_STEPS];
+    int harness_control;                /* KC_HARNESS_* planted in its launches (kc_control.harness); 0 none */
+    unsigned block_size;                /* the launch variant its launches get (kc_launch.block_size): the
+                                         * contract's first block size after loading; gates.c sets each */
 } kc_kernels;
 
 /* Loads the contract's kernels (control: its build) into *K: the module and
@@ -73,6 +76,7 @@ int kc_case_launch_on(kc_gpu *gpu, const kc_kernels *K, kc_case *k, int set, int
 /* kc_case_launch_on the default stream, synchronized. */
 int kc_case_launch(kc_gpu *gpu, const kc_kernels *K, kc_case *k, int set, int gate);
 /* The launch of step i of K for shape s into *l (grid and block 1x1x1, the
- * rest zero, before the step's launch function fills it). */
+ * rest zero but block_size, K's launch variant, before the step's launch
+ * function fills it). */
 void kc_step_launch(const kc_kernels *K, int i, const kc_shape *s, const kc_device *dev, kc_launch *l);
 #endif

@@ -6,6 +6,7 @@
 #include "sanitize.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +116,9 @@ typedef struct san_plan {
     char times[600];            /* "memcheck 0.6 s, racecheck 1.1 s (edge shapes), ..." */
     char slowest[200];          /* "slowest launch qwen.len512 27.1 s (racecheck)" */
     double slowest_s;
+    unsigned known_hit;         /* bit i: the contract's known[i] (gate 5) matched a tool's report */
+    int known_now;              /* the last judge_tool's report was a known finding */
+    char known_note[1200];      /* "memcheck: <its error> [reason]; ..." */
 } san_plan;
 
 /* The words every item's session shares (item: NULL): the sanitizer, this
@@ -239,7 +243,20 @@ static void with_cmd(kc_item_result *out, const char *cmd)
     snprintf(out->msg + n, sizeof out->msg - n, "; sanitizer command: %s", cmd);
 }
 
-static int judge_tool(const san_plan *p, int t, const kc_san_window *r, double limit, const char *cmd,
+/* The first gate-5 known finding of the item's contract that the report e
+ * of tool matches (kcontract.h, kc_known), its index; -1 none. */
+static int known_report(const kc_contract *c, const char *tool, const kc_san_error *e)
+{
+    for (int i = 0; c && i < KC_MAX_KNOWN && c->known[i].reason; i++) {
+        const kc_known *kn = &c->known[i];
+        if (kn->gate == KC_GATE_SANITIZE && fnmatch(kn->tool, tool, 0) == 0 &&
+            (!kn->kernel || fnmatch(kn->kernel, e->kernel, 0) == 0) && (!kn->error || fnmatch(kn->error, e->what, 0) == 0))
+            return i;
+    }
+    return -1;
+}
+
+static int judge_tool(san_plan *p, int t, const kc_san_window *r, double limit, const char *cmd,
                       const char *gates_msg, const char *planted, kc_item_result *out, char *target_ok, size_t okcap)
 {
     const int control = p->it->kind == KC_KIND_CONTROL;
@@ -248,6 +265,16 @@ static int judge_tool(const san_plan *p, int t, const kc_san_window *r, double l
     int found = kc_sanitizer_parse(r->out, &e);
     char status[128], line[1000];
     kc_sup_describe_status(r->wstatus, status, sizeof status);
+    int ki = found && !control ? known_report(p->c, tool, &e) : -1;
+    p->known_now = ki >= 0;
+    if (ki >= 0) {      /* a registered finding: noted, and the next tool runs */
+        kc_sanitizer_describe(tool, &e, line, sizeof line);
+        p->known_hit |= 1u << ki;
+        kc_strcatf(p->known_note, sizeof p->known_note, "%s%s [%s]", p->known_note[0] ? "; " : "", line,
+                   p->c->known[ki].reason);
+        if (!kc_sanitizer_last_line(r->out, KC_SAN_TARGET_OK, target_ok, okcap)) snprintf(target_ok, okcap, "its launches");
+        return 0;
+    }
     if (found) {
         kc_sanitizer_describe(tool, &e, line, sizeof line);
         out->state = control ? KC_RED : KC_FAIL;
@@ -302,7 +329,30 @@ static int judge_tool(const san_plan *p, int t, const kc_san_window *r, double l
     return 0;
 }
 
-/* The verdict when every tool that ran was clean. */
+/* The gate-5 known findings no tool reported (every tool ran): each stale,
+ * and the item FAILs naming them. Returns how many. */
+static int stale_reports(const san_plan *p, kc_item_result *out)
+{
+    const kc_contract *c = p->c;
+    char names[1200] = "";
+    for (int i = 0; c && i < KC_MAX_KNOWN && c->known[i].reason; i++) {
+        const kc_known *kn = &c->known[i];
+        if (kn->gate != KC_GATE_SANITIZE || (p->known_hit >> i & 1)) continue;
+        out->stale++;
+        kc_strcatf(names, sizeof names, "%s%s in kernel %s, error %s (%s)", names[0] ? "; " : "", kn->tool,
+                   kn->kernel ? kn->kernel : "*", kn->error ? kn->error : "*", kn->reason);
+    }
+    if (!out->stale) return 0;
+    out->state = KC_FAIL;
+    out->gate = KC_GATE_SANITIZE;
+    snprintf(out->msg, sizeof out->msg, "%d stale known finding%s of gate 5, no longer reported: %s: remove %s from "
+             "the contract%s%s", out->stale, out->stale == 1 ? "" : "s", names, out->stale == 1 ? "it" : "them",
+             p->known_note[0] ? "; known: " : "", p->known_note);
+    return out->stale;
+}
+
+/* The verdict when every tool that ran was clean (or reported a known
+ * finding only). */
 static void all_clean(const san_plan *p, const char *gates_msg, const char *target_ok, kc_item_result *out)
 {
     char tools_run[800];
@@ -314,7 +364,13 @@ static void all_clean(const san_plan *p, const char *gates_msg, const char *targ
         out->state = KC_MISSED;
         snprintf(out->msg, sizeof out->msg, "%s, and %s found no error on %s: the suite is blind to this bug "
                  "(%s; planted for gate 5)", gates_msg, tools_run, target_ok, p->it->control->bug);
-    } else {
+    } else if (!stale_reports(p, out) && p->known_hit) {
+        out->state = KC_KNOWN;
+        out->msg[0] = 0;
+        kc_strcatf(out->msg, sizeof out->msg, "registered known finding%s: %s; the other tools of %s clean on %s "
+                 "(buffers of exact size)", p->known_hit & (p->known_hit - 1) ? "s" : "", p->known_note, tools_run,
+                 target_ok);
+    } else if (!out->stale) {
         out->state = KC_PASS;
         snprintf(out->msg, sizeof out->msg, "%s clean on %s (buffers of exact size)", tools_run, target_ok);
     }
@@ -408,7 +464,7 @@ static int run_tool_as(san_plan *p, kc_san_pool *pool, int t, char *const *words
         if (window_erred && earlier > 0) distrust_if_more(p, pool, t, w, session_errors, earlier);
         return 1;
     }
-    if (!window_erred) return 0;
+    if (!window_erred || p->known_now) return 0;     /* clean alone, or alone its report is a known finding */
     /* The session reported an error while this item ran, and the item alone
      * has none: the report was another item's, out of order. Never green. */
     char line[1000];

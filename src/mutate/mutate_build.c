@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "errmsg.h"
-#include "mutate_child.h"
+#include "child_run.h"
 #include "seed.h"
 #include "strvec.h"
 

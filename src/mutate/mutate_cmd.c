@@ -14,7 +14,7 @@
 #include "filter.h"
 #include "mutant_images.h"
 #include "mutate_accept.h"
-#include "mutate_child.h"
+#include "child_run.h"
 #include "mutate_merge.h"
 #include "mutate_report.h"
 #include "parallel.h"

@@ -19,7 +19,9 @@
  * bytes) with build= (build_id.h) and added costs=, issue 14; lines of other
  * versions are refused, naming their version.) cached= (issue 23: items
  * reused from the results cache) is written always and optional on read,
- * absent reading 0, so v=3 lines written before it still parse.
+ * absent reading 0, so v=3 lines written before it still parse; so is
+ * sanitize.known after it (issue 25: a :sanitize item whose report is a
+ * registered gate-5 finding), written only when nonzero.
  * Counts, stale, items, seed and sms are canonical decimals (digits only, no
  * sign, no leading zeros); device is percent-encoded (bytes <= ' ', >= 0x7f,
  * '%' and '=' as %XX); cc is "major.minor"; shard is "K/N" with K < N;
@@ -81,9 +83,10 @@ static const key KEYS[] = {
     FLD("digest", K_HEX, digest), FLD("shard", K_SHARD, shard_k),
     FLD("filter", K_HEX, filter), FLD("build", K_HEX, build), FLD("costs", K_HEX, costs),
     FLD("cached", K_LONG, cached),
+    CNT("sanitize.known", KC_KIND_SANITIZE, KC_KNOWN),
 };
 /* Keys a line may leave out (absent: 0): added within v=3. */
-static int key_optional(const key *k) { return strcmp(k->name, "cached") == 0; }
+static int key_optional(const key *k) { return strcmp(k->name, "cached") == 0 || strcmp(k->name, "sanitize.known") == 0; }
 #define NKEYS (sizeof KEYS / sizeof KEYS[0])
 
 /* Nonzero when (k, s) has a key of its own. */
@@ -235,6 +238,11 @@ int kc_tally_format(const kc_tally *t, char *buf, size_t cap) {
     kc_sb_init(&o, buf, cap);
     kc_sb_printf(&o, "TALLY v=%d", KC_TALLY_VERSION);
     for (size_t i = 0; i < NKEYS; i++) {
+        /* sanitize.known, added within v=3, only when nonzero: the lines
+         * of runs without it read as before */
+        if (KEYS[i].type == K_COUNT && KEYS[i].state == KC_KNOWN && KEYS[i].kind == KC_KIND_SANITIZE &&
+            !t->n[KC_KIND_SANITIZE][KC_KNOWN])
+            continue;
         kc_sb_printf(&o, " %s=", KEYS[i].name);
         if (put_value(&o, t, &KEYS[i]) < 0) return -1;
     }
@@ -428,6 +436,9 @@ int kc_summary_format(const kc_tally *t, char *buf, size_t cap) {
         kc_sb_printf(&o, "; %ld %s: %ld clean, %ld %s", sans, pl(sans, "sanitizer check", "sanitizer checks"),
             t->n[KC_KIND_SANITIZE][KC_PASS], t->n[KC_KIND_SANITIZE][KC_FAIL],
             pl(t->n[KC_KIND_SANITIZE][KC_FAIL], "with an error", "with errors"));
+    if (t->n[KC_KIND_SANITIZE][KC_KNOWN])
+        kc_sb_printf(&o, ", %ld %s", t->n[KC_KIND_SANITIZE][KC_KNOWN],
+                     pl(t->n[KC_KIND_SANITIZE][KC_KNOWN], "known finding", "known findings"));
     kc_sb_printf(&o, "; %ld %s", spass, pl(spass, "suite passes", "suites pass"));
     if (sfail) kc_sb_printf(&o, ", %ld %s failed", sfail, pl(sfail, "suite", "suites"));
     for (int s = 0; s < KC_STATE_COUNT; s++) {    /* LEAK, SKIP, CRASH, TIMEOUT, NOTRUN: state.h */

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "item_run.h"
+#include "reporter.h"
 #include "progname.h"
-#include "progress.h"
 
 void kc_finish_item(kc_finish *f, const kc_item *it, kc_item_result *r, const kc_item_where *w)
 {
@@ -35,18 +35,14 @@ void kc_finish_item(kc_finish *f, const kc_item *it, kc_item_result *r, const kc
         kc_say(stderr, "out of memory: %s is missing from the reports\n", it->name);
     if (w->print) {               /* the item's line, as a worker prints it, and the worker's last lines */
         kc_item_print(it->name, r, w->end_s - w->start_s, NULL, w->log_tail);
-        kc_progress_redraw();
     }
     const kc_cost *c = f->costs ? kc_costs_find(f->costs, it->name) : NULL;
-    kc_progress_item_done(fails, c ? c->seconds : 0);
+    kc_report_item_done(fails, c ? c->seconds : 0);
     if (f->o->fail_fast && fails && !f->stopping) {
         f->stopping = 1;
         snprintf(f->stop_why, sizeof f->stop_why, "--fail-fast: the run stopped after %s (%s)", it->name,
                  kc_state_name(r->state));
-        kc_progress_clear();
-        kc_say(stdout, "--fail-fast: %s is %s; no more items are handed out, the running ones finish\n", it->name,
-               kc_state_name(r->state));
-        fflush(stdout);
-        kc_progress_redraw();
+        kc_report_note(stdout, "--fail-fast: %s is %s; no more items are handed out, the running ones finish\n",
+                       it->name, kc_state_name(r->state));
     }
 }

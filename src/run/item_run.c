@@ -1,8 +1,8 @@
 /* item_run.c — one item, run in this process: the outcome, what it left
- * behind (processes; LEAK), the item's peak RSS; and the one printer of an
- * item's line (state, name, message, seconds, and the rerun command when it
- * failed) and of the lines under it, for this process and the --jobs parent. */
+ * behind (processes; LEAK), the item's peak RSS; its line goes through the
+ * reporter (reporter.h). */
 #include "item_run.h"
+#include "reporter.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -16,8 +16,8 @@
 #include "clock.h"
 #include "line_text.h"
 #include "rerun_env.h"
+#include "strbuf.h"
 #include "proctree.h"
-#include "progress.h"
 #include "sanitize.h"
 #include "suite.h"
 #include "colour.h"
@@ -91,11 +91,9 @@ void kc_note_predating(FILE *out)
     if (n <= 0) return;
     char who[400];
     kc_proc_describe(p, n < KC_PROC_MAX ? n : KC_PROC_MAX, who, sizeof who);
-    kc_progress_clear();
-    kc_say(out, "%s, running in this process since before its first item (started before its items: by a "
-                 "library's constructor, e.g. through LD_PRELOAD, or by such a process), %s no item's doing; no item was "
-                 "blamed for %s\n", who, n == 1 ? "is" : "are", n == 1 ? "it" : "them");
-    fflush(out);
+    kc_report_note(out, "%s, running in this process since before its first item (started before its items: by a "
+                   "library's constructor, e.g. through LD_PRELOAD, or by such a process), %s no item's doing; no item "
+                   "was blamed for %s\n", who, n == 1 ? "is" : "are", n == 1 ? "it" : "them");
 }
 
 /* What the GPU item left in the context (gpu_state.h), on its outcome. */
@@ -114,48 +112,6 @@ static void check_gpu_state(kc_gpu *gpu, kc_gpu_watch *gw, kc_item_result *out)
         out->context_lost = KC_LOST_GPU_STATE;
         break;
     }
-}
-
-/* Each line of text (none: NULL or ""), escaped, as "<prefix><line>\n"
- * (a line longer than the detail cap, escaped, is cut and says so). */
-static void print_lines(const char *prefix, const char *text)
-{
-    char esc[KC_DETAIL_CAP];
-    for (const char *p = text ? text : ""; *p;) {
-        const char *e = strchr(p, '\n');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        size_t over = kc_escape_line(esc, sizeof esc, p, len);
-        if (over) printf("%s%s [... %zu bytes cut]\n", prefix, esc, over);
-        else printf("%s%s\n", prefix, esc);
-        p += len + (e != NULL);
-    }
-}
-
-static kc_status_level print_level;     /* --status-level (kc_item_print_level) */
-
-void kc_item_print_level(kc_status_level l) { print_level = l; }
-
-/* An item's line and the lines under it are printed whole: items on threads
- * side by side in one worker print one at a time. */
-static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
-
-void kc_item_print(const char *name, const kc_item_result *r, double seconds, const char *detail, const char *log_tail)
-{
-    if (!kc_state_shown(r->state, print_level)) return;
-    pthread_mutex_lock(&print_lock);
-    char nm[1024], msg[4 * sizeof r->msg], rerun[4 * sizeof r->rerun];
-    kc_escape_line(nm, sizeof nm, name, strlen(name));
-    kc_escape_line(msg, sizeof msg, r->msg, sizeof r->msg);
-    kc_escape_line(rerun, sizeof rerun, r->rerun, sizeof r->rerun);
-    kc_progress_clear();
-    const char *st = kc_state_name(r->state);   /* coloured on a terminal (colour.h): the word, not its padding */
-    kc_colour_put(stdout, kc_state_info_of(r->state)->sgr, st, strlen(st));
-    printf("%*s %s  %s  (%.2f s)%s%s\n", strlen(st) < 6 ? (int)(6 - strlen(st)) : 0, "", nm, msg, seconds,
-           rerun[0] ? "  rerun: " : "", rerun);
-    print_lines("", detail);
-    print_lines("    | ", log_tail);
-    fflush(stdout);
-    pthread_mutex_unlock(&print_lock);
 }
 
 /* A worker's own stdout and stderr, kept at start (kc_item_keep_stdio); -1: not kept. */
@@ -221,7 +177,7 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
         snprintf(out->msg, sizeof out->msg, "internal error: out of host memory");
     } else {
         kc_lines_init(&lines, detail, KC_DETAIL_CAP);
-        kc_run_gpu_item(gpu, it, o->seed, o->reference, out, &lines);
+        kc_run_gpu_item(gpu, it, o->seed, o->reference, o, out, &lines);
         /* A control planted for the sanitizer that gates 1-4 passed cleanly
          * (every case run, none failing, the context intact) goes on to it. */
         if (it->kind == KC_KIND_CONTROL && kc_item_runs_sanitizer(it) && out->state == KC_MISSED &&
@@ -241,6 +197,8 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
     if (watch) check_gpu_state(gpu, gw, out);
     if (kc_result_fails(out))     /* CRASH and TIMEOUT here: a sanitizer run's */
         kc_rerun_command(o, it->name, o->device, out->rerun, sizeof out->rerun);
+    if (out->rerun[0] && out->block_size && !o->block_size)   /* the failing launch variant alone */
+        kc_strcatf(out->rerun, sizeof out->rerun, " --block-size %u", out->block_size);
     kc_result_escape(out);        /* the line, the worker's result line and the record say the same */
     restore_stdio(o);
     kc_item_print(it->name, out, out->seconds, detail, NULL);

@@ -35,7 +35,8 @@
 #include "proctree.h"
 #include "supervisor.h"
 #include "tally.h"
-#include "colour.h"
+#include "reporter.h"
+#include "strbuf.h"
 #include "progname.h"
 
 static double now_s(void) { return kc_sup_now(); }
@@ -48,18 +49,18 @@ int kc_jobs_child_guard(int argc, char **argv)
         if (strcmp(argv[i], "--parent") != 0) continue;
         uint64_t want;
         if (i + 1 >= argc || kc_parse_u64(argv[i + 1], INT_MAX, &want) || want == 0) {
-            kc_say(stderr, "--parent: internal option, expected a process id, got '%s'\n",
+            kc_report_note(stderr, "--parent: internal option, expected a process id, got '%s'\n",
                     i + 1 < argc ? argv[i + 1] : "");
             return 2;
         }
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) {
-            kc_say(stderr, "--parent %llu: prctl(PR_SET_PDEATHSIG): %s\n", (unsigned long long)want,
+            kc_report_note(stderr, "--parent %llu: prctl(PR_SET_PDEATHSIG): %s\n", (unsigned long long)want,
                     strerror(errno));
             return 2;
         }
         long pp = (long)getppid();
         if ((uint64_t)pp != want) {
-            kc_say(stderr, "--parent %llu: this process's parent is %ld, not %llu (the --jobs parent is gone); refusing to run\n",
+            kc_report_note(stderr, "--parent %llu: this process's parent is %ld, not %llu (the --jobs parent is gone); refusing to run\n",
                     (unsigned long long)want, pp, (unsigned long long)want);
             return 2;
         }
@@ -166,14 +167,14 @@ static int probe_here(const kc_opts *o, int gpu_items, int max_devs, devinfo *d)
     int nw = wanted_devices(o, visible, want, what, sizeof what);
     if (kc_plan_devices_exist(want, nw, visible, what, err, sizeof err)) {
         const char *vis = getenv("CUDA_VISIBLE_DEVICES");
-        kc_say(stderr, "%s%s%s\n", err, vis ? ", CUDA_VISIBLE_DEVICES=" : "", vis ? vis : "");
+        kc_report_note(stderr, "%s%s%s\n", err, vis ? ", CUDA_VISIBLE_DEVICES=" : "", vis ? vis : "");
         return 2;
     }
     d->driver_version = cu.driver_version;
     int used = nw < max_devs ? nw : max_devs;
     for (int j = 0; j < used; j++) {
         if (kc_device_query(&cu, want[j], &d->dev[j], err, sizeof err)) {
-            kc_say(stderr, "device %d: %s\n", want[j], err);
+            kc_report_note(stderr, "device %d: %s\n", want[j], err);
             return 2;
         }
         d->free_mem[j] = free_memory(&cu, want[j]);
@@ -210,7 +211,7 @@ int kc_jobs_probe_devices(const kc_opts *o, int gpu_items, int max_devs, devinfo
     if (WIFEXITED(st)) snprintf(how, sizeof how, "exited with status %d", WEXITSTATUS(st));
     else if (WIFSIGNALED(st)) snprintf(how, sizeof how, "was killed by signal %d", WTERMSIG(st));
     else snprintf(how, sizeof how, "ended");
-    kc_say(stderr, "loading the CUDA driver (%s) ended the process that probed the devices: it %s "
+    kc_report_note(stderr, "loading the CUDA driver (%s) ended the process that probed the devices: it %s "
                    "before it answered; nothing runs\n", lib && *lib ? lib : "libcuda.so.1", how);
     memset(d, 0, sizeof *d);
     return 4;
@@ -225,7 +226,7 @@ static int check_plan(const kc_opts *o, const kc_item *items, const selection *s
     if (kc_read_mem_available(avail)) *avail = SIZE_MAX;
     kc_plan_env e = { o->jobs, plan, *avail, d->dev, d->free_mem, d->ndevs };
     if (kc_plan_check(&e, err, sizeof err)) {
-        kc_say(stderr, "--jobs %d refused: %s\n", o->jobs, err);
+        kc_report_note(stderr, "--jobs %d refused: %s\n", o->jobs, err);
         return 2;
     }
     return 0;
@@ -233,26 +234,26 @@ static int check_plan(const kc_opts *o, const kc_item *items, const selection *s
 
 static void print_header(const kc_opts *o, const selection *s, const devinfo *d, const kc_plan *plan, size_t avail)
 {
-    char line[1024], av[32];
+    char line[1024], av[32], shards[200] = "", devs[600] = "";
     int lo = kc_shard_size(s->ns, o->jobs - 1, o->jobs), hi = kc_shard_size(s->ns, 0, o->jobs);
-    kc_say(stdout, "%d item%s selected, seed %llu; --jobs %d: ", s->ns, s->ns == 1 ? "" : "s",
-           (unsigned long long)o->seed, o->jobs);
-    if (o->jobs == 1) printf("one shard, 0/1\n");
-    else if (lo == hi) printf("shards 0/%d..%d/%d of %d item%s each (item i in shard i %% %d)\n", o->jobs, o->jobs - 1,
-                              o->jobs, lo, lo == 1 ? "" : "s", o->jobs);
-    else printf("shards 0/%d..%d/%d of %d to %d items (item i in shard i %% %d)\n", o->jobs, o->jobs - 1, o->jobs, lo,
-                hi, o->jobs);
+    if (o->jobs == 1) kc_strcatf(shards, sizeof shards, "one shard, 0/1");
+    else if (lo == hi) kc_strcatf(shards, sizeof shards, "shards 0/%d..%d/%d of %d item%s each (item i in shard i %% %d)",
+                                  o->jobs, o->jobs - 1, o->jobs, lo, lo == 1 ? "" : "s", o->jobs);
+    else kc_strcatf(shards, sizeof shards, "shards 0/%d..%d/%d of %d to %d items (item i in shard i %% %d)", o->jobs,
+                    o->jobs - 1, o->jobs, lo, hi, o->jobs);
+    kc_report_note(stdout, "%d item%s selected, seed %llu; --jobs %d: %s\n", s->ns, s->ns == 1 ? "" : "s",
+                   (unsigned long long)o->seed, o->jobs, shards);
     if (d->ndevs) {
-        kc_say(stdout, "shards go round robin on device%s", d->ndevs == 1 ? "" : "s");
-        for (int j = 0; j < d->ndevs; j++) printf("%s %d", j ? "," : "", d->dev[j].ordinal);
-        printf(": %s (compute capability %d.%d, %d SMs)\n", d->dev[0].name, d->dev[0].cc_major, d->dev[0].cc_minor,
-               d->dev[0].sm_count);
+        for (int j = 0; j < d->ndevs; j++) kc_strcatf(devs, sizeof devs, "%s %d", j ? "," : "", d->dev[j].ordinal);
+        kc_report_note(stdout, "shards go round robin on device%s%s: %s (compute capability %d.%d, %d SMs)\n",
+                       d->ndevs == 1 ? "" : "s", devs, d->dev[0].name, d->dev[0].cc_major, d->dev[0].cc_minor,
+                       d->dev[0].sm_count);
     } else if (s->gpu_items) {
-        kc_say(stdout, "no GPU: %s; every shard gets device 0 and its GPU items will be SKIP\n", d->why);
+        kc_report_note(stdout, "no GPU: %s; every shard gets device 0 and its GPU items will be SKIP\n", d->why);
     }
     kc_plan_describe(plan, line, sizeof line);
     kc_bytes_str(avail, av, sizeof av);
-    kc_say(stdout, "memory plan per process: %s; MemAvailable %s\n", line,
+    kc_report_note(stdout, "memory plan per process: %s; MemAvailable %s\n", line,
            avail == SIZE_MAX ? "unknown (/proc/meminfo unreadable: host memory not checked)" : av);
     fflush(stdout);
 }
@@ -279,14 +280,9 @@ typedef struct run {
 
 static void print_prefixed(FILE *f, const child *c, const char *line, size_t len, size_t cut)
 {
-    fprintf(f, "[%d/%d] ", c->k, c->n);
-    kc_state st;
-    size_t word = f == stdout && kc_colour_on(f) ? kc_state_prefix(line, &st) : 0;
-    if (word) kc_colour_put(f, kc_state_info_of(st)->sgr, line, word);   /* an item line's state word (colour.h) */
-    fwrite(line + word, 1, len - word, f);
-    if (cut) fprintf(f, " [... cut %zu bytes]", cut);
-    fputc('\n', f);
-    fflush(f);
+    char pre[48];
+    snprintf(pre, sizeof pre, "[%d/%d] ", c->k, c->n);
+    kc_report_relay(f, pre, line, len, cut);
 }
 
 static void on_line(void *ctx, kc_sup *s, kc_child *kc, int stream, const char *line, size_t len, size_t cut)
@@ -316,7 +312,7 @@ static int spawn(run *r, child *c)
     int err = errno;
     kc_strvec_clear(&av);
     if (rc) {
-        kc_say(stderr, "cannot start shard %d/%d: %s\n", c->k, c->n, strerror(err));
+        kc_report_note(stderr, "cannot start shard %d/%d: %s\n", c->k, c->n, strerror(err));
         return -1;
     }
     kc_sup_mark(&r->sup.c[c->k], KC_CHILD_RUNNING);    /* a shard runs its slice from its start */
@@ -353,10 +349,10 @@ static void stop_others(run *r, const child *failed)
     r->failed = 1;
     int count = stop_live(r, SIGTERM, failed, names, sizeof names);
     if (count)
-        kc_say(stdout, "shard %d/%d did not finish (%s); stopping shard%s %s (SIGTERM, SIGKILL after %d ms)\n",
+        kc_report_note(stdout, "shard %d/%d did not finish (%s); stopping shard%s %s (SIGTERM, SIGKILL after %d ms)\n",
                failed->k, failed->n, why, count == 1 ? "" : "s", names, KC_SUP_GRACE_MS);
     else
-        kc_say(stdout, "shard %d/%d did not finish (%s); no other shard was running\n", failed->k, failed->n, why);
+        kc_report_note(stdout, "shard %d/%d did not finish (%s); no other shard was running\n", failed->k, failed->n, why);
     fflush(stdout);
 }
 
@@ -374,10 +370,10 @@ static void on_interrupted(void *ctx, kc_sup *s, int signo, int again, int n)
             len += (size_t)snprintf(names + len, sizeof names - len, "%s%d/%d", count++ ? ", " : "", r->c[i].k, r->n);
     }
     if (again) {
-        kc_say(stdout, "%s again: killing shard%s %s (SIGKILL)\n", sn, n == 1 ? "" : "s", n ? names : "(none)");
+        kc_report_note(stdout, "%s again: killing shard%s %s (SIGKILL)\n", sn, n == 1 ? "" : "s", n ? names : "(none)");
     } else {
         r->interrupted = signo;
-        kc_say(stdout, "%s: passed on to shard%s %s; waiting for them\n", sn, n == 1 ? "" : "s",
+        kc_report_note(stdout, "%s: passed on to shard%s %s; waiting for them\n", sn, n == 1 ? "" : "s",
                n ? names : "(none running)");
     }
     fflush(stdout);
@@ -395,22 +391,22 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *kc)
     char who[400];
     int orphans = kc_sup_end_orphans(s, kc, r->interrupted ? 0 : KC_LEAK_TIMEOUT_MS, who, sizeof who);
     if (orphans > 0 && !r->interrupted) {
-        kc_say(stdout, "shard %d/%d left %d process%s running after it ended: %s; killed (SIGKILL)\n", c->k, c->n,
+        kc_report_note(stdout, "shard %d/%d left %d process%s running after it ended: %s; killed (SIGKILL)\n", c->k, c->n,
                orphans, orphans == 1 ? "" : "es", who);
         fflush(stdout);
     }
     if (kc->killed && kc->stop_signal != SIGKILL) {
-        kc_say(stdout, "shard %d/%d did not stop within %d ms; killed (SIGKILL)\n", c->k, c->n, KC_SUP_GRACE_MS);
+        kc_report_note(stdout, "shard %d/%d did not stop within %d ms; killed (SIGKILL)\n", c->k, c->n, KC_SUP_GRACE_MS);
         fflush(stdout);
     }
     if (kc->leak[0]) {
         snprintf(c->out->leak, sizeof c->out->leak, "%s", kc->leak);
-        kc_say(stdout, "shard %d/%d left processes behind: %s\n", c->k, c->n, kc->leak);
+        kc_report_note(stdout, "shard %d/%d left processes behind: %s\n", c->k, c->n, kc->leak);
         fflush(stdout);
     }
     c->judged = 1;
     if (kc_shard_out_finished(c->out)) {
-        kc_say(stdout, "shard %d/%d finished in %.2f s (exit status %d)\n", c->k, c->n, kc->exited - kc->started,
+        kc_report_note(stdout, "shard %d/%d finished in %.2f s (exit status %d)\n", c->k, c->n, kc->exited - kc->started,
                c->out->status);
         fflush(stdout);
         return;
@@ -421,7 +417,7 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *kc)
     } else {
         char why[256];
         kc_shard_out_why(c->out, why, sizeof why);
-        kc_say(stdout, "shard %d/%d did not finish either (%s)\n", c->k, c->n, why);
+        kc_report_note(stdout, "shard %d/%d did not finish either (%s)\n", c->k, c->n, why);
         fflush(stdout);
     }
 }
@@ -446,13 +442,13 @@ static void report_interrupted(const run *r)
         const child *c = &r->c[i];
         if (kc_shard_out_finished(c->out)) {
             fin++;
-            kc_say(stdout, "shard %d/%d finished (exit status %d)\n", c->k, c->n, c->out->status);
+            kc_report_note(stdout, "shard %d/%d finished (exit status %d)\n", c->k, c->n, c->out->status);
         } else {
             kc_shard_out_why(c->out, why, sizeof why);
-            kc_say(stdout, "shard %d/%d stopped: %s\n", c->k, c->n, why);
+            kc_report_note(stdout, "shard %d/%d stopped: %s\n", c->k, c->n, why);
         }
     }
-    kc_say(stdout, "interrupted by %s: %d shard%s finished, %d stopped; no merged TALLY or SUMMARY\n",
+    kc_report_note(stdout, "interrupted by %s: %d shard%s finished, %d stopped; no merged TALLY or SUMMARY\n",
            kc_signal_name(r->interrupted, sb, sizeof sb), fin, fin == 1 ? "" : "s", r->n - fin);
     fflush(stdout);
 }
@@ -460,13 +456,13 @@ static void report_interrupted(const run *r)
 static void print_times(const run *r)
 {
     int last = 0;
-    kc_say(stdout, "shard times:");
+    char times[4096] = "";
     for (int i = 0; i < r->n; i++) {
         const kc_child *c = &r->sup.c[i];
-        printf("%s %d/%d %.2f s", i ? "," : "", r->c[i].k, r->n, c->exited - c->started);
+        kc_strcatf(times, sizeof times, "%s %d/%d %.2f s", i ? "," : "", r->c[i].k, r->n, c->exited - c->started);
         if (c->exited > r->sup.c[last].exited) last = i;
     }
-    printf("; last to finish: %d/%d\n", r->c[last].k, r->n);
+    kc_report_note(stdout, "shard times:%s; last to finish: %d/%d\n", times, r->c[last].k, r->n);
 }
 
 /* Merges and prints; returns the exit status. */
@@ -479,12 +475,12 @@ static int report(const run *r, const selection *s, double t0)
     if (!err) return 4;
     int problems = kc_merge(&w, r->outs, r->n, &t, err, 65536);
     if (problems) {
-        kc_say(stdout, "the merge failed (%d problem%s); no merged TALLY or SUMMARY:\n", problems,
+        kc_report_note(stdout, "the merge failed (%d problem%s); no merged TALLY or SUMMARY:\n", problems,
                problems == 1 ? "" : "s");
         for (char *p = err, *e; *p; p = e + (*e != 0)) {
             e = strchr(p, '\n');
             if (!e) e = p + strlen(p);
-            kc_say(stdout, "  %.*s\n", (int)(e - p), p);
+            kc_report_note(stdout, "  %.*s\n", (int)(e - p), p);
         }
         fflush(stdout);
         free(err);
@@ -537,7 +533,7 @@ static int spawn_all(run *r)
         r->failed = 1;
         for (int j = k; j < r->n; j++) r->c[j].judged = 1;    /* never started */
         char names[4096] = "";
-        if (stop_live(r, SIGTERM, NULL, names, sizeof names)) kc_say(stdout, "stopping shards %s\n", names);
+        if (stop_live(r, SIGTERM, NULL, names, sizeof names)) kc_report_note(stdout, "stopping shards %s\n", names);
         return -1;
     }
     return 0;
@@ -551,7 +547,7 @@ int kc_jobs_run(const kc_opts *o, const kc_item *items, int n)
     run r = { 0 };
     int rc = 4;
     if (!d || select_items(o, items, n, &s)) {
-        kc_say(stderr, "out of memory\n");
+        kc_report_note(stderr, "out of memory\n");
         goto out;
     }
     kc_plan plan;
@@ -561,7 +557,7 @@ int kc_jobs_run(const kc_opts *o, const kc_item *items, int n)
     /* The static parent writes to no child: SIGPIPE (its own stdout closed) still ends it. */
     kc_proc_adopt_orphans();    /* what a dead shard leaves running becomes ours, to end (on_gone) */
     if (run_init(&r, o, d) || kc_sup_init(&r.sup, r.n, &JOBS_OPS, &r, 0) < 0) {
-        kc_say(stderr, "cannot set up the children: %s\n", strerror(errno));
+        kc_report_note(stderr, "cannot set up the children: %s\n", strerror(errno));
         run_free(&r, 0);
         rc = 4;
         goto out;

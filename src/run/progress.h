@@ -6,9 +6,9 @@
  * comes from recorded costs when the caller gives them (kc_progress_expect),
  * else from the throughput so far (elapsed / done × left).
  *
- * Whoever prints a line to stdout calls kc_progress_clear() first (so the
- * line and the progress line never share a row) and kc_progress_redraw()
- * after; kc_progress_item_done and kc_progress_busy redraw by themselves.
+ * The reporter (reporter.c) is its one caller: it clears the line before
+ * each line it prints (so the two never share a row) and redraws it after;
+ * kc_progress_item_done and kc_progress_busy redraw by themselves.
  * Single-threaded: call from the thread that prints. */
 #ifndef KC_PROGRESS_H
 #define KC_PROGRESS_H

@@ -41,7 +41,7 @@
 #include "plan.h"
 #include "parallel.h"
 #include "proctree.h"
-#include "progress.h"
+#include "reporter.h"
 #include "queue_header.h"
 #include "record.h"
 #include "result_cache.h"
@@ -118,13 +118,9 @@ static void say(queue *qq, const char *fmt, ...)
 {
     (void)qq;
     va_list ap;
-    kc_progress_clear();
-    printf("%s: ", kc_prog());      /* the program's own name (progname.h) */
     va_start(ap, fmt);
-    vprintf(fmt, ap);
+    kc_report_vnote(stdout, fmt, ap);
     va_end(ap);
-    fflush(stdout);
-    kc_progress_redraw();
 }
 
 /* ---- workers ---- */
@@ -283,7 +279,7 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
     finish_item(qq, qi, &r, w, w->t_start, end, gpu, 0, NULL);
     release(qq, w, qi);
     kc_sup_mark(c, KC_CHILD_IDLE);
-    kc_progress_busy(busy_count(qq));
+    kc_report_busy(busy_count(qq), 1);
     if (r.context_lost) {       /* it exits by itself; a fresh worker follows */
         fault_beside(qq, w);
         phase(w, KC_WK_RETIRING);
@@ -329,16 +325,7 @@ static void on_line(void *ctx, kc_sup *s, kc_child *c, int stream, const char *l
     char *esc = malloc(need);
     if (esc) kc_escape_line(esc, need, line, len);
     const char *shown = esc ? esc : line;
-    kc_progress_clear();
-    fputs(pre, f);
-    kc_state st;
-    size_t word = f == stdout && kc_colour_on(f) ? kc_state_prefix(shown, &st) : 0;
-    if (word) kc_colour_put(f, kc_state_info_of(st)->sgr, shown, word);   /* an item line's state word (colour.h) */
-    fputs(shown + word, f);
-    if (cut) fprintf(f, " [... cut %zu bytes]", cut);
-    fputc('\n', f);
-    fflush(f);
-    kc_progress_redraw();
+    kc_report_relay(f, pre, shown, strlen(shown), cut);
     char t[256];
     snprintf(t, sizeof t, "%s%s", pre, shown);
     tail_add(w, t);
@@ -400,7 +387,7 @@ static void settle_item(queue *qq, wk *w, const kc_child *c, const char *how)
         finish_item(qq, qi, &r, w, w->t_start, c->exited, -1, 1, tail[0] ? tail : NULL);
     }
     release(qq, w, qi);
-    kc_progress_busy(busy_count(qq));
+    kc_report_busy(busy_count(qq), 1);
 }
 
 /* What a worker that died left running outside its process group and
@@ -522,7 +509,7 @@ static void dispatch(queue *qq)
             w->t_start = t;
             w->deadline = w->t_start + qi->limit;
             if (qq->sampler) kc_gpu_sampler_take_peak(c->pid);
-            kc_progress_busy(busy_count(qq));
+            kc_report_busy(busy_count(qq), 1);
         }
     }
 }
@@ -739,13 +726,11 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
                            .mem_avail = avail };
     if (qq->serial) {
         kc_queue_serial_header(o, d, &head, &qq->t);
-        kc_progress_start(ns, 0, 1, 1);
-        if (total > 0) kc_progress_expect(total);
+        kc_report_run_start(ns, 0, 1, 1, total);
         return 0;
     }
     kc_queue_header(o, d, &head, &qq->t);
-    kc_progress_start(ns, 0, qq->nw, 1);
-    if (total > 0) kc_progress_expect(total);
+    kc_report_run_start(ns, 0, qq->nw, 1, total);
     return 0;
 }
 

@@ -1,5 +1,5 @@
 /* queue_header.c — owns the lines a work-queue run prints before its first
- * item (queue_header.h). */
+ * item (queue_header.h), each a note to the reporter (reporter.h). */
 #include "queue_header.h"
 
 #include <stdint.h>
@@ -8,6 +8,8 @@
 #include "costs.h"
 #include "plan.h"
 #include "progname.h"
+#include "reporter.h"
+#include "strbuf.h"
 
 /* The TALLY's device fields: the first device's (they agree: kc_jobs_probe_devices), or "none". */
 static void tally_device(kc_tally *t, const kc_devinfo *d)
@@ -22,57 +24,57 @@ static void tally_device(kc_tally *t, const kc_devinfo *d)
     }
 }
 
+/* "N items selected, seed S" (a shard's: "shard K/N: n of N selected ..."). */
+static void selected(const kc_opts *o, int ns, int nf, char *buf, size_t cap)
+{
+    if (o->sharded)
+        kc_strcatf(buf, cap, "shard %d/%d: %d of %d selected item%s, seed %llu", o->shard_k, o->shard_n, ns, nf,
+                   nf == 1 ? "" : "s", (unsigned long long)o->seed);
+    else
+        kc_strcatf(buf, cap, "%d item%s selected, seed %llu", ns, ns == 1 ? "" : "s", (unsigned long long)o->seed);
+}
+
 void kc_queue_serial_header(const kc_opts *o, const kc_devinfo *d, const kc_queue_head *h, kc_tally *t)
 {
     int ns = h->selected, nf = h->filtered, gpu_items = h->gpu_items;
+    char head[300] = "", dev[400] = "";
     tally_device(t, d);
-    if (o->sharded)
-        kc_say(stdout, "shard %d/%d: %d of %d selected item%s, seed %llu", o->shard_k, o->shard_n, ns, nf,
-               nf == 1 ? "" : "s", (unsigned long long)o->seed);
-    else
-        kc_say(stdout, "%d item%s selected, seed %llu", ns, ns == 1 ? "" : "s", (unsigned long long)o->seed);
-    if (d->ndevs) {
-        printf(", device %d: %s (compute capability %d.%d, %d SMs, driver %d.%d)\n", d->dev[0].ordinal, d->dev[0].name,
-               d->dev[0].cc_major, d->dev[0].cc_minor, d->dev[0].sm_count, d->driver_version / 1000,
-               d->driver_version % 1000 / 10);
-    } else {
-        printf("\n");
-    }
+    selected(o, ns, nf, head, sizeof head);
+    if (d->ndevs)
+        kc_strcatf(dev, sizeof dev, ", device %d: %s (compute capability %d.%d, %d SMs, driver %d.%d)",
+                   d->dev[0].ordinal, d->dev[0].name, d->dev[0].cc_major, d->dev[0].cc_minor, d->dev[0].sm_count,
+                   d->driver_version / 1000, d->driver_version % 1000 / 10);
+    kc_report_note(stdout, "%s%s\n", head, dev);
     if (o->sharded && ns == 0)
-        kc_say(stdout, "shard %d/%d is empty (the filter selects %d item%s; item i goes to shard i %% %d)\n",
-               o->shard_k, o->shard_n, nf, nf == 1 ? "" : "s", o->shard_n);
+        kc_report_note(stdout, "shard %d/%d is empty (the filter selects %d item%s; item i goes to shard i %% %d)\n",
+                       o->shard_k, o->shard_n, nf, nf == 1 ? "" : "s", o->shard_n);
     kc_rerun_failed_none(o, nf, stdout);
     if (gpu_items && !d->ndevs)
-        kc_say(stdout, "no GPU: %s; the %d GPU item%s will be SKIP%s\n", d->why, gpu_items, gpu_items == 1 ? "" : "s",
-               ns > gpu_items ? " and host-only suites still run" : "");
-    if (o->timeout_s > 0) kc_say(stdout, "time limit %.6g s per item (--timeout)\n", o->timeout_s);
-    fflush(stdout);
+        kc_report_note(stdout, "no GPU: %s; the %d GPU item%s will be SKIP%s\n", d->why, gpu_items,
+                       gpu_items == 1 ? "" : "s", ns > gpu_items ? " and host-only suites still run" : "");
+    if (o->timeout_s > 0) kc_report_note(stdout, "time limit %.6g s per item (--timeout)\n", o->timeout_s);
 }
 
 void kc_queue_header(const kc_opts *o, const kc_devinfo *d, const kc_queue_head *h, kc_tally *t)
 {
+    char head[300] = "", order[1200] = "", devs[600] = "";
     tally_device(t, d);
-    if (o->sharded)
-        kc_say(stdout, "shard %d/%d: %d of %d selected item%s, seed %llu; --jobs %d: a work queue of %d worker%s",
-               o->shard_k, o->shard_n, h->selected, h->filtered, h->filtered == 1 ? "" : "s",
-               (unsigned long long)o->seed, o->jobs, h->workers, h->workers == 1 ? "" : "s");
-    else
-        kc_say(stdout, "%d item%s selected, seed %llu; --jobs %d: a work queue of %d worker%s", h->selected,
-               h->selected == 1 ? "" : "s", (unsigned long long)o->seed, o->jobs, h->workers,
-               h->workers == 1 ? "" : "s");
+    selected(o, h->selected, h->filtered, head, sizeof head);
     if (h->costs_found)
-        printf(", failed last time first, then longest first (costs %s: %d of %d recorded%s)\n", o->costs, h->recorded,
-               h->selected, h->recorded < h->selected ? ", the rest estimated" : "");
+        kc_strcatf(order, sizeof order, ", failed last time first, then longest first (costs %s: %d of %d recorded%s)",
+                   o->costs, h->recorded, h->selected, h->recorded < h->selected ? ", the rest estimated" : "");
     else
-        printf(", longest first by estimate (costs %s: none yet)\n", o->costs);
+        kc_strcatf(order, sizeof order, ", longest first by estimate (costs %s: none yet)", o->costs);
+    kc_report_note(stdout, "%s; --jobs %d: a work queue of %d worker%s%s\n", head, o->jobs, h->workers,
+                   h->workers == 1 ? "" : "s", order);
     kc_rerun_failed_none(o, h->filtered, stdout);
     if (d->ndevs) {
-        kc_say(stdout, "workers go round robin on device%s", d->ndevs == 1 ? "" : "s");
-        for (int j = 0; j < d->ndevs; j++) printf("%s %d", j ? "," : "", d->dev[j].ordinal);
-        printf(": %s (compute capability %d.%d, %d SMs)\n", d->dev[0].name, d->dev[0].cc_major, d->dev[0].cc_minor,
-               d->dev[0].sm_count);
+        for (int j = 0; j < d->ndevs; j++) kc_strcatf(devs, sizeof devs, "%s %d", j ? "," : "", d->dev[j].ordinal);
+        kc_report_note(stdout, "workers go round robin on device%s%s: %s (compute capability %d.%d, %d SMs)\n",
+                       d->ndevs == 1 ? "" : "s", devs, d->dev[0].name, d->dev[0].cc_major, d->dev[0].cc_minor,
+                       d->dev[0].sm_count);
     } else if (h->gpu_items) {
-        kc_say(stdout, "no GPU: %s; GPU items will be SKIP\n", d->why);
+        kc_report_note(stdout, "no GPU: %s; GPU items will be SKIP\n", d->why);
     }
     char hs[32], gs[32], av[32];
     kc_bytes_str(h->host_max, hs, sizeof hs);
@@ -81,9 +83,8 @@ void kc_queue_header(const kc_opts *o, const kc_devinfo *d, const kc_queue_head 
     char wg[48] = "";
     if (d->ndevs) snprintf(wg, sizeof wg, " + %zu MiB GPU", (size_t)KC_PLAN_GPU_PER_PROCESS >> 20);
     if (h->selected)     /* with nothing to run, nothing to admit */
-        kc_say(stdout, "memory: each worker %zu MiB host%s; items are admitted while the running ones fit (largest item that runs here: host %s, GPU %s; MemAvailable %s)\n",
-           (size_t)KC_PLAN_HOST_OVERHEAD >> 20, wg, hs, gs,
-           h->mem_avail == SIZE_MAX ? "unknown" : av);
-    if (o->timeout_s > 0) kc_say(stdout, "time limit %.6g s per item (--timeout)\n", o->timeout_s);
-    fflush(stdout);
+        kc_report_note(stdout, "memory: each worker %zu MiB host%s; items are admitted while the running ones fit "
+                       "(largest item that runs here: host %s, GPU %s; MemAvailable %s)\n",
+                       (size_t)KC_PLAN_HOST_OVERHEAD >> 20, wg, hs, gs, h->mem_avail == SIZE_MAX ? "unknown" : av);
+    if (o->timeout_s > 0) kc_report_note(stdout, "time limit %.6g s per item (--timeout)\n", o->timeout_s);
 }

@@ -167,6 +167,7 @@ kc_rcache *kc_rcache_open(const kc_opts *o, const kc_rcache_gpu *gpu, FILE *out)
     uint64_t h = mix_str(KC_FNV_OFFSET, FORMAT_LINE);
     h = mix_u64(mix_u64(h, (uint64_t)KC_ABI_VERSION), host);
     h = mix_u64(mix_u64(h, o->seed), (uint64_t)o->reference);
+    h = mix_u64(h, o->block_size);      /* --block-size: one launch variant of what the item runs */
     const char *name = gpu && gpu->name && *gpu->name ? gpu->name : "none";
     h = mix_str(h, name);
     if (gpu && strcmp(name, "none") != 0) {

@@ -6,7 +6,7 @@
 
 #include "costs.h"
 #include "progname.h"
-#include "progress.h"
+#include "reporter.h"
 #include "report.h"
 #include "report_summary.h"
 #include "signame.h"
@@ -24,7 +24,7 @@ int kc_run_end_write(const kc_run_end *e)
 {
     const kc_opts *o = e->o;
     char line[4096], sb[32];
-    kc_progress_end();
+    kc_report_run_end();
     if (e->interrupted) {
         int fin = 0;
         for (int i = 0; e->records && i < e->records->n; i++) fin += e->records->v[i].res.state != KC_NOTRUN;

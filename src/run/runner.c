@@ -25,7 +25,8 @@
 #include "nvml.h"
 #include "proctree.h"
 #include "progname.h"
-#include "progress.h"
+#include "reporter.h"
+#include "strbuf.h"
 #include "record.h"
 #include "report.h"
 #include "report_summary.h"
@@ -51,7 +52,7 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
     if (kc_tally_format(t, line, sizeof line) < 0) return;
     int fd = kc_records_save_fd(rs);
     if (fd < 0) {    /* the fresh process's reports would lack them: it must not end green */
-        kc_say(stderr, "cannot keep the records so far across the re-exec (%s); the run is incomplete and "
+        kc_report_note(stderr, "cannot keep the records so far across the re-exec (%s); the run is incomplete and "
                 "fails\n", strerror(errno));
         untrusted = 1;
     }
@@ -60,21 +61,20 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
                          .resume_elapsed = elapsed, .resume_records_fd = fd, .resume_untrusted = untrusted };
     kc_strvec av = KC_STRVEC_INIT;
     if (kc_child_argv(&av, o, &cmd)) {
-        kc_say(stderr, "re-exec failed: %s\n", strerror(errno));
+        kc_report_note(stderr, "re-exec failed: %s\n", strerror(errno));
         if (fd >= 0) close(fd);
         return;
     }
-    kc_progress_clear();
+    kc_report_run_end();      /* this process's part: the fresh one draws its own progress line */
     if (lost == KC_LOST_GPU_STATE)
-        kc_say(stdout, "that item left GPU memory allocated in this process; continuing in a fresh process\n");
+        kc_report_note(stdout, "that item left GPU memory allocated in this process; continuing in a fresh process\n");
     else
-        kc_say(stdout, "the CUDA context is unusable after that item; continuing in a fresh process\n");
-    fflush(stdout);
+        kc_report_note(stdout, "the CUDA context is unusable after that item; continuing in a fresh process\n");
     fflush(stderr);
     if (shard_seal[0]) setenv(KC_SHARD_SEAL_ENV, shard_seal, 1);   /* the fresh process ends the run */
     execv("/proc/self/exe", av.v);
     unsetenv(KC_SHARD_SEAL_ENV);
-    kc_say(stderr, "re-exec failed: %s\n", strerror(errno));
+    kc_report_note(stderr, "re-exec failed: %s\n", strerror(errno));
     if (fd >= 0) close(fd);
     kc_strvec_clear(&av);
 }
@@ -89,7 +89,7 @@ static int san_end(kc_san_pool *san, kc_rcache *cache)
     int bad = kc_san_pool_free(san, why, sizeof why) != 0;
     kc_rcache_release(cache, 0, !bad);
     if (!bad) return 0;
-    kc_say(stdout, "%s\n", why);     /* never green (sanitize_session.h) */
+    kc_report_note(stdout, "%s\n", why);     /* never green (sanitize_session.h) */
     return 1;
 }
 
@@ -107,7 +107,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     if (!sel) return 4;
     kc_proc_adopt_orphans();    /* what an item leaves running becomes ours, to end (item_run.h) */
     if ((ns = kc_select(o, items, n, sel, &nf, serr, sizeof serr)) < 0) {   /* filter, then shard (costs.h) */
-        kc_say(stderr, "--costs %s\n", serr);
+        kc_report_note(stderr, "--costs %s\n", serr);
         free(sel);
         return 2;
     }
@@ -115,7 +115,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         kc_costs c;
         int found;
         if (kc_costs_load(o->costs, &c, &found, serr, sizeof serr)) {
-            kc_say(stderr, "--costs %s (fix or remove the file; docs/parallel-runs.md gives the format)\n", serr);
+            kc_report_note(stderr, "--costs %s (fix or remove the file; docs/parallel-runs.md gives the format)\n", serr);
             free(sel);
             return 2;
         }
@@ -127,7 +127,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     if (o->resume_tally) {
         char err[256];
         if (kc_tally_parse(o->resume_tally, &t, err, sizeof err)) {
-            kc_say(stderr, "--resume-tally: %s\n", err);
+            kc_report_note(stderr, "--resume-tally: %s\n", err);
             free(sel);
             return 2;
         }
@@ -136,7 +136,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     if (o->resume_records_fd >= 0) {
         char err[256];
         if (kc_records_load_fd(o->resume_records_fd, &rs, err, sizeof err))
-            kc_say(stderr, "--resume-records: %s; the reports will lack the items before the re-exec\n", err);
+            kc_report_note(stderr, "--resume-records: %s; the reports will lack the items before the re-exec\n", err);
     }
     kc_gpu gpu;
     memset(&gpu, 0, sizeof gpu);
@@ -144,7 +144,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     if (gpu_items) {
         int rc = kc_gpu_open(&gpu, o->device);
         if (rc < 0) {
-            kc_say(stderr, "--device %d: %s\n", o->device, gpu.why);
+            kc_report_note(stderr, "--device %d: %s\n", o->device, gpu.why);
             kc_gpu_close(&gpu);
             free(sel);
             return 2;
@@ -159,7 +159,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         t.filter = kc_filter_hash(o->patterns, o->npatterns);
         t.build = kc_build_id();
         if (kc_select_costs_digest(o, items, n, &t.costs, serr, sizeof serr)) {
-            kc_say(stderr, "--costs %s\n", serr);
+            kc_report_note(stderr, "--costs %s\n", serr);
             if (have_gpu) kc_gpu_close(&gpu);
             free(sel);
             return 2;
@@ -173,23 +173,24 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         } else {
             snprintf(t.device, sizeof t.device, "none");
         }
+        char head[300] = "", dev[400] = "";
         if (o->sharded)
-            kc_say(stdout, "shard %d/%d: %d of %d selected item%s, seed %llu", o->shard_k, o->shard_n, ns, nf,
-                   nf == 1 ? "" : "s", (unsigned long long)o->seed);
+            kc_strcatf(head, sizeof head, "shard %d/%d: %d of %d selected item%s, seed %llu", o->shard_k, o->shard_n, ns,
+                       nf, nf == 1 ? "" : "s", (unsigned long long)o->seed);
         else
-            kc_say(stdout, "%d item%s selected, seed %llu", ns, ns == 1 ? "" : "s", (unsigned long long)o->seed);
+            kc_strcatf(head, sizeof head, "%d item%s selected, seed %llu", ns, ns == 1 ? "" : "s",
+                       (unsigned long long)o->seed);
         if (have_gpu)
-            printf(", device %d: %s (compute capability %d.%d, %d SMs, driver %d.%d)\n", o->device, gpu.dev.name,
-                   gpu.dev.cc_major, gpu.dev.cc_minor, gpu.dev.sm_count, gpu.cu.driver_version / 1000,
-                   gpu.cu.driver_version % 1000 / 10);
-        else
-            printf("\n");
+            kc_strcatf(dev, sizeof dev, ", device %d: %s (compute capability %d.%d, %d SMs, driver %d.%d)", o->device,
+                       gpu.dev.name, gpu.dev.cc_major, gpu.dev.cc_minor, gpu.dev.sm_count,
+                       gpu.cu.driver_version / 1000, gpu.cu.driver_version % 1000 / 10);
+        kc_report_note(stdout, "%s%s\n", head, dev);
         if (o->sharded && ns == 0)
-            kc_say(stdout, "shard %d/%d is empty (the filter selects %d item%s; item i goes to shard i %% %d)\n",
+            kc_report_note(stdout, "shard %d/%d is empty (the filter selects %d item%s; item i goes to shard i %% %d)\n",
                    o->shard_k, o->shard_n, nf, nf == 1 ? "" : "s", o->shard_n);
         kc_rerun_failed_none(o, nf, stdout);
         if (gpu_items && !have_gpu)
-            kc_say(stdout, "no GPU: %s; the %d GPU item%s will be SKIP%s\n", gpu.why, gpu_items,
+            kc_report_note(stdout, "no GPU: %s; the %d GPU item%s will be SKIP%s\n", gpu.why, gpu_items,
                    gpu_items == 1 ? "" : "s", ns > gpu_items ? " and host-only suites still run" : "");
         fflush(stdout);
     }
@@ -203,7 +204,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     kc_gpu_watch_init(&gw);
     kc_san_pool *san = kc_san_pool_new();   /* NULL (out of memory): each item alone */
     int untrusted = o->resume_untrusted;    /* a session's summary counted errors no window held */
-    kc_progress_start(ns, o->resume_at, 1, !o->parent);
+    kc_report_run_start(ns, o->resume_at, 1, !o->parent, 0);
     kc_finish fin = { .o = o, .tally = &t, .records = &rs };
     fin.cache = kc_rcache_open_on(o, &gpu.dev, have_gpu, have_gpu ? gpu.cu.driver_version : 0, stdout);
     for (int i = o->resume_at; i < ns; i++) {
@@ -220,11 +221,11 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         w.device = have_gpu && kc_item_needs_gpu(it) ? o->device : -1;
         if (gpu_mem) kc_gpu_sampler_take_peak(pid);   /* drop the previous item's peak */
         w.start_s = kc_now_s() - t0;
-        kc_progress_busy(1);
+        kc_report_busy(1, 1);
         kc_item_run(&gpu, have_gpu, it, o, &gw, san, &r);   /* prints its line */
         w.end_s = kc_now_s() - t0;
         if (gpu_mem) w.peak_gpu_mib = kc_gpu_sampler_take_peak(pid);
-        kc_progress_set_busy(0);   /* no redraw: finishing redraws, with nothing running */
+        kc_report_busy(0, 0);   /* no redraw: finishing redraws, with nothing running */
         kc_finish_item(&fin, it, &r, &w);
         int lost = r.context_lost;
         if (lost && i + 1 < ns) {
@@ -253,10 +254,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         .write_reports = 1,
     };
     int status = kc_run_end_write(&e);
-    if (seal[0]) {
-        printf("%s%s\n", KC_SHARD_SEAL_LINE, seal);
-        fflush(stdout);
-    }
+    if (seal[0]) kc_report_line(stdout, "%s%s\n", KC_SHARD_SEAL_LINE, seal);
     if (have_gpu) kc_gpu_close(&gpu);
     kc_rcache_close(fin.cache);
     kc_records_free(&rs);

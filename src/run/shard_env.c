@@ -205,7 +205,7 @@ int kc_env_shard_apply(kc_opts *o)
  * shard child or compute-sanitizer's target). */
 static int test_env_applies(const kc_opts *o)
 {
-    return o->cmd == KC_CMD_RUN && !o->worker && !o->parent && !o->sanitize_target;
+    return o->cmd == KC_CMD_RUN && !o->worker && !o->parent && !o->sanitize_target && !o->cases_given;
 }
 
 void kc_env_test_begin(kc_opts *o)

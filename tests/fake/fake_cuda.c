@@ -100,7 +100,7 @@ struct kernel {
     int grown_regs;                 /* its control reg_growth's registers per thread (0: the same) */
     const char *params;             /* its parameters' sizes, "8,8,4,8" (cuFuncGetParamInfo); NULL: not known */
 };
-#define NKERNELS 33
+#define NKERNELS 34
 struct CUmod_st {
     char module[64], control[64];
     struct CUfunc_st fn[NKERNELS];
@@ -275,6 +275,20 @@ static CUresult vec4(const launch *l)
     const float *in = PTR(const float, 1);
     long long n = covered(l, I64(2), 4), body = I64(2) & ~3LL;
     for (long long i = 0; i < n; i++) out[i] = i < body ? 2.0f * in[i] : in[i];
+    return CUDA_SUCCESS;
+}
+
+/* fake_vec4_fault_f32(float *out, const float *in, long long n): out = 2*in,
+ * four elements per thread, and an illegal address (sticky) when n is 7: a
+ * precondition a kernel does not meet, registered as a known finding that
+ * loses the context (gates/known_fault.h). */
+static CUresult vec4_fault(const launch *l)
+{
+    float *out = PTR(float, 0);
+    const float *in = PTR(const float, 1);
+    long long n = covered(l, I64(2), 4);
+    if (I64(2) == 7) return CUDA_ERROR_ILLEGAL_ADDRESS;
+    for (long long i = 0; i < n; i++) out[i] = 2.0f * in[i];
     return CUDA_SUCCESS;
 }
 
@@ -511,6 +525,7 @@ static const struct kernel kernels[NKERNELS] = {
     { "fake_copy",  "fake_copy_f16",  8,   0,    0,  1024, copy_f16 },
     { "fake_spill", "fake_spill_f32", 128, 0,    64, 512,  copy_f32 },
     { "fake_vec4",  "fake_vec4_f32",  24,  2048, 0,  1024, vec4 },
+    { "fake_vec4",  "fake_vec4_fault_f32", 24, 2048, 0, 1024, vec4_fault },
     { "fake_sentinel", "fake_sentinel_i32", 16, 0,  0,  1024, sentinel },
     { "fake_scale", "fake_scale_f16",     16,  0,    0,  1024, scale_f16 },
     { "scale",      "ex_scale_f32",       12,  0,    0,  1024, ex_scale },

@@ -1,5 +1,5 @@
-/* mutate_child.c — one command under the supervisor (mutate_child.h). */
-#include "mutate_child.h"
+/* child_run.c — one command under the supervisor (child_run.h). */
+#include "child_run.h"
 
 #include <errno.h>
 #include <string.h>
@@ -31,8 +31,8 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
 static void on_interrupted(void *ctx, kc_sup *s, int signo, int again, int signalled)
 {
     cctx *x = ctx;
-    (void)s; (void)signo; (void)again; (void)signalled;
-    x->interrupted = 1;
+    (void)s; (void)again; (void)signalled;
+    x->interrupted = signo > 0 ? signo : 1;
 }
 
 static const kc_sup_ops OPS = { on_line, on_gone, on_interrupted };

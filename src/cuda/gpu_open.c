@@ -55,6 +55,7 @@ int kc_gpu_open_streams(kc_gpu *gpu, int ordinal, int per_thread)
                  kc_cuda_error_name(&gpu->cu, r));
         return 1;
     }
+    if (per_thread) kc_cuda_stream_alloc_setup(&gpu->cu, gpu->cudev);    /* off where the driver or device lacks pools */
     if (!(gpu->h = calloc(1, sizeof *gpu->h))) {
         snprintf(gpu->why, sizeof gpu->why, "out of host memory for the harness module");
         gpu->cu.DevicePrimaryCtxRelease(gpu->cudev);
@@ -87,6 +88,7 @@ void kc_gpu_close(kc_gpu *gpu)
         kc_harness_close(&gpu->cu, gpu->h, gpu->lost);
         free(gpu->h);
         gpu->h = NULL;
+        if (!gpu->lost) kc_cuda_trim(&gpu->cu);     /* the pool's kept memory back to the device */
         if (!gpu->lost) gpu->cu.DevicePrimaryCtxRelease(gpu->cudev);
     }
     kc_cuda_unload(&gpu->cu);

@@ -15,8 +15,14 @@
  * worker's re-execution (not built yet) is what handles it. A context lost
  * in a pass is said and ends that pass. Not the worker/parent
  * protocol, nor processes or GPU-memory watches: the gates alone.
- * Prints one BENCH line per pass and each differing item.
- * Usage: build/kc_inflight_bench [--k K,K,...] [--seed S] [GLOB...]   (make bench-inflight) */
+ * Prints one BENCH line per pass, each differing item, and where a pass's
+ * item time went (the gates' phases: inputs, kernel launches, float64
+ * references, checks; the rest is other). A K may carry letters that turn
+ * off what lets lanes overlap, to measure what each is worth: `a`, device
+ * memory by cuMemAlloc/cuMemFree instead of stream-ordered (cuda_driver.h:
+ * kc_cuda_alloc); `m`, modules loaded and unloaded per item instead of kept
+ * (module_cache.h). "16am" is 16 lanes with neither.
+ * Usage: build/kc_inflight_bench [--k K[a][m],...] [--seed S] [GLOB...]   (make bench-inflight) */
 #include <fnmatch.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -32,6 +38,7 @@
 #include "inflight.h"
 #include "inputs.h"
 #include "line_text.h"
+#include "module_cache.h"
 #include "plan.h"
 #include "registry.h"
 
@@ -48,6 +55,7 @@ typedef struct verdict {
     kc_state state;
     int gate, cases, failed, lost;
     double seconds;
+    kc_time_split time;
     char msg[2048];
 } verdict;
 
@@ -93,6 +101,7 @@ static void run_one(kc_gpu *gpu, const kc_item *it, verdict *v)
     double t0 = now_s();
     kc_run_gpu_item(gpu, it, seed, KC_REF_DEVICE, NULL, &r, &lines);
     v->seconds = now_s() - t0;
+    v->time = r.time;
     v->state = r.state;
     v->gate = r.gate;
     v->cases = r.cases;
@@ -132,6 +141,21 @@ static void *lane(void *arg)
     return NULL;
 }
 
+/* Where the items' time of a pass went: "inputs_s=.. gpu_s=.. ref_s=.. checks_s=.. other_s=..". */
+static void print_phases(const char *pass, const verdict *v, int n)
+{
+    double in = 0, gpu = 0, ref = 0, chk = 0, all = 0;
+    for (int i = 0; i < n; i++) {
+        in += v[i].time.inputs_s;
+        gpu += v[i].time.gpu_s;
+        ref += v[i].time.reference_s;
+        chk += v[i].time.checks_s;
+        all += v[i].seconds;
+    }
+    printf("  phases %s: inputs_s=%.2f gpu_s=%.2f ref_s=%.2f checks_s=%.2f other_s=%.2f\n", pass, in, gpu, ref, chk,
+           all - in - gpu - ref - chk);
+}
+
 static int same(const verdict *a, const verdict *b)
 {
     return a->state == b->state && a->gate == b->gate && a->cases == b->cases && a->failed == b->failed;
@@ -139,7 +163,7 @@ static int same(const verdict *a, const verdict *b)
 
 int main(int argc, char **argv)
 {
-    int ks[16], nk = 0, controls = 0;
+    int ks[16], nk = 0, controls = 0, plain_alloc[16] = { 0 }, per_item_modules[16] = { 0 };
     const char *globs[64];
     int ng = 0;
     for (int i = 1; i < argc; i++) {
@@ -147,8 +171,9 @@ int main(int argc, char **argv)
             for (char *p = argv[++i]; *p && nk < 16;) {
                 char *e;
                 long k = strtol(p, &e, 10);
-                if (e == p || k < 1 || k > MAX_K) {
-                    fprintf(stderr, "--k: expected K,K,... each 1 to %d, got '%s'\n", MAX_K, argv[i]);
+                for (; *e == 'a' || *e == 'm'; e++) (*e == 'a' ? plain_alloc : per_item_modules)[nk] = 1;
+                if (e == p || k < 1 || k > MAX_K || (*e && *e != ',')) {
+                    fprintf(stderr, "--k: expected K[a][m],... each K 1 to %d, got '%s'\n", MAX_K, argv[i]);
                     return 2;
                 }
                 ks[nk++] = (int)k;
@@ -218,6 +243,7 @@ int main(int argc, char **argv)
     kc_gpu_close(&base);
     nsel = kept;
     printf("BENCH inflight mode=serial k=1 items=%d wall_s=%.2f item_s=%.2f\n", nsel, serial_wall, item_s);
+    print_phases("serial", serial_v, nsel);
     {
         double longest = 0;
         int li = 0;
@@ -235,6 +261,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "no GPU (per-thread table): %s\n", base.why);
             return 1;
         }
+        if (plain_alloc[p]) base.cu.stream_alloc = 0;       /* before any lane allocates */
+        if (per_item_modules[p]) base.share_modules = 0;
+        const char *alloc = base.cu.stream_alloc ? "stream" : "plain", *modules = base.share_modules ? "kept" : "per-item";
         memset(pass_v, 0, sizeof *pass_v * (size_t)(nsel + 1));
         next_item = 0;
         lost_at = -1;
@@ -257,6 +286,9 @@ int main(int argc, char **argv)
             }
         }
         if (lost_at >= 0) printf("  k=%d: the context was lost at %s: pass ended\n", k, sel[lost_at]->name);
+        char pass[64];
+        snprintf(pass, sizeof pass, "k=%d alloc=%s modules=%s", k, alloc, modules);
+        print_phases(pass, pass_v, ran);     /* before the slowest are marked off below */
         for (int top = 0; top < 6; top++) {     /* the slowest items of this pass, against serially */
             int w = -1;
             for (int i = 0; i < ran; i++)
@@ -265,8 +297,10 @@ int main(int argc, char **argv)
             printf("  slowest k=%d: %s %.2f s (serially %.2f s)\n", k, sel[w]->name, pass_v[w].seconds, serial_v[w].seconds);
             pass_v[w].seconds = -1;
         }
-        printf("BENCH inflight mode=lanes k=%d items=%d ran=%d wall_s=%.2f item_s=%.2f vs_serial=%.2fx same=%d differ=%d lane_open_failed=%d\n",
-               k, nsel, ran, wall, item_s, wall > 0 ? serial_wall / wall : 0, ran - differ, differ, open_failed);
+        int held, copies = kc_module_cache_count(&base, &held);
+        printf("BENCH inflight mode=lanes k=%d alloc=%s modules=%s items=%d ran=%d wall_s=%.2f item_s=%.2f vs_serial=%.2fx same=%d differ=%d lane_open_failed=%d module_copies=%d\n",
+               k, alloc, modules, nsel, ran, wall, item_s, wall > 0 ? serial_wall / wall : 0, ran - differ, differ,
+               open_failed, copies);
         fflush(stdout);
         bad_total += differ + (lost_at >= 0) + open_failed + (ran != nsel);
         kc_gpu_close(&base);

@@ -2,8 +2,14 @@
  * src/cuda/gpu_open.h) on host threads sharing the context, through the
  * fake driver in this process: each lane runs the harness's checks in its
  * own result buffers, so threads checking at once each get their own
- * counts; a lane needs an open base; closing lanes leaves the base usable. */
+ * counts; a lane needs an open base; closing lanes leaves the base usable;
+ * a per-thread session allocates its case buffers and inputs stream-ordered
+ * from the default pool, set to keep what is freed and never to make one
+ * thread's stream wait on another's, and gives all of it back, while a
+ * legacy session allocates as before. */
 #include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -11,6 +17,7 @@
 #include <string.h>
 
 #include "gpu.h"
+#include "devmem.h"
 #include "gpu_open.h"
 #include "harness.h"
 
@@ -82,4 +89,98 @@ Test(gpu_lanes, a_lane_needs_an_open_session)
     snprintf(none.why, sizeof none.why, "the driver sees no CUDA device");
     cr_expect_eq(kc_gpu_open_lane(&lane, &none, 1 << 20), 1);
     cr_expect(strstr(lane.why, "no GPU session to open a lane on (the driver sees no CUDA device)"), "why: %s", lane.why);
+}
+
+/* ---- stream-ordered allocation ---- */
+
+typedef struct pool_state {
+    long live, made, trims;
+    unsigned long long threshold;
+    int deps;
+} pool_state;
+
+/* The fake driver's pool as it stands (fake_cuda_pool, tests/fake/fake_cuda.c),
+ * looked up in g's driver the first time (it stays mapped: RTLD_NODELETE). */
+static pool_state pool_now(const kc_gpu *g)
+{
+    static void (*fn)(long *, long *, long *, unsigned long long *, int *);
+    if (!fn) fn = (void (*)(long *, long *, long *, unsigned long long *, int *))dlsym(g->cu.lib, "fake_cuda_pool");
+    cr_assert_not_null(fn, "the fake driver lacks fake_cuda_pool");
+    pool_state p;
+    fn(&p.live, &p.made, &p.trims, &p.threshold, &p.deps);
+    return p;
+}
+
+/* Rounds of an item's life on a lane: case buffers through the reuse table
+ * (two sizes, freed and asked again), checked, then the item's end. */
+static void *devmem_lane(void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    kc_gpu lane;
+    if (kc_gpu_open_lane(&lane, &base, (size_t)64 << 20)) {
+        snprintf(why[id], sizeof why[id], "%s", lane.why);
+        failed_open++;
+        return NULL;
+    }
+    for (int r = 0; r < ROUNDS; r++) {
+        CUdeviceptr a, b, c;
+        size_t n = 1000 + (size_t)(id * 31 + r);
+        size_t count = 0, first = 0;
+        if (kc_devmem_alloc(&lane, &a, n) != CUDA_SUCCESS || kc_devmem_alloc(&lane, &b, 3 * n) != CUDA_SUCCESS) {
+            snprintf(why[id], sizeof why[id], "round %d: kc_devmem_alloc of %zu or %zu bytes failed", r, n, 3 * n);
+            wrong++;
+            break;
+        }
+        kc_devmem_free(&lane, a);
+        if (kc_devmem_alloc(&lane, &c, n) != CUDA_SUCCESS || c != a) {
+            snprintf(why[id], sizeof why[id], "round %d: a freed buffer of %zu bytes was not reused", r, n);
+            wrong++;
+        }
+        if (lane.cu.MemsetD8(b, 5, 3 * n) != CUDA_SUCCESS || kc_dev_count_not(&lane, b, 3 * n, 5, &count, &first) ||
+            count != 0) {
+            snprintf(why[id], sizeof why[id], "round %d: %zu bytes of a stream-ordered buffer not as set", r, count);
+            wrong++;
+        }
+        kc_devmem_release(&lane);       /* the item's end */
+    }
+    kc_gpu_close_lane(&lane);
+    return NULL;
+}
+
+Test(gpu_lanes, a_per_thread_session_allocates_stream_ordered_and_gives_it_all_back, .init = open_base,
+     .fini = close_base)
+{
+    cr_assert(base.cu.stream_alloc, "a per-thread session on a driver and device with pools must allocate stream-ordered");
+    pool_state p = pool_now(&base);
+    cr_expect_eq(p.threshold, UINT64_MAX, "release threshold %llu: the pool must keep what is freed", p.threshold);
+    cr_expect_eq(p.deps, 0, "internal dependencies must be off: one lane's stream never waits on another's");
+    long made_by_open = p.made;
+    pthread_t t[LANES];
+    for (int i = 0; i < LANES; i++) cr_assert_eq(pthread_create(&t[i], NULL, devmem_lane, (void *)(intptr_t)i), 0);
+    for (int i = 0; i < LANES; i++) pthread_join(t[i], NULL);
+    cr_expect_eq(failed_open, 0, "%d lanes did not open: %s", failed_open, why[0]);
+    for (int i = 0; i < LANES; i++) cr_expect_str_empty(why[i], "lane %d: %s", i, why[i]);
+    p = pool_now(&base);
+    cr_expect_eq(p.made - made_by_open, (long)LANES * ROUNDS * 2,
+                 "%ld stream-ordered allocations, expected 2 a round (the third reuses a kept buffer)",
+                 p.made - made_by_open);
+    cr_expect_eq(p.live, 0, "%ld stream-ordered allocations left after every item's end", p.live);
+    long trims = p.trims;
+    kc_gpu_close(&base);
+    base.ready = 0;
+    cr_expect_gt(pool_now(&base).trims, trims, "closing the session must trim the pool");
+}
+
+Test(gpu_lanes, a_legacy_session_allocates_as_before)
+{
+    const char *lib = getenv("KC_FAKE_CUDA");
+    cr_assert_eq(setenv("KC_LIBCUDA", lib && *lib ? lib : "build/libfake_cuda.so", 1), 0);
+    kc_gpu g;
+    cr_assert_eq(kc_gpu_open(&g, 0), 0, "%s", g.why);
+    cr_expect_eq(g.cu.stream_alloc, 0, "the legacy table must keep cuMemAlloc");
+    CUdeviceptr p;
+    cr_assert_eq(kc_devmem_alloc(&g, &p, 4096), CUDA_SUCCESS);
+    cr_expect_eq(pool_now(&g).made, 0, "a legacy session allocated from the pool");
+    kc_devmem_release(&g);
+    kc_gpu_close(&g);
 }

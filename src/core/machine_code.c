@@ -62,8 +62,16 @@ int kc_fatbin_elf(const unsigned char *fb, size_t n, int sm, const unsigned char
     return 1;
 }
 
-int kc_elf_function_code(const unsigned char *elf, size_t n, const char *symbol, const unsigned char **code,
-                         size_t *code_n, char *why, size_t cap)
+/* The section table of the ELF64 image [elf, elf + n): its entries, their
+ * count and size, and the section names' string table. 0, or -1 with why. */
+typedef struct elf_sections {
+    const unsigned char *tab;
+    size_t num, entsize;
+    const char *names;
+    uint64_t names_n;
+} elf_sections;
+
+static int elf_sections_of(const unsigned char *elf, size_t n, elf_sections *t, char *why, size_t cap)
 {
     if (n < 64 || memcmp(elf, "\177ELF", 4) != 0 || elf[4] != 2 || elf[5] != 1) {
         snprintf(why, cap, "no little-endian ELF64 image (%zu bytes)", n);
@@ -82,18 +90,32 @@ int kc_elf_function_code(const unsigned char *elf, size_t n, const char *symbol,
         snprintf(why, cap, "ELF section names outside the image");
         return -1;
     }
+    *t = (elf_sections){ elf + shoff, shnum, shentsize, (const char *)elf + str_off, str_size };
+    return 0;
+}
+
+/* Section i's name, or NULL when its name is outside the string table. */
+static const char *section_name(const elf_sections *t, size_t i)
+{
+    const uint32_t name = rd32(t->tab + i * t->entsize);
+    if (name >= t->names_n || !memchr(t->names + name, 0, (size_t)(t->names_n - name))) return NULL;
+    return t->names + name;
+}
+
+int kc_elf_function_code(const unsigned char *elf, size_t n, const char *symbol, const unsigned char **code,
+                         size_t *code_n, char *why, size_t cap)
+{
+    elf_sections t;
+    if (elf_sections_of(elf, n, &t, why, cap)) return -1;
     char want[512];
     if ((size_t)snprintf(want, sizeof want, ".text.%s", symbol) >= sizeof want) {
         snprintf(why, cap, "symbol %.60s... longer than %zu bytes", symbol, sizeof want - 7);
         return -1;
     }
-    const size_t wlen = strlen(want);
-    for (size_t i = 0; i < shnum; i++) {
-        const unsigned char *sh = elf + shoff + i * shentsize;
-        const uint32_t name = rd32(sh);
-        if (name >= str_size || str_size - name <= wlen) continue;
-        const char *s = (const char *)elf + str_off + name;
-        if (memcmp(s, want, wlen + 1) != 0) continue;
+    for (size_t i = 0; i < t.num; i++) {
+        const char *s = section_name(&t, i);
+        if (!s || strcmp(s, want) != 0) continue;
+        const unsigned char *sh = t.tab + i * t.entsize;
         const uint64_t off = rd64(sh + 0x18), size = rd64(sh + 0x20);
         if (off > n || size > n - off) {
             snprintf(why, cap, "section %s outside the image", want);
@@ -105,6 +127,19 @@ int kc_elf_function_code(const unsigned char *elf, size_t n, const char *symbol,
     }
     snprintf(why, cap, "no section %s in the image", want);
     return -1;
+}
+
+int kc_elf_global_bytes(const unsigned char *elf, size_t n, size_t *bytes, char *why, size_t cap)
+{
+    elf_sections t;
+    *bytes = 0;
+    if (elf_sections_of(elf, n, &t, why, cap)) return -1;
+    for (size_t i = 0; i < t.num; i++) {
+        const char *s = section_name(&t, i);
+        if (s && (strcmp(s, ".nv.global") == 0 || strcmp(s, ".nv.global.init") == 0))
+            *bytes += (size_t)rd64(t.tab + i * t.entsize + 0x20);   /* a NOBITS section's size: no bytes in the image */
+    }
+    return 0;
 }
 
 int kc_sm90_setmaxnreg(const unsigned char *code, size_t n, kc_setmaxnreg *out, char *why, size_t cap)

@@ -35,6 +35,13 @@ int kc_fatbin_elf(const unsigned char *fb, size_t n, int sm, const unsigned char
 int kc_elf_function_code(const unsigned char *elf, size_t n, const char *symbol, const unsigned char **code,
                          size_t *code_n, char *why, size_t cap);
 
+/* The bytes of the module's own device variables (__device__, __managed__:
+ * ELF sections .nv.global, zero-initialized, and .nv.global.init) in the
+ * ELF image [elf, elf + n) into *bytes (0: none). A module with any keeps
+ * state between launches, so a loaded copy is not shared between items
+ * (module_cache.h). 0; -1 with why when the image is no ELF64. */
+int kc_elf_global_bytes(const unsigned char *elf, size_t n, size_t *bytes, char *why, size_t cap);
+
 /* The setmaxnreg instructions of one function's sm_90 code. */
 typedef struct kc_setmaxnreg {
     int n;            /* USETMAXREG instructions found */

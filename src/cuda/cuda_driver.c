@@ -5,6 +5,7 @@
 #include "cuda_driver.h"
 
 #include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,11 @@ int kc_cuda_load_streams(kc_cuda *cu, const char *lib, int per_thread, char *err
         E(OccupancyMaxActiveClusters), E(GetErrorName), E(GetErrorString),
         { "cuFuncGetParamInfo", NULL, (void **)&cu->FuncGetParamInfo, 12040, 1 },   /* CUDA 12.4 */
         { "cuTensorMapEncodeTiled", NULL, (void **)&cu->TensorMapEncodeTiled, 12000, 1 },
+        { "cuMemAllocAsync", "cuMemAllocAsync_ptsz", (void **)&cu->MemAllocAsync, 11020, 1 },   /* CUDA 11.2 */
+        { "cuMemFreeAsync", "cuMemFreeAsync_ptsz", (void **)&cu->MemFreeAsync, 11020, 1 },
+        { "cuDeviceGetDefaultMemPool", NULL, (void **)&cu->DeviceGetDefaultMemPool, 11020, 1 },
+        { "cuMemPoolSetAttribute", NULL, (void **)&cu->MemPoolSetAttribute, 11020, 1 },
+        { "cuMemPoolTrimTo", NULL, (void **)&cu->MemPoolTrimTo, 11020, 1 },
 #undef P
 #undef E
     };
@@ -109,6 +115,54 @@ CUresult kc_cuda_sync(const kc_cuda *cu, CUstream stream)
 {
     if (!cu->per_thread) return cu->CtxSynchronize();
     return cu->StreamSynchronize(stream ? stream : CU_STREAM_PER_THREAD);
+}
+
+int kc_cuda_stream_alloc_setup(kc_cuda *cu, CUdevice d)
+{
+    cu->stream_alloc = 0;
+    cu->pool = NULL;
+    if (!cu->per_thread || !cu->MemAllocAsync || !cu->MemFreeAsync || !cu->DeviceGetDefaultMemPool ||
+        !cu->MemPoolSetAttribute || !cu->MemPoolTrimTo)
+        return 0;
+    int pools = 0;
+    if (cu->DeviceGetAttribute(&pools, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, d) != CUDA_SUCCESS || !pools) return 0;
+    CUmemoryPool pool;
+    cuuint64_t keep = UINT64_MAX;
+    int deps = 0;
+    if (cu->DeviceGetDefaultMemPool(&pool, d) != CUDA_SUCCESS ||
+        cu->MemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep) != CUDA_SUCCESS ||
+        cu->MemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES, &deps) != CUDA_SUCCESS)
+        return 0;
+    cu->pool = pool;
+    cu->stream_alloc = 1;
+    return 1;
+}
+
+CUresult kc_cuda_alloc(const kc_cuda *cu, CUdeviceptr *p, size_t n)
+{
+    CUresult r;
+    if (!cu->stream_alloc) {
+        r = cu->MemAlloc(p, n);
+    } else {
+        r = cu->MemAllocAsync(p, n, CU_STREAM_PER_THREAD);
+        if (r == CUDA_ERROR_OUT_OF_MEMORY) {     /* what other threads freed is still the pool's */
+            cu->MemPoolTrimTo(cu->pool, 0);
+            r = cu->MemAllocAsync(p, n, CU_STREAM_PER_THREAD);
+        }
+    }
+    if (r != CUDA_SUCCESS) *p = 0;
+    return r;
+}
+
+CUresult kc_cuda_free(const kc_cuda *cu, CUdeviceptr p)
+{
+    if (!p) return CUDA_SUCCESS;
+    return cu->stream_alloc ? cu->MemFreeAsync(p, CU_STREAM_PER_THREAD) : cu->MemFree(p);
+}
+
+void kc_cuda_trim(const kc_cuda *cu)
+{
+    if (cu->stream_alloc) cu->MemPoolTrimTo(cu->pool, 0);
 }
 
 void kc_cuda_unload(kc_cuda *cu)

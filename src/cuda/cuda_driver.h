@@ -15,6 +15,14 @@ typedef struct kc_cuda {
      * or a copy is the calling thread's own stream, which synchronizes with
      * no other thread's; 0: the legacy default stream, one for the context. */
     int per_thread;
+    /* 1: kc_cuda_alloc/kc_cuda_free allocate stream-ordered on the calling
+     * thread's per-thread stream from the device's default memory pool
+     * (kc_cuda_stream_alloc_setup: a per-thread table whose driver and
+     * device have memory pools); 0: cuMemAlloc/cuMemFree, as always. Set
+     * once, before any allocation: memory of one kind is never freed as the
+     * other. */
+    int stream_alloc;
+    CUmemoryPool pool;            /* the default pool, with stream_alloc */
     CUresult (*Init)(unsigned);
     CUresult (*DriverGetVersion)(int *);
     CUresult (*DeviceGetCount)(int *);
@@ -54,6 +62,18 @@ typedef struct kc_cuda {
     CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
     CUresult (*GetErrorName)(CUresult, const char **);
     CUresult (*GetErrorString)(CUresult, const char **);
+    /* Optional, NULL where the driver lacks them (before CUDA 11.2):
+     * stream-ordered allocation (kc_cuda_alloc). cuMemFree waits for the
+     * whole device, so threads of one context freeing per item waited on
+     * each other's kernels (docs/receipts/2026-12-02-h200-inflight-lanes);
+     * cuMemFreeAsync returns the memory in the stream's order and waits
+     * for nothing. The two that take a stream are their per-thread
+     * variants (_ptsz) in a per-thread table. */
+    CUresult (*MemAllocAsync)(CUdeviceptr *, size_t, CUstream);
+    CUresult (*MemFreeAsync)(CUdeviceptr, CUstream);
+    CUresult (*DeviceGetDefaultMemPool)(CUmemoryPool *, CUdevice);
+    CUresult (*MemPoolSetAttribute)(CUmemoryPool, CUmemPool_attribute, void *);
+    CUresult (*MemPoolTrimTo)(CUmemoryPool, size_t);
     /* Optional, NULL where the driver lacks it (before CUDA 12.4): the
      * offset and size of a kernel's parameter i (CUDA_ERROR_INVALID_VALUE
      * past its last). */
@@ -89,6 +109,32 @@ int kc_cuda_load_streams(kc_cuda *cu, const char *lib, int per_thread, char *err
  * another thread's items; a sticky error is still seen, being the
  * context's). Returns the driver's result. */
 CUresult kc_cuda_sync(const kc_cuda *cu, CUstream stream);
+/* Turns stream-ordered allocation on (cu->stream_alloc) for the context
+ * current on the calling thread, on device d, when cu is a per-thread table
+ * and the driver has the entry points above and d supports memory pools
+ * (CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED): the default pool keeps what
+ * is freed (release threshold UINT64_MAX: handing it back to the device at
+ * every synchronization costs what cuMemFree did) and never makes one
+ * thread's stream wait on another's to reuse a block
+ * (REUSE_ALLOW_INTERNAL_DEPENDENCIES 0: threads' items stay independent).
+ * Returns 1 when on, 0 when left off (a legacy table, an older driver, a
+ * device without pools, a pool attribute refused: cuMemAlloc then, as
+ * always). Call before the first allocation. */
+int kc_cuda_stream_alloc_setup(kc_cuda *cu, CUdevice d);
+/* n bytes of device memory for the calling thread's work into *p:
+ * cuMemAllocAsync on its per-thread stream with cu->stream_alloc (on
+ * CUDA_ERROR_OUT_OF_MEMORY the pool's unused memory is given back to the
+ * device, cuMemPoolTrimTo, and the allocation tried once more), else
+ * cuMemAlloc. Returns the driver's result (*p 0 on failure). */
+CUresult kc_cuda_alloc(const kc_cuda *cu, CUdeviceptr *p, size_t n);
+/* Frees p from kc_cuda_alloc on the same table (0 is ignored): in the
+ * calling thread's stream order with cu->stream_alloc, else cuMemFree. */
+CUresult kc_cuda_free(const kc_cuda *cu, CUdeviceptr p);
+/* Gives the pool's memory that no allocation holds back to the device
+ * (cuMemPoolTrimTo 0), with cu->stream_alloc; nothing otherwise. Before a
+ * look at the device's free memory (cuMemGetInfo counts the pool's kept
+ * memory as used) and at a session's end. */
+void kc_cuda_trim(const kc_cuda *cu);
 void kc_cuda_unload(kc_cuda *cu);
 /* "CUDA_ERROR_ILLEGAL_ADDRESS" for r (or "error 123 (no CUresult the driver
  * names)" when unknown). */

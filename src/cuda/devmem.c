@@ -1,6 +1,8 @@
 /* devmem.c — owns the reuse of device buffers between an item's cases
- * (devmem.h): a small table per process of live and kept buffers with their
- * sizes. One thread only: the gates allocate on the process's main thread. */
+ * (devmem.h): a small table per session of live and kept buffers with their
+ * sizes. One table a session or lane, used by one thread. Allocation is
+ * kc_cuda_alloc's: stream-ordered on the thread's stream in a lane
+ * (cuda_driver.h), so an item's end frees without waiting for the device. */
 #include "devmem.h"
 
 #include <stdlib.h>
@@ -29,7 +31,7 @@ static void drop_kept(kc_gpu *gpu, struct kc_devmem *m)
     int w = 0;
     for (int i = 0; i < m->n; i++) {
         if (m->v[i].kept) {
-            if (!gpu->lost) gpu->cu.MemFree(m->v[i].ptr);
+            if (!gpu->lost) kc_cuda_free(&gpu->cu, m->v[i].ptr);
         } else {
             m->v[w++] = m->v[i];
         }
@@ -53,10 +55,10 @@ CUresult kc_devmem_alloc(kc_gpu *gpu, CUdeviceptr *p, size_t n)
             return CUDA_SUCCESS;
         }
     }
-    CUresult r = gpu->cu.MemAlloc(p, n);
+    CUresult r = kc_cuda_alloc(&gpu->cu, p, n);
     if (r == CUDA_ERROR_OUT_OF_MEMORY && m) {
         drop_kept(gpu, m);
-        r = gpu->cu.MemAlloc(p, n);
+        r = kc_cuda_alloc(&gpu->cu, p, n);
     }
     if (r != CUDA_SUCCESS) {
         *p = 0;
@@ -82,7 +84,7 @@ void kc_devmem_free(kc_gpu *gpu, CUdeviceptr p)
             m->v[i].kept = 1;
             return;
         }
-    if (!gpu->lost) gpu->cu.MemFree(p);
+    if (!gpu->lost) kc_cuda_free(&gpu->cu, p);
 }
 
 void kc_devmem_release(kc_gpu *gpu)
@@ -90,7 +92,7 @@ void kc_devmem_release(kc_gpu *gpu)
     struct kc_devmem *m = gpu->devmem;
     if (!m) return;
     for (int i = 0; i < m->n; i++)
-        if (!gpu->lost) gpu->cu.MemFree(m->v[i].ptr);   /* live ones too: the item is over */
+        if (!gpu->lost) kc_cuda_free(&gpu->cu, m->v[i].ptr);   /* live ones too: the item is over */
     free(m->v);
     free(m);
     gpu->devmem = NULL;

@@ -25,6 +25,10 @@ typedef struct kc_gpu {
     struct kc_inputs *inputs;   /* generated inputs kept on the device between items */
     struct kc_devmem *devmem;   /* case buffers kept for the item's next case (devmem.h) */
     int lost;                   /* a sticky error made the context unusable */
+    /* 1: module copies are kept across items and shared by the lanes
+     * (module_cache.h), set for a per-thread session; 0: each item loads
+     * and unloads its modules (a legacy session, as always) */
+    int share_modules;
 } kc_gpu;
 
 /* A CUDA result met in this session: a sticky error (kc_cuda_error_is_sticky)

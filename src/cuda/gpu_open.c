@@ -11,6 +11,7 @@
 #include "devmem.h"
 #include "harness.h"
 #include "inputs.h"
+#include "module_cache.h"
 
 int kc_gpu_sched_flags(unsigned *flags, char *why, size_t cap)
 {
@@ -55,6 +56,8 @@ int kc_gpu_open_streams(kc_gpu *gpu, int ordinal, int per_thread)
                  kc_cuda_error_name(&gpu->cu, r));
         return 1;
     }
+    if (per_thread) kc_cuda_stream_alloc_setup(&gpu->cu, gpu->cudev);    /* off where the driver or device lacks pools */
+    gpu->share_modules = per_thread != 0;
     if (!(gpu->h = calloc(1, sizeof *gpu->h))) {
         snprintf(gpu->why, sizeof gpu->why, "out of host memory for the harness module");
         gpu->cu.DevicePrimaryCtxRelease(gpu->cudev);
@@ -87,6 +90,8 @@ void kc_gpu_close(kc_gpu *gpu)
         kc_harness_close(&gpu->cu, gpu->h, gpu->lost);
         free(gpu->h);
         gpu->h = NULL;
+        kc_module_cache_close(gpu);
+        if (!gpu->lost) kc_cuda_trim(&gpu->cu);     /* the pool's kept memory back to the device */
         if (!gpu->lost) gpu->cu.DevicePrimaryCtxRelease(gpu->cudev);
     }
     kc_cuda_unload(&gpu->cu);
@@ -104,6 +109,7 @@ int kc_gpu_open_lane(kc_gpu *lane, const kc_gpu *base, size_t input_budget)
     lane->dev = base->dev;
     lane->cudev = base->cudev;
     lane->ctx = base->ctx;
+    lane->share_modules = base->share_modules;
     CUresult r = lane->cu.CtxSetCurrent(lane->ctx);
     if (r != CUDA_SUCCESS) {
         snprintf(lane->why, sizeof lane->why, "cannot make the context current on a lane's thread: %s",

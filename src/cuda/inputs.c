@@ -44,7 +44,7 @@ kc_inputs *kc_inputs_new(size_t budget)
 
 static void drop(kc_gpu *gpu, kc_inputs *in, int i)
 {
-    if (in->v[i].ptr && !gpu->lost) gpu->cu.MemFree(in->v[i].ptr);
+    if (in->v[i].ptr && !gpu->lost) kc_cuda_free(&gpu->cu, in->v[i].ptr);
     in->held -= in->v[i].bytes;
     in->v[i] = in->v[--in->n];
 }
@@ -161,7 +161,7 @@ CUresult kc_inputs_get(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_
         if (lru < 0) break;
         drop(gpu, in, lru);
     }
-    CUresult r = gpu->cu.MemAlloc(&e.ptr, e.bytes ? e.bytes : 1);
+    CUresult r = kc_cuda_alloc(&gpu->cu, &e.ptr, e.bytes ? e.bytes : 1);   /* stream-ordered in a lane */
     if (r != CUDA_SUCCESS) return r;
     in->v[in->n++] = e;
     in->held += e.bytes;

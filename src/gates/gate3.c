@@ -154,7 +154,9 @@ static int device_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst, CUdevicep
     if (d->launch) d->launch(k->s, &gpu->dev, &l);
     void *params[] = { &dr };
     r = kc_launch_kernel(&gpu->cu, k->ref_fn, &l, NULL, params, 0);
-    if (r == CUDA_SUCCESS) r = gpu->cu.CtxSynchronize();
+    /* the context's with the legacy table (as always); this thread's stream
+     * with a per-thread one, so a lane waits for its own reference only */
+    if (r == CUDA_SUCCESS) r = kc_cuda_sync(&gpu->cu, NULL);
     if (r != CUDA_SUCCESS) {
         const char *lost = kc_case_lost_if_sticky(gpu, k, r);
         return kc_case_fail(k, KC_INTERNAL, "the device reference %s (module %s) failed: %s%s", d->symbol, d->module,

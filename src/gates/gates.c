@@ -38,6 +38,7 @@
 #include "known_fault.h"
 #include "launch.h"
 #include "limits_item.h"
+#include "module_cache.h"
 #include "seed.h"
 #include "strbuf.h"
 
@@ -106,16 +107,16 @@ static int load_device_reference(kc_gpu *gpu, const kc_contract *c, kc_ref_mode 
                  d->module ? d->module : "(none)", c->name);
         return 1;
     }
-    if ((r = gpu->cu.ModuleLoadData(mod, fb->start)) != CUDA_SUCCESS) {
+    if ((r = kc_module_take(gpu, fb, mod)) != CUDA_SUCCESS) {
         *mod = NULL;
         snprintf(why, cap, "internal error: loading the device reference's module %s failed: %s", d->module,
                  kc_cuda_error_name(&gpu->cu, r));
         return 1;
     }
-    if ((r = gpu->cu.ModuleGetFunction(fn, *mod, d->symbol)) != CUDA_SUCCESS) {
+    if ((r = kc_module_function(gpu, *mod, d->symbol, fn)) != CUDA_SUCCESS) {
         snprintf(why, cap, "internal error: the device reference %s is not in module %s: %s", d->symbol, d->module,
                  kc_cuda_error_name(&gpu->cu, r));
-        gpu->cu.ModuleUnload(*mod);
+        kc_module_give(gpu, *mod);
         *mod = NULL;
         *fn = NULL;
         return 1;
@@ -438,7 +439,7 @@ done:
         }
     }
     kc_unload_kernels(gpu, &K);
-    if (ref_mod && !gpu->lost) gpu->cu.ModuleUnload(ref_mod);
+    kc_module_give(gpu, ref_mod);
 }
 
 void kc_run_gpu_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode mode, const kc_opts *o,

@@ -14,6 +14,7 @@
 #include "fatbin.h"
 #include "harness.h"
 #include "hostlib.h"
+#include "module_cache.h"
 #include "params.h"
 #include "runtime_errors.h"
 #include "strbuf.h"
@@ -302,7 +303,7 @@ int kc_load_kernels(kc_gpu *gpu, const kc_contract *c, const char *control, kc_k
                  control ? "@" : "", control ? control : "");
         return 1;
     }
-    CUresult r = gpu->cu.ModuleLoadData(&K->mod, fb->start);
+    CUresult r = kc_module_take(gpu, fb, &K->mod);      /* a kept copy in a lane (module_cache.h) */
     if (r != CUDA_SUCCESS) {
         K->mod = NULL;
         snprintf(why, cap, "gate 1 (launch and fit): loading module %s%s%s failed: %s (fatbin for sm_90 + compute_90 PTX; device is cc %d.%d)",
@@ -311,7 +312,7 @@ int kc_load_kernels(kc_gpu *gpu, const kc_contract *c, const char *control, kc_k
         return 1;
     }
     for (int i = 0; i < K->n; i++) {
-        r = gpu->cu.ModuleGetFunction(&K->fn[i], K->mod, K->step[i].symbol);
+        r = kc_module_function(gpu, K->mod, K->step[i].symbol, &K->fn[i]);
         if (r == CUDA_SUCCESS) continue;
         char step[64] = "";
         if (K->n > 1) snprintf(step, sizeof step, " (step %d of %d)", i + 1, K->n);
@@ -325,6 +326,6 @@ int kc_load_kernels(kc_gpu *gpu, const kc_contract *c, const char *control, kc_k
 
 void kc_unload_kernels(kc_gpu *gpu, kc_kernels *K)
 {
-    if (K->mod && !gpu->lost) gpu->cu.ModuleUnload(K->mod);
+    kc_module_give(gpu, K->mod);       /* unloaded, or a kept copy free again */
     K->mod = NULL;
 }

@@ -12,6 +12,7 @@
 #include "fatbin.h"
 #include "launch.h"
 #include "machine_code.h"
+#include "module_cache.h"
 #include "strbuf.h"
 
 /* The shape with the largest device footprint: the one whose occupancy the
@@ -296,7 +297,8 @@ void kc_run_limits(kc_gpu *gpu, const kc_item *it, kc_item_result *res)
         kc_strcatf(figures, sizeof figures, "%s%s%s", i ? "; " : "", pr.who, fig);
     }
     pr.who[0] = 0;
-    if (!gpu->lost) measured(gpu, &pr, gpu->cu.ModuleUnload(K.mod), "cuModuleUnload", "nothing else");
+    if (kc_module_kept(K.mod)) kc_module_give(gpu, K.mod);     /* a lane's kept copy (module_cache.h) stays loaded */
+    else if (!gpu->lost) measured(gpu, &pr, gpu->cu.ModuleUnload(K.mod), "cuModuleUnload", "nothing else");
     K.mod = NULL;
     int nshapes = 0;
     for (const kc_shape *s = c->shapes; s->name; s++) nshapes++;

@@ -45,7 +45,8 @@
  * is locked, so no call sees another's half-done update. The per-thread
  * default stream's entry points are exported under libcuda's names
  * (cuLaunchKernel_ptsz, cuMemcpyHtoD_v2_ptds, ..., cuStreamSynchronize_ptsz,
- * the ones kc_cuda_load_streams asks for): they act as the legacy ones
+ * the ones kc_cuda_load_streams asks for, cuMemAllocAsync_ptsz and
+ * cuMemFreeAsync_ptsz among them): they act as the legacy ones
  * (every launch runs at once, in order) and a launch through them on stream
  * 0, or on CU_STREAM_PER_THREAD by either entry, logs stream=per-thread. */
 #include <cuda.h>
@@ -596,6 +597,7 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
     case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: *v = REGS_PER_SM; break;
     case CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: *v = BLOCKS_PER_SM; break;
     case CU_DEVICE_ATTRIBUTE_INTEGRATED: *v = 0; break;
+    case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: *v = 1; break;
     default: return CUDA_ERROR_INVALID_VALUE;
     }
     return CUDA_SUCCESS;
@@ -640,16 +642,108 @@ CUresult cuMemGetInfo(size_t *fr, size_t *total)
     *fr = *total = TOTAL_MEM;
     return CUDA_SUCCESS;
 }
+/* Device memory: host memory behind a 256-byte header saying how it was
+ * allocated (cuMemAlloc or cuMemAllocAsync), so that memory freed the
+ * other way than it was allocated (which kcontract never does: cuda_driver.h)
+ * is refused with CUDA_ERROR_INVALID_VALUE instead of passing unseen. */
+#define MEM_HEADER 256
+enum { MEM_PLAIN = 0x4b434d31, MEM_STREAM_ORDERED = 0x4b434d32 };
+static CUresult mem_alloc(CUdeviceptr *p, size_t bytes, uint32_t kind)
+{
+    if (!bytes) return CUDA_ERROR_INVALID_VALUE;
+    unsigned char *m = aligned_alloc(256, MEM_HEADER + (bytes + 255) / 256 * 256);
+    if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
+    memcpy(m, &kind, sizeof kind);
+    *p = (CUdeviceptr)(uintptr_t)(m + MEM_HEADER);
+    return CUDA_SUCCESS;
+}
+static CUresult mem_free(CUdeviceptr p, uint32_t kind)
+{
+    if (!p) return CUDA_SUCCESS;
+    unsigned char *m = (unsigned char *)(uintptr_t)p - MEM_HEADER;
+    uint32_t k;
+    memcpy(&k, m, sizeof k);
+    if (k != kind) return CUDA_ERROR_INVALID_VALUE;
+    memset(m, 0, sizeof k);
+    free(m);
+    return CUDA_SUCCESS;
+}
 CUresult cuMemAlloc(CUdeviceptr *p, size_t bytes)
 {
     CONTEXT_CALL();
-    if (!bytes) return CUDA_ERROR_INVALID_VALUE;
-    void *m = aligned_alloc(256, (bytes + 255) / 256 * 256);
-    if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
-    *p = (CUdeviceptr)(uintptr_t)m;
+    return mem_alloc(p, bytes, MEM_PLAIN);
+}
+CUresult cuMemFree(CUdeviceptr p) { CONTEXT_CALL(); return mem_free(p, MEM_PLAIN); }
+
+/* Stream-ordered allocation from the device's one default pool: the fake
+ * runs work at once, so memory is allocated and freed when called; the
+ * pool's attributes are kept, and fake_cuda_pool says what happened (for
+ * tests: allocations live and made, trims, the release threshold and
+ * whether internal dependencies are allowed, defaults as the driver's). */
+static int special_stream(CUstream s);
+static int stream_slot(CUstream s);
+static struct CUmemPoolHandle_st { int unused; } the_pool;
+static _Atomic long pool_live, pool_made, pool_trims;
+static _Atomic unsigned long long pool_threshold;
+static _Atomic int pool_deps = 1;
+static CUresult alloc_async(CUdeviceptr *p, size_t bytes, CUstream s)
+{
+    CONTEXT_CALL();
+    if (!special_stream(s) && stream_slot(s) < 0) return CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = mem_alloc(p, bytes, MEM_STREAM_ORDERED);
+    if (r == CUDA_SUCCESS) {
+        pool_live++;
+        pool_made++;
+    }
+    return r;
+}
+static CUresult free_async(CUdeviceptr p, CUstream s)
+{
+    CONTEXT_CALL();
+    if (!special_stream(s) && stream_slot(s) < 0) return CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = mem_free(p, MEM_STREAM_ORDERED);
+    if (r == CUDA_SUCCESS && p) pool_live--;
+    return r;
+}
+CUresult cuMemAllocAsync(CUdeviceptr *p, size_t bytes, CUstream s) { return alloc_async(p, bytes, s); }
+CUresult cuMemAllocAsync_ptsz(CUdeviceptr *p, size_t bytes, CUstream s);
+CUresult cuMemAllocAsync_ptsz(CUdeviceptr *p, size_t bytes, CUstream s) { return alloc_async(p, bytes, s); }
+CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s) { return free_async(p, s); }
+CUresult cuMemFreeAsync_ptsz(CUdeviceptr p, CUstream s);
+CUresult cuMemFreeAsync_ptsz(CUdeviceptr p, CUstream s) { return free_async(p, s); }
+CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice d)
+{
+    CONTEXT_CALL();
+    if (d != 0) return CUDA_ERROR_INVALID_DEVICE;
+    *pool = &the_pool;
     return CUDA_SUCCESS;
 }
-CUresult cuMemFree(CUdeviceptr p) { CONTEXT_CALL(); free((void *)(uintptr_t)p); return CUDA_SUCCESS; }
+CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute a, void *v)
+{
+    CONTEXT_CALL();
+    if (pool != &the_pool || !v) return CUDA_ERROR_INVALID_VALUE;
+    if (a == CU_MEMPOOL_ATTR_RELEASE_THRESHOLD) pool_threshold = *(const cuuint64_t *)v;
+    else if (a == CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES) pool_deps = *(const int *)v;
+    else return CUDA_ERROR_NOT_SUPPORTED;
+    return CUDA_SUCCESS;
+}
+CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t keep)
+{
+    CONTEXT_CALL();
+    (void)keep;
+    if (pool != &the_pool) return CUDA_ERROR_INVALID_VALUE;
+    pool_trims++;
+    return CUDA_SUCCESS;
+}
+void fake_cuda_pool(long *live, long *made, long *trims, unsigned long long *threshold, int *deps);
+void fake_cuda_pool(long *live, long *made, long *trims, unsigned long long *threshold, int *deps)
+{
+    *live = pool_live;
+    *made = pool_made;
+    *trims = pool_trims;
+    *threshold = pool_threshold;
+    *deps = pool_deps;
+}
 CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t n) { CONTEXT_CALL(); memcpy((void *)(uintptr_t)dst, src, n); return CUDA_SUCCESS; }
 CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t n) { CONTEXT_CALL(); memcpy(dst, (const void *)(uintptr_t)src, n); return CUDA_SUCCESS; }
 CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n) { CONTEXT_CALL(); memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n); return CUDA_SUCCESS; }

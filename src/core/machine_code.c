@@ -129,16 +129,52 @@ int kc_elf_function_code(const unsigned char *elf, size_t n, const char *symbol,
     return -1;
 }
 
+static int is_global_section(const elf_sections *t, size_t i)
+{
+    const char *s = section_name(t, i);
+    return s && (strcmp(s, ".nv.global") == 0 || strcmp(s, ".nv.global.init") == 0);
+}
+
+/* The bytes of string literals ("$str", "$str$N": the local objects nvcc
+ * makes of a device printf's format and of string constants, never
+ * written) in the device-variable sections, from the symbol table; 0 when
+ * there is none or it is outside the image. */
+static size_t string_literal_bytes(const unsigned char *elf, size_t n, const elf_sections *t)
+{
+    size_t sum = 0;
+    for (size_t i = 0; i < t->num; i++) {
+        const unsigned char *sh = t->tab + i * t->entsize;
+        if (rd32(sh + 4) != 2) continue;                       /* SHT_SYMTAB */
+        const uint64_t off = rd64(sh + 0x18), size = rd64(sh + 0x20), ent = rd64(sh + 0x38);
+        const uint32_t link = rd32(sh + 0x28);
+        if (ent < 24 || off > n || size > n - off || link >= t->num) return 0;
+        const unsigned char *str = t->tab + link * t->entsize;
+        const uint64_t soff = rd64(str + 0x18), ssize = rd64(str + 0x20);
+        if (soff > n || ssize > n - soff) return 0;
+        for (uint64_t k = 0; k + ent <= size; k += ent) {
+            const unsigned char *sym = elf + off + k;
+            const uint32_t name = rd32(sym);
+            const size_t shndx = rd16(sym + 6);
+            if (shndx >= t->num || !is_global_section(t, shndx) || name >= ssize) continue;
+            const char *nm = (const char *)elf + soff + name;
+            if (!memchr(nm, 0, (size_t)(ssize - name)) || strncmp(nm, "$str", 4) != 0) continue;
+            if (nm[4] != 0 && nm[4] != '$') continue;
+            sum += (size_t)rd64(sym + 16);
+        }
+    }
+    return sum;
+}
+
 int kc_elf_global_bytes(const unsigned char *elf, size_t n, size_t *bytes, char *why, size_t cap)
 {
     elf_sections t;
     *bytes = 0;
     if (elf_sections_of(elf, n, &t, why, cap)) return -1;
-    for (size_t i = 0; i < t.num; i++) {
-        const char *s = section_name(&t, i);
-        if (s && (strcmp(s, ".nv.global") == 0 || strcmp(s, ".nv.global.init") == 0))
-            *bytes += (size_t)rd64(t.tab + i * t.entsize + 0x20);   /* a NOBITS section's size: no bytes in the image */
-    }
+    size_t all = 0;
+    for (size_t i = 0; i < t.num; i++)
+        if (is_global_section(&t, i)) all += (size_t)rd64(t.tab + i * t.entsize + 0x20);   /* NOBITS: its size too */
+    size_t strs = string_literal_bytes(elf, n, &t);
+    *bytes = strs < all ? all - strs : 0;
     return 0;
 }
 

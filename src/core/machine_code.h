@@ -37,8 +37,11 @@ int kc_elf_function_code(const unsigned char *elf, size_t n, const char *symbol,
 
 /* The bytes of the module's own device variables (__device__, __managed__:
  * ELF sections .nv.global, zero-initialized, and .nv.global.init) in the
- * ELF image [elf, elf + n) into *bytes (0: none). A module with any keeps
- * state between launches, so a loaded copy is not shared between items
+ * ELF image [elf, elf + n) into *bytes (0: none), less the string
+ * literals nvcc places there ($str, $str$N in the symbol table: a device
+ * printf's format, constant strings; never written: kcontract_dref_common.cuh's
+ * messages put 447-523 bytes of them in the bundled device references). A
+ * module with any keeps state between launches, so a loaded copy is not shared between items
  * (module_cache.h). 0; -1 with why when the image is no ELF64. */
 int kc_elf_global_bytes(const unsigned char *elf, size_t n, size_t *bytes, char *why, size_t cap);
 

@@ -237,15 +237,15 @@ static void free_modules(kc_mut_module *mods, int n)
     free(mods);
 }
 
-/* Writes the manifest (mutant_images.h) of the mutants in state `want`. */
-static int write_manifest(const char *path, const char *dir, const kc_mutants *m, const kc_mut_status *st,
-                          kc_mut_state want, int gate, char *err, size_t cap)
+/* Writes the manifest (mutant_images.h) of the mutants i with in[i]. */
+static int write_manifest(const char *path, const char *dir, const kc_mutants *m, const unsigned char *in, int gate,
+                          char *err, size_t cap)
 {
     FILE *f = fopen(path, "w");
     if (!f) return snprintf(err, cap, "cannot write %s: %s", path, strerror(errno)), -1;
     fprintf(f, "# kcontract mutate: the viable mutants (KC_MUTANTS; docs/mutation.md)\n");
     for (int i = 0; i < m->n; i++) {
-        if (st[i].state != want) continue;
+        if (!in[i]) continue;
         char img[1200];
         kc_mutant_path(img, sizeof img, dir, m->v[i].module, m->v[i].id, ".fatbin");
         fprintf(f, "mutant %s %s %d %s %s %s:%d\n", m->v[i].id, m->v[i].module, gate, img, m->v[i].op->name,
@@ -262,19 +262,28 @@ static int mutant_contract(const kc_opts *o, const kc_item *it)
     return !o->npatterns || kc_filter_match(it->name, o->patterns, o->npatterns);
 }
 
+/* Whether module `module` has more than one selected contract that runs mutants. */
+static int other_contracts(const kc_opts *o, const kc_item *items, int n, const char *module)
+{
+    int k = 0;
+    for (int i = 0; i < n && k < 2; i++) k += mutant_contract(o, &items[i]) && !strcmp(items[i].contract->module, module);
+    return k > 1;
+}
+
 /* Pushes "<contract>:mutant.*" for the contracts a wave runs: wave 0 every
  * selected contract, wave 1 the first selected contract of each module,
- * wave 2 the others; only modules with a mutant in state `want` (a pattern
- * that matches nothing is refused by run). Returns how many, -1 out of memory. */
+ * wave 2 the others; only modules with a mutant i in the wave (in[i]: a
+ * pattern that matches nothing is refused by run). Returns how many, -1 out
+ * of memory. */
 static int push_wave(kc_strvec *av, const kc_opts *o, const kc_item *items, int n, const kc_mutants *m,
-                     const kc_mut_status *st, int wave, kc_mut_state want)
+                     const unsigned char *in, int wave)
 {
     int pushed = 0;
     for (int i = 0; i < n; i++) {
         const kc_item *it = &items[i];
         if (!mutant_contract(o, it)) continue;
         int has = 0, first = 1;
-        for (int j = 0; j < m->n && !has; j++) has = st[j].state == want && !strcmp(m->v[j].module, it->contract->module);
+        for (int j = 0; j < m->n && !has; j++) has = in[j] && !strcmp(m->v[j].module, it->contract->module);
         for (int k = 0; k < i && first; k++)
             first = !(mutant_contract(o, &items[k]) && !strcmp(items[k].contract->module, it->contract->module));
         if (!has || (wave == 1 && !first) || (wave == 2 && first)) continue;
@@ -293,8 +302,8 @@ static int push_wave(kc_strvec *av, const kc_opts *o, const kc_item *items, int 
  * mutants wave 1 missed. Wave 2 runs whole on every shard: its manifest
  * holds only the mutants this shard's wave 1 ran. Returns 0, or the
  * command's exit status (4, 130). */
-static int run_wave(const kc_opts *o, const kc_item *items, int n, const kc_mutants *m, const kc_mut_status *st,
-                    const char *manifest, int wave, kc_mut_state want, run_ctx *rx)
+static int run_wave(const kc_opts *o, const kc_item *items, int n, const kc_mutants *m, const unsigned char *in,
+                    const char *manifest, int wave, run_ctx *rx)
 {
     char err[2048], buf[256], costs[1300];
     setenv(KC_MUTANTS_ENV, manifest, 1);
@@ -317,7 +326,7 @@ static int run_wave(const kc_opts *o, const kc_item *items, int n, const kc_muta
     snprintf(costs, sizeof costs, "%s/costs.tsv", o->mut_dir ? o->mut_dir : DEFAULT_DIR);
     oom |= kc_strvec_push(&av, "--costs") | kc_strvec_push(&av, o->costs_given ? o->costs : costs);
     oom |= kc_strvec_push(&av, "--");
-    int pushed = oom ? -1 : push_wave(&av, o, items, n, m, st, wave, want);
+    int pushed = oom ? -1 : push_wave(&av, o, items, n, m, in, wave);
     if (pushed < 0 || rx->oom) {
         kc_strvec_clear(&av);
         kc_say(stderr, "mutate: out of memory\n");
@@ -329,7 +338,7 @@ static int run_wave(const kc_opts *o, const kc_item *items, int n, const kc_muta
     }
     if (wave == 2) {
         int k = 0;
-        for (int i = 0; i < m->n; i++) k += st[i].state == want;
+        for (int i = 0; i < m->n; i++) k += in[i] != 0;
         printf("mutate: %d mutant%s that the first contract of their module missed: on to its other contracts\n", k,
                k == 1 ? "" : "s");
         fflush(stdout);
@@ -456,27 +465,47 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
     if (viable && !o->mut_build_only) {
         char absdir[PATH_MAX];
         if (!realpath(dir, absdir)) snprintf(absdir, sizeof absdir, "%s", dir);
-        if (write_manifest(manifest, absdir, &m, st, KC_MUT_VIABLE, o->mut_sanitizer ? 5 : 4, err, sizeof err)) {
+        unsigned char *all = calloc((size_t)m.n + 1, 1);
+        for (int i = 0; all && i < m.n; i++) all[i] = st[i].state == KC_MUT_VIABLE;
+        int wr = all ? write_manifest(manifest, absdir, &m, all, o->mut_sanitizer ? 5 : 4, err, sizeof err)
+                     : (snprintf(err, sizeof err, "out of memory"), -1);
+        free(all);
+        if (wr) {
             kc_say(stderr, "mutate: %s\n", err);
             rc = 4;
             goto out;
         }
         run_ctx rx = { .m = &m, .st = st };
         int wave1 = o->mut_every_contract ? 0 : 1;
-        rc = run_wave(o, items, n, &m, st, absman, wave1, KC_MUT_VIABLE, &rx);
+        unsigned char *in = calloc((size_t)m.n + 1, 1);
+        if (!in) {
+            kc_say(stderr, "mutate: out of memory\n");
+            rc = 4;
+            goto out;
+        }
+        for (int i = 0; i < m.n; i++) in[i] = st[i].state == KC_MUT_VIABLE;
+        rc = run_wave(o, items, n, &m, in, absman, wave1, &rx);
+        /* the mutants the first contract missed whose module has others: undecided until those ran */
         int second = 0;
-        for (int i = 0; i < m.n; i++) second += st[i].state == KC_MUT_MISSED;
-        if (!rc && wave1 == 1 && second) {
+        for (int i = 0; i < m.n; i++) {
+            in[i] = wave1 == 1 && st[i].state == KC_MUT_MISSED && other_contracts(o, items, n, m.v[i].module);
+            if (in[i]) {
+                st[i].state = KC_MUT_VIABLE;
+                second++;
+            }
+        }
+        if (!rc && second) {
             char man2[1200], absman2[PATH_MAX + 32];
             snprintf(man2, sizeof man2, "%s/mutants-missed.list", dir);
             snprintf(absman2, sizeof absman2, "%s/mutants-missed.list", absdir);
-            if (write_manifest(man2, absdir, &m, st, KC_MUT_MISSED, o->mut_sanitizer ? 5 : 4, err, sizeof err)) {
+            if (write_manifest(man2, absdir, &m, in, o->mut_sanitizer ? 5 : 4, err, sizeof err)) {
                 kc_say(stderr, "mutate: %s\n", err);
                 rc = 4;
             } else {
-                rc = run_wave(o, items, n, &m, st, absman2, 2, KC_MUT_MISSED, &rx);
+                rc = run_wave(o, items, n, &m, in, absman2, 2, &rx);
             }
         }
+        free(in);
         its = rx.items;
         nits = rx.nitems;
         for (int i = 0; i < m.n; i++)

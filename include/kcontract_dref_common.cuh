@@ -3,7 +3,7 @@
 // kc_ref_gelu) as device code, for a contract's device reference
 // (kc_device_ref), over arguments named by the caller:
 //     #include "kcontract_dref_common.cuh"
-//     extern "C" __global__ void my_ln_ref(kc_dref r)
+//     extern "C" __global__ void my_ln_ref(const __grid_constant__ kc_dref r)
 //     {
 //         kc_dref_layernorm(r, "y", "x", "w", "b", r.shape.d[1], (double)(float)r.scalar[4]);
 //     }
@@ -24,6 +24,13 @@
 // The bundled layernorm, rmsnorm and softmax contracts' device references
 // are these (kernels/*/*_ref.cu), which --reference both checks against the
 // bundled host references on the GPU.
+//
+// Declare the kernel's parameter const __grid_constant__ as above: these
+// take the kc_dref by reference, and a reference to an ordinary kernel
+// parameter copies the struct into every thread's local memory (1360 bytes
+// a thread, ptxas -v), which grows the context's local memory by about
+// 150 MiB on an H200 (the H200 run of 2026-12-02: every item of the three
+// bundled families "left GPU memory allocated", each worker replaced).
 //
 // A mistake in the call (a name the contract lacks, cols that do not divide
 // the input, an output or weight of the wrong size, a target outside

@@ -12,7 +12,7 @@
 // common device reference, the same code a user's contract calls), by name.
 #include "kcontract_dref_common.cuh"
 
-extern "C" __global__ void layernorm_ref(kc_dref r)
+extern "C" __global__ void layernorm_ref(const __grid_constant__ kc_dref r)
 {
     kc_dref_layernorm(r, "out", "x", "w", "b", r.shape.d[1], (double)(float)r.scalar[kc_dref_arg(r, "eps")]);
 }

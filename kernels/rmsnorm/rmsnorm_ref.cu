@@ -28,12 +28,12 @@ static __device__ double rms_round(kc_dtype t, double v)
 
 // kcontract_dref_common.cuh's kc_dref_rmsnorm (the common device reference,
 // the same code a user's contract calls), by name.
-extern "C" __global__ void rmsnorm_ref(kc_dref r)
+extern "C" __global__ void rmsnorm_ref(const __grid_constant__ kc_dref r)
 {
     kc_dref_rmsnorm(r, "out", "x", "w", r.shape.d[1], r.scalar[kc_dref_arg(r, "eps")]);
 }
 
-extern "C" __global__ void fused_add_rmsnorm_ref(kc_dref r)
+extern "C" __global__ void fused_add_rmsnorm_ref(const __grid_constant__ kc_dref r)
 {
     const long long hidden = r.shape.d[1];
     const kc_rowgroup g = kc_rowgroup_of(r.shape.d[0]);

@@ -21,7 +21,7 @@
 // device reference, the same code a user's contract calls), by name.
 #include "kcontract_dref_common.cuh"
 
-extern "C" __global__ void softmax_ref(kc_dref r)
+extern "C" __global__ void softmax_ref(const __grid_constant__ kc_dref r)
 {
     kc_dref_softmax(r, "out", "in", r.shape.d[1]);
 }

@@ -307,7 +307,7 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
     if (!nb) {
         not_checked(res, control, why, UNCHECKED);   /* --block-size names no variant of it */
         kc_unload_kernels(gpu, &K);
-        if (ref_mod) gpu->cu.ModuleUnload(ref_mod);
+        kc_module_give(gpu, ref_mod);      /* unloaded, or a lane's kept copy free again */
         return;
     }
     if (hi < 0) hi = planned_cases(c, nd) * nb;

@@ -88,6 +88,20 @@ int kc_inflight_undecided(const kc_inflight *f, const char **names, int cap);
  * self-tests create streams, fork, check processes and GPU memory of the
  * whole process). */
 int kc_inflight_admits(const kc_item *it, char *why, size_t cap);
+/* Whether item it's verdict r, reached in flight beside other items, is
+ * final (1) or is decided by a run alone (0): final only for a kernel
+ * item's PASS and a control's RED with the context intact. Why
+ * (docs/parallel-runs.md, "Writes outside an item's buffers"): items in
+ * flight share one address space, so a neighbour that writes past its
+ * buffers without faulting, or loses the context, may make an item fail
+ * for a reason not its own; a clean verdict is what such a neighbour cannot
+ * give. A control planted for gate 1 that lost the context is RED, but the
+ * loss ended its neighbours too: it is decided alone with them. */
+int kc_inflight_final(const kc_item *it, const kc_item_result *r);
+/* A request line's marker: "<name>\t" KC_INFLIGHT_ALONE asks the worker to
+ * run the item with nothing beside it (on its main thread, as a worker of
+ * one item at a time runs it). */
+#define KC_INFLIGHT_ALONE "ALONE"
 /* The worker's side: a line read on its stdin (no '\n') is an item to run
  * (a bare name: returns 0, name set) or a nonce for an item it said DONE
  * ("<name>\t<nonce>": returns 1, name and nonce set). -1 with err for a

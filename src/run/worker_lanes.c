@@ -36,6 +36,7 @@ typedef struct lane {
     int said_done;              /* DONE written; its nonce awaited */
     kc_item_result r;
     int lost;                   /* the item lost the context (every lane's) */
+    char *detail;               /* the gates' further lines of its item (malloc'd; NULL none) */
 } lane;
 
 typedef struct lanes {
@@ -57,9 +58,11 @@ typedef struct lane_arg {
 
 /* A lane's item run on its view g: as kc_item_run does for a kernel item or
  * control, less what belongs to the process (its RSS, leftover processes,
- * the GPU-state watch, stdio: the worker's at idle points, docs); its line
- * printed whole only when its verdict is final (kc_inflight_final). */
-static void lane_item(kc_gpu *g, const kc_item *it, const kc_opts *o, kc_item_result *out, int *lost)
+ * the GPU-state watch, stdio: the worker's at idle points, docs). Its line
+ * is printed by the main thread when it says the item is over (print_over):
+ * an item over after a neighbour lost the context is never said over, so
+ * never printed. Returns the gates' further lines (malloc'd, or NULL). */
+static char *lane_item(kc_gpu *g, const kc_item *it, const kc_opts *o, kc_item_result *out, int *lost)
 {
     memset(out, 0, sizeof *out);
     char *detail = malloc(KC_LANE_DETAIL_CAP);
@@ -82,11 +85,19 @@ static void lane_item(kc_gpu *g, const kc_item *it, const kc_opts *o, kc_item_re
     if (out->rerun[0] && out->block_size && !o->block_size)
         kc_strcatf(out->rerun, sizeof out->rerun, " --block-size %u", out->block_size);
     kc_result_escape(out);
-    if (kc_inflight_final(it, out)) {
+    return detail;
+}
+
+/* Lane l's item is said over: its line, printed whole, when its verdict is
+ * final (kc_inflight_final; the parent runs it again alone otherwise). */
+static void print_over(lane *l)
+{
+    if (kc_inflight_final(l->it, &l->r)) {
         fputs(KC_LINE_MARK "\n", stdout);   /* the line starts a line (item_run.c, restore_stdio) */
-        kc_item_print(it->name, out, out->seconds, detail, NULL);
+        kc_item_print(l->it->name, &l->r, l->r.seconds, l->detail, NULL);
     }
-    free(detail);
+    free(l->detail);
+    l->detail = NULL;
 }
 
 static void *lane_main(void *arg)
@@ -105,7 +116,7 @@ static void *lane_main(void *arg)
         if (!it) break;
         kc_item_result r;
         int lost = 0;
-        char what[600];
+        char what[600], *detail = NULL;
         snprintf(what, sizeof what, "running item %s (in flight)", it->name);
         kc_exit_guard_thread_what(what);
         if (open_rc) {
@@ -114,12 +125,13 @@ static void *lane_main(void *arg)
             r.peak_rss_kib = -1;
             snprintf(r.msg, sizeof r.msg, "internal error: the worker's lane could not be opened: %s", g.why);
         } else {
-            lane_item(&g, it, ls->o, &r, &lost);
+            detail = lane_item(&g, it, ls->o, &r, &lost);
         }
         kc_exit_guard_thread_what(NULL);
         pthread_mutex_lock(&ls->mu);
         l->r = r;
         l->lost = lost;
+        l->detail = detail;
         l->done = 1;
         pthread_mutex_unlock(&ls->mu);
         ssize_t w;
@@ -199,6 +211,7 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
         for (int i = 0; i <= ls->k; i++) {
             lane *l = &ls->l[i];
             if (!l->it || !l->done || l->said_done || stopping) continue;
+            if (i < ls->k) print_over(l);   /* the main thread's own item printed its line already */
             int dl = snprintf(line, sizeof line, "%s\t%s\n", KC_RESULT_DONE, l->it->name);
             if (kc_worker_write_all(rfd, line, (size_t)dl)) rc = 4;
             l->said_done = 1;

@@ -1,6 +1,6 @@
 /* inflight.h — the parent's book of one worker's items in flight (issue 23,
- * part 1: up to K items at once in one worker, `--inflight K`, not yet
- * wired) and the result protocol when several are open: which lines from
+ * part 1: up to K items at once in one worker, `--inflight K`; the
+ * parent's lanes: queue_lanes.c) and the result protocol when several are open: which lines from
  * the worker's result pipe it takes, and the answers it writes.
  *
  * Today's protocol (worker.h) has one item open per worker, so "DONE
@@ -16,8 +16,7 @@
  * for an item not in flight, and one sealed with another item's nonce. A
  * refusal is a protocol violation, as today (the worker is stopped).
  *
- * What is weaker than with one item open (to be said in worker.h when the
- * mode is wired): an item's nonce exists in the worker's memory while the
+ * What is weaker than with one item open (worker.h says it too): an item's nonce exists in the worker's memory while the
  * other items in flight still run, so code of one of those could read it
  * and seal a forged result for the item that is over. It cannot seal one
  * for itself (its own nonce does not exist yet), and a forged result is

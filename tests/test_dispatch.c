@@ -172,6 +172,41 @@ Test(dispatch, an_item_put_back_goes_first_once_no_worker_is_busy_and_alone)
     cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 0, "after it, the queue's order");
 }
 
+Test(dispatch, a_worker_with_items_in_flight_takes_only_items_that_may_go_beside_them)
+{
+    fixture f;
+    setup(&f, 4, 2);
+    f.it[0].shares = 0;             /* a library kernel: alone */
+    f.it[1].shares = f.it[2].shares = f.it[3].shares = 1;
+    f.w[0].inflight = 2;
+    int alone, j = kc_dispatch_next(&f.d, 0, &alone);
+    cr_expect_eq(j, 1, "item 0 may not go beside items in flight: got %d", j);
+    f.it[1].dispatched = f.it[2].dispatched = f.it[3].dispatched = 1;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), -1, "only item 0 is left, and worker 0 has items in flight");
+    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 0, "worker 1 has nothing in flight: it takes item 0");
+    f.w[1].alone = 1;
+    f.w[1].inflight = 1;
+    f.it[1].dispatched = 0;
+    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), -1, "nothing goes beside an item that runs alone");
+}
+
+Test(dispatch, a_solo_item_goes_first_to_a_worker_with_nothing_in_flight)
+{
+    fixture f;
+    setup(&f, 3, 2);
+    for (int i = 0; i < 3; i++) f.it[i].shares = 1;
+    f.it[2].solo = 1;               /* put back from a worker's lanes, undecided */
+    f.w[0].inflight = 1;
+    f.d.busy = 1;
+    int alone, j = kc_dispatch_next(&f.d, 0, &alone);
+    cr_expect_eq(j, 0, "worker 0 has an item in flight: not the solo item, got %d", j);
+    j = kc_dispatch_next(&f.d, 1, &alone);
+    cr_expect_eq(j, 2, "an idle worker takes the solo item first, without waiting for busy workers: got %d", j);
+    f.d.serial = 1;
+    f.it[0].dispatched = f.it[1].dispatched = 1;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), -1, "serially too, the solo item waits for a worker with nothing in flight");
+}
+
 Test(dispatch, wants_any_without_sanitizer_items_or_sessions)
 {
     fixture f;

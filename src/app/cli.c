@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "inflight.h"
 #include "progname.h"
 
 #define KC_STR_(x) #x
@@ -193,6 +194,16 @@ static int set_threads(kc_opts *o, const opt_row *r, const char *v)
         return usage_error("--threads: expected a number of host threads from 1 to " KC_STR(KC_MAX_THREADS) ", got '%s'%s",
                            v ? v : "", "");
     o->threads = (int)x;
+    return 0;
+}
+
+static int set_inflight(kc_opts *o, const opt_row *r, const char *v)
+{
+    uint64_t x;
+    if (!v || kc_parse_u64(v, KC_INFLIGHT_MAX, &x) || x == 0)
+        return usage_error("--inflight: expected the items in flight per worker, 1 to " KC_STR(KC_INFLIGHT_MAX)
+                           ", got '%s'%s", v ? v : "", "");
+    o->inflight = (int)x;
     return 0;
 }
 
@@ -508,6 +519,10 @@ static const opt_row OPTIONS[] = {
       "host threads per process for custom input generators and host\n"
       "references, 1 to " KC_STR(KC_MAX_THREADS) " (default: every CPU up to that; with --jobs N,\n"
       "CPUs / N per worker)" },
+    { "--inflight", NULL, "K", C_RUN, TO_WORKER | TO_SHARD | TO_REEXEC, OPT_ONCE, 0, set_inflight, NULL,
+      "items in flight in each worker, 1 to " KC_STR(KC_INFLIGHT_MAX) " (default 1): kernel items and gate 1-4\n"
+      "controls side by side on one CUDA context, each on its own thread; a\n"
+      "verdict other than PASS (RED for a control) is decided by a run alone" },
     { "--reference", NULL, "R", C_RUN | C_LIST | C_INFO, TO_WORKER | TO_SHARD | TO_REEXEC | TO_RERUN, OPT_ONCE, 0,
       set_reference, NULL,
       "which float64 reference gate 3 compares with: 'device' (default): the\n"

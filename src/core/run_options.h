@@ -112,6 +112,9 @@ typedef struct kc_opts {
     const char *json;          /* --json FILE: JSON Lines report (report.h, docs/reports.md) */
     const char *junit;         /* --junit FILE: JUnit XML report */
     const char *timeline;      /* --timeline FILE.svg: SVG timeline, one row per worker */
+    int inflight;              /* --inflight K: items in flight in one worker, each on its own host thread and
+                                * per-thread stream of the worker's one context (0 or 1: one at a time, as
+                                * before; docs/parallel-runs.md "Items in flight in one worker") */
     int threads;               /* --threads T: host threads per process (0: all CPUs, CPUs / N under --jobs N) */
     int resume_records_fd;     /* internal --resume-records FD: the records so far (runner.c), -1 none */
     char **logs;               /* merge: --log FILE, repeatable: saved outputs of --shard K/N runs (point into argv) */

@@ -22,6 +22,12 @@ static int is_wanted(const kc_dispatch_item *it, kc_want want)
     }
 }
 
+/* Whether item it may go to worker wk beside what wk runs now. */
+static int fits_worker(const kc_dispatch_item *it, const kc_dispatch_worker *wk)
+{
+    return wk->inflight == 0 || (it->shares && !it->solo && !it->rerun_alone);
+}
+
 int kc_dispatch_next_of_kind(const kc_dispatch *d, int w, kc_want want, int *alone)
 {
     const kc_dispatch_worker *wk = &d->workers[w];
@@ -29,7 +35,7 @@ int kc_dispatch_next_of_kind(const kc_dispatch *d, int w, kc_want want, int *alo
     for (int j = 0; j < d->nitems; j++) {
         const kc_dispatch_item *qi = &d->items[j];
         int a;
-        if (qi->dispatched) continue;
+        if (qi->dispatched || !fits_worker(qi, wk)) continue;
         if (!is_wanted(qi, want)) continue;
         if (!kc_admit_check(d->adm, wk->devslot, qi->host, qi->gpu, &a)) continue;
         if (wk->last && qi->contract == wk->last) {
@@ -82,10 +88,17 @@ int kc_dispatch_next(const kc_dispatch *d, int w, int *alone)
         *alone = 1;
         return d->busy ? -1 : ra;
     }
+    const kc_dispatch_worker *wk = &d->workers[w];
+    if (wk->alone) return -1;       /* nothing beside an item that goes alone */
+    if (wk->inflight == 0)          /* a solo item first: its verdict is what is still open */
+        for (int j = 0; j < d->nitems; j++)
+            if (!d->items[j].dispatched && d->items[j].solo &&
+                kc_admit_check(d->adm, wk->devslot, d->items[j].host, d->items[j].gpu, alone))
+                return j;
     if (d->serial) {        /* the selection's order, no preference: as a one-process run goes */
         *alone = 0;
         for (int j = 0; j < d->nitems; j++)
-            if (!d->items[j].dispatched) return j;
+            if (!d->items[j].dispatched) return fits_worker(&d->items[j], wk) ? j : -1;
         return -1;
     }
     kc_want want = kc_dispatch_wants(d, w);

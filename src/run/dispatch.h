@@ -12,7 +12,11 @@
  *     sessions (kc_dispatch_wants), and such a worker takes the controls
  *     planted for the sanitizer first;
  *   - an item put back to run alone (kc_dispatch_rerun_alone) goes first,
- *     once no worker is busy, and nothing goes beside it. */
+ *     once no worker is busy, and nothing goes beside it;
+ *   - with items in flight (--inflight K): a worker running an item alone
+ *     takes nothing; one with items in flight takes only items that may
+ *     go in flight (shares) and are not solo; a solo item (put back from a
+ *     worker's lanes) goes first to a worker with nothing in flight. */
 #ifndef KC_DISPATCH_H
 #define KC_DISPATCH_H
 #include <stddef.h>
@@ -30,6 +34,9 @@ typedef struct kc_dispatch_item {
     size_t host, gpu;               /* its memory plan in bytes (kc_item_memory) */
     int dispatched;                 /* handed out (or settled without running) */
     int rerun_alone;                /* put back after a neighbour's fault: runs alone (kc_dispatch_rerun_alone) */
+    int shares;                     /* it may go in flight beside other items in one worker (kc_inflight_admits) */
+    int solo;                       /* put back from a worker's lanes, undecided: it runs with nothing beside it
+                                     * in its worker, and that run decides it (--inflight) */
 } kc_dispatch_item;
 
 /* One worker slot as the policy sees it. */
@@ -37,6 +44,8 @@ typedef struct kc_dispatch_worker {
     int devslot;                    /* its device's slot in the admission; -1: no GPU */
     const kc_contract *last;        /* the contract of its last item, NULL none yet */
     int sessions;                   /* it is alive and holds compute-sanitizer sessions */
+    int inflight;                   /* items it runs now (more than one only with --inflight) */
+    int alone;                      /* the item it runs goes alone: nothing is handed to it beside */
 } kc_dispatch_worker;
 
 /* The queue's state the policy reads. */

@@ -185,3 +185,9 @@ int kc_inflight_admits(const kc_item *it, char *why, size_t cap)
     else if (cap) why[0] = 0;
     return alone == NULL;
 }
+
+int kc_inflight_final(const kc_item *it, const kc_item_result *r)
+{
+    if (r->context_lost) return 0;
+    return it->kind == KC_KIND_CONTROL ? r->state == KC_RED : r->state == KC_PASS;
+}

@@ -1,6 +1,6 @@
 /* inflight.h — the parent's book of one worker's items in flight (issue 23,
- * part 1: up to K items at once in one worker, `--inflight K`, not yet
- * wired) and the result protocol when several are open: which lines from
+ * part 1: up to K items at once in one worker, `--inflight K`; the
+ * parent's lanes: queue_lanes.c) and the result protocol when several are open: which lines from
  * the worker's result pipe it takes, and the answers it writes.
  *
  * Today's protocol (worker.h) has one item open per worker, so "DONE
@@ -16,8 +16,7 @@
  * for an item not in flight, and one sealed with another item's nonce. A
  * refusal is a protocol violation, as today (the worker is stopped).
  *
- * What is weaker than with one item open (to be said in worker.h when the
- * mode is wired): an item's nonce exists in the worker's memory while the
+ * What is weaker than with one item open (worker.h says it too): an item's nonce exists in the worker's memory while the
  * other items in flight still run, so code of one of those could read it
  * and seal a forged result for the item that is over. It cannot seal one
  * for itself (its own nonce does not exist yet), and a forged result is
@@ -88,6 +87,20 @@ int kc_inflight_undecided(const kc_inflight *f, const char **names, int cap);
  * self-tests create streams, fork, check processes and GPU memory of the
  * whole process). */
 int kc_inflight_admits(const kc_item *it, char *why, size_t cap);
+/* Whether item it's verdict r, reached in flight beside other items, is
+ * final (1) or is decided by a run alone (0): final only for a kernel
+ * item's PASS and a control's RED with the context intact. Why
+ * (docs/parallel-runs.md, "Writes outside an item's buffers"): items in
+ * flight share one address space, so a neighbour that writes past its
+ * buffers without faulting, or loses the context, may make an item fail
+ * for a reason not its own; a clean verdict is what such a neighbour cannot
+ * give. A control planted for gate 1 that lost the context is RED, but the
+ * loss ended its neighbours too: it is decided alone with them. */
+int kc_inflight_final(const kc_item *it, const kc_item_result *r);
+/* A request line's marker: "<name>\t" KC_INFLIGHT_ALONE asks the worker to
+ * run the item with nothing beside it (on its main thread, as a worker of
+ * one item at a time runs it). */
+#define KC_INFLIGHT_ALONE "ALONE"
 /* The worker's side: a line read on its stdin (no '\n') is an item to run
  * (a bare name: returns 0, name set) or a nonce for an item it said DONE
  * ("<name>\t<nonce>": returns 1, name and nonce set). -1 with err for a

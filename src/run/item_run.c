@@ -151,10 +151,18 @@ static void restore_stdio(const kc_opts *o)
     fputs(KC_LINE_MARK "\n", stdout);
 }
 
+void kc_item_fault_hang(const char *name)
+{
+    const char *hang = getenv("KC_FAULT_HANG_ITEM");
+    if (hang && strcmp(hang, name) == 0)
+        for (;;) pause();
+}
+
 void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_san_pool *san,
                  kc_item_result *out)
 {
     memset(out, 0, sizeof *out);
+    kc_item_fault_hang(it->name);
     const pid_t self = getpid();
     kc_proc_item_begin();       /* what runs before the item is not its doing (proctree.h) */
     int rss_ok = rss_reset() == 0;

@@ -45,6 +45,11 @@ void kc_item_keep_stdio(void);
 
 void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_san_pool *san,
                  kc_item_result *out);
+/* Test hook: KC_FAULT_HANG_ITEM=<item name> makes that item hang (sleep
+ * for ever) before it runs, wherever it runs (kc_item_run, a worker's
+ * lane), so the time limit of an item in flight and its run alone are
+ * exercised without a GPU. Nothing for any other name. */
+void kc_item_fault_hang(const char *name);
 /* Once, after this process's last item (the serial runner, a worker): when
  * children that are no item's still run here (there before the first item,
  * proctree.h), one line on out naming them and saying no item was blamed

@@ -16,6 +16,7 @@
 #include "supervisor.h"
 #include "worker.h"
 #include "worker_phase.h"
+#include "queue_types.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -57,64 +58,10 @@
 
 static double now_s(void) { return kc_sup_now(); }
 
-/* A selected item: what the queue keeps of it beside what the dispatch
- * policy reads (kc_dispatch_item, the same index in queue.di). */
-typedef struct qitem {
-    int idx;                    /* into items */
-    double limit;
-    int recorded;               /* cost from the table (else an estimate) */
-    int reported;
-} qitem;
-
-/* A worker slot: the supervisor's child of the same index, and what the
- * queue keeps of it. */
-typedef struct wk {
-    int slot;                   /* worker index: the [wK] prefix */
-    int device, devslot;        /* CUDA ordinal; slot in the devinfo (-1: no GPU) */
-    int cur;                    /* the qitem it runs, -1 none */
-    double t_start, deadline;   /* the item's start and time limit */
-    double ready_by;            /* STARTING: it must say it is ready by then */
-    kc_worker_phase phase;      /* where it is in the protocol (worker_phase.h) */
-    int lost;                   /* RETIRING: why (KC_LOST_*, worker.h) */
-    int fault_beside;           /* another item on its GPU faulted while its item ran (kc_dispatch_rerun_alone) */
-    int spawned;
-    char nonce[KC_NONCE_LEN + 1]; /* SEALING: its item's nonce, sent once it said the item is over (worker.h) */
-    char violation[256];        /* VIOLATED while its item ran: the item is CRASH with this */
-    char tail[KC_QUEUE_TAIL_LINES][256];
-    int tail_n;
-} wk;
-
-typedef struct queue {
-    const kc_opts *o;
-    const kc_item *items;
-    qitem *q;
-    int nq;
-    wk *w;
-    int nw;
-    kc_dispatch_item *di;       /* [nq]: each item as the dispatch policy sees it (dispatch.h) */
-    kc_dispatch_worker *dw;     /* [nw]: each worker as it sees it: its last contract, its sessions */
-    kc_dispatch dp;             /* the policy's view of both */
-    kc_sup sup;
-    kc_devinfo *d;
-    kc_admit adm;
-    kc_tally t;
-    kc_records rec;
-    kc_costs costs;
-    int interrupted;            /* the first SIGINT or SIGTERM */
-    kc_finish fin;              /* how items finish (finish.h); fin.stopping: no more items handed out */
-    int untrusted;              /* a worker's sanitizer session counted errors no item held (worker.h) */
-    int restarts, cap;
-    double t0;
-    int sampler;                /* GPU memory sampler running */
-    int serial;                 /* a serial or --shard K/N run: one worker, the items in selection order, its
-                                 * lines unprefixed (kc_serial_run) */
-    int violated;               /* a worker broke the result protocol between items: the run is not green */
-    kc_rcache_hits hits;        /* the verdicts reused from the results cache (result_cache.h) */
-} queue;
 
 
-static void say(queue *qq, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(queue *qq, const char *fmt, ...)
+void kc_q_say(queue *qq, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void kc_q_say(queue *qq, const char *fmt, ...)
 {
     (void)qq;
     va_list ap;
@@ -134,11 +81,11 @@ static void tail_add(wk *w, const char *line)
     snprintf(w->tail[w->tail_n++], sizeof w->tail[0], "%s", line);
 }
 
-static kc_child *child_of(queue *qq, const wk *w) { return &qq->sup.c[w->slot]; }
+kc_child *kc_q_child_of(queue *qq, const wk *w) { return &qq->sup.c[w->slot]; }
 
 /* w goes to phase `to` (worker_phase.h); a change the diagram does not allow
  * is the queue's bug: said, and the phase is kept. */
-static void phase(wk *w, kc_worker_phase to)
+void kc_q_phase(wk *w, kc_worker_phase to)
 {
     if (kc_worker_phase_set(&w->phase, to))
         kc_say(stderr, "internal error: worker %d cannot go from %s to %s (worker_phase.h)\n", w->slot,
@@ -161,13 +108,14 @@ static int spawn_worker(queue *qq, wk *w)
         return -1;
     }
     w->cur = -1;
-    phase(w, KC_WK_STARTING);
+    kc_ql_reset(qq, w);
+    kc_q_phase(w, KC_WK_STARTING);
     w->lost = 0;
     w->tail_n = 0;
     qq->dw[w->slot].sessions = 0;
     w->spawned++;
     w->ready_by = now_s() + KC_QUEUE_START_S;
-    if (qq->sampler) kc_gpu_sampler_watch(child_of(qq, w)->pid, w->device);
+    if (qq->sampler) kc_gpu_sampler_watch(kc_q_child_of(qq, w)->pid, w->device);
     return 0;
 }
 
@@ -175,7 +123,7 @@ static int spawn_worker(queue *qq, wk *w)
 
 /* One item's result, through the run's one way of finishing items
  * (finish.h); print: the parent prints its line (no worker did). */
-static void finish_item(queue *qq, qitem *qi, kc_item_result *r, const wk *w, double start, double end,
+void kc_q_finish_item(queue *qq, qitem *qi, kc_item_result *r, const wk *w, double start, double end,
                         long gpu_mib, int print, const char *tail)
 {
     qi->reported = 1;
@@ -183,7 +131,7 @@ static void finish_item(queue *qq, qitem *qi, kc_item_result *r, const wk *w, do
         .worker = w ? w->slot : -1,
         .device = w && w->devslot >= 0 ? w->device : -1,
         .rerun_device = w ? w->device : qq->o->device,
-        .pid = w ? (long)child_of(qq, w)->pid : 0,
+        .pid = w ? (long)kc_q_child_of(qq, w)->pid : 0,
         .start_s = start - qq->t0,
         .end_s = end - qq->t0,
         .peak_gpu_mib = gpu_mib,
@@ -193,7 +141,7 @@ static void finish_item(queue *qq, qitem *qi, kc_item_result *r, const wk *w, do
     kc_finish_item(&qq->fin, &qq->items[qi->idx], r, &where);
 }
 
-static void release(queue *qq, wk *w, qitem *qi)
+void kc_q_release(queue *qq, wk *w, qitem *qi)
 {
     const kc_dispatch_item *di = &qq->di[qi - qq->q];
     kc_admit_release(&qq->adm, w->devslot, di->host, di->gpu);
@@ -203,16 +151,16 @@ static void release(queue *qq, wk *w, qitem *qi)
 
 /* The item of worker `from` faulted (lost its CUDA context, or its worker
  * died under it): every other item running on the same GPU ran beside it. */
-static void fault_beside(queue *qq, const wk *from)
+void kc_q_fault_beside(queue *qq, const wk *from)
 {
     for (int i = 0; i < qq->nw; i++)
-        if (&qq->w[i] != from && qq->w[i].cur >= 0 && qq->w[i].devslot == from->devslot) qq->w[i].fault_beside = 1;
+        if (&qq->w[i] != from && kc_ql_items(qq, &qq->w[i]) > 0 && qq->w[i].devslot == from->devslot) qq->w[i].fault_beside = 1;
 }
 
-static int busy_count(const queue *qq)
+int kc_q_busy_count(const queue *qq)
 {
     int b = 0;
-    for (int i = 0; i < qq->nw; i++) b += qq->w[i].cur >= 0;
+    for (int i = 0; i < qq->nw; i++) b += kc_ql_items(qq, &qq->w[i]) > 0;
     return b;
 }
 
@@ -224,16 +172,16 @@ static int busy_count(const queue *qq)
  * writing on an inherited descriptor), the worker's word can no longer be
  * trusted. It is stopped at once; its item is CRASH (settle_item); between
  * items the run fails (violated). */
-static void protocol_violated(queue *qq, wk *w, kc_child *c, const char *line, const char *why)
+void kc_q_protocol_violated(queue *qq, wk *w, kc_child *c, const char *line, const char *why)
 {
     char shown[96];
     kc_result_shown(line, shown, sizeof shown);
-    phase(w, KC_WK_VIOLATED);
-    if (w->cur >= 0) {
+    kc_q_phase(w, KC_WK_VIOLATED);
+    if (kc_ql_items(qq, w) > 0) {
         snprintf(w->violation, sizeof w->violation, "protocol violated: a result line %s ('%s')", why, shown);
     } else {
         qq->violated = 1;
-        say(qq, "worker %d (pid %ld): protocol violated: a result line %s ('%s'); stopping it; the run "
+        kc_q_say(qq, "worker %d (pid %ld): protocol violated: a result line %s ('%s'); stopping it; the run "
                 "fails\n", w->slot, (long)c->pid, why, shown);
     }
     if (c->state != KC_CHILD_EXITED && c->state != KC_CHILD_GONE) kc_sup_stop(&qq->sup, c, SIGKILL, 0);
@@ -244,23 +192,27 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
     kc_item_result r;
     char err[256], name[192];
     if (w->phase == KC_WK_STARTING && strcmp(line, KC_RESULT_READY) == 0) {   /* also after its exit: its pipe is read after */
-        phase(w, KC_WK_IDLE);
+        kc_q_phase(w, KC_WK_IDLE);
         if (c->state == KC_CHILD_STARTING) kc_sup_mark(c, KC_CHILD_IDLE);
         return;
     }
     /* Stopped (a violation, its time limit, not ready in time): nothing it
      * says counts any more; its end settles its item (settle_item). */
     if (w->phase == KC_WK_VIOLATED || w->phase == KC_WK_TIMED_OUT || w->phase == KC_WK_LATE) return;
+    if (qq->k > 1) {            /* several items open: each line names its item (queue_lanes.c) */
+        kc_ql_on_result(qq, w, c, line);
+        return;
+    }
     size_t dn = strlen(KC_RESULT_DONE);
     if (w->phase == KC_WK_RUNNING && strncmp(line, KC_RESULT_DONE, dn) == 0 && line[dn] == '\t' &&
         strcmp(line + dn + 1, qq->items[qq->q[w->cur].idx].name) == 0) {
         char ans[KC_NONCE_LEN + 2];
         if (kc_result_nonce(w->nonce)) {        /* no randomness: the item's result cannot be taken */
-            protocol_violated(qq, w, c, line, "that could not be sealed (no random nonce)");
+            kc_q_protocol_violated(qq, w, c, line, "that could not be sealed (no random nonce)");
             return;
         }
         snprintf(ans, sizeof ans, "%s\n", w->nonce);
-        phase(w, KC_WK_SEALING);
+        kc_q_phase(w, KC_WK_SEALING);
         if (kc_sup_write(c, ans, strlen(ans))) kc_sup_close_stdin(c);   /* dying: its end settles the item */
         return;
     }
@@ -268,7 +220,7 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
     err[0] = 0;
     if (!body || kc_result_parse(body, name, sizeof name, &r, err, sizeof err) || w->cur < 0 ||
         strcmp(name, qq->items[qq->q[w->cur].idx].name) != 0) {
-        protocol_violated(qq, w, c, line, w->cur < 0 ? "no item was handed to it"
+        kc_q_protocol_violated(qq, w, c, line, w->cur < 0 ? "no item was handed to it"
                                          : !body ? "without its item's nonce"
                                          : err[0] ? err : "for another item");
         return;
@@ -276,17 +228,17 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
     qitem *qi = &qq->q[w->cur];
     double end = now_s();
     long gpu = qq->sampler ? kc_gpu_sampler_take_peak(c->pid) : -1;
-    finish_item(qq, qi, &r, w, w->t_start, end, gpu, 0, NULL);
-    release(qq, w, qi);
+    kc_q_finish_item(qq, qi, &r, w, w->t_start, end, gpu, 0, NULL);
+    kc_q_release(qq, w, qi);
     kc_sup_mark(c, KC_CHILD_IDLE);
-    kc_report_busy(busy_count(qq), 1);
+    kc_report_busy(kc_q_busy_count(qq), 1);
     if (r.context_lost) {       /* it exits by itself; a fresh worker follows */
-        fault_beside(qq, w);
-        phase(w, KC_WK_RETIRING);
+        kc_q_fault_beside(qq, w);
+        kc_q_phase(w, KC_WK_RETIRING);
         w->lost = r.context_lost;
         kc_sup_close_stdin(c);
     } else {
-        phase(w, KC_WK_IDLE);
+        kc_q_phase(w, KC_WK_IDLE);
     }
 }
 
@@ -338,7 +290,7 @@ static int pending(const queue *qq) { return kc_dispatch_pending(&qq->dp); }
 
 /* The item a dead worker was running: CRASH, TIMEOUT, or NOTRUN when the
  * run was interrupted; its end is the worker's exit, not the end of its pipes. */
-static void settle_item(queue *qq, wk *w, const kc_child *c, const char *how)
+void kc_q_settle_item(queue *qq, wk *w, const kc_child *c, const char *how)
 {
     qitem *qi = &qq->q[w->cur];
     kc_item_result r;
@@ -375,19 +327,19 @@ static void settle_item(queue *qq, wk *w, const kc_child *c, const char *how)
             snprintf(r.msg, sizeof r.msg, "worker %d (pid %ld) %s while running it%s%s", w->slot, (long)c->pid, how,
                      leak, lines);
     }
-    if (r.state == KC_CRASH) fault_beside(qq, w);   /* a worker it ended, not one the queue stopped */
+    if (r.state == KC_CRASH) kc_q_fault_beside(qq, w);   /* a worker it ended, not one the queue stopped */
     int j = (int)(qi - qq->q);
     if (!qq->interrupted && kc_dispatch_rerun_alone(&qq->dp, j, r.state, w->fault_beside)) {
-        say(qq, "%s: %s while another item on the same GPU faulted beside it; its verdict is not its own: "
+        kc_q_say(qq, "%s: %s while another item on the same GPU faulted beside it; its verdict is not its own: "
             "it runs again alone, and that run decides it\n", qq->items[qi->idx].name, kc_state_name(r.state));
         qq->di[j].dispatched = 0;
         qq->di[j].rerun_alone = 1;
         qi->reported = 0;
     } else {
-        finish_item(qq, qi, &r, w, w->t_start, c->exited, -1, 1, tail[0] ? tail : NULL);
+        kc_q_finish_item(qq, qi, &r, w, w->t_start, c->exited, -1, 1, tail[0] ? tail : NULL);
     }
-    release(qq, w, qi);
-    kc_report_busy(busy_count(qq), 1);
+    kc_q_release(qq, w, qi);
+    kc_report_busy(kc_q_busy_count(qq), 1);
 }
 
 /* What a worker that died left running outside its process group and
@@ -400,7 +352,7 @@ static void end_orphans(queue *qq, kc_sup *s, kc_child *c)
     char who[400];
     int n = kc_sup_end_orphans(s, c, qq->interrupted ? 0 : KC_LEAK_TIMEOUT_MS, who, sizeof who);
     if (n > 0 && !qq->interrupted)
-        say(qq, "worker %d (pid %ld) left %d process%s running after it ended: %s; killed (SIGKILL)\n",
+        kc_q_say(qq, "worker %d (pid %ld) left %d process%s running after it ended: %s; killed (SIGKILL)\n",
             c->slot, (long)c->pid, n, n == 1 ? "" : "es", who);
 }
 
@@ -420,26 +372,28 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
     /* Its sanitizer sessions' verdicts are kept only when it ended as asked,
      * their summaries checked and clean (result_cache.h, kc_rcache_hold). */
     kc_rcache_release(qq->fin.cache, c->slot, WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == 0);
-    if (w->cur >= 0) {
-        settle_item(qq, w, c, how);
+    if (qq->k > 1 && w->book.open) {     /* settled, or put back undecided (queue_lanes.c) */
+        if (kc_ql_gone(qq, w, c, how) || w->phase != KC_WK_RETIRING) abnormal = 1;
+    } else if (w->cur >= 0) {
+        kc_q_settle_item(qq, w, c, how);
         abnormal = 1;
     } else if (w->phase == KC_WK_LATE) {
-        say(qq, "worker %d (pid %ld) did not say it was ready within %d s and was %s\n", w->slot, (long)c->pid,
+        kc_q_say(qq, "worker %d (pid %ld) did not say it was ready within %d s and was %s\n", w->slot, (long)c->pid,
             KC_QUEUE_START_S, how);
         abnormal = 1;
     } else if (w->phase == KC_WK_STARTING && !qq->interrupted) {
-        say(qq, "worker %d (pid %ld) %s before it was ready%s%s\n", w->slot, (long)c->pid, how,
+        kc_q_say(qq, "worker %d (pid %ld) %s before it was ready%s%s\n", w->slot, (long)c->pid, how,
             c->leak[0] ? "; it left processes behind: " : "", c->leak);
         abnormal = 1;
     } else if (c->leak[0]) {
-        say(qq, "worker %d (pid %ld) %s after its items, and left processes behind: %s\n", w->slot, (long)c->pid,
+        kc_q_say(qq, "worker %d (pid %ld) %s after its items, and left processes behind: %s\n", w->slot, (long)c->pid,
             how, c->leak);
     } else if (untrusted) {
         abnormal = 0;           /* it ended after its items, as asked */
     } else if (abnormal && !qq->interrupted && !c->killed) {
-        say(qq, "worker %d (pid %ld) %s between items\n", w->slot, (long)c->pid, how);
+        kc_q_say(qq, "worker %d (pid %ld) %s between items\n", w->slot, (long)c->pid, how);
     }
-    phase(w, KC_WK_GONE);
+    kc_q_phase(w, KC_WK_GONE);
     if (qq->fin.stopping || qq->interrupted || !pending(qq)) return;
     if (abnormal) {
         if (qq->restarts >= qq->cap) {
@@ -447,7 +401,7 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
             snprintf(qq->fin.stop_why, sizeof qq->fin.stop_why,
                      "restart cap: %d workers were replaced after a crash, a timeout or a failed start (at most %d%s)", qq->restarts,
                      qq->cap, qq->o->max_restarts >= 0 ? ", --restarts" : ": 2 x N + 8");
-            say(qq, "%s; not starting another worker: the %d items not handed out yet are NOTRUN\n",
+            kc_q_say(qq, "%s; not starting another worker: the %d items not handed out yet are NOTRUN\n",
                 qq->fin.stop_why, pending(qq));
             return;
         }
@@ -456,24 +410,59 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
     int lost = w->lost;
     if (spawn_worker(qq, w) != 0) return;
     if (qq->serial)     /* one process as far as the user is concerned: its wording */
-        say(qq, "%s; continuing in a fresh process\n",
+        kc_q_say(qq, "%s; continuing in a fresh process\n",
             abnormal ? "that item ended the process" : lost == KC_LOST_GPU_STATE
             ? "that item left GPU memory allocated in this process" : "the CUDA context is unusable after that item");
     else
-        say(qq, "worker %d restarted (pid %ld)%s\n", w->slot, (long)child_of(qq, w)->pid,
+        kc_q_say(qq, "worker %d restarted (pid %ld)%s\n", w->slot, (long)kc_q_child_of(qq, w)->pid,
             abnormal ? "" : lost == KC_LOST_GPU_STATE ? " after its item left GPU memory allocated" : " after a CUDA context loss");
 }
 
 /* ---- handing out items ---- */
+
+/* A worker with lanes (--inflight K): items while it has lanes free and
+ * the policy gives one; one to go alone is marked so in its request
+ * (inflight.h, KC_INFLIGHT_ALONE). */
+static void dispatch_lanes(queue *qq, wk *w, kc_child *c)
+{
+    while ((w->phase == KC_WK_IDLE || w->phase == KC_WK_RUNNING) && c->in >= 0 &&
+           (c->state == KC_CHILD_IDLE || c->state == KC_CHILD_RUNNING) && w->book.open < w->book.k) {
+        qq->dp.busy = kc_q_busy_count(qq);
+        int alone, j = kc_dispatch_next(&qq->dp, w->slot, &alone);
+        if (j < 0) return;
+        kc_dispatch_item *di = &qq->di[j];
+        const kc_item *it = &qq->items[qq->q[j].idx];
+        alone = alone || di->rerun_alone || di->solo || !di->shares;
+        char line[300];
+        int len = snprintf(line, sizeof line, "%s%s\n", it->name, alone ? "\t" KC_INFLIGHT_ALONE : "");
+        double t = now_s();
+        if (kc_sup_write(c, line, (size_t)len)) {     /* dying: its end settles what it has */
+            kc_sup_close_stdin(c);
+            return;
+        }
+        if (di->rerun_alone) qq->dp.alone_running = 1;
+        di->dispatched = 1;
+        kc_admit_take(&qq->adm, w->devslot, di->host, di->gpu);
+        kc_sup_mark(c, KC_CHILD_RUNNING);
+        kc_ql_hand(qq, w, j, alone, t);
+        qq->dw[w->slot].last = it->contract;
+        qq->dw[w->slot].sessions |= di->sanitizer;
+        kc_report_busy(kc_q_busy_count(qq), 1);
+    }
+}
 
 static void dispatch(queue *qq)
 {
     if (qq->fin.stopping || qq->interrupted) return;
     for (int i = 0; i < qq->nw; i++) {
         wk *w = &qq->w[i];
-        kc_child *c = child_of(qq, w);
+        kc_child *c = kc_q_child_of(qq, w);
+        if (qq->k > 1) {
+            dispatch_lanes(qq, w, c);
+            continue;
+        }
         if (w->phase != KC_WK_IDLE || c->state != KC_CHILD_IDLE || c->in < 0) continue;
-        qq->dp.busy = busy_count(qq);
+        qq->dp.busy = kc_q_busy_count(qq);
         int alone, j = kc_dispatch_next(&qq->dp, w->slot, &alone);
         if (j >= 0) {
             qitem *qi = &qq->q[j];
@@ -492,13 +481,13 @@ static void dispatch(queue *qq)
                 char h[32], g[32];
                 kc_bytes_str(di->host, h, sizeof h);
                 kc_bytes_str(di->gpu, g, sizeof g);
-                say(qq, "%s needs host %s and GPU %s, more than the memory left for items beside the workers' overheads; it runs alone\n",
+                kc_q_say(qq, "%s needs host %s and GPU %s, more than the memory left for items beside the workers' overheads; it runs alone\n",
                     it->name, h, g);
             }
             di->dispatched = 1;
             kc_admit_take(&qq->adm, w->devslot, di->host, di->gpu);
             kc_sup_mark(c, KC_CHILD_RUNNING);
-            phase(w, KC_WK_RUNNING);
+            kc_q_phase(w, KC_WK_RUNNING);
             w->cur = j;
             w->tail_n = 0;              /* a CRASH's tail: this item's lines, not earlier items' */
             w->violation[0] = 0;
@@ -509,7 +498,7 @@ static void dispatch(queue *qq)
             w->t_start = t;
             w->deadline = w->t_start + qi->limit;
             if (qq->sampler) kc_gpu_sampler_take_peak(c->pid);
-            kc_report_busy(busy_count(qq), 1);
+            kc_report_busy(kc_q_busy_count(qq), 1);
         }
     }
 }
@@ -521,16 +510,17 @@ static void check_timers(queue *qq)
     double t = now_s();
     for (int i = 0; i < qq->nw; i++) {
         wk *w = &qq->w[i];
-        kc_child *c = child_of(qq, w);
+        kc_child *c = kc_q_child_of(qq, w);
         int has_item = w->phase == KC_WK_RUNNING || w->phase == KC_WK_SEALING;
-        if (c->state == KC_CHILD_RUNNING && has_item && !qq->interrupted && t >= w->deadline) {
-            phase(w, KC_WK_TIMED_OUT);
+        if (qq->k > 1) kc_ql_timers(qq, w, c, t);
+        else if (c->state == KC_CHILD_RUNNING && has_item && !qq->interrupted && t >= w->deadline) {
+            kc_q_phase(w, KC_WK_TIMED_OUT);
             kc_sup_stop(&qq->sup, c, SIGTERM, KC_SUP_GRACE_MS);
-            say(qq, "%s exceeded its time limit of %.6g s on worker %d; SIGTERM to its process group (SIGKILL after %d ms)\n",
+            kc_q_say(qq, "%s exceeded its time limit of %.6g s on worker %d; SIGTERM to its process group (SIGKILL after %d ms)\n",
                 qq->items[qq->q[w->cur].idx].name, qq->q[w->cur].limit, w->slot, KC_SUP_GRACE_MS);
         }
         if (c->state == KC_CHILD_STARTING && w->phase == KC_WK_STARTING && !qq->interrupted && t >= w->ready_by) {
-            phase(w, KC_WK_LATE);
+            kc_q_phase(w, KC_WK_LATE);
             kc_sup_stop(&qq->sup, c, SIGKILL, 0);
         }
     }
@@ -544,7 +534,7 @@ static double next_deadline(const queue *qq)
         const wk *w = &qq->w[i];
         const kc_child *c = &qq->sup.c[i];
         double x = c->state == KC_CHILD_RUNNING && (w->phase == KC_WK_RUNNING || w->phase == KC_WK_SEALING)
-                 ? w->deadline
+                 ? (qq->k > 1 ? kc_ql_deadline(w) : w->deadline)
                  : c->state == KC_CHILD_STARTING && w->phase == KC_WK_STARTING ? w->ready_by : 0;
         if (x > 0 && (d <= 0 || x < d)) d = x;
     }
@@ -558,13 +548,13 @@ static void on_interrupted(void *ctx, kc_sup *s, int signo, int again, int n)
     const char *sn = kc_signal_name(signo, sb, sizeof sb);
     (void)s;
     if (again) {
-        say(qq, "%s again: killing %d worker%s (SIGKILL)\n", sn, n, n == 1 ? "" : "s");
+        kc_q_say(qq, "%s again: killing %d worker%s (SIGKILL)\n", sn, n, n == 1 ? "" : "s");
         return;
     }
     qq->interrupted = signo;
     qq->fin.stopping = 1;
     snprintf(qq->fin.stop_why, sizeof qq->fin.stop_why, "interrupted by %s", sn);
-    say(qq, "%s: passed on to %d worker%s; waiting for them (SIGKILL after %d ms)\n", sn, n, n == 1 ? "" : "s",
+    kc_q_say(qq, "%s: passed on to %d worker%s; waiting for them (SIGKILL after %d ms)\n", sn, n, n == 1 ? "" : "s",
         KC_SUP_GRACE_MS);
 }
 
@@ -577,7 +567,7 @@ static int loop(queue *qq)
         int more = !qq->fin.stopping && !qq->interrupted && pending(qq);
         if (!more)      /* nothing left to hand out: workers not running an item get end of input and exit */
             for (int i = 0; i < qq->nw; i++)
-                if (qq->w[i].cur < 0) kc_sup_close_stdin(child_of(qq, &qq->w[i]));
+                if (!kc_ql_items(qq, &qq->w[i])) kc_sup_close_stdin(kc_q_child_of(qq, &qq->w[i]));
         if (!kc_sup_live(&qq->sup)) break;
         if (kc_sup_wait(&qq->sup, next_deadline(qq))) return -1;
         check_timers(qq);
@@ -599,7 +589,7 @@ static void not_run(queue *qq)
         r.peak_rss_kib = -1;
         snprintf(r.msg, sizeof r.msg, "not run: %s", why);
         double t = now_s();
-        finish_item(qq, qi, &r, NULL, t, t, -1, 1, NULL);
+        kc_q_finish_item(qq, qi, &r, NULL, t, t, -1, 1, NULL);
     }
 }
 
@@ -616,7 +606,7 @@ static void finish_cached(queue *qq)
         if (!r) continue;
         qq->di[i].dispatched = 1;
         double t = now_s();
-        finish_item(qq, qi, r, NULL, t, t, -1, 1, NULL);
+        kc_q_finish_item(qq, qi, r, NULL, t, t, -1, 1, NULL);
     }
     fflush(stdout);
 }
@@ -706,6 +696,8 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
         di->contract = it->contract;
         di->sanitizer = kc_item_runs_sanitizer(it);
         di->sanitizer_control = di->sanitizer && it->kind == KC_KIND_CONTROL;
+        char why[300];
+        di->shares = kc_inflight_admits(it, why, sizeof why);
         di->cost = kc_item_cost(&qq->costs, it, &qi->recorded);
         kc_item_memory(it, d->ndevs > 0, o->reference, &di->host, &di->gpu);
         recorded += qi->recorded;
@@ -740,6 +732,7 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
     queue qq;
     memset(&qq, 0, sizeof qq);
     qq.serial = serial;
+    qq.k = o->inflight > 1 ? o->inflight : 1;
     qq.o = o;
     qq.items = items;
     qq.t0 = now_s();

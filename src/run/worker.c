@@ -17,6 +17,7 @@
 #include "item_run.h"
 #include "proctree.h"
 #include "progname.h"
+#include "worker_lanes.h"
 
 /* ---- the worker ---- */
 
@@ -32,7 +33,7 @@ static void run_one(kc_gpu *gpu, int *gpu_state, kc_gpu_watch *gw, kc_san_pool *
     kc_item_run(gpu, *gpu_state == 1, it, o, gw, san, r);
 }
 
-static const kc_item *find_item(const kc_item *items, int n, const char *name)
+const kc_item *kc_worker_find_item(const kc_item *items, int n, const char *name)
 {
     int lo = 0, hi = n;
     while (lo < hi) {                       /* items are sorted by name */
@@ -65,7 +66,7 @@ static int hide_result_pipe(void)
     return fd;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
+int kc_worker_write_all(int fd, const char *buf, size_t len)
 {
     for (size_t off = 0; off < len;) {
         ssize_t w = write(fd, buf + off, len - off);
@@ -93,20 +94,24 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
     const char *fault = getenv("KC_FAULT_WORKER_START");      /* test hook (worker.h) */
     if (fault && strcmp(fault, "exit") == 0) return 3;
     static const char ready[] = KC_RESULT_READY "\n";
-    if (write_all(rfd, ready, sizeof ready - 1)) return 4;   /* the parent is gone */
+    if (kc_worker_write_all(rfd, ready, sizeof ready - 1)) return 4;   /* the parent is gone */
+    kc_san_pool *san = kc_san_pool_new();   /* NULL (out of memory): each item alone */
+    int rc = 0;
+    if (o->inflight > 1) {          /* items side by side on threads (worker_lanes.h) */
+        rc = kc_worker_lanes(o, items, n, rfd, san);
+        goto end;
+    }
     kc_gpu gpu;
     memset(&gpu, 0, sizeof gpu);
     int gpu_state = 0;          /* 0 not opened, 1 ready, -1 no GPU */
     kc_gpu_watch gw;            /* what items leave in the context (gpu_state.h) */
     kc_gpu_watch_init(&gw);
-    kc_san_pool *san = kc_san_pool_new();   /* NULL (out of memory): each item alone */
     char name[512], out[4096 + KC_NONCE_LEN + 1], what[600];
-    int rc = 0;
     kc_exit_guard_what("waiting for an item (worker)");
     while (fgets(name, sizeof name, stdin)) {
         name[strcspn(name, "\r\n")] = 0;
         if (!name[0]) continue;
-        const kc_item *it = find_item(items, n, name);
+        const kc_item *it = kc_worker_find_item(items, n, name);
         if (!it) {
             kc_say(stderr, "--worker: no item named '%s'\n", name);
             rc = 4;
@@ -121,7 +126,7 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
          * in this process while the item ran. */
         char done[600], nonce[64];
         int dl = snprintf(done, sizeof done, "%s\t%s\n", KC_RESULT_DONE, it->name);
-        if (write_all(rfd, done, (size_t)dl) || !fgets(nonce, sizeof nonce, stdin)) {   /* the parent is gone */
+        if (kc_worker_write_all(rfd, done, (size_t)dl) || !fgets(nonce, sizeof nonce, stdin)) {   /* the parent is gone */
             rc = 4;
             break;
         }
@@ -138,13 +143,14 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
             rc = 4;
             break;
         }
-        if (write_all(rfd, out, (size_t)len + KC_NONCE_LEN + 1)) {   /* the parent is gone */
+        if (kc_worker_write_all(rfd, out, (size_t)len + KC_NONCE_LEN + 1)) {   /* the parent is gone */
             rc = 4;
             break;
         }
         if (r.context_lost) break;    /* rc: see above; context_lost: a fresh worker takes over */
     }
     if (gpu_state == 1) kc_gpu_close(&gpu);
+end:
     kc_note_predating(stdout);  /* processes no item started (LD_PRELOAD's), never blamed: said once */
     char why[700];
     if (kc_san_pool_free(san, why, sizeof why) && rc == 0) {

@@ -33,7 +33,7 @@
  * its result, makes the item CRASH.
  *
  * With several items in flight in one worker (issue 23, part 1; the book
- * and its checks are inflight.h, not wired here yet) every line names its
+ * and its checks are inflight.h; the worker: worker_lanes.h) every line names its
  * item: the parent answers "<name>\t<nonce>" instead of the bare nonce, and
  * takes a result only for an item it said DONE, sealed with that item's
  * nonce. Weaker than above: an item's nonce then exists in the worker while

@@ -1,0 +1,172 @@
+/* queue_lanes.c — owns the work queue parent's side of a worker with
+ * several items in flight (--inflight K > 1; the worker: worker_lanes.h;
+ * the protocol's book: inflight.h): each item's lane (its deadline, nonce
+ * and phase), the results taken by the book's checks, and re-execution:
+ * an item whose verdict in flight is not final (kc_inflight_final), and
+ * every item still in flight when its worker ended (a lost context, a
+ * lane's time limit, a crash), is put back solo and decided by a run with
+ * nothing beside it in its worker. An item handed alone is settled as a
+ * worker of one item at a time settles it (queue.c). */
+#include "queue_types.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "progname.h"
+#include "reporter.h"
+#include "state.h"
+
+int kc_ql_items(const queue *qq, const wk *w) { return qq->k > 1 ? w->book.open : w->cur >= 0; }
+
+void kc_ql_reset(queue *qq, wk *w)
+{
+    char err[128];
+    if (qq->k > 1) kc_inflight_init(&w->book, qq->k, err, sizeof err);   /* k checked by the option */
+    qq->dw[w->slot].inflight = 0;
+    qq->dw[w->slot].alone = 0;
+}
+
+static void recount(queue *qq, wk *w)
+{
+    int alone = 0;
+    for (int l = 0; l < w->book.k; l++) alone |= w->book.lane[l].phase != KC_LANE_FREE && w->lane_alone[l];
+    qq->dw[w->slot].inflight = w->book.open;
+    qq->dw[w->slot].alone = alone;
+}
+
+void kc_ql_hand(queue *qq, wk *w, int j, int alone, double t)
+{
+    char err[300];
+    int l = kc_inflight_hand(&w->book, qq->items[qq->q[j].idx].name, err, sizeof err);
+    if (l < 0) {            /* the queue's bug: dispatch asked only with a lane free */
+        kc_say(stderr, "internal error: worker %d: %s\n", w->slot, err);
+        return;
+    }
+    w->lane_item[l] = j;
+    w->lane_start[l] = t;
+    w->lane_deadline[l] = t + qq->q[j].limit;
+    w->lane_alone[l] = alone;
+    if (w->book.open == 1) {
+        w->tail_n = 0;
+        w->violation[0] = 0;
+        w->fault_beside = 0;
+        kc_q_phase(w, KC_WK_RUNNING);
+    }
+    recount(qq, w);
+}
+
+/* Lane l's item leaves the worker: its memory back to the admission. */
+static void lane_release(queue *qq, wk *w, int l)
+{
+    const kc_dispatch_item *di = &qq->di[w->lane_item[l]];
+    kc_admit_release(&qq->adm, w->devslot, di->host, di->gpu);
+    if (di->rerun_alone) qq->dp.alone_running = 0;
+    kc_inflight_close(&w->book, l);
+    recount(qq, w);
+}
+
+/* Item j goes back to the queue, undecided: a run alone in a worker decides it. */
+static void put_back_solo(queue *qq, int j, const char *state_why)
+{
+    qitem *qi = &qq->q[j];
+    kc_q_say(qq, "%s: %s; its verdict is decided by a run with nothing beside it\n", qq->items[qi->idx].name,
+             state_why);
+    qq->di[j].dispatched = 0;
+    qq->di[j].solo = 1;
+    qi->reported = 0;
+}
+
+void kc_ql_on_result(queue *qq, wk *w, kc_child *c, const char *line)
+{
+    char err[400], ans[KC_INFLIGHT_NAME + KC_NONCE_LEN + 4], name[KC_INFLIGHT_NAME];
+    size_t dn = strlen(KC_RESULT_DONE);
+    if (strncmp(line, KC_RESULT_DONE, dn) == 0 && line[dn] == '\t') {
+        if (kc_inflight_done(&w->book, line, ans, sizeof ans, err, sizeof err) < 0) {
+            kc_q_protocol_violated(qq, w, c, line, err);
+            return;
+        }
+        if (kc_sup_write(c, ans, strlen(ans))) kc_sup_close_stdin(c);   /* dying: its end settles the items */
+        return;
+    }
+    const char *body;
+    int l = kc_inflight_take(&w->book, line, &body, err, sizeof err);
+    kc_item_result r;
+    if (l < 0 || kc_result_parse(body, name, sizeof name, &r, err, sizeof err)) {
+        kc_q_protocol_violated(qq, w, c, line, err);
+        return;
+    }
+    int j = w->lane_item[l];
+    qitem *qi = &qq->q[j];
+    const kc_item *it = &qq->items[qi->idx];
+    if (w->lane_alone[l] || kc_inflight_final(it, &r)) {
+        kc_q_finish_item(qq, qi, &r, w, w->lane_start[l], kc_sup_now(), -1, 0, NULL);
+    } else {
+        char why[200];
+        snprintf(why, sizeof why, "%s%s in flight beside other items", kc_state_name(r.state),
+                 r.context_lost ? " with the CUDA context lost" : "");
+        put_back_solo(qq, j, why);
+    }
+    lane_release(qq, w, l);
+    /* The worker's phase (worker_phase.h) says what its lanes say together:
+     * RUNNING while any item is in flight; its last result is taken as one
+     * worker's is, SEALING then IDLE (or RETIRING). */
+    if (r.context_lost) {       /* it ends by itself; what else it had in flight goes back (kc_ql_gone) */
+        kc_q_fault_beside(qq, w);
+        kc_q_phase(w, KC_WK_SEALING);
+        kc_q_phase(w, KC_WK_RETIRING);
+        w->lost = r.context_lost;
+        kc_sup_close_stdin(c);
+    } else if (!w->book.open && w->phase == KC_WK_RUNNING) {
+        kc_q_phase(w, KC_WK_SEALING);
+        kc_q_phase(w, KC_WK_IDLE);
+        kc_sup_mark(c, KC_CHILD_IDLE);
+    }
+    kc_report_busy(kc_q_busy_count(qq), 1);
+}
+
+void kc_ql_timers(queue *qq, wk *w, kc_child *c, double t)
+{
+    if (c->state != KC_CHILD_RUNNING || w->phase != KC_WK_RUNNING || qq->interrupted) return;
+    for (int l = 0; l < w->book.k; l++) {
+        if (w->book.lane[l].phase == KC_LANE_FREE || t < w->lane_deadline[l]) continue;
+        kc_q_phase(w, KC_WK_TIMED_OUT);
+        kc_sup_stop(&qq->sup, c, SIGTERM, KC_SUP_GRACE_MS);
+        kc_q_say(qq, "%s exceeded its time limit of %.6g s on worker %d; SIGTERM to its process group (SIGKILL after %d ms)\n",
+                 w->book.lane[l].name, qq->q[w->lane_item[l]].limit, w->slot, KC_SUP_GRACE_MS);
+        return;
+    }
+}
+
+double kc_ql_deadline(const wk *w)
+{
+    double d = 0;
+    if (w->phase != KC_WK_RUNNING) return 0;
+    for (int l = 0; l < w->book.k; l++)
+        if (w->book.lane[l].phase != KC_LANE_FREE && (d <= 0 || w->lane_deadline[l] < d)) d = w->lane_deadline[l];
+    return d;
+}
+
+int kc_ql_gone(queue *qq, wk *w, kc_child *c, const char *how)
+{
+    int settled = 0;
+    for (int l = 0; l < w->book.k; l++) {
+        if (w->book.lane[l].phase == KC_LANE_FREE) continue;
+        int j = w->lane_item[l];
+        if (w->lane_alone[l] || qq->interrupted) {      /* as one item at a time: its verdict (queue.c) */
+            w->cur = j;
+            w->t_start = w->lane_start[l];
+            kc_q_settle_item(qq, w, c, how);        /* releases its memory; w->cur -1 again */
+            kc_inflight_close(&w->book, l);
+            recount(qq, w);
+            settled = 1;
+            continue;
+        }
+        char why[200];
+        snprintf(why, sizeof why, "in flight on worker %d (pid %ld) when it %s%s", w->slot, (long)c->pid,
+                 w->phase == KC_WK_TIMED_OUT ? "was stopped at a time limit and " : "", how);
+        put_back_solo(qq, j, why);
+        lane_release(qq, w, l);
+    }
+    return settled;
+}

@@ -1,0 +1,110 @@
+/* queue_types.h — the work queue parent's private types (queue.c): a
+ * selected item, a worker slot and the queue itself, shared with the files
+ * that hold parts of the parent. Not an interface: only src/run/queue*.c
+ * include it. */
+#ifndef KC_QUEUE_TYPES_H
+#define KC_QUEUE_TYPES_H
+#include "costs.h"
+#include "dispatch.h"
+#include "finish.h"
+#include "inflight.h"
+#include "jobs.h"
+#include "record.h"
+#include "result_cache.h"
+#include "supervisor.h"
+#include "tally.h"
+#include "worker.h"
+#include "worker_phase.h"
+
+/* A selected item: what the queue keeps of it beside what the dispatch
+ * policy reads (kc_dispatch_item, the same index in queue.di). */
+typedef struct qitem {
+    int idx;                    /* into items */
+    double limit;
+    int recorded;               /* cost from the table (else an estimate) */
+    int reported;
+} qitem;
+
+/* A worker slot: the supervisor's child of the same index, and what the
+ * queue keeps of it. */
+typedef struct wk {
+    int slot;                   /* worker index: the [wK] prefix */
+    int device, devslot;        /* CUDA ordinal; slot in the devinfo (-1: no GPU) */
+    int cur;                    /* the qitem it runs, -1 none */
+    double t_start, deadline;   /* the item's start and time limit */
+    double ready_by;            /* STARTING: it must say it is ready by then */
+    kc_worker_phase phase;      /* where it is in the protocol (worker_phase.h) */
+    int lost;                   /* RETIRING: why (KC_LOST_*, worker.h) */
+    int fault_beside;           /* another item on its GPU faulted while its item ran (kc_dispatch_rerun_alone) */
+    int spawned;
+    char nonce[KC_NONCE_LEN + 1]; /* SEALING: its item's nonce, sent once it said the item is over (worker.h) */
+    char violation[256];        /* VIOLATED while its item ran: the item is CRASH with this */
+    char tail[KC_QUEUE_TAIL_LINES][256];
+    int tail_n;
+    /* --inflight K > 1 (queue_lanes.c): its items in flight, one a lane; cur,
+     * t_start, deadline and nonce above are unused (-1, 0). */
+    kc_inflight book;           /* the lanes' names, phases and nonces (inflight.h) */
+    int lane_item[KC_INFLIGHT_MAX];         /* the qitem of each open lane */
+    double lane_start[KC_INFLIGHT_MAX], lane_deadline[KC_INFLIGHT_MAX];
+    int lane_alone[KC_INFLIGHT_MAX];        /* handed to go alone: nothing beside it */
+} wk;
+
+typedef struct queue {
+    const kc_opts *o;
+    const kc_item *items;
+    qitem *q;
+    int nq;
+    wk *w;
+    int nw;
+    kc_dispatch_item *di;       /* [nq]: each item as the dispatch policy sees it (dispatch.h) */
+    kc_dispatch_worker *dw;     /* [nw]: each worker as it sees it: its last contract, its sessions */
+    kc_dispatch dp;             /* the policy's view of both */
+    kc_sup sup;
+    kc_devinfo *d;
+    kc_admit adm;
+    kc_tally t;
+    kc_records rec;
+    kc_costs costs;
+    int interrupted;            /* the first SIGINT or SIGTERM */
+    kc_finish fin;              /* how items finish (finish.h); fin.stopping: no more items handed out */
+    int untrusted;              /* a worker's sanitizer session counted errors no item held (worker.h) */
+    int restarts, cap;
+    double t0;
+    int sampler;                /* GPU memory sampler running */
+    int serial;                 /* a serial or --shard K/N run: one worker, the items in selection order, its
+                                 * lines unprefixed (kc_serial_run) */
+    int violated;               /* a worker broke the result protocol between items: the run is not green */
+    int k;                      /* --inflight: items in flight per worker (1: one at a time, as before) */
+    kc_rcache_hits hits;        /* the verdicts reused from the results cache (result_cache.h) */
+} queue;
+
+/* queue.c's parts that queue_lanes.c shares (each as it says there). */
+void kc_q_say(queue *qq, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+kc_child *kc_q_child_of(queue *qq, const wk *w);
+void kc_q_phase(wk *w, kc_worker_phase to);
+void kc_q_finish_item(queue *qq, qitem *qi, kc_item_result *r, const wk *w, double start, double end,
+                      long gpu_mib, int print, const char *tail);
+void kc_q_release(queue *qq, wk *w, qitem *qi);
+void kc_q_fault_beside(queue *qq, const wk *from);
+int kc_q_busy_count(const queue *qq);
+void kc_q_protocol_violated(queue *qq, wk *w, kc_child *c, const char *line, const char *why);
+void kc_q_settle_item(queue *qq, wk *w, const kc_child *c, const char *how);
+
+/* queue_lanes.c: a worker with items in flight (qq->k > 1). */
+/* Items the worker has in flight now (either mode). */
+int kc_ql_items(const queue *qq, const wk *w);
+/* A fresh worker in the slot: no lanes open. */
+void kc_ql_reset(queue *qq, wk *w);
+/* Item j handed to w (its request written) at time t; alone: nothing goes beside it. */
+void kc_ql_hand(queue *qq, wk *w, int j, int alone, double t);
+/* A line on w's result pipe (DONE, a sealed result) with lanes. */
+void kc_ql_on_result(queue *qq, wk *w, kc_child *c, const char *line);
+/* Lanes past their time limit at time t: the worker is stopped (TIMED_OUT). */
+void kc_ql_timers(queue *qq, wk *w, kc_child *c, double t);
+/* The earliest deadline of w's lanes (0 none). */
+double kc_ql_deadline(const wk *w);
+/* w ended with items in flight: each that went alone is settled as
+ * kc_q_settle_item does; each that ran beside others is put back solo
+ * (undecided). Returns 1 when any was settled (an abnormal end). */
+int kc_ql_gone(queue *qq, wk *w, kc_child *c, const char *how);
+#endif

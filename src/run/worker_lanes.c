@@ -1,0 +1,334 @@
+/* worker_lanes.c — owns a worker's lanes (worker_lanes.h): K threads that
+ * run items side by side on the worker's one CUDA context, and the main
+ * thread that hands them items, runs the items that go alone, and speaks
+ * the protocol of several items open (inflight.h) on the result pipe. */
+#include "worker_lanes.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "exit_guard.h"
+#include "gates.h"
+#include "gpu_open.h"
+#include "inflight.h"
+#include "inputs.h"
+#include "item_run.h"
+#include "progname.h"
+#include "reporter.h"
+#include "result_line.h"
+#include "strbuf.h"
+
+#define KC_LANE_DETAIL_CAP 8192     /* as item_run.c's KC_DETAIL_CAP */
+
+/* One lane: a thread with its view of the session; lane k (the last) is
+ * the main thread's own, for the items that go alone. */
+typedef struct lane {
+    pthread_t th;
+    int started;
+    const kc_item *it;          /* its item, NULL free */
+    int done;                   /* its item is over: r holds the result (set by the lane, under mu) */
+    int said_done;              /* DONE written; its nonce awaited */
+    kc_item_result r;
+    int lost;                   /* the item lost the context (every lane's) */
+    char *detail;               /* the gates' further lines of its item (malloc'd; NULL none) */
+} lane;
+
+typedef struct lanes {
+    const kc_opts *o;
+    kc_gpu base;
+    int gpu_state;              /* 0 not opened, 1 ready, -1 no GPU */
+    int k;
+    lane l[KC_INFLIGHT_MAX + 1];
+    pthread_mutex_t mu;
+    pthread_cond_t go;
+    int quit;
+    int wake[2];                /* a lane's completion: one byte on wake[1] */
+} lanes;
+
+typedef struct lane_arg {
+    lanes *ls;
+    int i;
+} lane_arg;
+
+/* A lane's item run on its view g: as kc_item_run does for a kernel item or
+ * control, less what belongs to the process (its RSS, leftover processes,
+ * the GPU-state watch, stdio: the worker's at idle points, docs). Its line
+ * is printed by the main thread when it says the item is over (print_over):
+ * an item over after a neighbour lost the context is never said over, so
+ * never printed. Returns the gates' further lines (malloc'd, or NULL). */
+static char *lane_item(kc_gpu *g, const kc_item *it, const kc_opts *o, kc_item_result *out, int *lost)
+{
+    memset(out, 0, sizeof *out);
+    kc_item_fault_hang(it->name);
+    char *detail = malloc(KC_LANE_DETAIL_CAP);
+    double t0 = kc_now_s();
+    if (!detail) {
+        out->state = it->kind == KC_KIND_CONTROL ? KC_MISSED : KC_FAIL;
+        snprintf(out->msg, sizeof out->msg, "internal error: out of host memory");
+    } else {
+        kc_lines lines;
+        kc_lines_init(&lines, detail, KC_LANE_DETAIL_CAP);
+        kc_run_gpu_item(g, it, o->seed, o->reference, o, out, &lines);
+    }
+    out->seconds = kc_now_s() - t0;
+    out->peak_rss_kib = -1;         /* the process's, shared with its neighbours */
+    const char *inject = getenv("KC_FAULT_LOSE_CONTEXT_AFTER");    /* test hook (item_run.h) */
+    if (inject && strcmp(inject, it->name) == 0) out->context_lost = KC_LOST_CONTEXT;
+    if (g->lost && !out->context_lost) out->context_lost = KC_LOST_CONTEXT;
+    *lost = out->context_lost != 0;
+    if (kc_result_fails(out)) kc_rerun_command(o, it->name, o->device, out->rerun, sizeof out->rerun);
+    if (out->rerun[0] && out->block_size && !o->block_size)
+        kc_strcatf(out->rerun, sizeof out->rerun, " --block-size %u", out->block_size);
+    kc_result_escape(out);
+    return detail;
+}
+
+/* Lane l's item is said over: its line, printed whole, when its verdict is
+ * final (kc_inflight_final; the parent runs it again alone otherwise). */
+static void print_over(lane *l)
+{
+    if (kc_inflight_final(l->it, &l->r)) {
+        fputs(KC_LINE_MARK "\n", stdout);   /* the line starts a line (item_run.c, restore_stdio) */
+        kc_item_print(l->it->name, &l->r, l->r.seconds, l->detail, NULL);
+    }
+    free(l->detail);
+    l->detail = NULL;
+}
+
+static void *lane_main(void *arg)
+{
+    lanes *ls = ((lane_arg *)arg)->ls;
+    int i = ((lane_arg *)arg)->i;
+    free(arg);
+    lane *l = &ls->l[i];
+    kc_gpu g;
+    int open_rc = kc_gpu_open_lane(&g, &ls->base, KC_INPUT_CACHE_BYTES / (size_t)ls->k);
+    for (;;) {
+        pthread_mutex_lock(&ls->mu);
+        while (!ls->quit && (!l->it || l->done)) pthread_cond_wait(&ls->go, &ls->mu);
+        const kc_item *it = ls->quit ? NULL : l->it;
+        pthread_mutex_unlock(&ls->mu);
+        if (!it) break;
+        kc_item_result r;
+        int lost = 0;
+        char what[600], *detail = NULL;
+        snprintf(what, sizeof what, "running item %s (in flight)", it->name);
+        kc_exit_guard_thread_what(what);
+        if (open_rc) {
+            memset(&r, 0, sizeof r);
+            r.state = it->kind == KC_KIND_CONTROL ? KC_MISSED : KC_FAIL;
+            r.peak_rss_kib = -1;
+            snprintf(r.msg, sizeof r.msg, "internal error: the worker's lane could not be opened: %s", g.why);
+        } else {
+            detail = lane_item(&g, it, ls->o, &r, &lost);
+        }
+        kc_exit_guard_thread_what(NULL);
+        pthread_mutex_lock(&ls->mu);
+        l->r = r;
+        l->lost = lost;
+        l->detail = detail;
+        l->done = 1;
+        pthread_mutex_unlock(&ls->mu);
+        ssize_t w;
+        do w = write(ls->wake[1], "x", 1);
+        while (w < 0 && errno == EINTR);
+    }
+    if (!open_rc) kc_gpu_close_lane(&g);
+    return NULL;
+}
+
+/* Opens the context with the per-thread stream table and starts the lanes
+ * (at the first GPU item). */
+static void open_gpu(lanes *ls)
+{
+    if (ls->gpu_state) return;
+    ls->gpu_state = kc_gpu_open_streams(&ls->base, ls->o->device, 1) == 0 ? 1 : -1;
+    if (ls->gpu_state != 1) return;
+    for (int i = 0; i < ls->k; i++) {
+        lane_arg *a = malloc(sizeof *a);
+        if (!a) continue;
+        *a = (lane_arg){ ls, i };
+        if (pthread_create(&ls->l[i].th, NULL, lane_main, a) == 0) ls->l[i].started = 1;
+        else free(a);
+    }
+}
+
+/* One line from fd 0 into line (no '\n'): 1, 0 at end of input, -1 no
+ * complete line buffered yet (after reading what was there). */
+typedef struct rdbuf {
+    char b[8192];
+    size_t n;
+    int eof;
+} rdbuf;
+
+static int next_line(rdbuf *rb, char *line, size_t cap)
+{
+    char *nl = memchr(rb->b, '\n', rb->n);
+    if (!nl) {
+        if (rb->n == sizeof rb->b) nl = rb->b + rb->n - 1;      /* an overlong line: cut */
+        else return rb->eof ? 0 : -1;
+    }
+    size_t len = (size_t)(nl - rb->b);
+    snprintf(line, cap, "%.*s", (int)len, rb->b);
+    line[strcspn(line, "\r")] = 0;
+    memmove(rb->b, nl + 1, rb->n - len - 1);
+    rb->n -= len + 1;
+    return 1;
+}
+
+static int busy(const lanes *ls)
+{
+    int b = 0;
+    for (int i = 0; i <= ls->k; i++) b += ls->l[i].it != NULL;
+    return b;
+}
+
+int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_san_pool *san)
+{
+    static lanes S;             /* large: not on the stack */
+    lanes *ls = &S;
+    memset(ls, 0, sizeof *ls);
+    ls->o = o;
+    ls->k = o->inflight;
+    pthread_mutex_init(&ls->mu, NULL);
+    pthread_cond_init(&ls->go, NULL);
+    if (pipe(ls->wake)) {
+        kc_say(stderr, "--worker: cannot make a pipe for its lanes: %s\n", strerror(errno));
+        return 4;
+    }
+    rdbuf rb = { .n = 0 };
+    char line[1024], name[512], nonce[KC_NONCE_LEN + 1], err[300], out[4096 + KC_NONCE_LEN + 1];
+    int rc = 0, stopping = 0;
+    kc_exit_guard_what("waiting for items (worker with lanes)");
+    for (;;) {
+        /* The lanes' completions: DONE for each, unless the worker stops. */
+        pthread_mutex_lock(&ls->mu);
+        for (int i = 0; i <= ls->k; i++) {
+            lane *l = &ls->l[i];
+            if (!l->it || !l->done || l->said_done || stopping) continue;
+            if (i < ls->k) print_over(l);   /* the main thread's own item printed its line already */
+            int dl = snprintf(line, sizeof line, "%s\t%s\n", KC_RESULT_DONE, l->it->name);
+            if (kc_worker_write_all(rfd, line, (size_t)dl)) rc = 4;
+            l->said_done = 1;
+            if (l->lost) stopping = 1;      /* no more items; the others stay undecided */
+        }
+        pthread_mutex_unlock(&ls->mu);
+        if (rc) break;
+        int sealing = 0;
+        for (int i = 0; i <= ls->k; i++) sealing += ls->l[i].said_done;
+        if (stopping && !sealing) break;
+        if (rb.eof && !busy(ls)) break;
+        struct pollfd pf[2] = { { .fd = 0, .events = POLLIN }, { .fd = ls->wake[0], .events = POLLIN } };
+        int lines_ready = memchr(rb.b, '\n', rb.n) != NULL || rb.n == sizeof rb.b;
+        if (!lines_ready) {
+            if (poll(rb.eof ? pf + 1 : pf, rb.eof ? 1 : 2, -1) < 0 && errno != EINTR) {
+                rc = 4;
+                break;
+            }
+            char junk[64];
+            if (pf[1].revents & POLLIN) {
+                ssize_t r = read(ls->wake[0], junk, sizeof junk);
+                (void)r;
+            }
+            if (!rb.eof && (pf[0].revents & (POLLIN | POLLHUP))) {
+                ssize_t r = read(0, rb.b + rb.n, sizeof rb.b - rb.n);
+                if (r > 0) rb.n += (size_t)r;
+                else if (r == 0 || errno != EINTR) rb.eof = 1;
+            }
+        }
+        int got;
+        while ((got = next_line(&rb, line, sizeof line)) == 1) {
+            if (!line[0]) continue;
+            size_t al = strlen(KC_INFLIGHT_ALONE), ll = strlen(line);
+            int alone = ll > al + 1 && line[ll - al - 1] == '\t' && strcmp(line + ll - al, KC_INFLIGHT_ALONE) == 0;
+            if (alone) line[ll - al - 1] = 0;
+            int kind = kc_inflight_worker_line(line, name, sizeof name, nonce, err, sizeof err);
+            if (kind < 0) {
+                kc_say(stderr, "--worker: %s\n", err);
+                rc = 4;
+                break;
+            }
+            if (kind == 1) {                /* the nonce of an item it said DONE */
+                int i = 0;
+                while (i <= ls->k && !(ls->l[i].said_done && strcmp(ls->l[i].it->name, name) == 0)) i++;
+                if (i > ls->k) {
+                    kc_say(stderr, "--worker: a nonce for %s, which is not over here\n", name);
+                    rc = 4;
+                    break;
+                }
+                lane *l = &ls->l[i];
+                memcpy(out, nonce, KC_NONCE_LEN);
+                out[KC_NONCE_LEN] = '\t';
+                int len = kc_result_format(l->it->name, &l->r, out + KC_NONCE_LEN + 1, sizeof out - KC_NONCE_LEN - 1);
+                if (len < 0 || kc_worker_write_all(rfd, out, (size_t)len + KC_NONCE_LEN + 1)) {
+                    rc = 4;
+                    break;
+                }
+                pthread_mutex_lock(&ls->mu);
+                l->it = NULL;
+                l->done = l->said_done = 0;
+                pthread_mutex_unlock(&ls->mu);
+                continue;
+            }
+            if (stopping) continue;         /* it takes no more items */
+            const kc_item *it = kc_worker_find_item(items, n, name);
+            if (!it) {
+                kc_say(stderr, "--worker: no item named '%s'\n", name);
+                rc = 4;
+                break;
+            }
+            char why[300];
+            if (kc_item_needs_gpu(it)) open_gpu(ls);
+            if (alone || !kc_inflight_admits(it, why, sizeof why) || ls->gpu_state != 1) {
+                /* As a worker of one item at a time runs it: on this thread. */
+                lane *l = &ls->l[ls->k];
+                char what[600];
+                snprintf(what, sizeof what, "running item %s", it->name);
+                kc_exit_guard_what(what);
+                kc_item_run(&ls->base, ls->gpu_state == 1, it, o, NULL, san, &l->r);
+                kc_exit_guard_what("waiting for items (worker with lanes)");
+                l->it = it;
+                l->lost = l->r.context_lost != 0;
+                l->done = 1;
+                continue;
+            }
+            int i = 0;
+            pthread_mutex_lock(&ls->mu);
+            while (i < ls->k && (ls->l[i].it || !ls->l[i].started)) i++;
+            if (i < ls->k) {
+                ls->l[i].it = it;
+                ls->l[i].done = ls->l[i].said_done = 0;
+                pthread_cond_broadcast(&ls->go);
+            }
+            pthread_mutex_unlock(&ls->mu);
+            if (i == ls->k) {
+                kc_say(stderr, "--worker: %s handed with its %d lanes busy\n", it->name, ls->k);
+                rc = 4;
+                break;
+            }
+        }
+        if (rc) break;
+    }
+    if (stopping || rc) {
+        /* Lanes may be inside the lost context (or a hang): not joined. */
+        fflush(stdout);
+        fflush(stderr);
+        _exit(rc);
+    }
+    pthread_mutex_lock(&ls->mu);
+    ls->quit = 1;
+    pthread_cond_broadcast(&ls->go);
+    pthread_mutex_unlock(&ls->mu);
+    for (int i = 0; i < ls->k; i++)
+        if (ls->l[i].started) pthread_join(ls->l[i].th, NULL);
+    if (ls->gpu_state == 1) kc_gpu_close(&ls->base);
+    close(ls->wake[0]);
+    close(ls->wake[1]);
+    return rc;
+}

@@ -1,0 +1,133 @@
+/* test_inflight_run.c — --inflight K end to end through the fake driver
+ * (issue 23, part 1): K items side by side in each worker give the serial
+ * run's TALLY, SUMMARY and per-item states; a control that loses the
+ * context beside passing items is RED by the same gate as serially, its
+ * neighbours PASS, each item on one line; a hanging item beside others is
+ * TIMEOUT, decided by its run alone; K outside 1..64 is refused. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/run_output.h"
+#include "tally.h"
+
+/* Every "STATE  NAME" of out, worker prefixes dropped, sorted: one string. */
+static char *states(const char *out)
+{
+    size_t cap = strlen(out) + 1, n = 0, nl = 0;
+    char **lines = calloc(cap, sizeof *lines), *all = calloc(cap, 1);
+    cr_assert(lines && all);
+    for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        const char *q = p;
+        if (*q == '[' && strchr(q, ']')) q = strchr(q, ']') + 2;
+        char st[16], name[256];
+        if (sscanf(q, "%15[A-Z] %255s", st, name) != 2 || strcmp(st, "TALLY") == 0 || strcmp(st, "SUMMARY") == 0)
+            continue;
+        if (q[strlen(st)] != ' ') continue;
+        char *l = malloc(300);
+        snprintf(l, 300, "%s %s\n", st, name);
+        lines[nl++] = l;
+    }
+    for (size_t i = 0; i < nl; i++)
+        for (size_t j = i + 1; j < nl; j++)
+            if (strcmp(lines[j], lines[i]) < 0) {
+                char *t = lines[i];
+                lines[i] = lines[j];
+                lines[j] = t;
+            }
+    for (size_t i = 0; i < nl; i++) {
+        memcpy(all + n, lines[i], strlen(lines[i]));
+        n += strlen(lines[i]);
+        free(lines[i]);
+    }
+    free(lines);
+    return all;
+}
+
+static void expect_same_run(const kc_proc *s, const kc_proc *k)
+{
+    kc_tally ts, tk;
+    kc_out_tally(s->out, &ts);
+    kc_out_tally(k->out, &tk);
+    cr_expect(kc_tally_counts_equal(&ts, &tk), "serial and --inflight tallies differ:\n%s\n---\n%s", s->out, k->out);
+    char ss[1024], sk[1024];
+    kc_out_summary(s->out, ss, sizeof ss);
+    kc_out_summary(k->out, sk, sizeof sk);
+    char *p = strstr(ss, "  ("), *q = strstr(sk, "  (");     /* the wall time differs */
+    if (p) *p = 0;
+    if (q) *q = 0;
+    cr_expect_str_eq(sk, ss);
+    char *a = states(s->out), *b = states(k->out);
+    cr_expect_str_eq(b, a, "per-item states differ:\n%s\n---\n%s", s->out, k->out);
+    free(a);
+    free(b);
+    cr_expect_eq(k->status, s->status, "%s%s", k->out, k->err);
+    cr_expect(!strstr(k->err, "internal error") && !strstr(k->out, "internal error: worker"), "%s%s", k->out, k->err);
+}
+
+Test(inflight_run, four_in_flight_give_the_serial_verdicts, .timeout = 60)
+{
+    char *sa[] = { "run", "fake.*", "fakeacc.*", "fakeargs.*", "--seed", "5", "--no-cache", NULL };
+    char *ka[] = { "run", "fake.*", "fakeacc.*", "fakeargs.*", "--seed", "5", "--no-cache", "--jobs", "2", "--inflight", "4",
+                   NULL };
+    kc_proc s = kc_run_fake(sa, NULL, 30), k = kc_run_fake(ka, NULL, 30);
+    expect_same_run(&s, &k);
+    cr_expect(strstr(k.out, "decided by a run with nothing beside it"), "FAIL and MISSED verdicts are rerun alone:\n%s",
+              k.out);
+    kc_proc_free(&s);
+    kc_proc_free(&k);
+}
+
+Test(inflight_run, a_control_that_loses_the_context_is_red_by_its_gate_beside_passing_items, .timeout = 60)
+{
+    char *sa[] = { "run", "fakeedgesmem.*", "fake.axpy.f32", "fake.copy.f16", "--no-cache", NULL };
+    char *ka[] = { "run", "fakeedgesmem.*", "fake.axpy.f32", "fake.copy.f16", "--no-cache", "--inflight", "4", NULL };
+    kc_proc s = kc_run_fake(sa, NULL, 30), k = kc_run_fake(ka, NULL, 30);
+    expect_same_run(&s, &k);
+    char ls[2048], lk[2048];
+    const char *a = kc_out_item_line(s.out, "RED", "fakeedgesmem.copy.f16:control.late_fault", ls, sizeof ls);
+    const char *b = kc_out_item_line(k.out, "RED", "fakeedgesmem.copy.f16:control.late_fault", lk, sizeof lk);
+    cr_assert(a && b, "the gate-1 control is RED in both:\n%s\n---\n%s", s.out, k.out);
+    cr_expect(strstr(b, "caught by gate 1") && strstr(b, "CUDA_ERROR_ILLEGAL_ADDRESS"), "%s", b);
+    char *ca = strstr(ls, "shape "), *cb = strstr(lk, "shape ");     /* its own shape, as serially */
+    cr_assert(ca && cb, "%s\n%s", ls, lk);
+    cr_expect_eq(strncmp(ca, cb, 40), 0, "serially: %s\nin flight: %s", ls, lk);
+    /* In flight it lost the context of its worker: it, or a neighbour that
+     * met the loss first, went back undecided with every item beside it. */
+    cr_expect(strstr(k.out, "control.late_fault: ") && strstr(k.out, "CUDA context lost in flight"), "%s", k.out);
+    char buf[1024];
+    cr_expect(kc_out_item_line(k.out, "PASS", "fake.axpy.f32", buf, sizeof buf), "%s", k.out);
+    kc_proc_free(&s);
+    kc_proc_free(&k);
+}
+
+Test(inflight_run, a_hanging_item_beside_others_is_timeout_alone, .timeout = 60)
+{
+    char *env[] = { "KC_FAULT_HANG_ITEM=fake.copy.f16", NULL };
+    char *ka[] = { "run", "fake.axpy.f32", "fake.copy.f16", "fakeacc.dot.f32", "fakeacc.sumsq.f32", "--no-cache",
+                   "--inflight", "4", "--timeout", "1", NULL };
+    kc_proc k = kc_run_fake(ka, env, 30);
+    char buf[2048];
+    cr_expect_eq(kc_out_state_lines(k.out, "fake.copy.f16", NULL, 0), 1, "%s", k.out);
+    cr_expect(kc_out_item_line(k.out, "TIMEOUT", "fake.copy.f16", buf, sizeof buf), "%s", k.out);
+    cr_expect(strstr(k.out, "fake.copy.f16: in flight on worker 0"), "first in flight, then alone:\n%s", k.out);
+    cr_expect(kc_out_item_line(k.out, "PASS", "fake.axpy.f32", buf, sizeof buf), "%s", k.out);
+    cr_expect(kc_out_item_line(k.out, "PASS", "fakeacc.dot.f32", buf, sizeof buf), "%s", k.out);
+    cr_expect_eq(k.status, 1, "%s%s", k.out, k.err);
+    kc_proc_free(&k);
+}
+
+Test(inflight_run, items_in_flight_outside_one_to_sixty_four_are_refused, .timeout = 30)
+{
+    const char *bad[] = { "0", "65", "x" };
+    for (int i = 0; i < 3; i++) {
+        char *a[] = { "run", "fake.axpy.f32", "--inflight", (char *)bad[i], NULL };
+        kc_proc p = kc_run_fake(a, NULL, 10);
+        cr_expect_eq(p.status, 2, "--inflight %s: exit %d\n%s%s", bad[i], p.status, p.out, p.err);
+        char want[128];
+        snprintf(want, sizeof want, "--inflight: expected the items in flight per worker, 1 to 64, got '%s'", bad[i]);
+        cr_expect(strstr(p.err, want), "--inflight %s:\n%s", bad[i], p.err);
+        kc_proc_free(&p);
+    }
+}

@@ -237,6 +237,27 @@ Test(gates_fake, limit_problems_carry_figure_and_budget)
     kc_proc_free(&p);
 }
 
+/* A device reference's local memory: what the driver reserves for it in the
+ * context (local x 2048 threads x 4 SMs under the fake), a problem past the
+ * 64 MiB an item may leave allocated; a figure when it has any. */
+Test(gates_fake, limits_measure_the_device_references_local_memory)
+{
+    kc_proc p = kc_run_fake((char *[]){ "run", "fake.axpy.f32:limits", NULL }, (char *[]){ "KC_FAKE_REF_LOCAL=16384", NULL }, 30);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    expect_item(p.out, "LIMIT", "fake.axpy.f32:limits",
+                T("1 problem: device reference fake_axpy_ref: 16384 bytes of local memory a thread make the driver "
+                  "reserve 128 MiB (2048 threads x 4 SMs), more than the 64 MiB an item may leave allocated: every "
+                  "item of fake.axpy.f32 would replace its worker (a kc_dref taken by reference from a kernel "
+                  "parameter that is not const __grid_constant__ copies it to the stack)"));
+    kc_proc_free(&p);
+    p = kc_run_fake((char *[]){ "run", "fake.axpy.f32:limits", NULL }, (char *[]){ "KC_FAKE_REF_LOCAL=512", NULL }, 30);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    expect_item(p.out, "PASS", "fake.axpy.f32:limits",
+                T("16 registers, 0+0 B shared, 0 B local, 8 blocks/SM at shape large.1e6; device reference "
+                  "fake_axpy_ref: 512 B local (4 MiB reserved in the context); 4 shapes within the device's launch limits"));
+    kc_proc_free(&p);
+}
+
 Test(gates_fake, known_findings_are_known_and_stale_ones_fail)
 {
     kc_proc p = fake_run((char *[]){ "run", "fake.known.f32", NULL });

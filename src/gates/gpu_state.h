@@ -25,7 +25,7 @@
 #ifndef KC_GPU_STATE_H
 #define KC_GPU_STATE_H
 #include <stddef.h>
-#include "gates.h"
+#include "gpu.h"
 
 #define KC_GPU_LEAK_MIB 64          /* one item may leave at most this much more allocated ... */
 #define KC_GPU_GROWN_MIB 512        /* ... and all of them this much above the first item's start */

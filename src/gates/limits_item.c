@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "fatbin.h"
+#include "gpu_state.h"
 #include "launch.h"
 #include "machine_code.h"
 #include "module_cache.h"
@@ -262,6 +263,48 @@ static void limits_of_step(kc_gpu *gpu, const kc_contract *c, const kc_kernels *
              setmaxnreg_figures, statics, maxsmem, local, blocks, big->name, cluster_figures);
 }
 
+/* The contract's device reference (gate 3's float64 kernel): its local
+ * memory a thread, and what the driver reserves for it in the context (the
+ * local memory of every thread the GPU holds at once, kept for the
+ * context's life). Above KC_GPU_LEAK_MIB that reservation reads as memory
+ * the item left allocated (gpu_state.h), and every item of the contract
+ * replaces its worker: a problem. Measured: a reference taking kc_dref by
+ * reference from an ordinary kernel parameter copies it to 1360 bytes of
+ * stack a thread, 150 MiB more on an H200 (kcontract_dref_common.cuh). */
+static void limits_of_device_reference(kc_gpu *gpu, const kc_contract *c, kc_problems *pr, char *fig, size_t figcap)
+{
+    const kc_device_ref *d = &c->device_reference;
+    const kc_fatbin *fb = d->module ? kc_fatbin_find(d->module, NULL) : NULL;
+    CUmodule mod = NULL;
+    CUfunction fn = NULL;
+    int local = 0, per_sm = 0;
+    if (!fb) {
+        problem(pr, "device reference %s: module %s is not embedded in this binary", d->symbol, d->module ? d->module : "(none)");
+        return;
+    }
+    if (!measured(gpu, pr, kc_module_take(gpu, fb, &mod), "cuModuleLoadData (device reference)", "its local memory"))
+        return;
+    if (measured(gpu, pr, kc_module_function(gpu, mod, d->symbol, &fn), "cuModuleGetFunction (device reference)",
+                 "its local memory") &&
+        measured(gpu, pr, gpu->cu.FuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn),
+                 "cuFuncGetAttribute(LOCAL_SIZE_BYTES) (device reference)", "its local memory") &&
+        measured(gpu, pr, gpu->cu.DeviceGetAttribute(&per_sm, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
+                                                     gpu->cudev),
+                 "cuDeviceGetAttribute(MAX_THREADS_PER_MULTIPROCESSOR)", "the device reference's reservation")) {
+        const double mib = (double)local * per_sm * gpu->dev.sm_count / (1024.0 * 1024.0);
+        if (local)      /* the usual 0 adds nothing to the line */
+            snprintf(fig, figcap, "device reference %s: %d B local (%.0f MiB reserved in the context)", d->symbol, local,
+                     mib);
+        if (mib > KC_GPU_LEAK_MIB)
+            problem(pr, "device reference %s: %d bytes of local memory a thread make the driver reserve %.0f MiB "
+                    "(%d threads x %d SMs), more than the %d MiB an item may leave allocated: every item of %s "
+                    "would replace its worker (a kc_dref taken by reference from a kernel parameter that is not "
+                    "const __grid_constant__ copies it to the stack)", d->symbol, local, mib, per_sm,
+                    gpu->dev.sm_count, KC_GPU_LEAK_MIB, c->name);
+    }
+    kc_module_give(gpu, mod);
+}
+
 /* Limit checks: resources against the budget and the device, occupancy at the
  * largest shape, and every shape's launch geometry against the device's limits
  * (the envelope), for each step of a sequence (its problems and figures named
@@ -297,6 +340,11 @@ void kc_run_limits(kc_gpu *gpu, const kc_item *it, kc_item_result *res)
         kc_strcatf(figures, sizeof figures, "%s%s%s", i ? "; " : "", pr.who, fig);
     }
     pr.who[0] = 0;
+    if (c->device_reference.symbol && !gpu->lost) {
+        char fig[400] = "";
+        limits_of_device_reference(gpu, c, &pr, fig, sizeof fig);
+        if (fig[0]) kc_strcatf(figures, sizeof figures, "; %s", fig);
+    }
     if (kc_module_kept(K.mod)) kc_module_give(gpu, K.mod);     /* a lane's kept copy (module_cache.h) stays loaded */
     else if (!gpu->lost) measured(gpu, &pr, gpu->cu.ModuleUnload(K.mod), "cuModuleUnload", "nothing else");
     K.mod = NULL;

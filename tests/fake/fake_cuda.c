@@ -590,6 +590,7 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
     case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = SMS; break;
     case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: *v = 2048; break;
     case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *v = 32; break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *v = SMEM_DEFAULT; break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = SMEM_OPTIN; break;
@@ -849,7 +850,10 @@ CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f)
     switch (a) {
     case CU_FUNC_ATTRIBUTE_NUM_REGS: *v = regs_of(f); break;
     case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *v = f->k->static_smem; break;
-    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *v = f->k->local; break;
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:     /* KC_FAKE_REF_LOCAL: the device references' (module fake_ref) */
+        *v = !strcmp(f->k->module, "fake_ref") && getenv("KC_FAKE_REF_LOCAL") ? atoi(getenv("KC_FAKE_REF_LOCAL"))
+                                                                             : f->k->local;
+        break;
     case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = f->k->max_threads; break;
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *v = f->max_dynamic_smem; break;
     case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED: *v = f->nonportable; break;

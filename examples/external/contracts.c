@@ -136,6 +136,9 @@ KC_CONTRACT(ex_vendor_softmax_f32) {
     .controls = {
         { "no_barrier", 3, "a missing __syncthreads: partials read before they are written" },
         { "no_shuffle", 3, "a warp reduction that never exchanges lanes" },
+        /* a patch applied to a copy of the third-party file (controls/sum_off_by_one.patch,
+         * PATCHES_vendor_softmax in CMakeLists.txt, KC_PATCHES_vendor_softmax in the Makefile) */
+        { "sum_off_by_one", 3, "the row's sum misses its last column (a loop bound off by one)" },
         /* no source change at all: the harness launches the clean build one block short */
         { "short_grid", 2, "a grid one block short: the last row never written", KC_HARNESS_BLOCK_SHORT },
     },

@@ -185,6 +185,10 @@ sanitize ex.vendor_softmax.f32:sanitize
 $(cat "$tmp/list")
 expected
 $want"
+  # The vendor softmax's edge shapes derived from its model shape (KC_EDGE_SHAPES), after the hand-written ones.
+  want='"shapes":["gpt2.attn.ctx1024","edge.1x1","edge.3x33","edge.2x257","large.1024x4096","edge.gpt2.attn.ctx1024.d1=1","edge.gpt2.attn.ctx1024.d1=255","edge.gpt2.attn.ctx1024.d1=257","edge.gpt2.attn.ctx1024.d1=1023","edge.gpt2.attn.ctx1024.d1=1025"]'
+  "$1" list --format json 2>&1 | grep '"name":"ex.vendor_softmax.f32"' | grep -qF "$want" ||
+    { "$1" list --format json; fail "$2: ex.vendor_softmax.f32's shapes are not $want"; }
   for so in libex_double.so libex_double@skip_last.so; do
     [ -f "$(dirname "$1")/lib/$so" ] || fail "$2: library kernel $(dirname "$1")/lib/$so not built"
   done

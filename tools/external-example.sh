@@ -40,7 +40,8 @@ make -s lib
 make -s install PREFIX="$tmp/prefix" >/dev/null
 make -s install PREFIX=/opt/kcontract DESTDIR="$tmp/stage" >/dev/null
 for f in lib/libkcontract.a lib/libkcontract_main.a lib/libkcontract.so lib/pkgconfig/kcontract.pc \
-         lib/cmake/kcontract/kcontractConfig.cmake include/kcontract.h share/kcontract/kcontract.mk; do
+         lib/cmake/kcontract/kcontractConfig.cmake include/kcontract.h share/kcontract/kcontract.mk \
+         share/kcontract/kcontract_patch.sh; do
   [ -e "$tmp/prefix/$f" ] || fail "make install PREFIX=$tmp/prefix did not install $f"
   [ -e "$tmp/stage/opt/kcontract/$f" ] || fail "make install DESTDIR=$tmp/stage did not install opt/kcontract/$f"
 done

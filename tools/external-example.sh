@@ -289,6 +289,14 @@ RED ex.vendor_softmax.f32:control.no_shuffle
 RED ex.vendor_softmax.f32:control.short_grid
 RED ex.vendor_softmax.f32:control.sum_off_by_one" 'ex.scale.f32' 'ex.scale.f32:limits' 'ex.scale.f32:control.*' \
   'ex.vendor_softmax.f32' 'ex.vendor_softmax.f32:limits' 'ex.vendor_softmax.f32:control.*'
+# The library kernel calls the CUDA runtime, which finds no driver on a
+# machine without one: its error 35 is named as the runtime names it, not
+# as a CUresult nobody names.
+if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+  KC_LIBCUDA=$fake "$tmp/src/build/ex_suite" run --costs "$tmp/costs.tsv" ex.double.f32 > "$tmp/lib.log" 2>&1 || true
+  grep -q 'library call ex_double_f32 (libex_double.so) returned cudaErrorInsufficientDriver (error 35, a cudaError_t of the CUDA runtime)' "$tmp/lib.log" ||
+    { cat "$tmp/lib.log"; fail "make: the library kernel's error 35 without a driver is not named cudaErrorInsufficientDriver"; }
+fi
 # The third-party module through the make rules with nvcc too (the run above
 # had the fake's images): KC_NVFLAGS_vendor_softmax finds the file, and each
 # image, clean and control, holds the mangled symbol the contract names.

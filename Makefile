@@ -262,7 +262,7 @@ install: lib
 	ln -sf libkcontract.so.$(KC_ABI) $(DESTDIR)$(LIBDIR)/libkcontract.so
 	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(PREFIX)/include/
 	install -m 644 share/kcontract.mk share/kcontract_embed.c share/kcontract_images.ld $(DESTDIR)$(PREFIX)/share/kcontract/
-	install -m 755 share/kcontract_digest.sh $(DESTDIR)$(PREFIX)/share/kcontract/
+	install -m 755 share/kcontract_digest.sh share/kcontract_patch.sh $(DESTDIR)$(PREFIX)/share/kcontract/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@VERSION@|$(KC_VERSION)|g' \
 	  -e 's|@CUDA_HOME@|$(CUDA_HOME)|g' share/kcontract.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/kcontract.pc
 	sed -e 's|@VERSION@|$(KC_VERSION)|g' share/kcontractConfigVersion.cmake.in \

@@ -734,6 +734,67 @@ typedef struct kc_launch {
  * (docs/writing-a-contract.md, "Block sizes"). */
 KC_API void kc_launch_1d(kc_launch *l, uint64_t n, unsigned block);
 
+/* ---- Edge shapes derived from a model shape (src/core/edge_shapes.c). */
+
+/* How kc_edge_shapes varies one dim of a model shape to reach the sizes
+ * where tiled kernels break: off the tile by one on each side of the first
+ * tile and of the model's own size, and 1.
+ *   dim       the dim varied, d[dim] (0 .. KC_MAX_DIMS - 1)
+ *   tile      the kernel's tile (or block) along it, >= 1: the candidates
+ *             are 1, tile - 1, tile + 1, D - 1 and D + 1 (D the model's
+ *             d[dim]); a candidate that is a multiple of tile is no edge
+ *             and is dropped
+ *   min, max  the values allowed, inclusive (min 0: 1; max 0: no bound)
+ *   keep      the kernel's precondition over a candidate shape (whole
+ *             shape: a rule may read other dims), e.g. K % 8 == 0; NULL
+ *             keeps all. A candidate it refuses moves away from the tile
+ *             boundary to the nearest value it keeps (1 upwards, tile - 1
+ *             and D - 1 downwards, tile + 1 and D + 1 upwards), at most
+ *             4096 steps, still off the tile and in [min, max]. */
+typedef struct kc_edge_rule {
+    int dim;
+    int64_t tile;
+    int64_t min, max;
+    int (*keep)(const kc_shape *s);
+} kc_edge_rule;
+
+/* Appends to `list` (a {0}-terminated array of `cap` entries, the
+ * terminator included) the edge shapes `rule` derives from `model`: the
+ * model's dims with d[dim] replaced, class KC_SHAPE_EDGE, named
+ * "edge.<model's name>.d<dim>=<value>" (allocated, kept for the process).
+ * A candidate whose dims equal an entry already in the list is left out
+ * (derived shapes deduplicate against each other and against hand-written
+ * ones). Returns the number appended; -1 with why (at most why_cap bytes,
+ * may be NULL) naming the value and what was expected when an argument is
+ * NULL, dim is outside [0, KC_MAX_DIMS), tile < 1, the model's d[dim] < 1,
+ * min > max, the list has no room for all it derives (then nothing is
+ * appended), or no candidate survives (a rule that derives nothing is a
+ * mistake, not an empty set). */
+KC_API int kc_edge_shapes(kc_shape *list, int cap, const kc_shape *model, const kc_edge_rule *rule, char *why,
+                          size_t why_cap);
+/* kc_edge_shapes for a contract's shape list at load time: a refusal is
+ * reported on stderr naming `what` (the list) and the process exits with 2,
+ * the exit of a contract's mistake. The model is list[model]. */
+KC_API void kc_derive_edges(kc_shape *list, int cap, int model, const kc_edge_rule *rule, const char *what);
+/* KC_EDGE_SHAPES(list, model, rule fields...) derives a static shape
+ * list's edges before main (a constructor), for .shapes = list:
+ *     static int k_mod8(const kc_shape *s) { return s->d[2] % 8 == 0; }
+ *     static kc_shape shapes[16] = {            // room for the derived ones
+ *         { "llama3-8b.qkv", KC_SHAPE_MODEL, { 4096, 6144, 4096 } },
+ *         { "edge.1x1x8", KC_SHAPE_EDGE, { 1, 1, 8 } },
+ *         { 0 } };
+ *     KC_EDGE_SHAPES(shapes, 0, .dim = 2, .tile = 64, .keep = k_mod8)
+ * adds K = 8, 56, 72, 4088 and 4104 (the off-tile K nearest 1, 63, 65,
+ * 4095 and 4097 that meet K % 8 == 0). Use it once per line. */
+#define KC_EDGE_SHAPES(list_, model_, ...) KC_EDGE_SHAPES_AT_(list_, model_, __LINE__, __VA_ARGS__)
+#define KC_EDGE_SHAPES_AT_(list_, model_, line_, ...) KC_EDGE_SHAPES_AT2_(list_, model_, line_, __VA_ARGS__)
+#define KC_EDGE_SHAPES_AT2_(list_, model_, line_, ...)                                              \
+    __attribute__((constructor)) static void kc_edges_##list_##_##line_(void)                      \
+    {                                                                                              \
+        static const kc_edge_rule kc_rule_ = { __VA_ARGS__ };                                      \
+        kc_derive_edges(list_, (int)(sizeof list_ / sizeof list_[0]), model_, &kc_rule_, #list_); \
+    }
+
 /* One launch of a contract that is a sequence of kernels on one stream: a
  * producer and its dependent (programmatic dependent launch, sm_90), or
  * any short pipeline whose kernels hand each other buffers. The harness

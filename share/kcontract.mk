@@ -31,6 +31,11 @@
 # plain sm_90 image of it exists for the driver to pick; CMake's
 # CUDA_ARCH_<module>),
 # KC_LIBS_lib<name> (libraries a library kernel links, e.g. -lcublas),
+# KC_PATCHES_<module> (patch controls of a module or library kernel: each
+# <control>.patch, a unified diff with a/ and b/ paths from KC_PATCH_BASE
+# [.], is applied to a copy of the source by kcontract_patch.sh, and that copy
+# built as the control's image; for kernels one may not edit. Set it before
+# the kc_suite line: its targets are made there. CMake's PATCHES_<module>),
 # KC_INCLUDE [kcontract's headers]. Modules named
 # *_ref.cu (device references) are built with -fmad=false, as the host
 # reference rounds. Quiet by default; V=1 prints every command.
@@ -49,6 +54,8 @@ KC_EMBED_SRC ?= $(KC_MK_DIR)/kcontract_embed.c
 # of the other modules' items valid (the results cache, docs/results-cache.md).
 KC_IMAGES_LDFLAGS ?= -Wl,-T,$(KC_MK_DIR)/kcontract_images.ld
 KC_DIGEST ?= $(KC_MK_DIR)/kcontract_digest.sh
+KC_PATCH ?= $(KC_MK_DIR)/kcontract_patch.sh
+KC_PATCH_BASE ?= .
 KC_EMBED_CC ?= $(CC)
 KC_LIB_NVFLAGS = -Xcompiler -fPIC,-Wall -shared -cudart shared -L$(CUDA_HOME)/lib64 -Xlinker -rpath=$(CUDA_HOME)/lib64
 
@@ -66,6 +73,21 @@ KC_HOSTLIBS ?=
 
 kc_module_of = $(basename $(notdir $(1)))
 kc_controls_of = $(shell grep -ohE 'KC_CONTROL_[A-Za-z0-9_]+' $(1) | sed 's/^KC_CONTROL_//' | sort -u)
+# Patch controls (KC_PATCHES_<module>): their names, and the patch of one.
+kc_patches_of = $(KC_PATCHES_$(call kc_module_of,$(1)))
+kc_patch_controls_of = $(patsubst %.patch,%,$(notdir $(call kc_patches_of,$(1))))
+kc_patch_for = $(if $(2),$(firstword $(filter %/$(2).patch $(2).patch,$(call kc_patches_of,$(1)))))
+kc_check_patches = $(strip \
+  $(if $(filter-out %.patch,$(call kc_patches_of,$(1))),$(error KC_PATCHES_$(call kc_module_of,$(1)): \
+    $(filter-out %.patch,$(call kc_patches_of,$(1))) is not a <control>.patch file)) \
+  $(if $(filter-out $(words $(call kc_patch_controls_of,$(1))),$(words $(sort $(call kc_patch_controls_of,$(1))))), \
+    $(error KC_PATCHES_$(call kc_module_of,$(1)): two patches of one control name: $(call kc_patches_of,$(1)))) \
+  $(if $(filter $(call kc_patch_controls_of,$(1)),$(call kc_controls_of,$(1))),$(error KC_PATCHES_$(call \
+    kc_module_of,$(1)): control $(filter $(call kc_patch_controls_of,$(1)),$(call kc_controls_of,$(1))) is \
+    both a patch and a KC_CONTROL_ switch in $(1))))
+# The command that builds a patch control's image (FILE, CONTROL, PATCH):
+# kcontract_patch.sh runs the compiler on a patched copy of the source.
+kc_patch_run = sh $$(KC_PATCH) $(3) $$(KC_PATCH_BASE) $$(@D)/patched/$(call kc_module_of,$(1))@$(2) $$< --
 # KC_NVFLAGS_<module> is read when the recipe runs, so it may be set before
 # or after the kc_suite line (as KC_LIBS_lib<name> may).
 kc_module_flags = $(if $(filter %_ref,$(call kc_module_of,$(1))),-fmad=false) $$(KC_NVFLAGS_$(call kc_module_of,$(1)))
@@ -91,39 +113,44 @@ endef
 ifeq ($(KC_FAKE_IMAGES),1)
 define kc_fatbin_recipe
 	$$(KC_SAY) FAKE $$@
+	$(if $(4),$$(KC_Q)$(call kc_patch_run,$(2),$(3),$(4)) true)
 	$$(KC_Q)printf 'KCFAKE %s %s\n' $(call kc_module_of,$(2)) $(or $(3),-) > $$@
 endef
 else
 define kc_fatbin_recipe
 	$$(KC_SAY) NVCC $$@
-	$$(KC_Q)$$(KC_NVCC) $$(KC_NVFLAGS) $(call kc_module_arch,$(2)) -I$$(KC_INCLUDE) $(call kc_module_flags,$(2)) \
-	  $(if $(3),-DKC_CONTROL_$(3)) -fatbin -MD -MF $$@.d -o $$@ $$<
+	$$(KC_Q)$(if $(4),$(call kc_patch_run,$(2),$(3),$(4)) )$$(KC_NVCC) $$(KC_NVFLAGS) $(call kc_module_arch,$(2)) \
+	  -I$$(KC_INCLUDE) $(call kc_module_flags,$(2)) $(if $(3),$(if $(4),,-DKC_CONTROL_$(3))) -fatbin -MD -MF $$@.d -o $$@ $$<
 endef
 endif
 define kc_fatbin
-$(1)/fatbin/$(call kc_module_of,$(2))$(if $(3),@$(3)).fatbin: $(2)
+$(1)/fatbin/$(call kc_module_of,$(2))$(if $(3),@$(3)).fatbin: $(2) $(if $(call kc_patch_for,$(2),$(3)),$(call kc_patch_for,$(2),$(3)) $(KC_PATCH))
 	@mkdir -p $$(@D)
-$(call kc_fatbin_recipe,$(1),$(2),$(3))
+$(call kc_fatbin_recipe,$(1),$(2),$(3),$(call kc_patch_for,$(2),$(3)))
 KC_FATBINS += $(1)/fatbin/$(call kc_module_of,$(2))$(if $(3),@$(3)).fatbin
 $(call kc_embed,$(1)/fatbin/$(call kc_module_of,$(2))$(if $(3),@$(3)).fatbin,$(call kc_module_of,$(2)),$(3))
 -include $(1)/fatbin/$(call kc_module_of,$(2))$(if $(3),@$(3)).fatbin.d
 endef
 
-# kc_module(DIR, FILE.cu): the clean fatbin and one per control.
-kc_module = $(foreach c,_ $(call kc_controls_of,$(2)),$(call kc_fatbin,$(1),$(2),$(filter-out _,$(c)))$(newline))
+# kc_module(DIR, FILE.cu): the clean fatbin and one per control, switch or patch.
+kc_module = $(call kc_check_patches,$(2))$(foreach c,_ $(call kc_controls_of,$(2)) $(call kc_patch_controls_of,$(2)),$(call \
+  kc_fatbin,$(1),$(2),$(filter-out _,$(c)))$(newline))
 
 # kc_shlib(DIR, lib<name>.cu, CONTROL or empty)
 define kc_shlib
-$(1)/lib/$(call kc_module_of,$(2))$(if $(3),@$(3)).so: $(2) $(KC_INCLUDE)/kcontract.h
+$(1)/lib/$(call kc_module_of,$(2))$(if $(3),@$(3)).so: $(2) $(KC_INCLUDE)/kcontract.h $(if $(call \
+  kc_patch_for,$(2),$(3)),$(call kc_patch_for,$(2),$(3)) $(KC_PATCH))
 	@mkdir -p $$(@D)
 	$$(KC_SAY) NVCC $$@
-	$$(KC_Q)$$(KC_NVCC) $$(KC_NVFLAGS) $(call kc_module_arch,$(2)) -I$$(KC_INCLUDE) $$(KC_LIB_NVFLAGS) \
-	  $$(KC_NVFLAGS_$(call kc_module_of,$(2))) $(if $(3),-DKC_CONTROL_$(3)) -o $$@ $$< $$(KC_LIBS_$(call kc_module_of,$(2)))
+	$$(KC_Q)$(if $(call kc_patch_for,$(2),$(3)),$(call kc_patch_run,$(2),$(3),$(call kc_patch_for,$(2),$(3))) )$$(KC_NVCC) \
+	  $$(KC_NVFLAGS) $(call kc_module_arch,$(2)) -I$$(KC_INCLUDE) $$(KC_LIB_NVFLAGS) $$(KC_NVFLAGS_$(call kc_module_of,$(2))) \
+	  $(if $(3),$(if $(call kc_patch_for,$(2),$(3)),,-DKC_CONTROL_$(3))) -o $$@ $$< $$(KC_LIBS_$(call kc_module_of,$(2)))
 KC_HOSTLIBS += $(1)/lib/$(call kc_module_of,$(2))$(if $(3),@$(3)).so
 endef
 
 # kc_library(DIR, lib<name>.cu): the clean library and one per control.
-kc_library = $(foreach c,_ $(call kc_controls_of,$(2)),$(call kc_shlib,$(1),$(2),$(filter-out _,$(c)))$(newline))
+kc_library = $(call kc_check_patches,$(2))$(foreach c,_ $(call kc_controls_of,$(2)) $(call kc_patch_controls_of,$(2)),$(call \
+  kc_shlib,$(1),$(2),$(filter-out _,$(c)))$(newline))
 
 # kc_suite(DIR, FILES): lib*.cu as library kernels, every other .cu a module.
 kc_suite = $(foreach f,$(filter lib%.cu,$(notdir $(2))),$(call kc_library,$(1),$(filter %/$(f) $(f),$(2)))) \

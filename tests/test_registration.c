@@ -138,7 +138,8 @@ Test(registration, every_mistake_of_every_contract_at_once)
                           "(expected a glob over uniform, normal, large, "), "%s", err);
     cr_expect(strstr(err, "bad.tolerance: tolerance override (rtol 0.001, atol 0) without a reason"), "%s", err);
     cr_expect(strstr(err, "contract bad.control: control no_such_switch has no fatbin: is KC_CONTROL_no_such_switch "
-                          "used in harness.cu?"), "%s", err);
+                          "used in harness.cu? (or, for a patch control, is no_such_switch.patch in the build's "
+                          "KC_PATCHES_harness / PATCHES_harness?)"), "%s", err);
 }
 
 Test(registration, another_abi_is_refused_and_named)

@@ -40,7 +40,8 @@ make -s lib
 make -s install PREFIX="$tmp/prefix" >/dev/null
 make -s install PREFIX=/opt/kcontract DESTDIR="$tmp/stage" >/dev/null
 for f in lib/libkcontract.a lib/libkcontract_main.a lib/libkcontract.so lib/pkgconfig/kcontract.pc \
-         lib/cmake/kcontract/kcontractConfig.cmake include/kcontract.h share/kcontract/kcontract.mk; do
+         lib/cmake/kcontract/kcontractConfig.cmake include/kcontract.h share/kcontract/kcontract.mk \
+         share/kcontract/kcontract_patch.sh; do
   [ -e "$tmp/prefix/$f" ] || fail "make install PREFIX=$tmp/prefix did not install $f"
   [ -e "$tmp/stage/opt/kcontract/$f" ] || fail "make install DESTDIR=$tmp/stage did not install opt/kcontract/$f"
 done
@@ -177,13 +178,18 @@ kernel   ex.vendor_softmax.f32
 control  ex.vendor_softmax.f32:control.no_barrier
 control  ex.vendor_softmax.f32:control.no_shuffle
 control  ex.vendor_softmax.f32:control.short_grid
+control  ex.vendor_softmax.f32:control.sum_off_by_one
 limit    ex.vendor_softmax.f32:limits
 sanitize ex.vendor_softmax.f32:sanitize
-14 items: 3 kernels, 6 controls, 2 limit checks, 0 suites, 3 sanitizer checks"
+15 items: 3 kernels, 7 controls, 2 limit checks, 0 suites, 3 sanitizer checks"
   [ "$(cat "$tmp/list")" = "$want" ] || fail "$2: '$1 list' printed
 $(cat "$tmp/list")
 expected
 $want"
+  # The vendor softmax's edge shapes derived from its model shape (KC_EDGE_SHAPES), after the hand-written ones.
+  want='"shapes":["gpt2.attn.ctx1024","edge.1x1","edge.3x33","edge.2x257","large.1024x4096","edge.gpt2.attn.ctx1024.d1=1","edge.gpt2.attn.ctx1024.d1=255","edge.gpt2.attn.ctx1024.d1=257","edge.gpt2.attn.ctx1024.d1=1023","edge.gpt2.attn.ctx1024.d1=1025"]'
+  "$1" list --format json 2>&1 | grep '"name":"ex.vendor_softmax.f32"' | grep -qF "$want" ||
+    { "$1" list --format json; fail "$2: ex.vendor_softmax.f32's shapes are not $want"; }
   for so in libex_double.so libex_double@skip_last.so; do
     [ -f "$(dirname "$1")/lib/$so" ] || fail "$2: library kernel $(dirname "$1")/lib/$so not built"
   done
@@ -223,6 +229,48 @@ PASS ex.vendor_softmax.f32:limits" 'ex.scale.f32' 'ex.scale.f32:limits' 'ex.vend
 # CTest: without a driver the suite skips its GPU items (exit 3): SKIPPED, not passed.
 (cd "$tmp/cmake" && KC_LIBCUDA=/nonexistent/libcuda.so.1 ctest --output-on-failure > "$tmp/ctest.log" 2>&1) || true
 grep -q 'ex_suite .*Skipped' "$tmp/ctest.log" || { cat "$tmp/ctest.log"; fail "ctest did not report the driverless suite as skipped"; }
+# The patch control's image (PATCHES_vendor_softmax): nvcc built a patched
+# copy of the third-party file, which holds the contract's symbol; the file
+# itself is as it was.
+symbol=$(sed -n 's/^ *\.symbol = "\([^"]*\)".*/\1/p' "$tmp/src/contracts.c")
+[ -n "$symbol" ] || fail "no .symbol = \"<mangled name>\" line in examples/external/contracts.c"
+patched=$tmp/cmake/ex_suite.kcontract/patched/vendor_softmax@sum_off_by_one/tree/third_party/fastsoftmax/fastsoftmax.cu
+grep -q 'c < cols - 1; c += BLOCK) s +=' "$patched" || fail "cmake: no patched copy $patched with the planted loop bound"
+cmp -s "$tmp/src/third_party/fastsoftmax/fastsoftmax.cu" "$root/$third" || fail "cmake: the patch control changed the third-party file itself"
+grep -qaF "$symbol" "$tmp/cmake/ex_suite.kcontract/vendor_softmax@sum_off_by_one.fatbin" ||
+  fail "cmake: the patch control's image vendor_softmax@sum_off_by_one.fatbin has no $symbol"
+# The same CMake build with the fake driver's images (no nvcc): every
+# control RED, the patch control too.
+cmake -S "$tmp/src" -B "$tmp/cmake-fake" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DKCONTRACT_FAKE_IMAGES=ON \
+  > "$tmp/cmake-fake.log" 2>&1 || { cat "$tmp/cmake-fake.log"; fail "cmake configure (fake images) failed"; }
+cmake --build "$tmp/cmake-fake" -j2 --target ex_suite > "$tmp/cmake-fake-build.log" 2>&1 ||
+  { cat "$tmp/cmake-fake-build.log"; fail "cmake build (fake images) failed"; }
+check_run "$tmp/cmake-fake/ex_suite" "cmake (fake images)" "RED ex.vendor_softmax.f32:control.no_barrier
+RED ex.vendor_softmax.f32:control.no_shuffle
+RED ex.vendor_softmax.f32:control.short_grid
+RED ex.vendor_softmax.f32:control.sum_off_by_one" 'ex.vendor_softmax.f32:control.*'
+# A patch that no longer applies (the file moved on) stops the build,
+# naming the patch, the file and the hunk: CMake at configure time with fake
+# images, make when it builds the image.
+sed 's/^     float s = 0.0f;$/     float s = 1.0f;/' "$tmp/src/controls/sum_off_by_one.patch" > "$tmp/stale.patch"
+cmp -s "$tmp/stale.patch" "$tmp/src/controls/sum_off_by_one.patch" && fail "could not make a stale copy of the patch"
+cp -r "$tmp/src" "$tmp/stale"
+rm -rf "$tmp/stale/build"
+cp "$tmp/stale.patch" "$tmp/stale/controls/sum_off_by_one.patch"
+stale_want="controls/sum_off_by_one.patch does not apply"
+stale_hunk="third_party/fastsoftmax/fastsoftmax.cu: Hunk #1 FAILED at 42"
+if cmake -S "$tmp/stale" -B "$tmp/stale/cmake" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DKCONTRACT_FAKE_IMAGES=ON \
+     > "$tmp/stale-cmake.log" 2>&1; then
+  cat "$tmp/stale-cmake.log"; fail "cmake: a patch that does not apply configured"
+fi
+grep -qF "$stale_want" "$tmp/stale-cmake.log" && grep -qF "$stale_hunk" "$tmp/stale-cmake.log" ||
+  { cat "$tmp/stale-cmake.log"; fail "cmake: a patch that does not apply should stop the configure naming '$stale_want' and '$stale_hunk'"; }
+if PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" make -C "$tmp/stale" KC_FAKE_IMAGES=1 \
+     build/fatbin/vendor_softmax@sum_off_by_one.fatbin > "$tmp/stale-make.log" 2>&1; then
+  cat "$tmp/stale-make.log"; fail "make: a patch that does not apply built its image"
+fi
+grep -qF "$stale_want" "$tmp/stale-make.log" && grep -qF "$stale_hunk" "$tmp/stale-make.log" ||
+  { cat "$tmp/stale-make.log"; fail "make: a patch that does not apply should name '$stale_want' and '$stale_hunk'"; }
 
 echo "external-example: make + pkg-config build (fake images) against $tmp/prefix"
 PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" make -C "$tmp/src" -j2 KC_FAKE_IMAGES=1 > "$tmp/make.log" 2>&1 ||
@@ -238,19 +286,27 @@ RED ex.scale.f32:control.tail_skip
 RED ex.scale.f32:control.wrong_scale
 RED ex.vendor_softmax.f32:control.no_barrier
 RED ex.vendor_softmax.f32:control.no_shuffle
-RED ex.vendor_softmax.f32:control.short_grid" 'ex.scale.f32' 'ex.scale.f32:limits' 'ex.scale.f32:control.*' \
+RED ex.vendor_softmax.f32:control.short_grid
+RED ex.vendor_softmax.f32:control.sum_off_by_one" 'ex.scale.f32' 'ex.scale.f32:limits' 'ex.scale.f32:control.*' \
   'ex.vendor_softmax.f32' 'ex.vendor_softmax.f32:limits' 'ex.vendor_softmax.f32:control.*'
+# The library kernel calls the CUDA runtime, which finds no driver on a
+# machine without one: its error 35 is named as the runtime names it, not
+# as a CUresult nobody names.
+if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+  KC_LIBCUDA=$fake "$tmp/src/build/ex_suite" run --costs "$tmp/costs.tsv" ex.double.f32 > "$tmp/lib.log" 2>&1 || true
+  grep -q 'library call ex_double_f32 (libex_double.so) returned cudaErrorInsufficientDriver (error 35, a cudaError_t of the CUDA runtime)' "$tmp/lib.log" ||
+    { cat "$tmp/lib.log"; fail "make: the library kernel's error 35 without a driver is not named cudaErrorInsufficientDriver"; }
+fi
 # The third-party module through the make rules with nvcc too (the run above
 # had the fake's images): KC_NVFLAGS_vendor_softmax finds the file, and each
 # image, clean and control, holds the mangled symbol the contract names.
 cp -r examples/external "$tmp/nvcc"
 rm -rf "$tmp/nvcc/build"
-vendor_images="build/fatbin/vendor_softmax.fatbin build/fatbin/vendor_softmax@no_barrier.fatbin build/fatbin/vendor_softmax@no_shuffle.fatbin"
+vendor_images="build/fatbin/vendor_softmax.fatbin build/fatbin/vendor_softmax@no_barrier.fatbin build/fatbin/vendor_softmax@no_shuffle.fatbin
+  build/fatbin/vendor_softmax@sum_off_by_one.fatbin"
 # shellcheck disable=SC2086
 PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" make -C "$tmp/nvcc" -j2 $vendor_images > "$tmp/nvcc.log" 2>&1 ||
   { cat "$tmp/nvcc.log"; fail "make with nvcc: the third-party module vendor_softmax did not build"; }
-symbol=$(sed -n 's/^ *\.symbol = "\([^"]*\)".*/\1/p' "$tmp/src/contracts.c")
-[ -n "$symbol" ] || fail "no .symbol = \"<mangled name>\" line in examples/external/contracts.c"
 for f in $vendor_images; do
   grep -qaF "$symbol" "$tmp/nvcc/$f" || fail "make with nvcc: $f has no $symbol (the contract's symbol)"
 done

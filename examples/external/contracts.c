@@ -83,7 +83,7 @@ KC_CONTRACT(ex_double_f32) {
  * main()). kernels/vendor_softmax.cu includes the file, instantiates the
  * template and plants the controls as macros over the CUDA builtins the file
  * calls; the contract names the instantiation by its mangled symbol. */
-static const kc_shape row_shapes[] = {
+static kc_shape row_shapes[12] = {                      /* room for the derived edges below */
     { "gpt2.attn.ctx1024", KC_SHAPE_MODEL, { 48, 1024 } },   /* 12 heads x 4 queries over 1024 keys */
     { "edge.1x1", KC_SHAPE_EDGE, { 1, 1 } },
     { "edge.3x33", KC_SHAPE_EDGE, { 3, 33 } },              /* one warp's worth and one more */
@@ -91,6 +91,9 @@ static const kc_shape row_shapes[] = {
     { "large.1024x4096", KC_SHAPE_LARGE, { 1024, 4096 } },
     { 0 }
 };
+/* And the model shape's off-block column counts, derived: cols 1, 255, 257, 1023
+ * and 1025 of 48 rows (BLOCK = 256 columns a pass), named edge.gpt2.attn.ctx1024.d1=<cols>. */
+KC_EDGE_SHAPES(row_shapes, 0, .dim = 1, .tile = 256)
 
 static int64_t cols_value(const kc_shape *s) { return s->d[1]; }
 
@@ -136,6 +139,9 @@ KC_CONTRACT(ex_vendor_softmax_f32) {
     .controls = {
         { "no_barrier", 3, "a missing __syncthreads: partials read before they are written" },
         { "no_shuffle", 3, "a warp reduction that never exchanges lanes" },
+        /* a patch applied to a copy of the third-party file (controls/sum_off_by_one.patch,
+         * PATCHES_vendor_softmax in CMakeLists.txt, KC_PATCHES_vendor_softmax in the Makefile) */
+        { "sum_off_by_one", 3, "the row's sum misses its last column (a loop bound off by one)" },
         /* no source change at all: the harness launches the clean build one block short */
         { "short_grid", 2, "a grid one block short: the last row never written", KC_HARNESS_BLOCK_SHORT },
     },

@@ -360,8 +360,9 @@ static void check_controls(problems *p, const char *n, const kc_contract *c, int
                     lib ? "of a library kernel (its entry launches, not the harness)"
                         : "planted for the sanitizer (its target runs builds, not harness controls)");
         if (!ct->harness && !lib && c->module && kc_fatbin_count() > 0 && !kc_fatbin_find(c->module, ct->name))
-            problem(p, "contract %s: control %s has no fatbin: is KC_CONTROL_%s used in %s.cu?", n, ct->name, ct->name,
-                    c->module);
+            problem(p, "contract %s: control %s has no fatbin: is KC_CONTROL_%s used in %s.cu? (or, for a patch "
+                    "control, is %s.patch in the build's KC_PATCHES_%s / PATCHES_%s?)", n, ct->name, ct->name, c->module,
+                    ct->name, c->module, c->module);
         for (int j = 0; j < k; j++)
             if (strcmp(c->controls[j].name, ct->name) == 0) problem(p, "contract %s: control %s listed twice", n, ct->name);
     }

@@ -181,7 +181,8 @@ static CUresult ex_scale(const launch *l)
  * the wrapper defines over CUDA builtins, emulated by which columns the row's
  * max and sum come from: no_shuffle (lanes never combine: thread 0's columns
  * alone), no_barrier (the partials read before the other warps wrote them:
- * warp 0's columns alone). */
+ * warp 0's columns alone); sum_off_by_one, a patch control (the file's
+ * sum loop bound cols - 1), by a sum without the last column. */
 static int vendor_softmax_sees(const launch *l, int c, int block)
 {
     if (is(l, "no_shuffle")) return c % block == 0;
@@ -202,7 +203,8 @@ static CUresult vendor_softmax(const launch *l)
         for (int c = 0; c < cols; c++)
             if (vendor_softmax_sees(l, c, block)) m = fmaxf(m, xr[c]);
         for (int c = 0; c < cols; c++)
-            if (vendor_softmax_sees(l, c, block)) sum += expf(xr[c] - m);
+            if (vendor_softmax_sees(l, c, block) && !(is(l, "sum_off_by_one") && c == cols - 1))
+                sum += expf(xr[c] - m);
         for (int c = 0; c < cols; c++) yr[c] = expf(xr[c] - m) / (float)sum;
     }
     return CUDA_SUCCESS;

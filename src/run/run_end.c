@@ -28,20 +28,20 @@ int kc_run_end_write(const kc_run_end *e)
     if (e->interrupted) {
         int fin = 0;
         for (int i = 0; e->records && i < e->records->n; i++) fin += e->records->v[i].res.state != KC_NOTRUN;
-        kc_say(stdout, "interrupted by %s: %d of %d items finished, %d not run\n",
+        kc_report_note(stdout, "interrupted by %s: %d of %d items finished, %d not run\n",
                kc_signal_name(e->interrupted, sb, sizeof sb), fin, e->items, e->items - fin);
     }
     if (kc_tally_format(e->tally, line, sizeof line) < 0) {
-        kc_say(stderr, "internal error: the TALLY does not fit\n");
+        kc_report_note(stderr, "internal error: the TALLY does not fit\n");
         return 4;
     }
     /* --costs: what each item cost, so a later --jobs run orders its queue
      * (or --shard K/N partitions) by it; written before the TALLY, so a
      * problem with it is said before the run's result. */
     if (e->write_costs && e->records) kc_costs_save_run(o->costs, e->records, stdout);
-    printf("%s\n", line);
+    kc_report_line(stdout, "%s\n", line);
     kc_summary_format(e->tally, line, sizeof line);
-    printf("%s  (%.1f s)\n", line, e->wall_s);
+    kc_report_line(stdout, "%s  (%.1f s)\n", line, e->wall_s);
     if (e->records && e->figures == KC_FIGURES_SERIAL) kc_report_serial(stdout, e->records);
     if (e->records && e->figures == KC_FIGURES_WORKERS) kc_report_workers(stdout, e->records);
     if (e->records && e->no_gpu_why && e->figures != KC_FIGURES_NONE) kc_report_no_gpu(stdout, e->records, e->no_gpu_why);

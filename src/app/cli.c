@@ -268,23 +268,14 @@ static int set_timeout(kc_opts *o, const opt_row *r, const char *v)
 
 static int same_file(const char *a, const char *b);
 
-/* --log: repeatable, each file once (two spellings of one file too). */
+/* --log (merge) and --merge-json (mutate): repeatable, each file once (two
+ * spellings of one file too), kept in o->logs (the commands differ, so the
+ * two never meet). */
 static int set_log(kc_opts *o, const opt_row *r, const char *v)
 {
     if (!*v) return usage_error("%s%s", r->missing, "");
     for (int l = 0; l < o->nlogs; l++)
-        if (same_file(o->logs[l], v)) return usage_error("--log %s given twice%s", v, "");
-    o->logs[o->nlogs++] = (char *)v;
-    return 0;
-}
-
-/* mutate --merge-json F: repeatable, each file once; kept with --log's files
- * (merge and mutate are different commands). */
-static int set_merge_json(kc_opts *o, const opt_row *r, const char *v)
-{
-    if (!*v) return usage_error("%s%s", r->missing, "");
-    for (int l = 0; l < o->nlogs; l++)
-        if (same_file(o->logs[l], v)) return usage_error("--merge-json %s given twice%s", v, "");
+        if (same_file(o->logs[l], v)) return usage_error("%s %s given twice", r->name, v);
     o->logs[o->nlogs++] = (char *)v;
     return 0;
 }
@@ -555,7 +546,7 @@ static const opt_row OPTIONS[] = {
       "mutate: generate, build and filter the mutants; run none" },
     { "--sanitizer", NULL, NULL, C_MUTATE, TO_NONE, 0, F(mut_sanitizer), set_flag, NULL,
       "mutate: a mutant that passes gates 1-4 goes on to compute-sanitizer (gate 5)" },
-    { "--merge-json", NULL, "F", C_MUTATE, TO_NONE, 0, 0, set_merge_json,
+    { "--merge-json", NULL, "F", C_MUTATE, TO_NONE, 0, 0, set_log,
       "--merge-json needs a file (a shard's kcontract mutate --json report)",
       "mutate: one report from the --json reports of a run's --shard K/N\n"
       "mutate runs (repeat it; give the shards' patterns, --budget, --seed,\n"

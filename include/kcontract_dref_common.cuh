@@ -143,6 +143,25 @@ static __device__ void kc_dref_rmsnorm(const kc_dref &r, const char *y, const ch
     });
 }
 
+// The two row passes softmax and cross-entropy share: each row's first
+// largest entry into rmax[t - g.row0] (NaN passed over), then the sum of
+// exp(x - max) in index order into rsum (a NaN poisons it), as
+// kc_ref_softmax and kc_ref_cross_entropy do on the host.
+static __device__ void kc_dref_row_max_expsum(const kc_dref &r, const kc_rowgroup &g, int xi, long long cols,
+                                              double *&rmax, double *&rsum)
+{
+    rmax = kc_rowfold_slots(0);
+    rsum = kc_rowfold_slots(1);
+    auto xv = [&](long long t, long long c) { return kc_dref_in(r, xi, (size_t)(t * cols + c)); };
+    double m = -INFINITY;
+    kc_rowfold(g, cols, xv, [&](double &v, long long) { if (v > m) m = v; }, kc_rowfold_no_emit());
+    kc_rowfold_publish(g, rmax, m);
+    double sum = 0;
+    auto e = [&](long long t, long long c) { return exp(xv(t, c) - rmax[t - g.row0]); };
+    kc_rowfold(g, cols, e, [&](double &v, long long) { sum += v; }, kc_rowfold_no_emit());
+    kc_rowfold_publish(g, rsum, sum);
+}
+
 // Softmax over each row: kc_ref_softmax's conventions (the first largest
 // entry as the max, NaN passed over there and poisoning the sum after; a
 // row all -inf is NaN everywhere), exp(x - m) / sum in index order.
@@ -154,15 +173,10 @@ static __device__ void kc_dref_softmax(const kc_dref &r, const char *y, const ch
     const int yi = kc_dref_output(r, fn, y, r.count[xi]);
     const kc_rowgroup g = kc_rowgroup_of(rows);
     if (!g.rows) return;
-    double *rmax = kc_rowfold_slots(0), *rsum = kc_rowfold_slots(1);
+    double *rmax, *rsum;
+    kc_dref_row_max_expsum(r, g, xi, cols, rmax, rsum);
     auto xv = [&](long long t, long long c) { return kc_dref_in(r, xi, (size_t)(t * cols + c)); };
-    double m = -INFINITY;
-    kc_rowfold(g, cols, xv, [&](double &v, long long) { if (v > m) m = v; }, kc_rowfold_no_emit());
-    kc_rowfold_publish(g, rmax, m);
-    double sum = 0;
     auto e = [&](long long t, long long c) { return exp(xv(t, c) - rmax[t - g.row0]); };
-    kc_rowfold(g, cols, e, [&](double &v, long long) { sum += v; }, kc_rowfold_no_emit());
-    kc_rowfold_publish(g, rsum, sum);
     kc_rowgroup_each(g, cols, [&](long long t, long long c) {
         const double mr = rmax[t - g.row0];
         r.out[yi][t * cols + c] = mr == -INFINITY ? (double)NAN : e(t, c) / rsum[t - g.row0];
@@ -185,15 +199,9 @@ static __device__ void kc_dref_cross_entropy(const kc_dref &r, const char *loss,
                        (int)r.dtype[ti]);
     const kc_rowgroup g = kc_rowgroup_of(rows);
     if (!g.rows) return;
-    double *rmax = kc_rowfold_slots(0), *rsum = kc_rowfold_slots(1);
+    double *rmax, *rsum;
+    kc_dref_row_max_expsum(r, g, xi, cols, rmax, rsum);
     auto xv = [&](long long t, long long c) { return kc_dref_in(r, xi, (size_t)(t * cols + c)); };
-    double m = -INFINITY;
-    kc_rowfold(g, cols, xv, [&](double &v, long long) { if (v > m) m = v; }, kc_rowfold_no_emit());
-    kc_rowfold_publish(g, rmax, m);
-    double sum = 0;
-    auto e = [&](long long t, long long c) { return exp(xv(t, c) - rmax[t - g.row0]); };
-    kc_rowfold(g, cols, e, [&](double &v, long long) { sum += v; }, kc_rowfold_no_emit());
-    kc_rowfold_publish(g, rsum, sum);
     kc_rowgroup_each(g, 1, [&](long long t, long long) {     // one element a row: the loss
         const double tv = kc_dref_in(r, ti, (size_t)t);
         const long long tt = (long long)tv;

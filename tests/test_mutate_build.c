@@ -58,3 +58,19 @@ Test(mutate_build, unviable_equivalent_duplicate_viable, .timeout = 120) {
     kc_mutants_free(&m);
     kc_src_free(&mod.src);
 }
+
+/* A mutant's image: its sm_90 cubin where every device of the run is
+ * compute capability 9.0 (no fatbin built), else the fatbin (whose PTX a
+ * later GPU compiles); an sm_90 cubin loads nowhere else. */
+Test(mutate_build, cubin_images_only_on_compute_capability_9_0) {
+    cr_expect(kc_mutant_cubin_loads(9, 0));
+    cr_expect(!kc_mutant_cubin_loads(8, 0), "sm_90 machine code does not run on an older GPU");
+    cr_expect(!kc_mutant_cubin_loads(10, 0), "nor on a newer major revision");
+    cr_expect(!kc_mutant_cubin_loads(12, 0));
+    kc_mut_build_opts o = { .fatbins = 1, .cubin_images = 1 };
+    cr_expect_str_eq(kc_mutant_image_ext(&o), ".cubin");
+    o.cubin_images = 0;
+    cr_expect_str_eq(kc_mutant_image_ext(&o), ".fatbin");
+    o = (kc_mut_build_opts){ .fatbins = 0, .cubin_images = 1 };
+    cr_expect_str_eq(kc_mutant_image_ext(&o), ".fatbin", "a --build-only run builds no image to load");
+}

@@ -264,6 +264,7 @@ Test(mutate_run, whole_command_without_gpu, .timeout = 120) {
     cr_assert_eq(kc_spawn(argv, KC_NO_GPU_ENV, 100, &p), 0);
     cr_expect_eq(p.status, 1, "not run is not a pass: exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "mutate: 1 module, 41 mutants generated, 2 to build"), "%s", p.out);
+    cr_expect(strstr(p.out, "images: fatbins)"), "no GPU to load cubins: %s", p.out);
     cr_expect_eq(kc_out_count(p.out, ":mutant."), 2, "two mutant item lines (one contract):\n%s", p.out);
     cr_expect(strstr(p.out, "MUTATION modules=1 generated=41 "), "%s", p.out);
     cr_expect(strstr(p.out, "left out by --budget 39"), "%s", p.out);

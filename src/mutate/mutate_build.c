@@ -25,6 +25,16 @@ const char *kc_mut_state_name(kc_mut_state s)
     return s >= 0 && s < KC_MUT_STATE_COUNT ? state_names[s] : "?";
 }
 
+int kc_mutant_cubin_loads(int cc_major, int cc_minor)
+{
+    return cc_major == 9 && cc_minor == 0;
+}
+
+const char *kc_mutant_image_ext(const kc_mut_build_opts *o)
+{
+    return o->fatbins && o->cubin_images ? ".cubin" : ".fatbin";
+}
+
 void kc_mutant_path(char *buf, size_t cap, const char *dir, const char *module, const char *id, const char *ext)
 {
     snprintf(buf, cap, "%s/%s@%s%s", dir, module, id, ext);
@@ -301,7 +311,7 @@ int kc_mutate_build(const kc_mut_module *mods, int nmods, const kc_mutants *m, k
     }
     free(hash);
     rc = 0;
-    if (o->fatbins && viable) {
+    if (o->fatbins && !o->cubin_images && viable) {
         kc_strvec_clear(&targets);
         for (int i = 0; i < m->n; i++)
             if (st[i].state == KC_MUT_VIABLE) {

@@ -52,6 +52,9 @@ typedef struct kc_mut_build_opts {
     const char *make;       /* the make program ("make": looked up in PATH) */
     int jobs;               /* make -j */
     int fatbins;            /* also build the images of the viable ones (for a run) */
+    int cubin_images;       /* with fatbins: the viable ones' .cubin is their image (no fatbin
+                               built): the run's device loads sm_90 machine code
+                               (kc_mutant_cubin_loads) */
     int verbose;            /* print make's lines */
 } kc_mut_build_opts;
 
@@ -60,12 +63,24 @@ typedef struct kc_mut_build_opts {
  * UNVIABLE (why: nvcc's first error line), EQUIVALENT, DUPLICATE (of the
  * first mutant, in the order of m, with that code) or VIABLE. With
  * o->fatbins, VIABLE mutants also get their image DIR/<module>@<id>.fatbin
- * (one that fails to build then is UNVIABLE). A source already in DIR with
+ * (one that fails to build then is UNVIABLE), unless o->cubin_images: then
+ * the .cubin built for the equivalence filter is the image. A source already in DIR with
  * the same text is kept, so make rebuilds only what changed. Returns 0, or
  * -1 with err (a folder or file that cannot be written, make that cannot
  * start, an original that does not compile: then nothing can be judged). */
 int kc_mutate_build(const kc_mut_module *mods, int nmods, const kc_mutants *m, kc_mut_status *st,
                     const kc_mut_build_opts *o, char *err, size_t cap);
+
+/* Whether a device of compute capability major.minor loads a mutant's
+ * .cubin (sm_90 or sm_90a machine code, share/kcontract.mk) as its image.
+ * SASS runs only on its own major revision at an equal or higher minor, and
+ * an 'a' target only on its exact revision (CUDA C++ Programming Guide,
+ * "Binary Compatibility" and "Feature Availability"): so exactly 9.0. */
+int kc_mutant_cubin_loads(int cc_major, int cc_minor);
+
+/* The file extension of the image a mutant's run loads: ".cubin" with
+ * o->cubin_images, else ".fatbin". */
+const char *kc_mutant_image_ext(const kc_mut_build_opts *o);
 
 /* The path of the file DIR/<module>@<id><ext> into buf. */
 void kc_mutant_path(char *buf, size_t cap, const char *dir, const char *module, const char *id, const char *ext);

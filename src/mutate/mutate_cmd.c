@@ -12,6 +12,7 @@
 
 #include "clock.h"
 #include "filter.h"
+#include "jobs.h"
 #include "mutant_images.h"
 #include "mutate_accept.h"
 #include "child_run.h"
@@ -237,9 +238,22 @@ static void free_modules(kc_mut_module *mods, int n)
     free(mods);
 }
 
+/* Whether every device the mutants' run goes on (--device, --devices or
+ * each visible one) loads their sm_90 cubins (kc_mutant_cubin_loads): then
+ * no fatbin is built, which halves the builds. No GPU, or one it cannot
+ * probe: fatbins, whose PTX any later GPU compiles. */
+static int cubins_load(const kc_opts *o)
+{
+    kc_devinfo d;
+    if (kc_jobs_probe_devices(o, 1, KC_MAX_DEVLIST, &d) != 0 || d.ndevs <= 0) return 0;
+    for (int k = 0; k < d.ndevs; k++)
+        if (!kc_mutant_cubin_loads(d.dev[k].cc_major, d.dev[k].cc_minor)) return 0;
+    return 1;
+}
+
 /* Writes the manifest (mutant_images.h) of the mutants i with in[i]. */
-static int write_manifest(const char *path, const char *dir, const kc_mutants *m, const unsigned char *in, int gate,
-                          char *err, size_t cap)
+static int write_manifest(const char *path, const char *dir, const char *ext, const kc_mutants *m,
+                          const unsigned char *in, int gate, char *err, size_t cap)
 {
     FILE *f = fopen(path, "w");
     if (!f) return snprintf(err, cap, "cannot write %s: %s", path, strerror(errno)), -1;
@@ -247,7 +261,7 @@ static int write_manifest(const char *path, const char *dir, const kc_mutants *m
     for (int i = 0; i < m->n; i++) {
         if (!in[i]) continue;
         char img[1200];
-        kc_mutant_path(img, sizeof img, dir, m->v[i].module, m->v[i].id, ".fatbin");
+        kc_mutant_path(img, sizeof img, dir, m->v[i].module, m->v[i].id, ext);
         fprintf(f, "mutant %s %s %d %s %s %s:%d\n", m->v[i].id, m->v[i].module, gate, img, m->v[i].op->name,
                 m->v[i].file, m->v[i].line);
     }
@@ -319,6 +333,14 @@ static int run_wave(const kc_opts *o, const kc_item *items, int n, const kc_muta
         snprintf(buf, sizeof buf, "%d", o->device);
         oom |= kc_strvec_push(&av, "--device") | kc_strvec_push(&av, buf);
     }
+    if (o->inflight > 1) {
+        snprintf(buf, sizeof buf, "%d", o->inflight);
+        oom |= kc_strvec_push(&av, "--inflight") | kc_strvec_push(&av, buf);
+    }
+    /* the wave's own report (every item's times and worker): nothing the run measured is lost */
+    char wjson[1300];
+    snprintf(wjson, sizeof wjson, "%s/run-wave%d.json", o->mut_dir ? o->mut_dir : DEFAULT_DIR, wave);
+    oom |= kc_strvec_push(&av, "--json") | kc_strvec_push(&av, wjson);
     if (o->sharded && wave != 2) {
         snprintf(buf, sizeof buf, "%d/%d", o->shard_k, o->shard_n);
         oom |= kc_strvec_push(&av, "--shard") | kc_strvec_push(&av, buf);
@@ -441,10 +463,12 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
     kc_mut_build_opts bo = { .dir = dir, .make = getenv("MAKE") && *getenv("MAKE") ? getenv("MAKE") : "make",
                              .jobs = o->mut_build_jobs > 0 ? o->mut_build_jobs : kc_parallel_share(1),
                              .fatbins = !o->mut_build_only };
+    bo.cubin_images = bo.fatbins && cubins_load(o);
     int pending = 0;
     for (int i = 0; i < m.n; i++) pending += st[i].state == KC_MUT_PENDING;
-    printf("mutate: %d module%s, %d mutants generated, %d to build (make -j%d into %s)\n", nmods, nmods == 1 ? "" : "s",
-           m.n, pending, bo.jobs, dir);
+    printf("mutate: %d module%s, %d mutants generated, %d to build (make -j%d into %s; images: %s)\n", nmods,
+           nmods == 1 ? "" : "s", m.n, pending, bo.jobs, dir,
+           bo.cubin_images ? "the sm_90 cubins, which every device of the run loads" : "fatbins");
     fflush(stdout);
     if (kc_mutate_build(mods, nmods, &m, st, &bo, err, sizeof err)) {
         kc_say(stderr, "mutate: %s\n", err);
@@ -467,7 +491,7 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
         if (!realpath(dir, absdir)) snprintf(absdir, sizeof absdir, "%s", dir);
         unsigned char *all = calloc((size_t)m.n + 1, 1);
         for (int i = 0; all && i < m.n; i++) all[i] = st[i].state == KC_MUT_VIABLE;
-        int wr = all ? write_manifest(manifest, absdir, &m, all, o->mut_sanitizer ? 5 : 4, err, sizeof err)
+        int wr = all ? write_manifest(manifest, absdir, kc_mutant_image_ext(&bo), &m, all, o->mut_sanitizer ? 5 : 4, err, sizeof err)
                      : (snprintf(err, sizeof err, "out of memory"), -1);
         free(all);
         if (wr) {
@@ -498,7 +522,7 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
             char man2[1200], absman2[PATH_MAX + 32];
             snprintf(man2, sizeof man2, "%s/mutants-missed.list", dir);
             snprintf(absman2, sizeof absman2, "%s/mutants-missed.list", absdir);
-            if (write_manifest(man2, absdir, &m, in, o->mut_sanitizer ? 5 : 4, err, sizeof err)) {
+            if (write_manifest(man2, absdir, kc_mutant_image_ext(&bo), &m, in, o->mut_sanitizer ? 5 : 4, err, sizeof err)) {
                 kc_say(stderr, "mutate: %s\n", err);
                 rc = 4;
             } else {

@@ -752,7 +752,7 @@ CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t n) { CONTEXT_CALL(); me
 CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n) { CONTEXT_CALL(); memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n); return CUDA_SUCCESS; }
 CUresult cuMemsetD8(CUdeviceptr dst, unsigned char v, size_t n) { CONTEXT_CALL(); memset((void *)(uintptr_t)dst, v, n); return CUDA_SUCCESS; }
 
-/* A real fatbin (nvcc's, magic 0xBA55ED50, its size in the header) is taken
+/* A real fatbin (nvcc's, magic 0xBA55ED50, its size in the header) or cubin is taken
  * for the clean build of the emulated module whose kernel symbol it names:
  * so the real harness image of an installed libkcontract loads here too. */
 static const char *fatbin_module(const void *image)
@@ -761,12 +761,26 @@ static const char *fatbin_module(const void *image)
     uint32_t magic;
     uint16_t hsize;
     uint64_t fsize;
+    size_t len;
     memcpy(&magic, p, 4);
-    if (magic != 0xBA55ED50u) return NULL;
-    memcpy(&hsize, p + 6, 2);
-    memcpy(&fsize, p + 8, 8);
+    if (magic == 0xBA55ED50u) {
+        memcpy(&hsize, p + 6, 2);
+        memcpy(&fsize, p + 8, 8);
+        len = hsize + fsize;
+    } else if (memcmp(p, "\177ELF\2", 5) == 0) {
+        /* a cubin (an ELF64 image, as kcontract mutate loads): it ends with
+         * its section header table (e_shoff, e_shentsize x e_shnum) */
+        uint64_t shoff;
+        uint16_t shentsize, shnum;
+        memcpy(&shoff, p + 0x28, 8);
+        memcpy(&shentsize, p + 0x3a, 2);
+        memcpy(&shnum, p + 0x3c, 2);
+        len = shoff + (size_t)shentsize * shnum;
+    } else {
+        return NULL;
+    }
     for (int i = 0; i < NKERNELS; i++)
-        if (kernels[i].symbol && memmem(p, hsize + fsize, kernels[i].symbol, strlen(kernels[i].symbol)))
+        if (kernels[i].symbol && memmem(p, len, kernels[i].symbol, strlen(kernels[i].symbol)))
             return kernels[i].module;
     return NULL;
 }

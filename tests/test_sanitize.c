@@ -657,18 +657,25 @@ Test(sanitize, reports_out_of_order_are_never_green, .timeout = 120)
 /* A session that dies between items after a report out of order leaves that
  * report to the next request of its tool, which a fresh session serves: the
  * report is the dead session's, never the new session's first window's, and
- * it fails the run (the items the dead session called clean are not trusted),
- * even when the next item is a control whose own error makes it RED. */
+ * it fails the run (the items the dead session called clean are not trusted).
+ * A control after it runs in sessions of its own and is RED by its own error;
+ * the dead session's report still fails the run when the pool ends. */
 Test(sanitize, a_report_left_by_a_session_that_died_fails_the_run, .timeout = 120)
 {
-    kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob",
-                                    NULL }, 0, "KC_FAKE_SANITIZER=lateexit:memcheck:fakenosmem.copy.f16:sanitize", NULL);
+    kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:sanitize", NULL }, 0,
+                        "KC_FAKE_SANITIZER=lateexit:memcheck:fakenosmem.copy.f16:sanitize", NULL);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "kcontract-fixture: the memcheck session ended between items with an error report that no item's "
+                            "window held"), "%s", p.out);
+    kc_proc_free(&p);
+    p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob", NULL },
+                0, "KC_FAKE_SANITIZER=lateexit:memcheck:fakenosmem.copy.f16:sanitize", NULL);
     char line[8192];
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line), "%s",
               p.out);
-    cr_expect(strstr(p.out, "kcontract-fixture: the memcheck session ended between items with an error report that no item's "
-                            "window held"), "%s", p.out);
+    cr_expect(strstr(p.out, "kcontract-fixture: the memcheck session counted 1 error that no item's window held"), "%s",
+              p.out);
     kc_proc_free(&p);
 }
 
@@ -829,22 +836,30 @@ Test(sanitize, ending_a_session_that_ended_already_hands_over_its_last_lines, .t
     free(w.out);
 }
 
-/* An earlier item's report that comes out of order into the window of an
- * item that has errors of its own (a control planted for memcheck) is not
- * lost with that window: the session then counted more errors than the item
- * alone has, and the run fails (the items it called clean are not trusted),
- * though the control is RED as planted. */
-Test(sanitize, a_late_report_in_an_erring_window_is_not_lost, .timeout = 120)
+/* A control planted for the sanitizer runs in sessions of its own (all
+ * its tools started together), never in the process's: an earlier item's
+ * report that comes out of order is not taken for the control's, the control
+ * is RED by its own error, and the process's memcheck session, not ended by
+ * the control, passes the late report to the next :sanitize item's window,
+ * where it fails that item (the item alone does not reproduce it). */
+Test(sanitize, a_control_runs_in_sessions_of_its_own, .timeout = 120)
 {
+    char log[256], logenv[300], line[8192];
+    snprintf(log, sizeof log, "%s/kc-san-ctl.%ld", kc_test_tmpdir(), (long)getpid());
+    snprintf(logenv, sizeof logenv, "KC_FAKE_SANITIZER_LOG=%s", log);
     kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob",
-                                    NULL }, 0, "KC_FAKE_SANITIZER=late:memcheck:fakenosmem.copy.f16:sanitize", NULL);
-    char line[8192];
+                                    "fakesan.copy.f16:sanitize", NULL }, 0,
+                        "KC_FAKE_SANITIZER=late:memcheck:fakenosmem.copy.f16:sanitize", logenv);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line), "%s",
               p.out);
-    cr_expect(strstr(p.out, "kcontract-fixture: the memcheck session counted 2 errors while "
-                            "fakesan.copy.f16:control.masked_tail_read_oob ran after 1 item it called clean, and that "
-                            "item alone counts 1"), "%s", p.out);
+    cr_expect(strstr(line, "Invalid __global__ read of size 2 bytes"), "its own error: %s", line);
+    cr_expect(kc_out_item_line(p.out, "FAIL", "fakesan.copy.f16:sanitize", line, sizeof line) &&
+              strstr(line, "that the item alone does not reproduce"),
+              "the late report reached the next item of the process's session:\n%s", p.out);
+    cr_expect_eq(sessions_started(log, "memcheck"), 3,
+                 "the process's session, the control's own, and the next item alone: %s", kc_out_file(log));
+    unlink(log);
     kc_proc_free(&p);
 }
 

@@ -536,6 +536,15 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, co
     }
     plan_init(p, it, o, san, self);
     if (!kc_san_sessions_on()) pool = NULL;
+    /* A control is planted to make a tool report errors. In the process's
+     * sessions its error would end the session, after earlier items it
+     * would need a run alone to be its own (a second start of the tool), and
+     * the next clean item would wait for a fresh session. So a control gets
+     * sessions of its own, started together (their starts overlap): its
+     * windows are each session's first, whose errors are its own. The
+     * process's sessions stay warm for the clean items. */
+    kc_san_pool *own = control && pool ? kc_san_pool_new() : NULL;
+    if (own) pool = own;
     double limit = tool_limit_s(it);
     char target_ok[600] = "";
     /* Every tool's session starts now (those not running yet): their
@@ -551,6 +560,14 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, co
         decided = run_tool(p, pool, t, limit, gates_msg, planted, &w, out, target_ok, sizeof target_ok);
     }
     if (!decided) all_clean(p, gates_msg, target_ok, out);
+    if (own) {
+        /* only this control ran in them: an error their summaries count but
+         * no window held is its own, and never makes it RED after the fact
+         * (a MISSED control stays MISSED, with the reason) */
+        char why_pool[600];
+        if (kc_san_pool_free(own, why_pool, sizeof why_pool) && out->state == KC_MISSED)
+            kc_strcatf(out->msg, sizeof out->msg, "; %s", why_pool);
+    }
     free(p);
     free(w.out);
 }

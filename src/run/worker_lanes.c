@@ -76,6 +76,13 @@ static char *lane_item(kc_gpu *g, const kc_item *it, const kc_opts *o, kc_item_r
         kc_lines_init(&lines, detail, KC_LANE_DETAIL_CAP);
         kc_run_gpu_item(g, it, o->seed, o->reference, o, out, &lines);
     }
+    /* The lanes' stream-ordered pool keeps what an item freed (its release
+     * threshold is the maximum, so no case waits for memory to be mapped
+     * again). Once the item is over that memory goes back to the device: a
+     * pool that kept every item's largest case held 61 GB of the H200 in one
+     * worker, which the memory plan does not count, and other processes
+     * (workers, sanitizer sessions) then failed with out of memory. */
+    if (!g->lost && kc_cuda_sync(&g->cu, 0) == CUDA_SUCCESS) kc_cuda_trim(&g->cu);
     out->seconds = kc_now_s() - t0;
     out->peak_rss_kib = -1;         /* the process's, shared with its neighbours */
     const char *inject = getenv("KC_FAULT_LOSE_CONTEXT_AFTER");    /* test hook (item_run.h) */

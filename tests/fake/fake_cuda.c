@@ -57,6 +57,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check_rules.h"
 #include "fake_cuda.h"
@@ -737,6 +738,19 @@ CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t keep)
     if (pool != &the_pool) return CUDA_ERROR_INVALID_VALUE;
     pool_trims++;
     return CUDA_SUCCESS;
+}
+/* KC_FAKE_POOL_LOG=<file>: at its exit a process that made stream-ordered
+ * allocations appends "pool pid=<pid> made=<n> live=<n> trims=<n>" to it
+ * (tests/test_inflight_run.c: a worker's lanes give each item's memory back). */
+__attribute__((destructor)) static void pool_log(void)
+{
+    const char *path = getenv("KC_FAKE_POOL_LOG");
+    if (!path || !*path || !pool_made) return;
+    FILE *f = fopen(path, "a");
+    if (!f) return;
+    fprintf(f, "pool pid=%ld made=%ld live=%ld trims=%ld\n", (long)getpid(), (long)pool_made, (long)pool_live,
+            (long)pool_trims);
+    fclose(f);
 }
 void fake_cuda_pool(long *live, long *made, long *trims, unsigned long long *threshold, int *deps);
 void fake_cuda_pool(long *live, long *made, long *trims, unsigned long long *threshold, int *deps)

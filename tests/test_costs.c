@@ -324,6 +324,34 @@ Test(costs, time_limits)
     kc_costs_free(&c);
 }
 
+/* A mutant's item (kcontract mutate) is limited by its recorded cost (its
+ * contract's baseline, mutate_baseline.h): 5 x it, at least
+ * KC_MUTANT_TIMEOUT_FLOOR_S, before the contract's own timeout_s and far
+ * below the ordinary floor; --timeout still overrides; no cost: as any. */
+Test(costs, a_mutants_time_limit_follows_its_contracts_baseline)
+{
+    kc_contract k;
+    memset(&k, 0, sizeof k);
+    k.timeout_s = 300;
+    kc_item it = { .kind = KC_KIND_CONTROL, .contract = &k };
+    snprintf(it.name, sizeof it.name, "kv.f16:mutant.0123456789ab");
+    kc_costs c = { 0 };
+    cr_expect_float_eq(kc_item_time_limit(&it, &c, 0), 300, 1e-9, "no baseline: the contract's timeout_s");
+    kc_cost e = { "kv.f16:mutant.0123456789ab", 0.4, -1, -1, 0 };
+    kc_costs_set(&c, &e);
+    cr_expect_float_eq(kc_item_time_limit(&it, &c, 0), KC_MUTANT_TIMEOUT_FLOOR_S, 1e-9, "the mutants' floor");
+    e.seconds = 8;
+    kc_costs_set(&c, &e);
+    cr_expect_float_eq(kc_item_time_limit(&it, &c, 0), 40, 1e-9, "5 x its contract's baseline");
+    cr_expect_float_eq(kc_item_time_limit(&it, &c, 3), 3, 1e-9, "--timeout overrides");
+    kc_item ctl = it;
+    snprintf(ctl.name, sizeof ctl.name, "kv.f16:control.planted");
+    kc_cost p = { "kv.f16:control.planted", 8, -1, -1, 0 };
+    kc_costs_set(&c, &p);
+    cr_expect_float_eq(kc_item_time_limit(&ctl, &c, 0), 300, 1e-9, "a planted control is no mutant");
+    kc_costs_free(&c);
+}
+
 Test(costs, admission_with_fake_plans)
 {
     kc_admit a;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "mutate_baseline.h"
 #include "mutate_build.h"
 
 /* A mutant of s replacing the first occurrence of `at` (which must exist) by `with`. */
@@ -73,4 +74,60 @@ Test(mutate_build, cubin_images_only_on_compute_capability_9_0) {
     cr_expect_str_eq(kc_mutant_image_ext(&o), ".fatbin");
     o = (kc_mut_build_opts){ .fatbins = 0, .cubin_images = 1 };
     cr_expect_str_eq(kc_mutant_image_ext(&o), ".fatbin", "a --build-only run builds no image to load");
+}
+
+/* The baseline's report read back (mutate_baseline.h): each contract's
+ * state and seconds; a malformed item line is refused with its line; the
+ * waves' cost table gets one row per mutant and judging contract of its
+ * module, with that contract's seconds. */
+Test(mutate_build, baseline_report_and_the_mutants_cost_table)
+{
+    const char *tmp = getenv("TMPDIR");
+    char d[512];
+    snprintf(d, sizeof d, "%s/kc-mutbase.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    cr_assert_not_null(mkdtemp(d));
+    char json[600], costs[600];
+    snprintf(json, sizeof json, "%s/b.json", d);
+    snprintf(costs, sizeof costs, "%s/costs.tsv", d);
+    FILE *f = fopen(json, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "{\"type\":\"item\",\"name\":\"kv.f16\",\"kind\":\"kernel\",\"state\":\"PASS\",\"seconds\":2.5}\n"
+               "{\"type\":\"item\",\"name\":\"kv.bf16\",\"kind\":\"kernel\",\"state\":\"FAIL\",\"seconds\":0.25}\n"
+               "{\"type\":\"worker\",\"worker\":0}\n");
+    fclose(f);
+    kc_contract kf = { .name = "kv.f16", .module = "kv" }, kb = { .name = "kv.bf16", .module = "kv" },
+                ko = { .name = "other.f16", .module = "other" };
+    kc_item items[3] = { { .name = "kv.f16", .contract = &kf }, { .name = "kv.bf16", .contract = &kb },
+                         { .name = "other.f16", .contract = &ko } };
+    kc_mut_baseline b;
+    char err[600];
+    cr_assert_eq(kc_mut_baseline_init(&b, 3), 0);
+    cr_assert_eq(kc_mut_baseline_read(json, items, 3, &b, err, sizeof err), 0, "%s", err);
+    cr_expect(kc_mut_baseline_passed(&b, 0));
+    cr_expect(!kc_mut_baseline_passed(&b, 1), "FAIL unmutated");
+    cr_expect(!kc_mut_baseline_passed(&b, 2), "no line: no verdict");
+    cr_expect_float_eq(b.seconds[0], 2.5, 1e-9);
+    cr_expect_float_eq(b.seconds[2], -1, 1e-9);
+    kc_mutant mv[2] = { { .id = "0123456789ab", .module = "kv" }, { .id = "ba9876543210", .module = "other" } };
+    kc_mutants m = { mv, 2, 2 };
+    unsigned char in[2] = { 1, 1 }, judges[3] = { 1, 0, 1 };
+    int rows = kc_mut_baseline_costs(costs, items, 3, judges, &m, in, &b, err, sizeof err);
+    cr_expect_eq(rows, 1, "one mutant of kv judged by kv.f16; other.f16 has no baseline: %s", err);
+    f = fopen(costs, "r");
+    char text[2048] = "";
+    cr_assert_not_null(f);
+    size_t nr = fread(text, 1, sizeof text - 1, f);
+    text[nr] = 0;
+    fclose(f);
+    cr_expect(strstr(text, "kv.f16:mutant.0123456789ab\t2.500"), "%s", text);
+    cr_expect(!strstr(text, "kv.bf16"), "%s", text);
+    f = fopen(json, "w");
+    fprintf(f, "{\"type\":\"item\",\"name\":\"kv.f16\",\"state\":\"PASS\"}\n");
+    fclose(f);
+    cr_expect_eq(kc_mut_baseline_read(json, items, 3, &b, err, sizeof err), -1);
+    cr_expect(strstr(err, "b.json:1: an item line without its name, state or seconds"), "%s", err);
+    kc_mut_baseline_free(&b);
+    unlink(json);
+    unlink(costs);
+    rmdir(d);
 }

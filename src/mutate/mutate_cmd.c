@@ -15,6 +15,7 @@
 #include "jobs.h"
 #include "mutant_images.h"
 #include "mutate_accept.h"
+#include "mutate_baseline.h"
 #include "child_run.h"
 #include "mutate_merge.h"
 #include "mutate_report.h"
@@ -26,7 +27,6 @@
 
 #define DEFAULT_SOURCES "kernels:staging/kernels"
 #define DEFAULT_DIR "build/mutants"
-#define DEFAULT_TIMEOUT_S 120.0
 
 int kc_mutate_parse_line(const char *line, kc_state *state, char *contract, size_t ccap, char *id, size_t icap,
                          int *gate)
@@ -277,10 +277,10 @@ static int mutant_contract(const kc_opts *o, const kc_item *it)
 }
 
 /* Whether module `module` has more than one selected contract that runs mutants. */
-static int other_contracts(const kc_opts *o, const kc_item *items, int n, const char *module)
+static int other_contracts(const unsigned char *judge, const kc_item *items, int n, const char *module)
 {
     int k = 0;
-    for (int i = 0; i < n && k < 2; i++) k += mutant_contract(o, &items[i]) && !strcmp(items[i].contract->module, module);
+    for (int i = 0; i < n && k < 2; i++) k += judge[i] && !strcmp(items[i].contract->module, module);
     return k > 1;
 }
 
@@ -289,17 +289,17 @@ static int other_contracts(const kc_opts *o, const kc_item *items, int n, const 
  * wave 2 the others; only modules with a mutant i in the wave (in[i]: a
  * pattern that matches nothing is refused by run). Returns how many, -1 out
  * of memory. */
-static int push_wave(kc_strvec *av, const kc_opts *o, const kc_item *items, int n, const kc_mutants *m,
+static int push_wave(kc_strvec *av, const unsigned char *judge, const kc_item *items, int n, const kc_mutants *m,
                      const unsigned char *in, int wave)
 {
     int pushed = 0;
     for (int i = 0; i < n; i++) {
         const kc_item *it = &items[i];
-        if (!mutant_contract(o, it)) continue;
+        if (!judge[i]) continue;
         int has = 0, first = 1;
         for (int j = 0; j < m->n && !has; j++) has = in[j] && !strcmp(m->v[j].module, it->contract->module);
         for (int k = 0; k < i && first; k++)
-            first = !(mutant_contract(o, &items[k]) && !strcmp(items[k].contract->module, it->contract->module));
+            first = !(judge[k] && !strcmp(items[k].contract->module, it->contract->module));
         if (!has || (wave == 1 && !first) || (wave == 2 && first)) continue;
         char buf[256];
         snprintf(buf, sizeof buf, "%s:mutant.*", it->contract->name);
@@ -316,7 +316,8 @@ static int push_wave(kc_strvec *av, const kc_opts *o, const kc_item *items, int 
  * mutants wave 1 missed. Wave 2 runs whole on every shard: its manifest
  * holds only the mutants this shard's wave 1 ran. Returns 0, or the
  * command's exit status (4, 130). */
-static int run_wave(const kc_opts *o, const kc_item *items, int n, const kc_mutants *m, const unsigned char *in,
+static int run_wave(const kc_opts *o, const unsigned char *judge, const kc_item *items, int n, const kc_mutants *m,
+                    const unsigned char *in,
                     const char *manifest, int wave, run_ctx *rx)
 {
     char err[2048], buf[256], costs[1300];
@@ -325,8 +326,10 @@ static int run_wave(const kc_opts *o, const kc_item *items, int n, const kc_muta
     int oom = kc_strvec_push(&av, o->argv0) | kc_strvec_push(&av, "run");
     snprintf(buf, sizeof buf, "%d", o->jobs > 0 ? o->jobs : 1);
     oom |= kc_strvec_push(&av, "--jobs") | kc_strvec_push(&av, buf);
-    snprintf(buf, sizeof buf, "%g", o->timeout_s > 0 ? o->timeout_s : DEFAULT_TIMEOUT_S);
-    oom |= kc_strvec_push(&av, "--timeout") | kc_strvec_push(&av, buf);
+    if (o->timeout_s > 0) {         /* else each item's: 5 x its contract's baseline, 10 s at least (costs.h) */
+        snprintf(buf, sizeof buf, "%g", o->timeout_s);
+        oom |= kc_strvec_push(&av, "--timeout") | kc_strvec_push(&av, buf);
+    }
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)o->seed);
     oom |= kc_strvec_push(&av, "--seed") | kc_strvec_push(&av, buf);
     if (o->device_given) {
@@ -348,7 +351,7 @@ static int run_wave(const kc_opts *o, const kc_item *items, int n, const kc_muta
     snprintf(costs, sizeof costs, "%s/costs.tsv", o->mut_dir ? o->mut_dir : DEFAULT_DIR);
     oom |= kc_strvec_push(&av, "--costs") | kc_strvec_push(&av, o->costs_given ? o->costs : costs);
     oom |= kc_strvec_push(&av, "--");
-    int pushed = oom ? -1 : push_wave(&av, o, items, n, m, in, wave);
+    int pushed = oom ? -1 : push_wave(&av, judge, items, n, m, in, wave);
     if (pushed < 0 || rx->oom) {
         kc_strvec_clear(&av);
         kc_say(stderr, "mutate: out of memory\n");
@@ -375,6 +378,128 @@ static int run_wave(const kc_opts *o, const kc_item *items, int n, const kc_muta
         kc_say(stderr, "mutate: the mutants' run refused its command line (exit 2; above)\n");
         rc = 4;
     }
+    return rc;
+}
+
+/* Whether a mutant j with in[j] is of module `module`. */
+static int module_has(const kc_mutants *m, const unsigned char *in, const char *module)
+{
+    for (int j = 0; j < m->n; j++)
+        if (in[j] && !strcmp(m->v[j].module, module)) return 1;
+    return 0;
+}
+
+static void on_baseline_line(void *ctx, int err, const char *line, size_t len)
+{
+    (void)ctx;
+    fprintf(err ? stderr : stdout, "%.*s\n", (int)len, line);
+    if (!err) fflush(stdout);
+}
+
+/* The baseline (mutate_baseline.h): every contract that judges a mutant in
+ * `in` (judge[i]), unmutated, through this binary's own run with the
+ * mutants' options, its report in DIR/run-baseline.json. A contract that
+ * did not PASS loses judge[i] (said; SKIP, no GPU, is no verdict on it and
+ * keeps it: its mutants are then SKIP too). Its seconds go into the waves'
+ * cost table `costs` (their time limits) unless the user gave --costs.
+ * Returns 0, or an exit status (4, 130). */
+static int run_baseline(const kc_opts *o, unsigned char *judge, const kc_item *items, int n, const kc_mutants *m,
+                        const unsigned char *in, const char *absdir, const char *costs)
+{
+    char err[2048], buf[64], json[PATH_MAX + 32], bcosts[PATH_MAX + 32];
+    snprintf(json, sizeof json, "%s/run-baseline.json", absdir);
+    snprintf(bcosts, sizeof bcosts, "%s/baseline-costs.tsv", absdir);
+    kc_strvec av = KC_STRVEC_INIT;
+    int oom = kc_strvec_push(&av, o->argv0) | kc_strvec_push(&av, "run") | kc_strvec_push(&av, "--no-cache");
+    snprintf(buf, sizeof buf, "%d", o->jobs > 0 ? o->jobs : 1);
+    oom |= kc_strvec_push(&av, "--jobs") | kc_strvec_push(&av, buf);
+    if (o->inflight > 1) {
+        snprintf(buf, sizeof buf, "%d", o->inflight);
+        oom |= kc_strvec_push(&av, "--inflight") | kc_strvec_push(&av, buf);
+    }
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)o->seed);
+    oom |= kc_strvec_push(&av, "--seed") | kc_strvec_push(&av, buf);
+    if (o->device_given) {
+        snprintf(buf, sizeof buf, "%d", o->device);
+        oom |= kc_strvec_push(&av, "--device") | kc_strvec_push(&av, buf);
+    }
+    oom |= kc_strvec_push(&av, "--json") | kc_strvec_push(&av, json);
+    oom |= kc_strvec_push(&av, "--costs") | kc_strvec_push(&av, bcosts);
+    oom |= kc_strvec_push(&av, "--");
+    int pushed = 0;
+    for (int i = 0; i < n && !oom; i++) {
+        if (!judge[i] || !module_has(m, in, items[i].contract->module)) continue;
+        oom |= kc_strvec_push(&av, items[i].name);
+        pushed++;
+    }
+    if (oom) {
+        kc_strvec_clear(&av);
+        kc_say(stderr, "mutate: out of memory\n");
+        return 4;
+    }
+    if (!pushed) {
+        kc_strvec_clear(&av);
+        return 0;
+    }
+    printf("mutate: baseline: the %d contract%s that judge these mutants, unmutated\n", pushed, pushed == 1 ? "" : "s");
+    fflush(stdout);
+    double t0 = kc_now_s();
+    char *saved = getenv(KC_MUTANTS_ENV) ? strdup(getenv(KC_MUTANTS_ENV)) : NULL;
+    unsetenv(KC_MUTANTS_ENV);
+    int intr = 0;
+    int ws = kc_child_run("/proc/self/exe", av.v, on_baseline_line, NULL, &intr, err, sizeof err);
+    if (saved) setenv(KC_MUTANTS_ENV, saved, 1);
+    free(saved);
+    kc_strvec_clear(&av);
+    if (ws < 0 || intr) {
+        kc_say(stderr, "mutate: the baseline run %s\n", intr ? "was interrupted" : err);
+        return ws < 0 ? 4 : 130;
+    }
+    if (WIFEXITED(ws) && WEXITSTATUS(ws) == 2) {
+        kc_say(stderr, "mutate: the baseline run refused its command line (exit 2; above)\n");
+        return 4;
+    }
+    kc_mut_baseline b;
+    if (kc_mut_baseline_init(&b, n)) {
+        kc_say(stderr, "mutate: out of memory\n");
+        return 4;
+    }
+    if (kc_mut_baseline_read(json, items, n, &b, err, sizeof err)) {
+        kc_say(stderr, "mutate: %s\n", err);
+        kc_mut_baseline_free(&b);
+        return 4;
+    }
+    int passed = 0, dropped = 0, skipped = 0;
+    for (int i = 0; i < n; i++) {
+        if (!judge[i] || !module_has(m, in, items[i].contract->module)) continue;
+        if (kc_mut_baseline_passed(&b, i)) {
+            passed++;
+        } else if (!b.state[i][0]) {
+            printf("mutate: baseline: %s has no line in the baseline's report (%s): its mutants are not run through "
+                   "it\n", items[i].name, json);
+            judge[i] = 0;
+            dropped++;
+        } else if (!strcmp(b.state[i], "SKIP")) {
+            skipped++;
+        } else {
+            printf("mutate: baseline: %s is %s unmutated: a contract that fails on the original cannot judge a "
+                   "mutant; its mutants are not run through it\n", items[i].name, b.state[i]);
+            judge[i] = 0;
+            dropped++;
+        }
+    }
+    printf("mutate: baseline: %d contract%s pass unmutated, %d do not, %d skipped (%.1f s)\n", passed,
+           passed == 1 ? "" : "s", dropped, skipped, kc_now_s() - t0);
+    fflush(stdout);
+    int rc = 0;
+    if (!o->costs_given) {
+        int rows = kc_mut_baseline_costs(costs, items, n, judge, m, in, &b, err, sizeof err);
+        if (rows < 0) {
+            kc_say(stderr, "mutate: the mutants' cost table: %s\n", err);
+            rc = 4;
+        }
+    }
+    kc_mut_baseline_free(&b);
     return rc;
 }
 
@@ -501,18 +626,24 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
         }
         run_ctx rx = { .m = &m, .st = st };
         int wave1 = o->mut_every_contract ? 0 : 1;
-        unsigned char *in = calloc((size_t)m.n + 1, 1);
-        if (!in) {
+        unsigned char *in = calloc((size_t)m.n + 1, 1), *judge = calloc((size_t)n + 1, 1);
+        if (!in || !judge) {
+            free(in);
+            free(judge);
             kc_say(stderr, "mutate: out of memory\n");
             rc = 4;
             goto out;
         }
         for (int i = 0; i < m.n; i++) in[i] = st[i].state == KC_MUT_VIABLE;
-        rc = run_wave(o, items, n, &m, in, absman, wave1, &rx);
+        for (int i = 0; i < n; i++) judge[i] = mutant_contract(o, &items[i]);
+        char costs[PATH_MAX + 32];
+        snprintf(costs, sizeof costs, "%s/costs.tsv", absdir);
+        rc = run_baseline(o, judge, items, n, &m, in, absdir, costs);
+        if (!rc) rc = run_wave(o, judge, items, n, &m, in, absman, wave1, &rx);
         /* the mutants the first contract missed whose module has others: undecided until those ran */
         int second = 0;
         for (int i = 0; i < m.n; i++) {
-            in[i] = wave1 == 1 && st[i].state == KC_MUT_MISSED && other_contracts(o, items, n, m.v[i].module);
+            in[i] = wave1 == 1 && st[i].state == KC_MUT_MISSED && other_contracts(judge, items, n, m.v[i].module);
             if (in[i]) {
                 st[i].state = KC_MUT_VIABLE;
                 second++;
@@ -526,10 +657,11 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
                 kc_say(stderr, "mutate: %s\n", err);
                 rc = 4;
             } else {
-                rc = run_wave(o, items, n, &m, in, absman2, 2, &rx);
+                rc = run_wave(o, judge, items, n, &m, in, absman2, 2, &rx);
             }
         }
         free(in);
+        free(judge);
         its = rx.items;
         nits = rx.nitems;
         for (int i = 0; i < m.n; i++)

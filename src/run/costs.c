@@ -346,8 +346,12 @@ double kc_item_cost(const kc_costs *c, const kc_item *it, int *recorded)
 double kc_item_time_limit(const kc_item *it, const kc_costs *c, double override_s)
 {
     if (override_s > 0) return override_s;
-    if (it->contract && it->contract->timeout_s > 0) return it->contract->timeout_s;
     const kc_cost *e = kc_costs_find(c, it->name);
+    if (e && it->kind == KC_KIND_CONTROL && strstr(it->name, ":mutant.")) {
+        double m = KC_TIMEOUT_MULTIPLE * e->seconds;
+        return m > KC_MUTANT_TIMEOUT_FLOOR_S ? m : KC_MUTANT_TIMEOUT_FLOOR_S;
+    }
+    if (it->contract && it->contract->timeout_s > 0) return it->contract->timeout_s;
     if (!e) return KC_TIMEOUT_NO_COST_S;
     double m = KC_TIMEOUT_MULTIPLE * e->seconds;
     return m > KC_TIMEOUT_FLOOR_S ? m : KC_TIMEOUT_FLOOR_S;

@@ -36,6 +36,14 @@ const char *kc_costs_default_path(char *buf, size_t cap);
 #define KC_TIMEOUT_FLOOR_S 60.0        /* an item's time limit is at least this ... */
 #define KC_TIMEOUT_MULTIPLE 5.0        /* ... and this many times its recorded seconds */
 #define KC_TIMEOUT_NO_COST_S 600.0     /* the limit of an item with no recorded cost */
+/* A mutant's item (<contract>:mutant.<id>, kcontract mutate) with a recorded
+ * cost: max(this, KC_TIMEOUT_MULTIPLE x the cost). Its cost is its
+ * contract's unmutated run (mutate's baseline), and a mutant that takes
+ * five times as long hangs or loops: counted caught by a timeout, apart
+ * (cargo-mutants' rule of a multiple of the baseline with a floor; GPU
+ * kernels of the bundled library take milliseconds, and a hung kernel
+ * slows every context that shares the GPU, so the floor is lower). */
+#define KC_MUTANT_TIMEOUT_FLOOR_S 10.0
 #define KC_COST_EST_BASE_S 0.5         /* estimate: this, plus ... */
 #define KC_COST_EST_BYTES_PER_S 2e9    /* ... the bytes of all its cases at this rate */
 /* A :sanitize item, or a control planted for the sanitizer, adds this: four
@@ -95,9 +103,11 @@ void kc_costs_free(kc_costs *c);
 double kc_cost_estimate(const kc_item *it);
 /* The recorded seconds, or the estimate (*recorded says which; may be NULL). */
 double kc_item_cost(const kc_costs *c, const kc_item *it, int *recorded);
-/* The time limit in seconds: override_s if > 0 (--timeout); else the
- * contract's timeout_s if set; else max(KC_TIMEOUT_FLOOR_S, KC_TIMEOUT_MULTIPLE
- * x recorded seconds), or KC_TIMEOUT_NO_COST_S with no recorded cost. */
+/* The time limit in seconds: override_s if > 0 (--timeout); else for a
+ * mutant's item with a recorded cost max(KC_MUTANT_TIMEOUT_FLOOR_S,
+ * KC_TIMEOUT_MULTIPLE x it); else the contract's timeout_s if set; else
+ * max(KC_TIMEOUT_FLOOR_S, KC_TIMEOUT_MULTIPLE x recorded seconds), or
+ * KC_TIMEOUT_NO_COST_S with no recorded cost. */
 double kc_item_time_limit(const kc_item *it, const kc_costs *c, double override_s);
 
 /* The queue's order: sorts sel (indices into items) so that items that failed

@@ -858,3 +858,25 @@ Test(gates_fake, a_refused_limits_query_is_a_problem_naming_it, .timeout = 30)
                 T("2 problems: shape edge.1025: block of 1025 threads > 1024 allowed; cuOccupancyMaxActiveBlocksPerMultiprocessor failed: CUDA_ERROR_INVALID_VALUE (occupancy not measured)"));
     kc_proc_free(&p);
 }
+
+/* Shared memory is poisoned before every launch of a case: NaN bytes (0xFF)
+ * before its first launch, large finite bytes (0x7B) before gate 4's
+ * relaunch, so a kernel that reads shared memory no thread wrote through
+ * fmaxf or fminf (which drop a NaN) differs between the two launches
+ * (harness.h). One case of one kernel: two poison launches, one of each. */
+Test(gates_fake, the_relaunch_poisons_shared_memory_with_finite_values, .timeout = 60)
+{
+    char log[256], env[300];
+    snprintf(log, sizeof log, "%s/kc-poison.%ld", kc_test_tmpdir(), (long)getpid());
+    snprintf(env, sizeof env, "KC_FAKE_POISON_LOG=%s", log);
+    kc_proc p = kc_run_fake((char *[]){ "run", "fake.axpy.f32", "--no-cache", NULL }, (char *[]){ env, NULL }, 30);
+    cr_expect_eq(p.status, 0, "%s%s", p.out, p.err);
+    const char *l = kc_out_file(log);
+    cr_assert_not_null(l, "no poison launch logged");
+    int nan = kc_out_count(l, "poison ffffffff"), finite = kc_out_count(l, "poison 7b7b7b7b");
+    cr_expect_gt(nan, 0, "%s", l);
+    cr_expect_gt(finite, 0, "gate 4's relaunches: %s", l);
+    cr_expect_eq(nan + finite, kc_out_count(l, "poison "), "no other pattern: %s", l);
+    unlink(log);
+    kc_proc_free(&p);
+}

@@ -95,14 +95,14 @@ static CUresult launch(kc_gpu *gpu, CUfunction f, unsigned blocks, unsigned smem
     return gpu->cu.LaunchKernel(f, blocks, 1, 1, KC_HARNESS_THREADS, 1, 1, smem, NULL, params, NULL);
 }
 
-CUresult kc_dev_poison_smem(kc_gpu *gpu)
+CUresult kc_dev_poison_smem(kc_gpu *gpu, unsigned pattern)
 {
     kc_harness *h = gpu->h;
     int bytes = (int)h->smem_optin;
     if (gpu->cu.FuncSetAttribute(h->poison, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes) != CUDA_SUCCESS)
         bytes = (int)h->smem_default;
     unsigned words = (unsigned)bytes / 4;
-    void *params[] = { &words };
+    void *params[] = { &words, &pattern };
     return gpu->cu.LaunchKernel(h->poison, (unsigned)h->sm_count * 2, 1, 1, 1024, 1, 1, (unsigned)bytes, NULL, params,
                                 NULL);
 }

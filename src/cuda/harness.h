@@ -46,8 +46,17 @@ int kc_harness_open(kc_cuda *cu, const kc_device *dev, kc_harness *h, char *why,
 void kc_harness_close(kc_cuda *cu, kc_harness *h, int lost);
 
 struct kc_gpu;
-/* Fills every SM's shared memory with 0xFF before a checked launch. */
-CUresult kc_dev_poison_smem(struct kc_gpu *gpu);
+/* Shared-memory poison patterns (kernels/harness/harness.cu): 0xFF bytes
+ * (NaN in f16, bf16, f32) before a case's launch; 0x7B bytes (1.3e36 in f32
+ * and bf16, 60768 in f16: large and finite) before gate 4's relaunch. A
+ * kernel that reads shared memory no thread wrote through fmaxf or fminf
+ * (which drop a NaN) passes on the first pattern and differs on the second:
+ * found by mutation analysis (block maxima reading one slot past the warps'
+ * partials, docs/receipts/2026-12-02-h200-mutate-run). */
+#define KC_SMEM_POISON 0xFFFFFFFFu
+#define KC_SMEM_POISON_RELAUNCH 0x7B7B7B7Bu
+/* Fills every SM's shared memory with the 32-bit pattern before a checked launch. */
+CUresult kc_dev_poison_smem(struct kc_gpu *gpu, unsigned pattern);
 /* A ranged stream's bounds (kc_arg.range); on 0: the distribution's values. */
 typedef struct kc_stream_range {
     int on;

@@ -40,8 +40,9 @@ int kc_gate4(kc_gpu *gpu, const kc_kernels *K, kc_case *k)
         char v1[64], v2[64];
         kc_value_str(ar->dtype, kc_case_value_at(gpu, k, 0, a, first), v1, sizeof v1);
         kc_value_str(ar->dtype, kc_case_value_at(gpu, k, 1, a, first), v2, sizeof v2);
-        g = kc_case_fail(k, 4, "relaunch on other buffers differs: %zu of %zu elements of %s, first %s[%zu] %s then %s",
-                         n, k->count[a], ar->name, ar->name, first, v1, v2);
+        g = kc_case_fail(k, 4, "relaunch on other buffers differs: %zu of %zu elements of %s, first %s[%zu] %s then %s "
+                         "(a race, or a read of memory no thread wrote: the relaunch's shared memory held large "
+                         "finite values instead of NaN)", n, k->count[a], ar->name, ar->name, first, v1, v2);
     }
     k->time->checks_s += kc_now_s() - t1;
     return g;

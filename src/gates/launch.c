@@ -106,7 +106,7 @@ static int host_launch(kc_gpu *gpu, kc_case *k, int set, int gate)
     kc_params p;
     int g = kc_make_params(gpu, k, set, gate, &p);
     if (g) return g;
-    if (!k->exact) kc_dev_poison_smem(gpu);
+    if (!k->exact) kc_dev_poison_smem(gpu, gate == 4 ? KC_SMEM_POISON_RELAUNCH : KC_SMEM_POISON);
     CUresult r = (CUresult)k->entry(p.params, k->s, &gpu->dev);
     int returned = r != CUDA_SUCCESS;
     if (r == CUDA_SUCCESS) r = gpu->cu.CtxSynchronize();
@@ -253,7 +253,7 @@ int kc_case_launch_on(kc_gpu *gpu, const kc_kernels *K, kc_case *k, int set, int
         sn[i] = kc_params_pick(&p, k->c, K->step[i].arg, K->step[i].nargs, sp[i], si[i]);
         if ((g = kc_check_param_sizes(gpu, K->fn[i], k, &p, si[i], sn[i], gate, who[i]))) return g;
     }
-    if (!k->exact) kc_dev_poison_smem(gpu);
+    if (!k->exact) kc_dev_poison_smem(gpu, gate == 4 ? KC_SMEM_POISON_RELAUNCH : KC_SMEM_POISON);
     CUresult r = CUDA_SUCCESS;
     int i = 0;
     for (; i < K->n && r == CUDA_SUCCESS; i++)

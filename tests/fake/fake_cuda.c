@@ -386,7 +386,19 @@ static CUresult pdl_scale(const launch *l)
 #define I32(i) (*(const int *)l->p[i])
 #define F64(i) (*(const double *)l->p[i])
 
-static CUresult h_poison(const launch *l) { (void)l; return CUDA_SUCCESS; }   /* no shared memory here */
+/* kc_smem_poison(unsigned words, unsigned pattern): no shared memory here;
+ * KC_FAKE_POISON_LOG=<file> appends each launch's pattern ("poison %08x"),
+ * so a test sees which pattern each launch of a case was given. */
+static CUresult h_poison(const launch *l)
+{
+    const char *path = getenv("KC_FAKE_POISON_LOG");
+    FILE *f = path && *path ? fopen(path, "a") : NULL;
+    if (f) {
+        fprintf(f, "poison %08x\n", (unsigned)I32(1));
+        fclose(f);
+    }
+    return CUDA_SUCCESS;
+}
 
 /* kc_gen_fill(void *dst, int dtype, int dist, u64 key, u64 count, int ranged, double lo, double hi) */
 static CUresult h_gen(const launch *l)

@@ -70,6 +70,11 @@ static const kc_shape em_shapes[] = {
     { "edge.t7.v33.h31", KC_SHAPE_EDGE, { 7, 33, 31 } },          /* odd hidden: element path */
     { "edge.t33.v1023.h33", KC_SHAPE_EDGE, { 33, 1023, 33 } },
     { "edge.t5.v64.h1", KC_SHAPE_EDGE, { 5, 64, 1 } },
+    /* odd hidden past one pass of the block's 64 threads: the element path's
+     * loop strides (4 passes); the odd shapes above take one pass each, which
+     * left its stride unchecked (a doubled stride, mutation analysis:
+     * docs/receipts/2026-12-02-h200-mutate-run) */
+    { "edge.t9.v100.h203", KC_SHAPE_EDGE, { 9, 100, 203 } },
     { "edge.t1023.v1000.h4104", KC_SHAPE_EDGE, { 1023, 1000, 4104 } },
     { "qwen2.5-72b.embed.t256", KC_SHAPE_LARGE, { 256, 152064, 8192 } },
     { 0 }

@@ -105,6 +105,7 @@ FAKE_HOSTLIBS += $(B)/lib/$(call kc_module_of,$(1))@$(c).so
 )
 endef
 FAKE_HOSTLIBS :=
+$(call kc_controls_scan,$(FAKE_LIB_SRCS))
 $(foreach f,$(FAKE_LIB_SRCS),$(eval $(call fakelib_rules,$(f))))
 
 .PHONY: all kernels staging test bench bench-gemm-hopper bench-inflight clean

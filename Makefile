@@ -208,7 +208,7 @@ KC_TEST_NVCC ?= $(NVCC)
 # The mutants the mutation tests need built, built once per run and copied by
 # each test (tests/support/mutant_seed.h); kept between runs (make keeps
 # unchanged mutants). tools/sanitize-test.sh copies build/'s into its own.
-KC_TEST_MUTANTS ?= $(CURDIR)/$(B)/test-mutants
+KC_TEST_MUTANTS ?= $(abspath $(B))/test-mutants
 test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so $(B)/libfake_cuda.so $(HOSTLIBS) \
       $(FAKE_HOSTLIBS) $(B)/libfake_exit0.so $(B)/libfake_exit0_raw.so $(B)/libkc_preload_fork.so
 	sh tools/check-layers.sh

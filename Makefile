@@ -105,6 +105,7 @@ FAKE_HOSTLIBS += $(B)/lib/$(call kc_module_of,$(1))@$(c).so
 )
 endef
 FAKE_HOSTLIBS :=
+$(call kc_controls_scan,$(FAKE_LIB_SRCS))
 $(foreach f,$(FAKE_LIB_SRCS),$(eval $(call fakelib_rules,$(f))))
 
 .PHONY: all kernels staging test bench bench-gemm-hopper bench-inflight clean
@@ -204,6 +205,10 @@ TEST_JOBS ?= 2
 # real module): NVCC unless set. tools/sanitize-test.sh sets NVCC=false, so
 # that its make never rebuilds a kernel, and this to the real one.
 KC_TEST_NVCC ?= $(NVCC)
+# The mutants the mutation tests need built, built once per run and copied by
+# each test (tests/support/mutant_seed.h); kept between runs (make keeps
+# unchanged mutants). tools/sanitize-test.sh copies build/'s into its own.
+KC_TEST_MUTANTS ?= $(abspath $(B))/test-mutants
 test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so $(B)/libfake_cuda.so $(HOSTLIBS) \
       $(FAKE_HOSTLIBS) $(B)/libfake_exit0.so $(B)/libfake_exit0_raw.so $(B)/libkc_preload_fork.so
 	sh tools/check-layers.sh
@@ -213,7 +218,7 @@ test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so $
 	@# expect them to run; tests/test_result_cache.c gives its runs a cache.
 	@tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/kc-test.XXXXXX") || exit 2; \
 	echo "TMPDIR=$$tmp KC_BIN=$(B)/kcontract ... $(B)/kc_tests --jobs $(TEST_JOBS)"; \
-	NVCC="$(KC_TEST_NVCC)" KC_CACHE_DIR=off TMPDIR=$$tmp KC_BIN=$(B)/kcontract KC_FIXTURE_BIN=$(B)/kcontract-fixture KC_FAKE_NVML=$(B)/libfake_nvml.so \
+	NVCC="$(KC_TEST_NVCC)" KC_TEST_MUTANTS="$(KC_TEST_MUTANTS)" KC_CACHE_DIR=off TMPDIR=$$tmp KC_BIN=$(B)/kcontract KC_FIXTURE_BIN=$(B)/kcontract-fixture KC_FAKE_NVML=$(B)/libfake_nvml.so \
 	KC_FAKE_CUDA=$(B)/libfake_cuda.so KC_FAKE_EXIT0=$(B)/libfake_exit0.so KC_FAKE_EXIT0_RAW=$(B)/libfake_exit0_raw.so KC_PRELOAD_FORK=$(B)/libkc_preload_fork.so $(B)/kc_tests --jobs $(TEST_JOBS); rc=$$?; \
 	left=$$(find "$$tmp" -mindepth 1 -maxdepth 1 | sed "s|^$$tmp/||" | sort | tr '\n' ' '); rm -rf "$$tmp"; \
 	if [ -n "$$left" ]; then \

@@ -2,7 +2,8 @@
  * make rules (share/kcontract.mk) and trivial compiler equivalence
  * (mutate_build.h), on the bundled module kv_cache_write.cu: one mutant that
  * does not compile, one whose machine code is the original's, and two that
- * make the same code. Five small nvcc builds with make -j4 (a few seconds). */
+ * make the same code. Five small nvcc builds with make -j4 (a few seconds),
+ * once per test run (support/mutant_seed.h). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 #include "mutate_baseline.h"
 #include "mutate_build.h"
+#include "support/mutant_seed.h"
 
 /* A mutant of s replacing the first occurrence of `at` (which must exist) by `with`. */
 static void manual(kc_mutants *m, const kc_src *s, const char *id, const char *at, const char *with)
@@ -32,19 +34,49 @@ static void manual(kc_mutants *m, const kc_src *s, const char *id, const char *a
     x->repl = strdup(with);
 }
 
-Test(mutate_build, unviable_equivalent_duplicate_viable, .timeout = 120) {
-    kc_mut_module mod = { .name = "kv_cache_write", .path = "kernels/kv_cache/kv_cache_write.cu" };
+/* The four mutants of kv_cache_write.cu this file builds: one that does not
+ * compile, one whose machine code is the original's, two alike. */
+static void four_mutants(kc_mut_module *mod, kc_mutants *m)
+{
+    *mod = (kc_mut_module){ .name = "kv_cache_write", .path = "kernels/kv_cache/kv_cache_write.cu" };
     char err[1024];
-    cr_assert_eq(kc_src_load(&mod.src, mod.path, err, sizeof err), 0, "%s", err);
-    kc_mutants m = { 0 };
-    manual(&m, &mod.src, "000000000001", "if (slot < 0) return;", "if (slot <@ 0) return;");
-    manual(&m, &mod.src, "000000000002", "head_dim / 8;", "head_dim / (8);");
-    manual(&m, &mod.src, "000000000003", "if (slot < 0) return;", "if (slot < 1) return;");
-    manual(&m, &mod.src, "000000000004", "if (slot < 0) return;", "if (slot < (0 + 1)) return;");
+    cr_assert_eq(kc_src_load(&mod->src, mod->path, err, sizeof err), 0, "%s", err);
+    *m = (kc_mutants){ 0 };
+    manual(m, &mod->src, "000000000001", "if (slot < 0) return;", "if (slot <@ 0) return;");
+    manual(m, &mod->src, "000000000002", "head_dim / 8;", "head_dim / (8);");
+    manual(m, &mod->src, "000000000003", "if (slot < 0) return;", "if (slot < 1) return;");
+    manual(m, &mod->src, "000000000004", "if (slot < 0) return;", "if (slot < (0 + 1)) return;");
+}
+
+/* The seed "kv_cache_write-four" (mutant_seed.h): the four mutants built
+ * into dir with nvcc. */
+static void build_four(const char *dir, void *ctx)
+{
+    (void)ctx;
+    kc_mut_module mod;
+    kc_mutants m;
+    four_mutants(&mod, &m);
+    kc_mut_status st[4] = { 0 };
+    char err[1024];
+    kc_mut_build_opts o = { .dir = dir, .make = "make", .jobs = 4 };
+    cr_assert_eq(kc_mutate_build(&mod, 1, &m, st, &o, err, sizeof err), 0, "build failed: %s", err);
+    kc_mutants_free(&m);
+    kc_src_free(&mod.src);
+}
+
+/* The build of the four mutants, from a copy of this run's seed: the mutant
+ * that does not compile is built again (nvcc fails on it each time), the
+ * others are kept; the states are those of a first build. */
+Test(mutate_build, unviable_equivalent_duplicate_viable, .timeout = 120) {
+    kc_mut_module mod;
+    kc_mutants m;
+    char err[1024];
+    four_mutants(&mod, &m);
     kc_mut_status st[4] = { 0 };
     const char *tmp = getenv("TMPDIR");
     char dir[512], cmd[600];
     snprintf(dir, sizeof dir, "%s/kc-mutate-build-%d", tmp && *tmp ? tmp : "/tmp", (int)getpid());
+    kc_mutant_seed_copy("kv_cache_write-four", build_four, NULL, dir);
     kc_mut_build_opts o = { .dir = dir, .make = "make", .jobs = 4 };
     int rc = kc_mutate_build(&mod, 1, &m, st, &o, err, sizeof err);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -10,6 +10,7 @@
 #include "mutate_cmd.h"
 #include "mutate_report.h"
 #include "json_line.h"
+#include "support/mutant_seed.h"
 #include "support/run_output.h"
 #include "support/spawn.h"
 
@@ -251,12 +252,29 @@ static void merge_shard_reports(const char *dir, const char *j)
     kc_proc_free(&p);
 }
 
+/* The seed "kv_cache_write" (mutant_seed.h): the two mutants of
+ * kv_cache_write.cu that --budget 2 --seed 3 samples, built by make and nvcc
+ * (their cubins, the original's, their fatbins) through the whole command. */
+static void build_kv_mutants(const char *dir, void *ctx)
+{
+    (void)ctx;
+    char *argv[] = { (char *)kc_test_bin(), "mutate", "--budget", "2", "--seed", "3", "--build-jobs", "4",
+                     "--mutants-dir", (char *)dir, "kv_cache.nhd.f16", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, KC_NO_GPU_ENV, 100, &p), 0);
+    cr_assert_eq(p.status, 1, "not run is not a pass: exit %d\n%s%s", p.status, p.out, p.err);
+    cr_assert(strstr(p.out, "mutate: 1 module, 41 mutants generated, 2 to build"), "%s", p.out);
+    kc_proc_free(&p);
+}
+
 /* The whole command on a real module without a GPU: two sampled mutants of
- * kv_cache_write.cu built by make and nvcc, listed, run by the binary's own
- * run (their items SKIP: not run), the report and JSON written. */
+ * kv_cache_write.cu built by make and nvcc (once per test run: the seed),
+ * listed, run by the binary's own run (their items SKIP: not run), the
+ * report and JSON written. */
 Test(mutate_run, whole_command_without_gpu, .timeout = 120) {
     char dir[512], json[700];
     kc_tmp_dir(dir, sizeof dir, "mutcmd");
+    kc_mutant_seed_copy("kv_cache_write", build_kv_mutants, NULL, dir);
     snprintf(json, sizeof json, "%s/report.json", dir);
     kc_proc p;
     char *argv[] = { (char *)kc_test_bin(), "mutate", "--budget", "2", "--seed", "3", "--build-jobs", "4",
@@ -285,6 +303,7 @@ Test(mutate_run, whole_command_without_gpu, .timeout = 120) {
 Test(mutate_run, first_contract_only_unless_every_contract, .timeout = 120) {
     char dir[512];
     kc_tmp_dir(dir, sizeof dir, "mutwave");
+    kc_mutant_seed_copy("kv_cache_write", build_kv_mutants, NULL, dir);
     char *a1[] = { (char *)kc_test_bin(), "mutate", "--budget", "2", "--seed", "3", "--build-jobs", "4",
                    "--mutants-dir", dir, "kv_cache.nhd.*", NULL };
     kc_proc p;

@@ -309,6 +309,34 @@ static int push_wave(kc_strvec *av, const unsigned char *judge, const kc_item *i
     return pushed;
 }
 
+/* Pushes this binary's `run` with the options a mutation run passes on to
+ * each of its runs (the baseline and the waves): --jobs, --timeout when
+ * given (else each mutant's limit follows its contract's baseline, costs.h),
+ * --seed, --device when given, --inflight above 1. 0, or nonzero when out
+ * of memory. */
+static int push_run(kc_strvec *av, const kc_opts *o)
+{
+    char buf[64];
+    int oom = kc_strvec_push(av, o->argv0) | kc_strvec_push(av, "run");
+    snprintf(buf, sizeof buf, "%d", o->jobs > 0 ? o->jobs : 1);
+    oom |= kc_strvec_push(av, "--jobs") | kc_strvec_push(av, buf);
+    if (o->timeout_s > 0) {
+        snprintf(buf, sizeof buf, "%g", o->timeout_s);
+        oom |= kc_strvec_push(av, "--timeout") | kc_strvec_push(av, buf);
+    }
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)o->seed);
+    oom |= kc_strvec_push(av, "--seed") | kc_strvec_push(av, buf);
+    if (o->device_given) {
+        snprintf(buf, sizeof buf, "%d", o->device);
+        oom |= kc_strvec_push(av, "--device") | kc_strvec_push(av, buf);
+    }
+    if (o->inflight > 1) {
+        snprintf(buf, sizeof buf, "%d", o->inflight);
+        oom |= kc_strvec_push(av, "--inflight") | kc_strvec_push(av, buf);
+    }
+    return oom;
+}
+
 /* One run of mutant items through this binary's own `run` (KC_MUTANTS =
  * manifest), its lines kept in rx: wave 0 every contract of each mutant's
  * module, wave 1 the first (a mutant it catches is done: cargo-mutants
@@ -323,23 +351,7 @@ static int run_wave(const kc_opts *o, const unsigned char *judge, const kc_item 
     char err[2048], buf[256], costs[1300];
     setenv(KC_MUTANTS_ENV, manifest, 1);
     kc_strvec av = KC_STRVEC_INIT;
-    int oom = kc_strvec_push(&av, o->argv0) | kc_strvec_push(&av, "run");
-    snprintf(buf, sizeof buf, "%d", o->jobs > 0 ? o->jobs : 1);
-    oom |= kc_strvec_push(&av, "--jobs") | kc_strvec_push(&av, buf);
-    if (o->timeout_s > 0) {         /* else each item's: 5 x its contract's baseline, 10 s at least (costs.h) */
-        snprintf(buf, sizeof buf, "%g", o->timeout_s);
-        oom |= kc_strvec_push(&av, "--timeout") | kc_strvec_push(&av, buf);
-    }
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)o->seed);
-    oom |= kc_strvec_push(&av, "--seed") | kc_strvec_push(&av, buf);
-    if (o->device_given) {
-        snprintf(buf, sizeof buf, "%d", o->device);
-        oom |= kc_strvec_push(&av, "--device") | kc_strvec_push(&av, buf);
-    }
-    if (o->inflight > 1) {
-        snprintf(buf, sizeof buf, "%d", o->inflight);
-        oom |= kc_strvec_push(&av, "--inflight") | kc_strvec_push(&av, buf);
-    }
+    int oom = push_run(&av, o);
     /* the wave's own report (every item's times and worker): nothing the run measured is lost */
     char wjson[1300];
     snprintf(wjson, sizeof wjson, "%s/run-wave%d.json", o->mut_dir ? o->mut_dir : DEFAULT_DIR, wave);
@@ -406,23 +418,11 @@ static void on_baseline_line(void *ctx, int err, const char *line, size_t len)
 static int run_baseline(const kc_opts *o, unsigned char *judge, const kc_item *items, int n, const kc_mutants *m,
                         const unsigned char *in, const char *absdir, const char *costs)
 {
-    char err[2048], buf[64], json[PATH_MAX + 32], bcosts[PATH_MAX + 32];
+    char err[2048], json[PATH_MAX + 32], bcosts[PATH_MAX + 32];
     snprintf(json, sizeof json, "%s/run-baseline.json", absdir);
     snprintf(bcosts, sizeof bcosts, "%s/baseline-costs.tsv", absdir);
     kc_strvec av = KC_STRVEC_INIT;
-    int oom = kc_strvec_push(&av, o->argv0) | kc_strvec_push(&av, "run") | kc_strvec_push(&av, "--no-cache");
-    snprintf(buf, sizeof buf, "%d", o->jobs > 0 ? o->jobs : 1);
-    oom |= kc_strvec_push(&av, "--jobs") | kc_strvec_push(&av, buf);
-    if (o->inflight > 1) {
-        snprintf(buf, sizeof buf, "%d", o->inflight);
-        oom |= kc_strvec_push(&av, "--inflight") | kc_strvec_push(&av, buf);
-    }
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)o->seed);
-    oom |= kc_strvec_push(&av, "--seed") | kc_strvec_push(&av, buf);
-    if (o->device_given) {
-        snprintf(buf, sizeof buf, "%d", o->device);
-        oom |= kc_strvec_push(&av, "--device") | kc_strvec_push(&av, buf);
-    }
+    int oom = push_run(&av, o) | kc_strvec_push(&av, "--no-cache");    /* its seconds are measured, never reused */
     oom |= kc_strvec_push(&av, "--json") | kc_strvec_push(&av, json);
     oom |= kc_strvec_push(&av, "--costs") | kc_strvec_push(&av, bcosts);
     oom |= kc_strvec_push(&av, "--");

@@ -337,3 +337,35 @@ Test(mutate_run, json_line_reads_this_programs_report_lines) {
     cr_expect_eq(kc_json_line_str("{\"id\":\"x", "id", s, sizeof s), -1, "cut short");
     cr_expect_eq(kc_json_line_str("[1]", "id", s, sizeof s), -1, "not an object");
 }
+
+/* A manifest line's contracts= gives the mutant items of those contracts
+ * only (a wave of kcontract mutate routes each mutant, mutate_route.h);
+ * without it every contract of the module gets one; another last field
+ * is refused, naming its line. */
+Test(mutate_run, manifest_contracts_limit_the_items, .timeout = 60) {
+    char dir[512], list[700], env[800], img[700], line[1600];
+    kc_tmp_dir(dir, sizeof dir, "mutjudge");
+    snprintf(img, sizeof img, "%s/m.fatbin", dir);
+    kc_write_file(img, "KCFAKE fake_axpy wrong_value\n");
+    snprintf(list, sizeof list, "%s/mutants.list", dir);
+    snprintf(env, sizeof env, "KC_MUTANTS=%s", list);
+    snprintf(line, sizeof line, "mutant 0000000000aa fake_axpy 4 %s relational x.cu:1\n", img);
+    kc_write_file(list, line);
+    kc_proc p = kc_run_fake((char *[]){ "list", NULL }, (char *[]){ env, NULL }, 30);
+    int all = kc_out_count(p.out, ":mutant.0000000000aa");
+    cr_expect_gt(all, 1, "every contract of fake_axpy gets the mutant without contracts=:\n%s%s", p.out, p.err);
+    kc_proc_free(&p);
+    snprintf(line, sizeof line, "mutant 0000000000aa fake_axpy 4 %s relational x.cu:1 contracts=fake.axpy.f32,nope\n", img);
+    kc_write_file(list, line);
+    p = kc_run_fake((char *[]){ "list", NULL }, (char *[]){ env, NULL }, 30);
+    cr_expect_eq(kc_out_count(p.out, ":mutant.0000000000aa"), 1, "only fake.axpy.f32's:\n%s%s", p.out, p.err);
+    cr_expect(strstr(p.out, "fake.axpy.f32:mutant.0000000000aa"), "%s", p.out);
+    kc_proc_free(&p);
+    snprintf(line, sizeof line, "mutant 0000000000aa fake_axpy 4 %s relational x.cu:1 judges=fake.axpy.f32\n", img);
+    kc_write_file(list, line);
+    p = kc_run_fake((char *[]){ "list", NULL }, (char *[]){ env, NULL }, 30);
+    cr_expect_eq(p.status, 2, "exit %d", p.status);
+    cr_expect(strstr(p.err, "line 1") && strstr(p.err, "contracts="), "stderr: %s", p.err);
+    kc_proc_free(&p);
+    kc_rm_rf(dir);
+}

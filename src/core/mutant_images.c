@@ -49,18 +49,21 @@ static int load(const char *path)
         snprintf(mi.err, sizeof mi.err, "%s=%s: cannot read it: %s", KC_MUTANTS_ENV, path, strerror(errno));
         return -1;
     }
-    char line[2048];
+    static char line[16384], judges[16384];
     int ln = 0, cap = 0;
     while (fgets(line, sizeof line, f)) {
         ln++;
         if (line[0] == '#' || line[0] == '\n') continue;
         char id[64], module[64], image[1024], op[64], where[1024];
         int gate;
-        if (sscanf(line, "mutant %63s %63s %d %1023s %63s %1023s", id, module, &gate, image, op, where) != 6 ||
-            strlen(id) != 12 || strspn(id, "0123456789abcdef") != 12 || (gate != 4 && gate != 5)) {
+        judges[0] = 0;
+        int got = sscanf(line, "mutant %63s %63s %d %1023s %63s %1023s %16383s", id, module, &gate, image, op, where,
+                         judges);
+        if (got < 6 || strlen(id) != 12 || strspn(id, "0123456789abcdef") != 12 || (gate != 4 && gate != 5) ||
+            (got == 7 && strncmp(judges, "contracts=", 10) != 0) || (!strchr(line, '\n') && !feof(f))) {
             fclose(f);
             return fail(ln, path, "expected 'mutant <12 hex digits id> <module> <gate 4 or 5> <image> <operator> "
-                                  "<file>:<line>'");
+                                  "<file>:<line> [contracts=<contract>,...]' (one line, under 16 KiB)");
         }
         if (mi.n == cap) {
             cap = cap ? cap * 2 : 64;
@@ -79,6 +82,11 @@ static int load(const char *path)
         }
         kc_mutant_image *m = &mi.v[mi.n++];
         memset(m, 0, sizeof *m);
+        if (got == 7) {     /* ",a,b," so that a name is found whole */
+            size_t jl = strlen(judges + 10);
+            if (!(m->contracts = malloc(jl + 3))) { free(img); fclose(f); return fail(ln, path, "out of memory"); }
+            snprintf(m->contracts, jl + 3, ",%s,", judges + 10);
+        }
         snprintf(m->id, sizeof m->id, "%s", id);
         snprintf(m->module, sizeof m->module, "%s", module);
         snprintf(m->control, sizeof m->control, "mut_%s", id);
@@ -120,6 +128,15 @@ int kc_mutant_image_count(void)
 const kc_mutant_image *kc_mutant_image_at(int i)
 {
     return i >= 0 && i < mi.n ? &mi.v[i] : NULL;
+}
+
+int kc_mutant_image_judged_by(const kc_mutant_image *m, const char *contract)
+{
+    if (!m->contracts) return 1;
+    size_t n = strlen(contract);
+    for (const char *p = strstr(m->contracts, contract); p; p = strstr(p + 1, contract))
+        if (p[-1] == ',' && p[n] == ',') return 1;
+    return 0;
 }
 
 int kc_control_is_mutant(const kc_control *ct)

@@ -520,7 +520,7 @@ int kc_registry_items(kc_item **items, char *err, size_t errcap)
         /* A mutation run's mutants of the contract's module, each run as a control. */
         for (int k = 0; k < kc_mutant_image_count() && !c->library; k++) {
             const kc_mutant_image *m = kc_mutant_image_at(k);
-            if (strcmp(m->module, c->module) != 0) continue;
+            if (strcmp(m->module, c->module) != 0 || !kc_mutant_image_judged_by(m, c->name)) continue;
             it.kind = KC_KIND_CONTROL;
             it.control = c->no_sanitize ? &m->ctl_gates : &m->ctl;   /* no sanitizer for this contract: gates 1-4 */
             snprintf(it.name, sizeof it.name, "%s:mutant.%s", c->name, m->id);

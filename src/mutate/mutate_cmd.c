@@ -19,6 +19,7 @@
 #include "child_run.h"
 #include "mutate_merge.h"
 #include "mutate_report.h"
+#include "mutate_route.h"
 #include "parallel.h"
 #include "progname.h"
 #include "seed.h"
@@ -251,19 +252,33 @@ static int cubins_load(const kc_opts *o)
     return 1;
 }
 
-/* Writes the manifest (mutant_images.h) of the mutants i with in[i]. */
+/* Writes the manifest (mutant_images.h) of the mutants i with in[i]; with
+ * routes, wave 1 or 2 names on each line the contracts that judge it in that
+ * wave (contracts=), and a mutant no contract judges in it has no line. */
 static int write_manifest(const char *path, const char *dir, const char *ext, const kc_mutants *m,
-                          const unsigned char *in, int gate, char *err, size_t cap)
+                          const unsigned char *in, int gate, const kc_mut_routes *routes, const kc_item *items,
+                          int wave, char *err, size_t cap)
 {
     FILE *f = fopen(path, "w");
     if (!f) return snprintf(err, cap, "cannot write %s: %s", path, strerror(errno)), -1;
     fprintf(f, "# kcontract mutate: the viable mutants (KC_MUTANTS; docs/mutation.md)\n");
+    static char judges[8192];
     for (int i = 0; i < m->n; i++) {
         if (!in[i]) continue;
+        judges[0] = 0;
+        if (routes && wave) {
+            int k = kc_mut_route_names(routes, items, i, wave, judges, sizeof judges);
+            if (k < 0) {
+                fclose(f);
+                return snprintf(err, cap, "the contracts that judge mutant %s do not fit in a line of %s", m->v[i].id,
+                                path), -1;
+            }
+            if (k == 0) continue;
+        }
         char img[1200];
         kc_mutant_path(img, sizeof img, dir, m->v[i].module, m->v[i].id, ext);
-        fprintf(f, "mutant %s %s %d %s %s %s:%d\n", m->v[i].id, m->v[i].module, gate, img, m->v[i].op->name,
-                m->v[i].file, m->v[i].line);
+        fprintf(f, "mutant %s %s %d %s %s %s:%d%s%s\n", m->v[i].id, m->v[i].module, gate, img, m->v[i].op->name,
+                m->v[i].file, m->v[i].line, judges[0] ? " contracts=" : "", judges);
     }
     return fclose(f) ? (snprintf(err, cap, "writing %s failed", path), -1) : 0;
 }
@@ -276,31 +291,32 @@ static int mutant_contract(const kc_opts *o, const kc_item *it)
     return !o->npatterns || kc_filter_match(it->name, o->patterns, o->npatterns);
 }
 
-/* Whether module `module` has more than one selected contract that runs mutants. */
-static int other_contracts(const unsigned char *judge, const kc_item *items, int n, const char *module)
+/* Whether mutant i runs in wave 2: another contract than its first reaches it. */
+static int second_wave(const kc_mut_routes *r, int i)
 {
-    int k = 0;
-    for (int i = 0; i < n && k < 2; i++) k += judge[i] && !strcmp(items[i].contract->module, module);
-    return k > 1;
+    for (int j = 0; j < r->nj; j++)
+        if (kc_mut_route_in_wave(r, i, j, 2)) return 1;
+    return 0;
 }
 
 /* Pushes "<contract>:mutant.*" for the contracts a wave runs: wave 0 every
- * selected contract, wave 1 the first selected contract of each module,
- * wave 2 the others; only modules with a mutant i in the wave (in[i]: a
- * pattern that matches nothing is refused by run). Returns how many, -1 out
- * of memory. */
+ * selected contract of a module with a mutant i in the wave (in[i]), wave 1
+ * and 2 each contract that judges such a mutant in it (mutate_route.h; the
+ * manifest gives it only those items: a pattern that matches nothing is
+ * refused by run). Returns how many, -1 out of memory. */
 static int push_wave(kc_strvec *av, const unsigned char *judge, const kc_item *items, int n, const kc_mutants *m,
-                     const unsigned char *in, int wave)
+                     const unsigned char *in, const kc_mut_routes *r, int wave)
 {
     int pushed = 0;
-    for (int i = 0; i < n; i++) {
-        const kc_item *it = &items[i];
-        if (!judge[i]) continue;
-        int has = 0, first = 1;
-        for (int j = 0; j < m->n && !has; j++) has = in[j] && !strcmp(m->v[j].module, it->contract->module);
-        for (int k = 0; k < i && first; k++)
-            first = !(judge[k] && !strcmp(items[k].contract->module, it->contract->module));
-        if (!has || (wave == 1 && !first) || (wave == 2 && first)) continue;
+    for (int k = 0, j = -1; k < n; k++) {
+        if (!judge[k]) continue;
+        j++;
+        const kc_item *it = &items[k];
+        int has = 0;
+        for (int i = 0; i < m->n && !has; i++)
+            has = in[i] && (r && wave ? kc_mut_route_in_wave(r, i, j, wave)
+                                      : !strcmp(m->v[i].module, it->contract->module));
+        if (!has) continue;
         char buf[256];
         snprintf(buf, sizeof buf, "%s:mutant.*", it->contract->name);
         if (kc_strvec_push(av, buf)) return -1;
@@ -339,14 +355,14 @@ static int push_run(kc_strvec *av, const kc_opts *o)
 
 /* One run of mutant items through this binary's own `run` (KC_MUTANTS =
  * manifest), its lines kept in rx: wave 0 every contract of each mutant's
- * module, wave 1 the first (a mutant it catches is done: cargo-mutants
- * stops at a mutant's first failing test too), wave 2 the others on the
- * mutants wave 1 missed. Wave 2 runs whole on every shard: its manifest
+ * module, wave 1 its first contract (mutate_route.h; a mutant it catches is
+ * done: cargo-mutants stops at a mutant's first failing test too), wave 2
+ * the others that reach the mutants wave 1 missed. Wave 2 runs whole on every shard: its manifest
  * holds only the mutants this shard's wave 1 ran. Returns 0, or the
  * command's exit status (4, 130). */
 static int run_wave(const kc_opts *o, const unsigned char *judge, const kc_item *items, int n, const kc_mutants *m,
-                    const unsigned char *in,
-                    const char *manifest, int wave, run_ctx *rx)
+                    const unsigned char *in, const kc_mut_routes *routes, const char *manifest, int wave,
+                    run_ctx *rx)
 {
     char err[2048], buf[256], costs[1300];
     setenv(KC_MUTANTS_ENV, manifest, 1);
@@ -363,7 +379,7 @@ static int run_wave(const kc_opts *o, const unsigned char *judge, const kc_item 
     snprintf(costs, sizeof costs, "%s/costs.tsv", o->mut_dir ? o->mut_dir : DEFAULT_DIR);
     oom |= kc_strvec_push(&av, "--costs") | kc_strvec_push(&av, o->costs_given ? o->costs : costs);
     oom |= kc_strvec_push(&av, "--");
-    int pushed = oom ? -1 : push_wave(&av, judge, items, n, m, in, wave);
+    int pushed = oom ? -1 : push_wave(&av, judge, items, n, m, in, routes, wave);
     if (pushed < 0 || rx->oom) {
         kc_strvec_clear(&av);
         kc_say(stderr, "mutate: out of memory\n");
@@ -376,8 +392,8 @@ static int run_wave(const kc_opts *o, const unsigned char *judge, const kc_item 
     if (wave == 2) {
         int k = 0;
         for (int i = 0; i < m->n; i++) k += in[i] != 0;
-        printf("mutate: %d mutant%s that the first contract of their module missed: on to its other contracts\n", k,
-               k == 1 ? "" : "s");
+        printf("mutate: %d mutant%s that their first contract missed: on to the module's other contracts that reach "
+               "them\n", k, k == 1 ? "" : "s");
         fflush(stdout);
     }
     int intr = 0, rc = 0;
@@ -390,6 +406,60 @@ static int run_wave(const kc_opts *o, const unsigned char *judge, const kc_item 
         kc_say(stderr, "mutate: the mutants' run refused its command line (exit 2; above)\n");
         rc = 4;
     }
+    return rc;
+}
+
+/* What the routed waves read (run_waves). */
+typedef struct kc_mut_waves {
+    const kc_opts *o;
+    const kc_item *items;
+    int n;
+    const unsigned char *judge;
+    const kc_mut_module *mods;
+    int nmods;
+    const kc_mutants *m;
+    kc_mut_status *st;
+    unsigned char *in;      /* the viable mutants; changed to the second wave's */
+    const char *absdir, *ext;
+    int gate;
+} kc_mut_waves;
+
+/* Writes the manifest DIR/<name> of the mutants in[i] for wave `wave` and
+ * runs it (run_wave). */
+static int routed_wave(const kc_mut_waves *w, const kc_mut_routes *r, const char *name, int wave, run_ctx *rx)
+{
+    char err[1024], man[PATH_MAX + 64];
+    snprintf(man, sizeof man, "%s/%s", w->absdir, name);
+    if (write_manifest(man, w->absdir, w->ext, w->m, w->in, w->gate, r, w->items, wave, err, sizeof err)) {
+        kc_say(stderr, "mutate: %s\n", err);
+        return 4;
+    }
+    return run_wave(w->o, w->judge, w->items, w->n, w->m, w->in, r, man, wave, rx);
+}
+
+/* The two waves, each mutant routed to the contracts whose kernels reach it
+ * (mutate_route.h): wave 1 its first (mutants-wave1.list), wave 2 the others
+ * on the mutants wave 1 missed (mutants-missed.list); until wave 2 has run
+ * them they are undecided, never missed. 0, or an exit status (4, 130). */
+static int run_waves(const kc_mut_waves *w, run_ctx *rx)
+{
+    char err[1024];
+    kc_mut_routes r;
+    if (kc_mut_route(w->mods, w->nmods, w->m, w->items, w->n, w->judge, &r, err, sizeof err)) {
+        kc_say(stderr, "mutate: %s\n", err);
+        return 4;
+    }
+    int rc = routed_wave(w, &r, "mutants-wave1.list", 1, rx);
+    int second = 0;
+    for (int i = 0; i < w->m->n; i++) {
+        w->in[i] = w->st[i].state == KC_MUT_MISSED && second_wave(&r, i);
+        if (w->in[i]) {
+            w->st[i].state = KC_MUT_VIABLE;
+            second++;
+        }
+    }
+    if (!rc && second) rc = routed_wave(w, &r, "mutants-missed.list", 2, rx);
+    kc_mut_routes_free(&r);
     return rc;
 }
 
@@ -616,7 +686,8 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
         if (!realpath(dir, absdir)) snprintf(absdir, sizeof absdir, "%s", dir);
         unsigned char *all = calloc((size_t)m.n + 1, 1);
         for (int i = 0; all && i < m.n; i++) all[i] = st[i].state == KC_MUT_VIABLE;
-        int wr = all ? write_manifest(manifest, absdir, kc_mutant_image_ext(&bo), &m, all, o->mut_sanitizer ? 5 : 4, err, sizeof err)
+        int wr = all ? write_manifest(manifest, absdir, kc_mutant_image_ext(&bo), &m, all, o->mut_sanitizer ? 5 : 4, NULL,
+                                      items, 0, err, sizeof err)
                      : (snprintf(err, sizeof err, "out of memory"), -1);
         free(all);
         if (wr) {
@@ -625,7 +696,6 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
             goto out;
         }
         run_ctx rx = { .m = &m, .st = st };
-        int wave1 = o->mut_every_contract ? 0 : 1;
         unsigned char *in = calloc((size_t)m.n + 1, 1), *judge = calloc((size_t)n + 1, 1);
         if (!in || !judge) {
             free(in);
@@ -639,26 +709,11 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
         char costs[PATH_MAX + 32];
         snprintf(costs, sizeof costs, "%s/costs.tsv", absdir);
         rc = run_baseline(o, judge, items, n, &m, in, absdir, costs);
-        if (!rc) rc = run_wave(o, judge, items, n, &m, in, absman, wave1, &rx);
-        /* the mutants the first contract missed whose module has others: undecided until those ran */
-        int second = 0;
-        for (int i = 0; i < m.n; i++) {
-            in[i] = wave1 == 1 && st[i].state == KC_MUT_MISSED && other_contracts(judge, items, n, m.v[i].module);
-            if (in[i]) {
-                st[i].state = KC_MUT_VIABLE;
-                second++;
-            }
-        }
-        if (!rc && second) {
-            char man2[1200], absman2[PATH_MAX + 32];
-            snprintf(man2, sizeof man2, "%s/mutants-missed.list", dir);
-            snprintf(absman2, sizeof absman2, "%s/mutants-missed.list", absdir);
-            if (write_manifest(man2, absdir, kc_mutant_image_ext(&bo), &m, in, o->mut_sanitizer ? 5 : 4, err, sizeof err)) {
-                kc_say(stderr, "mutate: %s\n", err);
-                rc = 4;
-            } else {
-                rc = run_wave(o, judge, items, n, &m, in, absman2, 2, &rx);
-            }
+        if (!rc) {
+            kc_mut_waves wv = { o, items, n, judge, mods, nmods, &m, st, in, absdir, kc_mutant_image_ext(&bo),
+                                o->mut_sanitizer ? 5 : 4 };
+            rc = o->mut_every_contract ? run_wave(o, judge, items, n, &m, in, NULL, absman, 0, &rx)
+                                       : run_waves(&wv, &rx);
         }
         free(in);
         free(judge);

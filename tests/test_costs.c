@@ -352,6 +352,33 @@ Test(costs, a_mutants_time_limit_follows_its_contracts_baseline)
     kc_costs_free(&c);
 }
 
+/* Run again alone after a neighbour's fault, a mutant's item has a limit
+ * of its own: nothing shares the GPU, so 3 x its baseline, at least 2 s. */
+Test(costs, a_mutant_run_again_alone_has_a_tighter_limit)
+{
+    kc_contract k;
+    memset(&k, 0, sizeof k);
+    kc_item it = { .kind = KC_KIND_CONTROL, .contract = &k };
+    snprintf(it.name, sizeof it.name, "kv.f16:mutant.0123456789ab");
+    kc_costs c = { 0 };
+    cr_expect_float_eq(kc_item_time_limit_alone(&it, &c, 0), KC_TIMEOUT_NO_COST_S, 1e-9, "no baseline: as before");
+    kc_cost e = { "kv.f16:mutant.0123456789ab", 0.1, -1, -1, 0 };
+    kc_costs_set(&c, &e);
+    cr_expect_float_eq(kc_item_time_limit_alone(&it, &c, 0), KC_MUTANT_ALONE_FLOOR_S, 1e-9, "the floor alone");
+    cr_expect_lt(kc_item_time_limit_alone(&it, &c, 0), kc_item_time_limit(&it, &c, 0), "tighter than beside others");
+    e.seconds = 4;
+    kc_costs_set(&c, &e);
+    cr_expect_float_eq(kc_item_time_limit_alone(&it, &c, 0), 12, 1e-9, "3 x its contract's baseline");
+    cr_expect_float_eq(kc_item_time_limit_alone(&it, &c, 7), 7, 1e-9, "--timeout overrides");
+    kc_item ctl = it;
+    snprintf(ctl.name, sizeof ctl.name, "kv.f16:control.planted");
+    kc_cost p = { "kv.f16:control.planted", 4, -1, -1, 0 };
+    kc_costs_set(&c, &p);
+    cr_expect_float_eq(kc_item_time_limit_alone(&ctl, &c, 0), kc_item_time_limit(&ctl, &c, 0), 1e-9,
+                       "a planted control keeps its limit");
+    kc_costs_free(&c);
+}
+
 Test(costs, admission_with_fake_plans)
 {
     kc_admit a;

@@ -152,24 +152,27 @@ Test(dispatch, only_a_disturbed_timeout_or_crash_runs_again_alone_once)
     cr_expect(!kc_dispatch_rerun_alone(&f.d, 1, KC_TIMEOUT, 1), "a serial run has no neighbours");
 }
 
-Test(dispatch, an_item_put_back_goes_first_once_no_worker_is_busy_and_alone)
+Test(dispatch, an_item_put_back_goes_last_once_no_worker_is_busy_and_alone)
 {
     fixture f;
     setup(&f, 3, 2);
-    f.it[2].rerun_alone = 1;                 /* put back: not dispatched */
-    f.d.busy = 1;
+    f.it[0].rerun_alone = 1;                 /* put back: not dispatched */
     int alone = -1;
-    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), -1, "it waits for the busy worker, and nothing new starts");
-    f.d.busy = 0;
-    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 2, "then it goes first");
-    cr_expect_eq(alone, 1, "alone");
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 1, "the others first, in the queue's order");
+    cr_expect_eq(alone, 0, "not alone");
+    f.it[1].dispatched = 1;
+    f.d.busy = 1;
+    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 2, "while one is busy, the next other item");
     f.it[2].dispatched = 1;
+    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), -1, "only the put-back item is left: it waits for the busy worker");
+    f.d.busy = 0;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 0, "then it goes");
+    cr_expect_eq(alone, 1, "alone");
+    f.it[0].dispatched = 1;
     f.d.alone_running = 1;
     f.d.busy = 1;
+    f.it[2].dispatched = 0;                  /* say another item came back */
     cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), -1, "nothing beside it");
-    f.d.alone_running = 0;
-    f.d.busy = 0;
-    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 0, "after it, the queue's order");
 }
 
 Test(dispatch, a_worker_with_items_in_flight_takes_only_items_that_may_go_beside_them)

@@ -343,11 +343,24 @@ double kc_item_cost(const kc_costs *c, const kc_item *it, int *recorded)
     return e ? e->seconds : kc_cost_estimate(it);
 }
 
+static int is_mutant_item(const kc_item *it)
+{
+    return it->kind == KC_KIND_CONTROL && strstr(it->name, ":mutant.") != NULL;
+}
+
+double kc_item_time_limit_alone(const kc_item *it, const kc_costs *c, double override_s)
+{
+    const kc_cost *e = override_s > 0 ? NULL : kc_costs_find(c, it->name);
+    if (!e || !is_mutant_item(it)) return kc_item_time_limit(it, c, override_s);
+    double m = KC_MUTANT_ALONE_MULTIPLE * e->seconds;
+    return m > KC_MUTANT_ALONE_FLOOR_S ? m : KC_MUTANT_ALONE_FLOOR_S;
+}
+
 double kc_item_time_limit(const kc_item *it, const kc_costs *c, double override_s)
 {
     if (override_s > 0) return override_s;
     const kc_cost *e = kc_costs_find(c, it->name);
-    if (e && it->kind == KC_KIND_CONTROL && strstr(it->name, ":mutant.")) {
+    if (e && is_mutant_item(it)) {
         double m = KC_TIMEOUT_MULTIPLE * e->seconds;
         return m > KC_MUTANT_TIMEOUT_FLOOR_S ? m : KC_MUTANT_TIMEOUT_FLOOR_S;
     }

@@ -44,6 +44,16 @@ const char *kc_costs_default_path(char *buf, size_t cap);
  * kernels of the bundled library take milliseconds, and a hung kernel
  * slows every context that shares the GPU, so the floor is lower). */
 #define KC_MUTANT_TIMEOUT_FLOOR_S 10.0
+/* The same item run again alone after a neighbour's fault
+ * (kc_item_time_limit_alone): nothing shares the GPU then, so neither the
+ * floor nor the multiple has to cover other contexts' time slices:
+ * max(this floor, KC_MUTANT_ALONE_MULTIPLE x the cost). The cost is the
+ * contract's baseline under the run's --jobs, which alone is no faster to
+ * exceed; a mutant three times slower than its contract hangs or loops.
+ * On the H200 each hung mutant's rerun alone held the GPU for its whole
+ * limit (up to 13.6 s, 23 of them in one library run). */
+#define KC_MUTANT_ALONE_FLOOR_S 2.0
+#define KC_MUTANT_ALONE_MULTIPLE 3.0
 #define KC_COST_EST_BASE_S 0.5         /* estimate: this, plus ... */
 #define KC_COST_EST_BYTES_PER_S 2e9    /* ... the bytes of all its cases at this rate */
 /* A :sanitize item, or a control planted for the sanitizer, adds this: four
@@ -109,6 +119,10 @@ double kc_item_cost(const kc_costs *c, const kc_item *it, int *recorded);
  * max(KC_TIMEOUT_FLOOR_S, KC_TIMEOUT_MULTIPLE x recorded seconds), or
  * KC_TIMEOUT_NO_COST_S with no recorded cost. */
 double kc_item_time_limit(const kc_item *it, const kc_costs *c, double override_s);
+/* The limit of an item run again alone (dispatch.h): for a mutant's item
+ * with a recorded cost and no override, max(KC_MUTANT_ALONE_FLOOR_S,
+ * KC_MUTANT_ALONE_MULTIPLE x it); else kc_item_time_limit's. */
+double kc_item_time_limit_alone(const kc_item *it, const kc_costs *c, double override_s);
 
 /* The queue's order: sorts sel (indices into items) so that items that failed
  * last time come first, then by cost, longest first, then by name. */

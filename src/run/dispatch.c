@@ -35,7 +35,7 @@ int kc_dispatch_next_of_kind(const kc_dispatch *d, int w, kc_want want, int *alo
     for (int j = 0; j < d->nitems; j++) {
         const kc_dispatch_item *qi = &d->items[j];
         int a;
-        if (qi->dispatched || !fits_worker(qi, wk)) continue;
+        if (qi->dispatched || qi->rerun_alone || !fits_worker(qi, wk)) continue;
         if (!is_wanted(qi, want)) continue;
         if (!kc_admit_check(d->adm, wk->devslot, qi->host, qi->gpu, &a)) continue;
         if (wk->last && qi->contract == wk->last) {
@@ -72,19 +72,24 @@ int kc_dispatch_rerun_alone(const kc_dispatch *d, int j, kc_state state, int fau
     return !d->serial && fault_beside && (state == KC_TIMEOUT || state == KC_CRASH) && !d->items[j].rerun_alone;
 }
 
-/* An item put back to run alone: -1 none pending, else its index. */
-static int first_rerun_alone(const kc_dispatch *d)
+/* An item put back to run alone, once no other item is pending: -1 none
+ * (or others are still to hand out), else its index. */
+static int last_rerun_alone(const kc_dispatch *d)
 {
-    for (int j = 0; j < d->nitems; j++)
-        if (!d->items[j].dispatched && d->items[j].rerun_alone) return j;
-    return -1;
+    int ra = -1;
+    for (int j = 0; j < d->nitems; j++) {
+        if (d->items[j].dispatched) continue;
+        if (!d->items[j].rerun_alone) return -1;
+        if (ra < 0) ra = j;
+    }
+    return ra;
 }
 
 int kc_dispatch_next(const kc_dispatch *d, int w, int *alone)
 {
     if (d->alone_running) return -1;
-    int ra = first_rerun_alone(d);
-    if (ra >= 0) {      /* it waits for the busy workers to finish; nothing new starts meanwhile */
+    int ra = last_rerun_alone(d);
+    if (ra >= 0) {      /* it waits for the busy workers to finish; nothing else is left to start */
         *alone = 1;
         return d->busy ? -1 : ra;
     }
@@ -92,7 +97,7 @@ int kc_dispatch_next(const kc_dispatch *d, int w, int *alone)
     if (wk->alone) return -1;       /* nothing beside an item that goes alone */
     if (wk->inflight == 0)          /* a solo item first: its verdict is what is still open */
         for (int j = 0; j < d->nitems; j++)
-            if (!d->items[j].dispatched && d->items[j].solo &&
+            if (!d->items[j].dispatched && d->items[j].solo && !d->items[j].rerun_alone &&
                 kc_admit_check(d->adm, wk->devslot, d->items[j].host, d->items[j].gpu, alone))
                 return j;
     if (d->serial) {        /* the selection's order, no preference: as a one-process run goes */

@@ -11,8 +11,11 @@
  *   - items that run compute-sanitizer are kept on the workers that hold
  *     sessions (kc_dispatch_wants), and such a worker takes the controls
  *     planted for the sanitizer first;
- *   - an item put back to run alone (kc_dispatch_rerun_alone) goes first,
- *     once no worker is busy, and nothing goes beside it;
+ *   - an item put back to run alone (kc_dispatch_rerun_alone) goes last:
+ *     once every other item is handed out and no worker is busy, one at a
+ *     time, nothing beside it (so the other workers are not held idle
+ *     while it runs: a mutation run puts back many hung mutants, each
+ *     running to its limit);
  *   - with items in flight (--inflight K): a worker running an item alone
  *     takes nothing; one with items in flight takes only items that may
  *     go in flight (shares) and are not solo; a solo item (put back from a

@@ -331,10 +331,11 @@ void kc_q_settle_item(queue *qq, wk *w, const kc_child *c, const char *how)
     int j = (int)(qi - qq->q);
     if (!qq->interrupted && kc_dispatch_rerun_alone(&qq->dp, j, r.state, w->fault_beside)) {
         kc_q_say(qq, "%s: %s while another item on the same GPU faulted beside it; its verdict is not its own: "
-            "it runs again alone, and that run decides it\n", qq->items[qi->idx].name, kc_state_name(r.state));
+            "it runs again alone once the other items are done, and that run decides it\n", qq->items[qi->idx].name, kc_state_name(r.state));
         qq->di[j].dispatched = 0;
         qq->di[j].rerun_alone = 1;
         qi->reported = 0;
+        qi->limit = kc_item_time_limit_alone(&qq->items[qi->idx], &qq->costs, qq->o->timeout_s);
     } else {
         kc_q_finish_item(qq, qi, &r, w, w->t_start, c->exited, -1, 1, tail[0] ? tail : NULL);
     }

@@ -76,7 +76,12 @@ __device__ __forceinline__ uint64_t globaltimer_ns()
 // a slow memory system) ends the kernel with a trap, which the launch
 // reports as an error, instead of spinning until the process is killed.
 #ifndef GW_WATCHDOG_NS
-#define GW_WATCHDOG_NS 4000000000ull   // 4 s: a whole k-block takes microseconds, also under compute-sanitizer
+// 1 s: a phase completes within microseconds of its copies' issue; the
+// longest wait a healthy kernel can see is the time slices of the other
+// contexts on the GPU (a few milliseconds each under --jobs). Each of the
+// three hang controls runs to the watchdog: at 4 s they were 13 s of a
+// serial run's 83 (receipt 2026-12-02-h200-profile).
+#define GW_WATCHDOG_NS 1000000000ull
 #endif
 __device__ __forceinline__ void mbar_wait_slow(uint32_t bar, uint32_t parity)
 {

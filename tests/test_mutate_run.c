@@ -369,3 +369,30 @@ Test(mutate_run, manifest_contracts_limit_the_items, .timeout = 60) {
     kc_proc_free(&p);
     kc_rm_rf(dir);
 }
+
+/* A sharded wave is sliced by name unless the user gave a cost table: the
+ * mutants' own table changes between shards' runs (each baseline and wave 2
+ * rewrites it), and slices cut from it overlap and leave gaps. */
+Test(mutate_run, a_sharded_wave_slices_by_name_unless_costs_are_given) {
+    kc_opts o = { .sharded = 1, .shard_k = 1, .shard_n = 2 };
+    kc_strvec av = KC_STRVEC_INIT;
+    cr_assert_eq(kc_mutate_wave_slice(&o, 1, "m/costs.tsv", &av), 0);
+    cr_expect_eq(av.n, 2, "--shard 1/2 and no --costs: %zu words", (size_t)av.n);
+    cr_expect(av.n >= 2 && !strcmp(av.v[0], "--shard") && !strcmp(av.v[1], "1/2"));
+    kc_strvec_clear(&av);
+    /* wave 2 runs whole on every shard: the mutants' table orders it */
+    cr_assert_eq(kc_mutate_wave_slice(&o, 2, "m/costs.tsv", &av), 0);
+    cr_expect(av.n == 2 && !strcmp(av.v[0], "--costs") && !strcmp(av.v[1], "m/costs.tsv"));
+    kc_strvec_clear(&av);
+    /* a table the user gave, one file for every host, partitions by cost */
+    o.costs_given = 1;
+    o.costs = "shared/costs.tsv";
+    cr_assert_eq(kc_mutate_wave_slice(&o, 1, "m/costs.tsv", &av), 0);
+    cr_expect(av.n == 4 && !strcmp(av.v[2], "--costs") && !strcmp(av.v[3], "shared/costs.tsv"));
+    kc_strvec_clear(&av);
+    /* not sharded: the mutants' table, for the longest-first order */
+    kc_opts u = { 0 };
+    cr_assert_eq(kc_mutate_wave_slice(&u, 1, "m/costs.tsv", &av), 0);
+    cr_expect(av.n == 2 && !strcmp(av.v[0], "--costs") && !strcmp(av.v[1], "m/costs.tsv"));
+    kc_strvec_clear(&av);
+}

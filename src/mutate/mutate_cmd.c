@@ -369,6 +369,26 @@ static int push_run(kc_strvec *av, const kc_opts *o)
     return oom;
 }
 
+int kc_mutate_wave_slice(const kc_opts *o, int wave, const char *mutant_costs, kc_strvec *av)
+{
+    char buf[64];
+    int oom = 0;
+    if (o->sharded && wave != 2) {
+        snprintf(buf, sizeof buf, "%d/%d", o->shard_k, o->shard_n);
+        oom |= kc_strvec_push(av, "--shard") | kc_strvec_push(av, buf);
+    }
+    /* A sharded wave partitions by cost only with a table the user gave (one
+     * file every host reads): the mutants' own table is rewritten by each run's
+     * baseline and wave 2, so two shards that read it cut different slices (on
+     * the H200, shards 0/2 and 1/2 run one after the other both ran 328 mutants
+     * and neither ran 327). Without it the slices are by name (shard.c). */
+    if (o->costs_given)
+        oom |= kc_strvec_push(av, "--costs") | kc_strvec_push(av, o->costs);
+    else if (!(o->sharded && wave != 2))
+        oom |= kc_strvec_push(av, "--costs") | kc_strvec_push(av, mutant_costs);
+    return oom;
+}
+
 /* One run of mutant items through this binary's own `run` (KC_MUTANTS =
  * manifest), its lines kept in rx: wave 0 every contract of each mutant's
  * module, wave 1 its first contract (mutate_route.h; a mutant it catches is
@@ -395,12 +415,8 @@ static int run_wave(const kc_opts *o, const unsigned char *judge, const kc_item 
     long cap = 2 * wave_items(judge, items, n, m, in, routes, wave) + 2L * (o->jobs > 0 ? o->jobs : 1) + 8;
     snprintf(buf, sizeof buf, "%ld", cap < 1000000 ? cap : 1000000);
     oom |= kc_strvec_push(&av, "--restarts") | kc_strvec_push(&av, buf);
-    if (o->sharded && wave != 2) {
-        snprintf(buf, sizeof buf, "%d/%d", o->shard_k, o->shard_n);
-        oom |= kc_strvec_push(&av, "--shard") | kc_strvec_push(&av, buf);
-    }
     snprintf(costs, sizeof costs, "%s/costs.tsv", o->mut_dir ? o->mut_dir : DEFAULT_DIR);
-    oom |= kc_strvec_push(&av, "--costs") | kc_strvec_push(&av, o->costs_given ? o->costs : costs);
+    oom |= kc_mutate_wave_slice(o, wave, costs, &av);
     oom |= kc_strvec_push(&av, "--");
     int pushed = oom ? -1 : push_wave(&av, judge, items, n, m, in, routes, wave);
     if (pushed < 0 || rx->oom) {

@@ -252,6 +252,52 @@ static void merge_shard_reports(const char *dir, const char *j)
     kc_proc_free(&p);
 }
 
+/* --iterate over the real report j of two notrun mutants: one that an
+ * earlier report caught keeps it (carried, not run: one mutant item line
+ * left), a missed one runs again, a line whose place no longer matches the
+ * source is stale (both run), and --iterate with --merge-json is refused. */
+static void iterate_reports(const char *dir, const char *j)
+{
+    char a[700], b[700], json[700];
+    snprintf(a, sizeof a, "%s/it-a.json", dir);
+    snprintf(b, sizeof b, "%s/it-b.json", dir);
+    snprintf(json, sizeof json, "%s/it.json", dir);
+    shard_report(j, 0, "\"state\":\"caught\",\"gate\":3", a);
+    shard_report(j, 1, "\"state\":\"missed\"", b);
+    char *av[] = { (char *)kc_test_bin(), "mutate", "--budget", "2", "--seed", "3", "--build-jobs", "4",
+                   "--mutants-dir", (char *)dir, "--json", json, "--iterate", a, "--iterate", b, "kv_cache.nhd.f16",
+                   NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(av, KC_NO_GPU_ENV, 100, &p), 0);
+    cr_expect_eq(p.status, 1, "the other mutant is not run (no GPU): exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "--iterate: 1 mutant keep the outcome of 2 earlier reports (caught 1, timeout 0"),
+              "%s%s", p.out, p.err);
+    cr_expect(strstr(p.out, "1 to build"), "only the mutant no report caught is built:\n%s", p.out);
+    cr_expect_eq(kc_out_count(p.out, ":mutant."), 1, "the caught one is not run again:\n%s", p.out);
+    cr_expect(strstr(p.out, "caught=1 missed=0 timeout=0 carried=1 "), "%s", p.out);
+    const char *r = kc_out_file(json);
+    cr_expect_eq(kc_out_count(r, "\"carried\":true"), 1, "%s", r);
+    cr_expect(strstr(r, "\"carried\":1,"), "%s", r);
+    kc_proc_free(&p);
+    /* the caught mutant's line moved: the code it judged is not this one */
+    char *t = strdup(kc_out_file(a)), *c = strstr(t, "\"state\":\"caught\"");
+    cr_assert(c);
+    while (c > t && strncmp(c, "\"line\":", 7)) c--;
+    cr_assert(c > t, "no line field before the caught state: %s", t);
+    c[7] = c[7] == '9' ? '8' : '9';
+    kc_write_file(a, t);
+    free(t);
+    cr_assert_eq(kc_spawn(av, KC_NO_GPU_ENV, 100, &p), 0);
+    cr_expect(strstr(p.out, "--iterate: 1 report line names mutants the sources no longer make"), "%s%s", p.out, p.err);
+    cr_expect_eq(kc_out_count(p.out, ":mutant."), 2, "both run:\n%s", p.out);
+    kc_proc_free(&p);
+    av[14] = "--merge-json";
+    cr_assert_eq(kc_spawn(av, KC_NO_GPU_ENV, 100, &p), 0);
+    cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "--iterate and --merge-json do not combine"), "%s", p.err);
+    kc_proc_free(&p);
+}
+
 /* The seed "kv_cache_write" (mutant_seed.h): the two mutants of
  * kv_cache_write.cu that --budget 2 --seed 3 samples, built by make and nvcc
  * (their cubins, the original's, their fatbins) through the whole command. */
@@ -293,6 +339,7 @@ Test(mutate_run, whole_command_without_gpu, .timeout = 120) {
     cr_expect(strstr(j, "\"type\":\"mutation\",\"modules\":1,\"generated\":41"), "%s", j);
     kc_proc_free(&p);
     merge_shard_reports(dir, j);
+    iterate_reports(dir, j);
     kc_rm_rf(dir);
 }
 

@@ -280,6 +280,19 @@ static int set_log(kc_opts *o, const opt_row *r, const char *v)
     return 0;
 }
 
+/* mutate --merge-json F and --iterate F: both read earlier reports into
+ * o->logs, to different ends (one report of shards; a run that builds and
+ * runs only what earlier ones did not decide), so they do not mix. */
+static int set_report(kc_opts *o, const opt_row *r, const char *v)
+{
+    int iterate = !strcmp(r->name, "--iterate");
+    if (o->nlogs && o->mut_iterate != iterate)
+        return usage_error("--iterate and --merge-json do not combine (--merge-json makes one report of shards and "
+                           "runs nothing; --iterate runs what earlier reports left undecided)%s%s", "", "");
+    o->mut_iterate = iterate;
+    return set_log(o, r, v);
+}
+
 /* --exclude G: the pattern "!G" (filter.h), owned by o (kc_opts_free). */
 static int exclusion(kc_opts *o, const char *glob)
 {
@@ -547,11 +560,17 @@ static const opt_row OPTIONS[] = {
       "mutate: generate, build and filter the mutants; run none" },
     { "--sanitizer", NULL, NULL, C_MUTATE, TO_NONE, 0, F(mut_sanitizer), set_flag, NULL,
       "mutate: a mutant that passes gates 1-4 goes on to compute-sanitizer (gate 5)" },
-    { "--merge-json", NULL, "F", C_MUTATE, TO_NONE, 0, 0, set_log,
+    { "--merge-json", NULL, "F", C_MUTATE, TO_NONE, 0, 0, set_report,
       "--merge-json needs a file (a shard's kcontract mutate --json report)",
       "mutate: one report from the --json reports of a run's --shard K/N\n"
       "mutate runs (repeat it; give the shards' patterns, --budget, --seed,\n"
       "--operators, --accepted): nothing is built or run" },
+    { "--iterate", NULL, "F", C_MUTATE, TO_NONE, 0, 0, set_report,
+      "--iterate needs a file (an earlier kcontract mutate --json report)",
+      "mutate: earlier runs' --json reports (repeat it; shards too): a mutant\n"
+      "they caught, timed out or built as unviable or equivalent keeps that\n"
+      "outcome (\"carried\"); the missed and not-run ones are built and run\n"
+      "(cargo-mutants' --iterate: the loop of strengthening contracts)" },
     { "--every-contract", NULL, NULL, C_MUTATE, TO_NONE, 0, F(mut_every_contract), set_flag, NULL,
       "mutate: every contract of a module runs every mutant (per-contract scores;\n"
       "default: the first contract, then the others only on what it missed)" },

@@ -133,6 +133,7 @@ typedef struct kc_opts {
     int mut_build_jobs;        /* --build-jobs N: make -jN (0: every CPU) */
     int mut_build_only;        /* --build-only: generate, build and filter; run nothing */
     int mut_every_contract;    /* --every-contract: every contract of a module runs every mutant (per-contract scores) */
+    int mut_iterate;           /* --iterate F (in logs): earlier reports' outcomes carried; the rest built and run */
     int mut_sanitizer;         /* --sanitizer: a mutant that passes gates 1-4 goes on to the sanitizer (gate 5) */
     char *resolved[4];         /* the absolute copies of a relative --json, --junit, --timeline, --costs: malloc'd
                                 * by kc_cli_parse, freed by kc_opts_free */

@@ -38,6 +38,7 @@ typedef struct kc_mut_status {
     char dup_of[13];        /* DUPLICATE: the mutant it repeats */
     char why[512];          /* UNVIABLE: nvcc's first error; CAUGHT/MISSED/TIMEOUT: the item's message */
     char item[192];         /* the item that decided it ("<contract>:mutant.<id>") */
+    int carried;            /* the outcome is an earlier report's (--iterate): not built or run in this run */
 } kc_mut_status;
 
 /* A module under mutation: its name, its source's path and scanned text. */

@@ -627,6 +627,30 @@ static int report(const kc_opts *o, const kc_mut_run *rep)
     return c.n[KC_MUT_MISSED] || c.n[KC_MUT_NOTRUN] ? 1 : 0;
 }
 
+/* --iterate: the earlier reports' outcomes carried into st (mutate_merge.h),
+ * and what was carried, said. 0, or -1 with the refusal said. */
+static int carry_outcomes(const kc_opts *o, const kc_mutants *m, kc_mut_status *st)
+{
+    char err[2048];
+    int stale = 0, k = kc_mutate_iterate(o->logs, o->nlogs, m, st, &stale, err, sizeof err);
+    if (k < 0) {
+        kc_say(stderr, "mutate: %s\n", err);
+        return -1;
+    }
+    int n[KC_MUT_STATE_COUNT] = { 0 };
+    for (int i = 0; i < m->n; i++)
+        if (st[i].carried) n[st[i].state]++;
+    printf("mutate: --iterate: %d mutant%s keep the outcome of %d earlier report%s (caught %d, timeout %d, unviable %d, "
+           "equivalent %d, duplicate %d) and are not built or run again; the missed and not-run ones are\n", k,
+           k == 1 ? "" : "s", o->nlogs, o->nlogs == 1 ? "" : "s", n[KC_MUT_CAUGHT], n[KC_MUT_TIMEOUT],
+           n[KC_MUT_UNVIABLE], n[KC_MUT_EQUIVALENT], n[KC_MUT_DUPLICATE]);
+    if (stale)
+        printf("mutate: --iterate: %d report line%s name%s mutants the sources no longer make at that place: that code "
+               "is judged again\n", stale, stale == 1 ? "" : "s", stale == 1 ? "s" : "");
+    fflush(stdout);
+    return 0;
+}
+
 int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
 {
     double t0 = kc_now_s();
@@ -672,7 +696,11 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
                               unchecked == 1 ? "y" : "ies", o->mut_accepted);
     }
     sample(&m, st, o->mut_budget, o->seed);
-    if (o->nlogs) {         /* --merge-json: the shards' reports, nothing built or run */
+    if (o->mut_iterate && carry_outcomes(o, &m, st)) {
+        rc = 2;
+        goto out;
+    }
+    if (o->nlogs && !o->mut_iterate) {  /* --merge-json: the shards' reports, nothing built or run */
         if (kc_mutate_merge(o->logs, o->nlogs, &m, st, err, sizeof err)) {
             kc_say(stderr, "mutate: %s\n", err);
             rc = 2;

@@ -131,3 +131,85 @@ out:
     free(by);
     return rc;
 }
+
+/* Whether report line `line` describes mutant x as the current sources make
+ * it: the same file, line, column, original and replacement text. The id
+ * hashes the module, operator, offset and texts, not the rest of the source;
+ * the position and texts at least tie the verdict to the code it judged. */
+static int same_mutant(const char *line, const kc_mutant *x)
+{
+    char file[512], orig[256], repl[256];
+    long ln = 0, col = 0;
+    return !kc_json_line_str(line, "file", file, sizeof file) && !strcmp(file, x->file) &&
+           !kc_json_line_int(line, "line", &ln) && ln == x->line && !kc_json_line_int(line, "column", &col) &&
+           col == x->col && !kc_json_line_str(line, "original", orig, sizeof orig) && !strcmp(orig, x->orig) &&
+           !kc_json_line_str(line, "replacement", repl, sizeof repl) && !strcmp(repl, x->repl);
+}
+
+/* Whether an earlier outcome s is carried (not built or run again), and
+ * whether it replaces what st already took from another report: a catch (or
+ * a timeout) wins over a build outcome, never the other way. */
+static int carried_state(kc_mut_state s)
+{
+    return s == KC_MUT_CAUGHT || s == KC_MUT_TIMEOUT || s == KC_MUT_UNVIABLE || s == KC_MUT_EQUIVALENT ||
+           s == KC_MUT_DUPLICATE;
+}
+
+static int iterate_line(const char *f, int no, const char *line, const kc_mutants *m, kc_mut_status *st,
+                        int *stale, char *err, size_t cap)
+{
+    char id[32], name[32];
+    if (kc_json_line_str(line, "id", id, sizeof id) || kc_json_line_str(line, "state", name, sizeof name))
+        return kc_errf(err, cap, "%s:%d: a mutant line without its id or state (expected the --json report of "
+                       "kcontract mutate)", f, no);
+    int s = state_of(name), i = find(m, id);
+    if (s < 0) return kc_errf(err, cap, "%s:%d: mutant %s: unknown state '%s'", f, no, id, name);
+    if (!carried_state((kc_mut_state)s)) return 0;
+    if (i < 0 || !same_mutant(line, &m->v[i])) {
+        (*stale)++;
+        return 0;
+    }
+    kc_mut_status *x = &st[i];
+    if (x->state != KC_MUT_PENDING && !x->carried) return 0;  /* accepted or sampled out in this run */
+    if (x->carried && !decided((kc_mut_state)s)) return 0;    /* a build outcome never replaces a verdict */
+    x->state = (kc_mut_state)s;
+    long gate = 0;
+    x->gate = kc_json_line_int(line, "gate", &gate) == 0 ? (int)gate : 0;
+    if (kc_json_line_str(line, "duplicate_of", x->dup_of, sizeof x->dup_of) != 0) x->dup_of[0] = 0;
+    if (kc_json_line_str(line, "why", x->why, sizeof x->why) != 0) x->why[0] = 0;
+    if (kc_json_line_str(line, "item", x->item, sizeof x->item) != 0) x->item[0] = 0;
+    x->carried = 1;
+    return 0;
+}
+
+int kc_mutate_iterate(char *const *files, int nfiles, const kc_mutants *m, kc_mut_status *st, int *stale, char *err,
+                      size_t cap)
+{
+    *stale = 0;
+    for (int k = 0; k < nfiles; k++) {
+        FILE *f = fopen(files[k], "r");
+        if (!f) return kc_errf(err, cap, "--iterate %s: cannot read it: %s", files[k], strerror(errno));
+        char *line = NULL;
+        size_t lcap = 0;
+        int no = 0, summary = 0, bad = 0;
+        for (ssize_t len; !bad && (len = getline(&line, &lcap, f)) >= 0;) {
+            no++;
+            char type[32];
+            if (kc_json_line_str(line, "type", type, sizeof type) != 0)
+                bad = kc_errf(err, cap, "%s:%d: not a line of a kcontract mutate --json report", files[k], no);
+            else if (!strcmp(type, "mutant"))
+                bad = iterate_line(files[k], no, line, m, st, stale, err, cap);
+            else if (!strcmp(type, "mutation"))
+                summary = 1;
+        }
+        free(line);
+        fclose(f);
+        if (bad) return -1;
+        if (!summary)
+            return kc_errf(err, cap, "%s: no closing \"mutation\" line: the report was cut short (its run did not "
+                           "finish)", files[k]);
+    }
+    int n = 0;
+    for (int i = 0; i < m->n; i++) n += st[i].carried;
+    return n;
+}

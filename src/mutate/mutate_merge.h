@@ -2,7 +2,8 @@
  * shards of a mutation run (kcontract mutate --shard K/N on each host, then
  * kcontract mutate --merge-json FILE... with the same patterns, --budget,
  * --seed, --operators and --accepted): each mutant's build outcome must be
- * the same in every report, and its run decided by exactly one. */
+ * the same in every report, and its run decided by exactly one; and an
+ * iterated run's earlier outcomes (--iterate). */
 #ifndef KC_MUTATE_MERGE_H
 #define KC_MUTATE_MERGE_H
 #include <stddef.h>
@@ -20,4 +21,17 @@
  * another selection). */
 int kc_mutate_merge(char *const *files, int nfiles, const kc_mutants *m, kc_mut_status *st, char *err, size_t cap);
 
+
+/* --iterate: reads earlier reports (a run's or a merge's --json; shards
+ * that overlap too) into st. A mutant still PENDING here (selected, not
+ * accepted) that a report caught or timed out, or built as unviable,
+ * equivalent or duplicate, takes that outcome and is marked carried:
+ * it is not built or run again. Missed and not-run mutants stay PENDING, to
+ * be built and run (cargo-mutants' --iterate). A verdict wins over a build
+ * outcome. A line whose mutant the current sources no longer make at the same
+ * file, line, column and texts is ignored and counted in *stale (that code is
+ * judged again). Returns how many mutants were carried; -1 with err naming
+ * the file and line when a report is unreadable or cut short. */
+int kc_mutate_iterate(char *const *files, int nfiles, const kc_mutants *m, kc_mut_status *st, int *stale, char *err,
+                      size_t cap);
 #endif

@@ -17,6 +17,7 @@ void kc_mutate_count(const kc_mut_run *r, const char *module, const char *op, kc
         if ((module && strcmp(x->module, module)) || (op && strcmp(x->op->name, op))) continue;
         c->generated++;
         c->n[r->st[i].state]++;
+        c->carried += r->st[i].carried != 0;
         if (r->st[i].state == KC_MUT_CAUGHT && r->st[i].gate >= 0 && r->st[i].gate <= 5) c->by_gate[r->st[i].gate]++;
     }
 }
@@ -53,6 +54,7 @@ static void counts_text(FILE *out, const kc_mut_counts *c)
     if (any) fputc(')', out);
     fprintf(out, ", missed %d, timeout %d", c->n[KC_MUT_MISSED], c->n[KC_MUT_TIMEOUT]);
     if (c->n[KC_MUT_NOTRUN]) fprintf(out, ", not run %d", c->n[KC_MUT_NOTRUN]);
+    if (c->carried) fprintf(out, " (%d of them carried from earlier reports by --iterate)", c->carried);
     fprintf(out, ", score %s\n", score);
 }
 
@@ -69,10 +71,12 @@ void kc_mutate_line(FILE *out, const kc_mut_run *r)
     char score[16];
     kc_mutate_count(r, NULL, NULL, &c);
     kc_mutate_score(&c, score, sizeof score);
-    fprintf(out, "MUTATION modules=%d generated=%d unviable=%d equivalent=%d viable=%d caught=%d missed=%d timeout=%d "
+    char carried[32] = "";
+    if (c.carried) snprintf(carried, sizeof carried, " carried=%d", c.carried);
+    fprintf(out, "MUTATION modules=%d generated=%d unviable=%d equivalent=%d viable=%d caught=%d missed=%d timeout=%d%s "
             "score=%s wall_s=%.0f\n", r->nmods, c.generated, c.n[KC_MUT_UNVIABLE],
             c.n[KC_MUT_EQUIVALENT] + c.n[KC_MUT_DUPLICATE], viable_of(&c), c.n[KC_MUT_CAUGHT], c.n[KC_MUT_MISSED],
-            c.n[KC_MUT_TIMEOUT], score, r->wall_s);
+            c.n[KC_MUT_TIMEOUT], carried, score, r->wall_s);
 }
 
 void kc_mutate_report_text(FILE *out, const kc_mut_run *r)
@@ -159,6 +163,7 @@ int kc_mutate_report_json(const char *path, const kc_mut_run *r, char *err, size
         if (s->dup_of[0]) jstr(f, "duplicate_of", s->dup_of);
         if (s->why[0]) jstr(f, "why", s->why);
         if (s->item[0]) jstr(f, "item", s->item);
+        if (s->carried) fprintf(f, ",\"carried\":true");
         if (s->state == KC_MUT_MISSED) {
             const kc_mut_module *mod = module_of(r, x->module);
             char *d = mod ? kc_mutant_diff(&mod->src, x, 2) : NULL;
@@ -176,11 +181,11 @@ int kc_mutate_report_json(const char *path, const kc_mut_run *r, char *err, size
     kc_mutate_score(&c, score, sizeof score);
     fprintf(f, "{\"type\":\"mutation\",\"modules\":%d,\"generated\":%d,\"accepted\":%d,\"sampled_out\":%d,\"unviable\":%d,"
             "\"equivalent\":%d,\"duplicate\":%d,\"viable\":%d,\"caught\":%d,\"missed\":%d,\"timeout\":%d,\"notrun\":%d,"
-            "\"caught_by_gate\":[%d,%d,%d,%d,%d],\"score\":%s,\"wall_s\":%.1f}\n", r->nmods, c.generated,
+            "\"caught_by_gate\":[%d,%d,%d,%d,%d],\"carried\":%d,\"score\":%s,\"wall_s\":%.1f}\n", r->nmods, c.generated,
             c.n[KC_MUT_ACCEPTED], c.n[KC_MUT_SAMPLED_OUT], c.n[KC_MUT_UNVIABLE], c.n[KC_MUT_EQUIVALENT],
             c.n[KC_MUT_DUPLICATE], viable_of(&c), c.n[KC_MUT_CAUGHT], c.n[KC_MUT_MISSED], c.n[KC_MUT_TIMEOUT],
             c.n[KC_MUT_NOTRUN], c.by_gate[1], c.by_gate[2], c.by_gate[3], c.by_gate[4], c.by_gate[5],
-            strcmp(score, "-") ? score : "null", r->wall_s);
+            c.carried, strcmp(score, "-") ? score : "null", r->wall_s);
     if (fclose(f) != 0) return kc_errf(err, cap, "--json %s: writing it failed", path);
     return 0;
 }

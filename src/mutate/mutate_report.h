@@ -37,6 +37,7 @@ typedef struct kc_mut_run {
 
 typedef struct kc_mut_counts {
     int generated, n[KC_MUT_STATE_COUNT], by_gate[6];
+    int carried;            /* of those, outcomes taken from earlier reports (--iterate) */
 } kc_mut_counts;
 
 /* The counts of the mutants whose module is `module` (NULL: all) and whose

@@ -278,6 +278,32 @@ Test(dispatch, a_holder_takes_the_sanitizer_controls_first)
     cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 0, "no sanitizer item left: any item");
 }
 
+Test(dispatch, at_most_the_limit_of_sanitizer_controls_run_at_once)
+{
+    fixture f;
+    setup(&f, 5, 4);
+    for (int i = 0; i < 4; i++) sanitizer(&f, i, 1, 2);
+    f.d.san_controls_max = 2;
+    int alone;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 0, "the first control");
+    f.it[0].dispatched = 1;
+    f.w[0].sessions = 1;
+    f.d.san_controls_running = 1;
+    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 1, "a second control beside it: the limit is 2");
+    f.it[1].dispatched = 1;
+    f.w[1].sessions = 1;
+    f.d.san_controls_running = 2;
+    cr_expect_eq(kc_dispatch_next(&f.d, 2, &alone), 4, "two run: the next worker takes the other item, not a control");
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 4, "a holder too: no third control at once");
+    f.it[4].dispatched = 1;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), -1, "only controls left, two running: the holder waits");
+    f.d.san_controls_running = 1;           /* one ended */
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 2, "one ended: the next control");
+    f.d.san_controls_max = 0;
+    f.d.san_controls_running = 5;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 2, "no limit set: any number");
+}
+
 Test(dispatch, a_worker_wanting_other_items_falls_back_to_any)
 {
     fixture f;

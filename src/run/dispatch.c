@@ -22,6 +22,13 @@ static int is_wanted(const kc_dispatch_item *it, kc_want want)
     }
 }
 
+/* Whether item it is a control planted for the sanitizer and as many as may
+ * run at once already do (kc_dispatch.san_controls_max). */
+static int san_controls_full(const kc_dispatch *d, const kc_dispatch_item *it)
+{
+    return it->sanitizer_control && d->san_controls_max > 0 && d->san_controls_running >= d->san_controls_max;
+}
+
 /* Whether item it may go to worker wk beside what wk runs now. */
 static int fits_worker(const kc_dispatch_item *it, const kc_dispatch_worker *wk)
 {
@@ -36,7 +43,7 @@ int kc_dispatch_next_of_kind(const kc_dispatch *d, int w, kc_want want, int *alo
         const kc_dispatch_item *qi = &d->items[j];
         int a;
         if (qi->dispatched || qi->rerun_alone || !fits_worker(qi, wk)) continue;
-        if (!is_wanted(qi, want)) continue;
+        if (!is_wanted(qi, want) || san_controls_full(d, qi)) continue;
         if (!kc_admit_check(d->adm, wk->devslot, qi->host, qi->gpu, &a)) continue;
         if (wk->last && qi->contract == wk->last) {
             *alone = a;

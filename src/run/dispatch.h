@@ -16,6 +16,9 @@
  *     time, nothing beside it (so the other workers are not held idle
  *     while it runs: a mutation run puts back many hung mutants, each
  *     running to its limit);
+ *   - at most san_controls_max controls planted for the sanitizer run at
+ *     once (KC_DISPATCH_SAN_CONTROLS_PER_GPU): each starts sessions of its
+ *     own, and many starting together slow each other past serial;
  *   - with items in flight (--inflight K): a worker running an item alone
  *     takes nothing; one with items in flight takes only items that may
  *     go in flight (shares) and are not solo; a solo item (put back from a
@@ -63,7 +66,17 @@ typedef struct kc_dispatch {
     double session_start_s;         /* what a worker's first session start costs (KC_QUEUE_SESSIONS_START_S) */
     int busy;                       /* workers running an item now */
     int alone_running;              /* an item put back to run alone is running: nothing else is handed out */
+    int san_controls_running;       /* controls planted for the sanitizer running now (each in sessions of its own) */
+    int san_controls_max;           /* at most this many of them at once (KC_DISPATCH_SAN_CONTROLS_PER_GPU per
+                                     * GPU); 0: no limit */
 } kc_dispatch;
+
+/* How many controls planted for the sanitizer run at once per GPU. Each
+ * starts its own compute-sanitizer sessions (four tools, each a CUDA context
+ * under its tool: sanitize.c); on the H200 the suite's seven such controls,
+ * all handed out at 0.4 s, took 20-24 s each against 1.5 s each serially
+ * (docs/receipts/2026-12-03-h200-suite): 10 s of work in 24 s of wall. */
+#define KC_DISPATCH_SAN_CONTROLS_PER_GPU 2
 
 /* What a worker takes first (kc_dispatch_wants). */
 typedef enum kc_want {

@@ -146,6 +146,7 @@ void kc_q_release(queue *qq, wk *w, qitem *qi)
     const kc_dispatch_item *di = &qq->di[qi - qq->q];
     kc_admit_release(&qq->adm, w->devslot, di->host, di->gpu);
     if (di->rerun_alone) qq->dp.alone_running = 0;
+    if (di->sanitizer_control) qq->dp.san_controls_running--;
     w->cur = -1;
 }
 
@@ -442,6 +443,7 @@ static void dispatch_lanes(queue *qq, wk *w, kc_child *c)
             return;
         }
         if (di->rerun_alone) qq->dp.alone_running = 1;
+        qq->dp.san_controls_running += di->sanitizer_control;
         di->dispatched = 1;
         kc_admit_take(&qq->adm, w->devslot, di->host, di->gpu);
         kc_sup_mark(c, KC_CHILD_RUNNING);
@@ -485,6 +487,7 @@ static void dispatch(queue *qq)
                 kc_q_say(qq, "%s needs host %s and GPU %s, more than the memory left for items beside the workers' overheads; it runs alone\n",
                     it->name, h, g);
             }
+            qq->dp.san_controls_running += di->sanitizer_control;
             di->dispatched = 1;
             kc_admit_take(&qq->adm, w->devslot, di->host, di->gpu);
             kc_sup_mark(c, KC_CHILD_RUNNING);
@@ -713,6 +716,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     qq->dp.serial = qq->serial;
     qq->dp.sessions_on = kc_san_sessions_on();
     qq->dp.session_start_s = KC_QUEUE_SESSIONS_START_S;
+    qq->dp.san_controls_max = KC_DISPATCH_SAN_CONTROLS_PER_GPU * (d->ndevs > 0 ? d->ndevs : 1);
     free(sel);
     kc_queue_head head = { .selected = ns, .filtered = nf, .gpu_items = gpu_items, .workers = qq->nw,
                            .costs_found = found, .recorded = recorded, .host_max = hmax, .gpu_max = gmax,

@@ -244,6 +244,12 @@ static const kc_shape topk_shapes[] = {
     { "edge.r5.v33.k1", KC_SHAPE_EDGE, { 5, 33, 1 } },
     { "edge.r4.v1023.k50", KC_SHAPE_EDGE, { 4, 1023, 50 } },
     { "edge.r6.v512.k50", KC_SHAPE_EDGE, { 6, 512, 50 } },
+    /* a -1 / -inf padding tail longer than the block (k - found > 512) on a
+     * grid of more rows than the block has threads (rows > 512): the tail
+     * loop's stride must be the block's; with the grid's (or any other) it
+     * leaves slots found + 512 .. found + rows unwritten. Cheap: vocab 33
+     * ends every row after at most 34 passes. */
+    { "edge.r520.v33.k560", KC_SHAPE_EDGE, { 520, 33, 560 } },
     { "large.r64.qwen2.5-7b.vocab.k50", KC_SHAPE_LARGE, { 64, 152064, 50 } },
     { 0 }
 };

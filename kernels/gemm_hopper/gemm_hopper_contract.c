@@ -28,8 +28,15 @@
  * 1023, 1025, 4100 (BM 128, BN 256 / 128), K with a tail past the last
  * k-block (8 or 16 elements, the smallest K the TMA unit takes), one
  * k-block or less (K = 8, 40, 64; 16, 48, 128), and 9 x 17 (bf16) or 9 x 33
- * (fp8) tiles, more than an H200's 132 SMs: blocks walk several tiles, the
- * stage ring's phases running on across them.
+ * (fp8) tiles, more than an H200's 132 SMs: blocks walk several tiles. With
+ * one k-block per tile that is at most 3 loads per block, fewer than the
+ * ring's stages, so the ring never wraps from one tile into the next; the
+ * shapes m1.n40000.k264 (bf16: 157 tiles of 5 k-blocks) and m1.n19000.k784
+ * (fp8: 149 tiles of 7 k-blocks) have nk = 1 + the stage count: a block's
+ * first tile ends on stage 0 and its second tile refills stage 0, so the
+ * release of a tile's last stage (the consumers' arrival on its empty
+ * barrier after the k loop) is waited for; a lost release hangs until the
+ * watchdog traps (gate 1).
  *
  * Controls and the first case expected to catch each (shapes run in the
  * order listed, each with normal then uniform; a control stops at its first
@@ -208,6 +215,10 @@ static const kc_shape gh_bf16_shapes[] = {
     { "edge.m7.n1023.k136", KC_SHAPE_EDGE, { 7, 1023, 136 } },
     { "edge.m1025.n1.k520", KC_SHAPE_EDGE, { 1025, 1, 520 } },      /* N = 1: odd N, single stores */
     { "edge.m1100.n4100.k40", KC_SHAPE_EDGE, { 1100, 4100, 40 } },  /* 9 x 17 tiles > 132 SMs [1.8e8] */
+    /* The stage ring wrapping across a block's tiles: 157 tiles > 132 SMs,
+     * nk = 5 = STAGES + 1: tile 1 ends on stage 0, tile 2 reuses it after 3
+     * loads (its end-of-tile release must have come) [1.1e7] */
+    { "edge.m1.n40000.k264", KC_SHAPE_EDGE, { 1, 40000, 264 } },
     GH_LARGE_SHAPE,
     { 0 }
 };
@@ -222,6 +233,10 @@ static const kc_shape gh_fp8_shapes[] = {
     { "edge.m7.n1023.k272", KC_SHAPE_EDGE, { 7, 1023, 272 } },
     { "edge.m1025.n1.k528", KC_SHAPE_EDGE, { 1025, 1, 528 } },
     { "edge.m1100.n4100.k48", KC_SHAPE_EDGE, { 1100, 4100, 48 } },  /* 9 x 33 tiles > 132 SMs [2.2e8] */
+    /* The stage ring wrapping across a block's tiles: 149 tiles > 132 SMs,
+     * nk = 7 = STAGES + 1: tile 1 ends on stage 0, tile 2 reuses it after 5
+     * loads; odd N (single stores) [1.5e7] */
+    { "edge.m1.n19000.k784", KC_SHAPE_EDGE, { 1, 19000, 784 } },
     GH_LARGE_SHAPE,
     { 0 }
 };

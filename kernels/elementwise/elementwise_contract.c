@@ -147,3 +147,69 @@ KC_CONTRACT(id_) { \
 
 RESIDUAL_CONTRACT(residual_add_f16, "residual_add.f16", "residual_add_f16", KC_F16, { 0 });
 RESIDUAL_CONTRACT(residual_add_bf16, "residual_add.bf16", "residual_add_bf16", KC_BF16, EW_CONTROL_TRUNCATING_STORE);
+
+/* ---- Unaligned pointers (sliced tensors) ----------------------------------
+ * Every contract above passes buffers at the start of their allocations,
+ * 16-byte aligned, so the kernels' documented other path, "all of them through
+ * the scalar loop when a pointer is not 16-byte aligned", never ran: a wrong
+ * alignment test (a vector load from a misaligned address faults), a scalar
+ * loop that does not start at element 0 there, or one that skips elements
+ * once it strides over more than the grid (n > grid threads) went unseen.
+ * These pass every buffer one element past its allocation's start (.offset =
+ * 1: 4 bytes in f32, 2 in f16, never 16-byte aligned), so all n elements go
+ * through the grid-stride scalar loop. One contract per kernel template (the
+ * dtypes share its code); shapes: a single element, one partial warp, a tail
+ * longer than the grid (edge.4097: 1024 or 512 threads), and the model shapes
+ * whose grid is capped (inter.t128) so that the scalar loop strides many times.
+ * Only the controls that act on the scalar loop apply. */
+static const kc_shape ew_unaligned_shapes[] = {
+    { "llama3-8b.hidden.t7",    KC_SHAPE_MODEL, { 7 * 4096 } },
+    { "llama3-8b.inter.t128",   KC_SHAPE_MODEL, { 128 * 14336 } },
+    { "edge.1",                 KC_SHAPE_EDGE,  { 1 } },
+    { "edge.33",                KC_SHAPE_EDGE,  { 33 } },
+    { "edge.4097",              KC_SHAPE_EDGE,  { 4097 } },
+    { "llama3-8b.inter.t8192",  KC_SHAPE_LARGE, { 8192LL * 14336 } },
+    { 0 }
+};
+
+KC_CONTRACT(axpy_unaligned_f32) {
+    .name = "axpy.unaligned.f32", .module = "elementwise", .symbol = "axpy_f32",
+    .dims = { "n" },
+    .args = {
+        { .kind = KC_ARG_BUFFER, .name = "x", .dtype = KC_F32, .role = KC_IN, .count = kc_count_d0, .offset = 1 },
+        { .kind = KC_ARG_BUFFER, .name = "y", .dtype = KC_F32, .role = KC_INOUT, .count = kc_count_d0, .offset = 1 },
+        KC_SCALAR("a", KC_F32, ew_axpy_a),
+        KC_SCALAR("n", KC_I64, ew_n),
+    },
+    .launch = ew_launch_v4,
+    .shapes = ew_unaligned_shapes,
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS, KC_ZEROS, KC_CONSTANT, KC_DENORMAL },
+    .reference = ref_axpy,
+    .device_reference = { .module = "elementwise_ref", .symbol = "axpy_ref" },
+    .budget = EW_BUDGET,
+    .controls = {
+        { "tail_skip", 3, "scalar loop dropped: with unaligned pointers it is the only path, so no element is updated (every shape)" },
+        { "oob_write", 2, "off-by-one scalar bound (i <= n): writes element n, one past the end, into the guard band (every shape)" },
+    },
+};
+
+KC_CONTRACT(residual_add_unaligned_f16) {
+    .name = "residual_add.unaligned.f16", .module = "elementwise", .symbol = "residual_add_f16",
+    .dims = { "n" },
+    .args = {
+        { .kind = KC_ARG_BUFFER, .name = "out", .dtype = KC_F16, .role = KC_OUT, .count = kc_count_d0, .offset = 1 },
+        { .kind = KC_ARG_BUFFER, .name = "x", .dtype = KC_F16, .role = KC_IN, .count = kc_count_d0, .offset = 1 },
+        { .kind = KC_ARG_BUFFER, .name = "residual", .dtype = KC_F16, .role = KC_IN, .count = kc_count_d0, .offset = 1 },
+        KC_SCALAR("n", KC_I64, ew_n),
+    },
+    .launch = ew_launch_v8,
+    .shapes = ew_unaligned_shapes,
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS, KC_ZEROS, KC_CONSTANT, KC_DENORMAL },
+    .reference = ref_residual_add,
+    .device_reference = { .module = "elementwise_ref", .symbol = "residual_add_ref" },
+    .budget = EW_BUDGET,
+    .controls = {
+        { "tail_skip", 2, "scalar loop dropped: with unaligned pointers it is the only path, so no output is written (every shape)" },
+        { "oob_write", 2, "off-by-one scalar bound (i <= n): writes element n, one past the end, into the guard band (every shape)" },
+    },
+};

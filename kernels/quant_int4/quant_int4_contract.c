@@ -123,7 +123,12 @@ static void q4_reference(const kc_ref *r)
 
 /* d = { M, N, K, G }. K: the model widths are multiples of 128; the edges are
  * off the 128 tile (1, 31, 33, 192 = 1.5 tiles, 1023, 4128 = 32 tiles + one
- * group of 32) and, for G = 128, off the group too. */
+ * group of 32) and, for G = 128, off the group too. K = 1022 (K % 4 == 2) is
+ * the one residue mod 4 the others miss: an even K whose rows have an odd
+ * byte count (KB = 511), so every lane takes the byte-wise load and the lane
+ * at k = K - 2 holds the row's last byte alone (its second byte, past the row,
+ * must not be read: on the last row it is past the end of qweight, which only
+ * memcheck on exact-size buffers sees, as the weights it would feed are 0). */
 #define Q4_GEMV_SHAPES(G) { \
     { "llama3-8b.qkv_proj.t1", KC_SHAPE_MODEL, { 1, 6144, 4096, G } }, \
     { "llama3-8b.down_proj.t1", KC_SHAPE_MODEL, { 1, 4096, 14336, G } }, \
@@ -136,6 +141,7 @@ static void q4_reference(const kc_ref *r)
     { "edge.n1023.k192", KC_SHAPE_EDGE, { 1, 1023, 192, G } }, \
     { "edge.n7.k4128", KC_SHAPE_EDGE, { 1, 7, 4128, G } }, \
     { "edge.m2.n33.k1023", KC_SHAPE_EDGE, { 2, 33, 1023, G } }, \
+    { "edge.n31.k1022", KC_SHAPE_EDGE, { 1, 31, 1022, G } }, \
     { "llama3-8b.lm_head.t1", KC_SHAPE_LARGE, { 1, 128256, 4096, G } }, \
     { 0 } }
 
@@ -149,6 +155,7 @@ static void q4_reference(const kc_ref *r)
     { "edge.m33.n1023.k192", KC_SHAPE_EDGE, { 33, 1023, 192, G } }, \
     { "edge.m17.n31.k4128", KC_SHAPE_EDGE, { 17, 31, 4128, G } }, \
     { "edge.m65.n7.k1023", KC_SHAPE_EDGE, { 65, 7, 1023, G } }, \
+    { "edge.m9.n31.k1022", KC_SHAPE_EDGE, { 9, 31, 1022, G } }, \
     { "llama3-8b.up_proj.t64", KC_SHAPE_LARGE, { 64, 14336, 4096, G } }, \
     { 0 } }
 

@@ -12,7 +12,11 @@
  *   renormalized (its score-correction bias and group limits are not modelled).
  * Logits: the distribution's values, then ties planted: in every other token
  * the row maximum is copied onto a second expert, and in every fourth a random
- * logit onto another expert (equal logits are exact ties in any dtype).
+ * logit onto another expert (equal logits are exact ties in any dtype); and in
+ * every fourth token (t % 4 == 3) the row maximum swapped onto the LAST expert
+ * E-1 (the top of the range: lane (E-1) % 32's last live slot), where a range
+ * or a reduction that stops short loses the maximum (under LARGE the softmax's
+ * shift is then off by ~1e3 and exp overflows).
  *
  * moe.align_block_size: vLLM's moe_align_block_size (see moe.cu) over topk_ids
  * [tokens * k] (i32), E experts, block size B. Shape: d[0] tokens, d[1] E,
@@ -54,6 +58,14 @@ static void tg_logits_gen(kc_gen *g)
         if (t % 4 == 1) {
             const int64_t from = kc_rand_int(g, 0, E - 1), to = kc_rand_int(g, 0, E - 1);
             kc_gen_put(g, base + (size_t)to, kc_load(g->dtype, g->data, base + (size_t)from));
+        }
+        if (t % 4 == 3) {   /* the maximum at the last expert: a swap, so the values stay the distribution's */
+            int64_t am = 0;
+            for (int64_t e = 1; e < E; e++)
+                if (kc_load(g->dtype, g->data, base + (size_t)e) > kc_load(g->dtype, g->data, base + (size_t)am)) am = e;
+            const double top = kc_load(g->dtype, g->data, base + (size_t)am), last = kc_load(g->dtype, g->data, base + (size_t)(E - 1));
+            kc_gen_put(g, base + (size_t)am, last);
+            kc_gen_put(g, base + (size_t)(E - 1), top);
         }
     }
 }
@@ -122,6 +134,13 @@ static const kc_shape tg_softmax_shapes[] = {
     { "edge.t31.e33.k3", KC_SHAPE_EDGE, { 31, 33, 3, 0 } },
     { "edge.t5.e256.k8", KC_SHAPE_EDGE, { 5, 256, 8, 1 } },
     { "edge.t3.e31.k4", KC_SHAPE_EDGE, { 3, 31, 4, 1 } },
+    /* k > E: the slots past the last expert hold id -1 and weight 0 (the
+     * "no expert" value of moe.cu and the references), never another marker */
+    { "edge.t5.e3.k4", KC_SHAPE_EDGE, { 5, 3, 4, 1 } },
+    /* every lane's 8 slots live (E = 256) in 64 tokens, 16 of them with the
+     * maximum planted on expert 255 (the generator): a max or sum that skips
+     * the last slot (experts 224-255) shifts softmax wrongly under LARGE */
+    { "edge.t64.e256.k8", KC_SHAPE_EDGE, { 64, 256, 8, 0 } },
     { "large.t65536.e64.k6", KC_SHAPE_LARGE, { 65536, 64, 6, 0 } },
     { 0 }
 };
@@ -134,6 +153,7 @@ static const kc_shape tg_sigmoid_shapes[] = {
     { "edge.t33.e1.k1", KC_SHAPE_EDGE, { 33, 1, 1, 1 } },
     { "edge.t31.e33.k3", KC_SHAPE_EDGE, { 31, 33, 3, 1 } },
     { "edge.t7.e64.k6.norenorm", KC_SHAPE_EDGE, { 7, 64, 6, 0 } },
+    { "edge.t5.e3.k4", KC_SHAPE_EDGE, { 5, 3, 4, 1 } },   /* k > E: slots with no expert (id -1, weight 0) */
     { "large.t16384.e256.k8", KC_SHAPE_LARGE, { 16384, 256, 8, 1 } },
     { 0 }
 };

@@ -211,6 +211,10 @@ static const kc_shape ad_shapes[] = {
     { "edge.b4.len17.g7.kv1", KC_SHAPE_EDGE, { 4, 7, 1, 16, 17, 10 } },
     { "edge.b5.len1023.mha8", KC_SHAPE_EDGE, { 5, 8, 8, 16, 1023, 330 } },
     { "edge.b2.len129.g2", KC_SHAPE_EDGE, { 2, 16, 8, 16, 129, 20 } },
+    /* G = 8, the most the kernel takes (AD_GMAX; Llama-3-70B's and Qwen2.5-72B's
+     * 64 q / 8 kv heads): every slot of the per-head registers and of the shared
+     * scratch is live, so a loop over heads that stops one short shows */
+    { "edge.b3.len40.g8", KC_SHAPE_EDGE, { 3, 16, 2, 16, 40, 12 } },
     /* 72000 pages of 32 KiB: each cache 2.36 GB, pages >= 65536 lie past 2 GiB */
     { "large.llama3-8b.b8.ctx32768.pages72000", KC_SHAPE_LARGE, { 8, 32, 8, 16, 32768, 72000 } },
     { 0 }

@@ -5,7 +5,8 @@
  * Launch: one block per row; threads = ceil(cols/8) rounded up to a warp,
  * clamped to [96, 1024], so short rows get 96 threads (3 warps), qwen's 3584
  * columns 448 (14 warps) and 4097 columns 544 (17 warps): non-power-of-two
- * blocks are part of the contract.
+ * blocks are part of the contract. Two edge shapes cap the grid (d[2]
+ * blocks, fewer than the rows): the kernel strides over rows.
  *
  * Max propagates NaN like torch.amax (a row with a NaN gives NaN); a sum with
  * NaN, or with both +inf and -inf, is NaN; sums with only one sign of inf are
@@ -37,7 +38,13 @@
     { "edge.31x33",               KC_SHAPE_EDGE,  { 31, 33 } }, \
     { "edge.1x1023",              KC_SHAPE_EDGE,  { 1, 1023 } }, \
     { "edge.5x700",               KC_SHAPE_EDGE,  { 5, 700 } }, \
-    { "edge.3x4097",              KC_SHAPE_EDGE,  { 3, 4097 } }
+    { "edge.3x4097",              KC_SHAPE_EDGE,  { 3, 4097 } }, \
+    /* More rows than blocks (d[2], below): the kernel's grid-stride loop over \
+     * rows and the reuse of warp_part from one row to the next, which one \
+     * block per row never reaches. 4 and 3 blocks, fewer than the 96 and 544 \
+     * threads of a block, rows not a multiple of the grid. */ \
+    { "edge.33x31.g4",            KC_SHAPE_EDGE,  { 33, 31, 4 } }, \
+    { "edge.40x4097.g3",          KC_SHAPE_EDGE,  { 40, 4097, 3 } }
 
 static const kc_shape red_shapes[] = {
     RED_SHAPES_COMMON,
@@ -56,6 +63,9 @@ static const kc_shape red_shapes_wide[] = {
 static double red_rows(const kc_shape *s) { return (double)s->d[0]; }
 static double red_cols(const kc_shape *s) { return (double)s->d[1]; }
 
+/* One block per row; d[2] > 0 (the grid-capped edge shapes only; it is no
+ * named dim, so launch records leave it 0) caps the grid at d[2] blocks, and
+ * each block strides over rows, as the kernel does past 2^31 - 1 rows. */
 static void red_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
 {
     (void)dev;
@@ -65,6 +75,7 @@ static void red_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
     if (t < RED_MIN_THREADS) t = RED_MIN_THREADS;
     if (t > RED_MAX_THREADS) t = RED_MAX_THREADS;
     uint64_t g = rows ? rows : 1;
+    if (s->d[2] > 0 && (uint64_t)s->d[2] < g) g = (uint64_t)s->d[2];
     if (g > 0x7fffffffu) g = 0x7fffffffu;    /* the kernel strides over rows */
     l->grid[0] = (unsigned)g; l->grid[1] = 1; l->grid[2] = 1;
     l->block[0] = (unsigned)t; l->block[1] = 1; l->block[2] = 1;

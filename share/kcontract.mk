@@ -36,7 +36,10 @@
 # [.], is applied to a copy of the source by kcontract_patch.sh, and that copy
 # built as the control's image; for kernels one may not edit. Set it before
 # the kc_suite line: its targets are made there. CMake's PATCHES_<module>),
-# KC_INCLUDE [kcontract's headers]. Modules named
+# KC_INCLUDE [kcontract's headers], KC_WARP_CHECK [-include
+# kcontract_warp_check.cuh: the warp-mask check build, every kernel's
+# __shfl*_sync, __ballot_sync, __syncwarp ... traps when its mask is
+# undefined behaviour; empty to build without]. Modules named
 # *_ref.cu (device references) are built with -fmad=false, as the host
 # reference rounds. Quiet by default; V=1 prints every command.
 KC_MK_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
@@ -44,6 +47,7 @@ CUDA_HOME ?= /usr/local/cuda
 KC_NVCC ?= $(shell command -v nvcc 2>/dev/null || echo $(CUDA_HOME)/bin/nvcc)
 KC_CUDA_ARCH ?= -gencode arch=compute_90,code=[sm_90,compute_90]
 KC_NVFLAGS ?= -O3 -lineinfo -std=c++17
+KC_WARP_CHECK ?= -include $(KC_INCLUDE)/kcontract_warp_check.cuh
 # Installed: PREFIX/share/kcontract/ beside PREFIX/include/; in kcontract's
 # own tree: share/ beside include/.
 KC_INCLUDE ?= $(firstword $(wildcard $(KC_MK_DIR)/../../include/kcontract.h $(KC_MK_DIR)/../include/kcontract.h))
@@ -129,7 +133,7 @@ else
 define kc_fatbin_recipe
 	$$(KC_SAY) NVCC $$@
 	$$(KC_Q)$(if $(4),$(call kc_patch_run,$(2),$(3),$(4)) )$$(KC_NVCC) $$(KC_NVFLAGS) $(call kc_module_arch,$(2)) \
-	  -I$$(KC_INCLUDE) $(call kc_module_flags,$(2)) $(if $(3),$(if $(4),,-DKC_CONTROL_$(3))) -fatbin -MD -MF $$@.d -o $$@ $$<
+	  -I$$(KC_INCLUDE) $$(KC_WARP_CHECK) $(call kc_module_flags,$(2)) $(if $(3),$(if $(4),,-DKC_CONTROL_$(3))) -fatbin -MD -MF $$@.d -o $$@ $$<
 endef
 endif
 define kc_fatbin
@@ -152,7 +156,7 @@ $(1)/lib/$(call kc_module_of,$(2))$(if $(3),@$(3)).so: $(2) $(KC_INCLUDE)/kcontr
 	@mkdir -p $$(@D)
 	$$(KC_SAY) NVCC $$@
 	$$(KC_Q)$(if $(call kc_patch_for,$(2),$(3)),$(call kc_patch_run,$(2),$(3),$(call kc_patch_for,$(2),$(3))) )$$(KC_NVCC) \
-	  $$(KC_NVFLAGS) $(call kc_module_arch,$(2)) -I$$(KC_INCLUDE) $$(KC_LIB_NVFLAGS) $$(KC_NVFLAGS_$(call kc_module_of,$(2))) \
+	  $$(KC_NVFLAGS) $(call kc_module_arch,$(2)) -I$$(KC_INCLUDE) $$(KC_WARP_CHECK) $$(KC_LIB_NVFLAGS) $$(KC_NVFLAGS_$(call kc_module_of,$(2))) \
 	  $(if $(3),$(if $(call kc_patch_for,$(2),$(3)),,-DKC_CONTROL_$(3))) -o $$@ $$< $$(KC_LIBS_$(call kc_module_of,$(2)))
 KC_HOSTLIBS += $(1)/lib/$(call kc_module_of,$(2))$(if $(3),@$(3)).so
 endef
@@ -183,12 +187,12 @@ kc_mutant_module = $(firstword $(subst @, ,$(notdir $(1))))
 $(KC_MUTANT_DIR)/%.cubin: $(KC_MUTANT_DIR)/%.cu
 	$(KC_SAY) NVCC $@
 	$(KC_Q)m=$(call kc_mutant_module,$*); $(KC_NVCC) $(filter-out -lineinfo,$(KC_NVFLAGS)) \
-	  $(if $(findstring sm_90a,$(KC_CUDA_ARCH_$(call kc_mutant_module,$*))),-arch=sm_90a,-arch=sm_90) -I$(KC_INCLUDE) \
+	  $(if $(findstring sm_90a,$(KC_CUDA_ARCH_$(call kc_mutant_module,$*))),-arch=sm_90a,-arch=sm_90) -I$(KC_INCLUDE) $(KC_WARP_CHECK) \
 	  $(if $(filter %_ref,$(call kc_mutant_module,$*)),-fmad=false) \
 	  $(filter-out -gencode arch=%,$(KC_NVFLAGS_$(call kc_mutant_module,$*))) \
 	  -I$(KC_MUTANT_INC_$(call kc_mutant_module,$*)) -cubin -o $@ $< 2> $(KC_MUTANT_DIR)/$*.log || { rm -f $@; exit 1; }
 $(KC_MUTANT_DIR)/%.fatbin: $(KC_MUTANT_DIR)/%.cu
 	$(KC_SAY) NVCC $@
-	$(KC_Q)$(KC_NVCC) $(KC_NVFLAGS) $(or $(KC_CUDA_ARCH_$(call kc_mutant_module,$*)),$(KC_CUDA_ARCH)) -I$(KC_INCLUDE) \
+	$(KC_Q)$(KC_NVCC) $(KC_NVFLAGS) $(or $(KC_CUDA_ARCH_$(call kc_mutant_module,$*)),$(KC_CUDA_ARCH)) -I$(KC_INCLUDE) $(KC_WARP_CHECK) \
 	  $(if $(filter %_ref,$(call kc_mutant_module,$*)),-fmad=false) $(KC_NVFLAGS_$(call kc_mutant_module,$*)) \
 	  -I$(KC_MUTANT_INC_$(call kc_mutant_module,$*)) -fatbin -o $@ $< 2> $(KC_MUTANT_DIR)/$*.fatbin.log || { rm -f $@; exit 1; }

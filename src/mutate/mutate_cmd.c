@@ -641,8 +641,8 @@ static int carry_outcomes(const kc_opts *o, const kc_mutants *m, kc_mut_status *
     for (int i = 0; i < m->n; i++)
         if (st[i].carried) n[st[i].state]++;
     printf("mutate: --iterate: %d mutant%s keep the outcome of %d earlier report%s (caught %d, timeout %d, unviable %d, "
-           "equivalent %d, duplicate %d) and are not built or run again; the missed and not-run ones are\n", k,
-           k == 1 ? "" : "s", o->nlogs, o->nlogs == 1 ? "" : "s", n[KC_MUT_CAUGHT], n[KC_MUT_TIMEOUT],
+           "equivalent %d, duplicate %d) and are not built or run again; the missed and not-run ones are built and "
+           "run\n", k, k == 1 ? "" : "s", o->nlogs, o->nlogs == 1 ? "" : "s", n[KC_MUT_CAUGHT], n[KC_MUT_TIMEOUT],
            n[KC_MUT_UNVIABLE], n[KC_MUT_EQUIVALENT], n[KC_MUT_DUPLICATE]);
     if (stale)
         printf("mutate: --iterate: %d report line%s name%s mutants the sources no longer make at that place: that code "

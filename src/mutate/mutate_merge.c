@@ -146,9 +146,10 @@ static int same_mutant(const char *line, const kc_mutant *x)
            !kc_json_line_str(line, "replacement", repl, sizeof repl) && !strcmp(repl, x->repl);
 }
 
-/* Whether an earlier outcome s is carried (not built or run again), and
- * whether it replaces what st already took from another report: a catch (or
- * a timeout) wins over a build outcome, never the other way. */
+/* Whether an earlier outcome s is carried (the mutant is not built or run
+ * again): a verdict that caught it, or its build's outcome. A missed or
+ * not-run mutant is judged again. Between reports, a verdict replaces a
+ * build outcome, never the other way (iterate_line). */
 static int carried_state(kc_mut_state s)
 {
     return s == KC_MUT_CAUGHT || s == KC_MUT_TIMEOUT || s == KC_MUT_UNVIABLE || s == KC_MUT_EQUIVALENT ||

@@ -16,18 +16,20 @@
  * control flow).
  *
  * Pre-included into every kernel module by kcontract.mk (KC_WARP_CHECK;
- * empty it to build without). The CUDA headers that declare or use these
- * primitives are included first, so only the kernel's own calls (and
- * headers it includes after them) are checked. Cost: a lane read, two
- * compares and a branch per call. */
+ * empty it to build without). The headers that declare these primitives
+ * (and their half and bfloat16 overloads) are included first; headers a
+ * kernel includes after this one (cooperative_groups, CUB) have their calls
+ * checked too. Not cooperative_groups itself: its reduce.h brings libcu++'s
+ * namespace-scope objects, ten bytes of device variables named after the
+ * translation unit, into every module (so no mutant's code would equal its
+ * original's, and no module could be kept loaded: module_cache.h). Cost: a
+ * lane read, two compares and a branch per call. */
 #ifndef KCONTRACT_WARP_CHECK_CUH
 #define KCONTRACT_WARP_CHECK_CUH
 #if defined(__CUDACC__)
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
-#include <cooperative_groups.h>
-#include <cooperative_groups/reduce.h>
 
 /* The threads of the calling thread's warp that exist: 32, or fewer in the
  * last warp of a block whose thread count is not a multiple of 32 (threads

@@ -286,22 +286,37 @@ Test(dispatch, at_most_the_limit_of_sanitizer_controls_run_at_once)
     f.d.san_controls_max = 2;
     int alone;
     cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 0, "the first control");
-    f.it[0].dispatched = 1;
+    kc_dispatch_took(&f.d, 0);
     f.w[0].sessions = 1;
-    f.d.san_controls_running = 1;
+    cr_expect(f.it[0].dispatched && f.d.san_controls_running == 1, "taking it counts it: %d", f.d.san_controls_running);
     cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 1, "a second control beside it: the limit is 2");
-    f.it[1].dispatched = 1;
+    kc_dispatch_took(&f.d, 1);
     f.w[1].sessions = 1;
-    f.d.san_controls_running = 2;
     cr_expect_eq(kc_dispatch_next(&f.d, 2, &alone), 4, "two run: the next worker takes the other item, not a control");
     cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 4, "a holder too: no third control at once");
-    f.it[4].dispatched = 1;
+    kc_dispatch_took(&f.d, 4);
+    cr_expect_eq(f.d.san_controls_running, 2, "the other item is no control");
     cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), -1, "only controls left, two running: the holder waits");
-    f.d.san_controls_running = 1;           /* one ended */
+    kc_dispatch_released(&f.d, 1);          /* one ended */
+    cr_expect_eq(f.d.san_controls_running, 1);
     cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 2, "one ended: the next control");
     f.d.san_controls_max = 0;
-    f.d.san_controls_running = 5;
-    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 2, "no limit set: any number");
+    kc_dispatch_took(&f.d, 2);
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 3, "no limit set: any number");
+}
+
+Test(dispatch, taking_and_releasing_an_item_put_back_alone_holds_the_others)
+{
+    fixture f;
+    setup(&f, 2, 2);
+    f.it[0].rerun_alone = 1;
+    kc_dispatch_took(&f.d, 0);
+    cr_expect(f.d.alone_running, "an item put back to run alone is running");
+    int alone;
+    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), -1, "nothing beside it");
+    kc_dispatch_released(&f.d, 0);
+    cr_expect(!f.d.alone_running);
+    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 1, "released: the rest goes on");
 }
 
 Test(dispatch, a_worker_wanting_other_items_falls_back_to_any)

@@ -1,6 +1,7 @@
 /* dispatch.c — owns the work queue's dispatch policy (dispatch.h): which
  * pending item a ready worker takes next. Pure: it reads the queue's figures
- * and the memory admission (costs.h), and changes nothing. */
+ * and the memory admission (costs.h), and changes nothing; only
+ * kc_dispatch_took and kc_dispatch_released keep its own counts. */
 #include "dispatch.h"
 
 int kc_dispatch_pending(const kc_dispatch *d)
@@ -90,6 +91,21 @@ static int last_rerun_alone(const kc_dispatch *d)
         if (ra < 0) ra = j;
     }
     return ra;
+}
+
+void kc_dispatch_took(kc_dispatch *d, int j)
+{
+    kc_dispatch_item *it = &d->items[j];
+    it->dispatched = 1;
+    if (it->rerun_alone) d->alone_running = 1;
+    d->san_controls_running += it->sanitizer_control;
+}
+
+void kc_dispatch_released(kc_dispatch *d, int j)
+{
+    const kc_dispatch_item *it = &d->items[j];
+    if (it->rerun_alone) d->alone_running = 0;
+    if (it->sanitizer_control) d->san_controls_running--;
 }
 
 int kc_dispatch_next(const kc_dispatch *d, int w, int *alone)

@@ -99,6 +99,14 @@ typedef enum kc_want {
  * would, the verdict is its own. */
 int kc_dispatch_rerun_alone(const kc_dispatch *d, int j, kc_state state, int fault_beside);
 
+/* The counts the policy keeps of what runs, updated by the queue when
+ * worker takes item j (it is marked dispatched; an item put back to run
+ * alone holds every other item back; a control planted for the sanitizer
+ * counts against san_controls_max) and when item j leaves its worker,
+ * settled or put back (kc_dispatch_released undoes the two counts). */
+void kc_dispatch_took(kc_dispatch *d, int j);
+void kc_dispatch_released(kc_dispatch *d, int j);
+
 /* Items not handed out yet. */
 int kc_dispatch_pending(const kc_dispatch *d);
 

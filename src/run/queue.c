@@ -145,8 +145,7 @@ void kc_q_release(queue *qq, wk *w, qitem *qi)
 {
     const kc_dispatch_item *di = &qq->di[qi - qq->q];
     kc_admit_release(&qq->adm, w->devslot, di->host, di->gpu);
-    if (di->rerun_alone) qq->dp.alone_running = 0;
-    if (di->sanitizer_control) qq->dp.san_controls_running--;
+    kc_dispatch_released(&qq->dp, (int)(qi - qq->q));
     w->cur = -1;
 }
 
@@ -442,9 +441,7 @@ static void dispatch_lanes(queue *qq, wk *w, kc_child *c)
             kc_sup_close_stdin(c);
             return;
         }
-        if (di->rerun_alone) qq->dp.alone_running = 1;
-        qq->dp.san_controls_running += di->sanitizer_control;
-        di->dispatched = 1;
+        kc_dispatch_took(&qq->dp, j);
         kc_admit_take(&qq->adm, w->devslot, di->host, di->gpu);
         kc_sup_mark(c, KC_CHILD_RUNNING);
         kc_ql_hand(qq, w, j, alone, t);
@@ -478,17 +475,14 @@ static void dispatch(queue *qq)
                 kc_sup_close_stdin(c);
                 continue;
             }
-            if (di->rerun_alone) {
-                qq->dp.alone_running = 1;
-            } else if (alone) {
+            if (alone && !di->rerun_alone) {
                 char h[32], g[32];
                 kc_bytes_str(di->host, h, sizeof h);
                 kc_bytes_str(di->gpu, g, sizeof g);
                 kc_q_say(qq, "%s needs host %s and GPU %s, more than the memory left for items beside the workers' overheads; it runs alone\n",
                     it->name, h, g);
             }
-            qq->dp.san_controls_running += di->sanitizer_control;
-            di->dispatched = 1;
+            kc_dispatch_took(&qq->dp, j);
             kc_admit_take(&qq->adm, w->devslot, di->host, di->gpu);
             kc_sup_mark(c, KC_CHILD_RUNNING);
             kc_q_phase(w, KC_WK_RUNNING);

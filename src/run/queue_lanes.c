@@ -61,8 +61,7 @@ static void lane_release(queue *qq, wk *w, int l)
 {
     const kc_dispatch_item *di = &qq->di[w->lane_item[l]];
     kc_admit_release(&qq->adm, w->devslot, di->host, di->gpu);
-    if (di->rerun_alone) qq->dp.alone_running = 0;
-    if (di->sanitizer_control) qq->dp.san_controls_running--;
+    kc_dispatch_released(&qq->dp, w->lane_item[l]);
     kc_inflight_close(&w->book, l);
     recount(qq, w);
 }

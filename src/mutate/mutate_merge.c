@@ -32,13 +32,72 @@ static int find(const kc_mutants *m, const char *id)
     return -1;
 }
 
+/* The outcome report line `line` gives mutant status x: its state s and
+ * what the line says of it (gate, duplicate_of, why, item). */
+static void take_outcome(kc_mut_status *x, kc_mut_state s, const char *line)
+{
+    long gate = 0;
+    x->state = s;
+    x->gate = kc_json_line_int(line, "gate", &gate) == 0 ? (int)gate : 0;
+    if (kc_json_line_str(line, "duplicate_of", x->dup_of, sizeof x->dup_of) != 0) x->dup_of[0] = 0;
+    if (kc_json_line_str(line, "why", x->why, sizeof x->why) != 0) x->why[0] = 0;
+    if (kc_json_line_str(line, "item", x->item, sizeof x->item) != 0) x->item[0] = 0;
+}
+
+typedef int (*mutant_line_fn)(void *ctx, const char *f, int no, const char *line, char *err, size_t cap);
+
+/* Calls fn on each "mutant" line of the --json report at path (given to
+ * option opt); *mutants counts them. 0; -1 with err naming the file and
+ * line: unreadable, a line that is not a report's, fn's refusal, or no
+ * closing "mutation" line (a run cut short). */
+static int each_mutant_line(const char *path, const char *opt, mutant_line_fn fn, void *ctx, int *mutants, char *err,
+                            size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return kc_errf(err, cap, "%s %s: cannot read it: %s", opt, path, strerror(errno));
+    char *line = NULL;
+    size_t lcap = 0;
+    int no = 0, summary = 0, bad = 0;
+    *mutants = 0;
+    for (ssize_t len; !bad && (len = getline(&line, &lcap, f)) >= 0;) {
+        no++;
+        char type[32];
+        if (kc_json_line_str(line, "type", type, sizeof type) != 0) {
+            bad = kc_errf(err, cap, "%s:%d: not a line of a kcontract mutate --json report", path, no);
+        } else if (!strcmp(type, "mutant")) {
+            ++*mutants;
+            bad = fn(ctx, path, no, line, err, cap);
+        } else if (!strcmp(type, "mutation")) {
+            summary = 1;
+        }
+    }
+    free(line);
+    fclose(f);
+    if (bad) return -1;
+    if (!summary)
+        return kc_errf(err, cap, "%s: no closing \"mutation\" line: the report was cut short (its run did not finish)",
+                       path);
+    return 0;
+}
+
+/* What merge_line reads and changes. */
+typedef struct merge_ctx {
+    const kc_mutants *m;
+    kc_mut_status *st;
+    int *seen;
+    const char **by;
+} merge_ctx;
+
 /* One mutant line of file f (line no): merged into st[i]; seen[i] counts the reports that named it,
  * by[i] the file that decided it. */
-static int merge_line(const char *f, int no, const char *line, const kc_mutants *m, kc_mut_status *st, int *seen,
-                      const char **by, char *err, size_t cap)
+static int merge_line(void *ctx, const char *f, int no, const char *line, char *err, size_t cap)
 {
+    const merge_ctx *c = ctx;
+    const kc_mutants *m = c->m;
+    kc_mut_status *st = c->st;
+    int *seen = c->seen;
+    const char **by = c->by;
     char id[32], name[32], module[96];
-    long gate = 0;
     if (kc_json_line_str(line, "id", id, sizeof id) || kc_json_line_str(line, "state", name, sizeof name) ||
         kc_json_line_str(line, "module", module, sizeof module))
         return kc_errf(err, cap, "%s:%d: a mutant line without its id, module or state (expected the --json report of "
@@ -70,11 +129,7 @@ static int merge_line(const char *f, int no, const char *line, const kc_mutants 
                            f, no, id, name, kc_mut_state_name(x->state), by[i]);
         if (!decided((kc_mut_state)s)) return 0;
     }
-    x->state = (kc_mut_state)s;
-    x->gate = kc_json_line_int(line, "gate", &gate) == 0 ? (int)gate : 0;
-    if (kc_json_line_str(line, "duplicate_of", x->dup_of, sizeof x->dup_of) != 0) x->dup_of[0] = 0;
-    if (kc_json_line_str(line, "why", x->why, sizeof x->why) != 0) x->why[0] = 0;
-    if (kc_json_line_str(line, "item", x->item, sizeof x->item) != 0) x->item[0] = 0;
+    take_outcome(x, (kc_mut_state)s, line);
     by[i] = f;
     return 0;
 }
@@ -88,35 +143,10 @@ int kc_mutate_merge(char *const *files, int nfiles, const kc_mutants *m, kc_mut_
         kc_errf(err, cap, "out of memory");
         goto out;
     }
+    merge_ctx mc = { m, st, seen, by };
     for (int k = 0; k < nfiles; k++) {
-        FILE *f = fopen(files[k], "r");
-        if (!f) {
-            kc_errf(err, cap, "--merge-json %s: cannot read it: %s", files[k], strerror(errno));
-            goto out;
-        }
-        char *line = NULL;
-        size_t lcap = 0;
-        int no = 0, mutants = 0, summary = 0, bad = 0;
-        for (ssize_t len; !bad && (len = getline(&line, &lcap, f)) >= 0;) {
-            no++;
-            char type[32];
-            if (kc_json_line_str(line, "type", type, sizeof type) != 0) {
-                bad = kc_errf(err, cap, "%s:%d: not a line of a kcontract mutate --json report", files[k], no);
-            } else if (!strcmp(type, "mutant")) {
-                mutants++;
-                bad = merge_line(files[k], no, line, m, st, seen, by, err, cap);
-            } else if (!strcmp(type, "mutation")) {
-                summary = 1;
-            }
-        }
-        free(line);
-        fclose(f);
-        if (bad) goto out;
-        if (!summary) {
-            kc_errf(err, cap, "%s: no closing \"mutation\" line: the report was cut short (its run did not finish)",
-                    files[k]);
-            goto out;
-        }
+        int mutants;
+        if (each_mutant_line(files[k], "--merge-json", merge_line, &mc, &mutants, err, cap)) goto out;
         if (mutants != m->n) {
             kc_errf(err, cap, "%s holds %d mutants, the current sources make %d: a report of another selection or "
                     "source", files[k], mutants, m->n);
@@ -156,9 +186,17 @@ static int carried_state(kc_mut_state s)
            s == KC_MUT_DUPLICATE;
 }
 
-static int iterate_line(const char *f, int no, const char *line, const kc_mutants *m, kc_mut_status *st,
-                        int *stale, char *err, size_t cap)
+/* What iterate_line reads and changes. */
+typedef struct iterate_ctx {
+    const kc_mutants *m;
+    kc_mut_status *st;
+    int *stale;
+} iterate_ctx;
+
+static int iterate_line(void *ctx, const char *f, int no, const char *line, char *err, size_t cap)
 {
+    const iterate_ctx *c = ctx;
+    const kc_mutants *m = c->m;
     char id[32], name[32];
     if (kc_json_line_str(line, "id", id, sizeof id) || kc_json_line_str(line, "state", name, sizeof name))
         return kc_errf(err, cap, "%s:%d: a mutant line without its id or state (expected the --json report of "
@@ -167,18 +205,13 @@ static int iterate_line(const char *f, int no, const char *line, const kc_mutant
     if (s < 0) return kc_errf(err, cap, "%s:%d: mutant %s: unknown state '%s'", f, no, id, name);
     if (!carried_state((kc_mut_state)s)) return 0;
     if (i < 0 || !same_mutant(line, &m->v[i])) {
-        (*stale)++;
+        (*c->stale)++;
         return 0;
     }
-    kc_mut_status *x = &st[i];
+    kc_mut_status *x = &c->st[i];
     if (x->state != KC_MUT_PENDING && !x->carried) return 0;  /* accepted or sampled out in this run */
     if (x->carried && !decided((kc_mut_state)s)) return 0;    /* a build outcome never replaces a verdict */
-    x->state = (kc_mut_state)s;
-    long gate = 0;
-    x->gate = kc_json_line_int(line, "gate", &gate) == 0 ? (int)gate : 0;
-    if (kc_json_line_str(line, "duplicate_of", x->dup_of, sizeof x->dup_of) != 0) x->dup_of[0] = 0;
-    if (kc_json_line_str(line, "why", x->why, sizeof x->why) != 0) x->why[0] = 0;
-    if (kc_json_line_str(line, "item", x->item, sizeof x->item) != 0) x->item[0] = 0;
+    take_outcome(x, (kc_mut_state)s, line);
     x->carried = 1;
     return 0;
 }
@@ -187,28 +220,10 @@ int kc_mutate_iterate(char *const *files, int nfiles, const kc_mutants *m, kc_mu
                       size_t cap)
 {
     *stale = 0;
+    iterate_ctx ic = { m, st, stale };
     for (int k = 0; k < nfiles; k++) {
-        FILE *f = fopen(files[k], "r");
-        if (!f) return kc_errf(err, cap, "--iterate %s: cannot read it: %s", files[k], strerror(errno));
-        char *line = NULL;
-        size_t lcap = 0;
-        int no = 0, summary = 0, bad = 0;
-        for (ssize_t len; !bad && (len = getline(&line, &lcap, f)) >= 0;) {
-            no++;
-            char type[32];
-            if (kc_json_line_str(line, "type", type, sizeof type) != 0)
-                bad = kc_errf(err, cap, "%s:%d: not a line of a kcontract mutate --json report", files[k], no);
-            else if (!strcmp(type, "mutant"))
-                bad = iterate_line(files[k], no, line, m, st, stale, err, cap);
-            else if (!strcmp(type, "mutation"))
-                summary = 1;
-        }
-        free(line);
-        fclose(f);
-        if (bad) return -1;
-        if (!summary)
-            return kc_errf(err, cap, "%s: no closing \"mutation\" line: the report was cut short (its run did not "
-                           "finish)", files[k]);
+        int mutants;
+        if (each_mutant_line(files[k], "--iterate", iterate_line, &ic, &mutants, err, cap)) return -1;
     }
     int n = 0;
     for (int i = 0; i < m->n; i++) n += st[i].carried;

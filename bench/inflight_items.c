@@ -21,8 +21,12 @@
  * off what lets lanes overlap, to measure what each is worth: `a`, device
  * memory by cuMemAlloc/cuMemFree instead of stream-ordered (cuda_driver.h:
  * kc_cuda_alloc); `m`, modules loaded and unloaded per item instead of kept
- * (module_cache.h). "16am" is 16 lanes with neither.
- * Usage: build/kc_inflight_bench [--k K[a][m],...] [--seed S] [GLOB...]   (make bench-inflight) */
+ * (module_cache.h); `p`, no shared-memory poison before a launch
+ * (harness.h: kc_dev_poison_smem, which fills every SM's whole shared
+ * memory, so it waits for every SM to be empty). "16am" is 16 lanes with
+ * neither of the first two. A pass with `p` may differ from the serial one
+ * (a kernel that reads shared memory it never wrote is not caught).
+ * Usage: build/kc_inflight_bench [--k K[a][m][p],...] [--seed S] [GLOB...]   (make bench-inflight) */
 #include <fnmatch.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -163,7 +167,7 @@ static int same(const verdict *a, const verdict *b)
 
 int main(int argc, char **argv)
 {
-    int ks[16], nk = 0, controls = 0, plain_alloc[16] = { 0 }, per_item_modules[16] = { 0 };
+    int ks[16], nk = 0, controls = 0, plain_alloc[16] = { 0 }, per_item_modules[16] = { 0 }, no_poison[16] = { 0 };
     const char *globs[64];
     int ng = 0;
     for (int i = 1; i < argc; i++) {
@@ -171,9 +175,9 @@ int main(int argc, char **argv)
             for (char *p = argv[++i]; *p && nk < 16;) {
                 char *e;
                 long k = strtol(p, &e, 10);
-                for (; *e == 'a' || *e == 'm'; e++) (*e == 'a' ? plain_alloc : per_item_modules)[nk] = 1;
+                for (; *e == 'a' || *e == 'm' || *e == 'p'; e++) (*e == 'a' ? plain_alloc : *e == 'm' ? per_item_modules : no_poison)[nk] = 1;
                 if (e == p || k < 1 || k > MAX_K || (*e && *e != ',')) {
-                    fprintf(stderr, "--k: expected K[a][m],... each K 1 to %d, got '%s'\n", MAX_K, argv[i]);
+                    fprintf(stderr, "--k: expected K[a][m][p],... each K 1 to %d, got '%s'\n", MAX_K, argv[i]);
                     return 2;
                 }
                 ks[nk++] = (int)k;
@@ -263,6 +267,7 @@ int main(int argc, char **argv)
         }
         if (plain_alloc[p]) base.cu.stream_alloc = 0;       /* before any lane allocates */
         if (per_item_modules[p]) base.share_modules = 0;
+        base.smem_poison_off = no_poison[p];
         const char *alloc = base.cu.stream_alloc ? "stream" : "plain", *modules = base.share_modules ? "kept" : "per-item";
         memset(pass_v, 0, sizeof *pass_v * (size_t)(nsel + 1));
         next_item = 0;
@@ -286,8 +291,8 @@ int main(int argc, char **argv)
             }
         }
         if (lost_at >= 0) printf("  k=%d: the context was lost at %s: pass ended\n", k, sel[lost_at]->name);
-        char pass[64];
-        snprintf(pass, sizeof pass, "k=%d alloc=%s modules=%s", k, alloc, modules);
+        char pass[96];
+        snprintf(pass, sizeof pass, "k=%d alloc=%s modules=%s smem_poison=%s", k, alloc, modules, no_poison[p] ? "off" : "on");
         print_phases(pass, pass_v, ran);     /* before the slowest are marked off below */
         for (int top = 0; top < 6; top++) {     /* the slowest items of this pass, against serially */
             int w = -1;
@@ -298,8 +303,8 @@ int main(int argc, char **argv)
             pass_v[w].seconds = -1;
         }
         int held, copies = kc_module_cache_count(&base, &held);
-        printf("BENCH inflight mode=lanes k=%d alloc=%s modules=%s items=%d ran=%d wall_s=%.2f item_s=%.2f vs_serial=%.2fx same=%d differ=%d lane_open_failed=%d module_copies=%d\n",
-               k, alloc, modules, nsel, ran, wall, item_s, wall > 0 ? serial_wall / wall : 0, ran - differ, differ,
+        printf("BENCH inflight mode=lanes k=%d alloc=%s modules=%s smem_poison=%s items=%d ran=%d wall_s=%.2f item_s=%.2f vs_serial=%.2fx same=%d differ=%d lane_open_failed=%d module_copies=%d\n",
+               k, alloc, modules, no_poison[p] ? "off" : "on", nsel, ran, wall, item_s, wall > 0 ? serial_wall / wall : 0, ran - differ, differ,
                open_failed, copies);
         fflush(stdout);
         bad_total += differ + (lost_at >= 0) + open_failed + (ran != nsel);

@@ -29,6 +29,10 @@ typedef struct kc_gpu {
      * (module_cache.h), set for a per-thread session; 0: each item loads
      * and unloads its modules (a legacy session, as always) */
     int share_modules;
+    /* 1: kc_dev_poison_smem does nothing. Only bench/inflight_items.c sets
+     * it, to measure what the whole-GPU poison costs lanes; kcontract's
+     * gates always poison. */
+    int smem_poison_off;
 } kc_gpu;
 
 /* A CUDA result met in this session: a sticky error (kc_cuda_error_is_sticky)

@@ -110,6 +110,7 @@ int kc_gpu_open_lane(kc_gpu *lane, const kc_gpu *base, size_t input_budget)
     lane->cudev = base->cudev;
     lane->ctx = base->ctx;
     lane->share_modules = base->share_modules;
+    lane->smem_poison_off = base->smem_poison_off;
     CUresult r = lane->cu.CtxSetCurrent(lane->ctx);
     if (r != CUDA_SUCCESS) {
         snprintf(lane->why, sizeof lane->why, "cannot make the context current on a lane's thread: %s",

@@ -98,6 +98,7 @@ static CUresult launch(kc_gpu *gpu, CUfunction f, unsigned blocks, unsigned smem
 CUresult kc_dev_poison_smem(kc_gpu *gpu, unsigned pattern)
 {
     kc_harness *h = gpu->h;
+    if (gpu->smem_poison_off) return CUDA_SUCCESS;
     int bytes = (int)h->smem_optin;
     if (gpu->cu.FuncSetAttribute(h->poison, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes) != CUDA_SUCCESS)
         bytes = (int)h->smem_default;

@@ -296,10 +296,10 @@ $(B)/kc_ref_bench: $(B)/bench/reference_bench.o $(HARNESS_OBJS) $(CONTRACT_OBJS)
 # items serially and on K lanes of one context (bench/inflight_items.c);
 # kc_inflight_bench_fixture runs the fixture contracts through the fake driver.
 bench-inflight: $(B)/kc_inflight_bench
-$(B)/kc_inflight_bench: $(B)/bench/inflight_items.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(HARNESS_EMBED_OBJS) $(MAIN_EMBED_OBJS) share/kcontract_images.ld
+$(B)/kc_inflight_bench: $(B)/bench/inflight_items.o $(B)/bench/driver_trace.o $(HARNESS_OBJS) $(CONTRACT_OBJS) $(HARNESS_EMBED_OBJS) $(MAIN_EMBED_OBJS) share/kcontract_images.ld
 	$(KC_SAY) LD $@
 	$(KC_Q)$(CC) -o $@ $(filter %.o,$^) $(KC_IMAGES_LD) $(LDLIBS)
-$(B)/kc_inflight_bench_fixture: $(B)/bench/inflight_items.o $(HARNESS_OBJS) $(FIXTURE_OBJS) $(FAKE_EMBED_OBJS) share/kcontract_images.ld
+$(B)/kc_inflight_bench_fixture: $(B)/bench/inflight_items.o $(B)/bench/driver_trace.o $(HARNESS_OBJS) $(FIXTURE_OBJS) $(FAKE_EMBED_OBJS) share/kcontract_images.ld
 	$(KC_SAY) LD $@
 	$(KC_Q)$(CC) -o $@ $(filter %.o,$^) $(KC_IMAGES_LD) $(LDLIBS)
 

@@ -24,9 +24,13 @@
  * (module_cache.h); `p`, no shared-memory poison before a launch
  * (harness.h: kc_dev_poison_smem, which fills every SM's whole shared
  * memory, so it waits for every SM to be empty). "16am" is 16 lanes with
- * neither of the first two. A pass with `p` may differ from the serial one
+ * neither of the first two; `t`, the references and checks on the lane's
+ * own thread (kc_parallel_set_threads(1)) instead of the harness's threads
+ * per lane. A pass with `p` may differ from the serial one
  * (a kernel that reads shared memory it never wrote is not caught).
- * Usage: build/kc_inflight_bench [--k K[a][m][p],...] [--seed S] [GLOB...]   (make bench-inflight) */
+ * --trace adds, per pass, the wall time spent inside each driver call the
+ * cases make, summed over the threads (driver_trace.h).
+ * Usage: build/kc_inflight_bench [--k K[a][m][p][t],...] [--trace] [--seed S] [GLOB...]   (make bench-inflight) */
 #include <fnmatch.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -35,6 +39,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "driver_trace.h"
 #include "gates.h"
 #include "gpu.h"
 #include "gpu_open.h"
@@ -43,6 +48,7 @@
 #include "inputs.h"
 #include "line_text.h"
 #include "module_cache.h"
+#include "parallel.h"
 #include "plan.h"
 #include "registry.h"
 
@@ -167,7 +173,7 @@ static int same(const verdict *a, const verdict *b)
 
 int main(int argc, char **argv)
 {
-    int ks[16], nk = 0, controls = 0, plain_alloc[16] = { 0 }, per_item_modules[16] = { 0 }, no_poison[16] = { 0 };
+    int ks[16], nk = 0, controls = 0, trace = 0, plain_alloc[16] = { 0 }, per_item_modules[16] = { 0 }, no_poison[16] = { 0 }, one_thread[16] = { 0 };
     const char *globs[64];
     int ng = 0;
     for (int i = 1; i < argc; i++) {
@@ -175,9 +181,10 @@ int main(int argc, char **argv)
             for (char *p = argv[++i]; *p && nk < 16;) {
                 char *e;
                 long k = strtol(p, &e, 10);
-                for (; *e == 'a' || *e == 'm' || *e == 'p'; e++) (*e == 'a' ? plain_alloc : *e == 'm' ? per_item_modules : no_poison)[nk] = 1;
+                for (; *e && strchr("ampt", *e); e++)
+                    (*e == 'a' ? plain_alloc : *e == 'm' ? per_item_modules : *e == 'p' ? no_poison : one_thread)[nk] = 1;
                 if (e == p || k < 1 || k > MAX_K || (*e && *e != ',')) {
-                    fprintf(stderr, "--k: expected K[a][m][p],... each K 1 to %d, got '%s'\n", MAX_K, argv[i]);
+                    fprintf(stderr, "--k: expected K[a][m][p][t],... each K 1 to %d, got '%s'\n", MAX_K, argv[i]);
                     return 2;
                 }
                 ks[nk++] = (int)k;
@@ -186,6 +193,8 @@ int main(int argc, char **argv)
         } else if ((strcmp(argv[i], "--host-gib") == 0 || strcmp(argv[i], "--gpu-gib") == 0) && i + 1 < argc) {
             size_t *b = argv[i][2] == 'h' ? &budget_host : &budget_gpu;
             *b = (size_t)(strtod(argv[++i], NULL) * (double)((size_t)1 << 30));
+        } else if (strcmp(argv[i], "--trace") == 0) {
+            trace = 1;
         } else if (strcmp(argv[i], "--controls") == 0) {
             controls = 1;
         } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
@@ -231,6 +240,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "no GPU: %s\n", base.why);
         return 1;
     }
+    if (trace) kc_trace_wrap(&base.cu);
     double t0 = now_s(), item_s = 0;
     int kept = 0;
     for (int i = 0; i < nsel; i++) {
@@ -248,6 +258,7 @@ int main(int argc, char **argv)
     nsel = kept;
     printf("BENCH inflight mode=serial k=1 items=%d wall_s=%.2f item_s=%.2f\n", nsel, serial_wall, item_s);
     print_phases("serial", serial_v, nsel);
+    if (trace) kc_trace_print("serial");
     {
         double longest = 0;
         int li = 0;
@@ -268,6 +279,9 @@ int main(int argc, char **argv)
         if (plain_alloc[p]) base.cu.stream_alloc = 0;       /* before any lane allocates */
         if (per_item_modules[p]) base.share_modules = 0;
         base.smem_poison_off = no_poison[p];
+        int threads_before = kc_parallel_threads();
+        if (one_thread[p]) kc_parallel_set_threads(1);
+        if (trace) kc_trace_wrap(&base.cu);         /* before the lanes copy the table */
         const char *alloc = base.cu.stream_alloc ? "stream" : "plain", *modules = base.share_modules ? "kept" : "per-item";
         memset(pass_v, 0, sizeof *pass_v * (size_t)(nsel + 1));
         next_item = 0;
@@ -278,6 +292,7 @@ int main(int argc, char **argv)
         for (int t = 0; t < k; t++) pthread_create(&th[t], NULL, lane, NULL);
         for (int t = 0; t < k; t++) pthread_join(th[t], NULL);
         double wall = now_s() - t0;
+        kc_parallel_set_threads(threads_before);
         item_s = 0;
         int differ = 0, ran = next_item < nsel ? next_item : nsel;
         for (int i = 0; i < ran; i++) {
@@ -292,8 +307,10 @@ int main(int argc, char **argv)
         }
         if (lost_at >= 0) printf("  k=%d: the context was lost at %s: pass ended\n", k, sel[lost_at]->name);
         char pass[96];
-        snprintf(pass, sizeof pass, "k=%d alloc=%s modules=%s smem_poison=%s", k, alloc, modules, no_poison[p] ? "off" : "on");
+        snprintf(pass, sizeof pass, "k=%d alloc=%s modules=%s smem_poison=%s threads=%d", k, alloc, modules,
+                 no_poison[p] ? "off" : "on", one_thread[p] ? 1 : threads_before);
         print_phases(pass, pass_v, ran);     /* before the slowest are marked off below */
+        if (trace) kc_trace_print(pass);
         for (int top = 0; top < 6; top++) {     /* the slowest items of this pass, against serially */
             int w = -1;
             for (int i = 0; i < ran; i++)
@@ -303,8 +320,8 @@ int main(int argc, char **argv)
             pass_v[w].seconds = -1;
         }
         int held, copies = kc_module_cache_count(&base, &held);
-        printf("BENCH inflight mode=lanes k=%d alloc=%s modules=%s smem_poison=%s items=%d ran=%d wall_s=%.2f item_s=%.2f vs_serial=%.2fx same=%d differ=%d lane_open_failed=%d module_copies=%d\n",
-               k, alloc, modules, no_poison[p] ? "off" : "on", nsel, ran, wall, item_s, wall > 0 ? serial_wall / wall : 0, ran - differ, differ,
+        printf("BENCH inflight mode=lanes k=%d alloc=%s modules=%s smem_poison=%s threads=%d items=%d ran=%d wall_s=%.2f item_s=%.2f vs_serial=%.2fx same=%d differ=%d lane_open_failed=%d module_copies=%d\n",
+               k, alloc, modules, no_poison[p] ? "off" : "on", one_thread[p] ? 1 : threads_before, nsel, ran, wall, item_s, wall > 0 ? serial_wall / wall : 0, ran - differ, differ,
                open_failed, copies);
         fflush(stdout);
         bad_total += differ + (lost_at >= 0) + open_failed + (ran != nsel);

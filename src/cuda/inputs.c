@@ -14,6 +14,7 @@
 #include "gpu.h"
 #include "harness.h"
 #include "hostmem.h"
+#include "input_prefetch.h"
 #include "seed.h"
 
 typedef struct entry {
@@ -102,6 +103,16 @@ static CUresult make(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_di
         stats->inputs_made_gpu++;
         return kc_dev_fill_stream(gpu, e->ptr, e->dtype, dist, key, e->count, &range);
     }
+    void *made = NULL;
+    int ahead = kc_prefetch_take(gpu->prefetch, c, s, e->seed, e->arg, e->count, &made, why, cap);
+    if (ahead != 0) {       /* made ahead on the harness's threads: the same bits (input_prefetch.h) */
+        stats->inputs_made_host++;
+        stats->inputs_ahead++;
+        if (ahead < 0) return CUDA_ERROR_UNKNOWN;       /* why: the generator's failure */
+        CUresult r = gpu->cu.MemcpyHtoD(e->ptr, made, e->bytes);
+        free(made);
+        return r;
+    }
     void *host = kc_hostmem_alloc(e->bytes, 1);      /* a generator starts from zeroed memory */
     if (!host) {
         snprintf(why, cap, "out of host memory for the generated input (%zu bytes)", e->bytes);
@@ -123,6 +134,23 @@ static CUresult make(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_di
     return r;
 }
 
+/* Entry e is argument a's input (count elements) of case seed `seed` and
+ * shape dims `dims` made by generator gen as dtype. */
+static int matches(const entry *e, uint64_t seed, uint64_t dims, int a, kc_dtype dtype, size_t count, void (*gen)(kc_gen *))
+{
+    return e->seed == seed && e->dims == dims && e->arg == a && e->dtype == dtype && e->count == count && e->gen == gen;
+}
+
+int kc_inputs_has(const kc_inputs *in, const kc_contract *c, const kc_shape *s, uint64_t seed, int a, size_t count)
+{
+    if (!in) return 0;
+    const kc_arg *ar = &c->args[a];
+    uint64_t dims = kc_fnv1a64(s->d, sizeof s->d, KC_FNV_OFFSET);
+    for (int i = 0; i < in->n; i++)
+        if (matches(&in->v[i], seed, dims, a, ar->dtype, count, ar->gen)) return 1;
+    return 0;
+}
+
 CUresult kc_inputs_get(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_dist dist, uint64_t case_seed, int a,
                        size_t count, CUdeviceptr *out, kc_time_split *stats, char *why, size_t cap)
 {
@@ -133,7 +161,7 @@ CUresult kc_inputs_get(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_
     in->tick++;
     for (int i = 0; i < in->n; i++) {
         entry *e = &in->v[i];
-        if (e->seed == case_seed && e->dims == dims && e->arg == a && e->dtype == ar->dtype && e->count == count && e->gen == ar->gen) {
+        if (matches(e, case_seed, dims, a, ar->dtype, count, ar->gen)) {
             e->used = in->tick;
             e->pinned = 1;
             stats->inputs_reused++;

@@ -117,6 +117,13 @@ CUresult kc_cuda_sync(const kc_cuda *cu, CUstream stream)
     return cu->StreamSynchronize(stream ? stream : CU_STREAM_PER_THREAD);
 }
 
+CUresult kc_cuda_func_set(const kc_cuda *cu, CUfunction f, CUfunction_attribute a, int v)
+{
+    int now;
+    if (cu->FuncGetAttribute && cu->FuncGetAttribute(&now, a, f) == CUDA_SUCCESS && now == v) return CUDA_SUCCESS;
+    return cu->FuncSetAttribute(f, a, v);
+}
+
 int kc_cuda_stream_alloc_setup(kc_cuda *cu, CUdevice d)
 {
     cu->stream_alloc = 0;

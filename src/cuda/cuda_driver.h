@@ -109,6 +109,12 @@ int kc_cuda_load_streams(kc_cuda *cu, const char *lib, int per_thread, char *err
  * another thread's items; a sticky error is still seen, being the
  * context's). Returns the driver's result. */
 CUresult kc_cuda_sync(const kc_cuda *cu, CUstream stream);
+/* Function f's attribute a set to v, calling cuFuncSetAttribute only when
+ * cuFuncGetAttribute reads another value: the set waits for work on the
+ * context (on the H200, 6 ms a call on average beside 16 lanes' streams,
+ * 60% of their item time: docs/receipts/2026-12-03-h200-lanes). Returns the
+ * driver's result (the set's, or a failing get's set). */
+CUresult kc_cuda_func_set(const kc_cuda *cu, CUfunction f, CUfunction_attribute a, int v);
 /* Turns stream-ordered allocation on (cu->stream_alloc) for the context
  * current on the calling thread, on device d, when cu is a per-thread table
  * and the driver has the entry points above and d supports memory pools

@@ -59,6 +59,9 @@ int kc_harness_open(kc_cuda *cu, const kc_device *dev, kc_harness *h, char *why,
         h->batch_parts = 0;
         goto fail;
     }
+    h->poison_smem = (int)h->smem_optin;
+    if (cu->FuncSetAttribute(h->poison, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, h->poison_smem) != CUDA_SUCCESS)
+        h->poison_smem = (int)h->smem_default;
     if (!(h->host_parts = malloc(KC_HARNESS_MAX_BLOCKS * PART_BYTES)) ||
         !(h->host_batch_parts = malloc(KC_BATCH_PARTS * sizeof(kc_count_part)))) {
         snprintf(why, cap, "out of host memory for the harness's results");
@@ -99,9 +102,7 @@ CUresult kc_dev_poison_smem(kc_gpu *gpu, unsigned pattern)
 {
     kc_harness *h = gpu->h;
     if (gpu->smem_poison_off) return CUDA_SUCCESS;
-    int bytes = (int)h->smem_optin;
-    if (gpu->cu.FuncSetAttribute(h->poison, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes) != CUDA_SUCCESS)
-        bytes = (int)h->smem_default;
+    int bytes = h->poison_smem;     /* set on the function once, at kc_harness_open */
     unsigned words = (unsigned)bytes / 4;
     void *params[] = { &words, &pattern };
     return gpu->cu.LaunchKernel(h->poison, (unsigned)h->sm_count * 2, 1, 1, 1024, 1, 1, (unsigned)bytes, NULL, params,

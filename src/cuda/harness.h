@@ -28,6 +28,12 @@ typedef struct kc_harness {
     void *host_batch_parts;         /* their host copy */
     int sm_count;
     size_t smem_optin, smem_default;
+    /* The poison's dynamic shared memory per block: the opt-in maximum, set
+     * on its function once when the harness opens (cuFuncSetAttribute waits
+     * for the context's work: on the H200 it was 79 of 132 item-seconds of
+     * 16 lanes when set before every poison, docs/receipts/2026-12-03-h200-lanes),
+     * or the default where the function refuses it. */
+    int poison_smem;
 } kc_harness;
 
 /* The harness module's kernels by name (kernels/harness/harness.cu): its

@@ -106,11 +106,11 @@ CUresult kc_module_function(kc_gpu *gpu, CUmodule mod, const char *symbol, CUfun
     if (!c) return CUDA_SUCCESS;        /* a fresh load's function: its attributes are fresh */
     for (int i = 0; i < c->nfn; i++)    /* the holder's own records: no lock */
         if (c->fn[i].fn == *fn) {
-            if ((r = gpu->cu.FuncSetAttribute(*fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                              c->fn[i].max_dynamic_smem)) != CUDA_SUCCESS)
+            if ((r = kc_cuda_func_set(&gpu->cu, *fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                      c->fn[i].max_dynamic_smem)) != CUDA_SUCCESS)
                 return r;
-            return gpu->cu.FuncSetAttribute(*fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
-                                            c->fn[i].nonportable);
+            return kc_cuda_func_set(&gpu->cu, *fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                                    c->fn[i].nonportable);
         }
     fn_rec rec = { *fn, 0, 0 };
     if ((r = gpu->cu.FuncGetAttribute(&rec.max_dynamic_smem, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, *fn)) !=

@@ -69,7 +69,7 @@ static CUresult allow_nonportable(const kc_cuda *cu, CUfunction f, const kc_laun
 {
     unsigned cl[3];
     if (!l->nonportable_cluster || !kc_launch_cluster(l, cl)) return CUDA_SUCCESS;
-    return cu->FuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+    return kc_cuda_func_set(cu, f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
 }
 
 CUresult kc_launch_kernel(const kc_cuda *cu, CUfunction f, const kc_launch *l, CUstream stream, void **params,
@@ -205,7 +205,7 @@ static int check_launch(kc_gpu *gpu, CUfunction f, kc_case *k, int gate, const k
         return kc_case_fail(k, gate, "%sshared memory %d static + %u dynamic bytes > %zu the device allows per block",
                             who, statics, l->smem, gpu->dev.smem_per_block_optin);
     if ((size_t)statics + l->smem > gpu->dev.smem_per_block) {
-        CUresult r = gpu->cu.FuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)l->smem);
+        CUresult r = kc_cuda_func_set(&gpu->cu, f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)l->smem);
         if (kc_cuda_error_is_sticky(r))     /* an earlier launch's fault (launch_together) */
             return kc_case_cuda_failed(gpu, k, r, "cuFuncSetAttribute", "before the launch");
         if (r != CUDA_SUCCESS)

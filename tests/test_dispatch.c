@@ -259,27 +259,6 @@ Test(dispatch, another_worker_joins_the_holders_only_when_their_share_is_larger)
     cr_expect_eq(kc_dispatch_next(&f.d, 3, &alone), -1, "so it waits");
 }
 
-/* With items in flight (--inflight K) another worker runs K of the other
- * items at once and a holder one sanitizer item: the others' share is the
- * rest over their lanes, so a worker joins the holders sooner. */
-Test(dispatch, the_others_share_counts_their_lanes)
-{
-    fixture f;
-    setup(&f, 8, 4);                        /* items 0-3 other work (10 s each), 4-7 the sanitizer's (8 s each) */
-    for (int i = 0; i < 4; i++) f.it[i].cost = 10;
-    for (int i = 4; i < 8; i++) sanitizer(&f, i, 0, 8);
-    f.w[0].sessions = f.w[1].sessions = 1;
-    /* theirs: 32 s on 2 holders = 16 s; ours: 40 s on 2 workers = 20 s, one item at a time */
-    cr_expect_eq(kc_dispatch_wants(&f.d, 2), KC_WANT_OTHER, "one lane: the others' 20 s is larger");
-    f.d.lanes = 1;
-    cr_expect_eq(kc_dispatch_wants(&f.d, 2), KC_WANT_OTHER, "--inflight 1 is one lane");
-    f.d.lanes = 4;
-    /* ours: 40 s on 2 workers x 4 lanes = 5 s < 16 s, and 16 s > the 5 s session start */
-    cr_expect_eq(kc_dispatch_wants(&f.d, 2), KC_WANT_SANITIZER, "four lanes: the holders' 16 s is larger");
-    int alone;
-    cr_expect_eq(kc_dispatch_next(&f.d, 2, &alone), 4, "so it takes the first sanitizer item");
-}
-
 Test(dispatch, a_holder_takes_the_sanitizer_controls_first)
 {
     fixture f;

@@ -70,8 +70,7 @@ kc_want kc_dispatch_wants(const kc_dispatch *d, int w)
     int holders = 0;
     for (int i = 0; i < d->nworkers; i++) holders += d->workers[i].sessions != 0;
     if (holders == 0) return KC_WANT_SANITIZER;
-    int lanes = d->lanes > 1 ? d->lanes : 1;      /* the others' items go beside each other, the holders' alone */
-    double theirs = san / holders, ours = holders < d->nworkers ? other / ((d->nworkers - holders) * lanes) : 0;
+    double theirs = san / holders, ours = holders < d->nworkers ? other / (d->nworkers - holders) : 0;
     if (theirs > ours && theirs > d->session_start_s) return KC_WANT_SANITIZER;
     return other > 0 ? KC_WANT_OTHER : KC_WANT_NONE;
 }

@@ -69,8 +69,6 @@ typedef struct kc_dispatch {
     int san_controls_running;       /* controls planted for the sanitizer running now (each in sessions of its own) */
     int san_controls_max;           /* at most this many of them at once (KC_DISPATCH_SAN_CONTROLS_PER_GPU per
                                      * GPU); 0: no limit */
-    int lanes;                      /* items a worker runs at once beside each other (--inflight K); 0 or 1:
-                                     * one. Sanitizer items always run alone */
 } kc_dispatch;
 
 /* How many controls planted for the sanitizer run at once per GPU. Each
@@ -121,12 +119,7 @@ int kc_dispatch_pending(const kc_dispatch *d);
  * holds sessions, or when none does; another worker joins the holders
  * (KC_WANT_SANITIZER) only while their share of the pending sanitizer cost
  * exceeds both the other workers' share of the rest and session_start_s;
- * else KC_WANT_OTHER, or KC_WANT_NONE when only sanitizer items are left.
- * A holder runs its sanitizer items one at a time, another worker up to
- * `lanes` of the rest at once, so the others' share is the rest over their
- * lanes (H200, --jobs 4 --inflight 4: two holders ran the 113 sanitizer
- * items one after another for 55 s of a 60 s run while the other two
- * workers' lanes sat mostly idle; docs/receipts/2026-12-03-h200-lanes). */
+ * else KC_WANT_OTHER, or KC_WANT_NONE when only sanitizer items are left. */
 kc_want kc_dispatch_wants(const kc_dispatch *d, int w);
 
 /* The next pending item of kind `want` for worker w in the queue's order

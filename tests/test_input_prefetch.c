@@ -5,7 +5,9 @@
  * inputs still makes every one; an input no thread reached is made by the
  * case that asks for it, and never handed over twice; a table generator that draws is refused
  * with the gates' reason; an input never queued is not found; inputs not
- * taken are freed with the prefetch (run under ASan/LSan in CI). */
+ * taken are freed with the prefetch (run under ASan/LSan in CI); a generator
+ * that calls kc_gen_default is noted after its first input and its other
+ * inputs are left to their cases, where the GPU makes the stream. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +66,7 @@ static void *made_in_case(const kc_shape *s, kc_dist dist, uint64_t seed, int a)
  * `budget` bytes, and checks every handed-over buffer bit for bit. */
 static void every_input_the_same(int threads, size_t budget)
 {
-    kc_prefetch *p = kc_prefetch_new(threads, budget);
+    kc_prefetch *p = kc_prefetch_new(threads, budget, NULL);
     cr_assert_not_null(p);
     const kc_dist dists[] = { KC_NORMAL, KC_SPECIALS };
     for (const kc_shape *s = SHAPES; s->name; s++)
@@ -106,7 +108,7 @@ Test(input_prefetch, a_budget_smaller_than_an_input_still_makes_each)
  * asking thread, the same bits, and a second take of it finds nothing. */
 Test(input_prefetch, an_input_no_thread_reached_is_made_by_its_case)
 {
-    kc_prefetch *p = kc_prefetch_new(2, 64);
+    kc_prefetch *p = kc_prefetch_new(2, 64, NULL);
     cr_assert_not_null(p);
     const kc_shape *big = &SHAPES[2], *small = &SHAPES[1];
     cr_assert_eq(kc_prefetch_add(p, &C, big, KC_NORMAL, 5, 1, count_d0(big)), 0);
@@ -132,7 +134,7 @@ Test(input_prefetch, an_input_no_thread_reached_is_made_by_its_case)
  * an input never queued (another seed, count or argument) is not found. */
 Test(input_prefetch, a_drawing_table_is_refused_and_unknown_inputs_are_not_found)
 {
-    kc_prefetch *p = kc_prefetch_new(2, (size_t)1 << 20);
+    kc_prefetch *p = kc_prefetch_new(2, (size_t)1 << 20, NULL);
     cr_assert_not_null(p);
     const kc_shape *s = &SHAPES[0];
     cr_assert_eq(kc_prefetch_add(p, &C, s, KC_UNIFORM, 0, 3, count_d0(s)), 0);
@@ -148,4 +150,40 @@ Test(input_prefetch, a_drawing_table_is_refused_and_unknown_inputs_are_not_found
     cr_expect_eq(kc_prefetch_take(p, &C, s, 9, 2, count_d0(s), &host, why, sizeof why), 0, "another argument");
     cr_expect_eq(kc_prefetch_take(NULL, &C, s, 9, 1, count_d0(s), &host, why, sizeof why), 0, "no prefetch");
     kc_prefetch_free(p);        /* x of seed 9, made and not taken: freed here */
+}
+
+/* y's generator calls kc_gen_default: an input of it made ahead (by a
+ * thread or by the take) is still the case's bits and notes the generator;
+ * once noted, its inputs are left to their cases (0) while a drawing
+ * generator's are made ahead, and x's generator is never noted. */
+Test(input_prefetch, a_generator_on_the_gpu_stream_is_left_to_its_cases)
+{
+    kc_stream_gens gens = { .n = 0 };
+    const kc_shape *s = &SHAPES[0];
+    void *host = NULL;
+    char why[200] = "";
+    kc_prefetch *p = kc_prefetch_new(1, (size_t)1 << 30, &gens);
+    cr_assert_not_null(p);
+    cr_assert_eq(kc_prefetch_add(p, &C, s, KC_NORMAL, 1, 2, count_d0(s)), 0);
+    kc_prefetch_go(p);
+    cr_assert_eq(kc_prefetch_take(p, &C, s, 1, 2, count_d0(s), &host, why, sizeof why), 1, "%s", why);
+    void *want = made_in_case(s, KC_NORMAL, 1, 2);
+    cr_expect(memcmp(host, want, count_d0(s) * 2) == 0, "made ahead, the case's bits");
+    free(want);
+    free(host);
+    kc_prefetch_free(p);
+    cr_expect(kc_stream_gens_has(&gens, default_then_edit_gen), "noted as the stream's");
+
+    p = kc_prefetch_new(2, (size_t)1 << 30, &gens);
+    cr_assert_not_null(p);
+    cr_assert_eq(kc_prefetch_add(p, &C, s, KC_NORMAL, 2, 2, count_d0(s)), 0);
+    cr_assert_eq(kc_prefetch_add(p, &C, s, KC_NORMAL, 3, 1, count_d0(s)), 0);
+    kc_prefetch_go(p);
+    cr_expect_eq(kc_prefetch_take(p, &C, s, 2, 2, count_d0(s), &host, why, sizeof why), 0, "left to its case");
+    cr_expect_eq(kc_prefetch_take(p, &C, s, 3, 1, count_d0(s), &host, why, sizeof why), 1, "x is made ahead");
+    free(host);
+    kc_prefetch_free(p);
+    cr_expect(!kc_stream_gens_has(&gens, drawing_gen));
+    kc_stream_gens_add(NULL, &gens, default_then_edit_gen);
+    cr_expect_eq(gens.n, 1, "added once");
 }

@@ -8,6 +8,7 @@
 #ifndef KC_GPU_H
 #define KC_GPU_H
 #include "cuda_driver.h"
+#include "input_prefetch.h"
 #include "kcontract.h"
 
 struct kc_harness;
@@ -38,6 +39,7 @@ typedef struct kc_gpu {
      * worker's memory plan does not count it, and lanes share the CPUs. */
     size_t prefetch_budget;
     struct kc_prefetch *prefetch;   /* the running item's, or NULL (gates.c) */
+    kc_stream_gens stream_gens;     /* generators never made ahead: they draw on the GPU's stream (input_prefetch.h) */
 } kc_gpu;
 
 /* A CUDA result met in this session: a sticky error (kc_cuda_error_is_sticky)

@@ -22,6 +22,7 @@ typedef struct job {
     uint64_t seed, dims;
     int arg;
     size_t count, bytes;
+    int used_stream;            /* its generator called kc_gen_default */
     job_state state;
     void *host;
     char why[200];
@@ -34,10 +35,34 @@ struct kc_prefetch {
     int n, cap, next;           /* next: the first job no thread has looked at */
     size_t budget, held;        /* held: bytes of MAKING and READY jobs */
     int go, stop, nthreads;
+    kc_stream_gens *stream_gens;    /* the session's; read and written under lock */
     pthread_t threads[64];
 };
 
 static uint64_t dims_of(const kc_shape *s) { return kc_fnv1a64(s->d, sizeof s->d, KC_FNV_OFFSET); }
+
+int kc_stream_gens_has(const kc_stream_gens *m, void (*gen)(kc_gen *g))
+{
+    for (int i = 0; m && i < m->n; i++)
+        if (m->gen[i] == gen) return 1;
+    return 0;
+}
+
+void kc_stream_gens_add(kc_prefetch *p, kc_stream_gens *m, void (*gen)(kc_gen *g))
+{
+    if (!m) return;
+    if (p) pthread_mutex_lock(&p->lock);
+    if (!kc_stream_gens_has(m, gen) && m->n < KC_STREAM_GENS_MAX) m->gen[m->n++] = gen;
+    if (p) pthread_mutex_unlock(&p->lock);
+}
+
+/* kc_gen_default's source in a prefetch thread: notes that the generator
+ * draws on the stream, and declines (the host computes it). */
+static int note_stream(kc_gen_source *src)
+{
+    *(int *)src->ctx = 1;
+    return -1;
+}
 
 /* Runs job j's generator into a fresh zeroed buffer, as inputs.c's make()
  * would, with kc_gen_default on the host (no GPU source). */
@@ -51,8 +76,9 @@ static void make(job *j)
         return;
     }
     uint64_t key = kc_buffer_key(j->seed, j->arg);
+    kc_gen_source src = { j->host, j->count, ar->dtype, j->dist, key, note_stream, &j->used_stream };
     kc_gen g = { .shape = j->s, .dist = j->dist, .dtype = ar->dtype, .data = j->host, .count = j->count,
-                 .harness = NULL, .user = j->c->user };
+                 .harness = &src, .user = j->c->user };
     kc_fill(&g, key, ar->gen);
     if (ar->table && !kc_gen_drew_nothing(&g, key)) {
         free(j->host);
@@ -76,6 +102,10 @@ static int next_job(kc_prefetch *p)
             while (p->next < p->n && p->v[p->next].state != JOB_QUEUED) p->next++;
             if (p->next >= p->n) return -1;       /* every input queued is made or left to its case */
             job *j = &p->v[p->next];
+            if (kc_stream_gens_has(p->stream_gens, j->c->args[j->arg].gen)) {
+                j->state = JOB_DONE;            /* the GPU makes it faster in its case */
+                continue;
+            }
             if (p->held == 0 || p->held + j->bytes <= p->budget) {
                 j->state = JOB_MAKING;
                 p->held += j->bytes;
@@ -84,6 +114,21 @@ static int next_job(kc_prefetch *p)
         }
         pthread_cond_wait(&p->changed, &p->lock);
     }
+}
+
+/* Job i, made into `local` without the lock, back into p: its buffer,
+ * state and reason, and its generator noted when it drew on the stream.
+ * Called with the lock held. */
+static void made(kc_prefetch *p, int i, const job *local)
+{
+    job *j = &p->v[i];
+    j->host = local->host;
+    j->state = local->state;
+    memcpy(j->why, local->why, sizeof j->why);
+    void (*gen)(kc_gen *) = j->c->args[j->arg].gen;
+    if (local->used_stream && p->stream_gens && !kc_stream_gens_has(p->stream_gens, gen) &&
+        p->stream_gens->n < KC_STREAM_GENS_MAX)
+        p->stream_gens->gen[p->stream_gens->n++] = gen;
 }
 
 static void *thread_main(void *arg)
@@ -95,21 +140,19 @@ static void *thread_main(void *arg)
         pthread_mutex_unlock(&p->lock);
         make(&local);
         pthread_mutex_lock(&p->lock);
-        job *j = &p->v[i];
-        j->host = local.host;
-        j->state = local.state;
-        memcpy(j->why, local.why, sizeof j->why);
-        if (j->state == JOB_FAILED) p->held -= j->bytes;
+        made(p, i, &local);
+        if (local.state == JOB_FAILED) p->held -= local.bytes;
         pthread_cond_broadcast(&p->changed);
     }
     pthread_mutex_unlock(&p->lock);
     return NULL;
 }
 
-kc_prefetch *kc_prefetch_new(int threads, size_t budget)
+kc_prefetch *kc_prefetch_new(int threads, size_t budget, kc_stream_gens *stream_gens)
 {
     kc_prefetch *p = calloc(1, sizeof *p);
     if (!p) return NULL;
+    p->stream_gens = stream_gens;
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->changed, NULL);
     p->budget = budget;
@@ -178,16 +221,18 @@ int kc_prefetch_take(kc_prefetch *p, const kc_contract *c, const kc_shape *s, ui
     int rc = 0;
     job *j = find(p, c, seed, dims_of(s), a, count);
     if (!j || j->state == JOB_DONE) goto out;
+    if (j->state == JOB_QUEUED && kc_stream_gens_has(p->stream_gens, c->args[a].gen)) {
+        j->state = JOB_DONE;            /* the GPU makes it faster in its case */
+        goto out;
+    }
     if (j->state == JOB_QUEUED) {       /* no thread got to it yet: made here, on the case's thread */
         job local = *j;
         j->state = JOB_MAKING;          /* no thread takes it now; held is not charged: it is handed over at once */
         pthread_mutex_unlock(&p->lock);
         make(&local);
         pthread_mutex_lock(&p->lock);
-        j->host = local.host;
-        memcpy(j->why, local.why, sizeof j->why);
+        made(p, (int)(j - p->v), &local);
         if (local.state == JOB_READY) p->held += j->bytes;      /* given back below */
-        j->state = local.state;
     }
     while (j->state == JOB_MAKING) pthread_cond_wait(&p->changed, &p->lock);
     if (j->state == JOB_READY) {

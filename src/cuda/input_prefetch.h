@@ -35,10 +35,28 @@
 
 typedef struct kc_prefetch kc_prefetch;
 
+/* The generators seen calling kc_gen_default, a session's: their case
+ * has the GPU make the stream (inputs.c), which is faster than the host's
+ * threads (on the H200, fused_add_rmsnorm's inputs took 0.57 s made ahead
+ * against 0.24 s in their cases), so they are not made ahead. */
+#define KC_STREAM_GENS_MAX 64
+typedef struct kc_stream_gens {
+    void (*gen[KC_STREAM_GENS_MAX])(kc_gen *g);
+    int n;
+} kc_stream_gens;
+
+/* Whether m holds gen. */
+int kc_stream_gens_has(const kc_stream_gens *m, void (*gen)(kc_gen *g));
+/* Adds gen to m (under p's lock while p's threads may read m; p may be
+ * NULL); a full m keeps what it has. */
+void kc_stream_gens_add(kc_prefetch *p, kc_stream_gens *m, void (*gen)(kc_gen *g));
+
 /* A prefetch with no cases yet and `threads` threads (at least 1) that hold
- * at most `budget` bytes of made, untaken buffers. NULL when out of memory
- * or no thread could start (then inputs are made in their cases, as without). */
-kc_prefetch *kc_prefetch_new(int threads, size_t budget);
+ * at most `budget` bytes of made, untaken buffers, and leave to their cases
+ * the inputs of generators in `stream_gens` (which they add to when a
+ * generator calls kc_gen_default; NULL: none). NULL when out of memory or
+ * no thread could start (then inputs are made in their cases, as without). */
+kc_prefetch *kc_prefetch_new(int threads, size_t budget, kc_stream_gens *stream_gens);
 /* Queues the input of argument a (a buffer with a generator, IN or INOUT) of
  * contract c's case (shape s, distribution dist, case seed `seed`, 0 for a
  * KC_BUFFER_TABLE argument) with `count` elements, unless the same input is
@@ -52,8 +70,8 @@ void kc_prefetch_go(kc_prefetch *p);
  * contract c, handed over: *host is a calloc'd buffer of count elements that
  * the caller frees with free(). Waits while a thread is making it; makes it
  * on the calling thread when no thread has started it. Returns 1 when
- * handed over; 0 when no such input was queued, or it was handed over
- * before (make it in the case); -1 when its generator failed, with why (a
+ * handed over; 0 when no such input was queued, it was handed over before,
+ * or its generator is one of the stream's (make it in the case); -1 when its generator failed, with why (a
  * table generator that drew from kc_rand_*). p may be NULL (returns 0). */
 int kc_prefetch_take(kc_prefetch *p, const kc_contract *c, const kc_shape *s, uint64_t seed, int a, size_t count,
                      void **host, char *why, size_t cap);

@@ -79,11 +79,13 @@ typedef struct stream_ctx {
     kc_gpu *gpu;
     CUdeviceptr dst;
     size_t bytes;
+    int used;       /* the generator called kc_gen_default */
 } stream_ctx;
 
 static int fill_from_gpu(kc_gen_source *src)
 {
     stream_ctx *x = src->ctx;
+    x->used = 1;
     if (kc_dev_fill_stream(x->gpu, x->dst, src->dtype, src->dist, src->key, src->count, NULL) != CUDA_SUCCESS) return -1;
     return x->gpu->cu.MemcpyDtoH(src->data, x->dst, x->bytes) == CUDA_SUCCESS ? 0 : -1;
 }
@@ -118,11 +120,12 @@ static CUresult make(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_di
         snprintf(why, cap, "out of host memory for the generated input (%zu bytes)", e->bytes);
         return CUDA_ERROR_UNKNOWN;
     }
-    stream_ctx x = { gpu, e->ptr, e->bytes };
+    stream_ctx x = { gpu, e->ptr, e->bytes, 0 };
     kc_gen_source src = { host, e->count, e->dtype, dist, key, fill_from_gpu, &x };
     kc_gen g = { .shape = s, .dist = dist, .dtype = e->dtype, .data = host, .count = e->count, .harness = &src,
                 .user = c->user };
     kc_fill(&g, key, e->gen);
+    if (x.used && gpu->prefetch_budget) kc_stream_gens_add(gpu->prefetch, &gpu->stream_gens, e->gen);  /* never made ahead */
     stats->inputs_made_host++;
     if (ar->table && !kc_gen_drew_nothing(&g, key)) {
         kc_hostmem_free(host);

@@ -286,7 +286,7 @@ static kc_prefetch *prefetch_start(kc_gpu *gpu, const kc_contract *c, uint64_t s
 {
     int threads = kc_parallel_threads();
     if (!gpu->prefetch_budget || threads < 2) return NULL;
-    kc_prefetch *p = kc_prefetch_new(threads, gpu->prefetch_budget);
+    kc_prefetch *p = kc_prefetch_new(threads, gpu->prefetch_budget, &gpu->stream_gens);
     if (!p) return NULL;
     int ci = 0, queued = 0, nargs = kc_nargs_of(c);
     for (const kc_shape *s = c->shapes; s->name; s++) {
@@ -298,6 +298,7 @@ static kc_prefetch *prefetch_start(kc_gpu *gpu, const kc_contract *c, uint64_t s
             for (int a = 0; a < nargs; a++) {
                 const kc_arg *ar = &c->args[a];
                 if (!kc_arg_owns_buffer(ar) || ar->role == KC_OUT || !ar->gen) continue;
+                if (kc_stream_gens_has(&gpu->stream_gens, ar->gen)) continue;  /* the GPU makes it faster in its case */
                 uint64_t as = ar->table ? 0 : cs;
                 size_t count = ar->count(s);
                 if (kc_inputs_has(gpu->inputs, c, s, as, a, count)) continue;

@@ -696,28 +696,6 @@ Test(gates_fake, ranged_inputs_on_the_device_and_tables_once_per_shape, .timeout
     cr_expect_eq(seen, 2);
 }
 
-/* A serial run with more than one host thread makes the contracts' host
- * inputs ahead of their cases (input_prefetch.h) and says so under the
- * SUMMARY, with the same verdicts and the same counts; on one thread, or in
- * a --jobs worker (whose memory plan has no room for them), it does not. */
-Test(gates_fake, a_serial_run_makes_host_inputs_ahead_of_their_cases, .timeout = 60)
-{
-    static const char *const runs[][3] = { { "--threads", "2", "(4 of them ahead of their case)" },
-                                           { "--threads", "1", NULL },
-                                           { "--jobs", "2", NULL } };
-    for (int i = 0; i < 3; i++) {
-        kc_proc p = fake_run((char *[]){ "run", "fakegen.*", "--no-cache", (char *)runs[i][0], (char *)runs[i][1], NULL });
-        expect_item(p.out, "PASS", "fakegen.table.f32", T("gates 1-4 on 5 cases"));
-        expect_item(p.out, "FAIL", "fakegen.badtable.f32",
-                    T("internal error: shape model.4096 (n=4096), dist uniform: input in: the contract's table generator (KC_BUFFER_TABLE) drew from kc_rand_*"));
-        char want[200];
-        snprintf(want, sizeof want, "input buffers: 5 made by the GPU, 4 by contracts' generators on the host%s%s, 2 reused",
-                 runs[i][2] ? " " : "", runs[i][2] ? runs[i][2] : "");
-        cr_expect(strstr(p.out, want), "%s %s: no '%s' in:\n%s", runs[i][0], runs[i][1], want, p.out);
-        kc_proc_free(&p);
-    }
-}
-
 /* Gate 3's error statistics: a truncating f16 store and a value rounded twice
  * stay within f16's tolerance (under an ulp) and are RED by the statistics
  * alone, naming the test and its figures; the clean kernel passes. */

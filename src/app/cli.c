@@ -581,7 +581,6 @@ static const opt_row OPTIONS[] = {
     /* Internal: how a --jobs parent starts its children and a run re-executes itself. */
     { "--parent", NULL, "PID", C_RUN, TO_REEXEC, OPT_ONCE | OPT_INTERNAL, 0, set_parent, "--parent needs a value", NULL },
     { "--worker", NULL, NULL, C_RUN, TO_REEXEC, OPT_INTERNAL, F(worker), set_flag, NULL, NULL },
-    { "--prefetch", NULL, NULL, C_RUN, TO_NONE, OPT_INTERNAL, F(prefetch), set_flag, NULL, NULL },
     { "--sanitize-target", NULL, NULL, C_RUN, TO_REEXEC, OPT_INTERNAL, F(sanitize_target), set_flag, NULL, NULL },
     { "--block-size", NULL, "B", C_RUN, TO_WORKER | TO_SHARD | TO_REEXEC | TO_RERUN, OPT_ONCE, 0, set_block_size,
       "--block-size needs a block size",

@@ -27,13 +27,10 @@ typedef struct kc_item {
  * of gates 2-4 (on the device). The rest is harness overhead. And how its
  * input buffers came to be: made by the GPU's built-in stream, made by a
  * contract's generator on the host, or reused from an earlier item of the
- * same process (inputs.h); inputs_ahead counts the host-made ones whose
- * generator ran ahead of their case on the harness's threads
- * (input_prefetch.h; a serial run's). */
+ * same process (inputs.h). */
 typedef struct kc_time_split {
     double inputs_s, gpu_s, reference_s, checks_s;
     int inputs_made_gpu, inputs_made_host, inputs_reused;
-    int inputs_ahead;
 } kc_time_split;
 
 /* Which float64 reference gate 3 compares with (--reference): the contract's

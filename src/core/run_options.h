@@ -103,8 +103,6 @@ typedef struct kc_opts {
                                 * (result_cache.h); its passes are not kept either */
     int max_restarts;          /* --restarts M: workers replaced after a crash, a timeout or a failed start, at most (-1: 2 x N + 8) */
     int worker;                /* internal --worker: a work-queue worker (items on stdin, results on fd 3) */
-    int prefetch;              /* internal --prefetch: a worker alone on its host (the serial run's) makes
-                                * its items' host-generated inputs ahead of their cases (input_prefetch.h) */
     int sanitize_target;       /* internal --sanitize-target: compute-sanitizer's target, one item's launches (sanitize.h) */
     int cases_given;           /* internal --cases I:J: a kernel item's cases [I, J) alone, their sums printed
                                 * (gates/known_fault.h: a known finding's fault and the cases after it) */
@@ -156,7 +154,6 @@ typedef struct kc_child_cmd {
     int shard_k, shard_n;      /* shard: --shard K/N */
     int share;                 /* worker, shard: processes sharing the CPUs; without --threads each gets
                                 * --threads kc_parallel_share(share) (0: none written) */
-    int prefetch;              /* worker: --prefetch, the serial run's one worker makes inputs ahead */
     int resume_at;             /* reexec: --resume-at I, the next item */
     const char *resume_tally;  /* reexec: --resume-tally, the counts so far as a TALLY line */
     double resume_elapsed;     /* reexec: --resume-elapsed, seconds so far */

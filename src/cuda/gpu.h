@@ -8,7 +8,6 @@
 #ifndef KC_GPU_H
 #define KC_GPU_H
 #include "cuda_driver.h"
-#include "input_prefetch.h"
 #include "kcontract.h"
 
 struct kc_harness;
@@ -34,12 +33,6 @@ typedef struct kc_gpu {
      * it, to measure what the whole-GPU poison costs lanes; kcontract's
      * gates always poison. */
     int smem_poison_off;
-    /* Host bytes an item's inputs made ahead may hold (input_prefetch.h);
-     * 0: every input is made in its case. The serial run sets it: a --jobs
-     * worker's memory plan does not count it, and lanes share the CPUs. */
-    size_t prefetch_budget;
-    struct kc_prefetch *prefetch;   /* the running item's, or NULL (gates.c) */
-    kc_stream_gens stream_gens;     /* generators never made ahead: they draw on the GPU's stream (input_prefetch.h) */
 } kc_gpu;
 
 /* A CUDA result met in this session: a sticky error (kc_cuda_error_is_sticky)

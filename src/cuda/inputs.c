@@ -14,7 +14,6 @@
 #include "gpu.h"
 #include "harness.h"
 #include "hostmem.h"
-#include "input_prefetch.h"
 #include "seed.h"
 
 typedef struct entry {
@@ -79,13 +78,11 @@ typedef struct stream_ctx {
     kc_gpu *gpu;
     CUdeviceptr dst;
     size_t bytes;
-    int used;       /* the generator called kc_gen_default */
 } stream_ctx;
 
 static int fill_from_gpu(kc_gen_source *src)
 {
     stream_ctx *x = src->ctx;
-    x->used = 1;
     if (kc_dev_fill_stream(x->gpu, x->dst, src->dtype, src->dist, src->key, src->count, NULL) != CUDA_SUCCESS) return -1;
     return x->gpu->cu.MemcpyDtoH(src->data, x->dst, x->bytes) == CUDA_SUCCESS ? 0 : -1;
 }
@@ -105,27 +102,16 @@ static CUresult make(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_di
         stats->inputs_made_gpu++;
         return kc_dev_fill_stream(gpu, e->ptr, e->dtype, dist, key, e->count, &range);
     }
-    void *made = NULL;
-    int ahead = kc_prefetch_take(gpu->prefetch, c, s, e->seed, e->arg, e->count, &made, why, cap);
-    if (ahead != 0) {       /* made ahead on the harness's threads: the same bits (input_prefetch.h) */
-        stats->inputs_made_host++;
-        stats->inputs_ahead++;
-        if (ahead < 0) return CUDA_ERROR_UNKNOWN;       /* why: the generator's failure */
-        CUresult r = gpu->cu.MemcpyHtoD(e->ptr, made, e->bytes);
-        free(made);
-        return r;
-    }
     void *host = kc_hostmem_alloc(e->bytes, 1);      /* a generator starts from zeroed memory */
     if (!host) {
         snprintf(why, cap, "out of host memory for the generated input (%zu bytes)", e->bytes);
         return CUDA_ERROR_UNKNOWN;
     }
-    stream_ctx x = { gpu, e->ptr, e->bytes, 0 };
+    stream_ctx x = { gpu, e->ptr, e->bytes };
     kc_gen_source src = { host, e->count, e->dtype, dist, key, fill_from_gpu, &x };
     kc_gen g = { .shape = s, .dist = dist, .dtype = e->dtype, .data = host, .count = e->count, .harness = &src,
                 .user = c->user };
     kc_fill(&g, key, e->gen);
-    if (x.used && gpu->prefetch_budget) kc_stream_gens_add(gpu->prefetch, &gpu->stream_gens, e->gen);  /* never made ahead */
     stats->inputs_made_host++;
     if (ar->table && !kc_gen_drew_nothing(&g, key)) {
         kc_hostmem_free(host);
@@ -135,23 +121,6 @@ static CUresult make(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_di
     CUresult r = gpu->cu.MemcpyHtoD(e->ptr, host, e->bytes);
     kc_hostmem_free(host);
     return r;
-}
-
-/* Entry e is argument a's input (count elements) of case seed `seed` and
- * shape dims `dims` made by generator gen as dtype. */
-static int matches(const entry *e, uint64_t seed, uint64_t dims, int a, kc_dtype dtype, size_t count, void (*gen)(kc_gen *))
-{
-    return e->seed == seed && e->dims == dims && e->arg == a && e->dtype == dtype && e->count == count && e->gen == gen;
-}
-
-int kc_inputs_has(const kc_inputs *in, const kc_contract *c, const kc_shape *s, uint64_t seed, int a, size_t count)
-{
-    if (!in) return 0;
-    const kc_arg *ar = &c->args[a];
-    uint64_t dims = kc_fnv1a64(s->d, sizeof s->d, KC_FNV_OFFSET);
-    for (int i = 0; i < in->n; i++)
-        if (matches(&in->v[i], seed, dims, a, ar->dtype, count, ar->gen)) return 1;
-    return 0;
 }
 
 CUresult kc_inputs_get(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_dist dist, uint64_t case_seed, int a,
@@ -164,7 +133,7 @@ CUresult kc_inputs_get(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_
     in->tick++;
     for (int i = 0; i < in->n; i++) {
         entry *e = &in->v[i];
-        if (matches(e, case_seed, dims, a, ar->dtype, count, ar->gen)) {
+        if (e->seed == case_seed && e->dims == dims && e->arg == a && e->dtype == ar->dtype && e->count == count && e->gen == ar->gen) {
             e->used = in->tick;
             e->pinned = 1;
             stats->inputs_reused++;

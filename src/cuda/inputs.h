@@ -41,10 +41,6 @@ void kc_inputs_free(struct kc_gpu *gpu, kc_inputs *in);
  * when host memory ran out. */
 CUresult kc_inputs_get(struct kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_dist dist, uint64_t case_seed,
                        int a, size_t count, CUdeviceptr *out, kc_time_split *stats, char *why, size_t cap);
-/* Whether the cache holds argument a's input (count elements) of contract
- * c's case with shape s and case seed `seed` (0 for a KC_BUFFER_TABLE
- * argument), as kc_inputs_get would find it. in may be NULL (0). */
-int kc_inputs_has(const kc_inputs *in, const kc_contract *c, const kc_shape *s, uint64_t seed, int a, size_t count);
 /* Unpins every entry (the case is over) and evicts down to the budget. */
 void kc_inputs_unpin(struct kc_gpu *gpu, kc_inputs *in);
 /* Bytes held on the device now (pinned and kept). */

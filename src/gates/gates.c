@@ -35,13 +35,10 @@
 #include "guard.h"
 #include "hostlib.h"
 #include "hostmem.h"
-#include "input_prefetch.h"
-#include "inputs.h"
 #include "known_fault.h"
 #include "launch.h"
 #include "limits_item.h"
 #include "module_cache.h"
-#include "parallel.h"
 #include "seed.h"
 #include "strbuf.h"
 
@@ -276,44 +273,6 @@ static void isolate_fault(const kc_opts *o, const kc_item *it, const kc_case *k,
     }
 }
 
-/* Starts making the host-generated inputs of cases [lo, hi) ahead of them
- * (input_prefetch.h), when the session asks for it (gpu->prefetch_budget)
- * and the harness has more than one thread: the same cases, seeds and
- * inputs run_gates' loop will ask for, in its order, leaving out those the
- * input cache holds already. NULL: nothing made ahead. */
-static kc_prefetch *prefetch_start(kc_gpu *gpu, const kc_contract *c, uint64_t seed, const kc_dist *dists, int nd,
-                                   int nb, int lo, int hi)
-{
-    int threads = kc_parallel_threads();
-    if (!gpu->prefetch_budget || threads < 2) return NULL;
-    kc_prefetch *p = kc_prefetch_new(threads, gpu->prefetch_budget, &gpu->stream_gens);
-    if (!p) return NULL;
-    int ci = 0, queued = 0, nargs = kc_nargs_of(c);
-    for (const kc_shape *s = c->shapes; s->name; s++) {
-        int per_shape = s->cls == KC_SHAPE_LARGE ? 1 : nd;
-        for (int d = 0; d < per_shape * nb; d++) {
-            int idx = ci++;
-            if (idx < lo || idx >= hi || d % nb) continue;      /* block variants share a case's inputs */
-            uint64_t cs = kc_case_seed(seed, c->name, s->name, dists[d / nb]);
-            for (int a = 0; a < nargs; a++) {
-                const kc_arg *ar = &c->args[a];
-                if (!kc_arg_owns_buffer(ar) || ar->role == KC_OUT || !ar->gen) continue;
-                if (kc_stream_gens_has(&gpu->stream_gens, ar->gen)) continue;  /* the GPU makes it faster in its case */
-                uint64_t as = ar->table ? 0 : cs;
-                size_t count = ar->count(s);
-                if (kc_inputs_has(gpu->inputs, c, s, as, a, count)) continue;
-                if (kc_prefetch_add(p, c, s, dists[d / nb], as, a, count) == 0) queued++;
-            }
-        }
-    }
-    if (!queued) {
-        kc_prefetch_free(p);
-        return NULL;
-    }
-    kc_prefetch_go(p);
-    return p;
-}
-
 /* Gates 1-4 over cases [lo, hi) (kernels; hi -1: every case), or until a
  * gate fails (controls). sums_out: a --cases process (known_fault.h): the
  * sums go there and no verdict is made. o: the run's settings, for a known
@@ -352,7 +311,6 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
         return;
     }
     if (hi < 0) hi = planned_cases(c, nd) * nb;
-    gpu->prefetch = prefetch_start(gpu, c, seed, dists, nd, nb, lo, hi);
     kc_case_sums sums = { 0 };
     for (const kc_shape *s = c->shapes; s->name && !gpu->lost && !isolated; s++) {
         int per_shape = s->cls == KC_SHAPE_LARGE ? 1 : nd;
@@ -480,8 +438,6 @@ done:
                        planned - res->cases, planned - res->cases == 1 ? "" : "s");
         }
     }
-    kc_prefetch_free(gpu->prefetch);    /* what the cases did not take (a control's cases after its catch) */
-    gpu->prefetch = NULL;
     kc_unload_kernels(gpu, &K);
     kc_module_give(gpu, ref_mod);
 }

@@ -46,9 +46,8 @@ int kc_report_json(FILE *out, const kc_records *rs)
         num(out, "gpu_s", r->res.time.gpu_s);
         num(out, "reference_s", r->res.time.reference_s);
         num(out, "checks_s", r->res.time.checks_s);
-        fprintf(out, ",\"inputs_made_gpu\":%d,\"inputs_made_host\":%d,\"inputs_reused\":%d,\"inputs_ahead\":%d",
-                r->res.time.inputs_made_gpu, r->res.time.inputs_made_host, r->res.time.inputs_reused,
-                r->res.time.inputs_ahead);
+        fprintf(out, ",\"inputs_made_gpu\":%d,\"inputs_made_host\":%d,\"inputs_reused\":%d", r->res.time.inputs_made_gpu,
+                r->res.time.inputs_made_host, r->res.time.inputs_reused);
         str(out, "message", r->res.msg, sizeof r->res.msg);
         str(out, "rerun", r->res.rerun, sizeof r->res.rerun);
         str(out, "log_tail", r->log_tail, sizeof r->log_tail);
@@ -79,8 +78,8 @@ int kc_report_json(FILE *out, const kc_records *rs)
     num(out, "gpu_s", t.gpu_s);
     num(out, "reference_s", t.reference_s);
     num(out, "checks_s", t.checks_s);
-    fprintf(out, ",\"inputs_made_gpu\":%d,\"inputs_made_host\":%d,\"inputs_reused\":%d,\"inputs_ahead\":%d",
-            t.inputs_made_gpu, t.inputs_made_host, t.inputs_reused, t.inputs_ahead);
+    fprintf(out, ",\"inputs_made_gpu\":%d,\"inputs_made_host\":%d,\"inputs_reused\":%d", t.inputs_made_gpu,
+            t.inputs_made_host, t.inputs_reused);
     fputs(",\"states\":{", out);
     for (int s = 0; s < KC_STATE_COUNT; s++) fprintf(out, "%s\"%s\":%ld", s ? "," : "", kc_state_name((kc_state)s), states[s]);
     fputs("}}\n", out);

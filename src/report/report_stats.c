@@ -52,12 +52,11 @@ double kc_report_efficiency(double busy_s, int workers, double wall_s)
 
 kc_time_split kc_report_time_split(const kc_records *rs)
 {
-    kc_time_split t = { 0 };
+    kc_time_split t = { 0, 0, 0, 0, 0, 0, 0 };
     for (int i = 0; i < rs->n; i++) {
         t.inputs_made_gpu += rs->v[i].res.time.inputs_made_gpu;
         t.inputs_made_host += rs->v[i].res.time.inputs_made_host;
         t.inputs_reused += rs->v[i].res.time.inputs_reused;
-        t.inputs_ahead += rs->v[i].res.time.inputs_ahead;
         t.inputs_s += rs->v[i].res.time.inputs_s;
         t.gpu_s += rs->v[i].res.time.gpu_s;
         t.reference_s += rs->v[i].res.time.reference_s;

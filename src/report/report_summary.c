@@ -93,12 +93,9 @@ static void report_items(FILE *out, const kc_records *rs, double busy)
         fprintf(out, "time in items: inputs %.1f s, GPU %.1f s, float64 references %.1f s, checks %.1f s, other %.1f s\n",
                 t.inputs_s, t.gpu_s, t.reference_s, t.checks_s,
                 busy - (t.inputs_s + t.gpu_s + t.reference_s + t.checks_s));
-    if (t.inputs_made_gpu + t.inputs_made_host + t.inputs_reused > 0) {
-        char ahead[64] = "";
-        if (t.inputs_ahead) snprintf(ahead, sizeof ahead, " (%d of them ahead of their case)", t.inputs_ahead);
-        fprintf(out, "input buffers: %d made by the GPU, %d by contracts' generators on the host%s, %d reused from an earlier item\n",
-                t.inputs_made_gpu, t.inputs_made_host, ahead, t.inputs_reused);
-    }
+    if (t.inputs_made_gpu + t.inputs_made_host + t.inputs_reused > 0)
+        fprintf(out, "input buffers: %d made by the GPU, %d by contracts' generators on the host, %d reused from an earlier item\n",
+                t.inputs_made_gpu, t.inputs_made_host, t.inputs_reused);
     report_slowest(out, rs, KC_REPORT_SLOWEST);
 }
 

@@ -97,7 +97,7 @@ static int spawn_worker(queue *qq, wk *w)
     /* N workers share the host's CPUs: each gets its share, or --threads
      * (what else a worker gets: run_options.h, kc_argv_kind). */
     kc_child_cmd cmd = { .kind = KC_ARGV_WORKER, .device = w->device, .parent = (long)getpid(),
-                         .share = qq->serial ? 1 : qq->o->jobs, .prefetch = qq->serial };
+                         .share = qq->serial ? 1 : qq->o->jobs };
     kc_strvec av = KC_STRVEC_INIT;
     int rc = kc_child_argv(&av, qq->o, &cmd);
     if (rc == 0) rc = kc_sup_start(&qq->sup, w->slot, "/proc/self/exe", av.v, KC_SUP_STDIN | KC_SUP_RESULT);

@@ -2,7 +2,7 @@
  * (fd 3) for each item, and the parent parses (worker.h has the protocol):
  *     R <name> <STATE> <gate> <seconds> <peak_rss_kib> <limit_problems> <stale>
  *       <lost> <inputs_s> <gpu_s> <reference_s> <checks_s> <inputs_made_gpu>
- *       <inputs_made_host> <inputs_reused> <inputs_ahead> <message>
+ *       <inputs_made_host> <inputs_reused> <message>
  * one tab between fields, the message last with its tabs and newlines turned
  * into spaces. Before any, the worker writes KC_RESULT_READY. */
 #ifndef KC_RESULT_LINE_H

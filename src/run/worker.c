@@ -14,7 +14,6 @@
 #include "exit_guard.h"
 #include "gates.h"
 #include "gpu_open.h"
-#include "input_prefetch.h"
 #include "item_run.h"
 #include "proctree.h"
 #include "progname.h"
@@ -30,9 +29,6 @@ static void run_one(kc_gpu *gpu, int *gpu_state, kc_gpu_watch *gw, kc_san_pool *
     if (kc_item_needs_gpu(it) && *gpu_state == 0) {          /* the first GPU item opens the context */
         int rc = kc_gpu_open(gpu, o->device);
         *gpu_state = rc == 0 ? 1 : -1;
-        /* alone on the host (the serial run's worker): inputs made ahead; a
-         * --jobs worker's memory plan has no room for them */
-        if (rc == 0 && o->prefetch) gpu->prefetch_budget = KC_PREFETCH_BYTES;
     }
     kc_item_run(gpu, *gpu_state == 1, it, o, gw, san, r);
 }

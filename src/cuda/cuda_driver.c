@@ -89,6 +89,8 @@ int kc_cuda_load_streams(kc_cuda *cu, const char *lib, int per_thread, char *err
         { "cuDeviceGetDefaultMemPool", NULL, (void **)&cu->DeviceGetDefaultMemPool, 11020, 1 },
         { "cuMemPoolSetAttribute", NULL, (void **)&cu->MemPoolSetAttribute, 11020, 1 },
         { "cuMemPoolTrimTo", NULL, (void **)&cu->MemPoolTrimTo, 11020, 1 },
+        { "cuMemAllocHost", NULL, (void **)&cu->MemAllocHost, 0, 1 },
+        { "cuMemFreeHost", NULL, (void **)&cu->MemFreeHost, 0, 1 },
 #undef P
 #undef E
     };

@@ -74,6 +74,11 @@ typedef struct kc_cuda {
     CUresult (*DeviceGetDefaultMemPool)(CUmemoryPool *, CUdevice);
     CUresult (*MemPoolSetAttribute)(CUmemoryPool, CUmemPool_attribute, void *);
     CUresult (*MemPoolTrimTo)(CUmemoryPool, size_t);
+    /* Optional, NULL where the library lacks them: page-locked host memory,
+     * which cuMemcpyDtoH fills without the driver's staging copy (the
+     * harness's check results: harness.c). */
+    CUresult (*MemAllocHost)(void **, size_t);
+    CUresult (*MemFreeHost)(void *);
     /* Optional, NULL where the driver lacks it (before CUDA 12.4): the
      * offset and size of a kernel's parameter i (CUDA_ERROR_INVALID_VALUE
      * past its last). */

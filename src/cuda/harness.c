@@ -62,8 +62,15 @@ int kc_harness_open(kc_cuda *cu, const kc_device *dev, kc_harness *h, char *why,
     h->poison_smem = (int)h->smem_optin;
     if (cu->FuncSetAttribute(h->poison, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, h->poison_smem) != CUDA_SUCCESS)
         h->poison_smem = (int)h->smem_default;
-    if (!(h->host_parts = malloc(KC_HARNESS_MAX_BLOCKS * PART_BYTES)) ||
-        !(h->host_batch_parts = malloc(KC_BATCH_PARTS * sizeof(kc_count_part)))) {
+    h->host_pinned = cu->MemAllocHost && cu->MemFreeHost &&
+                     cu->MemAllocHost(&h->host_parts, KC_HARNESS_MAX_BLOCKS * PART_BYTES) == CUDA_SUCCESS;
+    if (h->host_pinned && cu->MemAllocHost(&h->host_batch_parts, KC_BATCH_PARTS * sizeof(kc_count_part)) != CUDA_SUCCESS) {
+        cu->MemFreeHost(h->host_parts);
+        h->host_parts = NULL;
+        h->host_pinned = 0;
+    }
+    if (!h->host_pinned && (!(h->host_parts = malloc(KC_HARNESS_MAX_BLOCKS * PART_BYTES)) ||
+                            !(h->host_batch_parts = malloc(KC_BATCH_PARTS * sizeof(kc_count_part))))) {
         snprintf(why, cap, "out of host memory for the harness's results");
         goto fail;
     }
@@ -80,8 +87,13 @@ void kc_harness_close(kc_cuda *cu, kc_harness *h, int lost)
         if (h->batch_parts) cu->MemFree(h->batch_parts);
         if (h->mod) cu->ModuleUnload(h->mod);
     }
-    free(h->host_parts);
-    free(h->host_batch_parts);
+    if (h->host_pinned) {     /* host memory: freed even in a lost context (the driver may refuse: then it stays) */
+        cu->MemFreeHost(h->host_parts);
+        cu->MemFreeHost(h->host_batch_parts);
+    } else {
+        free(h->host_parts);
+        free(h->host_batch_parts);
+    }
     memset(h, 0, sizeof *h);
 }
 

@@ -34,6 +34,12 @@ typedef struct kc_harness {
      * 16 lanes when set before every poison, docs/receipts/2026-12-03-h200-lanes),
      * or the default where the function refuses it. */
     int poison_smem;
+    /* 1: host_parts and host_batch_parts are page-locked (cuMemAllocHost),
+     * so reading a check's results back skips the driver's staging buffer,
+     * which lanes of one context share: on the H200 the pageable copies
+     * were 2.2 ms each beside 16 lanes against 0.2 ms serially
+     * (docs/receipts/2026-12-03-h200-lanes); 0: malloc'd (no such entry) */
+    int host_pinned;
 } kc_harness;
 
 /* The harness module's kernels by name (kernels/harness/harness.cu): its

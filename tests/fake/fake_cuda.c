@@ -691,6 +691,33 @@ CUresult cuMemAlloc(CUdeviceptr *p, size_t bytes)
 }
 CUresult cuMemFree(CUdeviceptr p) { CONTEXT_CALL(); return mem_free(p, MEM_PLAIN); }
 
+/* Page-locked host memory: plain host memory here, tagged, so that freeing
+ * memory cuMemAllocHost did not give is refused as the driver refuses it.
+ * Freed even in a lost context (the harness frees it there too). */
+#define HOST_TAG 0x6b63686fu
+#define HOST_HEAD 16
+CUresult cuMemAllocHost(void **p, size_t bytes)
+{
+    CONTEXT_CALL();
+    unsigned char *m = malloc(bytes + HOST_HEAD);
+    if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
+    uint32_t t = HOST_TAG;
+    memcpy(m, &t, sizeof t);
+    *p = m + HOST_HEAD;
+    return CUDA_SUCCESS;
+}
+CUresult cuMemFreeHost(void *p)
+{
+    if (!p) return CUDA_ERROR_INVALID_VALUE;
+    unsigned char *m = (unsigned char *)p - HOST_HEAD;
+    uint32_t t;
+    memcpy(&t, m, sizeof t);
+    if (t != HOST_TAG) return CUDA_ERROR_INVALID_VALUE;
+    memset(m, 0, sizeof t);
+    free(m);
+    return CUDA_SUCCESS;
+}
+
 /* Stream-ordered allocation from the device's one default pool: the fake
  * runs work at once, so memory is allocated and freed when called; the
  * pool's attributes are kept, and fake_cuda_pool says what happened (for

@@ -113,9 +113,10 @@ static int time_case(const kc_contract *c, const kc_shape *s, kc_dist dist, row 
         const kc_arg *ar = &c->args[a];
         ref.dtype[a] = ar->dtype;
         if (ar->kind == KC_ARG_SCALAR) {
-            ref.scalar[a] = ar->value(s);
+            ref.scalar[a] = ar->ivalue ? (double)ar->ivalue(s) : ar->value(s);    /* as case.c: KC_SCALAR_INT */
             continue;
         }
+        if (ar->kind != KC_ARG_BUFFER || ar->of) continue;     /* tensor maps, pointer arrays, structs, aliases: no buffer of their own */
         ref.count[a] = ar->count(s);
         size_t b = ref.count[a] * kc_dtype_size(ar->dtype);
         if (ar->role != KC_OUT) {

@@ -7,7 +7,8 @@
  * cooperative, programmatic stream serialization: the driver's log of each
  * launch says which); the fake refuses a cluster that does not divide the
  * grid and a cooperative grid it cannot hold, with the driver's codes, and
- * counts active clusters by its rule. The gates' use of it is
+ * counts active clusters by its rule; a function attribute is set only
+ * when it changes (kc_cuda_func_set). The gates' use of it is
  * tests/test_gates_fake.c's. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -95,6 +96,41 @@ Test(launch_path, the_table_has_the_ex_entry_points_and_the_optional_ones_the_dr
     /* optional (NULL where a driver lacks them); the fake exports both */
     cr_expect_not_null(cu.FuncGetParamInfo);
     cr_expect_not_null(cu.TensorMapEncodeTiled);
+    cr_expect_not_null(cu.MemAllocHost, "page-locked memory for the harness's check results (harness.h)");
+    cr_expect_not_null(cu.MemFreeHost);
+}
+
+/* cuFuncSetAttribute waits for the context's work, so kc_cuda_func_set
+ * calls it only when cuFuncGetAttribute reads another value; a value the
+ * driver refuses still reaches it and its error comes back. */
+static int sets;
+static CUresult (*real_set)(CUfunction, CUfunction_attribute, int);
+static CUresult counting_set(CUfunction f, CUfunction_attribute a, int v)
+{
+    sets++;
+    return real_set(f, a, v);
+}
+
+Test(launch_path, an_attribute_is_set_only_when_it_changes)
+{
+    CUfunction f = function("fake_spill", "fake_spill_f32");
+    real_set = cu.FuncSetAttribute;
+    cu.FuncSetAttribute = counting_set;
+    const CUfunction_attribute smem = CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+    int v = -1;
+    cr_expect_eq(kc_cuda_func_set(&cu, f, smem, 60000), CUDA_SUCCESS);
+    cr_expect_eq(sets, 1, "a new value is set");
+    cr_expect_eq(kc_cuda_func_set(&cu, f, smem, 60000), CUDA_SUCCESS);
+    cr_expect_eq(sets, 1, "the same value is not set again");
+    cr_expect(cu.FuncGetAttribute(&v, smem, f) == CUDA_SUCCESS && v == 60000, "%d", v);
+    cr_expect_eq(kc_cuda_func_set(&cu, f, smem, 70000), CUDA_SUCCESS);
+    cr_expect_eq(sets, 2, "another value is set");
+    cr_expect_eq(kc_cuda_func_set(&cu, f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1), CUDA_SUCCESS);
+    cr_expect_eq(kc_cuda_func_set(&cu, f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1), CUDA_SUCCESS);
+    cr_expect_eq(sets, 3, "the cluster permission once");
+    cr_expect_eq(kc_cuda_func_set(&cu, f, smem, 1 << 30), CUDA_ERROR_INVALID_VALUE, "the driver's refusal comes back");
+    cr_expect_eq(sets, 4);
+    cu.FuncSetAttribute = real_set;
 }
 
 Test(launch_path, a_plain_launch_goes_through_cuLaunchKernel)

@@ -77,6 +77,7 @@
 #undef cuDevicePrimaryCtxSetFlags
 #undef cuLaunchKernel
 #undef cuStreamDestroy
+#undef cuMemAllocHost
 
 #define TOTAL_MEM ((size_t)16 << 30)
 #define SMEM_DEFAULT (48 * 1024)

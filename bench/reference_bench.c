@@ -68,7 +68,7 @@ static double case_gib(const kc_contract *c, const kc_shape *s)
     double bytes = 0;
     for (int a = 0; a < KC_MAX_ARGS && c->args[a].kind != KC_ARG_END; a++) {
         const kc_arg *ar = &c->args[a];
-        if (ar->kind == KC_ARG_SCALAR) continue;
+        if (ar->kind != KC_ARG_BUFFER || ar->of) continue;     /* no buffer of its own (time_case) */
         double n = (double)ar->count(s);
         if (ar->role != KC_OUT) bytes += n * (double)kc_dtype_size(ar->dtype);
         if (ar->role != KC_IN) bytes += n * sizeof(double);
@@ -102,7 +102,7 @@ static int by_total(const void *a, const void *b)
 /* Generates the inputs of one case and runs its reference; 0, or -1 when out of memory. */
 static int time_case(const kc_contract *c, const kc_shape *s, kc_dist dist, row *r)
 {
-    kc_ref ref = { .shape = s, .dist = dist };
+    kc_ref ref = { .shape = s, .dist = dist, .user = c->user };
     void *in[KC_MAX_ARGS] = { 0 };
     double bytes = 0;
     int n = 0, rc = 0;
@@ -112,8 +112,10 @@ static int time_case(const kc_contract *c, const kc_shape *s, kc_dist dist, row 
     for (int a = 0; a < n && !rc; a++) {
         const kc_arg *ar = &c->args[a];
         ref.dtype[a] = ar->dtype;
+        ref.name[a] = ar->name;     /* kc_ref_arg finds arguments by these */
         if (ar->kind == KC_ARG_SCALAR) {
             ref.scalar[a] = ar->ivalue ? (double)ar->ivalue(s) : ar->value(s);    /* as case.c: KC_SCALAR_INT */
+            ref.iscalar[a] = ar->ivalue ? ar->ivalue(s) : (int64_t)ref.scalar[a];   /* as gate3.c */
             continue;
         }
         if (ar->kind != KC_ARG_BUFFER || ar->of) continue;     /* tensor maps, pointer arrays, structs, aliases: no buffer of their own */

@@ -660,11 +660,12 @@ CUresult cuMemGetInfo(size_t *fr, size_t *total)
     return CUDA_SUCCESS;
 }
 /* Device memory: host memory behind a 256-byte header saying how it was
- * allocated (cuMemAlloc or cuMemAllocAsync), so that memory freed the
+ * allocated (cuMemAlloc, cuMemAllocAsync, or cuMemAllocHost for host
+ * memory), so that memory freed the
  * other way than it was allocated (which kcontract never does: cuda_driver.h)
  * is refused with CUDA_ERROR_INVALID_VALUE instead of passing unseen. */
 #define MEM_HEADER 256
-enum { MEM_PLAIN = 0x4b434d31, MEM_STREAM_ORDERED = 0x4b434d32 };
+enum { MEM_PLAIN = 0x4b434d31, MEM_STREAM_ORDERED = 0x4b434d32, MEM_HOST = 0x4b434d33 };
 static CUresult mem_alloc(CUdeviceptr *p, size_t bytes, uint32_t kind)
 {
     if (!bytes) return CUDA_ERROR_INVALID_VALUE;
@@ -692,32 +693,19 @@ CUresult cuMemAlloc(CUdeviceptr *p, size_t bytes)
 }
 CUresult cuMemFree(CUdeviceptr p) { CONTEXT_CALL(); return mem_free(p, MEM_PLAIN); }
 
-/* Page-locked host memory: plain host memory here, tagged, so that freeing
- * memory cuMemAllocHost did not give is refused as the driver refuses it.
- * Freed even in a lost context (the harness frees it there too). */
-#define HOST_TAG 0x6b63686fu
-#define HOST_HEAD 16
+/* Page-locked host memory: the same tagged blocks as device memory, of a
+ * kind of its own, so memory cuMemAllocHost did not give is refused as the
+ * driver refuses it. Freed even in a lost context (the harness frees it
+ * there too). */
 CUresult cuMemAllocHost(void **p, size_t bytes)
 {
     CONTEXT_CALL();
-    unsigned char *m = malloc(bytes + HOST_HEAD);
-    if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
-    uint32_t t = HOST_TAG;
-    memcpy(m, &t, sizeof t);
-    *p = m + HOST_HEAD;
-    return CUDA_SUCCESS;
+    CUdeviceptr d;
+    CUresult r = mem_alloc(&d, bytes, MEM_HOST);
+    if (r == CUDA_SUCCESS) *p = (void *)(uintptr_t)d;
+    return r;
 }
-CUresult cuMemFreeHost(void *p)
-{
-    if (!p) return CUDA_ERROR_INVALID_VALUE;
-    unsigned char *m = (unsigned char *)p - HOST_HEAD;
-    uint32_t t;
-    memcpy(&t, m, sizeof t);
-    if (t != HOST_TAG) return CUDA_ERROR_INVALID_VALUE;
-    memset(m, 0, sizeof t);
-    free(m);
-    return CUDA_SUCCESS;
-}
+CUresult cuMemFreeHost(void *p) { return mem_free((CUdeviceptr)(uintptr_t)p, MEM_HOST); }
 
 /* Stream-ordered allocation from the device's one default pool: the fake
  * runs work at once, so memory is allocated and freed when called; the

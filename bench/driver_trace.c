@@ -3,14 +3,8 @@
 
 #include <stdatomic.h>
 #include <stdio.h>
-#include <time.h>
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#include "clock.h"
 
 enum { T_LAUNCH, T_LAUNCH_EX, T_HTOD, T_DTOH, T_DTOD, T_MEMSET, T_STREAM_SYNC, T_CTX_SYNC, T_ALLOC_ASYNC,
        T_FREE_ASYNC, T_ALLOC, T_FREE, T_FUNC_SET, T_MOD_LOAD, T_MOD_UNLOAD, T_MOD_FUNC, T_N };
@@ -25,12 +19,12 @@ static kc_cuda real;
 static void add(int i, double t0)
 {
     calls[i]++;
-    nanos[i] += (long long)((now_s() - t0) * 1e9);
+    nanos[i] += (long long)((kc_now_s() - t0) * 1e9);
 }
 
 #define TIMED(i, expr)             \
     do {                           \
-        double t0_ = now_s();      \
+        double t0_ = kc_now_s();      \
         CUresult r_ = (expr);      \
         add(i, t0_);               \
         return r_;                 \

@@ -170,6 +170,25 @@ Test(inflight, the_worker_tells_a_request_from_a_nonce, .init = NULL)
 
 /* ---- which items may go in flight ---- */
 
+Test(inflight, a_request_line_s_markers_are_cut_off_in_any_order, .init = NULL)
+{
+    char a[] = "x.f16:control.c\t" KC_INFLIGHT_ALONE "\t" KC_REQUEST_AHEAD;
+    cr_expect_eq(kc_request_marks(a), KC_REQUEST_ALONE | KC_REQUEST_AHEAD_BIT);
+    cr_expect_str_eq(a, "x.f16:control.c");
+    char b[] = "x.f16\t" KC_REQUEST_AHEAD "\t" KC_INFLIGHT_ALONE;
+    cr_expect_eq(kc_request_marks(b), KC_REQUEST_ALONE | KC_REQUEST_AHEAD_BIT);
+    cr_expect_str_eq(b, "x.f16");
+    char c[] = "x.f16\t" KC_REQUEST_AHEAD;
+    cr_expect_eq(kc_request_marks(c), KC_REQUEST_AHEAD_BIT);
+    cr_expect_str_eq(c, "x.f16");
+    char d[] = "x.f16\t0123456789abcdef0123456789abcdef";
+    cr_expect_eq(kc_request_marks(d), 0u, "a nonce is no marker");
+    cr_expect_str_eq(d, "x.f16\t0123456789abcdef0123456789abcdef");
+    char e[] = "x.f16\tAHEADX";
+    cr_expect_eq(kc_request_marks(e), 0u, "only whole words");
+    cr_expect_str_eq(e, "x.f16\tAHEADX");
+}
+
 Test(inflight, only_driver_launched_kernel_items_and_gate_1_to_4_controls_go_in_flight, .init = NULL)
 {
     static const kc_contract plain = { .name = "fam.plain" }, lib = { .name = "fam.lib", .library = "libkc_cub.so" };

@@ -511,6 +511,21 @@ static void warm_tools(const san_plan *p, kc_san_pool *pool, unsigned tools)
     }
 }
 
+void kc_sanitize_ahead(const kc_opts *o, kc_san_pool *pool)
+{
+    char san[4096], why[1536], self[4096];
+    if (!pool || !kc_san_sessions_on() || kc_san_pool_has_spare(pool)) return;
+    if (kc_sanitizer_find(san, sizeof san, why, sizeof why) || kc_self_exe(self, sizeof self)) return; /* its control says why */
+    san_plan *p = malloc(sizeof *p);
+    kc_san_pool *spare = p ? kc_san_pool_new() : NULL;
+    if (spare) {
+        plan_words(p, o, san, self);
+        warm_tools(p, spare, 0xfu);
+        kc_san_pool_keep_spare(pool, spare);
+    }
+    free(p);
+}
+
 void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, const char *gates_msg, kc_item_result *out)
 {
     const int control = it->kind == KC_KIND_CONTROL;
@@ -543,7 +558,8 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, co
      * sessions of its own, started together (their starts overlap): its
      * windows are each session's first, whose errors are its own. The
      * process's sessions stay warm for the clean items. */
-    kc_san_pool *own = control && pool ? kc_san_pool_new() : NULL;
+    kc_san_pool *own = control && pool ? kc_san_pool_take_spare(pool) : NULL;
+    if (control && pool && !own) own = kc_san_pool_new();
     if (own) pool = own;
     double limit = tool_limit_s(it);
     char target_ok[600] = "";

@@ -51,6 +51,16 @@ int kc_sanitizer_find(char *path, size_t cap, char *why, size_t whycap);
  * KC_SANITIZE_SESSIONS=0, is a session of this item alone. */
 void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, const char *gates_msg, kc_item_result *out);
 
+/* Starts, in pool's spare (sanitize_session.h), a session of every tool for
+ * the next control planted for the sanitizer: kc_sanitize_item gives such a
+ * control sessions of its own, and their start (about 1.5 s on the H200,
+ * docs/receipts/2026-12-03-h200-lanes: the serial run's six such controls
+ * took 9.5 s) then overlaps the items run before it. The caller says when
+ * one is still to come. Nothing when pool is NULL or has a spare, with
+ * KC_SANITIZE_SESSIONS=0, or without compute-sanitizer (the control's own
+ * line then says why). */
+void kc_sanitize_ahead(const kc_opts *o, kc_san_pool *pool);
+
 /* The target's side (--sanitize-target): runs kc_run_exact_launches for the
  * one item named by o->patterns[0] (a :sanitize item or a control; every
  * shape: the command a failure line gives to rerun by hand), or with no

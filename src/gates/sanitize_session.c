@@ -26,6 +26,7 @@ struct kc_san_pool {
     int ready;                  /* sup initialised */
     san_slot slot[KC_SAN_POOL_TOOLS];
     char distrust[700];         /* kc_san_pool_distrust's first why; "" none */
+    kc_san_pool *spare;         /* sessions started ahead for an item of its own (kc_san_pool_keep_spare) */
 };
 
 /* How long kc_san_pool_free waits for a session that served no request to
@@ -335,12 +336,38 @@ int kc_san_once(char *const argv[], const char *request, double limit_s, kc_san_
     return rc;
 }
 
-int kc_san_pool_pids(const kc_san_pool *p, pid_t *out)
+/* p's running sessions' pids into out, none of its spare's. */
+static int own_pids(const kc_san_pool *p, pid_t *out)
 {
     int n = 0;
     for (int t = 0; p && p->ready && t < KC_SAN_POOL_TOOLS; t++)
         if (p->sup.c[t].state != KC_CHILD_GONE) out[n++] = p->sup.c[t].pid;
     return n;
+}
+
+int kc_san_pool_pids(const kc_san_pool *p, pid_t *out)
+{
+    int n = own_pids(p, out);
+    return p ? n + own_pids(p->spare, out + n) : n;
+}
+
+void kc_san_pool_keep_spare(kc_san_pool *p, kc_san_pool *spare)
+{
+    char why[700];
+    if (p && !p->spare) p->spare = spare;
+    else kc_san_pool_free(spare, why, sizeof why);   /* served nothing: nothing to trust or not */
+}
+
+kc_san_pool *kc_san_pool_take_spare(kc_san_pool *p)
+{
+    kc_san_pool *s = p ? p->spare : NULL;
+    if (p) p->spare = NULL;
+    return s;
+}
+
+int kc_san_pool_has_spare(const kc_san_pool *p)
+{
+    return p && p->spare;
 }
 
 void kc_san_pool_distrust(kc_san_pool *p, const char *why)
@@ -351,15 +378,17 @@ void kc_san_pool_distrust(kc_san_pool *p, const char *why)
 int kc_san_pool_free(kc_san_pool *p, char *why, size_t cap)
 {
     if (!p) return 0;
-    int rc = 0;
-    if (p->distrust[0]) {
+    /* Every session's input closed first, the spare's too: they end at
+     * once, not one after another (each ends its target and its CUDA
+     * context: about a second), within one time limit for all. A spare
+     * served no item, so its summaries decide no verdict; still checked. */
+    for (int t = 0; p->spare && p->spare->ready && t < KC_SAN_POOL_TOOLS; t++) kc_sup_close_stdin(&p->spare->sup.c[t]);
+    for (int t = 0; p->ready && t < KC_SAN_POOL_TOOLS; t++) kc_sup_close_stdin(&p->sup.c[t]);
+    int rc = kc_san_pool_free(kc_san_pool_take_spare(p), why, cap);
+    if (rc == 0 && p->distrust[0]) {
         snprintf(why, cap, "%s", p->distrust);
         rc = -1;
     }
-    /* Every session's input closed first: they end at once, not one after
-     * another (each ends its target and its CUDA context: about a second),
-     * within one time limit for all. */
-    for (int t = 0; p->ready && t < KC_SAN_POOL_TOOLS; t++) kc_sup_close_stdin(&p->sup.c[t]);
     char *buf = malloc(KC_SAN_OUT_MAX);
     if (!buf && p->ready && rc == 0) {      /* unchecked summaries are not clean ones */
         snprintf(why, cap, "out of host memory: the sanitizer sessions' summaries could not be read, so the "

@@ -99,17 +99,31 @@ void kc_san_end(kc_san_pool *p, int tool, double limit_s, kc_san_window *w);
  * when it could not start (why). */
 int kc_san_once(char *const argv[], const char *request, double limit_s, kc_san_window *w, char *why, size_t cap);
 
-/* The pids of its running sessions into out[KC_SAN_POOL_TOOLS]: the children
- * an item's leftover check leaves to the pool (kc_proc_end_leftovers).
- * Returns how many (0 for NULL). */
+/* At most this many sessions run for one pool: its own, and its spare's. */
+#define KC_SAN_POOL_PIDS (2 * KC_SAN_POOL_TOOLS)
+
+/* The pids of its running sessions, and its spare's, into
+ * out[KC_SAN_POOL_PIDS]: the children an item's leftover check leaves to the
+ * pool (kc_proc_end_leftovers). Returns how many (0 for NULL). */
 int kc_san_pool_pids(const kc_san_pool *p, pid_t *out);
+
+/* A spare: a pool whose sessions were started ahead (kc_san_warm), none
+ * asked yet, for the next item that takes sessions of its own (a control
+ * planted for the sanitizer, sanitize.c). p keeps it until
+ * kc_san_pool_take_spare, counts its sessions among its pids, and frees it
+ * with itself. A spare given while p has one is freed. */
+void kc_san_pool_keep_spare(kc_san_pool *p, kc_san_pool *spare);
+/* p's spare, now the caller's (kc_san_pool_free); NULL when it has none. */
+kc_san_pool *kc_san_pool_take_spare(kc_san_pool *p);
+/* Whether p keeps a spare. */
+int kc_san_pool_has_spare(const kc_san_pool *p);
 
 /* Marks the pool's clean verdicts untrusted (the first why is kept, and
  * kc_san_pool_free returns it): a session counted errors that belong to no
  * item it served, seen before its end (NULL p: nothing). */
 void kc_san_pool_distrust(kc_san_pool *p, const char *why);
 
-/* Ends every session and frees the pool (NULL: nothing): all within one
+/* Ends every session, its spare's first, and frees the pool (NULL: nothing): all within one
  * time limit (kc_san_timeout_env_s), those that served no request within a
  * few seconds. Returns 0; -1 when a session's summary (also that of one that
  * ended before) counted errors that no window held (why names the tool and

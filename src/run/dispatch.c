@@ -75,6 +75,14 @@ kc_want kc_dispatch_wants(const kc_dispatch *d, int w)
     return other > 0 ? KC_WANT_OTHER : KC_WANT_NONE;
 }
 
+int kc_dispatch_ahead(const kc_dispatch *d, int w, int j)
+{
+    if (!d->sessions_on || (d->nworkers > 1 && !d->workers[w].sessions && !d->items[j].sanitizer)) return 0;
+    for (int i = 0; i < d->nitems; i++)
+        if (i != j && !d->items[i].dispatched && d->items[i].sanitizer_control) return 1;
+    return 0;
+}
+
 int kc_dispatch_rerun_alone(const kc_dispatch *d, int j, kc_state state, int fault_beside)
 {
     return !d->serial && fault_beside && (state == KC_TIMEOUT || state == KC_CRASH) && !d->items[j].rerun_alone;

@@ -147,6 +147,25 @@ int kc_inflight_undecided(const kc_inflight *f, const char **names, int cap)
     return n;
 }
 
+unsigned kc_request_marks(char *line)
+{
+    static const struct { const char *word; unsigned bit; } marks[] = {
+        { KC_INFLIGHT_ALONE, KC_REQUEST_ALONE }, { KC_REQUEST_AHEAD, KC_REQUEST_AHEAD_BIT },
+    };
+    unsigned got = 0;
+    for (int again = 1; again;) {
+        again = 0;
+        char *tab = strrchr(line, '\t');
+        for (size_t i = 0; tab && i < sizeof marks / sizeof marks[0]; i++)
+            if (strcmp(tab + 1, marks[i].word) == 0) {
+                got |= marks[i].bit;
+                *tab = 0;
+                again = 1;
+            }
+    }
+    return got;
+}
+
 int kc_inflight_worker_line(const char *line, char *name, size_t name_cap, char *nonce, char *err, size_t cap)
 {
     const char *tab = strchr(line, '\t');

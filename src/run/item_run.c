@@ -75,7 +75,7 @@ void kc_rerun_command(const kc_opts *o, const char *name, int device, char *buf,
 static void end_leftovers(kc_san_pool *san, kc_item_result *out)
 {
     char who[400], what[512];
-    pid_t keep[KC_SAN_POOL_TOOLS];
+    pid_t keep[KC_SAN_POOL_PIDS];
     int nkeep = kc_san_pool_pids(san, keep);
     int n = kc_proc_end_leftovers(KC_LEAK_TIMEOUT_MS, keep, nkeep, who, sizeof who);
     if (n <= 0) return;

@@ -435,7 +435,8 @@ static void dispatch_lanes(queue *qq, wk *w, kc_child *c)
         const kc_item *it = &qq->items[qq->q[j].idx];
         alone = alone || di->rerun_alone || di->solo || !di->shares;
         char line[300];
-        int len = snprintf(line, sizeof line, "%s%s\n", it->name, alone ? "\t" KC_INFLIGHT_ALONE : "");
+        int len = snprintf(line, sizeof line, "%s%s%s\n", it->name, alone ? "\t" KC_INFLIGHT_ALONE : "",
+                           kc_dispatch_ahead(&qq->dp, w->slot, j) ? "\t" KC_REQUEST_AHEAD : "");
         double t = now_s();
         if (kc_sup_write(c, line, (size_t)len)) {     /* dying: its end settles what it has */
             kc_sup_close_stdin(c);
@@ -468,8 +469,9 @@ static void dispatch(queue *qq)
             qitem *qi = &qq->q[j];
             kc_dispatch_item *di = &qq->di[j];
             const kc_item *it = &qq->items[qi->idx];
-            char line[256];
-            int len = snprintf(line, sizeof line, "%s\n", it->name);
+            char line[300];
+            int len = snprintf(line, sizeof line, "%s%s\n", it->name,
+                               kc_dispatch_ahead(&qq->dp, w->slot, j) ? "\t" KC_REQUEST_AHEAD : "");
             double t = now_s();        /* before the write: the worker may start (and end) the item at once */
             if (kc_sup_write(c, line, (size_t)len)) {     /* dying: its end settles it */
                 kc_sup_close_stdin(c);

@@ -22,6 +22,7 @@
 #include "progname.h"
 #include "reporter.h"
 #include "result_line.h"
+#include "sanitize.h"
 #include "strbuf.h"
 
 #define KC_LANE_DETAIL_CAP 8192     /* as item_run.c's KC_DETAIL_CAP */
@@ -252,9 +253,8 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
         int got;
         while ((got = next_line(&rb, line, sizeof line)) == 1) {
             if (!line[0]) continue;
-            size_t al = strlen(KC_INFLIGHT_ALONE), ll = strlen(line);
-            int alone = ll > al + 1 && line[ll - al - 1] == '\t' && strcmp(line + ll - al, KC_INFLIGHT_ALONE) == 0;
-            if (alone) line[ll - al - 1] = 0;
+            const unsigned marks = kc_request_marks(line);
+            const int alone = (marks & KC_REQUEST_ALONE) != 0;
             int kind = kc_inflight_worker_line(line, name, sizeof name, nonce, err, sizeof err);
             if (kind < 0) {
                 kc_say(stderr, "--worker: %s\n", err);
@@ -292,6 +292,7 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
             }
             char why[300];
             if (kc_item_needs_gpu(it)) open_gpu(ls);
+            if ((marks & KC_REQUEST_AHEAD_BIT) && ls->gpu_state != -1) kc_sanitize_ahead(o, san);
             if (alone || !kc_inflight_admits(it, why, sizeof why) || ls->gpu_state != 1) {
                 /* As a worker of one item at a time runs it: on this thread. */
                 lane *l = &ls->l[ls->k];

@@ -278,28 +278,31 @@ Test(dispatch, a_holder_takes_the_sanitizer_controls_first)
     cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 0, "no sanitizer item left: any item");
 }
 
-/* Sessions are started ahead for a control planted for the sanitizer while
- * one is pending besides the item handed out, on the worker such controls
- * go to: the only one, a holder, or one whose item starts sessions. */
-Test(dispatch, sessions_start_ahead_while_a_sanitizer_control_is_pending_for_the_worker)
+/* Sessions are started ahead for a control planted for the sanitizer only
+ * just before it: on the only worker when it is the next item in order; of
+ * several workers, on one whose item runs the sanitizer while one is
+ * pending. */
+Test(dispatch, sessions_start_ahead_only_just_before_a_sanitizer_control)
 {
     fixture f;
     setup(&f, 4, 1);
     sanitizer(&f, 2, 1, 1);
-    cr_expect(kc_dispatch_ahead(&f.d, 0, 0), "the only worker, a control pending");
-    cr_expect_not(kc_dispatch_ahead(&f.d, 0, 2), "the control itself: its own sessions, none ahead");
-    f.it[2].dispatched = 1;
+    cr_expect_not(kc_dispatch_ahead(&f.d, 0, 0), "the only worker, the control two items on: not yet");
+    f.it[0].dispatched = 1;
+    cr_expect(kc_dispatch_ahead(&f.d, 0, 1), "the only worker, the control next");
+    cr_expect_not(kc_dispatch_ahead(&f.d, 0, 2), "the control itself: the item after it is none");
+    f.it[1].dispatched = f.it[2].dispatched = 1;
     cr_expect_not(kc_dispatch_ahead(&f.d, 0, 3), "no control pending");
-    f.it[2].dispatched = 0;
+    f.it[1].dispatched = f.it[2].dispatched = 0;
     f.d.sessions_on = 0;
-    cr_expect_not(kc_dispatch_ahead(&f.d, 0, 0), "KC_SANITIZE_SESSIONS=0: every tool alone, nothing ahead");
+    cr_expect_not(kc_dispatch_ahead(&f.d, 0, 1), "KC_SANITIZE_SESSIONS=0: every tool alone, nothing ahead");
     setup(&f, 4, 2);
     sanitizer(&f, 1, 0, 1);
     sanitizer(&f, 3, 1, 1);
-    cr_expect_not(kc_dispatch_ahead(&f.d, 0, 0), "of two workers, one that holds no sessions and takes no sanitizer item");
-    cr_expect(kc_dispatch_ahead(&f.d, 0, 1), "one whose item starts sessions");
-    f.w[1].sessions = 1;
-    cr_expect(kc_dispatch_ahead(&f.d, 1, 0), "a holder");
+    cr_expect_not(kc_dispatch_ahead(&f.d, 0, 0), "of two workers, one whose item runs no sanitizer");
+    cr_expect(kc_dispatch_ahead(&f.d, 1, 1), "one whose item runs it, a control pending");
+    f.it[3].dispatched = 1;
+    cr_expect_not(kc_dispatch_ahead(&f.d, 1, 1), "no control pending");
 }
 
 Test(dispatch, at_most_the_limit_of_sanitizer_controls_run_at_once)

@@ -77,7 +77,14 @@ kc_want kc_dispatch_wants(const kc_dispatch *d, int w)
 
 int kc_dispatch_ahead(const kc_dispatch *d, int w, int j)
 {
-    if (!d->sessions_on || (d->nworkers > 1 && !d->workers[w].sessions && !d->items[j].sanitizer)) return 0;
+    (void)w;
+    if (!d->sessions_on) return 0;
+    if (d->nworkers == 1) {         /* the next item in order, whatever it is */
+        for (int i = 0; i < d->nitems; i++)
+            if (i != j && !d->items[i].dispatched) return d->items[i].sanitizer_control;
+        return 0;
+    }
+    if (!d->items[j].sanitizer) return 0;
     for (int i = 0; i < d->nitems; i++)
         if (i != j && !d->items[i].dispatched && d->items[i].sanitizer_control) return 1;
     return 0;

@@ -19,10 +19,15 @@
  *   - at most san_controls_max controls planted for the sanitizer run at
  *     once (KC_DISPATCH_SAN_CONTROLS_PER_GPU): each starts sessions of its
  *     own, and many starting together slow each other past serial;
- *   - a worker that holds sessions, or takes an item that starts them, or
- *     the only worker, is told to start sessions ahead for a control
- *     planted for the sanitizer while one is pending besides the item it
- *     takes (kc_dispatch_ahead): their start overlaps its items until then;
+ *   - the only worker is told to start sessions ahead when the item after
+ *     the one it takes is a control planted for the sanitizer; of several
+ *     workers, one that takes an item that runs the sanitizer while such a
+ *     control is pending (holders take those controls first)
+ *     (kc_dispatch_ahead): their start overlaps the item it takes. Never
+ *     further ahead: a serial run re-executes itself after an item that
+ *     loses the CUDA context, and sessions started long before their
+ *     control ended there unused, each start and end costing about a
+ *     second (docs/receipts/2026-12-03-h200-racecheck);
  *   - with items in flight (--inflight K): a worker running an item alone
  *     takes nothing; one with items in flight takes only items that may
  *     go in flight (shares) and are not solo; a solo item (put back from a
@@ -115,9 +120,9 @@ void kc_dispatch_released(kc_dispatch *d, int j);
 int kc_dispatch_pending(const kc_dispatch *d);
 
 /* Whether worker w, handed item j now, is to start sessions ahead for a
- * control planted for the sanitizer (sanitize.h, kc_sanitize_ahead): one is
- * pending besides j, and such controls go to w (the only worker, one that
- * holds sessions, or will after j). 0 without sessions. */
+ * control planted for the sanitizer (sanitize.h, kc_sanitize_ahead): the
+ * only worker, when the next pending item in order is one; of several, when
+ * j runs the sanitizer and one is pending. 0 without sessions. */
 int kc_dispatch_ahead(const kc_dispatch *d, int w, int j);
 
 /* Which items worker w (an index into d->workers) takes first. Each worker

@@ -578,6 +578,22 @@ Test(sanitize, a_sanitizer_controls_sessions_start_ahead_of_it, .timeout = 120)
     unlink(log);
 }
 
+/* A control caught by memcheck is decided before its racecheck session has
+ * started (3 s here): that session served no request, so it is stopped, not
+ * waited for, and the control does not take the 3 s. */
+Test(sanitize, a_session_that_served_no_request_is_not_waited_for, .timeout = 120)
+{
+    kc_proc p = san_run((char *[]){ "run", "fakesan.copy.f16:control.masked_tail_read_oob", NULL }, 0,
+                        "KC_FAKE_SANITIZER_RACECHECK_START_S=3", NULL);
+    char line[8192];
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_assert(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line) &&
+              strstr(line, "memcheck: Invalid __global__ read"), "%s", p.out);
+    const char *secs = strrchr(line, '(');
+    cr_expect(secs && atof(secs + 1) < 2.0, "the control waited for its racecheck session: ...%s", secs ? secs : line);
+    kc_proc_free(&p);
+}
+
 /* With --jobs, the workers that hold sessions take the sanitizer's items:
  * one worker's sessions serve the three :sanitize items while the other
  * runs the rest (their table costs say the sessions' share is small), so

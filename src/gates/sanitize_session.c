@@ -29,10 +29,6 @@ struct kc_san_pool {
     kc_san_pool *spare;         /* sessions started ahead for an item of its own (kc_san_pool_keep_spare) */
 };
 
-/* How long kc_san_pool_free waits for a session that served no request to
- * end (then it is stopped): its start and its target's end take 1-2 s. */
-#define KC_SAN_UNUSED_END_S 3.0
-
 /* The lines a verdict reads (the target's own, the sanitizer's summary)
  * have the last KC_SAN_OUT_RESERVE bytes of a window to themselves: a window
  * of more output than is kept still says how the item ended. */
@@ -375,6 +371,25 @@ void kc_san_pool_distrust(kc_san_pool *p, const char *why)
     if (p && !p->distrust[0]) snprintf(p->distrust, sizeof p->distrust, "%s", why);
 }
 
+/* A running session that served no request (started ahead of one,
+ * kc_san_warm) ran no item's kernel, so nothing it prints decides a
+ * verdict: it is stopped, not waited for. Waiting cost a control planted
+ * for memcheck the rest of the racecheck session's start and the end of
+ * its target's CUDA context, most of the control's 1.4 s on the H200
+ * (docs/receipts/2026-12-03-h200-racecheck: a racecheck session's start
+ * alone is 1.5 s, memcheck's 0.6 s). */
+static void stop_unused(kc_san_pool *p, int t)
+{
+    char why[256];
+    if (pool_enter(p, why, sizeof why) < 0) {
+        kc_sup_stop(&p->sup, &p->sup.c[t], SIGKILL, 0);
+        return;
+    }
+    kc_sup_stop(&p->sup, &p->sup.c[t], SIGKILL, 0);
+    wait_gone(p, t, 5.0);
+    after_wait(p);
+}
+
 int kc_san_pool_free(kc_san_pool *p, char *why, size_t cap)
 {
     if (!p) return 0;
@@ -396,19 +411,18 @@ int kc_san_pool_free(kc_san_pool *p, char *why, size_t cap)
         rc = -1;
     }
     double deadline = kc_sup_now() + (kc_san_timeout_env_s() > 0 ? kc_san_timeout_env_s() : KC_SAN_TIMEOUT_S);
-    double unused_deadline = kc_sup_now() + KC_SAN_UNUSED_END_S;
-    if (unused_deadline > deadline) unused_deadline = deadline;
     for (int t = 0; p->ready && t < KC_SAN_POOL_TOOLS; t++) {
         /* A session that ended already (between items, or while this
          * waited for another) left what it printed last, its summary too,
          * in its slot's carry: checked as well. */
         int gone = p->sup.c[t].state == KC_CHILD_GONE;
         if (gone && !p->slot[t].carry_len) continue;
+        if (!gone && !p->slot[t].served) {
+            stop_unused(p, t);
+            continue;
+        }
         kc_san_window w = { .out = buf };
-        /* One that served no request (started ahead of one, kc_san_warm)
-         * holds no item's output: not waited on for a whole time limit
-         * (one that hangs from its start would hold up the process's end). */
-        double left = (p->slot[t].served ? deadline : unused_deadline) - kc_sup_now();
+        double left = deadline - kc_sup_now();
         if (left < 0.1) left = 0.1;         /* what has ended by now still says so */
         if (buf) {
             buf[0] = 0;

@@ -123,9 +123,10 @@ int kc_san_pool_has_spare(const kc_san_pool *p);
  * item it served, seen before its end (NULL p: nothing). */
 void kc_san_pool_distrust(kc_san_pool *p, const char *why);
 
-/* Ends every session, its spare's first, and frees the pool (NULL: nothing): all within one
- * time limit (kc_san_timeout_env_s), those that served no request within a
- * few seconds. Returns 0; -1 when a session's summary (also that of one that
+/* Ends every session, its spare's first, and frees the pool (NULL: nothing):
+ * all within one time limit (kc_san_timeout_env_s); one that served no
+ * request ran no item's kernel and is stopped at once (SIGKILL), its output
+ * unread. Returns 0; -1 when a session's summary (also that of one that
  * ended before) counted errors that no window held (why names the tool and
  * the count), or kc_san_pool_distrust was called (its why): the items it
  * called clean are then not to be trusted. */

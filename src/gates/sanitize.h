@@ -53,12 +53,13 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, co
 
 /* Starts, in pool's spare (sanitize_session.h), a session of every tool for
  * the next control planted for the sanitizer: kc_sanitize_item gives such a
- * control sessions of its own, and their start (about 1.5 s on the H200,
- * docs/receipts/2026-12-03-h200-lanes: the serial run's six such controls
- * took 9.5 s) then overlaps the items run before it. The caller says when
- * one is still to come. Nothing when pool is NULL or has a spare, with
- * KC_SANITIZE_SESSIONS=0, or without compute-sanitizer (the control's own
- * line then says why). */
+ * control sessions of its own, which it takes from the spare, so their
+ * start (racecheck's 1.5 s, memcheck's 0.6 s on the H200,
+ * docs/receipts/2026-12-03-h200-racecheck) overlaps what runs meanwhile:
+ * the item before it (the caller says when the next item is one) and the
+ * control's own gates 1-4 (kc_item_run). Nothing when pool is NULL or has a
+ * spare, with KC_SANITIZE_SESSIONS=0, or without compute-sanitizer (the
+ * control's own line then says why). */
 void kc_sanitize_ahead(const kc_opts *o, kc_san_pool *pool);
 
 /* The target's side (--sanitize-target): runs kc_run_exact_launches for the

@@ -102,7 +102,7 @@ int kc_inflight_final(const kc_item *it, const kc_item_result *r);
  * one item at a time runs it). */
 #define KC_INFLIGHT_ALONE "ALONE"
 /* A request line's marker: "<name>\t" KC_REQUEST_AHEAD tells the worker
- * that a control planted for the sanitizer is still to come to it: it
+ * that a control planted for the sanitizer is likely its next item: it
  * starts that control's sessions now, beside this item (kc_sanitize_ahead,
  * sanitize.h; the policy: kc_dispatch_ahead). Any worker takes it. */
 #define KC_REQUEST_AHEAD "AHEAD"

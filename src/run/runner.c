@@ -94,17 +94,16 @@ static int san_end(kc_san_pool *san, kc_rcache *cache)
     return 1;
 }
 
-/* The index in sel[from..ns) of the last control planted for the sanitizer
- * that will run (its verdict not reused from cache), or -1: the serial run
- * keeps sessions started ahead for it until then (kc_sanitize_ahead). */
-static int last_sanitizer_control(const kc_item *items, const int *sel, int from, int ns, kc_rcache *cache)
+/* Whether item sel[i] is a control planted for the sanitizer that will run
+ * (its verdict not reused from cache): the serial run starts its sessions
+ * beside the item before it (kc_sanitize_ahead; only just before, as
+ * kc_dispatch_ahead says why). */
+static int sanitizer_control_runs(const kc_item *items, const int *sel, int i, int ns, kc_rcache *cache)
 {
-    for (int i = ns - 1; i >= from; i--) {
-        const kc_item *it = &items[sel[i]];
-        kc_item_result r;
-        if (it->kind == KC_KIND_CONTROL && kc_item_runs_sanitizer(it) && !kc_rcache_lookup(cache, it, &r)) return i;
-    }
-    return -1;
+    if (i >= ns) return 0;
+    const kc_item *it = &items[sel[i]];
+    kc_item_result r;
+    return it->kind == KC_KIND_CONTROL && kc_item_runs_sanitizer(it) && !kc_rcache_lookup(cache, it, &r);
 }
 
 int kc_run(const kc_opts *o, const kc_item *items, int n)
@@ -221,7 +220,6 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     kc_report_run_start(ns, o->resume_at, 1, !o->parent, 0);
     kc_finish fin = { .o = o, .tally = &t, .records = &rs };
     fin.cache = kc_rcache_open_on(o, &gpu.dev, have_gpu, have_gpu ? gpu.cu.driver_version : 0, stdout);
-    const int last_san_control = last_sanitizer_control(items, sel, o->resume_at, ns, fin.cache);
     for (int i = o->resume_at; i < ns; i++) {
         const kc_item *it = &items[sel[i]];
         kc_item_where w = { .worker = 0, .pid = pid, .rerun_device = o->device, .peak_gpu_mib = -1 };
@@ -234,9 +232,9 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
             continue;
         }
         w.device = have_gpu && kc_item_needs_gpu(it) ? o->device : -1;
-        /* a control planted for the sanitizer is still to come: its
-         * sessions start now, beside this item (sanitize.h) */
-        if (have_gpu && i < last_san_control) kc_sanitize_ahead(o, san);
+        /* a control planted for the sanitizer comes next: its sessions
+         * start now, beside this item (sanitize.h) */
+        if (have_gpu && sanitizer_control_runs(items, sel, i + 1, ns, fin.cache)) kc_sanitize_ahead(o, san);
         if (gpu_mem) kc_gpu_sampler_take_peak(pid);   /* drop the previous item's peak */
         w.start_s = kc_now_s() - t0;
         kc_report_busy(1, 1);

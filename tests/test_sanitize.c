@@ -552,29 +552,33 @@ Test(sanitize, the_tools_sessions_start_together, .timeout = 120)
 }
 
 /* A serial run starts the sessions of a control planted for the sanitizer
- * ahead of it, while the items before it run: with each start taking 1 s,
+ * ahead of it, while the item before it runs: with each start taking 1 s,
  * the control after a :sanitize item (whose own sessions take that second)
- * finds its sessions started, and none is started twice for it. */
+ * finds its sessions started, and none is started twice for it. The same
+ * with the worker's items in flight (--inflight 2: the worker's main thread
+ * runs both, neither goes beside another). */
 Test(sanitize, a_sanitizer_controls_sessions_start_ahead_of_it, .timeout = 120)
 {
     char log[256], env_log[300], line[8192];
     snprintf(log, sizeof log, "%s/kc-san-ahead.%ld", kc_test_tmpdir(), (long)getpid());
     snprintf(env_log, sizeof env_log, "KC_FAKE_SANITIZER_LOG=%s", log);
-    unlink(log);
-    kc_proc p = san_run((char *[]){ "run", "--no-cache", "fakenosmem.copy.f16:sanitize",
-                                    "fakesan.copy.f16:control.masked_tail_read_oob", NULL },
-                        0, "KC_FAKE_SANITIZER_START_S=1", env_log);
-    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_assert(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line) &&
-              strstr(line, "caught by gate 5"), "%s", p.out);
-    const char *secs = strrchr(line, '(');
-    cr_expect(secs && atof(secs + 1) < 0.9, "the control waited for its sessions to start: ...%s",
-              secs ? secs : line);
-    /* the :sanitize item's four (racecheck not: it uses no shared memory,
-     * but its session starts with the others), the control's four */
-    cr_expect_eq(sessions_started(log, "memcheck"), 2, "memcheck sessions: %s", kc_out_file(log));
-    cr_expect_eq(sessions_started(log, "racecheck"), 2, "racecheck sessions: %s", kc_out_file(log));
-    kc_proc_free(&p);
+    for (int lanes = 0; lanes < 2; lanes++) {
+        unlink(log);
+        kc_proc p = san_run((char *[]){ "run", "--inflight", lanes ? "2" : "1", "fakenosmem.copy.f16:sanitize",
+                                        "fakesan.copy.f16:control.masked_tail_read_oob", NULL },
+                            0, "KC_FAKE_SANITIZER_START_S=1", env_log);
+        cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+        cr_assert(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line) &&
+                  strstr(line, "caught by gate 5"), "%s", p.out);
+        const char *secs = strrchr(line, '(');
+        cr_expect(secs && atof(secs + 1) < 0.9, "the control waited for its sessions to start (--inflight %d): ...%s",
+                  lanes ? 2 : 1, secs ? secs : line);
+        /* the :sanitize item's four (racecheck not: it uses no shared
+         * memory, but its session starts with the others), the control's four */
+        cr_expect_eq(sessions_started(log, "memcheck"), 2, "memcheck sessions: %s", kc_out_file(log));
+        cr_expect_eq(sessions_started(log, "racecheck"), 2, "racecheck sessions: %s", kc_out_file(log));
+        kc_proc_free(&p);
+    }
     unlink(log);
 }
 

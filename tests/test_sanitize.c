@@ -552,7 +552,7 @@ Test(sanitize, the_tools_sessions_start_together, .timeout = 120)
 }
 
 /* A serial run starts the sessions of a control planted for the sanitizer
- * ahead of it, while the item before it runs: with each start taking 1 s,
+ * ahead of it, while the item before it runs: with each start taking 2 s,
  * the control after a :sanitize item (whose own sessions take that second)
  * finds its sessions started, and none is started twice for it. The same
  * with the worker's items in flight (--inflight 2: the worker's main thread
@@ -566,12 +566,12 @@ Test(sanitize, a_sanitizer_controls_sessions_start_ahead_of_it, .timeout = 120)
         unlink(log);
         kc_proc p = san_run((char *[]){ "run", "--inflight", lanes ? "2" : "1", "fakenosmem.copy.f16:sanitize",
                                         "fakesan.copy.f16:control.masked_tail_read_oob", NULL },
-                            0, "KC_FAKE_SANITIZER_START_S=1", env_log);
+                            0, "KC_FAKE_SANITIZER_START_S=2", env_log);
         cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
         cr_assert(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line) &&
                   strstr(line, "caught by gate 5"), "%s", p.out);
         const char *secs = strrchr(line, '(');
-        cr_expect(secs && atof(secs + 1) < 0.9, "the control waited for its sessions to start (--inflight %d): ...%s",
+        cr_expect(secs && atof(secs + 1) < 1.5, "the control waited for its sessions to start (--inflight %d): ...%s",
                   lanes ? 2 : 1, secs ? secs : line);
         /* the :sanitize item's four (racecheck not: it uses no shared
          * memory, but its session starts with the others), the control's four */

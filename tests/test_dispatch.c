@@ -287,22 +287,22 @@ Test(dispatch, sessions_start_ahead_only_just_before_a_sanitizer_control)
     fixture f;
     setup(&f, 4, 1);
     sanitizer(&f, 2, 1, 1);
-    cr_expect_not(kc_dispatch_ahead(&f.d, 0, 0), "the only worker, the control two items on: not yet");
+    cr_expect_not(kc_dispatch_ahead(&f.d, 0), "the only worker, the control two items on: not yet");
     f.it[0].dispatched = 1;
-    cr_expect(kc_dispatch_ahead(&f.d, 0, 1), "the only worker, the control next");
-    cr_expect_not(kc_dispatch_ahead(&f.d, 0, 2), "the control itself: the item after it is none");
+    cr_expect(kc_dispatch_ahead(&f.d, 1), "the only worker, the control next");
+    cr_expect_not(kc_dispatch_ahead(&f.d, 2), "the control itself: the item after it is none");
     f.it[1].dispatched = f.it[2].dispatched = 1;
-    cr_expect_not(kc_dispatch_ahead(&f.d, 0, 3), "no control pending");
+    cr_expect_not(kc_dispatch_ahead(&f.d, 3), "no control pending");
     f.it[1].dispatched = f.it[2].dispatched = 0;
     f.d.sessions_on = 0;
-    cr_expect_not(kc_dispatch_ahead(&f.d, 0, 1), "KC_SANITIZE_SESSIONS=0: every tool alone, nothing ahead");
+    cr_expect_not(kc_dispatch_ahead(&f.d, 1), "KC_SANITIZE_SESSIONS=0: every tool alone, nothing ahead");
     setup(&f, 4, 2);
     sanitizer(&f, 1, 0, 1);
     sanitizer(&f, 3, 1, 1);
-    cr_expect_not(kc_dispatch_ahead(&f.d, 0, 0), "of two workers, one whose item runs no sanitizer");
-    cr_expect(kc_dispatch_ahead(&f.d, 1, 1), "one whose item runs it, a control pending");
+    cr_expect_not(kc_dispatch_ahead(&f.d, 0), "of two workers, one whose item runs no sanitizer");
+    cr_expect(kc_dispatch_ahead(&f.d, 1), "one whose item runs it, a control pending");
     f.it[3].dispatched = 1;
-    cr_expect_not(kc_dispatch_ahead(&f.d, 1, 1), "no control pending");
+    cr_expect_not(kc_dispatch_ahead(&f.d, 1), "no control pending");
 }
 
 Test(dispatch, at_most_the_limit_of_sanitizer_controls_run_at_once)

@@ -173,10 +173,10 @@ Test(inflight, the_worker_tells_a_request_from_a_nonce, .init = NULL)
 Test(inflight, a_request_line_s_markers_are_cut_off_in_any_order, .init = NULL)
 {
     char a[] = "x.f16:control.c\t" KC_INFLIGHT_ALONE "\t" KC_REQUEST_AHEAD;
-    cr_expect_eq(kc_request_marks(a), KC_REQUEST_ALONE | KC_REQUEST_AHEAD_BIT);
+    cr_expect_eq(kc_request_marks(a), KC_REQUEST_ALONE_BIT | KC_REQUEST_AHEAD_BIT);
     cr_expect_str_eq(a, "x.f16:control.c");
     char b[] = "x.f16\t" KC_REQUEST_AHEAD "\t" KC_INFLIGHT_ALONE;
-    cr_expect_eq(kc_request_marks(b), KC_REQUEST_ALONE | KC_REQUEST_AHEAD_BIT);
+    cr_expect_eq(kc_request_marks(b), KC_REQUEST_ALONE_BIT | KC_REQUEST_AHEAD_BIT);
     cr_expect_str_eq(b, "x.f16");
     char c[] = "x.f16\t" KC_REQUEST_AHEAD;
     cr_expect_eq(kc_request_marks(c), KC_REQUEST_AHEAD_BIT);

@@ -471,13 +471,21 @@ static int sessions_started(const char *log, const char *tool)
     return n;
 }
 
+/* The fake sanitizer's session log of one test, log[256] (a file in the
+ * test's TMPDIR named for tag and this process), and the variable that
+ * gives it to the fake, env_log[300] (KC_FAKE_SANITIZER_LOG=<log>). */
+static void san_log(char log[256], char env_log[300], const char *tag)
+{
+    snprintf(log, 256, "%s/%s.%ld", kc_test_tmpdir(), tag, (long)getpid());
+    snprintf(env_log, 300, "KC_FAKE_SANITIZER_LOG=%s", log);
+}
+
 #define THREE_ITEMS "fakesan.copy.f16:sanitize", "fakenosmem.copy.f16:sanitize", "fakenorace.copy.f16:sanitize"
 
 Test(sanitize, one_session_per_tool_serves_every_item, .timeout = 120)
 {
     char log[256], env_log[300], line[8192];
-    snprintf(log, sizeof log, "%s/kc-san-log.%ld", kc_test_tmpdir(), (long)getpid());
-    snprintf(env_log, sizeof env_log, "KC_FAKE_SANITIZER_LOG=%s", log);
+    san_log(log, env_log, "kc-san-log");
     for (int pass = 0; pass < 2; pass++) {
         unlink(log);
         kc_proc p = san_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, env_log,
@@ -520,8 +528,7 @@ Test(sanitize, an_error_in_a_session_is_decided_by_the_item_alone, .timeout = 12
 Test(sanitize, an_error_in_a_sessions_first_window_needs_no_second_run, .timeout = 120)
 {
     char log[256], env_log[300], line[8192];
-    snprintf(log, sizeof log, "%s/kc-san-first.%ld", kc_test_tmpdir(), (long)getpid());
-    snprintf(env_log, sizeof env_log, "KC_FAKE_SANITIZER_LOG=%s", log);
+    san_log(log, env_log, "kc-san-first");
     for (int after_clean = 0; after_clean < 2; after_clean++) {
         unlink(log);
         char *one[] = { "run", "fakesan.copy.f16:control.masked_tail_read_oob", NULL };
@@ -560,8 +567,7 @@ Test(sanitize, the_tools_sessions_start_together, .timeout = 120)
 Test(sanitize, a_sanitizer_controls_sessions_start_ahead_of_it, .timeout = 120)
 {
     char log[256], env_log[300], line[8192];
-    snprintf(log, sizeof log, "%s/kc-san-ahead.%ld", kc_test_tmpdir(), (long)getpid());
-    snprintf(env_log, sizeof env_log, "KC_FAKE_SANITIZER_LOG=%s", log);
+    san_log(log, env_log, "kc-san-ahead");
     for (int lanes = 0; lanes < 2; lanes++) {
         unlink(log);
         kc_proc p = san_run((char *[]){ "run", "--inflight", lanes ? "2" : "1", "fakenosmem.copy.f16:sanitize",
@@ -606,8 +612,7 @@ Test(sanitize, one_worker_holds_the_sessions_when_their_share_is_small, .timeout
 {
     char costs[256], log[256], env_log[300];
     snprintf(costs, sizeof costs, "%s/kc-san-hold-costs.%ld", kc_test_tmpdir(), (long)getpid());
-    snprintf(log, sizeof log, "%s/kc-san-hold-log.%ld", kc_test_tmpdir(), (long)getpid());
-    snprintf(env_log, sizeof env_log, "KC_FAKE_SANITIZER_LOG=%s", log);
+    san_log(log, env_log, "kc-san-hold-log");
     unlink(log);
     FILE *f = fopen(costs, "w");
     cr_assert_not_null(f);
@@ -656,8 +661,7 @@ Test(sanitize, the_controls_planted_for_the_sanitizer_go_first, .timeout = 120)
 {
     char costs[256], log[256], env_log[300], line[8192];
     snprintf(costs, sizeof costs, "%s/kc-san-ctl-costs.%ld", kc_test_tmpdir(), (long)getpid());
-    snprintf(log, sizeof log, "%s/kc-san-ctl-log.%ld", kc_test_tmpdir(), (long)getpid());
-    snprintf(env_log, sizeof env_log, "KC_FAKE_SANITIZER_LOG=%s", log);
+    san_log(log, env_log, "kc-san-ctl-log");
     unlink(log);
     FILE *f = fopen(costs, "w");
     cr_assert_not_null(f);
@@ -892,8 +896,7 @@ Test(sanitize, ending_a_session_that_ended_already_hands_over_its_last_lines, .t
 Test(sanitize, a_control_runs_in_sessions_of_its_own, .timeout = 120)
 {
     char log[256], logenv[300], line[8192];
-    snprintf(log, sizeof log, "%s/kc-san-ctl.%ld", kc_test_tmpdir(), (long)getpid());
-    snprintf(logenv, sizeof logenv, "KC_FAKE_SANITIZER_LOG=%s", log);
+    san_log(log, logenv, "kc-san-ctl");
     kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob",
                                     "fakesan.copy.f16:sanitize", NULL }, 0,
                         "KC_FAKE_SANITIZER=late:memcheck:fakenosmem.copy.f16:sanitize", logenv);
@@ -959,8 +962,7 @@ static void kill_the_sessions_parent(const char *schedule)
     snprintf(env_san, sizeof env_san, "KC_COMPUTE_SANITIZER=%s", fake);
     const char *lib = getenv("KC_FAKE_CUDA");
     snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
-    snprintf(log, sizeof log, "%s/kc-san-kill.%ld", kc_test_tmpdir(), (long)getpid());
-    snprintf(env_log, sizeof env_log, "KC_FAKE_SANITIZER_LOG=%s", log);
+    san_log(log, env_log, "kc-san-kill");
     snprintf(costs, sizeof costs, "%s/kc-san-kill-costs.%ld", kc_test_tmpdir(), (long)getpid());
     unlink(log);
     char *env[] = { env_san, env_cuda, env_log, "KC_FAKE_SANITIZER=hang:" ITEM, "KC_SANITIZE_TIMEOUT_S=50", NULL };

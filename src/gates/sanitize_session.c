@@ -381,11 +381,8 @@ void kc_san_pool_distrust(kc_san_pool *p, const char *why)
 static void stop_unused(kc_san_pool *p, int t)
 {
     char why[256];
-    if (pool_enter(p, why, sizeof why) < 0) {
-        kc_sup_stop(&p->sup, &p->sup.c[t], SIGKILL, 0);
-        return;
-    }
     kc_sup_stop(&p->sup, &p->sup.c[t], SIGKILL, 0);
+    if (pool_enter(p, why, sizeof why) < 0) return;     /* not reaped here: the leftover check's */
     wait_gone(p, t, 5.0);
     after_wait(p);
 }

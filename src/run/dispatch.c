@@ -75,9 +75,8 @@ kc_want kc_dispatch_wants(const kc_dispatch *d, int w)
     return other > 0 ? KC_WANT_OTHER : KC_WANT_NONE;
 }
 
-int kc_dispatch_ahead(const kc_dispatch *d, int w, int j)
+int kc_dispatch_ahead(const kc_dispatch *d, int j)
 {
-    (void)w;
     if (!d->sessions_on) return 0;
     if (d->nworkers == 1) {         /* the next item in order, whatever it is */
         for (int i = 0; i < d->nitems; i++)

@@ -119,11 +119,11 @@ void kc_dispatch_released(kc_dispatch *d, int j);
 /* Items not handed out yet. */
 int kc_dispatch_pending(const kc_dispatch *d);
 
-/* Whether worker w, handed item j now, is to start sessions ahead for a
+/* Whether the worker handed item j now is to start sessions ahead for a
  * control planted for the sanitizer (sanitize.h, kc_sanitize_ahead): the
  * only worker, when the next pending item in order is one; of several, when
  * j runs the sanitizer and one is pending. 0 without sessions. */
-int kc_dispatch_ahead(const kc_dispatch *d, int w, int j);
+int kc_dispatch_ahead(const kc_dispatch *d, int j);
 
 /* Which items worker w (an index into d->workers) takes first. Each worker
  * that runs a sanitizer item starts four compute-sanitizer sessions, each a

@@ -150,7 +150,7 @@ int kc_inflight_undecided(const kc_inflight *f, const char **names, int cap)
 unsigned kc_request_marks(char *line)
 {
     static const struct { const char *word; unsigned bit; } marks[] = {
-        { KC_INFLIGHT_ALONE, KC_REQUEST_ALONE }, { KC_REQUEST_AHEAD, KC_REQUEST_AHEAD_BIT },
+        { KC_INFLIGHT_ALONE, KC_REQUEST_ALONE_BIT }, { KC_REQUEST_AHEAD, KC_REQUEST_AHEAD_BIT },
     };
     unsigned got = 0;
     for (int again = 1; again;) {

@@ -106,7 +106,7 @@ int kc_inflight_final(const kc_item *it, const kc_item_result *r);
  * starts that control's sessions now, beside this item (kc_sanitize_ahead,
  * sanitize.h; the policy: kc_dispatch_ahead). Any worker takes it. */
 #define KC_REQUEST_AHEAD "AHEAD"
-enum { KC_REQUEST_ALONE = 1, KC_REQUEST_AHEAD_BIT = 2 };
+enum { KC_REQUEST_ALONE_BIT = 1, KC_REQUEST_AHEAD_BIT = 2 };
 /* Cuts the markers off the end of a request line (each "\t<marker>", in
  * any order) and returns them as KC_REQUEST_* bits; 0 for a bare name or
  * a nonce line. */

@@ -436,7 +436,7 @@ static void dispatch_lanes(queue *qq, wk *w, kc_child *c)
         alone = alone || di->rerun_alone || di->solo || !di->shares;
         char line[300];
         int len = snprintf(line, sizeof line, "%s%s%s\n", it->name, alone ? "\t" KC_INFLIGHT_ALONE : "",
-                           kc_dispatch_ahead(&qq->dp, w->slot, j) ? "\t" KC_REQUEST_AHEAD : "");
+                           kc_dispatch_ahead(&qq->dp, j) ? "\t" KC_REQUEST_AHEAD : "");
         double t = now_s();
         if (kc_sup_write(c, line, (size_t)len)) {     /* dying: its end settles what it has */
             kc_sup_close_stdin(c);
@@ -471,7 +471,7 @@ static void dispatch(queue *qq)
             const kc_item *it = &qq->items[qi->idx];
             char line[300];
             int len = snprintf(line, sizeof line, "%s%s\n", it->name,
-                               kc_dispatch_ahead(&qq->dp, w->slot, j) ? "\t" KC_REQUEST_AHEAD : "");
+                               kc_dispatch_ahead(&qq->dp, j) ? "\t" KC_REQUEST_AHEAD : "");
             double t = now_s();        /* before the write: the worker may start (and end) the item at once */
             if (kc_sup_write(c, line, (size_t)len)) {     /* dying: its end settles it */
                 kc_sup_close_stdin(c);

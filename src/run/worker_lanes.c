@@ -254,7 +254,7 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
         while ((got = next_line(&rb, line, sizeof line)) == 1) {
             if (!line[0]) continue;
             const unsigned marks = kc_request_marks(line);
-            const int alone = (marks & KC_REQUEST_ALONE) != 0;
+            const int alone = (marks & KC_REQUEST_ALONE_BIT) != 0;
             int kind = kc_inflight_worker_line(line, name, sizeof name, nonce, err, sizeof err);
             if (kind < 0) {
                 kc_say(stderr, "--worker: %s\n", err);

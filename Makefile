@@ -108,7 +108,7 @@ FAKE_HOSTLIBS :=
 $(call kc_controls_scan,$(FAKE_LIB_SRCS))
 $(foreach f,$(FAKE_LIB_SRCS),$(eval $(call fakelib_rules,$(f))))
 
-.PHONY: all kernels staging test bench bench-gemm-hopper bench-inflight clean
+.PHONY: all kernels staging test bench bench-gemm-hopper bench-inflight bench-ctx-stall clean
 # `make` builds what the suite needs and nothing of the test framework:
 # build/kcontract with its library kernels (build/lib/*.so), the staging
 # binary, and the fixture binary with the fake drivers (no Criterion either).
@@ -302,6 +302,13 @@ $(B)/kc_inflight_bench: $(B)/bench/inflight_items.o $(B)/bench/driver_trace.o $(
 $(B)/kc_inflight_bench_fixture: $(B)/bench/inflight_items.o $(B)/bench/driver_trace.o $(HARNESS_OBJS) $(FIXTURE_OBJS) $(FAKE_EMBED_OBJS) share/kcontract_images.ld
 	$(KC_SAY) LD $@
 	$(KC_Q)$(CC) -o $@ $(filter %.o,$^) $(KC_IMAGES_LD) $(LDLIBS)
+
+# How long another context waits for the GPU beside a sanitizer session or
+# a run (bench/ctx_stall_probe.c; issue 23): the driver only, no contract.
+bench-ctx-stall: $(B)/kc_ctx_stall_probe
+$(B)/kc_ctx_stall_probe: $(B)/bench/ctx_stall_probe.o $(B)/src/cuda/cuda_driver.o $(B)/src/util/strict_num.o
+	$(KC_SAY) LD $@
+	$(KC_Q)$(CC) -o $@ $^ $(LDLIBS)
 
 clean:
 	rm -rf $(B)

@@ -588,37 +588,6 @@ Test(sanitize, a_sanitizer_controls_sessions_start_ahead_of_it, .timeout = 120)
     unlink(log);
 }
 
-/* Two controls planted for memcheck, one after the other: the sessions the
- * first did not ask (initcheck, synccheck, racecheck: memcheck caught it)
- * stay running for the second, so each of those tools starts once for
- * both; memcheck, which served the first, starts again. Serially, and on
- * one worker of --jobs with items in flight. */
-Test(sanitize, a_controls_unasked_sessions_serve_the_next_control, .timeout = 120)
-{
-    char log[256], env_log[300], line[8192];
-    san_log(log, env_log, "kc-san-recycle");
-    const char *names[] = { "fakesan.copy.f16:control.masked_tail_read_oob",
-                            "fakenorace.copy.f16:control.masked_tail_read_oob" };
-    for (int jobs = 0; jobs < 2; jobs++) {
-        unlink(log);
-        kc_proc p = san_run(jobs ? (char *[]){ "run", "--jobs", "1", "--inflight", "2", (char *)names[0],
-                                               (char *)names[1], NULL }
-                                 : (char *[]){ "run", (char *)names[0], (char *)names[1], NULL },
-                            0, env_log, NULL);
-        cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-        for (int i = 0; i < 2; i++)
-            cr_expect(kc_out_item_line(p.out, "RED", names[i], line, sizeof line) &&
-                      strstr(line, "memcheck: Invalid __global__ read"), "%s: %s", names[i], p.out);
-        const char *tools[] = { "memcheck", "racecheck", "initcheck", "synccheck" };
-        const int want[] = { 2, 1, 1, 1 };
-        for (int t = 0; t < 4; t++)
-            cr_expect_eq(sessions_started(log, tools[t]), want[t], "%s sessions (%s): %s", tools[t],
-                         jobs ? "--jobs 1 --inflight 2" : "serial", kc_out_file(log));
-        kc_proc_free(&p);
-    }
-    unlink(log);
-}
-
 /* A control caught by memcheck is decided before its racecheck session has
  * started (3 s here): that session served no request, so it is stopped, not
  * waited for, and the control does not take the 3 s. */

@@ -514,18 +514,15 @@ static void warm_tools(const san_plan *p, kc_san_pool *pool, unsigned tools)
 void kc_sanitize_ahead(const kc_opts *o, kc_san_pool *pool)
 {
     char san[4096], why[1536], self[4096];
-    if (!pool || !kc_san_sessions_on()) return;
+    if (!pool || !kc_san_sessions_on() || kc_san_pool_has_spare(pool)) return;
     if (kc_sanitizer_find(san, sizeof san, why, sizeof why) || kc_self_exe(self, sizeof self)) return; /* its control says why */
     san_plan *p = malloc(sizeof *p);
-    /* the spare a control left (its sessions it did not ask), or a new one;
-     * the tools it lacks are started */
-    kc_san_pool *spare = kc_san_pool_take_spare(pool);
-    if (!spare && p) spare = kc_san_pool_new();
-    if (spare && p) {
+    kc_san_pool *spare = p ? kc_san_pool_new() : NULL;
+    if (spare) {
         plan_words(p, o, san, self);
         warm_tools(p, spare, 0xfu);
+        kc_san_pool_keep_spare(pool, spare);
     }
-    kc_san_pool_keep_spare(pool, spare);
     free(p);
 }
 
@@ -561,7 +558,6 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, co
      * sessions of its own, started together (their starts overlap): its
      * windows are each session's first, whose errors are its own. The
      * process's sessions stay warm for the clean items. */
-    kc_san_pool *const worker_pool = control ? pool : NULL;
     kc_san_pool *own = control && pool ? kc_san_pool_take_spare(pool) : NULL;
     if (control && pool && !own) own = kc_san_pool_new();
     if (own) pool = own;
@@ -583,13 +579,10 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, co
     if (own) {
         /* only this control ran in them: an error their summaries count but
          * no window held is its own, and never makes it RED after the fact
-         * (a MISSED control stays MISSED, with the reason). Those it did not
-         * ask stay for the next control: its spare. */
+         * (a MISSED control stays MISSED, with the reason) */
         char why_pool[600];
-        int rc = worker_pool ? kc_san_pool_recycle(own, why_pool, sizeof why_pool)
-                             : kc_san_pool_free(own, why_pool, sizeof why_pool);
-        if (rc == 1) kc_san_pool_keep_spare(worker_pool, own);
-        if (rc < 0 && out->state == KC_MISSED) kc_strcatf(out->msg, sizeof out->msg, "; %s", why_pool);
+        if (kc_san_pool_free(own, why_pool, sizeof why_pool) && out->state == KC_MISSED)
+            kc_strcatf(out->msg, sizeof out->msg, "; %s", why_pool);
     }
     free(p);
     free(w.out);

@@ -48,9 +48,7 @@ int kc_sanitizer_find(char *path, size_t cap, char *why, size_t whycap);
  * process per tool for every item of this process), trusted to say clean,
  * and to say an error only in a session's first window (all it printed is
  * this item's); anything else, and every tool when pool is NULL or
- * KC_SANITIZE_SESSIONS=0, is a session of this item alone. A control gets
- * sessions of its own (pool's spare, or new ones); those it did not ask
- * become pool's spare for the next control (kc_san_pool_recycle). */
+ * KC_SANITIZE_SESSIONS=0, is a session of this item alone. */
 void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, const char *gates_msg, kc_item_result *out);
 
 /* Starts, in pool's spare (sanitize_session.h), a session of every tool for
@@ -59,10 +57,9 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, co
  * start (racecheck's 1.5 s, memcheck's 0.6 s on the H200,
  * docs/receipts/2026-12-03-h200-racecheck) overlaps what runs meanwhile:
  * the item before it (the caller says when the next item is one) and the
- * control's own gates 1-4 (kc_item_run). A spare there already (the
- * sessions an earlier control did not ask) gets the tools it lacks. Nothing
- * when pool is NULL, with KC_SANITIZE_SESSIONS=0, or without
- * compute-sanitizer (the control's own line then says why). */
+ * control's own gates 1-4 (kc_item_run). Nothing when pool is NULL or has a
+ * spare, with KC_SANITIZE_SESSIONS=0, or without compute-sanitizer (the
+ * control's own line then says why). */
 void kc_sanitize_ahead(const kc_opts *o, kc_san_pool *pool);
 
 /* The target's side (--sanitize-target): runs kc_run_exact_launches for the

@@ -387,43 +387,17 @@ static void stop_unused(kc_san_pool *p, int t)
     after_wait(p);
 }
 
-/* Ends tool t's session, which served requests (or ended already, leaving
- * its carry), and checks its summary: 0, or -1 with why (once: not when rc
- * is -1 already) when it counted errors no window held. buf holds
- * KC_SAN_OUT_MAX bytes, or is NULL (out of memory: ended unread). */
-static int end_served(kc_san_pool *p, int t, char *buf, double deadline, int rc, char *why, size_t cap)
+int kc_san_pool_free(kc_san_pool *p, char *why, size_t cap)
 {
-    const int gone = p->sup.c[t].state == KC_CHILD_GONE;
-    kc_san_window w = { .out = buf };
-    double left = deadline - kc_sup_now();
-    if (left < 0.1) left = 0.1;         /* what has ended by now still says so */
-    if (buf) {
-        buf[0] = 0;
-        if (gone) snprintf(buf, KC_SAN_OUT_MAX, "%s", p->slot[t].carry);
-        else kc_san_end(p, t, left, &w);
-    } else if (!gone) {
-        kc_san_end(p, t, left, NULL);
-    }
-    kc_san_error e;
-    if (!buf || (!kc_sanitizer_parse(buf, &e) && e.errors <= 0)) return 0;
-    if (rc == 0) {
-        kc_sanitizer_parse(buf, &e);
-        snprintf(why, cap, "the %s session counted %ld error%s that no item's window held (%s): the :sanitize "
-                 "items it called clean in this process are not trusted", kc_sanitizer_tool(t), e.errors,
-                 e.errors == 1 ? "" : "s", e.what[0] ? e.what : "no report line");
-    }
-    return -1;
-}
-
-/* Ends p's sessions and checks their summaries within one time limit
- * (kc_san_timeout_env_s); those that served no request are stopped
- * (stop_unused) or, with keep_unused, left running and counted in *kept.
- * Returns as kc_san_pool_free; p itself stays. */
-static int end_sessions(kc_san_pool *p, int keep_unused, int *kept, char *why, size_t cap)
-{
-    int rc = 0;
-    *kept = 0;
-    if (p->distrust[0]) {
+    if (!p) return 0;
+    /* Every session's input closed first, the spare's too: they end at
+     * once, not one after another (each ends its target and its CUDA
+     * context: about a second), within one time limit for all. A spare
+     * served no item, so its summaries decide no verdict; still checked. */
+    for (int t = 0; p->spare && p->spare->ready && t < KC_SAN_POOL_TOOLS; t++) kc_sup_close_stdin(&p->spare->sup.c[t]);
+    for (int t = 0; p->ready && t < KC_SAN_POOL_TOOLS; t++) kc_sup_close_stdin(&p->sup.c[t]);
+    int rc = kc_san_pool_free(kc_san_pool_take_spare(p), why, cap);
+    if (rc == 0 && p->distrust[0]) {
         snprintf(why, cap, "%s", p->distrust);
         rc = -1;
     }
@@ -433,10 +407,6 @@ static int end_sessions(kc_san_pool *p, int keep_unused, int *kept, char *why, s
                  ":sanitize items they called clean in this process are not trusted");
         rc = -1;
     }
-    /* every served session's input closed first: they end at once, not one
-     * after another (each ends its target and its CUDA context: about a second) */
-    for (int t = 0; p->ready && t < KC_SAN_POOL_TOOLS; t++)
-        if (p->slot[t].served || !keep_unused) kc_sup_close_stdin(&p->sup.c[t]);
     double deadline = kc_sup_now() + (kc_san_timeout_env_s() > 0 ? kc_san_timeout_env_s() : KC_SAN_TIMEOUT_S);
     for (int t = 0; p->ready && t < KC_SAN_POOL_TOOLS; t++) {
         /* A session that ended already (between items, or while this
@@ -445,40 +415,32 @@ static int end_sessions(kc_san_pool *p, int keep_unused, int *kept, char *why, s
         int gone = p->sup.c[t].state == KC_CHILD_GONE;
         if (gone && !p->slot[t].carry_len) continue;
         if (!gone && !p->slot[t].served) {
-            if (keep_unused) (*kept)++;
-            else stop_unused(p, t);
+            stop_unused(p, t);
             continue;
         }
-        if (end_served(p, t, buf, deadline, rc, why, cap)) rc = -1;
-        free(p->slot[t].carry);             /* read: a later session in this slot starts without it */
-        p->slot[t].carry = NULL;
-        p->slot[t].carry_len = p->slot[t].carry_dropped = 0;
+        kc_san_window w = { .out = buf };
+        double left = deadline - kc_sup_now();
+        if (left < 0.1) left = 0.1;         /* what has ended by now still says so */
+        if (buf) {
+            buf[0] = 0;
+            if (gone) snprintf(buf, KC_SAN_OUT_MAX, "%s", p->slot[t].carry);
+            else kc_san_end(p, t, left, &w);
+        } else if (!gone) {
+            kc_san_end(p, t, left, NULL);
+        }
+        kc_san_error e;
+        if (buf && !kc_sanitizer_parse(buf, &e) && e.errors <= 0) continue;
+        if (buf && rc == 0) {
+            kc_sanitizer_parse(buf, &e);
+            snprintf(why, cap, "the %s session counted %ld error%s that no item's window held (%s): the :sanitize "
+                     "items it called clean in this process are not trusted", kc_sanitizer_tool(t), e.errors,
+                     e.errors == 1 ? "" : "s", e.what[0] ? e.what : "no report line");
+            rc = -1;
+        }
     }
     free(buf);
-    return rc;
-}
-
-int kc_san_pool_free(kc_san_pool *p, char *why, size_t cap)
-{
-    if (!p) return 0;
-    /* Every session's input closed first, the spare's too: they end at
-     * once, not one after another, within one time limit for all. A spare
-     * served no item, so its summaries decide no verdict; still checked. */
-    for (int t = 0; p->spare && p->spare->ready && t < KC_SAN_POOL_TOOLS; t++) kc_sup_close_stdin(&p->spare->sup.c[t]);
-    for (int t = 0; p->ready && t < KC_SAN_POOL_TOOLS; t++) kc_sup_close_stdin(&p->sup.c[t]);
-    int rc = kc_san_pool_free(kc_san_pool_take_spare(p), why, cap), kept;
-    if (end_sessions(p, 0, &kept, rc ? NULL : why, rc ? 0 : cap)) rc = -1;
     if (p->ready) kc_sup_free(&p->sup);
     for (int t = 0; t < KC_SAN_POOL_TOOLS; t++) free(p->slot[t].carry);
     free(p);
-    return rc;
-}
-
-int kc_san_pool_recycle(kc_san_pool *p, char *why, size_t cap)
-{
-    if (!p) return -1;
-    int kept, rc = end_sessions(p, 1, &kept, why, cap);
-    if (rc == 0 && kept > 0) return 1;
-    if (kc_san_pool_free(p, rc ? NULL : why, rc ? 0 : cap)) rc = -1;
     return rc;
 }

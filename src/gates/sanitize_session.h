@@ -131,17 +131,4 @@ void kc_san_pool_distrust(kc_san_pool *p, const char *why);
  * the count), or kc_san_pool_distrust was called (its why): the items it
  * called clean are then not to be trusted. */
 int kc_san_pool_free(kc_san_pool *p, char *why, size_t cap);
-
-/* The end of an item that had sessions of its own (a control planted for
- * the sanitizer): its sessions that served a request end and their
- * summaries are checked as kc_san_pool_free does; those that served none
- * ran no kernel of it and stay running, for the next such item (as a
- * spare, kc_san_pool_keep_spare), instead of being stopped and started
- * again: each start is a compute-sanitizer process and a CUDA context
- * under it (racecheck's 1.5 s, 1 GiB on the H200), and seven controls'
- * 28 starts slowed a --jobs run's other items (docs/receipts/
- * 2026-12-04-h200-stalls). Returns 1: p keeps running sessions and is the
- * caller's still; 0: p is freed, every summary clean; -1: p is freed, why
- * says what kc_san_pool_free would (NULL p: -1 with why untouched). */
-int kc_san_pool_recycle(kc_san_pool *p, char *why, size_t cap);
 #endif

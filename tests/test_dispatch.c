@@ -3,9 +3,8 @@
  * per rule: a serial run's order, the
  * memory admission (wait, or alone), the worker's-last-contract preference,
  * which items a worker wants first (sanitizer sessions kept together, when
- * another worker joins the holders, when one waits), the sanitizer's
- * controls first for a holder, and one sanitizer item in flight a worker.
- * No processes, no clock. */
+ * another worker joins the holders, when one waits), and the sanitizer's
+ * controls first for a holder. No processes, no clock. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <string.h>
@@ -192,27 +191,6 @@ Test(dispatch, a_worker_with_items_in_flight_takes_only_items_that_may_go_beside
     f.w[1].inflight = 1;
     f.it[1].dispatched = 0;
     cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), -1, "nothing goes beside an item that runs alone");
-}
-
-/* A sanitizer item goes in flight, but one a worker at a time: its
- * session pool serves one item. Beside it the worker takes other items. */
-Test(dispatch, one_sanitizer_item_in_flight_a_worker)
-{
-    fixture f;
-    setup(&f, 3, 1);
-    for (int i = 0; i < 3; i++) f.it[i].shares = 1;
-    sanitizer(&f, 0, 0, 1);
-    sanitizer(&f, 1, 1, 1);
-    f.it[0].dispatched = 1;
-    f.w[0].inflight = 1;
-    f.w[0].sanitizer = 1;           /* item 0 runs on one of its lanes */
-    int alone, j = kc_dispatch_next(&f.d, 0, &alone);
-    cr_expect_eq(j, 2, "the sanitizer control waits for the worker's sanitizer item; item 2 goes beside: got %d", j);
-    cr_expect_eq(alone, 0);
-    f.it[2].dispatched = 1;
-    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), -1, "only the second sanitizer item is left");
-    f.w[0].sanitizer = 0;           /* item 0 is over; item 2 still in flight */
-    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 1, "now the control goes beside item 2");
 }
 
 Test(dispatch, a_solo_item_goes_first_to_a_worker_with_nothing_in_flight)

@@ -588,47 +588,6 @@ Test(sanitize, a_sanitizer_controls_sessions_start_ahead_of_it, .timeout = 120)
     unlink(log);
 }
 
-/* Item `name`'s start_s and end_s in a --json report (one object a line):
- * 1, or 0 when it has no line. */
-static int json_span(const char *report, const char *name, double *start, double *end)
-{
-    char key[300];
-    snprintf(key, sizeof key, "\"name\":\"%s\",", name);
-    const char *l = strstr(report, key), *a = l ? strstr(l, "\"start_s\":") : NULL, *b = l ? strstr(l, "\"end_s\":") : NULL;
-    const char *nl = l ? strchr(l, '\n') : NULL;
-    if (!a || !b || (nl && (a > nl || b > nl))) return 0;
-    return sscanf(a, "\"start_s\":%lf", start) == 1 && sscanf(b, "\"end_s\":%lf", end) == 1;
-}
-
-/* With items in flight, a sanitizer item goes on a lane of its own: while
- * it waits on its sessions (each start 2 s here) the worker's other lane
- * runs the kernel items, which begin and end inside its span. Alone, the
- * worker's lanes sat idle for the whole wait. */
-Test(sanitize, a_sanitizer_item_in_flight_leaves_the_other_lanes_running, .timeout = 120)
-{
-    char json[256], opt[300], line[8192];
-    snprintf(json, sizeof json, "%s/kc-san-lanes.%ld.json", kc_test_tmpdir(), (long)getpid());
-    snprintf(opt, sizeof opt, "--json=%s", json);
-    const char *others[] = { "fake.axpy.f32", "fake.copy.f16", "fakeacc.dot.f32" };
-    kc_proc p = san_run((char *[]){ "run", "--jobs", "1", "--inflight", "2", "fakenosmem.copy.f16:sanitize",
-                                    (char *)others[0], (char *)others[1], (char *)others[2], opt, NULL },
-                        0, "KC_FAKE_SANITIZER_START_S=2", NULL);
-    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(kc_out_item_line(p.out, "PASS", "fakenosmem.copy.f16:sanitize", line, sizeof line), "%s", p.out);
-    const char *report = kc_out_file(json);
-    double s0, s1;
-    cr_assert(json_span(report, "fakenosmem.copy.f16:sanitize", &s0, &s1), "%s", report);
-    int inside = 0;
-    for (int i = 0; i < 3; i++) {
-        double a, b;
-        cr_expect(kc_out_item_line(p.out, "PASS", others[i], line, sizeof line), "%s: %s", others[i], p.out);
-        if (json_span(report, others[i], &a, &b) && a >= s0 && b <= s1) inside++;
-    }
-    cr_expect_geq(inside, 1, "no kernel item ran while the :sanitize item (%.2f-%.2f s) waited:\n%s", s0, s1, report);
-    unlink(json);
-    kc_proc_free(&p);
-}
-
 /* A control caught by memcheck is decided before its racecheck session has
  * started (3 s here): that session served no request, so it is stopped, not
  * waited for, and the control does not take the 3 s. */

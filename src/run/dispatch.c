@@ -33,7 +33,7 @@ static int san_controls_full(const kc_dispatch *d, const kc_dispatch_item *it)
 /* Whether item it may go to worker wk beside what wk runs now. */
 static int fits_worker(const kc_dispatch_item *it, const kc_dispatch_worker *wk)
 {
-    return wk->inflight == 0 || (it->shares && !it->solo && !it->rerun_alone && !(it->sanitizer && wk->sanitizer));
+    return wk->inflight == 0 || (it->shares && !it->solo && !it->rerun_alone);
 }
 
 int kc_dispatch_next_of_kind(const kc_dispatch *d, int w, kc_want want, int *alone)

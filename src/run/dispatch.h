@@ -30,10 +30,8 @@
  *     second (docs/receipts/2026-12-03-h200-racecheck);
  *   - with items in flight (--inflight K): a worker running an item alone
  *     takes nothing; one with items in flight takes only items that may
- *     go in flight (shares) and are not solo, and no item that runs the
- *     sanitizer while one does (its session pool serves one item at a
- *     time); a solo item (put back from a worker's lanes) goes first to a
- *     worker with nothing in flight. */
+ *     go in flight (shares) and are not solo; a solo item (put back from a
+ *     worker's lanes) goes first to a worker with nothing in flight. */
 #ifndef KC_DISPATCH_H
 #define KC_DISPATCH_H
 #include <stddef.h>
@@ -63,7 +61,6 @@ typedef struct kc_dispatch_worker {
     int sessions;                   /* it is alive and holds compute-sanitizer sessions */
     int inflight;                   /* items it runs now (more than one only with --inflight) */
     int alone;                      /* the item it runs goes alone: nothing is handed to it beside */
-    int sanitizer;                  /* one of its items in flight runs the sanitizer (its pool's one item) */
 } kc_dispatch_worker;
 
 /* The queue's state the policy reads. */

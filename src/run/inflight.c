@@ -1,6 +1,7 @@
 /* inflight.c — owns the parent's book of a worker's items in flight and the
  * checks of the result protocol with several items open (inflight.h). */
 #include "inflight.h"
+#include "item_run.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -191,9 +192,10 @@ int kc_inflight_admits(const kc_item *it, char *why, size_t cap)
     case KC_KIND_KERNEL:
     case KC_KIND_CONTROL:
         if (it->contract && it->contract->library) alone = "a library kernel (the CUDA runtime's legacy stream and allocations)";
+        else if (kc_item_runs_sanitizer(it)) alone = "a control planted for the sanitizer (a compute-sanitizer process)";
         else if (!it->contract) alone = "an item without a contract";
         break;
-    case KC_KIND_SANITIZE: break;          /* its work is the sessions' processes; one per worker (dispatch.h) */
+    case KC_KIND_SANITIZE: alone = "a sanitizer item (a compute-sanitizer process)"; break;
     case KC_KIND_LIMIT: alone = "a :limits item (the registry's process-wide problem list)"; break;
     case KC_KIND_SUITE: alone = "a suite (it checks the whole process)"; break;
     default: alone = "an item of an unknown kind"; break;

@@ -75,21 +75,17 @@ void kc_inflight_close(kc_inflight *f, int lane);
  * undecided, each to run again alone. Returns how many are open. */
 int kc_inflight_undecided(const kc_inflight *f, const char **names, int cap);
 /* Whether item `it` may run beside other items in one worker's context, on
- * a thread of its own (1), or must run alone (0, why says why): kernel
- * items and controls of a contract whose kernels are launched through the
- * driver, and :sanitize items. A sanitizer item, or a control planted for
- * the sanitizer after its gates 1-4, waits on compute-sanitizer processes
- * (the worker's session pool): on its lane its worker's other lanes go on,
- * where alone they sat idle for the whole wait (H200: the seven such
- * controls held one worker of a --jobs 4 run for 17-19 s, and with them the
- * run took 30-31 s against 23.5 s; docs/receipts/2026-12-04-h200-stalls).
- * The pool serves one item at a time: one such item per worker (dispatch.h).
- * Alone: a library kernel (CUB, cuBLAS: the CUDA runtime on the legacy
- * default stream, cudaMalloc/cudaFree, which synchronize the device and so
- * every item beside it; a handle per process), a :limits item (its fatbin
- * parse notes problems in the registry's process-wide list, unlocked; and
- * it is cheap), a suite (the harness's self-tests create streams, fork,
- * check processes and GPU memory of the whole process). */
+ * a thread of its own (1), or must run alone (0, why says why): only kernel
+ * items and gate 1-4 controls of a contract whose kernels are launched
+ * through the driver. Alone: a library kernel (CUB, cuBLAS: the CUDA
+ * runtime on the legacy default stream, cudaMalloc/cudaFree, which
+ * synchronize the device and so every item beside it; a handle per
+ * process), a sanitizer item or a control planted for the sanitizer (a
+ * compute-sanitizer process and its session pool, the worker's), a
+ * :limits item (its fatbin parse notes problems in the registry's
+ * process-wide list, unlocked; and it is cheap), a suite (the harness's
+ * self-tests create streams, fork, check processes and GPU memory of the
+ * whole process). */
 int kc_inflight_admits(const kc_item *it, char *why, size_t cap);
 /* Whether item it's verdict r, reached in flight beside other items, is
  * final (1) or is decided by a run alone (0): final only for a kernel

@@ -25,20 +25,14 @@ void kc_ql_reset(queue *qq, wk *w)
     if (qq->k > 1) kc_inflight_init(&w->book, qq->k, err, sizeof err);   /* k checked by the option */
     qq->dw[w->slot].inflight = 0;
     qq->dw[w->slot].alone = 0;
-    qq->dw[w->slot].sanitizer = 0;
 }
 
 static void recount(queue *qq, wk *w)
 {
-    int alone = 0, san = 0;
-    for (int l = 0; l < w->book.k; l++) {
-        if (w->book.lane[l].phase == KC_LANE_FREE) continue;
-        alone |= w->lane_alone[l];
-        san |= qq->di[w->lane_item[l]].sanitizer;
-    }
+    int alone = 0;
+    for (int l = 0; l < w->book.k; l++) alone |= w->book.lane[l].phase != KC_LANE_FREE && w->lane_alone[l];
     qq->dw[w->slot].inflight = w->book.open;
     qq->dw[w->slot].alone = alone;
-    qq->dw[w->slot].sanitizer = san;
 }
 
 void kc_ql_hand(queue *qq, wk *w, int j, int alone, double t)

@@ -50,8 +50,6 @@ typedef struct lanes {
     pthread_cond_t go;
     int quit;
     int wake[2];                /* a lane's completion: one byte on wake[1] */
-    kc_san_pool *san;           /* the worker's sanitizer sessions: one item at a time, under san_mu */
-    pthread_mutex_t san_mu;
 } lanes;
 
 typedef struct lane_arg {
@@ -59,40 +57,14 @@ typedef struct lane_arg {
     int i;
 } lane_arg;
 
-/* A sanitizer item on a lane (inflight.h): a :sanitize item in the
- * worker's sessions, or a control planted for the sanitizer through its
- * gates 1-4 on the lane's view g and then, when they passed it cleanly, in
- * sessions of its own (kc_item_run's rules). The pool is the worker's, one
- * item at a time (the dispatch policy hands one per worker; san_mu holds a
- * second off, should one come). */
-static void lane_sanitizer_item(lanes *ls, kc_gpu *g, const kc_item *it, kc_item_result *out, kc_lines *lines)
+/* A lane's item run on its view g: as kc_item_run does for a kernel item or
+ * control, less what belongs to the process (its RSS, leftover processes,
+ * the GPU-state watch, stdio: the worker's at idle points, docs). Its line
+ * is printed by the main thread when it says the item is over (print_over):
+ * an item over after a neighbour lost the context is never said over, so
+ * never printed. Returns the gates' further lines (malloc'd, or NULL). */
+static char *lane_item(kc_gpu *g, const kc_item *it, const kc_opts *o, kc_item_result *out, int *lost)
 {
-    const kc_opts *o = ls->o;
-    pthread_mutex_lock(&ls->san_mu);
-    if (it->kind == KC_KIND_SANITIZE) {
-        kc_sanitize_item(it, o, ls->san, "", out);
-    } else {
-        kc_sanitize_ahead(o, ls->san);      /* its sessions start while its gates 1-4 run */
-        kc_run_gpu_item(g, it, o->seed, o->reference, o, out, lines);
-        if (out->state == KC_MISSED && out->cases > 0 && out->cases_failed == 0 && !out->context_lost && !g->lost) {
-            char gates[64];
-            snprintf(gates, sizeof gates, "gates 1-4 passed all %d cases", out->cases);
-            kc_sanitize_item(it, o, ls->san, gates, out);
-        }
-    }
-    pthread_mutex_unlock(&ls->san_mu);
-}
-
-/* A lane's item run on its view g: as kc_item_run does for a kernel item,
- * control or sanitizer item, less what belongs to the process (its RSS,
- * leftover processes, the GPU-state watch, stdio: the worker's at idle
- * points, docs). Its line is printed by the main thread when it says the
- * item is over (print_over): an item over after a neighbour lost the
- * context is never said over, so never printed. Returns the gates' further
- * lines (malloc'd, or NULL). */
-static char *lane_item(lanes *ls, kc_gpu *g, const kc_item *it, kc_item_result *out, int *lost)
-{
-    const kc_opts *o = ls->o;
     memset(out, 0, sizeof *out);
     kc_item_fault_hang(it->name);
     char *detail = malloc(KC_LANE_DETAIL_CAP);
@@ -103,8 +75,7 @@ static char *lane_item(lanes *ls, kc_gpu *g, const kc_item *it, kc_item_result *
     } else {
         kc_lines lines;
         kc_lines_init(&lines, detail, KC_LANE_DETAIL_CAP);
-        if (kc_item_runs_sanitizer(it)) lane_sanitizer_item(ls, g, it, out, &lines);
-        else kc_run_gpu_item(g, it, o->seed, o->reference, o, out, &lines);
+        kc_run_gpu_item(g, it, o->seed, o->reference, o, out, &lines);
     }
     /* The lanes' stream-ordered pool keeps what an item freed (its release
      * threshold is the maximum, so no case waits for memory to be mapped
@@ -163,7 +134,7 @@ static void *lane_main(void *arg)
             r.peak_rss_kib = -1;
             snprintf(r.msg, sizeof r.msg, "internal error: the worker's lane could not be opened: %s", g.why);
         } else {
-            detail = lane_item(ls, &g, it, &r, &lost);
+            detail = lane_item(&g, it, ls->o, &r, &lost);
         }
         kc_exit_guard_thread_what(NULL);
         pthread_mutex_lock(&ls->mu);
@@ -233,9 +204,7 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
     memset(ls, 0, sizeof *ls);
     ls->o = o;
     ls->k = o->inflight;
-    ls->san = san;
     pthread_mutex_init(&ls->mu, NULL);
-    pthread_mutex_init(&ls->san_mu, NULL);
     pthread_cond_init(&ls->go, NULL);
     if (pipe(ls->wake)) {
         kc_say(stderr, "--worker: cannot make a pipe for its lanes: %s\n", strerror(errno));
@@ -323,20 +292,14 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
             }
             char why[300];
             if (kc_item_needs_gpu(it)) open_gpu(ls);
-            /* sessions ahead, unless a lane's sanitizer item has the pool now */
-            if ((marks & KC_REQUEST_AHEAD_BIT) && ls->gpu_state != -1 && pthread_mutex_trylock(&ls->san_mu) == 0) {
-                kc_sanitize_ahead(o, san);
-                pthread_mutex_unlock(&ls->san_mu);
-            }
+            if ((marks & KC_REQUEST_AHEAD_BIT) && ls->gpu_state != -1) kc_sanitize_ahead(o, san);
             if (alone || !kc_inflight_admits(it, why, sizeof why) || ls->gpu_state != 1) {
                 /* As a worker of one item at a time runs it: on this thread. */
                 lane *l = &ls->l[ls->k];
                 char what[600];
                 snprintf(what, sizeof what, "running item %s", it->name);
                 kc_exit_guard_what(what);
-                pthread_mutex_lock(&ls->san_mu);    /* free: nothing is in flight beside an item alone */
                 kc_item_run(&ls->base, ls->gpu_state == 1, it, o, NULL, san, &l->r);
-                pthread_mutex_unlock(&ls->san_mu);
                 kc_exit_guard_what("waiting for items (worker with lanes)");
                 l->it = it;
                 l->lost = l->r.context_lost != 0;

@@ -124,6 +124,7 @@ moe_topk_sigmoid_f32(int* __restrict__ ids, float* __restrict__ w, const float* 
 
 #define ALIGN_THREADS 1024
 #define ALIGN_WARPS (ALIGN_THREADS / 32)
+static_assert(ALIGN_WARPS == 32, "the placement's warp scan gives each warp of the block one lane of warp 0");
 
 extern "C" __global__ void __launch_bounds__(ALIGN_THREADS)
 moe_align_block_size(int* __restrict__ sorted_ids, int* __restrict__ expert_ids, int* __restrict__ num_post,
@@ -175,13 +176,21 @@ moe_align_block_size(int* __restrict__ sorted_ids, int* __restrict__ expert_ids,
             const unsigned bal = __ballot_sync(0xffffffffu, p);
             if (lane == 0) wcnt[warp] = __popc(bal);
             __syncthreads();
-            int wpre = 0, tot = 0;
+            // Warp 0 turns the warps' counts into inclusive prefix sums in place
+            // (ALIGN_WARPS is the warp size: a lane per warp), so each thread
+            // reads two of them, not all 32: 1024 x 32 shared reads a chunk made
+            // racecheck's run of this kernel the longest sanitizer item (H200).
+            if (warp == 0) {
+                int x = wcnt[lane];
 #pragma unroll
-            for (int w = 0; w < ALIGN_WARPS; w++) {
-                const int c = wcnt[w];
-                if (w < warp) wpre += c;
-                tot += c;
+                for (int d = 1; d < ALIGN_WARPS; d <<= 1) {
+                    const int y = __shfl_up_sync(0xffffffffu, x, d);
+                    if (lane >= d) x += y;
+                }
+                wcnt[lane] = x;
             }
+            __syncthreads();
+            const int wpre = warp ? wcnt[warp - 1] : 0, tot = wcnt[ALIGN_WARPS - 1];
             if (p) sorted_ids[off[e] + running + wpre + __popc(bal & lt)] = i;
             running += tot;
             __syncthreads();   // wcnt is rewritten by the next chunk

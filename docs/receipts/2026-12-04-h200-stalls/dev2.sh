@@ -1,0 +1,58 @@
+#!/bin/bash
+# device call 2 (issue 23): call 1 found no GPU stall beside a sanitizer
+# session, yet the --jobs run without the controls planted for the sanitizer
+# took 23.5 s against 40.5 s with them. Which other calls wait? Five
+# kc_ctx_stall_probe at once, one per operation (launch, cuMemAlloc/Free,
+# cuMemAllocHost/FreeHost, cuModuleLoadData/Unload, reading /proc), beside: a
+# racecheck session's start, the gate-5 control scale_row_unclamped (its own
+# sessions), racecheck of attn_prefill.d128.bf16, and a plain gates 1-4 run.
+# Then the gates 1-4 items under --jobs 4 --inflight 4 with the controls
+# planted for the sanitizer (call 1 ran them without).
+O=${OUT:-/tmp/out}; L=$O/logs; mkdir -p $L
+T0=$(date +%s)
+export PATH="$PATH:/usr/local/cuda/bin" KC_CACHE_DIR=off
+el() { echo "$1: rc=$2 at $(( $(date +%s) - T0 )) s" >> $L/env.txt; }
+{ echo "date: $(date -u +%FT%TZ)"; echo "cpus: $(nproc)"; nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv; echo "commit: $(cat COMMIT)"; compute-sanitizer --version | tail -1; nvidia-smi -q | grep -iA3 "compute mode\|timeslice\|MIG Mode" ; } > $L/env.txt 2>&1
+sh tools/gpu-deps.sh unpack > $L/build.log 2>&1
+make -j16 build/kcontract build/kc_ctx_stall_probe >> $L/build.log 2>&1 || tail -n 40 $L/build.log
+el build $?
+K=$PWD/build/kcontract P=$PWD/build/kc_ctx_stall_probe
+R="--records records/llama3-8b.txt --records records/mixtral-8x7b.txt"
+EX=""
+for k in kc_smem_poison kc_gen_fill kc_check_bytes kc_check_unwritten kc_check_differs kc_check_close; do EX="$EX --kernel-name-exclude kne=$k"; done
+# san TOOL TAG REQUEST...: one session (every CPU for racecheck's analysis), the requests on its stdin
+san() {
+  local tool=$1 tag=$2; shift 2
+  local extra=""; [ $tool = racecheck ] && extra="--racecheck-report analysis --racecheck-num-workers 16"
+  printf '%s\n' "$@" | /usr/bin/time -f "TIME $tag %e s wall %U s user %S s sys %M KiB" \
+    compute-sanitizer --tool $tool --error-exitcode 99 --print-limit 10 --launch-timeout 60 \
+    --target-processes application-only --report-api-errors no $EX $extra \
+    $K run --sanitize-target --seed 1 --device 0 > $L/san-$tag.txt 2>&1
+}
+# phase TAG PROBE_SECONDS CMD...: the five probes from now, CMD from 1 s later; all waited for
+phase() {
+  local tag=$1 secs=$2; shift 2
+  local pids=""
+  for op in launch alloc host module proc; do $P $secs 20 $op > $L/probe-$tag-$op.txt 2>&1 & pids="$pids $!"; done
+  sleep 1
+  local a=$(date +%s.%N)
+  "$@"
+  local b=$(date +%s.%N)
+  wait $pids
+  for op in launch alloc host module proc; do
+    echo "phase $tag: competitor unix $a .. $b" >> $L/probe-$tag-$op.txt
+    echo "$tag: $(tail -n 2 $L/probe-$tag-$op.txt | head -n 1) | competitor $(awk "BEGIN{printf \"%.2f\", $b - $a}") s" >> $L/phases.txt
+  done
+}
+phase alone 4 sleep 1
+phase race-start 8 san racecheck start
+phase control 8 $K run 'gemm_hopper.fp8:control.scale_row_unclamped' --no-cache
+phase race-attn 12 san racecheck attn "attn_prefill.d128.bf16:sanitize edge"
+phase gates 8 $K run 'moe.align_block_size' 'attn_prefill.d128.bf16' 'sampling.topk.f32' --no-cache
+el probes $?
+grep -h "^TIME" $L/san-*.txt >> $L/phases.txt
+cp $L/phases.txt $O/phases.txt
+/usr/bin/time -v -o $L/j4i4-nosan.time timeout 150 $K run '*' $R --exclude '*:sanitize' --jobs 4 --inflight 4 --no-cache --json $L/j4i4-nosan.json > $L/j4i4-nosan.log 2>&1
+el "j4i4 without :sanitize" $?
+grep -E "^SUMMARY|^time in items|^slowest|^workers" $L/j4i4-nosan.log | sed "s/^/j4i4-nosan: /" >> $L/env.txt
+cd $O && tar czf logs.tgz logs && cp logs/env.txt env.txt && rm -rf logs

@@ -29,7 +29,7 @@ extern "C" {
  * the struct's size it was compiled with; the library refuses a mismatch,
  * naming the registration, instead of reading a struct of another layout.
  * Bumped with every layout change, as is the shared library's soname. */
-#define KC_ABI_VERSION 5
+#define KC_ABI_VERSION 6
 
 /* What the library exports (it is built with -fvisibility=hidden: nothing
  * else is visible to a user's objects). */
@@ -72,6 +72,15 @@ typedef struct kc_shape {
     const char *name;          /* stable, e.g. "llama3-8b.hidden", "edge.33" */
     kc_shape_class cls;
     int64_t d[KC_MAX_DIMS];
+    /* NULL: the :sanitize item's racecheck runs this shape (it runs the edge
+     * shapes); else why it need not, on an edge shape there for another
+     * gate whose blocks only repeat the shared-memory paths of the other
+     * edge shapes. racecheck's cost is every shared-memory access of every
+     * block (H200: sampling.topk's 520-row edge shape was most of its 29
+     * CPU-seconds); the other tools still run the shape. Only on an edge
+     * shape, with a reason, and never on all of a contract's: the registry
+     * refuses those. */
+    const char *no_racecheck;
 } kc_shape;
 
 /* Input distributions. Floating point (L is 2^10 for F16, 2^8 for E4M3, 2^20

@@ -1058,6 +1058,55 @@ Test(sanitize, racecheck_launches_the_edge_shapes_together, .timeout = 120)
     kc_proc_free(&p);
 }
 
+/* An edge shape the contract leaves out of racecheck (kc_shape.no_racecheck)
+ * is not in racecheck's request, which is "edge" though the contract has
+ * edge shapes only, and the item's line names it; the other tools run it. */
+Test(sanitize, an_edge_shape_left_out_of_racecheck_runs_under_the_other_tools, .timeout = 120)
+{
+    kc_proc p = target_session("fakeedgesrace.copy.f16:sanitize edge\nfakeedgesrace.copy.f16:sanitize all\n", 60);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: ok: 2 launches of fakeedgesrace.copy.f16 (dist uniform): edge.1 "
+                            "edge.33 (up to 2 launched together, one stream each); 1 edge shape left to the other "
+                            "tools (no_racecheck)\n"), "%s", p.out);
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: ok: 3 launches of fakeedgesrace.copy.f16 (dist uniform): edge.1 "
+                            "edge.31 edge.33\n"), "%s", p.out);
+    kc_proc_free(&p);
+    char line[8192];
+    p = san_run((char *[]){ "run", "fakeedgesrace.copy.f16:sanitize", NULL }, 0, NULL, NULL);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakeedgesrace.copy.f16:sanitize", line, sizeof line) &&
+              strstr(line, " s (edge shapes but edge.31, launched together), initcheck "), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+/* no_racecheck on a shape: only an edge shape, with a reason, and not on
+ * every edge shape of a contract that racecheck runs. */
+Test(sanitize, registry_checks_a_shapes_no_racecheck)
+{
+    char err[1024];
+    kc_contract c = contract();
+    c.module = NULL, c.library = "kc_x", c.entry = "e", c.launch = NULL, c.symbol = NULL;
+    kc_shape sh[] = { { "m.4", KC_SHAPE_MODEL, { 4 } }, { "edge.1", KC_SHAPE_EDGE, { 1 } },
+                      { "edge.33", KC_SHAPE_EDGE, { 33 } }, { 0 } };
+    c.shapes = sh;
+    cr_expect_eq(kc_contract_check(&c, err, sizeof err), 0, "%s", err);
+    sh[2].no_racecheck = "";
+    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
+    cr_expect(strstr(err, "contract t.san: shape edge.33: no_racecheck needs a reason"), "%s", err);
+    sh[2].no_racecheck = "the blocks of edge.1 again";
+    cr_expect_eq(kc_contract_check(&c, err, sizeof err), 0, "%s", err);
+    sh[0].no_racecheck = "a reason";
+    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
+    cr_expect(strstr(err, "contract t.san: shape m.4: no_racecheck on a model shape (racecheck runs the edge shapes "
+                          "only)"), "%s", err);
+    sh[0].no_racecheck = NULL;
+    sh[1].no_racecheck = "a reason";
+    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
+    cr_expect(strstr(err, "contract t.san: no_racecheck on every edge shape"), "%s", err);
+    c.no_racecheck = "a vendor kernel";
+    cr_expect_eq(kc_contract_check(&c, err, sizeof err), 0, "%s", err);
+}
+
 /* A round launched together in which a later shape's launch is refused
  * (gate 1, no CUDA error) while the ones launched before it fault (seen at
  * the synchronize): the context is lost, so the session ends there, and the

@@ -249,7 +249,10 @@ static const kc_shape topk_shapes[] = {
      * loop's stride must be the block's; with the grid's (or any other) it
      * leaves slots found + 512 .. found + rows unwritten. Cheap: vocab 33
      * ends every row after at most 34 passes. */
-    { "edge.r520.v33.k560", KC_SHAPE_EDGE, { 520, 33, 560 } },
+    { "edge.r520.v33.k560", KC_SHAPE_EDGE, { 520, 33, 560 },
+      "gate 2's padding tail (global stores only): each of its 520 blocks takes the shared-memory path of "
+      "edge.r5.v33.k1 and edge.r7.v31.k50 (a block reduction a pass), and racecheck analysed every access of "
+      "all of them (most of sampling.topk's 29 CPU-seconds on the H200)" },
     { "large.r64.qwen2.5-7b.vocab.k50", KC_SHAPE_LARGE, { 64, 152064, 50 } },
     { 0 }
 };

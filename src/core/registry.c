@@ -449,6 +449,19 @@ int kc_contract_check(const kc_contract *c, char *err, size_t cap)
     if (c->nondeterministic && !*c->nondeterministic) problem(&p, "contract %s: nondeterministic needs a reason", n);
     if (c->no_racecheck && !*c->no_racecheck)
         problem(&p, "contract %s: no_racecheck needs a reason (why racecheck may not run on its kernel)", n);
+    int edges = 0, race_edges = 0;
+    for (const kc_shape *s = c->shapes; s && s->name; s++) {
+        edges += s->cls == KC_SHAPE_EDGE;
+        race_edges += s->cls == KC_SHAPE_EDGE && !s->no_racecheck;
+        if (s->no_racecheck && !*s->no_racecheck)
+            problem(&p, "contract %s: shape %s: no_racecheck needs a reason (why racecheck need not run it)", n, s->name);
+        else if (s->no_racecheck && s->cls != KC_SHAPE_EDGE)
+            problem(&p, "contract %s: shape %s: no_racecheck on a %s shape (racecheck runs the edge shapes only)", n,
+                    s->name, s->cls == KC_SHAPE_MODEL ? "model" : "large");
+    }
+    if (edges && !race_edges && !c->no_racecheck)
+        problem(&p, "contract %s: no_racecheck on every edge shape (racecheck would run none; the contract's own "
+                "no_racecheck says why it does not run)", n);
     if (c->no_sanitize && !*c->no_sanitize)
         problem(&p, "contract %s: no_sanitize needs a reason (why compute-sanitizer may not run its kernel)", n);
     return -p.n;

@@ -111,6 +111,7 @@ typedef struct san_plan {
     char ecode[16], workers[24];
     char exclude[KC_HARNESS_KERNELS][96];   /* "kne=<harness kernel>" */
     int nedge, nshapes;
+    char race_left[200];        /* the edge shapes racecheck need not run (kc_shape.no_racecheck), "" none */
     long smem;                  /* the target's "smem:" line (memcheck's run); -2 not yet known */
     char race_note[600];        /* why racecheck was not run, or "" */
     char times[600];            /* "memcheck 0.6 s, racecheck 1.1 s (edge shapes), ..." */
@@ -153,7 +154,13 @@ static void plan_init(san_plan *p, const kc_item *it, const kc_opts *o, const ch
     p->c = it->contract;
     const kc_shape *shapes[64];
     p->nshapes = p->c ? kc_sanitize_shapes(p->c, shapes, 64) : 0;
-    for (int i = 0; i < p->nshapes; i++) p->nedge += shapes[i]->cls == KC_SHAPE_EDGE;
+    for (int i = 0; i < p->nshapes; i++) {
+        p->nedge += shapes[i]->cls == KC_SHAPE_EDGE;
+        if (shapes[i]->cls == KC_SHAPE_EDGE && shapes[i]->no_racecheck) {
+            size_t n = strlen(p->race_left);
+            snprintf(p->race_left + n, sizeof p->race_left - n, "%s%s", n ? " " : "", shapes[i]->name);
+        }
+    }
 }
 
 /* racecheck on the edge shapes only: shared memory belongs to one block, so a
@@ -162,12 +169,14 @@ static void plan_init(san_plan *p, const kc_item *it, const kc_opts *o, const ch
  * paths, and racecheck's cost grows with every shared-memory access of every
  * block (H200: 28 s and 190 CPU seconds for attn_prefill's model shape, under
  * 1 s for its six edge shapes; docs/sanitizer-gate.md). The target skips
- * the model shape when asked ("<item> edge"): racecheck's own --launch-count
- * was no way to do it (on the H200 it hid smem_reuse_race's hazards even
- * where the count covered the launch that has them). */
+ * the model shape when asked ("<item> edge"), and the edge shapes the
+ * contract says racecheck need not run (kc_shape.no_racecheck): racecheck's
+ * own --launch-count was no way to do it (on the H200 it hid
+ * smem_reuse_race's hazards even where the count covered the launch that
+ * has them). */
 static int race_edges_only(const san_plan *p)
 {
-    return p->nedge > 0 && p->nedge < p->nshapes;
+    return p->nedge > 0 && (p->nedge < p->nshapes || p->race_left[0]);
 }
 
 /* The command line of tool t's session, appended to words: the
@@ -220,8 +229,11 @@ static void plan_learn(san_plan *p, int t, const char *out, double secs)
     }
     const int together = kc_sanitizer_last_line(out, KC_SAN_TARGET_OK, l, sizeof l) && strstr(l, "launched together");
     size_t n = strlen(p->times);
+    char edges[300];
+    snprintf(edges, sizeof edges, " (edge shapes%s%s%s)", p->race_left[0] ? " but " : "", p->race_left,
+             together ? ", launched together" : "");
     snprintf(p->times + n, sizeof p->times - n, "%s%s %.1f s%s", n ? ", " : "", kc_sanitizer_tool(t), secs,
-             !(t == 1 && race_edges_only(p)) ? "" : together ? " (edge shapes, launched together)" : " (edge shapes)");
+             t == 1 && race_edges_only(p) ? edges : "");
 }
 
 /* Whether racecheck runs, after memcheck's run told the shared memory. */

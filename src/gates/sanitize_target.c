@@ -189,9 +189,16 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
     const kc_shape *shapes[64];
     kc_dist dists[KC_MAX_DISTS + 2];
     kc_dists_of(c, dists);
-    int ns = kc_sanitize_shapes(c, shapes, 64), rc = 0, launched = 0;
-    if (edges_only)
-        while (ns > 0 && shapes[ns - 1]->cls != KC_SHAPE_EDGE) ns--;     /* the model shape comes last */
+    int ns = kc_sanitize_shapes(c, shapes, 64), rc = 0, launched = 0, left = 0;
+    if (edges_only) {       /* racecheck's: the edge shapes (the model shape comes last) but those it need not run */
+        int m = 0;
+        for (int i = 0; i < ns; i++) {
+            if (shapes[i]->cls != KC_SHAPE_EDGE) continue;
+            if (shapes[i]->no_racecheck) left++;
+            else shapes[m++] = shapes[i];
+        }
+        ns = m;
+    }
     /* racecheck's request: its edge shapes together (sanitize_target.h); a library's
      * entry launches on the default stream and synchronizes itself. */
     const int together = edges_only && !K.entry;
@@ -241,6 +248,7 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
                       control ? "@" : "", control ? control : "", kc_dist_name(dists[0]));
         for (int i = 0; i < ns; i++) kc_sb_printf(&b, " %s", shapes[i]->name);
         if (st->together) kc_sb_printf(&b, " (up to %d launched together, one stream each)", st->together);
+        if (left) kc_sb_printf(&b, "; %d edge shape%s left to the other tools (no_racecheck)", left, left == 1 ? "" : "s");
     }
     free(k);
     kc_unload_kernels(gpu, &K);

@@ -210,7 +210,7 @@ KC_TEST_NVCC ?= $(NVCC)
 # unchanged mutants). tools/sanitize-test.sh copies build/'s into its own.
 KC_TEST_MUTANTS ?= $(abspath $(B))/test-mutants
 test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so $(B)/libfake_cuda.so $(HOSTLIBS) \
-      $(FAKE_HOSTLIBS) $(B)/libfake_exit0.so $(B)/libfake_exit0_raw.so $(B)/libkc_preload_fork.so
+      $(FAKE_HOSTLIBS) $(B)/libfake_exit0.so $(B)/libfake_exit0_raw.so $(B)/libkc_preload_fork.so $(B)/kc_ctx_stall_probe
 	sh tools/check-layers.sh
 	@# The tests and every process they start get a TMPDIR of their own, which
 	@# must be empty when they end (issue 21: runs left ~12 files in /tmp).

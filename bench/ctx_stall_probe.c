@@ -147,8 +147,12 @@ int main(int argc, char **argv)
     if ((r = cu.DeviceGet(&dev, 0)) != CUDA_SUCCESS) return fail(&cu, "cuDeviceGet(0)", r);
     if ((r = cu.DevicePrimaryCtxRetain(&ctx, dev)) != CUDA_SUCCESS) return fail(&cu, "cuDevicePrimaryCtxRetain", r);
     if ((r = cu.CtxSetCurrent(ctx)) != CUDA_SUCCESS) return fail(&cu, "cuCtxSetCurrent", r);
-    if ((r = cu.ModuleLoadData(&mod, probe_ptx)) != CUDA_SUCCESS) return fail(&cu, "cuModuleLoadData (PTX)", r);
-    if ((r = cu.ModuleGetFunction(&fn, mod, "kc_probe")) != CUDA_SUCCESS) return fail(&cu, "cuModuleGetFunction", r);
+    mod = NULL;
+    fn = NULL;
+    if (op == OP_LAUNCH || op == OP_MODULE) {   /* the kernel only where it runs or loads */
+        if ((r = cu.ModuleLoadData(&mod, probe_ptx)) != CUDA_SUCCESS) return fail(&cu, "cuModuleLoadData (PTX)", r);
+        if ((r = cu.ModuleGetFunction(&fn, mod, "kc_probe")) != CUDA_SUCCESS) return fail(&cu, "cuModuleGetFunction", r);
+    }
     if ((r = cu.MemAlloc(&word, 4)) != CUDA_SUCCESS) return fail(&cu, "cuMemAlloc", r);
     size_t n = 0, cap = 1 << 16;
     double *lat = malloc(cap * sizeof *lat), stalled = 0, max = 0;
@@ -182,7 +186,7 @@ int main(int argc, char **argv)
            stalled);
     free(lat);
     cu.MemFree(word);
-    cu.ModuleUnload(mod);
+    if (mod) cu.ModuleUnload(mod);
     cu.DevicePrimaryCtxRelease(dev);
     return 0;
 }

@@ -18,7 +18,9 @@ int kc_sanitize_shapes(const kc_contract *c, const kc_shape **out, int cap);
  * before any write reads memory no one wrote), one launch of the contract's
  * kernel (control: its build; a sequence's steps in order on one stream, as
  * gate 1 launches them), synchronized; no checks. With edges_only
- * (racecheck's request) the edge shapes launch together, each on its own
+ * (racecheck's request) the edge shapes but those the contract leaves out
+ * of racecheck (kc_shape.no_racecheck; the summary counts them) launch
+ * together, each on its own
  * non-blocking stream, up to KC_SAN_TOGETHER_MAX of them a round, their
  * buffers and inputs within what the memory plan admits the item with (its
  * largest shape's case, kc_item_memory) and KC_SAN_TOGETHER_BYTES, then one

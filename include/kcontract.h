@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-#define KC_API_VERSION 5
+#define KC_API_VERSION 6
 /* The layout of the registered structs (kc_contract and what it holds,
  * kc_suite, embedded modules). Every registration carries the version and
  * the struct's size it was compiled with; the library refuses a mismatch,

@@ -1,14 +1,14 @@
 /* ctx_stall_probe.c — bench-only: how long another process's context waits
- * for the GPU. One context on device 0 launches a one-thread kernel and
- * waits for it, over and over, for SECONDS seconds; every launch-and-wait
+ * for the GPU and the driver. One context on device 0 does one operation
+ * (OP, below) over and over for SECONDS seconds; every one that takes
  * longer than THRESHOLD_MS is printed with its start (seconds since the
  * probe started, and the Unix time, to line it up with other logs). Run
  * beside a compute-sanitizer session or a kcontract run, it tells whether
  * their work only time-slices with other contexts (waits of a few
  * milliseconds) or shuts them out (waits of seconds): issue 23, where a
  * `--jobs` run's items stalled while sanitizer items ran
- * (docs/receipts/2026-12-03-h200-racecheck, call 3). Each iteration does
- * one operation, OP:
+ * (docs/receipts/2026-12-03-h200-racecheck, call 3; the answer:
+ * docs/receipts/2026-12-04-h200-stalls). The operations:
  *   launch  the kernel, then cuCtxSynchronize (the GPU's time slices);
  *   alloc   cuMemAlloc and cuMemFree of 64 MiB (the driver's device memory);
  *   host    cuMemAllocHost and cuMemFreeHost of 16 MiB (page-locked memory);

@@ -11,18 +11,19 @@
 #include "support/run_output.h"
 #include "support/spawn.h"
 
-#define PROBE "build/kc_ctx_stall_probe"
-
-/* The probe with args on the fake driver ($KC_FAKE_CUDA). */
+/* The probe with args on the fake driver ($KC_FAKE_CUDA): the one beside
+ * kcontract in the build under test ($KC_BIN's folder: build/, or
+ * build-asan/, whose fake driver an uninstrumented probe cannot load). */
 static kc_proc probe(char *a1, char *a2, char *a3)
 {
-    static char env_cuda[1024];
-    const char *lib = getenv("KC_FAKE_CUDA");
+    static char env_cuda[1024], bin[1024];
+    const char *lib = getenv("KC_FAKE_CUDA"), *kc = kc_test_bin(), *slash = strrchr(kc, '/');
     snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
+    snprintf(bin, sizeof bin, "%.*skc_ctx_stall_probe", slash ? (int)(slash - kc + 1) : 0, kc);
     char *env[] = { env_cuda, NULL };
-    char *argv[] = { PROBE, a1, a2, a3, NULL };
+    char *argv[] = { bin, a1, a2, a3, NULL };
     kc_proc p;
-    cr_assert_eq(kc_spawn(argv, env, 30, &p), 0, "cannot start %s", PROBE);
+    cr_assert_eq(kc_spawn(argv, env, 30, &p), 0, "cannot start %s", bin);
     return p;
 }
 

@@ -306,7 +306,8 @@ $(B)/kc_inflight_bench_fixture: $(B)/bench/inflight_items.o $(B)/bench/driver_tr
 # How long another context waits for the GPU beside a sanitizer session or
 # a run (bench/ctx_stall_probe.c; issue 23): the driver only, no contract.
 bench-ctx-stall: $(B)/kc_ctx_stall_probe
-$(B)/kc_ctx_stall_probe: $(B)/bench/ctx_stall_probe.o $(B)/src/cuda/cuda_driver.o $(B)/src/util/strict_num.o
+$(B)/kc_ctx_stall_probe: $(B)/bench/ctx_stall_probe.o $(B)/src/cuda/cuda_driver.o $(B)/src/util/strict_num.o \
+                         $(B)/src/util/clock.o
 	$(KC_SAY) LD $@
 	$(KC_Q)$(CC) -o $@ $^ $(LDLIBS)
 

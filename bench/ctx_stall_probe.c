@@ -30,6 +30,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cuda_driver.h"
 #include "strict_num.h"
 
@@ -41,10 +42,11 @@ static const char probe_ptx[] =
     "  ld.param.u64 %rd1, [p];\n  cvta.to.global.u64 %rd1, %rd1;\n"
     "  mov.u32 %r1, 1;\n  st.global.u32 [%rd1], %r1;\n  ret;\n}\n";
 
-static double now_s(clockid_t c)
+/* The Unix time in seconds, to print a stall's start beside other logs'. */
+static double unix_s(void)
 {
     struct timespec t;
-    clock_gettime(c, &t);
+    clock_gettime(CLOCK_REALTIME, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
@@ -157,14 +159,14 @@ int main(int argc, char **argv)
     size_t n = 0, cap = 1 << 16;
     double *lat = malloc(cap * sizeof *lat), stalled = 0, max = 0;
     if (!lat) return fail(&cu, "malloc", CUDA_ERROR_OUT_OF_MEMORY);
-    const double t0 = now_s(CLOCK_MONOTONIC), u0 = now_s(CLOCK_REALTIME);
+    const double t0 = kc_now_s(), u0 = unix_s();
     int stalls = 0;
     for (;;) {
-        const double a = now_s(CLOCK_MONOTONIC);
+        const double a = kc_now_s();
         if (a - t0 >= secs) break;
         const char *what = "";
         if ((r = one_op(&cu, op, fn, word, &what)) != CUDA_SUCCESS) return fail(&cu, what, r);
-        const double w = now_s(CLOCK_MONOTONIC) - a;
+        const double w = kc_now_s() - a;
         if (w * 1e3 > thresh_ms) {
             printf("stall at %.3f s (unix %.3f): %.1f ms\n", a - t0, u0 + (a - t0), w * 1e3);
             fflush(stdout);

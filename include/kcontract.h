@@ -23,13 +23,13 @@
 extern "C" {
 #endif
 
-#define KC_API_VERSION 6
+#define KC_API_VERSION 7
 /* The layout of the registered structs (kc_contract and what it holds,
  * kc_suite, embedded modules). Every registration carries the version and
  * the struct's size it was compiled with; the library refuses a mismatch,
  * naming the registration, instead of reading a struct of another layout.
  * Bumped with every layout change, as is the shared library's soname. */
-#define KC_ABI_VERSION 6
+#define KC_ABI_VERSION 7
 
 /* What the library exports (it is built with -fvisibility=hidden: nothing
  * else is visible to a user's objects). */
@@ -110,6 +110,8 @@ typedef enum kc_dist {
     KC_ZEROS, KC_CONSTANT, KC_DENORMAL, KC_NEG_INF, KC_NAN, KC_INT_EXTREMES,
     KC_DIST_COUNT
 } kc_dist;
+/* Distribution d in a set of distributions (kc_arg.gen_on). */
+#define KC_DIST_BIT(d) (1u << (unsigned)(d))
 
 /* The state handed to a buffer's generator: fill `count` elements of `dtype`
  * at `data` (zeroed when the generator starts), drawing only from `rng`
@@ -143,6 +145,21 @@ KC_API void kc_gen_put(kc_gen *g, size_t i, double x);
  * For the whole buffer a generator was handed, the harness supplies the
  * stream it generated on the GPU instead of computing it again on the host. */
 KC_API void kc_gen_default(kc_gen *g);
+/* A row-parallel generator: row(rg, r) for every row r in [0, rows) of the
+ * buffer (row-major, about g->count / rows elements a row; the row function
+ * knows which are row r's, so a last row may be short), on the harness's
+ * threads in chunks of at least 64K elements, as kc_parallel_rows. rg is a
+ * copy of g (the whole buffer's data and count) whose kc_rand_* stream is
+ * row r's own, seeded from g's state and r alone: the bits are the same on
+ * any thread count, and a row's values do not depend on what other rows
+ * draw. A row writes only its own elements and never calls kc_gen_default
+ * (call it on g first: the process aborts, saying so). When any row drew,
+ * g draws once (a table generator, KC_BUFFER_TABLE, must not). For inputs
+ * of many independent rows (a vocabulary's logits per token, a rotary
+ * table's positions): generators on one thread were 14.3 of the 15.0 s a
+ * serial run of the bundled library spent making inputs
+ * (docs/receipts/2026-12-03-h200-racecheck, call 3). */
+KC_API void kc_gen_rows(kc_gen *g, size_t rows, void (*row)(kc_gen *rg, size_t r));
 
 /* Element types on the host: sizes, names, and exact conversions between
  * every kc_dtype and double (IEEE round-to-nearest-even when narrowing, as
@@ -376,6 +393,13 @@ typedef struct kc_arg {
     kc_role role;                               /* buffers only */
     size_t (*count)(const kc_shape *s);         /* buffers: element count; PTR_ARRAY: pointers */
     void (*gen)(kc_gen *g);                     /* buffers: optional generator (runs on the host) */
+    /* Buffers with a gen: the distributions it runs for, KC_DIST_BIT(d) or'd;
+     * 0 for every one. On the others the buffer is the built-in stream, made
+     * on the GPU as for a buffer without gen, with no copy to the host and
+     * back (a generator that only reshapes KC_LARGE need not see UNIFORM's
+     * 262 MB of logits). The registry refuses one without gen, with a table,
+     * or naming no distribution the contract runs. */
+    unsigned gen_on;
     double (*value)(const kc_shape *s);         /* scalars */
     kc_tol tol;                                 /* outputs: optional override */
     kc_errors errors;                           /* outputs: optional override of the contract's error model */
@@ -417,6 +441,11 @@ typedef struct kc_arg {
     { .kind = KC_ARG_BUFFER, .name = (name_), .dtype = (dtype_), .role = (role_), .count = (count_) }
 #define KC_BUFFER_GEN(name_, dtype_, role_, count_, gen_) \
     { .kind = KC_ARG_BUFFER, .name = (name_), .dtype = (dtype_), .role = (role_), .count = (count_), .gen = (gen_) }
+/* As KC_BUFFER_GEN, the generator only for the distributions in dists_
+ * (KC_DIST_BIT(KC_LARGE) | ...); the others are the built-in stream. */
+#define KC_BUFFER_GEN_ON(name_, dtype_, role_, count_, gen_, dists_) \
+    { .kind = KC_ARG_BUFFER, .name = (name_), .dtype = (dtype_), .role = (role_), .count = (count_), .gen = (gen_), \
+      .gen_on = (dists_) }
 #define KC_BUFFER_RANGE(name_, dtype_, role_, count_, range_) \
     { .kind = KC_ARG_BUFFER, .name = (name_), .dtype = (dtype_), .role = (role_), .count = (count_), .range = (range_) }
 #define KC_BUFFER_TABLE(name_, dtype_, role_, count_, gen_) \

@@ -666,7 +666,9 @@ Test(gates_fake, controls_reuse_the_kernels_inputs, .timeout = 30)
 
 /* A ranged input is made on the device (no host generator); a table is made
  * on the host once per shape and reused by the shape's other cases; a table
- * generator that draws random numbers is refused as an internal error. */
+ * generator that draws random numbers is refused as an internal error; a
+ * generator for the normal distribution alone (gen_on) runs on its cases,
+ * the uniform ones are the built-in stream, made on the device. */
 Test(gates_fake, ranged_inputs_on_the_device_and_tables_once_per_shape, .timeout = 30)
 {
     char json[128];
@@ -674,6 +676,7 @@ Test(gates_fake, ranged_inputs_on_the_device_and_tables_once_per_shape, .timeout
     kc_proc p = fake_run((char *[]){ "run", "fakegen.*", "--json", json, NULL });
     expect_item(p.out, "PASS", "fakegen.range.f32", T("gates 1-4 on 5 cases"));
     expect_item(p.out, "PASS", "fakegen.table.f32", T("gates 1-4 on 5 cases"));
+    expect_item(p.out, "PASS", "fakegen.rows.f32", T("gates 1-4 on 5 cases"));
     expect_item(p.out, "FAIL", "fakegen.badtable.f32",
                 T("internal error: shape model.4096 (n=4096), dist uniform: input in: the contract's table generator (KC_BUFFER_TABLE) drew from kc_rand_*"));
     kc_proc_free(&p);
@@ -690,10 +693,14 @@ Test(gates_fake, ranged_inputs_on_the_device_and_tables_once_per_shape, .timeout
             seen++;
             cr_expect(json_num(line, "inputs_made_host") == 3 && json_num(line, "inputs_reused") == 2, "%s", line);
         }
+        if (strstr(line, "\"name\":\"fakegen.rows.f32\"")) {    /* 2 normal cases, 3 uniform */
+            seen++;
+            cr_expect(json_num(line, "inputs_made_host") == 2 && json_num(line, "inputs_made_gpu") == 3, "%s", line);
+        }
     }
     fclose(f);
     unlink(json);
-    cr_expect_eq(seen, 2);
+    cr_expect_eq(seen, 3);
 }
 
 /* Gate 3's error statistics: a truncating f16 store and a value rounded twice

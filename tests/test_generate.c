@@ -6,6 +6,7 @@
  * bit by the gpu.generator suite (suites/generator_suite.c) on a device. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dtype.h"
@@ -417,4 +418,87 @@ Test(generate, boundary_distributions) {
     free(u8);
     free(i16);
     free(u64);
+}
+
+/* ---- kc_gen_rows ---------------------------------------------------------- */
+
+#define ROWS 257
+#define COLS 1031
+
+/* Row r: COLS normals; row 0 draws `extra` more first (the_rows test). */
+static int extra;
+static void row_normals(kc_gen *g, size_t r)
+{
+    if (r == 0)
+        for (int i = 0; i < extra; i++) (void)kc_rand_u64(g);
+    for (size_t j = 0; j < COLS; j++) kc_gen_put(g, r * COLS + j, kc_rand_normal(g));
+}
+static void row_table(kc_gen *g, size_t r)
+{
+    for (size_t j = 0; j < COLS; j++) kc_gen_put(g, r * COLS + j, (double)(r * 3 + j));
+}
+
+/* A fresh f32 buffer of ROWS x COLS by kc_gen_rows(row), from seed; *after
+ * is g's kc_rand_* state afterwards. */
+static float *rows_fill(void (*row)(kc_gen *, size_t), uint64_t seed, uint64_t after[4])
+{
+    kc_gen g;
+    memset(&g, 0, sizeof g);
+    float *buf = calloc(ROWS * COLS, sizeof *buf);
+    cr_assert_not_null(buf);
+    g.dtype = KC_F32;
+    g.dist = KC_NORMAL;
+    g.data = buf;
+    g.count = ROWS * COLS;
+    kc_gen_seed(&g, seed);
+    kc_gen_rows(&g, ROWS, row);
+    memcpy(after, g.rng, sizeof g.rng);
+    return buf;
+}
+
+Test(generate, rows_are_the_same_on_any_thread_count_and_each_its_own_stream) {
+    uint64_t s1[4], s7[4], s0[4];
+    extra = 0;
+    kc_parallel_set_threads(1);
+    float *a = rows_fill(row_normals, 5, s1);
+    kc_parallel_set_threads(7);
+    float *b = rows_fill(row_normals, 5, s7);
+    cr_assert_eq(memcmp(a, b, ROWS * COLS * sizeof *a), 0, "kc_gen_rows gave other bits on 7 threads than on 1");
+    cr_assert_eq(memcmp(s1, s7, sizeof s1), 0);
+    /* Row 0 drawing more leaves every other row as it was. */
+    extra = 3;
+    float *c = rows_fill(row_normals, 5, s0);
+    cr_assert_neq(memcmp(a, c, COLS * sizeof *a), 0, "row 0 did not change when it drew more");
+    cr_assert_eq(memcmp(a + COLS, c + COLS, (ROWS - 1) * COLS * sizeof *a), 0, "another row's draws moved rows 1..");
+    /* Rows differ from one another, and from another seed's. */
+    cr_assert_neq(memcmp(a + COLS, a + 2 * COLS, COLS * sizeof *a), 0, "rows 1 and 2 hold the same values");
+    float *d = rows_fill(row_normals, 6, s0);
+    cr_assert_neq(memcmp(a + COLS, d + COLS, COLS * sizeof *a), 0, "seeds 5 and 6 gave the same row 1");
+    double sum = 0, sq = 0;
+    for (size_t i = 0; i < ROWS * COLS; i++) sum += a[i], sq += (double)a[i] * a[i];
+    const double n = ROWS * COLS, mean = sum / n, var = sq / n - mean * mean;
+    cr_assert(fabs(mean) < 0.01 && fabs(var - 1) < 0.02, "rows' normals: mean %g, variance %g", mean, var);
+    free(a); free(b); free(c); free(d);
+}
+
+Test(generate, rows_that_draw_make_the_parent_draw_once_and_a_table_does_not) {
+    uint64_t after[4];
+    kc_gen fresh;
+    memset(&fresh, 0, sizeof fresh);
+    kc_gen_seed(&fresh, 9);
+    extra = 0;
+    float *t = rows_fill(row_table, 9, after);
+    cr_assert_eq(memcmp(after, fresh.rng, sizeof after), 0, "rows that drew nothing moved the parent's state");
+    cr_assert_eq(t[5 * COLS + 7], 22.0f);
+    float *a = rows_fill(row_normals, 9, after);
+    (void)kc_rand_u64(&fresh);
+    cr_assert_eq(memcmp(after, fresh.rng, sizeof after), 0, "rows that drew did not move the parent by one draw");
+    free(t); free(a);
+}
+
+static void row_default(kc_gen *g, size_t r) { (void)r; kc_gen_default(g); }
+
+Test(generate, default_on_a_row_aborts, .signal = SIGABRT) {
+    uint64_t after[4];
+    (void)rows_fill(row_default, 1, after);
 }

@@ -99,7 +99,7 @@ printf '#include "kcontract.h"\n' > "$tmp/flags/contracts.c"
 cat > "$tmp/flags/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.20)
 project(flags C)
-find_package(kcontract 6 REQUIRED)
+find_package(kcontract 7 REQUIRED)
 kcontract_add_suite(s CONTRACTS contracts.c KERNELS a.cu b.cu NVCC_FLAGS -DKC_EX_ALL NVCC_FLAGS_a -DKC_EX_A -Ivendor/a
                     CUDA_ARCH_a -gencode=arch=compute_90a,code=sm_90a ${EXTRA})
 CMAKE

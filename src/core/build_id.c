@@ -50,7 +50,7 @@ static uint64_t mix_arg(uint64_t h, const kc_contract *c, const kc_arg *a)
     h = mix_u64(mix_u64(h, (uint64_t)a->dtype), (uint64_t)a->role);
     h = mix_u64(h, (uint64_t)((a->count != NULL) + 2 * (a->gen != NULL) + 4 * (a->value != NULL) + 8 * (a->range != NULL) + 16 * (a->table != 0)));
     h = mix_u64(mix_u64(mix_str(h, a->of), (uint64_t)a->offset), (uint64_t)a->carried);
-    h = mix_u64(h, (uint64_t)((a->ivalue != NULL) + 2 * (a->tensor_map != NULL)));
+    h = mix_u64(mix_u64(h, (uint64_t)((a->ivalue != NULL) + 2 * (a->tensor_map != NULL))), (uint64_t)a->gen_on);
     if (a->layout) {
         h = mix_u64(mix_u64(h, (uint64_t)a->layout->size), (uint64_t)a->layout->align);
         for (int i = 0; i < KC_MAX_FIELDS && a->layout->fields[i].name; i++) {

@@ -30,15 +30,22 @@ int kc_gen_drew_nothing(const kc_gen *g, uint64_t key)
     return memcmp(fresh.rng, g->rng, sizeof fresh.rng) == 0;
 }
 
+void (*kc_arg_gen_for(const kc_arg *ar, kc_dist d))(kc_gen *)
+{
+    if (ar->gen_on && !(ar->gen_on & KC_DIST_BIT(d))) return NULL;
+    return ar->gen;
+}
+
 int kc_fill_arg(kc_gen *g, uint64_t key, const kc_arg *ar)
 {
-    if (ar->range && !ar->gen) {
+    void (*gen)(kc_gen *) = kc_arg_gen_for(ar, g->dist);
+    if (ar->range && !gen) {
         double lo = 0, hi = 0;
         ar->range(g->shape, &lo, &hi);
         kc_gen_seed(g, key);
         for (size_t i = 0; i < g->count; i++) kc_stream_put_range(g->dtype, key, g->data, i, lo, hi);
         return 0;
     }
-    kc_fill(g, key, ar->gen);
+    kc_fill(g, key, gen);
     return ar->table && !kc_gen_drew_nothing(g, key) ? -1 : 0;
 }

@@ -35,6 +35,10 @@ uint64_t kc_buffer_key(uint64_t case_seed, int a);
  * stream when gen is NULL. A custom generator starts from zeroed memory,
  * which the caller provides. */
 void kc_fill(kc_gen *g, uint64_t key, void (*gen)(kc_gen *));
+/* The generator that makes argument ar's buffer under distribution d: its
+ * gen, or NULL (the built-in stream) when it has none or its gen_on leaves
+ * d out. */
+void (*kc_arg_gen_for(const kc_arg *ar, kc_dist d))(kc_gen *);
 /* As kc_fill for argument ar of a contract: its generator, its range
  * (kc_arg.range, on the host), or the built-in stream. Returns 0, or -1 when
  * ar is a table (KC_BUFFER_TABLE) whose generator drew from kc_rand_*. */

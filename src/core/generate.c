@@ -8,14 +8,19 @@
  * cached second value for the same reason. kc_gen_default computes element i
  * from g->key and i alone, so it runs in parallel chunks on the harness's
  * threads with the same result on any number of them, unless the harness
- * attached the GPU's copy of exactly this buffer (fill.h, kc_gen_source). */
+ * attached the GPU's copy of exactly this buffer (fill.h, kc_gen_source).
+ * kc_gen_rows runs a generator's rows on those threads, each row with a
+ * stream of its own. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "dtype.h"
 #include "fill.h"
 #include "gen_stream.h"
 #include "kcontract.h"
 #include "parallel.h"
+#include "seed.h"
 
 #define INLINE static inline __attribute__((always_inline))
 
@@ -89,6 +94,46 @@ int64_t kc_rand_int(kc_gen *g, int64_t lo, int64_t hi) {
 
 void kc_gen_put(kc_gen *g, size_t i, double x) { kc_store(g->dtype, g->data, i, x); }
 
+/* ---- row-parallel generators ---- */
+
+/* g->harness of a row's kc_gen (kc_gen_rows): kc_gen_default refuses it. */
+static kc_gen_source in_a_row;
+
+typedef struct rows_job {
+    const kc_gen *g;
+    uint64_t base;             /* from the parent's state: the rows' streams */
+    void (*row)(kc_gen *rg, size_t r);
+    int drew;                  /* some row drew (written with __atomic) */
+} rows_job;
+
+static void rows_chunk(void *ctx, size_t begin, size_t end)
+{
+    rows_job *j = ctx;
+    for (size_t r = begin; r < end; r++) {
+        kc_gen rg = *j->g;
+        kc_gen_seed(&rg, kc_mix64(j->base ^ (0xD1B54A32D192ED03ULL * (uint64_t)(r + 1))));
+        rg.key = j->g->key;
+        rg.harness = &in_a_row;
+        uint64_t seeded[4];
+        memcpy(seeded, rg.rng, sizeof seeded);
+        j->row(&rg, r);
+        if (memcmp(seeded, rg.rng, sizeof seeded) != 0) __atomic_store_n(&j->drew, 1, __ATOMIC_RELAXED);
+    }
+}
+
+void kc_gen_rows(kc_gen *g, size_t rows, void (*row)(kc_gen *rg, size_t r))
+{
+    if (!rows) return;
+    /* The rows' streams come from the parent's state without drawing from
+     * it, so a table generator whose rows draw nothing stays a table; when
+     * any row drew, the parent draws once, as if it had (the table check,
+     * and a second kc_gen_rows gets other streams). */
+    rows_job j = { g, kc_mix64(g->rng[0] ^ rotl(g->rng[1], 17) ^ rotl(g->rng[2], 31) ^ rotl(g->rng[3], 47)), row, 0 };
+    const size_t cols = g->count / rows;
+    kc_parallel_for(rows, (size_t)65536 / (cols ? cols : 1) + 1, rows_chunk, &j);
+    if (__atomic_load_n(&j.drew, __ATOMIC_RELAXED)) (void)next(g->rng);
+}
+
 /* ---- the built-in stream on the host ---- */
 
 typedef struct stream_job {
@@ -109,6 +154,11 @@ static void stream_chunk(void *ctx, size_t begin, size_t end)
 void kc_gen_default(kc_gen *g)
 {
     kc_gen_source *src = g->harness;
+    if (src == &in_a_row) {
+        fprintf(stderr, "kcontract: kc_gen_default called on a row of kc_gen_rows (dtype %s, %zu elements): call it on "
+                "the whole buffer's kc_gen before kc_gen_rows\n", kc_dtype_name(g->dtype), g->count);
+        abort();
+    }
     if (src && src->data == g->data && src->count == g->count && src->dtype == g->dtype && src->dist == g->dist &&
         src->key == g->key && src->fill(src) == 0)
         return;

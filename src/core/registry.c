@@ -183,6 +183,37 @@ static void check_scalar_value(problems *p, const char *n, const char *what, con
         problem(p, "contract %s: %s %s is %s: ivalue is for integer scalars (use value)", n, what, name, kc_dtype_name(t));
 }
 
+/* The distributions contract c runs, as KC_DIST_BIT bits: its dists, or
+ * uniform and normal (kc_dists_of's default). */
+static unsigned dists_run(const kc_contract *c)
+{
+    unsigned m = 0;
+    for (int d = 0; d < KC_MAX_DISTS && c->dists[d]; d++)
+        if (c->dists[d] < KC_DIST_COUNT) m |= KC_DIST_BIT(c->dists[d]);
+    return m ? m : KC_DIST_BIT(KC_UNIFORM) | KC_DIST_BIT(KC_NORMAL);
+}
+
+/* A buffer's gen_on: distributions that exist, a generator to run on them,
+ * no table (a table is the same on every distribution), and at least one
+ * the contract runs (else the generator never runs). */
+static void check_gen_on(problems *p, const char *n, const kc_contract *c, const kc_arg *a)
+{
+    const unsigned known = (KC_DIST_BIT(KC_DIST_COUNT) - 1) & ~KC_DIST_BIT(KC_DIST_END);
+    if (!a->gen_on) return;
+    if (a->gen_on & ~known)
+        problem(p, "contract %s: buffer %s: gen_on 0x%x names distributions that do not exist (expected KC_DIST_BIT of "
+                "KC_UNIFORM .. KC_INT_EXTREMES)", n, a->name, a->gen_on);
+    if (!a->gen)
+        problem(p, "contract %s: buffer %s: gen_on names the distributions of a generator, but the buffer has none (gen)",
+                n, a->name);
+    if (a->table)
+        problem(p, "contract %s: buffer %s: a table (KC_BUFFER_TABLE) is the same on every distribution: no gen_on", n,
+                a->name);
+    if (a->gen && !(a->gen_on & dists_run(c)))
+        problem(p, "contract %s: buffer %s: gen_on 0x%x names none of the distributions the contract runs, so its "
+                "generator would never run", n, a->name, a->gen_on);
+}
+
 static void check_buffer(problems *p, const char *n, const kc_contract *c, const kc_arg *a, int *outputs)
 {
     if (a->of) {        /* an alias: the buffer it names is the one generated and checked */
@@ -197,6 +228,7 @@ static void check_buffer(problems *p, const char *n, const kc_contract *c, const
     }
     if (!kc_dtype_size(a->dtype)) problem(p, "contract %s: argument %s has no dtype", n, a->name);
     if (!a->count) problem(p, "contract %s: buffer %s has no count function", n, a->name);
+    check_gen_on(p, n, c, a);
     if (a->role != KC_IN && a->role != KC_OUT && a->role != KC_INOUT)
         problem(p, "contract %s: buffer %s has no role (KC_IN, KC_OUT or KC_INOUT)", n, a->name);
     if (a->role == KC_OUT || a->role == KC_INOUT) (*outputs)++;

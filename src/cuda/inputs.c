@@ -128,12 +128,13 @@ CUresult kc_inputs_get(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_
 {
     kc_inputs *in = gpu->inputs;
     const kc_arg *ar = &c->args[a];
+    void (*gen)(kc_gen *) = kc_arg_gen_for(ar, dist);    /* NULL: the built-in stream, on the GPU */
     uint64_t dims = kc_fnv1a64(s->d, sizeof s->d, KC_FNV_OFFSET);
     if (ar->table) case_seed = 0;           /* one table per shape, whatever the case */
     in->tick++;
     for (int i = 0; i < in->n; i++) {
         entry *e = &in->v[i];
-        if (e->seed == case_seed && e->dims == dims && e->arg == a && e->dtype == ar->dtype && e->count == count && e->gen == ar->gen) {
+        if (e->seed == case_seed && e->dims == dims && e->arg == a && e->dtype == ar->dtype && e->count == count && e->gen == gen) {
             e->used = in->tick;
             e->pinned = 1;
             stats->inputs_reused++;
@@ -151,7 +152,7 @@ CUresult kc_inputs_get(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_
         in->v = v;
         in->cap = cap2;
     }
-    entry e = { .seed = case_seed, .dims = dims, .arg = a, .dtype = ar->dtype, .count = count, .gen = ar->gen,
+    entry e = { .seed = case_seed, .dims = dims, .arg = a, .dtype = ar->dtype, .count = count, .gen = gen,
                 .bytes = count * kc_dtype_size(ar->dtype), .used = in->tick, .pinned = 1 };
     /* Room first: evict unpinned entries while the new one would overflow. */
     while (in->held + e.bytes > in->budget) {

@@ -84,15 +84,17 @@ static void ad_bt_gen(kc_gen *g)
     free(perm);
 }
 
+/* LARGE (gen_on): each head's row of q one large entry at a random place. */
+static void ad_q_large_row(kc_gen *g, size_t row)
+{
+    const int64_t d = kc_rand_int(g, 0, AD_HD - 1);
+    double mag = g->dtype == KC_F16 ? kc_rand_uniform(g, 900.0, 1024.0) : kc_rand_uniform(g, 0.9, 1.0) * 1048576.0;
+    if (kc_rand_u64(g) & 1) mag = -mag;
+    for (int64_t i = 0; i < AD_HD; i++) kc_gen_put(g, row * AD_HD + (size_t)i, i == d ? mag : 0.0);
+}
 static void ad_q_gen(kc_gen *g)
 {
-    if (g->dist != KC_LARGE) { kc_gen_default(g); return; }
-    for (size_t row = 0; row * AD_HD < g->count; row++) {
-        const int64_t d = kc_rand_int(g, 0, AD_HD - 1);
-        double mag = g->dtype == KC_F16 ? kc_rand_uniform(g, 900.0, 1024.0) : kc_rand_uniform(g, 0.9, 1.0) * 1048576.0;
-        if (kc_rand_u64(g) & 1) mag = -mag;
-        for (int64_t i = 0; i < AD_HD; i++) kc_gen_put(g, row * AD_HD + (size_t)i, i == d ? mag : 0.0);
-    }
+    kc_gen_rows(g, g->count / AD_HD, ad_q_large_row);
 }
 
 /* One block per (kv head, sequence), 8 warps (one per split). */
@@ -231,7 +233,7 @@ KC_CONTRACT(id_) { \
     .dims = { "batch", "q_heads", "kv_heads", "page_size", "max_len", "num_pages" }, \
     .args = { \
         KC_BUFFER("out", dt_, KC_OUT, ad_q_count), \
-        KC_BUFFER_GEN("q", dt_, KC_IN, ad_q_count, ad_q_gen), \
+        KC_BUFFER_GEN_ON("q", dt_, KC_IN, ad_q_count, ad_q_gen, KC_DIST_BIT(KC_LARGE)), \
         KC_BUFFER("k_cache", dt_, KC_IN, ad_cache_count), \
         KC_BUFFER("v_cache", dt_, KC_IN, ad_cache_count), \
         KC_BUFFER_GEN("block_table", KC_I32, KC_IN, ad_bt_count, ad_bt_gen), \

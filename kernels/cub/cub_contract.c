@@ -267,27 +267,39 @@ static void sort_keys_u32_ref(const kc_ref *r)
 
 /* ---- generators ---- */
 
-/* The values of a pairs sort: each item's index (as sampling sorts token ids). */
-static void gen_iota(kc_gen *g)
+/* Element-wise generators run in rows of CUB_GEN_ROW elements (the last
+ * one short) on the harness's threads, each row its own stream (kc_gen_rows). */
+#define CUB_GEN_ROW ((size_t)4096)
+static size_t gen_rows_of(const kc_gen *g) { return (g->count + CUB_GEN_ROW - 1) / CUB_GEN_ROW; }
+static size_t row_end(const kc_gen *g, size_t r)
 {
-    for (size_t i = 0; i < g->count; i++) kc_gen_put(g, i, (double)i);
+    return (r + 1) * CUB_GEN_ROW < g->count ? (r + 1) * CUB_GEN_ROW : g->count;
 }
+
+/* The values of a pairs sort: each item's index (as sampling sorts token ids). */
+static void iota_row(kc_gen *g, size_t r)
+{
+    for (size_t i = r * CUB_GEN_ROW; i < row_end(g, r); i++) kc_gen_put(g, i, (double)i);
+}
+static void gen_iota(kc_gen *g) { kc_gen_rows(g, gen_rows_of(g), iota_row); }
 /* Keys over the whole 32-bit range, so every bit matters to the order, except
  * 0xFFFFFFFF (gate 2's poison: made 0xFFFFFFFE). */
-static void gen_u32_full(kc_gen *g)
+static void u32_full_row(kc_gen *g, size_t r)
 {
     uint32_t *k = g->data;
-    for (size_t i = 0; i < g->count; i++) {
+    for (size_t i = r * CUB_GEN_ROW; i < row_end(g, r); i++) {
         k[i] = (uint32_t)(kc_rand_u64(g) >> 32);
         if (k[i] == 0xFFFFFFFFu) k[i] = 0xFFFFFFFEu;
     }
 }
+static void gen_u32_full(kc_gen *g) { kc_gen_rows(g, gen_rows_of(g), u32_full_row); }
 /* Counts in [0, 63]: 63 x (2^25 + 35) < 2^31, so no sum or prefix is negative
  * or wraps (none is 0xFFFFFFFF, the poison). */
-static void gen_counts(kc_gen *g)
+static void counts_row(kc_gen *g, size_t r)
 {
-    for (size_t i = 0; i < g->count; i++) kc_gen_put(g, i, (double)kc_rand_int(g, 0, 63));
+    for (size_t i = r * CUB_GEN_ROW; i < row_end(g, r); i++) kc_gen_put(g, i, (double)kc_rand_int(g, 0, 63));
 }
+static void gen_counts(kc_gen *g) { kc_gen_rows(g, gen_rows_of(g), counts_row); }
 
 /* ---- contracts ---- */
 

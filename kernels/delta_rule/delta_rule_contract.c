@@ -32,21 +32,24 @@ static double dr_dk(const kc_shape *s) { return (double)s->d[2]; }
 static double dr_dv(const kc_shape *s) { return (double)s->d[3]; }
 
 /* q, k: each head's d_k-vector drawn from the distribution, L2-normalized. */
-static void dr_unit_gen(kc_gen *g)
+/* Row h of dk elements: a draw of the distribution, scaled to unit norm. */
+static void dr_unit_row(kc_gen *g, size_t h)
 {
-    const size_t dk = (size_t)g->shape->d[2];
+    const size_t dk = (size_t)g->shape->d[2], h0 = h * dk;
     double *tmp = malloc(dk * sizeof *tmp);
     if (!tmp) abort();
-    for (size_t h0 = 0; h0 + dk <= g->count; h0 += dk) {
-        double n2 = 0;
-        for (size_t i = 0; i < dk; i++) {
-            tmp[i] = g->dist == KC_UNIFORM ? kc_rand_uniform(g, -1.0, 1.0) : kc_rand_normal(g);
-            n2 += tmp[i] * tmp[i];
-        }
-        const double inv = n2 > 0 ? 1.0 / sqrt(n2) : 0.0;
-        for (size_t i = 0; i < dk; i++) kc_gen_put(g, h0 + i, tmp[i] * inv);
+    double n2 = 0;
+    for (size_t i = 0; i < dk; i++) {
+        tmp[i] = g->dist == KC_UNIFORM ? kc_rand_uniform(g, -1.0, 1.0) : kc_rand_normal(g);
+        n2 += tmp[i] * tmp[i];
     }
+    const double inv = n2 > 0 ? 1.0 / sqrt(n2) : 0.0;
+    for (size_t i = 0; i < dk; i++) kc_gen_put(g, h0 + i, tmp[i] * inv);
     free(tmp);
+}
+static void dr_unit_gen(kc_gen *g)
+{
+    kc_gen_rows(g, g->count / (size_t)g->shape->d[2], dr_unit_row);
 }
 /* Decay alpha U(0.8, 1) and write strength beta U(0.05, 0.95), made on the GPU. */
 static void dr_alpha_range(const kc_shape *s, double *lo, double *hi) { (void)s; *lo = 0.8; *hi = 1.0; }

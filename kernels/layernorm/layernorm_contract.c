@@ -17,16 +17,21 @@
 
 enum { LN_OUT = 0, LN_X = 1, LN_W = 2, LN_B = 3, LN_EPS = 4, LN_HIDDEN = 5 };
 
+/* LARGE (gen_on): row r of x, hidden (d1) elements of 1000 + sigma N(0, 1). */
+static void ln_x_large_row(kc_gen *g, size_t r)
+{
+    const size_t hidden = (size_t)g->shape->d[1];
+    const double sigma = g->dtype == KC_BF16 ? 16.0 : 1.0;
+    for (size_t i = r * hidden; i < (r + 1) * hidden && i < g->count; i++)
+        kc_gen_put(g, i, 1000.0 + sigma * kc_rand_normal(g));
+}
 static void ln_x_gen(kc_gen *g)
 {
-    if (g->dist != KC_LARGE) { kc_gen_default(g); return; }
-    const double sigma = g->dtype == KC_BF16 ? 16.0 : 1.0;
-    for (size_t i = 0; i < g->count; i++) kc_gen_put(g, i, 1000.0 + sigma * kc_rand_normal(g));
+    kc_gen_rows(g, (size_t)g->shape->d[0], ln_x_large_row);
 }
 
 static void ln_wb_gen(kc_gen *g)
 {
-    if (g->dist != KC_LARGE) { kc_gen_default(g); return; }
     for (size_t i = 0; i < g->count; i++) kc_gen_put(g, i, kc_rand_normal(g));
 }
 
@@ -123,9 +128,9 @@ KC_CONTRACT(id_) { \
     .dims = { "tokens", "hidden", "eps_exp10" }, \
     .args = { \
         KC_BUFFER("out", dt_, KC_OUT, kc_count_d0d1), \
-        KC_BUFFER_GEN("x", dt_, KC_IN, kc_count_d0d1, ln_x_gen), \
-        KC_BUFFER_GEN("w", dt_, KC_IN, kc_count_d1, ln_wb_gen), \
-        KC_BUFFER_GEN("b", dt_, KC_IN, kc_count_d1, ln_wb_gen), \
+        KC_BUFFER_GEN_ON("x", dt_, KC_IN, kc_count_d0d1, ln_x_gen, KC_DIST_BIT(KC_LARGE)), \
+        KC_BUFFER_GEN_ON("w", dt_, KC_IN, kc_count_d1, ln_wb_gen, KC_DIST_BIT(KC_LARGE)), \
+        KC_BUFFER_GEN_ON("b", dt_, KC_IN, kc_count_d1, ln_wb_gen, KC_DIST_BIT(KC_LARGE)), \
         KC_SCALAR("eps", KC_F32, ln_eps), \
         KC_SCALAR_DIM("hidden", KC_I32, 1), \
     }, \

@@ -18,13 +18,20 @@
 #include "dtype.h"
 #include "kcontract_rowfold.h"
 
-static void rms_gen(kc_gen *g)
+/* LARGE (gen_on): row r of hidden (d1) elements, each uniform in [512, 1024)
+ * in magnitude, positive with probability 3/4. */
+static void rms_large_row(kc_gen *g, size_t r)
 {
-    if (g->dist != KC_LARGE) { kc_gen_default(g); return; }
-    for (size_t i = 0; i < g->count; i++) {
+    const size_t hidden = (size_t)g->shape->d[1];
+    for (size_t i = r * hidden; i < (r + 1) * hidden && i < g->count; i++) {
         double mag = kc_rand_uniform(g, 512.0, 1024.0);
         kc_gen_put(g, i, kc_rand_uniform(g, 0.0, 1.0) < 0.75 ? mag : -mag);
     }
+}
+static void rms_gen(kc_gen *g)
+{
+    const size_t hidden = (size_t)g->shape->d[1];
+    kc_gen_rows(g, (g->count + hidden - 1) / hidden, rms_large_row);
 }
 
 static double rms_eps(const kc_shape *s) { return pow(10.0, -(double)s->d[2]); }
@@ -199,8 +206,8 @@ KC_CONTRACT(id_) { \
     .dims = { "tokens", "hidden", "eps_exp10" }, \
     .args = { \
         KC_BUFFER("out", dt_, KC_OUT, kc_count_d0d1), \
-        KC_BUFFER_GEN("x", dt_, KC_IN, kc_count_d0d1, rms_gen), \
-        KC_BUFFER_GEN("w", dt_, KC_IN, kc_count_d1, rms_gen), \
+        KC_BUFFER_GEN_ON("x", dt_, KC_IN, kc_count_d0d1, rms_gen, KC_DIST_BIT(KC_LARGE)), \
+        KC_BUFFER_GEN_ON("w", dt_, KC_IN, kc_count_d1, rms_gen, KC_DIST_BIT(KC_LARGE)), \
         KC_SCALAR("eps", KC_F32, rms_eps), \
         KC_SCALAR_DIM("hidden", KC_I32, 1), \
     }, \
@@ -216,9 +223,9 @@ KC_CONTRACT(id_) { \
     .name = name_, .module = "rmsnorm", .symbol = sym_, \
     .dims = { "tokens", "hidden", "eps_exp10" }, \
     .args = { \
-        KC_BUFFER_GEN("x", dt_, KC_INOUT, kc_count_d0d1, rms_gen), \
-        KC_BUFFER_GEN("residual", dt_, KC_INOUT, kc_count_d0d1, rms_gen), \
-        KC_BUFFER_GEN("w", dt_, KC_IN, kc_count_d1, rms_gen), \
+        KC_BUFFER_GEN_ON("x", dt_, KC_INOUT, kc_count_d0d1, rms_gen, KC_DIST_BIT(KC_LARGE)), \
+        KC_BUFFER_GEN_ON("residual", dt_, KC_INOUT, kc_count_d0d1, rms_gen, KC_DIST_BIT(KC_LARGE)), \
+        KC_BUFFER_GEN_ON("w", dt_, KC_IN, kc_count_d1, rms_gen, KC_DIST_BIT(KC_LARGE)), \
         KC_SCALAR("eps", KC_F32, rms_eps), \
         KC_SCALAR_DIM("hidden", KC_I32, 1), \
     }, \
@@ -279,8 +286,8 @@ KC_CONTRACT(id_) { \
     .dims = { "tokens", "hidden", "eps_exp10", "cluster" }, \
     .args = { \
         KC_BUFFER("out", dt_, KC_OUT, kc_count_d0d1), \
-        KC_BUFFER_GEN("x", dt_, KC_IN, kc_count_d0d1, rms_gen), \
-        KC_BUFFER_GEN("w", dt_, KC_IN, kc_count_d1, rms_gen), \
+        KC_BUFFER_GEN_ON("x", dt_, KC_IN, kc_count_d0d1, rms_gen, KC_DIST_BIT(KC_LARGE)), \
+        KC_BUFFER_GEN_ON("w", dt_, KC_IN, kc_count_d1, rms_gen, KC_DIST_BIT(KC_LARGE)), \
         KC_SCALAR("eps", KC_F32, rms_eps), \
         KC_SCALAR_DIM("hidden", KC_I32, 1), \
     }, \

@@ -27,17 +27,20 @@ static void rope_pos_range(const kc_shape *s, double *lo, double *hi)
     *hi = (double)(s->d[4] - 1);
 }
 
-static void rope_cache_gen(kc_gen *g, int want_sin)
+/* Position p's row of the cos (sin) table: half = rot / 2 angles
+ * p theta^(-2 j / rot). Rows on the harness's threads; no draws (a table). */
+static void rope_cache_row(kc_gen *g, size_t p, int want_sin)
 {
     const int64_t half = g->shape->d[3] / 2, rot = g->shape->d[3];
-    for (size_t i = 0; i < g->count; i++) {
-        int64_t p = (int64_t)i / half, j = (int64_t)i % half;
+    for (int64_t j = 0; j < half; j++) {
         double ang = (double)p * pow(ROPE_THETA, -2.0 * (double)j / (double)rot);
-        kc_gen_put(g, i, want_sin ? sin(ang) : cos(ang));
+        kc_gen_put(g, p * (size_t)half + (size_t)j, want_sin ? sin(ang) : cos(ang));
     }
 }
-static void rope_cos_gen(kc_gen *g) { rope_cache_gen(g, 0); }
-static void rope_sin_gen(kc_gen *g) { rope_cache_gen(g, 1); }
+static void rope_cos_row(kc_gen *g, size_t p) { rope_cache_row(g, p, 0); }
+static void rope_sin_row(kc_gen *g, size_t p) { rope_cache_row(g, p, 1); }
+static void rope_cos_gen(kc_gen *g) { kc_gen_rows(g, g->count / (size_t)(g->shape->d[3] / 2), rope_cos_row); }
+static void rope_sin_gen(kc_gen *g) { kc_gen_rows(g, g->count / (size_t)(g->shape->d[3] / 2), rope_sin_row); }
 
 static double rope_heads(const kc_shape *s) { return (double)s->d[1]; }
 static double rope_kv_heads(const kc_shape *s) { return (double)s->d[2]; }

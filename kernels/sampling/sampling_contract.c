@@ -30,28 +30,32 @@
 
 /* ---- inputs ---------------------------------------------------------------- */
 
+/* Row r of the logits (the built-in stream already in place): MASKED's
+ * layout by r % 4, then the row's maximum copied to 1-3 random places. */
+static void smp_logits_row(kc_gen *g, size_t r)
+{
+    const int64_t vocab = g->shape->d[1];
+    const size_t base = r * (size_t)vocab;
+    if (g->dist == KC_MASKED && r % 4 >= 2) {
+        for (int64_t j = 0; j < vocab; j++) kc_gen_put(g, base + (size_t)j, -INFINITY);
+        if (r % 4 == 2)
+            for (int n = 0; n < 10; n++)
+                kc_gen_put(g, base + (size_t)kc_rand_int(g, 0, vocab - 1), kc_rand_normal(g));
+    }
+    if (vocab < 2) return;
+    double m = -INFINITY;
+    for (int64_t j = 0; j < vocab; j++) {
+        const double v = kc_load(g->dtype, g->data, base + (size_t)j);
+        if (v > m) m = v;
+    }
+    if (m == -INFINITY) return;
+    const int copies = (int)kc_rand_int(g, 1, 3);
+    for (int c = 0; c < copies; c++) kc_gen_put(g, base + (size_t)kc_rand_int(g, 0, vocab - 1), m);
+}
 static void smp_logits_gen(kc_gen *g)
 {
     kc_gen_default(g);
-    const int64_t rows = g->shape->d[0], vocab = g->shape->d[1];
-    for (int64_t r = 0; r < rows; r++) {
-        const size_t base = (size_t)(r * vocab);
-        if (g->dist == KC_MASKED && r % 4 >= 2) {
-            for (int64_t j = 0; j < vocab; j++) kc_gen_put(g, base + (size_t)j, -INFINITY);
-            if (r % 4 == 2)
-                for (int n = 0; n < 10; n++)
-                    kc_gen_put(g, base + (size_t)kc_rand_int(g, 0, vocab - 1), kc_rand_normal(g));
-        }
-        if (vocab < 2) continue;
-        double m = -INFINITY;
-        for (int64_t j = 0; j < vocab; j++) {
-            const double v = kc_load(g->dtype, g->data, base + (size_t)j);
-            if (v > m) m = v;
-        }
-        if (m == -INFINITY) continue;
-        const int copies = (int)kc_rand_int(g, 1, 3);
-        for (int c = 0; c < copies; c++) kc_gen_put(g, base + (size_t)kc_rand_int(g, 0, vocab - 1), m);
-    }
+    kc_gen_rows(g, (size_t)g->shape->d[0], smp_logits_row);
 }
 
 static size_t smp_rows_count(const kc_shape *s) { return (size_t)s->d[0]; }

@@ -13,20 +13,19 @@
 
 enum { SM_OUT = 0, SM_IN = 1, SM_ROWS = 2, SM_COLS = 3 };
 
-/* Causal mask for MASKED; every other distribution is the built-in one. */
+/* Causal mask for MASKED (gen_on; every other distribution is the built-in
+ * one): row r keeps its first 1 + r cols / rows entries, N(0, 1), the rest
+ * -inf. Rows on the harness's threads (kc_gen_rows). */
+static void softmax_masked_row(kc_gen *g, size_t r)
+{
+    const int64_t rows = g->shape->d[0], cols = g->shape->d[1];
+    int64_t keep = 1 + (int64_t)r * cols / rows;
+    if (keep > cols) keep = cols;
+    for (int64_t c = 0; c < cols; c++) kc_gen_put(g, r * (size_t)cols + (size_t)c, c < keep ? kc_rand_normal(g) : -INFINITY);
+}
 static void softmax_gen(kc_gen *g)
 {
-    if (g->dist != KC_MASKED) { kc_gen_default(g); return; }
-    const int64_t rows = g->shape->d[0], cols = g->shape->d[1];
-    for (int64_t r = 0; r < rows; r++) {
-        int64_t keep = 1 + r * cols / rows;
-        if (keep > cols) keep = cols;
-        for (int64_t c = 0; c < cols; c++) {
-            size_t i = (size_t)(r * cols + c);
-            if (i >= g->count) return;
-            kc_gen_put(g, i, c < keep ? kc_rand_normal(g) : -INFINITY);
-        }
-    }
+    kc_gen_rows(g, (size_t)g->shape->d[0], softmax_masked_row);
 }
 
 /* One block per row; the block size need not be a power of two. */
@@ -120,7 +119,7 @@ KC_CONTRACT(id_) { \
     .dims = { "rows", "cols" }, \
     .args = { \
         KC_BUFFER("out", dt_, KC_OUT, kc_count_d0d1), \
-        KC_BUFFER_GEN("in", dt_, KC_IN, kc_count_d0d1, softmax_gen), \
+        KC_BUFFER_GEN_ON("in", dt_, KC_IN, kc_count_d0d1, softmax_gen, KC_DIST_BIT(KC_MASKED)), \
         KC_SCALAR_DIM("rows", KC_I32, 0), \
         KC_SCALAR_DIM("cols", KC_I32, 1), \
     }, \

@@ -1,0 +1,27 @@
+#!/bin/bash
+# gpu-env.sh — the preamble a receipt's device script sources (docs/receipts/
+# */devN.sh), run from the tree copied to the lent GPU machine:
+#   O, L      $OUT and its logs/ folder (what comes back is logs.tgz, env.txt);
+#   el WHAT   appends "WHAT: rc=$? at N s" to $L/env.txt (call it right after
+#             the command it reports);
+#   env.txt   the date, CPUs, the GPU and driver, the commit the copy is of
+#             (COMMIT, written before the call: untracked, never committed)
+#             and compute-sanitizer's version;
+#   the build Random123 unpacked (gpu-deps.sh) and build/kcontract made, K its path;
+#   R         the two launch-record files every suite run is given;
+#   gpu_env_pack  packs $L into $O/logs.tgz, keeping env.txt beside it.
+# Every run is uncached (KC_CACHE_DIR=off).
+O=${OUT:-/tmp/out}; L=$O/logs; mkdir -p "$L"
+T0=$(date +%s)
+export PATH="$PATH:/usr/local/cuda/bin" KC_CACHE_DIR=off
+el() { echo "$1: rc=$? at $(( $(date +%s) - T0 )) s" >> "$L/env.txt"; }
+{ echo "date: $(date -u +%FT%TZ)"; echo "cpus: $(nproc)"
+  nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv
+  echo "commit: $(cat COMMIT 2>/dev/null || echo 'unknown: no COMMIT file')"; compute-sanitizer --version | tail -1; } > "$L/env.txt" 2>&1
+sh tools/gpu-deps.sh unpack > "$L/build.log" 2>&1
+make -j16 build/kcontract >> "$L/build.log" 2>&1; gpu_env_rc=$?
+[ $gpu_env_rc = 0 ] || tail -n 40 "$L/build.log"
+(exit $gpu_env_rc); el build
+K=$PWD/build/kcontract
+R="--records records/llama3-8b.txt --records records/mixtral-8x7b.txt"
+gpu_env_pack() { (cd "$O" && tar czf logs.tgz logs && cp logs/env.txt env.txt && rm -rf logs); }

@@ -25,9 +25,9 @@ typedef struct kc_gpu {
     struct kc_inputs *inputs;   /* generated inputs kept on the device between items */
     struct kc_devmem *devmem;   /* case buffers kept for the item's next case (devmem.h) */
     int lost;                   /* a sticky error made the context unusable */
-    /* 1: clean builds' module copies are kept across items and shared by
-     * the lanes (module_cache.h), set for every session; 0: each item loads
-     * and unloads its modules (for tests and benches that measure that) */
+    /* 1: module copies are kept across items and shared by the lanes
+     * (module_cache.h), set for a per-thread session; 0: each item loads
+     * and unloads its modules (a legacy session, as always) */
     int share_modules;
     /* 1: kc_dev_poison_smem does nothing. Only bench/inflight_items.c sets
      * it, to measure what the whole-GPU poison costs lanes; kcontract's

@@ -57,7 +57,7 @@ int kc_gpu_open_streams(kc_gpu *gpu, int ordinal, int per_thread)
         return 1;
     }
     if (per_thread) kc_cuda_stream_alloc_setup(&gpu->cu, gpu->cudev);    /* off where the driver or device lacks pools */
-    gpu->share_modules = 1;    /* every session (module_cache.h) */
+    gpu->share_modules = per_thread != 0;
     if (!(gpu->h = calloc(1, sizeof *gpu->h))) {
         snprintf(gpu->why, sizeof gpu->why, "out of host memory for the harness module");
         gpu->cu.DevicePrimaryCtxRelease(gpu->cudev);

@@ -58,8 +58,7 @@ static copy *find(CUmodule mod)
 CUresult kc_module_take(kc_gpu *gpu, const kc_fatbin *fb, CUmodule *mod)
 {
     *mod = NULL;
-    const int keep = gpu->share_modules && !fb->control &&
-                     kc_module_shareable(fb, gpu->dev.cc_major * 10 + gpu->dev.cc_minor);
+    const int keep = gpu->share_modules && kc_module_shareable(fb, gpu->dev.cc_major * 10 + gpu->dev.cc_minor);
     if (keep) {
         pthread_mutex_lock(&lock);
         for (int i = 0; i < ncopies; i++)

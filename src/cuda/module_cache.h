@@ -1,14 +1,9 @@
-/* module_cache.h — kernel modules kept loaded across the items of a
- * session (issue 23, part 1). Loading a module and unloading it per item took
+/* module_cache.h — kernel modules kept loaded for a per-thread session's
+ * lanes (issue 23, part 1). Loading a module and unloading it per item took
  * the context's locks and, with lazy loading, loaded each function again at
  * its first use (which may synchronize the context): lanes of one context
- * waited on each other there (docs/receipts/2026-12-02-h200-inflight-lanes),
- * and a serial run paid it in every item: a contract's kernel, its records
- * and its limits each loaded its clean build and its device reference again
- * (docs/receipts/2026-12-04-h200-generators, call 3).
- * With gpu->share_modules (every session), a clean build's image (a
- * control's or a mutant's serves one item: loaded and unloaded with it) is
- * loaded once per context and
+ * waited on each other there (docs/receipts/2026-12-02-h200-inflight-lanes).
+ * With gpu->share_modules, a module image is loaded once per context and
  * its copy kept across items; a copy is held by one item at a time (a
  * second item of the same image meanwhile gets a copy of its own), so two
  * items never change one function's attributes under each other, and a
@@ -17,7 +12,7 @@
  * (machine_code.h: kc_elf_global_bytes), or that cannot be read, is loaded
  * for the item and unloaded after it, as without the cache: its variables
  * would carry one item's state into the next. Without share_modules (a
- * session that asks for none) every call loads and unloads. */
+ * legacy session: K = 1) every call loads and unloads, as always. */
 #ifndef KC_MODULE_CACHE_H
 #define KC_MODULE_CACHE_H
 #include "cuda_driver.h"

@@ -153,7 +153,8 @@ KC_API void kc_gen_default(kc_gen *g);
  * row r's own, seeded from g's state and r alone: the bits are the same on
  * any thread count, and a row's values do not depend on what other rows
  * draw. A row writes only its own elements and never calls kc_gen_default
- * (call it on g first: the process aborts, saying so). When any row drew,
+ * (call it on g first: the process aborts, saying so, as it does for 0 rows
+ * of a buffer that has elements). When any row drew,
  * g draws once (a table generator, KC_BUFFER_TABLE, must not). For inputs
  * of many independent rows (a vocabulary's logits per token, a rotary
  * table's positions): generators on one thread were 14.3 of the 15.0 s a
@@ -398,7 +399,9 @@ typedef struct kc_arg {
      * on the GPU as for a buffer without gen, with no copy to the host and
      * back (a generator that only reshapes KC_LARGE need not see UNIFORM's
      * 262 MB of logits). The registry refuses one without gen, with a table,
-     * or naming no distribution the contract runs. */
+     * or naming a distribution the contract does not run. With gen_on, a
+     * range (below) makes the distributions gen_on leaves out; without it,
+     * a range beside a gen is refused (it would never be used). */
     unsigned gen_on;
     double (*value)(const kc_shape *s);         /* scalars */
     kc_tol tol;                                 /* outputs: optional override */

@@ -45,14 +45,17 @@ static int lint_range(kc_suite_ctx *ctx, const kc_contract *c, const kc_arg *a, 
 }
 
 /* The input and reference declarations: a range or a table but not both, a
+ * range beside a generator only where gen_on leaves it distributions, a
  * table with its generator, a device reference with its module, and a bound
  * on its agreement with a reason. */
 static int lint_declarations(kc_suite_ctx *ctx, const kc_contract *c)
 {
     for (int i = 0; i < KC_MAX_ARGS && c->args[i].kind; i++) {
         const kc_arg *a = &c->args[i];
-        if (a->range && (a->gen || a->table))
-            return kc_suite_fail(ctx, "contract %s: buffer %s has a range and a generator: one or the other", c->name, a->name);
+        if (a->range && (a->table || (a->gen && !a->gen_on)))
+            return kc_suite_fail(ctx, "contract %s: buffer %s has a range and a %s: one or the other%s", c->name, a->name,
+                                 a->table ? "table" : "generator for every distribution",
+                                 a->table ? "" : " (or name the generator's distributions in gen_on)");
         if (a->table && !a->gen)
             return kc_suite_fail(ctx, "contract %s: buffer %s is a table without a generator", c->name, a->name);
         if (a->errors.kind != KC_ERRORS_DEFAULT && !a->errors.reason)
@@ -72,23 +75,28 @@ static int lint_declarations(kc_suite_ctx *ctx, const kc_contract *c)
     return 0;
 }
 
+/* Whether input a is the built-in stream under distribution d: no range,
+ * and no generator, or one whose gen_on leaves d out. */
+static int builtin_on(const kc_arg *a, kc_dist d)
+{
+    if (a->kind != KC_ARG_BUFFER || a->role == KC_OUT || a->range || a->of) return 0;
+    return !a->gen || (a->gen_on && !(a->gen_on & KC_DIST_BIT(d)));
+}
+
 /* The boundary distributions a contract's inputs can take: ZEROS, CONSTANT
- * and DENORMAL when a floating input comes from the built-in stream,
- * INT_EXTREMES when an integer one does; each must be run (in dists) or
- * skipped with a reason (no_boundary). */
+ * and DENORMAL when a floating input comes from the built-in stream on them
+ * (no generator, or one whose gen_on leaves them out), INT_EXTREMES when an
+ * integer one does; each must be run (in dists) or skipped with a reason
+ * (no_boundary). */
 static int lint_boundaries(kc_suite_ctx *ctx, const kc_contract *c)
 {
-    int floats = 0, ints = 0;
-    for (int i = 0; i < KC_MAX_ARGS && c->args[i].kind; i++) {
-        const kc_arg *a = &c->args[i];
-        if (a->kind != KC_ARG_BUFFER || a->role == KC_OUT || a->gen || a->range) continue;
-        if (kc_dtype_is_float(a->dtype)) floats = 1;
-        else ints = 1;
-    }
     static const kc_dist fdists[] = { KC_ZEROS, KC_CONSTANT, KC_DENORMAL };
     for (int k = 0; k < 4; k++) {
         kc_dist d = k < 3 ? fdists[k] : KC_INT_EXTREMES;
-        if (k < 3 ? !floats : !ints) continue;
+        int takes = 0;
+        for (int i = 0; i < KC_MAX_ARGS && c->args[i].kind; i++)
+            takes |= builtin_on(&c->args[i], d) && (k < 3) == (kc_dtype_is_float(c->args[i].dtype) != 0);
+        if (!takes) continue;
         int run = 0, skipped = 0;
         for (int j = 0; j < KC_MAX_DISTS && c->dists[j]; j++) run |= c->dists[j] == d;
         for (int j = 0; j < KC_MAX_DISTS && c->no_boundary[j].dist; j++) {

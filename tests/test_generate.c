@@ -502,3 +502,28 @@ Test(generate, default_on_a_row_aborts, .signal = SIGABRT) {
     uint64_t after[4];
     (void)rows_fill(row_default, 1, after);
 }
+
+static void row_nothing(kc_gen *g, size_t r) { (void)g; (void)r; }
+
+Test(generate, no_rows_of_a_buffer_with_elements_aborts, .signal = SIGABRT) {
+    float buf[4];
+    kc_gen g;
+    memset(&g, 0, sizeof g);
+    g.dtype = KC_F32;
+    g.data = buf;
+    g.count = 4;
+    kc_gen_seed(&g, 1);
+    kc_gen_rows(&g, 0, row_nothing);
+}
+
+Test(generate, no_rows_of_an_empty_buffer_is_nothing_to_do) {
+    kc_gen g;
+    memset(&g, 0, sizeof g);
+    g.dtype = KC_F32;
+    kc_gen_seed(&g, 1);
+    kc_gen_rows(&g, 0, row_nothing);
+    kc_gen fresh;
+    memset(&fresh, 0, sizeof fresh);
+    kc_gen_seed(&fresh, 1);
+    cr_assert_eq(memcmp(g.rng, fresh.rng, sizeof g.rng), 0, "an empty buffer's rows drew");
+}

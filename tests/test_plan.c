@@ -131,6 +131,27 @@ Test(plan, case_memory_follows_the_reference)
     cr_expect_eq(ng, hg);
 }
 
+/* A generator needs host memory for its buffer only on the shapes where
+ * it runs: gen_on (its distributions) against what the shape runs (a large
+ * shape the contract's first distribution alone, uniform by default). */
+static void gen_nothing(kc_gen *g) { (void)g; }
+Test(plan, a_generator_needs_host_memory_where_its_distributions_run)
+{
+    kc_contract g = FAKE;
+    g.device_reference = (kc_device_ref){ .module = "fake_ref", .symbol = "fake_ref" };
+    g.args[0] = (kc_arg)KC_BUFFER_GEN_ON("x", KC_F32, KC_IN, count_rows_cols, gen_nothing, KC_DIST_BIT(KC_NORMAL));
+    const kc_shape *big = &SHAPES[1], *small = &SHAPES[0];
+    size_t h, gb;
+    kc_case_memory(&g, big, KC_REF_DEVICE, &h, &gb);
+    cr_expect_eq(h, 0, "a large shape runs uniform alone, which the generator (normal) leaves to the GPU: got %zu "
+                 "host bytes", h);
+    kc_case_memory(&g, small, KC_REF_DEVICE, &h, &gb);
+    cr_expect_eq(h, (size_t)4 * 4096 * 4, "a model shape runs normal too: the generated x on the host, got %zu", h);
+    g.args[0].gen_on = 0;
+    kc_case_memory(&g, big, KC_REF_DEVICE, &h, &gb);
+    cr_expect_eq(h, (size_t)8192 * 8192 * 4, "a generator for every distribution runs on the large shape: got %zu", h);
+}
+
 Test(plan, host_only_selection_needs_the_overhead_only)
 {
     kc_item it[3];

@@ -108,8 +108,10 @@ Test(registration, block_sizes_are_checked)
 }
 
 /* gen_on (a generator for some distributions): distributions that exist,
- * a generator, no table, one the contract runs; a good one is accepted. */
+ * each one the contract runs, a generator, no table; a range beside a
+ * generator only with gen_on; a good one is accepted. */
 static void gen_noop(kc_gen *g) { (void)g; }
+static void range_01(const kc_shape *s, double *lo, double *hi) { (void)s; *lo = 0; *hi = 1; }
 static const kc_contract bad_gen_on = {
     .name = "bad.gen_on", .library = "kc_fakelib", .entry = "e", .reference = ref_noop,
     .args = { KC_BUFFER_GEN_ON("x", KC_F32, KC_IN, kc_count_d0, gen_noop, KC_DIST_BIT(KC_LARGE)),   /* not run */
@@ -118,12 +120,18 @@ static const kc_contract bad_gen_on = {
               { .kind = KC_ARG_BUFFER, .name = "t", .dtype = KC_F32, .role = KC_IN, .count = kc_count_d0,
                 .gen = gen_noop, .table = 1, .gen_on = KC_DIST_BIT(KC_NORMAL) },                     /* a table */
               KC_BUFFER_GEN_ON("z", KC_F32, KC_IN, kc_count_d0, gen_noop, 1u << 20),                  /* unknown */
+              KC_BUFFER_GEN_ON("u", KC_F32, KC_IN, kc_count_d0, gen_noop,                             /* one of two */
+                               KC_DIST_BIT(KC_UNIFORM) | KC_DIST_BIT(KC_SPECIALS)),
+              { .kind = KC_ARG_BUFFER, .name = "r", .dtype = KC_F32, .role = KC_IN, .count = kc_count_d0,
+                .gen = gen_noop, .range = range_01 },                                                 /* range unused */
               KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0) },
     .shapes = shapes,
 };
 static const kc_contract good_gen_on = {
     .name = "good.gen_on", .library = "kc_fakelib", .entry = "e", .reference = ref_noop,
     .args = { KC_BUFFER_GEN_ON("x", KC_F32, KC_IN, kc_count_d0, gen_noop, KC_DIST_BIT(KC_LARGE)),
+              { .kind = KC_ARG_BUFFER, .name = "r", .dtype = KC_F32, .role = KC_IN, .count = kc_count_d0,
+                .gen = gen_noop, .range = range_01, .gen_on = KC_DIST_BIT(KC_LARGE) },
               KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0) },
     .shapes = shapes, .dists = { KC_UNIFORM, KC_LARGE },
 };
@@ -133,18 +141,22 @@ Test(registration, a_generators_distributions_are_checked)
     kc_register_contract(&good_gen_on, KC_ABI_VERSION, sizeof(kc_contract));
     char err[16384];
     int n = items_problems(err, sizeof err);
-    cr_assert_gt(n, 0, "a generator for large on a contract that runs large was refused: %s", err);
+    cr_assert_gt(n, 0, "a generator for large (and a range for the rest) on a contract that runs large was refused: %s",
+                 err);
     kc_register_contract(&bad_gen_on, KC_ABI_VERSION, sizeof(kc_contract));
     n = items_problems(err, sizeof err);
-    cr_expect_eq(n, -5, "expected 5 problems, got %d: %s", n, err);
+    cr_expect_eq(n, -6, "expected 6 problems, got %d: %s", n, err);
     const char *want[] = {
-        "contract bad.gen_on: buffer x: gen_on 0x8 names none of the distributions the contract runs, so its generator "
-        "would never run",
+        "contract bad.gen_on: buffer x: gen_on names large, which the contract does not run (it runs uniform, normal, "
+        "the default without dists): its generator would never run there (drop it from gen_on, or add it to the "
+        "contract's dists)",
         "contract bad.gen_on: buffer w: gen_on names the distributions of a generator, but the buffer has none (gen)",
         "contract bad.gen_on: buffer t: a table (KC_BUFFER_TABLE) is the same on every distribution: no gen_on",
-        "contract bad.gen_on: buffer z: gen_on 0x100000 names distributions that do not exist (expected KC_DIST_BIT of "
-        "KC_UNIFORM .. KC_INT_EXTREMES)",
-        "contract bad.gen_on: buffer z: gen_on 0x100000 names none of the distributions the contract runs",
+        "contract bad.gen_on: buffer z: gen_on 0x100000 has bits that are no distribution (expected KC_DIST_BIT(d) of "
+        "KC_UNIFORM .. KC_INT_EXTREMES, or'd)",
+        "contract bad.gen_on: buffer u: gen_on names specials, which the contract does not run",
+        "contract bad.gen_on: buffer r has a generator and a range: the range is never used (drop one, or list the "
+        "generator's distributions in gen_on: the range makes the rest)",
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) cr_expect(strstr(err, want[i]), "'%s' not in:\n%s", want[i], err);
 }

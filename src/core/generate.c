@@ -123,6 +123,11 @@ static void rows_chunk(void *ctx, size_t begin, size_t end)
 
 void kc_gen_rows(kc_gen *g, size_t rows, void (*row)(kc_gen *rg, size_t r))
 {
+    if (!rows && g->count) {
+        fprintf(stderr, "kcontract: kc_gen_rows called with 0 rows for a buffer of %zu elements (dtype %s): nothing "
+                "would be generated (expected the buffer's row count, at least 1)\n", g->count, kc_dtype_name(g->dtype));
+        abort();
+    }
     if (!rows) return;
     /* The rows' streams come from the parent's state without drawing from
      * it, so a table generator whose rows draw nothing stays a table; when
@@ -155,8 +160,8 @@ void kc_gen_default(kc_gen *g)
 {
     kc_gen_source *src = g->harness;
     if (src == &in_a_row) {
-        fprintf(stderr, "kcontract: kc_gen_default called on a row of kc_gen_rows (dtype %s, %zu elements): call it on "
-                "the whole buffer's kc_gen before kc_gen_rows\n", kc_dtype_name(g->dtype), g->count);
+        fprintf(stderr, "kcontract: kc_gen_default called inside a row function of kc_gen_rows (a buffer of %zu %s "
+                "elements): call it on the whole buffer's kc_gen before kc_gen_rows\n", g->count, kc_dtype_name(g->dtype));
         abort();
     }
     if (src && src->data == g->data && src->count == g->count && src->dtype == g->dtype && src->dist == g->dist &&

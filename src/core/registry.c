@@ -193,32 +193,52 @@ static unsigned dists_run(const kc_contract *c)
     return m ? m : KC_DIST_BIT(KC_UNIFORM) | KC_DIST_BIT(KC_NORMAL);
 }
 
-/* A buffer's gen_on: distributions that exist, a generator to run on them,
- * no table (a table is the same on every distribution), and at least one
- * the contract runs (else the generator never runs). */
+/* "uniform, normal" of the distributions in mask m, into buf. */
+static const char *dist_list(unsigned m, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    for (int d = KC_UNIFORM; d < KC_DIST_COUNT; d++)
+        if (m & KC_DIST_BIT(d)) kc_strcatf(buf, cap, "%s%s", buf[0] ? ", " : "", kc_dist_name((kc_dist)d));
+    return buf;
+}
+
+/* A buffer's generator and what it covers: gen_on names distributions that
+ * exist and that the contract runs (a generator for one it does not run is
+ * dead code, most often a typo), has a generator, and is no table's (a
+ * table is the same on every distribution); a range beside a generator is
+ * used only where gen_on leaves the generator out, so without gen_on it
+ * would never be. */
 static void check_gen_on(problems *p, const char *n, const kc_contract *c, const kc_arg *a)
 {
-    const unsigned known = (KC_DIST_BIT(KC_DIST_COUNT) - 1) & ~KC_DIST_BIT(KC_DIST_END);
+    const unsigned known = (KC_DIST_BIT(KC_DIST_COUNT) - 1) & ~KC_DIST_BIT(KC_DIST_END), run = dists_run(c);
+    char named[256], runs[256];
+    if (a->gen && a->range && !a->gen_on)
+        problem(p, "contract %s: buffer %s has a generator and a range: the range is never used (drop one, or list "
+                "the generator's distributions in gen_on: the range makes the rest)", n, a->name);
     if (!a->gen_on) return;
     if (a->gen_on & ~known)
-        problem(p, "contract %s: buffer %s: gen_on 0x%x names distributions that do not exist (expected KC_DIST_BIT of "
-                "KC_UNIFORM .. KC_INT_EXTREMES)", n, a->name, a->gen_on);
+        problem(p, "contract %s: buffer %s: gen_on 0x%x has bits that are no distribution (expected KC_DIST_BIT(d) "
+                "of KC_UNIFORM .. KC_INT_EXTREMES, or'd)", n, a->name, a->gen_on);
     if (!a->gen)
         problem(p, "contract %s: buffer %s: gen_on names the distributions of a generator, but the buffer has none (gen)",
                 n, a->name);
     if (a->table)
         problem(p, "contract %s: buffer %s: a table (KC_BUFFER_TABLE) is the same on every distribution: no gen_on", n,
                 a->name);
-    if (a->gen && !(a->gen_on & dists_run(c)))
-        problem(p, "contract %s: buffer %s: gen_on 0x%x names none of the distributions the contract runs, so its "
-                "generator would never run", n, a->name, a->gen_on);
+    const unsigned extra = a->gen_on & known & ~run;
+    const char *them = extra & (extra - 1) ? "them" : "it";
+    if (a->gen && extra)
+        problem(p, "contract %s: buffer %s: gen_on names %s, which the contract does not run (it runs %s%s): its "
+                "generator would never run there (drop %s from gen_on, or add %s to the contract's dists)", n, a->name,
+                dist_list(extra, named, sizeof named), dist_list(run, runs, sizeof runs),
+                c->dists[0] ? "" : ", the default without dists", them, them);
 }
 
 static void check_buffer(problems *p, const char *n, const kc_contract *c, const kc_arg *a, int *outputs)
 {
     if (a->of) {        /* an alias: the buffer it names is the one generated and checked */
         int o = check_of(p, n, c, a, "alias");
-        if (a->count || a->gen || a->range || a->role || a->carried)
+        if (a->count || a->gen || a->gen_on || a->range || a->role || a->carried)
             problem(p, "contract %s: alias %s of %s has a count, generator, role or carried of its own (its buffer's hold)",
                     n, a->name, a->of ? a->of : "?");
         if (o >= 0 && a->dtype && a->dtype != c->args[o].dtype)

@@ -115,7 +115,8 @@ static CUresult make(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_di
     stats->inputs_made_host++;
     if (ar->table && !kc_gen_drew_nothing(&g, key)) {
         kc_hostmem_free(host);
-        snprintf(why, cap, "the contract's table generator (KC_BUFFER_TABLE) drew from kc_rand_*: a table depends on the shape alone");
+        snprintf(why, cap, "the contract's table generator (KC_BUFFER_TABLE) drew from kc_rand_*: a table depends on the "
+                 "shape alone (a generator that draws is KC_BUFFER_GEN, or KC_BUFFER_GEN_ON for some distributions)");
         return CUDA_ERROR_UNKNOWN;
     }
     CUresult r = gpu->cu.MemcpyHtoD(e->ptr, host, e->bytes);

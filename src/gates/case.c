@@ -84,6 +84,19 @@ int kc_uses_device_reference(const kc_contract *c, kc_ref_mode mode)
     return mode != KC_REF_HOST && c->device_reference.symbol;
 }
 
+/* Whether argument ar's generator runs on the host for some case of shape
+ * s: it has one, and gen_on names a distribution the shape runs (a large
+ * shape runs the contract's first alone), or is 0 (every one). */
+static int generated_on_host(const kc_contract *c, const kc_arg *ar, const kc_shape *s)
+{
+    if (!ar->gen || !ar->gen_on) return ar->gen != NULL;
+    kc_dist dists[KC_MAX_DISTS + 2];
+    const int nd = kc_dists_of(c, dists), runs = s->cls == KC_SHAPE_LARGE ? 1 : nd;
+    for (int d = 0; d < runs; d++)
+        if (ar->gen_on & KC_DIST_BIT(dists[d])) return 1;
+    return 0;
+}
+
 void kc_case_memory(const kc_contract *c, const kc_shape *s, kc_ref_mode mode, size_t *host_bytes, size_t *gpu_bytes)
 {
     size_t h = 0, g = 0, guards = 2 * (size_t)KC_GUARD_BYTES;
@@ -96,7 +109,7 @@ void kc_case_memory(const kc_contract *c, const kc_shape *s, kc_ref_mode mode, s
         g = kc_mul_add_sat(kc_mul_add_sat(b, 1, guards), 2, g);           /* two guarded sets (gate 4) */
         if (ar->role != KC_OUT) {
             g = kc_mul_add_sat(b, 1, g);                               /* the pristine input */
-            if (ar->gen || host_ref) h = kc_mul_add_sat(b, 1, h);      /* generated on, or downloaded to, the host */
+            if (host_ref || generated_on_host(c, ar, s)) h = kc_mul_add_sat(b, 1, h);  /* generated on, or downloaded to, the host */
         }
         if (ar->role != KC_IN) {
             /* with the magnitudes of a derived bound (arith_bound.h), twice */

@@ -438,19 +438,25 @@ static void row_table(kc_gen *g, size_t r)
     for (size_t j = 0; j < COLS; j++) kc_gen_put(g, r * COLS + j, (double)(r * 3 + j));
 }
 
+/* g over n f32 elements at buf (NULL, 0: an empty buffer), seeded from seed. */
+static void f32_gen(kc_gen *g, float *buf, size_t n, uint64_t seed)
+{
+    memset(g, 0, sizeof *g);
+    g->dtype = KC_F32;
+    g->dist = KC_NORMAL;
+    g->data = buf;
+    g->count = n;
+    kc_gen_seed(g, seed);
+}
+
 /* A fresh f32 buffer of ROWS x COLS by kc_gen_rows(row), from seed; *after
  * is g's kc_rand_* state afterwards. */
 static float *rows_fill(void (*row)(kc_gen *, size_t), uint64_t seed, uint64_t after[4])
 {
     kc_gen g;
-    memset(&g, 0, sizeof g);
     float *buf = calloc(ROWS * COLS, sizeof *buf);
     cr_assert_not_null(buf);
-    g.dtype = KC_F32;
-    g.dist = KC_NORMAL;
-    g.data = buf;
-    g.count = ROWS * COLS;
-    kc_gen_seed(&g, seed);
+    f32_gen(&g, buf, ROWS * COLS, seed);
     kc_gen_rows(&g, ROWS, row);
     memcpy(after, g.rng, sizeof g.rng);
     return buf;
@@ -484,8 +490,7 @@ Test(generate, rows_are_the_same_on_any_thread_count_and_each_its_own_stream) {
 Test(generate, rows_that_draw_make_the_parent_draw_once_and_a_table_does_not) {
     uint64_t after[4];
     kc_gen fresh;
-    memset(&fresh, 0, sizeof fresh);
-    kc_gen_seed(&fresh, 9);
+    f32_gen(&fresh, NULL, 0, 9);
     extra = 0;
     float *t = rows_fill(row_table, 9, after);
     cr_assert_eq(memcmp(after, fresh.rng, sizeof after), 0, "rows that drew nothing moved the parent's state");
@@ -508,22 +513,14 @@ static void row_nothing(kc_gen *g, size_t r) { (void)g; (void)r; }
 Test(generate, no_rows_of_a_buffer_with_elements_aborts, .signal = SIGABRT) {
     float buf[4];
     kc_gen g;
-    memset(&g, 0, sizeof g);
-    g.dtype = KC_F32;
-    g.data = buf;
-    g.count = 4;
-    kc_gen_seed(&g, 1);
+    f32_gen(&g, buf, 4, 1);
     kc_gen_rows(&g, 0, row_nothing);
 }
 
 Test(generate, no_rows_of_an_empty_buffer_is_nothing_to_do) {
-    kc_gen g;
-    memset(&g, 0, sizeof g);
-    g.dtype = KC_F32;
-    kc_gen_seed(&g, 1);
+    kc_gen g, fresh;
+    f32_gen(&g, NULL, 0, 1);
+    f32_gen(&fresh, NULL, 0, 1);
     kc_gen_rows(&g, 0, row_nothing);
-    kc_gen fresh;
-    memset(&fresh, 0, sizeof fresh);
-    kc_gen_seed(&fresh, 1);
     cr_assert_eq(memcmp(g.rng, fresh.rng, sizeof g.rng), 0, "an empty buffer's rows drew");
 }

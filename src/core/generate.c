@@ -20,6 +20,7 @@
 #include "gen_stream.h"
 #include "kcontract.h"
 #include "parallel.h"
+#include "progname.h"
 #include "seed.h"
 
 #define INLINE static inline __attribute__((always_inline))
@@ -106,26 +107,25 @@ typedef struct rows_job {
     int drew;                  /* some row drew (written with __atomic) */
 } rows_job;
 
-static void rows_chunk(void *ctx, size_t begin, size_t end)
+/* Row r with its own stream (kc_parallel_rows's body). */
+static void one_row(void *ctx, size_t r)
 {
     rows_job *j = ctx;
-    for (size_t r = begin; r < end; r++) {
-        kc_gen rg = *j->g;
-        kc_gen_seed(&rg, kc_mix64(j->base ^ (0xD1B54A32D192ED03ULL * (uint64_t)(r + 1))));
-        rg.key = j->g->key;
-        rg.harness = &in_a_row;
-        uint64_t seeded[4];
-        memcpy(seeded, rg.rng, sizeof seeded);
-        j->row(&rg, r);
-        if (memcmp(seeded, rg.rng, sizeof seeded) != 0) __atomic_store_n(&j->drew, 1, __ATOMIC_RELAXED);
-    }
+    kc_gen rg = *j->g;
+    kc_gen_seed(&rg, kc_mix64(j->base ^ (0xD1B54A32D192ED03ULL * (uint64_t)(r + 1))));
+    rg.key = j->g->key;
+    rg.harness = &in_a_row;
+    uint64_t seeded[4];
+    memcpy(seeded, rg.rng, sizeof seeded);
+    j->row(&rg, r);
+    if (memcmp(seeded, rg.rng, sizeof seeded) != 0) __atomic_store_n(&j->drew, 1, __ATOMIC_RELAXED);
 }
 
 void kc_gen_rows(kc_gen *g, size_t rows, void (*row)(kc_gen *rg, size_t r))
 {
     if (!rows && g->count) {
-        fprintf(stderr, "kcontract: kc_gen_rows called with 0 rows for a buffer of %zu elements (dtype %s): nothing "
-                "would be generated (expected the buffer's row count, at least 1)\n", g->count, kc_dtype_name(g->dtype));
+        kc_say(stderr, "kc_gen_rows called with 0 rows for a buffer of %zu elements (dtype %s): nothing would be "
+               "generated (expected the buffer's row count, at least 1)\n", g->count, kc_dtype_name(g->dtype));
         abort();
     }
     if (!rows) return;
@@ -134,8 +134,7 @@ void kc_gen_rows(kc_gen *g, size_t rows, void (*row)(kc_gen *rg, size_t r))
      * any row drew, the parent draws once, as if it had (the table check,
      * and a second kc_gen_rows gets other streams). */
     rows_job j = { g, kc_mix64(g->rng[0] ^ rotl(g->rng[1], 17) ^ rotl(g->rng[2], 31) ^ rotl(g->rng[3], 47)), row, 0 };
-    const size_t cols = g->count / rows;
-    kc_parallel_for(rows, (size_t)65536 / (cols ? cols : 1) + 1, rows_chunk, &j);
+    kc_parallel_rows(rows, g->count / rows, one_row, &j);
     if (__atomic_load_n(&j.drew, __ATOMIC_RELAXED)) (void)next(g->rng);
 }
 
@@ -160,8 +159,8 @@ void kc_gen_default(kc_gen *g)
 {
     kc_gen_source *src = g->harness;
     if (src == &in_a_row) {
-        fprintf(stderr, "kcontract: kc_gen_default called inside a row function of kc_gen_rows (a buffer of %zu %s "
-                "elements): call it on the whole buffer's kc_gen before kc_gen_rows\n", g->count, kc_dtype_name(g->dtype));
+        kc_say(stderr, "kc_gen_default called inside a row function of kc_gen_rows (a buffer of %zu %s elements): "
+               "call it on the whole buffer's kc_gen before kc_gen_rows\n", g->count, kc_dtype_name(g->dtype));
         abort();
     }
     if (src && src->data == g->data && src->count == g->count && src->dtype == g->dtype && src->dist == g->dist &&

@@ -42,6 +42,7 @@ install() {
   updated=1
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
 }
+[ -n "$need" ] && echo "install-deps: installing$need from Debian's packages"
 if [ -n "$need" ] && ! install $need; then
   echo "install-deps: could not install$need from Debian's packages (no registry? Random123 can be carried: tools/gpu-deps.sh)" >&2
   exit 1

@@ -278,31 +278,58 @@ Test(dispatch, a_holder_takes_the_sanitizer_controls_first)
     cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 0, "no sanitizer item left: any item");
 }
 
-/* Sessions are started ahead for a control planted for the sanitizer only
- * just before it: on the only worker when it is the next item in order; of
- * several workers, on one whose item runs the sanitizer while one is
- * pending. */
-Test(dispatch, sessions_start_ahead_only_just_before_a_sanitizer_control)
+/* Sessions are started ahead for the controls planted for the sanitizer:
+ * on the only worker, for those among its next KC_DISPATCH_AHEAD_ITEMS
+ * items in order (the item it takes counted), up to a control planted for
+ * gate 1; of several workers, for one, on a worker whose item runs the
+ * sanitizer while one is pending. */
+Test(dispatch, sessions_start_ahead_for_the_sanitizer_controls_coming_soon)
 {
     fixture f;
-    setup(&f, 4, 1);
+    setup(&f, 6, 1);
     sanitizer(&f, 2, 1, 1);
-    cr_expect_not(kc_dispatch_ahead(&f.d, 0), "the only worker, the control two items on: not yet");
-    f.it[0].dispatched = 1;
-    cr_expect(kc_dispatch_ahead(&f.d, 1), "the only worker, the control next");
-    cr_expect_not(kc_dispatch_ahead(&f.d, 2), "the control itself: the item after it is none");
-    f.it[1].dispatched = f.it[2].dispatched = 1;
-    cr_expect_not(kc_dispatch_ahead(&f.d, 3), "no control pending");
+    sanitizer(&f, 4, 1, 1);
+    cr_expect_eq(kc_dispatch_ahead(&f.d, 0), 2, "the only worker, two controls among its next items");
+    f.it[0].dispatched = f.it[1].dispatched = 1;
+    cr_expect_eq(kc_dispatch_ahead(&f.d, 2), 2, "the control itself counts: it takes the first");
+    f.it[2].dispatched = 1;
+    cr_expect_eq(kc_dispatch_ahead(&f.d, 3), 1, "one left");
+    f.it[3].fault_control = 1;
+    cr_expect_eq(kc_dispatch_ahead(&f.d, 3), 0, "the item it takes may lose the context: none after it");
+    f.it[3].fault_control = 0;
     f.it[1].dispatched = f.it[2].dispatched = 0;
+    f.it[1].fault_control = 1;
+    cr_expect_eq(kc_dispatch_ahead(&f.d, 0), 0, "none past a control planted for gate 1");
+    f.it[1].fault_control = 0;
+    for (int i = 0; i < 6; i++) f.it[i].dispatched = i < 5;
+    cr_expect_eq(kc_dispatch_ahead(&f.d, 5), 0, "no control pending");
+    for (int i = 0; i < 6; i++) f.it[i].dispatched = 0;
     f.d.sessions_on = 0;
-    cr_expect_not(kc_dispatch_ahead(&f.d, 1), "KC_SANITIZE_SESSIONS=0: every tool alone, nothing ahead");
+    cr_expect_eq(kc_dispatch_ahead(&f.d, 0), 0, "KC_SANITIZE_SESSIONS=0: every tool alone, nothing ahead");
     setup(&f, 4, 2);
     sanitizer(&f, 1, 0, 1);
     sanitizer(&f, 3, 1, 1);
     cr_expect_not(kc_dispatch_ahead(&f.d, 0), "of two workers, one whose item runs no sanitizer");
-    cr_expect(kc_dispatch_ahead(&f.d, 1), "one whose item runs it, a control pending");
+    cr_expect_eq(kc_dispatch_ahead(&f.d, 1), 1, "one whose item runs it, a control pending");
     f.it[3].dispatched = 1;
     cr_expect_not(kc_dispatch_ahead(&f.d, 1), "no control pending");
+}
+
+/* The only worker looks KC_DISPATCH_AHEAD_ITEMS items ahead, no further. */
+Test(dispatch, sessions_start_ahead_within_a_window_of_items)
+{
+    static kc_dispatch_item many[KC_DISPATCH_AHEAD_ITEMS + 3];
+    fixture f;
+    setup(&f, 1, 1);
+    memset(many, 0, sizeof many);
+    f.d.items = many;
+    f.d.nitems = KC_DISPATCH_AHEAD_ITEMS + 3;
+    many[KC_DISPATCH_AHEAD_ITEMS].sanitizer = many[KC_DISPATCH_AHEAD_ITEMS].sanitizer_control = 1;
+    many[KC_DISPATCH_AHEAD_ITEMS + 1].sanitizer = many[KC_DISPATCH_AHEAD_ITEMS + 1].sanitizer_control = 1;
+    cr_expect_eq(kc_dispatch_ahead(&f.d, 0), 1, "item %d is within the window, the one after it is not",
+                 KC_DISPATCH_AHEAD_ITEMS);
+    many[0].dispatched = 1;
+    cr_expect_eq(kc_dispatch_ahead(&f.d, 1), 2, "one item on, both are");
 }
 
 Test(dispatch, at_most_the_limit_of_sanitizer_controls_run_at_once)

@@ -172,21 +172,34 @@ Test(inflight, the_worker_tells_a_request_from_a_nonce, .init = NULL)
 
 Test(inflight, a_request_line_s_markers_are_cut_off_in_any_order, .init = NULL)
 {
-    char a[] = "x.f16:control.c\t" KC_INFLIGHT_ALONE "\t" KC_REQUEST_AHEAD;
-    cr_expect_eq(kc_request_marks(a), KC_REQUEST_ALONE_BIT | KC_REQUEST_AHEAD_BIT);
+    char mark[KC_REQUEST_AHEAD_CAP];
+    int ahead = -1;
+    cr_expect_str_eq(kc_request_ahead_mark(mark, 3), "\t" KC_REQUEST_AHEAD "3");
+    cr_expect_str_eq(kc_request_ahead_mark(mark, 0), "", "none: no marker");
+    cr_expect_str_eq(kc_request_ahead_mark(mark, 1000), "\t" KC_REQUEST_AHEAD "99", "clamped");
+    char a[] = "x.f16:control.c\t" KC_INFLIGHT_ALONE "\t" KC_REQUEST_AHEAD "2";
+    cr_expect_eq(kc_request_marks(a, &ahead), KC_REQUEST_ALONE_BIT | KC_REQUEST_AHEAD_BIT);
     cr_expect_str_eq(a, "x.f16:control.c");
-    char b[] = "x.f16\t" KC_REQUEST_AHEAD "\t" KC_INFLIGHT_ALONE;
-    cr_expect_eq(kc_request_marks(b), KC_REQUEST_ALONE_BIT | KC_REQUEST_AHEAD_BIT);
+    cr_expect_eq(ahead, 2);
+    char b[] = "x.f16\t" KC_REQUEST_AHEAD "12\t" KC_INFLIGHT_ALONE;
+    cr_expect_eq(kc_request_marks(b, &ahead), KC_REQUEST_ALONE_BIT | KC_REQUEST_AHEAD_BIT);
     cr_expect_str_eq(b, "x.f16");
-    char c[] = "x.f16\t" KC_REQUEST_AHEAD;
-    cr_expect_eq(kc_request_marks(c), KC_REQUEST_AHEAD_BIT);
+    cr_expect_eq(ahead, 12);
+    char c[] = "x.f16\t" KC_REQUEST_AHEAD "1";
+    cr_expect_eq(kc_request_marks(c, &ahead), KC_REQUEST_AHEAD_BIT);
     cr_expect_str_eq(c, "x.f16");
+    cr_expect_eq(ahead, 1);
     char d[] = "x.f16\t0123456789abcdef0123456789abcdef";
-    cr_expect_eq(kc_request_marks(d), 0u, "a nonce is no marker");
+    cr_expect_eq(kc_request_marks(d, &ahead), 0u, "a nonce is no marker");
     cr_expect_str_eq(d, "x.f16\t0123456789abcdef0123456789abcdef");
-    char e[] = "x.f16\tAHEADX";
-    cr_expect_eq(kc_request_marks(e), 0u, "only whole words");
-    cr_expect_str_eq(e, "x.f16\tAHEADX");
+    cr_expect_eq(ahead, 0);
+    const char *bad[] = { "x.f16\tAHEADX", "x.f16\tAHEAD", "x.f16\tAHEAD0", "x.f16\tAHEAD123", "x.f16\tAHEAD2x" };
+    for (int i = 0; i < 5; i++) {
+        char l[64];
+        snprintf(l, sizeof l, "%s", bad[i]);
+        cr_expect_eq(kc_request_marks(l, &ahead), 0u, "only whole words: %s", bad[i]);
+        cr_expect_str_eq(l, bad[i]);
+    }
 }
 
 Test(inflight, only_driver_launched_kernel_items_and_gate_1_to_4_controls_go_in_flight, .init = NULL)

@@ -580,11 +580,62 @@ Test(sanitize, a_sanitizer_controls_sessions_start_ahead_of_it, .timeout = 120)
         cr_expect(secs && atof(secs + 1) < 1.5, "the control waited for its sessions to start (--inflight %d): ...%s",
                   lanes ? 2 : 1, secs ? secs : line);
         /* the :sanitize item's four (racecheck not: it uses no shared
-         * memory, but its session starts with the others), the control's four */
+         * memory, but its session starts with the others), the control's
+         * memcheck and racecheck: memcheck catches it, so its initcheck and
+         * synccheck never start */
         cr_expect_eq(sessions_started(log, "memcheck"), 2, "memcheck sessions: %s", kc_out_file(log));
         cr_expect_eq(sessions_started(log, "racecheck"), 2, "racecheck sessions: %s", kc_out_file(log));
+        cr_expect_eq(sessions_started(log, "initcheck"), 1, "initcheck sessions: %s", kc_out_file(log));
+        cr_expect_eq(sessions_started(log, "synccheck"), 1, "synccheck sessions: %s", kc_out_file(log));
         kc_proc_free(&p);
     }
+    unlink(log);
+}
+
+/* A serial run starts the sessions of every control planted for the
+ * sanitizer within its next items at once: of two controls back to back,
+ * the second finds its sessions started when the first began (each start
+ * 2 s here), where starting them only one item ahead made each wait its
+ * whole start. */
+Test(sanitize, a_serial_run_starts_the_next_controls_sessions_together, .timeout = 120)
+{
+    char log[256], env_log[300], line[8192];
+    san_log(log, env_log, "kc-san-ahead2");
+    unlink(log);
+    const char *second = "fakesan.copy.f16:control.masked_tail_read_oob";
+    kc_proc p = san_run((char *[]){ "run", "fakenorace.copy.f16:control.masked_tail_read_oob", (char *)second, NULL },
+                        0, "KC_FAKE_SANITIZER_START_S=2", env_log);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_assert(kc_out_item_line(p.out, "RED", second, line, sizeof line) && strstr(line, "caught by gate 5"), "%s", p.out);
+    const char *secs = strrchr(line, '(');
+    cr_expect(secs && atof(secs + 1) < 1.0, "the second control waited for its sessions to start: ...%s",
+              secs ? secs : line);
+    cr_expect_eq(sessions_started(log, "memcheck"), 2, "memcheck sessions: %s", kc_out_file(log));
+    kc_proc_free(&p);
+    unlink(log);
+}
+
+/* ... but not past a control planted for gate 1: it loses the CUDA context,
+ * the run goes on in a fresh process, and sessions started for the items
+ * after it would end unused. The control after it starts its own sessions
+ * once, in the fresh process. */
+Test(sanitize, no_sessions_start_ahead_past_a_control_planted_for_gate_1, .timeout = 120)
+{
+    char log[256], env_log[300], line[8192];
+    san_log(log, env_log, "kc-san-ahead-gate1");
+    unlink(log);
+    kc_proc p = san_run((char *[]){ "run", "fakeedges.copy.f16:control.fault",
+                                    "fakesan.copy.f16:control.masked_tail_read_oob", NULL }, 0, env_log, NULL);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "RED", "fakeedges.copy.f16:control.fault", line, sizeof line) &&
+              strstr(line, "caught by gate 1"), "%s", p.out);
+    cr_expect(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line) &&
+              strstr(line, "caught by gate 5"), "%s", p.out);
+    cr_expect(strstr(p.err, "continuing in a fresh process") || strstr(p.out, "continuing in a fresh process"),
+              "the fault did not re-execute the run: %s%s", p.out, p.err);
+    cr_expect_eq(sessions_started(log, "memcheck"), 1, "memcheck sessions: %s", kc_out_file(log));
+    cr_expect_eq(sessions_started(log, "racecheck"), 1, "racecheck sessions: %s", kc_out_file(log));
+    kc_proc_free(&p);
     unlink(log);
 }
 

@@ -511,6 +511,12 @@ static int run_tool(san_plan *p, kc_san_pool *pool, int t, double limit, const c
 /* Starts the session of every tool in `tools` (a bit per tool) that has
  * none in pool. Nothing without a pool, with KC_SANITIZE_SESSIONS=0, or
  * when a session cannot start (its item's request then says why). */
+/* The tools (bit t: KC_SAN_TOOLS order) whose sessions a control planted
+ * for the sanitizer starts before it runs the first: memcheck, and racecheck
+ * (which runs only where memcheck's run found shared memory). The seven
+ * bundled controls are caught by one of those two. */
+#define KC_SAN_CONTROL_TOOLS 0x3u
+
 static void warm_tools(const san_plan *p, kc_san_pool *pool, unsigned tools)
 {
     if (!pool || !kc_san_sessions_on()) return;
@@ -523,16 +529,19 @@ static void warm_tools(const san_plan *p, kc_san_pool *pool, unsigned tools)
     }
 }
 
-void kc_sanitize_ahead(const kc_opts *o, kc_san_pool *pool)
+void kc_sanitize_ahead(const kc_opts *o, kc_san_pool *pool, int want)
 {
     char san[4096], why[1536], self[4096];
-    if (!pool || !kc_san_sessions_on() || kc_san_pool_has_spare(pool)) return;
+    if (want > KC_SAN_SPARES_MAX) want = KC_SAN_SPARES_MAX;
+    if (!pool || !kc_san_sessions_on() || kc_san_pool_spares(pool) >= want) return;
     if (kc_sanitizer_find(san, sizeof san, why, sizeof why) || kc_self_exe(self, sizeof self)) return; /* its control says why */
     san_plan *p = malloc(sizeof *p);
-    kc_san_pool *spare = p ? kc_san_pool_new() : NULL;
-    if (spare) {
-        plan_words(p, o, san, self);
-        warm_tools(p, spare, 0xfu);
+    if (!p) return;
+    plan_words(p, o, san, self);
+    while (kc_san_pool_spares(pool) < want) {
+        kc_san_pool *spare = kc_san_pool_new();
+        if (!spare) break;
+        warm_tools(p, spare, KC_SAN_CONTROL_TOOLS);
         kc_san_pool_keep_spare(pool, spare);
     }
     free(p);
@@ -578,12 +587,17 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, co
     /* Every tool's session starts now (those not running yet): their
      * starts overlap each other and memcheck's run. racecheck's too, unless
      * the contract leaves it out: most kernels that reach it use shared
-     * memory, and a session started for nothing serves the next item. */
-    warm_tools(p, pool, p->c && p->c->no_racecheck ? 0xdu : 0xfu);
+     * memory, and a session started for nothing serves the next item. A
+     * control's initcheck and synccheck start only once memcheck and
+     * racecheck found nothing (below): most controls are caught by one of
+     * those two, and the sessions would end unasked. */
+    unsigned race = p->c && p->c->no_racecheck ? 0u : 0x2u;
+    warm_tools(p, pool, (control ? KC_SAN_CONTROL_TOOLS : 0xfu) & (0xdu | race));
     /* memcheck first: its target says how much shared memory the kernel
      * uses, which decides racecheck; then initcheck and synccheck. */
     int decided = 0;
     for (int t = 0; t < KC_SAN_TOOLS && !decided; t++) {
+        if (control && t == 2) warm_tools(p, pool, 0xcu);
         if (t == 1 && !race_runs(p)) continue;
         decided = run_tool(p, pool, t, limit, gates_msg, planted, &w, out, target_ok, sizeof target_ok);
     }

@@ -51,16 +51,17 @@ int kc_sanitizer_find(char *path, size_t cap, char *why, size_t whycap);
  * KC_SANITIZE_SESSIONS=0, is a session of this item alone. */
 void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, const char *gates_msg, kc_item_result *out);
 
-/* Starts, in pool's spare (sanitize_session.h), a session of every tool for
- * the next control planted for the sanitizer: kc_sanitize_item gives such a
- * control sessions of its own, which it takes from the spare, so their
+/* Starts spares in pool (sanitize_session.h) until it keeps `want` (at most
+ * KC_SAN_SPARES_MAX), each with a memcheck and a racecheck session, for the
+ * next controls planted for the sanitizer: kc_sanitize_item gives such a
+ * control sessions of its own, which it takes from the first spare, so their
  * start (racecheck's 1.5 s, memcheck's 0.6 s on the H200,
  * docs/receipts/2026-12-03-h200-racecheck) overlaps what runs meanwhile:
- * the item before it (the caller says when the next item is one) and the
- * control's own gates 1-4 (kc_item_run). Nothing when pool is NULL or has a
- * spare, with KC_SANITIZE_SESSIONS=0, or without compute-sanitizer (the
- * control's own line then says why). */
-void kc_sanitize_ahead(const kc_opts *o, kc_san_pool *pool);
+ * the items before it (the caller counts the controls it runs soon) and the
+ * control's own gates 1-4 (kc_item_run, want 1). Nothing when pool is NULL
+ * or keeps want spares, with KC_SANITIZE_SESSIONS=0, or without
+ * compute-sanitizer (the control's own line then says why). */
+void kc_sanitize_ahead(const kc_opts *o, kc_san_pool *pool, int want);
 
 /* The target's side (--sanitize-target): runs kc_run_exact_launches for the
  * one item named by o->patterns[0] (a :sanitize item or a control; every

@@ -26,7 +26,8 @@ struct kc_san_pool {
     int ready;                  /* sup initialised */
     san_slot slot[KC_SAN_POOL_TOOLS];
     char distrust[700];         /* kc_san_pool_distrust's first why; "" none */
-    kc_san_pool *spare;         /* sessions started ahead for an item of its own (kc_san_pool_keep_spare) */
+    kc_san_pool *spare;         /* sessions started ahead for an item of their own, the next in line its own spare
+                                 * (kc_san_pool_keep_spare): a list, first taken first */
 };
 
 /* The lines a verdict reads (the target's own, the sanitizer's summary)
@@ -332,7 +333,7 @@ int kc_san_once(char *const argv[], const char *request, double limit_s, kc_san_
     return rc;
 }
 
-/* p's running sessions' pids into out, none of its spare's. */
+/* p's running sessions' pids into out, none of its spares'. */
 static int own_pids(const kc_san_pool *p, pid_t *out)
 {
     int n = 0;
@@ -344,26 +345,37 @@ static int own_pids(const kc_san_pool *p, pid_t *out)
 int kc_san_pool_pids(const kc_san_pool *p, pid_t *out)
 {
     int n = own_pids(p, out);
-    return p ? n + own_pids(p->spare, out + n) : n;
+    for (const kc_san_pool *s = p ? p->spare : NULL; s; s = s->spare) n += own_pids(s, out + n);
+    return n;
 }
 
 void kc_san_pool_keep_spare(kc_san_pool *p, kc_san_pool *spare)
 {
     char why[700];
-    if (p && !p->spare) p->spare = spare;
-    else kc_san_pool_free(spare, why, sizeof why);   /* served nothing: nothing to trust or not */
+    if (p && spare && !spare->spare && kc_san_pool_spares(p) < KC_SAN_SPARES_MAX) {
+        kc_san_pool **end = &p->spare;
+        while (*end) end = &(*end)->spare;
+        *end = spare;       /* the last in line: the first is taken first */
+        return;
+    }
+    kc_san_pool_free(spare, why, sizeof why);   /* served nothing: nothing to trust or not */
 }
 
 kc_san_pool *kc_san_pool_take_spare(kc_san_pool *p)
 {
     kc_san_pool *s = p ? p->spare : NULL;
-    if (p) p->spare = NULL;
+    if (s) {
+        p->spare = s->spare;
+        s->spare = NULL;
+    }
     return s;
 }
 
-int kc_san_pool_has_spare(const kc_san_pool *p)
+int kc_san_pool_spares(const kc_san_pool *p)
 {
-    return p && p->spare;
+    int n = 0;
+    for (const kc_san_pool *s = p ? p->spare : NULL; s; s = s->spare) n++;
+    return n;
 }
 
 void kc_san_pool_distrust(kc_san_pool *p, const char *why)
@@ -390,13 +402,20 @@ static void stop_unused(kc_san_pool *p, int t)
 int kc_san_pool_free(kc_san_pool *p, char *why, size_t cap)
 {
     if (!p) return 0;
-    /* Every session's input closed first, the spare's too: they end at
+    /* Every session's input closed first, the spares' too: they end at
      * once, not one after another (each ends its target and its CUDA
      * context: about a second), within one time limit for all. A spare
      * served no item, so its summaries decide no verdict; still checked. */
-    for (int t = 0; p->spare && p->spare->ready && t < KC_SAN_POOL_TOOLS; t++) kc_sup_close_stdin(&p->spare->sup.c[t]);
-    for (int t = 0; p->ready && t < KC_SAN_POOL_TOOLS; t++) kc_sup_close_stdin(&p->sup.c[t]);
-    int rc = kc_san_pool_free(kc_san_pool_take_spare(p), why, cap);
+    for (kc_san_pool *s = p; s; s = s->spare)
+        for (int t = 0; s->ready && t < KC_SAN_POOL_TOOLS; t++) kc_sup_close_stdin(&s->sup.c[t]);
+    int rc = 0;
+    for (kc_san_pool *s; (s = kc_san_pool_take_spare(p));) {
+        char why_spare[700];
+        if (kc_san_pool_free(s, why_spare, sizeof why_spare) && rc == 0) {
+            snprintf(why, cap, "%s", why_spare);
+            rc = -1;
+        }
+    }
     if (rc == 0 && p->distrust[0]) {
         snprintf(why, cap, "%s", p->distrust);
         rc = -1;

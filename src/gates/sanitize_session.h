@@ -99,24 +99,32 @@ void kc_san_end(kc_san_pool *p, int tool, double limit_s, kc_san_window *w);
  * when it could not start (why). */
 int kc_san_once(char *const argv[], const char *request, double limit_s, kc_san_window *w, char *why, size_t cap);
 
-/* At most this many sessions run for one pool: its own, and its spare's. */
-#define KC_SAN_POOL_PIDS (2 * KC_SAN_POOL_TOOLS)
+/* At most this many spares wait in one pool (kc_san_pool_keep_spare): a
+ * serial run starts the sessions of the controls planted for the sanitizer
+ * that come within its next items (kc_sanitize_ahead), and four back to back
+ * is what the bundled library has (scan's). Each is a CUDA context and up to
+ * 1 GiB of host memory (racecheck) while it waits. */
+#define KC_SAN_SPARES_MAX 4
 
-/* The pids of its running sessions, and its spare's, into
+/* At most this many sessions run for one pool: its own, and its spares'. */
+#define KC_SAN_POOL_PIDS ((1 + KC_SAN_SPARES_MAX) * KC_SAN_POOL_TOOLS)
+
+/* The pids of its running sessions, and its spares', into
  * out[KC_SAN_POOL_PIDS]: the children an item's leftover check leaves to the
  * pool (kc_proc_end_leftovers). Returns how many (0 for NULL). */
 int kc_san_pool_pids(const kc_san_pool *p, pid_t *out);
 
 /* A spare: a pool whose sessions were started ahead (kc_san_warm), none
- * asked yet, for the next item that takes sessions of its own (a control
- * planted for the sanitizer, sanitize.c). p keeps it until
- * kc_san_pool_take_spare, counts its sessions among its pids, and frees it
- * with itself. A spare given while p has one is freed. */
+ * asked yet, for an item that takes sessions of its own (a control planted
+ * for the sanitizer, sanitize.c). p keeps its spares in line, the first kept
+ * the first taken (kc_san_pool_take_spare), counts their sessions among its
+ * pids, and frees them with itself. A spare given while p keeps
+ * KC_SAN_SPARES_MAX already, or one that keeps spares itself, is freed. */
 void kc_san_pool_keep_spare(kc_san_pool *p, kc_san_pool *spare);
-/* p's spare, now the caller's (kc_san_pool_free); NULL when it has none. */
+/* p's first spare, now the caller's (kc_san_pool_free); NULL when it has none. */
 kc_san_pool *kc_san_pool_take_spare(kc_san_pool *p);
-/* Whether p keeps a spare. */
-int kc_san_pool_has_spare(const kc_san_pool *p);
+/* How many spares p keeps (0 for NULL). */
+int kc_san_pool_spares(const kc_san_pool *p);
 
 /* Marks the pool's clean verdicts untrusted (the first why is kept, and
  * kc_san_pool_free returns it): a session counted errors that belong to no

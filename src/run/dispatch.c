@@ -78,10 +78,15 @@ kc_want kc_dispatch_wants(const kc_dispatch *d, int w)
 int kc_dispatch_ahead(const kc_dispatch *d, int j)
 {
     if (!d->sessions_on) return 0;
-    if (d->nworkers == 1) {         /* the next item in order, whatever it is */
-        for (int i = 0; i < d->nitems; i++)
-            if (i != j && !d->items[i].dispatched) return d->items[i].sanitizer_control;
-        return 0;
+    if (d->nworkers == 1) {         /* the next items in order, whatever they are */
+        int want = 0;
+        for (int i = j, seen = 0; i < d->nitems && seen <= KC_DISPATCH_AHEAD_ITEMS; i++) {
+            if (d->items[i].dispatched && i != j) continue;
+            if (d->items[i].fault_control) break;
+            want += d->items[i].sanitizer_control;
+            seen++;
+        }
+        return want;
     }
     if (!d->items[j].sanitizer) return 0;
     for (int i = 0; i < d->nitems; i++)

@@ -19,14 +19,16 @@
  *   - at most san_controls_max controls planted for the sanitizer run at
  *     once (KC_DISPATCH_SAN_CONTROLS_PER_GPU): each starts sessions of its
  *     own, and many starting together slow each other past serial;
- *   - the only worker is told to start sessions ahead when the item after
- *     the one it takes is a control planted for the sanitizer; of several
- *     workers, one that takes an item that runs the sanitizer while such a
- *     control is pending (holders take those controls first)
- *     (kc_dispatch_ahead): their start overlaps the item it takes. Never
- *     further ahead: a serial run re-executes itself after an item that
- *     loses the CUDA context, and sessions started long before their
- *     control ended there unused, each start and end costing about a
+ *   - the only worker is told to start sessions ahead for the controls
+ *     planted for the sanitizer among its next KC_DISPATCH_AHEAD_ITEMS
+ *     items, up to a control planted for gate 1 (it loses the CUDA
+ *     context and its worker, and with it every session started there);
+ *     of several workers, one that takes an item that runs the sanitizer
+ *     while such a control is pending (holders take those controls first),
+ *     for one control (kc_dispatch_ahead): their start overlaps the items
+ *     the worker runs before. A worker of several does not know which
+ *     items it takes after this one, and sessions started for a control
+ *     another worker takes end unused, each start and end costing about a
  *     second (docs/receipts/2026-12-03-h200-racecheck);
  *   - with items in flight (--inflight K): a worker running an item alone
  *     takes nothing; one with items in flight takes only items that may
@@ -45,6 +47,8 @@ typedef struct kc_dispatch_item {
     const kc_contract *contract;    /* its contract (NULL for a suite): the worker's-last preference */
     int sanitizer;                  /* it runs compute-sanitizer (kc_item_runs_sanitizer, item_run.h) */
     int sanitizer_control;          /* ... and is a control planted for the sanitizer */
+    int fault_control;              /* a control planted for gate 1: it may lose the CUDA context, which ends its
+                                     * worker and the sessions started there (kc_dispatch_ahead) */
     double cost;                    /* seconds, recorded or estimated (kc_item_cost) */
     size_t host, gpu;               /* its memory plan in bytes (kc_item_memory) */
     int dispatched;                 /* handed out (or settled without running) */
@@ -119,10 +123,23 @@ void kc_dispatch_released(kc_dispatch *d, int j);
 /* Items not handed out yet. */
 int kc_dispatch_pending(const kc_dispatch *d);
 
-/* Whether the worker handed item j now is to start sessions ahead for a
- * control planted for the sanitizer (sanitize.h, kc_sanitize_ahead): the
- * only worker, when the next pending item in order is one; of several, when
- * j runs the sanitizer and one is pending. 0 without sessions. */
+/* How far ahead, in items, the only worker starts the sessions of the
+ * controls planted for the sanitizer. Each such control's sessions are its
+ * own (a session's first window decides an error, sanitize_session.h), and
+ * their start (racecheck's 1.4 s on the H200) is most of its time; the item
+ * before one often takes milliseconds, so starting them there hid little
+ * (docs/receipts/2026-12-04-h200-generators: the seven bundled controls
+ * took 10 s of a 55 s serial run). 48 items of the bundled library take 1 to
+ * 5 s; at most KC_SAN_SPARES_MAX controls' sessions wait at once. */
+#define KC_DISPATCH_AHEAD_ITEMS 48
+
+/* For how many controls planted for the sanitizer the worker handed item j
+ * now is to hold sessions started ahead (sanitize.h, kc_sanitize_ahead;
+ * 0: none to start). The only worker: those among the pending items in
+ * order from j on (j included: a control takes the first), at most
+ * KC_DISPATCH_AHEAD_ITEMS, and none from a control planted for gate 1 on
+ * (fault_control; j itself too). Of several workers: 1 when j runs the
+ * sanitizer and such a control is pending. 0 without sessions. */
 int kc_dispatch_ahead(const kc_dispatch *d, int j);
 
 /* Which items worker w (an index into d->workers) takes first. Each worker

@@ -4,6 +4,7 @@
 #include "item_run.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int kc_inflight_init(kc_inflight *f, int k, char *err, size_t cap)
@@ -147,21 +148,40 @@ int kc_inflight_undecided(const kc_inflight *f, const char **names, int cap)
     return n;
 }
 
-unsigned kc_request_marks(char *line)
+/* n of a "AHEAD<n>" marker word (1 to 99), else 0. */
+static int ahead_count(const char *word)
 {
-    static const struct { const char *word; unsigned bit; } marks[] = {
-        { KC_INFLIGHT_ALONE, KC_REQUEST_ALONE_BIT }, { KC_REQUEST_AHEAD, KC_REQUEST_AHEAD_BIT },
-    };
+    const size_t k = strlen(KC_REQUEST_AHEAD);
+    if (strncmp(word, KC_REQUEST_AHEAD, k) != 0) return 0;
+    word += k;
+    size_t digits = strspn(word, "0123456789");
+    if (digits < 1 || digits > 2 || word[digits]) return 0;
+    return atoi(word);
+}
+
+const char *kc_request_ahead_mark(char *buf, int n)
+{
+    if (n > 99) n = 99;
+    if (n > 0) snprintf(buf, KC_REQUEST_AHEAD_CAP, "\t%s%d", KC_REQUEST_AHEAD, n);
+    else buf[0] = 0;
+    return buf;
+}
+
+unsigned kc_request_marks(char *line, int *ahead)
+{
     unsigned got = 0;
-    for (int again = 1; again;) {
-        again = 0;
-        char *tab = strrchr(line, '\t');
-        for (size_t i = 0; tab && i < sizeof marks / sizeof marks[0]; i++)
-            if (strcmp(tab + 1, marks[i].word) == 0) {
-                got |= marks[i].bit;
-                *tab = 0;
-                again = 1;
-            }
+    *ahead = 0;
+    for (char *tab; (tab = strrchr(line, '\t'));) {
+        int n = ahead_count(tab + 1);
+        if (n > 0) {
+            got |= KC_REQUEST_AHEAD_BIT;
+            *ahead = n;
+        } else if (strcmp(tab + 1, KC_INFLIGHT_ALONE) == 0) {
+            got |= KC_REQUEST_ALONE_BIT;
+        } else {
+            break;
+        }
+        *tab = 0;
     }
     return got;
 }

@@ -101,16 +101,22 @@ int kc_inflight_final(const kc_item *it, const kc_item_result *r);
  * run the item with nothing beside it (on its main thread, as a worker of
  * one item at a time runs it). */
 #define KC_INFLIGHT_ALONE "ALONE"
-/* A request line's marker: "<name>\t" KC_REQUEST_AHEAD tells the worker
- * that a control planted for the sanitizer is likely its next item: it
- * starts that control's sessions now, beside this item (kc_sanitize_ahead,
- * sanitize.h; the policy: kc_dispatch_ahead). Any worker takes it. */
+/* A request line's marker: "<name>\t" KC_REQUEST_AHEAD "<n>" (n >= 1)
+ * tells the worker that controls planted for the sanitizer come soon: it
+ * starts sessions now for n of them (the item itself counted when it is
+ * one), beside this item (kc_sanitize_ahead, sanitize.h; the policy:
+ * kc_dispatch_ahead). Any worker takes it. */
 #define KC_REQUEST_AHEAD "AHEAD"
 enum { KC_REQUEST_ALONE_BIT = 1, KC_REQUEST_AHEAD_BIT = 2 };
 /* Cuts the markers off the end of a request line (each "\t<marker>", in
- * any order) and returns them as KC_REQUEST_* bits; 0 for a bare name or
- * a nonce line. */
-unsigned kc_request_marks(char *line);
+ * any order) and returns them as KC_REQUEST_* bits, with KC_REQUEST_AHEAD's
+ * n in *ahead (0 without it); 0 for a bare name or a nonce line. A word
+ * that is no marker stays on the line (and the name is then not found). */
+unsigned kc_request_marks(char *line, int *ahead);
+/* The KC_REQUEST_AHEAD marker for n controls (clamped to 99) into
+ * buf[KC_REQUEST_AHEAD_CAP]: "\tAHEAD<n>", or "" when n <= 0. Returns buf. */
+#define KC_REQUEST_AHEAD_CAP 16
+const char *kc_request_ahead_mark(char *buf, int n);
 /* The worker's side: a line read on its stdin (no '\n') is an item to run
  * (a bare name: returns 0, name set) or a nonce for an item it said DONE
  * ("<name>\t<nonce>": returns 1, name and nonce set). -1 with err for a

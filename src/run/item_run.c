@@ -187,7 +187,7 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
         kc_lines_init(&lines, detail, KC_DETAIL_CAP);
         /* A control planted for the sanitizer: its sessions start now, and
          * their start overlaps its gates 1-4 (sanitize.h) */
-        if (it->kind == KC_KIND_CONTROL && kc_item_runs_sanitizer(it)) kc_sanitize_ahead(o, san);
+        if (it->kind == KC_KIND_CONTROL && kc_item_runs_sanitizer(it)) kc_sanitize_ahead(o, san, 1);
         kc_run_gpu_item(gpu, it, o->seed, o->reference, o, out, &lines);
         /* A control planted for the sanitizer that gates 1-4 passed cleanly
          * (every case run, none failing, the context intact) goes on to it. */

@@ -434,9 +434,9 @@ static void dispatch_lanes(queue *qq, wk *w, kc_child *c)
         kc_dispatch_item *di = &qq->di[j];
         const kc_item *it = &qq->items[qq->q[j].idx];
         alone = alone || di->rerun_alone || di->solo || !di->shares;
-        char line[300];
+        char line[300], ahead[KC_REQUEST_AHEAD_CAP];
         int len = snprintf(line, sizeof line, "%s%s%s\n", it->name, alone ? "\t" KC_INFLIGHT_ALONE : "",
-                           kc_dispatch_ahead(&qq->dp, j) ? "\t" KC_REQUEST_AHEAD : "");
+                           kc_request_ahead_mark(ahead, kc_dispatch_ahead(&qq->dp, j)));
         double t = now_s();
         if (kc_sup_write(c, line, (size_t)len)) {     /* dying: its end settles what it has */
             kc_sup_close_stdin(c);
@@ -469,9 +469,8 @@ static void dispatch(queue *qq)
             qitem *qi = &qq->q[j];
             kc_dispatch_item *di = &qq->di[j];
             const kc_item *it = &qq->items[qi->idx];
-            char line[300];
-            int len = snprintf(line, sizeof line, "%s%s\n", it->name,
-                               kc_dispatch_ahead(&qq->dp, j) ? "\t" KC_REQUEST_AHEAD : "");
+            char line[300], ahead[KC_REQUEST_AHEAD_CAP];
+            int len = snprintf(line, sizeof line, "%s%s\n", it->name, kc_request_ahead_mark(ahead, kc_dispatch_ahead(&qq->dp, j)));
             double t = now_s();        /* before the write: the worker may start (and end) the item at once */
             if (kc_sup_write(c, line, (size_t)len)) {     /* dying: its end settles it */
                 kc_sup_close_stdin(c);
@@ -696,6 +695,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
         di->contract = it->contract;
         di->sanitizer = kc_item_runs_sanitizer(it);
         di->sanitizer_control = di->sanitizer && it->kind == KC_KIND_CONTROL;
+        di->fault_control = it->kind == KC_KIND_CONTROL && it->control && it->control->gate == 1;
         char why[300];
         di->shares = kc_inflight_admits(it, why, sizeof why);
         di->cost = kc_item_cost(&qq->costs, it, &qi->recorded);

@@ -95,9 +95,10 @@ static int san_end(kc_san_pool *san, kc_rcache *cache)
 }
 
 /* Whether item sel[i] is a control planted for the sanitizer that will run
- * (its verdict not reused from cache): the serial run starts its sessions
- * beside the item before it (kc_sanitize_ahead; only just before, as
- * kc_dispatch_ahead says why). */
+ * (its verdict not reused from cache): this run (a static schedule's shard,
+ * beside the others) starts its sessions beside the item before it
+ * (kc_sanitize_ahead; only just before, as kc_dispatch_ahead says why for
+ * several workers). */
 static int sanitizer_control_runs(const kc_item *items, const int *sel, int i, int ns, kc_rcache *cache)
 {
     if (i >= ns) return 0;
@@ -234,7 +235,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         w.device = have_gpu && kc_item_needs_gpu(it) ? o->device : -1;
         /* a control planted for the sanitizer comes next: its sessions
          * start now, beside this item (sanitize.h) */
-        if (have_gpu && sanitizer_control_runs(items, sel, i + 1, ns, fin.cache)) kc_sanitize_ahead(o, san);
+        if (have_gpu && sanitizer_control_runs(items, sel, i + 1, ns, fin.cache)) kc_sanitize_ahead(o, san, 1);
         if (gpu_mem) kc_gpu_sampler_take_peak(pid);   /* drop the previous item's peak */
         w.start_s = kc_now_s() - t0;
         kc_report_busy(1, 1);

@@ -112,7 +112,8 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
     kc_exit_guard_what("waiting for an item (worker)");
     while (fgets(name, sizeof name, stdin)) {
         name[strcspn(name, "\r\n")] = 0;
-        const unsigned marks = kc_request_marks(name);
+        int ahead;
+        const unsigned marks = kc_request_marks(name, &ahead);
         if (!name[0]) continue;
         const kc_item *it = kc_worker_find_item(items, n, name);
         if (!it) {
@@ -123,7 +124,7 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
         kc_item_result r;
         snprintf(what, sizeof what, "running item %s", it->name);
         kc_exit_guard_what(what);
-        if ((marks & KC_REQUEST_AHEAD_BIT) && gpu_state != -1) kc_sanitize_ahead(o, san);
+        if ((marks & KC_REQUEST_AHEAD_BIT) && gpu_state != -1) kc_sanitize_ahead(o, san, ahead);
         run_one(&gpu, &gpu_state, &gw, san, it, o, &r);
         kc_exit_guard_what("between items (worker)");
         /* The item is over: ask for its nonce (worker.h), which did not exist

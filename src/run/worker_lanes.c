@@ -253,7 +253,8 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
         int got;
         while ((got = next_line(&rb, line, sizeof line)) == 1) {
             if (!line[0]) continue;
-            const unsigned marks = kc_request_marks(line);
+            int ahead;
+            const unsigned marks = kc_request_marks(line, &ahead);
             const int alone = (marks & KC_REQUEST_ALONE_BIT) != 0;
             int kind = kc_inflight_worker_line(line, name, sizeof name, nonce, err, sizeof err);
             if (kind < 0) {
@@ -292,7 +293,7 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
             }
             char why[300];
             if (kc_item_needs_gpu(it)) open_gpu(ls);
-            if ((marks & KC_REQUEST_AHEAD_BIT) && ls->gpu_state != -1) kc_sanitize_ahead(o, san);
+            if ((marks & KC_REQUEST_AHEAD_BIT) && ls->gpu_state != -1) kc_sanitize_ahead(o, san, ahead);
             if (alone || !kc_inflight_admits(it, why, sizeof why) || ls->gpu_state != 1) {
                 /* As a worker of one item at a time runs it: on this thread. */
                 lane *l = &ls->l[ls->k];

@@ -54,7 +54,7 @@
  *   expect_tx_short     gate 1, llama3-8b.qkv_proj.t256 / normal: the full
  *                       barrier expects A's bytes only; B's complete_tx drives
  *                       the count below zero and no later phase completes: the
- *                       kernel's watchdog (1 s without progress) traps, the
+ *                       kernel's watchdog (250 ms without progress) traps, the
  *                       launch fails. (Without a watchdog the launch would
  *                       hang until the item's time limit.)
  *   box_off_by_one      gate 3, llama3-8b.qkv_proj.t256 / normal: B's box one

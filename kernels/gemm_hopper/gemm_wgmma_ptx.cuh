@@ -76,12 +76,14 @@ __device__ __forceinline__ uint64_t globaltimer_ns()
 // a slow memory system) ends the kernel with a trap, which the launch
 // reports as an error, instead of spinning until the process is killed.
 #ifndef GW_WATCHDOG_NS
-// 1 s: a phase completes within microseconds of its copies' issue; the
+// 250 ms: a phase completes within microseconds of its copies' issue; the
 // longest wait a healthy kernel can see is the time slices of the other
-// contexts on the GPU (a few milliseconds each under --jobs). Each of the
-// three hang controls runs to the watchdog: at 4 s they were 13 s of a
-// serial run's 83 (receipt 2026-12-02-h200-profile).
-#define GW_WATCHDOG_NS 1000000000ull
+// contexts on the GPU: a few milliseconds each under --jobs, 108 ms at most
+// beside a control's four sanitizer sessions (receipt
+// 2026-12-04-h200-stalls, the launch probe). Each hang control runs to the
+// watchdog: at 4 s they were 13 s of a serial run's 83 (receipt
+// 2026-12-02-h200-profile), at 1 s 3 s of 55 (2026-12-04-h200-generators).
+#define GW_WATCHDOG_NS 250000000ull
 #endif
 __device__ __forceinline__ void mbar_wait_slow(uint32_t bar, uint32_t parity)
 {

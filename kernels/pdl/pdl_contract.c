@@ -12,8 +12,9 @@
  * (IN), tokens (i64), hidden (i64). The reference does the kernels' f32
  * arithmetic exactly (a product of a 16-bit float and an f32 is exact in
  * double, and double then f32 rounding of a quotient of f32s is the f32
- * quotient): both outputs must be bitwise equal. Shapes: d[0] tokens, d[1]
- * hidden. */
+ * quotient): both outputs must be bitwise equal; its device twin is
+ * pdl_ref.cu (one block a row, bitwise equal to it). Shapes: d[0] tokens,
+ * d[1] hidden. */
 #include <math.h>
 #include <stdint.h>
 #include "kcontract.h"
@@ -123,6 +124,7 @@ KC_CONTRACT(id_) { \
     .shapes = pq_shapes, \
     .dists = { KC_NORMAL, KC_UNIFORM, KC_LARGE, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
     .reference = pq_reference, .tol = PQ_BITWISE, \
+    .device_reference = { .module = "pdl_ref", .symbol = "pdl_token_quant_ref", .launch = pq_dependent_launch }, \
     .budget = { .max_regs = 48, .max_smem = 256, .max_local = 0, .min_blocks_per_sm = 2 }, \
     .controls = { \
         { "dependent_no_wait", 3, "the dependent has no cudaGridDependencySynchronize(): launched programmatically it " \

@@ -9,6 +9,7 @@
  * The reference does the kernel's f32 arithmetic exactly (a product of a
  * 16-bit float and an f32 is exact in double, and double then f32 rounding
  * of a quotient of f32s is the f32 quotient): outputs must be bitwise equal.
+ * Its device twin is quant_fp8_ref.cu (bitwise equal to it).
  * Shapes: d[0] tokens, d[1] hidden; n = tokens x hidden. */
 #include <math.h>
 #include <stdint.h>
@@ -90,6 +91,7 @@ KC_CONTRACT(id_) { \
     .launch = qf_launch, .shapes = qf_shapes, \
     .dists = { KC_NORMAL, KC_UNIFORM, KC_LARGE, KC_ZEROS, KC_CONSTANT, KC_DENORMAL }, \
     .reference = qf_reference, .tol = QF_BITWISE, \
+    .device_reference = { .module = "quant_fp8_ref", .symbol = "quant_fp8_tensor_ref", .launch = qf_launch }, \
     .budget = { .max_regs = 40, .max_smem = 256, .max_local = 0, .min_blocks_per_sm = 2 }, \
     .controls = { \
         { "no_grid_sync", 3, "no grid sync between the blocks' atomicMax into the amax slot and reading it: a block " \

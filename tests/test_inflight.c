@@ -189,6 +189,9 @@ Test(inflight, a_request_line_s_markers_are_cut_off_in_any_order, .init = NULL)
     cr_expect_eq(kc_request_marks(c, &ahead), KC_REQUEST_AHEAD_BIT);
     cr_expect_str_eq(c, "x.f16");
     cr_expect_eq(ahead, 1);
+    char open_gpu[] = "\t" KC_REQUEST_OPEN;
+    cr_expect_eq(kc_request_marks(open_gpu, &ahead), KC_REQUEST_OPEN_BIT, "a line of the marker alone");
+    cr_expect_str_eq(open_gpu, "", "no item");
     char d[] = "x.f16\t0123456789abcdef0123456789abcdef";
     cr_expect_eq(kc_request_marks(d, &ahead), 0u, "a nonce is no marker");
     cr_expect_str_eq(d, "x.f16\t0123456789abcdef0123456789abcdef");

@@ -285,6 +285,16 @@ int kc_sup_start(kc_sup *s, int slot, const char *path, char *const argv[], int 
 
 /* ---- the owner's controls ---- */
 
+void kc_sup_swap(kc_sup *s, int a, int b)
+{
+    if (a == b || a < 0 || b < 0 || a >= s->n || b >= s->n) return;
+    kc_child t = s->c[a];
+    s->c[a] = s->c[b];
+    s->c[b] = t;
+    s->c[a].slot = a;
+    s->c[b].slot = b;
+}
+
 void kc_sup_mark(kc_child *c, kc_child_state st)
 {
     int ok = (c->state == KC_CHILD_STARTING && (st == KC_CHILD_IDLE || st == KC_CHILD_RUNNING)) ||

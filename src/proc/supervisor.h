@@ -141,6 +141,13 @@ int kc_sup_write(kc_child *c, const char *buf, size_t len);
 void kc_sup_close_stdin(kc_child *c);
 /* Children not GONE. */
 int kc_sup_live(const kc_sup *s);
+/* Swaps the children of slots a and b (each keeps its process, pipes,
+ * state and unread lines; only its slot changes): an owner that started a
+ * child ahead in a slot of its own hands it to the slot of one that ended.
+ * Between waits, or from a callback after its last use of the child it was
+ * given: the poll table is rebuilt at each wait, and children are found by
+ * pid. */
+void kc_sup_swap(kc_sup *s, int a, int b);
 /* One round: waits until a child's output, a signal, a supervisor deadline or
  * `until` (kc_sup_now seconds; 0: no owner deadline), then dispatches lines,
  * reaps, fires stops and leak timeouts, and calls gone() for children that

@@ -178,6 +178,8 @@ unsigned kc_request_marks(char *line, int *ahead)
             *ahead = n;
         } else if (strcmp(tab + 1, KC_INFLIGHT_ALONE) == 0) {
             got |= KC_REQUEST_ALONE_BIT;
+        } else if (strcmp(tab + 1, KC_REQUEST_OPEN) == 0) {
+            got |= KC_REQUEST_OPEN_BIT;
         } else {
             break;
         }

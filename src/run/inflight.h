@@ -107,7 +107,11 @@ int kc_inflight_final(const kc_item *it, const kc_item_result *r);
  * one), beside this item (kc_sanitize_ahead, sanitize.h; the policy:
  * kc_dispatch_ahead). Any worker takes it. */
 #define KC_REQUEST_AHEAD "AHEAD"
-enum { KC_REQUEST_ALONE_BIT = 1, KC_REQUEST_AHEAD_BIT = 2 };
+/* A request line of this marker alone, "\t" KC_REQUEST_OPEN (no item): the
+ * worker opens its CUDA context now, before any item (a standby worker, which
+ * the queue starts ahead to take the place of one that ends: queue.c). */
+#define KC_REQUEST_OPEN "OPEN"
+enum { KC_REQUEST_ALONE_BIT = 1, KC_REQUEST_AHEAD_BIT = 2, KC_REQUEST_OPEN_BIT = 4 };
 /* Cuts the markers off the end of a request line (each "\t<marker>", in
  * any order) and returns them as KC_REQUEST_* bits, with KC_REQUEST_AHEAD's
  * n in *ahead (0 without it); 0 for a bare name or a nonce line. A word

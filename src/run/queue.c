@@ -92,21 +92,24 @@ void kc_q_phase(wk *w, kc_worker_phase to)
                kc_worker_phase_name(w->phase), kc_worker_phase_name(to));
 }
 
-static int spawn_worker(queue *qq, wk *w)
+int kc_q_spawn(queue *qq, int slot, int device)
 {
     /* N workers share the host's CPUs: each gets its share, or --threads
      * (what else a worker gets: run_options.h, kc_argv_kind). */
-    kc_child_cmd cmd = { .kind = KC_ARGV_WORKER, .device = w->device, .parent = (long)getpid(),
+    kc_child_cmd cmd = { .kind = KC_ARGV_WORKER, .device = device, .parent = (long)getpid(),
                          .share = qq->serial ? 1 : qq->o->jobs };
     kc_strvec av = KC_STRVEC_INIT;
     int rc = kc_child_argv(&av, qq->o, &cmd);
-    if (rc == 0) rc = kc_sup_start(&qq->sup, w->slot, "/proc/self/exe", av.v, KC_SUP_STDIN | KC_SUP_RESULT);
+    if (rc == 0) rc = kc_sup_start(&qq->sup, slot, "/proc/self/exe", av.v, KC_SUP_STDIN | KC_SUP_RESULT);
     int err = errno;
     kc_strvec_clear(&av);
-    if (rc) {
-        kc_say(stderr, "cannot start worker %d: %s\n", w->slot, strerror(err));
-        return -1;
-    }
+    if (rc) kc_say(stderr, "cannot start %s %d: %s\n", slot < qq->nw ? "worker" : "the standby worker in slot", slot,
+                   strerror(err));
+    return rc ? -1 : 0;
+}
+
+void kc_q_fresh(queue *qq, wk *w)
+{
     w->cur = -1;
     kc_ql_reset(qq, w);
     kc_q_phase(w, KC_WK_STARTING);
@@ -114,8 +117,14 @@ static int spawn_worker(queue *qq, wk *w)
     w->tail_n = 0;
     qq->dw[w->slot].sessions = 0;
     w->spawned++;
-    w->ready_by = now_s() + KC_QUEUE_START_S;
+    w->ready_by = kc_q_child_of(qq, w)->started + KC_QUEUE_START_S;
     if (qq->sampler) kc_gpu_sampler_watch(kc_q_child_of(qq, w)->pid, w->device);
+}
+
+static int spawn_worker(queue *qq, wk *w)
+{
+    if (kc_q_spawn(qq, w->slot, w->device)) return -1;
+    kc_q_fresh(qq, w);
     return 0;
 }
 
@@ -245,12 +254,13 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
 static void on_line(void *ctx, kc_sup *s, kc_child *c, int stream, const char *line, size_t len, size_t cut)
 {
     queue *qq = ctx;
-    wk *w = &qq->w[c->slot];
+    wk *w = kc_qs_is(qq, c) ? NULL : &qq->w[c->slot];
     char pre[32];
     (void)s;
     (void)len;
     if (stream == KC_SUP_RES) {
-        on_result(qq, w, c, line);
+        if (w) on_result(qq, w, c, line);
+        else kc_qs_on_result(qq, c, line);
         return;
     }
     /* One worker: its lines as a one-process run prints them, but for lines
@@ -260,7 +270,7 @@ static void on_line(void *ctx, kc_sup *s, kc_child *c, int stream, const char *l
     if (qq->serial && !(stream == KC_SUP_OUT && (strncmp(line, "TALLY", 5) == 0 || strncmp(line, "SUMMARY", 7) == 0)))
         pre[0] = 0;
     else
-        snprintf(pre, sizeof pre, "[w%d] ", w->slot);
+        snprintf(pre, sizeof pre, "[w%d] ", w ? w->slot : 0);
     FILE *f = stream == KC_SUP_OUT ? stdout : stderr;
     /* The worker's line marker (item_run.h): dropped; a line that ends with it
      * is an item's output that had no newline before the item's line. */
@@ -280,7 +290,7 @@ static void on_line(void *ctx, kc_sup *s, kc_child *c, int stream, const char *l
     kc_report_relay(f, pre, shown, strlen(shown), cut);
     char t[256];
     snprintf(t, sizeof t, "%s%s", pre, shown);
-    tail_add(w, t);
+    if (w) tail_add(w, t);
     free(esc);
 }
 
@@ -361,9 +371,13 @@ static void end_orphans(queue *qq, kc_sup *s, kc_child *c)
 static void on_gone(void *ctx, kc_sup *s, kc_child *c)
 {
     queue *qq = ctx;
-    wk *w = &qq->w[c->slot];
     char how[128];
     end_orphans(qq, s, c);
+    if (kc_qs_is(qq, c)) {
+        kc_qs_on_gone(qq, c);
+        return;
+    }
+    wk *w = &qq->w[c->slot];
     qq->dw[c->slot].sessions = 0;   /* its sessions ended with it (a fresh worker starts its own) */
     kc_sup_describe_status(c->wstatus, how, sizeof how);
     if (qq->sampler) kc_gpu_sampler_unwatch(c->pid);
@@ -409,7 +423,7 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
         qq->restarts++;
     }
     int lost = w->lost;
-    if (spawn_worker(qq, w) != 0) return;
+    if (kc_qs_take(qq, w) != 0 && spawn_worker(qq, w) != 0) return;    /* the standby, or a process started now */
     if (qq->serial)     /* one process as far as the user is concerned: its wording */
         kc_q_say(qq, "%s; continuing in a fresh process\n",
             abnormal ? "that item ended the process" : lost == KC_LOST_GPU_STATE
@@ -564,9 +578,11 @@ static int loop(queue *qq)
     for (;;) {
         dispatch(qq);
         int more = !qq->fin.stopping && !qq->interrupted && pending(qq);
-        if (!more)      /* nothing left to hand out: workers not running an item get end of input and exit */
+        if (!more) {    /* nothing left to hand out: workers not running an item get end of input and exit */
             for (int i = 0; i < qq->nw; i++)
                 if (!kc_ql_items(qq, &qq->w[i])) kc_sup_close_stdin(kc_q_child_of(qq, &qq->w[i]));
+            kc_qs_end(qq);
+        }
         if (!kc_sup_live(&qq->sup)) break;
         if (kc_sup_wait(&qq->sup, next_deadline(qq))) return -1;
         check_timers(qq);
@@ -639,6 +655,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
         qq->t.digest += kc_item_set_digest(&items[sel[i]]);
         gpu_items += items[sel[i]].kind != KC_KIND_SUITE || items[sel[i]].suite->needs_gpu;
     }
+    qq->gpu_items = gpu_items;
     int rc = kc_jobs_probe_devices(o, gpu_items, qq->serial ? 1 : o->jobs, qq->d);
     if (rc) {
         free(sel);
@@ -755,7 +772,8 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
     qq.dp.workers = qq.dw;
     qq.dp.nworkers = qq.nw;
     kc_proc_adopt_orphans();    /* what a dead worker leaves running becomes ours, to end (end_orphans) */
-    if (!qq.w || !qq.dw || kc_sup_init(&qq.sup, qq.nw, &QUEUE_OPS, &qq, 1) < 0) {
+    qq.standby = kc_qs_wanted(&qq) ? qq.nw : -1;     /* its slot: past the workers' */
+    if (!qq.w || !qq.dw || kc_sup_init(&qq.sup, qq.nw + (qq.standby >= 0), &QUEUE_OPS, &qq, 1) < 0) {
         kc_say(stderr, "cannot set up the workers: %s\n", strerror(errno));
         rc = 4;
         goto out;
@@ -776,6 +794,7 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
             snprintf(qq.fin.stop_why, sizeof qq.fin.stop_why, "worker %d could not be started", k);
             break;
         }
+    if (!qq.fin.stopping) kc_qs_start(&qq);
     if (loop(&qq)) rc = 4;
     kc_sup_free(&qq.sup);       /* kills and reaps whatever a failed loop left */
     sup = 0;

@@ -76,6 +76,11 @@ typedef struct queue {
     int violated;               /* a worker broke the result protocol between items: the run is not green */
     int k;                      /* --inflight: items in flight per worker (1: one at a time, as before) */
     kc_rcache_hits hits;        /* the verdicts reused from the results cache (result_cache.h) */
+    int gpu_items;              /* selected items that need a GPU */
+    int standby;                /* the standby worker's supervisor slot (nw), -1 none (queue_standby.c) */
+    int standby_ready;          /* it said it is ready */
+    int standby_off;            /* no standby from now on: one ended before it was needed, or could not start */
+    int standby_ending;         /* the run's items are all handed out: it was stopped */
 } queue;
 
 /* queue.c's parts that queue_lanes.c shares (each as it says there). */
@@ -89,6 +94,30 @@ void kc_q_fault_beside(queue *qq, const wk *from);
 int kc_q_busy_count(const queue *qq);
 void kc_q_protocol_violated(queue *qq, wk *w, kc_child *c, const char *line, const char *why);
 void kc_q_settle_item(queue *qq, wk *w, const kc_child *c, const char *how);
+/* Starts a worker process in supervisor slot `slot` for CUDA device
+ * `device`: 0, or -1 (said on stderr). */
+int kc_q_spawn(queue *qq, int slot, int device);
+/* w's slot holds a process just started (or the standby it took): no item,
+ * STARTING, ready by KC_QUEUE_START_S after the process's start. */
+void kc_q_fresh(queue *qq, wk *w);
+
+/* queue_standby.c: a worker started ahead for a serial run (queue_standby.c says when). */
+/* Whether this run keeps one. */
+int kc_qs_wanted(const queue *qq);
+/* Starts it in its slot when none runs there and at least two items are
+ * pending; it opens its CUDA context at once (KC_REQUEST_OPEN). */
+void kc_qs_start(queue *qq);
+/* Whether c is the standby. */
+int kc_qs_is(const queue *qq, const kc_child *c);
+/* A line on its result pipe: READY, or a protocol violation. */
+void kc_qs_on_result(queue *qq, kc_child *c, const char *line);
+/* It ended (GONE). */
+void kc_qs_on_gone(queue *qq, kc_child *c);
+/* w ended: the standby takes its slot (0), and another is started; -1
+ * when there is none to take (w's slot is untouched). */
+int kc_qs_take(queue *qq, wk *w);
+/* Every item is handed out: the standby is stopped. */
+void kc_qs_end(queue *qq);
 
 /* queue_lanes.c: a worker with items in flight (qq->k > 1). */
 /* Items the worker has in flight now (either mode). */

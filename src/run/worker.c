@@ -1,5 +1,6 @@
 /* worker.c — owns a work-queue worker: reads item names on stdin, runs each
- * in this process (the CUDA context opened once, at the first GPU item),
+ * in this process (the CUDA context opened once, at the first GPU item or
+ * when asked to open it ahead),
  * prints its line as a serial run does, and reports one result line per item
  * on fd 3 (worker.h; the line's format and parser: result_line.c). */
 #include "worker.h"
@@ -23,15 +24,18 @@
 
 /* ---- the worker ---- */
 
+/* Opens the CUDA context unless it was tried already (*gpu_state 0). */
+static void open_gpu(kc_gpu *gpu, int *gpu_state, const kc_opts *o)
+{
+    if (*gpu_state == 0) *gpu_state = kc_gpu_open(gpu, o->device) == 0 ? 1 : -1;
+}
+
 /* Runs one item as the serial runner does (item_run.c) into *r; the CUDA
- * context is opened at the first GPU item. */
+ * context is opened at the first GPU item, or before (KC_REQUEST_OPEN). */
 static void run_one(kc_gpu *gpu, int *gpu_state, kc_gpu_watch *gw, kc_san_pool *san, const kc_item *it,
                     const kc_opts *o, kc_item_result *r)
 {
-    if (kc_item_needs_gpu(it) && *gpu_state == 0) {          /* the first GPU item opens the context */
-        int rc = kc_gpu_open(gpu, o->device);
-        *gpu_state = rc == 0 ? 1 : -1;
-    }
+    if (kc_item_needs_gpu(it)) open_gpu(gpu, gpu_state, o);
     kc_item_run(gpu, *gpu_state == 1, it, o, gw, san, r);
 }
 
@@ -114,6 +118,7 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
         name[strcspn(name, "\r\n")] = 0;
         int ahead;
         const unsigned marks = kc_request_marks(name, &ahead);
+        if (marks & KC_REQUEST_OPEN_BIT) open_gpu(&gpu, &gpu_state, o);
         if (!name[0]) continue;
         const kc_item *it = kc_worker_find_item(items, n, name);
         if (!it) {

@@ -252,9 +252,10 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
         }
         int got;
         while ((got = next_line(&rb, line, sizeof line)) == 1) {
-            if (!line[0]) continue;
             int ahead;
             const unsigned marks = kc_request_marks(line, &ahead);
+            if (marks & KC_REQUEST_OPEN_BIT) open_gpu(ls);
+            if (!line[0]) continue;
             const int alone = (marks & KC_REQUEST_ALONE_BIT) != 0;
             int kind = kc_inflight_worker_line(line, name, sizeof name, nonce, err, sizeof err);
             if (kind < 0) {

@@ -38,6 +38,9 @@
  * into the first block's partial and empty partials into the rest, so the
  * harness's folding is exercised. Module "fake_ref" holds device references
  * of the fake contracts, one of them deliberately off by an ulp.
+ * KC_FAKE_CTX_RETAIN_S: seconds cuDevicePrimaryCtxRetain takes (a real
+ * context's creation takes a fraction of one), for the tests of what a
+ * worker started ahead saves (tests/test_queue.c).
  *
  * Threads: host threads of one process may share the context (issue 23,
  * part 1): the context's state (initialized, the sticky and late faults,
@@ -629,6 +632,8 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
 {
     CONTEXT_CALL();
     if (d != 0) return CUDA_ERROR_INVALID_DEVICE;
+    const char *slow = getenv("KC_FAKE_CTX_RETAIN_S");
+    if (slow && atof(slow) > 0) usleep((useconds_t)(atof(slow) * 1e6));
     *c = &the_ctx;
     return CUDA_SUCCESS;
 }

@@ -148,6 +148,22 @@ static int same_count(kc_suite_ctx *ctx, const char *what, size_t n, size_t dn, 
                          dn, df, hn, hf);
 }
 
+/* Elements [begin, end) of the checks' float64 reference (the normal stream
+ * of key 7) and of the two f32 outputs rounded from it. */
+typedef struct checks_init {
+    double *ref;
+    float *out, *other;
+} checks_init;
+
+static void checks_init_chunk(void *ctx, size_t begin, size_t end)
+{
+    const checks_init *c = ctx;
+    for (size_t i = begin; i < end; i++) {
+        c->ref[i] = kc_stream_float(KC_F64, KC_NORMAL, 7, i);
+        c->out[i] = c->other[i] = (float)c->ref[i];
+    }
+}
+
 /* One round of the checks over n elements of f32 output against a float64
  * reference, with faults planted at the given indices. */
 static int checks_at(kc_suite_ctx *ctx, kc_gpu *g, size_t n)
@@ -159,11 +175,8 @@ static int checks_at(kc_suite_ctx *ctx, kc_gpu *g, size_t n)
         return 1;
     float *o = (float *)out.h, *o2 = (float *)other.h;
     double *rf = (double *)ref.h;
-    for (size_t i = 0; i < n; i++) {
-        rf[i] = kc_stream_float(KC_F64, KC_NORMAL, 7, i);
-        o[i] = (float)rf[i];
-        o2[i] = o[i];
-    }
+    checks_init ci = { rf, o, o2 };
+    kc_parallel_for(n, (size_t)1 << 16, checks_init_chunk, &ci);  /* 2^24 + 5 elements at the largest size */
     size_t plant[4] = { n / 3, n / 2, n - 1, n / 7 };
     for (int k = 0; k < 4 && n > 8; k++) o[plant[k]] = (float)(rf[plant[k]] * (1.0 + 0.01 * (k + 1)));
     if (n > 8) {

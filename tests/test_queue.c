@@ -441,16 +441,17 @@ Test(queue, worker_that_dies_before_it_is_ready_costs_no_item, .timeout = 60)
 
 /* A serial run keeps a standby worker, started with the first and with its
  * CUDA context opened at once: when an item loses the context, the standby
- * takes its place, and the next item does not wait for a process and a
- * context started only then (here each context takes 1.5 s to open). It
- * holds no item, so at the run's end it is stopped without a word, and the
- * run's verdicts are those of a run without it. */
+ * takes its place, and the next item waits neither for a process and a
+ * context started only then (here each context takes 1.5 s to open) nor for
+ * the old process's end (1.5 s to tear its context down). It holds no item,
+ * so at the run's end it is stopped without a word, and the run's verdicts
+ * are those of a run without it. */
 Test(queue, a_serial_runs_standby_worker_takes_the_place_of_one_that_lost_its_context, .timeout = 60)
 {
     char json[256];
     kc_tmp_path(json, sizeof json, "queue", "standby.json");
     char *args[] = { "run", "fakeedges.copy.f16:control.fault", "fakesan.copy.f16", "--json", json, NULL };
-    char *env[] = { "KC_FAKE_CTX_RETAIN_S=1.5", NULL };
+    char *env[] = { "KC_FAKE_CTX_RETAIN_S=1.5", "KC_FAKE_CTX_TEARDOWN_S=1.5", NULL };
     kc_proc p = kc_run_fake(args, env, 40);
     char line[8192];
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
@@ -465,13 +466,15 @@ Test(queue, a_serial_runs_standby_worker_takes_the_place_of_one_that_lost_its_co
                *b = strstr(text, "\"name\":\"fakesan.copy.f16\"");
     cr_assert(a && b, "%s", text);
     const char *pa = strstr(a, "\"pid\":"), *pb = strstr(b, "\"pid\":");
-    const char *sb = strstr(b, "\"start_s\":"), *eb = strstr(b, "\"end_s\":");
-    cr_assert(pa && pb && sb && eb, "%s", text);
+    const char *sb = strstr(b, "\"start_s\":"), *eb = strstr(b, "\"end_s\":"), *ea = strstr(a, "\"end_s\":");
+    cr_assert(pa && pb && sb && eb && ea, "%s", text);
     cr_expect_neq(atol(pa + 6), atol(pb + 6), "one process ran both:\n%s", text);
     /* from its request to its result, as the parent saw it: the context's
      * 1.5 s would be in it had its process started after the fault */
     double took = atof(eb + 8) - atof(sb + 10);
     cr_expect(took < 1.0, "the item after the lost context waited %.2f s for its process:\n%s", took, text);
+    double gap = atof(sb + 10) - atof(ea + 8);
+    cr_expect(gap < 1.0, "the item after the lost context waited %.2f s for the old process to end:\n%s", gap, text);
     kc_proc_free(&p);
     unlink(json);
 }

@@ -17,7 +17,7 @@ void kc_finish_item(kc_finish *f, const kc_item *it, kc_item_result *r, const kc
     f->tally->limit_problems += r->limit_problems;
     f->tally->stale += r->stale;
     if (r->cached) f->tally->cached++;
-    else if (kc_item_runs_sanitizer(it)) kc_rcache_hold(f->cache, it, r, w->worker);  /* until its sessions end */
+    else if (kc_item_runs_sanitizer(it)) kc_rcache_hold(f->cache, it, r, (int)w->pid);  /* until its sessions end */
     else kc_rcache_store(f->cache, it, r);
     kc_record rec;
     memset(&rec, 0, sizeof rec);

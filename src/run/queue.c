@@ -108,6 +108,13 @@ int kc_q_spawn(queue *qq, int slot, int device)
     return rc ? -1 : 0;
 }
 
+void kc_q_say_fresh(queue *qq, int abnormal, int lost)
+{
+    kc_q_say(qq, "%s; continuing in a fresh process\n",
+        abnormal ? "that item ended the process" : lost == KC_LOST_GPU_STATE
+        ? "that item left GPU memory allocated in this process" : "the CUDA context is unusable after that item");
+}
+
 void kc_q_fresh(queue *qq, wk *w)
 {
     w->cur = -1;
@@ -246,6 +253,7 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
         kc_q_phase(w, KC_WK_RETIRING);
         w->lost = r.context_lost;
         kc_sup_close_stdin(c);
+        kc_qs_retire(qq, w);    /* a serial run's standby takes its place now, not once it has ended */
     } else {
         kc_q_phase(w, KC_WK_IDLE);
     }
@@ -373,12 +381,6 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
     queue *qq = ctx;
     char how[128];
     end_orphans(qq, s, c);
-    if (kc_qs_is(qq, c)) {
-        kc_qs_on_gone(qq, c);
-        return;
-    }
-    wk *w = &qq->w[c->slot];
-    qq->dw[c->slot].sessions = 0;   /* its sessions ended with it (a fresh worker starts its own) */
     kc_sup_describe_status(c->wstatus, how, sizeof how);
     if (qq->sampler) kc_gpu_sampler_unwatch(c->pid);
     int abnormal = !(WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == 0);
@@ -386,7 +388,13 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
     if (untrusted) qq->untrusted = 1;   /* whatever else it did: its line says why; the run is not green */
     /* Its sanitizer sessions' verdicts are kept only when it ended as asked,
      * their summaries checked and clean (result_cache.h, kc_rcache_hold). */
-    kc_rcache_release(qq->fin.cache, c->slot, WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == 0);
+    kc_rcache_release(qq->fin.cache, (int)c->pid, WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == 0);
+    if (kc_qs_is(qq, c)) {      /* the standby, or a worker it replaced (queue_standby.c) */
+        kc_qs_on_gone(qq, c, how, abnormal && !untrusted);
+        return;
+    }
+    wk *w = &qq->w[c->slot];
+    qq->dw[c->slot].sessions = 0;   /* its sessions ended with it (a fresh worker starts its own) */
     if (qq->k > 1 && w->book.open) {     /* settled, or put back undecided (queue_lanes.c) */
         if (kc_ql_gone(qq, w, c, how) || w->phase != KC_WK_RETIRING) abnormal = 1;
     } else if (w->cur >= 0) {
@@ -425,9 +433,7 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
     int lost = w->lost;
     if (kc_qs_take(qq, w) != 0 && spawn_worker(qq, w) != 0) return;    /* the standby, or a process started now */
     if (qq->serial)     /* one process as far as the user is concerned: its wording */
-        kc_q_say(qq, "%s; continuing in a fresh process\n",
-            abnormal ? "that item ended the process" : lost == KC_LOST_GPU_STATE
-            ? "that item left GPU memory allocated in this process" : "the CUDA context is unusable after that item");
+        kc_q_say_fresh(qq, abnormal, lost);
     else
         kc_q_say(qq, "worker %d restarted (pid %ld)%s\n", w->slot, (long)kc_q_child_of(qq, w)->pid,
             abnormal ? "" : lost == KC_LOST_GPU_STATE ? " after its item left GPU memory allocated" : " after a CUDA context loss");
@@ -576,6 +582,7 @@ static const kc_sup_ops QUEUE_OPS = { on_line, on_gone, on_interrupted };
 static int loop(queue *qq)
 {
     for (;;) {
+        kc_qs_between_waits(qq);
         dispatch(qq);
         int more = !qq->fin.stopping && !qq->interrupted && pending(qq);
         if (!more) {    /* nothing left to hand out: workers not running an item get end of input and exit */

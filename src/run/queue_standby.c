@@ -52,42 +52,101 @@ void kc_qs_start(queue *qq)
 
 void kc_qs_on_result(queue *qq, kc_child *c, const char *line)
 {
-    if (strcmp(line, KC_RESULT_READY) == 0 && !qq->standby_ready) {
+    if (!qq->standby_retired && strcmp(line, KC_RESULT_READY) == 0 && !qq->standby_ready) {
         qq->standby_ready = 1;
         if (c->state == KC_CHILD_STARTING) kc_sup_mark(c, KC_CHILD_IDLE);
         return;
     }
     if (c->stop_signal) return;         /* stopped already: nothing it says counts */
-    kc_q_say(qq, "the standby worker (pid %ld) wrote '%.120s' on its result pipe before it was given an item; "
-             "stopped (SIGKILL), and the run is not green: a result line comes only from a worker running that item\n",
-             (long)c->pid, line);
+    kc_q_say(qq, "%s (pid %ld) wrote '%.120s' on its result pipe %s; stopped (SIGKILL), and the run is not green: a "
+             "result line comes only from a worker running that item\n",
+             qq->standby_retired ? "the worker that lost its context" : "the standby worker", (long)c->pid, line,
+             qq->standby_retired ? "after its last item" : "before it was given an item");
     qq->violated = 1;
-    qq->standby_off = 1;
+    if (!qq->standby_retired) qq->standby_off = 1;
     kc_sup_stop(&qq->sup, c, SIGKILL, 0);
 }
 
-void kc_qs_on_gone(queue *qq, kc_child *c)
+/* The worker kc_qs_retire replaced has ended: what its end would have said
+ * in its own slot (queue.c, on_gone), then the next standby. */
+static void retired_gone(queue *qq, kc_child *c, const char *how, int abnormal)
 {
+    qq->standby_retired = 0;
+    if (qq->interrupted) return;
+    if (c->leak[0])
+        kc_q_say(qq, "worker %d (pid %ld) %s after its items, and left processes behind: %s\n", qq->retired_worker,
+                 (long)c->pid, how, c->leak);
+    else if (abnormal && !c->killed)
+        kc_q_say(qq, "worker %d (pid %ld) %s between items\n", qq->retired_worker, (long)c->pid, how);
+    if (abnormal && !qq->fin.stopping && qq->restarts++ >= qq->cap) {
+        qq->fin.stopping = 1;
+        snprintf(qq->fin.stop_why, sizeof qq->fin.stop_why,
+                 "restart cap: %d workers were replaced after a crash, a timeout or a failed start (at most %d%s)",
+                 qq->restarts - 1, qq->cap, qq->o->max_restarts >= 0 ? ", --restarts" : ": 2 x N + 8");
+        kc_q_say(qq, "%s; no more items are handed out: the %d not handed out yet are NOTRUN\n", qq->fin.stop_why,
+                 kc_dispatch_pending(&qq->dp));
+    }
+    kc_qs_start(qq);
+}
+
+void kc_qs_on_gone(queue *qq, kc_child *c, const char *how, int abnormal)
+{
+    if (qq->standby_retired) {
+        retired_gone(qq, c, how, abnormal);
+        return;
+    }
     qq->standby_ready = 0;
     if (qq->standby_ending || qq->interrupted || qq->standby_off) return;
-    char how[128];
-    kc_sup_describe_status(c->wstatus, how, sizeof how);
     kc_q_say(qq, "the standby worker (pid %ld) %s before it was needed; workers are started when needed from now "
              "on\n", (long)c->pid, how);
     qq->standby_off = 1;
 }
 
-int kc_qs_take(queue *qq, wk *w)
+/* Whether the standby is there to take a worker's place. */
+static int standby_alive(queue *qq)
 {
     kc_child *c = standby_child(qq);
-    if (!c || qq->standby_off || (c->state != KC_CHILD_STARTING && c->state != KC_CHILD_IDLE)) return -1;
+    return c && !qq->standby_off && !qq->standby_retired &&
+           (c->state == KC_CHILD_STARTING || c->state == KC_CHILD_IDLE);
+}
+
+/* The standby into w's slot (the child there goes to the standby's). */
+static void hand_over(queue *qq, wk *w)
+{
     const int ready = qq->standby_ready;
     kc_sup_swap(&qq->sup, w->slot, qq->standby);
     qq->standby_ready = 0;
     kc_q_fresh(qq, w);
     if (ready) kc_q_phase(w, KC_WK_IDLE);      /* its READY came while it waited */
+}
+
+int kc_qs_take(queue *qq, wk *w)
+{
+    if (!standby_alive(qq)) return -1;
+    hand_over(qq, w);
     kc_qs_start(qq);                            /* the next one, in the slot the ended worker left */
     return 0;
+}
+
+void kc_qs_retire(queue *qq, wk *w)
+{
+    if (standby_alive(qq)) qq->retiring = w->slot + 1;     /* handed over between waits (the supervisor still reads w's child) */
+}
+
+void kc_qs_between_waits(queue *qq)
+{
+    if (!qq->retiring) return;
+    wk *w = &qq->w[qq->retiring - 1];
+    qq->retiring = 0;
+    if (w->phase != KC_WK_RETIRING || kc_q_child_of(qq, w)->state == KC_CHILD_GONE || !standby_alive(qq) ||
+        qq->fin.stopping || qq->interrupted || !kc_dispatch_pending(&qq->dp))
+        return;                                 /* its end replaces it (queue.c, on_gone) */
+    const int lost = w->lost;
+    kc_q_phase(w, KC_WK_GONE);                  /* its process is the standby slot's now */
+    hand_over(qq, w);
+    qq->standby_retired = 1;
+    qq->retired_worker = w->slot;
+    kc_q_say_fresh(qq, 0, lost);
 }
 
 void kc_qs_end(queue *qq)
@@ -95,5 +154,7 @@ void kc_qs_end(queue *qq)
     kc_child *c = standby_child(qq);
     if (!c || qq->standby_ending) return;
     qq->standby_ending = 1;
-    if (c->state != KC_CHILD_GONE) kc_sup_stop(&qq->sup, c, SIGKILL, 0);
+    /* a worker that lost its context still ends by itself: its sessions'
+     * summaries decide whether its sanitizer verdicts are trusted */
+    if (c->state != KC_CHILD_GONE && !qq->standby_retired) kc_sup_stop(&qq->sup, c, SIGKILL, 0);
 }

@@ -81,6 +81,9 @@ typedef struct queue {
     int standby_ready;          /* it said it is ready */
     int standby_off;            /* no standby from now on: one ended before it was needed, or could not start */
     int standby_ending;         /* the run's items are all handed out: it was stopped */
+    int standby_retired;        /* the standby's slot holds the worker it replaced, ending (kc_qs_retire) */
+    int retired_worker;         /* ... which was worker slot this */
+    int retiring;               /* worker slot + 1 whose standby hand-over waits for the loop (kc_qs_retire); 0 none */
 } queue;
 
 /* queue.c's parts that queue_lanes.c shares (each as it says there). */
@@ -100,6 +103,9 @@ int kc_q_spawn(queue *qq, int slot, int device);
 /* w's slot holds a process just started (or the standby it took): no item,
  * STARTING, ready by KC_QUEUE_START_S after the process's start. */
 void kc_q_fresh(queue *qq, wk *w);
+/* A serial run's line for its worker replaced: "...; continuing in a fresh
+ * process" (abnormal: the process ended; else lost, KC_LOST_*, says why). */
+void kc_q_say_fresh(queue *qq, int abnormal, int lost);
 
 /* queue_standby.c: a worker started ahead for a serial run (queue_standby.c says when). */
 /* Whether this run keeps one. */
@@ -111,8 +117,20 @@ void kc_qs_start(queue *qq);
 int kc_qs_is(const queue *qq, const kc_child *c);
 /* A line on its result pipe: READY, or a protocol violation. */
 void kc_qs_on_result(queue *qq, kc_child *c, const char *line);
-/* It ended (GONE). */
-void kc_qs_on_gone(queue *qq, kc_child *c);
+/* It ended (GONE), or the worker it replaced did (kc_qs_retire); how:
+ * its status in words; abnormal: a status other than 0 (or the sanitizer's
+ * untrusted one, said by the worker itself). */
+void kc_qs_on_gone(queue *qq, kc_child *c, const char *how, int abnormal);
+/* w's item lost its context (RETIRING, its stdin closed): when a standby is
+ * there, it takes w's slot at the next kc_qs_between_waits and the retiring
+ * process ends in the standby's slot, so the next item need not wait for
+ * that process's end (its context's teardown: 60 ms on the H200). Else
+ * nothing: w's end replaces it. */
+void kc_qs_retire(queue *qq, wk *w);
+/* The queue's loop, between two waits of the supervisor (whose callbacks
+ * still use the child they were given): the hand-over kc_qs_retire asked
+ * for, when w is still retiring and a standby is there. */
+void kc_qs_between_waits(queue *qq);
 /* w ended: the standby takes its slot (0), and another is started; -1
  * when there is none to take (w's slot is untouched). */
 int kc_qs_take(queue *qq, wk *w);

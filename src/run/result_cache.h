@@ -90,8 +90,8 @@ void kc_rcache_store(kc_rcache *c, const kc_item *it, const kc_item_result *r);
  * only when the sessions end (kc_san_pool_free), may count errors no item's
  * window held, and then the items it called clean are not trusted; kept
  * then, a later run would reuse a clean verdict this one could not vouch
- * for, and be green where this run was not. owner: the process whose
- * sessions served it (a --jobs worker's slot; 0 in a serial run). A copy of
+ * for, and be green where this run was not. owner: the pid of the process
+ * whose sessions served it (a worker, or a static shard's run). A copy of
  * r is kept; `it` must outlive c. Not reusable or c NULL: nothing. */
 void kc_rcache_hold(kc_rcache *c, const kc_item *it, const kc_item_result *r, int owner);
 /* The sessions of owner ended: trusted (their summaries counted no error

@@ -88,7 +88,7 @@ static int san_end(kc_san_pool *san, kc_rcache *cache)
 {
     char why[700];
     int bad = kc_san_pool_free(san, why, sizeof why) != 0;
-    kc_rcache_release(cache, 0, !bad);
+    kc_rcache_release(cache, (int)getpid(), !bad);
     if (!bad) return 0;
     kc_report_note(stdout, "%s\n", why);     /* never green (sanitize_session.h) */
     return 1;

@@ -38,9 +38,11 @@
  * into the first block's partial and empty partials into the rest, so the
  * harness's folding is exercised. Module "fake_ref" holds device references
  * of the fake contracts, one of them deliberately off by an ulp.
- * KC_FAKE_CTX_RETAIN_S: seconds cuDevicePrimaryCtxRetain takes (a real
- * context's creation takes a fraction of one), for the tests of what a
- * worker started ahead saves (tests/test_queue.c).
+ * KC_FAKE_CTX_RETAIN_S: seconds cuDevicePrimaryCtxRetain takes, and
+ * KC_FAKE_CTX_TEARDOWN_S: seconds a process that initialized the driver
+ * takes to unload it or exit (a real context's creation and teardown take a
+ * fraction of one), for the tests of what a worker started ahead saves
+ * (tests/test_queue.c).
  *
  * Threads: host threads of one process may share the context (issue 23,
  * part 1): the context's state (initialized, the sticky and late faults,
@@ -638,6 +640,14 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
     return CUDA_SUCCESS;
 }
 CUresult cuDevicePrimaryCtxRelease(CUdevice d) { CONTEXT_CALL(); return d == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE; }
+
+/* A process that initialized the driver, unloading it or exiting: its
+ * context's teardown (KC_FAKE_CTX_TEARDOWN_S seconds). */
+__attribute__((destructor)) static void fake_teardown(void)
+{
+    const char *slow = getenv("KC_FAKE_CTX_TEARDOWN_S");
+    if (initialized && slow && atof(slow) > 0) usleep((useconds_t)(atof(slow) * 1e6));
+}
 CUresult cuDevicePrimaryCtxSetFlags(CUdevice d, unsigned flags)
 {
     CONTEXT_CALL();

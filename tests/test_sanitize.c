@@ -1225,3 +1225,30 @@ Test(sanitize, killed_sessions_leave_nothing_in_tmpdir, .timeout = 120)
     cr_expect_eq(n, 0, "a crashed session left %d file(s) in TMPDIR %s: %s", n, dir, names);
     kc_rm_rf(dir);
 }
+
+/* A control runs its contract's cases again, with the same inputs: gate 3
+ * copies the references its kernel item kept (inputs.h) instead of
+ * computing them again: fakesan.copy.f16's host reference runs for its 5
+ * cases once, not once more for the control (which passes gates 1-4 and is
+ * caught by the fake's memcheck). --reference both keeps none: both items
+ * compute both references. */
+Test(sanitize, a_control_reuses_the_references_its_kernel_item_kept, .timeout = 120)
+{
+    char log[256], env_log[300], line[8192];
+    snprintf(log, sizeof log, "%s/kc-refs-kept.%ld", kc_test_tmpdir(), (long)getpid());
+    snprintf(env_log, sizeof env_log, "KC_FIXTURE_REF_LOG=%s", log);
+    for (int both = 0; both < 2; both++) {
+        unlink(log);
+        kc_proc p = san_run((char *[]){ "run", "fakesan.copy.f16", "fakesan.copy.f16:control.masked_tail_read_oob",
+                                        both ? "--reference" : NULL, "both", NULL },
+                            0, env_log, NULL);
+        cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+        cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16", line, sizeof line), "%s", p.out);
+        cr_expect(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line) &&
+                  strstr(line, "gates 1-4 passed all 5 cases"), "%s", p.out);
+        cr_expect_eq(kc_out_count(kc_out_file(log), "copy_ref n="), both ? 10 : 5, "host references computed%s: %s",
+                     both ? " under --reference both" : "", kc_out_file(log));
+        kc_proc_free(&p);
+    }
+    unlink(log);
+}

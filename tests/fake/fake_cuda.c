@@ -42,7 +42,8 @@
  * KC_FAKE_CTX_TEARDOWN_S: seconds a process that initialized the driver
  * takes to unload it or exit (a real context's creation and teardown take a
  * fraction of one), for the tests of what a worker started ahead saves
- * (tests/test_queue.c).
+ * (tests/test_queue.c). KC_FAKE_REF_LOG: a line per device reference
+ * launched (tests/test_gates_fake.c).
  *
  * Threads: host threads of one process may share the context (issue 23,
  * part 1): the context's state (initialized, the sticky and late faults,
@@ -728,6 +729,17 @@ CUresult cuMemFreeHost(void *p) { return mem_free((CUdeviceptr)(uintptr_t)p, MEM
  * tests: allocations live and made, trims, the release threshold and
  * whether internal dependencies are allowed, defaults as the driver's). */
 static int special_stream(CUstream s);
+/* KC_FAKE_REF_LOG: one line per launch of a device reference (module
+ * fake_ref), its symbol: how many cases computed their reference. */
+static void log_ref(const struct CUfunc_st *f)
+{
+    const char *path = getenv("KC_FAKE_REF_LOG");
+    FILE *fp = path && *path ? fopen(path, "a") : NULL;
+    if (!fp) return;
+    fprintf(fp, "%s\n", f->k->symbol);
+    fclose(fp);
+}
+
 static int stream_slot(CUstream s);
 static struct CUmemPoolHandle_st { int unused; } the_pool;
 static _Atomic long pool_live, pool_made, pool_trims;
@@ -1077,6 +1089,7 @@ static CUresult launch_kernel(CUfunction f, const unsigned g[3], const unsigned 
         launches++;
         log_launch(f, via, g, b, smem, a, stream, per_thread);
     }
+    if (!strcmp(f->mod->module, "fake_ref")) log_ref(f);
     launch l = { threads * blocks, (unsigned)blocks, params, f->mod->control, { a->cluster[0], a->cluster[1], a->cluster[2] },
                  a->cooperative, a->programmatic };
     CUresult r = f->k->run(&l);

@@ -9,7 +9,8 @@
 //     }
 // in a module kernels/<family>/<name>_ref.cu, which the build compiles with
 // -fmad=false: write the host reference's arithmetic in its order and the
-// two agree bit for bit. Arguments by name: kc_dref_arg.
+// two agree bit for bit. Arguments by name: kc_dref_arg; a block's maximum:
+// kc_dref_block_max.
 #ifndef KCONTRACT_DEVICE_CUH
 #define KCONTRACT_DEVICE_CUH
 #include "kcontract.h"
@@ -42,6 +43,34 @@ static __device__ __noinline__ int kc_dref_arg(const kc_dref &r, const char *nam
     printf("\n");
     __trap();
     return -1;
+}
+
+// The largest v of the block's threads, in every thread, for a reference
+// whose host twin keeps a maximum with `if (a > m) m = a` from m = 0: a NaN
+// never enters, and the result is the same in any order (a maximum is
+// exact). Called by every thread of the block (blockDim.x a multiple of 32,
+// at most 1024) with part[32] in shared memory, free on entry and on return.
+static __device__ double kc_dref_block_max(double v, double *part)
+{
+    for (int off = 16; off > 0; off >>= 1) {
+        const double o = __shfl_xor_sync(0xffffffffu, v, off);
+        if (o > v) v = o;
+    }
+    __syncthreads();                    // part[] free from an earlier use
+    if ((threadIdx.x & 31) == 0) part[threadIdx.x / 32] = v;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        v = threadIdx.x < blockDim.x / 32 ? part[threadIdx.x] : 0.0;
+        for (int off = 16; off > 0; off >>= 1) {
+            const double o = __shfl_xor_sync(0xffffffffu, v, off);
+            if (o > v) v = o;
+        }
+        if (threadIdx.x == 0) part[0] = v;
+    }
+    __syncthreads();
+    v = part[0];
+    __syncthreads();                    // part[] free again
+    return v;
 }
 
 // for (i = this thread's first; i < n; i += every thread of the grid)

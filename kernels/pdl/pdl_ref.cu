@@ -18,16 +18,6 @@
 
 enum { PQ_Q = 0, PQ_SCALE = 1, PQ_X = 2 };
 
-// The largest of each lane's v over the warp (NaN never enters: a > m is false).
-static __device__ __forceinline__ double warp_max(double m)
-{
-    for (int off = 16; off > 0; off >>= 1) {
-        const double o = __shfl_xor_sync(0xffffffffu, m, off);
-        if (o > m) m = o;
-    }
-    return m;
-}
-
 extern "C" __global__ void __launch_bounds__(256) pdl_token_quant_ref(kc_dref r)
 {
     __shared__ double part[32];
@@ -38,14 +28,7 @@ extern "C" __global__ void __launch_bounds__(256) pdl_token_quant_ref(kc_dref r)
         const double a = fabs(kc_dref_in(r, PQ_X, base + c));
         if (a > m) m = a;
     }
-    m = warp_max(m);
-    if ((threadIdx.x & 31) == 0) part[threadIdx.x / 32] = m;
-    __syncthreads();
-    m = threadIdx.x < blockDim.x / 32 ? part[threadIdx.x] : 0.0;
-    if (threadIdx.x < 32) m = warp_max(m);
-    if (threadIdx.x == 0) part[0] = m;
-    __syncthreads();
-    const double amax = part[0];
+    const double amax = kc_dref_block_max(m, part);
     double s = (double)(float)(amax / 448.0);
     const double floor_s = (double)(float)(1.0 / 229376.0);
     if (s < floor_s) s = floor_s;

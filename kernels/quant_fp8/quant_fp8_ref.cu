@@ -27,30 +27,6 @@ namespace cg = cooperative_groups;
 
 enum { QF_Q = 0, QF_SCALE = 1, QF_X = 2 };
 
-// The largest of each lane's v over the warp (NaN never enters: a > m is false).
-static __device__ __forceinline__ double warp_max(double m)
-{
-    for (int off = 16; off > 0; off >>= 1) {
-        const double o = __shfl_xor_sync(0xffffffffu, m, off);
-        if (o > m) m = o;
-    }
-    return m;
-}
-
-// The largest v of the block's threads, in every thread (blockDim.x a multiple of 32, <= 1024).
-static __device__ double block_max(double m, double *part)
-{
-    m = warp_max(m);
-    __syncthreads();                    // part[] free from an earlier use
-    if ((threadIdx.x & 31) == 0) part[threadIdx.x / 32] = m;
-    __syncthreads();
-    m = threadIdx.x < blockDim.x / 32 ? part[threadIdx.x] : 0.0;
-    if (threadIdx.x < 32) m = warp_max(m);
-    if (threadIdx.x == 0) part[0] = m;
-    __syncthreads();
-    return part[0];
-}
-
 extern "C" __global__ void __launch_bounds__(256, 2) quant_fp8_tensor_ref(kc_dref r)
 {
     __shared__ double part[32];
@@ -60,13 +36,13 @@ extern "C" __global__ void __launch_bounds__(256, 2) quant_fp8_tensor_ref(kc_dre
         const double a = fabs(kc_dref_in(r, QF_X, i));
         if (a > m) m = a;
     }
-    m = block_max(m, part);
+    m = kc_dref_block_max(m, part);
     if (threadIdx.x == 0) r.out[QF_Q][blockIdx.x] = m;
     cg::this_grid().sync();
     double amax = 0;
     for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x)
         if (r.out[QF_Q][b] > amax) amax = r.out[QF_Q][b];
-    amax = block_max(amax, part);
+    amax = kc_dref_block_max(amax, part);
     cg::this_grid().sync();
     double s = (double)(float)(amax / 448.0);
     const double floor_s = (double)(float)(1.0 / 229376.0);

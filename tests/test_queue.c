@@ -446,12 +446,13 @@ Test(queue, worker_that_dies_before_it_is_ready_costs_no_item, .timeout = 60)
  * the old process's end (1.5 s to tear its context down). It holds no item,
  * so at the run's end it is stopped without a word, and the run's verdicts
  * are those of a run without it. */
-Test(queue, a_serial_runs_standby_worker_takes_the_place_of_one_that_lost_its_context, .timeout = 60)
+static void standby_case(int exclusive)
 {
     char json[256];
     kc_tmp_path(json, sizeof json, "queue", "standby.json");
     char *args[] = { "run", "fakeedges.copy.f16:control.fault", "fakesan.copy.f16", "--json", json, NULL };
-    char *env[] = { "KC_FAKE_CTX_RETAIN_S=1.5", "KC_FAKE_CTX_TEARDOWN_S=1.5", NULL };
+    char *env[] = { "KC_FAKE_CTX_RETAIN_S=1.5", "KC_FAKE_CTX_TEARDOWN_S=1.5",
+                    exclusive ? "KC_FAKE_COMPUTE_MODE=3" : NULL, NULL };    /* 3: CU_COMPUTEMODE_EXCLUSIVE_PROCESS */
     kc_proc p = kc_run_fake(args, env, 40);
     char line[8192];
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
@@ -472,9 +473,28 @@ Test(queue, a_serial_runs_standby_worker_takes_the_place_of_one_that_lost_its_co
     /* from its request to its result, as the parent saw it: the context's
      * 1.5 s would be in it had its process started after the fault */
     double took = atof(eb + 8) - atof(sb + 10);
-    cr_expect(took < 1.0, "the item after the lost context waited %.2f s for its process:\n%s", took, text);
     double gap = atof(sb + 10) - atof(ea + 8);
-    cr_expect(gap < 1.0, "the item after the lost context waited %.2f s for the old process to end:\n%s", gap, text);
+    if (exclusive) {
+        cr_expect(took > 1.4, "the item after the lost context found a context open (%.2f s): a standby ran\n%s", took,
+                  text);
+    } else {
+        cr_expect(took < 1.0, "the item after the lost context waited %.2f s for its process:\n%s", took, text);
+        cr_expect(gap < 1.0, "the item after the lost context waited %.2f s for the old process to end:\n%s", gap,
+                  text);
+    }
     kc_proc_free(&p);
     unlink(json);
+}
+
+Test(queue, a_serial_runs_standby_worker_takes_the_place_of_one_that_lost_its_context, .timeout = 60)
+{
+    standby_case(0);
+}
+
+/* ... but not on a device in an exclusive compute mode: a standby's context
+ * would keep the worker's out. The item after the lost context then waits
+ * for its process's context, as before there was a standby. */
+Test(queue, no_standby_worker_on_an_exclusive_device, .timeout = 60)
+{
+    standby_case(1);
 }

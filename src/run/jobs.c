@@ -178,6 +178,11 @@ static int probe_here(const kc_opts *o, int gpu_items, int max_devs, devinfo *d)
             return 2;
         }
         d->free_mem[j] = free_memory(&cu, want[j]);
+        CUdevice dev;
+        int mode = -1;
+        d->shared[j] = cu.DeviceGet(&dev, want[j]) == CUDA_SUCCESS &&
+                       cu.DeviceGetAttribute(&mode, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, dev) == CUDA_SUCCESS &&
+                       mode == CU_COMPUTEMODE_DEFAULT;
     }
     d->ndevs = used;
     return 0;

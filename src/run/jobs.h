@@ -27,6 +27,9 @@ typedef struct kc_devinfo {
     int ndevs;                          /* devices the children go on, round robin; 0: no GPU */
     kc_device dev[KC_MAX_DEVLIST];
     size_t free_mem[KC_MAX_DEVLIST];    /* SIZE_MAX: unknown */
+    int shared[KC_MAX_DEVLIST];         /* compute mode DEFAULT: several processes may hold contexts on it at once
+                                         * (a serial run's standby worker, queue_standby.c); 0 exclusive,
+                                         * prohibited or unknown */
     char why[512];                      /* why there is no GPU */
     int driver_version;                 /* cuDriverGetVersion's (13000: 13.0); 0 without a driver */
 } kc_devinfo;

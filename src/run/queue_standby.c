@@ -9,8 +9,10 @@
  * run replaces its worker 16 times (docs/receipts/2026-12-04-h200-serial-ahead).
  *
  * Kept for a serial run with a GPU item, one item at a time (no --inflight:
- * its worker's lanes open their own streams), while at least two items are
- * pending (the worker's and one after a loss). It holds no item, so its end
+ * its worker's lanes open their own streams), on a device in the default
+ * compute mode (an exclusive one takes one context at a time: the standby's
+ * would keep the worker's out), while at least two items are pending (the
+ * worker's and one after a loss). It holds no item, so its end
  * decides nothing: one that ends before it is needed is said and not
  * replaced (the run goes on starting workers as before), and once every
  * item is handed out it is killed. It runs nothing but its start, so
@@ -27,7 +29,7 @@
 
 int kc_qs_wanted(const queue *qq)
 {
-    return qq->serial && qq->k == 1 && qq->nw == 1 && qq->d->ndevs > 0 && qq->gpu_items > 0;
+    return qq->serial && qq->k == 1 && qq->nw == 1 && qq->d->ndevs > 0 && qq->d->shared[0] && qq->gpu_items > 0;
 }
 
 int kc_qs_is(const queue *qq, const kc_child *c) { return qq->standby >= 0 && c->slot == qq->standby; }
@@ -78,7 +80,7 @@ static void retired_gone(queue *qq, kc_child *c, const char *how, int abnormal)
                  (long)c->pid, how, c->leak);
     else if (abnormal && !c->killed)
         kc_q_say(qq, "worker %d (pid %ld) %s between items\n", qq->retired_worker, (long)c->pid, how);
-    if (abnormal && !qq->fin.stopping && qq->restarts++ >= qq->cap) {
+    if (abnormal && !qq->fin.stopping && kc_dispatch_pending(&qq->dp) && qq->restarts++ >= qq->cap) {
         qq->fin.stopping = 1;
         snprintf(qq->fin.stop_why, sizeof qq->fin.stop_why,
                  "restart cap: %d workers were replaced after a crash, a timeout or a failed start (at most %d%s)",

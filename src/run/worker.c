@@ -118,7 +118,13 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
         name[strcspn(name, "\r\n")] = 0;
         int ahead;
         const unsigned marks = kc_request_marks(name, &ahead);
-        if (marks & KC_REQUEST_OPEN_BIT) open_gpu(&gpu, &gpu_state, o);
+        if (marks & KC_REQUEST_OPEN_BIT) {
+            open_gpu(&gpu, &gpu_state, o);
+            /* a standby's early open that failed (another context holds
+             * the device, its memory is full now) is tried again at its
+             * first GPU item, which then says why, as any worker's */
+            if (gpu_state == -1) gpu_state = 0;
+        }
         if (!name[0]) continue;
         const kc_item *it = kc_worker_find_item(items, n, name);
         if (!it) {

@@ -43,7 +43,8 @@
  * takes to unload it or exit (a real context's creation and teardown take a
  * fraction of one), for the tests of what a worker started ahead saves
  * (tests/test_queue.c). KC_FAKE_REF_LOG: a line per device reference
- * launched (tests/test_gates_fake.c).
+ * launched (tests/test_gates_fake.c). KC_FAKE_COMPUTE_MODE: the device's
+ * compute mode (CU_COMPUTEMODE_*, default 0: DEFAULT).
  *
  * Threads: host threads of one process may share the context (issue 23,
  * part 1): the context's state (initialized, the sticky and late faults,
@@ -621,6 +622,7 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
     case CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: *v = BLOCKS_PER_SM; break;
     case CU_DEVICE_ATTRIBUTE_INTEGRATED: *v = 0; break;
     case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: *v = 1; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: *v = getenv("KC_FAKE_COMPUTE_MODE") ? atoi(getenv("KC_FAKE_COMPUTE_MODE")) : 0; break;
     default: return CUDA_ERROR_INVALID_VALUE;
     }
     return CUDA_SUCCESS;

@@ -1252,3 +1252,20 @@ Test(sanitize, a_control_reuses_the_references_its_kernel_item_kept, .timeout = 
     }
     unlink(log);
 }
+
+/* A kept reference that cannot be copied (the fake's third device-to-device
+ * copy of 8192 bytes fails: the control's first case of 1024 elements,
+ * after its kernel item kept two) is the harness's failure: the control is
+ * not checked (MISSED, internal error), never RED, and the run fails. */
+Test(sanitize, a_kept_reference_that_cannot_be_copied_fails_the_harness_not_the_kernel, .timeout = 120)
+{
+    char line[8192];
+    kc_proc p = san_run((char *[]){ "run", "fakesan.copy.f16", "fakesan.copy.f16:control.masked_tail_read_oob", NULL },
+                        0, "KC_FAKE_FAIL_DTOD=3:8192", NULL);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "MISSED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line) &&
+              strstr(line, "internal error: shape model.heads.1024") &&
+              strstr(line, "copying the kept reference of fakesan.copy.f16 failed: CUDA_ERROR_OUT_OF_MEMORY"),
+              "%s", p.out);
+    kc_proc_free(&p);
+}

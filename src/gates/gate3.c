@@ -193,8 +193,10 @@ static int references_agree(kc_gpu *gpu, kc_case *k)
 /* The outputs (and magnitudes) of k's reference were kept by an earlier
  * item of its contract (inputs.h): 1 after copying them into fresh
  * k->ref / k->mag buffers, 0 when any is missing (nothing allocated), -1
- * with the case failed when a copy failed. */
-static int kept_reference(kc_gpu *gpu, kc_case *k)
+ * when allocating or copying failed: the case failed, *g what
+ * kc_case_cuda_failed returned (an internal error, or the gate-1 fault of a
+ * lost context), as a computed reference's failure is. */
+static int kept_reference(kc_gpu *gpu, kc_case *k, int *g)
 {
     const int dev = k->ref_fn != NULL;
     for (int a = 0; a < k->nargs; a++) {
@@ -211,7 +213,7 @@ static int kept_reference(kc_gpu *gpu, kc_case *k)
             r = kc_inputs_ref_copy(gpu, k->c, k->s, k->dist, k->seed, dev, a, 1, k->count[a], k->mag[a]);
     }
     if (r != CUDA_SUCCESS) {
-        kc_case_cuda_failed(gpu, k, r, "copying the kept reference of", k->c->name);
+        *g = kc_case_cuda_failed(gpu, k, r, "copying the kept reference of", k->c->name);
         return -1;
     }
     return 1;
@@ -234,8 +236,8 @@ static int reference(kc_gpu *gpu, kc_case *k)
 {
     int g = 0;
     if (k->mode != KC_REF_BOTH) {
-        int kept = kept_reference(gpu, k);
-        if (kept) return kept < 0;
+        int kept = kept_reference(gpu, k, &g);
+        if (kept) return kept > 0 ? 0 : g;
         g = k->ref_fn ? device_reference(gpu, k, k->ref, k->mag) : host_reference(gpu, k, k->ref, k->mag);
         if (!g) keep_reference(gpu, k);
         return g;

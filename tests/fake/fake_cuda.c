@@ -820,7 +820,25 @@ void fake_cuda_pool(long *live, long *made, long *trims, unsigned long long *thr
 }
 CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t n) { CONTEXT_CALL(); memcpy((void *)(uintptr_t)dst, src, n); return CUDA_SUCCESS; }
 CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t n) { CONTEXT_CALL(); memcpy(dst, (const void *)(uintptr_t)src, n); return CUDA_SUCCESS; }
-CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n) { CONTEXT_CALL(); memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n); return CUDA_SUCCESS; }
+/* KC_FAKE_FAIL_DTOD="K:B": the K-th device-to-device copy of exactly B bytes
+ * in this process fails with CUDA_ERROR_OUT_OF_MEMORY (counted by size, so
+ * that copies of other sizes do not shift it). */
+static int dtod_fails(size_t n)
+{
+    static _Atomic long seen;
+    const char *spec = getenv("KC_FAKE_FAIL_DTOD");
+    long k = 0;
+    size_t b = 0;
+    if (!spec || sscanf(spec, "%ld:%zu", &k, &b) != 2 || n != b) return 0;
+    return ++seen == k;
+}
+CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n)
+{
+    CONTEXT_CALL();
+    if (dtod_fails(n)) return CUDA_ERROR_OUT_OF_MEMORY;
+    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+    return CUDA_SUCCESS;
+}
 CUresult cuMemsetD8(CUdeviceptr dst, unsigned char v, size_t n) { CONTEXT_CALL(); memset((void *)(uintptr_t)dst, v, n); return CUDA_SUCCESS; }
 
 /* A real fatbin (nvcc's, magic 0xBA55ED50, its size in the header) or cubin is taken

@@ -11,7 +11,7 @@
 // roundings the C cast's and the e4m3 rounding kcontract_dtype.h's, which
 // the host's kc_double_to_e4m3 calls. Agreement: bitwise.
 //
-// Launch (pq_ref_launch): one block of 256 threads a row; the large shape
+// Launch: the dependent step's (pq_dependent_launch): one block of 256 threads a row; the large shape
 // (8192 x 8192) reads x twice and writes 512 MB of doubles in a few
 // milliseconds, against a host reference that downloaded x and uploaded q.
 #include "kcontract_device.cuh"

@@ -236,6 +236,9 @@ void kc_inputs_ref_keep(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc
     if (!in || !count || bytes > in->budget / 4 || find_ref(in, c, s, dist, case_seed, device_ref, a, kind, count) >= 0 ||
         grow(in))
         return;
+    size_t pinned = 0;                     /* what no eviction frees: the current case's inputs */
+    for (int i = 0; i < in->n; i++) pinned += in->v[i].pinned ? in->v[i].bytes : 0;
+    if (pinned + bytes > in->budget) return;
     entry e = { .kind = kind, .c = c, .dist = dist, .device_ref = device_ref, .seed = case_seed,
                 .dims = kc_fnv1a64(s->d, sizeof s->d, KC_FNV_OFFSET), .arg = a, .dtype = KC_F64, .count = count,
                 .bytes = bytes, .used = ++in->tick };

@@ -1,9 +1,8 @@
 /* inputs.c — owns the per-process cache of pristine device inputs
  * (inputs.h): making an input (the GPU's built-in stream, or a contract's
  * generator on the host with the GPU's stream behind kc_gen_default),
- * finding it again, pinning it for a case, keeping copies of references for
- * a contract's later items, and evicting the least recently used entries
- * over the budget. */
+ * finding it again, pinning it for a case, and evicting the least recently
+ * used entries over the budget. */
 #include "inputs.h"
 
 #include <stdio.h>
@@ -17,13 +16,7 @@
 #include "hostmem.h"
 #include "seed.h"
 
-enum { KC_KEPT_INPUT = 0, KC_KEPT_REF, KC_KEPT_MAG };
-
 typedef struct entry {
-    int kind;                  /* KC_KEPT_INPUT, or a reference's output or magnitudes (KC_KEPT_REF, KC_KEPT_MAG) */
-    const kc_contract *c;      /* a reference's contract (an input's is in its seed and generator) */
-    kc_dist dist;              /* a reference's distribution */
-    int device_ref;            /* a reference's: the contract's device reference made it (else its host one) */
     uint64_t seed;             /* the case seed; 0 for a table (the same for every case of a shape) */
     uint64_t dims;             /* hash of the shape's dims (a generator may read any of them) */
     int arg;
@@ -73,31 +66,6 @@ void kc_inputs_unpin(kc_gpu *gpu, kc_inputs *in)
         int lru = 0;
         for (int i = 1; i < in->n; i++)
             if (in->v[i].used < in->v[lru].used) lru = i;
-        drop(gpu, in, lru);
-    }
-}
-
-/* Room for one more entry in in->v: 0, or -1 when out of host memory. */
-static int grow(kc_inputs *in)
-{
-    if (in->n < in->cap) return 0;
-    int cap2 = in->cap ? 2 * in->cap : 64;
-    entry *v = realloc(in->v, (size_t)cap2 * sizeof *v);
-    if (!v) return -1;
-    in->v = v;
-    in->cap = cap2;
-    return 0;
-}
-
-/* Evicts unpinned entries, least recently used first, while `bytes` more
- * would overflow the budget (pinned ones may keep it over). */
-static void make_room(kc_gpu *gpu, kc_inputs *in, size_t bytes)
-{
-    while (in->held + bytes > in->budget) {
-        int lru = -1;
-        for (int i = 0; i < in->n; i++)
-            if (!in->v[i].pinned && (lru < 0 || in->v[i].used < in->v[lru].used)) lru = i;
-        if (lru < 0) break;
         drop(gpu, in, lru);
     }
 }
@@ -167,8 +135,7 @@ CUresult kc_inputs_get(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_
     in->tick++;
     for (int i = 0; i < in->n; i++) {
         entry *e = &in->v[i];
-        if (e->kind == KC_KEPT_INPUT && e->seed == case_seed && e->dims == dims && e->arg == a && e->dtype == ar->dtype &&
-            e->count == count && e->gen == gen) {
+        if (e->seed == case_seed && e->dims == dims && e->arg == a && e->dtype == ar->dtype && e->count == count && e->gen == gen) {
             e->used = in->tick;
             e->pinned = 1;
             stats->inputs_reused++;
@@ -176,13 +143,26 @@ CUresult kc_inputs_get(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_
             return CUDA_SUCCESS;
         }
     }
-    if (grow(in)) {
-        snprintf(why, cap, "out of host memory for the input cache");
-        return CUDA_ERROR_UNKNOWN;
+    if (in->n == in->cap) {
+        int cap2 = in->cap ? 2 * in->cap : 64;
+        entry *v = realloc(in->v, (size_t)cap2 * sizeof *v);
+        if (!v) {
+            snprintf(why, cap, "out of host memory for the input cache");
+            return CUDA_ERROR_UNKNOWN;
+        }
+        in->v = v;
+        in->cap = cap2;
     }
-    entry e = { .kind = KC_KEPT_INPUT, .seed = case_seed, .dims = dims, .arg = a, .dtype = ar->dtype, .count = count,
-                .gen = gen, .bytes = count * kc_dtype_size(ar->dtype), .used = in->tick, .pinned = 1 };
-    make_room(gpu, in, e.bytes);
+    entry e = { .seed = case_seed, .dims = dims, .arg = a, .dtype = ar->dtype, .count = count, .gen = gen,
+                .bytes = count * kc_dtype_size(ar->dtype), .used = in->tick, .pinned = 1 };
+    /* Room first: evict unpinned entries while the new one would overflow. */
+    while (in->held + e.bytes > in->budget) {
+        int lru = -1;
+        for (int i = 0; i < in->n; i++)
+            if (!in->v[i].pinned && (lru < 0 || in->v[i].used < in->v[lru].used)) lru = i;
+        if (lru < 0) break;
+        drop(gpu, in, lru);
+    }
     CUresult r = kc_cuda_alloc(&gpu->cu, &e.ptr, e.bytes ? e.bytes : 1);   /* stream-ordered in a lane */
     if (r != CUDA_SUCCESS) return r;
     in->v[in->n++] = e;
@@ -195,59 +175,4 @@ CUresult kc_inputs_get(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_
     }
     *out = ne->ptr;
     return CUDA_SUCCESS;
-}
-
-/* The kept reference entry of that key, or -1. */
-static int find_ref(const kc_inputs *in, const kc_contract *c, const kc_shape *s, kc_dist dist, uint64_t case_seed,
-                    int device_ref, int a, int kind, size_t count)
-{
-    const uint64_t dims = kc_fnv1a64(s->d, sizeof s->d, KC_FNV_OFFSET);
-    for (int i = 0; in && i < in->n; i++) {
-        const entry *e = &in->v[i];
-        if (e->kind == kind && e->c == c && e->dist == dist && e->seed == case_seed && e->dims == dims &&
-            e->device_ref == device_ref && e->arg == a && e->count == count)
-            return i;
-    }
-    return -1;
-}
-
-int kc_inputs_ref_kept(const kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_dist dist, uint64_t case_seed,
-                       int device_ref, int a, int mag, size_t count)
-{
-    return find_ref(gpu->inputs, c, s, dist, case_seed, device_ref, a, mag ? KC_KEPT_MAG : KC_KEPT_REF, count) >= 0;
-}
-
-CUresult kc_inputs_ref_copy(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_dist dist, uint64_t case_seed,
-                            int device_ref, int a, int mag, size_t count, CUdeviceptr dst)
-{
-    kc_inputs *in = gpu->inputs;
-    int i = find_ref(in, c, s, dist, case_seed, device_ref, a, mag ? KC_KEPT_MAG : KC_KEPT_REF, count);
-    if (i < 0) return CUDA_ERROR_NOT_FOUND;
-    in->v[i].used = ++in->tick;
-    return count ? gpu->cu.MemcpyDtoD(dst, in->v[i].ptr, count * sizeof(double)) : CUDA_SUCCESS;
-}
-
-void kc_inputs_ref_keep(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_dist dist, uint64_t case_seed,
-                        int device_ref, int a, int mag, size_t count, CUdeviceptr src)
-{
-    kc_inputs *in = gpu->inputs;
-    const int kind = mag ? KC_KEPT_MAG : KC_KEPT_REF;
-    const size_t bytes = count * sizeof(double);
-    if (!in || !count || bytes > in->budget / 4 || find_ref(in, c, s, dist, case_seed, device_ref, a, kind, count) >= 0 ||
-        grow(in))
-        return;
-    size_t pinned = 0;                     /* what no eviction frees: the current case's inputs */
-    for (int i = 0; i < in->n; i++) pinned += in->v[i].pinned ? in->v[i].bytes : 0;
-    if (pinned + bytes > in->budget) return;
-    entry e = { .kind = kind, .c = c, .dist = dist, .device_ref = device_ref, .seed = case_seed,
-                .dims = kc_fnv1a64(s->d, sizeof s->d, KC_FNV_OFFSET), .arg = a, .dtype = KC_F64, .count = count,
-                .bytes = bytes, .used = ++in->tick };
-    make_room(gpu, in, bytes);
-    if (in->held + bytes > in->budget || kc_cuda_alloc(&gpu->cu, &e.ptr, bytes) != CUDA_SUCCESS) return;
-    if (gpu->cu.MemcpyDtoD(e.ptr, src, bytes) != CUDA_SUCCESS) {
-        kc_cuda_free(&gpu->cu, e.ptr);
-        return;
-    }
-    in->v[in->n++] = e;
-    in->held += bytes;
 }

@@ -9,9 +9,7 @@
  * it (on the device, or downloaded for a host reference).
  *
  * Entries the current case uses are pinned; the rest are evicted, least
- * recently used first, while the cache holds more than its budget. The same
- * cache keeps copies of a case's float64 references for the contract's
- * later items (below). */
+ * recently used first, while the cache holds more than its budget. */
 #ifndef KC_INPUTS_H
 #define KC_INPUTS_H
 #include <stddef.h>
@@ -43,26 +41,6 @@ void kc_inputs_free(struct kc_gpu *gpu, kc_inputs *in);
  * when host memory ran out. */
 CUresult kc_inputs_get(struct kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_dist dist, uint64_t case_seed,
                        int a, size_t count, CUdeviceptr *out, kc_time_split *stats, char *why, size_t cap);
-/* References kept for a contract's later items (its controls run the same
- * cases: the same case seeds, the same inputs, so the same float64
- * reference), in the same budget as the inputs, least recently used evicted
- * first. The key: contract c, shape s's dims, dist, case_seed, which
- * reference made it (device_ref: the contract's device reference, else its
- * host one; --reference both keeps none), output argument a, and whether it
- * is the reference or its magnitudes (mag), count doubles.
- *
- * Whether one is kept. */
-int kc_inputs_ref_kept(const struct kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_dist dist,
-                       uint64_t case_seed, int device_ref, int a, int mag, size_t count);
-/* Copies the kept one into dst (count doubles, on the device): CUDA_SUCCESS,
- * CUDA_ERROR_NOT_FOUND when none is kept, or the copy's error. */
-CUresult kc_inputs_ref_copy(struct kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_dist dist, uint64_t case_seed,
-                            int device_ref, int a, int mag, size_t count, CUdeviceptr dst);
-/* Keeps a copy of src (count doubles) under that key, evicting unpinned
- * entries for room; best effort: nothing when it would take more than a
- * quarter of the budget, does not fit, or cannot be allocated or copied. */
-void kc_inputs_ref_keep(struct kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_dist dist, uint64_t case_seed,
-                        int device_ref, int a, int mag, size_t count, CUdeviceptr src);
 /* Unpins every entry (the case is over) and evicts down to the budget. */
 void kc_inputs_unpin(struct kc_gpu *gpu, kc_inputs *in);
 /* Bytes held on the device now (pinned and kept). */

@@ -16,7 +16,6 @@
 #include "guard.h"
 #include "harness.h"
 #include "hostmem.h"
-#include "inputs.h"
 #include "launch.h"
 #include "parallel.h"
 #include "tolerance.h"
@@ -190,58 +189,11 @@ static int references_agree(kc_gpu *gpu, kc_case *k)
     return 0;
 }
 
-/* The outputs (and magnitudes) of k's reference were kept by an earlier
- * item of its contract (inputs.h): 1 after copying them into fresh
- * k->ref / k->mag buffers, 0 when any is missing (nothing allocated), -1
- * when allocating or copying failed: the case failed, *g what
- * kc_case_cuda_failed returned (an internal error, or the gate-1 fault of a
- * lost context), as a computed reference's failure is. */
-static int kept_reference(kc_gpu *gpu, kc_case *k, int *g)
-{
-    const int dev = k->ref_fn != NULL;
-    for (int a = 0; a < k->nargs; a++) {
-        const kc_arg *ar = &k->c->args[a];
-        if (!kc_arg_owns_buffer(ar) || ar->role == KC_IN) continue;
-        if (!kc_inputs_ref_kept(gpu, k->c, k->s, k->dist, k->seed, dev, a, 0, k->count[a]) ||
-            (wants_mag(k, a) && !kc_inputs_ref_kept(gpu, k->c, k->s, k->dist, k->seed, dev, a, 1, k->count[a])))
-            return 0;
-    }
-    CUresult r = alloc_refs(gpu, k, k->ref, k->mag);
-    for (int a = 0; a < k->nargs && r == CUDA_SUCCESS; a++) {
-        if (k->ref[a]) r = kc_inputs_ref_copy(gpu, k->c, k->s, k->dist, k->seed, dev, a, 0, k->count[a], k->ref[a]);
-        if (k->mag[a] && r == CUDA_SUCCESS)
-            r = kc_inputs_ref_copy(gpu, k->c, k->s, k->dist, k->seed, dev, a, 1, k->count[a], k->mag[a]);
-    }
-    if (r != CUDA_SUCCESS) {
-        *g = kc_case_cuda_failed(gpu, k, r, "copying the kept reference of", k->c->name);
-        return -1;
-    }
-    return 1;
-}
-
-/* Keeps k's reference for the contract's later items (inputs.h). */
-static void keep_reference(kc_gpu *gpu, kc_case *k)
-{
-    const int dev = k->ref_fn != NULL;
-    for (int a = 0; a < k->nargs; a++) {
-        if (k->ref[a]) kc_inputs_ref_keep(gpu, k->c, k->s, k->dist, k->seed, dev, a, 0, k->count[a], k->ref[a]);
-        if (k->mag[a]) kc_inputs_ref_keep(gpu, k->c, k->s, k->dist, k->seed, dev, a, 1, k->count[a], k->mag[a]);
-    }
-}
-
-/* The reference gate 3 compares with, into k->ref, as --reference says: kept
- * from an earlier item of the contract, or computed (and then kept), or
- * under --reference both always computed, both of them. */
+/* The reference gate 3 compares with, into k->ref, as --reference says. */
 static int reference(kc_gpu *gpu, kc_case *k)
 {
     int g = 0;
-    if (k->mode != KC_REF_BOTH) {
-        int kept = kept_reference(gpu, k, &g);
-        if (kept) return kept > 0 ? 0 : g;
-        g = k->ref_fn ? device_reference(gpu, k, k->ref, k->mag) : host_reference(gpu, k, k->ref, k->mag);
-        if (!g) keep_reference(gpu, k);
-        return g;
-    }
+    if (k->ref_fn && k->mode != KC_REF_BOTH) return device_reference(gpu, k, k->ref, k->mag);
     if (k->ref_fn && (g = device_reference(gpu, k, k->dref, k->dmag))) return g;
     if ((g = host_reference(gpu, k, k->ref, k->mag))) return g;
     return k->ref_fn ? references_agree(gpu, k) : 0;

@@ -42,9 +42,8 @@
  * KC_FAKE_CTX_TEARDOWN_S: seconds a process that initialized the driver
  * takes to unload it or exit (a real context's creation and teardown take a
  * fraction of one), for the tests of what a worker started ahead saves
- * (tests/test_queue.c). KC_FAKE_REF_LOG: a line per device reference
- * launched (tests/test_gates_fake.c). KC_FAKE_COMPUTE_MODE: the device's
- * compute mode (CU_COMPUTEMODE_*, default 0: DEFAULT).
+ * (tests/test_queue.c). KC_FAKE_COMPUTE_MODE: the device's compute mode
+ * (CU_COMPUTEMODE_*, default 0: DEFAULT).
  *
  * Threads: host threads of one process may share the context (issue 23,
  * part 1): the context's state (initialized, the sticky and late faults,
@@ -731,17 +730,6 @@ CUresult cuMemFreeHost(void *p) { return mem_free((CUdeviceptr)(uintptr_t)p, MEM
  * tests: allocations live and made, trims, the release threshold and
  * whether internal dependencies are allowed, defaults as the driver's). */
 static int special_stream(CUstream s);
-/* KC_FAKE_REF_LOG: one line per launch of a device reference (module
- * fake_ref), its symbol: how many cases computed their reference. */
-static void log_ref(const struct CUfunc_st *f)
-{
-    const char *path = getenv("KC_FAKE_REF_LOG");
-    FILE *fp = path && *path ? fopen(path, "a") : NULL;
-    if (!fp) return;
-    fprintf(fp, "%s\n", f->k->symbol);
-    fclose(fp);
-}
-
 static int stream_slot(CUstream s);
 static struct CUmemPoolHandle_st { int unused; } the_pool;
 static _Atomic long pool_live, pool_made, pool_trims;
@@ -820,25 +808,7 @@ void fake_cuda_pool(long *live, long *made, long *trims, unsigned long long *thr
 }
 CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t n) { CONTEXT_CALL(); memcpy((void *)(uintptr_t)dst, src, n); return CUDA_SUCCESS; }
 CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t n) { CONTEXT_CALL(); memcpy(dst, (const void *)(uintptr_t)src, n); return CUDA_SUCCESS; }
-/* KC_FAKE_FAIL_DTOD="K:B": the K-th device-to-device copy of exactly B bytes
- * in this process fails with CUDA_ERROR_OUT_OF_MEMORY (counted by size, so
- * that copies of other sizes do not shift it). */
-static int dtod_fails(size_t n)
-{
-    static _Atomic long seen;
-    const char *spec = getenv("KC_FAKE_FAIL_DTOD");
-    long k = 0;
-    size_t b = 0;
-    if (!spec || sscanf(spec, "%ld:%zu", &k, &b) != 2 || n != b) return 0;
-    return ++seen == k;
-}
-CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n)
-{
-    CONTEXT_CALL();
-    if (dtod_fails(n)) return CUDA_ERROR_OUT_OF_MEMORY;
-    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
-    return CUDA_SUCCESS;
-}
+CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n) { CONTEXT_CALL(); memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n); return CUDA_SUCCESS; }
 CUresult cuMemsetD8(CUdeviceptr dst, unsigned char v, size_t n) { CONTEXT_CALL(); memset((void *)(uintptr_t)dst, v, n); return CUDA_SUCCESS; }
 
 /* A real fatbin (nvcc's, magic 0xBA55ED50, its size in the header) or cubin is taken
@@ -1109,7 +1079,6 @@ static CUresult launch_kernel(CUfunction f, const unsigned g[3], const unsigned 
         launches++;
         log_launch(f, via, g, b, smem, a, stream, per_thread);
     }
-    if (!strcmp(f->mod->module, "fake_ref")) log_ref(f);
     launch l = { threads * blocks, (unsigned)blocks, params, f->mod->control, { a->cluster[0], a->cluster[1], a->cluster[2] },
                  a->cooperative, a->programmatic };
     CUresult r = f->k->run(&l);

@@ -1,12 +1,16 @@
 /* queue_standby.c — owns the standby worker of a serial run's queue: a
  * worker process started ahead, in a supervisor slot of its own past the
  * workers', that opens its CUDA context at once (KC_REQUEST_OPEN,
- * inflight.h) and takes the place of the worker that ends (its item lost
- * the context or left device memory allocated, or it crashed), where a
- * process started only then made the next item wait for its start, its
- * context and the harness's module. On the H200 that was 0.2 s each time
- * (0.07 s before the item, 0.13 s in it), and the bundled library's serial
- * run replaces its worker 16 times (docs/receipts/2026-12-04-h200-serial-ahead).
+ * inflight.h) and takes the place of the worker that ends, where a
+ * process started only then made the next item wait for the old one's end,
+ * then for its own start, context and harness module: on the H200 0.06-0.08 s
+ * before the item and 0.13 s in it, and the bundled library's serial run
+ * replaces its worker 16 times (docs/receipts/2026-12-04-h200-serial-ahead).
+ * When the worker's item lost the context or left device memory allocated,
+ * the standby takes its slot as soon as that result is read (between the
+ * supervisor's waits, kc_qs_between_waits) and the old process ends in the
+ * standby's slot, its end said as it would have been in its own; when the
+ * worker crashed, once it has ended (kc_qs_take). Then another starts.
  *
  * Kept for a serial run with a GPU item, one item at a time (no --inflight:
  * its worker's lanes open their own streams), on a device in the default

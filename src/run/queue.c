@@ -108,6 +108,30 @@ int kc_q_spawn(queue *qq, int slot, int device)
     return rc ? -1 : 0;
 }
 
+void kc_q_say_ended(queue *qq, int slot, const kc_child *c, const char *how, int abnormal)
+{
+    if (c->leak[0])
+        kc_q_say(qq, "worker %d (pid %ld) %s after its items, and left processes behind: %s\n", slot, (long)c->pid, how,
+                 c->leak);
+    else if (abnormal && !qq->interrupted && !c->killed)
+        kc_q_say(qq, "worker %d (pid %ld) %s between items\n", slot, (long)c->pid, how);
+}
+
+int kc_q_count_restart(queue *qq, const char *then)
+{
+    if (qq->restarts < qq->cap) {
+        qq->restarts++;
+        return 0;
+    }
+    qq->fin.stopping = 1;
+    snprintf(qq->fin.stop_why, sizeof qq->fin.stop_why,
+             "restart cap: %d workers were replaced after a crash, a timeout or a failed start (at most %d%s)", qq->restarts,
+             qq->cap, qq->o->max_restarts >= 0 ? ", --restarts" : ": 2 x N + 8");
+    kc_q_say(qq, "%s; %s: the %d items not handed out yet are NOTRUN\n", qq->fin.stop_why, then,
+             kc_dispatch_pending(&qq->dp));
+    return -1;
+}
+
 void kc_q_say_fresh(queue *qq, int abnormal, int lost)
 {
     kc_q_say(qq, "%s; continuing in a fresh process\n",
@@ -408,28 +432,13 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
         kc_q_say(qq, "worker %d (pid %ld) %s before it was ready%s%s\n", w->slot, (long)c->pid, how,
             c->leak[0] ? "; it left processes behind: " : "", c->leak);
         abnormal = 1;
-    } else if (c->leak[0]) {
-        kc_q_say(qq, "worker %d (pid %ld) %s after its items, and left processes behind: %s\n", w->slot, (long)c->pid,
-            how, c->leak);
-    } else if (untrusted) {
-        abnormal = 0;           /* it ended after its items, as asked */
-    } else if (abnormal && !qq->interrupted && !c->killed) {
-        kc_q_say(qq, "worker %d (pid %ld) %s between items\n", w->slot, (long)c->pid, how);
+    } else {
+        kc_q_say_ended(qq, w->slot, c, how, abnormal && !untrusted);
+        if (untrusted && !c->leak[0]) abnormal = 0;     /* it ended after its items, as asked */
     }
     kc_q_phase(w, KC_WK_GONE);
     if (qq->fin.stopping || qq->interrupted || !pending(qq)) return;
-    if (abnormal) {
-        if (qq->restarts >= qq->cap) {
-            qq->fin.stopping = 1;
-            snprintf(qq->fin.stop_why, sizeof qq->fin.stop_why,
-                     "restart cap: %d workers were replaced after a crash, a timeout or a failed start (at most %d%s)", qq->restarts,
-                     qq->cap, qq->o->max_restarts >= 0 ? ", --restarts" : ": 2 x N + 8");
-            kc_q_say(qq, "%s; not starting another worker: the %d items not handed out yet are NOTRUN\n",
-                qq->fin.stop_why, pending(qq));
-            return;
-        }
-        qq->restarts++;
-    }
+    if (abnormal && kc_q_count_restart(qq, "not starting another worker")) return;
     int lost = w->lost;
     if (kc_qs_take(qq, w) != 0 && spawn_worker(qq, w) != 0) return;    /* the standby, or a process started now */
     if (qq->serial)     /* one process as far as the user is concerned: its wording */

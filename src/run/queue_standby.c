@@ -79,19 +79,9 @@ static void retired_gone(queue *qq, kc_child *c, const char *how, int abnormal)
 {
     qq->standby_retired = 0;
     if (qq->interrupted) return;
-    if (c->leak[0])
-        kc_q_say(qq, "worker %d (pid %ld) %s after its items, and left processes behind: %s\n", qq->retired_worker,
-                 (long)c->pid, how, c->leak);
-    else if (abnormal && !c->killed)
-        kc_q_say(qq, "worker %d (pid %ld) %s between items\n", qq->retired_worker, (long)c->pid, how);
-    if (abnormal && !qq->fin.stopping && kc_dispatch_pending(&qq->dp) && qq->restarts++ >= qq->cap) {
-        qq->fin.stopping = 1;
-        snprintf(qq->fin.stop_why, sizeof qq->fin.stop_why,
-                 "restart cap: %d workers were replaced after a crash, a timeout or a failed start (at most %d%s)",
-                 qq->restarts - 1, qq->cap, qq->o->max_restarts >= 0 ? ", --restarts" : ": 2 x N + 8");
-        kc_q_say(qq, "%s; no more items are handed out: the %d not handed out yet are NOTRUN\n", qq->fin.stop_why,
-                 kc_dispatch_pending(&qq->dp));
-    }
+    kc_q_say_ended(qq, qq->retired_worker, c, how, abnormal);
+    if (abnormal && !qq->fin.stopping && kc_dispatch_pending(&qq->dp))
+        kc_q_count_restart(qq, "no more items are handed out");
     kc_qs_start(qq);
 }
 

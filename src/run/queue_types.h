@@ -103,6 +103,15 @@ int kc_q_spawn(queue *qq, int slot, int device);
 /* w's slot holds a process just started (or the standby it took): no item,
  * STARTING, ready by KC_QUEUE_START_S after the process's start. */
 void kc_q_fresh(queue *qq, wk *w);
+/* A worker (slot) that ended with no item, c its child, how its status in
+ * words: what it left behind, or (abnormal) its status, unless the run was
+ * interrupted or the queue killed it. */
+void kc_q_say_ended(queue *qq, int slot, const kc_child *c, const char *how, int abnormal);
+/* An abnormal end counts against the restart cap: 0 while under it
+ * (counted); -1 once it is reached: no more items are handed out
+ * (fin.stopping, why in fin.stop_why), said with `then` (what the queue
+ * does not do now). */
+int kc_q_count_restart(queue *qq, const char *then);
 /* A serial run's line for its worker replaced: "...; continuing in a fresh
  * process" (abnormal: the process ended; else lost, KC_LOST_*, says why). */
 void kc_q_say_fresh(queue *qq, int abnormal, int lost);

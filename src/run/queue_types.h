@@ -86,7 +86,7 @@ typedef struct queue {
     int retiring;               /* worker slot + 1 whose standby hand-over waits for the loop (kc_qs_retire); 0 none */
 } queue;
 
-/* queue.c's parts that queue_lanes.c shares (each as it says there). */
+/* queue.c's and queue_workers.c's parts that the queue's files share (each as it says there). */
 void kc_q_say(queue *qq, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 kc_child *kc_q_child_of(queue *qq, const wk *w);
 void kc_q_phase(wk *w, kc_worker_phase to);
@@ -100,6 +100,12 @@ void kc_q_settle_item(queue *qq, wk *w, const kc_child *c, const char *how);
 /* Starts a worker process in supervisor slot `slot` for CUDA device
  * `device`: 0, or -1 (said on stderr). */
 int kc_q_spawn(queue *qq, int slot, int device);
+/* Starts w's process (kc_q_spawn) and makes it fresh (kc_q_fresh): 0, or -1. */
+int kc_q_spawn_worker(queue *qq, wk *w);
+/* The supervisor's callback for a worker that is GONE (exited, its pipes
+ * closed): its item settled, then the standby or a fresh process in its
+ * place, unless the run stops or nothing is pending (queue_workers.c). */
+void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c);
 /* w's slot holds a process just started (or the standby it took): no item,
  * STARTING, ready by KC_QUEUE_START_S after the process's start. */
 void kc_q_fresh(queue *qq, wk *w);

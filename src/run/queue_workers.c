@@ -1,0 +1,208 @@
+/* queue_workers.c — owns the lives of the work queue's workers (queue.c):
+ * starting one (kc_q_spawn, kc_q_spawn_worker) and its fresh state, what a
+ * worker that ended is said to have done (kc_q_say_ended, kc_q_say_fresh),
+ * the restart cap (kc_q_count_restart), the item a dead worker was running
+ * settled as CRASH, TIMEOUT or NOTRUN (kc_q_settle_item), what it left
+ * running ended, and its replacement by the standby or a fresh process
+ * (kc_q_on_gone, the supervisor's callback). */
+#include "queue_types.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "nvml.h"
+#include "progname.h"
+#include "proctree.h"
+#include "reporter.h"
+#include "run_options.h"
+#include "signame.h"
+
+int kc_q_spawn(queue *qq, int slot, int device)
+{
+    /* N workers share the host's CPUs: each gets its share, or --threads
+     * (what else a worker gets: run_options.h, kc_argv_kind). */
+    kc_child_cmd cmd = { .kind = KC_ARGV_WORKER, .device = device, .parent = (long)getpid(),
+                         .share = qq->serial ? 1 : qq->o->jobs };
+    kc_strvec av = KC_STRVEC_INIT;
+    int rc = kc_child_argv(&av, qq->o, &cmd);
+    if (rc == 0) rc = kc_sup_start(&qq->sup, slot, "/proc/self/exe", av.v, KC_SUP_STDIN | KC_SUP_RESULT);
+    int err = errno;
+    kc_strvec_clear(&av);
+    if (rc) kc_say(stderr, "cannot start %s %d: %s\n", slot < qq->nw ? "worker" : "the standby worker in slot", slot,
+                   strerror(err));
+    return rc ? -1 : 0;
+}
+
+void kc_q_say_ended(queue *qq, int slot, const kc_child *c, const char *how, int abnormal)
+{
+    if (c->leak[0])
+        kc_q_say(qq, "worker %d (pid %ld) %s after its items, and left processes behind: %s\n", slot, (long)c->pid, how,
+                 c->leak);
+    else if (abnormal && !qq->interrupted && !c->killed)
+        kc_q_say(qq, "worker %d (pid %ld) %s between items\n", slot, (long)c->pid, how);
+}
+
+int kc_q_count_restart(queue *qq, const char *then)
+{
+    if (qq->restarts < qq->cap) {
+        qq->restarts++;
+        return 0;
+    }
+    qq->fin.stopping = 1;
+    snprintf(qq->fin.stop_why, sizeof qq->fin.stop_why,
+             "restart cap: %d workers were replaced after a crash, a timeout or a failed start (at most %d%s)", qq->restarts,
+             qq->cap, qq->o->max_restarts >= 0 ? ", --restarts" : ": 2 x N + 8");
+    kc_q_say(qq, "%s; %s: the %d items not handed out yet are NOTRUN\n", qq->fin.stop_why, then,
+             kc_dispatch_pending(&qq->dp));
+    return -1;
+}
+
+void kc_q_say_fresh(queue *qq, int abnormal, int lost)
+{
+    kc_q_say(qq, "%s; continuing in a fresh process\n",
+        abnormal ? "that item ended the process" : lost == KC_LOST_GPU_STATE
+        ? "that item left GPU memory allocated in this process" : "the CUDA context is unusable after that item");
+}
+
+void kc_q_fresh(queue *qq, wk *w)
+{
+    w->cur = -1;
+    kc_ql_reset(qq, w);
+    kc_q_phase(w, KC_WK_STARTING);
+    w->lost = 0;
+    w->tail_n = 0;
+    qq->dw[w->slot].sessions = 0;
+    w->spawned++;
+    w->ready_by = kc_q_child_of(qq, w)->started + KC_QUEUE_START_S;
+    if (qq->sampler) kc_gpu_sampler_watch(kc_q_child_of(qq, w)->pid, w->device);
+}
+
+int kc_q_spawn_worker(queue *qq, wk *w)
+{
+    if (kc_q_spawn(qq, w->slot, w->device)) return -1;
+    kc_q_fresh(qq, w);
+    return 0;
+}
+
+/* ---- life and death ---- */
+
+/* The item a dead worker was running: CRASH, TIMEOUT, or NOTRUN when the
+ * run was interrupted; its end is the worker's exit, not the end of its pipes. */
+void kc_q_settle_item(queue *qq, wk *w, const kc_child *c, const char *how)
+{
+    qitem *qi = &qq->q[w->cur];
+    kc_item_result r;
+    memset(&r, 0, sizeof r);
+    r.peak_rss_kib = -1;
+    r.gate = 0;
+    char tail[4096] = "", lines[64], leak[600] = "";
+    size_t tl = 0;
+    for (int i = 0; i < w->tail_n && tl < sizeof tail; i++)
+        tl += (size_t)snprintf(tail + tl, sizeof tail - tl, "%s\n", w->tail[i]);
+    if (w->tail_n) snprintf(lines, sizeof lines, "; its last %d line%s below", w->tail_n, w->tail_n == 1 ? "" : "s");
+    else snprintf(lines, sizeof lines, "; it printed nothing");
+    if (c->leak[0]) snprintf(leak, sizeof leak, "; it left processes behind: %s", c->leak);
+    if (qq->interrupted) {
+        char sb[32];
+        r.state = KC_NOTRUN;
+        snprintf(r.msg, sizeof r.msg, "not run: interrupted by %s while running on worker %d (pid %ld, %s)%s",
+                 kc_signal_name(qq->interrupted, sb, sizeof sb), w->slot, (long)c->pid, how, leak);
+        tail[0] = 0;
+    } else if (w->phase == KC_WK_VIOLATED) {
+        r.state = KC_CRASH;
+        snprintf(r.msg, sizeof r.msg, "%s; worker %d (pid %ld) was stopped and %s%s%s", w->violation, w->slot,
+                 (long)c->pid, how, leak, lines);
+    } else if (w->phase == KC_WK_TIMED_OUT) {
+        r.state = KC_TIMEOUT;
+        snprintf(r.msg, sizeof r.msg, "exceeded its time limit of %.6g s; worker %d (pid %ld) got SIGTERM%s and was %s%s%s",
+                 qi->limit, w->slot, (long)c->pid, c->killed ? ", then SIGKILL after the grace" : "", how, leak, lines);
+    } else {
+        r.state = KC_CRASH;
+        if (WIFEXITED(c->wstatus))     /* exit() or _exit() under the item: the process ended, not the run */
+            snprintf(r.msg, sizeof r.msg, "ended the process with status %d before the run finished (worker %d, pid %ld, "
+                     "no result for the item)%s%s", WEXITSTATUS(c->wstatus), w->slot, (long)c->pid, leak, lines);
+        else
+            snprintf(r.msg, sizeof r.msg, "worker %d (pid %ld) %s while running it%s%s", w->slot, (long)c->pid, how,
+                     leak, lines);
+    }
+    if (r.state == KC_CRASH) kc_q_fault_beside(qq, w);   /* a worker it ended, not one the queue stopped */
+    int j = (int)(qi - qq->q);
+    if (!qq->interrupted && kc_dispatch_rerun_alone(&qq->dp, j, r.state, w->fault_beside)) {
+        kc_q_say(qq, "%s: %s while another item on the same GPU faulted beside it; its verdict is not its own: "
+            "it runs again alone once the other items are done, and that run decides it\n", qq->items[qi->idx].name, kc_state_name(r.state));
+        qq->di[j].dispatched = 0;
+        qq->di[j].rerun_alone = 1;
+        qi->reported = 0;
+        qi->limit = kc_item_time_limit_alone(&qq->items[qi->idx], &qq->costs, qq->o->timeout_s);
+    } else {
+        kc_q_finish_item(qq, qi, &r, w, w->t_start, c->exited, -1, 1, tail[0] ? tail : NULL);
+    }
+    kc_q_release(qq, w, qi);
+    kc_report_busy(kc_q_busy_count(qq), 1);
+}
+
+/* What a worker that died left running outside its process group and
+ * pipes (its sanitizer sessions, sanitize_session.h, each a group of its
+ * own, which a worker killed by SIGKILL cannot end), adopted by this
+ * process (kc_proc_adopt_orphans): ended (kc_sup_end_orphans; at once when
+ * interrupted) and named. */
+static void end_orphans(queue *qq, kc_sup *s, kc_child *c)
+{
+    char who[400];
+    int n = kc_sup_end_orphans(s, c, qq->interrupted ? 0 : KC_LEAK_TIMEOUT_MS, who, sizeof who);
+    if (n > 0 && !qq->interrupted)
+        kc_q_say(qq, "worker %d (pid %ld) left %d process%s running after it ended: %s; killed (SIGKILL)\n",
+            c->slot, (long)c->pid, n, n == 1 ? "" : "es", who);
+}
+
+/* A worker is GONE (exited, its pipes closed): settle its item, maybe replace it. */
+void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c)
+{
+    queue *qq = ctx;
+    char how[128];
+    end_orphans(qq, s, c);
+    kc_sup_describe_status(c->wstatus, how, sizeof how);
+    if (qq->sampler) kc_gpu_sampler_unwatch(c->pid);
+    int abnormal = !(WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == 0);
+    int untrusted = WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == KC_WORKER_UNTRUSTED;
+    if (untrusted) qq->untrusted = 1;   /* whatever else it did: its line says why; the run is not green */
+    /* Its sanitizer sessions' verdicts are kept only when it ended as asked,
+     * their summaries checked and clean (result_cache.h, kc_rcache_hold). */
+    kc_rcache_release(qq->fin.cache, (int)c->pid, WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == 0);
+    if (kc_qs_is(qq, c)) {      /* the standby, or a worker it replaced (queue_standby.c) */
+        kc_qs_on_gone(qq, c, how, abnormal && !untrusted);
+        return;
+    }
+    wk *w = &qq->w[c->slot];
+    qq->dw[c->slot].sessions = 0;   /* its sessions ended with it (a fresh worker starts its own) */
+    if (qq->k > 1 && w->book.open) {     /* settled, or put back undecided (queue_lanes.c) */
+        if (kc_ql_gone(qq, w, c, how) || w->phase != KC_WK_RETIRING) abnormal = 1;
+    } else if (w->cur >= 0) {
+        kc_q_settle_item(qq, w, c, how);
+        abnormal = 1;
+    } else if (w->phase == KC_WK_LATE) {
+        kc_q_say(qq, "worker %d (pid %ld) did not say it was ready within %d s and was %s\n", w->slot, (long)c->pid,
+            KC_QUEUE_START_S, how);
+        abnormal = 1;
+    } else if (w->phase == KC_WK_STARTING && !qq->interrupted) {
+        kc_q_say(qq, "worker %d (pid %ld) %s before it was ready%s%s\n", w->slot, (long)c->pid, how,
+            c->leak[0] ? "; it left processes behind: " : "", c->leak);
+        abnormal = 1;
+    } else {
+        kc_q_say_ended(qq, w->slot, c, how, abnormal && !untrusted);
+        if (untrusted && !c->leak[0]) abnormal = 0;     /* it ended after its items, as asked */
+    }
+    kc_q_phase(w, KC_WK_GONE);
+    if (qq->fin.stopping || qq->interrupted || !kc_dispatch_pending(&qq->dp)) return;
+    if (abnormal && kc_q_count_restart(qq, "not starting another worker")) return;
+    int lost = w->lost;
+    if (kc_qs_take(qq, w) != 0 && kc_q_spawn_worker(qq, w) != 0) return;    /* the standby, or a process started now */
+    if (qq->serial)     /* one process as far as the user is concerned: its wording */
+        kc_q_say_fresh(qq, abnormal, lost);
+    else
+        kc_q_say(qq, "worker %d restarted (pid %ld)%s\n", w->slot, (long)kc_q_child_of(qq, w)->pid,
+            abnormal ? "" : lost == KC_LOST_GPU_STATE ? " after its item left GPU memory allocated" : " after a CUDA context loss");
+}

@@ -655,6 +655,28 @@ Test(sanitize, a_session_that_served_no_request_is_not_waited_for, .timeout = 12
     kc_proc_free(&p);
 }
 
+/* A control RED by memcheck does not wait for its own sessions' end (2 s
+ * here: each target's CUDA context torn down under its tool): they end
+ * beside the items after it, which are not blamed for them (the leftover
+ * check leaves them be), and the run waits for them before it ends. */
+Test(sanitize, a_red_controls_sessions_end_while_the_next_items_run, .timeout = 120)
+{
+    const char *ctl = "fakesan.copy.f16:control.masked_tail_read_oob";
+    double t0 = kc_now_s();
+    kc_proc p = san_run((char *[]){ "run", (char *)ctl, ITEM, NULL }, 0, "KC_FAKE_SANITIZER_END_S=2", NULL);
+    double wall = kc_now_s() - t0;
+    char line[8192];
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_assert(kc_out_item_line(p.out, "RED", ctl, line, sizeof line) && strstr(line, "caught by gate 5"), "%s", p.out);
+    const char *secs = strrchr(line, '(');
+    cr_expect(secs && atof(secs + 1) < 1.5, "the control waited for its sessions' end: ...%s", secs ? secs : line);
+    cr_assert(kc_out_item_line(p.out, "PASS", ITEM, line, sizeof line), "%s", p.out);
+    cr_expect(!strstr(p.out, "running after it") && !strstr(p.err, "running after it") && !strstr(p.out, "left processes"),
+              "an item was blamed for the control's ending sessions:\n%s%s", p.out, p.err);
+    cr_expect(wall >= 2.0, "the run ended before the control's sessions did (%.2f s)", wall);
+    kc_proc_free(&p);
+}
+
 /* With --jobs, the workers that hold sessions take the sanitizer's items:
  * one worker's sessions serve the three :sanitize items while the other
  * runs the rest (their table costs say the sessions' share is small), so

@@ -120,6 +120,7 @@ typedef struct san_plan {
     unsigned known_hit;         /* bit i: the contract's known[i] (gate 5) matched a tool's report */
     int known_now;              /* the last judge_tool's report was a known finding */
     char known_note[1200];      /* "memcheck: <its error> [reason]; ..." */
+    int own_pool;               /* the sessions are the item's own (a control's): kc_sanitize_item ends them */
 } san_plan;
 
 /* The words every item's session shares (item: NULL): the sanitizer, this
@@ -452,10 +453,12 @@ static int run_tool_as(san_plan *p, kc_san_pool *pool, int t, char *const *words
         if (window_erred && earlier == 0) {
             /* The session's first request: all it printed is this item's,
              * so its error is too. The session ends (its target may have
-             * lost its context); what it prints meanwhile is this item's. */
+             * lost its context); what it prints meanwhile is this item's.
+             * Sessions of the item's own, once it is decided, end with the
+             * rest of its pool (kc_sanitize_item), not waited for here. */
             plan_learn(p, t, w->out, kc_now_s() - t0);
             int decided = judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap);
-            kc_san_end(pool, t, limit, NULL);
+            if (!(decided && p->own_pool)) kc_san_end(pool, t, limit, NULL);
             return decided;
         }
         /* It may have lost its context; the item alone decides. Its summary
@@ -579,9 +582,10 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, co
      * sessions of its own, started together (their starts overlap): its
      * windows are each session's first, whose errors are its own. The
      * process's sessions stay warm for the clean items. */
-    kc_san_pool *own = control && pool ? kc_san_pool_take_spare(pool) : NULL;
+    kc_san_pool *own = control && pool ? kc_san_pool_take_spare(pool) : NULL, *holder = pool;
     if (control && pool && !own) own = kc_san_pool_new();
     if (own) pool = own;
+    p->own_pool = own != NULL;
     double limit = tool_limit_s(it);
     char target_ok[600] = "";
     /* Every tool's session starts now (those not running yet): their
@@ -602,7 +606,11 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, co
         decided = run_tool(p, pool, t, limit, gates_msg, planted, &w, out, target_ok, sizeof target_ok);
     }
     if (!decided) all_clean(p, gates_msg, target_ok, out);
-    if (own) {
+    if (own && out->state == KC_RED) {
+        /* decided: their summaries cannot change it, so their end (each
+         * target's context torn down under its tool) is not waited for */
+        kc_san_pool_let_end(holder, own);
+    } else if (own) {
         /* only this control ran in them: an error their summaries count but
          * no window held is its own, and never makes it RED after the fact
          * (a MISSED control stays MISSED, with the reason) */

@@ -28,6 +28,8 @@ struct kc_san_pool {
     char distrust[700];         /* kc_san_pool_distrust's first why; "" none */
     kc_san_pool *spare;         /* sessions started ahead for an item of their own, the next in line its own spare
                                  * (kc_san_pool_keep_spare): a list, first taken first */
+    kc_san_pool *ending;        /* a decided control's sessions, told to end, not waited for (kc_san_pool_let_end):
+                                 * a list, oldest first, each the next one's holder */
 };
 
 /* The lines a verdict reads (the target's own, the sanitizer's summary)
@@ -346,7 +348,45 @@ int kc_san_pool_pids(const kc_san_pool *p, pid_t *out)
 {
     int n = own_pids(p, out);
     for (const kc_san_pool *s = p ? p->spare : NULL; s; s = s->spare) n += own_pids(s, out + n);
+    for (const kc_san_pool *e = p ? p->ending : NULL; e; e = e->ending) n += own_pids(e, out + n);
     return n;
+}
+
+static int ending_count(const kc_san_pool *p)
+{
+    int n = 0;
+    for (const kc_san_pool *e = p ? p->ending : NULL; e; e = e->ending) n++;
+    return n;
+}
+
+/* p's oldest ending pool freed (waited for); its summaries decide nothing. */
+static void free_oldest_ending(kc_san_pool *p)
+{
+    kc_san_pool *e = p->ending;
+    char why[700];
+    p->ending = e->ending;
+    e->ending = NULL;
+    kc_san_pool_free(e, why, sizeof why);
+}
+
+void kc_san_pool_let_end(kc_san_pool *p, kc_san_pool *done)
+{
+    char why[700];
+    if (!done) return;
+    if (!p || done->spare || done->ending) {     /* nowhere to keep it, or it keeps others: ended now */
+        kc_san_pool_free(done, why, sizeof why);
+        return;
+    }
+    for (int t = 0; done->ready && t < KC_SAN_POOL_TOOLS; t++) {
+        kc_child *c = &done->sup.c[t];
+        if (c->state == KC_CHILD_GONE) continue;
+        if (done->slot[t].served) kc_sup_close_stdin(c);     /* it ends its target, then prints its summary */
+        else kc_sup_stop(&done->sup, c, SIGKILL, 0);        /* it ran nothing: as stop_unused, unreaped */
+    }
+    while (ending_count(p) >= KC_SAN_ENDING_MAX) free_oldest_ending(p);
+    kc_san_pool **end = &p->ending;
+    while (*end) end = &(*end)->ending;
+    *end = done;
 }
 
 void kc_san_pool_keep_spare(kc_san_pool *p, kc_san_pool *spare)
@@ -408,6 +448,7 @@ int kc_san_pool_free(kc_san_pool *p, char *why, size_t cap)
      * served no item, so its summaries decide no verdict; still checked. */
     for (kc_san_pool *s = p; s; s = s->spare)
         for (int t = 0; s->ready && t < KC_SAN_POOL_TOOLS; t++) kc_sup_close_stdin(&s->sup.c[t]);
+    while (p->ending) free_oldest_ending(p);        /* closed already: most have ended */
     int rc = 0;
     for (kc_san_pool *s; (s = kc_san_pool_take_spare(p));) {
         char why_spare[700];

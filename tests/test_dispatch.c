@@ -315,6 +315,35 @@ Test(dispatch, sessions_start_ahead_for_the_sanitizer_controls_coming_soon)
     cr_expect_not(kc_dispatch_ahead(&f.d, 1), "no control pending");
 }
 
+/* A serial run's standby starts sessions for the controls planted for the
+ * sanitizer past the first pending control planted for gate 1 (it takes
+ * the worker's place there), up to the next one; none with several
+ * workers, without sessions, or with no such control pending. */
+Test(dispatch, the_standby_starts_sessions_for_the_controls_past_the_next_fault)
+{
+    fixture f;
+    setup(&f, 8, 1);
+    sanitizer(&f, 1, 1, 1);     /* the worker's: before the fault */
+    f.it[3].fault_control = 1;
+    sanitizer(&f, 4, 1, 1);
+    sanitizer(&f, 5, 1, 1);
+    f.it[6].fault_control = 1;
+    sanitizer(&f, 7, 1, 1);     /* past the second fault: the next standby's */
+    cr_expect_eq(kc_dispatch_ahead_past_fault(&f.d), 2, "the two controls between the first fault and the second");
+    cr_expect_eq(kc_dispatch_ahead(&f.d, 0), 1, "the worker's own count stops at the fault: none counted twice");
+    for (int i = 0; i <= 3; i++) f.it[i].dispatched = 1;
+    cr_expect_eq(kc_dispatch_ahead_past_fault(&f.d), 1, "the first fault handed out: past the next one");
+    f.it[6].dispatched = 1;
+    cr_expect_eq(kc_dispatch_ahead_past_fault(&f.d), 0, "no fault pending");
+    for (int i = 0; i < 8; i++) f.it[i].dispatched = 0;
+    f.d.sessions_on = 0;
+    cr_expect_eq(kc_dispatch_ahead_past_fault(&f.d), 0, "KC_SANITIZE_SESSIONS=0");
+    setup(&f, 8, 2);
+    f.it[3].fault_control = 1;
+    sanitizer(&f, 4, 1, 1);
+    cr_expect_eq(kc_dispatch_ahead_past_fault(&f.d), 0, "several workers: no standby");
+}
+
 /* The only worker looks KC_DISPATCH_AHEAD_ITEMS items ahead, no further. */
 Test(dispatch, sessions_start_ahead_within_a_window_of_items)
 {

@@ -214,13 +214,20 @@ Test(sanitize, an_unmeasured_sanitize_item_is_estimated_as_slow)
 
 /* Runs the fixture binary with the fake driver, the fake compute-sanitizer
  * unless no_tool (then PATH holds none either), and extra "K=V" entries. */
-static kc_proc san_run(char **args, int no_tool, const char *extra1, const char *extra2)
+/* "KC_COMPUTE_SANITIZER=<the fake>" (static storage). */
+static char *san_env(void)
 {
     static char env_san[PATH_MAX + 32];
     char fake[PATH_MAX];
     cr_assert_not_null(realpath("tests/fake/compute-sanitizer", fake));
-    snprintf(env_san, sizeof env_san, "KC_COMPUTE_SANITIZER=%s", no_tool ? "" : fake);
-    char *env[] = { env_san, "PATH=/usr/bin:/bin", (char *)extra1, (char *)extra2, NULL };
+    snprintf(env_san, sizeof env_san, "KC_COMPUTE_SANITIZER=%s", fake);
+    return env_san;
+}
+
+static kc_proc san_run(char **args, int no_tool, const char *extra1, const char *extra2)
+{
+    char *env[] = { no_tool ? "KC_COMPUTE_SANITIZER=" : san_env(), "PATH=/usr/bin:/bin", (char *)extra1, (char *)extra2,
+                    NULL };
     return kc_run_fake(args, env, 120);
 }
 
@@ -635,6 +642,54 @@ Test(sanitize, no_sessions_start_ahead_past_a_control_planted_for_gate_1, .timeo
               "the fault did not re-execute the run: %s%s", p.out, p.err);
     cr_expect_eq(sessions_started(log, "memcheck"), 1, "memcheck sessions: %s", kc_out_file(log));
     cr_expect_eq(sessions_started(log, "racecheck"), 1, "racecheck sessions: %s", kc_out_file(log));
+    kc_proc_free(&p);
+    unlink(log);
+}
+
+/* A serial run's standby worker starts the sessions of the control planted
+ * for the sanitizer that comes right after a control planted for gate 1
+ * (whose lost context makes the standby the worker): here the fault takes
+ * 2.5 s to come and a session 2 s to start, so the control after it finds
+ * its sessions started, where it waited their whole start before. Still one
+ * session per tool. */
+Test(sanitize, the_standby_starts_the_sessions_of_the_control_after_a_fault, .timeout = 120)
+{
+    char log[256], env_log[300], line[8192];
+    san_log(log, env_log, "kc-san-standby");
+    unlink(log);
+    const char *ctl = "fakesan.copy.f16:control.masked_tail_read_oob";
+    kc_proc p = kc_run_fake((char *[]){ "run", "fakeedges.copy.f16:control.fault", (char *)ctl, NULL },
+                            (char *[]){ san_env(), "PATH=/usr/bin:/bin", "KC_FAKE_SANITIZER_START_S=2",
+                                        "KC_FAKE_FAULT_S=2.5", env_log, NULL }, 120);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "RED", "fakeedges.copy.f16:control.fault", line, sizeof line) &&
+              strstr(line, "caught by gate 1"), "%s", p.out);
+    cr_assert(kc_out_item_line(p.out, "RED", ctl, line, sizeof line) && strstr(line, "caught by gate 5"), "%s", p.out);
+    const char *secs = strrchr(line, '(');
+    cr_expect(secs && atof(secs + 1) < 1.0, "the control waited for its sessions to start: ...%s", secs ? secs : line);
+    cr_expect_eq(sessions_started(log, "memcheck"), 1, "memcheck sessions: %s", kc_out_file(log));
+    cr_expect_eq(sessions_started(log, "racecheck"), 1, "racecheck sessions: %s", kc_out_file(log));
+    kc_proc_free(&p);
+    unlink(log);
+}
+
+/* A standby that started sessions for a control after a control planted
+ * for gate 1 that did not lose the context (a launch refused: the worker
+ * goes on) never takes over; at the run's end it ends them itself, where
+ * killing it left them running (said as processes a worker left behind). */
+Test(sanitize, a_standby_never_needed_ends_the_sessions_it_started, .timeout = 120)
+{
+    char log[256], env_log[300];
+    san_log(log, env_log, "kc-san-standby-unused");
+    unlink(log);
+    kc_proc p = san_run((char *[]){ "run", "fakecluster.copy.f32:control.reg_growth",
+                                    "fakesan.copy.f16:control.masked_tail_read_oob", NULL }, 0, env_log, NULL);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", (char[8192]){ 0 }, 8192),
+              "%s", p.out);
+    cr_expect(!strstr(p.out, "running after it") && !strstr(p.err, "running after it") && !strstr(p.out, "left processes"),
+              "sessions were left behind:\n%s%s", p.out, p.err);
+    cr_expect_eq(sessions_started(log, "memcheck"), 2, "the standby's and the worker's: %s", kc_out_file(log));
     kc_proc_free(&p);
     unlink(log);
 }

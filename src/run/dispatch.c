@@ -94,6 +94,21 @@ int kc_dispatch_ahead(const kc_dispatch *d, int j)
     return 0;
 }
 
+int kc_dispatch_ahead_past_fault(const kc_dispatch *d)
+{
+    if (!d->sessions_on || d->nworkers != 1) return 0;
+    int i = 0;
+    while (i < d->nitems && (d->items[i].dispatched || !d->items[i].fault_control)) i++;
+    int want = 0;
+    for (int seen = 0, k = i + 1; k < d->nitems && seen < KC_DISPATCH_AHEAD_ITEMS; k++) {
+        if (d->items[k].dispatched) continue;
+        if (d->items[k].fault_control) break;
+        want += d->items[k].sanitizer_control;
+        seen++;
+    }
+    return want;
+}
+
 int kc_dispatch_rerun_alone(const kc_dispatch *d, int j, kc_state state, int fault_beside)
 {
     return !d->serial && fault_beside && (state == KC_TIMEOUT || state == KC_CRASH) && !d->items[j].rerun_alone;

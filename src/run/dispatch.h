@@ -22,7 +22,10 @@
  *   - the only worker is told to start sessions ahead for the controls
  *     planted for the sanitizer among its next KC_DISPATCH_AHEAD_ITEMS
  *     items, up to a control planted for gate 1 (it loses the CUDA
- *     context and its worker, and with it every session started there);
+ *     context and its worker, and with it every session started there),
+ *     and its standby (a serial run's, queue_standby.c), which takes the
+ *     worker's place there, for those past that control up to the next
+ *     (kc_dispatch_ahead_past_fault);
  *     of several workers, one that takes an item that runs the sanitizer
  *     while such a control is pending (holders take those controls first),
  *     for one control (kc_dispatch_ahead): their start overlaps the items
@@ -141,6 +144,16 @@ int kc_dispatch_pending(const kc_dispatch *d);
  * (fault_control; j itself too). Of several workers: 1 when j runs the
  * sanitizer and such a control is pending. 0 without sessions. */
 int kc_dispatch_ahead(const kc_dispatch *d, int j);
+
+/* For how many controls planted for the sanitizer a serial run's standby
+ * worker (queue_standby.c) is to start sessions as it opens its context:
+ * those among the pending items after the first pending control planted
+ * for gate 1 (the worker that runs it loses its context and the standby
+ * takes its place), at most KC_DISPATCH_AHEAD_ITEMS, up to the next such
+ * control. The worker's own count (kc_dispatch_ahead) stops where this one
+ * starts, so no control is counted by both. 0 without sessions, with
+ * several workers, or when no control planted for gate 1 is pending. */
+int kc_dispatch_ahead_past_fault(const kc_dispatch *d);
 
 /* Which items worker w (an index into d->workers) takes first. Each worker
  * that runs a sanitizer item starts four compute-sanitizer sessions, each a

@@ -52,8 +52,12 @@ void kc_qs_start(queue *qq)
         return;
     }
     qq->standby_ready = 0;
-    static const char open_line[] = "\t" KC_REQUEST_OPEN "\n";
-    if (kc_sup_write(c, open_line, sizeof open_line - 1)) kc_sup_close_stdin(c);   /* dying: its end says so */
+    /* with its context, the sessions of the controls planted for the
+     * sanitizer it will run first once it takes the worker's place */
+    char line[64], ahead[KC_REQUEST_AHEAD_CAP];
+    qq->standby_sessions = kc_dispatch_ahead_past_fault(&qq->dp);
+    int len = snprintf(line, sizeof line, "\t%s%s\n", KC_REQUEST_OPEN, kc_request_ahead_mark(ahead, qq->standby_sessions));
+    if (kc_sup_write(c, line, (size_t)len)) kc_sup_close_stdin(c);   /* dying: its end says so */
 }
 
 void kc_qs_on_result(queue *qq, kc_child *c, const char *line)
@@ -151,6 +155,10 @@ void kc_qs_end(queue *qq)
     if (!c || qq->standby_ending) return;
     qq->standby_ending = 1;
     /* a worker that lost its context still ends by itself: its sessions'
-     * summaries decide whether its sanitizer verdicts are trusted */
-    if (c->state != KC_CHILD_GONE && !qq->standby_retired) kc_sup_stop(&qq->sup, c, SIGKILL, 0);
+     * summaries decide whether its sanitizer verdicts are trusted; a
+     * standby that was asked to start sessions ends them itself too (killed,
+     * it would leave them running: end_orphans) */
+    if (c->state == KC_CHILD_GONE || qq->standby_retired) return;
+    if (qq->standby_sessions) kc_sup_close_stdin(c);
+    else kc_sup_stop(&qq->sup, c, SIGKILL, 0);
 }

@@ -79,6 +79,7 @@ typedef struct queue {
     int gpu_items;              /* selected items that need a GPU */
     int standby;                /* the standby worker's supervisor slot (nw), -1 none (queue_standby.c) */
     int standby_ready;          /* it said it is ready */
+    int standby_sessions;       /* the controls it was asked to start sanitizer sessions for (kc_qs_start) */
     int standby_off;            /* no standby from now on: one ended before it was needed, or could not start */
     int standby_ending;         /* the run's items are all handed out: it was stopped */
     int standby_retired;        /* the standby's slot holds the worker it replaced, ending (kc_qs_retire) */

@@ -124,6 +124,7 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
              * the device, its memory is full now) is tried again at its
              * first GPU item, which then says why, as any worker's */
             if (gpu_state == -1) gpu_state = 0;
+            else if (marks & KC_REQUEST_AHEAD_BIT) kc_sanitize_ahead(o, san, ahead);  /* a standby's (queue_standby.c) */
         }
         if (!name[0]) continue;
         const kc_item *it = kc_worker_find_item(items, n, name);

@@ -43,7 +43,8 @@
  * takes to unload it or exit (a real context's creation and teardown take a
  * fraction of one), for the tests of what a worker started ahead saves
  * (tests/test_queue.c). KC_FAKE_COMPUTE_MODE: the device's compute mode
- * (CU_COMPUTEMODE_*, default 0: DEFAULT).
+ * (CU_COMPUTEMODE_*, default 0: DEFAULT). KC_FAKE_FAULT_S: seconds
+ * fake_copy_f16's planted fault takes before its launch returns it.
  *
  * Threads: host threads of one process may share the context (issue 23,
  * part 1): the context's state (initialized, the sticky and late faults,
@@ -222,6 +223,16 @@ static CUresult vendor_softmax(const launch *l)
 static float half_to_float(uint16_t h) { return (float)kc_cvt_f16_to_double(h); }
 static uint16_t float_to_half(float f) { return kc_cvt_double_to_f16((double)f); }
 
+/* A planted fault of fake_copy_f16's: after KC_FAKE_FAULT_S seconds when
+ * set (a kernel that hangs until its watchdog traps, as gemm_hopper's hang
+ * controls do), CUDA_ERROR_ILLEGAL_ADDRESS. */
+static CUresult slow_fault(void)
+{
+    const char *slow = getenv("KC_FAKE_FAULT_S");
+    if (slow && atof(slow) > 0) usleep((useconds_t)(atof(slow) * 1e6));
+    return CUDA_ERROR_ILLEGAL_ADDRESS;
+}
+
 /* fake_copy_f16(uint16_t *out, const uint16_t *in, long long n): out = in. */
 static CUresult copy_f16(const launch *l)
 {
@@ -231,7 +242,7 @@ static CUresult copy_f16(const launch *l)
     if (n && is(l, "tail_skip")) n--;                               /* planted: the last element is left */
     for (long long i = 0; i < n; i++) out[i] = in[i];
     if (n && is(l, "oob_write")) out[n] = in[n - 1];                /* planted: one element past the end */
-    if (is(l, "fault")) return CUDA_ERROR_ILLEGAL_ADDRESS;          /* planted: sticky, like a real fault */
+    if (is(l, "fault")) return slow_fault();                        /* planted: sticky, like a real fault */
     if (is(l, "late_fault")) late = CUDA_ERROR_ILLEGAL_ADDRESS;     /* planted: sticky, seen later (`late`) */
     if (n && is(l, "masked_tail_read")) {                           /* planted: the last element adds 0 x in[n] */
         float past = half_to_float(in[n]), last = half_to_float(out[n - 1]);

@@ -607,8 +607,9 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, co
     }
     if (!decided) all_clean(p, gates_msg, target_ok, out);
     if (own && out->state == KC_RED) {
-        /* decided: their summaries cannot change it, so their end (each
-         * target's context torn down under its tool) is not waited for */
+        /* decided: their summaries cannot change it, so they are killed
+         * and their end (each target's context torn down under its tool)
+         * is not waited for */
         kc_san_pool_let_end(holder, own);
     } else if (own) {
         /* only this control ran in them: an error their summaries count but

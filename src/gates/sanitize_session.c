@@ -377,11 +377,16 @@ void kc_san_pool_let_end(kc_san_pool *p, kc_san_pool *done)
         kc_san_pool_free(done, why, sizeof why);
         return;
     }
+    /* Killed, not told to end: a session told to end prints its summary
+     * and its target tears its context down under the tool, and nothing
+     * reads its pipes while this pool is paused; a tool blocked writing
+     * there held its target's teardown, and on the H200 the next control's
+     * session waited for that until the item's 60 s limit (--jobs 4,
+     * docs/receipts/2026-12-04-h200-jobs-sweep, call 3). Each is a process
+     * group of its own (tool and target): its zombie waits, unreaped. */
     for (int t = 0; done->ready && t < KC_SAN_POOL_TOOLS; t++) {
         kc_child *c = &done->sup.c[t];
-        if (c->state == KC_CHILD_GONE) continue;
-        if (done->slot[t].served) kc_sup_close_stdin(c);     /* it ends its target, then prints its summary */
-        else kc_sup_stop(&done->sup, c, SIGKILL, 0);        /* it ran nothing: as stop_unused, unreaped */
+        if (c->state != KC_CHILD_GONE) kc_sup_stop(&done->sup, c, SIGKILL, 0);
     }
     while (ending_count(p) >= KC_SAN_ENDING_MAX) free_oldest_ending(p);
     kc_san_pool **end = &p->ending;
@@ -448,7 +453,7 @@ int kc_san_pool_free(kc_san_pool *p, char *why, size_t cap)
      * served no item, so its summaries decide no verdict; still checked. */
     for (kc_san_pool *s = p; s; s = s->spare)
         for (int t = 0; s->ready && t < KC_SAN_POOL_TOOLS; t++) kc_sup_close_stdin(&s->sup.c[t]);
-    while (p->ending) free_oldest_ending(p);        /* closed already: most have ended */
+    while (p->ending) free_oldest_ending(p);        /* killed already: reaped */
     int rc = 0;
     for (kc_san_pool *s; (s = kc_san_pool_take_spare(p));) {
         char why_spare[700];

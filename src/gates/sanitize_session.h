@@ -106,8 +106,8 @@ int kc_san_once(char *const argv[], const char *request, double limit_s, kc_san_
  * 1 GiB of host memory (racecheck) while it waits. */
 #define KC_SAN_SPARES_MAX 4
 
-/* At most this many decided controls' pools end beside one pool at once
- * (kc_san_pool_let_end); one more waits for the oldest. */
+/* At most this many decided controls' killed pools wait to be reaped beside
+ * one pool (kc_san_pool_let_end); one more reaps the oldest. */
 #define KC_SAN_ENDING_MAX 4
 
 /* At most this many sessions run for one pool: its own, its spares' and
@@ -131,17 +131,17 @@ kc_san_pool *kc_san_pool_take_spare(kc_san_pool *p);
 /* How many spares p keeps (0 for NULL). */
 int kc_san_pool_spares(const kc_san_pool *p);
 
-/* `done`'s sessions end beside p, not waited for now: those that served a
- * request are told to end (their input closed), the others killed
- * (SIGKILL); p keeps `done` among its pids (the leftover check leaves them
- * be) and frees it with itself, or when KC_SAN_ENDING_MAX are ending
- * already, the oldest first; what they print at their end is not read for
- * a verdict. For the pool of a control already RED (sanitize.c): its
- * sessions served that control alone, so their summaries decide nothing
- * (kc_san_pool_free's check is for clean verdicts), and waiting for their
- * end, each target's CUDA context torn down under its tool, was the
- * control's. NULL p, or a `done` that keeps spares or ending pools itself:
- * freed at once (kc_san_pool_free). NULL `done`: nothing. */
+/* `done`'s sessions are killed (SIGKILL to each one's process group) and
+ * not waited for: p keeps `done` among its pids (the leftover check leaves
+ * them be) and reaps them when it is freed itself, or when
+ * KC_SAN_ENDING_MAX are ending already, the oldest first; nothing they
+ * printed after their last window is read. For the pool of a control
+ * already RED (sanitize.c): its sessions served that control alone, so
+ * their summaries decide nothing (kc_san_pool_free's check is for clean
+ * verdicts), and waiting for their end, each target's CUDA context torn
+ * down under its tool, was the control's. NULL p, or a `done` that keeps
+ * spares or ending pools itself: freed at once (kc_san_pool_free). NULL
+ * `done`: nothing. */
 void kc_san_pool_let_end(kc_san_pool *p, kc_san_pool *done);
 
 /* Marks the pool's clean verdicts untrusted (the first why is kept, and
@@ -152,8 +152,8 @@ void kc_san_pool_distrust(kc_san_pool *p, const char *why);
 /* Ends every session, its spare's first, and frees the pool (NULL: nothing):
  * all within one time limit (kc_san_timeout_env_s); one that served no
  * request ran no item's kernel and is stopped at once (SIGKILL), its output
- * unread; the pools ending beside it (kc_san_pool_let_end) are waited for,
- * their summaries unread. Returns 0; -1 when a session's summary (also that of one that
+ * unread; the killed pools beside it (kc_san_pool_let_end) are reaped,
+ * their output unread. Returns 0; -1 when a session's summary (also that of one that
  * ended before) counted errors that no window held (why names the tool and
  * the count), or kc_san_pool_distrust was called (its why): the items it
  * called clean are then not to be trusted. */

@@ -710,6 +710,32 @@ Test(sanitize, a_session_that_served_no_request_is_not_waited_for, .timeout = 12
     kc_proc_free(&p);
 }
 
+/* The gate's sessions keep device backtraces only (it reads an error's
+ * kind, kernel, place and thread, and the host backtrace's symbols took
+ * most of a reporting run); the command a line shows for running the item
+ * by hand keeps the tool's default, for a person. */
+Test(sanitize, sessions_keep_device_backtraces_and_the_command_by_hand_all, .timeout = 120)
+{
+    char log[256], env_log[300], line[8192], l[256];
+    san_log(log, env_log, "kc-san-backtrace");
+    unlink(log);
+    const char *ctl = "fakesan.copy.f16:control.masked_tail_read_oob";
+    kc_proc p = san_run((char *[]){ "run", (char *)ctl, NULL }, 0, env_log, NULL);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_assert(kc_out_item_line(p.out, "RED", ctl, line, sizeof line) && strstr(line, "sanitizer command: "), "%s", p.out);
+    cr_expect(!strstr(line, "--show-backtrace"), "the command by hand drops host backtraces: %s", line);
+    FILE *f = fopen(log, "r");
+    int sessions = 0;
+    while (f && fgets(l, sizeof l, f)) {
+        sessions++;
+        cr_expect(strstr(l, " backtrace=device\n"), "a session with host backtraces: %s", l);
+    }
+    if (f) fclose(f);
+    cr_expect_geq(sessions, 1, "no session logged in %s", log);
+    kc_proc_free(&p);
+    unlink(log);
+}
+
 /* A control RED by memcheck does not wait for its own sessions' end (2 s
  * here: each target's CUDA context torn down under its tool): they are
  * killed, the item after it is not blamed for them (the leftover check

@@ -207,6 +207,12 @@ static int tool_argv(const san_plan *p, int t, const char *item, kc_strvec *word
      * is the GPU-state watch's business); racecheck's analysis (one line per
      * race, both accesses), on every CPU this process may run on (plan_words). */
     if (t == 0) W("--leak-check"), W("no");
+    /* The gate reads an error's kind, kernel, place and thread, never the
+     * host backtrace saved at its launch, whose symbols took most of a
+     * reporting run (H200, a memcheck control's 10 errors by hand: 1.23 s,
+     * 0.84 s with device backtraces only; docs/receipts/2026-12-04-h200-jobs-sweep);
+     * the command shown to run an item by hand keeps them, for a person. */
+    if (!item) W("--show-backtrace"), W("device");
     if (t == 1) {
         W("--racecheck-report"), W("analysis");
         W("--racecheck-num-workers"), W(p->workers);

@@ -1,35 +1,24 @@
 /* cli.c — the command line: one option table (OPTIONS below, git's
  * parse-options model) from which the parser, the usage text's option list,
- * the given-twice check and the "applies to" check all come; the checks of
- * combinations and of the files a run will write; the help text. */
+ * the given-twice check and the "applies to" check all come; the help text.
+ * The checks of combinations and of the files a run will write, and the
+ * words of every refusal (kc_cli_usage_error), are cli_checks.c's. */
 #include "cli.h"
+#include "cli_checks.h"
 #include "costs.h"
 #include "parallel.h"
-#include "safe_file.h"
 #include "shard.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "inflight.h"
-#include "progname.h"
 
 #define KC_STR_(x) #x
 #define KC_STR(x) KC_STR_(x)   /* a macro's value as a string literal */
-
-static int usage_error(const char *fmt, const char *a, const char *b)
-{
-    fprintf(stderr, "%s: ", kc_prog());     /* the program's own name (progname.h) */
-    fprintf(stderr, fmt, a, b);
-    fprintf(stderr, "\n(%s --help lists the options)\n", kc_prog());
-    return 2;
-}
 
 /* ---- the option table ------------------------------------------------------ */
 
@@ -63,7 +52,7 @@ static int usage_error(const char *fmt, const char *a, const char *b)
  *                with '!G' for --exclude G (the builder writes them). Not the
  *                reports: --schedule static writes none; --costs, --timeout,
  *                --fail-fast, --restarts and --rerun-failed are refused with
- *                it (check_parallel); --shard is the builder's own K/N.
+ *                it (kc_cli_check_parallel); --shard is the builder's own K/N.
  *   TO_REEXEC    every option of run it was given (a static shard, in
  *                practice: its --shard, --parent, --threads, --reference,
  *                --records), so the fresh process reads its command line as
@@ -98,7 +87,7 @@ static int usage_error(const char *fmt, const char *a, const char *b)
 
 typedef struct opt_row opt_row;
 /* Parses value v (NULL: none given, for a row without `missing`; a flag's
- * is always NULL) into the row's field of o. 0, or 2 after usage_error. */
+ * is always NULL) into the row's field of o. 0, or 2 after kc_cli_usage_error. */
 typedef int (*opt_set)(kc_opts *o, const opt_row *r, const char *v);
 
 /* One option: everything the parser, the usage text and the checks know of
@@ -126,7 +115,7 @@ static int set_flag(kc_opts *o, const opt_row *r, const char *v)
 /* A report's file name (--json, --junit, --timeline): not empty. */
 static int set_file(kc_opts *o, const opt_row *r, const char *v)
 {
-    if (!*v) return usage_error("%s%s", r->missing, "");
+    if (!*v) return kc_cli_usage_error("%s%s", r->missing, "");
     *(const char **)(void *)((char *)o + r->field) = v;
     return 0;
 }
@@ -134,14 +123,14 @@ static int set_file(kc_opts *o, const opt_row *r, const char *v)
 static int set_seed(kc_opts *o, const opt_row *r, const char *v)
 {
     if (kc_parse_u64(v, UINT64_MAX, &o->seed))
-        return usage_error("--seed: expected a non-negative integer below 2^64, got '%s'%s", v, "");
+        return kc_cli_usage_error("--seed: expected a non-negative integer below 2^64, got '%s'%s", v, "");
     return 0;
 }
 
 static int set_device(kc_opts *o, const opt_row *r, const char *v)
 {
     uint64_t x;
-    if (kc_parse_u64(v, 1023, &x)) return usage_error("--device: expected a device ordinal (0, 1, ...), got '%s'%s", v, "");
+    if (kc_parse_u64(v, 1023, &x)) return kc_cli_usage_error("--device: expected a device ordinal (0, 1, ...), got '%s'%s", v, "");
     o->device = (int)x;
     o->device_given = 1;
     return 0;
@@ -152,7 +141,7 @@ static int set_shard(kc_opts *o, const opt_row *r, const char *v)
     char why[256];
     if (strcmp(v, "auto") == 0) o->shard_auto = 1;   /* 0/1 until main reads the engine's variables */
     else if (kc_shard_parse(v, &o->shard_k, &o->shard_n, why, sizeof why))
-        return usage_error("--shard: %s (or 'auto': from Bazel's, GoogleTest's, Slurm's or Kubernetes' variables)%s", why, "");
+        return kc_cli_usage_error("--shard: %s (or 'auto': from Bazel's, GoogleTest's, Slurm's or Kubernetes' variables)%s", why, "");
     o->sharded = 1;
     return 0;
 }
@@ -163,7 +152,7 @@ static int set_jobs(kc_opts *o, const opt_row *r, const char *v)
     uint64_t x;
     if (kc_parse_u64(v, KC_MAX_SHARDS, &x) || x == 0) {
         snprintf(why, sizeof why, "--jobs: expected a number of processes from 1 to %d, got '%.64s'", KC_MAX_SHARDS, v);
-        return usage_error("%s%s", why, "");
+        return kc_cli_usage_error("%s%s", why, "");
     }
     o->jobs = (int)x;
     return 0;
@@ -173,7 +162,7 @@ static int set_devices(kc_opts *o, const opt_row *r, const char *v)
 {
     char why[256];
     int n = kc_devices_parse(v, o->devices, KC_MAX_DEVLIST, why, sizeof why);
-    if (n < 0) return usage_error("--devices: %s%s", why, "");
+    if (n < 0) return kc_cli_usage_error("--devices: %s%s", why, "");
     o->ndevices = n;
     return 0;
 }
@@ -182,7 +171,7 @@ static int set_parent(kc_opts *o, const opt_row *r, const char *v)
 {
     uint64_t x;
     if (kc_parse_u64(v, INT_MAX, &x) || x == 0)
-        return usage_error("--parent: internal option, expected a process id, got '%s'%s", v, "");
+        return kc_cli_usage_error("--parent: internal option, expected a process id, got '%s'%s", v, "");
     o->parent = (long)x;
     return 0;
 }
@@ -191,8 +180,8 @@ static int set_threads(kc_opts *o, const opt_row *r, const char *v)
 {
     uint64_t x;
     if (!v || kc_parse_u64(v, KC_MAX_THREADS, &x) || x == 0)
-        return usage_error("--threads: expected a number of host threads from 1 to " KC_STR(KC_MAX_THREADS) ", got '%s'%s",
-                           v ? v : "", "");
+        return kc_cli_usage_error("--threads: expected a number of host threads from 1 to " KC_STR(KC_MAX_THREADS) ", got '%s'%s",
+                                  v ? v : "", "");
     o->threads = (int)x;
     return 0;
 }
@@ -201,8 +190,8 @@ static int set_inflight(kc_opts *o, const opt_row *r, const char *v)
 {
     uint64_t x;
     if (!v || kc_parse_u64(v, KC_INFLIGHT_MAX, &x) || x == 0)
-        return usage_error("--inflight: expected the items in flight per worker, 1 to " KC_STR(KC_INFLIGHT_MAX)
-                           ", got '%s'%s", v ? v : "", "");
+        return kc_cli_usage_error("--inflight: expected the items in flight per worker, 1 to " KC_STR(KC_INFLIGHT_MAX)
+                                  ", got '%s'%s", v ? v : "", "");
     o->inflight = (int)x;
     return 0;
 }
@@ -210,7 +199,7 @@ static int set_inflight(kc_opts *o, const opt_row *r, const char *v)
 static int set_reference(kc_opts *o, const opt_row *r, const char *v)
 {
     if (!v || (strcmp(v, "device") && strcmp(v, "host") && strcmp(v, "both")))
-        return usage_error("--reference: expected 'device', 'host' or 'both', got '%.64s'%s", v ? v : "", "");
+        return kc_cli_usage_error("--reference: expected 'device', 'host' or 'both', got '%.64s'%s", v ? v : "", "");
     o->reference = v[0] == 'd' ? KC_REF_DEVICE : v[0] == 'h' ? KC_REF_HOST : KC_REF_BOTH;
     return 0;
 }
@@ -219,11 +208,11 @@ static int set_reference(kc_opts *o, const opt_row *r, const char *v)
 static int set_records(kc_opts *o, const opt_row *r, const char *v)
 {
     for (int i = 0; i < o->nrecords; i++)
-        if (strcmp(o->records[i], v) == 0) return usage_error("--records %s given twice%s", v, "");
+        if (strcmp(o->records[i], v) == 0) return kc_cli_usage_error("--records %s given twice%s", v, "");
     if (o->nrecords == KC_MAX_RECORD_FILES) {
         char most[16];
         snprintf(most, sizeof most, "%d", KC_MAX_RECORD_FILES);
-        return usage_error("--records given more than %s times (at '%s')", most, v);
+        return kc_cli_usage_error("--records given more than %s times (at '%s')", most, v);
     }
     o->records[o->nrecords++] = v;
     return 0;
@@ -232,7 +221,7 @@ static int set_records(kc_opts *o, const opt_row *r, const char *v)
 static int set_schedule(kc_opts *o, const opt_row *r, const char *v)
 {
     if (strcmp(v, "static") && strcmp(v, "queue"))
-        return usage_error("--schedule: expected 'queue' or 'static', got '%.64s'%s", v, "");
+        return kc_cli_usage_error("--schedule: expected 'queue' or 'static', got '%.64s'%s", v, "");
     o->schedule_static = v[0] == 's';
     o->schedule_given = 1;
     return 0;
@@ -240,7 +229,7 @@ static int set_schedule(kc_opts *o, const opt_row *r, const char *v)
 
 static int set_costs(kc_opts *o, const opt_row *r, const char *v)
 {
-    if (!*v) return usage_error("--costs: expected a file name, got ''%s%s", "", "");
+    if (!*v) return kc_cli_usage_error("--costs: expected a file name, got ''%s%s", "", "");
     o->costs = v;
     o->costs_given = 1;
     return 0;
@@ -250,7 +239,7 @@ static int set_restarts(kc_opts *o, const opt_row *r, const char *v)
 {
     uint64_t x;
     if (kc_parse_u64(v, 1000000, &x))
-        return usage_error("--restarts: expected a number of worker restarts from 0 to 1000000, got '%.64s'%s", v, "");
+        return kc_cli_usage_error("--restarts: expected a number of worker restarts from 0 to 1000000, got '%.64s'%s", v, "");
     o->max_restarts = (int)x;
     return 0;
 }
@@ -261,21 +250,19 @@ static int set_timeout(kc_opts *o, const opt_row *r, const char *v)
     errno = 0;
     double t = strtod(v, &end);
     if (!*v || *end || errno || !(t > 0) || t > 1e7 || strpbrk(v, "xXnNiI"))
-        return usage_error("--timeout: expected seconds above 0 (e.g. 30 or 0.5), got '%.64s'%s", v, "");
+        return kc_cli_usage_error("--timeout: expected seconds above 0 (e.g. 30 or 0.5), got '%.64s'%s", v, "");
     o->timeout_s = t;
     return 0;
 }
-
-static int same_file(const char *a, const char *b);
 
 /* --log (merge) and --merge-json (mutate): repeatable, each file once (two
  * spellings of one file too), kept in o->logs (the commands differ, so the
  * two never meet). */
 static int set_log(kc_opts *o, const opt_row *r, const char *v)
 {
-    if (!*v) return usage_error("%s%s", r->missing, "");
+    if (!*v) return kc_cli_usage_error("%s%s", r->missing, "");
     for (int l = 0; l < o->nlogs; l++)
-        if (same_file(o->logs[l], v)) return usage_error("%s %s given twice", r->name, v);
+        if (kc_cli_same_file(o->logs[l], v)) return kc_cli_usage_error("%s %s given twice", r->name, v);
     o->logs[o->nlogs++] = (char *)v;
     return 0;
 }
@@ -287,8 +274,8 @@ static int set_report(kc_opts *o, const opt_row *r, const char *v)
 {
     int iterate = !strcmp(r->name, "--iterate");
     if (o->nlogs && o->mut_iterate != iterate)
-        return usage_error("--iterate and --merge-json do not combine (--merge-json makes one report of shards and "
-                           "runs nothing; --iterate runs what earlier reports left undecided)%s%s", "", "");
+        return kc_cli_usage_error("--iterate and --merge-json do not combine (--merge-json makes one report of shards and "
+                                  "runs nothing; --iterate runs what earlier reports left undecided)%s%s", "", "");
     o->mut_iterate = iterate;
     return set_log(o, r, v);
 }
@@ -298,7 +285,7 @@ static int exclusion(kc_opts *o, const char *glob)
 {
     size_t n = strlen(glob);
     char *p = malloc(n + 2);
-    if (!p) return usage_error("out of memory%s%s", "", "");
+    if (!p) return kc_cli_usage_error("out of memory%s%s", "", "");
     p[0] = '!';
     memcpy(p + 1, glob, n + 1);
     o->patterns[o->npatterns++] = p;
@@ -307,16 +294,16 @@ static int exclusion(kc_opts *o, const char *glob)
 
 static int set_exclude(kc_opts *o, const opt_row *r, const char *v)
 {
-    if (!*v) return usage_error("%s%s", r->missing, "");
+    if (!*v) return kc_cli_usage_error("%s%s", r->missing, "");
     if (o->cmd == KC_CMD_INFO || o->cmd == KC_CMD_VERSION)
-        return usage_error("%s takes no patterns, got --exclude '%s'", o->cmd == KC_CMD_INFO ? "info" : "version", v);
+        return kc_cli_usage_error("%s takes no patterns, got --exclude '%s'", o->cmd == KC_CMD_INFO ? "info" : "version", v);
     return exclusion(o, v);
 }
 
 static int set_resume_records(kc_opts *o, const opt_row *r, const char *v)
 {
     uint64_t x;
-    if (!v || kc_parse_u64(v, INT_MAX, &x)) return usage_error("--resume-records: internal option, got '%s'%s", v ? v : "", "");
+    if (!v || kc_parse_u64(v, INT_MAX, &x)) return kc_cli_usage_error("--resume-records: internal option, got '%s'%s", v ? v : "", "");
     o->resume_records_fd = (int)x;
     return 0;
 }
@@ -324,7 +311,7 @@ static int set_resume_records(kc_opts *o, const opt_row *r, const char *v)
 static int set_resume_at(kc_opts *o, const opt_row *r, const char *v)
 {
     uint64_t x;
-    if (!v || kc_parse_u64(v, 1u << 30, &x)) return usage_error("--resume-at: internal option, got '%s'%s", v ? v : "", "");
+    if (!v || kc_parse_u64(v, 1u << 30, &x)) return kc_cli_usage_error("--resume-at: internal option, got '%s'%s", v ? v : "", "");
     o->resume_at = (int)x;
     return 0;
 }
@@ -335,7 +322,7 @@ static int set_block_size(kc_opts *o, const opt_row *r, const char *v)
     (void)r;
     uint64_t b;
     if (!v || kc_parse_u64(v, 1024, &b) || b == 0)
-        return usage_error("--block-size needs threads per block, 1 to 1024, got '%s'%s", v ? v : "", "");
+        return kc_cli_usage_error("--block-size needs threads per block, 1 to 1024, got '%s'%s", v ? v : "", "");
     o->block_size = (unsigned)b;
     return 0;
 }
@@ -347,10 +334,10 @@ static int set_cases(kc_opts *o, const opt_row *r, const char *v)
     uint64_t lo, hi;
     const char *colon = v ? strchr(v, ':') : NULL;
     char a[24];
-    if (!colon || (size_t)(colon - v) >= sizeof a) return usage_error("--cases: internal option needs I:J, got '%s'%s", v ? v : "", "");
+    if (!colon || (size_t)(colon - v) >= sizeof a) return kc_cli_usage_error("--cases: internal option needs I:J, got '%s'%s", v ? v : "", "");
     snprintf(a, sizeof a, "%.*s", (int)(colon - v), v);
     if (kc_parse_u64(a, 1u << 30, &lo) || kc_parse_u64(colon + 1, 1u << 30, &hi) || lo >= hi)
-        return usage_error("--cases: internal option needs I:J with I < J, got '%s'%s", v, "");
+        return kc_cli_usage_error("--cases: internal option needs I:J with I < J, got '%s'%s", v, "");
     o->cases_given = 1;
     o->cases_lo = (int)lo;
     o->cases_hi = (int)hi;
@@ -372,7 +359,7 @@ static int set_resume_elapsed(kc_opts *o, const opt_row *r, const char *v)
 static int set_format(kc_opts *o, const opt_row *r, const char *v)
 {
     if (strcmp(v, "human") && strcmp(v, "json"))
-        return usage_error("--format: expected 'human' or 'json', got '%.64s'%s", v, "");
+        return kc_cli_usage_error("--format: expected 'human' or 'json', got '%.64s'%s", v, "");
     o->list_json = v[0] == 'j';
     return 0;
 }
@@ -383,8 +370,8 @@ static int set_status_level(kc_opts *o, const opt_row *r, const char *v)
     else if (!strcmp(v, "pass")) o->status_level = KC_LEVEL_PASS;
     else if (!strcmp(v, "fail")) o->status_level = KC_LEVEL_FAIL;
     else
-        return usage_error("--status-level: expected 'fail', 'pass', 'skip' or 'all', got '%.64s'%s (a failing item's "
-                           "line is always printed)", v, "");
+        return kc_cli_usage_error("--status-level: expected 'fail', 'pass', 'skip' or 'all', got '%.64s'%s (a failing item's "
+                                  "line is always printed)", v, "");
     return 0;
 }
 
@@ -393,7 +380,7 @@ static int set_colour(kc_opts *o, const opt_row *r, const char *v)
     if (!strcmp(v, "auto")) o->colour = KC_COLOUR_AUTO;
     else if (!strcmp(v, "always")) o->colour = KC_COLOUR_ALWAYS;
     else if (!strcmp(v, "never")) o->colour = KC_COLOUR_NEVER;
-    else return usage_error("--color: expected 'auto', 'always' or 'never', got '%.64s'%s", v, "");
+    else return kc_cli_usage_error("--color: expected 'auto', 'always' or 'never', got '%.64s'%s", v, "");
     return 0;
 }
 
@@ -414,7 +401,7 @@ static int set_count(kc_opts *o, const opt_row *r, const char *v)
 {
     uint64_t x;
     if (kc_parse_u64(v, 1000000, &x) || x == 0)
-        return usage_error("%s: expected a count from 1 to 1000000, got '%.64s'", r->name, v);
+        return kc_cli_usage_error("%s: expected a count from 1 to 1000000, got '%.64s'", r->name, v);
     *(int *)(void *)((char *)o + r->field) = (int)x;
     return 0;
 }
@@ -422,7 +409,7 @@ static int set_count(kc_opts *o, const opt_row *r, const char *v)
 /* mutate's file and folder names (--accepted, --operators, --source-dir, --mutants-dir): not empty. */
 static int set_text(kc_opts *o, const opt_row *r, const char *v)
 {
-    if (!*v) return usage_error("%s%s", r->missing, "");
+    if (!*v) return kc_cli_usage_error("%s%s", r->missing, "");
     *(const char **)(void *)((char *)o + r->field) = v;
     return 0;
 }
@@ -695,140 +682,6 @@ void kc_cli_usage(FILE *out, const char *prog)
           "                'off': no cache, as --no-cache (docs/results-cache.md)\n",
           out);
 }
-/* The combinations --shard, --jobs and --devices refuse (which command takes
- * which option is the table's: check_commands). */
-static int check_parallel(const kc_opts *o)
-{
-    char why[256];
-    if (o->jobs && o->sharded && o->schedule_static) {
-        snprintf(why, sizeof why, "--schedule static and --shard %d/%d do not combine (static runs every shard itself; "
-                 "--shard K/N --jobs %d runs slice K on the work queue)", o->shard_k, o->shard_n, o->jobs);
-        return usage_error("%s%s", why, "");
-    }
-    if (o->schedule_given && !o->jobs) return usage_error("--schedule needs --jobs%s%s", "", "");
-    if (o->jobs && o->schedule_static && (o->timeout_s > 0 || o->fail_fast || o->max_restarts >= 0))
-        return usage_error("%s applies to the work queue (a serial run, --shard K/N, --jobs N), not to --schedule "
-                           "static%s", o->fail_fast ? "--fail-fast" : o->timeout_s > 0 ? "--timeout" : "--restarts", "");
-    if (o->rerun_failed && o->jobs && o->schedule_static)   /* its shards would each re-read the table */
-        return usage_error("--rerun-failed does not apply to --schedule static (its shards would each read the cost "
-                           "table again; the work queue selects once, in the parent)%s%s", "", "");
-    if (o->costs_given && o->jobs && o->schedule_static)
-        return usage_error("--costs does not apply to --schedule static (its shards are item i %% N)%s%s", "", "");
-    if (o->sanitize_target && (o->cmd != KC_CMD_RUN || o->jobs || o->sharded || o->worker || o->npatterns > 1))
-        return usage_error("--sanitize-target: internal option of a :sanitize item (run, one item name or none: "
-                           "requests on stdin; no --jobs, --shard or --worker)%s%s", "", "");
-    if (o->cases_given && (o->cmd != KC_CMD_RUN || o->jobs || o->sharded || o->worker || o->sanitize_target || o->npatterns != 1))
-        return usage_error("--cases: internal option of a known finding's fault (run, one kernel item; no --jobs, "
-                           "--shard, --worker or --sanitize-target)%s%s", "", "");
-    if (o->worker && (!o->parent || o->jobs || o->sharded))
-        return usage_error("--worker: internal option of a --jobs parent (needs --parent, no --jobs or --shard)%s%s", "", "");
-    if (o->ndevices && (!o->jobs || o->device_given)) {
-        size_t n = (size_t)snprintf(why, sizeof why, "--devices ");
-        for (int i = 0; i < o->ndevices && n < sizeof why; i++)
-            n += (size_t)snprintf(why + n, sizeof why - n, "%s%d", i ? "," : "", o->devices[i]);
-        return usage_error("%s %s", why, o->jobs ? "and --device do not combine" : "needs --jobs (one process takes --device D)");
-    }
-    return 0;
-}
-
-/* path made absolute, with its directory resolved (the file itself need not
- * exist yet), for telling whether two options name one file. */
-static void canon_path(const char *path, char *out, size_t cap)
-{
-    char dir[PATH_MAX], res[PATH_MAX];
-    if (realpath(path, res)) {
-        snprintf(out, cap, "%s", res);
-        return;
-    }
-    const char *slash = strrchr(path, '/');
-    if (slash == path) snprintf(dir, sizeof dir, "/");
-    else if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    else snprintf(dir, sizeof dir, ".");
-    if (realpath(dir, res)) snprintf(out, cap, "%s/%s", strcmp(res, "/") ? res : "", slash ? slash + 1 : path);
-    else snprintf(out, cap, "%s", path);
-}
-
-/* Nonzero when a and b are one file: the same inode, or the same path once
- * resolved (./r.json and r.json; a file neither has created yet). */
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    char ca[PATH_MAX + 256], cb[PATH_MAX + 256];
-    if (strcmp(a, b) == 0) return 1;
-    if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    canon_path(a, ca, sizeof ca);
-    canon_path(b, cb, sizeof cb);
-    return strcmp(ca, cb) == 0;
-}
-
-/* Whether the run will be able to write path when it ends, tried before
- * anything runs: reports and the cost table are written to a new
- * PATH.tmp.PID.XXXXXXXX renamed over PATH (report.c, costs.c, safe_file.h),
- * so such a file is created and removed again here; a report may also go
- * straight into a PATH that exists and is no regular file (/dev/stdout, a
- * pipe), when direct_ok. */
-static int check_writable(const char *opt, const char *path, int direct_ok)
-{
-    struct stat st;
-    char why[2 * PATH_MAX + 160];
-    int exists = stat(path, &st) == 0;
-    if (exists && S_ISDIR(st.st_mode)) {
-        snprintf(why, sizeof why, "%s %s: is a directory, expected a file name", opt, path);
-        return usage_error("%s%s", why, "");
-    }
-    if (exists && !S_ISREG(st.st_mode)) {
-        if (!direct_ok) {
-            snprintf(why, sizeof why, "%s %s: not a regular file (it is replaced through a temporary file beside it)", opt, path);
-            return usage_error("%s%s", why, "");
-        }
-        /* A FIFO is not opened here: its reader would take the close for the
-         * end of the report, and an open waits for a reader (report.c opens
-         * it at the run's end, without waiting). */
-        int fd = S_ISFIFO(st.st_mode) ? (access(path, W_OK) == 0 ? -2 : -1) : open(path, O_WRONLY | O_CLOEXEC);
-        if (fd == -1) {
-            snprintf(why, sizeof why, "%s %s: %s", opt, path, strerror(errno));
-            return usage_error("%s%s", why, "");
-        }
-        if (fd >= 0) close(fd);
-        return 0;
-    }
-    char tmp[PATH_MAX + 64];
-    int fd = kc_temp_beside(path, tmp, sizeof tmp);   /* a new file, never through a planted symlink */
-    if (fd < 0) {
-        snprintf(why, sizeof why, "%s %s: cannot create %s beside it: %s", opt, path, tmp, strerror(errno));
-        return usage_error("%s%s", why, "");
-    }
-    close(fd);
-    unlink(tmp);
-    return 0;
-}
-
-/* --json, --junit, --timeline (the commands that take them: the table): not
- * with --schedule static, each its own file, and every file the run writes (these, and the cost table when it
- * writes one) can be written; all checked before anything runs. */
-static int check_reports(const kc_opts *o)
-{
-    const char *opt[4] = { "--json", "--junit", "--timeline", "--costs" };
-    const char *costs = o->costs ? o->costs : o->jobs && !o->schedule_static ? o->costs_default : NULL;
-    const char *path[4] = { o->json, o->junit, o->timeline, costs };
-    for (int k = 0; k < 4; k++) {
-        if (!path[k]) continue;
-        if (k < 3 && o->jobs && o->schedule_static)
-            return usage_error("%s needs a serial run or the --jobs work queue; --schedule static writes no reports%s",
-                               opt[k], "");
-        for (int j = k + 1; j < 4; j++)
-            if (path[j] && same_file(path[k], path[j]))
-            {
-                char why[2 * PATH_MAX + 64];
-                snprintf(why, sizeof why, "%s and %s name the same file ('%s' and '%s')", opt[k], opt[j], path[k], path[j]);
-                return usage_error("%s: each needs its own%s", why, "");
-            }
-        if (k < 3 ? check_writable(opt[k], path[k], 1) : kc_cli_writes_costs(o) ? check_writable(opt[k], path[k], 0) : 0)
-            return 2;
-    }
-    return 0;
-}
-
 
 /* Each option given (given[k] for OPTIONS[k]) applies to the command: the
  * first that does not is refused, in the words of the command. */
@@ -843,7 +696,7 @@ static int check_commands(const kc_opts *o, const unsigned char *given)
         const opt_row *r = &OPTIONS[k];
         if (!given[k] || (r->cmds & (1u << o->cmd))) continue;
         if (o->cmd == KC_CMD_MERGE)
-            return usage_error("%s does not apply to merge (it runs nothing: it merges the --log outputs)%s", r->name, "");
+            return kc_cli_usage_error("%s does not apply to merge (it runs nothing: it merges the --log outputs)%s", r->name, "");
         char to[64] = "";
         int n = 0, m = 0;
         for (int c = 0; c < norder; c++) m += (r->cmds >> order[c]) & 1;
@@ -853,58 +706,7 @@ static int check_commands(const kc_opts *o, const unsigned char *given)
             snprintf(to + len, sizeof to - len, "%s%s", n == 0 ? "" : n == m - 1 ? " and " : ", ", names[order[c]]);
             n++;
         }
-        return usage_error("%s applies to %s only", r->name, to);
-    }
-    return 0;
-}
-
-/* Points *val, and its value word in every kind of child's inherited
- * options (o->inherit: "--json" "V"), at abs; abs is kept in o->resolved[k]
- * (freed by kc_opts_free). 0, or -1 out of memory. */
-static int use_resolved(kc_opts *o, const char *opt, const char **val, char *abs, int k)
-{
-    for (int kind = 0; kind < KC_ARGV_KINDS; kind++) {     /* the children's words: the re-exec's */
-        kc_strvec *sv = &o->inherit[kind];
-        for (size_t i = 0; i + 1 < sv->n; i++)
-            if (strcmp(sv->v[i], opt) == 0 && strcmp(sv->v[i + 1], *val) == 0) {
-                char *w = strdup(abs);
-                if (!w) return -1;
-                free(sv->v[i + 1]);
-                sv->v[i + 1] = w;
-            }
-    }
-    *val = abs;
-    o->resolved[k] = abs;
-    return 0;
-}
-
-/* Issue 21: the files a run writes at its end are fixed where the command
- * line named them, before anything runs: a relative --json, --junit,
- * --timeline or --costs becomes absolute against the directory the run
- * started in, so an item that calls chdir() cannot move them (nor the
- * serial runner's re-exec, which reads the same words). 0, or 4 out of
- * memory; a working directory that cannot be read leaves them as given. */
-static int resolve_paths(kc_opts *o)
-{
-    const char *opt[4] = { "--json", "--junit", "--timeline", "--costs" };
-    const char **val[4] = { &o->json, &o->junit, &o->timeline, &o->costs };
-    char cwd[PATH_MAX];
-    if (!getcwd(cwd, sizeof cwd)) return 0;
-    for (int k = 0; k < 4; k++) {
-        const char *v = *val[k];
-        if (!v || !v[0] || v[0] == '/') continue;
-        size_t n = strlen(cwd) + strlen(v) + 2;
-        char *abs = malloc(n);
-        if (!abs) {
-            kc_say(stderr, "out of memory\n");
-            return 4;
-        }
-        snprintf(abs, n, "%s/%s", cwd, v);
-        if (use_resolved(o, opt[k], val[k], abs, k)) {
-            free(abs);
-            kc_say(stderr, "out of memory\n");
-            return 4;
-        }
+        return kc_cli_usage_error("%s applies to %s only", r->name, to);
     }
     return 0;
 }
@@ -913,17 +715,17 @@ int kc_cli_parse(int argc, char **argv, kc_opts *o)
 {
     int rc = kc_cli_parse_args(argc, argv, o);
     if (rc || o->cmd == KC_CMD_HELP) return rc;
-    if ((rc = check_reports(o))) return rc;
-    return resolve_paths(o);
+    if ((rc = kc_cli_check_reports(o))) return rc;
+    return kc_cli_resolve_paths(o);
 }
 
 /* A PATTERN: a glob, or '!G' (an exclusion, how --exclude reaches static shards). */
 static int pattern(kc_opts *o, char *a)
 {
-    if (o->cmd == KC_CMD_INFO) return usage_error("info takes no patterns, got '%s'%s", a, "");
-    if (o->cmd == KC_CMD_VERSION) return usage_error("version takes no patterns, got '%s'%s", a, "");
+    if (o->cmd == KC_CMD_INFO) return kc_cli_usage_error("info takes no patterns, got '%s'%s", a, "");
+    if (o->cmd == KC_CMD_VERSION) return kc_cli_usage_error("version takes no patterns, got '%s'%s", a, "");
     if (a[0] == '!') {
-        if (!a[1]) return usage_error("'!' needs a glob after it%s%s", "", "");
+        if (!a[1]) return kc_cli_usage_error("'!' needs a glob after it%s%s", "", "");
         return exclusion(o, a + 1);
     }
     o->patterns[o->npatterns++] = a;
@@ -938,7 +740,7 @@ static int inherit(kc_opts *o, const opt_row *r, const char *v)
     for (int k = 0; k < KC_ARGV_KINDS; k++) {
         if (!(r->heirs & 1u << k)) continue;
         if (kc_strvec_push(&o->inherit[k], r->name) || (r->arg && kc_strvec_push(&o->inherit[k], v ? v : "")))
-            return usage_error("out of memory%s%s", "", "");
+            return kc_cli_usage_error("out of memory%s%s", "", "");
     }
     return 0;
 }
@@ -952,24 +754,24 @@ static int option(kc_opts *o, int argc, char **argv, int *i, unsigned char *give
     const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
     const opt_row *r = find_option(a, eq ? (size_t)(eq - a) : strlen(a));
     const opt_row *joined = r ? NULL : short_joined(a);
-    if (!r && !(r = joined)) return usage_error("unknown option '%s'%s", a, "");
+    if (!r && !(r = joined)) return kc_cli_usage_error("unknown option '%s'%s", a, "");
     int k = (int)(r - OPTIONS);
     const char *v = NULL;
     int used = 0;   /* arguments the value took after a */
     if (joined) {
         v = a + 2;                          /* "-j4" */
     } else if (!r->arg) {
-        if (eq) return usage_error("%s takes no value, got '%s'", r->name, a);
+        if (eq) return kc_cli_usage_error("%s takes no value, got '%s'", r->name, a);
     } else if (eq) {
         v = eq + 1;
     } else if (*i + 1 < argc) {
         v = argv[*i + 1];
         used = 1;
     } else if (r->missing) {
-        return usage_error("%s%s", r->missing, "");
+        return kc_cli_usage_error("%s%s", r->missing, "");
     }
     if ((r->flags & OPT_ONCE) && given[k])
-        return usage_error("%s given twice (the second value would silently replace the first)%s", r->name, "");
+        return kc_cli_usage_error("%s given twice (the second value would silently replace the first)%s", r->name, "");
     given[k] = 1;
     if (r->set(o, r, v)) return 2;
     *i += used;
@@ -1032,7 +834,7 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
     o->env_get = kc_env_getenv;     /* what rerun commands carry (rerun_env.h) */
     o->patterns = calloc((size_t)argc + 1, sizeof *o->patterns);
     o->logs = calloc((size_t)argc + 1, sizeof *o->logs);
-    if (!o->patterns || !o->logs) return usage_error("out of memory%s%s", "", "");
+    if (!o->patterns || !o->logs) return kc_cli_usage_error("out of memory%s%s", "", "");
     int at = command_word(argc, argv);     /* global options may come before it (issue 25) */
     if (at > 0) o->cmd = command_of(argv[at]);
     o->cmd_word = at;
@@ -1053,9 +855,9 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
         if (pattern(o, a)) return 2;
     }
     if (o->cmd == KC_CMD_MERGE && !o->nlogs)
-        return usage_error("merge needs the shards' outputs: --log FILE for each%s%s", "", "");
+        return kc_cli_usage_error("merge needs the shards' outputs: --log FILE for each%s%s", "", "");
     if (check_commands(o, given)) return 2;
-    return o->cmd == KC_CMD_MERGE ? 0 : check_parallel(o);
+    return o->cmd == KC_CMD_MERGE ? 0 : kc_cli_check_parallel(o);
 }
 
 void kc_opts_free(kc_opts *o)

@@ -487,6 +487,46 @@ static void san_log(char log[256], char env_log[300], const char *tag)
     snprintf(env_log, 300, "KC_FAKE_SANITIZER_LOG=%s", log);
 }
 
+/* The sessions the fake sanitizer logged in `log` (one line each: "<tool>
+ * <pid> backtrace=<b> parent=<ppid>"): expects none of them still running
+ * (the run has ended); returns how many, and the distinct parents seen, up
+ * to two, in parents[2] (0 where none). */
+static int sessions_gone(const char *log, long parents[2])
+{
+    FILE *f = fopen(log, "r");
+    char l[256], tool[32];
+    long pid, parent;
+    int n = 0;
+    parents[0] = parents[1] = 0;
+    while (f && fgets(l, sizeof l, f)) {
+        if (sscanf(l, "%31s %ld backtrace=%*s parent=%ld", tool, &pid, &parent) != 3) continue;
+        n++;
+        cr_expect(kill((pid_t)pid, 0) != 0, "the %s session (pid %ld) is still running after the run", tool, pid);
+        if (!parents[0] || parents[0] == parent) parents[0] = parent;
+        else parents[1] = parent;
+    }
+    if (f) fclose(f);
+    return n;
+}
+
+/* The line of item `name` in state `state` into line[8192], which must hold
+ * `has` (asserted); returns the seconds it ends with, -1 when none. */
+static double item_seconds(const kc_proc *p, const char *state, const char *name, const char *has, char *line)
+{
+    cr_assert(kc_out_item_line(p->out, state, name, line, 8192) && strstr(line, has), "%s %s (%s): %s", state, name,
+              has, p->out);
+    const char *secs = strrchr(line, '(');
+    return secs ? atof(secs + 1) : -1;
+}
+
+/* Expects no line of a run saying processes were left running after an item
+ * or a worker (what: whose they would be). */
+static void expect_none_left(const kc_proc *p, const char *what)
+{
+    cr_expect(!strstr(p->out, "running after it") && !strstr(p->err, "running after it") &&
+              !strstr(p->out, "left processes"), "%s were left running:\n%s%s", what, p->out, p->err);
+}
+
 #define THREE_ITEMS "fakesan.copy.f16:sanitize", "fakenosmem.copy.f16:sanitize", "fakenorace.copy.f16:sanitize"
 
 Test(sanitize, one_session_per_tool_serves_every_item, .timeout = 120)
@@ -559,9 +599,8 @@ Test(sanitize, the_tools_sessions_start_together, .timeout = 120)
     kc_proc p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_FAKE_SANITIZER_START_S=1", NULL);
     char line[8192];
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_assert(kc_out_item_line(p.out, "PASS", ITEM, line, sizeof line) && strstr(line, "racecheck"), "%s", p.out);
-    const char *secs = strrchr(line, '(');
-    cr_expect(secs && atof(secs + 1) < 2.5, "the sessions started one after another: %s", line);
+    double secs = item_seconds(&p, "PASS", ITEM, "racecheck", line);
+    cr_expect(secs >= 0 && secs < 2.5, "the sessions started one after another: %s", line);
     kc_proc_free(&p);
 }
 
@@ -581,11 +620,9 @@ Test(sanitize, a_sanitizer_controls_sessions_start_ahead_of_it, .timeout = 120)
                                         "fakesan.copy.f16:control.masked_tail_read_oob", NULL },
                             0, "KC_FAKE_SANITIZER_START_S=2", env_log);
         cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-        cr_assert(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line) &&
-                  strstr(line, "caught by gate 5"), "%s", p.out);
-        const char *secs = strrchr(line, '(');
-        cr_expect(secs && atof(secs + 1) < 1.5, "the control waited for its sessions to start (--inflight %d): ...%s",
-                  lanes ? 2 : 1, secs ? secs : line);
+        double secs = item_seconds(&p, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", "caught by gate 5", line);
+        cr_expect(secs >= 0 && secs < 1.5, "the control waited for its sessions to start (--inflight %d): %s",
+                  lanes ? 2 : 1, line);
         /* the :sanitize item's four (racecheck not: it uses no shared
          * memory, but its session starts with the others), the control's
          * memcheck and racecheck: memcheck catches it, so its initcheck and
@@ -613,10 +650,8 @@ Test(sanitize, a_serial_run_starts_the_next_controls_sessions_together, .timeout
     kc_proc p = san_run((char *[]){ "run", "fakenorace.copy.f16:control.masked_tail_read_oob", (char *)second, NULL },
                         0, "KC_FAKE_SANITIZER_START_S=2", env_log);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_assert(kc_out_item_line(p.out, "RED", second, line, sizeof line) && strstr(line, "caught by gate 5"), "%s", p.out);
-    const char *secs = strrchr(line, '(');
-    cr_expect(secs && atof(secs + 1) < 1.0, "the second control waited for its sessions to start: ...%s",
-              secs ? secs : line);
+    double secs = item_seconds(&p, "RED", second, "caught by gate 5", line);
+    cr_expect(secs >= 0 && secs < 1.0, "the second control waited for its sessions to start: %s", line);
     cr_expect_eq(sessions_started(log, "memcheck"), 2, "memcheck sessions: %s", kc_out_file(log));
     kc_proc_free(&p);
     unlink(log);
@@ -662,11 +697,9 @@ Test(sanitize, the_standby_starts_the_sessions_of_the_control_after_a_fault, .ti
                             (char *[]){ san_env(), "PATH=/usr/bin:/bin", "KC_FAKE_SANITIZER_START_S=2",
                                         "KC_FAKE_FAULT_S=2.5", env_log, NULL }, 120);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(kc_out_item_line(p.out, "RED", "fakeedges.copy.f16:control.fault", line, sizeof line) &&
-              strstr(line, "caught by gate 1"), "%s", p.out);
-    cr_assert(kc_out_item_line(p.out, "RED", ctl, line, sizeof line) && strstr(line, "caught by gate 5"), "%s", p.out);
-    const char *secs = strrchr(line, '(');
-    cr_expect(secs && atof(secs + 1) < 1.0, "the control waited for its sessions to start: ...%s", secs ? secs : line);
+    item_seconds(&p, "RED", "fakeedges.copy.f16:control.fault", "caught by gate 1", line);
+    double secs = item_seconds(&p, "RED", ctl, "caught by gate 5", line);
+    cr_expect(secs >= 0 && secs < 1.0, "the control waited for its sessions to start: %s", line);
     cr_expect_eq(sessions_started(log, "memcheck"), 1, "memcheck sessions: %s", kc_out_file(log));
     cr_expect_eq(sessions_started(log, "racecheck"), 1, "racecheck sessions: %s", kc_out_file(log));
     kc_proc_free(&p);
@@ -683,7 +716,7 @@ Test(sanitize, the_standby_starts_the_sessions_of_the_control_after_a_fault, .ti
  * then, its racecheck session outlived the queue's 500 ms wait for orphans.) */
 Test(sanitize, a_standby_never_needed_ends_the_sessions_it_started, .timeout = 120)
 {
-    char log[256], env_log[300], l[256];
+    char log[256], env_log[300];
     san_log(log, env_log, "kc-san-standby-unused");
     unlink(log);
     kc_proc p = kc_run_fake((char *[]){ "run", "fakecluster.copy.f32:control.reg_growth",
@@ -693,18 +726,9 @@ Test(sanitize, a_standby_never_needed_ends_the_sessions_it_started, .timeout = 1
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", (char[8192]){ 0 }, 8192),
               "%s", p.out);
-    cr_expect(!strstr(p.out, "running after it") && !strstr(p.err, "running after it") && !strstr(p.out, "left processes"),
-              "sessions were left behind:\n%s%s", p.out, p.err);
-    FILE *f = fopen(log, "r");
-    long parents[2] = { 0, 0 }, pid, parent;
-    char tool[32];
-    while (f && fgets(l, sizeof l, f)) {
-        if (sscanf(l, "%31s %ld backtrace=%*s parent=%ld", tool, &pid, &parent) != 3) continue;
-        cr_expect(kill((pid_t)pid, 0) != 0, "the %s session (pid %ld) is still running after the run", tool, pid);
-        if (!parents[0] || parents[0] == parent) parents[0] = parent;
-        else parents[1] = parent;
-    }
-    if (f) fclose(f);
+    expect_none_left(&p, "the standby's sessions");
+    long parents[2];
+    sessions_gone(log, parents);
     cr_expect(parents[0] && parents[1], "sessions from one process only (%ld): the standby started none (%s)",
               parents[0], kc_out_file(log));
     kc_proc_free(&p);
@@ -720,10 +744,9 @@ Test(sanitize, a_session_that_served_no_request_is_not_waited_for, .timeout = 12
                         "KC_FAKE_SANITIZER_RACECHECK_START_S=3", NULL);
     char line[8192];
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_assert(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line) &&
-              strstr(line, "memcheck: Invalid __global__ read"), "%s", p.out);
-    const char *secs = strrchr(line, '(');
-    cr_expect(secs && atof(secs + 1) < 2.0, "the control waited for its racecheck session: ...%s", secs ? secs : line);
+    double secs = item_seconds(&p, "RED", "fakesan.copy.f16:control.masked_tail_read_oob",
+                               "memcheck: Invalid __global__ read", line);
+    cr_expect(secs >= 0 && secs < 2.0, "the control waited for its racecheck session: %s", line);
     kc_proc_free(&p);
 }
 
@@ -765,23 +788,13 @@ Test(sanitize, a_red_controls_sessions_are_killed_not_waited_for, .timeout = 120
     const char *ctl = "fakesan.copy.f16:control.masked_tail_read_oob";
     kc_proc p = san_run((char *[]){ "run", (char *)ctl, ITEM, NULL }, 0, "KC_FAKE_SANITIZER_END_S=2", env_log);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_assert(kc_out_item_line(p.out, "RED", ctl, line, sizeof line) && strstr(line, "caught by gate 5"), "%s", p.out);
-    const char *secs = strrchr(line, '(');
-    cr_expect(secs && atof(secs + 1) < 1.5, "the control waited for its sessions' end: ...%s", secs ? secs : line);
-    cr_assert(kc_out_item_line(p.out, "PASS", ITEM, line, sizeof line), "%s", p.out);
-    cr_expect(!strstr(p.out, "running after it") && !strstr(p.err, "running after it") && !strstr(p.out, "left processes"),
-              "an item was blamed for the control's sessions:\n%s%s", p.out, p.err);
-    FILE *f = fopen(log, "r");
-    char l[256], tool[32];
-    long pid;
-    int sessions = 0;
-    while (f && fgets(l, sizeof l, f)) {
-        if (sscanf(l, "%31s %ld", tool, &pid) != 2) continue;
-        sessions++;
-        cr_expect(kill((pid_t)pid, 0) != 0, "the %s session (pid %ld) is still running after the run", tool, pid);
-    }
-    if (f) fclose(f);
-    cr_expect_geq(sessions, 5, "sessions logged: the control's memcheck and racecheck, the item's four (%s)", log);
+    double secs = item_seconds(&p, "RED", ctl, "caught by gate 5", line);
+    cr_expect(secs >= 0 && secs < 1.5, "the control waited for its sessions' end: %s", line);
+    item_seconds(&p, "PASS", ITEM, "", line);
+    expect_none_left(&p, "the control's sessions (blamed on an item)");
+    long parents[2];
+    cr_expect_geq(sessions_gone(log, parents), 5, "sessions logged: the control's memcheck and racecheck, the item's "
+                  "four (%s)", kc_out_file(log));
     kc_proc_free(&p);
     unlink(log);
 }

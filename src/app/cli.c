@@ -2,23 +2,20 @@
  * parse-options model) from which the parser, the usage text's option list,
  * the given-twice check and the "applies to" check all come; the help text.
  * The checks of combinations and of the files a run will write, and the
- * words of every refusal (kc_cli_usage_error), are cli_checks.c's. */
+ * words of every refusal (kc_cli_usage_error), are cli_checks.c's; the
+ * table's row (opt_row, cli_values.h) and the setters its rows name, which
+ * parse one option's value each (kc_cli_set_*), are cli_values.c's. */
 #include "cli.h"
 #include "cli_checks.h"
+#include "cli_values.h"
 #include "costs.h"
 #include "parallel.h"
-#include "shard.h"
 
-#include <errno.h>
-#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "inflight.h"
-
-#define KC_STR_(x) #x
-#define KC_STR(x) KC_STR_(x)   /* a macro's value as a string literal */
 
 /* ---- the option table ------------------------------------------------------ */
 
@@ -85,502 +82,173 @@
 #define OPT_INTERNAL 2u   /* a parent's or a re-exec's option: not in the usage text */
 #define OPT_PATTERN 8u    /* listed in the usage text's PATTERN paragraph, not under options */
 
-typedef struct opt_row opt_row;
-/* Parses value v (NULL: none given, for a row without `missing`; a flag's
- * is always NULL) into the row's field of o. 0, or 2 after kc_cli_usage_error. */
-typedef int (*opt_set)(kc_opts *o, const opt_row *r, const char *v);
-
-/* One option: everything the parser, the usage text and the checks know of
- * it. A value is given as "--name VALUE" or "--name=VALUE". */
-struct opt_row {
-    const char *name;      /* "--seed" */
-    const char *alias;     /* another spelling ("-h"), or NULL */
-    const char *arg;       /* the value's name in the usage text ("S"); NULL: a flag, which takes no value */
-    unsigned cmds;         /* C_*: the commands it applies to; given to another, it is refused */
-    unsigned heirs;        /* TO_*: the command lines that inherit it (above) */
-    unsigned flags;        /* OPT_* */
-    size_t field;          /* offsetof(kc_opts, ...): the field set_flag and set_file set */
-    opt_set set;
-    const char *missing;   /* the refusal when no value follows; NULL: set judges "" */
-    const char *help;      /* the usage text after the name's column; '\n' starts a continued line */
-};
-
-/* A flag: its int field becomes 1. */
-static int set_flag(kc_opts *o, const opt_row *r, const char *v)
-{
-    *(int *)(void *)((char *)o + r->field) = 1;
-    return 0;
-}
-
-/* A report's file name (--json, --junit, --timeline): not empty. */
-static int set_file(kc_opts *o, const opt_row *r, const char *v)
-{
-    if (!*v) return kc_cli_usage_error("%s%s", r->missing, "");
-    *(const char **)(void *)((char *)o + r->field) = v;
-    return 0;
-}
-
-static int set_seed(kc_opts *o, const opt_row *r, const char *v)
-{
-    if (kc_parse_u64(v, UINT64_MAX, &o->seed))
-        return kc_cli_usage_error("--seed: expected a non-negative integer below 2^64, got '%s'%s", v, "");
-    return 0;
-}
-
-static int set_device(kc_opts *o, const opt_row *r, const char *v)
-{
-    uint64_t x;
-    if (kc_parse_u64(v, 1023, &x)) return kc_cli_usage_error("--device: expected a device ordinal (0, 1, ...), got '%s'%s", v, "");
-    o->device = (int)x;
-    o->device_given = 1;
-    return 0;
-}
-
-static int set_shard(kc_opts *o, const opt_row *r, const char *v)
-{
-    char why[256];
-    if (strcmp(v, "auto") == 0) o->shard_auto = 1;   /* 0/1 until main reads the engine's variables */
-    else if (kc_shard_parse(v, &o->shard_k, &o->shard_n, why, sizeof why))
-        return kc_cli_usage_error("--shard: %s (or 'auto': from Bazel's, GoogleTest's, Slurm's or Kubernetes' variables)%s", why, "");
-    o->sharded = 1;
-    return 0;
-}
-
-static int set_jobs(kc_opts *o, const opt_row *r, const char *v)
-{
-    char why[256];
-    uint64_t x;
-    if (kc_parse_u64(v, KC_MAX_SHARDS, &x) || x == 0) {
-        snprintf(why, sizeof why, "--jobs: expected a number of processes from 1 to %d, got '%.64s'", KC_MAX_SHARDS, v);
-        return kc_cli_usage_error("%s%s", why, "");
-    }
-    o->jobs = (int)x;
-    return 0;
-}
-
-static int set_devices(kc_opts *o, const opt_row *r, const char *v)
-{
-    char why[256];
-    int n = kc_devices_parse(v, o->devices, KC_MAX_DEVLIST, why, sizeof why);
-    if (n < 0) return kc_cli_usage_error("--devices: %s%s", why, "");
-    o->ndevices = n;
-    return 0;
-}
-
-static int set_parent(kc_opts *o, const opt_row *r, const char *v)
-{
-    uint64_t x;
-    if (kc_parse_u64(v, INT_MAX, &x) || x == 0)
-        return kc_cli_usage_error("--parent: internal option, expected a process id, got '%s'%s", v, "");
-    o->parent = (long)x;
-    return 0;
-}
-
-static int set_threads(kc_opts *o, const opt_row *r, const char *v)
-{
-    uint64_t x;
-    if (!v || kc_parse_u64(v, KC_MAX_THREADS, &x) || x == 0)
-        return kc_cli_usage_error("--threads: expected a number of host threads from 1 to " KC_STR(KC_MAX_THREADS) ", got '%s'%s",
-                                  v ? v : "", "");
-    o->threads = (int)x;
-    return 0;
-}
-
-static int set_inflight(kc_opts *o, const opt_row *r, const char *v)
-{
-    uint64_t x;
-    if (!v || kc_parse_u64(v, KC_INFLIGHT_MAX, &x) || x == 0)
-        return kc_cli_usage_error("--inflight: expected the items in flight per worker, 1 to " KC_STR(KC_INFLIGHT_MAX)
-                                  ", got '%s'%s", v ? v : "", "");
-    o->inflight = (int)x;
-    return 0;
-}
-
-static int set_reference(kc_opts *o, const opt_row *r, const char *v)
-{
-    if (!v || (strcmp(v, "device") && strcmp(v, "host") && strcmp(v, "both")))
-        return kc_cli_usage_error("--reference: expected 'device', 'host' or 'both', got '%.64s'%s", v ? v : "", "");
-    o->reference = v[0] == 'd' ? KC_REF_DEVICE : v[0] == 'h' ? KC_REF_HOST : KC_REF_BOTH;
-    return 0;
-}
-
-/* --records: repeatable, each file once, at most KC_MAX_RECORD_FILES. */
-static int set_records(kc_opts *o, const opt_row *r, const char *v)
-{
-    for (int i = 0; i < o->nrecords; i++)
-        if (strcmp(o->records[i], v) == 0) return kc_cli_usage_error("--records %s given twice%s", v, "");
-    if (o->nrecords == KC_MAX_RECORD_FILES) {
-        char most[16];
-        snprintf(most, sizeof most, "%d", KC_MAX_RECORD_FILES);
-        return kc_cli_usage_error("--records given more than %s times (at '%s')", most, v);
-    }
-    o->records[o->nrecords++] = v;
-    return 0;
-}
-
-static int set_schedule(kc_opts *o, const opt_row *r, const char *v)
-{
-    if (strcmp(v, "static") && strcmp(v, "queue"))
-        return kc_cli_usage_error("--schedule: expected 'queue' or 'static', got '%.64s'%s", v, "");
-    o->schedule_static = v[0] == 's';
-    o->schedule_given = 1;
-    return 0;
-}
-
-static int set_costs(kc_opts *o, const opt_row *r, const char *v)
-{
-    if (!*v) return kc_cli_usage_error("--costs: expected a file name, got ''%s%s", "", "");
-    o->costs = v;
-    o->costs_given = 1;
-    return 0;
-}
-
-static int set_restarts(kc_opts *o, const opt_row *r, const char *v)
-{
-    uint64_t x;
-    if (kc_parse_u64(v, 1000000, &x))
-        return kc_cli_usage_error("--restarts: expected a number of worker restarts from 0 to 1000000, got '%.64s'%s", v, "");
-    o->max_restarts = (int)x;
-    return 0;
-}
-
-static int set_timeout(kc_opts *o, const opt_row *r, const char *v)
-{
-    char *end;
-    errno = 0;
-    double t = strtod(v, &end);
-    if (!*v || *end || errno || !(t > 0) || t > 1e7 || strpbrk(v, "xXnNiI"))
-        return kc_cli_usage_error("--timeout: expected seconds above 0 (e.g. 30 or 0.5), got '%.64s'%s", v, "");
-    o->timeout_s = t;
-    return 0;
-}
-
-/* --log (merge) and --merge-json (mutate): repeatable, each file once (two
- * spellings of one file too), kept in o->logs (the commands differ, so the
- * two never meet). */
-static int set_log(kc_opts *o, const opt_row *r, const char *v)
-{
-    if (!*v) return kc_cli_usage_error("%s%s", r->missing, "");
-    for (int l = 0; l < o->nlogs; l++)
-        if (kc_cli_same_file(o->logs[l], v)) return kc_cli_usage_error("%s %s given twice", r->name, v);
-    o->logs[o->nlogs++] = (char *)v;
-    return 0;
-}
-
-/* mutate --merge-json F and --iterate F: both read earlier reports into
- * o->logs, to different ends (one report of shards; a run that builds and
- * runs only what earlier ones did not decide), so they do not mix. */
-static int set_report(kc_opts *o, const opt_row *r, const char *v)
-{
-    int iterate = !strcmp(r->name, "--iterate");
-    if (o->nlogs && o->mut_iterate != iterate)
-        return kc_cli_usage_error("--iterate and --merge-json do not combine (--merge-json makes one report of shards and "
-                                  "runs nothing; --iterate runs what earlier reports left undecided)%s%s", "", "");
-    o->mut_iterate = iterate;
-    return set_log(o, r, v);
-}
-
-/* --exclude G: the pattern "!G" (filter.h), owned by o (kc_opts_free). */
-static int exclusion(kc_opts *o, const char *glob)
-{
-    size_t n = strlen(glob);
-    char *p = malloc(n + 2);
-    if (!p) return kc_cli_usage_error("out of memory%s%s", "", "");
-    p[0] = '!';
-    memcpy(p + 1, glob, n + 1);
-    o->patterns[o->npatterns++] = p;
-    return 0;
-}
-
-static int set_exclude(kc_opts *o, const opt_row *r, const char *v)
-{
-    if (!*v) return kc_cli_usage_error("%s%s", r->missing, "");
-    if (o->cmd == KC_CMD_INFO || o->cmd == KC_CMD_VERSION)
-        return kc_cli_usage_error("%s takes no patterns, got --exclude '%s'", o->cmd == KC_CMD_INFO ? "info" : "version", v);
-    return exclusion(o, v);
-}
-
-static int set_resume_records(kc_opts *o, const opt_row *r, const char *v)
-{
-    uint64_t x;
-    if (!v || kc_parse_u64(v, INT_MAX, &x)) return kc_cli_usage_error("--resume-records: internal option, got '%s'%s", v ? v : "", "");
-    o->resume_records_fd = (int)x;
-    return 0;
-}
-
-static int set_resume_at(kc_opts *o, const opt_row *r, const char *v)
-{
-    uint64_t x;
-    if (!v || kc_parse_u64(v, 1u << 30, &x)) return kc_cli_usage_error("--resume-at: internal option, got '%s'%s", v ? v : "", "");
-    o->resume_at = (int)x;
-    return 0;
-}
-
-/* --block-size B, 1 <= B <= 1024. */
-static int set_block_size(kc_opts *o, const opt_row *r, const char *v)
-{
-    (void)r;
-    uint64_t b;
-    if (!v || kc_parse_u64(v, 1024, &b) || b == 0)
-        return kc_cli_usage_error("--block-size needs threads per block, 1 to 1024, got '%s'%s", v ? v : "", "");
-    o->block_size = (unsigned)b;
-    return 0;
-}
-
-/* --cases I:J, 0 <= I < J (gates/known_fault.h). */
-static int set_cases(kc_opts *o, const opt_row *r, const char *v)
-{
-    (void)r;
-    uint64_t lo, hi;
-    const char *colon = v ? strchr(v, ':') : NULL;
-    char a[24];
-    if (!colon || (size_t)(colon - v) >= sizeof a) return kc_cli_usage_error("--cases: internal option needs I:J, got '%s'%s", v ? v : "", "");
-    snprintf(a, sizeof a, "%.*s", (int)(colon - v), v);
-    if (kc_parse_u64(a, 1u << 30, &lo) || kc_parse_u64(colon + 1, 1u << 30, &hi) || lo >= hi)
-        return kc_cli_usage_error("--cases: internal option needs I:J with I < J, got '%s'%s", v, "");
-    o->cases_given = 1;
-    o->cases_lo = (int)lo;
-    o->cases_hi = (int)hi;
-    return 0;
-}
-
-static int set_resume_tally(kc_opts *o, const opt_row *r, const char *v)
-{
-    o->resume_tally = v;
-    return 0;
-}
-
-static int set_resume_elapsed(kc_opts *o, const opt_row *r, const char *v)
-{
-    o->resume_elapsed = atof(v);
-    return 0;
-}
-
-static int set_format(kc_opts *o, const opt_row *r, const char *v)
-{
-    if (strcmp(v, "human") && strcmp(v, "json"))
-        return kc_cli_usage_error("--format: expected 'human' or 'json', got '%.64s'%s", v, "");
-    o->list_json = v[0] == 'j';
-    return 0;
-}
-
-static int set_status_level(kc_opts *o, const opt_row *r, const char *v)
-{
-    if (!strcmp(v, "all") || !strcmp(v, "skip")) o->status_level = KC_LEVEL_ALL;
-    else if (!strcmp(v, "pass")) o->status_level = KC_LEVEL_PASS;
-    else if (!strcmp(v, "fail")) o->status_level = KC_LEVEL_FAIL;
-    else
-        return kc_cli_usage_error("--status-level: expected 'fail', 'pass', 'skip' or 'all', got '%.64s'%s (a failing item's "
-                                  "line is always printed)", v, "");
-    return 0;
-}
-
-static int set_colour(kc_opts *o, const opt_row *r, const char *v)
-{
-    if (!strcmp(v, "auto")) o->colour = KC_COLOUR_AUTO;
-    else if (!strcmp(v, "always")) o->colour = KC_COLOUR_ALWAYS;
-    else if (!strcmp(v, "never")) o->colour = KC_COLOUR_NEVER;
-    else return kc_cli_usage_error("--color: expected 'auto', 'always' or 'never', got '%.64s'%s", v, "");
-    return 0;
-}
-
-static int set_help(kc_opts *o, const opt_row *r, const char *v)
-{
-    o->cmd = KC_CMD_HELP;
-    return 0;
-}
-
-static int set_version(kc_opts *o, const opt_row *r, const char *v)
-{
-    o->cmd = KC_CMD_VERSION;
-    return 0;
-}
-
-/* mutate's --budget N and --build-jobs N: positive counts. */
-static int set_count(kc_opts *o, const opt_row *r, const char *v)
-{
-    uint64_t x;
-    if (kc_parse_u64(v, 1000000, &x) || x == 0)
-        return kc_cli_usage_error("%s: expected a count from 1 to 1000000, got '%.64s'", r->name, v);
-    *(int *)(void *)((char *)o + r->field) = (int)x;
-    return 0;
-}
-
-/* mutate's file and folder names (--accepted, --operators, --source-dir, --mutants-dir): not empty. */
-static int set_text(kc_opts *o, const opt_row *r, const char *v)
-{
-    if (!*v) return kc_cli_usage_error("%s%s", r->missing, "");
-    *(const char **)(void *)((char *)o + r->field) = v;
-    return 0;
-}
-
 #define F(f) offsetof(kc_opts, f)
 
 /* Every option, in the usage text's order. The columns: name, alias, arg,
  * cmds (C_*), heirs (TO_*: which children inherit it, see above), flags,
  * field, set, missing, help. */
 static const opt_row OPTIONS[] = {
-    { "--exclude", NULL, "G", C_ALL, TO_NONE, OPT_PATTERN, 0, set_exclude,
+    { "--exclude", NULL, "G", C_ALL, TO_NONE, OPT_PATTERN, 0, kc_cli_set_exclude,
       "--exclude needs a glob (the items to leave out)",
       "leave out the items glob G matches (repeatable; '!G' as a PATTERN is the same)" },
-    { "--seed", NULL, "S", C_RUN | C_LIST | C_MERGE | C_MUTATE, TO_NONE, OPT_ONCE, 0, set_seed,
+    { "--seed", NULL, "S", C_RUN | C_LIST | C_MERGE | C_MUTATE, TO_NONE, OPT_ONCE, 0, kc_cli_set_seed,
       "--seed needs a value (a non-negative integer)",
       "run seed (default 1); every input derives from it and the item's name" },
-    { "--device", NULL, "D", C_RUN | C_LIST | C_INFO | C_MUTATE, TO_NONE, OPT_ONCE, 0, set_device,
+    { "--device", NULL, "D", C_RUN | C_LIST | C_INFO | C_MUTATE, TO_NONE, OPT_ONCE, 0, kc_cli_set_device,
       "--device needs a value (a device ordinal, see kcontract info)", "CUDA device ordinal (default 0)" },
-    { "--shard", NULL, "K/N", C_RUN | C_LIST | C_MUTATE, TO_REEXEC, OPT_ONCE, 0, set_shard, "--shard needs a value",
+    { "--shard", NULL, "K/N", C_RUN | C_LIST | C_MUTATE, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_shard, "--shard needs a value",
       "run slice K of N (K = 0..N-1): item i of the filtered, name-sorted list\n"
       "belongs to shard i % N; the TALLY records K/N, the slice's items and digest;\n"
       "with --jobs M, slice K runs on M workers. 'auto': K/N from Bazel's, GoogleTest's,\n"
       "Slurm's (job array) or Kubernetes' (Indexed Job, KC_SHARDS) variables; a run\n"
       "honours Bazel's and GoogleTest's without --shard too (docs/multi-host.md)" },
-    { "--jobs", "-j", "N", C_RUN | C_MUTATE, TO_REEXEC, OPT_ONCE, 0, set_jobs, "--jobs needs a value",
+    { "--jobs", "-j", "N", C_RUN | C_MUTATE, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_jobs, "--jobs needs a value",
       "run the selected items in N worker processes (a work queue, see\n"
       "--schedule); each worker line is printed as it comes, prefixed [wK] ([K/N]\n"
       "with --schedule static), then one TALLY and SUMMARY equal to the serial\n"
       "run's; workers go round robin over the visible GPUs (CUDA_VISIBLE_DEVICES\n"
       "applies) or over --devices" },
-    { "--devices", NULL, "L", C_RUN, TO_REEXEC, OPT_ONCE, 0, set_devices, "--devices needs a value",
+    { "--devices", NULL, "L", C_RUN, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_devices, "--devices needs a value",
       "with --jobs: device ordinals to spread the children over, e.g. 0,2,3" },
-    { "--log", NULL, "F", C_MERGE, TO_NONE, 0, 0, set_log, "--log needs a file (the saved output of a --shard K/N run)",
+    { "--log", NULL, "F", C_MERGE, TO_NONE, 0, 0, kc_cli_set_log, "--log needs a file (the saved output of a --shard K/N run)",
       "merge: the saved output of one --shard K/N run, or a directory: every *.log\n"
       "under it (Bazel's bazel-testlogs; one that holds nothing of a kcontract run\n"
       "is left out, with a note); repeat it; merge also takes the shards'\n"
       "patterns, --records, --seed and --costs, and --json, --junit" },
-    { "--allow-mixed-gpus", NULL, NULL, C_MERGE, TO_NONE, 0, F(allow_mixed_gpus), set_flag, NULL,
+    { "--allow-mixed-gpus", NULL, NULL, C_MERGE, TO_NONE, 0, F(allow_mixed_gpus), kc_cli_set_flag, NULL,
       "merge: shards that ran on different GPU models, compute\n"
       "capabilities or SM counts merge (refused by default)" },
     { "--records", NULL, "F", C_RUN | C_LIST | C_MERGE, TO_WORKER | TO_SHARD | TO_REEXEC | TO_RERUN, 0, 0,
-      set_records,
+      kc_cli_set_records,
       "--records needs a value (a file of launch records, docs/launch-records.md)",
       "check the launches recorded in file F (docs/launch-records.md): one kernel\n"
       "item <contract>@<label> per line, gates 1-4 on exactly that shape; with no\n"
       "PATTERN only the record items are selected (add '*' for every item too);\n"
       "repeat it for several files (labels must differ across them)" },
-    { "--schedule", NULL, "S", C_RUN, TO_REEXEC, OPT_ONCE, 0, set_schedule, "--schedule needs a value",
+    { "--schedule", NULL, "S", C_RUN, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_schedule, "--schedule needs a value",
       "with --jobs: 'queue' (default): N long-lived workers take one item at\n"
       "a time, items that failed last time first, then longest first by the\n"
       "cost table; a crash or hang costs one item (CRASH, TIMEOUT), a fresh worker\n"
       "takes over; 'static': N shards, item i in shard i % N, as --shard does" },
-    { "--costs", NULL, "FILE", C_ALL, TO_REEXEC, OPT_ONCE, 0, set_costs, "--costs needs a value",
+    { "--costs", NULL, "FILE", C_ALL, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_costs, "--costs needs a value",
       "the cost table (default BINARY.costs.tsv beside this binary, one per\n"
       "binary; ./.kcontract-costs.tsv for one installed in a bin folder): read by\n"
       "a --jobs run to order the queue and written after it (a serial run writes\n"
       "it only when given --costs); with --shard K/N the partition is by cost\n"
       "(longest first onto the least-loaded shard) instead of i % N" },
-    { "--timeout", NULL, "S", C_RUN | C_MUTATE, TO_REEXEC, OPT_ONCE, 0, set_timeout, "--timeout needs a value",
+    { "--timeout", NULL, "S", C_RUN | C_MUTATE, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_timeout, "--timeout needs a value",
       "every item's time limit in seconds, in every mode but --schedule static\n"
       "(default: the contract's "
       "timeout_s, else max(60, 5 x recorded seconds), 600 with no record)" },
-    { "--fail-fast", NULL, NULL, C_RUN, TO_REEXEC, 0, F(fail_fast), set_flag, NULL,
+    { "--fail-fast", NULL, NULL, C_RUN, TO_REEXEC, 0, F(fail_fast), kc_cli_set_flag, NULL,
       "stop handing out items after the first failure; the rest\n"
       "are NOTRUN" },
-    { "--no-cache", NULL, NULL, C_RUN, TO_SHARD | TO_REEXEC, 0, F(no_cache), set_flag, NULL,
+    { "--no-cache", NULL, NULL, C_RUN, TO_SHARD | TO_REEXEC, 0, F(no_cache), kc_cli_set_flag, NULL,
       "run every item: reuse no verdict from the results cache, keep none\n"
       "(default: an item whose inputs have not changed since it last passed\n"
       "is not run again, its line says 'cached'; docs/results-cache.md)" },
-    { "--rerun-failed", NULL, NULL, C_RUN | C_LIST | C_MERGE, TO_REEXEC, 0, F(rerun_failed), set_flag, NULL,
+    { "--rerun-failed", NULL, NULL, C_RUN | C_LIST | C_MERGE, TO_REEXEC, 0, F(rerun_failed), kc_cli_set_flag, NULL,
       "run (or list) only the items the cost table (--costs) records as failed\n"
       "last time, among those the PATTERNs select; none: nothing runs, exit 0;\n"
       "no table: exit 2. The run writes the table back (docs/parallel-runs.md).\n"
       "With --shard K/N each shard reads the table and leaves it; merge, given\n"
       "--rerun-failed and the same table, checks their slices and writes it back" },
-    { "--restarts", NULL, "M", C_RUN, TO_REEXEC, OPT_ONCE, 0, set_restarts, "--restarts needs a value",
+    { "--restarts", NULL, "M", C_RUN, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_restarts, "--restarts needs a value",
       "replace at most M workers that crashed, timed out or did not start\n"
       "(default 2 x N + 8); then the items not handed out yet are NOTRUN" },
-    { "--status-level", NULL, "L", C_RUN, TO_WORKER | TO_SHARD | TO_REEXEC, OPT_ONCE, 0, set_status_level,
+    { "--status-level", NULL, "L", C_RUN, TO_WORKER | TO_SHARD | TO_REEXEC, OPT_ONCE, 0, kc_cli_set_status_level,
       "--status-level needs a value (fail, pass, skip or all)",
       "which item lines are printed: 'fail' the failing ones only, 'pass' all\n"
       "but SKIP, 'skip' or 'all' (default) every one; a failing line, the TALLY\n"
       "and the SUMMARY always are (not with --shard K/N: merge reads every line)" },
-    { "--color", NULL, "WHEN", C_RUN | C_MERGE, TO_NONE, OPT_ONCE, 0, set_colour,
+    { "--color", NULL, "WHEN", C_RUN | C_MERGE, TO_NONE, OPT_ONCE, 0, kc_cli_set_colour,
       "--color needs a value (auto, always or never)",
       "colour the state word of item lines: 'auto' (default) when stdout is a\n"
       "terminal and NO_COLOR is unset or empty, 'always' (NO_COLOR too), 'never'" },
-    { "--json", NULL, "FILE", C_RUN | C_MERGE | C_MUTATE, TO_REEXEC, OPT_ONCE, F(json), set_file, "--json needs a file name",
+    { "--json", NULL, "FILE", C_RUN | C_MERGE | C_MUTATE, TO_REEXEC, OPT_ONCE, F(json), kc_cli_set_file, "--json needs a file name",
       "write a JSON Lines report: one object per item (state, worker, times,\n"
       "peak RSS and GPU memory, message), one per worker, one summary" },
-    { "--junit", NULL, "FILE", C_RUN | C_MERGE, TO_REEXEC, OPT_ONCE, F(junit), set_file, "--junit needs a file name",
+    { "--junit", NULL, "FILE", C_RUN | C_MERGE, TO_REEXEC, OPT_ONCE, F(junit), kc_cli_set_file, "--junit needs a file name",
       "write a JUnit XML report (one testcase per item) for CI" },
-    { "--timeline", NULL, "FILE.svg", C_RUN, TO_REEXEC, OPT_ONCE, F(timeline), set_file, "--timeline needs a file name",
+    { "--timeline", NULL, "FILE.svg", C_RUN, TO_REEXEC, OPT_ONCE, F(timeline), kc_cli_set_file, "--timeline needs a file name",
       "write an SVG timeline: one row per worker, one bar per item\n"
       "(docs/reports.md describes the three reports)" },
     { "--threads", NULL, "T", C_RUN | C_LIST | C_INFO, TO_WORKER | TO_SHARD | TO_REEXEC, OPT_ONCE, 0,
-      set_threads, NULL,
+      kc_cli_set_threads, NULL,
       "host threads per process for custom input generators and host\n"
       "references, 1 to " KC_STR(KC_MAX_THREADS) " (default: every CPU up to that; with --jobs N,\n"
       "CPUs / N per worker)" },
-    { "--inflight", NULL, "K", C_RUN | C_MUTATE, TO_WORKER | TO_SHARD | TO_REEXEC, OPT_ONCE, 0, set_inflight, NULL,
+    { "--inflight", NULL, "K", C_RUN | C_MUTATE, TO_WORKER | TO_SHARD | TO_REEXEC, OPT_ONCE, 0, kc_cli_set_inflight, NULL,
       "items in flight in each worker, 1 to " KC_STR(KC_INFLIGHT_MAX) " (default 1): kernel items and gate 1-4\n"
       "controls side by side on one CUDA context, each on its own thread; a\n"
       "verdict other than PASS (RED for a control) is decided by a run alone;\n"
       "mutate: passed on to the mutants' runs" },
     { "--reference", NULL, "R", C_RUN | C_LIST | C_INFO, TO_WORKER | TO_SHARD | TO_REEXEC | TO_RERUN, OPT_ONCE, 0,
-      set_reference, NULL,
+      kc_cli_set_reference, NULL,
       "which float64 reference gate 3 compares with: 'device' (default): the\n"
       "contract's CUDA reference where it has one, else its host reference;\n"
       "'host': always the host reference (the oracle); 'both': both on every\n"
       "case, failing the case where they differ beyond the contract's bound" },
-    { "--format", NULL, "F", C_LIST, TO_NONE, OPT_ONCE, 0, set_format, "--format needs a value (human or json)",
+    { "--format", NULL, "F", C_LIST, TO_NONE, OPT_ONCE, 0, kc_cli_set_format, "--format needs a value (human or json)",
       "list: 'human' (default): one 'KIND  NAME' line per item and a count;\n"
       "'json': one JSON object per line per item (name, kind, contract, family,\n"
       "shapes, controls; a launch record's label), nothing else on stdout" },
-    { "--budget", NULL, "N", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_budget), set_count, "--budget needs a count",
+    { "--budget", NULL, "N", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_budget), kc_cli_set_count, "--budget needs a count",
       "mutate: build and run at most N mutants, drawn with --seed (the same N\n"
       "for one seed and source): a CI run's sample" },
-    { "--accepted", NULL, "FILE", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_accepted), set_text,
+    { "--accepted", NULL, "FILE", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_accepted), kc_cli_set_text,
       "--accepted needs a file name",
       "mutate: the accepted equivalents, one '<id> <module> <reason>' a line: not\n"
       "built, run or reported; an entry that no longer matches the source is refused" },
-    { "--operators", NULL, "LIST", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_operators), set_text,
+    { "--operators", NULL, "LIST", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_operators), kc_cli_set_text,
       "--operators needs a list (docs/mutation.md names them)",
       "mutate: only these operators, ','-separated (default all; docs/mutation.md)" },
-    { "--source-dir", NULL, "DIRS", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_sources), set_text,
+    { "--source-dir", NULL, "DIRS", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_sources), kc_cli_set_text,
       "--source-dir needs folders", "mutate: where a module's <module>.cu is, ':'-separated (DIR/ or\n"
       "DIR/<family>/; default kernels:staging/kernels)" },
-    { "--mutants-dir", NULL, "DIR", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_dir), set_text, "--mutants-dir needs a folder",
+    { "--mutants-dir", NULL, "DIR", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_dir), kc_cli_set_text, "--mutants-dir needs a folder",
       "mutate: the mutants' sources, images, logs and list (default build/mutants;\n"
       "an unchanged mutant is not built again)" },
-    { "--build-jobs", NULL, "N", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_build_jobs), set_count, "--build-jobs needs a count",
+    { "--build-jobs", NULL, "N", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_build_jobs), kc_cli_set_count, "--build-jobs needs a count",
       "mutate: make -jN for the mutants' builds (default every CPU)" },
-    { "--build-only", NULL, NULL, C_MUTATE, TO_NONE, 0, F(mut_build_only), set_flag, NULL,
+    { "--build-only", NULL, NULL, C_MUTATE, TO_NONE, 0, F(mut_build_only), kc_cli_set_flag, NULL,
       "mutate: generate, build and filter the mutants; run none" },
-    { "--sanitizer", NULL, NULL, C_MUTATE, TO_NONE, 0, F(mut_sanitizer), set_flag, NULL,
+    { "--sanitizer", NULL, NULL, C_MUTATE, TO_NONE, 0, F(mut_sanitizer), kc_cli_set_flag, NULL,
       "mutate: a mutant that passes gates 1-4 goes on to compute-sanitizer (gate 5)" },
-    { "--merge-json", NULL, "F", C_MUTATE, TO_NONE, 0, 0, set_report,
+    { "--merge-json", NULL, "F", C_MUTATE, TO_NONE, 0, 0, kc_cli_set_report,
       "--merge-json needs a file (a shard's kcontract mutate --json report)",
       "mutate: one report from the --json reports of a run's --shard K/N\n"
       "mutate runs (repeat it; give the shards' patterns, --budget, --seed,\n"
       "--operators, --accepted): nothing is built or run" },
-    { "--iterate", NULL, "F", C_MUTATE, TO_NONE, 0, 0, set_report,
+    { "--iterate", NULL, "F", C_MUTATE, TO_NONE, 0, 0, kc_cli_set_report,
       "--iterate needs a file (an earlier kcontract mutate --json report)",
       "mutate: earlier runs' --json reports (repeat it; shards too): a mutant\n"
       "they caught, timed out or built as unviable or equivalent keeps that\n"
       "outcome (\"carried\"); the missed and not-run ones are built and run\n"
       "(cargo-mutants' --iterate: the loop of strengthening contracts)" },
-    { "--every-contract", NULL, NULL, C_MUTATE, TO_NONE, 0, F(mut_every_contract), set_flag, NULL,
+    { "--every-contract", NULL, NULL, C_MUTATE, TO_NONE, 0, F(mut_every_contract), kc_cli_set_flag, NULL,
       "mutate: every contract of a module runs every mutant (per-contract scores;\n"
       "default: the first contract, then the others only on what it missed)" },
-    { "--help", "-h", NULL, C_ALL, TO_NONE, 0, 0, set_help, NULL, "this text" },
-    { "--version", NULL, NULL, C_ALL, TO_NONE, 0, 0, set_version, NULL,
+    { "--help", "-h", NULL, C_ALL, TO_NONE, 0, 0, kc_cli_set_help, NULL, "this text" },
+    { "--version", NULL, NULL, C_ALL, TO_NONE, 0, 0, kc_cli_set_version, NULL,
       "the program's name, kcontract's version and ABI, the build identity\n"
       "(TALLY build=) and the registered contracts and suites (also: version)" },
     /* Internal: how a --jobs parent starts its children and a run re-executes itself. */
-    { "--parent", NULL, "PID", C_RUN, TO_REEXEC, OPT_ONCE | OPT_INTERNAL, 0, set_parent, "--parent needs a value", NULL },
-    { "--worker", NULL, NULL, C_RUN, TO_REEXEC, OPT_INTERNAL, F(worker), set_flag, NULL, NULL },
-    { "--sanitize-target", NULL, NULL, C_RUN, TO_REEXEC, OPT_INTERNAL, F(sanitize_target), set_flag, NULL, NULL },
-    { "--block-size", NULL, "B", C_RUN, TO_WORKER | TO_SHARD | TO_REEXEC | TO_RERUN, OPT_ONCE, 0, set_block_size,
+    { "--parent", NULL, "PID", C_RUN, TO_REEXEC, OPT_ONCE | OPT_INTERNAL, 0, kc_cli_set_parent, "--parent needs a value", NULL },
+    { "--worker", NULL, NULL, C_RUN, TO_REEXEC, OPT_INTERNAL, F(worker), kc_cli_set_flag, NULL, NULL },
+    { "--sanitize-target", NULL, NULL, C_RUN, TO_REEXEC, OPT_INTERNAL, F(sanitize_target), kc_cli_set_flag, NULL, NULL },
+    { "--block-size", NULL, "B", C_RUN, TO_WORKER | TO_SHARD | TO_REEXEC | TO_RERUN, OPT_ONCE, 0, kc_cli_set_block_size,
       "--block-size needs a block size",
       "run only the launch variant B of contracts that list block sizes\n"
       "(kc_contract.block_sizes; a failure's rerun command gives it)" },
-    { "--cases", NULL, "I:J", C_RUN, TO_NONE, OPT_ONCE | OPT_INTERNAL, 0, set_cases, "--cases needs I:J", NULL },
-    { "--resume-records", NULL, "FD", C_RUN, TO_NONE, OPT_INTERNAL, 0, set_resume_records, NULL, NULL },
-    { "--resume-at", NULL, "I", C_RUN, TO_NONE, OPT_INTERNAL, 0, set_resume_at, NULL, NULL },
-    { "--resume-tally", NULL, "TALLY", C_RUN, TO_NONE, OPT_INTERNAL, 0, set_resume_tally,
+    { "--cases", NULL, "I:J", C_RUN, TO_NONE, OPT_ONCE | OPT_INTERNAL, 0, kc_cli_set_cases, "--cases needs I:J", NULL },
+    { "--resume-records", NULL, "FD", C_RUN, TO_NONE, OPT_INTERNAL, 0, kc_cli_set_resume_records, NULL, NULL },
+    { "--resume-at", NULL, "I", C_RUN, TO_NONE, OPT_INTERNAL, 0, kc_cli_set_resume_at, NULL, NULL },
+    { "--resume-tally", NULL, "TALLY", C_RUN, TO_NONE, OPT_INTERNAL, 0, kc_cli_set_resume_tally,
       "--resume-tally: internal option needs a TALLY line", NULL },
-    { "--resume-elapsed", NULL, "S", C_RUN, TO_NONE, OPT_INTERNAL, 0, set_resume_elapsed,
+    { "--resume-elapsed", NULL, "S", C_RUN, TO_NONE, OPT_INTERNAL, 0, kc_cli_set_resume_elapsed,
       "--resume-elapsed: internal option needs seconds", NULL },
-    { "--resume-untrusted", NULL, NULL, C_RUN, TO_NONE, OPT_INTERNAL, F(resume_untrusted), set_flag, NULL, NULL },
+    { "--resume-untrusted", NULL, NULL, C_RUN, TO_NONE, OPT_INTERNAL, F(resume_untrusted), kc_cli_set_flag, NULL, NULL },
 };
 #undef F
 #define NOPTIONS ((int)(sizeof OPTIONS / sizeof OPTIONS[0]))
@@ -726,7 +394,7 @@ static int pattern(kc_opts *o, char *a)
     if (o->cmd == KC_CMD_VERSION) return kc_cli_usage_error("version takes no patterns, got '%s'%s", a, "");
     if (a[0] == '!') {
         if (!a[1]) return kc_cli_usage_error("'!' needs a glob after it%s%s", "", "");
-        return exclusion(o, a + 1);
+        return kc_cli_exclusion(o, a + 1);
     }
     o->patterns[o->npatterns++] = a;
     return 0;

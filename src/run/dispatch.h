@@ -20,8 +20,8 @@
  *     once (KC_DISPATCH_SAN_CONTROLS_PER_GPU): each starts sessions of its
  *     own, and many starting together slow each other past serial;
  *   - the only worker is told to start sessions ahead for the controls
- *     planted for the sanitizer among its next KC_DISPATCH_AHEAD_ITEMS
- *     items, up to a control planted for gate 1 (it loses the CUDA
+ *     planted for the sanitizer among its item and the
+ *     KC_DISPATCH_AHEAD_ITEMS after it, up to a control planted for gate 1 (it loses the CUDA
  *     context and its worker, and with it every session started there),
  *     and its standby (a serial run's, queue_standby.c), which takes the
  *     worker's place there, for those past that control up to the next
@@ -138,9 +138,9 @@ int kc_dispatch_pending(const kc_dispatch *d);
 
 /* For how many controls planted for the sanitizer the worker handed item j
  * now is to hold sessions started ahead (sanitize.h, kc_sanitize_ahead;
- * 0: none to start). The only worker: those among the pending items in
- * order from j on (j included: a control takes the first), at most
- * KC_DISPATCH_AHEAD_ITEMS, and none from a control planted for gate 1 on
+ * 0: none to start). The only worker: those among j and the
+ * KC_DISPATCH_AHEAD_ITEMS pending items after it, in order (j included: a
+ * control takes the first), and none from a control planted for gate 1 on
  * (fault_control; j itself too). Of several workers: 1 when j runs the
  * sanitizer and such a control is pending. 0 without sessions. */
 int kc_dispatch_ahead(const kc_dispatch *d, int j);

@@ -684,7 +684,7 @@ Test(sanitize, no_sessions_start_ahead_past_a_control_planted_for_gate_1, .timeo
 /* A serial run's standby worker starts the sessions of the control planted
  * for the sanitizer that comes right after a control planted for gate 1
  * (whose lost context makes the standby the worker): here the fault takes
- * 2.5 s to come and a session 2 s to start, so the control after it finds
+ * 3.5 s to come and a session 2 s to start, so the control after it finds
  * its sessions started, where it waited their whole start before. Still one
  * session per tool. */
 Test(sanitize, the_standby_starts_the_sessions_of_the_control_after_a_fault, .timeout = 120)
@@ -695,7 +695,7 @@ Test(sanitize, the_standby_starts_the_sessions_of_the_control_after_a_fault, .ti
     const char *ctl = "fakesan.copy.f16:control.masked_tail_read_oob";
     kc_proc p = kc_run_fake((char *[]){ "run", "fakeedges.copy.f16:control.fault", (char *)ctl, NULL },
                             (char *[]){ san_env(), "PATH=/usr/bin:/bin", "KC_FAKE_SANITIZER_START_S=2",
-                                        "KC_FAKE_FAULT_S=2.5", env_log, NULL }, 120);
+                                        "KC_FAKE_FAULT_S=3.5", env_log, NULL }, 120);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     item_seconds(&p, "RED", "fakeedges.copy.f16:control.fault", "caught by gate 1", line);
     double secs = item_seconds(&p, "RED", ctl, "caught by gate 5", line);
@@ -708,12 +708,13 @@ Test(sanitize, the_standby_starts_the_sessions_of_the_control_after_a_fault, .ti
 
 /* A standby that started sessions for a control after a control planted
  * for gate 1 that did not lose the context (a launch refused: the worker
- * goes on) never takes over; at the run's end it ends them itself, where
- * killing it left them running (said as processes a worker left behind).
- * Sessions come from two processes (the worker and the standby), and none
- * runs once the run has ended. (A racecheck session takes 4 s to start
- * here, the control is decided by memcheck at 1 s: killed with the standby
- * then, its racecheck session outlived the queue's 500 ms wait for orphans.) */
+ * goes on) never takes over; at the run's end it is killed and the queue
+ * ends its sessions at once without a word, where they were said as
+ * processes a worker left behind. Sessions come from two processes (the
+ * worker and the standby), and none runs once the run has ended. (A
+ * racecheck session takes 4 s to start here, the control is decided by
+ * memcheck at 1 s: the standby's racecheck session is still starting when
+ * the standby is killed, and outlives the queue's 500 ms wait for orphans.) */
 Test(sanitize, a_standby_never_needed_ends_the_sessions_it_started, .timeout = 120)
 {
     char log[256], env_log[300];
@@ -795,6 +796,14 @@ Test(sanitize, a_red_controls_sessions_are_killed_not_waited_for, .timeout = 120
     long parents[2];
     cr_expect_geq(sessions_gone(log, parents), 5, "sessions logged: the control's memcheck and racecheck, the item's "
                   "four (%s)", kc_out_file(log));
+    kc_proc_free(&p);
+    /* the control alone, its sessions 5 s to end: killed, the run does not
+     * wait for them at its end either (told to end, it waited the 5 s) */
+    double t0 = kc_now_s();
+    p = san_run((char *[]){ "run", (char *)ctl, NULL }, 0, "KC_FAKE_SANITIZER_END_S=5", NULL);
+    double wall = kc_now_s() - t0;
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(wall < 2.5, "the run waited %.2f s for the control's sessions to end", wall);
     kc_proc_free(&p);
     unlink(log);
 }

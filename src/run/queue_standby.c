@@ -19,9 +19,12 @@
  * worker's and one after a loss). It holds no item, so its end
  * decides nothing: one that ends before it is needed is said and not
  * replaced (the run goes on starting workers as before), and once every
- * item is handed out it is killed. It runs nothing but its start, so
- * anything on its result pipe but READY is a protocol violation (the run is
- * not green). */
+ * item is handed out it is killed, with the sanitizer sessions it may have
+ * started for the controls past the next context loss
+ * (kc_dispatch_ahead_past_fault), which served nothing: the queue ends
+ * them at once and says nothing of them (kc_qs_killed_at_end). It runs no
+ * item, so anything on its result pipe but READY is a
+ * protocol violation (the run is not green). */
 #include "queue_types.h"
 
 #include <signal.h>
@@ -55,8 +58,8 @@ void kc_qs_start(queue *qq)
     /* with its context, the sessions of the controls planted for the
      * sanitizer it will run first once it takes the worker's place */
     char line[64], ahead[KC_REQUEST_AHEAD_CAP];
-    qq->standby_sessions = kc_dispatch_ahead_past_fault(&qq->dp);
-    int len = snprintf(line, sizeof line, "\t%s%s\n", KC_REQUEST_OPEN, kc_request_ahead_mark(ahead, qq->standby_sessions));
+    int len = snprintf(line, sizeof line, "\t%s%s\n", KC_REQUEST_OPEN,
+                       kc_request_ahead_mark(ahead, kc_dispatch_ahead_past_fault(&qq->dp)));
     if (kc_sup_write(c, line, (size_t)len)) kc_sup_close_stdin(c);   /* dying: its end says so */
 }
 
@@ -155,10 +158,13 @@ void kc_qs_end(queue *qq)
     if (!c || qq->standby_ending) return;
     qq->standby_ending = 1;
     /* a worker that lost its context still ends by itself: its sessions'
-     * summaries decide whether its sanitizer verdicts are trusted; a
-     * standby that was asked to start sessions ends them itself too (killed,
-     * it would leave them running: end_orphans) */
-    if (c->state == KC_CHILD_GONE || qq->standby_retired) return;
-    if (qq->standby_sessions) kc_sup_close_stdin(c);
-    else kc_sup_stop(&qq->sup, c, SIGKILL, 0);
+     * summaries decide whether its sanitizer verdicts are trusted; the
+     * standby is killed at once, and the sanitizer sessions it started
+     * ahead, which served nothing, with it (kc_qs_killed_at_end) */
+    if (c->state != KC_CHILD_GONE && !qq->standby_retired) kc_sup_stop(&qq->sup, c, SIGKILL, 0);
+}
+
+int kc_qs_killed_at_end(const queue *qq, const kc_child *c)
+{
+    return qq->standby >= 0 && c->slot == qq->standby && qq->standby_ending && !qq->standby_retired;
 }

@@ -79,7 +79,6 @@ typedef struct queue {
     int gpu_items;              /* selected items that need a GPU */
     int standby;                /* the standby worker's supervisor slot (nw), -1 none (queue_standby.c) */
     int standby_ready;          /* it said it is ready */
-    int standby_sessions;       /* the controls it was asked to start sanitizer sessions for (kc_qs_start) */
     int standby_off;            /* no standby from now on: one ended before it was needed, or could not start */
     int standby_ending;         /* the run's items are all handed out: it was stopped */
     int standby_retired;        /* the standby's slot holds the worker it replaced, ending (kc_qs_retire) */
@@ -131,6 +130,10 @@ int kc_qs_wanted(const queue *qq);
 void kc_qs_start(queue *qq);
 /* Whether c is the standby. */
 int kc_qs_is(const queue *qq, const kc_child *c);
+/* Whether c is the standby the run's end killed (kc_qs_end): what it left
+ * running is the sanitizer sessions it started ahead, which served nothing,
+ * ended at once and not said (queue_workers.c). */
+int kc_qs_killed_at_end(const queue *qq, const kc_child *c);
 /* A line on its result pipe: READY, or a protocol violation. */
 void kc_qs_on_result(queue *qq, kc_child *c, const char *line);
 /* It ended (GONE), or the worker it replaced did (kc_qs_retire); how:

@@ -152,8 +152,9 @@ void kc_q_settle_item(queue *qq, wk *w, const kc_child *c, const char *how)
 static void end_orphans(queue *qq, kc_sup *s, kc_child *c)
 {
     char who[400];
-    int n = kc_sup_end_orphans(s, c, qq->interrupted ? 0 : KC_LEAK_TIMEOUT_MS, who, sizeof who);
-    if (n > 0 && !qq->interrupted)
+    const int quiet = qq->interrupted || kc_qs_killed_at_end(qq, c);
+    int n = kc_sup_end_orphans(s, c, quiet ? 0 : KC_LEAK_TIMEOUT_MS, who, sizeof who);
+    if (n > 0 && !quiet)
         kc_q_say(qq, "worker %d (pid %ld) left %d process%s running after it ended: %s; killed (SIGKILL)\n",
             c->slot, (long)c->pid, n, n == 1 ? "" : "es", who);
 }

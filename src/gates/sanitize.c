@@ -460,8 +460,9 @@ static int run_tool_as(san_plan *p, kc_san_pool *pool, int t, char *const *words
             /* The session's first request: all it printed is this item's,
              * so its error is too. The session ends (its target may have
              * lost its context); what it prints meanwhile is this item's.
-             * Sessions of the item's own, once it is decided, end with the
-             * rest of its pool (kc_sanitize_item), not waited for here. */
+             * Sessions of the item's own, once it is decided, are killed
+             * with the rest of its pool (kc_sanitize_item,
+             * kc_san_pool_let_end), not waited for here. */
             plan_learn(p, t, w->out, kc_now_s() - t0);
             int decided = judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap);
             if (!(decided && p->own_pool)) kc_san_end(pool, t, limit, NULL);

@@ -28,7 +28,7 @@ struct kc_san_pool {
     char distrust[700];         /* kc_san_pool_distrust's first why; "" none */
     kc_san_pool *spare;         /* sessions started ahead for an item of their own, the next in line its own spare
                                  * (kc_san_pool_keep_spare): a list, first taken first */
-    kc_san_pool *ending;        /* a decided control's sessions, told to end, not waited for (kc_san_pool_let_end):
+    kc_san_pool *ending;        /* a decided control's sessions, killed, reaped later (kc_san_pool_let_end):
                                  * a list, oldest first, each the next one's holder */
 };
 

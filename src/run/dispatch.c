@@ -99,7 +99,7 @@ int kc_dispatch_ahead_past_fault(const kc_dispatch *d)
     if (!d->sessions_on || d->nworkers != 1) return 0;
     int i = 0;
     while (i < d->nitems && (d->items[i].dispatched || !d->items[i].fault_control)) i++;
-    int want = 0;
+    int want = 0;       /* the KC_DISPATCH_AHEAD_ITEMS pending items after the fault, as kc_dispatch_ahead's after its item */
     for (int seen = 0, k = i + 1; k < d->nitems && seen < KC_DISPATCH_AHEAD_ITEMS; k++) {
         if (d->items[k].dispatched) continue;
         if (d->items[k].fault_control) break;

@@ -105,11 +105,14 @@ int kc_inflight_final(const kc_item *it, const kc_item_result *r);
  * tells the worker that controls planted for the sanitizer come soon: it
  * starts sessions now for n of them (the item itself counted when it is
  * one), beside this item (kc_sanitize_ahead, sanitize.h; the policy:
- * kc_dispatch_ahead). Any worker takes it. */
+ * kc_dispatch_ahead). Any worker takes it; a standby takes it on its OPEN
+ * line, for the controls past the next context loss
+ * (kc_dispatch_ahead_past_fault), and starts them once its context is open. */
 #define KC_REQUEST_AHEAD "AHEAD"
-/* A request line of this marker alone, "\t" KC_REQUEST_OPEN (no item): the
- * worker opens its CUDA context now, before any item (a standby worker, which
- * the queue starts ahead to take the place of one that ends: queue.c). */
+/* A request line with no item, "\t" KC_REQUEST_OPEN (and maybe
+ * KC_REQUEST_AHEAD's marker): the worker opens its CUDA context now, before
+ * any item (a standby worker, which the queue starts ahead to take the place
+ * of one that ends: queue_standby.c). */
 #define KC_REQUEST_OPEN "OPEN"
 enum { KC_REQUEST_ALONE_BIT = 1, KC_REQUEST_AHEAD_BIT = 2, KC_REQUEST_OPEN_BIT = 4 };
 /* Cuts the markers off the end of a request line (each "\t<marker>", in

@@ -96,6 +96,29 @@ Test(supervisor, lines_and_exit_status, .timeout = 20)
     kc_sup_free(&s);
 }
 
+/* A child whose exit status another waitpid of this process took (what a
+ * stray reaper would do) still becomes GONE, its status said unknown and
+ * not a clean exit, instead of being polled for forever. */
+Test(supervisor, a_child_reaped_elsewhere_is_gone_with_its_status_unknown, .timeout = 20)
+{
+    seen x = { 0 };
+    kc_sup s;
+    cr_assert_eq(kc_sup_init(&s, 1, &OPS, &x, 1), 0);
+    char *argv[] = { "sh", "-c", "exit 0", NULL };
+    cr_assert_eq(kc_sup_start(&s, 0, "/bin/sh", argv, 0), 0, "start: %s", strerror(errno));
+    int st;
+    cr_assert_eq(waitpid(s.c[0].pid, &st, 0), s.c[0].pid, "the test's own wait: %s", strerror(errno));
+    double t0 = kc_sup_now();
+    while (kc_sup_live(&s) && kc_sup_now() - t0 < 5) cr_assert_eq(kc_sup_wait(&s, t0 + 5), 0);
+    cr_assert_eq(kc_sup_live(&s), 0, "still live after 5 s: its status was taken, and it was polled for");
+    cr_expect_eq(x.gone, 1);
+    cr_expect(!WIFEXITED(x.last.wstatus), "status %x reads as an exit", x.last.wstatus);
+    char how[96];
+    kc_sup_describe_status(x.last.wstatus, how, sizeof how);
+    cr_expect(strstr(how, "unknown"), "%s", how);
+    kc_sup_free(&s);
+}
+
 Test(supervisor, stdin_pipe_and_state_marks, .timeout = 20)
 {
     seen x = { 0 };

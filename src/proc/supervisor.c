@@ -26,7 +26,9 @@ double kc_sup_now(void) { return kc_now_s(); }
 void kc_sup_describe_status(int wstatus, char *buf, size_t cap)
 {
     char sb[32];
-    if (WIFSIGNALED(wstatus))
+    if (wstatus == KC_SUP_STATUS_TAKEN)
+        snprintf(buf, cap, "ended, its exit status taken by another wait of this process (unknown)");
+    else if (WIFSIGNALED(wstatus))
         snprintf(buf, cap, "killed by signal %d (%s)", WTERMSIG(wstatus), kc_signal_name(WTERMSIG(wstatus), sb, sizeof sb));
     else
         snprintf(buf, cap, "exited with status %d", WEXITSTATUS(wstatus));
@@ -427,7 +429,10 @@ static int reap(kc_sup *s)
     for (int i = 0; i < s->n; i++) {
         kc_child *c = &s->c[i];
         int st;
-        if (!alive(c) || waitpid(c->pid, &st, WNOHANG) != c->pid) continue;
+        if (!alive(c)) continue;
+        pid_t r = waitpid(c->pid, &st, WNOHANG);
+        if (r < 0 && errno == ECHILD) st = KC_SUP_STATUS_TAKEN;    /* it ended; another wait took its status */
+        else if (r != c->pid) continue;
         n++;
         c->wstatus = st;
         c->exited = kc_sup_now();

@@ -164,6 +164,13 @@ int kc_sup_wait(kc_sup *s, double until);
  * Returns how many were running at the timeout (then `what` names them), 0
  * none. */
 int kc_sup_end_orphans(kc_sup *s, const kc_child *c, int timeout_ms, char *what, size_t cap);
-/* "killed by signal 9 (SIGKILL)" or "exited with status 2". */
+/* The wstatus of a child whose status another waitpid of this process took
+ * (reap found ECHILD): it ended, how is unknown. Not a status waitpid gives
+ * (a signal 127 with the core bit), and neither exit 0 nor a clean end for
+ * any caller (WIFEXITED is false): a wait that would have polled for it
+ * forever ends, and the end counts as abnormal. */
+#define KC_SUP_STATUS_TAKEN 0xffff
+/* "killed by signal 9 (SIGKILL)", "exited with status 2", or for
+ * KC_SUP_STATUS_TAKEN that the status is unknown. */
 void kc_sup_describe_status(int wstatus, char *buf, size_t cap);
 #endif

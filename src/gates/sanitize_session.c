@@ -378,11 +378,11 @@ void kc_san_pool_let_end(kc_san_pool *p, kc_san_pool *done)
         return;
     }
     /* Killed, not told to end: a session told to end prints its summary
-     * and its target tears its context down under the tool, and nothing
-     * reads its pipes while this pool is paused; a tool blocked writing
-     * there held its target's teardown, and on the H200 the next control's
-     * session waited for that until the item's 60 s limit (--jobs 4,
-     * docs/receipts/2026-12-04-h200-jobs-sweep, call 3). Each is a process
+     * while its target tears its context down under the tool, and nothing
+     * reads its pipes while this pool is paused, so a tool blocked writing
+     * there would hold that teardown; with them told to end, one --jobs 4
+     * run in three on the H200 had the next control wait out its 60 s limit
+     * (docs/receipts/2026-12-04-h200-jobs-sweep, call 3). Each is a process
      * group of its own (tool and target): its zombie waits, unreaped. */
     for (int t = 0; done->ready && t < KC_SAN_POOL_TOOLS; t++) {
         kc_child *c = &done->sup.c[t];

@@ -75,19 +75,27 @@ kc_want kc_dispatch_wants(const kc_dispatch *d, int w)
     return other > 0 ? KC_WANT_OTHER : KC_WANT_NONE;
 }
 
+/* The controls planted for the sanitizer among the pending items from
+ * index `from` on, in order (item `first`, handed out already, counted as
+ * pending; -1 none), at most `window` items, up to the first control planted
+ * for gate 1 (its worker loses the context and the sessions started there). */
+static int controls_before_fault(const kc_dispatch *d, int from, int first, int window)
+{
+    int want = 0;
+    for (int i = from, seen = 0; i < d->nitems && seen < window; i++) {
+        if (d->items[i].dispatched && i != first) continue;
+        if (d->items[i].fault_control) break;
+        want += d->items[i].sanitizer_control;
+        seen++;
+    }
+    return want;
+}
+
 int kc_dispatch_ahead(const kc_dispatch *d, int j)
 {
     if (!d->sessions_on) return 0;
-    if (d->nworkers == 1) {         /* the next items in order, whatever they are */
-        int want = 0;
-        for (int i = j, seen = 0; i < d->nitems && seen <= KC_DISPATCH_AHEAD_ITEMS; i++) {
-            if (d->items[i].dispatched && i != j) continue;
-            if (d->items[i].fault_control) break;
-            want += d->items[i].sanitizer_control;
-            seen++;
-        }
-        return want;
-    }
+    if (d->nworkers == 1)           /* j and the KC_DISPATCH_AHEAD_ITEMS after it, whatever they are */
+        return controls_before_fault(d, j, j, KC_DISPATCH_AHEAD_ITEMS + 1);
     if (!d->items[j].sanitizer) return 0;
     for (int i = 0; i < d->nitems; i++)
         if (i != j && !d->items[i].dispatched && d->items[i].sanitizer_control) return 1;
@@ -99,14 +107,7 @@ int kc_dispatch_ahead_past_fault(const kc_dispatch *d)
     if (!d->sessions_on || d->nworkers != 1) return 0;
     int i = 0;
     while (i < d->nitems && (d->items[i].dispatched || !d->items[i].fault_control)) i++;
-    int want = 0;       /* the KC_DISPATCH_AHEAD_ITEMS pending items after the fault, as kc_dispatch_ahead's after its item */
-    for (int seen = 0, k = i + 1; k < d->nitems && seen < KC_DISPATCH_AHEAD_ITEMS; k++) {
-        if (d->items[k].dispatched) continue;
-        if (d->items[k].fault_control) break;
-        want += d->items[k].sanitizer_control;
-        seen++;
-    }
-    return want;
+    return controls_before_fault(d, i + 1, -1, KC_DISPATCH_AHEAD_ITEMS);   /* the fault's worker is the standby's */
 }
 
 int kc_dispatch_rerun_alone(const kc_dispatch *d, int j, kc_state state, int fault_beside)

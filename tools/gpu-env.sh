@@ -9,6 +9,11 @@
 #             and compute-sanitizer's version;
 #   the build Random123 unpacked (gpu-deps.sh) and build/kcontract made, K its path;
 #   R         the two launch-record files every suite run is given;
+#   gpu_summ NAME appends run NAME's SUMMARY, workers, phases, slowest items
+#             and time limits ($L/NAME.log) and its CPU, wall and peak RSS
+#             ($L/NAME.time, from /usr/bin/time -v) to env.txt;
+#   gpu_run NAME LIMIT CMD...  runs CMD under /usr/bin/time -v and timeout
+#             LIMIT (seconds), its output in $L/NAME.log, then el and gpu_summ;
 #   gpu_env_pack  packs $L into $O/logs.tgz, keeping env.txt beside it.
 # Every run is uncached (KC_CACHE_DIR=off).
 O=${OUT:-/tmp/out}; L=$O/logs; mkdir -p "$L"
@@ -24,4 +29,8 @@ make -j16 build/kcontract >> "$L/build.log" 2>&1; gpu_env_rc=$?
 (exit $gpu_env_rc); el build
 K=$PWD/build/kcontract
 R="--records records/llama3-8b.txt --records records/mixtral-8x7b.txt"
+gpu_summ() { grep -E "^SUMMARY|^workers|^time in items|^slowest|time limit" "$L/$1.log" | sed "s/^/$1: /" >> "$L/env.txt"
+             echo "$1: CPU $(grep -E 'User time|System time|Maximum resident|Elapsed' "$L/$1.time" | awk -F': ' '{printf "%s ", $2}')" >> "$L/env.txt"; }
+gpu_run() { local n=$1 lim=$2; shift 2
+            /usr/bin/time -v -o "$L/$n.time" timeout "$lim" "$@" > "$L/$n.log" 2>&1; el "$n"; gpu_summ "$n"; }
 gpu_env_pack() { (cd "$O" && tar czf logs.tgz logs && cp logs/env.txt env.txt && rm -rf logs); }

@@ -598,8 +598,9 @@ Test(gates_fake, reference_both_fails_a_disagreeing_device_reference, .timeout =
     kc_proc_free(&p);
 }
 
-/* How the host waits for the GPU comes from KC_CUDA_SCHED; a value that is
- * not one of the four is refused before anything runs, naming it. */
+/* How the host waits for the GPU comes from KC_CUDA_SCHED, else the
+ * internal --gpu-wait; a value that is not one of the four is refused before
+ * anything runs, naming it. */
 Test(gates_fake, cuda_sched_is_checked)
 {
     char *env_bad[] = { "KC_LIBCUDA=build/libfake_cuda.so", "KC_CUDA_SCHED=fast", NULL };
@@ -609,11 +610,55 @@ Test(gates_fake, cuda_sched_is_checked)
     cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.err, "kcontract-fixture: KC_CUDA_SCHED='fast': expected block, spin, yield or auto"), "%s", p.err);
     kc_proc_free(&p);
+    char *argv_wait[] = { (char *)kc_test_fixture_bin(), "run", "fake.axpy.f32", "--gpu-wait", "fast", NULL };
+    char *env_fake[] = { "KC_LIBCUDA=build/libfake_cuda.so", NULL };
+    cr_assert_eq(kc_spawn(argv_wait, env_fake, 30, &p), 0);
+    cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "kcontract-fixture: --gpu-wait='fast': expected block, spin, yield or auto"), "%s", p.err);
+    kc_proc_free(&p);
     char *env_spin[] = { "KC_LIBCUDA=build/libfake_cuda.so", "KC_CUDA_SCHED=spin", NULL };
     cr_assert_eq(kc_spawn(argv, env_spin, 30, &p), 0);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     expect_item(p.out, "PASS", "fake.axpy.f32", NULL);
     kc_proc_free(&p);
+}
+
+/* A run of one worker with one item in flight polls the GPU (the parent
+ * gives its worker --gpu-wait spin); several workers or items in flight
+ * block; KC_CUDA_SCHED, when set, decides for every process. Read from the
+ * flags each process gave its context (the fake driver's KC_FAKE_SCHED_LOG):
+ * every line must carry the expected CU_CTX_SCHED_* value. */
+enum { SCHED_SPIN = 1, SCHED_YIELD = 2, SCHED_BLOCKING_SYNC = 4 };   /* cuda.h's CU_CTX_SCHED_* */
+
+Test(gates_fake, a_run_of_one_worker_spins_and_several_block, .timeout = 90)
+{
+    static const struct { const char *what; char *args[8]; const char *env; unsigned flags; } runs[] = {
+        { "serial", { "run", "fake.axpy.f32", "fake.axpy.f32:control.fault", NULL }, NULL, SCHED_SPIN },
+        { "--jobs 1", { "run", "fake.axpy.f32", "fake.axpy.f32:control.fault", "--jobs", "1", NULL }, NULL, SCHED_SPIN },
+        { "--jobs 2", { "run", "fake.axpy.f32", "fake.axpy.f32:control.fault", "--jobs", "2", NULL }, NULL, SCHED_BLOCKING_SYNC },
+        { "--jobs 1 --inflight 2", { "run", "fake.axpy.f32", "fake.axpy.f32:control.fault", "--jobs", "1", "--inflight", "2", NULL }, NULL,
+          SCHED_BLOCKING_SYNC },
+        { "serial, KC_CUDA_SCHED=yield", { "run", "fake.axpy.f32", "fake.axpy.f32:control.fault", NULL }, "KC_CUDA_SCHED=yield", SCHED_YIELD },
+        { "--jobs 2, KC_CUDA_SCHED=spin", { "run", "fake.axpy.f32", "fake.axpy.f32:control.fault", "--jobs", "2", NULL }, "KC_CUDA_SCHED=spin",
+          SCHED_SPIN },
+    };
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        char log[512], env_log[600];
+        kc_tmp_path(log, sizeof log, "sched", "log");
+        snprintf(env_log, sizeof env_log, "KC_FAKE_SCHED_LOG=%s", log);
+        char *env[] = { env_log, (char *)runs[r].env, NULL };
+        kc_proc p = kc_run_fake((char **)runs[r].args, env, 60);
+        cr_expect_eq(p.status, 0, "%s: exit %d\n%s%s", runs[r].what, p.status, p.out, p.err);
+        expect_item(p.out, "PASS", "fake.axpy.f32", NULL);
+        const char *text = kc_out_file(log);
+        char want[64];
+        snprintf(want, sizeof want, "flags=%u\n", runs[r].flags);
+        int lines = kc_out_count_lines(text, "sched pid="), right = kc_out_count(text, want);
+        cr_expect(lines > 0 && right == lines, "%s: %d of %d contexts opened with flags %u (CU_CTX_SCHED_*), "
+                  "expected every one:\n%s", runs[r].what, right, lines, runs[r].flags, text);
+        unlink(log);
+        kc_proc_free(&p);
+    }
 }
 
 /* The harness's own GPU suites, through the fake driver (which emulates the

@@ -237,6 +237,8 @@ static const opt_row OPTIONS[] = {
     { "--parent", NULL, "PID", C_RUN, TO_REEXEC, OPT_ONCE | OPT_INTERNAL, 0, kc_cli_set_parent, "--parent needs a value", NULL },
     { "--worker", NULL, NULL, C_RUN, TO_REEXEC, OPT_INTERNAL, F(worker), kc_cli_set_flag, NULL, NULL },
     { "--sanitize-target", NULL, NULL, C_RUN, TO_REEXEC, OPT_INTERNAL, F(sanitize_target), kc_cli_set_flag, NULL, NULL },
+    { "--gpu-wait", NULL, "W", C_RUN, TO_REEXEC, OPT_ONCE | OPT_INTERNAL, F(gpu_wait), kc_cli_set_text,
+      "--gpu-wait needs a value (block, spin, yield or auto)", NULL },
     { "--block-size", NULL, "B", C_RUN, TO_WORKER | TO_SHARD | TO_REEXEC | TO_RERUN, OPT_ONCE, 0, kc_cli_set_block_size,
       "--block-size needs a block size",
       "run only the launch variant B of contracts that list block sizes\n"
@@ -338,7 +340,8 @@ void kc_cli_usage(FILE *out, const char *prog)
           "  KC_LIBNVML    the NVML library for the GPU-state watch (default libnvidia-ml.so.1)\n"
           "  KC_LIBDIR     ':'-separated directories of library kernels' lib<name>.so (default: lib/\n"
           "                next to the binary, then ../lib/kcontract/ from it)\n"
-          "  KC_CUDA_SCHED how a waiting host thread waits for the GPU: block (default), spin, yield, auto\n"
+          "  KC_CUDA_SCHED how a waiting host thread waits for the GPU: block, spin, yield, auto (default:\n"
+          "                spin in a run of one worker with one item in flight, block otherwise)\n"
           "  KC_COMPUTE_SANITIZER  the compute-sanitizer of the :sanitize items (default: PATH, then\n"
           "                /usr/local/cuda/bin; docs/sanitizer-gate.md)\n"
           "  KC_SANITIZE_TIMEOUT_S  seconds per sanitizer tool run of a :sanitize item\n"

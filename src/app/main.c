@@ -128,7 +128,8 @@ static int main_body(int argc, char **argv)
     if (o.cmd == KC_CMD_RUN) {
         unsigned sched;
         char why[256];
-        if (kc_gpu_sched_flags(&sched, why, sizeof why)) {      /* refused before anything runs */
+        if ((o.gpu_wait && kc_gpu_set_wait(o.gpu_wait, why, sizeof why)) ||
+            kc_gpu_sched_flags(&sched, why, sizeof why)) {      /* refused before anything runs */
             kc_say(stderr, "%s\n", why);
             kc_opts_free(&o);
             return 2;

@@ -19,7 +19,10 @@ typedef enum kc_cmd { KC_CMD_RUN = 0, KC_CMD_LIST, KC_CMD_INFO, KC_CMD_HELP, KC_
 /* The command lines a run builds for another process or for a person, each
  * by kc_child_argv (below) and nowhere else:
  *
- *   worker    a work-queue worker (run/queue.c): items come on its stdin
+ *   worker    a work-queue worker (run/queue.c): items come on its stdin; its
+ *             own words say how it waits for the GPU (--gpu-wait, when the
+ *             parent chose: spin for a run of one worker with one item in
+ *             flight)
  *   shard     a --jobs N --schedule static child (run/jobs.c): runs slice k/N
  *   reexec    a one-process run replacing itself after its CUDA context was
  *             lost or an item left GPU memory in it (run/runner.c)
@@ -116,6 +119,8 @@ typedef struct kc_opts {
                                 * per-thread stream of the worker's one context (0 or 1: one at a time, as
                                 * before; docs/parallel-runs.md "Items in flight in one worker") */
     int threads;               /* --threads T: host threads per process (0: all CPUs, CPUs / N under --jobs N) */
+    const char *gpu_wait;      /* internal --gpu-wait W: how this process waits for the GPU when KC_CUDA_SCHED is
+                                * unset (kc_gpu_set_wait); NULL: block. A run's parent gives it to its worker */
     int resume_records_fd;     /* internal --resume-records FD: the records so far (runner.c), -1 none */
     char **logs;               /* merge: --log FILE, repeatable: saved outputs of --shard K/N runs (point into argv) */
     kc_ref_mode reference;     /* --reference device|host|both (default device, item.h) */
@@ -159,6 +164,7 @@ typedef struct kc_child_cmd {
     double resume_elapsed;     /* reexec: --resume-elapsed, seconds so far */
     int resume_records_fd;     /* reexec: --resume-records FD, the records so far; -1: none */
     int resume_untrusted;      /* reexec: --resume-untrusted */
+    const char *gpu_wait;      /* worker: --gpu-wait W (kc_gpu_set_wait); NULL: none written */
 } kc_child_cmd;
 
 /* Appends c's command line, as described above kc_argv_kind, to sv (the

@@ -13,21 +13,42 @@
 #include "inputs.h"
 #include "module_cache.h"
 
-int kc_gpu_sched_flags(unsigned *flags, char *why, size_t cap)
+/* The wait names and their flags, in the order an error lists them. */
+static const struct { const char *name; unsigned flags; } waits[] = {
+    { "block", CU_CTX_SCHED_BLOCKING_SYNC }, { "spin", CU_CTX_SCHED_SPIN },
+    { "yield", CU_CTX_SCHED_YIELD }, { "auto", CU_CTX_SCHED_AUTO },
+};
+
+/* The process's wait when KC_CUDA_SCHED is unset (kc_gpu_set_wait). */
+static const char *default_wait = "block";
+
+static int wait_flags(const char *what, const char *v, unsigned *flags, char *why, size_t cap)
 {
-    static const struct { const char *name; unsigned flags; } t[] = {
-        { "block", CU_CTX_SCHED_BLOCKING_SYNC }, { "spin", CU_CTX_SCHED_SPIN },
-        { "yield", CU_CTX_SCHED_YIELD }, { "auto", CU_CTX_SCHED_AUTO },
-    };
-    const char *v = getenv("KC_CUDA_SCHED");
-    if (!v || !*v) v = "block";
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (strcmp(v, t[i].name) == 0) {
-            *flags = t[i].flags;
+    for (size_t i = 0; i < sizeof waits / sizeof waits[0]; i++)
+        if (strcmp(v, waits[i].name) == 0) {
+            *flags = waits[i].flags;
             return 0;
         }
-    snprintf(why, cap, "KC_CUDA_SCHED='%s': expected block, spin, yield or auto", v);
+    snprintf(why, cap, "%s='%s': expected block, spin, yield or auto", what, v);
     return -1;
+}
+
+int kc_gpu_set_wait(const char *wait, char *why, size_t cap)
+{
+    for (size_t i = 0; i < sizeof waits / sizeof waits[0]; i++)
+        if (strcmp(wait, waits[i].name) == 0) {
+            default_wait = waits[i].name;
+            return 0;
+        }
+    unsigned unused;
+    return wait_flags("--gpu-wait", wait, &unused, why, cap);
+}
+
+int kc_gpu_sched_flags(unsigned *flags, char *why, size_t cap)
+{
+    const char *v = getenv("KC_CUDA_SCHED");
+    if (v && *v) return wait_flags("KC_CUDA_SCHED", v, flags, why, cap);
+    return wait_flags("--gpu-wait", default_wait, flags, why, cap);
 }
 
 int kc_gpu_open(kc_gpu *gpu, int ordinal)

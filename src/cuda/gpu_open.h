@@ -30,15 +30,25 @@ int kc_gpu_open_lane(kc_gpu *lane, const kc_gpu *base, size_t input_budget);
 /* Frees what the lane holds (nothing on the device once lost); the driver
  * and the context stay base's. */
 void kc_gpu_close_lane(kc_gpu *lane);
-/* How a host thread that waits for the device waits, from KC_CUDA_SCHED:
- * block (the default: sleeps until the device interrupts), spin, yield, or
- * auto (the driver's choice: spin while there are fewer active contexts than
- * cores). Workers sharing one GPU spend most of an item waiting; polling
- * keeps a host core busy per worker doing nothing (on an H200 --jobs 8 with
- * the driver's default used 7.6 cores: docs/receipts/2026-12-01-h200-device-
- * pipeline.md). Sets *flags to CU_CTX_SCHED_*; -1 with why naming the value
- * and the ones expected. */
+/* How a host thread that waits for the device waits: KC_CUDA_SCHED when
+ * set (the user's choice), else the process's wait (kc_gpu_set_wait; block
+ * unless set). block sleeps until the device interrupts, spin polls, yield
+ * polls and yields, auto is the driver's choice (spin while there are fewer
+ * active contexts than cores). Workers sharing one GPU spend most of an item
+ * waiting, and polling keeps a host core busy per worker doing nothing (on an
+ * H200 --jobs 8 with the driver's default used 7.6 cores:
+ * docs/receipts/2026-12-01-h200-device-pipeline.md); a run of one worker
+ * with one item in flight loses a wake-up at every wait instead (H200, the
+ * serial gates 1-4 run: 44.1-44.4 s blocking, 40.0-40.7 s spinning:
+ * docs/receipts/2026-12-04-h200-wait-modes). Sets *flags to CU_CTX_SCHED_*;
+ * -1 with why naming the value and the ones expected. */
 int kc_gpu_sched_flags(unsigned *flags, char *why, size_t cap);
+/* Sets the process's wait when KC_CUDA_SCHED is unset: "block", "spin",
+ * "yield" or "auto" (--gpu-wait, which a run's parent gives its worker: spin
+ * for a run of one worker with one item in flight, run/queue_workers.c).
+ * Called once at start-up, before the GPU is opened. 0; -1 with why naming
+ * the value and the ones expected. */
+int kc_gpu_set_wait(const char *wait, char *why, size_t cap);
 /* Frees what the session holds (nothing on the device once it is lost) and
  * unloads the driver. */
 void kc_gpu_close(kc_gpu *gpu);

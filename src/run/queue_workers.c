@@ -24,8 +24,16 @@ int kc_q_spawn(queue *qq, int slot, int device)
 {
     /* N workers share the host's CPUs: each gets its share, or --threads
      * (what else a worker gets: run_options.h, kc_argv_kind). */
+    /* A run of one worker with one item in flight (serial, or --jobs 1)
+     * polls the GPU: its host waits on nothing else, and the wake-up of a
+     * blocking wait at every sync cost the serial gates 1-4 run 4 s of 44 on
+     * an H200 (docs/receipts/2026-12-04-h200-wait-modes). Several workers or
+     * items in flight keep blocking: a poller per waiting thread took the
+     * cores the references use (--jobs 4 --inflight 4: 52.1 s spinning,
+     * 50.3 s blocking, same receipt). KC_CUDA_SCHED still decides when set. */
+    const int one = (qq->serial || qq->o->jobs == 1) && qq->o->inflight <= 1;
     kc_child_cmd cmd = { .kind = KC_ARGV_WORKER, .device = device, .parent = (long)getpid(),
-                         .share = qq->serial ? 1 : qq->o->jobs };
+                         .share = qq->serial ? 1 : qq->o->jobs, .gpu_wait = one ? "spin" : NULL };
     kc_strvec av = KC_STRVEC_INIT;
     int rc = kc_child_argv(&av, qq->o, &cmd);
     if (rc == 0) rc = kc_sup_start(&qq->sup, slot, "/proc/self/exe", av.v, KC_SUP_STDIN | KC_SUP_RESULT);

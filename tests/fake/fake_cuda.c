@@ -661,10 +661,19 @@ __attribute__((destructor)) static void fake_teardown(void)
     const char *slow = getenv("KC_FAKE_CTX_TEARDOWN_S");
     if (initialized && slow && atof(slow) > 0) usleep((useconds_t)(atof(slow) * 1e6));
 }
+/* KC_FAKE_SCHED_LOG=<file>: each process that sets its context's flags
+ * appends "sched pid=<pid> flags=<flags>" to it (tests/test_gates_fake.c:
+ * how a worker waits for the GPU). */
 CUresult cuDevicePrimaryCtxSetFlags(CUdevice d, unsigned flags)
 {
     CONTEXT_CALL();
     if (d != 0) return CUDA_ERROR_INVALID_DEVICE;
+    const char *log = getenv("KC_FAKE_SCHED_LOG");
+    FILE *f = log && *log ? fopen(log, "a") : NULL;
+    if (f) {
+        fprintf(f, "sched pid=%ld flags=%u\n", (long)getpid(), flags);
+        fclose(f);
+    }
     return (flags & ~(unsigned)CU_CTX_SCHED_MASK) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 CUresult cuCtxSetCurrent(CUcontext c) { CONTEXT_CALL(); return !c || c == &the_ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT; }

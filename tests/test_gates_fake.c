@@ -623,22 +623,25 @@ Test(gates_fake, cuda_sched_is_checked)
     kc_proc_free(&p);
 }
 
-/* A run of one worker with one item in flight polls the GPU (the parent
- * gives its worker --gpu-wait spin); several workers or items in flight
+/* A run of one worker with one item in flight polls the GPU, yielding (the
+ * parent gives its worker --gpu-wait yield); several workers or items in flight
  * block; KC_CUDA_SCHED, when set, decides for every process. Read from the
  * flags each process gave its context (the fake driver's KC_FAKE_SCHED_LOG):
  * every line must carry the expected CU_CTX_SCHED_* value. */
 enum { SCHED_SPIN = 1, SCHED_YIELD = 2, SCHED_BLOCKING_SYNC = 4 };   /* cuda.h's CU_CTX_SCHED_* */
 
-Test(gates_fake, a_run_of_one_worker_spins_and_several_block, .timeout = 90)
+Test(gates_fake, a_run_of_one_worker_polls_and_several_block, .timeout = 90)
 {
     static const struct { const char *what; char *args[8]; const char *env; unsigned flags; } runs[] = {
-        { "serial", { "run", "fake.axpy.f32", "fake.axpy.f32:control.fault", NULL }, NULL, SCHED_SPIN },
-        { "--jobs 1", { "run", "fake.axpy.f32", "fake.axpy.f32:control.fault", "--jobs", "1", NULL }, NULL, SCHED_SPIN },
+        { "serial", { "run", "fake.axpy.f32", "fake.axpy.f32:control.fault", NULL }, NULL, SCHED_YIELD },
+        { "--jobs 1", { "run", "fake.axpy.f32", "fake.axpy.f32:control.fault", "--jobs", "1", NULL }, NULL, SCHED_YIELD },
+        { "--shard 0/2", { "run", "fake.axpy.f32", "fake.axpy.f32:control.fault", "--shard", "0/2", NULL }, NULL,
+          SCHED_YIELD },
         { "--jobs 2", { "run", "fake.axpy.f32", "fake.axpy.f32:control.fault", "--jobs", "2", NULL }, NULL, SCHED_BLOCKING_SYNC },
         { "--jobs 1 --inflight 2", { "run", "fake.axpy.f32", "fake.axpy.f32:control.fault", "--jobs", "1", "--inflight", "2", NULL }, NULL,
           SCHED_BLOCKING_SYNC },
-        { "serial, KC_CUDA_SCHED=yield", { "run", "fake.axpy.f32", "fake.axpy.f32:control.fault", NULL }, "KC_CUDA_SCHED=yield", SCHED_YIELD },
+        { "serial, KC_CUDA_SCHED=block", { "run", "fake.axpy.f32", "fake.axpy.f32:control.fault", NULL }, "KC_CUDA_SCHED=block",
+          SCHED_BLOCKING_SYNC },
         { "--jobs 2, KC_CUDA_SCHED=spin", { "run", "fake.axpy.f32", "fake.axpy.f32:control.fault", "--jobs", "2", NULL }, "KC_CUDA_SCHED=spin",
           SCHED_SPIN },
     };

@@ -341,7 +341,7 @@ void kc_cli_usage(FILE *out, const char *prog)
           "  KC_LIBDIR     ':'-separated directories of library kernels' lib<name>.so (default: lib/\n"
           "                next to the binary, then ../lib/kcontract/ from it)\n"
           "  KC_CUDA_SCHED how a waiting host thread waits for the GPU: block, spin, yield, auto (default:\n"
-          "                spin in a run of one worker with one item in flight, block otherwise)\n"
+          "                yield in a run of one worker with one item in flight, block otherwise)\n"
           "  KC_COMPUTE_SANITIZER  the compute-sanitizer of the :sanitize items (default: PATH, then\n"
           "                /usr/local/cuda/bin; docs/sanitizer-gate.md)\n"
           "  KC_SANITIZE_TIMEOUT_S  seconds per sanitizer tool run of a :sanitize item\n"

@@ -21,7 +21,7 @@ typedef enum kc_cmd { KC_CMD_RUN = 0, KC_CMD_LIST, KC_CMD_INFO, KC_CMD_HELP, KC_
  *
  *   worker    a work-queue worker (run/queue.c): items come on its stdin; its
  *             own words say how it waits for the GPU (--gpu-wait, when the
- *             parent chose: spin for a run of one worker with one item in
+ *             parent chose: yield for a run of one worker with one item in
  *             flight)
  *   shard     a --jobs N --schedule static child (run/jobs.c): runs slice k/N
  *   reexec    a one-process run replacing itself after its CUDA context was

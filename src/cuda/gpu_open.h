@@ -39,13 +39,13 @@ void kc_gpu_close_lane(kc_gpu *lane);
  * H200 --jobs 8 with the driver's default used 7.6 cores:
  * docs/receipts/2026-12-01-h200-device-pipeline.md); a run of one worker
  * with one item in flight loses a wake-up at every wait instead (H200, the
- * serial gates 1-4 run: 44.1-44.4 s blocking, 40.0-40.7 s spinning:
- * docs/receipts/2026-12-04-h200-wait-modes). Sets *flags to CU_CTX_SCHED_*;
+ * serial gates 1-4 run: 40.9-44.4 s blocking, 37.2-40.7 s spinning, 38.3-38.7 s
+ * yielding: docs/receipts/2026-12-04-h200-wait-modes). Sets *flags to CU_CTX_SCHED_*;
  * -1 with why naming the value and the ones expected. */
 int kc_gpu_sched_flags(unsigned *flags, char *why, size_t cap);
 /* Sets the process's wait when KC_CUDA_SCHED is unset: "block", "spin",
- * "yield" or "auto" (--gpu-wait, which a run's parent gives its worker: spin
- * for a run of one worker with one item in flight, run/queue_workers.c).
+ * "yield" or "auto" (--gpu-wait, which a run's parent gives its worker:
+ * yield for a run of one worker with one item in flight, run/queue_workers.c).
  * Called once at start-up, before the GPU is opened. 0; -1 with why naming
  * the value and the ones expected. */
 int kc_gpu_set_wait(const char *wait, char *why, size_t cap);

@@ -154,9 +154,22 @@ static void ap_ref_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
 
 /* head_dim, q_heads, kv_heads, sequence lengths. The first shape ends its only
  * sequence one row into a query tile (127 = 64 + 63): a store past the last
- * row lands in out's 64 KiB guard band (8 KiB per row here). */
+ * row lands in out's 64 KiB guard band (8 KiB per row here).
+ *
+ * racecheck analyses every shared-memory access of every block, and a block
+ * is one (sequence, q head, 64-row query tile): its path (key tiles up to the
+ * diagonal, the masked tail) depends on the lengths, never on which head it
+ * is. edge.len127's 32 heads were about two thirds of the accesses of the
+ * edge shapes racecheck runs (heads x length^2 summed over them), and racecheck
+ * was most of the :sanitize items' time (H200: attn_prefill.d128.* 3.4 s each,
+ * docs/receipts/2026-12-04-h200-wait-modes). So racecheck runs that length on
+ * edge.len127.h8, 8 q heads over 2 kv heads (the same group of 4, and more
+ * than one kv head, so a kv index of h % kv_heads is not h / group by
+ * accident), and gates 1-4 run both. */
+#define AP_RACE_H8 "racecheck runs edge.len127.h8 instead: the same length, so the same paths per (sequence, head, " \
+    "query tile) block, with a quarter of the blocks (8 q heads over 2 kv heads: the same group of 4)"
 static const kc_shape ap_d128_shapes[] = {
-    { "edge.len127", KC_SHAPE_EDGE, { 128, 32, 8, 127 } },
+    { "edge.len127", KC_SHAPE_EDGE, { 128, 32, 8, 127 }, AP_RACE_H8 },
     { "llama3-8b.len1000", KC_SHAPE_MODEL, { 128, 32, 8, 1000 } },
     { "llama3-8b.len128+1000+33", KC_SHAPE_MODEL, { 128, 32, 8, 128, 1000, 33 } },
     { "qwen2.5-7b.len512+31", KC_SHAPE_MODEL, { 128, 28, 4, 512, 31 } },
@@ -166,12 +179,13 @@ static const kc_shape ap_d128_shapes[] = {
     { "edge.len33", KC_SHAPE_EDGE, { 128, 32, 8, 33 } },
     { "edge.len1+31+33+128.mha8", KC_SHAPE_EDGE, { 128, 8, 8, 1, 31, 33, 128 } },
     { "edge.len65.g7.kv1", KC_SHAPE_EDGE, { 128, 7, 1, 65 } },
+    { "edge.len127.h8", KC_SHAPE_EDGE, { 128, 8, 2, 127 } },
     { "large.llama3-8b.len2048", KC_SHAPE_LARGE, { 128, 32, 8, 2048 } },
     { 0 }
 };
 /* head_dim 64: Llama-3.2-1B (32 q / 8 kv heads) and Qwen2.5-0.5B (14 / 2). */
 static const kc_shape ap_d64_shapes[] = {
-    { "edge.len127", KC_SHAPE_EDGE, { 64, 32, 8, 127 } },
+    { "edge.len127", KC_SHAPE_EDGE, { 64, 32, 8, 127 }, AP_RACE_H8 },
     { "llama3.2-1b.len1000", KC_SHAPE_MODEL, { 64, 32, 8, 1000 } },
     { "llama3.2-1b.len128+1000+33", KC_SHAPE_MODEL, { 64, 32, 8, 128, 1000, 33 } },
     { "qwen2.5-0.5b.len512+31", KC_SHAPE_MODEL, { 64, 14, 2, 512, 31 } },
@@ -181,6 +195,7 @@ static const kc_shape ap_d64_shapes[] = {
     { "edge.len33", KC_SHAPE_EDGE, { 64, 32, 8, 33 } },
     { "edge.len1+31+33+128.mha8", KC_SHAPE_EDGE, { 64, 8, 8, 1, 31, 33, 128 } },
     { "edge.len65.g7.kv1", KC_SHAPE_EDGE, { 64, 7, 1, 65 } },
+    { "edge.len127.h8", KC_SHAPE_EDGE, { 64, 8, 2, 127 } },
     { "large.llama3.2-1b.len2048", KC_SHAPE_LARGE, { 64, 32, 8, 2048 } },
     { 0 }
 };
@@ -271,7 +286,7 @@ static void ah_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
 #define AH_ERRORS { .kind = KC_ERRORS_REPORTED, .reason = "P is rounded to the input type before the P V product (wgmma's operands are of one type): out is not the exact result rounded once, its error is P's rounding averaged over the keys" }
 
 static const kc_shape ah_d128_shapes[] = {
-    { "edge.len127", KC_SHAPE_EDGE, { 128, 32, 8, 127 } },
+    { "edge.len127", KC_SHAPE_EDGE, { 128, 32, 8, 127 }, AP_RACE_H8 },
     { "llama3-8b.len1000", KC_SHAPE_MODEL, { 128, 32, 8, 1000 } },
     { "llama3-8b.len128+1000+33", KC_SHAPE_MODEL, { 128, 32, 8, 128, 1000, 33 } },
     { "qwen2.5-7b.len512+31", KC_SHAPE_MODEL, { 128, 28, 4, 512, 31 } },
@@ -285,7 +300,7 @@ static const kc_shape ah_d128_shapes[] = {
     { 0 }
 };
 static const kc_shape ah_d64_shapes[] = {
-    { "edge.len127", KC_SHAPE_EDGE, { 64, 32, 8, 127 } },
+    { "edge.len127", KC_SHAPE_EDGE, { 64, 32, 8, 127 }, AP_RACE_H8 },
     { "llama3.2-1b.len1000", KC_SHAPE_MODEL, { 64, 32, 8, 1000 } },
     { "llama3.2-1b.len128+1000+33", KC_SHAPE_MODEL, { 64, 32, 8, 128, 1000, 33 } },
     { "qwen2.5-0.5b.len512+31", KC_SHAPE_MODEL, { 64, 14, 2, 512, 31 } },

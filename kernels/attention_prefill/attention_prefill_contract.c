@@ -161,11 +161,14 @@ static void ap_ref_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
  * diagonal, the masked tail) depends on the lengths, never on which head it
  * is. edge.len127's 32 heads were about two thirds of the accesses of the
  * edge shapes racecheck runs (heads x length^2 summed over them), and racecheck
- * was most of the :sanitize items' time (H200: attn_prefill.d128.* 3.4 s each,
- * docs/receipts/2026-12-04-h200-wait-modes). So racecheck runs that length on
- * edge.len127.h8, 8 q heads over 2 kv heads (the same group of 4, and more
- * than one kv head, so a kv index of h % kv_heads is not h / group by
- * accident), and gates 1-4 run both. */
+ * was most of the :sanitize items' time (H200: attn_prefill.d128.* 3.4 s each).
+ * So racecheck runs that length on edge.len127.h8, 8 q heads over 2 kv heads
+ * (the same group of 4, and more than one kv head, so a kv index of
+ * h % kv_heads is not h / group by accident), and gates 1-4 run both. On the
+ * H200 the four attn_prefill.d* :sanitize items took 37 CPU-seconds instead
+ * of 67-71 and 11.1-11.8 s instead of 12.7-13.0 (racecheck's kernels, not its
+ * analysis, are most of what is left: docs/receipts/2026-12-04-h200-wait-modes,
+ * call 4). */
 #define AP_RACE_H8 "racecheck runs edge.len127.h8 instead: the same length, so the same paths per (sequence, head, " \
     "query tile) block, with a quarter of the blocks (8 q heads over 2 kv heads: the same group of 4)"
 static const kc_shape ap_d128_shapes[] = {

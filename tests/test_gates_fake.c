@@ -598,9 +598,9 @@ Test(gates_fake, reference_both_fails_a_disagreeing_device_reference, .timeout =
     kc_proc_free(&p);
 }
 
-/* How the host waits for the GPU comes from KC_CUDA_SCHED, else the
+/* How the host waits for the GPU comes from KC_CUDA_SCHED, else a worker's
  * internal --gpu-wait; a value that is not one of the four is refused before
- * anything runs, naming it. */
+ * anything runs, naming it, and so is --gpu-wait given to a run. */
 Test(gates_fake, cuda_sched_is_checked)
 {
     char *env_bad[] = { "KC_LIBCUDA=build/libfake_cuda.so", "KC_CUDA_SCHED=fast", NULL };
@@ -610,11 +610,19 @@ Test(gates_fake, cuda_sched_is_checked)
     cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.err, "kcontract-fixture: KC_CUDA_SCHED='fast': expected block, spin, yield or auto"), "%s", p.err);
     kc_proc_free(&p);
-    char *argv_wait[] = { (char *)kc_test_fixture_bin(), "run", "fake.axpy.f32", "--gpu-wait", "fast", NULL };
+    char parent[32];
+    snprintf(parent, sizeof parent, "%ld", (long)getpid());
+    char *argv_wait[] = { (char *)kc_test_fixture_bin(), "run", "--worker", "--parent", parent, "--gpu-wait", "fast", NULL };
     char *env_fake[] = { "KC_LIBCUDA=build/libfake_cuda.so", NULL };
     cr_assert_eq(kc_spawn(argv_wait, env_fake, 30, &p), 0);
     cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.err, "kcontract-fixture: --gpu-wait='fast': expected block, spin, yield or auto"), "%s", p.err);
+    kc_proc_free(&p);
+    char *argv_run[] = { (char *)kc_test_fixture_bin(), "run", "fake.axpy.f32", "--gpu-wait", "spin", NULL };
+    cr_assert_eq(kc_spawn(argv_run, env_fake, 30, &p), 0);
+    cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "--gpu-wait: internal option a run gives its worker (needs --worker); to choose how every "
+                            "process of a run waits for the GPU, set KC_CUDA_SCHED"), "%s", p.err);
     kc_proc_free(&p);
     char *env_spin[] = { "KC_LIBCUDA=build/libfake_cuda.so", "KC_CUDA_SCHED=spin", NULL };
     cr_assert_eq(kc_spawn(argv, env_spin, 30, &p), 0);
@@ -624,8 +632,10 @@ Test(gates_fake, cuda_sched_is_checked)
 }
 
 /* A run of one worker with one item in flight polls the GPU, yielding (the
- * parent gives its worker --gpu-wait yield); several workers or items in flight
- * block; KC_CUDA_SCHED, when set, decides for every process. Read from the
+ * parent gives its worker --gpu-wait yield): serial, --jobs 1, a --shard
+ * slice, a --jobs run with one item to run; several workers, items in flight
+ * or static shards (their own processes, no queue) block; KC_CUDA_SCHED, when
+ * set, decides for every process. Read from the
  * flags each process gave its context (the fake driver's KC_FAKE_SCHED_LOG):
  * every line must carry the expected CU_CTX_SCHED_* value. */
 enum { SCHED_SPIN = 1, SCHED_YIELD = 2, SCHED_BLOCKING_SYNC = 4 };   /* cuda.h's CU_CTX_SCHED_* */
@@ -638,6 +648,11 @@ Test(gates_fake, a_run_of_one_worker_polls_and_several_block, .timeout = 90)
         { "--shard 0/2", { "run", "fake.axpy.f32", "fake.axpy.f32:control.fault", "--shard", "0/2", NULL }, NULL,
           SCHED_YIELD },
         { "--jobs 2", { "run", "fake.axpy.f32", "fake.axpy.f32:control.fault", "--jobs", "2", NULL }, NULL, SCHED_BLOCKING_SYNC },
+        { "--jobs 4, one item", { "run", "fake.axpy.f32", "--jobs", "4", NULL }, NULL, SCHED_YIELD },
+        { "--inflight 2", { "run", "fake.axpy.f32", "fake.axpy.f32:control.fault", "--inflight", "2", NULL }, NULL,
+          SCHED_BLOCKING_SYNC },
+        { "--jobs 1 --schedule static", { "run", "fake.axpy.f32", "fake.axpy.f32:control.fault", "--jobs", "1", "--schedule",
+          "static", NULL }, NULL, SCHED_BLOCKING_SYNC },
         { "--jobs 1 --inflight 2", { "run", "fake.axpy.f32", "fake.axpy.f32:control.fault", "--jobs", "1", "--inflight", "2", NULL }, NULL,
           SCHED_BLOCKING_SYNC },
         { "serial, KC_CUDA_SCHED=block", { "run", "fake.axpy.f32", "fake.axpy.f32:control.fault", NULL }, "KC_CUDA_SCHED=block",
@@ -657,6 +672,9 @@ Test(gates_fake, a_run_of_one_worker_polls_and_several_block, .timeout = 90)
         char want[64];
         snprintf(want, sizeof want, "flags=%u\n", runs[r].flags);
         int lines = kc_out_count_lines(text, "sched pid="), right = kc_out_count(text, want);
+        /* a serial run's worker and its standby, which takes over after the
+         * control's fault: both open a context */
+        if (!strcmp(runs[r].what, "serial")) cr_expect_geq(lines, 2, "serial: the worker and its standby\n%s", text);
         cr_expect(lines > 0 && right == lines, "%s: %d of %d contexts opened with flags %u (CU_CTX_SCHED_*), "
                   "expected every one:\n%s", runs[r].what, right, lines, runs[r].flags, text);
         unlink(log);

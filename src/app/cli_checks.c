@@ -57,6 +57,12 @@ int kc_cli_check_parallel(const kc_opts *o)
                                   "--shard, --worker or --sanitize-target)%s%s", "", "");
     if (o->worker && (!o->parent || o->jobs || o->sharded))
         return kc_cli_usage_error("--worker: internal option of a --jobs parent (needs --parent, no --jobs or --shard)%s%s", "", "");
+    /* Only a worker reads it: given to a run, its workers would still wait
+     * as their parent chose, and the value would be taken for nothing. */
+    if (o->gpu_wait && !o->worker)
+        return kc_cli_usage_error("--gpu-wait: internal option a run gives its worker (needs --worker); to choose how "
+                                  "every process of a run waits for the GPU, set KC_CUDA_SCHED=block|spin|yield|auto%s%s",
+                                  "", "");
     if (o->ndevices && (!o->jobs || o->device_given)) {
         size_t n = (size_t)snprintf(why, sizeof why, "--devices ");
         for (int i = 0; i < o->ndevices && n < sizeof why; i++)

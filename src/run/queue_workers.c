@@ -24,19 +24,21 @@ int kc_q_spawn(queue *qq, int slot, int device)
 {
     /* N workers share the host's CPUs: each gets its share, or --threads
      * (what else a worker gets: run_options.h, kc_argv_kind). */
-    /* A run of one worker with one item in flight (serial, or --jobs 1)
-     * polls the GPU: its host waits on nothing else, and the wake-up of a
+    /* A run of one worker with one item in flight (serial, --jobs 1, or a
+     * --jobs run with one item to run) polls the GPU, and a serial run's
+     * standby with it: its host waits on nothing else, and the wake-up of a
      * blocking wait at every sync cost the serial gates 1-4 run 3-4 s of
      * 41-44 on an H200 (docs/receipts/2026-12-04-h200-wait-modes). It polls
      * yielding, not spinning: within 0.5 s of spinning there (38.3-38.7 s
-     * against 37.8-38.2 s), and it gives the core up when more processes
-     * than cores wait, as a host running many shards of a test at once may
-     * (four serial --shard k/4 runs together: 41.9 s yielding, 41.6 s
-     * spinning, 43.0 s blocking). Several workers or items in flight keep
-     * blocking: a poller per waiting thread took the cores the references
-     * use (--jobs 4 --inflight 4: 52.1 s spinning, 50.3 s blocking).
-     * KC_CUDA_SCHED still decides when set. */
-    const int one = (qq->serial || qq->o->jobs == 1) && qq->o->inflight <= 1;
+     * against 37.8-38.2 s), and a yielding poller should give its core up
+     * where more processes than cores wait, as on a host running many
+     * shards of a test at once (measured up to four serial --shard k/4 runs
+     * together: 41.9 s yielding, 41.6 s spinning, 43.0 s blocking). A hung
+     * item keeps its one core polling until its time limit. Several workers
+     * or items in flight keep blocking: a poller per waiting thread took the
+     * cores the references use (--jobs 4 --inflight 4: 52.1 s spinning, 50.3 s
+     * blocking). KC_CUDA_SCHED still decides when set. */
+    const int one = qq->nw == 1 && qq->o->inflight <= 1;
     kc_child_cmd cmd = { .kind = KC_ARGV_WORKER, .device = device, .parent = (long)getpid(),
                          .share = qq->serial ? 1 : qq->o->jobs, .gpu_wait = one ? "yield" : NULL };
     kc_strvec av = KC_STRVEC_INIT;

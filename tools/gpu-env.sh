@@ -4,7 +4,8 @@
 #   O, L      $OUT and its logs/ folder (what comes back is logs.tgz, env.txt);
 #   el WHAT   appends "WHAT: rc=$? at N s" to $L/env.txt (call it right after
 #             the command it reports);
-#   env.txt   the date, CPUs, the GPU and driver, the commit the copy is of
+#   env.txt   the date, CPUs, the host's name, the GPU (its UUID: which
+#             machine served the call) and driver, the commit the copy is of
 #             (COMMIT, written before the call: untracked, never committed)
 #             and compute-sanitizer's version;
 #   the build Random123 unpacked (gpu-deps.sh) and build/kcontract made, K its path;
@@ -20,8 +21,8 @@ O=${OUT:-/tmp/out}; L=$O/logs; mkdir -p "$L"
 T0=$(date +%s)
 export PATH="$PATH:/usr/local/cuda/bin" KC_CACHE_DIR=off
 el() { echo "$1: rc=$? at $(( $(date +%s) - T0 )) s" >> "$L/env.txt"; }
-{ echo "date: $(date -u +%FT%TZ)"; echo "cpus: $(nproc)"
-  nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv
+{ echo "date: $(date -u +%FT%TZ)"; echo "cpus: $(nproc)"; echo "host: $(hostname)"
+  nvidia-smi --query-gpu=index,name,uuid,driver_version,memory.total --format=csv
   echo "commit: $(cat COMMIT 2>/dev/null || echo 'unknown: no COMMIT file')"; compute-sanitizer --version | tail -1; } > "$L/env.txt" 2>&1
 sh tools/gpu-deps.sh unpack > "$L/build.log" 2>&1
 make -j16 build/kcontract >> "$L/build.log" 2>&1; gpu_env_rc=$?

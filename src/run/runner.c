@@ -174,7 +174,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         t.build = kc_build_id();
         if (kc_select_costs_digest(o, items, n, &t.costs, serr, sizeof serr)) {
             kc_report_note(stderr, "--costs %s\n", serr);
-            if (have_gpu) kc_gpu_close(&gpu);
+            kc_gpu_close(&gpu);
             free(sel);
             return 2;
         }
@@ -272,7 +272,10 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     };
     int status = kc_run_end_write(&e);
     if (seal[0]) kc_report_line(stdout, "%s%s\n", KC_SHARD_SEAL_LINE, seal);
-    if (have_gpu) kc_gpu_close(&gpu);
+    /* A session lost on the last item too (have_gpu 0 then): what it holds
+     * on the host is freed, nothing on the device (kc_gpu_close); a zeroed
+     * one, with no GPU items, holds nothing. */
+    kc_gpu_close(&gpu);
     kc_rcache_close(fin.cache);
     kc_records_free(&rs);
     free(sel);

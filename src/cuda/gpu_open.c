@@ -22,33 +22,31 @@ static const struct { const char *name; unsigned flags; } waits[] = {
 /* The process's wait when KC_CUDA_SCHED is unset (kc_gpu_set_wait). */
 static const char *default_wait = "block";
 
-static int wait_flags(const char *what, const char *v, unsigned *flags, char *why, size_t cap)
+/* The index of wait v in waits; -1 with why naming it (what: where it came
+ * from) and the ones expected. */
+static int wait_index(const char *what, const char *v, char *why, size_t cap)
 {
     for (size_t i = 0; i < sizeof waits / sizeof waits[0]; i++)
-        if (strcmp(v, waits[i].name) == 0) {
-            *flags = waits[i].flags;
-            return 0;
-        }
+        if (strcmp(v, waits[i].name) == 0) return (int)i;
     snprintf(why, cap, "%s='%s': expected block, spin, yield or auto", what, v);
     return -1;
 }
 
 int kc_gpu_set_wait(const char *wait, char *why, size_t cap)
 {
-    for (size_t i = 0; i < sizeof waits / sizeof waits[0]; i++)
-        if (strcmp(wait, waits[i].name) == 0) {
-            default_wait = waits[i].name;
-            return 0;
-        }
-    unsigned unused;
-    return wait_flags("--gpu-wait", wait, &unused, why, cap);
+    int i = wait_index("--gpu-wait", wait, why, cap);
+    if (i < 0) return -1;
+    default_wait = waits[i].name;
+    return 0;
 }
 
 int kc_gpu_sched_flags(unsigned *flags, char *why, size_t cap)
 {
     const char *v = getenv("KC_CUDA_SCHED");
-    if (v && *v) return wait_flags("KC_CUDA_SCHED", v, flags, why, cap);
-    return wait_flags("--gpu-wait", default_wait, flags, why, cap);
+    int i = v && *v ? wait_index("KC_CUDA_SCHED", v, why, cap) : wait_index("--gpu-wait", default_wait, why, cap);
+    if (i < 0) return -1;
+    *flags = waits[i].flags;
+    return 0;
 }
 
 int kc_gpu_open(kc_gpu *gpu, int ordinal)

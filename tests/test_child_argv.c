@@ -217,6 +217,34 @@ Test(child_argv, a_workers_gpu_wait_reads_back_and_no_other_kind_gets_it)
     kc_opts_free(&g);
 }
 
+/* --gpu-shared (a worker whose GPU other workers share, queue_holds.c)
+ * reads back on a worker, reaches no other kind of command line, and is
+ * refused given to a run. */
+Test(child_argv, a_workers_gpu_shared_reads_back_and_no_other_kind_gets_it)
+{
+    char *cmd[] = { "kcontract", "x", NULL };
+    kc_opts o, w;
+    kc_strvec sv = KC_STRVEC_INIT;
+    parse(&o, cmd);
+    kc_child_cmd c = { .kind = KC_ARGV_WORKER, .device = 0, .parent = 7, .gpu_shared = 1 };
+    cr_expect_str_eq(built(&o, c, &sv), "[kcontract][run][--worker][--parent][7][--gpu-shared][--seed][1][--device][0]");
+    parse(&w, sv.v);
+    cr_expect(w.worker && w.gpu_shared, "the worker reads --gpu-shared back");
+    kc_opts_free(&w);
+    for (int k = 0; k < KC_ARGV_KINDS; k++) {
+        if (k == KC_ARGV_WORKER) continue;
+        kc_child_cmd other = { .kind = (kc_argv_kind)k, .item = k == KC_ARGV_RERUN ? "x" : NULL, .shard_n = 1,
+                               .resume_records_fd = -1, .gpu_shared = 1 };
+        cr_expect_null(strstr(built(&o, other, &sv), "--gpu-shared"), "kind %d: %s", k, built(&o, other, &sv));
+    }
+    kc_strvec_clear(&sv);
+    kc_opts_free(&o);
+    char *given[] = { "kcontract", "run", "x", "--gpu-shared", NULL };
+    kc_opts g;
+    cr_expect_eq(kc_cli_parse_args(4, given, &g), 2, "--gpu-shared without --worker is refused");
+    kc_opts_free(&g);
+}
+
 /* The item's line in out has `state`, and its rerun command ends with
  * `rerun_tail` (NULL: not checked). */
 static void expect_line(const char *out, const char *state, const char *name, const char *rerun_tail)

@@ -414,6 +414,67 @@ Test(queue, item_disturbed_by_a_neighbours_fault_runs_again_alone, .timeout = 60
     unlink(mark);
 }
 
+/* Two items on one GPU that lose their CUDA contexts with runs that
+ * overlap: which fault ended which context cannot be told (on an H200 one
+ * process's trap ended another's context, queue_holds.c), so neither
+ * verdict stands; each runs again alone, and that run decides it (here
+ * each passes, losing its context again: alone, that is its own). Each
+ * item is on one line: the workers print no verdict reached with the
+ * context lost. With items in flight (--inflight 2) the same. */
+Test(queue, two_context_losses_that_overlap_run_again_alone, .timeout = 60)
+{
+    for (int v = 0; v < 2; v++) {
+        char costs[256];
+        kc_tmp_path(costs, sizeof costs, "queue", "overlap");
+        char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.cost.00", "fixture.cost.16", "--jobs", "2",
+                         "--costs", costs, v ? "--inflight" : NULL, "2", NULL };
+        char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1",
+                        "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.cost.00,fixture.cost.16", NULL };
+        kc_proc p;
+        cr_assert_eq(kc_spawn(argv, env, 40, &p), 0);
+        cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+        const char *names[] = { "fixture.cost.00", "fixture.cost.16" };
+        for (int i = 0; i < 2; i++) {
+            char said[128];
+            snprintf(said, sizeof said, "%s: PASS with the CUDA context lost while %s, on the same GPU, lost its own",
+                     names[i], names[1 - i]);
+            cr_expect(strstr(p.out, said), "inflight %d: no '%s':\n%s", v, said, p.out);
+            expect_once(p.out, names[i], "PASS");
+        }
+        kc_tally t;
+        kc_out_tally(p.out, &t);
+        cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 2);
+        cr_expect_eq(t.items, 2);
+        expect_phases_kept(&p);
+        kc_proc_free(&p);
+        unlink(costs);
+    }
+}
+
+/* One item's context loss beside another item that loses nothing: its
+ * verdict waits for that neighbour, then stands (no run again), printed
+ * once, by the parent. */
+Test(queue, one_context_loss_beside_a_clean_item_stands, .timeout = 60)
+{
+    char costs[256];
+    kc_tmp_path(costs, sizeof costs, "queue", "one-loss");
+    char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.cost.00", "fixture.cost.16", "--jobs", "2",
+                     "--costs", costs, NULL };
+    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.cost.16", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 40, &p), 0);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect_null(strstr(p.out, "runs again alone"), "a lone loss ran again:\n%s", p.out);
+    expect_once(p.out, "fixture.cost.00", "PASS");
+    expect_once(p.out, "fixture.cost.16", "PASS");
+    kc_tally t;
+    kc_out_tally(p.out, &t);
+    cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 2);
+    expect_phases_kept(&p);
+    kc_proc_free(&p);
+    unlink(costs);
+}
+
 /* A worker that dies before it says READY (here: the test hook) costs no
  * item: nothing was handed to it. Its replacements count against the
  * restart cap, so a worker that can never start ends the run with every

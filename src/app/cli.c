@@ -237,6 +237,7 @@ static const opt_row OPTIONS[] = {
     { "--parent", NULL, "PID", C_RUN, TO_REEXEC, OPT_ONCE | OPT_INTERNAL, 0, kc_cli_set_parent, "--parent needs a value", NULL },
     { "--worker", NULL, NULL, C_RUN, TO_REEXEC, OPT_INTERNAL, F(worker), kc_cli_set_flag, NULL, NULL },
     { "--sanitize-target", NULL, NULL, C_RUN, TO_REEXEC, OPT_INTERNAL, F(sanitize_target), kc_cli_set_flag, NULL, NULL },
+    { "--gpu-shared", NULL, NULL, C_RUN, TO_REEXEC, OPT_INTERNAL, F(gpu_shared), kc_cli_set_flag, NULL, NULL },
     { "--gpu-wait", NULL, "W", C_RUN, TO_REEXEC, OPT_ONCE | OPT_INTERNAL, F(gpu_wait), kc_cli_set_text,
       "--gpu-wait needs a value (block, spin, yield or auto)", NULL },
     { "--block-size", NULL, "B", C_RUN, TO_WORKER | TO_SHARD | TO_REEXEC | TO_RERUN, OPT_ONCE, 0, kc_cli_set_block_size,

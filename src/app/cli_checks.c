@@ -63,6 +63,8 @@ int kc_cli_check_parallel(const kc_opts *o)
         return kc_cli_usage_error("--gpu-wait: internal option a run gives its worker (needs --worker); to choose how "
                                   "every process of a run waits for the GPU, set KC_CUDA_SCHED=block|spin|yield|auto%s%s",
                                   "", "");
+    if (o->gpu_shared && !o->worker)
+        return kc_cli_usage_error("--gpu-shared: internal option a --jobs run gives its workers (needs --worker)%s%s", "", "");
     if (o->ndevices && (!o->jobs || o->device_given)) {
         size_t n = (size_t)snprintf(why, sizeof why, "--devices ");
         for (int i = 0; i < o->ndevices && n < sizeof why; i++)

@@ -31,6 +31,7 @@ int kc_child_argv(kc_strvec *sv, const kc_opts *o, const kc_child_cmd *c)
         bad |= kc_strvec_push(&w, "--worker");
         bad |= kc_strvec_push(&w, "--parent") | kc_strvec_pushf(&w, "%ld", c->parent);
         if (c->gpu_wait) bad |= kc_strvec_push(&w, "--gpu-wait") | kc_strvec_push(&w, c->gpu_wait);
+        if (c->gpu_shared) bad |= kc_strvec_push(&w, "--gpu-shared");
         break;
     case KC_ARGV_SHARD:
         bad |= kc_strvec_push(&w, "--shard") | kc_strvec_pushf(&w, "%d/%d", c->shard_k, c->shard_n);

@@ -106,6 +106,9 @@ typedef struct kc_opts {
                                 * (result_cache.h); its passes are not kept either */
     int max_restarts;          /* --restarts M: workers replaced after a crash, a timeout or a failed start, at most (-1: 2 x N + 8) */
     int worker;                /* internal --worker: a work-queue worker (items on stdin, results on fd 3) */
+    int gpu_shared;            /* internal --gpu-shared: a worker whose GPU other workers share: a verdict reached
+                                * with the CUDA context lost is printed by its parent, which decides whether it
+                                * stands (src/run/queue_holds.c) */
     int sanitize_target;       /* internal --sanitize-target: compute-sanitizer's target, one item's launches (sanitize.h) */
     int cases_given;           /* internal --cases I:J: a kernel item's cases [I, J) alone, their sums printed
                                 * (gates/known_fault.h: a known finding's fault and the cases after it) */
@@ -165,6 +168,7 @@ typedef struct kc_child_cmd {
     int resume_records_fd;     /* reexec: --resume-records FD, the records so far; -1: none */
     int resume_untrusted;      /* reexec: --resume-untrusted */
     const char *gpu_wait;      /* worker: --gpu-wait W (kc_gpu_set_wait); NULL: none written */
+    int gpu_shared;            /* worker: --gpu-shared (other workers share its GPU) */
 } kc_child_cmd;
 
 /* Appends c's command line, as described above kc_argv_kind, to sv (the

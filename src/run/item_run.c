@@ -158,6 +158,15 @@ void kc_item_fault_hang(const char *name)
         for (;;) pause();
 }
 
+int kc_item_fault_lose_context(const char *name)
+{
+    const char *list = getenv("KC_FAULT_LOSE_CONTEXT_AFTER");
+    size_t n = strlen(name);
+    for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (strcspn(p, ",") == n && strncmp(p, name, n) == 0) return 1;
+    return 0;
+}
+
 void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_san_pool *san,
                  kc_item_result *out)
 {
@@ -212,8 +221,10 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
         kc_strcatf(out->rerun, sizeof out->rerun, " --block-size %u", out->block_size);
     kc_result_escape(out);        /* the line, the worker's result line and the record say the same */
     restore_stdio(o);
-    kc_item_print(it->name, out, out->seconds, detail, NULL);
+    if (kc_item_fault_lose_context(it->name)) out->context_lost = KC_LOST_CONTEXT;
+    /* On a GPU other workers share, a verdict reached with the context lost
+     * is not known to be this item's until the parent has seen what ran
+     * beside it (queue_holds.c): the parent prints it, or runs it again. */
+    if (!(o->gpu_shared && out->context_lost == KC_LOST_CONTEXT)) kc_item_print(it->name, out, out->seconds, detail, NULL);
     free(detail);
-    const char *inject = getenv("KC_FAULT_LOSE_CONTEXT_AFTER");
-    if (inject && strcmp(inject, it->name) == 0) out->context_lost = KC_LOST_CONTEXT;
 }

@@ -50,6 +50,10 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
  * lane), so the time limit of an item in flight and its run alone are
  * exercised without a GPU. Nothing for any other name. */
 void kc_item_fault_hang(const char *name);
+/* Test hook: whether KC_FAULT_LOSE_CONTEXT_AFTER (a comma-separated list
+ * of item names) names this item, whose result then says its CUDA context
+ * was lost (the item's own verdict is kept). */
+int kc_item_fault_lose_context(const char *name);
 /* Once, after this process's last item (the serial runner, a worker): when
  * children that are no item's still run here (there before the first item,
  * proctree.h), one line on out naming them and saying no item was blamed

@@ -95,11 +95,9 @@ void kc_q_phase(wk *w, kc_worker_phase to)
 
 /* One item's result, through the run's one way of finishing items
  * (finish.h); print: the parent prints its line (no worker did). */
-void kc_q_finish_item(queue *qq, qitem *qi, kc_item_result *r, const wk *w, double start, double end,
-                        long gpu_mib, int print, const char *tail)
+kc_item_where kc_q_where(queue *qq, const wk *w, double start, double end, long gpu_mib, int print, const char *tail)
 {
-    qi->reported = 1;
-    kc_item_where where = {
+    return (kc_item_where){
         .worker = w ? w->slot : -1,
         .device = w && w->devslot >= 0 ? w->device : -1,
         .rerun_device = w ? w->device : qq->o->device,
@@ -110,7 +108,23 @@ void kc_q_finish_item(queue *qq, qitem *qi, kc_item_result *r, const wk *w, doub
         .log_tail = tail,
         .print = print,
     };
+}
+
+void kc_q_finish_item(queue *qq, qitem *qi, kc_item_result *r, const wk *w, double start, double end,
+                        long gpu_mib, int print, const char *tail)
+{
+    qi->reported = 1;
+    kc_item_where where = kc_q_where(qq, w, start, end, gpu_mib, print, tail);
     kc_finish_item(&qq->fin, &qq->items[qi->idx], r, &where);
+}
+
+void kc_q_rerun_alone(queue *qq, qitem *qi)
+{
+    const int j = (int)(qi - qq->q);
+    qq->di[j].dispatched = 0;
+    qq->di[j].rerun_alone = 1;
+    qi->reported = 0;
+    qi->limit = kc_item_time_limit_alone(&qq->items[qi->idx], &qq->costs, qq->o->timeout_s);
 }
 
 void kc_q_release(queue *qq, wk *w, qitem *qi)
@@ -119,6 +133,7 @@ void kc_q_release(queue *qq, wk *w, qitem *qi)
     kc_admit_release(&qq->adm, w->devslot, di->host, di->gpu);
     kc_dispatch_released(&qq->dp, (int)(qi - qq->q));
     w->cur = -1;
+    kc_qh_ended(qq, w->devslot);
 }
 
 /* The item of worker `from` faulted (lost its CUDA context, or its worker
@@ -200,7 +215,10 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
     qitem *qi = &qq->q[w->cur];
     double end = now_s();
     long gpu = qq->sampler ? kc_gpu_sampler_take_peak(c->pid) : -1;
-    kc_q_finish_item(qq, qi, &r, w, w->t_start, end, gpu, 0, NULL);
+    if (r.context_lost == KC_LOST_CONTEXT && kc_qh_gpu_shared(qq))    /* its worker did not print it */
+        kc_qh_lost(qq, qi, &r, w, w->t_start, end, gpu);
+    else
+        kc_q_finish_item(qq, qi, &r, w, w->t_start, end, gpu, 0, NULL);
     kc_q_release(qq, w, qi);
     kc_sup_mark(c, KC_CHILD_IDLE);
     kc_report_busy(kc_q_busy_count(qq), 1);
@@ -628,6 +646,7 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
     sup = 0;
     if (qq.sampler) kc_gpu_sampler_stop();
     if (rc) goto out;
+    kc_qh_flush(&qq);
     not_run(&qq);
     qq.rec.wall_s = now_s() - qq.t0;
     kc_run_end e = {
@@ -641,6 +660,7 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
     rc = kc_run_end_write(&e);
 out:
     if (sup) kc_sup_free(&qq.sup);
+    kc_qh_free(&qq);
     free(qq.w);
     free(qq.dw);
     free(qq.q);

@@ -64,6 +64,7 @@ static void lane_release(queue *qq, wk *w, int l)
     kc_dispatch_released(&qq->dp, w->lane_item[l]);
     kc_inflight_close(&w->book, l);
     recount(qq, w);
+    kc_qh_ended(qq, w->devslot);
 }
 
 /* Item j goes back to the queue, undecided: a run alone in a worker decides it. */
@@ -99,9 +100,13 @@ void kc_ql_on_result(queue *qq, wk *w, kc_child *c, const char *line)
     int j = w->lane_item[l];
     qitem *qi = &qq->q[j];
     const kc_item *it = &qq->items[qi->idx];
-    if (w->lane_alone[l] || kc_inflight_final(it, &r)) {
+    if (r.context_lost == KC_LOST_CONTEXT && w->lane_alone[l] && kc_qh_gpu_shared(qq)) {
+        kc_qh_lost(qq, qi, &r, w, w->lane_start[l], kc_sup_now(), -1);     /* its worker did not print it */
+    } else if (w->lane_alone[l] || kc_inflight_final(it, &r)) {
         kc_q_finish_item(qq, qi, &r, w, w->lane_start[l], kc_sup_now(), -1, 0, NULL);
     } else {
+        if (r.context_lost == KC_LOST_CONTEXT)  /* its own fault, maybe, that ended other workers' contexts */
+            kc_qh_span(qq, j, w->devslot, w->lane_start[l], kc_sup_now());
         char why[200];
         snprintf(why, sizeof why, "%s%s in flight beside other items", kc_state_name(r.state),
                  r.context_lost ? " with the CUDA context lost" : "");

@@ -6,6 +6,7 @@
 #define KC_QUEUE_TYPES_H
 #include "costs.h"
 #include "dispatch.h"
+#include "fault_spans.h"
 #include "finish.h"
 #include "inflight.h"
 #include "jobs.h"
@@ -23,6 +24,12 @@ typedef struct qitem {
     double limit;
     int recorded;               /* cost from the table (else an estimate) */
     int reported;
+    /* A verdict reached with the CUDA context lost on a GPU other workers
+     * share, waiting for the items that ran beside it (queue_holds.c). */
+    kc_item_result *held;       /* the verdict; NULL: none held */
+    kc_item_where held_at;      /* where and when it ran, for its record */
+    int held_dev;               /* its GPU (device slot) */
+    double held_start, held_end; /* its run, on the queue's clock (also set when not held) */
 } qitem;
 
 /* A worker slot: the supervisor's child of the same index, and what the
@@ -84,6 +91,7 @@ typedef struct queue {
     int standby_retired;        /* the standby's slot holds the worker it replaced, ending (kc_qs_retire) */
     int retired_worker;         /* ... which was worker slot this */
     int retiring;               /* worker slot + 1 whose standby hand-over waits for the loop (kc_qs_retire); 0 none */
+    kc_fault_spans spans;       /* the runs that lost their CUDA context or their worker (queue_holds.c) */
 } queue;
 
 /* queue.c's and queue_workers.c's parts that the queue's files share (each as it says there). */
@@ -92,7 +100,12 @@ kc_child *kc_q_child_of(queue *qq, const wk *w);
 void kc_q_phase(wk *w, kc_worker_phase to);
 void kc_q_finish_item(queue *qq, qitem *qi, kc_item_result *r, const wk *w, double start, double end,
                       long gpu_mib, int print, const char *tail);
+/* Where and when an item ran on w (NULL: never handed out), for its record. */
+kc_item_where kc_q_where(queue *qq, const wk *w, double start, double end, long gpu_mib, int print, const char *tail);
 void kc_q_release(queue *qq, wk *w, qitem *qi);
+/* qi goes back to run again alone once the other items are done, and that
+ * run decides it (kc_dispatch_rerun_alone, dispatch.h). */
+void kc_q_rerun_alone(queue *qq, qitem *qi);
 void kc_q_fault_beside(queue *qq, const wk *from);
 int kc_q_busy_count(const queue *qq);
 void kc_q_protocol_violated(queue *qq, wk *w, kc_child *c, const char *line, const char *why);
@@ -155,6 +168,27 @@ void kc_qs_between_waits(queue *qq);
 int kc_qs_take(queue *qq, wk *w);
 /* Every item is handed out: the standby is stopped. */
 void kc_qs_end(queue *qq);
+
+/* queue_holds.c: verdicts reached with the CUDA context lost on a GPU other workers share. */
+/* Whether this run's workers share a GPU with other workers (not serial,
+ * more than one worker): they get --gpu-shared, and such verdicts are
+ * printed here, not by them. */
+int kc_qh_gpu_shared(const queue *qq);
+/* Item qi ended on w with *r, its context lost (KC_LOST_CONTEXT), having run
+ * from start to end: recorded; it stands at once (printed) when it ran
+ * alone or nothing ran beside it; runs again alone when another item's loss
+ * on that GPU overlapped its run; else it is held until the items running
+ * beside it have ended (kc_qh_ended). Called before w releases it. */
+void kc_qh_lost(queue *qq, qitem *qi, kc_item_result *r, const wk *w, double start, double end, long gpu_mib);
+/* Item j's worker died under it on device slot dev (a CRASH): recorded as a loss. */
+void kc_qh_span(queue *qq, int j, int dev, double start, double end);
+/* An item left a worker on device slot dev: each held verdict there whose
+ * neighbours have all ended stands, or its item runs again alone. */
+void kc_qh_ended(queue *qq, int dev);
+/* The loop is over: every verdict still held is decided as above. */
+void kc_qh_flush(queue *qq);
+/* Frees what is held and recorded. */
+void kc_qh_free(queue *qq);
 
 /* queue_lanes.c: a worker with items in flight (qq->k > 1). */
 /* Items the worker has in flight now (either mode). */

@@ -40,7 +40,8 @@ int kc_q_spawn(queue *qq, int slot, int device)
      * blocking). KC_CUDA_SCHED still decides when set. */
     const int one = qq->nw == 1 && qq->o->inflight <= 1;
     kc_child_cmd cmd = { .kind = KC_ARGV_WORKER, .device = device, .parent = (long)getpid(),
-                         .share = qq->serial ? 1 : qq->o->jobs, .gpu_wait = one ? "yield" : NULL };
+                         .share = qq->serial ? 1 : qq->o->jobs, .gpu_wait = one ? "yield" : NULL,
+                         .gpu_shared = kc_qh_gpu_shared(qq) };
     kc_strvec av = KC_STRVEC_INIT;
     int rc = kc_child_argv(&av, qq->o, &cmd);
     if (rc == 0) rc = kc_sup_start(&qq->sup, slot, "/proc/self/exe", av.v, KC_SUP_STDIN | KC_SUP_RESULT);
@@ -143,15 +144,15 @@ void kc_q_settle_item(queue *qq, wk *w, const kc_child *c, const char *how)
             snprintf(r.msg, sizeof r.msg, "worker %d (pid %ld) %s while running it%s%s", w->slot, (long)c->pid, how,
                      leak, lines);
     }
-    if (r.state == KC_CRASH) kc_q_fault_beside(qq, w);   /* a worker it ended, not one the queue stopped */
     int j = (int)(qi - qq->q);
+    if (r.state == KC_CRASH) {      /* a worker it ended, not one the queue stopped */
+        kc_q_fault_beside(qq, w);
+        kc_qh_span(qq, j, w->devslot, w->t_start, c->exited);
+    }
     if (!qq->interrupted && kc_dispatch_rerun_alone(&qq->dp, j, r.state, w->fault_beside)) {
         kc_q_say(qq, "%s: %s while another item on the same GPU faulted beside it; its verdict is not its own: "
             "it runs again alone once the other items are done, and that run decides it\n", qq->items[qi->idx].name, kc_state_name(r.state));
-        qq->di[j].dispatched = 0;
-        qq->di[j].rerun_alone = 1;
-        qi->reported = 0;
-        qi->limit = kc_item_time_limit_alone(&qq->items[qi->idx], &qq->costs, qq->o->timeout_s);
+        kc_q_rerun_alone(qq, qi);
     } else {
         kc_q_finish_item(qq, qi, &r, w, w->t_start, c->exited, -1, 1, tail[0] ? tail : NULL);
     }

@@ -86,8 +86,7 @@ static char *lane_item(kc_gpu *g, const kc_item *it, const kc_opts *o, kc_item_r
     if (!g->lost && kc_cuda_sync(&g->cu, 0) == CUDA_SUCCESS) kc_cuda_trim(&g->cu);
     out->seconds = kc_now_s() - t0;
     out->peak_rss_kib = -1;         /* the process's, shared with its neighbours */
-    const char *inject = getenv("KC_FAULT_LOSE_CONTEXT_AFTER");    /* test hook (item_run.h) */
-    if (inject && strcmp(inject, it->name) == 0) out->context_lost = KC_LOST_CONTEXT;
+    if (kc_item_fault_lose_context(it->name)) out->context_lost = KC_LOST_CONTEXT;     /* test hook (item_run.h) */
     if (g->lost && !out->context_lost) out->context_lost = KC_LOST_CONTEXT;
     *lost = out->context_lost != 0;
     if (kc_result_fails(out)) kc_rerun_command(o, it->name, o->device, out->rerun, sizeof out->rerun);

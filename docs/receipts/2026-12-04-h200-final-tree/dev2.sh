@@ -11,7 +11,7 @@
 T=docs/receipts/2026-12-04-h200-stalls/costs-call6.tsv
 END=$(( $(date +%s) + 80 ))
 ( i=0; while [ $(date +%s) -lt $END ]; do i=$((i+1))
-    $K run 'sampling.argmax.*' 'sampling.topk.*' --no-cache > $L/probe-innocent-$i.log 2>&1; done ) &
+    $K run 'sampling.argmax.*' 'sampling.topk.*' --exclude '*:sanitize' --no-cache > $L/probe-innocent-$i.log 2>&1; done ) &
 INN=$!
 ( i=0; while [ $(date +%s) -lt $END ]; do i=$((i+1))
     $K run 'gemm_hopper.*:control.expect_tx_short' 'gemm_hopper.*:control.phase_flip' \

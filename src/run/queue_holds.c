@@ -10,6 +10,7 @@
  * worker's verdict as it printed it. */
 #include "queue_types.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,6 +73,7 @@ void kc_qh_lost(queue *qq, qitem *qi, kc_item_result *r, const wk *w, double sta
     qi->held_end = end;
     int recorded = kc_fault_spans_add(&qq->spans, j, dev, start, end) == 0;
     kc_item_where at = kc_q_where(qq, w, start, end, gpu_mib, 1, NULL);
+    snprintf(at.tag, sizeof at.tag, "[w%d] ", w->slot);     /* the line as its worker would have printed it */
     if (qq->di[j].rerun_alone) {    /* it ran with nothing beside it: its own */
         qi->reported = 1;
         kc_finish_item(&qq->fin, &qq->items[qi->idx], r, &at);

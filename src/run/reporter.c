@@ -37,6 +37,12 @@ static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void kc_item_print(const char *name, const kc_item_result *r, double seconds, const char *detail, const char *log_tail)
 {
+    kc_item_print_tagged("", name, r, seconds, detail, log_tail);
+}
+
+void kc_item_print_tagged(const char *tag, const char *name, const kc_item_result *r, double seconds, const char *detail,
+                          const char *log_tail)
+{
     if (!kc_state_shown(r->state, print_level)) return;
     pthread_mutex_lock(&print_lock);
     char nm[1024], msg[4 * sizeof r->msg], rerun[4 * sizeof r->rerun];
@@ -44,6 +50,7 @@ void kc_item_print(const char *name, const kc_item_result *r, double seconds, co
     kc_escape_line(msg, sizeof msg, r->msg, sizeof r->msg);
     kc_escape_line(rerun, sizeof rerun, r->rerun, sizeof r->rerun);
     kc_progress_clear();
+    fputs(tag, stdout);
     const char *st = kc_state_name(r->state);   /* coloured on a terminal (colour.h): the word, not its padding */
     kc_colour_put(stdout, kc_state_info_of(r->state)->sgr, st, strlen(st));
     printf("%*s %s  %s  (%.2f s)%s%s\n", strlen(st) < 6 ? (int)(6 - strlen(st)) : 0, "", nm, msg, seconds,

@@ -56,6 +56,10 @@ void kc_report_run_end(void);
  * worker) and kc_finish_item (the --jobs parent's CRASH, TIMEOUT and NOTRUN
  * lines) print through it. */
 void kc_item_print(const char *name, const kc_item_result *r, double seconds, const char *detail, const char *log_tail);
+/* The same line after tag (a --jobs worker's "[wK] ", when the parent
+ * prints a line its worker did not: queue_holds.c; "" none). */
+void kc_item_print_tagged(const char *tag, const char *name, const kc_item_result *r, double seconds, const char *detail,
+                          const char *log_tail);
 /* --status-level: the lines kc_item_print prints from now on in this process
  * (state.h, kc_state_shown: a failing line always; the default all). A line
  * not shown goes with the lines under it. Set once, by main. */

@@ -215,6 +215,9 @@ int kc_inflight_admits(const kc_item *it, char *why, size_t cap)
     case KC_KIND_CONTROL:
         if (it->contract && it->contract->library) alone = "a library kernel (the CUDA runtime's legacy stream and allocations)";
         else if (kc_item_runs_sanitizer(it)) alone = "a control planted for the sanitizer (a compute-sanitizer process)";
+        else if (it->kind == KC_KIND_CONTROL && it->control && it->control->gate == 1)
+            alone = "a control planted for gate 1 (a fault there ends the CUDA context, and with it every item in "
+                    "flight beside it)";
         else if (!it->contract) alone = "an item without a contract";
         break;
     case KC_KIND_SANITIZE: alone = "a sanitizer item (a compute-sanitizer process)"; break;

@@ -388,6 +388,27 @@ Test(dispatch, at_most_the_limit_of_sanitizer_controls_run_at_once)
     cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 3, "no limit set: any number");
 }
 
+Test(dispatch, one_control_planted_for_gate_1_runs_at_a_time)
+{
+    fixture f;
+    setup(&f, 4, 3);
+    f.it[0].fault_control = f.it[1].fault_control = 1;
+    f.d.fault_controls_max = 1;
+    int alone;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 0, "the first control");
+    kc_dispatch_took(&f.d, 0);
+    cr_expect_eq(f.d.fault_controls_running, 1, "taking it counts it");
+    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 2, "not the second control beside it: the next item");
+    kc_dispatch_took(&f.d, 2);
+    cr_expect_eq(f.d.fault_controls_running, 1, "the other item is no control");
+    cr_expect_eq(kc_dispatch_next(&f.d, 2, &alone), 3, "still not the control");
+    kc_dispatch_took(&f.d, 3);
+    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), -1, "only the control left, one running: the worker waits");
+    kc_dispatch_released(&f.d, 0);
+    cr_expect_eq(f.d.fault_controls_running, 0);
+    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 1, "the first ended: the second control");
+}
+
 Test(dispatch, taking_and_releasing_an_item_put_back_alone_holds_the_others)
 {
     fixture f;

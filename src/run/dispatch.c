@@ -23,11 +23,13 @@ static int is_wanted(const kc_dispatch_item *it, kc_want want)
     }
 }
 
-/* Whether item it is a control planted for the sanitizer and as many as may
- * run at once already do (kc_dispatch.san_controls_max). */
-static int san_controls_full(const kc_dispatch *d, const kc_dispatch_item *it)
+/* Whether item it is a control planted for the sanitizer, or for gate 1,
+ * and as many of its kind as may run at once already do
+ * (kc_dispatch.san_controls_max, fault_controls_max). */
+static int controls_full(const kc_dispatch *d, const kc_dispatch_item *it)
 {
-    return it->sanitizer_control && d->san_controls_max > 0 && d->san_controls_running >= d->san_controls_max;
+    return (it->sanitizer_control && d->san_controls_max > 0 && d->san_controls_running >= d->san_controls_max) ||
+           (it->fault_control && d->fault_controls_max > 0 && d->fault_controls_running >= d->fault_controls_max);
 }
 
 /* Whether item it may go to worker wk beside what wk runs now. */
@@ -44,7 +46,7 @@ int kc_dispatch_next_of_kind(const kc_dispatch *d, int w, kc_want want, int *alo
         const kc_dispatch_item *qi = &d->items[j];
         int a;
         if (qi->dispatched || qi->rerun_alone || !fits_worker(qi, wk)) continue;
-        if (!is_wanted(qi, want) || san_controls_full(d, qi)) continue;
+        if (!is_wanted(qi, want) || controls_full(d, qi)) continue;
         if (!kc_admit_check(d->adm, wk->devslot, qi->host, qi->gpu, &a)) continue;
         if (wk->last && qi->contract == wk->last) {
             *alone = a;
@@ -134,6 +136,7 @@ void kc_dispatch_took(kc_dispatch *d, int j)
     it->dispatched = 1;
     if (it->rerun_alone) d->alone_running = 1;
     d->san_controls_running += it->sanitizer_control;
+    d->fault_controls_running += it->fault_control;
 }
 
 void kc_dispatch_released(kc_dispatch *d, int j)
@@ -141,6 +144,7 @@ void kc_dispatch_released(kc_dispatch *d, int j)
     const kc_dispatch_item *it = &d->items[j];
     if (it->rerun_alone) d->alone_running = 0;
     if (it->sanitizer_control) d->san_controls_running--;
+    if (it->fault_control) d->fault_controls_running--;
 }
 
 int kc_dispatch_next(const kc_dispatch *d, int w, int *alone)

@@ -228,3 +228,28 @@ Test(inflight, only_driver_launched_kernel_items_and_gate_2_to_4_controls_go_in_
         cr_expect(strstr(err, t[i].why), "%s: '%s' does not say '%s'", t[i].it.name, err, t[i].why);
     }
 }
+
+/* A result line's detail field (result_line.h): the lines come back as they
+ * went, each escaped; a line without one parses as before and has none;
+ * lines past the room refuse the line, never cut it unseen. */
+Test(inflight, a_result_lines_detail_round_trips_and_is_optional)
+{
+    kc_item_result r, p;
+    memset(&r, 0, sizeof r);
+    r.state = KC_KNOWN;
+    r.context_lost = KC_LOST_CONTEXT;
+    snprintf(r.msg, sizeof r.msg, "2 of 7 cases fail");
+    char line[KC_RESULT_LINE_CAP], name[64], err[200], back[4096];
+    int n = kc_result_format_detail("fam.x", &r, "    known: a\n    known: b\x01", line, sizeof line);
+    cr_assert_gt(n, 0);
+    cr_assert_eq(kc_result_parse(line, name, sizeof name, &p, err, sizeof err), 0, "%s", err);
+    cr_expect_str_eq(p.msg, "2 of 7 cases fail", "the message ends where the detail starts");
+    cr_expect_eq(p.context_lost, KC_LOST_CONTEXT);
+    kc_result_detail(line, back, sizeof back);
+    cr_expect_str_eq(back, "    known: a\n    known: b\\x01");
+    n = kc_result_format("fam.x", &r, line, sizeof line);
+    cr_assert_gt(n, 0);
+    kc_result_detail(line, back, sizeof back);
+    cr_expect_str_eq(back, "", "no detail field");
+    cr_expect_eq(kc_result_format_detail("fam.x", &r, "    known: a long line", line, 80), -1, "no room: refused");
+}

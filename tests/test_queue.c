@@ -436,7 +436,7 @@ Test(queue, two_context_losses_that_overlap_run_again_alone, .timeout = 60)
         const char *names[] = { "fixture.cost.00", "fixture.cost.16" };
         for (int i = 0; i < 2; i++) {
             char said[128];
-            snprintf(said, sizeof said, "%s: PASS with the CUDA context lost while %s, on the same GPU, lost its own",
+            snprintf(said, sizeof said, "%s: PASS with the CUDA context lost while %s, on the same GPU, lost its own or its worker",
                      names[i], names[1 - i]);
             cr_expect(strstr(p.out, said), "inflight %d: no '%s':\n%s", v, said, p.out);
             expect_once(p.out, names[i], "PASS");
@@ -452,24 +452,49 @@ Test(queue, two_context_losses_that_overlap_run_again_alone, .timeout = 60)
 }
 
 /* One item's context loss beside another item that loses nothing: its
- * verdict waits for that neighbour, then stands (no run again), printed
- * once, by the parent. */
+ * verdict waits for that neighbour (here 300 ms against none: its line
+ * comes after the neighbour's), then stands (no run again), printed once,
+ * by the parent, with its worker's tag. */
 Test(queue, one_context_loss_beside_a_clean_item_stands, .timeout = 60)
 {
     char costs[256];
     kc_tmp_path(costs, sizeof costs, "queue", "one-loss");
-    char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.cost.00", "fixture.cost.16", "--jobs", "2",
+    char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.cost.00", "fixture.pass.01", "--jobs", "2",
                      "--costs", costs, NULL };
-    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.cost.16", NULL };
+    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.01", NULL };
     kc_proc p;
     cr_assert_eq(kc_spawn(argv, env, 40, &p), 0);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect_null(strstr(p.out, "runs again alone"), "a lone loss ran again:\n%s", p.out);
     expect_once(p.out, "fixture.cost.00", "PASS");
-    expect_once(p.out, "fixture.cost.16", "PASS");
+    expect_once(p.out, "fixture.pass.01", "PASS");
+    const char *held = strstr(p.out, "PASS   fixture.pass.01  "), *beside = strstr(p.out, "PASS   fixture.cost.00  ");
+    cr_expect(held && beside && beside < held, "the loss's line waits for the item beside it:\n%s", p.out);
+    cr_expect(held && held - p.out >= 5 && !strncmp(held - 5, "[w", 2), "its worker's tag:\n%s", p.out);
     kc_tally t;
     kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 2);
+    expect_phases_kept(&p);
+    kc_proc_free(&p);
+    unlink(costs);
+}
+
+/* A worker that dies under its item beside an item that lost its context
+ * is a loss too (queue_holds.c): the held verdict runs again alone. */
+Test(queue, a_context_loss_beside_a_worker_that_dies_runs_again_alone, .timeout = 60)
+{
+    char costs[256];
+    kc_tmp_path(costs, sizeof costs, "queue", "loss-crash");
+    char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.latecrash", "fixture.cost.00", "--jobs", "2",
+                     "--costs", costs, NULL };
+    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.cost.00", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 40, &p), 0);
+    cr_expect_eq(p.status, 1, "the crash fails the run: exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "fixture.cost.00: PASS with the CUDA context lost while fixture.latecrash, on the same GPU, "
+                            "lost its own or its worker"), "%s", p.out);
+    expect_once(p.out, "fixture.cost.00", "PASS");
+    expect_once(p.out, "fixture.latecrash", "CRASH");
     expect_phases_kept(&p);
     kc_proc_free(&p);
     unlink(costs);

@@ -17,7 +17,7 @@
  *     while it runs: a mutation run puts back many hung mutants, each
  *     running to its limit);
  *   - at most fault_controls_max controls planted for gate 1 run at once
- *     (KC_DISPATCH_FAULT_CONTROLS_PER_GPU): two faults that meet on a GPU
+ *     (KC_DISPATCH_FAULT_CONTROLS_AT_ONCE): two faults that meet on a GPU
  *     send both items back to run alone;
  *   - at most san_controls_max controls planted for the sanitizer run at
  *     once (KC_DISPATCH_SAN_CONTROLS_PER_GPU): each starts sessions of its
@@ -89,8 +89,8 @@ typedef struct kc_dispatch {
     int san_controls_max;           /* at most this many of them at once (KC_DISPATCH_SAN_CONTROLS_PER_GPU per
                                      * GPU); 0: no limit */
     int fault_controls_running;     /* controls planted for gate 1 running now */
-    int fault_controls_max;         /* at most this many of them at once (KC_DISPATCH_FAULT_CONTROLS_PER_GPU per
-                                     * GPU); 0: no limit */
+    int fault_controls_max;         /* at most this many of them at once (KC_DISPATCH_FAULT_CONTROLS_AT_ONCE);
+                                     * 0: no limit */
 } kc_dispatch;
 
 /* How many controls planted for the sanitizer run at once per GPU. Each
@@ -100,12 +100,13 @@ typedef struct kc_dispatch {
  * (docs/receipts/2026-12-03-h200-suite): 10 s of work in 24 s of wall. */
 #define KC_DISPATCH_SAN_CONTROLS_PER_GPU 2
 
-/* How many controls planted for gate 1 run at once per GPU. Most fault, and
+/* How many controls planted for gate 1 run at once, on one GPU or several
+ * (the count is the run's: per GPU it would need each worker's GPU). Most fault, and
  * two context losses on one GPU whose runs overlap both run again alone at
  * the end of the run (queue_holds.c: which fault ended which context cannot
  * be told); on the H200 two gemm_hopper traps that ran together took 2.4 s
  * each and then ran again (docs/receipts/2026-12-04-h200-final-tree). */
-#define KC_DISPATCH_FAULT_CONTROLS_PER_GPU 1
+#define KC_DISPATCH_FAULT_CONTROLS_AT_ONCE 1
 
 /* What a worker takes first (kc_dispatch_wants). */
 typedef enum kc_want {

@@ -35,7 +35,8 @@ typedef struct kc_item_where {
     const char *log_tail;     /* CRASH/TIMEOUT: the worker's last lines; NULL none */
     int print;                /* 1: print the item's line here (no worker printed it) */
     char tag[16];             /* ... after this, "[wK] ": the line its worker would have printed in a --jobs run
-                               * (queue_holds.c); "": none */
+                               * (queue_holds.c), with the item's own seconds; "": none */
+    const char *detail;       /* ... and these lines under it (the gates' further lines, '\n' between); NULL none */
 } kc_item_where;
 
 /* Item `it` finished with *r (its rerun command filled in when it fails and

@@ -170,6 +170,13 @@ int kc_item_fault_lose_context(const char *name)
 void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_san_pool *san,
                  kc_item_result *out)
 {
+    kc_item_run_kept(gpu, have_gpu, it, o, gw, san, out, NULL);
+}
+
+void kc_item_run_kept(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw,
+                      kc_san_pool *san, kc_item_result *out, char **kept)
+{
+    if (kept) *kept = NULL;
     memset(out, 0, sizeof *out);
     kc_item_fault_hang(it->name);
     const pid_t self = getpid();
@@ -225,6 +232,10 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
     /* On a GPU other workers share, a verdict reached with the context lost
      * is not known to be this item's until the parent has seen what ran
      * beside it (queue_holds.c): the parent prints it, or runs it again. */
-    if (!(o->gpu_shared && out->context_lost == KC_LOST_CONTEXT)) kc_item_print(it->name, out, out->seconds, detail, NULL);
+    if (o->gpu_shared && out->context_lost == KC_LOST_CONTEXT && kept) {
+        *kept = detail;                 /* sent on the result line (result_line.h) */
+        return;
+    }
+    kc_item_print(it->name, out, out->seconds, detail, NULL);
     free(detail);
 }

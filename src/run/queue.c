@@ -9,8 +9,10 @@
  * queue_workers.c's), --fail-fast, SIGINT/SIGTERM, the
  * records for the reports, the cost table written back, and the run's own
  * TALLY and SUMMARY. Each selected item is reported exactly once: by its
- * worker's result line, as CRASH/TIMEOUT when the worker died running it, or
- * as NOTRUN when it was never handed out. */
+ * worker's result line (one reached with the CUDA context lost on a shared
+ * GPU once the items beside it have ended, or by its run again alone:
+ * queue_holds.c), as CRASH/TIMEOUT when the worker died running it, or as
+ * NOTRUN when it was never handed out. */
 #include "item_run.h"
 #include "supervisor.h"
 #include "worker.h"
@@ -215,10 +217,13 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
     qitem *qi = &qq->q[w->cur];
     double end = now_s();
     long gpu = qq->sampler ? kc_gpu_sampler_take_peak(c->pid) : -1;
-    if (r.context_lost == KC_LOST_CONTEXT && kc_qh_gpu_shared(qq))    /* its worker did not print it */
-        kc_qh_lost(qq, qi, &r, w, w->t_start, end, gpu);
-    else
+    if (r.context_lost == KC_LOST_CONTEXT && kc_qh_gpu_shared(qq, w->devslot)) {  /* its worker did not print it */
+        static char detail[KC_RESULT_LINE_CAP];
+        kc_result_detail(body, detail, sizeof detail);
+        kc_qh_lost(qq, qi, &r, detail, w, w->t_start, end, gpu);
+    } else {
         kc_q_finish_item(qq, qi, &r, w, w->t_start, end, gpu, 0, NULL);
+    }
     kc_q_release(qq, w, qi);
     kc_sup_mark(c, KC_CHILD_IDLE);
     kc_report_busy(kc_q_busy_count(qq), 1);
@@ -576,7 +581,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     qq->dp.sessions_on = kc_san_sessions_on();
     qq->dp.session_start_s = KC_QUEUE_SESSIONS_START_S;
     qq->dp.san_controls_max = KC_DISPATCH_SAN_CONTROLS_PER_GPU * (d->ndevs > 0 ? d->ndevs : 1);
-    qq->dp.fault_controls_max = KC_DISPATCH_FAULT_CONTROLS_PER_GPU * (d->ndevs > 0 ? d->ndevs : 1);
+    qq->dp.fault_controls_max = KC_DISPATCH_FAULT_CONTROLS_AT_ONCE;
     free(sel);
     kc_queue_head head = { .selected = ns, .filtered = nf, .gpu_items = gpu_items, .workers = qq->nw,
                            .costs_found = found, .recorded = recorded, .host_max = hmax, .gpu_max = gmax,

@@ -17,7 +17,12 @@
 #include "progname.h"
 #include "state.h"
 
-int kc_qh_gpu_shared(const queue *qq) { return !qq->serial && qq->nw > 1; }
+int kc_qh_gpu_shared(const queue *qq, int dev)
+{
+    int n = 0;
+    for (int i = 0; !qq->serial && i < qq->nw; i++) n += qq->w[i].devslot == dev;
+    return n > 1;
+}
 
 /* The earliest start of an item running on device slot dev other than
  * item `but`; a large value when none runs. */
@@ -44,9 +49,13 @@ static double earliest_running(const queue *qq, int dev, int but)
 static void not_its_own(queue *qq, int j, const kc_item_result *r, int f)
 {
     const char *name = qq->items[qq->q[j].idx].name;
-    if (f >= 0) {
+    if (qq->interrupted || qq->fin.stopping) {     /* nothing more runs: NOTRUN at the end (queue.c, not_run) */
+        kc_q_say(qq, "%s: %s with the CUDA context lost while another loss on the same GPU met it; its verdict is not "
+                 "known to be its own, and the run is stopping, so it is not run again (NOTRUN)\n", name,
+                 kc_state_name(r->state));
+    } else if (f >= 0) {
         const kc_fault_span *s = &qq->spans.v[f];
-        kc_q_say(qq, "%s: %s with the CUDA context lost while %s, on the same GPU, lost its own (their runs overlapped: "
+        kc_q_say(qq, "%s: %s with the CUDA context lost while %s, on the same GPU, lost its own or its worker (their runs overlapped: "
                  "%.2f-%.2f s and %.2f-%.2f s); a fault can end another process's context, so this verdict is not "
                  "known to be its own: it runs again alone once the other items are done, and that run decides it\n",
                  name, kc_state_name(r->state), qq->items[qq->q[s->item].idx].name, qq->q[j].held_start - qq->t0,
@@ -65,7 +74,8 @@ void kc_qh_span(queue *qq, int j, int dev, double start, double end)
         kc_say(stderr, "out of memory recording when %s lost its CUDA context\n", qq->items[qq->q[j].idx].name);
 }
 
-void kc_qh_lost(queue *qq, qitem *qi, kc_item_result *r, const wk *w, double start, double end, long gpu_mib)
+void kc_qh_lost(queue *qq, qitem *qi, kc_item_result *r, const char *detail, const wk *w, double start, double end,
+                long gpu_mib)
 {
     const int j = (int)(qi - qq->q);
     const int dev = w->devslot;
@@ -74,6 +84,7 @@ void kc_qh_lost(queue *qq, qitem *qi, kc_item_result *r, const wk *w, double sta
     int recorded = kc_fault_spans_add(&qq->spans, j, dev, start, end) == 0;
     kc_item_where at = kc_q_where(qq, w, start, end, gpu_mib, 1, NULL);
     snprintf(at.tag, sizeof at.tag, "[w%d] ", w->slot);     /* the line as its worker would have printed it */
+    at.detail = detail && *detail ? detail : NULL;
     if (qq->di[j].rerun_alone) {    /* it ran with nothing beside it: its own */
         qi->reported = 1;
         kc_finish_item(&qq->fin, &qq->items[qi->idx], r, &at);
@@ -86,12 +97,18 @@ void kc_qh_lost(queue *qq, qitem *qi, kc_item_result *r, const wk *w, double sta
     }
     if (earliest_running(qq, dev, j) <= end) {  /* an item that ran beside it may yet say it lost its context */
         qi->held = malloc(sizeof *qi->held);
-        if (qi->held) {
+        qi->held_detail = at.detail ? strdup(at.detail) : NULL;
+        if (qi->held && (!at.detail || qi->held_detail)) {
             *qi->held = *r;
             qi->held_at = at;
+            qi->held_at.detail = qi->held_detail;
             qi->held_dev = dev;
             return;
         }
+        free(qi->held);
+        free(qi->held_detail);
+        qi->held = NULL;
+        qi->held_detail = NULL;
         not_its_own(qq, j, r, -1);
         return;
     }
@@ -104,7 +121,9 @@ static void resolve(queue *qq, int j)
 {
     qitem *qi = &qq->q[j];
     kc_item_result *r = qi->held;
+    char *detail = qi->held_detail;
     qi->held = NULL;
+    qi->held_detail = NULL;
     int f = kc_fault_spans_beside(&qq->spans, j, qi->held_dev, qi->held_start, qi->held_end);
     if (f >= 0) {
         not_its_own(qq, j, r, f);
@@ -113,6 +132,7 @@ static void resolve(queue *qq, int j)
         kc_finish_item(&qq->fin, &qq->items[qi->idx], r, &qi->held_at);
     }
     free(r);
+    free(detail);
 }
 
 void kc_qh_ended(queue *qq, int dev)
@@ -133,7 +153,9 @@ void kc_qh_free(queue *qq)
 {
     for (int j = 0; qq->q && j < qq->nq; j++) {
         free(qq->q[j].held);
+        free(qq->q[j].held_detail);
         qq->q[j].held = NULL;
+        qq->q[j].held_detail = NULL;
     }
     kc_fault_spans_free(&qq->spans);
 }

@@ -100,8 +100,10 @@ void kc_ql_on_result(queue *qq, wk *w, kc_child *c, const char *line)
     int j = w->lane_item[l];
     qitem *qi = &qq->q[j];
     const kc_item *it = &qq->items[qi->idx];
-    if (r.context_lost == KC_LOST_CONTEXT && w->lane_alone[l] && kc_qh_gpu_shared(qq)) {
-        kc_qh_lost(qq, qi, &r, w, w->lane_start[l], kc_sup_now(), -1);     /* its worker did not print it */
+    if (r.context_lost == KC_LOST_CONTEXT && w->lane_alone[l] && kc_qh_gpu_shared(qq, w->devslot)) {
+        static char detail[KC_RESULT_LINE_CAP];     /* its worker did not print it, nor the lines under it */
+        kc_result_detail(body, detail, sizeof detail);
+        kc_qh_lost(qq, qi, &r, detail, w, w->lane_start[l], kc_sup_now(), -1);
     } else if (w->lane_alone[l] || kc_inflight_final(it, &r)) {
         kc_q_finish_item(qq, qi, &r, w, w->lane_start[l], kc_sup_now(), -1, 0, NULL);
     } else {
@@ -155,6 +157,13 @@ double kc_ql_deadline(const wk *w)
 int kc_ql_gone(queue *qq, wk *w, kc_child *c, const char *how)
 {
     int settled = 0;
+    /* A worker that died under its items (not one the queue stopped, nor
+     * one retiring after a loss it reported): each item's run is a loss
+     * (queue_holds.c), as a worker of one item's is (queue_workers.c). */
+    const int crashed = !qq->interrupted && w->phase != KC_WK_RETIRING && w->phase != KC_WK_TIMED_OUT &&
+                        w->phase != KC_WK_VIOLATED;
+    for (int l = 0; crashed && l < w->book.k; l++)
+        if (w->book.lane[l].phase != KC_LANE_FREE) kc_qh_span(qq, w->lane_item[l], w->devslot, w->lane_start[l], c->exited);
     for (int l = 0; l < w->book.k; l++) {
         if (w->book.lane[l].phase == KC_LANE_FREE) continue;
         int j = w->lane_item[l];
@@ -173,5 +182,6 @@ int kc_ql_gone(queue *qq, wk *w, kc_child *c, const char *how)
         put_back_solo(qq, j, why);
         lane_release(qq, w, l);
     }
+    kc_qh_ended(qq, w->devslot);       /* the settled lanes closed after their release asked */
     return settled;
 }

@@ -27,6 +27,7 @@ typedef struct qitem {
     /* A verdict reached with the CUDA context lost on a GPU other workers
      * share, waiting for the items that ran beside it (queue_holds.c). */
     kc_item_result *held;       /* the verdict; NULL: none held */
+    char *held_detail;          /* the lines under it (malloc'd; NULL none) */
     kc_item_where held_at;      /* where and when it ran, for its record */
     int held_dev;               /* its GPU (device slot) */
     double held_start, held_end; /* its run, on the queue's clock (also set when not held) */
@@ -170,16 +171,18 @@ int kc_qs_take(queue *qq, wk *w);
 void kc_qs_end(queue *qq);
 
 /* queue_holds.c: verdicts reached with the CUDA context lost on a GPU other workers share. */
-/* Whether this run's workers share a GPU with other workers (not serial,
- * more than one worker): they get --gpu-shared, and such verdicts are
- * printed here, not by them. */
-int kc_qh_gpu_shared(const queue *qq);
+/* Whether the workers on device slot dev share it with another worker (a
+ * run of several workers, not serial): they get --gpu-shared, and such
+ * verdicts are printed here, not by them. */
+int kc_qh_gpu_shared(const queue *qq, int dev);
 /* Item qi ended on w with *r, its context lost (KC_LOST_CONTEXT), having run
  * from start to end: recorded; it stands at once (printed) when it ran
  * alone or nothing ran beside it; runs again alone when another item's loss
  * on that GPU overlapped its run; else it is held until the items running
- * beside it have ended (kc_qh_ended). Called before w releases it. */
-void kc_qh_lost(queue *qq, qitem *qi, kc_item_result *r, const wk *w, double start, double end, long gpu_mib);
+ * beside it have ended (kc_qh_ended). detail: the lines under its line
+ * (kc_result_detail; "" none). Called before w releases it. */
+void kc_qh_lost(queue *qq, qitem *qi, kc_item_result *r, const char *detail, const wk *w, double start, double end,
+                long gpu_mib);
 /* Item j's worker died under it on device slot dev (a CRASH): recorded as a loss. */
 void kc_qh_span(queue *qq, int j, int dev, double start, double end);
 /* An item left a worker on device slot dev: each held verdict there whose

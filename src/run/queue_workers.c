@@ -41,7 +41,7 @@ int kc_q_spawn(queue *qq, int slot, int device)
     const int one = qq->nw == 1 && qq->o->inflight <= 1;
     kc_child_cmd cmd = { .kind = KC_ARGV_WORKER, .device = device, .parent = (long)getpid(),
                          .share = qq->serial ? 1 : qq->o->jobs, .gpu_wait = one ? "yield" : NULL,
-                         .gpu_shared = kc_qh_gpu_shared(qq) };
+                         .gpu_shared = slot < qq->nw && kc_qh_gpu_shared(qq, qq->w[slot].devslot) };
     kc_strvec av = KC_STRVEC_INIT;
     int rc = kc_child_argv(&av, qq->o, &cmd);
     if (rc == 0) rc = kc_sup_start(&qq->sup, slot, "/proc/self/exe", av.v, KC_SUP_STDIN | KC_SUP_RESULT);

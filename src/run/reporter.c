@@ -55,7 +55,7 @@ void kc_item_print_tagged(const char *tag, const char *name, const kc_item_resul
     kc_colour_put(stdout, kc_state_info_of(r->state)->sgr, st, strlen(st));
     printf("%*s %s  %s  (%.2f s)%s%s\n", strlen(st) < 6 ? (int)(6 - strlen(st)) : 0, "", nm, msg, seconds,
            rerun[0] ? "  rerun: " : "", rerun);
-    print_lines("", detail);
+    print_lines(tag, detail);       /* tagged as the item's line: a merge reads them as its (merge_logs.c) */
     print_lines("    | ", log_tail);
     fflush(stdout);
     pthread_mutex_unlock(&print_lock);

@@ -12,6 +12,11 @@
 
 int kc_result_format(const char *name, const kc_item_result *r, char *buf, size_t cap)
 {
+    return kc_result_format_detail(name, r, NULL, buf, cap);
+}
+
+int kc_result_format_detail(const char *name, const kc_item_result *r, const char *detail, char *buf, size_t cap)
+{
     char msg[sizeof r->msg];
     snprintf(msg, sizeof msg, "%s", r->msg);
     for (char *p = msg; *p; p++)
@@ -20,13 +25,44 @@ int kc_result_format(const char *name, const kc_item_result *r, char *buf, size_
                      name, kc_state_name(r->state), r->gate, r->seconds, r->peak_rss_kib, r->limit_problems, r->stale,
                      r->context_lost, r->time.inputs_s, r->time.gpu_s, r->time.reference_s, r->time.checks_s,
                      r->time.inputs_made_gpu, r->time.inputs_made_host, r->time.inputs_reused, msg);
-    return n < 0 || (size_t)n >= cap ? -1 : n;
+    if (n < 0 || (size_t)n >= cap) return -1;
+    if (!detail || !*detail) return n;
+    size_t len = (size_t)n - 1;         /* over the '\n' */
+    buf[len++] = '\t';
+    for (const char *p = detail; *p;) {
+        size_t l = strcspn(p, "\n"), e = kc_escaped_len(p, l);
+        if (len + e + 3 > cap) return -1;
+        if (p != detail) buf[len++] = KC_RESULT_DETAIL_SEP;
+        kc_escape_line(buf + len, cap - len, p, l);
+        len += e;
+        p += l + (p[l] == '\n');
+    }
+    if (len + 2 > cap) return -1;
+    buf[len++] = '\n';
+    buf[len] = 0;
+    return (int)len;
+}
+
+void kc_result_detail(const char *line, char *buf, size_t cap)
+{
+    if (!cap) return;
+    buf[0] = 0;
+    const char *p = line;
+    for (int tabs = 0; p && tabs < 17; tabs++) {
+        p = strchr(p, '\t');
+        if (p) p++;
+    }
+    if (!p) return;
+    size_t n = 0;
+    for (; *p && *p != '\n' && n + 1 < cap; p++) buf[n++] = *p == KC_RESULT_DETAIL_SEP ? '\n' : *p;
+    buf[n] = 0;
 }
 
 int kc_result_parse(const char *line, char *name, size_t name_cap, kc_item_result *r, char *err, size_t cap)
 {
     enum { NF = 17 };
-    char buf[4096], *f[NF];
+    static __thread char buf[KC_RESULT_LINE_CAP];
+    char *f[NF];
     int nf = 0;
     snprintf(buf, sizeof buf, "%s", line);
     for (char *p = buf; nf < NF;) {
@@ -72,6 +108,7 @@ int kc_result_parse(const char *line, char *name, size_t name_cap, kc_item_resul
         return -1;
     }
     r->state = (kc_state)st;
+    f[16][strcspn(f[16], "\t")] = 0;  /* the detail field after it (kc_result_detail) */
     snprintf(r->msg, sizeof r->msg, "%s", f[16]);
     return 0;
 }

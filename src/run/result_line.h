@@ -2,9 +2,12 @@
  * (fd 3) for each item, and the parent parses (worker.h has the protocol):
  *     R <name> <STATE> <gate> <seconds> <peak_rss_kib> <limit_problems> <stale>
  *       <lost> <inputs_s> <gpu_s> <reference_s> <checks_s> <inputs_made_gpu>
- *       <inputs_made_host> <inputs_reused> <message>
- * one tab between fields, the message last with its tabs and newlines turned
- * into spaces. Before any, the worker writes KC_RESULT_READY. */
+ *       <inputs_made_host> <inputs_reused> <message> [<detail>]
+ * one tab between fields, the message with its tabs and newlines turned
+ * into spaces; the detail, only from a --gpu-shared worker whose verdict the
+ * parent prints (queue_holds.c), is the item's further lines, each escaped
+ * (line_text.h) and joined by KC_RESULT_DETAIL_SEP. Before any, the worker
+ * writes KC_RESULT_READY. */
 #ifndef KC_RESULT_LINE_H
 #define KC_RESULT_LINE_H
 #include <stddef.h>
@@ -14,6 +17,8 @@
 #define KC_RESULT_READY "READY"     /* the worker's first line on it: it takes items now */
 #define KC_RESULT_DONE "DONE"       /* "DONE\t<name>": the worker's item is over; the parent answers its nonce */
 #define KC_NONCE_LEN 16             /* hex digits of a request's nonce (64 random bits) */
+#define KC_RESULT_DETAIL_SEP '\036' /* between the detail field's lines (an escaped line holds no control byte) */
+#define KC_RESULT_LINE_CAP (4096 + 4 * 8192)  /* the longest result line: the message and an item's escaped detail */
 
 /* A fresh nonce: KC_NONCE_LEN hex digits of getrandom(2) into out
  * (KC_NONCE_LEN + 1 bytes). 0, or -1 (errno) when no randomness is had.
@@ -35,6 +40,12 @@ void kc_result_shown(const char *line, char *buf, size_t cap);
  * time split and message (not cases or rerun: the parent words the rerun
  * command). Returns the length, or -1 when it does not fit. */
 int kc_result_format(const char *name, const kc_item_result *r, char *buf, size_t cap);
+/* The same line with the detail field: detail's lines ('\n' between them;
+ * NULL or "": none) escaped and joined. -1 when it does not fit. */
+int kc_result_format_detail(const char *name, const kc_item_result *r, const char *detail, char *buf, size_t cap);
+/* The detail field of a result line, its lines joined by '\n' again, into
+ * buf (cap bytes, cut there); "" when the line has none. */
+void kc_result_detail(const char *line, char *buf, size_t cap);
 /* Parses one line (without its '\n') into name[0..name_cap) and *r (the
  * fields the line carries; the rest 0). 0, or -1 with the reason in err. */
 int kc_result_parse(const char *line, char *name, size_t name_cap, kc_item_result *r, char *err, size_t cap);

@@ -33,10 +33,10 @@ static void open_gpu(kc_gpu *gpu, int *gpu_state, const kc_opts *o)
 /* Runs one item as the serial runner does (item_run.c) into *r; the CUDA
  * context is opened at the first GPU item, or before (KC_REQUEST_OPEN). */
 static void run_one(kc_gpu *gpu, int *gpu_state, kc_gpu_watch *gw, kc_san_pool *san, const kc_item *it,
-                    const kc_opts *o, kc_item_result *r)
+                    const kc_opts *o, kc_item_result *r, char **kept)
 {
     if (kc_item_needs_gpu(it)) open_gpu(gpu, gpu_state, o);
-    kc_item_run(gpu, *gpu_state == 1, it, o, gw, san, r);
+    kc_item_run_kept(gpu, *gpu_state == 1, it, o, gw, san, r, kept);
 }
 
 const kc_item *kc_worker_find_item(const kc_item *items, int n, const char *name)
@@ -112,7 +112,8 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
     int gpu_state = 0;          /* 0 not opened, 1 ready, -1 no GPU */
     kc_gpu_watch gw;            /* what items leave in the context (gpu_state.h) */
     kc_gpu_watch_init(&gw);
-    char name[512], out[4096 + KC_NONCE_LEN + 1], what[600];
+    static char out[KC_RESULT_LINE_CAP + KC_NONCE_LEN + 1];
+    char name[512], what[600];
     kc_exit_guard_what("waiting for an item (worker)");
     while (fgets(name, sizeof name, stdin)) {
         name[strcspn(name, "\r\n")] = 0;
@@ -137,25 +138,32 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
         snprintf(what, sizeof what, "running item %s", it->name);
         kc_exit_guard_what(what);
         if ((marks & KC_REQUEST_AHEAD_BIT) && gpu_state != -1) kc_sanitize_ahead(o, san, ahead);
-        run_one(&gpu, &gpu_state, &gw, san, it, o, &r);
+        char *kept = NULL;     /* the lines under a verdict its parent prints (item_run.h) */
+        run_one(&gpu, &gpu_state, &gw, san, it, o, &r, &kept);
         kc_exit_guard_what("between items (worker)");
         /* The item is over: ask for its nonce (worker.h), which did not exist
          * in this process while the item ran. */
         char done[600], nonce[64];
         int dl = snprintf(done, sizeof done, "%s\t%s\n", KC_RESULT_DONE, it->name);
         if (kc_worker_write_all(rfd, done, (size_t)dl) || !fgets(nonce, sizeof nonce, stdin)) {   /* the parent is gone */
+            free(kept);
             rc = 4;
             break;
         }
         nonce[strcspn(nonce, "\r\n")] = 0;
         if (strlen(nonce) != KC_NONCE_LEN) {
             kc_say(stderr, "--worker: expected the nonce of %s, got '%s'\n", it->name, nonce);
+            free(kept);
             rc = 4;
             break;
         }
         memcpy(out, nonce, KC_NONCE_LEN);
         out[KC_NONCE_LEN] = '\t';
-        int len = kc_result_format(it->name, &r, out + KC_NONCE_LEN + 1, sizeof out - KC_NONCE_LEN - 1);
+        int len = kc_result_format_detail(it->name, &r, kept, out + KC_NONCE_LEN + 1, sizeof out - KC_NONCE_LEN - 1);
+        if (len < 0 && kept)    /* lines past the line's room: the verdict still goes */
+            len = kc_result_format_detail(it->name, &r, "    (its further lines did not fit on the result line)",
+                                          out + KC_NONCE_LEN + 1, sizeof out - KC_NONCE_LEN - 1);
+        free(kept);
         if (len < 0) {
             rc = 4;
             break;

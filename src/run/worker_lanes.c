@@ -38,6 +38,8 @@ typedef struct lane {
     kc_item_result r;
     int lost;                   /* the item lost the context (every lane's) */
     char *detail;               /* the gates' further lines of its item (malloc'd; NULL none) */
+    char *kept;                 /* the main thread's item: the lines under a verdict its parent prints
+                                 * (kc_item_run_kept), sent on its result line; NULL none */
 } lane;
 
 typedef struct lanes {
@@ -210,7 +212,8 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
         return 4;
     }
     rdbuf rb = { .n = 0 };
-    char line[1024], name[512], nonce[KC_NONCE_LEN + 1], err[300], out[4096 + KC_NONCE_LEN + 1];
+    static char out[KC_RESULT_LINE_CAP + KC_NONCE_LEN + 1];
+    char line[1024], name[512], nonce[KC_NONCE_LEN + 1], err[300];
     int rc = 0, stopping = 0;
     kc_exit_guard_what("waiting for items (worker with lanes)");
     for (;;) {
@@ -273,7 +276,14 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
                 lane *l = &ls->l[i];
                 memcpy(out, nonce, KC_NONCE_LEN);
                 out[KC_NONCE_LEN] = '\t';
-                int len = kc_result_format(l->it->name, &l->r, out + KC_NONCE_LEN + 1, sizeof out - KC_NONCE_LEN - 1);
+                int len = kc_result_format_detail(l->it->name, &l->r, l->kept, out + KC_NONCE_LEN + 1,
+                                                  sizeof out - KC_NONCE_LEN - 1);
+                if (len < 0 && l->kept)     /* lines past the line's room: the verdict still goes */
+                    len = kc_result_format_detail(l->it->name, &l->r,
+                                                  "    (its further lines did not fit on the result line)",
+                                                  out + KC_NONCE_LEN + 1, sizeof out - KC_NONCE_LEN - 1);
+                free(l->kept);
+                l->kept = NULL;
                 if (len < 0 || kc_worker_write_all(rfd, out, (size_t)len + KC_NONCE_LEN + 1)) {
                     rc = 4;
                     break;
@@ -300,7 +310,7 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
                 char what[600];
                 snprintf(what, sizeof what, "running item %s", it->name);
                 kc_exit_guard_what(what);
-                kc_item_run(&ls->base, ls->gpu_state == 1, it, o, NULL, san, &l->r);
+                kc_item_run_kept(&ls->base, ls->gpu_state == 1, it, o, NULL, san, &l->r, &l->kept);
                 kc_exit_guard_what("waiting for items (worker with lanes)");
                 l->it = it;
                 l->lost = l->r.context_lost != 0;

@@ -179,9 +179,11 @@ static const opt_row OPTIONS[] = {
       "references, 1 to " KC_STR(KC_MAX_THREADS) " (default: every CPU up to that; with --jobs N,\n"
       "CPUs / N per worker)" },
     { "--inflight", NULL, "K", C_RUN | C_MUTATE, TO_WORKER | TO_SHARD | TO_REEXEC, OPT_ONCE, 0, kc_cli_set_inflight, NULL,
-      "items in flight in each worker, 1 to " KC_STR(KC_INFLIGHT_MAX) " (default 1): kernel items and gate 1-4\n"
+      "items in flight in each worker, 1 to " KC_STR(KC_INFLIGHT_MAX) " (default 1): kernel items and gate 2-4\n"
       "controls side by side on one CUDA context, each on its own thread; a\n"
       "verdict other than PASS (RED for a control) is decided by a run alone;\n"
+      "a write far out of bounds may land in a neighbour's buffer instead of\n"
+      "faulting (docs/parallel-runs.md, \"Writes outside an item's buffers\");\n"
       "mutate: passed on to the mutants' runs" },
     { "--reference", NULL, "R", C_RUN | C_LIST | C_INFO, TO_WORKER | TO_SHARD | TO_REEXEC | TO_RERUN, OPT_ONCE, 0,
       kc_cli_set_reference, NULL,

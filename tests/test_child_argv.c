@@ -188,61 +188,61 @@ Test(child_argv, defaults_and_a_worker_read_back)
     kc_strvec_clear(&sv);
 }
 
-/* A worker's wait, when its parent chose one, is among its own words and
- * reads back; no other kind is given it, and a run refuses it without
- * --worker (its workers would wait as their parent chose, the value taken
- * for nothing). */
-Test(child_argv, a_workers_gpu_wait_reads_back_and_no_other_kind_gets_it)
+/* An internal word only a worker gets: the worker command c (its own
+ * fields set) builds `line`, which parsed back is a worker for which
+ * reads_back holds;
+ * no other kind of command line carries `word`, given the same fields; a
+ * run given it (`given`, n words) is refused. */
+static void expect_worker_only(kc_child_cmd c, const char *line, const char *word, char **given, int n,
+                               int (*reads_back)(const kc_opts *w))
 {
     char *cmd[] = { "kcontract", "x", NULL };
     kc_opts o, w;
     kc_strvec sv = KC_STRVEC_INIT;
     parse(&o, cmd);
-    kc_child_cmd c = { .kind = KC_ARGV_WORKER, .device = 0, .parent = 7, .gpu_wait = "yield" };
-    cr_expect_str_eq(built(&o, c, &sv), "[kcontract][run][--worker][--parent][7][--gpu-wait][yield][--seed][1][--device][0]");
+    cr_expect_str_eq(built(&o, c, &sv), line);
     parse(&w, sv.v);
-    cr_expect(w.worker && w.gpu_wait && strcmp(w.gpu_wait, "yield") == 0, "the worker reads --gpu-wait yield back");
+    cr_expect(w.worker && reads_back(&w), "the worker does not read %s back: %s", word, line);
     kc_opts_free(&w);
     for (int k = 0; k < KC_ARGV_KINDS; k++) {
         if (k == KC_ARGV_WORKER) continue;
-        kc_child_cmd other = { .kind = (kc_argv_kind)k, .item = k == KC_ARGV_RERUN ? "x" : NULL, .shard_n = 1,
-                               .resume_records_fd = -1, .gpu_wait = "yield" };
-        cr_expect_null(strstr(built(&o, other, &sv), "--gpu-wait"), "kind %d: %s", k, built(&o, other, &sv));
+        kc_child_cmd other = c;
+        other.kind = (kc_argv_kind)k;
+        other.item = k == KC_ARGV_RERUN ? "x" : NULL;
+        other.shard_n = 1;
+        other.resume_records_fd = -1;
+        cr_expect_null(strstr(built(&o, other, &sv), word), "kind %d: %s", k, built(&o, other, &sv));
     }
     kc_strvec_clear(&sv);
     kc_opts_free(&o);
-    char *given[] = { "kcontract", "run", "x", "--gpu-wait", "spin", NULL };
     kc_opts g;
-    cr_expect_eq(kc_cli_parse_args(5, given, &g), 2, "--gpu-wait without --worker is refused");
+    cr_expect_eq(kc_cli_parse_args(n, given, &g), 2, "%s without --worker is refused", word);
     kc_opts_free(&g);
+}
+
+/* A worker's wait, when its parent chose one, is among its own words and
+ * reads back; no other kind is given it, and a run refuses it without
+ * --worker (its workers would wait as their parent chose, the value taken
+ * for nothing). */
+static int waits_yielding(const kc_opts *w) { return w->gpu_wait && strcmp(w->gpu_wait, "yield") == 0; }
+Test(child_argv, a_workers_gpu_wait_reads_back_and_no_other_kind_gets_it)
+{
+    char *given[] = { "kcontract", "run", "x", "--gpu-wait", "spin", NULL };
+    expect_worker_only((kc_child_cmd){ .kind = KC_ARGV_WORKER, .device = 0, .parent = 7, .gpu_wait = "yield" },
+                       "[kcontract][run][--worker][--parent][7][--gpu-wait][yield][--seed][1][--device][0]", "--gpu-wait",
+                       given, 5, waits_yielding);
 }
 
 /* --gpu-shared (a worker whose GPU other workers share, queue_holds.c)
  * reads back on a worker, reaches no other kind of command line, and is
  * refused given to a run. */
+static int shares_its_gpu(const kc_opts *w) { return w->gpu_shared; }
 Test(child_argv, a_workers_gpu_shared_reads_back_and_no_other_kind_gets_it)
 {
-    char *cmd[] = { "kcontract", "x", NULL };
-    kc_opts o, w;
-    kc_strvec sv = KC_STRVEC_INIT;
-    parse(&o, cmd);
-    kc_child_cmd c = { .kind = KC_ARGV_WORKER, .device = 0, .parent = 7, .gpu_shared = 1 };
-    cr_expect_str_eq(built(&o, c, &sv), "[kcontract][run][--worker][--parent][7][--gpu-shared][--seed][1][--device][0]");
-    parse(&w, sv.v);
-    cr_expect(w.worker && w.gpu_shared, "the worker reads --gpu-shared back");
-    kc_opts_free(&w);
-    for (int k = 0; k < KC_ARGV_KINDS; k++) {
-        if (k == KC_ARGV_WORKER) continue;
-        kc_child_cmd other = { .kind = (kc_argv_kind)k, .item = k == KC_ARGV_RERUN ? "x" : NULL, .shard_n = 1,
-                               .resume_records_fd = -1, .gpu_shared = 1 };
-        cr_expect_null(strstr(built(&o, other, &sv), "--gpu-shared"), "kind %d: %s", k, built(&o, other, &sv));
-    }
-    kc_strvec_clear(&sv);
-    kc_opts_free(&o);
     char *given[] = { "kcontract", "run", "x", "--gpu-shared", NULL };
-    kc_opts g;
-    cr_expect_eq(kc_cli_parse_args(4, given, &g), 2, "--gpu-shared without --worker is refused");
-    kc_opts_free(&g);
+    expect_worker_only((kc_child_cmd){ .kind = KC_ARGV_WORKER, .device = 0, .parent = 7, .gpu_shared = 1 },
+                       "[kcontract][run][--worker][--parent][7][--gpu-shared][--seed][1][--device][0]", "--gpu-shared",
+                       given, 4, shares_its_gpu);
 }
 
 /* The item's line in out has `state`, and its rerun command ends with

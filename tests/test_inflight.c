@@ -231,7 +231,7 @@ Test(inflight, only_driver_launched_kernel_items_and_gate_2_to_4_controls_go_in_
 
 /* A result line's detail field (result_line.h): the lines come back as they
  * went, each escaped; a line without one parses as before and has none;
- * lines past the room refuse the line, never cut it unseen. */
+ * lines past the room are replaced by one saying so, never cut unseen. */
 Test(inflight, a_result_lines_detail_round_trips_and_is_optional)
 {
     kc_item_result r, p;
@@ -251,5 +251,11 @@ Test(inflight, a_result_lines_detail_round_trips_and_is_optional)
     cr_assert_gt(n, 0);
     kc_result_detail(line, back, sizeof back);
     cr_expect_str_eq(back, "", "no detail field");
-    cr_expect_eq(kc_result_format_detail("fam.x", &r, "    known: a long line", line, 80), -1, "no room: refused");
+    char big[600];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    cr_assert_gt(kc_result_format_detail("fam.x", &r, big, line, 300), 0, "lines past the room: the verdict still goes");
+    kc_result_detail(line, back, sizeof back);
+    cr_expect_str_eq(back, "    (its further lines did not fit on the result line)");
+    cr_expect_eq(kc_result_format_detail("fam.x", &r, big, line, 60), -1, "no room for the verdict itself: refused");
 }

@@ -414,6 +414,30 @@ Test(queue, item_disturbed_by_a_neighbours_fault_runs_again_alone, .timeout = 60
     unlink(mark);
 }
 
+/* Items a and b under --jobs 2 (and --inflight 2 when inflight), without
+ * a GPU, the items named in `lose` (KC_FAULT_LOSE_CONTEXT_AFTER) reporting
+ * their CUDA context lost: the run's exit is `status`, each of a and b is
+ * on one state line (`sa`, `sb`), and no worker's phase change was
+ * refused. The run's output for more checks; kc_proc_free it. */
+static kc_proc loss_run(const char *a, const char *b, const char *lose, int inflight, int status, const char *sa,
+                        const char *sb)
+{
+    char costs[256], lenv[300];
+    kc_tmp_path(costs, sizeof costs, "queue", "losses");
+    snprintf(lenv, sizeof lenv, "KC_FAULT_LOSE_CONTEXT_AFTER=%s", lose);
+    char *argv[] = { (char *)kc_test_fixture_bin(), "run", (char *)a, (char *)b, "--jobs", "2", "--costs", costs,
+                     inflight ? "--inflight" : NULL, "2", NULL };
+    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", lenv, NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 40, &p), 0);
+    cr_expect_eq(p.status, status, "exit %d\n%s%s", p.status, p.out, p.err);
+    expect_once(p.out, a, sa);
+    expect_once(p.out, b, sb);
+    expect_phases_kept(&p);
+    unlink(costs);
+    return p;
+}
+
 /* Two items on one GPU that lose their CUDA contexts with runs that
  * overlap: which fault ended which context cannot be told (on an H200 one
  * process's trap ended another's context, queue_holds.c), so neither
@@ -423,31 +447,20 @@ Test(queue, item_disturbed_by_a_neighbours_fault_runs_again_alone, .timeout = 60
  * context lost. With items in flight (--inflight 2) the same. */
 Test(queue, two_context_losses_that_overlap_run_again_alone, .timeout = 60)
 {
+    const char *names[] = { "fixture.cost.00", "fixture.cost.16" };
     for (int v = 0; v < 2; v++) {
-        char costs[256];
-        kc_tmp_path(costs, sizeof costs, "queue", "overlap");
-        char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.cost.00", "fixture.cost.16", "--jobs", "2",
-                         "--costs", costs, v ? "--inflight" : NULL, "2", NULL };
-        char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1",
-                        "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.cost.00,fixture.cost.16", NULL };
-        kc_proc p;
-        cr_assert_eq(kc_spawn(argv, env, 40, &p), 0);
-        cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-        const char *names[] = { "fixture.cost.00", "fixture.cost.16" };
+        kc_proc p = loss_run(names[0], names[1], "fixture.cost.00,fixture.cost.16", v, 0, "PASS", "PASS");
         for (int i = 0; i < 2; i++) {
             char said[128];
             snprintf(said, sizeof said, "%s: PASS with the CUDA context lost while %s, on the same GPU, lost its own or its worker",
                      names[i], names[1 - i]);
             cr_expect(strstr(p.out, said), "inflight %d: no '%s':\n%s", v, said, p.out);
-            expect_once(p.out, names[i], "PASS");
         }
         kc_tally t;
         kc_out_tally(p.out, &t);
         cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 2);
         cr_expect_eq(t.items, 2);
-        expect_phases_kept(&p);
         kc_proc_free(&p);
-        unlink(costs);
     }
 }
 
@@ -457,47 +470,25 @@ Test(queue, two_context_losses_that_overlap_run_again_alone, .timeout = 60)
  * by the parent, with its worker's tag. */
 Test(queue, one_context_loss_beside_a_clean_item_stands, .timeout = 60)
 {
-    char costs[256];
-    kc_tmp_path(costs, sizeof costs, "queue", "one-loss");
-    char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.cost.00", "fixture.pass.01", "--jobs", "2",
-                     "--costs", costs, NULL };
-    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.01", NULL };
-    kc_proc p;
-    cr_assert_eq(kc_spawn(argv, env, 40, &p), 0);
-    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    kc_proc p = loss_run("fixture.cost.00", "fixture.pass.01", "fixture.pass.01", 0, 0, "PASS", "PASS");
     cr_expect_null(strstr(p.out, "runs again alone"), "a lone loss ran again:\n%s", p.out);
-    expect_once(p.out, "fixture.cost.00", "PASS");
-    expect_once(p.out, "fixture.pass.01", "PASS");
     const char *held = strstr(p.out, "PASS   fixture.pass.01  "), *beside = strstr(p.out, "PASS   fixture.cost.00  ");
     cr_expect(held && beside && beside < held, "the loss's line waits for the item beside it:\n%s", p.out);
     cr_expect(held && held - p.out >= 5 && !strncmp(held - 5, "[w", 2), "its worker's tag:\n%s", p.out);
     kc_tally t;
     kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 2);
-    expect_phases_kept(&p);
     kc_proc_free(&p);
-    unlink(costs);
 }
 
 /* A worker that dies under its item beside an item that lost its context
  * is a loss too (queue_holds.c): the held verdict runs again alone. */
 Test(queue, a_context_loss_beside_a_worker_that_dies_runs_again_alone, .timeout = 60)
 {
-    char costs[256];
-    kc_tmp_path(costs, sizeof costs, "queue", "loss-crash");
-    char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.latecrash", "fixture.cost.00", "--jobs", "2",
-                     "--costs", costs, NULL };
-    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.cost.00", NULL };
-    kc_proc p;
-    cr_assert_eq(kc_spawn(argv, env, 40, &p), 0);
-    cr_expect_eq(p.status, 1, "the crash fails the run: exit %d\n%s%s", p.status, p.out, p.err);
+    kc_proc p = loss_run("fixture.latecrash", "fixture.cost.00", "fixture.cost.00", 0, 1, "CRASH", "PASS");
     cr_expect(strstr(p.out, "fixture.cost.00: PASS with the CUDA context lost while fixture.latecrash, on the same GPU, "
                             "lost its own or its worker"), "%s", p.out);
-    expect_once(p.out, "fixture.cost.00", "PASS");
-    expect_once(p.out, "fixture.latecrash", "CRASH");
-    expect_phases_kept(&p);
     kc_proc_free(&p);
-    unlink(costs);
 }
 
 /* A worker that dies before it says READY (here: the test hook) costs no

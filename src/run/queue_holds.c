@@ -96,20 +96,18 @@ void kc_qh_lost(queue *qq, qitem *qi, kc_item_result *r, const char *detail, con
         return;
     }
     if (earliest_running(qq, dev, j) <= end) {  /* an item that ran beside it may yet say it lost its context */
-        qi->held = malloc(sizeof *qi->held);
-        qi->held_detail = at.detail ? strdup(at.detail) : NULL;
-        if (qi->held && (!at.detail || qi->held_detail)) {
-            *qi->held = *r;
-            qi->held_at = at;
-            qi->held_at.detail = qi->held_detail;
-            qi->held_dev = dev;
+        const size_t dl = at.detail ? strlen(at.detail) : 0;
+        qhold *h = malloc(sizeof *h + dl + 1);
+        if (!h) {
+            not_its_own(qq, j, r, -1);
             return;
         }
-        free(qi->held);
-        free(qi->held_detail);
-        qi->held = NULL;
-        qi->held_detail = NULL;
-        not_its_own(qq, j, r, -1);
+        h->r = *r;
+        h->dev = dev;
+        memcpy(h->detail, dl ? at.detail : "", dl + 1);
+        h->at = at;
+        h->at.detail = dl ? h->detail : NULL;
+        qi->held = h;
         return;
     }
     qi->reported = 1;
@@ -120,26 +118,23 @@ void kc_qh_lost(queue *qq, qitem *qi, kc_item_result *r, const char *detail, con
 static void resolve(queue *qq, int j)
 {
     qitem *qi = &qq->q[j];
-    kc_item_result *r = qi->held;
-    char *detail = qi->held_detail;
+    qhold *h = qi->held;
     qi->held = NULL;
-    qi->held_detail = NULL;
-    int f = kc_fault_spans_beside(&qq->spans, j, qi->held_dev, qi->held_start, qi->held_end);
+    int f = kc_fault_spans_beside(&qq->spans, j, h->dev, qi->held_start, qi->held_end);
     if (f >= 0) {
-        not_its_own(qq, j, r, f);
+        not_its_own(qq, j, &h->r, f);
     } else {
         qi->reported = 1;
-        kc_finish_item(&qq->fin, &qq->items[qi->idx], r, &qi->held_at);
+        kc_finish_item(&qq->fin, &qq->items[qi->idx], &h->r, &h->at);
     }
-    free(r);
-    free(detail);
+    free(h);
 }
 
 void kc_qh_ended(queue *qq, int dev)
 {
     for (int j = 0; j < qq->nq; j++) {
         const qitem *qi = &qq->q[j];
-        if (qi->held && qi->held_dev == dev && earliest_running(qq, dev, -1) > qi->held_end) resolve(qq, j);
+        if (qi->held && qi->held->dev == dev && earliest_running(qq, dev, -1) > qi->held_end) resolve(qq, j);
     }
 }
 
@@ -153,9 +148,7 @@ void kc_qh_free(queue *qq)
 {
     for (int j = 0; qq->q && j < qq->nq; j++) {
         free(qq->q[j].held);
-        free(qq->q[j].held_detail);
         qq->q[j].held = NULL;
-        qq->q[j].held_detail = NULL;
     }
     kc_fault_spans_free(&qq->spans);
 }

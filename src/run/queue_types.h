@@ -17,6 +17,16 @@
 #include "worker.h"
 #include "worker_phase.h"
 
+/* A verdict reached with the CUDA context lost on a GPU other workers
+ * share, waiting for the items that ran beside it (queue_holds.c): one
+ * allocation, the lines under it at its end. */
+typedef struct qhold {
+    kc_item_result r;
+    kc_item_where at;           /* where and when it ran, for its record (at.detail: detail below, or NULL) */
+    int dev;                    /* its GPU (device slot) */
+    char detail[];              /* the lines under its line ('\n' between; "" none) */
+} qhold;
+
 /* A selected item: what the queue keeps of it beside what the dispatch
  * policy reads (kc_dispatch_item, the same index in queue.di). */
 typedef struct qitem {
@@ -24,13 +34,8 @@ typedef struct qitem {
     double limit;
     int recorded;               /* cost from the table (else an estimate) */
     int reported;
-    /* A verdict reached with the CUDA context lost on a GPU other workers
-     * share, waiting for the items that ran beside it (queue_holds.c). */
-    kc_item_result *held;       /* the verdict; NULL: none held */
-    char *held_detail;          /* the lines under it (malloc'd; NULL none) */
-    kc_item_where held_at;      /* where and when it ran, for its record */
-    int held_dev;               /* its GPU (device slot) */
-    double held_start, held_end; /* its run, on the queue's clock (also set when not held) */
+    qhold *held;                /* its verdict held (queue_holds.c); NULL none */
+    double held_start, held_end; /* its last run that lost the context, on the queue's clock */
 } qitem;
 
 /* A worker slot: the supervisor's child of the same index, and what the

@@ -15,7 +15,17 @@ int kc_result_format(const char *name, const kc_item_result *r, char *buf, size_
     return kc_result_format_detail(name, r, NULL, buf, cap);
 }
 
+static int format_with(const char *name, const kc_item_result *r, const char *detail, char *buf, size_t cap);
+
 int kc_result_format_detail(const char *name, const kc_item_result *r, const char *detail, char *buf, size_t cap)
+{
+    int n = format_with(name, r, detail, buf, cap);
+    if (n < 0 && detail && *detail)     /* lines past the line's room: the verdict still goes, saying so */
+        n = format_with(name, r, "    (its further lines did not fit on the result line)", buf, cap);
+    return n;
+}
+
+static int format_with(const char *name, const kc_item_result *r, const char *detail, char *buf, size_t cap)
 {
     char msg[sizeof r->msg];
     snprintf(msg, sizeof msg, "%s", r->msg);

@@ -41,7 +41,8 @@ void kc_result_shown(const char *line, char *buf, size_t cap);
  * command). Returns the length, or -1 when it does not fit. */
 int kc_result_format(const char *name, const kc_item_result *r, char *buf, size_t cap);
 /* The same line with the detail field: detail's lines ('\n' between them;
- * NULL or "": none) escaped and joined. -1 when it does not fit. */
+ * NULL or "": none) escaped and joined; when they do not fit, one line
+ * saying so in their place. -1 when the line does not fit even so. */
 int kc_result_format_detail(const char *name, const kc_item_result *r, const char *detail, char *buf, size_t cap);
 /* The detail field of a result line, its lines joined by '\n' again, into
  * buf (cap bytes, cut there); "" when the line has none. */

@@ -160,9 +160,6 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
         memcpy(out, nonce, KC_NONCE_LEN);
         out[KC_NONCE_LEN] = '\t';
         int len = kc_result_format_detail(it->name, &r, kept, out + KC_NONCE_LEN + 1, sizeof out - KC_NONCE_LEN - 1);
-        if (len < 0 && kept)    /* lines past the line's room: the verdict still goes */
-            len = kc_result_format_detail(it->name, &r, "    (its further lines did not fit on the result line)",
-                                          out + KC_NONCE_LEN + 1, sizeof out - KC_NONCE_LEN - 1);
         free(kept);
         if (len < 0) {
             rc = 4;

@@ -278,10 +278,6 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
                 out[KC_NONCE_LEN] = '\t';
                 int len = kc_result_format_detail(l->it->name, &l->r, l->kept, out + KC_NONCE_LEN + 1,
                                                   sizeof out - KC_NONCE_LEN - 1);
-                if (len < 0 && l->kept)     /* lines past the line's room: the verdict still goes */
-                    len = kc_result_format_detail(l->it->name, &l->r,
-                                                  "    (its further lines did not fit on the result line)",
-                                                  out + KC_NONCE_LEN + 1, sizeof out - KC_NONCE_LEN - 1);
                 free(l->kept);
                 l->kept = NULL;
                 if (len < 0 || kc_worker_write_all(rfd, out, (size_t)len + KC_NONCE_LEN + 1)) {

@@ -151,11 +151,16 @@ static void restore_stdio(const kc_opts *o)
     fputs(KC_LINE_MARK "\n", stdout);
 }
 
-void kc_item_fault_hang(const char *name)
+void kc_item_fault_before(const char *name)
 {
     const char *hang = getenv("KC_FAULT_HANG_ITEM");
     if (hang && strcmp(hang, name) == 0)
         for (;;) pause();
+    const char *slow = getenv("KC_FAULT_SLOW_ITEM"), *at = slow ? strrchr(slow, '@') : NULL;
+    if (at && (size_t)(at - slow) == strlen(name) && strncmp(slow, name, strlen(name)) == 0) {
+        double s = atof(at + 1);
+        if (s > 0 && s <= 60) usleep((useconds_t)(s * 1e6));
+    }
 }
 
 int kc_item_fault_lose_context(const char *name)
@@ -178,7 +183,7 @@ void kc_item_run_kept(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opt
 {
     if (kept) *kept = NULL;
     memset(out, 0, sizeof *out);
-    kc_item_fault_hang(it->name);
+    kc_item_fault_before(it->name);
     const pid_t self = getpid();
     kc_proc_item_begin();       /* what runs before the item is not its doing (proctree.h) */
     int rss_ok = rss_reset() == 0;

@@ -52,11 +52,13 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
  * else *kept is NULL. kept NULL: printed as kc_item_run does. */
 void kc_item_run_kept(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw,
                       kc_san_pool *san, kc_item_result *out, char **kept);
-/* Test hook: KC_FAULT_HANG_ITEM=<item name> makes that item hang (sleep
- * for ever) before it runs, wherever it runs (kc_item_run, a worker's
- * lane), so the time limit of an item in flight and its run alone are
- * exercised without a GPU. Nothing for any other name. */
-void kc_item_fault_hang(const char *name);
+/* Test hooks before an item runs, wherever it runs (kc_item_run, a
+ * worker's lane): KC_FAULT_HANG_ITEM=<item name> makes that item hang
+ * (sleep for ever), so the time limit of an item in flight and its run
+ * alone are exercised without a GPU; KC_FAULT_SLOW_ITEM=<item name>@<s>
+ * makes it start s seconds late (0 < s <= 60), so that items in flight
+ * end in a set order. Nothing for any other name. */
+void kc_item_fault_before(const char *name);
 /* Test hook: whether KC_FAULT_LOSE_CONTEXT_AFTER (a comma-separated list
  * of item names) names this item, whose result then says its CUDA context
  * was lost (the item's own verdict is kept). */

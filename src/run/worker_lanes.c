@@ -68,7 +68,7 @@ typedef struct lane_arg {
 static char *lane_item(kc_gpu *g, const kc_item *it, const kc_opts *o, kc_item_result *out, int *lost)
 {
     memset(out, 0, sizeof *out);
-    kc_item_fault_hang(it->name);
+    kc_item_fault_before(it->name);
     char *detail = malloc(KC_LANE_DETAIL_CAP);
     double t0 = kc_now_s();
     if (!detail) {

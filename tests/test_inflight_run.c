@@ -3,7 +3,10 @@
  * run's TALLY, SUMMARY and per-item states; a control that loses the
  * context beside passing items is RED by the same gate as serially, its
  * neighbours PASS, each item on one line; a hanging item beside others is
- * TIMEOUT, decided by its run alone; K outside 1..64 is refused. */
+ * TIMEOUT, decided by its run alone; a kernel's PASS in flight stands
+ * only when every item beside it reached a final verdict there
+ * (queue_neighbours.c), else it is decided alone; K outside 1..64 is
+ * refused. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +139,52 @@ Test(inflight_run, a_hanging_item_beside_others_is_timeout_alone, .timeout = 60)
     cr_expect(kc_out_item_line(k.out, "PASS", "fake.axpy.f32", buf, sizeof buf), "%s", k.out);
     cr_expect(kc_out_item_line(k.out, "PASS", "fakeacc.dot.f32", buf, sizeof buf), "%s", k.out);
     cr_expect_eq(k.status, 1, "%s%s", k.out, k.err);
+    /* The neighbours that passed before the worker was stopped waited for
+     * it (queue_neighbours.c): with no verdict beside them, they ran alone. */
+    cr_expect(strstr(k.out, "fake.axpy.f32: PASS in flight beside fake.copy.f16, whose verdict there was none (in "
+                            "flight when its worker ended)"), "%s", k.out);
+    kc_proc_free(&k);
+}
+
+/* A kernel that fails in flight may have been hit by a neighbour's write
+ * outside its buffers, or may itself have written into a neighbour's (on
+ * the H200 a 32-bit offset that wrapped landed in another item's memory
+ * instead of faulting): a PASS beside it is decided by a run alone, both
+ * when the PASS ends first (it waits) and when it ends last (it is marked). */
+Test(inflight_run, a_pass_in_flight_beside_a_fail_is_decided_alone, .timeout = 60)
+{
+    const char *slow[] = { "KC_FAULT_SLOW_ITEM=fake.wrong.f32@0.5", "KC_FAULT_SLOW_ITEM=fake.axpy.f32@0.5" };
+    for (int i = 0; i < 2; i++) {
+        char *env[] = { (char *)slow[i], NULL };
+        char *sa[] = { "run", "fake.wrong.f32", "fake.axpy.f32", "--no-cache", NULL };
+        char *ka[] = { "run", "fake.wrong.f32", "fake.axpy.f32", "--no-cache", "--inflight", "2", NULL };
+        kc_proc s = kc_run_fake(sa, env, 30), k = kc_run_fake(ka, env, 30);
+        expect_same_run(&s, &k);
+        cr_expect(strstr(k.out, "fake.axpy.f32: PASS in flight beside fake.wrong.f32, whose verdict there was FAIL; a "
+                                "write outside one item's buffers can land in the other's, so this verdict is not known "
+                                "to be its own; its verdict is decided by a run with nothing beside it"),
+                  "%s:\n%s", slow[i], k.out);
+        cr_expect_eq(kc_out_state_lines(k.out, "fake.axpy.f32", NULL, 0), 1, "%s", k.out);
+        kc_proc_free(&s);
+        kc_proc_free(&k);
+    }
+}
+
+/* A PASS in flight that ends before its neighbour waits for it, and is
+ * printed by the parent once the neighbour's PASS lets it stand: after the
+ * neighbour's line, with the worker's tag, and not run again. */
+Test(inflight_run, a_pass_in_flight_waits_for_its_neighbour_and_stands_beside_a_pass, .timeout = 60)
+{
+    char *env[] = { "KC_FAULT_SLOW_ITEM=fake.copy.f16@0.5", NULL };
+    char *ka[] = { "run", "fake.copy.f16", "fake.axpy.f32", "--no-cache", "--jobs", "1", "--inflight", "2", NULL };
+    kc_proc k = kc_run_fake(ka, env, 30);
+    cr_expect_eq(k.status, 0, "%s%s", k.out, k.err);
+    const char *copy = strstr(k.out, "[w0] PASS   fake.copy.f16  "), *axpy = strstr(k.out, "[w0] PASS   fake.axpy.f32  ");
+    cr_assert(copy && axpy, "both PASS, tagged:\n%s", k.out);
+    cr_expect_lt(copy, axpy, "fake.axpy.f32 ended first but stands only once its neighbour passed:\n%s", k.out);
+    cr_expect_null(strstr(k.out, "not known to be its own"), "%s", k.out);
+    cr_expect_null(strstr(k.out, "nothing beside it"), "%s", k.out);
+    cr_expect_eq(kc_out_state_lines(k.out, "fake.axpy.f32", NULL, 0), 1, "%s", k.out);
     kc_proc_free(&k);
 }
 

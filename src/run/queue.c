@@ -653,6 +653,7 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
     if (qq.sampler) kc_gpu_sampler_stop();
     if (rc) goto out;
     kc_qh_flush(&qq);
+    kc_qn_flush(&qq);
     not_run(&qq);
     qq.rec.wall_s = now_s() - qq.t0;
     kc_run_end e = {
@@ -667,6 +668,7 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
 out:
     if (sup) kc_sup_free(&qq.sup);
     kc_qh_free(&qq);
+    kc_qn_free(&qq);
     free(qq.w);
     free(qq.dw);
     free(qq.q);

@@ -5,7 +5,8 @@
  * an item whose verdict in flight is not final (kc_inflight_final), and
  * every item still in flight when its worker ended (a lost context, a
  * lane's time limit, a crash), is put back solo and decided by a run with
- * nothing beside it in its worker. An item handed alone is settled as a
+ * nothing beside it in its worker; a final verdict stands only beside
+ * final ones (queue_neighbours.c). An item handed alone is settled as a
  * worker of one item at a time settles it (queue.c). */
 #include "queue_types.h"
 
@@ -47,6 +48,7 @@ void kc_ql_hand(queue *qq, wk *w, int j, int alone, double t)
     w->lane_start[l] = t;
     w->lane_deadline[l] = t + qq->q[j].limit;
     w->lane_alone[l] = alone;
+    kc_qn_handed(qq, j);
     if (w->book.open == 1) {
         w->tail_n = 0;
         w->violation[0] = 0;
@@ -67,8 +69,7 @@ static void lane_release(queue *qq, wk *w, int l)
     kc_qh_ended(qq, w->devslot);
 }
 
-/* Item j goes back to the queue, undecided: a run alone in a worker decides it. */
-static void put_back_solo(queue *qq, int j, const char *state_why)
+void kc_ql_put_back_solo(queue *qq, int j, const char *state_why)
 {
     qitem *qi = &qq->q[j];
     kc_q_say(qq, "%s: %s; its verdict is decided by a run with nothing beside it\n", qq->items[qi->idx].name,
@@ -100,19 +101,24 @@ void kc_ql_on_result(queue *qq, wk *w, kc_child *c, const char *line)
     int j = w->lane_item[l];
     qitem *qi = &qq->q[j];
     const kc_item *it = &qq->items[qi->idx];
+    static char detail[KC_RESULT_LINE_CAP];     /* its worker did not print it, nor the lines under it */
     if (r.context_lost == KC_LOST_CONTEXT && w->lane_alone[l] && kc_qh_gpu_shared(qq, w->devslot)) {
-        static char detail[KC_RESULT_LINE_CAP];     /* its worker did not print it, nor the lines under it */
         kc_result_detail(body, detail, sizeof detail);
         kc_qh_lost(qq, qi, &r, detail, w, w->lane_start[l], kc_sup_now(), -1);
-    } else if (w->lane_alone[l] || kc_inflight_final(it, &r)) {
+    } else if (w->lane_alone[l]) {              /* its worker printed it: nothing ran beside it */
         kc_q_finish_item(qq, qi, &r, w, w->lane_start[l], kc_sup_now(), -1, 0, NULL);
+    } else if (kc_inflight_final(it, &r)) {
+        kc_result_detail(body, detail, sizeof detail);
+        kc_qn_final(qq, w, l, &r, detail);
+        kc_qn_decided(qq, w, j);
     } else {
         if (r.context_lost == KC_LOST_CONTEXT)  /* its own fault, maybe, that ended other workers' contexts */
             kc_qh_span(qq, j, w->devslot, w->lane_start[l], kc_sup_now());
-        char why[200];
-        snprintf(why, sizeof why, "%s%s in flight beside other items", kc_state_name(r.state),
-                 r.context_lost ? " with the CUDA context lost" : "");
-        put_back_solo(qq, j, why);
+        char verdict[64], why[200];
+        snprintf(verdict, sizeof verdict, "%s%s", kc_state_name(r.state), r.context_lost ? " with the CUDA context lost" : "");
+        kc_qn_not_final(qq, w, j, verdict);
+        snprintf(why, sizeof why, "%s in flight beside other items", verdict);
+        kc_ql_put_back_solo(qq, j, why);
     }
     lane_release(qq, w, l);
     /* The worker's phase (worker_phase.h) says what its lanes say together:
@@ -164,6 +170,8 @@ int kc_ql_gone(queue *qq, wk *w, kc_child *c, const char *how)
                         w->phase != KC_WK_VIOLATED;
     for (int l = 0; crashed && l < w->book.k; l++)
         if (w->book.lane[l].phase != KC_LANE_FREE) kc_qh_span(qq, w->lane_item[l], w->devslot, w->lane_start[l], c->exited);
+    for (int l = 0; l < w->book.k; l++)         /* no verdict in flight: the ones waiting for them go back */
+        if (w->book.lane[l].phase != KC_LANE_FREE && !w->lane_alone[l]) kc_qn_not_final(qq, w, w->lane_item[l], "none (in flight when its worker ended)");
     for (int l = 0; l < w->book.k; l++) {
         if (w->book.lane[l].phase == KC_LANE_FREE) continue;
         int j = w->lane_item[l];
@@ -179,7 +187,7 @@ int kc_ql_gone(queue *qq, wk *w, kc_child *c, const char *how)
         char why[200];
         snprintf(why, sizeof why, "in flight on worker %d (pid %ld) when it %s%s", w->slot, (long)c->pid,
                  w->phase == KC_WK_TIMED_OUT ? "was stopped at a time limit and " : "", how);
-        put_back_solo(qq, j, why);
+        kc_ql_put_back_solo(qq, j, why);
         lane_release(qq, w, l);
     }
     kc_qh_ended(qq, w->devslot);       /* the settled lanes closed after their release asked */

@@ -27,6 +27,18 @@ typedef struct qhold {
     char detail[];              /* the lines under its line ('\n' between; "" none) */
 } qhold;
 
+/* A verdict reached in flight that is final (kc_inflight_final), waiting
+ * for the items still in flight beside it in its worker when it ended
+ * (queue_neighbours.c): one allocation, the lines under it at its end. */
+typedef struct qwait {
+    kc_item_result r;
+    kc_item_where at;           /* where and when it ran, printed with its worker's tag (at.detail: detail, or NULL) */
+    int slot;                   /* its worker slot */
+    int n;                      /* how many of on[] have no verdict yet */
+    int on[KC_INFLIGHT_MAX];    /* their qitems */
+    char detail[];              /* the lines under its line ('\n' between; "" none) */
+} qwait;
+
 /* A selected item: what the queue keeps of it beside what the dispatch
  * policy reads (kc_dispatch_item, the same index in queue.di). */
 typedef struct qitem {
@@ -36,6 +48,9 @@ typedef struct qitem {
     int reported;
     qhold *held;                /* its verdict held (queue_holds.c); NULL none */
     double held_start, held_end; /* its last run that lost the context, on the queue's clock */
+    qwait *wait;                /* its verdict in flight waits for its neighbours (queue_neighbours.c); NULL none */
+    int beside_bad;             /* in flight now: a neighbour's verdict there was not final, this qitem; -1 none */
+    char beside_bad_verdict[64]; /* ... and that verdict in words */
 } qitem;
 
 /* A worker slot: the supervisor's child of the same index, and what the
@@ -198,7 +213,32 @@ void kc_qh_flush(queue *qq);
 /* Frees what is held and recorded. */
 void kc_qh_free(queue *qq);
 
+/* queue_neighbours.c: a verdict in flight stands only beside final ones (qq->k > 1). */
+/* Item j handed to a lane: no neighbour's verdict counted against it yet. */
+void kc_qn_handed(queue *qq, int j);
+/* Lane l of w ended with a final verdict *r (kc_inflight_final), not
+ * alone; detail: the lines under its line ("" none). Put back solo when a
+ * neighbour's verdict in flight beside it was not final; else held until
+ * the items in flight beside it now have verdicts (printed at once when
+ * none is). Called before the lane is released. */
+void kc_qn_final(queue *qq, const wk *w, int l, kc_item_result *r, const char *detail);
+/* Item j, in flight on w, reached a final verdict there: the verdicts
+ * waiting for it no longer do; each that waits for nothing more stands. */
+void kc_qn_decided(queue *qq, const wk *w, int j);
+/* Item j, in flight on w, did not reach a final verdict there (verdict:
+ * what it reached, in words, for the lines that say so): each item in
+ * flight beside it now is marked, and each verdict waiting for it goes
+ * back solo. Called before j's lane is released. */
+void kc_qn_not_final(queue *qq, const wk *w, int j, const char *verdict);
+/* The loop is over: a verdict still waiting is said and left NOTRUN. */
+void kc_qn_flush(queue *qq);
+/* Frees the verdicts still waiting. */
+void kc_qn_free(queue *qq);
+
 /* queue_lanes.c: a worker with items in flight (qq->k > 1). */
+/* Item j goes back to the queue, undecided, and is decided by a run with
+ * nothing beside it in its worker; state_why (said) is why. */
+void kc_ql_put_back_solo(queue *qq, int j, const char *state_why);
 /* Items the worker has in flight now (either mode). */
 int kc_ql_items(const queue *qq, const wk *w);
 /* A fresh worker in the slot: no lanes open. */

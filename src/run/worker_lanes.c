@@ -20,7 +20,6 @@
 #include "inputs.h"
 #include "item_run.h"
 #include "progname.h"
-#include "reporter.h"
 #include "result_line.h"
 #include "sanitize.h"
 #include "strbuf.h"
@@ -62,9 +61,9 @@ typedef struct lane_arg {
 /* A lane's item run on its view g: as kc_item_run does for a kernel item or
  * control, less what belongs to the process (its RSS, leftover processes,
  * the GPU-state watch, stdio: the worker's at idle points, docs). Its line
- * is printed by the main thread when it says the item is over (print_over):
- * an item over after a neighbour lost the context is never said over, so
- * never printed. Returns the gates' further lines (malloc'd, or NULL). */
+ * is printed by the parent (keep_over): an item over after a neighbour
+ * lost the context is never said over, so never sent. Returns the gates'
+ * further lines (malloc'd, or NULL). */
 static char *lane_item(kc_gpu *g, const kc_item *it, const kc_opts *o, kc_item_result *out, int *lost)
 {
     memset(out, 0, sizeof *out);
@@ -98,13 +97,15 @@ static char *lane_item(kc_gpu *g, const kc_item *it, const kc_opts *o, kc_item_r
     return detail;
 }
 
-/* Lane l's item is said over: its line, printed whole, when its verdict is
- * final (kc_inflight_final; the parent runs it again alone otherwise). */
-static void print_over(lane *l)
+/* Lane l's item is said over: a final verdict's lines go on its result
+ * line (kept), for the parent to print once the items beside it let it
+ * stand (queue_neighbours.c); a verdict not final is decided by a run
+ * alone, so its lines go nowhere. */
+static void keep_over(lane *l)
 {
     if (kc_inflight_final(l->it, &l->r)) {
-        fputs(KC_LINE_MARK "\n", stdout);   /* the line starts a line (item_run.c, restore_stdio) */
-        kc_item_print(l->it->name, &l->r, l->r.seconds, l->detail, NULL);
+        l->kept = l->detail;
+        l->detail = NULL;
     }
     free(l->detail);
     l->detail = NULL;
@@ -222,7 +223,7 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
         for (int i = 0; i <= ls->k; i++) {
             lane *l = &ls->l[i];
             if (!l->it || !l->done || l->said_done || stopping) continue;
-            if (i < ls->k) print_over(l);   /* the main thread's own item printed its line already */
+            if (i < ls->k) keep_over(l);    /* the main thread's own item printed its line already */
             int dl = snprintf(line, sizeof line, "%s\t%s\n", KC_RESULT_DONE, l->it->name);
             if (kc_worker_write_all(rfd, line, (size_t)dl)) rc = 4;
             l->said_done = 1;

@@ -218,9 +218,6 @@ int kc_inflight_admits(const kc_item *it, char *why, size_t cap)
         else if (it->kind == KC_KIND_CONTROL && it->control && it->control->gate == 1)
             alone = "a control planted for gate 1 (a fault there ends the CUDA context, and with it every item in "
                     "flight beside it)";
-        else if (it->kind == KC_KIND_CONTROL)
-            alone = "a control (caught by the gate that catches it serially: in flight a write far out of bounds can "
-                    "land in memory mapped for the items beside it instead of faulting)";
         else if (!it->contract) alone = "an item without a contract";
         break;
     case KC_KIND_SANITIZE: alone = "a sanitizer item (a compute-sanitizer process)"; break;

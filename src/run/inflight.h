@@ -76,20 +76,16 @@ void kc_inflight_close(kc_inflight *f, int lane);
 int kc_inflight_undecided(const kc_inflight *f, const char **names, int cap);
 /* Whether item `it` may run beside other items in one worker's context, on
  * a thread of its own (1), or must run alone (0, why says why): only kernel
- * items of a contract whose kernels are launched through the driver.
- * Alone: a control planted for gate 1 (most fault, and a fault ends the
- * context: every item in flight beside it was put back and run again
- * solo, and so was the control, its RED in flight not final; on the H200
- * each of the 14 such controls put back up to three neighbours under
- * --jobs 4 --inflight 4, docs/receipts/2026-12-04-h200-final-tree), any
- * other control (a planted bug that writes far out of bounds faults alone
- * but in flight can land in memory mapped for its neighbours, and is then
- * caught by another gate or hits a neighbour: the four
- * kv_cache.*:control.slot_offset_i32 were RED by gate 3 in flight, gate 1
- * alone, same receipt; the issue asks for the serial gate), a library
- * kernel (CUB, cuBLAS: the CUDA runtime on the legacy default stream,
- * cudaMalloc/cudaFree, which synchronize the device and so every item
- * beside it; a handle per process), a sanitizer item or a control planted for the sanitizer (a
+ * items and gate 2-4 controls of a contract whose kernels are launched
+ * through the driver. Alone: a control planted for gate 1 (most fault,
+ * and a fault ends the context: every item in flight beside it was put
+ * back and run again solo, and so was the control, its RED in flight not
+ * final; on the H200 each of the 14 such controls put back up to three
+ * neighbours under --jobs 4 --inflight 4, docs/receipts/
+ * 2026-12-04-h200-final-tree), a library kernel (CUB, cuBLAS: the CUDA
+ * runtime on the legacy default stream, cudaMalloc/cudaFree, which
+ * synchronize the device and so every item beside it; a handle per
+ * process), a sanitizer item or a control planted for the sanitizer (a
  * compute-sanitizer process and its session pool, the worker's), a
  * :limits item (its fatbin parse notes problems in the registry's
  * process-wide list, unlocked; and it is cheap), a suite (the harness's

@@ -181,7 +181,7 @@ Test(driver_streams, threads_sharing_the_context_get_their_own_results_and_strea
 Test(driver_streams, kc_cuda_alloc_is_stream_ordered_only_once_set_up_on_a_per_thread_table, .fini = unload)
 {
     load(0);
-    cr_expect_eq(kc_cuda_stream_alloc_setup(&cu, 0, ~0ULL), 0, "a legacy table must keep cuMemAlloc");
+    cr_expect_eq(kc_cuda_stream_alloc_setup(&cu, 0), 0, "a legacy table must keep cuMemAlloc");
     CUdeviceptr p;
     cr_assert_eq(kc_cuda_alloc(&cu, &p, 512), CUDA_SUCCESS);
     cr_expect_eq(cu.MemFree(p), CUDA_SUCCESS, "kc_cuda_alloc on a legacy table must be cuMemAlloc's memory");
@@ -190,7 +190,7 @@ Test(driver_streams, kc_cuda_alloc_is_stream_ordered_only_once_set_up_on_a_per_t
     load(1);
     cr_assert_not_null(cu.MemAllocAsync, "the per-thread table must resolve cuMemAllocAsync_ptsz");
     cr_assert_not_null(cu.MemFreeAsync, "the per-thread table must resolve cuMemFreeAsync_ptsz");
-    cr_assert_eq(kc_cuda_stream_alloc_setup(&cu, 0, ~0ULL), 1, "the fake's device has memory pools");
+    cr_assert_eq(kc_cuda_stream_alloc_setup(&cu, 0), 1, "the fake's device has memory pools");
     cr_assert_eq(kc_cuda_alloc(&cu, &p, 512), CUDA_SUCCESS);
     cr_expect_eq(cu.MemsetD8(p, 1, 512), CUDA_SUCCESS);
     cr_expect_eq(cu.MemFree(p), CUDA_ERROR_INVALID_VALUE, "stream-ordered memory freed by cuMemFree must be refused");

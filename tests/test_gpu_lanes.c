@@ -171,26 +171,6 @@ Test(gpu_lanes, a_per_thread_session_allocates_stream_ordered_and_gives_it_all_b
     cr_expect_gt(pool_now(&base).trims, trims, "closing the session must trim the pool");
 }
 
-/* KC_CUDA_POOL_KEEP sets what the pool keeps of what is freed; a value
- * that is not a byte count is refused, naming it, and opens nothing. */
-Test(gpu_lanes, kc_cuda_pool_keep_is_the_pools_release_threshold)
-{
-    cr_assert_eq(setenv("KC_CUDA_POOL_KEEP", "0", 1), 0);
-    open_base();
-    cr_expect_eq(pool_now(&base).threshold, 0ULL, "KC_CUDA_POOL_KEEP=0: the pool must keep nothing");
-    close_base();
-    const char *bad[] = { "12x", "-1", " 5", "lots" };
-    for (int i = 0; i < 4; i++) {
-        cr_assert_eq(setenv("KC_CUDA_POOL_KEEP", bad[i], 1), 0);
-        kc_gpu g;
-        cr_expect_eq(kc_gpu_open_streams(&g, 0, 1), -1, "KC_CUDA_POOL_KEEP='%s' must be refused", bad[i]);
-        char want[64];
-        snprintf(want, sizeof want, "KC_CUDA_POOL_KEEP='%s': expected the bytes", bad[i]);
-        cr_expect(strstr(g.why, want), "%s", g.why);
-    }
-    unsetenv("KC_CUDA_POOL_KEEP");
-}
-
 Test(gpu_lanes, a_legacy_session_allocates_as_before)
 {
     const char *lib = getenv("KC_FAKE_CUDA");

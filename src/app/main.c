@@ -127,11 +127,9 @@ static int main_body(int argc, char **argv)
     kc_env_test_begin(&o);      /* TEST_PREMATURE_EXIT_FILE made, XML_OUTPUT_FILE as --junit (shard_env.h) */
     if (o.cmd == KC_CMD_RUN) {
         unsigned sched;
-        unsigned long long keep;
         char why[256];
         if ((o.gpu_wait && kc_gpu_set_wait(o.gpu_wait, why, sizeof why)) ||
-            kc_gpu_sched_flags(&sched, why, sizeof why) ||
-            kc_gpu_pool_keep(&keep, why, sizeof why)) {         /* refused before anything runs */
+            kc_gpu_sched_flags(&sched, why, sizeof why)) {      /* refused before anything runs */
             kc_say(stderr, "%s\n", why);
             kc_opts_free(&o);
             return 2;

@@ -8,7 +8,7 @@
 #include "shell_words.h"
 
 const char *const kc_rerun_env_names[] = {
-    "CUDA_VISIBLE_DEVICES", "KC_LIBCUDA", "KC_LIBNVML", "KC_LIBDIR", "KC_CUDA_SCHED", "KC_CUDA_POOL_KEEP",
+    "CUDA_VISIBLE_DEVICES", "KC_LIBCUDA", "KC_LIBNVML", "KC_LIBDIR", "KC_CUDA_SCHED",
     "KC_COMPUTE_SANITIZER", "KC_SANITIZE_SESSIONS", "KC_SANITIZE_TIMEOUT_S",
     "KC_MUTANTS",                       /* a mutation run's mutants (mutant_images.h) */
     "KC_FAULT_LOSE_CONTEXT_AFTER",      /* a test hook: it makes items fail (item_run.c) */

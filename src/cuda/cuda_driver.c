@@ -126,7 +126,7 @@ CUresult kc_cuda_func_set(const kc_cuda *cu, CUfunction f, CUfunction_attribute 
     return cu->FuncSetAttribute(f, a, v);
 }
 
-int kc_cuda_stream_alloc_setup(kc_cuda *cu, CUdevice d, unsigned long long keep_bytes)
+int kc_cuda_stream_alloc_setup(kc_cuda *cu, CUdevice d)
 {
     cu->stream_alloc = 0;
     cu->pool = NULL;
@@ -136,7 +136,7 @@ int kc_cuda_stream_alloc_setup(kc_cuda *cu, CUdevice d, unsigned long long keep_
     int pools = 0;
     if (cu->DeviceGetAttribute(&pools, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, d) != CUDA_SUCCESS || !pools) return 0;
     CUmemoryPool pool;
-    cuuint64_t keep = keep_bytes;
+    cuuint64_t keep = UINT64_MAX;
     int deps = 0;
     if (cu->DeviceGetDefaultMemPool(&pool, d) != CUDA_SUCCESS ||
         cu->MemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep) != CUDA_SUCCESS ||

@@ -123,15 +123,15 @@ CUresult kc_cuda_func_set(const kc_cuda *cu, CUfunction f, CUfunction_attribute 
 /* Turns stream-ordered allocation on (cu->stream_alloc) for the context
  * current on the calling thread, on device d, when cu is a per-thread table
  * and the driver has the entry points above and d supports memory pools
- * (CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED): the default pool keeps
- * keep_bytes of what is freed (its release threshold; the harness passes
- * the maximum unless KC_CUDA_POOL_KEEP says otherwise, gpu_open.c) and never makes one
+ * (CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED): the default pool keeps what
+ * is freed (release threshold UINT64_MAX: handing it back to the device at
+ * every synchronization costs what cuMemFree did) and never makes one
  * thread's stream wait on another's to reuse a block
  * (REUSE_ALLOW_INTERNAL_DEPENDENCIES 0: threads' items stay independent).
  * Returns 1 when on, 0 when left off (a legacy table, an older driver, a
  * device without pools, a pool attribute refused: cuMemAlloc then, as
  * always). Call before the first allocation. */
-int kc_cuda_stream_alloc_setup(kc_cuda *cu, CUdevice d, unsigned long long keep_bytes);
+int kc_cuda_stream_alloc_setup(kc_cuda *cu, CUdevice d);
 /* n bytes of device memory for the calling thread's work into *p:
  * cuMemAllocAsync on its per-thread stream with cu->stream_alloc (on
  * CUDA_ERROR_OUT_OF_MEMORY the pool's unused memory is given back to the

@@ -3,7 +3,6 @@
  * module, the input cache), and closes them again. */
 #include "gpu_open.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,23 +49,6 @@ int kc_gpu_sched_flags(unsigned *flags, char *why, size_t cap)
     return 0;
 }
 
-int kc_gpu_pool_keep(unsigned long long *keep, char *why, size_t cap)
-{
-    const char *v = getenv("KC_CUDA_POOL_KEEP");
-    char *end;
-    *keep = ~0ULL;
-    if (!v || !*v) return 0;
-    errno = 0;
-    unsigned long long k = strtoull(v, &end, 10);
-    if (errno || *end || *v == '-' || (*v < '0' || *v > '9')) {
-        snprintf(why, cap, "KC_CUDA_POOL_KEEP='%s': expected the bytes the stream-ordered pool keeps of what is "
-                 "freed, a decimal count (0: it hands everything back at each synchronization)", v);
-        return -1;
-    }
-    *keep = k;
-    return 0;
-}
-
 int kc_gpu_open(kc_gpu *gpu, int ordinal)
 {
     return kc_gpu_open_streams(gpu, ordinal, 0);
@@ -76,9 +58,7 @@ int kc_gpu_open_streams(kc_gpu *gpu, int ordinal, int per_thread)
 {
     memset(gpu, 0, sizeof *gpu);
     unsigned sched;
-    unsigned long long keep;
     if (kc_gpu_sched_flags(&sched, gpu->why, sizeof gpu->why)) return -1;
-    if (per_thread && kc_gpu_pool_keep(&keep, gpu->why, sizeof gpu->why)) return -1;
     if (kc_cuda_load_streams(&gpu->cu, NULL, per_thread, gpu->why, sizeof gpu->why)) return 1;
     int n = 0;
     if (gpu->cu.DeviceGetCount(&n) != CUDA_SUCCESS || n == 0) {
@@ -95,7 +75,7 @@ int kc_gpu_open_streams(kc_gpu *gpu, int ordinal, int per_thread)
                  kc_cuda_error_name(&gpu->cu, r));
         return 1;
     }
-    if (per_thread) kc_cuda_stream_alloc_setup(&gpu->cu, gpu->cudev, keep);    /* off where the driver or device lacks pools */
+    if (per_thread) kc_cuda_stream_alloc_setup(&gpu->cu, gpu->cudev);    /* off where the driver or device lacks pools */
     gpu->share_modules = per_thread != 0;
     if (!(gpu->h = calloc(1, sizeof *gpu->h))) {
         snprintf(gpu->why, sizeof gpu->why, "out of host memory for the harness module");

@@ -12,14 +12,6 @@
  * items are then SKIP); -1 when `ordinal` does not exist (bad usage). */
 int kc_gpu_open(kc_gpu *gpu, int ordinal);
 
-/* What a per-thread session's stream-ordered pool keeps of what is freed,
- * in bytes (its release threshold, kc_cuda_stream_alloc_setup): the
- * maximum unless KC_CUDA_POOL_KEEP gives a decimal byte count (0: the pool
- * hands freed memory back to the device at each synchronization, as
- * cuMemFree does, so a write far out of bounds faults as it does in a
- * serial run instead of landing in memory an earlier case freed). 0, or
- * -1 with why naming the value and what was expected. */
-int kc_gpu_pool_keep(unsigned long long *keep, char *why, size_t cap);
 /* kc_gpu_open with the per-thread default stream when per_thread
  * (kc_cuda_load_streams): the base session of threads that run items side
  * by side (kc_gpu_open_lane). */

@@ -9,16 +9,20 @@
  * legacy session allocates as before. */
 #include <criterion/criterion.h>
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdint.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "gpu.h"
 #include "devmem.h"
 #include "gpu_open.h"
+#include "guarded_alloc.h"
 #include "harness.h"
 
 static kc_gpu base;
@@ -147,19 +151,98 @@ static void *devmem_lane(void *arg)
     return NULL;
 }
 
-Test(gpu_lanes, a_per_thread_session_allocates_stream_ordered_and_gives_it_all_back, .init = open_base,
-     .fini = close_base)
+typedef struct vmm_state {
+    long reserved, mapped, maps, handles;
+} vmm_state;
+
+/* The fake driver's virtual memory as it stands (fake_cuda_vmm). */
+static vmm_state vmm_now(const kc_gpu *g)
 {
-    cr_assert(base.cu.stream_alloc, "a per-thread session on a driver and device with pools must allocate stream-ordered");
-    pool_state p = pool_now(&base);
-    cr_expect_eq(p.threshold, UINT64_MAX, "release threshold %llu: the pool must keep what is freed", p.threshold);
-    cr_expect_eq(p.deps, 0, "internal dependencies must be off: one lane's stream never waits on another's");
-    long made_by_open = p.made;
+    static void (*fn)(long *, long *, long *, long *);
+    if (!fn) fn = (void (*)(long *, long *, long *, long *))dlsym(g->cu.lib, "fake_cuda_vmm");
+    cr_assert_not_null(fn, "the fake driver lacks fake_cuda_vmm");
+    vmm_state v;
+    fn(&v.reserved, &v.mapped, &v.maps, &v.handles);
+    return v;
+}
+
+/* Every lane's rounds of devmem_lane, each lane on a thread of its own. */
+static void run_lanes(void)
+{
     pthread_t t[LANES];
     for (int i = 0; i < LANES; i++) cr_assert_eq(pthread_create(&t[i], NULL, devmem_lane, (void *)(intptr_t)i), 0);
     for (int i = 0; i < LANES; i++) pthread_join(t[i], NULL);
     cr_expect_eq(failed_open, 0, "%d lanes did not open: %s", failed_open, why[0]);
     for (int i = 0; i < LANES; i++) cr_expect_str_empty(why[i], "lane %d: %s", i, why[i]);
+}
+
+/* Where the device has virtual memory management, a per-thread session's
+ * buffers are guarded (guarded_alloc.h): each its own mapping, all of them
+ * unmapped, released and their reservations freed at each item's end. */
+Test(gpu_lanes, a_per_thread_session_allocates_guarded_buffers_and_gives_them_all_back, .init = open_base,
+     .fini = close_base)
+{
+    cr_assert(base.cu.stream_alloc && base.cu.guard, "a per-thread session on a device with virtual memory management "
+              "must allocate guarded buffers");
+    vmm_state v0 = vmm_now(&base);
+    long made0 = pool_now(&base).made;
+    run_lanes();
+    vmm_state v = vmm_now(&base);
+    cr_expect_eq(v.maps - v0.maps, (long)LANES * ROUNDS * 2,
+                 "%ld guarded buffers made, expected 2 a round (the third reuses a kept buffer)", v.maps - v0.maps);
+    cr_expect_eq(pool_now(&base).made, made0, "no buffer from the pool beside guarded ones");
+    cr_expect(v.mapped == v0.mapped && v.reserved == v0.reserved && v.handles == v0.handles,
+              "after every item's end: %ld mappings, %ld reservations, %ld handles left (before: %ld, %ld, %ld)",
+              v.mapped, v.reserved, v.handles, v0.mapped, v0.reserved, v0.handles);
+}
+
+/* A guarded buffer's bytes are there to use; a write KC_GUARD_GAP or less
+ * before it or past it faults (the fake driver's memory is the host's: a
+ * write there is SIGSEGV, as a kernel's is CUDA_ERROR_ILLEGAL_ADDRESS on
+ * the device), where a pool would have put another buffer. */
+Test(gpu_lanes, a_write_far_past_a_guarded_buffer_faults, .init = open_base, .fini = close_base)
+{
+    CUdeviceptr p, q;
+    cr_assert_eq(kc_cuda_alloc(&base.cu, &p, 100), CUDA_SUCCESS);
+    cr_assert_eq(kc_cuda_alloc(&base.cu, &q, 100), CUDA_SUCCESS);
+    cr_expect(q > p ? q - p > KC_GUARD_GAP : p - q > KC_GUARD_GAP, "two guarded buffers %#llx and %#llx are nearer "
+              "than the gap", (unsigned long long)p, (unsigned long long)q);
+    memset((void *)(uintptr_t)p, 7, 100);
+    const long off[] = { -1, -(1L << 20), 4096, 1L << 30 };
+    for (int i = 0; i < 4; i++) {
+        pid_t c = fork();
+        cr_assert_geq(c, 0);
+        if (c == 0) {
+            *(volatile char *)(uintptr_t)(p + off[i]) = 1;
+            _exit(0);
+        }
+        int st;
+        cr_assert_eq(waitpid(c, &st, 0), c);
+        cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "a write %ld bytes from a guarded buffer must fault",
+                  off[i]);
+    }
+    cr_expect_eq(kc_cuda_free(&base.cu, p), CUDA_SUCCESS);
+    cr_expect_eq(kc_cuda_free(&base.cu, p), CUDA_ERROR_INVALID_VALUE, "a buffer freed twice must be refused");
+    cr_expect_eq(kc_cuda_free(&base.cu, q), CUDA_SUCCESS);
+}
+
+static void open_base_no_vmm(void)
+{
+    cr_assert_eq(setenv("KC_FAKE_NO_VMM", "1", 1), 0);
+    open_base();
+}
+
+/* Without virtual memory management a per-thread session allocates from
+ * the stream-ordered pool, as before guarded buffers. */
+Test(gpu_lanes, without_virtual_memory_management_a_per_thread_session_allocates_stream_ordered,
+     .init = open_base_no_vmm, .fini = close_base)
+{
+    cr_assert(base.cu.stream_alloc && !base.cu.guard, "pools but no virtual memory management: the pool's buffers");
+    pool_state p = pool_now(&base);
+    cr_expect_eq(p.threshold, UINT64_MAX, "release threshold %llu: the pool must keep what is freed", p.threshold);
+    cr_expect_eq(p.deps, 0, "internal dependencies must be off: one lane's stream never waits on another's");
+    long made_by_open = p.made;
+    run_lanes();
     p = pool_now(&base);
     cr_expect_eq(p.made - made_by_open, (long)LANES * ROUNDS * 2,
                  "%ld stream-ordered allocations, expected 2 a round (the third reuses a kept buffer)",

@@ -203,25 +203,39 @@ Test(inflight_run, items_in_flight_outside_one_to_sixty_four_are_refused, .timeo
 }
 
 /* A lane gives what its item allocated back to the device when the item is
- * over (the pool's memory trimmed): the pool keeps every freed byte while
- * an item runs, and memory a worker kept after its items is memory the
- * plan does not count (61 GB in one worker on the H200, and out of memory
- * in other processes). The fake driver logs each process's pool at exit. */
+ * over: guarded buffers (guarded_alloc.h) unmapped, their handles released
+ * and their reservations freed; or, on a device without virtual memory
+ * management, the stream-ordered pool's memory trimmed (the pool keeps
+ * every freed byte while an item runs, and memory a worker kept after its
+ * items is memory the plan does not count: 61 GB in one worker on the
+ * H200, and out of memory in other processes). The fake driver logs each
+ * process's allocations at exit. */
 Test(inflight_run, each_item_in_flight_gives_its_memory_back, .timeout = 60)
 {
-    char log[256], env[300];
-    snprintf(log, sizeof log, "%s/kc-pool.%ld", kc_test_tmpdir(), (long)getpid());
-    snprintf(env, sizeof env, "KC_FAKE_POOL_LOG=%s", log);
-    char *ka[] = { "run", "fake.axpy.f32", "fake.copy.f16", "fakeacc.dot.f32", "fakeacc.sumsq.f32", "--no-cache",
-                   "--inflight", "2", NULL };
-    kc_proc k = kc_run_fake(ka, (char *[]){ env, NULL }, 30);
-    cr_expect_eq(k.status, 0, "%s%s", k.out, k.err);
-    const char *l = kc_out_file(log);
-    long pid, made, live, trims;
-    cr_assert(l && sscanf(l, "pool pid=%ld made=%ld live=%ld trims=%ld", &pid, &made, &live, &trims) == 4,
-              "the worker's pool was not logged: %s", l ? l : "(no log)");
-    cr_expect_gt(made, 0, "%s", l);
-    cr_expect_geq(trims, 4, "one trim per item over (4 items on 2 lanes), at least: %s", l);
-    unlink(log);
-    kc_proc_free(&k);
+    for (int vmm = 1; vmm >= 0; vmm--) {
+        char log[256], env[300];
+        snprintf(log, sizeof log, "%s/kc-pool.%ld.%d", kc_test_tmpdir(), (long)getpid(), vmm);
+        snprintf(env, sizeof env, "KC_FAKE_POOL_LOG=%s", log);
+        char *ka[] = { "run", "fake.axpy.f32", "fake.copy.f16", "fakeacc.dot.f32", "fakeacc.sumsq.f32", "--no-cache",
+                       "--inflight", "2", NULL };
+        kc_proc k = kc_run_fake(ka, (char *[]){ env, vmm ? NULL : "KC_FAKE_NO_VMM=1", NULL }, 30);
+        cr_expect_eq(k.status, 0, "%s%s", k.out, k.err);
+        const char *l = kc_out_file(log);
+        long pid, made, live, trims, maps, mapped, reserved, handles;
+        cr_assert(l && sscanf(l, "pool pid=%ld made=%ld live=%ld trims=%ld maps=%ld mapped=%ld reserved=%ld handles=%ld",
+                              &pid, &made, &live, &trims, &maps, &mapped, &reserved, &handles) == 8,
+                  "the worker's allocations were not logged: %s", l ? l : "(no log)");
+        if (vmm) {
+            cr_expect_gt(maps, 0, "the lanes' buffers must be guarded: %s", l);
+            cr_expect_eq(made, 0, "no buffer from the pool where guards are had: %s", l);
+            cr_expect(mapped == 0 && reserved == 0 && handles == 0, "every guarded buffer given back: %s", l);
+        } else {
+            cr_expect_gt(made, 0, "without virtual memory management, the pool's buffers: %s", l);
+            cr_expect_eq(maps, 0, "%s", l);
+        }
+        cr_expect_eq(live, 0, "%s", l);
+        cr_expect_geq(trims, 4, "one trim per item over (4 items on 2 lanes), at least: %s", l);
+        unlink(log);
+        kc_proc_free(&k);
+    }
 }

@@ -89,6 +89,14 @@ int kc_cuda_load_streams(kc_cuda *cu, const char *lib, int per_thread, char *err
         { "cuDeviceGetDefaultMemPool", NULL, (void **)&cu->DeviceGetDefaultMemPool, 11020, 1 },
         { "cuMemPoolSetAttribute", NULL, (void **)&cu->MemPoolSetAttribute, 11020, 1 },
         { "cuMemPoolTrimTo", NULL, (void **)&cu->MemPoolTrimTo, 11020, 1 },
+        { "cuMemAddressReserve", NULL, (void **)&cu->MemAddressReserve, 10020, 1 },     /* CUDA 10.2 */
+        { "cuMemAddressFree", NULL, (void **)&cu->MemAddressFree, 10020, 1 },
+        { "cuMemCreate", NULL, (void **)&cu->MemCreate, 10020, 1 },
+        { "cuMemRelease", NULL, (void **)&cu->MemRelease, 10020, 1 },
+        { "cuMemMap", NULL, (void **)&cu->MemMap, 10020, 1 },
+        { "cuMemUnmap", NULL, (void **)&cu->MemUnmap, 10020, 1 },
+        { "cuMemSetAccess", NULL, (void **)&cu->MemSetAccess, 10020, 1 },
+        { "cuMemGetAllocationGranularity", NULL, (void **)&cu->MemGetAllocationGranularity, 10020, 1 },
         { "cuMemAllocHost", NULL, (void **)&cu->MemAllocHost, 0, 1 },
         { "cuMemFreeHost", NULL, (void **)&cu->MemFreeHost, 0, 1 },
 #undef P
@@ -150,7 +158,9 @@ int kc_cuda_stream_alloc_setup(kc_cuda *cu, CUdevice d)
 CUresult kc_cuda_alloc(const kc_cuda *cu, CUdeviceptr *p, size_t n)
 {
     CUresult r;
-    if (!cu->stream_alloc) {
+    if (cu->guard) {
+        r = cu->guard_alloc(cu, p, n);
+    } else if (!cu->stream_alloc) {
         r = cu->MemAlloc(p, n);
     } else {
         r = cu->MemAllocAsync(p, n, CU_STREAM_PER_THREAD);
@@ -166,6 +176,7 @@ CUresult kc_cuda_alloc(const kc_cuda *cu, CUdeviceptr *p, size_t n)
 CUresult kc_cuda_free(const kc_cuda *cu, CUdeviceptr p)
 {
     if (!p) return CUDA_SUCCESS;
+    if (cu->guard) return cu->guard_free(cu, p);
     return cu->stream_alloc ? cu->MemFreeAsync(p, CU_STREAM_PER_THREAD) : cu->MemFree(p);
 }
 

@@ -23,6 +23,13 @@ typedef struct kc_cuda {
      * other. */
     int stream_alloc;
     CUmemoryPool pool;            /* the default pool, with stream_alloc */
+    /* Non-NULL: kc_cuda_alloc/kc_cuda_free give guarded buffers (unmapped
+     * address space around each), on top of stream_alloc, through the two
+     * functions below; all three set by kc_guard_setup (guarded_alloc.h).
+     * The session's, shared by its lanes' copies of the table. */
+    struct kc_guard *guard;
+    CUresult (*guard_alloc)(const struct kc_cuda *, CUdeviceptr *, size_t);
+    CUresult (*guard_free)(const struct kc_cuda *, CUdeviceptr);
     CUresult (*Init)(unsigned);
     CUresult (*DriverGetVersion)(int *);
     CUresult (*DeviceGetCount)(int *);
@@ -74,6 +81,16 @@ typedef struct kc_cuda {
     CUresult (*DeviceGetDefaultMemPool)(CUmemoryPool *, CUdevice);
     CUresult (*MemPoolSetAttribute)(CUmemoryPool, CUmemPool_attribute, void *);
     CUresult (*MemPoolTrimTo)(CUmemoryPool, size_t);
+    /* Optional, NULL where the driver lacks them (before CUDA 10.2): virtual
+     * memory management, for guarded buffers (guarded_alloc.h). */
+    CUresult (*MemAddressReserve)(CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long);
+    CUresult (*MemAddressFree)(CUdeviceptr, size_t);
+    CUresult (*MemCreate)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *, unsigned long long);
+    CUresult (*MemRelease)(CUmemGenericAllocationHandle);
+    CUresult (*MemMap)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
+    CUresult (*MemUnmap)(CUdeviceptr, size_t);
+    CUresult (*MemSetAccess)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t);
+    CUresult (*MemGetAllocationGranularity)(size_t *, const CUmemAllocationProp *, CUmemAllocationGranularity_flags);
     /* Optional, NULL where the library lacks them: page-locked host memory,
      * which cuMemcpyDtoH fills without the driver's staging copy (the
      * harness's check results: harness.c). */

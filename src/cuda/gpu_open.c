@@ -9,6 +9,7 @@
 
 #include "device.h"
 #include "devmem.h"
+#include "guarded_alloc.h"
 #include "harness.h"
 #include "inputs.h"
 #include "module_cache.h"
@@ -75,7 +76,13 @@ int kc_gpu_open_streams(kc_gpu *gpu, int ordinal, int per_thread)
                  kc_cuda_error_name(&gpu->cu, r));
         return 1;
     }
-    if (per_thread) kc_cuda_stream_alloc_setup(&gpu->cu, gpu->cudev);    /* off where the driver or device lacks pools */
+    /* Stream-ordered allocation, off where the driver or device lacks pools;
+     * on it, guarded buffers, off where they lack virtual memory management. */
+    if (per_thread && kc_cuda_stream_alloc_setup(&gpu->cu, gpu->cudev) && kc_guard_setup(&gpu->cu, gpu->cudev) < 0) {
+        snprintf(gpu->why, sizeof gpu->why, "out of host memory for the guarded buffers' table");
+        gpu->cu.DevicePrimaryCtxRelease(gpu->cudev);
+        return 1;
+    }
     gpu->share_modules = per_thread != 0;
     if (!(gpu->h = calloc(1, sizeof *gpu->h))) {
         snprintf(gpu->why, sizeof gpu->why, "out of host memory for the harness module");
@@ -110,6 +117,7 @@ void kc_gpu_close(kc_gpu *gpu)
         free(gpu->h);
         gpu->h = NULL;
         kc_module_cache_close(gpu);
+        kc_guard_close(&gpu->cu, gpu->lost);
         if (!gpu->lost) kc_cuda_trim(&gpu->cu);     /* the pool's kept memory back to the device */
         if (!gpu->lost) gpu->cu.DevicePrimaryCtxRelease(gpu->cudev);
     }

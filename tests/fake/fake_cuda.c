@@ -64,6 +64,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "check_rules.h"
@@ -632,6 +633,7 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
     case CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: *v = BLOCKS_PER_SM; break;
     case CU_DEVICE_ATTRIBUTE_INTEGRATED: *v = 0; break;
     case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: *v = 1; break;
+    case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: *v = !(getenv("KC_FAKE_NO_VMM") && *getenv("KC_FAKE_NO_VMM")); break;
     case CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: *v = getenv("KC_FAKE_COMPUTE_MODE") ? atoi(getenv("KC_FAKE_COMPUTE_MODE")) : 0; break;
     default: return CUDA_ERROR_INVALID_VALUE;
     }
@@ -804,17 +806,111 @@ CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t keep)
     pool_trims++;
     return CUDA_SUCCESS;
 }
+/* Virtual memory management, as host address space: a reservation is an
+ * inaccessible mapping (PROT_NONE), cuMemMap puts fresh pages in part of
+ * it, inaccessible until cuMemSetAccess, cuMemUnmap makes them inaccessible
+ * again, so a fake kernel's access outside a mapping faults as the device's
+ * does. KC_FAKE_NO_VMM set: the device says it has none. fake_cuda_vmm
+ * counts reservations and mappings live and made (for tests). */
+#define FAKE_GRANULARITY 4096
+static _Atomic long vmm_reserved, vmm_mapped, vmm_maps, vmm_handles;
+typedef struct fake_mem_handle { size_t bytes; } fake_mem_handle;
+CUresult cuMemGetAllocationGranularity(size_t *g, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags o)
+{
+    CONTEXT_CALL();
+    (void)o;
+    if (!g || !prop || prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE || prop->location.id != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    *g = FAKE_GRANULARITY;
+    return CUDA_SUCCESS;
+}
+CUresult cuMemAddressReserve(CUdeviceptr *p, size_t size, size_t align, CUdeviceptr addr, unsigned long long flags)
+{
+    CONTEXT_CALL();
+    if (!p || !size || size % FAKE_GRANULARITY || (align && FAKE_GRANULARITY % align && align % FAKE_GRANULARITY) ||
+        addr || flags)
+        return CUDA_ERROR_INVALID_VALUE;
+    void *m = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
+    *p = (CUdeviceptr)(uintptr_t)m;
+    vmm_reserved++;
+    return CUDA_SUCCESS;
+}
+CUresult cuMemAddressFree(CUdeviceptr p, size_t size)
+{
+    CONTEXT_CALL();
+    if (!p || munmap((void *)(uintptr_t)p, size)) return CUDA_ERROR_INVALID_VALUE;
+    vmm_reserved--;
+    return CUDA_SUCCESS;
+}
+CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)
+{
+    CONTEXT_CALL();
+    if (!h || !size || size % FAKE_GRANULARITY || !prop || prop->type != CU_MEM_ALLOCATION_TYPE_PINNED || flags)
+        return CUDA_ERROR_INVALID_VALUE;
+    fake_mem_handle *m = malloc(sizeof *m);
+    if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
+    m->bytes = size;
+    *h = (CUmemGenericAllocationHandle)(uintptr_t)m;
+    vmm_handles++;
+    return CUDA_SUCCESS;
+}
+CUresult cuMemRelease(CUmemGenericAllocationHandle h)
+{
+    CONTEXT_CALL();
+    if (!h) return CUDA_ERROR_INVALID_VALUE;
+    free((void *)(uintptr_t)h);
+    vmm_handles--;
+    return CUDA_SUCCESS;
+}
+CUresult cuMemMap(CUdeviceptr p, size_t size, size_t offset, CUmemGenericAllocationHandle h, unsigned long long flags)
+{
+    CONTEXT_CALL();
+    const fake_mem_handle *m = (const fake_mem_handle *)(uintptr_t)h;
+    if (!p || !m || offset || flags || size != m->bytes) return CUDA_ERROR_INVALID_VALUE;
+    if (mmap((void *)(uintptr_t)p, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    vmm_mapped++;
+    vmm_maps++;
+    return CUDA_SUCCESS;
+}
+CUresult cuMemSetAccess(CUdeviceptr p, size_t size, const CUmemAccessDesc *d, size_t count)
+{
+    CONTEXT_CALL();
+    if (!p || !d || count != 1 || d->flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE) return CUDA_ERROR_INVALID_VALUE;
+    return mprotect((void *)(uintptr_t)p, size, PROT_READ | PROT_WRITE) ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+CUresult cuMemUnmap(CUdeviceptr p, size_t size)
+{
+    CONTEXT_CALL();
+    if (!p || mmap((void *)(uintptr_t)p, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1,
+                   0) == MAP_FAILED)
+        return CUDA_ERROR_INVALID_VALUE;
+    vmm_mapped--;
+    return CUDA_SUCCESS;
+}
+void fake_cuda_vmm(long *reserved, long *mapped, long *maps, long *handles);
+void fake_cuda_vmm(long *reserved, long *mapped, long *maps, long *handles)
+{
+    *reserved = vmm_reserved;
+    *mapped = vmm_mapped;
+    *maps = vmm_maps;
+    *handles = vmm_handles;
+}
+
 /* KC_FAKE_POOL_LOG=<file>: at its exit a process that made stream-ordered
- * allocations appends "pool pid=<pid> made=<n> live=<n> trims=<n>" to it
+ * or guarded allocations appends "pool pid=<pid> made=<n> live=<n>
+ * trims=<n> maps=<n> mapped=<n> reserved=<n> handles=<n>" to it
  * (tests/test_inflight_run.c: a worker's lanes give each item's memory back). */
 __attribute__((destructor)) static void pool_log(void)
 {
     const char *path = getenv("KC_FAKE_POOL_LOG");
-    if (!path || !*path || !pool_made) return;
+    if (!path || !*path || (!pool_made && !vmm_maps)) return;
     FILE *f = fopen(path, "a");
     if (!f) return;
-    fprintf(f, "pool pid=%ld made=%ld live=%ld trims=%ld\n", (long)getpid(), (long)pool_made, (long)pool_live,
-            (long)pool_trims);
+    fprintf(f, "pool pid=%ld made=%ld live=%ld trims=%ld maps=%ld mapped=%ld reserved=%ld handles=%ld\n",
+            (long)getpid(), (long)pool_made, (long)pool_live, (long)pool_trims, (long)vmm_maps, (long)vmm_mapped,
+            (long)vmm_reserved, (long)vmm_handles);
     fclose(f);
 }
 void fake_cuda_pool(long *live, long *made, long *trims, unsigned long long *threshold, int *deps);

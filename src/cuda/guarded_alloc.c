@@ -1,0 +1,165 @@
+/* guarded_alloc.c — owns guarded device buffers (guarded_alloc.h): the
+ * session's table of their reservations and mappings, under a lock, and
+ * their making and freeing through the driver's virtual memory management. */
+#include "guarded_alloc.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "progname.h"
+
+/* One guarded buffer: its reservation (gaps included), its mapping and
+ * the allocation handle behind it; handle 0: a pool buffer (no gaps). */
+typedef struct kc_guarded {
+    CUdeviceptr ptr, base;
+    size_t mapped, reserved;
+    CUmemGenericAllocationHandle handle;
+} kc_guarded;
+
+struct kc_guard {
+    pthread_mutex_t mu;
+    CUmemAllocationProp prop;
+    CUmemAccessDesc access;
+    size_t gran;                /* the device's minimum allocation granularity */
+    kc_guarded *v;
+    int n, cap;
+    long ungapped;              /* buffers given from the pool: no address space for their gaps */
+};
+
+int kc_guard_setup(kc_cuda *cu, CUdevice d)
+{
+    cu->guard = NULL;
+    if (!cu->MemAddressReserve || !cu->MemAddressFree || !cu->MemCreate || !cu->MemRelease || !cu->MemMap ||
+        !cu->MemUnmap || !cu->MemSetAccess || !cu->MemGetAllocationGranularity)
+        return 0;
+    int vmm = 0;
+    if (cu->DeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, d) != CUDA_SUCCESS || !vmm)
+        return 0;
+    struct kc_guard *g = calloc(1, sizeof *g);
+    if (!g) return -1;
+    g->prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    g->prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    g->prop.location.id = d;
+    g->access.location = g->prop.location;
+    g->access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    if (cu->MemGetAllocationGranularity(&g->gran, &g->prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS ||
+        !g->gran) {
+        free(g);
+        return 0;
+    }
+    pthread_mutex_init(&g->mu, NULL);
+    cu->guard = g;
+    cu->guard_alloc = kc_guard_alloc;
+    cu->guard_free = kc_guard_free;
+    return 1;
+}
+
+/* Records b; -1 out of host memory. Called under the lock. */
+static int record(struct kc_guard *g, const kc_guarded *b)
+{
+    if (g->n == g->cap) {
+        int cap = g->cap ? 2 * g->cap : 64;
+        kc_guarded *v = realloc(g->v, (size_t)cap * sizeof *v);
+        if (!v) return -1;
+        g->v = v;
+        g->cap = cap;
+    }
+    g->v[g->n++] = *b;
+    return 0;
+}
+
+/* Undoes what is made of b (mapping, handle, reservation), in reverse. */
+static void unmake(const kc_cuda *cu, const kc_guarded *b, int mapped)
+{
+    if (!b->handle) {
+        cu->MemFreeAsync(b->ptr, CU_STREAM_PER_THREAD);
+        return;
+    }
+    if (mapped) cu->MemUnmap(b->ptr, b->mapped);
+    cu->MemRelease(b->handle);
+    cu->MemAddressFree(b->base, b->reserved);
+}
+
+CUresult kc_guard_alloc(const kc_cuda *cu, CUdeviceptr *p, size_t n)
+{
+    struct kc_guard *g = cu->guard;
+    kc_guarded b = { 0 };
+    *p = 0;
+    b.mapped = (n + g->gran - 1) / g->gran * g->gran;
+    b.reserved = b.mapped + 2 * KC_GUARD_GAP;
+    CUresult r = cu->MemAddressReserve(&b.base, b.reserved, g->gran, 0, 0);
+    if (r != CUDA_SUCCESS) {       /* no address space for the gaps: a pool buffer, counted */
+        b.base = 0;
+        if ((r = cu->MemAllocAsync(&b.ptr, n, CU_STREAM_PER_THREAD)) != CUDA_SUCCESS) return r;
+        pthread_mutex_lock(&g->mu);
+        g->ungapped++;
+        int oom = record(g, &b);
+        pthread_mutex_unlock(&g->mu);
+        if (oom) {
+            unmake(cu, &b, 0);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        *p = b.ptr;
+        return CUDA_SUCCESS;
+    }
+    b.ptr = b.base + KC_GUARD_GAP;
+    if ((r = cu->MemCreate(&b.handle, b.mapped, &g->prop, 0)) != CUDA_SUCCESS) {
+        cu->MemAddressFree(b.base, b.reserved);
+        return r;
+    }
+    if ((r = cu->MemMap(b.ptr, b.mapped, 0, b.handle, 0)) != CUDA_SUCCESS) {
+        unmake(cu, &b, 0);
+        return r;
+    }
+    if ((r = cu->MemSetAccess(b.ptr, b.mapped, &g->access, 1)) != CUDA_SUCCESS) {
+        unmake(cu, &b, 1);
+        return r;
+    }
+    pthread_mutex_lock(&g->mu);
+    int oom = record(g, &b);
+    pthread_mutex_unlock(&g->mu);
+    if (oom) {
+        unmake(cu, &b, 1);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    *p = b.ptr;
+    return CUDA_SUCCESS;
+}
+
+CUresult kc_guard_free(const kc_cuda *cu, CUdeviceptr p)
+{
+    struct kc_guard *g = cu->guard;
+    kc_guarded b;
+    int found = 0;
+    pthread_mutex_lock(&g->mu);
+    for (int i = 0; i < g->n && !found; i++)
+        if (g->v[i].ptr == p) {
+            b = g->v[i];
+            g->v[i] = g->v[--g->n];
+            found = 1;
+        }
+    pthread_mutex_unlock(&g->mu);
+    if (!found) return CUDA_ERROR_INVALID_VALUE;
+    if (b.handle) kc_cuda_sync(cu, NULL);      /* the stream's work that may use it (a pool buffer waits in order) */
+    unmake(cu, &b, 1);
+    return CUDA_SUCCESS;
+}
+
+void kc_guard_close(kc_cuda *cu, int lost)
+{
+    struct kc_guard *g = cu->guard;
+    if (!g) return;
+    for (int i = 0; !lost && i < g->n; i++) unmake(cu, &g->v[i], 1);
+    if (g->ungapped)
+        kc_say(stderr, "%ld device buffer%s of this worker's lanes had no unmapped gaps around them (the address "
+               "space for them could not be reserved): a write far past one could land in another buffer\n",
+               g->ungapped, g->ungapped == 1 ? "" : "s");
+    pthread_mutex_destroy(&g->mu);
+    free(g->v);
+    free(g);
+    cu->guard = NULL;
+    cu->guard_alloc = NULL;
+    cu->guard_free = NULL;
+}

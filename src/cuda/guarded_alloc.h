@@ -1,0 +1,51 @@
+/* guarded_alloc.h — device buffers with unmapped address space around
+ * them, for a worker whose lanes run items side by side (--inflight K > 1).
+ *
+ * Why: the lanes' stream-ordered pool (cuMemAllocAsync) packs every
+ * buffer of the process into its own address range, so a write far past a
+ * buffer (a 32-bit offset that wrapped) lands in another buffer, the item's
+ * own or a neighbour's, where cuMemAlloc's placement, a serial run's, left
+ * the address unmapped and the launch faulted. Measured on an H200
+ * (docs/receipts/2026-12-04-h200-neighbours): the four
+ * kv_cache.*:control.slot_offset_i32 controls were RED by gate 3 in every
+ * worker with lanes, alone in it too, and by gate 1 with one item at a
+ * time; kv_cache kernels beside them FAILed. Each guarded buffer gets its
+ * own address reservation (cuMemAddressReserve) of KC_GUARD_GAP bytes
+ * unmapped on either side of its mapping (cuMemCreate, cuMemMap,
+ * cuMemSetAccess; the CUDA driver API's virtual memory management, CUDA
+ * 10.2), so such a write faults as it does serially.
+ *
+ * A session's guard is shared by its lanes (each lane's driver table is a
+ * copy of the session's and points at it), under a lock. */
+#ifndef KC_GUARDED_ALLOC_H
+#define KC_GUARDED_ALLOC_H
+#include <stddef.h>
+#include "cuda_driver.h"
+
+/* Unmapped bytes on either side of a guarded buffer: a 32-bit element
+ * offset that wrapped reaches 2^31 elements of up to 4 bytes (8 GiB). */
+#define KC_GUARD_GAP ((size_t)8 << 30)
+
+/* Turns guarded allocation on for cu (kc_cuda_alloc and kc_cuda_free call
+ * kc_guard_alloc and kc_guard_free through cu's guard_alloc and guard_free,
+ * so that cuda_driver.c needs nothing of this module): on device d, when the driver has the virtual memory management entry
+ * points and d supports them (CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_
+ * SUPPORTED). Returns 1 when on, 0 when left off (then cu allocates as
+ * before), -1 out of host memory. Call before the first allocation. */
+int kc_guard_setup(kc_cuda *cu, CUdevice d);
+/* n bytes (n >= 1) in a guarded buffer into *p: its mapping rounded up to
+ * the device's allocation granularity, KC_GUARD_GAP unmapped either side.
+ * When the address space for the gaps cannot be reserved, a buffer of the
+ * stream-ordered pool instead, counted (kc_guard_close says so). Returns
+ * the driver's result (*p 0 on failure). */
+CUresult kc_guard_alloc(const kc_cuda *cu, CUdeviceptr *p, size_t n);
+/* Frees buffer p of kc_guard_alloc once the calling thread's work on its
+ * stream is done (what it launched may still use p): unmapped, released,
+ * its reservation freed. CUDA_ERROR_INVALID_VALUE for an address it did
+ * not give. */
+CUresult kc_guard_free(const kc_cuda *cu, CUdeviceptr p);
+/* The session ends (lost: its context is lost, nothing is freed on the
+ * device): the buffers still held are freed, a line on stderr says how many
+ * buffers had no gaps (the address space ran out), and cu's guard is off. */
+void kc_guard_close(kc_cuda *cu, int lost);
+#endif

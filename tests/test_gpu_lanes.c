@@ -177,10 +177,11 @@ static void run_lanes(void)
 }
 
 /* Where the device has virtual memory management, a per-thread session's
- * buffers are guarded (guarded_alloc.h): each its own mapping, all of them
- * unmapped, released and their reservations freed at each item's end. */
-Test(gpu_lanes, a_per_thread_session_allocates_guarded_buffers_and_gives_them_all_back, .init = open_base,
-     .fini = close_base)
+ * buffers are guarded (guarded_alloc.h): each its own mapping; those freed
+ * at an item's end are kept mapped for the next items' (KC_GUARD_KEEP), so
+ * no more are made than were live at once; the session's end unmaps,
+ * releases and frees every one. */
+Test(gpu_lanes, a_per_thread_session_allocates_guarded_buffers_and_gives_them_all_back, .init = open_base)
 {
     cr_assert(base.cu.stream_alloc && base.cu.guard, "a per-thread session on a device with virtual memory management "
               "must allocate guarded buffers");
@@ -188,12 +189,16 @@ Test(gpu_lanes, a_per_thread_session_allocates_guarded_buffers_and_gives_them_al
     long made0 = pool_now(&base).made;
     run_lanes();
     vmm_state v = vmm_now(&base);
-    cr_expect_eq(v.maps - v0.maps, (long)LANES * ROUNDS * 2,
-                 "%ld guarded buffers made, expected 2 a round (the third reuses a kept buffer)", v.maps - v0.maps);
+    cr_expect(v.maps > v0.maps && v.maps - v0.maps <= (long)LANES * 2,
+              "%ld guarded buffers made for %d rounds of 2 on %d lanes: kept ones must be used again (at most 2 a lane "
+              "are live at once)", v.maps - v0.maps, ROUNDS, LANES);
     cr_expect_eq(pool_now(&base).made, made0, "no buffer from the pool beside guarded ones");
-    cr_expect(v.mapped == v0.mapped && v.reserved == v0.reserved && v.handles == v0.handles,
-              "after every item's end: %ld mappings, %ld reservations, %ld handles left (before: %ld, %ld, %ld)",
-              v.mapped, v.reserved, v.handles, v0.mapped, v0.reserved, v0.handles);
+    kc_gpu_close(&base);
+    base.ready = 0;
+    v = vmm_now(&base);
+    cr_expect(v.mapped == 0 && v.reserved == 0 && v.handles == 0,
+              "after the session's end: %ld mappings, %ld reservations, %ld handles left", v.mapped, v.reserved,
+              v.handles);
 }
 
 /* A guarded buffer's bytes are there to use; a write KC_GUARD_GAP or less

@@ -23,8 +23,11 @@ struct kc_guard {
     CUmemAllocationProp prop;
     CUmemAccessDesc access;
     size_t gran;                /* the device's minimum allocation granularity */
-    kc_guarded *v;
+    kc_guarded *v;              /* the buffers given out */
     int n, cap;
+    kc_guarded *kept;           /* freed ones still mapped, for the next (KC_GUARD_KEEP) */
+    int nkept, capkept;
+    size_t kept_bytes;
     long ungapped;              /* buffers given from the pool: no address space for their gaps */
 };
 
@@ -56,18 +59,38 @@ int kc_guard_setup(kc_cuda *cu, CUdevice d)
     return 1;
 }
 
-/* Records b; -1 out of host memory. Called under the lock. */
-static int record(struct kc_guard *g, const kc_guarded *b)
+/* Appends b to v[0..*n) (*cap its room); -1 out of host memory. Called
+ * under the lock. */
+static int push(kc_guarded **v, int *n, int *cap, const kc_guarded *b)
 {
-    if (g->n == g->cap) {
-        int cap = g->cap ? 2 * g->cap : 64;
-        kc_guarded *v = realloc(g->v, (size_t)cap * sizeof *v);
-        if (!v) return -1;
-        g->v = v;
-        g->cap = cap;
+    if (*n == *cap) {
+        int c = *cap ? 2 * *cap : 64;
+        kc_guarded *w = realloc(*v, (size_t)c * sizeof *w);
+        if (!w) return -1;
+        *v = w;
+        *cap = c;
     }
-    g->v[g->n++] = *b;
+    (*v)[(*n)++] = *b;
     return 0;
+}
+
+static int record(struct kc_guard *g, const kc_guarded *b) { return push(&g->v, &g->n, &g->cap, b); }
+
+/* A kept buffer of at least `mapped` bytes and at most twice that, the
+ * smallest, taken out of the kept list and recorded as given out into *b:
+ * 1, or 0 none (or out of host memory). Called under the lock. */
+static int take_kept(struct kc_guard *g, size_t mapped, kc_guarded *b)
+{
+    int best = -1;
+    for (int i = 0; i < g->nkept; i++)
+        if (g->kept[i].mapped >= mapped && g->kept[i].mapped / 2 <= mapped &&
+            (best < 0 || g->kept[i].mapped < g->kept[best].mapped))
+            best = i;
+    if (best < 0 || record(g, &g->kept[best])) return 0;
+    *b = g->kept[best];
+    g->kept_bytes -= b->mapped;
+    g->kept[best] = g->kept[--g->nkept];
+    return 1;
 }
 
 /* Undoes what is made of b (mapping, handle, reservation), in reverse. */
@@ -89,6 +112,13 @@ CUresult kc_guard_alloc(const kc_cuda *cu, CUdeviceptr *p, size_t n)
     *p = 0;
     b.mapped = (n + g->gran - 1) / g->gran * g->gran;
     b.reserved = b.mapped + 2 * KC_GUARD_GAP;
+    pthread_mutex_lock(&g->mu);
+    int reused = take_kept(g, b.mapped, &b);
+    pthread_mutex_unlock(&g->mu);
+    if (reused) {
+        *p = b.ptr;
+        return CUDA_SUCCESS;
+    }
     CUresult r = cu->MemAddressReserve(&b.base, b.reserved, g->gran, 0, 0);
     if (r != CUDA_SUCCESS) {       /* no address space for the gaps: a pool buffer, counted */
         b.base = 0;
@@ -143,7 +173,14 @@ CUresult kc_guard_free(const kc_cuda *cu, CUdeviceptr p)
     pthread_mutex_unlock(&g->mu);
     if (!found) return CUDA_ERROR_INVALID_VALUE;
     if (b.handle) kc_cuda_sync(cu, NULL);      /* the stream's work that may use it (a pool buffer waits in order) */
-    unmake(cu, &b, 1);
+    int keep = 0;
+    if (b.handle && b.mapped <= KC_GUARD_KEEP) {
+        pthread_mutex_lock(&g->mu);
+        keep = g->kept_bytes + b.mapped <= KC_GUARD_KEEP && push(&g->kept, &g->nkept, &g->capkept, &b) == 0;
+        if (keep) g->kept_bytes += b.mapped;
+        pthread_mutex_unlock(&g->mu);
+    }
+    if (!keep) unmake(cu, &b, 1);
     return CUDA_SUCCESS;
 }
 
@@ -152,12 +189,14 @@ void kc_guard_close(kc_cuda *cu, int lost)
     struct kc_guard *g = cu->guard;
     if (!g) return;
     for (int i = 0; !lost && i < g->n; i++) unmake(cu, &g->v[i], 1);
+    for (int i = 0; !lost && i < g->nkept; i++) unmake(cu, &g->kept[i], 1);
     if (g->ungapped)
         kc_say(stderr, "%ld device buffer%s of this worker's lanes had no unmapped gaps around them (the address "
                "space for them could not be reserved): a write far past one could land in another buffer\n",
                g->ungapped, g->ungapped == 1 ? "" : "s");
     pthread_mutex_destroy(&g->mu);
     free(g->v);
+    free(g->kept);
     free(g);
     cu->guard = NULL;
     cu->guard_alloc = NULL;

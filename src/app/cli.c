@@ -181,9 +181,10 @@ static const opt_row OPTIONS[] = {
     { "--inflight", NULL, "K", C_RUN | C_MUTATE, TO_WORKER | TO_SHARD | TO_REEXEC, OPT_ONCE, 0, kc_cli_set_inflight, NULL,
       "items in flight in each worker, 1 to " KC_STR(KC_INFLIGHT_MAX) " (default 1): kernel items and gate 2-4\n"
       "controls side by side on one CUDA context, each on its own thread; a\n"
-      "verdict other than PASS (RED for a control) is decided by a run alone;\n"
-      "a write far out of bounds may land in a neighbour's buffer instead of\n"
-      "faulting (docs/parallel-runs.md, \"Writes outside an item's buffers\");\n"
+      "verdict other than PASS (RED for a control) is decided by a run alone,\n"
+      "and so is one beside such a verdict; buffers have 8 GiB unmapped around\n"
+      "them, so a write far out of bounds faults as it does serially\n"
+      "(docs/parallel-runs.md, \"Writes outside an item's buffers\");\n"
       "mutate: passed on to the mutants' runs" },
     { "--reference", NULL, "R", C_RUN | C_LIST | C_INFO, TO_WORKER | TO_SHARD | TO_REEXEC | TO_RERUN, OPT_ONCE, 0,
       kc_cli_set_reference, NULL,

@@ -72,8 +72,12 @@ static void lane_release(queue *qq, wk *w, int l)
 void kc_ql_put_back_solo(queue *qq, int j, const char *state_why)
 {
     qitem *qi = &qq->q[j];
-    kc_q_say(qq, "%s: %s; its verdict is decided by a run with nothing beside it\n", qq->items[qi->idx].name,
-             state_why);
+    if (qq->interrupted || qq->fin.stopping)    /* nothing more runs: NOTRUN at the end (queue.c, not_run) */
+        kc_q_say(qq, "%s: %s; the run is stopping, so it is not run again (NOTRUN)\n", qq->items[qi->idx].name,
+                 state_why);
+    else
+        kc_q_say(qq, "%s: %s; its verdict is decided by a run with nothing beside it\n", qq->items[qi->idx].name,
+                 state_why);
     qq->di[j].dispatched = 0;
     qq->di[j].solo = 1;
     qi->reported = 0;

@@ -237,7 +237,9 @@ void kc_qn_free(queue *qq);
 
 /* queue_lanes.c: a worker with items in flight (qq->k > 1). */
 /* Item j goes back to the queue, undecided, and is decided by a run with
- * nothing beside it in its worker; state_why (said) is why. */
+ * nothing beside it in its worker; state_why (said) is why. In a run that
+ * is stopping (interrupted, --fail-fast) it says it is not run again: it is
+ * NOTRUN at the end. */
 void kc_ql_put_back_solo(queue *qq, int j, const char *state_why);
 /* Items the worker has in flight now (either mode). */
 int kc_ql_items(const queue *qq, const wk *w);

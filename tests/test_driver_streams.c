@@ -182,6 +182,7 @@ Test(driver_streams, kc_cuda_alloc_is_stream_ordered_only_once_set_up_on_a_per_t
 {
     load(0);
     cr_expect_eq(kc_cuda_stream_alloc_setup(&cu, 0), 0, "a legacy table must keep cuMemAlloc");
+    cr_expect_eq(kc_cuda_alloc_bytes(&cu, 100), (size_t)100, "an unguarded buffer holds what it was asked for");
     CUdeviceptr p;
     cr_assert_eq(kc_cuda_alloc(&cu, &p, 512), CUDA_SUCCESS);
     cr_expect_eq(cu.MemFree(p), CUDA_SUCCESS, "kc_cuda_alloc on a legacy table must be cuMemAlloc's memory");

@@ -210,11 +210,16 @@ Test(gpu_lanes, a_write_far_past_a_guarded_buffer_faults, .init = open_base, .fi
     CUdeviceptr p, q;
     cr_assert_eq(kc_cuda_alloc(&base.cu, &p, 100), CUDA_SUCCESS);
     cr_assert_eq(kc_cuda_alloc(&base.cu, &q, 100), CUDA_SUCCESS);
-    cr_expect(q > p ? q - p > KC_GUARD_GAP : p - q > KC_GUARD_GAP, "two guarded buffers %#llx and %#llx are nearer "
-              "than the gap", (unsigned long long)p, (unsigned long long)q);
+    const size_t mapped = kc_cuda_alloc_bytes(&base.cu, 100);
+    cr_expect_eq(mapped, (size_t)4096, "100 bytes hold the fake's granularity, 4096: %zu", mapped);
+    cr_expect(q > p ? q - p >= mapped + 2 * KC_GUARD_GAP : p - q >= mapped + 2 * KC_GUARD_GAP,
+              "two guarded buffers %#llx and %#llx are nearer than their mappings and gaps",
+              (unsigned long long)p, (unsigned long long)q);
     memset((void *)(uintptr_t)p, 7, 100);
-    const long off[] = { -1, -(1L << 20), 4096, 1L << 30 };
-    for (int i = 0; i < 4; i++) {
+    /* Just outside the mapping (the fake's granularity: on a device, the
+     * rounding's slack comes first), well inside the gaps, and their ends. */
+    const long off[] = { -1, -(1L << 20), 4096, 1L << 30, -(long)KC_GUARD_GAP, 4096 + (long)KC_GUARD_GAP - 1 };
+    for (int i = 0; i < 6; i++) {
         pid_t c = fork();
         cr_assert_geq(c, 0);
         if (c == 0) {

@@ -173,6 +173,12 @@ CUresult kc_cuda_alloc(const kc_cuda *cu, CUdeviceptr *p, size_t n)
     return r;
 }
 
+size_t kc_cuda_alloc_bytes(const kc_cuda *cu, size_t n)
+{
+    if (!cu->guard || !cu->guard_gran) return n;
+    return (n + cu->guard_gran - 1) / cu->guard_gran * cu->guard_gran;
+}
+
 CUresult kc_cuda_free(const kc_cuda *cu, CUdeviceptr p)
 {
     if (!p) return CUDA_SUCCESS;

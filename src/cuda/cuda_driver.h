@@ -30,6 +30,7 @@ typedef struct kc_cuda {
     struct kc_guard *guard;
     CUresult (*guard_alloc)(const struct kc_cuda *, CUdeviceptr *, size_t);
     CUresult (*guard_free)(const struct kc_cuda *, CUdeviceptr);
+    size_t guard_gran;            /* a guarded buffer's mapping is a multiple of this (kc_cuda_alloc_bytes) */
     CUresult (*Init)(unsigned);
     CUresult (*DriverGetVersion)(int *);
     CUresult (*DeviceGetCount)(int *);
@@ -155,6 +156,10 @@ int kc_cuda_stream_alloc_setup(kc_cuda *cu, CUdevice d);
  * device, cuMemPoolTrimTo, and the allocation tried once more), else
  * cuMemAlloc. Returns the driver's result (*p 0 on failure). */
 CUresult kc_cuda_alloc(const kc_cuda *cu, CUdeviceptr *p, size_t n);
+/* The device memory a buffer of n bytes from kc_cuda_alloc holds: n rounded
+ * up to the allocation granularity for a guarded buffer (2 MiB on the
+ * H200), else n. What a cache of buffers charges against its budget. */
+size_t kc_cuda_alloc_bytes(const kc_cuda *cu, size_t n);
 /* Frees p from kc_cuda_alloc on the same table (0 is ignored): in the
  * calling thread's stream order with cu->stream_alloc, else cuMemFree. */
 CUresult kc_cuda_free(const kc_cuda *cu, CUdeviceptr p);

@@ -86,12 +86,14 @@ int kc_gpu_open_streams(kc_gpu *gpu, int ordinal, int per_thread)
     gpu->share_modules = per_thread != 0;
     if (!(gpu->h = calloc(1, sizeof *gpu->h))) {
         snprintf(gpu->why, sizeof gpu->why, "out of host memory for the harness module");
+        kc_guard_close(&gpu->cu, 0);
         gpu->cu.DevicePrimaryCtxRelease(gpu->cudev);
         return 1;
     }
     if (kc_harness_open(&gpu->cu, &gpu->dev, gpu->h, gpu->why, sizeof gpu->why)) {
         free(gpu->h);
         gpu->h = NULL;
+        kc_guard_close(&gpu->cu, 0);
         gpu->cu.DevicePrimaryCtxRelease(gpu->cudev);
         return 1;
     }
@@ -101,6 +103,7 @@ int kc_gpu_open_streams(kc_gpu *gpu, int ordinal, int per_thread)
         kc_harness_close(&gpu->cu, gpu->h, 0);
         free(gpu->h);
         gpu->h = NULL;
+        kc_guard_close(&gpu->cu, 0);
         gpu->cu.DevicePrimaryCtxRelease(gpu->cudev);
         return 1;
     }

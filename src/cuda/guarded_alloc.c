@@ -56,6 +56,7 @@ int kc_guard_setup(kc_cuda *cu, CUdevice d)
     cu->guard = g;
     cu->guard_alloc = kc_guard_alloc;
     cu->guard_free = kc_guard_free;
+    cu->guard_gran = g->gran;
     return 1;
 }
 
@@ -105,6 +106,42 @@ static void unmake(const kc_cuda *cu, const kc_guarded *b, int mapped)
     cu->MemAddressFree(b->base, b->reserved);
 }
 
+/* Unmaps and releases every kept buffer (out of device memory: what they
+ * hold goes back to the device); 1 when there was any. */
+static int drop_kept(const kc_cuda *cu, struct kc_guard *g)
+{
+    pthread_mutex_lock(&g->mu);
+    kc_guarded *kept = g->kept;
+    int n = g->nkept;
+    g->kept = NULL;
+    g->nkept = g->capkept = 0;
+    g->kept_bytes = 0;
+    pthread_mutex_unlock(&g->mu);
+    for (int i = 0; i < n; i++) unmake(cu, &kept[i], 1);
+    free(kept);
+    return n > 0;
+}
+
+/* A new guarded buffer b (b->mapped and b->reserved set): reserved,
+ * created, mapped and made accessible; each step undone when a later one
+ * fails. Returns the driver's result. */
+static CUresult make(const kc_cuda *cu, const struct kc_guard *g, kc_guarded *b)
+{
+    CUresult r = cu->MemAddressReserve(&b->base, b->reserved, g->gran, 0, 0);
+    if (r != CUDA_SUCCESS) return r;
+    b->ptr = b->base + KC_GUARD_GAP;
+    if ((r = cu->MemCreate(&b->handle, b->mapped, &g->prop, 0)) != CUDA_SUCCESS) {
+        cu->MemAddressFree(b->base, b->reserved);
+        return r;
+    }
+    if ((r = cu->MemMap(b->ptr, b->mapped, 0, b->handle, 0)) != CUDA_SUCCESS) {
+        unmake(cu, b, 0);
+        return r;
+    }
+    if ((r = cu->MemSetAccess(b->ptr, b->mapped, &g->access, 1)) != CUDA_SUCCESS) unmake(cu, b, 1);
+    return r;
+}
+
 CUresult kc_guard_alloc(const kc_cuda *cu, CUdeviceptr *p, size_t n)
 {
     struct kc_guard *g = cu->guard;
@@ -119,14 +156,29 @@ CUresult kc_guard_alloc(const kc_cuda *cu, CUdeviceptr *p, size_t n)
         *p = b.ptr;
         return CUDA_SUCCESS;
     }
-    CUresult r = cu->MemAddressReserve(&b.base, b.reserved, g->gran, 0, 0);
-    if (r != CUDA_SUCCESS) {       /* no address space for the gaps: a pool buffer, counted */
+    CUresult r = make(cu, g, &b);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY && drop_kept(cu, g)) {     /* what is kept goes back first, then once more */
         b.base = 0;
-        if ((r = cu->MemAllocAsync(&b.ptr, n, CU_STREAM_PER_THREAD)) != CUDA_SUCCESS) return r;
+        r = make(cu, g, &b);
+    }
+    if (r == CUDA_ERROR_OUT_OF_MEMORY && !b.base) {
+        /* No address space for the gaps (the reservation failed): a pool
+         * buffer, said the first time and counted. */
+        b = (kc_guarded){ .mapped = n };
+        r = cu->MemAllocAsync(&b.ptr, n, CU_STREAM_PER_THREAD);
+        if (r == CUDA_ERROR_OUT_OF_MEMORY) {
+            cu->MemPoolTrimTo(cu->pool, 0);
+            r = cu->MemAllocAsync(&b.ptr, n, CU_STREAM_PER_THREAD);
+        }
+        if (r != CUDA_SUCCESS) return r;
         pthread_mutex_lock(&g->mu);
-        g->ungapped++;
+        int first = g->ungapped++ == 0;
         int oom = record(g, &b);
         pthread_mutex_unlock(&g->mu);
+        if (first)
+            kc_say(stderr, "a device buffer of %zu bytes got no unmapped gaps around it (the address space for them "
+                   "could not be reserved): a write far past it could land in another buffer; the worker counts "
+                   "such buffers at its end\n", n);
         if (oom) {
             unmake(cu, &b, 0);
             return CUDA_ERROR_OUT_OF_MEMORY;
@@ -134,19 +186,7 @@ CUresult kc_guard_alloc(const kc_cuda *cu, CUdeviceptr *p, size_t n)
         *p = b.ptr;
         return CUDA_SUCCESS;
     }
-    b.ptr = b.base + KC_GUARD_GAP;
-    if ((r = cu->MemCreate(&b.handle, b.mapped, &g->prop, 0)) != CUDA_SUCCESS) {
-        cu->MemAddressFree(b.base, b.reserved);
-        return r;
-    }
-    if ((r = cu->MemMap(b.ptr, b.mapped, 0, b.handle, 0)) != CUDA_SUCCESS) {
-        unmake(cu, &b, 0);
-        return r;
-    }
-    if ((r = cu->MemSetAccess(b.ptr, b.mapped, &g->access, 1)) != CUDA_SUCCESS) {
-        unmake(cu, &b, 1);
-        return r;
-    }
+    if (r != CUDA_SUCCESS) return r;
     pthread_mutex_lock(&g->mu);
     int oom = record(g, &b);
     pthread_mutex_unlock(&g->mu);
@@ -194,6 +234,7 @@ void kc_guard_close(kc_cuda *cu, int lost)
         kc_say(stderr, "%ld device buffer%s of this worker's lanes had no unmapped gaps around them (the address "
                "space for them could not be reserved): a write far past one could land in another buffer\n",
                g->ungapped, g->ungapped == 1 ? "" : "s");
+    cu->guard_gran = 0;
     pthread_mutex_destroy(&g->mu);
     free(g->v);
     free(g->kept);

@@ -23,7 +23,9 @@
 #include "cuda_driver.h"
 
 /* Unmapped bytes on either side of a guarded buffer: a 32-bit element
- * offset that wrapped reaches 2^31 elements of up to 4 bytes (8 GiB). */
+ * offset that wrapped reaches 2^31 elements of up to 4 bytes (8 GiB); into
+ * 8-byte elements it reaches 16 GiB and may pass the gap. Each buffer
+ * reserves its mapping and twice this of address space, per process. */
 #define KC_GUARD_GAP ((size_t)8 << 30)
 /* Freed guarded buffers a session keeps mapped, their gaps unmapped, for
  * later buffers of the same size (up to twice it), in bytes: making and
@@ -44,10 +46,11 @@ int kc_guard_setup(kc_cuda *cu, CUdevice d);
 /* n bytes (n >= 1) in a guarded buffer into *p: a kept one (kc_guard_free)
  * of at least n bytes and at most twice, or a new one, its mapping rounded
  * up to the device's allocation granularity, KC_GUARD_GAP unmapped either
- * side.
- * When the address space for the gaps cannot be reserved, a buffer of the
- * stream-ordered pool instead, counted (kc_guard_close says so). Returns
- * the driver's result (*p 0 on failure). */
+ * side. Out of device memory, the kept ones are given back and it tries
+ * once more. When the address space for the gaps cannot be reserved
+ * (CUDA_ERROR_OUT_OF_MEMORY from cuMemAddressReserve), a buffer of the
+ * stream-ordered pool instead, said on stderr the first time and counted
+ * (kc_guard_close). Returns the driver's result (*p 0 on failure). */
 CUresult kc_guard_alloc(const kc_cuda *cu, CUdeviceptr *p, size_t n);
 /* Frees buffer p of kc_guard_alloc once the calling thread's work on its
  * stream is done (what it launched may still use p): kept mapped for a

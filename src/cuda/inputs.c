@@ -22,6 +22,7 @@ typedef struct entry {
     int arg;
     kc_dtype dtype;
     size_t count, bytes;
+    size_t charge;             /* the device memory it holds (kc_cuda_alloc_bytes): what the budget counts */
     void (*gen)(kc_gen *);
     CUdeviceptr ptr;
     uint64_t used;             /* tick of the last use */
@@ -45,7 +46,7 @@ kc_inputs *kc_inputs_new(size_t budget)
 static void drop(kc_gpu *gpu, kc_inputs *in, int i)
 {
     if (in->v[i].ptr && !gpu->lost) kc_cuda_free(&gpu->cu, in->v[i].ptr);
-    in->held -= in->v[i].bytes;
+    in->held -= in->v[i].charge;
     in->v[i] = in->v[--in->n];
 }
 
@@ -155,8 +156,9 @@ CUresult kc_inputs_get(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_
     }
     entry e = { .seed = case_seed, .dims = dims, .arg = a, .dtype = ar->dtype, .count = count, .gen = gen,
                 .bytes = count * kc_dtype_size(ar->dtype), .used = in->tick, .pinned = 1 };
+    e.charge = kc_cuda_alloc_bytes(&gpu->cu, e.bytes ? e.bytes : 1);
     /* Room first: evict unpinned entries while the new one would overflow. */
-    while (in->held + e.bytes > in->budget) {
+    while (in->held + e.charge > in->budget) {
         int lru = -1;
         for (int i = 0; i < in->n; i++)
             if (!in->v[i].pinned && (lru < 0 || in->v[i].used < in->v[lru].used)) lru = i;
@@ -166,7 +168,7 @@ CUresult kc_inputs_get(kc_gpu *gpu, const kc_contract *c, const kc_shape *s, kc_
     CUresult r = kc_cuda_alloc(&gpu->cu, &e.ptr, e.bytes ? e.bytes : 1);   /* stream-ordered in a lane */
     if (r != CUDA_SUCCESS) return r;
     in->v[in->n++] = e;
-    in->held += e.bytes;
+    in->held += e.charge;
     entry *ne = &in->v[in->n - 1];
     if ((r = make(gpu, c, s, dist, ar, ne, stats, why, cap)) != CUDA_SUCCESS) {
         kc_gpu_lost_if_sticky(gpu, r);

@@ -37,6 +37,9 @@ typedef struct kc_item_where {
     char tag[16];             /* ... after this, "[wK] ": the line its worker would have printed in a --jobs run
                                * (queue_holds.c), with the item's own seconds; "": none */
     const char *detail;       /* ... and these lines under it (the gates' further lines, '\n' between); NULL none */
+    int own_seconds;          /* print: the item's own seconds (r->seconds) on its line, not end_s - start_s
+                               * (the parent's view; a tag implies it): a verdict its worker sent for the parent
+                               * to print (queue_neighbours.c) */
 } kc_item_where;
 
 /* Item `it` finished with *r (its rerun command filled in when it fails and

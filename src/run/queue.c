@@ -559,6 +559,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
         kc_dispatch_item *di = &qq->di[i];
         const kc_item *it = &items[sel[i]];
         qi->idx = sel[i];
+        qi->beside_bad = -1;            /* no neighbour counted against it (queue_neighbours.c) */
         qi->limit = kc_item_time_limit(it, &qq->costs, o->timeout_s);
         di->contract = it->contract;
         di->sanitizer = kc_item_runs_sanitizer(it);

@@ -31,6 +31,7 @@ static kc_item_where where_of(queue *qq, const wk *w, double start, double end, 
 {
     kc_item_where at = kc_q_where(qq, w, start, end, -1, 1, NULL);
     if (!qq->serial) snprintf(at.tag, sizeof at.tag, "[w%d] ", w->slot);
+    at.own_seconds = 1;                 /* as its worker would have printed it */
     at.detail = detail && *detail ? detail : NULL;
     return at;
 }
@@ -132,6 +133,8 @@ void kc_qn_flush(queue *qq)
                  "and the run is over (NOTRUN)\n", qq->items[qq->q[x].idx].name, kc_state_name(h->r.state), h->n,
                  h->n == 1 ? "" : "s");
         free(h);
+        if (!qq->fin.stop_why[0])        /* not_run's reason for it */
+            snprintf(qq->fin.stop_why, sizeof qq->fin.stop_why, "an item beside it in flight never reached a verdict");
     }
 }
 

@@ -223,7 +223,10 @@ void kc_qn_handed(queue *qq, int j);
  * none is). Called before the lane is released. */
 void kc_qn_final(queue *qq, const wk *w, int l, kc_item_result *r, const char *detail);
 /* Item j, in flight on w, reached a final verdict there: the verdicts
- * waiting for it no longer do; each that waits for nothing more stands. */
+ * waiting for it no longer do; each that waits for nothing more stands.
+ * Also when j itself went back solo (a neighbour of its was not final):
+ * the rule looks at the verdict each neighbour reached in flight, not at
+ * whether that verdict stood (it is not transitive). */
 void kc_qn_decided(queue *qq, const wk *w, int j);
 /* Item j, in flight on w, did not reach a final verdict there (verdict:
  * what it reached, in words, for the lines that say so): each item in

@@ -83,7 +83,10 @@ static char *lane_item(kc_gpu *g, const kc_item *it, const kc_opts *o, kc_item_r
      * again). Once the item is over that memory goes back to the device: a
      * pool that kept every item's largest case held 61 GB of the H200 in one
      * worker, which the memory plan does not count, and other processes
-     * (workers, sanitizer sessions) then failed with out of memory. */
+     * (workers, sanitizer sessions) then failed with out of memory. With
+     * guarded buffers (guarded_alloc.h) the pool holds only the buffers
+     * that found no address space for their gaps; the guarded ones an item
+     * freed are unmapped, or kept mapped up to KC_GUARD_KEEP a worker. */
     if (!g->lost && kc_cuda_sync(&g->cu, 0) == CUDA_SUCCESS) kc_cuda_trim(&g->cu);
     out->seconds = kc_now_s() - t0;
     out->peak_rss_kib = -1;         /* the process's, shared with its neighbours */

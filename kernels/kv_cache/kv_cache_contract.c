@@ -151,7 +151,7 @@ static const kc_shape kv_shapes[] = {
 
 #define KV_CONTROLS_COMMON \
     { "padding_not_skipped", 2, "padding slot -1 not skipped: page 0, in-page slot -1, so the token's row lands just before the cache (guard band); the first shape has padding tokens" }, \
-    { "slot_offset_i32", 1, "a row's byte offset computed in 32 bits wraps negative 2 GiB into the cache: on the large shape the first token's row (page 65999) goes ~2.1 GB before the cache, where nothing is mapped, and the launch faults (gate 1 on the H200 in every serial run and with guarded buffers in flight; gate 3, its slot unwritten, where another buffer lies there: docs/receipts/2026-12-04-h200-neighbours)" }, \
+    { "slot_offset_i32", 1, "a row's byte offset computed in 32 bits wraps negative 2 GiB into the cache: on the large shape the first token's row (page 65999) goes ~2.1 GB before the cache, where nothing is mapped, and the launch faults (gate 1 on the H200 in every serial run and in workers with lanes, whose buffers are guarded; gate 3, its slot unwritten, where another buffer lies there, as in the lanes' stream-ordered pool: docs/receipts/2026-12-04-h200-neighbours)" }, \
     { "slot_mapping_i32", 3, "slot_mapping (int64) read as int32: token t takes half of slot t/2, so rows go to wrong slots (odd tokens all to slot 0)" }
 
 #define KV_CONTRACT(id_, name_, sym_, dt_, ref_, dref_, ...) \

@@ -182,9 +182,10 @@ static const opt_row OPTIONS[] = {
       "items in flight in each worker, 1 to " KC_STR(KC_INFLIGHT_MAX) " (default 1): kernel items and gate 2-4\n"
       "controls side by side on one CUDA context, each on its own thread; a\n"
       "verdict other than PASS (RED for a control) is decided by a run alone,\n"
-      "and so is one beside such a verdict; buffers have 8 GiB unmapped around\n"
-      "them, so a write far out of bounds faults as it does serially\n"
-      "(docs/parallel-runs.md, \"Writes outside an item's buffers\");\n"
+      "and so is one beside such a verdict; where the device has virtual\n"
+      "memory management, buffers have 8 GiB unmapped around them, so a write\n"
+      "that far out of bounds faults as it does serially (docs/parallel-runs.md,\n"
+      "\"Writes outside an item's buffers\");\n"
       "mutate: passed on to the mutants' runs" },
     { "--reference", NULL, "R", C_RUN | C_LIST | C_INFO, TO_WORKER | TO_SHARD | TO_REEXEC | TO_RERUN, OPT_ONCE, 0,
       kc_cli_set_reference, NULL,

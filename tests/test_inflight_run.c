@@ -114,14 +114,20 @@ Test(inflight_run, a_context_lost_in_flight_sends_back_the_items_beside_it, .tim
 {
     char *env[] = { "KC_FAULT_LOSE_CONTEXT_AFTER=fake.axpy.f32", NULL };
     char *sa[] = { "run", "fake.axpy.f32", "fake.copy.f16", "fakeacc.dot.f32", "fakeacc.sumsq.f32", "--no-cache", NULL };
+    char json[256];
+    kc_tmp_path(json, sizeof json, "inflight", "lost.json");
     char *ka[] = { "run", "fake.axpy.f32", "fake.copy.f16", "fakeacc.dot.f32", "fakeacc.sumsq.f32", "--no-cache",
-                   "--inflight", "4", NULL };
+                   "--inflight", "4", "--json", json, NULL };
     kc_proc s = kc_run_fake(sa, env, 30), k = kc_run_fake(ka, env, 30);
     expect_same_run(&s, &k);
+    cr_expect(strstr(kc_out_file(json), ",\"ran_again\":4,"), "%s", kc_out_file(json));
+    unlink(json);
     cr_expect(strstr(k.out, "fake.axpy.f32: PASS with the CUDA context lost in flight beside other items; its verdict "
                             "is decided by a run with nothing beside it"), "%s", k.out);
     const char *names[] = { "fake.axpy.f32", "fake.copy.f16", "fakeacc.dot.f32", "fakeacc.sumsq.f32" };
     for (int i = 0; i < 4; i++) cr_expect_eq(kc_out_state_lines(k.out, names[i], NULL, 0), 1, "%s:\n%s", names[i], k.out);
+    cr_expect(strstr(k.out, "\nran again alone: 4 items whose first verdict was not known to be their own"), "%s", k.out);
+    cr_expect_null(strstr(s.out, "ran again alone"), "%s", s.out);
     kc_proc_free(&s);
     kc_proc_free(&k);
 }
@@ -143,8 +149,8 @@ Test(inflight_run, a_hanging_item_beside_others_is_timeout_alone, .timeout = 60)
     cr_expect_eq(k.status, 1, "%s%s", k.out, k.err);
     /* The neighbours that passed before the worker was stopped waited for
      * it (queue_neighbours.c): with no verdict beside them, they ran alone. */
-    cr_expect(strstr(k.out, ": PASS in flight beside fake.copy.f16, whose verdict there was none (in flight when its "
-                            "worker ended)"), "%s", k.out);
+    cr_expect(strstr(k.out, ": PASS in flight beside fake.copy.f16, whose verdict there (none: it was in flight "
+                            "when its worker ended) is not final"), "%s", k.out);
     kc_proc_free(&k);
 }
 
@@ -162,11 +168,16 @@ Test(inflight_run, a_pass_in_flight_beside_a_fail_is_decided_alone, .timeout = 6
         char *ka[] = { "run", "fake.wrong.f32", "fake.axpy.f32", "--no-cache", "--inflight", "2", NULL };
         kc_proc s = kc_run_fake(sa, env, 30), k = kc_run_fake(ka, env, 30);
         expect_same_run(&s, &k);
-        cr_expect(strstr(k.out, "fake.axpy.f32: PASS in flight beside fake.wrong.f32, whose verdict there was FAIL; a "
-                                "write outside one item's buffers can land in the other's, so this verdict is not known "
-                                "to be its own; its verdict is decided by a run with nothing beside it"),
+        cr_expect(strstr(k.out, "fake.axpy.f32: PASS in flight beside fake.wrong.f32, whose verdict there (FAIL) is not "
+                                "final; a verdict reached in flight stands only when every item beside it reached a "
+                                "final one, since a write outside one item's buffers can land in another's instead of "
+                                "faulting; so this one is not known to be its own; its verdict is decided by a run with "
+                                "nothing beside it"),
                   "%s:\n%s", slow[i], k.out);
         cr_expect_eq(kc_out_state_lines(k.out, "fake.axpy.f32", NULL, 0), 1, "%s", k.out);
+        /* Both ran again alone (the FAIL is not final in flight either), and the end says how many. */
+        cr_expect(strstr(k.out, "\nran again alone: 2 items whose first verdict was not known to be their own (the "
+                                "line before each says why); the SUMMARY counts the runs alone\n"), "%s:\n%s", slow[i], k.out);
         kc_proc_free(&s);
         kc_proc_free(&k);
     }
@@ -188,6 +199,7 @@ Test(inflight_run, a_pass_in_flight_waits_for_its_neighbour_and_stands_beside_a_
     cr_expect_lt(copy, axpy, "fake.axpy.f32 ended first but stands only once its neighbour passed:\n%s", k.out);
     cr_expect_null(strstr(k.out, "not known to be its own"), "%s", k.out);
     cr_expect_null(strstr(k.out, "nothing beside it"), "%s", k.out);
+    cr_expect_null(strstr(k.out, "ran again alone"), "%s", k.out);
     cr_expect_eq(kc_out_state_lines(k.out, "fake.axpy.f32", NULL, 0), 1, "%s", k.out);
     kc_proc_free(&k);
     /* Serially (no tag) the line still gives the item's own seconds, not

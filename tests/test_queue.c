@@ -371,7 +371,7 @@ Test(queue, lost_context_replaces_the_worker_and_loses_nothing, .timeout = 60)
     kc_proc p;
     cr_assert_eq(kc_spawn(argv, env, 40, &p), 0);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(strstr(p.out, "restarted") && strstr(p.out, "after a CUDA context loss"), "no replacement:\n%s", p.out);
+    cr_expect(strstr(p.out, "restarted") && strstr(p.out, ") after fixture.pass.03 lost the CUDA context\n"), "no replacement:\n%s", p.out);
     for (int i = 0; i < 12; i++) expect_once(p.out, pass_name(i), "PASS");
     kc_tally t;
     kc_out_tally(p.out, &t);

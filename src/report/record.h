@@ -30,6 +30,9 @@ typedef struct kc_records {
     int n, cap;
     int workers;              /* workers (1 for serial) */
     double wall_s;            /* the run's wall time */
+    int ran_again;            /* items whose first verdict was not known to be their own (beside a verdict in
+                               * flight that was not final, or a context lost beside theirs), decided by a run
+                               * alone: the line under the SUMMARY and the JSON summary's "ran_again" */
 } kc_records;
 
 /* Appends a copy of r; returns 0 or -1 when out of memory. */

@@ -126,6 +126,7 @@ void kc_q_rerun_alone(queue *qq, qitem *qi)
     qq->di[j].dispatched = 0;
     qq->di[j].rerun_alone = 1;
     qi->reported = 0;
+    qi->again = 1;
     qi->limit = kc_item_time_limit_alone(&qq->items[qi->idx], &qq->costs, qq->o->timeout_s);
 }
 
@@ -231,6 +232,7 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
         kc_q_fault_beside(qq, w);
         kc_q_phase(w, KC_WK_RETIRING);
         w->lost = r.context_lost;
+        w->lost_by = (int)(qi - qq->q);
         kc_sup_close_stdin(c);
         kc_qs_retire(qq, w);    /* a serial run's standby takes its place now, not once it has ended */
     } else {
@@ -449,6 +451,7 @@ static void not_run(queue *qq)
     for (int i = 0; i < qq->nq; i++) {
         qitem *qi = &qq->q[i];
         if (qi->reported) continue;
+        qi->again = 0;          /* put back, but never run again */
         kc_item_result r;
         memset(&r, 0, sizeof r);
         r.state = KC_NOTRUN;
@@ -657,6 +660,7 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
     kc_qn_flush(&qq);
     not_run(&qq);
     qq.rec.wall_s = now_s() - qq.t0;
+    for (int j = 0; j < qq.nq; j++) qq.rec.ran_again += qq.q[j].again;
     kc_run_end e = {
         .o = o, .tally = &qq.t, .records = &qq.rec, .wall_s = qq.rec.wall_s, .items = qq.nq,
         .interrupted = qq.interrupted, .untrusted = qq.untrusted || qq.violated,

@@ -81,6 +81,7 @@ void kc_ql_put_back_solo(queue *qq, int j, const char *state_why)
     qq->di[j].dispatched = 0;
     qq->di[j].solo = 1;
     qi->reported = 0;
+    qi->again = !(qq->interrupted || qq->fin.stopping);
 }
 
 void kc_ql_on_result(queue *qq, wk *w, kc_child *c, const char *line)
@@ -133,6 +134,7 @@ void kc_ql_on_result(queue *qq, wk *w, kc_child *c, const char *line)
         kc_q_phase(w, KC_WK_SEALING);
         kc_q_phase(w, KC_WK_RETIRING);
         w->lost = r.context_lost;
+        w->lost_by = j;
         kc_sup_close_stdin(c);
     } else if (!w->book.open && w->phase == KC_WK_RUNNING) {
         kc_q_phase(w, KC_WK_SEALING);
@@ -175,7 +177,7 @@ int kc_ql_gone(queue *qq, wk *w, kc_child *c, const char *how)
     for (int l = 0; crashed && l < w->book.k; l++)
         if (w->book.lane[l].phase != KC_LANE_FREE) kc_qh_span(qq, w->lane_item[l], w->devslot, w->lane_start[l], c->exited);
     for (int l = 0; l < w->book.k; l++)         /* no verdict in flight: the ones waiting for them go back */
-        if (w->book.lane[l].phase != KC_LANE_FREE && !w->lane_alone[l]) kc_qn_not_final(qq, w, w->lane_item[l], "none (in flight when its worker ended)");
+        if (w->book.lane[l].phase != KC_LANE_FREE && !w->lane_alone[l]) kc_qn_not_final(qq, w, w->lane_item[l], "none: it was in flight when its worker ended");
     for (int l = 0; l < w->book.k; l++) {
         if (w->book.lane[l].phase == KC_LANE_FREE) continue;
         int j = w->lane_item[l];

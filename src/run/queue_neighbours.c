@@ -51,9 +51,12 @@ static void stand(queue *qq, int j)
  * back solo, said with both. */
 static void not_known_its_own(queue *qq, int j, kc_state state, int beside, const char *beside_verdict)
 {
-    char why[KC_INFLIGHT_NAME + 300];
-    snprintf(why, sizeof why, "%s in flight beside %s, whose verdict there was %s; a write outside one item's buffers "
-             "can land in the other's, so this verdict is not known to be its own", kc_state_name(state),
+    char why[KC_INFLIGHT_NAME + 400];
+    /* The rule, not a blame: the neighbour's verdict may be a MISSED or a
+     * KNOWN that no stray write caused; only that it is not final counts. */
+    snprintf(why, sizeof why, "%s in flight beside %s, whose verdict there (%s) is not final; a verdict reached in flight "
+             "stands only when every item beside it reached a final one, since a write outside one item's buffers can "
+             "land in another's instead of faulting; so this one is not known to be its own", kc_state_name(state),
              qq->items[qq->q[beside].idx].name, beside_verdict);
     kc_ql_put_back_solo(qq, j, why);
 }

@@ -51,6 +51,8 @@ typedef struct qitem {
     qwait *wait;                /* its verdict in flight waits for its neighbours (queue_neighbours.c); NULL none */
     int beside_bad;             /* in flight now: a neighbour's verdict there was not final, this qitem; -1 none */
     char beside_bad_verdict[64]; /* ... and that verdict in words */
+    int again;                  /* its first verdict was not known to be its own: it runs again alone (counted
+                                 * under the SUMMARY, kc_records.ran_again) */
 } qitem;
 
 /* A worker slot: the supervisor's child of the same index, and what the
@@ -63,6 +65,7 @@ typedef struct wk {
     double ready_by;            /* STARTING: it must say it is ready by then */
     kc_worker_phase phase;      /* where it is in the protocol (worker_phase.h) */
     int lost;                   /* RETIRING: why (KC_LOST_*, worker.h) */
+    int lost_by;                /* ... and the qitem whose result said so (-1 none): the restart line names it */
     int fault_beside;           /* another item on its GPU faulted while its item ran (kc_dispatch_rerun_alone) */
     int spawned;
     char nonce[KC_NONCE_LEN + 1]; /* SEALING: its item's nonce, sent once it said the item is over (worker.h) */

@@ -89,6 +89,7 @@ void kc_q_fresh(queue *qq, wk *w)
     kc_ql_reset(qq, w);
     kc_q_phase(w, KC_WK_STARTING);
     w->lost = 0;
+    w->lost_by = -1;
     w->tail_n = 0;
     qq->dw[w->slot].sessions = 0;
     w->spawned++;
@@ -215,11 +216,14 @@ void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c)
     kc_q_phase(w, KC_WK_GONE);
     if (qq->fin.stopping || qq->interrupted || !kc_dispatch_pending(&qq->dp)) return;
     if (abnormal && kc_q_count_restart(qq, "not starting another worker")) return;
-    int lost = w->lost;
+    int lost = w->lost, by = w->lost_by;
     if (kc_qs_take(qq, w) != 0 && kc_q_spawn_worker(qq, w) != 0) return;    /* the standby, or a process started now */
     if (qq->serial)     /* one process as far as the user is concerned: its wording */
         kc_q_say_fresh(qq, abnormal, lost);
-    else
+    else if (abnormal || by < 0)
         kc_q_say(qq, "worker %d restarted (pid %ld)%s\n", w->slot, (long)kc_q_child_of(qq, w)->pid,
             abnormal ? "" : lost == KC_LOST_GPU_STATE ? " after its item left GPU memory allocated" : " after a CUDA context loss");
+    else        /* named: a held verdict's line (queue_holds.c, queue_neighbours.c) may come after this one */
+        kc_q_say(qq, "worker %d restarted (pid %ld) after %s %s\n", w->slot, (long)kc_q_child_of(qq, w)->pid,
+            qq->items[qq->q[by].idx].name, lost == KC_LOST_GPU_STATE ? "left GPU memory allocated" : "lost the CUDA context");
 }

@@ -158,48 +158,50 @@ static void ap_ref_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
  *
  * racecheck analyses every shared-memory access of every block, and a block
  * is one (sequence, q head, 64-row query tile): its path (key tiles up to the
- * diagonal, the masked tail) depends on the lengths, never on which head it
- * is. edge.len127's 32 heads were about two thirds of the accesses of the
- * edge shapes racecheck runs (heads x length^2 summed over them), and racecheck
- * was most of the :sanitize items' time (H200: attn_prefill.d128.* 3.4 s each).
- * So racecheck runs that length on edge.len127.h8, 8 q heads over 2 kv heads
- * (the same group of 4, and more than one kv head, so a kv index of
- * h % kv_heads is not h / group by accident), and gates 1-4 run both. On the
- * H200 the run of the four attn_prefill.d* :sanitize items took 36-37 s of
- * user CPU instead of 67-71 and 11.1-11.8 s instead of 12.7-13.0 (racecheck's
- * kernels, not its analysis, are most of what is left:
- * docs/receipts/2026-12-04-h200-wait-modes, call 4). The Hopper contracts
- * below keep racecheck on their edge.len127 (0.4-0.5 s of racecheck there). */
-#define AP_RACE_H8 "racecheck runs edge.len127.h8 instead: the same length, so the same paths per (sequence, head, " \
-    "query tile) block, with a quarter of the blocks (8 q heads over 2 kv heads: the same group of 4)"
+ * diagonal, the masked tail) depends on its sequence's length and its query
+ * tile, never on which head it is (a head only moves global addresses). It
+ * costs about heads x length^2 a shape, and the edge shapes' heads were most
+ * of it: racecheck of attn_prefill.d128.* took 2.7-3.5 s each on the H200, the
+ * :sanitize items' largest after the lengths' 32 heads had gone down to 8
+ * (edge.len127.h8; docs/receipts/2026-12-04-h200-wait-modes, call 4). So
+ * racecheck runs every length of the edge shapes but the first in one launch
+ * of one q head over one kv head, edge.len31+33+65+127+128.h1 (heads x
+ * length^2 39k against 368k for d128's racecheck shapes before), and
+ * edge.len1 (a key a block); gates 1-4 run every shape. The Hopper contracts below keep racecheck on their
+ * edge shapes (0.4-0.5 s of racecheck there). */
+#define AP_RACE_H1 "racecheck runs edge.len31+33+65+127+128.h1 instead: every length of the edge shapes in one " \
+    "launch, one q head over one kv head; a block's shared-memory path depends on its sequence's length and query " \
+    "tile, never on its head"
 static const kc_shape ap_d128_shapes[] = {
-    { "edge.len127", KC_SHAPE_EDGE, { 128, 32, 8, 127 }, AP_RACE_H8 },
+    { "edge.len127", KC_SHAPE_EDGE, { 128, 32, 8, 127 }, AP_RACE_H1 },
     { "llama3-8b.len1000", KC_SHAPE_MODEL, { 128, 32, 8, 1000 } },
     { "llama3-8b.len128+1000+33", KC_SHAPE_MODEL, { 128, 32, 8, 128, 1000, 33 } },
     { "qwen2.5-7b.len512+31", KC_SHAPE_MODEL, { 128, 28, 4, 512, 31 } },
     { "qwen2.5-7b.len1000", KC_SHAPE_MODEL, { 128, 28, 4, 1000 } },
     { "edge.len1", KC_SHAPE_EDGE, { 128, 32, 8, 1 } },
-    { "edge.len31", KC_SHAPE_EDGE, { 128, 28, 4, 31 } },
-    { "edge.len33", KC_SHAPE_EDGE, { 128, 32, 8, 33 } },
-    { "edge.len1+31+33+128.mha8", KC_SHAPE_EDGE, { 128, 8, 8, 1, 31, 33, 128 } },
-    { "edge.len65.g7.kv1", KC_SHAPE_EDGE, { 128, 7, 1, 65 } },
-    { "edge.len127.h8", KC_SHAPE_EDGE, { 128, 8, 2, 127 } },
+    { "edge.len31", KC_SHAPE_EDGE, { 128, 28, 4, 31 }, AP_RACE_H1 },
+    { "edge.len33", KC_SHAPE_EDGE, { 128, 32, 8, 33 }, AP_RACE_H1 },
+    { "edge.len1+31+33+128.mha8", KC_SHAPE_EDGE, { 128, 8, 8, 1, 31, 33, 128 }, AP_RACE_H1 },
+    { "edge.len65.g7.kv1", KC_SHAPE_EDGE, { 128, 7, 1, 65 }, AP_RACE_H1 },
+    { "edge.len127.h8", KC_SHAPE_EDGE, { 128, 8, 2, 127 }, AP_RACE_H1 },
+    { "edge.len31+33+65+127+128.h1", KC_SHAPE_EDGE, { 128, 1, 1, 31, 33, 65, 127, 128 } },
     { "large.llama3-8b.len2048", KC_SHAPE_LARGE, { 128, 32, 8, 2048 } },
     { 0 }
 };
 /* head_dim 64: Llama-3.2-1B (32 q / 8 kv heads) and Qwen2.5-0.5B (14 / 2). */
 static const kc_shape ap_d64_shapes[] = {
-    { "edge.len127", KC_SHAPE_EDGE, { 64, 32, 8, 127 }, AP_RACE_H8 },
+    { "edge.len127", KC_SHAPE_EDGE, { 64, 32, 8, 127 }, AP_RACE_H1 },
     { "llama3.2-1b.len1000", KC_SHAPE_MODEL, { 64, 32, 8, 1000 } },
     { "llama3.2-1b.len128+1000+33", KC_SHAPE_MODEL, { 64, 32, 8, 128, 1000, 33 } },
     { "qwen2.5-0.5b.len512+31", KC_SHAPE_MODEL, { 64, 14, 2, 512, 31 } },
     { "qwen2.5-0.5b.len1000", KC_SHAPE_MODEL, { 64, 14, 2, 1000 } },
     { "edge.len1", KC_SHAPE_EDGE, { 64, 32, 8, 1 } },
-    { "edge.len31", KC_SHAPE_EDGE, { 64, 14, 2, 31 } },
-    { "edge.len33", KC_SHAPE_EDGE, { 64, 32, 8, 33 } },
-    { "edge.len1+31+33+128.mha8", KC_SHAPE_EDGE, { 64, 8, 8, 1, 31, 33, 128 } },
-    { "edge.len65.g7.kv1", KC_SHAPE_EDGE, { 64, 7, 1, 65 } },
-    { "edge.len127.h8", KC_SHAPE_EDGE, { 64, 8, 2, 127 } },
+    { "edge.len31", KC_SHAPE_EDGE, { 64, 14, 2, 31 }, AP_RACE_H1 },
+    { "edge.len33", KC_SHAPE_EDGE, { 64, 32, 8, 33 }, AP_RACE_H1 },
+    { "edge.len1+31+33+128.mha8", KC_SHAPE_EDGE, { 64, 8, 8, 1, 31, 33, 128 }, AP_RACE_H1 },
+    { "edge.len65.g7.kv1", KC_SHAPE_EDGE, { 64, 7, 1, 65 }, AP_RACE_H1 },
+    { "edge.len127.h8", KC_SHAPE_EDGE, { 64, 8, 2, 127 }, AP_RACE_H1 },
+    { "edge.len31+33+65+127+128.h1", KC_SHAPE_EDGE, { 64, 1, 1, 31, 33, 65, 127, 128 } },
     { "large.llama3.2-1b.len2048", KC_SHAPE_LARGE, { 64, 32, 8, 2048 } },
     { 0 }
 };

@@ -48,8 +48,24 @@ static size_t one(const kc_shape *s) { (void)s; return 1; }
 static double n_value(const kc_shape *s) { return (double)s->d[0]; }
 
 /* Tiles: DeviceReduce on sm_90 takes 256 threads x 16 items (4096) per tile;
- * the scan and the onesweep radix sort tiles are a few thousand items. The
- * edges sit off all of them; the model sizes are vocabularies and MoE counts. */
+ * the scan and the onesweep radix sort tiles are a few thousand items, and a
+ * sort of at most 4864 items (256 threads x 19) is one block (CUB 3's
+ * single-tile policy on sm_90). The edges sit off all of them; the model
+ * sizes are vocabularies and MoE counts.
+ *
+ * racecheck analyses every shared-memory access of every block. Each block
+ * of these kernels takes a full tile or the last, partial one, and what
+ * crosses tiles (a scan's and a onesweep pass's decoupled look-back, the
+ * sort's digit histograms) goes through global memory; so a launch of a few
+ * tiles has every block's shared-memory path that one of many tiles has.
+ * edge.16385 is that launch (past the single-tile sort, a onesweep pass of
+ * three tiles of 384 x 20 keys for the u32 keys, two of 384 x 23 for the
+ * f32 pairs, the last partial; CUB 3's Policy900), and racecheck leaves
+ * edge.65537 out: on the H200 the two sorts' racecheck took 1.5 and 2.0 s
+ * with it, the :sanitize items' largest after attn_prefill's
+ * (docs/receipts/2026-12-04-h200-final-tree, call 1). */
+#define CUB_RACE_16385 "racecheck runs edge.16385 instead: full and partial tiles too, past the single-tile sort; " \
+    "what crosses tiles is global memory, so more tiles repeat the same blocks' shared-memory paths"
 static const kc_shape shapes[] = {
     { "llama3-8b.vocab", KC_SHAPE_MODEL, { 128256 } },
     { "qwen2.5-7b.vocab", KC_SHAPE_MODEL, { 152064 } },
@@ -63,7 +79,8 @@ static const kc_shape shapes[] = {
     { "edge.33", KC_SHAPE_EDGE, { 33 } },
     { "edge.1023", KC_SHAPE_EDGE, { 1023 } },
     { "edge.4097", KC_SHAPE_EDGE, { 4097 } },
-    { "edge.65537", KC_SHAPE_EDGE, { 65537 } },
+    { "edge.16385", KC_SHAPE_EDGE, { 16385 } },
+    { "edge.65537", KC_SHAPE_EDGE, { 65537 }, CUB_RACE_16385 },
     { "large.2e25", KC_SHAPE_LARGE, { 33554467 } },                       /* 2^25 + 35 */
     { 0 }
 };

@@ -200,6 +200,8 @@ Test(inflight_run, a_pass_in_flight_waits_for_its_neighbour_and_stands_beside_a_
     cr_expect_null(strstr(k.out, "not known to be its own"), "%s", k.out);
     cr_expect_null(strstr(k.out, "nothing beside it"), "%s", k.out);
     cr_expect_null(strstr(k.out, "ran again alone"), "%s", k.out);
+    /* Its memory plan charges the worker the guarded buffers it may keep (plan.h). */
+    cr_expect(strstr(k.out, "memory: each worker 192 MiB host + 2880 MiB GPU;"), "%s", k.out);
     cr_expect_eq(kc_out_state_lines(k.out, "fake.axpy.f32", NULL, 0), 1, "%s", k.out);
     kc_proc_free(&k);
     /* Serially (no tag) the line still gives the item's own seconds, not

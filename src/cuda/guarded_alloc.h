@@ -32,8 +32,9 @@
  * unmapping each buffer cost the kernel time of its calls (on the H200
  * every item under --jobs 4 --inflight 4 took 48.8 and 50.2 s against
  * 43.8 and 47.2 s with the pool, its processes' system time 74-77 s
- * against 58-60 s). Small, because what a worker keeps the memory plan
- * does not count. */
+ * against 58-60 s). Small, because every worker with lanes is charged it in
+ * the memory plan whether it keeps that much or not (plan.h,
+ * kc_plan_gpu_per_worker). */
 #define KC_GUARD_KEEP ((size_t)256 << 20)
 
 /* Turns guarded allocation on for cu (kc_cuda_alloc and kc_cuda_free call

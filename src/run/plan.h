@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "guarded_alloc.h"
 #include "inputs.h"
 #include "item.h"
 
@@ -24,6 +25,15 @@
 /* A process's GPU memory besides its largest case: the context's overhead
  * and the generated inputs it keeps for later items (inputs.h). */
 #define KC_PLAN_GPU_PER_PROCESS (KC_PLAN_GPU_OVERHEAD + KC_INPUT_CACHE_BYTES)
+/* A work queue worker's GPU memory besides its items' cases: the above, and
+ * with items in flight (inflight > 1) the freed guarded buffers it keeps
+ * mapped for the next items (guarded_alloc.h, KC_GUARD_KEEP; counted also
+ * where the device has no virtual memory management and the pool stands in:
+ * a plan over-counts, never under). */
+static inline size_t kc_plan_gpu_per_worker(int inflight)
+{
+    return KC_PLAN_GPU_PER_PROCESS + (inflight > 1 ? KC_GUARD_KEEP : 0);
+}
 
 typedef struct kc_plan {
     size_t host, gpu;               /* bytes per process: overhead + largest case */

@@ -527,7 +527,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     kc_plan plan;
     memset(&plan, 0, sizeof plan);
     plan.host = KC_PLAN_HOST_OVERHEAD;
-    plan.gpu = d->ndevs ? KC_PLAN_GPU_PER_PROCESS : 0;
+    plan.gpu = d->ndevs ? kc_plan_gpu_per_worker(o->inflight) : 0;
     size_t avail;
     if (kc_read_mem_available(&avail)) avail = SIZE_MAX;
     int nwp = qq->nw ? qq->nw : 1;
@@ -542,7 +542,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
                         : avail > (size_t)nwp * KC_PLAN_HOST_OVERHEAD ? avail - (size_t)nwp * KC_PLAN_HOST_OVERHEAD : 0;
     qq->adm.ndevs = d->ndevs;
     for (int j = 0; j < d->ndevs; j++) {
-        size_t over = (size_t)kc_plan_children_on(nwp, d->ndevs, j) * KC_PLAN_GPU_PER_PROCESS;
+        size_t over = (size_t)kc_plan_children_on(nwp, d->ndevs, j) * kc_plan_gpu_per_worker(o->inflight);
         qq->adm.gpu_budget[j] = qq->serial || d->free_mem[j] == SIZE_MAX ? SIZE_MAX
                               : d->free_mem[j] > over ? d->free_mem[j] - over : 0;
         qq->adm.integrated[j] = d->dev[j].integrated;

@@ -81,7 +81,7 @@ void kc_queue_header(const kc_opts *o, const kc_devinfo *d, const kc_queue_head 
     kc_bytes_str(h->gpu_max, gs, sizeof gs);
     kc_bytes_str(h->mem_avail, av, sizeof av);
     char wg[48] = "";
-    if (d->ndevs) snprintf(wg, sizeof wg, " + %zu MiB GPU", (size_t)KC_PLAN_GPU_PER_PROCESS >> 20);
+    if (d->ndevs) snprintf(wg, sizeof wg, " + %zu MiB GPU", kc_plan_gpu_per_worker(o->inflight) >> 20);
     if (h->selected)     /* with nothing to run, nothing to admit */
         kc_report_note(stdout, "memory: each worker %zu MiB host%s; items are admitted while the running ones fit "
                        "(largest item that runs here: host %s, GPU %s; MemAvailable %s)\n",

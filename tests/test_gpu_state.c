@@ -212,8 +212,8 @@ Test(gpu_state, queue_replaces_the_worker, .timeout = 40)
     expect_gpu_states(&p);
     /* Each restart names the item that caused it: a held verdict's line may come after it. */
     cr_expect(strstr(p.out, "kcontract-fixture: worker 0 restarted (pid ") &&
-              strstr(p.out, ") after fixture.gpu.b.keepmem left GPU memory allocated\n"), "%s", p.out);
-    cr_expect(strstr(p.out, ") after fixture.gpu.c.pending lost the CUDA context\n"), "%s", p.out);
+              strstr(p.out, ") after GPU memory left allocated by fixture.gpu.b.keepmem\n"), "%s", p.out);
+    cr_expect(strstr(p.out, ") after a CUDA context loss reported by fixture.gpu.c.pending\n"), "%s", p.out);
     cr_expect_eq(kc_out_count(p.out, "kcontract-fixture: worker 0 restarted"), 2, "%s", p.out);
     kc_proc_free(&p);
     unlink(procs_file);

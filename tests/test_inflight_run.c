@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include "support/live.h"
 #include "support/run_output.h"
 #include "tally.h"
 
@@ -176,8 +178,8 @@ Test(inflight_run, a_pass_in_flight_beside_a_fail_is_decided_alone, .timeout = 6
                   "%s:\n%s", slow[i], k.out);
         cr_expect_eq(kc_out_state_lines(k.out, "fake.axpy.f32", NULL, 0), 1, "%s", k.out);
         /* Both ran again alone (the FAIL is not final in flight either), and the end says how many. */
-        cr_expect(strstr(k.out, "\nran again alone: 2 items whose first verdict was not known to be their own (the "
-                                "line before each says why); the SUMMARY counts the runs alone\n"), "%s:\n%s", slow[i], k.out);
+        cr_expect(strstr(k.out, "\nran again alone: 2 items whose first verdict was not known to be their own (a "
+                                "line above names each and why); the SUMMARY counts the runs alone\n"), "%s:\n%s", slow[i], k.out);
         kc_proc_free(&s);
         kc_proc_free(&k);
     }
@@ -268,4 +270,66 @@ Test(inflight_run, each_item_in_flight_gives_its_memory_back, .timeout = 60)
         unlink(log);
         kc_proc_free(&k);
     }
+}
+
+static int both_put_back(const kc_live *l) { return kc_out_count(l->out, "decided by a run with nothing beside it") >= 2; }
+static int never(const kc_live *l) { (void)l; return 0; }
+
+/* "ran again alone: N" counts the items put back that a run alone then
+ * decided, never one that the run's interruption left NOTRUN: fake.copy.f16
+ * hangs in flight and again alone, and SIGINT comes while it (or fake.axpy.f32
+ * before it) runs alone. Whatever the order, N is the put-back items whose
+ * verdict is not NOTRUN. */
+Test(inflight_run, an_item_interrupted_in_its_run_alone_is_not_counted_as_ran_again, .timeout = 60)
+{
+    static char cuda[1024];
+    const char *lib = getenv("KC_FAKE_CUDA");
+    snprintf(cuda, sizeof cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
+    char *env[] = { cuda, "KC_CACHE_DIR=off", "KC_FAULT_HANG_ITEM=fake.copy.f16", NULL };
+    char *args[] = { "run", "fake.copy.f16", "fake.axpy.f32", "--no-cache", "--inflight", "2", "--timeout", "3", NULL };
+    kc_live l;
+    kc_live_start_env(&l, kc_test_fixture_bin(), args, env);
+    cr_assert_eq(kc_live_read_until(&l, both_put_back, 30), 0, "both items not put back:\n%s", l.out);
+    usleep(1500 * 1000);         /* axpy alone takes well under 1.5 s; copy alone hangs for 3 */
+    cr_assert_eq(kill(l.pid, SIGINT), 0);
+    kc_live_read_until(&l, never, 20);
+    cr_expect_eq(kc_wait_status(l.pid), 130, "%s", l.out);
+    cr_expect(kc_out_item_line(l.out, "NOTRUN", "fake.copy.f16", (char[2048]){ 0 }, 2048), "%s", l.out);
+    const int axpy = kc_out_item_line(l.out, "PASS", "fake.axpy.f32", (char[2048]){ 0 }, 2048) != NULL;
+    if (axpy)
+        cr_expect(strstr(l.out, "\nran again alone: 1 item whose first verdict was not known to be its own"), "%s",
+                  l.out);
+    else
+        cr_expect_null(strstr(l.out, "ran again alone"), "%s", l.out);
+    close(l.fd);
+}
+
+/* A merge's JSON summary sums its shards' "ran again alone: N" lines. */
+Test(inflight_run, a_merge_sums_its_shards_ran_again, .timeout = 90)
+{
+    char *env[] = { "KC_FAULT_LOSE_CONTEXT_AFTER=fake.axpy.f32,fake.copy.f16", NULL };
+    char logs[2][256], json[256];
+    int sum = 0;
+    for (int k = 0; k < 2; k++) {
+        char shard[16];
+        snprintf(shard, sizeof shard, "%d/2", k);
+        kc_tmp_path(logs[k], sizeof logs[k], "inflight", k ? "shard1.log" : "shard0.log");
+        char *a[] = { "run", "fake.*", "fakeacc.*", "--no-cache", "--inflight", "4", "--shard", shard, NULL };
+        kc_proc p = kc_run_fake(a, env, 60);
+        kc_write_file(logs[k], p.out);
+        const char *r = strstr(p.out, "\nran again alone: ");
+        if (r) sum += atoi(r + strlen("\nran again alone: "));
+        kc_proc_free(&p);
+    }
+    cr_assert_gt(sum, 0, "no shard ran an item again: the test shows nothing");
+    kc_tmp_path(json, sizeof json, "inflight", "merged.json");
+    char *m[] = { "merge", "fake.*", "fakeacc.*", "--log", logs[0], "--log", logs[1], "--json", json, NULL };
+    kc_proc p = kc_run_fake(m, NULL, 30);
+    char want[64];
+    snprintf(want, sizeof want, ",\"ran_again\":%d,", sum);
+    cr_expect(strstr(kc_out_file(json), want), "want %s:\n%s\n%s", want, kc_out_file(json), p.out);
+    kc_proc_free(&p);
+    unlink(logs[0]);
+    unlink(logs[1]);
+    unlink(json);
 }

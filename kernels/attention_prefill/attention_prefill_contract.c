@@ -161,17 +161,19 @@ static void ap_ref_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
  * diagonal, the masked tail) depends on its sequence's length and its query
  * tile, never on which head it is (a head only moves global addresses). It
  * costs about heads x length^2 a shape, and the edge shapes' heads were most
- * of it: racecheck of attn_prefill.d128.* took 2.7-3.5 s each on the H200, the
- * :sanitize items' largest after the lengths' 32 heads had gone down to 8
- * (edge.len127.h8; docs/receipts/2026-12-04-h200-wait-modes, call 4). So
- * racecheck runs every length of the edge shapes but the first in one launch
- * of one q head over one kv head, edge.len31+33+65+127+128.h1 (heads x
- * length^2 39k against 368k for d128's racecheck shapes before), and
- * edge.len1 (a key a block); gates 1-4 run every shape. The Hopper contracts below keep racecheck on their
- * edge shapes (0.4-0.5 s of racecheck there). */
-#define AP_RACE_H1 "racecheck runs edge.len31+33+65+127+128.h1 instead: every length of the edge shapes in one " \
-    "launch, one q head over one kv head; a block's shared-memory path depends on its sequence's length and query " \
-    "tile, never on its head"
+ * of it: with edge.len127's 32 heads cut to 8 (edge.len127.h8), racecheck of
+ * attn_prefill.d128.* still took 2.7-3.5 s an item on the H200, the largest
+ * of the :sanitize items (docs/receipts/2026-12-04-h200-final-tree, call 1;
+ * 2026-12-04-h200-mends, call 1). So racecheck runs every length of the edge
+ * shapes but 1 in one launch of one q head over one kv head,
+ * edge.len31+33+65+127+128.h1 (heads x length^2 39k against 368k for d128's
+ * racecheck shapes before; not yet timed on a GPU: that receipt's dev2.sh),
+ * and edge.len1 (a key a block); gates 1-4 run every shape. The Hopper
+ * contracts below keep racecheck on their edge shapes (0.4-0.5 s of
+ * racecheck there). */
+#define AP_RACE_H1 "racecheck runs edge.len31+33+65+127+128.h1 instead: every length of the edge shapes but 1 " \
+    "(edge.len1 races as it is) in one launch, one q head over one kv head; a block's shared-memory path depends " \
+    "on its sequence's length and query tile, never on its head"
 static const kc_shape ap_d128_shapes[] = {
     { "edge.len127", KC_SHAPE_EDGE, { 128, 32, 8, 127 }, AP_RACE_H1 },
     { "llama3-8b.len1000", KC_SHAPE_MODEL, { 128, 32, 8, 1000 } },

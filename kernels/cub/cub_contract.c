@@ -63,9 +63,10 @@ static double n_value(const kc_shape *s) { return (double)s->d[0]; }
  * f32 pairs, the last partial; CUB 3's Policy900), and racecheck leaves
  * edge.65537 out: on the H200 the two sorts' racecheck took 1.5 and 2.0 s
  * with it, the :sanitize items' largest after attn_prefill's
- * (docs/receipts/2026-12-04-h200-final-tree, call 1). */
-#define CUB_RACE_16385 "racecheck runs edge.16385 instead: full and partial tiles too, past the single-tile sort; " \
-    "what crosses tiles is global memory, so more tiles repeat the same blocks' shared-memory paths"
+ * (docs/receipts/2026-12-04-h200-final-tree, call 1; the cut not yet timed
+ * on a GPU: 2026-12-04-h200-mends, dev2.sh). */
+#define CUB_RACE_16385 "racecheck runs edge.16385 instead: several tiles, the last partial (for the sorts, past the " \
+    "single-tile sort); what crosses tiles is global memory, so more tiles repeat the same blocks' shared-memory paths"
 static const kc_shape shapes[] = {
     { "llama3-8b.vocab", KC_SHAPE_MODEL, { 128256 } },
     { "qwen2.5-7b.vocab", KC_SHAPE_MODEL, { 152064 } },

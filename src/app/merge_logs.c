@@ -162,6 +162,8 @@ int kc_merge_log_read(FILE *f, const kc_item *items, int n, kc_shard_out *s, kc_
                 int wk = worker_tag(line, &after) + 1;
                 if (wk >= 0 && wk <= DETAIL_WORKERS) last[wk] = recs->n - 1;
             }
+        } else if (recs && strncmp(line, KC_RAN_AGAIN_LINE, strlen(KC_RAN_AGAIN_LINE)) == 0) {
+            recs->ran_again = atoi(line + strlen(KC_RAN_AGAIN_LINE));   /* the line under its SUMMARY */
         } else if (recs) {
             detail_line(recs, last, line);
         }
@@ -484,6 +486,7 @@ static int merged_records(const loglist *l, const kc_shard_out *read, const int 
     for (int k = 0; k < nshards; k++)
         for (int i = 0; i < l->n; i++) {
             if (!taken[i] || read[i].k != k) continue;
+            out->ran_again += recs[i].ran_again;
             for (int j = 0; j < recs[i].n; j++) {
                 kc_record r = recs[i].v[j];
                 r.worker = k;

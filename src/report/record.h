@@ -32,8 +32,13 @@ typedef struct kc_records {
     double wall_s;            /* the run's wall time */
     int ran_again;            /* items whose first verdict was not known to be their own (beside a verdict in
                                * flight that was not final, or a context lost beside theirs), decided by a run
-                               * alone: the line under the SUMMARY and the JSON summary's "ran_again" */
+                               * alone: the line under the SUMMARY (KC_RAN_AGAIN_LINE) and the JSON
+                               * summary's "ran_again"; a merge sums its shards' lines */
 } kc_records;
+
+/* How the line under a SUMMARY that gives kc_records.ran_again starts
+ * (run_end.c prints it, merge_logs.c reads it back). */
+#define KC_RAN_AGAIN_LINE "ran again alone: "
 
 /* Appends a copy of r; returns 0 or -1 when out of memory. */
 int kc_records_add(kc_records *rs, const kc_record *r);

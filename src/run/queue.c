@@ -116,6 +116,7 @@ void kc_q_finish_item(queue *qq, qitem *qi, kc_item_result *r, const wk *w, doub
                         long gpu_mib, int print, const char *tail)
 {
     qi->reported = 1;
+    if (r->state == KC_NOTRUN) qi->again = 0;   /* put back, but no run alone decided it (stopped, interrupted) */
     kc_item_where where = kc_q_where(qq, w, start, end, gpu_mib, print, tail);
     kc_finish_item(&qq->fin, &qq->items[qi->idx], r, &where);
 }
@@ -451,7 +452,6 @@ static void not_run(queue *qq)
     for (int i = 0; i < qq->nq; i++) {
         qitem *qi = &qq->q[i];
         if (qi->reported) continue;
-        qi->again = 0;          /* put back, but never run again */
         kc_item_result r;
         memset(&r, 0, sizeof r);
         r.state = KC_NOTRUN;

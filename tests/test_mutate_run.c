@@ -8,6 +8,7 @@
 #include <string.h>
 #include "mutate_accept.h"
 #include "mutate_cmd.h"
+#include "mutate_waves.h"
 #include "mutate_report.h"
 #include "json_line.h"
 #include "support/mutant_seed.h"

@@ -333,3 +333,25 @@ Test(inflight_run, a_merge_sums_its_shards_ran_again, .timeout = 90)
     unlink(logs[1]);
     unlink(json);
 }
+
+/* A process an item in flight leaves running is found, ended and carried by
+ * every item in flight then (whose it is is not known); each runs again
+ * alone, where the item that starts it is LEAK and the other PASS: the
+ * serial run's verdicts. */
+Test(inflight_run, a_process_left_running_in_flight_is_decided_alone, .timeout = 90)
+{
+    char *env[] = { "KC_FAULT_LEAVE_CHILD=fake.axpy.f32", "KC_FAULT_SLOW_ITEM=fake.copy.f16@1", NULL };
+    char *sa[] = { "run", "fake.axpy.f32", "fake.copy.f16", "--no-cache", NULL };
+    char *ka[] = { "run", "fake.axpy.f32", "fake.copy.f16", "--no-cache", "--inflight", "2", NULL };
+    kc_proc s = kc_run_fake(sa, env, 60), k = kc_run_fake(ka, env, 60);
+    expect_same_run(&s, &k);
+    char buf[2048];
+    cr_expect(kc_out_item_line(s.out, "LEAK", "fake.axpy.f32", buf, sizeof buf), "%s", s.out);
+    cr_expect(kc_out_item_line(k.out, "LEAK", "fake.axpy.f32", buf, sizeof buf), "%s", k.out);
+    cr_expect(kc_out_item_line(k.out, "PASS", "fake.copy.f16", buf, sizeof buf), "%s", k.out);
+    cr_expect(strstr(k.out, "fake.axpy.f32: LEAK in flight beside other items"), "%s", k.out);
+    cr_expect(strstr(k.out, "fake.copy.f16: LEAK in flight beside other items"), "%s", k.out);
+    cr_expect(strstr(k.out, "\nran again alone: 2 items"), "%s", k.out);
+    kc_proc_free(&s);
+    kc_proc_free(&k);
+}

@@ -163,6 +163,16 @@ void kc_item_fault_before(const char *name)
     }
 }
 
+void kc_item_fault_leave_child(const char *name)
+{
+    const char *leave = getenv("KC_FAULT_LEAVE_CHILD");
+    if (!leave || strcmp(leave, name) != 0) return;
+    if (fork() == 0) {          /* only async-signal-safe calls: the worker may have threads */
+        sleep(30);
+        _exit(0);
+    }
+}
+
 int kc_item_fault_lose_context(const char *name)
 {
     const char *list = getenv("KC_FAULT_LOSE_CONTEXT_AFTER");
@@ -186,6 +196,7 @@ void kc_item_run_kept(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opt
     kc_item_fault_before(it->name);
     const pid_t self = getpid();
     kc_proc_item_begin();       /* what runs before the item is not its doing (proctree.h) */
+    kc_item_fault_leave_child(it->name);
     int rss_ok = rss_reset() == 0;
     int watch = gw && have_gpu && kc_item_needs_gpu(it);
     if (watch) kc_gpu_watch_before(gw, gpu);

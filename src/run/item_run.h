@@ -59,6 +59,12 @@ void kc_item_run_kept(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opt
  * makes it start s seconds late (0 < s <= 60), so that items in flight
  * end in a set order. Nothing for any other name. */
 void kc_item_fault_before(const char *name);
+/* Test hook once the item has started (after the leftover check's start,
+ * kc_proc_item_begin): KC_FAULT_LEAVE_CHILD=<item name> forks a child of
+ * this process that sleeps 30 s and outlives the item, so the check that
+ * nothing an item starts outlives it is exercised in flight and alone.
+ * Nothing for any other name. */
+void kc_item_fault_leave_child(const char *name);
 /* Test hook: whether KC_FAULT_LOSE_CONTEXT_AFTER (a comma-separated list
  * of item names) names this item, whose result then says its CUDA context
  * was lost (the item's own verdict is kept). */

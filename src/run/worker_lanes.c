@@ -19,7 +19,10 @@
 #include "inflight.h"
 #include "inputs.h"
 #include "item_run.h"
+#include "line_text.h"
 #include "progname.h"
+#include "proctree.h"
+#include "result.h"
 #include "result_line.h"
 #include "sanitize.h"
 #include "strbuf.h"
@@ -39,6 +42,8 @@ typedef struct lane {
     char *detail;               /* the gates' further lines of its item (malloc'd; NULL none) */
     char *kept;                 /* the main thread's item: the lines under a verdict its parent prints
                                  * (kc_item_run_kept), sent on its result line; NULL none */
+    int beside_leftovers;       /* processes were left running in the worker while its item was in flight
+                                 * (leftovers_in_flight): its result carries them */
 } lane;
 
 typedef struct lanes {
@@ -68,6 +73,7 @@ static char *lane_item(kc_gpu *g, const kc_item *it, const kc_opts *o, kc_item_r
 {
     memset(out, 0, sizeof *out);
     kc_item_fault_before(it->name);
+    kc_item_fault_leave_child(it->name);
     char *detail = malloc(KC_LANE_DETAIL_CAP);
     double t0 = kc_now_s();
     if (!detail) {
@@ -98,6 +104,34 @@ static char *lane_item(kc_gpu *g, const kc_item *it, const kc_opts *o, kc_item_r
         kc_strcatf(out->rerun, sizeof out->rerun, " --block-size %u", out->block_size);
     kc_result_escape(out);
     return detail;
+}
+
+/* Processes left running in the worker once lane i's item is over, with
+ * other items in flight or not: which item started them is not known (a
+ * lane has no process of its own), so they get the time to end that an
+ * item run alone gets (KC_LEAK_TIMEOUT_MS), then are killed, and lane i's
+ * item and every other not yet said over carry them (kc_result_left_behind): a
+ * kernel's PASS becomes LEAK, which is not final in flight, so it runs
+ * again alone and that run, with its own check, decides (queue_neighbours.c;
+ * a control's RED stands, as alone: leftovers never change it). The
+ * worker's sanitizer sessions are its own. Called under ls->mu. */
+static void leftovers_in_flight(lanes *ls, kc_san_pool *san, int i)
+{
+    pid_t keep[KC_SAN_POOL_PIDS];
+    char who[400], what[700];
+    int n = kc_proc_end_leftovers(KC_LEAK_TIMEOUT_MS, keep, kc_san_pool_pids(san, keep), who, sizeof who);
+    if (n <= 0) return;
+    int beside = 0;
+    for (int j = 0; j < ls->k; j++)
+        if (j != i && ls->l[j].it && !ls->l[j].said_done) {     /* in flight, or over and not yet checked */
+            ls->l[j].beside_leftovers = 1;
+            beside++;
+        }
+    snprintf(what, sizeof what, "%d process%s running in this worker after it, with %d item%s in flight beside it "
+             "(whose they were is not known): %s, still there %d ms after it ended; killed (SIGKILL)", n,
+             n == 1 ? "" : "es", beside, beside == 1 ? "" : "s", who, KC_LEAK_TIMEOUT_MS);
+    kc_escape_in_place(what, sizeof what);
+    kc_result_left_behind(&ls->l[i].r, what);
 }
 
 /* Lane l's item is said over: a final verdict's lines go on its result
@@ -226,7 +260,13 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
         for (int i = 0; i <= ls->k; i++) {
             lane *l = &ls->l[i];
             if (!l->it || !l->done || l->said_done || stopping) continue;
-            if (i < ls->k) keep_over(l);    /* the main thread's own item printed its line already */
+            if (i < ls->k) {                /* the main thread's own item printed its line already */
+                if (l->beside_leftovers)
+                    kc_result_left_behind(&l->r, "processes that were left running in this worker while it was in "
+                                          "flight (whose they were is not known; killed)");
+                leftovers_in_flight(ls, san, i);
+                keep_over(l);
+            }
             int dl = snprintf(line, sizeof line, "%s\t%s\n", KC_RESULT_DONE, l->it->name);
             if (kc_worker_write_all(rfd, line, (size_t)dl)) rc = 4;
             l->said_done = 1;
@@ -322,7 +362,7 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
             while (i < ls->k && (ls->l[i].it || !ls->l[i].started)) i++;
             if (i < ls->k) {
                 ls->l[i].it = it;
-                ls->l[i].done = ls->l[i].said_done = 0;
+                ls->l[i].done = ls->l[i].said_done = ls->l[i].beside_leftovers = 0;
                 pthread_cond_broadcast(&ls->go);
             }
             pthread_mutex_unlock(&ls->mu);

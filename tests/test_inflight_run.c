@@ -349,8 +349,31 @@ Test(inflight_run, a_process_left_running_in_flight_is_decided_alone, .timeout =
     cr_expect(kc_out_item_line(s.out, "LEAK", "fake.axpy.f32", buf, sizeof buf), "%s", s.out);
     cr_expect(kc_out_item_line(k.out, "LEAK", "fake.axpy.f32", buf, sizeof buf), "%s", k.out);
     cr_expect(kc_out_item_line(k.out, "PASS", "fake.copy.f16", buf, sizeof buf), "%s", k.out);
+    cr_expect(strstr(k.err, "1 process was running in this worker after fake.axpy.f32, still there 500 ms after it "
+                            "ended: pid "), "%s", k.err);
     cr_expect(strstr(k.out, "fake.axpy.f32: LEAK in flight beside other items"), "%s", k.out);
     cr_expect(strstr(k.out, "fake.copy.f16: LEAK in flight beside other items"), "%s", k.out);
+    cr_expect(strstr(k.out, "\nran again alone: 2 items"), "%s", k.out);
+    kc_proc_free(&s);
+    kc_proc_free(&k);
+}
+
+/* The same beside a control: it is RED as alone, its line without the
+ * process (a process left running never changes a control's verdict), and
+ * the kernel that started it is LEAK alone. The control runs again alone
+ * too, by the neighbours' rule (its neighbour's LEAK in flight is not final). */
+Test(inflight_run, a_control_beside_a_process_left_running_is_red_as_alone, .timeout = 90)
+{
+    char *env[] = { "KC_FAULT_LEAVE_CHILD=fake.copy.f16", "KC_FAULT_SLOW_ITEM=fake.axpy.f32:control.wrong_value@1",
+                    NULL };
+    char *sa[] = { "run", "fake.copy.f16", "fake.axpy.f32:control.wrong_value", "--no-cache", NULL };
+    char *ka[] = { "run", "fake.copy.f16", "fake.axpy.f32:control.wrong_value", "--no-cache", "--inflight", "2", NULL };
+    kc_proc s = kc_run_fake(sa, env, 60), k = kc_run_fake(ka, env, 60);
+    expect_same_run(&s, &k);
+    char buf[2048];
+    cr_expect(kc_out_item_line(k.out, "LEAK", "fake.copy.f16", buf, sizeof buf), "%s", k.out);
+    cr_expect(kc_out_item_line(k.out, "RED", "fake.axpy.f32:control.wrong_value", buf, sizeof buf), "%s", k.out);
+    cr_expect_null(strstr(buf, "process"), "%s", buf);
     cr_expect(strstr(k.out, "\nran again alone: 2 items"), "%s", k.out);
     kc_proc_free(&s);
     kc_proc_free(&k);

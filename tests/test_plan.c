@@ -77,7 +77,7 @@ Test(plan, largest_case_plus_overheads)
     cr_assert_gt(gmax, 256 * MiB, "the large shape dominates");
     int sel[] = { 0, 1, 2 };
     kc_plan p;
-    kc_plan_compute(it, sel, 3, 1, KC_REF_DEVICE, &p);
+    kc_plan_compute(it, sel, 3, 1, KC_REF_DEVICE, 1, &p);
     cr_expect_eq(p.host, KC_PLAN_HOST_OVERHEAD + hmax);
     cr_expect_eq(p.gpu, KC_PLAN_GPU_OVERHEAD + KC_INPUT_CACHE_BYTES + gmax);
     cr_expect_eq(p.host_case, hmax);
@@ -85,6 +85,9 @@ Test(plan, largest_case_plus_overheads)
     char d[1024];
     kc_plan_describe(&p, d, sizeof d);
     cr_expect(strstr(d, "fake.f32 shape large.big") && strstr(d, "overhead"), "%s", d);
+    /* With items in flight (--inflight 4) a worker also keeps guarded buffers (guarded_alloc.h). */
+    kc_plan_compute(it, sel, 3, 1, KC_REF_DEVICE, 4, &p);
+    cr_expect_eq(p.gpu, KC_PLAN_GPU_OVERHEAD + KC_INPUT_CACHE_BYTES + KC_GUARD_KEEP + gmax);
 }
 
 /* The plan line prints each figure once, in whole MiB rounded up, so a total
@@ -94,7 +97,8 @@ Test(plan, describe_prints_figures_that_add_up)
 {
     kc_plan p = { .host_case = 768 * MiB + 840, .gpu_case = 5 };
     p.host = KC_PLAN_HOST_OVERHEAD + p.host_case;
-    p.gpu = KC_PLAN_GPU_PER_PROCESS + p.gpu_case;
+    p.gpu_over = KC_PLAN_GPU_PER_PROCESS;
+    p.gpu = p.gpu_over + p.gpu_case;
     snprintf(p.host_what, sizeof p.host_what, "sort.f32 shape large.2e25");
     snprintf(p.gpu_what, sizeof p.gpu_what, "tiny.f32 shape edge.1");
     char d[1024];
@@ -158,11 +162,11 @@ Test(plan, host_only_selection_needs_the_overhead_only)
     items_fake(it);
     int sel[] = { 2 };
     kc_plan p;
-    kc_plan_compute(it, sel, 1, 1, KC_REF_DEVICE, &p);
+    kc_plan_compute(it, sel, 1, 1, KC_REF_DEVICE, 1, &p);
     cr_expect_eq(p.host, KC_PLAN_HOST_OVERHEAD);
     cr_expect_eq(p.gpu, 0);
     int all[] = { 0, 1, 2 };
-    kc_plan_compute(it, all, 3, 0, KC_REF_DEVICE, &p);
+    kc_plan_compute(it, all, 3, 0, KC_REF_DEVICE, 1, &p);
     cr_expect_eq(p.host, KC_PLAN_HOST_OVERHEAD, "no GPU: GPU items skip and allocate nothing");
     cr_expect_eq(p.gpu, 0);
 }
@@ -174,7 +178,7 @@ Test(plan, registry_plan_covers_every_contract_shape)
     int n = kc_registry_items(&items, err, sizeof err);
     cr_assert_geq(n, 0, "%s", err);
     kc_plan p;
-    kc_plan_compute(items, NULL, n, 1, KC_REF_DEVICE, &p);
+    kc_plan_compute(items, NULL, n, 1, KC_REF_DEVICE, 1, &p);
     const kc_contract *const *cs;
     size_t nc = kc_registry_contracts(&cs);
     for (size_t i = 0; i < nc; i++)

@@ -162,7 +162,7 @@ static void ap_ref_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
  * tile, never on which head it is (a head only moves global addresses). It
  * costs about heads x length^2 a shape, and the edge shapes' heads were most
  * of it: with edge.len127's 32 heads cut to 8 (edge.len127.h8), racecheck of
- * attn_prefill.d128.* still took 2.7-3.5 s an item on the H200, the largest
+ * attn_prefill.d128.* still took 2.6-3.5 s an item on the H200, the largest
  * of the :sanitize items (docs/receipts/2026-12-04-h200-final-tree, call 1;
  * 2026-12-04-h200-mends, call 1). So racecheck runs every length of the edge
  * shapes but 1 in one launch of one q head over one kv head,

@@ -61,9 +61,10 @@ static double n_value(const kc_shape *s) { return (double)s->d[0]; }
  * edge.16385 is that launch (past the single-tile sort, a onesweep pass of
  * three tiles of 384 x 20 keys for the u32 keys, two of 384 x 23 for the
  * f32 pairs, the last partial; CUB 3's Policy900), and racecheck leaves
- * edge.65537 out: on the H200 the two sorts' racecheck took 1.5 and 2.0 s
- * with it, the :sanitize items' largest after attn_prefill's
- * (docs/receipts/2026-12-04-h200-final-tree, call 1; the cut not yet timed
+ * edge.65537 out: on the H200 the two sorts' racecheck took 1.4-2.2 s with
+ * it, the :sanitize items' largest after attn_prefill's
+ * (docs/receipts/2026-12-04-h200-final-tree, call 1, and
+ * 2026-12-04-h200-mends, call 1; the cut not yet timed
  * on a GPU: 2026-12-04-h200-mends, dev2.sh). */
 #define CUB_RACE_16385 "racecheck runs edge.16385 instead: several tiles, the last partial (for the sorts, past the " \
     "single-tile sort); what crosses tiles is global memory, so more tiles repeat the same blocks' shared-memory paths"

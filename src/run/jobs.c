@@ -227,7 +227,7 @@ static int check_plan(const kc_opts *o, const kc_item *items, const selection *s
                       size_t *avail)
 {
     char err[1024];
-    kc_plan_compute(items, s->sel, s->ns, d->ndevs > 0, o->reference, plan);
+    kc_plan_compute(items, s->sel, s->ns, d->ndevs > 0, o->reference, o->inflight, plan);
     if (kc_read_mem_available(avail)) *avail = SIZE_MAX;
     kc_plan_env e = { o->jobs, plan, *avail, d->dev, d->free_mem, d->ndevs };
     if (kc_plan_check(&e, err, sizeof err)) {

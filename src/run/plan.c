@@ -46,7 +46,8 @@ static void fold_contract(const kc_contract *c, kc_ref_mode mode, kc_plan *p)
     }
 }
 
-void kc_plan_compute(const kc_item *items, const int *sel, int ns, int with_gpu, kc_ref_mode mode, kc_plan *p)
+void kc_plan_compute(const kc_item *items, const int *sel, int ns, int with_gpu, kc_ref_mode mode, int inflight,
+                     kc_plan *p)
 {
     memset(p, 0, sizeof *p);
     int any_gpu = 0;
@@ -60,7 +61,8 @@ void kc_plan_compute(const kc_item *items, const int *sel, int ns, int with_gpu,
     p->gpu = 0;
     if (with_gpu && any_gpu) {
         p->host = add_sat(p->host, p->host_case);
-        p->gpu = add_sat(KC_PLAN_GPU_PER_PROCESS, p->gpu_case);
+        p->gpu_over = kc_plan_gpu_per_worker(inflight);
+        p->gpu = add_sat(p->gpu_over, p->gpu_case);
     } else {
         p->host_case = p->gpu_case = 0;
         p->host_what[0] = p->gpu_what[0] = 0;
@@ -80,7 +82,7 @@ void kc_plan_describe(const kc_plan *p, char *buf, size_t cap)
     else
         snprintf(buf, cap, "host %zu MiB (%zu MiB overhead + %zu MiB for %s), GPU %zu MiB (%zu MiB overhead + %zu MiB for %s)",
                  mib_up(p->host), mib_up(KC_PLAN_HOST_OVERHEAD), mib_up(p->host_case),
-                 p->host_what[0] ? p->host_what : "no contract", mib_up(p->gpu), mib_up(KC_PLAN_GPU_PER_PROCESS),
+                 p->host_what[0] ? p->host_what : "no contract", mib_up(p->gpu), mib_up(p->gpu_over),
                  mib_up(p->gpu_case), p->gpu_what[0] ? p->gpu_what : "no contract");
 }
 
@@ -88,7 +90,7 @@ void kc_plan_help(FILE *out, const kc_item *items, int n)
 {
     kc_plan p;
     char line[1024];
-    kc_plan_compute(items, NULL, n, 1, KC_REF_DEVICE, &p);
+    kc_plan_compute(items, NULL, n, 1, KC_REF_DEVICE, 1, &p);
     kc_plan_describe(&p, line, sizeof line);
     fprintf(out,
             "\nmemory plan per process in MiB (rounded up), over every registered item (a run plans over its selection):\n"

@@ -37,18 +37,22 @@ static inline size_t kc_plan_gpu_per_worker(int inflight)
 
 typedef struct kc_plan {
     size_t host, gpu;               /* bytes per process: overhead + largest case */
+    size_t gpu_over;                /* the GPU overhead in gpu (kc_plan_gpu_per_worker), 0 without a GPU */
     size_t host_case, gpu_case;     /* the largest case's bytes (0: no GPU item) */
     char host_what[256];            /* "rmsnorm.f16 shape large.x" or "" */
     char gpu_what[256];
 } kc_plan;
 
-/* The plan of a process running items[sel[0..ns)] under --reference mode:
- * the largest case (over every shape of each selected item's contract,
+/* The plan of a process running items[sel[0..ns)] under --reference mode
+ * with `inflight` items in flight (--inflight; 0 or 1: one at a time): the
+ * largest case (over every shape of each selected item's contract,
  * kc_case_memory) for host and GPU separately, plus the overheads (on the
- * GPU, the context's and the input cache's budget, inputs.h). with_gpu 0: no
- * GPU will be used, GPU items are SKIP and allocate nothing, so only the
- * host overhead counts. */
-void kc_plan_compute(const kc_item *items, const int *sel, int ns, int with_gpu, kc_ref_mode mode, kc_plan *p);
+ * GPU, the context's, the input cache's budget, inputs.h, and with lanes the
+ * guarded buffers kept: kc_plan_gpu_per_worker). with_gpu 0: no GPU will be
+ * used, GPU items are SKIP and allocate nothing, so only the host overhead
+ * counts. */
+void kc_plan_compute(const kc_item *items, const int *sel, int ns, int with_gpu, kc_ref_mode mode, int inflight,
+                     kc_plan *p);
 
 /* Everything the refusals look at. */
 typedef struct kc_plan_env {

@@ -224,8 +224,8 @@ void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c)
         kc_q_say(qq, "worker %d restarted (pid %ld)%s\n", w->slot, (long)kc_q_child_of(qq, w)->pid,
             abnormal ? "" : lost == KC_LOST_GPU_STATE ? " after its item left GPU memory allocated" : " after a CUDA context loss");
     else        /* named: a held verdict's line (queue_holds.c, queue_neighbours.c) may come after this one. With
-                 * items in flight every lane reports the loss and the first is named: the one that
-                 * reported it, not necessarily the one that caused it */
+                 * items in flight a loss is the context's: the item named reported it (the worker stops at
+                 * the first that does), not necessarily the one that caused it */
         kc_q_say(qq, "worker %d restarted (pid %ld) after %s%s\n", w->slot, (long)kc_q_child_of(qq, w)->pid,
             lost == KC_LOST_GPU_STATE ? "GPU memory left allocated by " : "a CUDA context loss reported by ",
             qq->items[qq->q[by].idx].name);

@@ -19,7 +19,6 @@
 #include "inflight.h"
 #include "inputs.h"
 #include "item_run.h"
-#include "line_text.h"
 #include "progname.h"
 #include "proctree.h"
 #include "result.h"
@@ -102,36 +101,47 @@ static char *lane_item(kc_gpu *g, const kc_item *it, const kc_opts *o, kc_item_r
     if (kc_result_fails(out)) kc_rerun_command(o, it->name, o->device, out->rerun, sizeof out->rerun);
     if (out->rerun[0] && out->block_size && !o->block_size)
         kc_strcatf(out->rerun, sizeof out->rerun, " --block-size %u", out->block_size);
-    kc_result_escape(out);
-    return detail;
+    return detail;              /* escaped once it is said over (lane_result_over) */
 }
 
-/* Processes left running in the worker once lane i's item is over, with
- * other items in flight or not: which item started them is not known (a
- * lane has no process of its own), so they get the time to end that an
- * item run alone gets (KC_LEAK_TIMEOUT_MS), then are killed, and lane i's
- * item and every other not yet said over carry them (kc_result_left_behind): a
- * kernel's PASS becomes LEAK, which is not final in flight, so it runs
- * again alone and that run, with its own check, decides (queue_neighbours.c;
- * a control's RED stands, as alone: leftovers never change it). The
- * worker's sanitizer sessions are its own. Called under ls->mu. */
+/* Processes left running in the worker once lane i's item is over: which
+ * item started them is not known (a lane has no process of its own; lane
+ * i's item or one not yet said over), so they get the time to end that an
+ * item run alone gets (KC_LEAK_TIMEOUT_MS), are killed and named on this
+ * worker's stderr, and every one of those items whose verdict would stand
+ * carries them: a kernel's PASS (or KNOWN) becomes LEAK, which is not final
+ * in flight, so it runs again alone and that run, with its own check,
+ * decides (queue_neighbours.c). A control's verdict is left as it is: as
+ * alone, processes left running never change it. The worker's sanitizer
+ * sessions are its own. Called under ls->mu. */
 static void leftovers_in_flight(lanes *ls, kc_san_pool *san, int i)
 {
     pid_t keep[KC_SAN_POOL_PIDS];
-    char who[400], what[700];
+    char who[400];
     int n = kc_proc_end_leftovers(KC_LEAK_TIMEOUT_MS, keep, kc_san_pool_pids(san, keep), who, sizeof who);
     if (n <= 0) return;
     int beside = 0;
-    for (int j = 0; j < ls->k; j++)
-        if (j != i && ls->l[j].it && !ls->l[j].said_done) {     /* in flight, or over and not yet checked */
-            ls->l[j].beside_leftovers = 1;
-            beside++;
-        }
-    snprintf(what, sizeof what, "%d process%s running in this worker after it, with %d item%s in flight beside it "
-             "(whose they were is not known): %s, still there %d ms after it ended; killed (SIGKILL)", n,
-             n == 1 ? "" : "es", beside, beside == 1 ? "" : "s", who, KC_LEAK_TIMEOUT_MS);
-    kc_escape_in_place(what, sizeof what);
-    kc_result_left_behind(&ls->l[i].r, what);
+    for (int j = 0; j < ls->k; j++) {
+        lane *l = &ls->l[j];
+        if (!l->it || (j != i && l->said_done)) continue;      /* over and checked before they were there */
+        if (j != i) beside++;
+        l->beside_leftovers = 1;
+    }
+    kc_say(stderr, "%d process%s running in this worker after %s, still there %d ms after it ended: %s; killed "
+           "(SIGKILL); %s\n", n, n == 1 ? " was" : "es were", ls->l[i].it->name, KC_LEAK_TIMEOUT_MS, who,
+           beside ? "it or an item in flight beside it started them: each of those kernels that passed runs again "
+                    "alone" : "nothing else was in flight: it started them, and if it passed it runs again alone");
+}
+
+/* Lane l's result once its item is over: escaped for its line, and, when
+ * processes were found left running while it was in flight
+ * (leftovers_in_flight), a kernel's PASS or KNOWN made LEAK. */
+static void lane_result_over(lane *l)
+{
+    if (l->beside_leftovers && (l->r.state == KC_PASS || l->r.state == KC_KNOWN))
+        kc_result_left_behind(&l->r, "processes running in this worker while it was in flight (named on the "
+                              "worker's line; killed), which it or an item beside it started");
+    kc_result_escape(&l->r);
 }
 
 /* Lane l's item is said over: a final verdict's lines go on its result
@@ -261,10 +271,8 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
             lane *l = &ls->l[i];
             if (!l->it || !l->done || l->said_done || stopping) continue;
             if (i < ls->k) {                /* the main thread's own item printed its line already */
-                if (l->beside_leftovers)
-                    kc_result_left_behind(&l->r, "processes that were left running in this worker while it was in "
-                                          "flight (whose they were is not known; killed)");
                 leftovers_in_flight(ls, san, i);
+                lane_result_over(l);
                 keep_over(l);
             }
             int dl = snprintf(line, sizeof line, "%s\t%s\n", KC_RESULT_DONE, l->it->name);

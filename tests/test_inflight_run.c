@@ -334,17 +334,30 @@ Test(inflight_run, a_merge_sums_its_shards_ran_again, .timeout = 90)
     unlink(json);
 }
 
+/* Items a (which leaves a child running: KC_FAULT_LEAVE_CHILD) and b
+ * (starting 1 s late, so it is in flight when a is over), serially and with
+ * --inflight 2: the same run (expect_same_run); into *s and *k, to free. */
+static void leftover_runs(const char *a, const char *b, kc_proc *s, kc_proc *k)
+{
+    char leave[256], slow[256];
+    snprintf(leave, sizeof leave, "KC_FAULT_LEAVE_CHILD=%s", a);
+    snprintf(slow, sizeof slow, "KC_FAULT_SLOW_ITEM=%s@1", b);
+    char *env[] = { leave, slow, NULL };
+    char *sa[] = { "run", (char *)a, (char *)b, "--no-cache", NULL };
+    char *ka[] = { "run", (char *)a, (char *)b, "--no-cache", "--inflight", "2", NULL };
+    *s = kc_run_fake(sa, env, 60);
+    *k = kc_run_fake(ka, env, 60);
+    expect_same_run(s, k);
+}
+
 /* A process an item in flight leaves running is found, ended and carried by
  * every item in flight then (whose it is is not known); each runs again
  * alone, where the item that starts it is LEAK and the other PASS: the
  * serial run's verdicts. */
 Test(inflight_run, a_process_left_running_in_flight_is_decided_alone, .timeout = 90)
 {
-    char *env[] = { "KC_FAULT_LEAVE_CHILD=fake.axpy.f32", "KC_FAULT_SLOW_ITEM=fake.copy.f16@1", NULL };
-    char *sa[] = { "run", "fake.axpy.f32", "fake.copy.f16", "--no-cache", NULL };
-    char *ka[] = { "run", "fake.axpy.f32", "fake.copy.f16", "--no-cache", "--inflight", "2", NULL };
-    kc_proc s = kc_run_fake(sa, env, 60), k = kc_run_fake(ka, env, 60);
-    expect_same_run(&s, &k);
+    kc_proc s, k;
+    leftover_runs("fake.axpy.f32", "fake.copy.f16", &s, &k);
     char buf[2048];
     cr_expect(kc_out_item_line(s.out, "LEAK", "fake.axpy.f32", buf, sizeof buf), "%s", s.out);
     cr_expect(kc_out_item_line(k.out, "LEAK", "fake.axpy.f32", buf, sizeof buf), "%s", k.out);
@@ -364,12 +377,8 @@ Test(inflight_run, a_process_left_running_in_flight_is_decided_alone, .timeout =
  * too, by the neighbours' rule (its neighbour's LEAK in flight is not final). */
 Test(inflight_run, a_control_beside_a_process_left_running_is_red_as_alone, .timeout = 90)
 {
-    char *env[] = { "KC_FAULT_LEAVE_CHILD=fake.copy.f16", "KC_FAULT_SLOW_ITEM=fake.axpy.f32:control.wrong_value@1",
-                    NULL };
-    char *sa[] = { "run", "fake.copy.f16", "fake.axpy.f32:control.wrong_value", "--no-cache", NULL };
-    char *ka[] = { "run", "fake.copy.f16", "fake.axpy.f32:control.wrong_value", "--no-cache", "--inflight", "2", NULL };
-    kc_proc s = kc_run_fake(sa, env, 60), k = kc_run_fake(ka, env, 60);
-    expect_same_run(&s, &k);
+    kc_proc s, k;
+    leftover_runs("fake.copy.f16", "fake.axpy.f32:control.wrong_value", &s, &k);
     char buf[2048];
     cr_expect(kc_out_item_line(k.out, "LEAK", "fake.copy.f16", buf, sizeof buf), "%s", k.out);
     cr_expect(kc_out_item_line(k.out, "RED", "fake.axpy.f32:control.wrong_value", buf, sizeof buf), "%s", k.out);

@@ -81,7 +81,7 @@ void kc_ql_put_back_solo(queue *qq, int j, const char *state_why)
     qq->di[j].dispatched = 0;
     qq->di[j].solo = 1;
     qi->reported = 0;
-    qi->again = !(qq->interrupted || qq->fin.stopping);
+    qi->again = 1;              /* cleared if it ends NOTRUN instead (kc_q_finish_item) */
 }
 
 void kc_ql_on_result(queue *qq, wk *w, kc_child *c, const char *line)

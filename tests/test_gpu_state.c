@@ -103,7 +103,7 @@ Test(gpu_state, memory_left_by_one_item)
     setup(&gpu, &w);
     cr_expect_eq(item(&gpu, &w, 64, 64 + KC_GPU_LEAK_MIB, what, sizeof what), KC_GPU_LEFT_NOTHING, "%s", what);
     cr_expect_eq(item(&gpu, &w, 128, 200, what, sizeof what), KC_GPU_LEFT_MEMORY);
-    cr_expect_str_eq(what, "GPU memory allocated: this process holds 200 MiB on its device after it, 128 MiB before it "
+    cr_expect_str_eq(what, "it left GPU memory allocated: this process holds 200 MiB on its device after it, 128 MiB before it "
                            "(NVML; more than 64 MiB more)");
     cr_expect_eq(item(&gpu, &w, 200, 100, what, sizeof what), KC_GPU_LEFT_NOTHING, "freed memory is no leak");
     unlink(procs);
@@ -120,6 +120,38 @@ Test(gpu_state, memory_grown_over_many_items)
         cr_expect_eq(item(&gpu, &w, m, m + 60, what, sizeof what), KC_GPU_LEFT_NOTHING, "item %d: %s", i, what);
     cr_expect_eq(item(&gpu, &w, m, m + 60, what, sizeof what), KC_GPU_LEFT_MEMORY, "540 MiB more than at the first");
     cr_expect(strstr(what, "1140 MiB on its device after it, 600 MiB when its first GPU item started"), "%s", what);
+    unlink(procs);
+}
+
+static size_t lanes_keep_mib;
+
+static size_t lanes_keep(void *ctx)
+{
+    (void)ctx;
+    return lanes_keep_mib << 20;
+}
+
+/* A worker with lanes: what they keep on purpose (inputs, kept buffers) is
+ * left out, and its growth since its first item alone is not compared (its
+ * lanes' module copies grow it by design). */
+Test(gpu_state, a_worker_with_lanes_leaves_out_what_they_keep)
+{
+    kc_gpu gpu;
+    kc_gpu_watch w;
+    char what[512];
+    setup(&gpu, &w);
+    w.also_held = lanes_keep;
+    lanes_keep_mib = 0;
+    cr_expect_eq(item(&gpu, &w, 600, 600, what, sizeof what), KC_GPU_LEFT_NOTHING, "%s", what);
+    lanes_keep_mib = 1000;                  /* the lanes' caches filled between items alone */
+    cr_expect_eq(item(&gpu, &w, 1600, 1600, what, sizeof what), KC_GPU_LEFT_NOTHING, "%s", what);
+    cr_expect_eq(item(&gpu, &w, 1600, 1700, what, sizeof what), KC_GPU_LEFT_MEMORY, "100 MiB in one item alone");
+    cr_expect_str_eq(what, "it left GPU memory allocated: this worker holds 700 MiB on its device after it, 600 MiB "
+                           "before it (NVML; more than 64 MiB more)");
+    cr_expect_eq(item(&gpu, &w, 2400, 2400, what, sizeof what), KC_GPU_LEFT_NOTHING, "grown since the first: %s",
+                 what);
+    w.also_held = NULL;                     /* the same figures in a process of one item at a time */
+    cr_expect_eq(item(&gpu, &w, 2400, 2400, what, sizeof what), KC_GPU_LEFT_MEMORY, "grown since the first");
     unlink(procs);
 }
 
@@ -168,17 +200,20 @@ static void expect_state(const char *out, const char *name, const char *state)
     cr_expect_str_eq(st, state, "%s:\n%s", name, out);
 }
 
-/* The verdicts and counts both runs share. */
-static void expect_gpu_states(const kc_proc *p)
+/* The verdicts and counts every run shares; holder: "process" (one item at
+ * a time) or "worker" (a worker with lanes, whose watch is the worker's). */
+static void expect_gpu_states(const kc_proc *p, const char *holder)
 {
     cr_expect_eq(p->status, 1, "the LEAK fails the run: exit %d\n%s%s", p->status, p->out, p->err);
     expect_state(p->out, "fixture.gpu.a.listed", "PASS");
     expect_state(p->out, "fixture.gpu.b.keepmem", "PASS");
     expect_state(p->out, "fixture.gpu.c.pending", "LEAK");
     expect_state(p->out, "fixture.gpu.d.pass", "PASS");
-    cr_expect(strstr(p->out, "fixture.gpu.b.keepmem  suite passed; it left GPU memory allocated: this process holds 600 "
-                             "MiB on its device after it, 64 MiB before it (NVML; more than 64 MiB more): this process "
-                             "is replaced"), "%s", p->out);
+    char left[300];
+    snprintf(left, sizeof left, "fixture.gpu.b.keepmem  suite passed; it left GPU memory allocated: this %s holds 600 "
+             "MiB on its device after it, 64 MiB before it (NVML; more than 64 MiB more): this process is replaced",
+             holder);
+    cr_expect(strstr(p->out, left), "%s", p->out);
     cr_expect(strstr(p->out, "fixture.gpu.c.pending  left an error pending in its CUDA context: CUDA_ERROR_ILLEGAL_ADDRESS "
                              "(an illegal memory access was encountered) (otherwise PASS: suite passed)"), "%s", p->out);
     kc_tally t;
@@ -192,13 +227,37 @@ Test(gpu_state, serial_run_continues_in_a_fresh_process, .timeout = 40)
     char procs_file[128];
     snprintf(procs_file, sizeof procs_file, "%s/kc_test_gpu_state_serial_%ld", kc_test_tmpdir(), (long)getpid());
     kc_proc p = fake_gpu_run((char *[]){ "run", "fixture.gpu.*", NULL }, procs_file);
-    expect_gpu_states(&p);
+    expect_gpu_states(&p, "process");
     cr_expect(strstr(p.out, "kcontract-fixture: that item left GPU memory allocated in this process; continuing in a fresh process\n"),
               "%s", p.out);
     cr_expect(strstr(p.out, "kcontract-fixture: the CUDA context is unusable after that item; continuing in a fresh process\n"),
               "%s", p.out);
     kc_proc_free(&p);
     unlink(procs_file);
+}
+
+/* A worker with lanes runs suites alone, on its main thread: each gets the
+ * watch a worker of one item at a time gives it, so an error left pending
+ * is LEAK and memory left replaces the worker, as serially (both passed
+ * unwatched before). */
+Test(gpu_state, a_worker_with_lanes_watches_its_items_run_alone, .timeout = 40)
+{
+    char procs_file[128], costs[128];
+    snprintf(procs_file, sizeof procs_file, "%s/kc_test_gpu_state_lanes_%ld", kc_test_tmpdir(), (long)getpid());
+    snprintf(costs, sizeof costs, "%s/kc_test_gpu_state_lanes_%ld.tsv", kc_test_tmpdir(), (long)getpid());
+    unlink(costs);
+    kc_proc p = fake_gpu_run((char *[]){ "run", "fixture.gpu.*", "--jobs", "1", "--inflight", "2", "--costs", costs,
+                                         NULL }, procs_file);
+    expect_gpu_states(&p, "worker");
+    cr_expect(strstr(p.out, ") after GPU memory left allocated by fixture.gpu.b.keepmem\n"), "%s", p.out);
+    cr_expect(strstr(p.out, ") after a CUDA context loss reported by fixture.gpu.c.pending\n"), "%s", p.out);
+    cr_expect_eq(kc_out_count(p.out, "kcontract-fixture: worker 0 restarted"), 2, "%s", p.out);
+    kc_proc_free(&p);
+    p = fake_gpu_run((char *[]){ "run", "fixture.gpu.*", "--inflight", "2", NULL }, procs_file);   /* serial */
+    expect_gpu_states(&p, "worker");
+    kc_proc_free(&p);
+    unlink(procs_file);
+    unlink(costs);
 }
 
 Test(gpu_state, queue_replaces_the_worker, .timeout = 40)
@@ -209,7 +268,7 @@ Test(gpu_state, queue_replaces_the_worker, .timeout = 40)
     unlink(costs);
     /* One worker, items by name (equal estimates): each replacement is that worker's. */
     kc_proc p = fake_gpu_run((char *[]){ "run", "fixture.gpu.*", "--jobs", "1", "--costs", costs, NULL }, procs_file);
-    expect_gpu_states(&p);
+    expect_gpu_states(&p, "process");
     /* Each restart names the item that caused it: a held verdict's line may come after it. */
     cr_expect(strstr(p.out, "kcontract-fixture: worker 0 restarted (pid ") &&
               strstr(p.out, ") after GPU memory left allocated by fixture.gpu.b.keepmem\n"), "%s", p.out);

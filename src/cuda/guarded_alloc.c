@@ -224,6 +224,16 @@ CUresult kc_guard_free(const kc_cuda *cu, CUdeviceptr p)
     return CUDA_SUCCESS;
 }
 
+size_t kc_guard_kept_bytes(const kc_cuda *cu)
+{
+    struct kc_guard *g = cu->guard;
+    if (!g) return 0;
+    pthread_mutex_lock(&g->mu);
+    size_t n = g->kept_bytes;
+    pthread_mutex_unlock(&g->mu);
+    return n;
+}
+
 void kc_guard_close(kc_cuda *cu, int lost)
 {
     struct kc_guard *g = cu->guard;

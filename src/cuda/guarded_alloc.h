@@ -59,6 +59,10 @@ CUresult kc_guard_alloc(const kc_cuda *cu, CUdeviceptr *p, size_t n);
  * else unmapped, released, its reservation freed. CUDA_ERROR_INVALID_VALUE
  * for an address it did not give. */
 CUresult kc_guard_free(const kc_cuda *cu, CUdeviceptr p);
+/* Bytes of freed buffers cu's guard keeps mapped (kc_guard_free; at most
+ * KC_GUARD_KEEP), 0 when cu has no guard: memory the process holds on
+ * purpose, which its GPU-memory watch leaves out (gpu_state.h). */
+size_t kc_guard_kept_bytes(const kc_cuda *cu);
 /* The session ends (lost: its context is lost, nothing is freed on the
  * device): the buffers still held and the ones kept are freed, a line on stderr says how many
  * buffers had no gaps (the address space ran out), and cu's guard is off. */

@@ -39,6 +39,16 @@ typedef struct kc_gpu_watch {
     long pid;                   /* this process */
     long base_mib;              /* NVML memory at the start of its first listed GPU item; -1 none yet */
     long before_mib;            /* at the start of the current item; -1 unknown or not listed */
+    /* A worker with lanes (worker_lanes.c) watches only the items it runs
+     * alone, with nothing in flight, and its lanes keep memory on purpose
+     * between those items (their input caches, freed guarded buffers):
+     * also_held(also_held_ctx) gives those bytes, left out like the
+     * watched session's own inputs. Its growth since base_mib is not
+     * compared (KC_GPU_GROWN_MIB): its lanes also keep a copy of each
+     * module they ran, which nothing measures. NULL: a process of one item
+     * at a time. */
+    size_t (*also_held)(void *ctx);
+    void *also_held_ctx;
 } kc_gpu_watch;
 
 /* An empty watch for this process. */
@@ -46,9 +56,10 @@ void kc_gpu_watch_init(kc_gpu_watch *w);
 /* Before a GPU item on gpu (ready): notes the process's NVML memory. */
 void kc_gpu_watch_before(kc_gpu_watch *w, kc_gpu *gpu);
 /* After it: KC_GPU_LEFT_ERROR with "an error pending in its CUDA context:
- * CUDA_ERROR_... (...)" in what, KC_GPU_LEFT_MEMORY with "GPU memory
- * allocated: this process holds 600 MiB on its device after it, 64 MiB
- * before it (NVML)" in what, else KC_GPU_LEFT_NOTHING. An error is checked
- * first: with one, memory figures mean nothing. */
+ * CUDA_ERROR_... (...)" in what, KC_GPU_LEFT_MEMORY with "it left GPU
+ * memory allocated: this process holds 600 MiB on its device after it, 64
+ * MiB before it (NVML; ...)" in what ("this worker" with also_held), else
+ * KC_GPU_LEFT_NOTHING. An error is checked first: with one, memory figures
+ * mean nothing. */
 int kc_gpu_watch_after(kc_gpu_watch *w, kc_gpu *gpu, char *what, size_t cap);
 #endif

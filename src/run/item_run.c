@@ -107,7 +107,7 @@ static void check_gpu_state(kc_gpu *gpu, kc_gpu_watch *gw, kc_item_result *out)
         out->context_lost = KC_LOST_CONTEXT;
         break;
     case KC_GPU_LEFT_MEMORY:                /* the verdict stands; the process does not carry it on */
-        snprintf(note, sizeof note, "; it left %s: this process is replaced", what);
+        snprintf(note, sizeof note, "; %s: this process is replaced", what);
         snprintf(out->msg + strlen(out->msg), sizeof out->msg - strlen(out->msg), "%s", note);
         out->context_lost = KC_LOST_GPU_STATE;
         break;

@@ -16,6 +16,8 @@
 #include "exit_guard.h"
 #include "gates.h"
 #include "gpu_open.h"
+#include "gpu_state.h"
+#include "guarded_alloc.h"
 #include "inflight.h"
 #include "inputs.h"
 #include "item_run.h"
@@ -33,6 +35,7 @@
 typedef struct lane {
     pthread_t th;
     int started;
+    kc_gpu *g;                  /* its view of the session once opened (under mu), NULL before and after */
     const kc_item *it;          /* its item, NULL free */
     int done;                   /* its item is over: r holds the result (set by the lane, under mu) */
     int said_done;              /* DONE written; its nonce awaited */
@@ -64,7 +67,8 @@ typedef struct lane_arg {
 
 /* A lane's item run on its view g: as kc_item_run does for a kernel item or
  * control, less what belongs to the process (its RSS, leftover processes,
- * the GPU-state watch, stdio: the worker's at idle points, docs). Its line
+ * the GPU-state watch, stdio: the worker's, at its items run alone:
+ * leftovers_in_flight, held_on_purpose, docs). Its line
  * is printed by the parent (keep_over): an item over after a neighbour
  * lost the context is never said over, so never sent. Returns the gates'
  * further lines (malloc'd, or NULL). */
@@ -166,6 +170,9 @@ static void *lane_main(void *arg)
     lane *l = &ls->l[i];
     kc_gpu g;
     int open_rc = kc_gpu_open_lane(&g, &ls->base, KC_INPUT_CACHE_BYTES / (size_t)ls->k);
+    pthread_mutex_lock(&ls->mu);
+    l->g = open_rc ? NULL : &g;
+    pthread_mutex_unlock(&ls->mu);
     for (;;) {
         pthread_mutex_lock(&ls->mu);
         while (!ls->quit && (!l->it || l->done)) pthread_cond_wait(&ls->go, &ls->mu);
@@ -196,8 +203,37 @@ static void *lane_main(void *arg)
         do w = write(ls->wake[1], "x", 1);
         while (w < 0 && errno == EINTR);
     }
+    pthread_mutex_lock(&ls->mu);
+    l->g = NULL;
+    pthread_mutex_unlock(&ls->mu);
     if (!open_rc) kc_gpu_close_lane(&g);
     return NULL;
+}
+
+/* The device memory the worker's lanes keep on purpose between items, in
+ * bytes: their input caches (inputs.h) and the freed guarded buffers the
+ * session keeps mapped (guarded_alloc.h). The GPU-state watch of the items
+ * run alone leaves it out (gpu_state.h), as a serial process's watch
+ * leaves out its own inputs. */
+static size_t held_on_purpose(void *ctx)
+{
+    lanes *ls = ctx;
+    size_t n = kc_guard_kept_bytes(&ls->base.cu);
+    pthread_mutex_lock(&ls->mu);
+    for (int i = 0; i < ls->k; i++)
+        if (ls->l[i].g) n += kc_inputs_held(ls->l[i].g->inputs);
+    pthread_mutex_unlock(&ls->mu);
+    return n;
+}
+
+/* Nonzero when a lane's item is still running (not yet over). */
+static int running_in_flight(lanes *ls)
+{
+    int n = 0;
+    pthread_mutex_lock(&ls->mu);
+    for (int i = 0; i < ls->k; i++) n += ls->l[i].it && !ls->l[i].done;
+    pthread_mutex_unlock(&ls->mu);
+    return n;
 }
 
 /* Opens the context with the per-thread stream table and starts the lanes
@@ -263,6 +299,14 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
     static char out[KC_RESULT_LINE_CAP + KC_NONCE_LEN + 1];
     char line[1024], name[512], nonce[KC_NONCE_LEN + 1], err[300];
     int rc = 0, stopping = 0;
+    /* The GPU-state watch of the items run alone, as a worker of one item at
+     * a time has for each (gpu_state.h): with nothing in flight beside them,
+     * an error left pending and memory left allocated are theirs; growth
+     * since the first is the worker's (items in flight before). */
+    kc_gpu_watch gw;
+    kc_gpu_watch_init(&gw);
+    gw.also_held = held_on_purpose;
+    gw.also_held_ctx = ls;
     kc_exit_guard_what("waiting for items (worker with lanes)");
     for (;;) {
         /* The lanes' completions: DONE for each, unless the worker stops. */
@@ -358,7 +402,8 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
                 char what[600];
                 snprintf(what, sizeof what, "running item %s", it->name);
                 kc_exit_guard_what(what);
-                kc_item_run_kept(&ls->base, ls->gpu_state == 1, it, o, NULL, san, &l->r, &l->kept);
+                kc_gpu_watch *watch = ls->gpu_state == 1 && !running_in_flight(ls) ? &gw : NULL;
+                kc_item_run_kept(&ls->base, ls->gpu_state == 1, it, o, watch, san, &l->r, &l->kept);
                 kc_exit_guard_what("waiting for items (worker with lanes)");
                 l->it = it;
                 l->lost = l->r.context_lost != 0;

@@ -8,6 +8,7 @@
  * (queue_neighbours.c), else it is decided alone; K outside 1..64 is
  * refused. */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,44 @@ Test(inflight_run, four_in_flight_give_the_serial_verdicts, .timeout = 60)
               k.out);
     kc_proc_free(&s);
     kc_proc_free(&k);
+}
+
+/* Every item of the fixture binary but those that end or stall a run on
+ * purpose (tested apart): suites that crash, leave processes or GPU state
+ * behind, fail; kernels that fail, fault, are KNOWN; controls; :limits and
+ * :sanitize items, some of which go in flight and some alone. Two workers
+ * of four lanes, and one serial worker of three, give the serial run's
+ * verdicts, SUMMARY and exit status, item by item. Before the lanes watched
+ * the GPU state of the items they run alone, fixture.gpu.c.pending (an
+ * error left pending) read PASS here and LEAK serially. */
+Test(inflight_run, every_fixture_item_gives_the_serial_verdict_in_flight, .timeout = 240)
+{
+    char nvml[1024], procs[300], san[PATH_MAX + 32], costs[300], sanpath[PATH_MAX];
+    const char *lib = getenv("KC_FAKE_NVML");
+    snprintf(nvml, sizeof nvml, "KC_LIBNVML=%s", lib && *lib ? lib : "build/libfake_nvml.so");
+    snprintf(procs, sizeof procs, "KC_FAKE_NVML_PROCS=%s/kc-every.%ld.procs", kc_test_tmpdir(), (long)getpid());
+    snprintf(costs, sizeof costs, "%s/kc-every.%ld.costs.tsv", kc_test_tmpdir(), (long)getpid());
+    cr_assert(realpath("tests/fake/compute-sanitizer", sanpath));
+    snprintf(san, sizeof san, "KC_COMPUTE_SANITIZER=%s", sanpath);
+    char *env[] = { nvml, procs, san, "KC_CACHE_DIR=off", NULL };
+#define EVERY "run", "*", "--exclude", "fixture.hang*", "--exclude", "fixture.cost.*", "--exclude", "fixture.break.*", \
+        "--exclude", "fixture.trust.*", "--exclude", "fixture.leak.daemon", "--exclude", "fixture.leak.hang", \
+        "--exclude", "fixture.stubborn", "--exclude", "gpu.harness.*", "--timeout", "20", "--no-cache"
+    char *sa[] = { EVERY, NULL };
+    char *ka[] = { EVERY, "--jobs", "2", "--inflight", "4", "--costs", costs, NULL };
+    char *ia[] = { EVERY, "--inflight", "3", NULL };
+#undef EVERY
+    kc_proc s = kc_run_fake(sa, env, 200), k = kc_run_fake(ka, env, 200), i = kc_run_fake(ia, env, 200);
+    cr_expect_eq(s.status, 1, "the fixture's failures fail the serial run: %s%s", s.out, s.err);
+    cr_expect_gt(kc_out_count(s.out, "\nLEAK   "), 0, "some items leave state behind:\n%s", s.out);
+    cr_expect_gt(kc_out_count(k.out, "[w0] RED    ") + kc_out_count(k.out, "[w1] RED    "), 20, "%s", k.out);
+    expect_same_run(&s, &k);
+    expect_same_run(&s, &i);
+    unlink(costs);
+    unlink(procs + strlen("KC_FAKE_NVML_PROCS="));
+    kc_proc_free(&s);
+    kc_proc_free(&k);
+    kc_proc_free(&i);
 }
 
 Test(inflight_run, a_control_that_loses_the_context_is_red_by_its_gate_beside_passing_items, .timeout = 60)

@@ -117,6 +117,9 @@ Test(inflight_run, every_fixture_item_gives_the_serial_verdict_in_flight, .timeo
     cr_expect_gt(kc_out_count(k.out, "[w0] RED    ") + kc_out_count(k.out, "[w1] RED    "), 20, "%s", k.out);
     expect_same_run(&s, &k);
     expect_same_run(&s, &i);
+    cr_expect(strstr(i.out, "up to 3 items in flight (--inflight): each line comes once its verdict stands, so not in "
+                            "name order"), "a serial run in flight says why its lines leave name order:\n%s", i.out);
+    cr_expect(!strstr(s.out, "items in flight (--inflight)"), "%s", s.out);
     unlink(costs);
     unlink(procs + strlen("KC_FAKE_NVML_PROCS="));
     kc_proc_free(&s);

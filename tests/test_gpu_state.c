@@ -7,7 +7,10 @@
  * driver: an item that leaves memory allocated keeps its verdict, says so
  * and its process is replaced (serial: a fresh process; queue: a fresh
  * worker); one that leaves an error pending is LEAK, and its process is
- * replaced too; the items after them run. */
+ * replaced too; one that changes a limit of the context (the malloc heap
+ * size) keeps its verdict and the limit is set back, or, when the driver
+ * will not, its process is replaced, so the item after it sees the limit
+ * of a fresh process; the items after them run. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +126,55 @@ Test(gpu_state, memory_grown_over_many_items)
     unlink(procs);
 }
 
+/* The stand-in's context limits (the CUlimit order), and whether it lets
+ * one be set back. */
+static size_t stub_limits[8];
+static int stub_stuck;
+static CUresult stub_get_limit(size_t *v, CUlimit l)
+{
+    if (l == CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH) return CUDA_ERROR_UNSUPPORTED_LIMIT;
+    *v = stub_limits[l];
+    return CUDA_SUCCESS;
+}
+static CUresult stub_set_limit(CUlimit l, size_t v)
+{
+    if (stub_stuck) return CUDA_ERROR_INVALID_VALUE;
+    stub_limits[l] = v;
+    return CUDA_SUCCESS;
+}
+
+/* A limit changed by an item is named and set back to what it was at the
+ * first item; one that cannot be is named so, and the process must go;
+ * the stack size, which the driver raises by itself, is not compared. */
+Test(gpu_state, a_limit_changed_is_named_and_set_back)
+{
+    kc_gpu gpu;
+    kc_gpu_watch w;
+    char what[1024];
+    setup(&gpu, &w);
+    gpu.cu.CtxGetLimit = stub_get_limit;
+    gpu.cu.CtxSetLimit = stub_set_limit;
+    for (int i = 0; i < 8; i++) stub_limits[i] = 1000 + (size_t)i;
+    stub_stuck = 0;
+    cr_expect_eq(item(&gpu, &w, 64, 64, what, sizeof what), KC_GPU_LEFT_NOTHING, "%s", what);
+    stub_limits[CU_LIMIT_STACK_SIZE] = 4096;                /* the driver's own doing */
+    stub_limits[CU_LIMIT_MALLOC_HEAP_SIZE] = 67108864;
+    stub_limits[CU_LIMIT_PRINTF_FIFO_SIZE] = 5;
+    cr_expect_eq(item(&gpu, &w, 64, 64, what, sizeof what), KC_GPU_LEFT_LIMITS, "%s", what);
+    cr_expect_str_eq(what, "it changed the CUDA context's malloc heap size limit from 1002 to 67108864 bytes (set "
+                           "back); it changed the CUDA context's printf FIFO size limit from 1001 to 5 bytes (set back)");
+    cr_expect(stub_limits[CU_LIMIT_MALLOC_HEAP_SIZE] == 1002 && stub_limits[CU_LIMIT_PRINTF_FIFO_SIZE] == 1001);
+    cr_expect_eq(stub_limits[CU_LIMIT_STACK_SIZE], 4096, "the stack size is the driver's");
+    cr_expect_eq(item(&gpu, &w, 64, 64, what, sizeof what), KC_GPU_LEFT_NOTHING, "set back: %s", what);
+    stub_limits[CU_LIMIT_PERSISTING_L2_CACHE_SIZE] = 1 << 20;
+    stub_stuck = 1;
+    cr_expect_eq(item(&gpu, &w, 64, 200, what, sizeof what), KC_GPU_LEFT_MEMORY, "%s", what);
+    cr_expect(strstr(what, "it changed the CUDA context's persisting L2 cache size limit from 1006 to 1048576 bytes, "
+                           "which could not be set back (error 1 (no CUresult the driver names)); it left GPU memory allocated: this process holds "
+                           "200 MiB"), "both, the limit first: %s", what);
+    unlink(procs);
+}
+
 static size_t lanes_keep_mib;
 
 static size_t lanes_keep(void *ctx)
@@ -209,6 +261,10 @@ static void expect_gpu_states(const kc_proc *p, const char *holder)
     expect_state(p->out, "fixture.gpu.b.keepmem", "PASS");
     expect_state(p->out, "fixture.gpu.c.pending", "LEAK");
     expect_state(p->out, "fixture.gpu.d.pass", "PASS");
+    expect_state(p->out, "fixture.gpu.e.limit", "PASS");
+    expect_state(p->out, "fixture.gpu.f.after", "PASS");      /* the limit of a fresh process */
+    cr_expect(strstr(p->out, "fixture.gpu.e.limit  suite passed; it changed the CUDA context's malloc heap size limit "
+                             "from 8388608 to 67108864 bytes (set back)  ("), "%s", p->out);
     char left[300];
     snprintf(left, sizeof left, "fixture.gpu.b.keepmem  suite passed; it left GPU memory allocated: this %s holds 600 "
              "MiB on its device after it, 64 MiB before it (NVML; more than 64 MiB more): this process is replaced",
@@ -218,7 +274,7 @@ static void expect_gpu_states(const kc_proc *p, const char *holder)
                              "(an illegal memory access was encountered) (otherwise PASS: suite passed)"), "%s", p->out);
     kc_tally t;
     kc_out_tally(p->out, &t);
-    cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 3);
+    cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 5);
     cr_expect_eq(t.n[KC_KIND_SUITE][KC_LEAK], 1);
 }
 
@@ -228,7 +284,7 @@ Test(gpu_state, serial_run_continues_in_a_fresh_process, .timeout = 40)
     snprintf(procs_file, sizeof procs_file, "%s/kc_test_gpu_state_serial_%ld", kc_test_tmpdir(), (long)getpid());
     kc_proc p = fake_gpu_run((char *[]){ "run", "fixture.gpu.*", NULL }, procs_file);
     expect_gpu_states(&p, "process");
-    cr_expect(strstr(p.out, "kcontract-fixture: that item left GPU memory allocated in this process; continuing in a fresh process\n"),
+    cr_expect(strstr(p.out, "kcontract-fixture: that item left GPU state (memory, or a limit) in this process; continuing in a fresh process\n"),
               "%s", p.out);
     cr_expect(strstr(p.out, "kcontract-fixture: the CUDA context is unusable after that item; continuing in a fresh process\n"),
               "%s", p.out);
@@ -249,7 +305,7 @@ Test(gpu_state, a_worker_with_lanes_watches_its_items_run_alone, .timeout = 40)
     kc_proc p = fake_gpu_run((char *[]){ "run", "fixture.gpu.*", "--jobs", "1", "--inflight", "2", "--costs", costs,
                                          NULL }, procs_file);
     expect_gpu_states(&p, "worker");
-    cr_expect(strstr(p.out, ") after GPU memory left allocated by fixture.gpu.b.keepmem\n"), "%s", p.out);
+    cr_expect(strstr(p.out, ") after GPU state left by fixture.gpu.b.keepmem\n"), "%s", p.out);
     cr_expect(strstr(p.out, ") after a CUDA context loss reported by fixture.gpu.c.pending\n"), "%s", p.out);
     cr_expect_eq(kc_out_count(p.out, "kcontract-fixture: worker 0 restarted"), 2, "%s", p.out);
     kc_proc_free(&p);
@@ -258,6 +314,32 @@ Test(gpu_state, a_worker_with_lanes_watches_its_items_run_alone, .timeout = 40)
     kc_proc_free(&p);
     unlink(procs_file);
     unlink(costs);
+}
+
+/* A limit the driver will not set back (the malloc heap size once a kernel
+ * that uses malloc has run; the fake's KC_FAKE_LIMITS_STICK) replaces the
+ * process, serially and in a worker with lanes, so the item after it sees
+ * the limit a fresh process has. */
+Test(gpu_state, a_limit_not_set_back_replaces_the_process, .timeout = 40)
+{
+    char procs_file[128];
+    snprintf(procs_file, sizeof procs_file, "%s/kc_test_gpu_state_stick_%ld", kc_test_tmpdir(), (long)getpid());
+    setenv("KC_FAKE_LIMITS_STICK", "1", 1);
+    for (int lanes = 0; lanes < 2; lanes++) {
+        kc_proc p = fake_gpu_run(lanes ? (char *[]){ "run", "fixture.gpu.[ef]*", "--inflight", "2", NULL }
+                                       : (char *[]){ "run", "fixture.gpu.[ef]*", NULL }, procs_file);
+        cr_expect_eq(p.status, 0, "%s%s", p.out, p.err);
+        expect_state(p.out, "fixture.gpu.e.limit", "PASS");
+        expect_state(p.out, "fixture.gpu.f.after", "PASS");
+        cr_expect(strstr(p.out, "fixture.gpu.e.limit  suite passed; it changed the CUDA context's malloc heap size limit "
+                                "from 8388608 to 67108864 bytes, which could not be set back (CUDA_ERROR_INVALID_VALUE): "
+                                "this process is replaced"), "%s", p.out);
+        cr_expect(strstr(p.out, "kcontract-fixture: that item left GPU state (memory, or a limit) in this process; "
+                                "continuing in a fresh process\n"), "%s", p.out);
+        kc_proc_free(&p);
+    }
+    unsetenv("KC_FAKE_LIMITS_STICK");
+    unlink(procs_file);
 }
 
 Test(gpu_state, queue_replaces_the_worker, .timeout = 40)
@@ -271,7 +353,7 @@ Test(gpu_state, queue_replaces_the_worker, .timeout = 40)
     expect_gpu_states(&p, "process");
     /* Each restart names the item that caused it: a held verdict's line may come after it. */
     cr_expect(strstr(p.out, "kcontract-fixture: worker 0 restarted (pid ") &&
-              strstr(p.out, ") after GPU memory left allocated by fixture.gpu.b.keepmem\n"), "%s", p.out);
+              strstr(p.out, ") after GPU state left by fixture.gpu.b.keepmem\n"), "%s", p.out);
     cr_expect(strstr(p.out, ") after a CUDA context loss reported by fixture.gpu.c.pending\n"), "%s", p.out);
     cr_expect_eq(kc_out_count(p.out, "kcontract-fixture: worker 0 restarted"), 2, "%s", p.out);
     kc_proc_free(&p);

@@ -127,6 +127,40 @@ Test(inflight_run, every_fixture_item_gives_the_serial_verdict_in_flight, .timeo
     kc_proc_free(&i);
 }
 
+/* An item in flight whose host code raises a limit of the context (the
+ * malloc heap size, fakelimit.copy.f16's reference): the items beside it ran
+ * with it, so when it is over the limit is set back, the worker says so,
+ * and each kernel not yet said over that passed runs again alone; alone,
+ * its own watch names the change and sets it back, as serially. Same
+ * verdicts as serially; without a driver that lets it be set back, the
+ * worker is replaced. */
+Test(inflight_run, a_limit_changed_in_flight_sends_the_passes_beside_it_to_run_alone, .timeout = 90)
+{
+    char *sa[] = { "run", "fakelimit.copy.f16", "fake.axpy.f32", "fake.copy.f16", "--no-cache", NULL };
+    char *ka[] = { "run", "fakelimit.copy.f16", "fake.axpy.f32", "fake.copy.f16", "--no-cache", "--inflight", "3", NULL };
+    for (int stick = 0; stick < 2; stick++) {
+        char *env[] = { stick ? "KC_FAKE_LIMITS_STICK=1" : "KC_FAKE_LIMITS_STICK=0", NULL };
+        kc_proc s = kc_run_fake(sa, env, 30), k = kc_run_fake(ka, env, 30);
+        expect_same_run(&s, &k);
+        const char *how = stick ? ", which could not be set back (CUDA_ERROR_INVALID_VALUE): this process is replaced"
+                                : " (set back)";
+        char line[300];
+        snprintf(line, sizeof line, "PASS   fakelimit.copy.f16  gates 1-4 on 5 cases (3 shapes x up to 2 "
+                 "distributions); it changed the CUDA context's malloc heap size limit from 8388608 to 67108864 "
+                 "bytes%s  (", how);
+        cr_expect(strstr(s.out, line), "serially: %s\n%s", line, s.out);
+        cr_expect(strstr(k.out, line), "alone, after it went back: %s\n%s", line, k.out);
+        /* named when the first item over after the change is (it, or one beside it) */
+        cr_expect(strstr(k.err, " (in flight): it changed the CUDA context's malloc heap size limit from 8388608 to "
+                                "67108864 bytes"), "the worker names the change:\n%s", k.err);
+        cr_expect(strstr(k.out, ": LEAK ") && strstr(k.out, "its verdict is decided by a run with nothing beside it"),
+                  "%s", k.out);
+        cr_expect(strstr(k.out, "ran again alone: "), "%s", k.out);
+        kc_proc_free(&s);
+        kc_proc_free(&k);
+    }
+}
+
 Test(inflight_run, a_control_that_loses_the_context_is_red_by_its_gate_beside_passing_items, .timeout = 60)
 {
     char *sa[] = { "run", "fakeedgesmem.*", "fake.axpy.f32", "fake.copy.f16", "--no-cache", NULL };

@@ -11,7 +11,7 @@
 
 /* kc_item_result.context_lost: why this process must be replaced before its next GPU item. */
 #define KC_LOST_CONTEXT 1           /* the CUDA context is unusable (a sticky or pending error) */
-#define KC_LOST_GPU_STATE 2         /* the item left device memory allocated in it (gpu_state.h) */
+#define KC_LOST_GPU_STATE 2         /* the item left device memory allocated in it, or a limit not set back (gpu_state.h) */
 
 typedef struct kc_item_result {
     kc_state state;

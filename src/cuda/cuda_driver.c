@@ -97,6 +97,8 @@ int kc_cuda_load_streams(kc_cuda *cu, const char *lib, int per_thread, char *err
         { "cuMemUnmap", NULL, (void **)&cu->MemUnmap, 10020, 1 },
         { "cuMemSetAccess", NULL, (void **)&cu->MemSetAccess, 10020, 1 },
         { "cuMemGetAllocationGranularity", NULL, (void **)&cu->MemGetAllocationGranularity, 10020, 1 },
+        { "cuCtxGetLimit", NULL, (void **)&cu->CtxGetLimit, 0, 1 },
+        { "cuCtxSetLimit", NULL, (void **)&cu->CtxSetLimit, 0, 1 },
         { "cuMemAllocHost", NULL, (void **)&cu->MemAllocHost, 0, 1 },
         { "cuMemFreeHost", NULL, (void **)&cu->MemFreeHost, 0, 1 },
 #undef P

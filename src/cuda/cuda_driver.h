@@ -101,6 +101,11 @@ typedef struct kc_cuda {
      * offset and size of a kernel's parameter i (CUDA_ERROR_INVALID_VALUE
      * past its last). */
     CUresult (*FuncGetParamInfo)(CUfunction, size_t, size_t *, size_t *);
+    /* Optional, NULL where the library lacks them: the context's limits
+     * (malloc heap, printf FIFO, ...), which an item may change for every
+     * later item in the context (gpu_state.h). */
+    CUresult (*CtxGetLimit)(size_t *, CUlimit);
+    CUresult (*CtxSetLimit)(CUlimit, size_t);
     /* Optional, NULL where the driver lacks it (before CUDA 12.0): a tensor
      * map argument's encoder (gates/params.c). */
     CUresult (*TensorMapEncodeTiled)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,

@@ -33,10 +33,83 @@ static long listed_mib(kc_gpu_watch *w, kc_gpu *gpu)
     return listed ? mib - (long)(held >> 20) : -1;
 }
 
+/* The limits compared, with their names on an item's line; not the stack
+ * size, which the driver raises by itself (gpu_state.h). */
+static const struct { CUlimit limit; const char *name, *unit; } watched[KC_GPU_WATCH_LIMITS] = {
+    { CU_LIMIT_MALLOC_HEAP_SIZE, "malloc heap size", " bytes" },
+    { CU_LIMIT_PRINTF_FIFO_SIZE, "printf FIFO size", " bytes" },
+    { CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH, "device runtime sync depth", "" },
+    { CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, "device runtime pending launch count", "" },
+    { CU_LIMIT_MAX_L2_FETCH_GRANULARITY, "maximum L2 fetch granularity", " bytes" },
+    { CU_LIMIT_PERSISTING_L2_CACHE_SIZE, "persisting L2 cache size", " bytes" },
+};
+
+/* The limits as they are at the first GPU item, those the driver has. */
+static void take_limits(kc_gpu_watch *w, kc_gpu *gpu)
+{
+    if (w->limits_taken || !gpu->ready || !gpu->cu.CtxGetLimit || !gpu->cu.CtxSetLimit) return;
+    w->limits_taken = 1;
+    for (int i = 0; i < KC_GPU_WATCH_LIMITS; i++)
+        if (gpu->cu.CtxGetLimit(&w->base_limit[i], watched[i].limit) == CUDA_SUCCESS) w->limits_known |= 1u << i;
+}
+
 void kc_gpu_watch_before(kc_gpu_watch *w, kc_gpu *gpu)
 {
+    take_limits(w, gpu);
     w->before_mib = gpu->ready ? listed_mib(w, gpu) : -1;
     if (w->base_mib < 0) w->base_mib = w->before_mib;
+}
+
+int kc_gpu_watch_limits(kc_gpu_watch *w, kc_gpu *gpu, char *what, size_t cap)
+{
+    char none[1];
+    if (!cap) what = none, cap = 1;
+    what[0] = 0;
+    take_limits(w, gpu);
+    int found = KC_GPU_LEFT_NOTHING;
+    for (int i = 0; i < KC_GPU_WATCH_LIMITS; i++) {
+        size_t now, back;
+        if (!(w->limits_known & (1u << i)) || gpu->cu.CtxGetLimit(&now, watched[i].limit) != CUDA_SUCCESS ||
+            now == w->base_limit[i])
+            continue;
+        CUresult r = gpu->cu.CtxSetLimit(watched[i].limit, w->base_limit[i]);
+        if (r == CUDA_SUCCESS && (gpu->cu.CtxGetLimit(&back, watched[i].limit) != CUDA_SUCCESS ||
+                                  back != w->base_limit[i]))
+            r = CUDA_ERROR_INVALID_VALUE;       /* the driver "is free to modify the requested value" */
+        size_t len = strlen(what);
+        snprintf(what + len, cap - len, "%sit changed the CUDA context's %s limit from %zu to %zu%s", len ? "; " : "",
+                 watched[i].name, w->base_limit[i], now, watched[i].unit);
+        len = strlen(what);
+        if (r == CUDA_SUCCESS)
+            snprintf(what + len, cap - len, " (set back)");
+        else
+            snprintf(what + len, cap - len, ", which could not be set back (%s)", kc_cuda_error_name(&gpu->cu, r));
+        if (r != CUDA_SUCCESS) found = KC_GPU_LEFT_MEMORY;
+        else if (found == KC_GPU_LEFT_NOTHING) found = KC_GPU_LEFT_LIMITS;
+    }
+    return found;
+}
+
+/* Memory left by the item (gpu_state.h): 1 with what filled, else 0. */
+static int memory_left(kc_gpu_watch *w, kc_gpu *gpu, char *what, size_t cap)
+{
+    long after = listed_mib(w, gpu), before = w->before_mib;
+    if (after < 0 || before < 0) return 0;
+    if (after - before > KC_GPU_LEAK_MIB) {
+        snprintf(what, cap, "it left GPU memory allocated: this %s holds %ld MiB on its device after it, %ld MiB "
+                 "before it (NVML; more than %d MiB more)", w->also_held ? "worker" : "process", after, before,
+                 KC_GPU_LEAK_MIB);
+        return 1;
+    }
+    /* Not in a worker with lanes: they keep a copy of each module they ran
+     * (module_cache.h) and grow the process's memory by design, by an
+     * amount nothing here measures. */
+    if (!w->also_held && w->base_mib >= 0 && after - w->base_mib > KC_GPU_GROWN_MIB) {
+        snprintf(what, cap, "it left GPU memory allocated: this process holds %ld MiB on its device after it, %ld MiB "
+                 "when its first GPU item started (NVML; more than %d MiB more)", after, w->base_mib, KC_GPU_GROWN_MIB);
+        return 1;
+    }
+    return 0;
 }
 
 int kc_gpu_watch_after(kc_gpu_watch *w, kc_gpu *gpu, char *what, size_t cap)
@@ -51,20 +124,13 @@ int kc_gpu_watch_after(kc_gpu_watch *w, kc_gpu *gpu, char *what, size_t cap)
                  s ? s : "no description");
         return KC_GPU_LEFT_ERROR;
     }
-    long after = listed_mib(w, gpu), before = w->before_mib;
-    if (after < 0 || before < 0) return KC_GPU_LEFT_NOTHING;
-    if (after - before > KC_GPU_LEAK_MIB) {
-        snprintf(what, cap, "it left GPU memory allocated: this %s holds %ld MiB on its device after it, %ld MiB before "
-                 "it (NVML; more than %d MiB more)", w->also_held ? "worker" : "process", after, before, KC_GPU_LEAK_MIB);
+    int limits = kc_gpu_watch_limits(w, gpu, what, cap);
+    char mem[400];
+    int memory = memory_left(w, gpu, mem, sizeof mem);
+    if (memory) {
+        size_t len = strlen(what);
+        snprintf(what + len, cap - len, "%s%s", len ? "; " : "", mem);
         return KC_GPU_LEFT_MEMORY;
     }
-    /* Not in a worker with lanes: they keep a copy of each module they ran
-     * (module_cache.h) and grow the process's memory by design, by an
-     * amount nothing here measures. */
-    if (!w->also_held && w->base_mib >= 0 && after - w->base_mib > KC_GPU_GROWN_MIB) {
-        snprintf(what, cap, "it left GPU memory allocated: this process holds %ld MiB on its device after it, %ld MiB "
-                 "when its first GPU item started (NVML; more than %d MiB more)", after, w->base_mib, KC_GPU_GROWN_MIB);
-        return KC_GPU_LEFT_MEMORY;
-    }
-    return KC_GPU_LEFT_NOTHING;
+    return limits;
 }

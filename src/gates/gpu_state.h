@@ -21,7 +21,19 @@
  *     Compared only when NVML lists the process both times (not where NVML is
  *     absent, or in another PID namespace). The driver's own figure
  *     (cuMemGetInfo) is not used: it is the device's, shared with every other
- *     process on it. */
+ *     process on it;
+ *   - a limit of the context changed (cuCtxSetLimit, the runtime's
+ *     cudaDeviceSetLimit): the malloc heap size, printf FIFO size, device
+ *     runtime sync depth and pending launch count, maximum L2 fetch
+ *     granularity and persisting L2 cache size, compared after the item with
+ *     their values at the process's first GPU item. A larger heap set by one
+ *     item lets a later item's device-side malloc succeed where in a fresh
+ *     process it fails, so each is set back and named on the item's line,
+ *     its verdict standing; one the driver will not set back (the heap size
+ *     once a kernel that uses malloc has run) replaces the process
+ *     (KC_LOST_GPU_STATE). The stack size is not compared: the driver raises
+ *     it by itself for each launch that needs more (cuCtxSetLimit's
+ *     documentation, CUDA 13.0 cuda.h). */
 #ifndef KC_GPU_STATE_H
 #define KC_GPU_STATE_H
 #include <stddef.h>
@@ -30,8 +42,13 @@
 #define KC_GPU_LEAK_MIB 64          /* one item may leave at most this much more allocated ... */
 #define KC_GPU_GROWN_MIB 512        /* ... and all of them this much above the first item's start */
 
-/* What kc_gpu_watch_after found. */
-enum { KC_GPU_LEFT_NOTHING = 0, KC_GPU_LEFT_ERROR, KC_GPU_LEFT_MEMORY };
+#define KC_GPU_WATCH_LIMITS 6     /* the limits compared (gpu_state.c, watched[]) */
+
+/* What kc_gpu_watch_after found: nothing; an error pending (LEAK, the
+ * process replaced); memory left or a limit that could not be set back
+ * (named, the process replaced); limits changed and set back (named,
+ * nothing else). */
+enum { KC_GPU_LEFT_NOTHING = 0, KC_GPU_LEFT_ERROR, KC_GPU_LEFT_MEMORY, KC_GPU_LEFT_LIMITS };
 
 /* One process's watch over its context, across its items. */
 typedef struct kc_gpu_watch {
@@ -49,6 +66,9 @@ typedef struct kc_gpu_watch {
      * at a time. */
     size_t (*also_held)(void *ctx);
     void *also_held_ctx;
+    int limits_taken;           /* base_limit read (at the first GPU item) */
+    unsigned limits_known;      /* bit i: limit i read then (the driver has it) */
+    size_t base_limit[KC_GPU_WATCH_LIMITS];
 } kc_gpu_watch;
 
 /* An empty watch for this process. */
@@ -62,4 +82,12 @@ void kc_gpu_watch_before(kc_gpu_watch *w, kc_gpu *gpu);
  * KC_GPU_LEFT_NOTHING. An error is checked first: with one, memory figures
  * mean nothing. */
 int kc_gpu_watch_after(kc_gpu_watch *w, kc_gpu *gpu, char *what, size_t cap);
+/* The context's limits against their values at the first GPU item, each
+ * changed one set back: KC_GPU_LEFT_NOTHING; KC_GPU_LEFT_LIMITS with "it
+ * changed the CUDA context's malloc heap size limit from 8388608 to
+ * 67108864 bytes (set back)" in what; KC_GPU_LEFT_MEMORY when one could not
+ * be set back ("..., which could not be set back (CUDA_ERROR_...)"). Part of
+ * kc_gpu_watch_after; also called by a worker with lanes when an item in
+ * flight is over (worker_lanes.c). */
+int kc_gpu_watch_limits(kc_gpu_watch *w, kc_gpu *gpu, char *what, size_t cap);
 #endif

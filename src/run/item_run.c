@@ -99,9 +99,13 @@ void kc_note_predating(FILE *out)
 /* What the GPU item left in the context (gpu_state.h), on its outcome. */
 static void check_gpu_state(kc_gpu *gpu, kc_gpu_watch *gw, kc_item_result *out)
 {
-    char what[512], note[600];
+    char what[1024], note[1100];
     if (out->context_lost) return;          /* replaced anyway */
     switch (kc_gpu_watch_after(gw, gpu, what, sizeof what)) {
+    case KC_GPU_LEFT_LIMITS:                /* set back: the verdict stands, the process goes on */
+        snprintf(note, sizeof note, "; %s", what);
+        snprintf(out->msg + strlen(out->msg), sizeof out->msg - strlen(out->msg), "%s", note);
+        break;
     case KC_GPU_LEFT_ERROR:
         kc_result_left_behind(out, what);
         out->context_lost = KC_LOST_CONTEXT;

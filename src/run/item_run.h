@@ -27,7 +27,8 @@
  * are the item's own, without that wait. With gw (NULL: not checked), what a
  * GPU item left in the context is checked too (gpu_state.h): a pending error
  * makes it LEAK and sets context_lost to KC_LOST_CONTEXT; memory left
- * allocated is named on its line and sets KC_LOST_GPU_STATE.
+ * allocated, or a context limit the driver would not set back, is named on
+ * its line and sets KC_LOST_GPU_STATE; a limit set back is named only.
  * Test hook: KC_FAULT_LOSE_CONTEXT_AFTER=<item name> marks the context lost
  * after that item, so the serial re-exec and the queue's worker replacement
  * are exercised on machines without a GPU. san: this process's sanitizer

@@ -80,7 +80,7 @@ void kc_q_say_fresh(queue *qq, int abnormal, int lost)
 {
     kc_q_say(qq, "%s; continuing in a fresh process\n",
         abnormal ? "that item ended the process" : lost == KC_LOST_GPU_STATE
-        ? "that item left GPU memory allocated in this process" : "the CUDA context is unusable after that item");
+        ? "that item left GPU state (memory, or a limit) in this process" : "the CUDA context is unusable after that item");
 }
 
 void kc_q_fresh(queue *qq, wk *w)
@@ -222,11 +222,11 @@ void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c)
         kc_q_say_fresh(qq, abnormal, lost);
     else if (abnormal || by < 0)
         kc_q_say(qq, "worker %d restarted (pid %ld)%s\n", w->slot, (long)kc_q_child_of(qq, w)->pid,
-            abnormal ? "" : lost == KC_LOST_GPU_STATE ? " after its item left GPU memory allocated" : " after a CUDA context loss");
+            abnormal ? "" : lost == KC_LOST_GPU_STATE ? " after its item left GPU state" : " after a CUDA context loss");
     else        /* named: a held verdict's line (queue_holds.c, queue_neighbours.c) may come after this one. With
                  * items in flight a loss is the context's: the item named reported it (the worker stops at
                  * the first that does), not necessarily the one that caused it */
         kc_q_say(qq, "worker %d restarted (pid %ld) after %s%s\n", w->slot, (long)kc_q_child_of(qq, w)->pid,
-            lost == KC_LOST_GPU_STATE ? "GPU memory left allocated by " : "a CUDA context loss reported by ",
+            lost == KC_LOST_GPU_STATE ? "GPU state left by " : "a CUDA context loss reported by ",
             qq->items[qq->q[by].idx].name);
 }

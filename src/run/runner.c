@@ -68,7 +68,7 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
     }
     kc_report_run_end();      /* this process's part: the fresh one draws its own progress line */
     if (lost == KC_LOST_GPU_STATE)
-        kc_report_note(stdout, "that item left GPU memory allocated in this process; continuing in a fresh process\n");
+        kc_report_note(stdout, "that item left GPU state (memory, or a limit) in this process; continuing in a fresh process\n");
     else
         kc_report_note(stdout, "the CUDA context is unusable after that item; continuing in a fresh process\n");
     fflush(stderr);
@@ -255,7 +255,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         if (lost) {
             /* Nothing left, or exec failed: what remains is skipped here. */
             have_gpu = 0;
-            snprintf(gpu.why, sizeof gpu.why, lost == KC_LOST_GPU_STATE ? "an item left GPU memory allocated"
+            snprintf(gpu.why, sizeof gpu.why, lost == KC_LOST_GPU_STATE ? "an item left GPU state (memory, or a limit)"
                                                                          : "the CUDA context was lost");
         }
     }

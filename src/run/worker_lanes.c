@@ -44,13 +44,14 @@ typedef struct lane {
     char *detail;               /* the gates' further lines of its item (malloc'd; NULL none) */
     char *kept;                 /* the main thread's item: the lines under a verdict its parent prints
                                  * (kc_item_run_kept), sent on its result line; NULL none */
-    int beside_leftovers;       /* processes were left running in the worker while its item was in flight
-                                 * (leftovers_in_flight): its result carries them */
+    const char *beside;         /* what the worker found while its item was in flight (leftovers_in_flight,
+                                 * limits_in_flight), which its result carries; NULL nothing */
 } lane;
 
 typedef struct lanes {
     const kc_opts *o;
     kc_gpu base;
+    kc_gpu_watch gw;            /* the GPU-state watch: of the items run alone, and the context's limits */
     int gpu_state;              /* 0 not opened, 1 ready, -1 no GPU */
     int k;
     lane l[KC_INFLIGHT_MAX + 1];
@@ -129,7 +130,9 @@ static void leftovers_in_flight(lanes *ls, kc_san_pool *san, int i)
         lane *l = &ls->l[j];
         if (!l->it || (j != i && l->said_done)) continue;      /* over and checked before they were there */
         if (j != i) beside++;
-        l->beside_leftovers = 1;
+        if (!l->beside)
+            l->beside = "processes running in this worker while it was in flight (named on the worker's line; killed), "
+                        "which it or an item beside it started";
     }
     kc_say(stderr, "%d process%s running in this worker after %s, still there %d ms after it ended: %s; killed "
            "(SIGKILL); %s\n", n, n == 1 ? " was" : "es were", ls->l[i].it->name, KC_LEAK_TIMEOUT_MS, who,
@@ -137,14 +140,42 @@ static void leftovers_in_flight(lanes *ls, kc_san_pool *san, int i)
                     "alone" : "nothing else was in flight: it started them, and if it passed it runs again alone");
 }
 
+/* A context limit changed once lane i's item is over (gpu_state.h): which
+ * item changed it is not known (lane i's or one not yet said over), and
+ * any of their verdicts may have come with it, so it is set back, named on
+ * this worker's stderr, and every one of those items whose verdict would
+ * stand carries it, as leftover processes (leftovers_in_flight): a
+ * kernel's PASS or KNOWN becomes LEAK, not final in flight, and a run
+ * alone, with the limits its own, decides. One the driver will not set
+ * back ends the worker as a lost context does (KC_LOST_GPU_STATE), so
+ * every item beside runs again alone. Called under ls->mu. */
+static void limits_in_flight(lanes *ls, int i)
+{
+    char what[1024];
+    int found = kc_gpu_watch_limits(&ls->gw, &ls->base, what, sizeof what);
+    if (found == KC_GPU_LEFT_NOTHING) return;
+    for (int j = 0; j < ls->k; j++) {
+        lane *l = &ls->l[j];
+        if (!l->it || (j != i && l->said_done)) continue;
+        if (!l->beside)
+            l->beside = "a CUDA context limit changed while it was in flight (named on the worker's line; set back), "
+                        "by it or an item beside it";
+    }
+    if (found == KC_GPU_LEFT_MEMORY) {
+        if (!ls->l[i].r.context_lost) ls->l[i].r.context_lost = KC_LOST_GPU_STATE;
+        ls->l[i].lost = 1;
+    }
+    kc_say(stderr, "after %s (in flight): %s; it or an item in flight beside it changed %s: each of those kernels "
+           "that passed runs again alone%s\n", ls->l[i].it->name, what, strchr(what, ';') ? "them" : "it",
+           found == KC_GPU_LEFT_MEMORY ? ", and this worker is replaced" : "");
+}
+
 /* Lane l's result once its item is over: escaped for its line, and, when
- * processes were found left running while it was in flight
- * (leftovers_in_flight), a kernel's PASS or KNOWN made LEAK. */
+ * the worker found something while it was in flight (leftover processes,
+ * a changed limit), a kernel's PASS or KNOWN made LEAK. */
 static void lane_result_over(lane *l)
 {
-    if (l->beside_leftovers && (l->r.state == KC_PASS || l->r.state == KC_KNOWN))
-        kc_result_left_behind(&l->r, "processes running in this worker while it was in flight (named on the "
-                              "worker's line; killed), which it or an item beside it started");
+    if (l->beside && (l->r.state == KC_PASS || l->r.state == KC_KNOWN)) kc_result_left_behind(&l->r, l->beside);
     kc_result_escape(&l->r);
 }
 
@@ -243,6 +274,8 @@ static void open_gpu(lanes *ls)
     if (ls->gpu_state) return;
     ls->gpu_state = kc_gpu_open_streams(&ls->base, ls->o->device, 1) == 0 ? 1 : -1;
     if (ls->gpu_state != 1) return;
+    char none[8];
+    kc_gpu_watch_limits(&ls->gw, &ls->base, none, sizeof none);     /* the limits as the context starts */
     for (int i = 0; i < ls->k; i++) {
         lane_arg *a = malloc(sizeof *a);
         if (!a) continue;
@@ -303,10 +336,9 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
      * a time has for each (gpu_state.h): with nothing in flight beside them,
      * an error left pending and memory left allocated are theirs; growth
      * since the first is the worker's (items in flight before). */
-    kc_gpu_watch gw;
-    kc_gpu_watch_init(&gw);
-    gw.also_held = held_on_purpose;
-    gw.also_held_ctx = ls;
+    kc_gpu_watch_init(&ls->gw);
+    ls->gw.also_held = held_on_purpose;
+    ls->gw.also_held_ctx = ls;
     kc_exit_guard_what("waiting for items (worker with lanes)");
     for (;;) {
         /* The lanes' completions: DONE for each, unless the worker stops. */
@@ -316,6 +348,7 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
             if (!l->it || !l->done || l->said_done || stopping) continue;
             if (i < ls->k) {                /* the main thread's own item printed its line already */
                 leftovers_in_flight(ls, san, i);
+                limits_in_flight(ls, i);
                 lane_result_over(l);
                 keep_over(l);
             }
@@ -402,7 +435,7 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
                 char what[600];
                 snprintf(what, sizeof what, "running item %s", it->name);
                 kc_exit_guard_what(what);
-                kc_gpu_watch *watch = ls->gpu_state == 1 && !running_in_flight(ls) ? &gw : NULL;
+                kc_gpu_watch *watch = ls->gpu_state == 1 && !running_in_flight(ls) ? &ls->gw : NULL;
                 kc_item_run_kept(&ls->base, ls->gpu_state == 1, it, o, watch, san, &l->r, &l->kept);
                 kc_exit_guard_what("waiting for items (worker with lanes)");
                 l->it = it;
@@ -415,7 +448,8 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
             while (i < ls->k && (ls->l[i].it || !ls->l[i].started)) i++;
             if (i < ls->k) {
                 ls->l[i].it = it;
-                ls->l[i].done = ls->l[i].said_done = ls->l[i].beside_leftovers = 0;
+                ls->l[i].done = ls->l[i].said_done = 0;
+                ls->l[i].beside = NULL;
                 pthread_cond_broadcast(&ls->go);
             }
             pthread_mutex_unlock(&ls->mu);

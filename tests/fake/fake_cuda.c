@@ -692,6 +692,40 @@ CUresult cuCtxSynchronize(void)
     see_late();
     return sticky;
 }
+/* The context's limits, as the real driver keeps them: its defaults until
+ * set. KC_FAKE_LIMITS_STICK=1: a limit once changed cannot be set again
+ * (as the real malloc heap size after a kernel that uses malloc:
+ * CUDA_ERROR_INVALID_VALUE), for the watch's restore that fails. */
+static size_t limits[] = { 1024, 1 << 20, 8 << 20, 2, 2048, 64, 0 };
+static int limit_changed[sizeof limits / sizeof limits[0]];
+static pthread_mutex_t limits_mu = PTHREAD_MUTEX_INITIALIZER;
+
+CUresult cuCtxGetLimit(size_t *v, CUlimit l)
+{
+    CONTEXT_CALL();
+    if (!v || (unsigned)l >= sizeof limits / sizeof limits[0]) return CUDA_ERROR_INVALID_VALUE;
+    if (l == CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH) return CUDA_ERROR_UNSUPPORTED_LIMIT;      /* compute capability 9.0 */
+    pthread_mutex_lock(&limits_mu);
+    *v = limits[l];
+    pthread_mutex_unlock(&limits_mu);
+    return CUDA_SUCCESS;
+}
+CUresult cuCtxSetLimit(CUlimit l, size_t v)
+{
+    CONTEXT_CALL();
+    if ((unsigned)l >= sizeof limits / sizeof limits[0]) return CUDA_ERROR_INVALID_VALUE;
+    if (l == CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH) return CUDA_ERROR_UNSUPPORTED_LIMIT;
+    const char *stick = getenv("KC_FAKE_LIMITS_STICK");
+    pthread_mutex_lock(&limits_mu);
+    CUresult r = CUDA_SUCCESS;
+    if (stick && *stick == '1' && limit_changed[l]) r = CUDA_ERROR_INVALID_VALUE;
+    else {
+        limit_changed[l] = 1;
+        limits[l] = v;
+    }
+    pthread_mutex_unlock(&limits_mu);
+    return r;
+}
 CUresult cuMemGetInfo(size_t *fr, size_t *total)
 {
     CONTEXT_CALL();

@@ -8,7 +8,11 @@
 # round each: three device starts had failed and the budget was short.
 # Not run in the session that wrote it: no machine was lent after call 1
 # (README.md here); it is the next session's first call, with before.tar
-# from `git archive fa3d201` and COMMIT the tree's HEAD.
+# from `git archive fa3d201` and COMMIT the tree's HEAD. The "after" runs
+# also carry what came after the script: the GPU-state watch of the items a
+# worker with lanes runs alone (8a3e6ed) and of the context's limits
+# (1a2f627), whose lines the last step counts per log (a limit the driver
+# changes by itself would show here as a false finding).
 . tools/gpu-env.sh
 T=docs/receipts/2026-12-04-h200-stalls/costs-call6.tsv
 gpu_before
@@ -29,4 +33,8 @@ for v in after before; do
   echo "j4i4-$v: ran again: $(grep -h '^ran again alone' $L/j4i4-$v.log)" >> $L/env.txt
 done
 gpu_run serial 100 $K run '*' $R --exclude '*:sanitize' --no-cache --json $L/serial.json
+for f in $L/*.log; do
+  echo "state lines $(basename $f): limits $(grep -c "changed the CUDA context's" $f)," \
+       "memory $(grep -c 'left GPU memory allocated' $f), restarts $(grep -c 'GPU state left by' $f)" >> $L/env.txt
+done
 gpu_env_pack

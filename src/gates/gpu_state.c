@@ -60,7 +60,7 @@ void kc_gpu_watch_before(kc_gpu_watch *w, kc_gpu *gpu)
     if (w->base_mib < 0) w->base_mib = w->before_mib;
 }
 
-int kc_gpu_watch_limits(kc_gpu_watch *w, kc_gpu *gpu, char *what, size_t cap)
+int kc_gpu_watch_limits(kc_gpu_watch *w, kc_gpu *gpu, int by_item, char *what, size_t cap)
 {
     char none[1];
     if (!cap) what = none, cap = 1;
@@ -77,8 +77,9 @@ int kc_gpu_watch_limits(kc_gpu_watch *w, kc_gpu *gpu, char *what, size_t cap)
                                   back != w->base_limit[i]))
             r = CUDA_ERROR_INVALID_VALUE;       /* the driver "is free to modify the requested value" */
         size_t len = strlen(what);
-        snprintf(what + len, cap - len, "%sit changed the CUDA context's %s limit from %zu to %zu%s", len ? "; " : "",
-                 watched[i].name, w->base_limit[i], now, watched[i].unit);
+        snprintf(what + len, cap - len, by_item ? "%sit changed the CUDA context's %s limit from %zu to %zu%s"
+                                                : "%sthe CUDA context's %s limit was changed from %zu to %zu%s",
+                 len ? "; " : "", watched[i].name, w->base_limit[i], now, watched[i].unit);
         len = strlen(what);
         if (r == CUDA_SUCCESS)
             snprintf(what + len, cap - len, " (set back)");
@@ -114,7 +115,9 @@ static int memory_left(kc_gpu_watch *w, kc_gpu *gpu, char *what, size_t cap)
 
 int kc_gpu_watch_after(kc_gpu_watch *w, kc_gpu *gpu, char *what, size_t cap)
 {
-    if (cap) what[0] = 0;
+    char none[1];
+    if (!cap) what = none, cap = 1;
+    what[0] = 0;
     if (!gpu->ready || gpu->lost) return KC_GPU_LEFT_NOTHING;      /* a lost context is replaced anyway */
     CUresult r = gpu->cu.CtxSynchronize();
     if (r != CUDA_SUCCESS) {
@@ -124,7 +127,7 @@ int kc_gpu_watch_after(kc_gpu_watch *w, kc_gpu *gpu, char *what, size_t cap)
                  s ? s : "no description");
         return KC_GPU_LEFT_ERROR;
     }
-    int limits = kc_gpu_watch_limits(w, gpu, what, cap);
+    int limits = kc_gpu_watch_limits(w, gpu, 1, what, cap);
     char mem[400];
     int memory = memory_left(w, gpu, mem, sizeof mem);
     if (memory) {

@@ -30,7 +30,8 @@
  *     item lets a later item's device-side malloc succeed where in a fresh
  *     process it fails, so each is set back and named on the item's line,
  *     its verdict standing; one the driver will not set back (the heap size
- *     once a kernel that uses malloc has run) replaces the process
+ *     once a kernel that uses malloc has run, the printf FIFO once one that
+ *     uses printf has) replaces the process
  *     (KC_LOST_GPU_STATE). The stack size is not compared: the driver raises
  *     it by itself for each launch that needs more (cuCtxSetLimit's
  *     documentation, CUDA 13.0 cuda.h). */
@@ -76,18 +77,23 @@ void kc_gpu_watch_init(kc_gpu_watch *w);
 /* Before a GPU item on gpu (ready): notes the process's NVML memory. */
 void kc_gpu_watch_before(kc_gpu_watch *w, kc_gpu *gpu);
 /* After it: KC_GPU_LEFT_ERROR with "an error pending in its CUDA context:
- * CUDA_ERROR_... (...)" in what, KC_GPU_LEFT_MEMORY with "it left GPU
+ * CUDA_ERROR_... (...)" in what; KC_GPU_LEFT_MEMORY with "it left GPU
  * memory allocated: this process holds 600 MiB on its device after it, 64
- * MiB before it (NVML; ...)" in what ("this worker" with also_held), else
+ * MiB before it (NVML; ...)" ("this worker" with also_held), or with a
+ * limit that could not be set back (kc_gpu_watch_limits), in what;
+ * KC_GPU_LEFT_LIMITS with the limits set back in what; else
  * KC_GPU_LEFT_NOTHING. An error is checked first: with one, memory figures
- * mean nothing. */
+ * mean nothing; limits come before memory in what. */
 int kc_gpu_watch_after(kc_gpu_watch *w, kc_gpu *gpu, char *what, size_t cap);
 /* The context's limits against their values at the first GPU item, each
  * changed one set back: KC_GPU_LEFT_NOTHING; KC_GPU_LEFT_LIMITS with "it
  * changed the CUDA context's malloc heap size limit from 8388608 to
- * 67108864 bytes (set back)" in what; KC_GPU_LEFT_MEMORY when one could not
- * be set back ("..., which could not be set back (CUDA_ERROR_...)"). Part of
+ * 67108864 bytes (set back)" in what (by_item 0, when which item changed
+ * it is not known: "the CUDA context's malloc heap size limit was changed
+ * from ..."); KC_GPU_LEFT_MEMORY when one could not be set back ("...,
+ * which could not be set back (CUDA_ERROR_...)"). Part of
  * kc_gpu_watch_after; also called by a worker with lanes when an item in
- * flight is over (worker_lanes.c). */
-int kc_gpu_watch_limits(kc_gpu_watch *w, kc_gpu *gpu, char *what, size_t cap);
+ * flight is over (worker_lanes.c). A limit raised and lowered again within
+ * one item is not seen. */
+int kc_gpu_watch_limits(kc_gpu_watch *w, kc_gpu *gpu, int by_item, char *what, size_t cap);
 #endif

@@ -148,18 +148,26 @@ static void leftovers_in_flight(lanes *ls, kc_san_pool *san, int i)
  * kernel's PASS or KNOWN becomes LEAK, not final in flight, and a run
  * alone, with the limits its own, decides. One the driver will not set
  * back ends the worker as a lost context does (KC_LOST_GPU_STATE), so
- * every item beside runs again alone. Called under ls->mu. */
+ * every item beside runs again alone. Called under ls->mu: six
+ * cuCtxGetLimit calls each time, and cuCtxSetLimit, which may wait for the
+ * device's work, only when a limit changed (the lanes then wait for the
+ * lock as they end; their GPU work never needs it). */
 static void limits_in_flight(lanes *ls, int i)
 {
     char what[1024];
-    int found = kc_gpu_watch_limits(&ls->gw, &ls->base, what, sizeof what);
+    int found = kc_gpu_watch_limits(&ls->gw, &ls->base, 0, what, sizeof what);
     if (found == KC_GPU_LEFT_NOTHING) return;
+    /* Every item not yet said over (the neighbours' rule alone would send
+     * back the others beside a marked one: queue_neighbours.c) */
     for (int j = 0; j < ls->k; j++) {
         lane *l = &ls->l[j];
         if (!l->it || (j != i && l->said_done)) continue;
         if (!l->beside)
-            l->beside = "a CUDA context limit changed while it was in flight (named on the worker's line; set back), "
-                        "by it or an item beside it";
+            l->beside = found == KC_GPU_LEFT_MEMORY
+                ? "a CUDA context limit changed while it was in flight (named on the worker's line; not set back), "
+                  "by it or an item beside it"
+                : "a CUDA context limit changed while it was in flight (named on the worker's line; set back), by it "
+                  "or an item beside it";
     }
     if (found == KC_GPU_LEFT_MEMORY) {
         if (!ls->l[i].r.context_lost) ls->l[i].r.context_lost = KC_LOST_GPU_STATE;
@@ -275,7 +283,7 @@ static void open_gpu(lanes *ls)
     ls->gpu_state = kc_gpu_open_streams(&ls->base, ls->o->device, 1) == 0 ? 1 : -1;
     if (ls->gpu_state != 1) return;
     char none[8];
-    kc_gpu_watch_limits(&ls->gw, &ls->base, none, sizeof none);     /* the limits as the context starts */
+    kc_gpu_watch_limits(&ls->gw, &ls->base, 0, none, sizeof none);  /* the limits as the context starts */
     for (int i = 0; i < ls->k; i++) {
         lane_arg *a = malloc(sizeof *a);
         if (!a) continue;

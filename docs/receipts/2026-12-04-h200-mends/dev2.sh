@@ -15,6 +15,11 @@
 # changes by itself would show here as a false finding).
 . tools/gpu-env.sh
 T=docs/receipts/2026-12-04-h200-stalls/costs-call6.tsv
+# The context limits on this driver first (a few seconds): which change by
+# themselves, which can be set back (tools/probes/ctx_limits_probe.cu).
+( P=$PWD/tools/probes/ctx_limits_probe.cu; cd $L && nvcc -arch=sm_90 -rdc=true -o ctx_limits_probe $P -lcuda -lcublas \
+    -lcudadevrt && { ./ctx_limits_probe; ./ctx_limits_probe setl2 & sleep 3; ./ctx_limits_probe read; wait; } ) \
+  > $L/limits-probe.txt 2>&1
 gpu_before
 S7="attn_prefill.d*:sanitize cub.sort*:sanitize"
 for v in after before; do

@@ -198,7 +198,7 @@ Test(gpu_state, a_worker_with_lanes_leaves_out_what_they_keep)
     lanes_keep_mib = 1000;                  /* the lanes' caches filled between items alone */
     cr_expect_eq(item(&gpu, &w, 1600, 1600, what, sizeof what), KC_GPU_LEFT_NOTHING, "%s", what);
     cr_expect_eq(item(&gpu, &w, 1600, 1700, what, sizeof what), KC_GPU_LEFT_MEMORY, "100 MiB in one item alone");
-    cr_expect_str_eq(what, "it left GPU memory allocated: this worker holds 700 MiB on its device after it, 600 MiB "
+    cr_expect_str_eq(what, "it left GPU memory allocated: this process holds 700 MiB on its device after it, 600 MiB "
                            "before it (NVML; more than 64 MiB more)");
     cr_expect_eq(item(&gpu, &w, 2400, 2400, what, sizeof what), KC_GPU_LEFT_NOTHING, "grown since the first: %s",
                  what);
@@ -252,9 +252,9 @@ static void expect_state(const char *out, const char *name, const char *state)
     cr_expect_str_eq(st, state, "%s:\n%s", name, out);
 }
 
-/* The verdicts and counts every run shares; holder: "process" (one item at
- * a time) or "worker" (a worker with lanes, whose watch is the worker's). */
-static void expect_gpu_states(const kc_proc *p, const char *holder)
+/* The verdicts and counts every run shares (one item at a time, or a
+ * worker with lanes, which runs these suites alone). */
+static void expect_gpu_states(const kc_proc *p)
 {
     cr_expect_eq(p->status, 1, "the LEAK fails the run: exit %d\n%s%s", p->status, p->out, p->err);
     expect_state(p->out, "fixture.gpu.a.listed", "PASS");
@@ -265,11 +265,9 @@ static void expect_gpu_states(const kc_proc *p, const char *holder)
     expect_state(p->out, "fixture.gpu.f.after", "PASS");      /* the limit of a fresh process */
     cr_expect(strstr(p->out, "fixture.gpu.e.limit  suite passed; it changed the CUDA context's malloc heap size limit "
                              "from 8388608 to 67108864 bytes (set back)  ("), "%s", p->out);
-    char left[300];
-    snprintf(left, sizeof left, "fixture.gpu.b.keepmem  suite passed; it left GPU memory allocated: this %s holds 600 "
-             "MiB on its device after it, 64 MiB before it (NVML; more than 64 MiB more): this process is replaced",
-             holder);
-    cr_expect(strstr(p->out, left), "%s", p->out);
+    cr_expect(strstr(p->out, "fixture.gpu.b.keepmem  suite passed; it left GPU memory allocated: this process holds 600 "
+                             "MiB on its device after it, 64 MiB before it (NVML; more than 64 MiB more): this process "
+                             "is replaced"), "%s", p->out);
     cr_expect(strstr(p->out, "fixture.gpu.c.pending  left an error pending in its CUDA context: CUDA_ERROR_ILLEGAL_ADDRESS "
                              "(an illegal memory access was encountered) (otherwise PASS: suite passed)"), "%s", p->out);
     kc_tally t;
@@ -283,7 +281,7 @@ Test(gpu_state, serial_run_continues_in_a_fresh_process, .timeout = 40)
     char procs_file[128];
     snprintf(procs_file, sizeof procs_file, "%s/kc_test_gpu_state_serial_%ld", kc_test_tmpdir(), (long)getpid());
     kc_proc p = fake_gpu_run((char *[]){ "run", "fixture.gpu.*", NULL }, procs_file);
-    expect_gpu_states(&p, "process");
+    expect_gpu_states(&p);
     cr_expect(strstr(p.out, "kcontract-fixture: that item left GPU state (memory, or a limit) in this process; continuing in a fresh process\n"),
               "%s", p.out);
     cr_expect(strstr(p.out, "kcontract-fixture: the CUDA context is unusable after that item; continuing in a fresh process\n"),
@@ -304,13 +302,13 @@ Test(gpu_state, a_worker_with_lanes_watches_its_items_run_alone, .timeout = 40)
     unlink(costs);
     kc_proc p = fake_gpu_run((char *[]){ "run", "fixture.gpu.*", "--jobs", "1", "--inflight", "2", "--costs", costs,
                                          NULL }, procs_file);
-    expect_gpu_states(&p, "worker");
+    expect_gpu_states(&p);
     cr_expect(strstr(p.out, ") after GPU state left by fixture.gpu.b.keepmem\n"), "%s", p.out);
     cr_expect(strstr(p.out, ") after a CUDA context loss reported by fixture.gpu.c.pending\n"), "%s", p.out);
     cr_expect_eq(kc_out_count(p.out, "kcontract-fixture: worker 0 restarted"), 2, "%s", p.out);
     kc_proc_free(&p);
     p = fake_gpu_run((char *[]){ "run", "fixture.gpu.*", "--inflight", "2", NULL }, procs_file);   /* serial */
-    expect_gpu_states(&p, "worker");
+    expect_gpu_states(&p);
     kc_proc_free(&p);
     unlink(procs_file);
     unlink(costs);
@@ -350,7 +348,7 @@ Test(gpu_state, queue_replaces_the_worker, .timeout = 40)
     unlink(costs);
     /* One worker, items by name (equal estimates): each replacement is that worker's. */
     kc_proc p = fake_gpu_run((char *[]){ "run", "fixture.gpu.*", "--jobs", "1", "--costs", costs, NULL }, procs_file);
-    expect_gpu_states(&p, "process");
+    expect_gpu_states(&p);
     /* Each restart names the item that caused it: a held verdict's line may come after it. */
     cr_expect(strstr(p.out, "kcontract-fixture: worker 0 restarted (pid ") &&
               strstr(p.out, ") after GPU state left by fixture.gpu.b.keepmem\n"), "%s", p.out);

@@ -97,9 +97,8 @@ static int memory_left(kc_gpu_watch *w, kc_gpu *gpu, char *what, size_t cap)
     long after = listed_mib(w, gpu), before = w->before_mib;
     if (after < 0 || before < 0) return 0;
     if (after - before > KC_GPU_LEAK_MIB) {
-        snprintf(what, cap, "it left GPU memory allocated: this %s holds %ld MiB on its device after it, %ld MiB "
-                 "before it (NVML; more than %d MiB more)", w->also_held ? "worker" : "process", after, before,
-                 KC_GPU_LEAK_MIB);
+        snprintf(what, cap, "it left GPU memory allocated: this process holds %ld MiB on its device after it, %ld MiB "
+                 "before it (NVML; more than %d MiB more)", after, before, KC_GPU_LEAK_MIB);
         return 1;
     }
     /* Not in a worker with lanes: they keep a copy of each module they ran

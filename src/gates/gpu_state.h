@@ -79,7 +79,7 @@ void kc_gpu_watch_before(kc_gpu_watch *w, kc_gpu *gpu);
 /* After it: KC_GPU_LEFT_ERROR with "an error pending in its CUDA context:
  * CUDA_ERROR_... (...)" in what; KC_GPU_LEFT_MEMORY with "it left GPU
  * memory allocated: this process holds 600 MiB on its device after it, 64
- * MiB before it (NVML; ...)" ("this worker" with also_held), or with a
+ * MiB before it (NVML; ...)", or with a
  * limit that could not be set back (kc_gpu_watch_limits), in what;
  * KC_GPU_LEFT_LIMITS with the limits set back in what; else
  * KC_GPU_LEFT_NOTHING. An error is checked first: with one, memory figures

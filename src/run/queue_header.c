@@ -54,7 +54,7 @@ void kc_queue_serial_header(const kc_opts *o, const kc_devinfo *d, const kc_queu
                        gpu_items == 1 ? "" : "s", ns > gpu_items ? " and host-only suites still run" : "");
     if (o->inflight > 1 && ns > 1)     /* why the lines leave name order (docs/output-format.md, item 2) */
         kc_report_note(stdout, "up to %d items in flight (--inflight): each line comes once its verdict stands, so "
-                       "not in name order, and an item put back to run alone comes after the others\n", o->inflight);
+                       "not in name order, and an item put back to run alone comes later, from that run\n", o->inflight);
     if (o->timeout_s > 0) kc_report_note(stdout, "time limit %.6g s per item (--timeout)\n", o->timeout_s);
 }
 

@@ -121,7 +121,7 @@ void kc_ql_on_result(queue *qq, wk *w, kc_child *c, const char *line)
             kc_qh_span(qq, j, w->devslot, w->lane_start[l], kc_sup_now());
         char verdict[64], why[200];
         snprintf(verdict, sizeof verdict, "%s%s", kc_state_name(r.state), r.context_lost == KC_LOST_GPU_STATE
-                 ? " with GPU state left in its worker" : r.context_lost ? " with the CUDA context lost" : "");
+                 ? " with GPU state left in its process" : r.context_lost ? " with the CUDA context lost" : "");
         kc_qn_not_final(qq, w, j, verdict);
         snprintf(why, sizeof why, "%s in flight beside other items", verdict);
         kc_ql_put_back_solo(qq, j, why);

@@ -175,7 +175,7 @@ static void limits_in_flight(lanes *ls, int i)
     }
     kc_say(stderr, "after %s (in flight): %s; it or an item in flight beside it changed %s: each of those kernels "
            "that passed runs again alone%s\n", ls->l[i].it->name, what, strchr(what, ';') ? "them" : "it",
-           found == KC_GPU_LEFT_MEMORY ? ", and this worker is replaced" : "");
+           found == KC_GPU_LEFT_MEMORY ? ", and this process is replaced" : "");
 }
 
 /* Lane l's result once its item is over: escaped for its line, and, when

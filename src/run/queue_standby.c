@@ -144,12 +144,12 @@ void kc_qs_between_waits(queue *qq)
     if (w->phase != KC_WK_RETIRING || kc_q_child_of(qq, w)->state == KC_CHILD_GONE || !standby_alive(qq) ||
         qq->fin.stopping || qq->interrupted || !kc_dispatch_pending(&qq->dp))
         return;                                 /* its end replaces it (queue.c, on_gone) */
-    const int lost = w->lost;
+    const int lost = w->lost, by = w->lost_by;
     kc_q_phase(w, KC_WK_GONE);                  /* its process is the standby slot's now */
     hand_over(qq, w);
     qq->standby_retired = 1;
     qq->retired_worker = w->slot;
-    kc_q_say_fresh(qq, 0, lost);
+    kc_q_say_fresh(qq, 0, lost, by);
 }
 
 void kc_qs_end(queue *qq)

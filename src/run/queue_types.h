@@ -156,8 +156,10 @@ void kc_q_say_ended(queue *qq, int slot, const kc_child *c, const char *how, int
  * does not do now). */
 int kc_q_count_restart(queue *qq, const char *then);
 /* A serial run's line for its worker replaced: "...; continuing in a fresh
- * process" (abnormal: the process ended; else lost, KC_LOST_*, says why). */
-void kc_q_say_fresh(queue *qq, int abnormal, int lost);
+ * process" (abnormal: the process ended; else lost, KC_LOST_*, says why);
+ * with items in flight it names item by (a queue index; -1 none), since
+ * the line printed last need not be that item's. */
+void kc_q_say_fresh(queue *qq, int abnormal, int lost, int by);
 
 /* queue_standby.c: a worker started ahead for a serial run (queue_standby.c says when). */
 /* Whether this run keeps one. */

@@ -76,11 +76,16 @@ int kc_q_count_restart(queue *qq, const char *then)
     return -1;
 }
 
-void kc_q_say_fresh(queue *qq, int abnormal, int lost)
+void kc_q_say_fresh(queue *qq, int abnormal, int lost, int by)
 {
-    kc_q_say(qq, "%s; continuing in a fresh process\n",
-        abnormal ? "that item ended the process" : lost == KC_LOST_GPU_STATE
-        ? "that item left GPU state (memory, or a limit) in this process" : "the CUDA context is unusable after that item");
+    /* With items in flight the line printed last need not be the item meant: named then */
+    char named[600] = "";
+    if (qq->k > 1 && by >= 0) snprintf(named, sizeof named, " (%s)", qq->items[qq->q[by].idx].name);
+    if (abnormal) kc_q_say(qq, "that item%s ended the process; continuing in a fresh process\n", named);
+    else if (lost == KC_LOST_GPU_STATE)
+        kc_q_say(qq, "that item%s left GPU state (memory, or a limit) in this process; continuing in a fresh process\n",
+                 named);
+    else kc_q_say(qq, "the CUDA context is unusable after that item%s; continuing in a fresh process\n", named);
 }
 
 void kc_q_fresh(queue *qq, wk *w)
@@ -219,7 +224,7 @@ void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c)
     int lost = w->lost, by = w->lost_by;
     if (kc_qs_take(qq, w) != 0 && kc_q_spawn_worker(qq, w) != 0) return;    /* the standby, or a process started now */
     if (qq->serial)     /* one process as far as the user is concerned: its wording */
-        kc_q_say_fresh(qq, abnormal, lost);
+        kc_q_say_fresh(qq, abnormal, lost, by);
     else if (abnormal || by < 0)
         kc_q_say(qq, "worker %d restarted (pid %ld)%s\n", w->slot, (long)kc_q_child_of(qq, w)->pid,
             abnormal ? "" : lost == KC_LOST_GPU_STATE ? " after its item left GPU state" : " after a CUDA context loss");

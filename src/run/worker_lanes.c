@@ -68,8 +68,9 @@ typedef struct lane_arg {
 
 /* A lane's item run on its view g: as kc_item_run does for a kernel item or
  * control, less what belongs to the process (its RSS, leftover processes,
- * the GPU-state watch, stdio: the worker's, at its items run alone:
- * leftovers_in_flight, held_on_purpose, docs). Its line
+ * the GPU-state watch, stdio: the worker's, at its items run alone and as
+ * each item in flight is over: leftovers_in_flight, limits_in_flight,
+ * held_on_purpose, docs). Its line
  * is printed by the parent (keep_over): an item over after a neighbour
  * lost the context is never said over, so never sent. Returns the gates'
  * further lines (malloc'd, or NULL). */
@@ -342,8 +343,10 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
     int rc = 0, stopping = 0;
     /* The GPU-state watch of the items run alone, as a worker of one item at
      * a time has for each (gpu_state.h): with nothing in flight beside them,
-     * an error left pending and memory left allocated are theirs; growth
-     * since the first is the worker's (items in flight before). */
+     * an error left pending and memory left allocated are theirs (growth
+     * since the first is not compared: gpu_state.h, also_held); and the
+     * context's limits, checked too as each item in flight is over
+     * (limits_in_flight). */
     kc_gpu_watch_init(&ls->gw);
     ls->gw.also_held = held_on_purpose;
     ls->gw.also_held_ctx = ls;

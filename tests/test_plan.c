@@ -12,6 +12,7 @@
 #include "gates.h"
 #include "guard.h"
 #include "inputs.h"
+#include "hostmem.h"
 #include "plan.h"
 #include "registry.h"
 #include "support/spawn.h"
@@ -125,11 +126,14 @@ Test(plan, case_memory_follows_the_reference)
     kc_case_memory(&withdev, big, KC_REF_BOTH, &bh, &bg);
     kc_case_memory(&FAKE, big, KC_REF_DEVICE, &nh, &ng);   /* no device reference: the host's */
     size_t sets = 2 * ((n * 4 + G) + (n * 2 + G) + (s * 4 + G)), pristine = n * 4 + s * 4, ref = (n + s) * 8;
+    /* on the host each buffer as mapped: from 16 MiB whole huge pages with the header (hostmem.h) */
+    size_t host = kc_hostmem_bytes(n * 4) + kc_hostmem_bytes(s * 4) + kc_hostmem_bytes(n * 8) + kc_hostmem_bytes(s * 8);
+    cr_expect_eq(host, pristine + ref + 2 * (size_t)(2 << 20), "n x 4 and n x 8 bytes, each a huge page more");
     cr_expect_eq(dh, 0, "device reference: nothing on the host, got %zu", dh);
     cr_expect_eq(dg, sets + pristine + ref);
-    cr_expect_eq(hh, pristine + ref, "host reference: its inputs and outputs, got %zu", hh);
+    cr_expect_eq(hh, host, "host reference: its inputs and outputs, got %zu", hh);
     cr_expect_eq(hg, sets + pristine + ref);
-    cr_expect_eq(bh, pristine + ref);
+    cr_expect_eq(bh, host);
     cr_expect_eq(bg, sets + pristine + 2 * ref, "both: two references on the device");
     cr_expect_eq(nh, hh);
     cr_expect_eq(ng, hg);
@@ -153,7 +157,8 @@ Test(plan, a_generator_needs_host_memory_where_its_distributions_run)
     cr_expect_eq(h, (size_t)4 * 4096 * 4, "a model shape runs normal too: the generated x on the host, got %zu", h);
     g.args[0].gen_on = 0;
     kc_case_memory(&g, big, KC_REF_DEVICE, &h, &gb);
-    cr_expect_eq(h, (size_t)8192 * 8192 * 4, "a generator for every distribution runs on the large shape: got %zu", h);
+    cr_expect_eq(h, kc_hostmem_bytes((size_t)8192 * 8192 * 4), "a generator for every distribution runs on the large "
+                 "shape: got %zu", h);
 }
 
 Test(plan, host_only_selection_needs_the_overhead_only)

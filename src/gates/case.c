@@ -18,6 +18,7 @@
 #include "dtype.h"
 #include "guard.h"
 #include "harness.h"
+#include "hostmem.h"
 #include "inputs.h"
 #include "seed.h"
 
@@ -109,13 +110,14 @@ void kc_case_memory(const kc_contract *c, const kc_shape *s, kc_ref_mode mode, s
         g = kc_mul_add_sat(kc_mul_add_sat(b, 1, guards), 2, g);           /* two guarded sets (gate 4) */
         if (ar->role != KC_OUT) {
             g = kc_mul_add_sat(b, 1, g);                               /* the pristine input */
-            if (host_ref || generated_on_host(c, ar, s)) h = kc_mul_add_sat(b, 1, h);  /* generated on, or downloaded to, the host */
+            if (host_ref || generated_on_host(c, ar, s))       /* generated on, or downloaded to, the host */
+                h = kc_mul_add_sat(kc_hostmem_bytes(b), 1, h);
         }
         if (ar->role != KC_IN) {
             /* with the magnitudes of a derived bound (arith_bound.h), twice */
             const size_t per = kc_bound_for(c, a, s).mag ? 2 : 1;
             g = kc_mul_add_sat(f64, per * (size_t)(host_ref + dev_ref), g);  /* the reference(s) on the device */
-            if (host_ref) h = kc_mul_add_sat(f64, per, h);                   /* the host reference */
+            if (host_ref) h = kc_mul_add_sat(kc_hostmem_bytes(f64), per, h);   /* the host reference */
         }
     }
     *host_bytes = h;

@@ -3,8 +3,7 @@
  * driver and the fake NVML (tests/fake/fake_nvml.c): a pending error is
  * found and named; memory that grew by more than KC_GPU_LEAK_MIB during an
  * item, or KC_GPU_GROWN_MIB since the first, is found; less is not, nor a
- * process NVML does not list, nor the local memory for a stack the driver
- * raised. Then the real fixture binary under the fake
+ * process NVML does not list. Then the real fixture binary under the fake
  * driver: an item that leaves memory allocated keeps its verdict, says so
  * and its process is replaced (serial: a fresh process; queue: a fresh
  * worker); one that leaves an error pending is LEAK, and its process is
@@ -173,54 +172,6 @@ Test(gpu_state, a_limit_changed_is_named_and_set_back)
     cr_expect(strstr(what, "it changed the CUDA context's persisting L2 cache size limit from 1006 to 1048576 bytes, "
                            "which could not be set back (error 1 (no CUresult the driver names)); it left GPU memory allocated: this process holds "
                            "200 MiB"), "both, the limit first: %s", what);
-    unlink(procs);
-}
-
-static CUresult stub_attribute(int *v, CUdevice_attribute a, CUdevice d)
-{
-    (void)d;
-    if (a != CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR) return CUDA_ERROR_INVALID_VALUE;
-    *v = 2048;
-    return CUDA_SUCCESS;
-}
-
-/* The local memory the driver reserves for a stack it raised by itself is
- * left out of the growth (H200: fused_add_rmsnorm.bf16, 67 MiB more with
- * nothing of its own), and named when what is left is still too much; a
- * rise the figures cannot price (no SM count) leaves it all in. */
-Test(gpu_state, local_memory_for_a_raised_stack_is_not_left_by_the_item)
-{
-    kc_gpu gpu;
-    kc_gpu_watch w;
-    char what[1024];
-    setup(&gpu, &w);
-    gpu.cu.CtxGetLimit = stub_get_limit;
-    gpu.cu.CtxSetLimit = stub_set_limit;
-    gpu.cu.DeviceGetAttribute = stub_attribute;
-    gpu.dev.sm_count = 132;
-    stub_stuck = 0;
-    for (int i = 0; i < 8; i++) stub_limits[i] = 1000 + (size_t)i;
-    stub_limits[CU_LIMIT_STACK_SIZE] = 1024;
-    holds(545);
-    kc_gpu_watch_before(&w, &gpu);
-    stub_limits[CU_LIMIT_STACK_SIZE] = 1280;                /* 256 B x 2048 threads x 132 SMs: 66 MiB */
-    holds(612);
-    cr_expect_eq(kc_gpu_watch_after(&w, &gpu, what, sizeof what), KC_GPU_LEFT_NOTHING, "%s", what);
-    holds(612);
-    kc_gpu_watch_before(&w, &gpu);
-    stub_limits[CU_LIMIT_STACK_SIZE] = 1536;
-    holds(612 + 66 + 70);                                   /* 70 MiB beside the stack's 66 */
-    cr_expect_eq(kc_gpu_watch_after(&w, &gpu, what, sizeof what), KC_GPU_LEFT_MEMORY, "%s", what);
-    cr_expect_str_eq(what, "it left GPU memory allocated: this process holds 748 MiB on its device after it, 612 MiB "
-                           "before it (NVML, less 66 MiB of local memory for the stack the driver raised from 1280 to "
-                           "1536 bytes a thread; more than 64 MiB more)");
-    gpu.dev.sm_count = 0;                                   /* unknown: nothing left out */
-    holds(700);
-    kc_gpu_watch_before(&w, &gpu);
-    stub_limits[CU_LIMIT_STACK_SIZE] = 1792;
-    holds(767);
-    cr_expect_eq(kc_gpu_watch_after(&w, &gpu, what, sizeof what), KC_GPU_LEFT_MEMORY, "%s", what);
-    cr_expect(strstr(what, "(NVML; more than 64 MiB more)"), "%s", what);
     unlink(procs);
 }
 

@@ -53,41 +53,11 @@ static void take_limits(kc_gpu_watch *w, kc_gpu *gpu)
         if (gpu->cu.CtxGetLimit(&w->base_limit[i], watched[i].limit) == CUDA_SUCCESS) w->limits_known |= 1u << i;
 }
 
-/* The context's stack size per thread in bytes, 0 when the driver does
- * not say. */
-static size_t stack_size(kc_gpu *gpu)
-{
-    size_t v = 0;
-    if (!gpu->cu.CtxGetLimit || gpu->cu.CtxGetLimit(&v, CU_LIMIT_STACK_SIZE) != CUDA_SUCCESS) return 0;
-    return v;
-}
-
 void kc_gpu_watch_before(kc_gpu_watch *w, kc_gpu *gpu)
 {
     take_limits(w, gpu);
     w->before_mib = gpu->ready ? listed_mib(w, gpu) : -1;
-    w->before_stack = gpu->ready ? stack_size(gpu) : 0;
-    if (w->base_mib < 0) {
-        w->base_mib = w->before_mib;
-        w->base_stack = w->before_stack;
-    }
-}
-
-/* The local memory, in whole MiB rounded down, that the driver reserves
- * for a stack raised from `from` to `to` bytes a thread: the rise times the
- * threads that can be resident at once (threads per SM x SMs), the most it
- * must back. An estimate: cuda.h documents the raise, not the reservation;
- * on the H200 two items' 67 and 73 MiB of growth came with none of their
- * own (docs/receipts/2026-12-05-h200-host-time). 0 when the stack did not
- * grow or the figures are unknown. */
-static long stack_local_mib(kc_gpu *gpu, size_t from, size_t to)
-{
-    int threads = 0;
-    if (!from || to <= from || gpu->dev.sm_count <= 0 || !gpu->cu.DeviceGetAttribute ||
-        gpu->cu.DeviceGetAttribute(&threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, gpu->cudev) !=
-            CUDA_SUCCESS || threads <= 0)
-        return 0;
-    return (long)(((to - from) * (size_t)threads * (size_t)gpu->dev.sm_count) >> 20);
+    if (w->base_mib < 0) w->base_mib = w->before_mib;
 }
 
 int kc_gpu_watch_limits(kc_gpu_watch *w, kc_gpu *gpu, int by_item, char *what, size_t cap)
@@ -121,41 +91,22 @@ int kc_gpu_watch_limits(kc_gpu_watch *w, kc_gpu *gpu, int by_item, char *what, s
     return found;
 }
 
-/* ", less N MiB of local memory for the stack the driver raised from A to
- * B bytes a thread" into note when local > 0, else "". */
-static void stack_note(long local, size_t from, size_t to, char *note, size_t cap)
-{
-    note[0] = 0;
-    if (local > 0)
-        snprintf(note, cap, ", less %ld MiB of local memory for the stack the driver raised from %zu to %zu bytes a "
-                 "thread", local, from, to);
-}
-
-/* Memory left by the item (gpu_state.h): 1 with what filled, else 0. The
- * local memory for a stack the driver raised (stack_local_mib) is left out:
- * the driver's own doing, as the stack size is (gpu_state.h). */
+/* Memory left by the item (gpu_state.h): 1 with what filled, else 0. */
 static int memory_left(kc_gpu_watch *w, kc_gpu *gpu, char *what, size_t cap)
 {
     long after = listed_mib(w, gpu), before = w->before_mib;
     if (after < 0 || before < 0) return 0;
-    size_t stack = stack_size(gpu);
-    long local = stack_local_mib(gpu, w->before_stack, stack);
-    char note[160];
-    if (after - before - local > KC_GPU_LEAK_MIB) {
-        stack_note(local, w->before_stack, stack, note, sizeof note);
+    if (after - before > KC_GPU_LEAK_MIB) {
         snprintf(what, cap, "it left GPU memory allocated: this process holds %ld MiB on its device after it, %ld MiB "
-                 "before it (NVML%s; more than %d MiB more)", after, before, note, KC_GPU_LEAK_MIB);
+                 "before it (NVML; more than %d MiB more)", after, before, KC_GPU_LEAK_MIB);
         return 1;
     }
     /* Not in a worker with lanes: they keep a copy of each module they ran
      * (module_cache.h) and grow the process's memory by design, by an
      * amount nothing here measures. */
-    local = stack_local_mib(gpu, w->base_stack, stack);
-    if (!w->also_held && w->base_mib >= 0 && after - w->base_mib - local > KC_GPU_GROWN_MIB) {
-        stack_note(local, w->base_stack, stack, note, sizeof note);
+    if (!w->also_held && w->base_mib >= 0 && after - w->base_mib > KC_GPU_GROWN_MIB) {
         snprintf(what, cap, "it left GPU memory allocated: this process holds %ld MiB on its device after it, %ld MiB "
-                 "when its first GPU item started (NVML%s; more than %d MiB more)", after, w->base_mib, note,
-                 KC_GPU_GROWN_MIB);
+                 "when its first GPU item started (NVML; more than %d MiB more)", after, w->base_mib, KC_GPU_GROWN_MIB);
         return 1;
     }
     return 0;
@@ -179,11 +130,11 @@ int kc_gpu_watch_after(kc_gpu_watch *w, kc_gpu *gpu, char *what, size_t cap)
     /* What the stream-ordered pool (a worker with lanes: cuda_driver.h)
      * keeps of the buffers the item freed is the pool's, not left by the
      * item: back to the device before NVML is asked, as each lane's item
-     * does (worker_lanes.c). The context is idle: just synchronized. On the
-     * H200 every cuBLAS item such a worker ran alone otherwise replaced its
-     * process (74-86 MiB kept; docs/receipts/2026-12-05-h200-host-time). */
+     * does (worker_lanes.c); the context is idle, just synchronized. (The
+     * 88 MiB a cuBLAS item adds on the H200 are not the pool's: they stayed
+     * with this in, docs/receipts/2026-12-05-h200-host-time.) */
     kc_cuda_trim(&gpu->cu);
-    char mem[600];
+    char mem[400];
     int memory = memory_left(w, gpu, mem, sizeof mem);
     if (memory) {
         size_t len = strlen(what);

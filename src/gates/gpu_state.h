@@ -18,10 +18,8 @@
  *     (local memory resized for a kernel) and a library's handle cache grow
  *     too; what must not happen is a worker carrying that memory into the
  *     next item, whose memory admission counts each worker at its overhead.
- *     The local memory the driver reserves for a stack it raised during
- *     the item (the rise x threads per SM x SMs) is left out, and said when
- *     the rest is still too much. The stream-ordered pool's kept memory is
- *     given back to the device first (a worker with lanes).
+ *     What a worker's stream-ordered pool keeps is given back to the device
+ *     first (cuMemPoolTrimTo).
  *     Compared only when NVML lists the process both times (not where NVML is
  *     absent, or in another PID namespace). The driver's own figure
  *     (cuMemGetInfo) is not used: it is the device's, shared with every other
@@ -74,11 +72,6 @@ typedef struct kc_gpu_watch {
     int limits_taken;           /* base_limit read (at the first GPU item) */
     unsigned limits_known;      /* bit i: limit i read then (the driver has it) */
     size_t base_limit[KC_GPU_WATCH_LIMITS];
-    /* The stack size a thread (CU_LIMIT_STACK_SIZE, bytes; 0 unknown) at
-     * base_mib's and before_mib's reading: the driver raises it by itself
-     * and reserves local memory for it, which the memory comparisons leave
-     * out (gpu_state.c, stack_local_mib). */
-    size_t base_stack, before_stack;
 } kc_gpu_watch;
 
 /* An empty watch for this process. */

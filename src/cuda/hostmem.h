@@ -11,11 +11,12 @@
  * release at an item's end gives back what its thread kept. Measured on the
  * development VM (2 CPUs), `build/kc_hostmem_bench 512 3` (3 cases of five
  * 512 MiB buffers): 7.4-7.8 s with fresh mappings, 2.6-3.6 s reused; minor
- * faults 1966095 -> 655364. The H200 host's gain is not measured yet.
- * Fresh large buffers are mapped in transparent huge pages (hostmem.c):
- * the same bench, 8 cases of five 64 MiB buffers, 6.8-6.9 s and 655396
- * faults fresh before, 0.6-0.8 s and 1316 faults after; reused 0.96 ->
- * 0.11 s. */
+ * faults 1966095 -> 655364. Fresh large buffers are mapped in
+ * transparent huge pages (hostmem.c): the same bench, 8 cases of five 64
+ * MiB buffers, 6.8-6.9 s and 655396 faults fresh before, 0.6-0.8 s and 1316
+ * faults after; reused 0.96 -> 0.11 s. On the H200 the serial gates 1-4 run
+ * took 1.0 M fewer faults and 1.4-1.9 s less
+ * (docs/receipts/2026-12-05-h200-host-time). */
 #ifndef KC_HOSTMEM_H
 #define KC_HOSTMEM_H
 #include <stddef.h>

@@ -167,7 +167,8 @@ static void ap_ref_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
  * 2026-12-04-h200-mends, call 1). So racecheck runs every length of the edge
  * shapes but 1 in one launch of one q head over one kv head,
  * edge.len31+33+65+127+128.h1 (heads x length^2 39k against 368k for d128's
- * racecheck shapes before; not yet timed on a GPU: that receipt's dev2.sh),
+ * racecheck shapes before; on the H200 d128's racecheck 1.5-2.0 s an item
+ * against 2.6-2.9 s, d64's 0.7 s against 1.3-1.4 s: that receipt, call 2),
  * and edge.len1 (a key a block); gates 1-4 run every shape. The Hopper
  * contracts below keep racecheck on their edge shapes (0.4-0.5 s of
  * racecheck there). */

@@ -64,8 +64,8 @@ static double n_value(const kc_shape *s) { return (double)s->d[0]; }
  * edge.65537 out: on the H200 the two sorts' racecheck took 1.4-2.2 s with
  * it, the :sanitize items' largest after attn_prefill's
  * (docs/receipts/2026-12-04-h200-final-tree, call 1, and
- * 2026-12-04-h200-mends, call 1; the cut not yet timed
- * on a GPU: 2026-12-04-h200-mends, dev2.sh). */
+ * 2026-12-04-h200-mends, call 1; with the cut 1.2 and 1.6 s against 1.5 and
+ * 2.0 s: that receipt, call 2). */
 #define CUB_RACE_16385 "racecheck runs edge.16385 instead: several tiles, the last partial (for the sorts, past the " \
     "single-tile sort); what crosses tiles is global memory, so more tiles repeat the same blocks' shared-memory paths"
 static const kc_shape shapes[] = {

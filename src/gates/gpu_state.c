@@ -56,6 +56,7 @@ static void take_limits(kc_gpu_watch *w, kc_gpu *gpu)
 void kc_gpu_watch_before(kc_gpu_watch *w, kc_gpu *gpu)
 {
     take_limits(w, gpu);
+    if (gpu->ready && !gpu->lost) kc_cuda_trim(&gpu->cu);   /* as after it (kc_gpu_watch_after): both figures without the pool's */
     w->before_mib = gpu->ready ? listed_mib(w, gpu) : -1;
     if (w->base_mib < 0) w->base_mib = w->before_mib;
 }

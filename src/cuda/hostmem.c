@@ -40,7 +40,7 @@ static void unmap_all(void)
  * the development VM `build/kc_hostmem_bench` faulted fresh 64 MiB buffers
  * in 2.7 us a 4 KiB page, 25 times the time of the same bytes in huge
  * pages; on the H200 the serial run's faults fell from 3.57 M to 2.57 M
- * and its wall by 1.4-1.9 s (docs/receipts/2026-12-05-h200-host-time).
+ * and its wall by 1.8-1.9 s (docs/receipts/2026-12-05-h200-host-time).
  * NULL when out of memory. */
 static void *map_huge(size_t *want)
 {

@@ -15,7 +15,7 @@
  * transparent huge pages (hostmem.c): the same bench, 8 cases of five 64
  * MiB buffers, 6.8-6.9 s and 655396 faults fresh before, 0.6-0.8 s and 1316
  * faults after; reused 0.96 -> 0.11 s. On the H200 the serial gates 1-4 run
- * took 1.0 M fewer faults and 1.4-1.9 s less
+ * took 1.0 M fewer faults and 1.8-1.9 s less
  * (docs/receipts/2026-12-05-h200-host-time). */
 #ifndef KC_HOSTMEM_H
 #define KC_HOSTMEM_H

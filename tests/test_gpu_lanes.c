@@ -205,6 +205,11 @@ Test(gpu_lanes, a_per_thread_session_allocates_guarded_buffers_and_gives_them_al
  * before it or past it faults (the fake driver's memory is the host's: a
  * write there is SIGSEGV, as a kernel's is CUDA_ERROR_ILLEGAL_ADDRESS on
  * the device), where a pool would have put another buffer. */
+/* The gap covers what a 32-bit element offset that wrapped can reach: 2^31
+ * elements of 16 bytes (signed, float4) and 2^32 of 8 (unsigned, double). */
+_Static_assert(KC_GUARD_GAP >= ((size_t)1 << 31) * 16 && KC_GUARD_GAP >= ((size_t)1 << 32) * 8,
+               "KC_GUARD_GAP no longer covers a wrapped 32-bit offset into 16-byte elements");
+
 Test(gpu_lanes, a_write_far_past_a_guarded_buffer_faults, .init = open_base, .fini = close_base)
 {
     CUdeviceptr p, q;

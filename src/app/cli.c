@@ -183,7 +183,7 @@ static const opt_row OPTIONS[] = {
       "controls side by side on one CUDA context, each on its own thread; a\n"
       "verdict other than PASS (RED for a control) is decided by a run alone,\n"
       "and so is one beside such a verdict; where the device has virtual\n"
-      "memory management, buffers have 8 GiB unmapped around them, so a write\n"
+      "memory management, buffers have 32 GiB unmapped around them, so a write\n"
       "that far out of bounds faults as it does serially (docs/parallel-runs.md,\n"
       "\"Writes outside an item's buffers\");\n"
       "mutate: passed on to the mutants' runs" },

@@ -23,10 +23,14 @@
 #include "cuda_driver.h"
 
 /* Unmapped bytes on either side of a guarded buffer: a 32-bit element
- * offset that wrapped reaches 2^31 elements of up to 4 bytes (8 GiB); into
- * 8-byte elements it reaches 16 GiB and may pass the gap. Each buffer
- * reserves its mapping and twice this of address space, per process. */
-#define KC_GUARD_GAP ((size_t)8 << 30)
+ * offset that wrapped reaches 32 GiB at most, 2^31 elements of up to 16
+ * bytes (a signed int index into float4 or 8 halves) or 2^32 of up to 8
+ * (an unsigned one into double or int64); it reached 8 GiB (4-byte
+ * elements, signed) before. Only address space: each buffer reserves its
+ * mapping and twice this, per process (47-bit address space: 128 TiB, room
+ * for about 2000 buffers at once), and a buffer whose gaps find none comes
+ * from the pool instead, said and counted (kc_guard_alloc). */
+#define KC_GUARD_GAP ((size_t)32 << 30)
 /* Freed guarded buffers a session keeps mapped, their gaps unmapped, for
  * later buffers of the same size (up to twice it), in bytes: making and
  * unmapping each buffer cost the kernel time of its calls (on the H200

@@ -68,7 +68,7 @@ kc_want kc_dispatch_wants(const kc_dispatch *d, int w)
     for (int j = 0; j < d->nitems; j++)
         if (!d->items[j].dispatched) *(d->items[j].sanitizer ? &san : &other) += d->items[j].cost;
     if (san <= 0 || !d->sessions_on) return KC_WANT_ANY;     /* no sessions: nothing to keep together */
-    if (d->workers[w].sessions) return KC_WANT_SANITIZER;
+    if (d->workers[w].sessions || d->sanitizer_first) return KC_WANT_SANITIZER;
     int holders = 0;
     for (int i = 0; i < d->nworkers; i++) holders += d->workers[i].sessions != 0;
     if (holders == 0) return KC_WANT_SANITIZER;

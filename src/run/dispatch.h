@@ -91,7 +91,10 @@ typedef struct kc_dispatch {
     int fault_controls_running;     /* controls planted for gate 1 running now */
     int fault_controls_max;         /* at most this many of them at once (KC_DISPATCH_FAULT_CONTROLS_AT_ONCE);
                                      * 0: no limit */
+    int sanitizer_first;            /* every worker takes sanitizer items while any is pending, the rest after
+                                     * (KC_DISPATCH_SANITIZER_FIRST=1, queue.c) */
 } kc_dispatch;
+
 
 /* How many controls planted for the sanitizer run at once per GPU. Each
  * starts its own compute-sanitizer sessions (four tools, each a CUDA context
@@ -178,7 +181,8 @@ int kc_dispatch_ahead_past_fault(const kc_dispatch *d);
  * holds sessions, or when none does; another worker joins the holders
  * (KC_WANT_SANITIZER) only while their share of the pending sanitizer cost
  * exceeds both the other workers' share of the rest and session_start_s;
- * else KC_WANT_OTHER, or KC_WANT_NONE when only sanitizer items are left. */
+ * else KC_WANT_OTHER, or KC_WANT_NONE when only sanitizer items are left.
+ * With sanitizer_first, every worker wants them while any is pending. */
 kc_want kc_dispatch_wants(const kc_dispatch *d, int w);
 
 /* The next pending item of kind `want` for worker w in the queue's order

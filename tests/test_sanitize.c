@@ -465,6 +465,57 @@ Test(sanitize, work_queue_runs_and_measures_them, .timeout = 120)
     kc_proc_free(&p);
 }
 
+/* The start_s of item `name` in a --json report (one object a line), -1
+ * when it has none. */
+static double json_start(const char *json, const char *name)
+{
+    char key[256];
+    snprintf(key, sizeof key, "\"name\":\"%s\",", name);
+    const char *l = strstr(json, key), *s = l ? strstr(l, "\"start_s\":") : NULL;
+    const char *eol = l ? strchr(l, '\n') : NULL;
+    return s && (!eol || s < eol) ? atof(s + strlen("\"start_s\":")) : -1;
+}
+
+/* KC_DISPATCH_SANITIZER_FIRST=1 (dispatch.h): every worker takes the items
+ * that run compute-sanitizer while any is pending, so none of the others
+ * starts before the last of them; the verdicts are the serial run's. Any
+ * value but 0 or 1 is refused before anything runs. */
+Test(sanitize, sanitizer_first_hands_out_their_items_before_the_others, .timeout = 120)
+{
+    char json[256];
+    snprintf(json, sizeof json, "%s/kc-san-first-%ld.json", kc_test_tmpdir(), (long)getpid());
+    char *sel[] = { "fakesan.*", "fake.axpy.f32*" };
+    kc_proc serial = san_run((char *[]){ "run", sel[0], sel[1], NULL }, 0, NULL, NULL);
+    kc_proc p = san_run((char *[]){ "run", sel[0], sel[1], "--jobs", "2", "--json", json, NULL }, 0,
+                        "KC_DISPATCH_SANITIZER_FIRST=1", NULL);
+    char a[1024], b[1024];
+    kc_out_summary(serial.out, a, sizeof a);
+    kc_out_summary(p.out, b, sizeof b);
+    cr_expect_str_eq(b, a, "the serial run's SUMMARY:\n%s\n%s", serial.out, p.out);
+    cr_expect_eq(p.status, serial.status);
+    const char *rep = kc_out_file(json);
+    const char *san[] = { "fakesan.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob",
+                          "fakesan.copy.f16:control.sanitizer_blind" };
+    const char *other[] = { "fakesan.copy.f16", "fakesan.copy.f16:limits", "fake.axpy.f32", "fake.axpy.f32:control.fault",
+                            "fake.axpy.f32:control.wrong_value", "fake.axpy.f32:control.blind" };
+    double last = 0;
+    for (int i = 0; i < 3; i++) {
+        double t = json_start(rep, san[i]);
+        cr_expect_geq(t, 0, "%s has no start_s in the report:\n%s", san[i], rep);
+        if (t > last) last = t;
+    }
+    for (int i = 0; i < 6; i++)
+        cr_expect_geq(json_start(rep, other[i]), last, "%s started before the last sanitizer item (%.3f s):\n%s",
+                      other[i], last, rep);
+    unlink(json);
+    kc_proc_free(&p);
+    p = san_run((char *[]){ "run", sel[0], "--jobs", "2", NULL }, 0, "KC_DISPATCH_SANITIZER_FIRST=yes", NULL);
+    cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "KC_DISPATCH_SANITIZER_FIRST = 'yes': expected 0 or 1"), "%s", p.err);
+    kc_proc_free(&p);
+    kc_proc_free(&serial);
+}
+
 /* One compute-sanitizer session per tool serves every :sanitize item of a
  * process (sanitize_session.h); KC_SANITIZE_SESSIONS=0 starts one per item
  * and tool. The verdicts are the same. */

@@ -205,10 +205,11 @@ Test(gpu_lanes, a_per_thread_session_allocates_guarded_buffers_and_gives_them_al
  * before it or past it faults (the fake driver's memory is the host's: a
  * write there is SIGSEGV, as a kernel's is CUDA_ERROR_ILLEGAL_ADDRESS on
  * the device), where a pool would have put another buffer. */
-/* The gap covers what a 32-bit element offset that wrapped can reach: 2^31
- * elements of 16 bytes (signed, float4) and 2^32 of 8 (unsigned, double). */
+/* The gap covers what a wrapped 32-bit element index reaches when signed
+ * into 16-byte elements (float4) and when unsigned into 8-byte ones
+ * (double); not an unsigned one into 16-byte elements (guarded_alloc.h). */
 _Static_assert(KC_GUARD_GAP >= ((size_t)1 << 31) * 16 && KC_GUARD_GAP >= ((size_t)1 << 32) * 8,
-               "KC_GUARD_GAP no longer covers a wrapped 32-bit offset into 16-byte elements");
+               "KC_GUARD_GAP no longer covers a wrapped signed 32-bit index into 16-byte elements or an unsigned one into 8-byte elements");
 
 Test(gpu_lanes, a_write_far_past_a_guarded_buffer_faults, .init = open_base, .fini = close_base)
 {
@@ -239,6 +240,47 @@ Test(gpu_lanes, a_write_far_past_a_guarded_buffer_faults, .init = open_base, .fi
     cr_expect_eq(kc_cuda_free(&base.cu, p), CUDA_SUCCESS);
     cr_expect_eq(kc_cuda_free(&base.cu, p), CUDA_ERROR_INVALID_VALUE, "a buffer freed twice must be refused");
     cr_expect_eq(kc_cuda_free(&base.cu, q), CUDA_SUCCESS);
+}
+
+/* Where the address space for a buffer's gaps cannot be reserved, the
+ * buffer comes from the pool, and the first such buffer is said on stderr
+ * (guarded_alloc.h); the session's end counts them. */
+Test(gpu_lanes, a_buffer_whose_gaps_find_no_address_space_comes_from_the_pool_and_is_said,
+     .init = open_base)
+{
+    cr_assert(base.cu.guard, "a per-thread session on a device with virtual memory management");
+    FILE *log = tmpfile();
+    cr_assert_not_null(log);
+    fflush(stderr);
+    int saved = dup(2);
+    cr_assert_geq(saved, 0);
+    cr_assert_eq(dup2(fileno(log), 2), 2);
+    vmm_state v0 = vmm_now(&base);
+    long made0 = pool_now(&base).made;
+    cr_assert_eq(setenv("KC_FAKE_RESERVE_FULL", "1", 1), 0);
+    CUdeviceptr p = 0, q = 0;
+    cr_expect_eq(kc_cuda_alloc(&base.cu, &p, 100), CUDA_SUCCESS, "the pool must stand in");
+    cr_expect_eq(kc_cuda_alloc(&base.cu, &q, 100), CUDA_SUCCESS);
+    unsetenv("KC_FAKE_RESERVE_FULL");
+    cr_expect_eq(pool_now(&base).made - made0, 2, "both buffers from the pool");
+    cr_expect_eq(vmm_now(&base).reserved, v0.reserved, "no reservation made");
+    cr_expect(p && q && p != q, "two distinct buffers: %#llx %#llx", (unsigned long long)p, (unsigned long long)q);
+    cr_expect_eq(kc_cuda_free(&base.cu, p), CUDA_SUCCESS);
+    cr_expect_eq(kc_cuda_free(&base.cu, q), CUDA_SUCCESS);
+    kc_gpu_close(&base);
+    base.ready = 0;
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    char err[4096] = "";
+    rewind(log);
+    size_t n = fread(err, 1, sizeof err - 1, log);
+    err[n] = 0;
+    fclose(log);
+    int said = 0;
+    for (const char *e = err; (e = strstr(e, "got no unmapped gaps around it")); e++) said++;
+    cr_expect_eq(said, 1, "said once, for the first:\n%s", err);
+    cr_expect(strstr(err, "2 device buffers of this worker's lanes had no unmapped gaps around them"), "%s", err);
 }
 
 static void open_base_no_vmm(void)

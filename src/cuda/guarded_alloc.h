@@ -22,14 +22,17 @@
 #include <stddef.h>
 #include "cuda_driver.h"
 
-/* Unmapped bytes on either side of a guarded buffer: a 32-bit element
- * offset that wrapped reaches 32 GiB at most, 2^31 elements of up to 16
- * bytes (a signed int index into float4 or 8 halves) or 2^32 of up to 8
- * (an unsigned one into double or int64); it reached 8 GiB (4-byte
- * elements, signed) before. Only address space: each buffer reserves its
- * mapping and twice this, per process (47-bit address space: 128 TiB, room
- * for about 2000 buffers at once), and a buffer whose gaps find none comes
- * from the pool instead, said and counted (kc_guard_alloc). */
+/* Unmapped bytes on either side of a guarded buffer. A 32-bit element
+ * index that wrapped reaches 2^31 elements either way when signed, 2^32 - 1
+ * forward when unsigned: 32 GiB covers a signed one into elements of up to
+ * 16 bytes (float4, 8 halves) and an unsigned one into elements of up to 8
+ * (double, int64); an unsigned one into 16-byte elements reaches 64 GiB
+ * forward and may pass it, as may any 64-bit offset gone wrong. It was 8
+ * GiB (a signed index into 4-byte elements). Only address space: each
+ * buffer reserves its mapping and twice this, per process; x86-64's 47-bit
+ * user space (128 TiB) holds at most about 2000 such reservations, less
+ * what the driver reserves for itself, and a buffer whose gaps find no
+ * room comes from the pool instead, said and counted (kc_guard_alloc). */
 #define KC_GUARD_GAP ((size_t)32 << 30)
 /* Freed guarded buffers a session keeps mapped, their gaps unmapped, for
  * later buffers of the same size (up to twice it), in bytes: making and

@@ -844,7 +844,8 @@ CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t keep)
  * inaccessible mapping (PROT_NONE), cuMemMap puts fresh pages in part of
  * it, inaccessible until cuMemSetAccess, cuMemUnmap makes them inaccessible
  * again, so a fake kernel's access outside a mapping faults as the device's
- * does. KC_FAKE_NO_VMM set: the device says it has none. fake_cuda_vmm
+ * does. KC_FAKE_NO_VMM set: the device says it has none; KC_FAKE_RESERVE_FULL
+ * set: cuMemAddressReserve finds no address space. fake_cuda_vmm
  * counts reservations and mappings live and made (for tests). */
 #define FAKE_GRANULARITY 4096
 static _Atomic long vmm_reserved, vmm_mapped, vmm_maps, vmm_handles;
@@ -864,6 +865,8 @@ CUresult cuMemAddressReserve(CUdeviceptr *p, size_t size, size_t align, CUdevice
     if (!p || !size || size % FAKE_GRANULARITY || (align && FAKE_GRANULARITY % align && align % FAKE_GRANULARITY) ||
         addr || flags)
         return CUDA_ERROR_INVALID_VALUE;
+    const char *full = getenv("KC_FAKE_RESERVE_FULL");      /* set: no address space left to reserve */
+    if (full && *full) return CUDA_ERROR_OUT_OF_MEMORY;
     void *m = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
     *p = (CUdeviceptr)(uintptr_t)m;

@@ -67,8 +67,10 @@ kc_want kc_dispatch_wants(const kc_dispatch *d, int w)
     double san = 0, other = 0;
     for (int j = 0; j < d->nitems; j++)
         if (!d->items[j].dispatched) *(d->items[j].sanitizer ? &san : &other) += d->items[j].cost;
-    if (san <= 0 || !d->sessions_on) return KC_WANT_ANY;     /* no sessions: nothing to keep together */
-    if (d->workers[w].sessions || d->sanitizer_first) return KC_WANT_SANITIZER;
+    if (san <= 0) return KC_WANT_ANY;
+    if (d->sanitizer_first) return KC_WANT_SANITIZER;       /* sessions or not */
+    if (!d->sessions_on) return KC_WANT_ANY;                 /* no sessions: nothing to keep together */
+    if (d->workers[w].sessions) return KC_WANT_SANITIZER;
     int holders = 0;
     for (int i = 0; i < d->nworkers; i++) holders += d->workers[i].sessions != 0;
     if (holders == 0) return KC_WANT_SANITIZER;

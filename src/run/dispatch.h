@@ -10,7 +10,8 @@
  *     the queue's order (costs.h, kc_queue_order);
  *   - items that run compute-sanitizer are kept on the workers that hold
  *     sessions (kc_dispatch_wants), and such a worker takes the controls
- *     planted for the sanitizer first;
+ *     planted for the sanitizer first; with sanitizer_first every worker
+ *     takes them first, while any is pending that it can take;
  *   - an item put back to run alone (kc_dispatch_rerun_alone) goes last:
  *     once every other item is handed out and no worker is busy, one at a
  *     time, nothing beside it (so the other workers are not held idle
@@ -91,10 +92,9 @@ typedef struct kc_dispatch {
     int fault_controls_running;     /* controls planted for gate 1 running now */
     int fault_controls_max;         /* at most this many of them at once (KC_DISPATCH_FAULT_CONTROLS_AT_ONCE);
                                      * 0: no limit */
-    int sanitizer_first;            /* every worker takes sanitizer items while any is pending, the rest after
-                                     * (KC_DISPATCH_SANITIZER_FIRST=1, queue.c) */
+    int sanitizer_first;            /* every worker takes sanitizer items first, while any is pending that it
+                                     * can take (KC_DISPATCH_SANITIZER_FIRST=1, queue.c) */
 } kc_dispatch;
-
 
 /* How many controls planted for the sanitizer run at once per GPU. Each
  * starts its own compute-sanitizer sessions (four tools, each a CUDA context
@@ -182,7 +182,10 @@ int kc_dispatch_ahead_past_fault(const kc_dispatch *d);
  * (KC_WANT_SANITIZER) only while their share of the pending sanitizer cost
  * exceeds both the other workers' share of the rest and session_start_s;
  * else KC_WANT_OTHER, or KC_WANT_NONE when only sanitizer items are left.
- * With sanitizer_first, every worker wants them while any is pending. */
+ * With sanitizer_first, every worker wants them while any is pending,
+ * sessions or not; one that can take none of them (controls planted for
+ * the sanitizer at their limit, memory, items in flight in it) takes
+ * another item (kc_dispatch_next): first, not strictly before the rest. */
 kc_want kc_dispatch_wants(const kc_dispatch *d, int w);
 
 /* The next pending item of kind `want` for worker w in the queue's order

@@ -480,15 +480,17 @@ static void finish_cached(queue *qq)
     fflush(stdout);
 }
 
-/* KC_DISPATCH_SANITIZER_FIRST: "1" has every worker take the sanitizer's
- * items while any is pending (dispatch.h, sanitizer_first), so that their
- * sessions share the GPU with no item in flight, and the other items
- * after; unset or "0" keeps them on as few workers as their share of the
- * cost needs. Why: on the H200 the 106 :sanitize items took 19
- * item-seconds on one worker alone and 61 beside the items in flight
- * (initcheck 0.5 -> 12.1 s; docs/receipts/2026-12-04-h200-mends, call 2):
- * contexts take turns on the GPU. 0 or 1; -1 for any other value, said on
- * stderr. */
+/* KC_DISPATCH_SANITIZER_FIRST: "1" has every worker of --jobs's work queue
+ * take the sanitizer's items first (dispatch.h, sanitizer_first), so that
+ * their sessions share the GPU with as few items in flight as can be, the
+ * other items after; unset or "0" keeps them on as few workers as their
+ * share of the cost needs. A serial run (and so a --shard slice, each
+ * shard of --schedule static) takes the selection's order and says it
+ * ignores it. Why: on the H200 the 106 :sanitize items took 21.5
+ * item-seconds on one worker alone and 61.0 beside the items in flight
+ * (docs/receipts/2026-12-04-h200-mends, call 2: san-j1-after.json,
+ * j4i4-after.json): contexts take turns on the GPU. 0 or 1; -1 for any
+ * other value, said on stderr. */
 static int sanitizer_first_env(void)
 {
     const char *env = getenv("KC_DISPATCH_SANITIZER_FIRST");
@@ -502,6 +504,9 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
 {
     char err[1024];
     if ((qq->dp.sanitizer_first = sanitizer_first_env()) < 0) return 2;
+    if (qq->dp.sanitizer_first && qq->serial)
+        kc_say(stderr, "KC_DISPATCH_SANITIZER_FIRST=1 is for --jobs N: a run of one worker takes the items in the "
+                       "selection's order\n");
     int *sel = malloc(((size_t)n + 1) * sizeof *sel), nf = 0, ns = 0, gpu_items = 0;
     if (!sel) return 4;
     /* The filtered items, or with --shard K/N this host's slice of them, cut

@@ -484,9 +484,9 @@ static void finish_cached(queue *qq)
  * take the sanitizer's items first (dispatch.h, sanitizer_first), so that
  * their sessions share the GPU with as few items in flight as can be, the
  * other items after; unset or "0" keeps them on as few workers as their
- * share of the cost needs. A serial run (and so a --shard slice, each
- * shard of --schedule static) takes the selection's order and says it
- * ignores it. Why: on the H200 the 106 :sanitize items took 21.5
+ * share of the cost needs. A serial run or a --shard slice takes the
+ * selection's order and says it ignores it; --schedule static never reads
+ * it (its shards run without the work queue). Why: on the H200 the 106 :sanitize items took 21.5
  * item-seconds on one worker alone and 61.0 beside the items in flight
  * (docs/receipts/2026-12-04-h200-mends, call 2: san-j1-after.json,
  * j4i4-after.json): contexts take turns on the GPU. 0 or 1; -1 for any

@@ -201,16 +201,16 @@ Test(gpu_lanes, a_per_thread_session_allocates_guarded_buffers_and_gives_them_al
               v.handles);
 }
 
-/* A guarded buffer's bytes are there to use; a write KC_GUARD_GAP or less
- * before it or past it faults (the fake driver's memory is the host's: a
- * write there is SIGSEGV, as a kernel's is CUDA_ERROR_ILLEGAL_ADDRESS on
- * the device), where a pool would have put another buffer. */
 /* The gap covers what a wrapped 32-bit element index reaches when signed
  * into 16-byte elements (float4) and when unsigned into 8-byte ones
  * (double); not an unsigned one into 16-byte elements (guarded_alloc.h). */
 _Static_assert(KC_GUARD_GAP >= ((size_t)1 << 31) * 16 && KC_GUARD_GAP >= ((size_t)1 << 32) * 8,
                "KC_GUARD_GAP no longer covers a wrapped signed 32-bit index into 16-byte elements or an unsigned one into 8-byte elements");
 
+/* A guarded buffer's bytes are there to use; a write KC_GUARD_GAP or less
+ * before it or past it faults (the fake driver's memory is the host's: a
+ * write there is SIGSEGV, as a kernel's is CUDA_ERROR_ILLEGAL_ADDRESS on
+ * the device), where a pool would have put another buffer. */
 Test(gpu_lanes, a_write_far_past_a_guarded_buffer_faults, .init = open_base, .fini = close_base)
 {
     CUdeviceptr p, q;

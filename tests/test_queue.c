@@ -541,17 +541,16 @@ static void standby_case(int exclusive)
     cr_expect(!strstr(p.out, "standby") && !strstr(p.err, "standby"), "the standby's end was said:\n%s%s", p.out,
               p.err);
     const char *text = kc_out_file(json);
-    const char *a = strstr(text, "\"name\":\"fakeedges.copy.f16:control.fault\""),
-               *b = strstr(text, "\"name\":\"fakesan.copy.f16\"");
-    cr_assert(a && b, "%s", text);
-    const char *pa = strstr(a, "\"pid\":"), *pb = strstr(b, "\"pid\":");
-    const char *sb = strstr(b, "\"start_s\":"), *eb = strstr(b, "\"end_s\":"), *ea = strstr(a, "\"end_s\":");
-    cr_assert(pa && pb && sb && eb && ea, "%s", text);
-    cr_expect_neq(atol(pa + 6), atol(pb + 6), "one process ran both:\n%s", text);
+    const char *fa = "fakeedges.copy.f16:control.fault", *fb = "fakesan.copy.f16";
+    double pa = kc_out_json_number(text, fa, "pid"), pb = kc_out_json_number(text, fb, "pid");
+    double sb = kc_out_json_number(text, fb, "start_s"), eb = kc_out_json_number(text, fb, "end_s"),
+           ea = kc_out_json_number(text, fa, "end_s");
+    cr_assert(pa > 0 && pb > 0 && sb >= 0 && eb >= 0 && ea >= 0, "%s", text);
+    cr_expect_neq(pa, pb, "one process ran both:\n%s", text);
     /* from its request to its result, as the parent saw it: the context's
      * 1.5 s would be in it had its process started after the fault */
-    double took = atof(eb + 8) - atof(sb + 10);
-    double gap = atof(sb + 10) - atof(ea + 8);
+    double took = eb - sb;
+    double gap = sb - ea;
     if (exclusive) {
         cr_expect(took > 1.4, "the item after the lost context found a context open (%.2f s): a standby ran\n%s", took,
                   text);

@@ -465,17 +465,6 @@ Test(sanitize, work_queue_runs_and_measures_them, .timeout = 120)
     kc_proc_free(&p);
 }
 
-/* The start_s of item `name` in a --json report (one object a line), -1
- * when it has none. */
-static double json_start(const char *json, const char *name)
-{
-    char key[256];
-    snprintf(key, sizeof key, "\"name\":\"%s\",", name);
-    const char *l = strstr(json, key), *s = l ? strstr(l, "\"start_s\":") : NULL;
-    const char *eol = l ? strchr(l, '\n') : NULL;
-    return s && (!eol || s < eol) ? atof(s + strlen("\"start_s\":")) : -1;
-}
-
 /* KC_DISPATCH_SANITIZER_FIRST=1 (dispatch.h): every worker takes the items
  * that run compute-sanitizer while any is pending, so none of the others
  * starts before the last of them; the verdicts are the serial run's. Any
@@ -498,7 +487,7 @@ Test(sanitize, sanitizer_first_hands_out_their_items_before_the_others, .timeout
                           "fakesan.copy.f16:control.sanitizer_blind" };
     double last = 0;
     for (int i = 0; i < 3; i++) {
-        double t = json_start(rep, san[i]);
+        double t = kc_out_json_number(rep, san[i], "start_s");
         cr_expect_geq(t, 0, "%s has no start_s in the report:\n%s", san[i], rep);
         if (t > last) last = t;
     }
@@ -508,7 +497,7 @@ Test(sanitize, sanitizer_first_hands_out_their_items_before_the_others, .timeout
         if (sscanf(l + strlen("{\"type\":\"item\",\"name\":\""), "%127[^\"]", name) != 1) continue;
         if (!strcmp(name, san[0]) || !strcmp(name, san[1]) || !strcmp(name, san[2])) continue;
         others++;
-        cr_expect_geq(json_start(rep, name), last, "%s started before the last sanitizer item (%.3f s):\n%s", name,
+        cr_expect_geq(kc_out_json_number(rep, name, "start_s"), last, "%s started before the last sanitizer item (%.3f s):\n%s", name,
                       last, rep);
     }
     cr_expect_eq(others, 9, "the report's other items: %d\n%s", others, rep);

@@ -181,6 +181,17 @@ int kc_out_count_lines(const char *text, const char *prefix)
     return n;
 }
 
+double kc_out_json_number(const char *report, const char *name, const char *key)
+{
+    char rec[320], k[64];
+    snprintf(rec, sizeof rec, "{\"type\":\"item\",\"name\":\"%s\",", name);
+    snprintf(k, sizeof k, "\"%s\":", key);
+    const char *l = strstr(report, rec);
+    if (!l) return -1;
+    const char *eol = strchr(l, '\n'), *v = strstr(l, k);
+    return v && (!eol || v < eol) ? atof(v + strlen(k)) : -1;
+}
+
 const char *kc_out_file(const char *path)
 {
     FILE *f = fopen(path, "rb");

@@ -44,6 +44,10 @@ int kc_out_count_lines(const char *text, const char *prefix);
  * 1 MiB; a Criterion assertion fails when it cannot be read. The buffer is
  * static: the next call overwrites it. */
 const char *kc_out_file(const char *path);
+/* The number field `key` ("start_s", "pid", ...) of item `name`'s record in
+ * a --json report's text (docs/output-format.md: one object a line, "name"
+ * the item's after "type"); -1 when there is no such record or field. */
+double kc_out_json_number(const char *report, const char *name, const char *key);
 /* "$TMPDIR/kc-<what>-<pid>-<tag>.tsv" (kc_test_tmpdir) into buf, any file there removed: a
  * fresh path per test process and use (cost tables, record files). */
 void kc_tmp_path(char *buf, size_t cap, const char *what, const char *tag);

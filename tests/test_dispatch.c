@@ -446,6 +446,49 @@ Test(dispatch, one_control_planted_for_gate_1_runs_at_a_time)
     cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 1, "the first ended: the second control");
 }
 
+Test(dispatch, an_empty_worker_takes_a_control_planted_for_gate_1_before_longer_items)
+{
+    fixture f;
+    setup(&f, 5, 3);
+    f.it[0].cost = f.it[1].cost = 9;        /* the queue's order: longest first */
+    f.it[3].fault_control = f.it[4].fault_control = 1;
+    f.d.fault_controls_max = 1;
+    int alone;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 3, "the first control planted for gate 1, ahead of items 0-2");
+    kc_dispatch_took(&f.d, 3);
+    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 0, "one such control runs: the queue's order again");
+    kc_dispatch_released(&f.d, 3);
+    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 4, "it ended: the next control first");
+    sanitizer(&f, 2, 0, 1);
+    f.w[2].sessions = 1;
+    cr_expect_eq(kc_dispatch_wants(&f.d, 2), KC_WANT_SANITIZER);
+    cr_expect_eq(kc_dispatch_next(&f.d, 2, &alone), 2, "a holder of sessions takes the sanitizer's item, not the control");
+}
+
+Test(dispatch, with_lanes_an_empty_worker_takes_an_item_that_may_not_share_first)
+{
+    fixture f;
+    setup(&f, 4, 2);
+    for (int i = 0; i < 4; i++) f.it[i].shares = 1;
+    f.it[2].shares = f.it[3].shares = 0;    /* a suite and a library kernel: each needs an empty worker */
+    f.it[0].cost = 9;
+    int alone;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 0, "without lanes, the queue's order");
+    f.d.lanes = 1;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 2, "with lanes, the first item that may not share");
+    f.it[3].fault_control = 1;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 3, "a control planted for gate 1 before it");
+    f.it[3].fault_control = 0;
+    f.w[1].inflight = 2;
+    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 0, "a worker with items in flight takes only shares");
+    f.adm.host_budget = 10;                 /* 8 bytes used: the first does not fit now, the next that may not share */
+    kc_admit_take(&f.adm, 0, 8, 0);
+    f.it[2].host = 5;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 3);
+    f.it[3].host = 5;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 0, "none fits now: the shares, in the queue's order");
+}
+
 Test(dispatch, taking_and_releasing_an_item_put_back_alone_holds_the_others)
 {
     fixture f;

@@ -185,6 +185,47 @@ Test(inflight_run, a_control_that_loses_the_context_is_red_by_its_gate_beside_pa
     kc_proc_free(&k);
 }
 
+/* A worker with nothing in flight takes the items that may not share
+ * first (dispatch.h): controls planted for gate 1 (one at a time), :limits
+ * and :sanitize items start before the first item that goes in flight,
+ * where they waited for every worker's lanes to empty at the run's end
+ * before; the verdicts are the serial run's. */
+Test(inflight_run, the_items_that_may_not_share_start_before_those_in_flight, .timeout = 60)
+{
+    char *sa[] = { "run", "fakeedgesmem.*", "fake.axpy.f32*", "--no-cache", NULL };
+    char json[256];
+    kc_tmp_path(json, sizeof json, "inflight", "alone-first.json");
+    /* one worker: with two, one whose items end while the other's control
+     * planted for gate 1 runs finds only the next such control pending,
+     * which waits for it (one at a time), and takes a share */
+    char *ka[] = { "run", "fakeedgesmem.*", "fake.axpy.f32*", "--no-cache", "--jobs", "1", "--inflight", "4", "--json",
+                   json, NULL };
+    kc_proc s = kc_run_fake(sa, NULL, 30), k = kc_run_fake(ka, NULL, 30);
+    expect_same_run(&s, &k);
+    const char *rep = kc_out_file(json);
+    const char *alone[] = { "fakeedgesmem.copy.f16:control.late_fault", "fake.axpy.f32:control.fault",
+                            "fakeedgesmem.copy.f16:limits", "fake.axpy.f32:limits", "fakeedgesmem.copy.f16:sanitize" };
+    const char *shares[] = { "fakeedgesmem.copy.f16", "fake.axpy.f32", "fake.axpy.f32:control.wrong_value",
+                             "fake.axpy.f32:control.blind", "fake.axpy.f32:control.write_input",
+                             "fake.axpy.f32:control.nondeterministic" };
+    double last = -1, first = 1e9;
+    for (int i = 0; i < 5; i++) {
+        double t = kc_out_json_number(rep, alone[i], "start_s");
+        cr_expect_geq(t, 0, "%s has no start_s:\n%s", alone[i], rep);
+        if (t > last) last = t;
+    }
+    for (int i = 0; i < 6; i++) {
+        double t = kc_out_json_number(rep, shares[i], "start_s");
+        cr_expect_geq(t, 0, "%s has no start_s:\n%s", shares[i], rep);
+        if (t < first) first = t;
+    }
+    cr_expect_leq(last, first, "an item that goes in flight started at %.3f s, before the last that may not share "
+                  "(%.3f s):\n%s", first, last, rep);
+    unlink(json);
+    kc_proc_free(&s);
+    kc_proc_free(&k);
+}
+
 /* An item that loses the context in flight (the test hook) ends its
  * neighbours' runs too: it and every item in flight beside it go back
  * undecided and are decided by a run with nothing beside them; the

@@ -149,6 +149,33 @@ void kc_dispatch_released(kc_dispatch *d, int j)
     if (it->fault_control) d->fault_controls_running--;
 }
 
+/* For a worker w with nothing in flight that wants items of kind `want`
+ * (not the sanitizer's): the first pending control planted for gate 1 the
+ * limit lets run, else with lanes the first pending item that may not
+ * share, in the queue's order, that the admission takes now; -1 none.
+ * *alone as kc_dispatch_next_of_kind. */
+static int alone_first(const kc_dispatch *d, int w, kc_want want, int *alone)
+{
+    const kc_dispatch_worker *wk = &d->workers[w];
+    if (wk->inflight != 0 || want == KC_WANT_SANITIZER) return -1;
+    int other = -1, other_alone = 0;
+    for (int j = 0; j < d->nitems; j++) {
+        const kc_dispatch_item *qi = &d->items[j];
+        int a;
+        if (qi->dispatched || qi->rerun_alone || !is_wanted(qi, want) || controls_full(d, qi)) continue;
+        if (!qi->fault_control && (!d->lanes || qi->shares || other >= 0)) continue;
+        if (!kc_admit_check(d->adm, wk->devslot, qi->host, qi->gpu, &a)) continue;
+        if (qi->fault_control) {
+            *alone = a;
+            return j;
+        }
+        other = j;
+        other_alone = a;
+    }
+    *alone = other_alone;
+    return other;
+}
+
 int kc_dispatch_next(const kc_dispatch *d, int w, int *alone)
 {
     if (d->alone_running) return -1;
@@ -172,7 +199,9 @@ int kc_dispatch_next(const kc_dispatch *d, int w, int *alone)
     }
     kc_want want = kc_dispatch_wants(d, w);
     if (want == KC_WANT_NONE) return -1;
-    int j = want == KC_WANT_SANITIZER ? kc_dispatch_next_of_kind(d, w, KC_WANT_SANITIZER_CONTROL, alone) : -1;
+    int j = alone_first(d, w, want, alone);
+    if (j >= 0) return j;
+    j = want == KC_WANT_SANITIZER ? kc_dispatch_next_of_kind(d, w, KC_WANT_SANITIZER_CONTROL, alone) : -1;
     if (j < 0) j = kc_dispatch_next_of_kind(d, w, want, alone);
     return j >= 0 || want == KC_WANT_ANY ? j : kc_dispatch_next_of_kind(d, w, KC_WANT_ANY, alone);
 }

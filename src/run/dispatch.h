@@ -40,7 +40,14 @@
  *   - with items in flight (--inflight K): a worker running an item alone
  *     takes nothing; one with items in flight takes only items that may
  *     go in flight (shares) and are not solo; a solo item (put back from a
- *     worker's lanes) goes first to a worker with nothing in flight. */
+ *     worker's lanes) goes first to a worker with nothing in flight;
+ *   - a worker with nothing in flight that does not want the sanitizer's
+ *     items takes a control planted for gate 1 first, and with items in
+ *     flight (lanes) any item that may not share next (kc_dispatch_next):
+ *     those run one at a time, or need a worker with nothing in flight, so
+ *     left for the end (the queue's order puts cheap items last) they were
+ *     the run's tail (docs/receipts/2026-12-05-h100-phases: 135 such items
+ *     ran from 37.5 to 51.2 s, 14 controls for gate 1 one at a time). */
 #ifndef KC_DISPATCH_H
 #define KC_DISPATCH_H
 #include <stddef.h>
@@ -94,6 +101,7 @@ typedef struct kc_dispatch {
                                      * 0: no limit */
     int sanitizer_first;            /* every worker takes sanitizer items first, while any is pending that it
                                      * can take (KC_DISPATCH_SANITIZER_FIRST=1, queue.c) */
+    int lanes;                      /* workers run several items in flight (--inflight K > 1) */
 } kc_dispatch;
 
 /* How many controls planted for the sanitizer run at once per GPU. Each
@@ -195,7 +203,13 @@ kc_want kc_dispatch_wants(const kc_dispatch *d, int w);
 int kc_dispatch_next_of_kind(const kc_dispatch *d, int w, kc_want want, int *alone);
 
 /* The next item for worker w: in a serial run the first pending one;
- * otherwise of the kind it wants first (kc_dispatch_wants), a sanitizer
+ * otherwise of the kind it wants first (kc_dispatch_wants); for a worker
+ * with nothing in flight that wants other items (or any), first a control
+ * planted for gate 1 while fewer than fault_controls_max run, then with
+ * lanes the first item of that kind that may not share (kc_dispatch_item
+ * .shares): a chain of items that run one at a time starts at the run's
+ * start, and items that need an empty worker never wait for workers whose
+ * lanes stay full while shares are pending; a sanitizer
  * control first for a worker that wants sanitizer items (each ends a session
  * with its error, which a session's first window decides at once,
  * sanitize_session.h, where after items the session called clean it takes a

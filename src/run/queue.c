@@ -610,6 +610,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     qq->dp.session_start_s = KC_QUEUE_SESSIONS_START_S;
     qq->dp.san_controls_max = KC_DISPATCH_SAN_CONTROLS_PER_GPU * (d->ndevs > 0 ? d->ndevs : 1);
     qq->dp.fault_controls_max = KC_DISPATCH_FAULT_CONTROLS_AT_ONCE;
+    qq->dp.lanes = o->inflight > 1;
     free(sel);
     kc_queue_head head = { .selected = ns, .filtered = nf, .gpu_items = gpu_items, .workers = qq->nw,
                            .costs_found = found, .recorded = recorded, .host_max = hmax, .gpu_max = gmax,

@@ -16,8 +16,9 @@
 #   gpu_run NAME LIMIT CMD...  runs CMD under /usr/bin/time -v and timeout
 #             LIMIT (seconds), its output in $L/NAME.log, then el and gpu_summ;
 #   gpu_before    builds the tree compared against (before.tar, from `git
-#             archive REV` written before the call: untracked, never
-#             committed) in /tmp/before, records REV in env.txt and sets KB
+#             archive REV`, gzipped or not, written before the call: untracked,
+#             never committed; gzipped when the tree and it pass the 64 MiB a
+#             call carries) in /tmp/before, records REV in env.txt and sets KB
 #             to its kcontract;
 #   gpu_env_pack  packs $L into $O/logs.tgz, keeping env.txt beside it.
 # Every run is uncached (KC_CACHE_DIR=off).
@@ -38,7 +39,7 @@ gpu_summ() { grep -E "^SUMMARY|^workers|^time in items|^slowest|time limit" "$L/
              echo "$1: CPU $(grep -E 'User time|System time|Maximum resident|Elapsed' "$L/$1.time" | awk -F': ' '{printf "%s ", $2}')" >> "$L/env.txt"; }
 gpu_run() { local n=$1 lim=$2; shift 2
             /usr/bin/time -v -o "$L/$n.time" timeout "$lim" "$@" > "$L/$n.log" 2>&1; el "$n"; gpu_summ "$n"; }
-gpu_before() { echo "before: $(git get-tar-commit-id < before.tar 2>/dev/null || echo 'unknown: no before.tar commit id')" >> "$L/env.txt"
+gpu_before() { echo "before: $(zcat -f before.tar | git get-tar-commit-id 2>/dev/null || echo 'unknown: no before.tar commit id')" >> "$L/env.txt"
                rm -rf /tmp/before && mkdir -p /tmp/before && tar xf before.tar -C /tmp/before && cp -r .deps /tmp/before/ &&
                (cd /tmp/before && make -j16 build/kcontract > "$L/build-before.log" 2>&1); el "build before"
                KB=/tmp/before/build/kcontract; }

@@ -24,6 +24,7 @@
 #include "report.h"
 #include "runner.h"
 #include "sanitize.h"
+#include "sanitize_target.h"
 #include "shard_env.h"
 #include "gpu.h"
 #include "gates.h"

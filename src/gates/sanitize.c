@@ -1,8 +1,7 @@
 /* sanitize.c — the sanitizer gate (sanitize.h): finding compute-sanitizer,
  * running this binary's --sanitize-target under each of its four tools
  * through the supervisor and judging what each reported (its report read by
- * sanitizer_report.c), and the target's side (the exact-size launches,
- * sanitize_target.c). */
+ * sanitizer_report.c). The target's side is sanitize_target.c. */
 #include "sanitize.h"
 
 #include <errno.h>
@@ -16,8 +15,6 @@
 #include <unistd.h>
 
 #include "gates.h"
-#include "gpu.h"
-#include "gpu_open.h"
 #include "harness.h"
 #include "parallel.h"
 #include "proctree.h"
@@ -744,77 +741,4 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, co
     }
     free(p);
     free(w.out);
-}
-
-/* ---- the target ------------------------------------------------------------ */
-
-/* Runs one item's exact launches (edge shapes only when edges_only) and
- * prints its lines. 0 ran, 1 a launch failed, -1 not such an item. */
-static int target_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, int edges_only)
-{
-    char msg[2048];
-    kc_exact_stats st;
-    int rc = kc_run_exact_launches(gpu, it->contract, it->kind == KC_KIND_CONTROL ? it->control->name : NULL, seed,
-                                   edges_only, msg, sizeof msg, &st);
-    printf(KC_SAN_TARGET_SMEM "%ld\n", st.smem_bytes);
-    if (st.slowest) printf(KC_SAN_TARGET_SLOWEST "%s %.3f\n", st.slowest, st.slowest_s);
-    printf("%s%s\n", rc ? KC_SAN_TARGET_FAIL : KC_SAN_TARGET_OK, msg);
-    return rc ? 1 : 0;
-}
-
-static const kc_item *target_find(const kc_item *items, int n, const char *name)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(items[i].name, name) == 0)
-            return items[i].kind == KC_KIND_SANITIZE || items[i].kind == KC_KIND_CONTROL ? &items[i] : NULL;
-    return NULL;
-}
-
-/* The session's side: "<item> all|edge" a line on stdin, each answered
- * between its begin and end lines; ends at end of input, or after an item
- * that left the context unusable. */
-static int target_serve(kc_gpu *gpu, const kc_opts *o, const kc_item *items, int n)
-{
-    char *line = NULL;
-    size_t cap = 0;
-    int rc = 0;
-    while (getline(&line, &cap, stdin) > 0) {
-        char name[400] = "", scope[16] = "all";
-        if (sscanf(line, "%399s %15s", name, scope) < 1) continue;
-        printf(KC_SAN_TARGET_BEGIN "%s\n", name);
-        const kc_item *it = target_find(items, n, name);
-        if (!it)
-            printf(KC_SAN_TARGET_FAIL "no :sanitize item or control named '%s' in this binary\n", name);
-        else if (strcmp(scope, "all") && strcmp(scope, "edge"))
-            printf(KC_SAN_TARGET_FAIL "bad request '%s %s': expected 'all' or 'edge' after the item\n", name, scope);
-        else if (target_item(gpu, it, o->seed, strcmp(scope, "edge") == 0))
-            rc = 1;
-        printf(KC_SAN_TARGET_END "%s\n", name);
-        fflush(stdout);
-        if (gpu->lost) break;
-    }
-    free(line);
-    return rc;
-}
-
-int kc_sanitize_target(const kc_opts *o, const kc_item *items, int n)
-{
-    const kc_item *it = o->npatterns == 1 ? target_find(items, n, o->patterns[0]) : NULL;
-    if (o->npatterns > 1 || (o->npatterns == 1 && !it)) {
-        printf(KC_SAN_TARGET_FAIL "--sanitize-target takes one item name, a <contract>:sanitize item or a control, "
-               "or none (then item requests on stdin) (got %d pattern%s, first '%s')\n", o->npatterns,
-               o->npatterns == 1 ? "" : "s", o->npatterns ? o->patterns[0] : "");
-        return 2;
-    }
-    kc_gpu gpu;
-    int rc = kc_gpu_open(&gpu, o->device);
-    if (rc) {
-        printf(KC_SAN_TARGET_FAIL "no GPU: %s\n", gpu.why);
-        kc_gpu_close(&gpu);
-        return rc < 0 ? 2 : 3;
-    }
-    rc = it ? target_item(&gpu, it, o->seed, 0) : target_serve(&gpu, o, items, n);
-    fflush(stdout);
-    kc_gpu_close(&gpu);
-    return rc;
 }

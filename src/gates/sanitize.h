@@ -71,14 +71,4 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, co
  * or keeps want spares, with KC_SANITIZE_SESSIONS=0, or without
  * compute-sanitizer (the control's own line then says why). */
 void kc_sanitize_ahead(const kc_opts *o, kc_san_pool *pool, int want);
-
-/* The target's side (--sanitize-target): runs kc_run_exact_launches for the
- * one item named by o->patterns[0] (a :sanitize item or a control; every
- * shape: the command a failure line gives to rerun by hand), or with no
- * pattern serves a session (sanitize_session.h): requests "<item> all|edge"
- * on stdin, each answered between its begin and end lines. Prints
- * KC_SAN_TARGET_SMEM, KC_SAN_TARGET_SLOWEST and KC_SAN_TARGET_OK or
- * KC_SAN_TARGET_FAIL for each item. Returns 0 when every launch ran, 1 when
- * one failed, 3 without a GPU, 2 bad usage. */
-int kc_sanitize_target(const kc_opts *o, const kc_item *items, int n);
 #endif

@@ -6,7 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "gpu.h"
+#include "item.h"
 #include "kcontract.h"
+#include "run_options.h"
 
 /* The shapes the sanitizer gate runs (sanitize.h): every edge shape, then the
  * model shape with the smallest device footprint; at most cap into out.
@@ -49,4 +51,14 @@ typedef struct kc_exact_stats {
 #define KC_SAN_TOGETHER_BYTES ((size_t)1 << 30)
 int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control, uint64_t seed, int edges_only,
                           char *msg, size_t cap, kc_exact_stats *st);
+
+/* The target's side (--sanitize-target): runs kc_run_exact_launches for the
+ * one item named by o->patterns[0] (a :sanitize item or a control; every
+ * shape: the command a failure line gives to rerun by hand), or with no
+ * pattern serves a session (sanitize_session.h): requests "<item> all|edge"
+ * on stdin, each answered between its begin and end lines. Prints
+ * KC_SAN_TARGET_SMEM, KC_SAN_TARGET_SLOWEST and KC_SAN_TARGET_OK or
+ * KC_SAN_TARGET_FAIL for each item. Returns 0 when every launch ran, 1 when
+ * one failed, 3 without a GPU, 2 bad usage. */
+int kc_sanitize_target(const kc_opts *o, const kc_item *items, int n);
 #endif

@@ -269,40 +269,6 @@ Test(sanitize, clean_under_every_tool_passes, .timeout = 120)
     kc_proc_free(&p);
 }
 
-/* A clean item's tools run side by side, each in its session (sanitize.c,
- * run_tools_side_by_side): memcheck, initcheck and synccheck serve the item
- * at the same time, racecheck once memcheck's run told the shared memory
- * (after its end). The fake sanitizer takes 0.5 s an item and logs when
- * each tool served it; the verdict and its tool order are one at a time's. */
-Test(sanitize, a_clean_items_tools_serve_it_side_by_side, .timeout = 120)
-{
-    char log[256], slow[] = "KC_FAKE_SANITIZER_ITEM_S=0.5", env[300];
-    kc_tmp_path(log, sizeof log, "san", "served.log");
-    snprintf(env, sizeof env, "KC_FAKE_SANITIZER_SERVED_LOG=%s", log);
-    kc_proc p = san_run((char *[]){ "run", ITEM, NULL }, 0, slow, env);
-    char line[8192];
-    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(kc_out_item_line(p.out, "PASS", ITEM, line, sizeof line) &&
-              strstr(line, "memcheck, racecheck, initcheck and synccheck clean") && strstr(line, "[memcheck ") &&
-              strstr(strstr(line, "[memcheck "), ", racecheck ") && strstr(strstr(line, ", racecheck "), ", initcheck ") &&
-              strstr(strstr(line, ", initcheck "), ", synccheck "), "%s", p.out);
-    const char *tools[] = { "memcheck", "racecheck", "initcheck", "synccheck" };
-    double b[4] = { -1, -1, -1, -1 }, e[4] = { -1, -1, -1, -1 };
-    const char *text = kc_out_file(log);
-    for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
-        char tool[32], item[128];
-        double lb, le;
-        if (sscanf(l, "%31s %127s %lf %lf", tool, item, &lb, &le) != 4 || strcmp(item, ITEM)) continue;
-        for (int t = 0; t < 4; t++)
-            if (!strcmp(tool, tools[t])) b[t] = lb, e[t] = le;
-    }
-    for (int t = 0; t < 4; t++) cr_assert_geq(b[t], 0, "%s did not serve %s:\n%s", tools[t], ITEM, text);
-    cr_expect(b[2] < e[0] && b[3] < e[0], "initcheck and synccheck waited for memcheck:\n%s", text);
-    cr_expect_geq(b[1], e[0], "racecheck began before memcheck's end:\n%s", text);
-    unlink(log);
-    kc_proc_free(&p);
-}
-
 /* A gate-5 known finding (kc_known with tool, kernel, error): KNOWN when that
  * report comes, the other tools still run; stale (FAIL) when it no longer
  * comes; another tool's error still FAILs. */
@@ -1409,11 +1375,10 @@ Test(sanitize, a_refused_launch_beside_faulting_ones_ends_the_session, .timeout 
     kc_proc_free(&p);
 }
 
-/* A round launched together holds no more device memory than one target's
- * share of the memory plan the :sanitize item is admitted with
- * (kc_item_memory: its largest shape's case for each target serving it at
- * once): four edge shapes of 6 MiB each in the target, 18.5 MiB a target,
- * launch three together and then one. */
+/* A round launched together holds no more device memory than the memory
+ * plan admits the :sanitize item with (kc_item_memory: its largest shape's
+ * case, one at a time): four edge shapes of 6 MiB each in the target, 18.5
+ * MiB admitted, launch three together and then one. */
 Test(sanitize, a_round_fits_the_memory_the_item_was_admitted_with, .timeout = 120)
 {
     kc_proc p = target_session("fakeedgesbig.copy.f16:sanitize edge\n", 90);
@@ -1422,17 +1387,6 @@ Test(sanitize, a_round_fits_the_memory_the_item_was_admitted_with, .timeout = 12
                             "edge.1048575 edge.1048576 edge.1048577 edge.1048579 (up to 3 launched together, one "
                             "stream each)\n"), "%s", p.out);
     cr_expect(!strstr(p.err, "never destroyed"), "the target leaves streams behind: %s", p.err);
-    kc_proc_free(&p);
-}
-
-/* The memory plan admits a :sanitize item with its largest case once for
- * each target that serves it at once (KC_SAN_SIDE_BY_SIDE, three): the
- * 18.5 MiB a target of fakeedgesbig holds, 56 MiB in all. */
-Test(sanitize, the_memory_plan_counts_each_target_serving_an_item_at_once, .timeout = 120)
-{
-    kc_proc p = san_run((char *[]){ "run", "fakeedgesbig.copy.f16:sanitize", "--jobs", "2", NULL }, 0, NULL, NULL);
-    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(strstr(p.out, "(largest item that runs here: host ") && strstr(p.out, ", GPU 56 MiB;"), "%s", p.out);
     kc_proc_free(&p);
 }
 

@@ -219,19 +219,11 @@ static int tool_argv(const san_plan *p, int t, const char *item, kc_strvec *word
     return bad || kc_child_argv(words, p->o, &target) ? -1 : 0;
 }
 
-/* The target's "smem:" line (the shared memory its launches use), the first
- * time a run prints one. */
-static void learn_smem(san_plan *p, const char *out)
-{
-    char l[300];
-    if (p->smem == -2 && kc_sanitizer_last_line(out, KC_SAN_TARGET_SMEM, l, sizeof l)) p->smem = atol(l);
-}
-
 /* The target's "smem:" and "slowest:" lines after tool t's run. */
 static void plan_learn(san_plan *p, int t, const char *out, double secs)
 {
     char l[300];
-    learn_smem(p, out);
+    if (p->smem == -2 && kc_sanitizer_last_line(out, KC_SAN_TARGET_SMEM, l, sizeof l)) p->smem = atol(l);
     char shape[160] = "";
     double s = 0;
     if (kc_sanitizer_last_line(out, KC_SAN_TARGET_SLOWEST, l, sizeof l) && sscanf(l, "%159s %lf", shape, &s) == 2 &&
@@ -434,35 +426,29 @@ static void distrust_if_more(const san_plan *p, kc_san_pool *pool, int t, const 
     kc_san_pool_distrust(pool, why);
 }
 
-/* The request for tool t: "<item> edge" for racecheck on the edge shapes
- * only (race_edges_only), else "<item> all". */
-static void tool_request(const san_plan *p, int t, char *buf, size_t cap)
-{
-    snprintf(buf, cap, "%s %s", p->it->name, t == 1 && race_edges_only(p) ? "edge" : "all");
-}
-
-/* Tool t's verdict for the item, with its session's command line (words)
- * and the one shown for running the item alone (cmd): from the window w
- * its session gave (asked: a window came, in secs seconds) when that window
- * is clean or decides; otherwise (no window, or one that is not clean) the
- * item alone decides. 1 when the item is decided (out set). */
-static int decide_tool(san_plan *p, kc_san_pool *pool, int t, char *const *words, const char *cmd, double limit,
-                       int asked, double secs, const char *gates_msg, const char *planted, kc_san_window *w,
-                       kc_item_result *out, char *target_ok, size_t okcap)
+/* Tool t for the item, with its session's command line (words) and the
+ * one shown for running the item alone (cmd): through the pool's session
+ * when there is one and its window is clean; otherwise (no pool, or a window
+ * that is not clean) the item alone decides. 1 when the item is decided (out
+ * set). */
+static int run_tool_as(san_plan *p, kc_san_pool *pool, int t, char *const *words, const char *cmd, double limit,
+                       const char *gates_msg, const char *planted, kc_san_window *w, kc_item_result *out,
+                       char *target_ok, size_t okcap)
 {
     char request[400], why[512];
-    tool_request(p, t, request, sizeof request);
+    snprintf(request, sizeof request, "%s %s", p->it->name, t == 1 && race_edges_only(p) ? "edge" : "all");
     kc_san_error window_error = { .errors = -1 };
     int window_erred = 0, earlier = 0;
     long session_errors = -1;
-    if (asked) {
+    double t0 = kc_now_s();
+    if (pool && kc_san_ask(pool, t, words, request, limit, w, why, sizeof why) == 0) {
         if (window_clean(w)) {
-            plan_learn(p, t, w->out, secs);
+            plan_learn(p, t, w->out, kc_now_s() - t0);
             snprintf(target_ok, okcap, "%s", "");
             return judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap);
         }
         if (w->timed_out) {
-            plan_learn(p, t, w->out, secs);
+            plan_learn(p, t, w->out, kc_now_s() - t0);
             return judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap);
         }
         window_erred = kc_sanitizer_parse(w->out, &window_error);
@@ -474,7 +460,7 @@ static int decide_tool(san_plan *p, kc_san_pool *pool, int t, char *const *words
              * Sessions of the item's own, once it is decided, are killed
              * with the rest of its pool (kc_sanitize_item,
              * kc_san_pool_let_end), not waited for here. */
-            plan_learn(p, t, w->out, secs);
+            plan_learn(p, t, w->out, kc_now_s() - t0);
             int decided = judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap);
             if (!(decided && p->own_pool)) kc_san_end(pool, t, limit, NULL);
             return decided;
@@ -486,14 +472,13 @@ static int decide_tool(san_plan *p, kc_san_pool *pool, int t, char *const *words
         kc_sanitizer_parse(w->out, &all);
         session_errors = all.errors;
     }
-    double t0 = kc_now_s();
     if (kc_san_once(words, request, limit, w, why, sizeof why) < 0) {
         out->state = KC_CRASH;
         snprintf(out->msg, sizeof out->msg, "%s: %s%s", kc_sanitizer_tool(t), why, planted);
         with_cmd(out, cmd);
         return 1;
     }
-    plan_learn(p, t, w->out, secs + (kc_now_s() - t0));
+    plan_learn(p, t, w->out, kc_now_s() - t0);
     if (judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap)) {
         if (window_erred && earlier > 0) distrust_if_more(p, pool, t, w, session_errors, earlier);
         return 1;
@@ -511,117 +496,22 @@ static int decide_tool(san_plan *p, kc_san_pool *pool, int t, char *const *words
     return 1;
 }
 
-/* Tool t's session command (words) and the command that runs the item
- * alone by hand under it (cmd). 0, or -1 out of host memory. */
-static int tool_cmds(const san_plan *p, int t, kc_strvec *words, char *cmd, size_t cap)
-{
-    kc_strvec by_hand = KC_STRVEC_INIT;
-    int bad = tool_argv(p, t, NULL, words) || tool_argv(p, t, p->it->name, &by_hand);
-    if (!bad) kc_rerun_line((const char *const *)by_hand.v, (int)by_hand.n, p->env_get, NULL, cmd, cap);
-    kc_strvec_clear(&by_hand);
-    return bad ? -1 : 0;
-}
-
-static void out_of_memory(const san_plan *p, const char *planted, kc_item_result *out)
-{
-    out->state = p->it->kind == KC_KIND_CONTROL ? KC_MISSED : KC_FAIL;
-    snprintf(out->msg, sizeof out->msg, "internal error: out of host memory%s", planted);
-}
-
-/* Tool t for the item, one request at a time: through the pool's session
- * when there is one (decide_tool), else alone. */
+/* Tool t for the item (run_tool_as), its command lines built here. */
 static int run_tool(san_plan *p, kc_san_pool *pool, int t, double limit, const char *gates_msg, const char *planted,
                     kc_san_window *w, kc_item_result *out, char *target_ok, size_t okcap)
 {
-    kc_strvec words = KC_STRVEC_INIT;
-    char cmd[1400], request[400], why[512];
+    kc_strvec words = KC_STRVEC_INIT, by_hand = KC_STRVEC_INIT;
     int decided = 1;
-    if (tool_cmds(p, t, &words, cmd, sizeof cmd)) {
-        out_of_memory(p, planted, out);
+    if (tool_argv(p, t, NULL, &words) || tool_argv(p, t, p->it->name, &by_hand)) {
+        out->state = p->it->kind == KC_KIND_CONTROL ? KC_MISSED : KC_FAIL;
+        snprintf(out->msg, sizeof out->msg, "internal error: out of host memory%s", planted);
     } else {
-        tool_request(p, t, request, sizeof request);
-        double t0 = kc_now_s();
-        int asked = pool && kc_san_ask(pool, t, words.v, request, limit, w, why, sizeof why) == 0;
-        decided = decide_tool(p, pool, t, words.v, cmd, limit, asked, kc_now_s() - t0, gates_msg, planted, w, out,
-                              target_ok, okcap);
+        char cmd[1400];
+        kc_rerun_line((const char *const *)by_hand.v, (int)by_hand.n, p->env_get, NULL, cmd, sizeof cmd);
+        decided = run_tool_as(p, pool, t, words.v, cmd, limit, gates_msg, planted, w, out, target_ok, okcap);
     }
     kc_strvec_clear(&words);
-    return decided;
-}
-
-/* What is left of a limit of limit_s seconds from t0 (kc_now_s), at least 0. */
-static double left_s(double t0, double limit_s)
-{
-    double left = t0 + limit_s - kc_now_s();
-    return left > 0 ? left : 0;
-}
-
-/* The item's tools side by side, each in its pool's session: memcheck,
- * initcheck and synccheck are sent at once, racecheck once memcheck's
- * window told the shared memory (race_runs); every window is waited for,
- * then each tool decides in the order one at a time would (memcheck,
- * racecheck, initcheck, synccheck: decide_tool, the first to decide gives
- * the verdict), so the verdict is the one-at-a-time run's. A tool whose
- * session could not take the request, and racecheck after a memcheck window
- * that was not clean, run one at a time (run_tool). Why: one after another
- * an item took the sum of its tools, and on the H200 the sanitizer's items
- * bounded every --jobs run (docs/receipts/2026-12-05-h200-alone-first:
- * memcheck 8.3, racecheck 22.6, initcheck 13.1, synccheck 4.9 s summed over
- * the 106 :sanitize items); side by side an item takes about its longest.
- * Each tool's limit counts from its request, so tools that hang together
- * time out together. 1 when decided (out set), 0 when every tool was clean. */
-static int run_tools_side_by_side(san_plan *p, kc_san_pool *pool, double limit, const char *gates_msg,
-                                  const char *planted, kc_item_result *out, char *target_ok, size_t okcap)
-{
-    kc_san_window ws[KC_SAN_TOOLS];
-    kc_strvec words[KC_SAN_TOOLS];
-    char cmd[KC_SAN_TOOLS][1400], request[400], why[512];
-    int sent[KC_SAN_TOOLS] = { 0 }, asked[KC_SAN_TOOLS] = { 0 }, decided = 0, bad = 0;
-    double t0[KC_SAN_TOOLS] = { 0 }, secs[KC_SAN_TOOLS] = { 0 };
-    for (int t = 0; t < KC_SAN_TOOLS; t++) {
-        words[t] = (kc_strvec)KC_STRVEC_INIT;
-        ws[t] = (kc_san_window){ .out = malloc(KC_SAN_OUT_MAX) };
-        bad |= !ws[t].out || tool_cmds(p, t, &words[t], cmd[t], sizeof cmd[t]);
-    }
-    if (bad) {
-        out_of_memory(p, planted, out);
-        decided = 1;
-        goto done;
-    }
-    for (int t = 0; t < KC_SAN_TOOLS; t++) {
-        if (t == 1) continue;               /* racecheck waits for memcheck's shared memory */
-        tool_request(p, t, request, sizeof request);
-        t0[t] = kc_now_s();
-        sent[t] = kc_san_send(pool, t, words[t].v, request, &ws[t], why, sizeof why) == 0;
-    }
-    if (sent[0]) {
-        asked[0] = kc_san_wait(pool, 0, &ws[0], left_s(t0[0], limit), why, sizeof why) == 0;
-        secs[0] = kc_now_s() - t0[0];
-        if (asked[0] && window_clean(&ws[0])) learn_smem(p, ws[0].out);
-    }
-    if (asked[0] && window_clean(&ws[0]) && race_runs(p)) {
-        tool_request(p, 1, request, sizeof request);
-        t0[1] = kc_now_s();
-        sent[1] = kc_san_send(pool, 1, words[1].v, request, &ws[1], why, sizeof why) == 0;
-    }
-    for (int t = 1; t < KC_SAN_TOOLS; t++) {
-        if (!sent[t]) continue;
-        asked[t] = kc_san_wait(pool, t, &ws[t], left_s(t0[t], limit), why, sizeof why) == 0;
-        secs[t] = kc_now_s() - t0[t];
-    }
-    for (int t = 0; t < KC_SAN_TOOLS && !decided; t++) {
-        if (t == 1 && !race_runs(p)) continue;
-        if (sent[t])
-            decided = decide_tool(p, pool, t, words[t].v, cmd[t], limit, asked[t], secs[t], gates_msg, planted, &ws[t],
-                                  out, target_ok, okcap);
-        else
-            decided = run_tool(p, pool, t, limit, gates_msg, planted, &ws[t], out, target_ok, okcap);
-    }
-done:
-    for (int t = 0; t < KC_SAN_TOOLS; t++) {
-        kc_strvec_clear(&words[t]);
-        free(ws[t].out);
-    }
+    kc_strvec_clear(&by_hand);
     return decided;
 }
 
@@ -712,18 +602,12 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, co
     unsigned race = p->c && p->c->no_racecheck ? 0u : 0x2u;
     warm_tools(p, pool, (control ? KC_SAN_CONTROL_TOOLS : 0xfu) & (0xdu | race));
     /* memcheck first: its target says how much shared memory the kernel
-     * uses, which decides racecheck; then initcheck and synccheck. A clean
-     * item's tools run side by side in the process's sessions; a control's
-     * one at a time in its own, where the first tool's error ends it. */
+     * uses, which decides racecheck; then initcheck and synccheck. */
     int decided = 0;
-    if (pool && !control) {
-        decided = run_tools_side_by_side(p, pool, limit, gates_msg, planted, out, target_ok, sizeof target_ok);
-    } else {
-        for (int t = 0; t < KC_SAN_TOOLS && !decided; t++) {
-            if (control && t == 2) warm_tools(p, pool, 0xcu);
-            if (t == 1 && !race_runs(p)) continue;
-            decided = run_tool(p, pool, t, limit, gates_msg, planted, &w, out, target_ok, sizeof target_ok);
-        }
+    for (int t = 0; t < KC_SAN_TOOLS && !decided; t++) {
+        if (control && t == 2) warm_tools(p, pool, 0xcu);
+        if (t == 1 && !race_runs(p)) continue;
+        decided = run_tool(p, pool, t, limit, gates_msg, planted, &w, out, target_ok, sizeof target_ok);
     }
     if (!decided) all_clean(p, gates_msg, target_ok, out);
     if (own && out->state == KC_RED) {

@@ -34,15 +34,9 @@
  * $KC_COMPUTE_SANITIZER) in why. */
 int kc_sanitizer_find(char *path, size_t cap, char *why, size_t whycap);
 
-/* How many of a sanitize item's tool targets hold its cases at once: memcheck,
- * initcheck and synccheck serve it together, racecheck after memcheck
- * (kc_sanitize_item); its memory plan counts that many (kc_item_memory). */
-#define KC_SAN_SIDE_BY_SIDE 3
-
 /* Runs item `it` (a :sanitize item, or a control planted for the sanitizer
- * after gates 1-4 passed it) under each tool, the first in the order
- * memcheck, racecheck, initcheck, synccheck that finds an error deciding,
- * and sets out->state and out->msg:
+ * after gates 1-4 passed it) under each tool in turn, stopping at the first
+ * that finds an error, and sets out->state and out->msg:
  *   sanitize item: PASS every tool clean; FAIL an error (the parsed line,
  *   then "; sanitizer command: <compute-sanitizer ... --sanitize-target ...>")
  *   or a target that failed or reported nothing; SKIP no compute-sanitizer;
@@ -54,10 +48,7 @@ int kc_sanitizer_find(char *path, size_t cap, char *why, size_t whycap);
  * process per tool for every item of this process), trusted to say clean,
  * and to say an error only in a session's first window (all it printed is
  * this item's); anything else, and every tool when pool is NULL or
- * KC_SANITIZE_SESSIONS=0, is a session of this item alone. With a pool, a
- * sanitize item's tools serve it side by side (KC_SAN_SIDE_BY_SIDE); a
- * control's run one at a time, in sessions of its own, and it stops at the
- * first error. */
+ * KC_SANITIZE_SESSIONS=0, is a session of this item alone. */
 void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, const char *gates_msg, kc_item_result *out);
 
 /* Starts spares in pool (sanitize_session.h) until it keeps `want` (at most

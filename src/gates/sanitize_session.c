@@ -253,8 +253,8 @@ int kc_san_warm(kc_san_pool *p, int tool, char *const argv[], char *why, size_t 
     return rc;
 }
 
-int kc_san_send(kc_san_pool *p, int tool, char *const argv[], const char *request, kc_san_window *w, char *why,
-                size_t cap)
+int kc_san_ask(kc_san_pool *p, int tool, char *const argv[], const char *request, double limit_s, kc_san_window *w,
+               char *why, size_t cap)
 {
     window_reset(w);
     if (pool_enter(p, why, cap) < 0) return -1;
@@ -279,29 +279,10 @@ int kc_san_send(kc_san_pool *p, int tool, char *const argv[], const char *reques
     char line[512];
     int n = snprintf(line, sizeof line, "%s\n", request);
     kc_sup_write(c, line, (size_t)n);      /* a session that is dying: its end settles the window */
-    after_wait(p);
-    return 0;
-}
-
-int kc_san_wait(kc_san_pool *p, int tool, kc_san_window *w, double limit_s, char *why, size_t cap)
-{
-    san_slot *sl = &p->slot[tool];
-    if (pool_enter(p, why, cap) < 0) {
-        kc_sup_stop(&p->sup, &p->sup.c[tool], SIGKILL, 0);     /* its window is unread: never to be another's */
-        sl->w = NULL;
-        return -1;
-    }
-    wait_for(&p->sup, &p->sup.c[tool], w, &w->ended, limit_s);
+    wait_for(&p->sup, c, w, &w->ended, limit_s);
     sl->w = NULL;
     after_wait(p);
     return 0;
-}
-
-int kc_san_ask(kc_san_pool *p, int tool, char *const argv[], const char *request, double limit_s, kc_san_window *w,
-               char *why, size_t cap)
-{
-    if (kc_san_send(p, tool, argv, request, w, why, cap) < 0) return -1;
-    return kc_san_wait(p, tool, w, limit_s, why, cap);
 }
 
 void kc_san_end(kc_san_pool *p, int tool, double limit_s, kc_san_window *w)

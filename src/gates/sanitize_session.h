@@ -71,19 +71,6 @@ kc_san_pool *kc_san_pool_new(void);
 int kc_san_ask(kc_san_pool *p, int tool, char *const argv[], const char *request, double limit_s, kc_san_window *w,
                char *why, size_t cap);
 
-/* kc_san_ask in two halves, so that one item's tools run side by side,
- * each in its own session: kc_san_send starts the session when none runs
- * and sends the request (0; -1 when no session could start: why); lines
- * that come while another tool's window is waited for go to w all the same.
- * kc_san_wait reads until the target's end line, the session's end, or
- * limit_s seconds from the wait's own start (then the session is stopped:
- * timed_out; 0: stopped unless its end line came already); 0, or -1 when the supervisor's handlers could not be
- * installed (why; the session is then killed, its window unread). Every
- * request sent is waited for before the next request to its tool. */
-int kc_san_send(kc_san_pool *p, int tool, char *const argv[], const char *request, kc_san_window *w, char *why,
-                size_t cap);
-int kc_san_wait(kc_san_pool *p, int tool, kc_san_window *w, double limit_s, char *why, size_t cap);
-
 /* Starts tool's session as argv when none runs, with no request: the
  * sanitizer's start and the CUDA context its target opens under it (1-2 s
  * under a --jobs run on the H200) overlap what this process does next. What

@@ -147,10 +147,9 @@ static size_t exact_bytes(const kc_contract *c, const kc_shape *s)
     return g;
 }
 
-/* What a round may hold on the device: one target's share of what the
- * memory plan admits the :sanitize item with (kc_item_memory: its largest
- * shape's case for each of the KC_SAN_SIDE_BY_SIDE targets that serve it at
- * once), at most KC_SAN_TOGETHER_BYTES. */
+/* What a round may hold on the device: what the memory plan admits the
+ * :sanitize item with (kc_item_memory: its largest shape's case, one at a
+ * time), at most KC_SAN_TOGETHER_BYTES. */
 static size_t round_budget(const kc_contract *c)
 {
     const kc_shape *sh[64];

@@ -24,9 +24,8 @@ int kc_sanitize_shapes(const kc_contract *c, const kc_shape **out, int cap);
  * of racecheck (kc_shape.no_racecheck; the summary counts them) launch
  * together, each on its own
  * non-blocking stream, up to KC_SAN_TOGETHER_MAX of them a round, their
- * buffers and inputs within one target's share of what the memory plan
- * admits the item with (its largest shape's case, kc_item_memory) and
- * KC_SAN_TOGETHER_BYTES, then one
+ * buffers and inputs within what the memory plan admits the item with (its
+ * largest shape's case, kc_item_memory) and KC_SAN_TOGETHER_BYTES, then one
  * synchronize:
  * racecheck instruments every shared-memory access, and an edge shape is a
  * few blocks that leave most SMs idle while its context holds the GPU

@@ -21,7 +21,6 @@
 #include "progname.h"
 #include "record.h"
 #include "safe_file.h"
-#include "sanitize.h"
 #include "seed.h"
 
 
@@ -509,13 +508,11 @@ int kc_select_costs_digest(const kc_opts *o, const kc_item *items, int n, uint64
 
 /* ---- memory ---- */
 
-static size_t mul_sat(size_t a, size_t k) { return a > SIZE_MAX / k ? SIZE_MAX : a * k; }
-
 void kc_item_memory(const kc_item *it, int with_gpu, kc_ref_mode mode, size_t *host, size_t *gpu)
 {
     *host = *gpu = 0;
     if (!with_gpu || !it->contract || it->kind == KC_KIND_LIMIT) return;   /* a limits item runs no case */
-    if (it->kind == KC_KIND_SANITIZE) {     /* its targets' cases, in processes of their own; counted as this one's */
+    if (it->kind == KC_KIND_SANITIZE) {     /* its target's cases, in a process of their own; counted as this one's */
         const kc_shape *sh[64];
         int n = kc_sanitize_shapes(it->contract, sh, 64);
         for (int i = 0; i < n; i++) {
@@ -524,8 +521,6 @@ void kc_item_memory(const kc_item *it, int with_gpu, kc_ref_mode mode, size_t *h
             if (h > *host) *host = h;
             if (g > *gpu) *gpu = g;
         }
-        *host = mul_sat(*host, KC_SAN_SIDE_BY_SIDE);  /* its tools' targets serve it side by side (sanitize.h) */
-        *gpu = mul_sat(*gpu, KC_SAN_SIDE_BY_SIDE);
         return;
     }
     for (const kc_shape *s = it->contract->shapes; s && s->name; s++) {

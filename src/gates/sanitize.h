@@ -16,13 +16,10 @@
 #include "item.h"
 #include "result.h"
 #include "sanitize_session.h"
+#include "sanitize_target.h"
 #include "sanitizer_report.h"
 
 #define KC_SAN_ERROR_EXIT 86            /* --error-exitcode: the sanitizer found an error */
-#define KC_SAN_TARGET_OK "kcontract-sanitize-target: ok: "     /* the target's last line when it launched everything */
-#define KC_SAN_TARGET_FAIL "kcontract-sanitize-target: FAIL: "
-#define KC_SAN_TARGET_SMEM "kcontract-sanitize-target: smem: "       /* the most shared memory of a launch, bytes; -1 unknown (library) */
-#define KC_SAN_TARGET_SLOWEST "kcontract-sanitize-target: slowest: " /* <shape> <seconds> */
 
 /* Finds compute-sanitizer: $KC_COMPUTE_SANITIZER (which must then be an
  * executable file), else each directory of $PATH, else

@@ -16,7 +16,7 @@
 #include "dtype.h"
 #include "hostmem.h"
 #include "launch.h"
-#include "sanitize.h"
+#include "sanitize_session.h"
 #include "seed.h"
 #include "strbuf.h"
 

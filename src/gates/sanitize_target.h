@@ -10,6 +10,12 @@
 #include "kcontract.h"
 #include "run_options.h"
 
+/* The target's own lines (kc_sanitize_target), which the gate reads (sanitize.c). */
+#define KC_SAN_TARGET_OK "kcontract-sanitize-target: ok: "     /* the target's last line when it launched everything */
+#define KC_SAN_TARGET_FAIL "kcontract-sanitize-target: FAIL: "
+#define KC_SAN_TARGET_SMEM "kcontract-sanitize-target: smem: "       /* the most shared memory of a launch, bytes; -1 unknown (library) */
+#define KC_SAN_TARGET_SLOWEST "kcontract-sanitize-target: slowest: " /* <shape> <seconds> */
+
 /* The shapes the sanitizer gate runs (sanitize.h): every edge shape, then the
  * model shape with the smallest device footprint; at most cap into out.
  * Returns how many. */

@@ -42,12 +42,15 @@
  *     go in flight (shares) and are not solo; a solo item (put back from a
  *     worker's lanes) goes first to a worker with nothing in flight;
  *   - a worker with nothing in flight that does not want the sanitizer's
- *     items takes a control planted for gate 1 first, and with items in
- *     flight (lanes) any item that may not share next (kc_dispatch_next):
- *     those run one at a time, or need a worker with nothing in flight, so
- *     left for the end (the queue's order puts cheap items last) they were
- *     the run's tail (docs/receipts/2026-12-05-h100-phases: 135 such items
- *     ran from 37.5 to 51.2 s, 14 controls for gate 1 one at a time). */
+ *     items takes a control planted for gate 1 first, and when workers
+ *     have lanes (--inflight K > 1) any item that may not share next
+ *     (kc_dispatch_next): those run one at a time, or need a worker with
+ *     nothing in flight, so left for the end (the queue's order puts cheap
+ *     items last) they were the run's tail (docs/receipts/
+ *     2026-12-05-h100-phases: 135 such items ran from 37.5 to 51.2 s, 14
+ *     controls for gate 1 one at a time); first, every item on one H200
+ *     took 43.7 and 41.4 s against 44.6 and 45.3 s
+ *     (docs/receipts/2026-12-05-h200-alone-first). */
 #ifndef KC_DISPATCH_H
 #define KC_DISPATCH_H
 #include <stddef.h>

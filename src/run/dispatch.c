@@ -18,6 +18,8 @@ static int is_wanted(const kc_dispatch_item *it, kc_want want)
     case KC_WANT_SANITIZER: return it->sanitizer;
     case KC_WANT_OTHER: return !it->sanitizer;
     case KC_WANT_SANITIZER_CONTROL: return it->sanitizer_control;
+    case KC_WANT_FAULT_CONTROL: return it->fault_control;
+    case KC_WANT_UNSHARED: return !it->shares && !it->sanitizer;
     case KC_WANT_NONE: return 0;
     default: return 1;
     }
@@ -149,31 +151,16 @@ void kc_dispatch_released(kc_dispatch *d, int j)
     if (it->fault_control) d->fault_controls_running--;
 }
 
-/* For a worker w with nothing in flight that wants items of kind `want`
- * (not the sanitizer's): the first pending control planted for gate 1 the
- * limit lets run, else with lanes the first pending item that may not
- * share, in the queue's order, that the admission takes now; -1 none.
- * *alone as kc_dispatch_next_of_kind. */
+/* For a worker w with nothing in flight that does not want the sanitizer's
+ * items: the next control planted for gate 1 the limit lets run, else with
+ * lanes the next item that may not share (not the sanitizer's: those stay
+ * with the holders of sessions), as kc_dispatch_next_of_kind takes them;
+ * -1 none. */
 static int alone_first(const kc_dispatch *d, int w, kc_want want, int *alone)
 {
-    const kc_dispatch_worker *wk = &d->workers[w];
-    if (wk->inflight != 0 || want == KC_WANT_SANITIZER) return -1;
-    int other = -1, other_alone = 0;
-    for (int j = 0; j < d->nitems; j++) {
-        const kc_dispatch_item *qi = &d->items[j];
-        int a;
-        if (qi->dispatched || qi->rerun_alone || !is_wanted(qi, want) || controls_full(d, qi)) continue;
-        if (!qi->fault_control && (!d->lanes || qi->shares || other >= 0)) continue;
-        if (!kc_admit_check(d->adm, wk->devslot, qi->host, qi->gpu, &a)) continue;
-        if (qi->fault_control) {
-            *alone = a;
-            return j;
-        }
-        other = j;
-        other_alone = a;
-    }
-    *alone = other_alone;
-    return other;
+    if (d->workers[w].inflight != 0 || want == KC_WANT_SANITIZER) return -1;
+    int j = kc_dispatch_next_of_kind(d, w, KC_WANT_FAULT_CONTROL, alone);
+    return j < 0 && d->lanes ? kc_dispatch_next_of_kind(d, w, KC_WANT_UNSHARED, alone) : j;
 }
 
 int kc_dispatch_next(const kc_dispatch *d, int w, int *alone)

@@ -129,6 +129,8 @@ typedef enum kc_want {
     KC_WANT_OTHER,                  /* the others */
     KC_WANT_NONE,                   /* nothing: it waits (only sanitizer items left, for the holders) */
     KC_WANT_SANITIZER_CONTROL,      /* the controls planted for the sanitizer (a filter, never wanted first) */
+    KC_WANT_FAULT_CONTROL,          /* the controls planted for gate 1 (a filter, never wanted first) */
+    KC_WANT_UNSHARED,               /* items that may not share, not the sanitizer's (a filter, never wanted first) */
 } kc_want;
 
 /* Whether item j, which ended in state `state` in a parallel run, is put
@@ -209,8 +211,8 @@ int kc_dispatch_next_of_kind(const kc_dispatch *d, int w, kc_want want, int *alo
  * otherwise of the kind it wants first (kc_dispatch_wants); for a worker
  * with nothing in flight that wants other items (or any), first a control
  * planted for gate 1 while fewer than fault_controls_max run, then with
- * lanes the first item of that kind that may not share (kc_dispatch_item
- * .shares): a chain of items that run one at a time starts at the run's
+ * lanes an item that may not share (kc_dispatch_item .shares) and is not
+ * the sanitizer's, each as kc_dispatch_next_of_kind takes them: a chain of items that run one at a time starts at the run's
  * start, and items that need an empty worker never wait for workers whose
  * lanes stay full while shares are pending; a sanitizer
  * control first for a worker that wants sanitizer items (each ends a session

@@ -256,7 +256,7 @@ $(B)/libkcontract.so.$(KC_VERSION): $(LIB_OBJS)
 # (share/kcontract.mk with kcontract_embed.c).
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
-PUBLIC_HEADERS := include/kcontract.h include/kcontract_dtype.h include/kcontract_device.cuh include/kcontract_rowfold.h include/kcontract_dref_common.cuh include/kcontract_warp_check.cuh
+PUBLIC_HEADERS := include/kcontract.h include/kcontract_dtype.h include/kcontract_device.cuh include/kcontract_rowfold.h include/kcontract_dref_common.cuh include/kcontract_warp_check.cuh include/kcontract_watchdog.cuh
 install: lib
 	@test -n "$(PREFIX)" || { echo "install: PREFIX is empty" >&2; exit 2; }
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake/kcontract $(DESTDIR)$(PREFIX)/include \

@@ -47,6 +47,12 @@ extern "C" {
 #define KC_MAX_FIELDS 16   /* fields of a parameter struct */
 #define KC_MAX_STEPS 4     /* kernels in one contract's sequence (kc_step) */
 
+/* The module variable (unsigned long long, nanoseconds) that bounds a
+ * kernel's own hang watchdog (kcontract_watchdog.cuh): the sanitizer's
+ * target raises it in every module that has it, since a healthy wait under
+ * compute-sanitizer can take far longer than the module's default. */
+#define KC_WATCHDOG_SYMBOL "kc_watchdog_ns"
+
 /* Element types. Sizes: F64/I64/U64 8; F32/I32/U32 4; F16/BF16/I16/U16 2; U8/I8/E4M3 1.
  * F16 is IEEE binary16, BF16 the upper half of binary32, E4M3 the OCP FP8
  * format (no infinities, NaN = S.1111.111). */

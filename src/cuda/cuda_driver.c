@@ -78,7 +78,7 @@ int kc_cuda_load_streams(kc_cuda *cu, const char *lib, int per_thread, char *err
         E(DevicePrimaryCtxRelease), E(DevicePrimaryCtxSetFlags), E(CtxSetCurrent), E(CtxSynchronize), E(MemGetInfo),
         E(MemAlloc), E(MemFree), P(MemcpyHtoD, "cuMemcpyHtoD_v2_ptds"), P(MemcpyDtoH, "cuMemcpyDtoH_v2_ptds"),
         P(MemcpyDtoD, "cuMemcpyDtoD_v2_ptds"), P(MemsetD8, "cuMemsetD8_v2_ptds"), E(ModuleLoadData),
-        E(ModuleUnload), E(ModuleGetFunction), E(FuncGetAttribute), E(FuncSetAttribute),
+        E(ModuleUnload), E(ModuleGetFunction), E(ModuleGetGlobal), E(FuncGetAttribute), E(FuncSetAttribute),
         P(LaunchKernel, "cuLaunchKernel_ptsz"), P(LaunchKernelEx, "cuLaunchKernelEx_ptsz"), E(StreamCreate),
         E(StreamDestroy), P(StreamSynchronize, "cuStreamSynchronize_ptsz"), E(OccupancyMaxActiveBlocksPerMultiprocessor),
         E(OccupancyMaxActiveClusters), E(GetErrorName), E(GetErrorString),

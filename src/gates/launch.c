@@ -1,6 +1,7 @@
 /* launch.c — the launch path of an item's kernels: their functions loaded
  * (the module from the embedded fatbin and each step's symbol in it, or a
- * library's entry); the one launch of a kernel, through cuLaunchKernelEx
+ * library's entry), and the bound of their own hang watchdog set where the
+ * module has one (kcontract_watchdog.cuh); the one launch of a kernel, through cuLaunchKernelEx
  * where it has a cluster, is cooperative or serializes programmatically;
  * and gate 1 for one launch of a case: every step's geometry checked
  * against its function and the device (clusters and cooperative grids
@@ -322,6 +323,28 @@ int kc_load_kernels(kc_gpu *gpu, const kc_contract *c, const char *control, kc_k
         return 1;
     }
     return 0;
+}
+
+int kc_kernels_set_watchdog(kc_gpu *gpu, const kc_kernels *K, const kc_contract *c, const char *control,
+                            unsigned long long ns, unsigned long long *was, char *why, size_t cap)
+{
+    if (!K->mod) return 0;
+    CUdeviceptr p = 0;
+    size_t bytes = 0;
+    CUresult r = gpu->cu.ModuleGetGlobal(&p, &bytes, K->mod, KC_WATCHDOG_SYMBOL);
+    if (r == CUDA_ERROR_NOT_FOUND) return 0;
+    const char *at = control ? "@" : "", *ctl = control ? control : "";
+    if (r == CUDA_SUCCESS && bytes != sizeof ns) {
+        snprintf(why, cap, "module %s%s%s's " KC_WATCHDOG_SYMBOL " is %zu bytes, expected %zu (unsigned long long "
+                 "nanoseconds, as kcontract_watchdog.cuh declares it)", c->module, at, ctl, bytes, sizeof ns);
+        return -1;
+    }
+    if (r == CUDA_SUCCESS) r = gpu->cu.MemcpyDtoH(was, p, sizeof *was);
+    if (r == CUDA_SUCCESS) r = gpu->cu.MemcpyHtoD(p, &ns, sizeof ns);
+    if (r == CUDA_SUCCESS) return 1;
+    snprintf(why, cap, "setting module %s%s%s's " KC_WATCHDOG_SYMBOL " failed: %s", c->module, at, ctl,
+             kc_cuda_error_name(&gpu->cu, r));
+    return -1;
 }
 
 void kc_unload_kernels(kc_gpu *gpu, kc_kernels *K)

@@ -45,6 +45,9 @@
  * (tests/test_queue.c). KC_FAKE_COMPUTE_MODE: the device's compute mode
  * (CU_COMPUTEMODE_*, default 0: DEFAULT). KC_FAKE_FAULT_S: seconds
  * fake_copy_f16's planted fault takes before its launch returns it.
+ * KC_FAKE_WATCHDOG: the size of the kc_watchdog_ns variable every module of a
+ * kernel under test has (cuModuleGetGlobal; 8 as kcontract_watchdog.cuh
+ * declares it), whose value at each launch the launch log then gives.
  *
  * Threads: host threads of one process may share the context (issue 23,
  * part 1): the context's state (initialized, the sticky and late faults,
@@ -86,6 +89,7 @@
 #undef cuLaunchKernel
 #undef cuStreamDestroy
 #undef cuMemAllocHost
+#undef cuModuleGetGlobal
 
 #define TOTAL_MEM ((size_t)16 << 30)
 #define SMEM_DEFAULT (48 * 1024)
@@ -115,6 +119,8 @@ struct kernel {
 struct CUmod_st {
     char module[64], control[64];
     struct CUfunc_st fn[NKERNELS];
+    unsigned long long watchdog_ns;     /* its kc_watchdog_ns (KC_FAKE_WATCHDOG), device memory as host memory */
+    size_t watchdog_size;               /* 0: the module has none */
 };
 struct CUctx_st { int unused; };
 
@@ -997,6 +1003,17 @@ static const char *fatbin_module(const void *image)
     return NULL;
 }
 
+/* KC_FAKE_WATCHDOG=N: every module of a kernel under test (not the harness's,
+ * not the references') has the variable KC_WATCHDOG_SYMBOL of N bytes (8 as
+ * kcontract_watchdog.cuh declares it; another size for the harness's
+ * refusal), holding 250 ms as the header's default; unset, no module has it. */
+static size_t watchdog_size(const struct CUmod_st *mod)
+{
+    const char *e = getenv("KC_FAKE_WATCHDOG");
+    if (!e || !*e || strcmp(mod->module, "harness") == 0 || strcmp(mod->module, "fake_ref") == 0) return 0;
+    long n = atol(e);
+    return n > 0 && n <= 8 ? (size_t)n : 0;
+}
 /* Reads "KCFAKE <module> <control or ->" (the image is not NUL-terminated:
  * it ends with a newline), or a real fatbin of an emulated module. */
 CUresult cuModuleLoadData(CUmodule *mod, const void *image)
@@ -1010,6 +1027,8 @@ CUresult cuModuleLoadData(CUmodule *mod, const void *image)
         struct CUmod_st *md = calloc(1, sizeof *md);
         if (!md) return CUDA_ERROR_OUT_OF_MEMORY;
         snprintf(md->module, sizeof md->module, "%s", real);
+        md->watchdog_size = watchdog_size(md);
+        md->watchdog_ns = 250000000ull;
         *mod = md;
         return CUDA_SUCCESS;
     }
@@ -1025,10 +1044,20 @@ CUresult cuModuleLoadData(CUmodule *mod, const void *image)
     if (!md) return CUDA_ERROR_OUT_OF_MEMORY;
     snprintf(md->module, sizeof md->module, "%s", m);
     snprintf(md->control, sizeof md->control, "%s", strcmp(c, "-") == 0 ? "" : c);
+    md->watchdog_size = watchdog_size(md);
+    md->watchdog_ns = 250000000ull;
     *mod = md;
     return CUDA_SUCCESS;
 }
 CUresult cuModuleUnload(CUmodule mod) { CONTEXT_CALL(); free(mod); return CUDA_SUCCESS; }
+CUresult cuModuleGetGlobal(CUdeviceptr *p, size_t *bytes, CUmodule mod, const char *name)
+{
+    CONTEXT_CALL();
+    if (!mod->watchdog_size || strcmp(name, "kc_watchdog_ns") != 0) return CUDA_ERROR_NOT_FOUND;
+    if (p) *p = (CUdeviceptr)(uintptr_t)&mod->watchdog_ns;
+    if (bytes) *bytes = mod->watchdog_size;
+    return CUDA_SUCCESS;
+}
 CUresult cuModuleGetFunction(CUfunction *f, CUmodule mod, const char *name)
 {
     CONTEXT_CALL();
@@ -1201,6 +1230,8 @@ static void log_launch(const struct CUfunc_st *f, const char *via, const unsigne
                      f->k->symbol, f->mod->control[0] ? f->mod->control : "-", via, g[0], g[1], g[2], b[0], b[1], b[2],
                      smem, a->clustered ? a->cluster[0] : 0, a->clustered ? a->cluster[1] : 0,
                      a->clustered ? a->cluster[2] : 0, f->nonportable, a->cooperative, a->programmatic, sname);
+    if (f->mod->watchdog_size == 8 && n > 0 && n < (int)sizeof line)     /* its kc_watchdog_ns at the launch */
+        n += snprintf(line + n - 1, sizeof line - (size_t)n + 1, " watchdog_ns=%llu\n", f->mod->watchdog_ns) - 1;
     FILE *fp = fopen(path, "a");
     if (!fp) return;
     fwrite(line, 1, (size_t)n, fp);

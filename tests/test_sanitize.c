@@ -1258,17 +1258,82 @@ Test(sanitize, a_killed_static_shard_leaves_no_session_running, .timeout = 60)
 /* Runs the fixture binary's --sanitize-target as a session under the fake
  * driver (seed 7, device 0), its stdin the request lines of `requests`
  * ("ITEM edge\n..."), killed after timeout_s. */
-static kc_proc target_session(const char *requests, double timeout_s)
+static kc_proc target_session_env(const char *requests, double timeout_s, const char *extra)
 {
     static char env_cuda[1024];
     const char *lib = getenv("KC_FAKE_CUDA");
     snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
-    char *env[] = { env_cuda, NULL };
+    char *env[] = { env_cuda, (char *)extra, NULL };
     char *argv[] = { "/bin/sh", "-c", "printf '%s' \"$1\" | \"$0\" run --sanitize-target --seed 7 --device 0",
                      (char *)kc_test_fixture_bin(), (char *)requests, NULL };
     kc_proc p;
     cr_assert_eq(kc_spawn(argv, env, timeout_s, &p), 0);
     return p;
+}
+
+static kc_proc target_session(const char *requests, double timeout_s)
+{
+    return target_session_env(requests, timeout_s, NULL);
+}
+
+/* A module with a hang watchdog (kcontract_watchdog.cuh; the fake's
+ * KC_FAKE_WATCHDOG gives every module of a kernel under test one) gets
+ * KC_WATCHDOG_UNDER_TOOL_NS in the sanitizer's target before its launches,
+ * and the target says so; a module without one is left alone; one whose
+ * variable is not 8 bytes fails the item, naming the module and the size. */
+Test(sanitize, the_target_raises_a_modules_hang_watchdog, .timeout = 120)
+{
+    kc_proc p = target_session_env("fakesan.copy.f16:sanitize all\n", 60, "KC_FAKE_WATCHDOG=8");
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: watchdog: kc_watchdog_ns 60 s under the tool (the module's "
+                            "0.250 s)\n"), "%s", p.out);
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: ok: "), "%s", p.out);
+    kc_proc_free(&p);
+    p = target_session("fakesan.copy.f16:sanitize all\n", 60);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect_null(strstr(p.out, "watchdog"), "a module without one: %s", p.out);
+    kc_proc_free(&p);
+    p = target_session_env("fakesan.copy.f16:sanitize all\n", 60, "KC_FAKE_WATCHDOG=4");
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: FAIL: the kernel's hang watchdog: module fake_copy's "
+                            "kc_watchdog_ns is 4 bytes, expected 8 (unsigned long long nanoseconds, as "
+                            "kcontract_watchdog.cuh declares it)\n"), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+/* Through the gate: the gates' launches keep the module's bound, the
+ * sanitizer's get the raised one (the fake's launch log gives the value at
+ * each launch); a variable of the wrong size FAILs the :sanitize item. */
+Test(sanitize, only_the_sanitizers_launches_get_the_raised_watchdog, .timeout = 120)
+{
+    char log[256], env_log[300];
+    kc_tmp_path(log, sizeof log, "watchdog", "log");
+    snprintf(env_log, sizeof env_log, "KC_FAKE_LAUNCH_LOG=%s", log);
+    kc_proc p = san_run((char *[]){ "run", "fakesan.copy.f16", ITEM, NULL }, 0, env_log, "KC_FAKE_WATCHDOG=8");
+    char line[8192];
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "PASS", ITEM, line, sizeof line), "%s", p.out);
+    kc_proc_free(&p);
+    FILE *f = fopen(log, "r");
+    cr_assert_not_null(f, "no launch log %s", log);
+    int module = 0, raised = 0, other = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "fake_copy_f16 ", 14) != 0) continue;
+        if (strstr(line, " watchdog_ns=250000000\n")) module++;
+        else if (strstr(line, " watchdog_ns=60000000000\n")) raised++;
+        else other++;
+    }
+    fclose(f);
+    unlink(log);
+    cr_expect_gt(module, 0, "the gates' launches keep the module's 250 ms");
+    cr_expect_gt(raised, 0, "the sanitizer's launches get 60 s");
+    cr_expect_eq(other, 0, "%d launches with another value or none", other);
+    p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_FAKE_WATCHDOG=4", NULL);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "FAIL", ITEM, line, sizeof line) &&
+              strstr(line, "memcheck: the target failed under compute-sanitizer: the kernel's hang watchdog: module "
+                           "fake_copy's kc_watchdog_ns is 4 bytes, expected 8"), "%s", p.out);
+    kc_proc_free(&p);
 }
 
 /* racecheck's request ("<item> edge") launches the edge shapes together,

@@ -1,7 +1,7 @@
 // gemm_wgmma_ptx.cuh — the Hopper instructions gemm_wgmma.cu is built from,
 // as thin inline-PTX wrappers (PTX ISA 8.x, sm_90a; names as in the ISA):
 //   mbarrier      init, arrive, arrive.expect_tx, try_wait.parity (a
-//                 bounded wait: see mbar_wait)
+//                 bounded wait: see mbar_wait_slow)
 //   cp.async.bulk.tensor.2d   a TMA tile load from a CUtensorMap into shared
 //                 memory, completing on an mbarrier (complete_tx::bytes)
 //   wgmma         fence, commit_group, wait_group, the shared-memory matrix
@@ -14,6 +14,8 @@
 #define KC_GEMM_WGMMA_PTX_CUH
 #include <cuda.h>
 #include <stdint.h>
+
+#include "kcontract_watchdog.cuh"   // kc_watchdog_ns, at file scope: the harness finds it by name
 
 namespace gw {
 
@@ -64,33 +66,21 @@ __device__ __forceinline__ bool mbar_try_wait(uint32_t bar, uint32_t parity)
     return ok != 0;
 }
 
-__device__ __forceinline__ uint64_t globaltimer_ns()
-{
-    uint64_t t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-
-// A wait that cannot hang the GPU: a phase that has not completed after
-// GW_WATCHDOG_NS of polling (a lost transaction, a wrong parity: bugs, never
-// a slow memory system) ends the kernel with a trap, which the launch
-// reports as an error, instead of spinning until the process is killed.
-#ifndef GW_WATCHDOG_NS
-// 250 ms: a phase completes within microseconds of its copies' issue; the
-// longest wait a healthy kernel can see is the time slices of the other
-// contexts on the GPU: a few milliseconds each under --jobs, 108 ms at most
-// beside a control's four sanitizer sessions (receipt
-// 2026-12-04-h200-stalls, the launch probe). Each hang control runs to the
-// watchdog: at 4 s they were 13 s of a serial run's 83 (receipt
-// 2026-12-02-h200-profile), at 1 s 3 s of 55 (2026-12-04-h200-generators).
-#define GW_WATCHDOG_NS 250000000ull
-#endif
+// A wait that cannot hang the GPU: a phase that has not completed after the
+// module's watchdog bound of polling (a lost transaction, a wrong parity:
+// bugs, never a slow memory system) ends the kernel with a trap, which the
+// launch reports as an error, instead of spinning until the process is
+// killed. The bound is kcontract_watchdog.cuh's 250 ms (each hang control
+// runs to it: at 4 s they were 13 s of a serial run's 83, receipt
+// 2026-12-02-h200-profile; at 1 s 3 s of 55, 2026-12-04-h200-generators),
+// raised under compute-sanitizer by kcontract's target, where a healthy
+// wait takes longer (the header says why).
 __device__ __forceinline__ void mbar_wait_slow(uint32_t bar, uint32_t parity)
 {
-    const uint64_t t0 = globaltimer_ns();
+    const unsigned long long t0 = kc_globaltimer_ns();
     for (uint32_t n = 1;; n++) {
         if (mbar_try_wait(bar, parity)) return;
-        if ((n & 255u) == 0 && globaltimer_ns() - t0 > GW_WATCHDOG_NS) __trap();
+        if ((n & 255u) == 0 && kc_watchdog_expired(t0)) __trap();
     }
 }
 

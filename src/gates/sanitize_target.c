@@ -189,6 +189,14 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
         snprintf(msg, cap, "%s", why);
         return 1;
     }
+    int wd = kc_kernels_set_watchdog(gpu, &K, c, control, KC_WATCHDOG_UNDER_TOOL_NS, &st->watchdog_was_ns, why,
+                                     sizeof why);
+    if (wd < 0) {
+        snprintf(msg, cap, "the kernel's hang watchdog: %s", why);
+        kc_unload_kernels(gpu, &K);
+        return 1;
+    }
+    st->watchdog = wd;
     const kc_shape *shapes[64];
     kc_dist dists[KC_MAX_DISTS + 2];
     kc_dists_of(c, dists);
@@ -272,6 +280,9 @@ static int target_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, int edges_
                                    edges_only, msg, sizeof msg, &st);
     printf(KC_SAN_TARGET_SMEM "%ld\n", st.smem_bytes);
     if (st.slowest) printf(KC_SAN_TARGET_SLOWEST "%s %.3f\n", st.slowest, st.slowest_s);
+    if (st.watchdog)
+        printf(KC_SAN_TARGET_WATCHDOG KC_WATCHDOG_SYMBOL " %.0f s under the tool (the module's %.3f s)\n",
+               KC_WATCHDOG_UNDER_TOOL_NS / 1e9, st.watchdog_was_ns / 1e9);
     printf("%s%s\n", rc ? KC_SAN_TARGET_FAIL : KC_SAN_TARGET_OK, msg);
     return rc ? 1 : 0;
 }

@@ -15,6 +15,16 @@
 #define KC_SAN_TARGET_FAIL "kcontract-sanitize-target: FAIL: "
 #define KC_SAN_TARGET_SMEM "kcontract-sanitize-target: smem: "       /* the most shared memory of a launch, bytes; -1 unknown (library) */
 #define KC_SAN_TARGET_SLOWEST "kcontract-sanitize-target: slowest: " /* <shape> <seconds> */
+#define KC_SAN_TARGET_WATCHDOG "kcontract-sanitize-target: watchdog: " /* the module's hang bound, raised */
+
+/* The hang watchdog bound (kcontract_watchdog.cuh) the target sets in every
+ * module that has one, nanoseconds: under a tool a healthy wait outlasts the
+ * module's default (H100, racecheck with one analysis thread: a healthy TMA
+ * + wgmma GEMM trapped at its 250 ms; docs/receipts/2026-12-05-h200-gpu-time),
+ * and a hang is gate 1's to catch, not the sanitizer's. Half the tools' own
+ * limit (KC_SAN_TIMEOUT_S): a kernel that does hang still ends with its trap,
+ * a failed launch that names it, before the tool is stopped. */
+#define KC_WATCHDOG_UNDER_TOOL_NS 60000000000ull
 
 /* The shapes the sanitizer gate runs (sanitize.h): every edge shape, then the
  * model shape with the smallest device footprint; at most cap into out.
@@ -45,12 +55,16 @@ int kc_sanitize_shapes(const kc_contract *c, const kc_shape **out, int cap);
  * (edges_only: the edge shapes alone, racecheck's share) what the
  * sanitizer gate plans its tools by: the shared memory the kernel
  * uses (racecheck checks shared memory only), the slowest launch made
- * alone, and how many launched together. */
+ * alone, and how many launched together. Every module with a hang
+ * watchdog (kcontract_watchdog.cuh) gets KC_WATCHDOG_UNDER_TOOL_NS first
+ * (st->watchdog); one whose variable is not 8 bytes fails the item. */
 typedef struct kc_exact_stats {
     long smem_bytes;              /* the most shared memory (static + dynamic) of one launch; -1 a library kernel (unknown) */
     const char *slowest;          /* the shape whose launch took longest (its name), NULL none */
     double slowest_s;             /* its seconds, inputs to synchronize (under a sanitizer: the tool's work) */
     int together;                 /* the most shapes launched together in one round; 0 one at a time */
+    int watchdog;                 /* 1: the module's hang bound was raised to KC_WATCHDOG_UNDER_TOOL_NS */
+    unsigned long long watchdog_was_ns; /* its value before (the module's default) */
 } kc_exact_stats;
 #define KC_SAN_TOGETHER_MAX 16
 #define KC_SAN_TOGETHER_BYTES ((size_t)1 << 30)
@@ -62,7 +76,8 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
  * shape: the command a failure line gives to rerun by hand), or with no
  * pattern serves a session (sanitize_session.h): requests "<item> all|edge"
  * on stdin, each answered between its begin and end lines. Prints
- * KC_SAN_TARGET_SMEM, KC_SAN_TARGET_SLOWEST and KC_SAN_TARGET_OK or
+ * KC_SAN_TARGET_SMEM, KC_SAN_TARGET_SLOWEST, KC_SAN_TARGET_WATCHDOG (where
+ * the module has a watchdog) and KC_SAN_TARGET_OK or
  * KC_SAN_TARGET_FAIL for each item. Returns 0 when every launch ran, 1 when
  * one failed, 3 without a GPU, 2 bad usage. */
 int kc_sanitize_target(const kc_opts *o, const kc_item *items, int n);

@@ -30,8 +30,11 @@
 #endif
 
 // The bound in nanoseconds (KC_WATCHDOG_SYMBOL: its name is the harness's
-// to find, so it stays at file scope and unmangled).
-__device__ unsigned long long kc_watchdog_ns = KC_WATCHDOG_NS;
+// to find, so it stays at file scope and unmangled). In constant memory: a
+// kernel cannot write it, so it carries no state from one item to the next
+// and the module may still be kept loaded across items in flight
+// (module_cache.h keeps no module with .nv.global variables).
+__constant__ unsigned long long kc_watchdog_ns = KC_WATCHDOG_NS;
 
 // The GPU's global timer, nanoseconds (PTX %globaltimer; its ticks are
 // coarse, about a microsecond: fine for a bound of milliseconds).
@@ -45,6 +48,6 @@ static __device__ __forceinline__ unsigned long long kc_globaltimer_ns()
 // Whether a wait that began at t0 (kc_globaltimer_ns) has passed the bound.
 static __device__ __forceinline__ bool kc_watchdog_expired(unsigned long long t0)
 {
-    return kc_globaltimer_ns() - t0 > *(volatile unsigned long long *)&kc_watchdog_ns;
+    return kc_globaltimer_ns() - t0 > kc_watchdog_ns;
 }
 #endif

@@ -7,7 +7,7 @@
 // and a healthy wait is not always short: under compute-sanitizer every
 // instrumented access is slow, and racecheck's device side waits for its
 // host analysis (H100, racecheck with one analysis thread: a healthy TMA +
-// wgmma GEMM trapped at 250 ms; docs/receipts/2026-12-05-h200-gpu-time). So
+// wgmma GEMM trapped at 250 ms; docs/receipts/2026-12-05-h100-gpu-time). So
 // the bound is a module variable, KC_WATCHDOG_SYMBOL (kcontract.h), which
 // the sanitizer's target raises after loading the module
 // (KC_WATCHDOG_UNDER_TOOL_NS, sanitize_target.c); the gates leave the

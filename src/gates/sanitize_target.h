@@ -20,7 +20,7 @@
 /* The hang watchdog bound (kcontract_watchdog.cuh) the target sets in every
  * module that has one, nanoseconds: under a tool a healthy wait outlasts the
  * module's default (H100, racecheck with one analysis thread: a healthy TMA
- * + wgmma GEMM trapped at its 250 ms; docs/receipts/2026-12-05-h200-gpu-time),
+ * + wgmma GEMM trapped at its 250 ms; docs/receipts/2026-12-05-h100-gpu-time),
  * and a hang is gate 1's to catch, not the sanitizer's. Half the tools' own
  * limit (KC_SAN_TIMEOUT_S): a kernel that does hang still ends with its trap,
  * a failed launch that names it, before the tool is stopped. */

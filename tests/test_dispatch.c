@@ -259,43 +259,6 @@ Test(dispatch, another_worker_joins_the_holders_only_when_their_share_is_larger)
     cr_expect_eq(kc_dispatch_next(&f.d, 3, &alone), -1, "so it waits");
 }
 
-/* KC_DISPATCH_SANITIZER_FIRST=1: every worker takes the sanitizer's items
- * while any is pending, whatever the shares; the rest after. */
-Test(dispatch, sanitizer_first_sends_every_worker_to_the_sanitizer_items)
-{
-    fixture f;
-    setup(&f, 4, 3);                        /* items 0-2 other work, 3 the sanitizer's */
-    sanitizer(&f, 3, 0, 1);
-    f.w[0].sessions = 1;
-    cr_expect_eq(kc_dispatch_wants(&f.d, 1), KC_WANT_OTHER, "without it: 1 s on one holder, 3 s on two others");
-    f.d.sanitizer_first = 1;
-    cr_expect_eq(kc_dispatch_wants(&f.d, 1), KC_WANT_SANITIZER, "with it: the sanitizer's item first");
-    int alone;
-    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 3, "so worker 1 takes item 3, not item 0");
-    f.it[3].dispatched = 1;
-    cr_expect_eq(kc_dispatch_wants(&f.d, 1), KC_WANT_ANY, "none pending: any item");
-    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 0, "then the others");
-}
-
-/* sanitizer_first is "first", not "strictly before": with sessions off it
- * still holds, and a worker that can take none of the pending sanitizer
- * items (controls planted for the sanitizer at their limit) takes another. */
-Test(dispatch, sanitizer_first_holds_without_sessions_and_falls_back_at_the_controls_limit)
-{
-    fixture f;
-    setup(&f, 3, 3);                        /* item 0 other work, 1-2 controls planted for the sanitizer */
-    sanitizer(&f, 1, 1, 1);
-    sanitizer(&f, 2, 1, 1);
-    f.d.sanitizer_first = 1;
-    f.d.sessions_on = 0;
-    cr_expect_eq(kc_dispatch_wants(&f.d, 0), KC_WANT_SANITIZER, "sessions off (KC_SANITIZE_SESSIONS=0): still first");
-    int alone;
-    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 1);
-    f.d.san_controls_max = 1;
-    kc_dispatch_took(&f.d, 1);
-    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 0, "the control limit is full: the other item, not a wait");
-}
-
 Test(dispatch, a_holder_takes_the_sanitizer_controls_first)
 {
     fixture f;

@@ -465,49 +465,24 @@ Test(sanitize, work_queue_runs_and_measures_them, .timeout = 120)
     kc_proc_free(&p);
 }
 
-/* KC_DISPATCH_SANITIZER_FIRST=1 (dispatch.h): every worker takes the items
- * that run compute-sanitizer while any is pending, so none of the others
- * starts before the last of them; the verdicts are the serial run's. Any
- * value but 0 or 1 is refused before anything runs. */
-Test(sanitize, sanitizer_first_hands_out_their_items_before_the_others, .timeout = 120)
+/* KC_DISPATCH_SANITIZER_FIRST was removed (measured twice to gain nothing,
+ * queue.c): a run that sets it to anything but 0 is refused before anything
+ * runs, serial or not, instead of running without it; 0 runs. */
+Test(sanitize, the_removed_sanitizer_first_setting_is_refused, .timeout = 120)
 {
-    char json[256];
-    snprintf(json, sizeof json, "%s/kc-san-first-%ld.json", kc_test_tmpdir(), (long)getpid());
-    char *sel[] = { "fakesan.*", "fake.axpy.f32*" };
-    kc_proc serial = san_run((char *[]){ "run", sel[0], sel[1], NULL }, 0, NULL, NULL);
-    kc_proc p = san_run((char *[]){ "run", sel[0], sel[1], "--jobs", "2", "--json", json, NULL }, 0,
-                        "KC_DISPATCH_SANITIZER_FIRST=1", NULL);
-    char a[1024], b[1024];
-    kc_out_summary(serial.out, a, sizeof a);
-    kc_out_summary(p.out, b, sizeof b);
-    cr_expect_str_eq(b, a, "the serial run's SUMMARY:\n%s\n%s", serial.out, p.out);
-    cr_expect_eq(p.status, serial.status);
-    const char *rep = kc_out_file(json);
-    const char *san[] = { "fakesan.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob",
-                          "fakesan.copy.f16:control.sanitizer_blind" };
-    double last = 0;
-    for (int i = 0; i < 3; i++) {
-        double t = kc_out_json_number(rep, san[i], "start_s");
-        cr_expect_geq(t, 0, "%s has no start_s in the report:\n%s", san[i], rep);
-        if (t > last) last = t;
-    }
-    int others = 0;         /* every other item of the report */
-    for (const char *l = rep; (l = strstr(l, "{\"type\":\"item\",\"name\":\"")); l++) {
-        char name[128];
-        if (sscanf(l + strlen("{\"type\":\"item\",\"name\":\""), "%127[^\"]", name) != 1) continue;
-        if (!strcmp(name, san[0]) || !strcmp(name, san[1]) || !strcmp(name, san[2])) continue;
-        others++;
-        cr_expect_geq(kc_out_json_number(rep, name, "start_s"), last, "%s started before the last sanitizer item (%.3f s):\n%s", name,
-                      last, rep);
-    }
-    cr_expect_eq(others, 9, "the report's other items: %d\n%s", others, rep);
-    unlink(json);
-    kc_proc_free(&p);
-    p = san_run((char *[]){ "run", sel[0], "--jobs", "2", NULL }, 0, "KC_DISPATCH_SANITIZER_FIRST=yes", NULL);
+    kc_proc p = san_run((char *[]){ "run", ITEM, "--jobs", "2", NULL }, 0, "KC_DISPATCH_SANITIZER_FIRST=1", NULL);
     cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(strstr(p.err, "KC_DISPATCH_SANITIZER_FIRST = 'yes': expected 0 or 1"), "%s", p.err);
+    cr_expect(strstr(p.err, "KC_DISPATCH_SANITIZER_FIRST = '1': this setting was removed (handing the sanitizer's "
+                            "items out first was measured twice and gained nothing: docs/parallel-runs.md); unset it"),
+              "%s", p.err);
+    cr_expect_null(strstr(p.out, ITEM), "nothing ran: %s", p.out);
     kc_proc_free(&p);
-    kc_proc_free(&serial);
+    p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_DISPATCH_SANITIZER_FIRST=yes", NULL);
+    cr_expect_eq(p.status, 2, "serial too: exit %d\n%s%s", p.status, p.out, p.err);
+    kc_proc_free(&p);
+    p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_DISPATCH_SANITIZER_FIRST=0", NULL);
+    cr_expect_eq(p.status, 0, "0 is the old default: exit %d\n%s%s", p.status, p.out, p.err);
+    kc_proc_free(&p);
 }
 
 /* One compute-sanitizer session per tool serves every :sanitize item of a

@@ -70,7 +70,6 @@ kc_want kc_dispatch_wants(const kc_dispatch *d, int w)
     for (int j = 0; j < d->nitems; j++)
         if (!d->items[j].dispatched) *(d->items[j].sanitizer ? &san : &other) += d->items[j].cost;
     if (san <= 0) return KC_WANT_ANY;
-    if (d->sanitizer_first) return KC_WANT_SANITIZER;       /* sessions or not */
     if (!d->sessions_on) return KC_WANT_ANY;                 /* no sessions: nothing to keep together */
     if (d->workers[w].sessions) return KC_WANT_SANITIZER;
     int holders = 0;

@@ -10,8 +10,7 @@
  *     the queue's order (costs.h, kc_queue_order);
  *   - items that run compute-sanitizer are kept on the workers that hold
  *     sessions (kc_dispatch_wants), and such a worker takes the controls
- *     planted for the sanitizer first; with sanitizer_first every worker
- *     takes them first, while any is pending that it can take;
+ *     planted for the sanitizer first;
  *   - an item put back to run alone (kc_dispatch_rerun_alone) goes last:
  *     once every other item is handed out and no worker is busy, one at a
  *     time, nothing beside it (so the other workers are not held idle
@@ -102,8 +101,6 @@ typedef struct kc_dispatch {
     int fault_controls_running;     /* controls planted for gate 1 running now */
     int fault_controls_max;         /* at most this many of them at once (KC_DISPATCH_FAULT_CONTROLS_AT_ONCE);
                                      * 0: no limit */
-    int sanitizer_first;            /* every worker takes sanitizer items first, while any is pending that it
-                                     * can take (KC_DISPATCH_SANITIZER_FIRST=1, queue.c) */
     int lanes;                      /* workers run several items in flight (--inflight K > 1) */
 } kc_dispatch;
 
@@ -194,11 +191,7 @@ int kc_dispatch_ahead_past_fault(const kc_dispatch *d);
  * holds sessions, or when none does; another worker joins the holders
  * (KC_WANT_SANITIZER) only while their share of the pending sanitizer cost
  * exceeds both the other workers' share of the rest and session_start_s;
- * else KC_WANT_OTHER, or KC_WANT_NONE when only sanitizer items are left.
- * With sanitizer_first, every worker wants them while any is pending,
- * sessions or not; one that can take none of them (controls planted for
- * the sanitizer at their limit, memory, items in flight in it) takes
- * another item (kc_dispatch_next): first, not strictly before the rest. */
+ * else KC_WANT_OTHER, or KC_WANT_NONE when only sanitizer items are left. */
 kc_want kc_dispatch_wants(const kc_dispatch *d, int w);
 
 /* The next pending item of kind `want` for worker w in the queue's order

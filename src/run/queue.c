@@ -480,33 +480,25 @@ static void finish_cached(queue *qq)
     fflush(stdout);
 }
 
-/* KC_DISPATCH_SANITIZER_FIRST: "1" has every worker of --jobs's work queue
- * take the sanitizer's items first (dispatch.h, sanitizer_first), so that
- * their sessions share the GPU with as few items in flight as can be, the
- * other items after; unset or "0" keeps them on as few workers as their
- * share of the cost needs. A serial run or a --shard slice takes the
- * selection's order and says it ignores it; --schedule static never reads
- * it (its shards run without the work queue). Why: on the H200 the 106 :sanitize items took 21.5
- * item-seconds on one worker alone and 61.0 beside the items in flight
- * (docs/receipts/2026-12-04-h200-mends, call 2: san-j1-after.json,
- * j4i4-after.json): contexts take turns on the GPU. 0 or 1; -1 for any
- * other value, said on stderr. */
-static int sanitizer_first_env(void)
+/* KC_DISPATCH_SANITIZER_FIRST, removed: "1" had every worker of --jobs's
+ * work queue take the sanitizer's items first. Measured twice to gain
+ * nothing (H100 51.4 against 51.2 s, docs/receipts/2026-12-05-h100-phases;
+ * H200 46.4 against 43.7 s, docs/receipts/2026-12-05-h200-alone-first), so
+ * a run that asks for it is refused rather than run without it. 0 when
+ * unset, empty or "0"; -1 (said on stderr) for any other value. */
+static int removed_sanitizer_first(void)
 {
     const char *env = getenv("KC_DISPATCH_SANITIZER_FIRST");
     if (!env || !*env || strcmp(env, "0") == 0) return 0;
-    if (strcmp(env, "1") == 0) return 1;
-    kc_say(stderr, "KC_DISPATCH_SANITIZER_FIRST = '%s': expected 0 or 1\n", env);
+    kc_say(stderr, "KC_DISPATCH_SANITIZER_FIRST = '%s': this setting was removed (handing the sanitizer's items out "
+                   "first was measured twice and gained nothing: docs/parallel-runs.md); unset it\n", env);
     return -1;
 }
 
 static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
 {
     char err[1024];
-    if ((qq->dp.sanitizer_first = sanitizer_first_env()) < 0) return 2;
-    if (qq->dp.sanitizer_first && qq->serial)
-        kc_say(stderr, "KC_DISPATCH_SANITIZER_FIRST=1 is for --jobs N: a run of one worker takes the items in the "
-                       "selection's order\n");
+    if (removed_sanitizer_first() < 0) return 2;
     int *sel = malloc(((size_t)n + 1) * sizeof *sel), nf = 0, ns = 0, gpu_items = 0;
     if (!sel) return 4;
     /* The filtered items, or with --shard K/N this host's slice of them, cut

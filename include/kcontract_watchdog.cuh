@@ -9,9 +9,9 @@
 // host analysis (H100, racecheck with one analysis thread: a healthy TMA +
 // wgmma GEMM trapped at 250 ms; docs/receipts/2026-12-05-h100-gpu-time). So
 // the bound is a module variable, KC_WATCHDOG_SYMBOL (kcontract.h), which
-// the sanitizer's target raises after loading the module
-// (KC_WATCHDOG_UNDER_TOOL_NS, sanitize_target.c); the gates leave the
-// module's default. Use:
+// the sanitizer's target raises to KC_WATCHDOG_UNDER_TOOL_NS after loading
+// the module, where the module's own is lower (sanitize_target.h); the
+// gates leave the module's default. Use:
 //     #include "kcontract_watchdog.cuh"     // at file scope, once a module
 //     const unsigned long long t0 = kc_globaltimer_ns();
 //     while (!ready()) if (kc_watchdog_expired(t0)) __trap();
@@ -29,12 +29,15 @@
 #define KC_WATCHDOG_NS 250000000ull
 #endif
 
-// The bound in nanoseconds (KC_WATCHDOG_SYMBOL: its name is the harness's
-// to find, so it stays at file scope and unmangled). In constant memory: a
-// kernel cannot write it, so it carries no state from one item to the next
-// and the module may still be kept loaded across items in flight
-// (module_cache.h keeps no module with .nv.global variables).
+// The bound in nanoseconds (KC_WATCHDOG_SYMBOL). C linkage: the harness
+// finds it by that name, unmangled even where the header is included inside
+// a namespace. In constant memory: a kernel cannot write it, so it carries
+// no state from one item to the next and the module may still be kept
+// loaded across items in flight (module_cache.h keeps no module with
+// .nv.global variables).
+extern "C" {
 __constant__ unsigned long long kc_watchdog_ns = KC_WATCHDOG_NS;
+}
 
 // The GPU's global timer, nanoseconds (PTX %globaltimer; its ticks are
 // coarse, about a microsecond: fine for a bound of milliseconds).

@@ -1233,12 +1233,12 @@ Test(sanitize, a_killed_static_shard_leaves_no_session_running, .timeout = 60)
 /* Runs the fixture binary's --sanitize-target as a session under the fake
  * driver (seed 7, device 0), its stdin the request lines of `requests`
  * ("ITEM edge\n..."), killed after timeout_s. */
-static kc_proc target_session_env(const char *requests, double timeout_s, const char *extra)
+static kc_proc target_session_env(const char *requests, double timeout_s, const char *extra, const char *extra2)
 {
     static char env_cuda[1024];
     const char *lib = getenv("KC_FAKE_CUDA");
     snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
-    char *env[] = { env_cuda, (char *)extra, NULL };
+    char *env[] = { env_cuda, (char *)extra, (char *)extra2, NULL };
     char *argv[] = { "/bin/sh", "-c", "printf '%s' \"$1\" | \"$0\" run --sanitize-target --seed 7 --device 0",
                      (char *)kc_test_fixture_bin(), (char *)requests, NULL };
     kc_proc p;
@@ -1248,19 +1248,20 @@ static kc_proc target_session_env(const char *requests, double timeout_s, const 
 
 static kc_proc target_session(const char *requests, double timeout_s)
 {
-    return target_session_env(requests, timeout_s, NULL);
+    return target_session_env(requests, timeout_s, NULL, NULL);
 }
 
 /* A module with a hang watchdog (kcontract_watchdog.cuh; the fake's
  * KC_FAKE_WATCHDOG gives every module of a kernel under test one) gets
  * KC_WATCHDOG_UNDER_TOOL_NS in the sanitizer's target before its launches,
- * and the target says so; a module without one is left alone; one whose
- * variable is not 8 bytes fails the item, naming the module and the size. */
+ * and the target says so; a module without one, or whose own bound is
+ * higher, is left alone; one whose variable is not 8 bytes, or that the
+ * driver cannot read, fails the item, naming the module and why. */
 Test(sanitize, the_target_raises_a_modules_hang_watchdog, .timeout = 120)
 {
-    kc_proc p = target_session_env("fakesan.copy.f16:sanitize all\n", 60, "KC_FAKE_WATCHDOG=8");
+    kc_proc p = target_session_env("fakesan.copy.f16:sanitize all\n", 60, "KC_FAKE_WATCHDOG=8", NULL);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(strstr(p.out, "kcontract-sanitize-target: watchdog: kc_watchdog_ns 60 s under the tool (the module's "
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: watchdog: kc_watchdog_ns 10 s under the tool (the module's "
                             "0.250 s)\n"), "%s", p.out);
     cr_expect(strstr(p.out, "kcontract-sanitize-target: ok: "), "%s", p.out);
     kc_proc_free(&p);
@@ -1268,17 +1269,28 @@ Test(sanitize, the_target_raises_a_modules_hang_watchdog, .timeout = 120)
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect_null(strstr(p.out, "watchdog"), "a module without one: %s", p.out);
     kc_proc_free(&p);
-    p = target_session_env("fakesan.copy.f16:sanitize all\n", 60, "KC_FAKE_WATCHDOG=4");
+    p = target_session_env("fakesan.copy.f16:sanitize all\n", 60, "KC_FAKE_WATCHDOG=8",
+                           "KC_FAKE_WATCHDOG_NS=20000000000");
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect_null(strstr(p.out, "watchdog"), "a module whose own bound (20 s) is higher keeps it: %s", p.out);
+    kc_proc_free(&p);
+    p = target_session_env("fakesan.copy.f16:sanitize all\n", 60, "KC_FAKE_WATCHDOG=4", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "kcontract-sanitize-target: FAIL: the kernel's hang watchdog: module fake_copy's "
                             "kc_watchdog_ns is 4 bytes, expected 8 (unsigned long long nanoseconds, as "
                             "kcontract_watchdog.cuh declares it)\n"), "%s", p.out);
     kc_proc_free(&p);
+    p = target_session_env("fakesan.copy.f16:sanitize all\n", 60, "KC_FAKE_WATCHDOG=fail", NULL);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: FAIL: the kernel's hang watchdog: setting module fake_copy's "
+                            "kc_watchdog_ns failed: CUDA_ERROR_INVALID_CONTEXT\n"), "%s", p.out);
+    kc_proc_free(&p);
 }
 
 /* Through the gate: the gates' launches keep the module's bound, the
  * sanitizer's get the raised one (the fake's launch log gives the value at
- * each launch); a variable of the wrong size FAILs the :sanitize item. */
+ * each launch), and the clean line says so; a variable of the wrong size
+ * FAILs the :sanitize item. */
 Test(sanitize, only_the_sanitizers_launches_get_the_raised_watchdog, .timeout = 120)
 {
     char log[256], env_log[300];
@@ -1287,7 +1299,8 @@ Test(sanitize, only_the_sanitizers_launches_get_the_raised_watchdog, .timeout = 
     kc_proc p = san_run((char *[]){ "run", "fakesan.copy.f16", ITEM, NULL }, 0, env_log, "KC_FAKE_WATCHDOG=8");
     char line[8192];
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(kc_out_item_line(p.out, "PASS", ITEM, line, sizeof line), "%s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", ITEM, line, sizeof line) &&
+              strstr(line, "; watchdog kc_watchdog_ns 10 s under the tool (the module's 0.250 s)]"), "%s", p.out);
     kc_proc_free(&p);
     FILE *f = fopen(log, "r");
     cr_assert_not_null(f, "no launch log %s", log);
@@ -1295,13 +1308,13 @@ Test(sanitize, only_the_sanitizers_launches_get_the_raised_watchdog, .timeout = 
     while (fgets(line, sizeof line, f)) {
         if (strncmp(line, "fake_copy_f16 ", 14) != 0) continue;
         if (strstr(line, " watchdog_ns=250000000\n")) module++;
-        else if (strstr(line, " watchdog_ns=60000000000\n")) raised++;
+        else if (strstr(line, " watchdog_ns=10000000000\n")) raised++;
         else other++;
     }
     fclose(f);
     unlink(log);
     cr_expect_gt(module, 0, "the gates' launches keep the module's 250 ms");
-    cr_expect_gt(raised, 0, "the sanitizer's launches get 60 s");
+    cr_expect_gt(raised, 0, "the sanitizer's launches get 10 s");
     cr_expect_eq(other, 0, "%d launches with another value or none", other);
     p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_FAKE_WATCHDOG=4", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);

@@ -339,7 +339,13 @@ int kc_kernels_set_watchdog(kc_gpu *gpu, const kc_kernels *K, const kc_contract 
                  "nanoseconds, as kcontract_watchdog.cuh declares it)", c->module, at, ctl, bytes, sizeof ns);
         return -1;
     }
+    if (r == CUDA_SUCCESS && kc_module_kept(K->mod)) {
+        snprintf(why, cap, "internal error: module %s%s%s is a copy kept across items: its " KC_WATCHDOG_SYMBOL
+                 " would keep the value after this one", c->module, at, ctl);
+        return -1;
+    }
     if (r == CUDA_SUCCESS) r = gpu->cu.MemcpyDtoH(was, p, sizeof *was);
+    if (r == CUDA_SUCCESS && *was >= ns) return 0;
     if (r == CUDA_SUCCESS) r = gpu->cu.MemcpyHtoD(p, &ns, sizeof ns);
     if (r == CUDA_SUCCESS) return 1;
     snprintf(why, cap, "setting module %s%s%s's " KC_WATCHDOG_SYMBOL " failed: %s", c->module, at, ctl,

@@ -28,12 +28,14 @@ typedef struct kc_kernels {
  * why naming the module, or the step's symbol that is not in it (nothing
  * stays loaded). */
 int kc_load_kernels(kc_gpu *gpu, const kc_contract *c, const char *control, kc_kernels *K, char *why, size_t cap);
-/* Sets the hang watchdog bound of K's module (its variable
- * KC_WATCHDOG_SYMBOL, kcontract_watchdog.cuh) to ns nanoseconds, for c's
- * kernels (control: its build; for the messages). 1 when set, the module's
- * value before in *was; 0 when the module has no such variable (a library,
- * or a kernel without a watchdog); -1 with why: a variable of another size
- * than 8 bytes, or a failed read or copy. */
+/* Raises the hang watchdog bound of K's module (its variable
+ * KC_WATCHDOG_SYMBOL, kcontract_watchdog.cuh) to ns nanoseconds where it is
+ * lower, for c's kernels (control: its build; for the messages). 1 when
+ * raised, the module's value before in *was; 0 when the module has no such
+ * variable (a library, or a kernel without a watchdog) or already at least
+ * ns (*was); -1 with why: a variable of another size than 8 bytes, a module
+ * copy kept across items (module_cache.h: the value would outlive the item),
+ * or a failed read or copy. */
 int kc_kernels_set_watchdog(kc_gpu *gpu, const kc_kernels *K, const kc_contract *c, const char *control,
                             unsigned long long ns, unsigned long long *was, char *why, size_t cap);
 /* Unloads K's module (not in a lost context, where nothing can be). */

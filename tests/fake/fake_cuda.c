@@ -47,7 +47,9 @@
  * fake_copy_f16's planted fault takes before its launch returns it.
  * KC_FAKE_WATCHDOG: the size of the kc_watchdog_ns variable every module of a
  * kernel under test has (cuModuleGetGlobal; 8 as kcontract_watchdog.cuh
- * declares it), whose value at each launch the launch log then gives.
+ * declares it; "fail": cuModuleGetGlobal fails with CUDA_ERROR_INVALID_CONTEXT),
+ * whose value at each launch the launch log then gives;
+ * KC_FAKE_WATCHDOG_NS its value at load (default 250 ms, the header's).
  *
  * Threads: host threads of one process may share the context (issue 23,
  * part 1): the context's state (initialized, the sticky and late faults,
@@ -1011,8 +1013,14 @@ static size_t watchdog_size(const struct CUmod_st *mod)
 {
     const char *e = getenv("KC_FAKE_WATCHDOG");
     if (!e || !*e || strcmp(mod->module, "harness") == 0 || strcmp(mod->module, "fake_ref") == 0) return 0;
+    if (strcmp(e, "fail") == 0) return 8;
     long n = atol(e);
     return n > 0 && n <= 8 ? (size_t)n : 0;
+}
+static unsigned long long watchdog_at_load(void)
+{
+    const char *e = getenv("KC_FAKE_WATCHDOG_NS");
+    return e && *e ? strtoull(e, NULL, 10) : 250000000ull;
 }
 /* Reads "KCFAKE <module> <control or ->" (the image is not NUL-terminated:
  * it ends with a newline), or a real fatbin of an emulated module. */
@@ -1028,7 +1036,7 @@ CUresult cuModuleLoadData(CUmodule *mod, const void *image)
         if (!md) return CUDA_ERROR_OUT_OF_MEMORY;
         snprintf(md->module, sizeof md->module, "%s", real);
         md->watchdog_size = watchdog_size(md);
-        md->watchdog_ns = 250000000ull;
+        md->watchdog_ns = watchdog_at_load();
         *mod = md;
         return CUDA_SUCCESS;
     }
@@ -1045,7 +1053,7 @@ CUresult cuModuleLoadData(CUmodule *mod, const void *image)
     snprintf(md->module, sizeof md->module, "%s", m);
     snprintf(md->control, sizeof md->control, "%s", strcmp(c, "-") == 0 ? "" : c);
     md->watchdog_size = watchdog_size(md);
-    md->watchdog_ns = 250000000ull;
+    md->watchdog_ns = watchdog_at_load();
     *mod = md;
     return CUDA_SUCCESS;
 }
@@ -1054,6 +1062,8 @@ CUresult cuModuleGetGlobal(CUdeviceptr *p, size_t *bytes, CUmodule mod, const ch
 {
     CONTEXT_CALL();
     if (!mod->watchdog_size || strcmp(name, "kc_watchdog_ns") != 0) return CUDA_ERROR_NOT_FOUND;
+    const char *e = getenv("KC_FAKE_WATCHDOG");
+    if (e && strcmp(e, "fail") == 0) return CUDA_ERROR_INVALID_CONTEXT;
     if (p) *p = (CUdeviceptr)(uintptr_t)&mod->watchdog_ns;
     if (bytes) *bytes = mod->watchdog_size;
     return CUDA_SUCCESS;
@@ -1232,6 +1242,7 @@ static void log_launch(const struct CUfunc_st *f, const char *via, const unsigne
                      a->clustered ? a->cluster[2] : 0, f->nonportable, a->cooperative, a->programmatic, sname);
     if (f->mod->watchdog_size == 8 && n > 0 && n < (int)sizeof line)     /* its kc_watchdog_ns at the launch */
         n += snprintf(line + n - 1, sizeof line - (size_t)n + 1, " watchdog_ns=%llu\n", f->mod->watchdog_ns) - 1;
+    if (n >= (int)sizeof line) n = (int)sizeof line - 1;       /* cut, never past the buffer */
     FILE *fp = fopen(path, "a");
     if (!fp) return;
     fwrite(line, 1, (size_t)n, fp);

@@ -113,6 +113,7 @@ typedef struct san_plan {
     char race_note[600];        /* why racecheck was not run, or "" */
     char times[600];            /* "memcheck 0.6 s, racecheck 1.1 s (edge shapes), ..." */
     char slowest[200];          /* "slowest launch qwen.len512 27.1 s (racecheck)" */
+    char watchdog[300];         /* the target's "watchdog:" line, "" none (a module without one) */
     double slowest_s;
     unsigned known_hit;         /* bit i: the contract's known[i] (gate 5) matched a tool's report */
     int known_now;              /* the last judge_tool's report was a known finding */
@@ -224,6 +225,8 @@ static void plan_learn(san_plan *p, int t, const char *out, double secs)
 {
     char l[300];
     if (p->smem == -2 && kc_sanitizer_last_line(out, KC_SAN_TARGET_SMEM, l, sizeof l)) p->smem = atol(l);
+    if (!p->watchdog[0] && kc_sanitizer_last_line(out, KC_SAN_TARGET_WATCHDOG, l, sizeof l))
+        snprintf(p->watchdog, sizeof p->watchdog, "%s", l);
     char shape[160] = "";
     double s = 0;
     if (kc_sanitizer_last_line(out, KC_SAN_TARGET_SLOWEST, l, sizeof l) && sscanf(l, "%159s %lf", shape, &s) == 2 &&
@@ -390,8 +393,10 @@ static void all_clean(const san_plan *p, const char *gates_msg, const char *targ
         out->state = KC_PASS;
         snprintf(out->msg, sizeof out->msg, "%s clean on %s (buffers of exact size)", tools_run, target_ok);
     }
-    /* what each tool cost, cut at the line's end */
-    kc_strcatf(out->msg, sizeof out->msg, " [%s%s%s]", p->times, p->slowest[0] ? "; " : "", p->slowest);
+    /* what each tool cost, cut at the line's end; the kernel's own hang
+     * watchdog where the target raised it (sanitize_target.h) */
+    kc_strcatf(out->msg, sizeof out->msg, " [%s%s%s%s%s]", p->times, p->slowest[0] ? "; " : "", p->slowest,
+               p->watchdog[0] ? "; watchdog " : "", p->watchdog);
 }
 
 /* Whether a session's window shows tool t clean for the item: its end line

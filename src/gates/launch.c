@@ -1,8 +1,9 @@
 /* launch.c — the launch path of an item's kernels: their functions loaded
  * (the module from the embedded fatbin and each step's symbol in it, or a
- * library's entry), and the bound of their own hang watchdog set where the
- * module has one (kcontract_watchdog.cuh); the one launch of a kernel, through cuLaunchKernelEx
- * where it has a cluster, is cooperative or serializes programmatically;
+ * library's entry), and the bound of their own hang watchdog raised where
+ * the module has one (kcontract_watchdog.cuh); the one launch of a kernel,
+ * through cuLaunchKernelEx where it has a cluster, is cooperative or
+ * serializes programmatically;
  * and gate 1 for one launch of a case: every step's geometry checked
  * against its function and the device (clusters and cooperative grids
  * included), the steps launched in order on one stream, each with its own

@@ -86,6 +86,22 @@ unsigned long long kc_proc_boot_ticks(void);
  * "?" when gone), cut to cap with "..." when it does not fit. */
 void kc_proc_describe(const pid_t *pids, int n, char *buf, size_t cap);
 
+/* The live descendants of root (its children, theirs, ...; zombies left
+ * out), parents before their children: up to max pids into out. How many
+ * were found (may exceed max), or -1 when /proc cannot be read. At most
+ * KC_PROC_TABLE processes of the machine are looked at (a snapshot), in a
+ * table of this file's: one caller at a time (a run's parent, between
+ * polls). */
+#define KC_PROC_TABLE 8192
+int kc_proc_descendants(pid_t root, pid_t *out, int max);
+/* What root's descendants are doing, for a line about an item stopped at its
+ * time limit: "pid 12 compute-sanitizer --tool memcheck (S, 58.3 s), pid 15
+ * kcontract run --sanitize-target (S, 58.1 s)": each one's program (the
+ * base name of its first argument) and next two arguments, its state and
+ * how long since it started; "none" when it has none, "unknown (/proc
+ * cannot be read)". Cut to cap with "..." when it does not fit. */
+void kc_proc_describe_tree(pid_t root, char *buf, size_t cap);
+
 /* After an item, in the process that ran it (which has adopted orphans):
  * waits up to timeout_ms for its children that may be the item's
  * (kc_proc_children) to exit by themselves (reaping them; no wait and no

@@ -161,6 +161,9 @@ Test(leaks, timed_out_worker_that_leaves_a_process_is_TIMEOUT, .timeout = 40)
     expect_state(p.out, "fixture.leak.hang", "TIMEOUT");
     cr_expect(strstr(p.out, "exceeded its time limit of 1 s;") && strstr(p.out, "; it left processes behind: pid "),
               "%s", p.out);
+    char then[160];     /* what the worker was doing at its limit: the grandchild, a fork of it */
+    snprintf(then, sizeof then, "; the worker's processes then: pid %ld kcontract-fixture run --worker (S, ", (long)g);
+    cr_expect(strstr(p.out, then), "want '%s' in:\n%s", then, p.out);
     double s = line_seconds(p.out, "TIMEOUT", "fixture.leak.hang");
     cr_expect(s >= 0.95 && s < 2, "TIMEOUT after %.2f s, limit 1 s", s);
     cr_expect_lt(wall, 10, "the run took %.1f s", wall);

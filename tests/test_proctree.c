@@ -163,3 +163,34 @@ Test(proctree, describe_cuts_a_long_list)
     cr_expect(strstr(d, "pid 4000000 (?)"), "%s", d);
     cr_expect_eq(strcmp(d + strlen(d) - 3, "..."), 0, "%s", d);
 }
+
+/* What a timed-out worker was doing (kc_proc_describe_tree): its
+ * descendants, grandchildren too, each with its program and first
+ * arguments, state and age; "none" for a process without any. */
+Test(proctree, describe_tree_names_every_descendant_with_its_arguments, .timeout = 15)
+{
+    pid_t root = fork();
+    cr_assert_geq(root, 0);
+    if (root == 0) {
+        setpgid(0, 0);
+        execl("/bin/sh", "sh", "-c", "/bin/sleep 30 & /bin/sh -c '/bin/sleep 31; :' & wait", (char *)NULL);
+        _exit(127);
+    }
+    pid_t d[8];
+    int n = 0;
+    for (double t0 = mono(); mono() - t0 < 5 && n < 3; usleep(20000)) n = kc_proc_descendants(root, d, 8);
+    cr_expect_eq(n, 3, "sleep 30, sh -c and its sleep 31: %d", n);
+    char buf[600];
+    kc_proc_describe_tree(root, buf, sizeof buf);
+    cr_expect(strstr(buf, " sleep 30 (S, "), "%s", buf);
+    cr_expect(strstr(buf, " sleep 31 (S, "), "the grandchild: %s", buf);
+    cr_expect(strstr(buf, " sh -c /bin/sleep 31; : (S, "), "%s", buf);
+    char leaf[100];
+    kc_proc_describe_tree(d[0], leaf, sizeof leaf);
+    cr_expect_str_eq(leaf, "none");
+    char small[60];
+    kc_proc_describe_tree(root, small, sizeof small);
+    cr_expect_eq(strcmp(small + strlen(small) - 3, "..."), 0, "cut: %s", small);
+    kill(-root, SIGKILL);
+    waitpid(root, NULL, 0);
+}

@@ -153,6 +153,7 @@ Test(queue, hanging_item_becomes_TIMEOUT_and_the_run_goes_on, .timeout = 60)
     expect_once(p.out, "fixture.stubborn", "TIMEOUT");
     for (int i = 0; i < 10; i++) expect_once(p.out, pass_name(i), "PASS");
     cr_expect(strstr(p.out, "exceeded its time limit of 1 s"), "%s", p.out);
+    cr_expect(strstr(p.out, "SIGKILL after 2000 ms); the worker's processes then: none\n"), "they start none:\n%s", p.out);
     cr_expect(strstr(p.out, "got SIGTERM, then SIGKILL after the grace"), "stubborn ignores SIGTERM:\n%s", p.out);
     kc_tally t;
     kc_out_tally(p.out, &t);

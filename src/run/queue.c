@@ -369,6 +369,16 @@ static void dispatch(queue *qq)
     }
 }
 
+void kc_q_stop_timed_out(queue *qq, wk *w, kc_child *c, const char *name, double limit)
+{
+    char procs[1200];
+    kc_proc_describe_tree(c->pid, procs, sizeof procs);
+    kc_q_phase(w, KC_WK_TIMED_OUT);
+    kc_sup_stop(&qq->sup, c, SIGTERM, KC_SUP_GRACE_MS);
+    kc_q_say(qq, "%s exceeded its time limit of %.6g s on worker %d; SIGTERM to its process group (SIGKILL after %d ms); "
+             "the worker's processes then: %s\n", name, limit, w->slot, KC_SUP_GRACE_MS, procs);
+}
+
 /* Items past their time limit: SIGTERM to the worker's group, SIGKILL after
  * the grace (the supervisor's); workers not ready in time: SIGKILL. */
 static void check_timers(queue *qq)
@@ -379,12 +389,8 @@ static void check_timers(queue *qq)
         kc_child *c = kc_q_child_of(qq, w);
         int has_item = w->phase == KC_WK_RUNNING || w->phase == KC_WK_SEALING;
         if (qq->k > 1) kc_ql_timers(qq, w, c, t);
-        else if (c->state == KC_CHILD_RUNNING && has_item && !qq->interrupted && t >= w->deadline) {
-            kc_q_phase(w, KC_WK_TIMED_OUT);
-            kc_sup_stop(&qq->sup, c, SIGTERM, KC_SUP_GRACE_MS);
-            kc_q_say(qq, "%s exceeded its time limit of %.6g s on worker %d; SIGTERM to its process group (SIGKILL after %d ms)\n",
-                qq->items[qq->q[w->cur].idx].name, qq->q[w->cur].limit, w->slot, KC_SUP_GRACE_MS);
-        }
+        else if (c->state == KC_CHILD_RUNNING && has_item && !qq->interrupted && t >= w->deadline)
+            kc_q_stop_timed_out(qq, w, c, qq->items[qq->q[w->cur].idx].name, qq->q[w->cur].limit);
         if (c->state == KC_CHILD_STARTING && w->phase == KC_WK_STARTING && !qq->interrupted && t >= w->ready_by) {
             kc_q_phase(w, KC_WK_LATE);
             kc_sup_stop(&qq->sup, c, SIGKILL, 0);

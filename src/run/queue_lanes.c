@@ -150,10 +150,7 @@ void kc_ql_timers(queue *qq, wk *w, kc_child *c, double t)
     if (c->state != KC_CHILD_RUNNING || w->phase != KC_WK_RUNNING || qq->interrupted) return;
     for (int l = 0; l < w->book.k; l++) {
         if (w->book.lane[l].phase == KC_LANE_FREE || t < w->lane_deadline[l]) continue;
-        kc_q_phase(w, KC_WK_TIMED_OUT);
-        kc_sup_stop(&qq->sup, c, SIGTERM, KC_SUP_GRACE_MS);
-        kc_q_say(qq, "%s exceeded its time limit of %.6g s on worker %d; SIGTERM to its process group (SIGKILL after %d ms)\n",
-                 w->book.lane[l].name, qq->q[w->lane_item[l]].limit, w->slot, KC_SUP_GRACE_MS);
+        kc_q_stop_timed_out(qq, w, c, w->book.lane[l].name, qq->q[w->lane_item[l]].limit);
         return;
     }
 }

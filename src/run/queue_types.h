@@ -120,6 +120,11 @@ typedef struct queue {
 
 /* queue.c's and queue_workers.c's parts that the queue's files share (each as it says there). */
 void kc_q_say(queue *qq, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Item `name` of w passed its time limit: what w's processes were doing
+ * (kc_proc_describe_tree, read before they are stopped: the sanitizer's
+ * sessions, a child of the item's), then SIGTERM to w's group, and a line
+ * saying both. */
+void kc_q_stop_timed_out(queue *qq, wk *w, kc_child *c, const char *name, double limit);
 kc_child *kc_q_child_of(queue *qq, const wk *w);
 void kc_q_phase(wk *w, kc_worker_phase to);
 void kc_q_finish_item(queue *qq, qitem *qi, kc_item_result *r, const wk *w, double start, double end,

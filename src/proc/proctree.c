@@ -317,6 +317,22 @@ static void comm_of(pid_t pid, char *buf, size_t cap)
     buf[strcspn(buf, "\n")] = 0;
 }
 
+/* Appends entry `one` (snprintf's w into its onecap bytes: cut there when
+ * larger) of a list to buf at *len, or, when it and "..." would not fit
+ * cap, "..." (after ", " unless first) instead. 0 appended; -1 cut (the
+ * list ends there). */
+static int list_append(char *buf, size_t cap, size_t *len, const char *one, size_t onecap, int w, int first)
+{
+    if (w >= 0 && (size_t)w >= onecap) w = (int)strlen(one);
+    if (w < 0 || *len + (size_t)w + 4 >= cap) {        /* room for "..." */
+        snprintf(buf + *len, cap - *len, "%s...", first ? "" : ", ");
+        return -1;
+    }
+    memcpy(buf + *len, one, (size_t)w + 1);
+    *len += (size_t)w;
+    return 0;
+}
+
 void kc_proc_describe(const pid_t *pids, int n, char *buf, size_t cap)
 {
     size_t len = 0;
@@ -326,12 +342,8 @@ void kc_proc_describe(const pid_t *pids, int n, char *buf, size_t cap)
         char name[32], one[64];
         comm_of(pids[i], name, sizeof name);
         int w = snprintf(one, sizeof one, "%spid %ld (%s)", i ? ", " : "", (long)pids[i], name);
-        if (len + (size_t)w + 4 >= cap) {       /* room for "..." */
-            snprintf(buf + len, cap - len, "%s...", i ? ", " : "");
+        if (list_append(buf, cap, &len, one, sizeof one, w, i == 0))
             return;
-        }
-        memcpy(buf + len, one, (size_t)w + 1);
-        len += (size_t)w;
     }
 }
 
@@ -424,12 +436,7 @@ void kc_proc_describe_tree(pid_t root, char *buf, size_t cap)
         kc_proc_stat(p[i], &st, &pp, &pg, &start);
         int w = snprintf(one, sizeof one, "%spid %ld %s (%c, %.1f s)", i ? ", " : "", (long)p[i], args, st,
                          start <= now ? (double)(now - start) / (double)hz : 0.0);
-        if (len + (size_t)w + 4 >= cap) {       /* room for "..." */
-            snprintf(buf + len, cap - len, "%s...", i ? ", " : "");
-            return;
-        }
-        memcpy(buf + len, one, (size_t)w + 1);
-        len += (size_t)w;
+        if (list_append(buf, cap, &len, one, sizeof one, w, i == 0)) return;
     }
     if (n > KC_PROC_MAX && len + 5 < cap) snprintf(buf + len, cap - len, ", ...");
 }

@@ -1256,7 +1256,8 @@ static kc_proc target_session(const char *requests, double timeout_s)
  * KC_WATCHDOG_UNDER_TOOL_NS in the sanitizer's target before its launches,
  * and the target says so; a module without one, or whose own bound is
  * higher, is left alone; one whose variable is not 8 bytes, or that the
- * driver cannot read, fails the item, naming the module and why. */
+ * driver cannot read, fails the item, naming the module and why; a sticky
+ * error there ends the session. */
 Test(sanitize, the_target_raises_a_modules_hang_watchdog, .timeout = 120)
 {
     kc_proc p = target_session_env("fakesan.copy.f16:sanitize all\n", 60, "KC_FAKE_WATCHDOG=8", NULL);
@@ -1284,6 +1285,17 @@ Test(sanitize, the_target_raises_a_modules_hang_watchdog, .timeout = 120)
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "kcontract-sanitize-target: FAIL: the kernel's hang watchdog: setting module fake_copy's "
                             "kc_watchdog_ns failed: CUDA_ERROR_INVALID_CONTEXT\n"), "%s", p.out);
+    kc_proc_free(&p);
+    /* A sticky error there (an earlier fault, seen first at this call): the
+     * context is lost, the line says so, and the session serves nothing more. */
+    p = target_session_env("fakesan.copy.f16:sanitize all\nfakesan.copy.f16:sanitize edge\n", 60,
+                           "KC_FAKE_WATCHDOG=lost", NULL);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: FAIL: the kernel's hang watchdog: setting module fake_copy's "
+                            "kc_watchdog_ns failed: CUDA_ERROR_ILLEGAL_ADDRESS (the CUDA context is now unusable)\n"),
+              "%s", p.out);
+    cr_expect_eq(kc_out_count(p.out, "kcontract-sanitize-target: begin "), 1,
+                 "one request served, the second never begun on a lost context:\n%s", p.out);
     kc_proc_free(&p);
 }
 

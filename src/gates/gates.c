@@ -293,6 +293,7 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
         /* A control whose own build does not load proves nothing about the
          * gates: it must not pass for a caught bug. */
         not_checked(res, control, why, BROKEN);
+        if (gpu->lost) res->context_lost = KC_LOST_CONTEXT;    /* an earlier fault, seen first at the load */
         return;
     }
     K.harness_control = harness;

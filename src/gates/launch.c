@@ -282,6 +282,14 @@ int kc_case_launch(kc_gpu *gpu, const kc_kernels *K, kc_case *k, int set, int ga
     return kc_case_launch_on(gpu, K, k, set, gate, NULL, 1);
 }
 
+/* r met loading a module or using it: a sticky error (an earlier launch's
+ * fault, seen first here) marks the context lost, and the failure line says
+ * so; else "". */
+static const char *lost_note(kc_gpu *gpu, CUresult r)
+{
+    return kc_gpu_lost_if_sticky(gpu, r) ? " (the CUDA context is now unusable)" : "";
+}
+
 int kc_load_kernels(kc_gpu *gpu, const kc_contract *c, const char *control, kc_kernels *K, char *why, size_t cap)
 {
     memset(K, 0, sizeof *K);
@@ -308,9 +316,9 @@ int kc_load_kernels(kc_gpu *gpu, const kc_contract *c, const char *control, kc_k
     CUresult r = kc_module_take(gpu, fb, &K->mod);      /* a kept copy in a lane (module_cache.h) */
     if (r != CUDA_SUCCESS) {
         K->mod = NULL;
-        snprintf(why, cap, "gate 1 (launch and fit): loading module %s%s%s failed: %s (fatbin for sm_90 + compute_90 PTX; device is cc %d.%d)",
+        snprintf(why, cap, "gate 1 (launch and fit): loading module %s%s%s failed: %s (fatbin for sm_90 + compute_90 PTX; device is cc %d.%d)%s",
                  c->module, control ? "@" : "", control ? control : "", kc_cuda_error_name(&gpu->cu, r),
-                 gpu->dev.cc_major, gpu->dev.cc_minor);
+                 gpu->dev.cc_major, gpu->dev.cc_minor, lost_note(gpu, r));
         return 1;
     }
     for (int i = 0; i < K->n; i++) {
@@ -318,8 +326,8 @@ int kc_load_kernels(kc_gpu *gpu, const kc_contract *c, const char *control, kc_k
         if (r == CUDA_SUCCESS) continue;
         char step[64] = "";
         if (K->n > 1) snprintf(step, sizeof step, " (step %d of %d)", i + 1, K->n);
-        snprintf(why, cap, "gate 1 (launch and fit): function %s%s not found in module %s: %s", K->step[i].symbol, step,
-                 c->module, kc_cuda_error_name(&gpu->cu, r));
+        snprintf(why, cap, "gate 1 (launch and fit): function %s%s not found in module %s: %s%s", K->step[i].symbol, step,
+                 c->module, kc_cuda_error_name(&gpu->cu, r), lost_note(gpu, r));
         kc_unload_kernels(gpu, K);
         return 1;
     }
@@ -349,8 +357,8 @@ int kc_kernels_set_watchdog(kc_gpu *gpu, const kc_kernels *K, const kc_contract 
     if (r == CUDA_SUCCESS && *was >= ns) return 0;
     if (r == CUDA_SUCCESS) r = gpu->cu.MemcpyHtoD(p, &ns, sizeof ns);
     if (r == CUDA_SUCCESS) return 1;
-    snprintf(why, cap, "setting module %s%s%s's " KC_WATCHDOG_SYMBOL " failed: %s", c->module, at, ctl,
-             kc_cuda_error_name(&gpu->cu, r));
+    snprintf(why, cap, "setting module %s%s%s's " KC_WATCHDOG_SYMBOL " failed: %s%s", c->module, at, ctl,
+             kc_cuda_error_name(&gpu->cu, r), lost_note(gpu, r));
     return -1;
 }
 

@@ -26,7 +26,8 @@ typedef struct kc_kernels {
 /* Loads the contract's kernels (control: its build) into *K: the module and
  * every step's function, or a library's entry. 0; or 1 with a gate 1 line in
  * why naming the module, or the step's symbol that is not in it (nothing
- * stays loaded). */
+ * stays loaded); a sticky error there marks gpu lost (kc_gpu_lost_if_sticky)
+ * and the line says the context is unusable. */
 int kc_load_kernels(kc_gpu *gpu, const kc_contract *c, const char *control, kc_kernels *K, char *why, size_t cap);
 /* Raises the hang watchdog bound of K's module (its variable
  * KC_WATCHDOG_SYMBOL, kcontract_watchdog.cuh) to ns nanoseconds where it is
@@ -35,7 +36,7 @@ int kc_load_kernels(kc_gpu *gpu, const kc_contract *c, const char *control, kc_k
  * variable (a library, or a kernel without a watchdog) or already at least
  * ns (*was); -1 with why: a variable of another size than 8 bytes, a module
  * copy kept across items (module_cache.h: the value would outlive the item),
- * or a failed read or copy. */
+ * or a failed read or copy (a sticky error marks gpu lost, as above). */
 int kc_kernels_set_watchdog(kc_gpu *gpu, const kc_kernels *K, const kc_contract *c, const char *control,
                             unsigned long long ns, unsigned long long *was, char *why, size_t cap);
 /* Unloads K's module (not in a lost context, where nothing can be). */

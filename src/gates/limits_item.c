@@ -322,6 +322,7 @@ void kc_run_limits(kc_gpu *gpu, const kc_item *it, kc_item_result *res)
         res->state = KC_LIMIT;
         res->limit_problems = 1;
         snprintf(res->msg, sizeof res->msg, "1 problem: %s", why);
+        if (gpu->lost) res->context_lost = KC_LOST_CONTEXT;    /* an earlier fault, seen first at the load */
         return;
     }
     if (K.entry) {   /* the registry makes no :limits item for a library kernel */

@@ -47,7 +47,8 @@
  * fake_copy_f16's planted fault takes before its launch returns it.
  * KC_FAKE_WATCHDOG: the size of the kc_watchdog_ns variable every module of a
  * kernel under test has (cuModuleGetGlobal; 8 as kcontract_watchdog.cuh
- * declares it; "fail": cuModuleGetGlobal fails with CUDA_ERROR_INVALID_CONTEXT),
+ * declares it; "fail": cuModuleGetGlobal fails with CUDA_ERROR_INVALID_CONTEXT;
+ * "lost": with CUDA_ERROR_ILLEGAL_ADDRESS, sticky from then on),
  * whose value at each launch the launch log then gives;
  * KC_FAKE_WATCHDOG_NS its value at load (default 250 ms, the header's).
  *
@@ -1013,7 +1014,7 @@ static size_t watchdog_size(const struct CUmod_st *mod)
 {
     const char *e = getenv("KC_FAKE_WATCHDOG");
     if (!e || !*e || strcmp(mod->module, "harness") == 0 || strcmp(mod->module, "fake_ref") == 0) return 0;
-    if (strcmp(e, "fail") == 0) return 8;
+    if (strcmp(e, "fail") == 0 || strcmp(e, "lost") == 0) return 8;
     long n = atol(e);
     return n > 0 && n <= 8 ? (size_t)n : 0;
 }
@@ -1064,6 +1065,7 @@ CUresult cuModuleGetGlobal(CUdeviceptr *p, size_t *bytes, CUmodule mod, const ch
     if (!mod->watchdog_size || strcmp(name, "kc_watchdog_ns") != 0) return CUDA_ERROR_NOT_FOUND;
     const char *e = getenv("KC_FAKE_WATCHDOG");
     if (e && strcmp(e, "fail") == 0) return CUDA_ERROR_INVALID_CONTEXT;
+    if (e && strcmp(e, "lost") == 0) return sticky = CUDA_ERROR_ILLEGAL_ADDRESS;  /* an earlier fault, seen here first */
     if (p) *p = (CUdeviceptr)(uintptr_t)&mod->watchdog_ns;
     if (bytes) *bytes = mod->watchdog_size;
     return CUDA_SUCCESS;

@@ -968,6 +968,20 @@ typedef struct kc_dist_skip {
  * synchronizes the context afterwards, as after a kernel. */
 typedef int (*kc_host_entry)(void *const *args, const kc_shape *s, const kc_device *dev);
 
+/* What a library kernel's shared library may export beside its entries: an
+ * extern "C" int kc_host_release(void) that frees what the library keeps
+ * between calls (a cuBLAS handle and its workspace, a cached plan). The
+ * harness calls it once after every item that used the library (after its
+ * last case; the clean build's too after a control's comparison), before
+ * it checks what the item left in the context, so that a handle made on
+ * the first call does not outlive the item: without it such an item leaves
+ * GPU memory behind, its process is replaced after it and its pass is
+ * never cached. The next call makes the handle again. Returns 0, or a CUDA
+ * error code as an entry does; a failure is said on the item's line and
+ * its process is replaced. */
+#define KC_HOST_RELEASE "kc_host_release"
+typedef int (*kc_host_release_fn)(void);
+
 /* A kernel contract. Arrays end at the first zero entry. */
 typedef struct kc_contract {
     const char *name;           /* stable dotted name, e.g. "rmsnorm.f16" */

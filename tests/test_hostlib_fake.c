@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "support/run_output.h"
 #include "support/spawn.h"
@@ -112,5 +113,48 @@ Test(hostlib_fake, controls_are_missed_when_the_clean_build_fails_the_same_way)
     cr_expect_eq(p.status, 1, "exit %d, expected 1\n%s", p.status, p.out);
     cr_expect(kc_out_item_line(p.out, "FAIL", "fakelib.double.f32", line, sizeof line) &&
               strstr(line, "returned: CUDA_ERROR_NOT_INITIALIZED; 5 of 5 cases failed"), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+/* Lines of file path equal to line. */
+static int lines_equal(const char *path, const char *line)
+{
+    FILE *f = fopen(path, "r");
+    char buf[256];
+    int n = 0;
+    while (f && fgets(buf, sizeof buf, f)) n += strcmp(buf, line) == 0;
+    if (f) fclose(f);
+    return n;
+}
+
+/* A library's kc_host_release (what it keeps between calls, a cuBLAS handle)
+ * is called once after every item that used it, and after a control's
+ * comparison with the clean build for that build too; a release that fails
+ * is said on the item's line, whose verdict stands, and the process is
+ * replaced. */
+Test(hostlib_fake, the_librarys_release_runs_after_each_item_and_a_failed_one_is_said)
+{
+    char log[256], env_log[300];
+    kc_tmp_path(log, sizeof log, "release", "log");
+    snprintf(env_log, sizeof env_log, "KC_FAKELIB_RELEASE_LOG=%s", log);
+    char *env[] = { "KC_LIBDIR=", env_log, NULL };
+    kc_proc p = kc_run_fake((char *[]){ "run", "fakelib.double.f32", "fakelib.double.f32:control.*", NULL }, env, 60);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    /* the kernel, and the clean build each gate-1 control is compared with */
+    cr_expect_eq(lines_equal(log, "release clean\n"), 3, "see %s\n%s", log, p.out);
+    cr_expect_eq(lines_equal(log, "release skip_last\n"), 1, "see %s", log);
+    cr_expect_eq(lines_equal(log, "release error_return\n"), 1, "see %s", log);
+    cr_expect_eq(lines_equal(log, "release runtime_error\n"), 1, "see %s", log);
+    cr_expect_null(strstr(p.out, "kc_host_release"), "%s", p.out);
+    kc_proc_free(&p);
+    unlink(log);
+
+    char *fail[] = { "KC_LIBDIR=", "KC_FAKELIB_RELEASE_FAIL=1", NULL };
+    p = kc_run_fake((char *[]){ "run", "fakelib.double.f32", NULL }, fail, 30);
+    cr_expect_eq(p.status, 0, "the verdict stands: exit %d\n%s%s", p.status, p.out, p.err);
+    char line[4096];
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakelib.double.f32", line, sizeof line) &&
+              strstr(line, "; libkc_fakelib.so's kc_host_release failed: CUDA_ERROR_INVALID_VALUE: this process is "
+                           "replaced"), "%s", p.out);
     kc_proc_free(&p);
 }

@@ -352,7 +352,7 @@ Test(registration, library_kernels_along_the_search_path)
     cr_expect_str_eq(path, so, "a missing library is named in the first directory");
     kc_host_entry fn;
     char why[2048];
-    cr_expect_neq(kc_hostlib_load("kc_x", NULL, "e", &fn, why, sizeof why), 0);
+    cr_expect_neq(kc_hostlib_load("kc_x", NULL, "e", &fn, NULL, why, sizeof why), 0);
     cr_expect(strstr(why, "looked in: ") && strstr(why, a) && strstr(why, b), "%s", why);
     /* Unset: lib/ next to the binary, then ../lib/kcontract/ (an installed suite). */
     unsetenv("KC_LIBDIR");

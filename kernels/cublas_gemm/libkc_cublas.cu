@@ -17,7 +17,9 @@
 // The call goes on the legacy default stream (no cublasSetStream) and nothing
 // follows it: the harness synchronizes the context after the entry returns.
 // Memory cuBLAS allocates for itself (handle workspace) is outside the
-// harness's guard bands: gate 2 does not see writes there.
+// harness's guard bands: gate 2 does not see writes there. The handle lives
+// for one item: kc_host_release (kcontract.h) destroys it after the item's
+// last case, so the item leaves the context as it found it.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -84,4 +86,14 @@ extern "C" int kc_cublas_gemm_nt_f16(void *const *args, const kc_shape *s, const
 extern "C" int kc_cublas_gemm_nt_bf16(void *const *args, const kc_shape *s, const kc_device *dev)
 {
     return gemm_nt(args, CUDA_R_16BF);
+}
+
+// Frees the handle (and its workspace) the entries made; the next call makes
+// it again. 0, or the cuBLAS status as a CUDA error code.
+extern "C" int kc_host_release(void)
+{
+    if (!handle) return 0;
+    cublasStatus_t st = cublasDestroy(handle);
+    handle = NULL;
+    return status_to_cuda(st);
 }

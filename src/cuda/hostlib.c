@@ -50,12 +50,13 @@ void kc_hostlib_path(const char *library, const char *control, char *buf, size_t
     snprintf(buf, cap, "%s/lib%s%s%s.so", dirs[0], library, control ? "@" : "", control ? control : "");
 }
 
-int kc_hostlib_load(const char *library, const char *control, const char *entry, kc_host_entry *fn, char *why,
-                    size_t cap)
+int kc_hostlib_load(const char *library, const char *control, const char *entry, kc_host_entry *fn,
+                    kc_host_release_fn *release, char *why, size_t cap)
 {
     char path[4200];
     kc_hostlib_path(library, control, path, sizeof path);
     *fn = NULL;
+    if (release) *release = NULL;
     if (access(path, R_OK) != 0) {
         char dirs[KC_HOSTLIB_MAX_DIRS][4096], list[1024] = "";
         int n = kc_hostlib_dirs(dirs, KC_HOSTLIB_MAX_DIRS);
@@ -80,5 +81,7 @@ int kc_hostlib_load(const char *library, const char *control, const char *entry,
         return -1;
     }
     memcpy(fn, &sym, sizeof *fn);   /* object to function pointer, as POSIX allows */
+    void *rel = release ? dlsym(h, KC_HOST_RELEASE) : NULL;
+    if (rel) memcpy(release, &rel, sizeof *release);
     return 0;
 }

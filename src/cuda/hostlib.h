@@ -20,8 +20,10 @@ int kc_hostlib_dirs(char dirs[][4096], int max);
 void kc_hostlib_path(const char *library, const char *control, char *buf, size_t cap);
 /* Loads it (once per process: dlopen returns the same handle for the same
  * path; never unloaded, since the CUDA runtime and the libraries above it keep
- * per-process state and exit hooks) and finds entry. Returns 0, or -1 with a
- * message naming the path in why. */
-int kc_hostlib_load(const char *library, const char *control, const char *entry, kc_host_entry *fn, char *why,
-                    size_t cap);
+ * per-process state and exit hooks) and finds entry, and its
+ * KC_HOST_RELEASE into *release when release is not NULL (NULL when the
+ * library exports none). Returns 0, or -1 with a message naming the path in
+ * why. */
+int kc_hostlib_load(const char *library, const char *control, const char *entry, kc_host_entry *fn,
+                    kc_host_release_fn *release, char *why, size_t cap);
 #endif

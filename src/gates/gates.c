@@ -149,16 +149,17 @@ static void not_checked(kc_item_result *res, int control, const char *why, const
 static int clean_fails_too(kc_gpu *gpu, const kc_contract *c, const kc_case *k, char *msg, size_t cap)
 {
     kc_host_entry clean;
+    kc_host_release_fn release;
     char why[900];
     if (gpu->lost) return 0;    /* a sticky fault is the control's: the context is gone, nothing more runs here */
     msg[0] = 0;
-    if (kc_hostlib_load(c->library, NULL, c->entry, &clean, why, sizeof why)) {
+    if (kc_hostlib_load(c->library, NULL, c->entry, &clean, &release, why, sizeof why)) {
         kc_strcatf(msg, cap, "%s; and the clean build cannot be compared: %s%s", k->why, why, BROKEN);
         return 1;
     }
     kc_case ck = { .c = c, .s = k->s, .dist = k->dist, .seed = k->seed, .mode = k->mode, .time = k->time,
                    .entry = clean };
-    const kc_kernels library = { .entry = clean };
+    const kc_kernels library = { .entry = clean, .release = release };
     int g = run_case(gpu, &library, &ck, 1);
     const char *call = ck.why + ck.body, *d = strstr(call, ", dist ");   /* past "shape S, dist D: ": the same case */
     if (d && (d = strstr(d, ": "))) call = d + 2;
@@ -167,7 +168,20 @@ static int clean_fails_too(kc_gpu *gpu, const kc_contract *c, const kc_case *k, 
     else if (g < 0)
         kc_strcatf(msg, cap, "%s; the clean build could not be run on that case: %s%s", k->why, ck.why, BROKEN);
     kc_case_free(gpu, &ck);
+    if (kc_release_library(gpu, c, NULL, &library, why, sizeof why)) {     /* the clean build's handle too */
+        if (!msg[0]) kc_strcatf(msg, cap, "%s; the clean build's call succeeded, but %s%s", k->why, why, BROKEN);
+        else kc_strcatf(msg, cap, "; and %s", why);
+        return 1;
+    }
     return g != 0;
+}
+
+/* The item's library failed to free what it keeps (kc_release_library,
+ * why): its verdict stands, said with it, and its process is replaced. */
+static void released_badly(kc_item_result *res, const char *why)
+{
+    kc_strcatf(res->msg, sizeof res->msg, "; %s: this process is replaced", why);
+    if (!res->context_lost) res->context_lost = KC_LOST_GPU_STATE;
 }
 
 /* Cases planned for contract c with nd distributions a shape: what a
@@ -439,6 +453,8 @@ done:
                        planned - res->cases, planned - res->cases == 1 ? "" : "s");
         }
     }
+    if (kc_release_library(gpu, c, control && !harness ? it->control->name : NULL, &K, why, sizeof why))
+        released_badly(res, why);
     kc_unload_kernels(gpu, &K);
     kc_module_give(gpu, ref_mod);
 }

@@ -296,7 +296,7 @@ int kc_load_kernels(kc_gpu *gpu, const kc_contract *c, const char *control, kc_k
     K->block_size = c->block_sizes[0];
     if (c->library) {
         char e[900];
-        if (!kc_hostlib_load(c->library, control, c->entry, &K->entry, e, sizeof e)) return 0;
+        if (!kc_hostlib_load(c->library, control, c->entry, &K->entry, &K->release, e, sizeof e)) return 0;
         snprintf(why, cap, "gate 1 (launch and fit): %s", e);
         return 1;
     }
@@ -359,6 +359,17 @@ int kc_kernels_set_watchdog(kc_gpu *gpu, const kc_kernels *K, const kc_contract 
     if (r == CUDA_SUCCESS) return 1;
     snprintf(why, cap, "setting module %s%s%s's " KC_WATCHDOG_SYMBOL " failed: %s%s", c->module, at, ctl,
              kc_cuda_error_name(&gpu->cu, r), lost_note(gpu, r));
+    return -1;
+}
+
+int kc_release_library(kc_gpu *gpu, const kc_contract *c, const char *control, const kc_kernels *K, char *why,
+                       size_t cap)
+{
+    if (!K->entry || !K->release || gpu->lost) return 0;
+    int r = K->release();
+    if (r == 0) return 0;
+    snprintf(why, cap, "lib%s%s%s.so's " KC_HOST_RELEASE " failed: %s%s", c->library, control ? "@" : "",
+             control ? control : "", kc_cuda_error_name(&gpu->cu, (CUresult)r), lost_note(gpu, (CUresult)r));
     return -1;
 }
 

@@ -15,6 +15,7 @@
 typedef struct kc_kernels {
     CUmodule mod;                       /* NULL for a library */
     kc_host_entry entry;                /* a library kernel's, else NULL */
+    kc_host_release_fn release;         /* its library's KC_HOST_RELEASE, if it exports one */
     int n;                              /* steps; 0 for a library */
     kc_step_plan step[KC_MAX_STEPS];
     CUfunction fn[KC_MAX_STEPS];
@@ -41,6 +42,13 @@ int kc_kernels_set_watchdog(kc_gpu *gpu, const kc_kernels *K, const kc_contract 
                             unsigned long long ns, unsigned long long *was, char *why, size_t cap);
 /* Unloads K's module (not in a lost context, where nothing can be). */
 void kc_unload_kernels(kc_gpu *gpu, kc_kernels *K);
+/* For a library kernel whose library exports KC_HOST_RELEASE: calls it, at
+ * the end of an item that called the entry (not in a lost context, which
+ * its process leaves anyway). 0 (also without one); or -1 with why naming
+ * the library (control: its build) and the error; what the library keeps
+ * is then unknown and the caller replaces the process. */
+int kc_release_library(kc_gpu *gpu, const kc_contract *c, const char *control, const kc_kernels *K, char *why,
+                       size_t cap);
 
 /* The cluster of l into dims (a dim of 0 counts as 1 once another is
  * given): 1; or 0 when l has none (cluster {0,0,0}: dims 1x1x1). */

@@ -262,6 +262,11 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
         if (left) kc_sb_printf(&b, "; %d edge shape%s left to the other tools (no_racecheck)", left, left == 1 ? "" : "s");
     }
     free(k);
+    if (kc_release_library(gpu, c, control, &K, why, sizeof why)) {
+        if (rc) kc_strcatf(msg, cap, "; and %s", why);
+        else snprintf(msg, cap, "%s", why);
+        rc = 1;
+    }
     kc_unload_kernels(gpu, &K);
     kc_hostmem_release();
     kc_devmem_release(gpu);

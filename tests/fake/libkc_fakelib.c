@@ -5,11 +5,23 @@
  * pointer is a host address, so the "library" computes on the host, as a real
  * one would launch kernels on the current context. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include "kcontract.h"
 
 #define CUDA_ERROR_INVALID_VALUE_ 1   /* CUDA_ERROR_INVALID_VALUE, without cuda.h */
 #define CUDA_ERROR_NOT_INITIALIZED_ 3 /* CUDA_ERROR_NOT_INITIALIZED */
+
+/* Which build this is, for the release log. */
+#if defined(KC_CONTROL_error_return)
+#define KC_FAKELIB_BUILD "error_return"
+#elif defined(KC_CONTROL_runtime_error)
+#define KC_FAKELIB_BUILD "runtime_error"
+#elif defined(KC_CONTROL_skip_last)
+#define KC_FAKELIB_BUILD "skip_last"
+#else
+#define KC_FAKELIB_BUILD "clean"
+#endif
 
 /* y = 2 x: args y (float *, OUT), x (const float *, IN), n (long long). */
 int kc_fakelib_double_f32(void *const *args, const kc_shape *s, const kc_device *dev)
@@ -33,4 +45,20 @@ int kc_fakelib_double_f32(void *const *args, const kc_shape *s, const kc_device 
 #endif
     for (long long i = 0; i < n; i++) y[i] = 2.0f * x[i];
     return 0;
+}
+
+/* KC_HOST_RELEASE: appends "release <this library's build>" to
+ * $KC_FAKELIB_RELEASE_LOG when set (one line a call, for the tests to count);
+ * returns $KC_FAKELIB_RELEASE_FAIL's code when set (a release that fails). */
+int kc_host_release(void)
+{
+    const char *log = getenv("KC_FAKELIB_RELEASE_LOG"), *fail = getenv("KC_FAKELIB_RELEASE_FAIL");
+    if (log && *log) {
+        FILE *f = fopen(log, "a");
+        if (f) {
+            fprintf(f, "release %s\n", KC_FAKELIB_BUILD);
+            fclose(f);
+        }
+    }
+    return fail && *fail ? atoi(fail) : 0;
 }

@@ -20,6 +20,10 @@
 #             never committed; gzipped when the tree and it pass the 64 MiB a
 #             call carries) in /tmp/before, records REV in env.txt and sets KB
 #             to its kcontract;
+#   gpu_suite NAME LIMIT BIN [ARGS...]  the receipts' whole-suite run: every
+#             item with R, --jobs 4 --inflight 4, a fresh copy of the reference
+#             cost table ($L/costs-NAME.tsv, from KC_GPU_COSTS), --no-cache and
+#             --json $L/NAME.json, under gpu_run;
 #   gpu_env_pack  packs $L into $O/logs.tgz, keeping env.txt beside it.
 # Every run is uncached (KC_CACHE_DIR=off).
 O=${OUT:-/tmp/out}; L=$O/logs; mkdir -p "$L"
@@ -43,4 +47,9 @@ gpu_before() { echo "before: $(zcat -f before.tar | git get-tar-commit-id 2>/dev
                rm -rf /tmp/before && mkdir -p /tmp/before && tar xf before.tar -C /tmp/before && cp -r .deps /tmp/before/ &&
                (cd /tmp/before && make -j16 build/kcontract > "$L/build-before.log" 2>&1); el "build before"
                KB=/tmp/before/build/kcontract; }
+KC_GPU_COSTS=${KC_GPU_COSTS:-docs/receipts/2026-12-04-h200-stalls/costs-call6.tsv}
+gpu_suite() { local n=$1 lim=$2 bin=$3; shift 3
+              cp "$KC_GPU_COSTS" "$L/costs-$n.tsv"
+              gpu_run "$n" "$lim" "$bin" run '*' $R --jobs 4 --inflight 4 --costs "$L/costs-$n.tsv" --no-cache \
+                      --json "$L/$n.json" "$@"; }
 gpu_env_pack() { (cd "$O" && tar czf logs.tgz logs && cp logs/env.txt env.txt && rm -rf logs); }

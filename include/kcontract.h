@@ -976,9 +976,11 @@ typedef int (*kc_host_entry)(void *const *args, const kc_shape *s, const kc_devi
  * it checks what the item left in the context, so that a handle made on
  * the first call does not outlive the item: without it such an item leaves
  * GPU memory behind, its process is replaced after it and its pass is
- * never cached. The next call makes the handle again. Returns 0, or a CUDA
- * error code as an entry does; a failure is said on the item's line and
- * its process is replaced. */
+ * never cached. The next call makes the handle again. It may be called
+ * when no entry ran (then it has nothing to free and returns 0). Returns
+ * 0, or a CUDA error code as an entry does; a failure is said on the item's
+ * line, its verdict stands and its process is replaced (under
+ * compute-sanitizer the item fails and its session ends). */
 #define KC_HOST_RELEASE "kc_host_release"
 typedef int (*kc_host_release_fn)(void);
 

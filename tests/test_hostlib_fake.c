@@ -158,3 +158,58 @@ Test(hostlib_fake, the_librarys_release_runs_after_each_item_and_a_failed_one_is
                            "replaced"), "%s", p.out);
     kc_proc_free(&p);
 }
+
+/* A release that fails with a sticky error loses the context: a kernel
+ * that passed every case FAILs as after any lost context, and its worker is
+ * replaced as after one; one that fails only in the clean build a control
+ * was compared with leaves the control RED, says so, and replaces the
+ * worker. */
+Test(hostlib_fake, a_sticky_or_clean_builds_failed_release_replaces_the_process)
+{
+    char *sticky[] = { "KC_LIBDIR=", "KC_FAKELIB_RELEASE_FAIL=700", NULL };
+    kc_proc p = kc_run_fake((char *[]){ "run", "fakelib.double.f32", "fakelib.double.f32:control.skip_last", "--jobs",
+                                        "1", NULL }, sticky, 30);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    char line[4096];
+    cr_expect(kc_out_item_line(p.out, "FAIL", "fakelib.double.f32", line, sizeof line) &&
+              strstr(line, "the CUDA context was lost; libkc_fakelib.so's kc_host_release failed: "
+                           "CUDA_ERROR_ILLEGAL_ADDRESS (the CUDA context is now unusable): this process is replaced"),
+              "%s", p.out);
+    cr_expect(strstr(p.out, "after a CUDA context loss reported by fakelib.double.f32\n") ||
+              strstr(p.err, "after a CUDA context loss reported by fakelib.double.f32\n"), "%s%s", p.out, p.err);
+    kc_proc_free(&p);
+
+    char *clean[] = { "KC_LIBDIR=", "KC_FAKELIB_RELEASE_FAIL=1", "KC_FAKELIB_RELEASE_FAIL_BUILD=clean", NULL };
+    p = kc_run_fake((char *[]){ "run", "fakelib.double.f32:control.error_return",
+                                "fakelib.double.f32:control.skip_last", "--jobs", "1", NULL }, clean, 30);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "RED", "fakelib.double.f32:control.error_return", line, sizeof line) &&
+              strstr(line, "caught by gate 1 (launch and fit; planted for gate 1)") &&
+              strstr(line, "; libkc_fakelib.so's kc_host_release failed: CUDA_ERROR_INVALID_VALUE: this process is "
+                           "replaced"), "%s", p.out);
+    cr_expect(strstr(p.out, "after GPU state left by fakelib.double.f32:control.error_return\n") ||
+              strstr(p.err, "after GPU state left by fakelib.double.f32:control.error_return\n"), "%s%s", p.out, p.err);
+    kc_proc_free(&p);
+}
+
+/* Under the sanitizer the target releases too: a release that fails keeps
+ * the item's launch summary, fails it, and ends the session (what the
+ * library keeps is unknown), so a second request is never begun. */
+Test(hostlib_fake, the_sanitizer_target_releases_and_a_failed_release_ends_its_session)
+{
+    static char env_cuda[1024];
+    const char *lib = getenv("KC_FAKE_CUDA");
+    snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
+    char *env[] = { env_cuda, "KC_LIBDIR=", "KC_FAKELIB_RELEASE_FAIL=1", NULL };
+    char *argv[] = { "/bin/sh", "-c", "printf '%s' \"$1\" | \"$0\" run --sanitize-target --seed 7 --device 0",
+                     (char *)kc_test_fixture_bin(),
+                     "fakelib.double.f32:control.skip_last all\nfakelib.double.f32:control.skip_last all\n", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 30, &p), 0);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: FAIL: 2 launches of fakelib.double.f32@skip_last (dist uniform): "
+                            "edge.33 model.hidden.4096; but libkc_fakelib@skip_last.so's kc_host_release failed: "
+                            "CUDA_ERROR_INVALID_VALUE: the session ends\n"), "%s", p.out);
+    cr_expect_eq(kc_out_count(p.out, "kcontract-sanitize-target: begin "), 1, "%s", p.out);
+    kc_proc_free(&p);
+}

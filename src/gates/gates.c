@@ -145,8 +145,11 @@ static void not_checked(kc_item_result *res, int control, const char *why, const
  * clean build's library. Nonzero, with the control's line in msg, when the
  * clean build fails there too (or cannot be loaded, or the case cannot be
  * run): then the control's failure is no catch (issue 21). 0 when the clean
- * call succeeds: the planted bug made the difference. */
-static int clean_fails_too(kc_gpu *gpu, const kc_contract *c, const kc_case *k, char *msg, size_t cap)
+ * call succeeds: the planted bug made the difference. A failure of the clean
+ * library's KC_HOST_RELEASE afterwards goes to released (else it is left as
+ * it is), for the caller to say with the verdict. */
+static int clean_fails_too(kc_gpu *gpu, const kc_contract *c, const kc_case *k, char *msg, size_t cap, char *released,
+                           size_t released_cap)
 {
     kc_host_entry clean;
     kc_host_release_fn release;
@@ -168,16 +171,15 @@ static int clean_fails_too(kc_gpu *gpu, const kc_contract *c, const kc_case *k, 
     else if (g < 0)
         kc_strcatf(msg, cap, "%s; the clean build could not be run on that case: %s%s", k->why, ck.why, BROKEN);
     kc_case_free(gpu, &ck);
-    if (kc_release_library(gpu, c, NULL, &library, why, sizeof why)) {     /* the clean build's handle too */
-        if (!msg[0]) kc_strcatf(msg, cap, "%s; the clean build's call succeeded, but %s%s", k->why, why, BROKEN);
-        else kc_strcatf(msg, cap, "; and %s", why);
-        return 1;
-    }
+    kc_release_library(gpu, c, NULL, &library, released, released_cap);   /* the clean build's handle too */
     return g != 0;
 }
 
-/* The item's library failed to free what it keeps (kc_release_library,
- * why): its verdict stands, said with it, and its process is replaced. */
+/* The item's library (or the clean build it was compared with) failed to
+ * free what it keeps (kc_release_library, why): its verdict stands, said
+ * with it, and its process is replaced as after GPU state left behind (a
+ * sticky failure lost the context, and run_gates's rule for a lost one
+ * has set that already). */
 static void released_badly(kc_item_result *res, const char *why)
 {
     kc_strcatf(res->msg, sizeof res->msg, "; %s: this process is replaced", why);
@@ -299,7 +301,7 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
     CUmodule ref_mod = NULL;
     CUfunction ref_fn = NULL;
     kc_kernels K;
-    char why[1024];
+    char why[1024], released[1024] = "", clean_released[1024] = "";
     const int harness = control ? it->control->harness : 0;  /* no build of its own: the clean one */
     if (kc_load_kernels(gpu, c, control && !harness ? it->control->name : NULL, &K, why, sizeof why)) {
         res->gate = 1;
@@ -345,7 +347,8 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
                 not_checked(res, control, k.why, UNCHECKED);   /* the harness could not run the case */
                 goto done;
             }
-            if (control && g == 1 && K.entry && clean_fails_too(gpu, c, &k, res->msg, sizeof res->msg)) {
+            if (control && g == 1 && K.entry && clean_fails_too(gpu, c, &k, res->msg, sizeof res->msg, clean_released,
+                                                             sizeof clean_released)) {
                 /* The library call fails for the clean build as well (an
                  * environment fault: a library that cannot start here), so
                  * the control proves nothing: as a control whose own build
@@ -438,6 +441,8 @@ static void run_gates(kc_gpu *gpu, const kc_item *it, uint64_t seed, kc_ref_mode
         kc_strcatf(res->msg, sizeof res->msg, "; %d more case%s not run (the CUDA context is unusable)",
                    planned_cases(c, nd) * nb - res->cases, planned_cases(c, nd) * nb - res->cases == 1 ? "" : "s");
 done:
+    /* before the lost context's rule below: a sticky error in the release loses it too */
+    kc_release_library(gpu, c, control && !harness ? it->control->name : NULL, &K, released, sizeof released);
     if (gpu->lost) {
         res->context_lost = 1;
         if (!control && !sums_out && !isolated && res->state != KC_FAIL) {
@@ -453,8 +458,8 @@ done:
                        planned - res->cases, planned - res->cases == 1 ? "" : "s");
         }
     }
-    if (kc_release_library(gpu, c, control && !harness ? it->control->name : NULL, &K, why, sizeof why))
-        released_badly(res, why);
+    if (clean_released[0]) released_badly(res, clean_released);
+    if (released[0]) released_badly(res, released);
     kc_unload_kernels(gpu, &K);
     kc_module_give(gpu, ref_mod);
 }

@@ -43,10 +43,11 @@ int kc_kernels_set_watchdog(kc_gpu *gpu, const kc_kernels *K, const kc_contract 
 /* Unloads K's module (not in a lost context, where nothing can be). */
 void kc_unload_kernels(kc_gpu *gpu, kc_kernels *K);
 /* For a library kernel whose library exports KC_HOST_RELEASE: calls it, at
- * the end of an item that called the entry (not in a lost context, which
- * its process leaves anyway). 0 (also without one); or -1 with why naming
- * the library (control: its build) and the error; what the library keeps
- * is then unknown and the caller replaces the process. */
+ * the end of every item that loaded the library, whether a case reached the
+ * entry or not (not in a lost context, which its process leaves anyway). 0
+ * (also without one); or -1 with why naming the library (control: its
+ * build) and the error, a sticky one marking gpu lost; what the library
+ * keeps is then unknown and the caller replaces the process. */
 int kc_release_library(kc_gpu *gpu, const kc_contract *c, const char *control, const kc_kernels *K, char *why,
                        size_t cap);
 

@@ -262,9 +262,9 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
         if (left) kc_sb_printf(&b, "; %d edge shape%s left to the other tools (no_racecheck)", left, left == 1 ? "" : "s");
     }
     free(k);
-    if (kc_release_library(gpu, c, control, &K, why, sizeof why)) {
-        if (rc) kc_strcatf(msg, cap, "; and %s", why);
-        else snprintf(msg, cap, "%s", why);
+    if (kc_release_library(gpu, c, control, &K, why, sizeof why)) {   /* what the library keeps is unknown now */
+        kc_strcatf(msg, cap, "; but %s: the session ends", why);
+        st->released_badly = 1;
         rc = 1;
     }
     kc_unload_kernels(gpu, &K);
@@ -276,7 +276,8 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
 /* ---- the session's side (--sanitize-target) ------------------------------ */
 
 /* Runs one item's exact launches (edge shapes only when edges_only) and
- * prints its lines. 0 ran, 1 a launch failed, -1 not such an item. */
+ * prints its lines. 0 ran, 1 a launch failed, 2 its library's
+ * KC_HOST_RELEASE failed (the session serves nothing more). */
 static int target_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, int edges_only)
 {
     char msg[2048];
@@ -289,7 +290,7 @@ static int target_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, int edges_
         printf(KC_SAN_TARGET_WATCHDOG KC_WATCHDOG_SYMBOL " %.0f s under the tool (the module's %.3f s)\n",
                KC_WATCHDOG_UNDER_TOOL_NS / 1e9, st.watchdog_was_ns / 1e9);
     printf("%s%s\n", rc ? KC_SAN_TARGET_FAIL : KC_SAN_TARGET_OK, msg);
-    return rc ? 1 : 0;
+    return st.released_badly ? 2 : rc ? 1 : 0;
 }
 
 static const kc_item *target_find(const kc_item *items, int n, const char *name)
@@ -302,13 +303,13 @@ static const kc_item *target_find(const kc_item *items, int n, const char *name)
 
 /* The session's side: "<item> all|edge" a line on stdin, each answered
  * between its begin and end lines; ends at end of input, or after an item
- * that left the context unusable. */
+ * that left the context unusable or its library's state unknown. */
 static int target_serve(kc_gpu *gpu, const kc_opts *o, const kc_item *items, int n)
 {
     char *line = NULL;
     size_t cap = 0;
-    int rc = 0;
-    while (getline(&line, &cap, stdin) > 0) {
+    int rc = 0, ended = 0;
+    while (!ended && getline(&line, &cap, stdin) > 0) {
         char name[400] = "", scope[16] = "all";
         if (sscanf(line, "%399s %15s", name, scope) < 1) continue;
         printf(KC_SAN_TARGET_BEGIN "%s\n", name);
@@ -317,8 +318,11 @@ static int target_serve(kc_gpu *gpu, const kc_opts *o, const kc_item *items, int
             printf(KC_SAN_TARGET_FAIL "no :sanitize item or control named '%s' in this binary\n", name);
         else if (strcmp(scope, "all") && strcmp(scope, "edge"))
             printf(KC_SAN_TARGET_FAIL "bad request '%s %s': expected 'all' or 'edge' after the item\n", name, scope);
-        else if (target_item(gpu, it, o->seed, strcmp(scope, "edge") == 0))
-            rc = 1;
+        else {
+            int r = target_item(gpu, it, o->seed, strcmp(scope, "edge") == 0);
+            rc |= r != 0;
+            ended = r == 2;
+        }
         printf(KC_SAN_TARGET_END "%s\n", name);
         fflush(stdout);
         if (gpu->lost) break;

@@ -68,6 +68,7 @@ typedef struct kc_exact_stats {
     int together;                 /* the most shapes launched together in one round; 0 one at a time */
     int watchdog;                 /* 1: the module's hang bound was raised to KC_WATCHDOG_UNDER_TOOL_NS (it was lower) */
     unsigned long long watchdog_was_ns; /* its value before (the module's default) */
+    int released_badly;           /* 1: the library's KC_HOST_RELEASE failed (msg says so): what it keeps is unknown */
 } kc_exact_stats;
 #define KC_SAN_TOGETHER_MAX 16
 #define KC_SAN_TOGETHER_BYTES ((size_t)1 << 30)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "kcontract.h"
 
 #define CUDA_ERROR_INVALID_VALUE_ 1   /* CUDA_ERROR_INVALID_VALUE, without cuda.h */
@@ -49,10 +50,13 @@ int kc_fakelib_double_f32(void *const *args, const kc_shape *s, const kc_device 
 
 /* KC_HOST_RELEASE: appends "release <this library's build>" to
  * $KC_FAKELIB_RELEASE_LOG when set (one line a call, for the tests to count);
- * returns $KC_FAKELIB_RELEASE_FAIL's code when set (a release that fails). */
+ * returns $KC_FAKELIB_RELEASE_FAIL's code when set (a release that fails),
+ * in the build $KC_FAKELIB_RELEASE_FAIL_BUILD names only when that is set. */
 int kc_host_release(void)
 {
     const char *log = getenv("KC_FAKELIB_RELEASE_LOG"), *fail = getenv("KC_FAKELIB_RELEASE_FAIL");
+    const char *only = getenv("KC_FAKELIB_RELEASE_FAIL_BUILD");
+    if (only && *only && strcmp(only, KC_FAKELIB_BUILD) != 0) fail = NULL;
     if (log && *log) {
         FILE *f = fopen(log, "a");
         if (f) {

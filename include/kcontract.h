@@ -983,6 +983,9 @@ typedef int (*kc_host_entry)(void *const *args, const kc_shape *s, const kc_devi
  * compute-sanitizer the item fails and its session ends). */
 #define KC_HOST_RELEASE "kc_host_release"
 typedef int (*kc_host_release_fn)(void);
+/* Declared here with C linkage, so that a library's definition with another
+ * signature does not compile; defined only by libraries that keep state. */
+int kc_host_release(void);
 
 /* A kernel contract. Arrays end at the first zero entry. */
 typedef struct kc_contract {

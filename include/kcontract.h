@@ -968,18 +968,19 @@ typedef struct kc_dist_skip {
  * synchronizes the context afterwards, as after a kernel. */
 typedef int (*kc_host_entry)(void *const *args, const kc_shape *s, const kc_device *dev);
 
-/* What a library kernel's shared library may export beside its entries: an
- * extern "C" int kc_host_release(void) that frees what the library keeps
+/* What a library kernel's shared library may define beside its entries:
+ * kc_host_release (declared below), which frees what the library keeps
  * between calls (a cuBLAS handle and its workspace, a cached plan). The
- * harness calls it once after every item that used the library (after its
- * last case; the clean build's too after a control's comparison), before
- * it checks what the item left in the context, so that a handle made on
- * the first call does not outlive the item: without it such an item leaves
- * GPU memory behind, its process is replaced after it and its pass is
- * never cached. The next call makes the handle again. It may be called
- * when no entry ran (then it has nothing to free and returns 0). Returns
- * 0, or a CUDA error code as an entry does; a failure is said on the item's
- * line, its verdict stands and its process is replaced (under
+ * harness calls it once after every item that loaded the library, whether
+ * a case reached an entry or not (the clean build's too after a control's
+ * comparison; not once the CUDA context is lost), before it checks what the
+ * item left in the context, so that a handle made on the first call does
+ * not outlive the item; the next call makes it again. Without it, what the
+ * library keeps stays in the process: more than 64 MiB for one item (NVML)
+ * replaces the process after it and its pass is not cached; less is not
+ * noticed. Returns 0 (also with nothing to free), or a CUDA error code as an
+ * entry does (a library's own status converted); a failure is said on the
+ * item's line, its verdict stands and its process is replaced (under
  * compute-sanitizer the item fails and its session ends). */
 #define KC_HOST_RELEASE "kc_host_release"
 typedef int (*kc_host_release_fn)(void);

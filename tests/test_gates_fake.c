@@ -982,3 +982,22 @@ Test(gates_fake, the_relaunch_poisons_shared_memory_with_finite_values, .timeout
     unlink(log);
     kc_proc_free(&p);
 }
+
+/* A sticky error that a module's load is the first call to see (an earlier
+ * fault): the item fails naming it, the context is marked lost, and the
+ * process is replaced before the next GPU item, which then passes in a
+ * fresh context; a :limits item that meets it likewise. */
+Test(gates_fake, a_sticky_error_first_seen_at_a_module_load_replaces_the_process)
+{
+    kc_proc p = kc_run_fake((char *[]){ "run", "fake.copy.f16", "fake.copy.f16:limits", "fake.spill.f32", NULL },
+                            (char *[]){ "KC_FAKE_LOAD_LOST=fake_copy", NULL }, 30);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    const char *note = "loading module fake_copy failed: CUDA_ERROR_ILLEGAL_ADDRESS (fatbin for sm_90 + compute_90 PTX; "
+                       "device is cc 9.0) (the CUDA context is now unusable)";
+    expect_item(p.out, "FAIL", "fake.copy.f16", T(note));
+    expect_item(p.out, "LIMIT", "fake.copy.f16:limits", T(note));
+    cr_expect_eq(kc_out_count(p.out, "the CUDA context is unusable after that item; continuing in a fresh process\n"), 2,
+                 "%s%s", p.out, p.err);
+    expect_item(p.out, "PASS", "fake.spill.f32", T("gates 1-4 on 5 cases (3 shapes x up to 2 distributions)"));
+    kc_proc_free(&p);
+}

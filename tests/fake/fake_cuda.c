@@ -50,7 +50,10 @@
  * declares it; "fail": cuModuleGetGlobal fails with CUDA_ERROR_INVALID_CONTEXT;
  * "lost": with CUDA_ERROR_ILLEGAL_ADDRESS, sticky from then on),
  * whose value at each launch the launch log then gives;
- * KC_FAKE_WATCHDOG_NS its value at load (default 250 ms, the header's).
+ * KC_FAKE_WATCHDOG_NS its value at load (default 250 ms, the header's);
+ * KC_FAKE_LOAD_LOST=<module>: loading that module fails with
+ * CUDA_ERROR_ILLEGAL_ADDRESS, sticky from then on (an earlier fault that
+ * the load is the first call to see).
  *
  * Threads: host threads of one process may share the context (issue 23,
  * part 1): the context's state (initialized, the sticky and late faults,
@@ -1025,6 +1028,13 @@ static unsigned long long watchdog_at_load(void)
 }
 /* Reads "KCFAKE <module> <control or ->" (the image is not NUL-terminated:
  * it ends with a newline), or a real fatbin of an emulated module. */
+/* KC_FAKE_LOAD_LOST: whether loading module m meets a sticky error. */
+static int load_lost(const char *m)
+{
+    const char *e = getenv("KC_FAKE_LOAD_LOST");
+    return e && strcmp(e, m) == 0;
+}
+
 CUresult cuModuleLoadData(CUmodule *mod, const void *image)
 {
     CONTEXT_CALL();
@@ -1032,6 +1042,7 @@ CUresult cuModuleLoadData(CUmodule *mod, const void *image)
     const char *s = image;
     size_t n = 0;
     const char *real = fatbin_module(image);
+    if (real && load_lost(real)) return sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
     if (real) {
         struct CUmod_st *md = calloc(1, sizeof *md);
         if (!md) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -1049,6 +1060,7 @@ CUresult cuModuleLoadData(CUmodule *mod, const void *image)
     int known = 0;
     for (int i = 0; i < NKERNELS; i++) known |= strcmp(kernels[i].module, m) == 0;
     if (!known) return CUDA_ERROR_INVALID_IMAGE;
+    if (load_lost(m)) return sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
     struct CUmod_st *md = calloc(1, sizeof *md);
     if (!md) return CUDA_ERROR_OUT_OF_MEMORY;
     snprintf(md->module, sizeof md->module, "%s", m);

@@ -38,16 +38,22 @@ int kc_hostlib_dirs(char dirs[][4096], int max)
     return n;
 }
 
+void kc_hostlib_name(const char *library, const char *control, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "lib%s%s%s.so", library, control ? "@" : "", control ? control : "");
+}
+
 void kc_hostlib_path(const char *library, const char *control, char *buf, size_t cap)
 {
-    char dirs[KC_HOSTLIB_MAX_DIRS][4096];
+    char dirs[KC_HOSTLIB_MAX_DIRS][4096], name[600];
     int n = kc_hostlib_dirs(dirs, KC_HOSTLIB_MAX_DIRS);
     if (n == 0) snprintf(dirs[n++], sizeof dirs[0], "lib");
+    kc_hostlib_name(library, control, name, sizeof name);
     for (int i = 0; i < n; i++) {
-        snprintf(buf, cap, "%s/lib%s%s%s.so", dirs[i], library, control ? "@" : "", control ? control : "");
+        snprintf(buf, cap, "%s/%s", dirs[i], name);
         if (access(buf, R_OK) == 0) return;
     }
-    snprintf(buf, cap, "%s/lib%s%s%s.so", dirs[0], library, control ? "@" : "", control ? control : "");
+    snprintf(buf, cap, "%s/%s", dirs[0], name);
 }
 
 int kc_hostlib_load(const char *library, const char *control, const char *entry, kc_host_entry *fn,

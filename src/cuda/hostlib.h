@@ -14,6 +14,9 @@
 
 /* The directories searched, in order, into dirs; returns how many (at most max). */
 int kc_hostlib_dirs(char dirs[][4096], int max);
+/* The file name of library's shared object (clean when control is NULL):
+ * lib<library>.so, or lib<library>@<control>.so. */
+void kc_hostlib_name(const char *library, const char *control, char *buf, size_t cap);
 /* The path of library's shared object (clean when control is NULL): the
  * first that exists along the search path, else where the first directory
  * would hold it. */

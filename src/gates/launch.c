@@ -368,8 +368,10 @@ int kc_release_library(kc_gpu *gpu, const kc_contract *c, const char *control, c
     if (!K->entry || !K->release || gpu->lost) return 0;
     int r = K->release();
     if (r == 0) return 0;
-    snprintf(why, cap, "lib%s%s%s.so's " KC_HOST_RELEASE " failed: %s%s", c->library, control ? "@" : "",
-             control ? control : "", kc_cuda_error_name(&gpu->cu, (CUresult)r), lost_note(gpu, (CUresult)r));
+    char name[600];
+    kc_hostlib_name(c->library, control, name, sizeof name);
+    snprintf(why, cap, "%s's " KC_HOST_RELEASE " failed: %s%s", name, kc_cuda_error_name(&gpu->cu, (CUresult)r),
+             lost_note(gpu, (CUresult)r));
     return -1;
 }
 

@@ -2,12 +2,20 @@
  * processes (src/proc/proctree.c), with real processes: no children means
  * nothing to do; a child that ends within the timeout is no leftover; one
  * that does not is named and killed, and so is an orphaned grandchild
- * adopted by this process; group members and pipe holders are found. */
+ * adopted by this process, and a child whose main thread ended while
+ * another runs on; a child held in the kernel's exit path (a traced
+ * thread its tracer has not reaped, as a GPU context's teardown holds
+ * one) is ending: given the grace, no leftover when it ends within it,
+ * named once when it does not; group members and pipe holders are found. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,7 +46,7 @@ Test(proctree, no_children_is_nothing_to_end)
 {
     char what[256] = "x";
     double t0 = mono();
-    cr_expect_eq(kc_proc_end_leftovers(500, NULL, 0, what, sizeof what), 0);
+    cr_expect_eq(kc_proc_end_leftovers(500, 0, NULL, 0, what, sizeof what, NULL), 0);
     cr_expect_lt(mono() - t0, 0.1, "no wait without children");
     cr_expect_str_eq(what, "");
 }
@@ -47,7 +55,7 @@ Test(proctree, a_child_ending_within_the_timeout_is_no_leftover, .timeout = 10)
 {
     start_sleep("0.05");
     char what[256];
-    cr_expect_eq(kc_proc_end_leftovers(2000, NULL, 0, what, sizeof what), 0, "%s", what);
+    cr_expect_eq(kc_proc_end_leftovers(2000, 0, NULL, 0, what, sizeof what, NULL), 0, "%s", what);
 }
 
 /* A kept child (a sanitizer session, which its supervisor reaps) is neither
@@ -57,13 +65,13 @@ Test(proctree, kept_children_are_left_to_their_owner, .timeout = 10)
     pid_t keep = start_sleep("30"), other = start_sleep("30");
     usleep(50000);
     char what[256], want[64];
-    cr_expect_eq(kc_proc_end_leftovers(200, &keep, 1, what, sizeof what), 1);
+    cr_expect_eq(kc_proc_end_leftovers(200, 0, &keep, 1, what, sizeof what, NULL), 1);
     snprintf(want, sizeof want, "pid %ld (sleep)", (long)other);
     cr_expect_str_eq(what, want);
     cr_expect_eq(kill(keep, 0), 0, "the kept child was killed");
     int st;
     cr_expect_eq(waitpid(keep, &st, WNOHANG), 0, "the kept child is still running and not reaped");
-    cr_expect_eq(kc_proc_end_leftovers(100, &keep, 1, what, sizeof what), 0, "only the kept child is left: %s", what);
+    cr_expect_eq(kc_proc_end_leftovers(100, 0, &keep, 1, what, sizeof what, NULL), 0, "only the kept child is left: %s", what);
     kill(keep, SIGKILL);
     cr_expect_eq(waitpid(keep, &st, 0), keep, "its owner reaps it");
 }
@@ -74,7 +82,7 @@ Test(proctree, a_child_still_running_is_named_and_killed, .timeout = 10)
     usleep(50000);              /* exec'd: named sleep */
     char what[256], want[64];
     double t0 = mono();
-    cr_expect_eq(kc_proc_end_leftovers(200, NULL, 0, what, sizeof what), 1);
+    cr_expect_eq(kc_proc_end_leftovers(200, 0, NULL, 0, what, sizeof what, NULL), 1);
     cr_expect_lt(mono() - t0, 1.5);
     snprintf(want, sizeof want, "pid %ld (sleep)", (long)p);
     cr_expect_str_eq(what, want);
@@ -105,7 +113,7 @@ Test(proctree, an_orphaned_grandchild_is_adopted_and_killed, .timeout = 10)
     close(p[1]);
     usleep(50000);
     char what[256];
-    cr_expect_eq(kc_proc_end_leftovers(100, NULL, 0, what, sizeof what), 1, "%s", what);
+    cr_expect_eq(kc_proc_end_leftovers(100, 0, NULL, 0, what, sizeof what, NULL), 1, "%s", what);
     cr_expect(strstr(what, "(sleep)"), "%s", what);
     cr_expect(!kc_alive(g), "grandchild %ld lives on", (long)g);
 }
@@ -193,4 +201,157 @@ Test(proctree, describe_tree_names_every_descendant_with_its_arguments, .timeout
     cr_expect_eq(strcmp(small + strlen(small) - 3, "..."), 0, "cut: %s", small);
     kill(-root, SIGKILL);
     waitpid(root, NULL, 0);
+}
+
+static void *sleep_on(void *arg)
+{
+    (void)arg;
+    for (;;) pause();
+    return NULL;
+}
+
+static int gone(pid_t p)
+{
+    return kill(p, 0) == -1 && errno == ESRCH;
+}
+
+/* Issue 23's stop-49 receipts: a process whose main thread ended reads Z in
+ * /proc/PID/stat while its other threads run. It is live: named and killed,
+ * not "children that /proc does not list" left running (which every later
+ * item of the process would then be blamed for). */
+Test(proctree, a_child_whose_main_thread_ended_while_another_runs_is_named_and_killed, .timeout = 10)
+{
+    pid_t c = fork();
+    cr_assert_geq(c, 0);
+    if (c == 0) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, sleep_on, NULL)) _exit(1);
+        pthread_exit(NULL);
+    }
+    usleep(100000);
+    cr_expect_eq(kc_proc_life_of(c, NULL, 0), KC_PROC_RUNNING);
+    pid_t p[4];
+    cr_expect_eq(kc_proc_children(p, 4), 1, "a zombie main thread with a live thread is a live child");
+    char what[256], want[64];
+    int after = -1;
+    cr_expect_eq(kc_proc_end_leftovers(200, 3000, NULL, 0, what, sizeof what, &after), 1);
+    snprintf(want, sizeof want, "pid %ld (", (long)c);
+    cr_expect(strncmp(what, want, strlen(want)) == 0, "want '%s...', got '%s'", want, what);
+    cr_expect_eq(after, 200, "a running one gets no grace");
+    cr_expect(gone(c), "pid %ld lives on", (long)c);
+    kill(c, SIGKILL);           /* failed: not left to outlive the test holding its pipes */
+}
+
+/* The flags field (the ninth of /proc/PID/task/TID/stat) decides: a thread
+ * asleep in the exit path (a GPU context's teardown) does not run. */
+Test(proctree, a_thread_in_the_exit_path_does_not_run)
+{
+    cr_expect_eq(kc_proc_task_runs("77 (kcontract) S 1 77 77 0 -1 4194560 0 0"), 1);
+    cr_expect_eq(kc_proc_task_runs("77 (kcontract) D 1 77 77 0 -1 4194564 0 0"), 0, "PF_EXITING (0x4) set");
+    cr_expect_eq(kc_proc_task_runs("77 (kcontract) R 1 77 77 0 -1 4194308 0 0"), 0, "PF_EXITING, running its exit");
+    cr_expect_eq(kc_proc_task_runs("77 (kcontract) Z 1 77 77 0 -1 4194560 0 0"), 0, "a zombie");
+    cr_expect_eq(kc_proc_task_runs("77 (a) Z (b) S 1 77 77 0 -1 4194560 0 0"), 1, "the fields after the last ')'");
+    cr_expect_eq(kc_proc_task_runs("77 (kcontract"), -1);
+    cr_expect_eq(kc_proc_life_of(getpid(), NULL, 0), KC_PROC_RUNNING, "this process");
+    cr_expect_eq(kc_proc_life_of(4000000, NULL, 0), KC_PROC_GONE, "beyond pid_max");
+}
+
+typedef struct ending_child {
+    pid_t child, tracer;
+} ending_child;
+
+/* A child held in the kernel's exit path for hold_ms: its second thread is
+ * traced by a process of this test's (its own: kc_proc_own), which reaps
+ * that thread's exit only after hold_ms, so until then every thread of the
+ * child has exited and the child cannot be reaped (/proc: Z, flags with
+ * PF_EXITING). Returns once the child has exited. */
+static int tid_fd = -1;                 /* in the child: where its second thread writes its id */
+
+static void *tell_tid_and_sleep(void *arg)
+{
+    (void)arg;
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    if (write(tid_fd, &tid, sizeof tid) != sizeof tid) _exit(1);
+    for (;;) pause();
+    return NULL;
+}
+
+static ending_child start_ending(int hold_ms)
+{
+    int tid_pipe[2], ready_pipe[2], exit_pipe[2];
+    cr_assert_eq(pipe(tid_pipe) | pipe(ready_pipe) | pipe(exit_pipe), 0);
+    pid_t c = fork();
+    cr_assert_geq(c, 0);
+    if (c == 0) {
+        pthread_t t;
+        tid_fd = tid_pipe[1];
+        if (pthread_create(&t, NULL, tell_tid_and_sleep, NULL)) _exit(1);
+        char x;
+        if (read(exit_pipe[0], &x, 1) != 1) _exit(1);
+        _exit(0);                               /* every thread exits; the traced one waits for its tracer */
+    }
+    pid_t tid = 0;
+    cr_assert_eq(read(tid_pipe[0], &tid, sizeof tid), (ssize_t)sizeof tid);
+    pid_t h = fork();
+    cr_assert_geq(h, 0);
+    if (h == 0) {
+        char x = ptrace(PTRACE_SEIZE, tid, 0, 0) == 0;
+        if (write(ready_pipe[1], &x, 1) != 1 || !x) _exit(1);
+        usleep((useconds_t)hold_ms * 1000);
+        int st;
+        waitpid(tid, &st, __WALL);
+        _exit(0);
+    }
+    kc_proc_own(h);
+    char ok = 0;
+    cr_assert_eq(read(ready_pipe[0], &ok, 1), 1);
+    cr_assert(ok, "ptrace(PTRACE_SEIZE) of the child's thread %ld failed", (long)tid);
+    cr_assert_eq(write(exit_pipe[1], "x", 1), 1);
+    for (int i = 0; i < 200 && kc_proc_life_of(c, NULL, 0) == KC_PROC_RUNNING; i++) usleep(5000);
+    int fds[] = { tid_pipe[0], tid_pipe[1], ready_pipe[0], ready_pipe[1], exit_pipe[0], exit_pipe[1] };
+    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) close(fds[i]);
+    return (ending_child){ c, h };
+}
+
+static void end_ending(ending_child e)
+{
+    int st;
+    waitpid(e.tracer, &st, 0);
+    waitpid(e.child, &st, 0);
+}
+
+Test(proctree, an_ending_child_is_given_the_grace_and_is_no_leftover, .timeout = 15)
+{
+    ending_child e = start_ending(800);
+    cr_expect_eq(kc_proc_life_of(e.child, NULL, 0), KC_PROC_ENDING);
+    int st;
+    cr_expect_eq(waitpid(e.child, &st, WNOHANG), 0, "not reapable while its thread is held");
+    char what[256];
+    int after = -1;
+    double t0 = mono();
+    cr_expect_eq(kc_proc_end_leftovers(100, 5000, NULL, 0, what, sizeof what, &after), 0, "%s", what);
+    double took = mono() - t0;
+    cr_expect_gt(took, 0.5, "it did not wait for the ending child: %.2f s", took);
+    cr_expect_lt(took, 3.0, "it waited past the child's end: %.2f s", took);
+    cr_expect(gone(e.child), "the ending child was not reaped");
+    end_ending(e);
+}
+
+Test(proctree, an_ending_child_past_the_grace_is_named_once, .timeout = 15)
+{
+    ending_child e = start_ending(2500);
+    char what[256];
+    int after = -1;
+    cr_expect_eq(kc_proc_end_leftovers(100, 300, NULL, 0, what, sizeof what, &after), 1, "%s", what);
+    char want[64];
+    snprintf(want, sizeof want, "pid %ld (", (long)e.child);
+    cr_expect(strncmp(what, want, strlen(want)) == 0, "want '%s...', got '%s'", want, what);
+    cr_expect(strstr(what, ": every thread in the kernel's exit path"), "%s", what);
+    cr_expect_geq(after, 390, "still there %d ms after: the grace not given", after);
+    cr_expect_lt(after, 1500);
+    double t0 = mono();
+    cr_expect_eq(kc_proc_end_leftovers(100, 300, NULL, 0, what, sizeof what, NULL), 0,
+                 "named again, on a later item: %s", what);
+    cr_expect_lt(mono() - t0, 0.05, "a later item waited for it");
+    end_ending(e);
 }

@@ -124,6 +124,73 @@ int kc_proc_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp, unsigned long
     return 0;
 }
 
+/* PF_EXITING of include/linux/sched.h: set on a thread by do_exit, before
+ * it closes its files and drops its memory. */
+#define KC_PF_EXITING 0x4u
+
+typedef struct life_ctx {
+    pid_t pid;
+    int tasks, running;
+    char *wchan;
+    size_t cap;
+} life_ctx;
+
+int kc_proc_task_runs(const char *stat)
+{
+    const char *rp = strrchr(stat, ')');    /* a name may hold spaces and parentheses */
+    char st;
+    unsigned flags;
+    /* state ppid pgrp session tty tpgid flags */
+    if (!rp || sscanf(rp + 1, " %c %*d %*d %*d %*d %*d %u", &st, &flags) != 2) return -1;
+    return st != 'Z' && st != 'X' && !(flags & KC_PF_EXITING);
+}
+
+/* One thread of l->pid: counted, and whether it runs; the first waiting
+ * thread's wchan taken. */
+static int life_task(long tid, int dirfd, void *ctx)
+{
+    (void)dirfd;
+    life_ctx *l = ctx;
+    char path[96], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/task/%ld/stat", (long)l->pid, tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    int runs = kc_proc_task_runs(buf);
+    if (runs < 0) return 0;
+    l->tasks++;
+    if (runs) {
+        l->running = 1;
+        return 1;
+    }
+    const char *rp = strrchr(buf, ')');
+    if (rp[1] && (rp[2] == 'Z' || rp[2] == 'X')) return 0;    /* no wait channel */
+    if (l->cap && !l->wchan[0]) {
+        snprintf(path, sizeof path, "/proc/%ld/task/%ld/wchan", (long)l->pid, tid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        n = fd >= 0 ? read(fd, l->wchan, l->cap - 1) : -1;
+        if (fd >= 0) close(fd);
+        l->wchan[n > 0 ? n : 0] = 0;
+        l->wchan[strcspn(l->wchan, "\n")] = 0;
+        if (strcmp(l->wchan, "0") == 0) l->wchan[0] = 0;
+    }
+    return 0;
+}
+
+kc_proc_life kc_proc_life_of(pid_t pid, char *wchan, size_t cap)
+{
+    char path[64];
+    life_ctx l = { .pid = pid, .wchan = wchan, .cap = cap };
+    if (cap) wchan[0] = 0;
+    snprintf(path, sizeof path, "/proc/%ld/task", (long)pid);
+    if (each_number(path, life_task, &l) < 0 || l.tasks == 0) return KC_PROC_GONE;
+    if (l.running && cap) wchan[0] = 0;
+    return l.running ? KC_PROC_RUNNING : KC_PROC_ENDING;
+}
+
 typedef struct fd_ctx {
     const unsigned long *ino;
     int nino, found;
@@ -213,7 +280,10 @@ static int scan_one(long v, int dirfd, void *ctx)
     unsigned long long start;
     if (pid <= 0 || pid == s->self || kc_proc_stat(pid, &st, &ppid, &pgrp, &start)) return 0;
     int zombie = st == 'Z' || st == 'X';
-    if (zombie && s->by != BY_CHILDREN_REAP) return 0;
+    /* a zombie whose other threads run is live to BY_CHILDREN (its main thread ended) */
+    if (zombie && s->by != BY_CHILDREN_REAP &&
+        (s->by != BY_CHILDREN || ppid != s->self || kc_proc_life_of(pid, NULL, 0) != KC_PROC_RUNNING))
+        return 0;
     if (s->born_by && start > s->born_by) return 0;
     int match;
     switch (s->by) {
@@ -268,7 +338,8 @@ int kc_proc_find_cookie(const char *var, const char *token, pid_t *out, int max)
     return scan(&s);
 }
 
-/* Every live child now (but this process's own) into before[]: no item's. */
+/* Every child now that is not reaped at once (but this process's own)
+ * into before[]: no item's. */
 static void take_before(void)
 {
     pid_t p[KC_PROC_MAX];
@@ -277,13 +348,15 @@ static void take_before(void)
     if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) < 0 && errno == ECHILD) return;  /* no child: no scan */
     unsigned long long keep = run_start;
     run_start = 0;                  /* list every child, not only those after the run's start */
-    int n = children_by(BY_CHILDREN, p, KC_PROC_MAX);
+    int n = children_by(BY_CHILDREN_REAP, p, KC_PROC_MAX);  /* an ending one too (kc_proc_end_leftovers' outlived) */
     run_start = keep;
     for (int i = 0; i < n && i < KC_PROC_MAX; i++) {
         char st;
         pid_t pp, pg;
         unsigned long long start;
-        if (kc_proc_stat(p[i], &st, &pp, &pg, &start) == 0 && !listed(own, nown, p[i], start))
+        int ws;
+        if (kc_proc_stat(p[i], &st, &pp, &pg, &start) == 0 && !listed(own, nown, p[i], start) &&
+            waitpid(p[i], &ws, WNOHANG | __WALL) == 0)
             before[nbefore++] = (proc_id){ p[i], start };
     }
 }
@@ -360,7 +433,8 @@ static int tree_one(long v, int dirfd, void *ctx)
     pid_t pp, pg;
     unsigned long long start;
     if (t->n >= KC_PROC_TABLE) return 1;
-    if (kc_proc_stat((pid_t)v, &st, &pp, &pg, &start) || st == 'Z' || st == 'X') return 0;
+    if (kc_proc_stat((pid_t)v, &st, &pp, &pg, &start)) return 0;
+    if ((st == 'Z' || st == 'X') && kc_proc_life_of((pid_t)v, NULL, 0) != KC_PROC_RUNNING) return 0;
     t->pid[t->n] = (pid_t)v;
     t->ppid[t->n++] = pp;
     return 0;
@@ -487,24 +561,93 @@ static int drop_kept(pid_t *p, int n, const pid_t *keep, int nkeep)
     return m;
 }
 
-int kc_proc_end_leftovers(int timeout_ms, const pid_t *keep, int nkeep, char *what, size_t cap)
+/* The children left after a wait (not kept, not reaped now): those that
+ * run into run[0..*nrun), those ending (kc_proc_life_of) into end[0..*nend).
+ * -1 when /proc cannot be read, else 0. */
+static int split_left(const pid_t *keep, int nkeep, pid_t *run, int *nrun, pid_t *end, int *nend)
 {
-    if (what && cap) what[0] = 0;
-    if (!reap_ended(keep, nkeep)) return 0;     /* the usual case: no child at all */
-    double end = kc_now_s() + timeout_ms / 1000.0;
-    while (kc_now_s() < end) {
+    pid_t p[KC_PROC_MAX];
+    int n = children_by(BY_CHILDREN_REAP, p, KC_PROC_MAX);
+    *nrun = *nend = 0;
+    for (int i = 0; i < n && i < KC_PROC_MAX; i++) {
+        int st;
+        if (kept(p[i], keep, nkeep) || waitpid(p[i], &st, WNOHANG | __WALL) != 0) continue;
+        switch (kc_proc_life_of(p[i], NULL, 0)) {
+        case KC_PROC_RUNNING: run[(*nrun)++] = p[i]; break;
+        case KC_PROC_ENDING: end[(*nend)++] = p[i]; break;
+        default: break;                     /* ended since the scan */
+        }
+    }
+    return n < 0 ? -1 : 0;
+}
+
+/* "pid 77 (kcontract: every thread in the kernel's exit path, in
+ * os_acquire_rwlock_write)" for each of end[0..n), after buf's *len. */
+static void describe_ending(const pid_t *end, int n, char *buf, size_t cap, size_t *len)
+{
+    for (int i = 0; i < n; i++) {
+        char name[32], wchan[64], one[200];
+        comm_of(end[i], name, sizeof name);
+        kc_proc_life_of(end[i], wchan, sizeof wchan);
+        int w = snprintf(one, sizeof one, "%spid %ld (%s: every thread in the kernel's exit path%s%s)",
+                         *len ? ", " : "", (long)end[i], name, wchan[0] ? ", in " : "", wchan);
+        if (list_append(buf, cap, len, one, sizeof one, w, *len == 0)) return;
+    }
+}
+
+/* Waits until `until` (kc_now_s) for the children that may be the item's
+ * to be reaped: 0 when none is left, 1 when some still are. */
+static int wait_reaped(double until, const pid_t *keep, int nkeep)
+{
+    while (kc_now_s() < until) {
         sleep_ms(5);
         if (!reap_ended(keep, nkeep)) return 0;
     }
-    pid_t p[KC_PROC_MAX];
-    int found = kc_proc_children(p, KC_PROC_MAX);
-    if (found > 0) found = drop_kept(p, found, keep, nkeep);
-    if (found <= 0) {                       /* racing with their end, or /proc unreadable */
+    return 1;
+}
+
+/* Children that outlived the kill: taken as no later item's (named once). */
+static void outlived(const pid_t *keep, int nkeep)
+{
+    pid_t run[KC_PROC_MAX], end[KC_PROC_MAX];
+    int nrun, nend;
+    if (split_left(keep, nkeep, run, &nrun, end, &nend)) return;
+    for (int i = 0; i < nrun + nend && nbefore < KC_PROC_MAX; i++) {
+        pid_t p = i < nrun ? run[i] : end[i - nrun], pp, pg;
+        char st;
+        unsigned long long start;
+        if (kc_proc_stat(p, &st, &pp, &pg, &start) == 0 && !listed(before, nbefore, p, start))
+            before[nbefore++] = (proc_id){ p, start };
+    }
+}
+
+int kc_proc_end_leftovers(int timeout_ms, int ending_ms, const pid_t *keep, int nkeep, char *what, size_t cap,
+                          int *after_ms)
+{
+    if (what && cap) what[0] = 0;
+    if (after_ms) *after_ms = timeout_ms;
+    if (!reap_ended(keep, nkeep)) return 0;     /* the usual case: no child at all */
+    double t0 = kc_now_s();
+    if (!wait_reaped(t0 + timeout_ms / 1000.0, keep, nkeep)) return 0;
+    pid_t run[KC_PROC_MAX], end[KC_PROC_MAX];
+    int nrun, nend, bad = split_left(keep, nkeep, run, &nrun, end, &nend);
+    if (!bad && nrun == 0 && nend > 0) {        /* only ending ones: they run none of its code */
+        if (!wait_reaped(kc_now_s() + ending_ms / 1000.0, keep, nkeep)) return 0;
+        bad = split_left(keep, nkeep, run, &nrun, end, &nend);
+        if (after_ms && nrun == 0) *after_ms = (int)((kc_now_s() - t0) * 1000.0 + 0.5);
+    }
+    int found = nrun + nend;
+    if (bad || found == 0) {                    /* racing with their end, or /proc unreadable */
         if (!reap_ended(keep, nkeep)) return 0;
         if (what) snprintf(what, cap, "children that /proc does not list");
         return 1;
     }
-    if (what) kc_proc_describe(p, found < KC_PROC_MAX ? found : KC_PROC_MAX, what, cap);
+    if (what && cap) {
+        kc_proc_describe(run, nrun, what, cap);
+        size_t len = strlen(what);
+        describe_ending(end, nend, what, cap, &len);
+    }
+    pid_t p[KC_PROC_MAX];
     for (int round = 0; round < 20; round++) {
         int n = kc_proc_children(p, KC_PROC_MAX);
         n = n > 0 ? drop_kept(p, n, keep, nkeep) : n;
@@ -513,8 +656,9 @@ int kc_proc_end_leftovers(int timeout_ms, const pid_t *keep, int nkeep, char *wh
             kill(p[i], SIGKILL);
         }
         sleep_ms(10);
-        if (!reap_ended(keep, nkeep)) break;
+        if (!reap_ended(keep, nkeep)) return found;
     }
+    outlived(keep, nkeep);
     return found;
 }
 

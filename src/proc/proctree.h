@@ -31,6 +31,17 @@
  * group. cargo-nextest's leak timeout (100 ms there, for one test process
  * per test); longer here, as a worker's output may still be in flight. */
 #define KC_LEAK_TIMEOUT_MS 500
+/* How much longer, after KC_LEAK_TIMEOUT_MS, an item's children that are
+ * ending get before they are named: every thread of theirs in the kernel's
+ * exit path (kc_proc_life_of), where a process that held a CUDA context
+ * waits while the driver tears the context down. Measured on H100s: a
+ * compute-sanitizer target ending beside other contexts' creation and
+ * teardown was still there 500 ms after its item in 7 of about 30 whole
+ * runs (docs/receipts/2026-12-05-stall-hunt), named as left running and
+ * its control's RED kept out of the cache. Such a process runs none of the
+ * item's code any more; killing it changes nothing. 5 s is a bound chosen
+ * well above that, not measured: one still ending after it is named. */
+#define KC_ENDING_GRACE_MS 5000
 
 /* Makes this process the reaper of its orphaned descendants, so a process an
  * item started is this process's child even after its own parent exited.
@@ -50,7 +61,25 @@ void kc_proc_item_begin(void);
  * listed, waited for, reaped or killed as an item's or a worker's leftover. */
 void kc_proc_own(pid_t pid);
 
-/* The live (not zombie) children of this process that may be an item's
+/* How a process's threads stand, from /proc/PID/task/TID/stat (state and
+ * flags): RUNNING when one of them runs (neither a zombie nor in the
+ * kernel's exit path, PF_EXITING 0x4 of include/linux/sched.h, set by
+ * do_exit); so is a process whose main thread ended (its /proc/PID/stat
+ * says Z) while another runs on. ENDING when every one has exited or is
+ * exiting (e.g. closing the GPU driver's files: a context's teardown), or
+ * it is a zombie not yet reaped. GONE when none can be read. */
+typedef enum kc_proc_life { KC_PROC_GONE, KC_PROC_RUNNING, KC_PROC_ENDING } kc_proc_life;
+/* Whether the thread whose /proc/PID/task/TID/stat text is `stat` runs:
+ * 1 runs, 0 a zombie or in the exit path (PF_EXITING in its flags, the
+ * ninth field), -1 when it does not parse. */
+int kc_proc_task_runs(const char *stat);
+/* pid's kc_proc_life; wchan (cap > 0) gets the kernel function a thread
+ * that is not a zombie waits in (/proc/PID/task/TID/wchan: "0" or "" when
+ * not shown), "" when none. */
+kc_proc_life kc_proc_life_of(pid_t pid, char *wchan, size_t cap);
+
+/* The live children of this process (a zombie whose other threads run is
+ * live: kc_proc_life_of) that may be an item's
  * (not its own, nor there before the run or the current item): up to max
  * pids into out. Returns how many there are (may exceed max), or -1 when
  * /proc cannot be read. */
@@ -105,15 +134,24 @@ void kc_proc_describe_tree(pid_t root, char *buf, size_t cap);
 /* After an item, in the process that ran it (which has adopted orphans):
  * waits up to timeout_ms for its children that may be the item's
  * (kc_proc_children) to exit by themselves (reaping them; no wait and no
- * /proc scan when it has no child running at all, the usual case), then
- * sends SIGKILL to every such child still running, and to its process
- * group when it leads one, and again to any orphan that killing adopts, until
- * none is left (a bounded number of rounds). Returns the number of processes
- * found running at the timeout, 0 when there were none; *what then names them
- * ("pid 123 (sleep)"). Never blocks longer than timeout_ms plus about 200 ms.
- * The children in keep[0..nkeep) are not the item's (the sanitizer gate's
- * sessions, sanitize_session.h): neither waited for, reaped nor killed. */
-int kc_proc_end_leftovers(int timeout_ms, const pid_t *keep, int nkeep, char *what, size_t cap);
+ * /proc scan when it has no child running at all, the usual case). When
+ * every one left is ending (KC_PROC_ENDING: in the kernel's exit path), up
+ * to ending_ms more. Then sends SIGKILL to every such child still there,
+ * and to its process group when it leads one, and again to any orphan that
+ * killing adopts, until none is left (a bounded number of rounds). Returns
+ * the number of processes found at the end of the wait, 0 when there were
+ * none; *what then names them ("pid 123 (sleep)"; an ending one "pid 77
+ * (kcontract: every thread in the kernel's exit path, in
+ * os_acquire_rwlock_write)"), and *after_ms (NULL: not wanted) says how
+ * long after the call they were still there: timeout_ms, or more when
+ * every one was ending. One that outlives the kill (e.g. held in a
+ * driver's teardown) is named once: it is no later item's (as children
+ * there before an item, kc_proc_item_begin). Never blocks longer than
+ * timeout_ms plus ending_ms plus about 200 ms. The children in
+ * keep[0..nkeep) are not the item's (the sanitizer gate's sessions,
+ * sanitize_session.h): neither waited for, reaped nor killed. */
+int kc_proc_end_leftovers(int timeout_ms, int ending_ms, const pid_t *keep, int nkeep, char *what, size_t cap,
+                          int *after_ms);
 /* The absolute path of this process's binary (/proc/self/exe resolved:
  * what a child started as "/proc/self/exe" runs, and where library kernels
  * are looked for beside it) into buf. 0; or -1 when /proc cannot be read or

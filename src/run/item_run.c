@@ -70,17 +70,18 @@ void kc_rerun_command(const kc_opts *o, const char *name, int device, char *buf,
     kc_strvec_clear(&words);
 }
 
-/* Processes the item left running: given KC_LEAK_TIMEOUT_MS to end, then
- * killed and named (this process adopts orphans: kc_proc_adopt_orphans). */
+/* Processes the item left running: given KC_LEAK_TIMEOUT_MS to end (those
+ * already ending, KC_ENDING_GRACE_MS more), then killed and named (this
+ * process adopts orphans: kc_proc_adopt_orphans). */
 static void end_leftovers(kc_san_pool *san, kc_item_result *out)
 {
     char who[400], what[512];
     pid_t keep[KC_SAN_POOL_PIDS];
-    int nkeep = kc_san_pool_pids(san, keep);
-    int n = kc_proc_end_leftovers(KC_LEAK_TIMEOUT_MS, keep, nkeep, who, sizeof who);
+    int nkeep = kc_san_pool_pids(san, keep), after_ms;
+    int n = kc_proc_end_leftovers(KC_LEAK_TIMEOUT_MS, KC_ENDING_GRACE_MS, keep, nkeep, who, sizeof who, &after_ms);
     if (n <= 0) return;
-    snprintf(what, sizeof what, "%d process%s running after it: %s, still there %d ms after it ended; killed (SIGKILL)",
-             n, n == 1 ? "" : "es", who, KC_LEAK_TIMEOUT_MS);
+    snprintf(what, sizeof what, "%d process%s %s after it: %s, still there %d ms after it ended; killed (SIGKILL)",
+             n, n == 1 ? "" : "es", after_ms > KC_LEAK_TIMEOUT_MS ? "ending" : "running", who, after_ms);
     kc_result_left_behind(out, what);
 }
 

@@ -355,3 +355,50 @@ Test(proctree, an_ending_child_past_the_grace_is_named_once, .timeout = 15)
     cr_expect_lt(mono() - t0, 0.05, "a later item waited for it");
     end_ending(e);
 }
+
+static int among(pid_t p, const pid_t *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i] == p) return 1;
+    return 0;
+}
+
+/* A process whose main thread ended holds its descriptors, group and
+ * environment through its other threads: the supervisor's leak check (group
+ * and pipe holders) and the sentinel's cookie search find it. */
+Test(proctree, a_process_whose_main_thread_ended_is_found_by_group_pipe_and_environment, .timeout = 10)
+{
+    int pp[2];
+    cr_assert_eq(pipe(pp), 0);
+    pid_t c = fork();
+    cr_assert_geq(c, 0);
+    if (c == 0) {               /* a group of its own, holding the pipe's write end */
+        setpgid(0, 0);
+        close(pp[0]);
+        pthread_t t;
+        if (pthread_create(&t, NULL, sleep_on, NULL)) _exit(1);
+        pthread_exit(NULL);
+    }
+    close(pp[1]);
+    usleep(100000);
+    struct stat st;
+    cr_assert_eq(fstat(pp[0], &st), 0);
+    unsigned long ino = (unsigned long)st.st_ino;
+    pid_t found[8];
+    cr_expect_eq(kc_proc_find(c, NULL, 0, 0, found, 8), 1, "by its group");
+    cr_expect_eq(kc_proc_find(0, &ino, 1, 0, found, 8), 1, "by the pipe it holds");
+    cr_expect_eq(found[0], c);
+    static pid_t all[8192];
+    const char *path = getenv("PATH");
+    cr_assert(path && path[0], "no PATH");
+    char word[256];
+    snprintf(word, sizeof word, "%.*s", (int)strcspn(path, ":"), path);
+    int n = kc_proc_find_cookie("PATH", word, all, 8192);
+    cr_expect(among(c, all, n < 8192 ? n : 8192), "pid %ld, whose PATH holds %s, was not found (%d found)", (long)c,
+              word, n);
+    pid_t d[8];
+    cr_expect_eq(kc_proc_descendants(getpid(), d, 8), 1, "a live descendant");
+    kill(c, SIGKILL);
+    waitpid(c, NULL, 0);
+    close(pp[0]);
+}

@@ -129,8 +129,8 @@ int kc_proc_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp, unsigned long
 #define KC_PF_EXITING 0x4u
 
 typedef struct life_ctx {
-    pid_t pid;
-    int tasks, running;
+    pid_t pid, runs;            /* runs: a thread that runs, 0 none */
+    int tasks;
     char *wchan;
     size_t cap;
 } life_ctx;
@@ -163,7 +163,7 @@ static int life_task(long tid, int dirfd, void *ctx)
     if (runs < 0) return 0;
     l->tasks++;
     if (runs) {
-        l->running = 1;
+        l->runs = (pid_t)tid;
         return 1;
     }
     const char *rp = strrchr(buf, ')');
@@ -180,15 +180,26 @@ static int life_task(long tid, int dirfd, void *ctx)
     return 0;
 }
 
-kc_proc_life kc_proc_life_of(pid_t pid, char *wchan, size_t cap)
+/* A thread of pid that runs (kc_proc_task_runs), 0 none; the first one
+ * not running that waits somewhere gives wchan (cap > 0). *tasks: how many
+ * threads were read. */
+static pid_t thread_that_runs(pid_t pid, char *wchan, size_t cap, int *tasks)
 {
     char path[64];
     life_ctx l = { .pid = pid, .wchan = wchan, .cap = cap };
     if (cap) wchan[0] = 0;
     snprintf(path, sizeof path, "/proc/%ld/task", (long)pid);
-    if (each_number(path, life_task, &l) < 0 || l.tasks == 0) return KC_PROC_GONE;
-    if (l.running && cap) wchan[0] = 0;
-    return l.running ? KC_PROC_RUNNING : KC_PROC_ENDING;
+    if (each_number(path, life_task, &l) < 0) l.tasks = 0;
+    if (l.runs && cap) wchan[0] = 0;
+    *tasks = l.tasks;
+    return l.runs;
+}
+
+kc_proc_life kc_proc_life_of(pid_t pid, char *wchan, size_t cap)
+{
+    int tasks;
+    pid_t runs = thread_that_runs(pid, wchan, cap, &tasks);
+    return runs ? KC_PROC_RUNNING : tasks ? KC_PROC_ENDING : KC_PROC_GONE;
 }
 
 typedef struct fd_ctx {
@@ -211,11 +222,13 @@ static int fd_is_pipe(long v, int dirfd, void *ctx)
     return f->found;
 }
 
-/* Whether pid has a descriptor open on one of the pipes ino[0..nino). */
-static int holds_pipe(pid_t pid, const unsigned long *ino, int nino)
+/* Whether pid has a descriptor open on one of the pipes ino[0..nino), read
+ * through its thread tid (the table is the process's; its main thread's is
+ * gone once that thread ended). */
+static int holds_pipe(pid_t pid, pid_t tid, const unsigned long *ino, int nino)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%ld/fd", (long)pid);
+    char path[80];
+    snprintf(path, sizeof path, "/proc/%ld/task/%ld/fd", (long)pid, (long)tid);
     fd_ctx f = { ino, nino, 0 };
     each_number(path, fd_is_pipe, &f);
     return f.found;
@@ -233,12 +246,13 @@ static int entry_has(const char *e, size_t len, const char *var, const char *tok
     return 0;
 }
 
-/* Whether pid's environment holds var with token (kc_proc_find_cookie):
- * read in pieces, entries longer than 4 KiB matched on their first 4 KiB. */
-static int environ_has(pid_t pid, const char *var, const char *token)
+/* Whether pid's environment holds var with token (kc_proc_find_cookie),
+ * read through its thread tid (as holds_pipe): read in pieces, entries
+ * longer than 4 KiB matched on their first 4 KiB. */
+static int environ_has(pid_t pid, pid_t tid, const char *var, const char *token)
 {
-    char path[64], buf[4096], ent[4096];
-    snprintf(path, sizeof path, "/proc/%ld/environ", (long)pid);
+    char path[80], buf[4096], ent[4096];
+    snprintf(path, sizeof path, "/proc/%ld/task/%ld/environ", (long)pid, (long)tid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
     size_t el = 0;
@@ -279,19 +293,18 @@ static int scan_one(long v, int dirfd, void *ctx)
     char st;
     unsigned long long start;
     if (pid <= 0 || pid == s->self || kc_proc_stat(pid, &st, &ppid, &pgrp, &start)) return 0;
-    int zombie = st == 'Z' || st == 'X';
-    /* a zombie whose other threads run is live to BY_CHILDREN (its main thread ended) */
-    if (zombie && s->by != BY_CHILDREN_REAP &&
-        (s->by != BY_CHILDREN || ppid != s->self || kc_proc_life_of(pid, NULL, 0) != KC_PROC_RUNNING))
-        return 0;
+    int zombie = st == 'Z' || st == 'X', tasks;
+    pid_t tid = pid;            /* where its descriptors and environment are read */
+    /* a zombie whose other threads run is live (its main thread ended): read through one of those */
+    if (zombie && s->by != BY_CHILDREN_REAP && !(tid = thread_that_runs(pid, NULL, 0, &tasks))) return 0;
     if (s->born_by && start > s->born_by) return 0;
     int match;
     switch (s->by) {
     case BY_CHILDREN:
     case BY_CHILDREN_REAP: match = ppid == s->self && !not_items(pid, start); break;
     case BY_PREDATING: match = ppid == s->self && not_items(pid, start) && !listed(own, nown, pid, start); break;
-    case BY_GROUP_OR_PIPE: match = (s->pgid > 0 && pgrp == s->pgid) || (s->nino > 0 && holds_pipe(pid, s->ino, s->nino)); break;
-    default: match = environ_has(pid, s->var, s->token); break;
+    case BY_GROUP_OR_PIPE: match = (s->pgid > 0 && pgrp == s->pgid) || (s->nino > 0 && holds_pipe(pid, tid, s->ino, s->nino)); break;
+    default: match = environ_has(pid, tid, s->var, s->token); break;
     }
     if (!match) return 0;
     if (s->n < s->max) s->out[s->n] = pid;

@@ -95,13 +95,16 @@ int kc_proc_predating(pid_t *out, int max);
  * no later than born_by (kc_proc_boot_ticks; 0: any): what a child that
  * ended at born_by left behind cannot have started after it, so a process
  * that reused its pid or group id since is never taken for one. Zombies
- * hold nothing and are left out. Up to max pids into out; returns how many
+ * hold nothing and are left out, but for one whose main thread ended while
+ * another runs on (kc_proc_life_of): its descriptors are read through that
+ * thread. Up to max pids into out; returns how many
  * were found (may exceed max), or -1 when /proc cannot be read. */
 int kc_proc_find(pid_t pgid, const unsigned long *ino, int nino, unsigned long long born_by, pid_t *out, int max);
 /* Processes other than this one whose environment (/proc/PID/environ: the
  * one they were started with, or a forked copy's) holds variable `var`
  * with `token` among its ':'-separated words (lifeline.h's cookie). Zombies
- * are left out; so are processes whose environment cannot be read (other
+ * are left out (one whose other threads run is read through one of them,
+ * as kc_proc_find); so are processes whose environment cannot be read (other
  * users', undumpable ones). Up to max pids into out; how many (may exceed
  * max), or -1 when /proc cannot be read. */
 int kc_proc_find_cookie(const char *var, const char *token, pid_t *out, int max);
@@ -116,7 +119,7 @@ unsigned long long kc_proc_boot_ticks(void);
 void kc_proc_describe(const pid_t *pids, int n, char *buf, size_t cap);
 
 /* The live descendants of root (its children, theirs, ...; zombies left
- * out), parents before their children: up to max pids into out. How many
+ * out, but those whose other threads run), parents before their children: up to max pids into out. How many
  * were found (may exceed max), or -1 when /proc cannot be read. At most
  * KC_PROC_TABLE processes of the machine are looked at (a snapshot), in a
  * table of this file's: one caller at a time (a run's parent, between

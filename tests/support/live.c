@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proctree.h"
+
 static double mono(void)
 {
     struct timespec ts;
@@ -75,16 +77,7 @@ int kc_live_read_until(kc_live *l, int (*pred)(const kc_live *), double secs)
 
 int kc_alive(pid_t pid)
 {
-    char path[64], buf[512];
-    if (kill(pid, 0) != 0) return 0;
-    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    const char *rp = strrchr(buf, ')');
-    return !(rp && rp[1] == ' ' && rp[2] == 'Z');
+    return kill(pid, 0) == 0 && kc_proc_life_of(pid, NULL, 0) == KC_PROC_RUNNING;
 }
 
 int kc_wait_status(pid_t pid)

@@ -20,7 +20,8 @@ void kc_live_start(kc_live *l, const char *bin, char **args);
 void kc_live_start_env(kc_live *l, const char *bin, char **args, char *const *env);
 /* Reads until pred(l) holds, the stream ends, or secs pass; 0 when it holds. */
 int kc_live_read_until(kc_live *l, int (*pred)(const kc_live *), double secs);
-/* pid exists and is not a zombie (an orphan's zombie waits for init). */
+/* pid exists and a thread of it runs (kc_proc_life_of: not a zombie, which
+ * an orphan is while it waits for init, unless its other threads run on). */
 int kc_alive(pid_t pid);
 /* waitpid; the exit status, or 128 + the signal. */
 int kc_wait_status(pid_t pid);

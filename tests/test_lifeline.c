@@ -493,7 +493,7 @@ Test(lifeline, children_from_before_the_run_are_no_items, .timeout = 10)
     char what[256], want[64];
     double t0 = mono();
     kc_proc_item_begin();
-    cr_expect_eq(kc_proc_end_leftovers(500, 0, NULL, 0, what, sizeof what, NULL), 0, "%s", what);
+    cr_expect_eq(kc_proc_end_leftovers(500, NULL, 0, what, sizeof what), 0, "%s", what);
     cr_expect_lt(mono() - t0, 0.2, "no leak timeout for a child from before the run");
     pid_t p[8];
     cr_expect_eq(kc_proc_predating(p, 8), 1);
@@ -507,7 +507,7 @@ Test(lifeline, children_from_before_the_run_are_no_items, .timeout = 10)
         _exit(127);
     }
     usleep(50000);
-    cr_expect_eq(kc_proc_end_leftovers(100, 0, NULL, 0, what, sizeof what, NULL), 1);
+    cr_expect_eq(kc_proc_end_leftovers(100, NULL, 0, what, sizeof what), 1);
     snprintf(want, sizeof want, "pid %ld (sleep)", (long)item);
     cr_expect_str_eq(what, want);
     cr_expect(!kc_alive(item));

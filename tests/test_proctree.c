@@ -5,8 +5,9 @@
  * adopted by this process, and a child whose main thread ended while
  * another runs on; a child held in the kernel's exit path (a traced
  * thread its tracer has not reaped, as a GPU context's teardown holds
- * one) is ending: given the grace, no leftover when it ends within it,
- * named once when it does not; group members and pipe holders are found. */
+ * one) is ending: no leftover, reaped when it ends, named once when it is
+ * overdue; group members, pipe holders and a process's children are
+ * found. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <pthread.h>
@@ -46,7 +47,7 @@ Test(proctree, no_children_is_nothing_to_end)
 {
     char what[256] = "x";
     double t0 = mono();
-    cr_expect_eq(kc_proc_end_leftovers(500, 0, NULL, 0, what, sizeof what, NULL), 0);
+    cr_expect_eq(kc_proc_end_leftovers(500, NULL, 0, what, sizeof what), 0);
     cr_expect_lt(mono() - t0, 0.1, "no wait without children");
     cr_expect_str_eq(what, "");
 }
@@ -55,7 +56,7 @@ Test(proctree, a_child_ending_within_the_timeout_is_no_leftover, .timeout = 10)
 {
     start_sleep("0.05");
     char what[256];
-    cr_expect_eq(kc_proc_end_leftovers(2000, 0, NULL, 0, what, sizeof what, NULL), 0, "%s", what);
+    cr_expect_eq(kc_proc_end_leftovers(2000, NULL, 0, what, sizeof what), 0, "%s", what);
 }
 
 /* A kept child (a sanitizer session, which its supervisor reaps) is neither
@@ -65,13 +66,13 @@ Test(proctree, kept_children_are_left_to_their_owner, .timeout = 10)
     pid_t keep = start_sleep("30"), other = start_sleep("30");
     usleep(50000);
     char what[256], want[64];
-    cr_expect_eq(kc_proc_end_leftovers(200, 0, &keep, 1, what, sizeof what, NULL), 1);
+    cr_expect_eq(kc_proc_end_leftovers(200, &keep, 1, what, sizeof what), 1);
     snprintf(want, sizeof want, "pid %ld (sleep)", (long)other);
     cr_expect_str_eq(what, want);
     cr_expect_eq(kill(keep, 0), 0, "the kept child was killed");
     int st;
     cr_expect_eq(waitpid(keep, &st, WNOHANG), 0, "the kept child is still running and not reaped");
-    cr_expect_eq(kc_proc_end_leftovers(100, 0, &keep, 1, what, sizeof what, NULL), 0, "only the kept child is left: %s", what);
+    cr_expect_eq(kc_proc_end_leftovers(100, &keep, 1, what, sizeof what), 0, "only the kept child is left: %s", what);
     kill(keep, SIGKILL);
     cr_expect_eq(waitpid(keep, &st, 0), keep, "its owner reaps it");
 }
@@ -82,7 +83,7 @@ Test(proctree, a_child_still_running_is_named_and_killed, .timeout = 10)
     usleep(50000);              /* exec'd: named sleep */
     char what[256], want[64];
     double t0 = mono();
-    cr_expect_eq(kc_proc_end_leftovers(200, 0, NULL, 0, what, sizeof what, NULL), 1);
+    cr_expect_eq(kc_proc_end_leftovers(200, NULL, 0, what, sizeof what), 1);
     cr_expect_lt(mono() - t0, 1.5);
     snprintf(want, sizeof want, "pid %ld (sleep)", (long)p);
     cr_expect_str_eq(what, want);
@@ -113,7 +114,7 @@ Test(proctree, an_orphaned_grandchild_is_adopted_and_killed, .timeout = 10)
     close(p[1]);
     usleep(50000);
     char what[256];
-    cr_expect_eq(kc_proc_end_leftovers(100, 0, NULL, 0, what, sizeof what, NULL), 1, "%s", what);
+    cr_expect_eq(kc_proc_end_leftovers(100, NULL, 0, what, sizeof what), 1, "%s", what);
     cr_expect(strstr(what, "(sleep)"), "%s", what);
     cr_expect(!kc_alive(g), "grandchild %ld lives on", (long)g);
 }
@@ -233,11 +234,9 @@ Test(proctree, a_child_whose_main_thread_ended_while_another_runs_is_named_and_k
     pid_t p[4];
     cr_expect_eq(kc_proc_children(p, 4), 1, "a zombie main thread with a live thread is a live child");
     char what[256], want[64];
-    int after = -1;
-    cr_expect_eq(kc_proc_end_leftovers(200, 3000, NULL, 0, what, sizeof what, &after), 1);
+    cr_expect_eq(kc_proc_end_leftovers(200, NULL, 0, what, sizeof what), 1);
     snprintf(want, sizeof want, "pid %ld (", (long)c);
     cr_expect(strncmp(what, want, strlen(want)) == 0, "want '%s...', got '%s'", want, what);
-    cr_expect_eq(after, 200, "a running one gets no grace");
     cr_expect(gone(c), "pid %ld lives on", (long)c);
     kill(c, SIGKILL);           /* failed: not left to outlive the test holding its pipes */
 }
@@ -320,40 +319,78 @@ static void end_ending(ending_child e)
     waitpid(e.child, &st, 0);
 }
 
-Test(proctree, an_ending_child_is_given_the_grace_and_is_no_leftover, .timeout = 15)
+/* An ending child is no leftover: no wait beyond the leak timeout, not
+ * named, not counted; reaped once it ends, by a later call. */
+Test(proctree, an_ending_child_is_no_leftover_and_is_reaped_when_it_ends, .timeout = 15)
 {
     ending_child e = start_ending(800);
     cr_expect_eq(kc_proc_life_of(e.child, NULL, 0), KC_PROC_ENDING);
     int st;
     cr_expect_eq(waitpid(e.child, &st, WNOHANG), 0, "not reapable while its thread is held");
     char what[256];
-    int after = -1;
     double t0 = mono();
-    cr_expect_eq(kc_proc_end_leftovers(100, 5000, NULL, 0, what, sizeof what, &after), 0, "%s", what);
-    double took = mono() - t0;
-    cr_expect_gt(took, 0.5, "it did not wait for the ending child: %.2f s", took);
-    cr_expect_lt(took, 3.0, "it waited past the child's end: %.2f s", took);
-    cr_expect(gone(e.child), "the ending child was not reaped");
+    cr_expect_eq(kc_proc_end_leftovers(100, NULL, 0, what, sizeof what), 0, "%s", what);
+    cr_expect_lt(mono() - t0, 0.4, "it waited for the ending child");
+    cr_expect_str_eq(what, "");
+    pid_t p[4];
+    cr_expect_eq(kc_proc_children(p, 4), 0, "the ending child is listed as the item's");
+    cr_expect_eq(kc_proc_end_leftovers(100, NULL, 0, what, sizeof what), 0, "blamed on a later item: %s", what);
+    usleep(1000000);            /* its tracer has let it end */
+    kc_proc_item_begin();
+    cr_expect(gone(e.child), "the ending child was not reaped once it ended");
+    cr_expect_eq(kc_proc_ending_overdue(0, what, sizeof what), 0, "named though it ended: %s", what);
     end_ending(e);
 }
 
+/* One still ending past the grace is named once, and never killed or
+ * blamed; a process's end names every one not named yet. */
 Test(proctree, an_ending_child_past_the_grace_is_named_once, .timeout = 15)
 {
     ending_child e = start_ending(2500);
     char what[256];
-    int after = -1;
-    cr_expect_eq(kc_proc_end_leftovers(100, 300, NULL, 0, what, sizeof what, &after), 1, "%s", what);
+    cr_expect_eq(kc_proc_end_leftovers(100, NULL, 0, what, sizeof what), 0, "%s", what);
+    cr_expect_eq(kc_proc_ending_overdue(300, what, sizeof what), 0, "named before it was overdue: %s", what);
+    usleep(400000);
+    cr_expect_eq(kc_proc_ending_overdue(300, what, sizeof what), 1, "%s", what);
     char want[64];
     snprintf(want, sizeof want, "pid %ld (", (long)e.child);
     cr_expect(strncmp(what, want, strlen(want)) == 0, "want '%s...', got '%s'", want, what);
     cr_expect(strstr(what, ": every thread in the kernel's exit path"), "%s", what);
-    cr_expect_geq(after, 390, "still there %d ms after: the grace not given", after);
-    cr_expect_lt(after, 1500);
-    double t0 = mono();
-    cr_expect_eq(kc_proc_end_leftovers(100, 300, NULL, 0, what, sizeof what, NULL), 0,
-                 "named again, on a later item: %s", what);
-    cr_expect_lt(mono() - t0, 0.05, "a later item waited for it");
+    cr_expect_eq(kc_proc_ending_overdue(300, what, sizeof what), 0, "named twice: %s", what);
+    cr_expect_eq(kc_proc_ending_overdue(0, what, sizeof what), 0, "named again at the end: %s", what);
+    pid_t pre[4];
+    cr_expect_eq(kc_proc_predating(pre, 4), 0, "an ending child is not one from before the run");
     end_ending(e);
+}
+
+/* kc_proc_children_of: what an ending child's running children are found by. */
+Test(proctree, children_of_a_process_are_found, .timeout = 10)
+{
+    int pp[2];
+    cr_assert_eq(pipe(pp), 0);
+    pid_t c = fork();
+    cr_assert_geq(c, 0);
+    if (c == 0) {
+        pid_t g = fork();
+        if (g == 0) {
+            execl("/bin/sleep", "sleep", "30", (char *)NULL);
+            _exit(127);
+        }
+        if (write(pp[1], &g, sizeof g) != sizeof g) _exit(1);
+        pause();
+        _exit(0);
+    }
+    pid_t g = 0;
+    cr_assert_eq(read(pp[0], &g, sizeof g), (ssize_t)sizeof g);
+    pid_t found[4];
+    cr_expect_eq(kc_proc_children_of(c, found, 4), 1);
+    cr_expect_eq(found[0], g);
+    cr_expect_eq(kc_proc_children_of(g, found, 4), 0);
+    kill(g, SIGKILL);
+    kill(c, SIGKILL);
+    waitpid(c, NULL, 0);
+    close(pp[0]);
+    close(pp[1]);
 }
 
 static int among(pid_t p, const pid_t *v, int n)

@@ -3,6 +3,7 @@
 #include "proctree.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
@@ -38,12 +39,36 @@ static int listed(const proc_id *v, int n, pid_t pid, unsigned long long start)
     return 0;
 }
 
+/* Children an item left ending (kc_proc_end_leftovers): no item's from
+ * then on, reaped when they end, named once when overdue. Under ending_mu:
+ * a worker's lanes and its main thread may end items at once. */
+typedef struct ending_id {
+    pid_t pid;
+    unsigned long long start;
+    double since;                   /* kc_now_s when first found ending */
+    int said;                       /* named by kc_proc_ending_overdue */
+} ending_id;
+static ending_id ending[KC_PROC_MAX];
+static int nending;
+static pthread_mutex_t ending_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int is_ending(pid_t pid, unsigned long long start)
+{
+    pthread_mutex_lock(&ending_mu);
+    int found = 0;
+    for (int i = 0; i < nending && !found; i++) found = ending[i].pid == pid && ending[i].start == start;
+    pthread_mutex_unlock(&ending_mu);
+    return found;
+}
+
 /* A child (pid, started at start) that is no item's. Started before the
  * run's start (strictly: ticks are 10 ms, and the run's first item starts
- * after it) is never an item's; otherwise only the listed ones. */
+ * after it) is never an item's; otherwise only the listed ones, and those
+ * an item left ending. */
 static int not_items(pid_t pid, unsigned long long start)
 {
-    return listed(own, nown, pid, start) || listed(before, nbefore, pid, start) || (run_start && start < run_start);
+    return listed(own, nown, pid, start) || listed(before, nbefore, pid, start) || (run_start && start < run_start) ||
+           (nending && is_ending(pid, start));
 }
 
 void kc_proc_own(pid_t pid)
@@ -272,11 +297,11 @@ static int environ_has(pid_t pid, pid_t tid, const char *var, const char *token)
     return found;
 }
 
-enum { BY_CHILDREN, BY_CHILDREN_REAP, BY_PREDATING, BY_GROUP_OR_PIPE, BY_COOKIE };
+enum { BY_CHILDREN, BY_CHILDREN_REAP, BY_PREDATING, BY_PARENT, BY_GROUP_OR_PIPE, BY_COOKIE };
 
 typedef struct scan_ctx {
     int by;
-    pid_t self, pgid;
+    pid_t self, pgid, parent;
     const unsigned long *ino;
     int nino;
     unsigned long long born_by;
@@ -302,7 +327,10 @@ static int scan_one(long v, int dirfd, void *ctx)
     switch (s->by) {
     case BY_CHILDREN:
     case BY_CHILDREN_REAP: match = ppid == s->self && !not_items(pid, start); break;
-    case BY_PREDATING: match = ppid == s->self && not_items(pid, start) && !listed(own, nown, pid, start); break;
+    case BY_PREDATING:
+        match = ppid == s->self && not_items(pid, start) && !listed(own, nown, pid, start) && !(nending && is_ending(pid, start));
+        break;
+    case BY_PARENT: match = ppid == s->parent; break;
     case BY_GROUP_OR_PIPE: match = (s->pgid > 0 && pgrp == s->pgid) || (s->nino > 0 && holds_pipe(pid, tid, s->ino, s->nino)); break;
     default: match = environ_has(pid, tid, s->var, s->token); break;
     }
@@ -333,6 +361,12 @@ int kc_proc_children(pid_t *out, int max)
     return children_by(BY_CHILDREN, out, max);
 }
 
+int kc_proc_children_of(pid_t parent, pid_t *out, int max)
+{
+    scan_ctx s = { .by = BY_PARENT, .parent = parent, .out = out, .max = max };
+    return scan(&s);
+}
+
 int kc_proc_predating(pid_t *out, int max)
 {
     return children_by(BY_PREDATING, out, max);
@@ -351,8 +385,7 @@ int kc_proc_find_cookie(const char *var, const char *token, pid_t *out, int max)
     return scan(&s);
 }
 
-/* Every child now that is not reaped at once (but this process's own)
- * into before[]: no item's. */
+/* Every live child now (but this process's own) into before[]: no item's. */
 static void take_before(void)
 {
     pid_t p[KC_PROC_MAX];
@@ -361,15 +394,13 @@ static void take_before(void)
     if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) < 0 && errno == ECHILD) return;  /* no child: no scan */
     unsigned long long keep = run_start;
     run_start = 0;                  /* list every child, not only those after the run's start */
-    int n = children_by(BY_CHILDREN_REAP, p, KC_PROC_MAX);  /* an ending one too (kc_proc_end_leftovers' outlived) */
+    int n = children_by(BY_CHILDREN, p, KC_PROC_MAX);
     run_start = keep;
     for (int i = 0; i < n && i < KC_PROC_MAX; i++) {
         char st;
         pid_t pp, pg;
         unsigned long long start;
-        int ws;
-        if (kc_proc_stat(p[i], &st, &pp, &pg, &start) == 0 && !listed(own, nown, p[i], start) &&
-            waitpid(p[i], &ws, WNOHANG | __WALL) == 0)
+        if (kc_proc_stat(p[i], &st, &pp, &pg, &start) == 0 && !listed(own, nown, p[i], start))
             before[nbefore++] = (proc_id){ p[i], start };
     }
 }
@@ -386,8 +417,11 @@ int kc_proc_adopt_orphans(void)
     return rc;
 }
 
+static void reap_ending(void);
+
 void kc_proc_item_begin(void)
 {
+    if (nending) reap_ending();
     if (nbefore) take_before();     /* none: only items' processes can be children, and none is left */
 }
 
@@ -594,72 +628,59 @@ static int split_left(const pid_t *keep, int nkeep, pid_t *run, int *nrun, pid_t
     return n < 0 ? -1 : 0;
 }
 
-/* "pid 77 (kcontract: every thread in the kernel's exit path, in
- * os_acquire_rwlock_write)" for each of end[0..n), after buf's *len. */
-static void describe_ending(const pid_t *end, int n, char *buf, size_t cap, size_t *len)
+/* The ending children end[0..n) go on the ending list; their children that
+ * run (still theirs until they end: the kernel reparents them last, in
+ * exit_notify) are the item's, appended to run[*nrun..KC_PROC_MAX). */
+static void defer_ending(const pid_t *end, int n, pid_t *run, int *nrun)
 {
+    double now = kc_now_s();
     for (int i = 0; i < n; i++) {
-        char name[32], wchan[64], one[200];
-        comm_of(end[i], name, sizeof name);
-        kc_proc_life_of(end[i], wchan, sizeof wchan);
-        int w = snprintf(one, sizeof one, "%spid %ld (%s: every thread in the kernel's exit path%s%s)",
-                         *len ? ", " : "", (long)end[i], name, wchan[0] ? ", in " : "", wchan);
-        if (list_append(buf, cap, len, one, sizeof one, w, *len == 0)) return;
+        char st;
+        pid_t pp, pg, kids[KC_PROC_MAX];
+        unsigned long long start;
+        int nk = kc_proc_children_of(end[i], kids, KC_PROC_MAX);
+        for (int k = 0; k < nk && k < KC_PROC_MAX && *nrun < KC_PROC_MAX; k++) run[(*nrun)++] = kids[k];
+        if (kc_proc_stat(end[i], &st, &pp, &pg, &start)) continue;
+        pthread_mutex_lock(&ending_mu);
+        if (nending < KC_PROC_MAX) ending[nending++] = (ending_id){ end[i], start, now, 0 };
+        pthread_mutex_unlock(&ending_mu);
     }
 }
 
-/* Waits until `until` (kc_now_s) for the children that may be the item's
- * to be reaped: 0 when none is left, 1 when some still are. */
-static int wait_reaped(double until, const pid_t *keep, int nkeep)
+/* Reaps the ending children that ended, and forgets them. */
+static void reap_ending(void)
 {
-    while (kc_now_s() < until) {
+    pthread_mutex_lock(&ending_mu);
+    int k = 0;
+    for (int i = 0; i < nending; i++) {
+        int st;
+        pid_t r = waitpid(ending[i].pid, &st, WNOHANG | __WALL);
+        if (r == 0) ending[k++] = ending[i];        /* still ending */
+    }
+    nending = k;
+    pthread_mutex_unlock(&ending_mu);
+}
+
+int kc_proc_end_leftovers(int timeout_ms, const pid_t *keep, int nkeep, char *what, size_t cap)
+{
+    if (what && cap) what[0] = 0;
+    if (nending) reap_ending();
+    if (!reap_ended(keep, nkeep)) return 0;     /* the usual case: no child at all */
+    double end_at = kc_now_s() + timeout_ms / 1000.0;
+    while (kc_now_s() < end_at) {
         sleep_ms(5);
         if (!reap_ended(keep, nkeep)) return 0;
     }
-    return 1;
-}
-
-/* Children that outlived the kill: taken as no later item's (named once). */
-static void outlived(const pid_t *keep, int nkeep)
-{
-    pid_t run[KC_PROC_MAX], end[KC_PROC_MAX];
-    int nrun, nend;
-    if (split_left(keep, nkeep, run, &nrun, end, &nend)) return;
-    for (int i = 0; i < nrun + nend && nbefore < KC_PROC_MAX; i++) {
-        pid_t p = i < nrun ? run[i] : end[i - nrun], pp, pg;
-        char st;
-        unsigned long long start;
-        if (kc_proc_stat(p, &st, &pp, &pg, &start) == 0 && !listed(before, nbefore, p, start))
-            before[nbefore++] = (proc_id){ p, start };
-    }
-}
-
-int kc_proc_end_leftovers(int timeout_ms, int ending_ms, const pid_t *keep, int nkeep, char *what, size_t cap,
-                          int *after_ms)
-{
-    if (what && cap) what[0] = 0;
-    if (after_ms) *after_ms = timeout_ms;
-    if (!reap_ended(keep, nkeep)) return 0;     /* the usual case: no child at all */
-    double t0 = kc_now_s();
-    if (!wait_reaped(t0 + timeout_ms / 1000.0, keep, nkeep)) return 0;
     pid_t run[KC_PROC_MAX], end[KC_PROC_MAX];
     int nrun, nend, bad = split_left(keep, nkeep, run, &nrun, end, &nend);
-    if (!bad && nrun == 0 && nend > 0) {        /* only ending ones: they run none of its code */
-        if (!wait_reaped(kc_now_s() + ending_ms / 1000.0, keep, nkeep)) return 0;
-        bad = split_left(keep, nkeep, run, &nrun, end, &nend);
-        if (after_ms && nrun == 0) *after_ms = (int)((kc_now_s() - t0) * 1000.0 + 0.5);
-    }
-    int found = nrun + nend;
-    if (bad || found == 0) {                    /* racing with their end, or /proc unreadable */
+    int ours = nrun;                            /* this process's children among run[] */
+    if (!bad) defer_ending(end, nend, run, &nrun);  /* they run none of its code: no leftover */
+    if (bad || nrun == 0) {     /* none runs (the ending ones deferred), or racing with their end, or /proc unreadable */
         if (!reap_ended(keep, nkeep)) return 0;
         if (what) snprintf(what, cap, "children that /proc does not list");
         return 1;
     }
-    if (what && cap) {
-        kc_proc_describe(run, nrun, what, cap);
-        size_t len = strlen(what);
-        describe_ending(end, nend, what, cap, &len);
-    }
+    if (what) kc_proc_describe(run, nrun, what, cap);
     pid_t p[KC_PROC_MAX];
     for (int round = 0; round < 20; round++) {
         int n = kc_proc_children(p, KC_PROC_MAX);
@@ -668,11 +689,42 @@ int kc_proc_end_leftovers(int timeout_ms, int ending_ms, const pid_t *keep, int 
             if (getpgid(p[i]) == p[i]) kill(-p[i], SIGKILL);    /* a group of its own: its members too */
             kill(p[i], SIGKILL);
         }
+        for (int i = ours; i < nrun; i++) {     /* an ending child's: its orphans come here */
+            if (getpgid(run[i]) == run[i]) kill(-run[i], SIGKILL);
+            kill(run[i], SIGKILL);
+        }
         sleep_ms(10);
-        if (!reap_ended(keep, nkeep)) return found;
+        if (!reap_ended(keep, nkeep)) break;
     }
-    outlived(keep, nkeep);
-    return found;
+    return nrun;
+}
+
+int kc_proc_ending_overdue(int after_ms, char *what, size_t cap)
+{
+    if (what && cap) what[0] = 0;
+    if (!nending) return 0;
+    reap_ending();
+    pid_t due[KC_PROC_MAX];
+    int n = 0;
+    double now = kc_now_s();
+    pthread_mutex_lock(&ending_mu);
+    for (int i = 0; i < nending; i++)
+        if (!ending[i].said && (now - ending[i].since) * 1000.0 >= after_ms) {
+            ending[i].said = 1;
+            due[n++] = ending[i].pid;
+        }
+    pthread_mutex_unlock(&ending_mu);
+    size_t len = 0;
+    if (what && cap)
+        for (int i = 0; i < n; i++) {
+            char name[32], wchan[64], one[200];
+            comm_of(due[i], name, sizeof name);
+            kc_proc_life_of(due[i], wchan, sizeof wchan);
+            int w = snprintf(one, sizeof one, "%spid %ld (%s: every thread in the kernel's exit path%s%s)",
+                             i ? ", " : "", (long)due[i], name, wchan[0] ? ", in " : "", wchan);
+            if (list_append(what, cap, &len, one, sizeof one, w, i == 0)) break;
+        }
+    return n;
 }
 
 int kc_self_exe(char *buf, size_t cap)

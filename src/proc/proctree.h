@@ -18,7 +18,10 @@
  * before main by a library's constructor (LD_PRELOAD), or their orphans —
  * or before the current item are no item's doing: they are never listed by
  * kc_proc_children, waited for, reaped or killed by kc_proc_end_leftovers
- * (nor so by kc_sup_end_orphans), so they never make an item LEAK. */
+ * (nor so by kc_sup_end_orphans), so they never make an item LEAK. Nor is
+ * a child an item left ending (every thread in the kernel's exit path):
+ * not listed, waited for or killed from then on; only reaped when it ends
+ * (kc_proc_end_leftovers, kc_proc_ending_overdue). */
 #ifndef KC_PROCTREE_H
 #define KC_PROCTREE_H
 #include <stddef.h>
@@ -31,16 +34,16 @@
  * group. cargo-nextest's leak timeout (100 ms there, for one test process
  * per test); longer here, as a worker's output may still be in flight. */
 #define KC_LEAK_TIMEOUT_MS 500
-/* How much longer, after KC_LEAK_TIMEOUT_MS, an item's children that are
- * ending get before they are named: every thread of theirs in the kernel's
- * exit path (kc_proc_life_of), where a process that held a CUDA context
- * waits while the driver tears the context down. Measured on H100s: a
- * compute-sanitizer target ending beside other contexts' creation and
- * teardown was still there 500 ms after its item in 7 of about 30 whole
- * runs (docs/receipts/2026-12-05-stall-hunt), named as left running and
- * its control's RED kept out of the cache. Such a process runs none of the
- * item's code any more; killing it changes nothing. 5 s is a bound chosen
- * well above that, not measured: one still ending after it is named. */
+/* How long a child an item left ending (every thread of it in the
+ * kernel's exit path, kc_proc_life_of) may take to end before it is named
+ * (kc_proc_ending_overdue). A process that held a CUDA context is ending
+ * while the driver tears the context down: measured on H100s, a
+ * compute-sanitizer target was still there 500 ms after its control in 7
+ * of about 30 whole runs (docs/receipts/2026-12-05-stall-hunt), and was
+ * named as left running, its control's RED kept out of the results cache.
+ * Such a process runs none of the item's code, and killing it changes
+ * nothing, so it is no item's leftover. 5 s is a bound chosen well above
+ * what was seen, not measured. */
 #define KC_ENDING_GRACE_MS 5000
 
 /* Makes this process the reaper of its orphaned descendants, so a process an
@@ -84,6 +87,10 @@ kc_proc_life kc_proc_life_of(pid_t pid, char *wchan, size_t cap);
  * pids into out. Returns how many there are (may exceed max), or -1 when
  * /proc cannot be read. */
 int kc_proc_children(pid_t *out, int max);
+/* The live processes whose parent is `parent` (any process's children, a
+ * zombie whose other threads run included): up to max pids into out; how
+ * many (may exceed max), or -1 when /proc cannot be read. */
+int kc_proc_children_of(pid_t parent, pid_t *out, int max);
 /* The live children that are no item's (its own aside): there before the
  * run's first item, or before the current one. Up to max pids into out;
  * how many, or -1 when /proc cannot be read. */
@@ -137,24 +144,27 @@ void kc_proc_describe_tree(pid_t root, char *buf, size_t cap);
 /* After an item, in the process that ran it (which has adopted orphans):
  * waits up to timeout_ms for its children that may be the item's
  * (kc_proc_children) to exit by themselves (reaping them; no wait and no
- * /proc scan when it has no child running at all, the usual case). When
- * every one left is ending (KC_PROC_ENDING: in the kernel's exit path), up
- * to ending_ms more. Then sends SIGKILL to every such child still there,
- * and to its process group when it leads one, and again to any orphan that
- * killing adopts, until none is left (a bounded number of rounds). Returns
- * the number of processes found at the end of the wait, 0 when there were
- * none; *what then names them ("pid 123 (sleep)"; an ending one "pid 77
- * (kcontract: every thread in the kernel's exit path, in
- * os_acquire_rwlock_write)"), and *after_ms (NULL: not wanted) says how
- * long after the call they were still there: timeout_ms, or more when
- * every one was ending. One that outlives the kill (e.g. held in a
- * driver's teardown) is named once: it is no later item's (as children
- * there before an item, kc_proc_item_begin). Never blocks longer than
- * timeout_ms plus ending_ms plus about 200 ms. The children in
- * keep[0..nkeep) are not the item's (the sanitizer gate's sessions,
- * sanitize_session.h): neither waited for, reaped nor killed. */
-int kc_proc_end_leftovers(int timeout_ms, int ending_ms, const pid_t *keep, int nkeep, char *what, size_t cap,
-                          int *after_ms);
+ * /proc scan when it has no child running at all, the usual case). Those
+ * then ending (KC_PROC_ENDING) are no leftover: from then on they are no
+ * item's, reaped when they end (by this call or kc_proc_item_begin), and
+ * named once if overdue (kc_proc_ending_overdue); but their children that
+ * run are the item's. Then sends SIGKILL to every child (and child of an
+ * ending one) still running, and to its process group when it leads one,
+ * and again to any orphan that killing adopts, until none is left (a
+ * bounded number of rounds). Returns the number of processes found running
+ * at the timeout, 0 when there were none; *what then names them ("pid 123
+ * (sleep)"). Never blocks longer than timeout_ms plus about 200 ms. The
+ * children in keep[0..nkeep) are not the item's (the sanitizer gate's
+ * sessions, sanitize_session.h): neither waited for, reaped nor killed.
+ * Safe to call from several threads at once (a worker's lanes). */
+int kc_proc_end_leftovers(int timeout_ms, const pid_t *keep, int nkeep, char *what, size_t cap);
+/* The children items left ending (kc_proc_end_leftovers) still there
+ * after_ms or more after they were found so, and not named before: how
+ * many, and *what names them ("pid 77 (kcontract: every thread in the
+ * kernel's exit path, in os_acquire_rwlock_write)": its wait channel when
+ * /proc shows it). Each is named once; none is killed (it would change
+ * nothing) and no item is blamed. Those that ended are reaped first. */
+int kc_proc_ending_overdue(int after_ms, char *what, size_t cap);
 /* The absolute path of this process's binary (/proc/self/exe resolved:
  * what a child started as "/proc/self/exe" runs, and where library kernels
  * are looked for beside it) into buf. 0; or -1 when /proc cannot be read or

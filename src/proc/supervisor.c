@@ -589,7 +589,7 @@ int kc_sup_end_orphans(kc_sup *s, const kc_child *c, int timeout_ms, char *what,
         pid_t g = getpgid(kids[i]);
         if (g > 0 && !among(kids[i], keep, nchildren) && among(g, keep, nchildren)) keep[nkeep++] = kids[i];
     }
-    int n = kc_proc_end_leftovers(timeout_ms, 0, keep, nkeep, what, cap, NULL);  /* the dispatch loop waits on this */
+    int n = kc_proc_end_leftovers(timeout_ms, keep, nkeep, what, cap);
     free(keep);
     return n;
 }

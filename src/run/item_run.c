@@ -70,18 +70,18 @@ void kc_rerun_command(const kc_opts *o, const char *name, int device, char *buf,
     kc_strvec_clear(&words);
 }
 
-/* Processes the item left running: given KC_LEAK_TIMEOUT_MS to end (those
- * already ending, KC_ENDING_GRACE_MS more), then killed and named (this
- * process adopts orphans: kc_proc_adopt_orphans). */
+/* Processes the item left running: given KC_LEAK_TIMEOUT_MS to end, then
+ * killed and named (this process adopts orphans: kc_proc_adopt_orphans).
+ * Those then ending are not its leftovers (kc_proc_end_leftovers). */
 static void end_leftovers(kc_san_pool *san, kc_item_result *out)
 {
     char who[400], what[512];
     pid_t keep[KC_SAN_POOL_PIDS];
-    int nkeep = kc_san_pool_pids(san, keep), after_ms;
-    int n = kc_proc_end_leftovers(KC_LEAK_TIMEOUT_MS, KC_ENDING_GRACE_MS, keep, nkeep, who, sizeof who, &after_ms);
+    int nkeep = kc_san_pool_pids(san, keep);
+    int n = kc_proc_end_leftovers(KC_LEAK_TIMEOUT_MS, keep, nkeep, who, sizeof who);
     if (n <= 0) return;
-    snprintf(what, sizeof what, "%d process%s %s after it: %s, still there %d ms after it ended; killed (SIGKILL)",
-             n, n == 1 ? "" : "es", after_ms > KC_LEAK_TIMEOUT_MS ? "ending" : "running", who, after_ms);
+    snprintf(what, sizeof what, "%d process%s running after it: %s, still there %d ms after it ended; killed (SIGKILL)",
+             n, n == 1 ? "" : "es", who, KC_LEAK_TIMEOUT_MS);
     kc_result_left_behind(out, what);
 }
 
@@ -95,6 +95,18 @@ void kc_note_predating(FILE *out)
     kc_report_note(out, "%s, running in this process since before its first item (started before its items: by a "
                    "library's constructor, e.g. through LD_PRELOAD, or by such a process), %s no item's doing; no item "
                    "was blamed for %s\n", who, n == 1 ? "is" : "are", n == 1 ? "it" : "them");
+}
+
+void kc_note_ending(FILE *out, int after_ms)
+{
+    char who[400];
+    int n = kc_proc_ending_overdue(after_ms, who, sizeof who);
+    if (n <= 0) return;
+    char when[64];
+    if (after_ms > 0) snprintf(when, sizeof when, "%.1f s or more after its item", after_ms / 1000.0);
+    else snprintf(when, sizeof when, "as this process ends");
+    kc_report_note(out, "%s, which an item left ending, %s still ending %s; it runs none of an item's code, so no item "
+                   "was blamed, and it is not killed (that would change nothing)\n", who, n == 1 ? "is" : "are", when);
 }
 
 /* What the GPU item left in the context (gpu_state.h), on its outcome. */
@@ -259,4 +271,5 @@ void kc_item_run_kept(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opt
     }
     kc_item_print(it->name, out, out->seconds, detail, NULL);
     free(detail);
+    kc_note_ending(stdout, KC_ENDING_GRACE_MS);
 }

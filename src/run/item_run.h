@@ -75,6 +75,10 @@ int kc_item_fault_lose_context(const char *name);
  * proctree.h), one line on out naming them and saying no item was blamed
  * for them. Nothing otherwise. */
 void kc_note_predating(FILE *out);
+/* Names on out, once each, the processes items left ending
+ * (kc_proc_ending_overdue) still there after_ms after they were found so
+ * (0: every one, as the process ends). Nothing when there are none. */
+void kc_note_ending(FILE *out, int after_ms);
 /* The command that reruns just item `name` with the run's seed on `device`
  * (and what the option table gives a rerun: --records, which record items
  * need, and --reference, as given; run_options.h, kc_argv_kind), after the

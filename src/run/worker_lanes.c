@@ -113,8 +113,7 @@ static char *lane_item(kc_gpu *g, const kc_item *it, const kc_opts *o, kc_item_r
 /* Processes left running in the worker once lane i's item is over: which
  * item started them is not known (a lane has no process of its own; lane
  * i's item or one not yet said over), so they get the time to end that an
- * item run alone gets (KC_LEAK_TIMEOUT_MS; KC_ENDING_GRACE_MS more when
- * every one is ending), are killed and named on this
+ * item run alone gets (KC_LEAK_TIMEOUT_MS), are killed and named on this
  * worker's stderr, and every one of those items whose verdict would stand
  * carries them: a kernel's PASS (or KNOWN) becomes LEAK, which is not final
  * in flight, so it runs again alone and that run, with its own check,
@@ -125,9 +124,8 @@ static void leftovers_in_flight(lanes *ls, kc_san_pool *san, int i)
 {
     pid_t keep[KC_SAN_POOL_PIDS];
     char who[400];
-    int after_ms;
-    int n = kc_proc_end_leftovers(KC_LEAK_TIMEOUT_MS, KC_ENDING_GRACE_MS, keep, kc_san_pool_pids(san, keep), who,
-                                  sizeof who, &after_ms);
+    int n = kc_proc_end_leftovers(KC_LEAK_TIMEOUT_MS, keep, kc_san_pool_pids(san, keep), who, sizeof who);
+    kc_note_ending(stderr, KC_ENDING_GRACE_MS);
     if (n <= 0) return;
     int beside = 0;
     for (int j = 0; j < ls->k; j++) {
@@ -138,9 +136,8 @@ static void leftovers_in_flight(lanes *ls, kc_san_pool *san, int i)
             l->beside = "processes running in this worker while it was in flight (named on the worker's line; killed), "
                         "which it or an item beside it started";
     }
-    kc_say(stderr, "%d process%s %s in this worker after %s, still there %d ms after it ended: %s; killed "
-           "(SIGKILL); %s\n", n, n == 1 ? " was" : "es were", after_ms > KC_LEAK_TIMEOUT_MS ? "ending" : "running",
-           ls->l[i].it->name, after_ms, who,
+    kc_say(stderr, "%d process%s running in this worker after %s, still there %d ms after it ended: %s; killed "
+           "(SIGKILL); %s\n", n, n == 1 ? " was" : "es were", ls->l[i].it->name, KC_LEAK_TIMEOUT_MS, who,
            beside ? "it or an item in flight beside it started them: each of those kernels that passed runs again "
                     "alone" : "nothing else was in flight: it started them, and if it passed it runs again alone");
 }

@@ -39,7 +39,7 @@
  * (kc_proc_ending_overdue). A process that held a CUDA context is ending
  * while the driver tears the context down: measured on H100s, a
  * compute-sanitizer target was still there 500 ms after its control in 7
- * of about 30 whole runs (docs/receipts/2026-12-05-stall-hunt), and was
+ * of 31 runs (docs/receipts/2026-12-05-stall-hunt), and was
  * named as left running, its control's RED kept out of the results cache.
  * Such a process runs none of the item's code, and killing it changes
  * nothing, so it is no item's leftover. 5 s is a bound chosen well above

@@ -48,7 +48,8 @@ typedef struct ending_id {
     double since;                   /* kc_now_s when first found ending */
     int said;                       /* named by kc_proc_ending_overdue */
 } ending_id;
-static ending_id ending[KC_PROC_MAX];
+#define ENDING_MAX (4 * KC_PROC_MAX) /* full: a further one is counted as the item's (kc_proc_end_leftovers) */
+static ending_id ending[ENDING_MAX];
 static int nending;
 static pthread_mutex_t ending_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -156,6 +157,8 @@ int kc_proc_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp, unsigned long
 typedef struct life_ctx {
     pid_t pid, runs;            /* runs: a thread that runs, 0 none */
     int tasks;
+    pid_t *tids;                /* NULL, or where the listed threads' ids go (up to captids) */
+    int ntids, captids;
     char *wchan;
     size_t cap;
 } life_ctx;
@@ -177,6 +180,7 @@ static int life_task(long tid, int dirfd, void *ctx)
     (void)dirfd;
     life_ctx *l = ctx;
     char path[96], buf[1024];
+    if (l->tids && l->ntids < l->captids) l->tids[l->ntids++] = (pid_t)tid;
     snprintf(path, sizeof path, "/proc/%ld/task/%ld/stat", (long)l->pid, tid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
@@ -608,6 +612,39 @@ static int drop_kept(pid_t *p, int n, const pid_t *keep, int nkeep)
     return m;
 }
 
+/* pid's life as kc_proc_life_of reads it, with the ids of the threads it
+ * listed into tids[0..*ntids) (up to cap). */
+static kc_proc_life life_listing(pid_t pid, pid_t *tids, int cap, int *ntids)
+{
+    char path[64];
+    life_ctx l = { .pid = pid, .tids = tids, .captids = cap };
+    snprintf(path, sizeof path, "/proc/%ld/task", (long)pid);
+    if (each_number(path, life_task, &l) < 0) l.tasks = 0;
+    *ntids = l.ntids;
+    return l.runs ? KC_PROC_RUNNING : l.tasks ? KC_PROC_ENDING : KC_PROC_GONE;
+}
+
+/* kc_proc_life_of, ENDING only when a second reading 2 ms later says so
+ * too and lists no thread the first did not: a thread in the exit path
+ * never starts another, while a process whose threads start successors
+ * and exit can read as ending once (its new thread started after the
+ * threads were listed, the listed ones gone by the time they are read). */
+static kc_proc_life life_confirmed(pid_t pid)
+{
+    pid_t first[KC_PROC_MAX], second[KC_PROC_MAX];
+    int n1, n2;
+    kc_proc_life l = life_listing(pid, first, KC_PROC_MAX, &n1);
+    if (l != KC_PROC_ENDING) return l;
+    sleep_ms(2);
+    l = life_listing(pid, second, KC_PROC_MAX, &n2);
+    for (int i = 0; i < n2; i++) {
+        int seen = 0;
+        for (int j = 0; j < n1 && !seen; j++) seen = second[i] == first[j];
+        if (!seen) return KC_PROC_RUNNING;
+    }
+    return l == KC_PROC_GONE ? KC_PROC_ENDING : l;
+}
+
 /* The children left after a wait (not kept, not reaped now): those that
  * run into run[0..*nrun), those ending (kc_proc_life_of) into end[0..*nend).
  * -1 when /proc cannot be read, else 0. */
@@ -619,7 +656,7 @@ static int split_left(const pid_t *keep, int nkeep, pid_t *run, int *nrun, pid_t
     for (int i = 0; i < n && i < KC_PROC_MAX; i++) {
         int st;
         if (kept(p[i], keep, nkeep) || waitpid(p[i], &st, WNOHANG | __WALL) != 0) continue;
-        switch (kc_proc_life_of(p[i], NULL, 0)) {
+        switch (life_confirmed(p[i])) {
         case KC_PROC_RUNNING: run[(*nrun)++] = p[i]; break;
         case KC_PROC_ENDING: end[(*nend)++] = p[i]; break;
         default: break;                     /* ended since the scan */
@@ -628,9 +665,11 @@ static int split_left(const pid_t *keep, int nkeep, pid_t *run, int *nrun, pid_t
     return n < 0 ? -1 : 0;
 }
 
-/* The ending children end[0..n) go on the ending list; their children that
- * run (still theirs until they end: the kernel reparents them last, in
- * exit_notify) are the item's, appended to run[*nrun..KC_PROC_MAX). */
+/* The ending children end[0..n) go on the ending list; their descendants
+ * that run (an ending process's children are still its own until the very
+ * end of its exit, exit_notify) are the item's, appended to
+ * run[*nrun..KC_PROC_MAX). One the full list cannot take is the item's
+ * too (said, not dropped). */
 static void defer_ending(const pid_t *end, int n, pid_t *run, int *nrun)
 {
     double now = kc_now_s();
@@ -638,27 +677,46 @@ static void defer_ending(const pid_t *end, int n, pid_t *run, int *nrun)
         char st;
         pid_t pp, pg, kids[KC_PROC_MAX];
         unsigned long long start;
-        int nk = kc_proc_children_of(end[i], kids, KC_PROC_MAX);
-        for (int k = 0; k < nk && k < KC_PROC_MAX && *nrun < KC_PROC_MAX; k++) run[(*nrun)++] = kids[k];
+        int nk = kc_proc_descendants(end[i], kids, KC_PROC_MAX);
+        for (int k = 0; k < nk && k < KC_PROC_MAX && *nrun < KC_PROC_MAX; k++)
+            if (kc_proc_life_of(kids[k], NULL, 0) == KC_PROC_RUNNING) run[(*nrun)++] = kids[k];
         if (kc_proc_stat(end[i], &st, &pp, &pg, &start)) continue;
         pthread_mutex_lock(&ending_mu);
-        if (nending < KC_PROC_MAX) ending[nending++] = (ending_id){ end[i], start, now, 0 };
+        int full = nending == ENDING_MAX;
+        if (!full) ending[nending++] = (ending_id){ end[i], start, now, 0 };
         pthread_mutex_unlock(&ending_mu);
+        if (full && *nrun < KC_PROC_MAX) run[(*nrun)++] = end[i];
     }
 }
 
-/* Reaps the ending children that ended, and forgets them. */
+/* Reaps the ending children that ended and forgets them; forgets one whose
+ * pid is no longer that process (reaped by a waitpid(-1) meanwhile: a pid
+ * reused since is another child's to reap), and one that runs after all
+ * (kc_proc_life_of: it is a child like any other again, an item's
+ * leftover). */
 static void reap_ending(void)
 {
     pthread_mutex_lock(&ending_mu);
     int k = 0;
     for (int i = 0; i < nending; i++) {
-        int st;
-        pid_t r = waitpid(ending[i].pid, &st, WNOHANG | __WALL);
-        if (r == 0) ending[k++] = ending[i];        /* still ending */
+        char st;
+        pid_t pp, pg;
+        unsigned long long start;
+        int ws;
+        if (kc_proc_stat(ending[i].pid, &st, &pp, &pg, &start) || start != ending[i].start) continue;
+        if (kc_proc_life_of(ending[i].pid, NULL, 0) == KC_PROC_RUNNING) continue;
+        if (waitpid(ending[i].pid, &ws, WNOHANG | __WALL) == 0) ending[k++] = ending[i];   /* still ending */
     }
     nending = k;
     pthread_mutex_unlock(&ending_mu);
+}
+
+/* Whether one of p[0..n) still runs (kc_proc_life_of). */
+static int any_runs(const pid_t *p, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (kc_proc_life_of(p[i], NULL, 0) == KC_PROC_RUNNING) return 1;
+    return 0;
 }
 
 int kc_proc_end_leftovers(int timeout_ms, const pid_t *keep, int nkeep, char *what, size_t cap)
@@ -694,7 +752,7 @@ int kc_proc_end_leftovers(int timeout_ms, const pid_t *keep, int nkeep, char *wh
             kill(run[i], SIGKILL);
         }
         sleep_ms(10);
-        if (!reap_ended(keep, nkeep)) break;
+        if (!reap_ended(keep, nkeep) && !any_runs(run + ours, nrun - ours)) break;
     }
     return nrun;
 }

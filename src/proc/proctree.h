@@ -147,8 +147,10 @@ void kc_proc_describe_tree(pid_t root, char *buf, size_t cap);
  * /proc scan when it has no child running at all, the usual case). Those
  * then ending (KC_PROC_ENDING) are no leftover: from then on they are no
  * item's, reaped when they end (by this call or kc_proc_item_begin), and
- * named once if overdue (kc_proc_ending_overdue); but their children that
- * run are the item's. Then sends SIGKILL to every child (and child of an
+ * named once if overdue (kc_proc_ending_overdue); but their descendants
+ * that run are the item's. A child reads as ending only when two readings
+ * 2 ms apart agree and the second lists no new thread; one on the list that
+ * runs after all is taken off it, a child like any other again. Then sends SIGKILL to every child (and child of an
  * ending one) still running, and to its process group when it leads one,
  * and again to any orphan that killing adopts, until none is left (a
  * bounded number of rounds). Returns the number of processes found running
@@ -156,7 +158,8 @@ void kc_proc_describe_tree(pid_t root, char *buf, size_t cap);
  * (sleep)"). Never blocks longer than timeout_ms plus about 200 ms. The
  * children in keep[0..nkeep) are not the item's (the sanitizer gate's
  * sessions, sanitize_session.h): neither waited for, reaped nor killed.
- * Safe to call from several threads at once (a worker's lanes). */
+ * One caller at a time (it uses kc_proc_descendants' table): a worker's
+ * lanes call it from the worker's main thread. */
 int kc_proc_end_leftovers(int timeout_ms, const pid_t *keep, int nkeep, char *what, size_t cap);
 /* The children items left ending (kc_proc_end_leftovers) still there
  * after_ms or more after they were found so, and not named before: how

@@ -327,6 +327,11 @@ Test(proctree, an_ending_child_is_no_leftover_and_is_reaped_when_it_ends, .timeo
 {
     ending_child e = start_ending(800);
     cr_expect_eq(kc_proc_life_of(e.child, NULL, 0), KC_PROC_ENDING);
+    char d[200], want[96];
+    kc_proc_describe(&e.child, 1, d, sizeof d);
+    snprintf(want, sizeof want, "pid %ld (", (long)e.child);
+    cr_expect(strncmp(d, want, strlen(want)) == 0 && strstr(d, ": every thread in the kernel's exit path)"),
+              "an ending process described as '%s'", d);
     int st;
     cr_expect_eq(waitpid(e.child, &st, WNOHANG), 0, "not reapable while its thread is held");
     char what[256];

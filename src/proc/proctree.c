@@ -463,9 +463,11 @@ void kc_proc_describe(const pid_t *pids, int n, char *buf, size_t cap)
     if (!cap) return;
     buf[0] = 0;
     for (int i = 0; i < n; i++) {
-        char name[32], one[64];
+        char name[32], wchan[64], one[200];
         comm_of(pids[i], name, sizeof name);
-        int w = snprintf(one, sizeof one, "%spid %ld (%s)", i ? ", " : "", (long)pids[i], name);
+        int ending = kc_proc_life_of(pids[i], wchan, sizeof wchan) == KC_PROC_ENDING;
+        int w = snprintf(one, sizeof one, "%spid %ld (%s%s%s%s)", i ? ", " : "", (long)pids[i], name,
+                         ending ? ": every thread in the kernel's exit path" : "", wchan[0] ? ", in " : "", wchan);
         if (list_append(buf, cap, &len, one, sizeof one, w, i == 0))
             return;
     }
@@ -772,16 +774,7 @@ int kc_proc_ending_overdue(int after_ms, char *what, size_t cap)
             due[n++] = ending[i].pid;
         }
     pthread_mutex_unlock(&ending_mu);
-    size_t len = 0;
-    if (what && cap)
-        for (int i = 0; i < n; i++) {
-            char name[32], wchan[64], one[200];
-            comm_of(due[i], name, sizeof name);
-            kc_proc_life_of(due[i], wchan, sizeof wchan);
-            int w = snprintf(one, sizeof one, "%spid %ld (%s: every thread in the kernel's exit path%s%s)",
-                             i ? ", " : "", (long)due[i], name, wchan[0] ? ", in " : "", wchan);
-            if (list_append(what, cap, &len, one, sizeof one, w, i == 0)) break;
-        }
+    if (what && cap) kc_proc_describe(due, n, what, cap);
     return n;
 }
 

@@ -122,7 +122,11 @@ int kc_proc_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp, unsigned long
 unsigned long long kc_proc_boot_ticks(void);
 
 /* "pid 123 (sleep), pid 456 (sh)" for pids[0..n) (names from /proc/PID/comm,
- * "?" when gone), cut to cap with "..." when it does not fit. */
+ * "?" when gone), cut to cap with "..." when it does not fit. One ending
+ * (kc_proc_life_of) says so, with its wait channel when /proc shows it:
+ * "pid 77 (kcontract: every thread in the kernel's exit path, in
+ * os_acquire_rwlock_write)" (the supervisor's leak lines and the worker's
+ * notes name such a process alike). */
 void kc_proc_describe(const pid_t *pids, int n, char *buf, size_t cap);
 
 /* The live descendants of root (its children, theirs, ...; zombies left

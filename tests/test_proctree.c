@@ -120,6 +120,14 @@ Test(proctree, an_orphaned_grandchild_is_adopted_and_killed, .timeout = 10)
     cr_expect(!kc_alive(g), "grandchild %ld lives on", (long)g);
 }
 
+/* The inode number of the pipe fd is an end of (as /proc shows "pipe:[INO]"). */
+static unsigned long pipe_ino(int fd)
+{
+    struct stat st;
+    cr_assert_eq(fstat(fd, &st), 0);
+    return (unsigned long)st.st_ino;
+}
+
 Test(proctree, group_members_and_pipe_holders_are_found, .timeout = 10)
 {
     int pp[2];
@@ -142,9 +150,7 @@ Test(proctree, group_members_and_pipe_holders_are_found, .timeout = 10)
     }
     close(pp[1]);
     usleep(100000);
-    struct stat st;
-    cr_assert_eq(fstat(pp[0], &st), 0);
-    unsigned long ino = (unsigned long)st.st_ino;
+    unsigned long ino = pipe_ino(pp[0]);
     pid_t found[8];
     cr_expect_eq(kc_proc_find(a, NULL, 0, 0, found, 8), 1);
     cr_expect_eq(found[0], a);
@@ -421,9 +427,7 @@ Test(proctree, a_process_whose_main_thread_ended_is_found_by_group_pipe_and_envi
     }
     close(pp[1]);
     usleep(100000);
-    struct stat st;
-    cr_assert_eq(fstat(pp[0], &st), 0);
-    unsigned long ino = (unsigned long)st.st_ino;
+    unsigned long ino = pipe_ino(pp[0]);
     pid_t found[8];
     cr_expect_eq(kc_proc_find(c, NULL, 0, 0, found, 8), 1, "by its group");
     cr_expect_eq(kc_proc_find(0, &ino, 1, 0, found, 8), 1, "by the pipe it holds");

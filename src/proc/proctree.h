@@ -154,7 +154,10 @@ void kc_proc_describe_tree(pid_t root, char *buf, size_t cap);
  * named once if overdue (kc_proc_ending_overdue); but their descendants
  * that run are the item's. A child reads as ending only when two readings
  * 2 ms apart agree and the second lists no new thread; one on the list that
- * runs after all is taken off it, a child like any other again. Then sends SIGKILL to every child (and child of an
+ * runs after all is taken off it, a child like any other again (so a
+ * process whose threads replace themselves, which on a loaded machine can
+ * race both readings, about 1 in 80 tries, is named by the next item's
+ * check, and blamed on that item: late, never not at all). Then sends SIGKILL to every child (and child of an
  * ending one) still running, and to its process group when it leads one,
  * and again to any orphan that killing adopts, until none is left (a
  * bounded number of rounds). Returns the number of processes found running

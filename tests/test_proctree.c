@@ -350,6 +350,9 @@ Test(proctree, an_ending_child_is_no_leftover_and_is_reaped_when_it_ends, .timeo
     kc_proc_item_begin();
     cr_expect(gone(e.child), "the ending child was not reaped once it ended");
     cr_expect_eq(kc_proc_ending_overdue(0, what, sizeof what), 0, "named though it ended: %s", what);
+    t0 = mono();
+    kc_proc_ending_settle(5000);
+    cr_expect_lt(mono() - t0, 0.05, "a process's end waited with nothing ending");
     end_ending(e);
 }
 
@@ -361,7 +364,10 @@ Test(proctree, an_ending_child_past_the_grace_is_named_once, .timeout = 15)
     char what[256];
     cr_expect_eq(kc_proc_end_leftovers(100, NULL, 0, what, sizeof what), 0, "%s", what);
     cr_expect_eq(kc_proc_ending_overdue(300, what, sizeof what), 0, "named before it was overdue: %s", what);
-    usleep(400000);
+    double t0 = mono();
+    kc_proc_ending_settle(300);     /* as a process ends: until it is overdue */
+    double took = mono() - t0;
+    cr_expect(took > 0.15 && took < 1.0, "waited %.2f s for a child ending 300 ms", took);
     cr_expect_eq(kc_proc_ending_overdue(300, what, sizeof what), 1, "%s", what);
     char want[64];
     snprintf(want, sizeof want, "pid %ld (", (long)e.child);

@@ -759,6 +759,21 @@ int kc_proc_end_leftovers(int timeout_ms, const pid_t *keep, int nkeep, char *wh
     return nrun;
 }
 
+void kc_proc_ending_settle(int after_ms)
+{
+    for (;;) {
+        if (!nending) return;
+        reap_ending();
+        double now = kc_now_s();
+        int young = 0;
+        pthread_mutex_lock(&ending_mu);
+        for (int i = 0; i < nending && !young; i++) young = (now - ending[i].since) * 1000.0 < after_ms;
+        pthread_mutex_unlock(&ending_mu);
+        if (!young) return;
+        sleep_ms(5);
+    }
+}
+
 int kc_proc_ending_overdue(int after_ms, char *what, size_t cap)
 {
     if (what && cap) what[0] = 0;

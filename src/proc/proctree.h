@@ -175,6 +175,10 @@ int kc_proc_end_leftovers(int timeout_ms, const pid_t *keep, int nkeep, char *wh
  * /proc shows it). Each is named once; none is killed (it would change
  * nothing) and no item is blamed. Those that ended are reaped first. */
 int kc_proc_ending_overdue(int after_ms, char *what, size_t cap);
+/* As a process ends: waits (reaping) until each child items left ending
+ * has ended or has been ending after_ms. At most after_ms; no wait when
+ * there are none. */
+void kc_proc_ending_settle(int after_ms);
 /* The absolute path of this process's binary (/proc/self/exe resolved:
  * what a child started as "/proc/self/exe" runs, and where library kernels
  * are looked for beside it) into buf. 0; or -1 when /proc cannot be read or

@@ -97,16 +97,15 @@ void kc_note_predating(FILE *out)
                    "was blamed for %s\n", who, n == 1 ? "is" : "are", n == 1 ? "it" : "them");
 }
 
-void kc_note_ending(FILE *out, int after_ms)
+void kc_note_ending(FILE *out, int at_end)
 {
     char who[400];
-    int n = kc_proc_ending_overdue(after_ms, who, sizeof who);
+    if (at_end) kc_proc_ending_settle(KC_ENDING_GRACE_MS);
+    int n = kc_proc_ending_overdue(KC_ENDING_GRACE_MS, who, sizeof who);
     if (n <= 0) return;
-    char when[64];
-    if (after_ms > 0) snprintf(when, sizeof when, "%.1f s or more after its item", after_ms / 1000.0);
-    else snprintf(when, sizeof when, "as this process ends");
-    kc_report_note(out, "%s, which an item left ending, %s still ending %s; it runs none of an item's code, so no item "
-                   "was blamed, and it is not killed (that would change nothing)\n", who, n == 1 ? "is" : "are", when);
+    kc_report_note(out, "%s, which an item left ending, %s still ending %.1f s or more after its item; it runs none of "
+                   "an item's code, so no item was blamed, and it is not killed (that would change nothing)\n", who,
+                   n == 1 ? "is" : "are", KC_ENDING_GRACE_MS / 1000.0);
 }
 
 /* What the GPU item left in the context (gpu_state.h), on its outcome. */
@@ -271,5 +270,5 @@ void kc_item_run_kept(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opt
     }
     kc_item_print(it->name, out, out->seconds, detail, NULL);
     free(detail);
-    kc_note_ending(stdout, KC_ENDING_GRACE_MS);
+    kc_note_ending(stdout, 0);
 }

@@ -76,9 +76,11 @@ int kc_item_fault_lose_context(const char *name);
  * for them. Nothing otherwise. */
 void kc_note_predating(FILE *out);
 /* Names on out, once each, the processes items left ending
- * (kc_proc_ending_overdue) still there after_ms after they were found so
- * (0: every one, as the process ends). Nothing when there are none. */
-void kc_note_ending(FILE *out, int after_ms);
+ * (kc_proc_ending_overdue) still there KC_ENDING_GRACE_MS after they were
+ * found so; at_end (as the process ends): after waiting for the others to
+ * end or be so (kc_proc_ending_settle), so none goes unnamed. Nothing when
+ * there are none. */
+void kc_note_ending(FILE *out, int at_end);
 /* The command that reruns just item `name` with the run's seed on `device`
  * (and what the option table gives a rerun: --records, which record items
  * need, and --reference, as given; run_options.h, kc_argv_kind), after the

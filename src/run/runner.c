@@ -260,7 +260,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         }
     }
     kc_note_predating(stdout);  /* processes no item started (LD_PRELOAD's), never blamed: said once */
-    kc_note_ending(stdout, 0);  /* processes items left ending, not named yet */
+    kc_note_ending(stdout, 1);  /* processes items left ending: waited for, or named */
     if (gpu_mem) kc_gpu_sampler_stop();
     if (san_end(san, fin.cache)) untrusted = 1;
     rs.wall_s = kc_now_s() - t0;

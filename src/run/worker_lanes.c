@@ -125,7 +125,7 @@ static void leftovers_in_flight(lanes *ls, kc_san_pool *san, int i)
     pid_t keep[KC_SAN_POOL_PIDS];
     char who[400];
     int n = kc_proc_end_leftovers(KC_LEAK_TIMEOUT_MS, keep, kc_san_pool_pids(san, keep), who, sizeof who);
-    kc_note_ending(stderr, KC_ENDING_GRACE_MS);
+    kc_note_ending(stderr, 0);
     if (n <= 0) return;
     int beside = 0;
     for (int j = 0; j < ls->k; j++) {

@@ -783,7 +783,7 @@ int kc_proc_ending_overdue(int after_ms, char *what, size_t cap)
     int n = 0;
     double now = kc_now_s();
     pthread_mutex_lock(&ending_mu);
-    for (int i = 0; i < nending; i++)
+    for (int i = 0; i < nending && n < KC_PROC_MAX; i++)     /* more: named by a later call */
         if (!ending[i].said && (now - ending[i].since) * 1000.0 >= after_ms) {
             ending[i].said = 1;
             due[n++] = ending[i].pid;

@@ -101,11 +101,11 @@ void kc_note_ending(FILE *out, int at_end)
 {
     char who[400];
     if (at_end) kc_proc_ending_settle(KC_ENDING_GRACE_MS);
-    int n = kc_proc_ending_overdue(KC_ENDING_GRACE_MS, who, sizeof who);
-    if (n <= 0) return;
-    kc_report_note(out, "%s, which an item left ending, %s still ending %.1f s or more after its item; it runs none of "
-                   "an item's code, so no item was blamed, and it is not killed (that would change nothing)\n", who,
-                   n == 1 ? "is" : "are", KC_ENDING_GRACE_MS / 1000.0);
+    int n;
+    while ((n = kc_proc_ending_overdue(KC_ENDING_GRACE_MS, who, sizeof who)) > 0)  /* up to KC_PROC_MAX a call */
+        kc_report_note(out, "%s, which an item left ending, %s still ending %.1f s or more after its item; it runs "
+                       "none of an item's code, so no item was blamed, and it is not killed (that would change "
+                       "nothing)\n", who, n == 1 ? "is" : "are", KC_ENDING_GRACE_MS / 1000.0);
 }
 
 /* What the GPU item left in the context (gpu_state.h), on its outcome. */

@@ -130,7 +130,8 @@ unsigned long long kc_proc_boot_ticks(void);
 void kc_proc_describe(const pid_t *pids, int n, char *buf, size_t cap);
 
 /* The live descendants of root (its children, theirs, ...; zombies left
- * out, but those whose other threads run), parents before their children: up to max pids into out. How many
+ * out, but those whose other threads run), parents before their
+ * children: up to max pids into out. How many
  * were found (may exceed max), or -1 when /proc cannot be read. At most
  * KC_PROC_TABLE processes of the machine are looked at (a snapshot), in a
  * table of this file's: one caller at a time (a run's parent, between
@@ -157,8 +158,8 @@ void kc_proc_describe_tree(pid_t root, char *buf, size_t cap);
  * runs after all is taken off it, a child like any other again (so a
  * process whose threads replace themselves, which on a loaded machine can
  * race both readings, about 1 in 80 tries, is named by the next item's
- * check, and blamed on that item: late, never not at all). Then sends SIGKILL to every child (and child of an
- * ending one) still running, and to its process group when it leads one,
+ * check, and blamed on that item: late, never not at all). Then sends
+ * SIGKILL to every child (and descendant of an ending one) still running, and to its process group when it leads one,
  * and again to any orphan that killing adopts, until none is left (a
  * bounded number of rounds). Returns the number of processes found running
  * at the timeout, 0 when there were none; *what then names them ("pid 123
@@ -173,7 +174,8 @@ int kc_proc_end_leftovers(int timeout_ms, const pid_t *keep, int nkeep, char *wh
  * many, and *what names them ("pid 77 (kcontract: every thread in the
  * kernel's exit path, in os_acquire_rwlock_write)": its wait channel when
  * /proc shows it). Each is named once; none is killed (it would change
- * nothing) and no item is blamed. Those that ended are reaped first. */
+ * nothing) and no item is blamed. Those that ended are reaped first. At
+ * most KC_PROC_MAX a call; the rest, if any, by the next. */
 int kc_proc_ending_overdue(int after_ms, char *what, size_t cap);
 /* As a process ends: waits (reaping) until each child items left ending
  * has ended or has been ending after_ms. At most after_ms; no wait when

@@ -492,14 +492,14 @@ Test(lifeline, children_from_before_the_run_are_no_items, .timeout = 10)
     cr_assert_eq(kc_proc_adopt_orphans(), 0);
     char what[256], want[64];
     double t0 = mono();
-    kc_proc_item_begin();
+    kc_proc_item_begin(0);
     cr_expect_eq(kc_proc_end_leftovers(500, NULL, 0, what, sizeof what), 0, "%s", what);
     cr_expect_lt(mono() - t0, 0.2, "no leak timeout for a child from before the run");
     pid_t p[8];
     cr_expect_eq(kc_proc_predating(p, 8), 1);
     cr_expect_eq(p[0], old);
     cr_expect_eq(kc_proc_children(p, 8), 0);
-    kc_proc_item_begin();
+    kc_proc_item_begin(0);
     pid_t item = fork();
     cr_assert_geq(item, 0);
     if (item == 0) {
@@ -511,6 +511,49 @@ Test(lifeline, children_from_before_the_run_are_no_items, .timeout = 10)
     snprintf(want, sizeof want, "pid %ld (sleep)", (long)item);
     cr_expect_str_eq(what, want);
     cr_expect(!kc_alive(item));
+    cr_expect(kc_alive(old), "the child from before the run was killed");
+    kill(old, SIGKILL);
+    waitpid(old, NULL, 0);
+}
+
+/* The first review of stop 50: with a child from before the run, an item
+ * run alone while a worker's items are in flight took every child as from
+ * before it, so a lane item's leftover (a child here too) went unnamed.
+ * With items beside it (kc_proc_item_begin(1)) the list is kept, and that
+ * child is an item's; with none, what runs before an item is no item's. */
+Test(lifeline, leftovers_of_items_in_flight_are_not_taken_as_from_before_an_item, .timeout = 10)
+{
+    pid_t old = fork();
+    cr_assert_geq(old, 0);
+    if (old == 0) {
+        execl("/bin/sleep", "sleep", "30", (char *)NULL);
+        _exit(127);
+    }
+    usleep(50000);
+    cr_assert_eq(kc_proc_adopt_orphans(), 0);
+    pid_t lane[2];
+    char what[256], want[64];
+    for (int beside = 1; beside >= 0; beside--) {
+        lane[beside] = fork();              /* an item in flight's leftover, running as the next item begins */
+        cr_assert_geq(lane[beside], 0);
+        if (lane[beside] == 0) {
+            execl("/bin/sleep", "sleep", "30", (char *)NULL);
+            _exit(127);
+        }
+        usleep(50000);
+        kc_proc_item_begin(beside);
+        int n = kc_proc_end_leftovers(100, NULL, 0, what, sizeof what);
+        if (beside) {
+            cr_expect_eq(n, 1, "%s", what);
+            snprintf(want, sizeof want, "pid %ld (sleep)", (long)lane[beside]);
+            cr_expect_str_eq(what, want);
+            cr_expect(!kc_alive(lane[beside]), "the leftover of an item in flight lives on, unnamed");
+        } else {
+            cr_expect_eq(n, 0, "nothing in flight: a child there before the item is no item's: %s", what);
+            kill(lane[beside], SIGKILL);
+            waitpid(lane[beside], NULL, 0);
+        }
+    }
     cr_expect(kc_alive(old), "the child from before the run was killed");
     kill(old, SIGKILL);
     waitpid(old, NULL, 0);

@@ -347,7 +347,7 @@ Test(proctree, an_ending_child_is_no_leftover_and_is_reaped_when_it_ends, .timeo
     cr_expect_str_eq(what, "");
     cr_expect_eq(kc_proc_end_leftovers(100, NULL, 0, what, sizeof what), 0, "blamed on a later item: %s", what);
     usleep(1000000);            /* its tracer has let it end */
-    kc_proc_item_begin();
+    kc_proc_item_begin(0);
     cr_expect(gone(e.child), "the ending child was not reaped once it ended");
     cr_expect_eq(kc_proc_ending_overdue(0, what, sizeof what), 0, "named though it ended: %s", what);
     t0 = mono();

@@ -423,10 +423,10 @@ int kc_proc_adopt_orphans(void)
 
 static void reap_ending(void);
 
-void kc_proc_item_begin(void)
+void kc_proc_item_begin(int beside)
 {
     if (nending) reap_ending();
-    if (nbefore) take_before();     /* none: only items' processes can be children, and none is left */
+    if (nbefore && !beside) take_before();  /* none: only items' processes can be children, and none is left */
 }
 
 static void comm_of(pid_t pid, char *buf, size_t cap)

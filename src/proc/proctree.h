@@ -58,8 +58,12 @@ int kc_proc_adopt_orphans(void);
  * (those of the run's start, see above), the children running now are
  * taken as no item's too: what exists before an item is not its doing
  * (e.g. an orphan of such a child, adopted between items). Costs nothing
- * when there are none: one /proc scan per item otherwise. */
-void kc_proc_item_begin(void);
+ * when there are none: one /proc scan per item otherwise. Not while other
+ * items run in this process (beside: a worker's items in flight, whose
+ * leftovers are children here too, and would so be no item's): what the
+ * list holds is kept as it is, and an orphan adopted meanwhile is taken
+ * for an item's (blamed, rather than a leftover let go). */
+void kc_proc_item_begin(int beside);
 /* Child pid is this process's own (the run's sentinel, lifeline.h): never
  * listed, waited for, reaped or killed as an item's or a worker's leftover. */
 void kc_proc_own(pid_t pid);
@@ -159,7 +163,8 @@ void kc_proc_describe_tree(pid_t root, char *buf, size_t cap);
  * process whose threads replace themselves, which on a loaded machine can
  * race both readings, about 1 in 80 tries, is named by the next item's
  * check, and blamed on that item: late, never not at all). Then sends
- * SIGKILL to every child (and descendant of an ending one) still running, and to its process group when it leads one,
+ * SIGKILL to every child (and descendant of an ending one) still running,
+ * and to its process group when it leads one,
  * and again to any orphan that killing adopts, until none is left (a
  * bounded number of rounds). Returns the number of processes found running
  * at the timeout, 0 when there were none; *what then names them ("pid 123

@@ -201,17 +201,17 @@ int kc_item_fault_lose_context(const char *name)
 void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_san_pool *san,
                  kc_item_result *out)
 {
-    kc_item_run_kept(gpu, have_gpu, it, o, gw, san, out, NULL);
+    kc_item_run_kept(gpu, have_gpu, it, o, gw, san, out, NULL, 0);
 }
 
 void kc_item_run_kept(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw,
-                      kc_san_pool *san, kc_item_result *out, char **kept)
+                      kc_san_pool *san, kc_item_result *out, char **kept, int beside)
 {
     if (kept) *kept = NULL;
     memset(out, 0, sizeof *out);
     kc_item_fault_before(it->name);
     const pid_t self = getpid();
-    kc_proc_item_begin();       /* what runs before the item is not its doing (proctree.h) */
+    kc_proc_item_begin(beside); /* what runs before the item is not its doing (proctree.h) */
     kc_item_fault_leave_child(it->name);
     int rss_ok = rss_reset() == 0;
     int watch = gw && have_gpu && kc_item_needs_gpu(it);

@@ -46,13 +46,14 @@ void kc_item_keep_stdio(void);
 
 void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_san_pool *san,
                  kc_item_result *out);
-/* kc_item_run for a --jobs worker: when the line is not printed here (o's
- * --gpu-shared and the context lost: its parent decides the verdict and
+/* kc_item_run for a --jobs worker (beside: other items of this process
+ * are in flight while it runs, kc_proc_item_begin): when the line is not
+ * printed here (o's --gpu-shared and the context lost: its parent decides the verdict and
  * prints it, queue_holds.c), *kept gets the gates' further lines (malloc'd,
  * NULL none; the caller sends them on the result line and frees them);
  * else *kept is NULL. kept NULL: printed as kc_item_run does. */
 void kc_item_run_kept(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw,
-                      kc_san_pool *san, kc_item_result *out, char **kept);
+                      kc_san_pool *san, kc_item_result *out, char **kept, int beside);
 /* Test hooks before an item runs, wherever it runs (kc_item_run, a
  * worker's lane): KC_FAULT_HANG_ITEM=<item name> makes that item hang
  * (sleep for ever), so the time limit of an item in flight and its run

@@ -36,7 +36,7 @@ static void run_one(kc_gpu *gpu, int *gpu_state, kc_gpu_watch *gw, kc_san_pool *
                     const kc_opts *o, kc_item_result *r, char **kept)
 {
     if (kc_item_needs_gpu(it)) open_gpu(gpu, gpu_state, o);
-    kc_item_run_kept(gpu, *gpu_state == 1, it, o, gw, san, r, kept);
+    kc_item_run_kept(gpu, *gpu_state == 1, it, o, gw, san, r, kept, 0);
 }
 
 const kc_item *kc_worker_find_item(const kc_item *items, int n, const char *name)

@@ -447,8 +447,9 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
                 char what[600];
                 snprintf(what, sizeof what, "running item %s", it->name);
                 kc_exit_guard_what(what);
-                kc_gpu_watch *watch = ls->gpu_state == 1 && !running_in_flight(ls) ? &ls->gw : NULL;
-                kc_item_run_kept(&ls->base, ls->gpu_state == 1, it, o, watch, san, &l->r, &l->kept);
+                int beside = running_in_flight(ls);
+                kc_gpu_watch *watch = ls->gpu_state == 1 && !beside ? &ls->gw : NULL;
+                kc_item_run_kept(&ls->base, ls->gpu_state == 1, it, o, watch, san, &l->r, &l->kept, beside);
                 kc_exit_guard_what("waiting for items (worker with lanes)");
                 l->it = it;
                 l->lost = l->r.context_lost != 0;

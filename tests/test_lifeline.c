@@ -477,19 +477,34 @@ Test(lifeline, processes_are_found_by_a_whole_word_of_their_cookie, .timeout = 1
     waitpid(c, NULL, 0);
 }
 
+/* A child running `sleep 30`, exec'd (named sleep) when this returns. */
+static pid_t start_sleep(void)
+{
+    pid_t p = fork();
+    cr_assert_geq(p, 0);
+    if (p == 0) {
+        execl("/bin/sleep", "sleep", "30", (char *)NULL);
+        _exit(127);
+    }
+    usleep(50000);
+    return p;
+}
+
+/* start_sleep, then this process adopts orphans: the child is from before
+ * the run (kc_proc_adopt_orphans takes the run's start). */
+static pid_t child_from_before_the_run(void)
+{
+    pid_t old = start_sleep();
+    cr_assert_eq(kc_proc_adopt_orphans(), 0);
+    return old;
+}
+
 /* In a process that runs items: a child that was there before the run is
  * neither waited for, killed nor named, and costs the leak check no wait;
  * one started after it is the item's. */
 Test(lifeline, children_from_before_the_run_are_no_items, .timeout = 10)
 {
-    pid_t old = fork();
-    cr_assert_geq(old, 0);
-    if (old == 0) {
-        execl("/bin/sleep", "sleep", "30", (char *)NULL);
-        _exit(127);
-    }
-    usleep(50000);
-    cr_assert_eq(kc_proc_adopt_orphans(), 0);
+    pid_t old = child_from_before_the_run();
     char what[256], want[64];
     double t0 = mono();
     kc_proc_item_begin(0);
@@ -500,13 +515,7 @@ Test(lifeline, children_from_before_the_run_are_no_items, .timeout = 10)
     cr_expect_eq(p[0], old);
     cr_expect_eq(kc_proc_children(p, 8), 0);
     kc_proc_item_begin(0);
-    pid_t item = fork();
-    cr_assert_geq(item, 0);
-    if (item == 0) {
-        execl("/bin/sleep", "sleep", "30", (char *)NULL);
-        _exit(127);
-    }
-    usleep(50000);
+    pid_t item = start_sleep();
     cr_expect_eq(kc_proc_end_leftovers(100, NULL, 0, what, sizeof what), 1);
     snprintf(want, sizeof want, "pid %ld (sleep)", (long)item);
     cr_expect_str_eq(what, want);
@@ -523,24 +532,11 @@ Test(lifeline, children_from_before_the_run_are_no_items, .timeout = 10)
  * child is an item's; with none, what runs before an item is no item's. */
 Test(lifeline, leftovers_of_items_in_flight_are_not_taken_as_from_before_an_item, .timeout = 10)
 {
-    pid_t old = fork();
-    cr_assert_geq(old, 0);
-    if (old == 0) {
-        execl("/bin/sleep", "sleep", "30", (char *)NULL);
-        _exit(127);
-    }
-    usleep(50000);
-    cr_assert_eq(kc_proc_adopt_orphans(), 0);
+    pid_t old = child_from_before_the_run();
     pid_t lane[2];
     char what[256], want[64];
     for (int beside = 1; beside >= 0; beside--) {
-        lane[beside] = fork();              /* an item in flight's leftover, running as the next item begins */
-        cr_assert_geq(lane[beside], 0);
-        if (lane[beside] == 0) {
-            execl("/bin/sleep", "sleep", "30", (char *)NULL);
-            _exit(127);
-        }
-        usleep(50000);
+        lane[beside] = start_sleep();       /* an item in flight's leftover, running as the next item begins */
         kc_proc_item_begin(beside);
         int n = kc_proc_end_leftovers(100, NULL, 0, what, sizeof what);
         if (beside) {

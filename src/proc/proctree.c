@@ -209,26 +209,30 @@ static int life_task(long tid, int dirfd, void *ctx)
     return 0;
 }
 
-/* A thread of pid that runs (kc_proc_task_runs), 0 none; the first one
- * not running that waits somewhere gives wchan (cap > 0). *tasks: how many
- * threads were read. */
-static pid_t thread_that_runs(pid_t pid, char *wchan, size_t cap, int *tasks)
+/* Reads l->pid's threads (/proc/PID/task) into l: how many, one that runs,
+ * their ids and a wait channel as asked (life_task). Its kc_proc_life. */
+static kc_proc_life read_life(life_ctx *l)
 {
     char path[64];
-    life_ctx l = { .pid = pid, .wchan = wchan, .cap = cap };
-    if (cap) wchan[0] = 0;
-    snprintf(path, sizeof path, "/proc/%ld/task", (long)pid);
-    if (each_number(path, life_task, &l) < 0) l.tasks = 0;
-    if (l.runs && cap) wchan[0] = 0;
-    *tasks = l.tasks;
+    if (l->cap) l->wchan[0] = 0;
+    snprintf(path, sizeof path, "/proc/%ld/task", (long)l->pid);
+    if (each_number(path, life_task, l) < 0) l->tasks = 0;
+    if (l->runs && l->cap) l->wchan[0] = 0;
+    return l->runs ? KC_PROC_RUNNING : l->tasks ? KC_PROC_ENDING : KC_PROC_GONE;
+}
+
+/* A thread of pid that runs (kc_proc_task_runs), 0 none. */
+static pid_t thread_that_runs(pid_t pid)
+{
+    life_ctx l = { .pid = pid };
+    read_life(&l);
     return l.runs;
 }
 
 kc_proc_life kc_proc_life_of(pid_t pid, char *wchan, size_t cap)
 {
-    int tasks;
-    pid_t runs = thread_that_runs(pid, wchan, cap, &tasks);
-    return runs ? KC_PROC_RUNNING : tasks ? KC_PROC_ENDING : KC_PROC_GONE;
+    life_ctx l = { .pid = pid, .wchan = wchan, .cap = cap };
+    return read_life(&l);
 }
 
 typedef struct fd_ctx {
@@ -322,10 +326,10 @@ static int scan_one(long v, int dirfd, void *ctx)
     char st;
     unsigned long long start;
     if (pid <= 0 || pid == s->self || kc_proc_stat(pid, &st, &ppid, &pgrp, &start)) return 0;
-    int zombie = st == 'Z' || st == 'X', tasks;
+    int zombie = st == 'Z' || st == 'X';
     pid_t tid = pid;            /* where its descriptors and environment are read */
     /* a zombie whose other threads run is live (its main thread ended): read through one of those */
-    if (zombie && s->by != BY_CHILDREN_REAP && !(tid = thread_that_runs(pid, NULL, 0, &tasks))) return 0;
+    if (zombie && s->by != BY_CHILDREN_REAP && !(tid = thread_that_runs(pid))) return 0;
     if (s->born_by && start > s->born_by) return 0;
     int match;
     switch (s->by) {
@@ -618,12 +622,10 @@ static int drop_kept(pid_t *p, int n, const pid_t *keep, int nkeep)
  * listed into tids[0..*ntids) (up to cap). */
 static kc_proc_life life_listing(pid_t pid, pid_t *tids, int cap, int *ntids)
 {
-    char path[64];
     life_ctx l = { .pid = pid, .tids = tids, .captids = cap };
-    snprintf(path, sizeof path, "/proc/%ld/task", (long)pid);
-    if (each_number(path, life_task, &l) < 0) l.tasks = 0;
+    kc_proc_life life = read_life(&l);
     *ntids = l.ntids;
-    return l.runs ? KC_PROC_RUNNING : l.tasks ? KC_PROC_ENDING : KC_PROC_GONE;
+    return life;
 }
 
 /* kc_proc_life_of, ENDING only when a second reading 2 ms later says so

@@ -326,8 +326,9 @@ int kc_load_kernels(kc_gpu *gpu, const kc_contract *c, const char *control, kc_k
         if (r == CUDA_SUCCESS) continue;
         char step[64] = "";
         if (K->n > 1) snprintf(step, sizeof step, " (step %d of %d)", i + 1, K->n);
-        snprintf(why, cap, "gate 1 (launch and fit): function %s%s not found in module %s: %s%s", K->step[i].symbol, step,
-                 c->module, kc_cuda_error_name(&gpu->cu, r), lost_note(gpu, r));
+        snprintf(why, cap, "gate 1 (launch and fit): function %s%s %s module %s: %s%s", K->step[i].symbol, step,
+                 r == CUDA_ERROR_NOT_FOUND ? "not found in" : "not looked up in", c->module,
+                 kc_cuda_error_name(&gpu->cu, r), lost_note(gpu, r));
         kc_unload_kernels(gpu, K);
         return 1;
     }

@@ -452,45 +452,6 @@ Test(dispatch, with_lanes_an_empty_worker_takes_an_item_that_may_not_share_first
     cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 0, "none fits now: the shares, in the queue's order");
 }
 
-/* san_controls_unheld: the controls planted for the sanitizer go to a
- * worker with nothing in flight, beside the controls planted for gate 1
- * (with lanes, as items that may not share); a holder of sessions takes the
- * :sanitize items only, starts no sessions ahead for a control, and a
- * control's cost is not the holders' share. */
-Test(dispatch, unheld_controls_planted_for_the_sanitizer_go_beside_the_faults)
-{
-    fixture f;
-    setup(&f, 6, 3);
-    sanitizer(&f, 0, 1, 9);                 /* the queue's order: longest first */
-    sanitizer(&f, 1, 1, 9);
-    sanitizer(&f, 2, 0, 2);
-    sanitizer(&f, 3, 0, 2);
-    f.it[4].fault_control = 1;
-    f.it[5].shares = 1;
-    for (int i = 0; i < 4; i++) f.it[i].shares = 0;
-    f.it[4].shares = 0;
-    f.d.lanes = 1;
-    f.d.fault_controls_max = f.d.san_controls_max = 1;
-    f.w[0].sessions = 1;
-    int alone;
-    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 0, "held (the default): the holder takes the control first");
-    cr_expect_eq(kc_dispatch_ahead(&f.d, 2), 1, "held: sessions start ahead on the holder for a control");
-    f.d.san_controls_unheld = 1;
-    cr_expect(kc_dispatch_held(&f.d, &f.it[2]) && !kc_dispatch_held(&f.d, &f.it[0]) && !kc_dispatch_held(&f.d, &f.it[5]));
-    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 2, "unheld: the holder takes the :sanitize item, not the control");
-    cr_expect_eq(kc_dispatch_ahead(&f.d, 2), 0, "unheld: no sessions ahead on a holder for a control it never takes");
-    cr_expect_eq(kc_dispatch_wants(&f.d, 1), KC_WANT_OTHER,
-                 "the holders' share is the :sanitize items' 4 s, not the controls' 18 s");
-    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 4, "an empty worker: the control planted for gate 1 first");
-    kc_dispatch_took(&f.d, 4);
-    cr_expect_eq(kc_dispatch_next(&f.d, 2, &alone), 0, "that one runs: a control planted for the sanitizer");
-    kc_dispatch_took(&f.d, 0);
-    f.w[2].inflight = 1;
-    cr_expect_eq(kc_dispatch_next(&f.d, 2, &alone), 5, "a worker with something in flight: only shares");
-    f.w[2].inflight = 0;
-    cr_expect_eq(kc_dispatch_next(&f.d, 2, &alone), 5, "the limit of such controls reached: the next item");
-}
-
 Test(dispatch, taking_and_releasing_an_item_put_back_alone_holds_the_others)
 {
     fixture f;

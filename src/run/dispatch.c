@@ -11,28 +11,15 @@ int kc_dispatch_pending(const kc_dispatch *d)
     return n;
 }
 
-/* Whether the controls planted for the sanitizer go to any worker: asked
- * for, and there is a worker besides a holder (the only worker holds
- * sessions and takes them first, as always). */
-static int unheld(const kc_dispatch *d)
-{
-    return d->san_controls_unheld && d->nworkers > 1;
-}
-
-int kc_dispatch_held(const kc_dispatch *d, const kc_dispatch_item *it)
-{
-    return it->sanitizer && !(unheld(d) && it->sanitizer_control);
-}
-
 /* Whether item `it` is of kind `want`. */
-static int is_wanted(const kc_dispatch *d, const kc_dispatch_item *it, kc_want want)
+static int is_wanted(const kc_dispatch_item *it, kc_want want)
 {
     switch (want) {
-    case KC_WANT_SANITIZER: return kc_dispatch_held(d, it);
-    case KC_WANT_OTHER: return !kc_dispatch_held(d, it);
+    case KC_WANT_SANITIZER: return it->sanitizer;
+    case KC_WANT_OTHER: return !it->sanitizer;
     case KC_WANT_SANITIZER_CONTROL: return it->sanitizer_control;
     case KC_WANT_FAULT_CONTROL: return it->fault_control;
-    case KC_WANT_UNSHARED: return !it->shares && !kc_dispatch_held(d, it);
+    case KC_WANT_UNSHARED: return !it->shares && !it->sanitizer;
     case KC_WANT_NONE: return 0;
     default: return 1;
     }
@@ -61,7 +48,7 @@ int kc_dispatch_next_of_kind(const kc_dispatch *d, int w, kc_want want, int *alo
         const kc_dispatch_item *qi = &d->items[j];
         int a;
         if (qi->dispatched || qi->rerun_alone || !fits_worker(qi, wk)) continue;
-        if (!is_wanted(d, qi, want) || controls_full(d, qi)) continue;
+        if (!is_wanted(qi, want) || controls_full(d, qi)) continue;
         if (!kc_admit_check(d->adm, wk->devslot, qi->host, qi->gpu, &a)) continue;
         if (wk->last && qi->contract == wk->last) {
             *alone = a;
@@ -81,7 +68,7 @@ kc_want kc_dispatch_wants(const kc_dispatch *d, int w)
 {
     double san = 0, other = 0;
     for (int j = 0; j < d->nitems; j++)
-        if (!d->items[j].dispatched) *(kc_dispatch_held(d, &d->items[j]) ? &san : &other) += d->items[j].cost;
+        if (!d->items[j].dispatched) *(d->items[j].sanitizer ? &san : &other) += d->items[j].cost;
     if (san <= 0) return KC_WANT_ANY;
     if (!d->sessions_on) return KC_WANT_ANY;                 /* no sessions: nothing to keep together */
     if (d->workers[w].sessions) return KC_WANT_SANITIZER;
@@ -114,7 +101,7 @@ int kc_dispatch_ahead(const kc_dispatch *d, int j)
     if (!d->sessions_on) return 0;
     if (d->nworkers == 1)           /* j and the KC_DISPATCH_AHEAD_ITEMS after it, whatever they are */
         return controls_before_fault(d, j, j, KC_DISPATCH_AHEAD_ITEMS + 1);
-    if (!d->items[j].sanitizer || unheld(d)) return 0;   /* the holders take no such control */
+    if (!d->items[j].sanitizer) return 0;
     for (int i = 0; i < d->nitems; i++)
         if (i != j && !d->items[i].dispatched && d->items[i].sanitizer_control) return 1;
     return 0;
@@ -200,8 +187,7 @@ int kc_dispatch_next(const kc_dispatch *d, int w, int *alone)
     if (want == KC_WANT_NONE) return -1;
     int j = alone_first(d, w, want, alone);
     if (j >= 0) return j;
-    j = want == KC_WANT_SANITIZER && !unheld(d) ?
-            kc_dispatch_next_of_kind(d, w, KC_WANT_SANITIZER_CONTROL, alone) : -1;
+    j = want == KC_WANT_SANITIZER ? kc_dispatch_next_of_kind(d, w, KC_WANT_SANITIZER_CONTROL, alone) : -1;
     if (j < 0) j = kc_dispatch_next_of_kind(d, w, want, alone);
     return j >= 0 || want == KC_WANT_ANY ? j : kc_dispatch_next_of_kind(d, w, KC_WANT_ANY, alone);
 }

@@ -102,18 +102,7 @@ typedef struct kc_dispatch {
     int fault_controls_max;         /* at most this many of them at once (KC_DISPATCH_FAULT_CONTROLS_AT_ONCE);
                                      * 0: no limit */
     int lanes;                      /* workers run several items in flight (--inflight K > 1) */
-    int san_controls_unheld;        /* of several workers, the controls planted for the sanitizer are not
-                                     * kept on the holders of sessions: a worker with nothing in flight
-                                     * takes them beside the controls planted for gate 1 (alone_first),
-                                     * each in sessions of its own (sanitize.c), while the holders run the
-                                     * :sanitize items from the start. An experiment
-                                     * (KC_DISPATCH_SAN_CONTROLS_UNHELD=1, queue.c) */
 } kc_dispatch;
-
-/* Whether item `it` is kept on the workers that hold compute-sanitizer
- * sessions: it runs the sanitizer and is not a control planted for it
- * handed to any worker (san_controls_unheld). */
-int kc_dispatch_held(const kc_dispatch *d, const kc_dispatch_item *it);
 
 /* How many controls planted for the sanitizer run at once per GPU. Each
  * starts its own compute-sanitizer sessions (four tools, each a CUDA context

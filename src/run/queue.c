@@ -314,7 +314,7 @@ static void dispatch_lanes(queue *qq, wk *w, kc_child *c)
         kc_sup_mark(c, KC_CHILD_RUNNING);
         kc_ql_hand(qq, w, j, alone, t);
         qq->dw[w->slot].last = it->contract;
-        qq->dw[w->slot].sessions |= kc_dispatch_held(&qq->dp, di);
+        qq->dw[w->slot].sessions |= di->sanitizer;
         kc_report_busy(kc_q_busy_count(qq), 1);
     }
 }
@@ -360,7 +360,7 @@ static void dispatch(queue *qq)
             w->nonce[0] = 0;
             w->fault_beside = 0;
             qq->dw[w->slot].last = it->contract;
-            qq->dw[w->slot].sessions |= kc_dispatch_held(&qq->dp, di);
+            qq->dw[w->slot].sessions |= di->sanitizer;
             w->t_start = t;
             w->deadline = w->t_start + qi->limit;
             if (qq->sampler) kc_gpu_sampler_take_peak(c->pid);
@@ -609,8 +609,6 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     qq->dp.san_controls_max = KC_DISPATCH_SAN_CONTROLS_PER_GPU * (d->ndevs > 0 ? d->ndevs : 1);
     qq->dp.fault_controls_max = KC_DISPATCH_FAULT_CONTROLS_AT_ONCE;
     qq->dp.lanes = o->inflight > 1;
-    const char *unheld = getenv("KC_DISPATCH_SAN_CONTROLS_UNHELD");
-    qq->dp.san_controls_unheld = unheld && strcmp(unheld, "1") == 0;
     free(sel);
     kc_queue_head head = { .selected = ns, .filtered = nf, .gpu_items = gpu_items, .workers = qq->nw,
                            .costs_found = found, .recorded = recorded, .host_max = hmax, .gpu_max = gmax,

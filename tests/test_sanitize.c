@@ -1251,21 +1251,6 @@ static kc_proc target_session(const char *requests, double timeout_s)
     return target_session_env(requests, timeout_s, NULL, NULL);
 }
 
-/* Runs the fixture binary's --sanitize-target for one item (its whole run,
- * no session) under the fake driver, seed 7, device 0. */
-static kc_proc target_one(const char *item, const char *extra, const char *extra2)
-{
-    static char env_cuda[1024];
-    const char *lib = getenv("KC_FAKE_CUDA");
-    snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
-    char *env[] = { env_cuda, (char *)extra, (char *)extra2, NULL };
-    char *argv[] = { (char *)kc_test_fixture_bin(), "run", (char *)item, "--sanitize-target", "--seed", "7",
-                     "--device", "0", NULL };
-    kc_proc p;
-    cr_assert_eq(kc_spawn(argv, env, 60, &p), 0);
-    return p;
-}
-
 /* A module with a hang watchdog (kcontract_watchdog.cuh; the fake's
  * KC_FAKE_WATCHDOG gives every module of a kernel under test one) gets
  * KC_WATCHDOG_UNDER_TOOL_NS in the sanitizer's target before its launches,
@@ -1302,72 +1287,16 @@ Test(sanitize, the_target_raises_a_modules_hang_watchdog, .timeout = 120)
                             "kc_watchdog_ns failed: CUDA_ERROR_INVALID_CONTEXT\n"), "%s", p.out);
     kc_proc_free(&p);
     /* A sticky error there (an earlier fault, seen first at this call): the
-     * context is lost, the line says so. In a session the first call to meet
-     * it is the module cache's question whether the module has the variable
-     * (module_cache.c), so the next call names it; the session serves
-     * nothing more. The one-item target (no kept modules) meets it where
-     * the watchdog is set. */
+     * context is lost, the line says so, and the session serves nothing more. */
     p = target_session_env("fakesan.copy.f16:sanitize all\nfakesan.copy.f16:sanitize edge\n", 60,
                            "KC_FAKE_WATCHDOG=lost", NULL);
-    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(strstr(p.out, "kcontract-sanitize-target: FAIL: gate 1 (launch and fit): function fake_copy_f16 not "
-                            "looked up in module fake_copy: CUDA_ERROR_ILLEGAL_ADDRESS (the CUDA context is now "
-                            "unusable)\n"),
-              "%s", p.out);
-    cr_expect_eq(kc_out_count(p.out, "kcontract-sanitize-target: begin "), 1,
-                 "one request served, the second never begun on a lost context:\n%s", p.out);
-    kc_proc_free(&p);
-    p = target_one("fakesan.copy.f16:sanitize", "KC_FAKE_WATCHDOG=lost", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "kcontract-sanitize-target: FAIL: the kernel's hang watchdog: setting module fake_copy's "
                             "kc_watchdog_ns failed: CUDA_ERROR_ILLEGAL_ADDRESS (the CUDA context is now unusable)\n"),
               "%s", p.out);
+    cr_expect_eq(kc_out_count(p.out, "kcontract-sanitize-target: begin "), 1,
+                 "one request served, the second never begun on a lost context:\n%s", p.out);
     kc_proc_free(&p);
-}
-
-/* How many lines of the file at path are `line` (with its newline); -1
- * when it cannot be read. */
-static int lines_in(const char *path, const char *line)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return -1;
-    char l[512];
-    int n = 0;
-    while (fgets(l, sizeof l, f)) n += strcmp(l, line) == 0;
-    fclose(f);
-    return n;
-}
-
-/* A session keeps the modules it loaded for its later requests
- * (sanitize_target.c: compute-sanitizer instruments a module as it is
- * loaded): three requests of one module load it once; a module with a hang
- * watchdog is loaded for each request, its variable raised each time; the
- * one-item target loads it for its item. The fake's KC_FAKE_LOAD_LOG has a
- * line per load. */
-Test(sanitize, a_session_loads_a_module_once, .timeout = 120)
-{
-    char log[256], env_log[300];
-    kc_tmp_path(log, sizeof log, "loads", "log");
-    snprintf(env_log, sizeof env_log, "KC_FAKE_LOAD_LOG=%s", log);
-    const char *three = "fakesan.copy.f16:sanitize all\nfakesan.copy.f16:sanitize edge\nfakesan.copy.f16:sanitize all\n";
-    const struct { const char *watchdog; int loads; } runs[] = { { NULL, 1 }, { "KC_FAKE_WATCHDOG=8", 3 } };
-    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
-        unlink(log);
-        kc_proc p = target_session_env(three, 60, env_log, runs[i].watchdog);
-        cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-        cr_expect_eq(kc_out_count(p.out, "kcontract-sanitize-target: ok: "), 3, "%s", p.out);
-        cr_expect_eq(kc_out_count(p.out, "kcontract-sanitize-target: watchdog: "), runs[i].watchdog ? 3 : 0, "%s",
-                     p.out);
-        kc_proc_free(&p);
-        cr_expect_eq(lines_in(log, "load fake_copy -\n"), runs[i].loads, "%s",
-                     runs[i].watchdog ? runs[i].watchdog : "no watchdog");
-    }
-    unlink(log);
-    kc_proc p = target_one("fakesan.copy.f16:sanitize", env_log, NULL);
-    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    kc_proc_free(&p);
-    cr_expect_eq(lines_in(log, "load fake_copy -\n"), 1, "the one-item target");
-    unlink(log);
 }
 
 /* Through the gate: the gates' launches keep the module's bound, the

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "gpu.h"
-#include "kcontract.h"
 #include "machine_code.h"
 
 typedef struct fn_rec {
@@ -56,20 +55,6 @@ static copy *find(CUmodule mod)
     return NULL;
 }
 
-/* Whether the loaded module mod may have the hang watchdog's variable
- * (KC_WATCHDOG_SYMBOL), asked of the driver: the sanitizer's target raises
- * it per item (kc_kernels_set_watchdog), so such a copy is never kept. The
- * image check (kc_module_shareable) finds it in a real fatbin already; the
- * driver's answer also covers an image that check cannot read. Any answer
- * but "not found" counts as having it: an error here (a sticky one, first
- * seen here) is met again, and named, by the item's next call. */
-static int may_have_watchdog(kc_gpu *gpu, CUmodule mod)
-{
-    CUdeviceptr p = 0;
-    size_t bytes = 0;
-    return gpu->cu.ModuleGetGlobal(&p, &bytes, mod, KC_WATCHDOG_SYMBOL) != CUDA_ERROR_NOT_FOUND;
-}
-
 CUresult kc_module_take(kc_gpu *gpu, const kc_fatbin *fb, CUmodule *mod)
 {
     *mod = NULL;
@@ -90,7 +75,7 @@ CUresult kc_module_take(kc_gpu *gpu, const kc_fatbin *fb, CUmodule *mod)
         *mod = NULL;
         return r;
     }
-    if (!keep || may_have_watchdog(gpu, *mod)) return CUDA_SUCCESS;
+    if (!keep) return CUDA_SUCCESS;
     copy *c = calloc(1, sizeof *c);
     pthread_mutex_lock(&lock);
     if (c && ncopies == capcopies) {

@@ -12,9 +12,7 @@
  * (machine_code.h: kc_elf_global_bytes), or that cannot be read, is loaded
  * for the item and unloaded after it, as without the cache: its variables
  * would carry one item's state into the next. Without share_modules (a
- * legacy session: K = 1) every call loads and unloads, as always. The
- * sanitizer's target sets share_modules for its session's requests
- * (sanitize_target.c). */
+ * legacy session: K = 1) every call loads and unloads, as always. */
 #ifndef KC_MODULE_CACHE_H
 #define KC_MODULE_CACHE_H
 #include "cuda_driver.h"
@@ -24,8 +22,7 @@ struct kc_gpu;
 
 /* A loaded module of image fb for the calling thread's item into *mod: a
  * kept copy no item holds, or a fresh load (kept at kc_module_give when the
- * image may be shared and the driver finds no hang watchdog variable in it).
- * Returns the driver's result (*mod NULL on failure). */
+ * image may be shared). Returns the driver's result (*mod NULL on failure). */
 CUresult kc_module_take(struct kc_gpu *gpu, const kc_fatbin *fb, CUmodule *mod);
 /* Function symbol of mod into *fn; of a kept copy, with its dynamic shared
  * memory limit and non-portable cluster permission as when first handed

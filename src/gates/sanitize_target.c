@@ -347,13 +347,6 @@ int kc_sanitize_target(const kc_opts *o, const kc_item *items, int n)
         kc_gpu_close(&gpu);
         return rc < 0 ? 2 : 3;
     }
-    /* A session keeps each module it loaded for its later requests
-     * (module_cache.h): compute-sanitizer instruments a module's code as it
-     * is loaded, and a contract family's items (its dtypes, its :sanitize
-     * item and the sessions' requests of each) share one module. A module
-     * with device variables or a hang watchdog is loaded per request, as
-     * before (kc_module_take). */
-    if (!it) gpu.share_modules = 1;
     rc = it ? target_item(&gpu, it, o->seed, 0) : target_serve(&gpu, o, items, n);
     fflush(stdout);
     kc_gpu_close(&gpu);

@@ -1035,20 +1035,6 @@ static int load_lost(const char *m)
     return e && strcmp(e, m) == 0;
 }
 
-/* KC_FAKE_LOAD_LOG: a line "load <module> <control or ->" per module
- * loaded, appended. */
-static void log_load(const struct CUmod_st *md)
-{
-    const char *path = getenv("KC_FAKE_LOAD_LOG");
-    if (!path || !*path) return;
-    char line[200];
-    int n = snprintf(line, sizeof line, "load %s %s\n", md->module, md->control[0] ? md->control : "-");
-    FILE *fp = fopen(path, "a");
-    if (!fp) return;
-    fwrite(line, 1, (size_t)n, fp);
-    fclose(fp);
-}
-
 CUresult cuModuleLoadData(CUmodule *mod, const void *image)
 {
     CONTEXT_CALL();
@@ -1063,7 +1049,6 @@ CUresult cuModuleLoadData(CUmodule *mod, const void *image)
         snprintf(md->module, sizeof md->module, "%s", real);
         md->watchdog_size = watchdog_size(md);
         md->watchdog_ns = watchdog_at_load();
-        log_load(md);
         *mod = md;
         return CUDA_SUCCESS;
     }
@@ -1082,7 +1067,6 @@ CUresult cuModuleLoadData(CUmodule *mod, const void *image)
     snprintf(md->control, sizeof md->control, "%s", strcmp(c, "-") == 0 ? "" : c);
     md->watchdog_size = watchdog_size(md);
     md->watchdog_ns = watchdog_at_load();
-    log_load(md);
     *mod = md;
     return CUDA_SUCCESS;
 }

@@ -1,10 +1,10 @@
 #!/bin/bash
 # device call 1 (issue 23; asked for nvidia-h200, an H100 came): (A) a sanitizer session that keeps its modules
 # (ead9462) against one that loads them per request (a8054ca, before.tar):
-# the :sanitize items alone, --jobs 2, alternated, twice each; (B) stop 50's
-# leftover reading on a GPU: every item into an empty cache, then again with
-# nothing changed (the item lines not cached, and why); (C) the 21 controls
-# that start and end contexts, five times, a monitor writing each second the
+# the :sanitize items alone, --jobs 2, alternated, twice each; (B) the new
+# leftover reading (f21024f to a8054ca) on a GPU: every item into an empty cache, then again with
+# nothing changed (the item lines not cached); (C) the 21 controls
+# that start and end contexts, three times, a monitor writing every half second the
 # kcontract and compute-sanitizer processes' states and wait channels, and
 # the notes of children "an item left ending"; (D) every item, the
 # dispatch as it is against KC_DISPATCH_SAN_CONTROLS_UNHELD=1 (f59f6b8: the

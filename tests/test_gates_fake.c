@@ -983,6 +983,21 @@ Test(gates_fake, the_relaunch_poisons_shared_memory_with_finite_values, .timeout
     kc_proc_free(&p);
 }
 
+/* A sticky error that a function's lookup is the first call to see: the
+ * line names the driver's error, not a missing kernel ("not looked up in",
+ * where a control's broken build says "not found in"), and the context is
+ * marked lost. */
+Test(gates_fake, a_sticky_error_at_a_function_lookup_is_no_missing_kernel)
+{
+    kc_proc p = kc_run_fake((char *[]){ "run", "fake.copy.f16", NULL }, (char *[]){ "KC_FAKE_FUNC_LOST=fake_copy", NULL },
+                            30);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    expect_item(p.out, "FAIL", "fake.copy.f16",
+                T("gate 1 (launch and fit): function fake_copy_f16 not looked up in module fake_copy: "
+                  "CUDA_ERROR_ILLEGAL_ADDRESS (the CUDA context is now unusable)"));
+    kc_proc_free(&p);
+}
+
 /* A sticky error that a module's load is the first call to see (an earlier
  * fault): the item fails naming it, the context is marked lost, and the
  * process is replaced before the next GPU item, which then passes in a

@@ -1082,9 +1082,13 @@ CUresult cuModuleGetGlobal(CUdeviceptr *p, size_t *bytes, CUmodule mod, const ch
     if (bytes) *bytes = mod->watchdog_size;
     return CUDA_SUCCESS;
 }
+/* KC_FAKE_FUNC_LOST=<module>: looking up a function of that module meets a
+ * sticky error (an earlier fault, seen there first). */
 CUresult cuModuleGetFunction(CUfunction *f, CUmodule mod, const char *name)
 {
     CONTEXT_CALL();
+    const char *lost = getenv("KC_FAKE_FUNC_LOST");
+    if (lost && strcmp(lost, mod->module) == 0) return sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
     if (strcmp(mod->control, "broken_build") == 0) return CUDA_ERROR_NOT_FOUND;   /* its #ifdef lost the kernel */
     for (int i = 0; i < NKERNELS; i++)
         if (strcmp(kernels[i].symbol, name) == 0 && strcmp(kernels[i].module, mod->module) == 0) {

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
@@ -50,7 +51,7 @@ typedef struct ending_id {
 } ending_id;
 #define ENDING_MAX (4 * KC_PROC_MAX) /* full: a further one is counted as the item's (kc_proc_end_leftovers) */
 static ending_id ending[ENDING_MAX];
-static int nending;
+static atomic_int nending;          /* changed under ending_mu; read alone as a quick "none" check */
 static pthread_mutex_t ending_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static int is_ending(pid_t pid, unsigned long long start)

@@ -1028,10 +1028,12 @@ static unsigned long long watchdog_at_load(void)
 }
 /* Reads "KCFAKE <module> <control or ->" (the image is not NUL-terminated:
  * it ends with a newline), or a real fatbin of an emulated module. */
-/* KC_FAKE_LOAD_LOST: whether loading module m meets a sticky error. */
-static int load_lost(const char *m)
+/* Whether a call on module m meets a sticky error (an earlier fault, seen
+ * there first): the environment variable var (KC_FAKE_LOAD_LOST: loading
+ * it; KC_FAKE_FUNC_LOST: looking up one of its functions) names m. */
+static int lost_at(const char *var, const char *m)
 {
-    const char *e = getenv("KC_FAKE_LOAD_LOST");
+    const char *e = getenv(var);
     return e && strcmp(e, m) == 0;
 }
 
@@ -1042,7 +1044,7 @@ CUresult cuModuleLoadData(CUmodule *mod, const void *image)
     const char *s = image;
     size_t n = 0;
     const char *real = fatbin_module(image);
-    if (real && load_lost(real)) return sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
+    if (real && lost_at("KC_FAKE_LOAD_LOST", real)) return sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
     if (real) {
         struct CUmod_st *md = calloc(1, sizeof *md);
         if (!md) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -1060,7 +1062,7 @@ CUresult cuModuleLoadData(CUmodule *mod, const void *image)
     int known = 0;
     for (int i = 0; i < NKERNELS; i++) known |= strcmp(kernels[i].module, m) == 0;
     if (!known) return CUDA_ERROR_INVALID_IMAGE;
-    if (load_lost(m)) return sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
+    if (lost_at("KC_FAKE_LOAD_LOST", m)) return sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
     struct CUmod_st *md = calloc(1, sizeof *md);
     if (!md) return CUDA_ERROR_OUT_OF_MEMORY;
     snprintf(md->module, sizeof md->module, "%s", m);
@@ -1082,13 +1084,10 @@ CUresult cuModuleGetGlobal(CUdeviceptr *p, size_t *bytes, CUmodule mod, const ch
     if (bytes) *bytes = mod->watchdog_size;
     return CUDA_SUCCESS;
 }
-/* KC_FAKE_FUNC_LOST=<module>: looking up a function of that module meets a
- * sticky error (an earlier fault, seen there first). */
 CUresult cuModuleGetFunction(CUfunction *f, CUmodule mod, const char *name)
 {
     CONTEXT_CALL();
-    const char *lost = getenv("KC_FAKE_FUNC_LOST");
-    if (lost && strcmp(lost, mod->module) == 0) return sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
+    if (lost_at("KC_FAKE_FUNC_LOST", mod->module)) return sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
     if (strcmp(mod->control, "broken_build") == 0) return CUDA_ERROR_NOT_FOUND;   /* its #ifdef lost the kernel */
     for (int i = 0; i < NKERNELS; i++)
         if (strcmp(kernels[i].symbol, name) == 0 && strcmp(kernels[i].module, mod->module) == 0) {

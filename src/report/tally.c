@@ -439,8 +439,8 @@ int kc_summary_format(const kc_tally *t, char *buf, size_t cap) {
     if (t->n[KC_KIND_SANITIZE][KC_KNOWN])
         kc_sb_printf(&o, ", %ld %s", t->n[KC_KIND_SANITIZE][KC_KNOWN],
                      pl(t->n[KC_KIND_SANITIZE][KC_KNOWN], "known finding", "known findings"));
-    kc_sb_printf(&o, "; %ld %s", spass, pl(spass, "suite passes", "suites pass"));
-    if (sfail) kc_sb_printf(&o, ", %ld %s failed", sfail, pl(sfail, "suite", "suites"));
+    long suites = kind_total(t, KC_KIND_SUITE);
+    kc_sb_printf(&o, "; %ld %s: %ld pass, %ld fail", suites, pl(suites, "suite", "suites"), spass, sfail);
     for (int s = 0; s < KC_STATE_COUNT; s++) {    /* LEAK, SKIP, CRASH, TIMEOUT, NOTRUN: state.h */
         const char *what = kc_state_info_of((kc_state)s)->summary;
         long k = state_total(t, (kc_state)s);

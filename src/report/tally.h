@@ -69,13 +69,13 @@ int kc_tally_exit_status(const kc_tally *t);
 
 /* The SUMMARY line for people (no newline), e.g. "SUMMARY 42 kernels: 41 pass
  * gates 1-4, 0 fail, 1 known finding; 30 controls: 30 red as planted, 0 missed;
- * 42 limit checks: 40 pass, 2 with problems (3 problems); 3 suites pass" (the
- * problems only when there are some), then only the nonzero
- * extras: ", 1 suite failed", "; 1 left processes or GPU state behind" (LEAK),
+ * 42 limit checks: 40 pass, 2 with problems (3 problems); 4 suites: 3 pass, 1
+ * fail" (the problems only when there are some), then only the nonzero
+ * extras: "; 1 left processes or GPU state behind" (LEAK),
  * "; 5 skipped", "; 1 crashed", "; 1 timed out",
  * "; 3 not run", "; 1 stale known finding" (skip/crash/timeout/notrun summed
  * over kinds), "; 40 cached" (items reused from the results cache, counted
- * in their states above too). Kernel, control and limit totals count every state. Returns
+ * in their states above too). Kernel, control, limit and suite totals count every state. Returns
  * the length, or -1 when it does not fit. */
 int kc_summary_format(const kc_tally *t, char *buf, size_t cap);
 #endif

@@ -23,6 +23,7 @@
 #include "sanitize_session.h"
 #include "support/live.h"
 #include "support/run_output.h"
+#include "support/sanitize_runs.h"
 #include "support/spawn.h"
 
 /* ---- the parser ---- */
@@ -212,38 +213,16 @@ Test(sanitize, an_unmeasured_sanitize_item_is_estimated_as_slow)
 
 /* ---- whole runs ---- */
 
-/* Runs the fixture binary with the fake driver, the fake compute-sanitizer
- * unless no_tool (then PATH holds none either), and extra "K=V" entries. */
-/* "KC_COMPUTE_SANITIZER=<the fake>" (static storage). */
-static char *san_env(void)
-{
-    static char env_san[PATH_MAX + 32];
-    char fake[PATH_MAX];
-    cr_assert_not_null(realpath("tests/fake/compute-sanitizer", fake));
-    snprintf(env_san, sizeof env_san, "KC_COMPUTE_SANITIZER=%s", fake);
-    return env_san;
-}
-
-static kc_proc san_run(char **args, int no_tool, const char *extra1, const char *extra2)
-{
-    char *env[] = { no_tool ? "KC_COMPUTE_SANITIZER=" : san_env(), "PATH=/usr/bin:/bin", (char *)extra1, (char *)extra2,
-                    NULL };
-    return kc_run_fake(args, env, 120);
-}
-
-
-#define ITEM "fakesan.copy.f16:sanitize"
-
 Test(sanitize, skip_when_compute_sanitizer_is_not_found, .timeout = 120)
 {
-    kc_proc p = san_run((char *[]){ "run", ITEM, NULL }, 1, NULL, NULL);
+    kc_proc p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_ITEM, NULL }, 1, NULL, NULL);
     char line[8192];
     if (access("/usr/local/cuda/bin/compute-sanitizer", X_OK) == 0) {
         kc_proc_free(&p);
         cr_skip_test("/usr/local/cuda/bin/compute-sanitizer exists: nothing to miss here");
     }
     cr_expect_eq(p.status, 3, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(kc_out_item_line(p.out, "SKIP", ITEM, line, sizeof line) &&
+    cr_expect(kc_out_item_line(p.out, "SKIP", KC_SAN_TEST_ITEM, line, sizeof line) &&
               strstr(line, "compute-sanitizer not found (looked in $KC_COMPUTE_SANITIZER, unset; $PATH (2 directories); "
                            "/usr/local/cuda/bin/compute-sanitizer): install the CUDA toolkit's compute-sanitizer or "
                            "set KC_COMPUTE_SANITIZER=/path/to/compute-sanitizer"), "%s", p.out);
@@ -255,10 +234,10 @@ Test(sanitize, skip_when_compute_sanitizer_is_not_found, .timeout = 120)
 
 Test(sanitize, clean_under_every_tool_passes, .timeout = 120)
 {
-    kc_proc p = san_run((char *[]){ "run", ITEM, NULL }, 0, NULL, NULL);
+    kc_proc p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_ITEM, NULL }, 0, NULL, NULL);
     char line[8192], sum[2048];
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(kc_out_item_line(p.out, "PASS", ITEM, line, sizeof line) &&
+    cr_expect(kc_out_item_line(p.out, "PASS", KC_SAN_TEST_ITEM, line, sizeof line) &&
               strstr(line, "memcheck, racecheck, initcheck and synccheck clean on 2 launches of fakesan.copy.f16 "
                            "(dist uniform): edge.31 model.heads.1024 (buffers of exact size)"), "%s", p.out);
     kc_tally t;
@@ -275,7 +254,7 @@ Test(sanitize, clean_under_every_tool_passes, .timeout = 120)
 Test(sanitize, a_known_finding_of_gate_5_is_known_until_stale, .timeout = 120)
 {
     const char *item = "fakesanknown.copy.f16:sanitize";
-    kc_proc p = san_run((char *[]){ "run", (char *)item, NULL }, 0, "KC_FAKE_SANITIZER=error:memcheck", NULL);
+    kc_proc p = kc_san_test_run((char *[]){ "run", (char *)item, NULL }, 0, "KC_FAKE_SANITIZER=error:memcheck", NULL);
     char line[8192];
     cr_expect_eq(p.status, 0, "KNOWN is no failure: exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "KNOWN", item, line, sizeof line) &&
@@ -288,7 +267,7 @@ Test(sanitize, a_known_finding_of_gate_5_is_known_until_stale, .timeout = 120)
     cr_expect_eq(t.n[KC_KIND_SANITIZE][KC_KNOWN], 1, "%s", p.out);
     kc_proc_free(&p);
     /* nothing reports it: stale */
-    p = san_run((char *[]){ "run", (char *)item, NULL }, 0, NULL, NULL);
+    p = kc_san_test_run((char *[]){ "run", (char *)item, NULL }, 0, NULL, NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "FAIL", item, line, sizeof line) &&
               strstr(line, "1 stale known finding of gate 5, no longer reported: memcheck in kernel fake_copy_f16, "
@@ -298,7 +277,7 @@ Test(sanitize, a_known_finding_of_gate_5_is_known_until_stale, .timeout = 120)
     cr_expect_eq(t.stale, 1, "%s", p.out);
     kc_proc_free(&p);
     /* another tool's error is no known finding */
-    p = san_run((char *[]){ "run", (char *)item, NULL }, 0, "KC_FAKE_SANITIZER=error:racecheck", NULL);
+    p = kc_san_test_run((char *[]){ "run", (char *)item, NULL }, 0, "KC_FAKE_SANITIZER=error:racecheck", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "FAIL", item, line, sizeof line) && strstr(line, "  racecheck: Error: Race"),
               "%s", p.out);
@@ -310,7 +289,7 @@ Test(sanitize, a_known_finding_of_gate_5_is_known_until_stale, .timeout = 120)
  * why, and what each tool cost. */
 Test(sanitize, no_shared_memory_leaves_racecheck_out, .timeout = 120)
 {
-    kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", NULL }, 0,
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", NULL }, 0,
                         "KC_FAKE_SANITIZER=error:racecheck", NULL);
     char line[8192];
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
@@ -321,8 +300,8 @@ Test(sanitize, no_shared_memory_leaves_racecheck_out, .timeout = 120)
               strstr(line, "; slowest launch "), "%s", line);
     kc_proc_free(&p);
     /* the same kernel with shared memory runs racecheck on its edge shape */
-    p = san_run((char *[]){ "run", ITEM, NULL }, 0, NULL, NULL);
-    cr_expect(kc_out_item_line(p.out, "PASS", ITEM, line, sizeof line) &&
+    p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_ITEM, NULL }, 0, NULL, NULL);
+    cr_expect(kc_out_item_line(p.out, "PASS", KC_SAN_TEST_ITEM, line, sizeof line) &&
               strstr(line, "[memcheck ") && strstr(line, " s (edge shapes), initcheck "), "%s", p.out);
     kc_proc_free(&p);
 }
@@ -331,7 +310,7 @@ Test(sanitize, no_shared_memory_leaves_racecheck_out, .timeout = 120)
  * runs the other three tools, says so, and never sees racecheck's errors. */
 Test(sanitize, no_racecheck_runs_the_other_three_tools, .timeout = 120)
 {
-    kc_proc p = san_run((char *[]){ "run", "fakenorace.copy.f16:sanitize", NULL }, 0, "KC_FAKE_SANITIZER=error:racecheck",
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakenorace.copy.f16:sanitize", NULL }, 0, "KC_FAKE_SANITIZER=error:racecheck",
                         NULL);
     char line[8192];
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
@@ -339,7 +318,7 @@ Test(sanitize, no_racecheck_runs_the_other_three_tools, .timeout = 120)
               strstr(line, "memcheck, initcheck and synccheck (racecheck not run: a vendor kernel's hazards (fixture)) "
                            "clean on 2 launches"), "%s", p.out);
     kc_proc_free(&p);
-    p = san_run((char *[]){ "run", "fakenorace.copy.f16:sanitize", NULL }, 0, "KC_FAKE_SANITIZER=error:initcheck", NULL);
+    p = kc_san_test_run((char *[]){ "run", "fakenorace.copy.f16:sanitize", NULL }, 0, "KC_FAKE_SANITIZER=error:initcheck", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "FAIL", "fakenorace.copy.f16:sanitize", line, sizeof line) &&
               strstr(line, "initcheck: "), "%s", p.out);
@@ -354,21 +333,21 @@ Test(sanitize, no_racecheck_runs_the_other_three_tools, .timeout = 120)
 
 Test(sanitize, an_error_fails_with_the_parsed_line_and_both_commands, .timeout = 120)
 {
-    kc_proc p = san_run((char *[]){ "run", ITEM, "--seed", "7", NULL }, 0, "KC_FAKE_SANITIZER=error:racecheck", NULL);
+    kc_proc p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_ITEM, "--seed", "7", NULL }, 0, "KC_FAKE_SANITIZER=error:racecheck", NULL);
     char line[8192], sum[2048];
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_assert(kc_out_item_line(p.out, "FAIL", ITEM, line, sizeof line), "%s", p.out);
+    cr_assert(kc_out_item_line(p.out, "FAIL", KC_SAN_TEST_ITEM, line, sizeof line), "%s", p.out);
     cr_expect(strstr(line, "  racecheck: Error: Race reported between Write access at " K "+0x1b0 in "
                            "/kc/tests/fake/fake_copy.cu:20 in kernel fake_copy_f16"), "%s", line);
     cr_expect(strstr(line, "and Read access at " K "+0x1f0"), "%s", line);
     cr_expect(strstr(line, "; sanitizer command: ") && strstr(line, "compute-sanitizer --tool racecheck --error-exitcode 86 ")
-              && strstr(line, "kcontract-fixture run " ITEM " --sanitize-target --seed 7 --device 0"), "%s", line);
+              && strstr(line, "kcontract-fixture run " KC_SAN_TEST_ITEM " --sanitize-target --seed 7 --device 0"), "%s", line);
     /* the harness's own kernels are left out; racecheck gets every online
      * CPU, not this process's share */
     char cpus[64];
     snprintf(cpus, sizeof cpus, " --racecheck-num-workers %ld ", sysconf(_SC_NPROCESSORS_ONLN));
     cr_expect(strstr(line, " --kernel-name-exclude kne=kc_gen_fill ") && strstr(line, cpus), "%s", line);
-    cr_expect(strstr(line, "rerun: ") && strstr(line, " run " ITEM " --seed 7 --device 0"), "%s", line);
+    cr_expect(strstr(line, "rerun: ") && strstr(line, " run " KC_SAN_TEST_ITEM " --seed 7 --device 0"), "%s", line);
     kc_tally t;
     kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_SANITIZE][KC_FAIL], 1);
@@ -376,19 +355,19 @@ Test(sanitize, an_error_fails_with_the_parsed_line_and_both_commands, .timeout =
     cr_expect(strstr(sum, "; 1 sanitizer check: 0 clean, 1 with an error;"), "%s", sum);
     kc_proc_free(&p);
     /* initcheck checks every kernel: the harness's generator writes the inputs */
-    p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_FAKE_SANITIZER=error:initcheck", NULL);
-    cr_assert(kc_out_item_line(p.out, "FAIL", ITEM, line, sizeof line), "%s", p.out);
+    p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_ITEM, NULL }, 0, "KC_FAKE_SANITIZER=error:initcheck", NULL);
+    cr_assert(kc_out_item_line(p.out, "FAIL", KC_SAN_TEST_ITEM, line, sizeof line), "%s", p.out);
     cr_expect(strstr(line, "compute-sanitizer --tool initcheck ") && !strstr(line, "--kernel-name"), "%s", line);
     kc_proc_free(&p);
     /* memcheck's first error names thread, block and address */
-    p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_FAKE_SANITIZER=error:memcheck", NULL);
-    cr_expect(kc_out_item_line(p.out, "FAIL", ITEM, line, sizeof line) &&
+    p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_ITEM, NULL }, 0, "KC_FAKE_SANITIZER=error:memcheck", NULL);
+    cr_expect(kc_out_item_line(p.out, "FAIL", KC_SAN_TEST_ITEM, line, sizeof line) &&
               strstr(line, "memcheck: Invalid __global__ read of size 2 bytes in kernel fake_copy_f16") &&
               strstr(line, "thread (30,0,0) block (0,0,0), Address 0x7f3a2c00003e is out of bounds"), "%s", p.out);
     kc_proc_free(&p);
     /* synccheck runs last: the three before it ran clean */
-    p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_FAKE_SANITIZER=error:synccheck", NULL);
-    cr_expect(kc_out_item_line(p.out, "FAIL", ITEM, line, sizeof line) &&
+    p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_ITEM, NULL }, 0, "KC_FAKE_SANITIZER=error:synccheck", NULL);
+    cr_expect(kc_out_item_line(p.out, "FAIL", KC_SAN_TEST_ITEM, line, sizeof line) &&
               strstr(line, "synccheck: Barrier error detected") && strstr(line, "--tool synccheck"), "%s", p.out);
     kc_proc_free(&p);
 }
@@ -396,29 +375,29 @@ Test(sanitize, an_error_fails_with_the_parsed_line_and_both_commands, .timeout =
 Test(sanitize, a_crash_a_hang_or_no_launches_is_never_green, .timeout = 120)
 {
     char line[8192];
-    kc_proc p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_FAKE_SANITIZER=crash", NULL);
+    kc_proc p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_ITEM, NULL }, 0, "KC_FAKE_SANITIZER=crash", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(kc_out_item_line(p.out, "CRASH", ITEM, line, sizeof line) &&
+    cr_expect(kc_out_item_line(p.out, "CRASH", KC_SAN_TEST_ITEM, line, sizeof line) &&
               strstr(line, "memcheck: compute-sanitizer killed by signal 11") && strstr(line, "rerun: "), "%s", p.out);
     kc_tally t;
     kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_SANITIZE][KC_CRASH], 1);
     kc_proc_free(&p);
-    p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_FAKE_SANITIZER=hang", "KC_SANITIZE_TIMEOUT_S=1");
+    p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_ITEM, NULL }, 0, "KC_FAKE_SANITIZER=hang", "KC_SANITIZE_TIMEOUT_S=1");
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(kc_out_item_line(p.out, "TIMEOUT", ITEM, line, sizeof line) &&
+    cr_expect(kc_out_item_line(p.out, "TIMEOUT", KC_SAN_TEST_ITEM, line, sizeof line) &&
               strstr(line, "memcheck: compute-sanitizer did not finish in 1 s"), "%s", p.out);
     kc_proc_free(&p);
-    p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_FAKE_SANITIZER=notarget", NULL);
+    p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_ITEM, NULL }, 0, "KC_FAKE_SANITIZER=notarget", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(kc_out_item_line(p.out, "FAIL", ITEM, line, sizeof line) &&
+    cr_expect(kc_out_item_line(p.out, "FAIL", KC_SAN_TEST_ITEM, line, sizeof line) &&
               strstr(line, "memcheck: the target reported no launches under compute-sanitizer"), "%s", p.out);
     kc_proc_free(&p);
 }
 
 Test(sanitize, controls_planted_for_gate_5, .timeout = 120)
 {
-    kc_proc p = san_run((char *[]){ "run", "fakesan.copy.f16:control.*", NULL }, 0, NULL, NULL);
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakesan.copy.f16:control.*", NULL }, 0, NULL, NULL);
     char line[8192];
     cr_expect_eq(p.status, 1, "the blind control fails the run: exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line) &&
@@ -433,7 +412,7 @@ Test(sanitize, controls_planted_for_gate_5, .timeout = 120)
     cr_expect_eq(t.n[KC_KIND_CONTROL][KC_RED], 1);
     cr_expect_eq(t.n[KC_KIND_CONTROL][KC_MISSED], 1);
     kc_proc_free(&p);
-    p = san_run((char *[]){ "run", "fakesan.copy.f16:control.masked_tail_read_oob", NULL }, 1, NULL, NULL);
+    p = kc_san_test_run((char *[]){ "run", "fakesan.copy.f16:control.masked_tail_read_oob", NULL }, 1, NULL, NULL);
     if (access("/usr/local/cuda/bin/compute-sanitizer", X_OK) != 0) {
         cr_expect_eq(p.status, 3, "no sanitizer: the control is SKIP, never RED: exit %d\n%s", p.status, p.out);
         cr_expect(kc_out_item_line(p.out, "SKIP", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line) &&
@@ -450,17 +429,17 @@ Test(sanitize, work_queue_runs_and_measures_them, .timeout = 120)
     cr_assert_geq(fd, 0);
     close(fd);
     unlink(costs);
-    kc_proc p = san_run((char *[]){ "run", "fakesan.*", "--jobs", "2", "--costs", costs, NULL }, 0, NULL, NULL);
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakesan.*", "--jobs", "2", "--costs", costs, NULL }, 0, NULL, NULL);
     cr_expect_eq(p.status, 1, "the blind control: exit %d\n%s%s", p.status, p.out, p.err);
     char line[8192];
-    cr_expect(kc_out_item_line(p.out, "PASS", ITEM, line, sizeof line), "%s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", KC_SAN_TEST_ITEM, line, sizeof line), "%s", p.out);
     kc_tally t;
     kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_SANITIZE][KC_PASS], 1);
     cr_expect_eq(t.n[KC_KIND_CONTROL][KC_RED], 1);
     cr_expect_eq(t.items, 5);
     const char *table = kc_out_file(costs);
-    cr_expect(strstr(table, ITEM "\t"), "%s", table);
+    cr_expect(strstr(table, KC_SAN_TEST_ITEM "\t"), "%s", table);
     unlink(costs);
     kc_proc_free(&p);
 }
@@ -470,17 +449,17 @@ Test(sanitize, work_queue_runs_and_measures_them, .timeout = 120)
  * runs, serial or not, instead of running without it; 0 runs. */
 Test(sanitize, the_removed_sanitizer_first_setting_is_refused, .timeout = 120)
 {
-    kc_proc p = san_run((char *[]){ "run", ITEM, "--jobs", "2", NULL }, 0, "KC_DISPATCH_SANITIZER_FIRST=1", NULL);
+    kc_proc p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_ITEM, "--jobs", "2", NULL }, 0, "KC_DISPATCH_SANITIZER_FIRST=1", NULL);
     cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.err, "KC_DISPATCH_SANITIZER_FIRST = '1': this setting was removed (handing the sanitizer's "
                             "items out first was measured twice and gained nothing: docs/parallel-runs.md); unset it"),
               "%s", p.err);
-    cr_expect_null(strstr(p.out, ITEM), "nothing ran: %s", p.out);
+    cr_expect_null(strstr(p.out, KC_SAN_TEST_ITEM), "nothing ran: %s", p.out);
     kc_proc_free(&p);
-    p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_DISPATCH_SANITIZER_FIRST=yes", NULL);
+    p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_ITEM, NULL }, 0, "KC_DISPATCH_SANITIZER_FIRST=yes", NULL);
     cr_expect_eq(p.status, 2, "serial too: exit %d\n%s%s", p.status, p.out, p.err);
     kc_proc_free(&p);
-    p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_DISPATCH_SANITIZER_FIRST=0", NULL);
+    p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_ITEM, NULL }, 0, "KC_DISPATCH_SANITIZER_FIRST=0", NULL);
     cr_expect_eq(p.status, 0, "0 is the old default: exit %d\n%s%s", p.status, p.out, p.err);
     kc_proc_free(&p);
 }
@@ -555,7 +534,7 @@ Test(sanitize, one_session_per_tool_serves_every_item, .timeout = 120)
     san_log(log, env_log, "kc-san-log");
     for (int pass = 0; pass < 2; pass++) {
         unlink(log);
-        kc_proc p = san_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, env_log,
+        kc_proc p = kc_san_test_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, env_log,
                             pass ? "KC_SANITIZE_SESSIONS=0" : NULL);
         cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
         const char *names[] = { THREE_ITEMS };
@@ -577,7 +556,7 @@ Test(sanitize, one_session_per_tool_serves_every_item, .timeout = 120)
  * planted for memcheck is RED between two clean items, which stay PASS. */
 Test(sanitize, an_error_in_a_session_is_decided_by_the_item_alone, .timeout = 120)
 {
-    kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob",
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob",
                                     "fakesan.copy.f16:sanitize", NULL }, 0, NULL, NULL);
     char line[8192];
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
@@ -600,7 +579,7 @@ Test(sanitize, an_error_in_a_sessions_first_window_needs_no_second_run, .timeout
         unlink(log);
         char *one[] = { "run", "fakesan.copy.f16:control.masked_tail_read_oob", NULL };
         char *two[] = { "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob", NULL };
-        kc_proc p = san_run(after_clean ? two : one, 0, env_log, NULL);
+        kc_proc p = kc_san_test_run(after_clean ? two : one, 0, env_log, NULL);
         cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
         cr_expect(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line) &&
                   strstr(line, "caught by gate 5 (sanitizer; planted for gate 5; gates 1-4 passed all 5 cases): "
@@ -616,10 +595,10 @@ Test(sanitize, an_error_in_a_sessions_first_window_needs_no_second_run, .timeout
  * 1 s, the four cost about 1 s, not 4. */
 Test(sanitize, the_tools_sessions_start_together, .timeout = 120)
 {
-    kc_proc p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_FAKE_SANITIZER_START_S=1", NULL);
+    kc_proc p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_ITEM, NULL }, 0, "KC_FAKE_SANITIZER_START_S=1", NULL);
     char line[8192];
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    double secs = item_seconds(&p, "PASS", ITEM, "racecheck", line);
+    double secs = item_seconds(&p, "PASS", KC_SAN_TEST_ITEM, "racecheck", line);
     cr_expect(secs >= 0 && secs < 2.5, "the sessions started one after another: %s", line);
     kc_proc_free(&p);
 }
@@ -636,7 +615,7 @@ Test(sanitize, a_sanitizer_controls_sessions_start_ahead_of_it, .timeout = 120)
     san_log(log, env_log, "kc-san-ahead");
     for (int lanes = 0; lanes < 2; lanes++) {
         unlink(log);
-        kc_proc p = san_run((char *[]){ "run", "--inflight", lanes ? "2" : "1", "fakenosmem.copy.f16:sanitize",
+        kc_proc p = kc_san_test_run((char *[]){ "run", "--inflight", lanes ? "2" : "1", "fakenosmem.copy.f16:sanitize",
                                         "fakesan.copy.f16:control.masked_tail_read_oob", NULL },
                             0, "KC_FAKE_SANITIZER_START_S=2", env_log);
         cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
@@ -667,7 +646,7 @@ Test(sanitize, a_serial_run_starts_the_next_controls_sessions_together, .timeout
     san_log(log, env_log, "kc-san-ahead2");
     unlink(log);
     const char *second = "fakesan.copy.f16:control.masked_tail_read_oob";
-    kc_proc p = san_run((char *[]){ "run", "fakenorace.copy.f16:control.masked_tail_read_oob", (char *)second, NULL },
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakenorace.copy.f16:control.masked_tail_read_oob", (char *)second, NULL },
                         0, "KC_FAKE_SANITIZER_START_S=2", env_log);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     double secs = item_seconds(&p, "RED", second, "caught by gate 5", line);
@@ -686,7 +665,7 @@ Test(sanitize, no_sessions_start_ahead_past_a_control_planted_for_gate_1, .timeo
     char log[256], env_log[300], line[8192];
     san_log(log, env_log, "kc-san-ahead-gate1");
     unlink(log);
-    kc_proc p = san_run((char *[]){ "run", "fakeedges.copy.f16:control.fault",
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakeedges.copy.f16:control.fault",
                                     "fakesan.copy.f16:control.masked_tail_read_oob", NULL }, 0, env_log, NULL);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "RED", "fakeedges.copy.f16:control.fault", line, sizeof line) &&
@@ -714,7 +693,7 @@ Test(sanitize, the_standby_starts_the_sessions_of_the_control_after_a_fault, .ti
     unlink(log);
     const char *ctl = "fakesan.copy.f16:control.masked_tail_read_oob";
     kc_proc p = kc_run_fake((char *[]){ "run", "fakeedges.copy.f16:control.fault", (char *)ctl, NULL },
-                            (char *[]){ san_env(), "PATH=/usr/bin:/bin", "KC_FAKE_SANITIZER_START_S=2",
+                            (char *[]){ kc_san_test_env(), "PATH=/usr/bin:/bin", "KC_FAKE_SANITIZER_START_S=2",
                                         "KC_FAKE_FAULT_S=3.5", env_log, NULL }, 120);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     item_seconds(&p, "RED", "fakeedges.copy.f16:control.fault", "caught by gate 1", line);
@@ -741,8 +720,8 @@ Test(sanitize, a_standby_never_needed_ends_the_sessions_it_started, .timeout = 1
     san_log(log, env_log, "kc-san-standby-unused");
     unlink(log);
     kc_proc p = kc_run_fake((char *[]){ "run", "fakecluster.copy.f32:control.reg_growth",
-                                        "fakesan.copy.f16:control.masked_tail_read_oob", ITEM, NULL },
-                            (char *[]){ san_env(), "PATH=/usr/bin:/bin", env_log, "KC_FAKE_SANITIZER_START_S=1",
+                                        "fakesan.copy.f16:control.masked_tail_read_oob", KC_SAN_TEST_ITEM, NULL },
+                            (char *[]){ kc_san_test_env(), "PATH=/usr/bin:/bin", env_log, "KC_FAKE_SANITIZER_START_S=1",
                                         "KC_FAKE_SANITIZER_RACECHECK_START_S=3", NULL }, 120);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", (char[8192]){ 0 }, 8192),
@@ -761,7 +740,7 @@ Test(sanitize, a_standby_never_needed_ends_the_sessions_it_started, .timeout = 1
  * waited for, and the control does not take the 3 s. */
 Test(sanitize, a_session_that_served_no_request_is_not_waited_for, .timeout = 120)
 {
-    kc_proc p = san_run((char *[]){ "run", "fakesan.copy.f16:control.masked_tail_read_oob", NULL }, 0,
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakesan.copy.f16:control.masked_tail_read_oob", NULL }, 0,
                         "KC_FAKE_SANITIZER_RACECHECK_START_S=3", NULL);
     char line[8192];
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
@@ -781,7 +760,7 @@ Test(sanitize, sessions_keep_device_backtraces_and_the_command_by_hand_all, .tim
     san_log(log, env_log, "kc-san-backtrace");
     unlink(log);
     const char *ctl = "fakesan.copy.f16:control.masked_tail_read_oob";
-    kc_proc p = san_run((char *[]){ "run", (char *)ctl, NULL }, 0, env_log, NULL);
+    kc_proc p = kc_san_test_run((char *[]){ "run", (char *)ctl, NULL }, 0, env_log, NULL);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_assert(kc_out_item_line(p.out, "RED", ctl, line, sizeof line) && strstr(line, "sanitizer command: "), "%s", p.out);
     cr_expect(!strstr(line, "--show-backtrace"), "the command by hand drops host backtraces: %s", line);
@@ -807,11 +786,11 @@ Test(sanitize, a_red_controls_sessions_are_killed_not_waited_for, .timeout = 120
     san_log(log, env_log, "kc-san-let-end");
     unlink(log);
     const char *ctl = "fakesan.copy.f16:control.masked_tail_read_oob";
-    kc_proc p = san_run((char *[]){ "run", (char *)ctl, ITEM, NULL }, 0, "KC_FAKE_SANITIZER_END_S=2", env_log);
+    kc_proc p = kc_san_test_run((char *[]){ "run", (char *)ctl, KC_SAN_TEST_ITEM, NULL }, 0, "KC_FAKE_SANITIZER_END_S=2", env_log);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     double secs = item_seconds(&p, "RED", ctl, "caught by gate 5", line);
     cr_expect(secs >= 0 && secs < 1.5, "the control waited for its sessions' end: %s", line);
-    item_seconds(&p, "PASS", ITEM, "", line);
+    item_seconds(&p, "PASS", KC_SAN_TEST_ITEM, "", line);
     expect_none_left(&p, "the control's sessions (blamed on an item)");
     long parents[2];
     cr_expect_geq(sessions_gone(log, parents), 5, "sessions logged: the control's memcheck and racecheck, the item's "
@@ -820,7 +799,7 @@ Test(sanitize, a_red_controls_sessions_are_killed_not_waited_for, .timeout = 120
     /* the control alone, its sessions 5 s to end: killed, the run does not
      * wait for them at its end either (told to end, it waited the 5 s) */
     double t0 = kc_now_s();
-    p = san_run((char *[]){ "run", (char *)ctl, NULL }, 0, "KC_FAKE_SANITIZER_END_S=5", NULL);
+    p = kc_san_test_run((char *[]){ "run", (char *)ctl, NULL }, 0, "KC_FAKE_SANITIZER_END_S=5", NULL);
     double wall = kc_now_s() - t0;
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(wall < 2.5, "the run waited %.2f s for the control's sessions to end", wall);
@@ -848,7 +827,7 @@ Test(sanitize, one_worker_holds_the_sessions_when_their_share_is_small, .timeout
     /* the two fixture items (first in the table's order) sleep 0.6 s each:
      * handed out by cost alone, each worker would run one and then the
      * :sanitize items beside the other */
-    kc_proc p = san_run((char *[]){ "run", THREE_ITEMS, "fixture.cost.00", "fixture.cost.16", "--jobs", "2", "--costs",
+    kc_proc p = kc_san_test_run((char *[]){ "run", THREE_ITEMS, "fixture.cost.00", "fixture.cost.16", "--jobs", "2", "--costs",
                                     costs, NULL }, 0, env_log, "KC_FIXTURE_COST_SCALE=2");
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     const char *names[] = { THREE_ITEMS };
@@ -861,7 +840,7 @@ Test(sanitize, one_worker_holds_the_sessions_when_their_share_is_small, .timeout
     /* With KC_SANITIZE_SESSIONS=0 no worker keeps sessions: the items go by
      * cost alone, both workers run the two fixture items first and then share
      * the three :sanitize items. */
-    p = san_run((char *[]){ "run", THREE_ITEMS, "fixture.cost.00", "fixture.cost.16", "--jobs", "2", "--costs", costs,
+    p = kc_san_test_run((char *[]){ "run", THREE_ITEMS, "fixture.cost.00", "fixture.cost.16", "--jobs", "2", "--costs", costs,
                             NULL }, 0, "KC_SANITIZE_SESSIONS=0", "KC_FIXTURE_COST_SCALE=2");
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     int on[2] = { 0, 0 };
@@ -893,7 +872,7 @@ Test(sanitize, the_controls_planted_for_the_sanitizer_go_first, .timeout = 120)
                "fakenosmem.copy.f16:sanitize\t9\t-1\t-1\t0\n"
                "fakesan.copy.f16:control.masked_tail_read_oob\t0.1\t-1\t-1\t0\n");
     fclose(f);
-    kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob",
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob",
                                     "--jobs", "1", "--costs", costs, NULL }, 0, env_log, NULL);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     const char *ctl = strstr(p.out, "RED    fakesan.copy.f16:control.masked_tail_read_oob");
@@ -915,7 +894,7 @@ Test(sanitize, the_controls_planted_for_the_sanitizer_go_first, .timeout = 120)
  * item is counted in the session's summary and fails the run. */
 Test(sanitize, reports_out_of_order_are_never_green, .timeout = 120)
 {
-    kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:sanitize", NULL }, 0,
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:sanitize", NULL }, 0,
                         "KC_FAKE_SANITIZER=late:memcheck:fakenosmem.copy.f16:sanitize", NULL);
     char line[8192];
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
@@ -923,7 +902,7 @@ Test(sanitize, reports_out_of_order_are_never_green, .timeout = 120)
               strstr(line, "the memcheck session reported an error while this item ran that the item alone does not "
                            "reproduce") && strstr(line, "KC_SANITIZE_SESSIONS=0"), "%s", p.out);
     kc_proc_free(&p);
-    p = san_run((char *[]){ "run", "fakesan.copy.f16:sanitize", NULL }, 0, "KC_FAKE_SANITIZER=late:memcheck", NULL);
+    p = kc_san_test_run((char *[]){ "run", "fakesan.copy.f16:sanitize", NULL }, 0, "KC_FAKE_SANITIZER=late:memcheck", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "kcontract-fixture: the memcheck session counted 1 error that no item's window held"), "%s", p.out);
     kc_proc_free(&p);
@@ -937,13 +916,13 @@ Test(sanitize, reports_out_of_order_are_never_green, .timeout = 120)
  * the dead session's report still fails the run when the pool ends. */
 Test(sanitize, a_report_left_by_a_session_that_died_fails_the_run, .timeout = 120)
 {
-    kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:sanitize", NULL }, 0,
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:sanitize", NULL }, 0,
                         "KC_FAKE_SANITIZER=lateexit:memcheck:fakenosmem.copy.f16:sanitize", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "kcontract-fixture: the memcheck session ended between items with an error report that no item's "
                             "window held"), "%s", p.out);
     kc_proc_free(&p);
-    p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob", NULL },
+    p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob", NULL },
                 0, "KC_FAKE_SANITIZER=lateexit:memcheck:fakenosmem.copy.f16:sanitize", NULL);
     char line[8192];
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
@@ -962,7 +941,7 @@ Test(sanitize, a_report_left_by_a_session_that_died_fails_the_run, .timeout = 12
 Test(sanitize, a_session_that_ends_between_items_leaves_no_first_window_its_report, .timeout = 120)
 {
     char line[8192];
-    kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.sanitizer_blind",
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.sanitizer_blind",
                                     NULL }, 0, "KC_FAKE_SANITIZER=lateexit:memcheck:fakenosmem.copy.f16:sanitize", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(!kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.sanitizer_blind", line, sizeof line),
@@ -976,7 +955,7 @@ Test(sanitize, a_session_that_ends_between_items_leaves_no_first_window_its_repo
  * item after it: its report still fails the run when the pool ends. */
 Test(sanitize, a_session_that_ended_still_has_its_summary_checked, .timeout = 120)
 {
-    kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", NULL }, 0,
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", NULL }, 0,
                 "KC_FAKE_SANITIZER=lateexit:memcheck:fakenosmem.copy.f16:sanitize", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "kcontract-fixture: the memcheck session counted 1 error that no item's window held"), "%s", p.out);
@@ -994,7 +973,7 @@ Test(sanitize, every_sessions_summary_is_checked_when_they_end_together, .timeou
         char mode[64], want[96];
         snprintf(mode, sizeof mode, "KC_FAKE_SANITIZER=late:%s", tools[t]);
         snprintf(want, sizeof want, "kcontract-fixture: the %s session counted 1 error that no item's window held", tools[t]);
-        kc_proc p = san_run((char *[]){ "run", ITEM, "fixture.cost.00", NULL }, 0, mode, "KC_FIXTURE_COST_SCALE=2");
+        kc_proc p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_ITEM, "fixture.cost.00", NULL }, 0, mode, "KC_FIXTURE_COST_SCALE=2");
         cr_expect_eq(p.status, 1, "%s: exit %d\n%s%s", tools[t], p.status, p.out, p.err);
         cr_expect(strstr(p.out, want), "%s: %s", tools[t], p.out);
         kc_proc_free(&p);
@@ -1008,13 +987,13 @@ Test(sanitize, every_sessions_summary_is_checked_when_they_end_together, .timeou
 Test(sanitize, sessions_end_before_a_serial_re_exec, .timeout = 120)
 {
     char line[8192];
-    kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:sanitize", NULL }, 0,
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:sanitize", NULL }, 0,
                         "KC_FAULT_LOSE_CONTEXT_AFTER=fakenosmem.copy.f16:sanitize", NULL);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakenosmem.copy.f16:sanitize", line, sizeof line), "%s", p.out);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "%s", p.out);
     kc_proc_free(&p);
-    p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:sanitize", NULL }, 0,
+    p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:sanitize", NULL }, 0,
                 "KC_FAULT_LOSE_CONTEXT_AFTER=fakenosmem.copy.f16:sanitize",
                 "KC_FAKE_SANITIZER=late:memcheck:fakenosmem.copy.f16:sanitize");
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
@@ -1028,7 +1007,7 @@ Test(sanitize, sessions_end_before_a_serial_re_exec, .timeout = 120)
  * that, and says it once). */
 Test(sanitize, a_reexec_still_checks_the_sessions_it_leaves, .timeout = 120)
 {
-    kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fixture.pass.03", "fixture.pass.04", NULL },
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fixture.pass.03", "fixture.pass.04", NULL },
                         0, "KC_FAKE_SANITIZER=late:memcheck:fakenosmem.copy.f16:sanitize",
                         "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.03");
     char line[8192];
@@ -1048,7 +1027,7 @@ Test(sanitize, a_session_that_hangs_or_crashes_mid_item_is_replaced, .timeout = 
     char line[8192];
     /* every tool of every item gets the limit: 6 s leaves the clean ones
      * room under ASan and a loaded CI machine */
-    kc_proc p = san_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, "KC_FAKE_SANITIZER=hang:fakenosmem.copy.f16:sanitize",
+    kc_proc p = kc_san_test_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, "KC_FAKE_SANITIZER=hang:fakenosmem.copy.f16:sanitize",
                         "KC_SANITIZE_TIMEOUT_S=6");
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "TIMEOUT", "fakenosmem.copy.f16:sanitize", line, sizeof line) &&
@@ -1056,7 +1035,7 @@ Test(sanitize, a_session_that_hangs_or_crashes_mid_item_is_replaced, .timeout = 
     cr_expect(kc_out_item_line(p.out, "PASS", "fakenorace.copy.f16:sanitize", line, sizeof line), "%s", p.out);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "after: %s", p.out);
     kc_proc_free(&p);
-    p = san_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, "KC_FAKE_SANITIZER=crash:fakenosmem.copy.f16:sanitize", NULL);
+    p = kc_san_test_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, "KC_FAKE_SANITIZER=crash:fakenosmem.copy.f16:sanitize", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "CRASH", "fakenosmem.copy.f16:sanitize", line, sizeof line) &&
               strstr(line, "memcheck: compute-sanitizer killed by signal 11"), "%s", p.out);
@@ -1073,11 +1052,11 @@ Test(sanitize, a_session_that_hangs_or_crashes_mid_item_is_replaced, .timeout = 
 Test(sanitize, unused_sessions_do_not_hold_up_the_end, .timeout = 120)
 {
     double t0 = kc_now_s();
-    kc_proc p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_FAKE_SANITIZER=hang", "KC_SANITIZE_TIMEOUT_S=10");
+    kc_proc p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_ITEM, NULL }, 0, "KC_FAKE_SANITIZER=hang", "KC_SANITIZE_TIMEOUT_S=10");
     double took = kc_now_s() - t0;
     char line[8192];
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(kc_out_item_line(p.out, "TIMEOUT", ITEM, line, sizeof line), "%s", p.out);
+    cr_expect(kc_out_item_line(p.out, "TIMEOUT", KC_SAN_TEST_ITEM, line, sizeof line), "%s", p.out);
     cr_expect_lt(took, 17.0, "the run took %.1f s: its unused sessions were waited on", took);
     kc_proc_free(&p);
 }
@@ -1121,7 +1100,7 @@ Test(sanitize, a_control_runs_in_sessions_of_its_own, .timeout = 120)
 {
     char log[256], logenv[300], line[8192];
     san_log(log, logenv, "kc-san-ctl");
-    kc_proc p = san_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob",
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob",
                                     "fakesan.copy.f16:sanitize", NULL }, 0,
                         "KC_FAKE_SANITIZER=late:memcheck:fakenosmem.copy.f16:sanitize", logenv);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
@@ -1143,12 +1122,12 @@ Test(sanitize, a_control_runs_in_sessions_of_its_own, .timeout = 120)
 Test(sanitize, output_past_what_is_kept_neither_fails_nor_hides, .timeout = 120)
 {
     char line[8192];
-    kc_proc p = san_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, "KC_FAKE_SANITIZER=flood:fakenosmem.copy.f16:sanitize",
+    kc_proc p = kc_san_test_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, "KC_FAKE_SANITIZER=flood:fakenosmem.copy.f16:sanitize",
                         NULL);
     cr_expect_eq(p.status, 0, "exit %d\n%.3000s", p.status, p.out);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakenosmem.copy.f16:sanitize", line, sizeof line), "%.3000s", p.out);
     kc_proc_free(&p);
-    p = san_run((char *[]){ "run", THREE_ITEMS, NULL }, 0,
+    p = kc_san_test_run((char *[]){ "run", THREE_ITEMS, NULL }, 0,
                 "KC_FAKE_SANITIZER=flood:initcheck:fakenosmem.copy.f16:sanitize", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%.3000s", p.status, p.out);
     cr_expect(kc_out_item_line(p.out, "FAIL", "fakenosmem.copy.f16:sanitize", line, sizeof line) &&
@@ -1176,7 +1155,7 @@ static pid_t ppid_of(pid_t pid)
     return e && sscanf(e + 1, " %c %ld", &st, &pp) == 2 ? (pid_t)pp : -1;
 }
 
-/* Runs ITEM with `schedule` ("queue" or "static") and one process, its
+/* Runs KC_SAN_TEST_ITEM with `schedule` ("queue" or "static") and one process, its
  * memcheck session hanging in the item, SIGKILLs that process (the
  * session's parent) and checks that the session did not outlive the run. */
 static void kill_the_sessions_parent(const char *schedule)
@@ -1189,11 +1168,11 @@ static void kill_the_sessions_parent(const char *schedule)
     san_log(log, env_log, "kc-san-kill");
     snprintf(costs, sizeof costs, "%s/kc-san-kill-costs.%ld", kc_test_tmpdir(), (long)getpid());
     unlink(log);
-    char *env[] = { env_san, env_cuda, env_log, "KC_FAKE_SANITIZER=hang:" ITEM, "KC_SANITIZE_TIMEOUT_S=50", NULL };
+    char *env[] = { env_san, env_cuda, env_log, "KC_FAKE_SANITIZER=hang:" KC_SAN_TEST_ITEM, "KC_SANITIZE_TIMEOUT_S=50", NULL };
     kc_live l;
     int queue = strcmp(schedule, "queue") == 0;       /* a static schedule writes no cost table and takes none */
     kc_live_start_env(&l, kc_test_fixture_bin(),
-                      (char *[]){ "run", ITEM, "--jobs", "1", "--schedule", (char *)schedule, queue ? "--costs" : NULL,
+                      (char *[]){ "run", KC_SAN_TEST_ITEM, "--jobs", "1", "--schedule", (char *)schedule, queue ? "--costs" : NULL,
                                   costs, NULL }, env);
     pid_t session = 0;
     for (int i = 0; i < 300 && !session; i++) {         /* memcheck's session started */
@@ -1232,7 +1211,7 @@ Test(sanitize, a_killed_static_shard_leaves_no_session_running, .timeout = 60)
 
 /* Runs the fixture binary's --sanitize-target as a session under the fake
  * driver (seed 7, device 0), its stdin the request lines of `requests`
- * ("ITEM edge\n..."), killed after timeout_s. */
+ * ("KC_SAN_TEST_ITEM edge\n..."), killed after timeout_s. */
 static kc_proc target_session_env(const char *requests, double timeout_s, const char *extra, const char *extra2)
 {
     static char env_cuda[1024];
@@ -1308,10 +1287,10 @@ Test(sanitize, only_the_sanitizers_launches_get_the_raised_watchdog, .timeout = 
     char log[256], env_log[300];
     kc_tmp_path(log, sizeof log, "watchdog", "log");
     snprintf(env_log, sizeof env_log, "KC_FAKE_LAUNCH_LOG=%s", log);
-    kc_proc p = san_run((char *[]){ "run", "fakesan.copy.f16", ITEM, NULL }, 0, env_log, "KC_FAKE_WATCHDOG=8");
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakesan.copy.f16", KC_SAN_TEST_ITEM, NULL }, 0, env_log, "KC_FAKE_WATCHDOG=8");
     char line[8192];
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(kc_out_item_line(p.out, "PASS", ITEM, line, sizeof line) &&
+    cr_expect(kc_out_item_line(p.out, "PASS", KC_SAN_TEST_ITEM, line, sizeof line) &&
               strstr(line, "; watchdog kc_watchdog_ns 10 s under the tool (the module's 0.250 s)]"), "%s", p.out);
     kc_proc_free(&p);
     FILE *f = fopen(log, "r");
@@ -1328,9 +1307,9 @@ Test(sanitize, only_the_sanitizers_launches_get_the_raised_watchdog, .timeout = 
     cr_expect_gt(module, 0, "the gates' launches keep the module's 250 ms");
     cr_expect_gt(raised, 0, "the sanitizer's launches get 10 s");
     cr_expect_eq(other, 0, "%d launches with another value or none", other);
-    p = san_run((char *[]){ "run", ITEM, NULL }, 0, "KC_FAKE_WATCHDOG=4", NULL);
+    p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_ITEM, NULL }, 0, "KC_FAKE_WATCHDOG=4", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(kc_out_item_line(p.out, "FAIL", ITEM, line, sizeof line) &&
+    cr_expect(kc_out_item_line(p.out, "FAIL", KC_SAN_TEST_ITEM, line, sizeof line) &&
               strstr(line, "memcheck: the target failed under compute-sanitizer: the kernel's hang watchdog: module "
                            "fake_copy's kc_watchdog_ns is 4 bytes, expected 8"), "%s", p.out);
     kc_proc_free(&p);
@@ -1359,13 +1338,13 @@ Test(sanitize, racecheck_launches_the_edge_shapes_together, .timeout = 120)
     cr_expect_eq(kc_out_count(p.out, "kcontract-sanitize-target: begin "), 3, "%s", p.out);
     kc_proc_free(&p);
     /* through the gate: racecheck's cost says so, and its errors still decide */
-    p = san_run((char *[]){ "run", "fakeedges.copy.f16:sanitize", NULL }, 0, NULL, NULL);
+    p = kc_san_test_run((char *[]){ "run", "fakeedges.copy.f16:sanitize", NULL }, 0, NULL, NULL);
     char line[8192];
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakeedges.copy.f16:sanitize", line, sizeof line) &&
               strstr(line, " s (edge shapes, launched together), initcheck "), "%s", p.out);
     kc_proc_free(&p);
-    p = san_run((char *[]){ "run", "fakeedges.copy.f16:sanitize", NULL }, 0, "KC_FAKE_SANITIZER=error:racecheck", NULL);
+    p = kc_san_test_run((char *[]){ "run", "fakeedges.copy.f16:sanitize", NULL }, 0, "KC_FAKE_SANITIZER=error:racecheck", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "FAIL", "fakeedges.copy.f16:sanitize", line, sizeof line) &&
               strstr(line, "racecheck"), "%s", p.out);
@@ -1386,7 +1365,7 @@ Test(sanitize, an_edge_shape_left_out_of_racecheck_runs_under_the_other_tools, .
                             "edge.31 edge.33\n"), "%s", p.out);
     kc_proc_free(&p);
     char line[8192];
-    p = san_run((char *[]){ "run", "fakeedgesrace.copy.f16:sanitize", NULL }, 0, NULL, NULL);
+    p = kc_san_test_run((char *[]){ "run", "fakeedgesrace.copy.f16:sanitize", NULL }, 0, NULL, NULL);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakeedgesrace.copy.f16:sanitize", line, sizeof line) &&
               strstr(line, " s (edge shapes but edge.31, launched together), initcheck "), "%s", p.out);
@@ -1480,7 +1459,7 @@ Test(sanitize, killed_sessions_leave_nothing_in_tmpdir, .timeout = 120)
     char dir[256], env[300], names[1024];
     kc_tmp_dir(dir, sizeof dir, "santmp");
     snprintf(env, sizeof env, "TMPDIR=%s", dir);
-    kc_proc p = san_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, "KC_FAKE_SANITIZER=crash:fakenosmem.copy.f16:sanitize",
+    kc_proc p = kc_san_test_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, "KC_FAKE_SANITIZER=crash:fakenosmem.copy.f16:sanitize",
                         env);
     cr_expect(kc_out_item_line(p.out, "CRASH", "fakenosmem.copy.f16:sanitize", names, sizeof names), "%s", p.out);
     kc_proc_free(&p);

@@ -1348,7 +1348,7 @@ CUresult cuMemsetD8_v2_ptds(CUdeviceptr dst, unsigned char v, size_t n) { return
 /* Streams: the fake runs every launch at once, in order, so a stream is a
  * token (one of FAKE_STREAMS slots). A launch on, or a destroy of, a stream
  * that is not live fails; streams a live context never destroyed are named
- * on stderr at exit, where a test sees them (tests/test_sanitize.c). */
+ * on stderr at exit, where a test sees them (tests/test_sanitize_target.c). */
 #define FAKE_STREAMS 64
 static _Atomic unsigned char stream_live[FAKE_STREAMS];
 static pthread_mutex_t streams_lock = PTHREAD_MUTEX_INITIALIZER;    /* a slot's taking and its giving back */

@@ -106,7 +106,6 @@
 #define BLOCKS_PER_SM 32
 #define SMS 4
 
-struct kernel;
 struct CUmod_st;
 struct CUfunc_st {
     const struct kernel *k;
@@ -114,14 +113,6 @@ struct CUfunc_st {
     _Atomic int max_dynamic_smem;   /* cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) */
     _Atomic int nonportable;        /* cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED) */
 };
-struct kernel {
-    const char *module, *symbol;
-    int regs, static_smem, local, max_threads;
-    CUresult (*run)(const launch *l);
-    int grown_regs;                 /* its control reg_growth's registers per thread (0: the same) */
-    const char *params;             /* its parameters' sizes, "8,8,4,8" (cuFuncGetParamInfo); NULL: not known */
-};
-#define NKERNELS 34
 struct CUmod_st {
     char module[64], control[64];
     struct CUfunc_st fn[NKERNELS];
@@ -132,10 +123,10 @@ struct CUctx_st { int unused; };
 
 static struct CUctx_st the_ctx;
 static _Atomic int initialized;
-static _Atomic(CUresult) sticky;             /* set by a faulting kernel: the context is unusable */
-static _Atomic(CUresult) late;              /* a fault the host sees at its next cuCtxSynchronize or cuFuncSetAttribute
+_Atomic(CUresult) fake_sticky;             /* set by a faulting kernel: the context is unusable */
+_Atomic(CUresult) fake_late;              /* a fault the host sees at its next cuCtxSynchronize or cuFuncSetAttribute
                                      * (the kernel still ran when the calls between came) */
-static _Atomic unsigned long long launches;  /* of the fake kernels under test (not the harness's or references) */
+_Atomic unsigned long long fake_launches;  /* of the fake kernels under test (not the harness's or references) */
 
 /* ---- the emulated kernels ---- */
 
@@ -165,7 +156,7 @@ static CUresult axpy(const launch *l)
         memcpy(&x[0], &b, 4);
     }
     if (n && is(l, "wrong_value")) y[n / 2] += 0.01f * fmaxf(fabsf(y[n / 2]), 1.0f);   /* planted: off by 1e-2 */
-    if (n && is(l, "nondeterministic") && launches % 2)             /* planted: 1 ulp that varies per launch */
+    if (n && is(l, "nondeterministic") && fake_launches % 2)             /* planted: 1 ulp that varies per launch */
         y[0] = nextafterf(y[0], INFINITY);
     return CUDA_SUCCESS;
 }
@@ -256,7 +247,7 @@ static CUresult copy_f16(const launch *l)
     for (long long i = 0; i < n; i++) out[i] = in[i];
     if (n && is(l, "oob_write")) out[n] = in[n - 1];                /* planted: one element past the end */
     if (is(l, "fault")) return slow_fault();                        /* planted: sticky, like a real fault */
-    if (is(l, "late_fault")) late = CUDA_ERROR_ILLEGAL_ADDRESS;     /* planted: sticky, seen later (`late`) */
+    if (is(l, "late_fault")) fake_late = CUDA_ERROR_ILLEGAL_ADDRESS;     /* planted: sticky, seen later (`late`) */
     if (n && is(l, "masked_tail_read")) {                           /* planted: the last element adds 0 x in[n] */
         float past = half_to_float(in[n]), last = half_to_float(out[n - 1]);
         out[n - 1] = float_to_half(last + 0.0f * past);             /* the canary's value vanishes, NaN does not */
@@ -566,7 +557,7 @@ static CUresult r_dot_nomag(const launch *l) { return dot_ref(l, 1); }
 /* A reference that faults. */
 static CUresult r_fault(const launch *l) { (void)l; return CUDA_ERROR_ILLEGAL_ADDRESS; }
 
-static const struct kernel kernels[NKERNELS] = {
+const struct kernel fake_kernels[NKERNELS] = {
     /* module       symbol            regs smem local threads */
     { "fake_axpy",  "fake_axpy_f32",  16,  0,    0,  1024, axpy, 0, "8,8,4,8" },
     { "fake_copy",  "fake_copy_f16",  8,   0,    0,  1024, copy_f16 },
@@ -606,7 +597,7 @@ static const struct kernel kernels[NKERNELS] = {
 
 /* ---- the driver API ---- */
 
-#define CONTEXT_CALL() do { if (!initialized) return CUDA_ERROR_NOT_INITIALIZED; if (sticky) return sticky; } while (0)
+#define CONTEXT_CALL() do { if (!initialized) return CUDA_ERROR_NOT_INITIALIZED; if (fake_sticky) return fake_sticky; } while (0)
 
 CUresult cuInit(unsigned flags)
 {
@@ -695,14 +686,14 @@ CUresult cuCtxSetCurrent(CUcontext c) { CONTEXT_CALL(); return !c || c == &the_c
  * (`late`) becomes the context's, once (taken atomically: threads). */
 static void see_late(void)
 {
-    CUresult l = atomic_exchange(&late, CUDA_SUCCESS);
-    if (l) sticky = l;
+    CUresult l = atomic_exchange(&fake_late, CUDA_SUCCESS);
+    if (l) fake_sticky = l;
 }
 CUresult cuCtxSynchronize(void)
 {
     CONTEXT_CALL();
     see_late();
-    return sticky;
+    return fake_sticky;
 }
 /* The context's limits, as the real driver keeps them: its defaults until
  * set. KC_FAKE_LIMITS_STICK=1: a limit once changed cannot be set again
@@ -1004,8 +995,8 @@ static const char *fatbin_module(const void *image)
         return NULL;
     }
     for (int i = 0; i < NKERNELS; i++)
-        if (kernels[i].symbol && memmem(p, len, kernels[i].symbol, strlen(kernels[i].symbol)))
-            return kernels[i].module;
+        if (fake_kernels[i].symbol && memmem(p, len, fake_kernels[i].symbol, strlen(fake_kernels[i].symbol)))
+            return fake_kernels[i].module;
     return NULL;
 }
 
@@ -1044,7 +1035,7 @@ CUresult cuModuleLoadData(CUmodule *mod, const void *image)
     const char *s = image;
     size_t n = 0;
     const char *real = fatbin_module(image);
-    if (real && lost_at("KC_FAKE_LOAD_LOST", real)) return sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
+    if (real && lost_at("KC_FAKE_LOAD_LOST", real)) return fake_sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
     if (real) {
         struct CUmod_st *md = calloc(1, sizeof *md);
         if (!md) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -1060,9 +1051,9 @@ CUresult cuModuleLoadData(CUmodule *mod, const void *image)
     text[n] = 0;
     if (sscanf(text, "KCFAKE %63s %63s", m, c) != 2) return CUDA_ERROR_INVALID_IMAGE;
     int known = 0;
-    for (int i = 0; i < NKERNELS; i++) known |= strcmp(kernels[i].module, m) == 0;
+    for (int i = 0; i < NKERNELS; i++) known |= strcmp(fake_kernels[i].module, m) == 0;
     if (!known) return CUDA_ERROR_INVALID_IMAGE;
-    if (lost_at("KC_FAKE_LOAD_LOST", m)) return sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
+    if (lost_at("KC_FAKE_LOAD_LOST", m)) return fake_sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
     struct CUmod_st *md = calloc(1, sizeof *md);
     if (!md) return CUDA_ERROR_OUT_OF_MEMORY;
     snprintf(md->module, sizeof md->module, "%s", m);
@@ -1079,7 +1070,7 @@ CUresult cuModuleGetGlobal(CUdeviceptr *p, size_t *bytes, CUmodule mod, const ch
     if (!mod->watchdog_size || strcmp(name, "kc_watchdog_ns") != 0) return CUDA_ERROR_NOT_FOUND;
     const char *e = getenv("KC_FAKE_WATCHDOG");
     if (e && strcmp(e, "fail") == 0) return CUDA_ERROR_INVALID_CONTEXT;
-    if (e && strcmp(e, "lost") == 0) return sticky = CUDA_ERROR_ILLEGAL_ADDRESS;  /* an earlier fault, seen here first */
+    if (e && strcmp(e, "lost") == 0) return fake_sticky = CUDA_ERROR_ILLEGAL_ADDRESS;  /* an earlier fault, seen here first */
     if (p) *p = (CUdeviceptr)(uintptr_t)&mod->watchdog_ns;
     if (bytes) *bytes = mod->watchdog_size;
     return CUDA_SUCCESS;
@@ -1087,11 +1078,11 @@ CUresult cuModuleGetGlobal(CUdeviceptr *p, size_t *bytes, CUmodule mod, const ch
 CUresult cuModuleGetFunction(CUfunction *f, CUmodule mod, const char *name)
 {
     CONTEXT_CALL();
-    if (lost_at("KC_FAKE_FUNC_LOST", mod->module)) return sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
+    if (lost_at("KC_FAKE_FUNC_LOST", mod->module)) return fake_sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
     if (strcmp(mod->control, "broken_build") == 0) return CUDA_ERROR_NOT_FOUND;   /* its #ifdef lost the kernel */
     for (int i = 0; i < NKERNELS; i++)
-        if (strcmp(kernels[i].symbol, name) == 0 && strcmp(kernels[i].module, mod->module) == 0) {
-            mod->fn[i].k = &kernels[i];
+        if (strcmp(fake_kernels[i].symbol, name) == 0 && strcmp(fake_kernels[i].module, mod->module) == 0) {
+            mod->fn[i].k = &fake_kernels[i];
             mod->fn[i].mod = mod;
             *f = &mod->fn[i];
             return CUDA_SUCCESS;
@@ -1148,10 +1139,10 @@ CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f)
 CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
 {
     CONTEXT_CALL();
-    CUresult l = atomic_exchange(&late, CUDA_SUCCESS);
+    CUresult l = atomic_exchange(&fake_late, CUDA_SUCCESS);
     if (l) {                        /* an earlier kernel's fault, seen here */
-        sticky = l;
-        return sticky;
+        fake_sticky = l;
+        return fake_sticky;
     }
     if (a == CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED && (v == 0 || v == 1)) {
         f->nonportable = v;
@@ -1288,13 +1279,13 @@ static CUresult launch_kernel(CUfunction f, const unsigned g[3], const unsigned 
                            (a->clustered && blocks / size > (unsigned long long)active_clusters(f, (long long)threads, smem, size))))
         return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
     if (strcmp(f->mod->module, "harness") && strcmp(f->mod->module, "fake_ref")) {
-        launches++;
+        fake_launches++;
         log_launch(f, via, g, b, smem, a, stream, per_thread);
     }
     launch l = { threads * blocks, (unsigned)blocks, params, f->mod->control, { a->cluster[0], a->cluster[1], a->cluster[2] },
                  a->cooperative, a->programmatic };
     CUresult r = f->k->run(&l);
-    if (r != CUDA_SUCCESS) sticky = r;      /* reported by this and every later call, from the next one on */
+    if (r != CUDA_SUCCESS) fake_sticky = r;      /* reported by this and every later call, from the next one on */
     return CUDA_SUCCESS;
 }
 static CUresult launch_plain(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
@@ -1389,7 +1380,7 @@ CUresult cuStreamSynchronize(CUstream s)
     CONTEXT_CALL();
     if (!special_stream(s) && stream_slot(s) < 0) return CUDA_ERROR_INVALID_HANDLE;
     see_late();
-    return sticky;
+    return fake_sticky;
 }
 CUresult cuStreamSynchronize_ptsz(CUstream s);
 CUresult cuStreamSynchronize_ptsz(CUstream s) { return cuStreamSynchronize(s); }
@@ -1397,7 +1388,7 @@ __attribute__((destructor)) static void streams_left(void)
 {
     int n = 0;
     for (int i = 0; i < FAKE_STREAMS; i++) n += stream_live[i];
-    if (n && !sticky) fprintf(stderr, "fake_cuda: %d stream%s created and never destroyed\n", n, n == 1 ? "" : "s");
+    if (n && !fake_sticky) fprintf(stderr, "fake_cuda: %d stream%s created and never destroyed\n", n, n == 1 ? "" : "s");
 }
 
 static const struct { CUresult r; const char *name, *text; } errors[] = {

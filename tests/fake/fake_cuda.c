@@ -9,7 +9,8 @@
  * memsets are memcpy and memset. A module image is the text
  * "KCFAKE <module> <control or ->" (the Makefile writes one per module and
  * control of tests/fixtures/fake_kernels.list); its functions are the
- * host-emulated kernels below, which honour the control the image names.
+ * host-emulated kernels of fake_kernels.c, which honour the control the
+ * image names.
  * A kernel may fault (CUDA_ERROR_ILLEGAL_ADDRESS): the launch returns success
  * and from then on every context call returns the error, as a real poisoned
  * context does. cuGetProcAddress is deliberately absent: the harness resolves
@@ -32,7 +33,7 @@
  * them). A programmatic launch's dependent (fake_pdl_scale_f32) that does
  * not wait reads its producer's output before it was written.
  *
- * The harness's own module ("KCFAKE harness -") is emulated too: its
+ * The harness's own module ("KCFAKE harness -") is emulated too (fake_kernels.c): its
  * generator and checks run the same host-and-device rules the CUDA module
  * compiles (src/core/gen_stream.h, src/core/check_rules.h), writing the whole result
  * into the first block's partial and empty partials into the rest, so the

@@ -1,6 +1,7 @@
-/* fake_cuda.h — what the fake driver's files share (fake_cuda.c): a launch
- * of an emulated kernel as its host function sees it, the readers of its
- * parameters, the table of emulated kernels and the context's fault state. */
+/* fake_cuda.h — what the fake driver's files share (fake_cuda.c, fake_kernels.c,
+ * fake_args.c, fake_acc.c): a launch of an emulated kernel as its host
+ * function sees it, the readers of its parameters, the table of emulated
+ * kernels and the context's fault state. */
 #ifndef KC_FAKE_CUDA_H
 #define KC_FAKE_CUDA_H
 #include <cuda.h>
@@ -33,7 +34,7 @@ struct kernel {
 };
 #define NKERNELS 34
 /* Every emulated kernel: those under test, the harness's and the device
- * references (fake_cuda.c, "the emulated kernels"). */
+ * references (fake_kernels.c). */
 extern const struct kernel fake_kernels[NKERNELS];
 
 /* The one context's fault state, shared by the kernels that fault and the

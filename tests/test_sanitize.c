@@ -313,7 +313,7 @@ Test(sanitize, a_known_finding_of_gate_5_is_known_until_stale, .timeout = 120)
 Test(sanitize, no_shared_memory_leaves_racecheck_out, .timeout = 120)
 {
     kc_proc p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", NULL }, 0,
-                        "KC_FAKE_SANITIZER=error:racecheck", NULL);
+                                "KC_FAKE_SANITIZER=error:racecheck", NULL);
     char line[8192];
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakenosmem.copy.f16:sanitize", line, sizeof line) &&
@@ -334,7 +334,7 @@ Test(sanitize, no_shared_memory_leaves_racecheck_out, .timeout = 120)
 Test(sanitize, no_racecheck_runs_the_other_three_tools, .timeout = 120)
 {
     kc_proc p = kc_san_test_run((char *[]){ "run", "fakenorace.copy.f16:sanitize", NULL }, 0, "KC_FAKE_SANITIZER=error:racecheck",
-                        NULL);
+                                NULL);
     char line[8192];
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakenorace.copy.f16:sanitize", line, sizeof line) &&

@@ -90,7 +90,7 @@ Test(sanitize, one_session_per_tool_serves_every_item, .timeout = 120)
     for (int pass = 0; pass < 2; pass++) {
         unlink(log);
         kc_proc p = kc_san_test_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, env_log,
-                            pass ? "KC_SANITIZE_SESSIONS=0" : NULL);
+                                    pass ? "KC_SANITIZE_SESSIONS=0" : NULL);
         cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
         const char *names[] = { THREE_ITEMS };
         for (int i = 0; i < 3; i++)
@@ -112,7 +112,7 @@ Test(sanitize, one_session_per_tool_serves_every_item, .timeout = 120)
 Test(sanitize, an_error_in_a_session_is_decided_by_the_item_alone, .timeout = 120)
 {
     kc_proc p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob",
-                                    "fakesan.copy.f16:sanitize", NULL }, 0, NULL, NULL);
+                                            "fakesan.copy.f16:sanitize", NULL }, 0, NULL, NULL);
     char line[8192];
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line) &&
@@ -171,8 +171,8 @@ Test(sanitize, a_sanitizer_controls_sessions_start_ahead_of_it, .timeout = 120)
     for (int lanes = 0; lanes < 2; lanes++) {
         unlink(log);
         kc_proc p = kc_san_test_run((char *[]){ "run", "--inflight", lanes ? "2" : "1", "fakenosmem.copy.f16:sanitize",
-                                        "fakesan.copy.f16:control.masked_tail_read_oob", NULL },
-                            0, "KC_FAKE_SANITIZER_START_S=2", env_log);
+                                                "fakesan.copy.f16:control.masked_tail_read_oob", NULL },
+                                    0, "KC_FAKE_SANITIZER_START_S=2", env_log);
         cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
         double secs = item_seconds(&p, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", "caught by gate 5", line);
         cr_expect(secs >= 0 && secs < 1.5, "the control waited for its sessions to start (--inflight %d): %s",
@@ -202,7 +202,7 @@ Test(sanitize, a_serial_run_starts_the_next_controls_sessions_together, .timeout
     unlink(log);
     const char *second = "fakesan.copy.f16:control.masked_tail_read_oob";
     kc_proc p = kc_san_test_run((char *[]){ "run", "fakenorace.copy.f16:control.masked_tail_read_oob", (char *)second, NULL },
-                        0, "KC_FAKE_SANITIZER_START_S=2", env_log);
+                                0, "KC_FAKE_SANITIZER_START_S=2", env_log);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     double secs = item_seconds(&p, "RED", second, "caught by gate 5", line);
     cr_expect(secs >= 0 && secs < 1.0, "the second control waited for its sessions to start: %s", line);
@@ -221,7 +221,7 @@ Test(sanitize, no_sessions_start_ahead_past_a_control_planted_for_gate_1, .timeo
     san_log(log, env_log, "kc-san-ahead-gate1");
     unlink(log);
     kc_proc p = kc_san_test_run((char *[]){ "run", "fakeedges.copy.f16:control.fault",
-                                    "fakesan.copy.f16:control.masked_tail_read_oob", NULL }, 0, env_log, NULL);
+                                            "fakesan.copy.f16:control.masked_tail_read_oob", NULL }, 0, env_log, NULL);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "RED", "fakeedges.copy.f16:control.fault", line, sizeof line) &&
               strstr(line, "caught by gate 1"), "%s", p.out);
@@ -296,7 +296,7 @@ Test(sanitize, a_standby_never_needed_ends_the_sessions_it_started, .timeout = 1
 Test(sanitize, a_session_that_served_no_request_is_not_waited_for, .timeout = 120)
 {
     kc_proc p = kc_san_test_run((char *[]){ "run", "fakesan.copy.f16:control.masked_tail_read_oob", NULL }, 0,
-                        "KC_FAKE_SANITIZER_RACECHECK_START_S=3", NULL);
+                                "KC_FAKE_SANITIZER_RACECHECK_START_S=3", NULL);
     char line[8192];
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     double secs = item_seconds(&p, "RED", "fakesan.copy.f16:control.masked_tail_read_oob",
@@ -383,7 +383,7 @@ Test(sanitize, one_worker_holds_the_sessions_when_their_share_is_small, .timeout
      * handed out by cost alone, each worker would run one and then the
      * :sanitize items beside the other */
     kc_proc p = kc_san_test_run((char *[]){ "run", THREE_ITEMS, "fixture.cost.00", "fixture.cost.16", "--jobs", "2", "--costs",
-                                    costs, NULL }, 0, env_log, "KC_FIXTURE_COST_SCALE=2");
+                                            costs, NULL }, 0, env_log, "KC_FIXTURE_COST_SCALE=2");
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     const char *names[] = { THREE_ITEMS };
     char line[8192];
@@ -396,7 +396,7 @@ Test(sanitize, one_worker_holds_the_sessions_when_their_share_is_small, .timeout
      * cost alone, both workers run the two fixture items first and then share
      * the three :sanitize items. */
     p = kc_san_test_run((char *[]){ "run", THREE_ITEMS, "fixture.cost.00", "fixture.cost.16", "--jobs", "2", "--costs", costs,
-                            NULL }, 0, "KC_SANITIZE_SESSIONS=0", "KC_FIXTURE_COST_SCALE=2");
+                                    NULL }, 0, "KC_SANITIZE_SESSIONS=0", "KC_FIXTURE_COST_SCALE=2");
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     int on[2] = { 0, 0 };
     for (int i = 0; i < 3; i++)
@@ -428,7 +428,7 @@ Test(sanitize, the_controls_planted_for_the_sanitizer_go_first, .timeout = 120)
                "fakesan.copy.f16:control.masked_tail_read_oob\t0.1\t-1\t-1\t0\n");
     fclose(f);
     kc_proc p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob",
-                                    "--jobs", "1", "--costs", costs, NULL }, 0, env_log, NULL);
+                                            "--jobs", "1", "--costs", costs, NULL }, 0, env_log, NULL);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     const char *ctl = strstr(p.out, "RED    fakesan.copy.f16:control.masked_tail_read_oob");
     const char *item = strstr(p.out, "PASS   fakenosmem.copy.f16:sanitize");
@@ -450,7 +450,7 @@ Test(sanitize, the_controls_planted_for_the_sanitizer_go_first, .timeout = 120)
 Test(sanitize, reports_out_of_order_are_never_green, .timeout = 120)
 {
     kc_proc p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:sanitize", NULL }, 0,
-                        "KC_FAKE_SANITIZER=late:memcheck:fakenosmem.copy.f16:sanitize", NULL);
+                                "KC_FAKE_SANITIZER=late:memcheck:fakenosmem.copy.f16:sanitize", NULL);
     char line[8192];
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "FAIL", "fakesan.copy.f16:sanitize", line, sizeof line) &&
@@ -472,13 +472,13 @@ Test(sanitize, reports_out_of_order_are_never_green, .timeout = 120)
 Test(sanitize, a_report_left_by_a_session_that_died_fails_the_run, .timeout = 120)
 {
     kc_proc p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:sanitize", NULL }, 0,
-                        "KC_FAKE_SANITIZER=lateexit:memcheck:fakenosmem.copy.f16:sanitize", NULL);
+                                "KC_FAKE_SANITIZER=lateexit:memcheck:fakenosmem.copy.f16:sanitize", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "kcontract-fixture: the memcheck session ended between items with an error report that no item's "
                             "window held"), "%s", p.out);
     kc_proc_free(&p);
     p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob", NULL },
-                0, "KC_FAKE_SANITIZER=lateexit:memcheck:fakenosmem.copy.f16:sanitize", NULL);
+                        0, "KC_FAKE_SANITIZER=lateexit:memcheck:fakenosmem.copy.f16:sanitize", NULL);
     char line[8192];
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line), "%s",
@@ -497,7 +497,7 @@ Test(sanitize, a_session_that_ends_between_items_leaves_no_first_window_its_repo
 {
     char line[8192];
     kc_proc p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.sanitizer_blind",
-                                    NULL }, 0, "KC_FAKE_SANITIZER=lateexit:memcheck:fakenosmem.copy.f16:sanitize", NULL);
+                                            NULL }, 0, "KC_FAKE_SANITIZER=lateexit:memcheck:fakenosmem.copy.f16:sanitize", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(!kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.sanitizer_blind", line, sizeof line),
               "caught by another item's report: %s", p.out);
@@ -543,14 +543,14 @@ Test(sanitize, sessions_end_before_a_serial_re_exec, .timeout = 120)
 {
     char line[8192];
     kc_proc p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:sanitize", NULL }, 0,
-                        "KC_FAULT_LOSE_CONTEXT_AFTER=fakenosmem.copy.f16:sanitize", NULL);
+                                "KC_FAULT_LOSE_CONTEXT_AFTER=fakenosmem.copy.f16:sanitize", NULL);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakenosmem.copy.f16:sanitize", line, sizeof line), "%s", p.out);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "%s", p.out);
     kc_proc_free(&p);
     p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:sanitize", NULL }, 0,
-                "KC_FAULT_LOSE_CONTEXT_AFTER=fakenosmem.copy.f16:sanitize",
-                "KC_FAKE_SANITIZER=late:memcheck:fakenosmem.copy.f16:sanitize");
+                        "KC_FAULT_LOSE_CONTEXT_AFTER=fakenosmem.copy.f16:sanitize",
+                        "KC_FAKE_SANITIZER=late:memcheck:fakenosmem.copy.f16:sanitize");
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "kcontract-fixture: the memcheck session counted 1 error that no item's window held"), "%s", p.out);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "%s", p.out);
@@ -563,8 +563,8 @@ Test(sanitize, sessions_end_before_a_serial_re_exec, .timeout = 120)
 Test(sanitize, a_reexec_still_checks_the_sessions_it_leaves, .timeout = 120)
 {
     kc_proc p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fixture.pass.03", "fixture.pass.04", NULL },
-                        0, "KC_FAKE_SANITIZER=late:memcheck:fakenosmem.copy.f16:sanitize",
-                        "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.03");
+                                0, "KC_FAKE_SANITIZER=late:memcheck:fakenosmem.copy.f16:sanitize",
+                                "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.03");
     char line[8192];
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "continuing in a fresh process"), "the re-exec happened: %s", p.out);
@@ -583,7 +583,7 @@ Test(sanitize, a_session_that_hangs_or_crashes_mid_item_is_replaced, .timeout = 
     /* every tool of every item gets the limit: 6 s leaves the clean ones
      * room under ASan and a loaded CI machine */
     kc_proc p = kc_san_test_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, "KC_FAKE_SANITIZER=hang:fakenosmem.copy.f16:sanitize",
-                        "KC_SANITIZE_TIMEOUT_S=6");
+                                "KC_SANITIZE_TIMEOUT_S=6");
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "TIMEOUT", "fakenosmem.copy.f16:sanitize", line, sizeof line) &&
               strstr(line, "memcheck: compute-sanitizer did not finish in 6 s"), "%s", p.out);
@@ -656,8 +656,8 @@ Test(sanitize, a_control_runs_in_sessions_of_its_own, .timeout = 120)
     char log[256], logenv[300], line[8192];
     san_log(log, logenv, "kc-san-ctl");
     kc_proc p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob",
-                                    "fakesan.copy.f16:sanitize", NULL }, 0,
-                        "KC_FAKE_SANITIZER=late:memcheck:fakenosmem.copy.f16:sanitize", logenv);
+                                            "fakesan.copy.f16:sanitize", NULL }, 0,
+                                "KC_FAKE_SANITIZER=late:memcheck:fakenosmem.copy.f16:sanitize", logenv);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line), "%s",
               p.out);
@@ -678,12 +678,12 @@ Test(sanitize, output_past_what_is_kept_neither_fails_nor_hides, .timeout = 120)
 {
     char line[8192];
     kc_proc p = kc_san_test_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, "KC_FAKE_SANITIZER=flood:fakenosmem.copy.f16:sanitize",
-                        NULL);
+                                NULL);
     cr_expect_eq(p.status, 0, "exit %d\n%.3000s", p.status, p.out);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakenosmem.copy.f16:sanitize", line, sizeof line), "%.3000s", p.out);
     kc_proc_free(&p);
     p = kc_san_test_run((char *[]){ "run", THREE_ITEMS, NULL }, 0,
-                "KC_FAKE_SANITIZER=flood:initcheck:fakenosmem.copy.f16:sanitize", NULL);
+                        "KC_FAKE_SANITIZER=flood:initcheck:fakenosmem.copy.f16:sanitize", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%.3000s", p.status, p.out);
     cr_expect(kc_out_item_line(p.out, "FAIL", "fakenosmem.copy.f16:sanitize", line, sizeof line) &&
               strstr(line, "initcheck: ") && strstr(line, "it counted errors this parser did not find"), "%.3000s",
@@ -775,7 +775,7 @@ Test(sanitize, killed_sessions_leave_nothing_in_tmpdir, .timeout = 120)
     kc_tmp_dir(dir, sizeof dir, "santmp");
     snprintf(env, sizeof env, "TMPDIR=%s", dir);
     kc_proc p = kc_san_test_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, "KC_FAKE_SANITIZER=crash:fakenosmem.copy.f16:sanitize",
-                        env);
+                                env);
     cr_expect(kc_out_item_line(p.out, "CRASH", "fakenosmem.copy.f16:sanitize", names, sizeof names), "%s", p.out);
     kc_proc_free(&p);
     int n = kc_dir_entries(dir, names, sizeof names);

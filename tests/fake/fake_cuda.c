@@ -122,8 +122,8 @@ struct CUctx_st { int unused; };
 static struct CUctx_st the_ctx;
 static _Atomic int initialized;
 _Atomic(CUresult) fake_sticky;             /* set by a faulting kernel: the context is unusable */
-_Atomic(CUresult) fake_late;              /* a fault the host sees at its next cuCtxSynchronize or cuFuncSetAttribute
-                                     * (the kernel still ran when the calls between came) */
+_Atomic(CUresult) fake_late;               /* a fault the host sees at its next cuCtxSynchronize or cuFuncSetAttribute
+                                            * (the kernel still ran when the calls between came) */
 _Atomic unsigned long long fake_launches;  /* of the fake kernels under test (not the harness's or references) */
 
 /* ---- the driver API ---- */

@@ -43,7 +43,7 @@ static CUresult axpy(const launch *l)
         memcpy(&x[0], &b, 4);
     }
     if (n && is(l, "wrong_value")) y[n / 2] += 0.01f * fmaxf(fabsf(y[n / 2]), 1.0f);   /* planted: off by 1e-2 */
-    if (n && is(l, "nondeterministic") && fake_launches % 2)             /* planted: 1 ulp that varies per launch */
+    if (n && is(l, "nondeterministic") && fake_launches % 2)        /* planted: 1 ulp that varies per launch */
         y[0] = nextafterf(y[0], INFINITY);
     return CUDA_SUCCESS;
 }
@@ -134,7 +134,7 @@ static CUresult copy_f16(const launch *l)
     for (long long i = 0; i < n; i++) out[i] = in[i];
     if (n && is(l, "oob_write")) out[n] = in[n - 1];                /* planted: one element past the end */
     if (is(l, "fault")) return slow_fault();                        /* planted: sticky, like a real fault */
-    if (is(l, "late_fault")) fake_late = CUDA_ERROR_ILLEGAL_ADDRESS;     /* planted: sticky, seen later (`late`) */
+    if (is(l, "late_fault")) fake_late = CUDA_ERROR_ILLEGAL_ADDRESS; /* planted: sticky, seen later (`late`) */
     if (n && is(l, "masked_tail_read")) {                           /* planted: the last element adds 0 x in[n] */
         float past = half_to_float(in[n]), last = half_to_float(out[n - 1]);
         out[n - 1] = float_to_half(last + 0.0f * past);             /* the canary's value vanishes, NaN does not */

@@ -1,7 +1,8 @@
 /* test_sanitize_target.c — the sanitizer's target (src/gates/sanitize_target.h)
  * run as a session under the fake driver, without compute-sanitizer: the
  * hang watchdog it raises, racecheck's edge shapes launched together, a
- * round that faults or is refused, and what a killed session leaves. */
+ * round that faults or is refused, a batch of several items in one request,
+ * and what a killed session leaves. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,5 +222,57 @@ Test(sanitize, a_fault_seen_at_a_later_launchs_attribute_call_names_the_shapes_l
                             "launched together (one stream each): a fault met at the calls of the next launch (edge.33, "
                             "not launched): CUDA_ERROR_ILLEGAL_ADDRESS (the CUDA context is now unusable); the sanitizer "
                             "command launches them one at a time\n"), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+/* A batch request (several "<item> edge" words separated by tabs) launches
+ * every item's racecheck edge shapes together and answers each item between
+ * its own begin and end lines, in order; a shape left out of racecheck stays
+ * out. One item that fails leaves every other "not decided" (the gate then
+ * runs each alone); a control, or a scope other than edge, is refused for
+ * every item of the line, and the next request is still served. */
+Test(sanitize, a_batch_launches_several_items_together_and_answers_each, .timeout = 120)
+{
+    kc_proc p = target_session("fakeedges.copy.f16:sanitize edge\tfakeedgesrace.copy.f16:sanitize edge\t"
+                               "fakesan.copy.f16:sanitize edge\n", 60);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: begin fakeedges.copy.f16:sanitize\n"
+                            "kcontract-sanitize-target: smem: 256\n"
+                            "kcontract-sanitize-target: ok: 3 launches of fakeedges.copy.f16 (dist uniform): edge.1 "
+                            "edge.31 edge.33 (in a batch of 3 items, up to 6 launched together, one stream each)\n"
+                            "kcontract-sanitize-target: end fakeedges.copy.f16:sanitize\n"
+                            "kcontract-sanitize-target: begin fakeedgesrace.copy.f16:sanitize\n"), "%s", p.out);
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: ok: 2 launches of fakeedgesrace.copy.f16 (dist uniform): edge.1 "
+                            "edge.33 (in a batch of 3 items, up to 6 launched together, one stream each); 1 edge shape "
+                            "left to the other tools (no_racecheck)\n"
+                            "kcontract-sanitize-target: end fakeedgesrace.copy.f16:sanitize\n"), "%s", p.out);
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: ok: 1 launch of fakesan.copy.f16 (dist uniform): edge.31 (in a "
+                            "batch of 3 items, up to 6 launched together, one stream each)\n"
+                            "kcontract-sanitize-target: end fakesan.copy.f16:sanitize\n"), "%s", p.out);
+    cr_expect(!strstr(p.err, "never destroyed"), "the target leaves streams behind: %s", p.err);
+    kc_proc_free(&p);
+    p = target_session_env("fakeedges.copy.f16:sanitize edge\tfakesan.copy.f16:sanitize edge\n", 60,
+                           "KC_FAKE_WATCHDOG=4", NULL);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: FAIL: the kernel's hang watchdog: module fake_copy's "
+                            "kc_watchdog_ns is 4 bytes, expected 8"), "%s", p.out);
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: begin fakesan.copy.f16:sanitize\n"
+                            "kcontract-sanitize-target: smem: 0\n"
+                            "kcontract-sanitize-target: FAIL: not decided: the batch of 2 items failed at "
+                            "fakeedges.copy.f16 (its line says why)\n"
+                            "kcontract-sanitize-target: end fakesan.copy.f16:sanitize\n"), "%s", p.out);
+    kc_proc_free(&p);
+    p = target_session("fakeedges.copy.f16:sanitize edge\tfakeedges.copy.f16:control.fault edge\n"
+                       "fakesan.copy.f16:sanitize edge\tfakeedges.copy.f16:sanitize all\n"
+                       "fakesan.copy.f16:sanitize edge\n", 60);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect_eq(kc_out_count(p.out, "kcontract-sanitize-target: FAIL: bad batch: 'fakeedges.copy.f16:control.fault' is "
+                                     "no :sanitize item of this binary (a batch takes :sanitize items only, never a "
+                                     "control)\n"), 2, "%s", p.out);
+    cr_expect_eq(kc_out_count(p.out, "kcontract-sanitize-target: FAIL: bad batch: 'fakeedges.copy.f16:sanitize all': "
+                                     "expected 'edge' after each item (racecheck's request)\n"), 2, "%s", p.out);
+    cr_expect(strstr(p.out, "kcontract-sanitize-target: ok: 1 launch of fakesan.copy.f16 (dist uniform): edge.31\n"),
+              "the next request is served: %s", p.out);
+    cr_expect_eq(kc_out_count(p.out, "kcontract-sanitize-target: begin "), 5, "%s", p.out);
     kc_proc_free(&p);
 }

@@ -72,17 +72,17 @@ static int exact_prepare(kc_gpu *gpu, kc_case *k)
     return g;
 }
 
-/* Launches cases k[0..n) together, each on its own non-blocking stream, and
- * synchronizes once. 0, or 1 with the failure in msg: a launch that did not
+/* Launches cases k[0..n) together, each on its own non-blocking stream (case
+ * i's kernels K[i]), and synchronizes once. 0, or 1 with the failure in msg: a launch that did not
  * start names its shape; an error at the synchronize, or a sticky one met at
  * a later launch's calls, names the shapes launched before it, never the one
  * whose calls met it (which one faulted is for the sanitizer command to say:
  * it runs them one at a time).
  * A sticky error at the synchronize always marks the context lost, even
  * after a launch refused for its own reason. */
-static int launch_together(kc_gpu *gpu, const kc_kernels *K, kc_case *k, int n, char *msg, size_t cap)
+static int launch_together(kc_gpu *gpu, const kc_kernels *const *K, kc_case *k, int n, char *msg, size_t cap)
 {
-    CUstream st[KC_SAN_TOGETHER_MAX] = { 0 };
+    CUstream st[KC_SAN_BATCH_CASES] = { 0 };
     /* The inputs were made and copied on the default stream, which a
      * non-blocking stream does not wait for. */
     CUresult r = gpu->cu.CtxSynchronize();
@@ -96,7 +96,7 @@ static int launch_together(kc_gpu *gpu, const kc_kernels *K, kc_case *k, int n, 
     }
     int launched = 0;           /* k[0..launched) are running */
     for (; launched < n && !rc; launched++)
-        if (kc_case_launch_on(gpu, K, &k[launched], 0, 1, st[launched], 0)) {
+        if (kc_case_launch_on(gpu, K[launched], &k[launched], 0, 1, st[launched], 0)) {
             if (k[launched].sticky && launched > 0) {
                 rc = -1;        /* an earlier launch's fault, surfacing at this launch's calls */
             } else {
@@ -162,19 +162,79 @@ static size_t round_budget(const kc_contract *c)
     return most < KC_SAN_TOGETHER_BYTES ? most : KC_SAN_TOGETHER_BYTES;
 }
 
-/* Where the next round of the target's launches ends: one shape, or with
- * `together` the shapes from `i` whose exact device bytes fit `budget`
- * (round_budget; at least one). */
-static int round_end(const kc_contract *c, const kc_shape *const *shapes, int ns, int i, int together, size_t budget)
+/* Where the next round of the target's launches ends: one case, or with
+ * `together` the cases from `i` (k[j]'s contract and shape set) whose exact
+ * device bytes fit `budget` (at least one), at most `most`. */
+static int round_end(const kc_case *k, int nk, int i, int together, size_t budget, int most)
 {
     size_t total = 0;
     int j = i;
-    for (; j < ns && j - i < KC_SAN_TOGETHER_MAX; j++) {
-        size_t g = exact_bytes(c, shapes[j]);
+    for (; j < nk && j - i < most; j++) {
+        size_t g = exact_bytes(k[j].c, k[j].s);
         if (j > i && (!together || total > budget || g > budget - total)) break;
         total = kc_mul_add_sat(g, 1, total);
     }
     return j;
+}
+
+/* The item's kernels (control: its build) loaded into K and their hang
+ * watchdog raised (st->watchdog). 0, or 1 with the failure in msg (nothing
+ * stays loaded). */
+static int target_load(kc_gpu *gpu, const kc_contract *c, const char *control, kc_kernels *K, kc_exact_stats *st,
+                       char *msg, size_t cap)
+{
+    char why[1024];
+    if (kc_load_kernels(gpu, c, control, K, why, sizeof why)) {
+        snprintf(msg, cap, "%s", why);
+        return 1;
+    }
+    int wd = kc_kernels_set_watchdog(gpu, K, c, control, KC_WATCHDOG_UNDER_TOOL_NS, &st->watchdog_was_ns, why,
+                                     sizeof why);
+    if (wd < 0) {
+        snprintf(msg, cap, "the kernel's hang watchdog: %s", why);
+        kc_unload_kernels(gpu, K);
+        return 1;
+    }
+    st->watchdog = wd;
+    return 0;
+}
+
+/* racecheck's shapes of c, kept in shapes[0..ns) in order: the edge shapes
+ * but those it need not run (kc_shape.no_racecheck; counted in *left).
+ * Returns how many are kept. */
+static int race_shapes(const kc_shape **shapes, int ns, int *left)
+{
+    int m = 0;
+    *left = 0;
+    for (int i = 0; i < ns; i++) {
+        if (shapes[i]->cls != KC_SHAPE_EDGE) continue;
+        if (shapes[i]->no_racecheck) ++*left;
+        else shapes[m++] = shapes[i];
+    }
+    return m;
+}
+
+/* Case k of shape s for the target (its first distribution's inputs, buffers
+ * of exact size), prepared: 0, or 1 with the failure in msg. The most shared
+ * memory of its launches raises st->smem_bytes (not for a library kernel).
+ * A case that failed holds nothing. */
+static int target_case(kc_gpu *gpu, const kc_kernels *K, const kc_contract *c, const kc_shape *s, uint64_t seed,
+                       kc_time_split *time, kc_case *k, kc_exact_stats *st, char *msg, size_t cap)
+{
+    kc_dist dists[KC_MAX_DISTS + 2];
+    kc_dists_of(c, dists);
+    *k = (kc_case){ .c = c, .s = s, .dist = dists[0], .mode = KC_REF_DEVICE, .time = time, .entry = K->entry,
+                    .exact = 1 };
+    k->seed = kc_case_seed(seed, c->name, s->name, dists[0]);
+    long smem = -1;         /* a library kernel's: unknown */
+    if (!c->library && launch_smem(gpu, K, s, &smem, msg, cap)) return 1;
+    if (smem > st->smem_bytes) st->smem_bytes = smem;
+    if (exact_prepare(gpu, k)) {
+        snprintf(msg, cap, "%s", k->why);
+        kc_case_free(gpu, k);   /* its buffers, as far as they got */
+        return 1;
+    }
+    return 0;
 }
 
 int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control, uint64_t seed, int edges_only,
@@ -185,59 +245,34 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
     kc_kernels K;
     kc_time_split time = { 0 };
     char why[1024];
-    if (kc_load_kernels(gpu, c, control, &K, why, sizeof why)) {
-        snprintf(msg, cap, "%s", why);
-        return 1;
-    }
-    int wd = kc_kernels_set_watchdog(gpu, &K, c, control, KC_WATCHDOG_UNDER_TOOL_NS, &st->watchdog_was_ns, why,
-                                     sizeof why);
-    if (wd < 0) {
-        snprintf(msg, cap, "the kernel's hang watchdog: %s", why);
-        kc_unload_kernels(gpu, &K);
-        return 1;
-    }
-    st->watchdog = wd;
+    if (target_load(gpu, c, control, &K, st, msg, cap)) return 1;
     const kc_shape *shapes[64];
     kc_dist dists[KC_MAX_DISTS + 2];
     kc_dists_of(c, dists);
     int ns = kc_sanitize_shapes(c, shapes, 64), rc = 0, launched = 0, left = 0;
-    if (edges_only) {       /* racecheck's: the edge shapes (the model shape comes last) but those it need not run */
-        int m = 0;
-        for (int i = 0; i < ns; i++) {
-            if (shapes[i]->cls != KC_SHAPE_EDGE) continue;
-            if (shapes[i]->no_racecheck) left++;
-            else shapes[m++] = shapes[i];
-        }
-        ns = m;
-    }
+    if (edges_only) ns = race_shapes(shapes, ns, &left);   /* racecheck's: the model shape comes last */
     /* racecheck's request: its edge shapes together (sanitize_target.h); a library's
      * entry launches on the default stream and synchronizes itself. */
     const int together = edges_only && !K.entry;
     const size_t budget = together ? round_budget(c) : 0;
     kc_case *k = calloc(ns > 0 ? (size_t)ns : 1, sizeof *k);
-    if (!k) {
+    const kc_kernels **kof = calloc(ns > 0 ? (size_t)ns : 1, sizeof *kof);
+    if (!k || !kof) {
         snprintf(msg, cap, "internal error: out of host memory for %d cases", ns);
         rc = 1;
     }
+    for (int i = 0; i < ns && !rc; i++) {
+        k[i] = (kc_case){ .c = c, .s = shapes[i] };     /* what round_end reads */
+        kof[i] = &K;
+    }
     for (int i = 0, j; i < ns && !rc; i = j) {
-        j = round_end(c, shapes, ns, i, together, budget);
+        j = round_end(k, ns, i, together, budget, KC_SAN_TOGETHER_MAX);
         double t0 = kc_now_s();
         int prepared = i;
-        for (; prepared < j && !rc; prepared++) {
-            kc_case *kk = &k[prepared];
-            *kk = (kc_case){ .c = c, .s = shapes[prepared], .dist = dists[0], .mode = KC_REF_DEVICE, .time = &time,
-                             .entry = K.entry, .exact = 1 };
-            kk->seed = kc_case_seed(seed, c->name, shapes[prepared]->name, dists[0]);
-            long smem = -1;         /* a library kernel's: unknown */
-            if (!c->library && (rc = launch_smem(gpu, &K, shapes[prepared], &smem, msg, cap))) break;
-            if (smem > st->smem_bytes) st->smem_bytes = smem;
-            if (exact_prepare(gpu, kk)) {
-                snprintf(msg, cap, "%s", kk->why);
-                rc = 1;
-            }
-        }
+        for (; prepared < j && !rc; prepared++)
+            if ((rc = target_case(gpu, &K, c, shapes[prepared], seed, &time, &k[prepared], st, msg, cap))) break;
         if (!rc && j - i > 1) {
-            rc = launch_together(gpu, &K, &k[i], j - i, msg, cap);
+            rc = launch_together(gpu, &kof[i], &k[i], j - i, msg, cap);
             if (j - i > st->together) st->together = j - i;
         } else if (!rc && kc_case_launch(gpu, &K, &k[i], 0, 1)) {
             snprintf(msg, cap, "%s", k[i].why);
@@ -262,6 +297,7 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
         if (left) kc_sb_printf(&b, "; %d edge shape%s left to the other tools (no_racecheck)", left, left == 1 ? "" : "s");
     }
     free(k);
+    free(kof);
     if (kc_release_library(gpu, c, control, &K, why, sizeof why)) {   /* what the library keeps is unknown now */
         kc_strcatf(msg, cap, "; but %s: the session ends", why);
         st->released_badly = 1;
@@ -273,7 +309,119 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
     return rc;
 }
 
+/* ---- a batch: several items' racecheck launches at once ----------------- */
+
+int kc_run_batch_launches(kc_gpu *gpu, const kc_contract *const *cs, int n, uint64_t seed, char *const *msg, size_t cap,
+                          kc_exact_stats *st)
+{
+    kc_kernels *K = calloc((size_t)n, sizeof *K);
+    int *loaded = calloc((size_t)n, sizeof *loaded), *left = calloc((size_t)n, sizeof *left), *mine = NULL;
+    int nc = 0, rc = 0, failed = -1;           /* failed: the item whose line says why; n: the batch's launches */
+    kc_case *k = NULL;
+    const kc_kernels **kof = NULL;
+    kc_time_split time = { 0 };
+    size_t budget = 0;
+    char why[2048] = "";
+    for (int i = 0; i < n; i++) {
+        memset(&st[i], 0, sizeof st[i]);
+        st[i].smem_bytes = cs[i]->library ? -1 : 0;
+        msg[i][0] = 0;
+    }
+    const kc_shape *shapes[64];
+    for (int i = 0; i < n; i++)             /* every case first: how many */
+        if (!cs[i]->library) nc += race_shapes(shapes, kc_sanitize_shapes(cs[i], shapes, 64), &left[i]);
+    k = calloc(nc > 0 ? (size_t)nc : 1, sizeof *k);
+    kof = calloc(nc > 0 ? (size_t)nc : 1, sizeof *kof);
+    mine = calloc(nc > 0 ? (size_t)nc : 1, sizeof *mine);
+    if (!K || !loaded || !left || !k || !kof || !mine) {
+        snprintf(why, sizeof why, "internal error: out of host memory for a batch of %d items", n);
+        rc = 1, failed = n;
+    }
+    nc = 0;
+    for (int i = 0; i < n && !rc; i++) {    /* the kernels of those launched here, and their cases */
+        if (cs[i]->library) continue;
+        if (target_load(gpu, cs[i], NULL, &K[i], &st[i], msg[i], cap)) {
+            rc = 1, failed = i;
+            break;
+        }
+        loaded[i] = 1;
+        budget = kc_mul_add_sat(round_budget(cs[i]), 1, budget);
+        int m = race_shapes(shapes, kc_sanitize_shapes(cs[i], shapes, 64), &left[i]);
+        for (int a = 0; a < m; a++, nc++) {
+            k[nc] = (kc_case){ .c = cs[i], .s = shapes[a] };
+            kof[nc] = &K[i];
+            mine[nc] = i;
+        }
+    }
+    for (int i = 0, j; i < nc && !rc; i = j) {
+        j = round_end(k, nc, i, 1, budget, KC_SAN_BATCH_CASES);
+        int prepared = i;
+        for (; prepared < j && !rc; prepared++)
+            if ((rc = target_case(gpu, kof[prepared], k[prepared].c, k[prepared].s, seed, &time, &k[prepared],
+                                  &st[mine[prepared]], msg[mine[prepared]], cap))) {
+                failed = mine[prepared];
+                break;
+            }
+        if (!rc && j - i > 1) rc = launch_together(gpu, &kof[i], &k[i], j - i, why, sizeof why);
+        else if (!rc && kc_case_launch(gpu, kof[i], &k[i], 0, 1)) {
+            snprintf(why, sizeof why, "%s", k[i].why);
+            rc = 1;
+        }
+        if (rc && failed < 0) failed = n;
+        for (int a = i; a < prepared; a++) kc_case_free(gpu, &k[a]);
+        for (int a = i; a < j && !rc && j - i > 1; a++)     /* the most launched together with its cases */
+            if (j - i > st[mine[a]].together) st[mine[a]].together = j - i;
+    }
+    for (int i = 0; i < n; i++)
+        if (loaded[i]) kc_unload_kernels(gpu, &K[i]);
+    kc_hostmem_release();
+    kc_devmem_release(gpu);
+    /* a library's entry launches on the default stream and synchronizes
+     * itself: its items run one at a time, after the others */
+    for (int i = 0; i < n && !rc && !gpu->lost; i++)
+        if (cs[i]->library && kc_run_exact_launches(gpu, cs[i], NULL, seed, 1, msg[i], cap, &st[i])) rc = 1, failed = i;
+    for (int i = 0; i < n; i++) {
+        if (rc && i != failed) {
+            snprintf(msg[i], cap, "not decided: the batch of %d items failed %s%s%s", n,
+                     failed == n ? "at its launches together: " : "at ", failed == n ? why : cs[failed]->name,
+                     failed == n ? "" : " (its line says why)");
+            continue;
+        }
+        if (rc) continue;                   /* the failing item's own line */
+        int m = race_shapes(shapes, kc_sanitize_shapes(cs[i], shapes, 64), &left[i]);
+        if (cs[i]->library) {               /* its line from kc_run_exact_launches */
+            kc_strcatf(msg[i], cap, " (in a batch of %d items, one at a time)", n);
+            continue;
+        }
+        kc_dist dists[KC_MAX_DISTS + 2];
+        kc_dists_of(cs[i], dists);
+        kc_strbuf b;
+        kc_sb_init(&b, msg[i], cap);
+        kc_sb_printf(&b, "%d launch%s of %s (dist %s):", m, m == 1 ? "" : "es", cs[i]->name, kc_dist_name(dists[0]));
+        for (int a = 0; a < m; a++) kc_sb_printf(&b, " %s", shapes[a]->name);
+        kc_sb_printf(&b, " (in a batch of %d items", n);
+        if (st[i].together) kc_sb_printf(&b, ", up to %d launched together, one stream each", st[i].together);
+        kc_sb_printf(&b, ")");
+        if (left[i]) kc_sb_printf(&b, "; %d edge shape%s left to the other tools (no_racecheck)", left[i],
+                                  left[i] == 1 ? "" : "s");
+    }
+    free(K), free(loaded), free(left), free(k), free(kof), free(mine);
+    return rc;
+}
+
 /* ---- the session's side (--sanitize-target) ------------------------------ */
+
+/* One item's lines: what the sanitizer gate plans its tools by, then its
+ * ok or FAIL line. */
+static void target_lines(const kc_exact_stats *st, int rc, const char *msg)
+{
+    printf(KC_SAN_TARGET_SMEM "%ld\n", st->smem_bytes);
+    if (st->slowest) printf(KC_SAN_TARGET_SLOWEST "%s %.3f\n", st->slowest, st->slowest_s);
+    if (st->watchdog)
+        printf(KC_SAN_TARGET_WATCHDOG KC_WATCHDOG_SYMBOL " %.0f s under the tool (the module's %.3f s)\n",
+               KC_WATCHDOG_UNDER_TOOL_NS / 1e9, st->watchdog_was_ns / 1e9);
+    printf("%s%s\n", rc ? KC_SAN_TARGET_FAIL : KC_SAN_TARGET_OK, msg);
+}
 
 /* Runs one item's exact launches (edge shapes only when edges_only) and
  * prints its lines. 0 ran, 1 a launch failed, 2 its library's
@@ -284,12 +432,7 @@ static int target_item(kc_gpu *gpu, const kc_item *it, uint64_t seed, int edges_
     kc_exact_stats st;
     int rc = kc_run_exact_launches(gpu, it->contract, it->kind == KC_KIND_CONTROL ? it->control->name : NULL, seed,
                                    edges_only, msg, sizeof msg, &st);
-    printf(KC_SAN_TARGET_SMEM "%ld\n", st.smem_bytes);
-    if (st.slowest) printf(KC_SAN_TARGET_SLOWEST "%s %.3f\n", st.slowest, st.slowest_s);
-    if (st.watchdog)
-        printf(KC_SAN_TARGET_WATCHDOG KC_WATCHDOG_SYMBOL " %.0f s under the tool (the module's %.3f s)\n",
-               KC_WATCHDOG_UNDER_TOOL_NS / 1e9, st.watchdog_was_ns / 1e9);
-    printf("%s%s\n", rc ? KC_SAN_TARGET_FAIL : KC_SAN_TARGET_OK, msg);
+    target_lines(&st, rc, msg);
     return st.released_badly ? 2 : rc ? 1 : 0;
 }
 
@@ -301,8 +444,59 @@ static const kc_item *target_find(const kc_item *items, int n, const char *name)
     return NULL;
 }
 
+/* A batch request (sanitize_target.h): "<item> edge" words separated by
+ * tabs in `line`, each a :sanitize item. Every item's begin line, its lines
+ * and its end line, in the request's order; the launches run after the first
+ * item's begin line, so whatever the tool reports of them falls inside the
+ * batch's window. 0 ran, 1 failed, 2 the session serves nothing more. */
+static int target_batch(kc_gpu *gpu, const kc_opts *o, const kc_item *items, int n, char *line)
+{
+    char name[KC_SAN_BATCH_ITEMS][400], bad[600] = "";
+    const kc_contract *cs[KC_SAN_BATCH_ITEMS];
+    int nb = 0, more = 0;
+    for (char *save = NULL, *tok = strtok_r(line, "\t\n", &save); tok; tok = strtok_r(NULL, "\t\n", &save)) {
+        char scope[16] = "";
+        if (nb == KC_SAN_BATCH_ITEMS) {
+            more++;
+            continue;
+        }
+        if (sscanf(tok, "%399s %15s", name[nb], scope) < 1) continue;
+        const kc_item *it = target_find(items, n, name[nb]);
+        if (!bad[0] && (!it || it->kind != KC_KIND_SANITIZE))
+            snprintf(bad, sizeof bad, "bad batch: '%s' is no :sanitize item of this binary (a batch takes "
+                     ":sanitize items only, never a control)", name[nb]);
+        else if (!bad[0] && strcmp(scope, "edge"))
+            snprintf(bad, sizeof bad, "bad batch: '%s %s': expected 'edge' after each item (racecheck's request)",
+                     name[nb], scope);
+        cs[nb] = it ? it->contract : NULL;
+        nb++;
+    }
+    if (more && !bad[0])
+        snprintf(bad, sizeof bad, "bad batch: %d items, at most %d a batch", nb + more, KC_SAN_BATCH_ITEMS);
+    if (bad[0] || nb == 0) {
+        for (int i = 0; i < nb; i++)
+            printf(KC_SAN_TARGET_BEGIN "%s\n" KC_SAN_TARGET_FAIL "%s\n" KC_SAN_TARGET_END "%s\n", name[i], bad,
+                   name[i]);
+        return 1;
+    }
+    printf(KC_SAN_TARGET_BEGIN "%s\n", name[0]);
+    fflush(stdout);
+    static char buf[KC_SAN_BATCH_ITEMS][2048];
+    char *msg[KC_SAN_BATCH_ITEMS];
+    kc_exact_stats st[KC_SAN_BATCH_ITEMS];
+    for (int i = 0; i < nb; i++) msg[i] = buf[i];
+    int rc = kc_run_batch_launches(gpu, cs, nb, o->seed, msg, sizeof buf[0], st), released_badly = 0;
+    for (int i = 0; i < nb; i++) {
+        if (i) printf(KC_SAN_TARGET_BEGIN "%s\n", name[i]);
+        target_lines(&st[i], rc, msg[i]);
+        printf(KC_SAN_TARGET_END "%s\n", name[i]);
+        released_badly |= st[i].released_badly;
+    }
+    return released_badly ? 2 : rc ? 1 : 0;
+}
+
 /* The session's side: "<item> all|edge" a line on stdin, each answered
- * between its begin and end lines; ends at end of input, or after an item
+ * between its begin and end lines, or a batch (target_batch); ends at end of input, or after an item
  * that left the context unusable or its library's state unknown. */
 static int target_serve(kc_gpu *gpu, const kc_opts *o, const kc_item *items, int n)
 {
@@ -311,6 +505,14 @@ static int target_serve(kc_gpu *gpu, const kc_opts *o, const kc_item *items, int
     int rc = 0, ended = 0;
     while (!ended && getline(&line, &cap, stdin) > 0) {
         char name[400] = "", scope[16] = "all";
+        if (strchr(line, '\t')) {
+            int r = target_batch(gpu, o, items, n, line);
+            rc |= r != 0;
+            ended = r == 2;
+            fflush(stdout);
+            if (gpu->lost) break;
+            continue;
+        }
         if (sscanf(line, "%399s %15s", name, scope) < 1) continue;
         printf(KC_SAN_TARGET_BEGIN "%s\n", name);
         const kc_item *it = target_find(items, n, name);

@@ -71,15 +71,44 @@ typedef struct kc_exact_stats {
     int released_badly;           /* 1: the library's KC_HOST_RELEASE failed (msg says so): what it keeps is unknown */
 } kc_exact_stats;
 #define KC_SAN_TOGETHER_MAX 16
+/* The most cases one batch request (kc_run_batch_launches) launches
+ * together: 16 items of the bundled library hold up to 96 racecheck edge
+ * shapes. */
+#define KC_SAN_BATCH_CASES 128
 #define KC_SAN_TOGETHER_BYTES ((size_t)1 << 30)
 int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control, uint64_t seed, int edges_only,
                           char *msg, size_t cap, kc_exact_stats *st);
+
+/* A racecheck batch: the racecheck edge shapes of items cs[0..n) (each a
+ * :sanitize item's contract, n <= KC_SAN_BATCH_ITEMS) in one request, as
+ * kc_run_exact_launches runs one item's with edges_only, but every case of
+ * every item that launches through the driver launched together, one
+ * non-blocking stream each, up to KC_SAN_BATCH_CASES a round within the sum
+ * of what the memory plan admits the items with (round_budget each), then
+ * one synchronize; a library kernel's items after them, one at a time. Why:
+ * racecheck's fixed cost is per launch and synchronize, not per shared-memory
+ * access, so several items in one round take about half the wall of one a
+ * request (H100: 64 items, 8 a request 6.07 and 5.69 s against 12.42 and
+ * 12.16 s one a request, same CPU; docs/receipts/
+ * 2026-12-06-h100-racecheck-batch), and a planted race is reported the same
+ * beside clean items. Which launch a report or a fault belongs to cannot be
+ * told (the tool names the device function, not the kernel), so the gate
+ * trusts a batch only when nothing at all went wrong (sanitize.c). msg[i]
+ * (cap bytes each) gets item i's summary, or on failure the failing item's
+ * reason and every other item's "not decided"; st[i] its figures. 0 when
+ * every launch ran, 1 when anything failed. */
+#define KC_SAN_BATCH_ITEMS 16
+int kc_run_batch_launches(kc_gpu *gpu, const kc_contract *const *cs, int n, uint64_t seed, char *const *msg, size_t cap,
+                          kc_exact_stats *st);
 
 /* The target's side (--sanitize-target): runs kc_run_exact_launches for the
  * one item named by o->patterns[0] (a :sanitize item or a control; every
  * shape: the command a failure line gives to rerun by hand), or with no
  * pattern serves a session (sanitize_session.h): requests "<item> all|edge"
- * on stdin, each answered between its begin and end lines. Prints
+ * on stdin, each answered between its begin and end lines, or a batch:
+ * "<item> edge" words separated by tabs (kc_run_batch_launches), each item
+ * answered between its own begin and end lines in order, the launches
+ * between the first item's begin line and its other lines. Prints
  * KC_SAN_TARGET_SMEM, KC_SAN_TARGET_SLOWEST, KC_SAN_TARGET_WATCHDOG (where
  * the module has a watchdog) and KC_SAN_TARGET_OK or
  * KC_SAN_TARGET_FAIL for each item. Returns 0 when every launch ran, 1 when

@@ -117,6 +117,7 @@ typedef struct san_plan {
     double slowest_s;
     unsigned known_hit;         /* bit i: the contract's known[i] (gate 5) matched a tool's report */
     int known_now;              /* the last judge_tool's report was a known finding */
+    int reported;               /* a tool's run of this item alone reported an error (known or not) */
     char known_note[1200];      /* "memcheck: <its error> [reason]; ..." */
     int own_pool;               /* the sessions are the item's own (a control's): kc_sanitize_item ends them */
 } san_plan;
@@ -234,10 +235,16 @@ static void plan_learn(san_plan *p, int t, const char *out, double secs)
         p->slowest_s = s;
         snprintf(p->slowest, sizeof p->slowest, "slowest launch %s %.1f s (%s)", shape, s, kc_sanitizer_tool(t));
     }
+    l[0] = 0;
     const int together = kc_sanitizer_last_line(out, KC_SAN_TARGET_OK, l, sizeof l) && strstr(l, "launched together");
     size_t n = strlen(p->times);
     char edges[300];
-    snprintf(edges, sizeof edges, " (edge shapes%s%s%s)", p->race_left[0] ? " but " : "", p->race_left,
+    const char *batch = strstr(l, "(in a batch of ");
+    int nbatch = 0;
+    if (batch) sscanf(batch, "(in a batch of %d", &nbatch);
+    char in_batch[48] = "";
+    if (nbatch > 1) snprintf(in_batch, sizeof in_batch, ", a batch of %d items", nbatch);
+    snprintf(edges, sizeof edges, " (edge shapes%s%s%s%s)", p->race_left[0] ? " but " : "", p->race_left, in_batch,
              together ? ", launched together" : "");
     snprintf(p->times + n, sizeof p->times - n, "%s%s %.1f s%s", n ? ", " : "", kc_sanitizer_tool(t), secs,
              t == 1 && race_edges_only(p) ? edges : "");
@@ -283,6 +290,7 @@ static int judge_tool(san_plan *p, int t, const kc_san_window *r, double limit, 
     kc_san_error e;
     int found = kc_sanitizer_parse(r->out, &e);
     char status[128], line[1000];
+    p->reported |= found;
     kc_sup_describe_status(r->wstatus, status, sizeof status);
     int ki = found && !control ? known_report(p->c, tool, &e) : -1;
     p->known_now = ki >= 0;
@@ -629,5 +637,136 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, co
             kc_strcatf(out->msg, sizeof out->msg, "; %s", why_pool);
     }
     free(p);
+    free(w.out);
+}
+
+/* ---- several items: racecheck in batches ---------------------------------- */
+
+/* Item `name`'s block of a batch's window out (its begin line to its end
+ * line) into dst (cap bytes). 0, or -1 when the window has no such block. */
+static int batch_block(const char *out, const char *name, char *dst, size_t cap)
+{
+    char begin[512], end[512];
+    snprintf(begin, sizeof begin, KC_SAN_TARGET_BEGIN "%s\n", name);
+    snprintf(end, sizeof end, KC_SAN_TARGET_END "%s\n", name);
+    const char *b = strstr(out, begin), *e = b ? strstr(b, end) : NULL;
+    if (!e) return -1;
+    snprintf(dst, cap, "%.*s", (int)(e + strlen(end) - b), b);
+    return 0;
+}
+
+/* The items of a racecheck batch whose window was not clean (p[x[0..nb)]),
+ * each run alone (the pool's session, fresh: run_tool_as), and the batch's
+ * rule: when the batch reported an error (e) that no item alone reproduces,
+ * every item of it still undecided FAILs, as a report out of order fails an
+ * item in a session (run_tool_as). */
+static void batch_alone(san_plan **p, const int *x, int nb, kc_san_pool *pool, const kc_san_error *e, int reported,
+                        kc_san_window *w, kc_item_result *outs, char (*ok)[600], int *decided)
+{
+    int reproduced = 0;
+    for (int k = 0; k < nb; k++) {
+        int i = x[k];
+        p[i]->reported = 0;
+        decided[i] = run_tool(p[i], pool, 1, tool_limit_s(p[i]->it), "", "", w, &outs[i], ok[i], sizeof ok[i]);
+        reproduced |= p[i]->reported;
+    }
+    if (!reported || reproduced) return;
+    char line[1000], names[1200] = "";
+    kc_sanitizer_describe(kc_sanitizer_tool(1), e, line, sizeof line);
+    for (int k = 0; k < nb; k++) kc_strcatf(names, sizeof names, "%s%s", k ? ", " : "", p[x[k]]->it->name);
+    for (int k = 0; k < nb; k++) {
+        int i = x[k];
+        if (decided[i]) continue;
+        decided[i] = 1;
+        outs[i].state = KC_FAIL;
+        outs[i].gate = KC_GATE_SANITIZE;
+        snprintf(outs[i].msg, sizeof outs[i].msg, "the racecheck batch of %d items (%s) reported an error that no "
+                 "item of it reproduces alone (%s): its reports came out of order, so none of them can be trusted; "
+                 "rerun with " KC_SAN_BATCH_ENV "=0", nb, names, line);
+    }
+}
+
+/* racecheck for the items p[x[0..nb)] (each undecided after memcheck, its
+ * racecheck on its edge shapes) in one batch request (kc_run_batch_launches):
+ * each item's clean verdict stands only when the whole window is clean
+ * (window_clean: no report, the target's ok line, the session alive, and
+ * every item's block there); anything else ends the session and runs each
+ * item alone (batch_alone). */
+static void race_batch(san_plan **p, const int *x, int nb, kc_san_pool *pool, kc_san_window *w, kc_item_result *outs,
+                       char (*ok)[600], int *decided)
+{
+    double total = 0;
+    size_t cap = (size_t)nb * 420, n = 0;
+    char *request = malloc(cap), why[512];
+    kc_strvec words = KC_STRVEC_INIT;
+    for (int k = 0; k < nb; k++) total += tool_limit_s(p[x[k]]->it);
+    for (int k = 0; request && k < nb; k++)
+        n += (size_t)snprintf(request + n, cap - n, "%s%s edge", k ? "\t" : "", p[x[k]]->it->name);
+    double t0 = kc_now_s();
+    int asked = request && tool_argv(p[x[0]], 1, NULL, &words) == 0 &&
+                kc_san_ask(pool, 1, words.v, request, total, w, why, sizeof why) == 0;
+    char *block = asked && window_clean(w) ? malloc(KC_SAN_OUT_MAX) : NULL;
+    int clean = block != NULL;
+    for (int k = 0; clean && k < nb; k++) clean = batch_block(w->out, p[x[k]]->it->name, block, KC_SAN_OUT_MAX) == 0;
+    for (int k = 0; clean && k < nb; k++) {
+        int i = x[k];
+        batch_block(w->out, p[i]->it->name, block, KC_SAN_OUT_MAX);
+        kc_san_window mine = { .out = block, .len = strlen(block), .ended = 1, .earlier = w->earlier };
+        plan_learn(p[i], 1, block, kc_now_s() - t0);
+        decided[i] = judge_tool(p[i], 1, &mine, total, "", "", "", &outs[i], ok[i], sizeof ok[i]);
+    }
+    free(block);
+    free(request);
+    kc_strvec_clear(&words);
+    if (clean) return;
+    kc_san_error e = { .errors = -1 };
+    int reported = asked && kc_sanitizer_parse(w->out, &e);
+    if (asked && !w->gone) kc_san_end(pool, 1, total, NULL);    /* it may have lost its context */
+    batch_alone(p, x, nb, pool, &e, reported, w, outs, ok, decided);
+}
+
+void kc_sanitize_batch(const kc_item *const *its, int n, const kc_opts *o, kc_san_pool *pool, kc_item_result *outs)
+{
+    char san[4096], why[1536], self[4096];
+    int batch = n > 1 && n <= KC_SAN_BATCH_ITEMS && pool && kc_san_batches_on() &&
+                kc_sanitizer_find(san, sizeof san, why, sizeof why) == 0 && kc_self_exe(self, sizeof self) == 0;
+    for (int i = 0; i < n && batch; i++) batch = its[i]->kind == KC_KIND_SANITIZE;
+    san_plan *p[KC_SAN_BATCH_ITEMS] = { 0 };
+    kc_san_window w = { .out = batch ? malloc(KC_SAN_OUT_MAX) : NULL };
+    for (int i = 0; i < n && batch; i++) batch = (p[i] = malloc(sizeof *p[i])) != NULL;
+    if (!batch || !w.out) {     /* one at a time, as kc_sanitize_item says why where it cannot run */
+        for (int i = 0; i < n; i++) kc_sanitize_item(its[i], o, pool, "", &outs[i]);
+        for (int i = 0; i < n && i < KC_SAN_BATCH_ITEMS; i++) free(p[i]);
+        free(w.out);
+        return;
+    }
+    char ok[KC_SAN_BATCH_ITEMS][600] = { { 0 } };
+    int decided[KC_SAN_BATCH_ITEMS] = { 0 }, x[KC_SAN_BATCH_ITEMS], nb = 0;
+    unsigned tools = 0xdu;
+    for (int i = 0; i < n; i++) {
+        memset(&outs[i], 0, sizeof outs[i]);
+        plan_init(p[i], its[i], o, san, self);
+        if (!(p[i]->c && p[i]->c->no_racecheck)) tools |= 0x2u;
+    }
+    warm_tools(p[0], pool, tools);
+    for (int i = 0; i < n; i++)         /* memcheck: it says whether racecheck runs */
+        decided[i] = run_tool(p[i], pool, 0, tool_limit_s(its[i]), "", "", &w, &outs[i], ok[i], sizeof ok[i]);
+    for (int i = 0; i < n; i++) {
+        if (decided[i] || !race_runs(p[i])) continue;
+        if (race_edges_only(p[i])) x[nb++] = i;
+        else            /* racecheck on every shape: alone */
+            decided[i] = run_tool(p[i], pool, 1, tool_limit_s(its[i]), "", "", &w, &outs[i], ok[i], sizeof ok[i]);
+    }
+    if (nb == 1)
+        decided[x[0]] = run_tool(p[x[0]], pool, 1, tool_limit_s(its[x[0]]), "", "", &w, &outs[x[0]], ok[x[0]],
+                                 sizeof ok[x[0]]);
+    else if (nb > 1)
+        race_batch(p, x, nb, pool, &w, outs, ok, decided);
+    for (int i = 0; i < n; i++) {       /* initcheck, synccheck */
+        for (int t = 2; t < KC_SAN_TOOLS && !decided[i]; t++)
+            decided[i] = run_tool(p[i], pool, t, tool_limit_s(its[i]), "", "", &w, &outs[i], ok[i], sizeof ok[i]);
+        if (!decided[i]) all_clean(p[i], "", ok[i], &outs[i]);
+        free(p[i]);
+    }
     free(w.out);
 }

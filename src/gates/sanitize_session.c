@@ -141,6 +141,12 @@ int kc_san_sessions_on(void)
     return !(env && strcmp(env, "0") == 0);
 }
 
+int kc_san_batches_on(void)
+{
+    const char *env = getenv(KC_SAN_BATCH_ENV);
+    return kc_san_sessions_on() && !(env && strcmp(env, "0") == 0);
+}
+
 double kc_san_timeout_env_s(void)
 {
     const char *env = getenv("KC_SANITIZE_TIMEOUT_S");
@@ -153,11 +159,13 @@ kc_san_pool *kc_san_pool_new(void)
     return calloc(1, sizeof(kc_san_pool));
 }
 
-/* The item of a request: its first word. */
+/* The item of a request whose end line closes its window: its first word,
+ * or a batch's last item (the word after its last tab). */
 static void end_line(san_slot *sl, const char *request)
 {
-    size_t n = strcspn(request, " \n");
-    snprintf(sl->end, sizeof sl->end, KC_SAN_TARGET_END "%.*s", (int)n, request);
+    const char *tab = strrchr(request, '\t'), *item = tab ? tab + 1 : request;
+    size_t n = strcspn(item, " \n");
+    snprintf(sl->end, sizeof sl->end, KC_SAN_TARGET_END "%.*s", (int)n, item);
 }
 
 /* The supervisor set up (the first time) or its handlers installed again. 0,
@@ -276,9 +284,16 @@ int kc_san_ask(kc_san_pool *p, int tool, char *const argv[], const char *request
     }
     w->earlier = sl->served++;
     end_line(sl, request);
-    char line[512];
-    int n = snprintf(line, sizeof line, "%s\n", request);
-    kc_sup_write(c, line, (size_t)n);      /* a session that is dying: its end settles the window */
+    size_t n = strlen(request);
+    char *line = malloc(n + 2);
+    if (line) {
+        memcpy(line, request, n);
+        line[n] = '\n';
+        kc_sup_write(c, line, n + 1);      /* a session that is dying: its end settles the window */
+        free(line);
+    } else {
+        kc_sup_close_stdin(c);              /* no request: the session ends, and its end settles the window */
+    }
     wait_for(&p->sup, c, w, &w->ended, limit_s);
     sl->w = NULL;
     after_wait(p);

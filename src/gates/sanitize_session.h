@@ -82,6 +82,12 @@ int kc_san_warm(kc_san_pool *p, int tool, char *const argv[], char *why, size_t 
  * no process keeps sessions; else 1. */
 int kc_san_sessions_on(void);
 
+/* 0 when sessions are off (kc_san_sessions_on) or KC_SANITIZE_BATCH=0:
+ * every :sanitize item runs racecheck in a request of its own
+ * (kc_sanitize_batch, sanitize.h); else 1. */
+#define KC_SAN_BATCH_ENV "KC_SANITIZE_BATCH"
+int kc_san_batches_on(void);
+
 /* $KC_SANITIZE_TIMEOUT_S: a tool's time limit in seconds (sanitize.h), and
  * how long kc_san_pool_free waits for all its sessions to end; 0 when unset
  * or not a positive number (then KC_SAN_TIMEOUT_S). */

@@ -3,8 +3,8 @@
  * per rule: a serial run's order, the
  * memory admission (wait, or alone), the worker's-last-contract preference,
  * which items a worker wants first (sanitizer sessions kept together, when
- * another worker joins the holders, when one waits), and the sanitizer's
- * controls first for a holder. No processes, no clock. */
+ * another worker joins the holders, when one waits), the sanitizer's
+ * controls first for a holder, and a holder's batch of :sanitize items. No processes, no clock. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <string.h>
@@ -191,6 +191,50 @@ Test(dispatch, a_worker_with_items_in_flight_takes_only_items_that_may_go_beside
     f.w[1].inflight = 1;
     f.it[1].dispatched = 0;
     cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), -1, "nothing goes beside an item that runs alone");
+}
+
+/* A holder with :sanitize items of a batch in flight takes more of them and
+ * nothing else (a control planted for the sanitizer, an item that shares);
+ * a worker with items that share in flight takes none of them; an empty
+ * worker takes any. */
+Test(dispatch, a_worker_with_a_batch_in_flight_takes_only_more_of_the_batch)
+{
+    fixture f;
+    setup(&f, 5, 2);
+    sanitizer(&f, 0, 1, 1);         /* a control planted for the sanitizer: never in a batch */
+    sanitizer(&f, 1, 0, 1);
+    sanitizer(&f, 2, 0, 1);
+    f.it[1].batch = f.it[2].batch = 1;
+    f.it[3].shares = f.it[4].shares = 1;
+    f.w[0].sessions = 1;
+    f.w[0].inflight = f.w[0].batch = 1;
+    int alone, j = kc_dispatch_next(&f.d, 0, &alone);
+    cr_expect_eq(j, 1, "beside its batch the holder takes the next :sanitize item, not the control: got %d", j);
+    f.it[1].dispatched = f.it[2].dispatched = 1;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), -1, "no batch item left: the holder takes nothing beside its batch");
+    f.it[1].dispatched = f.it[2].dispatched = 0;
+    f.w[1].inflight = 1;            /* items that share in flight */
+    f.it[3].dispatched = 1;
+    j = kc_dispatch_next(&f.d, 1, &alone);
+    cr_expect_eq(j, 4, "beside items that share, an item that shares, never a batch item: got %d", j);
+    f.it[4].dispatched = 1;
+    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), -1, "only sanitizer items left: none goes beside items that share");
+    f.w[0].inflight = f.w[0].batch = 0;
+    j = kc_dispatch_next(&f.d, 0, &alone);
+    cr_expect_eq(j, 0, "an empty holder takes the control first: got %d", j);
+    f.w[0].inflight = 1;
+    f.w[0].batch = 0;               /* the control runs alone */
+    f.w[0].alone = 1;
+    f.it[0].dispatched = 1;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), -1, "nothing beside the control");
+    f.w[0].alone = 0;
+    f.w[0].batch = 1;
+    f.w[0].inflight = 2;            /* a batch item beside something else: the queue's bug, but no more */
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), -1, "a batch joins only a worker whose items in flight are all of it");
+    f.it[2].solo = 1;
+    f.w[0].inflight = f.w[0].batch = 1;
+    j = kc_dispatch_next(&f.d, 0, &alone);
+    cr_expect_eq(j, 1, "a solo :sanitize item never joins a batch: got %d", j);
 }
 
 Test(dispatch, a_solo_item_goes_first_to_a_worker_with_nothing_in_flight)

@@ -34,10 +34,14 @@ static int controls_full(const kc_dispatch *d, const kc_dispatch_item *it)
            (it->fault_control && d->fault_controls_max > 0 && d->fault_controls_running >= d->fault_controls_max);
 }
 
-/* Whether item it may go to worker wk beside what wk runs now. */
+/* Whether item it may go to worker wk beside what wk runs now: anything to
+ * an empty worker; beside items of a batch, only more of a batch; beside
+ * items in flight, one that shares. Never a solo item or one to rerun alone. */
 static int fits_worker(const kc_dispatch_item *it, const kc_dispatch_worker *wk)
 {
-    return wk->inflight == 0 || (it->shares && !it->solo && !it->rerun_alone);
+    if (wk->inflight == 0) return 1;
+    if (it->solo || it->rerun_alone) return 0;
+    return wk->batch ? it->batch && wk->batch == wk->inflight : it->shares;
 }
 
 int kc_dispatch_next_of_kind(const kc_dispatch *d, int w, kc_want want, int *alone)

@@ -39,7 +39,12 @@
  *   - with items in flight (--inflight K): a worker running an item alone
  *     takes nothing; one with items in flight takes only items that may
  *     go in flight (shares) and are not solo; a solo item (put back from a
- *     worker's lanes) goes first to a worker with nothing in flight;
+ *     worker's lanes) goes first to a worker with nothing in flight; a
+ *     worker whose items in flight are all of a batch (:sanitize items,
+ *     kc_dispatch_item .batch) takes only more of them, and one with
+ *     shares in flight takes none of them, so that a holder of sessions
+ *     gets up to K :sanitize items at once, whose racecheck runs in one
+ *     request (sanitize.h, kc_sanitize_batch);
  *   - a worker with nothing in flight that does not want the sanitizer's
  *     items takes a control planted for gate 1 first, and when workers
  *     have lanes (--inflight K > 1) any item that may not share next
@@ -72,6 +77,9 @@ typedef struct kc_dispatch_item {
     int shares;                     /* it may go in flight beside other items in one worker (kc_inflight_admits) */
     int solo;                       /* put back from a worker's lanes, undecided: it runs with nothing beside it
                                      * in its worker, and that run decides it (--inflight) */
+    int batch;                      /* a :sanitize item that may go in a batch: beside other such items on a
+                                     * worker with lanes, racecheck over all of them in one request
+                                     * (kc_sanitize_batch, sanitize.h) */
 } kc_dispatch_item;
 
 /* One worker slot as the policy sees it. */
@@ -81,6 +89,7 @@ typedef struct kc_dispatch_worker {
     int sessions;                   /* it is alive and holds compute-sanitizer sessions */
     int inflight;                   /* items it runs now (more than one only with --inflight) */
     int alone;                      /* the item it runs goes alone: nothing is handed to it beside */
+    int batch;                      /* of its items in flight, those handed for a batch (kc_dispatch_item .batch) */
 } kc_dispatch_worker;
 
 /* The queue's state the policy reads. */

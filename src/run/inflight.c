@@ -180,6 +180,8 @@ unsigned kc_request_marks(char *line, int *ahead)
             got |= KC_REQUEST_ALONE_BIT;
         } else if (strcmp(tab + 1, KC_REQUEST_OPEN) == 0) {
             got |= KC_REQUEST_OPEN_BIT;
+        } else if (strcmp(tab + 1, KC_REQUEST_GO) == 0) {
+            got |= KC_REQUEST_GO_BIT;
         } else {
             break;
         }

@@ -119,7 +119,13 @@ int kc_inflight_final(const kc_item *it, const kc_item_result *r);
  * any item (a standby worker, which the queue starts ahead to take the place
  * of one that ends: queue_standby.c). */
 #define KC_REQUEST_OPEN "OPEN"
-enum { KC_REQUEST_ALONE_BIT = 1, KC_REQUEST_AHEAD_BIT = 2, KC_REQUEST_OPEN_BIT = 4 };
+/* A request line with no item, "\t" KC_REQUEST_GO: the :sanitize items
+ * handed for a batch since the last one (kc_dispatch_item .batch, any
+ * without KC_INFLIGHT_ALONE) are all there: the worker runs them now, as one
+ * batch (kc_item_run_batch, item_run.h). The queue writes it after each
+ * hand-out that gave the worker such items. */
+#define KC_REQUEST_GO "GO"
+enum { KC_REQUEST_ALONE_BIT = 1, KC_REQUEST_AHEAD_BIT = 2, KC_REQUEST_OPEN_BIT = 4, KC_REQUEST_GO_BIT = 8 };
 /* Cuts the markers off the end of a request line (each "\t<marker>", in
  * any order) and returns them as KC_REQUEST_* bits, with KC_REQUEST_AHEAD's
  * n in *ahead (0 without it); 0 for a bare name or a nonce line. A word

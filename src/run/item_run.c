@@ -71,18 +71,25 @@ void kc_rerun_command(const kc_opts *o, const char *name, int device, char *buf,
 }
 
 /* Processes the item left running: given KC_LEAK_TIMEOUT_MS to end, then
- * killed and named (this process adopts orphans: kc_proc_adopt_orphans).
- * Those then ending are not its leftovers (kc_proc_end_leftovers). */
-static void end_leftovers(kc_san_pool *san, kc_item_result *out)
+ * killed and named in what (cap bytes; this process adopts orphans:
+ * kc_proc_adopt_orphans). Those then ending are not its leftovers
+ * (kc_proc_end_leftovers). Returns how many. */
+static int leftovers(kc_san_pool *san, char *what, size_t cap)
 {
-    char who[400], what[512];
+    char who[400];
     pid_t keep[KC_SAN_POOL_PIDS];
     int nkeep = kc_san_pool_pids(san, keep);
     int n = kc_proc_end_leftovers(KC_LEAK_TIMEOUT_MS, keep, nkeep, who, sizeof who);
-    if (n <= 0) return;
-    snprintf(what, sizeof what, "%d process%s running after it: %s, still there %d ms after it ended; killed (SIGKILL)",
-             n, n == 1 ? "" : "es", who, KC_LEAK_TIMEOUT_MS);
-    kc_result_left_behind(out, what);
+    if (n > 0)
+        snprintf(what, cap, "%d process%s running after it: %s, still there %d ms after it ended; killed (SIGKILL)",
+                 n, n == 1 ? "" : "es", who, KC_LEAK_TIMEOUT_MS);
+    return n;
+}
+
+static void end_leftovers(kc_san_pool *san, kc_item_result *out)
+{
+    char what[512];
+    if (leftovers(san, what, sizeof what) > 0) kc_result_left_behind(out, what);
 }
 
 void kc_note_predating(FILE *out)
@@ -196,6 +203,37 @@ int kc_item_fault_lose_context(const char *name)
     for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
         if (strcspn(p, ",") == n && strncmp(p, name, n) == 0) return 1;
     return 0;
+}
+
+void kc_item_run_batch(const kc_item *const *its, int n, const kc_opts *o, kc_san_pool *san, kc_item_result *outs,
+                       int beside)
+{
+    const pid_t self = getpid();
+    kc_proc_item_begin(beside);
+    for (int i = 0; i < n; i++) {
+        kc_item_fault_before(its[i]->name);
+        kc_item_fault_leave_child(its[i]->name);
+    }
+    int rss_ok = rss_reset() == 0;
+    double t0 = kc_now_s();
+    for (int i = 0; i < n; i += KC_SAN_BATCH_ITEMS)
+        kc_sanitize_batch(its + i, n - i < KC_SAN_BATCH_ITEMS ? n - i : KC_SAN_BATCH_ITEMS, o, san, outs + i);
+    if (getpid() != self) _exit(127);      /* as kc_item_run_kept */
+    const double share = (kc_now_s() - t0) / n;
+    const long rss = rss_ok ? rss_peak_kib() : -1;
+    char what[512];     /* whose they are is not known: every item of the batch carries them */
+    const int left = leftovers(san, what, sizeof what) > 0;
+    restore_stdio(o);
+    for (int i = 0; i < n; i++) {
+        kc_item_result *out = &outs[i];
+        out->seconds = share;
+        out->peak_rss_kib = rss;
+        if (left) kc_result_left_behind(out, what);
+        if (kc_result_fails(out)) kc_rerun_command(o, its[i]->name, o->device, out->rerun, sizeof out->rerun);
+        kc_result_escape(out);
+        kc_item_print(its[i]->name, out, out->seconds, NULL, NULL);
+    }
+    kc_note_ending(stdout, 0);
 }
 
 void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_san_pool *san,

@@ -54,6 +54,15 @@ void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o,
  * else *kept is NULL. kept NULL: printed as kc_item_run does. */
 void kc_item_run_kept(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw,
                       kc_san_pool *san, kc_item_result *out, char **kept, int beside);
+/* n :sanitize items (it->kind KC_KIND_SANITIZE) run at once, as kc_item_run
+ * runs each, their results into outs[0..n) and their lines printed in
+ * order: the sanitizer gate in batches of up to KC_SAN_BATCH_ITEMS
+ * (kc_sanitize_batch, sanitize.h). Each item's seconds are an equal share
+ * of the batch's wall, its peak RSS the batch's; processes left running
+ * after the batch are every item's (LEAK where it passed). beside: other
+ * items of this process are in flight (kc_proc_item_begin). */
+void kc_item_run_batch(const kc_item *const *its, int n, const kc_opts *o, kc_san_pool *san, kc_item_result *outs,
+                       int beside);
 /* Test hooks before an item runs, wherever it runs (kc_item_run, a
  * worker's lane): KC_FAULT_HANG_ITEM=<item name> makes that item hang
  * (sleep for ever), so the time limit of an item in flight and its run

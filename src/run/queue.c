@@ -293,14 +293,15 @@ static int pending(const queue *qq) { return kc_dispatch_pending(&qq->dp); }
  * (inflight.h, KC_INFLIGHT_ALONE). */
 static void dispatch_lanes(queue *qq, wk *w, kc_child *c)
 {
+    int batch = 0;      /* items handed for a batch: a GO line follows them */
     while ((w->phase == KC_WK_IDLE || w->phase == KC_WK_RUNNING) && c->in >= 0 &&
            (c->state == KC_CHILD_IDLE || c->state == KC_CHILD_RUNNING) && w->book.open < w->book.k) {
         qq->dp.busy = kc_q_busy_count(qq);
         int alone, j = kc_dispatch_next(&qq->dp, w->slot, &alone);
-        if (j < 0) return;
+        if (j < 0) break;
         kc_dispatch_item *di = &qq->di[j];
         const kc_item *it = &qq->items[qq->q[j].idx];
-        alone = alone || di->rerun_alone || di->solo || !di->shares;
+        alone = alone || di->rerun_alone || di->solo || (!di->shares && !di->batch);
         char line[300], ahead[KC_REQUEST_AHEAD_CAP];
         int len = snprintf(line, sizeof line, "%s%s%s\n", it->name, alone ? "\t" KC_INFLIGHT_ALONE : "",
                            kc_request_ahead_mark(ahead, kc_dispatch_ahead(&qq->dp, j)));
@@ -312,11 +313,14 @@ static void dispatch_lanes(queue *qq, wk *w, kc_child *c)
         kc_dispatch_took(&qq->dp, j);
         kc_admit_take(&qq->adm, w->devslot, di->host, di->gpu);
         kc_sup_mark(c, KC_CHILD_RUNNING);
-        kc_ql_hand(qq, w, j, alone, t);
+        kc_ql_hand(qq, w, j, alone, di->batch, t);
         qq->dw[w->slot].last = it->contract;
         qq->dw[w->slot].sessions |= di->sanitizer;
         kc_report_busy(kc_q_busy_count(qq), 1);
+        batch += di->batch && !alone;
     }
+    if (batch && c->in >= 0 && kc_sup_write(c, "\t" KC_REQUEST_GO "\n", strlen(KC_REQUEST_GO) + 2))
+        kc_sup_close_stdin(c);      /* dying: its end settles what it has */
 }
 
 static void dispatch(queue *qq)
@@ -592,6 +596,8 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
         di->fault_control = it->kind == KC_KIND_CONTROL && it->control && it->control->gate == 1;
         char why[300];
         di->shares = kc_inflight_admits(it, why, sizeof why);
+        /* a :sanitize item on a worker with lanes: racecheck in batches */
+        di->batch = it->kind == KC_KIND_SANITIZE && o->inflight > 1 && kc_san_batches_on();
         di->cost = kc_item_cost(&qq->costs, it, &qi->recorded);
         kc_item_memory(it, d->ndevs > 0, o->reference, &di->host, &di->gpu);
         recorded += qi->recorded;

@@ -30,13 +30,17 @@ void kc_ql_reset(queue *qq, wk *w)
 
 static void recount(queue *qq, wk *w)
 {
-    int alone = 0;
-    for (int l = 0; l < w->book.k; l++) alone |= w->book.lane[l].phase != KC_LANE_FREE && w->lane_alone[l];
+    int alone = 0, batch = 0;
+    for (int l = 0; l < w->book.k; l++) {
+        alone |= w->book.lane[l].phase != KC_LANE_FREE && w->lane_alone[l];
+        batch += w->book.lane[l].phase != KC_LANE_FREE && w->lane_batch[l];
+    }
     qq->dw[w->slot].inflight = w->book.open;
     qq->dw[w->slot].alone = alone;
+    qq->dw[w->slot].batch = batch;
 }
 
-void kc_ql_hand(queue *qq, wk *w, int j, int alone, double t)
+void kc_ql_hand(queue *qq, wk *w, int j, int alone, int batch, double t)
 {
     char err[300];
     int l = kc_inflight_hand(&w->book, qq->items[qq->q[j].idx].name, err, sizeof err);
@@ -48,6 +52,10 @@ void kc_ql_hand(queue *qq, wk *w, int j, int alone, double t)
     w->lane_start[l] = t;
     w->lane_deadline[l] = t + qq->q[j].limit;
     w->lane_alone[l] = alone;
+    w->lane_batch[l] = batch && !alone;
+    for (int o = 0; w->lane_batch[l] && o < w->book.k; o++)     /* the batch's items run in turn */
+        if (o != l && w->book.lane[o].phase != KC_LANE_FREE && w->lane_batch[o])
+            w->lane_deadline[l] += qq->q[w->lane_item[o]].limit;
     kc_qn_handed(qq, j);
     if (w->book.open == 1) {
         w->tail_n = 0;
@@ -110,7 +118,9 @@ void kc_ql_on_result(queue *qq, wk *w, kc_child *c, const char *line)
     if (r.context_lost == KC_LOST_CONTEXT && w->lane_alone[l] && kc_qh_gpu_shared(qq, w->devslot)) {
         kc_result_detail(body, detail, sizeof detail);
         kc_qh_lost(qq, qi, &r, detail, w, w->lane_start[l], kc_sup_now(), -1);
-    } else if (w->lane_alone[l]) {              /* its worker printed it: nothing ran beside it */
+    } else if (w->lane_alone[l] || w->lane_batch[l]) {  /* its worker printed it: nothing ran beside it in its
+                                                     * context (a batch's ran in sanitizer sessions, whose
+                                                     * verdicts kc_sanitize_batch decides) */
         kc_q_finish_item(qq, qi, &r, w, w->lane_start[l], kc_sup_now(), -1, 0, NULL);
     } else if (kc_inflight_final(it, &r)) {
         kc_result_detail(body, detail, sizeof detail);
@@ -175,7 +185,8 @@ int kc_ql_gone(queue *qq, wk *w, kc_child *c, const char *how)
     for (int l = 0; crashed && l < w->book.k; l++)
         if (w->book.lane[l].phase != KC_LANE_FREE) kc_qh_span(qq, w->lane_item[l], w->devslot, w->lane_start[l], c->exited);
     for (int l = 0; l < w->book.k; l++)         /* no verdict in flight: the ones waiting for them go back */
-        if (w->book.lane[l].phase != KC_LANE_FREE && !w->lane_alone[l]) kc_qn_not_final(qq, w, w->lane_item[l], "none: it was in flight when its worker ended");
+        if (w->book.lane[l].phase != KC_LANE_FREE && !w->lane_alone[l] && !w->lane_batch[l])
+            kc_qn_not_final(qq, w, w->lane_item[l], "none: it was in flight when its worker ended");
     for (int l = 0; l < w->book.k; l++) {
         if (w->book.lane[l].phase == KC_LANE_FREE) continue;
         int j = w->lane_item[l];

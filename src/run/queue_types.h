@@ -78,6 +78,8 @@ typedef struct wk {
     int lane_item[KC_INFLIGHT_MAX];         /* the qitem of each open lane */
     double lane_start[KC_INFLIGHT_MAX], lane_deadline[KC_INFLIGHT_MAX];
     int lane_alone[KC_INFLIGHT_MAX];        /* handed to go alone: nothing beside it */
+    int lane_batch[KC_INFLIGHT_MAX];        /* handed for a batch (kc_dispatch_item .batch): its worker prints
+                                             * its verdict, as an item's that went alone */
 } wk;
 
 typedef struct queue {
@@ -258,8 +260,11 @@ void kc_ql_put_back_solo(queue *qq, int j, const char *state_why);
 int kc_ql_items(const queue *qq, const wk *w);
 /* A fresh worker in the slot: no lanes open. */
 void kc_ql_reset(queue *qq, wk *w);
-/* Item j handed to w (its request written) at time t; alone: nothing goes beside it. */
-void kc_ql_hand(queue *qq, wk *w, int j, int alone, double t);
+/* Item j handed to w (its request written) at time t; alone: nothing goes
+ * beside it; batch: for a batch of :sanitize items (its time limit counts
+ * from when the batch it joins may end: after the limits of the batch's
+ * items already in flight, since they run in turn). */
+void kc_ql_hand(queue *qq, wk *w, int j, int alone, int batch, double t);
 /* A line on w's result pipe (DONE, a sealed result) with lanes. */
 void kc_ql_on_result(queue *qq, wk *w, kc_child *c, const char *line);
 /* Lanes past their time limit at time t: the worker is stopped (TIMED_OUT). */

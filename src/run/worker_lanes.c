@@ -30,8 +30,10 @@
 
 #define KC_LANE_DETAIL_CAP 8192     /* as item_run.c's KC_DETAIL_CAP */
 
-/* One lane: a thread with its view of the session; lane k (the last) is
- * the main thread's own, for the items that go alone. */
+/* One lane: a thread with its view of the session; lane k is the main
+ * thread's own, for the items that go alone, and lanes k+1 .. 2k hold the
+ * :sanitize items handed for a batch, which the main thread runs together
+ * at the queue's GO (inflight.h, KC_REQUEST_GO). */
 typedef struct lane {
     pthread_t th;
     int started;
@@ -54,7 +56,7 @@ typedef struct lanes {
     kc_gpu_watch gw;            /* the GPU-state watch: of the items run alone, and the context's limits */
     int gpu_state;              /* 0 not opened, 1 ready, -1 no GPU */
     int k;
-    lane l[KC_INFLIGHT_MAX + 1];
+    lane l[2 * KC_INFLIGHT_MAX + 1];
     pthread_mutex_t mu;
     pthread_cond_t go;
     int quit;
@@ -318,11 +320,46 @@ static int next_line(rdbuf *rb, char *line, size_t cap)
     return 1;
 }
 
+/* Lanes in all: the threads', the main thread's, the batch's. */
+static int nslots(const lanes *ls) { return 2 * ls->k + 1; }
+
 static int busy(const lanes *ls)
 {
     int b = 0;
-    for (int i = 0; i <= ls->k; i++) b += ls->l[i].it != NULL;
+    for (int i = 0; i < nslots(ls); i++) b += ls->l[i].it != NULL;
     return b;
+}
+
+/* A :sanitize item handed for a batch: kept in a batch lane until the
+ * queue's GO. 0, or -1 when every batch lane holds one (the queue's bug). */
+static int batch_keep(lanes *ls, const kc_item *it)
+{
+    int b = ls->k + 1;
+    while (b < nslots(ls) && ls->l[b].it) b++;
+    if (b == nslots(ls)) return -1;
+    ls->l[b].it = it;
+    ls->l[b].done = ls->l[b].said_done = 0;
+    ls->l[b].lost = 0;
+    return 0;
+}
+
+/* The queue's GO: the items kept for a batch run now, on this thread
+ * (kc_item_run_batch prints their lines), and are over. */
+static void batch_run(lanes *ls, kc_san_pool *san)
+{
+    const kc_item *its[KC_INFLIGHT_MAX];
+    static kc_item_result outs[KC_INFLIGHT_MAX];
+    int at[KC_INFLIGHT_MAX], n = 0;
+    for (int b = ls->k + 1; b < nslots(ls); b++)
+        if (ls->l[b].it && !ls->l[b].done) at[n] = b, its[n++] = ls->l[b].it;
+    if (!n) return;
+    kc_exit_guard_what("running a batch of :sanitize items");
+    kc_item_run_batch(its, n, ls->o, san, outs, running_in_flight(ls));
+    kc_exit_guard_what("waiting for items (worker with lanes)");
+    for (int i = 0; i < n; i++) {
+        ls->l[at[i]].r = outs[i];
+        ls->l[at[i]].done = 1;
+    }
 }
 
 int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_san_pool *san)
@@ -355,10 +392,10 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
     for (;;) {
         /* The lanes' completions: DONE for each, unless the worker stops. */
         pthread_mutex_lock(&ls->mu);
-        for (int i = 0; i <= ls->k; i++) {
+        for (int i = 0; i < nslots(ls); i++) {
             lane *l = &ls->l[i];
             if (!l->it || !l->done || l->said_done || stopping) continue;
-            if (i < ls->k) {                /* the main thread's own item printed its line already */
+            if (i < ls->k) {                /* the main thread's own items printed their lines already */
                 leftovers_in_flight(ls, san, i);
                 limits_in_flight(ls, i);
                 lane_result_over(l);
@@ -372,7 +409,7 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
         pthread_mutex_unlock(&ls->mu);
         if (rc) break;
         int sealing = 0;
-        for (int i = 0; i <= ls->k; i++) sealing += ls->l[i].said_done;
+        for (int i = 0; i < nslots(ls); i++) sealing += ls->l[i].said_done;
         if (stopping && !sealing) break;
         if (rb.eof && !busy(ls)) break;
         struct pollfd pf[2] = { { .fd = 0, .events = POLLIN }, { .fd = ls->wake[0], .events = POLLIN } };
@@ -398,6 +435,7 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
             int ahead;
             const unsigned marks = kc_request_marks(line, &ahead);
             if (marks & KC_REQUEST_OPEN_BIT) open_gpu(ls);
+            if ((marks & KC_REQUEST_GO_BIT) && !stopping) batch_run(ls, san);
             if (!line[0]) continue;
             const int alone = (marks & KC_REQUEST_ALONE_BIT) != 0;
             int kind = kc_inflight_worker_line(line, name, sizeof name, nonce, err, sizeof err);
@@ -408,8 +446,8 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
             }
             if (kind == 1) {                /* the nonce of an item it said DONE */
                 int i = 0;
-                while (i <= ls->k && !(ls->l[i].said_done && strcmp(ls->l[i].it->name, name) == 0)) i++;
-                if (i > ls->k) {
+                while (i < nslots(ls) && !(ls->l[i].said_done && strcmp(ls->l[i].it->name, name) == 0)) i++;
+                if (i == nslots(ls)) {
                     kc_say(stderr, "--worker: a nonce for %s, which is not over here\n", name);
                     rc = 4;
                     break;
@@ -441,6 +479,12 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
             char why[300];
             if (kc_item_needs_gpu(it)) open_gpu(ls);
             if ((marks & KC_REQUEST_AHEAD_BIT) && ls->gpu_state != -1) kc_sanitize_ahead(o, san, ahead);
+            if (!alone && it->kind == KC_KIND_SANITIZE && ls->gpu_state == 1 && kc_san_batches_on()) {
+                if (batch_keep(ls, it) == 0) continue;
+                kc_say(stderr, "--worker: %s handed for a batch with its %d batch lanes busy\n", it->name, ls->k);
+                rc = 4;
+                break;
+            }
             if (alone || !kc_inflight_admits(it, why, sizeof why) || ls->gpu_state != 1) {
                 /* As a worker of one item at a time runs it: on this thread. */
                 lane *l = &ls->l[ls->k];

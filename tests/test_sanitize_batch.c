@@ -1,0 +1,146 @@
+/* test_sanitize_batch.c — racecheck over several :sanitize items in one
+ * request (kc_sanitize_batch, src/gates/sanitize.h; the holder's side:
+ * kc_item_run_batch, worker_lanes.c) through whole runs of the fixture
+ * binary under the fake driver and the fake compute-sanitizer: a batch gives
+ * the verdicts of one item at a time, a report sends each item of its batch
+ * alone, a report no item reproduces alone fails them all, a hang in a batch
+ * (in the tool, or in the worker) ends with each item decided alone. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/run_output.h"
+#include "support/sanitize_runs.h"
+#include "support/spawn.h"
+
+#define ITEMS "*:sanitize"
+#define NSAN 11             /* the fixture's :sanitize items */
+
+/* Every :sanitize item of the fixture: its name and state, "name STATE\n"
+ * each, sorted by name into buf; and how many said they were in a batch. */
+static int verdicts(const kc_proc *p, char *buf, size_t cap)
+{
+    char names[NSAN][200], line[8192];
+    int n = 0, batched = 0;
+    for (const char *l = p->out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        const char *s = strncmp(l, "[w", 2) == 0 ? strchr(l, ' ') + 1 : l;
+        char st[16], name[160];
+        if (sscanf(s, "%15s %159s", st, name) != 2 || !strstr(name, ":sanitize") || n == NSAN) continue;
+        if (strcmp(st, "PASS") && strcmp(st, "FAIL") && strcmp(st, "TIMEOUT") && strcmp(st, "CRASH")) continue;
+        snprintf(names[n++], sizeof names[0], "%s %s\n", name, st);
+        const char *e = strchr(l, '\n');
+        snprintf(line, sizeof line, "%.*s", e ? (int)(e - l) : (int)strlen(l), l);
+        batched += strstr(line, ", a batch of ") != NULL || strstr(line, "the racecheck batch of ") != NULL;
+    }
+    qsort(names, (size_t)n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+    buf[0] = 0;
+    for (int i = 0; i < n; i++) strncat(buf, names[i], cap - strlen(buf) - 1);
+    return batched;
+}
+
+/* A holder with lanes runs racecheck over its :sanitize items in batches,
+ * and every verdict is the one a serial run gives (SUMMARY and each item's
+ * state); KC_SANITIZE_BATCH=0, or no lanes, runs none. */
+Test(sanitize_batch, a_batch_gives_the_verdicts_of_one_item_at_a_time, .timeout = 120)
+{
+    char serial[4096], batched[4096], off[4096], s1[2048], s2[2048], s3[2048];
+    kc_proc p = kc_san_test_run((char *[]){ "run", ITEMS, "--jobs", "1", NULL }, 0, NULL, NULL);
+    cr_expect_eq(verdicts(&p, serial, sizeof serial), 0, "no lanes, no batch: %s", p.out);
+    kc_out_summary(p.out, s1, sizeof s1);
+    kc_proc_free(&p);
+    p = kc_san_test_run((char *[]){ "run", ITEMS, "--jobs", "2", "--inflight", "4", NULL }, 0, NULL, NULL);
+    cr_expect_gt(verdicts(&p, batched, sizeof batched), 1, "items in batches: %s", p.out);
+    kc_out_summary(p.out, s2, sizeof s2);
+    cr_expect_str_eq(batched, serial);
+    cr_expect_str_eq(s2, s1);
+    char line[8192];
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakeedges.copy.f16:sanitize", line, sizeof line) &&
+              strstr(line, "racecheck ") && strstr(line, " s (edge shapes, a batch of "), "%s", p.out);
+    kc_proc_free(&p);
+    p = kc_san_test_run((char *[]){ "run", ITEMS, "--jobs", "2", "--inflight", "4", NULL }, 0, "KC_SANITIZE_BATCH=0", NULL);
+    cr_expect_eq(verdicts(&p, off, sizeof off), 0, "KC_SANITIZE_BATCH=0: %s", p.out);
+    kc_out_summary(p.out, s3, sizeof s3);
+    cr_expect_str_eq(off, serial);
+    cr_expect_str_eq(s3, s1);
+    kc_proc_free(&p);
+}
+
+/* A race reported in a batch sends every item of it to racecheck alone: the
+ * item whose report it is FAILs by its own run, the others pass, as
+ * serially. */
+Test(sanitize_batch, an_error_in_a_batch_is_decided_by_each_item_alone, .timeout = 120)
+{
+    const char *env = "KC_FAKE_SANITIZER=error:racecheck:fakeedges.copy.f16:sanitize";
+    char serial[4096], batched[4096], line[8192];
+    kc_proc p = kc_san_test_run((char *[]){ "run", ITEMS, "--jobs", "1", NULL }, 0, env, NULL);
+    verdicts(&p, serial, sizeof serial);
+    kc_proc_free(&p);
+    p = kc_san_test_run((char *[]){ "run", ITEMS, "--jobs", "2", "--inflight", "4", NULL }, 0, env, NULL);
+    verdicts(&p, batched, sizeof batched);
+    cr_expect_str_eq(batched, serial);
+    cr_expect(kc_out_item_line(p.out, "FAIL", "fakeedges.copy.f16:sanitize", line, sizeof line) &&
+              strstr(line, "racecheck: Error: Race reported between Write access") &&
+              !strstr(line, "batch"), "its own run decides it: %s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakeedgesmem.copy.f16:sanitize", line, sizeof line), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+/* A report in a batch that no item of it reproduces alone (out of order, or
+ * the batch's own) is never green: every item of that batch FAILs, naming
+ * the batch and the way out; with KC_SANITIZE_BATCH=0 there is no batch and
+ * no such report. */
+Test(sanitize_batch, a_report_no_item_reproduces_alone_fails_the_whole_batch, .timeout = 120)
+{
+    kc_proc p = kc_san_test_run((char *[]){ "run", ITEMS, "--jobs", "1", "--inflight", "8", NULL }, 0,
+                                "KC_FAKE_SANITIZER=batchonly:racecheck", NULL);
+    char line[8192];
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    int failed = kc_out_count(p.out, "reported an error that no item of it reproduces alone (racecheck: Error: Race "
+                                     "reported between Write access");
+    cr_expect_geq(failed, 2, "every item of the batch: %s", p.out);
+    cr_expect(kc_out_item_line(p.out, "FAIL", "fakeedges.copy.f16:sanitize", line, sizeof line) &&
+              strstr(line, "the racecheck batch of ") && strstr(line, "KC_SANITIZE_BATCH=0"), "%s", p.out);
+    char all[4096];
+    cr_expect_eq(verdicts(&p, all, sizeof all), failed, "every item that was in a batch FAILs: %s", p.out);
+    kc_proc_free(&p);
+    p = kc_san_test_run((char *[]){ "run", ITEMS, "--jobs", "1", "--inflight", "8", NULL }, 0,
+                        "KC_FAKE_SANITIZER=batchonly:racecheck", "KC_SANITIZE_BATCH=0");
+    cr_expect_eq(kc_out_count(p.out, "no item of it reproduces alone"), 0, "%s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakeedges.copy.f16:sanitize", line, sizeof line), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+/* A batch whose session hangs at one item reaches the tool's time limit;
+ * each item of it then runs racecheck alone: the one that hangs is TIMEOUT
+ * by its own run, the others pass. */
+Test(sanitize_batch, a_batch_that_hangs_in_the_tool_runs_each_item_alone, .timeout = 120)
+{
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakeedges*:sanitize", "fakesan.copy.f16:sanitize", "--jobs", "1",
+                                            "--inflight", "8", NULL }, 0,
+                                "KC_FAKE_SANITIZER=hang:racecheck:fakeedgesmem.copy.f16:sanitize", "KC_SANITIZE_TIMEOUT_S=2");
+    char line[8192];
+    cr_expect(kc_out_item_line(p.out, "TIMEOUT", "fakeedgesmem.copy.f16:sanitize", line, sizeof line) &&
+              strstr(line, "racecheck: compute-sanitizer did not finish in 2 s"), "%s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakeedges.copy.f16:sanitize", line, sizeof line), "%s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+/* A worker that hangs in its batch is stopped at the batch's time limit,
+ * and every item of the batch is put back and decided by a run alone: the
+ * one that hangs is TIMEOUT, the others pass. */
+Test(sanitize_batch, a_worker_that_hangs_in_a_batch_puts_every_item_back_alone, .timeout = 120)
+{
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakeedges.copy.f16:sanitize", "fakesan.copy.f16:sanitize", "--jobs",
+                                            "1", "--inflight", "4", "--timeout", "2", NULL }, 0,
+                                "KC_FAULT_HANG_ITEM=fakesan.copy.f16:sanitize", NULL);
+    char line[8192];
+    cr_expect_eq(kc_out_count(p.out, "in flight on worker 0 "), 2, "both put back: %s", p.out);
+    cr_expect(kc_out_item_line(p.out, "TIMEOUT", "fakesan.copy.f16:sanitize", line, sizeof line), "%s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakeedges.copy.f16:sanitize", line, sizeof line), "%s", p.out);
+    char s[2048];
+    kc_out_summary(p.out, s, sizeof s);
+    cr_expect(strstr(s, "2 sanitizer checks: 1 clean, 0 with errors") && strstr(s, "; 1 timed out"), "%s", s);
+    kc_proc_free(&p);
+}

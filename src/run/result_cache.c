@@ -277,6 +277,7 @@ static uint64_t sanitizer_hash(kc_rcache *c)
         h = mix_str(h, "not found");
     }
     h = mix_str(mix_str(h, env_or_empty("KC_SANITIZE_SESSIONS")), env_or_empty("KC_SANITIZE_TIMEOUT_S"));
+    h = mix_str(h, env_or_empty(KC_SAN_BATCH_ENV));
     c->sanitizer = kc_mix64(h) | 1;
     return c->sanitizer;
 }

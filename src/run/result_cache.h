@@ -19,7 +19,8 @@
  *     without a GPU too; GPU items are SKIP there, which is never reused);
  *   - for items that run compute-sanitizer (:sanitize, a control planted
  *     for the sanitizer): the tool's resolved path and its executable's
- *     bytes, and KC_SANITIZE_SESSIONS and KC_SANITIZE_TIMEOUT_S;
+ *     bytes, and KC_SANITIZE_SESSIONS, KC_SANITIZE_TIMEOUT_S and
+ *     KC_SANITIZE_BATCH;
  *   - the values of LD_PRELOAD, KC_LIBCUDA and KC_LIBDIR, and of the
  *     variables the CUDA stack reads: CUDA_* (but CUDA_VISIBLE_DEVICES, whose
  *     device is keyed), CUBLAS*, NVIDIA_TF32_OVERRIDE.

@@ -136,6 +136,9 @@ Test(sanitize_batch, a_worker_that_hangs_in_a_batch_puts_every_item_back_alone, 
                                             "1", "--inflight", "4", "--timeout", "2", NULL }, 0,
                                 "KC_FAULT_HANG_ITEM=fakesan.copy.f16:sanitize", NULL);
     char line[8192];
+    cr_expect(strstr(p.out, "a batch of 2 :sanitize items (") &&
+              strstr(p.out, "; which of them holds it up is not known) exceeded its time limit of 2 s on worker 0"),
+              "the batch is named, not one item of it: %s", p.out);
     cr_expect_eq(kc_out_count(p.out, "in flight on worker 0 "), 2, "both put back: %s", p.out);
     cr_expect(kc_out_item_line(p.out, "TIMEOUT", "fakesan.copy.f16:sanitize", line, sizeof line), "%s", p.out);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakeedges.copy.f16:sanitize", line, sizeof line), "%s", p.out);

@@ -160,7 +160,21 @@ void kc_ql_timers(queue *qq, wk *w, kc_child *c, double t)
     if (c->state != KC_CHILD_RUNNING || w->phase != KC_WK_RUNNING || qq->interrupted) return;
     for (int l = 0; l < w->book.k; l++) {
         if (w->book.lane[l].phase == KC_LANE_FREE || t < w->lane_deadline[l]) continue;
-        kc_q_stop_timed_out(qq, w, c, w->book.lane[l].name, qq->q[w->lane_item[l]].limit);
+        if (!w->lane_batch[l]) {
+            kc_q_stop_timed_out(qq, w, c, w->book.lane[l].name, qq->q[w->lane_item[l]].limit);
+            return;
+        }
+        /* which item of a batch holds it up is not known: the batch is named */
+        char what[1024];
+        int n = 0;
+        for (int o = 0; o < w->book.k; o++) n += w->book.lane[o].phase != KC_LANE_FREE && w->lane_batch[o];
+        int len = snprintf(what, sizeof what, "a batch of %d :sanitize item%s (", n, n == 1 ? "" : "s");
+        for (int o = 0, i = 0; o < w->book.k && len < (int)sizeof what; o++)
+            if (w->book.lane[o].phase != KC_LANE_FREE && w->lane_batch[o])
+                len += snprintf(what + len, sizeof what - (size_t)len, "%s%s", i++ ? ", " : "", w->book.lane[o].name);
+        if (len < (int)sizeof what)
+            snprintf(what + len, sizeof what - (size_t)len, "; which of them holds it up is not known)");
+        kc_q_stop_timed_out(qq, w, c, what, w->lane_deadline[l] - w->lane_start[l]);
         return;
     }
 }

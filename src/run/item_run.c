@@ -216,6 +216,7 @@ void kc_item_run_batch(const kc_item *const *its, int n, const kc_opts *o, kc_sa
     }
     int rss_ok = rss_reset() == 0;
     double t0 = kc_now_s();
+    memset(outs, 0, (size_t)n * sizeof *outs);     /* nothing of an earlier batch's results */
     for (int i = 0; i < n; i += KC_SAN_BATCH_ITEMS)
         kc_sanitize_batch(its + i, n - i < KC_SAN_BATCH_ITEMS ? n - i : KC_SAN_BATCH_ITEMS, o, san, outs + i);
     if (getpid() != self) _exit(127);      /* as kc_item_run_kept */

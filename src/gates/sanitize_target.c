@@ -328,7 +328,7 @@ int kc_run_batch_launches(kc_gpu *gpu, const kc_contract *const *cs, int n, uint
         msg[i][0] = 0;
     }
     const kc_shape *shapes[64];
-    for (int i = 0; i < n; i++)             /* every case first: how many */
+    for (int i = 0; i < n && left; i++)     /* every case first: how many */
         if (!cs[i]->library) nc += race_shapes(shapes, kc_sanitize_shapes(cs[i], shapes, 64), &left[i]);
     k = calloc(nc > 0 ? (size_t)nc : 1, sizeof *k);
     kof = calloc(nc > 0 ? (size_t)nc : 1, sizeof *kof);
@@ -372,7 +372,7 @@ int kc_run_batch_launches(kc_gpu *gpu, const kc_contract *const *cs, int n, uint
         for (int a = i; a < j && !rc && j - i > 1; a++)     /* the most launched together with its cases */
             if (j - i > st[mine[a]].together) st[mine[a]].together = j - i;
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n && loaded; i++)
         if (loaded[i]) kc_unload_kernels(gpu, &K[i]);
     kc_hostmem_release();
     kc_devmem_release(gpu);
@@ -388,7 +388,7 @@ int kc_run_batch_launches(kc_gpu *gpu, const kc_contract *const *cs, int n, uint
             continue;
         }
         if (rc) continue;                   /* the failing item's own line */
-        int m = race_shapes(shapes, kc_sanitize_shapes(cs[i], shapes, 64), &left[i]);
+        int m = race_shapes(shapes, kc_sanitize_shapes(cs[i], shapes, 64), &left[i]);     /* rc 0: left exists */
         if (cs[i]->library) {               /* its line from kc_run_exact_launches */
             kc_strcatf(msg[i], cap, " (in a batch of %d items, one at a time)", n);
             continue;

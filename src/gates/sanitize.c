@@ -117,7 +117,6 @@ typedef struct san_plan {
     double slowest_s;
     unsigned known_hit;         /* bit i: the contract's known[i] (gate 5) matched a tool's report */
     int known_now;              /* the last judge_tool's report was a known finding */
-    int reported;               /* a tool's run of this item alone reported an error (known or not) */
     char known_note[1200];      /* "memcheck: <its error> [reason]; ..." */
     int own_pool;               /* the sessions are the item's own (a control's): kc_sanitize_item ends them */
 } san_plan;
@@ -290,7 +289,6 @@ static int judge_tool(san_plan *p, int t, const kc_san_window *r, double limit, 
     kc_san_error e;
     int found = kc_sanitizer_parse(r->out, &e);
     char status[128], line[1000];
-    p->reported |= found;
     kc_sup_describe_status(r->wstatus, status, sizeof status);
     int ki = found && !control ? known_report(p->c, tool, &e) : -1;
     p->known_now = ki >= 0;
@@ -657,22 +655,32 @@ static int batch_block(const char *out, const char *name, char *dst, size_t cap)
 
 /* The items of a racecheck batch whose window was not clean (p[x[0..nb)]),
  * each run alone (the pool's session, fresh: run_tool_as), and the batch's
- * rule: when the batch reported an error (e) that no item alone reproduces,
- * every item of it still undecided FAILs, as a report out of order fails an
- * item in a session (run_tool_as). */
-static void batch_alone(san_plan **p, const int *x, int nb, kc_san_pool *pool, const kc_san_error *e, int reported,
+ * rule: a report in the batch (batch_out: its window and what its session
+ * printed until it ended; NULL: not kept, so not compared) that none of the items' runs alone gave is no
+ * item's known error, so every item of it still undecided FAILs, as a report
+ * out of order fails an item in a session (run_tool_as). One item's own
+ * race does not explain another report. */
+static void batch_alone(san_plan **p, const int *x, int nb, kc_san_pool *pool, const char *batch_out,
                         kc_san_window *w, kc_item_result *outs, char (*ok)[600], int *decided)
 {
-    int reproduced = 0;
+    size_t cap = (size_t)nb * KC_SAN_OUT_MAX + 1, len = 0;
+    char *alone = malloc(cap);     /* the runs alone, one after another */
+    if (alone) alone[0] = 0;
     for (int k = 0; k < nb; k++) {
         int i = x[k];
-        p[i]->reported = 0;
         decided[i] = run_tool(p[i], pool, 1, tool_limit_s(p[i]->it), "", "", w, &outs[i], ok[i], sizeof ok[i]);
-        reproduced |= p[i]->reported;
+        if (alone && len + w->len + 1 < cap) {
+            memcpy(alone + len, w->out, w->len);
+            len += w->len;
+            alone[len++] = '\n';
+            alone[len] = 0;
+        }
     }
-    if (!reported || reproduced) return;
     char line[1000], names[1200] = "";
-    kc_sanitizer_describe(kc_sanitizer_tool(1), e, line, sizeof line);
+    line[0] = 0;        /* out of host memory (no copy of the batch's text or of the runs alone): never green */
+    int unmatched = !alone || !batch_out || kc_sanitizer_unmatched(batch_out, alone, line, sizeof line);
+    free(alone);
+    if (!unmatched) return;
     for (int k = 0; k < nb; k++) kc_strcatf(names, sizeof names, "%s%s", k ? ", " : "", p[x[k]]->it->name);
     for (int k = 0; k < nb; k++) {
         int i = x[k];
@@ -681,8 +689,9 @@ static void batch_alone(san_plan **p, const int *x, int nb, kc_san_pool *pool, c
         outs[i].state = KC_FAIL;
         outs[i].gate = KC_GATE_SANITIZE;
         snprintf(outs[i].msg, sizeof outs[i].msg, "the racecheck batch of %d items (%s) reported an error that no "
-                 "item of it reproduces alone (%s): its reports came out of order, so none of them can be trusted; "
-                 "rerun with " KC_SAN_BATCH_ENV "=0", nb, names, line);
+                 "item of it reproduces alone (racecheck: %s): its reports came out of order, so none of them can "
+                 "be trusted; rerun with " KC_SAN_BATCH_ENV "=0", nb, names,
+                 line[0] ? line : "out of host memory to compare the runs");
     }
 }
 
@@ -691,20 +700,22 @@ static void batch_alone(san_plan **p, const int *x, int nb, kc_san_pool *pool, c
  * each item's clean verdict stands only when the whole window is clean
  * (window_clean: no report, the target's ok line, the session alive, and
  * every item's block there); anything else ends the session and runs each
- * item alone (batch_alone). */
+ * item alone (batch_alone). The batch's time limit is its largest item's:
+ * past it, each item alone gets its own. */
 static void race_batch(san_plan **p, const int *x, int nb, kc_san_pool *pool, kc_san_window *w, kc_item_result *outs,
                        char (*ok)[600], int *decided)
 {
-    double total = 0;
+    double limit = 0;
     size_t cap = (size_t)nb * 420, n = 0;
     char *request = malloc(cap), why[512];
     kc_strvec words = KC_STRVEC_INIT;
-    for (int k = 0; k < nb; k++) total += tool_limit_s(p[x[k]]->it);
+    for (int k = 0; k < nb; k++)
+        if (tool_limit_s(p[x[k]]->it) > limit) limit = tool_limit_s(p[x[k]]->it);
     for (int k = 0; request && k < nb; k++)
         n += (size_t)snprintf(request + n, cap - n, "%s%s edge", k ? "\t" : "", p[x[k]]->it->name);
     double t0 = kc_now_s();
     int asked = request && tool_argv(p[x[0]], 1, NULL, &words) == 0 &&
-                kc_san_ask(pool, 1, words.v, request, total, w, why, sizeof why) == 0;
+                kc_san_ask(pool, 1, words.v, request, limit, w, why, sizeof why) == 0;
     char *block = asked && window_clean(w) ? malloc(KC_SAN_OUT_MAX) : NULL;
     int clean = block != NULL;
     for (int k = 0; clean && k < nb; k++) clean = batch_block(w->out, p[x[k]]->it->name, block, KC_SAN_OUT_MAX) == 0;
@@ -713,16 +724,18 @@ static void race_batch(san_plan **p, const int *x, int nb, kc_san_pool *pool, kc
         batch_block(w->out, p[i]->it->name, block, KC_SAN_OUT_MAX);
         kc_san_window mine = { .out = block, .len = strlen(block), .ended = 1, .earlier = w->earlier };
         plan_learn(p[i], 1, block, kc_now_s() - t0);
-        decided[i] = judge_tool(p[i], 1, &mine, total, "", "", "", &outs[i], ok[i], sizeof ok[i]);
+        decided[i] = judge_tool(p[i], 1, &mine, limit, "", "", "", &outs[i], ok[i], sizeof ok[i]);
     }
     free(block);
     free(request);
     kc_strvec_clear(&words);
     if (clean) return;
-    kc_san_error e = { .errors = -1 };
-    int reported = asked && kc_sanitizer_parse(w->out, &e);
-    if (asked && !w->gone) kc_san_end(pool, 1, total, NULL);    /* it may have lost its context */
-    batch_alone(p, x, nb, pool, &e, reported, w, outs, ok, decided);
+    /* it may have lost its context: it ends, and what it prints until then
+     * (a late report, its summary) is the batch's too */
+    if (asked) kc_san_end(pool, 1, limit, w);
+    char *batch_out = asked ? strdup(w->out) : NULL;
+    batch_alone(p, x, nb, pool, asked ? batch_out : "", w, outs, ok, decided);
+    free(batch_out);
 }
 
 void kc_sanitize_batch(const kc_item *const *its, int n, const kc_opts *o, kc_san_pool *pool, kc_item_result *outs)

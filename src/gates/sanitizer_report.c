@@ -115,6 +115,38 @@ int kc_sanitizer_parse(const char *text, kc_san_error *e)
     return found;
 }
 
+/* The next error line of text from *p on (trimmed, into l): 1, or 0 at the
+ * end; *p moves past it. */
+static int next_error_line(const char **p, char *l, size_t cap)
+{
+    while (*p && **p) {
+        const char *s = *p, *nl = strchr(s, '\n'), *end = nl ? nl : s + strlen(s);
+        *p = nl ? nl + 1 : NULL;
+        const char *q = strstr(s, PREFIX);
+        if (!q || q >= end) continue;
+        const char *body = q + strlen(PREFIX);
+        int indent = 0;
+        while (body < end && *body == ' ') body++, indent++;
+        copy_trim(l, cap, body, end);
+        if (indent <= 1 && !not_an_error(l)) return 1;
+    }
+    return 0;
+}
+
+int kc_sanitizer_unmatched(const char *text, const char *known, char *dst, size_t cap)
+{
+    char l[1024], k[1024];
+    for (const char *p = text; next_error_line(&p, l, sizeof l);) {
+        int seen = 0;
+        for (const char *q = known; !seen && next_error_line(&q, k, sizeof k);) seen = strcmp(l, k) == 0;
+        if (!seen) {
+            snprintf(dst, cap, "%s", l);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 void kc_sanitizer_describe(const char *tool, const kc_san_error *e, char *buf, size_t cap)
 {
     int n = snprintf(buf, cap, "%s: %s", tool, e->what);

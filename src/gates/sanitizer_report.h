@@ -30,6 +30,13 @@ typedef struct kc_san_error {
  * banner, a summary, or the sanitizer's note about the target's exit. */
 int kc_sanitizer_parse(const char *text, kc_san_error *e);
 
+/* The first error line of text (as kc_sanitizer_parse finds errors: an
+ * unindented report line that is not a note) that no error line of `known`
+ * equals, trimmed, into dst: 1; 0 when each of text's is in known (or text
+ * holds none). For a racecheck batch (sanitize.c): a report in the batch
+ * that none of its items' runs alone gave is explained by none of them. */
+int kc_sanitizer_unmatched(const char *text, const char *known, char *dst, size_t cap);
+
 /* One line for a failure: "<tool>: <what> in kernel <kernel> <where>, thread
  * <t> block <b>, <address> (N errors in all)". */
 void kc_sanitizer_describe(const char *tool, const kc_san_error *e, char *buf, size_t cap);

@@ -3,8 +3,10 @@
  * kc_item_run_batch, worker_lanes.c) through whole runs of the fixture
  * binary under the fake driver and the fake compute-sanitizer: a batch gives
  * the verdicts of one item at a time, a report sends each item of its batch
- * alone, a report no item reproduces alone fails them all, a hang in a batch
- * (in the tool, or in the worker) ends with each item decided alone. */
+ * alone, a report no item reproduces alone fails them all (another item's
+ * own race explains none), a hang in a batch (in the tool, or in the worker)
+ * ends with each item decided alone, as does a process left running after
+ * it; without a GPU each item is SKIP once. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,9 +127,10 @@ Test(sanitize_batch, a_batch_that_hangs_in_the_tool_runs_each_item_alone, .timeo
     kc_proc_free(&p);
 }
 
-/* A worker that hangs in its batch is stopped at the batch's time limit,
- * and every item of the batch is put back and decided by a run alone: the
- * one that hangs is TIMEOUT, the others pass. */
+/* A worker that hangs in its batch is stopped at the batch's time limit
+ * (the sum of its items' limits: they run in turn), and every item of the
+ * batch is put back and decided by a run alone: the one that hangs is
+ * TIMEOUT, the others pass. */
 Test(sanitize_batch, a_worker_that_hangs_in_a_batch_puts_every_item_back_alone, .timeout = 120)
 {
     kc_proc p = kc_san_test_run((char *[]){ "run", "fakeedges.copy.f16:sanitize", "fakesan.copy.f16:sanitize", "--jobs",
@@ -135,7 +138,7 @@ Test(sanitize_batch, a_worker_that_hangs_in_a_batch_puts_every_item_back_alone, 
                                 "KC_FAULT_HANG_ITEM=fakesan.copy.f16:sanitize", NULL);
     char line[8192];
     cr_expect(strstr(p.out, "a batch of 2 :sanitize items (") &&
-              strstr(p.out, "; which of them holds it up is not known) exceeded its time limit of 2 s on worker 0"),
+              strstr(p.out, "; which of them holds it up is not known) exceeded its time limit of 4 s on worker 0"),
               "the batch is named, not one item of it: %s", p.out);
     cr_expect_eq(kc_out_count(p.out, "in flight on worker 0 "), 2, "both put back: %s", p.out);
     cr_expect(kc_out_item_line(p.out, "TIMEOUT", "fakesan.copy.f16:sanitize", line, sizeof line), "%s", p.out);
@@ -143,5 +146,60 @@ Test(sanitize_batch, a_worker_that_hangs_in_a_batch_puts_every_item_back_alone, 
     char s[2048];
     kc_out_summary(p.out, s, sizeof s);
     cr_expect(strstr(s, "2 sanitizer checks: 1 clean, 0 with errors") && strstr(s, "; 1 timed out"), "%s", s);
+    kc_proc_free(&p);
+}
+
+/* A report in a batch that no item alone gives is not explained by another
+ * item's own race: the item with the race FAILs by its own run, and the
+ * batch's other items FAIL too, naming the report no run alone gave. */
+Test(sanitize_batch, one_items_own_race_does_not_explain_another_report, .timeout = 120)
+{
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakeedges.copy.f16:sanitize", "fakesan.copy.f16:sanitize", "--jobs",
+                                            "1", "--inflight", "4", NULL }, 0,
+                                "KC_FAKE_SANITIZER=error:racecheck:fakeedges.copy.f16:sanitize",
+                                "KC_FAKE_SANITIZER_BATCHONLY=racecheck:fakesan.copy.f16:sanitize");
+    char line[8192];
+    cr_expect(kc_out_item_line(p.out, "FAIL", "fakeedges.copy.f16:sanitize", line, sizeof line) &&
+              strstr(line, "racecheck: Error: Race reported between Write access at fake_copy_f16(__half *, const "
+                           "__half *, long)+0x1b0"), "its own race: %s", p.out);
+    cr_expect(kc_out_item_line(p.out, "FAIL", "fakesan.copy.f16:sanitize", line, sizeof line) &&
+              strstr(line, "reported an error that no item of it reproduces alone (racecheck: Error: Race reported "
+                           "between Write access at fake_copy_f16(__half *, const __half *, long)+0x2b0"),
+              "the report no run alone gave: %s", p.out);
+    kc_proc_free(&p);
+}
+
+/* Without a GPU every :sanitize item handed for a batch is SKIP, once, at
+ * once (none waits for a time limit). */
+Test(sanitize_batch, a_batch_without_a_gpu_skips_each_item_once, .timeout = 60)
+{
+    char *env[] = { kc_san_test_env(), "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
+    kc_proc p = kc_run_fixture_env((char *[]){ "run", ITEMS, "--jobs", "1", "--inflight", "4", "--timeout", "20", NULL },
+                                   env, 50);
+    char s[2048], st[16];
+    kc_out_summary(p.out, s, sizeof s);
+    cr_expect(strstr(s, "11 sanitizer checks: 0 clean, 0 with errors") && strstr(s, "11 skipped"), "%s", s);
+    cr_expect_eq(kc_out_state_lines(p.out, "fakesan.copy.f16:sanitize", st, sizeof st), 1, "%s", p.out);
+    cr_expect_str_eq(st, "SKIP");
+    cr_expect_eq(kc_out_count(p.out, "exceeded its time limit"), 0, "%s", p.out);
+    kc_proc_free(&p);
+}
+
+/* A process left running after a batch may be any item's: no item of the
+ * batch takes LEAK from it there; each is decided by a run alone, where
+ * only the item that leaves it is LEAK, as serially, with one line each. */
+Test(sanitize_batch, a_process_left_after_a_batch_is_blamed_by_runs_alone, .timeout = 120)
+{
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakeedges.copy.f16:sanitize", "fakesan.copy.f16:sanitize",
+                                            "fakeedgesmem.copy.f16:sanitize", "--jobs", "1", "--inflight", "4", NULL },
+                                0, "KC_FAULT_LEAVE_CHILD=fakesan.copy.f16:sanitize", NULL);
+    char st[16];
+    cr_expect_eq(kc_out_state_lines(p.out, "fakesan.copy.f16:sanitize", st, sizeof st), 1, "%s", p.out);
+    cr_expect_str_eq(st, "LEAK");
+    cr_expect_eq(kc_out_state_lines(p.out, "fakeedges.copy.f16:sanitize", st, sizeof st), 1, "%s", p.out);
+    cr_expect_str_eq(st, "PASS");
+    cr_expect_eq(kc_out_state_lines(p.out, "fakeedgesmem.copy.f16:sanitize", st, sizeof st), 1, "%s", p.out);
+    cr_expect_str_eq(st, "PASS");
+    cr_expect_geq(kc_out_count(p.out, "LEAK in a batch of :sanitize items"), 1, "%s", p.out);
     kc_proc_free(&p);
 }

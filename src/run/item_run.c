@@ -232,7 +232,9 @@ void kc_item_run_batch(const kc_item *const *its, int n, const kc_opts *o, kc_sa
         if (left) kc_result_left_behind(out, what);
         if (kc_result_fails(out)) kc_rerun_command(o, its[i]->name, o->device, out->rerun, sizeof out->rerun);
         kc_result_escape(out);
-        kc_item_print(its[i]->name, out, out->seconds, NULL, NULL);
+        /* whose LEAK it is is not known: the queue runs it again alone
+         * (queue_lanes.c), which prints the verdict */
+        if (out->state != KC_LEAK) kc_item_print(its[i]->name, out, out->seconds, NULL, NULL);
     }
     kc_note_ending(stdout, 0);
 }

@@ -59,8 +59,10 @@ void kc_item_run_kept(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opt
  * order: the sanitizer gate in batches of up to KC_SAN_BATCH_ITEMS
  * (kc_sanitize_batch, sanitize.h). Each item's seconds are an equal share
  * of the batch's wall, its peak RSS the batch's; processes left running
- * after the batch are every item's (LEAK where it passed). beside: other
- * items of this process are in flight (kc_proc_item_begin). */
+ * after the batch may be any item's: each that passed is LEAK, and no line
+ * is printed for a LEAK, which the queue decides by a run alone
+ * (queue_lanes.c). beside: other items of this process are in flight
+ * (kc_proc_item_begin). */
 void kc_item_run_batch(const kc_item *const *its, int n, const kc_opts *o, kc_san_pool *san, kc_item_result *outs,
                        int beside);
 /* Test hooks before an item runs, wherever it runs (kc_item_run, a

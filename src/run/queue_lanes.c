@@ -53,9 +53,14 @@ void kc_ql_hand(queue *qq, wk *w, int j, int alone, int batch, double t)
     w->lane_deadline[l] = t + qq->q[j].limit;
     w->lane_alone[l] = alone;
     w->lane_batch[l] = batch && !alone;
-    for (int o = 0; w->lane_batch[l] && o < w->book.k; o++)     /* the batch's items run in turn */
-        if (o != l && w->book.lane[o].phase != KC_LANE_FREE && w->lane_batch[o])
-            w->lane_deadline[l] += qq->q[w->lane_item[o]].limit;
+    if (w->lane_batch[l]) {         /* the batch's items run in turn, and all end together */
+        double total = 0;
+        for (int o = 0; o < w->book.k; o++)
+            if (w->book.lane[o].phase != KC_LANE_FREE && w->lane_batch[o]) total += qq->q[w->lane_item[o]].limit;
+        for (int o = 0; o < w->book.k; o++)
+            if (w->book.lane[o].phase != KC_LANE_FREE && w->lane_batch[o] && w->lane_deadline[o] < t + total)
+                w->lane_deadline[o] = t + total;
+    }
     kc_qn_handed(qq, j);
     if (w->book.open == 1) {
         w->tail_n = 0;
@@ -118,10 +123,17 @@ void kc_ql_on_result(queue *qq, wk *w, kc_child *c, const char *line)
     if (r.context_lost == KC_LOST_CONTEXT && w->lane_alone[l] && kc_qh_gpu_shared(qq, w->devslot)) {
         kc_result_detail(body, detail, sizeof detail);
         kc_qh_lost(qq, qi, &r, detail, w, w->lane_start[l], kc_sup_now(), -1);
+    } else if (w->lane_batch[l] && r.state == KC_LEAK) {   /* unprinted: whose leftovers they are is not known */
+        kc_ql_put_back_solo(qq, j, "LEAK in a batch of :sanitize items, where what was left running may be another "
+                                   "item's of the batch");
     } else if (w->lane_alone[l] || w->lane_batch[l]) {  /* its worker printed it: nothing ran beside it in its
                                                      * context (a batch's ran in sanitizer sessions, whose
                                                      * verdicts kc_sanitize_batch decides) */
-        kc_q_finish_item(qq, qi, &r, w, w->lane_start[l], kc_sup_now(), -1, 0, NULL);
+        /* a batch's items end together: each is recorded (costs, reports)
+         * with its own share of the batch's wall, not the whole of it */
+        double end = kc_sup_now(), start = w->lane_batch[l] && end - r.seconds > w->lane_start[l] ? end - r.seconds
+                                                                                                  : w->lane_start[l];
+        kc_q_finish_item(qq, qi, &r, w, start, end, -1, 0, NULL);
     } else if (kc_inflight_final(it, &r)) {
         kc_result_detail(body, detail, sizeof detail);
         kc_qn_final(qq, w, l, &r, detail);
@@ -167,14 +179,16 @@ void kc_ql_timers(queue *qq, wk *w, kc_child *c, double t)
         /* which item of a batch holds it up is not known: the batch is named */
         char what[1024];
         int n = 0;
-        for (int o = 0; o < w->book.k; o++) n += w->book.lane[o].phase != KC_LANE_FREE && w->lane_batch[o];
+        double total = 0;           /* the batch's limit: its items' limits, summed (kc_ql_hand) */
+        for (int o = 0; o < w->book.k; o++)
+            if (w->book.lane[o].phase != KC_LANE_FREE && w->lane_batch[o]) n++, total += qq->q[w->lane_item[o]].limit;
         int len = snprintf(what, sizeof what, "a batch of %d :sanitize item%s (", n, n == 1 ? "" : "s");
         for (int o = 0, i = 0; o < w->book.k && len < (int)sizeof what; o++)
             if (w->book.lane[o].phase != KC_LANE_FREE && w->lane_batch[o])
                 len += snprintf(what + len, sizeof what - (size_t)len, "%s%s", i++ ? ", " : "", w->book.lane[o].name);
         if (len < (int)sizeof what)
             snprintf(what + len, sizeof what - (size_t)len, "; which of them holds it up is not known)");
-        kc_q_stop_timed_out(qq, w, c, what, w->lane_deadline[l] - w->lane_start[l]);
+        kc_q_stop_timed_out(qq, w, c, what, total);
         return;
     }
 }

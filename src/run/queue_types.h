@@ -261,9 +261,9 @@ int kc_ql_items(const queue *qq, const wk *w);
 /* A fresh worker in the slot: no lanes open. */
 void kc_ql_reset(queue *qq, wk *w);
 /* Item j handed to w (its request written) at time t; alone: nothing goes
- * beside it; batch: for a batch of :sanitize items (its time limit counts
- * from when the batch it joins may end: after the limits of the batch's
- * items already in flight, since they run in turn). */
+ * beside it; batch: for a batch of :sanitize items, which run in turn and
+ * end together: every item of the batch in flight gets until t plus the
+ * sum of their time limits. */
 void kc_ql_hand(queue *qq, wk *w, int j, int alone, int batch, double t);
 /* A line on w's result pipe (DONE, a sealed result) with lanes. */
 void kc_ql_on_result(queue *qq, wk *w, kc_child *c, const char *line);

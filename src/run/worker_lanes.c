@@ -344,7 +344,8 @@ static int batch_keep(lanes *ls, const kc_item *it)
 }
 
 /* The queue's GO: the items kept for a batch run now, on this thread
- * (kc_item_run_batch prints their lines), and are over. */
+ * (kc_item_run_batch prints their lines), and are over. Without a GPU each
+ * runs as an item that goes alone (SKIP). */
 static void batch_run(lanes *ls, kc_san_pool *san)
 {
     const kc_item *its[KC_INFLIGHT_MAX];
@@ -354,7 +355,15 @@ static void batch_run(lanes *ls, kc_san_pool *san)
         if (ls->l[b].it && !ls->l[b].done) at[n] = b, its[n++] = ls->l[b].it;
     if (!n) return;
     kc_exit_guard_what("running a batch of :sanitize items");
-    kc_item_run_batch(its, n, ls->o, san, outs, running_in_flight(ls));
+    if (ls->gpu_state == 1) {
+        kc_item_run_batch(its, n, ls->o, san, outs, running_in_flight(ls));
+    } else {
+        for (int i = 0; i < n; i++) {
+            char *kept = NULL;
+            kc_item_run_kept(&ls->base, 0, its[i], ls->o, NULL, san, &outs[i], &kept, running_in_flight(ls));
+            free(kept);
+        }
+    }
     kc_exit_guard_what("waiting for items (worker with lanes)");
     for (int i = 0; i < n; i++) {
         ls->l[at[i]].r = outs[i];
@@ -479,7 +488,7 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
             char why[300];
             if (kc_item_needs_gpu(it)) open_gpu(ls);
             if ((marks & KC_REQUEST_AHEAD_BIT) && ls->gpu_state != -1) kc_sanitize_ahead(o, san, ahead);
-            if (!alone && it->kind == KC_KIND_SANITIZE && ls->gpu_state == 1 && kc_san_batches_on()) {
+            if (!alone && it->kind == KC_KIND_SANITIZE && kc_san_batches_on()) {
                 if (batch_keep(ls, it) == 0) continue;
                 kc_say(stderr, "--worker: %s handed for a batch with its %d batch lanes busy\n", it->name, ls->k);
                 rc = 4;

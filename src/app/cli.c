@@ -185,7 +185,8 @@ static const opt_row OPTIONS[] = {
       "and so is one beside such a verdict; where the device has virtual\n"
       "memory management, buffers have 32 GiB unmapped around them, so a write\n"
       "that far out of bounds faults as it does serially (docs/parallel-runs.md,\n"
-      "\"Writes outside an item's buffers\");\n"
+      "\"Writes outside an item's buffers\"); :sanitize items: up to K at once,\n"
+      "their racecheck in one batch (docs/sanitizer-gate.md);\n"
       "mutate: passed on to the mutants' runs" },
     { "--reference", NULL, "R", C_RUN | C_LIST | C_INFO, TO_WORKER | TO_SHARD | TO_REEXEC | TO_RERUN, OPT_ONCE, 0,
       kc_cli_set_reference, NULL,

@@ -689,9 +689,9 @@ static void batch_alone(san_plan **p, const int *x, int nb, kc_san_pool *pool, c
         outs[i].state = KC_FAIL;
         outs[i].gate = KC_GATE_SANITIZE;
         snprintf(outs[i].msg, sizeof outs[i].msg, "the racecheck batch of %d items (%s) reported an error that no "
-                 "item of it reproduces alone (racecheck: %s): its reports came out of order, so none of them can "
-                 "be trusted; rerun with " KC_SAN_BATCH_ENV "=0", nb, names,
-                 line[0] ? line : "out of host memory to compare the runs");
+                 "item of it reproduces alone (racecheck: %s): it cannot be pinned on an item, so the batch's clean "
+                 "verdicts cannot be trusted; the rerun command runs the item alone; rerun the selection with "
+                 KC_SAN_BATCH_ENV "=0", nb, names, line[0] ? line : "out of host memory to compare the runs");
     }
 }
 

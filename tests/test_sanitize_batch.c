@@ -3,8 +3,9 @@
  * kc_item_run_batch, worker_lanes.c) through whole runs of the fixture
  * binary under the fake driver and the fake compute-sanitizer: a batch gives
  * the verdicts of one item at a time, a report sends each item of its batch
- * alone, a report no item reproduces alone fails them all (another item's
- * own race explains none), a hang in a batch (in the tool, or in the worker)
+ * alone, reports the runs alone do not account for fail them all (another
+ * item's race explains one report, never a second; a report past what a
+ * window keeps is still counted), a hang in a batch (in the tool, or in the worker)
  * ends with each item decided alone, as does a process left running after
  * it; without a GPU each item is SKIP once. */
 #include <criterion/criterion.h>
@@ -96,7 +97,7 @@ Test(sanitize_batch, a_report_no_item_reproduces_alone_fails_the_whole_batch, .t
                                 "KC_FAKE_SANITIZER=batchonly:racecheck", NULL);
     char line[8192];
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    int failed = kc_out_count(p.out, "reported an error that no item of it reproduces alone (racecheck: Error: Race "
+    int failed = kc_out_count(p.out, "reported what its items' runs alone do not account for (racecheck: Error: Race "
                                      "reported between Write access");
     cr_expect_geq(failed, 2, "every item of the batch: %s", p.out);
     cr_expect(strstr(p.out, "the racecheck batch of ") && strstr(p.out, "it cannot be pinned on an item, so the "
@@ -107,7 +108,7 @@ Test(sanitize_batch, a_report_no_item_reproduces_alone_fails_the_whole_batch, .t
     kc_proc_free(&p);
     p = kc_san_test_run((char *[]){ "run", ITEMS, "--jobs", "1", "--inflight", "8", NULL }, 0,
                         "KC_FAKE_SANITIZER=batchonly:racecheck", "KC_SANITIZE_BATCH=0");
-    cr_expect_eq(kc_out_count(p.out, "no item of it reproduces alone"), 0, "%s", p.out);
+    cr_expect_eq(kc_out_count(p.out, "do not account for"), 0, "%s", p.out);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakeedges.copy.f16:sanitize", line, sizeof line), "%s", p.out);
     kc_proc_free(&p);
 }
@@ -164,9 +165,37 @@ Test(sanitize_batch, one_items_own_race_does_not_explain_another_report, .timeou
               strstr(line, "racecheck: Error: Race reported between Write access at fake_copy_f16(__half *, const "
                            "__half *, long)+0x1b0"), "its own race: %s", p.out);
     cr_expect(kc_out_item_line(p.out, "FAIL", "fakesan.copy.f16:sanitize", line, sizeof line) &&
-              strstr(line, "reported an error that no item of it reproduces alone (racecheck: Error: Race reported "
+              strstr(line, "reported what its items' runs alone do not account for (racecheck: Error: Race reported "
                            "between Write access at fake_copy_f16(__half *, const __half *, long)+0x2b0"),
               "the report no run alone gave: %s", p.out);
+    kc_proc_free(&p);
+    /* the same lines as the item's own race: one run alone accounts for one
+     * of the batch's two reports, not both */
+    char *env[] = { kc_san_test_env(), "PATH=/usr/bin:/bin", "KC_FAKE_SANITIZER=error:racecheck:fakeedges.copy.f16:sanitize",
+                    "KC_FAKE_SANITIZER_BATCHONLY=racecheck:fakesan.copy.f16:sanitize",
+                    "KC_FAKE_SANITIZER_BATCHONLY_SAME=1", NULL };
+    p = kc_run_fake((char *[]){ "run", "fakeedges.copy.f16:sanitize", "fakesan.copy.f16:sanitize", "--jobs", "1",
+                                "--inflight", "4", NULL }, env, 120);
+    cr_expect(kc_out_item_line(p.out, "FAIL", "fakesan.copy.f16:sanitize", line, sizeof line) &&
+              strstr(line, "reported what its items' runs alone do not account for (racecheck: Error: Race reported "
+                           "between Write access at fake_copy_f16(__half *, const __half *, long)+0x1b0"),
+              "two equal reports, one run alone gave one: %s", p.out);
+    kc_proc_free(&p);
+}
+
+/* A report hidden in more output than a window keeps is still counted: the
+ * batch's summary counts more reports than its items' runs alone gave, so
+ * the batch's items FAIL. */
+Test(sanitize_batch, a_report_past_what_is_kept_is_still_counted, .timeout = 120)
+{
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakeedges.copy.f16:sanitize", "fakesan.copy.f16:sanitize", "--jobs",
+                                            "1", "--inflight", "4", NULL }, 0,
+                                "KC_FAKE_SANITIZER=flood:fakeedges.copy.f16:sanitize",
+                                "KC_FAKE_SANITIZER_BATCHONLY=racecheck:fakesan.copy.f16:sanitize");
+    char line[8192];
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(kc_out_item_line(p.out, "FAIL", "fakesan.copy.f16:sanitize", line, sizeof line) &&
+              strstr(line, "(its racecheck summary counts 1 report, its items' runs alone 0)"), "%s", p.out);
     kc_proc_free(&p);
 }
 

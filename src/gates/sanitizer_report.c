@@ -3,6 +3,7 @@
 #include "sanitizer_report.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "strbuf.h"
@@ -115,36 +116,69 @@ int kc_sanitizer_parse(const char *text, kc_san_error *e)
     return found;
 }
 
-/* The next error line of text from *p on (trimmed, into l): 1, or 0 at the
- * end; *p moves past it. */
-static int next_error_line(const char **p, char *l, size_t cap)
+/* The next report of text from *p on into sig (cap bytes): its error line,
+ * trimmed, and when the line after it is racecheck's second access ("and
+ * Read access at ..."), " " and that line too. 1, or 0 at the end; *p moves
+ * past what was read. */
+static int next_report(const char **p, char *sig, size_t cap)
 {
+    int in = 0;
     while (*p && **p) {
         const char *s = *p, *nl = strchr(s, '\n'), *end = nl ? nl : s + strlen(s);
-        *p = nl ? nl + 1 : NULL;
         const char *q = strstr(s, PREFIX);
-        if (!q || q >= end) continue;
-        const char *body = q + strlen(PREFIX);
+        char l[1024];
         int indent = 0;
-        while (body < end && *body == ' ') body++, indent++;
-        copy_trim(l, cap, body, end);
-        if (indent <= 1 && !not_an_error(l)) return 1;
+        if (q && q < end) {
+            const char *body = q + strlen(PREFIX);
+            while (body < end && *body == ' ') body++, indent++;
+            copy_trim(l, sizeof l, body, end);
+        }
+        if (in) {       /* the line after an error line: its second access, or the next report's start */
+            if (q && q < end && indent > 1 && starts(l, "and ") && strstr(l, " access at ")) {
+                kc_strcatf(sig, cap, " %s", l);
+                *p = nl ? nl + 1 : NULL;
+            }
+            return 1;
+        }
+        *p = nl ? nl + 1 : NULL;
+        if (q && q < end && indent <= 1 && !not_an_error(l)) {
+            snprintf(sig, cap, "%s", l);
+            in = 1;
+        }
     }
-    return 0;
+    return in;
+}
+
+int kc_sanitizer_count(const char *text)
+{
+    char sig[2048];
+    int n = 0;
+    for (const char *p = text; next_report(&p, sig, sizeof sig);) n++;
+    return n;
 }
 
 int kc_sanitizer_unmatched(const char *text, const char *known, char *dst, size_t cap)
 {
-    char l[1024], k[1024];
-    for (const char *p = text; next_error_line(&p, l, sizeof l);) {
-        int seen = 0;
-        for (const char *q = known; !seen && next_error_line(&q, k, sizeof k);) seen = strcmp(l, k) == 0;
-        if (!seen) {
-            snprintf(dst, cap, "%s", l);
-            return 1;
-        }
+    int nk = kc_sanitizer_count(known), unmatched = 0;
+    char (*k)[2048] = nk ? malloc((size_t)nk * sizeof *k) : NULL, sig[2048];
+    char *used = nk ? calloc((size_t)nk, 1) : NULL;
+    if (nk && (!k || !used)) {              /* nothing can be matched: every report is unmatched */
+        free(k), free(used);
+        nk = 0, k = NULL, used = NULL;
     }
-    return 0;
+    int i = 0;
+    for (const char *p = known; i < nk && next_report(&p, k[i], sizeof k[i]);) i++;
+    for (const char *p = text; next_report(&p, sig, sizeof sig);) {
+        int j = 0;
+        while (j < nk && (used[j] || strcmp(k[j], sig) != 0)) j++;
+        if (j < nk) {
+            used[j] = 1;
+            continue;
+        }
+        if (!unmatched++) snprintf(dst, cap, "%s", sig);
+    }
+    free(k), free(used);
+    return unmatched;
 }
 
 void kc_sanitizer_describe(const char *tool, const kc_san_error *e, char *buf, size_t cap)

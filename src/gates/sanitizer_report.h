@@ -30,11 +30,15 @@ typedef struct kc_san_error {
  * banner, a summary, or the sanitizer's note about the target's exit. */
 int kc_sanitizer_parse(const char *text, kc_san_error *e);
 
-/* The first error line of text (as kc_sanitizer_parse finds errors: an
- * unindented report line that is not a note) that no error line of `known`
- * equals, trimmed, into dst: 1; 0 when each of text's is in known (or text
- * holds none). For a racecheck batch (sanitize.c): a report in the batch
- * that none of its items' runs alone gave is explained by none of them. */
+/* A report: an error line as kc_sanitizer_parse finds errors (an unindented
+ * report line that is not a note), trimmed, with racecheck's second access
+ * ("and Read access at ...") when the next line is one. How many text holds. */
+int kc_sanitizer_count(const char *text);
+/* How many reports of text no report of `known` accounts for, each of
+ * known's accounting for one equal report at most; the first of them into
+ * dst. For a racecheck batch (sanitize.c): the batch's reports against its
+ * items' runs alone; one item's report explains one of the batch's, never
+ * two, and a report that shares only its first access explains none. */
 int kc_sanitizer_unmatched(const char *text, const char *known, char *dst, size_t cap);
 
 /* One line for a failure: "<tool>: <what> in kernel <kernel> <where>, thread

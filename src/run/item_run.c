@@ -220,14 +220,14 @@ void kc_item_run_batch(const kc_item *const *its, int n, const kc_opts *o, kc_sa
     for (int i = 0; i < n; i += KC_SAN_BATCH_ITEMS)
         kc_sanitize_batch(its + i, n - i < KC_SAN_BATCH_ITEMS ? n - i : KC_SAN_BATCH_ITEMS, o, san, outs + i);
     if (getpid() != self) _exit(127);      /* as kc_item_run_kept */
-    const double share = (kc_now_s() - t0) / n;
+    const double share = (kc_now_s() - t0) / n;     /* for an item the gate did not time */
     const long rss = rss_ok ? rss_peak_kib() : -1;
     char what[512];     /* whose they are is not known: every item of the batch carries them */
     const int left = leftovers(san, what, sizeof what) > 0;
     restore_stdio(o);
     for (int i = 0; i < n; i++) {
         kc_item_result *out = &outs[i];
-        out->seconds = share;
+        if (out->seconds <= 0) out->seconds = share;
         out->peak_rss_kib = rss;
         if (left) kc_result_left_behind(out, what);
         if (kc_result_fails(out)) kc_rerun_command(o, its[i]->name, o->device, out->rerun, sizeof out->rerun);

@@ -21,6 +21,7 @@
 #include "shell_words.h"
 #include "strbuf.h"
 #include "clock.h"
+#include "sanitize_plan.h"
 #include "sanitize_session.h"
 #include "supervisor.h"
 
@@ -90,36 +91,12 @@ static void head_of(const char *out, char *dst, size_t cap)
     }
 }
 
-static double tool_limit_s(const kc_item *it)
+double kc_san_tool_limit_s(const kc_item *it)
 {
     double t = kc_san_timeout_env_s();
     if (t > 0) return t;
     return it->contract && it->contract->timeout_s > KC_SAN_TIMEOUT_S ? it->contract->timeout_s : KC_SAN_TIMEOUT_S;
 }
-
-/* What one item's sanitizer runs share: the command's fixed words, and what
- * the runs so far learned from the target. */
-typedef struct san_plan {
-    const kc_item *it;
-    const kc_contract *c;
-    const char *san, *self;
-    const kc_opts *o;           /* the target's seed and device (kc_child_argv) */
-    kc_env_get_fn env_get;      /* what the sanitizer command carries (rerun_env.h) */
-    char ecode[16], workers[24];
-    char exclude[KC_HARNESS_KERNELS][96];   /* "kne=<harness kernel>" */
-    int nedge, nshapes;
-    char race_left[200];        /* the edge shapes racecheck need not run (kc_shape.no_racecheck), "" none */
-    long smem;                  /* the target's "smem:" line (memcheck's run); -2 not yet known */
-    char race_note[600];        /* why racecheck was not run, or "" */
-    char times[600];            /* "memcheck 0.6 s, racecheck 1.1 s (edge shapes), ..." */
-    char slowest[200];          /* "slowest launch qwen.len512 27.1 s (racecheck)" */
-    char watchdog[300];         /* the target's "watchdog:" line, "" none (a module without one) */
-    double slowest_s;
-    unsigned known_hit;         /* bit i: the contract's known[i] (gate 5) matched a tool's report */
-    int known_now;              /* the last judge_tool's report was a known finding */
-    char known_note[1200];      /* "memcheck: <its error> [reason]; ..." */
-    int own_pool;               /* the sessions are the item's own (a control's): kc_sanitize_item ends them */
-} san_plan;
 
 /* The words every item's session shares (item: NULL): the sanitizer, this
  * binary, seed, device, exit code, racecheck's threads, the exclusions. */
@@ -140,13 +117,13 @@ static void plan_words(san_plan *p, const kc_opts *o, const char *san, const cha
     snprintf(p->workers, sizeof p->workers, "%d", kc_parallel_cpus());
     /* The harness's own kernels (its input generator, its checks) are not
      * the kernel under test: memcheck, racecheck and synccheck leave them
-     * uninstrumented (initcheck aside, tool_argv). By name, so that one
+     * uninstrumented (initcheck aside, kc_san_tool_argv). By name, so that one
      * session serves every contract. */
     for (int i = 0; i < KC_HARNESS_KERNELS; i++)
         snprintf(p->exclude[i], sizeof p->exclude[0], "kne=%s", kc_harness_kernel_names[i]);
 }
 
-static void plan_init(san_plan *p, const kc_item *it, const kc_opts *o, const char *san, const char *self)
+void kc_san_plan_init(san_plan *p, const kc_item *it, const kc_opts *o, const char *san, const char *self)
 {
     plan_words(p, o, san, self);
     p->it = it;
@@ -173,7 +150,7 @@ static void plan_init(san_plan *p, const kc_item *it, const kc_opts *o, const ch
  * own --launch-count was no way to do it (on the H200 it hid
  * smem_reuse_race's hazards even where the count covered the launch that
  * has them). */
-static int race_edges_only(const san_plan *p)
+int kc_san_race_edges_only(const san_plan *p)
 {
     return p->nedge > 0 && (p->nedge < p->nshapes || p->race_left[0]);
 }
@@ -184,7 +161,7 @@ static int race_edges_only(const san_plan *p)
  * runs that item alone by hand (every shape; the one a failure line gives);
  * without, a session that reads its items from stdin. 0, or -1 (out of
  * memory). */
-static int tool_argv(const san_plan *p, int t, const char *item, kc_strvec *words)
+int kc_san_tool_argv(const san_plan *p, int t, const char *item, kc_strvec *words)
 {
     int bad = 0;
 #define W(x) (bad |= kc_strvec_push(words, (x)))
@@ -221,7 +198,7 @@ static int tool_argv(const san_plan *p, int t, const char *item, kc_strvec *word
 }
 
 /* The target's "smem:" and "slowest:" lines after tool t's run. */
-static void plan_learn(san_plan *p, int t, const char *out, double secs)
+void kc_san_plan_learn(san_plan *p, int t, const char *out, double secs)
 {
     char l[300];
     if (p->smem == -2 && kc_sanitizer_last_line(out, KC_SAN_TARGET_SMEM, l, sizeof l)) p->smem = atol(l);
@@ -246,11 +223,11 @@ static void plan_learn(san_plan *p, int t, const char *out, double secs)
     snprintf(edges, sizeof edges, " (edge shapes%s%s%s%s)", p->race_left[0] ? " but " : "", p->race_left, in_batch,
              together ? ", launched together" : "");
     snprintf(p->times + n, sizeof p->times - n, "%s%s %.1f s%s", n ? ", " : "", kc_sanitizer_tool(t), secs,
-             t == 1 && race_edges_only(p) ? edges : "");
+             t == 1 && kc_san_race_edges_only(p) ? edges : "");
 }
 
 /* Whether racecheck runs, after memcheck's run told the shared memory. */
-static int race_runs(san_plan *p)
+int kc_san_race_runs(san_plan *p)
 {
     const char *no_race = p->c ? p->c->no_racecheck : NULL;
     if (no_race) snprintf(p->race_note, sizeof p->race_note, "racecheck not run: %s", no_race);
@@ -281,7 +258,7 @@ static int known_report(const kc_contract *c, const char *tool, const kc_san_err
     return -1;
 }
 
-static int judge_tool(san_plan *p, int t, const kc_san_window *r, double limit, const char *cmd,
+int kc_san_judge_tool(san_plan *p, int t, const kc_san_window *r, double limit, const char *cmd,
                       const char *gates_msg, const char *planted, kc_item_result *out, char *target_ok, size_t okcap)
 {
     const int control = p->it->kind == KC_KIND_CONTROL;
@@ -378,7 +355,7 @@ static int stale_reports(const san_plan *p, kc_item_result *out)
 
 /* The verdict when every tool that ran was clean (or reported a known
  * finding only). */
-static void all_clean(const san_plan *p, const char *gates_msg, const char *target_ok, kc_item_result *out)
+void kc_san_all_clean(const san_plan *p, const char *gates_msg, const char *target_ok, kc_item_result *out)
 {
     char tools_run[800];
     if (p->race_note[0])
@@ -409,7 +386,7 @@ static void all_clean(const san_plan *p, const char *gates_msg, const char *targ
  * came, the target ran every launch, and no report line fell between (all
  * of it read: past what is kept, only the item's own run, whose exit status
  * counts its errors, decides). */
-static int window_clean(const kc_san_window *w)
+int kc_san_window_clean(const kc_san_window *w)
 {
     kc_san_error e;
     char l[600];
@@ -447,20 +424,20 @@ static int run_tool_as(san_plan *p, kc_san_pool *pool, int t, char *const *words
                        char *target_ok, size_t okcap)
 {
     char request[400], why[512];
-    snprintf(request, sizeof request, "%s %s", p->it->name, t == 1 && race_edges_only(p) ? "edge" : "all");
+    snprintf(request, sizeof request, "%s %s", p->it->name, t == 1 && kc_san_race_edges_only(p) ? "edge" : "all");
     kc_san_error window_error = { .errors = -1 };
     int window_erred = 0, earlier = 0;
     long session_errors = -1;
     double t0 = kc_now_s();
     if (pool && kc_san_ask(pool, t, words, request, limit, w, why, sizeof why) == 0) {
-        if (window_clean(w)) {
-            plan_learn(p, t, w->out, kc_now_s() - t0);
+        if (kc_san_window_clean(w)) {
+            kc_san_plan_learn(p, t, w->out, kc_now_s() - t0);
             snprintf(target_ok, okcap, "%s", "");
-            return judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap);
+            return kc_san_judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap);
         }
         if (w->timed_out) {
-            plan_learn(p, t, w->out, kc_now_s() - t0);
-            return judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap);
+            kc_san_plan_learn(p, t, w->out, kc_now_s() - t0);
+            return kc_san_judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap);
         }
         window_erred = kc_sanitizer_parse(w->out, &window_error);
         earlier = w->earlier;
@@ -471,8 +448,8 @@ static int run_tool_as(san_plan *p, kc_san_pool *pool, int t, char *const *words
              * Sessions of the item's own, once it is decided, are killed
              * with the rest of its pool (kc_sanitize_item,
              * kc_san_pool_let_end), not waited for here. */
-            plan_learn(p, t, w->out, kc_now_s() - t0);
-            int decided = judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap);
+            kc_san_plan_learn(p, t, w->out, kc_now_s() - t0);
+            int decided = kc_san_judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap);
             if (!(decided && p->own_pool)) kc_san_end(pool, t, limit, NULL);
             return decided;
         }
@@ -489,8 +466,8 @@ static int run_tool_as(san_plan *p, kc_san_pool *pool, int t, char *const *words
         with_cmd(out, cmd);
         return 1;
     }
-    plan_learn(p, t, w->out, kc_now_s() - t0);
-    if (judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap)) {
+    kc_san_plan_learn(p, t, w->out, kc_now_s() - t0);
+    if (kc_san_judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap)) {
         if (window_erred && earlier > 0) distrust_if_more(p, pool, t, w, session_errors, earlier);
         return 1;
     }
@@ -508,12 +485,12 @@ static int run_tool_as(san_plan *p, kc_san_pool *pool, int t, char *const *words
 }
 
 /* Tool t for the item (run_tool_as), its command lines built here. */
-static int run_tool(san_plan *p, kc_san_pool *pool, int t, double limit, const char *gates_msg, const char *planted,
+int kc_san_run_tool(san_plan *p, kc_san_pool *pool, int t, double limit, const char *gates_msg, const char *planted,
                     kc_san_window *w, kc_item_result *out, char *target_ok, size_t okcap)
 {
     kc_strvec words = KC_STRVEC_INIT, by_hand = KC_STRVEC_INIT;
     int decided = 1;
-    if (tool_argv(p, t, NULL, &words) || tool_argv(p, t, p->it->name, &by_hand)) {
+    if (kc_san_tool_argv(p, t, NULL, &words) || kc_san_tool_argv(p, t, p->it->name, &by_hand)) {
         out->state = p->it->kind == KC_KIND_CONTROL ? KC_MISSED : KC_FAIL;
         snprintf(out->msg, sizeof out->msg, "internal error: out of host memory%s", planted);
     } else {
@@ -535,14 +512,14 @@ static int run_tool(san_plan *p, kc_san_pool *pool, int t, double limit, const c
  * bundled controls are caught by one of those two. */
 #define KC_SAN_CONTROL_TOOLS 0x3u
 
-static void warm_tools(const san_plan *p, kc_san_pool *pool, unsigned tools)
+void kc_san_warm_tools(const san_plan *p, kc_san_pool *pool, unsigned tools)
 {
     if (!pool || !kc_san_sessions_on()) return;
     for (int t = 0; t < KC_SAN_TOOLS; t++) {
         kc_strvec words = KC_STRVEC_INIT;
         char why[512];
         if (!(tools & 1u << t)) continue;
-        if (tool_argv(p, t, NULL, &words) == 0) kc_san_warm(pool, t, words.v, why, sizeof why);
+        if (kc_san_tool_argv(p, t, NULL, &words) == 0) kc_san_warm(pool, t, words.v, why, sizeof why);
         kc_strvec_clear(&words);
     }
 }
@@ -559,7 +536,7 @@ void kc_sanitize_ahead(const kc_opts *o, kc_san_pool *pool, int want)
     while (kc_san_pool_spares(pool) < want) {
         kc_san_pool *spare = kc_san_pool_new();
         if (!spare) break;
-        warm_tools(p, spare, KC_SAN_CONTROL_TOOLS);
+        kc_san_warm_tools(p, spare, KC_SAN_CONTROL_TOOLS);
         kc_san_pool_keep_spare(pool, spare);
     }
     free(p);
@@ -588,7 +565,7 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, co
         snprintf(out->msg, sizeof out->msg, "internal error: out of host memory%s", planted);
         return;
     }
-    plan_init(p, it, o, san, self);
+    kc_san_plan_init(p, it, o, san, self);
     if (!kc_san_sessions_on()) pool = NULL;
     /* A control is planted to make a tool report errors. In the process's
      * sessions its error would end the session, after earlier items it
@@ -601,7 +578,7 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, co
     if (control && pool && !own) own = kc_san_pool_new();
     if (own) pool = own;
     p->own_pool = own != NULL;
-    double limit = tool_limit_s(it);
+    double limit = kc_san_tool_limit_s(it);
     char target_ok[600] = "";
     /* Every tool's session starts now (those not running yet): their
      * starts overlap each other and memcheck's run. racecheck's too, unless
@@ -611,16 +588,16 @@ void kc_sanitize_item(const kc_item *it, const kc_opts *o, kc_san_pool *pool, co
      * racecheck found nothing (below): most controls are caught by one of
      * those two, and the sessions would end unasked. */
     unsigned race = p->c && p->c->no_racecheck ? 0u : 0x2u;
-    warm_tools(p, pool, (control ? KC_SAN_CONTROL_TOOLS : 0xfu) & (0xdu | race));
+    kc_san_warm_tools(p, pool, (control ? KC_SAN_CONTROL_TOOLS : 0xfu) & (0xdu | race));
     /* memcheck first: its target says how much shared memory the kernel
      * uses, which decides racecheck; then initcheck and synccheck. */
     int decided = 0;
     for (int t = 0; t < KC_SAN_TOOLS && !decided; t++) {
-        if (control && t == 2) warm_tools(p, pool, 0xcu);
-        if (t == 1 && !race_runs(p)) continue;
-        decided = run_tool(p, pool, t, limit, gates_msg, planted, &w, out, target_ok, sizeof target_ok);
+        if (control && t == 2) kc_san_warm_tools(p, pool, 0xcu);
+        if (t == 1 && !kc_san_race_runs(p)) continue;
+        decided = kc_san_run_tool(p, pool, t, limit, gates_msg, planted, &w, out, target_ok, sizeof target_ok);
     }
-    if (!decided) all_clean(p, gates_msg, target_ok, out);
+    if (!decided) kc_san_all_clean(p, gates_msg, target_ok, out);
     if (own && out->state == KC_RED) {
         /* decided: their summaries cannot change it, so they are killed
          * and their end (each target's context torn down under its tool)
@@ -693,7 +670,8 @@ static void batch_alone(san_plan **p, const int *x, int nb, kc_san_pool *pool, c
     for (int k = 0; k < nb; k++) {
         int i = x[k];
         double t0 = kc_now_s();
-        decided[i] = run_tool(p[i], pool, 1, tool_limit_s(p[i]->it), "", "", w, &outs[i], ok[i], sizeof ok[i]);
+        decided[i] = kc_san_run_tool(p[i], pool, 1, kc_san_tool_limit_s(p[i]->it), "", "", w, &outs[i], ok[i],
+                                     sizeof ok[i]);
         secs[i] += kc_now_s() - t0;
         if (alone && len + w->len + 1 < cap) {
             memcpy(alone + len, w->out, w->len);
@@ -723,7 +701,7 @@ static void batch_alone(san_plan **p, const int *x, int nb, kc_san_pool *pool, c
 /* racecheck for the items p[x[0..nb)] (each undecided after memcheck, its
  * racecheck on its edge shapes) in one batch request (kc_run_batch_launches):
  * each item's clean verdict stands only when the whole window is clean
- * (window_clean: no report, the target's ok line, the session alive, and
+ * (kc_san_window_clean: no report, the target's ok line, the session alive, and
  * every item's block there); anything else ends the session and runs each
  * item alone (batch_alone). The batch's time limit is its largest item's:
  * past it, each item alone gets its own. */
@@ -735,21 +713,21 @@ static void race_batch(san_plan **p, const int *x, int nb, kc_san_pool *pool, kc
     char *request = malloc(cap), why[512];
     kc_strvec words = KC_STRVEC_INIT;
     for (int k = 0; k < nb; k++)
-        if (tool_limit_s(p[x[k]]->it) > limit) limit = tool_limit_s(p[x[k]]->it);
+        if (kc_san_tool_limit_s(p[x[k]]->it) > limit) limit = kc_san_tool_limit_s(p[x[k]]->it);
     for (int k = 0; request && k < nb; k++)
         n += (size_t)snprintf(request + n, cap - n, "%s%s edge", k ? "\t" : "", p[x[k]]->it->name);
     double t0 = kc_now_s();
-    int asked = request && tool_argv(p[x[0]], 1, NULL, &words) == 0 &&
+    int asked = request && kc_san_tool_argv(p[x[0]], 1, NULL, &words) == 0 &&
                 kc_san_ask(pool, 1, words.v, request, limit, w, why, sizeof why) == 0;
-    char *block = asked && window_clean(w) ? malloc(KC_SAN_OUT_MAX) : NULL;
+    char *block = asked && kc_san_window_clean(w) ? malloc(KC_SAN_OUT_MAX) : NULL;
     int clean = block != NULL;
     for (int k = 0; clean && k < nb; k++) clean = batch_block(w->out, p[x[k]]->it->name, block, KC_SAN_OUT_MAX) == 0;
     for (int k = 0; clean && k < nb; k++) {
         int i = x[k];
         batch_block(w->out, p[i]->it->name, block, KC_SAN_OUT_MAX);
         kc_san_window mine = { .out = block, .len = strlen(block), .ended = 1, .earlier = w->earlier };
-        plan_learn(p[i], 1, block, kc_now_s() - t0);
-        decided[i] = judge_tool(p[i], 1, &mine, limit, "", "", "", &outs[i], ok[i], sizeof ok[i]);
+        kc_san_plan_learn(p[i], 1, block, kc_now_s() - t0);
+        decided[i] = kc_san_judge_tool(p[i], 1, &mine, limit, "", "", "", &outs[i], ok[i], sizeof ok[i]);
     }
     free(block);
     free(request);
@@ -764,13 +742,13 @@ static void race_batch(san_plan **p, const int *x, int nb, kc_san_pool *pool, kc
     free(batch_out);
 }
 
-/* Tool t for item i of a batch, alone in the pool's session (run_tool), its
+/* Tool t for item i of a batch, alone in the pool's session (kc_san_run_tool), its
  * time added to secs[i]. 1 when the item is decided. */
 static int timed_tool(san_plan *p, kc_san_pool *pool, int t, kc_san_window *w, kc_item_result *out, char *ok,
                       size_t okcap, double *secs)
 {
     double t0 = kc_now_s();
-    int decided = run_tool(p, pool, t, tool_limit_s(p->it), "", "", w, out, ok, okcap);
+    int decided = kc_san_run_tool(p, pool, t, kc_san_tool_limit_s(p->it), "", "", w, out, ok, okcap);
     *secs += kc_now_s() - t0;
     return decided;
 }
@@ -800,15 +778,15 @@ void kc_sanitize_batch(const kc_item *const *its, int n, const kc_opts *o, kc_sa
     unsigned tools = 0xdu;
     for (int i = 0; i < n; i++) {
         memset(&outs[i], 0, sizeof outs[i]);
-        plan_init(p[i], its[i], o, san, self);
+        kc_san_plan_init(p[i], its[i], o, san, self);
         if (!(p[i]->c && p[i]->c->no_racecheck)) tools |= 0x2u;
     }
-    warm_tools(p[0], pool, tools);
+    kc_san_warm_tools(p[0], pool, tools);
     for (int i = 0; i < n; i++)         /* memcheck: it says whether racecheck runs */
         decided[i] = timed_tool(p[i], pool, 0, &w, &outs[i], ok[i], sizeof ok[i], &secs[i]);
     for (int i = 0; i < n; i++) {
-        if (decided[i] || !race_runs(p[i])) continue;
-        if (race_edges_only(p[i])) x[nb++] = i;
+        if (decided[i] || !kc_san_race_runs(p[i])) continue;
+        if (kc_san_race_edges_only(p[i])) x[nb++] = i;
         else            /* racecheck on every shape: alone */
             decided[i] = timed_tool(p[i], pool, 1, &w, &outs[i], ok[i], sizeof ok[i], &secs[i]);
     }
@@ -819,7 +797,7 @@ void kc_sanitize_batch(const kc_item *const *its, int n, const kc_opts *o, kc_sa
     for (int i = 0; i < n; i++) {       /* initcheck, synccheck */
         for (int t = 2; t < KC_SAN_TOOLS && !decided[i]; t++)
             decided[i] = timed_tool(p[i], pool, t, &w, &outs[i], ok[i], sizeof ok[i], &secs[i]);
-        if (!decided[i]) all_clean(p[i], "", ok[i], &outs[i]);
+        if (!decided[i]) kc_san_all_clean(p[i], "", ok[i], &outs[i]);
         outs[i].seconds = secs[i];
         free(p[i]);
     }

@@ -1,0 +1,203 @@
+/* sanitize_batch.c — the sanitizer gate over several :sanitize items at once
+ * (sanitize_batch.h): memcheck for each, racecheck for them in one batch
+ * request and its verdict rule, then initcheck and synccheck for each. One
+ * item's plan and tool runs are sanitize_plan.h's. */
+#include "sanitize_batch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "sanitize_plan.h"
+#include "sanitizer_report.h"
+#include "strbuf.h"
+
+/* ---- several items: racecheck in batches ---------------------------------- */
+
+/* Item `name`'s block of a batch's window out (its begin line to its end
+ * line) into dst (cap bytes). 0, or -1 when the window has no such block. */
+static int batch_block(const char *out, const char *name, char *dst, size_t cap)
+{
+    char begin[512], end[512];
+    snprintf(begin, sizeof begin, KC_SAN_TARGET_BEGIN "%s\n", name);
+    snprintf(end, sizeof end, KC_SAN_TARGET_END "%s\n", name);
+    const char *b = strstr(out, begin), *e = b ? strstr(b, end) : NULL;
+    if (!e) return -1;
+    snprintf(dst, cap, "%.*s", (int)(e + strlen(end) - b), b);
+    return 0;
+}
+
+/* Why the batch's reports (batch_out: its window and what its session
+ * printed until it ended, its summary too; NULL: not kept) are not all
+ * accounted for by its items' runs alone (alone; NULL: not kept), into why:
+ * a report none of them gave (each of theirs accounts for one equal
+ * report), a summary counting more reports than they gave together (the
+ * session's earlier windows were clean: one with an error ends it), or
+ * output past what is kept with no summary to count it. 0 when accounted. */
+static int batch_unexplained(const char *batch_out, int dropped, const char *alone, char *why, size_t cap)
+{
+    char line[1000];
+    kc_san_error e;
+    if (!batch_out || !alone) return snprintf(why, cap, "out of host memory to compare the runs"), 1;
+    if (kc_sanitizer_unmatched(batch_out, alone, line, sizeof line))
+        return snprintf(why, cap, "racecheck: %s", line), 1;
+    kc_sanitizer_parse(batch_out, &e);
+    int mine = kc_sanitizer_count(alone);
+    if (e.errors > mine)
+        return snprintf(why, cap, "its racecheck summary counts %ld report%s, its items' runs alone %d", e.errors,
+                        e.errors == 1 ? "" : "s", mine), 1;
+    if (e.errors < 0 && dropped)
+        return snprintf(why, cap, "more output than is kept, and no summary to count its reports"), 1;
+    return 0;
+}
+
+/* The items of a racecheck batch whose window was not clean (p[x[0..nb)]),
+ * each run alone (the pool's session, started afresh: run_tool_as), and the
+ * batch's rule: reports of the batch that the runs alone do not account for
+ * (batch_unexplained) are no item's known error, so every item of it not
+ * already failed by its own run FAILs, as a report out of order fails an
+ * item in a session (run_tool_as). One item's own race explains one report
+ * of the batch, never another. secs: each item's seconds, raised by its run. */
+static void batch_alone(san_plan **p, const int *x, int nb, kc_san_pool *pool, const char *batch_out, int dropped,
+                        kc_san_window *w, kc_item_result *outs, char (*ok)[600], int *decided, double *secs)
+{
+    size_t cap = (size_t)nb * KC_SAN_OUT_MAX + 1, len = 0;
+    char *alone = malloc(cap);     /* the runs alone, one after another */
+    if (alone) alone[0] = 0;
+    for (int k = 0; k < nb; k++) {
+        int i = x[k];
+        double t0 = kc_now_s();
+        decided[i] = kc_san_run_tool(p[i], pool, 1, kc_san_tool_limit_s(p[i]->it), "", "", w, &outs[i], ok[i],
+                                     sizeof ok[i]);
+        secs[i] += kc_now_s() - t0;
+        if (alone && len + w->len + 1 < cap) {
+            memcpy(alone + len, w->out, w->len);
+            len += w->len;
+            alone[len++] = '\n';
+            alone[len] = 0;
+        }
+    }
+    char why[1100], names[1200] = "";
+    int unexplained = batch_unexplained(batch_out, dropped, alone, why, sizeof why);
+    free(alone);
+    if (!unexplained) return;
+    for (int k = 0; k < nb; k++) kc_strcatf(names, sizeof names, "%s%s", k ? ", " : "", p[x[k]]->it->name);
+    for (int k = 0; k < nb; k++) {
+        int i = x[k];
+        if (decided[i] && outs[i].state != KC_LEAK) continue;     /* failed by its own run */
+        decided[i] = 1;
+        outs[i].state = KC_FAIL;
+        outs[i].gate = KC_GATE_SANITIZE;
+        snprintf(outs[i].msg, sizeof outs[i].msg, "the racecheck batch of %d items (%s) reported what its items' runs "
+                 "alone do not account for (%s): it cannot be pinned on an item, so the batch's clean verdicts cannot "
+                 "be trusted; the rerun command runs the item alone; rerun the selection with " KC_SAN_BATCH_ENV "=0",
+                 nb, names, why);
+    }
+}
+
+/* racecheck for the items p[x[0..nb)] (each undecided after memcheck, its
+ * racecheck on its edge shapes) in one batch request (kc_run_batch_launches):
+ * each item's clean verdict stands only when the whole window is clean
+ * (kc_san_window_clean: no report, the target's ok line, the session alive, and
+ * every item's block there); anything else ends the session and runs each
+ * item alone (batch_alone). The batch's time limit is its largest item's:
+ * past it, each item alone gets its own. */
+static void race_batch(san_plan **p, const int *x, int nb, kc_san_pool *pool, kc_san_window *w, kc_item_result *outs,
+                       char (*ok)[600], int *decided, double *secs)
+{
+    double limit = 0;
+    size_t cap = (size_t)nb * 420, n = 0;
+    char *request = malloc(cap), why[512];
+    kc_strvec words = KC_STRVEC_INIT;
+    for (int k = 0; k < nb; k++)
+        if (kc_san_tool_limit_s(p[x[k]]->it) > limit) limit = kc_san_tool_limit_s(p[x[k]]->it);
+    for (int k = 0; request && k < nb; k++)
+        n += (size_t)snprintf(request + n, cap - n, "%s%s edge", k ? "\t" : "", p[x[k]]->it->name);
+    double t0 = kc_now_s();
+    int asked = request && kc_san_tool_argv(p[x[0]], 1, NULL, &words) == 0 &&
+                kc_san_ask(pool, 1, words.v, request, limit, w, why, sizeof why) == 0;
+    char *block = asked && kc_san_window_clean(w) ? malloc(KC_SAN_OUT_MAX) : NULL;
+    int clean = block != NULL;
+    for (int k = 0; clean && k < nb; k++) clean = batch_block(w->out, p[x[k]]->it->name, block, KC_SAN_OUT_MAX) == 0;
+    for (int k = 0; clean && k < nb; k++) {
+        int i = x[k];
+        batch_block(w->out, p[i]->it->name, block, KC_SAN_OUT_MAX);
+        kc_san_window mine = { .out = block, .len = strlen(block), .ended = 1, .earlier = w->earlier };
+        kc_san_plan_learn(p[i], 1, block, kc_now_s() - t0);
+        decided[i] = kc_san_judge_tool(p[i], 1, &mine, limit, "", "", "", &outs[i], ok[i], sizeof ok[i]);
+    }
+    free(block);
+    free(request);
+    kc_strvec_clear(&words);
+    for (int k = 0; k < nb; k++) secs[x[k]] += (kc_now_s() - t0) / nb;     /* the request's wall, shared */
+    if (clean) return;
+    /* it may have lost its context: it ends, and what it prints until then
+     * (a late report, its summary) is the batch's too */
+    if (asked) kc_san_end(pool, 1, limit, w);
+    char *batch_out = asked ? strdup(w->out) : NULL;
+    batch_alone(p, x, nb, pool, asked ? batch_out : "", asked && w->dropped, w, outs, ok, decided, secs);
+    free(batch_out);
+}
+
+/* Tool t for item i of a batch, alone in the pool's session (kc_san_run_tool), its
+ * time added to secs[i]. 1 when the item is decided. */
+static int timed_tool(san_plan *p, kc_san_pool *pool, int t, kc_san_window *w, kc_item_result *out, char *ok,
+                      size_t okcap, double *secs)
+{
+    double t0 = kc_now_s();
+    int decided = kc_san_run_tool(p, pool, t, kc_san_tool_limit_s(p->it), "", "", w, out, ok, okcap);
+    *secs += kc_now_s() - t0;
+    return decided;
+}
+
+void kc_sanitize_batch(const kc_item *const *its, int n, const kc_opts *o, kc_san_pool *pool, kc_item_result *outs)
+{
+    char san[4096], why[1536], self[4096];
+    int batch = n > 1 && n <= KC_SAN_BATCH_ITEMS && pool && kc_san_batches_on() &&
+                kc_sanitizer_find(san, sizeof san, why, sizeof why) == 0 && kc_self_exe(self, sizeof self) == 0;
+    for (int i = 0; i < n && batch; i++) batch = its[i]->kind == KC_KIND_SANITIZE;
+    san_plan *p[KC_SAN_BATCH_ITEMS] = { 0 };
+    kc_san_window w = { .out = batch ? malloc(KC_SAN_OUT_MAX) : NULL };
+    for (int i = 0; i < n && batch; i++) batch = (p[i] = malloc(sizeof *p[i])) != NULL;
+    if (!batch || !w.out) {     /* one at a time, as kc_sanitize_item says why where it cannot run */
+        for (int i = 0; i < n; i++) {
+            double t0 = kc_now_s();
+            kc_sanitize_item(its[i], o, pool, "", &outs[i]);
+            outs[i].seconds = kc_now_s() - t0;
+        }
+        for (int i = 0; i < n && i < KC_SAN_BATCH_ITEMS; i++) free(p[i]);
+        free(w.out);
+        return;
+    }
+    char ok[KC_SAN_BATCH_ITEMS][600] = { { 0 } };
+    int decided[KC_SAN_BATCH_ITEMS] = { 0 }, x[KC_SAN_BATCH_ITEMS], nb = 0;
+    double secs[KC_SAN_BATCH_ITEMS] = { 0 };
+    unsigned tools = 0xdu;
+    for (int i = 0; i < n; i++) {
+        memset(&outs[i], 0, sizeof outs[i]);
+        kc_san_plan_init(p[i], its[i], o, san, self);
+        if (!(p[i]->c && p[i]->c->no_racecheck)) tools |= 0x2u;
+    }
+    kc_san_warm_tools(p[0], pool, tools);
+    for (int i = 0; i < n; i++)         /* memcheck: it says whether racecheck runs */
+        decided[i] = timed_tool(p[i], pool, 0, &w, &outs[i], ok[i], sizeof ok[i], &secs[i]);
+    for (int i = 0; i < n; i++) {
+        if (decided[i] || !kc_san_race_runs(p[i])) continue;
+        if (kc_san_race_edges_only(p[i])) x[nb++] = i;
+        else            /* racecheck on every shape: alone */
+            decided[i] = timed_tool(p[i], pool, 1, &w, &outs[i], ok[i], sizeof ok[i], &secs[i]);
+    }
+    if (nb == 1)
+        decided[x[0]] = timed_tool(p[x[0]], pool, 1, &w, &outs[x[0]], ok[x[0]], sizeof ok[x[0]], &secs[x[0]]);
+    else if (nb > 1)
+        race_batch(p, x, nb, pool, &w, outs, ok, decided, secs);
+    for (int i = 0; i < n; i++) {       /* initcheck, synccheck */
+        for (int t = 2; t < KC_SAN_TOOLS && !decided[i]; t++)
+            decided[i] = timed_tool(p[i], pool, t, &w, &outs[i], ok[i], sizeof ok[i], &secs[i]);
+        if (!decided[i]) kc_san_all_clean(p[i], "", ok[i], &outs[i]);
+        outs[i].seconds = secs[i];
+        free(p[i]);
+    }
+    free(w.out);
+}

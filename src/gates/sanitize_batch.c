@@ -9,6 +9,9 @@
 #include <string.h>
 
 #include "clock.h"
+#include "gates.h"
+#include "proctree.h"
+#include "sanitize.h"
 #include "sanitize_plan.h"
 #include "sanitizer_report.h"
 #include "strbuf.h"

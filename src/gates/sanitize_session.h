@@ -84,7 +84,7 @@ int kc_san_sessions_on(void);
 
 /* 0 when sessions are off (kc_san_sessions_on) or KC_SANITIZE_BATCH=0:
  * every :sanitize item runs racecheck in a request of its own
- * (kc_sanitize_batch, sanitize.h); else 1. */
+ * (kc_sanitize_batch, sanitize_batch.h); else 1. */
 #define KC_SAN_BATCH_ENV "KC_SANITIZE_BATCH"
 int kc_san_batches_on(void);
 

@@ -44,7 +44,7 @@
  *     kc_dispatch_item .batch) takes only more of them, and one with
  *     shares in flight takes none of them, so that a holder of sessions
  *     gets up to K :sanitize items at once, whose racecheck runs in one
- *     request (sanitize.h, kc_sanitize_batch);
+ *     request (sanitize_batch.h, kc_sanitize_batch);
  *   - a worker with nothing in flight that does not want the sanitizer's
  *     items takes a control planted for gate 1 first, and when workers
  *     have lanes (--inflight K > 1) any item that may not share next
@@ -79,7 +79,7 @@ typedef struct kc_dispatch_item {
                                      * in its worker, and that run decides it (--inflight) */
     int batch;                      /* a :sanitize item that may go in a batch: beside other such items on a
                                      * worker with lanes, racecheck over all of them in one request
-                                     * (kc_sanitize_batch, sanitize.h) */
+                                     * (kc_sanitize_batch, sanitize_batch.h) */
 } kc_dispatch_item;
 
 /* One worker slot as the policy sees it. */

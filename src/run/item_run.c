@@ -19,6 +19,7 @@
 #include "strbuf.h"
 #include "proctree.h"
 #include "sanitize.h"
+#include "sanitize_batch.h"
 #include "suite.h"
 #include "colour.h"
 #include "progname.h"

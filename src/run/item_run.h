@@ -57,7 +57,7 @@ void kc_item_run_kept(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opt
 /* n :sanitize items (it->kind KC_KIND_SANITIZE) run at once, as kc_item_run
  * runs each, their results into outs[0..n) and their lines printed in
  * order: the sanitizer gate in batches of up to KC_SAN_BATCH_ITEMS
- * (kc_sanitize_batch, sanitize.h). Each item's seconds are its own tools'
+ * (kc_sanitize_batch, sanitize_batch.h). Each item's seconds are its own tools'
  * runs and an equal share of its batch request's wall, its peak RSS the
  * batch's; processes left running
  * after the batch may be any item's: each that passed is LEAK, and no line

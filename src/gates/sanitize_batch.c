@@ -47,6 +47,17 @@ static long summary_reports(const char *text)
     return e + w;
 }
 
+/* Tool t for item i of a batch, alone in the pool's session (kc_san_run_tool), its
+ * time added to secs[i]. 1 when the item is decided. */
+static int timed_tool(san_plan *p, kc_san_pool *pool, int t, kc_san_window *w, kc_item_result *out, char *ok,
+                      size_t okcap, double *secs)
+{
+    double t0 = kc_now_s();
+    int decided = kc_san_run_tool(p, pool, t, kc_san_tool_limit_s(p->it), "", "", w, out, ok, okcap);
+    *secs += kc_now_s() - t0;
+    return decided;
+}
+
 /* Why the batch's reports (batch_out: its window and what its session
  * printed until it ended, its summary too; NULL: not kept) are not all
  * accounted for by its items' runs alone (alone; NULL: not kept), into why:
@@ -85,10 +96,7 @@ static void batch_alone(san_plan **p, const int *x, int nb, kc_san_pool *pool, c
     if (alone) alone[0] = 0;
     for (int k = 0; k < nb; k++) {
         int i = x[k];
-        double t0 = kc_now_s();
-        decided[i] = kc_san_run_tool(p[i], pool, 1, kc_san_tool_limit_s(p[i]->it), "", "", w, &outs[i], ok[i],
-                                     sizeof ok[i]);
-        secs[i] += kc_now_s() - t0;
+        decided[i] = timed_tool(p[i], pool, 1, w, &outs[i], ok[i], sizeof ok[i], &secs[i]);
         if (alone && len + w->len + 1 < cap) {
             memcpy(alone + len, w->out, w->len);
             len += w->len;
@@ -156,17 +164,6 @@ static void race_batch(san_plan **p, const int *x, int nb, kc_san_pool *pool, kc
     char *batch_out = asked ? strdup(w->out) : NULL;
     batch_alone(p, x, nb, pool, asked ? batch_out : "", asked && w->dropped, w, outs, ok, decided, secs);
     free(batch_out);
-}
-
-/* Tool t for item i of a batch, alone in the pool's session (kc_san_run_tool), its
- * time added to secs[i]. 1 when the item is decided. */
-static int timed_tool(san_plan *p, kc_san_pool *pool, int t, kc_san_window *w, kc_item_result *out, char *ok,
-                      size_t okcap, double *secs)
-{
-    double t0 = kc_now_s();
-    int decided = kc_san_run_tool(p, pool, t, kc_san_tool_limit_s(p->it), "", "", w, out, ok, okcap);
-    *secs += kc_now_s() - t0;
-    return decided;
 }
 
 void kc_sanitize_batch(const kc_item *const *its, int n, const kc_opts *o, kc_san_pool *pool, kc_item_result *outs)

@@ -132,6 +132,17 @@ static int launch_together(kc_gpu *gpu, const kc_kernels *const *K, kc_case *k, 
     return rc;
 }
 
+/* One round of prepared cases k[0..n): together (launch_together) when
+ * there are several, else the one alone, synchronized. 0, or 1 with the
+ * failure in msg. */
+static int round_launch(kc_gpu *gpu, const kc_kernels *const *K, kc_case *k, int n, char *msg, size_t cap)
+{
+    if (n > 1) return launch_together(gpu, K, k, n, msg, cap);
+    if (!kc_case_launch(gpu, K[0], &k[0], 0, 1)) return 0;
+    snprintf(msg, cap, "%s", k[0].why);
+    return 1;
+}
+
 /* The device bytes the target's case of shape s holds: every buffer of
  * exact size and the pristine inputs they are copied from (no guard bands,
  * no second set, no reference: at most kc_case_memory's). */
@@ -271,13 +282,8 @@ int kc_run_exact_launches(kc_gpu *gpu, const kc_contract *c, const char *control
         int prepared = i;
         for (; prepared < j && !rc; prepared++)
             if ((rc = target_case(gpu, &K, c, shapes[prepared], seed, &time, &k[prepared], st, msg, cap))) break;
-        if (!rc && j - i > 1) {
-            rc = launch_together(gpu, &kof[i], &k[i], j - i, msg, cap);
-            if (j - i > st->together) st->together = j - i;
-        } else if (!rc && kc_case_launch(gpu, &K, &k[i], 0, 1)) {
-            snprintf(msg, cap, "%s", k[i].why);
-            rc = 1;
-        }
+        if (!rc) rc = round_launch(gpu, &kof[i], &k[i], j - i, msg, cap);
+        if (!rc && j - i > 1 && j - i > st->together) st->together = j - i;
         for (int a = i; a < prepared; a++) kc_case_free(gpu, &k[a]);
         if (!rc) {
             launched += j - i;
@@ -362,11 +368,7 @@ int kc_run_batch_launches(kc_gpu *gpu, const kc_contract *const *cs, int n, uint
                 failed = mine[prepared];
                 break;
             }
-        if (!rc && j - i > 1) rc = launch_together(gpu, &kof[i], &k[i], j - i, why, sizeof why);
-        else if (!rc && kc_case_launch(gpu, kof[i], &k[i], 0, 1)) {
-            snprintf(why, sizeof why, "%s", k[i].why);
-            rc = 1;
-        }
+        if (!rc) rc = round_launch(gpu, &kof[i], &k[i], j - i, why, sizeof why);
         if (rc && failed < 0) failed = n;
         for (int a = i; a < prepared; a++) kc_case_free(gpu, &k[a]);
         for (int a = i; a < j && !rc && j - i > 1; a++)     /* the most launched together with its cases */

@@ -40,6 +40,17 @@ static void recount(queue *qq, wk *w)
     qq->dw[w->slot].batch = batch;
 }
 
+/* w's items in flight handed for a batch: how many, and their time limits
+ * summed into *limit (the batch's: they run in turn). */
+static int batch_open(const queue *qq, const wk *w, double *limit)
+{
+    int n = 0;
+    *limit = 0;
+    for (int o = 0; o < w->book.k; o++)
+        if (w->book.lane[o].phase != KC_LANE_FREE && w->lane_batch[o]) n++, *limit += qq->q[w->lane_item[o]].limit;
+    return n;
+}
+
 void kc_ql_hand(queue *qq, wk *w, int j, int alone, int batch, double t)
 {
     char err[300];
@@ -54,9 +65,8 @@ void kc_ql_hand(queue *qq, wk *w, int j, int alone, int batch, double t)
     w->lane_alone[l] = alone;
     w->lane_batch[l] = batch && !alone;
     if (w->lane_batch[l]) {         /* the batch's items run in turn, and all end together */
-        double total = 0;
-        for (int o = 0; o < w->book.k; o++)
-            if (w->book.lane[o].phase != KC_LANE_FREE && w->lane_batch[o]) total += qq->q[w->lane_item[o]].limit;
+        double total;
+        batch_open(qq, w, &total);
         for (int o = 0; o < w->book.k; o++)
             if (w->book.lane[o].phase != KC_LANE_FREE && w->lane_batch[o] && w->lane_deadline[o] < t + total)
                 w->lane_deadline[o] = t + total;
@@ -178,10 +188,8 @@ void kc_ql_timers(queue *qq, wk *w, kc_child *c, double t)
         }
         /* which item of a batch holds it up is not known: the batch is named */
         char what[1024];
-        int n = 0;
-        double total = 0;           /* the batch's limit: its items' limits, summed (kc_ql_hand) */
-        for (int o = 0; o < w->book.k; o++)
-            if (w->book.lane[o].phase != KC_LANE_FREE && w->lane_batch[o]) n++, total += qq->q[w->lane_item[o]].limit;
+        double total;
+        int n = batch_open(qq, w, &total);
         int len = snprintf(what, sizeof what, "a batch of %d :sanitize item%s (", n, n == 1 ? "" : "s");
         for (int o = 0, i = 0; o < w->book.k && len < (int)sizeof what; o++)
             if (w->book.lane[o].phase != KC_LANE_FREE && w->lane_batch[o])

@@ -116,10 +116,27 @@ int kc_sanitizer_parse(const char *text, kc_san_error *e)
     return found;
 }
 
+/* Cuts a trailing " [N hazards]" (or "[1 hazard]") off l. racecheck counts
+ * the hazards of a pair of accesses as its analysis threads meet them, and
+ * the count is not the same from one run to the next: on an H100 one
+ * planted race's pair was "[2292 hazards]" in its run alone and "[2324
+ * hazards]" in a batch (docs/receipts/2026-12-06-planted-race-batches).
+ * The pair of places is the report; the count is not. */
+static void cut_hazard_count(char *l)
+{
+    char *b = strrchr(l, '[');
+    unsigned long n;
+    char word[16];
+    int used = 0;
+    if (b && b > l && b[-1] == ' ' && sscanf(b, "[%lu %15[a-z]]%n", &n, word, &used) == 2 && used > 0 &&
+        b[used] == 0 && (strcmp(word, "hazards") == 0 || strcmp(word, "hazard") == 0))
+        b[-1] = 0;
+}
+
 /* The next report of text from *p on into sig (cap bytes): its error line,
  * trimmed, and when the line after it is racecheck's second access ("and
- * Read access at ..."), " " and that line too. 1, or 0 at the end; *p moves
- * past what was read. */
+ * Read access at ..."), " " and that line too, less its hazard count
+ * (cut_hazard_count). 1, or 0 at the end; *p moves past what was read. */
 static int next_report(const char **p, char *sig, size_t cap)
 {
     int in = 0;
@@ -135,6 +152,7 @@ static int next_report(const char **p, char *sig, size_t cap)
         }
         if (in) {       /* the line after an error line: its second access, or the next report's start */
             if (q && q < end && indent > 1 && starts(l, "and ") && strstr(l, " access at ")) {
+                cut_hazard_count(l);
                 kc_strcatf(sig, cap, " %s", l);
                 *p = nl ? nl + 1 : NULL;
             }

@@ -32,7 +32,8 @@ int kc_sanitizer_parse(const char *text, kc_san_error *e);
 
 /* A report: an error line as kc_sanitizer_parse finds errors (an unindented
  * report line that is not a note), trimmed, with racecheck's second access
- * ("and Read access at ...") when the next line is one. How many text holds. */
+ * ("and Read access at ...") when the next line is one, without its hazard
+ * count ("[2292 hazards]": it changes from run to run). How many text holds. */
 int kc_sanitizer_count(const char *text);
 /* How many reports of text no report of `known` accounts for, each of
  * known's accounting for one equal report at most; the first of them into

@@ -151,35 +151,50 @@ Test(sanitize_batch, a_worker_that_hangs_in_a_batch_puts_every_item_back_alone, 
     kc_proc_free(&p);
 }
 
-/* A report in a batch that no item alone gives is not explained by another
- * item's own race: the item with the race FAILs by its own run, and the
- * batch's other items FAIL too, naming the report no run alone gave. */
-Test(sanitize_batch, one_items_own_race_does_not_explain_another_report, .timeout = 120)
+/* An item failed by its own run, whose reports in the batch were others
+ * (on an H100 a planted race gave another pair of places in a batch than
+ * alone): the batch's reports cannot be matched with the runs alone, so the
+ * items that passed alone run together again without it, and that batch
+ * decides them. Clean, they PASS; a report there that no run alone gives
+ * FAILs each of them; a batch of one would be its run alone again, which
+ * decides it. */
+Test(sanitize_batch, an_item_failed_alone_leaves_the_others_to_a_batch_without_it, .timeout = 120)
 {
-    kc_proc p = kc_san_test_run((char *[]){ "run", "fakeedges.copy.f16:sanitize", "fakesan.copy.f16:sanitize", "--jobs",
-                                            "1", "--inflight", "4", NULL }, 0,
-                                "KC_FAKE_SANITIZER=error:racecheck:fakeedges.copy.f16:sanitize",
-                                "KC_FAKE_SANITIZER_BATCHONLY=racecheck:fakesan.copy.f16:sanitize");
+    char *three[] = { "run", "fakeedges.copy.f16:sanitize", "fakesan.copy.f16:sanitize", "fakeedgesmem.copy.f16:sanitize",
+                      "--jobs", "1", "--inflight", "4", NULL };
     char line[8192];
+    /* the racy item's batch report is another than its own alone */
+    kc_proc p = kc_san_test_run(three, 0, "KC_FAKE_SANITIZER=error:racecheck:fakeedges.copy.f16:sanitize",
+                                "KC_FAKE_SANITIZER_BATCHONLY=racecheck:fakeedges.copy.f16:sanitize");
     cr_expect(kc_out_item_line(p.out, "FAIL", "fakeedges.copy.f16:sanitize", line, sizeof line) &&
               strstr(line, "racecheck: Error: Race reported between Write access at fake_copy_f16(__half *, const "
                            "__half *, long)+0x1b0"), "its own race: %s", p.out);
-    cr_expect(kc_out_item_line(p.out, "FAIL", "fakesan.copy.f16:sanitize", line, sizeof line) &&
-              strstr(line, "reported what its items' runs alone do not account for (racecheck: Error: Race reported "
-                           "between Write access at fake_copy_f16(__half *, const __half *, long)+0x2b0"),
-              "the report no run alone gave: %s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "%s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakeedgesmem.copy.f16:sanitize", line, sizeof line), "%s", p.out);
+    cr_expect_eq(kc_out_count(p.out, "do not account for"), 0, "%s", p.out);
     kc_proc_free(&p);
-    /* the same lines as the item's own race: one run alone accounts for one
-     * of the batch's two reports, not both */
-    char *env[] = { kc_san_test_env(), "PATH=/usr/bin:/bin", "KC_FAKE_SANITIZER=error:racecheck:fakeedges.copy.f16:sanitize",
-                    "KC_FAKE_SANITIZER_BATCHONLY=racecheck:fakesan.copy.f16:sanitize",
-                    "KC_FAKE_SANITIZER_BATCHONLY_SAME=1", NULL };
-    p = kc_run_fake((char *[]){ "run", "fakeedges.copy.f16:sanitize", "fakesan.copy.f16:sanitize", "--jobs", "1",
-                                "--inflight", "4", NULL }, env, 120);
-    cr_expect(kc_out_item_line(p.out, "FAIL", "fakesan.copy.f16:sanitize", line, sizeof line) &&
-              strstr(line, "reported what its items' runs alone do not account for (racecheck: Error: Race reported "
-                           "between Write access at fake_copy_f16(__half *, const __half *, long)+0x1b0"),
-              "two equal reports, one run alone gave one: %s", p.out);
+    /* a neighbour's report that only a batch gives, again without the racy item */
+    p = kc_san_test_run(three, 0, "KC_FAKE_SANITIZER=error:racecheck:fakeedges.copy.f16:sanitize",
+                        "KC_FAKE_SANITIZER_BATCHONLY=racecheck:fakesan.copy.f16:sanitize");
+    cr_expect(kc_out_item_line(p.out, "FAIL", "fakeedges.copy.f16:sanitize", line, sizeof line) &&
+              strstr(line, "+0x1b0") && !strstr(line, "batch"), "its own race: %s", p.out);
+    for (int i = 0; i < 2; i++) {
+        const char *name = i ? "fakeedgesmem.copy.f16:sanitize" : "fakesan.copy.f16:sanitize";
+        cr_expect(kc_out_item_line(p.out, "FAIL", name, line, sizeof line) &&
+                  strstr(line, "the racecheck batch of 2 items (") && strstr(line, "fakesan.copy.f16:sanitize") &&
+                  strstr(line, "fakeedgesmem.copy.f16:sanitize") && !strstr(line, "fakeedges.copy") &&
+                  strstr(line, ") reported what its items' runs alone do not account for (racecheck: Error: Race "
+                               "reported between Write access at fake_copy_f16(__half *, const __half *, long)+0x2b0"),
+                  "the report no run alone gave, in the batch without the racy item: %s", p.out);
+    }
+    kc_proc_free(&p);
+    /* two items: the other one's run alone decides it */
+    p = kc_san_test_run((char *[]){ "run", "fakeedges.copy.f16:sanitize", "fakesan.copy.f16:sanitize", "--jobs", "1",
+                                    "--inflight", "4", NULL }, 0,
+                        "KC_FAKE_SANITIZER=error:racecheck:fakeedges.copy.f16:sanitize",
+                        "KC_FAKE_SANITIZER_BATCHONLY=racecheck:fakesan.copy.f16:sanitize");
+    cr_expect(kc_out_item_line(p.out, "FAIL", "fakeedges.copy.f16:sanitize", line, sizeof line), "%s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "%s", p.out);
     kc_proc_free(&p);
 }
 

@@ -86,9 +86,11 @@ static void race_batch(san_plan **p, const int *x, int nb, kc_san_pool *pool, kc
 
 /* The items of a racecheck batch whose window was not clean (p[x[0..nb)]),
  * each run alone (the pool's session, started afresh: run_tool_as), whose
- * run decides it when it fails. Then, with `again` and an item failed by its
- * own run, the others run together once more without it (race_batch), and
- * that batch decides them: a racy kernel's reports change from run to run
+ * run decides it when it fails. Then, with `again` and an item FAILed by a
+ * report of its own run alone (not a time limit, a crash, or a report out of
+ * order), those that passed alone run together once more without the
+ * decided ones (race_batch), and that batch decides them by these rules (its
+ * items alone again, then the rule below): a racy kernel's reports change from run to run
  * (which pairs of places, error or warning, how many: on an H100 one planted
  * race gave another pair in a batch than alone, and a batch summary counted
  * 36 reports where its items alone gave 30; docs/receipts/
@@ -105,9 +107,14 @@ static void batch_alone(san_plan **p, const int *x, int nb, kc_san_pool *pool, c
     size_t cap = (size_t)nb * KC_SAN_OUT_MAX + 1, len = 0;
     char *alone = malloc(cap);     /* the runs alone, one after another */
     if (alone) alone[0] = 0;
+    int own = 0;       /* an item failed by a report of its own run alone */
     for (int k = 0; k < nb; k++) {
         int i = x[k];
         decided[i] = timed_tool(p[i], pool, 1, w, &outs[i], ok[i], sizeof ok[i], &secs[i]);
+        /* w holds the run that decided: the item's own (a session's first
+         * window, or its run outside the session), never a report out of
+         * order, which FAILs an item whose run alone is clean */
+        own |= decided[i] && outs[i].state == KC_FAIL && kc_sanitizer_count(w->out) > 0;
         if (alone && len + w->len + 1 < cap) {
             memcpy(alone + len, w->out, w->len);
             len += w->len;
@@ -118,7 +125,7 @@ static void batch_alone(san_plan **p, const int *x, int nb, kc_san_pool *pool, c
     int rest[KC_SAN_BATCH_ITEMS], nr = 0;
     for (int k = 0; k < nb; k++)
         if (!decided[x[k]]) rest[nr++] = x[k];
-    if (again && nr < nb) {
+    if (again && own) {
         free(alone);
         if (nr > 1) race_batch(p, rest, nr, pool, w, outs, ok, decided, secs, 0);
         return;
@@ -130,7 +137,7 @@ static void batch_alone(san_plan **p, const int *x, int nb, kc_san_pool *pool, c
     for (int k = 0; k < nb; k++) kc_strcatf(names, sizeof names, "%s%s", k ? ", " : "", p[x[k]]->it->name);
     for (int k = 0; k < nb; k++) {
         int i = x[k];
-        if (decided[i] && outs[i].state != KC_LEAK) continue;     /* failed by its own run */
+        if (decided[i]) continue;       /* decided by its own run */
         decided[i] = 1;
         outs[i].state = KC_FAIL;
         outs[i].gate = KC_GATE_SANITIZE;

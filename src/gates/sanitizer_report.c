@@ -133,34 +133,46 @@ static void cut_hazard_count(char *l)
         b[-1] = 0;
 }
 
-/* The next report of text from *p on into sig (cap bytes): its error line,
- * trimmed, and when the line after it is racecheck's second access ("and
- * Read access at ..."), " " and that line too, less its hazard count
- * (cut_hazard_count). 1, or 0 at the end; *p moves past what was read. */
-static int next_report(const char **p, char *sig, size_t cap)
+/* A report line longer than this is cut; a report with such a line never
+ * equals another (what tells two apart may be past the cut: a C++ template
+ * name runs to thousands of characters, its offset after it). */
+#define REPORT_LINE_MAX 4096
+#define SIG_MAX (2 * REPORT_LINE_MAX + 2)
+
+/* The next report of text from *p on into sig (SIG_MAX bytes): its error
+ * line, trimmed, and when the line after it is racecheck's second access
+ * ("and Read access at ..."), " " and that line too, less its hazard count
+ * (cut_hazard_count); *cut 1 when a line of it was longer than
+ * REPORT_LINE_MAX (cut), else 0. 1, or 0 at the end; *p moves past what was
+ * read. */
+static int next_report(const char **p, char *sig, int *cut)
 {
     int in = 0;
+    *cut = 0;
     while (*p && **p) {
         const char *s = *p, *nl = strchr(s, '\n'), *end = nl ? nl : s + strlen(s);
         const char *q = strstr(s, PREFIX);
-        char l[1024];
+        char l[REPORT_LINE_MAX];
         int indent = 0;
         if (q && q < end) {
             const char *body = q + strlen(PREFIX);
             while (body < end && *body == ' ') body++, indent++;
             copy_trim(l, sizeof l, body, end);
         }
+        const int long_line = q && q < end && strlen(l) == sizeof l - 1;
         if (in) {       /* the line after an error line: its second access, or the next report's start */
             if (q && q < end && indent > 1 && starts(l, "and ") && strstr(l, " access at ")) {
                 cut_hazard_count(l);
-                kc_strcatf(sig, cap, " %s", l);
+                kc_strcatf(sig, SIG_MAX, " %s", l);
+                *cut |= long_line;
                 *p = nl ? nl + 1 : NULL;
             }
             return 1;
         }
         *p = nl ? nl + 1 : NULL;
         if (q && q < end && indent <= 1 && !not_an_error(l)) {
-            snprintf(sig, cap, "%s", l);
+            snprintf(sig, SIG_MAX, "%s", l);
+            *cut = long_line;
             in = 1;
         }
     }
@@ -169,25 +181,28 @@ static int next_report(const char **p, char *sig, size_t cap)
 
 int kc_sanitizer_count(const char *text)
 {
-    char sig[2048];
-    int n = 0;
-    for (const char *p = text; next_report(&p, sig, sizeof sig);) n++;
+    char sig[SIG_MAX];
+    int n = 0, cut;
+    for (const char *p = text; next_report(&p, sig, &cut);) n++;
     return n;
 }
 
 int kc_sanitizer_unmatched(const char *text, const char *known, char *dst, size_t cap)
 {
     int nk = kc_sanitizer_count(known), unmatched = 0;
-    char (*k)[2048] = nk ? malloc((size_t)nk * sizeof *k) : NULL, sig[2048];
+    char (*k)[SIG_MAX] = nk ? malloc((size_t)nk * sizeof *k) : NULL, sig[SIG_MAX];
     char *used = nk ? calloc((size_t)nk, 1) : NULL;
     if (nk && (!k || !used)) {              /* nothing can be matched: every report is unmatched */
         free(k), free(used);
         nk = 0, k = NULL, used = NULL;
     }
-    int i = 0;
-    for (const char *p = known; i < nk && next_report(&p, k[i], sizeof k[i]);) i++;
-    for (const char *p = text; next_report(&p, sig, sizeof sig);) {
-        int j = 0;
+    int i = 0, cut;
+    for (const char *p = known; i < nk && next_report(&p, k[i], &cut);) {
+        if (cut) k[i][0] = 0;       /* cut: it accounts for no report (no report's signature is empty) */
+        i++;
+    }
+    for (const char *p = text; next_report(&p, sig, &cut);) {
+        int j = cut ? nk : 0;      /* cut: no report accounts for it */
         while (j < nk && (used[j] || strcmp(k[j], sig) != 0)) j++;
         if (j < nk) {
             used[j] = 1;

@@ -185,6 +185,12 @@ static void race_batch(san_plan **p, const int *x, int nb, kc_san_pool *pool, kc
     kc_strvec_clear(&words);
     for (int k = 0; k < nb; k++) secs[x[k]] += (kc_now_s() - t0) / nb;     /* the request's wall, shared */
     if (clean) return;
+    for (int k = 0; k < nb; k++) {     /* on each item's line, before the runs that decide it */
+        char *t = p[x[k]]->times;
+        size_t n = strlen(t);
+        snprintf(t + n, sizeof p[x[k]]->times - n, "%sracecheck %.1f s (edge shapes, a batch of %d items: not clean)",
+                 n ? ", " : "", kc_now_s() - t0, nb);
+    }
     /* it may have lost its context: it ends, and what it prints until then
      * (a late report, its summary) is the batch's too */
     if (asked) kc_san_end(pool, 1, limit, w);

@@ -89,16 +89,16 @@ static void race_batch(san_plan **p, const int *x, int nb, kc_san_pool *pool, kc
  * run decides it when it fails. Then, with `again` and an item FAILed by a
  * report of its own run alone (not a time limit, a crash, or a report out of
  * order), those that passed alone run together once more without the
- * decided ones (race_batch), and that batch decides them by these rules (its
- * items alone again, then the rule below): a racy kernel's reports change from run to run
- * (which pairs of places, error or warning, how many: on an H100 one planted
- * race gave another pair in a batch than alone, and a batch summary counted
- * 36 reports where its items alone gave 30; docs/receipts/
+ * decided ones (race_batch, once: its items alone again, then the rule
+ * below). A racy kernel's reports change from run to run (which pairs of
+ * places, error or warning, how many: on an H100 one planted race gave
+ * another pair in a batch than alone, and a batch summary counted 36 reports
+ * where its items alone gave 30; docs/receipts/
  * 2026-12-06-planted-race-batches), so the batch's reports cannot be matched
  * with the runs alone; a batch of one would be its run alone again. Else the
  * batch's rule: reports of the batch that the runs alone do not account for
  * (batch_unexplained) are no item's known error, so every item of it not
- * already failed by its own run FAILs, as a report out of order fails an
+ * already decided by its own run FAILs, as a report out of order fails an
  * item in a session (run_tool_as). One item's own race explains one report
  * of the batch, never another. secs: each item's seconds, raised by its run. */
 static void batch_alone(san_plan **p, const int *x, int nb, kc_san_pool *pool, const char *batch_out, int dropped,

@@ -36,10 +36,12 @@ int kc_sanitizer_parse(const char *text, kc_san_error *e);
  * count ("[2292 hazards]": it changes from run to run). How many text holds. */
 int kc_sanitizer_count(const char *text);
 /* How many reports of text no report of `known` accounts for, each of
- * known's accounting for one equal report at most; the first of them into
- * dst. For a racecheck batch (sanitize.c): the batch's reports against its
- * items' runs alone; one item's report explains one of the batch's, never
- * two, and a report that shares only its first access explains none. */
+ * known's accounting for one equal report at most (a report with a line past
+ * 4095 characters, cut, accounts for none and is accounted for by none); the
+ * first of them into dst. For a racecheck batch (sanitize_batch.c): the
+ * batch's reports against its items' runs alone; one item's report explains
+ * one of the batch's, never two, and a report that shares only its first
+ * access explains none. */
 int kc_sanitizer_unmatched(const char *text, const char *known, char *dst, size_t cap);
 
 /* One line for a failure: "<tool>: <what> in kernel <kernel> <where>, thread

@@ -225,6 +225,30 @@ Test(sanitize_batch, a_report_out_of_order_in_the_runs_alone_is_no_items_own, .t
     kc_proc_free(&p);
 }
 
+/* A run alone stopped at its time limit whose window holds an earlier
+ * item's late report is not a report of the item's own: the batch keeps the
+ * old rule (no batch without it), and the session is not trusted. */
+Test(sanitize_batch, a_window_stopped_at_its_limit_is_no_items_own_report, .timeout = 120)
+{
+    char costs[256], line[8192];
+    kc_tmp_path(costs, sizeof costs, "sanbatch", "hang.costs.tsv");
+    unlink(costs);
+    char *env[] = { kc_san_test_env(), "PATH=/usr/bin:/bin", "KC_SANITIZE_TIMEOUT_S=3",
+                    "KC_FAKE_SANITIZER=hang:racecheck:fakesan.copy.f16:sanitize",
+                    "KC_FAKE_SANITIZER_BATCHOF=3:racecheck:fakeedges.copy.f16:sanitize",
+                    "KC_FAKE_SANITIZER_LATE=racecheck:fakeedgesmem.copy.f16:sanitize", NULL };
+    kc_proc p = kc_run_fake((char *[]){ "run", "fakeedges.copy.f16:sanitize", "fakeedgesmem.copy.f16:sanitize",
+                                        "fakesan.copy.f16:sanitize", "--jobs", "1", "--inflight", "4", "--costs", costs,
+                                        NULL }, env, 120);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect_eq(kc_out_count(p.out, "a batch of 2 items"), 0, "no batch without it: %s", p.out);
+    cr_expect(kc_out_item_line(p.out, "FAIL", "fakeedges.copy.f16:sanitize", line, sizeof line), "%s", p.out);
+    cr_expect(kc_out_item_line(p.out, "FAIL", "fakeedgesmem.copy.f16:sanitize", line, sizeof line), "%s", p.out);
+    cr_expect(strstr(p.out, "which it stopped at its time limit after "), "%s", p.out);
+    unlink(costs);
+    kc_proc_free(&p);
+}
+
 /* A report hidden in more output than a window keeps (after the flood of
  * notes of the same item, whatever the batch's order) is still counted: the
  * batch's summary counts more reports than its items' runs alone gave, so

@@ -463,6 +463,26 @@ Test(sanitize, reports_out_of_order_are_never_green, .timeout = 120)
     kc_proc_free(&p);
 }
 
+/* A report out of order can also land in the window of an item that hangs:
+ * the window, stopped at its time limit, is judged as it stands, and no run
+ * alone can tell whose the report is. So the items the session called clean
+ * are not trusted and the run fails (a review found the racy item reading
+ * PASS, which the results cache would then have kept). */
+Test(sanitize, a_report_in_a_window_stopped_at_its_limit_distrusts_the_session, .timeout = 120)
+{
+    char *env[] = { kc_san_test_env(), "PATH=/usr/bin:/bin", "KC_SANITIZE_TIMEOUT_S=3",
+                    "KC_FAKE_SANITIZER=hang:racecheck:fakesan.copy.f16:sanitize",
+                    "KC_FAKE_SANITIZER_LATE=racecheck:fakeedgesmem.copy.f16:sanitize", NULL };
+    kc_proc p = kc_run_fake((char *[]){ "run", "fakeedgesmem.copy.f16:sanitize", "fakesan.copy.f16:sanitize", NULL },
+                            env, 120);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "kcontract-fixture: the racecheck session reported an error while "
+                            "fakesan.copy.f16:sanitize ran, which it stopped at its time limit after 1 item it called "
+                            "clean, so the report may be theirs, out of order") &&
+              strstr(p.out, "are not trusted"), "%s%s", p.out, p.err);
+    kc_proc_free(&p);
+}
+
 /* A session that dies between items after a report out of order leaves that
  * report to the next request of its tool, which a fresh session serves: the
  * report is the dead session's, never the new session's first window's, and

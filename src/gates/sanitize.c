@@ -437,6 +437,23 @@ static int run_tool_as(san_plan *p, kc_san_pool *pool, int t, char *const *words
         }
         if (w->timed_out) {
             kc_san_plan_learn(p, t, w->out, kc_now_s() - t0);
+            kc_san_error e;
+            if (w->earlier > 0 && kc_sanitizer_parse(w->out, &e)) {
+                /* A report in a window after earlier requests, stopped at
+                 * its time limit: it may be an earlier item's, late (a
+                 * window opens with what the last one left), and no run
+                 * alone can tell, so the items this session called clean
+                 * are not trusted (found by a review: the racy item read
+                 * PASS, the hung one FAILed for its report) */
+                char line[700], distrust[1200];
+                kc_sanitizer_describe(kc_sanitizer_tool(t), &e, line, sizeof line);
+                snprintf(distrust, sizeof distrust, "the %s session reported an error while %s ran, which it stopped at its "
+                         "time limit after %d item%s it called clean, so the report may be theirs, out of order (%.300s); "
+                         "the :sanitize items it called clean in this process are not trusted (rerun with "
+                         "KC_SANITIZE_SESSIONS=0)", kc_sanitizer_tool(t), p->it->name, w->earlier,
+                         w->earlier == 1 ? "" : "s", line);
+                kc_san_pool_distrust(pool, distrust);
+            }
             return kc_san_judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap);
         }
         window_erred = kc_sanitizer_parse(w->out, &window_error);

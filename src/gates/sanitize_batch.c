@@ -111,10 +111,15 @@ static void batch_alone(san_plan **p, const int *x, int nb, kc_san_pool *pool, c
     for (int k = 0; k < nb; k++) {
         int i = x[k];
         decided[i] = timed_tool(p[i], pool, 1, w, &outs[i], ok[i], sizeof ok[i], &secs[i]);
-        /* w holds the run that decided: the item's own (a session's first
-         * window, or its run outside the session), never a report out of
-         * order, which FAILs an item whose run alone is clean */
-        own |= decided[i] && outs[i].state == KC_FAIL && kc_sanitizer_count(w->out) > 0;
+        /* w holds the run that decided. Its reports are the item's own when
+         * it is a fresh session's first window (w->earlier 0: a session's
+         * first request, or the run outside the session) that ended in time;
+         * a window after earlier requests may open with another item's late
+         * report (a report out of order FAILs an item whose run outside the
+         * session is clean; a window stopped at its time limit is judged as
+         * it stands) */
+        own |= decided[i] && outs[i].state == KC_FAIL && w->earlier == 0 && !w->timed_out &&
+               kc_sanitizer_count(w->out) > 0;
         if (alone && len + w->len + 1 < cap) {
             memcpy(alone + len, w->out, w->len);
             len += w->len;

@@ -271,9 +271,10 @@ int kc_san_judge_tool(san_plan *p, int t, const kc_san_window *r, double limit, 
     p->known_now = ki >= 0;
     if (ki >= 0) {      /* a registered finding: noted, and the next tool runs */
         kc_sanitizer_describe(tool, &e, line, sizeof line);
+        if (!(p->known_hit & 1u << ki))     /* once, though a batch may run the item alone twice */
+            kc_strcatf(p->known_note, sizeof p->known_note, "%s%s [%s]", p->known_note[0] ? "; " : "", line,
+                       p->c->known[ki].reason);
         p->known_hit |= 1u << ki;
-        kc_strcatf(p->known_note, sizeof p->known_note, "%s%s [%s]", p->known_note[0] ? "; " : "", line,
-                   p->c->known[ki].reason);
         if (!kc_sanitizer_last_line(r->out, KC_SAN_TARGET_OK, target_ok, okcap)) snprintf(target_ok, okcap, "its launches");
         return 0;
     }

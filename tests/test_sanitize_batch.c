@@ -19,7 +19,7 @@
 #include "support/spawn.h"
 
 #define ITEMS "*:sanitize"
-#define NSAN 11             /* the fixture's :sanitize items */
+#define NSAN 12             /* the fixture's :sanitize items */
 
 /* Every :sanitize item of the fixture: its name and state, "name STATE\n"
  * each, sorted by name into buf; and how many said they were in a batch. */
@@ -249,6 +249,30 @@ Test(sanitize_batch, a_window_stopped_at_its_limit_is_no_items_own_report, .time
     kc_proc_free(&p);
 }
 
+/* A registered known race (kc_known, racecheck) in a batch with a racy
+ * item: KNOWN by its runs alone, noted once though it runs alone twice (its
+ * report makes the second batch not clean too); the clean items PASS. */
+Test(sanitize_batch, a_known_race_in_a_batch_stays_known_and_is_noted_once, .timeout = 120)
+{
+    char costs[256], line[8192];
+    kc_tmp_path(costs, sizeof costs, "sanbatch", "known.costs.tsv");
+    unlink(costs);
+    char *env[] = { kc_san_test_env(), "PATH=/usr/bin:/bin",
+                    "KC_FAKE_SANITIZER=error:racecheck:fakeraceknown.copy.f16:sanitize",
+                    "KC_FAKE_SANITIZER_ERROR=racecheck:fakeedges.copy.f16:sanitize", NULL };
+    kc_proc p = kc_run_fake((char *[]){ "run", "fakeedges.copy.f16:sanitize", "fakeraceknown.copy.f16:sanitize",
+                                        "fakeedgesmem.copy.f16:sanitize", "fakesan.copy.f16:sanitize", "--jobs", "1",
+                                        "--inflight", "4", "--costs", costs, NULL }, env, 120);
+    cr_expect(kc_out_item_line(p.out, "FAIL", "fakeedges.copy.f16:sanitize", line, sizeof line) &&
+              !strstr(line, "batch"), "its own race: %s", p.out);
+    cr_expect(kc_out_item_line(p.out, "KNOWN", "fakeraceknown.copy.f16:sanitize", line, sizeof line) &&
+              kc_out_count(line, "[a race the fixture registers]") == 1, "noted once: %s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakeedgesmem.copy.f16:sanitize", line, sizeof line), "%s", p.out);
+    cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "%s", p.out);
+    unlink(costs);
+    kc_proc_free(&p);
+}
+
 /* A report hidden in more output than a window keeps (after the flood of
  * notes of the same item, whatever the batch's order) is still counted: the
  * batch's summary counts more reports than its items' runs alone gave, so
@@ -275,7 +299,7 @@ Test(sanitize_batch, a_batch_without_a_gpu_skips_each_item_once, .timeout = 60)
                                    env, 50);
     char s[2048], st[16];
     kc_out_summary(p.out, s, sizeof s);
-    cr_expect(strstr(s, "11 sanitizer checks: 0 clean, 0 with errors") && strstr(s, "11 skipped"), "%s", s);
+    cr_expect(strstr(s, "12 sanitizer checks: 0 clean, 0 with errors") && strstr(s, "12 skipped"), "%s", s);
     cr_expect_eq(kc_out_state_lines(p.out, "fakesan.copy.f16:sanitize", st, sizeof st), 1, "%s", p.out);
     cr_expect_str_eq(st, "SKIP");
     cr_expect_eq(kc_out_count(p.out, "exceeded its time limit"), 0, "%s", p.out);

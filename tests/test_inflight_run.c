@@ -198,8 +198,7 @@ Test(inflight_run, the_items_that_may_not_share_start_before_those_in_flight, .t
      * tests running beside this one, and a :sanitize item recorded there at
      * 0 s (SKIP, no sanitizer) leaves no sanitizer work to keep together,
      * so it is handed out by cost, last (seen once in `make test`) */
-    kc_tmp_path(costs, sizeof costs, "inflight", "alone-first.costs.tsv");
-    unlink(costs);
+    kc_tmp_path(costs, sizeof costs, "inflight", "alone-first-costs");
     char *sa[] = { "run", "fakeedgesmem.*", "fake.axpy.f32*", "--no-cache", "--costs", costs, NULL };
     /* one worker: with two, one whose items end while the other's control
      * planted for gate 1 runs finds only the next such control pending,

@@ -44,6 +44,35 @@ static int verdicts(const kc_proc *p, char *buf, size_t cap)
     return batched;
 }
 
+/* items (NULL-ended, at most 8) on one worker with lanes (--jobs 1
+ * --inflight 4) and a cost table of its own (the default one is written by
+ * the tests beside this one, and its order decides the batches), under the
+ * fake sanitizer with the environment words env (NULL-ended, at most 6). */
+static kc_proc one_worker(char *const *items, char *const *env)
+{
+    char costs[256], *argv[20], *envv[10];
+    int a = 0, e = 0;
+    kc_tmp_path(costs, sizeof costs, "sanbatch", "costs");
+    argv[a++] = "run";
+    for (; *items; items++) {
+        cr_assert(a < 9, "at most 8 items");
+        argv[a++] = *items;
+    }
+    char *const rest[] = { "--jobs", "1", "--inflight", "4", "--costs", costs, NULL };
+    for (int k = 0; rest[k]; k++) argv[a++] = rest[k];
+    argv[a] = NULL;
+    envv[e++] = kc_san_test_env();
+    envv[e++] = "PATH=/usr/bin:/bin";
+    for (; *env; env++) {
+        cr_assert(e < 8, "at most 6 environment words");
+        envv[e++] = *env;
+    }
+    envv[e] = NULL;
+    kc_proc p = kc_run_fake(argv, envv, 120);
+    unlink(costs);
+    return p;
+}
+
 /* A holder with lanes runs racecheck over its :sanitize items in batches,
  * and every verdict is the one a serial run gives (SUMMARY and each item's
  * state); KC_SANITIZE_BATCH=0, or no lanes, runs none. */
@@ -211,17 +240,13 @@ Test(sanitize_batch, an_item_failed_alone_leaves_the_others_to_a_batch_without_i
  * the racy item read PASS). */
 Test(sanitize_batch, a_report_out_of_order_in_the_runs_alone_is_no_items_own, .timeout = 120)
 {
-    char costs[256], line[8192];
-    kc_tmp_path(costs, sizeof costs, "sanbatch", "late.costs.tsv");
-    unlink(costs);
-    kc_proc p = kc_san_test_run((char *[]){ "run", "fakeedges.copy.f16:sanitize", "fakesan.copy.f16:sanitize", "--jobs",
-                                            "1", "--inflight", "4", "--costs", costs, NULL }, 0,
-                                "KC_FAKE_SANITIZER=late:racecheck:fakeedges.copy.f16:sanitize", NULL);
+    char line[8192];
+    kc_proc p = one_worker((char *[]){ "fakeedges.copy.f16:sanitize", "fakesan.copy.f16:sanitize", NULL },
+                           (char *[]){ "KC_FAKE_SANITIZER=late:racecheck:fakeedges.copy.f16:sanitize", NULL });
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "FAIL", "fakeedges.copy.f16:sanitize", line, sizeof line) &&
               strstr(line, "reported what its items' runs alone do not account for"), "never green: %s", p.out);
     cr_expect(kc_out_item_line(p.out, "FAIL", "fakesan.copy.f16:sanitize", line, sizeof line), "%s", p.out);
-    unlink(costs);
     kc_proc_free(&p);
 }
 
@@ -230,22 +255,17 @@ Test(sanitize_batch, a_report_out_of_order_in_the_runs_alone_is_no_items_own, .t
  * old rule (no batch without it), and the session is not trusted. */
 Test(sanitize_batch, a_window_stopped_at_its_limit_is_no_items_own_report, .timeout = 120)
 {
-    char costs[256], line[8192];
-    kc_tmp_path(costs, sizeof costs, "sanbatch", "hang.costs.tsv");
-    unlink(costs);
-    char *env[] = { kc_san_test_env(), "PATH=/usr/bin:/bin", "KC_SANITIZE_TIMEOUT_S=3",
-                    "KC_FAKE_SANITIZER=hang:racecheck:fakesan.copy.f16:sanitize",
-                    "KC_FAKE_SANITIZER_BATCHOF=3:racecheck:fakeedges.copy.f16:sanitize",
-                    "KC_FAKE_SANITIZER_LATE=racecheck:fakeedgesmem.copy.f16:sanitize", NULL };
-    kc_proc p = kc_run_fake((char *[]){ "run", "fakeedges.copy.f16:sanitize", "fakeedgesmem.copy.f16:sanitize",
-                                        "fakesan.copy.f16:sanitize", "--jobs", "1", "--inflight", "4", "--costs", costs,
-                                        NULL }, env, 120);
+    char line[8192];
+    kc_proc p = one_worker((char *[]){ "fakeedges.copy.f16:sanitize", "fakeedgesmem.copy.f16:sanitize",
+                                       "fakesan.copy.f16:sanitize", NULL },
+                           (char *[]){ "KC_SANITIZE_TIMEOUT_S=3", "KC_FAKE_SANITIZER=hang:racecheck:fakesan.copy.f16:sanitize",
+                                       "KC_FAKE_SANITIZER_BATCHOF=3:racecheck:fakeedges.copy.f16:sanitize",
+                                       "KC_FAKE_SANITIZER_LATE=racecheck:fakeedgesmem.copy.f16:sanitize", NULL });
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect_eq(kc_out_count(p.out, "a batch of 2 items"), 0, "no batch without it: %s", p.out);
     cr_expect(kc_out_item_line(p.out, "FAIL", "fakeedges.copy.f16:sanitize", line, sizeof line), "%s", p.out);
     cr_expect(kc_out_item_line(p.out, "FAIL", "fakeedgesmem.copy.f16:sanitize", line, sizeof line), "%s", p.out);
     cr_expect(strstr(p.out, "which it stopped at its time limit after "), "%s", p.out);
-    unlink(costs);
     kc_proc_free(&p);
 }
 
@@ -254,22 +274,17 @@ Test(sanitize_batch, a_window_stopped_at_its_limit_is_no_items_own_report, .time
  * report makes the second batch not clean too); the clean items PASS. */
 Test(sanitize_batch, a_known_race_in_a_batch_stays_known_and_is_noted_once, .timeout = 120)
 {
-    char costs[256], line[8192];
-    kc_tmp_path(costs, sizeof costs, "sanbatch", "known.costs.tsv");
-    unlink(costs);
-    char *env[] = { kc_san_test_env(), "PATH=/usr/bin:/bin",
-                    "KC_FAKE_SANITIZER=error:racecheck:fakeraceknown.copy.f16:sanitize",
-                    "KC_FAKE_SANITIZER_ERROR=racecheck:fakeedges.copy.f16:sanitize", NULL };
-    kc_proc p = kc_run_fake((char *[]){ "run", "fakeedges.copy.f16:sanitize", "fakeraceknown.copy.f16:sanitize",
-                                        "fakeedgesmem.copy.f16:sanitize", "fakesan.copy.f16:sanitize", "--jobs", "1",
-                                        "--inflight", "4", "--costs", costs, NULL }, env, 120);
+    char line[8192];
+    kc_proc p = one_worker((char *[]){ "fakeedges.copy.f16:sanitize", "fakeraceknown.copy.f16:sanitize",
+                                       "fakeedgesmem.copy.f16:sanitize", "fakesan.copy.f16:sanitize", NULL },
+                           (char *[]){ "KC_FAKE_SANITIZER=error:racecheck:fakeraceknown.copy.f16:sanitize",
+                                       "KC_FAKE_SANITIZER_ERROR=racecheck:fakeedges.copy.f16:sanitize", NULL });
     cr_expect(kc_out_item_line(p.out, "FAIL", "fakeedges.copy.f16:sanitize", line, sizeof line) &&
               !strstr(line, "batch"), "its own race: %s", p.out);
     cr_expect(kc_out_item_line(p.out, "KNOWN", "fakeraceknown.copy.f16:sanitize", line, sizeof line) &&
               kc_out_count(line, "[a race the fixture registers]") == 1, "noted once: %s", p.out);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakeedgesmem.copy.f16:sanitize", line, sizeof line), "%s", p.out);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "%s", p.out);
-    unlink(costs);
     kc_proc_free(&p);
 }
 

@@ -108,7 +108,7 @@ FAKE_HOSTLIBS :=
 $(call kc_controls_scan,$(FAKE_LIB_SRCS))
 $(foreach f,$(FAKE_LIB_SRCS),$(eval $(call fakelib_rules,$(f))))
 
-.PHONY: all kernels staging test bench bench-gemm-hopper bench-inflight bench-ctx-stall clean
+.PHONY: all kernels staging test bench bench-gemm-hopper bench-inflight bench-ctx-stall bench-kernel-time clean
 # `make` builds what the suite needs and nothing of the test framework:
 # build/kcontract with its library kernels (build/lib/*.so), the staging
 # binary, and the fixture binary with the fake drivers (no Criterion either).
@@ -310,6 +310,20 @@ $(B)/kc_ctx_stall_probe: $(B)/bench/ctx_stall_probe.o $(B)/src/cuda/cuda_driver.
                          $(B)/src/util/clock.o
 	$(KC_SAY) LD $@
 	$(KC_Q)$(CC) -o $@ $^ $(LDLIBS)
+
+# Where the GPU's own time goes in a run (issue 23): a CUDA injection library
+# that traces every kernel, memset and copy with CUPTI (bench/kernel_time_inject.c;
+# bench/kernel_time.sh runs a kcontract command under it, bench/kernel_time.py sums).
+CUPTI_LIBDIR ?= $(patsubst %/,%,$(dir $(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/lib64/libcupti.so \
+                 $(CUDA_HOME)/lib64/libcupti.so $(CUDA_HOME)/lib/libcupti.so $(CUDA_HOME)/targets/*/lib/libcupti.so))))
+CUPTI_INC ?= $(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/include) $(CUDA_HOME)/include)
+bench-kernel-time: $(B)/libkc_kernel_time.so
+$(B)/libkc_kernel_time.so: bench/kernel_time_inject.c
+	@mkdir -p $(@D)
+	@[ -n "$(CUPTI_LIBDIR)" ] || { echo "bench-kernel-time: no libcupti.so under $(CUDA_HOME) (extras/CUPTI/lib64, lib64, lib); set CUPTI_LIBDIR" >&2; exit 2; }
+	$(KC_SAY) CC $@
+	$(KC_Q)$(CC) -O2 -Wall -Wextra -fPIC -shared -I$(CUPTI_INC) -I$(CUDA_HOME)/include -o $@ $< \
+	  -L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -lcupti -lpthread
 
 clean:
 	rm -rf $(B)

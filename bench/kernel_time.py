@@ -31,6 +31,10 @@ the GPU, so its duration includes the slices other contexts held; the union
 is the bound that stays true.
 
 Usage: kernel_time.py TRACE_DIR [--fatbins build/fatbin] [--name NAME]
+Activities CUPTI hands back without timestamps (their context faulted, or they
+were still open at the forced flush at exit) are counted apart (untimed=) and
+their processes named, never summed.
+
 Errors: a TRACE_DIR without ktime.*.tsv, or a line that is not 8 fields with
 numbers where they belong, is named (file, line) and the script exits 2.
 """
@@ -84,7 +88,7 @@ def read_traces(trace_dir):
     files = sorted(glob.glob(os.path.join(trace_dir, "ktime.*.tsv")))
     if not files:
         die(f"{trace_dir}: no ktime.<pid>.tsv (was the command run under bench/kernel_time.sh?)")
-    recs = []
+    recs, lost, lost_files = [], collections.Counter(), set()
     for path in files:
         with open(path, errors="replace") as f:
             for n, line in enumerate(f, 1):
@@ -95,10 +99,12 @@ def read_traces(trace_dir):
                     start, end = int(parts[1]), int(parts[2])
                 except ValueError:
                     die(f"{path}:{n}: start and end must be integers (ns), got {parts[1]!r} {parts[2]!r}")
-                if end < start:
-                    continue  # CUPTI gives end 0 for an activity cut off by a fault
+                if start == 0 or end < start:
+                    lost[parts[0]] += 1  # CUPTI completed it after the context faulted: no timestamps
+                    lost_files.add(os.path.basename(path))
+                    continue
                 recs.append((parts[0], start, end, parts[7], os.path.basename(path)))
-    return files, recs
+    return files, recs, lost, lost_files
 
 
 def union_ns(intervals):
@@ -124,7 +130,7 @@ def main():
     if not os.path.isdir(a.fatbins):
         die(f"--fatbins {a.fatbins}: not a directory (expected the build's fatbin folder, build/fatbin)")
     modules = module_map(a.fatbins)
-    files, recs = read_traces(a.trace_dir)
+    files, recs, lost, lost_files = read_traces(a.trace_dir)
     if not recs:
         die(f"{a.trace_dir}: {len(files)} trace files but no activity in them")
     by_role = collections.defaultdict(list)
@@ -143,6 +149,10 @@ def main():
     total_union, total_sum = union_ns(every), sum(e - s for s, e in every)
     sec = lambda ns: ns / 1e9
     print(f"{a.name}: {len(files)} traced processes, {len(recs)} activities, {len(modules)} kernel names in {a.fatbins}")
+    if lost:
+        print(f"{a.name}: {sum(lost.values())} activities without timestamps (kernels {lost['K']}, memsets {lost['S']}, "
+              f"copies {lost['C']}: no timestamps: their context faulted, or they were still open at a forced flush), not counted; in {len(lost_files)} "
+              f"processes: {' '.join(sorted(lost_files))}")
     print(f"{a.name}: span {sec(span):.2f} s; GPU busy (union of every activity) {sec(total_union):.2f} s; "
           f"sum of durations {sec(total_sum):.2f} s")
     print(f"{a.name}: by role (union s / sum s / count):")
@@ -164,7 +174,7 @@ def main():
         name, role, fam = key
         print(f"  {sec(ns):8.3f} {kern_n[key]:7d} {ns / kern_n[key] / 1e6:9.3f}  {role:9s} {fam:20s} {name[:90]}")
     pairs = " ".join(f"{r}={sec(role_union[r]):.3f}" for r in roles)
-    print(f"BENCH kernel_time name={a.name} procs={len(files)} activities={len(recs)} span_s={sec(span):.3f} "
+    print(f"BENCH kernel_time name={a.name} procs={len(files)} activities={len(recs)} untimed={sum(lost.values())} span_s={sec(span):.3f} "
           f"union_s={sec(total_union):.3f} sum_s={sec(total_sum):.3f} {pairs}")
 
 

@@ -14,11 +14,14 @@
  * (CLOCK_REALTIME, ns, the GPU's timer interpolated: cupti_activity.h); grid
  * and block "XxYxZ" for kernels, the byte count for memsets and copies.
  *
- * Records reach the file when CUPTI hands a buffer back: every 50 ms
- * (cuptiActivityFlushPeriod), at exit() and at _exit(), which this library
- * interposes through LD_PRELOAD because kcontract's workers end with _exit.
- * A process killed by a signal loses its last 50 ms; a process whose context
- * faulted may lose what was in flight.
+ * Records reach the file when CUPTI hands a buffer back: a thread of this
+ * library asks for every completed record every 50 ms (cuptiActivityFlushAll;
+ * CUPTI's own periodic flush returns only full buffers), and at exit() and at
+ * _exit(), which this library interposes through LD_PRELOAD because
+ * kcontract's workers end with _exit. A record CUPTI completes after its
+ * context faulted has start and end 0: a process whose context faulted (a
+ * control planted for gate 1) loses the timestamps of about its last 50 ms,
+ * which kernel_time.py counts and names.
  *
  * compute-sanitizer targets set their own injection library, so this one is
  * never initialized there: sanitizer sessions are not traced.
@@ -35,9 +38,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
-#define BUF_SIZE (8u << 20)
+#define BUF_SIZE (1u << 20)
+#define FLUSH_MS 50
 #define BUF_ALIGN 8
 
 static int trace_fd = -1;          /* DIR/ktime.<pid>.tsv, once initialized */
@@ -125,6 +130,19 @@ static void flush_all(void)
     if (trace_fd >= 0 && getpid() == trace_pid) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
+/* Every FLUSH_MS, the completed records (flag 0: a buffer with a record still
+ * in flight stays with CUPTI). Detached; ends with the process. */
+static void *flush_loop(void *arg)
+{
+    (void)arg;
+    const struct timespec ts = { 0, FLUSH_MS * 1000000L };
+    for (;;) {
+        nanosleep(&ts, NULL);
+        cuptiActivityFlushAll(0);
+    }
+    return NULL;
+}
+
 /* Called by the driver at cuInit (CUDA_INJECTION64_PATH). Returns 1. */
 int InitializeInjection(void)
 {
@@ -150,7 +168,9 @@ int InitializeInjection(void)
         trace_fd = -1;
         return 1;
     }
-    cupti_ok(cuptiActivityFlushPeriod(50), "cuptiActivityFlushPeriod");
+    pthread_t t;
+    if (pthread_create(&t, NULL, flush_loop, NULL) == 0) pthread_detach(t);
+    else fprintf(stderr, "kc_kernel_time: no flush thread; records reach the file when a buffer fills and at exit\n");
     atexit(flush_all);
     return 1;
 }

@@ -153,9 +153,9 @@ static __device__ void kc_dref_row_max_expsum(const kc_dref &r, const kc_rowgrou
     rmax = kc_rowfold_slots(0);
     rsum = kc_rowfold_slots(1);
     auto xv = [&](long long t, long long c) { return kc_dref_in(r, xi, (size_t)(t * cols + c)); };
-    double m = -INFINITY;
-    kc_rowfold(g, cols, xv, [&](double &v, long long) { if (v > m) m = v; }, kc_rowfold_no_emit());
-    kc_rowfold_publish(g, rmax, m);
+    // The host's "if (v > m) m = v" from -inf (NaN never wins): the warp's
+    // lanes read the row together (kc_rowfold_first_max), the same value.
+    kc_rowfold_publish(g, rmax, kc_rowfold_first_max(g, cols, xv).v);
     double sum = 0;
     auto e = [&](long long t, long long c) { return exp(xv(t, c) - rmax[t - g.row0]); };
     kc_rowfold(g, cols, e, [&](double &v, long long) { sum += v; }, kc_rowfold_no_emit());

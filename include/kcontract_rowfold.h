@@ -137,6 +137,70 @@ static __device__ void kc_rowfold(const kc_rowgroup &g, long long n, Term term, 
     }
 }
 
+/* A row's first largest entry so far: its value and column (col < 0: none
+ * larger than -inf yet), and whether a NaN was seen. */
+struct kc_rowmax {
+    double v;
+    long long col;
+    bool nan;
+};
+
+/* Whether b's entry comes before a's as the host's in-order loop picks:
+ * larger value, then the lower column (+0 == -0: a tie). */
+static __device__ __forceinline__ bool kc_rowmax_before(const kc_rowmax &b, const kc_rowmax &a)
+{
+    return b.col >= 0 && (a.col < 0 || b.v > a.v || (b.v == a.v && b.col < a.col));
+}
+
+/* For each of the group's rows, what the host's loop over columns [0, n)
+ *     if (isnan(x)) nan = 1; else if (x > m) { m = x; col = c; }   (m from -inf)
+ * ends with: lane r < g.rows gets row g.row0 + r's result (col -1, v -inf for
+ * a row with no entry above -inf). Bitwise the host's: comparisons of exact
+ * values give the same maximum in any order, and ties go to the lowest
+ * column, so v is that column's value (its sign of zero included). Unlike
+ * kc_rowfold (one lane walks a row), the warp's 32 lanes read each row
+ * together, coalesced, each keeping its own first maximum, then combine them
+ * with shuffles: a row of 152064 columns takes a warp ~5000 loads a lane
+ * instead of one lane's 152064 dependent steps (measured in issue 23's
+ * kernel-time receipt, docs/receipts/2026-12-06-kernel-time). term(row, col)
+ * gives the entry as a double. Called by all 32 lanes. */
+template <class Term>
+static __device__ kc_rowmax kc_rowfold_first_max(const kc_rowgroup &g, long long n, Term term)
+{
+    kc_rowmax mine = { -INFINITY, -1, false };
+    for (int r = 0; r < g.rows; r++) {
+        const long long row = g.row0 + r;
+        kc_rowmax b = { -INFINITY, -1, false };
+        long long c = g.lane;
+        for (; c + 96 < n; c += 128) {          /* four loads in flight, compared in column order */
+            const double x0 = term(row, c), x1 = term(row, c + 32), x2 = term(row, c + 64), x3 = term(row, c + 96);
+            const double xs[4] = { x0, x1, x2, x3 };
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                if (isnan(xs[k])) b.nan = true;
+                else if (xs[k] > b.v) { b.v = xs[k]; b.col = c + 32 * k; }
+            }
+        }
+        for (; c < n; c += 32) {
+            const double x = term(row, c);
+            if (isnan(x)) b.nan = true;
+            else if (x > b.v) { b.v = x; b.col = c; }
+        }
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) {
+            kc_rowmax o;
+            o.v = __shfl_xor_sync(0xffffffffu, b.v, off);
+            o.col = __shfl_xor_sync(0xffffffffu, b.col, off);
+            o.nan = __shfl_xor_sync(0xffffffffu, (int)b.nan, off) != 0;
+            const bool nan = b.nan || o.nan;
+            if (kc_rowmax_before(o, b)) b = o;
+            b.nan = nan;
+        }
+        if (g.lane == r) mine = b;
+    }
+    return mine;
+}
+
 /* fn(row, col) for every column [0, n) of every row of the group: element
  * by element work with no order (outputs), coalesced along each row. */
 template <class Fn>

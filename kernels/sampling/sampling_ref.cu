@@ -3,9 +3,10 @@
 // for every logit dtype (read through kc_dref_in):
 //
 //   sampling_argmax_ref  sampling.argmax.{f32,f16,bf16}  (argmax_rows)
-//     One lane walks each row in index order (kcontract_rowfold.h), exactly
-//     the host's loop: a NaN anywhere gives -1; else the first strictly
+//     The host's loop: a NaN anywhere gives -1; else the first strictly
 //     larger entry wins (ties to the lowest index, -inf never, -0 == +0).
+//     The warp's lanes read the row together and combine their first
+//     maxima (kc_rowfold_first_max, kcontract_rowfold.h): the same entry.
 //
 //   sampling_topk_ref    sampling.topk.{f32,f16,bf16}    (topk_rows)
 //     The host sorts the row by (value descending, index ascending) and takes
@@ -33,14 +34,8 @@ extern "C" __global__ void sampling_argmax_ref(kc_dref r)
     const kc_rowgroup g = kc_rowgroup_of(r.shape.d[0]);
     if (!g.rows) return;
     auto x = [&](long long row, long long j) { return kc_dref_in(r, AM_LOGITS, (size_t)(row * vocab + j)); };
-    long long best = -1;
-    double bv = -INFINITY;
-    bool nan = false;
-    kc_rowfold(g, vocab, x, [&](double &v, long long j) {
-        if (isnan(v)) nan = true;
-        else if (v > bv) { bv = v; best = j; }
-    }, kc_rowfold_no_emit());
-    if (g.lane < g.rows) r.out[AM_OUT][g.row0 + g.lane] = nan ? -1.0 : (double)best;
+    const kc_rowmax m = kc_rowfold_first_max(g, vocab, x);
+    if (g.lane < g.rows) r.out[AM_OUT][g.row0 + g.lane] = m.nan ? -1.0 : (double)m.col;
 }
 
 // An entry of a row: its value and index (i < 0: none).

@@ -2,7 +2,8 @@
 // (kernels/softmax/softmax_contract.c, softmax_rows), one kernel for all three:
 // the input is read through kc_dref_in, whatever its dtype.
 //
-// Per row, in the host's order (kcontract_rowfold.h: one lane walks the row):
+// Per row, in the host's order (kcontract_rowfold.h: the max by the warp's lanes
+// together, kc_rowfold_first_max, the same value; the sum by one lane walking the row):
 //   m   = the first largest entry (if (v > m) m = v, from -inf: NaN skipped);
 //   a row with m == -inf is NaN everywhere;
 //   sum = ((0 + e_0) + e_1) + ..., e_c = exp(x_c - m), in column order;

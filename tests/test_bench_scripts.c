@@ -4,6 +4,8 @@
  * binary running beside the benchmark is reported (SHARED HOST, exit 1), as
  * it disturbed a real H200 benchmark (docs/receipts/2026-11-30-h200-schedule.md).
  * bench/gpu_suite.sh's cache modes print items= and cached= (issue 23).
+ * bench/kernel_time.py sums a CUPTI trace (issue 23) by role and family,
+ * counts untimed records apart and names a bad line.
  * The binary is copied under a name of its own per test, so that the other
  * tests' processes, which run in parallel, are not taken for intruders. */
 #include <criterion/criterion.h>
@@ -186,4 +188,62 @@ Test(bench_scripts, gpu_suite_cache_modes_say_items_and_cached, .timeout = 60)
     cr_expect(strstr(p.err, "no cached-one run"), "%s", p.err);
     kc_proc_free(&p);
     bench_dir_remove(&b);
+}
+
+/* A trace folder with two processes' files: kernels of the harness (an
+ * input, a check), a device reference and a kernel under test (by the
+ * build's fatbins), a memset, and one kernel without timestamps. */
+static void kernel_trace(const char *dir)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/ktime.100.tsv", dir);
+    kc_write_file(path, "K\t1000000000\t1500000000\t1\t7\t1x1x1\t256x1x1\tkc_gen_fill\n"
+                        "K\t1200000000\t1300000000\t1\t8\t528x1x1\t256x1x1\tgemm_nt_ref\n"
+                        "S\t2000000000\t2100000000\t1\t7\t4096\t-\tmemset\n"
+                        "K\t0\t0\t1\t7\t1x1x1\t256x1x1\tkc_check_close\n");
+    snprintf(path, sizeof path, "%s/ktime.200.tsv", dir);
+    kc_write_file(path, "K\t1400000000\t1600000000\t2\t7\t2x1x1\t128x1x1\treduce_max_f32\n");
+}
+
+/* Runs bench/kernel_time.py on dir; skipped without python3. */
+static kc_proc kernel_time_py(const char *dir)
+{
+    char *argv[] = { "/usr/bin/env", "python3", "bench/kernel_time.py", (char *)dir, "--fatbins", "build/fatbin",
+                     "--name", "t", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, NULL, 30, &p), 0);
+    if (p.status == 127) {
+        kc_proc_free(&p);
+        cr_skip_test("python3 not found");
+    }
+    return p;
+}
+
+/* The union of [1.0, 1.6] s and [2.0, 2.1] s is 0.7 s of 0.9 s summed; the
+ * reference is gemm's, the kernel reduction's; the untimed check is counted
+ * and its process named, not summed; a line of 7 fields is refused with its
+ * file and line. */
+Test(bench_scripts, kernel_time_sums_a_trace_by_role_and_family, .timeout = 60)
+{
+    char dir[256];
+    kc_tmp_dir(dir, sizeof dir, "ktime");
+    kernel_trace(dir);
+    kc_proc p = kernel_time_py(dir);
+    cr_expect_eq(p.status, 0, "%s%s", p.out, p.err);
+    cr_expect(strstr(p.out, "BENCH kernel_time name=t procs=2 activities=4 untimed=1 span_s=1.100 union_s=0.700 "
+                            "sum_s=0.900 inputs=0.500 kernel=0.200 reference=0.100 memset=0.100\n"),
+              "%s", p.out);
+    cr_expect(strstr(p.out, "1 activities without timestamps (kernels 1, memsets 0, copies 0"), "%s", p.out);
+    cr_expect(strstr(p.out, "in 1 processes: ktime.100.tsv"), "%s", p.out);
+    cr_expect(strstr(p.out, "  gemm                     kernel   0.000  reference   0.100"), "%s", p.out);
+    cr_expect(strstr(p.out, "  reduction                kernel   0.200  reference   0.000"), "%s", p.out);
+    kc_proc_free(&p);
+    char path[400];
+    snprintf(path, sizeof path, "%s/ktime.200.tsv", dir);
+    kc_write_file(path, "K\t1\t2\t2\t7\t2x1x1\treduce_max_f32\n");
+    p = kernel_time_py(dir);
+    cr_expect_eq(p.status, 2, "%s%s", p.out, p.err);
+    cr_expect(strstr(p.err, "ktime.200.tsv:1: expected 8 tab-separated fields starting with K, S or C"), "%s", p.err);
+    kc_proc_free(&p);
+    kc_rm_rf(dir);
 }

@@ -13,9 +13,10 @@
 // kernels/gemm/gemm_ref.cuh round exactly as the host's multiply then add.
 // Agreement: bitwise.
 //
-// Launch: the default reference grid; M <= 8, so 8 x 128 tiles of y, each
-// dequantizing 128 rows of W once. Large shape (llama3-8b.lm_head: 1 x 128256 x
-// 4096, 525 MB of W): 1002 tiles, bound by dequantizing W, well under 1 ms.
+// Launch: the default reference grid; M <= 8, so 8 x 32 tiles of y, each
+// dequantizing 32 rows of W once (gemm_ref.cuh: each tile walks all of K, so
+// the tiles' count, 4008 for llama3-8b.lm_head's 1 x 128256 x 4096, is the
+// parallelism).
 #include "gemm/gemm_ref.cuh"
 
 // x as the activation, the dequantized W as the weight.

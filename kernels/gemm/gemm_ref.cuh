@@ -37,8 +37,13 @@
 // reference grid (4 blocks of 256 threads per SM) serves every shape.
 //
 // Tile shapes, picked per launch from M and N (the same for every block):
-//   small  8 x 128, BK 32, 1 x 4 per thread   M <= 8 (decode and batch GEMV shapes:
-//          the weight is streamed once per 8 rows; warps past M skip the multiply)
+//   small  8 x 32, BK 32, 1 x 1 per thread    M <= 8 (decode and batch GEMV shapes:
+//          the weight is streamed once per 8 rows; warps past M skip the multiply;
+//          32 columns a tile, not 128: a tile walks all of K one tile of BK after
+//          another, so a GEMV's time is its tiles' K walk, and with 128 columns a
+//          1024-column weight was 8 blocks on 132 SMs, each K tile ~11k cycles at
+//          12% occupancy: 0.85 ms for 1024 x 4096, 4.3 ms for 4096 x 14336 on an
+//          H100, by Nsight Compute, docs/receipts/2026-12-06-kernel-time)
 //   big    128 x 128, BK 8, 8 x 8 per thread   when C has at least 256 such tiles
 //          (about two per SM) and the caller allows it (its 64 accumulators
 //          take ~255 registers: one block per SM)
@@ -71,7 +76,7 @@ struct tile {
     static_assert(AE * THREADS == BM * BK && BE * THREADS == BN * BK, "tile loads uneven");
     static_assert(32 % BK == 0 || BK % 32 == 0, "loader pad");
 };
-typedef tile<8, 128, 32, 8> small_tile;
+typedef tile<8, 32, 32, 8> small_tile;
 typedef tile<64, 64, 16, 16> mid_tile;
 typedef tile<128, 128, 8, 16> big_tile;
 

@@ -12,9 +12,10 @@
 // operands are x * W: multiplication commutes) round exactly as the host's
 // multiply then add. Agreement: bitwise.
 //
-// Launch: the default reference grid; M <= 8, so 8 x 128 tiles of y, each
-// streaming 128 rows of W once. Large shape (qwen2.5-7b.lm_head.m4: 4 x 152064
-// x 3584, 1.1 GB of W): 1188 tiles, bound by reading W, well under 1 ms.
+// Launch: the default reference grid; M <= 8, so 8 x 32 tiles of y, each
+// streaming 32 rows of W once (gemm_ref.cuh: each tile walks all of K, so the
+// tiles' count, 4752 for qwen2.5-7b.lm_head.m4's 4 x 152064 x 3584, is the
+// parallelism).
 #include "gemm/gemm_ref.cuh"
 
 // x as the activation (rows of stride ldx), W as the weight, both decoded with

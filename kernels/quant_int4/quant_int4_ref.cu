@@ -14,7 +14,7 @@
 // kernels/gemm/gemm_ref.cuh round exactly as the host's multiply then add.
 // Agreement: bitwise.
 //
-// Launch: the default reference grid; 8 x 128 tiles of y for M <= 8, 64 x 64
+// Launch: the default reference grid; 8 x 32 tiles of y for M <= 8, 64 x 64
 // otherwise (M up to 65). Largest shape (llama3-8b.up_proj.t64: 64 x 14336 x
 // 4096, 3.8e9 terms): 224 tiles of 64 x 64, well under 1 ms. One block per SM:
 // the dequantizing loads take ~250 registers (capped at 128 for two blocks,

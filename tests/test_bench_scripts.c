@@ -208,15 +208,8 @@ static void kernel_trace(const char *dir)
 /* Runs bench/kernel_time.py on dir; skipped without python3. */
 static kc_proc kernel_time_py(const char *dir)
 {
-    char *argv[] = { "/usr/bin/env", "python3", "bench/kernel_time.py", (char *)dir, "--fatbins", "build/fatbin",
-                     "--name", "t", NULL };
-    kc_proc p;
-    cr_assert_eq(kc_spawn(argv, NULL, 30, &p), 0);
-    if (p.status == 127) {
-        kc_proc_free(&p);
-        cr_skip_test("python3 not found");
-    }
-    return p;
+    return kc_run_python3((char *[]){ "bench/kernel_time.py", (char *)dir, "--fatbins", "build/fatbin", "--name", "t", NULL },
+                          30);
 }
 
 /* The union of [1.0, 1.6] s and [2.0, 2.1] s is 0.7 s of 0.9 s summed; the

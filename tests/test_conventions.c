@@ -145,14 +145,7 @@ Test(conventions, version_names_the_program_and_its_build)
 /* Runs a Python script on `file`; the test is skipped without python3. */
 static kc_proc python(const char *script, const char *file)
 {
-    char *argv[] = { "/usr/bin/env", "python3", "-c", (char *)script, (char *)file, NULL };
-    kc_proc p;
-    cr_assert_eq(kc_spawn(argv, NULL, 20, &p), 0);
-    if (p.status == 127) {
-        kc_proc_free(&p);
-        cr_skip_test("python3 not found");
-    }
-    return p;
+    return kc_run_python3((char *[]){ "-c", (char *)script, (char *)file, NULL }, 20);
 }
 
 /* Every line one JSON object with the keys; the family is the contract's

@@ -308,3 +308,21 @@ int kc_dir_entries(const char *dir, char *names, size_t cap)
     closedir(d);
     return n;
 }
+
+kc_proc kc_run_python3(char *const args[], double timeout_s)
+{
+    char *argv[18] = { "/usr/bin/env", "python3" };
+    int n = 2;
+    for (int i = 0; args[i]; i++) {
+        cr_assert_lt(n, 17, "kc_run_python3: more than 15 arguments");
+        argv[n++] = args[i];
+    }
+    argv[n] = NULL;
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, NULL, timeout_s, &p), 0, "cannot start /usr/bin/env python3");
+    if (p.status == 127) {
+        kc_proc_free(&p);
+        cr_skip_test("python3 not found");
+    }
+    return p;
+}

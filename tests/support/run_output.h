@@ -76,6 +76,11 @@ kc_proc kc_run_fixture_env(char **args, char *const *env_extra, double timeout_s
  * env_extra (NULL-ended, may be NULL), killed after timeout_s; a Criterion
  * assertion fails if it cannot start. */
 kc_proc kc_run_fake(char **args, char *const *env_extra, double timeout_s);
+/* Runs python3 (through /usr/bin/env) with args (NULL-ended, at most 15)
+ * to its end, killed after timeout_s; the calling test is skipped
+ * (cr_skip_test) where there is no python3, and a Criterion assertion fails
+ * if it cannot start. For scripts that read a report or run bench/'s Python. */
+kc_proc kc_run_python3(char *const args[], double timeout_s);
 /* The state line of item `name` in `state` ("STATE  NAME  ...", after an
  * optional "[wK] " tag) copied into buf, or NULL when there is none. */
 const char *kc_out_item_line(const char *out, const char *state, const char *name, char *buf, size_t cap);

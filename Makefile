@@ -320,7 +320,7 @@ CUPTI_INC ?= $(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/include) $(CUDA_HO
 bench-kernel-time: $(B)/libkc_kernel_time.so
 $(B)/libkc_kernel_time.so: bench/kernel_time_inject.c
 	@mkdir -p $(@D)
-	@[ -n "$(CUPTI_LIBDIR)" ] || { echo "bench-kernel-time: no libcupti.so under $(CUDA_HOME) (extras/CUPTI/lib64, lib64, lib); set CUPTI_LIBDIR" >&2; exit 2; }
+	@[ -n "$(CUPTI_LIBDIR)" ] || { echo "bench-kernel-time: no libcupti.so under $(CUDA_HOME) (extras/CUPTI/lib64, lib64, lib, targets/*/lib); set CUPTI_LIBDIR" >&2; exit 2; }
 	$(KC_SAY) CC $@
 	$(KC_Q)$(CC) -O2 -Wall -Wextra -fPIC -shared -I$(CUPTI_INC) -I$(CUDA_HOME)/include -o $@ $< \
 	  -L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -lcupti -lpthread

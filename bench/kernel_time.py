@@ -14,8 +14,10 @@ bench/kernel_time_inject.c) and prints, in seconds of GPU time:
       poison     kc_smem_poison (gate 2's shared-memory fill)
       reference  kernels of a *_ref module (the float64 device references)
       kernel     kernels of a family's module or of a control's variant
+      harness    the harness module's other kernels
       library    kernels no bundled module holds (cuBLAS, CUB, ...)
-      memset, copy
+      memset, copy (copy.<kind>: CUPTI's copy kind, 1 host to device,
+                 2 device to host, 8 device to device)
   - the plain sum by family for the kernels under test and the references;
   - the 25 kernels with the most time;
   - one machine-readable line: BENCH kernel_time name=... span_s=...
@@ -31,6 +33,10 @@ the GPU, so its duration includes the slices other contexts held; the union
 is the bound that stays true.
 
 Usage: kernel_time.py TRACE_DIR [--fatbins build/fatbin] [--name NAME]
+A file's last line cut short (its process ended while writing it) and blank
+lines are counted apart too (cut=); any other line that is not a record is an
+error.
+
 Activities CUPTI hands back without timestamps (their context faulted, or they
 were still open at the forced flush at exit) are counted apart (untimed=) and
 their processes named, never summed.
@@ -85,26 +91,32 @@ def role_and_family(kind, name, modules):
 
 
 def read_traces(trace_dir):
+    if not os.path.isdir(trace_dir):
+        die(f"{trace_dir}: not a directory (expected the DIR given to bench/kernel_time.sh)")
     files = sorted(glob.glob(os.path.join(trace_dir, "ktime.*.tsv")))
     if not files:
-        die(f"{trace_dir}: no ktime.<pid>.tsv (was the command run under bench/kernel_time.sh?)")
-    recs, lost, lost_files = [], collections.Counter(), set()
+        die(f"{trace_dir}: no ktime.<pid>.tsv: no process initialized CUDA under the trace library")
+    recs, lost, lost_files, cut = [], collections.Counter(), set(), 0
     for path in files:
         with open(path, errors="replace") as f:
-            for n, line in enumerate(f, 1):
-                parts = line.rstrip("\n").split("\t")
-                if len(parts) != 8 or parts[0] not in ("K", "S", "C"):
-                    die(f"{path}:{n}: expected 8 tab-separated fields starting with K, S or C, got {line[:80]!r}")
-                try:
-                    start, end = int(parts[1]), int(parts[2])
-                except ValueError:
-                    die(f"{path}:{n}: start and end must be integers (ns), got {parts[1]!r} {parts[2]!r}")
-                if start == 0 or end < start:
-                    lost[parts[0]] += 1  # CUPTI completed it after the context faulted: no timestamps
-                    lost_files.add(os.path.basename(path))
-                    continue
-                recs.append((parts[0], start, end, parts[7], os.path.basename(path)))
-    return files, recs, lost, lost_files
+            lines = f.readlines()
+        for n, line in enumerate(lines, 1):
+            parts = line.rstrip("\n").split("\t")
+            if not line.strip() or (n == len(lines) and not line.endswith("\n")):
+                cut += 1
+                continue
+            if len(parts) != 8 or parts[0] not in ("K", "S", "C"):
+                die(f"{path}:{n}: expected 8 tab-separated fields starting with K, S or C, got {line[:80]!r}")
+            try:
+                start, end = int(parts[1]), int(parts[2])
+            except ValueError:
+                die(f"{path}:{n}: start and end must be integers (ns), got {parts[1]!r} {parts[2]!r}")
+            if start == 0 or end < start:
+                lost[parts[0]] += 1  # no timestamps: its context faulted, or it was open at the forced flush
+                lost_files.add(os.path.basename(path))
+                continue
+            recs.append((parts[0], start, end, parts[7], os.path.basename(path)))
+    return files, recs, lost, lost_files, cut
 
 
 def union_ns(intervals):
@@ -123,16 +135,17 @@ def union_ns(intervals):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("trace_dir")
-    ap.add_argument("--fatbins", default="build/fatbin")
-    ap.add_argument("--name", default="run")
+    ap.add_argument("trace_dir", help="the DIR bench/kernel_time.sh wrote ktime.<pid>.tsv into")
+    ap.add_argument("--fatbins", default="build/fatbin", help="the build's fatbin folder, to place kernels in modules")
+    ap.add_argument("--name", default="run", help="the run's name on every line and in the BENCH line")
     a = ap.parse_args()
     if not os.path.isdir(a.fatbins):
         die(f"--fatbins {a.fatbins}: not a directory (expected the build's fatbin folder, build/fatbin)")
     modules = module_map(a.fatbins)
-    files, recs, lost, lost_files = read_traces(a.trace_dir)
+    files, recs, lost, lost_files, cut = read_traces(a.trace_dir)
     if not recs:
-        die(f"{a.trace_dir}: {len(files)} trace files but no activity in them")
+        die(f"{a.trace_dir}: {len(files)} trace files but no timed activity in them "
+            f"({sum(lost.values())} without timestamps, {cut} lines cut or blank)")
     by_role = collections.defaultdict(list)
     fam_sum = collections.Counter()
     kern_sum, kern_n = collections.Counter(), collections.Counter()
@@ -151,10 +164,12 @@ def main():
     print(f"{a.name}: {len(files)} traced processes, {len(recs)} activities, {len(modules)} kernel names in {a.fatbins}")
     if lost:
         print(f"{a.name}: {sum(lost.values())} activities without timestamps (kernels {lost['K']}, memsets {lost['S']}, "
-              f"copies {lost['C']}: no timestamps: their context faulted, or they were still open at a forced flush), not counted; in {len(lost_files)} "
+              f"copies {lost['C']}; their context faulted, or they were still open at a forced flush), not counted; in {len(lost_files)} "
               f"processes: {' '.join(sorted(lost_files))}")
-    print(f"{a.name}: span {sec(span):.2f} s; GPU busy (union of every activity) {sec(total_union):.2f} s; "
-          f"sum of durations {sec(total_sum):.2f} s")
+    if cut:
+        print(f"{a.name}: {cut} lines cut short or blank (a process ended while writing), not counted")
+    print(f"{a.name}: span {sec(span):.3f} s; GPU busy (union of every activity) {sec(total_union):.3f} s; "
+          f"sum of durations {sec(total_sum):.3f} s")
     print(f"{a.name}: by role (union s / sum s / count):")
     roles = sorted(by_role, key=lambda r: -sum(e - s for s, e in by_role[r]))
     role_union = {}
@@ -174,7 +189,7 @@ def main():
         name, role, fam = key
         print(f"  {sec(ns):8.3f} {kern_n[key]:7d} {ns / kern_n[key] / 1e6:9.3f}  {role:9s} {fam:20s} {name[:90]}")
     pairs = " ".join(f"{r}={sec(role_union[r]):.3f}" for r in roles)
-    print(f"BENCH kernel_time name={a.name} procs={len(files)} activities={len(recs)} untimed={sum(lost.values())} span_s={sec(span):.3f} "
+    print(f"BENCH kernel_time name={a.name} procs={len(files)} activities={len(recs)} untimed={sum(lost.values())} cut={cut} span_s={sec(span):.3f} "
           f"union_s={sec(total_union):.3f} sum_s={sec(total_sum):.3f} {pairs}")
 
 

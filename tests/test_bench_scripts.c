@@ -202,7 +202,8 @@ static void kernel_trace(const char *dir)
                         "S\t2000000000\t2100000000\t1\t7\t4096\t-\tmemset\n"
                         "K\t0\t0\t1\t7\t1x1x1\t256x1x1\tkc_check_close\n");
     snprintf(path, sizeof path, "%s/ktime.200.tsv", dir);
-    kc_write_file(path, "K\t1400000000\t1600000000\t2\t7\t2x1x1\t128x1x1\treduce_max_f32\n");
+    kc_write_file(path, "K\t1400000000\t1600000000\t2\t7\t2x1x1\t128x1x1\treduce_max_f32\n"
+                        "K\t1700000000\t19");      /* its process ended mid-line: counted as cut */
 }
 
 /* Runs bench/kernel_time.py on dir; skipped without python3. */
@@ -214,8 +215,8 @@ static kc_proc kernel_time_py(const char *dir)
 
 /* The union of [1.0, 1.6] s and [2.0, 2.1] s is 0.7 s of 0.9 s summed; the
  * reference is gemm's, the kernel reduction's; the untimed check is counted
- * and its process named, not summed; a line of 7 fields is refused with its
- * file and line. */
+ * and its process named, and a last line cut short counted, neither summed;
+ * a line of 7 fields is refused with its file and line. */
 Test(bench_scripts, kernel_time_sums_a_trace_by_role_and_family, .timeout = 60)
 {
     char dir[256];
@@ -223,9 +224,10 @@ Test(bench_scripts, kernel_time_sums_a_trace_by_role_and_family, .timeout = 60)
     kernel_trace(dir);
     kc_proc p = kernel_time_py(dir);
     cr_expect_eq(p.status, 0, "%s%s", p.out, p.err);
-    cr_expect(strstr(p.out, "BENCH kernel_time name=t procs=2 activities=4 untimed=1 span_s=1.100 union_s=0.700 "
-                            "sum_s=0.900 inputs=0.500 kernel=0.200 reference=0.100 memset=0.100\n"),
+    cr_expect(strstr(p.out, "BENCH kernel_time name=t procs=2 activities=4 untimed=1 cut=1 span_s=1.100 "
+                            "union_s=0.700 sum_s=0.900 inputs=0.500 kernel=0.200 reference=0.100 memset=0.100\n"),
               "%s", p.out);
+    cr_expect(strstr(p.out, "1 lines cut short or blank"), "%s", p.out);
     cr_expect(strstr(p.out, "1 activities without timestamps (kernels 1, memsets 0, copies 0"), "%s", p.out);
     cr_expect(strstr(p.out, "in 1 processes: ktime.100.tsv"), "%s", p.out);
     cr_expect(strstr(p.out, "  gemm                     kernel   0.000  reference   0.100"), "%s", p.out);

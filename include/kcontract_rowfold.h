@@ -1,9 +1,11 @@
 /* kcontract_rowfold.h — for device references (kc_device_ref) whose host
  * reference walks each row of a [rows, n] matrix in index order: a sum, a sum
- * of squares, a running sum, a max or an argmax. The GPU does the same walk,
- * one element after another in the same order with the same operations, so
- * the results are the host's bit for bit (kernels/<family>/<family>_ref.cu is
- * built with -fmad=false).
+ * of squares, a running sum, a max or an argmax. For sums (kc_rowfold) the
+ * GPU does the same walk, one element after another in the same order with
+ * the same operations, so the results are the host's bit for bit
+ * (kernels/<family>/<family>_ref.cu is built with -fmad=false); for a max or
+ * an argmax (kc_rowfold_first_max) the order does not matter, so the warp's
+ * lanes read the row together.
  *
  * A warp owns a group of R consecutive rows (1 <= R <= 32). Its 32 lanes
  * compute the elements' terms (loads, conversions, x*x, exp(x - m), ...) in
@@ -157,7 +159,9 @@ static __device__ __forceinline__ bool kc_rowmax_before(const kc_rowmax &b, cons
  * ends with: lane r < g.rows gets row g.row0 + r's result (col -1, v -inf for
  * a row with no entry above -inf). Bitwise the host's: comparisons of exact
  * values give the same maximum in any order, and ties go to the lowest
- * column, so v is that column's value (its sign of zero included). Unlike
+ * column: the host's loop ends on the lowest column whose value equals the
+ * maximum (+0 == -0), so v is that column's value, its sign of zero
+ * included. Unlike
  * kc_rowfold (one lane walks a row), the warp's 32 lanes read each row
  * together, coalesced, each keeping its own first maximum, then combine them
  * with shuffles: a row of 152064 columns takes a warp ~5000 loads a lane

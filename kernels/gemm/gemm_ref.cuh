@@ -41,7 +41,7 @@
 //          the weight is streamed once per 8 rows; warps past M skip the multiply;
 //          32 columns a tile, not 128: a tile walks all of K one tile of BK after
 //          another, so a GEMV's time is its tiles' K walk, and with 128 columns a
-//          1024-column weight was 8 blocks on 132 SMs, each K tile ~11k cycles at
+//          1024-column weight was 8 tiles: 8 busy blocks on 132 SMs, each K tile ~11k cycles at
 //          12% occupancy: 0.85 ms for 1024 x 4096, 4.3 ms for 4096 x 14336 on an
 //          H100, by Nsight Compute, docs/receipts/2026-12-06-kernel-time)
 //   big    128 x 128, BK 8, 8 x 8 per thread   when C has at least 256 such tiles

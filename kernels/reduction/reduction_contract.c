@@ -156,8 +156,9 @@ static void max_rows(void *ctx, size_t begin, size_t end)
 
 static void ref_max(const kc_ref *r) { red_parallel_rows(r, max_rows); }
 
-/* The device references (reduction_ref.cu): the same sequential sum or max,
- * one lane walking each row in the host's order: bitwise. */
+/* The device references (reduction_ref.cu): the same sequential sum, one
+ * lane walking each row in the host's order, and the same max, the warp's
+ * lanes reading each row together (exact in any order): bitwise. */
 static void red_ref_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
 {
     kc_rowfold_launch(s->d[0], dev, l);

@@ -195,7 +195,8 @@ static void topp_reference(const kc_ref *r) { smp_parallel_rows(r, topp_rows); }
 
 /* ---- device references (sampling_ref.cu) ---------------------------------- */
 
-/* argmax: one lane walks each row in the host's order: bitwise. */
+/* argmax: the warp's lanes read each row together and keep the first
+ * largest entry (kc_rowfold_first_max), the host's loop's: bitwise. */
 static void smp_ref_argmax_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
 {
     kc_rowfold_launch(s->d[0], dev, l);

@@ -72,8 +72,9 @@ static void softmax_reference(const kc_ref *r)
     kc_parallel_for((size_t)rows, (size_t)(65536 / (cols > 0 ? cols : 1)) + 1, softmax_rows, (void *)r);
 }
 
-/* The device reference (softmax_ref.cu): one lane walks each row in the
- * host's order; its exps are CUDA's, within an ulp of glibc's (the bound's
+/* The device reference (softmax_ref.cu): the max by the warp's lanes
+ * together (the same value in any order), the sum by one lane walking each
+ * row in the host's order; its exps are CUDA's, within an ulp of glibc's (the bound's
  * derivation is in softmax_ref.cu). */
 static void softmax_ref_launch(const kc_shape *s, const kc_device *dev, kc_launch *l)
 {

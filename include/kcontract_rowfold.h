@@ -161,10 +161,9 @@ static __device__ __forceinline__ bool kc_rowmax_before(const kc_rowmax &b, cons
  * values give the same maximum in any order, and ties go to the lowest
  * column: the host's loop ends on the lowest column whose value equals the
  * maximum (+0 == -0), so v is that column's value, its sign of zero
- * included. Unlike
- * kc_rowfold (one lane walks a row), the warp's 32 lanes read each row
- * together, coalesced, each keeping its own first maximum, then combine them
- * with shuffles: a row of 152064 columns takes a warp ~5000 loads a lane
+ * included. Unlike kc_rowfold (one lane walks a row), the warp's 32 lanes
+ * read each row together, coalesced, each keeping its own first maximum,
+ * then combine them with shuffles: a row of 152064 columns takes a warp ~5000 loads a lane
  * instead of one lane's 152064 dependent steps (measured in issue 23's
  * kernel-time receipt, docs/receipts/2026-12-06-kernel-time). term(row, col)
  * gives the entry as a double. Called by all 32 lanes. */

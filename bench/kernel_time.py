@@ -19,7 +19,9 @@ bench/kernel_time_inject.c) and prints, in seconds of GPU time:
       memset, copy (copy.<kind>: CUPTI's copy kind, 1 host to device,
                  2 device to host, 8 device to device)
   - the plain sum by family for the kernels under test and the references;
-  - the 25 kernels with the most time;
+  - the 25 kernels with the most time; and every kernel, memset and copy
+    kind with its role, family, count and GPU-seconds into TRACE_DIR/kernels.tsv
+    (what a receipt keeps when it drops the raw traces);
   - one machine-readable line: BENCH kernel_time name=... span_s=...
     union_s=... sum_s=... then role=union_s pairs.
 
@@ -154,9 +156,8 @@ def main():
         by_role[role].append((s, e))
         if role in ("kernel", "reference"):
             fam_sum[(fam, role)] += e - s
-        if kind == "K":
-            kern_sum[(name, role, fam)] += e - s
-            kern_n[(name, role, fam)] += 1
+        kern_sum[(kind, name, role, fam)] += e - s
+        kern_n[(kind, name, role, fam)] += 1
     span = max(r[2] for r in recs) - min(r[1] for r in recs)
     every = [(r[1], r[2]) for r in recs]
     total_union, total_sum = union_ns(every), sum(e - s for s, e in every)
@@ -185,9 +186,15 @@ def main():
         k, r = fams[fam].get("kernel", 0), fams[fam].get("reference", 0)
         print(f"  {fam:24s} kernel {sec(k):7.3f}  reference {sec(r):7.3f}")
     print(f"{a.name}: the 25 kernels with the most time (sum s, count, mean ms, role, family):")
-    for key, ns in kern_sum.most_common(25):
-        name, role, fam = key
+    for key, ns in [kv for kv in kern_sum.most_common() if kv[0][0] == "K"][:25]:
+        _, name, role, fam = key
         print(f"  {sec(ns):8.3f} {kern_n[key]:7d} {ns / kern_n[key] / 1e6:9.3f}  {role:9s} {fam:20s} {name[:90]}")
+    table = os.path.join(a.trace_dir, "kernels.tsv")
+    with open(table, "w") as f:
+        f.write("kind\tname\trole\tfamily\tcount\tseconds\n")
+        for key, ns in kern_sum.most_common():
+            f.write("\t".join(key) + f"\t{kern_n[key]}\t{sec(ns):.6f}\n")
+    print(f"{a.name}: every kernel, memset and copy kind with its count and GPU-seconds: {table}")
     pairs = " ".join(f"{r}={sec(role_union[r]):.3f}" for r in roles)
     print(f"BENCH kernel_time name={a.name} procs={len(files)} activities={len(recs)} untimed={sum(lost.values())} cut={cut} span_s={sec(span):.3f} "
           f"union_s={sec(total_union):.3f} sum_s={sec(total_sum):.3f} {pairs}")

@@ -216,7 +216,8 @@ static kc_proc kernel_time_py(const char *dir)
 /* The union of [1.0, 1.6] s and [2.0, 2.1] s is 0.7 s of 0.9 s summed; the
  * reference is gemm's, the kernel reduction's; the untimed check is counted
  * and its process named, and a last line cut short counted, neither summed;
- * a line of 7 fields is refused with its file and line. */
+ * every activity kind's count and seconds go into DIR/kernels.tsv; a line of
+ * 7 fields is refused with its file and line. */
 Test(bench_scripts, kernel_time_sums_a_trace_by_role_and_family, .timeout = 60)
 {
     char dir[256];
@@ -233,6 +234,14 @@ Test(bench_scripts, kernel_time_sums_a_trace_by_role_and_family, .timeout = 60)
     cr_expect(strstr(p.out, "  gemm                     kernel   0.000  reference   0.100"), "%s", p.out);
     cr_expect(strstr(p.out, "  reduction                kernel   0.200  reference   0.000"), "%s", p.out);
     kc_proc_free(&p);
+    char table[400];
+    snprintf(table, sizeof table, "%s/kernels.tsv", dir);
+    const char *t = kc_out_file(table);
+    cr_expect(strstr(t, "kind\tname\trole\tfamily\tcount\tseconds\n"
+                        "K\tkc_gen_fill\tinputs\t-\t1\t0.500000\n"
+                        "K\treduce_max_f32\tkernel\treduction\t1\t0.200000\n"), "%s", t);
+    cr_expect(strstr(t, "S\tmemset\tmemset\t-\t1\t0.100000\n"), "%s", t);
+    cr_expect(strstr(t, "K\tgemm_nt_ref\treference\tgemm\t1\t0.100000\n"), "%s", t);
     char path[400];
     snprintf(path, sizeof path, "%s/ktime.200.tsv", dir);
     kc_write_file(path, "K\t1\t2\t2\t7\t2x1x1\treduce_max_f32\n");

@@ -127,6 +127,7 @@ template <class T, bool PARTIAL>
 __device__ __forceinline__ void multiply(const double *As, const double *Bs, int tx, int ty, int live,
                                          double (&acc)[T::TM][T::TN])
 {
+    if (PARTIAL && ty >= live) return;   // every row of this thread (ty + TY * i) is past M: nothing to read
 #pragma unroll
     for (int kk = 0; kk < T::BK; kk++) {
         double a[T::TM], b[T::TN];

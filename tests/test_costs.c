@@ -447,6 +447,44 @@ Test(costs, admission_with_fake_plans)
     }
 }
 
+/* Sessions held (kc_admit_sessions) count against the host budget until
+ * their worker ends, and an item that fits only without them runs alone
+ * once nothing else runs instead of waiting for ever (they are not an item
+ * that will end). */
+Test(costs, admission_holds_the_sanitizer_sessions)
+{
+    kc_admit a;
+    memset(&a, 0, sizeof a);
+    a.host_budget = 10;
+    a.sessions_host = 4;
+    a.ndevs = 1;
+    a.gpu_budget[0] = (size_t)-1;
+    int alone;
+    kc_admit_sessions(&a, 1);
+    cr_expect_eq(a.host_used, 4);
+    cr_expect_eq(a.sessions_held, 4);
+    cr_expect_eq(a.running, 0, "sessions are not an item");
+    cr_expect_eq(kc_admit_check(&a, 0, 6, 1, &alone), 1, "4 + 6 = 10");
+    cr_expect_eq(alone, 0);
+    kc_admit_take(&a, 0, 6, 1);
+    cr_expect_eq(kc_admit_check(&a, 0, 1, 1, &alone), 0, "11 > 10");
+    kc_admit_release(&a, 0, 6, 1);
+    cr_expect_eq(kc_admit_check(&a, 0, 7, 1, &alone), 1, "7 fits only without the sessions: alone, nothing runs");
+    cr_expect_eq(alone, 1);
+    kc_admit_take(&a, 0, 7, 1);
+    cr_expect_eq(a.alone_running, 1);
+    cr_expect_eq(kc_admit_check(&a, 0, 1, 1, &alone), 0, "nothing beside it");
+    kc_admit_release(&a, 0, 7, 1);
+    kc_admit_sessions(&a, 1);               /* a second holder */
+    cr_expect_eq(a.host_used, 8);
+    kc_admit_sessions(&a, 0);
+    kc_admit_sessions(&a, 0);
+    cr_expect_eq(a.host_used, 0);
+    kc_admit_sessions(&a, 0);               /* more ends than starts: nothing goes below zero */
+    cr_expect_eq(a.host_used, 0);
+    cr_expect_eq(a.sessions_held, 0);
+}
+
 /* Runs started together in one directory share its cost table: each merges
  * under a lock, so no run's rows are lost (seen before the lock: 56 of 76). */
 Test(costs, concurrent_runs_keep_every_row, .timeout = 60)

@@ -136,6 +136,43 @@ Test(dispatch, an_item_that_never_fits_runs_alone)
     cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), -1, "nothing beside an item that runs alone");
 }
 
+/* A worker's compute-sanitizer sessions hold host memory until it ends
+ * (kc_admit_sessions): a worker without them needs room for them beside its
+ * first sanitizer item, and while another worker holds sessions an item
+ * they would not fit beside is left to that holder, never run alone. */
+Test(dispatch, a_sanitizer_item_needs_room_for_the_sessions_it_starts)
+{
+    fixture f;
+    setup(&f, 2, 2);
+    sanitizer(&f, 0, 0, 1);                 /* item 0 runs the sanitizer, item 1 does not */
+    f.adm.host_budget = 10;
+    f.adm.sessions_host = 6;
+    f.it[0].host = f.it[1].host = 2;
+    kc_admit_take(&f.adm, 0, 3, 1);         /* another item runs: host 3 */
+    int alone;
+    cr_expect_eq(kc_dispatch_next_of_kind(&f.d, 0, KC_WANT_ANY, &alone), 1,
+                 "item 0 needs 2 + 6 for its sessions beside 3 (11 > 10): item 1 goes first");
+    kc_admit_release(&f.adm, 0, 3, 1);
+    cr_expect_eq(kc_dispatch_next_of_kind(&f.d, 0, KC_WANT_ANY, &alone), 0, "8 of 10 once the other ended");
+    cr_expect_eq(alone, 0);
+    /* worker 0 took it and holds its sessions now */
+    f.w[0].sessions = 1;
+    kc_admit_sessions(&f.adm, 1);
+    cr_expect_eq(f.adm.host_used, 6);
+    f.it[0].dispatched = 1;
+    sanitizer(&f, 1, 0, 1);
+    cr_expect_eq(kc_dispatch_next_of_kind(&f.d, 1, KC_WANT_ANY, &alone), -1,
+                 "worker 1 would start sessions of its own (6 + 6 + 2 > 10): left to the holder");
+    cr_expect_eq(kc_dispatch_next_of_kind(&f.d, 0, KC_WANT_ANY, &alone), 1, "the holder needs only the item's 2");
+    cr_expect_eq(alone, 0);
+    /* the holder's process ended: its sessions' memory is free again */
+    f.w[0].sessions = 0;
+    kc_admit_sessions(&f.adm, 0);
+    cr_expect_eq(f.adm.host_used, 0);
+    cr_expect_eq(f.adm.sessions_held, 0);
+    cr_expect_eq(kc_dispatch_next_of_kind(&f.d, 1, KC_WANT_ANY, &alone), 1, "no holder left: 8 of 10");
+}
+
 Test(dispatch, only_a_disturbed_timeout_or_crash_runs_again_alone_once)
 {
     fixture f;

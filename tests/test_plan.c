@@ -91,6 +91,34 @@ Test(plan, largest_case_plus_overheads)
     cr_expect_eq(p.gpu, KC_PLAN_GPU_OVERHEAD + KC_INPUT_CACHE_BYTES + KC_GUARD_KEEP + gmax);
 }
 
+/* A selection with an item that runs compute-sanitizer plans each process
+ * its sessions' host memory too (plan.h, kc_plan_sanitizer_host), more
+ * with batches (--inflight K > 1); without a GPU nothing runs them. */
+Test(plan, sanitizer_items_add_their_sessions)
+{
+    kc_item it[3];
+    items_fake(it);
+    it[1].kind = KC_KIND_SANITIZE;
+    snprintf(it[1].name, sizeof it[1].name, "fake.f32:sanitize");
+    int one[] = { 0 }, both[] = { 0, 1 };
+    kc_plan p, q;
+    kc_plan_compute(it, one, 1, 1, KC_REF_DEVICE, 1, &p);
+    kc_plan_compute(it, both, 2, 1, KC_REF_DEVICE, 1, &q);
+    cr_expect_eq(p.sanitizer_host, 0);
+    cr_expect_eq(q.sanitizer_host, KC_PLAN_SANITIZER_HOST_ONE);
+    cr_expect_eq(q.host, p.host + KC_PLAN_SANITIZER_HOST_ONE);
+    char d[1024];
+    kc_plan_describe(&q, d, sizeof d);
+    char want[80];
+    snprintf(want, sizeof want, "+ %zu MiB for compute-sanitizer sessions)", KC_PLAN_SANITIZER_HOST_ONE >> 20);
+    cr_expect(strstr(d, want), "%s", d);
+    kc_plan_compute(it, both, 2, 1, KC_REF_DEVICE, 4, &q);
+    cr_expect_eq(q.sanitizer_host, KC_PLAN_SANITIZER_HOST_BATCH, "batches of racecheck under --inflight 4");
+    kc_plan_compute(it, both, 2, 0, KC_REF_DEVICE, 1, &q);
+    cr_expect_eq(q.sanitizer_host, 0, "no GPU: the sanitizer's items SKIP");
+    cr_expect_eq(q.host, KC_PLAN_HOST_OVERHEAD);
+}
+
 /* The plan line prints each figure once, in whole MiB rounded up, so a total
  * is the sum of its parts as printed: it said "host 960 MiB (1006633800
  * bytes: 192 MiB overhead + 768 MiB for ...)", 840 bytes apart. */
@@ -234,6 +262,19 @@ Test(plan, host_memory_refusal_names_values)
     cr_expect_eq(kc_plan_check(&e, err, sizeof err), 0, "unknown MemAvailable is not checked");
 }
 
+Test(plan, sanitizer_sessions_refusal_names_values)
+{
+    char err[1024] = "";
+    cr_expect_eq(kc_plan_check_sessions(4, 192 * MiB, 12 * GiB, 12 * GiB, err, sizeof err), -1);
+    cr_expect(strstr(err, "host memory: --jobs 4 needs 4 x 192 MiB for the workers + 12.00 GiB for one worker's "
+                          "compute-sanitizer sessions (src/run/plan.h) = 12.75 GiB (13690208256 bytes), but "
+                          "MemAvailable is 12.00 GiB (12884901888 bytes)"), "%s", err);
+    cr_expect(strstr(err, "--exclude '*:sanitize'"), "%s", err);
+    cr_expect_eq(kc_plan_check_sessions(4, 192 * MiB, 12 * GiB, 13 * GiB, err, sizeof err), 0, "12.75 of 13 GiB");
+    cr_expect_eq(kc_plan_check_sessions(4, 192 * MiB, 0, 1 * GiB, err, sizeof err), 0, "no sanitizer item: nothing");
+    cr_expect_eq(kc_plan_check_sessions(4, 192 * MiB, 12 * GiB, SIZE_MAX, err, sizeof err), 0, "unknown: not checked");
+}
+
 Test(plan, gpu_memory_refusal_names_device_and_values)
 {
     kc_plan p = plan_of(256 * MiB, 2 * GiB);
@@ -326,10 +367,13 @@ Test(plan, help_prints_switches_and_plan)
     cr_expect(strstr(p.out, "memory plan per process") && strstr(p.out, "overhead + "), "%s", p.out);
     /* the registry's plan: one figure per quantity, and they add up */
     const char *l = strstr(p.out, ":\n  host ");
-    size_t h = 0, ho = 0, hc = 0, g = 0, go = 0, gc = 0;
-    cr_expect(l && sscanf(l, ":\n  host %zu MiB (%zu MiB overhead + %zu MiB for %*s shape %*s GPU %zu MiB (%zu MiB "
-                             "overhead + %zu MiB", &h, &ho, &hc, &g, &go, &gc) == 6, "%s", p.out);
-    cr_expect(h == ho + hc && g == go + gc && h > 0 && g > 0, "%s", l ? l : p.out);
+    size_t h = 0, ho = 0, hc = 0, hs = 0, g = 0, go = 0, gc = 0;
+    /* the registry has :sanitize items: their sessions are a part of the host's */
+    cr_expect(l && sscanf(l, ":\n  host %zu MiB (%zu MiB overhead + %zu MiB for %*s shape %*s + %zu MiB for "
+                             "compute-sanitizer sessions), GPU %zu MiB (%zu MiB overhead + %zu MiB",
+                          &h, &ho, &hc, &hs, &g, &go, &gc) == 7, "%s", p.out);
+    cr_expect(h == ho + hc + hs && g == go + gc && h > 0 && g > 0, "%s", l ? l : p.out);
+    cr_expect_eq(hs, KC_PLAN_SANITIZER_HOST_ONE >> 20);
     char line[1024] = "";
     if (l) snprintf(line, sizeof line, "%.*s", (int)strcspn(l + 2, "\n"), l + 2);
     cr_expect(line[0] && !strstr(line, "bytes"), "no byte counts beside the MiB: %s", line);

@@ -533,11 +533,12 @@ void kc_item_memory(const kc_item *it, int with_gpu, kc_ref_mode mode, size_t *h
 
 static size_t add_sat(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
 
-/* The item does not fit its budgets even with nothing else running. */
+/* The item does not fit its budgets even with nothing else running but
+ * the sessions held. */
 static int never_fits(const kc_admit *a, int slot, size_t host, size_t gpu)
 {
     int dev = slot >= 0 && slot < a->ndevs;
-    size_t h = dev && a->integrated[slot] ? add_sat(host, gpu) : host;
+    size_t h = add_sat(dev && a->integrated[slot] ? add_sat(host, gpu) : host, a->sessions_held);
     return !(a->host_budget == SIZE_MAX || h <= a->host_budget) ||
            !(!dev || a->gpu_budget[slot] == SIZE_MAX || gpu <= a->gpu_budget[slot]);
 }
@@ -575,6 +576,18 @@ void kc_admit_release(kc_admit *a, int slot, size_t host, size_t gpu)
     if (a->running <= 0) a->alone_running = 0;
     a->host_used = a->host_used > h ? a->host_used - h : 0;
     if (dev) a->gpu_used[slot] = a->gpu_used[slot] > gpu ? a->gpu_used[slot] - gpu : 0;
+}
+
+void kc_admit_sessions(kc_admit *a, int open)
+{
+    if (open) {
+        a->sessions_held = add_sat(a->sessions_held, a->sessions_host);
+        a->host_used = add_sat(a->host_used, a->sessions_host);
+        return;
+    }
+    size_t b = a->sessions_held < a->sessions_host ? a->sessions_held : a->sessions_host;
+    a->sessions_held -= b;
+    a->host_used = a->host_used > b ? a->host_used - b : 0;
 }
 
 const char *kc_costs_default_path(char *buf, size_t cap)

@@ -162,7 +162,10 @@ void kc_item_memory(const kc_item *it, int with_gpu, kc_ref_mode mode, size_t *h
 /* Memory admission: what is running where, against the budgets (bytes left
  * for items once every worker's overhead is counted; SIZE_MAX: unknown). */
 typedef struct kc_admit {
-    size_t host_budget, host_used;
+    size_t host_budget, host_used;            /* host_used: the items' and the sessions held (below) */
+    size_t sessions_host;                     /* host bytes one worker's compute-sanitizer sessions take
+                                               * (kc_plan_sanitizer_host; 0: not counted) */
+    size_t sessions_held;                     /* of host_used, the sessions' of the workers that hold them */
     int running;                              /* items running anywhere */
     int alone_running;                        /* one that never fits runs alone now */
     int ndevs;
@@ -173,8 +176,15 @@ typedef struct kc_admit {
 /* May an item needing (host, gpu) bytes start on device slot `slot` (-1: no
  * GPU) now? 1 when it fits beside what runs; 0 when it must wait; 1 with
  * *alone = 1 when it can never fit even alone and nothing else is running
- * (it then runs alone rather than waiting forever). */
+ * (it then runs alone rather than waiting forever). "Alone" counts the
+ * sessions held (kc_admit_sessions): they live until their worker ends, so
+ * an item that fits only without them would otherwise wait for ever. */
 int kc_admit_check(const kc_admit *a, int slot, size_t host, size_t gpu, int *alone);
 void kc_admit_take(kc_admit *a, int slot, size_t host, size_t gpu);
 void kc_admit_release(kc_admit *a, int slot, size_t host, size_t gpu);
+/* A worker starts (open 1) or stops (open 0, its process ended) holding
+ * compute-sanitizer sessions: a->sessions_host bytes of host memory held
+ * beside its items for as long as they live (the sessions' tool processes
+ * and targets serve item after item, sanitize_session.h). */
+void kc_admit_sessions(kc_admit *a, int open);
 #endif

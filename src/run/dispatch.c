@@ -4,6 +4,8 @@
  * kc_dispatch_took and kc_dispatch_released keep its own counts. */
 #include "dispatch.h"
 
+#include <stdint.h>
+
 int kc_dispatch_pending(const kc_dispatch *d)
 {
     int n = 0;
@@ -44,6 +46,23 @@ static int fits_worker(const kc_dispatch_item *it, const kc_dispatch_worker *wk)
     return wk->batch ? it->batch && wk->batch == wk->inflight : it->shares;
 }
 
+/* Whether a worker holds compute-sanitizer sessions. */
+static int any_holder(const kc_dispatch *d)
+{
+    for (int i = 0; i < d->nworkers; i++)
+        if (d->workers[i].sessions) return 1;
+    return 0;
+}
+
+/* The host bytes item it needs on worker wk: its own, and for an item that
+ * runs the sanitizer on a worker without sessions, the sessions it starts
+ * there (kc_admit_sessions). */
+static size_t host_need(const kc_dispatch *d, const kc_dispatch_item *it, const kc_dispatch_worker *wk)
+{
+    size_t s = it->sanitizer && !wk->sessions ? d->adm->sessions_host : 0;
+    return it->host > SIZE_MAX - s ? SIZE_MAX : it->host + s;
+}
+
 int kc_dispatch_next_of_kind(const kc_dispatch *d, int w, kc_want want, int *alone)
 {
     const kc_dispatch_worker *wk = &d->workers[w];
@@ -53,7 +72,9 @@ int kc_dispatch_next_of_kind(const kc_dispatch *d, int w, kc_want want, int *alo
         int a;
         if (qi->dispatched || qi->rerun_alone || !fits_worker(qi, wk)) continue;
         if (!is_wanted(qi, want) || controls_full(d, qi)) continue;
-        if (!kc_admit_check(d->adm, wk->devslot, qi->host, qi->gpu, &a)) continue;
+        if (!kc_admit_check(d->adm, wk->devslot, host_need(d, qi, wk), qi->gpu, &a)) continue;
+        /* sessions of its own would not fit beside those held: a holder takes it */
+        if (a && qi->sanitizer && !wk->sessions && d->adm->sessions_host && any_holder(d)) continue;
         if (wk->last && qi->contract == wk->last) {
             *alone = a;
             return j;
@@ -179,7 +200,7 @@ int kc_dispatch_next(const kc_dispatch *d, int w, int *alone)
     if (wk->inflight == 0)          /* a solo item first: its verdict is what is still open */
         for (int j = 0; j < d->nitems; j++)
             if (!d->items[j].dispatched && d->items[j].solo && !d->items[j].rerun_alone &&
-                kc_admit_check(d->adm, wk->devslot, d->items[j].host, d->items[j].gpu, alone))
+                kc_admit_check(d->adm, wk->devslot, host_need(d, &d->items[j], wk), d->items[j].gpu, alone))
                 return j;
     if (d->serial) {        /* the selection's order, no preference: as a one-process run goes */
         *alone = 0;

@@ -11,6 +11,7 @@
 
 #include "gates.h"
 #include "inputs.h"
+#include "item_run.h"
 
 
 /* a * b, saturating at SIZE_MAX. */
@@ -50,17 +51,19 @@ void kc_plan_compute(const kc_item *items, const int *sel, int ns, int with_gpu,
                      kc_plan *p)
 {
     memset(p, 0, sizeof *p);
-    int any_gpu = 0;
+    int any_gpu = 0, any_sanitizer = 0;
     for (int i = 0; i < ns; i++) {
         const kc_item *it = &items[sel ? sel[i] : i];
         if (!uses_gpu(it)) continue;
         any_gpu = 1;
+        any_sanitizer |= kc_item_runs_sanitizer(it);
         if (with_gpu && it->contract) fold_contract(it->contract, mode, p);   /* suites: no known cases */
     }
     p->host = KC_PLAN_HOST_OVERHEAD;
     p->gpu = 0;
     if (with_gpu && any_gpu) {
-        p->host = add_sat(p->host, p->host_case);
+        p->sanitizer_host = any_sanitizer ? kc_plan_sanitizer_host(inflight) : 0;
+        p->host = add_sat(add_sat(p->host, p->host_case), p->sanitizer_host);
         p->gpu_over = kc_plan_gpu_per_worker(inflight);
         p->gpu = add_sat(p->gpu_over, p->gpu_case);
     } else {
@@ -79,11 +82,15 @@ void kc_plan_describe(const kc_plan *p, char *buf, size_t cap)
      * (a byte count beside a rounded figure read as a disagreement). */
     if (p->gpu == 0)
         snprintf(buf, cap, "host %zu MiB (overhead only, no GPU item will run), GPU 0 MiB", mib_up(p->host));
-    else
-        snprintf(buf, cap, "host %zu MiB (%zu MiB overhead + %zu MiB for %s), GPU %zu MiB (%zu MiB overhead + %zu MiB for %s)",
+    else {
+        char san[80] = "";
+        if (p->sanitizer_host)
+            snprintf(san, sizeof san, " + %zu MiB for compute-sanitizer sessions", mib_up(p->sanitizer_host));
+        snprintf(buf, cap, "host %zu MiB (%zu MiB overhead + %zu MiB for %s%s), GPU %zu MiB (%zu MiB overhead + %zu MiB for %s)",
                  mib_up(p->host), mib_up(KC_PLAN_HOST_OVERHEAD), mib_up(p->host_case),
-                 p->host_what[0] ? p->host_what : "no contract", mib_up(p->gpu), mib_up(p->gpu_over),
+                 p->host_what[0] ? p->host_what : "no contract", san, mib_up(p->gpu), mib_up(p->gpu_over),
                  mib_up(p->gpu_case), p->gpu_what[0] ? p->gpu_what : "no contract");
+    }
 }
 
 void kc_plan_help(FILE *out, const kc_item *items, int n)
@@ -100,8 +107,12 @@ void kc_plan_help(FILE *out, const kc_item *items, int n)
             "  --jobs N --schedule static is refused when N x host > MemAvailable, when the children on\n"
             "  one GPU need more than its free memory, or, on an integrated GPU, when N x (host + GPU) >\n"
             "  MemAvailable. The work queue (--jobs N) plans per item: the workers' overheads must fit,\n"
-            "  and an item starts only while the running items plus its own largest case fit.\n",
-            line, KC_PLAN_HOST_OVERHEAD >> 20, KC_PLAN_GPU_OVERHEAD >> 20, KC_INPUT_CACHE_BYTES >> 20);
+            "  and an item starts only while the running items plus its own largest case fit. A worker's\n"
+            "  compute-sanitizer sessions are planned at %zu MiB of host memory (%zu MiB with --inflight\n"
+            "  K > 1), held until the worker ends: with items that run the sanitizer, one worker's must\n"
+            "  fit beside the overheads, and another worker starts its own only while they fit.\n",
+            line, KC_PLAN_HOST_OVERHEAD >> 20, KC_PLAN_GPU_OVERHEAD >> 20, KC_INPUT_CACHE_BYTES >> 20,
+            KC_PLAN_SANITIZER_HOST_ONE >> 20, KC_PLAN_SANITIZER_HOST_BATCH >> 20);
 }
 
 /* ---- refusals ---- */
@@ -178,6 +189,23 @@ int kc_plan_check(const kc_plan_env *e, char *err, size_t errcap)
     for (int j = 0; j < used; j++)
         if (check_gpu(e, j, err, errcap)) return -1;
     return 0;
+}
+
+int kc_plan_check_sessions(int workers, size_t per_worker, size_t sessions, size_t mem_available, char *err,
+                           size_t errcap)
+{
+    size_t w = mul_sat((size_t)(workers > 0 ? workers : 1), per_worker), need = add_sat(w, sessions);
+    if (!sessions || mem_available == SIZE_MAX || need <= mem_available) return 0;
+    char per[32], ss[32], tot[32], av[32];
+    kc_bytes_str(per_worker, per, sizeof per);
+    kc_bytes_str(sessions, ss, sizeof ss);
+    kc_bytes_str(need, tot, sizeof tot);
+    kc_bytes_str(mem_available, av, sizeof av);
+    return kc_errf(err, errcap, "host memory: --jobs %d needs %d x %s for the workers + %s for one worker's "
+                   "compute-sanitizer sessions (src/run/plan.h) = %s (%zu bytes), but MemAvailable is %s (%zu bytes); "
+                   "use fewer jobs, or leave out the items that run the sanitizer (--exclude '*:sanitize', and "
+                   "the controls planted for the sanitizer)",
+                   workers, workers > 0 ? workers : 1, per, ss, tot, need, av, mem_available);
 }
 
 int kc_plan_devices_exist(const int *ords, int n, int visible, const char *what, char *err, size_t errcap)

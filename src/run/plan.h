@@ -35,8 +35,28 @@ static inline size_t kc_plan_gpu_per_worker(int inflight)
     return KC_PLAN_GPU_PER_PROCESS + (inflight > 1 ? KC_GUARD_KEEP : 0);
 }
 
+/* The host memory of one worker's compute-sanitizer sessions: a session per
+ * tool (memcheck, racecheck, initcheck, synccheck), each the tool's process
+ * and its target, a kcontract process under instrumentation, serving item
+ * after item until the worker ends (sanitize_session.h), plus the sessions
+ * a control planted for the sanitizer starts of its own. Measured on an
+ * H100 (docs/receipts/2026-12-06-ref-edges, memsample.py: every process
+ * below a worker, every 0.2 s): PLACEHOLDER. Racecheck's target grows with
+ * a batch (up to K :sanitize items at once, --inflight K), so the figure
+ * depends on K. */
+#define KC_PLAN_SANITIZER_HOST_ONE ((size_t)6 << 30)
+#define KC_PLAN_SANITIZER_HOST_BATCH ((size_t)12 << 30)
+/* The host bytes one worker's sessions are planned at under --inflight K
+ * (0 or 1: one item at a time, no batches). */
+static inline size_t kc_plan_sanitizer_host(int inflight)
+{
+    return inflight > 1 ? KC_PLAN_SANITIZER_HOST_BATCH : KC_PLAN_SANITIZER_HOST_ONE;
+}
+
 typedef struct kc_plan {
-    size_t host, gpu;               /* bytes per process: overhead + largest case */
+    size_t host, gpu;               /* bytes per process: overhead + largest case (+ sanitizer, below) */
+    size_t sanitizer_host;          /* of host, the compute-sanitizer sessions' (kc_plan_sanitizer_host) when a
+                                     * selected item runs the sanitizer on a GPU; else 0 */
     size_t gpu_over;                /* the GPU overhead in gpu (kc_plan_gpu_per_worker), 0 without a GPU */
     size_t host_case, gpu_case;     /* the largest case's bytes (0: no GPU item) */
     char host_what[256];            /* "rmsnorm.f16 shape large.x" or "" */
@@ -48,9 +68,10 @@ typedef struct kc_plan {
  * largest case (over every shape of each selected item's contract,
  * kc_case_memory) for host and GPU separately, plus the overheads (on the
  * GPU, the context's, the input cache's budget, inputs.h, and with lanes the
- * guarded buffers kept: kc_plan_gpu_per_worker). with_gpu 0: no GPU will be
- * used, GPU items are SKIP and allocate nothing, so only the host overhead
- * counts. */
+ * guarded buffers kept: kc_plan_gpu_per_worker; on the host, when a selected
+ * item runs compute-sanitizer, its sessions': kc_plan_sanitizer_host).
+ * with_gpu 0: no GPU will be used, GPU items are SKIP and allocate nothing,
+ * so only the host overhead counts. */
 void kc_plan_compute(const kc_item *items, const int *sel, int ns, int with_gpu, kc_ref_mode mode, int inflight,
                      kc_plan *p);
 
@@ -75,6 +96,15 @@ int kc_plan_children_on(int jobs, int ndevs, int slot);
  * "integrated GPU: device 0 (NVIDIA GB10) shares host memory: ...". */
 int kc_plan_check(const kc_plan_env *e, char *err, size_t errcap);
 
+/* A work queue of `workers` workers, each planned at per_worker host bytes,
+ * whose selection runs the sanitizer: at least one worker's sessions
+ * (sessions bytes) must fit beside them. Returns 0 (also when mem_available
+ * is SIZE_MAX, unknown, or sessions is 0), or -1 with "host memory: --jobs 4
+ * needs 4 x 192 MiB for the workers + 12.00 GiB for one worker's
+ * compute-sanitizer sessions = ..., but MemAvailable is ...; ..." in err. */
+int kc_plan_check_sessions(int workers, size_t per_worker, size_t sessions, size_t mem_available, char *err,
+                           size_t errcap);
+
 /* Checks --devices (or --device) ordinals against the visible device count.
  * Returns 0, or -1 with "--devices 0,5: device 5 does not exist: 2 visible
  * devices (0..1)" in err. what names the switch and its value. */
@@ -89,8 +119,9 @@ int kc_read_mem_available(size_t *bytes);
 void kc_bytes_str(size_t b, char *buf, size_t cap);
 /* "host 961 MiB (192 MiB overhead + 769 MiB for rmsnorm.f16 shape large.x), GPU
  * 3418 MiB (2624 MiB overhead + 794 MiB for ...)": whole MiB, rounded up, so
- * each total is the sum of its parts as printed; "host 192 MiB (overhead
- * only, no GPU item will run), GPU 0 MiB" when p->gpu is 0. */
+ * each total is the sum of its parts as printed ("+ 6144 MiB for
+ * compute-sanitizer sessions" among the host's when counted); "host 192 MiB
+ * (overhead only, no GPU item will run), GPU 0 MiB" when p->gpu is 0. */
 void kc_plan_describe(const kc_plan *p, char *buf, size_t cap);
 /* The --help paragraph: the plan over every registered item. */
 void kc_plan_help(FILE *out, const kc_item *items, int n);

@@ -315,7 +315,7 @@ static void dispatch_lanes(queue *qq, wk *w, kc_child *c)
         kc_sup_mark(c, KC_CHILD_RUNNING);
         kc_ql_hand(qq, w, j, alone, di->batch, t);
         qq->dw[w->slot].last = it->contract;
-        qq->dw[w->slot].sessions |= di->sanitizer;
+        if (di->sanitizer) kc_q_sessions(qq, w->slot, 1);
         kc_report_busy(kc_q_busy_count(qq), 1);
         batch += di->batch && !alone;
     }
@@ -364,7 +364,7 @@ static void dispatch(queue *qq)
             w->nonce[0] = 0;
             w->fault_beside = 0;
             qq->dw[w->slot].last = it->contract;
-            qq->dw[w->slot].sessions |= di->sanitizer;
+            if (di->sanitizer) kc_q_sessions(qq, w->slot, 1);
             w->t_start = t;
             w->deadline = w->t_start + qi->limit;
             if (qq->sampler) kc_gpu_sampler_take_peak(c->pid);
@@ -580,7 +580,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
         free(sel);
         return 4;
     }
-    int recorded = 0;
+    int recorded = 0, any_sanitizer = 0;
     double total = 0;
     size_t hmax = 0, gmax = 0;
     for (int i = 0; i < ns; i++) {
@@ -604,6 +604,17 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
         total += qi->recorded ? di->cost : 0;
         if (di->host > hmax) hmax = di->host;
         if (di->gpu > gmax) gmax = di->gpu;
+        any_sanitizer |= di->sanitizer && !(qq->hits.by_item && qq->hits.by_item[qi->idx]);   /* a cached one runs nothing */
+    }
+    /* A worker's sanitizer sessions: one worker's must fit beside the
+     * overheads; each is held from its first such item until it ends. */
+    if (!qq->serial && any_sanitizer && d->ndevs > 0) {
+        qq->adm.sessions_host = kc_plan_sanitizer_host(o->inflight);
+        if (kc_plan_check_sessions(nwp, KC_PLAN_HOST_OVERHEAD, qq->adm.sessions_host, avail, err, sizeof err)) {
+            kc_say(stderr, "--jobs %d refused: %s\n", o->jobs, err);
+            free(sel);
+            return 2;
+        }
     }
     qq->nq = ns;
     qq->dp.items = qq->di;
@@ -618,7 +629,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     free(sel);
     kc_queue_head head = { .selected = ns, .filtered = nf, .gpu_items = gpu_items, .workers = qq->nw,
                            .costs_found = found, .recorded = recorded, .host_max = hmax, .gpu_max = gmax,
-                           .mem_avail = avail };
+                           .mem_avail = avail, .sessions_host = qq->adm.sessions_host };
     if (qq->serial) {
         kc_queue_serial_header(o, d, &head, &qq->t);
         kc_report_run_start(ns, 0, 1, 1, total);

@@ -85,9 +85,12 @@ void kc_queue_header(const kc_opts *o, const kc_devinfo *d, const kc_queue_head 
     kc_bytes_str(h->mem_avail, av, sizeof av);
     char wg[48] = "";
     if (d->ndevs) snprintf(wg, sizeof wg, " + %zu MiB GPU", kc_plan_gpu_per_worker(o->inflight) >> 20);
+    char ss[120] = "";
+    if (h->sessions_host)
+        snprintf(ss, sizeof ss, ", and %zu MiB host while it holds compute-sanitizer sessions", h->sessions_host >> 20);
     if (h->selected)     /* with nothing to run, nothing to admit */
-        kc_report_note(stdout, "memory: each worker %zu MiB host%s; items are admitted while the running ones fit "
+        kc_report_note(stdout, "memory: each worker %zu MiB host%s%s; items are admitted while the running ones fit "
                        "(largest item that runs here: host %s, GPU %s; MemAvailable %s)\n",
-                       (size_t)KC_PLAN_HOST_OVERHEAD >> 20, wg, hs, gs, h->mem_avail == SIZE_MAX ? "unknown" : av);
+                       (size_t)KC_PLAN_HOST_OVERHEAD >> 20, wg, ss, hs, gs, h->mem_avail == SIZE_MAX ? "unknown" : av);
     if (o->timeout_s > 0) kc_report_note(stdout, "time limit %.6g s per item (--timeout)\n", o->timeout_s);
 }

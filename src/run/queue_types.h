@@ -150,6 +150,11 @@ int kc_q_spawn_worker(queue *qq, wk *w);
  * closed): its item settled, then the standby or a fresh process in its
  * place, unless the run stops or nothing is pending (queue_workers.c). */
 void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c);
+/* Worker slot starts (on 1: it took an item that runs the sanitizer) or
+ * stops (on 0: its process ended) holding compute-sanitizer sessions: the
+ * policy's flag (kc_dispatch_worker .sessions) and the host memory the
+ * admission holds for them (kc_admit_sessions), on each change only. */
+void kc_q_sessions(queue *qq, int slot, int on);
 /* w's slot holds a process just started (or the standby it took): no item,
  * STARTING, ready by KC_QUEUE_START_S after the process's start. */
 void kc_q_fresh(queue *qq, wk *w);

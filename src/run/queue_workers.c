@@ -88,6 +88,14 @@ void kc_q_say_fresh(queue *qq, int abnormal, int lost, int by)
     else kc_q_say(qq, "the CUDA context is unusable after that item%s; continuing in a fresh process\n", named);
 }
 
+void kc_q_sessions(queue *qq, int slot, int on)
+{
+    kc_dispatch_worker *dw = &qq->dw[slot];
+    if (!dw->sessions == !on) return;
+    dw->sessions = on;
+    kc_admit_sessions(&qq->adm, on);
+}
+
 void kc_q_fresh(queue *qq, wk *w)
 {
     w->cur = -1;
@@ -96,7 +104,7 @@ void kc_q_fresh(queue *qq, wk *w)
     w->lost = 0;
     w->lost_by = -1;
     w->tail_n = 0;
-    qq->dw[w->slot].sessions = 0;
+    kc_q_sessions(qq, w->slot, 0);
     w->spawned++;
     w->ready_by = kc_q_child_of(qq, w)->started + KC_QUEUE_START_S;
     if (qq->sampler) kc_gpu_sampler_watch(kc_q_child_of(qq, w)->pid, w->device);
@@ -200,7 +208,7 @@ void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c)
         return;
     }
     wk *w = &qq->w[c->slot];
-    qq->dw[c->slot].sessions = 0;   /* its sessions ended with it (a fresh worker starts its own) */
+    kc_q_sessions(qq, c->slot, 0);   /* its sessions ended with it (a fresh worker starts its own) */
     if (qq->k > 1 && w->book.open) {     /* settled, or put back undecided (queue_lanes.c) */
         if (kc_ql_gone(qq, w, c, how) || w->phase != KC_WK_RETIRING) abnormal = 1;
     } else if (w->cur >= 0) {

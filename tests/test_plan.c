@@ -4,10 +4,12 @@
  * GPU memory, integrated-GPU, mixed-GPU and missing-device refusals each name
  * their values; --help prints the switches and the plan. */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gates.h"
 #include "guard.h"
@@ -15,6 +17,7 @@
 #include "hostmem.h"
 #include "plan.h"
 #include "registry.h"
+#include "support/run_output.h"
 #include "support/spawn.h"
 
 #define GiB ((size_t)1 << 30)
@@ -105,15 +108,18 @@ Test(plan, sanitizer_items_add_their_sessions)
     kc_plan_compute(it, one, 1, 1, KC_REF_DEVICE, 1, &p);
     kc_plan_compute(it, both, 2, 1, KC_REF_DEVICE, 1, &q);
     cr_expect_eq(p.sanitizer_host, 0);
-    cr_expect_eq(q.sanitizer_host, KC_PLAN_SANITIZER_HOST_ONE);
-    cr_expect_eq(q.host, p.host + KC_PLAN_SANITIZER_HOST_ONE);
+    cr_expect_eq(q.sanitizer_host, KC_PLAN_SANITIZER_HOST_BASE);
+    cr_expect_eq(q.host, p.host + KC_PLAN_SANITIZER_HOST_BASE);
     char d[1024];
     kc_plan_describe(&q, d, sizeof d);
     char want[80];
-    snprintf(want, sizeof want, "+ %zu MiB for compute-sanitizer sessions)", KC_PLAN_SANITIZER_HOST_ONE >> 20);
+    snprintf(want, sizeof want, "+ %zu MiB for compute-sanitizer sessions)", KC_PLAN_SANITIZER_HOST_BASE >> 20);
     cr_expect(strstr(d, want), "%s", d);
     kc_plan_compute(it, both, 2, 1, KC_REF_DEVICE, 4, &q);
-    cr_expect_eq(q.sanitizer_host, KC_PLAN_SANITIZER_HOST_BATCH, "batches of racecheck under --inflight 4");
+    cr_expect_eq(q.sanitizer_host, KC_PLAN_SANITIZER_HOST_BASE + 3 * KC_PLAN_SANITIZER_HOST_PER_BATCH_ITEM,
+                 "batches of up to 4 under --inflight 4");
+    cr_expect_eq(kc_plan_sanitizer_host(8), (size_t)12 << 30, "the receipt's figure for batches of 8");
+    cr_expect_eq(kc_plan_sanitizer_host(0), kc_plan_sanitizer_host(1), "no batches either way");
     kc_plan_compute(it, both, 2, 0, KC_REF_DEVICE, 1, &q);
     cr_expect_eq(q.sanitizer_host, 0, "no GPU: the sanitizer's items SKIP");
     cr_expect_eq(q.host, KC_PLAN_HOST_OVERHEAD);
@@ -275,6 +281,63 @@ Test(plan, sanitizer_sessions_refusal_names_values)
     cr_expect_eq(kc_plan_check_sessions(4, 192 * MiB, 12 * GiB, SIZE_MAX, err, sizeof err), 0, "unknown: not checked");
 }
 
+/* A --jobs run whose selection runs the sanitizer plans one worker's
+ * compute-sanitizer sessions, at KC_SANITIZER_HOST_MIB when set: refused
+ * when they cannot fit beside the workers (16 TiB here, whatever this host
+ * has), said in the header when they can, not counted at 0 or without such
+ * an item; a bad figure is refused; the static schedule plans them per
+ * process. */
+Test(plan, a_jobs_run_plans_the_sanitizer_sessions, .timeout = 120)
+{
+    char san[PATH_MAX + 32], sanpath[PATH_MAX];
+    cr_assert(realpath("tests/fake/compute-sanitizer", sanpath));
+    snprintf(san, sizeof san, "KC_COMPUTE_SANITIZER=%s", sanpath);
+    char *huge[] = { san, "KC_SANITIZER_HOST_MIB=16777216", NULL }, *some[] = { san, "KC_SANITIZER_HOST_MIB=100", NULL };
+    char *bad[] = { san, "KC_SANITIZER_HOST_MIB=lots", NULL }, *off[] = { san, "KC_SANITIZER_HOST_MIB=0", NULL };
+    char costs[300];
+    snprintf(costs, sizeof costs, "%s/kc-plan-sessions.%ld.costs.tsv", kc_test_tmpdir(), (long)getpid());
+    char *withsan[] = { "run", "fakeedges.copy.f16:sanitize", "fake.axpy.f32", "--jobs", "2", "--no-cache", "--costs",
+                        costs, NULL };
+    char *nosan[] = { "run", "fake.copy.f16", "fake.axpy.f32", "--jobs", "2", "--no-cache", "--costs", costs, NULL };
+    char *stat[] = { "run", "fakeedges.copy.f16:sanitize", "fake.axpy.f32", "--jobs", "2", "--schedule", "static",
+                     "--no-cache", NULL };
+
+    kc_proc r = kc_run_fake(withsan, huge, 60);
+    cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.err, "--jobs 2 refused: host memory: --jobs 2 needs 2 x 192 MiB for the workers + 16384.00 "
+                            "GiB for one worker's compute-sanitizer sessions (src/run/plan.h) = "), "%s", r.err);
+    cr_expect(!strstr(r.out, "PASS"), "nothing ran: %s", r.out);
+    kc_proc_free(&r);
+
+    r = kc_run_fake(withsan, some, 60);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "memory: each worker 192 MiB host + 2624 MiB GPU, and 100 MiB host while it holds "
+                            "compute-sanitizer sessions; items are admitted"), "%s", r.out);
+    kc_proc_free(&r);
+
+    r = kc_run_fake(withsan, bad, 60);
+    cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.err, "KC_SANITIZER_HOST_MIB = 'lots': expected a whole number of MiB from 0 to 16777216"),
+              "%s", r.err);
+    kc_proc_free(&r);
+
+    r = kc_run_fake(withsan, off, 60);
+    cr_expect_eq(r.status, 0, "0: not counted: %s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "memory: each worker 192 MiB host + 2624 MiB GPU; items"), "%s", r.out);
+    kc_proc_free(&r);
+
+    r = kc_run_fake(nosan, huge, 60);
+    cr_expect_eq(r.status, 0, "no item runs the sanitizer: nothing planned for it: %s%s", r.out, r.err);
+    cr_expect(!strstr(r.out, "compute-sanitizer sessions"), "%s", r.out);
+    kc_proc_free(&r);
+
+    r = kc_run_fake(stat, huge, 60);
+    cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.err, "--jobs 2 refused: host memory: --jobs 2 needs 2 x 16384."), "%s", r.err);
+    kc_proc_free(&r);
+    unlink(costs);
+}
+
 Test(plan, gpu_memory_refusal_names_device_and_values)
 {
     kc_plan p = plan_of(256 * MiB, 2 * GiB);
@@ -373,7 +436,7 @@ Test(plan, help_prints_switches_and_plan)
                              "compute-sanitizer sessions), GPU %zu MiB (%zu MiB overhead + %zu MiB",
                           &h, &ho, &hc, &hs, &g, &go, &gc) == 7, "%s", p.out);
     cr_expect(h == ho + hc + hs && g == go + gc && h > 0 && g > 0, "%s", l ? l : p.out);
-    cr_expect_eq(hs, KC_PLAN_SANITIZER_HOST_ONE >> 20);
+    cr_expect_eq(hs, KC_PLAN_SANITIZER_HOST_BASE >> 20);
     char line[1024] = "";
     if (l) snprintf(line, sizeof line, "%.*s", (int)strcspn(l + 2, "\n"), l + 2);
     cr_expect(line[0] && !strstr(line, "bytes"), "no byte counts beside the MiB: %s", line);

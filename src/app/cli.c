@@ -356,6 +356,8 @@ void kc_cli_usage(FILE *out, const char *prog)
           "                compute-sanitizer session per tool serves a process's items)\n"
           "  KC_SANITIZE_BATCH  0: racecheck runs each :sanitize item in a request of its own (default:\n"
           "                with --inflight K > 1 a worker's up to K items in one batch)\n"
+          "  KC_SANITIZER_HOST_MIB  the host memory a --jobs run plans one worker's compute-sanitizer\n"
+          "                sessions at, in MiB (default: measured, the memory plan below; 0: not counted)\n"
           "  CUDA_VISIBLE_DEVICES  the devices the driver shows, as for any CUDA program\n"
           "  NO_COLOR      set and not empty: no colour under --color auto, even on a terminal\n"
           "  KC_CACHE_DIR  the results cache's directory (default: <binary>.cache beside the binary);\n"

@@ -6,6 +6,7 @@
 #include "plan.h"
 #include "errmsg.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,6 +73,28 @@ void kc_plan_compute(const kc_item *items, const int *sel, int ns, int with_gpu,
     }
 }
 
+void kc_plan_set_sanitizer_host(kc_plan *p, size_t bytes)
+{
+    if (!p->sanitizer_host) return;      /* nothing here runs the sanitizer */
+    p->host = add_sat(p->host - p->sanitizer_host, bytes);
+    p->sanitizer_host = bytes;
+}
+
+int kc_plan_sanitizer_host_env(const char *env, int inflight, size_t *bytes, char *err, size_t errcap)
+{
+    *bytes = kc_plan_sanitizer_host(inflight);
+    if (!env || !*env) return 0;
+    char *end;
+    errno = 0;
+    unsigned long long mib = strtoull(env, &end, 10);
+    if (*env < '0' || *env > '9' || *end || errno || mib > KC_PLAN_SANITIZER_HOST_MIB_MAX)
+        return kc_errf(err, errcap, "KC_SANITIZER_HOST_MIB = '%s': expected a whole number of MiB from 0 to %llu "
+                       "(the host memory one worker's compute-sanitizer sessions are planned at; 0: not counted)",
+                       env, KC_PLAN_SANITIZER_HOST_MIB_MAX);
+    *bytes = (size_t)mib << 20;
+    return 0;
+}
+
 /* b in whole MiB, rounded up: a plan over-counts, never under. */
 static size_t mib_up(size_t b) { return b / ((size_t)1 << 20) + (b % ((size_t)1 << 20) != 0); }
 
@@ -108,11 +131,12 @@ void kc_plan_help(FILE *out, const kc_item *items, int n)
             "  one GPU need more than its free memory, or, on an integrated GPU, when N x (host + GPU) >\n"
             "  MemAvailable. The work queue (--jobs N) plans per item: the workers' overheads must fit,\n"
             "  and an item starts only while the running items plus its own largest case fit. A worker's\n"
-            "  compute-sanitizer sessions are planned at %zu MiB of host memory (%zu MiB with --inflight\n"
-            "  K > 1), held until the worker ends: with items that run the sanitizer, one worker's must\n"
-            "  fit beside the overheads, and another worker starts its own only while they fit.\n",
+            "  compute-sanitizer sessions are planned at %zu MiB of host memory, %zu MiB more for each\n"
+            "  item of a racecheck batch past the first (--inflight K > 1), held until the worker ends:\n"
+            "  with items that run the sanitizer, one worker's must fit beside the overheads, and\n"
+            "  another worker starts its own only while they fit (measured, src/run/plan.h).\n",
             line, KC_PLAN_HOST_OVERHEAD >> 20, KC_PLAN_GPU_OVERHEAD >> 20, KC_INPUT_CACHE_BYTES >> 20,
-            KC_PLAN_SANITIZER_HOST_ONE >> 20, KC_PLAN_SANITIZER_HOST_BATCH >> 20);
+            KC_PLAN_SANITIZER_HOST_BASE >> 20, KC_PLAN_SANITIZER_HOST_PER_BATCH_ITEM >> 20);
 }
 
 /* ---- refusals ---- */

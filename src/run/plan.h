@@ -11,6 +11,7 @@
 #include "guarded_alloc.h"
 #include "inputs.h"
 #include "item.h"
+#include "sanitize_target.h"
 
 /* What one kcontract process needs besides its largest case: the CUDA
  * context, the loaded modules, the binary and libc/libcuda mappings, stdio.
@@ -38,20 +39,36 @@ static inline size_t kc_plan_gpu_per_worker(int inflight)
 /* The host memory of one worker's compute-sanitizer sessions: a session per
  * tool (memcheck, racecheck, initcheck, synccheck), each the tool's process
  * and its target, a kcontract process under instrumentation, serving item
- * after item until the worker ends (sanitize_session.h), plus the sessions
+ * after item until the worker ends (sanitize_session.h), and the sessions
  * a control planted for the sanitizer starts of its own. Measured on an
- * H100 (docs/receipts/2026-12-06-ref-edges, memsample.py: every process
- * below a worker, every 0.2 s): PLACEHOLDER. Racecheck's target grows with
- * a batch (up to K :sanitize items at once, --inflight K), so the figure
- * depends on K. */
-#define KC_PLAN_SANITIZER_HOST_ONE ((size_t)6 << 30)
-#define KC_PLAN_SANITIZER_HOST_BATCH ((size_t)12 << 30)
+ * H100 (docs/receipts/2026-12-06-ref-edges, call 2: memsample.py summed
+ * every process below each worker every 0.2 s): the 106 :sanitize items on
+ * two workers peaked at 3.91 and 4.00 GiB a worker without batches, 6.89
+ * and 9.23 GiB with batches of up to 8 (--inflight 8: racecheck's target
+ * alone 8.01 GiB); every item under --jobs 4 --inflight 4 at 3.97 and 6.53
+ * GiB (racecheck's target 6.01 GiB). Racecheck's target grows with its
+ * batch (up to K :sanitize items at once under --inflight K), about 0.7 GiB
+ * an item; planned with a quarter or more to spare: 5 GiB, and 1 GiB more
+ * for each item of a batch past the first (K = 4: 8 GiB; K = 8: 12 GiB). */
+#define KC_PLAN_SANITIZER_HOST_BASE ((size_t)5 << 30)
+#define KC_PLAN_SANITIZER_HOST_PER_BATCH_ITEM ((size_t)1 << 30)
 /* The host bytes one worker's sessions are planned at under --inflight K
- * (0 or 1: one item at a time, no batches). */
+ * (0 or 1: one item at a time, no batches; a batch holds at most
+ * KC_SAN_BATCH_ITEMS, sanitize_target.h). */
 static inline size_t kc_plan_sanitizer_host(int inflight)
 {
-    return inflight > 1 ? KC_PLAN_SANITIZER_HOST_BATCH : KC_PLAN_SANITIZER_HOST_ONE;
+    int k = inflight < 1 ? 1 : inflight > KC_SAN_BATCH_ITEMS ? KC_SAN_BATCH_ITEMS : inflight;
+    return KC_PLAN_SANITIZER_HOST_BASE + (size_t)(k - 1) * KC_PLAN_SANITIZER_HOST_PER_BATCH_ITEM;
 }
+/* The largest KC_SANITIZER_HOST_MIB taken: 16 TiB. */
+#define KC_PLAN_SANITIZER_HOST_MIB_MAX 16777216ull
+/* The figure a run plans one worker's sessions at: KC_SANITIZER_HOST_MIB
+ * when set (env: its value; NULL or "" when unset), in whole MiB from 0 to
+ * KC_PLAN_SANITIZER_HOST_MIB_MAX, 0 meaning they are not counted (a host
+ * whose compute-sanitizer needs another figure than this one measured);
+ * else kc_plan_sanitizer_host(inflight). Returns 0 with *bytes, or -1 with
+ * "KC_SANITIZER_HOST_MIB = 'x': expected ..." in err. */
+int kc_plan_sanitizer_host_env(const char *env, int inflight, size_t *bytes, char *err, size_t errcap);
 
 typedef struct kc_plan {
     size_t host, gpu;               /* bytes per process: overhead + largest case (+ sanitizer, below) */
@@ -74,6 +91,10 @@ typedef struct kc_plan {
  * so only the host overhead counts. */
 void kc_plan_compute(const kc_item *items, const int *sel, int ns, int with_gpu, kc_ref_mode mode, int inflight,
                      kc_plan *p);
+/* Plans p's compute-sanitizer sessions at `bytes` instead of the default
+ * (kc_plan_sanitizer_host_env), where p counts them at all (a selected item
+ * runs the sanitizer on a GPU); p->host follows. */
+void kc_plan_set_sanitizer_host(kc_plan *p, size_t bytes);
 
 /* Everything the refusals look at. */
 typedef struct kc_plan_env {

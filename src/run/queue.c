@@ -609,8 +609,9 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     /* A worker's sanitizer sessions: one worker's must fit beside the
      * overheads; each is held from its first such item until it ends. */
     if (!qq->serial && any_sanitizer && d->ndevs > 0) {
-        qq->adm.sessions_host = kc_plan_sanitizer_host(o->inflight);
-        if (kc_plan_check_sessions(nwp, KC_PLAN_HOST_OVERHEAD, qq->adm.sessions_host, avail, err, sizeof err)) {
+        if (kc_plan_sanitizer_host_env(getenv("KC_SANITIZER_HOST_MIB"), o->inflight, &qq->adm.sessions_host, err,
+                                       sizeof err) ||
+            kc_plan_check_sessions(nwp, KC_PLAN_HOST_OVERHEAD, qq->adm.sessions_host, avail, err, sizeof err)) {
             kc_say(stderr, "--jobs %d refused: %s\n", o->jobs, err);
             free(sel);
             return 2;

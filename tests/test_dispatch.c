@@ -173,6 +173,35 @@ Test(dispatch, a_sanitizer_item_needs_room_for_the_sessions_it_starts)
     cr_expect_eq(kc_dispatch_next_of_kind(&f.d, 1, KC_WANT_ANY, &alone), 1, "no holder left: 8 of 10");
 }
 
+/* The same rule on the two paths that take an item before the others: a
+ * solo item (put back from a worker's lanes) and the items put back to run
+ * alone at the end. Before, both took it on a worker without sessions
+ * beside a holder's, past the budget. */
+Test(dispatch, a_solo_or_rerun_alone_sanitizer_item_goes_to_the_holder)
+{
+    fixture f;
+    setup(&f, 2, 2);
+    sanitizer(&f, 0, 0, 1);
+    f.adm.host_budget = 10;
+    f.adm.sessions_host = 6;
+    f.it[0].host = 2;
+    f.w[1].sessions = 1;
+    kc_admit_sessions(&f.adm, 1);           /* worker 1 holds sessions: 6 of 10 */
+    f.it[0].solo = 1;
+    int alone;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 1, "worker 0 would need 2 + 6 beside 6: not the solo item");
+    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 0, "the holder takes it (2 beside its 6)");
+    cr_expect_eq(alone, 0);
+    f.it[0].solo = 0;
+    f.it[0].rerun_alone = 1;
+    f.it[1].dispatched = 1;                 /* only the item put back is left */
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), -1, "not beside the holder's sessions on worker 0");
+    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 0, "the holder runs it alone");
+    cr_expect_eq(alone, 1);
+    f.it[0].sanitizer = 0;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 0, "an item that does not run the sanitizer: any worker");
+}
+
 Test(dispatch, only_a_disturbed_timeout_or_crash_runs_again_alone_once)
 {
     fixture f;

@@ -335,6 +335,28 @@ Test(plan, a_jobs_run_plans_the_sanitizer_sessions, .timeout = 120)
     cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
     cr_expect(strstr(r.err, "--jobs 2 refused: host memory: --jobs 2 needs 2 x 16384."), "%s", r.err);
     kc_proc_free(&r);
+
+    /* batches off: no batch term (5 GiB under --inflight 8, not 12) */
+    char *nobatch[] = { san, "KC_SANITIZE_BATCH=0", "KC_SANITIZER_HOST_MIB=", NULL };   /* empty: the default */
+    char *k8[] = { "run", "fakeedges.copy.f16:sanitize", "fake.axpy.f32", "--jobs", "2", "--inflight", "8",
+                   "--no-cache", "--costs", costs, NULL };
+    r = kc_run_fake(k8, nobatch, 60);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, ", and 5120 MiB host while it holds compute-sanitizer sessions;"), "%s", r.out);
+    kc_proc_free(&r);
+    /* sessions off: each item of the sanitizer starts and ends its own, so they are its */
+    char *nosess[] = { san, "KC_SANITIZE_SESSIONS=0", "KC_SANITIZER_HOST_MIB=100", NULL };
+    r = kc_run_fake(withsan, nosess, 60);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "GPU; items are admitted while the running ones fit (largest item that runs here: host "
+                            "100 MiB,"), "%s", r.out);
+    kc_proc_free(&r);
+    /* a static run with nothing of the sanitizer reads no figure */
+    char *statnosan[] = { "run", "fake.copy.f16", "fake.axpy.f32", "--jobs", "2", "--schedule", "static", "--no-cache",
+                          NULL };
+    r = kc_run_fake(statnosan, bad, 60);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    kc_proc_free(&r);
     unlink(costs);
 }
 

@@ -63,6 +63,17 @@ static size_t host_need(const kc_dispatch *d, const kc_dispatch_item *it, const 
     return it->host > SIZE_MAX - s ? SIZE_MAX : it->host + s;
 }
 
+/* Whether the admission lets worker wk take item it now (*alone: it must
+ * run alone, kc_admit_check), counting the sessions it would start; an item
+ * that runs the sanitizer whose sessions would not fit beside those another
+ * worker holds is left to that holder (it takes it with its own sessions),
+ * never run alone beside them. */
+static int admits(const kc_dispatch *d, const kc_dispatch_item *it, const kc_dispatch_worker *wk, int *alone)
+{
+    if (!kc_admit_check(d->adm, wk->devslot, host_need(d, it, wk), it->gpu, alone)) return 0;
+    return !(*alone && it->sanitizer && !wk->sessions && d->adm->sessions_host && any_holder(d));
+}
+
 int kc_dispatch_next_of_kind(const kc_dispatch *d, int w, kc_want want, int *alone)
 {
     const kc_dispatch_worker *wk = &d->workers[w];
@@ -72,9 +83,7 @@ int kc_dispatch_next_of_kind(const kc_dispatch *d, int w, kc_want want, int *alo
         int a;
         if (qi->dispatched || qi->rerun_alone || !fits_worker(qi, wk)) continue;
         if (!is_wanted(qi, want) || controls_full(d, qi)) continue;
-        if (!kc_admit_check(d->adm, wk->devslot, host_need(d, qi, wk), qi->gpu, &a)) continue;
-        /* sessions of its own would not fit beside those held: a holder takes it */
-        if (a && qi->sanitizer && !wk->sessions && d->adm->sessions_host && any_holder(d)) continue;
+        if (!admits(d, qi, wk, &a)) continue;
         if (wk->last && qi->contract == wk->last) {
             *alone = a;
             return j;
@@ -190,17 +199,20 @@ static int alone_first(const kc_dispatch *d, int w, kc_want want, int *alone)
 int kc_dispatch_next(const kc_dispatch *d, int w, int *alone)
 {
     if (d->alone_running) return -1;
+    const kc_dispatch_worker *wk = &d->workers[w];
     int ra = last_rerun_alone(d);
     if (ra >= 0) {      /* it waits for the busy workers to finish; nothing else is left to start */
+        int a;
         *alone = 1;
-        return d->busy ? -1 : ra;
+        if (d->busy) return -1;
+        /* one of the sanitizer's goes to a holder when its own sessions would not fit beside theirs */
+        return d->items[ra].sanitizer && !admits(d, &d->items[ra], wk, &a) && any_holder(d) ? -1 : ra;
     }
-    const kc_dispatch_worker *wk = &d->workers[w];
     if (wk->alone) return -1;       /* nothing beside an item that goes alone */
     if (wk->inflight == 0)          /* a solo item first: its verdict is what is still open */
         for (int j = 0; j < d->nitems; j++)
             if (!d->items[j].dispatched && d->items[j].solo && !d->items[j].rerun_alone &&
-                kc_admit_check(d->adm, wk->devslot, host_need(d, &d->items[j], wk), d->items[j].gpu, alone))
+                admits(d, &d->items[j], wk, alone))
                 return j;
     if (d->serial) {        /* the selection's order, no preference: as a one-process run goes */
         *alone = 0;

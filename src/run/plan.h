@@ -53,7 +53,8 @@ static inline size_t kc_plan_gpu_per_worker(int inflight)
 #define KC_PLAN_SANITIZER_HOST_BASE ((size_t)5 << 30)
 #define KC_PLAN_SANITIZER_HOST_PER_BATCH_ITEM ((size_t)1 << 30)
 /* The host bytes one worker's sessions are planned at under --inflight K
- * (0 or 1: one item at a time, no batches; a batch holds at most
+ * with racecheck batches on (pass 1 where they are off, KC_SANITIZE_BATCH=0:
+ * no batch term; 0 or 1: one item at a time; a batch holds at most
  * KC_SAN_BATCH_ITEMS, sanitize_target.h). */
 static inline size_t kc_plan_sanitizer_host(int inflight)
 {

@@ -311,11 +311,11 @@ static void dispatch_lanes(queue *qq, wk *w, kc_child *c)
             return;
         }
         kc_dispatch_took(&qq->dp, j);
+        if (di->sanitizer) kc_q_sessions(qq, w->slot, 1);   /* first: an item alone beside them is seen so */
         kc_admit_take(&qq->adm, w->devslot, di->host, di->gpu);
         kc_sup_mark(c, KC_CHILD_RUNNING);
         kc_ql_hand(qq, w, j, alone, di->batch, t);
         qq->dw[w->slot].last = it->contract;
-        if (di->sanitizer) kc_q_sessions(qq, w->slot, 1);
         kc_report_busy(kc_q_busy_count(qq), 1);
         batch += di->batch && !alone;
     }
@@ -348,13 +348,18 @@ static void dispatch(queue *qq)
                 continue;
             }
             if (alone && !di->rerun_alone) {
-                char h[32], g[32];
+                char h[32], g[32], sh[32], own[96] = "", held[80] = "";
                 kc_bytes_str(di->host, h, sizeof h);
                 kc_bytes_str(di->gpu, g, sizeof g);
-                kc_q_say(qq, "%s needs host %s and GPU %s, more than the memory left for items beside the workers' overheads; it runs alone\n",
-                    it->name, h, g);
+                kc_bytes_str(qq->adm.sessions_host, sh, sizeof sh);
+                if (di->sanitizer && qq->adm.sessions_host && !qq->dw[w->slot].sessions)
+                    snprintf(own, sizeof own, " (and %s for the compute-sanitizer sessions it starts)", sh);
+                if (qq->adm.sessions_held) snprintf(held, sizeof held, " and the compute-sanitizer sessions held");
+                kc_q_say(qq, "%s needs host %s%s and GPU %s, more than the memory left for items beside the workers' overheads%s; it runs alone\n",
+                    it->name, h, own, g, held);
             }
             kc_dispatch_took(&qq->dp, j);
+            if (di->sanitizer) kc_q_sessions(qq, w->slot, 1);   /* first: an item alone beside them is seen so */
             kc_admit_take(&qq->adm, w->devslot, di->host, di->gpu);
             kc_sup_mark(c, KC_CHILD_RUNNING);
             kc_q_phase(w, KC_WK_RUNNING);
@@ -364,7 +369,6 @@ static void dispatch(queue *qq)
             w->nonce[0] = 0;
             w->fault_beside = 0;
             qq->dw[w->slot].last = it->contract;
-            if (di->sanitizer) kc_q_sessions(qq, w->slot, 1);
             w->t_start = t;
             w->deadline = w->t_start + qi->limit;
             if (qq->sampler) kc_gpu_sampler_take_peak(c->pid);
@@ -606,16 +610,27 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
         if (di->gpu > gmax) gmax = di->gpu;
         any_sanitizer |= di->sanitizer && !(qq->hits.by_item && qq->hits.by_item[qi->idx]);   /* a cached one runs nothing */
     }
-    /* A worker's sanitizer sessions: one worker's must fit beside the
-     * overheads; each is held from its first such item until it ends. */
+    /* The sanitizer's tool processes and targets: one worker's must fit
+     * beside the overheads. With sessions (the default) a worker holds them
+     * from its first such item until it ends; without (KC_SANITIZE_SESSIONS=0)
+     * each such item starts and ends its own, so they are its. Batches
+     * (racecheck over up to K items) only where they are on. */
     if (!qq->serial && any_sanitizer && d->ndevs > 0) {
-        if (kc_plan_sanitizer_host_env(getenv("KC_SANITIZER_HOST_MIB"), o->inflight, &qq->adm.sessions_host, err,
-                                       sizeof err) ||
-            kc_plan_check_sessions(nwp, KC_PLAN_HOST_OVERHEAD, qq->adm.sessions_host, avail, err, sizeof err)) {
+        size_t san;
+        if (kc_plan_sanitizer_host_env(getenv("KC_SANITIZER_HOST_MIB"), kc_san_batches_on() ? o->inflight : 1, &san,
+                                       err, sizeof err) ||
+            kc_plan_check_sessions(nwp, KC_PLAN_HOST_OVERHEAD, san, avail, err, sizeof err)) {
             kc_say(stderr, "--jobs %d refused: %s\n", o->jobs, err);
             free(sel);
             return 2;
         }
+        if (kc_san_sessions_on()) qq->adm.sessions_host = san;
+        else
+            for (int i = 0; i < ns; i++)
+                if (qq->di[i].sanitizer) {
+                    qq->di[i].host = qq->di[i].host > SIZE_MAX - san ? SIZE_MAX : qq->di[i].host + san;
+                    if (qq->di[i].host > hmax) hmax = qq->di[i].host;
+                }
     }
     qq->nq = ns;
     qq->dp.items = qq->di;

@@ -272,7 +272,7 @@ Test(plan, sanitizer_sessions_refusal_names_values)
 {
     char err[1024] = "";
     cr_expect_eq(kc_plan_check_sessions(4, 192 * MiB, 12 * GiB, 12 * GiB, err, sizeof err), -1);
-    cr_expect(strstr(err, "host memory: --jobs 4 needs 4 x 192 MiB for the workers + 12.00 GiB for one worker's "
+    cr_expect(strstr(err, "host memory: the work queue's 4 workers need 4 x 192 MiB + 12.00 GiB for one worker's "
                           "compute-sanitizer sessions (src/run/plan.h) = 12.75 GiB (13690208256 bytes), but "
                           "MemAvailable is 12.00 GiB (12884901888 bytes)"), "%s", err);
     cr_expect(strstr(err, "--exclude '*:sanitize'"), "%s", err);
@@ -304,7 +304,7 @@ Test(plan, a_jobs_run_plans_the_sanitizer_sessions, .timeout = 120)
 
     kc_proc r = kc_run_fake(withsan, huge, 60);
     cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
-    cr_expect(strstr(r.err, "--jobs 2 refused: host memory: --jobs 2 needs 2 x 192 MiB for the workers + 16384.00 "
+    cr_expect(strstr(r.err, "--jobs 2 refused: host memory: the work queue's 2 workers need 2 x 192 MiB + 16384.00 "
                             "GiB for one worker's compute-sanitizer sessions (src/run/plan.h) = "), "%s", r.err);
     cr_expect(!strstr(r.out, "PASS"), "nothing ran: %s", r.out);
     kc_proc_free(&r);

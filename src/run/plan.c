@@ -225,11 +225,12 @@ int kc_plan_check_sessions(int workers, size_t per_worker, size_t sessions, size
     kc_bytes_str(sessions, ss, sizeof ss);
     kc_bytes_str(need, tot, sizeof tot);
     kc_bytes_str(mem_available, av, sizeof av);
-    return kc_errf(err, errcap, "host memory: --jobs %d needs %d x %s for the workers + %s for one worker's "
+    int n = workers > 0 ? workers : 1;
+    return kc_errf(err, errcap, "host memory: the work queue's %d worker%s need%s %d x %s + %s for one worker's "
                    "compute-sanitizer sessions (src/run/plan.h) = %s (%zu bytes), but MemAvailable is %s (%zu bytes); "
                    "use fewer jobs, or leave out the items that run the sanitizer (--exclude '*:sanitize', and "
                    "the controls planted for the sanitizer)",
-                   workers, workers > 0 ? workers : 1, per, ss, tot, need, av, mem_available);
+                   n, n == 1 ? "" : "s", n == 1 ? "s" : "", n, per, ss, tot, need, av, mem_available);
 }
 
 int kc_plan_devices_exist(const int *ords, int n, int visible, const char *what, char *err, size_t errcap)

@@ -48,7 +48,7 @@ static inline size_t kc_plan_gpu_per_worker(int inflight)
  * alone 8.01 GiB); every item under --jobs 4 --inflight 4 at 3.97 and 6.53
  * GiB (racecheck's target 6.01 GiB). Racecheck's target grows with its
  * batch (up to K :sanitize items at once under --inflight K), about 0.7 GiB
- * an item; planned with a quarter or more to spare: 5 GiB, and 1 GiB more
+ * an item; planned with a fifth or more to spare: 5 GiB, and 1 GiB more
  * for each item of a batch past the first (K = 4: 8 GiB; K = 8: 12 GiB). */
 #define KC_PLAN_SANITIZER_HOST_BASE ((size_t)5 << 30)
 #define KC_PLAN_SANITIZER_HOST_PER_BATCH_ITEM ((size_t)1 << 30)
@@ -121,8 +121,8 @@ int kc_plan_check(const kc_plan_env *e, char *err, size_t errcap);
 /* A work queue of `workers` workers, each planned at per_worker host bytes,
  * whose selection runs the sanitizer: at least one worker's sessions
  * (sessions bytes) must fit beside them. Returns 0 (also when mem_available
- * is SIZE_MAX, unknown, or sessions is 0), or -1 with "host memory: --jobs 4
- * needs 4 x 192 MiB for the workers + 12.00 GiB for one worker's
+ * is SIZE_MAX, unknown, or sessions is 0), or -1 with "host memory: the work
+ * queue's 4 workers need 4 x 192 MiB + 12.00 GiB for one worker's
  * compute-sanitizer sessions = ..., but MemAvailable is ...; ..." in err. */
 int kc_plan_check_sessions(int workers, size_t per_worker, size_t sessions, size_t mem_available, char *err,
                            size_t errcap);

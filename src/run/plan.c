@@ -132,9 +132,10 @@ void kc_plan_help(FILE *out, const kc_item *items, int n)
             "  MemAvailable. The work queue (--jobs N) plans per item: the workers' overheads must fit,\n"
             "  and an item starts only while the running items plus its own largest case fit. A worker's\n"
             "  compute-sanitizer sessions are planned at %zu MiB of host memory, %zu MiB more for each\n"
-            "  item of a racecheck batch past the first (--inflight K > 1), held until the worker ends:\n"
-            "  with items that run the sanitizer, one worker's must fit beside the overheads, and\n"
-            "  another worker starts its own only while they fit (measured, src/run/plan.h).\n",
+            "  item of a racecheck batch past the first (--inflight K > 1; none with KC_SANITIZE_BATCH=0),\n"
+            "  held until the worker ends (with KC_SANITIZE_SESSIONS=0, by each such item instead): with\n"
+            "  items that run the sanitizer, one worker's must fit beside the overheads, and another\n"
+            "  worker starts its own only while they fit (measured, src/run/plan.h).\n",
             line, KC_PLAN_HOST_OVERHEAD >> 20, KC_PLAN_GPU_OVERHEAD >> 20, KC_INPUT_CACHE_BYTES >> 20,
             KC_PLAN_SANITIZER_HOST_BASE >> 20, KC_PLAN_SANITIZER_HOST_PER_BATCH_ITEM >> 20);
 }

@@ -4,8 +4,9 @@ host memory (RSS, /proc/PID/statm) of every process below ROOT_PID (a
 kcontract --jobs run): per worker (ROOT_PID's direct children), the sum over
 the processes below it (its compute-sanitizer sessions and their targets)
 and the sum with the worker; per process, its peak; every second, each
-process's GPU memory (nvidia-smi --query-compute-apps). Writes the peaks to
-OUT. A receipt's measuring tool (issue 23: the memory plan does not count
+process's GPU memory (nvidia-smi --query-compute-apps) and, from call 6 on,
+its sum per worker (the processes below it, and with it). Writes the peaks
+to OUT. A receipt's measuring tool (issue 23: the memory plan does not count
 the sanitizer's sessions), not part of kcontract."""
 import os, subprocess, sys, time
 
@@ -34,6 +35,7 @@ def procs():
 
 
 peak_below, peak_with, peak_n, peak_proc, peak_tree, peak_gpu = {}, {}, {}, {}, 0, {}
+peak_gpu_below, peak_gpu_with = {}, {}
 gpu_t = 0.0
 while os.path.exists(f"/proc/{root}"):
     par, rss, cmd = procs()
@@ -41,10 +43,13 @@ while os.path.exists(f"/proc/{root}"):
     for p, q in par.items():
         kids.setdefault(q, []).append(p)
     tree = 0
+    under = {}      # worker -> the pids below it
     for w in kids.get(root, []):
         stack, below, n = list(kids.get(w, [])), 0, 0
+        under[w] = set()
         while stack:
             p = stack.pop()
+            under[w].add(p)
             below += rss.get(p, 0)
             n += 1
             stack.extend(kids.get(p, []))
@@ -62,10 +67,17 @@ while os.path.exists(f"/proc/{root}"):
         try:
             q = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,used_memory", "--format=csv,noheader,nounits"],
                                capture_output=True, text=True, timeout=5).stdout
+            use = {}
             for line in q.splitlines():
                 pid, mib = [x.strip() for x in line.split(",")]
+                use[int(pid)] = int(mib)
                 key = cmd.get(int(pid), "?")[:160]
                 peak_gpu[key] = max(peak_gpu.get(key, 0), int(mib))
+            for w, pids in under.items():
+                tag = f"worker pid {w}"
+                b = sum(use.get(p, 0) for p in pids)
+                peak_gpu_below[tag] = max(peak_gpu_below.get(tag, 0), b)
+                peak_gpu_with[tag] = max(peak_gpu_with.get(tag, 0), b + use.get(w, 0))
         except Exception as e:  # noqa: BLE001 - a receipt tool: say it and go on
             print(f"memsample: nvidia-smi: {e}", file=sys.stderr)
     time.sleep(0.2)
@@ -76,6 +88,10 @@ with open(out, "w") as f:
     for tag in sorted(peak_below, key=lambda t: -peak_below[t]):
         f.write(f"{tag}: below it peak {gib(peak_below[tag]):.2f} GiB, with it {gib(peak_with[tag]):.2f} GiB, "
                 f"at most {peak_n[tag]} processes below\n")
+    for tag in sorted(peak_gpu_below, key=lambda t: -peak_gpu_below[t]):
+        if peak_gpu_with[tag]:
+            f.write(f"{tag}: GPU memory below it peak {peak_gpu_below[tag]} MiB, with it {peak_gpu_with[tag]} MiB "
+                    f"(sampled each second)\n")
     f.write("processes by peak RSS (GiB, pid, command):\n")
     for key, (b, p) in sorted(peak_proc.items(), key=lambda kv: -kv[1][0])[:25]:
         f.write(f"  {gib(b):6.2f} {p:7d} {key}\n")

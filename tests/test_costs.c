@@ -460,7 +460,7 @@ Test(costs, admission_holds_the_sanitizer_sessions)
     a.ndevs = 1;
     a.gpu_budget[0] = (size_t)-1;
     int alone;
-    kc_admit_sessions(&a, 1);
+    kc_admit_sessions(&a, 0, 1);
     cr_expect_eq(a.host_used, 4);
     cr_expect_eq(a.sessions_held, 4);
     cr_expect_eq(a.running, 0, "sessions are not an item");
@@ -475,14 +475,52 @@ Test(costs, admission_holds_the_sanitizer_sessions)
     cr_expect_eq(a.alone_running, 1);
     cr_expect_eq(kc_admit_check(&a, 0, 1, 1, &alone), 0, "nothing beside it");
     kc_admit_release(&a, 0, 7, 1);
-    kc_admit_sessions(&a, 1);               /* a second holder */
+    kc_admit_sessions(&a, 0, 1);               /* a second holder */
     cr_expect_eq(a.host_used, 8);
-    kc_admit_sessions(&a, 0);
-    kc_admit_sessions(&a, 0);
+    kc_admit_sessions(&a, 0, 0);
+    kc_admit_sessions(&a, 0, 0);
     cr_expect_eq(a.host_used, 0);
-    kc_admit_sessions(&a, 0);               /* more ends than starts: nothing goes below zero */
+    kc_admit_sessions(&a, 0, 0);               /* more ends than starts: nothing goes below zero */
     cr_expect_eq(a.host_used, 0);
     cr_expect_eq(a.sessions_held, 0);
+}
+
+/* The sessions' GPU memory is held on their worker's device (and, on an
+ * integrated GPU, against the host too), and given back there. */
+Test(costs, admission_holds_the_sanitizer_sessions_gpu_memory_on_their_device)
+{
+    kc_admit a;
+    memset(&a, 0, sizeof a);
+    a.host_budget = 100;
+    a.sessions_host = 1;
+    a.sessions_gpu = 6;
+    a.ndevs = 2;
+    a.gpu_budget[0] = a.gpu_budget[1] = 10;
+    int alone;
+    kc_admit_sessions(&a, 1, 1);            /* a holder on device 1 */
+    cr_expect_eq(a.gpu_used[1], 6);
+    cr_expect_eq(a.gpu_sessions_held[1], 6);
+    cr_expect_eq(a.gpu_used[0], 0, "device 0 holds none");
+    cr_expect_eq(kc_admit_check(&a, 1, 1, 4, &alone), 1, "6 + 4 = 10 on device 1");
+    cr_expect_eq(alone, 0);
+    cr_expect_eq(kc_admit_check(&a, 1, 1, 5, &alone), 1, "5 fits device 1 only without the sessions: alone");
+    cr_expect_eq(alone, 1);
+    cr_expect_eq(kc_admit_check(&a, 0, 1, 5, &alone), 1, "device 0 has room");
+    cr_expect_eq(alone, 0);
+    kc_admit_sessions(&a, 1, 0);
+    cr_expect_eq(a.gpu_used[1], 0);
+    cr_expect_eq(a.gpu_sessions_held[1], 0);
+    cr_expect_eq(a.host_used, 0);
+    a.integrated[0] = 1;                    /* unified memory: its GPU bytes are the host's too */
+    kc_admit_sessions(&a, 0, 1);
+    cr_expect_eq(a.host_used, 7);
+    cr_expect_eq(a.gpu_used[0], 6);
+    kc_admit_sessions(&a, 0, 0);
+    cr_expect_eq(a.host_used, 0);
+    cr_expect_eq(a.sessions_held, 0);
+    kc_admit_sessions(&a, -1, 1);           /* no GPU: host only */
+    cr_expect_eq(a.host_used, 1);
+    cr_expect_eq(a.gpu_used[0] + a.gpu_used[1], 0);
 }
 
 /* Runs started together in one directory share its cost table: each merges

@@ -157,7 +157,7 @@ Test(dispatch, a_sanitizer_item_needs_room_for_the_sessions_it_starts)
     cr_expect_eq(alone, 0);
     /* worker 0 took it and holds its sessions now */
     f.w[0].sessions = 1;
-    kc_admit_sessions(&f.adm, 1);
+    kc_admit_sessions(&f.adm, 0, 1);
     cr_expect_eq(f.adm.host_used, 6);
     f.it[0].dispatched = 1;
     sanitizer(&f, 1, 0, 1);
@@ -167,10 +167,28 @@ Test(dispatch, a_sanitizer_item_needs_room_for_the_sessions_it_starts)
     cr_expect_eq(alone, 0);
     /* the holder's process ended: its sessions' memory is free again */
     f.w[0].sessions = 0;
-    kc_admit_sessions(&f.adm, 0);
+    kc_admit_sessions(&f.adm, 0, 0);
     cr_expect_eq(f.adm.host_used, 0);
     cr_expect_eq(f.adm.sessions_held, 0);
     cr_expect_eq(kc_dispatch_next_of_kind(&f.d, 1, KC_WANT_ANY, &alone), 1, "no holder left: 8 of 10");
+}
+
+/* The same with GPU memory: a worker without sessions needs room on its
+ * device for the GPU share of those it would start (kc_admit.sessions_gpu). */
+Test(dispatch, a_sanitizer_item_needs_gpu_room_for_the_sessions_it_starts)
+{
+    fixture f;
+    setup(&f, 2, 2);
+    sanitizer(&f, 0, 0, 1);
+    f.adm.gpu_budget[0] = 10;
+    f.adm.sessions_gpu = 6;
+    f.it[0].gpu = f.it[1].gpu = 2;
+    kc_admit_take(&f.adm, 0, 1, 3);         /* another item runs: GPU 3 */
+    int alone;
+    cr_expect_eq(kc_dispatch_next_of_kind(&f.d, 0, KC_WANT_ANY, &alone), 1, "2 + 6 beside 3 (11 > 10): item 1 first");
+    kc_admit_release(&f.adm, 0, 1, 3);
+    cr_expect_eq(kc_dispatch_next_of_kind(&f.d, 0, KC_WANT_ANY, &alone), 0, "8 of 10 once the other ended");
+    cr_expect_eq(alone, 0);
 }
 
 /* The same rule on the two paths that take an item before the others: a
@@ -186,7 +204,7 @@ Test(dispatch, a_solo_or_rerun_alone_sanitizer_item_goes_to_the_holder)
     f.adm.sessions_host = 6;
     f.it[0].host = 2;
     f.w[1].sessions = 1;
-    kc_admit_sessions(&f.adm, 1);           /* worker 1 holds sessions: 6 of 10 */
+    kc_admit_sessions(&f.adm, 0, 1);           /* worker 1 holds sessions: 6 of 10 */
     f.it[0].solo = 1;
     int alone;
     cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 1, "worker 0 would need 2 + 6 beside 6: not the solo item");

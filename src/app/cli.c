@@ -359,6 +359,7 @@ void kc_cli_usage(FILE *out, const char *prog)
           "  KC_SANITIZER_HOST_MIB  the host memory a --jobs run plans one worker's compute-sanitizer\n"
           "                sessions at, in MiB, 0 to 16777216 (default: measured, with a term for racecheck's\n"
           "                batches: the memory plan below; 0: not counted)\n"
+          "  KC_SANITIZER_GPU_MIB  the same for their GPU memory (default: measured, the plan below)\n"
           "  CUDA_VISIBLE_DEVICES  the devices the driver shows, as for any CUDA program\n"
           "  NO_COLOR      set and not empty: no colour under --color auto, even on a terminal\n"
           "  KC_CACHE_DIR  the results cache's directory (default: <binary>.cache beside the binary);\n"

@@ -539,8 +539,9 @@ static int never_fits(const kc_admit *a, int slot, size_t host, size_t gpu)
 {
     int dev = slot >= 0 && slot < a->ndevs;
     size_t h = add_sat(dev && a->integrated[slot] ? add_sat(host, gpu) : host, a->sessions_held);
+    size_t g = dev ? add_sat(gpu, a->gpu_sessions_held[slot]) : gpu;
     return !(a->host_budget == SIZE_MAX || h <= a->host_budget) ||
-           !(!dev || a->gpu_budget[slot] == SIZE_MAX || gpu <= a->gpu_budget[slot]);
+           !(!dev || a->gpu_budget[slot] == SIZE_MAX || g <= a->gpu_budget[slot]);
 }
 
 int kc_admit_check(const kc_admit *a, int slot, size_t host, size_t gpu, int *alone)
@@ -578,16 +579,29 @@ void kc_admit_release(kc_admit *a, int slot, size_t host, size_t gpu)
     if (dev) a->gpu_used[slot] = a->gpu_used[slot] > gpu ? a->gpu_used[slot] - gpu : 0;
 }
 
-void kc_admit_sessions(kc_admit *a, int open)
+/* *held and *used less up to b bytes (no lower than zero). */
+static void give_back(size_t *held, size_t *used, size_t b)
 {
+    b = *held < b ? *held : b;
+    *held -= b;
+    *used = *used > b ? *used - b : 0;
+}
+
+void kc_admit_sessions(kc_admit *a, int slot, int open)
+{
+    int dev = slot >= 0 && slot < a->ndevs;
+    size_t h = dev && a->integrated[slot] ? add_sat(a->sessions_host, a->sessions_gpu) : a->sessions_host;
     if (open) {
-        a->sessions_held = add_sat(a->sessions_held, a->sessions_host);
-        a->host_used = add_sat(a->host_used, a->sessions_host);
+        a->sessions_held = add_sat(a->sessions_held, h);
+        a->host_used = add_sat(a->host_used, h);
+        if (dev) {
+            a->gpu_sessions_held[slot] = add_sat(a->gpu_sessions_held[slot], a->sessions_gpu);
+            a->gpu_used[slot] = add_sat(a->gpu_used[slot], a->sessions_gpu);
+        }
         return;
     }
-    size_t b = a->sessions_held < a->sessions_host ? a->sessions_held : a->sessions_host;
-    a->sessions_held -= b;
-    a->host_used = a->host_used > b ? a->host_used - b : 0;
+    give_back(&a->sessions_held, &a->host_used, h);
+    if (dev) give_back(&a->gpu_sessions_held[slot], &a->gpu_used[slot], a->sessions_gpu);
 }
 
 const char *kc_costs_default_path(char *buf, size_t cap)

@@ -54,13 +54,12 @@ static int any_holder(const kc_dispatch *d)
     return 0;
 }
 
-/* The host bytes item it needs on worker wk: its own, and for an item that
- * runs the sanitizer on a worker without sessions, the sessions it starts
- * there (kc_admit_sessions). */
-static size_t host_need(const kc_dispatch *d, const kc_dispatch_item *it, const kc_dispatch_worker *wk)
+/* need bytes, and for an item that runs the sanitizer on a worker without
+ * sessions the `sessions` bytes of those it starts there (kc_admit_sessions). */
+static size_t with_sessions(const kc_dispatch_item *it, const kc_dispatch_worker *wk, size_t need, size_t sessions)
 {
-    size_t s = it->sanitizer && !wk->sessions ? d->adm->sessions_host : 0;
-    return it->host > SIZE_MAX - s ? SIZE_MAX : it->host + s;
+    size_t s = it->sanitizer && !wk->sessions ? sessions : 0;
+    return need > SIZE_MAX - s ? SIZE_MAX : need + s;
 }
 
 /* Whether the admission lets worker wk take item it now (*alone: it must
@@ -70,8 +69,10 @@ static size_t host_need(const kc_dispatch *d, const kc_dispatch_item *it, const 
  * never run alone beside them. */
 static int admits(const kc_dispatch *d, const kc_dispatch_item *it, const kc_dispatch_worker *wk, int *alone)
 {
-    if (!kc_admit_check(d->adm, wk->devslot, host_need(d, it, wk), it->gpu, alone)) return 0;
-    return !(*alone && it->sanitizer && !wk->sessions && d->adm->sessions_host && any_holder(d));
+    size_t h = with_sessions(it, wk, it->host, d->adm->sessions_host), g = with_sessions(it, wk, it->gpu, d->adm->sessions_gpu);
+    if (!kc_admit_check(d->adm, wk->devslot, h, g, alone)) return 0;
+    return !(*alone && it->sanitizer && !wk->sessions && (d->adm->sessions_host || d->adm->sessions_gpu) &&
+             any_holder(d));
 }
 
 int kc_dispatch_next_of_kind(const kc_dispatch *d, int w, kc_want want, int *alone)

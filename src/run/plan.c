@@ -63,36 +63,52 @@ void kc_plan_compute(const kc_item *items, const int *sel, int ns, int with_gpu,
     p->host = KC_PLAN_HOST_OVERHEAD;
     p->gpu = 0;
     if (with_gpu && any_gpu) {
+        p->sanitizer = any_sanitizer;
         p->sanitizer_host = any_sanitizer ? kc_plan_sanitizer_host(inflight) : 0;
+        p->sanitizer_gpu = any_sanitizer ? KC_PLAN_SANITIZER_GPU : 0;
         p->host = add_sat(add_sat(p->host, p->host_case), p->sanitizer_host);
         p->gpu_over = kc_plan_gpu_per_worker(inflight);
-        p->gpu = add_sat(p->gpu_over, p->gpu_case);
+        p->gpu = add_sat(add_sat(p->gpu_over, p->gpu_case), p->sanitizer_gpu);
     } else {
         p->host_case = p->gpu_case = 0;
         p->host_what[0] = p->gpu_what[0] = 0;
     }
 }
 
-void kc_plan_set_sanitizer_host(kc_plan *p, size_t bytes)
+void kc_plan_set_sanitizer(kc_plan *p, size_t host, size_t gpu)
 {
-    if (!p->sanitizer_host) return;      /* nothing here runs the sanitizer */
-    p->host = add_sat(p->host - p->sanitizer_host, bytes);
-    p->sanitizer_host = bytes;
+    if (!p->sanitizer) return;      /* nothing here runs the sanitizer */
+    p->host = add_sat(p->host - p->sanitizer_host, host);
+    p->gpu = add_sat(p->gpu - p->sanitizer_gpu, gpu);
+    p->sanitizer_host = host;
+    p->sanitizer_gpu = gpu;
 }
 
-int kc_plan_sanitizer_host_env(const char *env, int inflight, size_t *bytes, char *err, size_t errcap)
+/* MiB from variable `name`'s value env (unset: *bytes stays dflt). */
+static int mib_env(const char *name, const char *what, const char *env, size_t dflt, size_t *bytes, char *err,
+                   size_t errcap)
 {
-    *bytes = kc_plan_sanitizer_host(inflight);
+    *bytes = dflt;
     if (!env || !*env) return 0;
     char *end;
     errno = 0;
     unsigned long long mib = strtoull(env, &end, 10);
     if (*env < '0' || *env > '9' || *end || errno || mib > KC_PLAN_SANITIZER_HOST_MIB_MAX)
-        return kc_errf(err, errcap, "KC_SANITIZER_HOST_MIB = '%s': expected a whole number of MiB from 0 to %llu "
-                       "(the host memory one worker's compute-sanitizer sessions are planned at; 0: not counted)",
-                       env, KC_PLAN_SANITIZER_HOST_MIB_MAX);
+        return kc_errf(err, errcap, "%s = '%s': expected a whole number of MiB from 0 to %llu (the %s one worker's "
+                       "compute-sanitizer sessions are planned at; 0: not counted)",
+                       name, env, KC_PLAN_SANITIZER_HOST_MIB_MAX, what);
     *bytes = (size_t)mib << 20;
     return 0;
+}
+
+int kc_plan_sanitizer_host_env(const char *env, int inflight, size_t *bytes, char *err, size_t errcap)
+{
+    return mib_env("KC_SANITIZER_HOST_MIB", "host memory", env, kc_plan_sanitizer_host(inflight), bytes, err, errcap);
+}
+
+int kc_plan_sanitizer_gpu_env(const char *env, size_t *bytes, char *err, size_t errcap)
+{
+    return mib_env("KC_SANITIZER_GPU_MIB", "GPU memory", env, KC_PLAN_SANITIZER_GPU, bytes, err, errcap);
 }
 
 /* b in whole MiB, rounded up: a plan over-counts, never under. */
@@ -106,13 +122,15 @@ void kc_plan_describe(const kc_plan *p, char *buf, size_t cap)
     if (p->gpu == 0)
         snprintf(buf, cap, "host %zu MiB (overhead only, no GPU item will run), GPU 0 MiB", mib_up(p->host));
     else {
-        char san[80] = "";
+        char san[80] = "", sang[80] = "";
         if (p->sanitizer_host)
             snprintf(san, sizeof san, " + %zu MiB for compute-sanitizer sessions", mib_up(p->sanitizer_host));
-        snprintf(buf, cap, "host %zu MiB (%zu MiB overhead + %zu MiB for %s%s), GPU %zu MiB (%zu MiB overhead + %zu MiB for %s)",
+        if (p->sanitizer_gpu)
+            snprintf(sang, sizeof sang, " + %zu MiB for compute-sanitizer sessions", mib_up(p->sanitizer_gpu));
+        snprintf(buf, cap, "host %zu MiB (%zu MiB overhead + %zu MiB for %s%s), GPU %zu MiB (%zu MiB overhead + %zu MiB for %s%s)",
                  mib_up(p->host), mib_up(KC_PLAN_HOST_OVERHEAD), mib_up(p->host_case),
                  p->host_what[0] ? p->host_what : "no contract", san, mib_up(p->gpu), mib_up(p->gpu_over),
-                 mib_up(p->gpu_case), p->gpu_what[0] ? p->gpu_what : "no contract");
+                 mib_up(p->gpu_case), p->gpu_what[0] ? p->gpu_what : "no contract", sang);
     }
 }
 
@@ -133,11 +151,12 @@ void kc_plan_help(FILE *out, const kc_item *items, int n)
             "  and an item starts only while the running items plus its own largest case fit. A worker's\n"
             "  compute-sanitizer sessions are planned at %zu MiB of host memory, %zu MiB more for each\n"
             "  item of a racecheck batch past the first (--inflight K > 1; none with KC_SANITIZE_BATCH=0),\n"
-            "  held until the worker ends (with KC_SANITIZE_SESSIONS=0, by each such item instead): with\n"
-            "  items that run the sanitizer, one worker's must fit beside the overheads, and another\n"
-            "  worker starts its own only while they fit (measured, src/run/plan.h).\n",
+            "  and %zu MiB of its GPU's, held until the worker ends (with KC_SANITIZE_SESSIONS=0, by each\n"
+            "  such item instead): with items that run the sanitizer, one worker's host share must fit\n"
+            "  beside the overheads, and another worker starts its own only while they fit (measured,\n"
+            "  src/run/plan.h).\n",
             line, KC_PLAN_HOST_OVERHEAD >> 20, KC_PLAN_GPU_OVERHEAD >> 20, KC_INPUT_CACHE_BYTES >> 20,
-            KC_PLAN_SANITIZER_HOST_BASE >> 20, KC_PLAN_SANITIZER_HOST_PER_BATCH_ITEM >> 20);
+            KC_PLAN_SANITIZER_HOST_BASE >> 20, KC_PLAN_SANITIZER_HOST_PER_BATCH_ITEM >> 20, KC_PLAN_SANITIZER_GPU >> 20);
 }
 
 /* ---- refusals ---- */

@@ -61,7 +61,17 @@ static inline size_t kc_plan_sanitizer_host(int inflight)
     int k = inflight < 1 ? 1 : inflight > KC_SAN_BATCH_ITEMS ? KC_SAN_BATCH_ITEMS : inflight;
     return KC_PLAN_SANITIZER_HOST_BASE + (size_t)(k - 1) * KC_PLAN_SANITIZER_HOST_PER_BATCH_ITEM;
 }
-/* The largest KC_SANITIZER_HOST_MIB taken: 16 TiB. */
+/* The GPU memory of one worker's sessions, on its device: each target is a
+ * CUDA context under its tool. Measured on an H100 (the same receipt, call
+ * 6: nvidia-smi's per-process figures summed below each worker once a
+ * second): every item under --jobs 4 --inflight 4, 5492 and 4616 MiB a
+ * worker; the 106 :sanitize items with batches of up to 8, 6752 and 3430
+ * MiB. Sampled, so planned with a fifth to spare: 8 GiB. Without it, on an
+ * 80 GB GPU two holders' sessions took 9-13 GiB of a budget the admission
+ * gave to items (two of the largest, 28.25 GiB each, could be let in at
+ * once). */
+#define KC_PLAN_SANITIZER_GPU ((size_t)8 << 30)
+/* The largest KC_SANITIZER_HOST_MIB or KC_SANITIZER_GPU_MIB taken: 16 TiB. */
 #define KC_PLAN_SANITIZER_HOST_MIB_MAX 16777216ull
 /* The figure a run plans one worker's sessions at: KC_SANITIZER_HOST_MIB
  * when set (env: its value; NULL or "" when unset), in whole MiB from 0 to
@@ -70,11 +80,16 @@ static inline size_t kc_plan_sanitizer_host(int inflight)
  * else kc_plan_sanitizer_host(inflight). Returns 0 with *bytes, or -1 with
  * "KC_SANITIZER_HOST_MIB = 'x': expected ..." in err. */
 int kc_plan_sanitizer_host_env(const char *env, int inflight, size_t *bytes, char *err, size_t errcap);
+/* The same for the sessions' GPU memory: KC_SANITIZER_GPU_MIB when set (env),
+ * else KC_PLAN_SANITIZER_GPU. */
+int kc_plan_sanitizer_gpu_env(const char *env, size_t *bytes, char *err, size_t errcap);
 
 typedef struct kc_plan {
     size_t host, gpu;               /* bytes per process: overhead + largest case (+ sanitizer, below) */
     size_t sanitizer_host;          /* of host, the compute-sanitizer sessions' (kc_plan_sanitizer_host) when a
                                      * selected item runs the sanitizer on a GPU; else 0 */
+    size_t sanitizer_gpu;           /* of gpu, theirs (KC_PLAN_SANITIZER_GPU), likewise */
+    int sanitizer;                  /* a selected item runs the sanitizer on a GPU (the two above may be 0) */
     size_t gpu_over;                /* the GPU overhead in gpu (kc_plan_gpu_per_worker), 0 without a GPU */
     size_t host_case, gpu_case;     /* the largest case's bytes (0: no GPU item) */
     char host_what[256];            /* "rmsnorm.f16 shape large.x" or "" */
@@ -92,10 +107,10 @@ typedef struct kc_plan {
  * so only the host overhead counts. */
 void kc_plan_compute(const kc_item *items, const int *sel, int ns, int with_gpu, kc_ref_mode mode, int inflight,
                      kc_plan *p);
-/* Plans p's compute-sanitizer sessions at `bytes` instead of the default
- * (kc_plan_sanitizer_host_env), where p counts them at all (a selected item
- * runs the sanitizer on a GPU); p->host follows. */
-void kc_plan_set_sanitizer_host(kc_plan *p, size_t bytes);
+/* Plans p's compute-sanitizer sessions at `host` and `gpu` bytes instead of
+ * the defaults (kc_plan_sanitizer_host_env, kc_plan_sanitizer_gpu_env),
+ * where p counts them at all (p->sanitizer); p->host and p->gpu follow. */
+void kc_plan_set_sanitizer(kc_plan *p, size_t host, size_t gpu);
 
 /* Everything the refusals look at. */
 typedef struct kc_plan_env {

@@ -348,13 +348,15 @@ static void dispatch(queue *qq)
                 continue;
             }
             if (alone && !di->rerun_alone) {
-                char h[32], g[32], sh[32], own[96] = "", held[80] = "";
+                char h[32], g[32], sh[32], sg[32], own[128] = "", held[80] = "";
                 kc_bytes_str(di->host, h, sizeof h);
                 kc_bytes_str(di->gpu, g, sizeof g);
                 kc_bytes_str(qq->adm.sessions_host, sh, sizeof sh);
-                if (di->sanitizer && qq->adm.sessions_host && !qq->dw[w->slot].sessions)
-                    snprintf(own, sizeof own, " (and %s for the compute-sanitizer sessions it starts)", sh);
-                if (qq->adm.sessions_held) snprintf(held, sizeof held, " and the compute-sanitizer sessions held");
+                kc_bytes_str(qq->adm.sessions_gpu, sg, sizeof sg);
+                if (di->sanitizer && (qq->adm.sessions_host || qq->adm.sessions_gpu) && !qq->dw[w->slot].sessions)
+                    snprintf(own, sizeof own, " (and host %s, GPU %s for the compute-sanitizer sessions it starts)", sh, sg);
+                if (qq->adm.sessions_held || (w->devslot >= 0 && qq->adm.gpu_sessions_held[w->devslot]))
+                    snprintf(held, sizeof held, " and the compute-sanitizer sessions held");
                 kc_q_say(qq, "%s needs host %s%s and GPU %s, more than the memory left for items beside the workers' overheads%s; it runs alone\n",
                     it->name, h, own, g, held);
             }
@@ -616,20 +618,25 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
      * each such item starts and ends its own, so they are its. Batches
      * (racecheck over up to K items) only where they are on. */
     if (!qq->serial && any_sanitizer && d->ndevs > 0) {
-        size_t san;
+        size_t san, sang;
         if (kc_plan_sanitizer_host_env(getenv("KC_SANITIZER_HOST_MIB"), kc_san_batches_on() ? o->inflight : 1, &san,
                                        err, sizeof err) ||
+            kc_plan_sanitizer_gpu_env(getenv("KC_SANITIZER_GPU_MIB"), &sang, err, sizeof err) ||
             kc_plan_check_sessions(nwp, KC_PLAN_HOST_OVERHEAD, san, avail, err, sizeof err)) {
             kc_say(stderr, "--jobs %d refused: %s\n", o->jobs, err);
             free(sel);
             return 2;
         }
-        if (kc_san_sessions_on()) qq->adm.sessions_host = san;
-        else
+        if (kc_san_sessions_on()) {
+            qq->adm.sessions_host = san;
+            qq->adm.sessions_gpu = sang;
+        } else
             for (int i = 0; i < ns; i++)
                 if (qq->di[i].sanitizer) {
                     qq->di[i].host = qq->di[i].host > SIZE_MAX - san ? SIZE_MAX : qq->di[i].host + san;
+                    qq->di[i].gpu = qq->di[i].gpu > SIZE_MAX - sang ? SIZE_MAX : qq->di[i].gpu + sang;
                     if (qq->di[i].host > hmax) hmax = qq->di[i].host;
+                    if (qq->di[i].gpu > gmax) gmax = qq->di[i].gpu;
                 }
     }
     qq->nq = ns;
@@ -645,7 +652,8 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     free(sel);
     kc_queue_head head = { .selected = ns, .filtered = nf, .gpu_items = gpu_items, .workers = qq->nw,
                            .costs_found = found, .recorded = recorded, .host_max = hmax, .gpu_max = gmax,
-                           .mem_avail = avail, .sessions_host = qq->adm.sessions_host };
+                           .mem_avail = avail, .sessions_host = qq->adm.sessions_host,
+                           .sessions_gpu = d->ndevs ? qq->adm.sessions_gpu : 0 };
     if (qq->serial) {
         kc_queue_serial_header(o, d, &head, &qq->t);
         kc_report_run_start(ns, 0, 1, 1, total);

@@ -85,9 +85,10 @@ void kc_queue_header(const kc_opts *o, const kc_devinfo *d, const kc_queue_head 
     kc_bytes_str(h->mem_avail, av, sizeof av);
     char wg[48] = "";
     if (d->ndevs) snprintf(wg, sizeof wg, " + %zu MiB GPU", kc_plan_gpu_per_worker(o->inflight) >> 20);
-    char ss[120] = "";
-    if (h->sessions_host)
-        snprintf(ss, sizeof ss, ", and %zu MiB host while it holds compute-sanitizer sessions", h->sessions_host >> 20);
+    char ss[160] = "", sh[40] = "", sg[40] = "";
+    if (h->sessions_host) snprintf(sh, sizeof sh, "%zu MiB host", h->sessions_host >> 20);
+    if (h->sessions_gpu) snprintf(sg, sizeof sg, "%s%zu MiB GPU", sh[0] ? " + " : "", h->sessions_gpu >> 20);
+    if (sh[0] || sg[0]) snprintf(ss, sizeof ss, ", and %s%s while it holds compute-sanitizer sessions", sh, sg);
     if (h->selected)     /* with nothing to run, nothing to admit */
         kc_report_note(stdout, "memory: each worker %zu MiB host%s%s; items are admitted while the running ones fit "
                        "(largest item that runs here: host %s, GPU %s; MemAvailable %s)\n",

@@ -21,6 +21,7 @@ typedef struct kc_queue_head {
     size_t host_max, gpu_max;   /* the largest selected item's memory plan, bytes */
     size_t mem_avail;           /* MemAvailable, bytes; SIZE_MAX unknown */
     size_t sessions_host;       /* a worker's compute-sanitizer sessions while it holds them, bytes; 0: none planned */
+    size_t sessions_gpu;        /* ... of its GPU's */
 } kc_queue_head;
 
 /* A --jobs N run's header (stdout). */

@@ -93,7 +93,7 @@ void kc_q_sessions(queue *qq, int slot, int on)
     kc_dispatch_worker *dw = &qq->dw[slot];
     if (!dw->sessions == !on) return;
     dw->sessions = on;
-    kc_admit_sessions(&qq->adm, on);
+    kc_admit_sessions(&qq->adm, dw->devslot, on);
 }
 
 void kc_q_fresh(queue *qq, wk *w)

@@ -493,7 +493,7 @@ Test(costs, admission_holds_the_sanitizer_sessions_gpu_memory_on_their_device)
     memset(&a, 0, sizeof a);
     a.host_budget = 100;
     a.sessions_host = 1;
-    a.sessions_gpu = 6;
+    a.sessions_gpu[0] = a.sessions_gpu[1] = 6;
     a.ndevs = 2;
     a.gpu_budget[0] = a.gpu_budget[1] = 10;
     int alone;

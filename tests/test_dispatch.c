@@ -181,13 +181,20 @@ Test(dispatch, a_sanitizer_item_needs_gpu_room_for_the_sessions_it_starts)
     setup(&f, 2, 2);
     sanitizer(&f, 0, 0, 1);
     f.adm.gpu_budget[0] = 10;
-    f.adm.sessions_gpu = 6;
+    f.adm.sessions_gpu[0] = 6;
     f.it[0].gpu = f.it[1].gpu = 2;
     kc_admit_take(&f.adm, 0, 1, 3);         /* another item runs: GPU 3 */
     int alone;
     cr_expect_eq(kc_dispatch_next_of_kind(&f.d, 0, KC_WANT_ANY, &alone), 1, "2 + 6 beside 3 (11 > 10): item 1 first");
     kc_admit_release(&f.adm, 0, 1, 3);
     cr_expect_eq(kc_dispatch_next_of_kind(&f.d, 0, KC_WANT_ANY, &alone), 0, "8 of 10 once the other ended");
+    cr_expect_eq(alone, 0);
+    /* worker 1 holds sessions (6 of 10 held): worker 0's own would not fit beside them, on GPU grounds alone */
+    f.w[1].sessions = 1;
+    kc_admit_sessions(&f.adm, 0, 1);
+    cr_expect_eq(f.adm.host_used, 0, "no host share here");
+    cr_expect_eq(kc_dispatch_next_of_kind(&f.d, 0, KC_WANT_ANY, &alone), 1, "2 + 6 beside 6: left to the holder");
+    cr_expect_eq(kc_dispatch_next_of_kind(&f.d, 1, KC_WANT_ANY, &alone), 0, "the holder: 2 beside its 6");
     cr_expect_eq(alone, 0);
 }
 

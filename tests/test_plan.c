@@ -108,23 +108,19 @@ Test(plan, sanitizer_items_add_their_sessions)
     kc_plan_compute(it, one, 1, 1, KC_REF_DEVICE, 1, &p);
     kc_plan_compute(it, both, 2, 1, KC_REF_DEVICE, 1, &q);
     cr_expect_eq(p.sanitizer_host, 0);
-    cr_expect_eq(p.sanitizer_gpu, 0);
     cr_expect_eq(q.sanitizer_host, KC_PLAN_SANITIZER_HOST_BASE);
     cr_expect_eq(q.host, p.host + KC_PLAN_SANITIZER_HOST_BASE);
-    cr_expect_eq(q.sanitizer_gpu, KC_PLAN_SANITIZER_GPU);
-    cr_expect_eq(q.gpu, p.gpu + KC_PLAN_SANITIZER_GPU);
+    cr_expect_eq(q.gpu, p.gpu, "a process's plan holds no GPU share (the work queue's)");
     char d[1024];
     kc_plan_describe(&q, d, sizeof d);
     char want[80];
     snprintf(want, sizeof want, "+ %zu MiB for compute-sanitizer sessions), GPU", KC_PLAN_SANITIZER_HOST_BASE >> 20);
     cr_expect(strstr(d, want), "%s", d);
-    snprintf(want, sizeof want, "+ %zu MiB for compute-sanitizer sessions)", KC_PLAN_SANITIZER_GPU >> 20);
-    cr_expect(d[strlen(d) - 1] == ')' && strstr(strstr(d, "GPU"), want), "the GPU's share: %s", d);
-    kc_plan_set_sanitizer(&q, 100 * MiB, 200 * MiB);
+    kc_plan_set_sanitizer(&q, 100 * MiB);
     cr_expect_eq(q.host, p.host + 100 * MiB);
-    cr_expect_eq(q.gpu, p.gpu + 200 * MiB);
-    kc_plan_set_sanitizer(&p, 100 * MiB, 200 * MiB);
-    cr_expect_eq(p.sanitizer_host + p.sanitizer_gpu, 0, "nothing runs the sanitizer: nothing set");
+    kc_plan_set_sanitizer(&p, 100 * MiB);
+    cr_expect_eq(p.sanitizer_host, 0, "nothing runs the sanitizer: nothing set");
+    cr_expect_eq(p.host, q.host - 100 * MiB);
     kc_plan_compute(it, both, 2, 1, KC_REF_DEVICE, 4, &q);
     cr_expect_eq(q.sanitizer_host, KC_PLAN_SANITIZER_HOST_BASE + 3 * KC_PLAN_SANITIZER_HOST_PER_BATCH_ITEM,
                  "batches of up to 4 under --inflight 4");
@@ -331,6 +327,17 @@ Test(plan, a_jobs_run_plans_the_sanitizer_sessions, .timeout = 120)
     cr_expect(strstr(r.out, ", and 100 MiB host + 300 MiB GPU while it holds compute-sanitizer sessions; items"), "%s",
               r.out);
     kc_proc_free(&r);
+    /* a share over half a device's budget (the fake GPU's 16 GiB less two workers' overheads) is
+     * not counted there, said so, and nothing runs alone for it */
+    char *bigg[] = { san, "KC_SANITIZER_GPU_MIB=8192", NULL };
+    char *four[] = { "run", "fakeedges.copy.f16:sanitize", "fake.axpy.f32", "fake.copy.f16", "fake.copy.f16:limits",
+                     "--jobs", "2", "--no-cache", "--costs", costs, NULL };
+    r = kc_run_fake(four, bigg, 60);
+    cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.out, "memory: each worker 192 MiB host + 2624 MiB GPU, the sessions' 8192 MiB GPU not counted on "
+                            "device 0 (under twice it is left there); items"), "%s", r.out);
+    cr_expect(!strstr(r.out, "runs alone"), "%s", r.out);
+    kc_proc_free(&r);
     char *badgpu[] = { san, "KC_SANITIZER_GPU_MIB=-1", NULL };
     r = kc_run_fake(withsan, badgpu, 60);
     cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
@@ -475,15 +482,13 @@ Test(plan, help_prints_switches_and_plan)
     cr_expect(strstr(p.out, "memory plan per process") && strstr(p.out, "overhead + "), "%s", p.out);
     /* the registry's plan: one figure per quantity, and they add up */
     const char *l = strstr(p.out, ":\n  host ");
-    size_t h = 0, ho = 0, hc = 0, hs = 0, g = 0, go = 0, gc = 0, gs = 0;
-    /* the registry has :sanitize items: their sessions are a part of the host's and the GPU's */
+    size_t h = 0, ho = 0, hc = 0, hs = 0, g = 0, go = 0, gc = 0;
+    /* the registry has :sanitize items: their sessions are a part of the host's */
     cr_expect(l && sscanf(l, ":\n  host %zu MiB (%zu MiB overhead + %zu MiB for %*s shape %*s + %zu MiB for "
-                             "compute-sanitizer sessions), GPU %zu MiB (%zu MiB overhead + %zu MiB for %*s shape %*s + "
-                             "%zu MiB for compute-sanitizer sessions)",
-                          &h, &ho, &hc, &hs, &g, &go, &gc, &gs) == 8, "%s", p.out);
-    cr_expect(h == ho + hc + hs && g == go + gc + gs && h > 0 && g > 0, "%s", l ? l : p.out);
+                             "compute-sanitizer sessions), GPU %zu MiB (%zu MiB overhead + %zu MiB",
+                          &h, &ho, &hc, &hs, &g, &go, &gc) == 7, "%s", p.out);
+    cr_expect(h == ho + hc + hs && g == go + gc && h > 0 && g > 0, "%s", l ? l : p.out);
     cr_expect_eq(hs, KC_PLAN_SANITIZER_HOST_BASE >> 20);
-    cr_expect_eq(gs, KC_PLAN_SANITIZER_GPU >> 20);
     char line[1024] = "";
     if (l) snprintf(line, sizeof line, "%.*s", (int)strcspn(l + 2, "\n"), l + 2);
     cr_expect(line[0] && !strstr(line, "bytes"), "no byte counts beside the MiB: %s", line);

@@ -590,18 +590,19 @@ static void give_back(size_t *held, size_t *used, size_t b)
 void kc_admit_sessions(kc_admit *a, int slot, int open)
 {
     int dev = slot >= 0 && slot < a->ndevs;
-    size_t h = dev && a->integrated[slot] ? add_sat(a->sessions_host, a->sessions_gpu) : a->sessions_host;
+    size_t g = dev ? a->sessions_gpu[slot] : 0;
+    size_t h = dev && a->integrated[slot] ? add_sat(a->sessions_host, g) : a->sessions_host;
     if (open) {
         a->sessions_held = add_sat(a->sessions_held, h);
         a->host_used = add_sat(a->host_used, h);
         if (dev) {
-            a->gpu_sessions_held[slot] = add_sat(a->gpu_sessions_held[slot], a->sessions_gpu);
-            a->gpu_used[slot] = add_sat(a->gpu_used[slot], a->sessions_gpu);
+            a->gpu_sessions_held[slot] = add_sat(a->gpu_sessions_held[slot], g);
+            a->gpu_used[slot] = add_sat(a->gpu_used[slot], g);
         }
         return;
     }
     give_back(&a->sessions_held, &a->host_used, h);
-    if (dev) give_back(&a->gpu_sessions_held[slot], &a->gpu_used[slot], a->sessions_gpu);
+    if (dev) give_back(&a->gpu_sessions_held[slot], &a->gpu_used[slot], g);
 }
 
 const char *kc_costs_default_path(char *buf, size_t cap)

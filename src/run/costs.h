@@ -165,7 +165,8 @@ typedef struct kc_admit {
     size_t host_budget, host_used;            /* host_used: the items' and the sessions held (below) */
     size_t sessions_host;                     /* host bytes one worker's compute-sanitizer sessions take
                                                * (kc_plan_sanitizer_host; 0: not counted) */
-    size_t sessions_gpu;                      /* ... and GPU bytes on its device (KC_PLAN_SANITIZER_GPU) */
+    size_t sessions_gpu[KC_MAX_DEVLIST];      /* ... and GPU bytes on each device (KC_PLAN_SANITIZER_GPU; 0 on a
+                                               * device whose budget is under twice it: not counted there) */
     size_t sessions_held;                     /* of host_used, the sessions' of the workers that hold them */
     int running;                              /* items running anywhere */
     int alone_running;                        /* one that never fits runs alone now */
@@ -186,7 +187,7 @@ void kc_admit_take(kc_admit *a, int slot, size_t host, size_t gpu);
 void kc_admit_release(kc_admit *a, int slot, size_t host, size_t gpu);
 /* A worker on device slot `slot` (-1: none) starts (open 1) or stops
  * (open 0, its process ended) holding compute-sanitizer sessions:
- * a->sessions_host bytes of host memory and a->sessions_gpu of its device's
+ * a->sessions_host bytes of host memory and a->sessions_gpu[slot] of its device's
  * (on an integrated GPU, the host's too) held beside its items for as long
  * as they live (the sessions' tool processes and targets, each a CUDA
  * context, serve item after item, sanitize_session.h). Call it with the

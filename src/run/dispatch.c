@@ -69,10 +69,10 @@ static size_t with_sessions(const kc_dispatch_item *it, const kc_dispatch_worker
  * never run alone beside them. */
 static int admits(const kc_dispatch *d, const kc_dispatch_item *it, const kc_dispatch_worker *wk, int *alone)
 {
-    size_t h = with_sessions(it, wk, it->host, d->adm->sessions_host), g = with_sessions(it, wk, it->gpu, d->adm->sessions_gpu);
+    size_t sg = wk->devslot >= 0 && wk->devslot < d->adm->ndevs ? d->adm->sessions_gpu[wk->devslot] : 0;
+    size_t h = with_sessions(it, wk, it->host, d->adm->sessions_host), g = with_sessions(it, wk, it->gpu, sg);
     if (!kc_admit_check(d->adm, wk->devslot, h, g, alone)) return 0;
-    return !(*alone && it->sanitizer && !wk->sessions && (d->adm->sessions_host || d->adm->sessions_gpu) &&
-             any_holder(d));
+    return !(*alone && it->sanitizer && !wk->sessions && (d->adm->sessions_host || sg) && any_holder(d));
 }
 
 int kc_dispatch_next_of_kind(const kc_dispatch *d, int w, kc_want want, int *alone)

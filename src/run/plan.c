@@ -65,23 +65,20 @@ void kc_plan_compute(const kc_item *items, const int *sel, int ns, int with_gpu,
     if (with_gpu && any_gpu) {
         p->sanitizer = any_sanitizer;
         p->sanitizer_host = any_sanitizer ? kc_plan_sanitizer_host(inflight) : 0;
-        p->sanitizer_gpu = any_sanitizer ? KC_PLAN_SANITIZER_GPU : 0;
         p->host = add_sat(add_sat(p->host, p->host_case), p->sanitizer_host);
         p->gpu_over = kc_plan_gpu_per_worker(inflight);
-        p->gpu = add_sat(add_sat(p->gpu_over, p->gpu_case), p->sanitizer_gpu);
+        p->gpu = add_sat(p->gpu_over, p->gpu_case);
     } else {
         p->host_case = p->gpu_case = 0;
         p->host_what[0] = p->gpu_what[0] = 0;
     }
 }
 
-void kc_plan_set_sanitizer(kc_plan *p, size_t host, size_t gpu)
+void kc_plan_set_sanitizer(kc_plan *p, size_t host)
 {
     if (!p->sanitizer) return;      /* nothing here runs the sanitizer */
     p->host = add_sat(p->host - p->sanitizer_host, host);
-    p->gpu = add_sat(p->gpu - p->sanitizer_gpu, gpu);
     p->sanitizer_host = host;
-    p->sanitizer_gpu = gpu;
 }
 
 /* MiB from variable `name`'s value env (unset: *bytes stays dflt). */
@@ -122,15 +119,13 @@ void kc_plan_describe(const kc_plan *p, char *buf, size_t cap)
     if (p->gpu == 0)
         snprintf(buf, cap, "host %zu MiB (overhead only, no GPU item will run), GPU 0 MiB", mib_up(p->host));
     else {
-        char san[80] = "", sang[80] = "";
+        char san[80] = "";
         if (p->sanitizer_host)
             snprintf(san, sizeof san, " + %zu MiB for compute-sanitizer sessions", mib_up(p->sanitizer_host));
-        if (p->sanitizer_gpu)
-            snprintf(sang, sizeof sang, " + %zu MiB for compute-sanitizer sessions", mib_up(p->sanitizer_gpu));
-        snprintf(buf, cap, "host %zu MiB (%zu MiB overhead + %zu MiB for %s%s), GPU %zu MiB (%zu MiB overhead + %zu MiB for %s%s)",
+        snprintf(buf, cap, "host %zu MiB (%zu MiB overhead + %zu MiB for %s%s), GPU %zu MiB (%zu MiB overhead + %zu MiB for %s)",
                  mib_up(p->host), mib_up(KC_PLAN_HOST_OVERHEAD), mib_up(p->host_case),
                  p->host_what[0] ? p->host_what : "no contract", san, mib_up(p->gpu), mib_up(p->gpu_over),
-                 mib_up(p->gpu_case), p->gpu_what[0] ? p->gpu_what : "no contract", sang);
+                 mib_up(p->gpu_case), p->gpu_what[0] ? p->gpu_what : "no contract");
     }
 }
 
@@ -151,10 +146,10 @@ void kc_plan_help(FILE *out, const kc_item *items, int n)
             "  and an item starts only while the running items plus its own largest case fit. A worker's\n"
             "  compute-sanitizer sessions are planned at %zu MiB of host memory, %zu MiB more for each\n"
             "  item of a racecheck batch past the first (--inflight K > 1; none with KC_SANITIZE_BATCH=0),\n"
-            "  and %zu MiB of its GPU's, held until the worker ends (with KC_SANITIZE_SESSIONS=0, by each\n"
-            "  such item instead): with items that run the sanitizer, one worker's host share must fit\n"
-            "  beside the overheads, and another worker starts its own only while they fit (measured,\n"
-            "  src/run/plan.h).\n",
+            "  and %zu MiB of its GPU's (the work queue's, on a GPU whose budget holds it twice), held\n"
+            "  until the worker ends (with KC_SANITIZE_SESSIONS=0, by each such item instead): with items\n"
+            "  that run the sanitizer, one worker's host share must fit beside the overheads, and another\n"
+            "  worker starts its own only while they fit (measured, src/run/plan.h).\n",
             line, KC_PLAN_HOST_OVERHEAD >> 20, KC_PLAN_GPU_OVERHEAD >> 20, KC_INPUT_CACHE_BYTES >> 20,
             KC_PLAN_SANITIZER_HOST_BASE >> 20, KC_PLAN_SANITIZER_HOST_PER_BATCH_ITEM >> 20, KC_PLAN_SANITIZER_GPU >> 20);
 }

@@ -88,8 +88,7 @@ typedef struct kc_plan {
     size_t host, gpu;               /* bytes per process: overhead + largest case (+ sanitizer, below) */
     size_t sanitizer_host;          /* of host, the compute-sanitizer sessions' (kc_plan_sanitizer_host) when a
                                      * selected item runs the sanitizer on a GPU; else 0 */
-    size_t sanitizer_gpu;           /* of gpu, theirs (KC_PLAN_SANITIZER_GPU), likewise */
-    int sanitizer;                  /* a selected item runs the sanitizer on a GPU (the two above may be 0) */
+    int sanitizer;                  /* a selected item runs the sanitizer on a GPU (sanitizer_host may be 0) */
     size_t gpu_over;                /* the GPU overhead in gpu (kc_plan_gpu_per_worker), 0 without a GPU */
     size_t host_case, gpu_case;     /* the largest case's bytes (0: no GPU item) */
     char host_what[256];            /* "rmsnorm.f16 shape large.x" or "" */
@@ -107,10 +106,11 @@ typedef struct kc_plan {
  * so only the host overhead counts. */
 void kc_plan_compute(const kc_item *items, const int *sel, int ns, int with_gpu, kc_ref_mode mode, int inflight,
                      kc_plan *p);
-/* Plans p's compute-sanitizer sessions at `host` and `gpu` bytes instead of
- * the defaults (kc_plan_sanitizer_host_env, kc_plan_sanitizer_gpu_env),
- * where p counts them at all (p->sanitizer); p->host and p->gpu follow. */
-void kc_plan_set_sanitizer(kc_plan *p, size_t host, size_t gpu);
+/* Plans p's compute-sanitizer sessions at `host` bytes instead of the
+ * default (kc_plan_sanitizer_host_env), where p counts them at all
+ * (p->sanitizer); p->host follows. Their GPU share is the work queue's
+ * alone (kc_admit.sessions_gpu): a per-process plan holds no GPU share. */
+void kc_plan_set_sanitizer(kc_plan *p, size_t host);
 
 /* Everything the refusals look at. */
 typedef struct kc_plan_env {

@@ -53,6 +53,7 @@
 #include "runner.h"
 #include "sanitize_session.h"
 #include "signame.h"
+#include "strbuf.h"
 #include "tally.h"
 #include "colour.h"
 #include "progname.h"
@@ -352,9 +353,12 @@ static void dispatch(queue *qq)
                 kc_bytes_str(di->host, h, sizeof h);
                 kc_bytes_str(di->gpu, g, sizeof g);
                 kc_bytes_str(qq->adm.sessions_host, sh, sizeof sh);
-                kc_bytes_str(qq->adm.sessions_gpu, sg, sizeof sg);
-                if (di->sanitizer && (qq->adm.sessions_host || qq->adm.sessions_gpu) && !qq->dw[w->slot].sessions)
-                    snprintf(own, sizeof own, " (and host %s, GPU %s for the compute-sanitizer sessions it starts)", sh, sg);
+                size_t sgb = w->devslot >= 0 ? qq->adm.sessions_gpu[w->devslot] : 0;
+                kc_bytes_str(sgb, sg, sizeof sg);
+                if (di->sanitizer && (qq->adm.sessions_host || sgb) && !qq->dw[w->slot].sessions)
+                    snprintf(own, sizeof own, " (and%s%s%s%s%s for the compute-sanitizer sessions it starts)",
+                             qq->adm.sessions_host ? " host " : "", qq->adm.sessions_host ? sh : "",
+                             qq->adm.sessions_host && sgb ? "," : "", sgb ? " GPU " : "", sgb ? sg : "");
                 if (qq->adm.sessions_held || (w->devslot >= 0 && qq->adm.gpu_sessions_held[w->devslot]))
                     snprintf(held, sizeof held, " and the compute-sanitizer sessions held");
                 kc_q_say(qq, "%s needs host %s%s and GPU %s, more than the memory left for items beside the workers' overheads%s; it runs alone\n",
@@ -587,6 +591,8 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
         return 4;
     }
     int recorded = 0, any_sanitizer = 0;
+    char san_note[160] = "";        /* devices where the sessions' GPU share is not counted */
+    size_t san_gpu = 0;             /* that share */
     double total = 0;
     size_t hmax = 0, gmax = 0;
     for (int i = 0; i < ns; i++) {
@@ -619,22 +625,32 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
      * (racecheck over up to K items) only where they are on. */
     if (!qq->serial && any_sanitizer && d->ndevs > 0) {
         size_t san, sang;
+        int integrated = 0;
+        for (int j = 0; j < d->ndevs; j++) integrated |= d->dev[j].integrated;
         if (kc_plan_sanitizer_host_env(getenv("KC_SANITIZER_HOST_MIB"), kc_san_batches_on() ? o->inflight : 1, &san,
                                        err, sizeof err) ||
             kc_plan_sanitizer_gpu_env(getenv("KC_SANITIZER_GPU_MIB"), &sang, err, sizeof err) ||
-            kc_plan_check_sessions(nwp, KC_PLAN_HOST_OVERHEAD, san, avail, err, sizeof err)) {
+            kc_plan_check_sessions(nwp, KC_PLAN_HOST_OVERHEAD, integrated ? san + sang : san, avail, err, sizeof err)) {
             kc_say(stderr, "--jobs %d refused: %s\n", o->jobs, err);
             free(sel);
             return 2;
         }
-        if (kc_san_sessions_on()) {
-            qq->adm.sessions_host = san;
-            qq->adm.sessions_gpu = sang;
-        } else
+        /* The GPU share only where it leaves as much again to items: on a
+         * device whose budget is under twice it, holding it would leave every
+         * later item too little and run each alone (said in the header). */
+        for (int j = 0; j < d->ndevs; j++) {
+            int fits = qq->adm.gpu_budget[j] == SIZE_MAX || sang <= qq->adm.gpu_budget[j] / 2;
+            if (sang && !fits) kc_strcatf(san_note, sizeof san_note, "%s%d", san_note[0] ? ", " : "", d->dev[j].ordinal);
+            if (fits && kc_san_sessions_on()) qq->adm.sessions_gpu[j] = sang;
+        }
+        san_gpu = sang;
+        if (kc_san_sessions_on()) qq->adm.sessions_host = san;
+        else
             for (int i = 0; i < ns; i++)
                 if (qq->di[i].sanitizer) {
                     qq->di[i].host = qq->di[i].host > SIZE_MAX - san ? SIZE_MAX : qq->di[i].host + san;
-                    qq->di[i].gpu = qq->di[i].gpu > SIZE_MAX - sang ? SIZE_MAX : qq->di[i].gpu + sang;
+                    if (!san_note[0])   /* the GPU share where every device can hold it */
+                        qq->di[i].gpu = qq->di[i].gpu > SIZE_MAX - sang ? SIZE_MAX : qq->di[i].gpu + sang;
                     if (qq->di[i].host > hmax) hmax = qq->di[i].host;
                     if (qq->di[i].gpu > gmax) gmax = qq->di[i].gpu;
                 }
@@ -653,7 +669,9 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     kc_queue_head head = { .selected = ns, .filtered = nf, .gpu_items = gpu_items, .workers = qq->nw,
                            .costs_found = found, .recorded = recorded, .host_max = hmax, .gpu_max = gmax,
                            .mem_avail = avail, .sessions_host = qq->adm.sessions_host,
-                           .sessions_gpu = d->ndevs ? qq->adm.sessions_gpu : 0 };
+                           .sessions_gpu = d->ndevs ? qq->adm.sessions_gpu[0] : 0 };
+    snprintf(head.sessions_gpu_not_on, sizeof head.sessions_gpu_not_on, "%s", san_note);
+    head.sessions_gpu_figure = san_gpu;
     if (qq->serial) {
         kc_queue_serial_header(o, d, &head, &qq->t);
         kc_report_run_start(ns, 0, 1, 1, total);

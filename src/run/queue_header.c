@@ -89,6 +89,9 @@ void kc_queue_header(const kc_opts *o, const kc_devinfo *d, const kc_queue_head 
     if (h->sessions_host) snprintf(sh, sizeof sh, "%zu MiB host", h->sessions_host >> 20);
     if (h->sessions_gpu) snprintf(sg, sizeof sg, "%s%zu MiB GPU", sh[0] ? " + " : "", h->sessions_gpu >> 20);
     if (sh[0] || sg[0]) snprintf(ss, sizeof ss, ", and %s%s while it holds compute-sanitizer sessions", sh, sg);
+    if (h->sessions_gpu_not_on[0])
+        kc_strcatf(ss, sizeof ss, "%s the sessions' %zu MiB GPU not counted on device %s (under twice it is left there)",
+                   ss[0] ? ";" : ",", h->sessions_gpu_figure >> 20, h->sessions_gpu_not_on);
     if (h->selected)     /* with nothing to run, nothing to admit */
         kc_report_note(stdout, "memory: each worker %zu MiB host%s%s; items are admitted while the running ones fit "
                        "(largest item that runs here: host %s, GPU %s; MemAvailable %s)\n",

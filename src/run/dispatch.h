@@ -6,9 +6,10 @@
  *   - an item is taken only while it fits the memory admission (kc_admit,
  *     costs.h), or alone once nothing else runs when it never fits; an
  *     item that runs the sanitizer needs, on a worker without sessions, the
- *     host memory of the sessions it starts there too (kc_admit.sessions_host,
- *     held until the worker ends), and while another worker holds sessions
- *     it is left to such a holder when they would not fit beside them;
+ *     host and GPU memory of the sessions it starts there too
+ *     (kc_admit.sessions_host, .sessions_gpu, held until the worker ends),
+ *     and while another worker holds sessions it is left to such a holder
+ *     when they would not fit beside them;
  *   - a worker prefers the next item of the contract its last item had (its
  *     inputs are already on that worker's GPU, inputs.h), else the first in
  *     the queue's order (costs.h, kc_queue_order);

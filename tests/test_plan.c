@@ -344,6 +344,10 @@ Test(plan, a_jobs_run_plans_the_sanitizer_sessions, .timeout = 120)
     cr_expect(strstr(r.err, "KC_SANITIZER_GPU_MIB = '-1': expected a whole number of MiB from 0 to 16777216 (the GPU "
                             "memory one worker's compute-sanitizer sessions are planned at; 0: not counted)"), "%s", r.err);
     kc_proc_free(&r);
+    r = kc_run_fake(stat, badgpu, 60);     /* the static schedule reads it for its errors too */
+    cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.err, "KC_SANITIZER_GPU_MIB = '-1'"), "%s", r.err);
+    kc_proc_free(&r);
 
     r = kc_run_fake(withsan, bad, 60);
     cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);

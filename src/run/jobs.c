@@ -229,9 +229,11 @@ static int check_plan(const kc_opts *o, const kc_item *items, const selection *s
 {
     char err[1024];
     kc_plan_compute(items, s->sel, s->ns, d->ndevs > 0, o->reference, o->inflight, plan);
-    size_t san;     /* only where something runs the sanitizer; batches only where they are on */
-    if (plan->sanitizer && kc_plan_sanitizer_host_env(getenv("KC_SANITIZER_HOST_MIB"),
-                                                      kc_san_batches_on() ? o->inflight : 1, &san, err, sizeof err)) {
+    size_t san, sang;     /* only where something runs the sanitizer; batches only where they are on */
+    if (plan->sanitizer && (kc_plan_sanitizer_host_env(getenv("KC_SANITIZER_HOST_MIB"),
+                                                       kc_san_batches_on() ? o->inflight : 1, &san, err, sizeof err) ||
+                            /* read for its errors only: the GPU share is the work queue's */
+                            kc_plan_sanitizer_gpu_env(getenv("KC_SANITIZER_GPU_MIB"), &sang, err, sizeof err))) {
         kc_report_note(stderr, "--jobs %d refused: %s\n", o->jobs, err);
         return 2;
     }

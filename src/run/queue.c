@@ -593,6 +593,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     int recorded = 0, any_sanitizer = 0;
     char san_note[160] = "";        /* devices where the sessions' GPU share is not counted */
     size_t san_gpu = 0;             /* that share */
+    size_t san_gpu_counted = 0;     /* ... where some device counts it, else 0 (the header) */
     double total = 0;
     size_t hmax = 0, gmax = 0;
     for (int i = 0; i < ns; i++) {
@@ -625,23 +626,29 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
      * (racecheck over up to K items) only where they are on. */
     if (!qq->serial && any_sanitizer && d->ndevs > 0) {
         size_t san, sang;
-        int integrated = 0;
-        for (int j = 0; j < d->ndevs; j++) integrated |= d->dev[j].integrated;
         if (kc_plan_sanitizer_host_env(getenv("KC_SANITIZER_HOST_MIB"), kc_san_batches_on() ? o->inflight : 1, &san,
                                        err, sizeof err) ||
-            kc_plan_sanitizer_gpu_env(getenv("KC_SANITIZER_GPU_MIB"), &sang, err, sizeof err) ||
-            kc_plan_check_sessions(nwp, KC_PLAN_HOST_OVERHEAD, integrated ? san + sang : san, avail, err, sizeof err)) {
+            kc_plan_sanitizer_gpu_env(getenv("KC_SANITIZER_GPU_MIB"), &sang, err, sizeof err)) {
             kc_say(stderr, "--jobs %d refused: %s\n", o->jobs, err);
             free(sel);
             return 2;
         }
         /* The GPU share only where it leaves as much again to items: on a
          * device whose budget is under twice it, holding it would leave every
-         * later item too little and run each alone (said in the header). */
+         * later item too little and run each alone (said in the header). On
+         * an integrated GPU a counted share is host memory too. */
+        int integrated = 0;
         for (int j = 0; j < d->ndevs; j++) {
             int fits = qq->adm.gpu_budget[j] == SIZE_MAX || sang <= qq->adm.gpu_budget[j] / 2;
             if (sang && !fits) kc_strcatf(san_note, sizeof san_note, "%s%d", san_note[0] ? ", " : "", d->dev[j].ordinal);
             if (fits && kc_san_sessions_on()) qq->adm.sessions_gpu[j] = sang;
+            if (fits) san_gpu_counted = sang;
+            integrated |= fits && d->dev[j].integrated;
+        }
+        if (kc_plan_check_sessions(nwp, KC_PLAN_HOST_OVERHEAD, integrated ? san + sang : san, avail, err, sizeof err)) {
+            kc_say(stderr, "--jobs %d refused: %s\n", o->jobs, err);
+            free(sel);
+            return 2;
         }
         san_gpu = sang;
         if (kc_san_sessions_on()) qq->adm.sessions_host = san;
@@ -669,7 +676,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     kc_queue_head head = { .selected = ns, .filtered = nf, .gpu_items = gpu_items, .workers = qq->nw,
                            .costs_found = found, .recorded = recorded, .host_max = hmax, .gpu_max = gmax,
                            .mem_avail = avail, .sessions_host = qq->adm.sessions_host,
-                           .sessions_gpu = d->ndevs ? qq->adm.sessions_gpu[0] : 0 };
+                           .sessions_gpu = kc_san_sessions_on() ? san_gpu_counted : 0 };
     snprintf(head.sessions_gpu_not_on, sizeof head.sessions_gpu_not_on, "%s", san_note);
     head.sessions_gpu_figure = san_gpu;
     if (qq->serial) {

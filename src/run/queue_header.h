@@ -21,7 +21,7 @@ typedef struct kc_queue_head {
     size_t host_max, gpu_max;   /* the largest selected item's memory plan, bytes */
     size_t mem_avail;           /* MemAvailable, bytes; SIZE_MAX unknown */
     size_t sessions_host;       /* a worker's compute-sanitizer sessions while it holds them, bytes; 0: none planned */
-    size_t sessions_gpu;        /* ... of its GPU's (device slot 0's figure; 0 where not counted) */
+    size_t sessions_gpu;        /* ... of its GPU's, where some device counts it (0: none does) */
     char sessions_gpu_not_on[160];  /* "0, 2": devices whose budget is under twice the share (not counted) */
     size_t sessions_gpu_figure;     /* that share, bytes */
 } kc_queue_head;

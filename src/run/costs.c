@@ -4,6 +4,7 @@
 #include "costs.h"
 #include "errmsg.h"
 #include "item_run.h"
+#include "size_sat.h"
 
 #include <errno.h>
 #include <sys/file.h>
@@ -531,15 +532,14 @@ void kc_item_memory(const kc_item *it, int with_gpu, kc_ref_mode mode, size_t *h
     }
 }
 
-static size_t add_sat(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
 
 /* The item does not fit its budgets even with nothing else running but
  * the sessions held. */
 static int never_fits(const kc_admit *a, int slot, size_t host, size_t gpu)
 {
     int dev = slot >= 0 && slot < a->ndevs;
-    size_t h = add_sat(dev && a->integrated[slot] ? add_sat(host, gpu) : host, a->sessions_held);
-    size_t g = dev ? add_sat(gpu, a->gpu_sessions_held[slot]) : gpu;
+    size_t h = kc_add_sat(dev && a->integrated[slot] ? kc_add_sat(host, gpu) : host, a->sessions_held);
+    size_t g = dev ? kc_add_sat(gpu, a->gpu_sessions_held[slot]) : gpu;
     return !(a->host_budget == SIZE_MAX || h <= a->host_budget) ||
            !(!dev || a->gpu_budget[slot] == SIZE_MAX || g <= a->gpu_budget[slot]);
 }
@@ -549,14 +549,14 @@ int kc_admit_check(const kc_admit *a, int slot, size_t host, size_t gpu, int *al
     *alone = 0;
     size_t h = host;
     int dev = slot >= 0 && slot < a->ndevs;
-    if (dev && a->integrated[slot]) h = add_sat(h, gpu);
+    if (dev && a->integrated[slot]) h = kc_add_sat(h, gpu);
     if (a->alone_running) return 0;         /* nothing beside an item that runs alone */
     if (never_fits(a, slot, host, gpu)) {   /* alone, once nothing else runs */
         *alone = 1;
         return a->running == 0;
     }
-    if (a->host_budget != SIZE_MAX && add_sat(a->host_used, h) > a->host_budget) return 0;
-    if (dev && a->gpu_budget[slot] != SIZE_MAX && add_sat(a->gpu_used[slot], gpu) > a->gpu_budget[slot]) return 0;
+    if (a->host_budget != SIZE_MAX && kc_add_sat(a->host_used, h) > a->host_budget) return 0;
+    if (dev && a->gpu_budget[slot] != SIZE_MAX && kc_add_sat(a->gpu_used[slot], gpu) > a->gpu_budget[slot]) return 0;
     return 1;
 }
 
@@ -565,14 +565,14 @@ void kc_admit_take(kc_admit *a, int slot, size_t host, size_t gpu)
     int dev = slot >= 0 && slot < a->ndevs;
     if (never_fits(a, slot, host, gpu)) a->alone_running = 1;
     a->running++;
-    a->host_used = add_sat(a->host_used, dev && a->integrated[slot] ? add_sat(host, gpu) : host);
-    if (dev) a->gpu_used[slot] = add_sat(a->gpu_used[slot], gpu);
+    a->host_used = kc_add_sat(a->host_used, dev && a->integrated[slot] ? kc_add_sat(host, gpu) : host);
+    if (dev) a->gpu_used[slot] = kc_add_sat(a->gpu_used[slot], gpu);
 }
 
 void kc_admit_release(kc_admit *a, int slot, size_t host, size_t gpu)
 {
     int dev = slot >= 0 && slot < a->ndevs;
-    size_t h = dev && a->integrated[slot] ? add_sat(host, gpu) : host;
+    size_t h = dev && a->integrated[slot] ? kc_add_sat(host, gpu) : host;
     a->running--;
     if (a->running <= 0) a->alone_running = 0;
     a->host_used = a->host_used > h ? a->host_used - h : 0;
@@ -591,13 +591,13 @@ void kc_admit_sessions(kc_admit *a, int slot, int open)
 {
     int dev = slot >= 0 && slot < a->ndevs;
     size_t g = dev ? a->sessions_gpu[slot] : 0;
-    size_t h = dev && a->integrated[slot] ? add_sat(a->sessions_host, g) : a->sessions_host;
+    size_t h = dev && a->integrated[slot] ? kc_add_sat(a->sessions_host, g) : a->sessions_host;
     if (open) {
-        a->sessions_held = add_sat(a->sessions_held, h);
-        a->host_used = add_sat(a->host_used, h);
+        a->sessions_held = kc_add_sat(a->sessions_held, h);
+        a->host_used = kc_add_sat(a->host_used, h);
         if (dev) {
-            a->gpu_sessions_held[slot] = add_sat(a->gpu_sessions_held[slot], g);
-            a->gpu_used[slot] = add_sat(a->gpu_used[slot], g);
+            a->gpu_sessions_held[slot] = kc_add_sat(a->gpu_sessions_held[slot], g);
+            a->gpu_used[slot] = kc_add_sat(a->gpu_used[slot], g);
         }
         return;
     }

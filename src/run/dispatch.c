@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "size_sat.h"
+
 int kc_dispatch_pending(const kc_dispatch *d)
 {
     int n = 0;
@@ -58,8 +60,7 @@ static int any_holder(const kc_dispatch *d)
  * sessions the `sessions` bytes of those it starts there (kc_admit_sessions). */
 static size_t with_sessions(const kc_dispatch_item *it, const kc_dispatch_worker *wk, size_t need, size_t sessions)
 {
-    size_t s = it->sanitizer && !wk->sessions ? sessions : 0;
-    return need > SIZE_MAX - s ? SIZE_MAX : need + s;
+    return kc_add_sat(need, it->sanitizer && !wk->sessions ? sessions : 0);
 }
 
 /* Whether the admission lets worker wk take item it now (*alone: it must

@@ -13,11 +13,9 @@
 #include "gates.h"
 #include "inputs.h"
 #include "item_run.h"
+#include "size_sat.h"
 
 
-/* a * b, saturating at SIZE_MAX. */
-static size_t mul_sat(size_t a, size_t b) { return (b && a > SIZE_MAX / b) ? SIZE_MAX : a * b; }
-static size_t add_sat(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
 
 void kc_bytes_str(size_t b, char *buf, size_t cap)
 {
@@ -65,9 +63,9 @@ void kc_plan_compute(const kc_item *items, const int *sel, int ns, int with_gpu,
     if (with_gpu && any_gpu) {
         p->sanitizer = any_sanitizer;
         p->sanitizer_host = any_sanitizer ? kc_plan_sanitizer_host(inflight) : 0;
-        p->host = add_sat(add_sat(p->host, p->host_case), p->sanitizer_host);
+        p->host = kc_add_sat(kc_add_sat(p->host, p->host_case), p->sanitizer_host);
         p->gpu_over = kc_plan_gpu_per_worker(inflight);
-        p->gpu = add_sat(p->gpu_over, p->gpu_case);
+        p->gpu = kc_add_sat(p->gpu_over, p->gpu_case);
     } else {
         p->host_case = p->gpu_case = 0;
         p->host_what[0] = p->gpu_what[0] = 0;
@@ -77,7 +75,7 @@ void kc_plan_compute(const kc_item *items, const int *sel, int ns, int with_gpu,
 void kc_plan_set_sanitizer(kc_plan *p, size_t host)
 {
     if (!p->sanitizer) return;      /* nothing here runs the sanitizer */
-    p->host = add_sat(p->host - p->sanitizer_host, host);
+    p->host = kc_add_sat(p->host - p->sanitizer_host, host);
     p->sanitizer_host = host;
 }
 
@@ -180,7 +178,7 @@ static int check_same(const kc_device *a, const kc_device *b, char *err, size_t 
 
 static int check_host(const kc_plan_env *e, char *err, size_t cap)
 {
-    size_t need = mul_sat((size_t)e->jobs, e->plan->host);
+    size_t need = kc_mul_sat((size_t)e->jobs, e->plan->host);
     if (e->mem_available == SIZE_MAX || need <= e->mem_available) return 0;
     char per[32], tot[32], av[32];
     kc_bytes_str(e->plan->host, per, sizeof per);
@@ -192,7 +190,7 @@ static int check_host(const kc_plan_env *e, char *err, size_t cap)
 
 static int check_integrated(const kc_plan_env *e, const kc_device *d, char *err, size_t cap)
 {
-    size_t per = add_sat(e->plan->host, e->plan->gpu), need = mul_sat((size_t)e->jobs, per);
+    size_t per = kc_add_sat(e->plan->host, e->plan->gpu), need = kc_mul_sat((size_t)e->jobs, per);
     if (!d->integrated || e->mem_available == SIZE_MAX || need <= e->mem_available) return 0;
     char ps[32], ts[32], av[32];
     kc_bytes_str(per, ps, sizeof ps);
@@ -207,7 +205,7 @@ static int check_gpu(const kc_plan_env *e, int slot, char *err, size_t cap)
 {
     const kc_device *d = &e->devs[slot];
     int kids = kc_plan_children_on(e->jobs, e->ndevs, slot);
-    size_t need = mul_sat((size_t)kids, e->plan->gpu), fr = e->free_mem ? e->free_mem[slot] : SIZE_MAX;
+    size_t need = kc_mul_sat((size_t)kids, e->plan->gpu), fr = e->free_mem ? e->free_mem[slot] : SIZE_MAX;
     if (fr == SIZE_MAX || need <= fr) return 0;
     char per[32], tot[32], fs[32];
     kc_bytes_str(e->plan->gpu, per, sizeof per);
@@ -233,7 +231,7 @@ int kc_plan_check(const kc_plan_env *e, char *err, size_t errcap)
 int kc_plan_check_sessions(int workers, size_t per_worker, size_t sessions, size_t mem_available, char *err,
                            size_t errcap)
 {
-    size_t w = mul_sat((size_t)(workers > 0 ? workers : 1), per_worker), need = add_sat(w, sessions);
+    size_t w = kc_mul_sat((size_t)(workers > 0 ? workers : 1), per_worker), need = kc_add_sat(w, sessions);
     if (!sessions || mem_available == SIZE_MAX || need <= mem_available) return 0;
     char per[32], ss[32], tot[32], av[32];
     kc_bytes_str(per_worker, per, sizeof per);
@@ -270,7 +268,7 @@ int kc_meminfo_available(const char *text, size_t *bytes)
             unsigned long long kb = strtoull(p + 13, &end, 10);
             while (*end == ' ') end++;
             if (end == p + 13 || strncmp(end, "kB", 2) != 0) return -1;
-            *bytes = mul_sat((size_t)kb, 1024);
+            *bytes = kc_mul_sat((size_t)kb, 1024);
             return 0;
         }
         p = strchr(p, '\n');

@@ -53,6 +53,7 @@
 #include "runner.h"
 #include "sanitize_session.h"
 #include "signame.h"
+#include "size_sat.h"
 #include "strbuf.h"
 #include "tally.h"
 #include "colour.h"
@@ -655,9 +656,9 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
         else
             for (int i = 0; i < ns; i++)
                 if (qq->di[i].sanitizer) {
-                    qq->di[i].host = qq->di[i].host > SIZE_MAX - san ? SIZE_MAX : qq->di[i].host + san;
+                    qq->di[i].host = kc_add_sat(qq->di[i].host, san);
                     if (!san_note[0])   /* the GPU share where every device can hold it */
-                        qq->di[i].gpu = qq->di[i].gpu > SIZE_MAX - sang ? SIZE_MAX : qq->di[i].gpu + sang;
+                        qq->di[i].gpu = kc_add_sat(qq->di[i].gpu, sang);
                     if (qq->di[i].host > hmax) hmax = qq->di[i].host;
                     if (qq->di[i].gpu > gmax) gmax = qq->di[i].gpu;
                 }

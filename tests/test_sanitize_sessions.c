@@ -508,6 +508,34 @@ Test(sanitize, a_report_left_by_a_session_that_died_fails_the_run, .timeout = 12
     kc_proc_free(&p);
 }
 
+/* The same session dying only after the next request reached it: its late
+ * report opens that item's window, and the item, clean alone, FAILs. The
+ * report is an earlier item's, so their clean verdicts fall too: the run
+ * fails, and the results cache keeps none of them (it kept the earlier
+ * item's PASS, and the second run read green). */
+Test(sanitize, a_late_report_in_the_next_window_distrusts_the_items_before, .timeout = 120)
+{
+    char dir[512], cache[600], line[8192];
+    kc_tmp_dir(dir, sizeof dir, "san-late-next");
+    snprintf(cache, sizeof cache, "KC_CACHE_DIR=%s", dir);
+    for (int run = 0; run < 2; run++) {
+        char *env[] = { kc_san_test_env(), "PATH=/usr/bin:/bin", cache, "KC_FAKE_SANITIZER_LATEEXIT_S=2",
+                        "KC_FAKE_SANITIZER=lateexit:memcheck:fakenosmem.copy.f16:sanitize", NULL };
+        kc_proc p = kc_run_fake((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:sanitize", NULL },
+                                env, 120);
+        cr_expect_eq(p.status, 1, "run %d: exit %d\n%s%s", run + 1, p.status, p.out, p.err);
+        cr_expect(kc_out_item_line(p.out, "FAIL", "fakesan.copy.f16:sanitize", line, sizeof line) &&
+                  strstr(line, "that the item alone does not reproduce"), "run %d:\n%s", run + 1, p.out);
+        cr_expect(strstr(p.out, "kcontract-fixture: the memcheck session reported an error while fakesan.copy.f16:sanitize "
+                                "ran after 1 item it called clean, and that item alone does not reproduce it"),
+                  "run %d:\n%s", run + 1, p.out);
+        cr_expect(!strstr(p.out, "results cache:"), "run %d reused a verdict of the distrusted session:\n%s", run + 1,
+                  p.out);
+        kc_proc_free(&p);
+    }
+    kc_rm_rf(dir);
+}
+
 /* A session that ends between items (here killed) after a report that came
  * after its item's end line leaves that report to no window of its own: the
  * next session's first window opens with it, so that window is not the

@@ -499,6 +499,15 @@ static int run_tool_as(san_plan *p, kc_san_pool *pool, int t, char *const *words
              "does not reproduce (%s): its reports came out of order, so no item it served can be trusted; rerun "
              "with KC_SANITIZE_SESSIONS=0", kc_sanitizer_tool(t), line);
     with_cmd(out, cmd);
+    /* The report is one of the earlier items', late: their clean verdicts
+     * fall with it (else the results cache kept one, and the next run read
+     * green: found when a session died just after the next request). */
+    char distrust[1300];
+    snprintf(distrust, sizeof distrust, "the %s session reported an error while %s ran after %d item%s it called clean, "
+             "and that item alone does not reproduce it: the report was theirs, out of order (%.300s); the :sanitize "
+             "items it called clean in this process are not trusted (rerun with KC_SANITIZE_SESSIONS=0)",
+             kc_sanitizer_tool(t), p->it->name, earlier, earlier == 1 ? "" : "s", line);
+    kc_san_pool_distrust(pool, distrust);
     return 1;
 }
 

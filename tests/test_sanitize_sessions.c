@@ -487,19 +487,29 @@ Test(sanitize, a_report_in_a_window_stopped_at_its_limit_distrusts_the_session, 
  * report to the next request of its tool, which a fresh session serves: the
  * report is the dead session's, never the new session's first window's, and
  * it fails the run (the items the dead session called clean are not trusted).
+ * Which of two lines says so depends on a race the gate cannot win: when
+ * the next request reaches the session before its kill lands (a loaded host;
+ * seen once under a CI run beside the tests), the late report opens that
+ * item's window, and the item, clean alone, FAILs because its window held a
+ * report it does not reproduce. Either way the run fails on the dead
+ * session's report and no item is called clean on it.
  * A control after it runs in sessions of its own and is RED by its own error;
  * the dead session's report still fails the run when the pool ends. */
 Test(sanitize, a_report_left_by_a_session_that_died_fails_the_run, .timeout = 120)
 {
+    char line[8192];
     kc_proc p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:sanitize", NULL }, 0,
                                 "KC_FAKE_SANITIZER=lateexit:memcheck:fakenosmem.copy.f16:sanitize", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect(strstr(p.out, "kcontract-fixture: the memcheck session ended between items with an error report that no item's "
-                            "window held"), "%s", p.out);
+    int between = strstr(p.out, "kcontract-fixture: the memcheck session ended between items with an error report that no "
+                                "item's window held") != NULL;
+    int in_next = kc_out_item_line(p.out, "FAIL", "fakesan.copy.f16:sanitize", line, sizeof line) &&
+                  strstr(line, "the memcheck session reported an error while this item ran that the item alone does not "
+                               "reproduce");
+    cr_expect(between || in_next, "neither the between-items line nor the next item's FAIL:\n%s", p.out);
     kc_proc_free(&p);
     p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob", NULL },
                         0, "KC_FAKE_SANITIZER=lateexit:memcheck:fakenosmem.copy.f16:sanitize", NULL);
-    char line[8192];
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line), "%s",
               p.out);

@@ -395,23 +395,41 @@ int kc_san_window_clean(const kc_san_window *w)
            !kc_sanitizer_last_line(w->out, KC_SAN_TARGET_FAIL, l, sizeof l) && kc_sanitizer_last_line(w->out, KC_SAN_TARGET_OK, l, sizeof l);
 }
 
-/* After a window with errors ended a session that had called `earlier`
- * items clean, and the item ran alone (w) and was decided by it: a session that counted more
- * errors than the item alone has saw another item's reports, out of order
- * (perhaps in this window, lost with the item's own): the pool's clean
- * verdicts are not trusted (kc_san_pool_free fails the run). */
-static void distrust_if_more(const san_plan *p, kc_san_pool *pool, int t, const kc_san_window *w, long session_errors,
-                             int earlier)
+/* After a window that was not clean ended a session that had called
+ * `earlier` items clean, and the item ran alone (w), whatever that run
+ * decided (FAIL, KNOWN, clean): what the session printed for it (sess: the
+ * window and all it printed until it ended; dropped: bytes of it not kept)
+ * must be the item's own, or the pool's clean verdicts are not trusted
+ * (kc_san_pool_free fails the run): a report the run alone does not
+ * account for, a summary counting more errors than the run alone, lines
+ * past what is kept with no summary to count them, or no summary at all
+ * (the session died: what it counted is unknown). */
+static void distrust_unless_own(const san_plan *p, kc_san_pool *pool, int t, const kc_san_window *w, const char *sess,
+                                size_t dropped, int earlier, int failed)
 {
-    kc_san_error alone;
+    kc_san_error alone, all;
     kc_sanitizer_parse(w->out, &alone);
+    kc_sanitizer_parse(sess ? sess : "", &all);
     long mine = alone.errors < 0 ? 0 : alone.errors;
-    if (session_errors <= mine) return;
-    char why[700];
-    snprintf(why, sizeof why, "the %s session counted %ld error%s while %s ran after %d item%s it called clean, and "
-             "that item alone counts %ld: the rest were an earlier item's reports, out of order; the :sanitize items "
-             "it called clean in this process are not trusted (rerun with KC_SANITIZE_SESSIONS=0)", kc_sanitizer_tool(t),
-             session_errors, session_errors == 1 ? "" : "s", p->it->name, earlier, earlier == 1 ? "" : "s", mine);
+    char line[600] = "", what[800];
+    if (!sess) snprintf(what, sizeof what, "out of host memory to compare the runs");
+    else if (failed && (kc_sanitizer_count(sess) > 0 || all.errors != 0 || dropped))
+        /* the item fails anyway: a report the session printed for it may
+         * still be an earlier item's (the same words as its own, or its own
+         * lost when the session died), and no run alone can tell */
+        snprintf(what, sizeof what, "the item failed, and what the session reported for it cannot be pinned on it");
+    else if (kc_sanitizer_unmatched(sess, w->out, line, sizeof line))
+        snprintf(what, sizeof what, "a report the item alone does not give: %.500s", line);
+    else if (all.errors > mine)
+        snprintf(what, sizeof what, "it counted %ld error%s, the item alone %ld", all.errors, all.errors == 1 ? "" : "s", mine);
+    else if (all.errors < 0)
+        snprintf(what, sizeof what, "it ended without its summary%s", dropped ? ", after more output than is kept" : "");
+    else return;
+    char why[1300];
+    snprintf(why, sizeof why, "the %s session's window for %s, after %d item%s it called clean, was not clean, and the item "
+             "alone does not account for what the session printed (%s): it may be theirs, out of order; the :sanitize "
+             "items it called clean in this process are not trusted (rerun with KC_SANITIZE_SESSIONS=0)",
+             kc_sanitizer_tool(t), p->it->name, earlier, earlier == 1 ? "" : "s", what);
     kc_san_pool_distrust(pool, why);
 }
 
@@ -428,7 +446,8 @@ static int run_tool_as(san_plan *p, kc_san_pool *pool, int t, char *const *words
     snprintf(request, sizeof request, "%s %s", p->it->name, t == 1 && kc_san_race_edges_only(p) ? "edge" : "all");
     kc_san_error window_error = { .errors = -1 };
     int window_erred = 0, earlier = 0;
-    long session_errors = -1;
+    char *sess = NULL;          /* what a session that was not clean printed for the item, after earlier ones */
+    size_t sess_dropped = 0;
     double t0 = kc_now_s();
     if (pool && kc_san_ask(pool, t, words, request, limit, w, why, sizeof why) == 0) {
         if (kc_san_window_clean(w)) {
@@ -439,7 +458,7 @@ static int run_tool_as(san_plan *p, kc_san_pool *pool, int t, char *const *words
         if (w->timed_out) {
             kc_san_plan_learn(p, t, w->out, kc_now_s() - t0);
             kc_san_error e;
-            if (w->earlier > 0 && kc_sanitizer_parse(w->out, &e)) {
+            if (w->earlier > 0 && (kc_sanitizer_parse(w->out, &e) || e.errors > 0 || w->dropped)) {
                 /* A report in a window after earlier requests, stopped at
                  * its time limit: it may be an earlier item's, late (a
                  * window opens with what the last one left), and no run
@@ -447,7 +466,8 @@ static int run_tool_as(san_plan *p, kc_san_pool *pool, int t, char *const *words
                  * are not trusted (found by a review: the racy item read
                  * PASS, the hung one FAILed for its report) */
                 char line[700], distrust[1200];
-                kc_sanitizer_describe(kc_sanitizer_tool(t), &e, line, sizeof line);
+                if (e.what[0]) kc_sanitizer_describe(kc_sanitizer_tool(t), &e, line, sizeof line);
+                else snprintf(line, sizeof line, "%s", w->dropped ? "more output than is kept" : "its summary counts errors");
                 snprintf(distrust, sizeof distrust, "the %s session reported an error while %s ran, which it stopped at its "
                          "time limit after %d item%s it called clean, so the report may be theirs, out of order (%.300s); "
                          "the :sanitize items it called clean in this process are not trusted (rerun with "
@@ -474,41 +494,51 @@ static int run_tool_as(san_plan *p, kc_san_pool *pool, int t, char *const *words
         /* It may have lost its context; the item alone decides. Its summary
          * (its last lines) counts every error it saw. */
         kc_san_end(pool, t, limit, w);
-        kc_san_error all;
-        kc_sanitizer_parse(w->out, &all);
-        session_errors = all.errors;
+        if (earlier > 0) {
+            sess = strdup(w->out);
+            sess_dropped = w->dropped;
+        }
     }
     if (kc_san_once(words, request, limit, w, why, sizeof why) < 0) {
         out->state = KC_CRASH;
         snprintf(out->msg, sizeof out->msg, "%s: %s%s", kc_sanitizer_tool(t), why, planted);
         with_cmd(out, cmd);
+        if (earlier > 0) kc_san_pool_distrust(pool, "a sanitizer session's window after items it called clean was not "
+                                              "clean, and the item could not run alone to account for it: the :sanitize "
+                                              "items it called clean in this process are not trusted");
+        free(sess);
         return 1;
     }
     kc_san_plan_learn(p, t, w->out, kc_now_s() - t0);
-    if (kc_san_judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap)) {
-        if (window_erred && earlier > 0) distrust_if_more(p, pool, t, w, session_errors, earlier);
-        return 1;
+    int decided = kc_san_judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap);
+    if (!decided && window_erred && !p->known_now) {
+        /* The session reported an error while this item ran, and the item
+         * alone has none: the report was another item's, out of order. Never green. */
+        char line[1000];
+        kc_sanitizer_describe(kc_sanitizer_tool(t), &window_error, line, sizeof line);
+        out->state = p->it->kind == KC_KIND_CONTROL ? KC_MISSED : KC_FAIL;
+        snprintf(out->msg, sizeof out->msg, "the %s session reported an error while this item ran that the item alone "
+                 "does not reproduce (%s): its reports came out of order, so no item it served can be trusted; rerun "
+                 "with KC_SANITIZE_SESSIONS=0", kc_sanitizer_tool(t), line);
+        with_cmd(out, cmd);
+        /* The report is one of the earlier items', late: their clean verdicts
+         * fall with it (else the results cache kept one, and the next run read
+         * green: found when a session died just after the next request). */
+        char distrust[1300];
+        snprintf(distrust, sizeof distrust, "the %s session reported an error while %s ran after %d item%s it called clean, "
+                 "and that item alone does not reproduce it: the report was theirs, out of order (%.300s); the :sanitize "
+                 "items it called clean in this process are not trusted (rerun with KC_SANITIZE_SESSIONS=0)",
+                 kc_sanitizer_tool(t), p->it->name, earlier, earlier == 1 ? "" : "s", line);
+        kc_san_pool_distrust(pool, distrust);
+        decided = 1;
     }
-    if (!window_erred || p->known_now) return 0;     /* clean alone, or alone its report is a known finding */
-    /* The session reported an error while this item ran, and the item alone
-     * has none: the report was another item's, out of order. Never green. */
-    char line[1000];
-    kc_sanitizer_describe(kc_sanitizer_tool(t), &window_error, line, sizeof line);
-    out->state = p->it->kind == KC_KIND_CONTROL ? KC_MISSED : KC_FAIL;
-    snprintf(out->msg, sizeof out->msg, "the %s session reported an error while this item ran that the item alone "
-             "does not reproduce (%s): its reports came out of order, so no item it served can be trusted; rerun "
-             "with KC_SANITIZE_SESSIONS=0", kc_sanitizer_tool(t), line);
-    with_cmd(out, cmd);
-    /* The report is one of the earlier items', late: their clean verdicts
-     * fall with it (else the results cache kept one, and the next run read
-     * green: found when a session died just after the next request). */
-    char distrust[1300];
-    snprintf(distrust, sizeof distrust, "the %s session reported an error while %s ran after %d item%s it called clean, "
-             "and that item alone does not reproduce it: the report was theirs, out of order (%.300s); the :sanitize "
-             "items it called clean in this process are not trusted (rerun with KC_SANITIZE_SESSIONS=0)",
-             kc_sanitizer_tool(t), p->it->name, earlier, earlier == 1 ? "" : "s", line);
-    kc_san_pool_distrust(pool, distrust);
-    return 1;
+    /* What the session printed for this item after earlier ones must be
+     * this item's own, however its run alone ended (FAIL, KNOWN, clean):
+     * else it may be theirs (a late report beside the item's own error or
+     * known finding, one past what a window keeps, a session that died). */
+    if (earlier > 0) distrust_unless_own(p, pool, t, w, sess, sess_dropped, earlier, decided && kc_result_fails(out));
+    free(sess);
+    return decided;
 }
 
 /* Tool t for the item (run_tool_as), its command lines built here. */

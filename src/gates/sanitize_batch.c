@@ -102,7 +102,8 @@ static void race_batch(san_plan **p, const int *x, int nb, kc_san_pool *pool, kc
  * item in a session (run_tool_as). One item's own race explains one report
  * of the batch, never another. secs: each item's seconds, raised by its run. */
 static void batch_alone(san_plan **p, const int *x, int nb, kc_san_pool *pool, const char *batch_out, int dropped,
-                        kc_san_window *w, kc_item_result *outs, char (*ok)[600], int *decided, double *secs, int again)
+                        int earlier, kc_san_window *w, kc_item_result *outs, char (*ok)[600], int *decided, double *secs,
+                        int again)
 {
     size_t cap = (size_t)nb * KC_SAN_OUT_MAX + 1, len = 0;
     char *alone = malloc(cap);     /* the runs alone, one after another */
@@ -130,16 +131,26 @@ static void batch_alone(san_plan **p, const int *x, int nb, kc_san_pool *pool, c
     int rest[KC_SAN_BATCH_ITEMS], nr = 0;
     for (int k = 0; k < nb; k++)
         if (!decided[x[k]]) rest[nr++] = x[k];
-    if (again && own) {
-        free(alone);
-        if (nr > 1) race_batch(p, rest, nr, pool, w, outs, ok, decided, secs, 0);
-        return;
-    }
     char why[1100], names[1200] = "";
     int unexplained = batch_unexplained(batch_out, dropped, alone, why, sizeof why);
     free(alone);
-    if (!unexplained) return;
     for (int k = 0; k < nb; k++) kc_strcatf(names, sizeof names, "%s%s", k ? ", " : "", p[x[k]]->it->name);
+    if (unexplained && earlier > 0) {
+        /* The batch came after requests its session answered clean: what
+         * its items' runs alone do not account for may be those items'
+         * reports, late, so their clean verdicts fall too (as run_tool_as's) */
+        char distrust[1600];
+        snprintf(distrust, sizeof distrust, "the racecheck batch of %d items (%.600s), after %d request%s its session "
+                 "answered clean, held reports that its items' runs alone leave unexplained (%.400s): they may be theirs, out "
+                 "of order; the :sanitize items it called clean in this process are not trusted (rerun with "
+                 KC_SAN_BATCH_ENV "=0)", nb, names, earlier, earlier == 1 ? "" : "s", why);
+        kc_san_pool_distrust(pool, distrust);
+    }
+    if (again && own) {
+        if (nr > 1) race_batch(p, rest, nr, pool, w, outs, ok, decided, secs, 0);
+        return;
+    }
+    if (!unexplained) return;
     for (int k = 0; k < nb; k++) {
         int i = x[k];
         if (decided[i]) continue;       /* decided by its own run */
@@ -198,9 +209,10 @@ static void race_batch(san_plan **p, const int *x, int nb, kc_san_pool *pool, kc
     }
     /* it may have lost its context: it ends, and what it prints until then
      * (a late report, its summary) is the batch's too */
+    const int earlier = asked ? w->earlier : 0;
     if (asked) kc_san_end(pool, 1, limit, w);
     char *batch_out = asked ? strdup(w->out) : NULL;
-    batch_alone(p, x, nb, pool, asked ? batch_out : "", asked && w->dropped, w, outs, ok, decided, secs, again);
+    batch_alone(p, x, nb, pool, asked ? batch_out : "", asked && w->dropped, earlier, w, outs, ok, decided, secs, again);
     free(batch_out);
 }
 

@@ -19,6 +19,8 @@ typedef struct san_slot {
     char *carry;                /* lines after the last window's end line: the next window opens with them */
     size_t carry_len, carry_dropped;   /* carry_dropped: bytes past what it keeps; the next window counts them */
     int served;                 /* requests its session answered so far */
+    int settled;                /* its end was read (kc_san_end) or judged (settle_ended): nothing left to check */
+    int gone_status;            /* how a session that ended outside a window ended (wait status) */
 } san_slot;
 
 struct kc_san_pool {
@@ -90,6 +92,7 @@ static void on_gone(void *ctx, kc_sup *s, kc_child *c)
 {
     (void)s;
     san_slot *sl = &((san_slot *)ctx)[c->slot];
+    sl->gone_status = c->wstatus;
     if (!sl->w) return;
     sl->w->gone = 1;
     sl->w->wstatus = c->wstatus;
@@ -221,15 +224,19 @@ static void wait_gone(kc_san_pool *p, int tool, double limit_s)
 static void settle_ended(kc_san_pool *p, int tool)
 {
     san_slot *sl = &p->slot[tool];
-    if (p->sup.c[tool].state != KC_CHILD_GONE || (!sl->carry_len && !sl->carry_dropped)) return;
+    if (p->sup.c[tool].state != KC_CHILD_GONE || sl->settled) return;
+    sl->settled = 1;
+    if (!sl->served && !sl->carry_len && !sl->carry_dropped) return;   /* it ran no item */
     kc_san_error e;
-    int found = sl->carry ? kc_sanitizer_parse(sl->carry, &e) : 0;
-    if (found || e.errors > 0 || sl->carry_dropped) {
-        char why[700];
-        snprintf(why, sizeof why, "the %s session ended between items with an error report that no item's window held "
-                 "(%s): the :sanitize items it called clean in this process are not trusted (rerun with "
-                 "KC_SANITIZE_SESSIONS=0)", kc_sanitizer_tool(tool),
-                 found ? e.what : sl->carry_dropped ? "more output than is kept" : "its summary counts errors");
+    int found = kc_sanitizer_parse(sl->carry ? sl->carry : "", &e);
+    if (found || e.errors > 0 || sl->carry_dropped || (sl->served && e.errors < 0)) {
+        char why[700], how[128];
+        kc_sup_describe_status(sl->gone_status, how, sizeof how);
+        snprintf(why, sizeof why, "the %s session ended between items with %s%s%s: the :sanitize items it called clean "
+                 "in this process are not trusted (rerun with KC_SANITIZE_SESSIONS=0)", kc_sanitizer_tool(tool),
+                 found || e.errors > 0 || sl->carry_dropped ? "an error report that no item's window held (" :
+                 "no summary to count what it saw (", found ? e.what : sl->carry_dropped ? "more output than is kept" :
+                 e.errors > 0 ? "its summary counts errors" : how, ")");
         kc_san_pool_distrust(p, why);
     }
     free(sl->carry);
@@ -248,6 +255,7 @@ static int session_start(kc_san_pool *p, int tool, char *const argv[], char *why
     }
     kc_sup_mark(c, KC_CHILD_RUNNING);
     p->slot[tool].served = 0;
+    p->slot[tool].settled = 0;
     return 0;
 }
 
@@ -307,6 +315,7 @@ void kc_san_end(kc_san_pool *p, int tool, double limit_s, kc_san_window *w)
     kc_san_window scratch = { .out = scratch_out };
     kc_san_window *into = w ? w : &scratch;
     if (!w) into->len = KC_SAN_OUT_MAX;        /* keep nothing */
+    p->slot[tool].settled = 1;                 /* what it printed until its end is the caller's to judge */
     if (p->sup.c[tool].state == KC_CHILD_GONE) {
         carry_into(&p->slot[tool], into);      /* it ended already: what it printed last is still w's */
         return;
@@ -493,7 +502,7 @@ int kc_san_pool_free(kc_san_pool *p, char *why, size_t cap)
          * waited for another) left what it printed last, its summary too,
          * in its slot's carry: checked as well. */
         int gone = p->sup.c[t].state == KC_CHILD_GONE;
-        if (gone && !p->slot[t].carry_len) continue;
+        if (gone && (p->slot[t].settled || (!p->slot[t].carry_len && !p->slot[t].served))) continue;
         if (!gone && !p->slot[t].served) {
             stop_unused(p, t);
             continue;
@@ -509,12 +518,21 @@ int kc_san_pool_free(kc_san_pool *p, char *why, size_t cap)
             kc_san_end(p, t, left, NULL);
         }
         kc_san_error e;
-        if (buf && !kc_sanitizer_parse(buf, &e) && e.errors <= 0) continue;
+        /* a session that served items must end with its summary, counting
+         * no error: one that died or hung before it (its time limit) said
+         * nothing about what it saw */
+        const int served = p->slot[t].served > 0;
+        if (buf && !kc_sanitizer_parse(buf, &e) && (e.errors == 0 || (e.errors < 0 && !served)) && !w.timed_out) continue;
         if (buf && rc == 0) {
             kc_sanitizer_parse(buf, &e);
-            snprintf(why, cap, "the %s session counted %ld error%s that no item's window held (%s): the :sanitize "
-                     "items it called clean in this process are not trusted", kc_sanitizer_tool(t), e.errors,
-                     e.errors == 1 ? "" : "s", e.what[0] ? e.what : "no report line");
+            if (e.errors < 0 || (w.timed_out && !e.what[0] && e.errors <= 0))
+                snprintf(why, cap, "the %s session ended without its summary (%s): what it saw is not known, so the "
+                         ":sanitize items it called clean in this process are not trusted", kc_sanitizer_tool(t),
+                         w.timed_out ? "stopped at its time limit" : gone ? "it died between items" : "no summary line");
+            else
+                snprintf(why, cap, "the %s session counted %ld error%s that no item's window held (%s): the :sanitize "
+                         "items it called clean in this process are not trusted", kc_sanitizer_tool(t), e.errors,
+                         e.errors == 1 ? "" : "s", e.what[0] ? e.what : "no report line");
             rc = -1;
         }
     }

@@ -19,6 +19,11 @@
 #define KC_NONCE_LEN 16             /* hex digits of a request's nonce (64 random bits) */
 #define KC_RESULT_DETAIL_SEP '\036' /* between the detail field's lines (an escaped line holds no control byte) */
 #define KC_RESULT_LINE_CAP (4096 + 4 * 8192)  /* the longest result line: the message and an item's escaped detail */
+/* A worker's exit status when its sanitizer sessions are not trusted
+ * (sanitize_session.h: kc_san_pool_free failed, at its end or after a
+ * context loss): its :sanitize items' PASS is not trusted, it says so on
+ * stdout, and the parent's run exits 1. */
+#define KC_WORKER_UNTRUSTED 5
 
 /* A fresh nonce: KC_NONCE_LEN hex digits of getrandom(2) into out
  * (KC_NONCE_LEN + 1 bytes). 0, or -1 (errno) when no randomness is had.

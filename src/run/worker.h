@@ -53,10 +53,6 @@
 #include "item_run.h"               /* KC_LOST_*: the result line's lost */
 #include "result_line.h"
 
-/* A worker's exit status when one of its sanitizer sessions counted errors
- * that no item's window held (sanitize_session.h): its :sanitize items' PASS
- * is not trusted, it says so on stdout, and the parent's run exits 1. */
-#define KC_WORKER_UNTRUSTED 5
 #define KC_QUEUE_START_S 60         /* a worker not ready this long after its start is killed */
 #define KC_QUEUE_TAIL_LINES 20      /* a dead worker's last lines kept for its CRASH/TIMEOUT */
 /* What a worker's first item that runs compute-sanitizer costs it in seconds

@@ -528,7 +528,15 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
         if (rc) break;
     }
     if (stopping || rc) {
-        /* Lanes may be inside the lost context (or a hang): not joined. */
+        /* Lanes may be inside the lost context (or a hang): not joined. The
+         * sanitizer sessions are other processes: their summaries are
+         * checked first, as at a worker's end (worker.c), or the verdicts
+         * they gave would be kept and the run read green. */
+        char why[700];
+        if (kc_san_pool_free(san, why, sizeof why) && rc == 0) {
+            kc_say(stdout, "%s\n", why);
+            rc = KC_WORKER_UNTRUSTED;
+        }
         fflush(stdout);
         fflush(stderr);
         _exit(rc);

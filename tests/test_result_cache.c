@@ -16,10 +16,12 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -643,4 +645,57 @@ Test(result_cache, an_installed_binary_keeps_no_cache_in_its_bin_folder, .timeou
     kc_proc_free(&p);
     snprintf(cmd, sizeof cmd, "rm -rf '%s/rcache-bin-%ld'", kc_test_tmpdir(), (long)getpid());
     cr_assert_eq(system(cmd), 0);
+}
+
+/* A library kernel's file rebuilt between two items of one process (a
+ * static shard): dlopen keeps giving the process the file it first loaded,
+ * while the key hashes the new one. The second item's verdict was earned
+ * with the old file, so it is kept under no key: the next run runs it
+ * (found by a review: the clean library, rebuilt broken between the items,
+ * left the control's RED cached, and the next run read green where it is
+ * MISSED). Item 1's release hook opens a FIFO, which blocks until the
+ * swap below is done. */
+Test(result_cache, a_library_rebuilt_between_two_items_of_a_process_keeps_no_verdict, .timeout = 60)
+{
+    char lib[512], fifo[600], clean[700], broken[700], cmd[2400], env_lib[600], env_log[700];
+    cache_dir c;
+    cache_new(&c, "rcache-libswap");
+    kc_tmp_dir(lib, sizeof lib, "rcache-libswap-lib");
+    snprintf(clean, sizeof clean, "%s/libkc_fakelib.so", lib);
+    snprintf(broken, sizeof broken, "%s/libkc_fakelib@error_return.so", lib);
+    snprintf(cmd, sizeof cmd, "cp build/lib/libkc_fakelib.so '%s' && cp 'build/lib/libkc_fakelib@error_return.so' '%s'",
+             clean, broken);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    snprintf(fifo, sizeof fifo, "%s/release.fifo", lib);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    pid_t swapper = fork();
+    cr_assert_geq(swapper, 0);
+    if (swapper == 0) {             /* the rebuild, once item 1 has loaded the library; then a reader for good */
+        sleep(1);
+        snprintf(cmd, sizeof cmd, "cp '%s' '%s.new' && mv '%s.new' '%s'", broken, clean, clean, clean);
+        if (system(cmd) != 0) _exit(1);
+        open(fifo, O_RDWR);
+        pause();
+        _exit(0);
+    }
+    snprintf(env_lib, sizeof env_lib, "KC_LIBDIR=%s", lib);
+    snprintf(env_log, sizeof env_log, "KC_FAKELIB_RELEASE_LOG=%s", fifo);
+    char *env1[] = { c.env, env_lib, env_log, NULL };
+    kc_proc p = kc_run_fake((char *[]){ "run", "--jobs", "1", "--schedule", "static", "fakelib.double.f32",
+                                        "fakelib.double.f32:control.error_return", NULL }, env1, 30);
+    kill(swapper, SIGKILL);
+    waitpid(swapper, NULL, 0);
+    char line[8192];
+    cr_expect(kc_out_item_line(p.out, "RED", "fakelib.double.f32:control.error_return", line, sizeof line), "%s%s", p.out,
+              p.err);
+    kc_proc_free(&p);
+    char *env2[] = { c.env, env_lib, NULL };
+    p = kc_run_fake((char *[]){ "run", "fakelib.double.f32:control.error_return", NULL }, env2, 30);
+    cr_expect(!strstr(p.out, "[cached:"), "a verdict the rebuilt library never earned was reused:\n%s", p.out);
+    cr_expect(kc_out_item_line(p.out, "MISSED", "fakelib.double.f32:control.error_return", line, sizeof line), "%s",
+              p.out);
+    cr_expect_eq(p.status, 1, "exit %d\n%s", p.status, p.out);
+    kc_proc_free(&p);
+    kc_rm_rf(lib);
+    kc_rm_rf(c.dir);
 }

@@ -29,4 +29,11 @@ void kc_hostlib_path(const char *library, const char *control, char *buf, size_t
  * why. */
 int kc_hostlib_load(const char *library, const char *control, const char *entry, kc_host_entry *fn,
                     kc_host_release_fn *release, char *why, size_t cap);
+/* Whether this process loaded path (kc_hostlib_load) from a file other than
+ * the one now there: replaced since (a rebuild), or while dlopen read it.
+ * dlopen keeps giving the process the file it first loaded, so what an item
+ * earns with it is not the new file's (result_cache.c keys the new one). 0
+ * when never loaded or still the same file (device, inode, size, mtime); 1
+ * for every path once the process could not remember one it loaded. */
+int kc_hostlib_replaced_since_load(const char *path);
 #endif

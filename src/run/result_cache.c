@@ -46,6 +46,7 @@ struct kc_rcache {
     struct keyed {              /* each item's key as it was before it ran (key_before_run) */
         const kc_item *it;
         uint64_t key;
+        int unearned;           /* a library it loads was replaced after this process loaded it */
     } *keys;
     int nkeys, capkeys;
 };
@@ -282,7 +283,7 @@ static uint64_t sanitizer_hash(kc_rcache *c)
     return c->sanitizer;
 }
 
-static uint64_t item_key(kc_rcache *c, const kc_item *it)
+static uint64_t item_key(kc_rcache *c, const kc_item *it, int *unearned)
 {
     uint64_t h = mix_u64(c->global, (uint64_t)it->kind);
     h = mix_str(mix_str(h, it->name), it->record);
@@ -295,11 +296,15 @@ static uint64_t item_key(kc_rcache *c, const kc_item *it)
         h = mix_u64(h, module_hash(c, "harness"));
         if (k->library) {
             char p[PATH_MAX];
+            /* dlopen gives a process the file it first loaded from a path:
+             * one replaced since is hashed here but not what the item runs */
             kc_hostlib_path(k->library, NULL, p, sizeof p);
             h = file_hash(p, h);
+            *unearned |= kc_hostlib_replaced_since_load(p);
             if (it->control) {
                 kc_hostlib_path(k->library, it->control->name, p, sizeof p);
                 h = file_hash(p, h);
+                *unearned |= kc_hostlib_replaced_since_load(p);
             }
         }
     }
@@ -320,11 +325,14 @@ static uint64_t item_key(kc_rcache *c, const kc_item *it)
  * or compute-sanitizer replaced while the item ran (a rebuild) would
  * otherwise be read after it, and its pass kept under the new file's key,
  * reused by the next run, which the new file fails. */
-static uint64_t key_before_run(kc_rcache *c, const kc_item *it)
+static uint64_t key_before_run(kc_rcache *c, const kc_item *it, int *unearned)
 {
+    int dummy;
+    if (!unearned) unearned = &dummy;
+    *unearned = 0;
     for (int i = c->nkeys - 1; i >= 0; i--)
-        if (c->keys[i].it == it) return c->keys[i].key;
-    uint64_t key = item_key(c, it);
+        if (c->keys[i].it == it) return *unearned = c->keys[i].unearned, c->keys[i].key;
+    uint64_t key = item_key(c, it, unearned);
     if (c->nkeys == c->capkeys) {
         int cap = c->capkeys ? 2 * c->capkeys : 64;
         struct keyed *k = realloc(c->keys, (size_t)cap * sizeof *k);
@@ -332,7 +340,7 @@ static uint64_t key_before_run(kc_rcache *c, const kc_item *it)
         c->keys = k;
         c->capkeys = cap;
     }
-    c->keys[c->nkeys++] = (struct keyed){ .it = it, .key = key };
+    c->keys[c->nkeys++] = (struct keyed){ .it = it, .key = key, .unearned = *unearned };
     return key;
 }
 
@@ -357,11 +365,14 @@ int kc_rcache_reusable(const kc_item *it, const kc_item_result *r)
 void kc_rcache_store(kc_rcache *c, const kc_item *it, const kc_item_result *r)
 {
     if (!c || r->cached || !kc_rcache_reusable(it, r)) return;
+    int unearned;
+    uint64_t key = key_before_run(c, it, &unearned);
+    if (unearned) return;       /* earned by a library file no longer at its path: kept under no key */
     char body[ENTRY_MAX], path[PATH_MAX], tmp[PATH_MAX + 64];
     int n = snprintf(body, sizeof body,
                      FORMAT_LINE "\nitem %s\nkey %016llx\nstate %s\ngate %d\ncases %d\nearned %lld\nbuild %016llx\n"
                      "ms %llu\nmsg %s\n",
-                     it->name, (unsigned long long)key_before_run(c, it), kc_state_name(r->state), r->gate, r->cases,
+                     it->name, (unsigned long long)key, kc_state_name(r->state), r->gate, r->cases,
                      (long long)time(NULL), (unsigned long long)kc_build_id(),
                      (unsigned long long)(r->seconds > 0 ? r->seconds * 1000.0 + 0.999 : 0), r->msg);
     if (n < 0 || n >= (int)sizeof body - 32) return;     /* cannot happen with the fields' sizes */
@@ -465,7 +476,7 @@ int kc_rcache_lookup(kc_rcache *c, const kc_item *it, kc_item_result *r)
 {
     if (!c) return 0;
     char path[PATH_MAX], text[ENTRY_MAX + 64], why[256], v[2048], msg[2048];
-    uint64_t now = key_before_run(c, it);      /* also with no entry yet: the one its pass is kept under */
+    uint64_t now = key_before_run(c, it, NULL);      /* also with no entry yet: the one its pass is kept under */
     entry_path(c, it->name, path, sizeof path);
     int rc = read_entry(path, text, sizeof text, why, sizeof why);
     if (rc == 1) return 0;

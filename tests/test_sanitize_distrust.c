@@ -81,6 +81,17 @@ Test(sanitize_distrust, a_report_past_what_a_window_keeps, .timeout = 120)
                 "(it counted 1 error, the item alone 0)");
 }
 
+/* The same, in a window its time limit stopped: no report line is kept
+ * there either, only the session's count. */
+Test(sanitize_distrust, a_report_past_what_a_window_stopped_at_its_limit_keeps, .timeout = 120)
+{
+    fails_twice((char *[]){ "run", A, B, NULL },
+                (const char *[]){ "KC_SANITIZE_TIMEOUT_S=3", "KC_FAKE_SANITIZER=hang:memcheck:" B,
+                                  "KC_FAKE_SANITIZER_FLOODLATE=memcheck:" B, NULL },
+                "the memcheck session reported an error while " B " ran, which it stopped at its time limit after 1 "
+                "item it called clean");
+}
+
 /* A session that died between items with no late report and no summary:
  * what it saw is unknown (sessions off, the same tool is a CRASH). */
 Test(sanitize_distrust, a_session_that_died_without_its_summary, .timeout = 120)

@@ -503,9 +503,14 @@ static int run_tool_as(san_plan *p, kc_san_pool *pool, int t, char *const *words
         out->state = KC_CRASH;
         snprintf(out->msg, sizeof out->msg, "%s: %s%s", kc_sanitizer_tool(t), why, planted);
         with_cmd(out, cmd);
-        if (earlier > 0) kc_san_pool_distrust(pool, "a sanitizer session's window after items it called clean was not "
-                                              "clean, and the item could not run alone to account for it: the :sanitize "
-                                              "items it called clean in this process are not trusted");
+        if (earlier > 0) {
+            char distrust[700];
+            snprintf(distrust, sizeof distrust, "the %s session's window for %s, after %d item%s it called clean, was not "
+                     "clean, and the item could not run alone to account for it (%.200s): the :sanitize items it called "
+                     "clean in this process are not trusted (rerun with KC_SANITIZE_SESSIONS=0)", kc_sanitizer_tool(t),
+                     p->it->name, earlier, earlier == 1 ? "" : "s", why);
+            kc_san_pool_distrust(pool, distrust);
+        }
         free(sess);
         return 1;
     }

@@ -148,3 +148,28 @@ Test(sanitize_distrust, a_worker_with_lanes_checks_its_sessions_after_a_context_
                 "the memcheck session counted 1 error that no item's window held");
     unlink(costs);
 }
+
+/* The other way round: a session this process stops at an item's time
+ * limit, where it was that session's first request, ended by no fault of
+ * the items after it (served by a fresh session): the hung item is TIMEOUT,
+ * the rest stay trusted and cached (found by a review: the stopped session
+ * was taken for one that died between items, and every :sanitize verdict of
+ * the process was distrusted). */
+Test(sanitize_distrust, a_session_stopped_at_an_items_limit_leaves_the_others_trusted, .timeout = 120)
+{
+    char dir[512], cache[600], line[8192];
+    kc_tmp_dir(dir, sizeof dir, "san-distrust-hang");
+    snprintf(cache, sizeof cache, "KC_CACHE_DIR=%s", dir);
+    for (int run = 1; run <= 2; run++) {
+        char *env[] = { kc_san_test_env(), "PATH=/usr/bin:/bin", cache, "KC_SANITIZE_TIMEOUT_S=3",
+                        "KC_FAKE_SANITIZER=hang:memcheck:fakeedges.copy.f16:sanitize", NULL };
+        kc_proc p = kc_run_fake((char *[]){ "run", "fakeedges.copy.f16:sanitize", A, B, NULL }, env, 120);
+        cr_expect_eq(p.status, 1, "run %d: exit %d\n%s%s", run, p.status, p.out, p.err);
+        cr_expect(kc_out_item_line(p.out, "TIMEOUT", "fakeedges.copy.f16:sanitize", line, sizeof line), "run %d:\n%s",
+                  run, p.out);
+        cr_expect(!strstr(p.out, "not trusted"), "run %d distrusted the items after the stopped session:\n%s", run, p.out);
+        if (run == 2) cr_expect(reused(p.out, A) && reused(p.out, B), "run 2 did not reuse the clean items:\n%s", p.out);
+        kc_proc_free(&p);
+    }
+    kc_rm_rf(dir);
+}

@@ -475,6 +475,12 @@ static int run_tool_as(san_plan *p, kc_san_pool *pool, int t, char *const *words
                          w->earlier == 1 ? "" : "s", line);
                 kc_san_pool_distrust(pool, distrust);
             }
+            /* Stopped by this process at the item's limit: all it printed
+             * until it was gone is the window's, judged here, so its end
+             * (no summary: it was stopped) is settled, not later taken for a
+             * session that died between items (found by a review: every
+             * :sanitize verdict of the process was distrusted) */
+            kc_san_end(pool, t, limit, NULL);
             return kc_san_judge_tool(p, t, w, limit, cmd, gates_msg, planted, out, target_ok, okcap);
         }
         window_erred = kc_sanitizer_parse(w->out, &window_error);

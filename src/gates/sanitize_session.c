@@ -27,7 +27,7 @@ struct kc_san_pool {
     kc_sup sup;                 /* KC_SAN_POOL_TOOLS slots; installed only while waiting */
     int ready;                  /* sup initialised */
     san_slot slot[KC_SAN_POOL_TOOLS];
-    char distrust[700];         /* kc_san_pool_distrust's first why; "" none */
+    char distrust[KC_SAN_WHY_MAX];   /* kc_san_pool_distrust's first why; "" none */
     kc_san_pool *spare;         /* sessions started ahead for an item of their own, the next in line its own spare
                                  * (kc_san_pool_keep_spare): a list, first taken first */
     kc_san_pool *ending;        /* a decided control's sessions, killed, reaped later (kc_san_pool_let_end):
@@ -512,7 +512,7 @@ int kc_san_pool_free(kc_san_pool *p, char *why, size_t cap)
         if (left < 0.1) left = 0.1;         /* what has ended by now still says so */
         if (buf) {
             buf[0] = 0;
-            if (gone) snprintf(buf, KC_SAN_OUT_MAX, "%s", p->slot[t].carry);
+            if (gone) snprintf(buf, KC_SAN_OUT_MAX, "%s", p->slot[t].carry ? p->slot[t].carry : "");
             else kc_san_end(p, t, left, &w);
         } else if (!gone) {
             kc_san_end(p, t, left, NULL);

@@ -155,6 +155,10 @@ void kc_san_pool_let_end(kc_san_pool *p, kc_san_pool *done);
  * item it served, seen before its end (NULL p: nothing). */
 void kc_san_pool_distrust(kc_san_pool *p, const char *why);
 
+/* Room for a pool's why (kc_san_pool_free, kc_san_pool_distrust): a
+ * distrust line names up to a batch's items and a report before its verdict
+ * and remedy, which a shorter buffer cut off. */
+#define KC_SAN_WHY_MAX 1700
 /* Ends every session, its spare's first, and frees the pool (NULL: nothing):
  * all within one time limit (kc_san_timeout_env_s); one that served no
  * request ran no item's kernel and is stopped at once (SIGKILL), its output

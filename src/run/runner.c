@@ -86,7 +86,7 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
  * (kc_rcache_release). */
 static int san_end(kc_san_pool *san, kc_rcache *cache)
 {
-    char why[700];
+    char why[KC_SAN_WHY_MAX];
     int bad = kc_san_pool_free(san, why, sizeof why) != 0;
     kc_rcache_release(cache, (int)getpid(), !bad);
     if (!bad) return 0;

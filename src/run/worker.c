@@ -175,7 +175,7 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
 end:
     kc_note_predating(stdout);  /* processes no item started (LD_PRELOAD's), never blamed: said once */
     kc_note_ending(stdout, 1);  /* processes items left ending: waited for, or named */
-    char why[700];
+    char why[KC_SAN_WHY_MAX];
     if (kc_san_pool_free(san, why, sizeof why) && rc == 0) {
         kc_say(stdout, "%s\n", why);     /* the parent fails the run (worker.h) */
         fflush(stdout);

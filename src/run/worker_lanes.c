@@ -532,7 +532,7 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
          * sanitizer sessions are other processes: their summaries are
          * checked first, as at a worker's end (worker.c), or the verdicts
          * they gave would be kept and the run read green. */
-        char why[700];
+        char why[KC_SAN_WHY_MAX];
         if (kc_san_pool_free(san, why, sizeof why) && rc == 0) {
             kc_say(stdout, "%s\n", why);
             rc = KC_WORKER_UNTRUSTED;

@@ -65,7 +65,7 @@ Test(sanitize_distrust, a_late_report_beside_the_next_items_own_error, .timeout 
                 (const char *[]){ "KC_FAKE_SANITIZER=lateexit:memcheck:" A, "KC_FAKE_SANITIZER_LATEEXIT_S=2",
                                   "KC_FAKE_SANITIZER_ERROR=memcheck:" B, NULL },
                 "the memcheck session's window for " B ", after 1 item it called clean, was not clean, and the item "
-                "alone does not account for what the session printed (the item failed");
+                "fails alone too, so its reports cannot be told from theirs (");
 }
 
 /* A late report of A's beside the next item's registered known finding:

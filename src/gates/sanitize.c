@@ -417,7 +417,8 @@ static void distrust_unless_own(const san_plan *p, kc_san_pool *pool, int t, con
         /* the item fails anyway: a report the session printed for it may
          * still be an earlier item's (the same words as its own, or its own
          * lost when the session died), and no run alone can tell */
-        snprintf(what, sizeof what, "the item failed, and what the session reported for it cannot be pinned on it");
+        snprintf(what, sizeof what, "%d report%s, %ld counted, %zu bytes past what is kept", kc_sanitizer_count(sess),
+                 kc_sanitizer_count(sess) == 1 ? "" : "s", all.errors, dropped);
     else if (kc_sanitizer_unmatched(sess, w->out, line, sizeof line))
         snprintf(what, sizeof what, "a report the item alone does not give: %.500s", line);
     else if (all.errors > mine)
@@ -426,10 +427,11 @@ static void distrust_unless_own(const san_plan *p, kc_san_pool *pool, int t, con
         snprintf(what, sizeof what, "it ended without its summary%s", dropped ? ", after more output than is kept" : "");
     else return;
     char why[1300];
-    snprintf(why, sizeof why, "the %s session's window for %s, after %d item%s it called clean, was not clean, and the item "
-             "alone does not account for what the session printed (%s): it may be theirs, out of order; the :sanitize "
-             "items it called clean in this process are not trusted (rerun with KC_SANITIZE_SESSIONS=0)",
-             kc_sanitizer_tool(t), p->it->name, earlier, earlier == 1 ? "" : "s", what);
+    snprintf(why, sizeof why, "the %s session's window for %s, after %d item%s it called clean, was not clean, and %s (%s): "
+             "it may be theirs, out of order; the :sanitize items it called clean in this process are not trusted (rerun "
+             "with KC_SANITIZE_SESSIONS=0)", kc_sanitizer_tool(t), p->it->name, earlier, earlier == 1 ? "" : "s",
+             failed ? "the item fails alone too, so its reports cannot be told from theirs"
+                    : "the item alone does not account for what the session printed", what);
     kc_san_pool_distrust(pool, why);
 }
 

@@ -230,7 +230,7 @@ static void settle_ended(kc_san_pool *p, int tool)
     kc_san_error e;
     int found = kc_sanitizer_parse(sl->carry ? sl->carry : "", &e);
     if (found || e.errors > 0 || sl->carry_dropped || (sl->served && e.errors < 0)) {
-        char why[700], how[128];
+        char why[KC_SAN_WHY_MAX], how[128];
         kc_sup_describe_status(sl->gone_status, how, sizeof how);
         snprintf(why, sizeof why, "the %s session ended between items with %s%s%s: the :sanitize items it called clean "
                  "in this process are not trusted (rerun with KC_SANITIZE_SESSIONS=0)", kc_sanitizer_tool(tool),

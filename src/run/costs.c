@@ -24,7 +24,6 @@
 #include "safe_file.h"
 #include "seed.h"
 
-
 /* ---- the table ---- */
 
 static int find_at(const kc_costs *c, const char *name, int *pos)
@@ -531,7 +530,6 @@ void kc_item_memory(const kc_item *it, int with_gpu, kc_ref_mode mode, size_t *h
         if (g > *gpu) *gpu = g;
     }
 }
-
 
 /* The item does not fit its budgets even with nothing else running but
  * the sessions held. */

@@ -15,8 +15,6 @@
 #include "item_run.h"
 #include "size_sat.h"
 
-
-
 void kc_bytes_str(size_t b, char *buf, size_t cap)
 {
     if (b >= ((size_t)1 << 30)) snprintf(buf, cap, "%.2f GiB", (double)b / (1 << 30));

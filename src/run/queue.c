@@ -501,6 +501,53 @@ static void finish_cached(queue *qq)
     fflush(stdout);
 }
 
+/* The sanitizer's tool processes and targets: one worker's must fit
+ * beside the overheads. With sessions (the default) a worker holds them
+ * from its first such item until it ends; without (KC_SANITIZE_SESSIONS=0)
+ * each such item starts and ends its own, so they are its (its figures in
+ * qq->di, *hmax and *gmax raised). Batches (racecheck over up to K items)
+ * only where they are on. The header's figures into head. 0, or -1 with
+ * err (a refusal: a bad figure, or one worker's that does not fit). */
+static int plan_sessions(queue *qq, const kc_opts *o, const kc_devinfo *d, int nwp, size_t avail, int ns, size_t *hmax,
+                         size_t *gmax, kc_queue_head *head, char *err, size_t errcap)
+{
+    size_t san, sang;
+    if (kc_plan_sanitizer_host_env(getenv("KC_SANITIZER_HOST_MIB"), kc_san_batches_on() ? o->inflight : 1, &san, err,
+                                   errcap) ||
+        kc_plan_sanitizer_gpu_env(getenv("KC_SANITIZER_GPU_MIB"), &sang, err, errcap))
+        return -1;
+    /* The GPU share only where it leaves as much again to items: on a
+     * device whose budget is under twice it, holding it would leave every
+     * later item too little and run each alone (said in the header). On
+     * an integrated GPU a counted share is host memory too. */
+    char *note = head->sessions_gpu_not_on;     /* devices where it is not counted */
+    size_t counted = 0;                         /* the share, where some device counts it */
+    int integrated = 0;
+    for (int j = 0; j < d->ndevs; j++) {
+        int fits = qq->adm.gpu_budget[j] == SIZE_MAX || sang <= qq->adm.gpu_budget[j] / 2;
+        if (sang && !fits) kc_strcatf(note, sizeof head->sessions_gpu_not_on, "%s%d", note[0] ? ", " : "", d->dev[j].ordinal);
+        if (fits && kc_san_sessions_on()) qq->adm.sessions_gpu[j] = sang;
+        if (fits) counted = sang;
+        integrated |= fits && d->dev[j].integrated;
+    }
+    if (kc_plan_check_sessions(nwp, KC_PLAN_HOST_OVERHEAD, integrated ? san + sang : san, avail, err, errcap)) return -1;
+    head->sessions_gpu = kc_san_sessions_on() ? counted : 0;
+    head->sessions_gpu_figure = sang;
+    if (kc_san_sessions_on()) {
+        qq->adm.sessions_host = san;
+        return 0;
+    }
+    for (int i = 0; i < ns; i++)
+        if (qq->di[i].sanitizer) {
+            qq->di[i].host = kc_add_sat(qq->di[i].host, san);
+            if (!note[0])   /* the GPU share where every device can hold it */
+                qq->di[i].gpu = kc_add_sat(qq->di[i].gpu, sang);
+            if (qq->di[i].host > *hmax) *hmax = qq->di[i].host;
+            if (qq->di[i].gpu > *gmax) *gmax = qq->di[i].gpu;
+        }
+    return 0;
+}
+
 /* KC_DISPATCH_SANITIZER_FIRST, removed: "1" had every worker of --jobs's
  * work queue take the sanitizer's items first. Measured twice to gain
  * nothing (H100 51.4 against 51.2 s, docs/receipts/2026-12-05-h100-phases;
@@ -592,9 +639,6 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
         return 4;
     }
     int recorded = 0, any_sanitizer = 0;
-    char san_note[160] = "";        /* devices where the sessions' GPU share is not counted */
-    size_t san_gpu = 0;             /* that share */
-    size_t san_gpu_counted = 0;     /* ... where some device counts it, else 0 (the header) */
     double total = 0;
     size_t hmax = 0, gmax = 0;
     for (int i = 0; i < ns; i++) {
@@ -620,48 +664,12 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
         if (di->gpu > gmax) gmax = di->gpu;
         any_sanitizer |= di->sanitizer && !(qq->hits.by_item && qq->hits.by_item[qi->idx]);   /* a cached one runs nothing */
     }
-    /* The sanitizer's tool processes and targets: one worker's must fit
-     * beside the overheads. With sessions (the default) a worker holds them
-     * from its first such item until it ends; without (KC_SANITIZE_SESSIONS=0)
-     * each such item starts and ends its own, so they are its. Batches
-     * (racecheck over up to K items) only where they are on. */
-    if (!qq->serial && any_sanitizer && d->ndevs > 0) {
-        size_t san, sang;
-        if (kc_plan_sanitizer_host_env(getenv("KC_SANITIZER_HOST_MIB"), kc_san_batches_on() ? o->inflight : 1, &san,
-                                       err, sizeof err) ||
-            kc_plan_sanitizer_gpu_env(getenv("KC_SANITIZER_GPU_MIB"), &sang, err, sizeof err)) {
-            kc_say(stderr, "--jobs %d refused: %s\n", o->jobs, err);
-            free(sel);
-            return 2;
-        }
-        /* The GPU share only where it leaves as much again to items: on a
-         * device whose budget is under twice it, holding it would leave every
-         * later item too little and run each alone (said in the header). On
-         * an integrated GPU a counted share is host memory too. */
-        int integrated = 0;
-        for (int j = 0; j < d->ndevs; j++) {
-            int fits = qq->adm.gpu_budget[j] == SIZE_MAX || sang <= qq->adm.gpu_budget[j] / 2;
-            if (sang && !fits) kc_strcatf(san_note, sizeof san_note, "%s%d", san_note[0] ? ", " : "", d->dev[j].ordinal);
-            if (fits && kc_san_sessions_on()) qq->adm.sessions_gpu[j] = sang;
-            if (fits) san_gpu_counted = sang;
-            integrated |= fits && d->dev[j].integrated;
-        }
-        if (kc_plan_check_sessions(nwp, KC_PLAN_HOST_OVERHEAD, integrated ? san + sang : san, avail, err, sizeof err)) {
-            kc_say(stderr, "--jobs %d refused: %s\n", o->jobs, err);
-            free(sel);
-            return 2;
-        }
-        san_gpu = sang;
-        if (kc_san_sessions_on()) qq->adm.sessions_host = san;
-        else
-            for (int i = 0; i < ns; i++)
-                if (qq->di[i].sanitizer) {
-                    qq->di[i].host = kc_add_sat(qq->di[i].host, san);
-                    if (!san_note[0])   /* the GPU share where every device can hold it */
-                        qq->di[i].gpu = kc_add_sat(qq->di[i].gpu, sang);
-                    if (qq->di[i].host > hmax) hmax = qq->di[i].host;
-                    if (qq->di[i].gpu > gmax) gmax = qq->di[i].gpu;
-                }
+    kc_queue_head head = { 0 };
+    if (!qq->serial && any_sanitizer && d->ndevs > 0 &&
+        plan_sessions(qq, o, d, nwp, avail, ns, &hmax, &gmax, &head, err, sizeof err)) {
+        kc_say(stderr, "--jobs %d refused: %s\n", o->jobs, err);
+        free(sel);
+        return 2;
     }
     qq->nq = ns;
     qq->dp.items = qq->di;
@@ -674,12 +682,16 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     qq->dp.fault_controls_max = KC_DISPATCH_FAULT_CONTROLS_AT_ONCE;
     qq->dp.lanes = o->inflight > 1;
     free(sel);
-    kc_queue_head head = { .selected = ns, .filtered = nf, .gpu_items = gpu_items, .workers = qq->nw,
-                           .costs_found = found, .recorded = recorded, .host_max = hmax, .gpu_max = gmax,
-                           .mem_avail = avail, .sessions_host = qq->adm.sessions_host,
-                           .sessions_gpu = kc_san_sessions_on() ? san_gpu_counted : 0 };
-    snprintf(head.sessions_gpu_not_on, sizeof head.sessions_gpu_not_on, "%s", san_note);
-    head.sessions_gpu_figure = san_gpu;
+    head.selected = ns;
+    head.filtered = nf;
+    head.gpu_items = gpu_items;
+    head.workers = qq->nw;
+    head.costs_found = found;
+    head.recorded = recorded;
+    head.host_max = hmax;
+    head.gpu_max = gmax;
+    head.mem_avail = avail;
+    head.sessions_host = qq->adm.sessions_host;
     if (qq->serial) {
         kc_queue_serial_header(o, d, &head, &qq->t);
         kc_report_run_start(ns, 0, 1, 1, total);

@@ -657,7 +657,7 @@ Test(result_cache, an_installed_binary_keeps_no_cache_in_its_bin_folder, .timeou
  * swap below is done. */
 Test(result_cache, a_library_rebuilt_between_two_items_of_a_process_keeps_no_verdict, .timeout = 60)
 {
-    char lib[512], fifo[600], clean[700], broken[700], cmd[2400], env_lib[600], env_log[700];
+    char lib[512], fifo[600], clean[700], broken[700], cmd[3200], env_lib[600], env_log[700];
     cache_dir c;
     cache_new(&c, "rcache-libswap");
     kc_tmp_dir(lib, sizeof lib, "rcache-libswap-lib");

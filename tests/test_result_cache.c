@@ -304,6 +304,89 @@ Test(result_cache, a_sanitizer_session_that_is_not_trusted_keeps_no_pass, .timeo
     }
 }
 
+/* One run of a sequence on one cache: with --no-cache or not, in the
+ * environment env[which] (0: the item passes, 1: it does not), and what it
+ * must give. */
+typedef struct refresh_step {
+    int no_cache, which, status, cached;
+    const char *what;
+} refresh_step;
+
+/* Runs item once per step, serially (jobs 0) or through a work queue of
+ * two workers, each in its step's environment, and checks exit status and
+ * the TALLY's cached count. */
+static void run_steps(const char *item, char **env[2], const refresh_step *st, size_t n, int jobs)
+{
+    const char *how = jobs ? "--jobs 2" : "serial";
+    for (size_t k = 0; k < n; k++) {
+        char *args[8] = { "run" };
+        int a = 1;
+        if (st[k].no_cache) args[a++] = "--no-cache";
+        if (jobs) args[a++] = "--jobs", args[a++] = "2";
+        args[a++] = (char *)item;
+        kc_proc p = kc_run_fake(args, env[st[k].which], 60);
+        kc_tally t;
+        kc_out_tally(p.out, &t);
+        cr_expect_eq(p.status, st[k].status, "%s, %s, step %zu (%s): exit %d, want %d\n%s%s", item, how, k + 1,
+                     st[k].what, p.status, st[k].status, p.out, p.err);
+        cr_expect_eq(t.cached, st[k].cached, "%s, %s, step %zu (%s): cached=%ld, want %d\n%s", item, how, k + 1,
+                     st[k].what, t.cached, st[k].cached, p.out);
+        kc_proc_free(&p);
+    }
+}
+
+/* The latest verdict on an input decides (result_cache.h). fixture.chdir
+ * fails under KC_FIXTURE_CHDIR=/nonexistent, which its key cannot see; the
+ * docs say to run with --no-cache after such a change. A --no-cache run that
+ * FAILs it removes the pass kept for the same inputs, so the next cached run
+ * runs it and fails too (before, it reused the pass and exited 0); a
+ * --no-cache run that passes keeps its pass for the next. */
+Test(result_cache, a_no_cache_failure_removes_the_pass_of_the_same_inputs, .timeout = 90)
+{
+    static const refresh_step st[] = {
+        { 0, 0, 0, 0, "fills the cache" },
+        { 1, 1, 1, 0, "--no-cache, the item fails" },
+        { 0, 1, 1, 0, "cached run after the failure: must run the item, not reuse the pass" },
+        { 1, 0, 0, 0, "--no-cache, the item passes" },
+        { 0, 0, 0, 1, "cached run after it: reuses the pass --no-cache kept" },
+    };
+    for (int jobs = 0; jobs < 2; jobs++) {
+        cache_dir c;
+        cache_new(&c, "rcache-refresh");
+        char *ok[] = { c.env, NULL }, *bad[] = { c.env, "KC_FIXTURE_CHDIR=/nonexistent", NULL };
+        char **env[2] = { ok, bad };
+        run_steps("fixture.chdir", env, st, sizeof st / sizeof st[0], jobs);
+        kc_rm_rf(c.dir);
+    }
+}
+
+/* The same for a sanitizer check: a --no-cache run whose session is not
+ * trusted (the fake tool's late report) removes the clean verdict kept for
+ * the same inputs (KC_FAKE_SANITIZER is not in the key, as a real tool's
+ * behaviour with one executable is not), so the next cached run runs the
+ * item and fails as well. */
+Test(result_cache, a_no_cache_run_whose_session_is_not_trusted_removes_the_pass, .timeout = 90)
+{
+    static const refresh_step st[] = {
+        { 0, 0, 0, 0, "clean sessions fill the cache" },
+        { 1, 1, 1, 0, "--no-cache, a session not trusted" },
+        { 0, 1, 1, 0, "cached run after it: must run the item, not reuse the clean verdict" },
+    };
+    static char san[PATH_MAX + 32];
+    char fake[PATH_MAX];
+    cr_assert_not_null(realpath("tests/fake/compute-sanitizer", fake));
+    snprintf(san, sizeof san, "KC_COMPUTE_SANITIZER=%s", fake);
+    for (int jobs = 0; jobs < 2; jobs++) {
+        cache_dir c;
+        cache_new(&c, "rcache-san-refresh");
+        char *clean[] = { c.env, san, "PATH=/usr/bin:/bin", NULL };
+        char *late[] = { c.env, san, "PATH=/usr/bin:/bin", "KC_FAKE_SANITIZER=late:memcheck", NULL };
+        char **env[2] = { clean, late };
+        run_steps("fakesan.copy.f16:sanitize", env, st, sizeof st / sizeof st[0], jobs);
+        kc_rm_rf(c.dir);
+    }
+}
+
 /* A pass is reused under a --timeout only when the run that earned it fits
  * that limit: fixture.cost.00 takes 300 ms, a TIMEOUT under --timeout 0.1
  * (it read PASS from the cache), reused under --timeout 5. */
@@ -431,12 +514,30 @@ Test(result_cache, the_key_sees_the_contract_the_image_and_the_verdict)
     cr_expect(!kc_rcache_reusable(&ctl, &f), "MISSED reusable");
     f = pass_result();
     f.state = KC_FAIL;
-    kc_rcache_store(rc, &it, &f);                       /* not kept: the PASS stays */
-    cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 1, "storing a FAIL replaced the PASS");
+    o.seed = 2;                                         /* a FAIL on other inputs: the PASS of these stays */
+    rc2 = kc_rcache_open(&o, &g, stderr);
+    kc_rcache_store(rc2, &it, &f);
+    kc_rcache_close(rc2);
+    o.seed = 1;
+    cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 1, "a FAIL under another seed removed this seed's PASS");
+    kc_rcache_store(rc, &it, &f);                       /* a FAIL on the same inputs: the latest verdict decides */
+    kc_rcache_close(rc);
+    rc = kc_rcache_open(&o, &g, stderr);
+    cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 0, "a FAIL on the inputs of a kept PASS left it reusable");
     kc_rcache_close(rc);
 
+    /* --no-cache reuses nothing, but what runs refreshes the cache (result_cache.h) */
     o.no_cache = 1;
-    cr_expect_null(kc_rcache_open(&o, &g, stderr), "--no-cache opened the cache");
+    rc = kc_rcache_open(&o, &g, stderr);
+    cr_assert_not_null(rc, "--no-cache did not open the cache to refresh it");
+    cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 0, "--no-cache looked a verdict up");
+    kc_rcache_store(rc, &it, &r);
+    cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 0, "--no-cache reused the PASS it had just kept");
+    kc_rcache_close(rc);
+    o.no_cache = 0;
+    rc = kc_rcache_open(&o, &g, stderr);
+    cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 1, "the PASS a --no-cache run kept was not reused after it");
+    kc_rcache_close(rc);
     setenv("KC_CACHE_DIR", "off", 1);
     kc_rm_rf(c.dir);
 }

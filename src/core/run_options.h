@@ -103,7 +103,7 @@ typedef struct kc_opts {
     int rerun_failed;          /* --rerun-failed: only the items the cost table records as failed (costs.h kc_select) */
     int fail_fast;             /* --fail-fast: stop handing out items after the first failure */
     int no_cache;              /* --no-cache: run every item, reuse no verdict from the results cache
-                                * (result_cache.h); its passes are not kept either */
+                                * (result_cache.h); what runs still refreshes it */
     int max_restarts;          /* --restarts M: workers replaced after a crash, a timeout or a failed start, at most (-1: 2 x N + 8) */
     int worker;                /* internal --worker: a work-queue worker (items on stdin, results on fd 3) */
     int gpu_shared;            /* internal --gpu-shared: a worker whose GPU other workers share: a verdict reached

@@ -37,6 +37,7 @@ struct kc_rcache {
     double timeout_s;           /* --timeout; 0 none */
     uint64_t sanitizer;         /* compute-sanitizer's identity; 0 not yet */
     int write_failed;           /* said once */
+    int refresh;                /* --no-cache: nothing is reused, what runs still keeps or evicts (result_cache.h) */
     struct held {               /* verdicts waiting on their sessions' summaries (kc_rcache_hold) */
         const kc_item *it;
         kc_item_result r;
@@ -143,22 +144,24 @@ kc_rcache *kc_rcache_open(const kc_opts *o, const kc_rcache_gpu *gpu, FILE *out)
 {
     char why[1024] = "", dir[PATH_MAX - 32];
     uint64_t host;
-    if (o->no_cache) return NULL;
     int d = cache_dir(dir, sizeof dir, why, sizeof why);
     if (d == 1) return NULL;
     const char *hook = fault_hook();
     if (hook) {
-        kc_say(out, "results cache: off, a test hook or mutation run is set (%.200s); every item runs\n", hook);
+        if (!o->no_cache)
+            kc_say(out, "results cache: off, a test hook or mutation run is set (%.200s); every item runs\n", hook);
         return NULL;
     }
     if (d < 0 || dir_ready(dir, why, sizeof why) || kc_host_code_digest(&host, why, sizeof why)) {
-        kc_say(out, "results cache: off (%s); every item runs\n", why[0] ? why : "KC_CACHE_DIR too long");
+        if (!o->no_cache)
+            kc_say(out, "results cache: off (%s); every item runs\n", why[0] ? why : "KC_CACHE_DIR too long");
         return NULL;
     }
     kc_rcache *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     snprintf(c->dir, sizeof c->dir, "%s", dir);
     c->timeout_s = o->timeout_s;
+    c->refresh = o->no_cache;
     c->nimage = kc_fatbin_count();
     c->image = calloc((size_t)(c->nimage ? c->nimage : 1), sizeof *c->image);
     if (!c->image) {
@@ -220,9 +223,12 @@ void kc_rcache_hits_free(kc_rcache_hits *h, int nitems)
     memset(h, 0, sizeof *h);
 }
 
+static void evict(kc_rcache *c, const kc_item *it, const kc_item_result *r);
+
 void kc_rcache_close(kc_rcache *c)
 {
     if (!c) return;
+    for (int i = 0; i < c->nheld; i++) evict(c, c->held[i].it, NULL);    /* never released: not vouched for */
     free(c->held);              /* verdicts never released: never kept */
     free(c->keys);
     free(c->image);
@@ -364,7 +370,11 @@ int kc_rcache_reusable(const kc_item *it, const kc_item_result *r)
 
 void kc_rcache_store(kc_rcache *c, const kc_item *it, const kc_item_result *r)
 {
-    if (!c || r->cached || !kc_rcache_reusable(it, r)) return;
+    if (!c || r->cached) return;
+    if (!kc_rcache_reusable(it, r)) {
+        evict(c, it, r);
+        return;
+    }
     int unearned;
     uint64_t key = key_before_run(c, it, &unearned);
     if (unearned) return;       /* earned by a library file no longer at its path: kept under no key */
@@ -396,7 +406,11 @@ void kc_rcache_store(kc_rcache *c, const kc_item *it, const kc_item_result *r)
 
 void kc_rcache_hold(kc_rcache *c, const kc_item *it, const kc_item_result *r, int owner)
 {
-    if (!c || r->cached || !kc_rcache_reusable(it, r)) return;
+    if (!c || r->cached) return;
+    if (!kc_rcache_reusable(it, r)) {
+        evict(c, it, r);
+        return;
+    }
     if (c->nheld == c->capheld) {
         int cap = c->capheld ? 2 * c->capheld : 16;
         struct held *h = realloc(c->held, (size_t)cap * sizeof *h);
@@ -417,6 +431,7 @@ void kc_rcache_release(kc_rcache *c, int owner, int trusted)
             continue;
         }
         if (trusted) kc_rcache_store(c, c->held[i].it, &c->held[i].r);
+        else evict(c, c->held[i].it, NULL);
     }
     c->nheld = k;
 }
@@ -472,11 +487,40 @@ static int read_entry(const char *path, char *text, size_t cap, char *why, size_
     return 0;
 }
 
+/* The latest verdict on an input decides: the item reached one the cache
+ * may not keep (r: a FAIL, a MISSED, a TIMEOUT; NULL: a clean verdict its
+ * session could not vouch for) on the very inputs its entry was kept for
+ * (key_before_run), so that entry is removed and the next run runs it.
+ * Possible only where the item ran although such an entry was kept: under
+ * --no-cache, or under a --timeout shorter than the pass took. Kept: an
+ * entry of other inputs (earned on those), one that does not read back
+ * (never reused), and the entry after no verdict on its inputs (SKIP,
+ * NOTRUN) or after a TIMEOUT the entry itself foretold (the pass took longer
+ * than this --timeout; the lookup ran the item for that). A removal that
+ * fails is said on stderr. */
+static void evict(kc_rcache *c, const kc_item *it, const kc_item_result *r)
+{
+    char path[PATH_MAX], text[ENTRY_MAX + 64], why[256], v[64];
+    uint64_t key, ms;
+    if (r && (r->state == KC_SKIP || r->state == KC_NOTRUN)) return;
+    entry_path(c, it->name, path, sizeof path);
+    if (read_entry(path, text, sizeof text, why, sizeof why) || field(text, "key", v, sizeof v) ||
+        parse_hex(v, &key) || key != key_before_run(c, it, NULL))
+        return;
+    if (r && r->state == KC_TIMEOUT && c->timeout_s > 0 && !field(text, "ms", v, sizeof v) &&
+        !kc_parse_u64(v, UINT64_MAX, &ms) && (double)ms > c->timeout_s * 1000.0)
+        return;
+    if (unlink(path) && errno != ENOENT)
+        kc_say(stderr, "results cache: cannot remove %s (%s): it keeps a pass of %s on the inputs this run did not "
+               "pass with, and the next cached run reuses it; remove the file\n", path, strerror(errno), it->name);
+}
+
 int kc_rcache_lookup(kc_rcache *c, const kc_item *it, kc_item_result *r)
 {
     if (!c) return 0;
     char path[PATH_MAX], text[ENTRY_MAX + 64], why[256], v[2048], msg[2048];
     uint64_t now = key_before_run(c, it, NULL);      /* also with no entry yet: the one its pass is kept under */
+    if (c->refresh) return 0;                       /* --no-cache: the item runs, and its verdict refreshes */
     entry_path(c, it->name, path, sizeof path);
     int rc = read_entry(path, text, sizeof text, why, sizeof why);
     if (rc == 1) return 0;

@@ -25,12 +25,20 @@
  *     variables the CUDA stack reads: CUDA_* (but CUDA_VISIBLE_DEVICES, whose
  *     device is keyed), CUBLAS*, NVIDIA_TF32_OVERRIDE.
  * What the key cannot see runs the item: the cache is off for the whole run
- * under --no-cache, with KC_CACHE_DIR=off, and while a KC_FAULT_* test hook
- * is set; it is off when the binary's code cannot be read, and for a --jobs
- * run over GPUs of different models. Not seen (a change there alone reuses
- * a pass; `--no-cache` reruns): the system's shared libraries (libc; the
- * CUDA libraries a library kernel links, such as cuBLAS, by the driver's
- * version only), and the host's CPU.
+ * with KC_CACHE_DIR=off, and while a KC_FAULT_* test hook is set; it is off
+ * when the binary's code cannot be read, and for a --jobs run over GPUs of
+ * different models. Not seen (a change there alone reuses a pass;
+ * `--no-cache` reruns): the system's shared libraries (libc; the CUDA
+ * libraries a library kernel links, such as cuBLAS, by the driver's version
+ * only), and the host's CPU.
+ *
+ * --no-cache reuses no verdict, but what runs refreshes the cache, as Bazel's
+ * --nocache_test_results does: a pass is kept, and the latest verdict on an
+ * input decides: an item that ran to a verdict the cache may not keep (a
+ * FAIL, a clean window its session could not vouch for) on the inputs of a
+ * kept pass removes that pass, so the run after it runs the item (without
+ * that, a failure the key cannot see, run with --no-cache as the docs say,
+ * would be followed by a green cached run).
  *
  * Only passing verdicts are reused: PASS (a kernel's gates, a limit item, a
  * suite, a sanitizer check) and RED (a control caught by the gate it was
@@ -67,11 +75,12 @@ typedef struct kc_rcache_gpu {
     int driver_version;              /* cuDriverGetVersion's, 0 without a driver */
 } kc_rcache_gpu;
 
-/* Opens this binary's cache for a run with settings o on gpu. NULL when the
- * cache is off: by choice (--no-cache, KC_CACHE_DIR=off), silently; for a
- * reason the user should know (a KC_FAULT_* hook set, the binary unreadable,
- * the directory not usable), after one line on out saying why and that
- * every item runs. */
+/* Opens this binary's cache for a run with settings o on gpu; under
+ * o->no_cache to refresh it only (kc_rcache_lookup finds nothing). NULL when
+ * the cache is off: by choice (KC_CACHE_DIR=off), silently; for a reason the
+ * user should know (a KC_FAULT_* hook set, the binary unreadable, the
+ * directory not usable), after one line on out saying why and that every
+ * item runs (silently under --no-cache, which runs every item anyway). */
 kc_rcache *kc_rcache_open(const kc_opts *o, const kc_rcache_gpu *gpu, FILE *out);
 /* kc_rcache_open on the devices a run's workers go on, dev[0..ndevs) (none:
  * no GPU): NULL, after a line on out, when they are of different models
@@ -79,12 +88,17 @@ kc_rcache *kc_rcache_open(const kc_opts *o, const kc_rcache_gpu *gpu, FILE *out)
 kc_rcache *kc_rcache_open_on(const kc_opts *o, const kc_device *dev, int ndevs, int driver_version, FILE *out);
 /* Whether it holds a reusable verdict for it under the current key: 1 with
  * *r filled (state, gate, message with "[cached: ...]" after it, cached,
- * cached_at, cached_build; seconds 0), else 0. c NULL: 0. */
+ * cached_at, cached_build; seconds 0), else 0. c NULL or --no-cache: 0
+ * (the key is still taken, before the item runs: its verdict is kept or
+ * evicted under it). */
 int kc_rcache_lookup(kc_rcache *c, const kc_item *it, kc_item_result *r);
 /* Whether r is a verdict the cache may keep (see above). */
 int kc_rcache_reusable(const kc_item *it, const kc_item_result *r);
-/* Keeps r for it when reusable and not itself reused (c NULL: nothing). A
- * write that fails is said once on stderr; the run goes on. */
+/* Keeps r for it when reusable and not itself reused (c NULL: nothing);
+ * when not reusable, removes the pass kept for the same inputs (above; not
+ * after a SKIP or NOTRUN, nor after a TIMEOUT under a --timeout the kept
+ * pass took longer than). A write that fails is said once on stderr; the
+ * run goes on. */
 void kc_rcache_store(kc_rcache *c, const kc_item *it, const kc_item_result *r);
 /* The verdict of an item that ran in compute-sanitizer sessions
  * (kc_item_runs_sanitizer) is held, not kept: a session's summary, checked
@@ -97,8 +111,9 @@ void kc_rcache_store(kc_rcache *c, const kc_item *it, const kc_item_result *r);
 void kc_rcache_hold(kc_rcache *c, const kc_item *it, const kc_item_result *r, int owner);
 /* The sessions of owner ended: trusted (their summaries counted no error
  * that no window held, and they ended as asked), its held verdicts are kept
- * (kc_rcache_store); else they are dropped. Verdicts still held at
- * kc_rcache_close are dropped. c NULL: nothing. */
+ * (kc_rcache_store); else they are dropped, and the passes kept for the same
+ * inputs removed. Verdicts still held at kc_rcache_close are dropped the
+ * same way. c NULL: nothing. */
 void kc_rcache_release(kc_rcache *c, int owner, int trusted);
 void kc_rcache_close(kc_rcache *c);
 

@@ -378,6 +378,13 @@ void kc_rcache_store(kc_rcache *c, const kc_item *it, const kc_item_result *r)
     int unearned;
     uint64_t key = key_before_run(c, it, &unearned);
     if (unearned) return;       /* earned by a library file no longer at its path: kept under no key */
+    if (it->contract && it->contract->library) {
+        /* A library rebuilt while the item ran: which bytes it ran is not
+         * known here (a --jobs worker or a sanitizer target loaded them, at
+         * a time this process did not see), so it is kept under no key. */
+        int changed = 0;
+        if (item_key(c, it, &changed) != key || changed) return;
+    }
     char body[ENTRY_MAX], path[PATH_MAX], tmp[PATH_MAX + 64];
     int n = snprintf(body, sizeof body,
                      FORMAT_LINE "\nitem %s\nkey %016llx\nstate %s\ngate %d\ncases %d\nearned %lld\nbuild %016llx\n"

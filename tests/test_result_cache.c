@@ -387,6 +387,68 @@ Test(result_cache, a_no_cache_run_whose_session_is_not_trusted_removes_the_pass,
     }
 }
 
+/* No verdict is no evidence: a --no-cache run whose worker is killed for
+ * another item's time limit (fixture.cost.00, scaled to 9 s under --timeout
+ * 2) leaves the passes of the :sanitize items its sessions served but could
+ * not vouch for as they were; the next cached run reuses them. Before, the
+ * killed worker counted as distrusted and both passes were removed. */
+Test(result_cache, a_no_cache_worker_killed_for_another_items_limit_removes_no_pass, .timeout = 90)
+{
+    static char san[PATH_MAX + 32];
+    char fake[PATH_MAX];
+    cr_assert_not_null(realpath("tests/fake/compute-sanitizer", fake));
+    snprintf(san, sizeof san, "KC_COMPUTE_SANITIZER=%s", fake);
+    cache_dir c;
+    cache_new(&c, "rcache-unvouched");
+    char *env[] = { c.env, san, "PATH=/usr/bin:/bin", NULL };
+    char *slow[] = { c.env, san, "PATH=/usr/bin:/bin", "KC_FIXTURE_COST_SCALE=30", NULL };
+    char *run[] = { "run", "fakesan.copy.f16:sanitize", "fakenorace.copy.f16:sanitize", "fixture.cost.00", NULL };
+    char *fresh[] = { "run", "--no-cache", "--timeout", "2", "fakesan.copy.f16:sanitize", "fakenorace.copy.f16:sanitize",
+                      "fixture.cost.00", NULL };
+    kc_proc a = kc_run_fake(run, env, 60);
+    cr_assert_eq(a.status, 0, "filling the cache: exit %d\n%s%s", a.status, a.out, a.err);
+    kc_proc b = kc_run_fake(fresh, slow, 60);
+    char line[2048];
+    cr_expect(kc_out_item_line(b.out, "TIMEOUT", "fixture.cost.00", line, sizeof line), "%s%s", b.out, b.err);
+    kc_proc d = kc_run_fake(run, env, 60);
+    kc_tally t;
+    kc_out_tally(d.out, &t);
+    cr_expect_eq(d.status, 0, "the cached run after it: exit %d\n%s%s", d.status, d.out, d.err);
+    cr_expect_eq(t.cached, 2, "the cached run after it reused %ld verdicts, want the 2 :sanitize passes:\n%s", t.cached,
+                 d.out);
+    kc_proc_free(&a);
+    kc_proc_free(&b);
+    kc_proc_free(&d);
+    kc_rm_rf(c.dir);
+}
+
+/* The same where the item ends the very process it runs in: a static shard
+ * runs its items in its own process, so an item that kills it reaches no
+ * verdict the cache could act on. fixture.break.tally passes, but under
+ * KC_BREAK_TALLY (which its key cannot see) prints that line and exits its
+ * shard: the --no-cache run fails, and the next cached run must run the
+ * item and fail too (before, it reused the pass and exited 0). */
+Test(result_cache, a_no_cache_item_that_ends_its_static_shard_removes_the_pass, .timeout = 90)
+{
+    cache_dir c;
+    cache_new(&c, "rcache-static-refresh");
+    char *ok[] = { c.env, NULL }, *bad[] = { c.env, "KC_BREAK_TALLY=kc-test-shard-ends-here", NULL };
+    char *run[] = { "run", "--jobs", "2", "--schedule", "static", "fixture.break.tally", "fixture.pass.00", NULL };
+    char *fresh[] = { "run", "--no-cache", "--jobs", "2", "--schedule", "static", "fixture.break.tally",
+                      "fixture.pass.00", NULL };
+    kc_proc a = kc_run_fake(run, ok, 60);
+    cr_assert_eq(a.status, 0, "filling the cache: exit %d\n%s%s", a.status, a.out, a.err);
+    kc_proc b = kc_run_fake(fresh, bad, 60);
+    cr_expect_eq(b.status, 1, "--no-cache, the item ends its shard: exit %d\n%s%s", b.status, b.out, b.err);
+    kc_proc d = kc_run_fake(run, bad, 60);
+    cr_expect_eq(d.status, 1, "cached run after it: exit %d, want 1 (the item runs and ends its shard again)\n%s%s",
+                 d.status, d.out, d.err);
+    kc_proc_free(&a);
+    kc_proc_free(&b);
+    kc_proc_free(&d);
+    kc_rm_rf(c.dir);
+}
+
 /* A pass is reused under a --timeout only when the run that earned it fits
  * that limit: fixture.cost.00 takes 300 ms, a TIMEOUT under --timeout 0.1
  * (it read PASS from the cache), reused under --timeout 5. */
@@ -593,6 +655,24 @@ Test(result_cache, a_library_rebuilt_while_its_item_ran_is_not_the_key_of_its_pa
     kc_rcache_close(rc);
     rc = kc_rcache_open(&o, &g, stderr);
     cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 1, "a pass earned with the library as it is was not reused");
+    kc_rcache_close(rc);
+    /* The latest verdict decides there too: a --no-cache run that starts with
+     * the first library, rebuilt to the second again before a worker loads
+     * it, and FAILs, removes the pass of the second (which it may have run):
+     * the next run with the second runs the item. */
+    kc_write_file(lib, "the library as the item loaded it\n");
+    o.no_cache = 1;
+    rc = kc_rcache_open(&o, &g, stderr);
+    cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 0, "--no-cache reused a verdict");
+    kc_write_file(lib, "the library rebuilt while the item ran\n");
+    kc_item_result f = pass_result();
+    f.state = KC_FAIL;
+    kc_rcache_store(rc, &it, &f);
+    kc_rcache_close(rc);
+    o.no_cache = 0;
+    rc = kc_rcache_open(&o, &g, stderr);
+    cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 0,
+                 "a FAIL reached while the library was rebuilt to these bytes left their pass reusable (%s)", got.msg);
     kc_rcache_close(rc);
     setenv("KC_CACHE_DIR", "off", 1);
     unsetenv("KC_LIBDIR");

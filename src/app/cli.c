@@ -146,9 +146,9 @@ static const opt_row OPTIONS[] = {
     { "--no-cache", NULL, NULL, C_RUN, TO_SHARD | TO_REEXEC, 0, F(no_cache), kc_cli_set_flag, NULL,
       "run every item: reuse no verdict from the results cache; what runs\n"
       "still refreshes it (a pass is kept, a failure removes the pass kept\n"
-      "for the same inputs). Default: an item whose inputs have not changed\n"
-      "since it last passed is not run again, its line says 'cached'\n"
-      "(docs/results-cache.md)" },
+      "for the same inputs; KC_CACHE_DIR=off leaves it alone). Default: an\n"
+      "item whose inputs have not changed since it last passed is not run\n"
+      "again, its line says 'cached' (docs/results-cache.md)" },
     { "--rerun-failed", NULL, NULL, C_RUN | C_LIST | C_MERGE, TO_REEXEC, 0, F(rerun_failed), kc_cli_set_flag, NULL,
       "run (or list) only the items the cost table (--costs) records as failed\n"
       "last time, among those the PATTERNs select; none: nothing runs, exit 0;\n"

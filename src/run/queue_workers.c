@@ -202,7 +202,8 @@ void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c)
     if (untrusted) qq->untrusted = 1;   /* whatever else it did: its line says why; the run is not green */
     /* Its sanitizer sessions' verdicts are kept only when it ended as asked,
      * their summaries checked and clean (result_cache.h, kc_rcache_hold). */
-    kc_rcache_release(qq->fin.cache, (int)c->pid, WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == 0);
+    kc_rcache_release(qq->fin.cache, (int)c->pid,
+                      !abnormal ? KC_SESSIONS_VOUCHED : untrusted ? KC_SESSIONS_DISTRUSTED : KC_SESSIONS_UNVOUCHED);
     if (kc_qs_is(qq, c)) {      /* the standby, or a worker it replaced (queue_standby.c) */
         kc_qs_on_gone(qq, c, how, abnormal && !untrusted);
         return;

@@ -228,8 +228,7 @@ static void evict(kc_rcache *c, const kc_item *it, const kc_item_result *r);
 void kc_rcache_close(kc_rcache *c)
 {
     if (!c) return;
-    for (int i = 0; i < c->nheld; i++) evict(c, c->held[i].it, NULL);    /* never released: not vouched for */
-    free(c->held);              /* verdicts never released: never kept */
+    free(c->held);              /* verdicts never released: never kept (nor evidence against a kept pass) */
     free(c->keys);
     free(c->image);
     free(c);
@@ -428,7 +427,7 @@ void kc_rcache_hold(kc_rcache *c, const kc_item *it, const kc_item_result *r, in
     c->held[c->nheld++] = (struct held){ .it = it, .r = *r, .owner = owner };
 }
 
-void kc_rcache_release(kc_rcache *c, int owner, int trusted)
+void kc_rcache_release(kc_rcache *c, int owner, kc_rcache_sessions how)
 {
     if (!c) return;
     int k = 0;
@@ -437,8 +436,8 @@ void kc_rcache_release(kc_rcache *c, int owner, int trusted)
             c->held[k++] = c->held[i];
             continue;
         }
-        if (trusted) kc_rcache_store(c, c->held[i].it, &c->held[i].r);
-        else evict(c, c->held[i].it, NULL);
+        if (how == KC_SESSIONS_VOUCHED) kc_rcache_store(c, c->held[i].it, &c->held[i].r);
+        else if (how == KC_SESSIONS_DISTRUSTED) evict(c, c->held[i].it, NULL);
     }
     c->nheld = k;
 }
@@ -496,23 +495,32 @@ static int read_entry(const char *path, char *text, size_t cap, char *why, size_
 
 /* The latest verdict on an input decides: the item reached one the cache
  * may not keep (r: a FAIL, a MISSED, a TIMEOUT; NULL: a clean verdict its
- * session could not vouch for) on the very inputs its entry was kept for
- * (key_before_run), so that entry is removed and the next run runs it.
- * Possible only where the item ran although such an entry was kept: under
- * --no-cache, or under a --timeout shorter than the pass took. Kept: an
- * entry of other inputs (earned on those), one that does not read back
- * (never reused), and the entry after no verdict on its inputs (SKIP,
- * NOTRUN) or after a TIMEOUT the entry itself foretold (the pass took longer
- * than this --timeout; the lookup ran the item for that). A removal that
- * fails is said on stderr. */
+ * sessions were found not to vouch for) on the very inputs its entry was
+ * kept for (key_before_run), so that entry is removed and the next run runs
+ * it. Possible only where the item ran although such an entry was kept:
+ * under --no-cache, under a --timeout shorter than the pass took, or beside
+ * an entry the lookup refused (a forged verdict that is never reused). A
+ * library file that changed while the item ran (or since this process
+ * loaded it) leaves the bytes it ran unknown: then the entry goes whatever
+ * its key. Kept: an entry of other inputs (earned on those), one that does
+ * not read back (never reused), and the entry after no verdict on its
+ * inputs (SKIP, NOTRUN) or after a TIMEOUT the entry itself foretold (the
+ * pass took longer than this --timeout; the lookup ran the item for that).
+ * A removal that fails is said on stderr. */
 static void evict(kc_rcache *c, const kc_item *it, const kc_item_result *r)
 {
     char path[PATH_MAX], text[ENTRY_MAX + 64], why[256], v[64];
     uint64_t key, ms;
     if (r && (r->state == KC_SKIP || r->state == KC_NOTRUN)) return;
+    int unknown;                /* the item ran on library bytes no key names (kc_rcache_store keeps none then) */
+    const uint64_t before = key_before_run(c, it, &unknown);
+    if (!unknown && it->contract && it->contract->library) {
+        int changed = 0;
+        unknown = item_key(c, it, &changed) != before || changed;
+    }
     entry_path(c, it->name, path, sizeof path);
     if (read_entry(path, text, sizeof text, why, sizeof why) || field(text, "key", v, sizeof v) ||
-        parse_hex(v, &key) || key != key_before_run(c, it, NULL))
+        parse_hex(v, &key) || (key != before && !unknown))
         return;
     if (r && r->state == KC_TIMEOUT && c->timeout_s > 0 && !field(text, "ms", v, sizeof v) &&
         !kc_parse_u64(v, UINT64_MAX, &ms) && (double)ms > c->timeout_s * 1000.0)
@@ -520,6 +528,11 @@ static void evict(kc_rcache *c, const kc_item *it, const kc_item_result *r)
     if (unlink(path) && errno != ENOENT)
         kc_say(stderr, "results cache: cannot remove %s (%s): it keeps a pass of %s on the inputs this run did not "
                "pass with, and the next cached run reuses it; remove the file\n", path, strerror(errno), it->name);
+}
+
+void kc_rcache_item_starts(kc_rcache *c, const kc_item *it)
+{
+    if (c && c->refresh) evict(c, it, NULL);
 }
 
 int kc_rcache_lookup(kc_rcache *c, const kc_item *it, kc_item_result *r)

@@ -109,12 +109,25 @@ void kc_rcache_store(kc_rcache *c, const kc_item *it, const kc_item_result *r);
  * whose sessions served it (a worker, or a static shard's run). A copy of
  * r is kept; `it` must outlive c. Not reusable or c NULL: nothing. */
 void kc_rcache_hold(kc_rcache *c, const kc_item *it, const kc_item_result *r, int owner);
-/* The sessions of owner ended: trusted (their summaries counted no error
- * that no window held, and they ended as asked), its held verdicts are kept
- * (kc_rcache_store); else they are dropped, and the passes kept for the same
- * inputs removed. Verdicts still held at kc_rcache_close are dropped the
- * same way. c NULL: nothing. */
-void kc_rcache_release(kc_rcache *c, int owner, int trusted);
+/* How the sessions that gave held verdicts ended. */
+typedef enum kc_rcache_sessions {
+    KC_SESSIONS_VOUCHED,        /* their summaries counted no error that no window held, and they ended as asked */
+    KC_SESSIONS_UNVOUCHED,      /* their process ended otherwise (killed, crashed, interrupted): no word either way */
+    KC_SESSIONS_DISTRUSTED,     /* found not to vouch (kc_san_pool_free; a worker's KC_WORKER_UNTRUSTED) */
+} kc_rcache_sessions;
+/* The sessions of owner ended: its held verdicts are kept (VOUCHED,
+ * kc_rcache_store) or dropped; DISTRUSTED also removes the passes kept for
+ * their inputs (evidence against them), UNVOUCHED leaves those as they are.
+ * Verdicts still held at kc_rcache_close are dropped as UNVOUCHED. c NULL:
+ * nothing. */
+void kc_rcache_release(kc_rcache *c, int owner, kc_rcache_sessions how);
+/* Item it is about to run in this very process (kc_run: a serial run or a
+ * static shard, where a crash under the item leaves no verdict for the
+ * cache to act on): under --no-cache, the pass kept for its inputs is
+ * removed now, and kept again only when the item passes, so a run that
+ * dies under it leaves none for the next run to reuse. c NULL or not
+ * --no-cache: nothing. */
+void kc_rcache_item_starts(kc_rcache *c, const kc_item *it);
 void kc_rcache_close(kc_rcache *c);
 
 /* The verdicts a run reuses, by item index (items[0..n)). */

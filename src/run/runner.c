@@ -88,7 +88,7 @@ static int san_end(kc_san_pool *san, kc_rcache *cache)
 {
     char why[KC_SAN_WHY_MAX];
     int bad = kc_san_pool_free(san, why, sizeof why) != 0;
-    kc_rcache_release(cache, (int)getpid(), !bad);
+    kc_rcache_release(cache, (int)getpid(), bad ? KC_SESSIONS_DISTRUSTED : KC_SESSIONS_VOUCHED);
     if (!bad) return 0;
     kc_report_note(stdout, "%s\n", why);     /* never green (sanitize_session.h) */
     return 1;
@@ -239,6 +239,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         if (gpu_mem) kc_gpu_sampler_take_peak(pid);   /* drop the previous item's peak */
         w.start_s = kc_now_s() - t0;
         kc_report_busy(1, 1);
+        kc_rcache_item_starts(fin.cache, it);   /* --no-cache: dying under it keeps no pass of its inputs */
         kc_item_run(&gpu, have_gpu, it, o, &gw, san, &r);   /* prints its line */
         w.end_s = kc_now_s() - t0;
         if (gpu_mem) w.peak_gpu_mib = kc_gpu_sampler_take_peak(pid);

@@ -223,8 +223,6 @@ void kc_rcache_hits_free(kc_rcache_hits *h, int nitems)
     memset(h, 0, sizeof *h);
 }
 
-static void evict(kc_rcache *c, const kc_item *it, const kc_item_result *r);
-
 void kc_rcache_close(kc_rcache *c)
 {
     if (!c) return;
@@ -366,6 +364,8 @@ int kc_rcache_reusable(const kc_item *it, const kc_item_result *r)
     return ok && !r->stale && !r->limit_problems && lost_ok && !kc_result_fails(r) &&
            !strstr(r->msg, "; it also left ");
 }
+
+static void evict(kc_rcache *c, const kc_item *it, const kc_item_result *r);
 
 void kc_rcache_store(kc_rcache *c, const kc_item *it, const kc_item_result *r)
 {

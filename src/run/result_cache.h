@@ -107,7 +107,8 @@ void kc_rcache_store(kc_rcache *c, const kc_item *it, const kc_item_result *r);
  * then, a later run would reuse a clean verdict this one could not vouch
  * for, and be green where this run was not. owner: the pid of the process
  * whose sessions served it (a worker, or a static shard's run). A copy of
- * r is kept; `it` must outlive c. Not reusable or c NULL: nothing. */
+ * r is kept; `it` must outlive c. Not reusable: as kc_rcache_store (the
+ * pass kept for the same inputs removed). c NULL: nothing. */
 void kc_rcache_hold(kc_rcache *c, const kc_item *it, const kc_item_result *r, int owner);
 /* How the sessions that gave held verdicts ended. */
 typedef enum kc_rcache_sessions {

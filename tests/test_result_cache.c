@@ -269,6 +269,17 @@ Test(result_cache, merged_shard_logs_count_the_cached)
     kc_rm_rf(c.dir);
 }
 
+/* KC_COMPUTE_SANITIZER=<the fake tool> (tests/fake/compute-sanitizer), for
+ * a run's environment. */
+static char *fake_sanitizer_env(void)
+{
+    static char san[PATH_MAX + 32];
+    char fake[PATH_MAX];
+    cr_assert_not_null(realpath("tests/fake/compute-sanitizer", fake));
+    snprintf(san, sizeof san, "KC_COMPUTE_SANITIZER=%s", fake);
+    return san;
+}
+
 /* A compute-sanitizer session whose summary counts an error no item's
  * window held (here a report after the last item's end line) leaves the
  * items it called clean untrusted and the run not green; their PASS is not
@@ -276,10 +287,7 @@ Test(result_cache, merged_shard_logs_count_the_cached)
  * run whose sessions end clean keeps it. Serial and --jobs. */
 Test(result_cache, a_sanitizer_session_that_is_not_trusted_keeps_no_pass, .timeout = 60)
 {
-    static char san[PATH_MAX + 32];
-    char fake[PATH_MAX];
-    cr_assert_not_null(realpath("tests/fake/compute-sanitizer", fake));
-    snprintf(san, sizeof san, "KC_COMPUTE_SANITIZER=%s", fake);
+    char *san = fake_sanitizer_env();
     const char *modes[2][4] = { { "run", "fakesan.copy.f16:sanitize" },
                                 { "run", "--jobs", "2", "fakesan.copy.f16:sanitize" } };
     for (int m = 0; m < 2; m++) {
@@ -372,10 +380,7 @@ Test(result_cache, a_no_cache_run_whose_session_is_not_trusted_removes_the_pass,
         { 1, 1, 1, 0, "--no-cache, a session not trusted" },
         { 0, 1, 1, 0, "cached run after it: must run the item, not reuse the clean verdict" },
     };
-    static char san[PATH_MAX + 32];
-    char fake[PATH_MAX];
-    cr_assert_not_null(realpath("tests/fake/compute-sanitizer", fake));
-    snprintf(san, sizeof san, "KC_COMPUTE_SANITIZER=%s", fake);
+    char *san = fake_sanitizer_env();
     for (int jobs = 0; jobs < 2; jobs++) {
         cache_dir c;
         cache_new(&c, "rcache-san-refresh");
@@ -394,10 +399,7 @@ Test(result_cache, a_no_cache_run_whose_session_is_not_trusted_removes_the_pass,
  * killed worker counted as distrusted and both passes were removed. */
 Test(result_cache, a_no_cache_worker_killed_for_another_items_limit_removes_no_pass, .timeout = 90)
 {
-    static char san[PATH_MAX + 32];
-    char fake[PATH_MAX];
-    cr_assert_not_null(realpath("tests/fake/compute-sanitizer", fake));
-    snprintf(san, sizeof san, "KC_COMPUTE_SANITIZER=%s", fake);
+    char *san = fake_sanitizer_env();
     cache_dir c;
     cache_new(&c, "rcache-unvouched");
     char *env[] = { c.env, san, "PATH=/usr/bin:/bin", NULL };

@@ -469,6 +469,8 @@ Test(result_cache, a_pass_that_took_longer_than_the_timeout_runs, .timeout = 60)
     cr_expect(kc_out_item_line(t.out, "TIMEOUT", "fixture.cost.00", line, sizeof line),
               "a 300 ms pass was reused under --timeout 0.1 (cached=%ld):\n%s", tt.cached, t.out);
     cr_expect_eq(tl.cached, 1, "under --timeout 5 the pass was not reused:\n%s", l.out);
+    cr_expect(strstr(l.out, "\nno item ran: its 1 verdict came from the results cache\n") && !strstr(l.out, "peak RSS"),
+              "a run that ran nothing gave figures instead of saying so:\n%s", l.out);
     kc_proc_free(&a);
     kc_proc_free(&t);
     kc_proc_free(&l);

@@ -365,7 +365,8 @@ void kc_cli_usage(FILE *out, const char *prog)
           "  CUDA_VISIBLE_DEVICES  the devices the driver shows, as for any CUDA program\n"
           "  NO_COLOR      set and not empty: no colour under --color auto, even on a terminal\n"
           "  KC_CACHE_DIR  the results cache's directory (default: <binary>.cache beside the binary);\n"
-          "                'off': no cache, as --no-cache (docs/results-cache.md)\n",
+          "                'off': no cache at all (--no-cache reuses nothing but still refreshes\n"
+          "                it; docs/results-cache.md)\n",
           out);
 }
 

@@ -31,9 +31,22 @@ void kc_report_no_gpu(FILE *out, const kc_records *rs, const char *why)
     if (n) kc_say(out, "%d item%s skipped: no GPU (%s)\n", n, n == 1 ? "" : "s", why);
 }
 
+/* Every verdict came from the results cache: no process ran an item, so
+ * there are no figures; one line says so (1), in place of "peak RSS
+ * unknown" that read like a fault. 0 when some item ran. */
+static int all_cached(FILE *out, const kc_records *rs)
+{
+    for (int i = 0; i < rs->n; i++)
+        if (!rs->v[i].res.cached) return 0;
+    fprintf(out, "no item ran: %s %d verdict%s came from the results cache\n", rs->n == 1 ? "its" : "all", rs->n,
+            rs->n == 1 ? "" : "s");
+    return 1;
+}
+
 void kc_report_workers(FILE *out, const kc_records *rs)
 {
     if (!rs->n) return;         /* no item ran (nothing to rerun, say): no worker has figures */
+    if (all_cached(out, rs)) return;
     int nw;
     double busy;
     kc_worker_stats *ws = kc_report_workers_new(rs, &nw, &busy);
@@ -69,6 +82,7 @@ void kc_report_workers(FILE *out, const kc_records *rs)
 void kc_report_serial(FILE *out, const kc_records *rs)
 {
     if (!rs->n) return;         /* no item ran: no figures */
+    if (all_cached(out, rs)) return;
     long rss_kib = -1, gpu_mib = -1;
     double busy = 0;
     for (int i = 0; i < rs->n; i++) {   /* every record, those of the processes before a re-exec too */

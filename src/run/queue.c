@@ -488,8 +488,9 @@ static void not_run(queue *qq)
 static void finish_cached(queue *qq)
 {
     if (!qq->hits.n) return;
-    kc_say(stdout, "results cache: %d of %d item%s unchanged since they passed, not run again (--no-cache runs "
-           "them)\n", qq->hits.n, qq->nq, qq->nq == 1 ? "" : "s");
+    kc_say(stdout, "results cache: %d of %d item%s unchanged since %s passed, not run again (--no-cache runs "
+           "%s)\n", qq->hits.n, qq->nq, qq->nq == 1 ? "" : "s", qq->hits.n == 1 ? "it" : "they",
+           qq->hits.n == 1 ? "it" : "them");
     for (int i = 0; i < qq->nq; i++) {
         qitem *qi = &qq->q[i];
         kc_item_result *r = qq->hits.by_item[qi->idx];

@@ -430,6 +430,37 @@ Test(result_cache, a_no_cache_worker_killed_for_another_items_limit_removes_no_p
     kc_rm_rf(c.dir);
 }
 
+/* A worker that an item ends with status 0 (fixture.silent's _exit(0), which
+ * no exit guard sees) never checked its sanitizer sessions' summaries: the
+ * clean verdict they gave an item before is not vouched for and is not
+ * kept. Here the session counts an error no window held (the fake tool's
+ * late report), so the item alone is never green; before, the run beside
+ * fixture.silent kept its pass and the next run reused it and exited 0. */
+Test(result_cache, a_worker_an_item_ended_with_status_0_vouches_for_no_session, .timeout = 90)
+{
+    char *san = fake_sanitizer_env();
+    for (int jobs = 0; jobs < 2; jobs++) {
+        cache_dir c;
+        cache_new(&c, "rcache-exit0");
+        char *late[] = { c.env, san, "PATH=/usr/bin:/bin", "KC_FAKE_SANITIZER=late:memcheck", NULL };
+        char *both[] = { "run", "--jobs", "1", "fakesan.copy.f16:sanitize", "fixture.silent", NULL };
+        char *alone[] = { "run", "fakesan.copy.f16:sanitize", NULL };
+        if (!jobs) memmove(both + 1, both + 3, 3 * sizeof *both);     /* serially */
+        kc_proc a = kc_run_fake(both, late, 60);
+        char line[2048];
+        cr_expect(kc_out_item_line(a.out, "CRASH", "fixture.silent", line, sizeof line), "%s%s", a.out, a.err);
+        kc_proc b = kc_run_fake(alone, late, 60);
+        kc_tally t;
+        kc_out_tally(b.out, &t);
+        cr_expect_eq(b.status, 1, "jobs %d: the run after it exit %d, want 1 (its session is never trusted)\n%s%s", jobs,
+                     b.status, b.out, b.err);
+        cr_expect_eq(t.cached, 0, "jobs %d: the run after it reused a verdict no session vouched for:\n%s", jobs, b.out);
+        kc_proc_free(&a);
+        kc_proc_free(&b);
+        kc_rm_rf(c.dir);
+    }
+}
+
 /* The same where the item ends the very process it runs in: a static shard
  * runs its items in its own process, so an item that kills it reaches no
  * verdict the cache could act on. fixture.break.tally passes, but under

@@ -189,6 +189,17 @@ static void end_orphans(queue *qq, kc_sup *s, kc_child *c)
             c->slot, (long)c->pid, n, n == 1 ? "" : "es", who);
 }
 
+/* Its sanitizer sessions' verdicts are kept only when it ended as asked,
+ * their summaries checked and clean (result_cache.h, kc_rcache_hold):
+ * abnormal, it was killed, crashed, was interrupted or ended under an item
+ * (no word either way); untrusted, its sessions were found not to vouch
+ * (worker.c's KC_WORKER_UNTRUSTED). */
+static void release_sessions(queue *qq, const kc_child *c, int abnormal, int untrusted)
+{
+    kc_rcache_release(qq->fin.cache, (int)c->pid,
+                      untrusted ? KC_SESSIONS_DISTRUSTED : abnormal ? KC_SESSIONS_UNVOUCHED : KC_SESSIONS_VOUCHED);
+}
+
 /* A worker is GONE (exited, its pipes closed): settle its item, maybe replace it. */
 void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c)
 {
@@ -200,11 +211,8 @@ void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c)
     int abnormal = !(WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == 0);
     int untrusted = WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == KC_WORKER_UNTRUSTED;
     if (untrusted) qq->untrusted = 1;   /* whatever else it did: its line says why; the run is not green */
-    /* Its sanitizer sessions' verdicts are kept only when it ended as asked,
-     * their summaries checked and clean (result_cache.h, kc_rcache_hold). */
-    kc_rcache_release(qq->fin.cache, (int)c->pid,
-                      !abnormal ? KC_SESSIONS_VOUCHED : untrusted ? KC_SESSIONS_DISTRUSTED : KC_SESSIONS_UNVOUCHED);
     if (kc_qs_is(qq, c)) {      /* the standby, or a worker it replaced (queue_standby.c) */
+        release_sessions(qq, c, abnormal, untrusted);
         kc_qs_on_gone(qq, c, how, abnormal && !untrusted);
         return;
     }
@@ -227,6 +235,10 @@ void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c)
         kc_q_say_ended(qq, w->slot, c, how, abnormal && !untrusted);
         if (untrusted && !c->leak[0]) abnormal = 0;     /* it ended after its items, as asked */
     }
+    /* abnormal now also when it ended under an item: an item's _exit(0)
+     * ends a worker with status 0 before its sessions' summaries are
+     * checked (worker.c), which vouches for nothing */
+    release_sessions(qq, c, abnormal, untrusted);
     kc_q_phase(w, KC_WK_GONE);
     if (qq->fin.stopping || qq->interrupted || !kc_dispatch_pending(&qq->dp)) return;
     if (abnormal && kc_q_count_restart(qq, "not starting another worker")) return;

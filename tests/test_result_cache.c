@@ -849,6 +849,22 @@ Test(result_cache, tally_counts_cached_and_merges_them)
     cr_expect(strstr(line, "; 3 cached"), "%s", line);
 }
 
+/* --no-cache promises to refresh the cache; where it cannot (a directory
+ * that cannot be made), it says so, since a pass kept there stays whatever
+ * the run finds; a cached run says the cache is off, as before. */
+Test(result_cache, a_no_cache_run_that_cannot_refresh_says_so, .timeout = 30)
+{
+    char *env[] = { "KC_CACHE_DIR=/proc/kc-no-such-dir/cache", NULL };
+    char *nocache[] = { "run", "--no-cache", "fixture.pass.00", NULL }, *cached[] = { "run", "fixture.pass.00", NULL };
+    kc_proc p = kc_run_fake(nocache, env, 30), q = kc_run_fake(cached, env, 30);
+    cr_expect(p.status == 0 && strstr(p.out, "results cache: not refreshed (cannot create /proc/kc-no-such-dir/cache"),
+              "exit %d\n%s", p.status, p.out);
+    cr_expect(q.status == 0 && strstr(q.out, "results cache: off (cannot create /proc/kc-no-such-dir/cache"),
+              "exit %d\n%s", q.status, q.out);
+    kc_proc_free(&p);
+    kc_proc_free(&q);
+}
+
 /* An installed binary (in a folder called bin) keeps no cache beside itself,
  * even where it may write there (root and /usr/local/bin): the run says the
  * cache is off and why, and makes no folder. */
@@ -869,6 +885,11 @@ Test(result_cache, an_installed_binary_keeps_no_cache_in_its_bin_folder, .timeou
               "%s", p.out);
     struct stat st;
     cr_expect_neq(stat(cache, &st), 0, "%s was made", cache);
+    kc_proc_free(&p);
+    char *nocache[] = { bin, "run", "--no-cache", "fixture.pass.00", NULL };    /* no cache: nothing to refresh */
+    cr_assert_eq(kc_spawn(nocache, env, 30, &p), 0);
+    cr_expect(p.status == 0 && !strstr(p.out, "results cache:"), "--no-cache spoke of a cache it has none of:\n%s",
+              p.out);
     kc_proc_free(&p);
     snprintf(cmd, sizeof cmd, "rm -rf '%s/rcache-bin-%ld'", kc_test_tmpdir(), (long)getpid());
     cr_assert_eq(system(cmd), 0);

@@ -101,7 +101,8 @@ static uint64_t cuda_env_hash(void)
     return sum;
 }
 
-/* The directory: KC_CACHE_DIR, else "<binary>.cache". 1: off by choice. */
+/* The directory: KC_CACHE_DIR, else "<binary>.cache". 1: off by choice; 2:
+ * none for this binary (installed), with why; -1 with why. */
 static int cache_dir(char *dir, size_t cap, char *why, size_t whycap)
 {
     const char *env = getenv("KC_CACHE_DIR");
@@ -120,7 +121,7 @@ static int cache_dir(char *dir, size_t cap, char *why, size_t whycap)
     const char *slash = strrchr(exe, '/');
     if (slash && slash - exe >= 4 && strncmp(slash - 4, "/bin", 4) == 0) {
         snprintf(why, whycap, "%.700s is installed (in a bin folder); KC_CACHE_DIR=DIR gives it a cache", exe);
-        return -1;
+        return 2;
     }
     return 0;
 }
@@ -146,6 +147,10 @@ kc_rcache *kc_rcache_open(const kc_opts *o, const kc_rcache_gpu *gpu, FILE *out)
     uint64_t host;
     int d = cache_dir(dir, sizeof dir, why, sizeof why);
     if (d == 1) return NULL;
+    if (d == 2) {               /* no cache at all: nothing that --no-cache could refresh */
+        if (!o->no_cache) kc_say(out, "results cache: off (%s); every item runs\n", why);
+        return NULL;
+    }
     const char *hook = fault_hook();
     if (hook) {
         if (!o->no_cache)
@@ -153,7 +158,9 @@ kc_rcache *kc_rcache_open(const kc_opts *o, const kc_rcache_gpu *gpu, FILE *out)
         return NULL;
     }
     if (d < 0 || dir_ready(dir, why, sizeof why) || kc_host_code_digest(&host, why, sizeof why)) {
-        if (!o->no_cache)
+        if (o->no_cache)    /* it promised to refresh: a pass kept there stays, whatever this run finds */
+            kc_say(out, "results cache: not refreshed (%s)\n", why[0] ? why : "KC_CACHE_DIR too long");
+        else
             kc_say(out, "results cache: off (%s); every item runs\n", why[0] ? why : "KC_CACHE_DIR too long");
         return NULL;
     }
@@ -189,7 +196,9 @@ kc_rcache *kc_rcache_open_on(const kc_opts *o, const kc_device *dev, int ndevs, 
     for (int j = 1; j < ndevs; j++)
         if (strcmp(dev[j].name, dev[0].name) || dev[j].cc_major != dev[0].cc_major ||
             dev[j].cc_minor != dev[0].cc_minor || dev[j].sm_count != dev[0].sm_count) {
-            if (!o->no_cache) kc_say(out, "results cache: off, the devices are of different models; every item runs\n");
+            kc_say(out, o->no_cache ? "results cache: not refreshed: the devices are of different models (a kept pass "
+                                      "stays, whatever this run finds)\n"
+                                    : "results cache: off, the devices are of different models; every item runs\n");
             return NULL;
         }
     kc_rcache_gpu g = { .name = ndevs ? dev[0].name : NULL, .driver_version = driver_version };

@@ -80,11 +80,13 @@ typedef struct kc_rcache_gpu {
  * the cache is off: by choice (KC_CACHE_DIR=off), silently; for a reason the
  * user should know (a KC_FAULT_* hook set, the binary unreadable, the
  * directory not usable), after one line on out saying why and that every
- * item runs (silently under --no-cache, which runs every item anyway). */
+ * item runs; under --no-cache that the cache is not refreshed (a hook's
+ * run, silently: its verdicts are the hook's, evidence of nothing). */
 kc_rcache *kc_rcache_open(const kc_opts *o, const kc_rcache_gpu *gpu, FILE *out);
 /* kc_rcache_open on the devices a run's workers go on, dev[0..ndevs) (none:
  * no GPU): NULL, after a line on out, when they are of different models
- * (name, compute capability or SM count), since an item's key holds one. */
+ * (name, compute capability or SM count), since an item's key holds one
+ * (under --no-cache the line says the cache is not refreshed). */
 kc_rcache *kc_rcache_open_on(const kc_opts *o, const kc_device *dev, int ndevs, int driver_version, FILE *out);
 /* Whether it holds a reusable verdict for it under the current key: 1 with
  * *r filled (state, gate, message with "[cached: ...]" after it, cached,

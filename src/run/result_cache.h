@@ -124,12 +124,15 @@ typedef enum kc_rcache_sessions {
  * Verdicts still held at kc_rcache_close are dropped as UNVOUCHED. c NULL:
  * nothing. */
 void kc_rcache_release(kc_rcache *c, int owner, kc_rcache_sessions how);
-/* Item it is about to run in this very process (kc_run: a serial run or a
- * static shard, where a crash under the item leaves no verdict for the
- * cache to act on): under --no-cache, the pass kept for its inputs is
- * removed now, and kept again only when the item passes, so a run that
- * dies under it leaves none for the next run to reuse. c NULL or not
- * --no-cache: nothing. */
+/* Item it is about to run in this very process (kc_run: a static shard,
+ * where a crash under the item leaves no verdict for the cache to act on;
+ * a serial run is a queue of one worker, whose parent settles a crash):
+ * under --no-cache, the pass kept for its inputs is removed now, and kept
+ * again only when the item passes, so a shard that dies under it leaves
+ * none for the next run to reuse. The cost: a shard stopped or interrupted
+ * with no verdict loses that pass too, and the passes of the sanitizer
+ * checks it ran whose sessions never vouched. c NULL or not --no-cache:
+ * nothing. */
 void kc_rcache_item_starts(kc_rcache *c, const kc_item *it);
 void kc_rcache_close(kc_rcache *c);
 

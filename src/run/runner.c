@@ -80,8 +80,8 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
     kc_strvec_clear(&av);
 }
 
-/* A serial run's sanitizer sessions end (kc_san_pool_free): 1, after saying
- * why on stdout, when one counted errors no item's window held. The
+/* A static shard's sanitizer sessions end (kc_san_pool_free): 1, after
+ * saying why on stdout, when one counted errors no item's window held. The
  * verdicts they gave are kept in the results cache only when not
  * (kc_rcache_release). */
 static int san_end(kc_san_pool *san, kc_rcache *cache)

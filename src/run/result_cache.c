@@ -147,14 +147,16 @@ kc_rcache *kc_rcache_open(const kc_opts *o, const kc_rcache_gpu *gpu, FILE *out)
     uint64_t host;
     int d = cache_dir(dir, sizeof dir, why, sizeof why);
     if (d == 1) return NULL;
-    if (d == 2) {               /* no cache at all: nothing that --no-cache could refresh */
-        if (!o->no_cache) kc_say(out, "results cache: off (%s); every item runs\n", why);
-        return NULL;
-    }
+    /* a hook first: with one set no KC_CACHE_DIR gives the run a cache, so
+     * an installed binary's hint (KC_CACHE_DIR=DIR) would mislead */
     const char *hook = fault_hook();
     if (hook) {
         if (!o->no_cache)
             kc_say(out, "results cache: off, a test hook or mutation run is set (%.200s); every item runs\n", hook);
+        return NULL;
+    }
+    if (d == 2) {               /* no cache at all: nothing that --no-cache could refresh */
+        if (!o->no_cache) kc_say(out, "results cache: off (%s); every item runs\n", why);
         return NULL;
     }
     if (d < 0 || dir_ready(dir, why, sizeof why) || kc_host_code_digest(&host, why, sizeof why)) {

@@ -358,6 +358,21 @@ static uint64_t key_before_run(kc_rcache *c, const kc_item *it, int *unearned)
     return key;
 }
 
+/* Whether the item ran on library bytes no key names, so that no verdict
+ * of it may be kept: a library file replaced since this process loaded it
+ * (dlopen keeps giving the old one), or one whose bytes hash otherwise now
+ * than before the item ran (a rebuild while it ran: which bytes a --jobs
+ * worker or a sanitizer target loaded, at a time this process did not
+ * see, is not known). */
+static int bytes_unknown(kc_rcache *c, const kc_item *it)
+{
+    int unearned;
+    const uint64_t before = key_before_run(c, it, &unearned);
+    if (unearned || !it->contract || !it->contract->library) return unearned;
+    int changed = 0;
+    return item_key(c, it, &changed) != before || changed;
+}
+
 /* ---- entries ---- */
 
 static void entry_path(const kc_rcache *c, const char *name, char *buf, size_t cap)
@@ -385,16 +400,8 @@ void kc_rcache_store(kc_rcache *c, const kc_item *it, const kc_item_result *r)
         evict(c, it, r);
         return;
     }
-    int unearned;
-    uint64_t key = key_before_run(c, it, &unearned);
-    if (unearned) return;       /* earned by a library file no longer at its path: kept under no key */
-    if (it->contract && it->contract->library) {
-        /* A library rebuilt while the item ran: which bytes it ran is not
-         * known here (a --jobs worker or a sanitizer target loaded them, at
-         * a time this process did not see), so it is kept under no key. */
-        int changed = 0;
-        if (item_key(c, it, &changed) != key || changed) return;
-    }
+    if (bytes_unknown(c, it)) return;      /* kept under no key */
+    const uint64_t key = key_before_run(c, it, NULL);
     char body[ENTRY_MAX], path[PATH_MAX], tmp[PATH_MAX + 64];
     int n = snprintf(body, sizeof body,
                      FORMAT_LINE "\nitem %s\nkey %016llx\nstate %s\ngate %d\ncases %d\nearned %lld\nbuild %016llx\n"
@@ -523,12 +530,8 @@ static void evict(kc_rcache *c, const kc_item *it, const kc_item_result *r)
     char path[PATH_MAX], text[ENTRY_MAX + 64], why[256], v[64];
     uint64_t key, ms;
     if (r && (r->state == KC_SKIP || r->state == KC_NOTRUN)) return;
-    int unknown;                /* the item ran on library bytes no key names (kc_rcache_store keeps none then) */
-    const uint64_t before = key_before_run(c, it, &unknown);
-    if (!unknown && it->contract && it->contract->library) {
-        int changed = 0;
-        unknown = item_key(c, it, &changed) != before || changed;
-    }
+    const uint64_t before = key_before_run(c, it, NULL);
+    const int unknown = bytes_unknown(c, it);
     entry_path(c, it->name, path, sizeof path);
     if (read_entry(path, text, sizeof text, why, sizeof why) || field(text, "key", v, sizeof v) ||
         parse_hex(v, &key) || (key != before && !unknown))

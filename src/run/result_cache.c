@@ -511,6 +511,16 @@ static int read_entry(const char *path, char *text, size_t cap, char *why, size_
     return 0;
 }
 
+/* Whether entry text's pass took longer than this run's --timeout (none: 0;
+ * an entry that does not say how long it took: 1): a TIMEOUT now. */
+static int exceeds_timeout(const kc_rcache *c, const char *text)
+{
+    char v[32];
+    uint64_t ms;
+    return c->timeout_s > 0 &&
+           (field(text, "ms", v, sizeof v) || kc_parse_u64(v, UINT64_MAX, &ms) || (double)ms > c->timeout_s * 1000.0);
+}
+
 /* The latest verdict on an input decides: the item reached one the cache
  * may not keep (r: a FAIL, a MISSED, a TIMEOUT; NULL: a clean verdict its
  * sessions were found not to vouch for) on the very inputs its entry was
@@ -528,7 +538,7 @@ static int read_entry(const char *path, char *text, size_t cap, char *why, size_
 static void evict(kc_rcache *c, const kc_item *it, const kc_item_result *r)
 {
     char path[PATH_MAX], text[ENTRY_MAX + 64], why[256], v[64];
-    uint64_t key, ms;
+    uint64_t key;
     if (r && (r->state == KC_SKIP || r->state == KC_NOTRUN)) return;
     const uint64_t before = key_before_run(c, it, NULL);
     const int unknown = bytes_unknown(c, it);
@@ -536,9 +546,7 @@ static void evict(kc_rcache *c, const kc_item *it, const kc_item_result *r)
     if (read_entry(path, text, sizeof text, why, sizeof why) || field(text, "key", v, sizeof v) ||
         parse_hex(v, &key) || (key != before && !unknown))
         return;
-    if (r && r->state == KC_TIMEOUT && c->timeout_s > 0 && !field(text, "ms", v, sizeof v) &&
-        !kc_parse_u64(v, UINT64_MAX, &ms) && (double)ms > c->timeout_s * 1000.0)
-        return;
+    if (r && r->state == KC_TIMEOUT && exceeds_timeout(c, text)) return;     /* the TIMEOUT it foretold */
     if (unlink(path) && errno != ENOENT)
         kc_say(stderr, "results cache: cannot remove %s (%s): it keeps a pass of %s on the inputs this run did not "
                "pass with, and the next cached run reuses it; remove the file\n", path, strerror(errno), it->name);
@@ -578,12 +586,7 @@ int kc_rcache_lookup(kc_rcache *c, const kc_item *it, kc_item_result *r)
         return 0;
     }
     if (key != now) return 0;                   /* its inputs changed: it runs */
-    /* A pass that took longer than this run's --timeout would be a TIMEOUT
-     * here: it runs (an entry that does not say how long it took, too). */
-    uint64_t ms;
-    if (c->timeout_s > 0 &&
-        (field(text, "ms", v, sizeof v) || kc_parse_u64(v, UINT64_MAX, &ms) || (double)ms > c->timeout_s * 1000.0))
-        return 0;
+    if (exceeds_timeout(c, text)) return 0;     /* it would be a TIMEOUT here: it runs */
     memset(r, 0, sizeof *r);
     kc_state st = (kc_state)sti;
     r->state = st;

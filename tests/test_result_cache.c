@@ -508,6 +508,29 @@ Test(result_cache, a_pass_that_took_longer_than_the_timeout_runs, .timeout = 60)
     kc_rm_rf(c.dir);
 }
 
+/* A --jobs run whose every verdict came from the cache started no worker:
+ * its JSON report says "workers":0 and has no worker lines (it said one
+ * worker with no items). */
+Test(result_cache, an_all_cached_run_reports_no_workers_in_its_json, .timeout = 60)
+{
+    cache_dir c;
+    cache_new(&c, "rcache-json-workers");
+    char json[256];
+    kc_tmp_path(json, sizeof json, "rcache", "all-cached.json");
+    char *fill[] = { "run", "fixture.pass.00", "fixture.pass.01", NULL },
+         *again[] = { "run", "--jobs", "2", "--json", json, "fixture.pass.00", "fixture.pass.01", NULL };
+    kc_proc a = run_with(&c, fill), b = run_with(&c, again);
+    cr_expect_eq(a.status, 0, "the first run: exit %d\n%s", a.status, a.out);
+    cr_expect_eq(b.status, 0, "the cached run: exit %d\n%s", b.status, b.out);
+    const char *j = kc_out_file(json);
+    cr_expect(strstr(j, "{\"type\":\"summary\",\"items\":2,\"workers\":0,") && !strstr(j, "{\"type\":\"worker\""),
+              "an all-cached run's JSON names workers:\n%s\n%s", j, b.out);
+    kc_proc_free(&a);
+    kc_proc_free(&b);
+    unlink(json);
+    kc_rm_rf(c.dir);
+}
+
 /* ---- the key, in this process ---- */
 
 static kc_item kernel_item(const kc_contract *k)

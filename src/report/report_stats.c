@@ -6,7 +6,7 @@
 
 int kc_report_nworkers(const kc_records *rs)
 {
-    int w = rs->workers > 0 ? rs->workers : 1;
+    int w = rs->workers > 0 ? rs->workers : 0;   /* 0: no worker started (every verdict cached) */
     for (int i = 0; i < rs->n; i++)
         if (rs->v[i].worker >= w) w = rs->v[i].worker + 1;
     return w;
@@ -15,7 +15,7 @@ int kc_report_nworkers(const kc_records *rs)
 kc_worker_stats *kc_report_workers_new(const kc_records *rs, int *nw, double *busy)
 {
     *nw = kc_report_nworkers(rs);
-    kc_worker_stats *ws = calloc((size_t)*nw, sizeof *ws);
+    kc_worker_stats *ws = calloc((size_t)(*nw ? *nw : 1), sizeof *ws);   /* never calloc(0): NULL means no memory */
     if (!ws) {
         errno = ENOMEM;
         return NULL;

@@ -13,7 +13,8 @@ typedef struct kc_worker_stats {
     long peak_rss_kib;        /* largest of its items' figures, -1 unknown */
     long peak_gpu_mib;
 } kc_worker_stats;
-/* Workers in the records: max(rs->workers, highest worker index + 1), at least 1. */
+/* Workers in the records: max(rs->workers, highest worker index + 1); 0
+ * when no worker started (a run whose every verdict came from the cache). */
 int kc_report_nworkers(const kc_records *rs);
 /* Fills ws[0 .. kc_report_nworkers(rs)) (ws must hold that many); returns the
  * busy seconds of all workers. */

@@ -206,6 +206,13 @@ int kc_item_fault_lose_context(const char *name)
     return 0;
 }
 
+void kc_item_fault_teardown(void)
+{
+    const char *env = getenv("KC_FAULT_TEARDOWN_S");
+    double s = env ? atof(env) : 0;
+    if (s > 0 && s <= 60) usleep((useconds_t)(s * 1e6));
+}
+
 void kc_item_run_batch(const kc_item *const *its, int n, const kc_opts *o, kc_san_pool *san, kc_item_result *outs,
                        int beside)
 {

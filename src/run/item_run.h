@@ -83,6 +83,12 @@ void kc_item_fault_leave_child(const char *name);
  * of item names) names this item, whose result then says its CUDA context
  * was lost (the item's own verdict is kept). */
 int kc_item_fault_lose_context(const char *name);
+/* Test hook for a worker whose item lost its CUDA context, after the
+ * result went out and before the process ends: KC_FAULT_TEARDOWN_S=<s>
+ * (0 < s <= 60) makes it wait s seconds there, as a driver tearing a
+ * faulted context down held a worker on an H100 (fault_spans.h). Nothing
+ * when unset. */
+void kc_item_fault_teardown(void);
 /* Once, after this process's last item (the serial runner, a worker): when
  * children that are no item's still run here (there before the first item,
  * proctree.h), one line on out naming them and saying no item was blamed

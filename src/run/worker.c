@@ -169,7 +169,10 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
             rc = 4;
             break;
         }
-        if (r.context_lost) break;    /* rc: see above; context_lost: a fresh worker takes over */
+        if (r.context_lost) {         /* rc: see above; context_lost: a fresh worker takes over */
+            kc_item_fault_teardown();
+            break;
+        }
     }
     if (gpu_state == 1) kc_gpu_close(&gpu);
 end:

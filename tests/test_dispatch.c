@@ -544,6 +544,24 @@ Test(dispatch, one_control_planted_for_gate_1_runs_at_a_time)
     cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 1, "the first ended: the second control");
 }
 
+/* A lost context's teardown (its worker has reported the loss and not yet
+ * ended) counts as a control planted for gate 1 running: on an H100 the
+ * next such control, started 20 ms after the last one's loss, lost its own
+ * context making an input (fault_spans.h). */
+Test(dispatch, a_control_planted_for_gate_1_waits_for_a_lost_context_to_be_torn_down)
+{
+    fixture f;
+    setup(&f, 3, 2);
+    f.it[0].fault_control = 1;
+    f.d.fault_controls_max = 1;
+    f.d.teardowns = 1;
+    int alone;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 1, "a context is being torn down: not the control, the next item");
+    kc_dispatch_took(&f.d, 1);
+    f.d.teardowns = 0;
+    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 0, "its worker ended: the control");
+}
+
 Test(dispatch, an_empty_worker_takes_a_control_planted_for_gate_1_before_longer_items)
 {
     fixture f;

@@ -23,3 +23,18 @@ Test(fault_spans, another_items_loss_on_the_same_gpu_that_overlaps_meets_it)
     cr_expect_eq(s.n, 0);
     cr_expect_null(s.v);
 }
+
+/* A lost context's teardown, from the loss until its worker ended, meets a
+ * run as the loss's own run does, and says which it is. */
+Test(fault_spans, a_teardown_meets_a_run_that_began_after_the_loss)
+{
+    kc_fault_spans s = KC_FAULT_SPANS_INIT;
+    cr_assert_eq(kc_fault_spans_add(&s, 3, 0, 1.0, 1.5), 0);
+    cr_expect_eq(kc_fault_spans_beside(&s, 7, 0, 1.6, 2.0), -1, "after the loss's run");
+    cr_assert_eq(kc_fault_spans_add_teardown(&s, 3, 0, 1.5, 6.5), 0);
+    int f = kc_fault_spans_beside(&s, 7, 0, 1.6, 2.0);
+    cr_expect_eq(f, 1, "within its teardown: %d", f);
+    cr_expect(f == 1 && s.v[f].teardown && !s.v[0].teardown, "the teardown is marked, the run is not");
+    cr_expect_eq(kc_fault_spans_beside(&s, 3, 0, 1.6, 2.0), -1, "an item's own teardown does not meet it");
+    kc_fault_spans_free(&s);
+}

@@ -483,6 +483,41 @@ Test(queue, one_context_loss_beside_a_clean_item_stands, .timeout = 60)
     kc_proc_free(&p);
 }
 
+/* A lost context is torn down until its worker ends (on an H100 that took
+ * seconds and ended another worker's context, fault_spans.h). Here
+ * fixture.pass.00 loses its context and its worker takes 1.5 s to end
+ * (KC_FAULT_TEARDOWN_S); fixture.pass.01 starts after that loss was
+ * reported, on the worker that ran fixture.cost.00 (300 ms; first by the
+ * cost table), and loses its own: its verdict is not known to be its own
+ * and runs again alone. The first loss's verdict stands: the later one
+ * began after it. */
+Test(queue, a_context_loss_while_another_is_torn_down_runs_again_alone, .timeout = 60)
+{
+    char costs[256];
+    kc_tmp_path(costs, sizeof costs, "queue", "teardown");
+    kc_write_file(costs, "# kcontract costs v1\n# item\tseconds\tpeak_rss_kib\tpeak_gpu_mib\tfailed\n"
+                         "fixture.cost.00\t5\t-1\t-1\t0\nfixture.pass.00\t1\t-1\t-1\t0\nfixture.pass.01\t0.5\t-1\t-1\t0\n");
+    char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.cost.00", "fixture.pass.00", "fixture.pass.01",
+                     "--jobs", "2", "--costs", costs, NULL };
+    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.00,fixture.pass.01",
+                    "KC_FAULT_TEARDOWN_S=1.5", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 50, &p), 0);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    expect_once(p.out, "fixture.pass.00", "PASS");
+    expect_once(p.out, "fixture.pass.01", "PASS");
+    expect_once(p.out, "fixture.cost.00", "PASS");
+    cr_expect(strstr(p.out, "fixture.pass.01: PASS with the CUDA context lost while the context fixture.pass.00 lost, "
+                            "on the same GPU, was being torn down"), "%s", p.out);
+    cr_expect_null(strstr(p.out, "fixture.pass.00: PASS with the CUDA context lost while"), "%s", p.out);
+    cr_expect(strstr(p.out, " s after fixture.pass.00 reported its CUDA context lost; until then that context was being "
+                            "torn down"), "the long teardown is not said:\n%s", p.out);
+    cr_expect(strstr(p.out, "\nran again alone: 1 item whose first verdict was not known to be its own"), "%s", p.out);
+    expect_phases_kept(&p);
+    kc_proc_free(&p);
+    unlink(costs);
+}
+
 /* A worker that dies under its item beside an item that lost its context
  * is a loss too (queue_holds.c): the held verdict runs again alone. */
 Test(queue, a_context_loss_beside_a_worker_that_dies_runs_again_alone, .timeout = 60)

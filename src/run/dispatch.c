@@ -31,11 +31,13 @@ static int is_wanted(const kc_dispatch_item *it, kc_want want)
 
 /* Whether item it is a control planted for the sanitizer, or for gate 1,
  * and as many of its kind as may run at once already do
- * (kc_dispatch.san_controls_max, fault_controls_max). */
+ * (kc_dispatch.san_controls_max, fault_controls_max; a lost context still
+ * being torn down counts as a control planted for gate 1 running). */
 static int controls_full(const kc_dispatch *d, const kc_dispatch_item *it)
 {
     return (it->sanitizer_control && d->san_controls_max > 0 && d->san_controls_running >= d->san_controls_max) ||
-           (it->fault_control && d->fault_controls_max > 0 && d->fault_controls_running >= d->fault_controls_max);
+           (it->fault_control && d->fault_controls_max > 0 &&
+            d->fault_controls_running + d->teardowns >= d->fault_controls_max);
 }
 
 /* Whether item it may go to worker wk beside what wk runs now: anything to

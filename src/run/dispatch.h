@@ -22,8 +22,9 @@
  *     while it runs: a mutation run puts back many hung mutants, each
  *     running to its limit);
  *   - at most fault_controls_max controls planted for gate 1 run at once
- *     (KC_DISPATCH_FAULT_CONTROLS_AT_ONCE): two faults that meet on a GPU
- *     send both items back to run alone;
+ *     (KC_DISPATCH_FAULT_CONTROLS_AT_ONCE), a lost context counted until its
+ *     worker has ended (teardowns): two faults that meet on a GPU send both
+ *     items back to run alone;
  *   - at most san_controls_max controls planted for the sanitizer run at
  *     once (KC_DISPATCH_SAN_CONTROLS_PER_GPU): each starts sessions of its
  *     own, and many starting together slow each other past serial;
@@ -115,6 +116,9 @@ typedef struct kc_dispatch {
     int fault_controls_running;     /* controls planted for gate 1 running now */
     int fault_controls_max;         /* at most this many of them at once (KC_DISPATCH_FAULT_CONTROLS_AT_ONCE);
                                      * 0: no limit */
+    int teardowns;                  /* CUDA contexts lost whose worker has not ended yet (the driver may still
+                                     * be tearing them down): each counts against fault_controls_max as a
+                                     * control planted for gate 1 running (fault_spans.h says why) */
     int lanes;                      /* workers run several items in flight (--inflight K > 1) */
 } kc_dispatch;
 

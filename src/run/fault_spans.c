@@ -4,7 +4,7 @@
 
 #include <stdlib.h>
 
-int kc_fault_spans_add(kc_fault_spans *s, int item, int dev, double start, double end)
+static int add(kc_fault_spans *s, int item, int dev, double start, double end, int teardown)
 {
     if (s->n == s->cap) {
         int cap = s->cap ? 2 * s->cap : 16;
@@ -13,8 +13,18 @@ int kc_fault_spans_add(kc_fault_spans *s, int item, int dev, double start, doubl
         s->v = v;
         s->cap = cap;
     }
-    s->v[s->n++] = (kc_fault_span){ item, dev, start, end };
+    s->v[s->n++] = (kc_fault_span){ item, dev, start, end, teardown };
     return 0;
+}
+
+int kc_fault_spans_add(kc_fault_spans *s, int item, int dev, double start, double end)
+{
+    return add(s, item, dev, start, end, 0);
+}
+
+int kc_fault_spans_add_teardown(kc_fault_spans *s, int item, int dev, double start, double end)
+{
+    return add(s, item, dev, start, end, 1);
 }
 
 int kc_fault_spans_beside(const kc_fault_spans *s, int item, int dev, double start, double end)

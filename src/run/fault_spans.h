@@ -15,11 +15,18 @@
 
 /* One item's run that ended with its CUDA context lost (or its worker
  * dead): the item's index, the GPU (a device slot) and when it ran, in
- * seconds of one clock. */
+ * seconds of one clock; or, with `teardown`, the time after such a loss
+ * until its worker process ended, while the driver tore the lost context
+ * down. Why the teardown counts: on an H100 (driver 580) a control planted
+ * for gate 1 faulted and reported it; 20 ms later another worker's next
+ * control lost its context making an input (CUDA_ERROR_LAUNCH_FAILED), and
+ * every other item on the GPU stalled 5 s (docs/receipts/2026-12-06-halves,
+ * the `work` run: MISSED where every other run had RED). */
 typedef struct kc_fault_span {
     int item;
     int dev;
     double start, end;
+    int teardown;
 } kc_fault_span;
 
 typedef struct kc_fault_spans {
@@ -31,6 +38,9 @@ typedef struct kc_fault_spans {
 
 /* Records one: 0; -1 out of memory (nothing recorded). */
 int kc_fault_spans_add(kc_fault_spans *s, int item, int dev, double start, double end);
+/* Records the teardown of the context item lost, from when it said so
+ * (start) until its worker ended (end): as kc_fault_spans_add. */
+int kc_fault_spans_add_teardown(kc_fault_spans *s, int item, int dev, double start, double end);
 /* The first recorded span of another item (not `item`) on `dev` that
  * overlaps [start, end] (touching ends count: one clock reads both); its
  * index into s->v, or -1 when none. */

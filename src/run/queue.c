@@ -236,6 +236,7 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
         kc_q_phase(w, KC_WK_RETIRING);
         w->lost = r.context_lost;
         w->lost_by = (int)(qi - qq->q);
+        kc_qh_teardown_begins(qq, w, end);
         kc_sup_close_stdin(c);
         kc_qs_retire(qq, w);    /* a serial run's standby takes its place now, not once it has ended */
     } else {

@@ -25,13 +25,15 @@ int kc_qh_gpu_shared(const queue *qq, int dev)
 }
 
 /* The earliest start of an item running on device slot dev other than
- * item `but`; a large value when none runs. */
+ * item `but`, or of a lost context's teardown there (a worker that reported
+ * its loss and has not ended, but `but`'s own); a large value when none. */
 static double earliest_running(const queue *qq, int dev, int but)
 {
     double t = 1e300;
     for (int i = 0; i < qq->nw; i++) {
         const wk *w = &qq->w[i];
         if (w->devslot != dev) continue;
+        if (w->lost_at > 0 && w->lost_by != but && w->lost_at < t) t = w->lost_at;
         if (qq->k > 1) {
             for (int l = 0; l < w->book.k; l++)
                 if (w->book.lane[l].phase != KC_LANE_FREE && w->lane_item[l] != but && w->lane_start[l] < t)
@@ -53,6 +55,14 @@ static void not_its_own(queue *qq, int j, const kc_item_result *r, int f)
         kc_q_say(qq, "%s: %s with the CUDA context lost while another loss on the same GPU met it; its verdict is not "
                  "known to be its own, and the run is stopping, so it is not run again (NOTRUN)\n", name,
                  kc_state_name(r->state));
+    } else if (f >= 0 && qq->spans.v[f].teardown) {
+        const kc_fault_span *s = &qq->spans.v[f];
+        kc_q_say(qq, "%s: %s with the CUDA context lost while the context %s lost, on the same GPU, was being torn "
+                 "down (its run %.2f-%.2f s; %s reported the loss at %.2f s and its worker ended at %.2f s); a fault "
+                 "can end another process's context, so this verdict is not known to be its own: it runs again "
+                 "alone once the other items are done, and that run decides it\n",
+                 name, kc_state_name(r->state), qq->items[qq->q[s->item].idx].name, qq->q[j].held_start - qq->t0,
+                 qq->q[j].held_end - qq->t0, qq->items[qq->q[s->item].idx].name, s->start - qq->t0, s->end - qq->t0);
     } else if (f >= 0) {
         const kc_fault_span *s = &qq->spans.v[f];
         kc_q_say(qq, "%s: %s with the CUDA context lost while %s, on the same GPU, lost its own or its worker (their runs overlapped: "
@@ -72,6 +82,33 @@ void kc_qh_span(queue *qq, int j, int dev, double start, double end)
 {
     if (kc_fault_spans_add(&qq->spans, j, dev, start, end))
         kc_say(stderr, "out of memory recording when %s lost its CUDA context\n", qq->items[qq->q[j].idx].name);
+}
+
+/* A teardown longer than this is said (seconds): on an H100 one held every
+ * item on the GPU 5 s (fault_spans.h); a worker usually ends within
+ * milliseconds of its loss. */
+#define KC_QH_TEARDOWN_SAY_S 1.0
+
+void kc_qh_teardown_begins(queue *qq, wk *w, double t)
+{
+    if (qq->serial || w->lost != KC_LOST_CONTEXT || w->lost_at > 0 || !kc_qh_gpu_shared(qq, w->devslot)) return;
+    w->lost_at = t;
+    qq->dp.teardowns++;
+}
+
+void kc_qh_teardown_ends(queue *qq, wk *w, double t)
+{
+    if (!(w->lost_at > 0)) return;
+    if (w->lost_by >= 0 && kc_fault_spans_add_teardown(&qq->spans, w->lost_by, w->devslot, w->lost_at, t))
+        kc_say(stderr, "out of memory recording when the context %s lost was torn down\n",
+               qq->items[qq->q[w->lost_by].idx].name);
+    if (t - w->lost_at > KC_QH_TEARDOWN_SAY_S && w->lost_by >= 0)
+        kc_q_say(qq, "worker %d (pid %ld) ended %.1f s after %s reported its CUDA context lost; until then that "
+                 "context was being torn down, and a loss beside it would not have been its own\n", w->slot,
+                 (long)kc_q_child_of(qq, w)->pid, t - w->lost_at, qq->items[qq->q[w->lost_by].idx].name);
+    w->lost_at = 0;
+    qq->dp.teardowns--;
+    kc_qh_ended(qq, w->devslot);
 }
 
 void kc_qh_lost(queue *qq, qitem *qi, kc_item_result *r, const char *detail, const wk *w, double start, double end,
@@ -134,7 +171,7 @@ void kc_qh_ended(queue *qq, int dev)
 {
     for (int j = 0; j < qq->nq; j++) {
         const qitem *qi = &qq->q[j];
-        if (qi->held && qi->held->dev == dev && earliest_running(qq, dev, -1) > qi->held_end) resolve(qq, j);
+        if (qi->held && qi->held->dev == dev && earliest_running(qq, dev, j) > qi->held_end) resolve(qq, j);
     }
 }
 

@@ -168,6 +168,7 @@ void kc_ql_on_result(queue *qq, wk *w, kc_child *c, const char *line)
         kc_q_phase(w, KC_WK_RETIRING);
         w->lost = r.context_lost;
         w->lost_by = j;
+        kc_qh_teardown_begins(qq, w, kc_sup_now());
         kc_sup_close_stdin(c);
     } else if (!w->book.open && w->phase == KC_WK_RUNNING) {
         kc_q_phase(w, KC_WK_SEALING);

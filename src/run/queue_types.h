@@ -66,6 +66,9 @@ typedef struct wk {
     kc_worker_phase phase;      /* where it is in the protocol (worker_phase.h) */
     int lost;                   /* RETIRING: why (KC_LOST_*, worker.h) */
     int lost_by;                /* ... and the qitem whose result said so (-1 none): the restart line names it */
+    double lost_at;             /* ... with the context lost on a GPU others share: when it said so (0 none);
+                                 * until its process ends the driver may be tearing that context down
+                                 * (kc_qh_teardown_begins) */
     int fault_beside;           /* another item on its GPU faulted while its item ran (kc_dispatch_rerun_alone) */
     int spawned;
     char nonce[KC_NONCE_LEN + 1]; /* SEALING: its item's nonce, sent once it said the item is over (worker.h) */
@@ -212,6 +215,15 @@ void kc_qs_end(queue *qq);
  * run of several workers, not serial): they get --gpu-shared, and such
  * verdicts are printed here, not by them. */
 int kc_qh_gpu_shared(const queue *qq, int dev);
+/* Worker w reported its CUDA context lost at time t (not in a serial run):
+ * until its process ends, that context's teardown counts as a fault on its
+ * GPU: a control planted for gate 1 waits for it (kc_dispatch.teardowns),
+ * and a verdict reached with the context lost meanwhile waits too. */
+void kc_qh_teardown_begins(queue *qq, wk *w, double t);
+/* Worker w's process ended (exited at t): the teardown it began, if any, is
+ * recorded as a loss's span (fault_spans.h) and the verdicts waiting for it
+ * are decided. */
+void kc_qh_teardown_ends(queue *qq, wk *w, double t);
 /* Item qi ended on w with *r, its context lost (KC_LOST_CONTEXT), having run
  * from start to end: recorded; it stands at once (printed) when it ran
  * alone or nothing ran beside it; runs again alone when another item's loss

@@ -217,6 +217,7 @@ void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c)
         return;
     }
     wk *w = &qq->w[c->slot];
+    kc_qh_teardown_ends(qq, w, c->exited);     /* the context it lost is gone with it */
     kc_q_sessions(qq, c->slot, 0);   /* its sessions ended with it (a fresh worker starts its own) */
     if (qq->k > 1 && w->book.open) {     /* settled, or put back undecided (queue_lanes.c) */
         if (kc_ql_gone(qq, w, c, how) || w->phase != KC_WK_RETIRING) abnormal = 1;

@@ -562,6 +562,24 @@ Test(dispatch, a_control_planted_for_gate_1_waits_for_a_lost_context_to_be_torn_
     cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 0, "its worker ended: the control");
 }
 
+/* An item put back to run alone runs with nothing beside it: not while a
+ * lost context is still being torn down (found by a review: its run alone
+ * started 50 ms after another worker's loss and kept its verdict). */
+Test(dispatch, an_item_put_back_to_run_alone_waits_for_a_lost_context_to_be_torn_down)
+{
+    fixture f;
+    setup(&f, 2, 2);
+    kc_dispatch_took(&f.d, 1);
+    kc_dispatch_released(&f.d, 1);
+    f.it[0].rerun_alone = 1;
+    f.d.teardowns = 1;
+    int alone;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), -1, "a context is being torn down: it waits");
+    f.d.teardowns = 0;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 0, "its worker ended: it runs alone");
+    cr_expect_eq(alone, 1);
+}
+
 Test(dispatch, an_empty_worker_takes_a_control_planted_for_gate_1_before_longer_items)
 {
     fixture f;

@@ -208,7 +208,7 @@ int kc_dispatch_next(const kc_dispatch *d, int w, int *alone)
     if (ra >= 0) {      /* it waits for the busy workers to finish; nothing else is left to start */
         int a;
         *alone = 1;
-        if (d->busy) return -1;
+        if (d->busy || d->teardowns) return -1;     /* nor beside a lost context still being torn down */
         /* one of the sanitizer's goes to a holder when its own sessions would not fit beside theirs */
         return d->items[ra].sanitizer && !admits(d, &d->items[ra], wk, &a) && any_holder(d) ? -1 : ra;
     }

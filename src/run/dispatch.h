@@ -17,7 +17,8 @@
  *     sessions (kc_dispatch_wants), and such a worker takes the controls
  *     planted for the sanitizer first;
  *   - an item put back to run alone (kc_dispatch_rerun_alone) goes last:
- *     once every other item is handed out and no worker is busy, one at a
+ *     once every other item is handed out, no worker is busy and no lost
+ *     context is being torn down (teardowns), one at a
  *     time, nothing beside it (so the other workers are not held idle
  *     while it runs: a mutation run puts back many hung mutants, each
  *     running to its limit);

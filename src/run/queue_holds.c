@@ -58,7 +58,7 @@ static void not_its_own(queue *qq, int j, const kc_item_result *r, int f)
     } else if (f >= 0 && qq->spans.v[f].teardown) {
         const kc_fault_span *s = &qq->spans.v[f];
         kc_q_say(qq, "%s: %s with the CUDA context lost while the context %s lost, on the same GPU, was being torn "
-                 "down (its run %.2f-%.2f s; %s reported the loss at %.2f s and its worker ended at %.2f s); a fault "
+                 "down (this run %.2f-%.2f s; %s reported the loss at %.2f s and its worker ended at %.2f s); a fault "
                  "can end another process's context, so this verdict is not known to be its own: it runs again "
                  "alone once the other items are done, and that run decides it\n",
                  name, kc_state_name(r->state), qq->items[qq->q[s->item].idx].name, qq->q[j].held_start - qq->t0,
@@ -104,8 +104,8 @@ void kc_qh_teardown_ends(queue *qq, wk *w, double t)
                qq->items[qq->q[w->lost_by].idx].name);
     if (t - w->lost_at > KC_QH_TEARDOWN_SAY_S && w->lost_by >= 0)
         kc_q_say(qq, "worker %d (pid %ld) ended %.1f s after %s reported its CUDA context lost; until then that "
-                 "context was being torn down, and a loss beside it would not have been its own\n", w->slot,
-                 (long)kc_q_child_of(qq, w)->pid, t - w->lost_at, qq->items[qq->q[w->lost_by].idx].name);
+                 "context was being torn down, and an item that lost its own context meanwhile runs again alone\n",
+                 w->slot, (long)kc_q_child_of(qq, w)->pid, t - w->lost_at, qq->items[qq->q[w->lost_by].idx].name);
     w->lost_at = 0;
     qq->dp.teardowns--;
     kc_qh_ended(qq, w->devslot);

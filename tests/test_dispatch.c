@@ -562,6 +562,25 @@ Test(dispatch, a_control_planted_for_gate_1_waits_for_a_lost_context_to_be_torn_
     cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 0, "its worker ended: the control");
 }
 
+/* A solo item (put back from a worker's lanes after a loss there) waits
+ * for the lost context's teardown: its run alone in its worker could lose
+ * its context to that teardown and keep the verdict (a review's find). */
+Test(dispatch, a_solo_item_waits_for_a_lost_context_to_be_torn_down)
+{
+    fixture f;
+    setup(&f, 2, 2);
+    f.d.lanes = 1;
+    f.it[0].shares = f.it[1].shares = 1;
+    f.it[1].solo = 1;
+    f.d.teardowns = 1;
+    int alone;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 0, "a context is being torn down: the solo item waits");
+    kc_dispatch_took(&f.d, 0);
+    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), -1, "nothing else to take: the empty worker waits too");
+    f.d.teardowns = 0;
+    cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), 1, "its worker ended: the solo item");
+}
+
 /* An item put back to run alone runs with nothing beside it: not while a
  * lost context is still being torn down (found by a review: its run alone
  * started 50 ms after another worker's loss and kept its verdict). */

@@ -40,6 +40,14 @@ static int controls_full(const kc_dispatch *d, const kc_dispatch_item *it)
             d->fault_controls_running + d->teardowns >= d->fault_controls_max);
 }
 
+/* Whether item it is solo (put back from a worker's lanes) and a lost
+ * context is still being torn down: the context its items lost, as a rule,
+ * whose teardown could end the context of its run alone too. */
+static int solo_waits(const kc_dispatch *d, const kc_dispatch_item *it)
+{
+    return it->solo && d->teardowns > 0;
+}
+
 /* Whether item it may go to worker wk beside what wk runs now: anything to
  * an empty worker; beside items of a batch, only more of a batch; beside
  * items in flight, one that shares. Never a solo item or one to rerun alone. */
@@ -86,7 +94,7 @@ int kc_dispatch_next_of_kind(const kc_dispatch *d, int w, kc_want want, int *alo
         const kc_dispatch_item *qi = &d->items[j];
         int a;
         if (qi->dispatched || qi->rerun_alone || !fits_worker(qi, wk)) continue;
-        if (!is_wanted(qi, want) || controls_full(d, qi)) continue;
+        if (!is_wanted(qi, want) || controls_full(d, qi) || solo_waits(d, qi)) continue;
         if (!admits(d, qi, wk, &a)) continue;
         if (wk->last && qi->contract == wk->last) {
             *alone = a;
@@ -216,7 +224,7 @@ int kc_dispatch_next(const kc_dispatch *d, int w, int *alone)
     if (wk->inflight == 0)          /* a solo item first: its verdict is what is still open */
         for (int j = 0; j < d->nitems; j++)
             if (!d->items[j].dispatched && d->items[j].solo && !d->items[j].rerun_alone &&
-                admits(d, &d->items[j], wk, alone))
+                !solo_waits(d, &d->items[j]) && admits(d, &d->items[j], wk, alone))
                 return j;
     if (d->serial) {        /* the selection's order, no preference: as a one-process run goes */
         *alone = 0;

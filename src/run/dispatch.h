@@ -46,7 +46,8 @@
  *   - with items in flight (--inflight K): a worker running an item alone
  *     takes nothing; one with items in flight takes only items that may
  *     go in flight (shares) and are not solo; a solo item (put back from a
- *     worker's lanes) goes first to a worker with nothing in flight; a
+ *     worker's lanes) goes first to a worker with nothing in flight, once
+ *     no lost context is being torn down (teardowns); a
  *     worker whose items in flight are all of a batch (:sanitize items,
  *     kc_dispatch_item .batch) takes only more of them, and one with
  *     shares in flight takes none of them, so that a holder of sessions

@@ -65,6 +65,25 @@ static kc_proc run_with(cache_dir *c, char **args)
     return kc_run_fake(args, env, 60);
 }
 
+/* A run of the fixture under env whose output must hold item's line in
+ * state (the expectation checked here); the run for more checks. */
+static kc_proc run_with_line(char **args, char **env, const char *state, const char *item)
+{
+    kc_proc p = kc_run_fake(args, env, 60);
+    char line[2048];
+    cr_expect(kc_out_item_line(p.out, state, item, line, sizeof line), "no %s line for %s:\n%s%s", state, item, p.out,
+              p.err);
+    return p;
+}
+
+/* A run of the fixture under env, its TALLY into *t. */
+static kc_proc run_tallied(char **args, char **env, kc_tally *t)
+{
+    kc_proc p = kc_run_fake(args, env, 60);
+    kc_out_tally(p.out, t);
+    return p;
+}
+
 /* The SUMMARY without its "; N cached" and its time: the counts. */
 static void counts_of(const char *out, char *buf, size_t cap)
 {
@@ -415,12 +434,9 @@ Test(result_cache, a_no_cache_worker_killed_for_another_items_limit_removes_no_p
                       "fixture.cost.00", NULL };
     kc_proc a = kc_run_fake(run, env, 60);
     cr_assert_eq(a.status, 0, "filling the cache: exit %d\n%s%s", a.status, a.out, a.err);
-    kc_proc b = kc_run_fake(fresh, slow, 60);
-    char line[2048];
-    cr_expect(kc_out_item_line(b.out, "TIMEOUT", "fixture.cost.00", line, sizeof line), "%s%s", b.out, b.err);
-    kc_proc d = kc_run_fake(run, env, 60);
+    kc_proc b = run_with_line(fresh, slow, "TIMEOUT", "fixture.cost.00");
     kc_tally t;
-    kc_out_tally(d.out, &t);
+    kc_proc d = run_tallied(run, env, &t);
     cr_expect_eq(d.status, 0, "the cached run after it: exit %d\n%s%s", d.status, d.out, d.err);
     cr_expect_eq(t.cached, 2, "the cached run after it reused %ld verdicts, want the 2 :sanitize passes:\n%s", t.cached,
                  d.out);
@@ -446,12 +462,9 @@ Test(result_cache, a_worker_an_item_ended_with_status_0_vouches_for_no_session, 
         char *both[] = { "run", "--jobs", "1", "fakesan.copy.f16:sanitize", "fixture.silent", NULL };
         char *alone[] = { "run", "fakesan.copy.f16:sanitize", NULL };
         if (!jobs) memmove(both + 1, both + 3, 3 * sizeof *both);     /* serially */
-        kc_proc a = kc_run_fake(both, late, 60);
-        char line[2048];
-        cr_expect(kc_out_item_line(a.out, "CRASH", "fixture.silent", line, sizeof line), "%s%s", a.out, a.err);
-        kc_proc b = kc_run_fake(alone, late, 60);
+        kc_proc a = run_with_line(both, late, "CRASH", "fixture.silent");
         kc_tally t;
-        kc_out_tally(b.out, &t);
+        kc_proc b = run_tallied(alone, late, &t);
         cr_expect_eq(b.status, 1, "jobs %d: the run after it exit %d, want 1 (its session is never trusted)\n%s%s", jobs,
                      b.status, b.out, b.err);
         cr_expect_eq(t.cached, 0, "jobs %d: the run after it reused a verdict no session vouched for:\n%s", jobs, b.out);

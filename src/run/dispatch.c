@@ -40,12 +40,13 @@ static int controls_full(const kc_dispatch *d, const kc_dispatch_item *it)
             d->fault_controls_running + d->teardowns >= d->fault_controls_max);
 }
 
-/* Whether item it is solo (put back from a worker's lanes) and a lost
- * context is still being torn down: the context its items lost, as a rule,
- * whose teardown could end the context of its run alone too. */
-static int solo_waits(const kc_dispatch *d, const kc_dispatch_item *it)
+/* Whether item it, put back after a run that was not its own (solo, from a
+ * worker's lanes, or to run alone), waits because a lost context is still
+ * being torn down: that teardown could end the context of its next run too,
+ * which would then decide it. */
+static int waits_for_teardown(const kc_dispatch *d, const kc_dispatch_item *it)
 {
-    return it->solo && d->teardowns > 0;
+    return (it->solo || it->rerun_alone) && d->teardowns > 0;
 }
 
 /* Whether item it may go to worker wk beside what wk runs now: anything to
@@ -94,7 +95,7 @@ int kc_dispatch_next_of_kind(const kc_dispatch *d, int w, kc_want want, int *alo
         const kc_dispatch_item *qi = &d->items[j];
         int a;
         if (qi->dispatched || qi->rerun_alone || !fits_worker(qi, wk)) continue;
-        if (!is_wanted(qi, want) || controls_full(d, qi) || solo_waits(d, qi)) continue;
+        if (!is_wanted(qi, want) || controls_full(d, qi) || waits_for_teardown(d, qi)) continue;
         if (!admits(d, qi, wk, &a)) continue;
         if (wk->last && qi->contract == wk->last) {
             *alone = a;
@@ -216,7 +217,7 @@ int kc_dispatch_next(const kc_dispatch *d, int w, int *alone)
     if (ra >= 0) {      /* it waits for the busy workers to finish; nothing else is left to start */
         int a;
         *alone = 1;
-        if (d->busy || d->teardowns) return -1;     /* nor beside a lost context still being torn down */
+        if (d->busy || waits_for_teardown(d, &d->items[ra])) return -1;
         /* one of the sanitizer's goes to a holder when its own sessions would not fit beside theirs */
         return d->items[ra].sanitizer && !admits(d, &d->items[ra], wk, &a) && any_holder(d) ? -1 : ra;
     }
@@ -224,7 +225,7 @@ int kc_dispatch_next(const kc_dispatch *d, int w, int *alone)
     if (wk->inflight == 0)          /* a solo item first: its verdict is what is still open */
         for (int j = 0; j < d->nitems; j++)
             if (!d->items[j].dispatched && d->items[j].solo && !d->items[j].rerun_alone &&
-                !solo_waits(d, &d->items[j]) && admits(d, &d->items[j], wk, alone))
+                !waits_for_teardown(d, &d->items[j]) && admits(d, &d->items[j], wk, alone))
                 return j;
     if (d->serial) {        /* the selection's order, no preference: as a one-process run goes */
         *alone = 0;

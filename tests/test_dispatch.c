@@ -723,3 +723,17 @@ Test(worker_phase, a_time_limit_or_a_violation_stops_an_item_in_flight)
     cr_expect(kc_worker_phase_may(KC_WK_STARTING, KC_WK_LATE));
     cr_expect(!kc_worker_phase_may(KC_WK_IDLE, KC_WK_LATE), "only a worker not ready yet can be late");
 }
+
+Test(worker_phase, only_a_worker_whose_input_closed_can_be_overdue)
+{
+    cr_expect(kc_worker_phase_may(KC_WK_IDLE, KC_WK_OVERDUE), "at the run's end");
+    cr_expect(kc_worker_phase_may(KC_WK_RETIRING, KC_WK_OVERDUE), "after a loss");
+    cr_expect(!kc_worker_phase_may(KC_WK_RUNNING, KC_WK_OVERDUE), "an item's time limit stops a worker with an item");
+    cr_expect(!kc_worker_phase_may(KC_WK_STARTING, KC_WK_OVERDUE), "a worker not ready is LATE");
+    for (int q = 1; q < KC_WK_PHASES; q++)
+        if (q != KC_WK_GONE)
+            cr_expect(!kc_worker_phase_may(KC_WK_OVERDUE, (kc_worker_phase)q), "OVERDUE -> %s: it only ends",
+                      kc_worker_phase_name(q));
+    cr_expect(!kc_worker_phase_has_item(KC_WK_OVERDUE));
+    cr_expect_str_eq(kc_worker_phase_name(KC_WK_OVERDUE), "OVERDUE");
+}

@@ -518,6 +518,46 @@ Test(queue, a_context_loss_while_another_is_torn_down_runs_again_alone, .timeout
     unlink(costs);
 }
 
+/* A worker that does not end after its item lost the context (its teardown
+ * hangs: KC_FAULT_TEARDOWN_S=60) is stopped once the end limit passes
+ * (KC_SANITIZE_TIMEOUT_S=1 + KC_QUEUE_END_EXTRA_S = 21 s), said once, and
+ * the run ends; before, the run waited for it without limit. Serially with
+ * the fake driver the standby has taken its place, and it ends in the
+ * standby's slot (queue_standby.c); with --jobs in its own. */
+Test(queue, a_worker_that_does_not_end_after_a_loss_is_stopped_at_the_end_limit, .timeout = 120)
+{
+    char costs[256], fake[1024];
+    kc_tmp_path(costs, sizeof costs, "queue", "overdue");
+    const char *lib = getenv("KC_FAKE_CUDA");
+    snprintf(fake, sizeof fake, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
+    for (int jobs = 0; jobs < 2; jobs++) {
+        char *serial[] = { (char *)kc_test_fixture_bin(), "run", "fake.axpy.f32:control.fault", "fake.axpy.f32",
+                           "fake.copy.f16", "--costs", costs, NULL };
+        char *queue[] = { (char *)kc_test_fixture_bin(), "run", "fixture.pass.00", "fixture.pass.01", "--costs", costs,
+                          "--jobs", "1", NULL };
+        char *env[] = { jobs ? "KC_LIBCUDA=/nonexistent/libcuda.so.1" : fake, "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.00",
+                        "KC_FAULT_TEARDOWN_S=60", "KC_SANITIZE_TIMEOUT_S=1", "KC_CACHE_DIR=off", NULL };
+        kc_proc p;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        cr_assert_eq(kc_spawn(jobs ? queue : serial, env, 100, &p), 0);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        const double wall = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+        expect_once(p.out, jobs ? "fixture.pass.00" : "fake.axpy.f32:control.fault", jobs ? "PASS" : "RED");
+        expect_once(p.out, jobs ? "fixture.pass.01" : "fake.copy.f16", "PASS");
+        const char *said = "did not end within 21 s after its input closed (its item lost the CUDA context); SIGTERM";
+        const char *all = jobs ? p.out : p.err;
+        cr_expect(strstr(p.out, said) || strstr(p.err, said), "jobs %d: the overdue worker is not said:\n%s%s", jobs,
+                  p.out, p.err);
+        cr_expect_null(strstr(all, "killed by signal 15"), "jobs %d: its stop is said twice:\n%s%s", jobs, p.out, p.err);
+        cr_expect(wall >= 20 && wall < 50, "jobs %d: the run took %.1f s, want 21 s and a little", jobs, wall);
+        cr_expect_eq(p.status, 0, "jobs %d: exit %d: no verdict depended on it\n%s%s", jobs, p.status, p.out, p.err);
+        expect_phases_kept(&p);
+        kc_proc_free(&p);
+    }
+    unlink(costs);
+}
+
 /* A worker that dies under its item beside an item that lost its context
  * is a loss too (queue_holds.c): the held verdict runs again alone. */
 Test(queue, a_context_loss_beside_a_worker_that_dies_runs_again_alone, .timeout = 60)

@@ -474,6 +474,39 @@ Test(result_cache, a_worker_an_item_ended_with_status_0_vouches_for_no_session, 
     }
 }
 
+/* The same after the items: fixture.atexit0 leaves an exit handler that ends
+ * its worker with status 0 whatever status the worker meant. The worker
+ * finds at its end that its session counted an error no window held (the
+ * fake tool's late report) and exits KC_WORKER_UNTRUSTED; the handler makes
+ * that 0. Before the end line (worker.h) the parent took the 0 for vouched
+ * sessions: the run exited 0, kept the pass, and the next run reused it. */
+Test(result_cache, a_worker_whose_status_an_exit_handler_replaced_vouches_for_no_session, .timeout = 90)
+{
+    char *san = fake_sanitizer_env();
+    for (int jobs = 0; jobs < 2; jobs++) {
+        cache_dir c;
+        cache_new(&c, "rcache-atexit0");
+        char *late[] = { c.env, san, "PATH=/usr/bin:/bin", "KC_FAKE_SANITIZER=late:memcheck", NULL };
+        char *both[] = { "run", "--jobs", "1", "fakesan.copy.f16:sanitize", "fixture.atexit0", NULL };
+        char *alone[] = { "run", "fakesan.copy.f16:sanitize", NULL };
+        if (!jobs) memmove(both + 1, both + 3, 3 * sizeof *both);     /* serially */
+        kc_proc a = run_with_line(both, late, "PASS", "fixture.atexit0");
+        cr_expect_eq(a.status, 1, "jobs %d: the run beside fixture.atexit0 exit %d, want 1\n%s%s", jobs, a.status, a.out,
+                     a.err);
+        cr_expect(strstr(a.out, "exited with status 0 without its end line") ||
+                      strstr(a.err, "exited with status 0 without its end line"),
+                  "jobs %d: no line names the worker that ended without its end line:\n%s%s", jobs, a.out, a.err);
+        kc_tally t;
+        kc_proc b = run_tallied(alone, late, &t);
+        cr_expect_eq(b.status, 1, "jobs %d: the run after it exit %d, want 1 (its session is never trusted)\n%s%s", jobs,
+                     b.status, b.out, b.err);
+        cr_expect_eq(t.cached, 0, "jobs %d: the run after it reused a verdict no session vouched for:\n%s", jobs, b.out);
+        kc_proc_free(&a);
+        kc_proc_free(&b);
+        kc_rm_rf(c.dir);
+    }
+}
+
 /* The same where the item ends the very process it runs in: a static shard
  * runs its items in its own process, so an item that kills it reaches no
  * verdict the cache could act on. fixture.break.tally passes, but under

@@ -189,9 +189,20 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
         if (c->state == KC_CHILD_STARTING) kc_sup_mark(c, KC_CHILD_IDLE);
         return;
     }
-    /* Stopped (a violation, its time limit, not ready in time): nothing it
-     * says counts any more; its end settles its item (settle_item). */
-    if (w->phase == KC_WK_VIOLATED || w->phase == KC_WK_TIMED_OUT || w->phase == KC_WK_LATE) return;
+    /* Stopped (a violation, its time limit, not ready in time, not ended in
+     * time): nothing it says counts any more; its end settles its item
+     * (settle_item). */
+    if (w->phase == KC_WK_VIOLATED || w->phase == KC_WK_TIMED_OUT || w->phase == KC_WK_LATE ||
+        w->phase == KC_WK_OVERDUE)
+        return;
+    if (strcmp(line, KC_RESULT_ENDED) == 0) {
+        if ((w->phase == KC_WK_IDLE || w->phase == KC_WK_RETIRING) && c->in < 0 && !w->ended)
+            w->ended = 1;       /* its input closed, it ends: its sessions vouch (worker.h) */
+        else
+            kc_q_protocol_violated(qq, w, c, line, w->ended ? "saying it ends, a second time"
+                                                          : "saying it ends, before its input was closed");
+        return;
+    }
     if (qq->k > 1) {            /* several items open: each line names its item (queue_lanes.c) */
         kc_ql_on_result(qq, w, c, line);
         return;
@@ -237,7 +248,7 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
         w->lost = r.context_lost;
         w->lost_by = (int)(qi - qq->q);
         kc_qh_teardown_begins(qq, w, end);
-        kc_sup_close_stdin(c);
+        kc_q_close_input(qq, w);
         kc_qs_retire(qq, w);    /* a serial run's standby takes its place now, not once it has ended */
     } else {
         kc_q_phase(w, KC_WK_IDLE);
@@ -412,6 +423,7 @@ static void check_timers(queue *qq)
             kc_sup_stop(&qq->sup, c, SIGKILL, 0);
         }
     }
+    kc_q_check_overdue(qq, t);
 }
 
 /* The earliest of the queue's own deadlines (0: none). */
@@ -426,7 +438,8 @@ static double next_deadline(const queue *qq)
                  : c->state == KC_CHILD_STARTING && w->phase == KC_WK_STARTING ? w->ready_by : 0;
         if (x > 0 && (d <= 0 || x < d)) d = x;
     }
-    return d;
+    double e = kc_q_next_end_by(qq);
+    return e > 0 && (d <= 0 || e < d) ? e : d;
 }
 
 static void on_interrupted(void *ctx, kc_sup *s, int signo, int again, int n)
@@ -456,7 +469,7 @@ static int loop(queue *qq)
         int more = !qq->fin.stopping && !qq->interrupted && pending(qq);
         if (!more) {    /* nothing left to hand out: workers not running an item get end of input and exit */
             for (int i = 0; i < qq->nw; i++)
-                if (!kc_ql_items(qq, &qq->w[i])) kc_sup_close_stdin(kc_q_child_of(qq, &qq->w[i]));
+                if (!kc_ql_items(qq, &qq->w[i])) kc_q_close_input(qq, &qq->w[i]);
             kc_qs_end(qq);
         }
         if (!kc_sup_live(&qq->sup)) break;

@@ -169,7 +169,7 @@ void kc_ql_on_result(queue *qq, wk *w, kc_child *c, const char *line)
         w->lost = r.context_lost;
         w->lost_by = j;
         kc_qh_teardown_begins(qq, w, kc_sup_now());
-        kc_sup_close_stdin(c);
+        kc_q_close_input(qq, w);
     } else if (!w->book.open && w->phase == KC_WK_RUNNING) {
         kc_q_phase(w, KC_WK_SEALING);
         kc_q_phase(w, KC_WK_IDLE);
@@ -218,7 +218,7 @@ int kc_ql_gone(queue *qq, wk *w, kc_child *c, const char *how)
      * one retiring after a loss it reported): each item's run is a loss
      * (queue_holds.c), as a worker of one item's is (queue_workers.c). */
     const int crashed = !qq->interrupted && w->phase != KC_WK_RETIRING && w->phase != KC_WK_TIMED_OUT &&
-                        w->phase != KC_WK_VIOLATED;
+                        w->phase != KC_WK_VIOLATED && w->phase != KC_WK_OVERDUE;
     for (int l = 0; crashed && l < w->book.k; l++)
         if (w->book.lane[l].phase != KC_LANE_FREE) kc_qh_span(qq, w->lane_item[l], w->devslot, w->lane_start[l], c->exited);
     for (int l = 0; l < w->book.k; l++)         /* no verdict in flight: the ones waiting for them go back */

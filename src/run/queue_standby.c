@@ -23,8 +23,11 @@
  * started for the controls past the next context loss
  * (kc_dispatch_ahead_past_fault), which served nothing: the queue ends
  * them at once and says nothing of them (kc_qs_killed_at_end). It runs no
- * item, so anything on its result pipe but READY is a
- * protocol violation (the run is not green). */
+ * item, so anything on its result pipe but READY is a protocol violation
+ * (the run is not green); the worker it replaced, ending in its slot, may
+ * still write its end line (KC_RESULT_ENDED, worker.h), which alone vouches
+ * for that worker's sanitizer sessions, and is stopped when it does not end
+ * in time (kc_q_check_overdue). */
 #include "queue_types.h"
 
 #include <signal.h>
@@ -71,6 +74,10 @@ void kc_qs_on_result(queue *qq, kc_child *c, const char *line)
         return;
     }
     if (c->stop_signal) return;         /* stopped already: nothing it says counts */
+    if (qq->standby_retired && strcmp(line, KC_RESULT_ENDED) == 0 && !qq->retired_ended) {
+        qq->retired_ended = 1;          /* the worker it replaced ends: its sessions vouch (worker.h) */
+        return;
+    }
     kc_q_say(qq, "%s (pid %ld) wrote '%.120s' on its result pipe %s; stopped (SIGKILL), and the run is not green: a "
              "result line comes only from a worker running that item\n",
              qq->standby_retired ? "the worker that lost its context" : "the standby worker", (long)c->pid, line,
@@ -145,6 +152,9 @@ void kc_qs_between_waits(queue *qq)
         qq->fin.stopping || qq->interrupted || !kc_dispatch_pending(&qq->dp))
         return;                                 /* its end replaces it (queue.c, on_gone) */
     const int lost = w->lost, by = w->lost_by;
+    qq->retired_ended = w->ended;               /* its end line, if it came already */
+    qq->retired_held = qq->dw[w->slot].sessions;
+    qq->retired_end_by = w->end_by;
     kc_q_phase(w, KC_WK_GONE);                  /* its process is the standby slot's now */
     hand_over(qq, w);
     qq->standby_retired = 1;
@@ -162,6 +172,12 @@ void kc_qs_end(queue *qq)
      * standby is killed at once, and the sanitizer sessions it started
      * ahead, which served nothing, with it (kc_qs_killed_at_end) */
     if (c->state != KC_CHILD_GONE && !qq->standby_retired) kc_sup_stop(&qq->sup, c, SIGKILL, 0);
+}
+
+int kc_qs_end_vouched(queue *qq, const kc_child *c)
+{
+    if (!qq->standby_retired) return 0;     /* a standby that took no item: its sessions served nothing */
+    return kc_q_end_vouched(qq, qq->retired_worker, c, qq->retired_ended, qq->retired_held);
 }
 
 int kc_qs_killed_at_end(const queue *qq, const kc_child *c)

@@ -70,6 +70,8 @@ typedef struct wk {
                                  * until its process ends the driver may be tearing that context down
                                  * (kc_qh_teardown_begins) */
     int fault_beside;           /* another item on its GPU faulted while its item ran (kc_dispatch_rerun_alone) */
+    int ended;                  /* it wrote KC_RESULT_ENDED: its sessions' summaries were checked and vouch (worker.h) */
+    double end_by;              /* its input closed (kc_q_close_input): OVERDUE when it has not ended by then; 0 none */
     int spawned;
     char nonce[KC_NONCE_LEN + 1]; /* SEALING: its item's nonce, sent once it said the item is over (worker.h) */
     char violation[256];        /* VIOLATED while its item ran: the item is CRASH with this */
@@ -119,6 +121,9 @@ typedef struct queue {
     int standby_ending;         /* the run's items are all handed out: it was stopped */
     int standby_retired;        /* the standby's slot holds the worker it replaced, ending (kc_qs_retire) */
     int retired_worker;         /* ... which was worker slot this */
+    int retired_ended;          /* ... and which wrote KC_RESULT_ENDED (worker.h) */
+    int retired_held;           /* ... and which was handed :sanitize items (kc_dispatch_worker.sessions) */
+    double retired_end_by;      /* ... and which must end by then (wk.end_by) */
     int retiring;               /* worker slot + 1 whose standby hand-over waits for the loop (kc_qs_retire); 0 none */
     kc_fault_spans spans;       /* the runs that lost their CUDA context or their worker (queue_holds.c) */
 } queue;
@@ -165,6 +170,33 @@ void kc_q_fresh(queue *qq, wk *w);
  * words: what it left behind, or (abnormal) its status, unless the run was
  * interrupted or the queue killed it. */
 void kc_q_say_ended(queue *qq, int slot, const kc_child *c, const char *how, int abnormal);
+/* What a worker whose input closed gets to end beyond its sanitizer
+ * sessions' time limit (it waits that long for them to end, KC_SANITIZE_TIMEOUT_S,
+ * else KC_SAN_TIMEOUT_S): its CUDA context's teardown (under 0.1 s after a
+ * fault on an H100, 5 s once beside other contexts: the halves receipt of
+ * 2026-12-06) and what its items left ending (KC_LEAK_TIMEOUT_MS). */
+#define KC_QUEUE_END_EXTRA_S 20.0
+/* Seconds a worker whose input closed has to end (above), from the close. */
+double kc_q_end_limit_s(void);
+/* Closes w's input to end it (the run's end, or after a loss): from now it
+ * has kc_q_end_limit_s() to end (w->end_by), else kc_q_check_overdue stops it. */
+void kc_q_close_input(queue *qq, wk *w);
+/* Stops, at time t, the workers whose input closed and that have not ended
+ * by their end_by (OVERDUE; the standby's slot's retired worker too): SIGTERM
+ * to the group, SIGKILL after the grace, said with the processes it has
+ * then. Their end vouches for nothing (kc_q_end_vouched). */
+void kc_q_check_overdue(queue *qq, double t);
+/* The earliest end_by of a worker still to end (0 none), for the wait. */
+double kc_q_next_end_by(const queue *qq);
+/* Whether worker c (slot `slot`), ended, vouches for its sanitizer sessions:
+ * it wrote its end line (`ended`, KC_RESULT_ENDED, worker.h). Without it,
+ * not interrupted and not having said itself why not (KC_WORKER_UNTRUSTED),
+ * the run is not green (said; qq->untrusted) when it exited 0 unstopped (an
+ * exit() or _exit() replaced its status after its items) or when it was
+ * handed :sanitize items (`held`) with sessions on: their summaries were
+ * never checked (killed, stopped overdue, crashed between items). The one
+ * rule for every way a worker ends. queue_workers.c. */
+int kc_q_end_vouched(queue *qq, int slot, const kc_child *c, int ended, int held);
 /* An abnormal end counts against the restart cap: 0 while under it
  * (counted); -1 once it is reached: no more items are handed out
  * (fin.stopping, why in fin.stop_why), said with `then` (what the queue
@@ -188,6 +220,9 @@ int kc_qs_is(const queue *qq, const kc_child *c);
  * running is the sanitizer sessions it started ahead, which served nothing,
  * ended at once and not said (queue_workers.c). */
 int kc_qs_killed_at_end(const queue *qq, const kc_child *c);
+/* kc_q_end_vouched for the standby's slot: only the worker it replaced
+ * (kc_qs_retire) can vouch; the standby itself served no item. */
+int kc_qs_end_vouched(queue *qq, const kc_child *c);
 /* A line on its result pipe: READY, or a protocol violation. */
 void kc_qs_on_result(queue *qq, kc_child *c, const char *line);
 /* It ended (GONE), or the worker it replaced did (kc_qs_retire); how:

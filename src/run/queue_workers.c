@@ -18,6 +18,7 @@
 #include "proctree.h"
 #include "reporter.h"
 #include "run_options.h"
+#include "sanitize_session.h"
 #include "signame.h"
 
 int kc_q_spawn(queue *qq, int slot, int device)
@@ -99,6 +100,8 @@ void kc_q_sessions(queue *qq, int slot, int on)
 void kc_q_fresh(queue *qq, wk *w)
 {
     w->cur = -1;
+    w->ended = 0;
+    w->end_by = 0;
     kc_ql_reset(qq, w);
     kc_q_phase(w, KC_WK_STARTING);
     w->lost = 0;
@@ -200,6 +203,92 @@ static void release_sessions(queue *qq, const kc_child *c, int abnormal, int unt
                       untrusted ? KC_SESSIONS_DISTRUSTED : abnormal ? KC_SESSIONS_UNVOUCHED : KC_SESSIONS_VOUCHED);
 }
 
+double kc_q_end_limit_s(void)
+{
+    const double san = kc_san_timeout_env_s();
+    return (san > 0 ? san : KC_SAN_TIMEOUT_S) + KC_QUEUE_END_EXTRA_S;
+}
+
+void kc_q_close_input(queue *qq, wk *w)
+{
+    kc_child *c = kc_q_child_of(qq, w);
+    if (c->in < 0) return;
+    kc_sup_close_stdin(c);
+    w->end_by = kc_sup_now() + kc_q_end_limit_s();
+}
+
+/* Whether the child in a slot, its input closed by then, is still to end. */
+static int still_to_end(const kc_child *c, double end_by)
+{
+    return end_by > 0 && c->in < 0 && !c->stop_signal && (c->state == KC_CHILD_IDLE || c->state == KC_CHILD_RUNNING);
+}
+
+/* Stops child c (worker slot `slot`), overdue: said with what it runs then. */
+static void stop_overdue(queue *qq, int slot, kc_child *c, const char *after)
+{
+    char procs[1200];
+    kc_proc_describe_tree(c->pid, procs, sizeof procs);
+    kc_sup_stop(&qq->sup, c, SIGTERM, KC_SUP_GRACE_MS);
+    kc_q_say(qq, "worker %d (pid %ld) did not end within %.6g s after its input closed (%s); SIGTERM to its process "
+             "group (SIGKILL after %d ms); the worker's processes then: %s\n", slot, (long)c->pid,
+             kc_q_end_limit_s(), after, KC_SUP_GRACE_MS, procs);
+}
+
+void kc_q_check_overdue(queue *qq, double t)
+{
+    if (qq->interrupted) return;
+    for (int i = 0; i < qq->nw; i++) {
+        wk *w = &qq->w[i];
+        kc_child *c = kc_q_child_of(qq, w);
+        if ((w->phase != KC_WK_IDLE && w->phase != KC_WK_RETIRING) || !still_to_end(c, w->end_by) || t < w->end_by)
+            continue;
+        const int retiring = w->phase == KC_WK_RETIRING;
+        kc_q_phase(w, KC_WK_OVERDUE);
+        stop_overdue(qq, w->slot, c, retiring ? "its item lost the CUDA context" : "the run has no more items for it");
+    }
+    if (qq->standby >= 0 && qq->standby_retired && still_to_end(&qq->sup.c[qq->standby], qq->retired_end_by) &&
+        t >= qq->retired_end_by)
+        stop_overdue(qq, qq->retired_worker, &qq->sup.c[qq->standby], "its item lost the CUDA context");
+}
+
+double kc_q_next_end_by(const queue *qq)
+{
+    double d = 0;
+    for (int i = 0; i < qq->nw; i++) {
+        const wk *w = &qq->w[i];
+        if ((w->phase == KC_WK_IDLE || w->phase == KC_WK_RETIRING) && still_to_end(&qq->sup.c[i], w->end_by) &&
+            (d <= 0 || w->end_by < d))
+            d = w->end_by;
+    }
+    if (qq->standby >= 0 && qq->standby_retired && still_to_end(&qq->sup.c[qq->standby], qq->retired_end_by) &&
+        (d <= 0 || qq->retired_end_by < d))
+        d = qq->retired_end_by;
+    return d;
+}
+
+int kc_q_end_vouched(queue *qq, int slot, const kc_child *c, int ended, int held)
+{
+    const int status0 = WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == 0;
+    if (ended || qq->interrupted || (WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == KC_WORKER_UNTRUSTED))
+        return ended;                   /* vouched; or interrupted, or it said itself why it does not vouch */
+    if (status0 && !c->killed) {
+        kc_q_say(qq, "worker %d (pid %ld) exited with status 0 without its end line (worker.h): an exit() or "
+                 "_exit() ended it after its last item (an exit handler or a thread an item's code left)%s\n", slot,
+                 (long)c->pid, held ? " before it said its compute-sanitizer sessions vouch, so the verdicts they "
+                                      "gave are not trusted and the run is not green"
+                                    : ", replacing its own exit status, so the run is not green");
+        qq->untrusted = 1;
+    } else if (held && qq->dp.sessions_on) {
+        char how[128];
+        kc_sup_describe_status(c->wstatus, how, sizeof how);
+        kc_q_say(qq, "worker %d (pid %ld) %s before it said its compute-sanitizer sessions vouch (worker.h): their "
+                 "summaries were never checked, so the :sanitize verdicts they gave are not trusted and the run is "
+                 "not green\n", slot, (long)c->pid, how);
+        qq->untrusted = 1;
+    }
+    return 0;
+}
+
 /* A worker is GONE (exited, its pipes closed): settle its item, maybe replace it. */
 void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c)
 {
@@ -212,11 +301,14 @@ void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c)
     int untrusted = WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == KC_WORKER_UNTRUSTED;
     if (untrusted) qq->untrusted = 1;   /* whatever else it did: its line says why; the run is not green */
     if (kc_qs_is(qq, c)) {      /* the standby, or a worker it replaced (queue_standby.c) */
+        if (!kc_qs_end_vouched(qq, c) && !untrusted) abnormal = 1;
         release_sessions(qq, c, abnormal, untrusted);
-        kc_qs_on_gone(qq, c, how, abnormal && !untrusted);
+        kc_qs_on_gone(qq, c, how, abnormal && !untrusted && !c->stop_signal);  /* a stop was said */
         return;
     }
     wk *w = &qq->w[c->slot];
+    const int held = qq->dw[c->slot].sessions;     /* it was handed :sanitize items */
+    const int overdue = w->phase == KC_WK_OVERDUE;  /* said when it was stopped (kc_q_check_overdue) */
     kc_qh_teardown_ends(qq, w, c->exited);     /* the context it lost is gone with it */
     kc_q_sessions(qq, c->slot, 0);   /* its sessions ended with it (a fresh worker starts its own) */
     if (qq->k > 1 && w->book.open) {     /* settled, or put back undecided (queue_lanes.c) */
@@ -233,18 +325,21 @@ void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c)
             c->leak[0] ? "; it left processes behind: " : "", c->leak);
         abnormal = 1;
     } else {
-        kc_q_say_ended(qq, w->slot, c, how, abnormal && !untrusted);
+        kc_q_say_ended(qq, w->slot, c, how, abnormal && !untrusted && !overdue);
         if (untrusted && !c->leak[0]) abnormal = 0;     /* it ended after its items, as asked */
     }
     /* abnormal now also when it ended under an item: an item's _exit(0)
      * ends a worker with status 0 before its sessions' summaries are
-     * checked (worker.c), which vouches for nothing */
+     * checked (worker.c), which vouches for nothing; and when it ended
+     * after its items without its end line, which says that they vouch */
+    if (!kc_q_end_vouched(qq, c->slot, c, w->ended, held) && !untrusted) abnormal = 1;
     release_sessions(qq, c, abnormal, untrusted);
     kc_q_phase(w, KC_WK_GONE);
     if (qq->fin.stopping || qq->interrupted || !kc_dispatch_pending(&qq->dp)) return;
     if (abnormal && kc_q_count_restart(qq, "not starting another worker")) return;
     int lost = w->lost, by = w->lost_by;
     if (kc_qs_take(qq, w) != 0 && kc_q_spawn_worker(qq, w) != 0) return;    /* the standby, or a process started now */
+    if (overdue && lost) abnormal = 0;  /* its item's loss is why it was replaced; the stop was said */
     if (qq->serial)     /* one process as far as the user is concerned: its wording */
         kc_q_say_fresh(qq, abnormal, lost, by);
     else if (abnormal || by < 0)

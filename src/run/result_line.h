@@ -16,6 +16,11 @@
 #define KC_RESULT_FD 3              /* the worker's result pipe (KC_SUP_RESULT_FD) */
 #define KC_RESULT_READY "READY"     /* the worker's first line on it: it takes items now */
 #define KC_RESULT_DONE "DONE"       /* "DONE\t<name>": the worker's item is over; the parent answers its nonce */
+/* The worker's last line, written only when it ends with status 0 after
+ * checking its compute-sanitizer sessions' summaries: they vouch for every
+ * clean verdict they gave (worker.h). An exit() or _exit() that ends the
+ * worker first (an item's, a thread's, an exit handler's) cannot write it. */
+#define KC_RESULT_ENDED "ENDED"
 #define KC_NONCE_LEN 16             /* hex digits of a request's nonce (64 random bits) */
 #define KC_RESULT_DETAIL_SEP '\036' /* between the detail field's lines (an escaped line holds no control byte) */
 #define KC_RESULT_LINE_CAP (4096 + 4 * 8192)  /* the longest result line: the message and an item's escaped detail */

@@ -83,6 +83,12 @@ int kc_worker_write_all(int fd, const char *buf, size_t len)
     return 0;
 }
 
+int kc_worker_say_ended(int rfd)
+{
+    static const char ended[] = KC_RESULT_ENDED "\n";
+    return kc_worker_write_all(rfd, ended, sizeof ended - 1);
+}
+
 int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
 {
     if (fcntl(KC_RESULT_FD, F_GETFD) < 0) {
@@ -184,5 +190,6 @@ end:
         fflush(stdout);
         return KC_WORKER_UNTRUSTED;
     }
+    if (rc == 0) kc_worker_say_ended(rfd);     /* the sessions vouch: nothing may end it with another word now */
     return rc;
 }

@@ -23,7 +23,14 @@
  * worker must be replaced: KC_LOST_CONTEXT, the item left the CUDA context
  * unusable, or KC_LOST_GPU_STATE, it left device memory allocated
  * (item_run.h); the worker then exits 0 and the parent starts a fresh one).
- * At end of input it exits 0. Any other line on the pipe (no item running, a
+ * At end of input, and after an item that left it to be replaced, it checks
+ * its compute-sanitizer sessions' summaries; when they vouch it writes
+ *     ENDED
+ * (KC_RESULT_ENDED) and exits 0, else it exits KC_WORKER_UNTRUSTED. The
+ * parent trusts the sessions' clean verdicts only after that line: an exit
+ * status can be replaced after the check (an exit handler an item's library
+ * registered that calls _exit(0)), the line cannot; a worker that ends with
+ * status 0 without it makes the run not green. Any other line on the pipe (no item running, a
  * second DONE, a result without the nonce, a second result, one that does
  * not parse) is a protocol violation: the parent stops the worker at once,
  * and its item is CRASH "protocol violated: ..." (between items the run

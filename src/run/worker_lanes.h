@@ -32,4 +32,8 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
 const kc_item *kc_worker_find_item(const kc_item *items, int n, const char *name);
 /* Writes buf whole on fd (EINTR retried). 0, or -1 (the reader is gone). */
 int kc_worker_write_all(int fd, const char *buf, size_t len);
+/* Writes KC_RESULT_ENDED on the result pipe rfd: the worker's last act
+ * before it exits 0 (kc_worker_run, kc_worker_lanes). 0, or -1 when the
+ * parent is gone. */
+int kc_worker_say_ended(int rfd);
 #endif

@@ -6,6 +6,7 @@ static const char *const NAMES[KC_WK_PHASES] = {
     [KC_WK_GONE] = "GONE",           [KC_WK_STARTING] = "STARTING", [KC_WK_IDLE] = "IDLE",
     [KC_WK_RUNNING] = "RUNNING",     [KC_WK_SEALING] = "SEALING",   [KC_WK_TIMED_OUT] = "TIMED_OUT",
     [KC_WK_VIOLATED] = "VIOLATED",   [KC_WK_LATE] = "LATE",         [KC_WK_RETIRING] = "RETIRING",
+    [KC_WK_OVERDUE] = "OVERDUE",
 };
 
 #define B(p) (1u << (p))
@@ -13,13 +14,14 @@ static const char *const NAMES[KC_WK_PHASES] = {
 static const unsigned NEXT[KC_WK_PHASES] = {
     [KC_WK_GONE] = B(KC_WK_STARTING),
     [KC_WK_STARTING] = B(KC_WK_IDLE) | B(KC_WK_LATE) | B(KC_WK_VIOLATED),
-    [KC_WK_IDLE] = B(KC_WK_RUNNING) | B(KC_WK_VIOLATED),
+    [KC_WK_IDLE] = B(KC_WK_RUNNING) | B(KC_WK_VIOLATED) | B(KC_WK_OVERDUE),
     [KC_WK_RUNNING] = B(KC_WK_SEALING) | B(KC_WK_TIMED_OUT) | B(KC_WK_VIOLATED),
     [KC_WK_SEALING] = B(KC_WK_IDLE) | B(KC_WK_RETIRING) | B(KC_WK_TIMED_OUT) | B(KC_WK_VIOLATED),
     [KC_WK_TIMED_OUT] = 0,
     [KC_WK_VIOLATED] = 0,
     [KC_WK_LATE] = 0,
-    [KC_WK_RETIRING] = B(KC_WK_VIOLATED),
+    [KC_WK_RETIRING] = B(KC_WK_VIOLATED) | B(KC_WK_OVERDUE),
+    [KC_WK_OVERDUE] = 0,
 };
 
 static int valid(kc_worker_phase p) { return (unsigned)p < KC_WK_PHASES; }

@@ -10,8 +10,10 @@
  *                      LATE                +-----result-----+-----------------+
  *                                                           |   (context lost: RETIRING)
  *                                               TIMED_OUT / VIOLATED
- * and every phase but GONE ends in GONE when the process has ended and its
- * pipes are closed. */
+ * IDLE with its input closed and RETIRING go to OVERDUE when the worker does
+ * not end in time (its input closed, it has nothing left to do); every
+ * phase but GONE ends in GONE when the process has ended and its pipes are
+ * closed. */
 #ifndef KC_WORKER_PHASE_H
 #define KC_WORKER_PHASE_H
 
@@ -25,6 +27,8 @@ typedef enum kc_worker_phase {
     KC_WK_VIOLATED,     /* it broke the result protocol: stopped (SIGKILL); nothing it says counts */
     KC_WK_LATE,         /* it did not say it was ready in time: stopped (SIGKILL) */
     KC_WK_RETIRING,     /* its last item left the CUDA context or device memory unusable: it exits by itself */
+    KC_WK_OVERDUE,      /* its input closed (IDLE at the run's end, or RETIRING), it did not end within the end
+                         * limit (queue_types.h, kc_q_end_limit_s): stopped (SIGTERM, SIGKILL after the grace) */
     KC_WK_PHASES
 } kc_worker_phase;
 

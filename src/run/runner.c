@@ -95,16 +95,15 @@ static int san_end(kc_san_pool *san, kc_rcache *cache)
 }
 
 /* Whether item sel[i] is a control planted for the sanitizer that will run
- * (its verdict not reused from cache): this run (a static schedule's shard,
- * beside the others) starts its sessions beside the item before it
+ * (its verdict not reused from cache, hits): this run (a static schedule's
+ * shard, beside the others) starts its sessions beside the item before it
  * (kc_sanitize_ahead; only just before, as kc_dispatch_ahead says why for
  * several workers). */
-static int sanitizer_control_runs(const kc_item *items, const int *sel, int i, int ns, kc_rcache *cache)
+static int sanitizer_control_runs(const kc_item *items, const int *sel, int i, int ns, const kc_rcache_hits *hits)
 {
     if (i >= ns) return 0;
     const kc_item *it = &items[sel[i]];
-    kc_item_result r;
-    return it->kind == KC_KIND_CONTROL && kc_item_runs_sanitizer(it) && !kc_rcache_lookup(cache, it, &r);
+    return it->kind == KC_KIND_CONTROL && kc_item_runs_sanitizer(it) && !(hits->by_item && hits->by_item[sel[i]]);
 }
 
 int kc_run(const kc_opts *o, const kc_item *items, int n)
@@ -221,11 +220,31 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     kc_report_run_start(ns, o->resume_at, 1, !o->parent, 0);
     kc_finish fin = { .o = o, .tally = &t, .records = &rs };
     fin.cache = kc_rcache_open_on(o, &gpu.dev, have_gpu, have_gpu ? gpu.cu.driver_version : 0, stdout);
+    /* Every key before any item runs, as the work queue makes them: a
+     * sanitizer session's target (another process, started ahead) loads a
+     * library kernel's file when it first serves one of its items, and
+     * keeps it for the next; with the key made just before each item, a
+     * file rebuilt between two items was keyed new while the target ran the
+     * old, and the pass kept under the new key. Made first, a rebuild after
+     * them changes the item's key by the time it is kept, which then keeps
+     * nothing (result_cache.c, bytes_unknown). */
+    kc_rcache_hits hits;
+    if (kc_rcache_lookup_all(fin.cache, items, n, sel + o->resume_at, ns - o->resume_at, &hits)) {
+        kc_report_note(stderr, "out of memory for the results cache's verdicts\n");
+        char why[KC_SAN_WHY_MAX];       /* no session started yet: nothing to say */
+        kc_san_pool_free(san, why, sizeof why);
+        kc_gpu_close(&gpu);
+        kc_rcache_close(fin.cache);
+        kc_records_free(&rs);
+        free(sel);
+        return 4;
+    }
     for (int i = o->resume_at; i < ns; i++) {
         const kc_item *it = &items[sel[i]];
         kc_item_where w = { .worker = 0, .pid = pid, .rerun_device = o->device, .peak_gpu_mib = -1 };
         kc_item_result r;
-        if (kc_rcache_lookup(fin.cache, it, &r)) {  /* unchanged since it passed: its verdict, not run */
+        if (hits.by_item && hits.by_item[sel[i]]) {  /* unchanged since it passed: its verdict, not run */
+            r = *hits.by_item[sel[i]];
             w.device = -1;
             w.start_s = w.end_s = kc_now_s() - t0;
             w.print = 1;
@@ -235,7 +254,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         w.device = have_gpu && kc_item_needs_gpu(it) ? o->device : -1;
         /* a control planted for the sanitizer comes next: its sessions
          * start now, beside this item (sanitize.h) */
-        if (have_gpu && sanitizer_control_runs(items, sel, i + 1, ns, fin.cache)) kc_sanitize_ahead(o, san, 1);
+        if (have_gpu && sanitizer_control_runs(items, sel, i + 1, ns, &hits)) kc_sanitize_ahead(o, san, 1);
         if (gpu_mem) kc_gpu_sampler_take_peak(pid);   /* drop the previous item's peak */
         w.start_s = kc_now_s() - t0;
         kc_report_busy(1, 1);
@@ -278,6 +297,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
      * on the host is freed, nothing on the device (kc_gpu_close); a zeroed
      * one, with no GPU items, holds nothing. */
     kc_gpu_close(&gpu);
+    kc_rcache_hits_free(&hits, n);
     kc_rcache_close(fin.cache);
     kc_records_free(&rs);
     free(sel);

@@ -446,23 +446,28 @@ Test(result_cache, a_no_cache_worker_killed_for_another_items_limit_removes_no_p
     kc_rm_rf(c.dir);
 }
 
-/* A worker that an item ends with status 0 (fixture.silent's _exit(0), which
- * no exit guard sees) never checked its sanitizer sessions' summaries: the
- * clean verdict they gave an item before is not vouched for and is not
- * kept. Here the session counts an error no window held (the fake tool's
- * late report), so the item alone is never green; before, the run beside
- * fixture.silent kept its pass and the next run reused it and exited 0. */
-Test(result_cache, a_worker_an_item_ended_with_status_0_vouches_for_no_session, .timeout = 90)
+/* fakesan.copy.f16:sanitize beside item `beside` (serially, then with
+ * --jobs 1), its session counting an error no window held (the fake tool's
+ * late report), so that the item alone is never green: `beside` ends with
+ * `state`, and when `said` is not NULL the run exits 1 with that line; then
+ * the item alone must run again (no verdict reused) and exit 1. */
+static void expect_no_session_vouched_beside(const char *beside, const char *state, const char *said)
 {
     char *san = fake_sanitizer_env();
     for (int jobs = 0; jobs < 2; jobs++) {
         cache_dir c;
-        cache_new(&c, "rcache-exit0");
+        cache_new(&c, "rcache-unvouched");
         char *late[] = { c.env, san, "PATH=/usr/bin:/bin", "KC_FAKE_SANITIZER=late:memcheck", NULL };
-        char *both[] = { "run", "--jobs", "1", "fakesan.copy.f16:sanitize", "fixture.silent", NULL };
+        char *both[] = { "run", "--jobs", "1", "fakesan.copy.f16:sanitize", (char *)beside, NULL };
         char *alone[] = { "run", "fakesan.copy.f16:sanitize", NULL };
         if (!jobs) memmove(both + 1, both + 3, 3 * sizeof *both);     /* serially */
-        kc_proc a = run_with_line(both, late, "CRASH", "fixture.silent");
+        kc_proc a = run_with_line(both, late, state, beside);
+        if (said) {
+            cr_expect_eq(a.status, 1, "jobs %d: the run beside %s exit %d, want 1\n%s%s", jobs, beside, a.status, a.out,
+                         a.err);
+            cr_expect(strstr(a.out, said) || strstr(a.err, said), "jobs %d: no line says '%s':\n%s%s", jobs, said, a.out,
+                      a.err);
+        }
         kc_tally t;
         kc_proc b = run_tallied(alone, late, &t);
         cr_expect_eq(b.status, 1, "jobs %d: the run after it exit %d, want 1 (its session is never trusted)\n%s%s", jobs,
@@ -474,37 +479,25 @@ Test(result_cache, a_worker_an_item_ended_with_status_0_vouches_for_no_session, 
     }
 }
 
+/* A worker that an item ends with status 0 (fixture.silent's _exit(0), which
+ * no exit guard sees) never checked its sanitizer sessions' summaries: the
+ * clean verdict they gave an item before is not vouched for and is not
+ * kept. Before, the run beside fixture.silent kept its pass and the next
+ * run reused it and exited 0. */
+Test(result_cache, a_worker_an_item_ended_with_status_0_vouches_for_no_session, .timeout = 90)
+{
+    expect_no_session_vouched_beside("fixture.silent", "CRASH", NULL);
+}
+
 /* The same after the items: fixture.atexit0 leaves an exit handler that ends
  * its worker with status 0 whatever status the worker meant. The worker
- * finds at its end that its session counted an error no window held (the
- * fake tool's late report) and exits KC_WORKER_UNTRUSTED; the handler makes
- * that 0. Before the end line (worker.h) the parent took the 0 for vouched
- * sessions: the run exited 0, kept the pass, and the next run reused it. */
+ * finds at its end that its session counted an error no window held and
+ * exits KC_WORKER_UNTRUSTED; the handler makes that 0. Before the end line
+ * (worker.h) the parent took the 0 for vouched sessions: the run exited 0,
+ * kept the pass, and the next run reused it. */
 Test(result_cache, a_worker_whose_status_an_exit_handler_replaced_vouches_for_no_session, .timeout = 90)
 {
-    char *san = fake_sanitizer_env();
-    for (int jobs = 0; jobs < 2; jobs++) {
-        cache_dir c;
-        cache_new(&c, "rcache-atexit0");
-        char *late[] = { c.env, san, "PATH=/usr/bin:/bin", "KC_FAKE_SANITIZER=late:memcheck", NULL };
-        char *both[] = { "run", "--jobs", "1", "fakesan.copy.f16:sanitize", "fixture.atexit0", NULL };
-        char *alone[] = { "run", "fakesan.copy.f16:sanitize", NULL };
-        if (!jobs) memmove(both + 1, both + 3, 3 * sizeof *both);     /* serially */
-        kc_proc a = run_with_line(both, late, "PASS", "fixture.atexit0");
-        cr_expect_eq(a.status, 1, "jobs %d: the run beside fixture.atexit0 exit %d, want 1\n%s%s", jobs, a.status, a.out,
-                     a.err);
-        cr_expect(strstr(a.out, "exited with status 0 without its end line") ||
-                      strstr(a.err, "exited with status 0 without its end line"),
-                  "jobs %d: no line names the worker that ended without its end line:\n%s%s", jobs, a.out, a.err);
-        kc_tally t;
-        kc_proc b = run_tallied(alone, late, &t);
-        cr_expect_eq(b.status, 1, "jobs %d: the run after it exit %d, want 1 (its session is never trusted)\n%s%s", jobs,
-                     b.status, b.out, b.err);
-        cr_expect_eq(t.cached, 0, "jobs %d: the run after it reused a verdict no session vouched for:\n%s", jobs, b.out);
-        kc_proc_free(&a);
-        kc_proc_free(&b);
-        kc_rm_rf(c.dir);
-    }
+    expect_no_session_vouched_beside("fixture.atexit0", "PASS", "exited with status 0 without its end line");
 }
 
 /* The same where the item ends the very process it runs in: a static shard

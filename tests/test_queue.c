@@ -558,6 +558,63 @@ Test(queue, a_worker_that_does_not_end_after_a_loss_is_stopped_at_the_end_limit,
     unlink(costs);
 }
 
+/* An item that ends its worker with _exit(0) while another item's worker
+ * loses its context beside it runs again alone and passes: the run is
+ * green. Its worker wrote no end line, but its item was in hand, and the
+ * item's end settles it (queue_workers.c, kc_q_end_vouched); before, the
+ * missing end line alone made the run not green (a review's find). */
+Test(queue, an_item_that_exits_0_beside_a_fault_and_then_passes_alone_leaves_the_run_green, .timeout = 60)
+{
+    char costs[256], mark[256], menv[300];
+    kc_tmp_path(costs, sizeof costs, "queue", "exit0-alone");
+    kc_tmp_path(mark, sizeof mark, "queue", "exit0-alone-mark");
+    unlink(mark);
+    snprintf(menv, sizeof menv, "KC_FIXTURE_MARK=%s", mark);
+    char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.once.exit0", "fixture.pass.0[0-5]", "--jobs", "2",
+                     "--costs", costs, NULL };
+    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.01", menv, NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 40, &p), 0);
+    cr_expect(strstr(p.out, "fixture.once.exit0: CRASH while another item on the same GPU faulted beside it"),
+              "no rerun alone:\n%s%s", p.out, p.err);
+    expect_once(p.out, "fixture.once.exit0", "PASS");
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(!strstr(p.out, "without its end line") && !strstr(p.err, "without its end line"),
+              "an item's exit under it was taken for an exit after the items:\n%s%s", p.out, p.err);
+    expect_phases_kept(&p);
+    kc_proc_free(&p);
+    unlink(costs);
+    unlink(mark);
+}
+
+/* A worker whose input closes while it is still starting (here 22 s late:
+ * KC_FAULT_WORKER_START=slow) has its whole end limit from when it is
+ * ready (KC_SANITIZE_TIMEOUT_S=1 + 20 s), not from the close: it ends by
+ * itself, unstopped; before, it was stopped the moment it was ready (a
+ * review's find). */
+Test(queue, a_worker_whose_input_closes_while_it_starts_is_given_its_end_limit_once_ready, .timeout = 90)
+{
+    char costs[256], mark[256], fenv[320];
+    kc_tmp_path(costs, sizeof costs, "queue", "slow-start");
+    kc_tmp_path(mark, sizeof mark, "queue", "slow-start-mark");
+    unlink(mark);
+    snprintf(fenv, sizeof fenv, "KC_FAULT_WORKER_START=slow:22:%s", mark);
+    char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.pass.00", "fixture.pass.01", "--jobs", "2",
+                     "--costs", costs, NULL };
+    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_SANITIZE_TIMEOUT_S=1", fenv, NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 80, &p), 0);
+    expect_once(p.out, "fixture.pass.00", "PASS");
+    expect_once(p.out, "fixture.pass.01", "PASS");
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(!strstr(p.out, "did not end within") && !strstr(p.err, "did not end within"),
+              "a worker that started late was stopped as overdue:\n%s%s", p.out, p.err);
+    expect_phases_kept(&p);
+    kc_proc_free(&p);
+    unlink(costs);
+    unlink(mark);
+}
+
 /* A worker that dies under its item beside an item that lost its context
  * is a loss too (queue_holds.c): the held verdict runs again alone. */
 Test(queue, a_context_loss_beside_a_worker_that_dies_runs_again_alone, .timeout = 60)

@@ -500,6 +500,33 @@ Test(result_cache, a_worker_whose_status_an_exit_handler_replaced_vouches_for_no
     expect_no_session_vouched_beside("fixture.atexit0", "PASS", "exited with status 0 without its end line");
 }
 
+/* A worker that wrote its end line (its sessions vouched) but then takes
+ * too long to end (fixture.atexit.slow's exit handler) is stopped at its
+ * end limit (KC_SANITIZE_TIMEOUT_S=1 + 20 s), and its sessions' verdicts
+ * are still kept: the run is green, and the item alone is reused next. */
+Test(result_cache, a_worker_stopped_after_its_end_line_keeps_its_sessions_verdicts, .timeout = 120)
+{
+    char *san = fake_sanitizer_env();
+    cache_dir c;
+    cache_new(&c, "rcache-slowend");
+    char *env[] = { c.env, san, "PATH=/usr/bin:/bin", "KC_SANITIZE_TIMEOUT_S=1", NULL };
+    char *both[] = { "run", "--jobs", "1", "fakesan.copy.f16:sanitize", "fixture.atexit.slow", NULL };
+    char *alone[] = { "run", "fakesan.copy.f16:sanitize", NULL };
+    kc_proc a = run_with_line(both, env, "PASS", "fixture.atexit.slow");
+    const char *said = "it had written its end line, so its sessions vouched";
+    cr_expect(strstr(a.out, said) || strstr(a.err, said), "no line says the stopped worker had vouched:\n%s%s", a.out,
+              a.err);
+    cr_expect_eq(a.status, 0, "the run exit %d, want 0: its sessions vouched\n%s%s", a.status, a.out, a.err);
+    kc_tally t;
+    kc_proc b = run_tallied(alone, env, &t);
+    cr_expect_eq(b.status, 0, "the run after it exit %d\n%s%s", b.status, b.out, b.err);
+    cr_expect_eq(t.cached, 1, "the run after it reused %ld verdicts, want the vouched :sanitize pass:\n%s", t.cached,
+                 b.out);
+    kc_proc_free(&a);
+    kc_proc_free(&b);
+    kc_rm_rf(c.dir);
+}
+
 /* The same where the item ends the very process it runs in: a static shard
  * runs its items in its own process, so an item that kills it reaches no
  * verdict the cache could act on. fixture.break.tally passes, but under

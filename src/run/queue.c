@@ -186,6 +186,7 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
     char err[256], name[192];
     if (w->phase == KC_WK_STARTING && strcmp(line, KC_RESULT_READY) == 0) {   /* also after its exit: its pipe is read after */
         kc_q_phase(w, KC_WK_IDLE);
+        if (c->in < 0) w->end_by = now_s() + kc_q_end_limit_s();   /* closed while it started: its end starts now */
         if (c->state == KC_CHILD_STARTING) kc_sup_mark(c, KC_CHILD_IDLE);
         return;
     }

@@ -177,7 +177,7 @@ void kc_qs_end(queue *qq)
 int kc_qs_end_vouched(queue *qq, const kc_child *c)
 {
     if (!qq->standby_retired) return 0;     /* a standby that took no item: its sessions served nothing */
-    return kc_q_end_vouched(qq, qq->retired_worker, c, qq->retired_ended, qq->retired_held);
+    return kc_q_end_vouched(qq, qq->retired_worker, c, qq->retired_ended, qq->retired_held, 0);
 }
 
 int kc_qs_killed_at_end(const queue *qq, const kc_child *c)

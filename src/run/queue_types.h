@@ -176,7 +176,8 @@ void kc_q_say_ended(queue *qq, int slot, const kc_child *c, const char *how, int
  * fault on an H100, 5 s once beside other contexts: the halves receipt of
  * 2026-12-06) and what its items left ending (KC_LEAK_TIMEOUT_MS). */
 #define KC_QUEUE_END_EXTRA_S 20.0
-/* Seconds a worker whose input closed has to end (above), from the close. */
+/* Seconds a worker whose input closed has to end (above), from the close,
+ * or from its READY when the close came while it was starting (queue.c). */
 double kc_q_end_limit_s(void);
 /* Closes w's input to end it (the run's end, or after a loss): from now it
  * has kc_q_end_limit_s() to end (w->end_by), else kc_q_check_overdue stops it. */
@@ -184,19 +185,22 @@ void kc_q_close_input(queue *qq, wk *w);
 /* Stops, at time t, the workers whose input closed and that have not ended
  * by their end_by (OVERDUE; the standby's slot's retired worker too): SIGTERM
  * to the group, SIGKILL after the grace, said with the processes it has
- * then. Their end vouches for nothing (kc_q_end_vouched). */
+ * then. Their sessions vouch only if their end line came before
+ * (kc_q_end_vouched). */
 void kc_q_check_overdue(queue *qq, double t);
 /* The earliest end_by of a worker still to end (0 none), for the wait. */
 double kc_q_next_end_by(const queue *qq);
 /* Whether worker c (slot `slot`), ended, vouches for its sanitizer sessions:
- * it wrote its end line (`ended`, KC_RESULT_ENDED, worker.h). Without it,
- * not interrupted and not having said itself why not (KC_WORKER_UNTRUSTED),
- * the run is not green (said; qq->untrusted) when it exited 0 unstopped (an
- * exit() or _exit() replaced its status after its items) or when it was
- * handed :sanitize items (`held`) with sessions on: their summaries were
- * never checked (killed, stopped overdue, crashed between items). The one
- * rule for every way a worker ends. queue_workers.c. */
-int kc_q_end_vouched(queue *qq, int slot, const kc_child *c, int ended, int held);
+ * it wrote its end line (`ended`, KC_RESULT_ENDED, worker.h), however its
+ * process ended after. Without it, not interrupted and not having said
+ * itself why not (KC_WORKER_UNTRUSTED), the run is not green (said;
+ * qq->untrusted) when it exited 0 unstopped with no item in hand
+ * (under_item 0: an exit() or _exit() replaced its status after its items;
+ * under an item, that item's CRASH settles it) or when it was handed
+ * :sanitize items (`held`) with sessions on, whatever ended it (killed,
+ * crashed, stopped overdue, under an item or not): their summaries were
+ * never checked. The one rule for every way a worker ends. queue_workers.c. */
+int kc_q_end_vouched(queue *qq, int slot, const kc_child *c, int ended, int held, int under_item);
 /* An abnormal end counts against the restart cap: 0 while under it
  * (counted); -1 once it is reached: no more items are handed out
  * (fin.stopping, why in fin.stop_why), said with `then` (what the queue

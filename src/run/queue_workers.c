@@ -192,15 +192,14 @@ static void end_orphans(queue *qq, kc_sup *s, kc_child *c)
             c->slot, (long)c->pid, n, n == 1 ? "" : "es", who);
 }
 
-/* Its sanitizer sessions' verdicts are kept only when it ended as asked,
- * their summaries checked and clean (result_cache.h, kc_rcache_hold):
- * abnormal, it was killed, crashed, was interrupted or ended under an item
- * (no word either way); untrusted, its sessions were found not to vouch
- * (worker.c's KC_WORKER_UNTRUSTED). */
-static void release_sessions(queue *qq, const kc_child *c, int abnormal, int untrusted)
+/* Its sanitizer sessions' verdicts are kept only when it vouched for them
+ * (its end line: kc_q_end_vouched; result_cache.h, kc_rcache_hold), however
+ * its process then ended; else no word either way; untrusted, its sessions
+ * were found not to vouch (worker.c's KC_WORKER_UNTRUSTED). */
+static void release_sessions(queue *qq, const kc_child *c, int vouched, int untrusted)
 {
     kc_rcache_release(qq->fin.cache, (int)c->pid,
-                      untrusted ? KC_SESSIONS_DISTRUSTED : abnormal ? KC_SESSIONS_UNVOUCHED : KC_SESSIONS_VOUCHED);
+                      untrusted ? KC_SESSIONS_DISTRUSTED : vouched ? KC_SESSIONS_VOUCHED : KC_SESSIONS_UNVOUCHED);
 }
 
 double kc_q_end_limit_s(void)
@@ -224,14 +223,15 @@ static int still_to_end(const kc_child *c, double end_by)
 }
 
 /* Stops child c (worker slot `slot`), overdue: said with what it runs then. */
-static void stop_overdue(queue *qq, int slot, kc_child *c, const char *after)
+static void stop_overdue(queue *qq, int slot, kc_child *c, const char *after, int ended)
 {
     char procs[1200];
     kc_proc_describe_tree(c->pid, procs, sizeof procs);
     kc_sup_stop(&qq->sup, c, SIGTERM, KC_SUP_GRACE_MS);
-    kc_q_say(qq, "worker %d (pid %ld) did not end within %.6g s after its input closed (%s); SIGTERM to its process "
+    kc_q_say(qq, "worker %d (pid %ld) did not end within %.6g s after its input closed (%s%s); SIGTERM to its process "
              "group (SIGKILL after %d ms); the worker's processes then: %s\n", slot, (long)c->pid,
-             kc_q_end_limit_s(), after, KC_SUP_GRACE_MS, procs);
+             kc_q_end_limit_s(), after, ended ? "; it had written its end line, so its sessions vouched" : "",
+             KC_SUP_GRACE_MS, procs);
 }
 
 void kc_q_check_overdue(queue *qq, double t)
@@ -244,11 +244,13 @@ void kc_q_check_overdue(queue *qq, double t)
             continue;
         const int retiring = w->phase == KC_WK_RETIRING;
         kc_q_phase(w, KC_WK_OVERDUE);
-        stop_overdue(qq, w->slot, c, retiring ? "its item lost the CUDA context" : "the run has no more items for it");
+        stop_overdue(qq, w->slot, c, retiring ? "its item lost the CUDA context" : "the run has no more items for it",
+                     w->ended);
     }
     if (qq->standby >= 0 && qq->standby_retired && still_to_end(&qq->sup.c[qq->standby], qq->retired_end_by) &&
         t >= qq->retired_end_by)
-        stop_overdue(qq, qq->retired_worker, &qq->sup.c[qq->standby], "its item lost the CUDA context");
+        stop_overdue(qq, qq->retired_worker, &qq->sup.c[qq->standby], "its item lost the CUDA context",
+                     qq->retired_ended);
 }
 
 double kc_q_next_end_by(const queue *qq)
@@ -266,12 +268,12 @@ double kc_q_next_end_by(const queue *qq)
     return d;
 }
 
-int kc_q_end_vouched(queue *qq, int slot, const kc_child *c, int ended, int held)
+int kc_q_end_vouched(queue *qq, int slot, const kc_child *c, int ended, int held, int under_item)
 {
     const int status0 = WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == 0;
     if (ended || qq->interrupted || (WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == KC_WORKER_UNTRUSTED))
         return ended;                   /* vouched; or interrupted, or it said itself why it does not vouch */
-    if (status0 && !c->killed) {
+    if (status0 && !c->stop_signal && !under_item) {    /* under an item, the item's end settles it (CRASH) */
         kc_q_say(qq, "worker %d (pid %ld) exited with status 0 without its end line (worker.h): an exit() or "
                  "_exit() ended it after its last item (an exit handler or a thread an item's code left)%s\n", slot,
                  (long)c->pid, held ? " before it said its compute-sanitizer sessions vouch, so the verdicts they "
@@ -281,9 +283,9 @@ int kc_q_end_vouched(queue *qq, int slot, const kc_child *c, int ended, int held
     } else if (held && qq->dp.sessions_on) {
         char how[128];
         kc_sup_describe_status(c->wstatus, how, sizeof how);
-        kc_q_say(qq, "worker %d (pid %ld) %s before it said its compute-sanitizer sessions vouch (worker.h): their "
-                 "summaries were never checked, so the :sanitize verdicts they gave are not trusted and the run is "
-                 "not green\n", slot, (long)c->pid, how);
+        kc_q_say(qq, "worker %d (pid %ld) %s %s before it said its compute-sanitizer sessions vouch (worker.h): "
+                 "their summaries were never checked, so the :sanitize verdicts they gave are not trusted and the run "
+                 "is not green\n", slot, (long)c->pid, how, under_item ? "under an item" : "after its items");
         qq->untrusted = 1;
     }
     return 0;
@@ -301,14 +303,18 @@ void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c)
     int untrusted = WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == KC_WORKER_UNTRUSTED;
     if (untrusted) qq->untrusted = 1;   /* whatever else it did: its line says why; the run is not green */
     if (kc_qs_is(qq, c)) {      /* the standby, or a worker it replaced (queue_standby.c) */
-        if (!kc_qs_end_vouched(qq, c) && !untrusted) abnormal = 1;
-        release_sessions(qq, c, abnormal, untrusted);
+        const int vouched = kc_qs_end_vouched(qq, c);
+        if (!vouched && !untrusted) abnormal = 1;
+        release_sessions(qq, c, vouched, untrusted);
         kc_qs_on_gone(qq, c, how, abnormal && !untrusted && !c->stop_signal);  /* a stop was said */
         return;
     }
     wk *w = &qq->w[c->slot];
     const int held = qq->dw[c->slot].sessions;     /* it was handed :sanitize items */
     const int overdue = w->phase == KC_WK_OVERDUE;  /* said when it was stopped (kc_q_check_overdue) */
+    /* an item in hand that its end settles (a lanes worker that lost its
+     * context puts the others back: it ended after its own item) */
+    const int under_item = w->cur >= 0 || (qq->k > 1 && w->book.open && w->phase != KC_WK_RETIRING);
     kc_qh_teardown_ends(qq, w, c->exited);     /* the context it lost is gone with it */
     kc_q_sessions(qq, c->slot, 0);   /* its sessions ended with it (a fresh worker starts its own) */
     if (qq->k > 1 && w->book.open) {     /* settled, or put back undecided (queue_lanes.c) */
@@ -328,12 +334,12 @@ void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c)
         kc_q_say_ended(qq, w->slot, c, how, abnormal && !untrusted && !overdue);
         if (untrusted && !c->leak[0]) abnormal = 0;     /* it ended after its items, as asked */
     }
-    /* abnormal now also when it ended under an item: an item's _exit(0)
-     * ends a worker with status 0 before its sessions' summaries are
-     * checked (worker.c), which vouches for nothing; and when it ended
-     * after its items without its end line, which says that they vouch */
-    if (!kc_q_end_vouched(qq, c->slot, c, w->ended, held) && !untrusted) abnormal = 1;
-    release_sessions(qq, c, abnormal, untrusted);
+    /* Only its end line vouches for its sessions: an item's _exit(0) ends a
+     * worker with status 0 before their summaries are checked (worker.c),
+     * and an exit handler can replace the status after */
+    const int vouched = kc_q_end_vouched(qq, c->slot, c, w->ended, held, under_item);
+    if (!vouched && !untrusted) abnormal = 1;
+    release_sessions(qq, c, vouched, untrusted);
     kc_q_phase(w, KC_WK_GONE);
     if (qq->fin.stopping || qq->interrupted || !kc_dispatch_pending(&qq->dp)) return;
     if (abnormal && kc_q_count_restart(qq, "not starting another worker")) return;

@@ -83,6 +83,19 @@ int kc_worker_write_all(int fd, const char *buf, size_t len)
     return 0;
 }
 
+/* Test hook KC_FAULT_WORKER_START=slow:<s>:<mark> (worker.h): the worker
+ * that creates file <mark> starts at once, every later one <s> seconds
+ * late. */
+static void slow_start(const char *arg)
+{
+    char *end;
+    double s = strtod(arg, &end);
+    if (*end != ':' || !(s > 0 && s <= 60)) return;
+    int fd = open(end + 1, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd >= 0) close(fd);
+    else usleep((useconds_t)(s * 1e6));
+}
+
 int kc_worker_say_ended(int rfd)
 {
     static const char ended[] = KC_RESULT_ENDED "\n";
@@ -105,6 +118,7 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
     kc_proc_adopt_orphans();    /* what an item leaves running becomes ours, to end (item_run.h) */
     const char *fault = getenv("KC_FAULT_WORKER_START");      /* test hook (worker.h) */
     if (fault && strcmp(fault, "exit") == 0) return 3;
+    if (fault && strncmp(fault, "slow:", 5) == 0) slow_start(fault + 5);
     static const char ready[] = KC_RESULT_READY "\n";
     if (kc_worker_write_all(rfd, ready, sizeof ready - 1)) return 4;   /* the parent is gone */
     kc_san_pool *san = kc_san_pool_new();   /* NULL (out of memory): each item alone */

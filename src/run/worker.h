@@ -26,11 +26,14 @@
  * At end of input, and after an item that left it to be replaced, it checks
  * its compute-sanitizer sessions' summaries; when they vouch it writes
  *     ENDED
- * (KC_RESULT_ENDED) and exits 0, else it exits KC_WORKER_UNTRUSTED. The
- * parent trusts the sessions' clean verdicts only after that line: an exit
- * status can be replaced after the check (an exit handler an item's library
- * registered that calls _exit(0)), the line cannot; a worker that ends with
- * status 0 without it makes the run not green. Any other line on the pipe (no item running, a
+ * (KC_RESULT_ENDED) and exits (0, unless its last output cannot be
+ * written), else it exits KC_WORKER_UNTRUSTED. The parent trusts the
+ * sessions' clean verdicts only after that line, however the process ends
+ * after it: an exit status can be replaced after the check (an exit handler
+ * an item's library registered that calls _exit(0)), the line cannot; a
+ * worker that ends with status 0 after its items without it, or that held
+ * sessions and ends any way without it, makes the run not green
+ * (queue_types.h, kc_q_end_vouched). Any other line on the pipe (no item running, a
  * second DONE, a result without the nonce, a second result, one that does
  * not parse) is a protocol violation: the parent stops the worker at once,
  * and its item is CRASH "protocol violated: ..." (between items the run
@@ -69,9 +72,11 @@
 /* Workers replaced after a crash, a timeout or a failed start, at most (then the rest is NOTRUN). */
 #define KC_QUEUE_RESTART_CAP(n) (2 * (n) + 8)
 
-/* The worker's loop (see above). Returns the exit status. Test hook:
+/* The worker's loop (see above). Returns the exit status. Test hooks:
  * KC_FAULT_WORKER_START=exit makes it exit 3 before it says it is ready, so
- * the parent's handling of a worker that cannot start is exercised. */
+ * the parent's handling of a worker that cannot start is exercised;
+ * KC_FAULT_WORKER_START=slow:<s>:<mark> makes every worker but the first to
+ * create file <mark> say it is ready s seconds late (at most 60). */
 int kc_worker_run(const kc_opts *o, const kc_item *items, int n);
 
 /* The --jobs N work queue. Returns the exit status (kc_run_exit_status,

@@ -193,6 +193,10 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
     /* Stopped (a violation, its time limit, not ready in time, not ended in
      * time): nothing it says counts any more; its end settles its item
      * (settle_item). */
+    if (w->phase == KC_WK_OVERDUE && strcmp(line, KC_RESULT_ENDED) == 0 && !w->ended) {
+        w->ended = 1;           /* it had written it when it was stopped: still its sessions' word */
+        return;
+    }
     if (w->phase == KC_WK_VIOLATED || w->phase == KC_WK_TIMED_OUT || w->phase == KC_WK_LATE ||
         w->phase == KC_WK_OVERDUE)
         return;
@@ -218,7 +222,7 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
         }
         snprintf(ans, sizeof ans, "%s\n", w->nonce);
         kc_q_phase(w, KC_WK_SEALING);
-        if (kc_sup_write(c, ans, strlen(ans))) kc_sup_close_stdin(c);   /* dying: its end settles the item */
+        if (kc_sup_write(c, ans, strlen(ans))) kc_q_close_input(qq, w);   /* dying: its end settles the item */
         return;
     }
     const char *body = kc_result_unseal(line, w->phase == KC_WK_SEALING ? w->nonce : NULL);
@@ -322,7 +326,7 @@ static void dispatch_lanes(queue *qq, wk *w, kc_child *c)
                            kc_request_ahead_mark(ahead, kc_dispatch_ahead(&qq->dp, j)));
         double t = now_s();
         if (kc_sup_write(c, line, (size_t)len)) {     /* dying: its end settles what it has */
-            kc_sup_close_stdin(c);
+            kc_q_close_input(qq, w);
             return;
         }
         kc_dispatch_took(&qq->dp, j);
@@ -335,7 +339,7 @@ static void dispatch_lanes(queue *qq, wk *w, kc_child *c)
         batch += di->batch && !alone;
     }
     if (batch && c->in >= 0 && kc_sup_write(c, "\t" KC_REQUEST_GO "\n", strlen(KC_REQUEST_GO) + 2))
-        kc_sup_close_stdin(c);      /* dying: its end settles what it has */
+        kc_q_close_input(qq, w);    /* dying: its end settles what it has */
 }
 
 static void dispatch(queue *qq)
@@ -359,7 +363,7 @@ static void dispatch(queue *qq)
             int len = snprintf(line, sizeof line, "%s%s\n", it->name, kc_request_ahead_mark(ahead, kc_dispatch_ahead(&qq->dp, j)));
             double t = now_s();        /* before the write: the worker may start (and end) the item at once */
             if (kc_sup_write(c, line, (size_t)len)) {     /* dying: its end settles it */
-                kc_sup_close_stdin(c);
+                kc_q_close_input(qq, w);
                 continue;
             }
             if (alone && !di->rerun_alone) {

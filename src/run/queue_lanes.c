@@ -116,7 +116,7 @@ void kc_ql_on_result(queue *qq, wk *w, kc_child *c, const char *line)
             kc_q_protocol_violated(qq, w, c, line, err);
             return;
         }
-        if (kc_sup_write(c, ans, strlen(ans))) kc_sup_close_stdin(c);   /* dying: its end settles the items */
+        if (kc_sup_write(c, ans, strlen(ans))) kc_q_close_input(qq, w);   /* dying: its end settles the items */
         return;
     }
     const char *body;

@@ -73,11 +73,12 @@ void kc_qs_on_result(queue *qq, kc_child *c, const char *line)
         if (c->state == KC_CHILD_STARTING) kc_sup_mark(c, KC_CHILD_IDLE);
         return;
     }
-    if (c->stop_signal) return;         /* stopped already: nothing it says counts */
     if (qq->standby_retired && strcmp(line, KC_RESULT_ENDED) == 0 && !qq->retired_ended) {
-        qq->retired_ended = 1;          /* the worker it replaced ends: its sessions vouch (worker.h) */
+        qq->retired_ended = 1;          /* the worker it replaced ends: its sessions vouch (worker.h), also when
+                                         * it was stopped overdue after the line */
         return;
     }
+    if (c->stop_signal) return;         /* stopped already: nothing it says counts */
     kc_q_say(qq, "%s (pid %ld) wrote '%.120s' on its result pipe %s; stopped (SIGKILL), and the run is not green: a "
              "result line comes only from a worker running that item\n",
              qq->standby_retired ? "the worker that lost its context" : "the standby worker", (long)c->pid, line,

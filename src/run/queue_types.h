@@ -197,9 +197,12 @@ double kc_q_next_end_by(const queue *qq);
  * qq->untrusted) when it exited 0 unstopped with no item in hand
  * (under_item 0: an exit() or _exit() replaced its status after its items;
  * under an item, that item's CRASH settles it) or when it was handed
- * :sanitize items (`held`) with sessions on, whatever ended it (killed,
- * crashed, stopped overdue, under an item or not): their summaries were
- * never checked. The one rule for every way a worker ends. queue_workers.c. */
+ * :sanitize items (`held`) with sessions on and ended another way with no
+ * item in hand (killed, crashed, stopped overdue): their summaries were
+ * never checked. Under an item its end is that item's CRASH or TIMEOUT;
+ * the sessions' earlier verdicts are then not kept in the cache, and stand
+ * in the run only when a rerun alone decides that item (queue_workers.c
+ * says why). queue_workers.c. */
 int kc_q_end_vouched(queue *qq, int slot, const kc_child *c, int ended, int held, int under_item);
 /* An abnormal end counts against the restart cap: 0 while under it
  * (counted); -1 once it is reached: no more items are handed out

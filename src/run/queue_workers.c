@@ -280,12 +280,17 @@ int kc_q_end_vouched(queue *qq, int slot, const kc_child *c, int ended, int held
                                       "gave are not trusted and the run is not green"
                                     : ", replacing its own exit status, so the run is not green");
         qq->untrusted = 1;
-    } else if (held && qq->dp.sessions_on) {
+    } else if (held && qq->dp.sessions_on && !under_item) {
+        /* Under an item its end is that item's CRASH or TIMEOUT, which fails
+         * the run unless a rerun alone decides the item: then the verdicts
+         * its sessions gave earlier stand unvouched (not kept in the cache).
+         * Failing the run for them would make a --jobs run's verdict depend
+         * on which items shared a worker (a serial run's order differs). */
         char how[128];
         kc_sup_describe_status(c->wstatus, how, sizeof how);
-        kc_q_say(qq, "worker %d (pid %ld) %s %s before it said its compute-sanitizer sessions vouch (worker.h): "
-                 "their summaries were never checked, so the :sanitize verdicts they gave are not trusted and the run "
-                 "is not green\n", slot, (long)c->pid, how, under_item ? "under an item" : "after its items");
+        kc_q_say(qq, "worker %d (pid %ld) %s after its items before it said its compute-sanitizer sessions vouch "
+                 "(worker.h): their summaries were never checked, so the :sanitize verdicts they gave are not trusted "
+                 "and the run is not green\n", slot, (long)c->pid, how);
         qq->untrusted = 1;
     }
     return 0;

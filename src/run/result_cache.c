@@ -220,7 +220,7 @@ int kc_rcache_lookup_all(kc_rcache *c, const kc_item *items, int nitems, const i
     kc_item_result r;
     for (int i = 0; i < ns; i++) {
         if (!kc_rcache_lookup(c, &items[sel[i]], &r)) continue;
-        if (!(h->by_item[sel[i]] = malloc(sizeof r))) return -1;
+        if (!(h->by_item[sel[i]] = malloc(sizeof r))) continue;    /* out of memory: a miss, the item runs */
         *h->by_item[sel[i]] = r;
         h->n++;
     }

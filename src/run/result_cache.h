@@ -141,8 +141,10 @@ typedef struct kc_rcache_hits {
     kc_item_result **by_item;   /* [n]: the reused result, NULL: the item runs; NULL when none */
     int n;                      /* items with a reused verdict */
 } kc_rcache_hits;
-/* Looks up every selected item items[sel[0..ns)] (c NULL: none). 0; or -1
- * when out of memory (h then holds what was found). */
+/* Looks up every selected item items[sel[0..ns)] (c NULL: none), making
+ * each one's key now (kc_rcache_lookup): before any of them runs. 0; or -1
+ * when out of memory for the table (h then holds nothing); a verdict that
+ * finds no memory is a miss (the item runs: always safe). */
 int kc_rcache_lookup_all(kc_rcache *c, const kc_item *items, int nitems, const int *sel, int ns, kc_rcache_hits *h);
 void kc_rcache_hits_free(kc_rcache_hits *h, int nitems);
 #endif

@@ -233,6 +233,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         kc_report_note(stderr, "out of memory for the results cache's verdicts\n");
         char why[KC_SAN_WHY_MAX];       /* no session started yet: nothing to say */
         kc_san_pool_free(san, why, sizeof why);
+        if (gpu_mem) kc_gpu_sampler_stop();
         kc_gpu_close(&gpu);
         kc_rcache_close(fin.cache);
         kc_records_free(&rs);

@@ -102,6 +102,24 @@ int kc_worker_say_ended(int rfd)
     return kc_worker_write_all(rfd, ended, sizeof ended - 1);
 }
 
+/* The worker's sessions end and their summaries are checked; when they
+ * vouch and nothing failed before (rc 0) the end line is written, before
+ * anything that may take long (a lost context's teardown): the line is
+ * their word (worker.h), and a slow end after it takes nothing from it.
+ * Returns the exit status: rc, or KC_WORKER_UNTRUSTED (said on stdout: the
+ * parent fails the run). */
+static int end_sessions(kc_san_pool *san, int rc, int rfd)
+{
+    char why[KC_SAN_WHY_MAX];
+    if (kc_san_pool_free(san, why, sizeof why) && rc == 0) {
+        kc_say(stdout, "%s\n", why);
+        fflush(stdout);
+        return KC_WORKER_UNTRUSTED;
+    }
+    if (rc == 0) kc_worker_say_ended(rfd);
+    return rc;
+}
+
 int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
 {
     if (fcntl(KC_RESULT_FD, F_GETFD) < 0) {
@@ -130,6 +148,7 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
     kc_gpu gpu;
     memset(&gpu, 0, sizeof gpu);
     int gpu_state = 0;          /* 0 not opened, 1 ready, -1 no GPU */
+    int lost = 0;               /* the last item left the context unusable */
     kc_gpu_watch gw;            /* what items leave in the context (gpu_state.h) */
     kc_gpu_watch_init(&gw);
     static char out[KC_RESULT_LINE_CAP + KC_NONCE_LEN + 1];
@@ -190,20 +209,18 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
             break;
         }
         if (r.context_lost) {         /* rc: see above; context_lost: a fresh worker takes over */
-            kc_item_fault_teardown();
+            lost = 1;
             break;
         }
     }
+    rc = end_sessions(san, rc, rfd);    /* before the lost context's teardown, which may take long */
+    if (lost) kc_item_fault_teardown();     /* test hook (item_run.h) */
     if (gpu_state == 1) kc_gpu_close(&gpu);
-end:
     kc_note_predating(stdout);  /* processes no item started (LD_PRELOAD's), never blamed: said once */
     kc_note_ending(stdout, 1);  /* processes items left ending: waited for, or named */
-    char why[KC_SAN_WHY_MAX];
-    if (kc_san_pool_free(san, why, sizeof why) && rc == 0) {
-        kc_say(stdout, "%s\n", why);     /* the parent fails the run (worker.h) */
-        fflush(stdout);
-        return KC_WORKER_UNTRUSTED;
-    }
-    if (rc == 0) kc_worker_say_ended(rfd);     /* the sessions vouch: nothing may end it with another word now */
     return rc;
+end:                            /* the lanes' (their context closed, or left to the exit after a loss) */
+    kc_note_predating(stdout);
+    kc_note_ending(stdout, 1);
+    return end_sessions(san, rc, rfd);
 }

@@ -539,8 +539,8 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
         }
         fflush(stdout);
         fflush(stderr);
+        if (rc == 0) kc_worker_say_ended(rfd);     /* before the context's teardown, which may take long */
         if (stopping) kc_item_fault_teardown();     /* test hook (item_run.h) */
-        if (rc == 0) kc_worker_say_ended(rfd);
         _exit(rc);
     }
     pthread_mutex_lock(&ls->mu);

@@ -500,6 +500,66 @@ Test(result_cache, a_worker_whose_status_an_exit_handler_replaced_vouches_for_no
     expect_no_session_vouched_beside("fixture.atexit0", "PASS", "exited with status 0 without its end line");
 }
 
+/* A run whose sanitizer sessions could not vouch says so in its TALLY
+ * (untrusted=1, tally.h), so that no merge of it reads green where it did
+ * not: a static schedule's shards (also when an exit handler,
+ * fixture.atexit0's, replaced the shard's exit status with 0), and
+ * `kcontract merge` of --shard K/N logs. Before, the TALLY had every
+ * item clean: the merge of the logs exited 0, and the static schedule
+ * exited 0 behind fixture.atexit0 (a review's find). */
+Test(result_cache, a_shard_whose_sessions_could_not_vouch_is_not_green_merged, .timeout = 120)
+{
+    char *san = fake_sanitizer_env();
+    char *env[] = { san, "PATH=/usr/bin:/bin", "KC_FAKE_SANITIZER=late:memcheck", "KC_CACHE_DIR=off", NULL };
+    const char *said = "; sanitizer sessions not trusted";
+    kc_proc a = kc_run_fake((char *[]){ "run", "fakesan.copy.f16:sanitize", "fakesanknown.copy.f16", "fixture.pass.00",
+                                        "--jobs", "2", "--schedule", "static", NULL }, env, 60);
+    cr_expect_eq(a.status, 1, "static schedule: exit %d\n%s%s", a.status, a.out, a.err);
+    cr_expect(strstr(a.out, said), "static schedule: the SUMMARY does not say it:\n%s", a.out);
+    cr_expect_null(strstr(a.out, "merge failed"), "static schedule: an untrusted shard is a result, not a merge "
+                   "problem:\n%s", a.out);
+    kc_proc b = kc_run_fake((char *[]){ "run", "fakesan.copy.f16:sanitize", "fakesanknown.copy.f16", "fixture.atexit0",
+                                        "fixture.pass.00", "--jobs", "2", "--schedule", "static", NULL }, env, 60);
+    cr_expect_eq(b.status, 1, "static schedule beside fixture.atexit0: exit %d\n%s%s", b.status, b.out, b.err);
+    cr_expect(strstr(b.out, "exit status 0, but its counts explain 1"), "%s", b.out);
+    char logs[2][512];
+    for (int k = 0; k < 2; k++) {
+        char shard[8];
+        snprintf(shard, sizeof shard, "%d/2", k);
+        kc_proc s = kc_run_fake((char *[]){ "run", "fakesan.copy.f16:sanitize", "fakesanknown.copy.f16", "fixture.pass.00",
+                                            "--shard", shard, NULL }, env, 60);
+        kc_tmp_path(logs[k], sizeof logs[k], "rcache", k ? "merge-1" : "merge-0");
+        kc_write_file(logs[k], s.out);
+        kc_proc_free(&s);
+    }
+    kc_proc m = kc_run_fake((char *[]){ "merge", "fakesan.copy.f16:sanitize", "fakesanknown.copy.f16", "fixture.pass.00",
+                                        "--log", logs[0], "--log", logs[1], NULL }, env, 30);
+    cr_expect_eq(m.status, 1, "kcontract merge: exit %d\n%s%s", m.status, m.out, m.err);
+    cr_expect(strstr(m.out, said), "kcontract merge: the SUMMARY does not say it:\n%s", m.out);
+    unlink(logs[0]);
+    unlink(logs[1]);
+    /* the reports say it too: a JUnit reader, or a --json one, sees the run not green */
+    char junit[512], json[512];
+    kc_tmp_path(junit, sizeof junit, "rcache", "untrusted.xml");
+    kc_tmp_path(json, sizeof json, "rcache", "untrusted.jsonl");
+    kc_proc r = kc_run_fake((char *[]){ "run", "fakesan.copy.f16:sanitize", "--junit", junit, "--json", json, NULL }, env,
+                            60);
+    cr_expect_eq(r.status, 1, "exit %d\n%s%s", r.status, r.out, r.err);
+    static char x[65536], j[65536];     /* kc_out_file's buffer is one: a copy of each */
+    snprintf(x, sizeof x, "%s", kc_out_file(junit));
+    snprintf(j, sizeof j, "%s", kc_out_file(json));
+    cr_expect(strstr(x, "tests=\"2\" failures=\"0\" errors=\"1\"") &&
+                  strstr(x, "name=\"sanitizer sessions\"") && strstr(x, "<error type=\"UNTRUSTED\""),
+              "the JUnit report reads green:\n%s", x);
+    cr_expect(strstr(j, "\"untrusted\":1"), "the JSON summary does not say it:\n%s", j);
+    unlink(junit);
+    unlink(json);
+    kc_proc_free(&r);
+    kc_proc_free(&a);
+    kc_proc_free(&b);
+    kc_proc_free(&m);
+}
+
 /* A worker that wrote its end line (its sessions vouched) but then takes
  * too long to end (fixture.atexit.slow's exit handler) is stopped at its
  * end limit (KC_SANITIZE_TIMEOUT_S=1 + 20 s), and its sessions' verdicts

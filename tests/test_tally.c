@@ -47,6 +47,7 @@ static void random_tally(kc_tally *t, uint64_t *s) {
     t->filter = rnd(s);
     t->build = rnd(s);
     t->costs = rnd(s);
+    t->untrusted = rnd(s) % 4 == 0 ? (long)(rnd(s) % 3) : 0;
 }
 
 /* A valid line to corrupt in the refusal tests. */
@@ -117,8 +118,9 @@ Test(tally, round_trip_random) {
         /* No spaces inside values: exactly one field per key. */
         size_t spaces = 0;
         for (char *p = line; *p; p++) spaces += *p == ' ';
-        /* TALLY, v=3 and 48 keys: one space before each; sanitize.known only when nonzero */
-        cr_assert_eq(spaces, 49 + (a.n[KC_KIND_SANITIZE][KC_KNOWN] != 0));
+        /* TALLY, v=3 and 48 keys: one space before each; sanitize.known and untrusted only when nonzero */
+        cr_assert_eq(spaces, 49 + (a.n[KC_KIND_SANITIZE][KC_KNOWN] != 0) + (a.untrusted != 0));
+        cr_assert_eq(b.untrusted, a.untrusted);
     }
 }
 
@@ -454,6 +456,40 @@ Test(tally, summary_wording) {
     t.n[KC_KIND_LIMIT][KC_PASS] = 3;
     kc_summary_format(&t, buf, sizeof buf);
     cr_assert(strstr(buf, "; 3 limit checks: 3 pass, 0 with problems; "), "no problems, none counted: %s", buf);
+}
+
+/* untrusted= (a run whose sanitizer sessions could not vouch): written
+ * only when nonzero, absent reading 0, summed by a merge, never green, and
+ * said by the SUMMARY; so a merge of shards is not green where one shard
+ * was not, whatever their counts. */
+Test(tally, untrusted_runs_are_never_green_and_merge) {
+    kc_tally a, b, m;
+    char line[4096], err[256];
+    kc_tally_init(&a);
+    a.n[KC_KIND_SANITIZE][KC_PASS] = 3;
+    cr_assert_gt(kc_tally_format(&a, line, sizeof line), 0);
+    cr_assert_null(strstr(line, "untrusted="), "written when zero: %s", line);
+    cr_assert_eq(kc_tally_parse(line, &b, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(b.untrusted, 0);
+    b.untrusted = 1;
+    cr_assert_eq(kc_tally_exit_status(&a), 0);
+    cr_assert_eq(kc_tally_exit_status(&b), 1, "every item clean, but the sessions could not vouch");
+    cr_assert_not(kc_tally_counts_equal(&a, &b));
+    cr_assert_gt(kc_tally_format(&b, line, sizeof line), 0);
+    cr_assert_not_null(strstr(line, " untrusted=1"), "%s", line);
+    cr_assert_eq(kc_tally_parse(line, &m, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(m.untrusted, 1);
+    m = a;
+    cr_assert_eq(kc_tally_merge(&m, &b), 0);
+    cr_assert_eq(kc_tally_merge(&m, &b), 0);
+    cr_assert_eq(m.untrusted, 2);
+    cr_assert_eq(kc_tally_exit_status(&m), 1);
+    char sum[512];
+    kc_summary_format(&b, sum, sizeof sum);
+    cr_assert_not_null(strstr(sum, "; sanitizer sessions not trusted"), "%s", sum);
+    kc_summary_format(&m, sum, sizeof sum);
+    cr_assert_not_null(strstr(sum, "; sanitizer sessions not trusted in 2 shards"), "%s", sum);
+    refused("TALLY v=3 untrusted=x", "untrusted", NULL);
 }
 
 Test(tally, names) {

@@ -34,6 +34,7 @@ typedef struct kc_records {
                                * flight that was not final, or a context lost beside theirs), decided by a run
                                * alone: the line under the SUMMARY (KC_RAN_AGAIN_LINE) and the JSON
                                * summary's "ran_again"; a merge sums its shards' lines */
+    long untrusted;           /* the run's TALLY untrusted= (tally.h): the JSON summary's "untrusted" */
 } kc_records;
 
 /* How the line under a SUMMARY that gives kc_records.ran_again starts

@@ -73,7 +73,7 @@ int kc_report_json(FILE *out, const kc_records *rs)
     num(out, "wall_s", rs->wall_s);
     num(out, "busy_s", busy);
     num(out, "efficiency", kc_report_efficiency(busy, nw, rs->wall_s));
-    fprintf(out, ",\"ran_again\":%d", rs->ran_again);
+    fprintf(out, ",\"ran_again\":%d,\"untrusted\":%ld", rs->ran_again, rs->untrusted);
     kc_time_split t = kc_report_time_split(rs);
     num(out, "inputs_s", t.inputs_s);
     num(out, "gpu_s", t.gpu_s);

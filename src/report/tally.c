@@ -21,7 +21,10 @@
  * reused from the results cache) is written always and optional on read,
  * absent reading 0, so v=3 lines written before it still parse; so is
  * sanitize.known after it (issue 25: a :sanitize item whose report is a
- * registered gate-5 finding), written only when nonzero.
+ * registered gate-5 finding), written only when nonzero, and untrusted=
+ * after it (the runs whose compute-sanitizer sessions could not vouch for
+ * their clean verdicts: a merge of shards must not read green where a shard
+ * did not), written only when nonzero.
  * Counts, stale, items, seed and sms are canonical decimals (digits only, no
  * sign, no leading zeros); device is percent-encoded (bytes <= ' ', >= 0x7f,
  * '%' and '=' as %XX); cc is "major.minor"; shard is "K/N" with K < N;
@@ -84,9 +87,14 @@ static const key KEYS[] = {
     FLD("filter", K_HEX, filter), FLD("build", K_HEX, build), FLD("costs", K_HEX, costs),
     FLD("cached", K_LONG, cached),
     CNT("sanitize.known", KC_KIND_SANITIZE, KC_KNOWN),
+    FLD("untrusted", K_LONG, untrusted),
 };
 /* Keys a line may leave out (absent: 0): added within v=3. */
-static int key_optional(const key *k) { return strcmp(k->name, "cached") == 0 || strcmp(k->name, "sanitize.known") == 0; }
+static int key_optional(const key *k)
+{
+    return strcmp(k->name, "cached") == 0 || strcmp(k->name, "sanitize.known") == 0 ||
+           strcmp(k->name, "untrusted") == 0;
+}
 #define NKEYS (sizeof KEYS / sizeof KEYS[0])
 
 /* Nonzero when (k, s) has a key of its own. */
@@ -119,6 +127,7 @@ int kc_tally_merge(kc_tally *a, const kc_tally *b) {
     over |= __builtin_add_overflow(r.stale, b->stale, &r.stale);
     over |= __builtin_add_overflow(r.items, b->items, &r.items);
     over |= __builtin_add_overflow(r.cached, b->cached, &r.cached);
+    over |= __builtin_add_overflow(r.untrusted, b->untrusted, &r.untrusted);
     if (over) return -1;
     r.digest += b->digest;           /* mod 2^64 */
     *a = r;
@@ -140,7 +149,7 @@ int kc_tally_counts_equal(const kc_tally *a, const kc_tally *b) {
            a->stale == b->stale && a->items == b->items && a->seed == b->seed &&
            strcmp(a->device, b->device) == 0 && a->cc_major == b->cc_major &&
            a->cc_minor == b->cc_minor && a->sm_count == b->sm_count && a->digest == b->digest &&
-           a->filter == b->filter && a->build == b->build;
+           a->filter == b->filter && a->build == b->build && !a->untrusted == !b->untrusted;
 }
 
 /* Sum over kinds of state s. */
@@ -165,7 +174,7 @@ static int state_any(const kc_tally *t, kc_state s) {
 
 int kc_tally_exit_status(const kc_tally *t) {
     int skipped = 0;
-    if (t->stale || t->limit_problems) return 1;
+    if (t->stale || t->limit_problems || t->untrusted) return 1;
     for (int s = 0; s < KC_STATE_COUNT; s++) {
         if (!state_any(t, (kc_state)s)) continue;
         if (kc_state_failed((kc_state)s)) return 1;
@@ -243,6 +252,7 @@ int kc_tally_format(const kc_tally *t, char *buf, size_t cap) {
         if (KEYS[i].type == K_COUNT && KEYS[i].state == KC_KNOWN && KEYS[i].kind == KC_KIND_SANITIZE &&
             !t->n[KC_KIND_SANITIZE][KC_KNOWN])
             continue;
+        if (KEYS[i].type == K_LONG && KEYS[i].off == offsetof(kc_tally, untrusted) && !t->untrusted) continue;
         kc_sb_printf(&o, " %s=", KEYS[i].name);
         if (put_value(&o, t, &KEYS[i]) < 0) return -1;
     }
@@ -447,6 +457,8 @@ int kc_summary_format(const kc_tally *t, char *buf, size_t cap) {
         if (what && k) kc_sb_printf(&o, "; %ld %s", k, what);
     }
     if (t->stale) kc_sb_printf(&o, "; %ld %s", t->stale, pl(t->stale, "stale known finding", "stale known findings"));
+    if (t->untrusted == 1) kc_sb_printf(&o, "; sanitizer sessions not trusted");
+    if (t->untrusted > 1) kc_sb_printf(&o, "; sanitizer sessions not trusted in %ld shards", t->untrusted);
     if (t->cached) kc_sb_printf(&o, "; %ld cached", t->cached);
     if (o.over || o.len > (size_t)0x7fffffff) return -1;
     return (int)o.len;

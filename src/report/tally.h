@@ -29,13 +29,17 @@ typedef struct kc_tally {
     long cached;                             /* items of the counts above reused from the results cache
                                               * (result_cache.h), not run; key cached=, optional on read
                                               * (absent: 0), so lines written before it still parse */
+    long untrusted;                          /* runs (a run, or each merged shard) whose compute-sanitizer
+                                              * sessions could not vouch for the clean verdicts they gave
+                                              * (worker.h, the end line): not green whatever the counts say;
+                                              * key untrusted=, written only when nonzero, optional on read */
 } kc_tally;
 
 void kc_tally_init(kc_tally *t);
 /* Adds one item's outcome (a limit item's FAIL counts as KC_LIMIT, written
  * limit.fail). Does not touch items or digest: the runner sets those. */
 void kc_tally_add(kc_tally *t, kc_kind k, kc_state s);
-/* Sums counts (n, limit_problems, stale, items, cached; digest mod 2^64) of b into
+/* Sums counts (n, limit_problems, stale, items, cached, untrusted; digest mod 2^64) of b into
  * a. Returns 0, or -1 with a unchanged when a sum would pass LONG_MAX (only
  * a forged or edited TALLY has such counts; found by fuzzing the merge). */
 int kc_tally_merge(kc_tally *a, const kc_tally *b);
@@ -58,11 +62,13 @@ int kc_tally_format(const kc_tally *t, char *buf, size_t cap);
 int kc_tally_parse(const char *line, kc_tally *t, char *err, size_t errcap);
 /* Equal counts and identity: every field but shard_k, shard_n, costs and
  * cached (a merged set of shards equals the unsharded run; how many items a
- * run took from the cache says how it got its verdicts, not what they are). */
+ * run took from the cache says how it got its verdicts, not what they are);
+ * untrusted only as whether any (a merge counts one per shard). */
 int kc_tally_counts_equal(const kc_tally *a, const kc_tally *b);
 
 /* The exit status the counts explain: 1 if anything failed (FAIL, MISSED,
- * LIMIT, LEAK, CRASH, TIMEOUT, NOTRUN, stale known findings, limit problems), else 3
+ * LIMIT, LEAK, CRASH, TIMEOUT, NOTRUN, stale known findings, limit problems,
+ * sanitizer sessions not trusted), else 3
  * if anything was skipped, else 0. KNOWN is not a failure. (2 is bad usage, 4
  * an internal error: never from counts.) */
 int kc_tally_exit_status(const kc_tally *t);
@@ -74,7 +80,8 @@ int kc_tally_exit_status(const kc_tally *t);
  * extras: "; 1 left processes or GPU state behind" (LEAK),
  * "; 5 skipped", "; 1 crashed", "; 1 timed out",
  * "; 3 not run", "; 1 stale known finding" (skip/crash/timeout/notrun summed
- * over kinds), "; 40 cached" (items reused from the results cache, counted
+ * over kinds), "; sanitizer sessions not trusted" ("... in 2 shards" when
+ * merged), "; 40 cached" (items reused from the results cache, counted
  * in their states above too). Kernel, control, limit and suite totals count every state. Returns
  * the length, or -1 when it does not fit. */
 int kc_summary_format(const kc_tally *t, char *buf, size_t cap);

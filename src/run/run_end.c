@@ -24,6 +24,10 @@ int kc_run_end_write(const kc_run_end *e)
 {
     const kc_opts *o = e->o;
     char line[4096], sb[32];
+    /* the TALLY says so too: a merge of this run's output with others' must
+     * not read green (tally.h, untrusted) */
+    kc_tally tally = *e->tally;
+    if (e->untrusted && !tally.untrusted) tally.untrusted = 1;
     kc_report_run_end();
     if (e->interrupted) {
         int fin = 0;
@@ -31,7 +35,7 @@ int kc_run_end_write(const kc_run_end *e)
         kc_report_note(stdout, "interrupted by %s: %d of %d items finished, %d not run\n",
                kc_signal_name(e->interrupted, sb, sizeof sb), fin, e->items, e->items - fin);
     }
-    if (kc_tally_format(e->tally, line, sizeof line) < 0) {
+    if (kc_tally_format(&tally, line, sizeof line) < 0) {
         kc_report_note(stderr, "internal error: the TALLY does not fit\n");
         return 4;
     }
@@ -40,7 +44,7 @@ int kc_run_end_write(const kc_run_end *e)
      * problem with it is said before the run's result. */
     if (e->write_costs && e->records) kc_costs_save_run(o->costs, e->records, stdout);
     kc_report_line(stdout, "%s\n", line);
-    kc_summary_format(e->tally, line, sizeof line);
+    kc_summary_format(&tally, line, sizeof line);
     kc_report_line(stdout, "%s  (%.1f s)\n", line, e->wall_s);
     if (e->records && e->figures == KC_FIGURES_SERIAL) kc_report_serial(stdout, e->records);
     if (e->records && e->figures == KC_FIGURES_WORKERS) kc_report_workers(stdout, e->records);
@@ -50,8 +54,13 @@ int kc_run_end_write(const kc_run_end *e)
                 "names each and why); the SUMMARY counts the runs alone\n", e->records->ran_again,
                 e->records->ran_again == 1 ? "" : "s", e->records->ran_again == 1 ? "its" : "their");
     fflush(stdout);
-    kc_junit_run jr = { .name = kc_prog(), .tally = e->tally,
+    kc_junit_run jr = { .name = kc_prog(), .tally = &tally,
                         .started = e->merged ? 0 : time(NULL) - (time_t)(e->wall_s + 0.5) };
-    int wr = e->write_reports && e->records ? kc_reports_write(e->records, o->json, o->junit, o->timeline, &jr) : 0;
-    return kc_run_exit_status(kc_tally_exit_status(e->tally), e->interrupted, e->untrusted, wr != 0);
+    kc_records rr;
+    if (e->records) {           /* a view of them that carries the TALLY's untrusted into the reports */
+        rr = *e->records;
+        rr.untrusted = tally.untrusted;
+    }
+    int wr = e->write_reports && e->records ? kc_reports_write(&rr, o->json, o->junit, o->timeline, &jr) : 0;
+    return kc_run_exit_status(kc_tally_exit_status(&tally), e->interrupted, e->untrusted, wr != 0);
 }

@@ -562,7 +562,8 @@ Test(result_cache, a_shard_whose_sessions_could_not_vouch_is_not_green_merged, .
 
 /* A worker that wrote its end line (its sessions vouched) but then takes
  * too long to end (fixture.atexit.slow's exit handler) is stopped at its
- * end limit (KC_SANITIZE_TIMEOUT_S=1 + 20 s), and its sessions' verdicts
+ * end limit (KC_SANITIZE_TIMEOUT_S=1 + 20 s: no test hook, which would turn
+ * the cache off), and its sessions' verdicts
  * are still kept: the run is green, and the item alone is reused next. */
 Test(result_cache, a_worker_stopped_after_its_end_line_keeps_its_sessions_verdicts, .timeout = 120)
 {

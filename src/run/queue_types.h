@@ -177,7 +177,9 @@ void kc_q_say_ended(queue *qq, int slot, const kc_child *c, const char *how, int
  * 2026-12-06) and what its items left ending (KC_LEAK_TIMEOUT_MS). */
 #define KC_QUEUE_END_EXTRA_S 20.0
 /* Seconds a worker whose input closed has to end (above), from the close,
- * or from its READY when the close came while it was starting (queue.c). */
+ * or from its READY when the close came while it was starting (queue.c).
+ * Test hook: KC_FAULT_END_EXTRA_S=<s> (0 < s <= KC_QUEUE_END_EXTRA_S) in
+ * place of KC_QUEUE_END_EXTRA_S, so tests of the limit take seconds. */
 double kc_q_end_limit_s(void);
 /* Closes w's input to end it (the run's end, or after a loss): from now it
  * has kc_q_end_limit_s() to end (w->end_by), else kc_q_check_overdue stops it. */

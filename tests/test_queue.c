@@ -562,6 +562,30 @@ Test(queue, a_worker_that_does_not_end_after_a_loss_is_stopped_at_the_end_limit,
     unlink(costs);
 }
 
+/* `run ITEMS --jobs 2` of the fixture with a cost table and a mark file of
+ * its own (tag), its environment the fake-less driver's, `mark_env` with
+ * %s the mark's path, and `more` (NULL-ended; up to 4). */
+static kc_proc run_marked(const char *tag, const char *mark_env, char *const *items, char *const *more)
+{
+    char costs[256], mark[256], menv[400];
+    kc_tmp_path(costs, sizeof costs, "queue", tag);
+    snprintf(menv, sizeof menv, "%s-mark", tag);
+    kc_tmp_path(mark, sizeof mark, "queue", menv);
+    unlink(mark);
+    snprintf(menv, sizeof menv, mark_env, mark);
+    char *argv[16] = { (char *)kc_test_fixture_bin(), "run" }, *env[8] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", menv };
+    int a = 2, e = 2;
+    for (; *items && a < 10; items++) argv[a++] = *items;
+    argv[a++] = "--jobs", argv[a++] = "2", argv[a++] = "--costs", argv[a++] = costs, argv[a] = NULL;
+    for (; more && *more && e < 6; more++) env[e++] = *more;
+    env[e] = NULL;
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 60, &p), 0);
+    unlink(costs);
+    unlink(mark);
+    return p;
+}
+
 /* An item that ends its worker with _exit(0) while another item's worker
  * loses its context beside it runs again alone and passes: the run is
  * green. Its worker wrote no end line, but its item was in hand, and the
@@ -569,16 +593,8 @@ Test(queue, a_worker_that_does_not_end_after_a_loss_is_stopped_at_the_end_limit,
  * missing end line alone made the run not green (a review's find). */
 Test(queue, an_item_that_exits_0_beside_a_fault_and_then_passes_alone_leaves_the_run_green, .timeout = 60)
 {
-    char costs[256], mark[256], menv[300];
-    kc_tmp_path(costs, sizeof costs, "queue", "exit0-alone");
-    kc_tmp_path(mark, sizeof mark, "queue", "exit0-alone-mark");
-    unlink(mark);
-    snprintf(menv, sizeof menv, "KC_FIXTURE_MARK=%s", mark);
-    char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.once.exit0", "fixture.pass.0[0-5]", "--jobs", "2",
-                     "--costs", costs, NULL };
-    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.01", menv, NULL };
-    kc_proc p;
-    cr_assert_eq(kc_spawn(argv, env, 40, &p), 0);
+    kc_proc p = run_marked("exit0-alone", "KC_FIXTURE_MARK=%s", (char *[]){ "fixture.once.exit0", "fixture.pass.0[0-5]", NULL },
+                           (char *[]){ "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.01", NULL });
     cr_expect(strstr(p.out, "fixture.once.exit0: CRASH while another item on the same GPU faulted beside it"),
               "no rerun alone:\n%s%s", p.out, p.err);
     expect_once(p.out, "fixture.once.exit0", "PASS");
@@ -587,28 +603,18 @@ Test(queue, an_item_that_exits_0_beside_a_fault_and_then_passes_alone_leaves_the
               "an item's exit under it was taken for an exit after the items:\n%s%s", p.out, p.err);
     expect_phases_kept(&p);
     kc_proc_free(&p);
-    unlink(costs);
-    unlink(mark);
 }
 
 /* A worker whose input closes while it is still starting (here 4 s late:
  * KC_FAULT_WORKER_START=slow) has its whole end limit from when it is
- * ready (KC_SANITIZE_TIMEOUT_S=1 + KC_FAULT_END_EXTRA_S=1), not from the close: it ends by
- * itself, unstopped; before, it was stopped the moment it was ready (a
- * review's find). */
+ * ready (KC_SANITIZE_TIMEOUT_S=1 + KC_FAULT_END_EXTRA_S=1), not from the
+ * close: it ends by itself, unstopped; before, it was stopped the moment
+ * it was ready (a review's find). */
 Test(queue, a_worker_whose_input_closes_while_it_starts_is_given_its_end_limit_once_ready, .timeout = 90)
 {
-    char costs[256], mark[256], fenv[320];
-    kc_tmp_path(costs, sizeof costs, "queue", "slow-start");
-    kc_tmp_path(mark, sizeof mark, "queue", "slow-start-mark");
-    unlink(mark);
-    snprintf(fenv, sizeof fenv, "KC_FAULT_WORKER_START=slow:4:%s", mark);
-    char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.pass.00", "fixture.pass.01", "--jobs", "2",
-                     "--costs", costs, NULL };
-    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_SANITIZE_TIMEOUT_S=1", "KC_FAULT_END_EXTRA_S=1", fenv,
-                    NULL };
-    kc_proc p;
-    cr_assert_eq(kc_spawn(argv, env, 80, &p), 0);
+    kc_proc p = run_marked("slow-start", "KC_FAULT_WORKER_START=slow:4:%s",
+                           (char *[]){ "fixture.pass.00", "fixture.pass.01", NULL },
+                           (char *[]){ "KC_SANITIZE_TIMEOUT_S=1", "KC_FAULT_END_EXTRA_S=1", NULL });
     expect_once(p.out, "fixture.pass.00", "PASS");
     expect_once(p.out, "fixture.pass.01", "PASS");
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
@@ -616,8 +622,6 @@ Test(queue, a_worker_whose_input_closes_while_it_starts_is_given_its_end_limit_o
               "a worker that started late was stopped as overdue:\n%s%s", p.out, p.err);
     expect_phases_kept(&p);
     kc_proc_free(&p);
-    unlink(costs);
-    unlink(mark);
 }
 
 /* A worker that dies under its item beside an item that lost its context

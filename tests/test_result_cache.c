@@ -76,6 +76,18 @@ static kc_proc run_with_line(char **args, char **env, const char *state, const c
     return p;
 }
 
+/* A run of args under env after an earlier one: it must exit 0 and reuse
+ * `want` verdicts from the cache (`what` names them in the failure). */
+static void expect_reused(char **args, char **env, long want, const char *what)
+{
+    kc_tally t;
+    kc_proc p = kc_run_fake(args, env, 60);
+    kc_out_tally(p.out, &t);
+    cr_expect_eq(p.status, 0, "the run after it: exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect_eq(t.cached, want, "the run after it reused %ld verdicts, want %s:\n%s", t.cached, what, p.out);
+    kc_proc_free(&p);
+}
+
 /* A run of the fixture under env, its TALLY into *t. */
 static kc_proc run_tallied(char **args, char **env, kc_tally *t)
 {
@@ -435,14 +447,9 @@ Test(result_cache, a_no_cache_worker_killed_for_another_items_limit_removes_no_p
     kc_proc a = kc_run_fake(run, env, 60);
     cr_assert_eq(a.status, 0, "filling the cache: exit %d\n%s%s", a.status, a.out, a.err);
     kc_proc b = run_with_line(fresh, slow, "TIMEOUT", "fixture.cost.00");
-    kc_tally t;
-    kc_proc d = run_tallied(run, env, &t);
-    cr_expect_eq(d.status, 0, "the cached run after it: exit %d\n%s%s", d.status, d.out, d.err);
-    cr_expect_eq(t.cached, 2, "the cached run after it reused %ld verdicts, want the 2 :sanitize passes:\n%s", t.cached,
-                 d.out);
+    expect_reused(run, env, 2, "the 2 :sanitize passes");
     kc_proc_free(&a);
     kc_proc_free(&b);
-    kc_proc_free(&d);
     kc_rm_rf(c.dir);
 }
 
@@ -578,13 +585,8 @@ Test(result_cache, a_worker_stopped_after_its_end_line_keeps_its_sessions_verdic
     cr_expect(strstr(a.out, said) || strstr(a.err, said), "no line says the stopped worker had vouched:\n%s%s", a.out,
               a.err);
     cr_expect_eq(a.status, 0, "the run exit %d, want 0: its sessions vouched\n%s%s", a.status, a.out, a.err);
-    kc_tally t;
-    kc_proc b = run_tallied(alone, env, &t);
-    cr_expect_eq(b.status, 0, "the run after it exit %d\n%s%s", b.status, b.out, b.err);
-    cr_expect_eq(t.cached, 1, "the run after it reused %ld verdicts, want the vouched :sanitize pass:\n%s", t.cached,
-                 b.out);
+    expect_reused(alone, env, 1, "the vouched :sanitize pass");
     kc_proc_free(&a);
-    kc_proc_free(&b);
     kc_rm_rf(c.dir);
 }
 

@@ -226,6 +226,12 @@ static int still_to_end(const kc_child *c, double end_by)
     return end_by > 0 && c->in < 0 && !c->stop_signal && (c->state == KC_CHILD_IDLE || c->state == KC_CHILD_RUNNING);
 }
 
+/* The standby's slot holds a retired worker (kc_qs_retire) still to end. */
+static int retired_to_end(const queue *qq)
+{
+    return qq->standby >= 0 && qq->standby_retired && still_to_end(&qq->sup.c[qq->standby], qq->retired_end_by);
+}
+
 /* Stops child c (worker slot `slot`), overdue: said with what it runs then. */
 static void stop_overdue(queue *qq, int slot, kc_child *c, const char *after, int ended)
 {
@@ -251,8 +257,7 @@ void kc_q_check_overdue(queue *qq, double t)
         stop_overdue(qq, w->slot, c, retiring ? "its item lost the CUDA context" : "the run has no more items for it",
                      w->ended);
     }
-    if (qq->standby >= 0 && qq->standby_retired && still_to_end(&qq->sup.c[qq->standby], qq->retired_end_by) &&
-        t >= qq->retired_end_by)
+    if (retired_to_end(qq) && t >= qq->retired_end_by)
         stop_overdue(qq, qq->retired_worker, &qq->sup.c[qq->standby], "its item lost the CUDA context",
                      qq->retired_ended);
 }
@@ -266,8 +271,7 @@ double kc_q_next_end_by(const queue *qq)
             (d <= 0 || w->end_by < d))
             d = w->end_by;
     }
-    if (qq->standby >= 0 && qq->standby_retired && still_to_end(&qq->sup.c[qq->standby], qq->retired_end_by) &&
-        (d <= 0 || qq->retired_end_by < d))
+    if (retired_to_end(qq) && (d <= 0 || qq->retired_end_by < d))
         d = qq->retired_end_by;
     return d;
 }

@@ -840,3 +840,77 @@ Test(sanitize, killed_sessions_leave_nothing_in_tmpdir, .timeout = 120)
     cr_expect_eq(n, 0, "a crashed session left %d file(s) in TMPDIR %s: %s", n, dir, names);
     kc_rm_rf(dir);
 }
+
+/* A worker whose sessions gave fakesan.copy.f16:sanitize its PASS, and
+ * which then ends under fixture.once.exit0 (its first run's _exit(0)) while
+ * fixture.pass.01's worker loses its context beside it, never checked its
+ * sessions' summaries: the item it ended under runs again alone and passes,
+ * and so does the clean :sanitize verdict, in a fresh worker whose sessions
+ * decide it (queue_vouch.c). With the memcheck session's late error
+ * (KC_FAKE_SANITIZER=late:memcheck: an error no item's window held) the run
+ * is then not green. Before, that verdict stood unvouched and the run
+ * exited 0 with either sanitizer. The costs hand fakesan's item first; its
+ * sessions take 1 s to start, so the other worker is running
+ * fixture.pass.01 (1.6 s) by then, and its loss comes while
+ * fixture.once.exit0 (1 s) runs on the first. */
+Test(sanitize, a_worker_that_ends_under_an_item_runs_its_clean_sanitizer_verdicts_again, .timeout = 120)
+{
+    char costs[256], mark[256], env_mark[300];
+    snprintf(costs, sizeof costs, "%s/kc-san-again-costs.%ld", kc_test_tmpdir(), (long)getpid());
+    snprintf(mark, sizeof mark, "%s/kc-san-again-mark.%ld", kc_test_tmpdir(), (long)getpid());
+    snprintf(env_mark, sizeof env_mark, "KC_FIXTURE_MARK=%s", mark);
+    for (int late = 0; late < 2; late++) {
+        FILE *f = fopen(costs, "w");
+        cr_assert_not_null(f);
+        fprintf(f, "# kcontract costs v1\n# item\tseconds\tpeak_rss_kib\tpeak_gpu_mib\tfailed\n"
+                   "fakesan.copy.f16:sanitize\t3\t-1\t-1\t0\nfixture.pass.01\t2\t-1\t-1\t0\n"
+                   "fixture.once.exit0\t1\t-1\t-1\t0\nfixture.pass.00\t0.5\t-1\t-1\t0\n");
+        fclose(f);
+        unlink(mark);
+        char *env[] = { kc_san_test_env(), "PATH=/usr/bin:/bin", env_mark, "KC_FAKE_SANITIZER_START_S=1",
+                        "KC_FAULT_SLOW_ITEM=fixture.pass.01@1.6", "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.01",
+                        late ? "KC_FAKE_SANITIZER=late:memcheck" : "KC_FAKE_SANITIZER=clean", NULL };
+        kc_proc p = kc_run_fake((char *[]){ "run", "fakesan.copy.f16:sanitize", "fixture.once.exit0", "fixture.pass.00",
+                                            "fixture.pass.01", "--jobs", "2", "--costs", costs, "--no-cache", NULL },
+                                env, 60);
+        cr_expect(strstr(p.out, "fixture.once.exit0: CRASH while another item on the same GPU faulted beside it"),
+                  "late %d: fixture.once.exit0 did not end its worker beside the loss (the timing this test sets "
+                  "up):\n%s%s", late, p.out, p.err);
+        cr_expect(strstr(p.out, "ended under an item before it said its compute-sanitizer sessions vouch (worker.h), so "
+                                "the clean verdict they gave (fakesan.copy.f16:sanitize) is not vouched for: it runs "
+                                "again alone, and that run decides it"), "late %d: no run again:\n%s%s", late, p.out,
+                  p.err);
+        cr_expect_eq(kc_out_count(p.out, "PASS   fakesan.copy.f16:sanitize "), 1, "late %d: one line, the run "
+                     "alone's:\n%s", late, p.out);
+        cr_expect(strstr(p.out, "\nran again alone: 3 items"), "late %d:\n%s", late, p.out);
+        cr_expect_eq(p.status, late, "late %d: exit %d\n%s%s", late, p.status, p.out, p.err);
+        cr_expect(!late == !strstr(p.out, "; sanitizer sessions not trusted"), "late %d:\n%s", late, p.out);
+        kc_proc_free(&p);
+    }
+    unlink(costs);
+    unlink(mark);
+}
+
+/* Serially, a clean :sanitize line comes when the worker's end line
+ * vouched for its sessions, after the other items' lines, and the header
+ * says why; a :sanitize FAIL (an error found is the item's own) and a run
+ * without :sanitize items keep the selection's order and no such note. */
+Test(sanitize, a_serial_run_prints_clean_sanitizer_lines_once_vouched, .timeout = 120)
+{
+    const char *note = "a clean :sanitize verdict is printed once the compute-sanitizer sessions that gave it vouch";
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakesan.copy.f16:sanitize", "fakesanknown.copy.f16:sanitize",
+                                            "fixture.pass.00", "--no-cache", NULL }, 0, NULL, NULL);
+    cr_expect_eq(p.status, 1, "fakesanknown's stale finding fails it: exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, note), "%s", p.out);
+    const char *clean = strstr(p.out, "\nPASS   fakesan.copy.f16:sanitize "),
+               *fail = strstr(p.out, "\nFAIL   fakesanknown.copy.f16:sanitize "),
+               *suite = strstr(p.out, "\nPASS   fixture.pass.00 ");
+    cr_assert(clean && fail && suite, "%s", p.out);
+    cr_expect(fail < suite && suite < clean, "the FAIL in order, the clean line after the others:\n%s", p.out);
+    kc_proc_free(&p);
+    p = kc_san_test_run((char *[]){ "run", "fakesan.copy.f16:limits", "fixture.pass.00", "--no-cache", NULL }, 0, NULL,
+                        NULL);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect_null(strstr(p.out, note), "%s", p.out);
+    kc_proc_free(&p);
+}

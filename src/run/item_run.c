@@ -241,10 +241,17 @@ void kc_item_run_batch(const kc_item *const *its, int n, const kc_opts *o, kc_sa
         if (kc_result_fails(out)) kc_rerun_command(o, its[i]->name, o->device, out->rerun, sizeof out->rerun);
         kc_result_escape(out);
         /* whose LEAK it is is not known: the queue runs it again alone
-         * (queue_lanes.c), which prints the verdict */
-        if (out->state != KC_LEAK) kc_item_print(its[i]->name, out, out->seconds, NULL, NULL);
+         * (queue_lanes.c), which prints the verdict; a clean one waits for
+         * this worker's end line (worker.h), and its parent prints it */
+        if (out->state != KC_LEAK && !(o->worker && kc_item_line_waits_end(its[i], out)))
+            kc_item_print(its[i]->name, out, out->seconds, NULL, NULL);
     }
     kc_note_ending(stdout, 0);
+}
+
+int kc_item_line_waits_end(const kc_item *it, const kc_item_result *r)
+{
+    return it->kind == KC_KIND_SANITIZE && r->state == KC_PASS && kc_san_sessions_on();
 }
 
 void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_san_pool *san,
@@ -312,8 +319,10 @@ void kc_item_run_kept(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opt
     if (kc_item_fault_lose_context(it->name)) out->context_lost = KC_LOST_CONTEXT;
     /* On a GPU other workers share, a verdict reached with the context lost
      * is not known to be this item's until the parent has seen what ran
-     * beside it (queue_holds.c): the parent prints it, or runs it again. */
-    if (o->gpu_shared && out->context_lost == KC_LOST_CONTEXT && kept) {
+     * beside it (queue_holds.c): the parent prints it, or runs it again.
+     * So is a clean :sanitize verdict, once this worker's end line vouched
+     * for the sessions that gave it (worker.h, queue_vouch.c). */
+    if (kept && ((o->gpu_shared && out->context_lost == KC_LOST_CONTEXT) || (o->worker && kc_item_line_waits_end(it, out)))) {
         *kept = detail;                 /* sent on the result line (result_line.h) */
         return;
     }

@@ -44,6 +44,14 @@ void kc_item_keep_stdio(void);
  * item printed that without a newline, and its line still starts a line. */
 #define KC_LINE_MARK "\036"
 
+/* Whether a work-queue worker leaves item it's line, with result r, to its
+ * parent instead of printing it: a clean (PASS) :sanitize verdict given in
+ * compute-sanitizer sessions (kc_san_sessions_on), which only the worker's
+ * end line vouches for (worker.h). The parent holds it until that line,
+ * then prints it; a worker that ends under another item without the line
+ * sends it to run again alone (queue_vouch.c). Both ends decide by this. */
+int kc_item_line_waits_end(const kc_item *it, const kc_item_result *r);
+
 void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_san_pool *san,
                  kc_item_result *out);
 /* kc_item_run for a --jobs worker (beside: other items of this process

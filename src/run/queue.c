@@ -114,6 +114,15 @@ kc_item_where kc_q_where(queue *qq, const wk *w, double start, double end, long 
     };
 }
 
+kc_item_where kc_q_where_sent(queue *qq, const wk *w, double start, double end, long gpu_mib, const char *detail)
+{
+    kc_item_where at = kc_q_where(qq, w, start, end, gpu_mib, 1, NULL);
+    if (!qq->serial) snprintf(at.tag, sizeof at.tag, "[w%d] ", w->slot);
+    at.own_seconds = 1;                 /* as its worker would have printed it */
+    at.detail = detail && *detail ? detail : NULL;
+    return at;
+}
+
 void kc_q_finish_item(queue *qq, qitem *qi, kc_item_result *r, const wk *w, double start, double end,
                         long gpu_mib, int print, const char *tail)
 {
@@ -241,6 +250,8 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
         static char detail[KC_RESULT_LINE_CAP];
         kc_result_detail(body, detail, sizeof detail);
         kc_qh_lost(qq, qi, &r, detail, w, w->t_start, end, gpu);
+    } else if (kc_qv_waits(&qq->items[qi->idx], &r)) {     /* nor this: it waits for the worker's end line */
+        kc_qv_hold(qq, qi, &r, w, w->t_start, end, gpu);
     } else {
         kc_q_finish_item(qq, qi, &r, w, w->t_start, end, gpu, 0, NULL);
     }
@@ -658,7 +669,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
         free(sel);
         return 4;
     }
-    int recorded = 0, any_sanitizer = 0;
+    int recorded = 0, any_sanitizer = 0, waits = 0;
     double total = 0;
     size_t hmax = 0, gmax = 0;
     for (int i = 0; i < ns; i++) {
@@ -682,7 +693,9 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
         total += qi->recorded ? di->cost : 0;
         if (di->host > hmax) hmax = di->host;
         if (di->gpu > gmax) gmax = di->gpu;
-        any_sanitizer |= di->sanitizer && !(qq->hits.by_item && qq->hits.by_item[qi->idx]);   /* a cached one runs nothing */
+        const int runs = !(qq->hits.by_item && qq->hits.by_item[qi->idx]);   /* a cached one runs nothing */
+        any_sanitizer |= di->sanitizer && runs;
+        waits += runs && it->kind == KC_KIND_SANITIZE && d->ndevs > 0 && kc_san_sessions_on();
     }
     kc_queue_head head = { 0 };
     if (!qq->serial && any_sanitizer && d->ndevs > 0 &&
@@ -705,6 +718,7 @@ static int setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     head.selected = ns;
     head.filtered = nf;
     head.gpu_items = gpu_items;
+    head.sanitize_waits = waits;
     head.workers = qq->nw;
     head.costs_found = found;
     head.recorded = recorded;
@@ -780,6 +794,7 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
     if (rc) goto out;
     kc_qh_flush(&qq);
     kc_qn_flush(&qq);
+    kc_qv_flush(&qq);
     not_run(&qq);
     qq.rec.wall_s = now_s() - qq.t0;
     for (int j = 0; j < qq.nq; j++) qq.rec.ran_again += qq.q[j].again;
@@ -796,6 +811,7 @@ out:
     if (sup) kc_sup_free(&qq.sup);
     kc_qh_free(&qq);
     kc_qn_free(&qq);
+    kc_qv_free(&qq);
     free(qq.w);
     free(qq.dw);
     free(qq.q);

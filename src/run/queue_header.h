@@ -15,6 +15,7 @@
 typedef struct kc_queue_head {
     int selected, filtered;     /* items this run runs; items the filter selected (before --shard) */
     int gpu_items;              /* of the selected, those that need a GPU */
+    int sanitize_waits;         /* ... :sanitize items run in sessions, whose clean line waits (kc_item_line_waits_end) */
     int workers;                /* the queue's workers */
     int costs_found;            /* the cost table was read (o->costs) */
     int recorded;               /* selected items with a recorded cost */

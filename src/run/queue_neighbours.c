@@ -25,17 +25,6 @@
 
 #include "state.h"
 
-/* The verdict's record: where and when it ran on w, printed here with the
- * worker's tag and the lines under it. */
-static kc_item_where where_of(queue *qq, const wk *w, double start, double end, const char *detail)
-{
-    kc_item_where at = kc_q_where(qq, w, start, end, -1, 1, NULL);
-    if (!qq->serial) snprintf(at.tag, sizeof at.tag, "[w%d] ", w->slot);
-    at.own_seconds = 1;                 /* as its worker would have printed it */
-    at.detail = detail && *detail ? detail : NULL;
-    return at;
-}
-
 /* Held item j's verdict stands: counted, kept and printed. */
 static void stand(queue *qq, int j)
 {
@@ -85,7 +74,7 @@ void kc_qn_final(queue *qq, const wk *w, int l, kc_item_result *r, const char *d
     }
     h->r = *r;
     memcpy(h->detail, dl ? detail : "", dl + 1);
-    h->at = where_of(qq, w, w->lane_start[l], kc_sup_now(), NULL);
+    h->at = kc_q_where_sent(qq, w, w->lane_start[l], kc_sup_now(), -1, NULL);
     h->at.detail = dl ? h->detail : NULL;
     h->slot = w->slot;
     h->n = n;

@@ -39,6 +39,14 @@ typedef struct qwait {
     char detail[];              /* the lines under its line ('\n' between; "" none) */
 } qwait;
 
+/* A clean :sanitize verdict waiting for its worker's end line
+ * (queue_vouch.c): one allocation. */
+typedef struct qvouch {
+    kc_item_result r;
+    kc_item_where at;           /* where and when it ran, printed with its worker's tag */
+    long pid;                   /* the worker whose sessions gave it */
+} qvouch;
+
 /* A selected item: what the queue keeps of it beside what the dispatch
  * policy reads (kc_dispatch_item, the same index in queue.di). */
 typedef struct qitem {
@@ -49,6 +57,7 @@ typedef struct qitem {
     qhold *held;                /* its verdict held (queue_holds.c); NULL none */
     double held_start, held_end; /* its last run that lost the context, on the queue's clock */
     qwait *wait;                /* its verdict in flight waits for its neighbours (queue_neighbours.c); NULL none */
+    qvouch *vouch;              /* its clean :sanitize verdict waits for its worker's end line (queue_vouch.c) */
     int beside_bad;             /* in flight now: a neighbour's verdict there was not final, this qitem; -1 none */
     char beside_bad_verdict[64]; /* ... and that verdict in words */
     int again;                  /* its first verdict was not known to be its own: it runs again alone (counted
@@ -141,6 +150,11 @@ void kc_q_finish_item(queue *qq, qitem *qi, kc_item_result *r, const wk *w, doub
                       long gpu_mib, int print, const char *tail);
 /* Where and when an item ran on w (NULL: never handed out), for its record. */
 kc_item_where kc_q_where(queue *qq, const wk *w, double start, double end, long gpu_mib, int print, const char *tail);
+/* The record of a verdict its worker sent for the parent to print
+ * (queue_neighbours.c, queue_vouch.c): kc_q_where printing it with the
+ * worker's tag ("[wK] ", none in a serial run), the item's own seconds and
+ * detail's lines under it (NULL or "": none). */
+kc_item_where kc_q_where_sent(queue *qq, const wk *w, double start, double end, long gpu_mib, const char *detail);
 void kc_q_release(queue *qq, wk *w, qitem *qi);
 /* qi goes back to run again alone once the other items are done, and that
  * run decides it (kc_dispatch_rerun_alone, dispatch.h). */
@@ -310,6 +324,30 @@ void kc_qn_not_final(queue *qq, const wk *w, int j, const char *verdict);
 void kc_qn_flush(queue *qq);
 /* Frees the verdicts still waiting. */
 void kc_qn_free(queue *qq);
+
+/* queue_vouch.c: a clean :sanitize verdict waits for its worker's end line. */
+/* Whether item it's verdict r, from a worker, waits (kc_item_line_waits_end:
+ * its worker did not print it). */
+int kc_qv_waits(const kc_item *it, const kc_item_result *r);
+/* Item qi's clean :sanitize verdict *r, reached on w from start to end,
+ * waits for w's end line (by w's pid). Out of memory it is counted and
+ * printed at once, and the run is not green (said). Called before w
+ * releases it. */
+void kc_qv_hold(queue *qq, qitem *qi, const kc_item_result *r, const wk *w, double start, double end, long gpu_mib);
+/* How the worker of pid ended, for the verdicts waiting on it. */
+typedef enum kc_qv_end {
+    KC_QV_VOUCHED,              /* after its end line: each is counted and printed */
+    KC_QV_RUN_AGAIN,            /* without it, under another item: each runs again alone, and that run decides it */
+    KC_QV_AS_GIVEN,             /* without it, when the run is already not green or stops: counted and printed */
+} kc_qv_end;
+/* Worker slot's process pid ended (queue_workers.c, release_sessions);
+ * how: as above. */
+void kc_qv_release(queue *qq, int slot, long pid, kc_qv_end how);
+/* The loop is over: a verdict still waiting (its worker's end never seen)
+ * is counted and printed, and the run is not green (said). */
+void kc_qv_flush(queue *qq);
+/* Frees the verdicts still waiting. */
+void kc_qv_free(queue *qq);
 
 /* queue_lanes.c: a worker with items in flight (qq->k > 1). */
 /* Item j goes back to the queue, undecided, and is decided by a run with

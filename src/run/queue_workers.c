@@ -196,9 +196,13 @@ static void end_orphans(queue *qq, kc_sup *s, kc_child *c)
 /* Its sanitizer sessions' verdicts are kept only when it vouched for them
  * (its end line: kc_q_end_vouched; result_cache.h, kc_rcache_hold), however
  * its process then ended; else no word either way; untrusted, its sessions
- * were found not to vouch (worker.c's KC_WORKER_UNTRUSTED). */
-static void release_sessions(queue *qq, const kc_child *c, int vouched, int untrusted)
+ * were found not to vouch (worker.c's KC_WORKER_UNTRUSTED). The clean ones
+ * waiting for that line (queue_vouch.c) are counted first, so that the
+ * cache keeps them, or run again (run_again: it ended under an item
+ * without the line, in a run that goes on). */
+static void release_sessions(queue *qq, const kc_child *c, int vouched, int untrusted, int run_again)
 {
+    kc_qv_release(qq, c->slot, (long)c->pid, vouched && !untrusted ? KC_QV_VOUCHED : run_again ? KC_QV_RUN_AGAIN : KC_QV_AS_GIVEN);
     kc_rcache_release(qq->fin.cache, (int)c->pid,
                       untrusted ? KC_SESSIONS_DISTRUSTED : vouched ? KC_SESSIONS_VOUCHED : KC_SESSIONS_UNVOUCHED);
 }
@@ -290,8 +294,8 @@ int kc_q_end_vouched(queue *qq, int slot, const kc_child *c, int ended, int held
         qq->untrusted = 1;
     } else if (held && qq->dp.sessions_on && !under_item) {
         /* Under an item its end is that item's CRASH or TIMEOUT, which fails
-         * the run unless a rerun alone decides the item: then the verdicts
-         * its sessions gave earlier stand unvouched (not kept in the cache).
+         * the run unless a rerun alone decides the item; the clean verdicts
+         * its sessions gave earlier run again alone too (queue_vouch.c).
          * Failing the run for them would make a --jobs run's verdict depend
          * on which items shared a worker (a serial run's order differs). */
         char how[128];
@@ -318,7 +322,7 @@ void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c)
     if (kc_qs_is(qq, c)) {      /* the standby, or a worker it replaced (queue_standby.c) */
         const int vouched = kc_qs_end_vouched(qq, c);
         if (!vouched && !untrusted) abnormal = 1;
-        release_sessions(qq, c, vouched, untrusted);
+        release_sessions(qq, c, vouched, untrusted, 0);
         kc_qs_on_gone(qq, c, how, abnormal && !untrusted && !c->stop_signal);  /* a stop was said */
         return;
     }
@@ -352,7 +356,7 @@ void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c)
      * and an exit handler can replace the status after */
     const int vouched = kc_q_end_vouched(qq, c->slot, c, w->ended, held, under_item);
     if (!vouched && !untrusted) abnormal = 1;
-    release_sessions(qq, c, vouched, untrusted);
+    release_sessions(qq, c, vouched, untrusted, under_item && !qq->interrupted && !qq->fin.stopping);
     kc_q_phase(w, KC_WK_GONE);
     if (qq->fin.stopping || qq->interrupted || !kc_dispatch_pending(&qq->dp)) return;
     if (abnormal && kc_q_count_restart(qq, "not starting another worker")) return;

@@ -33,7 +33,10 @@
  * an item's library registered that calls _exit(0)), the line cannot; a
  * worker that ends with status 0 after its items without it, or that held
  * sessions and ends any way without it, makes the run not green
- * (queue_types.h, kc_q_end_vouched). Any other line on the pipe (no item running, a
+ * (queue_types.h, kc_q_end_vouched). So the worker leaves the line of a
+ * clean verdict its sessions gave to the parent (kc_item_line_waits_end),
+ * which prints it after that line, or runs it again alone when the worker
+ * ends under a later item without it (queue_vouch.c). Any other line on the pipe (no item running, a
  * second DONE, a result without the nonce, a second result, one that does
  * not parse) is a protocol violation: the parent stops the worker at once,
  * and its item is CRASH "protocol violated: ..." (between items the run

@@ -1,0 +1,115 @@
+/* queue_vouch.c — owns the work queue parent's clean :sanitize verdicts
+ * that wait for their worker's end line (worker.h). A worker's
+ * compute-sanitizer sessions serve many items; a session's summary, which
+ * may count errors no item's window held, is checked only when the
+ * sessions end, and only the worker's end line says that check passed. So
+ * a PASS given in sessions (kc_item_line_waits_end) is not printed by its
+ * worker: it waits here, keyed by the worker's pid, and is counted and
+ * printed once that worker wrote its end line. A worker that ends under
+ * another item without the line (killed at its TIMEOUT, a crash, an
+ * item's exit) never had its sessions checked: each verdict waiting on it
+ * runs again alone in a fresh worker, whose sessions decide it. Before,
+ * those verdicts stood unvouched, and when the item it ended under was
+ * decided by its run alone the run read green. The other ends without
+ * the line already make the run not green (kc_q_end_vouched): there, and
+ * when the run stops, the verdicts are counted as given. */
+#include "queue_types.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "state.h"
+
+int kc_qv_waits(const kc_item *it, const kc_item_result *r)
+{
+    return kc_item_line_waits_end(it, r);
+}
+
+/* Item j's waiting verdict is counted and printed as given. */
+static void count(queue *qq, int j)
+{
+    qitem *qi = &qq->q[j];
+    qvouch *v = qi->vouch;
+    qi->vouch = NULL;
+    qi->reported = 1;
+    kc_finish_item(&qq->fin, &qq->items[qi->idx], &v->r, &v->at);
+    free(v);
+}
+
+void kc_qv_hold(queue *qq, qitem *qi, const kc_item_result *r, const wk *w, double start, double end, long gpu_mib)
+{
+    qvouch *v = malloc(sizeof *v);
+    if (!v) {
+        kc_item_result now = *r;
+        kc_q_finish_item(qq, qi, &now, w, start, end, gpu_mib, 1, NULL);
+        kc_q_say(qq, "%s: its clean verdict could not wait for its worker's end line (out of memory), so it is not "
+                 "vouched for and the run is not green\n", qq->items[qi->idx].name);
+        qq->untrusted = 1;
+        return;
+    }
+    v->r = *r;
+    v->at = kc_q_where_sent(qq, w, start, end, gpu_mib, NULL);
+    v->pid = (long)kc_q_child_of(qq, w)->pid;
+    qi->vouch = v;
+}
+
+/* The names of the verdicts waiting on pid, ", " between, into buf
+ * ("..." when cut); their count. */
+static int waiting_on(const queue *qq, long pid, char *buf, size_t cap)
+{
+    int n = 0;
+    size_t len = 0;
+    buf[0] = 0;
+    for (int j = 0; j < qq->nq; j++) {
+        if (!qq->q[j].vouch || qq->q[j].vouch->pid != pid) continue;
+        const char *name = qq->items[qq->q[j].idx].name;
+        if (len + strlen(name) + 6 < cap) len += (size_t)snprintf(buf + len, cap - len, "%s%s", n ? ", " : "", name);
+        else if (len + 4 < cap && (len < 3 || strcmp(buf + len - 3, "...") != 0))
+            len += (size_t)snprintf(buf + len, cap - len, "...");
+        n++;
+    }
+    return n;
+}
+
+void kc_qv_release(queue *qq, int slot, long pid, kc_qv_end how)
+{
+    char names[1200];
+    const int n = waiting_on(qq, pid, names, sizeof names);
+    if (!n) return;
+    if (how == KC_QV_RUN_AGAIN)
+        kc_q_say(qq, "worker %d (pid %ld) ended under an item before it said its compute-sanitizer sessions vouch "
+                 "(worker.h), so the clean verdict%s they gave (%s) %s not vouched for: %s again alone, and that run "
+                 "decides %s\n", slot, pid, n == 1 ? "" : "s", names, n == 1 ? "is" : "are", n == 1 ? "it runs" : "each runs",
+                 n == 1 ? "it" : "each");
+    for (int j = 0; j < qq->nq; j++) {
+        qitem *qi = &qq->q[j];
+        if (!qi->vouch || qi->vouch->pid != pid) continue;
+        if (how != KC_QV_RUN_AGAIN) {
+            count(qq, j);
+            continue;
+        }
+        free(qi->vouch);
+        qi->vouch = NULL;
+        kc_q_rerun_alone(qq, qi);
+    }
+}
+
+void kc_qv_flush(queue *qq)
+{
+    for (int j = 0; j < qq->nq; j++) {
+        if (!qq->q[j].vouch) continue;
+        kc_q_say(qq, "%s: its clean verdict still waits for its worker's end line (pid %ld) at the run's end; it is "
+                 "not vouched for, and the run is not green\n", qq->items[qq->q[j].idx].name, qq->q[j].vouch->pid);
+        qq->untrusted = 1;
+        count(qq, j);
+    }
+}
+
+void kc_qv_free(queue *qq)
+{
+    for (int j = 0; qq->q && j < qq->nq; j++) {
+        free(qq->q[j].vouch);
+        qq->q[j].vouch = NULL;
+    }
+}

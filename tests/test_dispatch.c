@@ -266,6 +266,24 @@ Test(dispatch, an_item_put_back_goes_last_once_no_worker_is_busy_and_alone)
     cr_expect_eq(kc_dispatch_next(&f.d, 1, &alone), -1, "nothing beside it");
 }
 
+/* Serially too (a clean :sanitize verdict whose worker ended under a later
+ * item, queue_vouch.c): before, the serial order took it back at once, and
+ * each later crash sent it to run again once more. */
+Test(dispatch, serially_an_item_put_back_goes_last_too)
+{
+    fixture f;
+    setup(&f, 3, 1);
+    f.d.serial = 1;
+    f.it[0].rerun_alone = 1;                 /* put back: not dispatched */
+    f.it[1].dispatched = 1;
+    int alone = -1;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 2, "the other items first");
+    cr_expect_eq(alone, 0, "not alone");
+    f.it[2].dispatched = 1;
+    cr_expect_eq(kc_dispatch_next(&f.d, 0, &alone), 0, "then the put-back item");
+    cr_expect_eq(alone, 1, "alone");
+}
+
 Test(dispatch, a_worker_with_items_in_flight_takes_only_items_that_may_go_beside_them)
 {
     fixture f;

@@ -845,8 +845,8 @@ Test(sanitize, killed_sessions_leave_nothing_in_tmpdir, .timeout = 120)
  * which then ends under fixture.once.exit0 (its first run's _exit(0)) while
  * fixture.pass.01's worker loses its context beside it, never checked its
  * sessions' summaries: the item it ended under runs again alone and passes,
- * and so does the clean :sanitize verdict, in a fresh worker whose sessions
- * decide it (queue_vouch.c). With the memcheck session's late error
+ * and so does the clean :sanitize verdict, decided by the sessions of the
+ * worker that runs it again (queue_vouch.c). With the memcheck session's late error
  * (KC_FAKE_SANITIZER=late:memcheck: an error no item's window held) the run
  * is then not green. Before, that verdict stood unvouched and the run
  * exited 0 with either sanitizer. The costs hand fakesan's item first; its
@@ -877,9 +877,9 @@ Test(sanitize, a_worker_that_ends_under_an_item_runs_its_clean_sanitizer_verdict
                   "late %d: fixture.once.exit0 did not end its worker beside the loss (the timing this test sets "
                   "up):\n%s%s", late, p.out, p.err);
         cr_expect(strstr(p.out, "ended under an item before it said its compute-sanitizer sessions vouch (worker.h), so "
-                                "the clean verdict they gave (fakesan.copy.f16:sanitize) is not vouched for: it runs "
-                                "again alone, and that run decides it"), "late %d: no run again:\n%s%s", late, p.out,
-                  p.err);
+                                "the clean verdict they gave (fakesan.copy.f16:sanitize) is not vouched for: it goes "
+                                "back to run again alone, and only that run counts"), "late %d: no run again:\n%s%s",
+                  late, p.out, p.err);
         cr_expect_eq(kc_out_count(p.out, "PASS   fakesan.copy.f16:sanitize "), 1, "late %d: one line, the run "
                      "alone's:\n%s", late, p.out);
         cr_expect(strstr(p.out, "\nran again alone: 3 items"), "late %d:\n%s", late, p.out);
@@ -912,5 +912,23 @@ Test(sanitize, a_serial_run_prints_clean_sanitizer_lines_once_vouched, .timeout 
                         NULL);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect_null(strstr(p.out, note), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+/* Serially, a worker whose sessions gave clean verdicts and which a crash
+ * ends sends them back once, to run after the other items: the fresh
+ * worker's later crash (fixture.kill) finds none waiting on it. Before,
+ * the serial order took them back at once, and each later crash sent
+ * them again, each time with sessions of its own (a review's find). */
+Test(sanitize, a_serial_run_sends_unvouched_verdicts_back_once_to_run_last, .timeout = 120)
+{
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakesan.copy.f16:sanitize", "fixture.crash", "fixture.kill",
+                                            "fixture.pass.00", "--no-cache", NULL }, 0, NULL, NULL);
+    cr_expect_eq(p.status, 1, "the crashes fail it: exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect_eq(kc_out_count(p.out, "is not vouched for: it goes back to run again alone"), 1, "%s", p.out);
+    cr_expect_eq(kc_out_count(p.out, "PASS   fakesan.copy.f16:sanitize "), 1, "%s", p.out);
+    const char *clean = strstr(p.out, "\nPASS   fakesan.copy.f16:sanitize "), *suite = strstr(p.out, "\nPASS   fixture.pass.00 ");
+    cr_assert(clean && suite, "%s", p.out);
+    cr_expect(suite < clean, "it ran again after the other items:\n%s", p.out);
     kc_proc_free(&p);
 }

@@ -227,10 +227,11 @@ int kc_dispatch_next(const kc_dispatch *d, int w, int *alone)
             if (!d->items[j].dispatched && d->items[j].solo && !d->items[j].rerun_alone &&
                 !waits_for_teardown(d, &d->items[j]) && admits(d, &d->items[j], wk, alone))
                 return j;
-    if (d->serial) {        /* the selection's order, no preference: as a one-process run goes */
+    if (d->serial) {        /* the selection's order, no preference: as a one-process run goes; an item put
+                             * back to run alone waits for the others (last_rerun_alone), as in a --jobs run */
         *alone = 0;
         for (int j = 0; j < d->nitems; j++)
-            if (!d->items[j].dispatched) return fits_worker(&d->items[j], wk) ? j : -1;
+            if (!d->items[j].dispatched && !d->items[j].rerun_alone) return fits_worker(&d->items[j], wk) ? j : -1;
         return -1;
     }
     kc_want want = kc_dispatch_wants(d, w);

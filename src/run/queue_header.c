@@ -57,7 +57,8 @@ void kc_queue_serial_header(const kc_opts *o, const kc_devinfo *d, const kc_queu
                        "not in name order, and an item put back to run alone comes later, from that run\n", o->inflight);
     if (h->sanitize_waits && ns > 1)    /* why they come last (queue_vouch.c) */
         kc_report_note(stdout, "a clean :sanitize verdict is printed once the compute-sanitizer sessions that gave it "
-                       "vouch for it, when its worker ends: those lines come after the others\n");
+                       "vouch for it, when its worker ends (at the run's end, or when a lost CUDA context replaces "
+                       "it): those lines come later than the selection's order\n");
     if (o->timeout_s > 0) kc_report_note(stdout, "time limit %.6g s per item (--timeout)\n", o->timeout_s);
 }
 

@@ -8,7 +8,8 @@
  * printed once that worker wrote its end line. A worker that ends under
  * another item without the line (killed at its TIMEOUT, a crash, an
  * item's exit) never had its sessions checked: each verdict waiting on it
- * runs again alone in a fresh worker, whose sessions decide it. Before,
+ * goes back to run again alone (once the other items are done), and that
+ * run, vouched for by its own worker's end line, decides it. Before,
  * those verdicts stood unvouched, and when the item it ended under was
  * decided by its run alone the run read green. The other ends without
  * the line already make the run not green (kc_q_end_vouched): there, and
@@ -54,19 +55,23 @@ void kc_qv_hold(queue *qq, qitem *qi, const kc_item_result *r, const wk *w, doub
     qi->vouch = v;
 }
 
-/* The names of the verdicts waiting on pid, ", " between, into buf
- * ("..." when cut); their count. */
+/* The names of the verdicts waiting on pid, ", " between, into buf (cap at
+ * least 8; the list ends ", ..." where the next name would not fit); their
+ * count. */
 static int waiting_on(const queue *qq, long pid, char *buf, size_t cap)
 {
-    int n = 0;
+    int n = 0, cut = 0;
     size_t len = 0;
     buf[0] = 0;
     for (int j = 0; j < qq->nq; j++) {
         if (!qq->q[j].vouch || qq->q[j].vouch->pid != pid) continue;
         const char *name = qq->items[qq->q[j].idx].name;
-        if (len + strlen(name) + 6 < cap) len += (size_t)snprintf(buf + len, cap - len, "%s%s", n ? ", " : "", name);
-        else if (len + 4 < cap && (len < 3 || strcmp(buf + len - 3, "...") != 0))
-            len += (size_t)snprintf(buf + len, cap - len, "...");
+        if (!cut && len + strlen(name) + 2 + 5 < cap)       /* room left for ", ..." */
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s", n ? ", " : "", name);
+        else if (!cut) {
+            snprintf(buf + len, cap - len, "%s...", n ? ", " : "");
+            cut = 1;
+        }
         n++;
     }
     return n;
@@ -79,9 +84,9 @@ void kc_qv_release(queue *qq, int slot, long pid, kc_qv_end how)
     if (!n) return;
     if (how == KC_QV_RUN_AGAIN)
         kc_q_say(qq, "worker %d (pid %ld) ended under an item before it said its compute-sanitizer sessions vouch "
-                 "(worker.h), so the clean verdict%s they gave (%s) %s not vouched for: %s again alone, and that run "
-                 "decides %s\n", slot, pid, n == 1 ? "" : "s", names, n == 1 ? "is" : "are", n == 1 ? "it runs" : "each runs",
-                 n == 1 ? "it" : "each");
+                 "(worker.h), so the clean verdict%s they gave (%s) %s not vouched for: %s back to run again alone, "
+                 "and only %s run counts\n", slot, pid, n == 1 ? "" : "s", names, n == 1 ? "is" : "are",
+                 n == 1 ? "it goes" : "each goes", n == 1 ? "that" : "its");
     for (int j = 0; j < qq->nq; j++) {
         qitem *qi = &qq->q[j];
         if (!qi->vouch || qi->vouch->pid != pid) continue;

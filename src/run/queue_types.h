@@ -137,6 +137,12 @@ typedef struct queue {
     kc_fault_spans spans;       /* the runs that lost their CUDA context or their worker (queue_holds.c) */
 } queue;
 
+/* queue_setup.c: everything before the first worker starts (the selection,
+ * costs, devices, cache lookups, memory plan, the dispatch policy's items,
+ * the header) into qq, whose o, items, serial, t, fin, d the caller set.
+ * 0, or the run's exit status: 2 refused (said), 4 internal error. */
+int kc_q_setup(queue *qq, const kc_opts *o, const kc_item *items, int n);
+
 /* queue.c's and queue_workers.c's parts that the queue's files share (each as it says there). */
 void kc_q_say(queue *qq, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Item `name` of w passed its time limit: what w's processes were doing

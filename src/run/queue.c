@@ -1,5 +1,6 @@
 /* queue.c — owns the --jobs N work queue's parent (worker.h has the worker
- * and the protocol): the order of the items (costs.h), N long-lived workers
+ * and the protocol; its setup before the first worker, the items' order
+ * among it, is queue_setup.c's): N long-lived workers
  * (started, watched, stopped and reaped by the supervisor, supervisor.c),
  * handing out one item at a time to a ready worker as the dispatch policy
  * says (dispatch.h: memory admission, the worker's last contract, sanitizer
@@ -11,7 +12,8 @@
  * TALLY and SUMMARY. Each selected item is reported exactly once: by its
  * worker's result line (one reached with the CUDA context lost on a shared
  * GPU once the items beside it have ended, or by its run again alone:
- * queue_holds.c), as CRASH/TIMEOUT when the worker died running it, or as
+ * queue_holds.c; a clean :sanitize one once its worker's end line came:
+ * queue_vouch.c), as CRASH/TIMEOUT when the worker died running it, or as
  * NOTRUN when it was never handed out. */
 #include "item_run.h"
 #include "supervisor.h"

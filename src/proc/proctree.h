@@ -125,6 +125,12 @@ int kc_proc_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp, unsigned long
 /* Now, in the clock ticks since boot that /proc/PID/stat's start times use. */
 unsigned long long kc_proc_boot_ticks(void);
 
+/* Calls fn(v, dirfd, ctx) for every entry of directory `path` whose name is
+ * a number v (the processes of /proc, the descriptors of /proc/PID/fd),
+ * until fn returns nonzero. getdents64 into a stack buffer: no malloc. 0,
+ * or -1 when the directory cannot be opened. (proctree.c and
+ * proctree_describe.c share it.) */
+int kc_proc_each_number(const char *path, int (*fn)(long v, int dirfd, void *ctx), void *ctx);
 /* "pid 123 (sleep), pid 456 (sh)" for pids[0..n) (names from /proc/PID/comm,
  * "?" when gone), cut to cap with "..." when it does not fit. One ending
  * (kc_proc_life_of) says so, with its wait channel when /proc shows it:
@@ -138,7 +144,7 @@ void kc_proc_describe(const pid_t *pids, int n, char *buf, size_t cap);
  * children: up to max pids into out. How many
  * were found (may exceed max), or -1 when /proc cannot be read. At most
  * KC_PROC_TABLE processes of the machine are looked at (a snapshot), in a
- * table of this file's: one caller at a time (a run's parent, between
+ * table of proctree_describe.c's: one caller at a time (a run's parent, between
  * polls). */
 #define KC_PROC_TABLE 8192
 int kc_proc_descendants(pid_t root, pid_t *out, int max);

@@ -569,15 +569,15 @@ Test(result_cache, a_shard_whose_sessions_could_not_vouch_is_not_green_merged, .
 
 /* A worker that wrote its end line (its sessions vouched) but then takes
  * too long to end (fixture.atexit.slow's exit handler) is stopped at its
- * end limit (KC_SANITIZE_TIMEOUT_S=1 + KC_FAULT_END_EXTRA_S=1, the one test
- * hook that leaves the cache on), and its sessions' verdicts are still
- * kept: the run is green, and the item alone is reused next. */
+ * end limit (KC_SANITIZE_TIMEOUT_S=1 + 20 s: no test hook, which would turn
+ * the cache off), and its sessions' verdicts
+ * are still kept: the run is green, and the item alone is reused next. */
 Test(result_cache, a_worker_stopped_after_its_end_line_keeps_its_sessions_verdicts, .timeout = 120)
 {
     char *san = fake_sanitizer_env();
     cache_dir c;
     cache_new(&c, "rcache-slowend");
-    char *env[] = { c.env, san, "PATH=/usr/bin:/bin", "KC_SANITIZE_TIMEOUT_S=1", "KC_FAULT_END_EXTRA_S=1", NULL };
+    char *env[] = { c.env, san, "PATH=/usr/bin:/bin", "KC_SANITIZE_TIMEOUT_S=1", NULL };
     char *both[] = { "run", "--jobs", "1", "fakesan.copy.f16:sanitize", "fixture.atexit.slow", NULL };
     char *alone[] = { "run", "fakesan.copy.f16:sanitize", NULL };
     kc_proc a = run_with_line(both, env, "PASS", "fixture.atexit.slow");

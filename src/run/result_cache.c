@@ -69,17 +69,12 @@ static const char *env_or_empty(const char *name)
 
 /* A KC_FAULT_* test hook, or a mutation run's KC_MUTANTS (mutant images read
  * from files, whose ids stay the same when the source around them changes),
- * in the environment: they change verdicts the key cannot see. Not
- * KC_FAULT_END_EXTRA_S: it only shortens a worker's end limit, and a worker
- * stopped there keeps its sessions' verdicts only after its end line, as
- * at the full limit (queue_workers.c). */
+ * in the environment: they change verdicts the key cannot see. */
 static const char *fault_hook(void)
 {
     extern char **environ;
     for (char **e = environ; e && *e; e++)
-        if ((strncmp(*e, "KC_FAULT_", 9) == 0 && strncmp(*e, "KC_FAULT_END_EXTRA_S=", 21) != 0) ||
-            strncmp(*e, KC_MUTANTS_ENV "=", sizeof KC_MUTANTS_ENV) == 0)
-            return *e;
+        if (strncmp(*e, "KC_FAULT_", 9) == 0 || strncmp(*e, KC_MUTANTS_ENV "=", sizeof KC_MUTANTS_ENV) == 0) return *e;
     return NULL;
 }
 

@@ -2,7 +2,8 @@
  * worker takes next (docs/parallel-runs.md). Pure: no processes, no I/O, no
  * clock, no environment; the queue (queue.c) keeps the figures below up to
  * date and asks. Its rules, each tested in tests/test_dispatch.c:
- *   - a serial run takes the items in the selection's order, nothing else;
+ *   - a serial run takes the items in the selection's order, nothing else,
+ *     but an item put back to run alone, which waits for the others (below);
  *   - an item is taken only while it fits the memory admission (kc_admit,
  *     costs.h), or alone once nothing else runs when it never fits; an
  *     item that runs the sanitizer needs, on a worker without sessions, the
@@ -220,7 +221,8 @@ kc_want kc_dispatch_wants(const kc_dispatch *d, int w);
  * (kc_admit_check). */
 int kc_dispatch_next_of_kind(const kc_dispatch *d, int w, kc_want want, int *alone);
 
-/* The next item for worker w: in a serial run the first pending one;
+/* The next item for worker w: in a serial run the first pending one not
+ * put back to run alone (those go once no other is pending, as below);
  * otherwise of the kind it wants first (kc_dispatch_wants); for a worker
  * with nothing in flight that wants other items (or any), first a control
  * planted for gate 1 while fewer than fault_controls_max run, then with

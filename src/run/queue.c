@@ -125,13 +125,18 @@ kc_item_where kc_q_where_sent(queue *qq, const wk *w, double start, double end, 
     return at;
 }
 
-void kc_q_finish_item(queue *qq, qitem *qi, kc_item_result *r, const wk *w, double start, double end,
-                        long gpu_mib, int print, const char *tail)
+void kc_q_finish_at(queue *qq, qitem *qi, kc_item_result *r, const kc_item_where *at)
 {
     qi->reported = 1;
     if (r->state == KC_NOTRUN) qi->again = 0;   /* put back, but no run alone decided it (stopped, interrupted) */
+    kc_finish_item(&qq->fin, &qq->items[qi->idx], r, at);
+}
+
+void kc_q_finish_item(queue *qq, qitem *qi, kc_item_result *r, const wk *w, double start, double end,
+                        long gpu_mib, int print, const char *tail)
+{
     kc_item_where where = kc_q_where(qq, w, start, end, gpu_mib, print, tail);
-    kc_finish_item(&qq->fin, &qq->items[qi->idx], r, &where);
+    kc_q_finish_at(qq, qi, r, &where);
 }
 
 void kc_q_rerun_alone(queue *qq, qitem *qi)

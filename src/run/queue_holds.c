@@ -123,8 +123,7 @@ void kc_qh_lost(queue *qq, qitem *qi, kc_item_result *r, const char *detail, con
     snprintf(at.tag, sizeof at.tag, "[w%d] ", w->slot);     /* the line as its worker would have printed it */
     at.detail = detail && *detail ? detail : NULL;
     if (qq->di[j].rerun_alone) {    /* it ran with nothing beside it: its own */
-        qi->reported = 1;
-        kc_finish_item(&qq->fin, &qq->items[qi->idx], r, &at);
+        kc_q_finish_at(qq, qi, r, &at);
         return;
     }
     int f = recorded ? kc_fault_spans_beside(&qq->spans, j, dev, start, end) : -1;
@@ -147,8 +146,7 @@ void kc_qh_lost(queue *qq, qitem *qi, kc_item_result *r, const char *detail, con
         qi->held = h;
         return;
     }
-    qi->reported = 1;
-    kc_finish_item(&qq->fin, &qq->items[qi->idx], r, &at);
+    kc_q_finish_at(qq, qi, r, &at);
 }
 
 /* Held item j's wait is over: its verdict stands or it runs again alone. */
@@ -161,8 +159,7 @@ static void resolve(queue *qq, int j)
     if (f >= 0) {
         not_its_own(qq, j, &h->r, f);
     } else {
-        qi->reported = 1;
-        kc_finish_item(&qq->fin, &qq->items[qi->idx], &h->r, &h->at);
+        kc_q_finish_at(qq, qi, &h->r, &h->at);
     }
     free(h);
 }

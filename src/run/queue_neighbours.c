@@ -31,8 +31,7 @@ static void stand(queue *qq, int j)
     qitem *qi = &qq->q[j];
     qwait *h = qi->wait;
     qi->wait = NULL;
-    qi->reported = 1;
-    kc_finish_item(&qq->fin, &qq->items[qi->idx], &h->r, &h->at);
+    kc_q_finish_at(qq, qi, &h->r, &h->at);
     free(h);
 }
 

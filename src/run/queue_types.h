@@ -152,6 +152,10 @@ void kc_q_say(queue *qq, const char *fmt, ...) __attribute__((format(printf, 2, 
 void kc_q_stop_timed_out(queue *qq, wk *w, kc_child *c, const char *name, double limit);
 kc_child *kc_q_child_of(queue *qq, const wk *w);
 void kc_q_phase(wk *w, kc_worker_phase to);
+/* Item qi is reported with *r, recorded where *at says (the run's one way
+ * to report an item: kc_finish_item, finish.h); a NOTRUN clears its
+ * ran-again mark. kc_q_finish_item words *at from w and the times. */
+void kc_q_finish_at(queue *qq, qitem *qi, kc_item_result *r, const kc_item_where *at);
 void kc_q_finish_item(queue *qq, qitem *qi, kc_item_result *r, const wk *w, double start, double end,
                       long gpu_mib, int print, const char *tail);
 /* Where and when an item ran on w (NULL: never handed out), for its record. */

@@ -33,8 +33,7 @@ static void count(queue *qq, int j)
     qitem *qi = &qq->q[j];
     qvouch *v = qi->vouch;
     qi->vouch = NULL;
-    qi->reported = 1;
-    kc_finish_item(&qq->fin, &qq->items[qi->idx], &v->r, &v->at);
+    kc_q_finish_at(qq, qi, &v->r, &v->at);
     free(v);
 }
 

@@ -257,7 +257,7 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
         static char detail[KC_RESULT_LINE_CAP];
         kc_result_detail(body, detail, sizeof detail);
         kc_qh_lost(qq, qi, &r, detail, w, w->t_start, end, gpu);
-    } else if (kc_qv_waits(&qq->items[qi->idx], &r)) {     /* nor this: it waits for the worker's end line */
+    } else if (kc_item_line_waits_end(&qq->items[qi->idx], &r)) {     /* nor this: it waits for the worker's end line */
         kc_qv_hold(qq, qi, &r, w, w->t_start, end, gpu);
     } else {
         kc_q_finish_item(qq, qi, &r, w, w->t_start, end, gpu, 0, NULL);

@@ -55,7 +55,7 @@ void kc_queue_serial_header(const kc_opts *o, const kc_devinfo *d, const kc_queu
     if (o->inflight > 1 && ns > 1)     /* why the lines leave name order (docs/output-format.md, item 2) */
         kc_report_note(stdout, "up to %d items in flight (--inflight): each line comes once its verdict stands, so "
                        "not in name order, and an item put back to run alone comes later, from that run\n", o->inflight);
-    if (h->sanitize_waits && ns > 1)    /* why they come last (queue_vouch.c) */
+    if (h->sanitize_waits && ns > 1)    /* why they come late (queue_vouch.c) */
         kc_report_note(stdout, "a clean :sanitize verdict is printed once the compute-sanitizer sessions that gave it "
                        "vouch for it, when its worker ends (at the run's end, or when a lost CUDA context replaces "
                        "it): those lines come later than the selection's order\n");

@@ -143,7 +143,7 @@ void kc_ql_on_result(queue *qq, wk *w, kc_child *c, const char *line)
          * with its own share of the batch's wall, not the whole of it */
         double end = kc_sup_now(), start = w->lane_batch[l] && end - r.seconds > w->lane_start[l] ? end - r.seconds
                                                                                                   : w->lane_start[l];
-        if (kc_qv_waits(it, &r)) kc_qv_hold(qq, qi, &r, w, start, end, -1);  /* unprinted: it waits for the end line */
+        if (kc_item_line_waits_end(it, &r)) kc_qv_hold(qq, qi, &r, w, start, end, -1);  /* unprinted: it waits for the end line */
         else kc_q_finish_item(qq, qi, &r, w, start, end, -1, 0, NULL);
     } else if (kc_inflight_final(it, &r)) {
         kc_result_detail(body, detail, sizeof detail);

@@ -336,10 +336,8 @@ void kc_qn_flush(queue *qq);
 void kc_qn_free(queue *qq);
 
 /* queue_vouch.c: a clean :sanitize verdict waits for its worker's end line. */
-/* Whether item it's verdict r, from a worker, waits (kc_item_line_waits_end:
- * its worker did not print it). */
-int kc_qv_waits(const kc_item *it, const kc_item_result *r);
-/* Item qi's clean :sanitize verdict *r, reached on w from start to end,
+/* Item qi's clean :sanitize verdict *r (kc_item_line_waits_end: its worker
+ * did not print it), reached on w from start to end,
  * waits for w's end line (by w's pid). Out of memory it is counted and
  * printed at once, and the run is not green (said). Called before w
  * releases it. */

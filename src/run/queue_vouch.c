@@ -22,11 +22,6 @@
 
 #include "state.h"
 
-int kc_qv_waits(const kc_item *it, const kc_item_result *r)
-{
-    return kc_item_line_waits_end(it, r);
-}
-
 /* Item j's waiting verdict is counted and printed as given. */
 static void count(queue *qq, int j)
 {

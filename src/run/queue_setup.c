@@ -21,6 +21,7 @@
 #include "queue_header.h"
 #include "reporter.h"
 #include "result_cache.h"
+#include "sanitize.h"
 #include "sanitize_session.h"
 #include "size_sat.h"
 #include "strbuf.h"
@@ -190,6 +191,9 @@ int kc_q_setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
         any_sanitizer |= di->sanitizer && runs;
         waits += runs && it->kind == KC_KIND_SANITIZE && d->ndevs > 0 && kc_san_sessions_on();
     }
+    char san[4096], san_why[512];
+    if (waits && kc_sanitizer_find(san, sizeof san, san_why, sizeof san_why))
+        waits = 0;                      /* no compute-sanitizer: every :sanitize item is SKIP, none waits */
     kc_queue_head head = { 0 };
     if (!qq->serial && any_sanitizer && d->ndevs > 0 &&
         plan_sessions(qq, o, d, nwp, avail, ns, &hmax, &gmax, &head, err, sizeof err)) {

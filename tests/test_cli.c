@@ -39,6 +39,11 @@ Test(cli, missing_value)
     cr_expect_eq(p.status, 2);
     cr_expect(strstr(p.err, "--device needs a value"), "stderr: %s", p.err);
     kc_proc_free(&p);
+    /* each option's refusal says what was expected, as a bad value's does */
+    p = run("run", "--jobs", NULL, NULL);
+    cr_expect_eq(p.status, 2);
+    cr_expect(strstr(p.err, "--jobs needs a value (a number of worker processes from 1 to 4096)"), "stderr: %s", p.err);
+    kc_proc_free(&p);
 }
 
 Test(cli, bad_device)
@@ -117,6 +122,16 @@ Test(cli, run_without_gpu_skips_and_exits_3)
     /* The end says why too: every GPU item, counted, and the reason. */
     cr_expect(strstr(p.out, " items skipped: no GPU (/nonexistent/libcuda.so.1 not found"), "no closing no-GPU line:\n%s",
               p.out + (p.out_len > 2000 ? p.out_len - 2000 : 0));
+    kc_proc_free(&p);
+    /* --jobs words the header's no-GPU line as a serial run does: the count, and that host suites still run */
+    p = run("run", "--jobs", "2", "rmsnorm.f32*");
+    cr_expect_eq(p.status, 3, "exit %d\n%s", p.status, p.out);
+    cr_expect(strstr(p.out, "kcontract: no GPU: /nonexistent/libcuda.so.1 not found") &&
+              strstr(p.out, "; the 7 GPU items will be SKIP\n"), "%s", p.out);
+    kc_proc_free(&p);
+    p = run("run", "--jobs=2", "rmsnorm.f32", "host.contracts.lint");
+    cr_expect_eq(p.status, 3, "exit %d\n%s", p.status, p.out);
+    cr_expect(strstr(p.out, "; the 1 GPU item will be SKIP and host-only suites still run\n"), "%s", p.out);
     kc_proc_free(&p);
 }
 

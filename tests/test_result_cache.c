@@ -262,6 +262,26 @@ Test(result_cache, jobs_and_static_shards_reuse_and_the_merged_summary_counts_th
     kc_rm_rf(c.dir);
 }
 
+/* A --jobs run whose every verdict is cached starts no worker and says so,
+ * not "a work queue of 0 workers" (a new user read that as --jobs ignored). */
+Test(result_cache, a_jobs_run_with_every_verdict_cached_says_no_worker_started)
+{
+    cache_dir c;
+    cache_new(&c, "rcache-none-left");
+    char *q[] = { "run", "--jobs", "2", "fakeargs.inplace.f32", "fakeargs.inplace.f32:limits", NULL };
+    kc_proc a = run_with(&c, q), b = run_with(&c, q);
+    cr_expect_eq(a.status, 0, "exit %d\n%s%s", a.status, a.out, a.err);
+    cr_expect(strstr(a.out, "--jobs 2: a work queue of 2 workers"), "%s", a.out);
+    cr_expect_eq(b.status, 0, "exit %d\n%s%s", b.status, b.out, b.err);
+    cr_expect(strstr(b.out, "2 items selected, seed 1; --jobs 2: no worker started, no item left to run\n"), "%s",
+              b.out);
+    cr_expect_null(strstr(b.out, "work queue of 0"), "%s", b.out);
+    cr_expect_null(strstr(b.out, "memory: each worker"), "no worker, no memory plan:\n%s", b.out);
+    kc_proc_free(&a);
+    kc_proc_free(&b);
+    kc_rm_rf(c.dir);
+}
+
 /* `kcontract merge` of --shard K/N logs: the merged SUMMARY counts what each shard reused. */
 Test(result_cache, merged_shard_logs_count_the_cached)
 {

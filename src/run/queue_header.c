@@ -72,8 +72,11 @@ void kc_queue_header(const kc_opts *o, const kc_devinfo *d, const kc_queue_head 
                    o->costs, h->recorded, h->selected, h->recorded < h->selected ? ", the rest estimated" : "");
     else
         kc_strcatf(order, sizeof order, ", longest first by estimate (costs %s: none yet)", o->costs);
-    kc_report_note(stdout, "%s; --jobs %d: a work queue of %d worker%s%s\n", head, o->jobs, h->workers,
-                   h->workers == 1 ? "" : "s", order);
+    if (h->workers)
+        kc_report_note(stdout, "%s; --jobs %d: a work queue of %d worker%s%s\n", head, o->jobs, h->workers,
+                       h->workers == 1 ? "" : "s", order);
+    else    /* every selected verdict came from the results cache (or none was selected) */
+        kc_report_note(stdout, "%s; --jobs %d: no worker started, no item left to run\n", head, o->jobs);
     kc_rerun_failed_none(o, h->filtered, stdout);
     if (d->ndevs) {
         for (int j = 0; j < d->ndevs; j++) kc_strcatf(devs, sizeof devs, "%s %d", j ? "," : "", d->dev[j].ordinal);
@@ -81,7 +84,8 @@ void kc_queue_header(const kc_opts *o, const kc_devinfo *d, const kc_queue_head 
                        d->ndevs == 1 ? "" : "s", devs, d->dev[0].name, d->dev[0].cc_major, d->dev[0].cc_minor,
                        d->dev[0].sm_count);
     } else if (h->gpu_items) {
-        kc_report_note(stdout, "no GPU: %s; GPU items will be SKIP\n", d->why);
+        kc_report_note(stdout, "no GPU: %s; the %d GPU item%s will be SKIP%s\n", d->why, h->gpu_items,
+                       h->gpu_items == 1 ? "" : "s", h->selected > h->gpu_items ? " and host-only suites still run" : "");
     }
     char hs[32], gs[32], av[32];
     kc_bytes_str(h->host_max, hs, sizeof hs);
@@ -96,7 +100,7 @@ void kc_queue_header(const kc_opts *o, const kc_devinfo *d, const kc_queue_head 
     if (h->sessions_gpu_not_on[0])
         kc_strcatf(ss, sizeof ss, "%s the sessions' %zu MiB GPU not counted on device %s (under twice it is left there)",
                    ss[0] ? ";" : ",", h->sessions_gpu_figure >> 20, h->sessions_gpu_not_on);
-    if (h->selected)     /* with nothing to run, nothing to admit */
+    if (h->workers)      /* with nothing to run, nothing to admit */
         kc_report_note(stdout, "memory: each worker %zu MiB host%s%s; items are admitted while the running ones fit "
                        "(largest item that runs here: host %s, GPU %s; MemAvailable %s)\n",
                        (size_t)KC_PLAN_HOST_OVERHEAD >> 20, wg, ss, hs, gs, h->mem_avail == SIZE_MAX ? "unknown" : av);

@@ -204,7 +204,10 @@ $(B)/libkc_preload_fork.so: tests/preload/fork_before_main.c
 # (tools/sanitize-test.sh, its build included) 195 s against 311 s in CI.
 # Several tests measure time limits and grace periods, which
 # a CPU shared by many more workers stretches: hence the cap.
-TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); j=$$((2 * n)); [ $$j -gt 8 ] && j=8; echo $$j)
+# (getconf, not nproc: nproc follows OMP_NUM_THREADS.)
+ifeq ($(origin TEST_JOBS),undefined)
+TEST_JOBS := $(shell n=$$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1); j=$$((2 * n)); [ $$j -gt 8 ] && j=8; echo $$j)
+endif
 # The nvcc the tests' own builds use (the mutation tests build mutants of a
 # real module): NVCC unless set. tools/sanitize-test.sh sets NVCC=false, so
 # that its make never rebuilds a kernel, and this to the real one.

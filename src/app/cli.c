@@ -97,19 +97,22 @@ static const opt_row OPTIONS[] = {
       "run seed (default 1); every input derives from it and the item's name" },
     { "--device", NULL, "D", C_RUN | C_LIST | C_INFO | C_MUTATE, TO_NONE, OPT_ONCE, 0, kc_cli_set_device,
       "--device needs a value (a device ordinal, see kcontract info)", "CUDA device ordinal (default 0)" },
-    { "--shard", NULL, "K/N", C_RUN | C_LIST | C_MUTATE, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_shard, "--shard needs a value (K/N, e.g. 0/4, or auto)",
+    { "--shard", NULL, "K/N", C_RUN | C_LIST | C_MUTATE, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_shard,
+      "--shard needs a value (K/N, e.g. 0/4, or auto)",
       "run slice K of N (K = 0..N-1): item i of the filtered, name-sorted list\n"
       "belongs to shard i % N; the TALLY records K/N, the slice's items and digest;\n"
       "with --jobs M, slice K runs on M workers. 'auto': K/N from Bazel's, GoogleTest's,\n"
       "Slurm's (job array) or Kubernetes' (Indexed Job, KC_SHARDS) variables; a run\n"
       "honours Bazel's and GoogleTest's without --shard too (docs/multi-host.md)" },
-    { "--jobs", "-j", "N", C_RUN | C_MUTATE, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_jobs, "--jobs needs a value (a number of worker processes from 1 to " KC_STR(KC_MAX_SHARDS) ")",
+    { "--jobs", "-j", "N", C_RUN | C_MUTATE, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_jobs,
+      "--jobs needs a value (a number of worker processes from 1 to " KC_STR(KC_MAX_SHARDS) ")",
       "run the selected items in N worker processes (a work queue, see\n"
       "--schedule); each worker line is printed as it comes, prefixed [wK] ([K/N]\n"
       "with --schedule static), then one TALLY and SUMMARY equal to the serial\n"
       "run's; workers go round robin over the visible GPUs (CUDA_VISIBLE_DEVICES\n"
       "applies) or over --devices" },
-    { "--devices", NULL, "L", C_RUN, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_devices, "--devices needs a value (device ordinals, e.g. 0,2,3)",
+    { "--devices", NULL, "L", C_RUN, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_devices,
+      "--devices needs a value (device ordinals, e.g. 0,2,3)",
       "with --jobs: device ordinals to spread the children over, e.g. 0,2,3" },
     { "--log", NULL, "F", C_MERGE, TO_NONE, 0, 0, kc_cli_set_log, "--log needs a file (the saved output of a --shard K/N run)",
       "merge: the saved output of one --shard K/N run, or a directory: every *.log\n"
@@ -126,18 +129,21 @@ static const opt_row OPTIONS[] = {
       "item <contract>@<label> per line, gates 1-4 on exactly that shape; with no\n"
       "PATTERN only the record items are selected (add '*' for every item too);\n"
       "repeat it for several files (labels must differ across them)" },
-    { "--schedule", NULL, "S", C_RUN, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_schedule, "--schedule needs a value (queue or static)",
+    { "--schedule", NULL, "S", C_RUN, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_schedule,
+      "--schedule needs a value (queue or static)",
       "with --jobs: 'queue' (default): N long-lived workers take one item at\n"
       "a time, items that failed last time first, then longest first by the\n"
       "cost table; a crash or hang costs one item (CRASH, TIMEOUT), a fresh worker\n"
       "takes over; 'static': N shards, item i in shard i % N, as --shard does" },
-    { "--costs", NULL, "FILE", C_ALL, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_costs, "--costs needs a value (a cost table file)",
+    { "--costs", NULL, "FILE", C_ALL, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_costs,
+      "--costs needs a value (a cost table file)",
       "the cost table (default BINARY.costs.tsv beside this binary, one per\n"
       "binary; ./.kcontract-costs.tsv for one installed in a bin folder): read by\n"
       "a --jobs run to order the queue and written after it (a serial run writes\n"
       "it only when given --costs); with --shard K/N the partition is by cost\n"
       "(longest first onto the least-loaded shard) instead of i % N" },
-    { "--timeout", NULL, "S", C_RUN | C_MUTATE, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_timeout, "--timeout needs a value (seconds above 0, e.g. 30 or 0.5)",
+    { "--timeout", NULL, "S", C_RUN | C_MUTATE, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_timeout,
+      "--timeout needs a value (seconds above 0, e.g. 30 or 0.5)",
       "every item's time limit in seconds, in every mode but --schedule static\n"
       "(default: the contract's "
       "timeout_s, else max(60, 5 x recorded seconds), 600 with no record)" },
@@ -156,7 +162,8 @@ static const opt_row OPTIONS[] = {
       "no table: exit 2. The run writes the table back (docs/parallel-runs.md).\n"
       "With --shard K/N each shard reads the table and leaves it; merge, given\n"
       "--rerun-failed and the same table, checks their slices and writes it back" },
-    { "--restarts", NULL, "M", C_RUN, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_restarts, "--restarts needs a value (a number of worker restarts from 0 to 1000000)",
+    { "--restarts", NULL, "M", C_RUN, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_restarts,
+      "--restarts needs a value (a number of worker restarts from 0 to 1000000)",
       "replace at most M workers that crashed, timed out or did not start\n"
       "(default 2 x N + 8); then the items not handed out yet are NOTRUN" },
     { "--status-level", NULL, "L", C_RUN, TO_WORKER | TO_SHARD | TO_REEXEC, OPT_ONCE, 0, kc_cli_set_status_level,
@@ -242,7 +249,8 @@ static const opt_row OPTIONS[] = {
       "the program's name, kcontract's version and ABI, the build identity\n"
       "(TALLY build=) and the registered contracts and suites (also: version)" },
     /* Internal: how a --jobs parent starts its children and a run re-executes itself. */
-    { "--parent", NULL, "PID", C_RUN, TO_REEXEC, OPT_ONCE | OPT_INTERNAL, 0, kc_cli_set_parent, "--parent needs a value (a process id)", NULL },
+    { "--parent", NULL, "PID", C_RUN, TO_REEXEC, OPT_ONCE | OPT_INTERNAL, 0, kc_cli_set_parent,
+      "--parent needs a value (a process id)", NULL },
     { "--worker", NULL, NULL, C_RUN, TO_REEXEC, OPT_INTERNAL, F(worker), kc_cli_set_flag, NULL, NULL },
     { "--sanitize-target", NULL, NULL, C_RUN, TO_REEXEC, OPT_INTERNAL, F(sanitize_target), kc_cli_set_flag, NULL, NULL },
     { "--gpu-shared", NULL, NULL, C_RUN, TO_REEXEC, OPT_INTERNAL, F(gpu_shared), kc_cli_set_flag, NULL, NULL },

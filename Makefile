@@ -200,8 +200,8 @@ $(B)/libkc_preload_fork.so: tests/preload/fork_before_main.c
 # CPUs, at most 8). Many tests wait on a child process, a timeout or a grace
 # period, so more workers than CPUs keep them busy: on a machine like CI's (2
 # CPUs) the tests took 165 s with 2 workers (95 s of CPU) and 91-96 s with 4
-# (4 runs, every one green), and the AddressSanitizer pass
-# (tools/sanitize-test.sh, its build included) 195 s against 311 s in CI.
+# (4 runs, every one green), and CI's AddressSanitizer step
+# (tools/sanitize-test.sh, its build included) 256 s against 311 s.
 # Several tests measure time limits and grace periods, which
 # a CPU shared by many more workers stretches: hence the cap.
 # (getconf, not nproc: nproc follows OMP_NUM_THREADS.)

@@ -50,8 +50,7 @@ void kc_queue_serial_header(const kc_opts *o, const kc_devinfo *d, const kc_queu
                        o->shard_k, o->shard_n, nf, nf == 1 ? "" : "s", o->shard_n);
     kc_rerun_failed_none(o, nf, stdout);
     if (gpu_items && !d->ndevs)
-        kc_report_note(stdout, "no GPU: %s; the %d GPU item%s will be SKIP%s\n", d->why, gpu_items,
-                       gpu_items == 1 ? "" : "s", ns > gpu_items ? " and host-only suites still run" : "");
+        kc_report_no_gpu_ahead(d->why, gpu_items, ns);
     if (o->inflight > 1 && ns > 1)     /* why the lines leave name order (docs/output-format.md, item 2) */
         kc_report_note(stdout, "up to %d items in flight (--inflight): each line comes once its verdict stands, so "
                        "not in name order, and an item put back to run alone comes later, from that run\n", o->inflight);
@@ -84,8 +83,7 @@ void kc_queue_header(const kc_opts *o, const kc_devinfo *d, const kc_queue_head 
                        d->ndevs == 1 ? "" : "s", devs, d->dev[0].name, d->dev[0].cc_major, d->dev[0].cc_minor,
                        d->dev[0].sm_count);
     } else if (h->gpu_items) {
-        kc_report_note(stdout, "no GPU: %s; the %d GPU item%s will be SKIP%s\n", d->why, h->gpu_items,
-                       h->gpu_items == 1 ? "" : "s", h->selected > h->gpu_items ? " and host-only suites still run" : "");
+        kc_report_no_gpu_ahead(d->why, h->gpu_items, h->selected);
     }
     char hs[32], gs[32], av[32];
     kc_bytes_str(h->host_max, hs, sizeof hs);

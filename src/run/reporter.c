@@ -93,6 +93,12 @@ void kc_report_note(FILE *to, const char *fmt, ...)
     va_end(ap);
 }
 
+void kc_report_no_gpu_ahead(const char *why, int gpu_items, int selected)
+{
+    kc_report_note(stdout, "no GPU: %s; the %d GPU item%s will be SKIP%s\n", why, gpu_items, gpu_items == 1 ? "" : "s",
+                   selected > gpu_items ? " and host-only suites still run" : "");
+}
+
 void kc_report_line(FILE *to, const char *fmt, ...)
 {
     va_list ap;

@@ -30,6 +30,12 @@ void kc_report_item_done(int fails, double recorded_cost_s);
 /* A line of the run's own (not an item's) on `to`, "<program>: " and the
  * printf-formatted text (kc_say), flushed, the progress line kept off it. */
 void kc_report_note(FILE *to, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The header's note that no GPU was found (why: the driver's reason), on
+ * stdout: "no GPU: <why>; the N GPU items will be SKIP", and "and host-only
+ * suites still run" when the run selected more than its gpu_items. The one
+ * wording of the serial, --shard and --jobs headers (the run's closing
+ * line: kc_report_no_gpu, report_summary.h). */
+void kc_report_no_gpu_ahead(const char *why, int gpu_items, int selected);
 void kc_report_vnote(FILE *to, const char *fmt, va_list ap);
 /* A line read by programs, not people (the TALLY, the SUMMARY, a shard's
  * seal): the printf-formatted text as it is, no program name, flushed, the

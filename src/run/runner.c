@@ -203,8 +203,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
                    o->shard_k, o->shard_n, nf, nf == 1 ? "" : "s", o->shard_n);
         kc_rerun_failed_none(o, nf, stdout);
         if (gpu_items && !have_gpu)
-            kc_report_note(stdout, "no GPU: %s; the %d GPU item%s will be SKIP%s\n", gpu.why, gpu_items,
-                   gpu_items == 1 ? "" : "s", ns > gpu_items ? " and host-only suites still run" : "");
+            kc_report_no_gpu_ahead(gpu.why, gpu_items, ns);
         fflush(stdout);
     }
     /* GPU memory of this process per item, from NVML by the device's PCI bus id */

@@ -226,7 +226,8 @@ test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so $
 	@# The sanitizer's sessions are not counted in the memory plan
 	@# (KC_SANITIZER_HOST_MIB=0 KC_SANITIZER_GPU_MIB=0): the fake tool's take none, and a run's
 	@# admission must not depend on this host's memory; tests/test_plan.c
-	@# gives its runs figures.
+	@# gives its runs figures. Each test's runs get a cost table of their own in
+	@# that TMPDIR (KC_COSTS, tests/support/spawn.c), never build/kcontract.costs.tsv.
 	@tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/kc-test.XXXXXX") || exit 2; \
 	echo "TMPDIR=$$tmp KC_BIN=$(B)/kcontract ... $(B)/kc_tests --jobs $(TEST_JOBS)"; \
 	NVCC="$(KC_TEST_NVCC)" KC_TEST_MUTANTS="$(KC_TEST_MUTANTS)" KC_CACHE_DIR=off KC_SANITIZER_HOST_MIB=0 KC_SANITIZER_GPU_MIB=0 TMPDIR=$$tmp KC_BIN=$(B)/kcontract KC_FIXTURE_BIN=$(B)/kcontract-fixture KC_FAKE_NVML=$(B)/libfake_nvml.so \

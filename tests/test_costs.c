@@ -133,7 +133,7 @@ Test(costs, malformed_file_refuses_the_run, .timeout = 30)
  * binary: a copy of the fixture binary in a folder of its own writes
  * COPY.costs.tsv there, with the items it ran, and nothing in the directory
  * it started in (the old default, ./.kcontract-costs.tsv, mixed the items of
- * every binary run there). */
+ * every binary run there). KC_COSTS names another file; empty, it is refused. */
 Test(costs, the_default_table_lies_beside_the_binary, .timeout = 30)
 {
     char dir[256], bin[300], table[320], cmd[800];
@@ -143,12 +143,40 @@ Test(costs, the_default_table_lies_beside_the_binary, .timeout = 30)
     snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s' '%s'", dir, kc_test_fixture_bin(), bin);
     cr_assert_eq(system(cmd), 0, "%s", cmd);
     char *argv[] = { bin, "run", "fixture.pass.0[01]", "--jobs", "2", NULL };
+    char *const no_env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_COSTS", NULL };  /* unset: the default */
     kc_proc p;
-    cr_assert_eq(kc_spawn(argv, NO_GPU, 30, &p), 0);
+    cr_assert_eq(kc_spawn(argv, no_env, 30, &p), 0);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     const char *t = kc_out_file(table);
     cr_expect(t && strstr(t, "# kcontract costs v1\n") && strstr(t, "\nfixture.pass.00\t") && strstr(t, "\nfixture.pass.01\t"),
               "%s: %s", table, t ? t : "(missing)");
+    kc_proc_free(&p);
+    /* KC_COSTS names the table instead, as KC_CACHE_DIR names the cache; --costs still wins */
+    char named[400], given[400];
+    snprintf(named, sizeof named, "%s/named.tsv", dir);
+    snprintf(given, sizeof given, "%s/given.tsv", dir);
+    unlink(table);
+    char env_named[420];
+    snprintf(env_named, sizeof env_named, "KC_COSTS=%s", named);
+    char *const named_env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", env_named, NULL };
+    cr_assert_eq(kc_spawn(argv, named_env, 30, &p), 0);
+    cr_expect_eq(p.status, 0, "KC_COSTS: exit %d\n%s%s", p.status, p.out, p.err);
+    t = kc_out_file(named);
+    cr_expect(t && strstr(t, "\nfixture.pass.00\t"), "KC_COSTS=%s: %s", named, t ? t : "(missing)");
+    cr_expect(access(table, F_OK) != 0, "KC_COSTS set, yet %s was written", table);
+    kc_proc_free(&p);
+    char *argv_given[] = { bin, "run", "fixture.pass.02", "--jobs", "2", "--costs", given, NULL };
+    cr_assert_eq(kc_spawn(argv_given, named_env, 30, &p), 0);
+    t = kc_out_file(given);
+    cr_expect(t && strstr(t, "\nfixture.pass.02\t"), "--costs %s beside KC_COSTS: %s", given, t ? t : "(missing)");
+    t = kc_out_file(named);
+    cr_expect(t && !strstr(t, "fixture.pass.02"), "--costs given, yet KC_COSTS's table took the run: %s", t ? t : "(missing)");
+    kc_proc_free(&p);
+    /* set but empty: refused, naming it */
+    char *const empty_env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_COSTS=", NULL };
+    cr_assert_eq(kc_spawn(argv, empty_env, 30, &p), 0);
+    cr_expect_eq(p.status, 2, "KC_COSTS='': exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "KC_COSTS='': expected the path of a cost table file"), "%s", p.err);
     kc_proc_free(&p);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_assert_eq(system(cmd), 0);

@@ -137,8 +137,9 @@ static const opt_row OPTIONS[] = {
       "takes over; 'static': N shards, item i in shard i % N, as --shard does" },
     { "--costs", NULL, "FILE", C_ALL, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_costs,
       "--costs needs a value (a cost table file)",
-      "the cost table (default BINARY.costs.tsv beside this binary, one per\n"
-      "binary; ./.kcontract-costs.tsv for one installed in a bin folder): read by\n"
+      "the cost table (default $KC_COSTS when set, else BINARY.costs.tsv beside\n"
+      "this binary, one per binary; ./.kcontract-costs.tsv for one installed in a\n"
+      "bin folder): read by\n"
       "a --jobs run to order the queue and written after it (a serial run writes\n"
       "it only when given --costs); with --shard K/N the partition is by cost\n"
       "(longest first onto the least-loaded shard) instead of i % N" },
@@ -527,7 +528,11 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
     o->seed = 1;
     o->shard_n = 1;
     o->resume_records_fd = -1;
-    o->costs = kc_costs_default_path(o->costs_default, sizeof o->costs_default);
+    char costs_err[400];
+    if (kc_costs_default_path(getenv(KC_COSTS_ENV), o->costs_default, sizeof o->costs_default, costs_err,
+                              sizeof costs_err))
+        return kc_cli_usage_error("%s%s", costs_err, "");
+    o->costs = o->costs_default;
     o->max_restarts = -1;
     o->argv0 = argc > 0 ? argv[0] : "kcontract";
     o->env_get = kc_env_getenv;     /* what rerun commands carry (rerun_env.h) */

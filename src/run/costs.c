@@ -603,20 +603,29 @@ void kc_admit_sessions(kc_admit *a, int slot, int open)
     if (dev) give_back(&a->gpu_sessions_held[slot], &a->gpu_used[slot], g);
 }
 
-const char *kc_costs_default_path(char *buf, size_t cap)
+int kc_costs_default_path(const char *env, char *buf, size_t cap, char *err, size_t errcap)
 {
     char exe[4096], dir[4096];
+    if (env) {
+        if (!env[0] || strlen(env) >= cap) {
+            snprintf(err, errcap, "%s='%.200s': expected the path of a cost table file (unset it for the "
+                     "table beside the binary)", KC_COSTS_ENV, env);
+            return -1;
+        }
+        snprintf(buf, cap, "%s", env);
+        return 0;
+    }
     snprintf(buf, cap, "%s", KC_COSTS_FALLBACK);
-    if (kc_self_exe(exe, sizeof exe)) return buf;
+    if (kc_self_exe(exe, sizeof exe)) return 0;
     snprintf(dir, sizeof dir, "%s", exe);
     char *slash = strrchr(dir, '/');
-    if (!slash) return buf;
+    if (!slash) return 0;
     *slash = 0;
     /* an installed binary ($prefix/bin/kcontract) keeps no table in its bin
      * folder, even for root, who may write there */
     const char *last = strrchr(dir, '/');
-    if (strcmp(last ? last + 1 : dir, "bin") == 0) return buf;
-    if (access(dir[0] ? dir : "/", W_OK) != 0) return buf;
+    if (strcmp(last ? last + 1 : dir, "bin") == 0) return 0;
+    if (access(dir[0] ? dir : "/", W_OK) != 0) return 0;
     if ((size_t)snprintf(buf, cap, "%s.costs.tsv", exe) >= cap) snprintf(buf, cap, "%s", KC_COSTS_FALLBACK);
-    return buf;
+    return 0;
 }

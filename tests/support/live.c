@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "proctree.h"
+#include "spawn.h"
 
 static double mono(void)
 {
@@ -50,6 +51,7 @@ void kc_live_start_env(kc_live *l, const char *bin, char **args, char *const *en
         close(p[0]);
         close(p[1]);
         putenv("KC_LIBCUDA=/nonexistent/libcuda.so.1");
+        kc_test_costs_env();
         for (int e = 0; env && env[e]; e++) putenv(env[e]);
         execv(argv[0], argv);
         _exit(127);

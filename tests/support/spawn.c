@@ -2,9 +2,13 @@
  * pipes (poll loop), a wall-clock limit, and the exit status. */
 #include "spawn.h"
 
+#include <criterion/criterion.h>
+#include <criterion/hooks.h>
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -47,6 +51,7 @@ int kc_spawn(char *const argv[], char *const env_extra[], double timeout_s, kc_p
         dup2(po[1], 1);
         dup2(pe[1], 2);
         close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);
+        kc_test_costs_env();
         for (int i = 0; env_extra && env_extra[i]; i++) putenv(env_extra[i]);
         execv(argv[0], argv);
         _exit(127);
@@ -117,4 +122,36 @@ const char *kc_test_tmpdir(void)
 {
     const char *d = getenv("TMPDIR");
     return d && d[0] ? d : "/tmp";
+}
+
+void kc_test_costs_path(char *buf, size_t cap, long test_pid)
+{
+    snprintf(buf, cap, "%s/kc-costs.%ld.tsv", kc_test_tmpdir(), test_pid);
+}
+
+void kc_test_costs_env(void)
+{
+    if (getenv("KC_COSTS")) return;
+    char path[4096];
+    kc_test_costs_path(path, sizeof path, (long)getppid());    /* the child's parent: the test's process */
+    setenv("KC_COSTS", path, 1);
+}
+
+/* Every test's cost table, once the last test has ended (make test requires
+ * an empty TMPDIR: each test removes what it makes, and these are the
+ * support's). Runs in Criterion's runner process. */
+ReportHook(POST_ALL)(struct criterion_global_stats *stats)
+{
+    (void)stats;
+    DIR *d = opendir(kc_test_tmpdir());
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (strncmp(e->d_name, "kc-costs.", 9) != 0 || n < 13 || strcmp(e->d_name + n - 4, ".tsv") != 0) continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", kc_test_tmpdir(), e->d_name);
+        unlink(path);
+    }
+    closedir(d);
 }

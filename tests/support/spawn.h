@@ -12,8 +12,10 @@ typedef struct kc_proc {
 } kc_proc;
 
 /* Runs argv (argv[0] a path) with extra environment entries "K=V" (NULL-ended
- * list, may be NULL), killing it after timeout_s seconds. Returns 0, or -1 if
- * it could not be started. Free with kc_proc_free. */
+ * list, may be NULL; a bare "K" unsets K, glibc's putenv), killing it after
+ * timeout_s seconds. The child gets KC_COSTS=kc_test_costs_path() unless the
+ * environment or env_extra says otherwise. Returns 0, or -1 if it could not
+ * be started. Free with kc_proc_free. */
 int kc_spawn(char *const argv[], char *const env_extra[], double timeout_s, kc_proc *p);
 void kc_proc_free(kc_proc *p);
 /* $KC_BIN / $KC_FIXTURE_BIN, defaulting to build/kcontract / build/kcontract-fixture. */
@@ -22,4 +24,13 @@ const char *kc_test_fixture_bin(void);
 /* Where tests put their files: $TMPDIR (`make test` sets it to a directory of
  * its own, which must be empty when the tests end), else /tmp. */
 const char *kc_test_tmpdir(void);
+/* The cost table (KC_COSTS, src/run/costs.h) every kcontract a test starts
+ * uses unless the test names one: $TMPDIR/kc-costs.<the test's pid>.tsv, one
+ * per test (a test is a process of its own), so that no test's queue order
+ * or memory plan depends on which tests ran before it, and no test writes
+ * the table beside the binary (build/kcontract.costs.tsv, a real run's).
+ * Removed after the last test (spawn.c's POST_ALL hook). Into buf. */
+void kc_test_costs_path(char *buf, size_t cap, long test_pid);
+/* In a child about to exec: sets KC_COSTS to its test's table (above) unless set. */
+void kc_test_costs_env(void);
 #endif

@@ -262,6 +262,51 @@ Test(result_cache, jobs_and_static_shards_reuse_and_the_merged_summary_counts_th
     kc_rm_rf(c.dir);
 }
 
+/* The names of out's cached lines ("... [cached: earned ..."), in order, one a line, into buf. */
+static void cached_names(const char *out, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        const char *e = strchr(l, '\n'), *c = strstr(l, "[cached: earned ");
+        if (!c || (e && c > e)) continue;
+        const char *name = l;
+        while (*name && *name != ' ') name++;           /* past the state */
+        while (*name == ' ') name++;
+        size_t len = strcspn(name, " \n");
+        n += (size_t)snprintf(buf + n, n < cap ? cap - n : 0, "%.*s\n", (int)len, name);
+    }
+}
+
+/* A --jobs run prints its cached lines in the selection's order, as a serial
+ * run does, not in the queue's (a cost table that puts the last item first):
+ * a reader looks a cached item up by name. */
+Test(result_cache, a_jobs_run_prints_cached_lines_in_the_serial_order, .timeout = 60)
+{
+    cache_dir c;
+    cache_new(&c, "rcache-order");
+    char costs[600], table[2048];
+    snprintf(costs, sizeof costs, "%s/costs.tsv", c.dir);
+    char *fill[] = { "run", ITEMS, NULL };
+    kc_proc a = run_with(&c, fill);
+    kc_proc_free(&a);
+    const char *names[] = { ITEMS };
+    size_t n = (size_t)snprintf(table, sizeof table, "# kcontract costs v1\n");
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)    /* the later an item, the longer: queued first */
+        n += (size_t)snprintf(table + n, sizeof table - n, "%s\t%zu.000\t-1\t-1\t0\n", names[i], i + 1);
+    kc_write_file(costs, table);
+    char *q[] = { "run", "--jobs", "2", "--costs", costs, ITEMS, NULL }, *serial[] = { "run", ITEMS, NULL };
+    kc_proc j = run_with(&c, q), s = run_with(&c, serial);
+    char in_jobs[1024], in_serial[1024];
+    cached_names(j.out, in_jobs, sizeof in_jobs);
+    cached_names(s.out, in_serial, sizeof in_serial);
+    cr_expect_eq(kc_out_count(in_serial, "\n"), REUSED, "the serial run's cached lines:\n%s", s.out);
+    cr_expect_str_eq(in_jobs, in_serial, "--jobs 2's cached lines in another order than the serial run's:\n%s", j.out);
+    kc_proc_free(&j);
+    kc_proc_free(&s);
+    kc_rm_rf(c.dir);
+}
+
 /* A --jobs run whose every verdict is cached starts no worker and says so,
  * not "a work queue of 0 workers" (a new user read that as --jobs ignored). */
 Test(result_cache, a_jobs_run_with_every_verdict_cached_says_no_worker_started)

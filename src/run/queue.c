@@ -520,22 +520,37 @@ static void not_run(queue *qq)
     }
 }
 
+static int by_item_index(const void *a, const void *b, void *arg)
+{
+    const qitem *q = arg;
+    int x = q[*(const int *)a].idx, y = q[*(const int *)b].idx;
+    return (x > y) - (x < y);
+}
+
+static void finish_one_cached(queue *qq, int i)
+{
+    qitem *qi = &qq->q[i];
+    qq->di[i].dispatched = 1;
+    double t = now_s();
+    kc_q_finish_item(qq, qi, qq->hits.by_item[qi->idx], NULL, t, t, -1, 1, NULL);
+}
+
 /* The items reused from the results cache finish first, their lines
- * printed by this process, before any worker starts. */
+ * printed by this process, before any worker starts, in the selection's
+ * order (the registry's) as a serial run prints them, not the queue's
+ * (which orders by cost: a reader looks a cached item up by name). */
 static void finish_cached(queue *qq)
 {
     if (!qq->hits.n) return;
     kc_say(stdout, "results cache: %d of %d item%s unchanged since %s passed, not run again (--no-cache runs "
            "%s)\n", qq->hits.n, qq->nq, qq->nq == 1 ? "" : "s", qq->hits.n == 1 ? "it" : "they",
            qq->hits.n == 1 ? "it" : "them");
-    for (int i = 0; i < qq->nq; i++) {
-        qitem *qi = &qq->q[i];
-        kc_item_result *r = qq->hits.by_item[qi->idx];
-        if (!r) continue;
-        qq->di[i].dispatched = 1;
-        double t = now_s();
-        kc_q_finish_item(qq, qi, r, NULL, t, t, -1, 1, NULL);
-    }
+    int *order = malloc((size_t)qq->nq * sizeof *order), m = 0;   /* NULL: the queue's order */
+    for (int i = 0; i < qq->nq; i++)
+        if (qq->hits.by_item[qq->q[i].idx]) order ? (void)(order[m++] = i) : finish_one_cached(qq, i);
+    if (order) qsort_r(order, (size_t)m, sizeof *order, by_item_index, qq->q);
+    for (int k = 0; order && k < m; k++) finish_one_cached(qq, order[k]);
+    free(order);
     fflush(stdout);
 }
 

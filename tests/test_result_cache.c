@@ -751,9 +751,9 @@ static unsigned char image_bytes[256];
 
 Test(result_cache, the_key_sees_the_contract_the_image_and_the_verdict)
 {
-    cache_dir c;
-    cache_new(&c, "rcache-key");
-    setenv("KC_CACHE_DIR", c.dir, 1);
+    char dir[512];
+    kc_tmp_dir(dir, sizeof dir, "rcache-key");
+    setenv("KC_CACHE_DIR", dir, 1);
     memset(image_bytes, 7, sizeof image_bytes);
     kc_register_module("kc_cache_probe", NULL, image_bytes, image_bytes + sizeof image_bytes, NULL, KC_ABI_VERSION);
     static kc_shape shapes[] = { { "s", KC_SHAPE_EDGE, { 4 } }, { 0 } };
@@ -772,7 +772,7 @@ Test(result_cache, the_key_sees_the_contract_the_image_and_the_verdict)
     kc_item_result r = pass_result(), got;
 
     kc_rcache *rc = kc_rcache_open(&o, &g, stderr);
-    cr_assert_not_null(rc, "the cache did not open in %s", c.dir);
+    cr_assert_not_null(rc, "the cache did not open in %s", dir);
     kc_rcache_store(rc, &it, &r);
     cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 1, "a stored PASS was not found");
     cr_expect(got.cached && got.state == KC_PASS && strstr(got.msg, "gates 1-4 on 3 cases  [cached: earned "),
@@ -853,7 +853,7 @@ Test(result_cache, the_key_sees_the_contract_the_image_and_the_verdict)
     cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 1, "the PASS a --no-cache run kept was not reused after it");
     kc_rcache_close(rc);
     setenv("KC_CACHE_DIR", "off", 1);
-    kc_rm_rf(c.dir);
+    kc_rm_rf(dir);
 }
 
 /* A library kernel's shared object rebuilt while its item ran (after the
@@ -864,13 +864,13 @@ Test(result_cache, the_key_sees_the_contract_the_image_and_the_verdict)
  * under the first file's key, which a return to it would reuse. */
 Test(result_cache, a_library_rebuilt_while_its_item_ran_is_not_the_key_of_its_pass)
 {
-    cache_dir c;
-    cache_new(&c, "rcache-librace");
+    char dir[512];
+    kc_tmp_dir(dir, sizeof dir, "rcache-librace");
     char lib[700];
-    snprintf(lib, sizeof lib, "%s/libkc_cache_probe.so", c.dir);
+    snprintf(lib, sizeof lib, "%s/libkc_cache_probe.so", dir);
     kc_write_file(lib, "the library as the item loaded it\n");
-    setenv("KC_CACHE_DIR", c.dir, 1);
-    setenv("KC_LIBDIR", c.dir, 1);
+    setenv("KC_CACHE_DIR", dir, 1);
+    setenv("KC_LIBDIR", dir, 1);
     static kc_shape shapes[] = { { "s", KC_SHAPE_EDGE, { 4 } }, { 0 } };
     kc_contract k;
     memset(&k, 0, sizeof k);
@@ -886,7 +886,7 @@ Test(result_cache, a_library_rebuilt_while_its_item_ran_is_not_the_key_of_its_pa
     kc_item_result r = pass_result(), got;
 
     kc_rcache *rc = kc_rcache_open(&o, &g, stderr);
-    cr_assert_not_null(rc, "the cache did not open in %s", c.dir);
+    cr_assert_not_null(rc, "the cache did not open in %s", dir);
     cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 0, "an empty cache reused a verdict");    /* before the item runs */
     kc_write_file(lib, "the library rebuilt while the item ran\n");
     kc_rcache_store(rc, &it, &r);       /* a pass of either library (a --jobs worker loaded one): kept for neither */
@@ -928,7 +928,7 @@ Test(result_cache, a_library_rebuilt_while_its_item_ran_is_not_the_key_of_its_pa
     kc_rcache_close(rc);
     setenv("KC_CACHE_DIR", "off", 1);
     unsetenv("KC_LIBDIR");
-    kc_rm_rf(c.dir);
+    kc_rm_rf(dir);
 }
 
 /* The variables the CUDA stack reads change verdicts the key must see
@@ -936,9 +936,9 @@ Test(result_cache, a_library_rebuilt_while_its_item_ran_is_not_the_key_of_its_pa
  * CUDA_VISIBLE_DEVICES only selects the device, which is keyed itself. */
 Test(result_cache, the_key_sees_the_cuda_stacks_environment)
 {
-    cache_dir c;
-    cache_new(&c, "rcache-cudaenv");
-    setenv("KC_CACHE_DIR", c.dir, 1);
+    char dir[512];
+    kc_tmp_dir(dir, sizeof dir, "rcache-cudaenv");
+    setenv("KC_CACHE_DIR", dir, 1);
     unsetenv("CUBLAS_WORKSPACE_CONFIG");
     unsetenv("CUDA_FORCE_PTX_JIT");
     static kc_shape shapes[] = { { "s", KC_SHAPE_EDGE, { 4 } }, { 0 } };
@@ -955,7 +955,7 @@ Test(result_cache, the_key_sees_the_cuda_stacks_environment)
     kc_item it = kernel_item(&k);
     kc_item_result r = pass_result(), got;
     kc_rcache *rc = kc_rcache_open(&o, &g, stderr);
-    cr_assert_not_null(rc, "the cache did not open in %s", c.dir);
+    cr_assert_not_null(rc, "the cache did not open in %s", dir);
     kc_rcache_store(rc, &it, &r);
     kc_rcache_close(rc);
     const char *seen[][2] = { { "CUBLAS_WORKSPACE_CONFIG", ":4096:8" }, { "CUDA_FORCE_PTX_JIT", "1" },
@@ -974,7 +974,7 @@ Test(result_cache, the_key_sees_the_cuda_stacks_environment)
     kc_rcache_close(rc);
     unsetenv("CUDA_VISIBLE_DEVICES");
     setenv("KC_CACHE_DIR", "off", 1);
-    kc_rm_rf(c.dir);
+    kc_rm_rf(dir);
 }
 
 /* The digest of this binary's host code: read, not 0, the same when asked again. */

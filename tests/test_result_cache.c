@@ -4,16 +4,14 @@
  * and says "cached" on the line, in the TALLY (cached=), the SUMMARY and the
  * JSON report; a FAIL or MISSED is never reused; another seed, --no-cache,
  * or a corrupt entry runs the items; --jobs and --schedule static reuse too
- * (cached items go to no worker; the merged SUMMARY counts them); and, in
- * this process, a contract's definition or a module image that changes
- * changes the item's key.
+ * (cached items go to no worker; the merged SUMMARY counts them). The key,
+ * in this process: test_result_cache_key.c.
  *
  * Every other test runs with the cache off (KC_CACHE_DIR=off, set below for
  * the whole test binary and by `make test`): their runs repeat items and
  * expect them to run. */
 #include <criterion/criterion.h>
 #include <dirent.h>
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -22,14 +20,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "build_id.h"
-#include "fatbin.h"
-#include "host_code.h"
-#include "registry.h"
-#include "result_cache.h"
 #include "seed.h"
 #include "support/run_output.h"
 #include "support/spawn.h"

@@ -6,16 +6,12 @@
  * binary; the TALLY counts cached items and merges them. The runs of the
  * fixture binary are test_result_cache.c's. */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,9 +20,7 @@
 #include "host_code.h"
 #include "registry.h"
 #include "result_cache.h"
-#include "seed.h"
 #include "support/run_output.h"
-#include "support/spawn.h"
 #include "tally.h"
 
 static kc_item kernel_item(const kc_contract *k)

@@ -139,10 +139,10 @@ static const opt_row OPTIONS[] = {
       "--costs needs a value (a cost table file)",
       "the cost table (default $KC_COSTS when set, else BINARY.costs.tsv beside\n"
       "this binary, one per binary; ./.kcontract-costs.tsv for one installed in a\n"
-      "bin folder): read by\n"
-      "a --jobs run to order the queue and written after it (a serial run writes\n"
-      "it only when given --costs); with --shard K/N the partition is by cost\n"
-      "(longest first onto the least-loaded shard) instead of i % N" },
+      "bin folder): read by a --jobs run to order the queue and written after\n"
+      "it (a serial run writes it only when given --costs); with --shard K/N\n"
+      "the partition is by cost (longest first onto the least-loaded shard)\n"
+      "instead of i % N" },
     { "--timeout", NULL, "S", C_RUN | C_MUTATE, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_timeout,
       "--timeout needs a value (seconds above 0, e.g. 30 or 0.5)",
       "every item's time limit in seconds, in every mode but --schedule static\n"
@@ -379,7 +379,10 @@ void kc_cli_usage(FILE *out, const char *prog)
           "  NO_COLOR      set and not empty: no colour under --color auto, even on a terminal\n"
           "  KC_CACHE_DIR  the results cache's directory (default: <binary>.cache beside the binary);\n"
           "                'off': no cache at all (--no-cache reuses nothing but still refreshes\n"
-          "                it; docs/results-cache.md)\n",
+          "                it; docs/results-cache.md); empty is unset\n"
+          "  KC_COSTS      the cost table when --costs is not given (default: <binary>.costs.tsv\n"
+          "                beside the binary); a serial run still writes only a --costs table;\n"
+          "                empty is unset\n",
           out);
 }
 
@@ -529,10 +532,11 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
     o->shard_n = 1;
     o->resume_records_fd = -1;
     char costs_err[400];
-    if (kc_costs_default_path(getenv(KC_COSTS_ENV), o->costs_default, sizeof o->costs_default, costs_err,
-                              sizeof costs_err))
+    const char *costs_env = getenv(KC_COSTS_ENV);
+    if (kc_costs_default_path(costs_env, o->costs_default, sizeof o->costs_default, costs_err, sizeof costs_err))
         return kc_cli_usage_error("%s%s", costs_err, "");
     o->costs = o->costs_default;
+    o->costs_env = costs_env && costs_env[0];
     o->max_restarts = -1;
     o->argv0 = argc > 0 ? argv[0] : "kcontract";
     o->env_get = kc_env_getenv;     /* what rerun commands carry (rerun_env.h) */

@@ -9,6 +9,7 @@
  * anything runs (kc_cli_check_reports), then made absolute against the
  * directory the run started in (kc_cli_resolve_paths, issue 21). */
 #include "cli_checks.h"
+#include "costs.h"
 #include "safe_file.h"
 
 #include <errno.h>
@@ -151,7 +152,7 @@ static int check_writable(const char *opt, const char *path, int direct_ok)
  * writes one) can be written; all checked before anything runs. */
 int kc_cli_check_reports(const kc_opts *o)
 {
-    const char *opt[4] = { "--json", "--junit", "--timeline", "--costs" };
+    const char *opt[4] = { "--json", "--junit", "--timeline", kc_costs_origin(o) };
     const char *costs = o->costs ? o->costs : o->jobs && !o->schedule_static ? o->costs_default : NULL;
     const char *path[4] = { o->json, o->junit, o->timeline, costs };
     for (int k = 0; k < 4; k++) {

@@ -98,6 +98,7 @@ typedef struct kc_opts {
     int schedule_given;
     const char *costs;         /* --costs FILE (default: costs_default) */
     int costs_given;
+    int costs_env;             /* costs_default is KC_COSTS's (costs.h) */
     char costs_default[4096];  /* the binary's own cost table (kc_costs_default_path, costs.h) */
     double timeout_s;          /* --timeout S: every item's time limit (0: per item, costs.h) */
     int rerun_failed;          /* --rerun-failed: only the items the cost table records as failed (costs.h kc_select) */

@@ -292,7 +292,7 @@ int kc_costs_save_run(const char *path, const kc_records *rs, FILE *out)
         return -1;
     }
     if (kc_costs_load(path, &c, &found, err, sizeof err)) {     /* changed meanwhile: start afresh */
-        kc_say(stderr, "--costs %s; writing a new table\n", err);
+        kc_say(stderr, "cost table %s; writing a new table\n", err);
         memset(&c, 0, sizeof c);
     }
     int n = 0, rc = 0;
@@ -603,13 +603,18 @@ void kc_admit_sessions(kc_admit *a, int slot, int open)
     if (dev) give_back(&a->gpu_sessions_held[slot], &a->gpu_used[slot], g);
 }
 
+const char *kc_costs_origin(const kc_opts *o)
+{
+    return o->costs_given ? "--costs" : o->costs_env ? KC_COSTS_ENV : "cost table";
+}
+
 int kc_costs_default_path(const char *env, char *buf, size_t cap, char *err, size_t errcap)
 {
     char exe[4096], dir[4096];
-    if (env) {
-        if (!env[0] || strlen(env) >= cap) {
-            snprintf(err, errcap, "%s='%.200s': expected the path of a cost table file (unset it for the "
-                     "table beside the binary)", KC_COSTS_ENV, env);
+    if (env && env[0]) {
+        if (strlen(env) >= cap) {
+            snprintf(err, errcap, "%s='%.200s...': expected the path of a cost table file, at most %zu bytes",
+                     KC_COSTS_ENV, env, cap - 1);
             return -1;
         }
         snprintf(buf, cap, "%s", env);

@@ -27,15 +27,22 @@
 #define KC_COSTS_FALLBACK ".kcontract-costs.tsv"   /* the --costs default where the binary's folder is read-only */
 #define KC_COSTS_ENV "KC_COSTS"                      /* names the --costs default instead (below) */
 /* The --costs default of this binary into buf: the file KC_COSTS names when
- * env (its value, NULL when unset) is set, as KC_CACHE_DIR names the results
- * cache (make test gives each test a table of its own: tests/support/spawn.c);
+ * env (its value, NULL when unset) is set and not empty, as KC_CACHE_DIR
+ * names the results cache (empty is unset for both, as in the XDG base
+ * directory convention; make test gives each test a table of its own:
+ * tests/support/spawn.c);
  * else "<binary>.costs.tsv" beside it (under the build tree for a built one,
  * so two binaries, such as kcontract and a team's suite, never share one
  * table of item names), or KC_COSTS_FALLBACK in the current directory when
  * the binary is installed (its folder is called bin), its folder cannot be
- * written, or its path cannot be resolved. Returns 0, or -1 when env is set
- * but empty or too long (err says so: the value and what was expected). */
+ * written, or its path cannot be resolved. Returns 0, or -1 when env is
+ * longer than buf holds (err says so: the value and what was expected). */
 int kc_costs_default_path(const char *env, char *buf, size_t cap, char *err, size_t errcap);
+/* Where o's cost table was named, the word an error about it starts with
+ * before its path: "--costs", "KC_COSTS" (the environment) or "cost table"
+ * (the binary's default), so that no error names an option the user never
+ * typed. */
+const char *kc_costs_origin(const kc_opts *o);
 #define KC_COSTS_HEADER "# kcontract costs v1"
 #define KC_TIMEOUT_FLOOR_S 60.0        /* an item's time limit is at least this ... */
 #define KC_TIMEOUT_MULTIPLE 5.0        /* ... and this many times its recorded seconds */

@@ -99,7 +99,7 @@ int kc_q_setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
      * TALLY merges like any shard's (kcontract merge). */
     if ((ns = kc_select(o, items, n, sel, &nf, err, sizeof err)) < 0 ||
         kc_select_costs_digest(o, items, n, &qq->t.costs, err, sizeof err)) {
-        kc_say(stderr, "--costs %s\n", err);
+        kc_say(stderr, "%s %s\n", kc_costs_origin(o), err);
         free(sel);
         return 2;
     }
@@ -109,7 +109,7 @@ int kc_q_setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     int read_costs = !qq->serial || o->costs_given || o->rerun_failed;
     if (!read_costs) memset(&qq->costs, 0, sizeof qq->costs);
     else if (kc_costs_load(o->costs, &qq->costs, &found, err, sizeof err)) {
-        kc_say(stderr, "--costs %s (fix or remove the file; docs/parallel-runs.md gives the format)\n", err);
+        kc_say(stderr, "%s %s (fix or remove the file; docs/parallel-runs.md gives the format)\n", kc_costs_origin(o), err);
         free(sel);
         return 2;
     }

@@ -120,7 +120,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     if (!sel) return 4;
     kc_proc_adopt_orphans();    /* what an item leaves running becomes ours, to end (item_run.h) */
     if ((ns = kc_select(o, items, n, sel, &nf, serr, sizeof serr)) < 0) {   /* filter, then shard (costs.h) */
-        kc_report_note(stderr, "--costs %s\n", serr);
+        kc_report_note(stderr, "%s %s\n", kc_costs_origin(o), serr);
         free(sel);
         return 2;
     }
@@ -128,7 +128,8 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         kc_costs c;
         int found;
         if (kc_costs_load(o->costs, &c, &found, serr, sizeof serr)) {
-            kc_report_note(stderr, "--costs %s (fix or remove the file; docs/parallel-runs.md gives the format)\n", serr);
+            kc_report_note(stderr, "%s %s (fix or remove the file; docs/parallel-runs.md gives the format)\n",
+                           kc_costs_origin(o), serr);
             free(sel);
             return 2;
         }
@@ -172,7 +173,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         t.filter = kc_filter_hash(o->patterns, o->npatterns);
         t.build = kc_build_id();
         if (kc_select_costs_digest(o, items, n, &t.costs, serr, sizeof serr)) {
-            kc_report_note(stderr, "--costs %s\n", serr);
+            kc_report_note(stderr, "%s %s\n", kc_costs_origin(o), serr);
             kc_gpu_close(&gpu);
             free(sel);
             return 2;
@@ -350,7 +351,7 @@ int kc_list(const kc_opts *o, const kc_item *items, int n)
     char serr[1024];
     if (!sel) return 4;
     if ((ns = kc_select(o, items, n, sel, &nf, serr, sizeof serr)) < 0) {
-        kc_say(stderr, "--costs %s\n", serr);
+        kc_say(stderr, "%s %s\n", kc_costs_origin(o), serr);
         free(sel);
         return 2;
     }

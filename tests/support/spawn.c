@@ -131,7 +131,8 @@ void kc_test_costs_path(char *buf, size_t cap, long test_pid)
 
 void kc_test_costs_env(void)
 {
-    if (getenv("KC_COSTS")) return;
+    const char *set = getenv("KC_COSTS");
+    if (set && set[0]) return;
     char path[4096];
     kc_test_costs_path(path, sizeof path, (long)getppid());    /* the child's parent: the test's process */
     setenv("KC_COSTS", path, 1);

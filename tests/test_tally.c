@@ -423,7 +423,7 @@ Test(tally, summary_wording) {
     cr_assert_eq((size_t)n, strlen(buf));
     cr_assert_str_eq(buf, "SUMMARY 42 kernels: 41 pass gates 1-4, 0 fail, 1 known finding; "
                           "30 controls: 30 red as planted, 0 missed; 42 limit checks: 40 pass, 2 with problems (4 problems); "
-                          "3 suites: 3 pass, 0 fail");
+                          "0 sanitizer checks: 0 clean, 0 with errors; 3 suites: 3 pass, 0 fail");
     t.n[KC_KIND_KERNEL][KC_KNOWN] = 2;
     t.n[KC_KIND_KERNEL][KC_SKIP] = 3;
     t.n[KC_KIND_CONTROL][KC_SKIP] = 2;
@@ -437,7 +437,7 @@ Test(tally, summary_wording) {
     kc_summary_format(&t, buf, sizeof buf);
     cr_assert_str_eq(buf, "SUMMARY 48 kernels: 41 pass gates 1-4, 0 fail, 2 known findings; "
                           "32 controls: 30 red as planted, 0 missed; 45 limit checks: 40 pass, 2 with problems (4 problems); "
-                          "6 suites: 3 pass, 1 fail; 2 left processes or GPU state behind; 5 skipped; "
+                          "0 sanitizer checks: 0 clean, 0 with errors; 6 suites: 3 pass, 1 fail; 2 left processes or GPU state behind; 5 skipped; "
                           "1 crashed; 1 timed out; 3 not run; 1 stale known finding");
     kc_tally_init(&t);
     t.n[KC_KIND_KERNEL][KC_PASS] = 1;
@@ -450,7 +450,7 @@ Test(tally, summary_wording) {
     kc_summary_format(&t, buf, sizeof buf);
     cr_assert_str_eq(buf, "SUMMARY 1 kernel: 1 pass gates 1-4, 0 fail, 0 known findings; "
                           "1 control: 0 red as planted, 1 missed; 1 limit check: 0 pass, 1 with problems (1 problem); "
-                          "3 suites: 1 pass, 2 fail; 2 stale known findings");
+                          "0 sanitizer checks: 0 clean, 0 with errors; 3 suites: 1 pass, 2 fail; 2 stale known findings");
     cr_assert_eq(kc_summary_format(&t, buf, 20), -1);
     kc_tally_init(&t);
     t.n[KC_KIND_LIMIT][KC_PASS] = 3;

@@ -441,11 +441,10 @@ int kc_summary_format(const kc_tally *t, char *buf, size_t cap) {
         t->n[KC_KIND_LIMIT][KC_PASS], t->n[KC_KIND_LIMIT][KC_LIMIT]);
     if (t->limit_problems)
         kc_sb_printf(&o, " (%ld %s)", t->limit_problems, pl(t->limit_problems, "problem", "problems"));
-    long sans = kind_total(t, KC_KIND_SANITIZE);
-    if (sans)
-        kc_sb_printf(&o, "; %ld %s: %ld clean, %ld %s", sans, pl(sans, "sanitizer check", "sanitizer checks"),
-            t->n[KC_KIND_SANITIZE][KC_PASS], t->n[KC_KIND_SANITIZE][KC_FAIL],
-            pl(t->n[KC_KIND_SANITIZE][KC_FAIL], "with an error", "with errors"));
+    long sans = kind_total(t, KC_KIND_SANITIZE);   /* printed at 0 too, as every other kind */
+    kc_sb_printf(&o, "; %ld %s: %ld clean, %ld %s", sans, pl(sans, "sanitizer check", "sanitizer checks"),
+        t->n[KC_KIND_SANITIZE][KC_PASS], t->n[KC_KIND_SANITIZE][KC_FAIL],
+        pl(t->n[KC_KIND_SANITIZE][KC_FAIL], "with an error", "with errors"));
     if (t->n[KC_KIND_SANITIZE][KC_KNOWN])
         kc_sb_printf(&o, ", %ld %s", t->n[KC_KIND_SANITIZE][KC_KNOWN],
                      pl(t->n[KC_KIND_SANITIZE][KC_KNOWN], "known finding", "known findings"));

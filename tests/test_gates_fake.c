@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "support/item_lines.h"
 #include "support/run_output.h"
 #include "support/spawn.h"
 #include "tally.h"
@@ -39,51 +40,6 @@ static int line_of(const char *out, const char *prefix, char *buf, size_t cap)
         return 0;
     }
     return -1;
-}
-
-/* The run's TALLY: the last line starting with "TALLY " (a --jobs run's
- * children print theirs with a "[K/N] " prefix; the parent's comes last). */
-
-/* Expects exactly one state line for `name`, in state `state`, containing
- * each of the NULL-ended texts. */
-static void expect_item(const char *out, const char *state, const char *name, const char *const *texts)
-{
-    char key[256], line[8192];
-    int n = 0;
-    for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-        const char *q = p;
-        if (*q == '[' && strchr(q, ']') && strchr(q, ']')[1] == ' ') q = strchr(q, ']') + 2;
-        const char *sp = strchr(q, ' ');
-        if (!sp || sp == q || sp - q > 7) continue;
-        const char *r = sp;
-        while (*r == ' ') r++;
-        size_t nl = strlen(name);
-        if (strncmp(r, name, nl) != 0 || strncmp(r + nl, "  ", 2) != 0) continue;
-        n++;
-        const char *e = strchr(q, '\n');
-        snprintf(line, sizeof line, "%.*s", (int)(e ? e - q : (long)strlen(q)), q);
-    }
-    cr_expect_eq(n, 1, "%s is on %d state lines:\n%s", name, n, out);
-    if (n != 1) return;
-    snprintf(key, sizeof key, "%-6s %s  ", state, name);
-    cr_expect(strncmp(line, key, strlen(key)) == 0, "expected '%s...', got:\n%s", key, line);
-    for (int i = 0; texts && texts[i]; i++) cr_expect(strstr(line, texts[i]), "'%s' not in:\n%s", texts[i], line);
-}
-#define T(...) ((const char *const[]){ __VA_ARGS__, NULL })
-
-/* The item's rerun command: the fixture binary with the run's seed, after
- * the fake driver's KC_LIBCUDA, which the run needed (rerun_env.h). */
-static void expect_rerun(const char *out, const char *name, const char *seed)
-{
-    char want[1024], lib[600];
-    const char *fake = getenv("KC_FAKE_CUDA");
-    snprintf(lib, sizeof lib, "KC_LIBCUDA=%s ", fake && *fake ? fake : "build/libfake_cuda.so");
-    snprintf(want, sizeof want, "%s run %s --seed %s --device 0\n", kc_test_fixture_bin(), name, seed);
-    const char *at = strstr(out, want), *bol = at;
-    while (bol && bol > out && bol[-1] != '\n') bol--;
-    char line[4096] = "";
-    if (at) snprintf(line, sizeof line, "%.*s", (int)(at - bol) + (int)strlen(want), bol);
-    cr_expect(at && strstr(line, "  rerun: ") && strstr(line, lib), "no '  rerun: ...%s...%s' in:\n%s", lib, want, out);
 }
 
 /* Every fake item and its state with the fake driver. */
@@ -114,7 +70,7 @@ static const struct { const char *name, *state; } ALL[] = {
 
 static void expect_all_once(const char *out)
 {
-    for (int i = 0; i < NALL; i++) expect_item(out, ALL[i].state, ALL[i].name, NULL);
+    for (int i = 0; i < NALL; i++) kc_expect_item(out, ALL[i].state, ALL[i].name, NULL);
 }
 
 static void expect_all_counts(const kc_tally *t)
@@ -139,9 +95,9 @@ Test(gates_fake, clean_kernels_pass_gates_1_to_4_with_case_counts)
     kc_proc p = fake_run((char *[]){ "run", "fake.axpy.f32", "fake.copy.f16", "fake.spill.f32", NULL });
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "device 0: kcontract fake GPU (compute capability 9.0, 4 SMs, driver 13.0)"), "%s", p.out);
-    expect_item(p.out, "PASS", "fake.axpy.f32", T("gates 1-4 on 7 cases (4 shapes x up to 2 distributions)"));
-    expect_item(p.out, "PASS", "fake.copy.f16", T("gates 1-4 on 5 cases (3 shapes x up to 2 distributions)"));
-    expect_item(p.out, "PASS", "fake.spill.f32", T("gates 1-4 on 5 cases (3 shapes x up to 2 distributions)"));
+    kc_expect_item(p.out, "PASS", "fake.axpy.f32", KC_TEXTS("gates 1-4 on 7 cases (4 shapes x up to 2 distributions)"));
+    kc_expect_item(p.out, "PASS", "fake.copy.f16", KC_TEXTS("gates 1-4 on 5 cases (3 shapes x up to 2 distributions)"));
+    kc_expect_item(p.out, "PASS", "fake.spill.f32", KC_TEXTS("gates 1-4 on 5 cases (3 shapes x up to 2 distributions)"));
     cr_expect(!strstr(p.out, "rerun:"), "%s", p.out);
     kc_tally t;
     kc_out_tally(p.out, &t);
@@ -153,28 +109,28 @@ Test(gates_fake, controls_turn_red_naming_the_gate_and_blind_is_missed)
 {
     kc_proc p = fake_run((char *[]){ "run", "fake.*:control.*", NULL });
     cr_expect_eq(p.status, 1, "MISSED must fail the run: exit %d\n%s%s", p.status, p.out, p.err);
-    expect_item(p.out, "RED", "fake.axpy.f32:control.fault",
-                T("caught by gate 1 (launch and fit; planted for gate 1): shape model.hidden.4096 (n=4096), dist uniform: launch grid 16x1x1 block 256x1x1",
-                  "CUDA_ERROR_ILLEGAL_ADDRESS (the CUDA context is now unusable)"));
-    expect_item(p.out, "RED", "fake.axpy.f32:control.write_input",
-                T("caught by gate 2 (bounds and writes; planted for gate 2): shape model.hidden.4096 (n=4096), dist uniform: input x modified: 1 of 4096 elements changed, first x[0] was "));
-    expect_item(p.out, "RED", "fake.axpy.f32:control.wrong_value",
-                T("caught by gate 3 (accuracy; planted for gate 3): shape model.hidden.4096 (n=4096), dist uniform: y[2048] = ",
-                  "(rtol 1.3e-06, atol 1e-05); 1 of 4096 elements out of tolerance"));
-    expect_item(p.out, "RED", "fake.axpy.f32:control.nondeterministic",
-                T("caught by gate 4 (determinism; planted for gate 4): shape model.hidden.4096 (n=4096), dist uniform: relaunch on other buffers differs: 1 of 4096 elements of y, first y[0] "));
-    expect_item(p.out, "RED", "fake.copy.f16:control.oob_write",
-                T("caught by gate 2 (bounds and writes; planted for gate 2): shape model.heads.1024 (n=1024), dist uniform: out: written past its end (byte 0 after the last of 1024 elements, element index 1024)"));
-    expect_item(p.out, "RED", "fake.copy.f16:control.tail_skip",
-                T("caught by gate 2 (bounds and writes; planted for gate 2): shape model.heads.1024 (n=1024), dist uniform: output out: 1 of 1024 elements never written (poison 0xFF after the launch, 0x7F after a relaunch), first out[1023]"));
+    kc_expect_item(p.out, "RED", "fake.axpy.f32:control.fault",
+                   KC_TEXTS("caught by gate 1 (launch and fit; planted for gate 1): shape model.hidden.4096 (n=4096), dist uniform: launch grid 16x1x1 block 256x1x1",
+                            "CUDA_ERROR_ILLEGAL_ADDRESS (the CUDA context is now unusable)"));
+    kc_expect_item(p.out, "RED", "fake.axpy.f32:control.write_input",
+                   KC_TEXTS("caught by gate 2 (bounds and writes; planted for gate 2): shape model.hidden.4096 (n=4096), dist uniform: input x modified: 1 of 4096 elements changed, first x[0] was "));
+    kc_expect_item(p.out, "RED", "fake.axpy.f32:control.wrong_value",
+                   KC_TEXTS("caught by gate 3 (accuracy; planted for gate 3): shape model.hidden.4096 (n=4096), dist uniform: y[2048] = ",
+                            "(rtol 1.3e-06, atol 1e-05); 1 of 4096 elements out of tolerance"));
+    kc_expect_item(p.out, "RED", "fake.axpy.f32:control.nondeterministic",
+                   KC_TEXTS("caught by gate 4 (determinism; planted for gate 4): shape model.hidden.4096 (n=4096), dist uniform: relaunch on other buffers differs: 1 of 4096 elements of y, first y[0] "));
+    kc_expect_item(p.out, "RED", "fake.copy.f16:control.oob_write",
+                   KC_TEXTS("caught by gate 2 (bounds and writes; planted for gate 2): shape model.heads.1024 (n=1024), dist uniform: out: written past its end (byte 0 after the last of 1024 elements, element index 1024)"));
+    kc_expect_item(p.out, "RED", "fake.copy.f16:control.tail_skip",
+                   KC_TEXTS("caught by gate 2 (bounds and writes; planted for gate 2): shape model.heads.1024 (n=1024), dist uniform: output out: 1 of 1024 elements never written (poison 0xFF after the launch, 0x7F after a relaunch), first out[1023]"));
     /* A read one past the input's end, multiplied by zero: the guard band's
      * NaN read canary reaches the output (a finite canary would vanish). */
-    expect_item(p.out, "RED", "fake.copy.f16:control.masked_tail_read",
-                T("caught by gate 3 (accuracy; planted for gate 3): shape model.heads.1024 (n=1024), dist uniform: out[1023] = nan, reference ",
-                  "1 of 1024 elements out of tolerance"));
-    expect_item(p.out, "MISSED", "fake.axpy.f32:control.blind",
-                T("passed gates 1-4 on all 7 cases: the suite is blind to this bug (a redundant store of the right value, which no gate can see; planted for gate 2)"));
-    expect_rerun(p.out, "fake.axpy.f32:control.blind", "1");
+    kc_expect_item(p.out, "RED", "fake.copy.f16:control.masked_tail_read",
+                   KC_TEXTS("caught by gate 3 (accuracy; planted for gate 3): shape model.heads.1024 (n=1024), dist uniform: out[1023] = nan, reference ",
+                            "1 of 1024 elements out of tolerance"));
+    kc_expect_item(p.out, "MISSED", "fake.axpy.f32:control.blind",
+                   KC_TEXTS("passed gates 1-4 on all 7 cases: the suite is blind to this bug (a redundant store of the right value, which no gate can see; planted for gate 2)"));
+    kc_expect_rerun(p.out, "fake.axpy.f32:control.blind", "1");
     char line[4096];
     cr_assert_eq(line_of(p.out, "RED    fake.axpy.f32:control.fault  ", line, sizeof line), 0, "%s", p.out);
     cr_expect(!strstr(line, "rerun:"), "a RED control is no failure: no rerun command\n%s", line);
@@ -182,8 +138,8 @@ Test(gates_fake, controls_turn_red_naming_the_gate_and_blind_is_missed)
     kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_CONTROL][KC_RED], 7);
     cr_expect_eq(t.n[KC_KIND_CONTROL][KC_MISSED], 2);
-    expect_item(p.out, "MISSED", "fake.copy.f16:control.broken_build",
-                (const char *const[]){ "function fake_copy_f16 not found in module fake_copy",
+    kc_expect_item(p.out, "MISSED", "fake.copy.f16:control.broken_build",
+                   (const char *const[]){ "function fake_copy_f16 not found in module fake_copy",
                                        "the control's build is broken, so it was not checked", NULL });
     kc_proc_free(&p);
     /* The same controls without the blind one: all RED, and that is a green run. */
@@ -211,7 +167,7 @@ Test(gates_fake, fail_line_names_case_element_values_error_allowance_and_rerun)
     cr_expect(fabs(ref - 2 * out) <= 1e-6 * fabs(ref), "the kernel copied instead of doubling: %g vs %g", out, ref);
     cr_expect(fabs(err - fabs(out - ref)) <= 1e-2 * err, "error %g is |%g - %g|", err, out, ref);
     cr_expect(err > allowed && fabs(allowed - (1e-5 + 1.3e-6 * fabs(ref))) <= 1e-2 * allowed, "allowed %g", allowed);
-    expect_rerun(p.out, "fake.wrong.f32", "7");
+    kc_expect_rerun(p.out, "fake.wrong.f32", "7");
     int also = 0;
     for (const char *q = p.out; (q = strstr(q, "\n    also: gate 3 (accuracy): shape edge.")); q++) also++;
     cr_expect_eq(also, 3, "the other failing cases follow as also: lines\n%s", p.out);
@@ -222,13 +178,13 @@ Test(gates_fake, limit_problems_carry_figure_and_budget)
 {
     kc_proc p = fake_run((char *[]){ "run", "fake.*:limits", NULL });
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    expect_item(p.out, "LIMIT", "fake.spill.f32:limits",
-                T("3 problems: registers 128 per thread > budget 64; local memory 64 bytes per thread > budget 0 (spills or stack arrays); occupancy 2 resident blocks per SM (block 256 threads, 0 bytes dynamic shared memory) < budget 4"));
-    expect_rerun(p.out, "fake.spill.f32:limits", "1");
-    expect_item(p.out, "PASS", "fake.axpy.f32:limits",
-                T("16 registers, 0+0 B shared, 0 B local, 8 blocks/SM at shape large.1e6; 4 shapes within the device's launch limits"));
-    expect_item(p.out, "PASS", "fake.known.f32:limits",
-                T("24 registers, 2048+0 B shared, 0 B local, 8 blocks/SM at shape large.2e5; 4 shapes within the device's launch limits"));
+    kc_expect_item(p.out, "LIMIT", "fake.spill.f32:limits",
+                   KC_TEXTS("3 problems: registers 128 per thread > budget 64; local memory 64 bytes per thread > budget 0 (spills or stack arrays); occupancy 2 resident blocks per SM (block 256 threads, 0 bytes dynamic shared memory) < budget 4"));
+    kc_expect_rerun(p.out, "fake.spill.f32:limits", "1");
+    kc_expect_item(p.out, "PASS", "fake.axpy.f32:limits",
+                   KC_TEXTS("16 registers, 0+0 B shared, 0 B local, 8 blocks/SM at shape large.1e6; 4 shapes within the device's launch limits"));
+    kc_expect_item(p.out, "PASS", "fake.known.f32:limits",
+                   KC_TEXTS("24 registers, 2048+0 B shared, 0 B local, 8 blocks/SM at shape large.2e5; 4 shapes within the device's launch limits"));
     kc_tally t;
     kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_LIMIT][KC_LIMIT], 1);
@@ -244,17 +200,17 @@ Test(gates_fake, limits_measure_the_device_references_local_memory)
 {
     kc_proc p = kc_run_fake((char *[]){ "run", "fake.axpy.f32:limits", NULL }, (char *[]){ "KC_FAKE_REF_LOCAL=16384", NULL }, 30);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    expect_item(p.out, "LIMIT", "fake.axpy.f32:limits",
-                T("1 problem: device reference fake_axpy_ref: 16384 bytes of local memory a thread make the driver "
-                  "reserve 128 MiB (2048 threads x 4 SMs), more than the 64 MiB an item may leave allocated: every "
-                  "item of fake.axpy.f32 would replace its worker (a kc_dref taken by reference from a kernel "
-                  "parameter that is not const __grid_constant__ copies it to the stack)"));
+    kc_expect_item(p.out, "LIMIT", "fake.axpy.f32:limits",
+                   KC_TEXTS("1 problem: device reference fake_axpy_ref: 16384 bytes of local memory a thread make the driver "
+                            "reserve 128 MiB (2048 threads x 4 SMs), more than the 64 MiB an item may leave allocated: every "
+                            "item of fake.axpy.f32 would replace its worker (a kc_dref taken by reference from a kernel "
+                            "parameter that is not const __grid_constant__ copies it to the stack)"));
     kc_proc_free(&p);
     p = kc_run_fake((char *[]){ "run", "fake.axpy.f32:limits", NULL }, (char *[]){ "KC_FAKE_REF_LOCAL=512", NULL }, 30);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    expect_item(p.out, "PASS", "fake.axpy.f32:limits",
-                T("16 registers, 0+0 B shared, 0 B local, 8 blocks/SM at shape large.1e6; device reference "
-                  "fake_axpy_ref: 512 B local (4 MiB reserved in the context); 4 shapes within the device's launch limits"));
+    kc_expect_item(p.out, "PASS", "fake.axpy.f32:limits",
+                   KC_TEXTS("16 registers, 0+0 B shared, 0 B local, 8 blocks/SM at shape large.1e6; device reference "
+                            "fake_axpy_ref: 512 B local (4 MiB reserved in the context); 4 shapes within the device's launch limits"));
     kc_proc_free(&p);
 }
 
@@ -262,7 +218,7 @@ Test(gates_fake, known_findings_are_known_and_stale_ones_fail)
 {
     kc_proc p = fake_run((char *[]){ "run", "fake.known.f32", NULL });
     cr_expect_eq(p.status, 0, "KNOWN alone is no failure: exit %d\n%s%s", p.status, p.out, p.err);
-    expect_item(p.out, "KNOWN", "fake.known.f32", T("4 of 7 cases fail as registered known findings"));
+    kc_expect_item(p.out, "KNOWN", "fake.known.f32", KC_TEXTS("4 of 7 cases fail as registered known findings"));
     int known = 0;
     for (const char *q = p.out; (q = strstr(q, "\n    known: gate 3 (accuracy): shape edge.")); q++) known++;
     cr_expect_eq(known, 4, "%s", p.out);
@@ -272,10 +228,10 @@ Test(gates_fake, known_findings_are_known_and_stale_ones_fail)
 
     p = fake_run((char *[]){ "run", "fake.stale.f32", NULL });
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    expect_item(p.out, "FAIL", "fake.stale.f32", T("1 stale known finding (listed below); gates 1-4 pass on 5 cases"));
+    kc_expect_item(p.out, "FAIL", "fake.stale.f32", KC_TEXTS("1 stale known finding (listed below); gates 1-4 pass on 5 cases"));
     cr_expect(strstr(p.out, "\n    stale known finding: gate 3 on shapes edge.* (the n % 4 tail is not scaled (fixture)) no longer fails: remove it from the contract\n"),
               "%s", p.out);
-    expect_rerun(p.out, "fake.stale.f32", "1");
+    kc_expect_rerun(p.out, "fake.stale.f32", "1");
     kc_tally t;
     kc_out_tally(p.out, &t);
     cr_expect_eq(t.stale, 1);
@@ -288,7 +244,7 @@ Test(gates_fake, known_findings_are_keyed_by_distribution)
     kc_proc p = fake_run((char *[]){ "run", "fakeknown.normal.f32", NULL });
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     /* normal alone registered: the uniform cases of the edge shapes are failures, the normal ones known */
-    expect_item(p.out, "FAIL", "fakeknown.normal.f32", T("gate 3 (accuracy): shape edge."));
+    kc_expect_item(p.out, "FAIL", "fakeknown.normal.f32", KC_TEXTS("gate 3 (accuracy): shape edge."));
     cr_expect(strstr(p.out, "fakeknown.normal.f32  gate 3 (accuracy): shape edge.35 (n=35), dist uniform:"), "%s", p.out);
     int known = 0, also = 0;
     for (const char *q = p.out; (q = strstr(q, "\n    known: gate 3 (accuracy): shape edge.")); q++) {
@@ -304,7 +260,7 @@ Test(gates_fake, known_findings_are_keyed_by_distribution)
     /* both registered (the glob *[lm] matches normal and uniform) */
     p = fake_run((char *[]){ "run", "fakeknown.both.f32", NULL });
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    expect_item(p.out, "KNOWN", "fakeknown.both.f32", T("4 of 7 cases fail as registered known findings"));
+    kc_expect_item(p.out, "KNOWN", "fakeknown.both.f32", KC_TEXTS("4 of 7 cases fail as registered known findings"));
     kc_proc_free(&p);
 }
 
@@ -327,7 +283,7 @@ Test(gates_fake, known_findings_hold_a_fault_run_alone_in_a_fresh_process, .time
                                     : (char *[]){ "run", "fakefault.known.f32", NULL });
         cr_expect_eq(p.status, 0, "a registered fault is no failure: exit %d\n%s%s", p.status, p.out, p.err);
         /* 7 cases: model.4096 x 2, edge.35 x 2, edge.7 x 2 (both fault), large */
-        expect_item(p.out, "KNOWN", "fakefault.known.f32", T("2 of 7 cases fail as registered known findings"));
+        kc_expect_item(p.out, "KNOWN", "fakefault.known.f32", KC_TEXTS("2 of 7 cases fail as registered known findings"));
         int n = 0;
         for (const char *q = p.out; (q = strstr(q, "    known: gate 1 (launch and fit): shape edge.7 (n=7), dist ")); q++) {
             const char *eol = strchr(q, '\n');
@@ -342,8 +298,8 @@ Test(gates_fake, known_findings_hold_a_fault_run_alone_in_a_fresh_process, .time
     /* uniform registered: edge.7's normal case faults unregistered, in the process of the cases after the first */
     kc_proc p = fake_run((char *[]){ "run", "fakefault.uniform.f32", NULL });
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    expect_item(p.out, "FAIL", "fakefault.uniform.f32",
-                T("gate 1 (launch and fit): shape edge.7 (n=7), dist normal:", "2 of 6 cases failed; 1 more case not run"));
+    kc_expect_item(p.out, "FAIL", "fakefault.uniform.f32",
+                   KC_TEXTS("gate 1 (launch and fit): shape edge.7 (n=7), dist normal:", "2 of 6 cases failed; 1 more case not run"));
     cr_expect(strstr(p.out, "dist uniform: launch") && strstr(p.out, again), "%s", p.out);
     kc_proc_free(&p);
     /* the internal option is refused without its one kernel item */
@@ -363,29 +319,29 @@ Test(gates_fake, block_sizes_are_launch_variants_of_every_case, .timeout = 30)
     kc_proc p = fake_run((char *[]){ "run", "fakeblock.axpy.f32", "--no-cache", NULL });
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     /* 3 shapes x 2 distributions, each under 3 block sizes */
-    expect_item(p.out, "PASS", "fakeblock.axpy.f32", T("gates 1-4 on 18 cases (3 shapes x up to 2 distributions) under "
+    kc_expect_item(p.out, "PASS", "fakeblock.axpy.f32", KC_TEXTS("gates 1-4 on 18 cases (3 shapes x up to 2 distributions) under "
                                                       "block sizes 128, 256, 512"));
     kc_proc_free(&p);
     p = fake_run((char *[]){ "run", "fakeblock.short.f32", "--no-cache", NULL });
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    expect_item(p.out, "FAIL", "fakeblock.short.f32",
-                T("gate 3 (accuracy): shape model.hidden.4096 (n=4096), dist uniform, block 256: y[", "2 of 12 cases failed",
-                  " run fakeblock.short.f32 --seed 1 --device 0 --block-size 256"));
+    kc_expect_item(p.out, "FAIL", "fakeblock.short.f32",
+                   KC_TEXTS("gate 3 (accuracy): shape model.hidden.4096 (n=4096), dist uniform, block 256: y[", "2 of 12 cases failed",
+                            " run fakeblock.short.f32 --seed 1 --device 0 --block-size 256"));
     cr_expect(!strstr(p.out, ", block 128: "), "block 128 passes:\n%s", p.out);
     kc_proc_free(&p);
     p = fake_run((char *[]){ "run", "fakeblock.short.f32", "--no-cache", "--block-size", "128", NULL });
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    expect_item(p.out, "PASS", "fakeblock.short.f32", T("gates 1-4 on 6 cases", "under block size 128  ("));
+    kc_expect_item(p.out, "PASS", "fakeblock.short.f32", KC_TEXTS("gates 1-4 on 6 cases", "under block size 128  ("));
     kc_proc_free(&p);
     p = fake_run((char *[]){ "run", "fakeblock.short.f32", "--no-cache", "--block-size", "100", NULL });
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    expect_item(p.out, "FAIL", "fakeblock.short.f32",
-                T("--block-size 100 is not one of contract fakeblock.short.f32's block sizes (128, 256)"));
+    kc_expect_item(p.out, "FAIL", "fakeblock.short.f32",
+                   KC_TEXTS("--block-size 100 is not one of contract fakeblock.short.f32's block sizes (128, 256)"));
     kc_proc_free(&p);
     p = fake_run((char *[]){ "run", "fakeblock.ignored.f32", "--no-cache", NULL });
-    expect_item(p.out, "FAIL", "fakeblock.ignored.f32",
-                T("dist uniform, block 64: the launch function made a block of 256x1x1 = 256 threads for the block-size "
-                  "variant 64 (kc_launch.block_size)"));
+    kc_expect_item(p.out, "FAIL", "fakeblock.ignored.f32",
+                   KC_TEXTS("dist uniform, block 64: the launch function made a block of 256x1x1 = 256 threads for the block-size "
+                            "variant 64 (kc_launch.block_size)"));
     kc_proc_free(&p);
 }
 
@@ -396,9 +352,9 @@ Test(gates_fake, a_harness_control_needs_no_build_of_its_own, .timeout = 30)
 {
     kc_proc p = fake_run((char *[]){ "run", "fakehctl.copy.f16:control.block_short", "--no-cache", NULL });
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    expect_item(p.out, "RED", "fakehctl.copy.f16:control.block_short",
-                T("caught by gate 2 (bounds and writes; planted for gate 2): shape model.heads.1024 (n=1024), dist "
-                  "uniform: output out: 256 of 1024 elements never written", "first out[768]"));
+    kc_expect_item(p.out, "RED", "fakehctl.copy.f16:control.block_short",
+                   KC_TEXTS("caught by gate 2 (bounds and writes; planted for gate 2): shape model.heads.1024 (n=1024), dist "
+                            "uniform: output out: 256 of 1024 elements never written", "first out[768]"));
     kc_proc_free(&p);
 }
 
@@ -552,9 +508,9 @@ Test(gates_fake, time_split_reaches_the_json_report_serial_and_queue, .timeout =
 Test(gates_fake, outputs_equal_to_the_poison_are_not_unwritten)
 {
     kc_proc p = fake_run((char *[]){ "run", "fakesent.*", NULL });
-    expect_item(p.out, "PASS", "fakesent.i32", NULL);
-    expect_item(p.out, "RED", "fakesent.i32:control.tail_skip",
-                (const char *const[]){ "caught by gate 2 (bounds and writes; planted for gate 2)",
+    kc_expect_item(p.out, "PASS", "fakesent.i32", NULL);
+    kc_expect_item(p.out, "RED", "fakesent.i32:control.tail_skip",
+                   (const char *const[]){ "caught by gate 2 (bounds and writes; planted for gate 2)",
                                        "1 of", "elements never written (poison 0xFF after the launch, 0x7F after a relaunch)",
                                        NULL });
     cr_expect_eq(p.status, 0, "%s", p.out);
@@ -608,21 +564,21 @@ Test(gates_fake, every_reference_mode_gives_the_same_states, .timeout = 60)
 Test(gates_fake, reference_both_fails_a_disagreeing_device_reference, .timeout = 30)
 {
     kc_proc p = fake_run((char *[]){ "run", "fakeref.*", "--reference", "both", NULL });
-    expect_item(p.out, "FAIL", "fakeref.off.f16",
-                T("internal error: shape model.heads.1024 (n=1024), dist uniform: the device reference fake_copy_ref_off disagrees with the host reference: out[512] device ",
-                  "difference 1.11e-16 > bound 0 (bitwise); 1 of 1024 elements differ",
-                  "--reference both"));
-    expect_item(p.out, "FAIL", "fakeref.fault.f32",
-                T("the device reference fake_ref_fault (module fake_ref) failed: CUDA_ERROR_ILLEGAL_ADDRESS"));
+    kc_expect_item(p.out, "FAIL", "fakeref.off.f16",
+                   KC_TEXTS("internal error: shape model.heads.1024 (n=1024), dist uniform: the device reference fake_copy_ref_off disagrees with the host reference: out[512] device ",
+                            "difference 1.11e-16 > bound 0 (bitwise); 1 of 1024 elements differ",
+                            "--reference both"));
+    kc_expect_item(p.out, "FAIL", "fakeref.fault.f32",
+                   KC_TEXTS("the device reference fake_ref_fault (module fake_ref) failed: CUDA_ERROR_ILLEGAL_ADDRESS"));
     cr_expect_eq(p.status, 1);
     kc_proc_free(&p);
     p = fake_run((char *[]){ "run", "fakeref.*", NULL });
-    expect_item(p.out, "PASS", "fakeref.off.f16", NULL);
-    expect_item(p.out, "FAIL", "fakeref.fault.f32", T("the device reference fake_ref_fault"));
+    kc_expect_item(p.out, "PASS", "fakeref.off.f16", NULL);
+    kc_expect_item(p.out, "FAIL", "fakeref.fault.f32", KC_TEXTS("the device reference fake_ref_fault"));
     kc_proc_free(&p);
     p = fake_run((char *[]){ "run", "fakeref.*", "--reference", "host", NULL });
-    expect_item(p.out, "PASS", "fakeref.off.f16", NULL);
-    expect_item(p.out, "PASS", "fakeref.fault.f32", NULL);
+    kc_expect_item(p.out, "PASS", "fakeref.off.f16", NULL);
+    kc_expect_item(p.out, "PASS", "fakeref.fault.f32", NULL);
     cr_expect_eq(p.status, 0, "%s", p.out);
     kc_proc_free(&p);
 }
@@ -656,7 +612,7 @@ Test(gates_fake, cuda_sched_is_checked)
     char *env_spin[] = { "KC_LIBCUDA=build/libfake_cuda.so", "KC_CUDA_SCHED=spin", NULL };
     cr_assert_eq(kc_spawn(argv, env_spin, 30, &p), 0);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    expect_item(p.out, "PASS", "fake.axpy.f32", NULL);
+    kc_expect_item(p.out, "PASS", "fake.axpy.f32", NULL);
     kc_proc_free(&p);
 }
 
@@ -696,7 +652,7 @@ Test(gates_fake, a_run_of_one_worker_polls_and_several_block, .timeout = 90)
         char *env[] = { env_log, (char *)runs[r].env, NULL };
         kc_proc p = kc_run_fake((char **)runs[r].args, env, 60);
         cr_expect_eq(p.status, 0, "%s: exit %d\n%s%s", runs[r].what, p.status, p.out, p.err);
-        expect_item(p.out, "PASS", "fake.axpy.f32", NULL);
+        kc_expect_item(p.out, "PASS", "fake.axpy.f32", NULL);
         const char *text = kc_out_file(log);
         char want[64];
         snprintf(want, sizeof want, "flags=%u\n", runs[r].flags);
@@ -722,9 +678,9 @@ Test(gates_fake, harness_suites_pass, .timeout = 60)
     for (size_t i = 0; i < sizeof dtypes / sizeof *dtypes; i++) {
         char name[64];
         snprintf(name, sizeof name, "gpu.harness.streams.%s", dtypes[i]);
-        expect_item(p.out, "PASS", name, NULL);
+        kc_expect_item(p.out, "PASS", name, NULL);
     }
-    expect_item(p.out, "PASS", "gpu.harness.checks", NULL);
+    kc_expect_item(p.out, "PASS", "gpu.harness.checks", NULL);
     cr_expect_eq(p.status, 0, "%s%s", p.out, p.err);
     kc_proc_free(&p);
 }
@@ -769,11 +725,11 @@ Test(gates_fake, ranged_inputs_on_the_device_and_tables_once_per_shape, .timeout
     char json[128];
     snprintf(json, sizeof json, "%s/kc-gen-%ld.json", kc_test_tmpdir(), (long)getpid());
     kc_proc p = fake_run((char *[]){ "run", "fakegen.*", "--json", json, NULL });
-    expect_item(p.out, "PASS", "fakegen.range.f32", T("gates 1-4 on 5 cases"));
-    expect_item(p.out, "PASS", "fakegen.table.f32", T("gates 1-4 on 5 cases"));
-    expect_item(p.out, "PASS", "fakegen.rows.f32", T("gates 1-4 on 5 cases"));
-    expect_item(p.out, "FAIL", "fakegen.badtable.f32",
-                T("internal error: shape model.4096 (n=4096), dist uniform: input in: the contract's table generator (KC_BUFFER_TABLE) drew from kc_rand_*"));
+    kc_expect_item(p.out, "PASS", "fakegen.range.f32", KC_TEXTS("gates 1-4 on 5 cases"));
+    kc_expect_item(p.out, "PASS", "fakegen.table.f32", KC_TEXTS("gates 1-4 on 5 cases"));
+    kc_expect_item(p.out, "PASS", "fakegen.rows.f32", KC_TEXTS("gates 1-4 on 5 cases"));
+    kc_expect_item(p.out, "FAIL", "fakegen.badtable.f32",
+                   KC_TEXTS("internal error: shape model.4096 (n=4096), dist uniform: input in: the contract's table generator (KC_BUFFER_TABLE) drew from kc_rand_*"));
     kc_proc_free(&p);
     FILE *f = fopen(json, "r");
     cr_assert(f, "no report %s", json);
@@ -804,12 +760,12 @@ Test(gates_fake, ranged_inputs_on_the_device_and_tables_once_per_shape, .timeout
 Test(gates_fake, error_statistics_catch_what_the_tolerance_cannot, .timeout = 30)
 {
     kc_proc p = fake_run((char *[]){ "run", "fakestat.*", NULL });
-    expect_item(p.out, "PASS", "fakestat.scale.f16", T("gates 1-4 on 5 cases"));
-    expect_item(p.out, "RED", "fakestat.scale.f16:control.truncating_store",
-                T("caught by gate 3 (accuracy; planted for gate 3): shape model.hidden.4096 (n=4096), dist uniform: out: every element within tolerance, but errors lean toward zero: mean e*sign(ref) -0.",
-                  "of f16 over "));
-    expect_item(p.out, "RED", "fakestat.scale.f16:control.rounded_twice",
-                T("out: every element within tolerance, but ", "% of errors exceed half an ulp", "rounded twice?"));
+    kc_expect_item(p.out, "PASS", "fakestat.scale.f16", KC_TEXTS("gates 1-4 on 5 cases"));
+    kc_expect_item(p.out, "RED", "fakestat.scale.f16:control.truncating_store",
+                   KC_TEXTS("caught by gate 3 (accuracy; planted for gate 3): shape model.hidden.4096 (n=4096), dist uniform: out: every element within tolerance, but errors lean toward zero: mean e*sign(ref) -0.",
+                            "of f16 over "));
+    kc_expect_item(p.out, "RED", "fakestat.scale.f16:control.rounded_twice",
+                   KC_TEXTS("out: every element within tolerance, but ", "% of errors exceed half an ulp", "rounded twice?"));
     cr_expect_eq(p.status, 0, "%s", p.out);
     kc_proc_free(&p);
 }
@@ -819,7 +775,7 @@ Test(gates_fake, error_statistics_catch_what_the_tolerance_cannot, .timeout = 30
 Test(gates_fake, integer_scalars_pass_exactly_beyond_2_pow_53, .timeout = 30)
 {
     kc_proc p = fake_run((char *[]){ "run", "fakeint.*", NULL });
-    expect_item(p.out, "PASS", "fakeint.lowbits.i32", T("gates 1-4 on "));
+    kc_expect_item(p.out, "PASS", "fakeint.lowbits.i32", KC_TEXTS("gates 1-4 on "));
     cr_expect_eq(p.status, 0, "%s", p.out);
     kc_proc_free(&p);
 }
@@ -862,16 +818,16 @@ Test(gates_fake, cluster_and_cooperative_launches_pass_through_cuLaunchKernelEx,
                                          "fakecluster.wide.f32", "fakecoop.copy.f32", "fake.copy.f16", NULL },
                             (char *[]){ env_log, env_san, NULL }, 60);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    expect_item(p.out, "PASS", "fakecluster.copy.f32", T("gates 1-4 on 5 cases"));
-    expect_item(p.out, "PASS", "fakecluster.copy.f32:sanitize", T("launches of fakecluster.copy.f32"));
-    expect_item(p.out, "PASS", "fakecluster.wide.f32", T("gates 1-4 on 5 cases"));
-    expect_item(p.out, "PASS", "fakecoop.copy.f32", T("gates 1-4 on 5 cases"));
-    expect_item(p.out, "PASS", "fake.copy.f16", NULL);
+    kc_expect_item(p.out, "PASS", "fakecluster.copy.f32", KC_TEXTS("gates 1-4 on 5 cases"));
+    kc_expect_item(p.out, "PASS", "fakecluster.copy.f32:sanitize", KC_TEXTS("launches of fakecluster.copy.f32"));
+    kc_expect_item(p.out, "PASS", "fakecluster.wide.f32", KC_TEXTS("gates 1-4 on 5 cases"));
+    kc_expect_item(p.out, "PASS", "fakecoop.copy.f32", KC_TEXTS("gates 1-4 on 5 cases"));
+    kc_expect_item(p.out, "PASS", "fake.copy.f16", NULL);
     kc_proc_free(&p);
     /* 5 cases, each launched for gates 1 and 4, plus 2 exact launches (edge.33 and
      * model.4096) under each of the fake sanitizer's three tools */
     int n = launches_logged(log, "fake_cluster_f32",
-                            T("via=cuLaunchKernelEx", "block=256x1x1", "cooperative=0", "programmatic=0"));
+                            KC_TEXTS("via=cuLaunchKernelEx", "block=256x1x1", "cooperative=0", "programmatic=0"));
     cr_expect_eq(n, 10 + 10 + 6, "%d launches of fake_cluster_f32", n);
     FILE *f = fopen(log, "r");
     char line[512];
@@ -884,10 +840,10 @@ Test(gates_fake, cluster_and_cooperative_launches_pass_through_cuLaunchKernelEx,
     cr_expect_eq(eight, 16, "fakecluster.copy.f32's launches (gates and sanitizer) have its cluster of 8");
     cr_expect_eq(sixteen, 10, "fakecluster.wide.f32's have its non-portable cluster of 16");
     n = launches_logged(log, "fake_coop_f32",
-                        T("via=cuLaunchKernelEx", "grid=32x1x1 block=256x1x1", "cluster=0x0x0", "cooperative=1"));
+                        KC_TEXTS("via=cuLaunchKernelEx", "grid=32x1x1 block=256x1x1", "cluster=0x0x0", "cooperative=1"));
     cr_expect_eq(n, 10, "%d launches of fake_coop_f32", n);
     n = launches_logged(log, "fake_copy_f16",
-                        T("via=cuLaunchKernel ", "cluster=0x0x0 nonportable=0 cooperative=0 programmatic=0"));
+                        KC_TEXTS("via=cuLaunchKernel ", "cluster=0x0x0 nonportable=0 cooperative=0 programmatic=0"));
     cr_expect_gt(n, 0);
     unlink(log);
 }
@@ -898,22 +854,22 @@ Test(gates_fake, cluster_and_cooperative_launches_pass_through_cuLaunchKernelEx,
  * numbers; their :limits items name the same per shape. */
 Test(gates_fake, bad_clusters_and_cooperative_grids_fail_gate_1_naming_the_numbers, .timeout = 30)
 {
-    kc_proc p = fake_run((char *[]){ "run", "fakecluster.baddiv.f32*", "fakecluster.portable16.f32*",
-                                     "fakecoop.toolarge.f32*", NULL });
+    kc_proc p = kc_run_fake((char *[]){ "run", "fakecluster.baddiv.f32*", "fakecluster.portable16.f32*",
+                                        "fakecoop.toolarge.f32*", NULL }, NULL, 30);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    expect_item(p.out, "FAIL", "fakecluster.baddiv.f32",
-                T("gate 1 (launch and fit): shape edge.33 (n=33), dist uniform: launch grid 1x1x1 block 256x1x1 smem 0 cluster 2x1x1: grid x 1 is no multiple of cluster x 2 (the driver refuses it: CUDA_ERROR_INVALID_CLUSTER_SIZE); 3 of 5 cases failed"));
-    expect_item(p.out, "FAIL", "fakecluster.portable16.f32",
-                T("gate 1 (launch and fit): shape model.4096 (n=4096), dist uniform: launch grid 16x1x1 block 256x1x1 smem 0 cluster 16x1x1: a cluster of 16 blocks (256 threads, 0 bytes dynamic shared memory each) does not fit: 0 active clusters (cuOccupancyMaxActiveClusters), and above 8 blocks a cluster needs nonportable_cluster"));
-    expect_item(p.out, "FAIL", "fakecoop.toolarge.f32",
-                T("gate 1 (launch and fit): shape model.4096 (n=4096), dist uniform: launch grid 64x1x1 block 256x1x1 smem 0 cooperative: 64 blocks cannot all be resident at once: 8 blocks/SM x 4 SMs = 32 (the driver refuses it: CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE); 5 of 5 cases failed"));
-    expect_rerun(p.out, "fakecoop.toolarge.f32", "1");
-    expect_item(p.out, "LIMIT", "fakecluster.baddiv.f32:limits",
-                T("2 problems: shape edge.33: grid 1x1x1 is no multiple of cluster 2x1x1; shape large.1e5: grid 391x1x1 is no multiple of cluster 2x1x1"));
-    expect_item(p.out, "LIMIT", "fakecluster.portable16.f32:limits",
-                T("3 problems: shape model.4096: a cluster of 16 blocks does not fit (launch grid 16x1x1 block 256x1x1 smem 0 cluster 16x1x1: 0 active clusters, and above 8 blocks a cluster needs nonportable_cluster)"));
-    expect_item(p.out, "LIMIT", "fakecoop.toolarge.f32:limits",
-                T("3 problems: shape model.4096: cooperative grid of 64 blocks > 8 blocks/SM x 4 SMs resident at once"));
+    kc_expect_item(p.out, "FAIL", "fakecluster.baddiv.f32",
+                   KC_TEXTS("gate 1 (launch and fit): shape edge.33 (n=33), dist uniform: launch grid 1x1x1 block 256x1x1 smem 0 cluster 2x1x1: grid x 1 is no multiple of cluster x 2 (the driver refuses it: CUDA_ERROR_INVALID_CLUSTER_SIZE); 3 of 5 cases failed"));
+    kc_expect_item(p.out, "FAIL", "fakecluster.portable16.f32",
+                   KC_TEXTS("gate 1 (launch and fit): shape model.4096 (n=4096), dist uniform: launch grid 16x1x1 block 256x1x1 smem 0 cluster 16x1x1: a cluster of 16 blocks (256 threads, 0 bytes dynamic shared memory each) does not fit: 0 active clusters (cuOccupancyMaxActiveClusters), and above 8 blocks a cluster needs nonportable_cluster"));
+    kc_expect_item(p.out, "FAIL", "fakecoop.toolarge.f32",
+                   KC_TEXTS("gate 1 (launch and fit): shape model.4096 (n=4096), dist uniform: launch grid 64x1x1 block 256x1x1 smem 0 cooperative: 64 blocks cannot all be resident at once: 8 blocks/SM x 4 SMs = 32 (the driver refuses it: CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE); 5 of 5 cases failed"));
+    kc_expect_rerun(p.out, "fakecoop.toolarge.f32", "1");
+    kc_expect_item(p.out, "LIMIT", "fakecluster.baddiv.f32:limits",
+                   KC_TEXTS("2 problems: shape edge.33: grid 1x1x1 is no multiple of cluster 2x1x1; shape large.1e5: grid 391x1x1 is no multiple of cluster 2x1x1"));
+    kc_expect_item(p.out, "LIMIT", "fakecluster.portable16.f32:limits",
+                   KC_TEXTS("3 problems: shape model.4096: a cluster of 16 blocks does not fit (launch grid 16x1x1 block 256x1x1 smem 0 cluster 16x1x1: 0 active clusters, and above 8 blocks a cluster needs nonportable_cluster)"));
+    kc_expect_item(p.out, "LIMIT", "fakecoop.toolarge.f32:limits",
+                   KC_TEXTS("3 problems: shape model.4096: cooperative grid of 64 blocks > 8 blocks/SM x 4 SMs resident at once"));
     cr_expect(!strstr(p.out, "CUDA context is now unusable"), "refused before the launch, the context is fine:\n%s", p.out);
     kc_proc_free(&p);
 }
@@ -923,15 +879,15 @@ Test(gates_fake, bad_clusters_and_cooperative_grids_fail_gate_1_naming_the_numbe
  * clustered shape; a contract without clusters reads as before. */
 Test(gates_fake, limits_report_active_clusters_per_gpu, .timeout = 30)
 {
-    kc_proc p = fake_run((char *[]){ "run", "fakecluster.copy.f32:limits", "fakecluster.wide.f32:limits",
-                                     "fakecoop.copy.f32:limits", NULL });
+    kc_proc p = kc_run_fake((char *[]){ "run", "fakecluster.copy.f32:limits", "fakecluster.wide.f32:limits",
+                                        "fakecoop.copy.f32:limits", NULL }, NULL, 30);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    expect_item(p.out, "PASS", "fakecluster.copy.f32:limits",
-                T("16 registers, 0+0 B shared, 0 B local, 8 blocks/SM at shape large.1e5; cluster 8x1x1 at shape large.1e5: 4 active clusters/GPU, 0 B shared/cluster; 3 shapes within the device's launch limits"));
-    expect_item(p.out, "PASS", "fakecluster.wide.f32:limits",
-                T("; cluster 16x1x1 non-portable at shape large.1e5: 2 active clusters/GPU, 0 B shared/cluster; "));
-    expect_item(p.out, "PASS", "fakecoop.copy.f32:limits",
-                T("16 registers, 0+0 B shared, 0 B local, 8 blocks/SM at shape large.1e5; 3 shapes within the device's launch limits"));
+    kc_expect_item(p.out, "PASS", "fakecluster.copy.f32:limits",
+                   KC_TEXTS("16 registers, 0+0 B shared, 0 B local, 8 blocks/SM at shape large.1e5; cluster 8x1x1 at shape large.1e5: 4 active clusters/GPU, 0 B shared/cluster; 3 shapes within the device's launch limits"));
+    kc_expect_item(p.out, "PASS", "fakecluster.wide.f32:limits",
+                   KC_TEXTS("; cluster 16x1x1 non-portable at shape large.1e5: 2 active clusters/GPU, 0 B shared/cluster; "));
+    kc_expect_item(p.out, "PASS", "fakecoop.copy.f32:limits",
+                   KC_TEXTS("16 registers, 0+0 B shared, 0 B local, 8 blocks/SM at shape large.1e5; 3 shapes within the device's launch limits"));
     kc_proc_free(&p);
 }
 
@@ -941,12 +897,12 @@ Test(gates_fake, limits_report_active_clusters_per_gpu, .timeout = 30)
  * is no longer resident at once. */
 Test(gates_fake, gate_1_controls_of_clusters_and_cooperative_grids_are_red, .timeout = 30)
 {
-    kc_proc p = fake_run((char *[]){ "run", "fakecluster.*:control.*", "fakecoop.*:control.*", NULL });
+    kc_proc p = kc_run_fake((char *[]){ "run", "fakecluster.*:control.*", "fakecoop.*:control.*", NULL }, NULL, 30);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    expect_item(p.out, "RED", "fakecluster.copy.f32:control.reg_growth",
-                T("caught by gate 1 (launch and fit; planted for gate 1): shape model.4096 (n=4096), dist uniform: launch grid 16x1x1 block 256x1x1 smem 0 cluster 8x1x1: a cluster of 8 blocks (256 threads, 0 bytes dynamic shared memory each) does not fit: 0 active clusters (cuOccupancyMaxActiveClusters)"));
-    expect_item(p.out, "RED", "fakecoop.copy.f32:control.reg_growth",
-                T("caught by gate 1 (launch and fit; planted for gate 1): shape model.4096 (n=4096), dist uniform: launch grid 32x1x1 block 256x1x1 smem 0 cooperative: 32 blocks cannot all be resident at once: 4 blocks/SM x 4 SMs = 16"));
+    kc_expect_item(p.out, "RED", "fakecluster.copy.f32:control.reg_growth",
+                   KC_TEXTS("caught by gate 1 (launch and fit; planted for gate 1): shape model.4096 (n=4096), dist uniform: launch grid 16x1x1 block 256x1x1 smem 0 cluster 8x1x1: a cluster of 8 blocks (256 threads, 0 bytes dynamic shared memory each) does not fit: 0 active clusters (cuOccupancyMaxActiveClusters)"));
+    kc_expect_item(p.out, "RED", "fakecoop.copy.f32:control.reg_growth",
+                   KC_TEXTS("caught by gate 1 (launch and fit; planted for gate 1): shape model.4096 (n=4096), dist uniform: launch grid 32x1x1 block 256x1x1 smem 0 cooperative: 32 blocks cannot all be resident at once: 4 blocks/SM x 4 SMs = 16"));
     kc_proc_free(&p);
 }
 
@@ -955,9 +911,9 @@ Test(gates_fake, gate_1_controls_of_clusters_and_cooperative_grids_are_red, .tim
  * block of fakeedgeblock's edge shape, whose occupancy cannot be asked). */
 Test(gates_fake, a_refused_limits_query_is_a_problem_naming_it, .timeout = 30)
 {
-    kc_proc p = fake_run((char *[]){ "run", "fakeedgeblock.copy.f16:limits", NULL });
-    expect_item(p.out, "LIMIT", "fakeedgeblock.copy.f16:limits",
-                T("2 problems: shape edge.1025: block of 1025 threads > 1024 allowed; cuOccupancyMaxActiveBlocksPerMultiprocessor failed: CUDA_ERROR_INVALID_VALUE (occupancy not measured)"));
+    kc_proc p = kc_run_fake((char *[]){ "run", "fakeedgeblock.copy.f16:limits", NULL }, NULL, 30);
+    kc_expect_item(p.out, "LIMIT", "fakeedgeblock.copy.f16:limits",
+                   KC_TEXTS("2 problems: shape edge.1025: block of 1025 threads > 1024 allowed; cuOccupancyMaxActiveBlocksPerMultiprocessor failed: CUDA_ERROR_INVALID_VALUE (occupancy not measured)"));
     kc_proc_free(&p);
 }
 
@@ -992,9 +948,9 @@ Test(gates_fake, a_sticky_error_at_a_function_lookup_is_no_missing_kernel)
     kc_proc p = kc_run_fake((char *[]){ "run", "fake.copy.f16", NULL }, (char *[]){ "KC_FAKE_FUNC_LOST=fake_copy", NULL },
                             30);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    expect_item(p.out, "FAIL", "fake.copy.f16",
-                T("gate 1 (launch and fit): function fake_copy_f16 not looked up in module fake_copy: "
-                  "CUDA_ERROR_ILLEGAL_ADDRESS (the CUDA context is now unusable)"));
+    kc_expect_item(p.out, "FAIL", "fake.copy.f16",
+                   KC_TEXTS("gate 1 (launch and fit): function fake_copy_f16 not looked up in module fake_copy: "
+                            "CUDA_ERROR_ILLEGAL_ADDRESS (the CUDA context is now unusable)"));
     kc_proc_free(&p);
 }
 
@@ -1009,10 +965,10 @@ Test(gates_fake, a_sticky_error_first_seen_at_a_module_load_replaces_the_process
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     const char *note = "loading module fake_copy failed: CUDA_ERROR_ILLEGAL_ADDRESS (fatbin for sm_90 + compute_90 PTX; "
                        "device is cc 9.0) (the CUDA context is now unusable)";
-    expect_item(p.out, "FAIL", "fake.copy.f16", T(note));
-    expect_item(p.out, "LIMIT", "fake.copy.f16:limits", T(note));
+    kc_expect_item(p.out, "FAIL", "fake.copy.f16", KC_TEXTS(note));
+    kc_expect_item(p.out, "LIMIT", "fake.copy.f16:limits", KC_TEXTS(note));
     cr_expect_eq(kc_out_count(p.out, "the CUDA context is unusable after that item; continuing in a fresh process\n"), 2,
                  "%s%s", p.out, p.err);
-    expect_item(p.out, "PASS", "fake.spill.f32", T("gates 1-4 on 5 cases (3 shapes x up to 2 distributions)"));
+    kc_expect_item(p.out, "PASS", "fake.spill.f32", KC_TEXTS("gates 1-4 on 5 cases (3 shapes x up to 2 distributions)"));
     kc_proc_free(&p);
 }

@@ -6,9 +6,10 @@
  * the case, the element, both values, the error and the allowance, and ends with
  * the rerun command; limit problems carry figure and budget; known findings are
  * KNOWN and stale ones FAIL; a sticky fault makes the serial run continue in a
- * fresh process and the work queue replace its worker, with the same counts. */
+ * fresh process and the work queue replace its worker, with the same counts.
+ * Cluster and cooperative launches, a limits query the driver refuses, shared
+ * memory poison and sticky errors at a lookup or a load: test_gates_fake_driver.c. */
 #include <criterion/criterion.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

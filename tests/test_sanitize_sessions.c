@@ -19,28 +19,6 @@
 #include "support/sanitize_runs.h"
 #include "support/spawn.h"
 
-/* One compute-sanitizer session per tool serves every :sanitize item of a
- * process (sanitize_session.h); KC_SANITIZE_SESSIONS=0 starts one per item
- * and tool. The verdicts are the same. */
-static int sessions_started(const char *log, const char *tool)
-{
-    FILE *f = fopen(log, "r");
-    int n = 0;
-    char l[256];
-    while (f && fgets(l, sizeof l, f)) n += strncmp(l, tool, strlen(tool)) == 0 && l[strlen(tool)] == ' ';
-    if (f) fclose(f);
-    return n;
-}
-
-/* The fake sanitizer's session log of one test, log[256] (a file in the
- * test's TMPDIR named for tag and this process), and the variable that
- * gives it to the fake, env_log[300] (KC_FAKE_SANITIZER_LOG=<log>). */
-static void san_log(char log[256], char env_log[300], const char *tag)
-{
-    snprintf(log, 256, "%s/%s.%ld", kc_test_tmpdir(), tag, (long)getpid());
-    snprintf(env_log, 300, "KC_FAKE_SANITIZER_LOG=%s", log);
-}
-
 /* The sessions the fake sanitizer logged in `log` (one line each: "<tool>
  * <pid> backtrace=<b> parent=<ppid>"): expects none of them still running
  * (the run has ended); returns how many, and the distinct parents seen, up
@@ -81,18 +59,19 @@ static void expect_none_left(const kc_proc *p, const char *what)
               !strstr(p->out, "left processes"), "%s were left running:\n%s%s", what, p->out, p->err);
 }
 
-#define THREE_ITEMS "fakesan.copy.f16:sanitize", "fakenosmem.copy.f16:sanitize", "fakenorace.copy.f16:sanitize"
-
+/* One compute-sanitizer session per tool serves every :sanitize item of a
+ * process (sanitize_session.h); KC_SANITIZE_SESSIONS=0 starts one per item
+ * and tool. The verdicts are the same. */
 Test(sanitize, one_session_per_tool_serves_every_item, .timeout = 120)
 {
     char log[256], env_log[300], line[8192];
-    san_log(log, env_log, "kc-san-log");
+    kc_san_test_log(log, env_log, "kc-san-log");
     for (int pass = 0; pass < 2; pass++) {
         unlink(log);
-        kc_proc p = kc_san_test_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, env_log,
+        kc_proc p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_THREE_ITEMS, NULL }, 0, env_log,
                                     pass ? "KC_SANITIZE_SESSIONS=0" : NULL);
         cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-        const char *names[] = { THREE_ITEMS };
+        const char *names[] = { KC_SAN_TEST_THREE_ITEMS };
         for (int i = 0; i < 3; i++)
             cr_expect(kc_out_item_line(p.out, "PASS", names[i], line, sizeof line), "%s: %s", names[i], p.out);
         /* racecheck runs for fakesan only (fakenosmem uses no shared memory,
@@ -100,7 +79,7 @@ Test(sanitize, one_session_per_tool_serves_every_item, .timeout = 120)
         int want[2][4] = { { 1, 1, 1, 1 }, { 3, 1, 3, 3 } };
         const char *tools[] = { "memcheck", "racecheck", "initcheck", "synccheck" };
         for (int t = 0; t < 4; t++)
-            cr_expect_eq(sessions_started(log, tools[t]), want[pass][t], "%s sessions (%s)", tools[t],
+            cr_expect_eq(kc_san_test_sessions_started(log, tools[t]), want[pass][t], "%s sessions (%s)", tools[t],
                          pass ? "KC_SANITIZE_SESSIONS=0" : "sessions");
         kc_proc_free(&p);
     }
@@ -129,7 +108,7 @@ Test(sanitize, an_error_in_a_session_is_decided_by_the_item_alone, .timeout = 12
 Test(sanitize, an_error_in_a_sessions_first_window_needs_no_second_run, .timeout = 120)
 {
     char log[256], env_log[300], line[8192];
-    san_log(log, env_log, "kc-san-first");
+    kc_san_test_log(log, env_log, "kc-san-first");
     for (int after_clean = 0; after_clean < 2; after_clean++) {
         unlink(log);
         char *one[] = { "run", "fakesan.copy.f16:control.masked_tail_read_oob", NULL };
@@ -139,7 +118,7 @@ Test(sanitize, an_error_in_a_sessions_first_window_needs_no_second_run, .timeout
         cr_expect(kc_out_item_line(p.out, "RED", "fakesan.copy.f16:control.masked_tail_read_oob", line, sizeof line) &&
                   strstr(line, "caught by gate 5 (sanitizer; planted for gate 5; gates 1-4 passed all 5 cases): "
                                "memcheck: Invalid __global__ read of size 2 bytes"), "%s", p.out);
-        cr_expect_eq(sessions_started(log, "memcheck"), after_clean ? 2 : 1, "memcheck sessions%s: %s",
+        cr_expect_eq(kc_san_test_sessions_started(log, "memcheck"), after_clean ? 2 : 1, "memcheck sessions%s: %s",
                      after_clean ? " after a clean item" : "", kc_out_file(log));
         kc_proc_free(&p);
     }
@@ -167,7 +146,7 @@ Test(sanitize, the_tools_sessions_start_together, .timeout = 120)
 Test(sanitize, a_sanitizer_controls_sessions_start_ahead_of_it, .timeout = 120)
 {
     char log[256], env_log[300], line[8192];
-    san_log(log, env_log, "kc-san-ahead");
+    kc_san_test_log(log, env_log, "kc-san-ahead");
     for (int lanes = 0; lanes < 2; lanes++) {
         unlink(log);
         kc_proc p = kc_san_test_run((char *[]){ "run", "--inflight", lanes ? "2" : "1", "fakenosmem.copy.f16:sanitize",
@@ -181,10 +160,10 @@ Test(sanitize, a_sanitizer_controls_sessions_start_ahead_of_it, .timeout = 120)
          * memory, but its session starts with the others), the control's
          * memcheck and racecheck: memcheck catches it, so its initcheck and
          * synccheck never start */
-        cr_expect_eq(sessions_started(log, "memcheck"), 2, "memcheck sessions: %s", kc_out_file(log));
-        cr_expect_eq(sessions_started(log, "racecheck"), 2, "racecheck sessions: %s", kc_out_file(log));
-        cr_expect_eq(sessions_started(log, "initcheck"), 1, "initcheck sessions: %s", kc_out_file(log));
-        cr_expect_eq(sessions_started(log, "synccheck"), 1, "synccheck sessions: %s", kc_out_file(log));
+        cr_expect_eq(kc_san_test_sessions_started(log, "memcheck"), 2, "memcheck sessions: %s", kc_out_file(log));
+        cr_expect_eq(kc_san_test_sessions_started(log, "racecheck"), 2, "racecheck sessions: %s", kc_out_file(log));
+        cr_expect_eq(kc_san_test_sessions_started(log, "initcheck"), 1, "initcheck sessions: %s", kc_out_file(log));
+        cr_expect_eq(kc_san_test_sessions_started(log, "synccheck"), 1, "synccheck sessions: %s", kc_out_file(log));
         kc_proc_free(&p);
     }
     unlink(log);
@@ -198,7 +177,7 @@ Test(sanitize, a_sanitizer_controls_sessions_start_ahead_of_it, .timeout = 120)
 Test(sanitize, a_serial_run_starts_the_next_controls_sessions_together, .timeout = 120)
 {
     char log[256], env_log[300], line[8192];
-    san_log(log, env_log, "kc-san-ahead2");
+    kc_san_test_log(log, env_log, "kc-san-ahead2");
     unlink(log);
     const char *second = "fakesan.copy.f16:control.masked_tail_read_oob";
     kc_proc p = kc_san_test_run((char *[]){ "run", "fakenorace.copy.f16:control.masked_tail_read_oob", (char *)second, NULL },
@@ -206,7 +185,7 @@ Test(sanitize, a_serial_run_starts_the_next_controls_sessions_together, .timeout
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     double secs = item_seconds(&p, "RED", second, "caught by gate 5", line);
     cr_expect(secs >= 0 && secs < 1.0, "the second control waited for its sessions to start: %s", line);
-    cr_expect_eq(sessions_started(log, "memcheck"), 2, "memcheck sessions: %s", kc_out_file(log));
+    cr_expect_eq(kc_san_test_sessions_started(log, "memcheck"), 2, "memcheck sessions: %s", kc_out_file(log));
     kc_proc_free(&p);
     unlink(log);
 }
@@ -218,7 +197,7 @@ Test(sanitize, a_serial_run_starts_the_next_controls_sessions_together, .timeout
 Test(sanitize, no_sessions_start_ahead_past_a_control_planted_for_gate_1, .timeout = 120)
 {
     char log[256], env_log[300], line[8192];
-    san_log(log, env_log, "kc-san-ahead-gate1");
+    kc_san_test_log(log, env_log, "kc-san-ahead-gate1");
     unlink(log);
     kc_proc p = kc_san_test_run((char *[]){ "run", "fakeedges.copy.f16:control.fault",
                                             "fakesan.copy.f16:control.masked_tail_read_oob", NULL }, 0, env_log, NULL);
@@ -229,8 +208,8 @@ Test(sanitize, no_sessions_start_ahead_past_a_control_planted_for_gate_1, .timeo
               strstr(line, "caught by gate 5"), "%s", p.out);
     cr_expect(strstr(p.err, "continuing in a fresh process") || strstr(p.out, "continuing in a fresh process"),
               "the fault did not re-execute the run: %s%s", p.out, p.err);
-    cr_expect_eq(sessions_started(log, "memcheck"), 1, "memcheck sessions: %s", kc_out_file(log));
-    cr_expect_eq(sessions_started(log, "racecheck"), 1, "racecheck sessions: %s", kc_out_file(log));
+    cr_expect_eq(kc_san_test_sessions_started(log, "memcheck"), 1, "memcheck sessions: %s", kc_out_file(log));
+    cr_expect_eq(kc_san_test_sessions_started(log, "racecheck"), 1, "racecheck sessions: %s", kc_out_file(log));
     kc_proc_free(&p);
     unlink(log);
 }
@@ -244,7 +223,7 @@ Test(sanitize, no_sessions_start_ahead_past_a_control_planted_for_gate_1, .timeo
 Test(sanitize, the_standby_starts_the_sessions_of_the_control_after_a_fault, .timeout = 120)
 {
     char log[256], env_log[300], line[8192];
-    san_log(log, env_log, "kc-san-standby");
+    kc_san_test_log(log, env_log, "kc-san-standby");
     unlink(log);
     const char *ctl = "fakesan.copy.f16:control.masked_tail_read_oob";
     kc_proc p = kc_run_fake((char *[]){ "run", "fakeedges.copy.f16:control.fault", (char *)ctl, NULL },
@@ -254,8 +233,8 @@ Test(sanitize, the_standby_starts_the_sessions_of_the_control_after_a_fault, .ti
     item_seconds(&p, "RED", "fakeedges.copy.f16:control.fault", "caught by gate 1", line);
     double secs = item_seconds(&p, "RED", ctl, "caught by gate 5", line);
     cr_expect(secs >= 0 && secs < 1.0, "the control waited for its sessions to start: %s", line);
-    cr_expect_eq(sessions_started(log, "memcheck"), 1, "memcheck sessions: %s", kc_out_file(log));
-    cr_expect_eq(sessions_started(log, "racecheck"), 1, "racecheck sessions: %s", kc_out_file(log));
+    cr_expect_eq(kc_san_test_sessions_started(log, "memcheck"), 1, "memcheck sessions: %s", kc_out_file(log));
+    cr_expect_eq(kc_san_test_sessions_started(log, "racecheck"), 1, "racecheck sessions: %s", kc_out_file(log));
     kc_proc_free(&p);
     unlink(log);
 }
@@ -272,7 +251,7 @@ Test(sanitize, the_standby_starts_the_sessions_of_the_control_after_a_fault, .ti
 Test(sanitize, a_standby_never_needed_ends_the_sessions_it_started, .timeout = 120)
 {
     char log[256], env_log[300];
-    san_log(log, env_log, "kc-san-standby-unused");
+    kc_san_test_log(log, env_log, "kc-san-standby-unused");
     unlink(log);
     kc_proc p = kc_run_fake((char *[]){ "run", "fakecluster.copy.f32:control.reg_growth",
                                         "fakesan.copy.f16:control.masked_tail_read_oob", KC_SAN_TEST_ITEM, NULL },
@@ -312,7 +291,7 @@ Test(sanitize, a_session_that_served_no_request_is_not_waited_for, .timeout = 12
 Test(sanitize, sessions_keep_device_backtraces_and_the_command_by_hand_all, .timeout = 120)
 {
     char log[256], env_log[300], line[8192], l[256];
-    san_log(log, env_log, "kc-san-backtrace");
+    kc_san_test_log(log, env_log, "kc-san-backtrace");
     unlink(log);
     const char *ctl = "fakesan.copy.f16:control.masked_tail_read_oob";
     kc_proc p = kc_san_test_run((char *[]){ "run", (char *)ctl, NULL }, 0, env_log, NULL);
@@ -338,7 +317,7 @@ Test(sanitize, sessions_keep_device_backtraces_and_the_command_by_hand_all, .tim
 Test(sanitize, a_red_controls_sessions_are_killed_not_waited_for, .timeout = 120)
 {
     char log[256], env_log[300], line[8192];
-    san_log(log, env_log, "kc-san-let-end");
+    kc_san_test_log(log, env_log, "kc-san-let-end");
     unlink(log);
     const char *ctl = "fakesan.copy.f16:control.masked_tail_read_oob";
     kc_proc p = kc_san_test_run((char *[]){ "run", (char *)ctl, KC_SAN_TEST_ITEM, NULL }, 0, "KC_FAKE_SANITIZER_END_S=2", env_log);
@@ -370,7 +349,7 @@ Test(sanitize, one_worker_holds_the_sessions_when_their_share_is_small, .timeout
 {
     char costs[256], log[256], env_log[300];
     snprintf(costs, sizeof costs, "%s/kc-san-hold-costs.%ld", kc_test_tmpdir(), (long)getpid());
-    san_log(log, env_log, "kc-san-hold-log");
+    kc_san_test_log(log, env_log, "kc-san-hold-log");
     unlink(log);
     FILE *f = fopen(costs, "w");
     cr_assert_not_null(f);
@@ -382,21 +361,21 @@ Test(sanitize, one_worker_holds_the_sessions_when_their_share_is_small, .timeout
     /* the two fixture items (first in the table's order) sleep 0.6 s each:
      * handed out by cost alone, each worker would run one and then the
      * :sanitize items beside the other */
-    kc_proc p = kc_san_test_run((char *[]){ "run", THREE_ITEMS, "fixture.cost.00", "fixture.cost.16", "--jobs", "2", "--costs",
-                                            costs, NULL }, 0, env_log, "KC_FIXTURE_COST_SCALE=2");
+    kc_proc p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_THREE_ITEMS, "fixture.cost.00", "fixture.cost.16", "--jobs", "2",
+                                            "--costs", costs, NULL }, 0, env_log, "KC_FIXTURE_COST_SCALE=2");
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    const char *names[] = { THREE_ITEMS };
+    const char *names[] = { KC_SAN_TEST_THREE_ITEMS };
     char line[8192];
     for (int i = 0; i < 3; i++)
         cr_expect(kc_out_item_line(p.out, "PASS", names[i], line, sizeof line), "%s: %s", names[i], p.out);
-    cr_expect_eq(sessions_started(log, "memcheck"), 1, "memcheck sessions: %s\n%s", kc_out_file(log), p.out);
-    cr_expect_eq(sessions_started(log, "initcheck"), 1, "initcheck sessions: %s", kc_out_file(log));
+    cr_expect_eq(kc_san_test_sessions_started(log, "memcheck"), 1, "memcheck sessions: %s\n%s", kc_out_file(log), p.out);
+    cr_expect_eq(kc_san_test_sessions_started(log, "initcheck"), 1, "initcheck sessions: %s", kc_out_file(log));
     kc_proc_free(&p);
     /* With KC_SANITIZE_SESSIONS=0 no worker keeps sessions: the items go by
      * cost alone, both workers run the two fixture items first and then share
      * the three :sanitize items. */
-    p = kc_san_test_run((char *[]){ "run", THREE_ITEMS, "fixture.cost.00", "fixture.cost.16", "--jobs", "2", "--costs", costs,
-                                    NULL }, 0, "KC_SANITIZE_SESSIONS=0", "KC_FIXTURE_COST_SCALE=2");
+    p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_THREE_ITEMS, "fixture.cost.00", "fixture.cost.16", "--jobs", "2",
+                                    "--costs", costs, NULL }, 0, "KC_SANITIZE_SESSIONS=0", "KC_FIXTURE_COST_SCALE=2");
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     int on[2] = { 0, 0 };
     for (int i = 0; i < 3; i++)
@@ -419,7 +398,7 @@ Test(sanitize, the_controls_planted_for_the_sanitizer_go_first, .timeout = 120)
 {
     char costs[256], log[256], env_log[300], line[8192];
     snprintf(costs, sizeof costs, "%s/kc-san-ctl-costs.%ld", kc_test_tmpdir(), (long)getpid());
-    san_log(log, env_log, "kc-san-ctl-log");
+    kc_san_test_log(log, env_log, "kc-san-ctl-log");
     unlink(log);
     FILE *f = fopen(costs, "w");
     cr_assert_not_null(f);
@@ -437,7 +416,7 @@ Test(sanitize, the_controls_planted_for_the_sanitizer_go_first, .timeout = 120)
               strstr(line, "memcheck: Invalid __global__ read"), "%s", p.out);
     /* its session's first window decided it: one memcheck session for it,
      * one for the item after it */
-    cr_expect_eq(sessions_started(log, "memcheck"), 2, "memcheck sessions: %s", kc_out_file(log));
+    cr_expect_eq(kc_san_test_sessions_started(log, "memcheck"), 2, "memcheck sessions: %s", kc_out_file(log));
     unlink(costs);
     unlink(log);
     kc_proc_free(&p);
@@ -640,15 +619,16 @@ Test(sanitize, a_session_that_hangs_or_crashes_mid_item_is_replaced, .timeout = 
     char line[8192];
     /* every tool of every item gets the limit: 6 s leaves the clean ones
      * room under ASan and a loaded CI machine */
-    kc_proc p = kc_san_test_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, "KC_FAKE_SANITIZER=hang:fakenosmem.copy.f16:sanitize",
-                                "KC_SANITIZE_TIMEOUT_S=6");
+    kc_proc p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_THREE_ITEMS, NULL }, 0,
+                                "KC_FAKE_SANITIZER=hang:fakenosmem.copy.f16:sanitize", "KC_SANITIZE_TIMEOUT_S=6");
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "TIMEOUT", "fakenosmem.copy.f16:sanitize", line, sizeof line) &&
               strstr(line, "memcheck: compute-sanitizer did not finish in 6 s"), "%s", p.out);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakenorace.copy.f16:sanitize", line, sizeof line), "%s", p.out);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakesan.copy.f16:sanitize", line, sizeof line), "after: %s", p.out);
     kc_proc_free(&p);
-    p = kc_san_test_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, "KC_FAKE_SANITIZER=crash:fakenosmem.copy.f16:sanitize", NULL);
+    p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_THREE_ITEMS, NULL }, 0, "KC_FAKE_SANITIZER=crash:fakenosmem.copy.f16:sanitize",
+                        NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(kc_out_item_line(p.out, "CRASH", "fakenosmem.copy.f16:sanitize", line, sizeof line) &&
               strstr(line, "memcheck: compute-sanitizer killed by signal 11"), "%s", p.out);
@@ -712,7 +692,7 @@ Test(sanitize, ending_a_session_that_ended_already_hands_over_its_last_lines, .t
 Test(sanitize, a_control_runs_in_sessions_of_its_own, .timeout = 120)
 {
     char log[256], logenv[300], line[8192];
-    san_log(log, logenv, "kc-san-ctl");
+    kc_san_test_log(log, logenv, "kc-san-ctl");
     kc_proc p = kc_san_test_run((char *[]){ "run", "fakenosmem.copy.f16:sanitize", "fakesan.copy.f16:control.masked_tail_read_oob",
                                             "fakesan.copy.f16:sanitize", NULL }, 0,
                                 "KC_FAKE_SANITIZER=late:memcheck:fakenosmem.copy.f16:sanitize", logenv);
@@ -723,7 +703,7 @@ Test(sanitize, a_control_runs_in_sessions_of_its_own, .timeout = 120)
     cr_expect(kc_out_item_line(p.out, "FAIL", "fakesan.copy.f16:sanitize", line, sizeof line) &&
               strstr(line, "that the item alone does not reproduce"),
               "the late report reached the next item of the process's session:\n%s", p.out);
-    cr_expect_eq(sessions_started(log, "memcheck"), 3,
+    cr_expect_eq(kc_san_test_sessions_started(log, "memcheck"), 3,
                  "the process's session, the control's own, and the next item alone: %s", kc_out_file(log));
     unlink(log);
     kc_proc_free(&p);
@@ -735,12 +715,12 @@ Test(sanitize, a_control_runs_in_sessions_of_its_own, .timeout = 120)
 Test(sanitize, output_past_what_is_kept_neither_fails_nor_hides, .timeout = 120)
 {
     char line[8192];
-    kc_proc p = kc_san_test_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, "KC_FAKE_SANITIZER=flood:fakenosmem.copy.f16:sanitize",
-                                NULL);
+    kc_proc p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_THREE_ITEMS, NULL }, 0,
+                                "KC_FAKE_SANITIZER=flood:fakenosmem.copy.f16:sanitize", NULL);
     cr_expect_eq(p.status, 0, "exit %d\n%.3000s", p.status, p.out);
     cr_expect(kc_out_item_line(p.out, "PASS", "fakenosmem.copy.f16:sanitize", line, sizeof line), "%.3000s", p.out);
     kc_proc_free(&p);
-    p = kc_san_test_run((char *[]){ "run", THREE_ITEMS, NULL }, 0,
+    p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_THREE_ITEMS, NULL }, 0,
                         "KC_FAKE_SANITIZER=flood:initcheck:fakenosmem.copy.f16:sanitize", NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%.3000s", p.status, p.out);
     cr_expect(kc_out_item_line(p.out, "FAIL", "fakenosmem.copy.f16:sanitize", line, sizeof line) &&
@@ -778,7 +758,7 @@ static void kill_the_sessions_parent(const char *schedule)
     snprintf(env_san, sizeof env_san, "KC_COMPUTE_SANITIZER=%s", fake);
     const char *lib = getenv("KC_FAKE_CUDA");
     snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
-    san_log(log, env_log, "kc-san-kill");
+    kc_san_test_log(log, env_log, "kc-san-kill");
     snprintf(costs, sizeof costs, "%s/kc-san-kill-costs.%ld", kc_test_tmpdir(), (long)getpid());
     unlink(log);
     char *env[] = { env_san, env_cuda, env_log, "KC_FAKE_SANITIZER=hang:" KC_SAN_TEST_ITEM, "KC_SANITIZE_TIMEOUT_S=50", NULL };
@@ -832,8 +812,8 @@ Test(sanitize, killed_sessions_leave_nothing_in_tmpdir, .timeout = 120)
     char dir[256], env[300], names[1024];
     kc_tmp_dir(dir, sizeof dir, "santmp");
     snprintf(env, sizeof env, "TMPDIR=%s", dir);
-    kc_proc p = kc_san_test_run((char *[]){ "run", THREE_ITEMS, NULL }, 0, "KC_FAKE_SANITIZER=crash:fakenosmem.copy.f16:sanitize",
-                                env);
+    kc_proc p = kc_san_test_run((char *[]){ "run", KC_SAN_TEST_THREE_ITEMS, NULL }, 0,
+                                "KC_FAKE_SANITIZER=crash:fakenosmem.copy.f16:sanitize", env);
     cr_expect(kc_out_item_line(p.out, "CRASH", "fakenosmem.copy.f16:sanitize", names, sizeof names), "%s", p.out);
     kc_proc_free(&p);
     int n = kc_dir_entries(dir, names, sizeof names);

@@ -2,10 +2,12 @@
  * (src/gates/sanitize_session.h) through whole runs of the fixture binary
  * under the fake driver and the fake compute-sanitizer: one session per
  * tool serving every item, errors decided by the item alone, sessions
- * started ahead and together, a control's own sessions, reports out of
- * order, sessions that die, hang or are left by a killed parent. */
+ * started ahead and together (by a serial run's standby too), sessions
+ * stopped rather than waited for, and under --jobs the worker that holds
+ * them and takes the sanitizer's controls first. Sessions that go wrong
+ * (reports out of order, sessions that die, hang, crash or are left by a
+ * killed parent): test_sanitize_session_faults.c. */
 #include <criterion/criterion.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +15,6 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "sanitize_session.h"
-#include "support/live.h"
 #include "support/run_output.h"
 #include "support/sanitize_runs.h"
 #include "support/spawn.h"

@@ -2,7 +2,7 @@
 # vouch_rerun_probe.sh — what a run does on a real GPU when the worker whose
 # compute-sanitizer sessions gave a clean :sanitize verdict is killed under a
 # later item before its end line vouched for them (src/run/queue_vouch.c).
-# The fake driver's tests cover the path (tests/test_sanitize_sessions.c:
+# The fake driver's tests cover the path (tests/test_sanitize_session_faults.c:
 # a_worker_that_ends_under_an_item_runs_its_clean_sanitizer_verdicts_again);
 # this runs it with real sessions. The later item hangs (KC_FAULT_HANG_ITEM,
 # src/run/item_run.h) until --timeout 10 kills its worker. Expected, serially

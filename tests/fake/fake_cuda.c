@@ -29,7 +29,7 @@
  * fit (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE). With KC_FAKE_LAUNCH_LOG
  * set, every launch of a kernel under test (not the harness's, not a
  * reference's) appends one line to that file: its symbol, control, entry
- * point, geometry, attributes and stream (tests/test_gates_fake.c reads
+ * point, geometry, attributes and stream (tests/test_gates_fake_driver.c reads
  * them). A programmatic launch's dependent (fake_pdl_scale_f32) that does
  * not wait reads its producer's output before it was written.
  *

@@ -18,6 +18,7 @@
 #include "arith_bound.h"
 #include "case.h"
 #include "registry.h"
+#include "support/item_lines.h"
 #include "support/run_output.h"
 #include "support/spawn.h"
 
@@ -229,38 +230,29 @@ Test(arith_bound, the_registry_refuses_malformed_declarations_naming_the_value)
 
 /* ---- end to end, through the fake driver ---- */
 
-/* The line of item `name` in state `state`, which must contain each of has[]. */
-static void expect_item(const char *out, const char *state, const char *name, const char *const *has)
-{
-    char line[8192];
-    const char *l = kc_out_item_line(out, state, name, line, sizeof line);
-    cr_assert(l, "no %s line for %s in:\n%s", state, name, out);
-    for (; *has; has++) cr_expect(strstr(l, *has), "'%s' not in:\n%s", *has, l);
-}
-#define H(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
 Test(arith_bound, a_float32_dot_product_fails_a_tight_hand_set_bound_and_passes_the_derived_one, .timeout = 60)
 {
     kc_proc p = kc_run_fake((char *[]){ "run", "fakeacc.*", "--exclude", "*:limits", NULL }, NULL, 30);
     /* the calibration miss: rounding of a correct kernel, not a bug */
-    expect_item(p.out, "FAIL", "fakeacc.dot_tight.f32",
-                H("gate 3 (accuracy): shape model.64x768 (rows=64, k=768)",
-                  " by a hand-set tolerance: eleven f32 ulps, guessed by hand (rtol 1.3e-06, atol 0); "));
-    expect_item(p.out, "PASS", "fakeacc.dot.f32", H("gates 1-4 on 8 cases"));
-    expect_item(p.out, "PASS", "fakeacc.dot.bf16", H("gates 1-4 on 8 cases"));
-    expect_item(p.out, "PASS", "fakeacc.sumsq.f32", H("gates 1-4 on 8 cases"));
+    kc_expect_item(p.out, "FAIL", "fakeacc.dot_tight.f32",
+                   KC_TEXTS("gate 3 (accuracy): shape model.64x768 (rows=64, k=768)",
+                            " by a hand-set tolerance: eleven f32 ulps, guessed by hand (rtol 1.3e-06, atol 0); "));
+    kc_expect_item(p.out, "PASS", "fakeacc.dot.f32", KC_TEXTS("gates 1-4 on 8 cases"));
+    kc_expect_item(p.out, "PASS", "fakeacc.dot.bf16", KC_TEXTS("gates 1-4 on 8 cases"));
+    kc_expect_item(p.out, "PASS", "fakeacc.sumsq.f32", KC_TEXTS("gates 1-4 on 8 cases"));
     /* wrong kernels stay RED under the derived bound, and say which bound */
-    expect_item(p.out, "RED", "fakeacc.dot.f32:control.drop_last_term",
-                H("caught by gate 3 (accuracy; planted for gate 3): shape model.64x768",
-                  " by γ_768 of f32 (768 terms, any order), on the reference's magnitude: the error model of out (rtol 0, atol ",
-                  " x magnitude ", " elements out of tolerance"));
-    expect_item(p.out, "RED", "fakeacc.dot.bf16:control.drop_last_term",
-                H(" by γ_768 of f32 (768 terms, any order) + ½ ulp of bf16, on the reference's magnitude: the contract's error model (rtol 0.00390625, atol "));
-    expect_item(p.out, "RED", "fakeacc.sumsq.f32:control.serial_sum",
-                H(" by γ_11 of f32 (768 terms, pairwise), on |ref|: the error model of out (rtol 6.55652e-07, atol "));
+    kc_expect_item(p.out, "RED", "fakeacc.dot.f32:control.drop_last_term",
+                   KC_TEXTS("caught by gate 3 (accuracy; planted for gate 3): shape model.64x768",
+                            " by γ_768 of f32 (768 terms, any order), on the reference's magnitude: the error model of out (rtol 0, atol ",
+                            " x magnitude ", " elements out of tolerance"));
+    kc_expect_item(p.out, "RED", "fakeacc.dot.bf16:control.drop_last_term",
+                   KC_TEXTS(" by γ_768 of f32 (768 terms, any order) + ½ ulp of bf16, on the reference's magnitude: the contract's error model (rtol 0.00390625, atol "));
+    kc_expect_item(p.out, "RED", "fakeacc.sumsq.f32:control.serial_sum",
+                   KC_TEXTS(" by γ_11 of f32 (768 terms, pairwise), on |ref|: the error model of out (rtol 6.55652e-07, atol "));
     /* a device reference that leaves the magnitudes NaN fails every element, saying so */
-    expect_item(p.out, "FAIL", "fakeacc.dot_nomag.f32",
-                H("gate 3 (accuracy): shape model.64x768", " > allowed nan by γ_768 of f32", " x magnitude nan); 64 of 64 elements out of tolerance; 8 of 8 cases failed"));
+    kc_expect_item(p.out, "FAIL", "fakeacc.dot_nomag.f32",
+                   KC_TEXTS("gate 3 (accuracy): shape model.64x768", " > allowed nan by γ_768 of f32", " x magnitude nan); 64 of 64 elements out of tolerance; 8 of 8 cases failed"));
     cr_expect(strstr(p.out, "SUMMARY 5 kernels: 3 pass gates 1-4, 2 fail, 0 known findings; 3 controls: 3 red as planted, 0 missed"),
               "%s", p.out);
     cr_expect_eq(p.status, 1, "the tight contract fails the run: exit %d\n%s%s", p.status, p.out, p.err);
@@ -273,10 +265,10 @@ Test(arith_bound, reference_both_compares_the_magnitudes_too, .timeout = 60)
 {
     kc_proc p = kc_run_fake((char *[]){ "run", "fakeacc.dot.f32", "fakeacc.dot_nomag.f32", "--exclude", "*:limits",
                                          "--reference", "both", NULL }, NULL, 30);
-    expect_item(p.out, "PASS", "fakeacc.dot.f32", H("gates 1-4 on 8 cases"));
-    expect_item(p.out, "FAIL", "fakeacc.dot_nomag.f32",
-                H("internal error: shape model.64x768 (rows=64, k=768), dist uniform: the device reference fake_dot_ref_nomag disagrees with the host reference: the magnitude of out[0] device ",
-                  "; 64 of 64 elements differ"));
+    kc_expect_item(p.out, "PASS", "fakeacc.dot.f32", KC_TEXTS("gates 1-4 on 8 cases"));
+    kc_expect_item(p.out, "FAIL", "fakeacc.dot_nomag.f32",
+                   KC_TEXTS("internal error: shape model.64x768 (rows=64, k=768), dist uniform: the device reference fake_dot_ref_nomag disagrees with the host reference: the magnitude of out[0] device ",
+                            "; 64 of 64 elements differ"));
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     kc_proc_free(&p);
 }

@@ -18,6 +18,7 @@
 
 #include "registry.h"
 #include "steps.h"
+#include "support/item_lines.h"
 #include "support/run_output.h"
 
 /* ---- the registry's view ---- */
@@ -135,18 +136,6 @@ Test(steps, malformed_sequences_are_refused_naming_the_step)
 
 /* ---- the launch path under the fake driver ---- */
 
-/* The run's line of item `name`, expected in `state` and holding each of
- * the NULL-ended texts. */
-static void expect_item(const char *out, const char *state, const char *name, const char *const *texts)
-{
-    char line[8192];
-    if (!kc_out_item_line(out, state, name, line, sizeof line)) {
-        cr_expect(0, "no '%s  %s' line in:\n%s", state, name, out);
-        return;
-    }
-    for (int i = 0; texts && texts[i]; i++) cr_expect(strstr(line, texts[i]), "'%s' not in:\n%s", texts[i], line);
-}
-#define T(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
 /* What the fake driver's launch log says of the fakepdl launches: each
  * producer launch followed at once by its dependent's, on the same stream;
@@ -204,14 +193,14 @@ Test(steps_fake, a_producer_and_its_dependent_launch_in_order_on_one_stream, .ti
     snprintf(env_san, sizeof env_san, "KC_COMPUTE_SANITIZER=%s", san);
     kc_proc p = kc_run_fake((char *[]){ "run", "fakepdl.rowscale.f32*", NULL }, (char *[]){ env_log, env_san, NULL }, 60);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    expect_item(p.out, "PASS", "fakepdl.rowscale.f32", T("gates 1-4 on 7 cases"));
-    expect_item(p.out, "RED", "fakepdl.rowscale.f32:control.no_wait",
-                T("caught by gate 3 (accuracy; planted for gate 3): shape model.32x128 (rows=32, cols=128), dist uniform: y[0] = nan"));
-    expect_item(p.out, "PASS", "fakepdl.rowscale.f32:limits",
-                T("step fake_pdl_rowmax_f32: 20 registers, 1024+0 B shared, 0 B local, 32 blocks/SM at shape large.512x1000; "
-                  "step fake_pdl_scale_f32: 12 registers, 0+0 B shared, 0 B local, 8 blocks/SM at shape large.512x1000; "
-                  "4 shapes within the device's launch limits"));
-    expect_item(p.out, "PASS", "fakepdl.rowscale.f32:sanitize", T("launches of fakepdl.rowscale.f32"));
+    kc_expect_item(p.out, "PASS", "fakepdl.rowscale.f32", KC_TEXTS("gates 1-4 on 7 cases"));
+    kc_expect_item(p.out, "RED", "fakepdl.rowscale.f32:control.no_wait",
+                   KC_TEXTS("caught by gate 3 (accuracy; planted for gate 3): shape model.32x128 (rows=32, cols=128), dist uniform: y[0] = nan"));
+    kc_expect_item(p.out, "PASS", "fakepdl.rowscale.f32:limits",
+                   KC_TEXTS("step fake_pdl_rowmax_f32: 20 registers, 1024+0 B shared, 0 B local, 32 blocks/SM at shape large.512x1000; "
+                            "step fake_pdl_scale_f32: 12 registers, 0+0 B shared, 0 B local, 8 blocks/SM at shape large.512x1000; "
+                            "4 shapes within the device's launch limits"));
+    kc_expect_item(p.out, "PASS", "fakepdl.rowscale.f32:sanitize", KC_TEXTS("launches of fakepdl.rowscale.f32"));
     kc_proc_free(&p);
     pdl_log g;
     read_pdl_log(log, &g);
@@ -235,12 +224,12 @@ Test(steps_fake, gate_1_names_the_step_that_does_not_fit_and_launches_nothing, .
     snprintf(env_log, sizeof env_log, "KC_FAKE_LAUNCH_LOG=%s", log);
     kc_proc p = kc_run_fake((char *[]){ "run", "fakepdl.wideblock.f32*", NULL }, (char *[]){ env_log, NULL }, 30);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    expect_item(p.out, "FAIL", "fakepdl.wideblock.f32",
-                T("gate 1 (launch and fit): shape model.32x128 (rows=32, cols=128), dist uniform: step 2 of 2 "
-                  "(fake_pdl_scale_f32): block of 2048 threads > 1024 the function allows (registers or "
-                  "__launch_bounds__); 7 of 7 cases failed"));
-    expect_item(p.out, "LIMIT", "fakepdl.wideblock.f32:limits",
-                T("step fake_pdl_scale_f32: shape model.32x128: block of 2048 threads > 1024 allowed"));
+    kc_expect_item(p.out, "FAIL", "fakepdl.wideblock.f32",
+                   KC_TEXTS("gate 1 (launch and fit): shape model.32x128 (rows=32, cols=128), dist uniform: step 2 of 2 "
+                            "(fake_pdl_scale_f32): block of 2048 threads > 1024 the function allows (registers or "
+                            "__launch_bounds__); 7 of 7 cases failed"));
+    kc_expect_item(p.out, "LIMIT", "fakepdl.wideblock.f32:limits",
+                   KC_TEXTS("step fake_pdl_scale_f32: shape model.32x128: block of 2048 threads > 1024 allowed"));
     kc_proc_free(&p);
     cr_expect_neq(access(log, F_OK), 0, "a launch was made although step 2 does not fit:\n%s",
                   access(log, F_OK) == 0 ? kc_out_file(log) : "");
@@ -259,7 +248,7 @@ Test(steps_fake, a_launch_record_of_a_sequence_runs_both_steps, .timeout = 30)
     kc_proc p = kc_run_fake((char *[]){ "run", "--records", recs, "fakepdl.rowscale.f32@t5", NULL },
                             (char *[]){ env_log, NULL }, 30);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
-    expect_item(p.out, "PASS", "fakepdl.rowscale.f32@t5", T("gates 1-4 on 2 cases"));
+    kc_expect_item(p.out, "PASS", "fakepdl.rowscale.f32@t5", KC_TEXTS("gates 1-4 on 2 cases"));
     kc_proc_free(&p);
     pdl_log g;
     read_pdl_log(log, &g);

@@ -182,6 +182,23 @@ Test(costs, the_default_table_lies_beside_the_binary, .timeout = 30)
     snprintf(said, sizeof said, "KC_COSTS %s: is a directory", dir);
     cr_expect(strstr(p.err, said) && !strstr(p.err, "--costs"), "want '%s':\n%s", said, p.err);
     kc_proc_free(&p);
+    /* one that cannot name a file (past 4095 bytes) is refused only where a table is used and no
+     * --costs wins over it */
+    static char env_long[5000];
+    size_t nl = (size_t)snprintf(env_long, sizeof env_long, "KC_COSTS=");
+    while (nl + 2 < 4200) nl += (size_t)snprintf(env_long + nl, sizeof env_long - nl, "/x");
+    char *const long_env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", env_long, NULL };
+    char *version[] = { bin, "version", NULL }, *given_run[] = { bin, "run", "fixture.pass.00", "--jobs", "2", "--costs", given, NULL };
+    cr_assert_eq(kc_spawn(version, long_env, 30, &p), 0);
+    cr_expect_eq(p.status, 0, "version under a KC_COSTS too long: exit %d\n%s", p.status, p.err);
+    kc_proc_free(&p);
+    cr_assert_eq(kc_spawn(argv, long_env, 30, &p), 0);
+    cr_expect(p.status == 2 && strstr(p.err, "KC_COSTS='/x/x") && strstr(p.err, "expected the path of a cost table file"),
+              "run under a KC_COSTS too long: exit %d\n%.300s", p.status, p.err);
+    kc_proc_free(&p);
+    cr_assert_eq(kc_spawn(given_run, long_env, 30, &p), 0);
+    cr_expect_eq(p.status, 0, "--costs beside a KC_COSTS too long: exit %d\n%.300s", p.status, p.err);
+    kc_proc_free(&p);
     /* set but empty is unset (as KC_CACHE_DIR): the table beside the binary */
     unlink(table);
     char *const empty_env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_COSTS=", NULL };

@@ -50,6 +50,7 @@ fi
 # libFuzzer comes with clang's runtime libraries, packaged per clang version.
 if [ -n "$testing" ] && [ ! -f "$(clang -print-resource-dir)/lib/linux/libclang_rt.fuzzer-x86_64.a" ]; then
   major=$(clang -dumpversion | cut -d. -f1)
+  echo "install-deps: installing libclang-rt-$major-dev from Debian's packages (libFuzzer)"
   install "libclang-rt-$major-dev"
 fi
 if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then

@@ -381,8 +381,8 @@ void kc_cli_usage(FILE *out, const char *prog)
           "                'off': no cache at all (--no-cache reuses nothing but still refreshes\n"
           "                it; docs/results-cache.md); empty is unset\n"
           "  KC_COSTS      the cost table when --costs is not given (default: <binary>.costs.tsv\n"
-          "                beside the binary); a serial run still writes only a --costs table;\n"
-          "                empty is unset\n",
+          "                beside the binary); a serial run writes it only with --rerun-failed\n"
+          "                (--costs FILE: that file); empty is unset\n",
           out);
 }
 
@@ -531,10 +531,10 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
     o->seed = 1;
     o->shard_n = 1;
     o->resume_records_fd = -1;
-    char costs_err[400];
+    char costs_err[400] = "";
     const char *costs_env = getenv(KC_COSTS_ENV);
-    if (kc_costs_default_path(costs_env, o->costs_default, sizeof o->costs_default, costs_err, sizeof costs_err))
-        return kc_cli_usage_error("%s%s", costs_err, "");
+    int costs_bad = kc_costs_default_path(costs_env, o->costs_default, sizeof o->costs_default, costs_err,
+                                          sizeof costs_err);   /* refused below where the table is used */
     o->costs = o->costs_default;
     o->costs_env = costs_env && costs_env[0];
     o->max_restarts = -1;
@@ -565,6 +565,11 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
     if (o->cmd == KC_CMD_MERGE && !o->nlogs)
         return kc_cli_usage_error("merge needs the shards' outputs: --log FILE for each%s%s", "", "");
     if (check_commands(o, given)) return 2;
+    /* a KC_COSTS that cannot name a file matters only where no --costs wins
+     * over it and the run reads or writes the table (not info, version, a
+     * worker, a serial run without --rerun-failed) */
+    if (costs_bad && !o->costs_given && (o->rerun_failed || kc_cli_writes_costs(o)))
+        return kc_cli_usage_error("%s%s", costs_err, "");
     return o->cmd == KC_CMD_MERGE ? 0 : kc_cli_check_parallel(o);
 }
 

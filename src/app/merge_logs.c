@@ -573,7 +573,7 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
     long total;
     uint64_t digest;
     if (slices(o, items, n, nshards, slice_items, slice_digest, &total, &digest, why, sizeof why)) {
-        kc_say(stderr, "--costs %s\n", why);
+        kc_say(stderr, "%s %s\n", kc_costs_origin(o), why);
         rc = 2;
         goto out;
     }
@@ -582,7 +582,7 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
     kc_merge_want w = { nshards, o->seed, kc_filter_hash(o->patterns, o->npatterns), kc_build_id(),
                         total, digest, slice_items, slice_digest, 0, o->costs_given ? o->costs : NULL, o->allow_mixed_gpus };
     if (kc_select_costs_digest(&co, items, n, &w.costs, why, sizeof why)) {
-        kc_say(stderr, "--costs %s\n", why);
+        kc_say(stderr, "%s %s\n", kc_costs_origin(o), why);
         rc = 2;
         goto out;
     }

@@ -37,6 +37,8 @@ void kc_live_start_env(kc_live *l, const char *bin, char **args, char *const *en
     int a = 1;
     for (; a < 31 && args[a - 1]; a++) argv[a] = args[a - 1];
     argv[a] = NULL;
+    char costs[4096];
+    kc_test_costs_path(costs, sizeof costs);
     l->pid = fork();
     cr_assert_geq(l->pid, 0);
     if (l->pid == 0) {
@@ -51,7 +53,7 @@ void kc_live_start_env(kc_live *l, const char *bin, char **args, char *const *en
         close(p[0]);
         close(p[1]);
         putenv("KC_LIBCUDA=/nonexistent/libcuda.so.1");
-        kc_test_costs_env();
+        kc_test_costs_env(costs);
         for (int e = 0; env && env[e]; e++) putenv(env[e]);
         execv(argv[0], argv);
         _exit(127);

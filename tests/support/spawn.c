@@ -45,13 +45,15 @@ int kc_spawn(char *const argv[], char *const env_extra[], double timeout_s, kc_p
     memset(p, 0, sizeof *p);
     int po[2], pe[2];
     if (pipe(po) || pipe(pe)) return -1;
+    char costs[4096];
+    kc_test_costs_path(costs, sizeof costs);
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
         dup2(po[1], 1);
         dup2(pe[1], 2);
         close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);
-        kc_test_costs_env();
+        kc_test_costs_env(costs);
         for (int i = 0; env_extra && env_extra[i]; i++) putenv(env_extra[i]);
         execv(argv[0], argv);
         _exit(127);
@@ -124,32 +126,37 @@ const char *kc_test_tmpdir(void)
     return d && d[0] ? d : "/tmp";
 }
 
-void kc_test_costs_path(char *buf, size_t cap, long test_pid)
+void kc_test_costs_path(char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%s/kc-costs.%ld.tsv", kc_test_tmpdir(), test_pid);
+    const struct criterion_test *t = criterion_current_test;
+    if (t)
+        snprintf(buf, cap, "%s/kc-costs.%ld.%s.%s.tsv", kc_test_tmpdir(), (long)getppid(), t->category, t->name);
+    else    /* outside a test (a hook): this process's own */
+        snprintf(buf, cap, "%s/kc-costs.%ld.pid%ld.tsv", kc_test_tmpdir(), (long)getppid(), (long)getpid());
 }
 
-void kc_test_costs_env(void)
+void kc_test_costs_env(const char *path)
 {
     const char *set = getenv("KC_COSTS");
     if (set && set[0]) return;
-    char path[4096];
-    kc_test_costs_path(path, sizeof path, (long)getppid());    /* the child's parent: the test's process */
     setenv("KC_COSTS", path, 1);
 }
 
-/* Every test's cost table, once the last test has ended (make test requires
- * an empty TMPDIR: each test removes what it makes, and these are the
- * support's). Runs in Criterion's runner process. */
+/* This run's cost tables (kc_test_costs_path), once the last test has
+ * ended: make test requires an empty TMPDIR (each test removes what it
+ * makes, and these are the support's); another run's, in a shared /tmp,
+ * are left alone. Runs in Criterion's runner process. */
 ReportHook(POST_ALL)(struct criterion_global_stats *stats)
 {
     (void)stats;
+    char prefix[64];
+    int np = snprintf(prefix, sizeof prefix, "kc-costs.%ld.", (long)getpid());
     DIR *d = opendir(kc_test_tmpdir());
     if (!d) return;
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t n = strlen(e->d_name);
-        if (strncmp(e->d_name, "kc-costs.", 9) != 0 || n < 13 || strcmp(e->d_name + n - 4, ".tsv") != 0) continue;
+        if (strncmp(e->d_name, prefix, (size_t)np) != 0 || n < 4 || strcmp(e->d_name + n - 4, ".tsv") != 0) continue;
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", kc_test_tmpdir(), e->d_name);
         unlink(path);

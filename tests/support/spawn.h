@@ -25,12 +25,16 @@ const char *kc_test_fixture_bin(void);
  * its own, which must be empty when the tests end), else /tmp. */
 const char *kc_test_tmpdir(void);
 /* The cost table (KC_COSTS, src/run/costs.h) every kcontract a test starts
- * uses unless the test names one: $TMPDIR/kc-costs.<the test's pid>.tsv, one
- * per test (a test is a process of its own), so that no test's queue order
- * or memory plan depends on which tests ran before it, and no test writes
- * the table beside the binary (build/kcontract.costs.tsv, a real run's).
- * Removed after the last test (spawn.c's POST_ALL hook). Into buf. */
-void kc_test_costs_path(char *buf, size_t cap, long test_pid);
-/* In a child about to exec: sets KC_COSTS to its test's table (above) unless set. */
-void kc_test_costs_env(void);
+ * uses unless the test names one, into buf:
+ * $TMPDIR/kc-costs.<runner pid>.<suite>.<test>.tsv, one per test of this run
+ * of the test binary (Criterion runs each test in a child of its runner:
+ * getppid(); the names stay apart when pids wrap), so that no test's queue
+ * order or memory plan depends on which tests ran before it, and no test
+ * writes the table beside the binary (build/kcontract.costs.tsv, a real
+ * run's). Call it in the test's process; the runner removes its run's
+ * tables after the last test (spawn.c's POST_ALL hook). */
+void kc_test_costs_path(char *buf, size_t cap);
+/* In a child about to exec: KC_COSTS=path (kc_test_costs_path, computed
+ * before the fork) unless KC_COSTS is set and not empty. */
+void kc_test_costs_env(const char *path);
 #endif

@@ -209,7 +209,10 @@ Test(sanitize, no_sessions_start_ahead_past_a_control_planted_for_gate_1, .timeo
     cr_expect(strstr(p.err, "continuing in a fresh process") || strstr(p.out, "continuing in a fresh process"),
               "the fault did not re-execute the run: %s%s", p.out, p.err);
     cr_expect_eq(kc_san_test_sessions_started(log, "memcheck"), 1, "memcheck sessions: %s", kc_out_file(log));
-    cr_expect_eq(kc_san_test_sessions_started(log, "racecheck"), 1, "racecheck sessions: %s", kc_out_file(log));
+    /* at most one: the control's racecheck session starts beside memcheck, which catches the
+     * planted bug at once, and the session ended unused may be gone before the fake tool logs
+     * its start (CI, 4 test workers on 2 cores: 0 sessions logged) */
+    cr_expect_leq(kc_san_test_sessions_started(log, "racecheck"), 1, "racecheck sessions: %s", kc_out_file(log));
     kc_proc_free(&p);
     unlink(log);
 }

@@ -35,6 +35,7 @@ struct kc_rcache {
     uint64_t *image;            /* per image (fatbin.h index): its bytes' hash, 0 not yet */
     int nimage;
     double timeout_s;           /* --timeout; 0 none */
+    unsigned block_size;        /* --block-size; 0 none: in a contract item's key only (item_key) */
     uint64_t sanitizer;         /* compute-sanitizer's identity; 0 not yet */
     int write_failed;           /* said once */
     int refresh;                /* --no-cache: nothing is reused, what runs still keeps or evicts (result_cache.h) */
@@ -170,6 +171,7 @@ kc_rcache *kc_rcache_open(const kc_opts *o, const kc_rcache_gpu *gpu, FILE *out)
     if (!c) return NULL;
     snprintf(c->dir, sizeof c->dir, "%s", dir);
     c->timeout_s = o->timeout_s;
+    c->block_size = o->block_size;
     c->refresh = o->no_cache;
     c->nimage = kc_fatbin_count();
     c->image = calloc((size_t)(c->nimage ? c->nimage : 1), sizeof *c->image);
@@ -180,7 +182,6 @@ kc_rcache *kc_rcache_open(const kc_opts *o, const kc_rcache_gpu *gpu, FILE *out)
     uint64_t h = mix_str(KC_FNV_OFFSET, FORMAT_LINE);
     h = mix_u64(mix_u64(h, (uint64_t)KC_ABI_VERSION), host);
     h = mix_u64(mix_u64(h, o->seed), (uint64_t)o->reference);
-    h = mix_u64(h, o->block_size);      /* --block-size: one launch variant of what the item runs */
     const char *name = gpu && gpu->name && *gpu->name ? gpu->name : "none";
     h = mix_str(h, name);
     if (gpu && strcmp(name, "none") != 0) {
@@ -305,6 +306,10 @@ static uint64_t item_key(kc_rcache *c, const kc_item *it, int *unearned)
     const kc_contract *k = it->contract;
     if (k) {
         h = mix_u64(h, kc_contract_hash(k));
+        /* --block-size: one launch variant of a contract's cases (a contract
+         * that lists none fails under it); a suite runs none, so a run with
+         * it keeps the suites' passes of a run without */
+        h = mix_u64(h, c->block_size);
         h = mix_u64(h, module_hash(c, k->module));
         h = mix_u64(h, module_hash(c, k->device_reference.module));
         h = mix_u64(h, module_hash(c, "harness"));

@@ -35,7 +35,7 @@ Test(exclude, list_leaves_out_what_it_matches)
     kc_proc p = fixture((char *[]){ "list", "fixture.pass.*", "--exclude", "*.1?", "--exclude", "fixture.pass.0[2-9]", NULL });
     cr_expect_eq(p.status, 0, "%s", p.err);
     cr_expect_str_eq(p.out, "suite    fixture.pass.00\nsuite    fixture.pass.01\n"
-                            "2 items: 0 kernels, 0 controls, 0 limit checks, 2 suites\n");
+                            "2 items: 0 kernels, 0 controls, 0 limit checks, 2 suites, 0 sanitizer checks\n");
     kc_proc_free(&p);
 }
 
@@ -114,7 +114,7 @@ Test(exclude, excluding_every_selected_item_is_refused)
     for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
         kc_proc p = fixture(runs[r]);
         cr_expect_eq(p.status, 2, "run %zu: exit %d\n%s%s", r, p.status, p.out, p.err);
-        cr_expect(strstr(p.err, "the --exclude patterns leave no item of those selected"), "run %zu: %s", r, p.err);
+        cr_expect(strstr(p.err, "the exclusions (--exclude G, or a PATTERN '!G') leave no item of those selected"), "run %zu: %s", r, p.err);
         cr_expect(!strstr(p.out, "TALLY"), "run %zu ran: %s", r, p.out);
         kc_proc_free(&p);
     }

@@ -450,8 +450,9 @@ Test(records, list_shows_only_the_record_items)
     cr_expect(!strstr(p.out, ":limits") && !strstr(p.out, "host.contracts.lint"),
               "no patterns: only the records:\n%s", p.out);
     int items = kc_out_count_lines(p.out, "kernel   ");
-    char want[64];
-    snprintf(want, sizeof want, "%d items: %d kernels, 0 controls, 0 limit checks, 0 suites", items, items);
+    char want[128];
+    snprintf(want, sizeof want, "%d items: %d kernels, 0 controls, 0 limit checks, 0 suites, 0 sanitizer checks\n", items,
+             items);
     cr_expect_geq(items, 30);
     cr_expect(strstr(p.out, want), "want '%s':\n%s", want, p.out);
     kc_proc_free(&p);

@@ -216,7 +216,8 @@ static int main_body(int argc, char **argv)
     for (int i = 0; i < n && !left && o.npatterns && !o.worker && !o.sanitize_target; i++)
         left = kc_filter_match(items[i].name, o.patterns, o.npatterns);
     if (o.npatterns && !o.worker && !o.sanitize_target && !left && o.cmd != KC_CMD_INFO) {
-        kc_say(stderr, "the --exclude patterns leave no item of those selected (%s list shows the %d items)\n",
+        kc_say(stderr, "the exclusions (--exclude G, or a PATTERN '!G') leave no item of those selected (%s list "
+               "shows the %d items)\n",
                kc_prog(), n);
         free(items);
         kc_opts_free(&o);

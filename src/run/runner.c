@@ -369,8 +369,7 @@ int kc_list(const kc_opts *o, const kc_item *items, int n)
            count[KC_KIND_KERNEL], count[KC_KIND_KERNEL] == 1 ? "" : "s", count[KC_KIND_CONTROL],
            count[KC_KIND_CONTROL] == 1 ? "" : "s", count[KC_KIND_LIMIT], count[KC_KIND_LIMIT] == 1 ? "" : "s",
            count[KC_KIND_SUITE], count[KC_KIND_SUITE] == 1 ? "" : "s");
-    if (count[KC_KIND_SANITIZE])    /* only when there are any: the line as before gate 5 otherwise */
-        printf(", %d sanitizer check%s", count[KC_KIND_SANITIZE], count[KC_KIND_SANITIZE] == 1 ? "" : "s");
+    printf(", %d sanitizer check%s", count[KC_KIND_SANITIZE], count[KC_KIND_SANITIZE] == 1 ? "" : "s");   /* at 0 too */
     putchar('\n');
     return 0;
 }

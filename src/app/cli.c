@@ -140,9 +140,9 @@ static const opt_row OPTIONS[] = {
       "the cost table (default $KC_COSTS when set, else BINARY.costs.tsv beside\n"
       "this binary, one per binary; ./.kcontract-costs.tsv for one installed in a\n"
       "bin folder): read by a --jobs run to order the queue and written after\n"
-      "it (a serial run writes it only when given --costs); with --shard K/N\n"
-      "the partition is by cost (longest first onto the least-loaded shard)\n"
-      "instead of i % N" },
+      "it (a serial run writes it only when given --costs or --rerun-failed);\n"
+      "with --shard K/N the partition is by cost (longest first onto the\n"
+      "least-loaded shard) instead of i % N" },
     { "--timeout", NULL, "S", C_RUN | C_MUTATE, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_timeout,
       "--timeout needs a value (seconds above 0, e.g. 30 or 0.5)",
       "every item's time limit in seconds, in every mode but --schedule static\n"

@@ -19,8 +19,8 @@ jobs_run() { cp "$KC_GPU_COSTS" $L/costs-j$1.tsv
              gpu_smi j$1
              gpu_run j$1 120 $K run '*' $R --jobs $1 --inflight 4 --costs $L/costs-j$1.tsv --no-cache --json $L/j$1.json
              gpu_smi_end j$1; }
-if [ -z "${SHORT:-}" ]; then     # SHORT=1: the first three runs alone (little device time left)
-    jobs_run 6
+jobs_run 6
+if [ -z "${SHORT:-}" ]; then     # SHORT=1: the first four runs alone (little device time left)
     gpu_suite all-2 120 $K
     jobs_run 5
 fi

@@ -325,6 +325,31 @@ Test(result_cache, block_size_keys_a_contracts_items_and_not_the_suites, .timeou
     kc_rm_rf(c.dir);
 }
 
+/* A host-only suite runs no GPU code, so the GPU is not in its key: its pass
+ * from a run that opened the GPU (a kernel selected beside it) is reused by a
+ * run of the suite alone, which opens none (its TALLY says device=none), and
+ * the other way round. */
+Test(result_cache, a_host_suites_pass_is_reused_with_or_without_a_gpu_opened, .timeout = 60)
+{
+    char *with_gpu[] = { "run", "fakeargs.inplace.f32", "fixture.pass.00", NULL };
+    char *alone[] = { "run", "fixture.pass.00", NULL };
+    for (int order = 0; order < 2; order++) {
+        cache_dir c;
+        cache_new(&c, order ? "rcache-host-b" : "rcache-host-a");
+        char *env[] = { c.env, NULL };
+        kc_tally t;
+        kc_proc a = run_tallied(order ? alone : with_gpu, env, &t);
+        cr_expect_eq(a.status, 0, "exit %d\n%s%s", a.status, a.out, a.err);
+        kc_proc_free(&a);
+        a = run_tallied(order ? with_gpu : alone, env, &t);
+        cr_expect_eq(t.cached, 1, "%s, then %s: cached=%ld, want the suite's pass:\n%s",
+                     order ? "the suite alone" : "with a kernel", order ? "with a kernel" : "the suite alone", t.cached,
+                     a.out);
+        kc_proc_free(&a);
+        kc_rm_rf(c.dir);
+    }
+}
+
 /* A --jobs run whose every verdict is cached starts no worker and says so,
  * not "a work queue of 0 workers" (a new user read that as --jobs ignored). */
 Test(result_cache, a_jobs_run_with_every_verdict_cached_says_no_worker_started)

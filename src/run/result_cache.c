@@ -32,6 +32,7 @@
 struct kc_rcache {
     char dir[PATH_MAX - 32];     /* room for "/" and the entry's name */
     uint64_t global;            /* what every item's key holds (result_cache.h) */
+    uint64_t gpu;               /* the GPU's identity: in the key of an item that needs one only (item_key) */
     uint64_t *image;            /* per image (fatbin.h index): its bytes' hash, 0 not yet */
     int nimage;
     double timeout_s;           /* --timeout; 0 none */
@@ -182,12 +183,15 @@ kc_rcache *kc_rcache_open(const kc_opts *o, const kc_rcache_gpu *gpu, FILE *out)
     uint64_t h = mix_str(KC_FNV_OFFSET, FORMAT_LINE);
     h = mix_u64(mix_u64(h, (uint64_t)KC_ABI_VERSION), host);
     h = mix_u64(mix_u64(h, o->seed), (uint64_t)o->reference);
+    /* A host-only suite runs no GPU code: a run that opened no GPU (it
+     * selected host suites alone) and one that did key it alike. */
     const char *name = gpu && gpu->name && *gpu->name ? gpu->name : "none";
-    h = mix_str(h, name);
+    uint64_t g = mix_str(KC_FNV_OFFSET, name);
     if (gpu && strcmp(name, "none") != 0) {
-        h = mix_u64(mix_u64(h, (uint64_t)gpu->cc_major), (uint64_t)gpu->cc_minor);
-        h = mix_u64(mix_u64(h, (uint64_t)gpu->sm_count), (uint64_t)gpu->driver_version);
+        g = mix_u64(mix_u64(g, (uint64_t)gpu->cc_major), (uint64_t)gpu->cc_minor);
+        g = mix_u64(mix_u64(g, (uint64_t)gpu->sm_count), (uint64_t)gpu->driver_version);
     }
+    c->gpu = kc_mix64(g);
     h = mix_str(mix_str(mix_str(h, env_or_empty("LD_PRELOAD")), env_or_empty("KC_LIBCUDA")), env_or_empty("KC_LIBDIR"));
     h = mix_u64(h, cuda_env_hash());
     c->global = kc_mix64(h);
@@ -301,6 +305,7 @@ static uint64_t sanitizer_hash(kc_rcache *c)
 static uint64_t item_key(kc_rcache *c, const kc_item *it, int *unearned)
 {
     uint64_t h = mix_u64(c->global, (uint64_t)it->kind);
+    if (it->kind != KC_KIND_SUITE || (it->suite && it->suite->needs_gpu)) h = mix_u64(h, c->gpu);
     h = mix_str(mix_str(h, it->name), it->record);
     h = mix_str(h, it->control ? it->control->name : NULL);
     const kc_contract *k = it->contract;

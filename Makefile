@@ -229,7 +229,7 @@ test: $(B)/kc_tests $(B)/kcontract $(B)/kcontract-fixture $(B)/libfake_nvml.so $
 	@# gives its runs figures. Each test's runs get a cost table of their own in
 	@# that TMPDIR (KC_COSTS, tests/support/spawn.c), never build/kcontract.costs.tsv
 	@# nor a KC_COSTS the caller's shell has (emptied here: unset).
-	@case "$(TEST_JOBS)" in ''|*[!0-9]*|0|0*) echo "make test: TEST_JOBS='$(TEST_JOBS)': expected a number of test workers, 1 or more" >&2; exit 2;; esac; \
+	@case "$(TEST_JOBS)" in ''|*[!0-9]*|0*) echo "make test: TEST_JOBS='$(TEST_JOBS)': expected a number of test workers, 1 or more, without leading zeros" >&2; exit 2;; esac; \
 	tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/kc-test.XXXXXX") || exit 2; \
 	echo "TMPDIR=$$tmp KC_BIN=$(B)/kcontract ... $(B)/kc_tests --jobs $(TEST_JOBS)"; \
 	NVCC="$(KC_TEST_NVCC)" KC_TEST_MUTANTS="$(KC_TEST_MUTANTS)" KC_CACHE_DIR=off KC_COSTS= KC_SANITIZER_HOST_MIB=0 KC_SANITIZER_GPU_MIB=0 TMPDIR=$$tmp KC_BIN=$(B)/kcontract KC_FIXTURE_BIN=$(B)/kcontract-fixture KC_FAKE_NVML=$(B)/libfake_nvml.so \

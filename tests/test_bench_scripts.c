@@ -5,7 +5,8 @@
  * it disturbed a real H200 benchmark (docs/receipts/2026-11-30-h200-schedule.md).
  * bench/gpu_suite.sh's cache modes print items= and cached= (issue 23).
  * bench/kernel_time.py sums a CUPTI trace (issue 23) by role and family,
- * counts untimed records apart and names a bad line.
+ * counts untimed records apart and names a bad line; bench/run_timeline.py
+ * gives a run's spans per worker by kind and its GPU's ramp.
  * The binary is copied under a name of its own per test, so that the other
  * tests' processes, which run in parallel, are not taken for intruders. */
 #include <criterion/criterion.h>
@@ -248,6 +249,58 @@ Test(bench_scripts, kernel_time_sums_a_trace_by_role_and_family, .timeout = 60)
     p = kernel_time_py(dir);
     cr_expect_eq(p.status, 2, "%s%s", p.out, p.err);
     cr_expect(strstr(p.err, "ktime.200.tsv:1: expected 8 tab-separated fields starting with K, S or C"), "%s", p.err);
+    kc_proc_free(&p);
+    kc_rm_rf(dir);
+}
+
+/* A line of a --json report: item name, kind, gate, worker, start and end. */
+static void report_item(FILE *f, const char *name, const char *kind, int gate, int w, double a, double b)
+{
+    fprintf(f, "{\"type\":\"item\",\"name\":\"%s\",\"kind\":\"%s\",\"state\":\"PASS\",\"gate\":%d,"
+               "\"worker\":%d,\"start_s\":%.1f,\"end_s\":%.1f,\"seconds\":%.1f,\"cached\":false}\n",
+            name, kind, gate, w, a, b, b - a);
+}
+
+/* Worker 0: a control planted for the sanitizer, then a :sanitize item;
+ * worker 1: a control planted for gate 1, two items that overlap (in
+ * flight), one alone. The GPU 10% busy for 3 s, then 90% for 7 s, sampled
+ * every 0.5 s: the ramp at 3 s, 2.7 idle seconds before it, 6.6 GPU-s. A
+ * report with no item is refused, named. */
+Test(bench_scripts, run_timeline_gives_spans_by_kind_and_the_ramp, .timeout = 60)
+{
+    char dir[256], rep[400], smi[400];
+    kc_tmp_dir(dir, sizeof dir, "timeline");
+    snprintf(rep, sizeof rep, "%s/r.json", dir);
+    snprintf(smi, sizeof smi, "%s/r.smi", dir);
+    FILE *f = fopen(rep, "w");
+    cr_assert(f, "cannot write %s", rep);
+    fprintf(f, "{\"type\":\"header\"}\n");
+    report_item(f, "a:control.race", "control", 5, 0, 0.0, 2.0);
+    report_item(f, "a:sanitize", "sanitizer", 0, 0, 2.5, 3.0);
+    report_item(f, "b:control.oob", "control", 1, 1, 0.0, 1.0);
+    report_item(f, "c", "kernel", 0, 1, 1.2, 2.0);
+    report_item(f, "d", "kernel", 0, 1, 1.3, 2.1);
+    report_item(f, "e", "kernel", 0, 1, 2.7, 9.9);
+    fclose(f);
+    f = fopen(smi, "w");
+    cr_assert(f, "cannot write %s", smi);
+    for (int i = 0; i < 20; i++)
+        fprintf(f, "2026/12/07 08:00:%02d.%03d, %d, 100\n", i / 2, i % 2 * 500, i < 6 ? 10 : 90);
+    fclose(f);
+    kc_proc p = kc_run_python3((char *[]){ "bench/run_timeline.py", rep, smi, "--name", "t", NULL }, 30);
+    cr_expect_eq(p.status, 0, "%s%s", p.out, p.err);
+    cr_expect(strstr(p.out, "  w0: san-ctl x1 0.0-2.0, san x1 2.5-3.0\n"), "%s", p.out);
+    cr_expect(strstr(p.out, "  w1: gate1-ctl x1 0.0-1.0, inflight x2 1.2-2.1, alone x1 2.7-9.9\n"), "%s", p.out);
+    cr_expect(strstr(p.out, "GPU busy % per second: 0:10 1:10 2:10 3:90 4:90"), "%s", p.out);
+    cr_expect(strstr(p.out, "TIMELINE name=t wall_s=9.9 items=6 gpu_s=6.6 busy=0.67 ramp_s=3 idle_before_ramp_s=2.7\n"),
+              "%s", p.out);
+    kc_proc_free(&p);
+    f = fopen(rep, "w");
+    cr_assert(f, "cannot write %s", rep);
+    fclose(f);
+    p = kc_run_python3((char *[]){ "bench/run_timeline.py", rep, NULL }, 30);
+    cr_expect_eq(p.status, 2, "%s%s", p.out, p.err);
+    cr_expect(strstr(p.err, "r.json holds no item that ran"), "%s", p.err);
     kc_proc_free(&p);
     kc_rm_rf(dir);
 }

@@ -26,7 +26,8 @@
 #             --json $L/NAME.json, under gpu_run;
 #   gpu_smi NAME / gpu_smi_end NAME  samples the GPU's utilization and memory
 #             every 200 ms into $L/NAME.smi from one to the other, then appends
-#             the mean and its GPU-seconds (the utilization summed x 0.2 s) to env.txt;
+#             the mean and its GPU-seconds (the utilization summed x 0.2 s) to env.txt,
+#             and where the run left $L/NAME.json its timeline (bench/run_timeline.py);
 #   gpu_env_pack  packs $L into $O/logs.tgz, keeping env.txt beside it.
 # Every run is uncached (KC_CACHE_DIR=off).
 O=${OUT:-/tmp/out}; L=$O/logs; mkdir -p "$L"
@@ -60,5 +61,6 @@ gpu_smi() { nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used --forma
 gpu_smi_end() { [ -n "${GPU_SMI:-}" ] || { echo "$1: gpu_smi_end without gpu_smi" >> "$L/env.txt"; return 1; }
                 kill "$GPU_SMI"; wait "$GPU_SMI" 2>/dev/null; GPU_SMI=
                 awk -F', ' -v n="$1" '$2 ~ /^[0-9]+$/ { s += $2; c++ } END { printf "%s: GPU utilization mean %.1f%% over %d samples of 200 ms (%.1f GPU-s)\n", n, c ? s / c : 0, c, s / 100 * 0.2 }' \
-                    "$L/$1.smi" >> "$L/env.txt"; }
+                    "$L/$1.smi" >> "$L/env.txt"
+                [ ! -f "$L/$1.json" ] || python3 bench/run_timeline.py "$L/$1.json" "$L/$1.smi" --name "$1" >> "$L/env.txt" 2>&1; }
 gpu_env_pack() { (cd "$O" && tar czf logs.tgz logs && cp logs/env.txt env.txt && rm -rf logs); }

@@ -6,7 +6,8 @@
 # gates 1-4 run; every item with 6 workers of 4 lanes (more workers take the
 # items in flight beside the chains of items that run alone: does the GPU
 # fill sooner?); every item again with 4; then with 5.
-# Run from the tree: git rev-parse HEAD > COMMIT; bash docs/receipts/next/dev1.sh (.deps carried).
+# Run from the tree: git rev-parse HEAD > COMMIT; bash docs/receipts/2026-12-07-h100-workers/dev1.sh
+# (.deps carried; at c92ce91 it ran as docs/receipts/next/dev1.sh, the same file).
 . tools/gpu-env.sh
 PROBE_DIR=$L timeout 120 bash tools/probes/vouch_rerun_probe.sh $K > $L/probe.log 2>&1; el probe
 grep -h "^PROBE" $L/probe.log >> $L/env.txt

@@ -745,6 +745,32 @@ Test(result_cache, a_pass_that_took_longer_than_the_timeout_runs, .timeout = 60)
     kc_rm_rf(c.dir);
 }
 
+/* The limit a kept pass must fit is the one the item has in this run, the
+ * contract's own too, not only --timeout: fakeslow.vec4.f32 (timeout_s 1,
+ * its reference slowed to 1.5 s) passes under --timeout 100; a plain run
+ * then runs it, a TIMEOUT, serially and with --jobs, where it read PASS
+ * from the cache. */
+Test(result_cache, a_pass_longer_than_the_contracts_own_limit_runs, .timeout = 60)
+{
+    cache_dir c;
+    cache_new(&c, "rcache-own-limit");
+    char *env[] = { c.env, "KC_FIXTURE_REF_SLEEP_MS=300", NULL };
+    kc_proc a = kc_run_fake((char *[]){ "run", "--timeout", "100", "fakeslow.vec4.f32", NULL }, env, 60);
+    cr_expect_eq(a.status, 0, "the first run: exit %d\n%s%s", a.status, a.out, a.err);
+    kc_proc_free(&a);
+    char *plain[] = { "run", "fakeslow.vec4.f32", NULL }, *jobs[] = { "run", "--jobs", "2", "fakeslow.vec4.f32", NULL };
+    char **runs[] = { plain, jobs };
+    for (int i = 0; i < 2; i++) {
+        kc_proc p = run_with_line(runs[i], env, "TIMEOUT", "fakeslow.vec4.f32");
+        kc_tally t;
+        kc_out_tally(p.out, &t);
+        cr_expect_eq(t.cached, 0, "run %d reused a pass longer than the contract's 1 s limit:\n%s", i, p.out);
+        cr_expect_eq(p.status, 1, "run %d: exit %d\n%s", i, p.status, p.out);
+        kc_proc_free(&p);
+    }
+    kc_rm_rf(c.dir);
+}
+
 /* A --jobs run whose every verdict came from the cache started no worker:
  * its JSON report says "workers":0 and has no worker lines (it said one
  * worker with no items). */

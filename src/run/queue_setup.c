@@ -126,6 +126,7 @@ int kc_q_setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     }
     kc_devinfo *d = qq->d;
     qq->fin.cache = kc_rcache_open_on(o, d->dev, d->ndevs, d->driver_version, stdout);
+    kc_rcache_limits(qq->fin.cache, &qq->costs);    /* a pass longer than its limit here runs (qi->limit) */
     if (kc_rcache_lookup_all(qq->fin.cache, items, n, sel, ns, &qq->hits)) {
         free(sel);
         return 4;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "build_id.h"
+#include "costs.h"
 #include "fatbin.h"
 #include "host_code.h"
 #include "hostlib.h"
@@ -36,6 +37,7 @@ struct kc_rcache {
     uint64_t *image;            /* per image (fatbin.h index): its bytes' hash, 0 not yet */
     int nimage;
     double timeout_s;           /* --timeout; 0 none */
+    const kc_costs *costs;      /* the table the run's time limits come from (kc_rcache_limits); NULL none */
     unsigned block_size;        /* --block-size; 0 none: in a contract item's key only (item_key) */
     uint64_t sanitizer;         /* compute-sanitizer's identity; 0 not yet */
     int write_failed;           /* said once */
@@ -521,14 +523,16 @@ static int read_entry(const char *path, char *text, size_t cap, char *why, size_
     return 0;
 }
 
-/* Whether entry text's pass took longer than this run's --timeout (none: 0;
- * an entry that does not say how long it took: 1): a TIMEOUT now. */
-static int exceeds_timeout(const kc_rcache *c, const char *text)
+/* Whether entry text's pass of it took longer than the time limit it runs
+ * under in this run (kc_item_time_limit: --timeout, else the contract's
+ * timeout_s, else from the run's cost table; an entry that does not say how
+ * long it took: 1): a TIMEOUT now. */
+static int exceeds_timeout(const kc_rcache *c, const kc_item *it, const char *text)
 {
     char v[32];
     uint64_t ms;
-    return c->timeout_s > 0 &&
-           (field(text, "ms", v, sizeof v) || kc_parse_u64(v, UINT64_MAX, &ms) || (double)ms > c->timeout_s * 1000.0);
+    const double limit = kc_item_time_limit(it, c->costs, c->timeout_s);
+    return field(text, "ms", v, sizeof v) || kc_parse_u64(v, UINT64_MAX, &ms) || (double)ms > limit * 1000.0;
 }
 
 /* The latest verdict on an input decides: the item reached one the cache
@@ -536,14 +540,14 @@ static int exceeds_timeout(const kc_rcache *c, const char *text)
  * sessions were found not to vouch for) on the very inputs its entry was
  * kept for (key_before_run), so that entry is removed and the next run runs
  * it. Possible only where the item ran although such an entry was kept:
- * under --no-cache, under a --timeout shorter than the pass took, or beside
+ * under --no-cache, under a time limit shorter than the pass took, or beside
  * an entry the lookup refused (a forged verdict that is never reused). A
  * library file that changed while the item ran (or since this process
  * loaded it) leaves the bytes it ran unknown: then the entry goes whatever
  * its key. Kept: an entry of other inputs (earned on those), one that does
  * not read back (never reused), and the entry after no verdict on its
  * inputs (SKIP, NOTRUN) or after a TIMEOUT the entry itself foretold (the
- * pass took longer than this --timeout; the lookup ran the item for that).
+ * pass took longer than this run's limit; the lookup ran the item for that).
  * A removal that fails is said on stderr. */
 static void evict(kc_rcache *c, const kc_item *it, const kc_item_result *r)
 {
@@ -556,10 +560,15 @@ static void evict(kc_rcache *c, const kc_item *it, const kc_item_result *r)
     if (read_entry(path, text, sizeof text, why, sizeof why) || field(text, "key", v, sizeof v) ||
         parse_hex(v, &key) || (key != before && !unknown))
         return;
-    if (r && r->state == KC_TIMEOUT && exceeds_timeout(c, text)) return;     /* the TIMEOUT it foretold */
+    if (r && r->state == KC_TIMEOUT && exceeds_timeout(c, it, text)) return;     /* the TIMEOUT it foretold */
     if (unlink(path) && errno != ENOENT)
         kc_say(stderr, "results cache: cannot remove %s (%s): it keeps a pass of %s on the inputs this run did not "
                "pass with, and the next cached run reuses it; remove the file\n", path, strerror(errno), it->name);
+}
+
+void kc_rcache_limits(kc_rcache *c, const kc_costs *costs)
+{
+    if (c) c->costs = costs;
 }
 
 void kc_rcache_item_starts(kc_rcache *c, const kc_item *it)
@@ -596,7 +605,7 @@ int kc_rcache_lookup(kc_rcache *c, const kc_item *it, kc_item_result *r)
         return 0;
     }
     if (key != now) return 0;                   /* its inputs changed: it runs */
-    if (exceeds_timeout(c, text)) return 0;     /* it would be a TIMEOUT here: it runs */
+    if (exceeds_timeout(c, it, text)) return 0; /* it would be a TIMEOUT here: it runs */
     memset(r, 0, sizeof *r);
     kc_state st = (kc_state)sti;
     r->state = st;

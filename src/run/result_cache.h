@@ -61,6 +61,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "costs.h"
 #include "item.h"
 #include "kcontract.h"
 #include "result.h"
@@ -98,7 +99,7 @@ int kc_rcache_lookup(kc_rcache *c, const kc_item *it, kc_item_result *r);
 int kc_rcache_reusable(const kc_item *it, const kc_item_result *r);
 /* Keeps r for it when reusable and not itself reused (c NULL: nothing);
  * when not reusable, removes the pass kept for the same inputs (above; not
- * after a SKIP or NOTRUN, nor after a TIMEOUT under a --timeout the kept
+ * after a SKIP or NOTRUN, nor after a TIMEOUT under a time limit the kept
  * pass took longer than). A write that fails is said once on stderr; the
  * run goes on. */
 void kc_rcache_store(kc_rcache *c, const kc_item *it, const kc_item_result *r);
@@ -124,6 +125,13 @@ typedef enum kc_rcache_sessions {
  * Verdicts still held at kc_rcache_close are dropped as UNVOUCHED. c NULL:
  * nothing. */
 void kc_rcache_release(kc_rcache *c, int owner, kc_rcache_sessions how);
+/* The cost table the run's time limits come from (kc_item_time_limit, with
+ * the run's --timeout): a kept pass that took longer than its item's limit
+ * is not reused (it would be a TIMEOUT now: the item runs). costs must
+ * outlive c; NULL (the default): none, so the limits are --timeout, the
+ * contracts' timeout_s or KC_TIMEOUT_NO_COST_S, as in a run that reads no
+ * table. c NULL: nothing. */
+void kc_rcache_limits(kc_rcache *c, const kc_costs *costs);
 /* Item it is about to run in this very process (kc_run: a static shard,
  * where a crash under the item leaves no verdict for the cache to act on;
  * a serial run is a queue of one worker, whose parent settles a crash):

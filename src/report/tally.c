@@ -456,8 +456,8 @@ int kc_summary_format(const kc_tally *t, char *buf, size_t cap) {
         if (what && k) kc_sb_printf(&o, "; %ld %s", k, what);
     }
     if (t->stale) kc_sb_printf(&o, "; %ld %s", t->stale, pl(t->stale, "stale known finding", "stale known findings"));
-    if (t->untrusted == 1) kc_sb_printf(&o, "; sanitizer sessions not trusted");
-    if (t->untrusted > 1) kc_sb_printf(&o, "; sanitizer sessions not trusted in %ld shards", t->untrusted);
+    if (t->untrusted == 1) kc_sb_printf(&o, "; not trusted (a line above says why)");
+    if (t->untrusted > 1) kc_sb_printf(&o, "; not trusted in %ld shards (their lines say why)", t->untrusted);
     if (t->cached) kc_sb_printf(&o, "; %ld cached", t->cached);
     if (o.over || o.len > (size_t)0x7fffffff) return -1;
     return (int)o.len;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/wait.h>
 
 #include "costs.h"
@@ -684,4 +685,56 @@ Test(costs, lock_file_symlink_is_refused_not_followed, .timeout = 60)
     cr_expect_neq(access(path, F_OK), 0, "%s was written without its lock", path);
     kc_proc_free(&p);
     kc_rm_rf(dir);
+}
+
+/* The row of item in table text ends with failed: 1 (want 1) or 0. */
+static int row_failed(const char *text, const char *item)
+{
+    char key[256];
+    snprintf(key, sizeof key, "\n%s\t", item);
+    const char *row = strstr(text, key), *eol = row ? strchr(row + 1, '\n') : NULL;
+    return eol && eol - row > 2 && eol[-2] == '\t' ? eol[-1] - '0' : -1;
+}
+
+/* --rerun-failed trusts only what the table records: an item a run never
+ * reached (NOTRUN under --fail-fast) marks its earlier passing row failed,
+ * so --rerun-failed runs it (its measurement kept); and a run that cannot
+ * vouch for its verdicts (a sanitizer session found not to: untrusted)
+ * records them failed. Before, the old "failed 0" stood in both, and
+ * --rerun-failed ran nothing or the wrong items and exited 0. */
+Test(costs, a_not_run_item_and_an_untrusted_run_are_recorded_failed, .timeout = 60)
+{
+    char path[256];
+    tmpname(path, sizeof path, "notrun");
+    unlink(path);
+    kc_proc a = kc_run_fake((char *[]){ "run", "--jobs", "1", "--costs", path, "fixture.pass.00", "fixture.chdir", NULL },
+                            NULL, 30);
+    cr_expect_eq(a.status, 0, "exit %d\n%s", a.status, a.out);
+    cr_expect_eq(row_failed(kc_out_file(path), "fixture.chdir"), 0, "%s", kc_out_file(path));
+    kc_proc b = kc_run_fake((char *[]){ "run", "--jobs", "1", "--fail-fast", "--costs", path, "fixture.break.closeall",
+                                        "fixture.chdir", NULL }, NULL, 30);
+    cr_expect_eq(b.status, 1, "exit %d\n%s", b.status, b.out);
+    cr_expect(strstr(b.out, "NOTRUN fixture.chdir"), "%s", b.out);
+    cr_expect(strstr(b.out, "; 1 not run, recorded failed\n"), "%s", b.out);
+    const char *t = kc_out_file(path);
+    cr_expect_eq(row_failed(t, "fixture.chdir"), 1, "the NOTRUN item's row still reads passed:\n%s", t);
+    cr_expect(strstr(t, "\nfixture.chdir\t0.000\t"), "its measurement was not kept:\n%s", t);
+    char san[PATH_MAX + 32], fake[PATH_MAX];
+    cr_assert_not_null(realpath("tests/fake/compute-sanitizer", fake));
+    snprintf(san, sizeof san, "KC_COMPUTE_SANITIZER=%s", fake);
+    char *env[] = { san, "PATH=/usr/bin:/bin", "KC_FAKE_SANITIZER=late:memcheck", NULL };
+    kc_proc c = kc_run_fake((char *[]){ "run", "--costs", path, "fakesan.copy.f16:sanitize", NULL }, env, 30);
+    cr_expect_eq(c.status, 1, "exit %d\n%s", c.status, c.out);
+    t = kc_out_file(path);
+    cr_expect_eq(row_failed(t, "fakesan.copy.f16:sanitize"), 1, "an untrusted run's verdict reads passed:\n%s", t);
+    kc_proc d = kc_run_fake((char *[]){ "run", "--rerun-failed", "--costs", path, "fakesan.copy.f16:sanitize",
+                                        "fixture.pass.00", NULL }, env, 30);
+    cr_expect(strstr(d.out, "fakesan.copy.f16:sanitize") && !strstr(d.out, "PASS   fixture.pass.00"),
+              "--rerun-failed did not run the untrusted run's item alone:\n%s", d.out);
+    cr_expect_eq(d.status, 1, "--rerun-failed after an untrusted run: exit %d\n%s", d.status, d.out);
+    kc_proc_free(&a);
+    kc_proc_free(&b);
+    kc_proc_free(&c);
+    kc_proc_free(&d);
+    unlink(path);
 }

@@ -22,6 +22,8 @@ typedef struct kc_record {
                                * newline-ended, without a "[wK] " tag); "" none or not a merge */
     int detail_cut_lines;     /* merge: further lines that did not fit in detail (kc_lines, line_text.h) */
     size_t detail_cut_bytes;  /* and their bytes */
+    int suspect;              /* its worker later ended on its own without its end line (queue_deaths.c): its
+                               * pass is not kept in the results cache, and the cost table records it failed */
 } kc_record;
 
 /* The records of one run, in the order items finished. */

@@ -29,9 +29,12 @@ typedef struct kc_tally {
     long cached;                             /* items of the counts above reused from the results cache
                                               * (result_cache.h), not run; key cached=, optional on read
                                               * (absent: 0), so lines written before it still parse */
-    long untrusted;                          /* runs (a run, or each merged shard) whose compute-sanitizer
-                                              * sessions could not vouch for the clean verdicts they gave
-                                              * (worker.h, the end line): not green whatever the counts say;
+    long untrusted;                          /* runs (a run, or each merged shard) with something they cannot
+                                              * vouch for: compute-sanitizer sessions that could not vouch
+                                              * for their clean verdicts (worker.h, the end line), a worker
+                                              * that broke the result protocol, or one that ended on its own
+                                              * where no verdict explains it (queue_deaths.c): not green
+                                              * whatever the counts say;
                                               * key untrusted=, written only when nonzero, optional on read */
 } kc_tally;
 
@@ -68,7 +71,7 @@ int kc_tally_counts_equal(const kc_tally *a, const kc_tally *b);
 
 /* The exit status the counts explain: 1 if anything failed (FAIL, MISSED,
  * LIMIT, LEAK, CRASH, TIMEOUT, NOTRUN, stale known findings, limit problems,
- * sanitizer sessions not trusted), else 3
+ * a run not trusted: untrusted), else 3
  * if anything was skipped, else 0. KNOWN is not a failure. (2 is bad usage, 4
  * an internal error: never from counts.) */
 int kc_tally_exit_status(const kc_tally *t);
@@ -80,8 +83,8 @@ int kc_tally_exit_status(const kc_tally *t);
  * extras: "; 1 left processes or GPU state behind" (LEAK),
  * "; 5 skipped", "; 1 crashed", "; 1 timed out",
  * "; 3 not run", "; 1 stale known finding" (skip/crash/timeout/notrun summed
- * over kinds), "; sanitizer sessions not trusted" ("... in 2 shards" when
- * merged), "; 40 cached" (items reused from the results cache, counted
+ * over kinds), "; not trusted (a line above says why)" ("; not trusted in
+ * 2 shards (their lines say why)" when merged), "; 40 cached" (items reused from the results cache, counted
  * in their states above too). Kernel, control, limit and suite totals count every state. Returns
  * the length, or -1 when it does not fit. */
 int kc_summary_format(const kc_tally *t, char *buf, size_t cap);

@@ -278,11 +278,14 @@ int kc_costs_save(const char *path, const kc_costs *c, char *err, size_t cap)
     return 0;
 }
 
-int kc_costs_save_run(const char *path, const kc_records *rs, FILE *out)
+int kc_costs_save_run(const char *path, const kc_records *rs, int untrusted, FILE *out)
 {
-    int measured = 0;
-    for (int i = 0; i < rs->n; i++) measured += kc_state_measured(rs->v[i].res.state) && !rs->v[i].res.cached;
-    if (!measured) return 0;            /* nothing to merge: the table and its directory stay as they are */
+    int measured = 0, notrun = 0;
+    for (int i = 0; i < rs->n; i++) {
+        measured += kc_state_measured(rs->v[i].res.state) && !rs->v[i].res.cached;
+        notrun += rs->v[i].res.state == KC_NOTRUN;
+    }
+    if (!measured && !notrun) return 0;  /* nothing to merge: the table and its directory stay as they are */
     kc_costs c;
     int found;
     char err[1024];
@@ -295,9 +298,21 @@ int kc_costs_save_run(const char *path, const kc_records *rs, FILE *out)
         kc_say(stderr, "cost table %s; writing a new table\n", err);
         memset(&c, 0, sizeof c);
     }
-    int n = 0, rc = 0;
+    int n = 0, marked = 0, unmarked = 0, rc = 0;
+    char first[192] = "";
     for (int i = 0; i < rs->n; i++) {
         const kc_record *r = &rs->v[i];
+        if (r->res.state == KC_NOTRUN) {        /* never checked: failed, its last measurement kept */
+            const kc_cost *old = kc_costs_find(&c, r->name);
+            if (old) {
+                kc_cost e = *old;
+                e.failed = 1;
+                marked += kc_costs_set(&c, &e) == 0;
+            } else if (!unmarked++) {
+                snprintf(first, sizeof first, "%s", r->name);
+            }
+            continue;
+        }
         if (!kc_state_measured(r->res.state) || r->res.cached) continue;   /* a reused verdict took no time */
         kc_cost e;
         memset(&e, 0, sizeof e);
@@ -305,15 +320,23 @@ int kc_costs_save_run(const char *path, const kc_records *rs, FILE *out)
         e.seconds = r->end_s - r->start_s;
         e.peak_rss_kib = r->res.peak_rss_kib;
         e.peak_gpu_mib = r->peak_gpu_mib;
-        e.failed = kc_result_fails(&r->res);   /* a stale known finding failed too */
+        /* a stale known finding failed too; a suspect (record.h); any verdict of a run that cannot vouch for it */
+        e.failed = kc_result_fails(&r->res) || r->suspect || untrusted;
         if (kc_costs_set(&c, &e) == 0) n++;
     }
-    if (n && kc_costs_save(path, &c, err, sizeof err)) {
+    if ((n || marked) && kc_costs_save(path, &c, err, sizeof err)) {
         kc_say(stderr, "cannot write the cost table: %s\n", err);
         rc = -1;
-    } else if (n) {
-        kc_say(out, "cost table %s: %d item%s measured, %d recorded in all\n", path, n, n == 1 ? "" : "s", c.n);
+    } else if (n || marked) {
+        kc_say(out, "cost table %s: %d item%s measured, %d recorded in all", path, n, n == 1 ? "" : "s", c.n);
+        if (marked) fprintf(out, "; %d not run, recorded failed", marked);
+        fprintf(out, "\n");
     }
+    if (unmarked)
+        kc_say(out, "cost table %s: %d item%s not run (%s%s) %s no row, never measured, so --rerun-failed with this "
+               "table does not run %s: run %s by name\n", path, unmarked, unmarked == 1 ? "" : "s", first,
+               unmarked > 1 ? ", ..." : "", unmarked == 1 ? "has" : "have", unmarked == 1 ? "it" : "them",
+               unmarked == 1 ? "it" : "them");
     kc_costs_unlock(path, lock);
     kc_costs_free(&c);
     return rc ? rc : n;

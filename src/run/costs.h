@@ -107,13 +107,18 @@ int kc_costs_save(const char *path, const kc_costs *c, char *err, size_t cap);
 const kc_cost *kc_costs_find(const kc_costs *c, const char *name);
 /* After a run: merges its measured items (records; NOTRUN and SKIP carry no
  * measurement) into the table at path, under kc_costs_lock, and writes it;
- * with none measured it touches nothing (no table, no lock file).
- * Prints "kcontract: cost table PATH: N items measured, M recorded in all" to
- * out; a table that cannot be read is replaced (said on stderr), one that
- * cannot be written is reported on stderr. Returns the items measured, or -1
- * when writing failed. */
+ * with none measured and no NOTRUN to mark it touches nothing (no table, no
+ * lock file). An item is recorded failed when its verdict fails, when it is
+ * a suspect (record.h), or when the run is untrusted (it cannot vouch for
+ * its verdicts: --rerun-failed runs them all again). A NOTRUN item (never
+ * checked) marks its existing row failed and keeps its measurement; one
+ * with no row gets none (it was never measured) and a line on out says
+ * --rerun-failed cannot know it. Prints "kcontract: cost table PATH: N
+ * items measured, M recorded in all" to out; a table that cannot be read
+ * is replaced (said on stderr), one that cannot be written is reported on
+ * stderr. Returns the items measured, or -1 when writing failed. */
 struct kc_records;
-int kc_costs_save_run(const char *path, const struct kc_records *rs, FILE *out);
+int kc_costs_save_run(const char *path, const struct kc_records *rs, int untrusted, FILE *out);
 /* Inserts or replaces e. 0, or -1 when out of memory. */
 int kc_costs_set(kc_costs *c, const kc_cost *e);
 void kc_costs_free(kc_costs *c);

@@ -614,6 +614,7 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
     kc_qn_flush(&qq);
     kc_qv_flush(&qq);
     not_run(&qq);
+    kc_qd_settle(&qq);          /* after every verdict: ends that none of them explains */
     qq.rec.wall_s = now_s() - qq.t0;
     for (int j = 0; j < qq.nq; j++) qq.rec.ran_again += qq.q[j].again;
     kc_run_end e = {
@@ -630,6 +631,7 @@ out:
     kc_qh_free(&qq);
     kc_qn_free(&qq);
     kc_qv_free(&qq);
+    kc_qd_free(&qq);
     free(qq.w);
     free(qq.dw);
     free(qq.q);

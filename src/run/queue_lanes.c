@@ -215,6 +215,7 @@ double kc_ql_deadline(const wk *w)
 int kc_ql_gone(queue *qq, wk *w, kc_child *c, const char *how)
 {
     int settled = 0;
+    const int own = kc_qd_own_end(qq, w, c);        /* nothing the run did ended it (queue_deaths.c) */
     /* A worker that died under its items (not one the queue stopped, nor
      * one retiring after a loss it reported): each item's run is a loss
      * (queue_holds.c), as a worker of one item's is (queue_workers.c). */
@@ -241,6 +242,7 @@ int kc_ql_gone(queue *qq, wk *w, kc_child *c, const char *how)
         snprintf(why, sizeof why, "in flight on worker %d (pid %ld) when it %s%s", w->slot, (long)c->pid,
                  w->phase == KC_WK_TIMED_OUT ? "was stopped at a time limit and " : "", how);
         kc_ql_put_back_solo(qq, j, why);
+        if (own) kc_qd_put_back(qq, w, c, how, j);
         lane_release(qq, w, l);
     }
     kc_qh_ended(qq, w->devslot);       /* the settled lanes closed after their release asked */

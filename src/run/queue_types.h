@@ -47,6 +47,17 @@ typedef struct qvouch {
     long pid;                   /* the worker whose sessions gave it */
 } qvouch;
 
+/* A worker that ended on its own without its end line with items in
+ * flight, put back to run again alone (queue_deaths.c): whether their
+ * runs alone explain the end is settled at the run's end. */
+typedef struct qdeath {
+    int slot;
+    long pid;
+    char how[128];              /* its status in words */
+    int n;
+    int j[2 * KC_INFLIGHT_MAX + 1];     /* the qitems it had in flight */
+} qdeath;
+
 /* A selected item: what the queue keeps of it beside what the dispatch
  * policy reads (kc_dispatch_item, the same index in queue.di). */
 typedef struct qitem {
@@ -121,6 +132,8 @@ typedef struct queue {
     int serial;                 /* a serial or --shard K/N run: one worker, the items in selection order, its
                                  * lines unprefixed (kc_serial_run) */
     int violated;               /* a worker broke the result protocol between items: the run is not green */
+    qdeath *deaths;             /* workers that ended on their own with items in flight (queue_deaths.c) */
+    int ndeaths, capdeaths;
     int k;                      /* --inflight: items in flight per worker (1: one at a time, as before) */
     kc_rcache_hits hits;        /* the verdicts reused from the results cache (result_cache.h) */
     int gpu_items;              /* selected items that need a GPU */
@@ -230,6 +243,21 @@ double kc_q_next_end_by(const queue *qq);
  * in the run only when a rerun alone decides that item (queue_workers.c
  * says why). queue_workers.c. */
 int kc_q_end_vouched(queue *qq, int slot, const kc_child *c, int ended, int held, int under_item);
+/* queue_deaths.c: a worker that ends on its own without its end line.
+ * Whether worker w (child c, GONE) ended so: no end line, not interrupted,
+ * not stopped by the queue, not KC_WORKER_UNTRUSTED. */
+int kc_qd_own_end(const queue *qq, const wk *w, const kc_child *c);
+/* Such an end: the items c's process finished before are suspects (their
+ * records' suspect set, the passes this run kept for them removed from
+ * the results cache), said in one line naming them (none: nothing said). */
+void kc_qd_suspects(queue *qq, const wk *w, const kc_child *c, const char *how);
+/* Such an end put item j, in flight, back to run again alone. */
+void kc_qd_put_back(queue *qq, const wk *w, const kc_child *c, const char *how, int j);
+/* At the run's end: each such end whose items put back all came out green
+ * alone is explained by none of them: said, and the run is not green
+ * (qq->untrusted). */
+void kc_qd_settle(queue *qq);
+void kc_qd_free(queue *qq);
 /* An abnormal end counts against the restart cap: 0 while under it
  * (counted); -1 once it is reached: no more items are handed out
  * (fin.stopping, why in fin.stop_why), said with `then` (what the queue

@@ -332,6 +332,7 @@ void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c)
     /* an item in hand that its end settles (a lanes worker that lost its
      * context puts the others back: it ended after its own item) */
     const int under_item = w->cur >= 0 || (qq->k > 1 && w->book.open && w->phase != KC_WK_RETIRING);
+    if (kc_qd_own_end(qq, w, c)) kc_qd_suspects(qq, w, c, how);   /* what it finished before (queue_deaths.c) */
     kc_qh_teardown_ends(qq, w, c->exited);     /* the context it lost is gone with it */
     kc_q_sessions(qq, c->slot, 0);   /* its sessions ended with it (a fresh worker starts its own) */
     if (qq->k > 1 && w->book.open) {     /* settled, or put back undecided (queue_lanes.c) */

@@ -566,6 +566,11 @@ static void evict(kc_rcache *c, const kc_item *it, const kc_item_result *r)
                "pass with, and the next cached run reuses it; remove the file\n", path, strerror(errno), it->name);
 }
 
+void kc_rcache_forget(kc_rcache *c, const kc_item *it)
+{
+    if (c) evict(c, it, NULL);
+}
+
 void kc_rcache_limits(kc_rcache *c, const kc_costs *costs)
 {
     if (c) c->costs = costs;

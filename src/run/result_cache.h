@@ -132,6 +132,11 @@ void kc_rcache_release(kc_rcache *c, int owner, kc_rcache_sessions how);
  * contracts' timeout_s or KC_TIMEOUT_NO_COST_S, as in a run that reads no
  * table. c NULL: nothing. */
 void kc_rcache_limits(kc_rcache *c, const kc_costs *costs);
+/* The pass this run kept for it, under the key its inputs had before it
+ * ran, is removed (a later finding against the process that earned it:
+ * queue_deaths.c); an entry of other inputs stays. A removal that fails is
+ * said on stderr. c NULL: nothing. */
+void kc_rcache_forget(kc_rcache *c, const kc_item *it);
 /* Item it is about to run in this very process (kc_run: a static shard,
  * where a crash under the item leaves no verdict for the cache to act on;
  * a serial run is a queue of one worker, whose parent settles a crash):

@@ -1,0 +1,118 @@
+/* test_worker_ends.c — a worker that ends on its own without its end line
+ * (src/run/queue_deaths.c), found by a red-team helper: a thread an item
+ * leaves behind (fakethread.vec4.f32, tests/fixtures/fake_contracts.c)
+ * calls exit(0) while the worker runs later items. With items in flight
+ * the run read green once their runs alone passed; serially the next item
+ * was CRASH, but the culprit's pass stayed in the results cache and the
+ * cost table, so the next cached run, or --rerun-failed, read green.
+ * Now: the run is not green, and the passes finished before such an end
+ * are neither kept nor recorded as passes. Each failed before the change. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "support/run_output.h"
+#include "support/spawn.h"
+#include "tally.h"
+
+/* Env for a run whose culprit's thread ends one process (once: FILE) ms
+ * after it starts; cache: its KC_CACHE_DIR=... entry or "KC_CACHE_DIR=off". */
+typedef struct ends_env {
+    char once[300], once_env[340], cache_env[340];
+    char *env[8];
+} ends_env;
+
+static void ends_env_init(ends_env *e, const char *dir, const char *tag, const char *ms, const char *cache)
+{
+    snprintf(e->once, sizeof e->once, "%s/%s.once", dir, tag);
+    snprintf(e->once_env, sizeof e->once_env, "KC_FIXTURE_EXIT_THREAD_ONCE=%s", e->once);
+    snprintf(e->cache_env, sizeof e->cache_env, "KC_CACHE_DIR=%s", cache);
+    int n = 0;
+    e->env[n++] = e->once_env;
+    e->env[n++] = e->cache_env;
+    e->env[n++] = (char *)ms;
+    e->env[n++] = "KC_FIXTURE_REF_SLEEP_MS=100";     /* fakeslow.vec4.f32: 0.5 s, in flight when the thread fires */
+    e->env[n] = NULL;
+}
+
+/* --inflight 4: the thread ends the worker while fakeslow.vec4.f32 and the
+ * others are in flight; each goes back and passes alone. A serial run has
+ * that end's CRASH: the --inflight run must not read green either. */
+Test(worker_ends, an_end_no_item_explains_makes_an_inflight_run_not_green, .timeout = 60)
+{
+    char dir[256];
+    kc_tmp_dir(dir, sizeof dir, "ends-inflight");
+    const char *modes[][4] = { { "--inflight", "4", NULL }, { "--jobs", "2", "--inflight", "4" } };
+    for (int m = 0; m < 2; m++) {
+        ends_env e;
+        char tag[16];
+        snprintf(tag, sizeof tag, "m%d", m);
+        ends_env_init(&e, dir, tag, "KC_FIXTURE_EXIT_THREAD_MS=20", "off");
+        char *args[16] = { "run" };
+        int n = 1;
+        for (int i = 0; i < 4 && modes[m][i]; i++) args[n++] = (char *)modes[m][i];
+        args[n++] = "fakethread.vec4.f32";
+        args[n++] = "fakeslow.vec4.f32";
+        args[n++] = "fake.axpy.f32";
+        args[n++] = "fake.copy.f16";
+        args[n] = NULL;
+        kc_proc p = kc_run_fake(args, e.env, 60);
+        kc_tally t;
+        kc_out_tally(p.out, &t);
+        cr_expect_eq(p.status, 1, "mode %d: exit %d, expected 1 (not green)\n%s%s", m, p.status, p.out, p.err);
+        cr_expect_eq(t.untrusted, 1, "mode %d: the TALLY does not say untrusted=1\n%s", m, p.out);
+        cr_expect(strstr(p.out, "and each passed its run alone: what ended the process is not known"),
+                  "mode %d: no line says the end is not explained\n%s%s", m, p.out, p.err);
+        cr_expect(strstr(p.out, "; not trusted (a line above says why)"), "mode %d: the SUMMARY reads green\n%s", m,
+                  p.out);
+        kc_proc_free(&p);
+    }
+    kc_rm_rf(dir);
+}
+
+/* Serially the thread ends the worker under fixture.cost.00 (300 ms), which
+ * is CRASH; fakethread.vec4.f32, which passed before in that process, is a
+ * suspect: not kept in the cache, recorded failed in the cost table. The
+ * next run (its thread started again) runs it and is red again; before, it
+ * read its pass from the cache. --rerun-failed runs both. */
+Test(worker_ends, passes_before_an_end_on_its_own_are_neither_kept_nor_recorded_passed, .timeout = 90)
+{
+    char dir[256], cache[300], costs[300], costs_arg[320];
+    kc_tmp_dir(dir, sizeof dir, "ends-serial");
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    snprintf(costs, sizeof costs, "%s/costs.tsv", dir);
+    snprintf(costs_arg, sizeof costs_arg, "--costs=%s", costs);
+    for (int k = 0; k < 2; k++) {
+        ends_env e;
+        char tag[16];
+        snprintf(tag, sizeof tag, "run%d", k);
+        ends_env_init(&e, dir, tag, "KC_FIXTURE_EXIT_THREAD_MS=150", cache);
+        kc_proc p = kc_run_fake((char *[]){ "run", costs_arg, "fakethread.vec4.f32", "fixture.cost.00", NULL }, e.env,
+                                60);
+        kc_tally t;
+        kc_out_tally(p.out, &t);
+        char line[2048];
+        cr_expect_eq(p.status, 1, "run %d: exit %d\n%s%s", k, p.status, p.out, p.err);
+        cr_expect(kc_out_item_line(p.out, "CRASH", "fixture.cost.00", line, sizeof line), "run %d: no CRASH\n%s", k,
+                  p.out);
+        cr_expect_eq(t.cached, 0, "run %d reused the pass of an item its ended worker ran before\n%s", k, p.out);
+        cr_expect(strstr(p.out, "so the 1 item it finished (fakethread.vec4.f32) is not kept in the results cache"),
+                  "run %d: the suspect is not named\n%s", k, p.out);
+        kc_proc_free(&p);
+    }
+    const char *t = kc_out_file(costs), *row = strstr(t, "\nfakethread.vec4.f32\t");
+    const char *eol = row ? strchr(row + 1, '\n') : NULL;
+    cr_expect(eol && eol - row > 2 && strncmp(eol - 2, "\t1", 2) == 0,
+              "the cost table does not record the suspect failed:\n%s", t);
+    ends_env e;
+    ends_env_init(&e, dir, "rerun", "KC_FIXTURE_EXIT_THREAD_MS=150", "off");
+    kc_proc r = kc_run_fake((char *[]){ "run", "--rerun-failed", costs_arg, "fakethread.vec4.f32", "fixture.cost.00",
+                                        NULL }, e.env, 60);
+    char line[2048];
+    cr_expect(kc_out_item_line(r.out, "PASS", "fakethread.vec4.f32", line, sizeof line) &&
+                  kc_out_item_line(r.out, "CRASH", "fixture.cost.00", line, sizeof line),
+              "--rerun-failed did not run the suspect with the item it ended under:\n%s", r.out);
+    cr_expect_eq(r.status, 1, "--rerun-failed: exit %d\n%s", r.status, r.out);
+    kc_proc_free(&r);
+    kc_rm_rf(dir);
+}

@@ -186,7 +186,8 @@ Test(registration, every_mistake_of_every_contract_at_once)
     char err[16384];
     int n = items_problems(err, sizeof err);
     cr_assert_eq(n, -5, "expected 5 problems, got %d: %s", n, err);
-    cr_expect(strstr(err, "contract bad.no_reference: missing launch or reference function\n"
+    cr_expect(strstr(err, "contract bad.no_reference: no .reference function (the float64 reference the outputs are "
+                          "checked against)\n"
                           "contract bad.no_reference: known finding names gate 7 (expected 1-4, or 5: KC_GATE_SANITIZE)"), "%s", err);
     cr_expect(strstr(err, "contract bad.no_reference: known finding's distribution 'normall' matches no distribution "
                           "(expected a glob over uniform, normal, large, "), "%s", err);
@@ -247,6 +248,24 @@ Test(registration, the_linked_images_registered_themselves)
     cr_expect_eq(h->start[0], 0x50, "the harness image does not start with the fatbin magic");
 }
 
+/* A contract of the project's own module without .launch is told which
+ * function it lacks (it used to read "missing launch or reference"). */
+Test(registration, a_missing_launch_is_named)
+{
+    kc_contract c = tol_without_reason;
+    c.tol = (kc_tol){ 0 };
+    c.library = NULL;
+    c.entry = NULL;
+    c.module = "harness";
+    c.symbol = "kc_gen_fill";
+    c.launch = NULL;
+    char err[1024];
+    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
+    cr_expect(strstr(err, "contract bad.tolerance: no .launch function (it sets the grid and block of a shape"), "%s",
+              err);
+    cr_expect_null(strstr(err, ".reference"), "%s", err);
+}
+
 Test(registration, a_scalar_has_one_value_function)
 {
     kc_contract c = tol_without_reason;
@@ -259,7 +278,8 @@ Test(registration, a_scalar_has_one_value_function)
     cr_expect(strstr(err, "scalar n needs one value function (value or, for integers, ivalue), not both"), "%s", err);
     c.args[1] = (kc_arg)KC_SCALAR_INT("a", KC_F32, one_i);
     cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
-    cr_expect(strstr(err, "scalar a is f32: ivalue is for integer scalars"), "%s", err);
+    cr_expect(strstr(err, "scalar a is f32, a float, but its value comes as an integer (KC_SCALAR_DIM, KC_SCALAR_INT "
+                          "or .ivalue are for integer dtypes"), "%s", err);
 }
 
 /* ---- references by argument name ---- */

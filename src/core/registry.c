@@ -180,7 +180,10 @@ static void check_scalar_value(problems *p, const char *n, const char *what, con
         problem(p, "contract %s: %s %s needs one value function (value or, for integers, ivalue), not %s", n, what,
                 name, has_value ? "both" : "none");
     if (has_ivalue && kc_dtype_is_float(t))
-        problem(p, "contract %s: %s %s is %s: ivalue is for integer scalars (use value)", n, what, name, kc_dtype_name(t));
+        problem(p, "contract %s: %s %s is %s, a float, but its value comes as an integer (KC_SCALAR_DIM, "
+                   "KC_SCALAR_INT or .ivalue are for integer dtypes such as KC_I32 or KC_I64): give it an integer "
+                   "dtype, or a float value function with KC_SCALAR(name, dtype, fn)", n, what, name,
+                kc_dtype_name(t));
 }
 
 /* The distributions contract c runs, as KC_DIST_BIT bits: its dists, or
@@ -440,7 +443,11 @@ int kc_contract_check(const kc_contract *c, char *err, size_t cap)
     const int seq = kc_contract_has_steps(c);
     if (!lib && (!c->module || (!seq && !c->symbol)))
         problem(&p, "contract %s: missing module%s", n, seq ? " (its steps' kernels are in one module)" : " or symbol");
-    if ((!lib && !seq && !c->launch) || !c->reference) problem(&p, "contract %s: missing launch or reference function", n);
+    if (!lib && !seq && !c->launch)
+        problem(&p, "contract %s: no .launch function (it sets the grid and block of a shape: kc_launch_1d, or "
+                    "one of the contract's own)", n);
+    if (!c->reference)
+        problem(&p, "contract %s: no .reference function (the float64 reference the outputs are checked against)", n);
     check_steps(&p, c);
     if (!c->shapes || !c->shapes[0].name) problem(&p, "contract %s: no shapes", n);
     for (const kc_shape *s = c->shapes; s && s->name; s++)

@@ -231,7 +231,24 @@ Test(cli, bare_family_name_gets_a_glob_hint)
     kc_proc_free(&p);
     p = kc_run_fixture((char *[]){ "run", "nosuchfamily", NULL }, 30);
     cr_expect_eq(p.status, 2);
-    cr_expect(strstr(p.err, "pattern 'nosuchfamily' matches no item") && !strstr(p.err, "shell glob"), "%s", p.err);
+    cr_expect(strstr(p.err, "pattern 'nosuchfamily' matches no item") && !strstr(p.err, "shell glob") &&
+                  !strstr(p.err, "did you mean"), "%s", p.err);
+    kc_proc_free(&p);
+}
+
+/* A mistyped pattern is refused with what it likely meant (a swap in its
+ * head, the glob kept), as git says of a mistyped command; an exclusion's
+ * note too. */
+Test(cli, a_mistyped_pattern_gets_what_it_likely_meant)
+{
+    kc_proc p = kc_run_fixture((char *[]){ "run", "fake.cpoy.*", NULL }, 30);
+    cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "pattern 'fake.cpoy.*' matches no item") && strstr(p.err, "did you mean 'fake.copy.*'?"),
+              "%s", p.err);
+    kc_proc_free(&p);
+    p = kc_run_fixture((char *[]){ "list", "--exclude", "fake.axyp.f32", "fake.*", NULL }, 30);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "did you mean 'fake.axpy.f32'?"), "%s", p.err);
     kc_proc_free(&p);
 }
 

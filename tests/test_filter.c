@@ -72,3 +72,23 @@ Test(filter, exclusions_change_the_hash_and_must_match_something) {
     char *typo[] = { "softmax.*", "!*:limit" };
     cr_assert_eq(kc_filter_first_unmatched(names[0], sizeof names[0], 3, typo, 2), 1, "an exclusion matching nothing");
 }
+
+/* A pattern that matched nothing gets what it likely meant: a swap, a case
+ * change, a missing letter in its literal head, the glob kept; nothing for
+ * a head too short or too far from every name. */
+Test(filter, suggests_what_a_mistyped_pattern_meant) {
+    static const char names[][32] = { "rmsnorm.f32", "rmsnorm.f16", "attn_decode.nhd.f16", "gemv.bf16" };
+    char out[3][256];
+    int n = (int)(sizeof names / sizeof names[0]);
+    cr_assert_eq(kc_filter_suggest("rmsnrom.*", names[0], sizeof names[0], n, out, 3), 1);
+    cr_expect_str_eq(out[0], "rmsnorm.*");
+    cr_assert_eq(kc_filter_suggest("rmsnorm.F32", names[0], sizeof names[0], n, out, 3), 1);
+    cr_expect_str_eq(out[0], "rmsnorm.f32");
+    cr_assert_eq(kc_filter_suggest("atn_decode*", names[0], sizeof names[0], n, out, 3), 1);
+    cr_expect_str_eq(out[0], "attn_decode*");
+    cr_assert_eq(kc_filter_suggest("!gemv.bf61", names[0], sizeof names[0], n, out, 3), 1);
+    cr_expect_str_eq(out[0], "gemv.bf16");
+    cr_expect_eq(kc_filter_suggest("rmx*", names[0], sizeof names[0], n, out, 3), 0, "%s", out[0]);
+    cr_expect_eq(kc_filter_suggest("xyzzy.*", names[0], sizeof names[0], n, out, 3), 0, "%s", out[0]);
+    cr_expect_eq(kc_filter_suggest("*f32", names[0], sizeof names[0], n, out, 3), 0, "no literal head: nothing");
+}

@@ -80,6 +80,23 @@ static int prefix_hint(const char *p, const kc_item *items, int n)
     return hits;
 }
 
+/* After "pattern 'P' matches no item" and no prefix_hint: the patterns P
+ * likely meant (kc_filter_suggest: a typo's edit distance), said as git
+ * says a mistyped command's; nothing when none is close. */
+static int near_hint(const char *p, const kc_item *items, int n)
+{
+    char near[3][256];
+    int k = n > 0 ? kc_filter_suggest(p, items[0].name, sizeof items[0], n, near, 3) : 0;
+    if (!k) return 0;
+    char list[900];
+    size_t len = 0;
+    for (int i = 0; i < k && len < sizeof list; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s'%s'", i == 0 ? "" : i == k - 1 ? " or " : ", ",
+                                near[i]);
+    kc_say(stderr, "did you mean %s?\n", list);
+    return k;
+}
+
 static int main_body(int argc, char **argv)
 {
     int rc = kc_jobs_child_guard(argc, argv);   /* a --jobs child: die with the parent; first */
@@ -190,7 +207,7 @@ static int main_body(int argc, char **argv)
         if (top) {
             kc_say(stderr, "note: --exclude '%s' matches no item, so it leaves nothing out (%s list shows the %d "
                    "items)\n", o.patterns[p] + 1, kc_prog(), n);
-            prefix_hint(o.patterns[p] + 1, items, n);
+            if (!prefix_hint(o.patterns[p] + 1, items, n)) near_hint(o.patterns[p] + 1, items, n);
         }
     }
     if (bad >= 0) {
@@ -199,7 +216,8 @@ static int main_body(int argc, char **argv)
         /* the first word, no family's prefix: a mistyped command ('lst', 'help'); or a command after a PATTERN */
         int first = !o.cmd_word;
         for (int q = 0; first && q < bad; q++) first = o.patterns[q][0] == '!';
-        if (!prefix_hint(p, items, n) && first && !strpbrk(p, "*?[.:"))
+        int hinted = prefix_hint(p, items, n) || near_hint(p, items, n);
+        if (!hinted && first && !strpbrk(p, "*?[.:"))
             kc_say(stderr, "nor is '%s' a command: %s run, list, merge, info, version or mutate (%s --help)\n", p, kc_prog(),
                    kc_prog());
         else if (!first && (!strcmp(p, "run") || !strcmp(p, "list") || !strcmp(p, "merge") || !strcmp(p, "info") ||

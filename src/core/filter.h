@@ -17,4 +17,15 @@ uint64_t kc_filter_hash(char *const *patterns, int n);
  * is the NUL-terminated string at first_name + i * stride (e.g. the name field
  * of an array of kc_item). */
 int kc_filter_first_unmatched(const char *first_name, size_t stride, int n, char *const *patterns, int np);
+/* For a pattern that matched nothing: up to max patterns the user likely
+ * meant, each the pattern with its literal head (the text before its first
+ * '*', '?' or '[', all of it if none) replaced by the same-length head of
+ * an item name at the least edit distance from it, and each matching some
+ * item; distances count a case change or a swap of neighbours as one edit
+ * (Damerau-Levenshtein, optimal string alignment), and only heads of 4
+ * characters or more within max(1, length / 4) edits are offered (git's
+ * "did you mean" for mistyped commands is the model). Names as for
+ * kc_filter_first_unmatched. Writes them to out[0..) (each at most cap
+ * bytes, NUL-terminated); returns how many (0 none). */
+int kc_filter_suggest(const char *pattern, const char *first_name, size_t stride, int n, char (*out)[256], int max);
 #endif

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "result_cache.h"
 #include "seed.h"
 #include "support/run_output.h"
 #include "support/spawn.h"
@@ -157,7 +158,8 @@ Test(result_cache, another_seed_and_no_cache_run_everything)
     kc_rm_rf(c.dir);
 }
 
-/* Every entry file in dir gets text written over it. */
+/* Every entry file in dir (one folder per item, one file per key) gets
+ * text written over it. */
 static int spoil_entries(const char *dir, const char *text)
 {
     DIR *d = opendir(dir);
@@ -166,13 +168,37 @@ static int spoil_entries(const char *dir, const char *text)
     cr_assert(d, "no cache directory %s", dir);
     while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.') continue;
-        char p[1024];
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        kc_write_file(p, text);
-        n++;
+        char sub[1024];
+        snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+        DIR *s = opendir(sub);
+        struct dirent *f;
+        cr_assert(s, "%s is not an item's folder", sub);
+        while ((f = readdir(s)) != NULL) {
+            if (f->d_name[0] == '.') continue;
+            char p[1100];
+            snprintf(p, sizeof p, "%s/%s", sub, f->d_name);
+            kc_write_file(p, text);
+            n++;
+        }
+        closedir(s);
     }
     closedir(d);
     return n;
+}
+
+/* The path of item name's one entry in cache dir into path (asserted: one). */
+static void only_entry(const char *dir, const char *name, char *path, size_t cap)
+{
+    char sub[1024];
+    snprintf(sub, sizeof sub, "%s/%016llx", dir, (unsigned long long)kc_mix64(kc_hash_str(name)));
+    DIR *s = opendir(sub);
+    struct dirent *f;
+    int n = 0;
+    cr_assert(s, "no entries of %s (%s)", name, sub);
+    while ((f = readdir(s)) != NULL)
+        if (f->d_name[0] != '.' && n++ == 0) snprintf(path, cap, "%s/%s", sub, f->d_name);
+    closedir(s);
+    cr_assert_eq(n, 1, "%s has %d entries in %s", name, n, sub);
 }
 
 Test(result_cache, a_corrupt_entry_is_ignored_with_a_warning_and_replaced)
@@ -193,7 +219,7 @@ Test(result_cache, a_corrupt_entry_is_ignored_with_a_warning_and_replaced)
     cr_expect_eq(td.cached, REUSED, "the entries were not replaced: cached=%ld\n%s", td.cached, d.out);
     /* an entry edited to keep a FAIL, its key and checksum right, is never reused */
     char path[1024], text[8192];
-    snprintf(path, sizeof path, "%s/%016llx", c.dir, (unsigned long long)kc_mix64(kc_hash_str("fakeargs.inplace.f32")));
+    only_entry(c.dir, "fakeargs.inplace.f32", path, sizeof path);
     snprintf(text, sizeof text, "%s", kc_out_file(path));
     char *st = strstr(text, "\nstate PASS\n"), *chk = strstr(text, "\ncheck ");
     cr_assert(st && chk, "entry %s:\n%s", path, text);
@@ -210,7 +236,7 @@ Test(result_cache, a_corrupt_entry_is_ignored_with_a_warning_and_replaced)
     /* the same entry, its checksum right, without the check line's newline (an editor's save, a
      * truncated copy): ignored with a warning, not a crash of the run */
     char cut[1024];
-    snprintf(cut, sizeof cut, "%s/%016llx", c.dir, (unsigned long long)kc_mix64(kc_hash_str("fakeargs.inplace.f32:limits")));
+    only_entry(c.dir, "fakeargs.inplace.f32:limits", cut, sizeof cut);
     snprintf(text, sizeof text, "%s", kc_out_file(cut));
     size_t tl = strlen(text);
     cr_assert(tl > 0 && text[tl - 1] == '\n', "entry %s:\n%s", cut, text);
@@ -766,6 +792,39 @@ Test(result_cache, a_pass_longer_than_the_contracts_own_limit_runs, .timeout = 6
         kc_out_tally(p.out, &t);
         cr_expect_eq(t.cached, 0, "run %d reused a pass longer than the contract's 1 s limit:\n%s", i, p.out);
         cr_expect_eq(p.status, 1, "run %d: exit %d\n%s", i, p.status, p.out);
+        kc_proc_free(&p);
+    }
+    kc_rm_rf(c.dir);
+}
+
+/* One entry per key, up to KC_RCACHE_KEYS_PER_ITEM per item: a CI that
+ * alternates seeds finds each seed's passes (before, the last writer won,
+ * so seed 1 after seed 2 ran everything again); past the cap the oldest
+ * goes; an entry of the format before (a file where the item's folder
+ * goes) is replaced, not an error. */
+Test(result_cache, each_key_keeps_its_own_entry_up_to_a_cap, .timeout = 90)
+{
+    cache_dir c;
+    cache_new(&c, "rcache-keys");
+    char old[1024];
+    snprintf(old, sizeof old, "%s/%016llx", c.dir, (unsigned long long)kc_mix64(kc_hash_str("fixture.pass.00")));
+    kc_write_file(old, "kcontract results cache 1\nitem fixture.pass.00\n");   /* the format before */
+    char seed[16];
+    char *args[] = { "run", "--seed", seed, "fixture.pass.00", NULL };
+    for (int k = 1; k <= KC_RCACHE_KEYS_PER_ITEM + 2; k++) {
+        snprintf(seed, sizeof seed, "%d", k);
+        kc_proc p = run_with(&c, args);
+        cr_expect_eq(p.status, 0, "seed %d: exit %d\n%s%s", k, p.status, p.out, p.err);
+        kc_proc_free(&p);
+    }
+    long want[][2] = { { KC_RCACHE_KEYS_PER_ITEM + 2, 1 }, { 3, 1 }, { 2, 0 }, { 1, 0 } };
+    for (int i = 0; i < 4; i++) {
+        snprintf(seed, sizeof seed, "%ld", want[i][0]);
+        kc_proc p = run_with(&c, args);
+        kc_tally t;
+        kc_out_tally(p.out, &t);
+        cr_expect_eq(t.cached, want[i][1], "seed %ld after seeds 1-%d: cached=%ld, expected %ld\n%s%s", want[i][0],
+                     KC_RCACHE_KEYS_PER_ITEM + 2, t.cached, want[i][1], p.out, p.err);
         kc_proc_free(&p);
     }
     kc_rm_rf(c.dir);

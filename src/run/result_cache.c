@@ -3,6 +3,7 @@
  * reused. */
 #include "result_cache.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -387,11 +388,70 @@ static int bytes_unknown(kc_rcache *c, const kc_item *it)
 
 /* ---- entries ---- */
 
-static void entry_path(const kc_rcache *c, const char *name, char *buf, size_t cap)
+/* The folder of item `name`'s entries, one file per key: 16 hex digits of
+ * the name's hash under the cache ("" when it does not fit: opens nothing). */
+static void item_dir(const kc_rcache *c, const char *name, char *buf, size_t cap)
 {
-    char hex[20];
-    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)kc_mix64(kc_hash_str(name)));
-    if (snprintf(buf, cap, "%s/%s", c->dir, hex) >= (int)cap) buf[0] = 0;    /* opens nothing: a miss */
+    if (snprintf(buf, cap, "%s/%016llx", c->dir, (unsigned long long)kc_mix64(kc_hash_str(name))) >= (int)cap)
+        buf[0] = 0;
+}
+
+/* The entry of item `name` under `key`: <item_dir>/<key, 16 hex digits>. */
+static void entry_path(const kc_rcache *c, const char *name, uint64_t key, char *buf, size_t cap)
+{
+    char d[PATH_MAX];
+    item_dir(c, name, d, sizeof d);
+    if (!d[0] || snprintf(buf, cap, "%s/%016llx", d, (unsigned long long)key) >= (int)cap) buf[0] = 0;
+}
+
+/* Makes item `name`'s folder (a file in its place, an entry of the format
+ * before one folder per item, is removed first): 0, or -1 with errno. */
+static int item_dir_ready(const kc_rcache *c, const char *name)
+{
+    char d[PATH_MAX];
+    struct stat st;
+    item_dir(c, name, d, sizeof d);
+    if (!d[0]) return errno = ENAMETOOLONG, -1;
+    if (lstat(d, &st) == 0 && !S_ISDIR(st.st_mode) && unlink(d)) return -1;
+    return mkdir(d, 0777) && errno != EEXIST ? -1 : 0;
+}
+
+/* An entry file's age: its modification time in nanoseconds (entries a
+ * run writes come many a second), 0 unknown. */
+static long long entry_mtime(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) ? 0 : (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+}
+
+/* Item `name` keeps at most KC_RCACHE_KEYS_PER_ITEM entries: past that, the
+ * oldest (by modification time) other than `keep` go. A removal that fails
+ * leaves an entry more, which is only space. */
+static void prune(const kc_rcache *c, const char *name, const char *keep)
+{
+    char d[PATH_MAX], paths[KC_RCACHE_KEYS_PER_ITEM + 1][PATH_MAX];
+    item_dir(c, name, d, sizeof d);
+    DIR *dh = d[0] ? opendir(d) : NULL;
+    if (!dh) return;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dh)) != NULL) {
+        if (e->d_name[0] == '.' || strlen(e->d_name) != 16) continue;   /* temporaries start with the entry's name */
+        char p[PATH_MAX];
+        if (snprintf(p, sizeof p, "%s/%s", d, e->d_name) >= (int)sizeof p || strcmp(p, keep) == 0) continue;
+        if (n < KC_RCACHE_KEYS_PER_ITEM - 1) {      /* the others `keep` leaves room for */
+            snprintf(paths[n++], sizeof paths[0], "%s", p);
+            continue;
+        }
+        /* one more than the others may keep: the oldest of them all goes */
+        snprintf(paths[n], sizeof paths[0], "%s", p);
+        int old = 0;
+        for (int i = 1; i <= n; i++)
+            if (entry_mtime(paths[i]) < entry_mtime(paths[old])) old = i;
+        unlink(paths[old]);
+        if (old != n) snprintf(paths[old], sizeof paths[0], "%s", paths[n]);
+    }
+    closedir(dh);
 }
 
 int kc_rcache_reusable(const kc_item *it, const kc_item_result *r)
@@ -424,8 +484,8 @@ void kc_rcache_store(kc_rcache *c, const kc_item *it, const kc_item_result *r)
     if (n < 0 || n >= (int)sizeof body - 32) return;     /* cannot happen with the fields' sizes */
     n += snprintf(body + n, sizeof body - (size_t)n, "check %016llx\n",
                   (unsigned long long)kc_fnv1a64(body, (size_t)n, KC_FNV_OFFSET));
-    entry_path(c, it->name, path, sizeof path);
-    int fd = kc_temp_beside(path, tmp, sizeof tmp);
+    entry_path(c, it->name, key, path, sizeof path);
+    int fd = path[0] && item_dir_ready(c, it->name) == 0 ? kc_temp_beside(path, tmp, sizeof tmp) : -1;
     int ok = fd >= 0;
     if (ok) {
         ok = write(fd, body, (size_t)n) == n;
@@ -433,6 +493,7 @@ void kc_rcache_store(kc_rcache *c, const kc_item *it, const kc_item_result *r)
         if (ok) ok = rename(tmp, path) == 0;
         if (!ok) unlink(tmp);
     }
+    if (ok) prune(c, it->name, path);
     if (!ok && !c->write_failed) {
         c->write_failed = 1;
         kc_say(stderr, "results cache: cannot write %s: %s; the passes of this run are not kept\n", path,
@@ -501,7 +562,7 @@ static int parse_hex(const char *s, uint64_t *v)
 static int read_entry(const char *path, char *text, size_t cap, char *why, size_t whycap)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0 && errno == ENOENT) return 1;
+    if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) return 1;    /* ENOTDIR: a file of the format before */
     if (fd < 0) return kc_errf(why, whycap, "cannot open it: %s", strerror(errno));
     size_t len = 0;
     ssize_t r;
@@ -549,21 +610,36 @@ static int exceeds_timeout(const kc_rcache *c, const kc_item *it, const char *te
  * inputs (SKIP, NOTRUN) or after a TIMEOUT the entry itself foretold (the
  * pass took longer than this run's limit; the lookup ran the item for that).
  * A removal that fails is said on stderr. */
+static void evict_path(const kc_item *it, const char *path)
+{
+    if (unlink(path) && errno != ENOENT)
+        kc_say(stderr, "results cache: cannot remove %s (%s): it keeps a pass of %s on the inputs this run did not "
+               "pass with, and the next cached run reuses it; remove the file\n", path, strerror(errno), it->name);
+}
+
 static void evict(kc_rcache *c, const kc_item *it, const kc_item_result *r)
 {
     char path[PATH_MAX], text[ENTRY_MAX + 64], why[256], v[64];
     uint64_t key;
     if (r && (r->state == KC_SKIP || r->state == KC_NOTRUN)) return;
     const uint64_t before = key_before_run(c, it, NULL);
-    const int unknown = bytes_unknown(c, it);
-    entry_path(c, it->name, path, sizeof path);
-    if (read_entry(path, text, sizeof text, why, sizeof why) || field(text, "key", v, sizeof v) ||
-        parse_hex(v, &key) || (key != before && !unknown))
+    if (bytes_unknown(c, it)) {         /* which inputs it ran is not known: every entry of the item goes */
+        char d[PATH_MAX];
+        item_dir(c, it->name, d, sizeof d);
+        DIR *dh = d[0] ? opendir(d) : NULL;
+        struct dirent *e;
+        while (dh && (e = readdir(dh)) != NULL)
+            if (e->d_name[0] != '.' && snprintf(path, sizeof path, "%s/%s", d, e->d_name) < (int)sizeof path)
+                evict_path(it, path);
+        if (dh) closedir(dh);
+        return;
+    }
+    entry_path(c, it->name, before, path, sizeof path);
+    if (!path[0] || read_entry(path, text, sizeof text, why, sizeof why) || field(text, "key", v, sizeof v) ||
+        parse_hex(v, &key) || key != before)
         return;
     if (r && r->state == KC_TIMEOUT && exceeds_timeout(c, it, text)) return;     /* the TIMEOUT it foretold */
-    if (unlink(path) && errno != ENOENT)
-        kc_say(stderr, "results cache: cannot remove %s (%s): it keeps a pass of %s on the inputs this run did not "
-               "pass with, and the next cached run reuses it; remove the file\n", path, strerror(errno), it->name);
+    evict_path(it, path);
 }
 
 void kc_rcache_forget(kc_rcache *c, const kc_item *it)
@@ -587,7 +663,8 @@ int kc_rcache_lookup(kc_rcache *c, const kc_item *it, kc_item_result *r)
     char path[PATH_MAX], text[ENTRY_MAX + 64], why[256], v[2048], msg[2048];
     uint64_t now = key_before_run(c, it, NULL);      /* also with no entry yet: the one its pass is kept under */
     if (c->refresh) return 0;                       /* --no-cache: the item runs, and its verdict refreshes */
-    entry_path(c, it->name, path, sizeof path);
+    entry_path(c, it->name, now, path, sizeof path);
+    if (!path[0]) return 0;
     int rc = read_entry(path, text, sizeof text, why, sizeof why);
     if (rc == 1) return 0;
     uint64_t key, build;

@@ -69,6 +69,12 @@
 
 typedef struct kc_rcache kc_rcache;
 
+/* Entries kept per item, one per key (its inputs: a seed, a GPU, a build):
+ * a CI that alternates seeds or machines finds each one's passes, as
+ * Bazel's cache keeps every action key's result; past this many the oldest
+ * go (result_cache.c, prune). */
+#define KC_RCACHE_KEYS_PER_ITEM 8
+
 /* The GPU the run's items run on (name NULL or "none": no GPU). */
 typedef struct kc_rcache_gpu {
     const char *name;

@@ -116,7 +116,7 @@ Test(cli, run_without_gpu_skips_and_exits_3)
     cr_expect(strstr(p.out, "kcontract: no GPU: /nonexistent/libcuda.so.1 not found"), "%s", p.out);
     cr_expect(strstr(p.out, "\nSKIP   "), "no SKIP line:\n%s", p.out);
     cr_expect(strstr(p.out, "\nPASS   host.contracts.lint"), "host suite did not run:\n%s", p.out);
-    cr_expect(strstr(p.out, "\nTALLY v=3 "), "no TALLY:\n%s", p.out);
+    cr_expect(strstr(p.out, "\nTALLY v=4 "), "no TALLY:\n%s", p.out);
     cr_expect(strstr(p.out, "\nSUMMARY "), "no SUMMARY:\n%s", p.out);
     cr_expect(!strstr(p.out, "\nFAIL"), "%s", p.out);
     /* The end says why too: every GPU item, counted, and the reason. */

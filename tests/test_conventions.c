@@ -340,7 +340,7 @@ Test(conventions, status_level_fail_hides_skip_lines_of_a_gpu_less_run, .timeout
     cr_expect_eq(p.status, 3, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect_eq(kc_out_count_lines(p.out, "SKIP "), 0, "%s", p.out);
     cr_expect_eq(kc_out_count_lines(p.out, "PASS "), 0, "%s", p.out);
-    cr_expect(strstr(p.out, "\nTALLY v=3 ") && strstr(p.out, "\nSUMMARY ") && strstr(p.out, " items skipped: no GPU"),
+    cr_expect(strstr(p.out, "\nTALLY v=4 ") && strstr(p.out, "\nSUMMARY ") && strstr(p.out, " items skipped: no GPU"),
               "%s", p.out);
     kc_tally t;
     kc_out_tally(p.out, &t);
@@ -436,7 +436,7 @@ Test(conventions, colours_on_a_terminal, .timeout = 120)
     char *items[] = { "run", "fixture.pass.00", "fixture.fail", "fake.axpy.f32", NULL, NULL, NULL };
     char *out = on_pty(items, NULL);
     cr_expect(strstr(out, GREEN_PASS) && strstr(out, RED_FAIL) && strstr(out, SKIP_GREY), "auto, a terminal:\n%s", out);
-    cr_expect(strstr(out, "\033[KTALLY v=3 ") && strstr(out, "\nSUMMARY 1 kernel"), "not coloured:\n%s", out);
+    cr_expect(strstr(out, "\033[KTALLY v=4 ") && strstr(out, "\nSUMMARY 1 kernel"), "not coloured:\n%s", out);
     out = on_pty(items, "");
     cr_expect(strstr(out, GREEN_PASS), "NO_COLOR empty does not turn colour off:\n%s", out);
     out = on_pty(items, "1");

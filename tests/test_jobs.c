@@ -50,7 +50,7 @@ Test(jobs, merged_tally_equals_serial, .timeout = 30)
     cr_expect_eq(j.status, s.status, "--jobs exit %d, serial %d\n%s", j.status, s.status, j.out);
     for (int k = 0; k < 3; k++) {
         char pre[32];
-        snprintf(pre, sizeof pre, "\n[%d/3] TALLY v=3 ", k);
+        snprintf(pre, sizeof pre, "\n[%d/3] TALLY v=4 ", k);
         cr_expect_eq(kc_out_count(j.out, pre), 1, "shard %d's TALLY, prefixed:\n%s", k, j.out);
     }
     cr_expect_eq(kc_out_count(j.out, "FAIL   fixture.fail "), 1, "%s", j.out);
@@ -69,8 +69,8 @@ Test(jobs, jobs_1_prints_each_line_once, .timeout = 30)
         snprintf(name, sizeof name, "PASS   fixture.pass.0%d ", i);
         cr_expect_eq(kc_out_count(p.out, name), 1, "%s\n%s", name, p.out);
     }
-    cr_expect_eq(kc_out_count(p.out, "TALLY v=3"), 2, "the child's and the merged one:\n%s", p.out);
-    cr_expect_eq(kc_out_count(p.out, "\n[0/1] TALLY v=3"), 1, "%s", p.out);
+    cr_expect_eq(kc_out_count(p.out, "TALLY v=4"), 2, "the child's and the merged one:\n%s", p.out);
+    cr_expect_eq(kc_out_count(p.out, "\n[0/1] TALLY v=4"), 1, "%s", p.out);
     kc_proc_free(&p);
 }
 

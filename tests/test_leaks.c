@@ -197,7 +197,7 @@ Test(leaks, sigterm_during_a_leak_ends_the_run_within_seconds, .timeout = 40)
     cr_expect(strstr(l.out, "not run: interrupted by SIGTERM while running on worker 0") &&
               strstr(l.out, "it left processes behind: pid "), "%s", l.out);
     cr_expect(strstr(l.out, "kcontract-fixture: interrupted by SIGTERM: 0 of 1 items finished, 1 not run"), "%s", l.out);
-    cr_expect(strstr(l.out, "\nTALLY v=3 "), "%s", l.out);
+    cr_expect(strstr(l.out, "\nTALLY v=4 "), "%s", l.out);
     expect_dead(g);
     close(l.fd);
     unlink(costs);

@@ -3,7 +3,8 @@
  * serial tally; every refusal (missing, repeated or double-run shard, no
  * TALLY, two, malformed, another shard/N/seed/filter/binary, an exit status
  * the counts do not explain, item sets that do not add up, shards on
- * different devices) fails the merge and names the shard. Also the line
+ * different devices or run with other options that change verdicts) fails
+ * the merge and names the shard. Also the line
  * splitter's 64 KiB cut. */
 #include <criterion/criterion.h>
 #include <limits.h>
@@ -263,6 +264,47 @@ Test(merge, tally_for_another_shard_n_seed_filter_binary_refused)
     check_identity_refused(other_binary, "its TALLY is from build 5555666677778889");
 }
 
+/* The run options that change verdicts (TALLY block=, reference=,
+ * timeout=): a shard run with other ones than the rest is refused, naming
+ * the option, both values and both shards. */
+static void block_128(kc_tally *t) { t->block_size = 128; }
+static void reference_host(kc_tally *t) { t->reference = KC_REF_HOST; }
+static void timeout_100(kc_tally *t) { t->timeout_s = 100; }
+
+Test(merge, shards_run_with_other_options_that_change_verdicts_refused)
+{
+    check_identity_refused(block_128, "shard 1/3: ran with --block-size 128 (block=128), shard 0/3 with no --block-size, "
+                           "every launch variant (block=0): shards merge only when run with the same --block-size");
+    check_identity_refused(reference_host, "shard 1/3: ran with --reference host (reference=host), shard 0/3 with "
+                           "--reference device (reference=device): shards merge only when run with the same --reference");
+    check_identity_refused(timeout_100, "shard 1/3: ran with --timeout 100 (timeout=100), shard 0/3 with no --timeout, "
+                           "each item's own time limit (timeout=0): shards merge only when run with the same --timeout");
+}
+
+/* Shards that agree on them merge, and the merged TALLY says them. */
+Test(merge, shards_run_with_the_same_options_merge_with_them)
+{
+    kc_shard_out outs[3];
+    for (int k = 0; k < 3; k++) {
+        kc_tally t;
+        shard_tally(&t, k, 3);
+        block_128(&t);
+        reference_host(&t);
+        timeout_100(&t);
+        kc_shard_out_init(&outs[k], k);
+        feed_tally(&outs[k], &t);
+        kc_shard_out_ended(&outs[k], W_EXITCODE(kc_tally_exit_status(&t), 0));
+    }
+    kc_tally merged;
+    cr_assert_eq(merge(outs, 3, 3, &merged), 0, "%s", err);
+    cr_expect_eq(merged.block_size, 128);
+    cr_expect_eq(merged.reference, KC_REF_HOST);
+    cr_expect_eq(merged.timeout_s, 100);
+    char line[4096];
+    cr_assert_gt(kc_tally_format(&merged, line, sizeof line), 0);
+    cr_expect(strstr(line, " block=128 reference=host timeout=100 "), "%s", line);
+}
+
 Test(merge, exit_status_not_explained_refused)
 {
     kc_shard_out outs[2];
@@ -281,12 +323,13 @@ Test(merge, exit_status_not_explained_refused)
 Test(merge, malformed_tally_refused_with_reason_never_zero)
 {
     static const struct { const char *line, *why; } bad[] = {
-        { "TALLY v=3 kernel.pass=zero", "malformed TALLY: bad number 'zero' for kernel.pass" },
-        { "TALLY v=4 kernel.pass=0", "malformed TALLY: version 4 not supported" },
-        { "TALLY v=2 kernel.pass=0", "malformed TALLY: version 2 not supported (want 3)" },
+        { "TALLY v=4 kernel.pass=zero", "malformed TALLY: bad number 'zero' for kernel.pass" },
+        { "TALLY v=5 kernel.pass=0", "malformed TALLY: version 5 not supported (want 4): written by a newer kcontract" },
+        { "TALLY v=3 kernel.pass=0", "malformed TALLY: version 3 not supported (want 4): written by an older kcontract" },
+        { "TALLY v=2 kernel.pass=0", "malformed TALLY: version 2 not supported (want 4)" },
         { "TALLY v=1 kernel.pass=0", "malformed TALLY: version 1 not supported" },
         { "TALLY", "malformed TALLY: not a TALLY line" },
-        { "TALLY v=3", "malformed TALLY: missing key kernel.pass" },
+        { "TALLY v=4", "malformed TALLY: missing key kernel.pass" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         kc_shard_out outs[2];
@@ -305,7 +348,7 @@ Test(merge, cut_tally_line_refused)
 {
     kc_shard_out outs[1];
     kc_shard_out_init(&outs[0], 0);
-    kc_shard_out_line(&outs[0], "TALLY v=3 kernel.pass=1", 1);
+    kc_shard_out_line(&outs[0], "TALLY v=4 kernel.pass=1", 1);
     kc_shard_out_ended(&outs[0], W_EXITCODE(0, 0));
     kc_tally merged;
     cr_expect_gt(merge(outs, 1, 1, &merged), 0);

@@ -1,8 +1,9 @@
 /* test_merge_logs.c — `kcontract merge` with real processes and the fixture
  * binary (no GPU): the saved outputs of the --shard K/N runs of a "multi-host"
  * run merge into the serial run's TALLY and SUMMARY; a shard missing, given
- * twice, unfinished, of another seed or filter, or cut by another cost table
- * is refused, naming it; the options merge does not take are refused. */
+ * twice, unfinished, of another seed or filter, cut by another cost table,
+ * run with another --block-size or --reference, or of an older kcontract is
+ * refused, naming it; the options merge does not take are refused. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
@@ -130,7 +131,7 @@ Test(merge_logs, bad_logs_are_refused_naming_the_log, .timeout = 60)
     p = merge(NULL, (const char *[]){ log[0], log[1], copy }, 3);
     expect_refused(&p, "no TALLY followed by a SUMMARY");
     /* A malformed TALLY is refused with the parser's reason. */
-    save(copy, "PASS   fixture.pass.00  ok  (0.01 s)\nTALLY v=3 suite.pass=four\nSUMMARY x  (0.0 s)\n");
+    save(copy, "PASS   fixture.pass.00  ok  (0.01 s)\nTALLY v=4 suite.pass=four\nSUMMARY x  (0.0 s)\n");
     p = merge(NULL, (const char *[]){ log[0], log[1], copy }, 3);
     expect_refused(&p, "malformed TALLY: bad number 'four'");
     /* A --schedule static run's output is no shard's: its item lines are
@@ -478,4 +479,112 @@ Test(merge_logs, an_item_printing_a_tally_line_does_not_stand_for_the_result, .t
     kc_proc_free(&s);
     kc_proc_free(&m);
     for (int k = 0; k < 2; k++) unlink(log[k]);
+}
+
+/* Runs `run A B --shard k/2 [extra[k]...]` through the fake driver for k = 0
+ * and 1, saving each stdout as log[k] (tag names the files). */
+static void fake_shard_logs(const char *a, const char *b, char **const extra[2], char log[2][160], const char *tag)
+{
+    for (int k = 0; k < 2; k++) {
+        char spec[16];
+        snprintf(spec, sizeof spec, "%d/2", k);
+        snprintf(log[k], 160, "%s/kc-merge-%s-%ld-%d.log", kc_test_tmpdir(), tag, (long)getpid(), k);
+        char *args[16] = { "run", (char *)a, (char *)b, "--shard", spec };
+        int n = 5;
+        for (int i = 0; extra[k] && extra[k][i]; i++) args[n++] = extra[k][i];
+        args[n] = NULL;
+        kc_proc p = kc_run_fake(args, NULL, 60);
+        save(log[k], p.out);
+        kc_proc_free(&p);
+    }
+}
+
+/* `merge A B --log log[0] --log log[1]` through the fake driver. */
+static kc_proc fake_merge(const char *a, const char *b, char log[2][160])
+{
+    return kc_run_fake((char *[]){ "merge", (char *)a, (char *)b, "--log", log[0], "--log", log[1], NULL }, NULL, 60);
+}
+
+/* The merged run of shards that ran with option `opt` (the same on both)
+ * equals the unsharded run with it: counts, exit status and the option in
+ * its TALLY (want, e.g. " block=128 "). */
+static void expect_merged_as_run(const char *a, const char *b, char **opt, char log[2][160], const char *want)
+{
+    char *args[8] = { "run", (char *)a, (char *)b };
+    int n = 3;
+    for (int i = 0; opt[i]; i++) args[n++] = opt[i];
+    args[n] = NULL;
+    kc_proc s = kc_run_fake(args, NULL, 60);
+    kc_proc m = fake_merge(a, b, log);
+    cr_expect_eq(m.status, s.status, "merge exit %d, the unsharded run's %d\n%s", m.status, s.status, m.out);
+    char tm[4096], ts[4096];
+    cr_assert_eq(kc_out_line(m.out, "TALLY ", tm, sizeof tm), 0, "no merged TALLY:\n%s", m.out);
+    cr_assert_eq(kc_out_line(s.out, "TALLY ", ts, sizeof ts), 0, "no TALLY:\n%s", s.out);
+    cr_expect(strstr(tm, want), "the merged TALLY does not say '%s': %s", want, tm);
+    cr_expect(strstr(ts, want), "the run's TALLY does not say '%s': %s", want, ts);
+    kc_tally x, y;
+    kc_out_tally(s.out, &x);
+    kc_out_tally(m.out, &y);
+    cr_expect(memcmp(x.n, y.n, sizeof x.n) == 0 && x.items == y.items, "counts differ:\n%s\n%s", ts, tm);
+    kc_proc_free(&s);
+    kc_proc_free(&m);
+}
+
+/* A shard run with --block-size B checks launch variant B alone: its pass
+ * says nothing of the variants the other shards checked. The repro: shard
+ * 1/2 ran fakeblock.short.f32 (wrong at block size 256) with --block-size
+ * 128, passed, and the merge read 2 pass, exit 0, where the unsharded run
+ * FAILs. Refused now, naming the option, both values and both shards; the
+ * same --block-size on every shard merges, as the run with it. */
+Test(merge_logs, shards_run_with_another_block_size_refused, .timeout = 120)
+{
+    const char *a = "fakeblock.short.f32", *b = "fakeblock.axpy.f32";
+    char log[2][160];
+    kc_proc s = kc_run_fake((char *[]){ "run", (char *)a, (char *)b, NULL }, NULL, 60);
+    cr_expect_eq(s.status, 1, "the unsharded run fails %s at its default block size: exit %d\n%s", a, s.status, s.out);
+    kc_proc_free(&s);
+    char *b128[] = { "--block-size", "128", NULL };
+    fake_shard_logs(a, b, (char **const[]){ NULL, b128 }, log, "block");
+    cr_expect(strstr(kc_out_file(log[1]), "\nPASS   fakeblock.short.f32  "), "shard 1/2 passes it at 128:\n%s",
+              kc_out_file(log[1]));
+    kc_proc m = fake_merge(a, b, log);
+    expect_refused(&m, "shard 1/2: ran with --block-size 128 (block=128), shard 0/2 with no --block-size, every launch "
+                       "variant (block=0): shards merge only when run with the same --block-size (TALLY block=)");
+    fake_shard_logs(a, b, (char **const[]){ b128, b128 }, log, "block");
+    expect_merged_as_run(a, b, b128, log, " block=128 ");
+    for (int k = 0; k < 2; k++) unlink(log[k]);
+}
+
+/* Likewise --reference: fakeref.fault.f32's device reference faults, so it
+ * FAILs by default and passes with --reference host. */
+Test(merge_logs, shards_run_with_another_reference_refused, .timeout = 120)
+{
+    const char *a = "fakeblock.axpy.f32", *b = "fakeref.fault.f32";
+    char log[2][160];
+    char *host[] = { "--reference", "host", NULL };
+    fake_shard_logs(a, b, (char **const[]){ NULL, host }, log, "ref");
+    cr_expect(strstr(kc_out_file(log[1]), "\nPASS   fakeref.fault.f32  "), "shard 1/2 passes it with the host's:\n%s",
+              kc_out_file(log[1]));
+    kc_proc m = fake_merge(a, b, log);
+    expect_refused(&m, "shard 1/2: ran with --reference host (reference=host), shard 0/2 with --reference device "
+                       "(reference=device): shards merge only when run with the same --reference (TALLY reference=)");
+    fake_shard_logs(a, b, (char **const[]){ host, host }, log, "ref");
+    expect_merged_as_run(a, b, host, log, " reference=host ");
+    for (int k = 0; k < 2; k++) unlink(log[k]);
+}
+
+/* A log of a kcontract before TALLY v=4 cannot say the options its shard
+ * ran with: refused as an older kcontract's, not as a malformed line, and
+ * never read as a run with the default options. */
+Test(merge_logs, a_log_of_an_older_kcontract_refused_as_such, .timeout = 60)
+{
+    char log[3][128];
+    for (int k = 0; k < 3; k++) shard_log(k, 3, NULL, log);
+    edit_log(log[1], "TALLY v=4 ", "TALLY v=3 ");
+    edit_log(log[1], " block=0 reference=device timeout=0", "");
+    kc_proc p = merge(NULL, (const char *[]){ log[0], log[1], log[2] }, 3);
+    expect_refused(&p, ": TALLY version 3 not supported (want 4): written by an older kcontract, whose TALLY does not "
+                       "say the run options that change verdicts (block=, reference=, timeout=); run that shard again "
+                       "with this binary");
+    for (int k = 0; k < 3; k++) unlink(log[k]);
 }

@@ -75,7 +75,7 @@ Test(mutate_run, parse_line_ignores_other_lines) {
     char c[160], id[16];
     int g;
     cr_expect_not(kc_mutate_parse_line("RED    softmax.f32:control.x  caught by gate 3", &s, c, sizeof c, id, sizeof id, &g));
-    cr_expect_not(kc_mutate_parse_line("TALLY v=3 kernel.pass=0", &s, c, sizeof c, id, sizeof id, &g));
+    cr_expect_not(kc_mutate_parse_line("TALLY v=4 kernel.pass=0", &s, c, sizeof c, id, sizeof id, &g));
     cr_assert(kc_mutate_parse_line("[w4] TIMEOUT softmax.f32:mutant.48447322df0b  exceeded its time limit of 20 s", &s,
                                    c, sizeof c, id, sizeof id, &g));
     cr_expect_eq(s, KC_TIMEOUT);

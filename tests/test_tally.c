@@ -47,6 +47,10 @@ static void random_tally(kc_tally *t, uint64_t *s) {
     t->filter = rnd(s);
     t->build = rnd(s);
     t->costs = rnd(s);
+    t->block_size = (unsigned)(rnd(s) % (KC_TALLY_MAX_BLOCK + 1));
+    t->reference = (kc_ref_mode)(rnd(s) % 3);
+    static const double timeouts[] = { 0, 0.5, 0.1, 30, 1e-5, 1e-20, 1e7, 2.25, 1.0 / 3 };
+    t->timeout_s = timeouts[rnd(s) % (sizeof timeouts / sizeof timeouts[0])];
     t->untrusted = rnd(s) % 4 == 0 ? (long)(rnd(s) % 3) : 0;
 }
 
@@ -87,7 +91,7 @@ Test(tally, format_exact_text) {
     char line[4096];
     good_line(line, sizeof line);
     cr_assert_str_eq(line,
-        "TALLY v=3 kernel.pass=41 kernel.fail=0 kernel.known=1 kernel.leak=0 kernel.skip=0 kernel.crash=0 "
+        "TALLY v=4 kernel.pass=41 kernel.fail=0 kernel.known=1 kernel.leak=0 kernel.skip=0 kernel.crash=0 "
         "kernel.timeout=0 kernel.notrun=0 control.red=0 control.missed=0 control.skip=0 "
         "control.crash=0 control.timeout=0 control.notrun=0 limit.pass=0 limit.fail=0 limit.leak=0 "
         "limit.skip=0 limit.crash=0 limit.timeout=0 limit.notrun=0 limit.problems=0 "
@@ -95,7 +99,8 @@ Test(tally, format_exact_text) {
         "sanitize.pass=0 sanitize.fail=0 sanitize.leak=0 sanitize.skip=0 sanitize.crash=0 sanitize.timeout=0 "
         "sanitize.notrun=0 "
         "stale=0 items=42 seed=7 device=NVIDIA%20H200 cc=9.0 sms=132 digest=0123456789abcdef "
-        "shard=0/1 filter=0000000000000000 build=0000000000000000 costs=0000000000000000 cached=0");
+        "shard=0/1 filter=0000000000000000 build=0000000000000000 costs=0000000000000000 "
+        "block=0 reference=device timeout=0 cached=0");
 }
 
 Test(tally, round_trip_random) {
@@ -118,9 +123,12 @@ Test(tally, round_trip_random) {
         /* No spaces inside values: exactly one field per key. */
         size_t spaces = 0;
         for (char *p = line; *p; p++) spaces += *p == ' ';
-        /* TALLY, v=3 and 48 keys: one space before each; sanitize.known and untrusted only when nonzero */
-        cr_assert_eq(spaces, 49 + (a.n[KC_KIND_SANITIZE][KC_KNOWN] != 0) + (a.untrusted != 0));
+        /* TALLY, v=4 and 51 keys: one space before each; sanitize.known and untrusted only when nonzero */
+        cr_assert_eq(spaces, 52 + (a.n[KC_KIND_SANITIZE][KC_KNOWN] != 0) + (a.untrusted != 0));
         cr_assert_eq(b.untrusted, a.untrusted);
+        cr_assert_eq(b.block_size, a.block_size);
+        cr_assert_eq(b.reference, a.reference);
+        cr_assert_eq(b.timeout_s, a.timeout_s, "timeout %.17g read back as %.17g: %s", a.timeout_s, b.timeout_s, line);
     }
 }
 
@@ -252,16 +260,23 @@ Test(tally, refuses_bad_device) {
 Test(tally, refuses_version_prefix_truncation_and_junk) {
     char line[4096];
     good_line(line, sizeof line);
-    subst(line, "v=3", "v=1");      /* before the .leak keys: refused, not read with them as zeros */
+    subst(line, "v=4", "v=1");      /* before the .leak keys: refused, not read with them as zeros */
     refused(line, "version 1 not supported", NULL);
     good_line(line, sizeof line);
-    subst(line, "v=3", "v=2");      /* binary= instead of build=, no costs= */
-    refused(line, "version 2 not supported (want 3)", NULL);
+    subst(line, "v=4", "v=2");      /* binary= instead of build=, no costs= */
+    refused(line, "version 2 not supported (want 4)", NULL);
+    /* before block=, reference= and timeout=: never read as a run with the
+     * default options (a shard run with --block-size would pass for one
+     * without), refused as an older kcontract's */
     good_line(line, sizeof line);
-    subst(line, "v=3", "v=4");
-    refused(line, "version 4 not supported", NULL);
+    subst(line, "v=4", "v=3");
+    subst(line, " block=0 reference=device timeout=0", "");
+    refused(line, "version 3 not supported (want 4): written by an older kcontract", "block=, reference=, timeout=");
     good_line(line, sizeof line);
-    subst(line, "v=3 ", "");
+    subst(line, "v=4", "v=5");
+    refused(line, "version 5 not supported (want 4): written by a newer kcontract", NULL);
+    good_line(line, sizeof line);
+    subst(line, "v=4 ", "");
     refused(line, "missing version", NULL);
     good_line(line, sizeof line);
     subst(line, "TALLY ", "TALY ");
@@ -270,7 +285,7 @@ Test(tally, refuses_version_prefix_truncation_and_junk) {
     refused(line + 1, "TALLY", NULL);
     /* Truncated in the middle of a value, and after a whole field. */
     good_line(line, sizeof line);
-    *strstr(line, " cached=") = 0;      /* optional: the line ends with costs= then */
+    *strstr(line, " block=") = 0;       /* the line ends with costs= then */
     line[strlen(line) - 3] = 0;
     refused(line, "bad hex", "for costs");
     good_line(line, sizeof line);
@@ -378,6 +393,52 @@ Test(tally, counts_equal_ignores_only_shard) {
     b = a; b.stale++; cr_assert_not(kc_tally_counts_equal(&a, &b));
     b = a; b.items++; cr_assert_not(kc_tally_counts_equal(&a, &b));
     b = a; b.n[KC_KIND_SUITE][KC_NOTRUN]++; cr_assert_not(kc_tally_counts_equal(&a, &b));
+    b = a; b.block_size ^= 1; cr_assert_not(kc_tally_counts_equal(&a, &b));
+    b = a; b.reference = (kc_ref_mode)((a.reference + 1) % 3); cr_assert_not(kc_tally_counts_equal(&a, &b));
+    b = a; b.timeout_s += 1; cr_assert_not(kc_tally_counts_equal(&a, &b));
+}
+
+/* The run options: each value written one way, every other spelling refused
+ * naming the key. */
+Test(tally, run_options_round_trip_and_refusals) {
+    char line[4096], err[256];
+    kc_tally t, u;
+    kc_tally_init(&t);
+    t.block_size = 128;
+    t.reference = KC_REF_HOST;
+    t.timeout_s = 0.5;
+    cr_assert_gt(kc_tally_format(&t, line, sizeof line), 0);
+    cr_assert(strstr(line, " block=128 reference=host timeout=0.5 "), "%s", line);
+    cr_assert_eq(kc_tally_parse(line, &u, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(u.block_size, 128);
+    cr_assert_eq(u.reference, KC_REF_HOST);
+    cr_assert_eq(u.timeout_s, 0.5);
+    const struct { const char *from, *to, *why; } bad[] = {
+        { "block=128", "block=1025", "bad block size (0 to 1024) '1025' for block" },
+        { "block=128", "block=0128", "'0128' for block" },
+        { "block=128", "block=all", "'all' for block" },
+        { "reference=host", "reference=gpu", "bad reference (device, host or both) 'gpu' for reference" },
+        { "reference=host", "reference=", "'' for reference" },
+        { "timeout=0.5", "timeout=-1", "bad seconds '-1' for timeout" },
+        { "timeout=0.5", "timeout=0.50", "bad seconds '0.50' for timeout" },
+        { "timeout=0.5", "timeout=5e-1", "bad seconds '5e-1' for timeout" },
+        { "timeout=0.5", "timeout=nan", "bad seconds 'nan' for timeout" },
+        { "timeout=0.5", "timeout=-0", "bad seconds '-0' for timeout" },
+        { "timeout=0.5", "timeout=10000001", "bad seconds '10000001' for timeout" },   /* above --timeout's 1e7 */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char b[4096];
+        snprintf(b, sizeof b, "%s", line);
+        subst(b, bad[i].from, bad[i].to);
+        refused(b, bad[i].why, NULL);
+    }
+    t.block_size = KC_TALLY_MAX_BLOCK + 1;                  /* not a block size: not written */
+    cr_assert_eq(kc_tally_format(&t, line, sizeof line), -1);
+    t.block_size = 0;
+    t.timeout_s = -1;
+    cr_assert_eq(kc_tally_format(&t, line, sizeof line), -1);
+    t.timeout_s = 2e7;
+    cr_assert_eq(kc_tally_format(&t, line, sizeof line), -1);
 }
 
 Test(tally, exit_status) {
@@ -489,7 +550,7 @@ Test(tally, untrusted_runs_are_never_green_and_merge) {
     cr_assert_not_null(strstr(sum, "; not trusted (a line above says why)"), "%s", sum);
     kc_summary_format(&m, sum, sizeof sum);
     cr_assert_not_null(strstr(sum, "; not trusted in 2 shards (their lines say why)"), "%s", sum);
-    refused("TALLY v=3 untrusted=x", "untrusted", NULL);
+    refused("TALLY v=4 untrusted=x", "untrusted", NULL);
 }
 
 Test(tally, names) {

@@ -189,7 +189,7 @@ Test(trust, sigterm_ends_a_serial_run_and_what_its_item_started, .timeout = 60)
     cr_expect_eq(st, 143, "exit %d\n%s", st, l.out);
     cr_expect_lt(mono() - t0, 5);
     expect_state(l.out, "fixture.leak.hang", "NOTRUN");
-    cr_expect(strstr(l.out, "\nTALLY v=3 "), "%s", l.out);
+    cr_expect(strstr(l.out, "\nTALLY v=4 "), "%s", l.out);
     usleep(200 * 1000);
     cr_expect(!kc_alive(helper), "the helper %ld outlived the run", (long)helper);
     close(l.fd);

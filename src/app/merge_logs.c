@@ -7,7 +7,10 @@
  * the same patterns, records and cost table, and hands the lot to kc_merge
  * (merge.c), which refuses, naming the shard, all it refuses for --schedule
  * static: another seed, filter, binary or N, a slice that is not its own,
- * items that do not add up, shards on different GPUs. */
+ * items that do not add up, shards on different GPUs or run with different
+ * options that change verdicts (--block-size, --reference, --timeout). A
+ * log of an older kcontract, whose TALLY is of another version, is refused
+ * as such (it cannot say those options). */
 #include "merge_logs.h"
 
 #include <stdio.h>
@@ -421,7 +424,9 @@ static int place_logs(const loglist *l, const kc_shard_out *read, const kc_tally
         const kc_shard_out *s = &read[i];
         const char *path = l->v[i];
         if (!s->have || !s->exited) {
-            if (s->bad[0]) kc_say(stdout, "merge: %s: malformed TALLY: %s\n", path, s->bad);
+            if (strncmp(s->bad, "version ", 8) == 0)   /* kc_tally_parse: "version 3 not supported (want 4): ..." */
+                kc_say(stdout, "merge: %s: TALLY %s; run that shard again with this binary\n", path, s->bad);
+            else if (s->bad[0]) kc_say(stdout, "merge: %s: malformed TALLY: %s\n", path, s->bad);
             else kc_say(stdout, "merge: %s: no TALLY followed by a SUMMARY: not the output of a finished --shard run\n",
                         path);
             bad++;

@@ -1,6 +1,7 @@
 /* merge.c — owns a shard's outcome as the parent saw it (its TALLY lines, how
  * it ended) and the merge of the shards into the whole run's tally, with every
- * reason the merge refuses. Pure: no I/O, no processes. */
+ * reason the merge refuses (another identity, device or run option than the
+ * other shards'). Pure: no I/O, no processes. */
 #include "merge.h"
 #include "signame.h"
 #include "strbuf.h"
@@ -171,6 +172,75 @@ static void check_coverage(msgs *m, const kc_merge_want *w, const kc_shard_out *
     }
 }
 
+/* One run option of a TALLY (tally.h: the options that change verdicts),
+ * for the refusal of shards that disagree on it. */
+typedef struct run_option {
+    const char *option, *key;      /* "--block-size", its TALLY key "block" */
+    const char *decides;           /* what it changes, for the refusal's reason */
+    int (*differ)(const kc_tally *a, const kc_tally *b);
+    void (*say)(const kc_tally *t, char *buf, size_t cap);   /* "--block-size 128 (block=128)" */
+} run_option;
+
+static int block_differs(const kc_tally *a, const kc_tally *b) { return a->block_size != b->block_size; }
+static int reference_differs(const kc_tally *a, const kc_tally *b) { return a->reference != b->reference; }
+static int timeout_differs(const kc_tally *a, const kc_tally *b) { return a->timeout_s != b->timeout_s; }
+
+static void say_block(const kc_tally *t, char *buf, size_t cap)
+{
+    if (t->block_size) snprintf(buf, cap, "--block-size %u (block=%u)", t->block_size, t->block_size);
+    else snprintf(buf, cap, "no --block-size, every launch variant (block=0)");
+}
+
+static void say_reference(const kc_tally *t, char *buf, size_t cap)
+{
+    const char *r = kc_ref_mode_name(t->reference);
+    snprintf(buf, cap, "--reference %s (reference=%s)", r, r);
+}
+
+static void say_timeout(const kc_tally *t, char *buf, size_t cap)
+{
+    if (t->timeout_s > 0) snprintf(buf, cap, "--timeout %g (timeout=%g)", t->timeout_s, t->timeout_s);
+    else snprintf(buf, cap, "no --timeout, each item's own time limit (timeout=0)");
+}
+
+static const run_option RUN_OPTIONS[] = {
+    { "--block-size", "block", "which launch variants are checked", block_differs, say_block },
+    { "--reference", "reference", "which float64 reference gate 3 compares with", reference_differs, say_reference },
+    { "--timeout", "timeout", "when an item is a TIMEOUT (a longer limit passes what a shorter one fails)",
+      timeout_differs, say_timeout },
+};
+#define NRUN_OPTIONS (sizeof RUN_OPTIONS / sizeof RUN_OPTIONS[0])
+
+/* Shards must have run with the same options that change verdicts (block=,
+ * reference=, timeout=): a merge of a shard run with --block-size 128 and
+ * one without would read green where the unsharded run fails. Each shard is
+ * held to the first one with a TALLY; the merged tally takes its options. */
+static void merge_options(msgs *m, const kc_merge_want *w, const kc_shard_out *outs, int nout, kc_tally *t)
+{
+    const kc_shard_out *first = NULL;
+    for (int i = 0; i < nout && !first; i++)
+        if (outs[i].have) first = &outs[i];
+    if (!first) return;
+    t->block_size = first->tally.block_size;
+    t->reference = first->tally.reference;
+    t->timeout_s = first->tally.timeout_s;
+    for (int i = 0; i < nout; i++) {
+        if (!outs[i].have || &outs[i] == first) continue;
+        for (size_t o = 0; o < NRUN_OPTIONS; o++) {
+            const run_option *r = &RUN_OPTIONS[o];
+            if (!r->differ(&outs[i].tally, &first->tally)) continue;
+            char mine[96], theirs[96];
+            r->say(&outs[i].tally, mine, sizeof mine);
+            r->say(&first->tally, theirs, sizeof theirs);
+            kc_sb_printf(&m->sb, "%sshard %d/%d: ran with %s, shard %d/%d with %s: shards merge only when run with the "
+                         "same %s (TALLY %s=), which decides %s; run them again with one %s",
+                         m->count ? "\n" : "", outs[i].k, w->n, mine, first->k, w->n, theirs, r->option, r->key,
+                         r->decides, r->option);
+            m->count++;
+        }
+    }
+}
+
 static int same_device(const kc_tally *a, const kc_tally *b)
 {
     return strcmp(a->device, b->device) == 0 && a->cc_major == b->cc_major && a->cc_minor == b->cc_minor &&
@@ -219,6 +289,7 @@ int kc_merge(const kc_merge_want *w, const kc_shard_out *outs, int nout, kc_tall
         }
     }
     merge_device(&m, w, outs, nout, &t);
+    merge_options(&m, w, outs, nout, &t);
     if (all_good && (t.items != w->items || t.digest != w->digest)) {
         kc_sb_printf(&m.sb, "%sthe shards' item sets do not add up to the filtered set: %ld items (digest %016llx), expected %ld (digest %016llx)",
             m.count ? "\n" : "", t.items, (unsigned long long)t.digest, w->items, (unsigned long long)w->digest);

@@ -8,7 +8,9 @@
  * processes behind (its pipes or process group held after it exited); when its exit
  * status is not the one its counts explain; when shards ran on different
  * devices (GPU model, compute capability or SM count; unless
- * allow_mixed_gpus); when a shard was cut from another cost table than the
+ * allow_mixed_gpus); when shards ran with different options that change
+ * verdicts (the TALLY's block=, reference=, timeout=: --block-size,
+ * --reference, --timeout); when a shard was cut from another cost table than the
  * run's (naming the table as the cause); or when the shards' item sets do not add up to the filtered set
  * (each slice's count and digest, and their sums). */
 #ifndef KC_MERGE_H
@@ -60,7 +62,8 @@ typedef struct kc_merge_want {
 } kc_merge_want;
 
 /* Merges nout outcomes. Returns 0 with the whole run's tally in *out
- * (shard 0/1, the run's identity, summed counts), or the number of problems
+ * (shard 0/1, the run's identity and the shards' run options, summed
+ * counts), or the number of problems
  * (> 0) with one line per problem in err ("shard 2/4: no TALLY: killed by
  * signal 11 (SIGSEGV)"; lines separated by '\n', truncated to fit). */
 int kc_merge(const kc_merge_want *w, const kc_shard_out *outs, int nout, kc_tally *out, char *err, size_t errcap);

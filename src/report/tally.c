@@ -2,7 +2,7 @@
  * the exit status the counts explain and the SUMMARY line (what each state
  * counts as: state.h).
  *
- * TALLY v=3 then, in this fixed order:
+ * TALLY v=4 then, in this fixed order:
  *   kernel.pass kernel.fail kernel.known kernel.leak kernel.skip kernel.crash
  *   kernel.timeout kernel.notrun
  *   control.red control.missed control.skip control.crash control.timeout
@@ -13,13 +13,17 @@
  *   suite.notrun
  *   sanitize.pass sanitize.fail sanitize.leak sanitize.skip sanitize.crash
  *   sanitize.timeout sanitize.notrun
- *   stale items seed device cc sms digest shard filter build costs cached
+ *   stale items seed device cc sms digest shard filter build costs
+ *   block reference timeout cached
  * (v=2 added the three .leak keys, issue 13; v=3 the sanitize.* keys of the
  * :sanitize items, issue 12, and replaced binary= (a hash of the binary's
- * bytes) with build= (build_id.h) and added costs=, issue 14; lines of other
- * versions are refused, naming their version.) cached= (issue 23: items
- * reused from the results cache) is written always and optional on read,
- * absent reading 0, so v=3 lines written before it still parse; so is
+ * bytes) with build= (build_id.h) and added costs=, issue 14; v=4 block=,
+ * reference= and timeout=, the run options that change verdicts, so that a
+ * merge refuses shards run with different ones; lines of other versions are
+ * refused, naming their version: a v=3 line read with the v=4 keys as their
+ * defaults would let a shard run with --block-size pass for one without.)
+ * cached= (issue 23: items reused from the results cache) is written always
+ * and optional on read, absent reading 0 (it was added within v=3); so is
  * sanitize.known after it (issue 25: a :sanitize item whose report is a
  * registered gate-5 finding), written only when nonzero, and untrusted=
  * after it (the runs whose compute-sanitizer sessions could not vouch for
@@ -28,7 +32,10 @@
  * Counts, stale, items, seed and sms are canonical decimals (digits only, no
  * sign, no leading zeros); device is percent-encoded (bytes <= ' ', >= 0x7f,
  * '%' and '=' as %XX); cc is "major.minor"; shard is "K/N" with K < N;
- * digest, filter, build and costs are 16 hex digits.
+ * digest, filter, build and costs are 16 hex digits; block is a canonical
+ * decimal up to 1024 (0: no --block-size); reference is device, host or
+ * both; timeout is the --timeout seconds in the shortest decimal that reads
+ * back as the same double (0: no --timeout).
  *
  * Kind/state pairs: a limit item in state KC_LIMIT is limit.fail (and
  * kc_tally_add maps limit FAIL to KC_LIMIT). Any other pair not in the list
@@ -41,13 +48,14 @@
 #include <string.h>
 #include "seed.h"
 #include "errmsg.h"
+#include "run_options.h"
 #include "strbuf.h"
 #include "strict_num.h"
 #include "tally.h"
 
 /* ---- the key table ---- */
 
-typedef enum ktype { K_COUNT, K_LONG, K_U64, K_DEVICE, K_CC, K_INT, K_HEX, K_SHARD } ktype;
+typedef enum ktype { K_COUNT, K_LONG, K_U64, K_DEVICE, K_CC, K_INT, K_HEX, K_SHARD, K_BLOCK, K_REF, K_SECONDS } ktype;
 
 typedef struct key {
     const char *name;
@@ -85,11 +93,13 @@ static const key KEYS[] = {
     FLD("device", K_DEVICE, device), FLD("cc", K_CC, cc_major), FLD("sms", K_INT, sm_count),
     FLD("digest", K_HEX, digest), FLD("shard", K_SHARD, shard_k),
     FLD("filter", K_HEX, filter), FLD("build", K_HEX, build), FLD("costs", K_HEX, costs),
+    FLD("block", K_BLOCK, block_size), FLD("reference", K_REF, reference), FLD("timeout", K_SECONDS, timeout_s),
     FLD("cached", K_LONG, cached),
     CNT("sanitize.known", KC_KIND_SANITIZE, KC_KNOWN),
     FLD("untrusted", K_LONG, untrusted),
 };
-/* Keys a line may leave out (absent: 0): added within v=3. */
+/* Keys a line may leave out (absent: 0): added within v=3 (block=,
+ * reference= and timeout= are not: they made v=4). */
 static int key_optional(const key *k)
 {
     return strcmp(k->name, "cached") == 0 || strcmp(k->name, "sanitize.known") == 0 ||
@@ -110,6 +120,12 @@ void kc_tally_init(kc_tally *t) {
     memset(t, 0, sizeof *t);
     strcpy(t->device, "none");
     t->shard_n = 1;
+}
+
+void kc_tally_set_options(kc_tally *t, const kc_opts *o) {
+    t->block_size = o->block_size;
+    t->reference = o->reference;
+    t->timeout_s = o->timeout_s;
 }
 
 void kc_tally_add(kc_tally *t, kc_kind k, kc_state s) {
@@ -149,7 +165,8 @@ int kc_tally_counts_equal(const kc_tally *a, const kc_tally *b) {
            a->stale == b->stale && a->items == b->items && a->seed == b->seed &&
            strcmp(a->device, b->device) == 0 && a->cc_major == b->cc_major &&
            a->cc_minor == b->cc_minor && a->sm_count == b->sm_count && a->digest == b->digest &&
-           a->filter == b->filter && a->build == b->build && !a->untrusted == !b->untrusted;
+           a->filter == b->filter && a->build == b->build && a->block_size == b->block_size &&
+           a->reference == b->reference && a->timeout_s == b->timeout_s && !a->untrusted == !b->untrusted;
 }
 
 /* Sum over kinds of state s. */
@@ -194,6 +211,25 @@ static void put_device(kc_strbuf *o, const char *s) {
     }
 }
 
+/* The shortest "%.Nf" (N decimals, 0..17) of s that strtod reads back as s,
+ * else "%.17g" (a value so small it needs an exponent): one spelling per
+ * double, so a line round-trips and the parser can hold it to it. */
+static void seconds_text(double s, char *buf, size_t cap)
+{
+    if (s == 0) {               /* -0 too: one spelling */
+        snprintf(buf, cap, "0");
+        return;
+    }
+    for (int d = 0; d <= 17; d++) {
+        snprintf(buf, cap, "%.*f", d, s);
+        if (strtod(buf, NULL) == s) return;
+    }
+    snprintf(buf, cap, "%.17g", s);
+}
+
+/* A valid timeout= value: 0 (no --timeout) or what --timeout takes. */
+static int seconds_ok(double s) { return s == 0 || (s > 0 && s <= KC_TALLY_MAX_TIMEOUT_S); }
+
 /* Writes one key's value; returns -1 when the struct holds an unwritable value. */
 static int put_value(kc_strbuf *o, const kc_tally *t, const key *k) {
     const char *base = (const char *)t + k->off;
@@ -235,6 +271,21 @@ static int put_value(kc_strbuf *o, const kc_tally *t, const key *k) {
         if (t->shard_n < 1 || t->shard_k < 0 || t->shard_k >= t->shard_n) return -1;
         kc_sb_printf(o, "%d/%d", t->shard_k, t->shard_n);
         break;
+    case K_BLOCK:
+        if (t->block_size > KC_TALLY_MAX_BLOCK) return -1;
+        kc_sb_printf(o, "%u", t->block_size);
+        break;
+    case K_REF:
+        if (t->reference != KC_REF_DEVICE && t->reference != KC_REF_HOST && t->reference != KC_REF_BOTH) return -1;
+        kc_sb_printf(o, "%s", kc_ref_mode_name(t->reference));
+        break;
+    case K_SECONDS: {
+        char s[64];
+        if (!seconds_ok(t->timeout_s)) return -1;
+        seconds_text(t->timeout_s, s, sizeof s);
+        kc_sb_printf(o, "%s", s);
+        break;
+    }
     }
     return 0;
 }
@@ -316,6 +367,32 @@ static int parse_pair(const char *s, size_t n, char sep, int *a, int *b) {
     return 0;
 }
 
+/* "device", "host" or "both" (n bytes at s) into *m. */
+static int parse_ref(const char *s, size_t n, kc_ref_mode *m)
+{
+    const kc_ref_mode all[] = { KC_REF_DEVICE, KC_REF_HOST, KC_REF_BOTH };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        const char *name = kc_ref_mode_name(all[i]);
+        if (strlen(name) == n && memcmp(name, s, n) == 0) return *m = all[i], 0;
+    }
+    return -1;
+}
+
+/* Seconds as seconds_text spells them (n bytes at s), nothing else. */
+static int parse_seconds(const char *s, size_t n, double *v)
+{
+    char text[64], again[64], *end;
+    if (n == 0 || n >= sizeof text || strspn(s, "0123456789.e+-") < n) return -1;
+    memcpy(text, s, n);
+    text[n] = 0;
+    double d = strtod(text, &end);
+    if (*end || !seconds_ok(d)) return -1;
+    seconds_text(d, again, sizeof again);
+    if (strcmp(text, again) != 0) return -1;
+    *v = d;
+    return 0;
+}
+
 /* Stores one value; returns -1 when it is malformed (the caller words it). */
 static int parse_value(kc_tally *t, const key *k, const char *v, size_t n) {
     char *base = (char *)t + k->off;
@@ -352,6 +429,14 @@ static int parse_value(kc_tally *t, const key *k, const char *v, size_t n) {
     case K_SHARD:
         if (parse_pair(v, n, '/', &t->shard_k, &t->shard_n) < 0) return -1;
         return t->shard_n >= 1 && t->shard_k < t->shard_n ? 0 : -1;
+    case K_BLOCK:
+        if (kc_parse_canonical(v, n, KC_TALLY_MAX_BLOCK, &u) < 0) return -1;
+        t->block_size = (unsigned)u;
+        return 0;
+    case K_REF:
+        return parse_ref(v, n, &t->reference);
+    case K_SECONDS:
+        return parse_seconds(v, n, &t->timeout_s);
     }
     return -1;
 }
@@ -362,6 +447,9 @@ static const char *what(ktype t) {
     case K_DEVICE: return "bad device";
     case K_CC: return "bad cc";
     case K_SHARD: return "bad shard";
+    case K_BLOCK: return "bad block size (0 to 1024)";
+    case K_REF: return "bad reference (device, host or both)";
+    case K_SECONDS: return "bad seconds";
     default: return "bad number";
     }
 }
@@ -381,8 +469,13 @@ static int parse_version(const char **p, char *err, size_t cap) {
         return kc_errf(err, cap, "missing version (v=%d) at '%.*s'", KC_TALLY_VERSION, (int)n, s);
     if (kc_parse_canonical(s + 2, n - 2, 0x7fffffff, &v) < 0)
         return kc_errf(err, cap, "bad number '%.*s' for v", (int)(n - 2), s + 2);
+    if (v < KC_TALLY_VERSION)
+        return kc_errf(err, cap, "version %llu not supported (want %d): written by an older kcontract, whose TALLY "
+                       "does not say the run options that change verdicts (block=, reference=, timeout=)",
+                       (unsigned long long)v, KC_TALLY_VERSION);
     if (v != KC_TALLY_VERSION)
-        return kc_errf(err, cap, "version %llu not supported (want %d)", (unsigned long long)v, KC_TALLY_VERSION);
+        return kc_errf(err, cap, "version %llu not supported (want %d): written by a newer kcontract",
+                       (unsigned long long)v, KC_TALLY_VERSION);
     *p = s + n;
     return 0;
 }

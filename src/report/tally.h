@@ -1,5 +1,6 @@
 /* tally.h — the machine-readable TALLY line: every count of a run, its seed,
- * device identity, shard and item-set digest. Versioned key=value; the writer
+ * device identity, shard, item-set digest and the run options that decide
+ * what was checked. Versioned key=value; the writer
  * and the parser here are the only definition (docs/output-format.md explains
  * it). A malformed line is refused with a reason, never read as zeros. */
 #ifndef KC_TALLY_H
@@ -9,8 +10,14 @@
 #include "item.h"
 
 /* 2: the .leak keys (issue 13); 3: the sanitize.* keys (issue 12), build=
- * (build_id.h) replaces binary=, and costs= (issue 14) */
-#define KC_TALLY_VERSION 3
+ * (build_id.h) replaces binary=, and costs= (issue 14); 4: block=,
+ * reference= and timeout=, the run options that change verdicts, so that a
+ * merge refuses shards run with different ones (a v=3 line cannot say them:
+ * read as the defaults, a shard run with --block-size would pass for one
+ * without) */
+#define KC_TALLY_VERSION 4
+#define KC_TALLY_MAX_BLOCK 1024   /* block=: --block-size's largest (cli_values.c) */
+#define KC_TALLY_MAX_TIMEOUT_S 1e7  /* timeout=: --timeout's largest, seconds (cli_values.c) */
 
 typedef struct kc_tally {
     long n[KC_KIND_COUNT][KC_STATE_COUNT];   /* items per kind and state */
@@ -26,6 +33,13 @@ typedef struct kc_tally {
     uint64_t build;                          /* the build's identity (build_id.h): what decides the results */
     uint64_t costs;                          /* the cost table a --shard K/N --costs run was cut from
                                               * (kc_select_costs_digest), 0 when not cut by cost */
+    /* The run options that change which checks run or what they compare
+     * with (part of a run's identity: kc_tally_counts_equal, merge.h): */
+    unsigned block_size;                     /* --block-size B (1..1024): only launch variant B of contracts
+                                              * that list block sizes; 0 not given: every variant. Key block= */
+    kc_ref_mode reference;                   /* --reference (item.h; KC_REF_DEVICE when not given). Key reference= */
+    double timeout_s;                        /* --timeout S, seconds: every item's time limit; 0 not given
+                                              * (each item's own: kc_item_time_limit). Key timeout= */
     long cached;                             /* items of the counts above reused from the results cache
                                               * (result_cache.h), not run; key cached=, optional on read
                                               * (absent: 0), so lines written before it still parse */
@@ -39,6 +53,14 @@ typedef struct kc_tally {
 } kc_tally;
 
 void kc_tally_init(kc_tally *t);
+struct kc_opts;
+/* Sets t's run options (block_size, reference, timeout_s) from the run's
+ * settings (run_options.h): the one place that says which options are part
+ * of a run's identity. The rest (--threads, --inflight, --jobs, --shard,
+ * --schedule, --no-cache, --status-level, --fail-fast, --restarts, the
+ * reports) changes where, how fast or what is printed, not a verdict that
+ * the TALLY counts; docs/output-format.md says why for each. */
+void kc_tally_set_options(kc_tally *t, const struct kc_opts *o);
 /* Adds one item's outcome (a limit item's FAIL counts as KC_LIMIT, written
  * limit.fail). Does not touch items or digest: the runner sets those. */
 void kc_tally_add(kc_tally *t, kc_kind k, kc_state s);
@@ -53,20 +75,23 @@ uint64_t kc_item_digest(const char *name);
  * its dims do not merge as one run. What runs and merges sum. */
 uint64_t kc_item_set_digest(const kc_item *it);
 
-/* Writes "TALLY v=3 key=value ..." (no newline) into buf; returns the length,
+/* Writes "TALLY v=4 key=value ..." (no newline) into buf; returns the length,
  * or -1 when it does not fit or the struct holds something the line cannot
  * say (a negative count, a kind/state pair without a key such as a kernel in
- * RED, a bad shard). tally.c lists the keys. */
+ * RED, a bad shard, a block size above 1024, a negative or non-finite
+ * timeout). tally.c lists the keys. */
 int kc_tally_format(const kc_tally *t, char *buf, size_t cap);
 /* Parses a line written by kc_tally_format (one trailing '\n' allowed; keys
- * after v=3 in any order). Returns 0, or -1 with a reason ("missing key
+ * after v=4 in any order). Returns 0, or -1 with a reason ("missing key
  * kernel.pass", "duplicate key seed", "bad number 'x' for items", "unknown key
- * foo", "version 2 not supported (want 3)", ...) in err; *t is untouched on error. */
+ * foo", "bad reference 'gpu' for reference", "version 3 not supported (want
+ * 4): written by an older kcontract ...", ...) in err; *t is untouched on error. */
 int kc_tally_parse(const char *line, kc_tally *t, char *err, size_t errcap);
 /* Equal counts and identity: every field but shard_k, shard_n, costs and
  * cached (a merged set of shards equals the unsharded run; how many items a
- * run took from the cache says how it got its verdicts, not what they are);
- * untrusted only as whether any (a merge counts one per shard). */
+ * run took from the cache says how it got its verdicts, not what they are),
+ * the run options (block_size, reference, timeout_s) included; untrusted
+ * only as whether any (a merge counts one per shard). */
 int kc_tally_counts_equal(const kc_tally *a, const kc_tally *b);
 
 /* The exit status the counts explain: 1 if anything failed (FAIL, MISSED,

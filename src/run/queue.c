@@ -571,6 +571,7 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
     qq.t.shard_n = o->shard_n;
     qq.t.filter = kc_filter_hash(o->patterns, o->npatterns);
     qq.t.build = kc_build_id();
+    kc_tally_set_options(&qq.t, o);
     qq.d = calloc(1, sizeof *qq.d);
     int rc = qq.d ? kc_q_setup(&qq, o, items, n) : 4, sup = 0;
     if (rc) goto out;

@@ -287,6 +287,7 @@ install: lib
 	sed -e 's|@VERSION@|$(KC_VERSION)|g' share/kcontractConfigVersion.cmake.in \
 	  > $(DESTDIR)$(LIBDIR)/cmake/kcontract/kcontractConfigVersion.cmake
 	sed -e 's|@PREFIX@|$(PREFIX)|g' share/kcontractConfig.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/kcontract/kcontractConfig.cmake
+	install -m 644 share/kcontract_embed_source.cmake $(DESTDIR)$(LIBDIR)/cmake/kcontract/
 
 # The Hopper GEMM checked and timed against cuBLAS and gemm_tc on one GPU
 # (bench/gemm_hopper_bench.cu: loads build/fatbin/gemm_wgmma*.fatbin and

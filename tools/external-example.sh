@@ -6,6 +6,10 @@
 #   1. CMake (find_package(kcontract), kcontract_add_suite), kernels by nvcc;
 #   2. make with pkg-config and the installed kcontract.mk, with the fake
 #      driver's images (KC_FAKE_IMAGES=1: no nvcc for the modules).
+# In the CMake build a kernel's edit must change the suite's build id (each
+# image's source digest, as the make rules give it).
+# Each nvcc build's build id must change with a kernel's source
+# (kcontract_digest.sh's digest of each image, KC_EMBED_SOURCE).
 # Each suite binary must list its items (each module kernel, its limits, its
 # two controls, its sanitizer item; the library kernel, its control and
 # sanitizer item; the library's .so files must exist) and pass through the
@@ -40,8 +44,8 @@ make -s lib
 make -s install PREFIX="$tmp/prefix" >/dev/null
 make -s install PREFIX=/opt/kcontract DESTDIR="$tmp/stage" >/dev/null
 for f in lib/libkcontract.a lib/libkcontract_main.a lib/libkcontract.so lib/pkgconfig/kcontract.pc \
-         lib/cmake/kcontract/kcontractConfig.cmake include/kcontract.h share/kcontract/kcontract.mk \
-         share/kcontract/kcontract_patch.sh; do
+         lib/cmake/kcontract/kcontractConfig.cmake lib/cmake/kcontract/kcontract_embed_source.cmake include/kcontract.h \
+         share/kcontract/kcontract.mk share/kcontract/kcontract_patch.sh share/kcontract/kcontract_digest.sh; do
   [ -e "$tmp/prefix/$f" ] || fail "make install PREFIX=$tmp/prefix did not install $f"
   [ -e "$tmp/stage/opt/kcontract/$f" ] || fail "make install DESTDIR=$tmp/stage did not install opt/kcontract/$f"
 done
@@ -210,6 +214,28 @@ $want"
   fi
 }
 
+# $1 what built it, $2 the suite binary, $3 the folder to rebuild in and $4...
+# the command that does: a kernel's source changed (code appended to
+# kernels/scale.cu under $3, put back after) must change the suite's build
+# id (`version`'s build: each image's source digest, KC_EMBED_SOURCE).
+check_kernel_edit() {
+  what=$1 bin=$2 dir=$3
+  shift 3
+  v1=$("$bin" version) || fail "$what: '$bin version' failed"
+  cp "$dir/kernels/scale.cu" "$tmp/scale.cu.orig"
+  printf '\nextern "C" __global__ void ex_edit_check(float *y) { y[threadIdx.x] = 2.0f; }\n' >> "$dir/kernels/scale.cu"
+  (cd "$dir" && "$@") > "$tmp/edit.log" 2>&1 || { cat "$tmp/edit.log"; fail "$what: the rebuild after a kernel edit failed"; }
+  v2=$("$bin" version) || fail "$what: '$bin version' failed after the edit"
+  cp "$tmp/scale.cu.orig" "$dir/kernels/scale.cu"
+  b1=$(echo "$v1" | sed -n 's/.*, build \([0-9a-f]*\),.*/\1/p')
+  b2=$(echo "$v2" | sed -n 's/.*, build \([0-9a-f]*\),.*/\1/p')
+  [ -n "$b1" ] || fail "$what: no build id in '$v1'"
+  [ "$b1" != "$b2" ] || fail "$what: the build id stayed $b1 after kernels/scale.cu changed: the images carry no source digest (KC_EMBED_SOURCE)
+before: $v1
+after:  $v2"
+  echo "external-example: $what: a kernel edit changed the build id ($b1 -> $b2)"
+}
+
 echo "external-example: CMake build (nvcc) against $tmp/prefix"
 cmake -S "$tmp/src" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
   > "$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log"; fail "cmake configure failed"; }
@@ -239,6 +265,7 @@ grep -q 'c < cols - 1; c += BLOCK) s +=' "$patched" || fail "cmake: no patched c
 cmp -s "$tmp/src/third_party/fastsoftmax/fastsoftmax.cu" "$root/$third" || fail "cmake: the patch control changed the third-party file itself"
 grep -qaF "$symbol" "$tmp/cmake/ex_suite.kcontract/vendor_softmax@sum_off_by_one.fatbin" ||
   fail "cmake: the patch control's image vendor_softmax@sum_off_by_one.fatbin has no $symbol"
+check_kernel_edit cmake "$tmp/cmake/ex_suite" "$tmp/src" cmake --build "$tmp/cmake" -j2
 # The same CMake build with the fake driver's images (no nvcc): every
 # control RED, the patch control too.
 cmake -S "$tmp/src" -B "$tmp/cmake-fake" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DKCONTRACT_FAKE_IMAGES=ON \

@@ -10,6 +10,9 @@
 #   build/my_suite: my_contracts.o $(KC_EMBED_OBJS) | $(KC_HOSTLIBS)
 #   	$(CC) -o $@ $^ $(shell pkg-config --libs kcontract)
 #
+# (pkg-config's --libs carries the images linker script, KC_IMAGES_LDFLAGS
+# below: give it once, ld refuses a script named twice.)
+#
 # kc_suite(DIR, FILES): modules and library kernels (lib*.cu) of FILES.
 #   DIR/fatbin/<module>[@<control>].fatbin   nvcc -fatbin of <module>.cu
 #   DIR/fatbin/<module>[@<control>].o        the image embedded: link it in;
@@ -56,6 +59,9 @@ KC_EMBED_SRC ?= $(KC_MK_DIR)/kcontract_embed.c
 # Link a suite's binary with these: its kernel images then lie before its
 # code (kcontract_images.ld), and a changed kernel leaves the cached results
 # of the other modules' items valid (the results cache, docs/results-cache.md).
+# `pkg-config --libs kcontract` already has them (kcontract.pc's Libs), as
+# CMake's kcontract_add_suite does: only a link without pkg-config's Libs
+# adds them (kcontract's own Makefile).
 KC_IMAGES_LDFLAGS ?= -Wl,-T,$(KC_MK_DIR)/kcontract_images.ld
 KC_DIGEST ?= $(KC_MK_DIR)/kcontract_digest.sh
 KC_PATCH ?= $(KC_MK_DIR)/kcontract_patch.sh

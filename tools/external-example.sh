@@ -7,7 +7,10 @@
 #   2. make with pkg-config and the installed kcontract.mk, with the fake
 #      driver's images (KC_FAKE_IMAGES=1: no nvcc for the modules).
 # In the CMake build a kernel's edit must change the suite's build id (each
-# image's source digest, as the make rules give it).
+# image's source digest, as the make rules give it) and not its host code
+# digest (the images linker script); docs/own-kernels.md's CMake and make
+# recipes, as written, build with nvcc and pass the same check, and make
+# without kcontract.pc prints what the doc says.
 # Each nvcc build's build id must change with a kernel's source
 # (kcontract_digest.sh's digest of each image, KC_EMBED_SOURCE).
 # Each suite binary must list its items (each module kernel, its limits, its
@@ -217,7 +220,9 @@ $want"
 # $1 what built it, $2 the suite binary, $3 the folder to rebuild in and $4...
 # the command that does: a kernel's source changed (code appended to
 # kernels/scale.cu under $3, put back after) must change the suite's build
-# id (`version`'s build: each image's source digest, KC_EMBED_SOURCE).
+# id (`version`'s build: each image's source digest, KC_EMBED_SOURCE) and
+# leave its host code digest (`version`'s host code: the images linker
+# script, kcontract_images.ld, puts the images before the code) as it was.
 check_kernel_edit() {
   what=$1 bin=$2 dir=$3
   shift 3
@@ -233,7 +238,18 @@ check_kernel_edit() {
   [ "$b1" != "$b2" ] || fail "$what: the build id stayed $b1 after kernels/scale.cu changed: the images carry no source digest (KC_EMBED_SOURCE)
 before: $v1
 after:  $v2"
-  echo "external-example: $what: a kernel edit changed the build id ($b1 -> $b2)"
+  h1=$(echo "$v1" | sed -n 's/.*, host code \([0-9a-f]*\)).*/\1/p')
+  h2=$(echo "$v2" | sed -n 's/.*, host code \([0-9a-f]*\)).*/\1/p')
+  [ -n "$h1" ] || fail "$what: no host code digest in '$v1'"
+  [ "$h1" = "$h2" ] || fail "$what: the host code digest changed ($h1 -> $h2) when only kernels/scale.cu did: the suite is not linked with the images linker script (kcontract_images.ld), so every cached item would run again
+before: $v1
+after:  $v2"
+  echo "external-example: $what: a kernel edit changed the build id ($b1 -> $b2), not the host code ($h1)"
+}
+
+# $1 doc, $2 a fence's language: the first such code block of the doc.
+doc_fence() {
+  awk -v fence="\`\`\`$2" 'on && /^```/ { exit } on { print } $0 == fence { on = 1 }' "$1"
 }
 
 echo "external-example: CMake build (nvcc) against $tmp/prefix"
@@ -298,6 +314,40 @@ if PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" make -C "$tmp/stale" KC_FAKE_IMAG
 fi
 grep -qF "$stale_want" "$tmp/stale-make.log" && grep -qF "$stale_hunk" "$tmp/stale-make.log" ||
   { cat "$tmp/stale-make.log"; fail "make: a patch that does not apply should name '$stale_want' and '$stale_hunk'"; }
+
+# The recipes of docs/own-kernels.md ("3. Build"), as written: its CMake and
+# make blocks over its contracts.c and the example's kernels/scale.cu, with
+# nvcc. Each must build, and link the images linker script.
+echo "external-example: own-kernels.md's CMake and make recipes (nvcc) against $tmp/prefix"
+mkdir -p "$tmp/doc/kernels"
+cp examples/external/kernels/scale.cu "$tmp/doc/kernels/"
+doc_fence docs/own-kernels.md c > "$tmp/doc/contracts.c"
+doc_fence docs/own-kernels.md cmake > "$tmp/doc/CMakeLists.txt"
+doc_fence docs/own-kernels.md make > "$tmp/doc/Makefile"
+for f in contracts.c CMakeLists.txt Makefile; do
+  [ -s "$tmp/doc/$f" ] || fail "docs/own-kernels.md: no code block for $f"
+done
+cmake -S "$tmp/doc" -B "$tmp/doc-cmake" -DCMAKE_PREFIX_PATH="$tmp/prefix" > "$tmp/doc-cmake.log" 2>&1 &&
+  cmake --build "$tmp/doc-cmake" -j2 >> "$tmp/doc-cmake.log" 2>&1 ||
+  { cat "$tmp/doc-cmake.log"; fail "own-kernels.md's CMake recipe does not build"; }
+check_kernel_edit "own-kernels.md's CMake recipe" "$tmp/doc-cmake/my_suite" "$tmp/doc" cmake --build "$tmp/doc-cmake" -j2
+PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" make -C "$tmp/doc" -j2 > "$tmp/doc-make.log" 2>&1 ||
+  { cat "$tmp/doc-make.log"; fail "own-kernels.md's make recipe does not build"; }
+check_kernel_edit "own-kernels.md's make recipe" "$tmp/doc/build/my_suite" "$tmp/doc" \
+  env PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" make -j2
+# Without the prefix on PKG_CONFIG_PATH: what own-kernels.md says make prints
+# (unless this host has a kcontract.pc of its own where pkg-config looks).
+if ! PKG_CONFIG_PATH= pkg-config --exists kcontract 2>/dev/null; then
+  rm -rf "$tmp/doc/build"
+  if PKG_CONFIG_PATH= make -C "$tmp/doc" > "$tmp/doc-nopc.log" 2>&1; then
+    fail "own-kernels.md's make recipe built without kcontract.pc on PKG_CONFIG_PATH"
+  fi
+  for want in "Package kcontract was not found in the pkg-config search path." \
+              "fatal error: kcontract.h: No such file or directory"; do
+    grep -qF "$want" "$tmp/doc-nopc.log" || { cat "$tmp/doc-nopc.log"; fail "make without kcontract.pc: no '$want' (own-kernels.md quotes it)"; }
+    grep -qF "$want" docs/own-kernels.md || fail "own-kernels.md does not quote '$want', which make prints without kcontract.pc"
+  done
+fi
 
 echo "external-example: make + pkg-config build (fake images) against $tmp/prefix"
 PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" make -C "$tmp/src" -j2 KC_FAKE_IMAGES=1 > "$tmp/make.log" 2>&1 ||

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "support/item_lines.h"
 #include "support/run_output.h"
 #include "support/spawn.h"
 
@@ -416,5 +417,52 @@ Test(cli, usage_lists_every_public_option)
                            "--threads T", "--reference R", "--help", "(--seed 7, --seed=7)", "after '--' is a PATTERN" };
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) cr_expect(strstr(p.out, opts[i]), "no '%s' in:\n%s", opts[i], p.out);
     cr_expect(!strstr(p.out, "--resume") && !strstr(p.out, "--parent") && !strstr(p.out, "--worker"), "%s", p.out);
+    kc_proc_free(&p);
+}
+
+/* --block-size B that a selected contract does not list is bad usage,
+ * refused before anything runs (it used to FAIL each kernel and MISS each
+ * control of such a contract, or SKIP them without a GPU): the refusal names
+ * the value, the contracts that do not list it with what they list (a few,
+ * then a count), and those that do, with patterns that select them alone.
+ * A :limits item's contract counts as its kernel's; so does a --jobs run. */
+Test(cli, block_size_a_selected_contract_does_not_list_is_refused_before_running, .timeout = 60)
+{
+    kc_proc p = kc_run_fake((char *[]){ "run", "--block-size", "128", "fakeblock.*", "--no-cache", NULL }, NULL, 30);
+    cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "--block-size 128: 1 of the 3 selected contracts does not list that block size: "
+                            "fakeblock.ignored.f32 (lists 64). --block-size runs that launch variant of every selected "
+                            "contract, so each must list it (kc_contract.block_sizes); 2 do: fakeblock.axpy.f32 (128, 256, "
+                            "512), fakeblock.short.f32 (128, 256): select only their items, e.g. 'fakeblock.axpy.f32*' "
+                            "'fakeblock.short.f32*'"), "%s", p.err);
+    cr_expect(!strstr(p.out, "TALLY") && !strstr(p.out, "FAIL") && !strstr(p.out, "PASS"), "nothing may run:\n%s", p.out);
+    kc_proc_free(&p);
+    /* many: three named, then a count */
+    p = kc_run_fake((char *[]){ "run", "--jobs", "2", "--block-size", "128", "fake*", "--no-cache", NULL }, NULL, 30);
+    cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, " selected contracts do not list that block size: fake.axpy.f32 (lists none), fake.copy.f16 "
+                            "(lists none), fake.known.f32 (lists none) and ") &&
+                  strstr(p.err, " more. --block-size runs"), "%s", p.err);
+    cr_expect(!strstr(p.out, "MISSED") && !strstr(p.out, "TALLY"), "nothing may run:\n%s", p.out);
+    kc_proc_free(&p);
+    /* a :limits item alone: its contract must list it too */
+    p = kc_run_fake((char *[]){ "run", "--block-size", "64", "fakeblock.short.f32:limits", NULL }, NULL, 30);
+    cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "--block-size 64: the selected contract does not list that block size: fakeblock.short.f32 "
+                            "(lists 128, 256)"), "%s", p.err);
+    kc_proc_free(&p);
+    /* without a GPU it is refused the same, not SKIP */
+    p = run("run", "--block-size", "128", "rmsnorm.f32*");
+    cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "--block-size 128: the selected contract does not list that block size: rmsnorm.f32 (lists "
+                            "none)"), "%s", p.err);
+    cr_expect(!strstr(p.out, "SKIP"), "%s", p.out);
+    kc_proc_free(&p);
+    /* a selection of contracts that list it, and a suite, runs */
+    p = kc_run_fake((char *[]){ "run", "--block-size", "256", "fakeblock.short.f32", "fixture.pass.00", "--no-cache", NULL },
+                    NULL, 30);
+    cr_expect_eq(p.status, 1, "block 256 of fakeblock.short.f32 fails gate 3: exit %d\n%s%s", p.status, p.out, p.err);
+    kc_expect_item(p.out, "FAIL", "fakeblock.short.f32", KC_TEXTS("dist uniform, block 256: "));
+    kc_expect_item(p.out, "PASS", "fixture.pass.00", KC_TEXTS("suite passed"));
     kc_proc_free(&p);
 }

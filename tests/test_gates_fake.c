@@ -314,7 +314,7 @@ Test(gates_fake, known_findings_hold_a_fault_run_alone_in_a_fresh_process, .time
  * under each; a failure names its block size and its rerun selects it
  * (--block-size), which runs that variant alone; a launch function that
  * ignores the variant fails gate 1 naming both; a variant the contract does
- * not list is refused naming the list. */
+ * not list is refused before anything runs, naming the list. */
 Test(gates_fake, block_sizes_are_launch_variants_of_every_case, .timeout = 30)
 {
     kc_proc p = fake_run((char *[]){ "run", "fakeblock.axpy.f32", "--no-cache", NULL });
@@ -335,9 +335,11 @@ Test(gates_fake, block_sizes_are_launch_variants_of_every_case, .timeout = 30)
     kc_expect_item(p.out, "PASS", "fakeblock.short.f32", KC_TEXTS("gates 1-4 on 6 cases", "under block size 128  ("));
     kc_proc_free(&p);
     p = fake_run((char *[]){ "run", "fakeblock.short.f32", "--no-cache", "--block-size", "100", NULL });
-    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
-    kc_expect_item(p.out, "FAIL", "fakeblock.short.f32",
-                   KC_TEXTS("--block-size 100 is not one of contract fakeblock.short.f32's block sizes (128, 256)"));
+    cr_expect_eq(p.status, 2, "a block size the contract does not list is bad usage: exit %d\n%s%s", p.status, p.out,
+                 p.err);
+    cr_expect(strstr(p.err, "--block-size 100: the selected contract does not list that block size: fakeblock.short.f32 "
+                            "(lists 128, 256)"), "%s", p.err);
+    cr_expect(!strstr(p.out, "TALLY"), "nothing may run:\n%s", p.out);
     kc_proc_free(&p);
     p = fake_run((char *[]){ "run", "fakeblock.ignored.f32", "--no-cache", NULL });
     kc_expect_item(p.out, "FAIL", "fakeblock.ignored.f32",

@@ -259,8 +259,11 @@ static const opt_row OPTIONS[] = {
       "--gpu-wait needs a value (block, spin, yield or auto)", NULL },
     { "--block-size", NULL, "B", C_RUN, TO_WORKER | TO_SHARD | TO_REEXEC | TO_RERUN, OPT_ONCE, 0, kc_cli_set_block_size,
       "--block-size needs a block size",
-      "run only the launch variant B of contracts that list block sizes\n"
-      "(kc_contract.block_sizes; a failure's rerun command gives it)" },
+      "run only the launch variant B of the selected contracts' kernels and\n"
+      "controls (kc_contract.block_sizes; :limits and :sanitize use the first\n"
+      "listed; suites run as without it). Every contract a selected item belongs\n"
+      "to must list B: else nothing runs, exit 2, naming those that do not and\n"
+      "what they list (docs/writing-a-contract.md); a failure's rerun gives it" },
     { "--cases", NULL, "I:J", C_RUN, TO_NONE, OPT_ONCE | OPT_INTERNAL, 0, kc_cli_set_cases, "--cases needs I:J", NULL },
     { "--resume-records", NULL, "FD", C_RUN, TO_NONE, OPT_INTERNAL, 0, kc_cli_set_resume_records, NULL, NULL },
     { "--resume-at", NULL, "I", C_RUN, TO_NONE, OPT_INTERNAL, 0, kc_cli_set_resume_at, NULL, NULL },

@@ -12,6 +12,7 @@
 
 #include "kcontract.h"
 #include "cli.h"
+#include "cli_selection.h"
 #include "jobs.h"
 #include "merge_logs.h"
 #include "mutate_cmd.h"
@@ -240,6 +241,13 @@ static int main_body(int argc, char **argv)
         free(items);
         kc_opts_free(&o);
         return 2;
+    }
+    /* --block-size B against the selection, before anything runs (cli_selection.h) */
+    if (o.cmd == KC_CMD_RUN && top && (rc = kc_cli_check_block_size(&o, items, n))) {
+        free(items);
+        for (int r = 0; r < o.nrecords; r++) kc_launch_records_free(recs[r]);
+        kc_opts_free(&o);
+        return rc;
     }
     rc = o.cmd == KC_CMD_LIST ? kc_list(&o, items, n)
        : o.cmd == KC_CMD_MUTATE ? kc_mutate_main(&o, items, n)

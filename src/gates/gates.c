@@ -198,7 +198,8 @@ static int planned_cases(const kc_contract *c, int nd)
 /* The launch variants cases run under (kc_contract.block_sizes) into out:
  * every one, or --block-size's alone; {0} for a contract without any.
  * Returns how many; 0 with why when --block-size names one the contract
- * does not list. */
+ * does not list (the command line refuses such a run before anything runs,
+ * kc_cli_check_block_size: this is for a caller that did not ask it). */
 static int block_variants(const kc_contract *c, const kc_opts *o, unsigned *out, char *why, size_t cap)
 {
     unsigned only = o ? o->block_size : 0;

@@ -466,3 +466,55 @@ Test(cli, block_size_a_selected_contract_does_not_list_is_refused_before_running
     kc_expect_item(p.out, "PASS", "fixture.pass.00", KC_TEXTS("suite passed"));
     kc_proc_free(&p);
 }
+
+/* The KC_* variables a run reads are held to their values as KC_CUDA_SCHED
+ * is: the sanitizer's switches took anything but exactly "0" for on, and its
+ * time limit was read with atof ('10s' was 10; 'abc', '0' and '-5' the
+ * default). Each bad value is now refused before anything runs, naming the
+ * variable, the value and what it takes; set but empty, each is unset. (The
+ * memory plan's KC_SANITIZER_*_MIB were strict already, where read:
+ * tests/test_plan.c.) */
+Test(cli, kc_variables_with_bad_values_are_refused_before_running, .timeout = 60)
+{
+    const char *cases[][2] = {
+        { "KC_SANITIZE_SESSIONS=off", "KC_SANITIZE_SESSIONS='off': expected 0 (every :sanitize item runs alone under each "
+                                      "tool) or 1 (the default: " },
+        { "KC_SANITIZE_SESSIONS=false", "KC_SANITIZE_SESSIONS='false': expected 0 " },
+        { "KC_SANITIZE_BATCH=no", "KC_SANITIZE_BATCH='no': expected 0 (racecheck runs each :sanitize item in a request of "
+                                  "its own) or 1 (the default: " },
+        { "KC_SANITIZE_TIMEOUT_S=10s", "KC_SANITIZE_TIMEOUT_S='10s': expected the seconds of each sanitizer tool run, "
+                                       "above 0 and at most 10000000 (e.g. 120 or 0.5); empty is unset" },
+        { "KC_SANITIZE_TIMEOUT_S=abc", "KC_SANITIZE_TIMEOUT_S='abc': expected the seconds" },
+        { "KC_SANITIZE_TIMEOUT_S=0", "KC_SANITIZE_TIMEOUT_S='0': expected the seconds" },
+        { "KC_SANITIZE_TIMEOUT_S=-5", "KC_SANITIZE_TIMEOUT_S='-5': expected the seconds" },
+        { "KC_SANITIZE_TIMEOUT_S=1e8", "KC_SANITIZE_TIMEOUT_S='1e8': expected the seconds" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.pass.00", NULL };
+        char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", (char *)cases[i][0], NULL };
+        kc_proc p;
+        cr_assert_eq(kc_spawn(argv, env, 30, &p), 0);
+        cr_expect_eq(p.status, 2, "%s, a serial run: exit %d\n%s%s", cases[i][0], p.status, p.out, p.err);
+        cr_expect(strstr(p.err, cases[i][1]), "%s: want '%s' in: %s", cases[i][0], cases[i][1], p.err);
+        cr_expect(!strstr(p.out, "PASS"), "%s: nothing may run:\n%s", cases[i][0], p.out);
+        kc_proc_free(&p);
+    }
+    /* mutate too, before it reads a module or builds anything */
+    char *mut[] = { (char *)kc_test_bin(), "mutate", "--operators", "nosuchop", "rmsnorm.f32", NULL };
+    char *envm[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_SANITIZE_BATCH=off", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(mut, envm, 30, &p), 0);
+    cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "KC_SANITIZE_BATCH='off': expected 0"), "the variable first: %s", p.err);
+    kc_proc_free(&p);
+    /* the values they take run; set but empty is unset */
+    const char *good[] = { "KC_SANITIZE_SESSIONS=0", "KC_SANITIZE_SESSIONS=1", "KC_SANITIZE_BATCH=", "KC_SANITIZE_TIMEOUT_S=0.5",
+                           "KC_SANITIZE_TIMEOUT_S=" };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.pass.00", NULL };
+        char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", (char *)good[i], NULL };
+        cr_assert_eq(kc_spawn(argv, env, 30, &p), 0);
+        cr_expect_eq(p.status, 0, "%s: exit %d\n%s%s", good[i], p.status, p.out, p.err);
+        kc_proc_free(&p);
+    }
+}

@@ -30,6 +30,25 @@ Test(util, canonical_decimal)
     cr_expect_eq(v, 10);
 }
 
+/* Seconds (--timeout, KC_SANITIZE_TIMEOUT_S): above 0, at most max, the
+ * whole text a number ('10s' is no 10). */
+Test(util, strict_seconds)
+{
+    double t = 7;
+    const struct { const char *s; double want; } good[] = { { "30", 30 }, { "0.5", 0.5 }, { ".25", 0.25 }, { "1e3", 1000 },
+                                                            { "10000000", 1e7 } };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        cr_expect_eq(kc_parse_seconds(good[i].s, 1e7, &t), 0, "'%s' must be taken", good[i].s);
+        cr_expect_eq(t, good[i].want, "'%s' read as %g", good[i].s, t);
+    }
+    t = 7;
+    const char *bad[] = { "", "0", "0.0", "-5", "+5", " 5", "5 ", "10s", "abc", "0x10", "inf", "nan", "1e8", "10000001", "1e-400" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        cr_expect_eq(kc_parse_seconds(bad[i], 1e7, &t), -1, "'%s' must be refused", bad[i]);
+    cr_expect_eq(kc_parse_seconds(NULL, 1e7, &t), -1);
+    cr_expect_eq(t, 7, "a refusal leaves *out alone");
+}
+
 Test(util, strict_u64)
 {
     uint64_t v = 5;

@@ -26,6 +26,7 @@
 #include "runner.h"
 #include "sanitize.h"
 #include "sanitize_target.h"
+#include "sanitize_session.h"
 #include "shard_env.h"
 #include "gpu.h"
 #include "gates.h"
@@ -98,6 +99,25 @@ static int near_hint(const char *p, const kc_item *items, int n)
     return k;
 }
 
+/* The KC_* variables every run reads, each held to what it takes before
+ * anything runs (a bad value is said, naming the variable, the value and
+ * what it expects; exit 2), as a bad option value is, rather than read as its
+ * default or as a prefix: KC_CUDA_SCHED, and the sanitizer's
+ * KC_SANITIZE_SESSIONS, KC_SANITIZE_BATCH and KC_SANITIZE_TIMEOUT_S. Empty is
+ * unset for each. The others are held as strictly where they are read: the
+ * memory plan's KC_SANITIZER_HOST_MIB and KC_SANITIZER_GPU_MIB by a --jobs run
+ * that plans sanitizer sessions (plan.c: a run that plans none reads no
+ * figure), KC_SHARDS with the shard variables it pairs with (shard_env.c),
+ * KC_COSTS where the table is used (cli.c); those that name files where they
+ * are used (KC_LIBCUDA, KC_LIBNVML, KC_LIBDIR, KC_COMPUTE_SANITIZER:
+ * gpu_open.c, nvml.c, hostlib.c, sanitize.c; KC_CACHE_DIR: result_cache.c).
+ * 0, or -1 with why. */
+static int check_env(char *why, size_t cap)
+{
+    unsigned sched;
+    return kc_gpu_sched_flags(&sched, why, cap) || kc_san_env_check(why, cap) ? -1 : 0;
+}
+
 static int main_body(int argc, char **argv)
 {
     int rc = kc_jobs_child_guard(argc, argv);   /* a --jobs child: die with the parent; first */
@@ -144,12 +164,10 @@ static int main_body(int argc, char **argv)
     kc_item_print_level(o.status_level);      /* which item lines this process prints (a worker's too) */
     kc_colour_set(o.colour);    /* a worker writes to a pipe and is given no --color: it never colours */
     kc_env_test_begin(&o);      /* TEST_PREMATURE_EXIT_FILE made, XML_OUTPUT_FILE as --junit (shard_env.h) */
-    if (o.cmd == KC_CMD_RUN) {
-        unsigned sched;
-        char why[256];
-        if ((o.gpu_wait && kc_gpu_set_wait(o.gpu_wait, why, sizeof why)) ||
-            kc_gpu_sched_flags(&sched, why, sizeof why)) {      /* refused before anything runs */
-            kc_say(stderr, "%s\n", why);
+    if (o.cmd == KC_CMD_RUN || o.cmd == KC_CMD_MUTATE) {
+        char why[512];
+        if ((o.gpu_wait && kc_gpu_set_wait(o.gpu_wait, why, sizeof why)) || check_env(why, sizeof why)) {
+            kc_say(stderr, "%s\n", why);      /* refused before anything runs */
             kc_opts_free(&o);
             return 2;
         }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sanitizer_report.h"
+#include "strict_num.h"
 #include "supervisor.h"
 
 /* A session slot's request in flight. */
@@ -138,6 +139,40 @@ static void after_wait(kc_san_pool *p)
     kc_sup_pause(&p->sup);
 }
 
+/* A switch (KC_SANITIZE_SESSIONS, KC_SANITIZE_BATCH): unset or empty, or
+ * "1": on; "0": off; anything else -1 with why. */
+static int switch_env(const char *name, const char *off, const char *on, int *value, char *why, size_t cap)
+{
+    const char *v = getenv(name);
+    *value = 1;
+    if (!v || !*v || strcmp(v, "1") == 0) return 0;
+    if (strcmp(v, "0") == 0) {
+        *value = 0;
+        return 0;
+    }
+    snprintf(why, cap, "%s='%.64s': expected 0 (%s) or 1 (the default: %s); empty is unset", name, v, off, on);
+    return -1;
+}
+
+int kc_san_env_check(char *why, size_t cap)
+{
+    int on;
+    double t;
+    const char *v = getenv("KC_SANITIZE_TIMEOUT_S");
+    if (switch_env("KC_SANITIZE_SESSIONS", "every :sanitize item runs alone under each tool",
+                   "one compute-sanitizer session per tool serves a process's items", &on, why, cap) ||
+        switch_env(KC_SAN_BATCH_ENV, "racecheck runs each :sanitize item in a request of its own",
+                   "with --inflight K > 1, a worker's up to K items in one batch", &on, why, cap))
+        return -1;
+    if (v && *v && kc_parse_seconds(v, KC_SAN_TIMEOUT_MAX_S, &t)) {
+        snprintf(why, cap, "KC_SANITIZE_TIMEOUT_S='%.64s': expected the seconds of each sanitizer tool run, above 0 and "
+                 "at most %.0f (e.g. 120 or 0.5); empty is unset (default %.0f, or the contract's timeout_s when larger)",
+                 v, KC_SAN_TIMEOUT_MAX_S, KC_SAN_TIMEOUT_S);
+        return -1;
+    }
+    return 0;
+}
+
 int kc_san_sessions_on(void)
 {
     const char *env = getenv("KC_SANITIZE_SESSIONS");
@@ -153,8 +188,8 @@ int kc_san_batches_on(void)
 double kc_san_timeout_env_s(void)
 {
     const char *env = getenv("KC_SANITIZE_TIMEOUT_S");
-    double t = env && *env ? atof(env) : 0;
-    return t > 0 ? t : 0;
+    double t;
+    return env && *env && kc_parse_seconds(env, KC_SAN_TIMEOUT_MAX_S, &t) == 0 ? t : 0;
 }
 
 kc_san_pool *kc_san_pool_new(void)

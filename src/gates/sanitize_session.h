@@ -78,8 +78,16 @@ int kc_san_ask(kc_san_pool *p, int tool, char *const argv[], const char *request
  * 0 (also when one runs already), or -1 when it could not start (why). */
 int kc_san_warm(kc_san_pool *p, int tool, char *const argv[], char *why, size_t cap);
 
+/* The sanitizer's variables, checked strictly before a run (main.c), as
+ * KC_CUDA_SCHED is: KC_SANITIZE_SESSIONS and KC_SANITIZE_BATCH are 0 or 1,
+ * KC_SANITIZE_TIMEOUT_S seconds above 0 up to KC_SAN_TIMEOUT_MAX_S; each
+ * empty is unset. 0, or -1 with why naming the first bad one, its value and
+ * what it expects. */
+int kc_san_env_check(char *why, size_t cap);
+#define KC_SAN_TIMEOUT_MAX_S 1e7
+
 /* 0 when KC_SANITIZE_SESSIONS=0: every item runs alone under each tool, and
- * no process keeps sessions; else 1. */
+ * no process keeps sessions; else 1 (unset, empty or 1). */
 int kc_san_sessions_on(void);
 
 /* 0 when sessions are off (kc_san_sessions_on) or KC_SANITIZE_BATCH=0:
@@ -90,7 +98,8 @@ int kc_san_batches_on(void);
 
 /* $KC_SANITIZE_TIMEOUT_S: a tool's time limit in seconds (sanitize.h), and
  * how long kc_san_pool_free waits for all its sessions to end; 0 when unset
- * or not a positive number (then KC_SAN_TIMEOUT_S). */
+ * or empty (then KC_SAN_TIMEOUT_S), or not what kc_san_env_check takes (a
+ * run refuses that before anything runs). */
 double kc_san_timeout_env_s(void);
 
 /* Ends tool's session: end of input, then everything it still prints is

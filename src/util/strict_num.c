@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 int kc_parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
@@ -26,5 +27,16 @@ int kc_parse_canonical(const char *s, size_t n, uint64_t max, uint64_t *out)
         x = x * 10 + d;
     }
     *out = x;
+    return 0;
+}
+
+int kc_parse_seconds(const char *s, double max, double *out)
+{
+    if (!s || !*s || !((*s >= '0' && *s <= '9') || *s == '.') || strpbrk(s, "xXnNiI")) return -1;
+    errno = 0;
+    char *end;
+    double t = strtod(s, &end);
+    if (errno || *end || !(t > 0) || t > max) return -1;
+    *out = t;
     return 0;
 }

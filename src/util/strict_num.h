@@ -17,4 +17,9 @@ int kc_parse_u64(const char *s, uint64_t max, uint64_t *out);
  * (and *out unchanged) for n == 0, a non-digit, a leading zero or a value
  * above max (never overflowing, however many digits). */
 int kc_parse_canonical(const char *s, size_t n, uint64_t max, uint64_t *out);
+/* s as seconds above 0 and at most max: a decimal number ("30", "0.5",
+ * "1e3"), digits or '.' first (no sign, space, hex, inf or nan), nothing after
+ * it (so "10s" is refused, never read as 10). 0 with *out set; -1 (and *out
+ * unchanged) otherwise, for NULL and "" too. */
+int kc_parse_seconds(const char *s, double max, double *out);
 #endif

@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "support/item_lines.h"
 #include "support/run_output.h"
@@ -517,4 +518,54 @@ Test(cli, kc_variables_with_bad_values_are_refused_before_running, .timeout = 60
         cr_expect_eq(p.status, 0, "%s: exit %d\n%s%s", good[i], p.status, p.out, p.err);
         kc_proc_free(&p);
     }
+}
+
+/* A library that exists but does not load is not "not found": KC_LIBCUDA
+ * naming a text file said "no GPU: FILE not found (dlopen: FILE: invalid ELF
+ * header)". Now it says the file cannot be loaded as the driver (NVML the
+ * same), "not found" stays for a file that does not exist, and
+ * KC_COMPUTE_SANITIZER tells a missing file from one that is not executable. */
+Test(cli, a_library_that_exists_but_does_not_load_is_not_said_not_found, .timeout = 60)
+{
+    char notlib[512], envcuda[600], envnvml[600], envsan[600];
+    kc_tmp_path(notlib, sizeof notlib, "notlib", "so");
+    kc_write_file(notlib, "not a shared library\n");
+    snprintf(envcuda, sizeof envcuda, "KC_LIBCUDA=%s", notlib);
+    char *argv[] = { (char *)kc_test_bin(), "run", "rmsnorm.f32", NULL };
+    char *env[] = { envcuda, NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 30, &p), 0);
+    cr_expect_eq(p.status, 3, "exit %d\n%s%s", p.status, p.out, p.err);
+    char want[700];
+    snprintf(want, sizeof want, "kcontract: no GPU: %s cannot be loaded as the CUDA driver library (dlopen: ", notlib);
+    cr_expect(strstr(p.out, want), "want '%s' in:\n%s", want, p.out);
+    cr_expect(!strstr(p.out, "not found"), "%s", p.out);
+    kc_proc_free(&p);
+    char *info[] = { (char *)kc_test_bin(), "info", NULL };
+    cr_assert_eq(kc_spawn(info, env, 30, &p), 0);
+    snprintf(want, sizeof want, "driver: none (%s cannot be loaded as the CUDA driver library (dlopen: ", notlib);
+    cr_expect(strstr(p.out, want), "want '%s' in:\n%s", want, p.out);
+    kc_proc_free(&p);
+    /* NVML's, under the fake driver */
+    snprintf(envnvml, sizeof envnvml, "KC_LIBNVML=%s", notlib);
+    p = kc_run_fake((char *[]){ "run", "fake.axpy.f32", "--no-cache", NULL }, (char *[]){ envnvml, NULL }, 30);
+    snprintf(want, sizeof want, "no GPU memory figures: %s cannot be loaded as the NVML library (dlopen: ", notlib);
+    cr_expect(strstr(p.err, want), "want '%s' in:\n%s", want, p.err);
+    kc_proc_free(&p);
+    p = kc_run_fake((char *[]){ "run", "fake.axpy.f32", "--no-cache", NULL },
+                    (char *[]){ "KC_LIBNVML=/nonexistent/libnvidia-ml.so.1", NULL }, 30);
+    cr_expect(strstr(p.err, "no GPU memory figures: /nonexistent/libnvidia-ml.so.1 not found (dlopen: "), "%s", p.err);
+    kc_proc_free(&p);
+    /* the sanitizer: a file that is not there, and one that is not executable */
+    p = kc_run_fake((char *[]){ "run", "fakesan.copy.f16:sanitize", "--no-cache", NULL },
+                    (char *[]){ "KC_COMPUTE_SANITIZER=/nonexistent/compute-sanitizer", NULL }, 30);
+    kc_expect_item(p.out, "SKIP", "fakesan.copy.f16:sanitize",
+                   KC_TEXTS("KC_COMPUTE_SANITIZER=/nonexistent/compute-sanitizer: No such file or directory"));
+    kc_proc_free(&p);
+    snprintf(envsan, sizeof envsan, "KC_COMPUTE_SANITIZER=%s", notlib);
+    p = kc_run_fake((char *[]){ "run", "fakesan.copy.f16:sanitize", "--no-cache", NULL }, (char *[]){ envsan, NULL }, 30);
+    snprintf(want, sizeof want, "KC_COMPUTE_SANITIZER=%s is not an executable file", notlib);
+    kc_expect_item(p.out, "SKIP", "fakesan.copy.f16:sanitize", KC_TEXTS(want));
+    kc_proc_free(&p);
+    unlink(notlib);
 }

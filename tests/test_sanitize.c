@@ -147,7 +147,10 @@ Test(sanitize, finds_the_tool_or_says_where_it_looked)
     char path[4096], why[2048];
     setenv("KC_COMPUTE_SANITIZER", "/no/such/compute-sanitizer", 1);
     cr_expect_eq(kc_sanitizer_find(path, sizeof path, why, sizeof why), 1);
-    cr_expect(strstr(why, "KC_COMPUTE_SANITIZER=/no/such/compute-sanitizer is not an executable file"), "%s", why);
+    cr_expect(strstr(why, "KC_COMPUTE_SANITIZER=/no/such/compute-sanitizer: No such file or directory"), "%s", why);
+    setenv("KC_COMPUTE_SANITIZER", "tests", 1);    /* there, but no executable file */
+    cr_expect_eq(kc_sanitizer_find(path, sizeof path, why, sizeof why), 1);
+    cr_expect(strstr(why, "KC_COMPUTE_SANITIZER=tests is not an executable file"), "%s", why);
     char fake[PATH_MAX], dir[PATH_MAX + 16];
     cr_assert_not_null(realpath("tests/fake/compute-sanitizer", fake));
     setenv("KC_COMPUTE_SANITIZER", fake, 1);

@@ -5,10 +5,12 @@
 #include "cuda_driver.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The ABI version asked of cuGetProcAddress. Not CUDA_VERSION: from 13.0 the
  * plain name "cuCtxSynchronize" resolves to cuCtxSynchronize_v2(CUcontext),
@@ -45,6 +47,18 @@ static int resolve(get_proc_fn gp, void *lib, const char *name, const char *ptna
     return -1;
 }
 
+void kc_dlopen_why(const char *lib, const char *what, const char *dlerr, char *buf, size_t cap)
+{
+    struct stat st;
+    const char *e = dlerr ? dlerr : "unknown error";
+    /* a path names one file; a bare name is searched for (ld.so(8)), and the
+     * loader then says whether it found none */
+    int missing = strchr(lib, '/') ? stat(lib, &st) != 0 && (errno == ENOENT || errno == ENOTDIR)
+                                   : strstr(e, "No such file or directory") != NULL;
+    if (missing) snprintf(buf, cap, "%s not found (dlopen: %s)", lib, e);
+    else snprintf(buf, cap, "%s cannot be loaded as %s (dlopen: %s)", lib, what, e);
+}
+
 int kc_cuda_load(kc_cuda *cu, const char *lib, char *err, size_t errcap)
 {
     return kc_cuda_load_streams(cu, lib, 0, err, errcap);
@@ -61,8 +75,7 @@ int kc_cuda_load_streams(kc_cuda *cu, const char *lib, int per_thread, char *err
      * LeakSanitizer can still name its frames (tools/lsan.supp). */
     cu->lib = dlopen(lib, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!cu->lib) {
-        const char *why = dlerror();
-        snprintf(err, errcap, "%s not found (dlopen: %s)", lib, why ? why : "unknown error");
+        kc_dlopen_why(lib, "the CUDA driver library", dlerror(), err, errcap);
         return -1;
     }
     get_proc_fn gp = (get_proc_fn)dlsym(cu->lib, "cuGetProcAddress_v2");

@@ -114,9 +114,17 @@ typedef struct kc_cuda {
                                      CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 } kc_cuda;
 
+/* Why dlopen(lib) failed, dlerr its dlerror(), into buf: "LIB not found
+ * (dlopen: ...)" when there is no such file (a path that does not exist; a
+ * bare name the loader's search did not find), else "LIB cannot be loaded as
+ * WHAT (dlopen: ...)" (a file that exists but is no loadable library of this
+ * machine: KC_LIBCUDA=/etc/passwd). what: "the CUDA driver library", ... */
+void kc_dlopen_why(const char *lib, const char *what, const char *dlerr, char *buf, size_t cap);
+
 /* Loads the driver (lib: NULL for "libcuda.so.1", or the KC_LIBCUDA environment
  * variable when set) and calls cuInit(0). Returns 0, or -1 with the reason in
- * err ("libcuda.so.1 not found (dlopen: ...)", "cuInit failed:
+ * err ("libcuda.so.1 not found (dlopen: ...)", "/etc/passwd cannot be loaded
+ * as the CUDA driver library (dlopen: ...)", "cuInit failed:
  * CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)", ...). */
 int kc_cuda_load(kc_cuda *cu, const char *lib, char *err, size_t errcap);
 /* kc_cuda_load, with the per-thread default stream when per_thread: each

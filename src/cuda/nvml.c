@@ -53,8 +53,7 @@ static void load_once(void)
     if (!path || !*path) path = "libnvidia-ml.so.1";
     nv.lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!nv.lib) {
-        const char *e = dlerror();
-        snprintf(nv.why, sizeof nv.why, "%s not found (dlopen: %s)", path, e ? e : "unknown error");
+        kc_dlopen_why(path, "the NVML library", dlerror(), nv.why, sizeof nv.why);
         return;
     }
     nv.Init = (nvmlReturn_t (*)(void))dlsym(nv.lib, "nvmlInit_v2");

@@ -43,7 +43,11 @@ int kc_sanitizer_find(char *path, size_t cap, char *why, size_t whycap)
             snprintf(path, cap, "%s", env);
             return 0;
         }
-        snprintf(why, whycap, "KC_COMPUTE_SANITIZER=%s is not an executable file", env);
+        struct stat st;
+        if (stat(env, &st) != 0)
+            snprintf(why, whycap, "KC_COMPUTE_SANITIZER=%s: %s", env, strerror(errno));
+        else
+            snprintf(why, whycap, "KC_COMPUTE_SANITIZER=%s is not an executable file", env);
         return 1;
     }
     const char *pathenv = getenv("PATH");

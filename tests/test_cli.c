@@ -2,11 +2,13 @@
  * usage errors name the bad value and exit 2; a run says there is no GPU,
  * skips GPU items, still runs host suites, and exits 3; list and info work. */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "support/item_lines.h"
+#include "support/live.h"
 #include "support/run_output.h"
 #include "support/spawn.h"
 
@@ -568,4 +570,28 @@ Test(cli, a_library_that_exists_but_does_not_load_is_not_said_not_found, .timeou
     kc_expect_item(p.out, "SKIP", "fakesan.copy.f16:sanitize", KC_TEXTS(want));
     kc_proc_free(&p);
     unlink(notlib);
+}
+
+static int started_hang(const kc_live *l) { return strstr(l->out, " pid ") != NULL; }
+static int never(const kc_live *l) { (void)l; return 0; }
+
+/* --help said "--jobs: 128+signal when interrupted (130 for SIGINT)", as if
+ * only --jobs runs did; a serial run exits 130 on SIGINT too
+ * (docs/output-format.md: any mode). The text says so, and the serial run does. */
+Test(cli, help_says_every_mode_exits_128_plus_signal_when_interrupted, .timeout = 30)
+{
+    kc_proc p = run("--help", NULL, NULL, NULL);
+    cr_expect(strstr(p.out, "A run interrupted by SIGINT or SIGTERM exits 128+signal (130, 143) in every mode (serial,\n"
+                            "--shard K/N, --jobs); the items it did not finish are NOTRUN."), "%s", p.out);
+    cr_expect(!strstr(p.out, "--jobs: 128+signal"), "%s", p.out);
+    kc_proc_free(&p);
+    char *args[] = { "run", "fixture.hang.0", "fixture.pass.00", NULL };
+    kc_live l;
+    kc_live_start(&l, kc_test_fixture_bin(), args);
+    cr_assert_eq(kc_live_read_until(&l, started_hang, 10), 0, "the hang did not start:\n%s", l.out);
+    cr_assert_eq(kill(l.pid, SIGINT), 0);
+    kc_live_read_until(&l, never, 10);
+    cr_expect_eq(kc_wait_status(l.pid), 130, "a serial run interrupted by SIGINT:\n%s", l.out);
+    cr_expect(strstr(l.out, " suite.notrun=2 "), "%s", l.out);
+    close(l.fd);
 }

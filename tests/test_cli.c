@@ -315,7 +315,7 @@ Test(cli, bad_value_via_equals_names_value)
 {
     const char *cases[][2] = {
         { "--seed=12x", "--seed: expected a non-negative integer below 2^64, got '12x'" },
-        { "--device=zero", "--device: expected a device ordinal (0, 1, ...), got 'zero'" },
+        { "--device=zero", "--device: expected a device ordinal from 0 to 1023 (kcontract info lists the devices), got 'zero'" },
         { "--jobs=0", "--jobs: expected a number of processes from 1 to" },
         { "--reference=gpu", "--reference: expected 'device', 'host' or 'both', got 'gpu'" },
         { "--json=", "--json needs a file name" },
@@ -594,4 +594,36 @@ Test(cli, help_says_every_mode_exits_128_plus_signal_when_interrupted, .timeout 
     cr_expect_eq(kc_wait_status(l.pid), 130, "a serial run interrupted by SIGINT:\n%s", l.out);
     cr_expect(strstr(l.out, " suite.notrun=2 "), "%s", l.out);
     close(l.fd);
+}
+
+/* A numeric option's refusal states the range it takes: --timeout 31536000
+ * said "expected seconds above 0 (e.g. 30 or 0.5)" though the limit is 1e7 s;
+ * --device 1024 and --devices 0,1024 named no upper bound either, nor did
+ * --shard's N, or the missing-value refusals of --budget, --build-jobs and
+ * --block-size. */
+Test(cli, numeric_refusals_state_the_range_they_take)
+{
+    const char *cases[][3] = {
+        { "run", "--timeout=31536000", "--timeout: expected seconds above 0 and at most 10000000 (e.g. 30 or 0.5), got '31536000'" },
+        { "run", "--timeout=0", "--timeout: expected seconds above 0 and at most 10000000 (e.g. 30 or 0.5), got '0'" },
+        { "run", "--timeout", "--timeout needs a value (seconds above 0 and at most 10000000, e.g. 30 or 0.5)" },
+        { "run", "--device=1024", "--device: expected a device ordinal from 0 to 1023 (kcontract info lists the devices), got '1024'" },
+        { "run", "--device", "--device needs a value (a device ordinal from 0 to 1023, see kcontract info)" },
+        { "run", "--devices=0,1024", "--devices: expected distinct device ordinals from 0 to 1023 separated by commas (e.g. 0,2,3), "
+                                     "got '0,1024'" },
+        { "run", "--shard=1/4x", "--shard: expected K/N with 0 <= K < N <= 4096 (e.g. 0/4), got '1/4x'" },
+        { "run", "--block-size", "--block-size needs a value (threads per block, 1 to 1024)" },
+        { "mutate", "--budget", "--budget needs a count (1 to 1000000)" },
+        { "mutate", "--build-jobs", "--build-jobs needs a count (1 to 1000000)" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        kc_proc p = run(cases[i][0], cases[i][1], NULL, NULL);
+        cr_expect_eq(p.status, 2, "%s: exit %d", cases[i][1], p.status);
+        cr_expect(strstr(p.err, cases[i][2]), "%s: want '%s' in: %s", cases[i][1], cases[i][2], p.err);
+        kc_proc_free(&p);
+    }
+    /* the bound itself is taken */
+    kc_proc p = run("run", "--timeout=10000000", "host.*", NULL);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    kc_proc_free(&p);
 }

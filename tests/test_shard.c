@@ -206,7 +206,7 @@ static void refused(char **args, const char *expect)
 Test(shard, argument_refusals_name_the_value)
 {
     char *a1[] = { "run", "--shard", "1/4x", NULL };
-    refused(a1, "--shard: expected K/N with 0 <= K < N (e.g. 0/4), got '1/4x'");
+    refused(a1, "--shard: expected K/N with 0 <= K < N <= 4096 (e.g. 0/4), got '1/4x'");
     char *a2[] = { "run", "--shard", "4/4", NULL };
     refused(a2, "got '4/4'");
     char *a3[] = { "run", "--shard", "0/0", NULL };
@@ -220,7 +220,7 @@ Test(shard, argument_refusals_name_the_value)
     char *a7[] = { "run", "--devices", "0,2", NULL };
     refused(a7, "--devices 0,2 needs --jobs");
     char *a8[] = { "run", "--jobs", "2", "--devices", "0,x", NULL };
-    refused(a8, "--devices: expected distinct device ordinals separated by commas (e.g. 0,2,3), got '0,x'");
+    refused(a8, "--devices: expected distinct device ordinals from 0 to 1023 separated by commas (e.g. 0,2,3), got '0,x'");
     char *a9[] = { "list", "--jobs", "2", NULL };
     refused(a9, "--jobs applies to run and mutate only");
     char *a10[] = { "run", "--shard", NULL };

@@ -96,9 +96,10 @@ static const opt_row OPTIONS[] = {
       "--seed needs a value (a non-negative integer)",
       "run seed (default 1); every input derives from it and the item's name" },
     { "--device", NULL, "D", C_RUN | C_LIST | C_INFO | C_MUTATE, TO_NONE, OPT_ONCE, 0, kc_cli_set_device,
-      "--device needs a value (a device ordinal, see kcontract info)", "CUDA device ordinal (default 0)" },
+      "--device needs a value (a device ordinal from 0 to " KC_STR(KC_MAX_DEVICE) ", see kcontract info)",
+      "CUDA device ordinal (default 0)" },
     { "--shard", NULL, "K/N", C_RUN | C_LIST | C_MUTATE, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_shard,
-      "--shard needs a value (K/N, e.g. 0/4, or auto)",
+      "--shard needs a value (K/N with 0 <= K < N <= " KC_STR(KC_MAX_SHARDS) ", e.g. 0/4, or auto)",
       "run slice K of N (K = 0..N-1): item i of the filtered, name-sorted list\n"
       "belongs to shard i % N; the TALLY records K/N, the slice's items and digest;\n"
       "with --jobs M, slice K runs on M workers. 'auto': K/N from Bazel's, GoogleTest's,\n"
@@ -112,7 +113,7 @@ static const opt_row OPTIONS[] = {
       "run's; workers go round robin over the visible GPUs (CUDA_VISIBLE_DEVICES\n"
       "applies) or over --devices" },
     { "--devices", NULL, "L", C_RUN, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_devices,
-      "--devices needs a value (device ordinals, e.g. 0,2,3)",
+      "--devices needs a value (device ordinals from 0 to " KC_STR(KC_MAX_DEVICE) ", e.g. 0,2,3)",
       "with --jobs: device ordinals to spread the children over, e.g. 0,2,3" },
     { "--log", NULL, "F", C_MERGE, TO_NONE, 0, 0, kc_cli_set_log, "--log needs a file (the saved output of a --shard K/N run)",
       "merge: the saved output of one --shard K/N run, or a directory: every *.log\n"
@@ -144,10 +145,10 @@ static const opt_row OPTIONS[] = {
       "with --shard K/N the partition is by cost (longest first onto the\n"
       "least-loaded shard) instead of i % N" },
     { "--timeout", NULL, "S", C_RUN | C_MUTATE, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_timeout,
-      "--timeout needs a value (seconds above 0, e.g. 30 or 0.5)",
-      "every item's time limit in seconds, in every mode but --schedule static\n"
-      "(default: the contract's "
-      "timeout_s, else max(60, 5 x recorded seconds), 600 with no record)" },
+      "--timeout needs a value (seconds above 0 and at most " KC_STR(KC_MAX_TIMEOUT_S_TEXT) ", e.g. 30 or 0.5)",
+      "every item's time limit in seconds, above 0 and at most " KC_STR(KC_MAX_TIMEOUT_S_TEXT) ", in\n"
+      "every mode but --schedule static (default: the contract's timeout_s,\n"
+      "else max(60, 5 x recorded seconds), 600 with no record)" },
     { "--fail-fast", NULL, NULL, C_RUN, TO_REEXEC, 0, F(fail_fast), kc_cli_set_flag, NULL,
       "stop handing out items after the first failure; the rest\n"
       "are NOTRUN" },
@@ -209,7 +210,7 @@ static const opt_row OPTIONS[] = {
       "list: 'human' (default): one 'KIND  NAME' line per item and a count;\n"
       "'json': one JSON object per line per item (name, kind, contract, family,\n"
       "shapes, controls; a launch record's label), nothing else on stdout" },
-    { "--budget", NULL, "N", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_budget), kc_cli_set_count, "--budget needs a count",
+    { "--budget", NULL, "N", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_budget), kc_cli_set_count, "--budget needs a count (1 to 1000000)",
       "mutate: build and run at most N mutants, drawn with --seed (the same N\n"
       "for one seed and source): a CI run's sample" },
     { "--accepted", NULL, "FILE", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_accepted), kc_cli_set_text,
@@ -225,7 +226,8 @@ static const opt_row OPTIONS[] = {
     { "--mutants-dir", NULL, "DIR", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_dir), kc_cli_set_text, "--mutants-dir needs a folder",
       "mutate: the mutants' sources, images, logs and list (default build/mutants;\n"
       "an unchanged mutant is not built again)" },
-    { "--build-jobs", NULL, "N", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_build_jobs), kc_cli_set_count, "--build-jobs needs a count",
+    { "--build-jobs", NULL, "N", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_build_jobs), kc_cli_set_count,
+      "--build-jobs needs a count (1 to 1000000)",
       "mutate: make -jN for the mutants' builds (default every CPU)" },
     { "--build-only", NULL, NULL, C_MUTATE, TO_NONE, 0, F(mut_build_only), kc_cli_set_flag, NULL,
       "mutate: generate, build and filter the mutants; run none" },
@@ -258,7 +260,7 @@ static const opt_row OPTIONS[] = {
     { "--gpu-wait", NULL, "W", C_RUN, TO_REEXEC, OPT_ONCE | OPT_INTERNAL, F(gpu_wait), kc_cli_set_text,
       "--gpu-wait needs a value (block, spin, yield or auto)", NULL },
     { "--block-size", NULL, "B", C_RUN, TO_WORKER | TO_SHARD | TO_REEXEC | TO_RERUN, OPT_ONCE, 0, kc_cli_set_block_size,
-      "--block-size needs a block size",
+      "--block-size needs a value (threads per block, 1 to 1024)",
       "run only the launch variant B of the selected contracts' kernels and\n"
       "controls (kc_contract.block_sizes; :limits and :sanitize use the first\n"
       "listed; suites run as without it). Every contract a selected item belongs\n"

@@ -12,6 +12,7 @@
 #include "parallel.h"
 #include "shard.h"
 #include "strict_num.h"
+#include "progname.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -47,7 +48,9 @@ int kc_cli_set_seed(kc_opts *o, const opt_row *r, const char *v)
 int kc_cli_set_device(kc_opts *o, const opt_row *r, const char *v)
 {
     uint64_t x;
-    if (kc_parse_u64(v, 1023, &x)) return kc_cli_usage_error("--device: expected a device ordinal (0, 1, ...), got '%s'%s", v, "");
+    if (kc_parse_u64(v, KC_MAX_DEVICE, &x))
+        return kc_cli_usage_error("--device: expected a device ordinal from 0 to " KC_STR(KC_MAX_DEVICE) " (%s info lists the "
+                                  "devices), got '%s'", kc_prog(), v);
     o->device = (int)x;
     o->device_given = 1;
     return 0;
@@ -163,11 +166,10 @@ int kc_cli_set_restarts(kc_opts *o, const opt_row *r, const char *v)
 
 int kc_cli_set_timeout(kc_opts *o, const opt_row *r, const char *v)
 {
-    char *end;
-    errno = 0;
-    double t = strtod(v, &end);
-    if (!*v || *end || errno || !(t > 0) || t > 1e7 || strpbrk(v, "xXnNiI"))
-        return kc_cli_usage_error("--timeout: expected seconds above 0 (e.g. 30 or 0.5), got '%.64s'%s", v, "");
+    double t;
+    if (kc_parse_seconds(v, KC_MAX_TIMEOUT_S, &t))
+        return kc_cli_usage_error("--timeout: expected seconds above 0 and at most " KC_STR(KC_MAX_TIMEOUT_S_TEXT)
+                                  " (e.g. 30 or 0.5), got '%.64s'%s", v, "");
     o->timeout_s = t;
     return 0;
 }

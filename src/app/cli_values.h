@@ -11,6 +11,11 @@
 #define KC_STR_(x) #x
 #define KC_STR(x) KC_STR_(x)   /* a macro's value as a string literal */
 
+/* --timeout's largest value, seconds (116 days: a typo's guard, not a
+ * limit a run meets), and the same as the usage text writes it. */
+#define KC_MAX_TIMEOUT_S 1e7
+#define KC_MAX_TIMEOUT_S_TEXT 10000000
+
 typedef struct opt_row opt_row;
 /* Parses value v (NULL: none given, for a row without `missing`; a flag's
  * is always NULL) into the row's field of o. 0, or 2 after kc_cli_usage_error. */
@@ -40,7 +45,7 @@ int kc_cli_set_flag(kc_opts *o, const opt_row *r, const char *v);
 int kc_cli_set_file(kc_opts *o, const opt_row *r, const char *v);
 /* --seed S: below 2^64. */
 int kc_cli_set_seed(kc_opts *o, const opt_row *r, const char *v);
-/* --device D: a device ordinal, 0 to 1023. */
+/* --device D: a device ordinal, 0 to KC_MAX_DEVICE. */
 int kc_cli_set_device(kc_opts *o, const opt_row *r, const char *v);
 /* --shard K/N, or 'auto'. */
 int kc_cli_set_shard(kc_opts *o, const opt_row *r, const char *v);
@@ -64,7 +69,7 @@ int kc_cli_set_schedule(kc_opts *o, const opt_row *r, const char *v);
 int kc_cli_set_costs(kc_opts *o, const opt_row *r, const char *v);
 /* --restarts M: 0 to 1000000. */
 int kc_cli_set_restarts(kc_opts *o, const opt_row *r, const char *v);
-/* --timeout S: seconds above 0. */
+/* --timeout S: seconds above 0, at most KC_MAX_TIMEOUT_S (kc_parse_seconds). */
 int kc_cli_set_timeout(kc_opts *o, const opt_row *r, const char *v);
 /* --log and --merge-json: repeatable, each file once, into o->logs. */
 int kc_cli_set_log(kc_opts *o, const opt_row *r, const char *v);

@@ -9,8 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#define SHARD_EXPECT "expected K/N with 0 <= K < N (e.g. 0/4), got '%s'"
-#define DEVICES_EXPECT "expected distinct device ordinals separated by commas (e.g. 0,2,3), got '%s'"
+#ifndef KC_STR
+#define KC_STR_(x) #x
+#define KC_STR(x) KC_STR_(x)
+#endif
+#define SHARD_EXPECT "expected K/N with 0 <= K < N <= " KC_STR(KC_MAX_SHARDS) " (e.g. 0/4), got '%s'"
+#define DEVICES_EXPECT "expected distinct device ordinals from 0 to " KC_STR(KC_MAX_DEVICE) " separated by commas (e.g. 0,2,3), got '%s'"
 
 
 int kc_shard_parse(const char *s, int *k, int *n, char *err, size_t errcap)
@@ -46,7 +50,7 @@ int kc_devices_parse(const char *s, int *out, int max, char *err, size_t errcap)
         const char *e = strchr(p, ',');
         size_t len = e ? (size_t)(e - p) : strlen(p);
         uint64_t v;
-        if (kc_parse_canonical(p, len, 1023, &v)) return kc_errf(err, errcap, DEVICES_EXPECT, s);
+        if (kc_parse_canonical(p, len, KC_MAX_DEVICE, &v)) return kc_errf(err, errcap, DEVICES_EXPECT, s);
         for (int i = 0; i < cnt; i++)
             if (out[i] == (int)v) return kc_errf(err, errcap, "device %d is listed twice in '%s'", (int)v, s);
         if (cnt == max) return kc_errf(err, errcap, "at most %d devices, got '%s'", max, s);

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #define KC_MAX_SHARDS 4096    /* --shard N and --jobs at most this */
+#define KC_MAX_DEVICE 1023    /* the largest device ordinal --device and --devices take */
 
 /* Parses "K/N": canonical decimals (digits only, no sign, no spaces, no
  * leading zeros), 1 <= N <= KC_MAX_SHARDS, 0 <= K < N. Returns 0, or -1 with

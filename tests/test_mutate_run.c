@@ -223,6 +223,14 @@ static void merge_shard_reports(const char *dir, const char *j)
                             "timeout=0 score=0.50"), "%s%s", p.out, p.err);
     cr_expect(strstr(p.out, "rerun: KC_MUTANTS="), "a missed mutant's rerun names its manifest:\n%s", p.out);
     kc_proc_free(&p);
+    /* shard a alone: its other mutant was skipped there (no GPU), none missed: 3, as in one run */
+    char *m2[] = { (char *)kc_test_bin(), "mutate", "--budget", "2", "--seed", "3", "--mutants-dir", (char *)dir,
+                   "--merge-json", a, "kv_cache.nhd.f16", NULL };
+    cr_assert_eq(kc_spawn(m2, KC_NO_GPU_ENV, 60, &p), 0);
+    cr_expect_eq(p.status, 3, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "caught 1 (gate 3: 1), missed 0, timeout 0, not run 1 (skipped: no GPU), score 1.00"), "%s",
+              p.out);
+    kc_proc_free(&p);
     /* both shards ran the first mutant */
     m1[11] = a;
     cr_assert_eq(kc_spawn(m1, KC_NO_GPU_ENV, 60, &p), 0);
@@ -270,7 +278,7 @@ static void iterate_reports(const char *dir, const char *j)
                    NULL };
     kc_proc p;
     cr_assert_eq(kc_spawn(av, KC_NO_GPU_ENV, 100, &p), 0);
-    cr_expect_eq(p.status, 1, "the other mutant is not run (no GPU): exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect_eq(p.status, 3, "the other mutant is not run (no GPU), none missed: exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "--iterate: 1 mutant keep the outcome of 2 earlier reports (caught 1, timeout 0"),
               "%s%s", p.out, p.err);
     cr_expect(strstr(p.out, "1 to build"), "only the mutant no report caught is built:\n%s", p.out);
@@ -309,15 +317,17 @@ static void build_kv_mutants(const char *dir, void *ctx)
                      "--mutants-dir", (char *)dir, "kv_cache.nhd.f16", NULL };
     kc_proc p;
     cr_assert_eq(kc_spawn(argv, KC_NO_GPU_ENV, 100, &p), 0);
-    cr_assert_eq(p.status, 1, "not run is not a pass: exit %d\n%s%s", p.status, p.out, p.err);
+    cr_assert_eq(p.status, 3, "not run for lack of a GPU: exit %d\n%s%s", p.status, p.out, p.err);
     cr_assert(strstr(p.out, "mutate: 1 module, 41 mutants generated, 2 to build"), "%s", p.out);
     kc_proc_free(&p);
 }
 
 /* The whole command on a real module without a GPU: two sampled mutants of
  * kv_cache_write.cu built by make and nvcc (once per test run: the seed),
- * listed, run by the binary's own run (their items SKIP: not run), the
- * report and JSON written. */
+ * listed, run by the binary's own run (their items SKIP: not run, skipped),
+ * the report and JSON written. Nothing could run for lack of a GPU: exit 3,
+ * as `run` without a GPU (it was 1, as for a mutant missed), and the report
+ * says why they were not run. */
 Test(mutate_run, whole_command_without_gpu, .timeout = 120) {
     char dir[512], json[700];
     kc_tmp_dir(dir, sizeof dir, "mutcmd");
@@ -327,9 +337,12 @@ Test(mutate_run, whole_command_without_gpu, .timeout = 120) {
     char *argv[] = { (char *)kc_test_bin(), "mutate", "--budget", "2", "--seed", "3", "--build-jobs", "4",
                      "--mutants-dir", dir, "--json", json, "kv_cache.nhd.f16", NULL };
     cr_assert_eq(kc_spawn(argv, KC_NO_GPU_ENV, 100, &p), 0);
-    cr_expect_eq(p.status, 1, "not run is not a pass: exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect_eq(p.status, 3, "not run for lack of a GPU, as run: exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "mutate: 1 module, 41 mutants generated, 2 to build"), "%s", p.out);
     cr_expect(strstr(p.out, "images: fatbins)"), "no GPU to load cubins: %s", p.out);
+    cr_expect(strstr(p.out, "\noverall: generated 41, left out by --budget 39, unviable 0, equivalent 0, duplicate 0, "
+                            "viable 2: caught 0, missed 0, timeout 0, not run 2 (skipped: no GPU), score -\n"), "%s", p.out);
+    cr_expect(strstr(p.err, "mutate: 2 mutants not run: no GPU (their items were SKIP); exit 3"), "%s", p.err);
     cr_expect_eq(kc_out_count(p.out, ":mutant."), 2, "two mutant item lines (one contract):\n%s", p.out);
     cr_expect(strstr(p.out, "MUTATION modules=1 generated=41 "), "%s", p.out);
     cr_expect(strstr(p.out, "left out by --budget 39"), "%s", p.out);
@@ -338,6 +351,8 @@ Test(mutate_run, whole_command_without_gpu, .timeout = 120) {
     const char *j = kc_out_file(json);
     cr_expect_eq(kc_out_count(j, "\"state\":\"sampled_out\""), 39, "%s", j);
     cr_expect(strstr(j, "\"type\":\"mutation\",\"modules\":1,\"generated\":41"), "%s", j);
+    cr_expect(strstr(j, ",\"notrun\":2,\"skipped\":2,"), "%s", j);
+    cr_expect_eq(kc_out_count(j, "\"state\":\"notrun\",\"why\":\"no GPU\""), 2, "%s", j);
     kc_proc_free(&p);
     merge_shard_reports(dir, j);
     iterate_reports(dir, j);

@@ -353,6 +353,8 @@ void kc_cli_usage(FILE *out, const char *prog)
           "vouch for the clean verdicts they gave (a kcontract: line says why); 2 bad usage (also a\n"
           "malformed cost table, or mistakes in the registered contracts: all of them are named); 3\n"
           "nothing failed but items were skipped (e.g. no GPU); 4 internal error.\n"
+          "mutate: 1 a mutant missed or not run (NOTRUN); 3 none missed, and those not run were skipped\n"
+          "(their items SKIP: no GPU), as run's 3 (docs/mutation.md).\n"
           "--schedule static and merge: 1 also when a shard is missing or did not finish, or the\n"
           "shards' logs disagree (the reasons name the shard); merge: 2 when a --log cannot be read.\n"
           "A run interrupted by SIGINT or SIGTERM exits 128+signal (130, 143) in every mode (serial,\n"

@@ -39,6 +39,8 @@ typedef struct kc_mut_status {
     char why[512];          /* UNVIABLE: nvcc's first error; CAUGHT/MISSED/TIMEOUT: the item's message */
     char item[192];         /* the item that decided it ("<contract>:mutant.<id>") */
     int carried;            /* the outcome is an earlier report's (--iterate): not built or run in this run */
+    int skipped;            /* NOTRUN because every item that ran it was SKIP (no GPU, no compute-sanitizer):
+                             * nothing could run it here; why holds the first SKIP's message */
 } kc_mut_status;
 
 /* A module under mutation: its name, its source's path and scanned text. */

@@ -282,7 +282,11 @@ static int run_baseline(const kc_opts *o, unsigned char *judge, const kc_item *i
 }
 
 /* The text report, the --json report; the exit status they give: 1 when a
- * mutant was missed or not run, 4 when the JSON could not be written. */
+ * mutant was missed, or not run for a reason other than a skip (an
+ * interrupted run, a worker that stopped); 3 when none was missed and those
+ * not run were skipped (their items SKIP: no GPU, or no compute-sanitizer for
+ * --sanitizer), as `run` exits 3 when nothing failed but items were skipped;
+ * 4 when the JSON could not be written. */
 static int report(const kc_opts *o, const kc_mut_run *rep)
 {
     char err[1024];
@@ -293,7 +297,11 @@ static int report(const kc_opts *o, const kc_mut_run *rep)
     }
     kc_mut_counts c;
     kc_mutate_count(rep, NULL, NULL, &c);
-    return c.n[KC_MUT_MISSED] || c.n[KC_MUT_NOTRUN] ? 1 : 0;
+    if (c.n[KC_MUT_MISSED] || c.n[KC_MUT_NOTRUN] > c.skipped) return 1;
+    if (c.skipped)
+        kc_say(stderr, "mutate: %d mutant%s not run: %s (their items were SKIP); exit 3, as a run with items skipped\n",
+               c.skipped, c.skipped == 1 ? "" : "s", c.skip_why);
+    return c.skipped ? 3 : 0;
 }
 
 /* --iterate: the earlier reports' outcomes carried into st (mutate_merge.h),

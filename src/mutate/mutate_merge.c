@@ -42,6 +42,7 @@ static void take_outcome(kc_mut_status *x, kc_mut_state s, const char *line)
     if (kc_json_line_str(line, "duplicate_of", x->dup_of, sizeof x->dup_of) != 0) x->dup_of[0] = 0;
     if (kc_json_line_str(line, "why", x->why, sizeof x->why) != 0) x->why[0] = 0;
     if (kc_json_line_str(line, "item", x->item, sizeof x->item) != 0) x->item[0] = 0;
+    x->skipped = s == KC_MUT_NOTRUN && strstr(line, ",\"skipped\":true") != NULL;
 }
 
 typedef int (*mutant_line_fn)(void *ctx, const char *f, int no, const char *line, char *err, size_t cap);
@@ -127,7 +128,13 @@ static int merge_line(void *ctx, const char *f, int no, const char *line, char *
         if (decided((kc_mut_state)s) && decided(x->state))
             return kc_errf(err, cap, "%s:%d: mutant %s was run by two shards (%s there, %s in %s): the shards overlap",
                            f, no, id, name, kc_mut_state_name(x->state), by[i]);
-        if (!decided((kc_mut_state)s)) return 0;
+        /* not run by both: skipped when a shard that ran it skipped it (the others' notrun is not having
+         * had it in their slice) */
+        if (!decided((kc_mut_state)s)) {
+            if (s == KC_MUT_NOTRUN && x->state == KC_MUT_NOTRUN && !x->skipped && strstr(line, ",\"skipped\":true"))
+                take_outcome(x, (kc_mut_state)s, line);
+            return 0;
+        }
     }
     take_outcome(x, (kc_mut_state)s, line);
     by[i] = f;

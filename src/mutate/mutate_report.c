@@ -18,6 +18,7 @@ void kc_mutate_count(const kc_mut_run *r, const char *module, const char *op, kc
         c->generated++;
         c->n[r->st[i].state]++;
         c->carried += r->st[i].carried != 0;
+        if (r->st[i].state == KC_MUT_NOTRUN && r->st[i].skipped && !c->skipped++) c->skip_why = r->st[i].why;
         if (r->st[i].state == KC_MUT_CAUGHT && r->st[i].gate >= 0 && r->st[i].gate <= 5) c->by_gate[r->st[i].gate]++;
     }
 }
@@ -54,6 +55,8 @@ static void counts_text(FILE *out, const kc_mut_counts *c)
     if (any) fputc(')', out);
     fprintf(out, ", missed %d, timeout %d", c->n[KC_MUT_MISSED], c->n[KC_MUT_TIMEOUT]);
     if (c->n[KC_MUT_NOTRUN]) fprintf(out, ", not run %d", c->n[KC_MUT_NOTRUN]);
+    if (c->skipped == c->n[KC_MUT_NOTRUN] && c->skipped) fprintf(out, " (skipped: %s)", c->skip_why);
+    else if (c->skipped) fprintf(out, " (%d of them skipped: %s)", c->skipped, c->skip_why);
     if (c->carried) fprintf(out, " (%d of them carried from earlier reports by --iterate)", c->carried);
     fprintf(out, ", score %s\n", score);
 }
@@ -164,6 +167,7 @@ int kc_mutate_report_json(const char *path, const kc_mut_run *r, char *err, size
         if (s->why[0]) jstr(f, "why", s->why);
         if (s->item[0]) jstr(f, "item", s->item);
         if (s->carried) fprintf(f, ",\"carried\":true");
+        if (s->state == KC_MUT_NOTRUN && s->skipped) fprintf(f, ",\"skipped\":true");
         if (s->state == KC_MUT_MISSED) {
             const kc_mut_module *mod = module_of(r, x->module);
             char *d = mod ? kc_mutant_diff(&mod->src, x, 2) : NULL;
@@ -180,11 +184,11 @@ int kc_mutate_report_json(const char *path, const kc_mut_run *r, char *err, size
     kc_mutate_count(r, NULL, NULL, &c);
     kc_mutate_score(&c, score, sizeof score);
     fprintf(f, "{\"type\":\"mutation\",\"modules\":%d,\"generated\":%d,\"accepted\":%d,\"sampled_out\":%d,\"unviable\":%d,"
-            "\"equivalent\":%d,\"duplicate\":%d,\"viable\":%d,\"caught\":%d,\"missed\":%d,\"timeout\":%d,\"notrun\":%d,"
+            "\"equivalent\":%d,\"duplicate\":%d,\"viable\":%d,\"caught\":%d,\"missed\":%d,\"timeout\":%d,\"notrun\":%d,\"skipped\":%d,"
             "\"caught_by_gate\":[%d,%d,%d,%d,%d],\"carried\":%d,\"score\":%s,\"wall_s\":%.1f}\n", r->nmods, c.generated,
             c.n[KC_MUT_ACCEPTED], c.n[KC_MUT_SAMPLED_OUT], c.n[KC_MUT_UNVIABLE], c.n[KC_MUT_EQUIVALENT],
             c.n[KC_MUT_DUPLICATE], viable_of(&c), c.n[KC_MUT_CAUGHT], c.n[KC_MUT_MISSED], c.n[KC_MUT_TIMEOUT],
-            c.n[KC_MUT_NOTRUN], c.by_gate[1], c.by_gate[2], c.by_gate[3], c.by_gate[4], c.by_gate[5],
+            c.n[KC_MUT_NOTRUN], c.skipped, c.by_gate[1], c.by_gate[2], c.by_gate[3], c.by_gate[4], c.by_gate[5],
             c.carried, strcmp(score, "-") ? score : "null", r->wall_s);
     if (fclose(f) != 0) return kc_errf(err, cap, "--json %s: writing it failed", path);
     return 0;

@@ -38,6 +38,8 @@ typedef struct kc_mut_run {
 typedef struct kc_mut_counts {
     int generated, n[KC_MUT_STATE_COUNT], by_gate[6];
     int carried;            /* of those, outcomes taken from earlier reports (--iterate) */
+    int skipped;            /* of the NOTRUN ones, those not run because their items were SKIP (no GPU) */
+    const char *skip_why;   /* the first such mutant's SKIP message ("no GPU"); NULL when none */
 } kc_mut_counts;
 
 /* The counts of the mutants whose module is `module` (NULL: all) and whose

@@ -58,6 +58,26 @@ static int find_mutant(const kc_mutants *m, const char *id)
     return -1;
 }
 
+/* A SKIP item line's message ("no GPU"): between the item's name and its
+ * "  (0.00 s)", into buf. */
+static void skip_message(const char *line, size_t len, char *buf, size_t cap)
+{
+    const char *p = line, *end = line + len;
+    if (*p == '[') p = memchr(p, ' ', (size_t)(end - p));           /* "[w0] " */
+    for (int field = 0; p && field < 2 && p < end; field++) {        /* the state word, the name */
+        p += strspn(p, " ");
+        p = memchr(p, ' ', (size_t)(end - p));
+    }
+    if (!p) {
+        snprintf(buf, cap, "skipped");
+        return;
+    }
+    p += strspn(p, " ");
+    const char *q = end;
+    for (const char *r = p; (r = memmem(r, (size_t)(end - r), "  (", 3)) != NULL; r++) q = r;   /* the last: its time */
+    snprintf(buf, cap, "%.*s", (int)(q > p ? q - p : 0), p);
+}
+
 /* The run's lines: printed as they come, and each mutant item's state kept. */
 static void on_run_line(void *ctx, int err, const char *line, size_t len)
 {
@@ -90,10 +110,16 @@ static void on_run_line(void *ctx, int err, const char *line, size_t len)
     int rank_new = it->state == KC_MUT_CAUGHT ? 4 : it->state == KC_MUT_TIMEOUT ? 3 : it->state == KC_MUT_NOTRUN ? 2 : 1;
     int rank_old = st->state == KC_MUT_CAUGHT ? 4 : st->state == KC_MUT_TIMEOUT ? 3 : st->state == KC_MUT_NOTRUN ? 2
                  : st->state == KC_MUT_MISSED ? 1 : 0;
+    /* not run because skipped only when every item of it that ran was SKIP */
+    const int skipped = s == KC_SKIP;
     if (rank_new > rank_old) {
         st->state = it->state;
         st->gate = gate;
         snprintf(st->item, sizeof st->item, "%s:mutant.%s", contract, id);
+        st->skipped = skipped;
+        if (skipped) skip_message(line, len, st->why, sizeof st->why);
+    } else if (it->state == KC_MUT_NOTRUN && st->state == KC_MUT_NOTRUN && !skipped) {
+        st->skipped = 0;
     }
 }
 

@@ -627,3 +627,69 @@ Test(cli, numeric_refusals_state_the_range_they_take)
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     kc_proc_free(&p);
 }
+
+/* A report option's value is a file name; two kinds of word are refused as
+ * one: '-' (standard output carries the run's lines: it used to write a file
+ * named '-'), and, given as the next argument, a path with the glob
+ * characters '*', '?' or '[' (`run --json 'host.contracts*'` ran every item
+ * and wrote a file of that name: the report's file was left out and the
+ * pattern taken for it). Joined to the option (--json=PATH) such a path is
+ * a file name like any other. For --json, --junit and --timeline, in run,
+ * merge and mutate. */
+Test(cli, a_report_path_that_is_not_a_file_name_is_refused, .timeout = 60)
+{
+    char dir[512], glob[700], joined[800], file[700];
+    kc_tmp_dir(dir, sizeof dir, "reportpath");
+    snprintf(glob, sizeof glob, "%s/host.contracts*", dir);
+    kc_proc p = run("run", "--json", glob, "host.contracts.lint");
+    cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
+    char want[2048];
+    snprintf(want, sizeof want, "--json '%s': that looks like an item pattern, not a report's file name ('*', '?' and '[' "
+             "are glob characters): a report path must follow --json (--json FILE [PATTERN...]); to name a file with such "
+             "characters, join it to the option: --json='%s'", glob, glob);
+    cr_expect(strstr(p.err, want), "want '%s' in: %s", want, p.err);
+    cr_expect(!strstr(p.out, "TALLY"), "nothing may run:\n%s", p.out);
+    kc_proc_free(&p);
+    char names[256];
+    cr_expect_eq(kc_dir_entries(dir, names, sizeof names), 0, "no report may be written: %s", names);
+    const char *others[][2] = { { "--junit", "x?.xml" }, { "--timeline", "t[1].svg" } };
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+        snprintf(file, sizeof file, "%s/%s", dir, others[i][1]);
+        p = run("run", others[i][0], file, "host.contracts.lint");
+        cr_expect_eq(p.status, 2, "%s %s: exit %d", others[i][0], file, p.status);
+        cr_expect(strstr(p.err, "that looks like an item pattern"), "%s %s: %s", others[i][0], file, p.err);
+        kc_proc_free(&p);
+    }
+    cr_expect_eq(kc_dir_entries(dir, names, sizeof names), 0, "no report may be written: %s", names);
+    /* joined, it is a file name */
+    snprintf(joined, sizeof joined, "--json=%s/r[1].json", dir);
+    p = run("run", joined, "host.contracts.lint", NULL);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    snprintf(file, sizeof file, "%s/r[1].json", dir);
+    cr_expect(strstr(kc_out_file(file), "\"name\":\"host.contracts.lint\""), "no report in %s", file);
+    kc_proc_free(&p);
+    /* '-', either spelling, each report */
+    const char *dash[][2] = { { "--json", "-" }, { "--json=-", NULL }, { "--junit", "-" }, { "--timeline", "-" } };
+    for (size_t i = 0; i < sizeof dash / sizeof dash[0]; i++) {
+        p = run("run", dash[i][0], dash[i][1], dash[i][1] ? "host.contracts.lint" : NULL);
+        cr_expect_eq(p.status, 2, "%s: exit %d\n%s", dash[i][0], p.status, p.out);
+        cr_expect(strstr(p.err, " -: a report needs a file name, not '-': standard output carries the run's own lines"),
+                  "%s: %s", dash[i][0], p.err);
+        cr_expect(!strstr(p.out, "TALLY"), "nothing may run:\n%s", p.out);
+        kc_proc_free(&p);
+    }
+    cr_expect(access("-", F_OK) != 0, "a file named '-' was written");
+    /* merge and mutate take the same reports */
+    snprintf(file, sizeof file, "%s/shard*", dir);
+    char *merge[] = { (char *)kc_test_bin(), "merge", "--log", "/nonexistent.log", "--junit", file, NULL };
+    cr_assert_eq(kc_spawn(merge, (char *[]){ "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL }, 30, &p), 0);
+    cr_expect_eq(p.status, 2, "exit %d", p.status);
+    cr_expect(strstr(p.err, "shard*': that looks like an item pattern"), "%s", p.err);
+    kc_proc_free(&p);
+    char *mut[] = { (char *)kc_test_bin(), "mutate", "--json", "-", "--operators", "nosuchop", NULL };
+    cr_assert_eq(kc_spawn(mut, (char *[]){ "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL }, 30, &p), 0);
+    cr_expect_eq(p.status, 2, "exit %d", p.status);
+    cr_expect(strstr(p.err, "--json -: a report needs a file name, not '-'"), "%s", p.err);
+    kc_proc_free(&p);
+    kc_rm_rf(dir);
+}

@@ -339,7 +339,10 @@ void kc_cli_usage(FILE *out, const char *prog)
     fputs("Items: <contract> (gates 1-4), <contract>:limits, <contract>:control.<name>,\n"
           "<contract>:sanitize (compute-sanitizer: docs/sanitizer-gate.md), suites.\n"
           "An option's value follows it or is joined to it by '=' (--seed 7, --seed=7); every\n"
-          "argument after '--' is a PATTERN, even one that starts with '-'.\n"
+          "argument after '--' is a PATTERN, even one that starts with '-'. A report's FILE (--json,\n"
+          "--junit, --timeline) is not '-' (standard output carries the run's lines), and one with\n"
+          "'*', '?' or '[' must be joined to its option (--json='r[1].json'): after it, it reads as\n"
+          "a PATTERN whose report file was left out, and is refused.\n"
           "\n"
           "options:\n", out);
     usage_rows(out, 0);
@@ -492,6 +495,13 @@ static int option(kc_opts *o, int argc, char **argv, int *i, unsigned char *give
         return kc_cli_usage_error("%s given twice (the second value would silently replace the first)%s", r->name, "");
     given[k] = 1;
     if (r->set(o, r, v)) return 2;
+    /* a report's path in the next argument that looks like a PATTERN
+     * (`--json 'rmsnorm.*'`: the file forgotten): judged once the parse
+     * knows whether this is the process the user started (below) */
+    if (used && r->set == kc_cli_set_file && strpbrk(v, "*?[") && !o->report_glob) {
+        o->report_glob = r->name;
+        o->report_glob_path = v;
+    }
     *i += used;
     return inherit(o, r, v);
 }
@@ -579,6 +589,19 @@ int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
     }
     if (o->cmd == KC_CMD_MERGE && !o->nlogs)
         return kc_cli_usage_error("merge needs the shards' outputs: --log FILE for each%s%s", "", "");
+    /* The rule for a report path with glob characters, in the user's command
+     * line only (a re-exec or a shard is given the path as its own word): it
+     * must be joined to its option, --json=PATH; as the next argument it is
+     * refused, since an item pattern after a report option whose file was
+     * left out reads exactly so. No other guess is made at what a path is. */
+    if (o->report_glob && !o->parent && !o->worker && !o->resume_tally && o->resume_records_fd < 0) {
+        char why[1024];
+        snprintf(why, sizeof why, "%s '%.200s': that looks like an item pattern, not a report's file name ('*', '?' and "
+                 "'[' are glob characters): a report path must follow %s (%s FILE [PATTERN...]); to name a file with such "
+                 "characters, join it to the option: %s='%.200s'", o->report_glob, o->report_glob_path, o->report_glob,
+                 o->report_glob, o->report_glob, o->report_glob_path);
+        return kc_cli_usage_error("%s%s", why, "");
+    }
     if (check_commands(o, given)) return 2;
     /* a KC_COSTS that cannot name a file matters only where no --costs wins
      * over it and the run reads or writes the table (not info, version, a

@@ -30,10 +30,13 @@ int kc_cli_set_flag(kc_opts *o, const opt_row *r, const char *v)
     return 0;
 }
 
-/* A report's file name (--json, --junit, --timeline): not empty. */
+/* A report's file name (--json, --junit, --timeline): not empty, not '-'. */
 int kc_cli_set_file(kc_opts *o, const opt_row *r, const char *v)
 {
     if (!*v) return kc_cli_usage_error("%s%s", r->missing, "");
+    if (strcmp(v, "-") == 0)
+        return kc_cli_usage_error("%s -: a report needs a file name, not '-'%s: standard output carries the run's own "
+                                  "lines, which a report there would be mixed with", r->name, "");
     *(const char **)(void *)((char *)o + r->field) = v;
     return 0;
 }

@@ -41,7 +41,10 @@ struct opt_row {
  * the value and what it expected, by kc_cli_usage_error). */
 /* A flag (no value): its int field (the row's field) becomes 1. */
 int kc_cli_set_flag(kc_opts *o, const opt_row *r, const char *v);
-/* A report's file name (--json, --junit, --timeline) into the row's field: not empty. */
+/* A report's file name (--json, --junit, --timeline) into the row's field:
+ * not empty, not '-' (standard output carries the run's lines). A path with
+ * '*', '?' or '[' given as the next argument is refused by the parse
+ * instead (kc_opts.report_glob): it looks like an item pattern. */
 int kc_cli_set_file(kc_opts *o, const opt_row *r, const char *v);
 /* --seed S: below 2^64. */
 int kc_cli_set_seed(kc_opts *o, const opt_row *r, const char *v);

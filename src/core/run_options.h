@@ -119,6 +119,10 @@ typedef struct kc_opts {
     const char *json;          /* --json FILE: JSON Lines report (report.h, docs/reports.md) */
     const char *junit;         /* --junit FILE: JUnit XML report */
     const char *timeline;      /* --timeline FILE.svg: SVG timeline, one row per worker */
+    const char *report_glob;   /* the first report option (--json, --junit, --timeline) whose path, taken from the
+                                * next argument, holds '*', '?' or '[': refused by the parse in the process the
+                                * user started (cli.c: an item pattern swallowed as a file name); NULL none */
+    const char *report_glob_path;
     int inflight;              /* --inflight K: items in flight in one worker, each on its own host thread and
                                 * per-thread stream of the worker's one context (0 or 1: one at a time, as
                                 * before; docs/parallel-runs.md "Items in flight in one worker") */

@@ -168,14 +168,14 @@ static int spoil_entries(const char *dir, const char *text)
     cr_assert(d, "no cache directory %s", dir);
     while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.') continue;
-        char sub[1024];
-        snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+        char sub[512];
+        snprintf(sub, sizeof sub, "%.250s/%.200s", dir, e->d_name);
         DIR *s = opendir(sub);
         struct dirent *f;
         cr_assert(s, "%s is not an item's folder", sub);
         while ((f = readdir(s)) != NULL) {
             if (f->d_name[0] == '.') continue;
-            char p[1100];
+            char p[800];
             snprintf(p, sizeof p, "%s/%s", sub, f->d_name);
             kc_write_file(p, text);
             n++;
@@ -189,14 +189,14 @@ static int spoil_entries(const char *dir, const char *text)
 /* The path of item name's one entry in cache dir into path (asserted: one). */
 static void only_entry(const char *dir, const char *name, char *path, size_t cap)
 {
-    char sub[1024];
-    snprintf(sub, sizeof sub, "%s/%016llx", dir, (unsigned long long)kc_mix64(kc_hash_str(name)));
+    char sub[512];
+    snprintf(sub, sizeof sub, "%.400s/%016llx", dir, (unsigned long long)kc_mix64(kc_hash_str(name)));
     DIR *s = opendir(sub);
     struct dirent *f;
     int n = 0;
     cr_assert(s, "no entries of %s (%s)", name, sub);
     while ((f = readdir(s)) != NULL)
-        if (f->d_name[0] != '.' && n++ == 0) snprintf(path, cap, "%s/%s", sub, f->d_name);
+        if (f->d_name[0] != '.' && n++ == 0) snprintf(path, cap, "%s/%.255s", sub, f->d_name);
     closedir(s);
     cr_assert_eq(n, 1, "%s has %d entries in %s", name, n, sub);
 }

@@ -116,3 +116,28 @@ Test(worker_ends, passes_before_an_end_on_its_own_are_neither_kept_nor_recorded_
     kc_proc_free(&r);
     kc_rm_rf(dir);
 }
+
+/* A static shard runs its items in its own process and keeps their passes
+ * itself: a shard the thread ends under fixture.cost.00 does not finish (the
+ * run is not green), and it keeps no pass, so the next run, whose thread
+ * ends no one, runs fakethread.vec4.f32 again rather than reading it from
+ * the cache (before, it was cached and the next run read green). */
+Test(worker_ends, a_static_shard_that_dies_keeps_none_of_its_passes, .timeout = 90)
+{
+    char dir[256], cache[300];
+    kc_tmp_dir(dir, sizeof dir, "ends-static");
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    char *args[] = { "run", "--jobs", "1", "--schedule", "static", "fakethread.vec4.f32", "fixture.cost.00", NULL };
+    ends_env e;
+    ends_env_init(&e, dir, "first", "KC_FIXTURE_EXIT_THREAD_MS=150", cache);
+    kc_proc a = kc_run_fake(args, e.env, 60);
+    cr_expect_eq(a.status, 1, "the shard the thread ended: exit %d\n%s%s", a.status, a.out, a.err);
+    kc_proc_free(&a);
+    ends_env_init(&e, dir, "second", "KC_FIXTURE_EXIT_THREAD_MS=5000", cache);
+    kc_proc b = kc_run_fake(args, e.env, 60);
+    kc_tally t;
+    kc_out_tally(b.out, &t);
+    cr_expect_eq(t.cached, 0, "the pass of the dead shard was kept and reused:\n%s", b.out);
+    kc_proc_free(&b);
+    kc_rm_rf(dir);
+}

@@ -18,6 +18,7 @@ void kc_finish_item(kc_finish *f, const kc_item *it, kc_item_result *r, const kc
     f->tally->stale += r->stale;
     if (r->cached) f->tally->cached++;
     else if (kc_item_runs_sanitizer(it)) kc_rcache_hold(f->cache, it, r, (int)w->pid);  /* until its sessions end */
+    else if (f->hold_to_end) kc_rcache_hold(f->cache, it, r, KC_FINISH_OWNER_END);      /* until the process's end */
     else kc_rcache_store(f->cache, it, r);
     kc_record rec;
     memset(&rec, 0, sizeof rec);

@@ -22,7 +22,15 @@ typedef struct kc_finish {
     int stopping;             /* no more items are to be handed out (--fail-fast, or the caller's reason) */
     char stop_why[512];       /* why, for the NOTRUN lines */
     kc_rcache *cache;         /* the results cache a passing verdict is kept in (result_cache.h); NULL: none */
+    int hold_to_end;          /* the items run in this very process (a static shard, runner.c): every pass is
+                               * held (owner KC_FINISH_OWNER_END) until the process reaches its end or a
+                               * re-exec, which release them (kc_rcache_release); a process that dies first
+                               * keeps none: what ended it may have been left by any item it ran */
 } kc_finish;
+
+/* The owner of the passes a hold_to_end process holds (no pid: the
+ * sanitizer's held verdicts are owned by the process's pid). */
+#define KC_FINISH_OWNER_END (-1)
 
 /* Where and when an item ran, for its record. */
 typedef struct kc_item_where {

@@ -83,10 +83,12 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
 /* A static shard's sanitizer sessions end (kc_san_pool_free): 1, after
  * saying why on stdout, when one counted errors no item's window held. The
  * verdicts they gave are kept in the results cache only when not
- * (kc_rcache_release). */
+ * (kc_rcache_release); the other passes, held until the process got this
+ * far (finish.h, hold_to_end), are kept now. */
 static int san_end(kc_san_pool *san, kc_rcache *cache)
 {
     char why[KC_SAN_WHY_MAX];
+    kc_rcache_release(cache, KC_FINISH_OWNER_END, KC_SESSIONS_VOUCHED);    /* the process got here: its passes */
     int bad = kc_san_pool_free(san, why, sizeof why) != 0;
     kc_rcache_release(cache, (int)getpid(), bad ? KC_SESSIONS_DISTRUSTED : KC_SESSIONS_VOUCHED);
     if (!bad) return 0;
@@ -219,7 +221,8 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     kc_san_pool *san = kc_san_pool_new();   /* NULL (out of memory): each item alone */
     int untrusted = o->resume_untrusted;    /* a session's summary counted errors no window held */
     kc_report_run_start(ns, o->resume_at, 1, !o->parent, 0);
-    kc_finish fin = { .o = o, .tally = &t, .records = &rs };
+    /* a crash of this process keeps none of its passes (finish.h, hold_to_end) */
+    kc_finish fin = { .o = o, .tally = &t, .records = &rs, .hold_to_end = 1 };
     fin.cache = kc_rcache_open_on(o, &gpu.dev, have_gpu, have_gpu ? gpu.cu.driver_version : 0, stdout);
     /* Every key before any item runs, as the work queue makes them: a
      * sanitizer session's target (another process, started ahead) loads a

@@ -409,7 +409,7 @@ cc -o "$tmp/src/build/broken_suite" "$tmp/src/build/broken.o" "$tmp/src/build/fa
 rc=0
 "$tmp/src/build/broken_suite" list > "$tmp/broken.log" 2>&1 || rc=$?
 [ "$rc" -eq 2 ] || { cat "$tmp/broken.log"; fail "a suite with broken contracts exited $rc, expected 2 (usage error)"; }
-for want in "4 problems in the registered contracts" "contract broken.no_reference: missing launch or reference" \
+for want in "4 problems in the registered contracts" "contract broken.no_reference: no .reference function" \
             "contract broken.no_reference: nondeterministic needs a reason" \
             "control not_in_source has no fatbin: is KC_CONTROL_not_in_source used in scale.cu?" \
             "broken.tolerance: tolerance override (rtol 0.001, atol 0) without a reason"; do

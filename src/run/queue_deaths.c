@@ -59,7 +59,8 @@ void kc_qd_suspects(queue *qq, const wk *w, const kc_child *c, const char *how)
     if (!n) return;
     kc_q_say(qq, "worker %d (pid %ld) %s without its end line, on its own: whatever ended it may have been left by "
              "an item it ran before (a thread, a signal or exit handler), so the %d item%s it finished (%s%s) %s "
-             "not kept in the results cache and the cost table records %s failed (--rerun-failed runs %s)\n",
+             "not kept in the results cache, and a cost table this run writes records %s failed (--rerun-failed "
+             "runs %s)\n",
              w->slot, (long)c->pid, how, n, n == 1 ? "" : "s", names, n > 8 ? ", ..." : "", n == 1 ? "is" : "are",
              n == 1 ? "it" : "them", n == 1 ? "it" : "them");
 }

@@ -96,7 +96,7 @@ Test(worker_ends, passes_before_an_end_on_its_own_are_neither_kept_nor_recorded_
         cr_expect(kc_out_item_line(p.out, "CRASH", "fixture.cost.00", line, sizeof line), "run %d: no CRASH\n%s", k,
                   p.out);
         cr_expect_eq(t.cached, 0, "run %d reused the pass of an item its ended worker ran before\n%s", k, p.out);
-        cr_expect(strstr(p.out, "so the 1 item it finished (fakethread.vec4.f32) is not kept in the results cache"),
+        cr_expect(strstr(p.out, "so the 1 item it passed (fakethread.vec4.f32) is not kept in the results cache"),
                   "run %d: the suspect is not named\n%s", k, p.out);
         kc_proc_free(&p);
     }

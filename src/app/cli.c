@@ -60,9 +60,10 @@
  *                nothing (no --reference), runs registered items only (a
  *                record item has no :sanitize item or control: no --records),
  *                and may use every CPU, as racecheck does (sanitize.c).
- *   TO_RERUN     --records (a record item exists only with its file) and
+ *   TO_RERUN     --records (a record item exists only with its file),
  *                --reference (a disagreement of references reruns as it
- *                failed); not --threads (one item has the machine, and the
+ *                failed), --block-size and --timeout (a TIMEOUT reruns
+ *                under the limit it met); not --threads (one item has the machine, and the
  *                count changes no result) nor anything of scheduling or
  *                reports (it runs one item).
  *
@@ -144,7 +145,7 @@ static const opt_row OPTIONS[] = {
       "it (a serial run writes it only when given --costs or --rerun-failed);\n"
       "with --shard K/N the partition is by cost (longest first onto the\n"
       "least-loaded shard) instead of i % N" },
-    { "--timeout", NULL, "S", C_RUN | C_MUTATE, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_timeout,
+    { "--timeout", NULL, "S", C_RUN | C_MUTATE, TO_REEXEC | TO_RERUN, OPT_ONCE, 0, kc_cli_set_timeout,
       "--timeout needs a value (seconds above 0 and at most " KC_STR(KC_MAX_TIMEOUT_S_TEXT) ", e.g. 30 or 0.5)",
       "every item's time limit in seconds, above 0 and at most " KC_STR(KC_MAX_TIMEOUT_S_TEXT) ", in\n"
       "every mode but --schedule static (default: the contract's timeout_s,\n"

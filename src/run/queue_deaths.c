@@ -5,7 +5,7 @@
  * exit() or _exit(), a signal, or an abort, and what caused it may be any
  * item that process ran: a thread, a signal or exit handler, or corrupted
  * memory an earlier item left is as likely as the item in hand. So:
- *   - the items that process finished before are suspects: the passes the
+ *   - the items that process passed before are suspects: the passes the
  *     results cache kept for them in this run are removed, and their
  *     records say so, so that the cost table records them failed and
  *     --rerun-failed runs them again with the item it ended under
@@ -48,7 +48,8 @@ void kc_qd_suspects(queue *qq, const wk *w, const kc_child *c, const char *how)
     names[0] = 0;
     for (int i = 0; i < qq->rec.n; i++) {
         kc_record *r = &qq->rec.v[i];
-        if (r->worker_pid != (long)c->pid || r->res.cached || r->suspect) continue;
+        /* its own failure is recorded already, and the cache keeps none */
+        if (r->worker_pid != (long)c->pid || r->res.cached || r->suspect || kc_result_fails(&r->res)) continue;
         r->suspect = 1;
         const kc_item *it = item_named(qq, r->name);
         if (it) kc_rcache_forget(qq->fin.cache, it);
@@ -58,7 +59,7 @@ void kc_qd_suspects(queue *qq, const wk *w, const kc_child *c, const char *how)
     }
     if (!n) return;
     kc_q_say(qq, "worker %d (pid %ld) %s without its end line, on its own: whatever ended it may have been left by "
-             "an item it ran before (a thread, a signal or exit handler), so the %d item%s it finished (%s%s) %s "
+             "an item it ran before (a thread, a signal or exit handler), so the %d item%s it passed (%s%s) %s "
              "not kept in the results cache, and a cost table this run writes records %s failed (--rerun-failed "
              "runs %s)\n",
              w->slot, (long)c->pid, how, n, n == 1 ? "" : "s", names, n > 8 ? ", ..." : "", n == 1 ? "is" : "are",

@@ -247,7 +247,7 @@ int kc_q_end_vouched(queue *qq, int slot, const kc_child *c, int ended, int held
  * Whether worker w (child c, GONE) ended so: no end line, not interrupted,
  * not stopped by the queue, not KC_WORKER_UNTRUSTED. */
 int kc_qd_own_end(const queue *qq, const wk *w, const kc_child *c);
-/* Such an end: the items c's process finished before are suspects (their
+/* Such an end: the items c's process passed before are suspects (their
  * records' suspect set, the passes this run kept for them removed from
  * the results cache), said in one line naming them (none: nothing said). */
 void kc_qd_suspects(queue *qq, const wk *w, const kc_child *c, const char *how);

@@ -54,13 +54,16 @@ Test(child_argv, worker_gets_records_reference_threads_and_nothing_of_scheduling
     kc_opts_free(&o);
 }
 
-Test(child_argv, rerun_gets_its_item_seed_device_records_and_reference)
+/* ... and the --timeout it ran under: a TIMEOUT's rerun meets the same
+ * limit (a new user's paste of one waited the default 600 s). */
+Test(child_argv, rerun_gets_its_item_seed_device_records_reference_and_timeout)
 {
     kc_opts o;
     kc_strvec sv = KC_STRVEC_INIT;
     parse(&o, queue_cmd);
     cr_expect_str_eq(built(&o, (kc_child_cmd){ .kind = KC_ARGV_RERUN, .item = "axpy.f32@x", .device = 2 }, &sv),
-                     "[./kc][run][axpy.f32@x][--seed][7][--device][2][--reference][host][--records][r 1.txt]");
+                     "[./kc][run][axpy.f32@x][--seed][7][--device][2][--reference][host][--records][r 1.txt]"
+                     "[--timeout][5]");
     kc_strvec_clear(&sv);
     kc_opts_free(&o);
 }

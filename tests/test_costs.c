@@ -299,6 +299,12 @@ Test(costs, lpt_partition)
     int sum = 0;
     for (int k = 0; k < 7; k++) sum += cnt[k];
     cr_expect_eq(sum, 100);
+    /* items measured at 0 s (host suites) spread as evenly as they can, not all onto shard 0 */
+    double zero[5] = { 0, 0, 0, 0, 0 };
+    int z[5], per[2] = { 0, 0 };
+    cr_assert_eq(kc_lpt_partition(zero, names, 5, 2, z), 0);
+    for (int i = 0; i < 5; i++) per[z[i]]++;
+    cr_expect(per[0] == 3 && per[1] == 2, "5 items of 0 s over 2 shards: %d and %d", per[0], per[1]);
 }
 
 /* The item names of `kcontract-fixture list ... --shard K/N [--costs F]`, newline-joined. */

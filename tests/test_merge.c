@@ -259,7 +259,7 @@ Test(merge, tally_for_another_shard_n_seed_filter_binary_refused)
 {
     check_identity_refused(other_shard, "its TALLY is for shard 2/3");
     check_identity_refused(other_n, "its TALLY is for shard 1/4");
-    check_identity_refused(other_seed, "its TALLY is for seed 8, the run's is 7");
+    check_identity_refused(other_seed, "its TALLY is for seed 8, the run's is 7: give the merge the --seed the shards ran (--seed 8)");
     check_identity_refused(other_filter, "its TALLY is for filter 1111222233334445");
     check_identity_refused(other_binary, "its TALLY is from build 5555666677778889");
 }

@@ -296,7 +296,7 @@ Test(merge_logs, records_with_other_dims_under_one_label_refused, .timeout = 60)
     kc_proc_free(&p);
     char *other[] = { (char *)kc_test_bin(), "merge", "--records", rb, "--log", log, NULL };
     cr_assert_eq(kc_spawn(other, KC_NO_GPU_ENV, 60, &p), 0);
-    expect_refused(&p, "its slice is 1 items");
+    expect_refused(&p, "its slice is 1 item (digest");
     unlink(ra);
     unlink(rb);
     unlink(log);

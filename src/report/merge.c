@@ -104,8 +104,9 @@ static void check_identity(msgs *m, int *st, const kc_merge_want *w, const kc_sh
     if (t->shard_k != s->k || t->shard_n != w->n)
         problem(m, st, s, w->n, "its TALLY is for shard %d/%d", t->shard_k, t->shard_n);
     if (t->seed != w->seed)
-        problem(m, st, s, w->n, "its TALLY is for seed %llu, the run's is %llu", (unsigned long long)t->seed,
-                (unsigned long long)w->seed);
+        problem(m, st, s, w->n, "its TALLY is for seed %llu, the run's is %llu: give the merge the --seed the "
+                "shards ran (--seed %llu)", (unsigned long long)t->seed, (unsigned long long)w->seed,
+                (unsigned long long)t->seed);
     if (t->filter != w->filter)
         problem(m, st, s, w->n, "its TALLY is for filter %016llx (other patterns), the run's is %016llx: "
                 "give the merge the PATTERNs and --exclude the shards ran",
@@ -148,9 +149,11 @@ static int check_shard(msgs *m, const kc_merge_want *w, const kc_shard_out *s)
         problem(m, &st, s, w->n, "exit status %d, but its counts explain %d", s->status, explained);
     if (w->slice_items && w->slice_digest && s->k >= 0 && s->k < w->n && s->tally.costs == w->costs &&
         (s->tally.items != w->slice_items[s->k] || s->tally.digest != w->slice_digest[s->k]))
-        problem(m, &st, s, w->n, "ran %ld items (digest %016llx), its slice is %ld items (digest %016llx)",
-                s->tally.items, (unsigned long long)s->tally.digest, w->slice_items[s->k],
-                (unsigned long long)w->slice_digest[s->k]);
+        problem(m, &st, s, w->n, "ran %ld item%s (digest %016llx), its slice is %ld item%s (digest %016llx): the "
+                "merge cuts the slices as the shards did, from the same PATTERNs, --records and --rerun-failed and "
+                "a cost table unchanged since they read it (a merge --rerun-failed writes it back: merge once)",
+                s->tally.items, s->tally.items == 1 ? "" : "s", (unsigned long long)s->tally.digest,
+                w->slice_items[s->k], w->slice_items[s->k] == 1 ? "" : "s", (unsigned long long)w->slice_digest[s->k]);
     return st;
 }
 

@@ -320,6 +320,9 @@ int kc_costs_save_run(const char *path, const kc_records *rs, int untrusted, FIL
         e.seconds = r->end_s - r->start_s;
         e.peak_rss_kib = r->res.peak_rss_kib;
         e.peak_gpu_mib = r->peak_gpu_mib;
+        const kc_cost *was = kc_costs_find(&c, r->name);     /* a figure unknown now (a merge's) keeps the last one */
+        if (was && e.peak_rss_kib < 0) e.peak_rss_kib = was->peak_rss_kib;
+        if (was && e.peak_gpu_mib < 0) e.peak_gpu_mib = was->peak_gpu_mib;
         /* a stale known finding failed too; a suspect (record.h); any verdict of a run that cannot vouch for it */
         e.failed = kc_result_fails(&r->res) || r->suspect || untrusted;
         if (kc_costs_set(&c, &e) == 0) n++;
@@ -424,9 +427,11 @@ int kc_lpt_partition(const double *cost, const char *const *names, int n, int ns
 {
     okey *k = malloc((size_t)(n ? n : 1) * sizeof *k);
     double *load = calloc((size_t)(nshards > 0 ? nshards : 1), sizeof *load);
-    if (!k || !load) {
+    int *count = calloc((size_t)(nshards > 0 ? nshards : 1), sizeof *count);
+    if (!k || !load || !count) {
         free(k);
         free(load);
+        free(count);
         return -1;
     }
     for (int i = 0; i < n; i++) k[i] = (okey){ i, 0, cost[i], names[i] };
@@ -434,12 +439,14 @@ int kc_lpt_partition(const double *cost, const char *const *names, int n, int ns
     for (int i = 0; i < n; i++) {
         int best = 0;
         for (int s = 1; s < nshards; s++)
-            if (load[s] < load[best]) best = s;
+            if (load[s] < load[best] || (load[s] == load[best] && count[s] < count[best])) best = s;
         shard_of[k[i].idx] = best;
         load[best] += k[i].cost;
+        count[best]++;
     }
     free(k);
     free(load);
+    free(count);
     return 0;
 }
 
@@ -499,6 +506,16 @@ int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfil
     free(sh);
     kc_costs_free(&c);
     return rc;
+}
+
+const char *kc_shard_rule(const kc_opts *o, char *buf, size_t cap)
+{
+    if (o->sharded && o->costs_given)
+        snprintf(buf, cap, "the slices are cut by the cost table %s: longest first onto the least-loaded shard",
+                 o->costs);
+    else
+        snprintf(buf, cap, "item i goes to shard i %% %d", o->shard_n);
+    return buf;
 }
 
 int kc_rerun_failed_none(const kc_opts *o, int nfiltered, FILE *out)

@@ -73,8 +73,9 @@ int kc_q_count_restart(queue *qq, const char *then)
     snprintf(qq->fin.stop_why, sizeof qq->fin.stop_why,
              "restart cap: %d workers were replaced after a crash, a timeout or a failed start (at most %d%s)", qq->restarts,
              qq->cap, qq->o->max_restarts >= 0 ? ", --restarts" : ": 2 x N + 8");
-    kc_q_say(qq, "%s; %s: the %d items not handed out yet are NOTRUN\n", qq->fin.stop_why, then,
-             kc_dispatch_pending(&qq->dp));
+    const int left = kc_dispatch_pending(&qq->dp);
+    kc_q_say(qq, "%s; %s: the %d item%s not handed out yet %s NOTRUN\n", qq->fin.stop_why, then, left,
+             left == 1 ? "" : "s", left == 1 ? "is" : "are");
     return -1;
 }
 

@@ -350,7 +350,7 @@ void kc_cli_usage(FILE *out, const char *prog)
     fputs(
           "\n"
           "Each item prints one line: PASS, FAIL, KNOWN, RED, MISSED, LIMIT, LEAK (it left processes\n"
-          "or GPU state behind) or SKIP (a --jobs run also CRASH, TIMEOUT, NOTRUN), ending with its\n"
+          "or GPU state behind), SKIP, CRASH, TIMEOUT or NOTRUN (any mode), ending with its\n"
           "time; then a machine-readable TALLY line and a SUMMARY line (docs/output-format.md).\n"
           "exit status: 0 everything ran and passed; 1 a failure, missed control, limit problem,\n"
           "stale known finding, LEAK, CRASH, TIMEOUT or NOTRUN, or sanitizer sessions that could not\n"

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -106,12 +107,14 @@ static uint64_t cuda_env_hash(void)
     return sum;
 }
 
-/* The directory: KC_CACHE_DIR, else "<binary>.cache". 1: off by choice; 2:
- * none for this binary (installed), with why; -1 with why. */
+/* The directory: KC_CACHE_DIR, else "<binary>.cache". 1: off by choice
+ * (KC_CACHE_DIR=off, in any case: a new user's OFF made a folder ./OFF;
+ * "./off" names a folder of that name); 2: none for this binary
+ * (installed), with why; -1 with why. */
 static int cache_dir(char *dir, size_t cap, char *why, size_t whycap)
 {
     const char *env = getenv("KC_CACHE_DIR");
-    if (env && strcmp(env, "off") == 0) return 1;
+    if (env && strcasecmp(env, "off") == 0) return 1;
     if (env && *env) {
         if (snprintf(dir, cap, "%s", env) >= (int)cap) return -1;
         return 0;

@@ -294,3 +294,30 @@ Test(break, a_serial_run_under_ulimit_n_64_runs_its_items, .timeout = 60)
     cr_expect_str_eq(st, "PASS", "%s%s", p.out, p.err);
     kc_proc_free(&p);
 }
+
+/* An item that closes every descriptor above 2 (daemonizing code) closes
+ * its worker's result pipe: its verdict cannot reach the run, which counts
+ * the item CRASH. The worker used to print the verdict's line too (FAIL,
+ * then the parent's CRASH): two state lines for one item, and merge
+ * refused the honest log ("suite.fail: TALLY 0, item lines 1"). One line
+ * now, and the log merges; a note keeps the verdict that could not reach. */
+Test(break, an_item_that_closes_the_result_pipe_has_one_state_line, .timeout = 60)
+{
+    kc_proc p = fixture((char *[]){ "run", "--shard", "0/1", "fixture.break.closeall", NULL });
+    char st[16] = "";
+    int lines = kc_out_state_lines(p.out, "fixture.break.closeall", st, sizeof st);
+    cr_expect(lines == 1 && strcmp(st, "CRASH") == 0, "%d state lines, the last %s; one, CRASH, expected:\n%s%s", lines,
+              st, p.out, p.err);
+    cr_expect(strstr(p.out, "its verdict (FAIL: fixture.break.closeall fails on purpose) cannot reach the run"),
+              "%s%s", p.out, p.err);
+    char dir[256], log[300];
+    kc_tmp_dir(dir, sizeof dir, "closeall");
+    snprintf(log, sizeof log, "%s/s0.log", dir);
+    kc_write_file(log, p.out);
+    kc_proc m = fixture((char *[]){ "merge", "fixture.break.closeall", "--log", log, NULL });
+    cr_expect_eq(m.status, 1, "merge of the honest log: exit %d (1: its CRASH)\n%s%s", m.status, m.out, m.err);
+    cr_expect_null(strstr(m.out, "merge failed"), "the honest log was refused:\n%s", m.out);
+    kc_proc_free(&m);
+    kc_proc_free(&p);
+    kc_rm_rf(dir);
+}

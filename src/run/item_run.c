@@ -140,11 +140,32 @@ static void check_gpu_state(kc_gpu *gpu, kc_gpu_watch *gw, kc_item_result *out)
 
 /* A worker's own stdout and stderr, kept at start (kc_item_keep_stdio); -1: not kept. */
 static int kept_fd[2] = { -1, -1 };
+/* Its result pipe (kc_item_keep_stdio), by descriptor and identity; fd -1: none. */
+static struct { int fd; dev_t dev; ino_t ino; } result_pipe = { -1, 0, 0 };
 
-void kc_item_keep_stdio(void)
+void kc_item_keep_stdio(int result_fd)
 {
+    struct stat st;
     for (int i = 0; i < 2; i++)
         if (kept_fd[i] < 0) kept_fd[i] = fcntl(1 + i, F_DUPFD_CLOEXEC, 3);
+    if (result_fd >= 0 && fstat(result_fd, &st) == 0)
+        result_pipe.fd = result_fd, result_pipe.dev = st.st_dev, result_pipe.ino = st.st_ino;
+}
+
+/* Whether item `name`'s line may be printed: outside a worker always; in
+ * one, only while its result pipe is the one it started with. An item that
+ * closed it (as daemonizing code closes every descriptor above 2) leaves a
+ * verdict that cannot reach the run, which then counts the item CRASH:
+ * printing the verdict too made two state lines for one item (a red-team
+ * found FAIL, then CRASH), so a note says it instead. */
+static int line_may_print(const kc_opts *o, const char *name, const kc_item_result *r)
+{
+    struct stat st;
+    if (!o->worker || result_pipe.fd < 0) return 1;
+    if (fstat(result_pipe.fd, &st) == 0 && st.st_dev == result_pipe.dev && st.st_ino == result_pipe.ino) return 1;
+    kc_say(stderr, "%s: the item closed or replaced the worker's result pipe, so its verdict (%s: %.300s) cannot "
+           "reach the run, which counts the item CRASH\n", name, kc_state_name(r->state), r->msg);
+    return 0;
 }
 
 /* Whether descriptors a and b are the same open file (pipe, tty, file). */
@@ -243,7 +264,8 @@ void kc_item_run_batch(const kc_item *const *its, int n, const kc_opts *o, kc_sa
         /* whose LEAK it is is not known: the queue runs it again alone
          * (queue_lanes.c), which prints the verdict; a clean one waits for
          * this worker's end line (worker.h), and its parent prints it */
-        if (out->state != KC_LEAK && !(o->worker && kc_item_line_waits_end(its[i], out)))
+        if (out->state != KC_LEAK && !(o->worker && kc_item_line_waits_end(its[i], out)) &&
+            line_may_print(o, its[i]->name, out))
             kc_item_print(its[i]->name, out, out->seconds, NULL, NULL);
     }
     kc_note_ending(stdout, 0);
@@ -326,7 +348,7 @@ void kc_item_run_kept(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opt
         *kept = detail;                 /* sent on the result line (result_line.h) */
         return;
     }
-    kc_item_print(it->name, out, out->seconds, detail, NULL);
+    if (line_may_print(o, it->name, out)) kc_item_print(it->name, out, out->seconds, detail, NULL);
     free(detail);
     kc_note_ending(stdout, 0);
 }

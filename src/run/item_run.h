@@ -36,8 +36,10 @@
  * controls planted for the sanitizer run in, and which the leftover check
  * leaves running. */
 /* A worker's first act before items (worker.c): keeps a copy of its stdout
- * and stderr, which kc_item_run puts back after an item that replaced them. */
-void kc_item_keep_stdio(void);
+ * and stderr, which kc_item_run puts back after an item that replaced them,
+ * and the identity of its result pipe result_fd (-1: none), without which
+ * an item's line is not printed (its verdict cannot reach the run). */
+void kc_item_keep_stdio(int result_fd);
 /* The line a worker prints before each item's line (item_run.c): a byte no
  * item line holds (an ASCII record separator). The parent drops it, and a
  * line of an item's own output that ends with it is printed without it: the

@@ -132,7 +132,7 @@ int kc_worker_run(const kc_opts *o, const kc_item *items, int n)
         return 4;
     }
     kc_exit_guard_arm("starting a worker", 0);     /* its parent judges an exit(0): keep the status */
-    kc_item_keep_stdio();       /* an item that replaces stdout cannot take later lines with it */
+    kc_item_keep_stdio(rfd);    /* an item that replaces stdout cannot take later lines with it */
     kc_proc_adopt_orphans();    /* what an item leaves running becomes ours, to end (item_run.h) */
     const char *fault = getenv("KC_FAULT_WORKER_START");      /* test hook (worker.h) */
     if (fault && strcmp(fault, "exit") == 0) return 3;

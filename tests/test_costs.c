@@ -747,3 +747,26 @@ Test(costs, a_not_run_item_and_an_untrusted_run_are_recorded_failed, .timeout = 
     kc_proc_free(&d);
     unlink(path);
 }
+
+/* An empty --shard slice says how the slices were cut: by the cost table
+ * when --costs is given (it said "item i goes to shard i % N" then too, a
+ * new user found), else i % N. (A --jobs run's header says instead that
+ * no worker started: no item is left to run.) */
+Test(costs, an_empty_shard_says_how_the_slices_were_cut, .timeout = 60)
+{
+    char path[256], want[600];
+    tmpname(path, sizeof path, "emptyshard");
+    kc_write_file(path, "# kcontract costs v1\n# item\tseconds\tpeak_rss_kib\tpeak_gpu_mib\tfailed\n"
+                        "fixture.pass.00\t0\t-1\t-1\t0\nfixture.pass.01\t0\t-1\t-1\t0\n");
+    snprintf(want, sizeof want, "shard 3/4 is empty (the filter selects 2 items; the slices are cut by the cost table %s: "
+             "longest first onto the least-loaded shard)\n", path);
+    kc_proc a = kc_run_fixture((char *[]){ "run", "--shard", "3/4", "--costs", path, "fixture.pass.00", "fixture.pass.01",
+                                           NULL }, 30),
+            b = kc_run_fixture((char *[]){ "run", "--shard", "3/4", "fixture.pass.00", "fixture.pass.01", NULL }, 30);
+    cr_expect(strstr(a.out, want), "want '%s' in:\n%s%s", want, a.out, a.err);
+    cr_expect(strstr(b.out, "shard 3/4 is empty (the filter selects 2 items; item i goes to shard i % 4)\n"), "%s%s",
+              b.out, b.err);
+    kc_proc_free(&a);
+    kc_proc_free(&b);
+    unlink(path);
+}

@@ -508,16 +508,6 @@ int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfil
     return rc;
 }
 
-const char *kc_shard_rule(const kc_opts *o, char *buf, size_t cap)
-{
-    if (o->sharded && o->costs_given)
-        snprintf(buf, cap, "the slices are cut by the cost table %s: longest first onto the least-loaded shard",
-                 o->costs);
-    else
-        snprintf(buf, cap, "item i goes to shard i %% %d", o->shard_n);
-    return buf;
-}
-
 int kc_rerun_failed_none(const kc_opts *o, int nfiltered, FILE *out)
 {
     if (!o->rerun_failed || nfiltered > 0) return 0;

@@ -144,9 +144,6 @@ double kc_item_time_limit_alone(const kc_item *it, const kc_costs *c, double ove
  * last time come first, then by cost, longest first, then by name. */
 void kc_queue_order(const kc_costs *c, const kc_item *items, int *sel, int ns);
 
-/* How kc_select cuts o's shards, in words for a line (into buf, returned):
- * "item i goes to shard i % N", or by the cost table (--costs with --shard). */
-const char *kc_shard_rule(const kc_opts *o, char *buf, size_t cap);
 /* LPT: items (costs cost[i], names names[i]) sorted by cost, longest first,
  * ties by name, each onto the least-loaded of nshards shards (ties: the one
  * with the fewest items, then the lowest: items measured at 0 s spread

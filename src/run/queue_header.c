@@ -3,7 +3,6 @@
 #include "queue_header.h"
 
 #include <stdint.h>
-#include <limits.h>
 #include <stdio.h>
 
 #include "costs.h"
@@ -46,10 +45,7 @@ void kc_queue_serial_header(const kc_opts *o, const kc_devinfo *d, const kc_queu
                    d->dev[0].ordinal, d->dev[0].name, d->dev[0].cc_major, d->dev[0].cc_minor, d->dev[0].sm_count,
                    d->driver_version / 1000, d->driver_version % 1000 / 10);
     kc_report_note(stdout, "%s%s\n", head, dev);
-    char rule[PATH_MAX + 96];
-    if (o->sharded && ns == 0)
-        kc_report_note(stdout, "shard %d/%d is empty (the filter selects %d item%s; %s)\n",
-                       o->shard_k, o->shard_n, nf, nf == 1 ? "" : "s", kc_shard_rule(o, rule, sizeof rule));
+    kc_report_empty_shard(o, ns, nf);
     kc_rerun_failed_none(o, nf, stdout);
     if (gpu_items && !d->ndevs)
         kc_report_no_gpu_ahead(d->why, gpu_items, ns);

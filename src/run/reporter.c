@@ -93,6 +93,18 @@ void kc_report_note(FILE *to, const char *fmt, ...)
     va_end(ap);
 }
 
+void kc_report_empty_shard(const kc_opts *o, int ns, int nf)
+{
+    if (!o->sharded || ns != 0) return;
+    if (o->costs_given)
+        kc_report_note(stdout, "shard %d/%d is empty (the filter selects %d item%s; the slices are cut by the cost "
+                       "table %s: longest first onto the least-loaded shard)\n", o->shard_k, o->shard_n, nf,
+                       nf == 1 ? "" : "s", o->costs);
+    else
+        kc_report_note(stdout, "shard %d/%d is empty (the filter selects %d item%s; item i goes to shard i %% %d)\n",
+                       o->shard_k, o->shard_n, nf, nf == 1 ? "" : "s", o->shard_n);
+}
+
 void kc_report_no_gpu_ahead(const char *why, int gpu_items, int selected)
 {
     kc_report_note(stdout, "no GPU: %s; the %d GPU item%s will be SKIP%s\n", why, gpu_items, gpu_items == 1 ? "" : "s",

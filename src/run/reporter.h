@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "result.h"
+#include "run_options.h"
 #include "state.h"
 
 /* A run of `total` items begins (already_done of them counted before, e.g.
@@ -36,6 +37,12 @@ void kc_report_note(FILE *to, const char *fmt, ...) __attribute__((format(printf
  * wording of the serial, --shard and --jobs headers (the run's closing
  * line: kc_report_no_gpu, report_summary.h). */
 void kc_report_no_gpu_ahead(const char *why, int gpu_items, int selected);
+/* The header's note that this --shard K/N slice is empty (ns 0 of nf
+ * selected), on stdout, with how the slices were cut: "item i goes to shard
+ * i % N", or by the cost table (--costs with --shard: kc_select); nothing
+ * when not sharded or not empty. The one wording of the --shard and --jobs
+ * --shard headers (runner.c, queue_header.c). */
+void kc_report_empty_shard(const kc_opts *o, int ns, int nf);
 void kc_report_vnote(FILE *to, const char *fmt, va_list ap);
 /* A line read by programs, not people (the TALLY, the SUMMARY, a shard's
  * seal): the printf-formatted text as it is, no program name, flushed, the

@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,10 +202,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
                        gpu.dev.name, gpu.dev.cc_major, gpu.dev.cc_minor, gpu.dev.sm_count,
                        gpu.cu.driver_version / 1000, gpu.cu.driver_version % 1000 / 10);
         kc_report_note(stdout, "%s%s\n", head, dev);
-        char rule[PATH_MAX + 96];
-        if (o->sharded && ns == 0)
-            kc_report_note(stdout, "shard %d/%d is empty (the filter selects %d item%s; %s)\n",
-                   o->shard_k, o->shard_n, nf, nf == 1 ? "" : "s", kc_shard_rule(o, rule, sizeof rule));
+        kc_report_empty_shard(o, ns, nf);
         kc_rerun_failed_none(o, nf, stdout);
         if (gpu_items && !have_gpu)
             kc_report_no_gpu_ahead(gpu.why, gpu_items, ns);

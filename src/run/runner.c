@@ -80,12 +80,12 @@ static void reexec(const kc_opts *o, int next, const kc_tally *t, double elapsed
     kc_strvec_clear(&av);
 }
 
-/* A static shard's sanitizer sessions end (kc_san_pool_free): 1, after
- * saying why on stdout, when one counted errors no item's window held. The
- * verdicts they gave are kept in the results cache only when not
- * (kc_rcache_release); the other passes, held until the process got this
- * far (finish.h, hold_to_end), are kept now. */
-static int san_end(kc_san_pool *san, kc_rcache *cache)
+/* A static shard's process reached its end, or a re-exec: the passes held
+ * until then (finish.h, hold_to_end) are kept in the results cache; its
+ * sanitizer sessions end (kc_san_pool_free), and the verdicts they gave are
+ * kept only when no session counted errors no item's window held; then 1,
+ * after saying why on stdout (kc_rcache_release). */
+static int process_end(kc_san_pool *san, kc_rcache *cache)
 {
     char why[KC_SAN_WHY_MAX];
     kc_rcache_release(cache, KC_FINISH_OWNER_END, KC_SESSIONS_VOUCHED);    /* the process got here: its passes */
@@ -271,7 +271,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         if (lost && i + 1 < ns) {
             /* The sessions end here, not in the fresh process: their
              * summaries are checked now (sanitize_session.h). */
-            if (san_end(san, fin.cache)) untrusted = 1;
+            if (process_end(san, fin.cache)) untrusted = 1;
             san = kc_san_pool_new();
             reexec(o, i + 1, &t, kc_now_s() - t0, &rs, lost, untrusted);
         }
@@ -285,7 +285,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     kc_note_predating(stdout);  /* processes no item started (LD_PRELOAD's), never blamed: said once */
     kc_note_ending(stdout, 1);  /* processes items left ending: waited for, or named */
     if (gpu_mem) kc_gpu_sampler_stop();
-    if (san_end(san, fin.cache)) untrusted = 1;
+    if (process_end(san, fin.cache)) untrusted = 1;
     rs.wall_s = kc_now_s() - t0;
     kc_run_end e = {
         .o = o, .tally = &t, .records = &rs, .wall_s = rs.wall_s, .items = ns, .untrusted = untrusted,

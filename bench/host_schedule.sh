@@ -18,7 +18,7 @@ SCALE=${SCALE:-3}
 PATTERN='fixture.cost.*'
 LOG=${1:-$(mktemp -d /tmp/kc-host-bench.XXXXXX)}
 mkdir -p "$LOG"
-export KC_FIXTURE_COST_SCALE="$SCALE" KC_LIBCUDA=/nonexistent/libcuda.so.1
+export KC_FIXTURE_COST_SCALE="$SCALE" KC_LIBCUDA=none
 [ -x "$BIN" ] || { echo "host_schedule.sh: $BIN not built (make all)" >&2; exit 2; }
 
 now() { date +%s.%N; }

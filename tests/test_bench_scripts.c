@@ -92,7 +92,7 @@ static void run_bench(const char *bin, const char *log, const char *modes, const
     snprintf(emodes, sizeof emodes, "MODES=%s", modes);
     snprintf(escale, sizeof escale, "KC_FIXTURE_COST_SCALE=%s", scale);
     snprintf(esample, sizeof esample, "MEM_SAMPLE_S=%s", sample_s ? sample_s : "1");
-    char *env[] = { ebin, emodes, escale, esample, "NS=2", "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
+    char *env[] = { ebin, emodes, escale, esample, "NS=2", "KC_LIBCUDA=none", NULL };
     char *argv[] = { "/bin/sh", "bench/gpu_schedule.sh", (char *)log, "fixture.cost.0*", NULL };
     cr_assert_eq(kc_spawn(argv, env, 120, p), 0);
 }
@@ -125,7 +125,7 @@ Test(bench_scripts, gpu_schedule_reports_a_second_process_sharing_the_host, .tim
         int null = open("/dev/null", O_WRONLY);
         dup2(null, 1);
         dup2(null, 2);
-        setenv("KC_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+        setenv("KC_LIBCUDA", "none", 1);
         execl(b.bin, b.name, "run", "fixture.hang.0", (char *)NULL);
         _exit(127);
     }
@@ -175,7 +175,7 @@ Test(bench_scripts, gpu_suite_cache_modes_say_items_and_cached, .timeout = 60)
     snprintf(path, sizeof path, "PATH=%s:/usr/local/bin:/usr/bin:/bin", b.dir);
     snprintf(ebin, sizeof ebin, "BIN=%s", b.bin);
     char *env[] = { ebin, path, "NS=2", "ONLY_CACHED=1", "TOUCH=/nonexistent/k.cu", "KC_CACHE_DIR=",
-                    "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
+                    "KC_LIBCUDA=none", NULL };
     char *argv[] = { "/bin/sh", "bench/gpu_suite.sh", b.log, "fixture.pass.0*", "fixture.fail", NULL };
     kc_proc p;
     cr_assert_eq(kc_spawn(argv, env, 60, &p), 0);

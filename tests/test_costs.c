@@ -16,7 +16,7 @@
 #include "support/run_output.h"
 #include "support/spawn.h"
 
-static char *const NO_GPU[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
+static char *const NO_GPU[] = { "KC_LIBCUDA=none", NULL };
 
 static void tmpname(char *buf, size_t cap, const char *tag)
 {
@@ -144,7 +144,7 @@ Test(costs, the_default_table_lies_beside_the_binary, .timeout = 30)
     snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s' '%s'", dir, kc_test_fixture_bin(), bin);
     cr_assert_eq(system(cmd), 0, "%s", cmd);
     char *argv[] = { bin, "run", "fixture.pass.0[01]", "--jobs", "2", NULL };
-    char *const no_env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_COSTS", NULL };  /* unset: the default */
+    char *const no_env[] = { "KC_LIBCUDA=none", "KC_COSTS", NULL };  /* unset: the default */
     kc_proc p;
     cr_assert_eq(kc_spawn(argv, no_env, 30, &p), 0);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
@@ -159,7 +159,7 @@ Test(costs, the_default_table_lies_beside_the_binary, .timeout = 30)
     unlink(table);
     char env_named[420];
     snprintf(env_named, sizeof env_named, "KC_COSTS=%s", named);
-    char *const named_env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", env_named, NULL };
+    char *const named_env[] = { "KC_LIBCUDA=none", env_named, NULL };
     cr_assert_eq(kc_spawn(argv, named_env, 30, &p), 0);
     cr_expect_eq(p.status, 0, "KC_COSTS: exit %d\n%s%s", p.status, p.out, p.err);
     t = kc_out_file(named);
@@ -176,7 +176,7 @@ Test(costs, the_default_table_lies_beside_the_binary, .timeout = 30)
     /* a bad table named by KC_COSTS: the error names KC_COSTS, not an option the user never typed */
     char env_dir[420];
     snprintf(env_dir, sizeof env_dir, "KC_COSTS=%s", dir);
-    char *const dir_env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", env_dir, NULL };
+    char *const dir_env[] = { "KC_LIBCUDA=none", env_dir, NULL };
     cr_assert_eq(kc_spawn(argv, dir_env, 30, &p), 0);
     cr_expect_eq(p.status, 2, "KC_COSTS=%s: exit %d\n%s%s", dir, p.status, p.out, p.err);
     char said[600];
@@ -188,7 +188,7 @@ Test(costs, the_default_table_lies_beside_the_binary, .timeout = 30)
     static char env_long[5000];
     size_t nl = (size_t)snprintf(env_long, sizeof env_long, "KC_COSTS=");
     while (nl + 2 < 4200) nl += (size_t)snprintf(env_long + nl, sizeof env_long - nl, "/x");
-    char *const long_env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", env_long, NULL };
+    char *const long_env[] = { "KC_LIBCUDA=none", env_long, NULL };
     char *version[] = { bin, "version", NULL }, *given_run[] = { bin, "run", "fixture.pass.00", "--jobs", "2", "--costs", given, NULL };
     cr_assert_eq(kc_spawn(version, long_env, 30, &p), 0);
     cr_expect_eq(p.status, 0, "version under a KC_COSTS too long: exit %d\n%s", p.status, p.err);
@@ -202,7 +202,7 @@ Test(costs, the_default_table_lies_beside_the_binary, .timeout = 30)
     kc_proc_free(&p);
     /* set but empty is unset (as KC_CACHE_DIR): the table beside the binary */
     unlink(table);
-    char *const empty_env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_COSTS=", NULL };
+    char *const empty_env[] = { "KC_LIBCUDA=none", "KC_COSTS=", NULL };
     cr_assert_eq(kc_spawn(argv, empty_env, 30, &p), 0);
     cr_expect_eq(p.status, 0, "KC_COSTS='': exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect_eq(access(table, F_OK), 0, "KC_COSTS='' wrote no %s:\n%s", table, p.err);

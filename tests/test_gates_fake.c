@@ -363,7 +363,7 @@ Test(gates_fake, a_harness_control_needs_no_build_of_its_own, .timeout = 30)
 
 Test(gates_fake, fault_continues_the_serial_run_in_a_fresh_process)
 {
-    char *nonvml_env[] = { "KC_LIBNVML=/nonexistent/libnvidia-ml.so.1", NULL };
+    char *nonvml_env[] = { "KC_LIBNVML=none", NULL };
     kc_proc p = kc_run_fake((char *[]){ "run", "fake.*", NULL }, nonvml_env, 30);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
     const char *fault = strstr(p.out, "RED    fake.axpy.f32:control.fault  ");

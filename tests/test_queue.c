@@ -368,7 +368,7 @@ Test(queue, lost_context_replaces_the_worker_and_loses_nothing, .timeout = 60)
     /* One worker: the items after pass.03 can only run on its replacement
      * (with two, the other worker could drain the queue first). */
     char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.pass.*", "--jobs", "1", "--costs", costs, NULL };
-    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.03", NULL };
+    char *env[] = { "KC_LIBCUDA=none", "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.03", NULL };
     kc_proc p;
     cr_assert_eq(kc_spawn(argv, env, 40, &p), 0);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
@@ -397,7 +397,7 @@ Test(queue, item_disturbed_by_a_neighbours_fault_runs_again_alone, .timeout = 60
     snprintf(menv, sizeof menv, "KC_FIXTURE_MARK=%s", mark);
     char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.once.hang", "fixture.pass.0[0-5]", "--jobs", "2",
                      "--timeout", "0.5", "--costs", costs, NULL };
-    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.01", menv, NULL };
+    char *env[] = { "KC_LIBCUDA=none", "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.01", menv, NULL };
     kc_proc p;
     cr_assert_eq(kc_spawn(argv, env, 40, &p), 0);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
@@ -429,7 +429,7 @@ static kc_proc loss_run(const char *a, const char *b, const char *lose, int infl
     snprintf(lenv, sizeof lenv, "KC_FAULT_LOSE_CONTEXT_AFTER=%s", lose);
     char *argv[] = { (char *)kc_test_fixture_bin(), "run", (char *)a, (char *)b, "--jobs", "2", "--costs", costs,
                      inflight ? "--inflight" : NULL, "2", NULL };
-    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", lenv, NULL };
+    char *env[] = { "KC_LIBCUDA=none", lenv, NULL };
     kc_proc p;
     cr_assert_eq(kc_spawn(argv, env, 40, &p), 0);
     cr_expect_eq(p.status, status, "exit %d\n%s%s", p.status, p.out, p.err);
@@ -499,7 +499,7 @@ Test(queue, a_context_loss_while_another_is_torn_down_runs_again_alone, .timeout
                          "fixture.cost.00\t5\t-1\t-1\t0\nfixture.pass.00\t1\t-1\t-1\t0\nfixture.pass.01\t0.5\t-1\t-1\t0\n");
     char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.cost.00", "fixture.pass.00", "fixture.pass.01",
                      "--jobs", "2", "--costs", costs, NULL };
-    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.00,fixture.pass.01",
+    char *env[] = { "KC_LIBCUDA=none", "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.00,fixture.pass.01",
                     "KC_FAULT_TEARDOWN_S=1.5", NULL };
     kc_proc p;
     cr_assert_eq(kc_spawn(argv, env, 50, &p), 0);
@@ -535,7 +535,7 @@ Test(queue, a_worker_that_does_not_end_after_a_loss_is_stopped_at_the_end_limit,
                            "fake.copy.f16", "--costs", costs, NULL };
         char *queue[] = { (char *)kc_test_fixture_bin(), "run", "fixture.pass.00", "fixture.pass.01", "--costs", costs,
                           "--jobs", "1", NULL };
-        char *env[] = { jobs ? "KC_LIBCUDA=/nonexistent/libcuda.so.1" : fake, "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.00",
+        char *env[] = { jobs ? "KC_LIBCUDA=none" : fake, "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.00",
                         "KC_FAULT_TEARDOWN_S=60", "KC_SANITIZE_TIMEOUT_S=1", "KC_FAULT_END_EXTRA_S=1", "KC_CACHE_DIR=off",
                         NULL };
         kc_proc p;
@@ -573,7 +573,7 @@ static kc_proc run_marked(const char *tag, const char *mark_env, char *const *it
     kc_tmp_path(mark, sizeof mark, "queue", menv);
     unlink(mark);
     snprintf(menv, sizeof menv, mark_env, mark);
-    char *argv[16] = { (char *)kc_test_fixture_bin(), "run" }, *env[8] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", menv };
+    char *argv[16] = { (char *)kc_test_fixture_bin(), "run" }, *env[8] = { "KC_LIBCUDA=none", menv };
     int a = 2, e = 2;
     for (; *items && a < 10; items++) argv[a++] = *items;
     argv[a++] = "--jobs", argv[a++] = "2", argv[a++] = "--costs", argv[a++] = costs, argv[a] = NULL;
@@ -644,7 +644,7 @@ Test(queue, worker_that_dies_before_it_is_ready_costs_no_item, .timeout = 60)
     kc_tmp_path(costs, sizeof costs, "queue", "start");
     char *argv[] = { (char *)kc_test_fixture_bin(), "run", "fixture.pass.0*", "--jobs", "2", "--restarts", "3",
                      "--costs", costs, NULL };
-    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", "KC_FAULT_WORKER_START=exit", NULL };
+    char *env[] = { "KC_LIBCUDA=none", "KC_FAULT_WORKER_START=exit", NULL };
     kc_proc p;
     cr_assert_eq(kc_spawn(argv, env, 40, &p), 0);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);

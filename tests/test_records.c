@@ -432,7 +432,7 @@ static kc_proc kc(char **args)
     int n = 1;
     while (args[n - 1] && n < 15) { argv[n] = args[n - 1]; n++; }
     argv[n] = NULL;
-    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
+    char *env[] = { "KC_LIBCUDA=none", NULL };
     kc_proc p;
     cr_assert_eq(kc_spawn(argv, env, 60, &p), 0, "cannot start %s", argv[0]);
     return p;

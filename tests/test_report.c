@@ -33,7 +33,7 @@
 #include "support/run_output.h"
 #include "support/spawn.h"
 
-static char *const NO_GPU[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
+static char *const NO_GPU[] = { "KC_LIBCUDA=none", NULL };
 
 static kc_record rec(const char *name, kc_kind k, kc_state s, int worker, double t0, double t1, const char *msg)
 {
@@ -499,7 +499,7 @@ static char *on_pty(char **args, const char *no_color)
         int a = 1;
         for (; args[a - 1]; a++) argv[a] = args[a - 1];
         argv[a] = NULL;
-        setenv("KC_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+        setenv("KC_LIBCUDA", "none", 1);
         if (no_color) setenv("NO_COLOR", no_color, 1);
         else unsetenv("NO_COLOR");
         execv(argv[0], argv);
@@ -695,7 +695,7 @@ Test(report, relative_report_paths_stay_where_the_run_started, .timeout = 30)
     cr_assert_eq(chdir(dir), 0);
     char *argv[] = { bin, "run", "fixture.chdir", "fixture.pass.00", "--json", "r.json", "--junit=r.xml", "--timeline",
                      "./t.svg", "--costs", "c.tsv", NULL };
-    char *envs[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", env, NULL };
+    char *envs[] = { "KC_LIBCUDA=none", env, NULL };
     kc_proc p;
     int started = kc_spawn(argv, envs, 20, &p);
     cr_assert_eq(chdir(here), 0);

@@ -309,7 +309,7 @@ Test(sanitize_batch, a_report_past_what_is_kept_is_still_counted, .timeout = 120
  * once (none waits for a time limit). */
 Test(sanitize_batch, a_batch_without_a_gpu_skips_each_item_once, .timeout = 60)
 {
-    char *env[] = { kc_san_test_env(), "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
+    char *env[] = { kc_san_test_env(), "KC_LIBCUDA=none", NULL };
     kc_proc p = kc_run_fixture_env((char *[]){ "run", ITEMS, "--jobs", "1", "--inflight", "4", "--timeout", "20", NULL },
                                    env, 50);
     char s[2048], st[16];

@@ -495,9 +495,10 @@ Test(sanitize, a_serial_run_prints_clean_sanitizer_lines_once_vouched, .timeout 
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect_null(strstr(p.out, note), "%s", p.out);
     kc_proc_free(&p);
-    /* No compute-sanitizer (a path that is no executable): every :sanitize item is SKIP, none waits. */
+    /* No compute-sanitizer (none on $PATH; a KC_COMPUTE_SANITIZER that names no executable is refused,
+     * test_cli.c): every :sanitize item is SKIP, none waits. */
     p = kc_run_fake((char *[]){ "run", "fakesan.copy.f16:sanitize", "fixture.pass.00", "--no-cache", NULL },
-                    (char *[]){ "KC_COMPUTE_SANITIZER=/nonexistent/compute-sanitizer", "PATH=/usr/bin:/bin", NULL }, 120);
+                    (char *[]){ "KC_COMPUTE_SANITIZER=", "PATH=/usr/bin:/bin", NULL }, 120);
     cr_expect_eq(p.status, 3, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.out, "\nSKIP   fakesan.copy.f16:sanitize "), "%s", p.out);
     cr_expect_null(strstr(p.out, note), "no tool, no late lines to explain:\n%s", p.out);

@@ -114,7 +114,7 @@ static kc_proc fixture(char **args)
     int a = 1;
     for (; args[a - 1]; a++) argv[a] = args[a - 1];
     argv[a] = NULL;
-    char *env[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
+    char *env[] = { "KC_LIBCUDA=none", NULL };
     kc_proc p;
     cr_assert_eq(kc_spawn(argv, env, 30, &p), 0, "cannot start %s", argv[0]);
     return p;

@@ -99,23 +99,45 @@ static int near_hint(const char *p, const kc_item *items, int n)
     return k;
 }
 
+/* The libraries and the program the environment names, held before anything
+ * runs: KC_LIBCUDA and KC_LIBNVML (kc_lib_setting_check: a path that is not
+ * there or no ELF object; "none" and bare names pass) and KC_COMPUTE_SANITIZER
+ * when set (an executable file, as kc_sanitizer_find takes it). A broken
+ * setting is a broken setup (exit 2), not a machine without a GPU or without
+ * compute-sanitizer (exit 3 and SKIP), which a CI may accept. 0, or -1 with
+ * why. */
+static int check_env_files(char *why, size_t cap)
+{
+    if (kc_lib_setting_check("KC_LIBCUDA", "the CUDA driver library", why, cap) ||
+        kc_lib_setting_check("KC_LIBNVML", "the NVML library", why, cap))
+        return -1;
+    const char *san = getenv("KC_COMPUTE_SANITIZER");
+    char path[4096];
+    if (san && *san && kc_sanitizer_find(path, sizeof path, why, cap)) {
+        size_t n = strlen(why);
+        snprintf(why + n, cap - n, " (expected the path of an executable compute-sanitizer; unset: found on $PATH)");
+        return -1;
+    }
+    return 0;
+}
+
 /* The KC_* variables every run reads, each held to what it takes before
  * anything runs (a bad value is said, naming the variable, the value and
  * what it expects; exit 2), as a bad option value is, rather than read as its
- * default or as a prefix: KC_CUDA_SCHED, and the sanitizer's
- * KC_SANITIZE_SESSIONS, KC_SANITIZE_BATCH and KC_SANITIZE_TIMEOUT_S. Empty is
- * unset for each. The others are held as strictly where they are read: the
- * memory plan's KC_SANITIZER_HOST_MIB and KC_SANITIZER_GPU_MIB by a --jobs run
- * that plans sanitizer sessions (plan.c: a run that plans none reads no
- * figure), KC_SHARDS with the shard variables it pairs with (shard_env.c),
- * KC_COSTS where the table is used (cli.c); those that name files where they
- * are used (KC_LIBCUDA, KC_LIBNVML, KC_LIBDIR, KC_COMPUTE_SANITIZER:
- * gpu_open.c, nvml.c, hostlib.c, sanitize.c; KC_CACHE_DIR: result_cache.c).
- * 0, or -1 with why. */
+ * default or as a prefix: KC_CUDA_SCHED, the sanitizer's
+ * KC_SANITIZE_SESSIONS, KC_SANITIZE_BATCH and KC_SANITIZE_TIMEOUT_S, and
+ * the files named by KC_LIBCUDA, KC_LIBNVML and KC_COMPUTE_SANITIZER
+ * (check_env_files). Empty is unset for each. The others are held as strictly
+ * where they are read: the memory plan's KC_SANITIZER_HOST_MIB and
+ * KC_SANITIZER_GPU_MIB by a --jobs run that plans sanitizer sessions (plan.c:
+ * a run that plans none reads no figure), KC_SHARDS with the shard variables
+ * it pairs with (shard_env.c), KC_COSTS where the table is used (cli.c),
+ * KC_LIBDIR where library kernels are loaded (hostlib.c), KC_CACHE_DIR in
+ * result_cache.c. 0, or -1 with why. */
 static int check_env(char *why, size_t cap)
 {
     unsigned sched;
-    return kc_gpu_sched_flags(&sched, why, cap) || kc_san_env_check(why, cap) ? -1 : 0;
+    return kc_gpu_sched_flags(&sched, why, cap) || kc_san_env_check(why, cap) || check_env_files(why, cap) ? -1 : 0;
 }
 
 static int main_body(int argc, char **argv)
@@ -140,7 +162,12 @@ static int main_body(int argc, char **argv)
         return 0;
     }
     if (o.cmd == KC_CMD_INFO) {
+        char why[1024];
         kc_opts_free(&o);
+        if (check_env_files(why, sizeof why)) {   /* a broken setting is not "no driver" (3) */
+            kc_say(stderr, "%s\n", why);
+            return 2;
+        }
         return kc_info();
     }
     if (o.cmd == KC_CMD_VERSION) {

@@ -59,6 +59,30 @@ void kc_dlopen_why(const char *lib, const char *what, const char *dlerr, char *b
     else snprintf(buf, cap, "%s cannot be loaded as %s (dlopen: %s)", lib, what, e);
 }
 
+int kc_lib_setting_check(const char *var, const char *what, char *why, size_t cap)
+{
+    const char *v = getenv(var);
+    if (!v || !*v || strcmp(v, "none") == 0 || !strchr(v, '/')) return 0;
+    struct stat st;
+    const char *bad = NULL;
+    char magic[4] = { 0 };
+    if (stat(v, &st) != 0) bad = strerror(errno);
+    else if (!S_ISREG(st.st_mode)) bad = "not a regular file";
+    else {
+        FILE *f = fopen(v, "rb");
+        if (!f) bad = strerror(errno);
+        else {
+            if (fread(magic, 1, sizeof magic, f) != sizeof magic || memcmp(magic, "\x7f" "ELF", 4) != 0)
+                bad = "not an ELF shared library";
+            fclose(f);
+        }
+    }
+    if (!bad) return 0;
+    snprintf(why, cap, "%s=%s: %s (expected the path of %s, a library name the loader searches for, or none for "
+             "no library; unset: the default)", var, v, bad, what);
+    return -1;
+}
+
 int kc_cuda_load(kc_cuda *cu, const char *lib, char *err, size_t errcap)
 {
     return kc_cuda_load_streams(cu, lib, 0, err, errcap);
@@ -70,6 +94,10 @@ int kc_cuda_load_streams(kc_cuda *cu, const char *lib, int per_thread, char *err
     cu->per_thread = per_thread != 0;
     if (!lib) lib = getenv("KC_LIBCUDA");
     if (!lib || !*lib) lib = "libcuda.so.1";
+    if (strcmp(lib, "none") == 0) {     /* a machine without a driver, asked for */
+        snprintf(err, errcap, "KC_LIBCUDA=none: no CUDA driver loaded");
+        return -1;
+    }
     /* RTLD_NODELETE: dlclose leaves the driver mapped until the process
      * exits (libcuda's threads and atexit handlers outlive a context), and
      * LeakSanitizer can still name its frames (tools/lsan.supp). */

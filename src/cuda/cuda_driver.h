@@ -121,8 +121,19 @@ typedef struct kc_cuda {
  * machine: KC_LIBCUDA=/etc/passwd). what: "the CUDA driver library", ... */
 void kc_dlopen_why(const char *lib, const char *what, const char *dlerr, char *buf, size_t cap);
 
+/* Holds the library that environment variable `var` (KC_LIBCUDA, KC_LIBNVML)
+ * names to what it takes, before anything runs: unset, empty, "none" (no
+ * library: a machine without a driver, asked for) or a bare name the loader
+ * searches for (ld.so(8); not found there is a machine without it) pass; a
+ * path must be a regular file that starts as an ELF object does. A path that
+ * is not there is a broken setup, not a machine without a GPU: a CI that
+ * takes exit 3 for "no GPU" must not read it as one. what: "the CUDA driver
+ * library". 0; or -1 with "VAR=VALUE: REASON (expected ...)" in why. */
+int kc_lib_setting_check(const char *var, const char *what, char *why, size_t cap);
+
 /* Loads the driver (lib: NULL for "libcuda.so.1", or the KC_LIBCUDA environment
- * variable when set) and calls cuInit(0). Returns 0, or -1 with the reason in
+ * variable when set; "none" loads nothing and fails, as with no driver) and
+ * calls cuInit(0). Returns 0, or -1 with the reason in
  * err ("libcuda.so.1 not found (dlopen: ...)", "/etc/passwd cannot be loaded
  * as the CUDA driver library (dlopen: ...)", "cuInit failed:
  * CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)", ...). */

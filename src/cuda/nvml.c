@@ -51,6 +51,10 @@ static void load_once(void)
 {
     const char *path = getenv("KC_LIBNVML");
     if (!path || !*path) path = "libnvidia-ml.so.1";
+    if (strcmp(path, "none") == 0) {    /* no NVML, asked for (cuda_driver.h: kc_lib_setting_check) */
+        snprintf(nv.why, sizeof nv.why, "KC_LIBNVML=none");
+        return;
+    }
     nv.lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!nv.lib) {
         kc_dlopen_why(path, "the NVML library", dlerror(), nv.why, sizeof nv.why);

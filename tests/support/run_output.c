@@ -203,7 +203,7 @@ const char *kc_out_file(const char *path)
     return buf;
 }
 
-char *const KC_NO_GPU_ENV[] = { "KC_LIBCUDA=/nonexistent/libcuda.so.1", NULL };
+char *const KC_NO_GPU_ENV[] = { "KC_LIBCUDA=none", NULL };
 
 kc_proc kc_run_fixture_env(char **args, char *const *env_extra, double timeout_s)
 {

@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -577,6 +578,24 @@ Test(cli, a_broken_library_or_sanitizer_setting_is_refused_not_read_as_no_gpu, .
         cr_expect_eq(p.status, 3, "%s: exit %d\n%s%s", nodriver[i][0], p.status, p.out, p.err);
         cr_expect(strstr(p.out, nodriver[i][1]), "%s: want '%s' in:\n%s", nodriver[i][0], nodriver[i][1], p.out);
         kc_proc_free(&p);
+    }
+    /* an ELF library that loads but is not the driver (here the fake NVML) is
+     * named by its own path: the line said "libcuda.so.1 lacks cuInit" whatever
+     * KC_LIBCUDA named, sending the reader to the system's driver */
+    const char *other = getenv("KC_FAKE_NVML");
+    cr_assert(other && *other, "KC_FAKE_NVML is not set (make test sets it)");
+    char envother[600], wantother[700];
+    snprintf(envother, sizeof envother, "KC_LIBCUDA=%s", other);
+    snprintf(wantother, sizeof wantother, "no GPU: %s lacks cuInit (not the CUDA driver library", other);
+    {
+        char *argv[] = { (char *)kc_test_bin(), "run", "rmsnorm.f32", NULL };
+        char *env[] = { envother, NULL };
+        kc_proc q;
+        cr_assert_eq(kc_spawn(argv, env, 30, &q), 0);
+        cr_expect_eq(q.status, 3, "%s: exit %d\n%s%s", envother, q.status, q.out, q.err);
+        cr_expect(strstr(q.out, wantother) && !strstr(q.out, "libcuda.so.1 lacks"), "%s: want '%s' in:\n%s", envother,
+                  wantother, q.out);
+        kc_proc_free(&q);
     }
     /* KC_LIBNVML=none: no watch, and the run goes on under the fake driver */
     kc_proc p = kc_run_fake((char *[]){ "run", "fake.axpy.f32", "--no-cache", NULL }, (char *[]){ "KC_LIBNVML=none", NULL },

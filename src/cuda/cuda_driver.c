@@ -28,8 +28,8 @@ typedef CUresult (*get_proc_fn)(const char *, void **, int, cuuint64_t, CUdriver
  * NULL for an entry point that does not take the default stream). 0; or -1
  * with why in err, unless `optional`, which leaves the slot NULL and returns
  * 0 (an entry point newer than the driver). */
-static int resolve(get_proc_fn gp, void *lib, const char *name, const char *ptname, int per_thread, int version,
-                   int optional, void **slot, char *err, size_t errcap)
+static int resolve(get_proc_fn gp, void *lib, const char *libname, const char *name, const char *ptname, int per_thread,
+                   int version, int optional, void **slot, char *err, size_t errcap)
 {
     CUdriverProcAddressQueryResult q = CU_GET_PROC_ADDRESS_SUCCESS;
     cuuint64_t flags = per_thread ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : CU_GET_PROC_ADDRESS_DEFAULT;
@@ -42,8 +42,10 @@ static int resolve(get_proc_fn gp, void *lib, const char *name, const char *ptna
     const char *sym = per_thread && ptname ? ptname : name;    /* never the legacy stream's entry in its place */
     *slot = dlsym(lib, sym);
     if (*slot || optional) return 0;
-    snprintf(err, errcap, "libcuda.so.1 lacks %s (driver older than CUDA %d.%d?)", sym, version / 1000,
-             version % 1000 / 10);
+    /* the library loaded, by the name it was given (KC_LIBCUDA's path, not
+     * always libcuda.so.1): a KC_LIBCUDA naming another library reads so */
+    snprintf(err, errcap, "%s lacks %s (not the CUDA driver library, or a driver older than CUDA %d.%d?)", libname,
+             sym, version / 1000, version % 1000 / 10);
     return -1;
 }
 
@@ -146,7 +148,7 @@ int kc_cuda_load_streams(kc_cuda *cu, const char *lib, int per_thread, char *err
 #undef E
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (resolve(gp, cu->lib, t[i].name, t[i].ptname, cu->per_thread, t[i].version, t[i].optional, t[i].slot, err,
+        if (resolve(gp, cu->lib, lib, t[i].name, t[i].ptname, cu->per_thread, t[i].version, t[i].optional, t[i].slot, err,
                     errcap))
             goto fail;
     CUresult r = cu->Init(0);

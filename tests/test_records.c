@@ -439,6 +439,40 @@ static kc_proc kc(char **args)
 }
 
 
+/* A suite binary of one's own (here the fixture binary) said "e.g.
+ * rmsnorm.f16; the kernel items of `kcontract list`" for an unknown contract
+ * in a record: neither exists there. It names its own program and one of its
+ * own contracts. */
+Test(records, an_unknown_contract_is_refused_in_the_binary_s_own_words)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/kc-records-own-words.%ld.txt", kc_test_tmpdir(), (long)getpid());
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("fake.axpy.f3 n=7\n", f);
+    fclose(f);
+    char *argv[] = { (char *)kc_test_fixture_bin(), "list", "--records", path, NULL };
+    char *env[] = { "KC_LIBCUDA=none", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(argv, env, 60, &p), 0);
+    unlink(path);
+    cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "'fake.axpy.f3': unknown contract") && strstr(p.err, "`kcontract-fixture list`") &&
+                  !strstr(p.err, "`kcontract list`") && !strstr(p.err, "rmsnorm.f16"),
+              "%s", p.err);
+    const char *eg = strstr(p.err, "e.g. ");
+    cr_assert(eg, "%s", p.err);
+    char name[128];
+    cr_assert_eq(sscanf(eg + 5, "%127[^;]", name), 1, "%s", p.err);
+    char *largv[] = { (char *)kc_test_fixture_bin(), "list", name, NULL };
+    kc_proc q;
+    cr_assert_eq(kc_spawn(largv, env, 60, &q), 0);
+    cr_expect(q.status == 0 && strstr(q.out, name), "the example '%s' is no item of the fixture binary: exit %d\n%s%s",
+              name, q.status, q.out, q.err);
+    kc_proc_free(&q);
+    kc_proc_free(&p);
+}
+
 Test(records, list_shows_only_the_record_items)
 {
     kc_proc p = kc((char *[]){ "list", "--records", LLAMA, NULL });

@@ -39,6 +39,16 @@ static void problem(errs *e, int line, const char *fmt, ...)
     e->len = strlen(e->buf);
 }
 
+/* A contract name for a refusal's example: the binary's first registered
+ * one, so a suite of one's own (my_suite) names one of its contracts, not
+ * kcontract's bundled rmsnorm.f16 (the fallback when none is registered). */
+static const char *example_contract(void)
+{
+    const kc_contract *const *cs;
+    size_t n = kc_registry_contracts(&cs);
+    return n && cs[0]->name ? cs[0]->name : "rmsnorm.f16";
+}
+
 static void problems_close(errs *e)
 {
     if (e->count > KC_RECORD_MAX_ERRORS && e->cap && e->len + 1 < e->cap)
@@ -169,15 +179,16 @@ static int parse_line(errs *e, int ln, const char *s, size_t n, kc_launch_record
     if (!nt) return 0;
     char cname[160];
     if (tlen[0] >= sizeof cname) {
-        problem(e, ln, "'%.40s...': unknown contract (expected a contract name, e.g. rmsnorm.f16; `kcontract list` shows them)", tok[0]);
+        problem(e, ln, "'%.40s...': unknown contract (expected a contract name, e.g. %s; `%s list` shows them)", tok[0],
+                example_contract(), kc_prog());
         return -1;
     }
     memcpy(cname, tok[0], tlen[0]);
     cname[tlen[0]] = 0;
     const kc_contract *c = kc_registry_find_contract(cname);
     if (!c) {
-        problem(e, ln, "'%s': unknown contract (expected a contract name first, e.g. rmsnorm.f16; the kernel items of `kcontract list` are the contracts)",
-                cname);
+        problem(e, ln, "'%s': unknown contract (expected a contract name first, e.g. %s; the kernel items of `%s list` are the contracts)",
+                cname, example_contract(), kc_prog());
         return -1;
     }
     memset(r, 0, sizeof *r);

@@ -122,6 +122,31 @@ Test(rerun_failed, missing_table_is_a_usage_error, .timeout = 60)
     cr_expect_neq(access(path, F_OK), 0, "a refused run wrote %s", path);
 }
 
+/* A run without a GPU measures nothing and writes no table, so the
+ * --rerun-failed after it found "no such file" and said only that a --jobs
+ * run or a serial run given --costs writes one: the run just made was such
+ * a run. The refusal says that a run of SKIP items writes none. */
+Test(rerun_failed, missing_table_after_a_run_without_a_gpu_says_why, .timeout = 60)
+{
+    char path[256];
+    kc_tmp_path(path, sizeof path, "rerun-failed", "nogpu");
+    char *env[] = { "KC_LIBCUDA=none", NULL };
+    char *first[] = { (char *)kc_test_fixture_bin(), "run", "--jobs", "2", "--costs", path, "fake.axpy.f32", NULL };
+    kc_proc p;
+    cr_assert_eq(kc_spawn(first, env, 30, &p), 0);
+    cr_expect_eq(p.status, 3, "exit %d\n%s%s", p.status, p.out, p.err);
+    kc_proc_free(&p);
+    cr_expect_neq(access(path, F_OK), 0, "a run of SKIP items wrote %s", path);
+    char *again[] = { (char *)kc_test_fixture_bin(), "run", "--rerun-failed", "--costs", path, "fake.axpy.f32", NULL };
+    cr_assert_eq(kc_spawn(again, env, 30, &p), 0);
+    cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "no such file: --rerun-failed reruns") &&
+                  strstr(p.err, "a run whose every item was SKIP, as without a GPU, or NOTRUN writes none"),
+              "%s", p.err);
+    kc_proc_free(&p);
+    unlink(path);
+}
+
 /* list shows the selection; static shards (which would each read the table)
  * refuse the option. */
 Test(rerun_failed, list_and_refusals, .timeout = 60)

@@ -7,11 +7,16 @@
 #include "item_run.h"
 #include "reporter.h"
 #include "progname.h"
+#include "strbuf.h"
 
 void kc_finish_item(kc_finish *f, const kc_item *it, kc_item_result *r, const kc_item_where *w)
 {
     int fails = kc_result_fails(r);
-    if (fails && !r->rerun[0]) kc_rerun_command(f->o, it->name, w->rerun_device, r->rerun, sizeof r->rerun);
+    if (fails && !r->rerun[0]) {
+        kc_rerun_command(f->o, it->name, w->rerun_device, r->rerun, sizeof r->rerun);
+        if (r->block_size && !f->o->block_size)     /* the failing launch variant alone, as item_run.c says it */
+            kc_strcatf(r->rerun, sizeof r->rerun, " --block-size %u", r->block_size);
+    }
     kc_result_escape(r);          /* the parent's own results and the workers' say what their lines say */
     kc_tally_add(f->tally, it->kind, r->state);
     f->tally->limit_problems += r->limit_problems;

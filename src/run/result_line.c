@@ -31,10 +31,10 @@ static int format_with(const char *name, const kc_item_result *r, const char *de
     snprintf(msg, sizeof msg, "%s", r->msg);
     for (char *p = msg; *p; p++)
         if (*p == '\t' || *p == '\n' || *p == '\r') *p = ' ';
-    int n = snprintf(buf, cap, "R\t%s\t%s\t%d\t%.3f\t%ld\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%d\t%d\t%s\n",
+    int n = snprintf(buf, cap, "R\t%s\t%s\t%d\t%.3f\t%ld\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%d\t%d\t%u\t%s\n",
                      name, kc_state_name(r->state), r->gate, r->seconds, r->peak_rss_kib, r->limit_problems, r->stale,
                      r->context_lost, r->time.inputs_s, r->time.gpu_s, r->time.reference_s, r->time.checks_s,
-                     r->time.inputs_made_gpu, r->time.inputs_made_host, r->time.inputs_reused, msg);
+                     r->time.inputs_made_gpu, r->time.inputs_made_host, r->time.inputs_reused, r->block_size, msg);
     if (n < 0 || (size_t)n >= cap) return -1;
     if (!detail || !*detail) return n;
     size_t len = (size_t)n - 1;         /* over the '\n' */
@@ -58,7 +58,7 @@ void kc_result_detail(const char *line, char *buf, size_t cap)
     if (!cap) return;
     buf[0] = 0;
     const char *p = line;
-    for (int tabs = 0; p && tabs < 17; tabs++) {
+    for (int tabs = 0; p && tabs < 18; tabs++) {
         p = strchr(p, '\t');
         if (p) p++;
     }
@@ -70,7 +70,7 @@ void kc_result_detail(const char *line, char *buf, size_t cap)
 
 int kc_result_parse(const char *line, char *name, size_t name_cap, kc_item_result *r, char *err, size_t cap)
 {
-    enum { NF = 17 };
+    enum { NF = 18 };
     static __thread char buf[KC_RESULT_LINE_CAP];
     char *f[NF];
     int nf = 0;
@@ -113,13 +113,17 @@ int kc_result_parse(const char *line, char *name, size_t name_cap, kc_item_resul
         bad_split |= *e != 0 || e == f[13 + i] || v < 0 || v > 1000000000;
         *made[i] = (int)v;
     }
+    char *eb;
+    unsigned long bs = strtoul(f[16], &eb, 10);
+    bad_split |= *eb != 0 || eb == f[16] || f[16][0] == '-' || bs > 1024;     /* a block size of CUDA's (0: none) */
+    r->block_size = (unsigned)bs;
     if (st < 0 || *e1 || *e2 || *e3 || *e4 || *e5 || *e6 || !*e7 || bad_split) {
         snprintf(err, cap, "malformed result line: '%.120s'", line);
         return -1;
     }
     r->state = (kc_state)st;
-    f[16][strcspn(f[16], "\t")] = 0;  /* the detail field after it (kc_result_detail) */
-    snprintf(r->msg, sizeof r->msg, "%s", f[16]);
+    f[17][strcspn(f[17], "\t")] = 0;  /* the detail field after it (kc_result_detail) */
+    snprintf(r->msg, sizeof r->msg, "%s", f[17]);
     return 0;
 }
 

@@ -2,12 +2,13 @@
  * (fd 3) for each item, and the parent parses (worker.h has the protocol):
  *     R <name> <STATE> <gate> <seconds> <peak_rss_kib> <limit_problems> <stale>
  *       <lost> <inputs_s> <gpu_s> <reference_s> <checks_s> <inputs_made_gpu>
- *       <inputs_made_host> <inputs_reused> <message> [<detail>]
+ *       <inputs_made_host> <inputs_reused> <block_size> <message> [<detail>]
  * one tab between fields, the message with its tabs and newlines turned
- * into spaces; the detail, only from a --gpu-shared worker whose verdict the
- * parent prints (queue_holds.c), is the item's further lines, each escaped
- * (line_text.h) and joined by KC_RESULT_DETAIL_SEP. Before any, the worker
- * writes KC_RESULT_READY. */
+ * into spaces; block_size the launch variant of the first failure (0: none,
+ * the rerun command's --block-size); the detail is the item's further
+ * lines, each escaped (line_text.h) and joined by KC_RESULT_DETAIL_SEP: the
+ * parent prints every verdict it takes (item_run.h). Before any, the
+ * worker writes KC_RESULT_READY. */
 #ifndef KC_RESULT_LINE_H
 #define KC_RESULT_LINE_H
 #include <stddef.h>

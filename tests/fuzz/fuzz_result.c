@@ -2,7 +2,7 @@
  * writes on fd 3 (kc_result_parse), which the parent reads. No crash, no
  * undefined behaviour; a line that parses is written back
  * (kc_result_format) and parses again to the same item, state, gate, stale,
- * limit problems and replacement reason. */
+ * limit problems, replacement reason and block size. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!strchr(rn, '\t') && !strchr(rn, '\n')) {  /* a name the format can carry */
             if (kc_result_parse(out, qn, sizeof qn, &q, err, sizeof err) != 0) abort();
             if (strcmp(qn, rn) || q.state != r.state || q.gate != r.gate || q.stale != r.stale ||
-                q.limit_problems != r.limit_problems || q.context_lost != r.context_lost)
+                q.limit_problems != r.limit_problems || q.context_lost != r.context_lost || q.block_size != r.block_size)
                 abort();
         }
     } else if (!err[0]) {

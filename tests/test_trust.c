@@ -236,3 +236,40 @@ Test(trust, a_crash_tail_holds_only_that_items_lines, .timeout = 60)
     }
     unlink(costs);
 }
+
+/* An item whose time limit runs out as it ends had two state lines: its
+ * worker printed its verdict (SKIP, PASS), and the parent, past the limit
+ * before the result came, printed TIMEOUT (a new user's find, --timeout
+ * 1e-9: two or three items of seven every run). Now a worker sends its line
+ * with its result and the parent prints one line per item, the verdict it
+ * took or its own, in every mode; the TALLY counts what the lines say. */
+Test(trust, an_item_whose_limit_runs_out_as_it_ends_has_one_state_line, .timeout = 120)
+{
+    const char *names[] = { "fixture.pass.00", "fixture.pass.01", "fixture.pass.02", "fixture.pass.03", "fixture.pass.04",
+                            "fixture.pass.05", "fixture.pass.06", "fixture.pass.07", "fixture.pass.08", "fixture.pass.09" };
+    const char *modes[][5] = { { NULL }, { "--jobs", "2", NULL }, { "--jobs", "2", "--inflight", "2", NULL },
+                               { "--shard", "0/1", NULL } };
+    for (int m = 0; m < 4; m++)
+        for (int round = 0; round < 3; round++) {
+            char *a[24] = { "run", "fixture.pass.0*", "--timeout", "1e-9", "--no-cache" };
+            int n = 5;
+            for (int k = 0; modes[m][k]; k++) a[n++] = (char *)modes[m][k];
+            kc_proc p = fixture(a);
+            int timeouts = 0, passes = 0;
+            for (int i = 0; i < 10; i++) {
+                char st[16] = "";
+                int lines = kc_out_state_lines(p.out, names[i], st, sizeof st);
+                cr_expect_eq(lines, 1, "mode %d round %d: %s is on %d state lines:\n%s", m, round, names[i], lines,
+                             p.out);
+                timeouts += strcmp(st, "TIMEOUT") == 0;
+                passes += strcmp(st, "PASS") == 0;
+            }
+            kc_tally t;
+            kc_out_tally(p.out, &t);
+            long tt = t.n[KC_KIND_SUITE][KC_TIMEOUT], tp = t.n[KC_KIND_SUITE][KC_PASS];
+            cr_expect_eq(tt, timeouts, "mode %d round %d: TALLY %ld TIMEOUT, lines %d:\n%s", m, round, tt, timeouts,
+                         p.out);
+            cr_expect_eq(tp, passes, "mode %d round %d: TALLY %ld PASS, lines %d:\n%s", m, round, tp, passes, p.out);
+            kc_proc_free(&p);
+        }
+}

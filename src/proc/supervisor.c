@@ -402,6 +402,16 @@ static void read_stream(kc_sup *s, kc_child *c, int k)
     kc_linebuf_feed(&c->lb[k], buf, (size_t)got, on_line, &l);
 }
 
+void kc_sup_drain(kc_sup *s, kc_child *c, int k)
+{
+    /* bounded: a child that keeps writing cannot hold the owner here */
+    for (int round = 0; round < 64 && c->fd[k] >= 0; round++) {
+        struct pollfd p = { .fd = c->fd[k], .events = POLLIN };
+        if (poll(&p, 1, 0) <= 0 || !(p.revents & (POLLIN | POLLHUP | POLLERR))) return;
+        read_stream(s, c, k);
+    }
+}
+
 /* ---- ends and leaks ---- */
 
 /* The inode numbers of c's open pipes (what holders have open too). */

@@ -139,6 +139,12 @@ void kc_sup_stop(kc_sup *s, kc_child *c, int signo, int grace_ms);
 int kc_sup_write(kc_child *c, const char *buf, size_t len);
 /* Closes c's stdin (end of input). */
 void kc_sup_close_stdin(kc_child *c);
+/* Reads what stream k of c (KC_SUP_OUT, _ERR) holds now, without waiting,
+ * and dispatches its whole lines (the owner's line callback), as the next
+ * waits would: an owner about to print what c said on another stream (its
+ * result pipe) first takes the lines c wrote before it, so they come first
+ * in the run's output too. A partial line stays buffered. */
+void kc_sup_drain(kc_sup *s, kc_child *c, int k);
 /* Children not GONE. */
 int kc_sup_live(const kc_sup *s);
 /* Swaps the children of slots a and b (each keeps its process, pipes,

@@ -262,11 +262,11 @@ void kc_item_run_batch(const kc_item *const *its, int n, const kc_opts *o, kc_sa
         if (kc_result_fails(out)) kc_rerun_command(o, its[i]->name, o->device, out->rerun, sizeof out->rerun);
         kc_result_escape(out);
         /* whose LEAK it is is not known: the queue runs it again alone
-         * (queue_lanes.c), which prints the verdict; a clean one waits for
-         * this worker's end line (worker.h), and its parent prints it */
-        if (out->state != KC_LEAK && !(o->worker && kc_item_line_waits_end(its[i], out)) &&
-            line_may_print(o, its[i]->name, out))
-            kc_item_print(its[i]->name, out, out->seconds, NULL, NULL);
+         * (queue_lanes.c), which prints the verdict; in a worker its parent
+         * prints every other (kc_item_run_kept says why), a clean one once
+         * this worker's end line came (worker.h) */
+        if (o->worker) line_may_print(o, its[i]->name, out);
+        else if (out->state != KC_LEAK) kc_item_print(its[i]->name, out, out->seconds, NULL, NULL);
     }
     kc_note_ending(stdout, 0);
 }
@@ -344,8 +344,17 @@ void kc_item_run_kept(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opt
      * beside it (queue_holds.c): the parent prints it, or runs it again.
      * So is a clean :sanitize verdict, once this worker's end line vouched
      * for the sessions that gave it (worker.h, queue_vouch.c). */
-    if (kept && ((o->gpu_shared && out->context_lost == KC_LOST_CONTEXT) || (o->worker && kc_item_line_waits_end(it, out)))) {
-        *kept = detail;                 /* sent on the result line (result_line.h) */
+    /* A worker never prints an item's line: it sends it on the result line
+     * (result_line.h), and its parent prints the verdict it takes, or its
+     * own (TIMEOUT, CRASH) when none came. A line printed here before the
+     * result was taken made two state lines for one item when the item's
+     * time limit ran out in between (SKIP, then TIMEOUT: a new user's
+     * find). The same for a --gpu-shared verdict with the context lost,
+     * which the parent decides, and a clean :sanitize verdict, which waits
+     * for this worker's end line (queue_holds.c, queue_vouch.c). */
+    if (kept && (o->worker || (o->gpu_shared && out->context_lost == KC_LOST_CONTEXT))) {
+        if (o->worker) line_may_print(o, it->name, out);   /* a note when the verdict cannot reach the run */
+        *kept = detail;
         return;
     }
     if (line_may_print(o, it->name, out)) kc_item_print(it->name, out, out->seconds, detail, NULL);

@@ -37,13 +37,14 @@
  * leaves running. */
 /* A worker's first act before items (worker.c): keeps a copy of its stdout
  * and stderr, which kc_item_run puts back after an item that replaced them,
- * and the identity of its result pipe result_fd (-1: none), without which
- * an item's line is not printed (its verdict cannot reach the run). */
+ * and the identity of its result pipe result_fd (-1: none): an item that
+ * closed or replaced it gets a note that its verdict cannot reach the run. */
 void kc_item_keep_stdio(int result_fd);
-/* The line a worker prints before each item's line (item_run.c): a byte no
- * item line holds (an ASCII record separator). The parent drops it, and a
- * line of an item's own output that ends with it is printed without it: the
- * item printed that without a newline, and its line still starts a line. */
+/* The line a worker prints after each item's own output (item_run.c), where
+ * the item's line follows (the parent prints it): a byte no item line holds
+ * (an ASCII record separator). The parent drops it, and a line of an item's
+ * own output that ends with it is printed without it: the item printed that
+ * without a newline, and its line still starts a line. */
 #define KC_LINE_MARK "\036"
 
 /* Whether a work-queue worker leaves item it's line, with result r, to its
@@ -56,12 +57,15 @@ int kc_item_line_waits_end(const kc_item *it, const kc_item_result *r);
 
 void kc_item_run(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw, kc_san_pool *san,
                  kc_item_result *out);
-/* kc_item_run for a --jobs worker (beside: other items of this process
- * are in flight while it runs, kc_proc_item_begin): when the line is not
- * printed here (o's --gpu-shared and the context lost: its parent decides the verdict and
- * prints it, queue_holds.c), *kept gets the gates' further lines (malloc'd,
- * NULL none; the caller sends them on the result line and frees them);
- * else *kept is NULL. kept NULL: printed as kc_item_run does. */
+/* kc_item_run for a worker (beside: other items of this process are in
+ * flight while it runs, kc_proc_item_begin): in a worker (o->worker) the
+ * line is never printed here: its parent prints the verdict it takes from
+ * the result line, or its own when none came (so an item has one state
+ * line, also when its time limit runs out as it ends); nor, outside one,
+ * with o's --gpu-shared and the context lost (its parent decides the
+ * verdict, queue_holds.c). Then *kept gets the gates' further lines
+ * (malloc'd, NULL none; the caller sends them on the result line and frees
+ * them); else *kept is NULL. kept NULL: printed as kc_item_run does. */
 void kc_item_run_kept(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opts *o, kc_gpu_watch *gw,
                       kc_san_pool *san, kc_item_result *out, char **kept, int beside);
 /* n :sanitize items (it->kind KC_KIND_SANITIZE) run at once, as kc_item_run

@@ -259,8 +259,12 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
         kc_qh_lost(qq, qi, &r, detail, w, w->t_start, end, gpu);
     } else if (kc_item_line_waits_end(&qq->items[qi->idx], &r)) {     /* nor this: it waits for the worker's end line */
         kc_qv_hold(qq, qi, &r, w, w->t_start, end, gpu);
-    } else {
-        kc_q_finish_item(qq, qi, &r, w, w->t_start, end, gpu, 0, NULL);
+    } else {            /* its worker sent its line (item_run.h): printed here, after what the item printed */
+        static char detail[KC_RESULT_LINE_CAP];
+        kc_result_detail(body, detail, sizeof detail);
+        kc_sup_drain(&qq->sup, c, KC_SUP_OUT);
+        kc_item_where at = kc_q_where_sent(qq, w, w->t_start, end, gpu, detail);
+        kc_q_finish_at(qq, qi, &r, &at);
     }
     kc_q_release(qq, w, qi);
     kc_sup_mark(c, KC_CHILD_IDLE);

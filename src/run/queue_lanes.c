@@ -136,15 +136,21 @@ void kc_ql_on_result(queue *qq, wk *w, kc_child *c, const char *line)
     } else if (w->lane_batch[l] && r.state == KC_LEAK) {   /* unprinted: whose leftovers they are is not known */
         kc_ql_put_back_solo(qq, j, "LEAK in a batch of :sanitize items, where what was left running may be another "
                                    "item's of the batch");
-    } else if (w->lane_alone[l] || w->lane_batch[l]) {  /* its worker printed it: nothing ran beside it in its
+    } else if (w->lane_alone[l] || w->lane_batch[l]) {  /* its verdict stands: nothing ran beside it in its
                                                      * context (a batch's ran in sanitizer sessions, whose
                                                      * verdicts kc_sanitize_batch decides) */
         /* a batch's items end together: each is recorded (costs, reports)
          * with its own share of the batch's wall, not the whole of it */
         double end = kc_sup_now(), start = w->lane_batch[l] && end - r.seconds > w->lane_start[l] ? end - r.seconds
                                                                                                   : w->lane_start[l];
-        if (kc_item_line_waits_end(it, &r)) kc_qv_hold(qq, qi, &r, w, start, end, -1);  /* unprinted: it waits for the end line */
-        else kc_q_finish_item(qq, qi, &r, w, start, end, -1, 0, NULL);
+        if (kc_item_line_waits_end(it, &r)) {
+            kc_qv_hold(qq, qi, &r, w, start, end, -1);  /* unprinted: it waits for the end line */
+        } else {        /* its worker sent its line (item_run.h): printed here, after what the item printed */
+            kc_result_detail(body, detail, sizeof detail);
+            kc_sup_drain(&qq->sup, c, KC_SUP_OUT);
+            kc_item_where at = kc_q_where_sent(qq, w, start, end, -1, detail);
+            kc_q_finish_at(qq, qi, &r, &at);
+        }
     } else if (kc_inflight_final(it, &r)) {
         kc_result_detail(body, detail, sizeof detail);
         kc_qn_final(qq, w, l, &r, detail);

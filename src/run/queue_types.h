@@ -103,8 +103,8 @@ typedef struct wk {
     int lane_item[KC_INFLIGHT_MAX];         /* the qitem of each open lane */
     double lane_start[KC_INFLIGHT_MAX], lane_deadline[KC_INFLIGHT_MAX];
     int lane_alone[KC_INFLIGHT_MAX];        /* handed to go alone: nothing beside it */
-    int lane_batch[KC_INFLIGHT_MAX];        /* handed for a batch (kc_dispatch_item .batch): its worker prints
-                                             * its verdict, as an item's that went alone */
+    int lane_batch[KC_INFLIGHT_MAX];        /* handed for a batch (kc_dispatch_item .batch): its verdict stands
+                                             * as an item's that went alone */
 } wk;
 
 typedef struct queue {

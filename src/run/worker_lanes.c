@@ -344,7 +344,7 @@ static int batch_keep(lanes *ls, const kc_item *it)
 }
 
 /* The queue's GO: the items kept for a batch run now, on this thread
- * (kc_item_run_batch prints their lines), and are over. Without a GPU each
+ * (their lines go on their result lines, which the parent prints), and are over. Without a GPU each
  * runs as an item that goes alone (SKIP). */
 static void batch_run(lanes *ls, kc_san_pool *san)
 {
@@ -359,9 +359,10 @@ static void batch_run(lanes *ls, kc_san_pool *san)
         kc_item_run_batch(its, n, ls->o, san, outs, running_in_flight(ls));
     } else {
         for (int i = 0; i < n; i++) {
-            char *kept = NULL;
-            kc_item_run_kept(&ls->base, 0, its[i], ls->o, NULL, san, &outs[i], &kept, running_in_flight(ls));
-            free(kept);
+            free(ls->l[at[i]].kept);    /* the lines of its verdict, sent on its result line */
+            ls->l[at[i]].kept = NULL;
+            kc_item_run_kept(&ls->base, 0, its[i], ls->o, NULL, san, &outs[i], &ls->l[at[i]].kept,
+                             running_in_flight(ls));
         }
     }
     kc_exit_guard_what("waiting for items (worker with lanes)");

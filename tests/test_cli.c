@@ -581,20 +581,22 @@ Test(cli, a_broken_library_or_sanitizer_setting_is_refused_not_read_as_no_gpu, .
     }
     /* an ELF library that loads but is not the driver (here the fake NVML) is
      * named by its own path: the line said "libcuda.so.1 lacks cuInit" whatever
-     * KC_LIBCUDA named, sending the reader to the system's driver */
+     * KC_LIBCUDA named, sending the reader to the system's driver; and it is a
+     * driver that does not work, refused (2), not a machine without one */
     const char *other = getenv("KC_FAKE_NVML");
     cr_assert(other && *other, "KC_FAKE_NVML is not set (make test sets it)");
     char envother[600], wantother[700];
     snprintf(envother, sizeof envother, "KC_LIBCUDA=%s", other);
-    snprintf(wantother, sizeof wantother, "no GPU: %s lacks cuInit (not the CUDA driver library", other);
+    snprintf(wantother, sizeof wantother, "the CUDA driver does not work: %s lacks cuInit (not the CUDA driver library",
+             other);
     {
         char *argv[] = { (char *)kc_test_bin(), "run", "rmsnorm.f32", NULL };
         char *env[] = { envother, NULL };
         kc_proc q;
         cr_assert_eq(kc_spawn(argv, env, 30, &q), 0);
-        cr_expect_eq(q.status, 3, "%s: exit %d\n%s%s", envother, q.status, q.out, q.err);
-        cr_expect(strstr(q.out, wantother) && !strstr(q.out, "libcuda.so.1 lacks"), "%s: want '%s' in:\n%s", envother,
-                  wantother, q.out);
+        cr_expect_eq(q.status, 2, "%s: exit %d\n%s%s", envother, q.status, q.out, q.err);
+        cr_expect(strstr(q.err, wantother) && !strstr(q.err, "libcuda.so.1 lacks"), "%s: want '%s' in:\n%s", envother,
+                  wantother, q.err);
         kc_proc_free(&q);
     }
     /* KC_LIBNVML=none: no watch, and the run goes on under the fake driver */
@@ -726,4 +728,35 @@ Test(cli, a_report_path_that_is_not_a_file_name_is_refused, .timeout = 60)
     cr_expect(strstr(p.err, "--json -: a report needs a file name, not '-'"), "%s", p.err);
     kc_proc_free(&p);
     kc_rm_rf(dir);
+}
+
+/* A driver that is there and does not work is not a machine without a GPU:
+ * a cuInit that failed with CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803) said "no
+ * GPU: cuInit failed: ..." and exited 3, as a CPU-only machine does, so a CI
+ * that accepts 3 took a broken GPU runner for one (a new user's find). Now
+ * run (serial, --jobs, a shard) and info refuse it, exit 2, naming the
+ * error; cuInit's CUDA_ERROR_NO_DEVICE (100) and the toolkit's stub library's
+ * CUDA_ERROR_STUB_LIBRARY (34) stay "no GPU" (3). */
+Test(cli, a_driver_that_does_not_work_is_refused_not_read_as_no_gpu, .timeout = 60)
+{
+    const char *modes[][4] = { { "run", "fake.axpy.f32", NULL }, { "run", "fake.axpy.f32", "--jobs=2", NULL },
+                               { "run", "fake.axpy.f32", "--shard=0/2", NULL }, { "info", NULL } };
+    for (int m = 0; m < 4; m++) {
+        kc_proc p = kc_run_fake((char **)modes[m], (char *[]){ "KC_FAKE_CUINIT_ERROR=803", NULL }, 30);
+        cr_expect_eq(p.status, 2, "%s %s: exit %d\n%s%s", modes[m][0], modes[m][2] ? modes[m][2] : "", p.status, p.out,
+                     p.err);
+        /* (the fake driver names no CUresult 803; libcuda says CUDA_ERROR_SYSTEM_DRIVER_MISMATCH) */
+        const char *want = m == 3 ? "driver: does not work (cuInit failed: error 803"
+                                  : "the CUDA driver does not work: cuInit failed: error 803";
+        cr_expect(strstr(m == 3 ? p.out : p.err, want), "mode %d: want '%s' in:\n%s%s", m, want, p.out, p.err);
+        cr_expect(!strstr(p.out, "SKIP") && !strstr(p.out, "\nSUMMARY"), "mode %d: items ran:\n%s", m, p.out);
+        kc_proc_free(&p);
+    }
+    const char *absent[] = { "KC_FAKE_CUINIT_ERROR=100", "KC_FAKE_CUINIT_ERROR=34" };
+    for (int i = 0; i < 2; i++) {
+        kc_proc p = kc_run_fake((char *[]){ "run", "fake.axpy.f32", NULL }, (char *[]){ (char *)absent[i], NULL }, 30);
+        cr_expect_eq(p.status, 3, "%s: exit %d\n%s%s", absent[i], p.status, p.out, p.err);
+        cr_expect(strstr(p.out, "no GPU: cuInit failed: "), "%s:\n%s", absent[i], p.out);
+        kc_proc_free(&p);
+    }
 }

@@ -98,7 +98,7 @@ int kc_cuda_load_streams(kc_cuda *cu, const char *lib, int per_thread, char *err
     if (!lib || !*lib) lib = "libcuda.so.1";
     if (strcmp(lib, "none") == 0) {     /* a machine without a driver, asked for */
         snprintf(err, errcap, "KC_LIBCUDA=none: no CUDA driver loaded");
-        return -1;
+        return KC_CUDA_ABSENT;
     }
     /* RTLD_NODELETE: dlclose leaves the driver mapped until the process
      * exits (libcuda's threads and atexit handlers outlive a context), and
@@ -106,8 +106,9 @@ int kc_cuda_load_streams(kc_cuda *cu, const char *lib, int per_thread, char *err
     cu->lib = dlopen(lib, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!cu->lib) {
         kc_dlopen_why(lib, "the CUDA driver library", dlerror(), err, errcap);
-        return -1;
+        return strstr(err, " not found (dlopen: ") ? KC_CUDA_ABSENT : KC_CUDA_BROKEN;
     }
+    int rc = KC_CUDA_BROKEN;
     get_proc_fn gp = (get_proc_fn)dlsym(cu->lib, "cuGetProcAddress_v2");
     /* version 0: KC_CUDA_ABI_VERSION; optional: NULL when absent; ptname:
      * the per-thread default stream's variant as libcuda exports it (cuda.h's
@@ -156,6 +157,11 @@ int kc_cuda_load_streams(kc_cuda *cu, const char *lib, int per_thread, char *err
         const char *s = NULL;
         cu->GetErrorString(r, &s);
         snprintf(err, errcap, "cuInit failed: %s (%s)", kc_cuda_error_name(cu, r), s ? s : "?");
+        /* no device, or the toolkit's stub library (a build machine): a
+         * machine without a GPU; any other error is a driver that is there
+         * and does not work (a driver and kernel module that do not match,
+         * CUDA_ERROR_UNKNOWN after an upgrade without a reboot, ...) */
+        if (r == CUDA_ERROR_NO_DEVICE || r == CUDA_ERROR_STUB_LIBRARY) rc = KC_CUDA_ABSENT;
         goto fail;
     }
     cu->DriverGetVersion(&cu->driver_version);
@@ -163,7 +169,7 @@ int kc_cuda_load_streams(kc_cuda *cu, const char *lib, int per_thread, char *err
 fail:
     dlclose(cu->lib);
     cu->lib = NULL;
-    return -1;
+    return rc;
 }
 
 CUresult kc_cuda_sync(const kc_cuda *cu, CUstream stream)

@@ -131,12 +131,23 @@ void kc_dlopen_why(const char *lib, const char *what, const char *dlerr, char *b
  * library". 0; or -1 with "VAR=VALUE: REASON (expected ...)" in why. */
 int kc_lib_setting_check(const char *var, const char *what, char *why, size_t cap);
 
+/* kc_cuda_load's failures: a machine without a GPU (no driver library found,
+ * KC_LIBCUDA=none, cuInit's CUDA_ERROR_NO_DEVICE or the toolkit's stub
+ * library's CUDA_ERROR_STUB_LIBRARY): its GPU items SKIP, exit 3; or a driver
+ * that is there and does not work (a library that does not load or lacks an
+ * entry point, any other cuInit error): the run is refused, exit 2 (jobs.c),
+ * so a CI that accepts 3 for "no GPU" does not take a broken GPU machine
+ * for one. */
+#define KC_CUDA_ABSENT (-1)
+#define KC_CUDA_BROKEN (-2)
+
 /* Loads the driver (lib: NULL for "libcuda.so.1", or the KC_LIBCUDA environment
  * variable when set; "none" loads nothing and fails, as with no driver) and
  * calls cuInit(0). Returns 0, or -1 with the reason in
  * err ("libcuda.so.1 not found (dlopen: ...)", "/etc/passwd cannot be loaded
  * as the CUDA driver library (dlopen: ...)", "cuInit failed:
- * CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)", ...). */
+ * CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)", ...):
+ * KC_CUDA_ABSENT or KC_CUDA_BROKEN, above. */
 int kc_cuda_load(kc_cuda *cu, const char *lib, char *err, size_t errcap);
 /* kc_cuda_load, with the per-thread default stream when per_thread: each
  * entry point that takes a stream is resolved through cuGetProcAddress with

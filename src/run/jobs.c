@@ -160,7 +160,13 @@ static int probe_here(const kc_opts *o, int gpu_items, int max_devs, devinfo *d)
     int visible = 0, want[KC_MAX_DEVLIST];
     memset(d, 0, sizeof *d);
     if (!gpu_items) return 0;
-    if (kc_cuda_load(&cu, NULL, d->why, sizeof d->why)) return 0;
+    int lr = kc_cuda_load(&cu, NULL, d->why, sizeof d->why);
+    if (lr == KC_CUDA_BROKEN) {     /* not a machine without a GPU: refused (cuda_driver.h) */
+        kc_report_note(stderr, "the CUDA driver does not work: %s; nothing runs (a machine without a driver or a device "
+                       "would SKIP its GPU items and exit 3; KC_LIBCUDA=none runs as one)\n", d->why);
+        return 2;
+    }
+    if (lr) return 0;
     if (cu.DeviceGetCount(&visible) != CUDA_SUCCESS || visible == 0) {
         snprintf(d->why, sizeof d->why, "the driver sees no CUDA device");
         return 0;

@@ -380,7 +380,12 @@ static int info_here(void)
 {
     kc_cuda cu;
     char err[512];
-    if (kc_cuda_load(&cu, NULL, err, sizeof err)) {
+    int lr = kc_cuda_load(&cu, NULL, err, sizeof err);
+    if (lr == KC_CUDA_BROKEN) {     /* as a run refuses it (cuda_driver.h): not "no GPU" */
+        printf("driver: does not work (%s)\ndevices: unknown\n", err);
+        return 2;
+    }
+    if (lr) {
         printf("driver: none (%s)\ndevices: 0\n", err);
         return 3;   /* as a run with no GPU: a script probing for one must not read success */
     }

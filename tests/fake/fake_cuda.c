@@ -133,6 +133,8 @@ _Atomic unsigned long long fake_launches;  /* of the fake kernels under test (no
 CUresult cuInit(unsigned flags)
 {
     if (flags) return CUDA_ERROR_INVALID_VALUE;
+    const char *fail = getenv("KC_FAKE_CUINIT_ERROR");     /* set: cuInit fails with that CUresult (a number) */
+    if (fail && *fail) return (CUresult)atoi(fail);
     initialized = 1;
     return CUDA_SUCCESS;
 }

@@ -297,8 +297,10 @@ static void on_line(void *ctx, kc_sup *s, kc_child *c, int stream, const char *l
     /* One worker: its lines as a one-process run prints them, but for lines
      * that start as the run's own end does: an item's TALLY or SUMMARY line
      * must never stand in for the parent's (a log whose parent was killed
-     * would end with them), so they keep the worker's prefix. */
-    if (qq->serial && !(stream == KC_SUP_OUT && (strncmp(line, "TALLY", 5) == 0 || strncmp(line, "SUMMARY", 7) == 0)))
+     * would end with them), so they keep the worker's prefix; on stderr too,
+     * which a log saved with 2>&1 holds (Slurm's --output, Bazel's test.log:
+     * an item's stderr TALLY and SUMMARY made such a log merge green). */
+    if (qq->serial && !(strncmp(line, "TALLY", 5) == 0 || strncmp(line, "SUMMARY", 7) == 0))
         pre[0] = 0;
     else
         snprintf(pre, sizeof pre, "[w%d] ", w ? w->slot : 0);

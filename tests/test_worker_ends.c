@@ -141,3 +141,30 @@ Test(worker_ends, a_static_shard_that_dies_keeps_none_of_its_passes, .timeout = 
     kc_proc_free(&b);
     kc_rm_rf(dir);
 }
+
+/* --jobs 2: one worker runs fake.axpy.f32:control.fault, whose lost context
+ * is torn down for 1.5 s (KC_FAULT_TEARDOWN_S), and while it is no other
+ * control planted for gate 1 is handed out; the other worker passes
+ * fakethread.vec4.f32 and waits, idle, for fakeedges.copy.f16:control.fault.
+ * The thread it left raises SIGABRT then: the worker ends with no item in
+ * hand. This run read green (exit 0) once both controls were RED, with only
+ * the suspect's cache entry and cost row to say otherwise; with an item
+ * after fakethread.vec4.f32 that outlasts the thread (fixture.cost.00 under
+ * KC_FIXTURE_COST_SCALE=4) the serial run was red (that item's CRASH) while
+ * --jobs 3, whose worker sat idle, exited 0. */
+Test(worker_ends, an_end_on_its_own_with_no_item_in_hand_makes_the_run_not_green, .timeout = 60)
+{
+    char *env[] = { "KC_CACHE_DIR=off", "KC_FIXTURE_EXIT_THREAD_MS=500", "KC_FIXTURE_EXIT_THREAD_SIG=6",
+                    "KC_FAULT_TEARDOWN_S=1.5", NULL };
+    kc_proc p = kc_run_fake((char *[]){ "run", "--jobs", "2", "fake.axpy.f32:control.fault",
+                                        "fakeedges.copy.f16:control.fault", "fakethread.vec4.f32", NULL }, env, 60);
+    kc_tally t;
+    kc_out_tally(p.out, &t);
+    cr_assert(strstr(p.out, "killed by signal 6 (SIGABRT) between items"),
+              "the thread did not end an idle worker (the test's premise)\n%s%s", p.out, p.err);
+    cr_expect_eq(p.status, 1, "exit %d, expected 1 (not green)\n%s%s", p.status, p.out, p.err);
+    cr_expect_eq(t.untrusted, 1, "the TALLY does not say untrusted=1\n%s", p.out);
+    cr_expect(strstr(p.out, "with no item in hand, after 1 item it passed: no verdict explains that end"),
+              "no line says why the run is not green\n%s", p.out);
+    kc_proc_free(&p);
+}

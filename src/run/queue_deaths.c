@@ -15,9 +15,16 @@
  *   - with items in flight (--inflight), those go back to run again alone
  *     (queue_lanes.c); when each of those runs comes out green the end is
  *     explained by none of them, and the run is not green (a serial run
- *     has the same end's CRASH; before, the --inflight run read green).
- * One item at a time, the item in hand is the end's CRASH (queue_workers.c),
- * which fails the run already. */
+ *     has the same end's CRASH; before, the --inflight run read green);
+ *   - one item at a time, the item in hand is the end's CRASH
+ *     (queue_workers.c), which fails the run already; with none in hand
+ *     after items it passed (a --jobs worker left idle while the items
+ *     pending wait: a lost context's teardown, the one control planted for
+ *     gate 1 at a time; a serial run's worker replaced after a loss, ending
+ *     in the standby's slot) no verdict explains the end, and the run is
+ *     not green (kc_qd_unexplained; a red-team found a thread an item left
+ *     kill such a worker with SIGABRT: the run read green where its serial
+ *     run, whose next item the thread ended, was CRASH). */
 #include "queue_types.h"
 
 #include <stdio.h>
@@ -26,10 +33,10 @@
 
 #include "state.h"
 
-int kc_qd_own_end(const queue *qq, const wk *w, const kc_child *c)
+int kc_qd_own_end(const queue *qq, int ended, const kc_child *c)
 {
     const int said = WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == KC_WORKER_UNTRUSTED;
-    return !w->ended && !qq->interrupted && !c->stop_signal && !said;
+    return !ended && !qq->interrupted && !c->stop_signal && !said;
 }
 
 /* The item of queue qq named `name`, NULL none. */
@@ -40,7 +47,7 @@ static const kc_item *item_named(const queue *qq, const char *name)
     return NULL;
 }
 
-void kc_qd_suspects(queue *qq, const wk *w, const kc_child *c, const char *how)
+void kc_qd_suspects(queue *qq, int slot, const kc_child *c, const char *how)
 {
     char names[600];
     size_t len = 0;
@@ -62,8 +69,20 @@ void kc_qd_suspects(queue *qq, const wk *w, const kc_child *c, const char *how)
              "an item it ran before (a thread, a signal or exit handler), so the %d item%s it passed (%s%s) %s "
              "not kept in the results cache, and a cost table this run writes records %s failed (--rerun-failed "
              "runs %s)\n",
-             w->slot, (long)c->pid, how, n, n == 1 ? "" : "s", names, n > 8 ? ", ..." : "", n == 1 ? "is" : "are",
+             slot, (long)c->pid, how, n, n == 1 ? "" : "s", names, n > 8 ? ", ..." : "", n == 1 ? "is" : "are",
              n == 1 ? "it" : "them", n == 1 ? "it" : "them");
+}
+
+int kc_qd_unexplained(queue *qq, int slot, const kc_child *c, const char *how)
+{
+    int n = 0;
+    for (int i = 0; i < qq->rec.n; i++) n += qq->rec.v[i].worker_pid == (long)c->pid && qq->rec.v[i].suspect;
+    if (!n) return 0;
+    kc_q_say(qq, "worker %d (pid %ld) %s with no item in hand, after %d item%s it passed: no verdict explains that end "
+             "(a serial run has it as the CRASH of the item it ends under), so the run is not green\n", slot,
+             (long)c->pid, how, n, n == 1 ? "" : "s");
+    qq->untrusted = 1;
+    return 1;
 }
 
 void kc_qd_put_back(queue *qq, const wk *w, const kc_child *c, const char *how, int j)

@@ -238,19 +238,26 @@ double kc_q_next_end_by(const queue *qq);
  * under an item, that item's CRASH settles it) or when it was handed
  * :sanitize items (`held`) with sessions on and ended another way with no
  * item in hand (killed, crashed, stopped overdue): their summaries were
- * never checked. Under an item its end is that item's CRASH or TIMEOUT;
+ * never checked; or, unstopped, when it ended another way with no item in
+ * hand after items it passed (kc_qd_unexplained). Under an item its end is that item's CRASH or TIMEOUT;
  * the sessions' earlier verdicts are then not kept in the cache, and stand
  * in the run only when a rerun alone decides that item (queue_workers.c
  * says why). queue_workers.c. */
 int kc_q_end_vouched(queue *qq, int slot, const kc_child *c, int ended, int held, int under_item);
 /* queue_deaths.c: a worker that ends on its own without its end line.
- * Whether worker w (child c, GONE) ended so: no end line, not interrupted,
- * not stopped by the queue, not KC_WORKER_UNTRUSTED. */
-int kc_qd_own_end(const queue *qq, const wk *w, const kc_child *c);
-/* Such an end: the items c's process passed before are suspects (their
- * records' suspect set, the passes this run kept for them removed from
- * the results cache), said in one line naming them (none: nothing said). */
-void kc_qd_suspects(queue *qq, const wk *w, const kc_child *c, const char *how);
+ * Whether a worker (child c, GONE; ended: it wrote its end line) ended so:
+ * no end line, not interrupted, not stopped by the queue, not
+ * KC_WORKER_UNTRUSTED. */
+int kc_qd_own_end(const queue *qq, int ended, const kc_child *c);
+/* Such an end of worker `slot`: the items c's process passed before are
+ * suspects (their records' suspect set, the passes this run kept for them
+ * removed from the results cache), said in one line naming them (none:
+ * nothing said). */
+void kc_qd_suspects(queue *qq, int slot, const kc_child *c, const char *how);
+/* Such an end with no item in hand, after kc_qd_suspects: when c's process
+ * passed items (suspects), no verdict explains the end: said, the run is
+ * not green (qq->untrusted), 1; else 0. */
+int kc_qd_unexplained(queue *qq, int slot, const kc_child *c, const char *how);
 /* Such an end put item j, in flight, back to run again alone. */
 void kc_qd_put_back(queue *qq, const wk *w, const kc_child *c, const char *how, int j);
 /* At the run's end: each such end whose items put back all came out green

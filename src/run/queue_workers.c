@@ -305,6 +305,10 @@ int kc_q_end_vouched(queue *qq, int slot, const kc_child *c, int ended, int held
                  "(worker.h): their summaries were never checked, so the :sanitize verdicts they gave are not trusted "
                  "and the run is not green\n", slot, (long)c->pid, how);
         qq->untrusted = 1;
+    } else if (!under_item && !c->stop_signal) {     /* killed or crashed on its own after items it passed */
+        char how[128];
+        kc_sup_describe_status(c->wstatus, how, sizeof how);
+        kc_qd_unexplained(qq, slot, c, how);
     }
     return 0;
 }
@@ -333,7 +337,7 @@ void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c)
     /* an item in hand that its end settles (a lanes worker that lost its
      * context puts the others back: it ended after its own item) */
     const int under_item = w->cur >= 0 || (qq->k > 1 && w->book.open && w->phase != KC_WK_RETIRING);
-    if (kc_qd_own_end(qq, w, c)) kc_qd_suspects(qq, w, c, how);   /* what it finished before (queue_deaths.c) */
+    if (kc_qd_own_end(qq, w->ended, c)) kc_qd_suspects(qq, w->slot, c, how);   /* what it finished before (queue_deaths.c) */
     kc_qh_teardown_ends(qq, w, c->exited);     /* the context it lost is gone with it */
     kc_q_sessions(qq, c->slot, 0);   /* its sessions ended with it (a fresh worker starts its own) */
     if (qq->k > 1 && w->book.open) {     /* settled, or put back undecided (queue_lanes.c) */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "support/run_output.h"
+#include "support/sanitize_runs.h"
 #include "support/spawn.h"
 #include "tally.h"
 
@@ -167,4 +168,40 @@ Test(worker_ends, an_end_on_its_own_with_no_item_in_hand_makes_the_run_not_green
     cr_expect(strstr(p.out, "with no item in hand, after 1 item it passed: no verdict explains that end"),
               "no line says why the run is not green\n%s", p.out);
     kc_proc_free(&p);
+}
+
+/* Serially: fixture.gpu.e.limit leaves a limit the fake driver will not set
+ * back (KC_FAKE_LIMITS_STICK), so its worker is replaced by the standby
+ * and ends in the standby's slot, waiting 1.5 s for its sanitizer
+ * sessions' summaries (KC_FAKE_SANITIZER_END_S); fakethread.vec4.f32's
+ * thread ends it then (exit(0)), before its end line. The run is not green;
+ * but fakethread.vec4.f32's pass stayed in the results cache (the
+ * replaced worker's end had no suspects), and the next run, whose thread
+ * never started, read it from there and was green. */
+Test(worker_ends, the_worker_a_standby_replaced_has_its_suspects_too, .timeout = 90)
+{
+    char dir[256], cache_env[340], once[300], once_env[340];
+    kc_tmp_dir(dir, sizeof dir, "ends-retired");
+    snprintf(cache_env, sizeof cache_env, "KC_CACHE_DIR=%s/cache", dir);
+    char *args[] = { "run", KC_SAN_TEST_ITEM, "fakethread.vec4.f32", "fixture.gpu.e.limit", "fixture.pass.00", NULL };
+    for (int k = 0; k < 2; k++) {
+        snprintf(once, sizeof once, "%s/run%d.once", dir, k);
+        snprintf(once_env, sizeof once_env, "KC_FIXTURE_EXIT_THREAD_ONCE=%s", once);
+        char *env[] = { kc_san_test_env(), cache_env, once_env, "KC_FIXTURE_EXIT_THREAD_MS=300",
+                        "KC_FAKE_LIMITS_STICK=1", "KC_FAKE_SANITIZER_END_S=1.5", NULL };
+        kc_proc p = kc_run_fake(args, env, 60);
+        kc_tally t;
+        kc_out_tally(p.out, &t);
+        char line[2048];
+        cr_assert(strstr(p.out, "this process is replaced"), "run %d: no worker was replaced (the test's premise)\n%s%s",
+                  k, p.out, p.err);
+        cr_expect_eq(p.status, 1, "run %d: exit %d, expected 1\n%s%s", k, p.status, p.out, p.err);
+        cr_expect(!kc_out_item_line(p.out, "PASS", "fakethread.vec4.f32", line, sizeof line) ||
+                      !strstr(line, "[cached: "),
+                  "run %d reused the pass of an item its ended worker ran before\n%s", k, p.out);
+        cr_expect(strstr(p.out, "items it passed (fakethread.vec4.f32, fixture.gpu.e.limit) are not kept in the "
+                                "results cache"), "run %d: the suspects are not named\n%s", k, p.out);
+        kc_proc_free(&p);
+    }
+    kc_rm_rf(dir);
 }

@@ -24,7 +24,9 @@
  *     in the standby's slot) no verdict explains the end, and the run is
  *     not green (kc_qd_unexplained; a red-team found a thread an item left
  *     kill such a worker with SIGABRT: the run read green where its serial
- *     run, whose next item the thread ended, was CRASH). */
+ *     run, whose next item the thread ended, was CRASH). The worker a
+ *     serial run's standby replaced has its suspects too (before, their
+ *     passes stayed cached, and the next cached run read green). */
 #include "queue_types.h"
 
 #include <stdio.h>

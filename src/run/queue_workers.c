@@ -325,6 +325,8 @@ void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c)
     int untrusted = WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == KC_WORKER_UNTRUSTED;
     if (untrusted) qq->untrusted = 1;   /* whatever else it did: its line says why; the run is not green */
     if (kc_qs_is(qq, c)) {      /* the standby, or a worker it replaced (queue_standby.c) */
+        if (qq->standby_retired && kc_qd_own_end(qq, qq->retired_ended, c))     /* as a worker's own end, below */
+            kc_qd_suspects(qq, qq->retired_worker, c, how);
         const int vouched = kc_qs_end_vouched(qq, c);
         if (!vouched && !untrusted) abnormal = 1;
         release_sessions(qq, c, vouched, untrusted, 0);

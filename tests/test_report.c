@@ -634,6 +634,43 @@ Test(report, refused_run_leaves_an_incomplete_report, .timeout = 30)
     unlink(svg);
 }
 
+/* Refused after the command line was read, by what main checks before the
+ * reports began: the environment (a wrong KC_CUDA_SCHED, a GoogleTest shard
+ * out of range) or options that do not combine (--status-level with
+ * --shard). Each left the earlier green run's reports in place, exit 2
+ * (a red-team): a CI step that publishes the JUnit report whatever the exit
+ * status showed the last run's green. */
+Test(report, a_run_refused_by_its_environment_leaves_an_incomplete_report, .timeout = 60)
+{
+    char json[128], junit[160], svg[160];
+    tmpname(json, sizeof json, "refused_env");
+    snprintf(junit, sizeof junit, "%s.xml", json);
+    snprintf(svg, sizeof svg, "%s.svg", json);
+    struct { char *env[3]; char *opt[4]; const char *say; } refusals[] = {
+        { { "KC_CUDA_SCHED=bogus", NULL }, { NULL }, "KC_CUDA_SCHED='bogus'" },
+        { { "GTEST_SHARD_INDEX=5", "GTEST_TOTAL_SHARDS=2", NULL }, { NULL }, "GTEST_SHARD_INDEX=5 is out of range" },
+        { { NULL }, { "--status-level", "fail", "--shard", "0/2" }, "does not combine with --shard 0/2" },
+    };
+    for (size_t r = 0; r < sizeof refusals / sizeof refusals[0]; r++) {
+        kc_proc p = fixture((char *[]){ "run", "fixture.pass.00", "--json", json, "--junit", junit, "--timeline", svg,
+                                        NULL }, NULL);
+        cr_assert_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+        kc_proc_free(&p);
+        char *args[16] = { "run", "fixture.fail", "--json", json, "--junit", junit, "--timeline", svg };
+        int a = 8;
+        for (int i = 0; i < 4 && refusals[r].opt[i]; i++) args[a++] = refusals[r].opt[i];
+        args[a] = NULL;
+        p = fixture(args, refusals[r].env);
+        cr_expect_eq(p.status, 2, "refusal %zu: exit %d\n%s", r, p.status, p.err);
+        cr_expect(strstr(p.err, refusals[r].say), "refusal %zu: %s", r, p.err);
+        kc_proc_free(&p);
+        expect_incomplete(json, junit, svg, refusals[r].say);
+    }
+    unlink(json);
+    unlink(junit);
+    unlink(svg);
+}
+
 /* ---- issue 21: files beside the reports, paths that stay put, one owner ---- */
 
 static int header_printed(const kc_live *l) { return strstr(l->out, " items selected, seed ") != NULL; }

@@ -174,6 +174,17 @@ static int main_body(int argc, char **argv)
         kc_opts_free(&o);
         return print_version();
     }
+    kc_env_test_begin(&o);      /* TEST_PREMATURE_EXIT_FILE made, XML_OUTPUT_FILE as --junit (shard_env.h) */
+    /* From here the run may end anywhere (a refusal, a crash, SIGKILL): until it
+     * writes its reports, they say so (report.h); so before the refusals of
+     * the environment and of options that do not combine, which left an
+     * earlier run's green reports in place. A re-exec'd serial run
+     * (--resume-tally) continues one that already did this. */
+    if ((o.cmd == KC_CMD_RUN || o.cmd == KC_CMD_MERGE) && !o.worker && !o.parent && !o.resume_tally && !o.sanitize_target && !o.cases_given &&
+        (rc = kc_reports_begin(o.json, o.junit, o.timeline))) {
+        kc_opts_free(&o);
+        return rc;
+    }
     if ((rc = kc_env_shard_apply(&o))) {      /* --shard auto, or Bazel's/GoogleTest's variables: first */
         kc_opts_free(&o);
         return rc;
@@ -190,7 +201,6 @@ static int main_body(int argc, char **argv)
     }
     kc_item_print_level(o.status_level);      /* which item lines this process prints (a worker's too) */
     kc_colour_set(o.colour);    /* a worker writes to a pipe and is given no --color: it never colours */
-    kc_env_test_begin(&o);      /* TEST_PREMATURE_EXIT_FILE made, XML_OUTPUT_FILE as --junit (shard_env.h) */
     if (o.cmd == KC_CMD_RUN || o.cmd == KC_CMD_MUTATE) {
         char why[512];
         if ((o.gpu_wait && kc_gpu_set_wait(o.gpu_wait, why, sizeof why)) || check_env(why, sizeof why)) {
@@ -198,14 +208,6 @@ static int main_body(int argc, char **argv)
             kc_opts_free(&o);
             return 2;
         }
-    }
-    /* From here the run may end anywhere (a refusal, a crash, SIGKILL): until it
-     * writes its reports, they say so (report.h). A re-exec'd serial run
-     * (--resume-tally) continues one that already did this. */
-    if ((o.cmd == KC_CMD_RUN || o.cmd == KC_CMD_MERGE) && !o.worker && !o.parent && !o.resume_tally && !o.sanitize_target && !o.cases_given &&
-        (rc = kc_reports_begin(o.json, o.junit, o.timeline))) {
-        kc_opts_free(&o);
-        return rc;
     }
     kc_item *items;
     static char err[16384];

@@ -205,3 +205,33 @@ Test(worker_ends, the_worker_a_standby_replaced_has_its_suspects_too, .timeout =
     }
     kc_rm_rf(dir);
 }
+
+/* The status a worker exits with when its sanitizer sessions do not vouch
+ * (KC_WORKER_UNTRUSTED, 5) was taken for its word: a thread an item left
+ * that calls exit(5) ended the worker under fixture.cost.00 (CRASH), but
+ * no suspects were taken, fakethread.vec4.f32's pass stayed in the results
+ * cache, and the next run reused it and exited 0. The status is the
+ * worker's own only after it said so on its result pipe (UNTRUSTED). */
+Test(worker_ends, an_exit_with_the_untrusted_status_is_not_taken_for_the_workers_word, .timeout = 90)
+{
+    char dir[256], cache[300];
+    kc_tmp_dir(dir, sizeof dir, "ends-status5");
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    for (int k = 0; k < 2; k++) {
+        ends_env e;
+        char tag[16];
+        snprintf(tag, sizeof tag, "run%d", k);
+        ends_env_init(&e, dir, tag, "KC_FIXTURE_EXIT_THREAD_MS=150", cache);
+        e.env[4] = "KC_FIXTURE_EXIT_THREAD_STATUS=5";
+        e.env[5] = NULL;
+        kc_proc p = kc_run_fake((char *[]){ "run", "fakethread.vec4.f32", "fixture.cost.00", NULL }, e.env, 60);
+        kc_tally t;
+        kc_out_tally(p.out, &t);
+        cr_expect_eq(p.status, 1, "run %d: exit %d\n%s%s", k, p.status, p.out, p.err);
+        cr_expect_eq(t.cached, 0, "run %d reused the pass of an item its ended worker ran before\n%s", k, p.out);
+        cr_expect(strstr(p.out, "so the 1 item it passed (fakethread.vec4.f32) is not kept in the results cache"),
+                  "run %d: the suspect is not named\n%s", k, p.out);
+        kc_proc_free(&p);
+    }
+    kc_rm_rf(dir);
+}

@@ -216,12 +216,14 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
     if (w->phase == KC_WK_VIOLATED || w->phase == KC_WK_TIMED_OUT || w->phase == KC_WK_LATE ||
         w->phase == KC_WK_OVERDUE)
         return;
-    if (strcmp(line, KC_RESULT_ENDED) == 0) {
-        if ((w->phase == KC_WK_IDLE || w->phase == KC_WK_RETIRING) && c->in < 0 && !w->ended)
-            w->ended = 1;       /* its input closed, it ends: its sessions vouch (worker.h) */
-        else
-            kc_q_protocol_violated(qq, w, c, line, w->ended ? "saying it ends, a second time"
-                                                          : "saying it ends, before its input was closed");
+    if (strcmp(line, KC_RESULT_ENDED) == 0 || strcmp(line, KC_RESULT_UNTRUSTED) == 0) {
+        /* its input closed, it ends: its sessions' word either way (worker.h) */
+        if ((w->phase == KC_WK_IDLE || w->phase == KC_WK_RETIRING) && c->in < 0 && !w->ended && !w->said) {
+            if (strcmp(line, KC_RESULT_ENDED) == 0) w->ended = 1;
+            else w->said = 1;
+        } else
+            kc_q_protocol_violated(qq, w, c, line, w->ended || w->said ? "saying it ends, a second time"
+                                                                    : "saying it ends, before its input was closed");
         return;
     }
     if (qq->k > 1) {            /* several items open: each line names its item (queue_lanes.c) */

@@ -35,9 +35,10 @@
 
 #include "state.h"
 
-int kc_qd_own_end(const queue *qq, int ended, const kc_child *c)
+int kc_qd_own_end(const queue *qq, int ended, int said, const kc_child *c)
 {
-    const int said = WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == KC_WORKER_UNTRUSTED;
+    /* the status alone is not its word: an item's thread can exit() with it */
+    said = said && WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == KC_WORKER_UNTRUSTED;
     return !ended && !qq->interrupted && !c->stop_signal && !said;
 }
 

@@ -221,7 +221,7 @@ double kc_ql_deadline(const wk *w)
 int kc_ql_gone(queue *qq, wk *w, kc_child *c, const char *how)
 {
     int settled = 0;
-    const int own = kc_qd_own_end(qq, w->ended, c);        /* nothing the run did ended it (queue_deaths.c) */
+    const int own = kc_qd_own_end(qq, w->ended, w->said, c);        /* nothing the run did ended it (queue_deaths.c) */
     /* A worker that died under its items (not one the queue stopped, nor
      * one retiring after a loss it reported): each item's run is a loss
      * (queue_holds.c), as a worker of one item's is (queue_workers.c). */

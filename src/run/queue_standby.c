@@ -73,9 +73,13 @@ void kc_qs_on_result(queue *qq, kc_child *c, const char *line)
         if (c->state == KC_CHILD_STARTING) kc_sup_mark(c, KC_CHILD_IDLE);
         return;
     }
-    if (qq->standby_retired && strcmp(line, KC_RESULT_ENDED) == 0 && !qq->retired_ended) {
+    if (qq->standby_retired && strcmp(line, KC_RESULT_ENDED) == 0 && !qq->retired_ended && !qq->retired_said) {
         qq->retired_ended = 1;          /* the worker it replaced ends: its sessions vouch (worker.h), also when
                                          * it was stopped overdue after the line */
+        return;
+    }
+    if (qq->standby_retired && strcmp(line, KC_RESULT_UNTRUSTED) == 0 && !qq->retired_ended && !qq->retired_said) {
+        qq->retired_said = 1;           /* ... or says they do not: its status is its own */
         return;
     }
     if (c->stop_signal) return;         /* stopped already: nothing it says counts */
@@ -154,6 +158,7 @@ void kc_qs_between_waits(queue *qq)
         return;                                 /* its end replaces it (queue.c, on_gone) */
     const int lost = w->lost, by = w->lost_by;
     qq->retired_ended = w->ended;               /* its end line, if it came already */
+    qq->retired_said = w->said;
     qq->retired_held = qq->dw[w->slot].sessions;
     qq->retired_end_by = w->end_by;
     kc_q_phase(w, KC_WK_GONE);                  /* its process is the standby slot's now */

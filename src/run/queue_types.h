@@ -91,6 +91,7 @@ typedef struct wk {
                                  * (kc_qh_teardown_begins) */
     int fault_beside;           /* another item on its GPU faulted while its item ran (kc_dispatch_rerun_alone) */
     int ended;                  /* it wrote KC_RESULT_ENDED: its sessions' summaries were checked and vouch (worker.h) */
+    int said;                   /* it wrote KC_RESULT_UNTRUSTED: they do not; its KC_WORKER_UNTRUSTED status is its own */
     double end_by;              /* its input closed (kc_q_close_input): OVERDUE when it has not ended by then; 0 none */
     int spawned;
     char nonce[KC_NONCE_LEN + 1]; /* SEALING: its item's nonce, sent once it said the item is over (worker.h) */
@@ -144,6 +145,7 @@ typedef struct queue {
     int standby_retired;        /* the standby's slot holds the worker it replaced, ending (kc_qs_retire) */
     int retired_worker;         /* ... which was worker slot this */
     int retired_ended;          /* ... and which wrote KC_RESULT_ENDED (worker.h) */
+    int retired_said;           /* ... or KC_RESULT_UNTRUSTED */
     int retired_held;           /* ... and which was handed :sanitize items (kc_dispatch_worker.sessions) */
     double retired_end_by;      /* ... and which must end by then (wk.end_by) */
     int retiring;               /* worker slot + 1 whose standby hand-over waits for the loop (kc_qs_retire); 0 none */
@@ -245,10 +247,10 @@ double kc_q_next_end_by(const queue *qq);
  * says why). queue_workers.c. */
 int kc_q_end_vouched(queue *qq, int slot, const kc_child *c, int ended, int held, int under_item);
 /* queue_deaths.c: a worker that ends on its own without its end line.
- * Whether a worker (child c, GONE; ended: it wrote its end line) ended so:
- * no end line, not interrupted, not stopped by the queue, not
- * KC_WORKER_UNTRUSTED. */
-int kc_qd_own_end(const queue *qq, int ended, const kc_child *c);
+ * Whether a worker (child c, GONE; ended: it wrote its end line; said: it
+ * wrote KC_RESULT_UNTRUSTED) ended so: no end line, not interrupted, not
+ * stopped by the queue, not KC_WORKER_UNTRUSTED after saying so. */
+int kc_qd_own_end(const queue *qq, int ended, int said, const kc_child *c);
 /* Such an end of worker `slot`: the items c's process passed before are
  * suspects (their records' suspect set, the passes this run kept for them
  * removed from the results cache), said in one line naming them (none:

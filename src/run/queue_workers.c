@@ -103,6 +103,7 @@ void kc_q_fresh(queue *qq, wk *w)
 {
     w->cur = -1;
     w->ended = 0;
+    w->said = 0;
     w->end_by = 0;
     kc_ql_reset(qq, w);
     kc_q_phase(w, KC_WK_STARTING);
@@ -325,7 +326,7 @@ void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c)
     int untrusted = WIFEXITED(c->wstatus) && WEXITSTATUS(c->wstatus) == KC_WORKER_UNTRUSTED;
     if (untrusted) qq->untrusted = 1;   /* whatever else it did: its line says why; the run is not green */
     if (kc_qs_is(qq, c)) {      /* the standby, or a worker it replaced (queue_standby.c) */
-        if (qq->standby_retired && kc_qd_own_end(qq, qq->retired_ended, c))     /* as a worker's own end, below */
+        if (qq->standby_retired && kc_qd_own_end(qq, qq->retired_ended, qq->retired_said, c))  /* as a worker's own end, below */
             kc_qd_suspects(qq, qq->retired_worker, c, how);
         const int vouched = kc_qs_end_vouched(qq, c);
         if (!vouched && !untrusted) abnormal = 1;
@@ -339,7 +340,7 @@ void kc_q_on_gone(void *ctx, kc_sup *s, kc_child *c)
     /* an item in hand that its end settles (a lanes worker that lost its
      * context puts the others back: it ended after its own item) */
     const int under_item = w->cur >= 0 || (qq->k > 1 && w->book.open && w->phase != KC_WK_RETIRING);
-    if (kc_qd_own_end(qq, w->ended, c)) kc_qd_suspects(qq, w->slot, c, how);   /* what it finished before (queue_deaths.c) */
+    if (kc_qd_own_end(qq, w->ended, w->said, c)) kc_qd_suspects(qq, w->slot, c, how);   /* what it finished before (queue_deaths.c) */
     kc_qh_teardown_ends(qq, w, c->exited);     /* the context it lost is gone with it */
     kc_q_sessions(qq, c->slot, 0);   /* its sessions ended with it (a fresh worker starts its own) */
     if (qq->k > 1 && w->book.open) {     /* settled, or put back undecided (queue_lanes.c) */

@@ -22,6 +22,11 @@
  * clean verdict they gave (worker.h). An exit() or _exit() that ends the
  * worker first (an item's, a thread's, an exit handler's) cannot write it. */
 #define KC_RESULT_ENDED "ENDED"
+/* Its last line instead, when those summaries do not vouch: it exits
+ * KC_WORKER_UNTRUSTED having said why on stdout. The status alone is not
+ * its word: an item's leftover thread or exit handler can exit() with the
+ * same number (the parent then takes the end for its own, queue_deaths.c). */
+#define KC_RESULT_UNTRUSTED "UNTRUSTED"
 #define KC_NONCE_LEN 16             /* hex digits of a request's nonce (64 random bits) */
 #define KC_RESULT_DETAIL_SEP '\036' /* between the detail field's lines (an escaped line holds no control byte) */
 #define KC_RESULT_LINE_CAP (4096 + 4 * 8192)  /* the longest result line: the message and an item's escaped detail */

@@ -102,6 +102,12 @@ int kc_worker_say_ended(int rfd)
     return kc_worker_write_all(rfd, ended, sizeof ended - 1);
 }
 
+int kc_worker_say_untrusted(int rfd)
+{
+    static const char said[] = KC_RESULT_UNTRUSTED "\n";
+    return kc_worker_write_all(rfd, said, sizeof said - 1);
+}
+
 /* The worker's sessions end and their summaries are checked; when they
  * vouch and nothing failed before (rc 0) the end line is written, before
  * anything that may take long (a lost context's teardown): the line is
@@ -114,6 +120,7 @@ static int end_sessions(kc_san_pool *san, int rc, int rfd)
     if (kc_san_pool_free(san, why, sizeof why) && rc == 0) {
         kc_say(stdout, "%s\n", why);
         fflush(stdout);
+        kc_worker_say_untrusted(rfd);       /* the status is its word only with this line */
         return KC_WORKER_UNTRUSTED;
     }
     if (rc == 0) kc_worker_say_ended(rfd);

@@ -27,7 +27,9 @@
  * its compute-sanitizer sessions' summaries; when they vouch it writes
  *     ENDED
  * (KC_RESULT_ENDED) and exits (0, unless its last output cannot be
- * written), else it exits KC_WORKER_UNTRUSTED. The parent trusts the
+ * written), else it writes UNTRUSTED (KC_RESULT_UNTRUSTED) and exits
+ * KC_WORKER_UNTRUSTED (that status without the line is an end on its own,
+ * queue_deaths.c: an item's thread's exit(5)). The parent trusts the
  * sessions' clean verdicts only after that line, however the process ends
  * after it: an exit status can be replaced after the check (an exit handler
  * an item's library registered that calls _exit(0)), the line cannot; a

@@ -537,6 +537,7 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
         if (kc_san_pool_free(san, why, sizeof why) && rc == 0) {
             kc_say(stdout, "%s\n", why);
             rc = KC_WORKER_UNTRUSTED;
+            kc_worker_say_untrusted(rfd);   /* the status is its word only with this line */
         }
         fflush(stdout);
         fflush(stderr);

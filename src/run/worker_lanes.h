@@ -36,4 +36,9 @@ int kc_worker_write_all(int fd, const char *buf, size_t len);
  * before it exits 0 (kc_worker_run, kc_worker_lanes). 0, or -1 when the
  * parent is gone. */
 int kc_worker_say_ended(int rfd);
+/* Writes KC_RESULT_UNTRUSTED on the result pipe rfd, before the worker
+ * exits KC_WORKER_UNTRUSTED (its sessions do not vouch): without it the
+ * parent takes that status for an end on its own (queue_deaths.c). 0, or
+ * -1 (the parent is gone). worker.c. */
+int kc_worker_say_untrusted(int rfd);
 #endif

@@ -977,3 +977,46 @@ Test(result_cache, a_library_rebuilt_between_two_items_of_a_process_keeps_no_ver
     kc_rm_rf(lib);
     kc_rm_rf(c.dir);
 }
+
+/* KC_CACHE_DIR relative to the directory the run started in: a static
+ * shard runs its items in its own process, and one that calls chdir()
+ * (fixture.chdir, into KC_FIXTURE_CHDIR) moved the cache under the items
+ * after it. fixture.once.exit0 passes with KC_FIXTURE_MARK naming a file
+ * and fails without it (its key cannot see that): the --no-cache shard
+ * that FAILed it removed "its" pass from the wrong folder (a missing file,
+ * silently), and the next cached run reused the pass and exited 0. The
+ * directory is fixed where the run started, as --costs and the reports are
+ * (a red-team). */
+Test(result_cache, a_relative_cache_dir_stays_put_when_an_item_changes_directory, .timeout = 60)
+{
+    char dir[512], cwd[PATH_MAX], rel[PATH_MAX + 600], env_dir[PATH_MAX + 640], mark[600], env_mark[640], sub[600],
+        env_sub[640];
+    kc_tmp_dir(dir, sizeof dir, "rcache-relative");
+    cr_assert(getcwd(cwd, sizeof cwd), "getcwd");
+    size_t n = 0;                               /* "../" per component of cwd, then dir from the root */
+    rel[0] = 0;
+    for (const char *p = cwd; *p; p++)
+        if (*p == '/' && p[1]) n += (size_t)snprintf(rel + n, sizeof rel - n, "../");
+    snprintf(rel + n, sizeof rel - n, "%s/cache", dir + 1);
+    snprintf(env_dir, sizeof env_dir, "KC_CACHE_DIR=%s", rel);
+    snprintf(mark, sizeof mark, "%s/mark", dir);
+    snprintf(env_mark, sizeof env_mark, "KC_FIXTURE_MARK=%s", mark);
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    snprintf(env_sub, sizeof env_sub, "KC_FIXTURE_CHDIR=%s", sub);
+    cr_assert_eq(mkdir(sub, 0700), 0);
+    kc_write_file(mark, "");
+    kc_proc p = kc_run_fake((char *[]){ "run", "fixture.once.exit0", NULL }, (char *[]){ env_dir, env_mark, NULL }, 60);
+    cr_assert_eq(p.status, 0, "the run that fills the cache: exit %d\n%s%s", p.status, p.out, p.err);
+    kc_proc_free(&p);
+    p = kc_run_fake((char *[]){ "run", "--jobs", "1", "--schedule", "static", "--no-cache", "fixture.chdir",
+                                "fixture.once.exit0", NULL }, (char *[]){ env_dir, env_sub, NULL }, 60);
+    cr_assert_eq(p.status, 1, "the --no-cache shard without the mark: exit %d\n%s%s", p.status, p.out, p.err);
+    kc_proc_free(&p);
+    p = kc_run_fake((char *[]){ "run", "fixture.once.exit0", NULL }, (char *[]){ env_dir, NULL }, 60);
+    kc_tally t;
+    kc_out_tally(p.out, &t);
+    cr_expect_eq(t.cached, 0, "the pass a --no-cache run found failing on the same inputs was reused:\n%s", p.out);
+    cr_expect_eq(p.status, 1, "the cached run after it: exit %d\n%s%s", p.status, p.out, p.err);
+    kc_proc_free(&p);
+    kc_rm_rf(dir);
+}

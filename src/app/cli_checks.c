@@ -7,7 +7,8 @@
  * file (kc_cli_same_file); and the files a run will write at its end, the
  * reports and the cost table: each its own file and writable, tried before
  * anything runs (kc_cli_check_reports), then made absolute against the
- * directory the run started in (kc_cli_resolve_paths, issue 21). */
+ * directory the run started in, as is the results cache's KC_CACHE_DIR
+ * (kc_cli_resolve_paths, issue 21). */
 #include "cli_checks.h"
 #include "costs.h"
 #include "safe_file.h"
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -193,18 +195,43 @@ static int use_resolved(kc_opts *o, const char *opt, const char **val, char *abs
     return 0;
 }
 
+/* A relative KC_CACHE_DIR (result_cache.h) made absolute against cwd in
+ * this process's environment, which its children and its re-exec inherit:
+ * a static shard keeps and removes entries in its own process, after items
+ * that may have called chdir() (a pass its --no-cache run found failing
+ * was removed from the wrong folder, and the next run reused it). "off"
+ * and empty stay as they are. 0, or 4 out of memory. */
+static int resolve_cache_dir(const char *cwd)
+{
+    const char *v = getenv("KC_CACHE_DIR");
+    if (!v || !v[0] || v[0] == '/' || strcasecmp(v, "off") == 0) return 0;
+    size_t n = strlen(cwd) + strlen(v) + 2;
+    char *abs = malloc(n);
+    if (!abs) {
+        kc_say(stderr, "out of memory\n");
+        return 4;
+    }
+    snprintf(abs, n, "%s/%s", cwd, v);
+    int rc = setenv("KC_CACHE_DIR", abs, 1);
+    free(abs);
+    if (rc) kc_say(stderr, "out of memory\n");
+    return rc ? 4 : 0;
+}
+
 /* Issue 21: the files a run writes at its end are fixed where the command
  * line named them, before anything runs: a relative --json, --junit,
  * --timeline or --costs becomes absolute against the directory the run
  * started in, so an item that calls chdir() cannot move them (nor the
- * serial runner's re-exec, which reads the same words). 0, or 4 out of
- * memory; a working directory that cannot be read leaves them as given. */
+ * serial runner's re-exec, which reads the same words); so does the
+ * results cache's KC_CACHE_DIR. 0, or 4 out of memory; a working directory
+ * that cannot be read leaves them as given. */
 int kc_cli_resolve_paths(kc_opts *o)
 {
     const char *opt[4] = { "--json", "--junit", "--timeline", "--costs" };
     const char **val[4] = { &o->json, &o->junit, &o->timeline, &o->costs };
     char cwd[PATH_MAX];
     if (!getcwd(cwd, sizeof cwd)) return 0;
+    if (resolve_cache_dir(cwd)) return 4;
     for (int k = 0; k < 4; k++) {
         const char *v = *val[k];
         if (!v || !v[0] || v[0] == '/') continue;

@@ -19,7 +19,8 @@ int kc_cli_check_parallel(const kc_opts *o);
  * runs: 0, or 2 after kc_cli_usage_error. */
 int kc_cli_check_reports(const kc_opts *o);
 /* A relative --json, --junit, --timeline or --costs made absolute against
- * the working directory, in o and in its children's inherited words: 0, or
- * 4 out of memory. */
+ * the working directory, in o and in its children's inherited words, and a
+ * relative KC_CACHE_DIR in the environment they inherit: 0, or 4 out of
+ * memory. */
 int kc_cli_resolve_paths(kc_opts *o);
 #endif

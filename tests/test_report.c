@@ -671,6 +671,46 @@ Test(report, a_run_refused_by_its_environment_leaves_an_incomplete_report, .time
     unlink(svg);
 }
 
+/* A command line that does not parse (exit 2) left an earlier run's green
+ * reports in place (a red-team's find): the parser stops at the bad word,
+ * before or after the report options. Each report file already there now
+ * says the run did not finish, whichever word was bad; a report option that
+ * names no file yet makes none. */
+Test(report, a_command_line_that_does_not_parse_leaves_an_incomplete_report, .timeout = 60)
+{
+    char json[128], junit[160], svg[160], fresh[160];
+    tmpname(json, sizeof json, "bad_usage");
+    snprintf(junit, sizeof junit, "%s.xml", json);
+    snprintf(svg, sizeof svg, "%s.svg", json);
+    snprintf(fresh, sizeof fresh, "%s.fresh.xml", json);
+    char jsoneq[200];
+    snprintf(jsoneq, sizeof jsoneq, "--json=%s", json);
+    struct { char *args[12]; const char *say; } bad[] = {
+        { { "run", "fixture.fail", jsoneq, "--junit", junit, "--timeline", svg, "--seed", "x", NULL }, "--seed" },
+        { { "run", "--seed", "x", "fixture.fail", jsoneq, "--junit", junit, "--timeline", svg, NULL }, "--seed" },
+        { { "run", "fixture.fail", jsoneq, "--junit", junit, "--timeline", svg, "--no-such-option", NULL },
+          "unknown option '--no-such-option'" },
+    };
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+        kc_proc p = fixture((char *[]){ "run", "fixture.pass.00", "--json", json, "--junit", junit, "--timeline", svg,
+                                        NULL }, NULL);
+        cr_assert_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+        kc_proc_free(&p);
+        p = fixture(bad[b].args, NULL);
+        cr_expect_eq(p.status, 2, "case %zu: exit %d\n%s", b, p.status, p.err);
+        cr_expect(strstr(p.err, bad[b].say), "case %zu: %s", b, p.err);
+        kc_proc_free(&p);
+        expect_incomplete(json, junit, svg, "bad usage");
+    }
+    kc_proc p = fixture((char *[]){ "run", "fixture.pass.00", "--junit", fresh, "--seed", "x", NULL }, NULL);
+    cr_expect_eq(p.status, 2, "exit %d\n%s", p.status, p.err);
+    cr_expect(access(fresh, F_OK) != 0, "a report was made where none was: %s", fresh);
+    kc_proc_free(&p);
+    unlink(json);
+    unlink(junit);
+    unlink(svg);
+}
+
 /* ---- issue 21: files beside the reports, paths that stay put, one owner ---- */
 
 static int header_printed(const kc_live *l) { return strstr(l->out, " items selected, seed ") != NULL; }

@@ -140,6 +140,29 @@ static int check_env(char *why, size_t cap)
     return kc_gpu_sched_flags(&sched, why, cap) || kc_san_env_check(why, cap) || check_env_files(why, cap) ? -1 : 0;
 }
 
+/* A command line that did not parse (exit 2) may name report files that an
+ * earlier run left green, which a CI step that publishes its JUnit report
+ * whatever the exit status shows as this run's (a red-team's find: `run
+ * --junit r.xml --seed x`). The parser stopped at the bad word, so the
+ * report options are read from argv here ("--json F", "--json=F", the same
+ * for --junit and --timeline, before "--"), and each that names a regular
+ * file already there is made to say the run did not finish
+ * (kc_reports_begin); nothing is made where no file was. */
+static void reports_after_bad_usage(int argc, char **argv)
+{
+    static const char *const names[3] = { "--json", "--junit", "--timeline" };
+    const char *path[3] = { NULL, NULL, NULL };
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        for (int k = 0; k < 3; k++) {
+            size_t l = strlen(names[k]);
+            if (strncmp(argv[i], names[k], l) != 0) continue;
+            const char *v = argv[i][l] == '=' ? argv[i] + l + 1 : !argv[i][l] && i + 1 < argc ? argv[i + 1] : NULL;
+            struct stat st;
+            if (v && *v && stat(v, &st) == 0 && S_ISREG(st.st_mode)) path[k] = v;
+        }
+    if (path[0] || path[1] || path[2]) kc_reports_begin(path[0], path[1], path[2]);
+}
+
 static int main_body(int argc, char **argv)
 {
     int rc = kc_jobs_child_guard(argc, argv);   /* a --jobs child: die with the parent; first */
@@ -147,6 +170,7 @@ static int main_body(int argc, char **argv)
     kc_opts o;
     rc = kc_cli_parse(argc, argv, &o);
     if (rc) {
+        if (rc == 2) reports_after_bad_usage(argc, argv);
         kc_opts_free(&o);
         return rc;
     }

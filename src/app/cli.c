@@ -161,7 +161,8 @@ static const opt_row OPTIONS[] = {
       "again, its line says 'cached' (docs/results-cache.md)" },
     { "--rerun-failed", NULL, NULL, C_RUN | C_LIST | C_MERGE, TO_REEXEC, 0, F(rerun_failed), kc_cli_set_flag, NULL,
       "run (or list) only the items the cost table (--costs) records as failed\n"
-      "last time, among those the PATTERNs select; none: nothing runs, exit 0;\n"
+      "last time, among those the PATTERNs select; none recorded: every one runs\n"
+      "(pytest's --last-failed; passes the results cache holds are reused);\n"
       "no table: exit 2. The run writes the table back (docs/parallel-runs.md).\n"
       "With --shard K/N each shard reads the table and leaves it; merge, given\n"
       "--rerun-failed and the same table, checks their slices and writes it back" },

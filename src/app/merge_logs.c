@@ -345,7 +345,7 @@ static int slices(const kc_opts *o, const kc_item *items, int n, int nshards, lo
     *digest = 0;
     for (int k = 0; k < nshards; k++) {
         so.shard_k = k;
-        int nf = 0, ns = kc_select(&so, items, n, sel, &nf, err, cap);
+        int nf = 0, ns = kc_select(&so, items, n, sel, &nf, NULL, err, cap);
         if (ns < 0) {
             free(sel);
             return -1;

@@ -451,9 +451,10 @@ int kc_lpt_partition(const double *cost, const char *const *names, int n, int ns
 }
 
 /* --rerun-failed: keeps of sel[0..nf) the items the table o->costs records
- * as failed. Returns how many, or -1 with the reason in err (no table, a
+ * as failed, or all of them (*all 1) when it records none failed (costs.h,
+ * kc_select). Returns how many, or -1 with the reason in err (no table, a
  * malformed one). */
-static int keep_failed(const kc_opts *o, const kc_item *items, int *sel, int nf, char *err, size_t cap)
+static int keep_failed(const kc_opts *o, const kc_item *items, int *sel, int nf, int *all, char *err, size_t cap)
 {
     kc_costs c;
     int found, nk = 0;
@@ -467,15 +468,18 @@ static int keep_failed(const kc_opts *o, const kc_item *items, int *sel, int nf,
         if (e && e->failed) sel[nk++] = sel[i];
     }
     kc_costs_free(&c);
-    return nk;
+    *all = nk == 0 && nf > 0;
+    return *all ? nf : nk;
 }
 
-int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfiltered, char *err, size_t cap)
+int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfiltered, int *rerun_all, char *err,
+              size_t cap)
 {
-    int nf = 0;
+    int nf = 0, all = 0;
     for (int i = 0; i < n; i++)
         if (kc_filter_match(items[i].name, o->patterns, o->npatterns)) sel[nf++] = i;
-    if (o->rerun_failed && (nf = keep_failed(o, items, sel, nf, err, cap)) < 0) return -1;
+    if (o->rerun_failed && (nf = keep_failed(o, items, sel, nf, &all, err, cap)) < 0) return -1;
+    if (rerun_all) *rerun_all = all;
     *nfiltered = nf;
     if (!(o->sharded && o->costs_given)) {
         int ns = 0;
@@ -509,11 +513,13 @@ int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfil
     return rc;
 }
 
-int kc_rerun_failed_none(const kc_opts *o, int nfiltered, FILE *out)
+int kc_rerun_failed_none(const kc_opts *o, int rerun_all, FILE *out)
 {
-    if (!o->rerun_failed || nfiltered > 0) return 0;
-    kc_say(out, "--rerun-failed: the cost table %s records no failed item among those selected; nothing "
-                 "to run\n", o->costs);
+    if (!o->rerun_failed || !rerun_all) return 0;
+    kc_say(out, "--rerun-failed: the cost table %s records no failed item among those selected, so every one "
+                "runs, as pytest's --last-failed does (a run that was refused, killed or had no GPU recorded no "
+                "failure, and running nothing would read green); passes the results cache holds are reused\n",
+           o->costs);
     return 1;
 }
 

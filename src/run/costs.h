@@ -152,19 +152,26 @@ void kc_queue_order(const kc_costs *c, const kc_item *items, int *sel, int ns);
 int kc_lpt_partition(const double *cost, const char *const *names, int n, int nshards, int *shard_of);
 
 /* The selection of a run or list: the filtered items (in name order; with
- * --rerun-failed only those the table o->costs records as failed) that
+ * --rerun-failed only those the table o->costs records as failed, or every
+ * one of them when it records none failed: *rerun_all 1, may be NULL) that
  * belong to shard o->shard_k of o->shard_n: by cost (LPT over the table
  * o->costs) when --costs was given with --shard, else item i in shard i % N.
  * Fills sel (room for n) and *nfiltered (the count before sharding);
  * returns the count, or -1 with "FILE: ..." in err (a malformed table, no
  * table under --rerun-failed, out of memory). A --jobs run selects once, in
- * the parent: its workers take item names, never the table. */
-int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfiltered, char *err, size_t cap);
-/* With --rerun-failed and nothing selected (nfiltered 0, from kc_select):
- * prints "kcontract: --rerun-failed: the cost table FILE records no failed
- * item among those selected; nothing to run" to out and returns 1 (the run
- * then runs nothing and exits 0: nothing failed last time). Else 0. */
-int kc_rerun_failed_none(const kc_opts *o, int nfiltered, FILE *out);
+ * the parent: its workers take item names, never the table.
+ * --rerun-failed with no failure recorded runs everything, as pytest's
+ * --last-failed does by default (--last-failed-no-failures all): a run
+ * refused, killed before it wrote the table, or without a GPU records no
+ * failure, and `run || run --rerun-failed` then read green having run
+ * nothing (a new user's and a red-team's find). */
+int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfiltered, int *rerun_all, char *err,
+              size_t cap);
+/* With --rerun-failed and rerun_all (kc_select's: no failure recorded among
+ * the selection, so every item runs): prints "kcontract: --rerun-failed:
+ * the cost table FILE records no failed item among those selected, so
+ * every one runs ..." to out and returns 1. Else 0. */
+int kc_rerun_failed_none(const kc_opts *o, int rerun_all, FILE *out);
 /* What a cost-cut selection was cut from (TALLY costs=): a hash of the name
  * and cost (recorded, or estimated) of each filtered item in name order, so
  * the shards of one run and their merge can tell that the table changed

@@ -14,6 +14,7 @@
 /* The figures a header names. */
 typedef struct kc_queue_head {
     int selected, filtered;     /* items this run runs; items the filter selected (before --shard) */
+    int rerun_all;              /* --rerun-failed found no failure recorded: every selected item runs (kc_select) */
     int gpu_items;              /* of the selected, those that need a GPU */
     int sanitize_waits;         /* ... :sanitize items run in sessions, whose clean line waits (kc_item_line_waits_end) */
     int workers;                /* the queue's workers */

@@ -97,7 +97,8 @@ int kc_q_setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     /* The filtered items, or with --shard K/N this host's slice of them, cut
      * as a serial --shard K/N run cuts it (by cost with --costs), so its
      * TALLY merges like any shard's (kcontract merge). */
-    if ((ns = kc_select(o, items, n, sel, &nf, err, sizeof err)) < 0 ||
+    int rerun_all = 0;
+    if ((ns = kc_select(o, items, n, sel, &nf, &rerun_all, err, sizeof err)) < 0 ||
         kc_select_costs_digest(o, items, n, &qq->t.costs, err, sizeof err)) {
         kc_say(stderr, "%s %s\n", kc_costs_origin(o), err);
         free(sel);
@@ -215,6 +216,7 @@ int kc_q_setup(queue *qq, const kc_opts *o, const kc_item *items, int n)
     free(sel);
     head.selected = ns;
     head.filtered = nf;
+    head.rerun_all = rerun_all;
     head.gpu_items = gpu_items;
     head.sanitize_waits = waits;
     head.workers = qq->nw;

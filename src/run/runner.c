@@ -121,7 +121,8 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     char serr[1024];
     if (!sel) return 4;
     kc_proc_adopt_orphans();    /* what an item leaves running becomes ours, to end (item_run.h) */
-    if ((ns = kc_select(o, items, n, sel, &nf, serr, sizeof serr)) < 0) {   /* filter, then shard (costs.h) */
+    int rerun_all = 0;
+    if ((ns = kc_select(o, items, n, sel, &nf, &rerun_all, serr, sizeof serr)) < 0) {   /* filter, then shard (costs.h) */
         kc_report_note(stderr, "%s %s\n", kc_costs_origin(o), serr);
         free(sel);
         return 2;
@@ -203,7 +204,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
                        gpu.cu.driver_version / 1000, gpu.cu.driver_version % 1000 / 10);
         kc_report_note(stdout, "%s%s\n", head, dev);
         kc_report_empty_shard(o, ns, nf);
-        kc_rerun_failed_none(o, nf, stdout);
+        kc_rerun_failed_none(o, rerun_all, stdout);
         if (gpu_items && !have_gpu)
             kc_report_no_gpu_ahead(gpu.why, gpu_items, ns);
         fflush(stdout);
@@ -352,7 +353,8 @@ int kc_list(const kc_opts *o, const kc_item *items, int n)
     int *sel = malloc(((size_t)n + 1) * sizeof *sel), ns;
     char serr[1024];
     if (!sel) return 4;
-    if ((ns = kc_select(o, items, n, sel, &nf, serr, sizeof serr)) < 0) {
+    int rerun_all = 0;
+    if ((ns = kc_select(o, items, n, sel, &nf, &rerun_all, serr, sizeof serr)) < 0) {
         kc_say(stderr, "%s %s\n", kc_costs_origin(o), serr);
         free(sel);
         return 2;
@@ -365,7 +367,7 @@ int kc_list(const kc_opts *o, const kc_item *items, int n)
         total++;
     }
     free(sel);
-    kc_rerun_failed_none(o, nf, o->list_json ? stderr : stdout);     /* JSON Lines: nothing else on stdout */
+    kc_rerun_failed_none(o, rerun_all, o->list_json ? stderr : stdout);     /* JSON Lines: nothing else on stdout */
     if (o->list_json) return 0;
     printf("%d item%s: %d kernel%s, %d control%s, %d limit check%s, %d suite%s", total, total == 1 ? "" : "s",
            count[KC_KIND_KERNEL], count[KC_KIND_KERNEL] == 1 ? "" : "s", count[KC_KIND_CONTROL],

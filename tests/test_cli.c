@@ -760,3 +760,20 @@ Test(cli, a_driver_that_does_not_work_is_refused_not_read_as_no_gpu, .timeout = 
         kc_proc_free(&p);
     }
 }
+
+/* A mistyped option gets git's "did you mean", as a mistyped pattern does
+ * (a new user's find: '--jbos' and '--versoin' said only "unknown
+ * option"); a word near no option gets none. */
+Test(cli, a_mistyped_option_is_offered_the_option_it_is_near)
+{
+    const char *cases[][2] = { { "--jbos", "unknown option '--jbos'; did you mean '--jobs'?" },
+                               { "--versoin", "unknown option '--versoin'; did you mean '--version'?" },
+                               { "--seeed=3", "unknown option '--seeed=3'; did you mean '--seed'?" },
+                               { "--frobnicate", "unknown option '--frobnicate'\n" } };
+    for (int i = 0; i < 4; i++) {
+        kc_proc p = run("run", cases[i][0], NULL, NULL);
+        cr_expect_eq(p.status, 2, "%s: exit %d", cases[i][0], p.status);
+        cr_expect(strstr(p.err, cases[i][1]), "%s: want '%s' in:\n%s", cases[i][0], cases[i][1], p.err);
+        kc_proc_free(&p);
+    }
+}

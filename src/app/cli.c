@@ -9,6 +9,8 @@
 #include "cli_checks.h"
 #include "cli_values.h"
 #include "costs.h"
+#include "filter.h"
+#include "strbuf.h"
 #include "parallel.h"
 #include "shard.h"
 
@@ -473,6 +475,24 @@ static int inherit(kc_opts *o, const opt_row *r, const char *v)
     return 0;
 }
 
+/* An unknown option a: "unknown option 'A'", and "; did you mean '--jobs'?"
+ * when an option's name is within a typo's edit distance of it
+ * (kc_filter_suggest, as a mistyped pattern gets; git's "did you mean" is
+ * the model), over the name before any "=". Exit status 2. */
+static int unknown_option(const char *a)
+{
+    enum { W = 32 };
+    static char names[NOPTIONS][W];
+    for (int k = 0; k < NOPTIONS; k++) snprintf(names[k], W, "%s", OPTIONS[k].name);
+    char word[256], near[3][256], also[600] = "";
+    snprintf(word, sizeof word, "%.*s", (int)strcspn(a, "="), a);
+    int n = strlen(word) < W ? kc_filter_suggest(word, names[0], W, NOPTIONS, near, 3) : 0;
+    for (int i = 0; i < n; i++)
+        kc_strcatf(also, sizeof also, "%s'%s'", i == 0 ? "; did you mean " : i == n - 1 ? " or " : ", ", near[i]);
+    if (n) kc_strcatf(also, sizeof also, "?");
+    return kc_cli_usage_error("unknown option '%s'%s", a, also);
+}
+
 /* argv[*i], an option: found in OPTIONS, its value taken ("--name=V" or the
  * next argument, then *i moves past it), checked for a second time, set, and
  * kept for the command lines that inherit it (o->inherit). */
@@ -482,7 +502,7 @@ static int option(kc_opts *o, int argc, char **argv, int *i, unsigned char *give
     const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
     const opt_row *r = find_option(a, eq ? (size_t)(eq - a) : strlen(a));
     const opt_row *joined = r ? NULL : short_joined(a);
-    if (!r && !(r = joined)) return kc_cli_usage_error("unknown option '%s'%s", a, "");
+    if (!r && !(r = joined)) return unknown_option(a);
     int k = (int)(r - OPTIONS);
     const char *v = NULL;
     int used = 0;   /* arguments the value took after a */

@@ -140,8 +140,16 @@ static int check_writable(const char *opt, const char *path, int direct_ok)
     }
     char tmp[PATH_MAX + 64];
     int fd = kc_temp_beside(path, tmp, sizeof tmp);   /* a new file, never through a planted symlink */
-    if (fd < 0) {
-        snprintf(why, sizeof why, "%s %s: cannot create %s beside it: %s", opt, path, tmp, strerror(errno));
+    if (fd < 0) {       /* the folder, not the temporary file's name, is what the user can fix */
+        int e = errno;
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (!slash) snprintf(dir, sizeof dir, ".");
+        else if (slash == dir) dir[1] = 0;
+        else *slash = 0;
+        snprintf(why, sizeof why, "%s %s: cannot create a file in %s (the report is written there and renamed into "
+                 "place): %s", opt, path, dir, strerror(e));
         return kc_cli_usage_error("%s%s", why, "");
     }
     close(fd);

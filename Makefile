@@ -267,7 +267,8 @@ $(B)/libkcontract.so.$(KC_VERSION): $(LIB_OBJS)
 # make install PREFIX=/usr/local [DESTDIR=staging]: the libraries, the public
 # headers (include/ only, never src/), pkg-config's kcontract.pc, the CMake
 # package (find_package(kcontract): kcontract_add_suite) and the make rules
-# (share/kcontract.mk with kcontract_embed.c).
+# (share/kcontract.mk with kcontract_embed.c), and README.md and docs/*.md
+# under share/doc/kcontract (the messages and --help point to them).
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 PUBLIC_HEADERS := include/kcontract.h include/kcontract_dtype.h include/kcontract_device.cuh include/kcontract_rowfold.h include/kcontract_dref_common.cuh include/kcontract_warp_check.cuh include/kcontract_watchdog.cuh
@@ -288,6 +289,8 @@ install: lib
 	  > $(DESTDIR)$(LIBDIR)/cmake/kcontract/kcontractConfigVersion.cmake
 	sed -e 's|@PREFIX@|$(PREFIX)|g' share/kcontractConfig.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/kcontract/kcontractConfig.cmake
 	install -m 644 share/kcontract_embed_source.cmake $(DESTDIR)$(LIBDIR)/cmake/kcontract/
+	install -d $(DESTDIR)$(PREFIX)/share/doc/kcontract
+	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/kcontract/
 
 # The Hopper GEMM checked and timed against cuBLAS and gemm_tc on one GPU
 # (bench/gemm_hopper_bench.cu: loads build/fatbin/gemm_wgmma*.fatbin and

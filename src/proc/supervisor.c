@@ -171,7 +171,7 @@ static int lift(int fd)
 }
 
 /* The pipes: [0] stdin (ours the write end), [1..3] stdout, stderr, result
- * (ours the read ends). Unused ones stay -1. */
+ * (ours the read ends, non-blocking). Unused ones stay -1. */
 static int make_pipes(int p[4][2], int flags)
 {
     for (int i = 0; i < 4; i++) p[i][0] = p[i][1] = -1;
@@ -180,6 +180,9 @@ static int make_pipes(int p[4][2], int flags)
         if (pipe2(p[i], O_CLOEXEC)) return -1;
         int child_end = i == 0 ? 0 : 1;
         if ((p[i][child_end] = lift(p[i][child_end])) < 0) return -1;
+        /* our read ends never block: a stream read by kc_sup_drain from an
+         * owner's callback may still carry this round's poll readiness */
+        if (i > 0 && fcntl(p[i][0], F_SETFL, fcntl(p[i][0], F_GETFL) | O_NONBLOCK)) return -1;
     }
     return 0;
 }

@@ -95,7 +95,8 @@ int kc_cuda_load_streams(kc_cuda *cu, const char *lib, int per_thread, char *err
     memset(cu, 0, sizeof *cu);
     cu->per_thread = per_thread != 0;
     if (!lib) lib = getenv("KC_LIBCUDA");
-    if (!lib || !*lib) lib = "libcuda.so.1";
+    const int named = lib && *lib;     /* by KC_LIBCUDA or the caller: its absence is a broken setting */
+    if (!named) lib = "libcuda.so.1";
     if (strcmp(lib, "none") == 0) {     /* a machine without a driver, asked for */
         snprintf(err, errcap, "KC_LIBCUDA=none: no CUDA driver loaded");
         return KC_CUDA_ABSENT;
@@ -106,7 +107,7 @@ int kc_cuda_load_streams(kc_cuda *cu, const char *lib, int per_thread, char *err
     cu->lib = dlopen(lib, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!cu->lib) {
         kc_dlopen_why(lib, "the CUDA driver library", dlerror(), err, errcap);
-        return strstr(err, " not found (dlopen: ") ? KC_CUDA_ABSENT : KC_CUDA_BROKEN;
+        return !named && strstr(err, " not found (dlopen: ") ? KC_CUDA_ABSENT : KC_CUDA_BROKEN;
     }
     int rc = KC_CUDA_BROKEN;
     get_proc_fn gp = (get_proc_fn)dlsym(cu->lib, "cuGetProcAddress_v2");

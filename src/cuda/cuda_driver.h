@@ -124,18 +124,19 @@ void kc_dlopen_why(const char *lib, const char *what, const char *dlerr, char *b
 /* Holds the library that environment variable `var` (KC_LIBCUDA, KC_LIBNVML)
  * names to what it takes, before anything runs: unset, empty, "none" (no
  * library: a machine without a driver, asked for) or a bare name the loader
- * searches for (ld.so(8); not found there is a machine without it) pass; a
+ * searches for (ld.so(8); kc_cuda_load refuses it when not found) pass; a
  * path must be a regular file that starts as an ELF object does. A path that
  * is not there is a broken setup, not a machine without a GPU: a CI that
  * takes exit 3 for "no GPU" must not read it as one. what: "the CUDA driver
  * library". 0; or -1 with "VAR=VALUE: REASON (expected ...)" in why. */
 int kc_lib_setting_check(const char *var, const char *what, char *why, size_t cap);
 
-/* kc_cuda_load's failures: a machine without a GPU (no driver library found,
+/* kc_cuda_load's failures: a machine without a GPU (libcuda.so.1 not found,
  * KC_LIBCUDA=none, cuInit's CUDA_ERROR_NO_DEVICE or the toolkit's stub
  * library's CUDA_ERROR_STUB_LIBRARY): its GPU items SKIP, exit 3; or a driver
- * that is there and does not work (a library that does not load or lacks an
- * entry point, any other cuInit error): the run is refused, exit 2 (jobs.c),
+ * that is there and does not work, or one named (KC_LIBCUDA) that is not
+ * found (a library that does not load or lacks an entry point, any other
+ * cuInit error): the run is refused, exit 2 (jobs.c),
  * so a CI that accepts 3 for "no GPU" does not take a broken GPU machine
  * for one. */
 #define KC_CUDA_ABSENT (-1)

@@ -176,7 +176,8 @@ static const opt_row OPTIONS[] = {
       "--status-level needs a value (fail, pass, skip or all)",
       "which item lines are printed: 'fail' the failing ones only, 'pass' all\n"
       "but SKIP, 'skip' or 'all' (default) every one; a failing line, the TALLY\n"
-      "and the SUMMARY always are (not with --shard K/N: merge reads every line)" },
+      "and the SUMMARY always are (refused with --shard K/N: merge reads every\n"
+      "line)" },
     { "--color", NULL, "WHEN", C_RUN | C_MERGE, TO_NONE, OPT_ONCE, 0, kc_cli_set_colour,
       "--color needs a value (auto, always or never)",
       "colour the state word of item lines: 'auto' (default) when stdout is a\n"

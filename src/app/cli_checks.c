@@ -209,17 +209,22 @@ static int use_resolved(kc_opts *o, const char *opt, const char **val, char *abs
  * that may have called chdir() (a pass its --no-cache run found failing
  * was removed from the wrong folder, and the next run reused it). "off"
  * and empty stay as they are. 0, or 4 out of memory. */
+/* "CWD/V", malloc'd; NULL out of memory (said on stderr). */
+static char *join_cwd(const char *cwd, const char *v)
+{
+    size_t n = strlen(cwd) + strlen(v) + 2;
+    char *abs = malloc(n);
+    if (abs) snprintf(abs, n, "%s/%s", cwd, v);
+    else kc_say(stderr, "out of memory\n");
+    return abs;
+}
+
 static int resolve_cache_dir(const char *cwd)
 {
     const char *v = getenv("KC_CACHE_DIR");
     if (!v || !v[0] || v[0] == '/' || strcasecmp(v, "off") == 0) return 0;
-    size_t n = strlen(cwd) + strlen(v) + 2;
-    char *abs = malloc(n);
-    if (!abs) {
-        kc_say(stderr, "out of memory\n");
-        return 4;
-    }
-    snprintf(abs, n, "%s/%s", cwd, v);
+    char *abs = join_cwd(cwd, v);
+    if (!abs) return 4;
     int rc = setenv("KC_CACHE_DIR", abs, 1);
     free(abs);
     if (rc) kc_say(stderr, "out of memory\n");
@@ -243,13 +248,8 @@ int kc_cli_resolve_paths(kc_opts *o)
     for (int k = 0; k < 4; k++) {
         const char *v = *val[k];
         if (!v || !v[0] || v[0] == '/') continue;
-        size_t n = strlen(cwd) + strlen(v) + 2;
-        char *abs = malloc(n);
-        if (!abs) {
-            kc_say(stderr, "out of memory\n");
-            return 4;
-        }
-        snprintf(abs, n, "%s/%s", cwd, v);
+        char *abs = join_cwd(cwd, v);
+        if (!abs) return 4;
         if (use_resolved(o, opt[k], val[k], abs, k)) {
             free(abs);
             kc_say(stderr, "out of memory\n");

@@ -244,6 +244,38 @@ Test(break, an_items_output_without_a_newline_starts_its_state_line_mid_line, .t
     unlink(costs);
 }
 
+/* 6b. What an item printed comes before its state line: the worker ends
+ * the item's last line with its line marker, and the parent prints the
+ * item's line once it has read it (kc_sup_drain). The marker was left in
+ * the worker's stdio buffer (no flush after it, now that the worker prints
+ * no item line), so output without a newline reached the log only with the
+ * next item's output, after the item's line: a PASS an item printed for
+ * itself came after the run's FAIL, the line a reader takes as the item's
+ * (the last), and the text of one item sat among another's. */
+Test(break, an_items_output_without_a_newline_comes_before_its_state_line, .timeout = 60)
+{
+    char costs[256];
+    kc_tmp_path(costs, sizeof costs, "break", "lastword");
+    char *a[] = { "run", "fixture.break.lastword", "fixture.break.partial", "fixture.pass.00", NULL };
+    char *b[] = { "run", "fixture.break.lastword", "fixture.break.partial", "fixture.pass.00", "--jobs", "1",
+                  "--costs", costs, NULL };
+    char **runs[] = { a, b };
+    for (int i = 0; i < 2; i++) {
+        kc_proc p = fixture(runs[i]);
+        cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+        char st[16] = "";
+        kc_out_state_lines(p.out, "fixture.break.lastword", st, sizeof st);
+        cr_expect_str_eq(st, "FAIL", "run %d: the last state line of fixture.break.lastword says %s:\n%s", i, st,
+                         p.out);
+        const char *text = strstr(p.out, "partial output without a newline:"),
+                   *line = strstr(p.out, "FAIL   fixture.break.partial ");
+        cr_expect(text && line && text < line, "run %d: fixture.break.partial's output is not before its line:\n%s",
+                  i, p.out);
+        kc_proc_free(&p);
+    }
+    unlink(costs);
+}
+
 /* 7. The parent prints no line for an item its worker reported: the worker
  * does. An item that redirects its process's stdout (dup2 of /dev/null, a
  * library's freopen of stdout to a log file) takes every later item's state

@@ -180,7 +180,8 @@ static int same_file(int a, int b)
  * freopen does, would take every later item's line with it), and the line
  * started on a line of its own: the marker KC_LINE_MARK and a newline end
  * whatever the item printed without a newline, and the parent drops them
- * (queue.c). Only in a worker (o->worker), whose stdout the parent reads. */
+ * (queue.c); flushed before the result is sent. Only in a worker
+ * (o->worker), whose stdout the parent reads. */
 static void restore_stdio(const kc_opts *o)
 {
     if (!o->worker) return;
@@ -193,7 +194,12 @@ static void restore_stdio(const kc_opts *o)
                     i ? "stderr" : "stdout");
         }
     clearerr(stdout);
+    /* flushed now: it must reach the parent before the item's result does,
+     * which the parent prints after what it has read (kc_sup_drain); left in
+     * the buffer it came with the next item's output, so what this item
+     * printed without a newline (a PASS of its own, even) came after its line */
     fputs(KC_LINE_MARK "\n", stdout);
+    fflush(stdout);
 }
 
 void kc_item_fault_before(const char *name)

@@ -715,6 +715,39 @@ Test(report, a_command_line_that_does_not_parse_leaves_an_incomplete_report, .ti
     unlink(svg);
 }
 
+/* The same rule never reaches a file that the line does not name as a
+ * report: the report options were read from argv by their spelling alone,
+ * so a file after "--json" that the parse takes as something else (the
+ * value of --exclude, whose glob "--json" is, leaving the file a PATTERN;
+ * a PATTERN after "--") or given to a command that writes no report (list)
+ * was turned into an "incomplete" placeholder: a user's file destroyed by
+ * a typo elsewhere on the line. The file is left as it was. */
+Test(report, a_command_line_that_does_not_parse_leaves_a_file_it_names_as_no_report_alone, .timeout = 60)
+{
+    char notes[128];
+    tmpname(notes, sizeof notes, "not_a_report");
+    static const char text[] = "a user's notes, not a report\n";
+    struct { char *args[12]; } bad[] = {
+        { { "run", "--exclude", "--json", notes, "--no-such-option", NULL } },
+        { { "run", "--exclude", "--junit", notes, "--seed", "x", NULL } },
+        { { "run", "--seed", "x", "--", "--json", notes, NULL } },
+        { { "list", "--json", notes, NULL } },
+        { { "merge", "--log", notes, "--timeline", notes, "--seed", "x", NULL } },
+    };
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+        FILE *f = fopen(notes, "w");
+        cr_assert(f, "fopen %s", notes);
+        fputs(text, f);
+        cr_assert_eq(fclose(f), 0);
+        kc_proc p = fixture(bad[b].args, NULL);
+        cr_expect_eq(p.status, 2, "case %zu: exit %d\n%s", b, p.status, p.err);
+        kc_proc_free(&p);
+        const char *t = kc_out_file(notes);
+        cr_expect_str_eq(t, text, "case %zu: a file named as no report was rewritten:\n%s", b, t);
+    }
+    unlink(notes);
+}
+
 /* ---- issue 21: files beside the reports, paths that stay put, one owner ---- */
 
 static int header_printed(const kc_live *l) { return strstr(l->out, " items selected, seed ") != NULL; }

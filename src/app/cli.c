@@ -578,6 +578,27 @@ static int command_word(int argc, char **argv)
     return 0;
 }
 
+void kc_cli_report_args(int argc, char **argv, const char *path[3])
+{
+    static const size_t field[3] = { offsetof(kc_opts, json), offsetof(kc_opts, junit), offsetof(kc_opts, timeline) };
+    path[0] = path[1] = path[2] = NULL;
+    const int at = command_word(argc, argv);
+    const kc_cmd cmd = at > 0 ? command_of(argv[at]) : KC_CMD_RUN;
+    if (cmd != KC_CMD_RUN && cmd != KC_CMD_MERGE) return;  /* the commands that write these reports (report.h) */
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (i == at || a[0] != '-' || !a[1]) continue;      /* the command word, a PATTERN */
+        if (strcmp(a, "--") == 0) return;                   /* PATTERNs only after it */
+        const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
+        const opt_row *r = find_option(a, eq ? (size_t)(eq - a) : strlen(a));
+        if (!r) continue;       /* unknown (the parse refused it) or "-j4": no value after it */
+        const char *v = !r->arg ? NULL : eq ? eq + 1 : i + 1 < argc ? argv[i + 1] : NULL;
+        for (int k = 0; k < 3; k++)
+            if (r->set == kc_cli_set_file && r->field == field[k] && (r->cmds & (1u << cmd))) path[k] = v;
+        if (r->arg && !eq) i++;     /* its value, whatever it looks like, as the parse takes it */
+    }
+}
+
 int kc_cli_parse_args(int argc, char **argv, kc_opts *o)
 {
     memset(o, 0, sizeof *o);

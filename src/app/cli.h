@@ -20,6 +20,16 @@ int kc_cli_parse(int argc, char **argv, kc_opts *o);
  * What the command-line fuzz target runs. Returns 0 or 2, as above. */
 int kc_cli_parse_args(int argc, char **argv, kc_opts *o);
 void kc_opts_free(kc_opts *o);
+/* The report files (--json, --junit, --timeline: path[0..2], NULL where
+ * not given) that argv gives a run or a merge as the parse reads them: an
+ * option's value is the argument after it whatever it looks like, and a
+ * PATTERN is never one (`--exclude --json F`: F is a PATTERN), "--" ends
+ * the options, and a command that writes no such report (list, info,
+ * version, mutate) or an option it does not take names none. For a line
+ * that did not parse (main.c: its report files say incomplete), read to
+ * its end: the parse stopped at the bad word. */
+void kc_cli_report_args(int argc, char **argv, const char *path[3]);
+
 /* Prints the usage text to out, naming the program prog's last path
  * component (a user's suite binary is a whole kcontract under its own name). */
 void kc_cli_usage(FILE *out, const char *prog);

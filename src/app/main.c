@@ -144,22 +144,20 @@ static int check_env(char *why, size_t cap)
  * earlier run left green, which a CI step that publishes its JUnit report
  * whatever the exit status shows as this run's (a red-team's find: `run
  * --junit r.xml --seed x`). The parser stopped at the bad word, so the
- * report options are read from argv here ("--json F", "--json=F", the same
- * for --junit and --timeline, before "--"), and each that names a regular
- * file already there is made to say the run did not finish
- * (kc_reports_begin); nothing is made where no file was. */
+ * report options are read from argv as the parse reads them
+ * (kc_cli_report_args: an option's value, a PATTERN, a file after "--" or
+ * of a command that writes no report is none: `run --exclude --json
+ * notes.txt --bogus` turned notes.txt, a PATTERN, into a placeholder), and
+ * each that names a regular file already there is made to say the run did
+ * not finish (kc_reports_begin); nothing is made where no file was. */
 static void reports_after_bad_usage(int argc, char **argv)
 {
-    static const char *const names[3] = { "--json", "--junit", "--timeline" };
-    const char *path[3] = { NULL, NULL, NULL };
-    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-        for (int k = 0; k < 3; k++) {
-            size_t l = strlen(names[k]);
-            if (strncmp(argv[i], names[k], l) != 0) continue;
-            const char *v = argv[i][l] == '=' ? argv[i] + l + 1 : !argv[i][l] && i + 1 < argc ? argv[i + 1] : NULL;
-            struct stat st;
-            if (v && *v && stat(v, &st) == 0 && S_ISREG(st.st_mode)) path[k] = v;
-        }
+    const char *path[3];
+    kc_cli_report_args(argc, argv, path);
+    for (int k = 0; k < 3; k++) {
+        struct stat st;
+        if (!path[k] || !*path[k] || stat(path[k], &st) != 0 || !S_ISREG(st.st_mode)) path[k] = NULL;
+    }
     if (path[0] || path[1] || path[2]) kc_reports_begin(path[0], path[1], path[2]);
 }
 

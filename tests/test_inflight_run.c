@@ -343,6 +343,40 @@ Test(inflight_run, a_pass_in_flight_waits_for_its_neighbour_and_stands_beside_a_
     kc_proc_free(&s);
 }
 
+/* A worker with lanes and no GPU (none on the machine, or its context
+ * could not be opened) runs every item on its main thread, in the one lane
+ * of the items that go alone. Items handed to it in flight went there too,
+ * each over the last while that one still waited for its nonce: the
+ * result of the first was lost, and the run waited for it until its time
+ * limit (600 s by default: `--jobs 4 --inflight 4` on a CI machine without
+ * a GPU ran 10 minutes and more), then ran it again. Each now has a lane
+ * of its own; the run ends at once, every item SKIP on one line. */
+Test(inflight_run, without_a_gpu_the_items_in_flight_end_at_once_not_at_their_time_limit, .timeout = 120)
+{
+    char costs[256];
+    kc_tmp_path(costs, sizeof costs, "inflight", "nogpu");
+    char *runs[][12] = {
+        { "run", "fake.axpy.*", "--inflight", "2", "--timeout", "30", "--costs", costs, NULL },
+        { "run", "fake.axpy.*", "--jobs", "2", "--inflight", "3", "--timeout", "30", "--costs", costs, NULL },
+    };
+    const char *names[] = { "fake.axpy.f32", "fake.axpy.f32:control.blind", "fake.axpy.f32:control.write_input",
+                            "fake.axpy.f32:limits" };
+    for (int i = 0; i < 2; i++) {
+        kc_proc p = kc_run_fixture(runs[i], 100);
+        cr_expect_eq(p.status, 3, "run %d: exit %d\n%s%s", i, p.status, p.out, p.err);
+        cr_expect(!strstr(p.out, "exceeded its time limit") && !strstr(p.err, "exceeded its time limit"),
+                  "run %d: an item without a GPU waited for its time limit:\n%s%s", i, p.out, p.err);
+        for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+            char st[16] = "";
+            int n = kc_out_state_lines(p.out, names[k], st, sizeof st);
+            cr_expect(n == 1 && strcmp(st, "SKIP") == 0, "run %d: %s on %d state lines, the last %s:\n%s", i, names[k],
+                      n, st, p.out);
+        }
+        kc_proc_free(&p);
+    }
+    unlink(costs);
+}
+
 Test(inflight_run, items_in_flight_outside_one_to_sixty_four_are_refused, .timeout = 30)
 {
     const char *bad[] = { "0", "65", "x" };

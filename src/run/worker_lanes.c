@@ -33,7 +33,8 @@
 /* One lane: a thread with its view of the session; lane k is the main
  * thread's own, for the items that go alone, and lanes k+1 .. 2k hold the
  * :sanitize items handed for a batch, which the main thread runs together
- * at the queue's GO (inflight.h, KC_REQUEST_GO). */
+ * at the queue's GO (inflight.h, KC_REQUEST_GO), or an item the main thread
+ * ran while lane k's still waits for its nonce (main_lane). */
 typedef struct lane {
     pthread_t th;
     int started;
@@ -330,6 +331,21 @@ static int busy(const lanes *ls)
     return b;
 }
 
+/* The lane of an item the main thread runs (one handed alone, one that may
+ * not go in flight, any without a GPU): lane k, or while that one's item
+ * waits for its nonce, a free batch lane. Items handed in flight go there
+ * too when the worker has no GPU (none on the machine, or its context did
+ * not open), one after another before their nonces come: each over lane k
+ * lost the one before it, whose result never came, and the run waited for
+ * it until its time limit. The queue keeps at most k items open here, so
+ * one of lanes k .. 2k is free; NULL when none is (the queue's bug). */
+static lane *main_lane(lanes *ls)
+{
+    for (int b = ls->k; b < nslots(ls); b++)
+        if (!ls->l[b].it) return &ls->l[b];
+    return NULL;
+}
+
 /* A :sanitize item handed for a batch: kept in a batch lane until the
  * queue's GO. 0, or -1 when every batch lane holds one (the queue's bug). */
 static int batch_keep(lanes *ls, const kc_item *it)
@@ -497,7 +513,13 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
             }
             if (alone || !kc_inflight_admits(it, why, sizeof why) || ls->gpu_state != 1) {
                 /* As a worker of one item at a time runs it: on this thread. */
-                lane *l = &ls->l[ls->k];
+                lane *l = main_lane(ls);
+                if (!l) {
+                    kc_say(stderr, "--worker: %s handed with its %d lanes of items run on its main thread busy\n",
+                           it->name, ls->k + 1);
+                    rc = 4;
+                    break;
+                }
                 char what[600];
                 snprintf(what, sizeof what, "running item %s", it->name);
                 kc_exit_guard_what(what);
@@ -508,6 +530,7 @@ int kc_worker_lanes(const kc_opts *o, const kc_item *items, int n, int rfd, kc_s
                 l->it = it;
                 l->lost = l->r.context_lost != 0;
                 l->done = 1;
+                l->said_done = 0;
                 continue;
             }
             int i = 0;

@@ -784,3 +784,28 @@ Test(cli, a_mistyped_option_is_offered_the_option_it_is_near)
         kc_proc_free(&p);
     }
 }
+
+/* The same driver met first by a worker, after the parent's probe found the
+ * device (a GPU that fell off the bus, a driver unloaded or upgraded under a
+ * run): the worker's GPU items read SKIP "no GPU" and the run exited 3, the
+ * status a CI takes for a machine without a GPU. They are failures now, each
+ * on one line saying why, in every mode that runs items in a worker. */
+Test(cli, a_driver_that_stops_working_under_a_worker_fails_its_items_not_skip, .timeout = 90)
+{
+    const char *modes[][6] = { { "run", "fake.axpy.f32", "fake.axpy.f32:limits", NULL },
+                               { "run", "fake.axpy.f32", "fake.axpy.f32:limits", "--jobs=2", NULL },
+                               { "run", "fake.axpy.f32", "fake.axpy.f32:limits", "--jobs=2", "--inflight=2", NULL } };
+    for (int m = 0; m < 3; m++) {
+        kc_proc p = kc_run_fake((char **)modes[m], (char *[]){ "KC_FAKE_CUINIT_ERROR_WORKER=999", "KC_CACHE_DIR=off",
+                                                               NULL }, 30);
+        cr_expect_eq(p.status, 1, "mode %d: exit %d\n%s%s", m, p.status, p.out, p.err);
+        for (int k = 1; k < 3; k++) {
+            char st[16] = "";
+            int n = kc_out_state_lines(p.out, modes[m][k], st, sizeof st);
+            cr_expect(n == 1 && strcmp(st, "SKIP") != 0, "mode %d: %s on %d lines, the last %s:\n%s", m, modes[m][k], n,
+                      st, p.out);
+        }
+        cr_expect(strstr(p.out, "cuInit failed: error 999"), "mode %d: the reason is not said:\n%s", m, p.out);
+        kc_proc_free(&p);
+    }
+}

@@ -18,6 +18,10 @@ typedef struct kc_gpu {
     kc_cuda cu;
     int ready;                  /* driver loaded, context current, harness loaded */
     char why[512];              /* why not ready ("libcuda.so.1 not found ...") */
+    /* not ready, yet not a machine without a GPU: a driver that is there and
+     * does not work (KC_CUDA_BROKEN, cuda_driver.h), a device whose context
+     * cannot be made (kc_gpu_open) */
+    int broken;
     kc_device dev;
     CUdevice cudev;
     CUcontext ctx;

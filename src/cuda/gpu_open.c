@@ -60,7 +60,11 @@ int kc_gpu_open_streams(kc_gpu *gpu, int ordinal, int per_thread)
     memset(gpu, 0, sizeof *gpu);
     unsigned sched;
     if (kc_gpu_sched_flags(&sched, gpu->why, sizeof gpu->why)) return -1;
-    if (kc_cuda_load_streams(&gpu->cu, NULL, per_thread, gpu->why, sizeof gpu->why)) return 1;
+    int lr = kc_cuda_load_streams(&gpu->cu, NULL, per_thread, gpu->why, sizeof gpu->why);
+    if (lr) {
+        gpu->broken = lr == KC_CUDA_BROKEN;     /* a run's probe refuses it; met first here, after the probe */
+        return 1;
+    }
     int n = 0;
     if (gpu->cu.DeviceGetCount(&n) != CUDA_SUCCESS || n == 0) {
         snprintf(gpu->why, sizeof gpu->why, "the driver sees no CUDA device");
@@ -74,6 +78,7 @@ int kc_gpu_open_streams(kc_gpu *gpu, int ordinal, int per_thread)
         (r = gpu->cu.CtxSetCurrent(gpu->ctx)) != CUDA_SUCCESS) {
         snprintf(gpu->why, sizeof gpu->why, "cannot create a context on device %d: %s", ordinal,
                  kc_cuda_error_name(&gpu->cu, r));
+        gpu->broken = 1;        /* the device is there */
         return 1;
     }
     /* Stream-ordered allocation, off where the driver or device lacks pools;

@@ -9,7 +9,9 @@
 /* Loads the driver, makes device `ordinal`'s primary context current and
  * loads the harness module. Returns 0; 1 when there is no usable driver or
  * device, or the harness module does not load on it (gpu->why says why; GPU
- * items are then SKIP); -1 when `ordinal` does not exist (bad usage). */
+ * items are then SKIP, or fail where gpu->broken: a driver that is there and
+ * does not work, a context that cannot be made on the device); -1 when
+ * `ordinal` does not exist (bad usage). */
 int kc_gpu_open(kc_gpu *gpu, int ordinal);
 
 /* kc_gpu_open with the per-thread default stream when per_thread

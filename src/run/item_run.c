@@ -303,7 +303,13 @@ void kc_item_run_kept(kc_gpu *gpu, int have_gpu, const kc_item *it, const kc_opt
     double t0 = kc_now_s();
     char *detail = NULL;        /* the gates' further lines */
     kc_lines lines;
-    if (kc_item_needs_gpu(it) && !have_gpu) {
+    if (kc_item_needs_gpu(it) && !have_gpu && gpu && gpu->broken) {
+        /* not a machine without a GPU (exit 3, which a CI may accept): the
+         * run's probe found the device, or refuses such a driver itself */
+        out->state = it->kind == KC_KIND_CONTROL ? KC_MISSED : it->kind == KC_KIND_LIMIT ? KC_LIMIT : KC_FAIL;
+        snprintf(out->msg, sizeof out->msg, "the CUDA driver or device does not work in this process: %.400s",
+                 gpu->why);
+    } else if (kc_item_needs_gpu(it) && !have_gpu) {
         out->state = KC_SKIP;
         snprintf(out->msg, sizeof out->msg, "no GPU");
     } else if (it->kind == KC_KIND_SUITE) {

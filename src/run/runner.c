@@ -205,7 +205,10 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         kc_report_note(stdout, "%s%s\n", head, dev);
         kc_report_empty_shard(o, ns, nf);
         kc_rerun_failed_none(o, rerun_all, stdout);
-        if (gpu_items && !have_gpu)
+        if (gpu_items && !have_gpu && gpu.broken)     /* not "no GPU": its GPU items fail (item_run.c) */
+            kc_report_note(stdout, "the CUDA driver or device does not work in this process: %s; the %d GPU item%s "
+                           "fail\n", gpu.why, gpu_items, gpu_items == 1 ? "" : "s");
+        else if (gpu_items && !have_gpu)
             kc_report_no_gpu_ahead(gpu.why, gpu_items, ns);
         fflush(stdout);
     }

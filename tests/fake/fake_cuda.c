@@ -55,6 +55,10 @@
  * KC_FAKE_LOAD_LOST=<module>: loading that module fails with
  * CUDA_ERROR_ILLEGAL_ADDRESS, sticky from then on (an earlier fault that
  * the load is the first call to see).
+ * KC_FAKE_CUINIT_ERROR=N: cuInit fails with CUresult N in every process;
+ * KC_FAKE_CUINIT_ERROR_WORKER=N only in a run's worker (a process given
+ * --worker): a driver that stopped working after the parent's probe found
+ * the device.
  *
  * Threads: host threads of one process may share the context (issue 23,
  * part 1): the context's state (initialized, the sticky and late faults,
@@ -130,11 +134,27 @@ _Atomic unsigned long long fake_launches;  /* of the fake kernels under test (no
 
 #define CONTEXT_CALL() do { if (!initialized) return CUDA_ERROR_NOT_INITIALIZED; if (fake_sticky) return fake_sticky; } while (0)
 
+/* Whether this process was given --worker (its /proc/self/cmdline). */
+static int is_worker(void)
+{
+    char buf[8192];
+    FILE *f = fopen("/proc/self/cmdline", "re");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
+        if (strcmp(buf + i, "--worker") == 0) return 1;
+    return 0;
+}
+
 CUresult cuInit(unsigned flags)
 {
     if (flags) return CUDA_ERROR_INVALID_VALUE;
     const char *fail = getenv("KC_FAKE_CUINIT_ERROR");     /* set: cuInit fails with that CUresult (a number) */
     if (fail && *fail) return (CUresult)atoi(fail);
+    const char *wfail = getenv("KC_FAKE_CUINIT_ERROR_WORKER");     /* the same, in a worker only */
+    if (wfail && *wfail && is_worker()) return (CUresult)atoi(wfail);
     initialized = 1;
     return CUDA_SUCCESS;
 }

@@ -748,6 +748,50 @@ Test(report, a_command_line_that_does_not_parse_leaves_a_file_it_names_as_no_rep
     unlink(notes);
 }
 
+/* A report replaces its file as the run starts (it says incomplete until
+ * the run's end), so a report path that names a file the run reads was
+ * gone before it was read: `merge --log s0.log --json s0.log` (or --junit
+ * naming a log under a --log directory) destroyed the shard's saved output,
+ * and `--records F --json F` the launch records; a command line that did
+ * not parse did the same. Each is refused (exit 2), naming both, and the
+ * file is left as it was. */
+Test(report, a_report_never_replaces_a_file_the_run_reads, .timeout = 60)
+{
+    char dir[128], log[200], rec[200];
+    tmpname(dir, sizeof dir, "inputs");
+    unlink(dir);
+    cr_assert_eq(mkdir(dir, 0700), 0);
+    snprintf(log, sizeof log, "%s/shard-0.log", dir);
+    snprintf(rec, sizeof rec, "%s/records.txt", dir);
+    kc_proc p = fixture((char *[]){ "run", "fixture.pass.00", "--shard", "0/1", NULL }, NULL);
+    cr_assert_eq(p.status, 0, "the shard: exit %d\n%s%s", p.status, p.out, p.err);
+    kc_write_file(log, p.out);
+    kc_proc_free(&p);
+    char saved[65536];
+    snprintf(saved, sizeof saved, "%s", kc_out_file(log));
+    static const char records[] = "# launch records, not a report\n";
+    kc_write_file(rec, records);
+    struct { char *args[12]; const char *file, *text, *say; } cases[] = {
+        { { "merge", "fixture.pass.00", "--log", log, "--json", log, NULL }, log, saved, "--json" },
+        { { "merge", "fixture.pass.00", "--log", dir, "--junit", log, NULL }, log, saved, "--junit" },
+        { { "merge", "fixture.pass.00", "--log", log, "--json", log, "--seed", "x", NULL }, log, saved, "--seed" },
+        { { "run", "fixture.pass.00", "--records", rec, "--timeline", rec, NULL }, rec, records, "--timeline" },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        p = fixture(cases[c].args, NULL);
+        cr_expect_eq(p.status, 2, "case %zu: exit %d\n%s%s", c, p.status, p.out, p.err);
+        cr_expect(strstr(p.err, cases[c].say), "case %zu: %s", c, p.err);
+        kc_proc_free(&p);
+        const char *t = kc_out_file(cases[c].file);
+        cr_expect_str_eq(t, cases[c].text, "case %zu: the run's input was replaced:\n%s", c, t);
+        kc_write_file(cases[c].file, cases[c].text);
+    }
+    p = fixture((char *[]){ "merge", "fixture.pass.00", "--log", log, NULL }, NULL);
+    cr_expect_eq(p.status, 0, "the log still merges: exit %d\n%s%s", p.status, p.out, p.err);
+    kc_proc_free(&p);
+    kc_rm_rf(dir);
+}
+
 /* ---- issue 21: files beside the reports, paths that stay put, one owner ---- */
 
 static int header_printed(const kc_live *l) { return strstr(l->out, " items selected, seed ") != NULL; }

@@ -585,6 +585,8 @@ void kc_cli_report_args(int argc, char **argv, const char *path[3])
     const int at = command_word(argc, argv);
     const kc_cmd cmd = at > 0 ? command_of(argv[at]) : KC_CMD_RUN;
     if (cmd != KC_CMD_RUN && cmd != KC_CMD_MERGE) return;  /* the commands that write these reports (report.h) */
+    const char *in[64];         /* what the line gives the run to read: --log, --records */
+    int nin = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (i == at || a[0] != '-' || !a[1]) continue;      /* the command word, a PATTERN */
@@ -595,8 +597,12 @@ void kc_cli_report_args(int argc, char **argv, const char *path[3])
         const char *v = !r->arg ? NULL : eq ? eq + 1 : i + 1 < argc ? argv[i + 1] : NULL;
         for (int k = 0; k < 3; k++)
             if (r->set == kc_cli_set_file && r->field == field[k] && (r->cmds & (1u << cmd))) path[k] = v;
+        if (v && (r->set == kc_cli_set_log || r->set == kc_cli_set_records) && nin < 64) in[nin++] = v;
         if (r->arg && !eq) i++;     /* its value, whatever it looks like, as the parse takes it */
     }
+    for (int k = 0; k < 3; k++)     /* a file the run reads is never a report (kc_cli_check_reports) */
+        for (int j = 0; path[k] && j < nin; j++)
+            if (kc_cli_input_holds(in[j], path[k])) path[k] = NULL;
 }
 
 int kc_cli_parse_args(int argc, char **argv, kc_opts *o)

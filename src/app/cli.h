@@ -25,7 +25,9 @@ void kc_opts_free(kc_opts *o);
  * option's value is the argument after it whatever it looks like, and a
  * PATTERN is never one (`--exclude --json F`: F is a PATTERN), "--" ends
  * the options, and a command that writes no such report (list, info,
- * version, mutate) or an option it does not take names none. For a line
+ * version, mutate) or an option it does not take names none, nor does a
+ * report option that names a file the run reads (a --log, a --records
+ * file, a *.log under a --log directory). For a line
  * that did not parse (main.c: its report files say incomplete), read to
  * its end: the parse stopped at the bad word. */
 void kc_cli_report_args(int argc, char **argv, const char *path[3]);

@@ -107,6 +107,20 @@ int kc_cli_same_file(const char *a, const char *b)
     return strcmp(ca, cb) == 0;
 }
 
+int kc_cli_input_holds(const char *input, const char *path)
+{
+    struct stat si, sp;
+    if (kc_cli_same_file(input, path)) return 1;
+    size_t n = strlen(path);
+    if (n < 4 || strcmp(path + n - 4, ".log") != 0 || stat(input, &si) != 0 || !S_ISDIR(si.st_mode) ||
+        stat(path, &sp) != 0 || !S_ISREG(sp.st_mode))
+        return 0;
+    char ri[PATH_MAX], rp[PATH_MAX];     /* merge_logs.c reads every *.log under the directory */
+    if (!realpath(input, ri) || !realpath(path, rp)) return 0;
+    size_t l = strlen(ri);
+    return strncmp(rp, ri, l) == 0 && (rp[l] == '/' || (l == 1 && ri[0] == '/'));
+}
+
 /* Whether the run will be able to write path when it ends, tried before
  * anything runs: reports and the cost table are written to a new
  * PATH.tmp.PID.XXXXXXXX renamed over PATH (report.c, costs.c, safe_file.h),
@@ -158,7 +172,8 @@ static int check_writable(const char *opt, const char *path, int direct_ok)
 }
 
 /* --json, --junit, --timeline (the commands that take them: the table): not
- * with --schedule static, each its own file, and every file the run writes (these, and the cost table when it
+ * with --schedule static, each its own file, none a file the run reads
+ * (kc_cli_input_holds), and every file the run writes (these, and the cost table when it
  * writes one) can be written; all checked before anything runs. */
 int kc_cli_check_reports(const kc_opts *o)
 {
@@ -177,6 +192,20 @@ int kc_cli_check_reports(const kc_opts *o)
                 snprintf(why, sizeof why, "%s and %s name the same file ('%s' and '%s')", opt[k], opt[j], path[k], path[j]);
                 return kc_cli_usage_error("%s: each needs its own%s", why, "");
             }
+        /* a report replaces its file as the run starts (report.h: incomplete
+         * until its end): never one the run reads, a merge's log or a
+         * launch record file (given as --json, the log was gone before it was read) */
+        for (int i = 0; k < 3 && i < o->nlogs + o->nrecords; i++) {
+            const char *in = i < o->nlogs ? o->logs[i] : o->records[i - o->nlogs];
+            if (kc_cli_input_holds(in, path[k])) {
+                char why[2 * PATH_MAX + 160];
+                snprintf(why, sizeof why, "%s %s: the file %s %s %s, which this %s reads: a report replaces its file "
+                         "as the run starts; expected a file of its own", opt[k], path[k],
+                         kc_cli_same_file(in, path[k]) ? "given as" : "is a log under", i < o->nlogs ? "--log" : "--records",
+                         in, o->cmd == KC_CMD_MERGE ? "merge" : "run");
+                return kc_cli_usage_error("%s%s", why, "");
+            }
+        }
         if (k < 3 ? check_writable(opt[k], path[k], 1) : kc_cli_writes_costs(o) ? check_writable(opt[k], path[k], 0) : 0)
             return 2;
     }

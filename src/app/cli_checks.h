@@ -11,11 +11,16 @@ int kc_cli_usage_error(const char *fmt, const char *a, const char *b);
 /* Nonzero when a and b are one file: the same inode, or the same path once
  * resolved (a file neither has created yet). */
 int kc_cli_same_file(const char *a, const char *b);
+/* Nonzero when the run reads path through input (a --log or --records
+ * value): the same file, or, input a directory (a merge's --log DIR), a
+ * *.log file under it. */
+int kc_cli_input_holds(const char *input, const char *path);
 /* The combinations --shard, --jobs, --devices, --schedule and the internal
  * options refuse: 0, or 2 after kc_cli_usage_error. */
 int kc_cli_check_parallel(const kc_opts *o);
 /* Every file the run writes (--json, --junit, --timeline, the cost table
- * when it writes one) is its own and can be written, tried before anything
+ * when it writes one) is its own, no report is a file the run reads (a
+ * --log, a --records file) and each can be written, tried before anything
  * runs: 0, or 2 after kc_cli_usage_error. */
 int kc_cli_check_reports(const kc_opts *o);
 /* A relative --json, --junit, --timeline or --costs made absolute against

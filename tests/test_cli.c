@@ -606,6 +606,14 @@ Test(cli, a_broken_library_or_sanitizer_setting_is_refused_not_read_as_no_gpu, .
                   wantother, q.err);
         kc_proc_free(&q);
     }
+    /* KC_COMPUTE_SANITIZER=none: as KC_LIBCUDA=none, the machine without it (its items SKIP, exit 3) */
+    {
+        kc_proc q = kc_run_fake((char *[]){ "run", "fakesan.copy.f16:sanitize", "--no-cache", NULL },
+                                (char *[]){ "KC_COMPUTE_SANITIZER=none", NULL }, 30);
+        cr_expect_eq(q.status, 3, "exit %d\n%s%s", q.status, q.out, q.err);
+        kc_expect_item(q.out, "SKIP", "fakesan.copy.f16:sanitize", KC_TEXTS("KC_COMPUTE_SANITIZER=none: no compute-sanitizer"));
+        kc_proc_free(&q);
+    }
     /* KC_LIBNVML=none: no watch, and the run goes on under the fake driver */
     kc_proc p = kc_run_fake((char *[]){ "run", "fake.axpy.f32", "--no-cache", NULL }, (char *[]){ "KC_LIBNVML=none", NULL },
                             30);

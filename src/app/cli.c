@@ -385,7 +385,7 @@ void kc_cli_usage(FILE *out, const char *prog)
           "                worker with one item in flight, block otherwise (compute-sanitizer's targets too)\n"
           "  KC_COMPUTE_SANITIZER  the compute-sanitizer of the :sanitize items (default: PATH, then\n"
           "                /usr/local/cuda/bin; docs/sanitizer-gate.md); set, it must name an executable\n"
-          "                file (else exit 2)\n"
+          "                file (else exit 2), or none: run as without it (:sanitize items SKIP)\n"
           "  KC_SANITIZE_TIMEOUT_S  seconds per sanitizer tool run of a :sanitize item, above 0 and at most\n"
           "                10000000, e.g. 120 or 0.5 (default 120, or the contract's timeout_s when larger); a\n"
           "                worker whose input closed waits that long for its sessions to end, and is stopped\n"

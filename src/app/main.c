@@ -113,7 +113,7 @@ static int check_env_files(char *why, size_t cap)
         return -1;
     const char *san = getenv("KC_COMPUTE_SANITIZER");
     char path[4096];
-    if (san && *san && kc_sanitizer_find(path, sizeof path, why, cap)) {
+    if (san && *san && strcmp(san, "none") != 0 && kc_sanitizer_find(path, sizeof path, why, cap)) {
         size_t n = strlen(why);
         snprintf(why + n, cap - n, " (expected the path of an executable compute-sanitizer; unset: found on $PATH)");
         return -1;

@@ -38,6 +38,10 @@ static int executable(const char *path)
 int kc_sanitizer_find(char *path, size_t cap, char *why, size_t whycap)
 {
     const char *env = getenv("KC_COMPUTE_SANITIZER");
+    if (env && strcmp(env, "none") == 0) {     /* a machine without it, asked for, as KC_LIBCUDA=none */
+        snprintf(why, whycap, "KC_COMPUTE_SANITIZER=none: no compute-sanitizer");
+        return 1;
+    }
     if (env && *env) {
         if (executable(env)) {
             snprintf(path, cap, "%s", env);

@@ -28,7 +28,8 @@
  * (14 directories); /usr/local/cuda/bin/compute-sanitizer): install ... or set
  * KC_COMPUTE_SANITIZER=/path/to/compute-sanitizer": $PATH by its count of
  * directories, as every :sanitize item's SKIP line repeats it; or the bad
- * $KC_COMPUTE_SANITIZER) in why. */
+ * $KC_COMPUTE_SANITIZER; "KC_COMPUTE_SANITIZER=none: no compute-sanitizer"
+ * when it is none, a machine without it asked for) in why. */
 int kc_sanitizer_find(char *path, size_t cap, char *why, size_t whycap);
 
 /* Runs item `it` (a :sanitize item, or a control planted for the sanitizer

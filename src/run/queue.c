@@ -265,6 +265,7 @@ static void on_result(queue *qq, wk *w, kc_child *c, const char *line)
         static char detail[KC_RESULT_LINE_CAP];
         kc_result_detail(body, detail, sizeof detail);
         kc_sup_drain(&qq->sup, c, KC_SUP_OUT);
+        kc_sup_drain(&qq->sup, c, KC_SUP_ERR);    /* a 2>&1 log: its stderr lines before the verdict too */
         kc_item_where at = kc_q_where_sent(qq, w, w->t_start, end, gpu, detail);
         kc_q_finish_at(qq, qi, &r, &at);
     }

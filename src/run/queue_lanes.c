@@ -148,6 +148,7 @@ void kc_ql_on_result(queue *qq, wk *w, kc_child *c, const char *line)
         } else {        /* its worker sent its line (item_run.h): printed here, after what the item printed */
             kc_result_detail(body, detail, sizeof detail);
             kc_sup_drain(&qq->sup, c, KC_SUP_OUT);
+            kc_sup_drain(&qq->sup, c, KC_SUP_ERR);
             kc_item_where at = kc_q_where_sent(qq, w, start, end, -1, detail);
             kc_q_finish_at(qq, qi, &r, &at);
         }

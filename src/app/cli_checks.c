@@ -77,6 +77,15 @@ int kc_cli_check_parallel(const kc_opts *o)
     return 0;
 }
 
+/* The directory path's file is in, into dir: "/" for "/x", "." for "x". */
+static void path_dir(const char *path, char *dir, size_t cap)
+{
+    const char *slash = strrchr(path, '/');
+    if (slash == path) snprintf(dir, cap, "/");
+    else if (slash) snprintf(dir, cap, "%.*s", (int)(slash - path), path);
+    else snprintf(dir, cap, ".");
+}
+
 /* path made absolute, with its directory resolved (the file itself need not
  * exist yet), for telling whether two options name one file. */
 static void canon_path(const char *path, char *out, size_t cap)
@@ -87,9 +96,7 @@ static void canon_path(const char *path, char *out, size_t cap)
         return;
     }
     const char *slash = strrchr(path, '/');
-    if (slash == path) snprintf(dir, sizeof dir, "/");
-    else if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    else snprintf(dir, sizeof dir, ".");
+    path_dir(path, dir, sizeof dir);
     if (realpath(dir, res)) snprintf(out, cap, "%s/%s", strcmp(res, "/") ? res : "", slash ? slash + 1 : path);
     else snprintf(out, cap, "%s", path);
 }
@@ -157,11 +164,7 @@ static int check_writable(const char *opt, const char *path, int direct_ok)
     if (fd < 0) {       /* the folder, not the temporary file's name, is what the user can fix */
         int e = errno;
         char dir[PATH_MAX];
-        snprintf(dir, sizeof dir, "%s", path);
-        char *slash = strrchr(dir, '/');
-        if (!slash) snprintf(dir, sizeof dir, ".");
-        else if (slash == dir) dir[1] = 0;
-        else *slash = 0;
+        path_dir(path, dir, sizeof dir);
         snprintf(why, sizeof why, "%s %s: cannot create a file in %s (the report is written there and renamed into "
                  "place): %s", opt, path, dir, strerror(e));
         return kc_cli_usage_error("%s%s", why, "");

@@ -387,6 +387,32 @@ Test(costs, time_limits)
     kc_costs_free(&c);
 }
 
+/* A row that was never measured ("-" seconds: a NOTRUN item of a run that
+ * had no row for it) records the item as failed and nothing else: its cost
+ * is the estimate, its time limit the one without a cost, and it is written
+ * back as it was read. A "-" on a row that did not fail is refused. */
+Test(costs, a_row_never_measured_keeps_the_estimate_and_the_limit)
+{
+    kc_costs c = { 0 };
+    char err[512] = "";
+    cr_assert_eq(kc_costs_parse("# kcontract costs v1\nx\t-\t-1\t-1\t1\n", &c, err, sizeof err), 0, "%s", err);
+    kc_item it = suite_item("x");
+    int recorded = 1;
+    cr_expect_float_eq(kc_item_cost(&c, &it, &recorded), kc_cost_estimate(&it), 1e-9);
+    cr_expect_eq(recorded, 0, "a row never measured is no recorded cost");
+    cr_expect_float_eq(kc_item_time_limit(&it, &c, 0), KC_TIMEOUT_NO_COST_S, 1e-9);
+    cr_expect_eq(kc_costs_find(&c, "x")->failed, 1);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_eq(kc_costs_format(&c, f), 0);
+    fclose(f);
+    cr_expect(strstr(text, "\nx\t-\t-1\t-1\t1\n"), "written back as:\n%s", text);
+    free(text);
+    kc_costs_free(&c);
+    refused("# kcontract costs v1\nx\t-\t-1\t-1\t0\n", "line 2: '-' seconds (never measured) for x, which is not failed");
+}
+
 /* A mutant's item (kcontract mutate) is limited by its recorded cost (its
  * contract's baseline, mutate_baseline.h): 5 x it, at least
  * KC_MUTANT_TIMEOUT_FLOOR_S, before the contract's own timeout_s and far
@@ -745,6 +771,34 @@ Test(costs, a_not_run_item_and_an_untrusted_run_are_recorded_failed, .timeout = 
     kc_proc_free(&b);
     kc_proc_free(&c);
     kc_proc_free(&d);
+    unlink(path);
+}
+
+/* A CI's retry `run --fail-fast || run --rerun-failed` with a fresh table:
+ * the first run stops at its first failure, so the items after it are
+ * NOTRUN with no row. Before, they got none ("run them by name"), and a
+ * retry in which the failed item passed read green though they never ran;
+ * now each gets a row never measured, recorded failed, and the retry runs it. */
+Test(costs, a_retry_after_fail_fast_runs_the_items_never_measured, .timeout = 60)
+{
+    char path[256];
+    tmpname(path, sizeof path, "failfast");
+    unlink(path);
+    kc_proc a = kc_run_fake((char *[]){ "run", "--jobs", "1", "--fail-fast", "--costs", path, "fixture.fail",
+                                        "fixture.pass.00", NULL }, NULL, 30);
+    cr_expect_eq(a.status, 1, "exit %d\n%s", a.status, a.out);
+    cr_expect(strstr(a.out, "NOTRUN fixture.pass.00"), "%s", a.out);
+    cr_expect(strstr(a.out, "; 1 not run, recorded failed\n"), "%s", a.out);
+    const char *t = kc_out_file(path);
+    cr_expect(strstr(t, "\nfixture.pass.00\t-\t-1\t-1\t1\n"), "no row never measured for the NOTRUN item:\n%s", t);
+    kc_proc b = kc_run_fake((char *[]){ "run", "--jobs", "1", "--rerun-failed", "--costs", path, "fixture.fail",
+                                        "fixture.pass.00", NULL }, NULL, 30);
+    cr_expect(strstr(b.out, "PASS   fixture.pass.00"), "the retry did not run the item never measured:\n%s", b.out);
+    t = kc_out_file(path);
+    cr_expect_eq(row_failed(t, "fixture.pass.00"), 0, "%s", t);
+    cr_expect(!strstr(t, "\nfixture.pass.00\t-\t"), "measured now, still never measured:\n%s", t);
+    kc_proc_free(&a);
+    kc_proc_free(&b);
     unlink(path);
 }
 

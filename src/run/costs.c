@@ -107,9 +107,14 @@ static int parse_row(char *line, int lineno, kc_cost *e, char *err, size_t cap)
     snprintf(e->name, sizeof e->name, "%s", f[0]);
     char *end;
     errno = 0;
-    e->seconds = strtod(f[1], &end);
-    if (!*f[1] || *end || errno || !isfinite(e->seconds) || e->seconds < 0 || strpbrk(f[1], "xXnNiI"))
-        return kc_errf(err, cap, "line %d: bad seconds '%.64s' for %s (a decimal >= 0)", lineno, f[1], e->name);
+    if (strcmp(f[1], KC_COST_NEVER_MEASURED) == 0) {
+        e->seconds = -1;
+    } else {
+        e->seconds = strtod(f[1], &end);
+        if (!*f[1] || *end || errno || !isfinite(e->seconds) || e->seconds < 0 || strpbrk(f[1], "xXnNiI"))
+            return kc_errf(err, cap, "line %d: bad seconds '%.64s' for %s (a decimal >= 0, or '-': never measured)",
+                           lineno, f[1], e->name);
+    }
     if (parse_long(f[2], &e->peak_rss_kib))
         return kc_errf(err, cap, "line %d: bad peak_rss_kib '%.64s' for %s (an integer >= -1)", lineno, f[2], e->name);
     if (parse_long(f[3], &e->peak_gpu_mib))
@@ -117,6 +122,9 @@ static int parse_row(char *line, int lineno, kc_cost *e, char *err, size_t cap)
     if (strcmp(f[4], "0") && strcmp(f[4], "1"))
         return kc_errf(err, cap, "line %d: bad failed '%.64s' for %s (0 or 1)", lineno, f[4], e->name);
     e->failed = f[4][0] == '1';
+    if (e->seconds < 0 && !e->failed)
+        return kc_errf(err, cap, "line %d: '-' seconds (never measured) for %s, which is not failed (a row never "
+                       "measured is written only for an item not run, recorded failed)", lineno, e->name);
     return 0;
 }
 
@@ -209,9 +217,14 @@ int kc_costs_load(const char *path, kc_costs *c, int *found, char *err, size_t c
 int kc_costs_format(const kc_costs *c, FILE *out)
 {
     fprintf(out, "%s\n# item\tseconds\tpeak_rss_kib\tpeak_gpu_mib\tfailed\n", KC_COSTS_HEADER);
-    for (int i = 0; i < c->n; i++)
-        fprintf(out, "%s\t%.3f\t%ld\t%ld\t%d\n", c->v[i].name, c->v[i].seconds, c->v[i].peak_rss_kib,
-                c->v[i].peak_gpu_mib, c->v[i].failed);
+    for (int i = 0; i < c->n; i++) {
+        const kc_cost *e = &c->v[i];
+        if (e->seconds < 0)
+            fprintf(out, "%s\t%s\t%ld\t%ld\t%d\n", e->name, KC_COST_NEVER_MEASURED, e->peak_rss_kib, e->peak_gpu_mib,
+                    e->failed);
+        else
+            fprintf(out, "%s\t%.3f\t%ld\t%ld\t%d\n", e->name, e->seconds, e->peak_rss_kib, e->peak_gpu_mib, e->failed);
+    }
     return ferror(out) ? -1 : 0;
 }
 
@@ -298,19 +311,16 @@ int kc_costs_save_run(const char *path, const kc_records *rs, int untrusted, FIL
         kc_say(stderr, "cost table %s; writing a new table\n", err);
         memset(&c, 0, sizeof c);
     }
-    int n = 0, marked = 0, unmarked = 0, rc = 0;
-    char first[192] = "";
+    int n = 0, marked = 0, rc = 0;
     for (int i = 0; i < rs->n; i++) {
         const kc_record *r = &rs->v[i];
-        if (r->res.state == KC_NOTRUN) {        /* never checked: failed, its last measurement kept */
+        if (r->res.state == KC_NOTRUN) {        /* never checked: failed, its last measurement kept, or none */
             const kc_cost *old = kc_costs_find(&c, r->name);
-            if (old) {
-                kc_cost e = *old;
-                e.failed = 1;
-                marked += kc_costs_set(&c, &e) == 0;
-            } else if (!unmarked++) {
-                snprintf(first, sizeof first, "%s", r->name);
-            }
+            kc_cost e = { .seconds = -1, .peak_rss_kib = -1, .peak_gpu_mib = -1 };
+            if (old) e = *old;
+            else snprintf(e.name, sizeof e.name, "%s", r->name);
+            e.failed = 1;
+            marked += kc_costs_set(&c, &e) == 0;
             continue;
         }
         if (!kc_state_measured(r->res.state) || r->res.cached) continue;   /* a reused verdict took no time */
@@ -335,11 +345,6 @@ int kc_costs_save_run(const char *path, const kc_records *rs, int untrusted, FIL
         if (marked) fprintf(out, "; %d not run, recorded failed", marked);
         fprintf(out, "\n");
     }
-    if (unmarked)
-        kc_say(out, "cost table %s: %d item%s not run (%s%s) %s no row, never measured, so --rerun-failed with this "
-               "table does not run %s: run %s by name\n", path, unmarked, unmarked == 1 ? "" : "s", first,
-               unmarked > 1 ? ", ..." : "", unmarked == 1 ? "has" : "have", unmarked == 1 ? "it" : "them",
-               unmarked == 1 ? "it" : "them");
     kc_costs_unlock(path, lock);
     kc_costs_free(&c);
     return rc ? rc : n;
@@ -362,9 +367,15 @@ double kc_cost_estimate(const kc_item *it)
     return KC_COST_EST_BASE_S + bytes / KC_COST_EST_BYTES_PER_S;
 }
 
+const kc_cost *kc_costs_measured(const kc_costs *c, const char *name)
+{
+    const kc_cost *e = kc_costs_find(c, name);
+    return e && e->seconds >= 0 ? e : NULL;
+}
+
 double kc_item_cost(const kc_costs *c, const kc_item *it, int *recorded)
 {
-    const kc_cost *e = kc_costs_find(c, it->name);
+    const kc_cost *e = kc_costs_measured(c, it->name);
     if (recorded) *recorded = e != NULL;
     return e ? e->seconds : kc_cost_estimate(it);
 }
@@ -376,7 +387,7 @@ static int is_mutant_item(const kc_item *it)
 
 double kc_item_time_limit_alone(const kc_item *it, const kc_costs *c, double override_s)
 {
-    const kc_cost *e = override_s > 0 ? NULL : kc_costs_find(c, it->name);
+    const kc_cost *e = override_s > 0 ? NULL : kc_costs_measured(c, it->name);
     if (!e || !is_mutant_item(it)) return kc_item_time_limit(it, c, override_s);
     double m = KC_MUTANT_ALONE_MULTIPLE * e->seconds;
     return m > KC_MUTANT_ALONE_FLOOR_S ? m : KC_MUTANT_ALONE_FLOOR_S;
@@ -385,7 +396,7 @@ double kc_item_time_limit_alone(const kc_item *it, const kc_costs *c, double ove
 double kc_item_time_limit(const kc_item *it, const kc_costs *c, double override_s)
 {
     if (override_s > 0) return override_s;
-    const kc_cost *e = kc_costs_find(c, it->name);
+    const kc_cost *e = kc_costs_measured(c, it->name);
     if (e && is_mutant_item(it)) {
         double m = KC_TIMEOUT_MULTIPLE * e->seconds;
         return m > KC_MUTANT_TIMEOUT_FLOOR_S ? m : KC_MUTANT_TIMEOUT_FLOOR_S;

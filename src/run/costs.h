@@ -11,7 +11,7 @@
  * The first line is exactly the version header; further lines starting with
  * '#' and empty lines are ignored; every other line has exactly five
  * tab-separated fields: the item name (no spaces), its last measured seconds
- * (a finite decimal >= 0), the worker's peak RSS during it in KiB and its
+ * (a finite decimal >= 0, or "-" on a failed row never measured), the worker's peak RSS during it in KiB and its
  * peak GPU memory in MiB (integers, -1 unknown), and 1 if it failed last time
  * (FAIL, MISSED, LIMIT, LEAK, CRASH, TIMEOUT, or stale known findings), else 0.
  * A name may appear once. A malformed file is refused with its line number
@@ -79,6 +79,11 @@ typedef struct kc_cost {
     long peak_gpu_mib;      /* -1: unknown */
     int failed;
 } kc_cost;
+/* The seconds field of a row never measured (seconds -1 in memory): a NOTRUN
+ * item with no row before, recorded failed so that --rerun-failed runs it
+ * (a `--fail-fast` run stopped before it). Only a failed row may carry it;
+ * its cost is the estimate and its time limit that of an item with no cost. */
+#define KC_COST_NEVER_MEASURED "-"
 
 typedef struct kc_costs {
     kc_cost *v;             /* sorted by name */
@@ -104,7 +109,11 @@ void kc_costs_unlock(const char *path, int fd);
 /* Writes path atomically (a new temporary file beside it, PATH.tmp.PID.XXXXXXXX,
  * renamed over it; never through a symbolic link). 0, or -1 with err. */
 int kc_costs_save(const char *path, const kc_costs *c, char *err, size_t cap);
+/* The row of name, or NULL; a row never measured (seconds < 0) included. */
 const kc_cost *kc_costs_find(const kc_costs *c, const char *name);
+/* The row of name when it holds a measurement (seconds >= 0), else NULL: what
+ * an item's cost, time limit and report read. */
+const kc_cost *kc_costs_measured(const kc_costs *c, const char *name);
 /* After a run: merges its measured items (records; NOTRUN and SKIP carry no
  * measurement) into the table at path, under kc_costs_lock, and writes it;
  * with none measured and no NOTRUN to mark it touches nothing (no table, no
@@ -112,9 +121,9 @@ const kc_cost *kc_costs_find(const kc_costs *c, const char *name);
  * a suspect (record.h), or when the run is untrusted (it cannot vouch for
  * its verdicts: --rerun-failed runs them all again). A NOTRUN item (never
  * checked) marks its existing row failed and keeps its measurement; one
- * with no row gets none (it was never measured) and a line on out says
- * --rerun-failed cannot know it. Prints "kcontract: cost table PATH: N
- * items measured, M recorded in all" to out; a table that cannot be read
+ * with no row gets a row never measured (KC_COST_NEVER_MEASURED), failed, so
+ * that --rerun-failed runs it. Prints "kcontract: cost table PATH: N
+ * items measured, M recorded in all; K not run, recorded failed" to out; a table that cannot be read
  * is replaced (said on stderr), one that cannot be written is reported on
  * stderr. Returns the items measured, or -1 when writing failed. */
 struct kc_records;

@@ -42,7 +42,7 @@ void kc_finish_item(kc_finish *f, const kc_item *it, kc_item_result *r, const kc
     if (w->print) {               /* the item's line, as a worker prints it, and the worker's last lines */
         kc_item_print_tagged(w->tag, it->name, r, w->tag[0] || w->own_seconds ? r->seconds : w->end_s - w->start_s, w->detail, w->log_tail);
     }
-    const kc_cost *c = f->costs ? kc_costs_find(f->costs, it->name) : NULL;
+    const kc_cost *c = f->costs ? kc_costs_measured(f->costs, it->name) : NULL;
     kc_report_item_done(fails, c ? c->seconds : 0);
     if (f->o->fail_fast && fails && !f->stopping) {
         f->stopping = 1;

@@ -133,8 +133,9 @@ int kc_cli_input_holds(const char *input, const char *path)
  * PATH.tmp.PID.XXXXXXXX renamed over PATH (report.c, costs.c, safe_file.h),
  * so such a file is created and removed again here; a report may also go
  * straight into a PATH that exists and is no regular file (/dev/stdout, a
- * pipe), when direct_ok. */
-static int check_writable(const char *opt, const char *path, int direct_ok)
+ * pipe), when direct_ok. what names the file in the message ("the report",
+ * "the cost table"). */
+static int check_writable(const char *opt, const char *path, int direct_ok, const char *what)
 {
     struct stat st;
     char why[2 * PATH_MAX + 160];
@@ -165,8 +166,8 @@ static int check_writable(const char *opt, const char *path, int direct_ok)
         int e = errno;
         char dir[PATH_MAX];
         path_dir(path, dir, sizeof dir);
-        snprintf(why, sizeof why, "%s %s: cannot create a file in %s (the report is written there and renamed into "
-                 "place): %s", opt, path, dir, strerror(e));
+        snprintf(why, sizeof why, "%s %s: cannot create a file in %s (%s is written there and renamed into "
+                 "place): %s", opt, path, dir, what, strerror(e));
         return kc_cli_usage_error("%s%s", why, "");
     }
     close(fd);
@@ -209,7 +210,8 @@ int kc_cli_check_reports(const kc_opts *o)
                 return kc_cli_usage_error("%s%s", why, "");
             }
         }
-        if (k < 3 ? check_writable(opt[k], path[k], 1) : kc_cli_writes_costs(o) ? check_writable(opt[k], path[k], 0) : 0)
+        if (k < 3 ? check_writable(opt[k], path[k], 1, "the report")
+                  : kc_cli_writes_costs(o) ? check_writable(opt[k], path[k], 0, "the cost table") : 0)
             return 2;
     }
     return 0;

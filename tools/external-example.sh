@@ -27,7 +27,8 @@
 # builtins and one the harness plants (KC_HARNESS_BLOCK_SHORT: no source
 # change, no image of its own); its images are also built with nvcc through
 # the make rules.
-# Before the examples: per-module nvcc flags of both builds (dry runs), and
+# Before the examples: per-module nvcc flags of both builds (dry runs), a
+# missing KERNELS file refused by CMake by name, and
 # -ffp-contract=off in pkg-config's Cflags (gcc must not fuse a*b+c).
 # Last, a suite of broken contracts must name all their problems, exit 2.
 # The library kernel is built but not run here: it calls the CUDA runtime,
@@ -145,6 +146,12 @@ done
 cmake -S "$tmp/flags" -B "$tmp/flags/typo" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DEXTRA=NVCC_FLAGS_c > "$tmp/flags/typo.log" 2>&1 || true
 grep -q 'NVCC_FLAGS_c: no module c among the KERNELS' "$tmp/flags/typo.log" ||
   { cat "$tmp/flags/typo.log"; fail "per-module flags: CMake did not refuse NVCC_FLAGS_c, which names no module"; }
+# A KERNELS file that is not there is refused by name, not by CMake's
+# 'file STRINGS file ... cannot be read' from inside kcontractConfig.cmake.
+cmake -S "$tmp/flags" -B "$tmp/flags/missing" -DCMAKE_PREFIX_PATH="$tmp/prefix" "-DEXTRA=KERNELS;c.cu" > "$tmp/flags/missing.log" 2>&1 || true
+# (CMake wraps a message's lines: read the log as one line)
+tr -s ' \n' '  ' < "$tmp/flags/missing.log" | grep -q "kcontract_add_suite(s): KERNELS names c.cu, but $tmp/flags/c.cu does not exist" ||
+  { cat "$tmp/flags/missing.log"; fail "CMake did not refuse the missing KERNELS file c.cu by name"; }
 # The docs' example is the example's: own-kernels.md's and
 # writing-a-contract.md's kernel and contract blocks (less the block's first
 # comment line and the #include) are verbatim parts of its files.

@@ -7,7 +7,8 @@
  * checked when the pool ends and across a serial re-exec, sessions that hang,
  * crash or print more than is kept, sessions never used, a control's
  * sessions of its own, sessions left by a killed worker or shard and the
- * files they leave, and clean verdicts a worker ended before vouching for.
+ * files they leave, and clean verdicts a worker ended before vouching for
+ * (also by an interrupt).
  * Sessions serving items as they should: test_sanitize_sessions.c. */
 #include <criterion/criterion.h>
 #include <limits.h>
@@ -521,4 +522,43 @@ Test(sanitize, a_serial_run_sends_unvouched_verdicts_back_once_to_run_last, .tim
     cr_assert(clean && suite, "%s", p.out);
     cr_expect(suite < clean, "it ran again after the other items:\n%s", p.out);
     kc_proc_free(&p);
+}
+
+/* The sanitizer item ran first, fixture.pass.00 after it: its line means
+ * the clean verdict waits on the sessions' summaries. */
+static int suite_passed(const kc_live *l) { return strstr(l->out, "PASS   fixture.pass.00 ") != NULL; }
+static int run_ended(const kc_live *l) { (void)l; return 0; }
+
+/* A SIGINT or SIGTERM after a clean :sanitize verdict was given but before
+ * its sessions' summaries were checked (they take 5 s here) leaves that
+ * item NOTRUN, in a serial and a --jobs run (of one worker, so that the
+ * order holds). A red team found it counted as
+ * given: PASS in the TALLY, the JUnit report with no failure, and `merge`
+ * of such a --shard log exited 0, while the same run uninterrupted failed
+ * on a report that only its summary held. */
+Test(sanitize, an_interrupt_before_the_sessions_vouch_leaves_their_clean_verdicts_not_run, .timeout = 60)
+{
+    const char *const sigs[] = { "SIGINT", "SIGTERM" };
+    for (int m = 0; m < 2; m++) {
+        char *args[] = { "run", "fakesan.copy.f16:sanitize", "fixture.pass.00", "--no-cache", m ? "--jobs" : NULL,
+                         "1", NULL };
+        char fake[PATH_MAX + 16];
+        snprintf(fake, sizeof fake, "KC_LIBCUDA=%s", getenv("KC_FAKE_CUDA"));
+        char *env[] = { fake, kc_san_test_env(), "PATH=/usr/bin:/bin", "KC_FAKE_SANITIZER_END_S=5", NULL };
+        kc_live l;
+        kc_live_start_env(&l, kc_test_fixture_bin(), args, env);
+        cr_assert_eq(kc_live_read_until(&l, suite_passed, 30), 0, "%s", l.out);
+        cr_assert_eq(kill(l.pid, m ? SIGTERM : SIGINT), 0);
+        kc_live_read_until(&l, run_ended, 30);
+        cr_expect_eq(kc_wait_status(l.pid), m ? 143 : 130, "%s", l.out);
+        char want[200];
+        snprintf(want, sizeof want, "NOTRUN fakesan.copy.f16:sanitize  not run: interrupted by %s before worker 0 (pid ",
+                 sigs[m]);
+        cr_expect(strstr(l.out, want), "want '%s' in:\n%s", want, l.out);
+        cr_expect(strstr(l.out, "said its compute-sanitizer sessions vouch (worker.h): their summaries were never "
+                                "checked"), "%s", l.out);
+        cr_expect_null(strstr(l.out, "PASS   fakesan.copy.f16:sanitize"), "%s", l.out);
+        cr_expect(strstr(l.out, " sanitize.pass=0 ") && strstr(l.out, " sanitize.notrun=1 "), "%s", l.out);
+        close(l.fd);
+    }
 }

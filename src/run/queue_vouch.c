@@ -13,13 +13,19 @@
  * those verdicts stood unvouched, and when the item it ended under was
  * decided by its run alone the run read green. The other ends without
  * the line already make the run not green (kc_q_end_vouched): there, and
- * when the run stops, the verdicts are counted as given. */
+ * when the run stops (--fail-fast, the restart cap), the verdicts are
+ * counted as given. An interrupt (SIGINT, SIGTERM) that ends the worker
+ * before its line makes each NOTRUN instead: counted as given, a clean
+ * verdict no summary vouched for stood as PASS in the TALLY, the JUnit and
+ * JSON reports, and a merge of that shard's log, which read green (exit 0)
+ * where the run uninterrupted failed on a report its summary held. */
 #include "queue_types.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "signame.h"
 #include "state.h"
 
 /* Item j's waiting verdict is counted and printed as given. */
@@ -71,6 +77,24 @@ static int waiting_on(const queue *qq, long pid, char *buf, size_t cap)
     return n;
 }
 
+/* Item j's waiting verdict, whose worker (slot, pid) the run's interrupt
+ * ended before its sessions' summaries were checked: NOTRUN, as every item
+ * an interrupt leaves unfinished (it fails the run everywhere, and the cost
+ * table records it failed, so --rerun-failed runs it again). */
+static void not_vouched(queue *qq, int j, int slot, long pid)
+{
+    qitem *qi = &qq->q[j];
+    kc_item_result *r = &qi->vouch->r;
+    char sb[32];
+    r->state = KC_NOTRUN;
+    r->rerun[0] = 0;
+    qi->vouch->at.tag[0] = 0;       /* the parent's line, as its other NOTRUN lines (docs/output-format.md) */
+    snprintf(r->msg, sizeof r->msg, "not run: interrupted by %s before worker %d (pid %ld) said its compute-sanitizer "
+             "sessions vouch (worker.h): their summaries were never checked, so the clean verdict they gave is not "
+             "the item's", kc_signal_name(qq->interrupted, sb, sizeof sb), slot, pid);
+    count(qq, j);
+}
+
 void kc_qv_release(queue *qq, int slot, long pid, kc_qv_end how)
 {
     char names[1200];
@@ -84,6 +108,10 @@ void kc_qv_release(queue *qq, int slot, long pid, kc_qv_end how)
     for (int j = 0; j < qq->nq; j++) {
         qitem *qi = &qq->q[j];
         if (!qi->vouch || qi->vouch->pid != pid) continue;
+        if (how == KC_QV_AS_GIVEN && qq->interrupted) {
+            not_vouched(qq, j, slot, pid);
+            continue;
+        }
         if (how != KC_QV_RUN_AGAIN) {
             count(qq, j);
             continue;

@@ -8,7 +8,7 @@
  * crash or print more than is kept, sessions never used, a control's
  * sessions of its own, sessions left by a killed worker or shard and the
  * files they leave, and clean verdicts a worker ended before vouching for
- * (also by an interrupt).
+ * (also by an interrupt or a --fail-fast stop).
  * Sessions serving items as they should: test_sanitize_sessions.c. */
 #include <criterion/criterion.h>
 #include <limits.h>
@@ -552,7 +552,7 @@ Test(sanitize, an_interrupt_before_the_sessions_vouch_leaves_their_clean_verdict
         kc_live_read_until(&l, run_ended, 30);
         cr_expect_eq(kc_wait_status(l.pid), m ? 143 : 130, "%s", l.out);
         char want[200];
-        snprintf(want, sizeof want, "NOTRUN fakesan.copy.f16:sanitize  not run: interrupted by %s before worker 0 (pid ",
+        snprintf(want, sizeof want, "NOTRUN fakesan.copy.f16:sanitize  not run: interrupted by %s, before worker 0 (pid ",
                  sigs[m]);
         cr_expect(strstr(l.out, want), "want '%s' in:\n%s", want, l.out);
         cr_expect(strstr(l.out, "said its compute-sanitizer sessions vouch (worker.h): their summaries were never "
@@ -561,4 +561,28 @@ Test(sanitize, an_interrupt_before_the_sessions_vouch_leaves_their_clean_verdict
         cr_expect(strstr(l.out, " sanitize.pass=0 ") && strstr(l.out, " sanitize.notrun=1 "), "%s", l.out);
         close(l.fd);
     }
+}
+
+/* --fail-fast stops the run at a crash that ended the worker holding a
+ * clean :sanitize verdict before its sessions vouched: that verdict is
+ * NOTRUN, recorded failed, so the retry --rerun-failed runs it. Before, it
+ * was PASS (failed 0 in the cost table), and the retry never ran it, though
+ * the run without --fail-fast failed on a report only the summary held. */
+Test(sanitize, fail_fast_leaves_unvouched_clean_verdicts_not_run_and_recorded_failed, .timeout = 60)
+{
+    char costs[600], env_costs[640];
+    snprintf(costs, sizeof costs, "%s/ff-unvouched.%ld.tsv", kc_test_tmpdir(), (long)getpid());
+    snprintf(env_costs, sizeof env_costs, "KC_COSTS=%s", costs);
+    kc_proc p = kc_san_test_run((char *[]){ "run", "fakesan.copy.f16:sanitize", "fixture.crash", "fixture.pass.00",
+                                            "--fail-fast", "--costs", costs, "--no-cache", NULL },
+                                0, "KC_FAKE_SANITIZER_LATE=memcheck:fakesan.copy.f16:sanitize", env_costs);
+    cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "NOTRUN fakesan.copy.f16:sanitize  not run: --fail-fast: the run stopped after fixture.crash "
+                            "(CRASH), before worker 0 (pid "), "%s", p.out);
+    cr_expect_null(strstr(p.out, "PASS   fakesan.copy.f16:sanitize"), "%s", p.out);
+    kc_proc_free(&p);
+    p = kc_san_test_run((char *[]){ "list", "--rerun-failed", "--costs", costs, NULL }, 0, NULL, NULL);
+    cr_expect(strstr(p.out, "fakesan.copy.f16:sanitize"), "the retry does not run it:\n%s%s", p.out, p.err);
+    kc_proc_free(&p);
+    unlink(costs);
 }

@@ -384,7 +384,7 @@ typedef enum kc_qv_end {
     KC_QV_VOUCHED,              /* after its end line: each is counted and printed */
     KC_QV_RUN_AGAIN,            /* without it, under another item: each runs again alone, and that run decides it */
     KC_QV_AS_GIVEN,             /* without it, when the run is already not green or stops: counted and printed
-                                 * (NOTRUN when an interrupt ended it: kc_qv_release) */
+                                 * (NOTRUN when the run is stopping: kc_qv_release) */
 } kc_qv_end;
 /* Worker slot's process pid ended (queue_workers.c, release_sessions);
  * how: as above. */

@@ -13,12 +13,13 @@
  * those verdicts stood unvouched, and when the item it ended under was
  * decided by its run alone the run read green. The other ends without
  * the line already make the run not green (kc_q_end_vouched): there, and
- * when the run stops (--fail-fast, the restart cap), the verdicts are
- * counted as given. An interrupt (SIGINT, SIGTERM) that ends the worker
- * before its line makes each NOTRUN instead: counted as given, a clean
- * verdict no summary vouched for stood as PASS in the TALLY, the JUnit and
- * JSON reports, and a merge of that shard's log, which read green (exit 0)
- * where the run uninterrupted failed on a report its summary held. */
+ * when the run is stopping (an interrupt, --fail-fast, the restart cap),
+ * each is NOTRUN: nothing runs it again. Counted as given, a clean verdict
+ * no summary vouched for stood as PASS: after SIGINT or SIGTERM in the
+ * TALLY, the JUnit and JSON reports and a merge of that shard's log, which
+ * read green (exit 0); after --fail-fast in the cost table (failed 0), so
+ * a retry with --rerun-failed never ran it; the run without either failed
+ * on a report only the summary held. */
 #include "queue_types.h"
 
 #include <stdio.h>
@@ -77,10 +78,11 @@ static int waiting_on(const queue *qq, long pid, char *buf, size_t cap)
     return n;
 }
 
-/* Item j's waiting verdict, whose worker (slot, pid) the run's interrupt
- * ended before its sessions' summaries were checked: NOTRUN, as every item
- * an interrupt leaves unfinished (it fails the run everywhere, and the cost
- * table records it failed, so --rerun-failed runs it again). */
+/* Item j's waiting verdict, whose worker (slot, pid) ended before its
+ * sessions' summaries were checked while the run stops (an interrupt,
+ * --fail-fast): NOTRUN, as every item the stop leaves unfinished (it fails
+ * the run everywhere, and the cost table records it failed, so
+ * --rerun-failed runs it again). */
 static void not_vouched(queue *qq, int j, int slot, long pid)
 {
     qitem *qi = &qq->q[j];
@@ -89,9 +91,12 @@ static void not_vouched(queue *qq, int j, int slot, long pid)
     r->state = KC_NOTRUN;
     r->rerun[0] = 0;
     qi->vouch->at.tag[0] = 0;       /* the parent's line, as its other NOTRUN lines (docs/output-format.md) */
-    snprintf(r->msg, sizeof r->msg, "not run: interrupted by %s before worker %d (pid %ld) said its compute-sanitizer "
-             "sessions vouch (worker.h): their summaries were never checked, so the clean verdict they gave is not "
-             "the item's", kc_signal_name(qq->interrupted, sb, sizeof sb), slot, pid);
+    char why[sizeof qq->fin.stop_why];
+    if (qq->interrupted) snprintf(why, sizeof why, "interrupted by %s", kc_signal_name(qq->interrupted, sb, sizeof sb));
+    else snprintf(why, sizeof why, "%s", qq->fin.stop_why[0] ? qq->fin.stop_why : "the run stopped");
+    snprintf(r->msg, sizeof r->msg, "not run: %s, before worker %d (pid %ld) said its compute-sanitizer sessions vouch "
+             "(worker.h): their summaries were never checked, so the clean verdict they gave is not the item's", why,
+             slot, pid);
     count(qq, j);
 }
 
@@ -108,7 +113,7 @@ void kc_qv_release(queue *qq, int slot, long pid, kc_qv_end how)
     for (int j = 0; j < qq->nq; j++) {
         qitem *qi = &qq->q[j];
         if (!qi->vouch || qi->vouch->pid != pid) continue;
-        if (how == KC_QV_AS_GIVEN && qq->interrupted) {
+        if (how == KC_QV_AS_GIVEN && (qq->interrupted || qq->fin.stopping)) {
             not_vouched(qq, j, slot, pid);
             continue;
         }

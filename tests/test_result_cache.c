@@ -24,6 +24,7 @@
 
 #include "result_cache.h"
 #include "seed.h"
+#include "support/cache_runs.h"
 #include "support/run_output.h"
 #include "support/spawn.h"
 #include "tally.h"
@@ -41,52 +42,10 @@ ReportHook(PRE_ALL)(struct criterion_test_set *set)
               "fake.copy.f16:control.broken_build"
 #define REUSED 5
 
-typedef struct cache_dir {
-    char dir[512];
-    char env[600];
-} cache_dir;
-
-static void cache_new(cache_dir *c, const char *tag)
-{
-    kc_tmp_dir(c->dir, sizeof c->dir, tag);
-    snprintf(c->env, sizeof c->env, "KC_CACHE_DIR=%s", c->dir);
-}
-
-static kc_proc run_with(cache_dir *c, char **args)
+static kc_proc run_with(kc_cache_dir *c, char **args)
 {
     char *env[] = { c->env, NULL };
     return kc_run_fake(args, env, 60);
-}
-
-/* A run of the fixture under env whose output must hold item's line in
- * state (the expectation checked here); the run for more checks. */
-static kc_proc run_with_line(char **args, char **env, const char *state, const char *item)
-{
-    kc_proc p = kc_run_fake(args, env, 60);
-    char line[2048];
-    cr_expect(kc_out_item_line(p.out, state, item, line, sizeof line), "no %s line for %s:\n%s%s", state, item, p.out,
-              p.err);
-    return p;
-}
-
-/* A run of args under env after an earlier one: it must exit 0 and reuse
- * `want` verdicts from the cache (`what` names them in the failure). */
-static void expect_reused(char **args, char **env, long want, const char *what)
-{
-    kc_tally t;
-    kc_proc p = kc_run_fake(args, env, 60);
-    kc_out_tally(p.out, &t);
-    cr_expect_eq(p.status, 0, "the run after it: exit %d\n%s%s", p.status, p.out, p.err);
-    cr_expect_eq(t.cached, want, "the run after it reused %ld verdicts, want %s:\n%s", t.cached, what, p.out);
-    kc_proc_free(&p);
-}
-
-/* A run of the fixture under env, its TALLY into *t. */
-static kc_proc run_tallied(char **args, char **env, kc_tally *t)
-{
-    kc_proc p = kc_run_fake(args, env, 60);
-    kc_out_tally(p.out, t);
-    return p;
 }
 
 /* The SUMMARY without its "; N cached" and its time: the counts. */
@@ -103,8 +62,8 @@ static void counts_of(const char *out, char *buf, size_t cap)
 
 Test(result_cache, second_run_reuses_every_pass_with_the_same_counts)
 {
-    cache_dir c;
-    cache_new(&c, "rcache-second");
+    kc_cache_dir c;
+    kc_cache_new(&c, "rcache-second");
     char *args[] = { "run", ITEMS, NULL };
     kc_proc a = run_with(&c, args), b = run_with(&c, args);
     kc_tally ta, tb;
@@ -141,8 +100,8 @@ Test(result_cache, second_run_reuses_every_pass_with_the_same_counts)
 
 Test(result_cache, another_seed_and_no_cache_run_everything)
 {
-    cache_dir c;
-    cache_new(&c, "rcache-seed");
+    kc_cache_dir c;
+    kc_cache_new(&c, "rcache-seed");
     char *args[] = { "run", ITEMS, NULL }, *seed[] = { "run", "--seed", "2", ITEMS, NULL },
          *nocache[] = { "run", "--no-cache", ITEMS, NULL };
     kc_proc a = run_with(&c, args), s = run_with(&c, seed), n = run_with(&c, nocache);
@@ -203,8 +162,8 @@ static void only_entry(const char *dir, const char *name, char *path, size_t cap
 
 Test(result_cache, a_corrupt_entry_is_ignored_with_a_warning_and_replaced)
 {
-    cache_dir c;
-    cache_new(&c, "rcache-corrupt");
+    kc_cache_dir c;
+    kc_cache_new(&c, "rcache-corrupt");
     char *args[] = { "run", ITEMS, NULL };
     kc_proc a = run_with(&c, args);
     cr_assert_eq(spoil_entries(c.dir, "kcontract results cache 1\nitem fakeargs.inplace.f32\nstate PASS\n"), REUSED,
@@ -257,8 +216,8 @@ Test(result_cache, a_corrupt_entry_is_ignored_with_a_warning_and_replaced)
 
 Test(result_cache, jobs_and_static_shards_reuse_and_the_merged_summary_counts_them)
 {
-    cache_dir c;
-    cache_new(&c, "rcache-jobs");
+    kc_cache_dir c;
+    kc_cache_new(&c, "rcache-jobs");
     char *q[] = { "run", "--jobs", "2", ITEMS, NULL }, *st[] = { "run", "--jobs", "2", "--schedule", "static", ITEMS, NULL };
     kc_proc a = run_with(&c, q), b = run_with(&c, q), s = run_with(&c, st);
     kc_tally tb, ts;
@@ -301,8 +260,8 @@ static void cached_names(const char *out, char *buf, size_t cap)
  * a reader looks a cached item up by name. */
 Test(result_cache, a_jobs_run_prints_cached_lines_in_the_serial_order, .timeout = 60)
 {
-    cache_dir c;
-    cache_new(&c, "rcache-order");
+    kc_cache_dir c;
+    kc_cache_new(&c, "rcache-order");
     char costs[600], table[2048];
     snprintf(costs, sizeof costs, "%s/costs.tsv", c.dir);
     char *fill[] = { "run", ITEMS, NULL };
@@ -332,8 +291,8 @@ Test(result_cache, a_jobs_run_prints_cached_lines_in_the_serial_order, .timeout 
  * again), and a run with it again reuses both. */
 Test(result_cache, block_size_keys_a_contracts_items_and_not_the_suites, .timeout = 60)
 {
-    cache_dir c;
-    cache_new(&c, "rcache-block");
+    kc_cache_dir c;
+    kc_cache_new(&c, "rcache-block");
     char *plain[] = { "run", "fakeblock.axpy.f32", "fixture.pass.00", NULL };
     char *block[] = { "run", "--block-size", "128", "fakeblock.axpy.f32", "fixture.pass.00", NULL };
     char *env[] = { c.env, NULL };
@@ -341,7 +300,7 @@ Test(result_cache, block_size_keys_a_contracts_items_and_not_the_suites, .timeou
     cr_expect_eq(a.status, 0, "exit %d\n%s%s", a.status, a.out, a.err);
     kc_proc_free(&a);
     kc_tally t;
-    a = run_tallied(block, env, &t);
+    a = kc_cache_run_tallied(block, env, &t);
     cr_expect_eq(a.status, 0, "exit %d\n%s%s", a.status, a.out, a.err);
     cr_expect_eq(t.cached, 1, "--block-size 128: cached=%ld, want the suite's pass alone:\n%s", t.cached, a.out);
     char line[2048];
@@ -349,7 +308,7 @@ Test(result_cache, block_size_keys_a_contracts_items_and_not_the_suites, .timeou
                   strstr(line, "under block size 128  ("),
               "the kernel's pass of a run without --block-size was reused, or it did not run block 128 alone:\n%s", a.out);
     kc_proc_free(&a);
-    expect_reused(block, env, 2, "both passes, the kernel's under --block-size 128 kept under its own key");
+    kc_cache_expect_reused(block, env, 2, "both passes, the kernel's under --block-size 128 kept under its own key");
     kc_rm_rf(c.dir);
 }
 
@@ -362,14 +321,14 @@ Test(result_cache, a_host_suites_pass_is_reused_with_or_without_a_gpu_opened, .t
     char *with_gpu[] = { "run", "fakeargs.inplace.f32", "fixture.pass.00", NULL };
     char *alone[] = { "run", "fixture.pass.00", NULL };
     for (int order = 0; order < 2; order++) {
-        cache_dir c;
-        cache_new(&c, order ? "rcache-host-b" : "rcache-host-a");
+        kc_cache_dir c;
+        kc_cache_new(&c, order ? "rcache-host-b" : "rcache-host-a");
         char *env[] = { c.env, NULL };
         kc_tally t;
-        kc_proc a = run_tallied(order ? alone : with_gpu, env, &t);
+        kc_proc a = kc_cache_run_tallied(order ? alone : with_gpu, env, &t);
         cr_expect_eq(a.status, 0, "exit %d\n%s%s", a.status, a.out, a.err);
         kc_proc_free(&a);
-        a = run_tallied(order ? with_gpu : alone, env, &t);
+        a = kc_cache_run_tallied(order ? with_gpu : alone, env, &t);
         cr_expect_eq(t.cached, 1, "%s, then %s: cached=%ld, want the suite's pass:\n%s",
                      order ? "the suite alone" : "with a kernel", order ? "with a kernel" : "the suite alone", t.cached,
                      a.out);
@@ -382,8 +341,8 @@ Test(result_cache, a_host_suites_pass_is_reused_with_or_without_a_gpu_opened, .t
  * not "a work queue of 0 workers" (a new user read that as --jobs ignored). */
 Test(result_cache, a_jobs_run_with_every_verdict_cached_says_no_worker_started)
 {
-    cache_dir c;
-    cache_new(&c, "rcache-none-left");
+    kc_cache_dir c;
+    kc_cache_new(&c, "rcache-none-left");
     char *q[] = { "run", "--jobs", "2", "fakeargs.inplace.f32", "fakeargs.inplace.f32:limits", NULL };
     kc_proc a = run_with(&c, q), b = run_with(&c, q);
     cr_expect_eq(a.status, 0, "exit %d\n%s%s", a.status, a.out, a.err);
@@ -401,8 +360,8 @@ Test(result_cache, a_jobs_run_with_every_verdict_cached_says_no_worker_started)
 /* `kcontract merge` of --shard K/N logs: the merged SUMMARY counts what each shard reused. */
 Test(result_cache, merged_shard_logs_count_the_cached)
 {
-    cache_dir c;
-    cache_new(&c, "rcache-merge");
+    kc_cache_dir c;
+    kc_cache_new(&c, "rcache-merge");
     char log[2][600];
     for (int k = 0; k < 2; k++) {
         char sh[8];
@@ -458,8 +417,8 @@ Test(result_cache, a_sanitizer_session_that_is_not_trusted_keeps_no_pass, .timeo
     const char *modes[2][4] = { { "run", "fakesan.copy.f16:sanitize" },
                                 { "run", "--jobs", "2", "fakesan.copy.f16:sanitize" } };
     for (int m = 0; m < 2; m++) {
-        cache_dir c;
-        cache_new(&c, "rcache-san");
+        kc_cache_dir c;
+        kc_cache_new(&c, "rcache-san");
         char *args[6] = { 0 };
         for (int i = 0; i < 4 && modes[m][i]; i++) args[i] = (char *)modes[m][i];
         char *late[] = { c.env, san, "PATH=/usr/bin:/bin", "KC_FAKE_SANITIZER=late:memcheck", NULL };
@@ -532,8 +491,8 @@ Test(result_cache, a_no_cache_failure_removes_the_pass_of_the_same_inputs, .time
         { 0, 0, 0, 1, "cached run after it: reuses the pass --no-cache kept" },
     };
     for (int jobs = 0; jobs < 2; jobs++) {
-        cache_dir c;
-        cache_new(&c, "rcache-refresh");
+        kc_cache_dir c;
+        kc_cache_new(&c, "rcache-refresh");
         char *ok[] = { c.env, NULL }, *bad[] = { c.env, "KC_FIXTURE_CHDIR=/nonexistent", NULL };
         char **env[2] = { ok, bad };
         run_steps((const char *[]){ "fixture.chdir", NULL }, env, st, sizeof st / sizeof st[0], jobs);
@@ -555,8 +514,8 @@ Test(result_cache, a_no_cache_run_whose_session_is_not_trusted_removes_the_pass,
     };
     char *san = fake_sanitizer_env();
     for (int jobs = 0; jobs < 2; jobs++) {
-        cache_dir c;
-        cache_new(&c, "rcache-san-refresh");
+        kc_cache_dir c;
+        kc_cache_new(&c, "rcache-san-refresh");
         char *clean[] = { c.env, san, "PATH=/usr/bin:/bin", NULL };
         char *late[] = { c.env, san, "PATH=/usr/bin:/bin", "KC_FAKE_SANITIZER=late:memcheck", NULL };
         char **env[2] = { clean, late };
@@ -573,8 +532,8 @@ Test(result_cache, a_no_cache_run_whose_session_is_not_trusted_removes_the_pass,
 Test(result_cache, a_no_cache_worker_killed_for_another_items_limit_removes_no_pass, .timeout = 90)
 {
     char *san = fake_sanitizer_env();
-    cache_dir c;
-    cache_new(&c, "rcache-unvouched");
+    kc_cache_dir c;
+    kc_cache_new(&c, "rcache-unvouched");
     char *env[] = { c.env, san, "PATH=/usr/bin:/bin", NULL };
     char *slow[] = { c.env, san, "PATH=/usr/bin:/bin", "KC_FIXTURE_COST_SCALE=30", NULL };
     char *run[] = { "run", "fakesan.copy.f16:sanitize", "fakenorace.copy.f16:sanitize", "fixture.cost.00", NULL };
@@ -582,8 +541,8 @@ Test(result_cache, a_no_cache_worker_killed_for_another_items_limit_removes_no_p
                       "fixture.cost.00", NULL };
     kc_proc a = kc_run_fake(run, env, 60);
     cr_assert_eq(a.status, 0, "filling the cache: exit %d\n%s%s", a.status, a.out, a.err);
-    kc_proc b = run_with_line(fresh, slow, "TIMEOUT", "fixture.cost.00");
-    expect_reused(run, env, 2, "the 2 :sanitize passes");
+    kc_proc b = kc_cache_run_line(fresh, slow, "TIMEOUT", "fixture.cost.00");
+    kc_cache_expect_reused(run, env, 2, "the 2 :sanitize passes");
     kc_proc_free(&a);
     kc_proc_free(&b);
     kc_rm_rf(c.dir);
@@ -598,13 +557,13 @@ static void expect_no_session_vouched_beside(const char *beside, const char *sta
 {
     char *san = fake_sanitizer_env();
     for (int jobs = 0; jobs < 2; jobs++) {
-        cache_dir c;
-        cache_new(&c, "rcache-unvouched");
+        kc_cache_dir c;
+        kc_cache_new(&c, "rcache-unvouched");
         char *late[] = { c.env, san, "PATH=/usr/bin:/bin", "KC_FAKE_SANITIZER=late:memcheck", NULL };
         char *both[] = { "run", "--jobs", "1", "fakesan.copy.f16:sanitize", (char *)beside, NULL };
         char *alone[] = { "run", "fakesan.copy.f16:sanitize", NULL };
         if (!jobs) memmove(both + 1, both + 3, 3 * sizeof *both);     /* serially */
-        kc_proc a = run_with_line(both, late, state, beside);
+        kc_proc a = kc_cache_run_line(both, late, state, beside);
         if (said) {
             cr_expect_eq(a.status, 1, "jobs %d: the run beside %s exit %d, want 1\n%s%s", jobs, beside, a.status, a.out,
                          a.err);
@@ -612,7 +571,7 @@ static void expect_no_session_vouched_beside(const char *beside, const char *sta
                       a.err);
         }
         kc_tally t;
-        kc_proc b = run_tallied(alone, late, &t);
+        kc_proc b = kc_cache_run_tallied(alone, late, &t);
         cr_expect_eq(b.status, 1, "jobs %d: the run after it exit %d, want 1 (its session is never trusted)\n%s%s", jobs,
                      b.status, b.out, b.err);
         cr_expect_eq(t.cached, 0, "jobs %d: the run after it reused a verdict no session vouched for:\n%s", jobs, b.out);
@@ -711,17 +670,17 @@ Test(result_cache, a_shard_whose_sessions_could_not_vouch_is_not_green_merged, .
 Test(result_cache, a_worker_stopped_after_its_end_line_keeps_its_sessions_verdicts, .timeout = 120)
 {
     char *san = fake_sanitizer_env();
-    cache_dir c;
-    cache_new(&c, "rcache-slowend");
+    kc_cache_dir c;
+    kc_cache_new(&c, "rcache-slowend");
     char *env[] = { c.env, san, "PATH=/usr/bin:/bin", "KC_SANITIZE_TIMEOUT_S=1", NULL };
     char *both[] = { "run", "--jobs", "1", "fakesan.copy.f16:sanitize", "fixture.atexit.slow", NULL };
     char *alone[] = { "run", "fakesan.copy.f16:sanitize", NULL };
-    kc_proc a = run_with_line(both, env, "PASS", "fixture.atexit.slow");
+    kc_proc a = kc_cache_run_line(both, env, "PASS", "fixture.atexit.slow");
     const char *said = "it had written its end line, so its sessions vouched";
     cr_expect(strstr(a.out, said) || strstr(a.err, said), "no line says the stopped worker had vouched:\n%s%s", a.out,
               a.err);
     cr_expect_eq(a.status, 0, "the run exit %d, want 0: its sessions vouched\n%s%s", a.status, a.out, a.err);
-    expect_reused(alone, env, 1, "the vouched :sanitize pass");
+    kc_cache_expect_reused(alone, env, 1, "the vouched :sanitize pass");
     kc_proc_free(&a);
     kc_rm_rf(c.dir);
 }
@@ -739,8 +698,8 @@ Test(result_cache, a_no_cache_item_that_ends_its_static_shard_removes_the_pass, 
         { 1, 1, 1, -1, "--no-cache, the item ends its shard" },
         { 0, 1, 1, -1, "cached run after it: must run the item, which ends its shard again" },
     };
-    cache_dir c;
-    cache_new(&c, "rcache-static-refresh");
+    kc_cache_dir c;
+    kc_cache_new(&c, "rcache-static-refresh");
     char *ok[] = { c.env, NULL }, *bad[] = { c.env, "KC_BREAK_TALLY=kc-test-shard-ends-here", NULL };
     char **env[2] = { ok, bad };
     run_steps((const char *[]){ "fixture.break.tally", "fixture.pass.00", NULL }, env, st, sizeof st / sizeof st[0], 2);
@@ -752,8 +711,8 @@ Test(result_cache, a_no_cache_item_that_ends_its_static_shard_removes_the_pass, 
  * (it read PASS from the cache), reused under --timeout 5. */
 Test(result_cache, a_pass_that_took_longer_than_the_timeout_runs, .timeout = 60)
 {
-    cache_dir c;
-    cache_new(&c, "rcache-timeout");
+    kc_cache_dir c;
+    kc_cache_new(&c, "rcache-timeout");
     char *fill[] = { "run", "fixture.cost.00", NULL }, *tight[] = { "run", "--timeout", "0.1", "fixture.cost.00", NULL },
          *loose[] = { "run", "--timeout", "5", "fixture.cost.00", NULL };
     kc_proc a = run_with(&c, fill), t = run_with(&c, tight), l = run_with(&c, loose);
@@ -780,8 +739,8 @@ Test(result_cache, a_pass_that_took_longer_than_the_timeout_runs, .timeout = 60)
  * from the cache. */
 Test(result_cache, a_pass_longer_than_the_contracts_own_limit_runs, .timeout = 60)
 {
-    cache_dir c;
-    cache_new(&c, "rcache-own-limit");
+    kc_cache_dir c;
+    kc_cache_new(&c, "rcache-own-limit");
     char *env[] = { c.env, "KC_FIXTURE_REF_SLEEP_MS=300", NULL };
     kc_proc a = kc_run_fake((char *[]){ "run", "--timeout", "100", "fakeslow.vec4.f32", NULL }, env, 60);
     cr_expect_eq(a.status, 0, "the first run: exit %d\n%s%s", a.status, a.out, a.err);
@@ -789,7 +748,7 @@ Test(result_cache, a_pass_longer_than_the_contracts_own_limit_runs, .timeout = 6
     char *plain[] = { "run", "fakeslow.vec4.f32", NULL }, *jobs[] = { "run", "--jobs", "2", "fakeslow.vec4.f32", NULL };
     char **runs[] = { plain, jobs };
     for (int i = 0; i < 2; i++) {
-        kc_proc p = run_with_line(runs[i], env, "TIMEOUT", "fakeslow.vec4.f32");
+        kc_proc p = kc_cache_run_line(runs[i], env, "TIMEOUT", "fakeslow.vec4.f32");
         kc_tally t;
         kc_out_tally(p.out, &t);
         cr_expect_eq(t.cached, 0, "run %d reused a pass longer than the contract's 1 s limit:\n%s", i, p.out);
@@ -806,8 +765,8 @@ Test(result_cache, a_pass_longer_than_the_contracts_own_limit_runs, .timeout = 6
  * goes) is replaced, not an error. */
 Test(result_cache, each_key_keeps_its_own_entry_up_to_a_cap, .timeout = 90)
 {
-    cache_dir c;
-    cache_new(&c, "rcache-keys");
+    kc_cache_dir c;
+    kc_cache_new(&c, "rcache-keys");
     char old[1024];
     snprintf(old, sizeof old, "%s/%016llx", c.dir, (unsigned long long)kc_mix64(kc_hash_str("fixture.pass.00")));
     kc_write_file(old, "kcontract results cache 1\nitem fixture.pass.00\n");   /* the format before */
@@ -837,8 +796,8 @@ Test(result_cache, each_key_keeps_its_own_entry_up_to_a_cap, .timeout = 90)
  * worker with no items). */
 Test(result_cache, an_all_cached_run_reports_no_workers_in_its_json, .timeout = 60)
 {
-    cache_dir c;
-    cache_new(&c, "rcache-json-workers");
+    kc_cache_dir c;
+    kc_cache_new(&c, "rcache-json-workers");
     char json[256];
     kc_tmp_path(json, sizeof json, "rcache", "all-cached.json");
     char *fill[] = { "run", "fixture.pass.00", "fixture.pass.01", NULL },
@@ -936,8 +895,8 @@ Test(result_cache, an_installed_binary_under_a_hook_names_the_hook, .timeout = 3
 Test(result_cache, a_library_rebuilt_between_two_items_of_a_process_keeps_no_verdict, .timeout = 60)
 {
     char lib[512], fifo[600], clean[700], broken[700], cmd[3200], env_lib[600], env_log[700];
-    cache_dir c;
-    cache_new(&c, "rcache-libswap");
+    kc_cache_dir c;
+    kc_cache_new(&c, "rcache-libswap");
     kc_tmp_dir(lib, sizeof lib, "rcache-libswap-lib");
     snprintf(clean, sizeof clean, "%s/libkc_fakelib.so", lib);
     snprintf(broken, sizeof broken, "%s/libkc_fakelib@error_return.so", lib);

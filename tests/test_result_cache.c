@@ -5,7 +5,8 @@
  * JSON report; a FAIL or MISSED is never reused; another seed, --no-cache,
  * or a corrupt entry runs the items; --jobs and --schedule static reuse too
  * (cached items go to no worker; the merged SUMMARY counts them). The key,
- * in this process: test_result_cache_key.c.
+ * in this process: test_result_cache_key.c; what removes a pass (a --no-cache
+ * failure, a session that cannot vouch): test_result_cache_refresh.c.
  *
  * Every other test runs with the cache off (KC_CACHE_DIR=off, set below for
  * the whole test binary and by `make test`): their runs repeat items and

@@ -30,10 +30,9 @@
 #include "report_timeline.h"
 #include "report_text.h"
 #include "support/live.h"
+#include "support/report_runs.h"
 #include "support/run_output.h"
 #include "support/spawn.h"
-
-static char *const NO_GPU[] = { "KC_LIBCUDA=none", NULL };
 
 static kc_record rec(const char *name, kc_kind k, kc_state s, int worker, double t0, double t1, const char *msg)
 {
@@ -53,15 +52,6 @@ static kc_record rec(const char *name, kc_kind k, kc_state s, int worker, double
     return r;
 }
 
-/* A temporary file name under $TMPDIR (the file exists, empty). */
-static void tmpname(char *buf, size_t cap, const char *tag)
-{
-    snprintf(buf, cap, "%s/kc_test_report_%s_XXXXXX", kc_test_tmpdir(), tag);
-    int fd = mkstemp(buf);
-    cr_assert(fd >= 0, "mkstemp");
-    close(fd);
-}
-
 typedef int (*writer_fn)(FILE *, const kc_records *);
 static int junit_writer(FILE *f, const kc_records *rs) { return kc_report_junit(f, rs, NULL); }
 
@@ -71,12 +61,6 @@ static void write_report(const char *path, writer_fn w, const kc_records *rs)
     cr_assert(f, "fopen %s", path);
     cr_assert_eq(w(f, rs), 0);
     cr_assert_eq(fclose(f), 0);
-}
-
-/* Runs a Python script on `file`; the test is skipped without python3. */
-static kc_proc python(const char *script, const char *file)
-{
-    return kc_run_python3((char *[]){ "-c", (char *)script, (char *)file, NULL }, 20);
 }
 
 static const char *PY_JSON =
@@ -99,7 +83,7 @@ Test(report, json_escapes_nasty_messages_and_every_line_parses)
     cr_assert_eq(kc_records_add(&rs, &a), 0);
     cr_assert_eq(kc_records_add(&rs, &b), 0);
     char path[128];
-    tmpname(path, sizeof path, "json");
+    kc_report_tmpname(path, sizeof path, "json");
     write_report(path, kc_report_json, &rs);
     const char *txt = kc_out_file(path);
     cr_expect(strstr(txt, "say \\\"hi\\\" \\\\ back\\nslash\\u0001 bad\\ufffd\\ufffd\\ufffd trunc\\ufffd\\ufffd ok \xc3\xa9 \\u2028 tab\\tend"),
@@ -109,7 +93,7 @@ Test(report, json_escapes_nasty_messages_and_every_line_parses)
     int lines = 0;
     for (const char *p = txt; *p; p++) lines += *p == '\n';
     cr_expect_eq(lines, 4, "2 items, 1 worker, 1 summary:\n%s", txt);
-    kc_proc p = python(PY_JSON, path);
+    kc_proc p = kc_report_python(PY_JSON, path);
     cr_expect_eq(p.status, 0, "python: %s", p.err);
     cr_expect(strstr(p.out, "item k.nasty FAIL 'say \"hi\" \\\\ back\\nslash\\x01 bad\\ufffd\\ufffd\\ufffd trunc\\ufffd\\ufffd "
                             "ok \\xe9 \\u2028 tab\\tend'"),
@@ -120,18 +104,6 @@ Test(report, json_escapes_nasty_messages_and_every_line_parses)
     unlink(path);
     kc_records_free(&rs);
 }
-
-static const char *PY_JUNIT =
-    "import sys, xml.etree.ElementTree as ET\n"
-    "root = ET.parse(sys.argv[1]).getroot()\n"
-    "s = root.find('testsuite')\n"
-    "print('suites', root.tag, root.get('tests'), root.get('failures'), root.get('errors'), root.get('skipped'))\n"
-    "print('suite', s.get('tests'), s.get('failures'), s.get('errors'), s.get('skipped'))\n"
-    "for c in s.findall('testcase'):\n"
-    "    kids = [k.tag for k in c]\n"
-    "    f = c.find('failure') if c.find('failure') is not None else c.find('error')\n"
-    "    print('case', c.get('classname'), ascii(c.get('name')), c.get('time'), ','.join(kids),\n"
-    "          ascii(f.get('message')) if f is not None else '-', ascii(f.text) if f is not None else '-')\n";
 
 Test(report, junit_counts_escaping_and_wellformed)
 {
@@ -153,12 +125,12 @@ Test(report, junit_counts_escaping_and_wellformed)
     snprintf(v[4].log_tail, sizeof v[4].log_tail, "last ]]> line\x02");
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) cr_assert_eq(kc_records_add(&rs, &v[i]), 0);
     char path[128];
-    tmpname(path, sizeof path, "junit");
+    kc_report_tmpname(path, sizeof path, "junit");
     write_report(path, junit_writer, &rs);
     const char *txt = kc_out_file(path);
     cr_expect(!strchr(txt, '\x01') && !strchr(txt, '\x02') && !strchr(txt, '\xff'), "raw control byte:\n%s", txt);
     cr_expect(strstr(txt, "name=\"k.&lt;fail&gt;&amp;&quot;q&quot;\""), "%s", txt);
-    kc_proc p = python(PY_JUNIT, path);
+    kc_proc p = kc_report_python(KC_REPORT_PY_JUNIT, path);
     cr_expect_eq(p.status, 0, "python: %s\n%s", p.err, txt);
     cr_expect(strstr(p.out, "suites testsuites 11 4 3 1\n"), "%s", p.out);
     cr_expect(strstr(p.out, "suite 11 4 3 1\n"), "%s", p.out);
@@ -205,9 +177,9 @@ Test(report, timeline_svg_one_bar_per_item_one_row_per_worker)
     };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) cr_assert_eq(kc_records_add(&rs, &v[i]), 0);
     char path[128];
-    tmpname(path, sizeof path, "svg");
+    kc_report_tmpname(path, sizeof path, "svg");
     write_report(path, kc_report_timeline_svg, &rs);
-    kc_proc p = python(PY_SVG, path);
+    kc_proc p = kc_report_python(PY_SVG, path);
     cr_expect_eq(p.status, 0, "python: %s\n%s", p.err, kc_out_file(path));
     cr_expect(strstr(p.out, "bars 8 rows 3\n"), "%s", p.out);
     /* bars end on a common axis: the straggler reaches the plot's right edge (1200 - 30) */
@@ -383,20 +355,9 @@ Test(report, progress_eta_format)
 
 /* ---- the binary ---- */
 
-static kc_proc fixture(char **args, char *const *env)
-{
-    char *argv[24] = { (char *)kc_test_fixture_bin() };
-    int a = 1;
-    for (; args[a - 1]; a++) argv[a] = args[a - 1];
-    argv[a] = NULL;
-    kc_proc p;
-    cr_assert_eq(kc_spawn(argv, env ? env : NO_GPU, 20, &p), 0, "cannot start %s", argv[0]);
-    return p;
-}
-
 Test(report, unwritable_report_refused_before_running)
 {
-    kc_proc p = fixture((char *[]){ "run", "fixture.pass.00", "--json", "/nonexistent/dir/x.json", NULL }, NULL);
+    kc_proc p = kc_report_fixture((char *[]){ "run", "fixture.pass.00", "--json", "/nonexistent/dir/x.json", NULL }, NULL);
     cr_expect_eq(p.status, 2, "exit %d", p.status);
     /* the folder is named, not the temporary file's name (a new user's find) */
     cr_expect(strstr(p.err, "--json /nonexistent/dir/x.json: cannot create a file in /nonexistent/dir (the report is "
@@ -406,17 +367,17 @@ Test(report, unwritable_report_refused_before_running)
     kc_proc_free(&p);
     /* A file that exists but whose directory takes no new file (/proc): the
      * report goes through a temporary file beside it, so it is refused too. */
-    p = fixture((char *[]){ "run", "fixture.pass.00", "--json", "/proc/version", NULL }, NULL);
+    p = kc_report_fixture((char *[]){ "run", "fixture.pass.00", "--json", "/proc/version", NULL }, NULL);
     cr_expect_eq(p.status, 2, "exit %d", p.status);
     cr_expect(strstr(p.err, "--json /proc/version: cannot create a file in /proc (the report is written there"), "stderr: %s",
               p.err);
     cr_expect(!strstr(p.out, "PASS"), "nothing runs: %s", p.out);
     kc_proc_free(&p);
-    p = fixture((char *[]){ "run", "fixture.pass.00", "--junit", "/tmp", NULL }, NULL);
+    p = kc_report_fixture((char *[]){ "run", "fixture.pass.00", "--junit", "/tmp", NULL }, NULL);
     cr_expect_eq(p.status, 2, "exit %d", p.status);
     cr_expect(strstr(p.err, "--junit /tmp: is a directory, expected a file name"), "stderr: %s", p.err);
     kc_proc_free(&p);
-    p = fixture((char *[]){ "list", "--junit", "/tmp/x.xml", NULL }, NULL);
+    p = kc_report_fixture((char *[]){ "list", "--junit", "/tmp/x.xml", NULL }, NULL);
     cr_expect_eq(p.status, 2);
     cr_expect(strstr(p.err, "--junit applies to run and merge only"), "stderr: %s", p.err);
     kc_proc_free(&p);
@@ -425,10 +386,10 @@ Test(report, unwritable_report_refused_before_running)
 Test(report, serial_run_writes_all_three_reports)
 {
     char json[128], junit[128], svg[128];
-    tmpname(json, sizeof json, "run_json");
-    tmpname(junit, sizeof junit, "run_junit");
-    tmpname(svg, sizeof svg, "run_svg");
-    kc_proc p = fixture((char *[]){ "run", "fixture.pass.0*", "fixture.fail", "--json", json, "--junit", junit,
+    kc_report_tmpname(json, sizeof json, "run_json");
+    kc_report_tmpname(junit, sizeof junit, "run_junit");
+    kc_report_tmpname(svg, sizeof svg, "run_svg");
+    kc_proc p = kc_report_fixture((char *[]){ "run", "fixture.pass.0*", "fixture.fail", "--json", json, "--junit", junit,
                                     "--timeline", svg, NULL },
                         NULL);
     cr_expect_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
@@ -438,7 +399,7 @@ Test(report, serial_run_writes_all_three_reports)
     cr_expect(!strstr(p.out, "\nworkers: ") && !strstr(p.out, "\n  worker 0: "), "worker figures of a serial run:\n%s", p.out);
     cr_expect(!strstr(p.err, "\033[K"), "no progress line on a pipe: %s", p.err);
     kc_proc_free(&p);
-    kc_proc q = python(PY_JSON, json);
+    kc_proc q = kc_report_python(PY_JSON, json);
     cr_expect_eq(q.status, 0, "python: %s", q.err);
     int items = 0, pass = 0;
     for (const char *s = q.out; (s = strstr(s, "item ")); s++) items++;
@@ -451,11 +412,11 @@ Test(report, serial_run_writes_all_three_reports)
     const char *txt = kc_out_file(json);
     cr_expect(strstr(txt, "\"rerun\":\"") && strstr(txt, "run fixture.fail --seed 1 --device 0\""), "%s", txt);
     cr_expect(strstr(txt, "\"worker\":0,\"device\":null,\"pid\":"), "%s", txt);
-    q = python(PY_JUNIT, junit);
+    q = kc_report_python(KC_REPORT_PY_JUNIT, junit);
     cr_expect_eq(q.status, 0, "python: %s", q.err);
     cr_expect(strstr(q.out, "suite 11 1 0 0\n"), "%s", q.out);
     kc_proc_free(&q);
-    q = python(PY_SVG, svg);
+    q = kc_report_python(PY_SVG, svg);
     cr_expect_eq(q.status, 0, "python: %s", q.err);
     cr_expect(strstr(q.out, "bars 11 rows 1\n"), "%s", q.out);
     kc_proc_free(&q);
@@ -478,8 +439,8 @@ Test(report, resumed_run_keeps_records_from_before_the_reexec)
     cr_assert(fd >= 0);
     char fds[16], json[128];
     snprintf(fds, sizeof fds, "%d", fd);
-    tmpname(json, sizeof json, "resume_json");
-    kc_proc p = fixture((char *[]){ "run", "fixture.pass.00", "--json", json, "--resume-records", fds, NULL }, NULL);
+    kc_report_tmpname(json, sizeof json, "resume_json");
+    kc_proc p = kc_report_fixture((char *[]){ "run", "fixture.pass.00", "--json", json, "--resume-records", fds, NULL }, NULL);
     close(fd);
     cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     /* the peaks cover the records from before the re-exec (5 GiB there) */
@@ -553,7 +514,7 @@ static void expect_incomplete(const char *json, const char *junit, const char *s
     const char *t = kc_out_file(junit);
     cr_expect(strstr(t, "errors=\"1\"") && strstr(t, "<error type=\"INCOMPLETE\""), "%s: junit:\n%s", how, t);
     cr_expect(!strstr(t, "errors=\"0\""), "%s: a green JUnit report is left:\n%s", how, t);
-    kc_proc q = python(PY_JUNIT, junit);
+    kc_proc q = kc_report_python(KC_REPORT_PY_JUNIT, junit);
     cr_expect_eq(q.status, 0, "%s: python: %s", how, q.err);
     cr_expect(strstr(q.out, "suite 1 0 1 0\n"), "%s: %s", how, q.out);
     kc_proc_free(&q);
@@ -569,11 +530,11 @@ static void expect_incomplete(const char *json, const char *junit, const char *s
 static void killed_run(const char *tag, char **extra)
 {
     char json[128], junit[160], svg[160], costs[160];
-    tmpname(json, sizeof json, tag);
+    kc_report_tmpname(json, sizeof json, tag);
     snprintf(junit, sizeof junit, "%s.xml", json);
     snprintf(svg, sizeof svg, "%s.svg", json);
     snprintf(costs, sizeof costs, "%s.tsv", json);
-    kc_proc p = fixture((char *[]){ "run", "fixture.pass.00", "--json", json, "--junit", junit, "--timeline", svg, NULL },
+    kc_proc p = kc_report_fixture((char *[]){ "run", "fixture.pass.00", "--json", json, "--junit", junit, "--timeline", svg, NULL },
                         NULL);
     cr_assert_eq(p.status, 0, "the green run: exit %d\n%s%s", p.status, p.out, p.err);
     cr_assert(strstr(kc_out_file(junit), "errors=\"0\""), "the green run's JUnit");
@@ -621,14 +582,14 @@ Test(report, queue_run_killed_leaves_an_incomplete_report, .timeout = 30)
 Test(report, refused_run_leaves_an_incomplete_report, .timeout = 30)
 {
     char json[128], junit[160], svg[160];
-    tmpname(json, sizeof json, "refused");
+    kc_report_tmpname(json, sizeof json, "refused");
     snprintf(junit, sizeof junit, "%s.xml", json);
     snprintf(svg, sizeof svg, "%s.svg", json);
-    kc_proc p = fixture((char *[]){ "run", "fixture.pass.00", "--json", json, "--junit", junit, "--timeline", svg, NULL },
+    kc_proc p = kc_report_fixture((char *[]){ "run", "fixture.pass.00", "--json", json, "--junit", junit, "--timeline", svg, NULL },
                         NULL);
     cr_assert_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
     kc_proc_free(&p);
-    p = fixture((char *[]){ "run", "fixture.nosuchitem", "--json", json, "--junit", junit, "--timeline", svg, NULL }, NULL);
+    p = kc_report_fixture((char *[]){ "run", "fixture.nosuchitem", "--json", json, "--junit", junit, "--timeline", svg, NULL }, NULL);
     cr_expect_eq(p.status, 2, "exit %d\n%s", p.status, p.err);
     cr_expect(strstr(p.err, "pattern 'fixture.nosuchitem' matches no item"), "%s", p.err);
     kc_proc_free(&p);
@@ -647,7 +608,7 @@ Test(report, refused_run_leaves_an_incomplete_report, .timeout = 30)
 Test(report, a_run_refused_by_its_environment_leaves_an_incomplete_report, .timeout = 60)
 {
     char json[128], junit[160], svg[160];
-    tmpname(json, sizeof json, "refused_env");
+    kc_report_tmpname(json, sizeof json, "refused_env");
     snprintf(junit, sizeof junit, "%s.xml", json);
     snprintf(svg, sizeof svg, "%s.svg", json);
     struct { char *env[3]; char *opt[4]; const char *say; } refusals[] = {
@@ -656,7 +617,7 @@ Test(report, a_run_refused_by_its_environment_leaves_an_incomplete_report, .time
         { { NULL }, { "--status-level", "fail", "--shard", "0/2" }, "does not combine with --shard 0/2" },
     };
     for (size_t r = 0; r < sizeof refusals / sizeof refusals[0]; r++) {
-        kc_proc p = fixture((char *[]){ "run", "fixture.pass.00", "--json", json, "--junit", junit, "--timeline", svg,
+        kc_proc p = kc_report_fixture((char *[]){ "run", "fixture.pass.00", "--json", json, "--junit", junit, "--timeline", svg,
                                         NULL }, NULL);
         cr_assert_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
         kc_proc_free(&p);
@@ -664,7 +625,7 @@ Test(report, a_run_refused_by_its_environment_leaves_an_incomplete_report, .time
         int a = 8;
         for (int i = 0; i < 4 && refusals[r].opt[i]; i++) args[a++] = refusals[r].opt[i];
         args[a] = NULL;
-        p = fixture(args, refusals[r].env);
+        p = kc_report_fixture(args, refusals[r].env);
         cr_expect_eq(p.status, 2, "refusal %zu: exit %d\n%s", r, p.status, p.err);
         cr_expect(strstr(p.err, refusals[r].say), "refusal %zu: %s", r, p.err);
         kc_proc_free(&p);
@@ -683,7 +644,7 @@ Test(report, a_run_refused_by_its_environment_leaves_an_incomplete_report, .time
 Test(report, a_command_line_that_does_not_parse_leaves_an_incomplete_report, .timeout = 60)
 {
     char json[128], junit[160], svg[160], fresh[160];
-    tmpname(json, sizeof json, "bad_usage");
+    kc_report_tmpname(json, sizeof json, "bad_usage");
     snprintf(junit, sizeof junit, "%s.xml", json);
     snprintf(svg, sizeof svg, "%s.svg", json);
     snprintf(fresh, sizeof fresh, "%s.fresh.xml", json);
@@ -696,17 +657,17 @@ Test(report, a_command_line_that_does_not_parse_leaves_an_incomplete_report, .ti
           "unknown option '--no-such-option'" },
     };
     for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
-        kc_proc p = fixture((char *[]){ "run", "fixture.pass.00", "--json", json, "--junit", junit, "--timeline", svg,
+        kc_proc p = kc_report_fixture((char *[]){ "run", "fixture.pass.00", "--json", json, "--junit", junit, "--timeline", svg,
                                         NULL }, NULL);
         cr_assert_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
         kc_proc_free(&p);
-        p = fixture(bad[b].args, NULL);
+        p = kc_report_fixture(bad[b].args, NULL);
         cr_expect_eq(p.status, 2, "case %zu: exit %d\n%s", b, p.status, p.err);
         cr_expect(strstr(p.err, bad[b].say), "case %zu: %s", b, p.err);
         kc_proc_free(&p);
         expect_incomplete(json, junit, svg, "bad usage");
     }
-    kc_proc p = fixture((char *[]){ "run", "fixture.pass.00", "--junit", fresh, "--seed", "x", NULL }, NULL);
+    kc_proc p = kc_report_fixture((char *[]){ "run", "fixture.pass.00", "--junit", fresh, "--seed", "x", NULL }, NULL);
     cr_expect_eq(p.status, 2, "exit %d\n%s", p.status, p.err);
     cr_expect(access(fresh, F_OK) != 0, "a report was made where none was: %s", fresh);
     kc_proc_free(&p);
@@ -725,7 +686,7 @@ Test(report, a_command_line_that_does_not_parse_leaves_an_incomplete_report, .ti
 Test(report, a_command_line_that_does_not_parse_leaves_a_file_it_names_as_no_report_alone, .timeout = 60)
 {
     char notes[128];
-    tmpname(notes, sizeof notes, "not_a_report");
+    kc_report_tmpname(notes, sizeof notes, "not_a_report");
     static const char text[] = "a user's notes, not a report\n";
     struct { char *args[12]; } bad[] = {
         { { "run", "--exclude", "--json", notes, "--no-such-option", NULL } },
@@ -739,7 +700,7 @@ Test(report, a_command_line_that_does_not_parse_leaves_a_file_it_names_as_no_rep
         cr_assert(f, "fopen %s", notes);
         fputs(text, f);
         cr_assert_eq(fclose(f), 0);
-        kc_proc p = fixture(bad[b].args, NULL);
+        kc_proc p = kc_report_fixture(bad[b].args, NULL);
         cr_expect_eq(p.status, 2, "case %zu: exit %d\n%s", b, p.status, p.err);
         kc_proc_free(&p);
         const char *t = kc_out_file(notes);
@@ -758,12 +719,12 @@ Test(report, a_command_line_that_does_not_parse_leaves_a_file_it_names_as_no_rep
 Test(report, a_report_never_replaces_a_file_the_run_reads, .timeout = 60)
 {
     char dir[128], log[200], rec[200];
-    tmpname(dir, sizeof dir, "inputs");
+    kc_report_tmpname(dir, sizeof dir, "inputs");
     unlink(dir);
     cr_assert_eq(mkdir(dir, 0700), 0);
     snprintf(log, sizeof log, "%s/shard-0.log", dir);
     snprintf(rec, sizeof rec, "%s/records.txt", dir);
-    kc_proc p = fixture((char *[]){ "run", "fixture.pass.00", "--shard", "0/1", NULL }, NULL);
+    kc_proc p = kc_report_fixture((char *[]){ "run", "fixture.pass.00", "--shard", "0/1", NULL }, NULL);
     cr_assert_eq(p.status, 0, "the shard: exit %d\n%s%s", p.status, p.out, p.err);
     kc_write_file(log, p.out);
     kc_proc_free(&p);
@@ -778,7 +739,7 @@ Test(report, a_report_never_replaces_a_file_the_run_reads, .timeout = 60)
         { { "run", "fixture.pass.00", "--records", rec, "--timeline", rec, NULL }, rec, records, "--timeline" },
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        p = fixture(cases[c].args, NULL);
+        p = kc_report_fixture(cases[c].args, NULL);
         cr_expect_eq(p.status, 2, "case %zu: exit %d\n%s%s", c, p.status, p.out, p.err);
         cr_expect(strstr(p.err, cases[c].say), "case %zu: %s", c, p.err);
         kc_proc_free(&p);
@@ -786,7 +747,7 @@ Test(report, a_report_never_replaces_a_file_the_run_reads, .timeout = 60)
         cr_expect_str_eq(t, cases[c].text, "case %zu: the run's input was replaced:\n%s", c, t);
         kc_write_file(cases[c].file, cases[c].text);
     }
-    p = fixture((char *[]){ "merge", "fixture.pass.00", "--log", log, NULL }, NULL);
+    p = kc_report_fixture((char *[]){ "merge", "fixture.pass.00", "--log", log, NULL }, NULL);
     cr_expect_eq(p.status, 0, "the log still merges: exit %d\n%s%s", p.status, p.out, p.err);
     kc_proc_free(&p);
     kc_rm_rf(dir);
@@ -885,7 +846,7 @@ Test(report, report_lock_symlink_refused, .timeout = 30)
     snprintf(lock, sizeof lock, "%s.lock", json);
     snprintf(target, sizeof target, "%s/created-through-the-link", dir);
     cr_assert_eq(symlink(target, lock), 0);
-    kc_proc p = fixture((char *[]){ "run", "fixture.pass.00", "--json", json, NULL }, NULL);
+    kc_proc p = kc_report_fixture((char *[]){ "run", "fixture.pass.00", "--json", json, NULL }, NULL);
     cr_expect_eq(p.status, 2, "exit %d, expected 2\n%s%s", p.status, p.out, p.err);
     char want[700];
     snprintf(want, sizeof want, "kcontract-fixture: --json %s: %s is a symbolic link: refusing to follow it; remove it", json, lock);
@@ -905,14 +866,14 @@ Test(report, report_lock_symlink_refused, .timeout = 30)
 static void second_run_refused(const char *tag, char *const *env)
 {
     char json[128], junit[160], lock[200];
-    tmpname(json, sizeof json, tag);
+    kc_report_tmpname(json, sizeof json, tag);
     snprintf(junit, sizeof junit, "%s.xml", json);
     kc_live l;
     kc_live_start_env(&l, kc_test_fixture_bin(),
                       (char *[]){ "run", "fixture.pass.00", "fixture.hang.0", "--json", json, "--junit", junit, NULL },
                       (char **)env);
     cr_assert_eq(kc_live_read_until(&l, hang_started, 10), 0, "%s: the hang did not start:\n%s", tag, l.out);
-    kc_proc p = fixture((char *[]){ "run", "fixture.pass.01", "--junit", junit, NULL }, NULL);
+    kc_proc p = kc_report_fixture((char *[]){ "run", "fixture.pass.01", "--junit", junit, NULL }, NULL);
     cr_expect_eq(p.status, 2, "%s: the second run: exit %d, expected 2\n%s%s", tag, p.status, p.out, p.err);
     char want[600];
     snprintf(want, sizeof want, "kcontract-fixture: --junit %s: another kcontract run (pid %ld) is writing this report (it holds "
@@ -932,7 +893,7 @@ static void second_run_refused(const char *tag, char *const *env)
     x = kc_out_file(junit);
     cr_expect(strstr(x, "kcontract-fixture.incomplete") && strstr(x, pid), "%s: after the kill, %s:\n%s", tag, junit, x);
     /* Its stale lock file does not hold the next run off; that run removes it. */
-    p = fixture((char *[]){ "run", "fixture.pass.01", "--json", json, "--junit", junit, NULL }, NULL);
+    p = kc_report_fixture((char *[]){ "run", "fixture.pass.01", "--json", json, "--junit", junit, NULL }, NULL);
     cr_expect_eq(p.status, 0, "%s: the run after the kill: exit %d, expected 0\n%s%s", tag, p.status, p.out, p.err);
     kc_proc_free(&p);
     cr_expect(strstr(kc_out_file(junit), "tests=\"1\" failures=\"0\" errors=\"0\""), "%s", kc_out_file(junit));
@@ -961,7 +922,7 @@ Test(report, a_reexecuted_run_keeps_its_report_paths, .timeout = 30)
 Test(report, a_reexecuted_run_removes_its_locks_at_the_end, .timeout = 30)
 {
     char json[128], lock[200];
-    tmpname(json, sizeof json, "reexec_end");
+    kc_report_tmpname(json, sizeof json, "reexec_end");
     snprintf(lock, sizeof lock, "%s.lock", json);
     kc_proc p = kc_run_fixture_env((char *[]){ "run", "fixture.pass.00", "fixture.pass.01", "--json", json, NULL },
                                    (char *[]){ "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.00", NULL }, 20);

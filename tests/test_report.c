@@ -3,9 +3,9 @@
  * well-formedness (Python's xml.etree); the SVG timeline's bars and rows;
  * the efficiency arithmetic under the SUMMARY; records across the re-exec;
  * the progress line (absent on a pipe, present on a pty,
- * NO_COLOR); the serial runner writing all three reports; and a run that
- * does not finish (killed by SIGKILL, serial or a work queue, or refused)
- * leaving reports that say so, never an earlier run's green one. */
+ * NO_COLOR); the serial runner writing all three reports. The report
+ * files a run did not earn (a run that does not finish, planted links,
+ * locks): test_report_files.c. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 #include <fcntl.h>

@@ -16,6 +16,7 @@
 
 #include "build_id.h"
 #include "costs.h"
+#include "cuda_env.h"
 #include "fatbin.h"
 #include "host_code.h"
 #include "hostlib.h"
@@ -82,29 +83,6 @@ static const char *fault_hook(void)
     for (char **e = environ; e && *e; e++)
         if (strncmp(*e, "KC_FAULT_", 9) == 0 || strncmp(*e, KC_MUTANTS_ENV "=", sizeof KC_MUTANTS_ENV) == 0) return *e;
     return NULL;
-}
-
-/* Whether the environment entry ("NAME=value") is one the CUDA stack reads
- * and a verdict may change with: the driver's and runtime's CUDA_* (JIT
- * instead of the embedded code: CUDA_FORCE_PTX_JIT; CUDA_LAUNCH_BLOCKING),
- * cuBLAS's (CUBLAS_WORKSPACE_CONFIG decides whether its results repeat:
- * gate 4) and NVIDIA_TF32_OVERRIDE (TF32 math in cuBLAS and cuDNN: gate 3).
- * Not CUDA_VISIBLE_DEVICES: the device it selects is keyed (a static
- * shard's own value would split the keys). */
-static int cuda_env(const char *e)
-{
-    if (strncmp(e, "CUDA_VISIBLE_DEVICES=", 21) == 0) return 0;
-    return strncmp(e, "CUDA_", 5) == 0 || strncmp(e, "CUBLAS", 6) == 0 || strncmp(e, "NVIDIA_TF32_OVERRIDE=", 21) == 0;
-}
-
-/* Those entries, in any order. */
-static uint64_t cuda_env_hash(void)
-{
-    extern char **environ;
-    uint64_t sum = 0;
-    for (char **e = environ; e && *e; e++)
-        if (cuda_env(*e)) sum += kc_mix64(kc_hash_str(*e));
-    return sum;
 }
 
 /* The directory: KC_CACHE_DIR, else "<binary>.cache". 1: off by choice
@@ -199,7 +177,7 @@ kc_rcache *kc_rcache_open(const kc_opts *o, const kc_rcache_gpu *gpu, FILE *out)
     }
     c->gpu = kc_mix64(g);
     h = mix_str(mix_str(mix_str(h, env_or_empty("LD_PRELOAD")), env_or_empty("KC_LIBCUDA")), env_or_empty("KC_LIBDIR"));
-    h = mix_u64(h, cuda_env_hash());
+    h = mix_u64(h, kc_cuda_env_hash());
     c->global = kc_mix64(h);
     return c;
 }

@@ -1,0 +1,19 @@
+/* cuda_env.h — the environment variables the CUDA stack reads that can
+ * change a verdict and no command line shows: the results cache keys every
+ * item with them (result_cache.h). */
+#ifndef KC_CUDA_ENV_H
+#define KC_CUDA_ENV_H
+#include <stdint.h>
+
+/* Whether the environment entry ("NAME=value") is one the CUDA stack reads
+ * and a verdict may change with: the driver's and runtime's CUDA_* (JIT
+ * instead of the embedded code: CUDA_FORCE_PTX_JIT; CUDA_LAUNCH_BLOCKING),
+ * cuBLAS's (CUBLAS_WORKSPACE_CONFIG decides whether its results repeat:
+ * gate 4) and NVIDIA_TF32_OVERRIDE (TF32 math in cuBLAS and cuDNN: gate 3).
+ * Not CUDA_VISIBLE_DEVICES: the device it selects is keyed (a static
+ * shard's own value would split the keys). */
+int kc_cuda_env_entry(const char *e);
+/* A hash of those entries of this process's environment, in any order;
+ * 0 when none is set. */
+uint64_t kc_cuda_env_hash(void);
+#endif

@@ -229,7 +229,9 @@ Test(result_cache, a_library_rebuilt_while_its_item_ran_is_not_the_key_of_its_pa
 
 /* The variables the CUDA stack reads change verdicts the key must see
  * (CUBLAS_WORKSPACE_CONFIG: whether cuBLAS repeats its results, gate 4);
- * CUDA_VISIBLE_DEVICES only selects the device, which is keyed itself. */
+ * CUDA_VISIBLE_DEVICES only selects the device, which is keyed itself, and
+ * CUDA_HOME, CUDA_PATH and CUDA_CACHE_PATH say where the toolkit and the JIT
+ * cache lie, which no driver call reads (they differ from host to host). */
 Test(result_cache, the_key_sees_the_cuda_stacks_environment)
 {
     char dir[512];
@@ -264,11 +266,20 @@ Test(result_cache, the_key_sees_the_cuda_stacks_environment)
         kc_rcache_close(rc);
         unsetenv(seen[i][0]);
     }
-    setenv("CUDA_VISIBLE_DEVICES", "3", 1);
-    rc = kc_rcache_open(&o, &g, stderr);
-    cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 1, "CUDA_VISIBLE_DEVICES (the device is keyed) ran the item");
-    kc_rcache_close(rc);
-    unsetenv("CUDA_VISIBLE_DEVICES");
+    /* the device is keyed; the toolkit's and the JIT cache's places are read by no driver call */
+    const char *unseen[][2] = { { "CUDA_VISIBLE_DEVICES", "3" }, { "CUDA_HOME", "/opt/other-cuda" },
+                                { "CUDA_PATH", "/opt/other-cuda" }, { "CUDA_CACHE_PATH", "/tmp/other" } };
+    const char *had = getenv("CUDA_HOME");
+    char keep[512];
+    snprintf(keep, sizeof keep, "%s", had ? had : "");
+    for (int i = 0; i < 4; i++) {
+        setenv(unseen[i][0], unseen[i][1], 1);
+        rc = kc_rcache_open(&o, &g, stderr);
+        cr_expect_eq(kc_rcache_lookup(rc, &it, &got), 1, "%s=%s ran the item", unseen[i][0], unseen[i][1]);
+        kc_rcache_close(rc);
+        unsetenv(unseen[i][0]);
+    }
+    if (had) setenv("CUDA_HOME", keep, 1);
     setenv("KC_CACHE_DIR", "off", 1);
     kc_rm_rf(dir);
 }

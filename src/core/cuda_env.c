@@ -6,9 +6,21 @@
 
 #include "seed.h"
 
+/* CUDA_* variables no driver, runtime or cuBLAS call reads to compute: the
+ * device selection (keyed apart) and where the toolkit, or the JIT's cache,
+ * lies (build tools' and container images' variables, which differ from
+ * host to host). */
+static const char *const NOT_READ[] = {
+    "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "CUDA_TOOLKIT_ROOT_DIR", "CUDA_CACHE_PATH",
+    "CUDA_CACHE_MAXSIZE", NULL,
+};
+
 int kc_cuda_env_entry(const char *e)
 {
-    if (strncmp(e, "CUDA_VISIBLE_DEVICES=", 21) == 0) return 0;
+    for (const char *const *n = NOT_READ; *n; n++) {
+        size_t len = strlen(*n);
+        if (strncmp(e, *n, len) == 0 && e[len] == '=') return 0;
+    }
     return strncmp(e, "CUDA_", 5) == 0 || strncmp(e, "CUBLAS", 6) == 0 || strncmp(e, "NVIDIA_TF32_OVERRIDE=", 21) == 0;
 }
 

@@ -11,7 +11,10 @@
  * cuBLAS's (CUBLAS_WORKSPACE_CONFIG decides whether its results repeat:
  * gate 4) and NVIDIA_TF32_OVERRIDE (TF32 math in cuBLAS and cuDNN: gate 3).
  * Not CUDA_VISIBLE_DEVICES: the device it selects is keyed (a static
- * shard's own value would split the keys). */
+ * shard's own value would split the keys); nor the toolkit's and the JIT
+ * cache's places (CUDA_HOME, CUDA_PATH, CUDA_ROOT, CUDA_TOOLKIT_ROOT_DIR,
+ * CUDA_CACHE_PATH, CUDA_CACHE_MAXSIZE), which no driver call computes with
+ * and which differ from host to host. */
 int kc_cuda_env_entry(const char *e);
 /* A hash of those entries of this process's environment, in any order;
  * 0 when none is set. */

@@ -264,6 +264,49 @@ Test(merge, tally_for_another_shard_n_seed_filter_binary_refused)
     check_identity_refused(other_binary, "its TALLY is from build 5555666677778889");
 }
 
+/* The host code and the CUDA environment a shard ran (TALLY host=, env=):
+ * another is refused, naming both values and both shards; a shard that does
+ * not say its host code (host=0: not known) is not held to it, but env=0
+ * says none was set, which another shard's CUDA_FORCE_PTX_JIT differs from. */
+static void other_host(kc_tally *t) { t->host = 0x1111222233334444ull; }
+static void other_env(kc_tally *t) { t->env = 0x5555666677778888ull; }
+static void host_everywhere(kc_tally *t) { t->host = 0xaaaabbbbccccddddull; }
+
+Test(merge, shards_that_ran_other_host_code_or_cuda_environment_refused)
+{
+    check_identity_refused(other_env, "shard 1/3: ran under CUDA environment 5555666677778888, shard 0/3 under "
+                           "0000000000000000 (TALLY env=");
+    kc_shard_out outs[3];
+    for (int k = 0; k < 3; k++) {
+        kc_tally t;
+        shard_tally(&t, k, 3);
+        if (k != 1) host_everywhere(&t);
+        else other_host(&t);
+        kc_shard_out_init(&outs[k], k);
+        feed_tally(&outs[k], &t);
+        kc_shard_out_ended(&outs[k], W_EXITCODE(kc_tally_exit_status(&t), 0));
+    }
+    kc_tally merged;
+    cr_expect_gt(merge(outs, 3, 3, &merged), 0, "shards of other host code merged");
+    cr_expect(strstr(err, "shard 1/3: ran host code 1111222233334444, shard 0/3 host code aaaabbbbccccdddd (TALLY "
+                     "host="), "%s", err);
+    for (int k = 0; k < 3; k++) {       /* shard 1 does not say it: not known, not held to it */
+        kc_tally t;
+        shard_tally(&t, k, 3);
+        if (k != 1) host_everywhere(&t);
+        other_env(&t);
+        kc_shard_out_init(&outs[k], k);
+        feed_tally(&outs[k], &t);
+        kc_shard_out_ended(&outs[k], W_EXITCODE(kc_tally_exit_status(&t), 0));
+    }
+    cr_assert_eq(merge(outs, 3, 3, &merged), 0, "%s", err);
+    cr_expect_eq(merged.host, 0xaaaabbbbccccddddull);
+    cr_expect_eq(merged.env, 0x5555666677778888ull);
+    char line[4096];
+    cr_assert_gt(kc_tally_format(&merged, line, sizeof line), 0);
+    cr_expect(strstr(line, " host=aaaabbbbccccdddd env=5555666677778888"), "%s", line);
+}
+
 /* The run options that change verdicts (TALLY block=, reference=,
  * timeout=): a shard run with other ones than the rest is refused, naming
  * the option, both values and both shards. */

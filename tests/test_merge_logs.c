@@ -573,6 +573,38 @@ Test(merge_logs, shards_run_with_another_reference_refused, .timeout = 120)
     for (int k = 0; k < 2; k++) unlink(log[k]);
 }
 
+/* A shard run under another CUDA environment (here NVIDIA_TF32_OVERRIDE=0,
+ * TF32 math off in cuBLAS: gate 3) is another run, whatever its options
+ * say: the merge is refused, naming the TALLY's env= of both; shards run
+ * under the same one merge. */
+Test(merge_logs, shards_run_under_another_cuda_environment_refused, .timeout = 120)
+{
+    const char *a = "fakeblock.axpy.f32", *b = "fake.copy.f16";
+    char log[2][160];
+    char *tf32[] = { "NVIDIA_TF32_OVERRIDE=0", NULL };
+    for (int round = 0; round < 2; round++) {
+        for (int k = 0; k < 2; k++) {
+            char spec[16];
+            snprintf(spec, sizeof spec, "%d/2", k);
+            snprintf(log[k], 160, "%s/kc-merge-env-%ld-%d.log", kc_test_tmpdir(), (long)getpid(), k);
+            kc_proc p = kc_run_fake((char *[]){ "run", (char *)a, (char *)b, "--shard", spec, NULL },
+                                    k == 1 || round == 1 ? tf32 : NULL, 60);
+            save(log[k], p.out);
+            kc_proc_free(&p);
+        }
+        kc_proc m = fake_merge(a, b, log);
+        if (round == 0) {
+            cr_expect(strstr(m.out, ", shard 0/2 under ") && strstr(m.out, " (TALLY env="), "%s", m.out);
+            expect_refused(&m, "shard 1/2: ran under CUDA environment ");     /* frees m */
+        } else {
+            cr_expect_eq(m.status, 0, "shards under one CUDA environment: exit %d\n%s%s", m.status, m.out, m.err);
+            cr_expect(strstr(m.out, " env="), "the merged TALLY does not say it:\n%s", m.out);
+            kc_proc_free(&m);
+        }
+    }
+    for (int k = 0; k < 2; k++) unlink(log[k]);
+}
+
 /* A log of a kcontract before TALLY v=4 cannot say the options its shard
  * ran with: refused as an older kcontract's, not as a malformed line, and
  * never read as a run with the default options. */

@@ -52,6 +52,8 @@ static void random_tally(kc_tally *t, uint64_t *s) {
     static const double timeouts[] = { 0, 0.5, 0.1, 30, 1e-5, 1e-20, 1e7, 2.25, 1.0 / 3 };
     t->timeout_s = timeouts[rnd(s) % (sizeof timeouts / sizeof timeouts[0])];
     t->untrusted = rnd(s) % 4 == 0 ? (long)(rnd(s) % 3) : 0;
+    t->host = rnd(s) % 2 ? rnd(s) : 0;
+    t->env = rnd(s) % 2 ? rnd(s) : 0;
 }
 
 /* A valid line to corrupt in the refusal tests. */
@@ -123,8 +125,11 @@ Test(tally, round_trip_random) {
         /* No spaces inside values: exactly one field per key. */
         size_t spaces = 0;
         for (char *p = line; *p; p++) spaces += *p == ' ';
-        /* TALLY, v=4 and 51 keys: one space before each; sanitize.known and untrusted only when nonzero */
-        cr_assert_eq(spaces, 52 + (a.n[KC_KIND_SANITIZE][KC_KNOWN] != 0) + (a.untrusted != 0));
+        /* TALLY, v=4 and 51 keys: one space before each; sanitize.known, untrusted, host and env only when nonzero */
+        cr_assert_eq(spaces, 52 + (a.n[KC_KIND_SANITIZE][KC_KNOWN] != 0) + (a.untrusted != 0) + (a.host != 0) +
+                                 (a.env != 0));
+        cr_assert_eq(b.host, a.host);
+        cr_assert_eq(b.env, a.env);
         cr_assert_eq(b.untrusted, a.untrusted);
         cr_assert_eq(b.block_size, a.block_size);
         cr_assert_eq(b.reference, a.reference);

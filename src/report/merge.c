@@ -244,6 +244,48 @@ static void merge_options(msgs *m, const kc_merge_want *w, const kc_shard_out *o
     }
 }
 
+/* Shards must have run the same host code and CUDA environment (TALLY
+ * host=, env=: kc_tally_set_host_env): a shard whose float64 references were
+ * built by another compiler or from another commit, or that ran under
+ * NVIDIA_TF32_OVERRIDE or CUDA_FORCE_PTX_JIT, is another run, which the
+ * build identity (build_id.h) does not see. host= is compared where two
+ * shards say it (absent: not known); env= always (absent: none set, as a run
+ * without one writes it). Each shard is held to the first; the merged
+ * tally takes its values. */
+static void merge_host_env(msgs *m, const kc_merge_want *w, const kc_shard_out *outs, int nout, kc_tally *t)
+{
+    const kc_shard_out *host = NULL, *env = NULL;
+    for (int i = 0; i < nout; i++) {
+        const kc_tally *s = &outs[i].tally;
+        if (!outs[i].have) continue;
+        if (!env) {
+            env = &outs[i];
+            t->env = s->env;
+        } else if (s->env != env->tally.env) {
+            kc_sb_printf(&m->sb, "%sshard %d/%d: ran under CUDA environment %016llx, shard %d/%d under %016llx "
+                         "(TALLY env=, absent: none set; cuda_env.h: the CUDA_*, CUBLAS* and NVIDIA_TF32_OVERRIDE "
+                         "variables, which change what kernels and cuBLAS compute): shards merge only when run under "
+                         "the same ones; compare `env | grep -E '^(CUDA_|CUBLAS|NVIDIA_TF32_OVERRIDE)'` on the hosts",
+                         m->count ? "\n" : "", outs[i].k, w->n, (unsigned long long)s->env, env->k, w->n,
+                         (unsigned long long)env->tally.env);
+            m->count++;
+        }
+        if (!s->host) continue;
+        if (!host) {
+            host = &outs[i];
+            t->host = s->host;
+        } else if (s->host != host->tally.host) {
+            kc_sb_printf(&m->sb, "%sshard %d/%d: ran host code %016llx, shard %d/%d host code %016llx (TALLY host=, "
+                         "host_code.h: the float64 references, input generators and launch functions that gate 3 "
+                         "rests on): shards merge only when they ran one binary's host code; build once and run that "
+                         "binary on every host, or build each from one commit with one compiler",
+                         m->count ? "\n" : "", outs[i].k, w->n, (unsigned long long)s->host, host->k, w->n,
+                         (unsigned long long)host->tally.host);
+            m->count++;
+        }
+    }
+}
+
 static int same_device(const kc_tally *a, const kc_tally *b)
 {
     return strcmp(a->device, b->device) == 0 && a->cc_major == b->cc_major && a->cc_minor == b->cc_minor &&
@@ -293,6 +335,7 @@ int kc_merge(const kc_merge_want *w, const kc_shard_out *outs, int nout, kc_tall
     }
     merge_device(&m, w, outs, nout, &t);
     merge_options(&m, w, outs, nout, &t);
+    merge_host_env(&m, w, outs, nout, &t);
     if (all_good && (t.items != w->items || t.digest != w->digest)) {
         kc_sb_printf(&m.sb, "%sthe shards' item sets do not add up to the filtered set: %ld items (digest %016llx), expected %ld (digest %016llx)",
             m.count ? "\n" : "", t.items, (unsigned long long)t.digest, w->items, (unsigned long long)w->digest);

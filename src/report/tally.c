@@ -28,7 +28,10 @@
  * registered gate-5 finding), written only when nonzero, and untrusted=
  * after it (the runs whose compute-sanitizer sessions could not vouch for
  * their clean verdicts: a merge of shards must not read green where a shard
- * did not), written only when nonzero.
+ * did not), written only when nonzero; then host= and env= (the host code
+ * and the CUDA environment the run ran under: kc_tally_set_host_env), each
+ * written only when nonzero and optional on read (host= absent: not known,
+ * which a merge does not compare; env= absent: none set).
  * Counts, stale, items, seed and sms are canonical decimals (digits only, no
  * sign, no leading zeros); device is percent-encoded (bytes <= ' ', >= 0x7f,
  * '%' and '=' as %XX); cc is "major.minor"; shard is "K/N" with K < N;
@@ -47,7 +50,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "seed.h"
+#include "cuda_env.h"
 #include "errmsg.h"
+#include "host_code.h"
 #include "run_options.h"
 #include "strbuf.h"
 #include "strict_num.h"
@@ -97,13 +102,14 @@ static const key KEYS[] = {
     FLD("cached", K_LONG, cached),
     CNT("sanitize.known", KC_KIND_SANITIZE, KC_KNOWN),
     FLD("untrusted", K_LONG, untrusted),
+    FLD("host", K_HEX, host), FLD("env", K_HEX, env),
 };
 /* Keys a line may leave out (absent: 0): added within v=3 (block=,
  * reference= and timeout= are not: they made v=4). */
 static int key_optional(const key *k)
 {
     return strcmp(k->name, "cached") == 0 || strcmp(k->name, "sanitize.known") == 0 ||
-           strcmp(k->name, "untrusted") == 0;
+           strcmp(k->name, "untrusted") == 0 || strcmp(k->name, "host") == 0 || strcmp(k->name, "env") == 0;
 }
 #define NKEYS (sizeof KEYS / sizeof KEYS[0])
 
@@ -126,6 +132,12 @@ void kc_tally_set_options(kc_tally *t, const kc_opts *o) {
     t->block_size = o->block_size;
     t->reference = o->reference;
     t->timeout_s = o->timeout_s;
+}
+
+void kc_tally_set_host_env(kc_tally *t) {
+    char why[256];
+    if (kc_host_code_digest(&t->host, why, sizeof why)) t->host = 0;
+    t->env = kc_cuda_env_hash();
 }
 
 void kc_tally_add(kc_tally *t, kc_kind k, kc_state s) {
@@ -166,7 +178,8 @@ int kc_tally_counts_equal(const kc_tally *a, const kc_tally *b) {
            strcmp(a->device, b->device) == 0 && a->cc_major == b->cc_major &&
            a->cc_minor == b->cc_minor && a->sm_count == b->sm_count && a->digest == b->digest &&
            a->filter == b->filter && a->build == b->build && a->block_size == b->block_size &&
-           a->reference == b->reference && a->timeout_s == b->timeout_s && !a->untrusted == !b->untrusted;
+           a->reference == b->reference && a->timeout_s == b->timeout_s && !a->untrusted == !b->untrusted &&
+           a->host == b->host && a->env == b->env;
 }
 
 /* Sum over kinds of state s. */
@@ -304,6 +317,8 @@ int kc_tally_format(const kc_tally *t, char *buf, size_t cap) {
             !t->n[KC_KIND_SANITIZE][KC_KNOWN])
             continue;
         if (KEYS[i].type == K_LONG && KEYS[i].off == offsetof(kc_tally, untrusted) && !t->untrusted) continue;
+        if (KEYS[i].off == offsetof(kc_tally, host) && !t->host) continue;
+        if (KEYS[i].off == offsetof(kc_tally, env) && !t->env) continue;
         kc_sb_printf(&o, " %s=", KEYS[i].name);
         if (put_value(&o, t, &KEYS[i]) < 0) return -1;
     }

@@ -50,6 +50,14 @@ typedef struct kc_tally {
                                               * where no verdict explains it (queue_deaths.c): not green
                                               * whatever the counts say;
                                               * key untrusted=, written only when nonzero, optional on read */
+    uint64_t host;                           /* the digest of the host code the run ran (host_code.h: its float64
+                                              * references, input generators, launch functions and the
+                                              * harness), which gate 3's comparisons rest on; 0 unknown;
+                                              * key host=, written only when nonzero, optional on read */
+    uint64_t env;                            /* the CUDA environment's hash (cuda_env.h: CUDA_*, CUBLAS*,
+                                              * NVIDIA_TF32_OVERRIDE), 0 when none is set;
+                                              * key env=, written only when nonzero, optional on read
+                                              * (absent: none set) */
 } kc_tally;
 
 void kc_tally_init(kc_tally *t);
@@ -61,6 +69,11 @@ struct kc_opts;
  * reports) changes where, how fast or what is printed, not a verdict that
  * the TALLY counts; docs/output-format.md says why for each. */
 void kc_tally_set_options(kc_tally *t, const struct kc_opts *o);
+/* Sets t's host (this binary's host code, host_code.h; 0 when it cannot be
+ * read) and env (this process's CUDA environment, cuda_env.h): what decides
+ * a verdict beside the build and the options, so that a merge refuses
+ * shards that ran other host code or under another CUDA environment. */
+void kc_tally_set_host_env(kc_tally *t);
 /* Adds one item's outcome (a limit item's FAIL counts as KC_LIMIT, written
  * limit.fail). Does not touch items or digest: the runner sets those. */
 void kc_tally_add(kc_tally *t, kc_kind k, kc_state s);

@@ -581,6 +581,7 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
     qq.t.filter = kc_filter_hash(o->patterns, o->npatterns);
     qq.t.build = kc_build_id();
     kc_tally_set_options(&qq.t, o);
+    kc_tally_set_host_env(&qq.t);
     qq.d = calloc(1, sizeof *qq.d);
     int rc = qq.d ? kc_q_setup(&qq, o, items, n) : 4, sup = 0;
     if (rc) goto out;

@@ -176,6 +176,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         t.filter = kc_filter_hash(o->patterns, o->npatterns);
         t.build = kc_build_id();
         kc_tally_set_options(&t, o);
+        kc_tally_set_host_env(&t);
         if (kc_select_costs_digest(o, items, n, &t.costs, serr, sizeof serr)) {
             kc_report_note(stderr, "%s %s\n", kc_costs_origin(o), serr);
             kc_gpu_close(&gpu);

@@ -8,11 +8,12 @@
 
 /* CUDA_* variables no driver, runtime or cuBLAS call reads to compute: the
  * device selection (keyed apart) and where the toolkit, or the JIT's cache,
- * lies (build tools' and container images' variables, which differ from
- * host to host). */
+ * lies, and the toolkit version a container image labels itself with
+ * (CUDA_VERSION): build tools' and images' variables, which differ from host
+ * to host; the driver's own version is keyed apart. */
 static const char *const NOT_READ[] = {
     "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "CUDA_TOOLKIT_ROOT_DIR", "CUDA_CACHE_PATH",
-    "CUDA_CACHE_MAXSIZE", NULL,
+    "CUDA_CACHE_MAXSIZE", "CUDA_VERSION", NULL,
 };
 
 int kc_cuda_env_entry(const char *e)

@@ -13,8 +13,9 @@
  * Not CUDA_VISIBLE_DEVICES: the device it selects is keyed (a static
  * shard's own value would split the keys); nor the toolkit's and the JIT
  * cache's places (CUDA_HOME, CUDA_PATH, CUDA_ROOT, CUDA_TOOLKIT_ROOT_DIR,
- * CUDA_CACHE_PATH, CUDA_CACHE_MAXSIZE), which no driver call computes with
- * and which differ from host to host. */
+ * CUDA_CACHE_PATH, CUDA_CACHE_MAXSIZE) or a container image's CUDA_VERSION
+ * label, which no driver call computes with and which differ from host to
+ * host. */
 int kc_cuda_env_entry(const char *e);
 /* A hash of those entries of this process's environment, in any order;
  * 0 when none is set. */

@@ -111,10 +111,12 @@ $(foreach f,$(FAKE_LIB_SRCS),$(eval $(call fakelib_rules,$(f))))
 .PHONY: all kernels staging test bench bench-gemm-hopper bench-inflight bench-ctx-stall bench-kernel-time clean
 # `make` builds what the suite needs and nothing of the test framework:
 # build/kcontract with its library kernels (build/lib/*.so), the staging
-# binary, and the fixture binary with the fake drivers (no Criterion either).
+# binary when staging/kernels/ holds a family (`make staging` builds it
+# anyway: build/kcontract's items then), and the fixture binary with the
+# fake drivers (no Criterion either).
 # `make test` adds the Criterion tests (build/kc_tests) and runs them.
-all: $(B)/kcontract $(B)/kcontract-fixture $(B)/kcontract-staging $(B)/libfake_nvml.so \
-     $(B)/libfake_cuda.so $(HOSTLIBS) $(FAKE_HOSTLIBS)
+all: $(B)/kcontract $(B)/kcontract-fixture $(if $(STAGING_CONTRACT_SRCS),$(B)/kcontract-staging) \
+     $(B)/libfake_nvml.so $(B)/libfake_cuda.so $(HOSTLIBS) $(FAKE_HOSTLIBS)
 staging: $(B)/kcontract-staging $(HOSTLIBS)
 kernels: $(FATBINS)
 

@@ -28,6 +28,9 @@
 #             every 200 ms into $L/NAME.smi from one to the other, then appends
 #             the mean and its GPU-seconds (the utilization summed x 0.2 s) to env.txt,
 #             and where the run left $L/NAME.json its timeline (bench/run_timeline.py);
+#   gpu_lines LOG...  appends, for each log, its state lines per item (an
+#             item on other than exactly one is named) and the count of lines a
+#             healthy run never has to env.txt;
 #   gpu_env_pack  packs $L into $O/logs.tgz, keeping env.txt beside it.
 # Every run is uncached (KC_CACHE_DIR=off).
 O=${OUT:-/tmp/out}; L=$O/logs; mkdir -p "$L"
@@ -64,3 +67,13 @@ gpu_smi_end() { [ -n "${GPU_SMI:-}" ] || { echo "$1: gpu_smi_end without gpu_smi
                     "$L/$1.smi" >> "$L/env.txt"
                 [ ! -f "$L/$1.json" ] || python3 bench/run_timeline.py "$L/$1.json" "$L/$1.smi" --name "$1" >> "$L/env.txt" 2>&1; }
 gpu_env_pack() { (cd "$O" && tar czf logs.tgz logs && cp logs/env.txt env.txt && rm -rf logs); }
+gpu_lines() { local f n
+    for f in "$@"; do
+        awk '{ l = $0; sub(/^\[w[0-9]+\] /, "", l) }
+             l ~ /^(PASS|FAIL|RED|MISSED|KNOWN|LIMIT|LEAK|CRASH|TIMEOUT|SKIP|NOTRUN) / { split(l, a, " "); n[a[2]]++; s[a[1]]++; t++ }
+             END { bad = 0; for (k in n) if (n[k] != 1) { bad++; print "  more than one line: " k " (" n[k] ")" }
+                   printf "state lines in %s: %d for %d items, %d items not on exactly one;", FILENAME, t, length(n), bad
+                   for (k in s) printf " %s %d", k, s[k]; printf "\n" }' "$f" >> "$L/env.txt"
+        n=$(grep -c -E "without its end line|did not end within|protocol violated|not trusted|on its own|each passed its run alone|does not work" "$f")
+        echo "new lines in $(basename "$f"): $n" >> "$L/env.txt"
+    done; }

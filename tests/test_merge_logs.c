@@ -5,9 +5,11 @@
  * run with another --block-size or --reference, or of an older kcontract is
  * refused, naming it; the options merge does not take are refused. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "support/run_output.h"
@@ -603,6 +605,83 @@ Test(merge_logs, shards_run_under_another_cuda_environment_refused, .timeout = 1
         }
     }
     for (int k = 0; k < 2; k++) unlink(log[k]);
+}
+
+/* A copy of the shared object `from` at `to`, modified at `when` (0: now). */
+static void install_lib(const char *from, const char *to, time_t when)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    cr_assert(in && out, "cannot copy %s to %s", from, to);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0) cr_assert_eq(fwrite(buf, 1, n, out), n);
+    fclose(in);
+    cr_assert_eq(fclose(out), 0);
+    struct timespec ts[2] = { { .tv_sec = when }, { .tv_sec = when } };
+    if (when) cr_assert_eq(utimensat(AT_FDCWD, to, ts, 0), 0, "utimensat %s", to);
+}
+
+/* The host code the TALLY in out says (host=), or "" none. */
+static void tally_host(const char *out, char *buf, size_t cap)
+{
+    const char *h = strstr(out, "\nTALLY ");
+    h = h ? strstr(h, " host=") : NULL;
+    snprintf(buf, cap, "%.*s", h ? (int)strspn(h + 6, "0123456789abcdef") : 0, h ? h + 6 : "");
+}
+
+/* A user's suite links the harness as a shared library (libkcontract.so.N:
+ * pkg-config's and CMake's default, docs/own-kernels.md), whose code is part
+ * of the TALLY's host= (host_code.h). Hosts that each install it from one
+ * commit hold the same bytes at another path, modified at another time: one
+ * host code, so their shards merge (docs/multi-host.md); they were refused,
+ * host= counting the library by path, size and modification time. A library
+ * of other bytes is other host code: refused. `version` says the TALLY's
+ * host=. LD_PRELOAD stands in for the link: a library named like the harness
+ * counts. */
+Test(merge_logs, shards_with_the_harness_library_installed_apart_merge, .timeout = 120)
+{
+    const char *a = "fakeblock.axpy.f32", *b = "fake.copy.f16";
+    const char *from[3] = { "build/lib/libkc_fakelib.so", "build/lib/libkc_fakelib.so",
+                            "build/lib/libkc_fakelib@skip_last.so" };
+    char dir[512], lib[3][600], pre[3][640], log[2][160], host[2][32];
+    kc_tmp_dir(dir, sizeof dir, "merge-solib");
+    for (int i = 0; i < 3; i++) {
+        char sub[560];
+        snprintf(sub, sizeof sub, "%s/host%d", dir, i);
+        cr_assert_eq(mkdir(sub, 0700), 0, "mkdir %s", sub);
+        snprintf(lib[i], sizeof lib[i], "%s/libkcontract.so", sub);
+        install_lib(from[i], lib[i], i == 1 ? 1000000000 : 0);
+        snprintf(pre[i], sizeof pre[i], "LD_PRELOAD=%s/libkcontract.so", sub);
+    }
+    for (int round = 0; round < 2; round++) {
+        for (int k = 0; k < 2; k++) {
+            char spec[16];
+            snprintf(spec, sizeof spec, "%d/2", k);
+            snprintf(log[k], 160, "%s/kc-merge-solib-%ld-%d.log", kc_test_tmpdir(), (long)getpid(), k);
+            kc_proc p = kc_run_fake((char *[]){ "run", (char *)a, (char *)b, "--shard", spec, NULL },
+                                    (char *[]){ pre[k == 0 ? 0 : 1 + round], NULL }, 60);
+            save(log[k], p.out);
+            tally_host(p.out, host[k], sizeof host[k]);
+            cr_expect(host[k][0], "shard %d/2 says no host=:\n%s", k, p.out);
+            kc_proc_free(&p);
+        }
+        kc_proc m = fake_merge(a, b, log);
+        if (round == 0) {
+            cr_expect_str_eq(host[0], host[1], "one library's bytes at %s and %s: other host code", lib[0], lib[1]);
+            cr_expect_eq(m.status, 0, "shards of one harness library installed apart: exit %d\n%s%s", m.status, m.out,
+                         m.err);
+            kc_proc_free(&m);
+            kc_proc v = kc_run_fake((char *[]){ "version", NULL }, (char *[]){ pre[0], NULL }, 60);
+            char want[64];
+            snprintf(want, sizeof want, ", host code %s)", host[0]);
+            cr_expect(strstr(v.out, want), "version does not say the TALLY's host=%s: %s", host[0], v.out);
+            kc_proc_free(&v);
+        } else {
+            expect_refused(&m, "shard 1/2: ran host code ");     /* frees m */
+        }
+    }
+    for (int k = 0; k < 2; k++) unlink(log[k]);
+    kc_rm_rf(dir);
 }
 
 /* A log of a kcontract before TALLY v=4 cannot say the options its shard

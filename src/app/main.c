@@ -47,7 +47,8 @@
 /* --version, `version`: one line, the program's own name first, as nextest's
  * and ctest's do: kcontract's version and ABI, the build identity (the TALLY's
  * build=, so a log can be matched to the binary), what is registered and
- * the digest of the host code (host_code.h: the results cache's key).
+ * the identity of the host code (host_code.h: the TALLY's host=; the results
+ * cache's key where no shared object counts).
  * A user's suite binary names itself and the kcontract it is built on. */
 static int print_version(void)
 {
@@ -59,9 +60,9 @@ static int print_version(void)
     else printf("%s (kcontract %s, ABI %d", p, KC_PACKAGE_VERSION, KC_ABI_VERSION);
     printf(", build %016llx, %zu contract%s, %zu suite%s", (unsigned long long)kc_build_id(), nc, nc == 1 ? "" : "s",
            ns, ns == 1 ? "" : "s");
-    uint64_t host;      /* what the results cache keys every item with (host_code.h) */
+    uint64_t host;      /* the TALLY's host= (host_code.h) */
     char why[512];
-    if (kc_host_code_digest(&host, why, sizeof why) == 0) printf(", host code %016llx", (unsigned long long)host);
+    if (kc_host_code_identity(&host, why, sizeof why) == 0) printf(", host code %016llx", (unsigned long long)host);
     printf(")\n");
     return 0;
 }

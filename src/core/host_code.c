@@ -1,7 +1,8 @@
 /* host_code.c — owns the digest of this binary's host code (host_code.h):
  * its ELF sections read from /proc/self/exe, less the kernel images, the
  * address-holding sections and the pointers the loader writes, with the
- * dynamic relocations hashed position-independently. */
+ * dynamic relocations hashed position-independently; and its identity, the
+ * same with the counted shared objects read alike. */
 #include "host_code.h"
 
 #include <elf.h>
@@ -156,16 +157,30 @@ static int first_object(struct dl_phdr_info *info, size_t size, void *data)
     return 1;                   /* the main program is the first object reported */
 }
 
+/* Whether a loaded segment of the object holds address a. */
+static int object_holds(const struct dl_phdr_info *info, uintptr_t a)
+{
+    for (int k = 0; k < info->dlpi_phnum; k++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+        uintptr_t lo = (uintptr_t)info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && a >= lo && a < lo + ph->p_memsz) return 1;
+    }
+    return 0;
+}
+
 /* Link-time addresses of the registered images: holes too (an image an
- * older kcontract_embed.c put in .rodata is left out where it lies). */
-static int image_holes(elf_file *f)
+ * older kcontract_embed.c put in .rodata is left out where it lies). Those
+ * of the main program (obj NULL), or of the loaded shared object obj. */
+static int image_holes(elf_file *f, const struct dl_phdr_info *obj)
 {
     uintptr_t bias = 0;
-    dl_iterate_phdr(first_object, &bias);
+    if (obj) bias = (uintptr_t)obj->dlpi_addr;
+    else dl_iterate_phdr(first_object, &bias);
     for (int i = 0; i < kc_fatbin_count(); i++) {
         const kc_fatbin *img = kc_fatbin_at(i);
         uintptr_t lo = (uintptr_t)img->start, hi = (uintptr_t)img->end;
         if (lo < bias || hi < lo) continue;     /* not in the main program (a dlopen'ed library's) */
+        if (obj && !object_holds(obj, lo)) continue;
         if (add_hole(f, lo - bias, hi - bias)) return -1;
     }
     return 0;
@@ -209,6 +224,7 @@ typedef struct reached {
     uintptr_t *v;
     size_t n, cap;
     uint64_t h;                 /* the digest being made */
+    int by_content;             /* a library counts by its sections' bytes, not its file's path and times */
 } reached;
 
 static void reach(reached *r, const void *p)
@@ -257,84 +273,93 @@ static void registered(reached *r)
 /* Whether a loaded segment of the object holds one of the addresses. */
 static int holds(const struct dl_phdr_info *info, const reached *r)
 {
-    for (int k = 0; k < info->dlpi_phnum; k++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
-        if (ph->p_type != PT_LOAD) continue;
-        uintptr_t lo = (uintptr_t)info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-        for (size_t i = 0; i < r->n; i++)
-            if (r->v[i] >= lo && r->v[i] < hi) return 1;
-    }
+    for (size_t i = 0; i < r->n; i++)
+        if (object_holds(info, r->v[i])) return 1;
     return 0;
 }
 
+static int sections_hash(const char *path, const struct dl_phdr_info *obj, uint64_t *h, char *why, size_t cap);
+
 /* Shared objects named like the harness (libkcontract.so.N), and those
  * that hold a registered contract or suite (a team's references in a
- * library of its own): path, size and modification time. */
+ * library of its own): path, size and modification time; or, by_content,
+ * their sections' bytes as the main program's (one that cannot be read: as
+ * without). */
 static int counted_libs(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
     reached *r = data;
     const char *p = info->dlpi_name;
     struct stat st;
+    char why[512];
     if (!p || !*p || (!strstr(p, "kcontract") && !holds(info, r)) || stat(p, &st)) return 0;
+    uint64_t d = kc_hash_str("kcontract shared object 1");
+    if (r->by_content && sections_hash(p, info, &d, why, sizeof why) == 0) {
+        r->h = kc_fnv1a64(&d, sizeof d, r->h);
+        return 0;
+    }
     uint64_t v[3] = { (uint64_t)st.st_size, (uint64_t)st.st_mtim.tv_sec, (uint64_t)st.st_mtim.tv_nsec };
     r->h = kc_fnv1a64(v, sizeof v, kc_fnv1a64(p, strlen(p), r->h));
     return 0;
 }
 
-uint64_t kc_host_code_shared_objects(void)
+/* The shared objects' part: by path, size and modification time, or by
+ * content (by_content). The same when none counts. */
+static uint64_t shared_objects(int by_content)
 {
-    reached r = { .h = kc_hash_str("kcontract shared objects 1") };
+    reached r = { .h = kc_hash_str("kcontract shared objects 1"), .by_content = by_content };
     registered(&r);
     dl_iterate_phdr(counted_libs, &r);
     free(r.v);
     return r.h;
 }
 
-static int compute(uint64_t *out, char *why, size_t cap)
+uint64_t kc_host_code_shared_objects(void) { return shared_objects(0); }
+
+/* Mixes into *h the allocated sections of the ELF64 file at path, less the
+ * holes (the address-holding sections, the loader's pointers and the
+ * registered images: those of the main program, obj NULL, or of the loaded
+ * shared object obj), with its dynamic relocations position-independent.
+ * 0, or -1 with why. */
+static int sections_hash(const char *path, const struct dl_phdr_info *obj, uint64_t *h, char *why, size_t cap)
 {
-    char exe[4096];
     elf_file f;
     memset(&f, 0, sizeof f);
-    if (kc_self_exe(exe, sizeof exe)) return kc_errf(why, cap, "cannot resolve /proc/self/exe");
-    f.fd = open(exe, O_RDONLY | O_CLOEXEC);
-    if (f.fd < 0) return kc_errf(why, cap, "cannot read %s: %s", exe, strerror(errno));
+    f.fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (f.fd < 0) return kc_errf(why, cap, "cannot read %s: %s", path, strerror(errno));
     int rc = -1;
-    uint64_t h = kc_hash_str("kcontract host code 1");
     if (read_at(f.fd, &f.eh, sizeof f.eh, 0) || memcmp(f.eh.e_ident, ELFMAG, SELFMAG) ||
         f.eh.e_ident[EI_CLASS] != ELFCLASS64 || f.eh.e_shentsize != sizeof(Elf64_Shdr) || f.eh.e_shnum == 0 ||
         f.eh.e_shstrndx >= f.eh.e_shnum) {
-        kc_errf(why, cap, "%s is not an ELF64 file with section headers", exe);
+        kc_errf(why, cap, "%s is not an ELF64 file with section headers", path);
         goto out;
     }
     f.sh = malloc((size_t)f.eh.e_shnum * sizeof *f.sh);
     if (!f.sh || read_at(f.fd, f.sh, (size_t)f.eh.e_shnum * sizeof *f.sh, (off_t)f.eh.e_shoff)) {
-        kc_errf(why, cap, "cannot read the section headers of %s", exe);
+        kc_errf(why, cap, "cannot read the section headers of %s", path);
         goto out;
     }
     const Elf64_Shdr *ns = &f.sh[f.eh.e_shstrndx];
     f.names_n = ns->sh_size;
     f.names = malloc(f.names_n + 1);
     if (!f.names || read_at(f.fd, f.names, f.names_n, (off_t)ns->sh_offset)) {
-        kc_errf(why, cap, "cannot read the section names of %s", exe);
+        kc_errf(why, cap, "cannot read the section names of %s", path);
         goto out;
     }
     f.names[f.names_n] = 0;
-    if (hash_relocs(&f, &h) || image_holes(&f)) {
-        kc_errf(why, cap, "cannot read the relocations of %s (or out of memory)", exe);
+    if (hash_relocs(&f, h) || image_holes(&f, obj)) {
+        kc_errf(why, cap, "cannot read the relocations of %s (or out of memory)", path);
         goto out;
     }
     qsort(f.holes, f.nholes, sizeof *f.holes, by_lo);
     for (int i = 0; i < f.eh.e_shnum; i++) {
         const Elf64_Shdr *s = &f.sh[i];
         if (!(s->sh_flags & SHF_ALLOC) || s->sh_type == SHT_NOBITS || skipped(sec_name(&f, s))) continue;
-        if (hash_section(&f, s, &h)) {
-            kc_errf(why, cap, "cannot read section %s of %s", sec_name(&f, s), exe);
+        if (hash_section(&f, s, h)) {
+            kc_errf(why, cap, "cannot read section %s of %s", sec_name(&f, s), path);
             goto out;
         }
     }
-    h = kc_fnv1a64(&(uint64_t){ kc_host_code_shared_objects() }, sizeof(uint64_t), h);
-    *out = kc_mix64(h);
     rc = 0;
 out:
     close(f.fd);
@@ -344,13 +369,47 @@ out:
     return rc;
 }
 
+/* The main program's sections, hashed once per process: the part of both
+ * digests (kc_host_code_digest, kc_host_code_identity) before the shared
+ * objects'. 0 and *main_h; or -1 with why. */
+static int main_sections(uint64_t *main_h, char *why, size_t cap)
+{
+    static int done, rc;
+    static uint64_t h;
+    static char said[512];
+    if (!done) {
+        char exe[4096];
+        h = kc_hash_str("kcontract host code 1");
+        if (kc_self_exe(exe, sizeof exe)) rc = kc_errf(said, sizeof said, "cannot resolve /proc/self/exe");
+        else rc = sections_hash(exe, NULL, &h, said, sizeof said);
+        done = 1;
+    }
+    if (rc) {
+        snprintf(why, cap, "%s", said);
+        return -1;
+    }
+    *main_h = h;
+    return 0;
+}
+
+/* The digest of the main program's sections and the shared objects' part
+ * (by_content: shared_objects). */
+static int digest_of(int by_content, uint64_t *out, char *why, size_t cap)
+{
+    uint64_t h;
+    if (main_sections(&h, why, cap)) return -1;
+    h = kc_fnv1a64(&(uint64_t){ shared_objects(by_content) }, sizeof(uint64_t), h);
+    *out = kc_mix64(h);
+    return 0;
+}
+
 int kc_host_code_digest(uint64_t *out, char *why, size_t cap)
 {
     static int done, rc;
     static uint64_t digest;
     static char said[512];
     if (!done) {
-        rc = compute(&digest, said, sizeof said);
+        rc = digest_of(0, &digest, said, sizeof said);
         done = 1;
     }
     if (rc) {
@@ -358,5 +417,22 @@ int kc_host_code_digest(uint64_t *out, char *why, size_t cap)
         return -1;
     }
     *out = digest;
+    return 0;
+}
+
+int kc_host_code_identity(uint64_t *out, char *why, size_t cap)
+{
+    static int done, rc;
+    static uint64_t identity;
+    static char said[512];
+    if (!done) {
+        rc = digest_of(1, &identity, said, sizeof said);
+        done = 1;
+    }
+    if (rc) {
+        snprintf(why, cap, "%s", said);
+        return -1;
+    }
+    *out = identity;
     return 0;
 }

@@ -29,7 +29,8 @@
  * that hold a registered contract's or suite's definition, callbacks
  * (reference, launch, generators, a suite's run) or user data (contracts in
  * a team's own library, kcontract.h "Registration"), which count by path,
- * size and modification time. A library those call into is not covered. */
+ * size and modification time (in the identity, kc_host_code_identity, by
+ * their sections' bytes). A library those call into is not covered. */
 #ifndef KC_HOST_CODE_H
 #define KC_HOST_CODE_H
 #include <stddef.h>
@@ -43,4 +44,14 @@ int kc_host_code_digest(uint64_t *out, char *why, size_t cap);
  * each loaded one that counts, by path, size and modification time.
  * Computed on each call (kc_host_code_digest keeps its first). */
 uint64_t kc_host_code_shared_objects(void);
+/* The host code's identity, for the TALLY's host= and `--version`: the
+ * digest, but with each shared object that counts read as the binary is
+ * (its allocated sections, less the images, the address-holding sections
+ * and the loader's pointers), not by path, size and modification time, so
+ * that one commit built with one compiler and installed on several hosts
+ * (libkcontract.so.N under another prefix, another modification time) is
+ * one host code, and a library of other bytes is another. Equal to the
+ * digest when no shared object counts (a statically linked kcontract).
+ * Computed once per process. 0 and *out; or -1 with why, as the digest. */
+int kc_host_code_identity(uint64_t *out, char *why, size_t cap);
 #endif

@@ -136,7 +136,7 @@ void kc_tally_set_options(kc_tally *t, const kc_opts *o) {
 
 void kc_tally_set_host_env(kc_tally *t) {
     char why[256];
-    if (kc_host_code_digest(&t->host, why, sizeof why)) t->host = 0;
+    if (kc_host_code_identity(&t->host, why, sizeof why)) t->host = 0;
     t->env = kc_cuda_env_hash();
 }
 

@@ -50,7 +50,7 @@ typedef struct kc_tally {
                                               * where no verdict explains it (queue_deaths.c): not green
                                               * whatever the counts say;
                                               * key untrusted=, written only when nonzero, optional on read */
-    uint64_t host;                           /* the digest of the host code the run ran (host_code.h: its float64
+    uint64_t host;                           /* the identity of the host code the run ran (host_code.h: its float64
                                               * references, input generators, launch functions and the
                                               * harness), which gate 3's comparisons rest on; 0 unknown;
                                               * key host=, written only when nonzero, optional on read */

@@ -104,8 +104,9 @@ static const key KEYS[] = {
     FLD("untrusted", K_LONG, untrusted),
     FLD("host", K_HEX, host), FLD("env", K_HEX, env),
 };
-/* Keys a line may leave out (absent: 0): added within v=3 (block=,
- * reference= and timeout= are not: they made v=4). */
+/* Keys a line may leave out (absent: 0): added within v=3 (cached=,
+ * sanitize.known=, untrusted=) or v=4 (host=, env=); block=, reference= and
+ * timeout= are not: they made v=4. */
 static int key_optional(const key *k)
 {
     return strcmp(k->name, "cached") == 0 || strcmp(k->name, "sanitize.known") == 0 ||

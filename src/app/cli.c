@@ -214,7 +214,7 @@ static const opt_row OPTIONS[] = {
     { "--format", NULL, "F", C_LIST, TO_NONE, OPT_ONCE, 0, kc_cli_set_format, "--format needs a value (human or json)",
       "list: 'human' (default): one 'KIND  NAME' line per item and a count;\n"
       "'json': one JSON object per line per item (name, kind, contract, family,\n"
-      "shapes, controls; a launch record's label), nothing else on stdout" },
+      "shapes, controls, needs_gpu; a launch record's label), nothing else on stdout" },
     { "--budget", NULL, "N", C_MUTATE, TO_NONE, OPT_ONCE, F(mut_budget), kc_cli_set_count, "--budget needs a count (1 to 1000000)",
       "mutate: build and run at most N mutants, drawn with --seed (the same N\n"
       "for one seed and source): a CI run's sample" },

@@ -403,36 +403,30 @@ static int digest_of(int by_content, uint64_t *out, char *why, size_t cap)
     return 0;
 }
 
-int kc_host_code_digest(uint64_t *out, char *why, size_t cap)
+/* digest_of(by_content), computed once per process and kind, then kept
+ * (its reason too when it failed). */
+typedef struct kept_digest {
+    int done, rc;
+    uint64_t value;
+    char said[512];
+} kept_digest;
+
+static int kept(int by_content, uint64_t *out, char *why, size_t cap)
 {
-    static int done, rc;
-    static uint64_t digest;
-    static char said[512];
-    if (!done) {
-        rc = digest_of(0, &digest, said, sizeof said);
-        done = 1;
+    static kept_digest k[2];
+    kept_digest *m = &k[by_content != 0];
+    if (!m->done) {
+        m->rc = digest_of(by_content, &m->value, m->said, sizeof m->said);
+        m->done = 1;
     }
-    if (rc) {
-        snprintf(why, cap, "%s", said);
+    if (m->rc) {
+        snprintf(why, cap, "%s", m->said);
         return -1;
     }
-    *out = digest;
+    *out = m->value;
     return 0;
 }
 
-int kc_host_code_identity(uint64_t *out, char *why, size_t cap)
-{
-    static int done, rc;
-    static uint64_t identity;
-    static char said[512];
-    if (!done) {
-        rc = digest_of(1, &identity, said, sizeof said);
-        done = 1;
-    }
-    if (rc) {
-        snprintf(why, cap, "%s", said);
-        return -1;
-    }
-    *out = identity;
-    return 0;
-}
+int kc_host_code_digest(uint64_t *out, char *why, size_t cap) { return kept(0, out, why, cap); }
+
+int kc_host_code_identity(uint64_t *out, char *why, size_t cap) { return kept(1, out, why, cap); }

@@ -51,3 +51,16 @@ Test(count_probe, good_contracts_pass_the_probe, .timeout = 60)
     cr_expect(!strstr(p.err, "ended the process"), "the probe refused a good contract\n%s", p.err);
     kc_proc_free(&p);
 }
+
+/* The arithmetic's terms function (kc_arith.terms), which the build
+ * identity calls on every shape at start, is tried the same way. */
+Test(count_probe, an_arithmetic_that_aborts_refuses_its_contract_by_name, .timeout = 60)
+{
+    kc_proc p = kc_run_fake((char *[]){ "run", "fakeacc.dot.bf16", NULL },
+                            (char *[]){ "KC_CACHE_DIR=off", "KC_FIXTURE_TERMS_ABORT=1", NULL }, 60);
+    cr_expect_eq(p.status, 2, "exit %d, expected 2 (a mistake in a contract)\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "contract fakeacc.dot.bf16: shape "), "no line names the contract\n%s", p.err);
+    cr_expect(strstr(p.err, ": the arithmetic's terms ended the process (SIGABRT"), "no line names the function\n%s",
+              p.err);
+    kc_proc_free(&p);
+}

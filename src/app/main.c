@@ -176,14 +176,13 @@ static int main_body(int argc, char **argv)
     }
     if (o.threads) kc_parallel_set_threads(o.threads);
     if (o.cmd == KC_CMD_HELP) {
-        kc_item *all;
+        kc_item *all = NULL;
         char err[1024];
-        int n = kc_registry_items(&all, err, sizeof err);
+        /* the checks and the plan would call a count that aborts here */
+        int probe = kc_count_probe(err, sizeof err);
+        int n = probe < 0 ? -1 : kc_registry_items(&all, err, sizeof err);
         kc_cli_usage(stdout, argv[0]);   /* a user's suite binary is named its own way */
-        if (n >= 0 && kc_count_probe(err, sizeof err) < 0) {  /* the plan would call that count here */
-            kc_say(stderr, "%s\n", err);
-            n = -1;
-        }
+        if (probe < 0) kc_say(stderr, "%s\n", err);
         if (n >= 0) kc_plan_help(stdout, all, n);
         free(all);
         kc_opts_free(&o);
@@ -239,20 +238,19 @@ static int main_body(int argc, char **argv)
     }
     kc_item *items;
     static char err[16384];
+    /* A count that ends its process (a negative dim) would end this one in
+     * the contracts' checks or the first memory plan, with no SUMMARY: tried
+     * once, in a child, by the process the user started (count_probe.h). */
+    if (!o.worker && !o.parent && !o.resume_tally && !o.sanitize_target && !o.cases_given &&
+        kc_count_probe(err, sizeof err) < 0) {
+        kc_say(stderr, "1 problem in the registered contracts and suites:\n%s\n", err);
+        kc_opts_free(&o);
+        return 2;
+    }
     int n = kc_registry_items(&items, err, sizeof err);
     if (n < 0) {    /* a mistake in a contract: every one named, a usage error */
         kc_say(stderr, "%d problem%s in the registered contracts and suites:\n%s\n", -n, n == -1 ? "" : "s",
                 err);
-        kc_opts_free(&o);
-        return 2;
-    }
-    /* A count that ends its process (a negative dim) would end this one at
-     * the first memory plan, with no SUMMARY: tried once, in a child, by the
-     * process the user started (count_probe.h). */
-    if (!o.worker && !o.parent && !o.resume_tally && !o.sanitize_target && !o.cases_given &&
-        kc_count_probe(err, sizeof err) < 0) {
-        kc_say(stderr, "1 problem in the registered contracts and suites:\n%s\n", err);
-        free(items);
         kc_opts_free(&o);
         return 2;
     }

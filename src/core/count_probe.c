@@ -17,9 +17,22 @@
 /* Where the child is: written before each count, read by the parent after
  * the child ended (a page shared with it). */
 typedef struct {
-    volatile int contract, shape, arg;
+    volatile int contract, shape, arg;  /* arg -1: the contract's own arithmetic */
+    volatile int what;                  /* 0 the count, 1 arith.terms, 2 arith.depth */
     pid_t parent;       /* the caller: no core file is turned off there */
 } probe_at;
+
+static const char *const WHAT[] = { "the element count", "the arithmetic's terms", "the arithmetic's depth" };
+
+/* The arithmetic's functions (kc_arith: the derived bound's K and depth),
+ * which the build identity and the bound call on every shape. */
+static void probe_arith(probe_at *at, const kc_arith *m, const kc_shape *s)
+{
+    at->what = 1;
+    if (m->terms) (void)m->terms(s);
+    at->what = 2;
+    if (m->depth) (void)m->depth(s);
+}
 
 static int probe_fn(void *ctx, void *out)
 {
@@ -30,20 +43,24 @@ static int probe_fn(void *ctx, void *out)
     (void)out;
     if (getpid() != at->parent) setrlimit(RLIMIT_CORE, &none);   /* an abort here is a finding, not a core file */
     for (size_t i = 0; i < nc; i++)
-        for (int s = 0; cs[i]->shapes && cs[i]->shapes[s].name; s++)
+        for (int s = 0; cs[i]->shapes && cs[i]->shapes[s].name; s++) {
+            const kc_shape *sh = &cs[i]->shapes[s];
+            at->contract = (int)i, at->shape = s, at->arg = -1;
+            probe_arith(at, &cs[i]->arith, sh);
             for (int a = 0; a < KC_MAX_ARGS && cs[i]->args[a].kind != KC_ARG_END; a++) {
                 const kc_arg *ar = &cs[i]->args[a];
-                if ((ar->kind != KC_ARG_BUFFER && ar->kind != KC_ARG_PTR_ARRAY) || !ar->count) continue;
-                at->contract = (int)i, at->shape = s, at->arg = a;
-                (void)ar->count(&cs[i]->shapes[s]);
+                at->arg = a, at->what = 0;
+                if ((ar->kind == KC_ARG_BUFFER || ar->kind == KC_ARG_PTR_ARRAY) && ar->count) (void)ar->count(sh);
+                probe_arith(at, &ar->arith, sh);
             }
+        }
     at->contract = -1;
     return 0;
 }
 
 int kc_count_probe(char *why, size_t cap)
 {
-    probe_at local = { -1, -1, -1, getpid() }, *at = mmap(NULL, sizeof *at, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    probe_at local = { -1, -1, -1, 0, getpid() }, *at = mmap(NULL, sizeof *at, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (at == MAP_FAILED) at = &local;      /* no page to share: a child's end is still caught, not placed */
     *at = local;
     int rc = 0, st = 0, r = kc_forked_call(probe_fn, at, NULL, 0, &rc, &st);
@@ -56,12 +73,16 @@ int kc_count_probe(char *why, size_t cap)
         size_t nc = kc_registry_contracts(&cs);
         if (at->contract >= 0 && (size_t)at->contract < nc) {
             const kc_contract *c = cs[at->contract];
-            kc_errf(why, cap, "contract %s: shape %s: the element count of %s %s ended the process (%s; the line "
-                    "above says why): every count must take each of the contract's shapes (a dim a count reads "
-                    "must be >= 0, and their product at most SIZE_MAX)",
-                    c->name ? c->name : "(unnamed)", c->shapes[at->shape].name,
-                    c->args[at->arg].kind == KC_ARG_PTR_ARRAY ? "pointer table" : "buffer",
-                    c->args[at->arg].name ? c->args[at->arg].name : "(unnamed)", how);
+            const kc_arg *ar = at->arg >= 0 ? &c->args[at->arg] : NULL;
+            char of[200] = "";
+            if (ar)
+                snprintf(of, sizeof of, " of %s %s", ar->kind == KC_ARG_PTR_ARRAY ? "pointer table"
+                                                    : ar->kind == KC_ARG_BUFFER ? "buffer" : "argument",
+                         ar->name ? ar->name : "(unnamed)");
+            kc_errf(why, cap, "contract %s: shape %s: %s%s ended the process (%s; the line above says why): each "
+                    "must take every shape of the contract (a dim a count reads must be >= 0, and their product at "
+                    "most SIZE_MAX)",
+                    c->name ? c->name : "(unnamed)", c->shapes[at->shape].name, WHAT[at->what], of, how);
         } else
             kc_errf(why, cap, "trying the contracts' element counts over their shapes ended the process (%s; the "
                     "line above says why), outside any one count", how);

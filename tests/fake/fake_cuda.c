@@ -81,58 +81,18 @@
 #include <unistd.h>
 
 #include "fake_cuda.h"
+#include "fake_cuda_state.h"
 
-/* cuda.h maps these names to their _v2 ABI; the harness dlsym's the plain
- * names with the _v2 prototypes, so export those. */
-#undef cuDeviceTotalMem
-#undef cuMemGetInfo
-#undef cuMemAlloc
-#undef cuMemFree
-#undef cuMemcpyHtoD
-#undef cuMemcpyDtoH
-#undef cuMemcpyDtoD
-#undef cuMemsetD8
-#undef cuDevicePrimaryCtxRelease
-#undef cuDevicePrimaryCtxSetFlags
-#undef cuLaunchKernel
-#undef cuStreamDestroy
-#undef cuMemAllocHost
-#undef cuModuleGetGlobal
-
-#define TOTAL_MEM ((size_t)16 << 30)
-#define SMEM_DEFAULT (48 * 1024)
-#define SMEM_OPTIN (227 * 1024)
-#define SMEM_PER_SM (228 * 1024)
-#define REGS_PER_SM 65536
-#define THREADS_PER_SM 2048
-#define BLOCKS_PER_SM 32
-#define SMS 4
-
-struct CUmod_st;
-struct CUfunc_st {
-    const struct kernel *k;
-    const struct CUmod_st *mod;
-    _Atomic int max_dynamic_smem;   /* cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) */
-    _Atomic int nonportable;        /* cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED) */
-};
-struct CUmod_st {
-    char module[64], control[64];
-    struct CUfunc_st fn[NKERNELS];
-    unsigned long long watchdog_ns;     /* its kc_watchdog_ns (KC_FAKE_WATCHDOG), device memory as host memory */
-    size_t watchdog_size;               /* 0: the module has none */
-};
 struct CUctx_st { int unused; };
 
 static struct CUctx_st the_ctx;
-static _Atomic int initialized;
+_Atomic int initialized;
 _Atomic(CUresult) fake_sticky;             /* set by a faulting kernel: the context is unusable */
 _Atomic(CUresult) fake_late;               /* a fault the host sees at its next cuCtxSynchronize or cuFuncSetAttribute
                                             * (the kernel still ran when the calls between came) */
 _Atomic unsigned long long fake_launches;  /* of the fake kernels under test (not the harness's or references) */
 
 /* ---- the driver API ---- */
-
-#define CONTEXT_CALL() do { if (!initialized) return CUDA_ERROR_NOT_INITIALIZED; if (fake_sticky) return fake_sticky; } while (0)
 
 /* Whether this process was given --worker (its /proc/self/cmdline). */
 static int is_worker(void)
@@ -237,7 +197,7 @@ CUresult cuDevicePrimaryCtxSetFlags(CUdevice d, unsigned flags)
 CUresult cuCtxSetCurrent(CUcontext c) { CONTEXT_CALL(); return !c || c == &the_ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT; }
 /* A kernel's fault that the calls after its launch did not see yet
  * (`late`) becomes the context's, once (taken atomically: threads). */
-static void see_late(void)
+void see_late(void)
 {
     CUresult l = atomic_exchange(&fake_late, CUDA_SUCCESS);
     if (l) fake_sticky = l;
@@ -341,8 +301,6 @@ CUresult cuMemFreeHost(void *p) { return mem_free((CUdeviceptr)(uintptr_t)p, MEM
  * pool's attributes are kept, and fake_cuda_pool says what happened (for
  * tests: allocations live and made, trims, the release threshold and
  * whether internal dependencies are allowed, defaults as the driver's). */
-static int special_stream(CUstream s);
-static int stream_slot(CUstream s);
 static struct CUmemPoolHandle_st { int unused; } the_pool;
 static _Atomic long pool_live, pool_made, pool_trims;
 static _Atomic unsigned long long pool_threshold;
@@ -644,7 +602,7 @@ CUresult cuModuleGetFunction(CUfunction *f, CUmodule mod, const char *name)
 }
 /* The function's registers per thread: its control reg_growth's where the
  * kernel has one. */
-static int regs_of(const struct CUfunc_st *f)
+int regs_of(const struct CUfunc_st *f)
 {
     return f->k->grown_regs && strcmp(f->mod->control, "reg_growth") == 0 ? f->k->grown_regs : f->k->regs;
 }
@@ -781,9 +739,8 @@ CUresult cuOccupancyMaxActiveClusters(int *n, CUfunction f, const CUlaunchConfig
     return CUDA_SUCCESS;
 }
 
-static int stream_slot(CUstream s);
 /* Stream 0 and the two handles every context has (cuda.h). */
-static int special_stream(CUstream s) { return !s || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD; }
+int special_stream(CUstream s) { return !s || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD; }
 /* KC_FAKE_LAUNCH_LOG: one line per launch of a kernel under test, appended
  * in one write (workers of one run share the file); its stream is "default"
  * (the legacy default stream), "per-thread" (stream 0 through a _ptsz entry,
@@ -896,7 +853,7 @@ CUresult cuMemsetD8_v2_ptds(CUdeviceptr dst, unsigned char v, size_t n) { return
 #define FAKE_STREAMS 64
 static _Atomic unsigned char stream_live[FAKE_STREAMS];
 static pthread_mutex_t streams_lock = PTHREAD_MUTEX_INITIALIZER;    /* a slot's taking and its giving back */
-static int stream_slot(CUstream s)
+int stream_slot(CUstream s)
 {
     uintptr_t i = (uintptr_t)s - 0x57001;
     return s && i < FAKE_STREAMS && stream_live[i] ? (int)i : -1;

@@ -739,8 +739,6 @@ CUresult cuOccupancyMaxActiveClusters(int *n, CUfunction f, const CUlaunchConfig
     return CUDA_SUCCESS;
 }
 
-/* Stream 0 and the two handles every context has (cuda.h). */
-int special_stream(CUstream s) { return !s || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD; }
 /* KC_FAKE_LAUNCH_LOG: one line per launch of a kernel under test, appended
  * in one write (workers of one run share the file); its stream is "default"
  * (the legacy default stream), "per-thread" (stream 0 through a _ptsz entry,
@@ -845,61 +843,6 @@ CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n);
 CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n) { return cuMemcpyDtoD(dst, src, n); }
 CUresult cuMemsetD8_v2_ptds(CUdeviceptr dst, unsigned char v, size_t n);
 CUresult cuMemsetD8_v2_ptds(CUdeviceptr dst, unsigned char v, size_t n) { return cuMemsetD8(dst, v, n); }
-
-/* Streams: the fake runs every launch at once, in order, so a stream is a
- * token (one of FAKE_STREAMS slots). A launch on, or a destroy of, a stream
- * that is not live fails; streams a live context never destroyed are named
- * on stderr at exit, where a test sees them (tests/test_sanitize_target.c). */
-#define FAKE_STREAMS 64
-static _Atomic unsigned char stream_live[FAKE_STREAMS];
-static pthread_mutex_t streams_lock = PTHREAD_MUTEX_INITIALIZER;    /* a slot's taking and its giving back */
-int stream_slot(CUstream s)
-{
-    uintptr_t i = (uintptr_t)s - 0x57001;
-    return s && i < FAKE_STREAMS && stream_live[i] ? (int)i : -1;
-}
-CUresult cuStreamCreate(CUstream *s, unsigned flags)
-{
-    CONTEXT_CALL();
-    if (!s || (flags & ~(unsigned)CU_STREAM_NON_BLOCKING)) return CUDA_ERROR_INVALID_VALUE;
-    CUresult r = CUDA_ERROR_OUT_OF_MEMORY;
-    pthread_mutex_lock(&streams_lock);
-    for (int i = 0; i < FAKE_STREAMS; i++)
-        if (!stream_live[i]) {
-            stream_live[i] = 1;
-            *s = (CUstream)(uintptr_t)(0x57001 + i);
-            r = CUDA_SUCCESS;
-            break;
-        }
-    pthread_mutex_unlock(&streams_lock);
-    return r;
-}
-CUresult cuStreamDestroy(CUstream s)
-{
-    CONTEXT_CALL();
-    pthread_mutex_lock(&streams_lock);
-    int i = stream_slot(s);
-    if (i >= 0) stream_live[i] = 0;
-    pthread_mutex_unlock(&streams_lock);
-    return i < 0 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
-}
-/* A stream's work is done at once (launches run when made): what a
- * synchronization sees is the context's fault, as cuCtxSynchronize's. */
-CUresult cuStreamSynchronize(CUstream s)
-{
-    CONTEXT_CALL();
-    if (!special_stream(s) && stream_slot(s) < 0) return CUDA_ERROR_INVALID_HANDLE;
-    see_late();
-    return fake_sticky;
-}
-CUresult cuStreamSynchronize_ptsz(CUstream s);
-CUresult cuStreamSynchronize_ptsz(CUstream s) { return cuStreamSynchronize(s); }
-__attribute__((destructor)) static void streams_left(void)
-{
-    int n = 0;
-    for (int i = 0; i < FAKE_STREAMS; i++) n += stream_live[i];
-    if (n && !fake_sticky) fprintf(stderr, "fake_cuda: %d stream%s created and never destroyed\n", n, n == 1 ? "" : "s");
-}
 
 static const struct { CUresult r; const char *name, *text; } errors[] = {
     { CUDA_SUCCESS, "CUDA_SUCCESS", "no error" },

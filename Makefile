@@ -173,7 +173,8 @@ $(B)/libfake_nvml.so: tests/fake/fake_nvml.c
 	$(KC_Q)$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
 
 # A stand-in for libcuda.so.1, so the gates are tested without a GPU.
-$(B)/libfake_cuda.so: tests/fake/fake_cuda.c tests/fake/fake_cuda_mem.c tests/fake/fake_cuda_module.c tests/fake/fake_cuda_stream.c \
+$(B)/libfake_cuda.so: tests/fake/fake_cuda.c tests/fake/fake_cuda_mem.c tests/fake/fake_cuda_module.c \
+                      tests/fake/fake_cuda_launch.c tests/fake/fake_cuda_stream.c \
                       tests/fake/fake_kernels.c tests/fake/fake_args.c tests/fake/fake_acc.c tests/fake/fake_cuda.h tests/fake/fake_cuda_state.h
 	@mkdir -p $(@D)
 	$(KC_SAY) CC $@

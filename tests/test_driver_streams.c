@@ -149,7 +149,7 @@ static void *lane(void *arg)
             wrong++;
             continue;
         }
-        uintptr_t slot = (uintptr_t)s - 0x57001;    /* the fake's handles (tests/fake/fake_cuda.c) */
+        uintptr_t slot = (uintptr_t)s - 0x57001;    /* the fake's handles (tests/fake/fake_cuda_stream.c) */
         int expect = 0;
         if (slot >= 64 || !atomic_compare_exchange_strong(&stream_owner[slot], &expect, t + 1)) clashes++;
         float y[200];

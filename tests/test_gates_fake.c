@@ -1,6 +1,6 @@
 /* test_gates_fake.c — the gate pipeline without a GPU: the real fixture binary
  * loads the fake driver (build/libfake_cuda.so, tests/fake/fake_cuda.c, through
- * KC_LIBCUDA) and checks the fake kernels of tests/fixtures/fake_contracts.c.
+ * KC_LIBCUDA) and checks the fake kernels of tests/fixtures/fake_*contracts.c.
  * Clean kernels pass gates 1-4; every planted control turns RED naming the gate
  * that caught it, the blind one is MISSED and fails the run; a FAIL line names
  * the case, the element, both values, the error and the allowance, and ends with
@@ -774,7 +774,7 @@ Test(gates_fake, error_statistics_catch_what_the_tolerance_cannot, .timeout = 30
 }
 
 /* Issue 15: a 64-bit integer scalar (KC_SCALAR_INT) reaches the kernel and
- * the reference exactly, beyond 2^53 (tests/fixtures/fake_contracts.c). */
+ * the reference exactly, beyond 2^53 (tests/fixtures/fake_data_contracts.c). */
 Test(gates_fake, integer_scalars_pass_exactly_beyond_2_pow_53, .timeout = 30)
 {
     kc_proc p = fake_run((char *[]){ "run", "fakeint.*", NULL });

@@ -23,7 +23,7 @@
 /* ---- launches with a cluster, cooperative launches (issue 22) ---- */
 
 /* The lines of symbol `sym` in the fake driver's log of the launches of
- * kernels under test (KC_FAKE_LAUNCH_LOG, tests/fake/fake_cuda.c): how many,
+ * kernels under test (KC_FAKE_LAUNCH_LOG, tests/fake/fake_cuda_launch.c): how many,
  * each checked to hold every one of want. */
 static int launches_logged(const char *log, const char *sym, const char *const *want)
 {

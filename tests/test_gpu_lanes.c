@@ -103,7 +103,7 @@ typedef struct pool_state {
     int deps;
 } pool_state;
 
-/* The fake driver's pool as it stands (fake_cuda_pool, tests/fake/fake_cuda.c),
+/* The fake driver's pool as it stands (fake_cuda_pool, tests/fake/fake_cuda_mem.c),
  * looked up in g's driver the first time (it stays mapped: RTLD_NODELETE). */
 static pool_state pool_now(const kc_gpu *g)
 {

@@ -7,7 +7,7 @@
  * the dependent with programmatic stream serialization and the producer
  * without, gates 2-4 on the whole sequence's outputs, a gate 1 failure
  * naming the step, the :limits item's figures per step, the sanitizer's
- * exact launches of both. The fixtures are tests/fixtures/fake_contracts.c's
+ * exact launches of both. The fixtures are tests/fixtures/fake_launch_contracts.c's
  * fakepdl.* contracts. */
 #include <criterion/criterion.h>
 #include <limits.h>

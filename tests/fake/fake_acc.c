@@ -4,7 +4,7 @@
  * a sum of squares per row summed pairwise (a balanced tree) in float32.
  * Their rounding errors are the real arithmetic's: a bound derived from the
  * declared arithmetic (kcontract.h, kc_arith) must hold them, a tight
- * hand-set one need not. Parameter sizes are in fake_cuda.c's kernel table. */
+ * hand-set one need not. Parameter sizes are in fake_kernels.c's kernel table. */
 #include <string.h>
 
 #include "fake_cuda.h"

@@ -5,7 +5,7 @@
  * hardware does, never touching memory there) and the emulated kernels that
  * take tensor maps, parameter structs, scalars of every dtype, an in-place
  * alias at an offset and a pointer array. Their parameter sizes are in
- * fake_cuda.c's kernel table (cuFuncGetParamInfo). */
+ * fake_kernels.c's kernel table (cuFuncGetParamInfo, fake_cuda_module.c). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,7 +1,14 @@
 /* fake_cuda.c — a stand-in for libcuda.so.1 (built as build/libfake_cuda.so,
  * loaded through KC_LIBCUDA) so the gates, the controls, the limit checks and
  * the handling of sticky CUDA errors run on a machine without a GPU, through
- * the real binary (build/kcontract-fixture and tests/fixtures/fake_contracts.c).
+ * the real binary (build/kcontract-fixture and tests/fixtures/fake_*contracts.c).
+ * This file is the device and its context: cuInit, the device's attributes,
+ * the primary context, its limits, synchronization, and the error names.
+ * The rest of the driver: memory in fake_cuda_mem.c, modules and functions
+ * in fake_cuda_module.c, occupancy and launches in fake_cuda_launch.c,
+ * streams in fake_cuda_stream.c (what they share: fake_cuda_state.h); the
+ * emulated kernels in fake_kernels.c, fake_args.c and fake_acc.c (what they
+ * share: fake_cuda.h).
  *
  * One device, "kcontract fake GPU": compute capability 9.0, 4 SMs, 48 KiB
  * default / 227 KiB opt-in shared memory per block, 1024 threads per block.

@@ -1,4 +1,4 @@
-/* fake_cuda.h — what the fake driver's files share (fake_cuda.c, fake_kernels.c,
+/* fake_cuda.h — what the fake driver's files share (fake_cuda*.c, fake_kernels.c,
  * fake_args.c, fake_acc.c): a launch of an emulated kernel as its host
  * function sees it, the readers of its parameters, the table of emulated
  * kernels and the context's fault state. */

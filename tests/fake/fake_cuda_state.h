@@ -1,9 +1,11 @@
 /* fake_cuda_state.h — what the fake driver's calls share across the files
- * that define them (fake_cuda.h is what its emulated kernels share): the
- * plain names cuda.h maps to _v2, the device's limits, the module and
- * function handles, whether cuInit ran (CONTEXT_CALL), and the few helpers
- * more than one kind of call needs. Not exported: the library's dynamic
- * symbols stay the driver's entry points and fake_cuda.h's. */
+ * that define them (fake_cuda.c, fake_cuda_mem.c, fake_cuda_module.c,
+ * fake_cuda_launch.c, fake_cuda_stream.c; fake_cuda.h is what its emulated
+ * kernels share too): the plain names cuda.h maps to _v2, the device's
+ * limits, the module and function handles, whether cuInit ran
+ * (CONTEXT_CALL), and the few helpers more than one kind of call needs.
+ * Not exported: the library's dynamic symbols stay the driver's entry
+ * points and fake_cuda.h's. */
 #ifndef KC_FAKE_CUDA_STATE_H
 #define KC_FAKE_CUDA_STATE_H
 #include <cuda.h>

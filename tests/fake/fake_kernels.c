@@ -2,7 +2,7 @@
  * fixtures' kernels under test with their planted controls, the harness's
  * own module (its generator and checks, on the rules the CUDA module
  * compiles) and the device references of module fake_ref; the driver calls
- * that load and launch them are fake_cuda.c's. */
+ * that load and launch them are fake_cuda_module.c's and fake_cuda_launch.c's. */
 #include <cuda.h>
 #include <math.h>
 #include <stdint.h>

@@ -579,6 +579,28 @@ Test(merge_logs, shards_run_with_another_reference_refused, .timeout = 120)
  * TF32 math off in cuBLAS: gate 3) is another run, whatever its options
  * say: the merge is refused, naming the TALLY's env= of both; shards run
  * under the same one merge. */
+/* The refusal's suggested command, run under an environment with a
+ * variable that counts and ones that do not (cuda_env.h), lists only the
+ * one that counts: the hosts' outputs then differ exactly where env= does. */
+static void expect_suggested_env_lists_what_counts(const char *out)
+{
+    const char *at = strstr(out, "compare `");
+    cr_assert(at, "no command suggested:\n%s", out);
+    at += strlen("compare `");
+    const char *end = strchr(at, '`');
+    cr_assert(end, "the suggested command is not closed:\n%s", out);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "env -i NVIDIA_TF32_OVERRIDE=0 CUDA_HOME=/opt/cuda CUDA_VISIBLE_DEVICES=1 "
+             "CUDA_VERSION=13.0 CUDA_HOMEWORK=1 sh -c \"%.*s\"", (int)(end - at), at);
+    FILE *f = popen(cmd, "r");
+    cr_assert(f, "cannot run %s", cmd);
+    char got[400] = "";
+    size_t n = fread(got, 1, sizeof got - 1, f);
+    got[n] = 0;
+    pclose(f);
+    cr_expect_str_eq(got, "CUDA_HOMEWORK=1\nNVIDIA_TF32_OVERRIDE=0\n", "`%s` printed:\n%s", cmd, got);
+}
+
 Test(merge_logs, shards_run_under_another_cuda_environment_refused, .timeout = 120)
 {
     const char *a = "fakeblock.axpy.f32", *b = "fake.copy.f16";
@@ -597,6 +619,7 @@ Test(merge_logs, shards_run_under_another_cuda_environment_refused, .timeout = 1
         kc_proc m = fake_merge(a, b, log);
         if (round == 0) {
             cr_expect(strstr(m.out, ", shard 0/2 under ") && strstr(m.out, " (TALLY env="), "%s", m.out);
+            expect_suggested_env_lists_what_counts(m.out);
             expect_refused(&m, "shard 1/2: ran under CUDA environment ");     /* frees m */
         } else {
             cr_expect_eq(m.status, 0, "shards under one CUDA environment: exit %d\n%s%s", m.status, m.out, m.err);

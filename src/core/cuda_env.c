@@ -2,6 +2,7 @@
  * verdict (cuda_env.h). */
 #include "cuda_env.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "seed.h"
@@ -32,4 +33,17 @@ uint64_t kc_cuda_env_hash(void)
     for (char **e = environ; e && *e; e++)
         if (kc_cuda_env_entry(*e)) sum += kc_mix64(kc_hash_str(*e));
     return sum;
+}
+
+const char *kc_cuda_env_grep(char *buf, size_t cap)
+{
+    size_t len = 0;
+    int w = snprintf(buf, cap, "env | grep -E '^(CUDA_|CUBLAS|NVIDIA_TF32_OVERRIDE)' | grep -vE '^(");
+    for (const char *const *n = NOT_READ; w > 0 && *n; n++) {
+        len += (size_t)w;
+        if (len >= cap) break;
+        w = snprintf(buf + len, cap - len, "%s%s", n == NOT_READ ? "" : "|", *n);
+    }
+    if (w > 0 && (len += (size_t)w) < cap) snprintf(buf + len, cap - len, ")=' | sort");
+    return buf;
 }

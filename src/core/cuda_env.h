@@ -3,6 +3,7 @@
  * item with them (result_cache.h). */
 #ifndef KC_CUDA_ENV_H
 #define KC_CUDA_ENV_H
+#include <stddef.h>
 #include <stdint.h>
 
 /* Whether the environment entry ("NAME=value") is one the CUDA stack reads
@@ -20,4 +21,10 @@ int kc_cuda_env_entry(const char *e);
 /* A hash of those entries of this process's environment, in any order;
  * 0 when none is set. */
 uint64_t kc_cuda_env_hash(void);
+/* The shell command that lists those entries on a host ("env | grep -E
+ * '^(CUDA_|...)' | grep -vE '^(CUDA_VISIBLE_DEVICES|...)=' | sort"), sorted
+ * so that two hosts' outputs compare with diff, for a
+ * refusal to suggest; written into buf (cap bytes, cut if short) and
+ * returned. */
+const char *kc_cuda_env_grep(char *buf, size_t cap);
 #endif

@@ -3,6 +3,8 @@
  * reason the merge refuses (another identity, device or run option than the
  * other shards'). Pure: no I/O, no processes. */
 #include "merge.h"
+
+#include "cuda_env.h"
 #include "signame.h"
 #include "strbuf.h"
 
@@ -255,6 +257,7 @@ static void merge_options(msgs *m, const kc_merge_want *w, const kc_shard_out *o
 static void merge_host_env(msgs *m, const kc_merge_want *w, const kc_shard_out *outs, int nout, kc_tally *t)
 {
     const kc_shard_out *host = NULL, *env = NULL;
+    char grep[400];
     for (int i = 0; i < nout; i++) {
         const kc_tally *s = &outs[i].tally;
         if (!outs[i].have) continue;
@@ -265,9 +268,9 @@ static void merge_host_env(msgs *m, const kc_merge_want *w, const kc_shard_out *
             kc_sb_printf(&m->sb, "%sshard %d/%d: ran under CUDA environment %016llx, shard %d/%d under %016llx "
                          "(TALLY env=, absent: none set; cuda_env.h: the CUDA_*, CUBLAS* and NVIDIA_TF32_OVERRIDE "
                          "variables, which change what kernels and cuBLAS compute): shards merge only when run under "
-                         "the same ones; compare `env | grep -E '^(CUDA_|CUBLAS|NVIDIA_TF32_OVERRIDE)'` on the hosts",
+                         "the same ones; compare `%s` on the hosts",
                          m->count ? "\n" : "", outs[i].k, w->n, (unsigned long long)s->env, env->k, w->n,
-                         (unsigned long long)env->tally.env);
+                         (unsigned long long)env->tally.env, kc_cuda_env_grep(grep, sizeof grep));
             m->count++;
         }
         if (!s->host) continue;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "arith_bound.h"
+#include "contract_lint.h"
 #include "dtype.h"
 #include "kcontract.h"
 #include "registry.h"
@@ -114,7 +115,7 @@ static int lint_boundaries(kc_suite_ctx *ctx, const kc_contract *c)
     return 0;
 }
 
-static int lint(kc_suite_ctx *ctx, const kc_contract *c)
+int kc_contract_lint(kc_suite_ctx *ctx, const kc_contract *c)
 {
     if (lint_declarations(ctx, c) || lint_boundaries(ctx, c)) return 1;
     int controls = 0;
@@ -173,7 +174,7 @@ KC_SUITE(suite_contract_lint, "host.contracts.lint", 0)
     const kc_contract *const *cs;
     size_t n = kc_registry_contracts(&cs);
     int bad = 0;
-    for (size_t i = 0; i < n; i++) bad += lint(ctx, cs[i]);   /* every contract: the message says how many failed */
+    for (size_t i = 0; i < n; i++) bad += kc_contract_lint(ctx, cs[i]);   /* every contract: the message says how many failed */
     if (bad > 1) {
         size_t used = strlen(ctx->msg);
         snprintf(ctx->msg + used, sizeof ctx->msg - used, " (and %d more of the %zu contracts have problems)", bad - 1, n);

@@ -1095,6 +1095,29 @@ KC_API void kc_register_module(const char *module, const char *control, const un
     { kc_register_suite(&id, KC_ABI_VERSION, sizeof(kc_suite)); } \
     static int id##_run(kc_suite_ctx *ctx)
 
+/* The contract lint (docs/writing-a-contract.md, "What every contract must
+ * have"): every registered contract checked on the host, without a GPU,
+ * against the rules the registry does not refuse at start: at least two
+ * controls, a model, an edge and one large shape, non-empty buffers, every
+ * launch within CUDA's limits on an H200 (block <= 1024 threads, grid y
+ * and z <= 65535, dynamic shared memory <= 232448 bytes), the boundary
+ * distributions run or skipped with a reason, bounds tight enough to catch
+ * something (rtol < 0.5, atol < 1), ranges of the dtype's values, tables
+ * with generators, reasons where a field asks for one. Returns 0 when every
+ * contract holds, else 1 with kc_suite_fail's message naming the first
+ * contract's first problem and how many more contracts have problems. */
+KC_API int kc_lint_contracts(kc_suite_ctx *ctx);
+/* KC_CONTRACT_LINT_SUITE();  registers the host-only suite
+ * host.contracts.lint over kc_lint_contracts in a suite of one's own (the
+ * bundled suite has it): opt-in, so that an upgrade adds no failing item to
+ * a suite that did not ask for it. Once per binary; `#ifdef
+ * KC_CONTRACT_LINT_SUITE` tells whether the library has it. */
+#define KC_CONTRACT_LINT_SUITE() \
+    static const kc_suite kc_contract_lint_suite = { "host.contracts.lint", 0, kc_lint_contracts }; \
+    __attribute__((constructor)) static void kc_reg_ctor_contract_lint(void) \
+    { kc_register_suite(&kc_contract_lint_suite, KC_ABI_VERSION, sizeof(kc_suite)); } \
+    KC_API int kc_lint_contracts(kc_suite_ctx *ctx)
+
 /* The whole command line of kcontract (run, list, merge, info, every option)
  * over the contracts and suites registered in this process: what main() of
  * libkcontract_main does, for a user's suite binary. Returns the exit status. */

@@ -1,26 +1,9 @@
-/* contract_lint_suite.c — the host-only suite host.contracts.lint: every
- * registered contract through the lint's rules (src/gates/contract_lint.h);
- * and gpu.device.arch, the device the embedded fatbins are built for. */
-#include <stdio.h>
-#include <string.h>
-
-#include "contract_lint.h"
+/* contract_lint_suite.c — the bundled suite's host.contracts.lint (every
+ * registered contract through the lint, kc_lint_contracts) and
+ * gpu.device.arch, the device the embedded fatbins are built for. */
 #include "kcontract.h"
-#include "registry.h"
-#include "suite.h"
 
-KC_SUITE(suite_contract_lint, "host.contracts.lint", 0)
-{
-    const kc_contract *const *cs;
-    size_t n = kc_registry_contracts(&cs);
-    int bad = 0;
-    for (size_t i = 0; i < n; i++) bad += kc_contract_lint(ctx, cs[i]);   /* every contract: the message says how many failed */
-    if (bad > 1) {
-        size_t used = strlen(ctx->msg);
-        snprintf(ctx->msg + used, sizeof ctx->msg - used, " (and %d more of the %zu contracts have problems)", bad - 1, n);
-    }
-    return bad > 0;
-}
+KC_CONTRACT_LINT_SUITE();
 
 KC_SUITE(suite_gpu_arch, "gpu.device.arch", 1)
 {

@@ -251,7 +251,7 @@ Test(records, items_join_the_sorted_list)
 
 /* ---- the shipped records --------------------------------------------------- */
 
-/* The H200 as measured by `kcontract info` (suites/contract_lint_suite.c). */
+/* The H200 as measured by `kcontract info` (src/gates/contract_lint.c). */
 static const kc_device h200 = {
     .name = "NVIDIA H200", .cc_major = 9, .cc_minor = 0, .sm_count = 132, .max_threads_per_block = 1024,
     .warp_size = 32, .smem_per_block = 49152, .smem_per_block_optin = 232448, .smem_per_sm = 233472,

@@ -14,7 +14,7 @@
 # Each nvcc build's build id must change with a kernel's source
 # (kcontract_digest.sh's digest of each image, KC_EMBED_SOURCE).
 # Each suite binary must list its items (each module kernel, its limits, its
-# two controls, its sanitizer item; the library kernel, its control and
+# two controls, its sanitizer item; the library kernel, its two controls and
 # sanitizer item; the library's .so files must exist) and pass through the
 # fake driver (build/libfake_cuda.so): the CMake build's real images (the
 # installed library's harness image and the example's clean modules, which
@@ -177,10 +177,12 @@ third=examples/external/third_party/fastsoftmax/fastsoftmax.cu
 ! grep -n 'KC_\|kcontract\|extern "C"' "$third" || fail "$third must stay a third-party file: no kcontract names, no extern \"C\""
 grep -q '^int main(' "$third" || fail "$third lost its main()"
 
-# $1 suite binary, $2 what built it: the six items, in order.
+# $1 suite binary, $2 what built it: the items, in order (host.contracts.lint
+# the suite KC_CONTRACT_LINT_SUITE() registers).
 check_list() {
   "$1" list > "$tmp/list" 2>&1 || fail "$2: '$1 list' failed: $(cat "$tmp/list")"
   want="kernel   ex.double.f32
+control  ex.double.f32:control.short_grid
 control  ex.double.f32:control.skip_last
 sanitize ex.double.f32:sanitize
 kernel   ex.scale.f32
@@ -195,7 +197,8 @@ control  ex.vendor_softmax.f32:control.short_grid
 control  ex.vendor_softmax.f32:control.sum_off_by_one
 limit    ex.vendor_softmax.f32:limits
 sanitize ex.vendor_softmax.f32:sanitize
-15 items: 3 kernels, 7 controls, 2 limit checks, 0 suites, 3 sanitizer checks"
+suite    host.contracts.lint
+17 items: 3 kernels, 8 controls, 2 limit checks, 1 suite, 3 sanitizer checks"
   [ "$(cat "$tmp/list")" = "$want" ] || fail "$2: '$1 list' printed
 $(cat "$tmp/list")
 expected
@@ -204,7 +207,7 @@ $want"
   want='"shapes":["gpt2.attn.ctx1024","edge.1x1","edge.3x33","edge.2x257","large.1024x4096","edge.gpt2.attn.ctx1024.d1=1","edge.gpt2.attn.ctx1024.d1=255","edge.gpt2.attn.ctx1024.d1=257","edge.gpt2.attn.ctx1024.d1=1023","edge.gpt2.attn.ctx1024.d1=1025"]'
   "$1" list --format json 2>&1 | grep '"name":"ex.vendor_softmax.f32"' | grep -qF "$want" ||
     { "$1" list --format json; fail "$2: ex.vendor_softmax.f32's shapes are not $want"; }
-  for so in libex_double.so libex_double@skip_last.so; do
+  for so in libex_double.so libex_double@skip_last.so libex_double@short_grid.so; do
     [ -f "$(dirname "$1")/lib/$so" ] || fail "$2: library kernel $(dirname "$1")/lib/$so not built"
   done
 }
@@ -274,7 +277,9 @@ check_list "$tmp/cmake/ex_suite" cmake
 check_run "$tmp/cmake/ex_suite" cmake "PASS ex.scale.f32
 PASS ex.scale.f32:limits
 PASS ex.vendor_softmax.f32
-PASS ex.vendor_softmax.f32:limits" 'ex.scale.f32' 'ex.scale.f32:limits' 'ex.vendor_softmax.f32' 'ex.vendor_softmax.f32:limits'
+PASS ex.vendor_softmax.f32:limits
+PASS host.contracts.lint" 'ex.scale.f32' 'ex.scale.f32:limits' 'ex.vendor_softmax.f32' 'ex.vendor_softmax.f32:limits' \
+  'host.contracts.lint'
 # CTest: without a driver the suite skips its GPU items (exit 3): SKIPPED, not passed.
 (cd "$tmp/cmake" && KC_LIBCUDA=none ctest --output-on-failure > "$tmp/ctest.log" 2>&1) || true
 grep -q 'ex_suite .*Skipped' "$tmp/ctest.log" || { cat "$tmp/ctest.log"; fail "ctest did not report the driverless suite as skipped"; }
@@ -366,13 +371,14 @@ check_run "$tmp/src/build/ex_suite" make "PASS ex.scale.f32
 PASS ex.scale.f32:limits
 PASS ex.vendor_softmax.f32
 PASS ex.vendor_softmax.f32:limits
+PASS host.contracts.lint
 RED ex.scale.f32:control.tail_skip
 RED ex.scale.f32:control.wrong_scale
 RED ex.vendor_softmax.f32:control.no_barrier
 RED ex.vendor_softmax.f32:control.no_shuffle
 RED ex.vendor_softmax.f32:control.short_grid
 RED ex.vendor_softmax.f32:control.sum_off_by_one" 'ex.scale.f32' 'ex.scale.f32:limits' 'ex.scale.f32:control.*' \
-  'ex.vendor_softmax.f32' 'ex.vendor_softmax.f32:limits' 'ex.vendor_softmax.f32:control.*'
+  'ex.vendor_softmax.f32' 'ex.vendor_softmax.f32:limits' 'ex.vendor_softmax.f32:control.*' 'host.contracts.lint'
 # The library kernel calls the CUDA runtime, which finds no driver on a
 # machine without one: its error 35 is named as the runtime names it, not
 # as a CUresult nobody names.

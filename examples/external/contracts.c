@@ -73,8 +73,10 @@ KC_CONTRACT(ex_double_f32) {
     },
     .shapes = shapes,
     .reference = double_ref,
+    .dists = { KC_UNIFORM, KC_NORMAL, KC_SPECIALS, KC_ZEROS, KC_CONSTANT, KC_DENORMAL },
     .controls = {
         { "skip_last", 2, "the last element left unwritten" },
+        { "short_grid", 2, "the grid rounds n / 256 down: the last partial block never runs" },
     },
 };
 
@@ -146,3 +148,10 @@ KC_CONTRACT(ex_vendor_softmax_f32) {
         { "short_grid", 2, "a grid one block short: the last row never written", KC_HARNESS_BLOCK_SHORT },
     },
 };
+
+/* The contract lint as a host-only suite (host.contracts.lint): every
+ * contract above held, without a GPU, to the rules the registry does not
+ * refuse at start (two controls, every shape class, launches within CUDA's
+ * limits, the boundary distributions, a tolerance that can catch
+ * something; docs/writing-a-contract.md, "What every contract must have"). */
+KC_CONTRACT_LINT_SUITE();

@@ -170,3 +170,16 @@ int kc_contract_lint(kc_suite_ctx *ctx, const kc_contract *c)
     return 0;
 }
 
+
+int kc_lint_contracts(kc_suite_ctx *ctx)
+{
+    const kc_contract *const *cs;
+    size_t n = kc_registry_contracts(&cs);
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) bad += kc_contract_lint(ctx, cs[i]);   /* every contract: the message says how many failed */
+    if (bad > 1) {
+        size_t used = strlen(ctx->msg);
+        snprintf(ctx->msg + used, sizeof ctx->msg - used, " (and %d more of the %zu contracts have problems)", bad - 1, n);
+    }
+    return bad > 0;
+}

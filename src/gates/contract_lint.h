@@ -10,4 +10,6 @@
  * kc_suite_fail(ctx, ...) names the contract, the shape or argument and the
  * rule it breaks (the first problem found). */
 int kc_contract_lint(kc_suite_ctx *ctx, const kc_contract *c);
+/* kc_lint_contracts (kcontract.h): kc_contract_lint over every registered
+ * contract. */
 #endif

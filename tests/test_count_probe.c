@@ -5,8 +5,13 @@
  * plan called that count in the run's own process, which ended with SIGABRT
  * (status 134) and no SUMMARY (src/core/count_probe.h). */
 #include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "support/live.h"
 #include "support/run_output.h"
 #include "support/spawn.h"
 
@@ -63,4 +68,65 @@ Test(count_probe, an_arithmetic_that_aborts_refuses_its_contract_by_name, .timeo
     cr_expect(strstr(p.err, ": the arithmetic's terms ended the process (SIGABRT"), "no line names the function\n%s",
               p.err);
     kc_proc_free(&p);
+}
+
+/* A count that never returns (KC_FIXTURE_COUNT_HANG=1: fakeacc's count of
+ * x sleeps for ever) is refused by name once the probe's time limit (10 s)
+ * is past, for a run of another contract's item too. Before, every
+ * command that probes hung there for ever, having printed nothing. */
+Test(count_probe, a_count_that_never_returns_refuses_its_contract_by_name, .timeout = 90)
+{
+    kc_proc p = kc_run_fake((char *[]){ "run", "fixture.pass.00", NULL },
+                            (char *[]){ "KC_CACHE_DIR=off", "KC_FIXTURE_COUNT_HANG=1", NULL }, 40);
+    cr_expect(!p.signaled, "the run hung in the probe (killed after 40 s)\n%s%s", p.out, p.err);
+    cr_expect_eq(p.status, 2, "exit %d, expected 2 (a mistake in a contract)\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "contract fakeacc.") && strstr(p.err, ": the element count of buffer x did not return "
+                                                                  "within 10 s"),
+              "no line names the contract, shape and buffer\n%s", p.err);
+    cr_expect(!strstr(p.out, "SUMMARY"), "a run started on a contract it refused\n%s", p.out);
+    kc_proc_free(&p);
+}
+
+/* The probe's child, "pid" in /proc/<pid>/task/<pid>/children; 0 none yet. */
+static pid_t probe_child(pid_t pid)
+{
+    char path[96];
+    long c = 0;
+    snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", (long)pid, (long)pid);
+    FILE *f = fopen(path, "r");
+    if (f && fscanf(f, "%ld", &c) != 1) c = 0;
+    if (f) fclose(f);
+    return (pid_t)c;
+}
+
+static int never(const kc_live *l) { (void)l; return 0; }
+
+/* A SIGTERM to kcontract while a count it probes loops (a CI's time limit,
+ * a supervisor that signals the process it started) ends the probe's child
+ * with it. Before, the child stayed, adopted by init, looping for ever. */
+Test(count_probe, a_signal_to_the_run_ends_the_probes_child, .timeout = 60)
+{
+    kc_live l;
+    char fake[1024];
+    snprintf(fake, sizeof fake, "KC_LIBCUDA=%s", getenv("KC_FAKE_CUDA") ? getenv("KC_FAKE_CUDA") : "build/libfake_cuda.so");
+    kc_live_start_env(&l, kc_test_fixture_bin(), (char *[]){ "run", "fixture.pass.00", NULL },
+                      (char *[]){ fake, "KC_CACHE_DIR=off", "KC_FIXTURE_COUNT_HANG=1", NULL });
+    pid_t child = 0;
+    for (int i = 0; i < 50 && !child; i++) {
+        usleep(100 * 1000);
+        child = probe_child(l.pid);
+    }
+    cr_assert(child > 0, "no probe child under pid %ld", (long)l.pid);
+    usleep(300 * 1000);                 /* in the count's loop */
+    cr_assert_eq(kill(l.pid, SIGTERM), 0);
+    cr_expect_eq(kc_wait_status(l.pid), 128 + SIGTERM);
+    int left = 1;
+    for (int i = 0; i < 20 && left; i++) {     /* at once; 2 s at most, well within the probe's own 10 s */
+        left = kc_alive(child);
+        if (left) usleep(100 * 1000);
+    }
+    if (left) kill(child, SIGKILL);     /* leave nothing behind either way */
+    cr_expect(!left, "the probe's child (pid %ld) outlived the run it probed for", (long)child);
+    kc_live_read_until(&l, never, 1);
+    close(l.fd);
 }

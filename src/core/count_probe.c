@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,6 +25,11 @@ typedef struct {
 
 static const char *const WHAT[] = { "the element count", "the arithmetic's terms", "the arithmetic's depth" };
 
+/* Every count of every contract over every shape, in the child: they take
+ * well under a millisecond together (0.5 ms for the 106 contracts of
+ * build/kcontract); one that has not returned by then never will. */
+#define PROBE_LIMIT_S 10
+
 /* The arithmetic's functions (kc_arith: the derived bound's K and depth),
  * which the build identity and the bound call on every shape. */
 static void probe_arith(probe_at *at, const kc_arith *m, const kc_shape *s)
@@ -41,7 +47,21 @@ static int probe_fn(void *ctx, void *out)
     size_t nc = kc_registry_contracts(&cs);
     struct rlimit none = { 0, 0 };
     (void)out;
-    if (getpid() != at->parent) setrlimit(RLIMIT_CORE, &none);   /* an abort here is a finding, not a core file */
+    if (getpid() != at->parent) {
+        setrlimit(RLIMIT_CORE, &none);   /* an abort here is a finding, not a core file */
+        /* A count that never returns ends the child (SIGALRM, named below)
+         * rather than hanging the run before it printed anything; and the
+         * child dies with the process that waits for it (a SIGTERM to
+         * that one left it looping, adopted by init, for ever). */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != at->parent) _exit(1);
+        sigset_t alrm;
+        sigemptyset(&alrm);
+        sigaddset(&alrm, SIGALRM);
+        signal(SIGALRM, SIG_DFL);
+        sigprocmask(SIG_UNBLOCK, &alrm, NULL);
+        alarm(PROBE_LIMIT_S);
+    }
     for (size_t i = 0; i < nc; i++)
         for (int s = 0; cs[i]->shapes && cs[i]->shapes[s].name; s++) {
             const kc_shape *sh = &cs[i]->shapes[s];
@@ -79,10 +99,15 @@ int kc_count_probe(char *why, size_t cap)
                 snprintf(of, sizeof of, " of %s %s", ar->kind == KC_ARG_PTR_ARRAY ? "pointer table"
                                                     : ar->kind == KC_ARG_BUFFER ? "buffer" : "argument",
                          ar->name ? ar->name : "(unnamed)");
-            kc_errf(why, cap, "contract %s: shape %s: %s%s ended the process (%s; the line above says why): each "
-                    "must take every shape of the contract (a dim a count reads must be >= 0, and their product at "
-                    "most SIZE_MAX)",
-                    c->name ? c->name : "(unnamed)", c->shapes[at->shape].name, WHAT[at->what], of, how);
+            if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
+                kc_errf(why, cap, "contract %s: shape %s: %s%s did not return within %d s: each must take every "
+                        "shape of the contract and return (arithmetic on its dims: it is computed for every case)",
+                        c->name ? c->name : "(unnamed)", c->shapes[at->shape].name, WHAT[at->what], of, PROBE_LIMIT_S);
+            else
+                kc_errf(why, cap, "contract %s: shape %s: %s%s ended the process (%s; the line above says why): "
+                        "each must take every shape of the contract (a dim a count reads must be >= 0, and their "
+                        "product at most SIZE_MAX)",
+                        c->name ? c->name : "(unnamed)", c->shapes[at->shape].name, WHAT[at->what], of, how);
         } else
             kc_errf(why, cap, "trying the contracts' element counts over their shapes ended the process (%s; the "
                     "line above says why), outside any one count", how);

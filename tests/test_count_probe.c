@@ -70,6 +70,28 @@ Test(count_probe, an_arithmetic_that_aborts_refuses_its_contract_by_name, .timeo
     kc_proc_free(&p);
 }
 
+/* --version and version print the build identity, which calls every
+ * arithmetic's terms: one that aborts is named as for a run (exit 2).
+ * Before, both ended with SIGABRT (status 134), naming nothing. */
+Test(count_probe, version_names_an_arithmetic_that_aborts, .timeout = 60)
+{
+    const char *const how[] = { "--version", "version" };
+    for (int i = 0; i < 2; i++) {
+        kc_proc p = kc_run_fake((char *[]){ (char *)how[i], NULL },
+                                (char *[]){ "KC_CACHE_DIR=off", "KC_FIXTURE_TERMS_ABORT=1", NULL }, 60);
+        cr_expect_eq(p.status, 2, "%s: exit %d, expected 2 (a mistake in a contract)\n%s%s", how[i], p.status, p.out,
+                     p.err);
+        cr_expect(strstr(p.err, "contract fakeacc.dot.bf16: shape ") &&
+                  strstr(p.err, ": the arithmetic's terms ended the process (SIGABRT"),
+                  "%s: no line names the contract and the function\n%s", how[i], p.err);
+        kc_proc_free(&p);
+    }
+    kc_proc p = kc_run_fake((char *[]){ "--version", NULL }, (char *[]){ "KC_CACHE_DIR=off", NULL }, 60);
+    cr_expect_eq(p.status, 0, "exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, ", build "), "%s", p.out);
+    kc_proc_free(&p);
+}
+
 /* A count that never returns (KC_FIXTURE_COUNT_HANG=1: fakeacc's count of
  * x sleeps for ever) is refused by name once the probe's time limit (10 s)
  * is past, for a run of another contract's item too. Before, every

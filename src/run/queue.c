@@ -563,6 +563,23 @@ static void finish_cached(queue *qq)
     fflush(stdout);
 }
 
+/* A serial run given neither --costs nor --rerun-failed reads no cost table
+ * (queue_setup.c) and used to write none: a table that is there (an earlier
+ * --jobs run's) kept what that run recorded, so `run || run --rerun-failed`
+ * retried those items, not the ones this run failed, and read green right
+ * after it. It records its verdicts in a table that is there and reads (a
+ * malformed one is left for --rerun-failed to refuse); it makes none. */
+static int serial_records_costs(const queue *qq, const kc_opts *o)
+{
+    kc_costs c;
+    int found = 0;
+    char err[512];
+    if (!qq->serial || o->sharded || o->parent || !o->costs || !*o->costs || kc_cli_writes_costs(o)) return 0;
+    if (kc_costs_load(o->costs, &c, &found, err, sizeof err)) return 0;
+    kc_costs_free(&c);
+    return found;
+}
+
 /* The work queue: --jobs N workers, or one for a serial run (serial). */
 static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
 {
@@ -633,7 +650,7 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
         .interrupted = qq.interrupted, .untrusted = qq.untrusted || qq.violated,
         .figures = qq.serial ? (o->parent ? KC_FIGURES_NONE : KC_FIGURES_SERIAL) : KC_FIGURES_WORKERS,
         .no_gpu_why = qq.d->ndevs ? NULL : qq.d->why,
-        .write_costs = kc_cli_writes_costs(o),  /* not a --shard K/N slice's: its shards read the table */
+        .write_costs = kc_cli_writes_costs(o) || serial_records_costs(&qq, o),  /* not a --shard K/N slice's */
         .write_reports = 1,
     };
     rc = kc_run_end_write(&e);

@@ -144,7 +144,8 @@ static const opt_row OPTIONS[] = {
       "the cost table (default $KC_COSTS when set, else BINARY.costs.tsv beside\n"
       "this binary, one per binary; ./.kcontract-costs.tsv for one installed in a\n"
       "bin folder): read by a --jobs run to order the queue and written after\n"
-      "it (a serial run writes it only when given --costs or --rerun-failed);\n"
+      "it (a serial run makes it only when given --costs or --rerun-failed,\n"
+      "and records its verdicts in one that is there);\n"
       "with --shard K/N the partition is by cost (longest first onto the\n"
       "least-loaded shard) instead of i % N" },
     { "--timeout", NULL, "S", C_RUN | C_MUTATE, TO_REEXEC | TO_RERUN, OPT_ONCE, 0, kc_cli_set_timeout,

@@ -483,6 +483,43 @@ Test(queue, one_context_loss_beside_a_clean_item_stands, .timeout = 60)
     kc_proc_free(&p);
 }
 
+/* One item's context loss (fixture.pass.01) waits for the item beside it
+ * (fixture.pass.00, 5 s), which a SIGINT ends before it said whether it
+ * lost its own context too: the wait never ended, so the verdict is not
+ * known to be its own, and the run is stopping: NOTRUN, recorded failed.
+ * Before, the interrupted neighbour counted as one that lost nothing: the
+ * held PASS stood in the TALLY, the reports and the cost table (failed 0),
+ * so a retry --rerun-failed never ran it (as for the clean :sanitize
+ * verdicts an interrupt leaves unvouched, queue_vouch.c). */
+Test(queue, an_interrupt_before_a_held_loss_was_decided_leaves_it_not_run, .timeout = 60)
+{
+    char costs[256], cenv[300];
+    kc_tmp_path(costs, sizeof costs, "queue", "held-int");
+    unlink(costs);
+    snprintf(cenv, sizeof cenv, "KC_COSTS=%s", costs);
+    kc_live l;
+    kc_live_start_env(&l, kc_test_fixture_bin(), (char *[]){ "run", "fixture.pass.00", "fixture.pass.01", "--jobs", "2",
+                                                              NULL },
+                      (char *[]){ "KC_LIBCUDA=none", "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.01",
+                                  "KC_FAULT_SLOW_ITEM=fixture.pass.00@5", cenv, NULL });
+    usleep(1500 * 1000);            /* fixture.pass.01 reported, fixture.pass.00 still sleeps */
+    cr_assert_eq(kill(l.pid, SIGINT), 0);
+    kc_live_read_until(&l, never, 30);
+    cr_expect_eq(kc_wait_status(l.pid), 130, "%s", l.out);
+    cr_expect_null(strstr(l.out, "PASS   fixture.pass.01"), "the held verdict stood:\n%s", l.out);
+    cr_expect(strstr(l.out, "NOTRUN fixture.pass.01 "), "%s", l.out);
+    cr_expect(strstr(l.out, " suite.pass=0 ") && strstr(l.out, " suite.notrun=2 "), "%s", l.out);
+    kc_costs c;
+    int found = 0;
+    char err[512];
+    cr_assert_eq(kc_costs_load(costs, &c, &found, err, sizeof err), 0, "%s", err);
+    const kc_cost *e = kc_costs_find(&c, "fixture.pass.01");
+    cr_expect(e && e->failed, "fixture.pass.01 is not recorded failed: --rerun-failed would not run it");
+    kc_costs_free(&c);
+    close(l.fd);
+    unlink(costs);
+}
+
 /* A lost context is torn down until its worker ends (on an H100 that took
  * seconds and ended another worker's context, fault_spans.h). Here
  * fixture.pass.00 loses its context and its worker takes 1.5 s to end

@@ -52,9 +52,9 @@ static void not_its_own(queue *qq, int j, const kc_item_result *r, int f)
 {
     const char *name = qq->items[qq->q[j].idx].name;
     if (qq->interrupted || qq->fin.stopping) {     /* nothing more runs: NOTRUN at the end (queue.c, not_run) */
-        kc_q_say(qq, "%s: %s with the CUDA context lost while another loss on the same GPU met it; its verdict is not "
-                 "known to be its own, and the run is stopping, so it is not run again (NOTRUN)\n", name,
-                 kc_state_name(r->state));
+        kc_q_say(qq, "%s: %s with the CUDA context lost while another item on the same GPU lost its own, or was "
+                 "stopped before it could say; its verdict is not known to be its own, and the run is stopping, so it "
+                 "is not run again (NOTRUN)\n", name, kc_state_name(r->state));
     } else if (f >= 0 && qq->spans.v[f].teardown) {
         const kc_fault_span *s = &qq->spans.v[f];
         kc_q_say(qq, "%s: %s with the CUDA context lost while the context %s lost, on the same GPU, was being torn "

@@ -168,6 +168,9 @@ void kc_q_settle_item(queue *qq, wk *w, const kc_child *c, const char *how)
     if (r.state == KC_CRASH) {      /* a worker it ended, not one the queue stopped */
         kc_q_fault_beside(qq, w);
         kc_qh_span(qq, j, w->devslot, w->t_start, c->exited);
+    } else if (qq->interrupted) {   /* ended before it could say whether it lost its context: a verdict held
+                                     * for it (queue_holds.c) is not known to be its own, as beside a loss */
+        kc_qh_span(qq, j, w->devslot, w->t_start, c->exited);
     }
     if (!qq->interrupted && kc_dispatch_rerun_alone(&qq->dp, j, r.state, w->fault_beside)) {
         kc_q_say(qq, "%s: %s while another item on the same GPU faulted beside it; its verdict is not its own: "

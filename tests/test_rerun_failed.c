@@ -94,36 +94,42 @@ Test(rerun_failed, a_retry_after_a_run_without_a_gpu_is_not_green, .timeout = 60
 
 /* `run || run --rerun-failed` where the table is an earlier --jobs run's
  * (KC_COSTS, as beside the binary): that run failed fixture.chdir (its
- * directory missing), which passes now; the serial run fails fixture.fail,
- * which was not in it.
- * Before, a serial run given neither --costs nor --rerun-failed left the
- * table as it was, so the retry ran fixture.chdir alone and exited 0 right
- * after the run it retries failed, nothing changed between them. A serial
- * run now records its verdicts in a table that is there. */
-Test(rerun_failed, a_retry_after_a_serial_run_reruns_what_that_run_failed, .timeout = 60)
+ * directory missing), which passes now; the run retried fails fixture.fail,
+ * which was not in it: a serial run, or a --schedule static one. Before,
+ * a run that makes no table (serial without --costs or --rerun-failed,
+ * static) left the table as it was, so the retry ran fixture.chdir alone
+ * and exited 0 right after the run it retries failed, nothing changed
+ * between them. Such a run now records its verdicts in a table that is
+ * there (a static run's shards, each its own items). */
+Test(rerun_failed, a_retry_reruns_what_a_run_that_makes_no_table_failed, .timeout = 60)
 {
-    char path[256], env_costs[300];
-    kc_tmp_path(path, sizeof path, "rerun-failed", "serial-stale");
-    snprintf(env_costs, sizeof env_costs, "KC_COSTS=%s", path);
-    unlink(path);
-    char *earlier[] = { "run", "--jobs", "1", "fixture.chdir", NULL };
-    kc_proc p = kc_run_fixture_env(earlier, (char *[]){ env_costs, "KC_FIXTURE_CHDIR=/nonexistent/kc", NULL }, 30);
-    cr_assert_eq(p.status, 1, "the earlier --jobs run: exit %d\n%s", p.status, p.out);
-    kc_proc_free(&p);
-    cr_assert_eq(failed_in(path, "fixture.chdir"), 1);
-    char *run[] = { "run", "fixture.chdir", "fixture.fail", NULL };
-    p = kc_run_fixture_env(run, (char *[]){ env_costs, NULL }, 30);
-    cr_assert_eq(p.status, 1, "the serial run: exit %d\n%s", p.status, p.out);
-    kc_proc_free(&p);
-    char *retry[] = { "run", "--rerun-failed", "fixture.chdir", "fixture.fail", NULL };
-    p = kc_run_fixture_env(retry, (char *[]){ env_costs, NULL }, 30);
-    cr_expect_eq(p.status, 1, "the retry of a serial run that failed fixture.fail: exit %d\n%s", p.status, p.out);
-    char st[16];
-    cr_expect_eq(kc_out_state_lines(p.out, "fixture.fail", st, sizeof st), 1, "the retry did not run fixture.fail:\n%s",
-                 p.out);
-    cr_expect_eq(kc_out_state_lines(p.out, "fixture.chdir", st, sizeof st), 0, "the retry ran what passed:\n%s", p.out);
-    kc_proc_free(&p);
-    unlink(path);
+    for (int stat = 0; stat < 2; stat++) {
+        char path[256], env_costs[300];
+        kc_tmp_path(path, sizeof path, "rerun-failed", stat ? "static-stale" : "serial-stale");
+        snprintf(env_costs, sizeof env_costs, "KC_COSTS=%s", path);
+        unlink(path);
+        char *earlier[] = { "run", "--jobs", "1", "fixture.chdir", NULL };
+        kc_proc p = kc_run_fixture_env(earlier, (char *[]){ env_costs, "KC_FIXTURE_CHDIR=/nonexistent/kc", NULL }, 30);
+        cr_assert_eq(p.status, 1, "the earlier --jobs run: exit %d\n%s", p.status, p.out);
+        kc_proc_free(&p);
+        cr_assert_eq(failed_in(path, "fixture.chdir"), 1);
+        char *run[] = { "run", "fixture.chdir", "fixture.fail", stat ? "--jobs" : NULL, "2", "--schedule", "static",
+                        NULL };
+        p = kc_run_fixture_env(run, (char *[]){ env_costs, NULL }, 30);
+        cr_assert_eq(p.status, 1, "static %d: the run: exit %d\n%s", stat, p.status, p.out);
+        kc_proc_free(&p);
+        char *retry[] = { "run", "--rerun-failed", "fixture.chdir", "fixture.fail", NULL };
+        p = kc_run_fixture_env(retry, (char *[]){ env_costs, NULL }, 30);
+        cr_expect_eq(p.status, 1, "static %d: the retry of a run that failed fixture.fail: exit %d\n%s", stat, p.status,
+                     p.out);
+        char st[16];
+        cr_expect_eq(kc_out_state_lines(p.out, "fixture.fail", st, sizeof st), 1,
+                     "static %d: the retry did not run fixture.fail:\n%s", stat, p.out);
+        cr_expect_eq(kc_out_state_lines(p.out, "fixture.chdir", st, sizeof st), 0, "static %d: the retry ran what "
+                     "passed:\n%s", stat, p.out);
+        kc_proc_free(&p);
+        unlink(path);
+    }
 }
 
 /* On the work queue: the parent selects from the table (fixture.pass.00

@@ -214,6 +214,16 @@ int kc_costs_load(const char *path, kc_costs *c, int *found, char *err, size_t c
     return 0;
 }
 
+int kc_costs_there(const char *path)
+{
+    kc_costs c;
+    int found = 0;
+    char err[512];
+    if (!path || !*path || kc_costs_load(path, &c, &found, err, sizeof err)) return 0;
+    kc_costs_free(&c);
+    return found;
+}
+
 int kc_costs_format(const kc_costs *c, FILE *out)
 {
     fprintf(out, "%s\n# item\tseconds\tpeak_rss_kib\tpeak_gpu_mib\tfailed\n", KC_COSTS_HEADER);

@@ -95,6 +95,11 @@ int kc_costs_parse(const char *text, kc_costs *c, char *err, size_t cap);
 /* Reads path: 0 with *found 0 when it does not exist (an empty table), 0 with
  * *found 1, or -1 with "FILE: line 3: ..." / "FILE: <strerror>" in err. */
 int kc_costs_load(const char *path, kc_costs *c, int *found, char *err, size_t cap);
+/* Whether path names a table that is there and parses: a run that makes
+ * no table (a serial one given neither --costs nor --rerun-failed, a
+ * --schedule static shard) still records its verdicts in such a one, so
+ * that --rerun-failed after it reruns what it failed (queue.c, runner.c). */
+int kc_costs_there(const char *path);
 /* Writes the table (header, column line, rows by name). */
 int kc_costs_format(const kc_costs *c, FILE *out);
 /* Serialises read-merge-write of the table at path among concurrent runs:

@@ -571,13 +571,7 @@ static void finish_cached(queue *qq)
  * malformed one is left for --rerun-failed to refuse); it makes none. */
 static int serial_records_costs(const queue *qq, const kc_opts *o)
 {
-    kc_costs c;
-    int found = 0;
-    char err[512];
-    if (!qq->serial || o->sharded || o->parent || !o->costs || !*o->costs || kc_cli_writes_costs(o)) return 0;
-    if (kc_costs_load(o->costs, &c, &found, err, sizeof err)) return 0;
-    kc_costs_free(&c);
-    return found;
+    return qq->serial && !o->sharded && !o->parent && !kc_cli_writes_costs(o) && kc_costs_there(o->costs);
 }
 
 /* The work queue: --jobs N workers, or one for a serial run (serial). */

@@ -296,7 +296,9 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         .o = o, .tally = &t, .records = &rs, .wall_s = rs.wall_s, .items = ns, .untrusted = untrusted,
         .figures = o->parent ? KC_FIGURES_NONE : KC_FIGURES_SERIAL,  /* a --jobs shard leaves the figures to its parent */
         .no_gpu_why = have_gpu ? NULL : gpu.why,
-        .write_costs = kc_cli_writes_costs(o),
+        /* a --schedule static shard makes no table (its parent reads none):
+         * its verdicts go into one that is there (costs.h, kc_costs_there) */
+        .write_costs = kc_cli_writes_costs(o) || (o->parent && kc_costs_there(o->costs)),
         .write_reports = 1,
     };
     int status = kc_run_end_write(&e);

@@ -125,7 +125,7 @@ static void check_identity(msgs *m, int *st, const kc_merge_want *w, const kc_sh
                     "the table the shards were cut from", (unsigned long long)t->costs);
         else
             problem(m, st, s, w->n, "it was cut from cost table %016llx, but %s is %016llx now: the table changed after "
-                    "this shard ran (a --jobs run, or a serial run with --costs, rewrites it); every shard and the merge "
+                    "this shard ran (a --jobs run, or a serial run, rewrites it); every shard and the merge "
                     "need the one table, unchanged", (unsigned long long)t->costs, w->costs_path ? w->costs_path : "--costs",
                     (unsigned long long)w->costs);
     }

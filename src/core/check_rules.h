@@ -6,7 +6,8 @@
  * runs.
  *
  * Gate 3's rule per element (torch.testing.assert_close with
- * equal_nan=True): a NaN reference accepts only NaN; an infinite reference
+ * equal_nan=True): a NaN reference accepts only NaN, and an element the
+ * reference never wrote (KC_REF_UNWRITTEN_BITS) nothing; an infinite reference
  * accepts only the same infinity; otherwise out must be finite with
  * |out - ref| <= atol + rtol*|ref| (+ mtol*M, where an error model scales
  * with a magnitude M the reference wrote: kc_rule_allowed_mag). -0 and +0
@@ -76,9 +77,23 @@ KC_HD double kc_rule_fabs(double x) { return kc_cvt_bitsd(kc_cvt_dbits(x) & 0x7f
 KC_HD int kc_rule_isinf(double x) { return (kc_cvt_dbits(x) & 0x7fffffffffffffffULL) == 0x7ff0000000000000ULL; }
 KC_HD int kc_rule_isfinite(double x) { return (kc_cvt_dbits(x) & 0x7ff0000000000000ULL) != 0x7ff0000000000000ULL; }
 
+/* The bits of a reference element not yet written: gate 3 fills every
+ * reference output with them before the reference runs (on the host and,
+ * as 32-bit words 0x7FF47FF4, on the device). A signaling NaN with a payload
+ * no arithmetic makes (operations on NaN give quiet ones; negation keeps the
+ * payload and flips the sign, 0xFFF4...), so that an element the reference
+ * left is told from a NaN it computed: a NaN output used to match it, and
+ * a reference that forgot elements passed wherever the kernel wrote NaN
+ * (a too-small input read into its NaN guard band, say). */
+#define KC_REF_UNWRITTEN_BITS 0x7FF47FF47FF47FF4ULL
+#define KC_REF_UNWRITTEN_WORD 0x7FF47FF4u
+KC_HD int kc_rule_ref_unwritten(double ref) { return kc_cvt_dbits(ref) == KC_REF_UNWRITTEN_BITS; }
+
 /* 1 when out vs ref is a NaN/inf mismatch (NaN or inf on either side and not
- * the accepted pairing), 0 otherwise (both finite, or a matching pair). */
+ * the accepted pairing, or a reference element never written), 0 otherwise
+ * (both finite, or a matching pair). */
 KC_HD int kc_rule_special_mismatch(double out, double ref) {
+    if (kc_rule_ref_unwritten(ref)) return 1;
     if (kc_cvt_isnan(ref)) return !kc_cvt_isnan(out);
     if (kc_cvt_isnan(out)) return 1;
     if (kc_rule_isinf(ref) || kc_rule_isinf(out)) return out != ref;
@@ -86,7 +101,7 @@ KC_HD int kc_rule_special_mismatch(double out, double ref) {
 }
 
 KC_HD int kc_rule_both_special(double out, double ref) {
-    return (kc_cvt_isnan(out) && kc_cvt_isnan(ref)) || (kc_rule_isinf(ref) && out == ref);
+    return (kc_cvt_isnan(out) && kc_cvt_isnan(ref) && !kc_rule_ref_unwritten(ref)) || (kc_rule_isinf(ref) && out == ref);
 }
 
 KC_HD kc_cmp_part kc_cmp_empty(void) {

@@ -12,6 +12,7 @@
 #include "arith_bound.h"
 #include "clock.h"
 #include "devmem.h"
+#include "check_rules.h"
 #include "error_model.h"
 #include "guard.h"
 #include "harness.h"
@@ -20,15 +21,16 @@
 #include "parallel.h"
 #include "tolerance.h"
 
-/* Marks reference elements not yet computed: a reference that forgets an
- * element leaves NaN, which only a NaN output matches. */
+/* Marks reference elements not yet computed (KC_REF_UNWRITTEN_BITS, a NaN
+ * no arithmetic makes): an element the reference forgets fails gate 3
+ * whatever the output holds there, a NaN included. */
 static void fill_nan(void *ctx, size_t begin, size_t end)
 {
     double *r = ctx;
-    for (size_t i = begin; i < end; i++) r[i] = NAN;
+    for (size_t i = begin; i < end; i++) r[i] = kc_cvt_bitsd(KC_REF_UNWRITTEN_BITS);
 }
 
-/* A float64 buffer of count[a] elements, all NaN (0xFF bytes), into *dst. */
+/* A float64 buffer of count[a] elements, every one KC_REF_UNWRITTEN_BITS, into *dst. */
 static CUresult alloc_nan(kc_gpu *gpu, kc_case *k, int a, CUdeviceptr *dst)
 {
     size_t b = k->count[a] * sizeof(double);
@@ -37,7 +39,7 @@ static CUresult alloc_nan(kc_gpu *gpu, kc_case *k, int a, CUdeviceptr *dst)
         *dst = 0;
         return r;
     }
-    return b ? gpu->cu.MemsetD8(*dst, 0xFF, b) : CUDA_SUCCESS;
+    return b ? gpu->cu.MemsetD32(*dst, KC_REF_UNWRITTEN_WORD, b / 4) : CUDA_SUCCESS;
 }
 
 /* Nonzero when output a's bound scales with a magnitude the reference
@@ -215,6 +217,13 @@ int kc_gate3(kc_gpu *gpu, kc_case *k)
                                         k->count[a], tol, b.mag ? b.mtol : 0.0, &cmp);
         if (r != CUDA_SUCCESS) {
             failed = kc_case_cuda_failed(gpu, k, r, "comparing the output", ar->name);
+            break;
+        }
+        if (cmp.bad && kc_rule_ref_unwritten(cmp.ref)) {
+            failed = kc_case_fail(k, 3, "%s[%zu]: the reference never wrote this element (out there: %.9g); a reference "
+                                  "must write every element of every output (a loop over a count too small, or an "
+                                  "index it skips); %zu of %zu elements out of tolerance or unwritten",
+                                  ar->name, cmp.worst, cmp.out, cmp.bad, cmp.count);
             break;
         }
         if (cmp.bad) {

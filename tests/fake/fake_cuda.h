@@ -32,7 +32,7 @@ struct kernel {
     int grown_regs;                 /* its control reg_growth's registers per thread (0: the same) */
     const char *params;             /* its parameters' sizes, "8,8,4,8" (cuFuncGetParamInfo); NULL: not known */
 };
-#define NKERNELS 34
+#define NKERNELS 35
 /* Every emulated kernel: those under test, the harness's and the device
  * references (fake_kernels.c). */
 extern const struct kernel fake_kernels[NKERNELS];

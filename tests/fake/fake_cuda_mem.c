@@ -252,6 +252,13 @@ CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t n) { CONTEXT_CALL
 CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t n) { CONTEXT_CALL(); memcpy(dst, (const void *)(uintptr_t)src, n); return CUDA_SUCCESS; }
 CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n) { CONTEXT_CALL(); memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n); return CUDA_SUCCESS; }
 CUresult cuMemsetD8(CUdeviceptr dst, unsigned char v, size_t n) { CONTEXT_CALL(); memset((void *)(uintptr_t)dst, v, n); return CUDA_SUCCESS; }
+CUresult cuMemsetD32(CUdeviceptr dst, unsigned v, size_t n)
+{
+    CONTEXT_CALL();
+    unsigned *p = (unsigned *)(uintptr_t)dst;
+    for (size_t i = 0; i < n; i++) p[i] = v;
+    return CUDA_SUCCESS;
+}
 
 CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr dst, const void *src, size_t n);
 CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr dst, const void *src, size_t n) { return cuMemcpyHtoD(dst, src, n); }
@@ -261,3 +268,5 @@ CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n);
 CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n) { return cuMemcpyDtoD(dst, src, n); }
 CUresult cuMemsetD8_v2_ptds(CUdeviceptr dst, unsigned char v, size_t n);
 CUresult cuMemsetD8_v2_ptds(CUdeviceptr dst, unsigned char v, size_t n) { return cuMemsetD8(dst, v, n); }
+CUresult cuMemsetD32_v2_ptds(CUdeviceptr dst, unsigned v, size_t n);
+CUresult cuMemsetD32_v2_ptds(CUdeviceptr dst, unsigned v, size_t n) { return cuMemsetD32(dst, v, n); }

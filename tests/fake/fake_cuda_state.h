@@ -24,6 +24,7 @@
 #undef cuMemcpyDtoH
 #undef cuMemcpyDtoD
 #undef cuMemsetD8
+#undef cuMemsetD32
 #undef cuDevicePrimaryCtxRelease
 #undef cuDevicePrimaryCtxSetFlags
 #undef cuLaunchKernel

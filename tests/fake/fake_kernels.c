@@ -419,6 +419,15 @@ static CUresult r_copy_off(const launch *l)
     return CUDA_SUCCESS;
 }
 
+/* A copy reference that leaves the last element unwritten
+ * (fakeunwritten.dev.f16, gate 3 must fail it even where the output is NaN). */
+static CUresult r_copy_short(const launch *l)
+{
+    const kc_dref *r = dref(l);
+    for (size_t i = 0; i + 1 < r->count[0]; i++) r->out[0][i] = din(r, 1, i);
+    return CUDA_SUCCESS;
+}
+
 /* fakeacc.dot.f32: out[r] = sum_k x[r k + k'] w[k'] and its magnitude
  * sum |x w| (kc_dref.mag), as dot_ref computes them; nomag: the magnitude
  * left unwritten (NaN), which fails every element. */
@@ -477,6 +486,7 @@ const struct kernel fake_kernels[NKERNELS] = {
     { "fake_ref",   "fake_axpy_ref",      32,  0,    0,  1024, r_axpy },
     { "fake_ref",   "fake_copy_ref",      32,  0,    0,  1024, r_copy },
     { "fake_ref",   "fake_copy_ref_off",  32,  0,    0,  1024, r_copy_off },
+    { "fake_ref",   "fake_copy_ref_short", 32, 0,    0,  1024, r_copy_short },
     { "fake_ref",   "fake_dot_ref",       32,  0,    0,  1024, r_dot },
     { "fake_ref",   "fake_dot_ref_nomag", 32,  0,    0,  1024, r_dot_nomag },
     { "fake_ref",   "fake_ref_fault",     32,  0,    0,  1024, r_fault },

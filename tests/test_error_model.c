@@ -158,7 +158,7 @@ Test(error_model, registry_checks_the_model)
     memset(&c, 0, sizeof c);
     c.name = "t.errors";
     c.module = "softmax";      /* an embedded module */
-    c.symbol = "s";
+    c.symbol = "softmax_f32";  /* and a kernel of it */
     c.launch = no_launch;
     c.reference = no_ref;
     c.shapes = one_shape;

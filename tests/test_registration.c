@@ -391,3 +391,37 @@ Test(registration, library_kernels_along_the_search_path)
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_expect_eq(system(cmd), 0);
 }
+
+/* A kernel name the module's sm_90 image does not have (a typo, a C++
+ * kernel named unmangled) is refused at start, naming the functions the
+ * image has, where before only gate 1 on a GPU said so and a machine
+ * without one listed and SKIPped the contract as a good one. The same for a
+ * device reference's symbol. An image with no sm_90 ELF (the fake driver's
+ * text images) is left to gate 1. */
+Test(registration, a_symbol_the_module_lacks_is_named)
+{
+    kc_contract c = tol_without_reason;
+    c.tol = (kc_tol){ 0 };
+    c.library = NULL;
+    c.entry = NULL;
+    c.module = "harness";
+    c.symbol = "kc_gen_fil";
+    c.launch = launch_noop;
+    char err[4096];
+    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
+    cr_expect(strstr(err, "contract bad.tolerance: symbol kc_gen_fil is not a function of module harness (its sm_90 "
+                          "image has: "), "%s", err);
+    cr_expect(strstr(err, "kc_gen_fill"), "the image's functions are not named: %s", err);
+    c.symbol = "kc_gen_fill";
+    cr_expect_eq(kc_contract_check(&c, err, sizeof err), 0, "%s", err);
+    c.device_reference = (kc_device_ref){ .module = "harness", .symbol = "no_such_ref" };
+    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
+    cr_expect(strstr(err, "contract bad.tolerance: device reference no_such_ref is not a function of module harness"),
+              "%s", err);
+    static const unsigned char img[] = "KCFAKE textimage -\n";
+    kc_register_module("textimage", NULL, img, img + sizeof img - 1, "0123456789abcdef", KC_ABI_VERSION);
+    c.device_reference = (kc_device_ref){ 0 };
+    c.module = "textimage";
+    c.symbol = "anything";
+    cr_expect_eq(kc_contract_check(&c, err, sizeof err), 0, "a text image's symbol refused: %s", err);
+}

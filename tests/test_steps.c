@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fatbin.h"
 #include "registry.h"
 #include "steps.h"
 #include "support/item_lines.h"
@@ -29,11 +30,22 @@ static size_t count_any(const kc_shape *s) { (void)s; return 1; }
 static double value_any(const kc_shape *s) { (void)s; return 1; }
 static const kc_shape shapes_any[] = { { "edge.1", KC_SHAPE_EDGE, { 1 } }, { 0 } };
 
+/* The pair's module: a text image (the fake driver's kind), whose made-up
+ * kernel names the registry leaves to gate 1 (an nvcc image's would be
+ * checked against its sm_90 code), registered once per test process. */
+static const char *steps_module(void)
+{
+    static const unsigned char img[] = "KCFAKE t_steps -\n";
+    static int registered;
+    if (!registered++) kc_register_module("t_steps", NULL, img, img + sizeof img - 1, "0123456789abcdef", KC_ABI_VERSION);
+    return "t_steps";
+}
+
 /* A valid producer/dependent pair: out (0), mid (1), in (2), n (3). */
 static kc_contract pair(void)
 {
     return (kc_contract){
-        .name = "t.pair", .module = "elementwise",   /* embedded in the test binary */
+        .name = "t.pair", .module = steps_module(),
         .args = { KC_BUFFER("out", KC_F32, KC_OUT, count_any), KC_BUFFER("mid", KC_F32, KC_OUT, count_any),
                   KC_BUFFER("in", KC_F32, KC_IN, count_any), KC_SCALAR("n", KC_I64, value_any) },
         .steps = { { "producer", { "mid", "in", "n" }, launch_any },

@@ -129,6 +129,29 @@ int kc_elf_function_code(const unsigned char *elf, size_t n, const char *symbol,
     return -1;
 }
 
+int kc_elf_function_names(const unsigned char *elf, size_t n, char *buf, size_t cap)
+{
+    elf_sections t;
+    char why[160];
+    if (cap) buf[0] = 0;
+    if (elf_sections_of(elf, n, &t, why, sizeof why)) return -1;
+    int count = 0;
+    size_t len = 0;
+    for (size_t i = 0; i < t.num; i++) {
+        const char *s = section_name(&t, i);
+        if (!s || strncmp(s, ".text.", 6) != 0 || !s[6]) continue;
+        count++;
+        if (!cap) continue;
+        int w = snprintf(buf + len, cap - len, "%s%s", count > 1 ? ", " : "", s + 6);
+        if (w < 0 || (size_t)w >= cap - len) {      /* cut: end with "..." where it fits */
+            if (cap >= 4) memcpy(buf + cap - 4, "...", 4);
+            len = cap - 1;
+        } else
+            len += (size_t)w;
+    }
+    return count;
+}
+
 static int is_global_section(const elf_sections *t, size_t i)
 {
     const char *s = section_name(t, i);

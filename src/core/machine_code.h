@@ -35,6 +35,12 @@ int kc_fatbin_elf(const unsigned char *fb, size_t n, int sm, const unsigned char
 int kc_elf_function_code(const unsigned char *elf, size_t n, const char *symbol, const unsigned char **code,
                          size_t *code_n, char *why, size_t cap);
 
+/* The names of the functions whose code the ELF image [elf, elf + n) holds
+ * (its sections ".text.<name>": the kernels, and device functions not
+ * inlined), ", "-separated into buf (cut with "..." past cap). Their count;
+ * -1 when the image is no ELF64. */
+int kc_elf_function_names(const unsigned char *elf, size_t n, char *buf, size_t cap);
+
 /* The bytes of the module's own device variables (__device__, __managed__:
  * ELF sections .nv.global, zero-initialized, and .nv.global.init) in the
  * ELF image [elf, elf + n) into *bytes (0: none), less the string

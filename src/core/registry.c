@@ -17,6 +17,7 @@
 #include "dtype.h"
 #include "error_model.h"
 #include "fatbin.h"
+#include "machine_code.h"
 #include "progname.h"
 #include "reg_problems.h"
 #include "seed.h"
@@ -396,6 +397,41 @@ static const char *dist_names(char *buf, size_t cap)
     return buf;
 }
 
+/* A kernel the contract names (its symbol, a step's, its device
+ * reference's) against the functions of its module's embedded sm_90 image:
+ * a name the image lacks (a typo, a C++ kernel named unmangled) fails gate 1
+ * on the first GPU run ("function ... not found in module ..."), and on a
+ * machine without a GPU nothing said so. Images with no sm_90 ELF in them
+ * (another architecture or PTX alone, a compressed image, the fake driver's
+ * text images) are left to gate 1. */
+static void check_symbol(problems *p, const char *n, const char *what, const char *module, const char *symbol)
+{
+    const kc_fatbin *fb = module && symbol && *symbol ? kc_fatbin_find(module, NULL) : NULL;
+    const unsigned char *elf, *code;
+    size_t elf_n, code_n;
+    char why[300], names[600];
+    if (!fb || kc_fatbin_elf(fb->start, (size_t)(fb->end - fb->start), 90, &elf, &elf_n, why, sizeof why) != 0) return;
+    if (kc_elf_function_code(elf, elf_n, symbol, &code, &code_n, why, sizeof why) == 0 ||
+        strncmp(why, "no section", 10) != 0 || kc_elf_function_names(elf, elf_n, names, sizeof names) < 0)
+        return;
+    problem(p, "contract %s: %s %s is not a function of module %s (its sm_90 image has: %s); a kernel of C++ "
+            "linkage is named by its mangled name (the .entry line of nvcc -ptx)", n, what, symbol, module,
+            names[0] ? names : "none");
+}
+
+static void check_symbols(problems *p, const char *n, const kc_contract *c)
+{
+    if (kc_fatbin_count() == 0) return;
+    if (!c->library && c->module) {
+        kc_step_plan st[KC_MAX_STEPS];
+        char err[200];
+        const int steps = kc_contract_steps(c, st, err, sizeof err);   /* its own problems: check_steps */
+        for (int i = 0; i < steps; i++) check_symbol(p, n, steps > 1 ? "step kernel" : "symbol", c->module, st[i].symbol);
+    }
+    if (c->device_reference.module)
+        check_symbol(p, n, "device reference", c->device_reference.module, c->device_reference.symbol);
+}
+
 static void check_controls(problems *p, const char *n, const kc_contract *c, int lib)
 {
     for (int k = 0; k < KC_MAX_CONTROLS && c->controls[k].name; k++) {
@@ -465,6 +501,7 @@ int kc_contract_check(const kc_contract *c, char *err, size_t cap)
     if (!lib && c->module && kc_fatbin_count() > 0 && !kc_fatbin_find(c->module, NULL))
         problem(&p, "contract %s: module %s is not embedded (expected a %s.cu built by the kcontract rules)", n, c->module,
                 c->module);
+    check_symbols(&p, n, c);
     check_controls(&p, n, c, lib);
     for (int k = 0; k < KC_MAX_KNOWN && c->known[k].reason; k++) {
         const kc_known *kn = &c->known[k];

@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <sys/wait.h>
 #include <sys/resource.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -424,4 +425,27 @@ Test(registration, a_symbol_the_module_lacks_is_named)
     c.module = "textimage";
     c.symbol = "anything";
     cr_expect_eq(kc_contract_check(&c, err, sizeof err), 0, "a text image's symbol refused: %s", err);
+}
+
+/* A hand-set tolerance must be finite, and an empty reason is none. */
+Test(registration, a_tolerance_is_finite_and_has_a_reason)
+{
+    kc_contract c = tol_without_reason;
+    char err[4096];
+    c.tol = (kc_tol){ NAN, 0, "not a number" };
+    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
+    cr_expect(strstr(err, "contract bad.tolerance: tolerance (rtol nan, atol 0) is not finite"), "%s", err);
+    c.tol = (kc_tol){ 0, INFINITY, "anything goes" };
+    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
+    cr_expect(strstr(err, "contract bad.tolerance: tolerance (rtol 0, atol inf) is not finite"), "%s", err);
+    c.tol = (kc_tol){ 1e-3, 0, "" };
+    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
+    cr_expect(strstr(err, "contract bad.tolerance: tolerance override (rtol 0.001, atol 0) without a reason"), "%s", err);
+    c.args[0].tol = (kc_tol){ 0, 0, "" };
+    c.tol = (kc_tol){ 1e-3, 0, "measured" };
+    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
+    cr_expect(strstr(err, "contract bad.tolerance, output y: tolerance override (rtol 0, atol 0) without a reason"), "%s",
+              err);
+    c.args[0].tol = (kc_tol){ 0, 0, "exact: a copy" };
+    cr_expect_eq(kc_contract_check(&c, err, sizeof err), 0, "%s", err);
 }

@@ -8,6 +8,7 @@
 #include "errmsg.h"
 
 #include <fnmatch.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,11 +116,18 @@ static void problem(problems *p, const char *fmt, ...)
     if (w > 0) p->len += (size_t)w < p->cap - p->len ? (size_t)w : p->cap - p->len - 1;
 }
 
+/* A hand-set tolerance: with a reason (an empty one is none, as for an
+ * error model), never negative, and finite: a NaN bound fails every
+ * element and an infinite one passes every finite error (and fails where
+ * the reference is 0, inf x 0 being NaN), so neither is a tolerance. */
 static void check_tol(problems *p, const char *who, kc_tol t)
 {
-    if ((t.rtol != 0 || t.atol != 0) && !t.reason)
+    if ((t.rtol != 0 || t.atol != 0 || t.reason) && (!t.reason || !*t.reason))
         problem(p, "%s: tolerance override (rtol %g, atol %g) without a reason", who, t.rtol, t.atol);
     if (t.reason && (t.rtol < 0 || t.atol < 0)) problem(p, "%s: negative tolerance (rtol %g, atol %g)", who, t.rtol, t.atol);
+    if (!isfinite(t.rtol) || !isfinite(t.atol))
+        problem(p, "%s: tolerance (rtol %g, atol %g) is not finite: a NaN bound fails every element, an infinite one "
+                "passes every finite error (expected finite values >= 0)", who, t.rtol, t.atol);
 }
 
 /* An error model given without a reason, or naming a distribution that is
@@ -492,7 +500,9 @@ int kc_contract_check(const kc_contract *c, char *err, size_t cap)
     int outputs = 0;
     for (int i = 0; i < KC_MAX_ARGS && c->args[i].kind != KC_ARG_END; i++) check_arg(&p, n, c, i, &outputs);
     if (!outputs) problem(&p, "contract %s: no output buffer (KC_OUT or KC_INOUT)", n);
-    check_tol(&p, n, c->tol);
+    char who[256];
+    snprintf(who, sizeof who, "contract %s", n);
+    check_tol(&p, who, c->tol);
     check_errors(&p, n, &c->errors);
     if (kc_arith_given(&c->arith) && c->tol.reason)
         problem(&p, "contract %s: both a hand-set tolerance and an arithmetic to derive one from: give one", n);

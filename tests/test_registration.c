@@ -449,3 +449,21 @@ Test(registration, a_tolerance_is_finite_and_has_a_reason)
     c.args[0].tol = (kc_tol){ 0, 0, "exact: a copy" };
     cr_expect_eq(kc_contract_check(&c, err, sizeof err), 0, "%s", err);
 }
+
+/* A module no image has is named once, with the embedded modules a typo
+ * away from it, and its controls are not each refused again. */
+Test(registration, a_module_not_embedded_is_named_once_with_a_suggestion)
+{
+    kc_contract c = control_not_in_source;
+    c.module = "harnes";
+    char err[4096];
+    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
+    cr_expect(strstr(err, "contract bad.control: module harnes is not embedded (expected a harnes.cu built by the "
+                          "kcontract rules); did you mean 'harness'?"), "%s", err);
+    cr_expect_null(strstr(err, "no_such_switch"), "the control was refused again: %s", err);
+    c.module = "zzzzqqqq";
+    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
+    cr_expect(strstr(err, "module zzzzqqqq is not embedded (expected a zzzzqqqq.cu built by the kcontract rules)"), "%s",
+              err);
+    cr_expect_null(strstr(err, "did you mean"), "%s", err);
+}

@@ -18,6 +18,7 @@
 #include "dtype.h"
 #include "error_model.h"
 #include "fatbin.h"
+#include "filter.h"
 #include "machine_code.h"
 #include "progname.h"
 #include "reg_problems.h"
@@ -405,6 +406,27 @@ static const char *dist_names(char *buf, size_t cap)
     return buf;
 }
 
+/* For a module no image has: "; did you mean 'M'?" naming the embedded
+ * modules (clean images) within a typo's edit distance of it
+ * (kc_filter_suggest, as a mistyped pattern gets), else "". */
+static const char *module_suggestion(const char *module, char *buf, size_t cap)
+{
+    enum { MAXMOD = 512, W = 64 };
+    static char names[MAXMOD][W];
+    char near[3][256];
+    int m = 0;
+    buf[0] = 0;
+    for (int i = 0; i < kc_fatbin_count() && m < MAXMOD; i++) {
+        const kc_fatbin *f = kc_fatbin_at(i);
+        if (f && !f->control && f->module && strlen(f->module) < W) snprintf(names[m++], W, "%s", f->module);
+    }
+    const int k = strlen(module) < 200 ? kc_filter_suggest(module, names[0], W, m, near, 3) : 0;
+    for (int i = 0; i < k; i++)
+        kc_strcatf(buf, cap, "%s'%s'", i == 0 ? "; did you mean " : i == k - 1 ? " or " : ", ", near[i]);
+    if (k) kc_strcatf(buf, cap, "?");
+    return buf;
+}
+
 /* A kernel the contract names (its symbol, a step's, its device
  * reference's) against the functions of its module's embedded sm_90 image:
  * a name the image lacks (a typo, a C++ kernel named unmangled) fails gate 1
@@ -458,7 +480,9 @@ static void check_controls(problems *p, const char *n, const kc_contract *c, int
             problem(p, "contract %s: control %s is a harness control %s", n, ct->name,
                     lib ? "of a library kernel (its entry launches, not the harness)"
                         : "planted for the sanitizer (its target runs builds, not harness controls)");
-        if (!ct->harness && !lib && c->module && kc_fatbin_count() > 0 && !kc_fatbin_find(c->module, ct->name))
+        /* (a module with no image at all is named once, not once per control) */
+        if (!ct->harness && !lib && c->module && kc_fatbin_count() > 0 && kc_fatbin_find(c->module, NULL) &&
+            !kc_fatbin_find(c->module, ct->name))
             problem(p, "contract %s: control %s has no fatbin: is KC_CONTROL_%s used in %s.cu? (or, for a patch "
                     "control, is %s.patch in the build's KC_PATCHES_%s / PATCHES_%s?)", n, ct->name, ct->name, c->module,
                     ct->name, c->module, c->module);
@@ -508,9 +532,11 @@ int kc_contract_check(const kc_contract *c, char *err, size_t cap)
         problem(&p, "contract %s: both a hand-set tolerance and an arithmetic to derive one from: give one", n);
     for (int d = 0; d < KC_MAX_DISTS && c->dists[d]; d++)
         if (c->dists[d] >= KC_DIST_COUNT) problem(&p, "contract %s: distribution %d is unknown", n, (int)c->dists[d]);
-    if (!lib && c->module && kc_fatbin_count() > 0 && !kc_fatbin_find(c->module, NULL))
-        problem(&p, "contract %s: module %s is not embedded (expected a %s.cu built by the kcontract rules)", n, c->module,
-                c->module);
+    if (!lib && c->module && kc_fatbin_count() > 0 && !kc_fatbin_find(c->module, NULL)) {
+        char near[200];
+        problem(&p, "contract %s: module %s is not embedded (expected a %s.cu built by the kcontract rules)%s", n,
+                c->module, c->module, module_suggestion(c->module, near, sizeof near));
+    }
     check_symbols(&p, n, c);
     check_controls(&p, n, c, lib);
     for (int k = 0; k < KC_MAX_KNOWN && c->known[k].reason; k++) {

@@ -786,8 +786,16 @@ Test(cli, a_mistyped_option_is_offered_the_option_it_is_near)
     const char *cases[][2] = { { "--jbos", "unknown option '--jbos'; did you mean '--jobs'?" },
                                { "--versoin", "unknown option '--versoin'; did you mean '--version'?" },
                                { "--seeed=3", "unknown option '--seeed=3'; did you mean '--seed'?" },
-                               { "--frobnicate", "unknown option '--frobnicate'\n" } };
-    for (int i = 0; i < 4; i++) {
+                               { "--frobnicate", "unknown option '--frobnicate'\n" },
+                               /* other runners' options: nextest's and ctest's listing is a command
+                                * here, GoogleTest's filter the patterns */
+                               { "--list", "unknown option '--list'; 'list' is a command, not an option: kcontract "
+                                           "list [PATTERN...]" },
+                               { "--gtest_list_tests", "unknown option '--gtest_list_tests'; the command 'list' "
+                                                       "lists the items: kcontract list [PATTERN...]" },
+                               { "--gtest_filter=fake.*", "unknown option '--gtest_filter=fake.*'; patterns are "
+                                                          "arguments, not an option: kcontract run 'PATTERN'" } };
+    for (int i = 0; i < 7; i++) {
         kc_proc p = run("run", cases[i][0], NULL, NULL);
         cr_expect_eq(p.status, 2, "%s: exit %d", cases[i][0], p.status);
         cr_expect(strstr(p.err, cases[i][1]), "%s: want '%s' in:\n%s", cases[i][0], cases[i][1], p.err);

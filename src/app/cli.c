@@ -12,6 +12,7 @@
 #include "filter.h"
 #include "strbuf.h"
 #include "parallel.h"
+#include "progname.h"
 #include "shard.h"
 
 #include <stddef.h>
@@ -481,6 +482,8 @@ static int inherit(kc_opts *o, const opt_row *r, const char *v)
  * when an option's name is within a typo's edit distance of it
  * (kc_filter_suggest, as a mistyped pattern gets; git's "did you mean" is
  * the model), over the name before any "=". Exit status 2. */
+static int is_command(const char *word);
+
 static int unknown_option(const char *a)
 {
     enum { W = 32 };
@@ -492,6 +495,16 @@ static int unknown_option(const char *a)
     for (int i = 0; i < n; i++)
         kc_strcatf(also, sizeof also, "%s'%s'", i == 0 ? "; did you mean " : i == n - 1 ? " or " : ", ", near[i]);
     if (n) kc_strcatf(also, sizeof also, "?");
+    /* what the options of other test runners are here: cargo-nextest's and
+     * ctest's listing is a command (`list`), GoogleTest's filter a pattern */
+    const char *bare = word + strspn(word, "-");
+    if (!n && is_command(bare))
+        kc_strcatf(also, sizeof also, "; '%s' is a command, not an option: %s %s [PATTERN...]", bare, kc_prog(), bare);
+    else if (!n && (strcmp(bare, "gtest_list_tests") == 0 || strcmp(bare, "show-only") == 0))
+        kc_strcatf(also, sizeof also, "; the command 'list' lists the items: %s list [PATTERN...]", kc_prog());
+    else if (!n && strcmp(bare, "gtest_filter") == 0)
+        kc_strcatf(also, sizeof also, "; patterns are arguments, not an option: %s run 'PATTERN' --exclude 'GLOB'",
+                   kc_prog());
     return kc_cli_usage_error("unknown option '%s'%s", a, also);
 }
 

@@ -467,3 +467,20 @@ Test(registration, a_module_not_embedded_is_named_once_with_a_suggestion)
               err);
     cr_expect_null(strstr(err, "did you mean"), "%s", err);
 }
+
+/* KC_SCALAR_DIM of a dim the contract does not name (.dims) passes 0 on
+ * every shape: refused naming the index and the dims; one it names passes. */
+Test(registration, a_scalar_dim_past_the_named_dims_is_refused)
+{
+    kc_contract c = {
+        .name = "bad.scalar_dim", .library = "kc_fakelib", .entry = "e", .reference = ref_noop,
+        .dims = { "n" },
+        .args = { KC_BUFFER("y", KC_F32, KC_OUT, kc_count_d0), KC_SCALAR_DIM("n", KC_I64, 1) }, .shapes = shapes,
+    };
+    char err[1024];
+    cr_expect_lt(kc_contract_check(&c, err, sizeof err), 0, "KC_SCALAR_DIM of d[1] on a contract of one dim passed");
+    cr_expect(strstr(err, "contract bad.scalar_dim: scalar n is KC_SCALAR_DIM of d[1], but the contract names 1 dim (n)"),
+              "%s", err);
+    c.args[1] = (kc_arg)KC_SCALAR_DIM("n", KC_I64, 0);
+    cr_expect_eq(kc_contract_check(&c, err, sizeof err), 0, "KC_SCALAR_DIM of d[0], a named dim, refused: %s", err);
+}

@@ -339,6 +339,24 @@ static int carried_somewhere(const kc_contract *c, const char *name)
     return 0;
 }
 
+/* KC_SCALAR_DIM(name, dtype, i) of a contract that names its dims (.dims):
+ * i must be one of them. A dim past the named ones is 0 on every shape, so
+ * the kernel got 0 for n (a typo of the index, or a 1-D contract's scalar
+ * copied from a 2-D one) and nothing said so before a GPU ran it. */
+static void check_scalar_dim(problems *p, const char *n, const kc_contract *c, const kc_arg *a)
+{
+    static int64_t (*const dim_fn[])(const kc_shape *) = { kc_dim0, kc_dim1, kc_dim2, kc_dim3,
+                                                          kc_dim4, kc_dim5, kc_dim6, kc_dim7 };
+    int named = 0;
+    while (named < KC_MAX_DIMS && c->dims[named]) named++;
+    for (int d = named; named > 0 && d < (int)(sizeof dim_fn / sizeof dim_fn[0]); d++)
+        if (a->ivalue == dim_fn[d])
+            problem(p, "contract %s: scalar %s is KC_SCALAR_DIM of d[%d], but the contract names %d dim%s (%s%s%s%s): "
+                    "d[%d] is 0 on every shape (expected an index below %d)", n, a->name, d, named,
+                    named == 1 ? "" : "s", c->dims[0], named > 1 ? ", " : "", named > 1 ? c->dims[1] : "",
+                    named > 2 ? ", ..." : "", d, named);
+}
+
 static void check_arg(problems *p, const char *n, const kc_contract *c, int i, int *outputs)
 {
     const kc_arg *a = &c->args[i];
@@ -358,6 +376,7 @@ static void check_arg(problems *p, const char *n, const kc_contract *c, int i, i
         break;
     case KC_ARG_SCALAR:
         check_scalar_value(p, n, "scalar", a->name, a->dtype, a->value != NULL, a->ivalue != NULL);
+        check_scalar_dim(p, n, c, a);
         break;
     case KC_ARG_TENSOR_MAP:
         check_of(p, n, c, a, "tensor map");

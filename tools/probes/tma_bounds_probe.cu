@@ -1,6 +1,6 @@
 // tma_bounds_probe.cu — what a TMA load past a tensor's bounds reads, and what
 // compute-sanitizer's memcheck sees of it, on a real GPU (sm_90). Measures the
-// facts the tensor-map gate rests on (docs/receipts/2026-12-02-h200-tma-bounds/):
+// facts the tensor-map gate rests on (docs/receipts/2026-12-02-h200-hopper-args/):
 //   box_past_map_edge   a box that runs past the map's dims, map inside its
 //                       allocation: the elements past the edge arrive as 0
 //                       (filled), none is read from memory

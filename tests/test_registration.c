@@ -484,3 +484,19 @@ Test(registration, a_scalar_dim_past_the_named_dims_is_refused)
     c.args[1] = (kc_arg)KC_SCALAR_DIM("n", KC_I64, 0);
     cr_expect_eq(kc_contract_check(&c, err, sizeof err), 0, "KC_SCALAR_DIM of d[0], a named dim, refused: %s", err);
 }
+
+/* A control image no contract of its module lists (KC_CONTROL_ghost left in
+ * a source, or a contract's .controls entry deleted) would be built,
+ * embedded and never run: refused at start, naming the module and the
+ * control. */
+Test(registration, a_control_image_no_contract_lists_is_refused)
+{
+    static const unsigned char bytes[] = "KCFAKE orphan_mod ghost";
+    kc_register_module("orphan_mod", NULL, bytes, bytes + sizeof bytes, NULL, KC_ABI_VERSION);
+    char err[8192];
+    cr_assert_geq(items_problems(err, sizeof err), 0, "a clean image with no contract was refused: %s", err);
+    kc_register_module("orphan_mod", "ghost", bytes, bytes + sizeof bytes, NULL, KC_ABI_VERSION);
+    cr_expect_eq(items_problems(err, sizeof err), -1, "an image of a control no contract lists passed: %s", err);
+    cr_expect(strstr(err, "module orphan_mod has an image of control ghost (KC_CONTROL_ghost in orphan_mod.cu, or a "
+                          "patch), but no contract of module orphan_mod lists it"), "%s", err);
+}

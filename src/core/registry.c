@@ -643,6 +643,45 @@ static void add_problem(char *err, size_t cap, size_t *len, const char *line)
     if (w > 0) *len += (size_t)w < cap - *len ? (size_t)w : cap - *len - 1;
 }
 
+/* Whether a registered contract of module `module` lists control `control`
+ * (a mutation run's mutant images, $KC_MUTANTS, are run as controls of
+ * every contract of their module, listed or not). */
+static int control_listed(const kc_contract *const *cs, size_t nc, const char *module, const char *control)
+{
+    for (int k = 0; k < kc_mutant_image_count(); k++) {
+        const kc_mutant_image *m = kc_mutant_image_at(k);
+        if (strcmp(m->module, module) == 0 && strcmp(m->control, control) == 0) return 1;
+    }
+    for (size_t i = 0; i < nc; i++) {
+        if (!cs[i]->module || strcmp(cs[i]->module, module) != 0) continue;
+        for (int k = 0; k < KC_MAX_CONTROLS && cs[i]->controls[k].name; k++)
+            if (strcmp(cs[i]->controls[k].name, control) == 0) return 1;
+    }
+    return 0;
+}
+
+/* Every control image (a module built with -DKC_CONTROL_<name>, or a patch
+ * control's) listed by a contract of its module: one no contract lists is
+ * built and embedded but never run, and nothing said so (the other way
+ * round, a listed control with no image, check_controls refuses). Appends
+ * one line per such image to err; returns how many. */
+static int unlisted_control_images(const kc_contract *const *cs, size_t nc, char *err, size_t cap, size_t *len)
+{
+    int bad = 0;
+    char one[600];
+    for (int i = 0; i < kc_fatbin_count(); i++) {
+        const kc_fatbin *f = kc_fatbin_at(i);
+        if (!f || !f->control || !f->module || control_listed(cs, nc, f->module, f->control)) continue;
+        snprintf(one, sizeof one, "module %s has an image of control %s (KC_CONTROL_%s in %s.cu, or a patch), but no "
+                 "contract of module %s lists it, so it would never run: list it in that contract's .controls with "
+                 "its gate and bug, or take it out of the source", f->module, f->control, f->control, f->module,
+                 f->module);
+        add_problem(err, cap, len, one);
+        bad++;
+    }
+    return bad;
+}
+
 int kc_registry_items(kc_item **items, char *err, size_t errcap)
 {
     const kc_contract *const *cs;
@@ -659,6 +698,7 @@ int kc_registry_items(kc_item **items, char *err, size_t errcap)
         problems++;
     }
     for (int i = 0; i < kc_reg_problem_count(); i++, problems++) add_problem(err, errcap, &elen, kc_reg_problem_at(i));
+    problems += unlisted_control_images(cs, nc, err, errcap, &elen);
     for (size_t i = 0; i < nc; i++) {
         const kc_contract *c = cs[i];
         int bad = kc_contract_check(c, one, sizeof one);

@@ -500,3 +500,24 @@ Test(registration, a_control_image_no_contract_lists_is_refused)
     cr_expect(strstr(err, "module orphan_mod has an image of control ghost (KC_CONTROL_ghost in orphan_mod.cu, or a "
                           "patch), but no contract of module orphan_mod lists it"), "%s", err);
 }
+
+/* Two contracts of one name are said once, naming both, not once for each
+ * of their items (kernel, :limits, controls, :sanitize). */
+Test(registration, a_contract_name_registered_twice_is_said_once)
+{
+    static kc_contract a, b;
+    a = control_not_in_source;
+    a.name = "twice.named";
+    a.symbol = "kc_gen_fill";
+    memset(a.controls, 0, sizeof a.controls);
+    b = a;
+    b.module = "harness";
+    kc_register_contract(&a, KC_ABI_VERSION, sizeof(kc_contract));
+    kc_register_contract(&b, KC_ABI_VERSION, sizeof(kc_contract));
+    char err[8192];
+    int n = items_problems(err, sizeof err);
+    cr_expect_eq(n, -1, "expected 1 problem, got %d: %s", n, err);
+    cr_expect(strstr(err, "contract name twice.named is registered twice (modules or libraries harness and harness)"),
+              "%s", err);
+    cr_expect(!strstr(err, "item name twice.named:"), "an item of the pair was named again: %s", err);
+}

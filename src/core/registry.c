@@ -751,8 +751,19 @@ int kc_registry_items(kc_item **items, char *err, size_t errcap)
     if (n) qsort(v, (size_t)n, sizeof *v, by_name);
     for (int i = 1; i < n; i++)
         if (strcmp(v[i].name, v[i - 1].name) == 0) {
-            snprintf(one, sizeof one, "item name %s is registered twice (kinds %s and %s)", v[i].name,
-                     kc_kind_name(v[i - 1].kind), kc_kind_name(v[i].kind));
+            const kc_contract *a = v[i - 1].contract, *b = v[i].contract;
+            /* two contracts of one name: said once, by their kernel items,
+             * not again for each :limits, control and :sanitize item */
+            const int same_contract_name = a && b && a != b && a->name && b->name && strcmp(a->name, b->name) == 0;
+            if (same_contract_name && (v[i].kind != KC_KIND_KERNEL || v[i - 1].kind != KC_KIND_KERNEL)) continue;
+            if (same_contract_name)
+                snprintf(one, sizeof one, "contract name %s is registered twice (modules or libraries %s and %s): "
+                         "every contract needs a name of its own", a->name,
+                         a->module ? a->module : a->library ? a->library : "?",
+                         b->module ? b->module : b->library ? b->library : "?");
+            else
+                snprintf(one, sizeof one, "item name %s is registered twice (kinds %s and %s)", v[i].name,
+                         kc_kind_name(v[i - 1].kind), kc_kind_name(v[i].kind));
             add_problem(err, errcap, &elen, one);
             problems++;
         }

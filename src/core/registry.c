@@ -431,7 +431,7 @@ static const char *dist_names(char *buf, size_t cap)
 static const char *module_suggestion(const char *module, char *buf, size_t cap)
 {
     enum { MAXMOD = 512, W = 64 };
-    static char names[MAXMOD][W];
+    char names[MAXMOD][W];      /* 32 KiB of stack, once, for a refusal */
     char near[3][256];
     int m = 0;
     buf[0] = 0;

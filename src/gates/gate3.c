@@ -24,14 +24,14 @@
 /* Marks reference elements not yet computed (KC_REF_UNWRITTEN_BITS, a NaN
  * no arithmetic makes): an element the reference forgets fails gate 3
  * whatever the output holds there, a NaN included. */
-static void fill_nan(void *ctx, size_t begin, size_t end)
+static void fill_unwritten(void *ctx, size_t begin, size_t end)
 {
     double *r = ctx;
     for (size_t i = begin; i < end; i++) r[i] = kc_cvt_bitsd(KC_REF_UNWRITTEN_BITS);
 }
 
 /* A float64 buffer of count[a] elements, every one KC_REF_UNWRITTEN_BITS, into *dst. */
-static CUresult alloc_nan(kc_gpu *gpu, kc_case *k, int a, CUdeviceptr *dst)
+static CUresult alloc_unwritten(kc_gpu *gpu, kc_case *k, int a, CUdeviceptr *dst)
 {
     size_t b = k->count[a] * sizeof(double);
     CUresult r = kc_devmem_alloc(gpu, dst, b ? b : 1);
@@ -49,7 +49,7 @@ static int wants_mag(const kc_case *k, int a)
     return kc_bound_for(k->c, a, k->s).mag;
 }
 
-/* A float64 buffer for every output, all NaN, into dst; and into mag one
+/* A float64 buffer for every output, all not yet written, into dst; and into mag one
  * for each output whose bound needs the reference's magnitudes. */
 static CUresult alloc_refs(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst, CUdeviceptr *mag)
 {
@@ -57,8 +57,8 @@ static CUresult alloc_refs(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst, CUdevicept
     for (int a = 0; a < k->nargs && r == CUDA_SUCCESS; a++) {
         const kc_arg *ar = &k->c->args[a];
         if (!kc_arg_owns_buffer(ar) || ar->role == KC_IN) continue;
-        r = alloc_nan(gpu, k, a, &dst[a]);
-        if (r == CUDA_SUCCESS && wants_mag(k, a)) r = alloc_nan(gpu, k, a, &mag[a]);
+        r = alloc_unwritten(gpu, k, a, &dst[a]);
+        if (r == CUDA_SUCCESS && wants_mag(k, a)) r = alloc_unwritten(gpu, k, a, &mag[a]);
     }
     return r;
 }
@@ -91,13 +91,13 @@ static int host_reference(kc_gpu *gpu, kc_case *k, CUdeviceptr *dst, CUdeviceptr
         if (ar->role != KC_IN && !g) {
             double *out = kc_hostmem_alloc(k->count[a] * sizeof(double), 0);
             if (!out) g = kc_case_fail(k, KC_INTERNAL, "out of host memory for the reference of %s", ar->name);
-            else kc_parallel_for(k->count[a], (size_t)1 << 20, fill_nan, out);
+            else kc_parallel_for(k->count[a], (size_t)1 << 20, fill_unwritten, out);
             r.out[a] = out;
         }
         if (mag[a] && !g) {
             double *m = kc_hostmem_alloc(k->count[a] * sizeof(double), 0);
             if (!m) g = kc_case_fail(k, KC_INTERNAL, "out of host memory for the magnitudes of %s", ar->name);
-            else kc_parallel_for(k->count[a], (size_t)1 << 20, fill_nan, m);
+            else kc_parallel_for(k->count[a], (size_t)1 << 20, fill_unwritten, m);
             r.mag[a] = m;
         }
     }

@@ -251,15 +251,23 @@ Test(registration, the_linked_images_registered_themselves)
 
 /* A contract of the project's own module without .launch is told which
  * function it lacks (it used to read "missing launch or reference"). */
-Test(registration, a_missing_launch_is_named)
+/* A good contract of the harness module's kernel `symbol` (an embedded
+ * sm_90 image every test binary has), launched by `launch`. */
+static kc_contract harness_contract(const char *symbol, void (*launch)(const kc_shape *, const kc_device *, kc_launch *))
 {
     kc_contract c = tol_without_reason;
     c.tol = (kc_tol){ 0 };
     c.library = NULL;
     c.entry = NULL;
     c.module = "harness";
-    c.symbol = "kc_gen_fill";
-    c.launch = NULL;
+    c.symbol = symbol;
+    c.launch = launch;
+    return c;
+}
+
+Test(registration, a_missing_launch_is_named)
+{
+    kc_contract c = harness_contract("kc_gen_fill", NULL);
     char err[1024];
     cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
     cr_expect(strstr(err, "contract bad.tolerance: no .launch function (it sets the grid and block of a shape"), "%s",
@@ -401,13 +409,7 @@ Test(registration, library_kernels_along_the_search_path)
  * text images) is left to gate 1. */
 Test(registration, a_symbol_the_module_lacks_is_named)
 {
-    kc_contract c = tol_without_reason;
-    c.tol = (kc_tol){ 0 };
-    c.library = NULL;
-    c.entry = NULL;
-    c.module = "harness";
-    c.symbol = "kc_gen_fil";
-    c.launch = launch_noop;
+    kc_contract c = harness_contract("kc_gen_fil", launch_noop);
     char err[4096];
     cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
     cr_expect(strstr(err, "contract bad.tolerance: symbol kc_gen_fil is not a function of module harness (its sm_90 "

@@ -3,8 +3,9 @@
  * table records as failed, intersected with the patterns, serial and on the
  * --jobs work queue (selected once, in the parent); it writes the table back,
  * so what passes drops out of the next --rerun-failed; a table with no
- * failure among the selection runs nothing and exits 0 saying so; a missing
- * table is exit 2 naming the file; --schedule static is refused. */
+ * failure among the selection runs every selected item, saying so; a missing
+ * table is exit 2 naming the file; --schedule static is refused; a merge of
+ * shards records its verdicts for the next round. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
@@ -287,3 +288,57 @@ Test(rerun_failed, shards_select_alike_and_their_merge_writes_the_table_back, .t
     unlink(log[1]);
 }
 
+
+/* Several hosts: the shards of a plain run, given one table, cut their slices
+ * by its seconds; their merge records this round's verdicts in it (seconds
+ * kept, so the same logs merge again), and the next --rerun-failed round
+ * reruns what failed here, not what an older run failed. Before, the merge
+ * left the table as it was: the retry round ran fixture.pass.00 (an older
+ * failure, passing now) and merged green, fixture.fail never rerun. */
+Test(rerun_failed, a_merge_records_its_verdicts_for_the_next_round, .timeout = 60)
+{
+    char path[256], log[2][256];
+    kc_tmp_path(path, sizeof path, "rerun-failed", "merge-verdicts");
+    kc_write_file(path, "# kcontract costs v1\nfixture.fail\t0.020\t-1\t-1\t0\nfixture.pass.00\t0.010\t-1\t-1\t1\n"
+                        "fixture.pass.01\t0.030\t-1\t-1\t0\n");
+    for (int round = 0; round < 2; round++) {
+        for (int k = 0; k < 2; k++) {
+            char tag[16], shard[8];
+            snprintf(tag, sizeof tag, "shard%d", k);
+            snprintf(shard, sizeof shard, "%d/2", k);
+            kc_tmp_path(log[k], sizeof log[k], "rerun-failed", tag);
+            char *plain[] = { "run", "--costs", path, "--shard", shard, "fixture.fail", "fixture.pass.*", NULL };
+            char *retry[] = { "run", "--rerun-failed", "--costs", path, "--shard", shard, "fixture.fail",
+                              "fixture.pass.*", NULL };
+            kc_proc p = kc_run_fixture(round ? retry : plain, 30);
+            kc_write_file(log[k], p.out);
+            kc_proc_free(&p);
+        }
+        char *plain[] = { "merge", "--costs", path, "--log", log[0], "--log", log[1], "fixture.fail", "fixture.pass.*",
+                          NULL };
+        char *retry[] = { "merge", "--rerun-failed", "--costs", path, "--log", log[0], "--log", log[1],
+                          "fixture.fail", "fixture.pass.*", NULL };
+        kc_proc p = kc_run_fixture(round ? retry : plain, 30);
+        cr_expect_eq(p.status, 1, "round %d: fixture.fail fails: exit %d\n%s%s", round, p.status, p.out, p.err);
+        kc_tally t;
+        kc_out_tally(p.out, &t);
+        if (round) {
+            cr_expect_eq(t.items, 1, "the retry reruns what failed in the merged round, alone:\n%s", p.out);
+            cr_expect_eq(t.n[KC_KIND_SUITE][KC_FAIL], 1, "%s", p.out);
+            kc_proc_free(&p);
+            break;
+        }
+        cr_expect(strstr(p.out, "verdicts recorded, seconds kept"), "the merge says what it wrote:\n%s", p.out);
+        kc_proc_free(&p);
+        cr_expect_eq(failed_in(path, "fixture.fail"), 1, "this round's failure recorded");
+        cr_expect_eq(failed_in(path, "fixture.pass.00"), 0, "an older failure that passed now is cleared");
+        cr_expect(strstr(kc_out_file(path), "fixture.pass.01\t0.030\t"), "seconds kept:\n%s", kc_out_file(path));
+        p = kc_run_fixture(plain, 30);     /* the table the shards were cut by is still theirs */
+        cr_expect_eq(p.status, 1, "a second merge of the same logs: exit %d\n%s%s", p.status, p.out, p.err);
+        cr_expect(!strstr(p.out, "the merge failed") && strstr(p.out, "\nSUMMARY"), "%s%s", p.out, p.err);
+        kc_proc_free(&p);
+    }
+    unlink(path);
+    unlink(log[0]);
+    unlink(log[1]);
+}

@@ -609,7 +609,10 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
                      /* the shards of a --rerun-failed run each read the table and left it (so that all
                       * of them select the same items); their merge writes it back, as a run on one
                       * host does, so that what passes now drops out of the next --rerun-failed */
-                     .write_costs = o->rerun_failed };
+                     .write_costs = o->rerun_failed,
+                     /* any other merge records its verdicts in the table its shards were given (or one that
+                      * is there), seconds kept, so that the next --rerun-failed round reruns what failed here */
+                     .record_verdicts = !o->rerun_failed && (o->costs_given || kc_costs_there(o->costs)) };
     rc = kc_run_end_write(&e);
 out:
     for (int i = 0; recs && i < l.n; i++) kc_records_free(&recs[i]);

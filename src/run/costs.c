@@ -301,11 +301,63 @@ int kc_costs_save(const char *path, const kc_costs *c, char *err, size_t cap)
     return 0;
 }
 
-int kc_costs_save_run(const char *path, const kc_records *rs, int untrusted, FILE *out)
+/* Whether r's verdict goes into the table as failed: a failing state, a
+ * stale known finding; a suspect (record.h); any verdict of a run that
+ * cannot vouch for it. */
+static int record_fails(const kc_record *r, int untrusted)
+{
+    return kc_result_fails(&r->res) || r->suspect || untrusted;
+}
+
+/* Marks a NOTRUN item (never checked) failed in c, its last measurement
+ * kept, or a row never measured. 1 when set, 0 out of memory. */
+static int mark_not_run(kc_costs *c, const char *name)
+{
+    const kc_cost *old = kc_costs_find(c, name);
+    kc_cost e = { .seconds = -1, .peak_rss_kib = -1, .peak_gpu_mib = -1 };
+    if (old) e = *old;
+    else snprintf(e.name, sizeof e.name, "%s", name);
+    e.failed = 1;
+    return kc_costs_set(c, &e) == 0;
+}
+
+/* Sets r's row in c from its measurement (measure 1) or only its verdict
+ * (measure 0: seconds and peaks kept; no row and passed adds none; no row
+ * and failed adds one never measured). 1 when a row changed or was added. */
+static int record_item(kc_costs *c, const kc_record *r, int untrusted, int measure)
+{
+    const kc_cost *was = kc_costs_find(c, r->name);
+    kc_cost e;
+    memset(&e, 0, sizeof e);
+    if (!measure) {
+        int failed = record_fails(r, untrusted);
+        if (!was && !failed) return 0;
+        if (was) e = *was;
+        else {
+            snprintf(e.name, sizeof e.name, "%s", r->name);
+            e.seconds = -1;
+            e.peak_rss_kib = e.peak_gpu_mib = -1;
+        }
+        e.failed = failed;
+        return kc_costs_set(c, &e) == 0;
+    }
+    snprintf(e.name, sizeof e.name, "%s", r->name);
+    e.seconds = r->end_s - r->start_s;
+    e.peak_rss_kib = r->res.peak_rss_kib;
+    e.peak_gpu_mib = r->peak_gpu_mib;
+    /* a figure unknown now (a merge's) keeps the last one */
+    if (was && e.peak_rss_kib < 0) e.peak_rss_kib = was->peak_rss_kib;
+    if (was && e.peak_gpu_mib < 0) e.peak_gpu_mib = was->peak_gpu_mib;
+    e.failed = record_fails(r, untrusted);
+    return kc_costs_set(c, &e) == 0;
+}
+
+/* kc_costs_save_run (measure 1) and kc_costs_save_verdicts (measure 0). */
+static int save_records(const char *path, const kc_records *rs, int untrusted, int measure, FILE *out)
 {
     int measured = 0, notrun = 0;
     for (int i = 0; i < rs->n; i++) {
-        measured += kc_state_measured(rs->v[i].res.state) && !rs->v[i].res.cached;
+        measured += kc_state_measured(rs->v[i].res.state) && (!measure || !rs->v[i].res.cached);
         notrun += rs->v[i].res.state == KC_NOTRUN;
     }
     if (!measured && !notrun) return 0;  /* nothing to merge: the table and its directory stay as they are */
@@ -324,40 +376,36 @@ int kc_costs_save_run(const char *path, const kc_records *rs, int untrusted, FIL
     int n = 0, marked = 0, rc = 0;
     for (int i = 0; i < rs->n; i++) {
         const kc_record *r = &rs->v[i];
-        if (r->res.state == KC_NOTRUN) {        /* never checked: failed, its last measurement kept, or none */
-            const kc_cost *old = kc_costs_find(&c, r->name);
-            kc_cost e = { .seconds = -1, .peak_rss_kib = -1, .peak_gpu_mib = -1 };
-            if (old) e = *old;
-            else snprintf(e.name, sizeof e.name, "%s", r->name);
-            e.failed = 1;
-            marked += kc_costs_set(&c, &e) == 0;
-            continue;
-        }
-        if (!kc_state_measured(r->res.state) || r->res.cached) continue;   /* a reused verdict took no time */
-        kc_cost e;
-        memset(&e, 0, sizeof e);
-        snprintf(e.name, sizeof e.name, "%s", r->name);
-        e.seconds = r->end_s - r->start_s;
-        e.peak_rss_kib = r->res.peak_rss_kib;
-        e.peak_gpu_mib = r->peak_gpu_mib;
-        const kc_cost *was = kc_costs_find(&c, r->name);     /* a figure unknown now (a merge's) keeps the last one */
-        if (was && e.peak_rss_kib < 0) e.peak_rss_kib = was->peak_rss_kib;
-        if (was && e.peak_gpu_mib < 0) e.peak_gpu_mib = was->peak_gpu_mib;
-        /* a stale known finding failed too; a suspect (record.h); any verdict of a run that cannot vouch for it */
-        e.failed = kc_result_fails(&r->res) || r->suspect || untrusted;
-        if (kc_costs_set(&c, &e) == 0) n++;
+        if (r->res.state == KC_NOTRUN) marked += mark_not_run(&c, r->name);
+        /* a reused verdict took no time: it has no measurement, but it is a verdict */
+        else if (kc_state_measured(r->res.state) && (!measure || !r->res.cached))
+            n += record_item(&c, r, untrusted, measure);
     }
     if ((n || marked) && kc_costs_save(path, &c, err, sizeof err)) {
         kc_say(stderr, "cannot write the cost table: %s\n", err);
         rc = -1;
     } else if (n || marked) {
-        kc_say(out, "cost table %s: %d item%s measured, %d recorded in all", path, n, n == 1 ? "" : "s", c.n);
+        if (measure)
+            kc_say(out, "cost table %s: %d item%s measured, %d recorded in all", path, n, n == 1 ? "" : "s", c.n);
+        else
+            kc_say(out, "cost table %s: %d verdict%s recorded, seconds kept (the shards were cut by them), %d recorded "
+                   "in all", path, n, n == 1 ? "" : "s", c.n);
         if (marked) fprintf(out, "; %d not run, recorded failed", marked);
         fprintf(out, "\n");
     }
     kc_costs_unlock(path, lock);
     kc_costs_free(&c);
     return rc ? rc : n;
+}
+
+int kc_costs_save_run(const char *path, const kc_records *rs, int untrusted, FILE *out)
+{
+    return save_records(path, rs, untrusted, 1, out);
+}
+
+int kc_costs_save_verdicts(const char *path, const kc_records *rs, int untrusted, FILE *out)
+{
+    return save_records(path, rs, untrusted, 0, out);
 }
 
 /* ---- costs, limits, order ---- */

@@ -133,6 +133,18 @@ const kc_cost *kc_costs_measured(const kc_costs *c, const char *name);
  * stderr. Returns the items measured, or -1 when writing failed. */
 struct kc_records;
 int kc_costs_save_run(const char *path, const struct kc_records *rs, int untrusted, FILE *out);
+/* After a merge of shard logs that was not a --rerun-failed round: records
+ * each merged item's verdict in the table at path as kc_costs_save_run does
+ * (failed states, suspects, an untrusted merge, NOTRUN), but keeps every
+ * row's seconds and peaks: the shards were cut by those seconds (TALLY
+ * costs=), and a merge of the same logs again must find the table they were
+ * cut by. An item with no row gets one only when it failed (never measured,
+ * so its cost stays the estimate). Without it the next `--shard K/N
+ * --rerun-failed` round read an older run's failures and could merge green
+ * having rerun none of this round's (a red team's find). Prints "kcontract:
+ * cost table PATH: N verdicts recorded, seconds kept ..." to out. Returns
+ * the rows set, or -1 when writing failed. */
+int kc_costs_save_verdicts(const char *path, const struct kc_records *rs, int untrusted, FILE *out);
 /* Inserts or replaces e. 0, or -1 when out of memory. */
 int kc_costs_set(kc_costs *c, const kc_cost *e);
 void kc_costs_free(kc_costs *c);

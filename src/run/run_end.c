@@ -43,6 +43,7 @@ int kc_run_end_write(const kc_run_end *e)
      * (or --shard K/N partitions) by it; written before the TALLY, so a
      * problem with it is said before the run's result. */
     if (e->write_costs && e->records) kc_costs_save_run(o->costs, e->records, tally.untrusted != 0, stdout);
+    else if (e->record_verdicts && e->records) kc_costs_save_verdicts(o->costs, e->records, tally.untrusted != 0, stdout);
     kc_report_line(stdout, "%s\n", line);
     kc_summary_format(&tally, line, sizeof line);
     kc_report_line(stdout, "%s  (%.1f s)\n", line, e->wall_s);

@@ -32,6 +32,7 @@ typedef struct kc_run_end {
     kc_figures figures;
     const char *no_gpu_why;     /* non-NULL: it had no GPU, the note under the SUMMARY says why */
     int write_costs;            /* rewrite the cost table (kc_cli_writes_costs) */
+    int record_verdicts;        /* else record only the verdicts in it (a merge: kc_costs_save_verdicts) */
     int write_reports;          /* write the reports o names (0: a --jobs parent's shard leaves them to it) */
     int merged;                 /* kcontract merge: when its shards ran is unknown (JUnit: no timestamp) */
 } kc_run_end;

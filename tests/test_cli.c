@@ -827,3 +827,41 @@ Test(cli, a_driver_that_stops_working_under_a_worker_fails_its_items_not_skip, .
         kc_proc_free(&p);
     }
 }
+
+/* A driver whose load never returns (cuInit hangs in the device probe's
+ * forked child, the fake driver's KC_FAKE_CUINIT_HANG), then a SIGTERM to the
+ * run: the run ended and its probe child hung on, adopted by init, for ever
+ * (a red team's find). The child now dies with the run, serial and --jobs. */
+Test(cli, a_driver_load_that_hangs_dies_with_the_run, .timeout = 60)
+{
+    char pidfile[256], env_hang[300], env_cuda[300];
+    const char *lib = getenv("KC_FAKE_CUDA");
+    snprintf(env_cuda, sizeof env_cuda, "KC_LIBCUDA=%s", lib && *lib ? lib : "build/libfake_cuda.so");
+    kc_tmp_path(pidfile, sizeof pidfile, "cli", "hang-pid");
+    snprintf(env_hang, sizeof env_hang, "KC_FAKE_CUINIT_HANG=%s", pidfile);
+    char *modes[][4] = { { "run", "fake.axpy.f32", NULL }, { "run", "fake.axpy.f32", "--jobs=2", NULL } };
+    for (int m = 0; m < 2; m++) {
+        unlink(pidfile);
+        kc_live l;
+        kc_live_start_env(&l, kc_test_fixture_bin(), modes[m], (char *[]){ env_cuda, env_hang, "KC_CACHE_DIR=off", NULL });
+        pid_t child = 0;
+        for (int i = 0; i < 200 && child <= 0; i++) {     /* the probe's child is in cuInit */
+            FILE *f = fopen(pidfile, "r");
+            if (f && fscanf(f, "%d", &child) != 1) child = 0;
+            if (f) fclose(f);
+            if (child <= 0) usleep(50 * 1000);
+        }
+        cr_assert(child > 0, "mode %d: the probe never reached cuInit", m);
+        kill(l.pid, SIGTERM);
+        int st = kc_wait_status(l.pid);
+        int gone = 0;
+        for (int i = 0; i < 100 && !gone; i++) {
+            gone = !kc_alive(child);
+            if (!gone) usleep(20 * 1000);
+        }
+        cr_expect(gone, "mode %d: the run ended (status %d) and its probe child %d hangs on", m, st, (int)child);
+        if (!gone) kill(child, SIGKILL);
+        close(l.fd);
+    }
+    unlink(pidfile);
+}

@@ -4,7 +4,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,6 +32,7 @@ int kc_forked_call(int (*fn)(void *ctx, void *out), void *ctx, void *out, size_t
     }
     fflush(stdout);
     fflush(stderr);
+    const pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         close(p[0]);
@@ -39,6 +42,11 @@ int kc_forked_call(int (*fn)(void *ctx, void *out), void *ctx, void *out, size_t
     }
     if (pid == 0) {
         close(p[0]);
+        /* The child dies with the process that waits for it: a driver load
+         * that hangs, then a SIGTERM to the run, left it hanging, adopted by
+         * init, for ever (a red team's find). */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(1);
         int r = fn(ctx, out);
         fflush(stdout);
         fflush(stderr);

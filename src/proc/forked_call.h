@@ -10,6 +10,8 @@
 /* Forks; the child runs *rc = fn(ctx, out), writes rc and out[0..size) to
  * the parent and _exits. Returns 0 with *rc and out filled; -1 when the child
  * ended without answering, with its waitpid status in *wstatus; 1 when no
- * child could be made (then fn ran here, in this process, as a fallback). */
+ * child could be made (then fn ran here, in this process, as a fallback).
+ * The child dies with this process (PR_SET_PDEATHSIG, SIGKILL): one that
+ * hangs never outlives the run that waited for it. */
 int kc_forked_call(int (*fn)(void *ctx, void *out), void *ctx, void *out, size_t size, int *rc, int *wstatus);
 #endif

@@ -65,7 +65,8 @@
  * KC_FAKE_CUINIT_ERROR=N: cuInit fails with CUresult N in every process;
  * KC_FAKE_CUINIT_ERROR_WORKER=N only in a run's worker (a process given
  * --worker): a driver that stopped working after the parent's probe found
- * the device.
+ * the device. KC_FAKE_CUINIT_HANG=<file>: cuInit writes its pid to the file
+ * and never returns (a driver load that hangs).
  *
  * Threads: host threads of one process may share the context (issue 23,
  * part 1): the context's state (initialized, the sticky and late faults,
@@ -121,6 +122,15 @@ CUresult cuInit(unsigned flags)
     if (fail && *fail) return (CUresult)atoi(fail);
     const char *wfail = getenv("KC_FAKE_CUINIT_ERROR_WORKER");     /* the same, in a worker only */
     if (wfail && *wfail && is_worker()) return (CUresult)atoi(wfail);
+    const char *hang = getenv("KC_FAKE_CUINIT_HANG");   /* set: cuInit writes its pid there and never returns */
+    if (hang && *hang) {
+        FILE *f = fopen(hang, "w");
+        if (f) {
+            fprintf(f, "%d\n", (int)getpid());
+            fclose(f);
+        }
+        for (;;) pause();
+    }
     initialized = 1;
     return CUDA_SUCCESS;
 }

@@ -195,6 +195,55 @@ Test(trust, sigterm_ends_a_serial_run_and_what_its_item_started, .timeout = 60)
     close(l.fd);
 }
 
+static int both_passed(const kc_live *l) { return strstr(l->out, "PASS   fixture.pass.00") != NULL; }
+
+/* SIGTERM to a --shard run (serially and with --jobs 1) after its every item
+ * passed, while its worker is still ending (fixture.atexit.slow: an exit
+ * handler that takes 60 s, as a CUDA context's teardown can): the run exits
+ * 143, and its log, its --junit and its --json must not read green either,
+ * nor a merge of its log. Before, the TALLY and the reports were a finished
+ * run's (every item PASS), and `merge` of the log exited 0 where the shard
+ * exited 143. */
+Test(trust, a_run_interrupted_after_its_items_is_not_green_in_its_log_or_reports, .timeout = 90)
+{
+    char dir[512];
+    kc_tmp_dir(dir, sizeof dir, "intr");
+    for (int jobs = 0; jobs < 2; jobs++) {
+        char junit[700], json[700], logp[700];
+        snprintf(junit, sizeof junit, "%s/r%d.xml", dir, jobs);
+        snprintf(json, sizeof json, "%s/r%d.json", dir, jobs);
+        snprintf(logp, sizeof logp, "%s/shard%d.log", dir, jobs);
+        char *serial[] = { "run", "fixture.atexit.slow", "fixture.pass.00", "--shard", "0/1", "--junit", junit,
+                           "--json", json, NULL };
+        char *queue[] = { "run", "fixture.atexit.slow", "fixture.pass.00", "--shard", "0/1", "--jobs", "1", "--junit",
+                          junit, "--json", json, NULL };
+        kc_live l;
+        kc_live_start(&l, kc_test_fixture_bin(), jobs ? queue : serial);
+        cr_assert_eq(kc_live_read_until(&l, both_passed, 20), 0, "jobs %d: the items did not pass:\n%s", jobs, l.out);
+        usleep(200 * 1000);                                     /* the worker is in its exit handler */
+        cr_assert_eq(kill(l.pid, SIGTERM), 0);
+        kc_live_read_until(&l, never, 20);
+        int st = kc_wait_status(l.pid);
+        close(l.fd);
+        cr_expect_eq(st, 143, "jobs %d: exit %d\n%s", jobs, st, l.out);
+        cr_assert(strstr(l.out, "\nTALLY v=4 "), "jobs %d: %s", jobs, l.out);
+        cr_expect(strstr(l.out, " untrusted=1 ") && strstr(l.out, "; not trusted (a line above says why)"),
+                  "jobs %d: the TALLY and SUMMARY of an interrupted run read green:\n%s", jobs, l.out);
+        const char *x = kc_out_file(junit);
+        cr_expect(strstr(x, "name=\"interrupted\"") && strstr(x, "<error type=\"INTERRUPTED\"") &&
+                  strstr(x, "errors=\"1\""), "jobs %d: the JUnit report reads green:\n%s", jobs, x);
+        const char *j = kc_out_file(json);
+        cr_expect(strstr(j, "\"untrusted\":1"), "jobs %d: the JSON report reads green:\n%s", jobs, j);
+        kc_write_file(logp, l.out);
+        char *merge[] = { "merge", "fixture.atexit.slow", "fixture.pass.00", "--log", logp, NULL };
+        kc_proc p = fixture(merge);
+        cr_expect_eq(p.status, 1, "jobs %d: the merge of an interrupted shard's log: exit %d\n%s%s", jobs, p.status,
+                     p.out, p.err);
+        kc_proc_free(&p);
+    }
+    kc_rm_rf(dir);
+}
+
 /* A driver library (KC_LIBCUDA) whose constructor calls exit(0): `info` and
  * `run` fail and say so, never exit 0 silently (the driver is loaded in a
  * child that probes it; test_break.c has the _exit(0) twin). */

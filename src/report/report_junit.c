@@ -2,12 +2,14 @@
  * test-report actions read it (docs/reports.md): one <testcase> per item,
  * written as the state table says (state.h): FAIL/MISSED/LIMIT/LEAK as
  * <failure>, CRASH/TIMEOUT/NOTRUN as <error>, SKIP as <skipped>; PASS, RED
- * and KNOWN pass (KNOWN keeps its message in <system-out>). */
+ * and KNOWN pass (KNOWN keeps its message in <system-out>); a run not
+ * trusted, or interrupted, gets one testcase more with an <error>. */
 #include <math.h>
 #include <string.h>
 
 #include "report_junit.h"
 #include "report_text.h"
+#include "signame.h"
 
 static kc_junit_as as(kc_state s) { return kc_state_info_of(s)->junit; }
 static int is_failure(kc_state s) { return as(s) == KC_JUNIT_FAILURE; }
@@ -87,7 +89,13 @@ int kc_report_junit(FILE *out, const kc_records *rs, const kc_junit_run *run)
         fprintf(out, " timestamp=\"%s\"", when);     /* local time without a zone, as GoogleTest writes it */
     fputs(">\n", out);
     if (run && run->tally) properties(out, run->tally);
-    if (untrusted)
+    char sig[32];
+    if (untrusted && run->interrupted)      /* run_end.c: an interrupted run does not read green */
+        fprintf(out, "    <testcase classname=\"kcontract\" name=\"interrupted\" time=\"0.000\">\n"
+                     "      <error type=\"INTERRUPTED\" message=\"the run was interrupted by %s before it ended (its "
+                     "workers' ends were not seen): the run is not green\"/>\n"
+                     "    </testcase>\n", kc_signal_name(run->interrupted, sig, sizeof sig));
+    else if (untrusted)
         fprintf(out, "    <testcase classname=\"kcontract\" name=\"sanitizer sessions\" time=\"0.000\">\n"
                      "      <error type=\"UNTRUSTED\" message=\"compute-sanitizer sessions of %ld run%s could not vouch "
                      "for the clean verdicts they gave (the run's kcontract: lines say why): the run is not green\"/>\n"

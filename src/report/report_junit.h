@@ -15,6 +15,7 @@ typedef struct kc_junit_run {
     const char *name;          /* the testsuite's name: the program's (progname.h); NULL: "kcontract" */
     const kc_tally *tally;     /* seed, build, device, cc, SMs, shard as <properties>; NULL: none */
     time_t started;            /* when the run started, as timestamp=; 0: unknown (a merge of shards' logs), none */
+    int interrupted;           /* the signal that interrupted the run, 0 none: its untrusted testcase says so */
 } kc_junit_run;
 
 /* run NULL: name "kcontract", no properties, no timestamp. */

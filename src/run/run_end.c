@@ -28,6 +28,17 @@ int kc_run_end_write(const kc_run_end *e)
      * not read green (tally.h, untrusted) */
     kc_tally tally = *e->tally;
     if (e->untrusted && !tally.untrusted) tally.untrusted = 1;
+    /* the cost table records what the run itself could not vouch for; an
+     * interrupt leaves the items it finished as they ended (its NOTRUN ones
+     * failed), so that --rerun-failed retries what it did not finish */
+    const int costs_untrusted = tally.untrusted != 0;
+    /* An interrupted run did not reach its end: its workers' ends were never
+     * seen, yet every item may have a verdict (a signal while a worker tears
+     * down its CUDA context, or runs an exit handler). Its TALLY must not
+     * read green then, or a merge of its log would exit 0 where the run
+     * exited 128 + the signal; so it counts as not trusted, and the
+     * interrupted line below says why. */
+    if (e->interrupted && !tally.untrusted) tally.untrusted = 1;
     kc_report_run_end();
     if (e->interrupted) {
         int fin = 0;
@@ -42,8 +53,8 @@ int kc_run_end_write(const kc_run_end *e)
     /* --costs: what each item cost, so a later --jobs run orders its queue
      * (or --shard K/N partitions) by it; written before the TALLY, so a
      * problem with it is said before the run's result. */
-    if (e->write_costs && e->records) kc_costs_save_run(o->costs, e->records, tally.untrusted != 0, stdout);
-    else if (e->record_verdicts && e->records) kc_costs_save_verdicts(o->costs, e->records, tally.untrusted != 0, stdout);
+    if (e->write_costs && e->records) kc_costs_save_run(o->costs, e->records, costs_untrusted, stdout);
+    else if (e->record_verdicts && e->records) kc_costs_save_verdicts(o->costs, e->records, costs_untrusted, stdout);
     kc_report_line(stdout, "%s\n", line);
     kc_summary_format(&tally, line, sizeof line);
     kc_report_line(stdout, "%s  (%.1f s)\n", line, e->wall_s);
@@ -55,7 +66,7 @@ int kc_run_end_write(const kc_run_end *e)
                 "names each and why); the SUMMARY counts the runs alone\n", e->records->ran_again,
                 e->records->ran_again == 1 ? "" : "s", e->records->ran_again == 1 ? "its" : "their");
     fflush(stdout);
-    kc_junit_run jr = { .name = kc_prog(), .tally = &tally,
+    kc_junit_run jr = { .name = kc_prog(), .tally = &tally, .interrupted = e->interrupted,
                         .started = e->merged ? 0 : time(NULL) - (time_t)(e->wall_s + 0.5) };
     kc_records rr;
     if (e->records) {           /* a view of them that carries the TALLY's untrusted into the reports */

@@ -26,7 +26,8 @@ typedef struct kc_run_end {
     const kc_records *records;  /* its items' records; NULL: it keeps none (no reports, no cost table) */
     double wall_s;              /* its wall time, printed after the SUMMARY */
     int items;                  /* selected items, for the interrupted line */
-    int interrupted;            /* the signal that interrupted it (SIGINT, SIGTERM), 0 none */
+    int interrupted;            /* the signal that interrupted it (SIGINT, SIGTERM), 0 none: its TALLY says
+                                 * untrusted=1 too, so that no log or report of it reads green */
     int untrusted;              /* something it cannot vouch for (a sanitizer session's errors no item held,
                                  * a worker that broke the result protocol): never green */
     kc_figures figures;

@@ -999,7 +999,11 @@ typedef struct kc_contract {
      * with -DKC_CONTROL_<control>. entry is a kc_host_entry in it. */
     const char *library;
     const char *entry;
-    const char *dims[KC_MAX_DIMS];          /* names of shape dims d[0..] */
+    /* Names of shape dims d[0..], up to the first NULL. A count, an
+     * arithmetic's terms or depth, or a scalar's value that reads a dim
+     * past them (0 on every shape that leaves it out) is refused at start,
+     * naming it and these; a contract that names none is not checked. */
+    const char *dims[KC_MAX_DIMS];
     kc_arg args[KC_MAX_ARGS];
     void (*launch)(const kc_shape *s, const kc_device *dev, kc_launch *l);  /* NULL for a library, or with steps */
     const kc_shape *shapes;                 /* ends with {0} */

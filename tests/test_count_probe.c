@@ -3,7 +3,11 @@
  * is refused at start naming the contract, the shape and the buffer (exit 2),
  * serially, with --jobs, in list and in --help: before, the first memory
  * plan called that count in the run's own process, which ended with SIGABRT
- * (status 134) and no SUMMARY (src/core/count_probe.h). */
+ * (status 134) and no SUMMARY (src/core/count_probe.h). A count, terms,
+ * depth or scalar value that reads a dim the contract does not name (d[i]
+ * past .dims: 0 on every shape) is refused the same way, naming the dim and
+ * the dims the contract has; before, it read 0 and the contract ran on an
+ * empty buffer as if fine. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "count_probe.h"
+#include "kcontract.h"
 #include "support/live.h"
 #include "support/run_output.h"
 #include "support/spawn.h"
@@ -151,4 +157,125 @@ Test(count_probe, a_signal_to_the_run_ends_the_probes_child, .timeout = 60)
     cr_expect(!left, "the probe's child (pid %ld) outlived the run it probed for", (long)child);
     kc_live_read_until(&l, never, 1);
     close(l.fd);
+}
+
+/* ---- a dim the contract does not name ---- */
+
+/* KC_FIXTURE_UNNAMED_DIM=1: fakeacc's count of w is kc_count_d0d1d2 in a
+ * contract that names two dims (rows, k): d[2] is 0 on every shape, so w
+ * had no elements and the contract ran as if fine. Refused at start naming
+ * the contract, the shape, the buffer, the dim and the dims it has. */
+Test(count_probe, a_count_of_a_dim_the_contract_does_not_name_is_refused, .timeout = 60)
+{
+    kc_proc p = kc_run_fake((char *[]){ "run", "fakeacc.dot.f32", NULL },
+                            (char *[]){ "KC_CACHE_DIR=off", "KC_FIXTURE_UNNAMED_DIM=1", NULL }, 60);
+    cr_expect_eq(p.status, 2, "exit %d, expected 2 (a mistake in a contract)\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.err, "contract fakeacc.") &&
+              strstr(p.err, ": shape model.64x768: the element count of buffer w reads d[2], a dim the contract does "
+                            "not name (its dims: d[0] rows, d[1] k): d[2] is 0 on this shape"),
+              "no line names the contract, shape, buffer, dim and the dims it has\n%s", p.err);
+    cr_expect(!strstr(p.out, "SUMMARY"), "a run started on a contract it refused\n%s", p.out);
+    kc_proc_free(&p);
+}
+
+static void ref_none(const kc_ref *r) { (void)r; }
+static size_t count_rows_cols(const kc_shape *s) { return (size_t)(s->d[0] * s->d[1]); }
+static int64_t third_dim(const kc_shape *s) { return s->d[2]; }
+static double second_dim(const kc_shape *s) { return (double)s->d[1]; }
+
+/* Two dims named; the edge shape's second is 0, legitimately (an empty
+ * batch): reading it is no mistake. */
+static const kc_shape two_dims[] = { { "model.4x8", KC_SHAPE_MODEL, { 4, 8 } },
+                                     { "edge.3x0", KC_SHAPE_EDGE, { 3, 0 } }, { 0 } };
+
+/* A contract over two_dims named "probe.<what>", its output counted by count. */
+static kc_contract two_dim_contract(const char *name, size_t (*count)(const kc_shape *))
+{
+    return (kc_contract){ .name = name, .library = "kc_fakelib", .entry = "e", .reference = ref_none,
+                          .dims = { "rows", "cols" }, .shapes = two_dims,
+                          .args = { KC_BUFFER("y", KC_F32, KC_OUT, count) } };
+}
+
+/* The probe's answer with c registered: its return, and why in *why. */
+static int probe_with(const kc_contract *c, char *why, size_t cap)
+{
+    kc_register_contract(c, KC_ABI_VERSION, sizeof *c);
+    why[0] = 0;
+    return kc_count_probe(why, cap);
+}
+
+/* A named dim that is 0 on a shape is read as 0: no refusal. */
+Test(count_probe, a_named_dim_of_zero_is_no_mistake)
+{
+    static kc_contract c;
+    c = two_dim_contract("probe.zero", count_rows_cols);
+    c.args[1] = (kc_arg)KC_SCALAR_DIM("cols", KC_I64, 1);
+    char why[2048];
+    cr_expect_eq(probe_with(&c, why, sizeof why), 0, "%s", why);
+}
+
+/* KC_COUNT_DIMS of d[0] and d[2] over two named dims. */
+KC_COUNT_DIMS(count_rows_d2, 0, 2)
+
+Test(count_probe, a_count_past_the_named_dims_is_refused_in_process)
+{
+    static kc_contract c;
+    c = two_dim_contract("probe.count", count_rows_d2);
+    char why[2048];
+    cr_expect_eq(probe_with(&c, why, sizeof why), -1, "a count of d[2] over dims rows, cols passed");
+    cr_expect(strstr(why, "contract probe.count: shape model.4x8: the element count of buffer y reads d[2], a dim the "
+                          "contract does not name (its dims: d[0] rows, d[1] cols): d[2] is 0 on this shape"),
+              "%s", why);
+}
+
+/* The arithmetic's terms read dims as a count does. */
+Test(count_probe, terms_past_the_named_dims_are_refused)
+{
+    static kc_contract terms;
+    char why[2048];
+    terms = two_dim_contract("probe.terms", count_rows_cols);
+    terms.arith = (kc_arith){ .acc = KC_F32, .terms = third_dim };
+    cr_expect_eq(probe_with(&terms, why, sizeof why), -1, "terms of d[2] passed");
+    cr_expect(strstr(why, "contract probe.terms: shape model.4x8: the arithmetic's terms reads d[2], a dim the "
+                          "contract does not name (its dims: d[0] rows, d[1] cols)"), "%s", why);
+}
+
+/* So does a scalar's value (a float one here: KC_SCALAR_DIM's integers
+ * the registry checks by the index it names). */
+Test(count_probe, a_value_past_the_named_dims_is_refused)
+{
+    static kc_contract value;
+    static const kc_shape one_dim[] = { { "edge.5", KC_SHAPE_EDGE, { 5 } }, { 0 } };
+    char why[2048];
+    value = two_dim_contract("probe.value", kc_count_d0);
+    value.dims[1] = NULL;
+    value.shapes = one_dim;
+    value.args[1] = (kc_arg)KC_SCALAR("width", KC_F32, second_dim);
+    cr_expect_eq(probe_with(&value, why, sizeof why), -1, "a scalar of d[1] passed");
+    cr_expect(strstr(why, "contract probe.value: shape edge.5: the value of scalar width reads d[1], a dim the "
+                          "contract does not name (its dims: d[0] rows)"), "%s", why);
+}
+
+/* A struct's scalar field is named with its struct. */
+Test(count_probe, a_struct_field_past_the_named_dims_is_refused)
+{
+    static const kc_param_struct layout = { .size = 8, .align = 8,
+                                            .fields = { { "depth", 0, NULL, KC_I64, NULL, third_dim } } };
+    static kc_contract c;
+    char why[2048];
+    c = two_dim_contract("probe.field", count_rows_cols);
+    c.args[1] = (kc_arg)KC_STRUCT("params", &layout);
+    cr_expect_eq(probe_with(&c, why, sizeof why), -1, "a field of d[2] passed");
+    cr_expect(strstr(why, "contract probe.field: shape model.4x8: the value of field depth of struct params reads d[2]"),
+              "%s", why);
+}
+
+/* A contract that names no dims says nothing of its shapes' dims: not checked. */
+Test(count_probe, a_contract_that_names_no_dims_is_not_held_to_them)
+{
+    static kc_contract c;
+    char why[2048];
+    c = two_dim_contract("probe.nodims", count_rows_d2);
+    c.dims[0] = c.dims[1] = NULL;
+    cr_expect_eq(probe_with(&c, why, sizeof why), 0, "%s", why);
 }

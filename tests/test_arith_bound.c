@@ -221,11 +221,28 @@ Test(arith_bound, the_registry_refuses_malformed_declarations_naming_the_value)
     cr_expect(strstr(err, "contract bad.zero_terms, output out: error model (kc_arith): terms K = 0 on shape model.8x768: a sum has at least one term (K >= 1)"), "%s", err);
     cr_expect(strstr(err, "contract bad.f16_overflow, output out: error model (kc_arith): n u = 2048 x 0.000488281 = 1 >= 1 on shape model.4x2048 (K = 2048): gamma_n is undefined, f16 cannot bound 2048 operations"), "%s", err);
     cr_expect(!strstr(err, "edge.1x7"), "K = 7 in f16 is defined: %s", err);
-    cr_expect(strstr(err, "contract bad.dim, output out: error model (kc_arith): terms_dim \"cols\" is none of the contract's dims"), "%s", err);
+    cr_expect(strstr(err, "contract bad.dim, output out: error model (kc_arith): terms_dim \"cols\" is none of the contract's dims (its dims: d[0] rows, d[1] k)\n"), "%s", err);
     cr_expect(strstr(err, "contract bad.both, output out: both a hand-set tolerance and an arithmetic to derive one from: give one"), "%s", err);
     cr_expect(strstr(err, "contract bad.input: input x declares an arithmetic (kc_arith): only outputs have an error bound"), "%s", err);
     cr_expect(strstr(err, "contract bad.integer, output out: error model (kc_arith): an arithmetic for an output of i32: integer outputs compare exactly"), "%s", err);
     cr_expect(strstr(err, "contract bad.int_acc, output out: error model (kc_arith): arithmetic dtype i32 (7) is no floating type (expected f64, f32, f16, bf16 or e4m3)"), "%s", err);
+}
+
+/* An unknown terms_dim is refused listing the dims the contract has, and
+ * offering the near ones: another case, a typo. */
+Test(arith_bound, an_unknown_terms_dim_lists_the_contracts_dims)
+{
+    char why[800];
+    kc_contract c = with_output(KC_F32, (kc_arith){ .acc = KC_F32, .terms_dim = "K" });
+    cr_expect_eq(kc_arith_check(&c, &c.args[0].arith, KC_F32, NULL, why, sizeof why), 1);
+    cr_expect_str_eq(why, "terms_dim \"K\" is none of the contract's dims (its dims: d[0] rows, d[1] k); did you mean 'k'?");
+    c.args[0].arith.terms_dim = "rowz";
+    cr_expect_eq(kc_arith_check(&c, &c.args[0].arith, KC_F32, NULL, why, sizeof why), 1);
+    cr_expect_str_eq(why, "terms_dim \"rowz\" is none of the contract's dims (its dims: d[0] rows, d[1] k); did you mean 'rows'?");
+    c.dims[0] = c.dims[1] = NULL;
+    c.args[0].arith.terms_dim = "k";
+    cr_expect_eq(kc_arith_check(&c, &c.args[0].arith, KC_F32, NULL, why, sizeof why), 1);
+    cr_expect_str_eq(why, "terms_dim \"k\" is none of the contract's dims (its dims: none, .dims is empty)");
 }
 
 /* ---- end to end, through the fake driver ---- */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dim_names.h"
 #include "dtype.h"
 #include "kcontract_dtype.h"
 #include "tolerance.h"
@@ -54,19 +55,11 @@ int kc_arith_given(const kc_arith *m)
     return m->acc != KC_DTYPE_NONE || m->terms_dim || m->terms || m->depth || m->roundings || m->order || m->magnitude;
 }
 
-/* The index of c's dim called name, or -1. */
-static int dim_named(const kc_contract *c, const char *name)
-{
-    for (int i = 0; i < KC_MAX_DIMS && c->dims[i]; i++)
-        if (strcmp(c->dims[i], name) == 0) return i;
-    return -1;
-}
-
 /* K on shape s (0: no sum); the caller has checked the declaration. */
 static int64_t terms_on(const kc_contract *c, const kc_arith *m, const kc_shape *s)
 {
     if (m->terms_dim) {
-        int d = dim_named(c, m->terms_dim);
+        int d = kc_dim_named(c, m->terms_dim);
         return d >= 0 ? s->d[d] : 0;
     }
     return m->terms ? m->terms(s) : 0;
@@ -87,8 +80,10 @@ int kc_arith_check(const kc_contract *c, const kc_arith *m, kc_dtype out, const 
         snprintf(why, cap, "both terms_dim \"%s\" and a terms function: give one", m->terms_dim);
         return 1;
     }
-    if (m->terms_dim && dim_named(c, m->terms_dim) < 0) {
-        snprintf(why, cap, "terms_dim \"%s\" is none of the contract's dims", m->terms_dim);
+    if (m->terms_dim && kc_dim_named(c, m->terms_dim) < 0) {
+        char dims[400], near[200];
+        snprintf(why, cap, "terms_dim \"%s\" is none of the contract's dims (its dims: %s)%s", m->terms_dim,
+                 kc_dim_list(c, dims, sizeof dims), kc_dim_suggestion(c, m->terms_dim, near, sizeof near));
         return 1;
     }
     if (m->depth && !m->terms_dim && !m->terms) {

@@ -53,10 +53,11 @@ int kc_arith_given(const kc_arith *m);
 /* Checks declaration m of contract c for an output of dtype out on shape s
  * (NULL: only what does not depend on the shape). Returns 0, or 1 with the
  * problem in why, naming the value and what was expected: an arithmetic
- * dtype that is no float, terms_dim not among c->dims, both terms_dim and
- * terms, negative roundings, an unknown order or magnitude, an integer
- * output, K <= 0 on s, a depth below 1 or above K + 63 (no order of K
- * terms is deeper than K), n < 1, n u >= 1 (gamma undefined). */
+ * dtype that is no float, terms_dim not among c->dims (listing them, and
+ * any near the name), both terms_dim and terms, negative roundings, an
+ * unknown order or magnitude, an integer output, K <= 0 on s, a depth
+ * below 1 or above K + 63 (no order of K terms is deeper than K), n < 1,
+ * n u >= 1 (gamma undefined). */
 int kc_arith_check(const kc_contract *c, const kc_arith *m, kc_dtype out, const kc_shape *s, char *why, size_t cap);
 
 /* The bound of output argument a of c on shape s: the argument's hand-set

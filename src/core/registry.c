@@ -150,7 +150,7 @@ static void check_arith(problems *p, const char *who, const kc_contract *c, cons
                         const kc_tol *tol)
 {
     if (!kc_arith_given(m)) return;
-    char why[320];
+    char why[800];
     if (tol->reason) problem(p, "%s: both a hand-set tolerance and an arithmetic to derive one from: give one", who);
     if (kc_arith_check(c, m, out, NULL, why, sizeof why)) {
         problem(p, "%s: error model (kc_arith): %s", who, why);

@@ -530,3 +530,28 @@ Test(conventions, a_suite_binary_says_its_own_name, .timeout = 60)
     kc_proc_free(&p);
     kc_rm_rf(dir);
 }
+
+/* A refusal made before main (KC_EDGE_SHAPES's, in a constructor) says
+ * the binary's own name too, under a name of its own and under a link's.
+ * Before, main had not yet named the program and it said "kcontract:". */
+Test(conventions, a_refusal_before_main_says_the_binarys_own_name, .timeout = 60)
+{
+    char dir[200], bin[260], abs[4096];
+    char *const refuse[] = { "KC_FIXTURE_EDGE_REFUSE=1", NULL };
+    kc_tmp_dir(dir, sizeof dir, "progname_early");
+    snprintf(bin, sizeof bin, "%s/my_suite", dir);
+    cr_assert(realpath(kc_test_fixture_bin(), abs), "%s", kc_test_fixture_bin());
+    cr_assert_eq(symlink(abs, bin), 0);
+    const char *const said[] = { "kcontract-fixture: edge shapes of edge_refuse_shapes: model index 5 is not an entry "
+                                 "of the list (it has 1)\n",
+                                 "my_suite: edge shapes of edge_refuse_shapes: model index 5 is not an entry of the "
+                                 "list (it has 1)\n" };
+    const char *const bins[] = { kc_test_fixture_bin(), bin };
+    for (int i = 0; i < 2; i++) {
+        kc_proc p = run_bin(bins[i], refuse, "list", NULL);
+        cr_expect_eq(p.status, 2, "%s: exit %d, expected 2 (a mistake in a contract)\n%s", bins[i], p.status, p.err);
+        cr_expect_str_eq(p.err, said[i]);
+        kc_proc_free(&p);
+    }
+    kc_rm_rf(dir);
+}

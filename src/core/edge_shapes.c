@@ -120,11 +120,13 @@ void kc_derive_edges(kc_shape *list, int cap, int model, const kc_edge_rule *rul
     int n = 0;
     while (list && n < cap && list[n].name) n++;
     if (!list || model < 0 || model >= n) {
+        kc_prog_set_before_main();      /* a constructor's refusal: the binary's own name, not "kcontract" */
         kc_say(stderr, "edge shapes of %s: model index %d is not an entry of the list (it has %d)\n",
                what ? what : "(unnamed)", model, n);
         exit(2);
     }
     if (kc_edge_shapes(list, cap, &list[model], rule, why, sizeof why) < 0) {
+        kc_prog_set_before_main();
         kc_say(stderr, "%s: %s\n", what ? what : "(unnamed)", why);
         exit(2);
     }

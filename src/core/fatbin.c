@@ -39,6 +39,7 @@ void kc_register_module(const char *module, const char *control, const unsigned 
         int cap = images.cap ? images.cap * 2 : 64;
         kc_fatbin *v = realloc(images.v, (size_t)cap * sizeof *v);
         if (!v) {   /* before main: nothing to return to; say it and stop */
+            kc_prog_set_before_main();
             kc_say(stderr, "out of memory registering kernel images\n");
             abort();
         }

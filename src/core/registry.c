@@ -52,6 +52,7 @@ static void reg_push(reglist *l, const void *p)
         size_t cap = l->cap ? l->cap * 2 : 64;
         const void **v = realloc(l->v, cap * sizeof *v);
         if (!v) {   /* before main: nothing to return to; say it and stop */
+            kc_prog_set_before_main();
             kc_say(stderr, "out of memory registering contracts\n");
             abort();
         }

@@ -1,6 +1,7 @@
 /* progname.c — the program's own name (progname.h). */
 #include "progname.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -15,6 +16,11 @@ void kc_prog_set(const char *argv0)
     if (!*base) return;
     snprintf(name, sizeof name, "%s", base);
     set = 1;
+}
+
+void kc_prog_set_before_main(void)
+{
+    kc_prog_set(program_invocation_name);      /* glibc's copy of argv[0] (_GNU_SOURCE) */
 }
 
 const char *kc_prog(void) { return name; }

@@ -1,6 +1,7 @@
 /* mutate_cmd.c — the mutate command (mutate_cmd.h). */
 #include "mutate_cmd.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,11 +180,13 @@ static int module_has(const kc_mutants *m, const unsigned char *in, const char *
     return 0;
 }
 
+/* The baseline's lines: printed as they come, its end (TALLY) kept in ctx. */
 static void on_baseline_line(void *ctx, int err, const char *line, size_t len)
 {
-    (void)ctx;
     fprintf(err ? stderr : stdout, "%.*s\n", (int)len, line);
-    if (!err) fflush(stdout);
+    if (err) return;
+    fflush(stdout);
+    kc_mut_end_line(ctx, line, len);
 }
 
 /* The baseline (mutate_baseline.h): every contract that judges a mutant in
@@ -192,7 +195,10 @@ static void on_baseline_line(void *ctx, int err, const char *line, size_t len)
  * did not PASS loses judge[i] (said; SKIP, no GPU, is no verdict on it and
  * keeps it: its mutants are then SKIP too). Its seconds go into the waves'
  * cost table `costs` (their time limits) unless the user gave --costs.
- * Returns 0, or an exit status (4, 130). */
+ * Its passes count only when the run vouches for them (kc_mut_run_end_check):
+ * one not trusted runs no mutant (1), one that ended without its TALLY line
+ * neither (4), and never is an earlier run's report read in its place.
+ * Returns 0, or an exit status (1, 4, 130). */
 static int run_baseline(const kc_opts *o, unsigned char *judge, const kc_item *items, int n, const kc_mutants *m,
                         const unsigned char *in, const char *absdir, const char *costs)
 {
@@ -225,7 +231,15 @@ static int run_baseline(const kc_opts *o, unsigned char *judge, const kc_item *i
     char *saved = getenv(KC_MUTANTS_ENV) ? strdup(getenv(KC_MUTANTS_ENV)) : NULL;
     unsetenv(KC_MUTANTS_ENV);
     int intr = 0;
-    int ws = kc_child_run("/proc/self/exe", av.v, on_baseline_line, NULL, &intr, err, sizeof err);
+    kc_mut_run_end end = { 0 };
+    if (unlink(json) && errno != ENOENT) {     /* an earlier run's report is never read as this one's */
+        kc_say(stderr, "mutate: cannot remove the earlier baseline report %s: %s\n", json, strerror(errno));
+        if (saved) setenv(KC_MUTANTS_ENV, saved, 1);
+        free(saved);
+        kc_strvec_clear(&av);
+        return 4;
+    }
+    int ws = kc_child_run("/proc/self/exe", av.v, on_baseline_line, &end, &intr, err, sizeof err);
     if (saved) setenv(KC_MUTANTS_ENV, saved, 1);
     free(saved);
     kc_strvec_clear(&av);
@@ -236,6 +250,13 @@ static int run_baseline(const kc_opts *o, unsigned char *judge, const kc_item *i
     if (WIFEXITED(ws) && WEXITSTATUS(ws) == 2) {
         kc_say(stderr, "mutate: the baseline run refused its command line (exit 2; above)\n");
         return 4;
+    }
+    char why[256];
+    int bad = kc_mut_run_end_check(&end, ws, why, sizeof why);
+    if (bad) {
+        kc_say(stderr, "mutate: the baseline run %s: which contracts pass unmutated is not known, so no mutant is "
+               "run, and mutate exits %d\n", why, bad == 2 ? 4 : 1);
+        return bad == 2 ? 4 : 1;
     }
     kc_mut_baseline b;
     if (kc_mut_baseline_init(&b, n)) {

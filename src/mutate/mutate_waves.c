@@ -16,6 +16,8 @@
 #include "child_run.h"
 #include "mutant_images.h"
 #include "progname.h"
+#include "signame.h"
+#include "tally.h"
 
 int kc_mutate_parse_line(const char *line, kc_state *state, char *contract, size_t ccap, char *id, size_t icap,
                          int *gate)
@@ -78,6 +80,35 @@ static void skip_message(const char *line, size_t len, char *buf, size_t cap)
     snprintf(buf, cap, "%.*s", (int)(q > p ? q - p : 0), p);
 }
 
+int kc_mut_end_line(kc_mut_run_end *end, const char *line, size_t len)
+{
+    if (len < 6 || strncmp(line, "TALLY ", 6) != 0) return 0;
+    char buf[8192], err[256];
+    kc_tally t;
+    snprintf(buf, sizeof buf, "%.*s", (int)len, line);
+    end->tally = len < sizeof buf && kc_tally_parse(buf, &t, err, sizeof err) == 0;
+    end->untrusted = end->tally ? t.untrusted : 0;
+    return 1;
+}
+
+int kc_mut_run_end_check(const kc_mut_run_end *end, int ws, char *why, size_t cap)
+{
+    char sb[32];
+    if (!end->tally) {
+        if (WIFSIGNALED(ws))
+            snprintf(why, cap, "was killed by signal %d (%s) before its TALLY line", WTERMSIG(ws),
+                     kc_signal_name(WTERMSIG(ws), sb, sizeof sb));
+        else
+            snprintf(why, cap, "exited %d without its TALLY line", WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+        return 2;
+    }
+    if (end->untrusted) {
+        snprintf(why, cap, "is not trusted: its TALLY says untrusted=%ld (a line above says why)", end->untrusted);
+        return 1;
+    }
+    return 0;
+}
+
 /* The run's lines: printed as they come, and each mutant item's state kept. */
 static void on_run_line(void *ctx, int err, const char *line, size_t len)
 {
@@ -85,6 +116,7 @@ static void on_run_line(void *ctx, int err, const char *line, size_t len)
     fprintf(err ? stderr : stdout, "%.*s\n", (int)len, line);
     if (err) return;
     fflush(stdout);
+    if (kc_mut_end_line(&r->end, line, len)) return;
     kc_state s;
     char contract[160], id[16];
     int gate;
@@ -283,7 +315,8 @@ int kc_mut_run_wave(const kc_opts *o, const unsigned char *judge, const kc_item 
                "them\n", k, k == 1 ? "" : "s");
         fflush(stdout);
     }
-    int intr = 0, rc = 0;
+    int intr = 0, rc = 0, from = rx->nitems;
+    memset(&rx->end, 0, sizeof rx->end);
     int ws = kc_child_run("/proc/self/exe", av.v, on_run_line, rx, &intr, err, sizeof err);
     kc_strvec_clear(&av);
     if (ws < 0 || intr) {
@@ -292,6 +325,30 @@ int kc_mut_run_wave(const kc_opts *o, const unsigned char *judge, const kc_item 
     } else if (WIFEXITED(ws) && WEXITSTATUS(ws) == 2) {
         kc_say(stderr, "mutate: the mutants' run refused its command line (exit 2; above)\n");
         rc = 4;
+    } else {
+        /* Its item lines count only when the run vouches for them: a run
+         * that did not reach its TALLY printed only some of what it ran,
+         * and an untrusted one's RED lines would make a score, and an exit
+         * 0, of a run that `run` itself calls not green. */
+        char why[256];
+        int bad = kc_mut_run_end_check(&rx->end, ws, why, sizeof why);
+        if (bad) {
+            int k = 0;
+            for (int i = 0; i < m->n; i++) {
+                if (!in[i]) continue;
+                kc_mut_status *st = &rx->st[i];
+                st->state = KC_MUT_NOTRUN;
+                st->gate = st->skipped = 0;
+                st->item[0] = 0;
+                snprintf(st->why, sizeof st->why, "its run (wave %d) %s", wave, why);
+                k++;
+            }
+            rx->nitems = from;
+            kc_say(stderr, "mutate: the mutants' run (wave %d) %s: none of its verdicts count; its %d mutant%s %s "
+                   "not run (--iterate runs %s again), and mutate exits %d\n", wave, why, k, k == 1 ? "" : "s",
+                   k == 1 ? "is" : "are", k == 1 ? "it" : "them", bad == 2 ? 4 : 1);
+            if (bad == 2) rc = 4;
+        }
     }
     return rc;
 }

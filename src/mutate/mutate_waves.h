@@ -24,16 +24,43 @@
  * manifests, the cost table and each wave's JSON report (run-wave<K>.json). */
 #define KC_MUT_DEFAULT_DIR "build/mutants"
 
+/* How a child run of mutate (the baseline, a wave) ended, read from its
+ * lines (kc_mut_end_line): its TALLY line (tally.h) is printed at its end,
+ * so without one the run did not reach it (killed, crashed) and its item
+ * lines are not all it ran; untrusted is that line's untrusted= (a
+ * sanitizer session that could not vouch, a worker that broke the result
+ * protocol or ended unexplained, an interrupted run: run_end.c), whose item
+ * lines the run itself does not vouch for. */
+typedef struct kc_mut_run_end {
+    int tally;              /* a TALLY line that parses was read */
+    long untrusted;         /* its untrusted= */
+} kc_mut_run_end;
+
+/* One stdout line of a child run: a TALLY line sets end (tally 0 when it
+ * does not parse) and returns 1; any other line 0. */
+int kc_mut_end_line(kc_mut_run_end *end, const char *line, size_t len);
+
+/* Whether the verdicts of a child run that ended with wait status ws and
+ * lines end can be counted: 0 yes; 1 not trusted (its TALLY says
+ * untrusted=); 2 it ended without its TALLY line (killed by a signal,
+ * crashed: an exit with no end). Except for 0, why says so ("was killed by
+ * signal 9 (SIGKILL) before its TALLY line"; "is not trusted: its TALLY
+ * says untrusted=1 (a line above says why)"), for "the mutants' run (wave
+ * 1) <why>". */
+int kc_mut_run_end_check(const kc_mut_run_end *end, int ws, char *why, size_t cap);
+
 /* What the waves' runs told, kept across the waves (kc_mut_run_wave): the
  * caller sets m and st; each mutant item's line appends an item to
  * items[0..nitems) (grown by realloc, cap its room; the caller frees items;
  * oom set when it could not grow) and raises st[i] of its mutant to the best
- * outcome so far: caught, else timeout, else not run, else missed. */
+ * outcome so far: caught, else timeout, else not run, else missed. end: the
+ * current wave's run's end (kc_mut_run_wave resets it). */
 typedef struct kc_mut_run_ctx {
     kc_mutants *m;
     kc_mut_status *st;
     kc_mut_item *items;
     int nitems, cap, oom;
+    kc_mut_run_end end;
 } kc_mut_run_ctx;
 
 /* What the routed waves read (kc_mut_run_waves). */
@@ -91,8 +118,13 @@ int kc_mutate_wave_slice(const kc_opts *o, int wave, const char *mutant_costs, k
  * done: cargo-mutants stops at a mutant's first failing test too), wave 2
  * the others that reach the mutants wave 1 missed. Wave 2 runs whole on
  * every shard: its manifest holds only the mutants this shard's wave 1 ran.
- * Its JSON report goes to DIR/run-wave<K>.json. Returns 0 (also when the
- * wave has no item), or the command's exit status (4, 130). */
+ * Its JSON report goes to DIR/run-wave<K>.json. A run whose verdicts
+ * cannot be counted (kc_mut_run_end_check: not trusted, or ended without
+ * its TALLY line) is said on stderr, and none of its lines count: each
+ * mutant of the wave (in[i]) is not run (st why says so; its items are
+ * dropped), so the report exits 1, and a run with no end returns 4.
+ * Returns 0 (also when the wave has no item), or the command's exit status
+ * (4, 130). */
 int kc_mut_run_wave(const kc_opts *o, const unsigned char *judge, const kc_item *items, int n, const kc_mutants *m,
                     const unsigned char *in, const kc_mut_routes *routes, const char *manifest, int wave,
                     kc_mut_run_ctx *rx);

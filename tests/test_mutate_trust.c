@@ -1,0 +1,256 @@
+/* test_mutate_trust.c — a mutation run counts the lines of its own runs
+ * (the baseline, each wave) only when the run vouches for them (its TALLY:
+ * mutate_waves.h, kc_mut_run_end_check); found by a red-team helper. The
+ * whole command on the fixture under the fake driver: the module's source
+ * is a small fake_axpy.cu, and $MAKE a script that "builds" each mutant
+ * into a fake image ("KCFAKE fake_axpy wrong_value": gate 3 catches it).
+ * Its one mutant's item (or the baseline's) then loses its context and its
+ * worker's teardown is held (KC_FAULT_LOSE_CONTEXT_AFTER, KC_FAULT_TEARDOWN_S),
+ * so the item's verdict is out while the run has not reached its end; the
+ * test then ends that run: SIGTERM (an interrupted run: its TALLY says
+ * untrusted=1) or SIGKILL (no TALLY at all). Before, mutate counted the RED
+ * line of either and exited 0 with score 1.00 (and read an earlier
+ * baseline's report for a killed baseline). */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mutate_ops.h"
+#include "support/run_output.h"
+#include "support/spawn.h"
+
+static const char SOURCE[] = "__global__ void fake_axpy_f32(float *y, const float *x, float a, int n)\n"
+                             "{\n"
+                             "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                             "    if (i < n) y[i] = a * x[i] + y[i];\n"
+                             "}\n";
+
+/* A make for the fake driver: each .cubin its source behind a KCFAKE line
+ * (so the mutants differ from the original and from each other), each
+ * .fatbin that line alone. */
+static const char MAKE_SCRIPT[] =
+    "#!/bin/sh\n"
+    "for t in \"$@\"; do\n"
+    "  case \"$t\" in\n"
+    "    -*|*=*) ;;\n"
+    "    *@orig.cubin) { echo 'KCFAKE fake_axpy -'; cat \"${t%.cubin}.cu\"; } > \"$t\" ;;\n"
+    "    *.cubin) { echo 'KCFAKE fake_axpy wrong_value'; cat \"${t%.cubin}.cu\"; } > \"$t\" ;;\n"
+    "    *.fatbin) head -n 1 \"${t%.fatbin}.cubin\" > \"$t\" ;;\n"
+    "  esac\n"
+    "done\n";
+
+typedef struct trust_run {
+    char dir[512], src[600], mut[600], make[600], json[600], out[600], err[600];
+    char id[16];
+} trust_run;
+
+/* The folder, its source and make script, and the id of the source's one
+ * "bound" mutant (i < n -> i <= n), computed as mutate computes it. */
+static void trust_setup(trust_run *t, const char *tag)
+{
+    kc_tmp_dir(t->dir, sizeof t->dir, tag);
+    snprintf(t->src, sizeof t->src, "%s/src", t->dir);
+    cr_assert_eq(mkdir(t->src, 0777), 0);
+    char path[700];
+    snprintf(path, sizeof path, "%s/fake_axpy.cu", t->src);
+    kc_write_file(path, SOURCE);
+    snprintf(t->make, sizeof t->make, "%s/make.sh", t->dir);
+    kc_write_file(t->make, MAKE_SCRIPT);
+    cr_assert_eq(chmod(t->make, 0755), 0);
+    snprintf(t->mut, sizeof t->mut, "%s/mutants", t->dir);
+    snprintf(t->json, sizeof t->json, "%s/report.json", t->dir);
+    snprintf(t->out, sizeof t->out, "%s/out.txt", t->dir);
+    snprintf(t->err, sizeof t->err, "%s/err.txt", t->dir);
+    kc_src src;
+    kc_mutants m = { 0 };
+    char err[256];
+    cr_assert_eq(kc_src_scan(&src, SOURCE, strlen(SOURCE), err, sizeof err), 0, "%s", err);
+    unsigned bound = 0;
+    for (int k = 0; kc_mut_ops[k].name; k++)
+        if (!strcmp(kc_mut_ops[k].name, "bound")) bound |= 1u << k;
+    cr_assert_eq(kc_mutate_source(&src, "fake_axpy", path, bound, &m, err, sizeof err), 1, "%s", err);
+    snprintf(t->id, sizeof t->id, "%s", m.v[0].id);
+    kc_mutants_free(&m);
+    kc_src_free(&src);
+}
+
+/* Starts `kcontract-fixture mutate` on the fixture's fake.axpy.f32 under the
+ * fake driver, its stdout and stderr into t->out and t->err; lose: the item
+ * whose context is lost and whose worker's teardown then takes 20 s (NULL:
+ * none). Returns its pid. */
+static pid_t trust_start(const trust_run *t, const char *lose)
+{
+    char costs[700], cuda[700], make[700], lose_env[300];
+    kc_test_costs_path(costs, sizeof costs);
+    const char *lib = getenv("KC_FAKE_CUDA");
+    snprintf(cuda, sizeof cuda, "%s", lib && *lib ? lib : "build/libfake_cuda.so");
+    snprintf(make, sizeof make, "%s", t->make);
+    snprintf(lose_env, sizeof lose_env, "%s", lose ? lose : "");
+    kc_write_file(t->out, "");     /* nothing of an earlier run's output is waited for */
+    kc_write_file(t->err, "");
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        int o = open(t->out, O_WRONLY | O_TRUNC), e = open(t->err, O_WRONLY | O_TRUNC);
+        if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0) _exit(127);
+        setenv("KC_LIBCUDA", cuda, 1);
+        setenv("MAKE", make, 1);
+        setenv("KC_CACHE_DIR", "off", 1);
+        if (!getenv("KC_COSTS") || !*getenv("KC_COSTS")) setenv("KC_COSTS", costs, 1);
+        if (*lose_env) {
+            setenv("KC_FAULT_LOSE_CONTEXT_AFTER", lose_env, 1);
+            setenv("KC_FAULT_TEARDOWN_S", "20", 1);
+        }
+        execl(kc_test_fixture_bin(), kc_test_fixture_bin(), "mutate", "--source-dir", t->src, "--mutants-dir", t->mut,
+              "--operators", "bound", "--jobs", "1", "--json", t->json, "fake.axpy.f32", (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Whether file path holds needle, waited for up to timeout_s. */
+static int wait_for_text(const char *path, const char *needle, double timeout_s)
+{
+    for (double waited = 0; waited < timeout_s; waited += 0.05) {
+        FILE *f = fopen(path, "rb");
+        if (f) {
+            static char buf[1 << 18];
+            size_t n = fread(buf, 1, sizeof buf - 1, f);
+            buf[n] = 0;
+            fclose(f);
+            if (strstr(buf, needle)) return 1;
+        }
+        nanosleep(&(struct timespec){ 0, 50000000 }, NULL);
+    }
+    return 0;
+}
+
+/* The pid of a child of parent whose command line holds needle, 0 none. */
+static pid_t child_with(pid_t parent, const char *needle)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    pid_t found = 0;
+    while (d && !found && (e = readdir(d))) {
+        pid_t pid = (pid_t)atol(e->d_name);
+        if (pid <= 0) continue;
+        char path[64], buf[8192];
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        int ppid = 0;
+        int ok = fscanf(f, "%*d (%*[^)]) %*c %d", &ppid) == 1;
+        fclose(f);
+        if (!ok || ppid != parent) continue;
+        snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+        f = fopen(path, "rb");
+        if (!f) continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        for (size_t i = 0; i < n; i++)
+            if (!buf[i]) buf[i] = ' ';
+        buf[n] = 0;
+        if (strstr(buf, needle)) found = pid;
+    }
+    if (d) closedir(d);
+    return found;
+}
+
+/* Waits for pid (killed after timeout_s); its exit status, 128 + signal. */
+static int trust_wait(pid_t pid, double timeout_s)
+{
+    int ws = 0;
+    for (double waited = 0;; waited += 0.05) {
+        pid_t r = waitpid(pid, &ws, WNOHANG);
+        if (r == pid) break;
+        cr_assert(r == 0 || errno == EINTR, "waitpid: %s", strerror(errno));
+        if (waited > timeout_s) kill(pid, SIGKILL);
+        nanosleep(&(struct timespec){ 0, 50000000 }, NULL);
+    }
+    return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+}
+
+/* One mutate run whose child run (its command line holding `which`) gets
+ * signal sig once `line` is in mutate's output; mutate's exit status. */
+static int mutate_with_run_ended(const trust_run *t, const char *lose, const char *line, const char *which, int sig)
+{
+    pid_t pid = trust_start(t, lose);
+    cr_assert(wait_for_text(t->out, line, 30), "no '%s' line:\n%s%s", line, kc_out_file(t->out), kc_out_file(t->err));
+    pid_t run = child_with(pid, which);
+    cr_assert_gt(run, 0, "no child run of mutate with '%s'", which);
+    kill(run, sig);
+    return trust_wait(pid, 60);
+}
+
+/* The wave's run ends before its end: interrupted (its TALLY untrusted=1),
+ * or killed (no TALLY). Its RED line does not count: the mutant is not run,
+ * the line says why, and mutate exits 1 (not trusted) or 4 (no end). */
+Test(mutate_trust, a_wave_run_that_is_not_trusted_or_has_no_end_counts_no_verdict, .timeout = 120)
+{
+    trust_run t;
+    trust_setup(&t, "muttrust-wave");
+    char item[200], red[240];
+    snprintf(item, sizeof item, "fake.axpy.f32:mutant.%s", t.id);
+    snprintf(red, sizeof red, "RED    %s", item);
+    /* the premise: undisturbed, gate 3 catches the mutant and mutate exits 0 */
+    int st = trust_wait(trust_start(&t, NULL), 60);
+    cr_assert_eq(st, 0, "exit %d\n%s%s", st, kc_out_file(t.out), kc_out_file(t.err));
+    cr_assert(strstr(kc_out_file(t.out), "caught=1 missed=0 timeout=0 score=1.00"), "%s", kc_out_file(t.out));
+    struct { int sig, status; const char *said, *why; } cases[] = {
+        { SIGTERM, 1, "mutate: the mutants' run (wave 1) is not trusted: its TALLY says untrusted=1",
+          "its run (wave 1) is not trusted" },
+        { SIGKILL, 4, "mutate: the mutants' run (wave 1) was killed by signal 9 (SIGKILL) before its TALLY line",
+          "its run (wave 1) was killed by signal 9 (SIGKILL)" },
+    };
+    for (int c = 0; c < 2; c++) {
+        st = mutate_with_run_ended(&t, item, red, "run-wave1.json", cases[c].sig);
+        const char *out = kc_out_file(t.out);
+        cr_expect(strstr(out, red), "case %d: the premise: the RED line came before the run ended\n%s", c, out);
+        cr_expect_eq(st, cases[c].status, "case %d: exit %d, expected %d\n%s%s", c, st, cases[c].status, out,
+                     kc_out_file(t.err));
+        cr_expect(strstr(out, "caught 0 (") == NULL && strstr(out, "caught=0 missed=0 timeout=0 score=-"),
+                  "case %d: the RED line of a run that does not vouch for it counted:\n%s", c, out);
+        cr_expect(strstr(out, "not run 1, score -"), "case %d:\n%s", c, out);
+        const char *err = kc_out_file(t.err);
+        cr_expect(strstr(err, cases[c].said) && strstr(err, "none of its verdicts count; its 1 mutant is not run"),
+                  "case %d: no line says why:\n%s", c, err);
+        const char *j = kc_out_file(t.json);
+        cr_expect(strstr(j, "\"state\":\"notrun\",\"why\":\"") && strstr(j, cases[c].why), "case %d:\n%s", c, j);
+    }
+    kc_rm_rf(t.dir);
+}
+
+/* The baseline's run ends before its end: its PASS does not let a contract
+ * judge the mutants (no mutant runs), and a killed baseline's report is
+ * never an earlier run's (the folder holds one from the premise's run). */
+Test(mutate_trust, a_baseline_run_that_is_not_trusted_or_has_no_end_runs_no_mutant, .timeout = 120)
+{
+    trust_run t;
+    trust_setup(&t, "muttrust-base");
+    int st = trust_wait(trust_start(&t, NULL), 60);
+    cr_assert_eq(st, 0, "the premise: exit %d\n%s%s", st, kc_out_file(t.out), kc_out_file(t.err));
+    struct { int sig, status; const char *said; } cases[] = {
+        { SIGTERM, 1, "mutate: the baseline run is not trusted: its TALLY says untrusted=1" },
+        { SIGKILL, 4, "mutate: the baseline run was killed by signal 9 (SIGKILL) before its TALLY line" },
+    };
+    for (int c = 0; c < 2; c++) {
+        st = mutate_with_run_ended(&t, "fake.axpy.f32", "PASS   fake.axpy.f32  ", "run-baseline.json", cases[c].sig);
+        const char *out = kc_out_file(t.out);
+        cr_expect_eq(st, cases[c].status, "case %d: exit %d, expected %d\n%s%s", c, st, cases[c].status, out,
+                     kc_out_file(t.err));
+        cr_expect_eq(kc_out_count(out, ":mutant."), 0, "case %d: a mutant ran after that baseline:\n%s", c, out);
+        cr_expect(strstr(out, "caught=0 missed=0 timeout=0 score=-"), "case %d:\n%s", c, out);
+        cr_expect(strstr(kc_out_file(t.err), cases[c].said), "case %d: no line says why:\n%s", c, kc_out_file(t.err));
+    }
+    kc_rm_rf(t.dir);
+}

@@ -10,7 +10,10 @@
  * test then ends that run: SIGTERM (an interrupted run: its TALLY says
  * untrusted=1) or SIGKILL (no TALLY at all). Before, mutate counted the RED
  * line of either and exited 0 with score 1.00 (and read an earlier
- * baseline's report for a killed baseline). */
+ * baseline's report for a killed baseline). Last, what the report says of
+ * a mutant its first contract missed and another skipped (the GPU lost
+ * between the waves, KC_FAKE_WORKER_GPU_LOST): missed, not "skipped: no
+ * GPU" with exit 3. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
@@ -36,27 +39,32 @@ static const char SOURCE[] = "__global__ void fake_axpy_f32(float *y, const floa
 
 /* A make for the fake driver: each .cubin its source behind a KCFAKE line
  * (so the mutants differ from the original and from each other), each
- * .fatbin that line alone. */
+ * .fatbin that line alone; %s: what the fake driver runs for a mutant
+ * ("wrong_value": gate 3 catches it; "-": the clean kernel, missed). */
 static const char MAKE_SCRIPT[] =
     "#!/bin/sh\n"
     "for t in \"$@\"; do\n"
     "  case \"$t\" in\n"
     "    -*|*=*) ;;\n"
-    "    *@orig.cubin) { echo 'KCFAKE fake_axpy -'; cat \"${t%.cubin}.cu\"; } > \"$t\" ;;\n"
-    "    *.cubin) { echo 'KCFAKE fake_axpy wrong_value'; cat \"${t%.cubin}.cu\"; } > \"$t\" ;;\n"
-    "    *.fatbin) head -n 1 \"${t%.fatbin}.cubin\" > \"$t\" ;;\n"
+    "    *@orig.cubin) { echo 'KCFAKE fake_axpy orig'; cat \"${t%%.cubin}.cu\"; } > \"$t\" ;;\n"
+    "    *.cubin) { echo 'KCFAKE fake_axpy %s'; cat \"${t%%.cubin}.cu\"; } > \"$t\" ;;\n"
+    "    *.fatbin) head -n 1 \"${t%%.fatbin}.cubin\" > \"$t\" ;;\n"
     "  esac\n"
     "done\n";
 
 typedef struct trust_run {
     char dir[512], src[600], mut[600], make[600], json[600], out[600], err[600];
     char id[16];
+    char gpu_lost[700];         /* KC_FAKE_WORKER_GPU_LOST's value, "" none */
+    int both;                   /* fakeblock.axpy.f32 judges the mutants too (after fake.axpy.f32) */
 } trust_run;
 
-/* The folder, its source and make script, and the id of the source's one
- * "bound" mutant (i < n -> i <= n), computed as mutate computes it. */
-static void trust_setup(trust_run *t, const char *tag)
+/* The folder, its source and make script (control: what a mutant's image
+ * runs), and the id of the source's one "bound" mutant (i < n -> i <= n),
+ * computed as mutate computes it. */
+static void trust_setup(trust_run *t, const char *tag, const char *control)
 {
+    memset(t, 0, sizeof *t);
     kc_tmp_dir(t->dir, sizeof t->dir, tag);
     snprintf(t->src, sizeof t->src, "%s/src", t->dir);
     cr_assert_eq(mkdir(t->src, 0777), 0);
@@ -64,7 +72,9 @@ static void trust_setup(trust_run *t, const char *tag)
     snprintf(path, sizeof path, "%s/fake_axpy.cu", t->src);
     kc_write_file(path, SOURCE);
     snprintf(t->make, sizeof t->make, "%s/make.sh", t->dir);
-    kc_write_file(t->make, MAKE_SCRIPT);
+    char script[1024];
+    snprintf(script, sizeof script, MAKE_SCRIPT, control);
+    kc_write_file(t->make, script);
     cr_assert_eq(chmod(t->make, 0755), 0);
     snprintf(t->mut, sizeof t->mut, "%s/mutants", t->dir);
     snprintf(t->json, sizeof t->json, "%s/report.json", t->dir);
@@ -89,7 +99,8 @@ static void trust_setup(trust_run *t, const char *tag)
  * none). Returns its pid. */
 static pid_t trust_start(const trust_run *t, const char *lose)
 {
-    char costs[700], cuda[700], make[700], lose_env[300];
+    char costs[700], cuda[700], make[700], lose_env[300], gpu_lost[700];
+    snprintf(gpu_lost, sizeof gpu_lost, "%s", t->gpu_lost);
     kc_test_costs_path(costs, sizeof costs);
     const char *lib = getenv("KC_FAKE_CUDA");
     snprintf(cuda, sizeof cuda, "%s", lib && *lib ? lib : "build/libfake_cuda.so");
@@ -111,8 +122,10 @@ static pid_t trust_start(const trust_run *t, const char *lose)
             setenv("KC_FAULT_LOSE_CONTEXT_AFTER", lose_env, 1);
             setenv("KC_FAULT_TEARDOWN_S", "20", 1);
         }
+        if (*gpu_lost) setenv("KC_FAKE_WORKER_GPU_LOST", gpu_lost, 1);
         execl(kc_test_fixture_bin(), kc_test_fixture_bin(), "mutate", "--source-dir", t->src, "--mutants-dir", t->mut,
-              "--operators", "bound", "--jobs", "1", "--json", t->json, "fake.axpy.f32", (char *)NULL);
+              "--operators", "bound", "--jobs", "1", "--json", t->json, "fake.axpy.f32",
+              t->both ? "fakeblock.axpy.f32" : (char *)NULL, (char *)NULL);
         _exit(127);
     }
     return pid;
@@ -198,7 +211,7 @@ static int mutate_with_run_ended(const trust_run *t, const char *lose, const cha
 Test(mutate_trust, a_wave_run_that_is_not_trusted_or_has_no_end_counts_no_verdict, .timeout = 120)
 {
     trust_run t;
-    trust_setup(&t, "muttrust-wave");
+    trust_setup(&t, "muttrust-wave", "wrong_value");
     char item[200], red[240];
     snprintf(item, sizeof item, "fake.axpy.f32:mutant.%s", t.id);
     snprintf(red, sizeof red, "RED    %s", item);
@@ -236,7 +249,7 @@ Test(mutate_trust, a_wave_run_that_is_not_trusted_or_has_no_end_counts_no_verdic
 Test(mutate_trust, a_baseline_run_that_is_not_trusted_or_has_no_end_runs_no_mutant, .timeout = 120)
 {
     trust_run t;
-    trust_setup(&t, "muttrust-base");
+    trust_setup(&t, "muttrust-base", "wrong_value");
     int st = trust_wait(trust_start(&t, NULL), 60);
     cr_assert_eq(st, 0, "the premise: exit %d\n%s%s", st, kc_out_file(t.out), kc_out_file(t.err));
     struct { int sig, status; const char *said; } cases[] = {
@@ -252,5 +265,33 @@ Test(mutate_trust, a_baseline_run_that_is_not_trusted_or_has_no_end_runs_no_muta
         cr_expect(strstr(out, "caught=0 missed=0 timeout=0 score=-"), "case %d:\n%s", c, out);
         cr_expect(strstr(kc_out_file(t.err), cases[c].said), "case %d: no line says why:\n%s", c, kc_out_file(t.err));
     }
+    kc_rm_rf(t.dir);
+}
+
+/* Wave 1: fake.axpy.f32 misses the mutant; then the GPU is lost (the third
+ * worker's driver sees none: the baseline's and wave 1's came first), and
+ * wave 2's fakeblock.axpy.f32 is SKIP, no GPU. A contract ran the mutant
+ * and it survived: missed, exit 1. Before, the SKIP outranked the miss (and
+ * wave 2 had made the mutant undecided again): "not run 1 (skipped: no
+ * GPU)", exit 3, which a CI without a GPU accepts. */
+Test(mutate_trust, a_mutant_one_contract_missed_and_another_skipped_is_missed, .timeout = 60)
+{
+    trust_run t;
+    trust_setup(&t, "muttrust-skip", "-");
+    t.both = 1;
+    snprintf(t.gpu_lost, sizeof t.gpu_lost, "%s/workers.txt:2", t.dir);
+    int st = trust_wait(trust_start(&t, NULL), 60);
+    const char *out = kc_out_file(t.out);
+    char missed[200], skipped[200];
+    snprintf(missed, sizeof missed, "MISSED fake.axpy.f32:mutant.%s  ", t.id);
+    snprintf(skipped, sizeof skipped, "SKIP   fakeblock.axpy.f32:mutant.%s  no GPU", t.id);
+    cr_assert(strstr(out, missed) && strstr(out, skipped) && strstr(out, "on to the module's other contracts"),
+              "the premise: wave 1 missed it, wave 2 skipped it:\n%s%s", out, kc_out_file(t.err));
+    cr_expect_eq(st, 1, "a missed mutant: exit %d\n%s%s", st, out, kc_out_file(t.err));
+    cr_expect(strstr(out, "caught=0 missed=1 timeout=0 score=0.00"), "%s", out);
+    cr_expect(!strstr(out, "skipped: no GPU"), "the miss reads skipped:\n%s", out);
+    char item[200];
+    snprintf(item, sizeof item, "\"state\":\"missed\",\"item\":\"fake.axpy.f32:mutant.%s\"", t.id);
+    cr_expect(strstr(kc_out_file(t.json), item), "%s", kc_out_file(t.json));
     kc_rm_rf(t.dir);
 }

@@ -41,6 +41,8 @@ typedef struct kc_mut_status {
     int carried;            /* the outcome is an earlier report's (--iterate): not built or run in this run */
     int skipped;            /* NOTRUN because every item that ran it was SKIP (no GPU, no compute-sanitizer):
                              * nothing could run it here; why holds the first SKIP's message */
+    int missed;             /* an item of it MISSED in this run (any wave): a SKIP of another contract, in
+                             * that wave or the next, leaves it missed, never skipped (mutate_waves.c) */
 } kc_mut_status;
 
 /* A module under mutation: its name, its source's path and scanned text. */

@@ -109,6 +109,20 @@ int kc_mut_run_end_check(const kc_mut_run_end *end, int ws, char *why, size_t ca
     return 0;
 }
 
+/* The rank of a mutant's outcome, of its items' the highest: caught by any
+ * contract; else a timeout; else not run for another reason than a skip (a
+ * run cut short, restarts used up: a contract that might catch it did not
+ * run, so it is undecided, never missed); else missed (a contract ran it and
+ * it survived: a contract that skips it, with no GPU or no compute-sanitizer
+ * here, does not hide that, as cargo-mutants and Mull count a mutant that a
+ * test ran against and survived missed); else not run because every item of
+ * it was SKIP (nothing could run it here: exit 3). */
+static int outcome_rank(kc_mut_state s, int skipped)
+{
+    return s == KC_MUT_CAUGHT ? 5 : s == KC_MUT_TIMEOUT ? 4 : s == KC_MUT_NOTRUN ? (skipped ? 1 : 3)
+         : s == KC_MUT_MISSED ? 2 : 0;
+}
+
 /* The run's lines: printed as they come, and each mutant item's state kept. */
 static void on_run_line(void *ctx, int err, const char *line, size_t len)
 {
@@ -137,21 +151,20 @@ static void on_run_line(void *ctx, int err, const char *line, size_t len)
     it->state = s == KC_RED ? KC_MUT_CAUGHT : s == KC_MISSED ? KC_MUT_MISSED
               : s == KC_TIMEOUT || s == KC_CRASH ? KC_MUT_TIMEOUT : KC_MUT_NOTRUN;
     it->gate = gate;
-    /* the mutant: caught by any contract; else a timeout; else missed only when every item missed */
     kc_mut_status *st = &r->st[i];
-    int rank_new = it->state == KC_MUT_CAUGHT ? 4 : it->state == KC_MUT_TIMEOUT ? 3 : it->state == KC_MUT_NOTRUN ? 2 : 1;
-    int rank_old = st->state == KC_MUT_CAUGHT ? 4 : st->state == KC_MUT_TIMEOUT ? 3 : st->state == KC_MUT_NOTRUN ? 2
-                 : st->state == KC_MUT_MISSED ? 1 : 0;
-    /* not run because skipped only when every item of it that ran was SKIP */
     const int skipped = s == KC_SKIP;
+    if (it->state == KC_MUT_MISSED) st->missed = 1;
+    /* wave 2: its first contract missed it in wave 1 (st VIABLE again,
+     * undecided until wave 2 runs it); a contract that skips it cannot undo
+     * that miss, so it stands until a verdict above it comes */
+    if (skipped && st->state == KC_MUT_VIABLE && st->missed) st->state = KC_MUT_MISSED;
+    int rank_new = outcome_rank(it->state, skipped), rank_old = outcome_rank(st->state, st->skipped);
     if (rank_new > rank_old) {
         st->state = it->state;
         st->gate = gate;
         snprintf(st->item, sizeof st->item, "%s:mutant.%s", contract, id);
         st->skipped = skipped;
         if (skipped) skip_message(line, len, st->why, sizeof st->why);
-    } else if (it->state == KC_MUT_NOTRUN && st->state == KC_MUT_NOTRUN && !skipped) {
-        st->skipped = 0;
     }
 }
 

@@ -53,8 +53,10 @@ int kc_mut_run_end_check(const kc_mut_run_end *end, int ws, char *why, size_t ca
  * caller sets m and st; each mutant item's line appends an item to
  * items[0..nitems) (grown by realloc, cap its room; the caller frees items;
  * oom set when it could not grow) and raises st[i] of its mutant to the best
- * outcome so far: caught, else timeout, else not run, else missed. end: the
- * current wave's run's end (kc_mut_run_wave resets it). */
+ * outcome so far: caught, else timeout, else not run for another reason than
+ * a skip, else missed (by this wave's items or, for wave 2, by its first
+ * contract in wave 1: st[i].missed), else skipped. end: the current wave's
+ * run's end (kc_mut_run_wave resets it). */
 typedef struct kc_mut_run_ctx {
     kc_mutants *m;
     kc_mut_status *st;

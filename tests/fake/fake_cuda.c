@@ -66,7 +66,11 @@
  * KC_FAKE_CUINIT_ERROR_WORKER=N only in a run's worker (a process given
  * --worker): a driver that stopped working after the parent's probe found
  * the device. KC_FAKE_CUINIT_HANG=<file>: cuInit writes its pid to the file
- * and never returns (a driver load that hangs).
+ * and never returns (a driver load that hangs). KC_FAKE_WORKER_GPU_LOST=
+ * <file>:<n>: each worker's first cuInit appends its pid to the file, and
+ * from the (n+1)-th worker on cuInit fails there with CUDA_ERROR_NO_DEVICE
+ * (a GPU lost after n workers opened it: the driver sees none, while the
+ * run's probe found it; its items are SKIP, no GPU).
  *
  * Threads: host threads of one process may share the context (issue 23,
  * part 1): the context's state (initialized, the sticky and late faults,
@@ -115,9 +119,31 @@ static int is_worker(void)
     return 0;
 }
 
+/* KC_FAKE_WORKER_GPU_LOST (above): whether this worker comes after the
+ * first n, decided once per process. */
+static int worker_gpu_lost(void)
+{
+    static int decided = -1;
+    const char *spec = getenv("KC_FAKE_WORKER_GPU_LOST"), *colon = spec ? strrchr(spec, ':') : NULL;
+    if (!colon || !is_worker()) return 0;
+    if (decided >= 0) return decided;
+    char path[512];
+    snprintf(path, sizeof path, "%.*s", (int)(colon - spec), spec);
+    FILE *f = fopen(path, "a+");
+    if (!f) return decided = 0;
+    fprintf(f, "%d\n", (int)getpid());
+    fflush(f);
+    rewind(f);
+    int lines = 0, c;
+    while ((c = fgetc(f)) != EOF) lines += c == '\n';
+    fclose(f);
+    return decided = lines > atoi(colon + 1);
+}
+
 CUresult cuInit(unsigned flags)
 {
     if (flags) return CUDA_ERROR_INVALID_VALUE;
+    if (worker_gpu_lost()) return CUDA_ERROR_NO_DEVICE;
     const char *fail = getenv("KC_FAKE_CUINIT_ERROR");     /* set: cuInit fails with that CUresult (a number) */
     if (fail && *fail) return (CUresult)atoi(fail);
     const char *wfail = getenv("KC_FAKE_CUINIT_ERROR_WORKER");     /* the same, in a worker only */

@@ -279,3 +279,61 @@ Test(count_probe, a_contract_that_names_no_dims_is_not_held_to_them)
     c.dims[0] = c.dims[1] = NULL;
     cr_expect_eq(probe_with(&c, why, sizeof why), 0, "%s", why);
 }
+
+
+/* A count may copy its shape: a helper that takes a kc_shape by value (not
+ * inlined: the whole struct is copied, its unnamed dims too), or a copy
+ * with a dim rounded up, counted by a library helper. The copy reads every
+ * dim, named or not, but its result depends on the named ones only: no
+ * mistake. Before, the guard's page refused it as "reads d[2]". */
+__attribute__((noipa)) static size_t rows_cols_of(kc_shape s) { return (size_t)(s.d[0] * s.d[1]); }
+static size_t count_by_value(const kc_shape *s) { return rows_cols_of(*s); }
+__attribute__((noipa)) static size_t count_padded(const kc_shape *s)
+{
+    kc_shape t = *s;
+    t.d[1] = (t.d[1] + 15) / 16 * 16;
+    return kc_count_d0d1(&t);
+}
+
+Test(count_probe, a_count_that_copies_its_shape_is_no_mistake)
+{
+    static kc_contract c, p;
+    char why[2048];
+    c = two_dim_contract("probe.byvalue", count_by_value);
+    cr_expect_eq(probe_with(&c, why, sizeof why), 0, "a count of a shape passed by value refused: %s", why);
+    p = two_dim_contract("probe.padded", count_padded);
+    cr_expect_eq(probe_with(&p, why, sizeof why), 0, "a count of a padded copy refused: %s", why);
+}
+
+/* no_racecheck is a field of the shape: a function may read it (an edge
+ * shape's count, here). Before, it lay on the guard's page and the read
+ * ended the probe: "ended the process (SIGSEGV ...)". */
+__attribute__((noipa)) static size_t count_reads_no_racecheck(const kc_shape *s)
+{
+    return s->no_racecheck && s->no_racecheck[0] == '!' ? 0 : (size_t)(s->d[0] * s->d[1]);
+}
+
+Test(count_probe, a_count_that_reads_no_racecheck_is_no_mistake)
+{
+    static kc_contract c;
+    char why[2048];
+    c = two_dim_contract("probe.norace", count_reads_no_racecheck);
+    cr_expect_eq(probe_with(&c, why, sizeof why), 0, "a count that reads no_racecheck refused: %s", why);
+}
+
+/* A copy that then reads an unnamed dim of it is still refused, naming it. */
+__attribute__((noipa)) static size_t count_copy_d2(const kc_shape *s)
+{
+    kc_shape t = *s;
+    return (size_t)(t.d[0] * t.d[1] * (t.d[2] + 1));
+}
+
+Test(count_probe, a_copy_that_reads_an_unnamed_dim_is_refused)
+{
+    static kc_contract c;
+    char why[2048];
+    c = two_dim_contract("probe.copyd2", count_copy_d2);
+    cr_expect_eq(probe_with(&c, why, sizeof why), -1, "a count of a copy's d[2] passed");
+    cr_expect(strstr(why, "contract probe.copyd2: shape model.4x8: the element count of buffer y reads d[2], a dim the "
+                          "contract does not name"), "%s", why);
+}

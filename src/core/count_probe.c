@@ -41,34 +41,52 @@ static const char *const WHAT[] = { "the element count", "the arithmetic's terms
 #define PROBE_LIMIT_S 10
 
 /* The guard, in the child only: a page that may be read, then one that may
- * not. Each shape is copied so that its dims the contract does not name
- * (d[named] ..) lie on the second page: a function that reads one faults
- * there, and the handler notes which before the process ends. Without it
- * such a read gives 0 (the entry a shape leaves out), a buffer of no
- * elements or a 0 passed, and the contract ran as if fine. Statics: a
- * signal handler has nothing else to read. */
-static probe_at *guard_at;
-static unsigned char *guard_fence;      /* the first byte that may not be read; NULL: no guard */
+ * not. Each shape is copied whole so that its dims the contract does not
+ * name (d[named] ..) and the fields after them (no_racecheck) lie on the
+ * second page: a function that touches one faults there, and the handler
+ * notes the first dim touched, makes the page readable (the read then sees
+ * the shape's own values) and lets the function go on. A touch alone is no
+ * mistake: a count may copy its shape (kc_shape t = *s, a helper taking a
+ * kc_shape by value) or read no_racecheck, and a compiler may load a whole
+ * shape. What is refused is a result that depends on a dim the contract
+ * does not name (depends_unnamed): without it such a read gives 0 (the
+ * entry a shape leaves out), a buffer of no elements or a 0 passed, and the
+ * contract ran as if fine. Statics: a signal handler has nothing else to
+ * read. */
+static unsigned char *guard_fence;      /* the first byte of the guarded page; NULL: no guard */
+static size_t guard_page;               /* its size */
 static int guard_named;                 /* the dims of the shape copied last */
+static int guard_open_now;              /* the page is readable (a touch since the last arm) */
+static volatile sig_atomic_t guard_touched;     /* -1 none; the first unnamed dim touched; KC_MAX_DIMS: a field past d */
 
-/* SIGSEGV (SA_RESETHAND: the default action again): a fault inside the
- * guarded dims names the dim; returning re-runs the read, which now ends
- * the process. */
+/* SIGSEGV: a fault on the guarded page notes what it touched and makes the
+ * page readable, so the read, run again, sees the shape's own value; any
+ * other fault restores the default action, and the read, run again, ends
+ * the process (named by the parent as before). */
 static void guard_fault(int sig, siginfo_t *si, void *uc)
 {
     (void)sig, (void)uc;
     const uintptr_t a = (uintptr_t)si->si_addr, f = (uintptr_t)guard_fence;
-    if (guard_at && a >= f && a < f + (size_t)(KC_MAX_DIMS - guard_named) * sizeof(int64_t))
-        guard_at->dim = guard_named + (int)((a - f) / sizeof(int64_t));
+    if (guard_fence && a >= f && a < f + guard_page) {
+        if (guard_touched < 0)
+            guard_touched = a < f + (size_t)(KC_MAX_DIMS - guard_named) * sizeof(int64_t)
+                          ? guard_named + (int)((a - f) / sizeof(int64_t)) : KC_MAX_DIMS;
+        if (mprotect(guard_fence, guard_page, PROT_READ | PROT_WRITE) == 0) return;
+    }
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(SIGSEGV, &dfl, NULL);
 }
 
 /* Maps the guard and catches its faults; without it (no memory) the
  * shapes are probed as they are. */
-static void guard_open(probe_at *at)
+static void guard_open(void)
 {
     const long ps = sysconf(_SC_PAGESIZE);
-    unsigned char *p = ps > 0 ? mmap(NULL, 2 * (size_t)ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-                              : MAP_FAILED;
+    if (ps <= 0 || (size_t)ps < sizeof(kc_shape)) return;
+    unsigned char *p = mmap(NULL, 2 * (size_t)ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return;
     if (mprotect(p + ps, (size_t)ps, PROT_NONE)) {
         munmap(p, 2 * (size_t)ps);
@@ -77,52 +95,108 @@ static void guard_open(probe_at *at)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = guard_fault;
-    sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+    sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
     if (sigaction(SIGSEGV, &sa, NULL)) return;
-    guard_at = at;
     guard_fence = p + ps;
+    guard_page = (size_t)ps;
+    guard_touched = -1;
 }
 
-/* Shape s of contract c as the probe passes it: a copy whose named dims
- * end at the guard; s itself where there is no guard or nothing to guard
- * (a contract that names no dims, or all of them). */
+/* The guarded page unreadable again, nothing touched yet. */
+static void guard_arm(void)
+{
+    guard_touched = -1;
+    if (guard_open_now && mprotect(guard_fence, guard_page, PROT_NONE) == 0) guard_open_now = 0;
+}
+
+/* Shape s of contract c as the probe passes it: a whole copy whose named
+ * dims end at the guard; s itself where there is no guard or nothing to
+ * guard (a contract that names no dims, or all of them). */
 static const kc_shape *guarded(const kc_contract *c, const kc_shape *s)
 {
     const int named = kc_dims_named(c);
     if (!guard_fence || named == 0 || named == KC_MAX_DIMS) return s;
     const size_t head = offsetof(kc_shape, d) + (size_t)named * sizeof s->d[0];
+    if (mprotect(guard_fence, guard_page, PROT_READ | PROT_WRITE)) return s;
     kc_shape *g = (kc_shape *)(void *)(guard_fence - head);
-    memcpy(g, s, head);
+    memcpy(g, s, sizeof *g);
     guard_named = named;
+    guard_open_now = 1;
+    guard_arm();
     return g;
+}
+
+/* One function the probe calls: a count, an integer (terms, depth, ivalue)
+ * or a value; its result as bits, to compare. */
+typedef struct {
+    size_t (*count)(const kc_shape *);
+    int64_t (*i64)(const kc_shape *);
+    double (*f64)(const kc_shape *);
+} probe_fn_ref;
+
+static uint64_t call_bits(const probe_fn_ref *f, const kc_shape *s)
+{
+    if (f->count) return (uint64_t)f->count(s);
+    if (f->i64) return (uint64_t)f->i64(s);
+    double v = f->f64(s);
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+/* After f touched an unnamed dim of s (guarded): whether its result r
+ * changes with one. Each unnamed dim in turn is set to other values (1, 7, 4096 more) on a
+ * copy of orig (at->dim says which, so a call that ends the process is
+ * named by it); the first that changes the result is left in at->dim and
+ * the child ends, refused by the parent. */
+static void depends_unnamed(probe_at *at, const probe_fn_ref *f, const kc_shape *orig, uint64_t r)
+{
+    static const int64_t other[] = { 1, 7, 4096 };
+    for (int i = guard_named; i < KC_MAX_DIMS; i++)
+        for (size_t k = 0; k < sizeof other / sizeof other[0]; k++) {
+            kc_shape p = *orig;
+            p.d[i] = (orig->d[i] > 0 ? orig->d[i] : 0) + other[k];
+            at->dim = i;
+            if (call_bits(f, &p) != r) _exit(1);
+        }
+    at->dim = -1;
+}
+
+/* Calls f on sh (the guarded copy of orig), then holds it to the dims the
+ * contract names when it touched another. */
+static void probe_call(probe_at *at, const probe_fn_ref *f, const kc_shape *sh, const kc_shape *orig)
+{
+    if (sh != orig) guard_arm();
+    uint64_t r = call_bits(f, sh);
+    if (sh != orig && guard_touched >= 0 && guard_touched < KC_MAX_DIMS) depends_unnamed(at, f, orig, r);
 }
 
 /* The arithmetic's functions (kc_arith: the derived bound's K and depth),
  * which the build identity and the bound call on every shape. */
-static void probe_arith(probe_at *at, const kc_arith *m, const kc_shape *s)
+static void probe_arith(probe_at *at, const kc_arith *m, const kc_shape *s, const kc_shape *orig)
 {
     at->what = AT_TERMS;
-    if (m->terms) (void)m->terms(s);
+    if (m->terms) probe_call(at, &(probe_fn_ref){ .i64 = m->terms }, s, orig);
     at->what = AT_DEPTH;
-    if (m->depth) (void)m->depth(s);
+    if (m->depth) probe_call(at, &(probe_fn_ref){ .i64 = m->depth }, s, orig);
 }
 
 /* A scalar's value, or each of a struct's scalar fields', which every case
  * passes to the kernel. */
-static void probe_values(probe_at *at, const kc_arg *ar, const kc_shape *s)
+static void probe_values(probe_at *at, const kc_arg *ar, const kc_shape *s, const kc_shape *orig)
 {
     at->what = AT_VALUE;
     if (ar->kind == KC_ARG_SCALAR) {
-        if (ar->value) (void)ar->value(s);
-        if (ar->ivalue) (void)ar->ivalue(s);
+        if (ar->value) probe_call(at, &(probe_fn_ref){ .f64 = ar->value }, s, orig);
+        if (ar->ivalue) probe_call(at, &(probe_fn_ref){ .i64 = ar->ivalue }, s, orig);
     }
     for (int f = 0; ar->kind == KC_ARG_STRUCT && ar->layout && f < KC_MAX_FIELDS && ar->layout->fields[f].name; f++) {
         const kc_field *fd = &ar->layout->fields[f];
         at->field = f;
         if (fd->arg) continue;
-        if (fd->value) (void)fd->value(s);
-        if (fd->ivalue) (void)fd->ivalue(s);
+        if (fd->value) probe_call(at, &(probe_fn_ref){ .f64 = fd->value }, s, orig);
+        if (fd->ivalue) probe_call(at, &(probe_fn_ref){ .i64 = fd->ivalue }, s, orig);
     }
     at->field = -1;
 }
@@ -151,18 +225,20 @@ static int probe_fn(void *ctx, void *out)
     (void)out;
     if (getpid() != at->parent) {   /* the guard's faults end a child, never the caller */
         child_limits();
-        guard_open(at);
+        guard_open();
     }
     for (size_t i = 0; i < nc; i++)
         for (int s = 0; cs[i]->shapes && cs[i]->shapes[s].name; s++) {
             const kc_shape *sh = guarded(cs[i], &cs[i]->shapes[s]);
             at->contract = (int)i, at->shape = s, at->arg = -1, at->field = -1;
-            probe_arith(at, &cs[i]->arith, sh);
+            const kc_shape *orig = &cs[i]->shapes[s];
+            probe_arith(at, &cs[i]->arith, sh, orig);
             for (int a = 0; a < KC_MAX_ARGS && cs[i]->args[a].kind != KC_ARG_END; a++) {
                 const kc_arg *ar = &cs[i]->args[a];
                 at->arg = a, at->what = AT_COUNT;
-                if ((ar->kind == KC_ARG_BUFFER || ar->kind == KC_ARG_PTR_ARRAY) && ar->count) (void)ar->count(sh);
-                probe_arith(at, &ar->arith, sh);
+                if ((ar->kind == KC_ARG_BUFFER || ar->kind == KC_ARG_PTR_ARRAY) && ar->count)
+                    probe_call(at, &(probe_fn_ref){ .count = ar->count }, sh, orig);
+                probe_arith(at, &ar->arith, sh, orig);
             }
         }
     /* The values after every count and arithmetic: what the memory plan
@@ -174,7 +250,7 @@ static int probe_fn(void *ctx, void *out)
             at->contract = (int)i, at->shape = s;
             for (int a = 0; a < KC_MAX_ARGS && cs[i]->args[a].kind != KC_ARG_END; a++) {
                 at->arg = a;
-                probe_values(at, &cs[i]->args[a], sh);
+                probe_values(at, &cs[i]->args[a], sh, &cs[i]->shapes[s]);
             }
         }
     at->contract = -1;

@@ -9,9 +9,11 @@
  * run ended with SIGABRT, status 134 and no SUMMARY. So is one that reads a
  * dim the contract does not name (d[i] past .dims, a count of d0d1d2 in a
  * contract of two dims): the child's copy of each shape ends its readable
- * memory after the named dims, so the read faults and is named with the
- * dims the contract has, where before it read 0 and the contract ran on an
- * empty buffer as if fine. A contract that names no dims is not checked
+ * memory after the named dims, so a read there faults; the function goes
+ * on, and when its result changes with that dim it is named with the dims
+ * the contract has, where before it read 0 and the contract ran on an
+ * empty buffer as if fine. A touch whose result does not depend on it (a
+ * count that copies its shape, reads no_racecheck) is no mistake. A contract that names no dims is not checked
  * for that (nothing says which dims its shapes have). */
 #ifndef KC_COUNT_PROBE_H
 #define KC_COUNT_PROBE_H

@@ -285,7 +285,8 @@ Test(count_probe, a_contract_that_names_no_dims_is_not_held_to_them)
  * inlined: the whole struct is copied, its unnamed dims too), or a copy
  * with a dim rounded up, counted by a library helper. The copy reads every
  * dim, named or not, but its result depends on the named ones only: no
- * mistake. Before, the guard's page refused it as "reads d[2]". */
+ * mistake (a first design, which made the unnamed dims unreadable, refused
+ * it as "reads d[2]"). */
 __attribute__((noipa)) static size_t rows_cols_of(kc_shape s) { return (size_t)(s.d[0] * s.d[1]); }
 static size_t count_by_value(const kc_shape *s) { return rows_cols_of(*s); }
 __attribute__((noipa)) static size_t count_padded(const kc_shape *s)
@@ -306,8 +307,9 @@ Test(count_probe, a_count_that_copies_its_shape_is_no_mistake)
 }
 
 /* no_racecheck is a field of the shape: a function may read it (an edge
- * shape's count, here). Before, it lay on the guard's page and the read
- * ended the probe: "ended the process (SIGSEGV ...)". */
+ * shape's count, here). A first design, which made the memory past the
+ * named dims unreadable, ended the probe there: "ended the process
+ * (SIGSEGV ...)". */
 __attribute__((noipa)) static size_t count_reads_no_racecheck(const kc_shape *s)
 {
     return s->no_racecheck && s->no_racecheck[0] == '!' ? 0 : (size_t)(s->d[0] * s->d[1]);

@@ -1,7 +1,7 @@
 /* count_probe.c — every contract's buffer counts, arithmetic and scalar
  * values tried over its shapes in a forked child, the one that ended it
- * named, and a read of a dim the contract does not name caught as it is
- * made (count_probe.h). */
+ * named, and one whose result depends on a dim the contract does not name
+ * refused (count_probe.h). */
 #include "count_probe.h"
 
 #include <inttypes.h>
@@ -40,92 +40,14 @@ static const char *const WHAT[] = { "the element count", "the arithmetic's terms
  * build/kcontract); one that has not returned by then never will. */
 #define PROBE_LIMIT_S 10
 
-/* The guard, in the child only: a page that may be read, then one that may
- * not. Each shape is copied whole so that its dims the contract does not
- * name (d[named] ..) and the fields after them (no_racecheck) lie on the
- * second page: a function that touches one faults there, and the handler
- * notes the first dim touched, makes the page readable (the read then sees
- * the shape's own values) and lets the function go on. A touch alone is no
- * mistake: a count may copy its shape (kc_shape t = *s, a helper taking a
- * kc_shape by value) or read no_racecheck, and a compiler may load a whole
- * shape. What is refused is a result that depends on a dim the contract
- * does not name (depends_unnamed): without it such a read gives 0 (the
- * entry a shape leaves out), a buffer of no elements or a 0 passed, and the
- * contract ran as if fine. Statics: a signal handler has nothing else to
- * read. */
-static unsigned char *guard_fence;      /* the first byte of the guarded page; NULL: no guard */
-static size_t guard_page;               /* its size */
-static int guard_named;                 /* the dims of the shape copied last */
-static int guard_open_now;              /* the page is readable (a touch since the last arm) */
-static volatile sig_atomic_t guard_touched;     /* -1 none; the first unnamed dim touched; KC_MAX_DIMS: a field past d */
-
-/* SIGSEGV: a fault on the guarded page notes what it touched and makes the
- * page readable, so the read, run again, sees the shape's own value; any
- * other fault restores the default action, and the read, run again, ends
- * the process (named by the parent as before). */
-static void guard_fault(int sig, siginfo_t *si, void *uc)
-{
-    (void)sig, (void)uc;
-    const uintptr_t a = (uintptr_t)si->si_addr, f = (uintptr_t)guard_fence;
-    if (guard_fence && a >= f && a < f + guard_page) {
-        if (guard_touched < 0)
-            guard_touched = a < f + (size_t)(KC_MAX_DIMS - guard_named) * sizeof(int64_t)
-                          ? guard_named + (int)((a - f) / sizeof(int64_t)) : KC_MAX_DIMS;
-        if (mprotect(guard_fence, guard_page, PROT_READ | PROT_WRITE) == 0) return;
-    }
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(SIGSEGV, &dfl, NULL);
-}
-
-/* Maps the guard and catches its faults; without it (no memory) the
- * shapes are probed as they are. */
-static void guard_open(void)
-{
-    const long ps = sysconf(_SC_PAGESIZE);
-    if (ps <= 0 || (size_t)ps < sizeof(kc_shape)) return;
-    unsigned char *p = mmap(NULL, 2 * (size_t)ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return;
-    if (mprotect(p + ps, (size_t)ps, PROT_NONE)) {
-        munmap(p, 2 * (size_t)ps);
-        return;
-    }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = guard_fault;
-    sa.sa_flags = SA_SIGINFO;
-    sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGSEGV, &sa, NULL)) return;
-    guard_fence = p + ps;
-    guard_page = (size_t)ps;
-    guard_touched = -1;
-}
-
-/* The guarded page unreadable again, nothing touched yet. */
-static void guard_arm(void)
-{
-    guard_touched = -1;
-    if (guard_open_now && mprotect(guard_fence, guard_page, PROT_NONE) == 0) guard_open_now = 0;
-}
-
-/* Shape s of contract c as the probe passes it: a whole copy whose named
- * dims end at the guard; s itself where there is no guard or nothing to
- * guard (a contract that names no dims, or all of them). */
-static const kc_shape *guarded(const kc_contract *c, const kc_shape *s)
-{
-    const int named = kc_dims_named(c);
-    if (!guard_fence || named == 0 || named == KC_MAX_DIMS) return s;
-    const size_t head = offsetof(kc_shape, d) + (size_t)named * sizeof s->d[0];
-    if (mprotect(guard_fence, guard_page, PROT_READ | PROT_WRITE)) return s;
-    kc_shape *g = (kc_shape *)(void *)(guard_fence - head);
-    memcpy(g, s, sizeof *g);
-    guard_named = named;
-    guard_open_now = 1;
-    guard_arm();
-    return g;
-}
+/* A dim the contract does not name is 0 on every shape that leaves it out
+ * and on every launch record, so a result that depends on one is silently
+ * wrong (a buffer of no elements, a 0 passed) and no failure line shows
+ * it. Each function is called again with each such dim set to other values
+ * (1, 7 and 4096 past the shape's own, or past 0): a result that changes
+ * reads one. A touch alone is no mistake (a count may copy its shape, a
+ * helper take a kc_shape by value, a compiler load a whole shape). */
+static const int64_t UNNAMED_OTHER[] = { 1, 7, 4096 };
 
 /* One function the probe calls: a count, an integer (terms, depth, ivalue)
  * or a value; its result as bits, to compare. */
@@ -145,60 +67,54 @@ static uint64_t call_bits(const probe_fn_ref *f, const kc_shape *s)
     return b;
 }
 
-/* After f touched an unnamed dim of s (guarded): whether its result r
- * changes with one. Each unnamed dim in turn is set to other values (1, 7, 4096 more) on a
- * copy of orig (at->dim says which, so a call that ends the process is
- * named by it); the first that changes the result is left in at->dim and
- * the child ends, refused by the parent. */
-static void depends_unnamed(probe_at *at, const probe_fn_ref *f, const kc_shape *orig, uint64_t r)
+/* Calls f on shape s of a contract that names `named` dims, then on copies
+ * of s with each unnamed dim changed in turn (at->dim says which, so a call
+ * that ends the process is named by it). 0, or 1 with at->dim the first
+ * unnamed dim the result depends on. */
+static int probe_call(probe_at *at, const probe_fn_ref *f, const kc_shape *s, int named)
 {
-    static const int64_t other[] = { 1, 7, 4096 };
-    for (int i = guard_named; i < KC_MAX_DIMS; i++)
-        for (size_t k = 0; k < sizeof other / sizeof other[0]; k++) {
-            kc_shape p = *orig;
-            p.d[i] = (orig->d[i] > 0 ? orig->d[i] : 0) + other[k];
+    at->dim = -1;
+    const uint64_t r = call_bits(f, s);
+    for (int i = named > 0 ? named : KC_MAX_DIMS; i < KC_MAX_DIMS; i++)
+        for (size_t k = 0; k < sizeof UNNAMED_OTHER / sizeof UNNAMED_OTHER[0]; k++) {
+            kc_shape p = *s;
+            p.d[i] = (s->d[i] > 0 ? s->d[i] : 0) + UNNAMED_OTHER[k];
             at->dim = i;
-            if (call_bits(f, &p) != r) _exit(1);
+            if (call_bits(f, &p) != r) return 1;
         }
     at->dim = -1;
-}
-
-/* Calls f on sh (the guarded copy of orig), then holds it to the dims the
- * contract names when it touched another. */
-static void probe_call(probe_at *at, const probe_fn_ref *f, const kc_shape *sh, const kc_shape *orig)
-{
-    if (sh != orig) guard_arm();
-    uint64_t r = call_bits(f, sh);
-    if (sh != orig && guard_touched >= 0 && guard_touched < KC_MAX_DIMS) depends_unnamed(at, f, orig, r);
+    return 0;
 }
 
 /* The arithmetic's functions (kc_arith: the derived bound's K and depth),
- * which the build identity and the bound call on every shape. */
-static void probe_arith(probe_at *at, const kc_arith *m, const kc_shape *s, const kc_shape *orig)
+ * which the build identity and the bound call on every shape. 0, or 1 when
+ * one depends on an unnamed dim (probe_call). */
+static int probe_arith(probe_at *at, const kc_arith *m, const kc_shape *s, int named)
 {
     at->what = AT_TERMS;
-    if (m->terms) probe_call(at, &(probe_fn_ref){ .i64 = m->terms }, s, orig);
+    if (m->terms && probe_call(at, &(probe_fn_ref){ .i64 = m->terms }, s, named)) return 1;
     at->what = AT_DEPTH;
-    if (m->depth) probe_call(at, &(probe_fn_ref){ .i64 = m->depth }, s, orig);
+    return m->depth && probe_call(at, &(probe_fn_ref){ .i64 = m->depth }, s, named);
 }
 
 /* A scalar's value, or each of a struct's scalar fields', which every case
- * passes to the kernel. */
-static void probe_values(probe_at *at, const kc_arg *ar, const kc_shape *s, const kc_shape *orig)
+ * passes to the kernel. 0, or 1 as probe_arith. */
+static int probe_values(probe_at *at, const kc_arg *ar, const kc_shape *s, int named)
 {
     at->what = AT_VALUE;
     if (ar->kind == KC_ARG_SCALAR) {
-        if (ar->value) probe_call(at, &(probe_fn_ref){ .f64 = ar->value }, s, orig);
-        if (ar->ivalue) probe_call(at, &(probe_fn_ref){ .i64 = ar->ivalue }, s, orig);
+        if (ar->value && probe_call(at, &(probe_fn_ref){ .f64 = ar->value }, s, named)) return 1;
+        if (ar->ivalue && probe_call(at, &(probe_fn_ref){ .i64 = ar->ivalue }, s, named)) return 1;
     }
     for (int f = 0; ar->kind == KC_ARG_STRUCT && ar->layout && f < KC_MAX_FIELDS && ar->layout->fields[f].name; f++) {
         const kc_field *fd = &ar->layout->fields[f];
         at->field = f;
         if (fd->arg) continue;
-        if (fd->value) probe_call(at, &(probe_fn_ref){ .f64 = fd->value }, s, orig);
-        if (fd->ivalue) probe_call(at, &(probe_fn_ref){ .i64 = fd->ivalue }, s, orig);
+        if (fd->value && probe_call(at, &(probe_fn_ref){ .f64 = fd->value }, s, named)) return 1;
+        if (fd->ivalue && probe_call(at, &(probe_fn_ref){ .i64 = fd->ivalue }, s, named)) return 1;
     }
     at->field = -1;
+    return 0;
 }
 
 /* In the child: no core file, a time limit. */
@@ -217,28 +133,29 @@ static void child_limits(void)
     alarm(PROBE_LIMIT_S);
 }
 
+/* 0; or PROBE_UNNAMED with *at naming the call whose result depends on a
+ * dim the contract does not name. */
+enum { PROBE_UNNAMED = 2 };
 static int probe_fn(void *ctx, void *out)
 {
     probe_at *at = ctx;
     const kc_contract *const *cs;
     size_t nc = kc_registry_contracts(&cs);
     (void)out;
-    if (getpid() != at->parent) {   /* the guard's faults end a child, never the caller */
-        child_limits();
-        guard_open();
-    }
+    if (getpid() != at->parent) child_limits();
     for (size_t i = 0; i < nc; i++)
         for (int s = 0; cs[i]->shapes && cs[i]->shapes[s].name; s++) {
-            const kc_shape *sh = guarded(cs[i], &cs[i]->shapes[s]);
+            const kc_shape *sh = &cs[i]->shapes[s];
+            const int named = kc_dims_named(cs[i]);
             at->contract = (int)i, at->shape = s, at->arg = -1, at->field = -1;
-            const kc_shape *orig = &cs[i]->shapes[s];
-            probe_arith(at, &cs[i]->arith, sh, orig);
+            if (probe_arith(at, &cs[i]->arith, sh, named)) return PROBE_UNNAMED;
             for (int a = 0; a < KC_MAX_ARGS && cs[i]->args[a].kind != KC_ARG_END; a++) {
                 const kc_arg *ar = &cs[i]->args[a];
                 at->arg = a, at->what = AT_COUNT;
-                if ((ar->kind == KC_ARG_BUFFER || ar->kind == KC_ARG_PTR_ARRAY) && ar->count)
-                    probe_call(at, &(probe_fn_ref){ .count = ar->count }, sh, orig);
-                probe_arith(at, &ar->arith, sh, orig);
+                if ((ar->kind == KC_ARG_BUFFER || ar->kind == KC_ARG_PTR_ARRAY) && ar->count &&
+                    probe_call(at, &(probe_fn_ref){ .count = ar->count }, sh, named))
+                    return PROBE_UNNAMED;
+                if (probe_arith(at, &ar->arith, sh, named)) return PROBE_UNNAMED;
             }
         }
     /* The values after every count and arithmetic: what the memory plan
@@ -246,11 +163,10 @@ static int probe_fn(void *ctx, void *out)
      * were probed. */
     for (size_t i = 0; i < nc; i++)
         for (int s = 0; cs[i]->shapes && cs[i]->shapes[s].name; s++) {
-            const kc_shape *sh = guarded(cs[i], &cs[i]->shapes[s]);
             at->contract = (int)i, at->shape = s;
             for (int a = 0; a < KC_MAX_ARGS && cs[i]->args[a].kind != KC_ARG_END; a++) {
                 at->arg = a;
-                probe_values(at, &cs[i]->args[a], sh, &cs[i]->shapes[s]);
+                if (probe_values(at, &cs[i]->args[a], &cs[i]->shapes[s], kc_dims_named(cs[i]))) return PROBE_UNNAMED;
             }
         }
     at->contract = -1;
@@ -311,7 +227,14 @@ int kc_count_probe(char *why, size_t cap)
     *at = local;
     int rc = 0, st = 0, r = kc_forked_call(probe_fn, at, NULL, 0, &rc, &st);
     int ret = r == 1 ? 1 : 0;
-    if (r < 0) {
+    if (r >= 0 && rc == PROBE_UNNAMED) {       /* here or in the child: a result that reads an unnamed dim */
+        const kc_contract *const *cs;
+        size_t nc = kc_registry_contracts(&cs);
+        if (at->contract >= 0 && (size_t)at->contract < nc) {
+            probe_refusal(cs[at->contract], at, 0, why, cap);
+            ret = -1;
+        }
+    } else if (r < 0) {
         char how[64];
         const kc_contract *const *cs;
         size_t nc = kc_registry_contracts(&cs);

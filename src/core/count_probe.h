@@ -6,15 +6,16 @@
  * past a shape's dims) is then refused as a mistake in a contract, naming
  * the contract, the shape and the argument (exit 2), where before the first
  * memory plan or build identity called it in the run's own process and the
- * run ended with SIGABRT, status 134 and no SUMMARY. So is one that reads a
- * dim the contract does not name (d[i] past .dims, a count of d0d1d2 in a
- * contract of two dims): the child's copy of each shape ends its readable
- * memory after the named dims, so a read there faults; the function goes
- * on, and when its result changes with that dim it is named with the dims
- * the contract has, where before it read 0 and the contract ran on an
- * empty buffer as if fine. A touch whose result does not depend on it (a
- * count that copies its shape, reads no_racecheck) is no mistake. A contract that names no dims is not checked
- * for that (nothing says which dims its shapes have). */
+ * run ended with SIGABRT, status 134 and no SUMMARY. So is one whose result
+ * depends on a dim the contract does not name (d[i] past .dims, a count of
+ * d0d1d2 in a contract of two dims), which is 0 on every shape that leaves
+ * it out and on every launch record: each function is called again with
+ * each such dim changed (1, 7, 4096 past its value), and one whose result
+ * changes is named with the dims the contract has, where before it read 0
+ * and the contract ran on an empty buffer as if fine. A read whose result
+ * does not depend on it (a count that copies its shape) is no mistake. A
+ * contract that names no dims is not checked for that (nothing says which
+ * dims its shapes have). */
 #ifndef KC_COUNT_PROBE_H
 #define KC_COUNT_PROBE_H
 #include <stddef.h>
@@ -27,8 +28,8 @@
  * C: shape S: the element count of buffer B ended the process (SIGABRT;
  * ...)", or "... reads d[2], a dim the contract does not name (its dims:
  * d[0] rows, d[1] cols): ...") when one ended the child, whose own message
- * (printed to the inherited stderr) says why; 1 when no child could be made
- * and the calls ran in this process (they all returned; no read of an
- * unnamed dim is caught then). */
+ * (printed to the inherited stderr) says why, or depends on an unnamed dim;
+ * 1 when no child could be made and the calls ran in this process (they
+ * all returned, none depends on an unnamed dim). */
 int kc_count_probe(char *why, size_t cap);
 #endif

@@ -774,6 +774,10 @@ Test(cli, a_driver_that_does_not_work_is_refused_not_read_as_no_gpu, .timeout = 
         kc_proc p = kc_run_fake((char *[]){ "run", "fake.axpy.f32", NULL }, (char *[]){ (char *)absent[i], NULL }, 30);
         cr_expect_eq(p.status, 3, "%s: exit %d\n%s%s", absent[i], p.status, p.out, p.err);
         cr_expect(strstr(p.out, "no GPU: cuInit failed: "), "%s:\n%s", absent[i], p.out);
+        /* the stub names none of its errors: the line says what it is, with no "(?)" (a new user's find) */
+        if (i == 1)
+            cr_expect(strstr(p.out, "CUDA_ERROR_STUB_LIBRARY (34): ") && strstr(p.out, "the CUDA toolkit's stub library")
+                      && !strstr(p.out, "(?)"), "%s:\n%s", absent[i], p.out);
         kc_proc_free(&p);
     }
 }

@@ -157,8 +157,14 @@ int kc_cuda_load_streams(kc_cuda *cu, const char *lib, int per_thread, char *err
     CUresult r = cu->Init(0);
     if (r != CUDA_SUCCESS) {
         const char *s = NULL;
-        cu->GetErrorString(r, &s);
-        snprintf(err, errcap, "cuInit failed: %s (%s)", kc_cuda_error_name(cu, r), s ? s : "?");
+        if (cu->GetErrorString(r, &s) != CUDA_SUCCESS) s = NULL;
+        if (r == CUDA_ERROR_STUB_LIBRARY)   /* the stub names none of its errors: say what it is */
+            snprintf(err, errcap, "cuInit failed: CUDA_ERROR_STUB_LIBRARY (%d): %s is the CUDA toolkit's stub "
+                     "library (for linking on a build machine), with no driver behind it", (int)r, lib);
+        else if (s)
+            snprintf(err, errcap, "cuInit failed: %s (%s)", kc_cuda_error_name(cu, r), s);
+        else
+            snprintf(err, errcap, "cuInit failed: %s", kc_cuda_error_name(cu, r));
         /* no device, or the toolkit's stub library (a build machine): a
          * machine without a GPU; any other error is a driver that is there
          * and does not work (a driver and kernel module that do not match,

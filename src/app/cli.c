@@ -169,7 +169,8 @@ static const opt_row OPTIONS[] = {
       "(pytest's --last-failed; passes the results cache holds are reused);\n"
       "no table: exit 2. The run writes the table back (docs/parallel-runs.md).\n"
       "With --shard K/N each shard reads the table and leaves it; merge, given\n"
-      "--rerun-failed and the same table, checks their slices and writes it back" },
+      "--rerun-failed and the same table, checks their slices and writes it back\n"
+      "(a merge without it records its verdicts there, seconds kept)" },
     { "--restarts", NULL, "M", C_RUN, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_restarts,
       "--restarts needs a value (a number of worker restarts from 0 to 1000000)",
       "replace at most M workers that crashed, timed out or did not start\n"

@@ -77,3 +77,51 @@ Test(finish, serial_and_queue_keep_the_same_records, .timeout = 120)
     unlink(jq);
     unlink(costs);
 }
+
+/* The line that begins with want names both of fakebroken's controls. */
+static int named_both(const char *out, const char *want)
+{
+    const char *l = strstr(out, want), *end = l ? strchr(l, '\n') : NULL;
+    if (!l || !end) return 0;
+    const char *a = strstr(l, "fakebroken.axpy.f32:control.nondeterministic");
+    const char *b = strstr(l, "fakebroken.axpy.f32:control.wrong_value");
+    return a && b && a < end && b < end;
+}
+
+/* A control RED while the kernel it is planted in FAILs in the same run (the
+ * reference of fakebroken.axpy.f32 adds 1: the clean kernel and its gate-3
+ * controls all fail gate 3) read "2 red as planted" with nothing more, as if
+ * the contract had shown it catches those bugs. A line under the SUMMARY now
+ * names them, serially, under --jobs and in a merge of shards. */
+Test(finish, controls_red_beside_their_failing_kernel_are_named, .timeout = 90)
+{
+    char log[2][256];
+    const char *modes[][4] = { { "run", "fakebroken.*", NULL }, { "run", "fakebroken.*", "--jobs=2", NULL } };
+    char *env[] = { "KC_CACHE_DIR=off", "KC_FIXTURE_BROKEN_KERNEL=1", NULL };
+    const char *want = "2 controls RED beside their kernel's failure in this run (";
+    for (int m = 0; m < 2; m++) {
+        kc_proc p = kc_run_fake((char **)modes[m], env, 60);
+        cr_expect_eq(p.status, 1, "mode %d: the kernel FAILs: exit %d\n%s%s", m, p.status, p.out, p.err);
+        cr_expect(named_both(p.out, want), "mode %d: no line names the controls:\n%s", m, p.out);
+        kc_proc_free(&p);
+    }
+    for (int k = 0; k < 2; k++) {
+        char tag[16], shard[8];
+        snprintf(tag, sizeof tag, "broken%d", k);
+        snprintf(shard, sizeof shard, "%d/2", k);
+        kc_tmp_path(log[k], sizeof log[k], "finish", tag);
+        kc_proc p = kc_run_fake((char *[]){ "run", "fakebroken.*", "--shard", shard, NULL }, env, 60);
+        kc_write_file(log[k], p.out);
+        kc_proc_free(&p);
+    }
+    kc_proc p = kc_run_fake((char *[]){ "merge", "fakebroken.*", "--log", log[0], "--log", log[1], NULL }, env, 60);
+    cr_expect_eq(p.status, 1, "merge: exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(named_both(p.out, want), "merge: no line names the controls:\n%s%s", p.out, p.err);
+    kc_proc_free(&p);
+    /* a kernel that passes: no such line */
+    p = kc_run_fake((char *[]){ "run", "fake.axpy.f32*", NULL }, (char *[]){ "KC_CACHE_DIR=off", NULL }, 60);
+    cr_expect(!strstr(p.out, "RED beside"), "%s", p.out);
+    kc_proc_free(&p);
+    unlink(log[0]);
+    unlink(log[1]);
+}

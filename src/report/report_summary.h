@@ -12,6 +12,15 @@
  * GPU (<why>)", counting the records SKIPped for that reason; nothing when
  * there are none. The run's first lines say it too, but a user reads the end. */
 void kc_report_no_gpu(FILE *out, const kc_records *rs, const char *why);
+/* After the SUMMARY: "kcontract: N controls RED beside their kernel's
+ * failure in this run (C:control.x, ...): ...", naming up to five, when a
+ * control is RED while the kernel item it is planted in (the item named as
+ * the control's name before ":control.") failed: the control's RED may be
+ * the kernel's own failure, so it shows nothing of the contract's power to
+ * catch the planted bug (the run is red anyway, by the kernel). Library
+ * controls failing gate 1 are compared with the clean build (gates.c); this
+ * line covers every control, after the fact. Nothing when there are none. */
+void kc_report_controls_beside_failures(FILE *out, const kc_records *rs);
 /* A --jobs run's: "workers: 8, busy 512.3 s of 8 x 70.1 s (efficiency 0.91); peak RSS 8.1 GiB (worker 3),
  *  peak GPU 8724 MiB (worker 5)", one line per worker, the time split ("time in
  *  items: inputs ..., GPU ..., float64 references ..., checks ..., other ...")

@@ -342,3 +342,70 @@ Test(rerun_failed, a_merge_records_its_verdicts_for_the_next_round, .timeout = 6
     unlink(log[0]);
     unlink(log[1]);
 }
+
+/* The seconds field of name in the table at path, -2 when absent. */
+static double seconds_in(const char *path, const char *name)
+{
+    kc_costs c;
+    int found = 0;
+    char err[512];
+    cr_assert_eq(kc_costs_load(path, &c, &found, err, sizeof err), 0, "%s", err);
+    const kc_cost *e = kc_costs_find(&c, name);
+    double s = e ? e->seconds : -2;
+    kc_costs_free(&c);
+    return s;
+}
+
+/* A failed row whose item the results cache then reuses as a pass (it
+ * passed since, in a run that kept no table): the reused PASS is a verdict,
+ * no measurement. Before, a run skipped it (the row stayed failed, rerun by
+ * every --rerun-failed after), and a merge, which did not read a line's
+ * cached label, wrote its "(0.00 s)" as the item's cost. Now both clear the
+ * failed column and keep the seconds. */
+Test(rerun_failed, a_reused_pass_clears_failed_and_keeps_its_seconds, .timeout = 60)
+{
+    char path[256], other[256], cache[256], env_cache[300], log[2][256];
+    kc_tmp_path(path, sizeof path, "rerun-failed", "reused");
+    kc_tmp_path(other, sizeof other, "rerun-failed", "reused-other");
+    kc_tmp_dir(cache, sizeof cache, "reused-cache");
+    snprintf(env_cache, sizeof env_cache, "KC_CACHE_DIR=%s", cache);
+    char *env[] = { env_cache, NULL };
+    const char *table = "# kcontract costs v1\nfixture.fail\t0.010\t-1\t-1\t1\nfixture.pass.00\t5.000\t-1\t-1\t1\n";
+    kc_proc p = kc_run_fixture_env((char *[]){ "run", "fixture.pass.00", "--costs", other, NULL }, env, 30);
+    cr_assert_eq(p.status, 0, "the pass the cache keeps: exit %d\n%s%s", p.status, p.out, p.err);
+    kc_proc_free(&p);
+    for (int mode = 0; mode < 2; mode++) {      /* one host; two shards and their merge */
+        kc_write_file(path, table);
+        if (mode == 0) {
+            p = kc_run_fixture_env((char *[]){ "run", "--rerun-failed", "--costs", path, "fixture.fail", "fixture.pass.00",
+                                               NULL }, env, 30);
+            cr_expect(strstr(p.out, "[cached: earned "), "fixture.pass.00 reused:\n%s", p.out);
+            kc_proc_free(&p);
+        } else {
+            for (int k = 0; k < 2; k++) {
+                char tag[16], shard[8];
+                snprintf(tag, sizeof tag, "reused%d", k);
+                snprintf(shard, sizeof shard, "%d/2", k);
+                kc_tmp_path(log[k], sizeof log[k], "rerun-failed", tag);
+                p = kc_run_fixture_env((char *[]){ "run", "--rerun-failed", "--costs", path, "--shard", shard,
+                                                   "fixture.fail", "fixture.pass.00", NULL }, env, 30);
+                kc_write_file(log[k], p.out);
+                kc_proc_free(&p);
+            }
+            p = kc_run_fixture_env((char *[]){ "merge", "--rerun-failed", "--costs", path, "--log", log[0], "--log",
+                                               log[1], "fixture.fail", "fixture.pass.00", NULL }, env, 30);
+            cr_expect_eq(p.status, 1, "merge: fixture.fail fails: exit %d\n%s%s", p.status, p.out, p.err);
+            kc_proc_free(&p);
+            unlink(log[0]);
+            unlink(log[1]);
+        }
+        cr_expect_eq(failed_in(path, "fixture.pass.00"), 0, "mode %d: the reused pass left the row failed:\n%s", mode,
+                     kc_out_file(path));
+        cr_expect_eq(seconds_in(path, "fixture.pass.00"), 5.0, "mode %d: the reused pass's seconds:\n%s", mode,
+                     kc_out_file(path));
+        cr_expect_eq(failed_in(path, "fixture.fail"), 1, "mode %d", mode);
+    }
+    unlink(path);
+    unlink(other);
+    kc_rm_rf(cache);
+}

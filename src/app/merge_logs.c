@@ -19,6 +19,7 @@
 #include <dirent.h>
 #include <limits.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "build_id.h"
 #include "costs.h"
@@ -73,6 +74,25 @@ static const kc_item *item_of_line(const char *line, const kc_item *items, int n
 }
 
 /* A record of an item line's rest, "  message  (S s)  rerun: CMD". */
+/* A reused verdict's label in the first len bytes of an item line's rest
+ * ("  [cached: earned 2026-12-07T19:24:37Z by build cf974b1b16d93bf3]",
+ * result_cache.c): res is marked cached, with when and by which build, so
+ * the merge's cost table keeps the seconds its run measured (the line's
+ * "(0.00 s)" is no measurement) and its reports say it was reused. */
+static void cached_label(const char *rest, size_t len, kc_item_result *res)
+{
+    const char *cl = strstr(rest, "  [cached: earned ");
+    if (!cl || (size_t)(cl - rest) >= len) return;
+    res->cached = 1;
+    char when[32];
+    unsigned long long build;
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    if (sscanf(cl, "  [cached: earned %31s by build %llx]", when, &build) != 2) return;
+    if (strptime(when, "%Y-%m-%dT%H:%M:%SZ", &tm)) res->cached_at = (long long)timegm(&tm);
+    res->cached_build = build;
+}
+
 static void line_record(const kc_item *it, kc_state st, const char *rest, kc_record *r)
 {
     memset(r, 0, sizeof *r);
@@ -97,6 +117,7 @@ static void line_record(const kc_item *it, kc_state st, const char *rest, kc_rec
         len = (size_t)(t - rest);
     }
     snprintf(r->res.msg, sizeof r->res.msg, "%.*s", (int)len, rest);
+    cached_label(rest, len, &r->res);
 }
 
 /* At most this many workers' detail lines are kept apart (tags past it

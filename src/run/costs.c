@@ -323,7 +323,8 @@ static int mark_not_run(kc_costs *c, const char *name)
 
 /* Sets r's row in c from its measurement (measure 1) or only its verdict
  * (measure 0: seconds and peaks kept; no row and passed adds none; no row
- * and failed adds one never measured). 1 when a row changed or was added. */
+ * and failed adds one never measured). 1 when a row was set (measure 1) or
+ * its failed column changed (measure 0). */
 static int record_item(kc_costs *c, const kc_record *r, int untrusted, int measure)
 {
     const kc_cost *was = kc_costs_find(c, r->name);
@@ -331,7 +332,7 @@ static int record_item(kc_costs *c, const kc_record *r, int untrusted, int measu
     memset(&e, 0, sizeof e);
     if (!measure) {
         int failed = record_fails(r, untrusted);
-        if (!was && !failed) return 0;
+        if (was ? was->failed == failed : !failed) return 0;   /* nothing to change */
         if (was) e = *was;
         else {
             snprintf(e.name, sizeof e.name, "%s", r->name);
@@ -357,7 +358,7 @@ static int save_records(const char *path, const kc_records *rs, int untrusted, i
 {
     int measured = 0, notrun = 0;
     for (int i = 0; i < rs->n; i++) {
-        measured += kc_state_measured(rs->v[i].res.state) && (!measure || !rs->v[i].res.cached);
+        measured += kc_state_measured(rs->v[i].res.state);
         notrun += rs->v[i].res.state == KC_NOTRUN;
     }
     if (!measured && !notrun) return 0;  /* nothing to merge: the table and its directory stay as they are */
@@ -373,29 +374,31 @@ static int save_records(const char *path, const kc_records *rs, int untrusted, i
         kc_say(stderr, "cost table %s; writing a new table\n", err);
         memset(&c, 0, sizeof c);
     }
-    int n = 0, marked = 0, rc = 0;
+    int n = 0, v = 0, marked = 0, rc = 0;    /* rows measured, verdicts alone changed, NOTRUN marked */
     for (int i = 0; i < rs->n; i++) {
         const kc_record *r = &rs->v[i];
         if (r->res.state == KC_NOTRUN) marked += mark_not_run(&c, r->name);
-        /* a reused verdict took no time: it has no measurement, but it is a verdict */
-        else if (kc_state_measured(r->res.state) && (!measure || !r->res.cached))
-            n += record_item(&c, r, untrusted, measure);
+        else if (!kc_state_measured(r->res.state)) continue;
+        else if (measure && !r->res.cached) n += record_item(&c, r, untrusted, 1);
+        /* a reused verdict took no time: no measurement, but a verdict (a cached pass clears failed) */
+        else v += record_item(&c, r, untrusted, 0);
     }
-    if ((n || marked) && kc_costs_save(path, &c, err, sizeof err)) {
+    if ((n || v || marked) && kc_costs_save(path, &c, err, sizeof err)) {
         kc_say(stderr, "cannot write the cost table: %s\n", err);
         rc = -1;
-    } else if (n || marked) {
-        if (measure)
+    } else if (n || v || marked) {
+        if (measure) {
             kc_say(out, "cost table %s: %d item%s measured, %d recorded in all", path, n, n == 1 ? "" : "s", c.n);
-        else
+            if (v) fprintf(out, "; %d reused verdict%s recorded", v, v == 1 ? "" : "s");
+        } else
             kc_say(out, "cost table %s: %d verdict%s recorded, seconds kept (the shards were cut by them), %d recorded "
-                   "in all", path, n, n == 1 ? "" : "s", c.n);
+                   "in all", path, v, v == 1 ? "" : "s", c.n);
         if (marked) fprintf(out, "; %d not run, recorded failed", marked);
         fprintf(out, "\n");
     }
     kc_costs_unlock(path, lock);
     kc_costs_free(&c);
-    return rc ? rc : n;
+    return rc ? rc : n + v;
 }
 
 int kc_costs_save_run(const char *path, const kc_records *rs, int untrusted, FILE *out)

@@ -127,10 +127,13 @@ const kc_cost *kc_costs_measured(const kc_costs *c, const char *name);
  * its verdicts: --rerun-failed runs them all again). A NOTRUN item (never
  * checked) marks its existing row failed and keeps its measurement; one
  * with no row gets a row never measured (KC_COST_NEVER_MEASURED), failed, so
- * that --rerun-failed runs it. Prints "kcontract: cost table PATH: N
- * items measured, M recorded in all; K not run, recorded failed" to out; a table that cannot be read
+ * that --rerun-failed runs it. A verdict reused from the results cache is
+ * no measurement: it sets only its row's failed column (a reused pass
+ * clears it; seconds kept). Prints "kcontract: cost table PATH: N items
+ * measured, M recorded in all; R reused verdicts recorded; K not run,
+ * recorded failed" to out; a table that cannot be read
  * is replaced (said on stderr), one that cannot be written is reported on
- * stderr. Returns the items measured, or -1 when writing failed. */
+ * stderr. Returns the rows set, or -1 when writing failed. */
 struct kc_records;
 int kc_costs_save_run(const char *path, const struct kc_records *rs, int untrusted, FILE *out);
 /* After a merge of shard logs that was not a --rerun-failed round: records

@@ -15,18 +15,21 @@
 #include "support/run_output.h"
 #include "support/spawn.h"
 
-/* The failed column of name in the table at path: 0/1, or -1 when absent. */
-static int failed_in(const char *path, const char *name)
+/* The row of name in the table at path; failed -1 and seconds -2 when absent. */
+static kc_cost row_in(const char *path, const char *name)
 {
     kc_costs c;
     int found = 0;
     char err[512];
     cr_assert_eq(kc_costs_load(path, &c, &found, err, sizeof err), 0, "%s", err);
     const kc_cost *e = kc_costs_find(&c, name);
-    int f = e ? e->failed : -1;
+    kc_cost r = e ? *e : (kc_cost){ .seconds = -2, .failed = -1 };
     kc_costs_free(&c);
-    return f;
+    return r;
 }
+
+/* The failed column of name in the table at path: 0/1, or -1 when absent. */
+static int failed_in(const char *path, const char *name) { return row_in(path, name).failed; }
 
 /* A serial run given --costs records fixture.fail as failed; --rerun-failed
  * then runs it alone (not the passing items of the first run), fails again,
@@ -344,17 +347,7 @@ Test(rerun_failed, a_merge_records_its_verdicts_for_the_next_round, .timeout = 6
 }
 
 /* The seconds field of name in the table at path, -2 when absent. */
-static double seconds_in(const char *path, const char *name)
-{
-    kc_costs c;
-    int found = 0;
-    char err[512];
-    cr_assert_eq(kc_costs_load(path, &c, &found, err, sizeof err), 0, "%s", err);
-    const kc_cost *e = kc_costs_find(&c, name);
-    double s = e ? e->seconds : -2;
-    kc_costs_free(&c);
-    return s;
-}
+static double seconds_in(const char *path, const char *name) { return row_in(path, name).seconds; }
 
 /* A failed row whose item the results cache then reuses as a pass (it
  * passed since, in a run that kept no table): the reused PASS is a verdict,

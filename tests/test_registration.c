@@ -251,6 +251,13 @@ Test(registration, the_linked_images_registered_themselves)
 
 /* A contract of the project's own module without .launch is told which
  * function it lacks (it used to read "missing launch or reference"). */
+/* c is refused, the refusal (in err, for further checks) saying want. */
+static void expect_refused(const kc_contract *c, const char *want, char *err, size_t cap)
+{
+    cr_expect_neq(kc_contract_check(c, err, cap), 0, "%s was not refused", c->name);
+    cr_expect(strstr(err, want), "want '%s' in: %s", want, err);
+}
+
 /* A good contract of the harness module's kernel `symbol` (an embedded
  * sm_90 image every test binary has), launched by `launch`. */
 static kc_contract harness_contract(const char *symbol, void (*launch)(const kc_shape *, const kc_device *, kc_launch *))
@@ -269,9 +276,8 @@ Test(registration, a_missing_launch_is_named)
 {
     kc_contract c = harness_contract("kc_gen_fill", NULL);
     char err[1024];
-    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
-    cr_expect(strstr(err, "contract bad.tolerance: no .launch function (it sets the grid and block of a shape"), "%s",
-              err);
+    expect_refused(&c, "contract bad.tolerance: no .launch function (it sets the grid and block of a shape",
+                       err, sizeof err);
     cr_expect_null(strstr(err, ".reference"), "%s", err);
 }
 
@@ -283,12 +289,10 @@ Test(registration, a_scalar_has_one_value_function)
     char err[1024];
     cr_expect_eq(kc_contract_check(&c, err, sizeof err), 0, "%s", err);
     c.args[1].value = one;
-    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
-    cr_expect(strstr(err, "scalar n needs one value function (value or, for integers, ivalue), not both"), "%s", err);
+    expect_refused(&c, "scalar n needs one value function (value or, for integers, ivalue), not both", err, sizeof err);
     c.args[1] = (kc_arg)KC_SCALAR_INT("a", KC_F32, one_i);
-    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
-    cr_expect(strstr(err, "scalar a is f32, a float, but its value comes as an integer (KC_SCALAR_DIM, KC_SCALAR_INT "
-                          "or .ivalue are for integer dtypes"), "%s", err);
+    expect_refused(&c, "scalar a is f32, a float, but its value comes as an integer (KC_SCALAR_DIM, KC_SCALAR_INT "
+                       "or .ivalue are for integer dtypes", err, sizeof err);
 }
 
 /* ---- references by argument name ---- */
@@ -411,16 +415,14 @@ Test(registration, a_symbol_the_module_lacks_is_named)
 {
     kc_contract c = harness_contract("kc_gen_fil", launch_noop);
     char err[4096];
-    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
-    cr_expect(strstr(err, "contract bad.tolerance: symbol kc_gen_fil is not a function of module harness (its sm_90 "
-                          "image has: "), "%s", err);
+    expect_refused(&c, "contract bad.tolerance: symbol kc_gen_fil is not a function of module harness (its sm_90 "
+                       "image has: ", err, sizeof err);
     cr_expect(strstr(err, "kc_gen_fill"), "the image's functions are not named: %s", err);
     c.symbol = "kc_gen_fill";
     cr_expect_eq(kc_contract_check(&c, err, sizeof err), 0, "%s", err);
     c.device_reference = (kc_device_ref){ .module = "harness", .symbol = "no_such_ref" };
-    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
-    cr_expect(strstr(err, "contract bad.tolerance: device reference no_such_ref is not a function of module harness"),
-              "%s", err);
+    expect_refused(&c, "contract bad.tolerance: device reference no_such_ref is not a function of module harness",
+                       err, sizeof err);
     static const unsigned char img[] = "KCFAKE textimage -\n";
     kc_register_module("textimage", NULL, img, img + sizeof img - 1, "0123456789abcdef", KC_ABI_VERSION);
     c.device_reference = (kc_device_ref){ 0 };
@@ -435,19 +437,16 @@ Test(registration, a_tolerance_is_finite_and_has_a_reason)
     kc_contract c = tol_without_reason;
     char err[4096];
     c.tol = (kc_tol){ NAN, 0, "not a number" };
-    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
-    cr_expect(strstr(err, "contract bad.tolerance: tolerance (rtol nan, atol 0) is not finite"), "%s", err);
+    expect_refused(&c, "contract bad.tolerance: tolerance (rtol nan, atol 0) is not finite", err, sizeof err);
     c.tol = (kc_tol){ 0, INFINITY, "anything goes" };
-    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
-    cr_expect(strstr(err, "contract bad.tolerance: tolerance (rtol 0, atol inf) is not finite"), "%s", err);
+    expect_refused(&c, "contract bad.tolerance: tolerance (rtol 0, atol inf) is not finite", err, sizeof err);
     c.tol = (kc_tol){ 1e-3, 0, "" };
-    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
-    cr_expect(strstr(err, "contract bad.tolerance: tolerance override (rtol 0.001, atol 0) without a reason"), "%s", err);
+    expect_refused(&c, "contract bad.tolerance: tolerance override (rtol 0.001, atol 0) without a reason",
+                       err, sizeof err);
     c.args[0].tol = (kc_tol){ 0, 0, "" };
     c.tol = (kc_tol){ 1e-3, 0, "measured" };
-    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
-    cr_expect(strstr(err, "contract bad.tolerance, output y: tolerance override (rtol 0, atol 0) without a reason"), "%s",
-              err);
+    expect_refused(&c, "contract bad.tolerance, output y: tolerance override (rtol 0, atol 0) without a reason",
+                       err, sizeof err);
     c.args[0].tol = (kc_tol){ 0, 0, "exact: a copy" };
     cr_expect_eq(kc_contract_check(&c, err, sizeof err), 0, "%s", err);
 }
@@ -459,14 +458,12 @@ Test(registration, a_module_not_embedded_is_named_once_with_a_suggestion)
     kc_contract c = control_not_in_source;
     c.module = "harnes";
     char err[4096];
-    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
-    cr_expect(strstr(err, "contract bad.control: module harnes is not embedded (expected a harnes.cu built by the "
-                          "kcontract rules); did you mean 'harness'?"), "%s", err);
+    expect_refused(&c, "contract bad.control: module harnes is not embedded (expected a harnes.cu built by the "
+                       "kcontract rules); did you mean 'harness'?", err, sizeof err);
     cr_expect_null(strstr(err, "no_such_switch"), "the control was refused again: %s", err);
     c.module = "zzzzqqqq";
-    cr_expect_neq(kc_contract_check(&c, err, sizeof err), 0);
-    cr_expect(strstr(err, "module zzzzqqqq is not embedded (expected a zzzzqqqq.cu built by the kcontract rules)"), "%s",
-              err);
+    expect_refused(&c, "module zzzzqqqq is not embedded (expected a zzzzqqqq.cu built by the kcontract rules)",
+                       err, sizeof err);
     cr_expect_null(strstr(err, "did you mean"), "%s", err);
 }
 

@@ -212,7 +212,8 @@ Test(rerun_failed, missing_table_after_a_run_without_a_gpu_says_why, .timeout = 
     cr_assert_eq(kc_spawn(again, env, 30, &p), 0);
     cr_expect_eq(p.status, 2, "exit %d\n%s%s", p.status, p.out, p.err);
     cr_expect(strstr(p.err, "no such file: --rerun-failed reruns") &&
-                  strstr(p.err, "a run whose every item was SKIP, as without a GPU, or NOTRUN writes none"),
+                  strstr(p.err, "a run whose every item was SKIP, as without a GPU, or reused from the results cache "
+                                "makes none"),
               "%s", p.err);
     kc_proc_free(&p);
     unlink(path);

@@ -534,7 +534,8 @@ static int keep_failed(const kc_opts *o, const kc_item *items, int *sel, int nf,
     if (!found)
         return kc_errf(err, cap, "%s: no such file: --rerun-failed reruns what this cost table records as failed "
                        "last time (a --jobs run writes it, and a serial run given --costs FILE, once it measured an "
-                       "item: a run whose every item was SKIP, as without a GPU, or NOTRUN writes none)", o->costs);
+                       "item: a run whose every item was SKIP, as without a GPU, or reused from the results cache makes none)",
+                       o->costs);
     for (int i = 0; i < nf; i++) {
         const kc_cost *e = kc_costs_find(&c, items[sel[i]].name);
         if (e && e->failed) sel[nk++] = sel[i];

@@ -231,6 +231,15 @@ Test(rerun_failed, list_and_refusals, .timeout = 60)
     cr_expect_eq(p.status, 0, "%s", p.err);
     cr_expect(strstr(p.out, "suite    fixture.fail\n1 item: "), "%s", p.out);
     kc_proc_free(&p);
+    /* none failed among fixture.pass.*: each is listed, and the line says a
+     * list runs nothing (it read "so every one runs") */
+    char *none[] = { "list", "--rerun-failed", "--costs", path, "fixture.pass.*", NULL };
+    p = kc_run_fixture(none, 30);
+    cr_expect_eq(p.status, 0, "%s", p.err);
+    cr_expect(strstr(p.out, "so every one is listed: a run would run every one"), "%s", p.out);
+    cr_expect(!strstr(p.out, "so every one runs"), "%s", p.out);
+    cr_expect(strstr(p.out, "\n12 items: "), "%s", p.out);
+    kc_proc_free(&p);
     char *stat[] = { "run", "--jobs", "2", "--schedule", "static", "--rerun-failed", "--costs", path, NULL };
     p = kc_run_fixture(stat, 30);
     cr_expect_eq(p.status, 2);

@@ -586,13 +586,13 @@ int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfil
     return rc;
 }
 
-int kc_rerun_failed_none(const kc_opts *o, int rerun_all, FILE *out)
+int kc_rerun_failed_none(const kc_opts *o, int rerun_all, int listing, FILE *out)
 {
     if (!o->rerun_failed || !rerun_all) return 0;
-    kc_say(out, "--rerun-failed: the cost table %s records no failed item among those selected, so every one "
-                "runs, as pytest's --last-failed does (a run that was refused, killed or had no GPU recorded no "
+    kc_say(out, "--rerun-failed: the cost table %s records no failed item among those selected, so %s, as "
+                "pytest's --last-failed does (a run that was refused, killed or had no GPU recorded no "
                 "failure, and running nothing would read green); passes the results cache holds are reused\n",
-           o->costs);
+           o->costs, listing ? "every one is listed: a run would run every one" : "every one runs");
     return 1;
 }
 

@@ -199,8 +199,10 @@ int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfil
 /* With --rerun-failed and rerun_all (kc_select's: no failure recorded among
  * the selection, so every item runs): prints "kcontract: --rerun-failed:
  * the cost table FILE records no failed item among those selected, so
- * every one runs ..." to out and returns 1. Else 0. */
-int kc_rerun_failed_none(const kc_opts *o, int rerun_all, FILE *out);
+ * every one runs ..." to out (listing, for `list`: "so every one is listed:
+ * a run would run every one ...", as a list runs nothing) and returns 1.
+ * Else 0. */
+int kc_rerun_failed_none(const kc_opts *o, int rerun_all, int listing, FILE *out);
 /* What a cost-cut selection was cut from (TALLY costs=): a hash of the name
  * and cost (recorded, or estimated) of each filtered item in name order, so
  * the shards of one run and their merge can tell that the table changed

@@ -669,3 +669,36 @@ Test(result_cache, a_relative_cache_dir_stays_put_when_an_item_changes_directory
     kc_proc_free(&p);
     kc_rm_rf(dir);
 }
+
+/* A control RED while its own kernel FAILs in the same run (fakebroken's
+ * reference adds 1: the clean kernel and its gate-3 and gate-4 controls all
+ * fail gate 3) may be RED by the kernel's failure, not by the contract
+ * catching its planted bug. Such a RED was kept, and a later run reused it
+ * once the kernel passed: green on a control it never saw caught. Now no
+ * run keeps it, serially or under --jobs, while a RED whose kernel was not
+ * in the run (fake.axpy.f32:control.write_input) is kept as before. */
+Test(result_cache, a_red_beside_its_kernels_failure_is_not_kept, .timeout = 90)
+{
+    const char *modes[][5] = { { "run", "fakebroken.*", "fake.axpy.f32:control.write_input", NULL },
+                               { "run", "fakebroken.*", "fake.axpy.f32:control.write_input", "--jobs=2", NULL } };
+    for (int m = 0; m < 2; m++) {
+        kc_cache_dir c;
+        kc_cache_new(&c, "rcache-beside");
+        char *env[] = { c.env, "KC_FIXTURE_BROKEN_KERNEL=1", NULL };
+        kc_proc a = kc_run_fake((char **)modes[m], env, 60), b = kc_run_fake((char **)modes[m], env, 60);
+        cr_expect_eq(a.status, 1, "mode %d: the kernel FAILs: exit %d\n%s%s", m, a.status, a.out, a.err);
+        cr_expect(strstr(a.out, "the results cache keeps no such RED, so they run again in the next run"),
+                  "mode %d:\n%s", m, a.out);
+        char names[4096];
+        cached_names(b.out, names, sizeof names);
+        cr_expect_str_eq(names, "fake.axpy.f32:control.write_input\nfakebroken.axpy.f32:limits\n",
+                         "mode %d: the second run reused these (of the REDs only the one whose kernel did not run):\n%s", m,
+                         b.out);
+        char line[1024];
+        cr_expect(kc_out_item_line(b.out, "RED", "fakebroken.axpy.f32:control.wrong_value", line, sizeof line) &&
+                  !strstr(line, "[cached:"), "mode %d:\n%s", m, b.out);
+        kc_proc_free(&a);
+        kc_proc_free(&b);
+        kc_rm_rf(c.dir);
+    }
+}

@@ -102,3 +102,20 @@ out:
     close(fd);
     return rc;
 }
+
+/* The kernel record control r is planted in, or NULL. */
+static const kc_record *kernel_of(const kc_records *rs, const kc_record *r)
+{
+    const char *c = strstr(r->name, ":control.");
+    if (!c) return NULL;
+    const size_t n = (size_t)(c - r->name);
+    for (int i = 0; i < rs->n; i++)
+        if (strncmp(rs->v[i].name, r->name, n) == 0 && rs->v[i].name[n] == 0) return &rs->v[i];
+    return NULL;
+}
+
+int kc_record_red_beside_failure(const kc_records *rs, const kc_record *r)
+{
+    const kc_record *k = r->res.state == KC_RED ? kernel_of(rs, r) : NULL;
+    return k && kc_result_fails(&k->res);
+}

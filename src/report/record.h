@@ -43,6 +43,14 @@ typedef struct kc_records {
  * (run_end.c prints it, merge_logs.c reads it back). */
 #define KC_RAN_AGAIN_LINE "ran again alone: "
 
+/* Whether r is a control that came RED while its own kernel's record (r's
+ * name before ":control.") failed in the same records: a RED there may be
+ * the kernel's own failure (a wrong reference fails the clean kernel and
+ * every control gate 3 reaches) and shows nothing of the contract catching
+ * the planted bug. The line under the SUMMARY names such controls
+ * (kc_report_controls_beside_failures) and the results cache keeps none of
+ * them (kc_rcache_forget_beside_failures). */
+int kc_record_red_beside_failure(const kc_records *rs, const kc_record *r);
 /* Appends a copy of r; returns 0 or -1 when out of memory. */
 int kc_records_add(kc_records *rs, const kc_record *r);
 void kc_records_free(kc_records *rs);

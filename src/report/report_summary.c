@@ -32,33 +32,27 @@ void kc_report_no_gpu(FILE *out, const kc_records *rs, const char *why)
     if (n) kc_say(out, "%d item%s skipped: no GPU (%s)\n", n, n == 1 ? "" : "s", why);
 }
 
-/* The kernel record control r is planted in, or NULL. */
-static const kc_record *kernel_of(const kc_records *rs, const kc_record *r)
-{
-    const char *c = strstr(r->name, ":control.");
-    if (!c) return NULL;
-    const size_t n = (size_t)(c - r->name);
-    for (int i = 0; i < rs->n; i++)
-        if (strncmp(rs->v[i].name, r->name, n) == 0 && rs->v[i].name[n] == 0) return &rs->v[i];
-    return NULL;
-}
-
-void kc_report_controls_beside_failures(FILE *out, const kc_records *rs)
+void kc_report_controls_beside_failures(FILE *out, const kc_records *rs, int merged)
 {
     enum { NAMED = 5 };
     int n = 0;
     char names[NAMED * 200] = "";
     for (int i = 0; i < rs->n; i++) {
-        const kc_record *k = rs->v[i].res.state == KC_RED ? kernel_of(rs, &rs->v[i]) : NULL;
-        if (!k || !kc_result_fails(&k->res)) continue;
+        if (!kc_record_red_beside_failure(rs, &rs->v[i])) continue;
         if (n < NAMED) kc_strcatf(names, sizeof names, "%s%s", n ? ", " : "", rs->v[i].name);
         n++;
     }
     if (!n) return;
     kc_say(out, "%d control%s RED beside %s kernel's failure in this run (%s%s): a RED there may be the kernel's own "
-           "failure and shows nothing of the contract catching the planted bug; once the kernel passes, run %s again "
-           "with --no-cache (the results cache may hold %s RED)\n", n, n == 1 ? "" : "s", n == 1 ? "its" : "their",
-           names, n > NAMED ? ", ..." : "", n == 1 ? "it" : "them", n == 1 ? "its" : "their");
+           "failure and shows nothing of the contract catching the planted bug; ", n, n == 1 ? "" : "s",
+           n == 1 ? "its" : "their", names, n > NAMED ? ", ..." : "");
+    if (merged)     /* a shard kept the RED of a control whose kernel failed on another shard */
+        fprintf(out, "once the kernel passes, run %s again with --no-cache (a shard that did not run %s kernel may "
+                "have kept %s RED in its results cache)\n", n == 1 ? "it" : "them", n == 1 ? "its" : "their",
+                n == 1 ? "its" : "their");
+    else
+        fprintf(out, "the results cache keeps no such RED, so %s again in the next run\n",
+                n == 1 ? "it runs" : "they run");
 }
 
 /* Every verdict came from the results cache: no process ran an item, so

@@ -19,8 +19,12 @@ void kc_report_no_gpu(FILE *out, const kc_records *rs, const char *why);
  * the kernel's own failure, so it shows nothing of the contract's power to
  * catch the planted bug (the run is red anyway, by the kernel). Library
  * controls failing gate 1 are compared with the clean build (gates.c); this
- * line covers every control, after the fact. Nothing when there are none. */
-void kc_report_controls_beside_failures(FILE *out, const kc_records *rs);
+ * line covers every control, after the fact. A run keeps no such RED in its
+ * results cache (kc_rcache_forget_beside_failures), which the line says; a
+ * merge (merged) cannot know what its shards kept (a control's kernel may
+ * have failed on another shard), so it says to run them with --no-cache.
+ * Nothing when there are none. */
+void kc_report_controls_beside_failures(FILE *out, const kc_records *rs, int merged);
 /* A --jobs run's: "workers: 8, busy 512.3 s of 8 x 70.1 s (efficiency 0.91); peak RSS 8.1 GiB (worker 3),
  *  peak GPU 8724 MiB (worker 5)", one line per worker, the time split ("time in
  *  items: inputs ..., GPU ..., float64 references ..., checks ..., other ...")

@@ -639,6 +639,7 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
     kc_qd_settle(&qq);          /* after every verdict: ends that none of them explains */
     qq.rec.wall_s = now_s() - qq.t0;
     for (int j = 0; j < qq.nq; j++) qq.rec.ran_again += qq.q[j].again;
+    kc_rcache_forget_beside_failures(qq.fin.cache, &qq.rec, items, n);
     kc_run_end e = {
         .o = o, .tally = &qq.t, .records = &qq.rec, .wall_s = qq.rec.wall_s, .items = qq.nq,
         .interrupted = qq.interrupted, .untrusted = qq.untrusted || qq.violated,

@@ -628,6 +628,18 @@ void kc_rcache_forget(kc_rcache *c, const kc_item *it)
     if (c) evict(c, it, NULL);
 }
 
+void kc_rcache_forget_beside_failures(kc_rcache *c, const kc_records *rs, const kc_item *items, int n)
+{
+    for (int i = 0; c && i < rs->n; i++) {
+        if (!kc_record_red_beside_failure(rs, &rs->v[i])) continue;
+        for (int j = 0; j < n; j++)
+            if (strcmp(items[j].name, rs->v[i].name) == 0) {
+                evict(c, &items[j], NULL);
+                break;
+            }
+    }
+}
+
 void kc_rcache_limits(kc_rcache *c, const kc_costs *costs)
 {
     if (c) c->costs = costs;

@@ -64,6 +64,7 @@
 #include "costs.h"
 #include "item.h"
 #include "kcontract.h"
+#include "record.h"
 #include "result.h"
 #include "run_options.h"
 
@@ -143,6 +144,14 @@ void kc_rcache_limits(kc_rcache *c, const kc_costs *costs);
  * queue_deaths.c); an entry of other inputs stays. A removal that fails is
  * said on stderr. c NULL: nothing. */
 void kc_rcache_forget(kc_rcache *c, const kc_item *it);
+/* Every control RED in rs beside its own kernel's failure
+ * (kc_record_red_beside_failure) is forgotten as kc_rcache_forget does, its
+ * item found by name among items[0..n): such a RED may be the kernel's own
+ * failure (a wrong reference), not the contract catching the planted bug,
+ * and a run that reused it once the kernel passes would read green on a
+ * control it never saw caught. Called at a run's end, when every verdict is
+ * known. c NULL: nothing. */
+void kc_rcache_forget_beside_failures(kc_rcache *c, const kc_records *rs, const kc_item *items, int n);
 /* Item it is about to run in this very process (kc_run: a static shard,
  * where a crash under the item leaves no verdict for the cache to act on;
  * a serial run is a queue of one worker, whose parent settles a crash):

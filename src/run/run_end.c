@@ -61,7 +61,7 @@ int kc_run_end_write(const kc_run_end *e)
     if (e->records && e->figures == KC_FIGURES_SERIAL) kc_report_serial(stdout, e->records);
     if (e->records && e->figures == KC_FIGURES_WORKERS) kc_report_workers(stdout, e->records);
     if (e->records && e->no_gpu_why && e->figures != KC_FIGURES_NONE) kc_report_no_gpu(stdout, e->records, e->no_gpu_why);
-    if (e->records) kc_report_controls_beside_failures(stdout, e->records);
+    if (e->records) kc_report_controls_beside_failures(stdout, e->records, e->merged);
     if (e->records && e->records->ran_again && e->figures != KC_FIGURES_NONE)
         fprintf(stdout, KC_RAN_AGAIN_LINE "%d item%s whose first verdict was not known to be %s own (a line above "
                 "names each and why); the SUMMARY counts the runs alone\n", e->records->ran_again,

@@ -292,6 +292,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
     if (gpu_mem) kc_gpu_sampler_stop();
     if (process_end(san, fin.cache)) untrusted = 1;
     rs.wall_s = kc_now_s() - t0;
+    kc_rcache_forget_beside_failures(fin.cache, &rs, items, n);
     kc_run_end e = {
         .o = o, .tally = &t, .records = &rs, .wall_s = rs.wall_s, .items = ns, .untrusted = untrusted,
         .figures = o->parent ? KC_FIGURES_NONE : KC_FIGURES_SERIAL,  /* a --jobs shard leaves the figures to its parent */

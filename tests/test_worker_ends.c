@@ -33,6 +33,11 @@ static void ends_env_init(ends_env *e, const char *dir, const char *tag, const c
     e->env[n++] = e->cache_env;
     e->env[n++] = (char *)ms;
     e->env[n++] = "KC_FIXTURE_REF_SLEEP_MS=100";     /* fakeslow.vec4.f32: 0.5 s, in flight when the thread fires */
+    /* fixture.cost.00: 900 ms, so a thread fired 400 ms after fakethread's
+     * first reference lands in it with room on both sides on a loaded
+     * machine (at 150 ms and 300 ms, fakethread itself sometimes took longer
+     * and the exit came under it: a CRASH of the wrong item) */
+    e->env[n++] = "KC_FIXTURE_COST_SCALE=3";
     e->env[n] = NULL;
 }
 
@@ -71,7 +76,7 @@ Test(worker_ends, an_end_no_item_explains_makes_an_inflight_run_not_green, .time
     kc_rm_rf(dir);
 }
 
-/* Serially the thread ends the worker under fixture.cost.00 (300 ms), which
+/* Serially the thread ends the worker under fixture.cost.00 (900 ms), which
  * is CRASH; fakethread.vec4.f32, which passed before in that process, is a
  * suspect: not kept in the cache, recorded failed in the cost table. The
  * next run (its thread started again) runs it and is red again; before, it
@@ -87,7 +92,7 @@ Test(worker_ends, passes_before_an_end_on_its_own_are_neither_kept_nor_recorded_
         ends_env e;
         char tag[16];
         snprintf(tag, sizeof tag, "run%d", k);
-        ends_env_init(&e, dir, tag, "KC_FIXTURE_EXIT_THREAD_MS=150", cache);
+        ends_env_init(&e, dir, tag, "KC_FIXTURE_EXIT_THREAD_MS=400", cache);
         kc_proc p = kc_run_fake((char *[]){ "run", costs_arg, "fakethread.vec4.f32", "fixture.cost.00", NULL }, e.env,
                                 60);
         kc_tally t;
@@ -106,7 +111,7 @@ Test(worker_ends, passes_before_an_end_on_its_own_are_neither_kept_nor_recorded_
     cr_expect(eol && eol - row > 2 && strncmp(eol - 2, "\t1", 2) == 0,
               "the cost table does not record the suspect failed:\n%s", t);
     ends_env e;
-    ends_env_init(&e, dir, "rerun", "KC_FIXTURE_EXIT_THREAD_MS=150", "off");
+    ends_env_init(&e, dir, "rerun", "KC_FIXTURE_EXIT_THREAD_MS=400", "off");
     kc_proc r = kc_run_fake((char *[]){ "run", "--rerun-failed", costs_arg, "fakethread.vec4.f32", "fixture.cost.00",
                                         NULL }, e.env, 60);
     char line[2048];
@@ -130,7 +135,7 @@ Test(worker_ends, a_static_shard_that_dies_keeps_none_of_its_passes, .timeout = 
     snprintf(cache, sizeof cache, "%s/cache", dir);
     char *args[] = { "run", "--jobs", "1", "--schedule", "static", "fakethread.vec4.f32", "fixture.cost.00", NULL };
     ends_env e;
-    ends_env_init(&e, dir, "first", "KC_FIXTURE_EXIT_THREAD_MS=150", cache);
+    ends_env_init(&e, dir, "first", "KC_FIXTURE_EXIT_THREAD_MS=400", cache);
     kc_proc a = kc_run_fake(args, e.env, 60);
     cr_expect_eq(a.status, 1, "the shard the thread ended: exit %d\n%s%s", a.status, a.out, a.err);
     kc_proc_free(&a);
@@ -221,9 +226,9 @@ Test(worker_ends, an_exit_with_the_untrusted_status_is_not_taken_for_the_workers
         ends_env e;
         char tag[16];
         snprintf(tag, sizeof tag, "run%d", k);
-        ends_env_init(&e, dir, tag, "KC_FIXTURE_EXIT_THREAD_MS=150", cache);
-        e.env[4] = "KC_FIXTURE_EXIT_THREAD_STATUS=5";
-        e.env[5] = NULL;
+        ends_env_init(&e, dir, tag, "KC_FIXTURE_EXIT_THREAD_MS=400", cache);
+        e.env[5] = "KC_FIXTURE_EXIT_THREAD_STATUS=5";
+        e.env[6] = NULL;
         kc_proc p = kc_run_fake((char *[]){ "run", "fakethread.vec4.f32", "fixture.cost.00", NULL }, e.env, 60);
         kc_tally t;
         kc_out_tally(p.out, &t);

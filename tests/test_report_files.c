@@ -229,6 +229,45 @@ Test(report, a_command_line_that_does_not_parse_leaves_a_file_it_names_as_no_rep
     unlink(notes);
 }
 
+/* A refused command line replaced what its report options named with the
+ * "incomplete" placeholder, even the cost table that the refusal was about:
+ * `run --costs T --json T` (or --junit/--timeline T, or KC_COSTS=T with
+ * --json T) lost every row of T, and the next --rerun-failed was refused
+ * for a malformed table (a red-team's find). Only a file that holds a report
+ * of its kind is replaced now; the table stays as it was. */
+Test(report, a_refused_clash_with_the_cost_table_leaves_the_table_alone, .timeout = 60)
+{
+    char costs[128], costs_eq[160], costs_env[160];
+    kc_report_tmpname(costs, sizeof costs, "clash_costs");
+    snprintf(costs_eq, sizeof costs_eq, "--costs=%s", costs);
+    snprintf(costs_env, sizeof costs_env, "KC_COSTS=%s", costs);
+    unlink(costs);      /* kc_report_tmpname made it empty: a table the run would refuse */
+    kc_proc p = kc_report_fixture((char *[]){ "run", costs_eq, "fixture.fail", "fixture.pass.00", NULL }, NULL);
+    cr_assert_eq(p.status, 1, "exit %d\n%s%s", p.status, p.out, p.err);
+    kc_proc_free(&p);
+    char *table = strdup(kc_out_file(costs));
+    cr_assert(table && strstr(table, "\nfixture.fail\t"), "no table: %s", table ? table : "(none)");
+    const char *opts[] = { "--json", "--junit", "--timeline" };
+    for (int k = 0; k < 6; k++) {
+        char *args[8] = { "run", "--rerun-failed", (char *)opts[k % 3], costs, "fixture.fail", NULL, NULL, NULL };
+        if (k < 3) args[5] = costs_eq;
+        char *env[] = { costs_env, NULL };
+        p = kc_report_fixture(args, k < 3 ? NULL : env);
+        cr_expect_eq(p.status, 2, "case %d: exit %d\n%s", k, p.status, p.err);
+        cr_expect(strstr(p.err, "name the same file"), "case %d: %s", k, p.err);
+        kc_proc_free(&p);
+        const char *t = kc_out_file(costs);
+        cr_expect_str_eq(t, table, "case %d (%s T, the table %s): the refusal rewrote the cost table", k, opts[k % 3],
+                         k < 3 ? "by --costs" : "by KC_COSTS");
+    }
+    p = kc_report_fixture((char *[]){ "run", "--rerun-failed", costs_eq, "fixture.fail", "fixture.pass.00", NULL }, NULL);
+    cr_expect_eq(p.status, 1, "the next --rerun-failed: exit %d\n%s%s", p.status, p.out, p.err);
+    cr_expect(strstr(p.out, "FAIL   fixture.fail"), "%s", p.out);
+    kc_proc_free(&p);
+    free(table);
+    unlink(costs);
+}
+
 /* A report replaces its file as the run starts (it says incomplete until
  * the run's end), so a report path that names a file the run reads was
  * gone before it was read: `merge --log s0.log --json s0.log` (or --junit

@@ -142,6 +142,25 @@ static int check_env(char *why, size_t cap)
     return kc_gpu_sched_flags(&sched, why, cap) || kc_san_env_check(why, cap) || check_env_files(why, cap) ? -1 : 0;
 }
 
+/* Whether path starts as a report of kind which (0 --json, 1 --junit, 2
+ * --timeline) does, or as its placeholder (report.c). */
+static int holds_report(const char *path, int which)
+{
+    static const char *const head[4] = {
+        "{\"type\":\"",                                                  /* --json: JSON Lines, report_json.c */
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites ",      /* --junit: report_junit.c */
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" ",  /* --timeline */
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" ",                      /* its placeholder (report.c) */
+    };
+    char buf[128];
+    FILE *f = fopen(path, "rb");
+    const size_t got = f ? fread(buf, 1, sizeof buf, f) : 0;
+    if (f) fclose(f);
+    for (int h = which; h <= (which == 2 ? 3 : which); h++)
+        if (got >= strlen(head[h]) && memcmp(buf, head[h], strlen(head[h])) == 0) return 1;
+    return 0;
+}
+
 /* A command line that did not parse (exit 2) may name report files that an
  * earlier run left green, which a CI step that publishes its JUnit report
  * whatever the exit status shows as this run's (a red-team's find: `run
@@ -150,8 +169,10 @@ static int check_env(char *why, size_t cap)
  * (kc_cli_report_args: an option's value, a PATTERN, a file after "--" or
  * of a command that writes no report is none: `run --exclude --json
  * notes.txt --bogus` turned notes.txt, a PATTERN, into a placeholder), and
- * each that names a regular file already there is made to say the run did
- * not finish (kc_reports_begin); nothing is made where no file was. */
+ * each that names a regular file holding a report of its kind (its first
+ * bytes: holds_report) is made to say the run did not finish
+ * (kc_reports_begin); nothing is made where no file was, nor over a file of
+ * another kind. */
 static void reports_after_bad_usage(int argc, char **argv)
 {
     const char *path[3];
@@ -159,6 +180,12 @@ static void reports_after_bad_usage(int argc, char **argv)
     for (int k = 0; k < 3; k++) {
         struct stat st;
         if (!path[k] || !*path[k] || stat(path[k], &st) != 0 || !S_ISREG(st.st_mode)) path[k] = NULL;
+        /* only a report (an earlier run's, which a CI step might publish as
+         * this one's): the refusal may be of the very clash that names
+         * another file there, a cost table or a log (`run --costs T --json
+         * T` replaced the table with the placeholder: a red-team's find),
+         * which stays as it is */
+        else if (!holds_report(path[k], k)) path[k] = NULL;
     }
     if (path[0] || path[1] || path[2]) kc_reports_begin(path[0], path[1], path[2]);
 }

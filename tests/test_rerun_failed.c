@@ -302,25 +302,30 @@ Test(rerun_failed, shards_select_alike_and_their_merge_writes_the_table_back, .t
 }
 
 
-/* Several hosts: the shards of a plain run, given one table, cut their slices
- * by its seconds; their merge records this round's verdicts in it (seconds
- * kept, so the same logs merge again), and the next --rerun-failed round
- * reruns what failed here, not what an older run failed. Before, the merge
- * left the table as it was: the retry round ran fixture.pass.00 (an older
- * failure, passing now) and merged green, fixture.fail never rerun. */
+/* Several hosts: the shards of a plain run, each given a copy of one table
+ * (its host's), cut their slices by its seconds; their merge records this
+ * round's verdicts in the original (seconds kept, so the same logs merge
+ * again), and the next --rerun-failed round reruns what failed here, not
+ * what an older run failed. Before, the merge left the table as it was:
+ * the retry round ran fixture.pass.00 (an older failure, passing now) and
+ * merged green, fixture.fail never rerun. */
 Test(rerun_failed, a_merge_records_its_verdicts_for_the_next_round, .timeout = 60)
 {
-    char path[256], log[2][256];
+    char path[256], log[2][256], host[2][256];
+    const char *table = "# kcontract costs v1\nfixture.fail\t0.020\t-1\t-1\t0\nfixture.pass.00\t0.010\t-1\t-1\t1\n"
+                        "fixture.pass.01\t0.030\t-1\t-1\t0\n";
     kc_tmp_path(path, sizeof path, "rerun-failed", "merge-verdicts");
-    kc_write_file(path, "# kcontract costs v1\nfixture.fail\t0.020\t-1\t-1\t0\nfixture.pass.00\t0.010\t-1\t-1\t1\n"
-                        "fixture.pass.01\t0.030\t-1\t-1\t0\n");
+    kc_write_file(path, table);
     for (int round = 0; round < 2; round++) {
         for (int k = 0; k < 2; k++) {
             char tag[16], shard[8];
             snprintf(tag, sizeof tag, "shard%d", k);
             snprintf(shard, sizeof shard, "%d/2", k);
             kc_tmp_path(log[k], sizeof log[k], "rerun-failed", tag);
-            char *plain[] = { "run", "--costs", path, "--shard", shard, "fixture.fail", "fixture.pass.*", NULL };
+            snprintf(tag, sizeof tag, "host%d", k);
+            kc_tmp_path(host[k], sizeof host[k], "rerun-failed", tag);
+            kc_write_file(host[k], table);
+            char *plain[] = { "run", "--costs", host[k], "--shard", shard, "fixture.fail", "fixture.pass.*", NULL };
             char *retry[] = { "run", "--rerun-failed", "--costs", path, "--shard", shard, "fixture.fail",
                               "fixture.pass.*", NULL };
             kc_proc p = kc_run_fixture(round ? retry : plain, 30);
@@ -352,8 +357,10 @@ Test(rerun_failed, a_merge_records_its_verdicts_for_the_next_round, .timeout = 6
         kc_proc_free(&p);
     }
     unlink(path);
-    unlink(log[0]);
-    unlink(log[1]);
+    for (int k = 0; k < 2; k++) {
+        unlink(log[k]);
+        unlink(host[k]);
+    }
 }
 
 /* The seconds field of name in the table at path, -2 when absent. */
@@ -411,4 +418,67 @@ Test(rerun_failed, a_reused_pass_clears_failed_and_keeps_its_seconds, .timeout =
     unlink(path);
     unlink(other);
     kc_rm_rf(cache);
+}
+
+/* A CI job per shard, `run --shard K/N || run --shard K/N --rerun-failed`:
+ * a --shard run recorded nothing in the table, and the retry cut its slice
+ * among the failures an older run had left there, so the shard whose try
+ * failed retried an old failure that passes now, or nothing, and exited 0
+ * (a red-team's find; the same under Bazel's shard variables). Now a shard
+ * records its verdicts, seconds kept, and its retry reruns the failures of
+ * its own slice: the shard that failed fails again, the other runs nothing. */
+Test(rerun_failed, a_shard_retries_the_failures_of_its_own_try, .timeout = 90)
+{
+    static const char *const items[] = { "fixture.fail", "fixture.pass.00", "fixture.pass.01", "fixture.pass.02" };
+    /* an older run left fixture.pass.00 failed; the seconds cut the slices */
+    const char *table = "# kcontract costs v1\nfixture.fail\t0.400\t-1\t-1\t0\nfixture.pass.00\t0.300\t-1\t-1\t1\n"
+                        "fixture.pass.01\t0.200\t-1\t-1\t0\nfixture.pass.02\t0.100\t-1\t-1\t0\n";
+    for (int mode = 0; mode < 2; mode++) {     /* --shard K/2 --costs T; Bazel's variables and KC_COSTS=T */
+        char path[256], costs_env[300], costs_arg[300];
+        kc_tmp_path(path, sizeof path, "rerun-failed", mode ? "bazel" : "shard");
+        kc_write_file(path, table);
+        snprintf(costs_env, sizeof costs_env, "KC_COSTS=%s", path);
+        snprintf(costs_arg, sizeof costs_arg, "--costs=%s", path);
+        int failed_shards = 0;
+        for (int k = 0; k < 2; k++) {
+            char shard[8], index_env[32];
+            snprintf(shard, sizeof shard, "%d/2", k);
+            snprintf(index_env, sizeof index_env, "TEST_SHARD_INDEX=%d", k);
+            char *env[] = { "KC_CACHE_DIR=off", mode ? costs_env : NULL, mode ? index_env : NULL,
+                            "TEST_TOTAL_SHARDS=2", NULL };
+            if (!mode) env[1] = NULL;
+            char *try[9] = { "run", (char *)items[0], (char *)items[1], (char *)items[2], (char *)items[3], NULL };
+            char *retry[10] = { "run", "--rerun-failed", (char *)items[0], (char *)items[1], (char *)items[2],
+                                (char *)items[3], NULL };
+            if (!mode) {
+                try[5] = "--shard", try[6] = shard, try[7] = costs_arg;
+                retry[6] = "--shard", retry[7] = shard, retry[8] = costs_arg;
+            }
+            kc_proc a = kc_run_fixture_env(try, env, 30);
+            cr_assert(a.status == 0 || a.status == 1, "mode %d shard %d: try exit %d\n%s%s", mode, k, a.status, a.out,
+                      a.err);
+            kc_proc b = kc_run_fixture_env(retry, env, 30);
+            char st[16];
+            int has_fail = kc_out_state_lines(a.out, "fixture.fail", st, sizeof st) == 1;
+            failed_shards += a.status == 1;
+            cr_expect_eq(a.status == 1, has_fail, "mode %d shard %d: try exit %d\n%s", mode, k, a.status, a.out);
+            cr_expect_eq(b.status, a.status, "mode %d shard %d: the try exited %d, its retry %d\ntry:\n%s\nretry:\n%s",
+                         mode, k, a.status, b.status, a.out, b.out);
+            if (has_fail) {
+                cr_expect_eq(kc_out_state_lines(b.out, "fixture.fail", st, sizeof st), 1, "%s", b.out);
+                cr_expect_str_eq(st, "FAIL");
+            }
+            cr_expect_eq(kc_out_state_lines(b.out, "fixture.pass.00", st, sizeof st), 0,
+                         "mode %d shard %d: the retry ran the old failure its try had passed:\n%s", mode, k, b.out);
+            kc_proc_free(&a);
+            kc_proc_free(&b);
+        }
+        cr_expect_eq(failed_shards, 1, "mode %d", mode);
+        cr_expect_eq(failed_in(path, "fixture.fail"), 1, "mode %d: the try's failure is not recorded", mode);
+        cr_expect_eq(failed_in(path, "fixture.pass.00"), 0, "mode %d: the try's pass is not recorded", mode);
+        kc_cost r = row_in(path, "fixture.pass.00");
+        cr_expect(r.seconds > 0.299 && r.seconds < 0.301, "mode %d: the seconds the slices were cut by changed: %.3f",
+                  mode, r.seconds);
+        unlink(path);
+    }
 }

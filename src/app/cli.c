@@ -168,9 +168,10 @@ static const opt_row OPTIONS[] = {
       "last time, among those the PATTERNs select; none recorded: every one runs\n"
       "(pytest's --last-failed; passes the results cache holds are reused);\n"
       "no table: exit 2. The run writes the table back (docs/parallel-runs.md).\n"
-      "With --shard K/N each shard reads the table and leaves it; merge, given\n"
-      "--rerun-failed and the same table, checks their slices and writes it back\n"
-      "(a merge without it records its verdicts there, seconds kept)" },
+      "With --shard K/N each shard reruns the failures of its own slice and\n"
+      "leaves the table; merge, given --rerun-failed and the same table, checks\n"
+      "their slices and writes it back (a --shard run or merge without it\n"
+      "records its verdicts there, seconds kept)" },
     { "--restarts", NULL, "M", C_RUN, TO_REEXEC, OPT_ONCE, 0, kc_cli_set_restarts,
       "--restarts needs a value (a number of worker restarts from 0 to 1000000)",
       "replace at most M workers that crashed, timed out or did not start\n"

@@ -185,7 +185,8 @@ int kc_child_argv(kc_strvec *sv, const kc_opts *o, const kc_child_cmd *c);
  * always (o->costs, the default file unless --costs), a serial run given
  * --costs or --rerun-failed (so what passes now drops out of the next
  * --rerun-failed); never a --shard K/N run, serial or --jobs (its slices come from the
- * table, which every shard must read unchanged), a static shard child or a
+ * table's seconds, which every shard must read unchanged: it records only its
+ * verdicts, queue.c's shard_records_verdicts), a static shard child or a
  * worker. (Named for the command line that sets o; a rule of the settings.) */
 int kc_cli_writes_costs(const kc_opts *o);
 #endif

@@ -526,34 +526,39 @@ int kc_lpt_partition(const double *cost, const char *const *names, int n, int ns
  * as failed, or all of them (*all 1) when it records none failed (costs.h,
  * kc_select). Returns how many, or -1 with the reason in err (no table, a
  * malformed one). */
-static int keep_failed(const kc_opts *o, const kc_item *items, int *sel, int nf, int *all, char *err, size_t cap)
+/* Of the ns items in sel (a slice of the nf filtered ones, which fall[0..nf)
+ * holds), keeps those the table records failed. When the table records
+ * none failed among all nf, the slice stays whole (*all 1). Returns the
+ * count kept, or -1 with err. */
+static int keep_failed(const kc_opts *o, const kc_item *items, const int *fall, int nf, int *sel, int ns, int *all,
+                       char *err, size_t cap)
 {
     kc_costs c;
-    int found, nk = 0;
+    int found, nk = 0, any = 0;
     if (kc_costs_load(o->costs, &c, &found, err, cap)) return -1;
     if (!found)
         return kc_errf(err, cap, "%s: no such file: --rerun-failed reruns what this cost table records as failed "
                        "last time (a --jobs run writes it, and a serial run given --costs FILE, once it measured an "
                        "item: a run whose every item was SKIP, as without a GPU, or reused from the results cache makes none)",
                        o->costs);
-    for (int i = 0; i < nf; i++) {
+    for (int i = 0; i < nf && !any; i++) {
+        const kc_cost *e = kc_costs_find(&c, items[fall[i]].name);
+        any = e && e->failed;
+    }
+    for (int i = 0; any && i < ns; i++) {
         const kc_cost *e = kc_costs_find(&c, items[sel[i]].name);
         if (e && e->failed) sel[nk++] = sel[i];
     }
     kc_costs_free(&c);
-    *all = nk == 0 && nf > 0;
-    return *all ? nf : nk;
+    *all = !any && nf > 0;
+    return any ? nk : ns;
 }
 
-int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfiltered, int *rerun_all, char *err,
-              size_t cap)
+/* The slice of shard o->shard_k of the nf filtered items in sel (kept in
+ * order, in place): by cost over the table when --costs was given with
+ * --shard, else item i in shard i % N. Returns its count, or -1 with err. */
+static int cut_slice(const kc_opts *o, const kc_item *items, int *sel, int nf, char *err, size_t cap)
 {
-    int nf = 0, all = 0;
-    for (int i = 0; i < n; i++)
-        if (kc_filter_match(items[i].name, o->patterns, o->npatterns)) sel[nf++] = i;
-    if (o->rerun_failed && (nf = keep_failed(o, items, sel, nf, &all, err, cap)) < 0) return -1;
-    if (rerun_all) *rerun_all = all;
-    *nfiltered = nf;
     if (!(o->sharded && o->costs_given)) {
         int ns = 0;
         for (int i = 0; i < nf; i++)
@@ -584,6 +589,31 @@ int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfil
     free(sh);
     kc_costs_free(&c);
     return rc;
+}
+
+int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfiltered, int *rerun_all, char *err,
+              size_t cap)
+{
+    int nf = 0, all = 0;
+    for (int i = 0; i < n; i++)
+        if (kc_filter_match(items[i].name, o->patterns, o->npatterns)) sel[nf++] = i;
+    *nfiltered = nf;
+    int *fall = NULL;
+    if (o->rerun_failed && o->sharded) {    /* the whole filter: whether the table records any failure in it */
+        fall = malloc((size_t)(nf ? nf : 1) * sizeof *fall);
+        if (!fall) return kc_errf(err, cap, "out of memory");
+        memcpy(fall, sel, (size_t)nf * sizeof *fall);
+    }
+    /* the slice the same run without --rerun-failed takes, then its failures:
+     * each shard reruns what failed in its own slice, so that `run --shard
+     * K/N || run --shard K/N --rerun-failed` retries the try's failures (cut
+     * among the failures alone, one could land in another shard's retry,
+     * and the shard that failed read green having run nothing) */
+    int ns = cut_slice(o, items, sel, nf, err, cap);
+    if (ns >= 0 && o->rerun_failed) ns = keep_failed(o, items, fall ? fall : sel, fall ? nf : ns, sel, ns, &all, err, cap);
+    free(fall);
+    if (rerun_all) *rerun_all = all;
+    return ns;
 }
 
 int kc_rerun_failed_none(const kc_opts *o, int rerun_all, int listing, FILE *out)

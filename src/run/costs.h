@@ -180,11 +180,13 @@ void kc_queue_order(const kc_costs *c, const kc_item *items, int *sel, int ns);
  * shard_of[i] receives item i's shard. 0, or -1 out of memory. */
 int kc_lpt_partition(const double *cost, const char *const *names, int n, int nshards, int *shard_of);
 
-/* The selection of a run or list: the filtered items (in name order; with
- * --rerun-failed only those the table o->costs records as failed, or every
- * one of them when it records none failed: *rerun_all 1, may be NULL) that
+/* The selection of a run or list: the filtered items (in name order) that
  * belong to shard o->shard_k of o->shard_n: by cost (LPT over the table
- * o->costs) when --costs was given with --shard, else item i in shard i % N.
+ * o->costs) when --costs was given with --shard, else item i in shard i % N;
+ * with --rerun-failed, of that slice only those the table o->costs records
+ * as failed (each shard retries the failures of the slice it ran), or the
+ * whole slice when the table records none failed among all the filtered
+ * items (*rerun_all 1, may be NULL).
  * Fills sel (room for n) and *nfiltered (the count before sharding);
  * returns the count, or -1 with "FILE: ..." in err (a malformed table, no
  * table under --rerun-failed, out of memory). A --jobs run selects once, in

@@ -574,6 +574,19 @@ static int serial_records_costs(const queue *qq, const kc_opts *o)
     return qq->serial && !o->sharded && !o->parent && !kc_cli_writes_costs(o) && kc_costs_there(o->costs);
 }
 
+/* A --shard K/N slice (serially or with --jobs; also under Bazel's or
+ * GoogleTest's shard variables) records its verdicts, seconds kept, in a
+ * table that is there and reads: the slices are cut by those seconds, so
+ * every slice of the multi-host run must see the same ones, but a slice
+ * that records nothing left `run --shard K/N || run --shard K/N
+ * --rerun-failed` to retry what an older run recorded, reading green after
+ * a failure (a red-team's find). Not a --rerun-failed round's: every slice
+ * of it selects from the table as it was, and its merge writes it back. */
+static int shard_records_verdicts(const kc_opts *o)
+{
+    return o->sharded && !o->rerun_failed && !o->parent && !o->worker && kc_costs_there(o->costs);
+}
+
 /* The work queue: --jobs N workers, or one for a serial run (serial). */
 static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
 {
@@ -646,6 +659,7 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
         .figures = qq.serial ? (o->parent ? KC_FIGURES_NONE : KC_FIGURES_SERIAL) : KC_FIGURES_WORKERS,
         .no_gpu_why = qq.d->ndevs ? NULL : qq.d->why,
         .write_costs = kc_cli_writes_costs(o) || serial_records_costs(&qq, o),  /* not a --shard K/N slice's */
+        .record_verdicts = shard_records_verdicts(o),
         .write_reports = 1,
     };
     rc = kc_run_end_write(&e);

@@ -6,7 +6,10 @@
  * attributes (registers, shared and local memory, the settable dynamic
  * shared memory and non-portable cluster size), and the sticky faults a
  * load or a lookup may be the first to see (KC_FAKE_LOAD_LOST,
- * KC_FAKE_FUNC_LOST). */
+ * KC_FAKE_FUNC_LOST). KC_FAKE_LOAD_SAYS="<control>=<text>": loading an image
+ * "KCFAKE <module> <control>" prints text and a newline on stdout, as an
+ * item's host code or a kernel's printf may print a line that reads as a
+ * verdict (tests/test_mutate_trust.c). */
 #include <cuda.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -104,6 +107,11 @@ CUresult cuModuleLoadData(CUmodule *mod, const void *image)
     for (int i = 0; i < NKERNELS; i++) known |= strcmp(fake_kernels[i].module, m) == 0;
     if (!known) return CUDA_ERROR_INVALID_IMAGE;
     if (lost_at("KC_FAKE_LOAD_LOST", m)) return fake_sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
+    const char *says = getenv("KC_FAKE_LOAD_SAYS"), *eq = says ? strchr(says, '=') : NULL;
+    if (eq && (size_t)(eq - says) == strlen(c) && strncmp(says, c, strlen(c)) == 0) {
+        printf("%s\n", eq + 1);
+        fflush(stdout);
+    }
     struct CUmod_st *md = calloc(1, sizeof *md);
     if (!md) return CUDA_ERROR_OUT_OF_MEMORY;
     snprintf(md->module, sizeof md->module, "%s", m);

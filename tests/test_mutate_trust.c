@@ -13,7 +13,10 @@
  * baseline's report for a killed baseline). Last, what the report says of
  * a mutant its first contract missed and another skipped (the GPU lost
  * between the waves, KC_FAKE_WORKER_GPU_LOST): missed, not "skipped: no
- * GPU" with exit 3. */
+ * GPU" with exit 3. A trusted wave whose lines do not add up to what it
+ * was handed and to its TALLY (an item that prints a verdict line of its
+ * own, KC_FAKE_LOAD_SAYS; kc_mut_wave_lines_check on lines made up) counts
+ * none of them. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +31,7 @@
 #include <unistd.h>
 
 #include "mutate_ops.h"
+#include "mutate_waves.h"
 #include "support/run_output.h"
 #include "support/spawn.h"
 
@@ -56,6 +60,8 @@ typedef struct trust_run {
     char dir[512], src[600], mut[600], make[600], json[600], out[600], err[600];
     char id[16];
     char gpu_lost[700];         /* KC_FAKE_WORKER_GPU_LOST's value, "" none */
+    char says[400];             /* KC_FAKE_LOAD_SAYS's value, "" none */
+    char slow[200];             /* KC_FAULT_SLOW_ITEM's value, "" none */
     int both;                   /* fakeblock.axpy.f32 judges the mutants too (after fake.axpy.f32) */
 } trust_run;
 
@@ -99,8 +105,10 @@ static void trust_setup(trust_run *t, const char *tag, const char *control)
  * none). Returns its pid. */
 static pid_t trust_start(const trust_run *t, const char *lose)
 {
-    char costs[700], cuda[700], make[700], lose_env[300], gpu_lost[700];
+    char costs[700], cuda[700], make[700], lose_env[300], gpu_lost[700], says[400], slow[200];
     snprintf(gpu_lost, sizeof gpu_lost, "%s", t->gpu_lost);
+    snprintf(says, sizeof says, "%s", t->says);
+    snprintf(slow, sizeof slow, "%s", t->slow);
     kc_test_costs_path(costs, sizeof costs);
     const char *lib = getenv("KC_FAKE_CUDA");
     snprintf(cuda, sizeof cuda, "%s", lib && *lib ? lib : "build/libfake_cuda.so");
@@ -123,6 +131,8 @@ static pid_t trust_start(const trust_run *t, const char *lose)
             setenv("KC_FAULT_TEARDOWN_S", "20", 1);
         }
         if (*gpu_lost) setenv("KC_FAKE_WORKER_GPU_LOST", gpu_lost, 1);
+        if (*says) setenv("KC_FAKE_LOAD_SAYS", says, 1);
+        if (*slow) setenv("KC_FAULT_SLOW_ITEM", slow, 1);
         execl(kc_test_fixture_bin(), kc_test_fixture_bin(), "mutate", "--source-dir", t->src, "--mutants-dir", t->mut,
               "--operators", "bound", "--jobs", "1", "--json", t->json, "fake.axpy.f32",
               t->both ? "fakeblock.axpy.f32" : (char *)NULL, (char *)NULL);
@@ -294,4 +304,131 @@ Test(mutate_trust, a_mutant_one_contract_missed_and_another_skipped_is_missed, .
     snprintf(item, sizeof item, "\"state\":\"missed\",\"item\":\"fake.axpy.f32:mutant.%s\"", t.id);
     cr_expect(strstr(kc_out_file(t.json), item), "%s", kc_out_file(t.json));
     kc_rm_rf(t.dir);
+}
+
+/* The command that reproduces a trust_run (as trust_start runs it), for
+ * the failure messages. */
+static const char *trust_command(const trust_run *t, const char *test)
+{
+    static char cmd[4096];
+    snprintf(cmd, sizeof cmd, "reproduce: CRITERION_TEST_PATTERN='mutate_trust/%s' make test; or by hand: "
+             "KC_LIBCUDA=build/libfake_cuda.so MAKE=%s KC_CACHE_DIR=off%s%s%s%s%s%s %s mutate --source-dir %s "
+             "--mutants-dir %s --operators bound --jobs 1 --json %s fake.axpy.f32", test, t->make,
+             *t->says ? " KC_FAKE_LOAD_SAYS='" : "", t->says, *t->says ? "'" : "",
+             *t->slow ? " KC_FAULT_SLOW_ITEM='" : "", t->slow, *t->slow ? "'" : "", kc_test_fixture_bin(), t->src,
+             t->mut, t->json);
+    return cmd;
+}
+
+/* A trusted wave whose item lines do not add up to what it was handed and
+ * to its TALLY: the mutant's image prints, when loaded, a line that reads
+ * as a verdict (as an item's host code or a kernel's printf may:
+ * KC_FAKE_LOAD_SAYS) while the mutant itself is clean (MISSED). Its
+ * verdicts do not count: the mutant is not run, its why and a line on
+ * stderr name the item and both counts, and mutate exits 1, as for a wave
+ * not trusted. Before, the forged RED counted: caught=1 score=1.00, exit 0,
+ * where the TALLY said 1 control MISSED and 0 RED. */
+Test(mutate_trust, a_wave_whose_lines_do_not_add_up_to_its_tally_counts_no_verdict, .timeout = 120)
+{
+    static const char *test = "a_wave_whose_lines_do_not_add_up_to_its_tally_counts_no_verdict";
+    trust_run t;
+    trust_setup(&t, "muttrust-lines", "forged");
+    char missed[200], twice[300], stranger[300];
+    snprintf(missed, sizeof missed, "MISSED fake.axpy.f32:mutant.%s  ", t.id);
+    snprintf(twice, sizeof twice, "item fake.axpy.f32:mutant.%s has 2 lines, 1 expected", t.id);
+    snprintf(stranger, sizeof stranger, "a line of item fakeblock.axpy.f32:mutant.%s, which it was not handed", t.id);
+    struct { const char *forged, *said, *counts; } cases[] = {
+        /* a second line of the item it ran: RED where the run says MISSED */
+        { "RED    fake.axpy.f32:mutant.%s  caught by gate 3 (printed by the item itself)", twice,
+          "the TALLY counts 1 mutant item (MISSED 1), its lines 2 (RED 1, MISSED 1)" },
+        /* a line of an item it was not handed (fakeblock.axpy.f32 is not selected) */
+        { "RED    fakeblock.axpy.f32:mutant.%s  caught by gate 3 (printed by the item itself)", stranger,
+          "the TALLY counts 1 mutant item (MISSED 1), its lines 2 (RED 1, MISSED 1)" },
+    };
+    for (int c = 0; c < 2; c++) {
+        char forged[300];
+        snprintf(forged, sizeof forged, cases[c].forged, t.id);
+        snprintf(t.says, sizeof t.says, "forged=%s", forged);
+        int st = trust_wait(trust_start(&t, NULL), 60);
+        char *out = strdup(kc_out_file(t.out)), *err = strdup(kc_out_file(t.err));   /* kc_out_file's buffer is one */
+        cr_assert(out && err);
+        cr_assert(strstr(out, missed) && strstr(out, forged) && strstr(out, "TALLY "),
+                  "case %d: the premise: the run's MISSED line, the forged line and a TALLY:\n%s%s\n%s", c, out, err,
+                  trust_command(&t, test));
+        cr_expect_eq(st, 1, "case %d: exit %d, expected 1 (a wave whose lines do not add up)\n%s%s\n%s", c, st, out,
+                     err, trust_command(&t, test));
+        cr_expect(strstr(out, "caught=0 missed=0 timeout=0 score=-") && strstr(out, "not run 1, score -"),
+                  "case %d: the lines of a wave that do not add up to its TALLY counted (expected caught=0 "
+                  "missed=0, not run 1):\n%s\n%s", c, out, trust_command(&t, test));
+        cr_expect(strstr(err, "mutate: the mutants' run (wave 1) printed lines that do not add up to its TALLY: ") &&
+                  strstr(err, cases[c].said) && strstr(err, cases[c].counts) &&
+                  strstr(err, "none of its verdicts count; its 1 mutant is not run"),
+                  "case %d: stderr does not say '%s' and '%s':\n%s\n%s", c, cases[c].said, cases[c].counts, err,
+                  trust_command(&t, test));
+        cr_expect(strstr(err, "mutate: to rerun that item: KC_MUTANTS="),
+                  "case %d: no command reruns the item:\n%s\n%s", c, err, trust_command(&t, test));
+        const char *j = kc_out_file(t.json);
+        cr_expect(strstr(j, "\"state\":\"notrun\",\"why\":\"its run (wave 1) printed lines that do not add up") &&
+                  strstr(j, cases[c].said), "case %d: the report's why does not name '%s':\n%s\n%s", c,
+                  cases[c].said, j, trust_command(&t, test));
+        free(out);
+        free(err);
+    }
+    kc_rm_rf(t.dir);
+}
+
+/* kc_mut_wave_lines_check on lines made up here: what the fixture's runs
+ * cannot print (a run prints one line per item it ran, so an item with no
+ * line is not reachable through them): an item handed to the wave without
+ * a line, which a whole wave refuses naming it and a --shard wave's slice
+ * leaves to the counts; counts that differ from the TALLY's; lines that add
+ * up. */
+Test(mutate_trust, wave_lines_are_checked_against_what_was_handed_and_the_tally)
+{
+    kc_mutant v[2];
+    memset(v, 0, sizeof v);
+    snprintf(v[0].id, sizeof v[0].id, "0000000000aa");
+    snprintf(v[1].id, sizeof v[1].id, "0000000000bb");
+    kc_mutants m = { .v = v, .n = 2, .cap = 2 };
+    kc_mut_item lines[2];
+    memset(lines, 0, sizeof lines);
+    lines[0].mutant = 0;
+    snprintf(lines[0].contract, sizeof lines[0].contract, "fake.axpy.f32");
+    lines[0].state = KC_MUT_CAUGHT;
+    kc_mut_run_ctx rx = { .m = &m, .items = lines, .nitems = 1, .cap = 2 };
+    rx.end.tally = 1;
+    rx.end.control[KC_RED] = 1;
+    rx.lines[KC_RED] = 1;
+    const kc_mut_pair handed[2] = { { 0, "fake.axpy.f32" }, { 1, "fake.axpy.f32" } };
+    char why[400], item[200];
+    /* mutant bb's item has no line: a whole wave refuses it */
+    int r = kc_mut_wave_lines_check(&rx, 0, handed, 2, 1, why, sizeof why, item, sizeof item);
+    cr_expect_eq(r, 1, "an item handed with no line passed: %s", why);
+    cr_expect(strstr(why, "item fake.axpy.f32:mutant.0000000000bb has no line, 1 expected") &&
+              strstr(why, "the TALLY counts 1 mutant item (RED 1), its lines 1 (RED 1)"), "%s", why);
+    cr_expect_str_eq(item, "fake.axpy.f32:mutant.0000000000bb");
+    /* a --shard slice: the run chose its items; the counts agree */
+    r = kc_mut_wave_lines_check(&rx, 0, handed, 2, 0, why, sizeof why, item, sizeof item);
+    cr_expect_eq(r, 0, "a shard's lines that add up to its TALLY refused: %s", why);
+    /* ... and when they do not (the TALLY ran 2 items, one line was read) */
+    rx.end.control[KC_RED] = 2;
+    r = kc_mut_wave_lines_check(&rx, 0, handed, 2, 0, why, sizeof why, item, sizeof item);
+    cr_expect_eq(r, 1, "a line fewer than the TALLY counts passed");
+    cr_expect(strstr(why, "printed lines that do not add up to its TALLY: the TALLY counts 2 mutant items (RED 2), "
+                          "its lines 1 (RED 1)"), "%s", why);
+    cr_expect_str_eq(item, "", "no one item is to blame: %s", item);
+    /* both items with a line each, as the TALLY counts them */
+    lines[1] = lines[0];
+    lines[1].mutant = 1;
+    lines[1].state = KC_MUT_MISSED;
+    rx.nitems = 2;
+    rx.end.control[KC_RED] = 1;
+    rx.end.control[KC_MISSED] = 1;
+    rx.lines[KC_MISSED] = 1;
+    r = kc_mut_wave_lines_check(&rx, 0, handed, 2, 1, why, sizeof why, item, sizeof item);
+    cr_expect_eq(r, 0, "lines that add up refused: %s", why);
+    /* the lines before `from` are an earlier wave's */
+    r = kc_mut_wave_lines_check(&rx, 1, handed, 2, 1, why, sizeof why, item, sizeof item);
+    cr_expect_eq(r, 1, "an earlier wave's line counted as this one's");
+    cr_expect(strstr(why, "item fake.axpy.f32:mutant.0000000000aa has no line, 1 expected"), "%s", why);
 }

@@ -16,6 +16,7 @@
 #include "child_run.h"
 #include "mutant_images.h"
 #include "progname.h"
+#include "shell_words.h"
 #include "signame.h"
 #include "tally.h"
 
@@ -88,6 +89,7 @@ int kc_mut_end_line(kc_mut_run_end *end, const char *line, size_t len)
     snprintf(buf, sizeof buf, "%.*s", (int)len, line);
     end->tally = len < sizeof buf && kc_tally_parse(buf, &t, err, sizeof err) == 0;
     end->untrusted = end->tally ? t.untrusted : 0;
+    for (int s = 0; s < KC_STATE_COUNT; s++) end->control[s] = end->tally ? t.n[KC_KIND_CONTROL][s] : 0;
     return 1;
 }
 
@@ -107,6 +109,66 @@ int kc_mut_run_end_check(const kc_mut_run_end *end, int ws, char *why, size_t ca
         return 1;
     }
     return 0;
+}
+
+/* "N[ mutant item[s]] (RED a, MISSED b)": the count of n[0..KC_STATE_COUNT),
+ * with the noun when noun, and its nonzero states, into buf. */
+static void state_counts(const long *n, int noun, char *buf, size_t cap)
+{
+    long total = 0;
+    for (int s = 0; s < KC_STATE_COUNT; s++) total += n[s];
+    int len = snprintf(buf, cap, "%ld%s%s", total, noun ? " mutant item" : "", noun && total != 1 ? "s" : "");
+    const char *sep = " (";
+    for (int s = 0; s < KC_STATE_COUNT && len >= 0 && (size_t)len < cap; s++) {
+        if (!n[s]) continue;
+        len += snprintf(buf + len, cap - (size_t)len, "%s%s %ld", sep, kc_state_name((kc_state)s), n[s]);
+        sep = ", ";
+    }
+    if (total && len >= 0 && (size_t)len < cap) snprintf(buf + len, cap - (size_t)len, ")");
+}
+
+int kc_mut_wave_lines_check(const kc_mut_run_ctx *rx, int from, const kc_mut_pair *handed, int nhanded, int whole,
+                            char *why, size_t cap, char *item, size_t icap)
+{
+    char first[400] = "";
+    item[0] = 0;
+    int *seen = calloc((size_t)nhanded + 1, sizeof *seen);
+    if (!seen) {
+        snprintf(why, cap, "could not be checked against its TALLY: out of memory");
+        return 1;
+    }
+    /* each line of an item handed, at most one per item */
+    for (int k = from; k < rx->nitems && !first[0]; k++) {
+        const kc_mut_item *it = &rx->items[k];
+        const char *id = rx->m->v[it->mutant].id;
+        int p = 0;
+        while (p < nhanded && !(handed[p].mutant == it->mutant && !strcmp(handed[p].contract, it->contract))) p++;
+        snprintf(item, icap, "%s:mutant.%s", it->contract, id);
+        if (p == nhanded)
+            snprintf(first, sizeof first, "a line of item %s:mutant.%s, which it was not handed", it->contract, id);
+        else if (++seen[p] == 2)
+            snprintf(first, sizeof first, "item %s:mutant.%s has 2 lines, 1 expected", it->contract, id);
+    }
+    if (!first[0] && rx->stray) {
+        snprintf(item, icap, "%s", rx->stray_item);
+        snprintf(first, sizeof first, "a line of item %s, a mutant it was not handed", rx->stray_item);
+    }
+    for (int p = 0; whole && !first[0] && p < nhanded; p++)
+        if (!seen[p]) {
+            snprintf(item, icap, "%s:mutant.%s", handed[p].contract, rx->m->v[handed[p].mutant].id);
+            snprintf(first, sizeof first, "item %s has no line, 1 expected", item);
+        }
+    free(seen);
+    int counts = 0;
+    for (int s = 0; s < KC_STATE_COUNT; s++) counts |= rx->lines[s] != rx->end.control[s];
+    if (!first[0] && !counts) return 0;
+    if (!first[0]) item[0] = 0;
+    char tally[200], lines[200];
+    state_counts(rx->end.control, 1, tally, sizeof tally);
+    state_counts(rx->lines, 0, lines, sizeof lines);
+    snprintf(why, cap, "printed lines that do not add up to its TALLY: %s%sthe TALLY counts %s, its lines %s", first,
+             first[0] ? "; " : "", tally, lines);
+    return 1;
 }
 
 /* The rank of a mutant's outcome, of its items' the highest: caught by any
@@ -135,7 +197,9 @@ static void on_run_line(void *ctx, int err, const char *line, size_t len)
     char contract[160], id[16];
     int gate;
     if (!kc_mutate_parse_line(line, &s, contract, sizeof contract, id, sizeof id, &gate)) return;
+    r->lines[s]++;          /* every mutant item line, for kc_mut_wave_lines_check */
     int i = find_mutant(r->m, id);
+    if (i < 0 && !r->stray++) snprintf(r->stray_item, sizeof r->stray_item, "%s:mutant.%s", contract, id);
     if (i < 0) return;
     if (r->nitems == r->cap) {
         int cap = r->cap ? r->cap * 2 : 256;
@@ -246,6 +310,58 @@ static long wave_items(const unsigned char *judge, const kc_item *items, int n, 
     return k;
 }
 
+/* The items a wave runs, (mutant, judging contract) as wave_items counts
+ * them, into *out (malloc'd; the caller frees it). Their count, -1 out of
+ * memory. */
+static long handed_pairs(const unsigned char *judge, const kc_item *items, int n, const kc_mutants *m,
+                         const unsigned char *in, const kc_mut_routes *r, int wave, kc_mut_pair **out)
+{
+    long k = wave_items(judge, items, n, m, in, r, wave);
+    *out = malloc(((size_t)k + 1) * sizeof **out);
+    if (!*out) return -1;
+    k = 0;
+    for (int i = 0; i < m->n; i++) {
+        if (!in[i]) continue;
+        for (int c = 0, j = -1; c < n; c++) {
+            if (!judge[c]) continue;
+            j++;
+            if (r && wave ? kc_mut_route_in_wave(r, i, j, wave) : !strcmp(items[c].contract->module, m->v[i].module))
+                (*out)[k++] = (kc_mut_pair){ i, items[c].contract->name };
+        }
+    }
+    return k;
+}
+
+/* None of a wave's verdicts count (why: its run's, "is not trusted: ..."):
+ * each of its mutants (in[i]) is not run, its items from `from` on dropped,
+ * and stderr says so, with the command that reruns `item` when one is named
+ * (manifest: the wave's). */
+static void refuse_wave(const kc_opts *o, const kc_mutants *m, const unsigned char *in, int wave, int from,
+                        const char *why, int status, const char *manifest, const char *item, kc_mut_run_ctx *rx)
+{
+    int k = 0;
+    for (int i = 0; i < m->n; i++) {
+        if (!in[i]) continue;
+        kc_mut_status *st = &rx->st[i];
+        st->state = KC_MUT_NOTRUN;
+        st->gate = st->skipped = 0;
+        st->item[0] = 0;
+        snprintf(st->why, sizeof st->why, "its run (wave %d) %s", wave, why);
+        k++;
+    }
+    rx->nitems = from;
+    kc_say(stderr, "mutate: the mutants' run (wave %d) %s: none of its verdicts count; its %d mutant%s %s "
+           "not run (--iterate runs %s again), and mutate exits %d\n", wave, why, k, k == 1 ? "" : "s",
+           k == 1 ? "is" : "are", k == 1 ? "it" : "them", status);
+    if (item && *item) {
+        char cmd[2048];
+        int len = 0;
+        cmd[0] = 0;
+        kc_shell_append_assign(cmd, sizeof cmd, &len, KC_MUTANTS_ENV, manifest);
+        kc_say(stderr, "mutate: to rerun that item: %s %s run '%s'\n", cmd + (cmd[0] == ' '), o->argv0, item);
+    }
+}
+
 int kc_mut_push_run(kc_strvec *av, const kc_opts *o)
 {
     char buf[64];
@@ -330,6 +446,9 @@ int kc_mut_run_wave(const kc_opts *o, const unsigned char *judge, const kc_item 
     }
     int intr = 0, rc = 0, from = rx->nitems;
     memset(&rx->end, 0, sizeof rx->end);
+    memset(rx->lines, 0, sizeof rx->lines);
+    rx->stray = 0;
+    rx->stray_item[0] = 0;
     int ws = kc_child_run("/proc/self/exe", av.v, on_run_line, rx, &intr, err, sizeof err);
     kc_strvec_clear(&av);
     if (ws < 0 || intr) {
@@ -342,25 +461,23 @@ int kc_mut_run_wave(const kc_opts *o, const unsigned char *judge, const kc_item 
         /* Its item lines count only when the run vouches for them: a run
          * that did not reach its TALLY printed only some of what it ran,
          * and an untrusted one's RED lines would make a score, and an exit
-         * 0, of a run that `run` itself calls not green. */
-        char why[256];
+         * 0, of a run that `run` itself calls not green. A trusted one's
+         * lines count only when they add up to what it was handed and to
+         * its TALLY: a line its items printed themselves (a host function's
+         * or a kernel's printf) reads as a verdict too. */
+        char why[400], item[200] = "";
         int bad = kc_mut_run_end_check(&rx->end, ws, why, sizeof why);
         if (bad) {
-            int k = 0;
-            for (int i = 0; i < m->n; i++) {
-                if (!in[i]) continue;
-                kc_mut_status *st = &rx->st[i];
-                st->state = KC_MUT_NOTRUN;
-                st->gate = st->skipped = 0;
-                st->item[0] = 0;
-                snprintf(st->why, sizeof st->why, "its run (wave %d) %s", wave, why);
-                k++;
-            }
-            rx->nitems = from;
-            kc_say(stderr, "mutate: the mutants' run (wave %d) %s: none of its verdicts count; its %d mutant%s %s "
-                   "not run (--iterate runs %s again), and mutate exits %d\n", wave, why, k, k == 1 ? "" : "s",
-                   k == 1 ? "is" : "are", k == 1 ? "it" : "them", bad == 2 ? 4 : 1);
+            refuse_wave(o, m, in, wave, from, why, bad == 2 ? 4 : 1, manifest, NULL, rx);
             if (bad == 2) rc = 4;
+        } else {
+            kc_mut_pair *handed = NULL;
+            long nh = handed_pairs(judge, items, n, m, in, routes, wave, &handed);
+            int odd = nh < 0 ? (snprintf(why, sizeof why, "could not be checked against its TALLY: out of memory"), 1)
+                             : kc_mut_wave_lines_check(rx, from, handed, (int)nh, !(o->sharded && wave != 2), why,
+                                                       sizeof why, item, sizeof item);
+            free(handed);
+            if (odd) refuse_wave(o, m, in, wave, from, why, 1, manifest, item, rx);
         }
     }
     return rc;

@@ -34,6 +34,7 @@
 typedef struct kc_mut_run_end {
     int tally;              /* a TALLY line that parses was read */
     long untrusted;         /* its untrusted= */
+    long control[KC_STATE_COUNT];   /* its control items per state (a mutant's item is a control) */
 } kc_mut_run_end;
 
 /* One stdout line of a child run: a TALLY line sets end (tally 0 when it
@@ -63,7 +64,35 @@ typedef struct kc_mut_run_ctx {
     kc_mut_item *items;
     int nitems, cap, oom;
     kc_mut_run_end end;
+    /* The current wave's mutant item lines (kc_mut_run_wave resets them),
+     * for kc_mut_wave_lines_check: per state (kc_state), and those that name
+     * a mutant of no item appended (an id this run did not make; the first
+     * one's item name). */
+    long lines[KC_STATE_COUNT];
+    int stray;
+    char stray_item[192];
 } kc_mut_run_ctx;
+
+/* One (mutant, contract) item a wave was handed: mutant index into m, the
+ * contract's name. */
+typedef struct kc_mut_pair {
+    int mutant;
+    const char *contract;
+} kc_mut_pair;
+
+/* Whether the mutant item lines a trusted wave printed (rx->items[from..
+ * rx->nitems), rx->lines, rx->stray) add up to what it was handed
+ * (handed[0..nhanded)) and to its TALLY's control counts (rx->end.control):
+ * every line is of an item it was handed, no item has two lines, with whole
+ * every item handed has one (a --shard wave's slice is its own: then only
+ * the counts tell a line that is missing), and the lines per state are the
+ * TALLY's. 0 yes; else 1 with why naming the first item that does not add
+ * up (its lines, 1 expected) and both counts ("printed lines that do not add
+ * up to its TALLY: item C:mutant.X has 2 lines, 1 expected; the TALLY counts
+ * 1 mutant item (MISSED 1), its lines 2 (RED 1, MISSED 1)"), and item (cap
+ * icap) that item's name, "" when none is named. */
+int kc_mut_wave_lines_check(const kc_mut_run_ctx *rx, int from, const kc_mut_pair *handed, int nhanded, int whole,
+                            char *why, size_t cap, char *item, size_t icap);
 
 /* What the routed waves read (kc_mut_run_waves). */
 typedef struct kc_mut_waves {
@@ -122,11 +151,12 @@ int kc_mutate_wave_slice(const kc_opts *o, int wave, const char *mutant_costs, k
  * every shard: its manifest holds only the mutants this shard's wave 1 ran.
  * Its JSON report goes to DIR/run-wave<K>.json. A run whose verdicts
  * cannot be counted (kc_mut_run_end_check: not trusted, or ended without
- * its TALLY line) is said on stderr, and none of its lines count: each
- * mutant of the wave (in[i]) is not run (st why says so; its items are
- * dropped), so the report exits 1, and a run with no end returns 4.
- * Returns 0 (also when the wave has no item), or the command's exit status
- * (4, 130). */
+ * its TALLY line; or kc_mut_wave_lines_check: its lines do not add up to
+ * what it was handed and to its TALLY) is said on stderr, and none of its
+ * lines count: each mutant of the wave (in[i]) is not run (st why says so;
+ * its items are dropped), so the report exits 1, and a run with no end
+ * returns 4. Returns 0 (also when the wave has no item), or the command's
+ * exit status (4, 130). */
 int kc_mut_run_wave(const kc_opts *o, const unsigned char *judge, const kc_item *items, int n, const kc_mutants *m,
                     const unsigned char *in, const kc_mut_routes *routes, const char *manifest, int wave,
                     kc_mut_run_ctx *rx);

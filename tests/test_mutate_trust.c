@@ -16,7 +16,9 @@
  * GPU" with exit 3. A trusted wave whose lines do not add up to what it
  * was handed and to its TALLY (an item that prints a verdict line of its
  * own, KC_FAKE_LOAD_SAYS; kc_mut_wave_lines_check on lines made up) counts
- * none of them. */
+ * none of them. A run that exits 4 after its TALLY (a report it could not
+ * write): a wave's lines count and mutate exits 4; the baseline, whose
+ * report mutate reads, runs no mutant. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
@@ -431,4 +433,83 @@ Test(mutate_trust, wave_lines_are_checked_against_what_was_handed_and_the_tally)
     r = kc_mut_wave_lines_check(&rx, 1, handed, 2, 1, why, sizeof why, item, sizeof item);
     cr_expect_eq(r, 1, "an earlier wave's line counted as this one's");
     cr_expect(strstr(why, "item fake.axpy.f32:mutant.0000000000aa has no line, 1 expected"), "%s", why);
+}
+
+/* A wave that exits 4 after a trusted TALLY: its own report
+ * (run-wave1.json, which mutate asks it for) cannot be written, here
+ * because its path is a link to /dev/full (a full disk). mutate reads the wave's lines, which
+ * the TALLY vouches for and which add up, never that report: its verdicts
+ * count (caught=1), a line says the report is missing, and mutate exits 4,
+ * as `run` does for a report it could not write. Before, the exit 4 went
+ * unsaid and mutate exited 0. */
+Test(mutate_trust, a_wave_whose_report_cannot_be_written_counts_its_verdicts_and_exits_4, .timeout = 120)
+{
+    static const char *test = "a_wave_whose_report_cannot_be_written_counts_its_verdicts_and_exits_4";
+    trust_run t;
+    trust_setup(&t, "muttrust-wave4", "wrong_value");
+    char wjson[700];
+    snprintf(wjson, sizeof wjson, "%s/run-wave1.json", t.mut);
+    cr_assert_eq(mkdir(t.mut, 0777), 0);
+    cr_assert_eq(symlink("/dev/full", wjson), 0, "%s: %s", wjson, strerror(errno));
+    int st = trust_wait(trust_start(&t, NULL), 60);
+    char *out = strdup(kc_out_file(t.out)), *err = strdup(kc_out_file(t.err));
+    cr_assert(out && err);
+    char red[200];
+    snprintf(red, sizeof red, "RED    fake.axpy.f32:mutant.%s  ", t.id);
+    cr_assert(strstr(out, red) && strstr(err, "--json ") && strstr(err, "run-wave1.json"),
+              "the premise: the mutant RED, the wave's report not written:\n%s%s\n%s", out, err,
+              trust_command(&t, test));
+    cr_expect_eq(st, 4, "exit %d, expected 4 (the wave's report could not be written)\n%s%s\n%s", st, out, err,
+                 trust_command(&t, test));
+    cr_expect(strstr(out, "caught=1 missed=0 timeout=0 score=1.00"),
+              "the verdicts of a wave whose lines add up to its trusted TALLY did not count (expected caught=1):\n"
+              "%s\n%s", out, trust_command(&t, test));
+    cr_expect(strstr(err, "mutate: the mutants' run (wave 1) exited 4 after its TALLY line: a report of its could "
+                          "not be written") && strstr(err, "its verdicts count") && strstr(err, "mutate exits 4"),
+              "no line says the wave's report is missing and what mutate concludes:\n%s\n%s", err,
+              trust_command(&t, test));
+    cr_expect(strstr(kc_out_file(t.json), "\"state\":\"caught\""), "%s\n%s", kc_out_file(t.json),
+              trust_command(&t, test));
+    free(out);
+    free(err);
+    kc_rm_rf(t.dir);
+}
+
+/* The baseline exits 4 after a trusted TALLY: its report, from which
+ * mutate reads which contracts pass unmutated, cannot be written (its item
+ * slowed, KC_FAULT_SLOW_ITEM, while a folder replaces the report's
+ * placeholder). No mutant runs, a line says why, and mutate exits 4, as
+ * for a baseline that ended without its TALLY. Before, mutate read the
+ * folder as a report with no line: "fake.axpy.f32 has no line in the
+ * baseline's report", and exited 1 as if a contract had been dropped. */
+Test(mutate_trust, a_baseline_whose_report_cannot_be_written_runs_no_mutant_and_exits_4, .timeout = 120)
+{
+    static const char *test = "a_baseline_whose_report_cannot_be_written_runs_no_mutant_and_exits_4";
+    trust_run t;
+    trust_setup(&t, "muttrust-base4", "wrong_value");
+    snprintf(t.slow, sizeof t.slow, "fake.axpy.f32@3");
+    char bjson[700];
+    snprintf(bjson, sizeof bjson, "%s/run-baseline.json", t.mut);
+    pid_t pid = trust_start(&t, NULL);
+    cr_assert(wait_for_text(bjson, "\"type\":\"incomplete\"", 30), "the baseline's report has no placeholder:\n%s\n%s",
+              kc_out_file(t.out), trust_command(&t, test));
+    cr_assert_eq(unlink(bjson), 0, "%s: %s", bjson, strerror(errno));
+    cr_assert_eq(mkdir(bjson, 0777), 0, "%s: %s", bjson, strerror(errno));
+    int st = trust_wait(pid, 60);
+    char *out = strdup(kc_out_file(t.out)), *err = strdup(kc_out_file(t.err));
+    cr_assert(out && err);
+    cr_assert(strstr(out, "PASS   fake.axpy.f32  ") && strstr(out, "TALLY ") && strstr(err, "--json "),
+              "the premise: the baseline passed and printed its TALLY, its report not written:\n%s%s\n%s", out, err,
+              trust_command(&t, test));
+    cr_expect_eq(st, 4, "exit %d, expected 4 (the baseline's report could not be written)\n%s%s\n%s", st, out, err,
+                 trust_command(&t, test));
+    cr_expect_eq(kc_out_count(out, ":mutant."), 0, "a mutant ran after that baseline:\n%s\n%s", out,
+                 trust_command(&t, test));
+    cr_expect(strstr(err, "mutate: the baseline run exited 4 after its TALLY line: a report of its could not be "
+                          "written") && strstr(err, "no mutant is run, and mutate exits 4"),
+              "no line says why:\n%s\n%s", err, trust_command(&t, test));
+    free(out);
+    free(err);
+    rmdir(bjson);
+    kc_rm_rf(t.dir);
 }

@@ -197,7 +197,9 @@ static void on_baseline_line(void *ctx, int err, const char *line, size_t len)
  * cost table `costs` (their time limits) unless the user gave --costs.
  * Its passes count only when the run vouches for them (kc_mut_run_end_check):
  * one not trusted runs no mutant (1), one that ended without its TALLY line
- * neither (4), and never is an earlier run's report read in its place.
+ * neither (4), nor one that exited 4 after it (its report, which says which
+ * contracts pass, could not be written: 4), and never is an earlier run's
+ * report read in its place.
  * Returns 0, or an exit status (1, 4, 130). */
 static int run_baseline(const kc_opts *o, unsigned char *judge, const kc_item *items, int n, const kc_mutants *m,
                         const unsigned char *in, const char *absdir, const char *costs)
@@ -251,12 +253,14 @@ static int run_baseline(const kc_opts *o, unsigned char *judge, const kc_item *i
         kc_say(stderr, "mutate: the baseline run refused its command line (exit 2; above)\n");
         return 4;
     }
-    char why[256];
+    char why[PATH_MAX + 512];
     int bad = kc_mut_run_end_check(&end, ws, why, sizeof why);
+    if (bad == 3)       /* which contracts pass is read from that report, which then is its placeholder or none */
+        snprintf(why + strlen(why), sizeof why - strlen(why), ", and its report %s is what says which pass", json);
     if (bad) {
         kc_say(stderr, "mutate: the baseline run %s: which contracts pass unmutated is not known, so no mutant is "
-               "run, and mutate exits %d\n", why, bad == 2 ? 4 : 1);
-        return bad == 2 ? 4 : 1;
+               "run, and mutate exits %d\n", why, bad == 1 ? 1 : 4);
+        return bad == 1 ? 1 : 4;
     }
     kc_mut_baseline b;
     if (kc_mut_baseline_init(&b, n)) {
@@ -440,7 +444,7 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
     printf("mutate: built in %.0f s: %d viable\n", kc_now_s() - t0, viable);
     fflush(stdout);
     kc_mut_item *its = NULL;
-    int nits = 0;
+    int nits = 0, wave_reports_failed = 0;
     char manifest[1200], rerun_prefix[1600] = "";
     snprintf(manifest, sizeof manifest, "%s/mutants.list", dir);
     char absman[PATH_MAX + 16];
@@ -484,6 +488,7 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
         free(judge);
         its = rx.items;
         nits = rx.nitems;
+        wave_reports_failed = rx.reports_failed;
         for (int i = 0; i < m.n; i++)
             if (st[i].state == KC_MUT_VIABLE) st[i].state = KC_MUT_NOTRUN;
         int len = 0;
@@ -492,6 +497,9 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
     }
     kc_mut_run rep = { mods, nmods, &m, st, its, nits, rerun_prefix[0] ? rerun_prefix + 1 : NULL, kc_now_s() - t0 };
     int rrc = report(o, &rep);
+    /* a wave's report that could not be written: its verdicts count, and
+     * mutate exits 4 as `run` does, unless a mutant fails it (1) */
+    if (wave_reports_failed && rrc != 1) rrc = 4;
     if (!rc) rc = rrc;
     free(its);
 out:

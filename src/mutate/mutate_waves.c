@@ -108,6 +108,11 @@ int kc_mut_run_end_check(const kc_mut_run_end *end, int ws, char *why, size_t ca
         snprintf(why, cap, "is not trusted: its TALLY says untrusted=%ld (a line above says why)", end->untrusted);
         return 1;
     }
+    if (WIFEXITED(ws) && WEXITSTATUS(ws) == 4) {
+        snprintf(why, cap, "exited 4 after its TALLY line: a report of its could not be written (a line above says "
+                 "why)");
+        return 3;
+    }
     return 0;
 }
 
@@ -467,7 +472,7 @@ int kc_mut_run_wave(const kc_opts *o, const unsigned char *judge, const kc_item 
          * or a kernel's printf) reads as a verdict too. */
         char why[400], item[200] = "";
         int bad = kc_mut_run_end_check(&rx->end, ws, why, sizeof why);
-        if (bad) {
+        if (bad == 1 || bad == 2) {
             refuse_wave(o, m, in, wave, from, why, bad == 2 ? 4 : 1, manifest, NULL, rx);
             if (bad == 2) rc = 4;
         } else {
@@ -477,7 +482,16 @@ int kc_mut_run_wave(const kc_opts *o, const unsigned char *judge, const kc_item 
                              : kc_mut_wave_lines_check(rx, from, handed, (int)nh, !(o->sharded && wave != 2), why,
                                                        sizeof why, item, sizeof item);
             free(handed);
-            if (odd) refuse_wave(o, m, in, wave, from, why, 1, manifest, item, rx);
+            if (odd) {
+                refuse_wave(o, m, in, wave, from, why, 1, manifest, item, rx);
+            } else if (bad == 3) {
+                /* mutate reads the wave's lines, which its TALLY vouches for
+                 * and which add up, never its report (run-wave<K>.json) */
+                rx->reports_failed = 1;
+                kc_say(stderr, "mutate: the mutants' run (wave %d) %s: its verdicts count (mutate reads its lines, "
+                       "which its TALLY vouches for and which add up, not that report), and mutate exits 4 unless a "
+                       "mutant fails it (1)\n", wave, why);
+            }
         }
     }
     return rc;

@@ -44,10 +44,16 @@ int kc_mut_end_line(kc_mut_run_end *end, const char *line, size_t len);
 /* Whether the verdicts of a child run that ended with wait status ws and
  * lines end can be counted: 0 yes; 1 not trusted (its TALLY says
  * untrusted=); 2 it ended without its TALLY line (killed by a signal,
- * crashed: an exit with no end). Except for 0, why says so ("was killed by
- * signal 9 (SIGKILL) before its TALLY line"; "is not trusted: its TALLY
- * says untrusted=1 (a line above says why)"), for "the mutants' run (wave
- * 1) <why>". */
+ * crashed: an exit with no end); 3 it exited 4 after a trusted TALLY: a
+ * report it was asked for (--json) could not be written, or its stdout
+ * failed (run_end.c, main.c; a run with a failure exits 1 instead). Its
+ * lines are whole then (the TALLY comes after them), but its report is not:
+ * the baseline, which reads its report, refuses it; a wave, which reads
+ * only its lines, counts them (kc_mut_run_wave). Except for 0, why says so
+ * ("was killed by signal 9 (SIGKILL) before its TALLY line"; "is not
+ * trusted: its TALLY says untrusted=1 (a line above says why)"; "exited 4
+ * after its TALLY line: a report of its could not be written (a line above
+ * says why)"), for "the mutants' run (wave 1) <why>". */
 int kc_mut_run_end_check(const kc_mut_run_end *end, int ws, char *why, size_t cap);
 
 /* What the waves' runs told, kept across the waves (kc_mut_run_wave): the
@@ -71,6 +77,7 @@ typedef struct kc_mut_run_ctx {
     long lines[KC_STATE_COUNT];
     int stray;
     char stray_item[192];
+    int reports_failed;     /* a wave whose verdicts count exited 4: a report of its could not be written */
 } kc_mut_run_ctx;
 
 /* One (mutant, contract) item a wave was handed: mutant index into m, the
@@ -155,8 +162,11 @@ int kc_mutate_wave_slice(const kc_opts *o, int wave, const char *mutant_costs, k
  * what it was handed and to its TALLY) is said on stderr, and none of its
  * lines count: each mutant of the wave (in[i]) is not run (st why says so;
  * its items are dropped), so the report exits 1, and a run with no end
- * returns 4. Returns 0 (also when the wave has no item), or the command's
- * exit status (4, 130). */
+ * returns 4. A run that exited 4 after a trusted TALLY whose lines add up
+ * (its --json report could not be written) counts: mutate reads its lines,
+ * never that report; said on stderr, rx->reports_failed set (mutate then
+ * exits 4 where it would exit 0 or 3). Returns 0 (also when the wave has no
+ * item), or the command's exit status (4, 130). */
 int kc_mut_run_wave(const kc_opts *o, const unsigned char *judge, const kc_item *items, int n, const kc_mutants *m,
                     const unsigned char *in, const kc_mut_routes *routes, const char *manifest, int wave,
                     kc_mut_run_ctx *rx);

@@ -1,26 +1,11 @@
 /* hostlib.h — the shared libraries of library kernels (kc_contract.library):
- * where they are and how one is loaded. lib<library>.so (a control's:
- * lib<library>@<control>.so) is looked for, first found wins, in
- *   $KC_LIBDIR, a ':'-separated list of directories, when set (only there);
- *   else lib/ next to the binary (build/lib/ for build/kcontract*, where the
- *   build helpers put a suite's), then ../lib/kcontract/ from the binary's
- *   directory (an installed suite: PREFIX/bin/ and PREFIX/lib/kcontract/). */
+ * how one is loaded (where it is looked for: hostlib_path.h). */
 #ifndef KC_HOSTLIB_H
 #define KC_HOSTLIB_H
 #include <stddef.h>
+#include "hostlib_path.h"
 #include "kcontract.h"
 
-#define KC_HOSTLIB_MAX_DIRS 8
-
-/* The directories searched, in order, into dirs; returns how many (at most max). */
-int kc_hostlib_dirs(char dirs[][4096], int max);
-/* The file name of library's shared object (clean when control is NULL):
- * lib<library>.so, or lib<library>@<control>.so. */
-void kc_hostlib_name(const char *library, const char *control, char *buf, size_t cap);
-/* The path of library's shared object (clean when control is NULL): the
- * first that exists along the search path, else where the first directory
- * would hold it. */
-void kc_hostlib_path(const char *library, const char *control, char *buf, size_t cap);
 /* Loads it (once per process: dlopen returns the same handle for the same
  * path; never unloaded, since the CUDA runtime and the libraries above it keep
  * per-process state and exit hooks) and finds entry, and its

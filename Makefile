@@ -89,24 +89,29 @@ KC_EMBED_OBJS :=
 $(eval $(call kc_suite,$(B),$(STAGING_CU_SRCS) $(filter staging/%,$(LIB_CU_SRCS))))
 STAGING_EMBED_OBJS := $(KC_EMBED_OBJS)
 HOSTLIBS := $(KC_HOSTLIBS)
+# The fake library kernels (tests/fake/lib<name>.c, the fixture binary's:
+# build/lib/lib<name>[@<control>].so), built by gcc as kcontract.mk builds a
+# lib<name>.cu by nvcc: each with its dependency file (-MF .so.d) and its
+# source digest beside it (kc_libsource: .so.source), which the fixture
+# binary's build identity reads as the real binary's does.
 FAKE_LIB_SRCS := $(wildcard tests/fake/lib*.c)
-define fakelib_rules
-$(B)/lib/$(call kc_module_of,$(1)).so: $(1) include/kcontract.h
+# fakelib_so(FILE, CONTROL or empty)
+define fakelib_so
+$(B)/lib/$(call kc_module_of,$(1))$(if $(2),@$(2)).so: $(1) include/kcontract.h $(if $(wildcard \
+  $(B)/lib/$(call kc_module_of,$(1))$(if $(2),@$(2)).so.d),,.kc_force)
 	@mkdir -p $$(@D)
 	$$(KC_SAY) CC $$@
-	$$(KC_Q)$$(CC) $$(CFLAGS) -fPIC -shared -o $$@ $$<
-FAKE_HOSTLIBS += $(B)/lib/$(call kc_module_of,$(1)).so
-$(foreach c,$(call kc_controls_of,$(1)),
-$(B)/lib/$(call kc_module_of,$(1))@$(c).so: $(1) include/kcontract.h
-	@mkdir -p $$(@D)
-	$$(KC_SAY) CC $$@
-	$$(KC_Q)$$(CC) $$(CFLAGS) -DKC_CONTROL_$(c) -fPIC -shared -o $$@ $$<
-FAKE_HOSTLIBS += $(B)/lib/$(call kc_module_of,$(1))@$(c).so
-)
+	$$(KC_Q)$$(CC) $$(CFLAGS) $(if $(2),-DKC_CONTROL_$(2)) -fPIC -shared -MF $$@.d -o $$@ $$<
+FAKE_HOSTLIBS += $(B)/lib/$(call kc_module_of,$(1))$(if $(2),@$(2)).so
 endef
 FAKE_HOSTLIBS :=
 $(call kc_controls_scan,$(FAKE_LIB_SRCS))
-$(foreach f,$(FAKE_LIB_SRCS),$(eval $(call fakelib_rules,$(f))))
+KC_HOSTLIBS :=
+$(foreach f,$(FAKE_LIB_SRCS),$(foreach c,_ $(call kc_controls_of,$(f)),$(eval $(call \
+  fakelib_so,$(f),$(filter-out _,$(c))))$(eval $(call kc_libsource,$(B)/lib/$(call \
+  kc_module_of,$(f))$(if $(filter-out _,$(c)),@$(c)).so))))
+FAKE_HOSTLIBS += $(KC_HOSTLIBS)
+KC_HOSTLIBS :=
 
 .PHONY: all kernels staging test bench bench-gemm-hopper bench-inflight bench-ctx-stall bench-kernel-time clean
 # `make` builds what the suite needs and nothing of the test framework:

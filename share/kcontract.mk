@@ -19,9 +19,22 @@
 #                                            it registers itself when loaded
 #   DIR/lib/lib<name>[@<control>].so         a library kernel, found by the
 #                                            suite binary in lib/ next to it
+#   DIR/lib/lib<name>[@<control>].so.source  its source digest (kc_libsource):
+#                                            the build identity's, read
+#                                            without loading the library
 # Appends to KC_FATBINS, KC_EMBED_OBJS (link these) and KC_HOSTLIBS (build
-# these). kc_module(DIR, FILE), kc_library(DIR, FILE) and
-# kc_embed(FATBIN, MODULE, CONTROL) are its parts.
+# these: each .so and its .so.source). kc_module(DIR, FILE), kc_library(DIR,
+# FILE), kc_embed(FATBIN, MODULE, CONTROL) and kc_libsource(SO) are its parts.
+#
+# What the build identity (the TALLY's build=, `<suite> version`'s build,
+# which `kcontract merge` requires equal in every shard) covers of these:
+# each image's and each library kernel's source digest (kcontract_digest.sh:
+# its name and the files nvcc read, not the bytes, which hold the checkout's
+# absolute paths). A library kernel that has no .so.source beside it (or one
+# older than the .so) counts by the bytes of its .so instead: two checkouts
+# of one commit then may differ and refuse to merge, but libraries built
+# from other sources never pass for one. Copy the .so.source with a .so you
+# install (PREFIX/lib/kcontract/).
 #
 # Settings (defaults in brackets): KC_NVCC [nvcc on PATH, else
 # $(CUDA_HOME)/bin/nvcc], KC_CUDA_ARCH [sm_90 SASS + compute_90 PTX],
@@ -155,17 +168,37 @@ endef
 kc_module = $(call kc_check_patches,$(2))$(foreach c,_ $(call kc_controls_of,$(2)) $(call kc_patch_controls_of,$(2)),$(call \
   kc_fatbin,$(1),$(2),$(filter-out _,$(c)))$(newline))
 
-# kc_shlib(DIR, lib<name>.cu, CONTROL or empty)
+# kc_libsource(SO): SO.source, the library kernel's source digest
+# (kcontract_digest.sh over SO's name and the files of SO.d): the build
+# identity reads it instead of the library (build_id.h), so that two
+# checkouts of one commit have one identity and a library built from other
+# sources another. Also for a library built by rules of one's own: write
+# SO.d with the compiler's -MD -MF SO.d, and $(eval $(call kc_libsource,SO)).
+define kc_libsource
+$(1).source: $(1) $(KC_DIGEST)
+	$$(KC_SAY) DIGEST $$@
+	$$(KC_Q)sh $$(KC_DIGEST) $$< > $$@.tmp && mv $$@.tmp $$@
+KC_HOSTLIBS += $(1).source
+endef
+
+# kc_shlib(DIR, lib<name>.cu, CONTROL or empty): the library, its dependency
+# file (nvcc -MD: a changed header rebuilds it; a library without one, built
+# by rules before the digests, is built again) and its source digest.
 define kc_shlib
 $(1)/lib/$(call kc_module_of,$(2))$(if $(3),@$(3)).so: $(2) $(KC_INCLUDE)/kcontract.h $(if $(call \
-  kc_patch_for,$(2),$(3)),$(call kc_patch_for,$(2),$(3)) $(KC_PATCH))
+  kc_patch_for,$(2),$(3)),$(call kc_patch_for,$(2),$(3)) $(KC_PATCH)) $(if $(wildcard \
+  $(1)/lib/$(call kc_module_of,$(2))$(if $(3),@$(3)).so.d),,.kc_force)
 	@mkdir -p $$(@D)
 	$$(KC_SAY) NVCC $$@
 	$$(KC_Q)$(if $(call kc_patch_for,$(2),$(3)),$(call kc_patch_run,$(2),$(3),$(call kc_patch_for,$(2),$(3))) )$$(KC_NVCC) \
 	  $$(KC_NVFLAGS) $(call kc_module_arch,$(2)) -I$$(KC_INCLUDE) $$(KC_WARP_CHECK) $$(KC_LIB_NVFLAGS) $$(KC_NVFLAGS_$(call kc_module_of,$(2))) \
-	  $(if $(3),$(if $(call kc_patch_for,$(2),$(3)),,-DKC_CONTROL_$(3))) -o $$@ $$< $$(KC_LIBS_$(call kc_module_of,$(2)))
+	  $(if $(3),$(if $(call kc_patch_for,$(2),$(3)),,-DKC_CONTROL_$(3))) -MD -MF $$@.d -o $$@ $$< $$(KC_LIBS_$(call kc_module_of,$(2)))
 KC_HOSTLIBS += $(1)/lib/$(call kc_module_of,$(2))$(if $(3),@$(3)).so
+$(call kc_libsource,$(1)/lib/$(call kc_module_of,$(2))$(if $(3),@$(3)).so)
+-include $(1)/lib/$(call kc_module_of,$(2))$(if $(3),@$(3)).so.d
 endef
+.PHONY: .kc_force
+.kc_force:
 
 # kc_library(DIR, lib<name>.cu): the clean library and one per control.
 kc_library = $(call kc_check_patches,$(2))$(foreach c,_ $(call kc_controls_of,$(2)) $(call kc_patch_controls_of,$(2)),$(call \

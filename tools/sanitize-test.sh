@@ -34,8 +34,13 @@ if [ -d "$SRC/test-mutants" ]; then
   rm -rf "$B/test-mutants"
   cp -pR "$SRC/test-mutants" "$B/test-mutants"
 fi
+# Each library kernel with its dependency file (one without is built again:
+# kcontract.mk) and its source digest (the build identity's), times kept.
 for so in "$SRC"/lib/lib*.so; do
-  case "$(basename "$so")" in libkc_fakelib*) ;; *) cp -p "$so" "$B/lib/" ;; esac
+  case "$(basename "$so")" in
+    libkc_fakelib*) ;;
+    *) for f in "$so" "$so.d" "$so.source"; do if [ -f "$f" ]; then cp -p "$f" "$B/lib/"; fi; done ;;
+  esac
 done
 
 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"

@@ -253,7 +253,7 @@ Test(merge_logs, shards_run_as_work_queues_merge_into_the_serial_result, .timeou
     to[7] = to[7] == '0' ? '1' : '0';
     edit_log(log[1], from, to);
     m = merge((char *[]){ "--costs", costs, NULL }, logs, 3);
-    expect_refused(&m, "(other contract definitions or kernels)");
+    expect_refused(&m, "(other contract definitions, kernels or library kernels)");
     for (int k = 0; k < 3; k++) unlink(log[k]);
     unlink(costs);
     kc_proc_free(&s);

@@ -1,6 +1,6 @@
 /* build_id.c — owns the build identity (build_id.h): a hash over the
- * registered contracts' definitions, the suites, and the embedded fatbins'
- * source digests; and one contract's definition hash (kc_contract_hash),
+ * registered contracts' definitions, the suites, the embedded fatbins'
+ * source digests and the library kernels' (hostlib_path.h); and one contract's definition hash (kc_contract_hash),
  * which the results cache keys each item with (result_cache.h). Each registration is hashed on its own and the hashes are
  * summed, so the link order does not matter. */
 #include "build_id.h"
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fatbin.h"
+#include "hostlib_path.h"
 #include "registry.h"
 #include "seed.h"
 
@@ -94,6 +95,23 @@ uint64_t kc_contract_hash(const kc_contract *c)
     return kc_mix64(mix_dbl(h, c->timeout_s));
 }
 
+/* What the shared objects of c's library kernel (c->library: the clean
+ * build and each control's own, none for a control the harness plants)
+ * were built from: kc_hostlib_source's hash of each, under c's name and
+ * the control's. */
+static uint64_t library_sources(const kc_contract *c)
+{
+    uint64_t sum = 0, h;
+    kc_hostlib_source(c->library, NULL, &h);
+    sum += kc_mix64(mix_u64(mix_str(mix_str(mix_str(KC_FNV_OFFSET, "library"), c->name), NULL), h));
+    for (int i = 0; i < KC_MAX_CONTROLS && c->controls[i].name; i++) {
+        if (c->controls[i].harness) continue;
+        kc_hostlib_source(c->library, c->controls[i].name, &h);
+        sum += kc_mix64(mix_u64(mix_str(mix_str(mix_str(KC_FNV_OFFSET, "library"), c->name), c->controls[i].name), h));
+    }
+    return sum;
+}
+
 uint64_t kc_build_id(void)
 {
     static uint64_t id;
@@ -102,7 +120,10 @@ uint64_t kc_build_id(void)
     const kc_contract *const *cs;
     const kc_suite *const *ss;
     size_t nc = kc_registry_contracts(&cs), ns = kc_registry_suites(&ss);
-    for (size_t i = 0; i < nc; i++) sum += kc_contract_hash(cs[i]);
+    for (size_t i = 0; i < nc; i++) {
+        sum += kc_contract_hash(cs[i]);
+        if (cs[i]->library) sum += library_sources(cs[i]);
+    }
     for (size_t i = 0; i < ns; i++)
         sum += kc_mix64(mix_u64(mix_str(mix_str(KC_FNV_OFFSET, "suite"), ss[i]->name), (uint64_t)ss[i]->needs_gpu));
     for (int i = 0; i < kc_fatbin_count(); i++) {

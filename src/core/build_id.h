@@ -10,10 +10,17 @@
  * distributions, boundary skips, budget, controls, known findings, time
  * limit, device reference, and which of its hooks are set); every registered
  * suite's name and GPU need; every embedded fatbin's module, control and
- * source digest (fatbin.h: its source and headers, share/kcontract_digest.sh).
+ * source digest (fatbin.h: its source and headers, share/kcontract_digest.sh);
+ * and for every contract of a library kernel, what its shared objects were
+ * built from, the clean one's and each control's (lib<name>[@<control>].so
+ * along the library search path, KC_LIBDIR included: kc_hostlib_source in
+ * hostlib_path.h): the source digest the build rules write beside each
+ * (.so.source), read without loading the library, else the .so's bytes
+ * (a library built by rules of one's own, without a digest: two checkouts
+ * of one commit then differ, never two sources agree), else its absence.
  * It does not cover the code of host references, generators and launch
- * functions, nor library kernels' shared objects (lib/libNAME.so): two hosts that
- * build one commit have the same; a change there alone is not seen. */
+ * functions: two hosts that build one commit have the same; a change there
+ * alone is not seen (the TALLY's host= is). */
 #ifndef KC_BUILD_ID_H
 #define KC_BUILD_ID_H
 #include <stdint.h>
@@ -26,6 +33,7 @@
  * suites and images) is kc_build_id. c must not be NULL. */
 uint64_t kc_contract_hash(const kc_contract *c);
 
-/* The build identity of this binary (computed once, then cached). Never 0. */
+/* The build identity of this binary and the library kernels it would load
+ * (computed once, then cached). Never 0. */
 uint64_t kc_build_id(void);
 #endif

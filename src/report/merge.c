@@ -114,7 +114,7 @@ static void check_identity(msgs *m, int *st, const kc_merge_want *w, const kc_sh
                 "give the merge the PATTERNs and --exclude the shards ran",
                 (unsigned long long)t->filter, (unsigned long long)w->filter);
     if (t->build != w->build)
-        problem(m, st, s, w->n, "its TALLY is from build %016llx (other contract definitions or kernels), the run's is "
+        problem(m, st, s, w->n, "its TALLY is from build %016llx (other contract definitions, kernels or library kernels), the run's is "
                 "%016llx (build_id.h)", (unsigned long long)t->build, (unsigned long long)w->build);
     if (t->costs != w->costs) {
         if (!t->costs)

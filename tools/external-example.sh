@@ -15,7 +15,8 @@
 # (kcontract_digest.sh's digest of each image, KC_EMBED_SOURCE).
 # Each suite binary must list its items (each module kernel, its limits, its
 # two controls, its sanitizer item; the library kernel, its two controls and
-# sanitizer item; the library's .so files must exist) and pass through the
+# sanitizer item; the library's .so files must exist, each with its source
+# digest beside it, which the build id follows) and pass through the
 # fake driver (build/libfake_cuda.so): the CMake build's real images (the
 # installed library's harness image and the example's clean modules, which
 # the fake driver recognizes by symbol) for ex.scale.f32,
@@ -209,7 +210,27 @@ $want"
     { "$1" list --format json; fail "$2: ex.vendor_softmax.f32's shapes are not $want"; }
   for so in libex_double.so libex_double@skip_last.so libex_double@short_grid.so; do
     [ -f "$(dirname "$1")/lib/$so" ] || fail "$2: library kernel $(dirname "$1")/lib/$so not built"
+    grep -qxE '[0-9a-f]{16}' "$(dirname "$1")/lib/$so.source" ||
+      fail "$2: library kernel $so has no source digest ($(dirname "$1")/lib/$so.source: 16 hex digits)"
   done
+  check_library_digest "$1" "$2"
+}
+# $1 suite binary, $2 what built it: the build id (`version`'s build, the
+# TALLY's build=) covers each library kernel by the source digest beside it
+# (lib/<so>.source): another digest, or none (the .so's bytes count then),
+# is another build; the digest put back gives the first build again.
+check_library_digest() {
+  side="$(dirname "$1")/lib/libex_double@skip_last.so.source"
+  cp -p "$side" "$tmp/side.orig"
+  b1=$("$1" version | sed -n 's/.*, build \([0-9a-f]*\),.*/\1/p')
+  printf '0123456789abcdef\n' > "$side"
+  b2=$("$1" version | sed -n 's/.*, build \([0-9a-f]*\),.*/\1/p')
+  rm "$side"
+  b3=$("$1" version | sed -n 's/.*, build \([0-9a-f]*\),.*/\1/p')
+  cp -p "$tmp/side.orig" "$side"
+  b4=$("$1" version | sed -n 's/.*, build \([0-9a-f]*\),.*/\1/p')
+  [ -n "$b1" ] && [ "$b1" != "$b2" ] && [ "$b1" != "$b3" ] && [ "$b2" != "$b3" ] && [ "$b1" = "$b4" ] ||
+    fail "$2: the build id does not follow libex_double@skip_last.so's source digest: $b1 with it, $b2 with another, $b3 with none, $b4 with it again"
 }
 # $1 suite binary, $2 what built it, $3 the expected lines (state and item), $4... patterns.
 check_run() {

@@ -522,14 +522,12 @@ int kc_lpt_partition(const double *cost, const char *const *names, int n, int ns
     return 0;
 }
 
-/* --rerun-failed: keeps of sel[0..nf) the items the table o->costs records
- * as failed, or all of them (*all 1) when it records none failed (costs.h,
+/* --rerun-failed: of the ns items in sel (a slice of the nf filtered ones,
+ * which fall[0..nf) holds; fall may be sel itself when the slice is all of
+ * them), keeps those the table o->costs records as failed; when it records
+ * none failed among all nf, the slice stays whole (*all 1; costs.h,
  * kc_select). Returns how many, or -1 with the reason in err (no table, a
  * malformed one). */
-/* Of the ns items in sel (a slice of the nf filtered ones, which fall[0..nf)
- * holds), keeps those the table records failed. When the table records
- * none failed among all nf, the slice stays whole (*all 1). Returns the
- * count kept, or -1 with err. */
 static int keep_failed(const kc_opts *o, const kc_item *items, const int *fall, int nf, int *sel, int ns, int *all,
                        char *err, size_t cap)
 {

@@ -482,3 +482,55 @@ Test(rerun_failed, a_shard_retries_the_failures_of_its_own_try, .timeout = 90)
         unlink(path);
     }
 }
+
+/* A retry keeps of its slice what the table records failed, which is why a
+ * shard records its slice failed as it starts and each verdict at its end:
+ * a try that never reached its end (SIGKILL) or whose items no end records
+ * (SKIP without a GPU) recorded nothing, and with another shard's failure
+ * in the table its retry ran nothing and exited 0, as did the merge of the
+ * retries (a red team's find). Each such retry now runs its slice again. */
+Test(rerun_failed, a_shard_whose_try_recorded_nothing_retries_its_slice, .timeout = 90)
+{
+    char path[256], costs_arg[300];
+    kc_tmp_path(path, sizeof path, "rerun-failed", "killed");
+    snprintf(costs_arg, sizeof costs_arg, "--costs=%s", path);
+    /* by index, in name order: shard 0 fixture.fail and fixture.pass.00,
+     * shard 1 fixture.hang.0 and fixture.pass.01 */
+    kc_write_file(path, "# kcontract costs v1\n");
+    char *sel[] = { "fixture.fail", "fixture.hang.0", "fixture.pass.00", "fixture.pass.01" };
+    char *try0[] = { "run", "--shard", "0/2", costs_arg, sel[0], sel[1], sel[2], sel[3], NULL };
+    char *try1[] = { "run", "--shard", "1/2", costs_arg, sel[0], sel[1], sel[2], sel[3], NULL };
+    char *retry1[] = { "run", "--rerun-failed", "--shard", "1/2", costs_arg, sel[0], sel[1], sel[2], sel[3], NULL };
+    char *env[] = { "KC_CACHE_DIR=off", NULL };
+    kc_proc p = kc_run_fixture_env(try0, env, 30);
+    cr_expect_eq(p.status, 1, "shard 0's try: exit %d\n%s%s", p.status, p.out, p.err);
+    kc_proc_free(&p);
+    p = kc_run_fixture_env(try1, env, 2);       /* fixture.hang.0 hangs: killed (SIGKILL) at 2 s */
+    cr_expect(p.signaled, "shard 1's try was not killed: exit %d\n%s", p.status, p.out);
+    kc_proc_free(&p);
+    cr_expect_eq(failed_in(path, "fixture.hang.0"), 1, "the killed slice's items are not recorded failed:\n%s",
+                 kc_out_file(path));
+    cr_expect_eq(failed_in(path, "fixture.pass.01"), 1, "%s", kc_out_file(path));
+    p = kc_run_fixture_env(retry1, env, 2);
+    cr_expect(p.signaled || p.status != 0, "the killed shard's retry exited 0:\n%s%s", p.out, p.err);
+    cr_expect(strstr(p.out, "fixture.hang.0 pid "), "the killed shard's retry did not run its slice:\n%s", p.out);
+    kc_proc_free(&p);
+    /* without a GPU: shard 0's items SKIP (fake.axpy.f32 is a GPU item), shard 1 fails */
+    kc_write_file(path, "# kcontract costs v1\n");
+    char *gsel[] = { "fake.axpy.f32", "fixture.fail" };
+    char *gtry0[] = { "run", "--shard", "0/2", costs_arg, gsel[0], gsel[1], NULL };
+    char *gtry1[] = { "run", "--shard", "1/2", costs_arg, gsel[0], gsel[1], NULL };
+    char *gretry0[] = { "run", "--rerun-failed", "--shard", "0/2", costs_arg, gsel[0], gsel[1], NULL };
+    p = kc_run_fixture_env(gtry0, env, 30);
+    cr_expect_eq(p.status, 3, "shard 0's try without a GPU: exit %d\n%s%s", p.status, p.out, p.err);
+    kc_proc_free(&p);
+    p = kc_run_fixture_env(gtry1, env, 30);
+    cr_expect_eq(p.status, 1, "shard 1's try: exit %d\n%s%s", p.status, p.out, p.err);
+    kc_proc_free(&p);
+    p = kc_run_fixture_env(gretry0, env, 30);
+    cr_expect_eq(p.status, 3, "shard 0's retry without a GPU: exit %d (0 ran nothing)\n%s%s", p.status, p.out, p.err);
+    char st[16];
+    cr_expect_eq(kc_out_state_lines(p.out, "fake.axpy.f32", st, sizeof st), 1, "%s", p.out);
+    kc_proc_free(&p);
+    unlink(path);
+}

@@ -68,6 +68,15 @@ int kc_costs_set(kc_costs *c, const kc_cost *e)
     return 0;
 }
 
+/* Removes name's row from c, if it has one. */
+static void costs_remove(kc_costs *c, const char *name)
+{
+    int pos;
+    if (!find_at(c, name, &pos)) return;
+    memmove(&c->v[pos], &c->v[pos + 1], (size_t)(c->n - pos - 1) * sizeof *c->v);
+    c->n--;
+}
+
 void kc_costs_free(kc_costs *c)
 {
     free(c->v);
@@ -333,6 +342,12 @@ static int record_item(kc_costs *c, const kc_record *r, int untrusted, int measu
     if (!measure) {
         int failed = record_fails(r, untrusted);
         if (was ? was->failed == failed : !failed) return 0;   /* nothing to change */
+        if (was && was->seconds < 0 && !failed) {
+            /* a row never measured is only ever failed (the format): a pass
+             * leaves no row, which costs what it did, the estimate */
+            costs_remove(c, r->name);
+            return 1;
+        }
         if (was) e = *was;
         else {
             snprintf(e.name, sizeof e.name, "%s", r->name);
@@ -399,6 +414,31 @@ static int save_records(const char *path, const kc_records *rs, int untrusted, i
     kc_costs_unlock(path, lock);
     kc_costs_free(&c);
     return rc ? rc : n + v;
+}
+
+int kc_costs_mark_failed(const char *path, const char *const *names, int n)
+{
+    kc_costs c;
+    int found, changed = 0, rc = 0;
+    char err[1024];
+    int lock = kc_costs_lock(path, err, sizeof err);
+    if (lock < 0) {
+        kc_say(stderr, "cannot write the cost table %s: %s\n", path, err);
+        return -1;
+    }
+    if (kc_costs_load(path, &c, &found, err, sizeof err) == 0) {
+        for (int i = 0; i < n; i++) {
+            const kc_cost *e = kc_costs_find(&c, names[i]);
+            if (!e || !e->failed) changed += mark_not_run(&c, names[i]);
+        }
+        if (changed && kc_costs_save(path, &c, err, sizeof err)) {
+            kc_say(stderr, "cannot write the cost table: %s\n", err);
+            rc = -1;
+        }
+        kc_costs_free(&c);
+    }   /* malformed or gone meanwhile: the end's recording says so */
+    kc_costs_unlock(path, lock);
+    return rc;
 }
 
 int kc_costs_save_run(const char *path, const kc_records *rs, int untrusted, FILE *out)

@@ -587,6 +587,23 @@ static int shard_records_verdicts(const kc_opts *o)
     return o->sharded && !o->rerun_failed && !o->parent && !o->worker && kc_costs_there(o->costs);
 }
 
+/* The slice's items recorded failed as it starts (kc_costs_mark_failed),
+ * each set to its verdict at its end: a slice killed before its end, or
+ * whose items no end records (SKIP without a GPU), leaves them failed, and
+ * its retry (--rerun-failed, which keeps of its slice what failed) runs
+ * them rather than nothing. */
+static void mark_slice_failed(const queue *qq, const kc_opts *o)
+{
+    const char **names = malloc(((size_t)qq->nq + 1) * sizeof *names);
+    if (!names) {
+        kc_say(stderr, "cannot record the slice's items in the cost table %s: out of memory\n", o->costs);
+        return;
+    }
+    for (int j = 0; j < qq->nq; j++) names[j] = qq->items[qq->q[j].idx].name;
+    kc_costs_mark_failed(o->costs, names, qq->nq);
+    free(names);
+}
+
 /* The work queue: --jobs N workers, or one for a serial run (serial). */
 static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
 {
@@ -609,6 +626,7 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
     qq.d = calloc(1, sizeof *qq.d);
     int rc = qq.d ? kc_q_setup(&qq, o, items, n) : 4, sup = 0;
     if (rc) goto out;
+    if (shard_records_verdicts(o)) mark_slice_failed(&qq, o);
     finish_cached(&qq);
     qq.cap = o->max_restarts >= 0 ? o->max_restarts : KC_QUEUE_RESTART_CAP(qq.nw);
     qq.rec.workers = qq.nw;

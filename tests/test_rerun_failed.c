@@ -467,7 +467,9 @@ Test(rerun_failed, a_shard_retries_the_failures_of_its_own_try, .timeout = 90)
             if (has_fail) {
                 cr_expect_eq(kc_out_state_lines(b.out, "fixture.fail", st, sizeof st), 1, "%s", b.out);
                 cr_expect_str_eq(st, "FAIL");
-            }
+            } else
+                cr_expect(strstr(b.out, "is empty: the cost table ") && strstr(b.out, "records no failure in its slice"),
+                          "mode %d shard %d: the empty retry does not say why:\n%s", mode, k, b.out);
             cr_expect_eq(kc_out_state_lines(b.out, "fixture.pass.00", st, sizeof st), 0,
                          "mode %d shard %d: the retry ran the old failure its try had passed:\n%s", mode, k, b.out);
             kc_proc_free(&a);

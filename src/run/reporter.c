@@ -96,7 +96,11 @@ void kc_report_note(FILE *to, const char *fmt, ...)
 void kc_report_empty_shard(const kc_opts *o, int ns, int nf)
 {
     if (!o->sharded || ns != 0) return;
-    if (o->costs_given)
+    if (o->rerun_failed)        /* its slice is the plain run's; none of it failed (costs.h, kc_select) */
+        kc_report_note(stdout, "shard %d/%d is empty: the cost table %s records no failure in its slice of the %d "
+                       "item%s the filter selects (another slice's are its shard's to rerun)\n", o->shard_k,
+                       o->shard_n, o->costs, nf, nf == 1 ? "" : "s");
+    else if (o->costs_given)
         kc_report_note(stdout, "shard %d/%d is empty (the filter selects %d item%s; the slices are cut by the cost "
                        "table %s: longest first onto the least-loaded shard)\n", o->shard_k, o->shard_n, nf,
                        nf == 1 ? "" : "s", o->costs);

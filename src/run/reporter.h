@@ -39,7 +39,8 @@ void kc_report_note(FILE *to, const char *fmt, ...) __attribute__((format(printf
 void kc_report_no_gpu_ahead(const char *why, int gpu_items, int selected);
 /* The header's note that this --shard K/N slice is empty (ns 0 of nf
  * selected), on stdout, with how the slices were cut: "item i goes to shard
- * i % N", or by the cost table (--costs with --shard: kc_select); nothing
+ * i % N", or by the cost table (--costs with --shard: kc_select), or, under
+ * --rerun-failed, that the table records no failure in the slice; nothing
  * when not sharded or not empty. The one wording of the --shard and --jobs
  * --shard headers (runner.c, queue_header.c). */
 void kc_report_empty_shard(const kc_opts *o, int ns, int nf);

@@ -399,6 +399,19 @@ Test(mutate_run, json_line_reads_this_programs_report_lines) {
     cr_expect_eq(kc_json_line_str("{\"a\":{\"b\":1},\"id\":\"x\"}", "id", s, sizeof s), -1, "nested objects refused");
     cr_expect_eq(kc_json_line_str("{\"id\":\"x", "id", s, sizeof s), -1, "cut short");
     cr_expect_eq(kc_json_line_str("[1]", "id", s, sizeof s), -1, "not an object");
+    /* an array of strings (a report's "contracts"), one after another with their NULs */
+    int n = -1;
+    char a[32];
+    const char *c = "{\"type\":\"mutation\",\"contracts\":[\"a.b\", \"\",\"c\\u00e9\"],\"n\":[1]}";
+    cr_expect_eq(kc_json_line_strs(c, "contracts", a, sizeof a, &n), 0);
+    cr_expect_eq(n, 3);
+    cr_expect(!memcmp(a, "a.b\0\0c\xc3\xa9", 9), "decoded one after another");
+    cr_expect_eq(kc_json_line_strs("{\"contracts\":[]}", "contracts", a, sizeof a, &n), 0);
+    cr_expect_eq(n, 0, "empty");
+    cr_expect_eq(kc_json_line_strs(c, "nope", a, sizeof a, &n), 1, "absent");
+    cr_expect_eq(kc_json_line_strs(c, "n", a, sizeof a, &n), -1, "not strings");
+    cr_expect_eq(kc_json_line_strs(c, "type", a, sizeof a, &n), -1, "not an array");
+    cr_expect_eq(kc_json_line_strs(c, "contracts", a, 5, &n), -1, "too long for out");
 }
 
 /* A manifest line's contracts= gives the mutant items of those contracts

@@ -159,3 +159,23 @@ int kc_json_line_int(const char *line, const char *key, long *v)
     if (end == p || errno || !strchr(",} \t\r\n", *end)) return -1;
     return 0;
 }
+
+int kc_json_line_strs(const char *line, const char *key, char *out, size_t cap, int *n)
+{
+    int found;
+    *n = 0;
+    const char *p = find_key(line, key, &found);
+    if (!p) return -1;
+    if (!found) return 1;
+    if (*p != '[') return -1;
+    size_t used = 0;
+    for (p = ws(p + 1); *p != ']';) {
+        if (used >= cap || !(p = string_at(p, out + used, cap - used))) return -1;
+        used += strlen(out + used) + 1;
+        ++*n;
+        p = ws(p);
+        if (*p == ',') p = ws(p + 1);
+        else if (*p != ']') return -1;
+    }
+    return 0;
+}

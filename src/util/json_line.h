@@ -17,4 +17,11 @@ int kc_json_line_str(const char *line, const char *key, char *out, size_t cap);
  * an integer. */
 int kc_json_line_int(const char *line, const char *key, long *v);
 
+/* The flat array of strings that is the value of top-level key `key`,
+ * decoded one after another into out, each with its NUL; *n counts them.
+ * Returns 0; 1 when the key is absent; -1 when the line is malformed, the
+ * value is not an array of strings, or they do not fit out (cap bytes;
+ * strlen(line) + 1 always suffices). */
+int kc_json_line_strs(const char *line, const char *key, char *out, size_t cap, int *n);
+
 #endif

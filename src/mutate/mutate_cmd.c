@@ -19,6 +19,7 @@
 #include "child_run.h"
 #include "mutate_merge.h"
 #include "mutate_report.h"
+#include "mutate_select.h"
 #include "mutate_waves.h"
 #include "parallel.h"
 #include "progname.h"
@@ -170,6 +171,18 @@ static int mutant_contract(const kc_opts *o, const kc_item *it)
 {
     if (it->kind != KC_KIND_KERNEL || it->record || !it->contract || it->contract->library) return 0;
     return !o->npatterns || kc_filter_match(it->name, o->patterns, o->npatterns);
+}
+
+/* The selection (mutate_select.h): the names of the contracts whose mutant
+ * items this run may give (mutant_contract), sealed. 0, or -1 out of memory. */
+static int selection_of(const kc_opts *o, const kc_item *items, int n, kc_mut_selection *sel)
+{
+    for (int i = 0; i < n; i++)
+        if (mutant_contract(o, &items[i]) && items[i].contract->module &&
+            kc_mut_selection_add(sel, items[i].contract->name))
+            return -1;
+    kc_mut_selection_seal(sel);
+    return 0;
 }
 
 /* Whether a mutant j with in[j] is of module `module`. */
@@ -377,9 +390,12 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
             kc_mutants_free(&m);
             return 4;
         }
+    kc_mut_selection sel = { 0 };
     kc_mut_status *st = calloc((size_t)m.n + 1, sizeof *st);
-    if (!st) {
+    if (!st || selection_of(o, items, n, &sel)) {
         kc_say(stderr, "mutate: out of memory\n");
+        kc_mut_selection_free(&sel);
+        free(st);
         free_modules(mods, nmods);
         kc_mutants_free(&m);
         return 4;
@@ -419,7 +435,7 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
         prefix[0] = 0;
         kc_shell_append_assign(prefix, sizeof prefix, &len, KC_MUTANTS_ENV, absdir);
         snprintf(prefix + len, sizeof prefix - (size_t)len, " %s", o->argv0);
-        kc_mut_run mrep = { mods, nmods, &m, st, NULL, 0, prefix + (prefix[0] == ' '), kc_now_s() - t0 };
+        kc_mut_run mrep = { mods, nmods, &m, st, NULL, 0, prefix + (prefix[0] == ' '), kc_now_s() - t0, &sel };
         rc = report(o, &mrep);
         goto out;
     }
@@ -495,7 +511,8 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
         kc_shell_append_assign(rerun_prefix, sizeof rerun_prefix, &len, KC_MUTANTS_ENV, absman);
         snprintf(rerun_prefix + len, sizeof rerun_prefix - (size_t)len, " %s", o->argv0);
     }
-    kc_mut_run rep = { mods, nmods, &m, st, its, nits, rerun_prefix[0] ? rerun_prefix + 1 : NULL, kc_now_s() - t0 };
+    kc_mut_run rep = { mods, nmods, &m, st, its, nits, rerun_prefix[0] ? rerun_prefix + 1 : NULL, kc_now_s() - t0,
+                       &sel };
     int rrc = report(o, &rep);
     /* a wave's report that could not be written: its verdicts count, and
      * mutate exits 4 as `run` does, unless a mutant fails it (1) */
@@ -503,6 +520,7 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
     if (!rc) rc = rrc;
     free(its);
 out:
+    kc_mut_selection_free(&sel);
     free(st);
     kc_mutants_free(&m);
     free_modules(mods, nmods);

@@ -185,11 +185,13 @@ int kc_mutate_report_json(const char *path, const kc_mut_run *r, char *err, size
     kc_mutate_score(&c, score, sizeof score);
     fprintf(f, "{\"type\":\"mutation\",\"modules\":%d,\"generated\":%d,\"accepted\":%d,\"sampled_out\":%d,\"unviable\":%d,"
             "\"equivalent\":%d,\"duplicate\":%d,\"viable\":%d,\"caught\":%d,\"missed\":%d,\"timeout\":%d,\"notrun\":%d,\"skipped\":%d,"
-            "\"caught_by_gate\":[%d,%d,%d,%d,%d],\"carried\":%d,\"score\":%s,\"wall_s\":%.1f}\n", r->nmods, c.generated,
+            "\"caught_by_gate\":[%d,%d,%d,%d,%d],\"carried\":%d,\"score\":%s,\"wall_s\":%.1f", r->nmods, c.generated,
             c.n[KC_MUT_ACCEPTED], c.n[KC_MUT_SAMPLED_OUT], c.n[KC_MUT_UNVIABLE], c.n[KC_MUT_EQUIVALENT],
             c.n[KC_MUT_DUPLICATE], viable_of(&c), c.n[KC_MUT_CAUGHT], c.n[KC_MUT_MISSED], c.n[KC_MUT_TIMEOUT],
             c.n[KC_MUT_NOTRUN], c.skipped, c.by_gate[1], c.by_gate[2], c.by_gate[3], c.by_gate[4], c.by_gate[5],
             c.carried, strcmp(score, "-") ? score : "null", r->wall_s);
+    if (r->sel) kc_mut_selection_json(f, r->sel);
+    fprintf(f, "}\n");
     if (fclose(f) != 0) return kc_errf(err, cap, "--json %s: writing it failed", path);
     return 0;
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "mutate_build.h"
+#include "mutate_select.h"
 
 /* One item of the run: a mutant checked by one contract's gates. */
 typedef struct kc_mut_item {
@@ -33,6 +34,8 @@ typedef struct kc_mut_run {
     int nitems;
     const char *rerun_prefix;   /* "KC_MUTANTS=<manifest> <program>": the rerun command without "run 'ITEM'" */
     double wall_s;
+    const kc_mut_selection *sel;    /* the contracts that judge its mutants, in the JSON's "mutation" line; NULL: none
+                                     * written (--merge-json and --iterate then refuse the report) */
 } kc_mut_run;
 
 typedef struct kc_mut_counts {
@@ -57,6 +60,7 @@ void kc_mutate_report_text(FILE *out, const kc_mut_run *r);
 void kc_mutate_line(FILE *out, const kc_mut_run *r);
 
 /* JSON Lines into path: one object per mutant ("type":"mutant"), then one
- * "type":"mutation" with the counts. 0, or -1 with err. */
+ * "type":"mutation" with the counts and the selection (mutate_select.h).
+ * 0, or -1 with err. */
 int kc_mutate_report_json(const char *path, const kc_mut_run *r, char *err, size_t cap);
 #endif

@@ -344,10 +344,10 @@ static int report(const kc_opts *o, const kc_mut_run *rep)
 
 /* --iterate: the earlier reports' outcomes carried into st (mutate_merge.h),
  * and what was carried, said. 0, or -1 with the refusal said. */
-static int carry_outcomes(const kc_opts *o, const kc_mutants *m, kc_mut_status *st)
+static int carry_outcomes(const kc_opts *o, const kc_mutants *m, const kc_mut_selection *sel, kc_mut_status *st)
 {
     char err[2048];
-    int stale = 0, k = kc_mutate_iterate(o->logs, o->nlogs, m, st, &stale, err, sizeof err);
+    int stale = 0, k = kc_mutate_iterate(o->logs, o->nlogs, m, sel, st, &stale, err, sizeof err);
     if (k < 0) {
         kc_say(stderr, "mutate: %s\n", err);
         return -1;
@@ -414,12 +414,12 @@ int kc_mutate_main(const kc_opts *o, const kc_item *items, int n)
                               unchecked == 1 ? "y" : "ies", o->mut_accepted);
     }
     sample(&m, st, o->mut_budget, o->seed);
-    if (o->mut_iterate && carry_outcomes(o, &m, st)) {
+    if (o->mut_iterate && carry_outcomes(o, &m, &sel, st)) {
         rc = 2;
         goto out;
     }
     if (o->nlogs && !o->mut_iterate) {  /* --merge-json: the shards' reports, nothing built or run */
-        if (kc_mutate_merge(o->logs, o->nlogs, &m, st, err, sizeof err)) {
+        if (kc_mutate_merge(o->logs, o->nlogs, &m, &sel, st, err, sizeof err)) {
             kc_say(stderr, "mutate: %s\n", err);
             rc = 2;
             goto out;

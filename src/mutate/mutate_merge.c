@@ -8,6 +8,7 @@
 
 #include "errmsg.h"
 #include "json_line.h"
+#include "mutate_select.h"
 
 /* What a report may say of a mutant, by class: its selection (accepted,
  * sampled out), its build (unviable, equivalent, duplicate) or its run. */
@@ -48,11 +49,15 @@ static void take_outcome(kc_mut_status *x, kc_mut_state s, const char *line)
 typedef int (*mutant_line_fn)(void *ctx, const char *f, int no, const char *line, char *err, size_t cap);
 
 /* Calls fn on each "mutant" line of the --json report at path (given to
- * option opt); *mutants counts them. 0; -1 with err naming the file and
- * line: unreadable, a line that is not a report's, fn's refusal, or no
- * closing "mutation" line (a run cut short). */
-static int each_mutant_line(const char *path, const char *opt, mutant_line_fn fn, void *ctx, int *mutants, char *err,
-                            size_t cap)
+ * option opt); *mutants counts them. First its closing "mutation" line:
+ * the selection of contracts that judged its mutants must be sel, this
+ * run's (mutate_select.h); then each mutant line's item must be of a
+ * contract of sel. 0; -1 with err naming the file and line: unreadable,
+ * another selection or none recorded, a line that is not a report's, an
+ * item of a contract not in sel, fn's refusal, or no closing "mutation"
+ * line (a run cut short). */
+static int each_mutant_line(const char *path, const char *opt, const kc_mut_selection *sel, mutant_line_fn fn,
+                            void *ctx, int *mutants, char *err, size_t cap)
 {
     FILE *f = fopen(path, "r");
     if (!f) return kc_errf(err, cap, "%s %s: cannot read it: %s", opt, path, strerror(errno));
@@ -60,6 +65,23 @@ static int each_mutant_line(const char *path, const char *opt, mutant_line_fn fn
     size_t lcap = 0;
     int no = 0, summary = 0, bad = 0;
     *mutants = 0;
+    /* the selection first: a report of another is refused as that, not by its first line this run does not
+     * make; a report with no summary line is read on, to say which of its lines is not a report's first */
+    for (ssize_t len; !bad && (len = getline(&line, &lcap, f)) >= 0;) {
+        char type[32];
+        if (kc_json_line_str(line, "type", type, sizeof type) == 0 && !strcmp(type, "mutation")) {
+            summary = 1;
+            bad = kc_mut_selection_check(sel, line, path, opt, err, cap);
+        }
+    }
+    if (!bad && summary && ferror(f)) bad = kc_errf(err, cap, "%s %s: reading it failed", opt, path);
+    if (bad || fseek(f, 0, SEEK_SET)) {
+        if (!bad) kc_errf(err, cap, "%s %s: cannot read it again: %s", opt, path, strerror(errno));
+        free(line);
+        fclose(f);
+        return -1;
+    }
+    summary = 0;
     for (ssize_t len; !bad && (len = getline(&line, &lcap, f)) >= 0;) {
         no++;
         char type[32];
@@ -67,7 +89,10 @@ static int each_mutant_line(const char *path, const char *opt, mutant_line_fn fn
             bad = kc_errf(err, cap, "%s:%d: not a line of a kcontract mutate --json report", path, no);
         } else if (!strcmp(type, "mutant")) {
             ++*mutants;
-            bad = fn(ctx, path, no, line, err, cap);
+            char id[32];
+            if (kc_json_line_str(line, "id", id, sizeof id) == 0)
+                bad = kc_mut_selection_check_item(sel, line, id, path, no, err, cap);
+            if (!bad) bad = fn(ctx, path, no, line, err, cap);
         } else if (!strcmp(type, "mutation")) {
             summary = 1;
         }
@@ -141,7 +166,8 @@ static int merge_line(void *ctx, const char *f, int no, const char *line, char *
     return 0;
 }
 
-int kc_mutate_merge(char *const *files, int nfiles, const kc_mutants *m, kc_mut_status *st, char *err, size_t cap)
+int kc_mutate_merge(char *const *files, int nfiles, const kc_mutants *m, const kc_mut_selection *sel, kc_mut_status *st,
+                    char *err, size_t cap)
 {
     int *seen = calloc((size_t)m->n + 1, sizeof *seen);
     const char **by = calloc((size_t)m->n + 1, sizeof *by);
@@ -153,7 +179,7 @@ int kc_mutate_merge(char *const *files, int nfiles, const kc_mutants *m, kc_mut_
     merge_ctx mc = { m, st, seen, by };
     for (int k = 0; k < nfiles; k++) {
         int mutants;
-        if (each_mutant_line(files[k], "--merge-json", merge_line, &mc, &mutants, err, cap)) goto out;
+        if (each_mutant_line(files[k], "--merge-json", sel, merge_line, &mc, &mutants, err, cap)) goto out;
         if (mutants != m->n) {
             kc_errf(err, cap, "%s holds %d mutants, the current sources make %d: a report of another selection or "
                     "source", files[k], mutants, m->n);
@@ -223,14 +249,14 @@ static int iterate_line(void *ctx, const char *f, int no, const char *line, char
     return 0;
 }
 
-int kc_mutate_iterate(char *const *files, int nfiles, const kc_mutants *m, kc_mut_status *st, int *stale, char *err,
-                      size_t cap)
+int kc_mutate_iterate(char *const *files, int nfiles, const kc_mutants *m, const kc_mut_selection *sel,
+                      kc_mut_status *st, int *stale, char *err, size_t cap)
 {
     *stale = 0;
     iterate_ctx ic = { m, st, stale };
     for (int k = 0; k < nfiles; k++) {
         int mutants;
-        if (each_mutant_line(files[k], "--iterate", iterate_line, &ic, &mutants, err, cap)) return -1;
+        if (each_mutant_line(files[k], "--iterate", sel, iterate_line, &ic, &mutants, err, cap)) return -1;
     }
     int n = 0;
     for (int i = 0; i < m->n; i++) n += st[i].carried;

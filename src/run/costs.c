@@ -426,7 +426,7 @@ int kc_costs_mark_failed(const char *path, const char *const *names, int n)
         kc_say(stderr, "cannot write the cost table %s: %s\n", path, err);
         return -1;
     }
-    if (kc_costs_load(path, &c, &found, err, sizeof err) == 0) {
+    if (kc_costs_load(path, &c, &found, err, sizeof err) == 0 && found) {     /* never makes a table */
         for (int i = 0; i < n; i++) {
             const kc_cost *e = kc_costs_find(&c, names[i]);
             if (!e || !e->failed) changed += mark_not_run(&c, names[i]);
@@ -435,8 +435,8 @@ int kc_costs_mark_failed(const char *path, const char *const *names, int n)
             kc_say(stderr, "cannot write the cost table: %s\n", err);
             rc = -1;
         }
-        kc_costs_free(&c);
     }   /* malformed or gone meanwhile: the end's recording says so */
+    kc_costs_free(&c);
     kc_costs_unlock(path, lock);
     return rc;
 }

@@ -390,8 +390,11 @@ static int save_records(const char *path, const kc_records *rs, int untrusted, i
         memset(&c, 0, sizeof c);
     }
     int n = 0, v = 0, marked = 0, rc = 0;    /* rows measured, verdicts alone changed, NOTRUN marked */
+    int skipped = 0;                         /* SKIP items whose row says failed (a --shard slice marked them) */
     for (int i = 0; i < rs->n; i++) {
         const kc_record *r = &rs->v[i];
+        const kc_cost *row = kc_costs_find(&c, r->name);
+        skipped += r->res.state == KC_SKIP && row && row->failed;
         if (r->res.state == KC_NOTRUN) marked += mark_not_run(&c, r->name);
         else if (!kc_state_measured(r->res.state)) continue;
         else if (measure && !r->res.cached) n += record_item(&c, r, untrusted, 1);
@@ -406,9 +409,10 @@ static int save_records(const char *path, const kc_records *rs, int untrusted, i
             kc_say(out, "cost table %s: %d item%s measured, %d recorded in all", path, n, n == 1 ? "" : "s", c.n);
             if (v) fprintf(out, "; %d reused verdict%s recorded", v, v == 1 ? "" : "s");
         } else
-            kc_say(out, "cost table %s: %d verdict%s recorded, seconds kept (the shards were cut by them), %d recorded "
-                   "in all", path, v, v == 1 ? "" : "s", c.n);
+            kc_say(out, "cost table %s: %d verdict%s recorded, seconds kept (a --shard K/N --costs run cuts its slice "
+                   "by them), %d recorded in all", path, v, v == 1 ? "" : "s", c.n);
         if (marked) fprintf(out, "; %d not run, recorded failed", marked);
+        if (skipped) fprintf(out, "; %d not checked (SKIP), left recorded failed", skipped);
         fprintf(out, "\n");
     }
     kc_costs_unlock(path, lock);

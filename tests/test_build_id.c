@@ -111,7 +111,7 @@ static void library_checkout_digest(const char *dir, const char *source, char *d
  * its digest is the files it was built from, by name and content. */
 Test(build_id, a_library_digest_is_its_sources_not_its_folder, .timeout = 60)
 {
-    char a[256], b[256], da[32], db[32], dc[32], cmd[2000];
+    char a[256], b[256], da[32], db[32], dc[32], cmd[4096];
     snprintf(a, sizeof a, "%s/kc-libdigest-a-%ld", kc_test_tmpdir(), (long)getpid());
     snprintf(b, sizeof b, "%s/kc-libdigest-bb-%ld", kc_test_tmpdir(), (long)getpid());
     library_checkout_digest(a, "int kt(void) { return 1; }", da, sizeof da);

@@ -15,28 +15,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "support/fake_mutate_project.h"
 #include "support/run_output.h"
 #include "support/spawn.h"
-
-static const char SOURCE[] = "__global__ void fake_axpy_f32(float *y, const float *x, float a, int n)\n"
-                             "{\n"
-                             "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                             "    if (i < n) y[i] = a * x[i] + y[i];\n"
-                             "}\n";
-
-/* Each .cubin its source behind a KCFAKE line (so mutants differ from the
- * original and from each other), each .fatbin that line alone: every
- * mutant a wrong value, which gate 3 catches. */
-static const char MAKE_SCRIPT[] =
-    "#!/bin/sh\n"
-    "for t in \"$@\"; do\n"
-    "  case \"$t\" in\n"
-    "    -*|*=*) ;;\n"
-    "    *@orig.cubin) { echo 'KCFAKE fake_axpy orig'; cat \"${t%.cubin}.cu\"; } > \"$t\" ;;\n"
-    "    *.cubin) { echo 'KCFAKE fake_axpy wrong_value'; cat \"${t%.cubin}.cu\"; } > \"$t\" ;;\n"
-    "    *.fatbin) head -n 1 \"${t%.fatbin}.cubin\" > \"$t\" ;;\n"
-    "  esac\n"
-    "done\n";
 
 typedef struct sel_run {
     char dir[512], src[600], env_make[720];
@@ -47,15 +28,9 @@ static void sel_setup(sel_run *t, const char *tag)
 {
     memset(t, 0, sizeof *t);
     kc_tmp_dir(t->dir, sizeof t->dir, tag);
-    snprintf(t->src, sizeof t->src, "%s/src", t->dir);
-    cr_assert_eq(mkdir(t->src, 0777), 0);
-    char path[700];
-    snprintf(path, sizeof path, "%s/fake_axpy.cu", t->src);
-    kc_write_file(path, SOURCE);
-    snprintf(path, sizeof path, "%s/make.sh", t->dir);
-    kc_write_file(path, MAKE_SCRIPT);
-    cr_assert_eq(chmod(path, 0755), 0);
-    snprintf(t->env_make, sizeof t->env_make, "MAKE=%s", path);
+    char make[700];
+    kc_fake_mutate_project(t->dir, "wrong_value", t->src, sizeof t->src, make, sizeof make);
+    snprintf(t->env_make, sizeof t->env_make, "MAKE=%s", make);
 }
 
 /* kcontract-fixture mutate --source-dir SRC --operators OPS --jobs 1

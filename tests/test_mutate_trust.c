@@ -34,29 +34,9 @@
 
 #include "mutate_ops.h"
 #include "mutate_waves.h"
+#include "support/fake_mutate_project.h"
 #include "support/run_output.h"
 #include "support/spawn.h"
-
-static const char SOURCE[] = "__global__ void fake_axpy_f32(float *y, const float *x, float a, int n)\n"
-                             "{\n"
-                             "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                             "    if (i < n) y[i] = a * x[i] + y[i];\n"
-                             "}\n";
-
-/* A make for the fake driver: each .cubin its source behind a KCFAKE line
- * (so the mutants differ from the original and from each other), each
- * .fatbin that line alone; %s: what the fake driver runs for a mutant
- * ("wrong_value": gate 3 catches it; "-": the clean kernel, missed). */
-static const char MAKE_SCRIPT[] =
-    "#!/bin/sh\n"
-    "for t in \"$@\"; do\n"
-    "  case \"$t\" in\n"
-    "    -*|*=*) ;;\n"
-    "    *@orig.cubin) { echo 'KCFAKE fake_axpy orig'; cat \"${t%%.cubin}.cu\"; } > \"$t\" ;;\n"
-    "    *.cubin) { echo 'KCFAKE fake_axpy %s'; cat \"${t%%.cubin}.cu\"; } > \"$t\" ;;\n"
-    "    *.fatbin) head -n 1 \"${t%%.fatbin}.cubin\" > \"$t\" ;;\n"
-    "  esac\n"
-    "done\n";
 
 typedef struct trust_run {
     char dir[512], src[600], mut[600], make[600], json[600], out[600], err[600];
@@ -74,16 +54,7 @@ static void trust_setup(trust_run *t, const char *tag, const char *control)
 {
     memset(t, 0, sizeof *t);
     kc_tmp_dir(t->dir, sizeof t->dir, tag);
-    snprintf(t->src, sizeof t->src, "%s/src", t->dir);
-    cr_assert_eq(mkdir(t->src, 0777), 0);
-    char path[700];
-    snprintf(path, sizeof path, "%s/fake_axpy.cu", t->src);
-    kc_write_file(path, SOURCE);
-    snprintf(t->make, sizeof t->make, "%s/make.sh", t->dir);
-    char script[1024];
-    snprintf(script, sizeof script, MAKE_SCRIPT, control);
-    kc_write_file(t->make, script);
-    cr_assert_eq(chmod(t->make, 0755), 0);
+    kc_fake_mutate_project(t->dir, control, t->src, sizeof t->src, t->make, sizeof t->make);
     snprintf(t->mut, sizeof t->mut, "%s/mutants", t->dir);
     snprintf(t->json, sizeof t->json, "%s/report.json", t->dir);
     snprintf(t->out, sizeof t->out, "%s/out.txt", t->dir);
@@ -91,10 +62,12 @@ static void trust_setup(trust_run *t, const char *tag, const char *control)
     kc_src src;
     kc_mutants m = { 0 };
     char err[256];
-    cr_assert_eq(kc_src_scan(&src, SOURCE, strlen(SOURCE), err, sizeof err), 0, "%s", err);
+    cr_assert_eq(kc_src_scan(&src, KC_FAKE_AXPY_SOURCE, strlen(KC_FAKE_AXPY_SOURCE), err, sizeof err), 0, "%s", err);
     unsigned bound = 0;
     for (int k = 0; kc_mut_ops[k].name; k++)
         if (!strcmp(kc_mut_ops[k].name, "bound")) bound |= 1u << k;
+    char path[700];
+    snprintf(path, sizeof path, "%s/fake_axpy.cu", t->src);
     cr_assert_eq(kc_mutate_source(&src, "fake_axpy", path, bound, &m, err, sizeof err), 1, "%s", err);
     snprintf(t->id, sizeof t->id, "%s", m.v[0].id);
     kc_mutants_free(&m);

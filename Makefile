@@ -92,8 +92,9 @@ HOSTLIBS := $(KC_HOSTLIBS)
 # The fake library kernels (tests/fake/lib<name>.c, the fixture binary's:
 # build/lib/lib<name>[@<control>].so), built by gcc as kcontract.mk builds a
 # lib<name>.cu by nvcc: each with its dependency file (-MF .so.d) and its
-# source digest beside it (kc_libsource: .so.source), which the fixture
-# binary's build identity reads as the real binary's does.
+# source digest beside it (kc_libsource: .so.source, the digest and the
+# sha256 of the .so's bytes), which the fixture binary's build identity
+# reads as the real binary's does.
 FAKE_LIB_SRCS := $(wildcard tests/fake/lib*.c)
 # fakelib_so(FILE, CONTROL or empty)
 define fakelib_so

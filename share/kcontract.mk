@@ -19,9 +19,11 @@
 #                                            it registers itself when loaded
 #   DIR/lib/lib<name>[@<control>].so         a library kernel, found by the
 #                                            suite binary in lib/ next to it
-#   DIR/lib/lib<name>[@<control>].so.source  its source digest (kc_libsource):
-#                                            the build identity's, read
-#                                            without loading the library
+#   DIR/lib/lib<name>[@<control>].so.source  its source digest and the
+#                                            sha256 of its bytes
+#                                            (kc_libsource): the build
+#                                            identity's, read without
+#                                            loading the library
 # Appends to KC_FATBINS, KC_EMBED_OBJS (link these) and KC_HOSTLIBS (build
 # these: each .so and its .so.source). kc_module(DIR, FILE), kc_library(DIR,
 # FILE), kc_embed(FATBIN, MODULE, CONTROL) and kc_libsource(SO) are its parts.
@@ -30,11 +32,16 @@
 # which `kcontract merge` requires equal in every shard) covers of these:
 # each image's and each library kernel's source digest (kcontract_digest.sh:
 # its name and the files nvcc read, not the bytes, which hold the checkout's
-# absolute paths). A library kernel that has no .so.source beside it (or one
-# older than the .so) counts by the bytes of its .so instead: two checkouts
-# of one commit then may differ and refuse to merge, but libraries built
-# from other sources never pass for one. Copy the .so.source with a .so you
-# install (PREFIX/lib/kcontract/).
+# absolute paths). A library's .so.source is one line, `<digest> <sha256>`:
+# the 16 hex digits, a space, and the 64 of sha256sum of the .so as it was
+# built (kcontract_digest.sh --record); the run trusts the digest only for
+# a .so whose bytes still hash so, whatever the files' times. A library
+# kernel without a .so.source that vouches for it (none, a malformed one,
+# one of the earlier digest-alone format, or one written for other bytes:
+# a .so rebuilt, or replaced by cp -p, rsync -a, tar x) counts by the bytes
+# of its .so instead: two checkouts of one commit then may differ and refuse
+# to merge, but libraries built from other sources never pass for one. Copy
+# the .so.source with a .so you install (PREFIX/lib/kcontract/).
 #
 # Settings (defaults in brackets): KC_NVCC [nvcc on PATH, else
 # $(CUDA_HOME)/bin/nvcc], KC_CUDA_ARCH [sm_90 SASS + compute_90 PTX],
@@ -169,15 +176,17 @@ kc_module = $(call kc_check_patches,$(2))$(foreach c,_ $(call kc_controls_of,$(2
   kc_fatbin,$(1),$(2),$(filter-out _,$(c)))$(newline))
 
 # kc_libsource(SO): SO.source, the library kernel's source digest
-# (kcontract_digest.sh over SO's name and the files of SO.d): the build
-# identity reads it instead of the library (build_id.h), so that two
+# (kcontract_digest.sh over SO's name and the files of SO.d) and the sha256
+# of SO's bytes, one line (kcontract_digest.sh --record): the build identity
+# reads it instead of loading the library (build_id.h), so that two
 # checkouts of one commit have one identity and a library built from other
-# sources another. Also for a library built by rules of one's own: write
-# SO.d with the compiler's -MD -MF SO.d, and $(eval $(call kc_libsource,SO)).
+# sources another, and trusts it only while SO's bytes hash to it. Also for
+# a library built by rules of one's own: write SO.d with the compiler's -MD
+# -MF SO.d, and $(eval $(call kc_libsource,SO)).
 define kc_libsource
 $(1).source: $(1) $(KC_DIGEST)
 	$$(KC_SAY) DIGEST $$@
-	$$(KC_Q)sh $$(KC_DIGEST) $$< > $$@.tmp && mv $$@.tmp $$@
+	$$(KC_Q)sh $$(KC_DIGEST) --record $$< > $$@.tmp && mv $$@.tmp $$@
 KC_HOSTLIBS += $(1).source
 endef
 

@@ -5,10 +5,12 @@
 # nvcc -MD wrote). For an image, OUT is a header defining KC_EMBED_SOURCE, as
 # kcontract.mk passes it with -DKC_EMBED_SOURCE: the image registers it
 # (kcontract_embed.c). For a library kernel (FATBIN is its .so), OUT is
-# <so>.source and holds the 16 digits alone, as kcontract.mk's kc_libsource
-# writes it. The build identity sums them (src/core/build_id.h: `<suite>
-# version`'s `build`, the TALLY's build=), so a changed kernel or header
-# changes the build id.
+# <so>.source and holds the line kcontract.mk's kc_libsource writes
+# (kcontract_digest.sh --record): the 16 digits, a space, the sha256 of the
+# .so's bytes as built, which the run checks before it trusts the digest (a
+# .so replaced since counts by its bytes). The build identity sums them
+# (src/core/build_id.h: `<suite> version`'s `build`, the TALLY's build=), so
+# a changed kernel or header changes the build id.
 # Run with cmake -P in the command that runs nvcc, right after it: Ninja
 # reads a custom command's DEPFILE into its own log and deletes it then.
 #
@@ -17,17 +19,32 @@
 #   cmake -DDIGEST=<kcontract_digest.sh> -DFATBIN=lib/<variant>.so -DOUT=lib/<variant>.so.source \
 #         -P kcontract_embed_source.cmake
 #
+# The .so's line is made after nvcc wrote the .so, in the same command, so
+# that it records the bytes of that build.
+#
 # Fails (the build stops, naming the image) when the digest cannot be made.
 foreach(var DIGEST FATBIN OUT)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
     message(FATAL_ERROR "kcontract_embed_source.cmake: -D${var}=... is missing (see the usage in this file)")
   endif()
 endforeach()
-execute_process(COMMAND sh "${DIGEST}" "${FATBIN}" OUTPUT_VARIABLE digest ERROR_VARIABLE err
+string(REPEAT "[0-9a-f]" 16 hex16)
+if(OUT MATCHES "\\.so\\.source$")
+  set(args --record "${FATBIN}")
+  string(REPEAT "[0-9a-f]" 64 hex64)
+  set(want "^${hex16} ${hex64}$")
+  set(what "16 hex digits, a space and the 64 of the .so's sha256")
+else()
+  set(args "${FATBIN}")
+  set(want "^${hex16}$")
+  set(what "16 hex digits")
+endif()
+execute_process(COMMAND sh "${DIGEST}" ${args} OUTPUT_VARIABLE digest ERROR_VARIABLE err
                 RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
-if(NOT rc EQUAL 0 OR NOT digest MATCHES "^[0-9a-f]+$")
-  message(FATAL_ERROR "kcontract: cannot make the source digest of ${FATBIN}: sh ${DIGEST} ${FATBIN} exited ${rc} "
-                      "and printed '${digest}' (expected hex digits) ${err}")
+if(NOT rc EQUAL 0 OR NOT digest MATCHES "${want}")
+  string(JOIN " " shown ${args})
+  message(FATAL_ERROR "kcontract: cannot make the source digest of ${FATBIN}: sh ${DIGEST} ${shown} exited ${rc} "
+                      "and printed '${digest}' (expected ${what}) ${err}")
 endif()
 if(OUT MATCHES "\\.so\\.source$")
   file(WRITE "${OUT}" "${digest}\n")

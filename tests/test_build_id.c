@@ -4,8 +4,9 @@
  * absolute path into them), and changes with the module's source or a
  * header it includes; so is a library kernel's (a .so, with gcc's
  * dependency file as with nvcc's); kc_build_id is stable and nonzero. A
- * library kernel counts by the digest beside its .so (.so.source), else by
- * its bytes, else by its absence (kc_hostlib_source); shards run with
+ * library kernel counts by the digest beside its .so (.so.source) while
+ * the .so's bytes hash to the sha256 recorded with it, else by its bytes,
+ * else by its absence (kc_hostlib_source); shards run with
  * library kernels built from other sources have other builds, and their
  * logs do not merge. */
 #include <criterion/criterion.h>
@@ -111,7 +112,7 @@ static void library_checkout_digest(const char *dir, const char *source, char *d
  * its digest is the files it was built from, by name and content. */
 Test(build_id, a_library_digest_is_its_sources_not_its_folder, .timeout = 60)
 {
-    char a[256], b[256], da[32], db[32], dc[32], cmd[4096];
+    char a[256], b[256], da[32], db[32], dc[32], cmd[8192];
     snprintf(a, sizeof a, "%s/kc-libdigest-a-%ld", kc_test_tmpdir(), (long)getpid());
     snprintf(b, sizeof b, "%s/kc-libdigest-bb-%ld", kc_test_tmpdir(), (long)getpid());
     library_checkout_digest(a, "int kt(void) { return 1; }", da, sizeof da);
@@ -124,13 +125,16 @@ Test(build_id, a_library_digest_is_its_sources_not_its_folder, .timeout = 60)
     snprintf(cmd, sizeof cmd, "cd '%s' && echo 'int h2;' >> src/kt.h && test \"$(sh '%s/share/kcontract_digest.sh' lib/libkt.so)\" = '%s'",
              a, repo_root(), da);
     cr_expect_neq(system(cmd), 0, "a changed header kept the library's digest %s", da);
-    /* The build rules wrote the fixture's own libraries' digests so. */
+    /* The build rules wrote the fixture's own libraries' digests so, each
+     * with the sha256 of its .so (kcontract_digest.sh --record). */
     char libdir[1024], lib[1100], side[1200];
     fixture_libdir(libdir, sizeof libdir);
     snprintf(lib, sizeof lib, "%s/libkc_fakelib@skip_last.so", libdir);
     snprintf(side, sizeof side, "%s.source", lib);
-    snprintf(cmd, sizeof cmd, "test \"$(sh '%s/share/kcontract_digest.sh' '%s')\" = \"$(cat '%s')\"", repo_root(), lib, side);
-    cr_expect_eq(system(cmd), 0, "%s does not hold the digest of %s", side, lib);
+    snprintf(cmd, sizeof cmd, "test \"$(cat '%s')\" = \"$(sh '%s/share/kcontract_digest.sh' '%s') $(sha256sum < '%s' | cut -c1-64)\" && "
+             "test \"$(sh '%s/share/kcontract_digest.sh' --record '%s')\" = \"$(cat '%s')\"",
+             side, repo_root(), lib, lib, repo_root(), lib, side);
+    cr_expect_eq(system(cmd), 0, "%s does not hold the digest and the sha256 of %s: %s", side, lib, kc_out_file(side));
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", a, b);
     cr_expect_eq(system(cmd), 0);
 }
@@ -142,53 +146,138 @@ static void set_mtime(const char *path, time_t when)
     cr_assert_eq(utimensat(AT_FDCWD, path, ts, 0), 0, "utimensat %s", path);
 }
 
+/* Writes side as the build rules write a library's .so.source for so:
+ * digest, a space, the sha256 of so's bytes (sha256sum's 64 digits), then
+ * end ("\\n", or "" for none). */
+static void write_record(const char *side, const char *digest, const char *so, const char *end)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "set -e; s=$(sha256sum < '%s' | cut -c1-64); printf '%%s %%s%s' '%s' \"$s\" > '%s'",
+             so, end, digest, side);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
 /* kc_hostlib_source, in this process, through KC_LIBDIR: the digest beside
- * the .so when it is one and not older than the .so; the .so's bytes when
- * it is missing, malformed or stale; the library's absence otherwise. */
+ * the .so when its line is one and vouches for the .so's bytes (whatever
+ * the files' times); the .so's bytes when it is missing, malformed, of the
+ * format before the bytes, or for other bytes; the library's absence
+ * otherwise. */
 Test(build_id, a_library_counts_by_its_digest_else_its_bytes_else_its_absence)
 {
-    char dir[512], so[600], side[620];
+    char dir[512], so[600], side[620], other[620], line[256];
     kc_tmp_dir(dir, sizeof dir, "libsource");
     cr_assert_eq(setenv("KC_LIBDIR", dir, 1), 0);
     snprintf(so, sizeof so, "%s/libkt.so", dir);
     snprintf(side, sizeof side, "%s/libkt.so.source", dir);
+    snprintf(other, sizeof other, "%s/other", dir);
     uint64_t absent, bytes, bytes2, dig, dig2, h;
     cr_expect_eq(kc_hostlib_source("kt", NULL, &absent), KC_HOSTLIB_SRC_ABSENT);
     kc_write_file(so, "a library's bytes");
     set_mtime(so, 1000000000);
     cr_expect_eq(kc_hostlib_source("kt", NULL, &bytes), KC_HOSTLIB_SRC_BYTES, "no digest beside it");
     cr_expect_neq(bytes, absent);
-    kc_write_file(side, "0123456789abcdef\n");
-    cr_expect_eq(kc_hostlib_source("kt", NULL, &dig), KC_HOSTLIB_SRC_DIGEST);
+    write_record(side, "0123456789abcdef", so, "\\n");
+    cr_expect_eq(kc_hostlib_source("kt", NULL, &dig), KC_HOSTLIB_SRC_DIGEST, "%s", kc_out_file(side));
     cr_expect_neq(dig, bytes);
-    kc_write_file(side, "0123456789abcdef");   /* without its newline: the same digest */
+    write_record(side, "0123456789abcdef", so, "");   /* without its newline: the same digest */
     cr_expect_eq(kc_hostlib_source("kt", NULL, &h), KC_HOSTLIB_SRC_DIGEST);
     cr_expect_eq(h, dig);
-    kc_write_file(side, "0123456789abcdee\n");
+    write_record(side, "0123456789abcdee", so, "\\n");
     cr_expect_eq(kc_hostlib_source("kt", NULL, &dig2), KC_HOSTLIB_SRC_DIGEST);
     cr_expect_neq(dig2, dig, "another digest, another hash");
     /* A control's library is another file, with its own digest. */
     cr_expect_eq(kc_hostlib_source("kt", "ctl", &h), KC_HOSTLIB_SRC_ABSENT, "libkt@ctl.so is not there");
-    /* Malformed digests are not read: the bytes count. */
-    const char *bad[] = { "0123456789ABCDEF\n", "0123456789abcde\n", "0123456789abcdef0\n", "0123456789abcdef\nx", "" };
+    /* Malformed lines, the format before the bytes (the digest alone) and
+     * lines for other bytes are not read: the bytes count. */
+    write_record(side, "0123456789abcdef", so, "\\n");
+    char good[100];
+    snprintf(good, sizeof good, "%s", kc_out_file(side));
+    cr_assert_eq(strlen(good), 16 + 1 + 64 + 1, "'%s'", good);
+    const char *sha = good + 17;
+    kc_write_file(other, "another library's bytes");
+    write_record(side, "0123456789abcdef", other, "\\n");
+    char for_other[100];
+    snprintf(for_other, sizeof for_other, "%s", kc_out_file(side));
+    char upsha[65];
+    for (int i = 0; i < 64; i++) upsha[i] = (char)(sha[i] >= 'a' ? sha[i] - 32 : sha[i]);
+    upsha[64] = 0;
+    struct { const char *fmt, *a, *b; } bad[] = {
+        { "%s", "0123456789abcdef\n", "" },         /* the format before the bytes */
+        { "%s", "0123456789abcdef", "" },
+        { "%s", for_other, "" },                     /* written for other bytes */
+        { "0123456789ABCDEF %s", sha, "" },
+        { "0123456789abcde %s", sha, "" },
+        { "0123456789abcdef0 %s", sha, "" },
+        { "0123456789abcdef  %s", sha, "" },
+        { "0123456789abcdef\t%s", sha, "" },
+        { "0123456789abcdef %s", upsha, "" },
+        { "0123456789abcdef %.63s\n", sha, "" },
+        { "0123456789abcdef %sx", sha, "" },
+        { "%sx", good, "" },
+        { "%s%s", good, good },
+        { "", "", "" },
+    };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        kc_write_file(side, bad[i]);
-        cr_expect_eq(kc_hostlib_source("kt", NULL, &h), KC_HOSTLIB_SRC_BYTES, "digest file '%s'", bad[i]);
-        cr_expect_eq(h, bytes, "digest file '%s'", bad[i]);
+        snprintf(line, sizeof line, bad[i].fmt, bad[i].a, bad[i].b);
+        kc_write_file(side, line);
+        cr_expect_eq(kc_hostlib_source("kt", NULL, &h), KC_HOSTLIB_SRC_BYTES, "digest file '%s'", line);
+        cr_expect_eq(h, bytes, "digest file '%s'", line);
     }
-    /* A digest older than its library (the .so rebuilt since) is stale. */
-    kc_write_file(side, "0123456789abcdef\n");
-    set_mtime(side, 999999999);
-    cr_expect_eq(kc_hostlib_source("kt", NULL, &h), KC_HOSTLIB_SRC_BYTES, "a stale digest was read");
-    cr_expect_eq(h, bytes);
-    set_mtime(side, 1000000000);               /* as old as the .so: written in the same second */
-    cr_expect_eq(kc_hostlib_source("kt", NULL, &h), KC_HOSTLIB_SRC_DIGEST);
-    cr_expect_eq(h, dig);
+    /* A line for these bytes counts whatever the times: older than the .so
+     * (copied before it), as old, newer. */
+    kc_write_file(side, good);
+    for (time_t t = 999999999; t <= 1000000001; t++) {
+        set_mtime(side, t);
+        cr_expect_eq(kc_hostlib_source("kt", NULL, &h), KC_HOSTLIB_SRC_DIGEST, "digest file at %lld", (long long)t);
+        cr_expect_eq(h, dig);
+    }
     /* Without a digest, other bytes count as another library. */
     unlink(side);
     kc_write_file(so, "another library's bytes");
     cr_expect_eq(kc_hostlib_source("kt", NULL, &bytes2), KC_HOSTLIB_SRC_BYTES);
     cr_expect_neq(bytes2, bytes);
+    kc_rm_rf(dir);
+}
+
+/* The red team's case: a library replaced by other bytes with its time
+ * kept (cp -p of a control's .so over the clean one; rsync -a, tar x, a
+ * downloaded artifact) older than or as old as the .so.source written for
+ * the first bytes: that digest no longer vouches for it, its bytes count. */
+Test(build_id, a_library_replaced_under_an_old_time_counts_by_its_new_bytes)
+{
+    char dir[512], so[600], side[620], first[620], second[620], cmd[4096];
+    kc_tmp_dir(dir, sizeof dir, "libreplaced");
+    cr_assert_eq(setenv("KC_LIBDIR", dir, 1), 0);
+    snprintf(so, sizeof so, "%s/libkt.so", dir);
+    snprintf(side, sizeof side, "%s/libkt.so.source", dir);
+    snprintf(first, sizeof first, "%s/first.so", dir);
+    snprintf(second, sizeof second, "%s/second.so", dir);
+    kc_write_file(first, "the clean library's bytes");
+    kc_write_file(second, "a control's library's bytes");
+    set_mtime(first, 1000000000);
+    set_mtime(second, 1000000000);
+    uint64_t dig, other, h;
+    snprintf(cmd, sizeof cmd, "cp -p '%s' '%s'", second, so);
+    cr_assert_eq(system(cmd), 0);
+    cr_expect_eq(kc_hostlib_source("kt", NULL, &other), KC_HOSTLIB_SRC_BYTES);
+    snprintf(cmd, sizeof cmd, "cp -p '%s' '%s'", first, so);
+    cr_assert_eq(system(cmd), 0);
+    write_record(side, "0123456789abcdef", so, "\\n");
+    set_mtime(side, 1000000010);
+    cr_expect_eq(kc_hostlib_source("kt", NULL, &dig), KC_HOSTLIB_SRC_DIGEST);
+    /* Replaced, times kept: older than its .so.source, then as old. */
+    snprintf(cmd, sizeof cmd, "cp -p '%s' '%s'", second, so);
+    cr_assert_eq(system(cmd), 0);
+    cr_expect_eq(kc_hostlib_source("kt", NULL, &h), KC_HOSTLIB_SRC_BYTES, "a replaced library kept its digest");
+    cr_expect_eq(h, other, "a replaced library counts by its bytes");
+    set_mtime(so, 1000000010);
+    cr_expect_eq(kc_hostlib_source("kt", NULL, &h), KC_HOSTLIB_SRC_BYTES, "a replaced library kept its digest");
+    cr_expect_eq(h, other);
+    /* The first bytes back: the digest again. */
+    snprintf(cmd, sizeof cmd, "cp -p '%s' '%s'", first, so);
+    cr_assert_eq(system(cmd), 0);
+    cr_expect_eq(kc_hostlib_source("kt", NULL, &h), KC_HOSTLIB_SRC_DIGEST);
+    cr_expect_eq(h, dig);
     kc_rm_rf(dir);
 }
 
@@ -231,6 +320,63 @@ static void libdir_shard(int k, const char *libdir, const char *log)
     cr_assert_eq(p.status, 0, "shard %s: exit %d\n%s%s", spec, p.status, p.out, p.err);
     kc_write_file(log, p.out);
     kc_proc_free(&p);
+}
+
+/* What `version` prints for the fixture's libraries: copied with their
+ * .so.source files into another folder, the same build, whatever times the
+ * copy gave them (each .so.source older than its .so: copied first); the
+ * clean library replaced there by a control's with its time kept (cp -p,
+ * the red team's case; then dated back as well), another build: the one of
+ * those libraries with that library's .so.source gone (its bytes count);
+ * .so.source files of the format before the bytes (the digest alone) count
+ * as none. */
+Test(build_id, a_fixture_library_replaced_with_its_time_kept_is_another_build, .timeout = 120)
+{
+    char dir[512], a[600], early[600], nosrc[600], old[600], from[1024], cmd[8192];
+    kc_tmp_dir(dir, sizeof dir, "libreplace");
+    snprintf(a, sizeof a, "%s/a", dir);
+    snprintf(early, sizeof early, "%s/early", dir);
+    snprintf(nosrc, sizeof nosrc, "%s/nosrc", dir);
+    snprintf(old, sizeof old, "%s/old", dir);
+    const char *dirs[] = { a, early, nosrc, old };
+    for (int i = 0; i < 4; i++) cr_assert_eq(mkdir(dirs[i], 0700), 0, "mkdir %s", dirs[i]);
+    copy_fakelibs(a, 1);
+    copy_fakelibs(nosrc, 0);
+    copy_fakelibs(old, 1);
+    fixture_libdir(from, sizeof from);
+    snprintf(cmd, sizeof cmd,
+             "set -e; for v in '' @error_return @runtime_error @skip_last; do f='%s/libkc_fakelib'\"$v\".so;"
+             " cp \"$f.source\" '%s/'; touch -d '2001-09-09 01:46:40' '%s'/libkc_fakelib\"$v\".so.source; cp \"$f\" '%s/';"
+             " cut -c1-16 \"$f.source\" > '%s'/libkc_fakelib\"$v\".so.source; done",
+             from, early, early, early, old);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+
+    char own[32], ba[32], be[32], bn[32], bo[32], br[32], br2[32], bgone[32];
+    fixture_build(NULL, own, sizeof own);
+    fixture_build(a, ba, sizeof ba);
+    fixture_build(early, be, sizeof be);
+    fixture_build(nosrc, bn, sizeof bn);
+    fixture_build(old, bo, sizeof bo);
+    cr_expect_str_eq(ba, own, "the fixture's libraries and their .so.source in another folder: another build");
+    cr_expect_str_eq(be, own, "the .so.source files older than their libraries (copied first): another build");
+    cr_expect_str_neq(bn, own);
+    cr_expect_str_eq(bo, bn, "a .so.source of the digest alone was trusted: build %s, %s without any", bo, bn);
+
+    /* Replaced, its old time kept: older than the .so.source left beside it. */
+    snprintf(cmd, sizeof cmd, "set -e; cd '%s'; cp -p libkc_fakelib@skip_last.so libkc_fakelib.so; "
+             "touch -d '2001-09-09 01:46:40' libkc_fakelib.so; test libkc_fakelib.so -ot libkc_fakelib.so.source", a);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    fixture_build(a, br, sizeof br);
+    cr_expect_str_neq(br, own, "the clean library replaced by a control's (cp -p) kept the build %s", own);
+    snprintf(cmd, sizeof cmd, "touch -d '2001-09-09 01:46:40' '%s/libkc_fakelib.so.source'", a);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    fixture_build(a, br2, sizeof br2);
+    cr_expect_str_eq(br2, br, "as old as its .so.source: build %s, older: %s", br2, br);
+    snprintf(cmd, sizeof cmd, "rm '%s/libkc_fakelib.so.source'", a);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    fixture_build(a, bgone, sizeof bgone);
+    cr_expect_str_eq(br, bgone, "the replaced library does not count by its bytes: build %s, %s without its .so.source", br, bgone);
+    kc_rm_rf(dir);
 }
 
 /* Hosts whose library kernels were built from other sources (here: one

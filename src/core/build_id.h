@@ -15,9 +15,11 @@
  * built from, the clean one's and each control's (lib<name>[@<control>].so
  * along the library search path, KC_LIBDIR included: kc_hostlib_source in
  * hostlib_path.h): the source digest the build rules write beside each
- * (.so.source), read without loading the library, else the .so's bytes
- * (a library built by rules of one's own, without a digest: two checkouts
- * of one commit then differ, never two sources agree), else its absence.
+ * (.so.source, with the sha256 of the .so's bytes as built), read without
+ * loading the library, when the .so's bytes still hash to it; else the
+ * .so's bytes (a library built by rules of one's own, without a digest, or
+ * replaced since its digest was written: two checkouts of one commit then
+ * differ, never two sources agree), else its absence.
  * It does not cover the code of host references, generators and launch
  * functions: two hosts that build one commit have the same; a change there
  * alone is not seen (the TALLY's host= is). */

@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "proctree.h"
 #include "seed.h"
+#include "sha256.h"
 
 /* Directory of the running binary into buf ("" when /proc is unreadable). */
 static void exe_dir(char *buf, size_t cap)
@@ -59,30 +59,32 @@ void kc_hostlib_path(const char *library, const char *control, char *buf, size_t
     snprintf(buf, cap, "%s/%s", dirs[0], name);
 }
 
-/* Reads the digest file path into digest (16 hex digits and a NUL):
- * 0 when it holds exactly those and a newline (or nothing after them). */
-static int read_digest(const char *path, char digest[17])
+/* Reads the .so.source file path (hostlib_path.h: its one line) into
+ * digest (16 hex digits and a NUL) and sha (the 32 bytes its 64 hex digits
+ * spell): 0 when it holds exactly those, one space between them, and a
+ * newline or nothing after; else -1 (missing, malformed, or of the format
+ * before the bytes, the digest alone). */
+static int read_record(const char *path, char digest[17], unsigned char sha[32])
 {
     FILE *f = fopen(path, "re");
     if (!f) return -1;
-    char buf[32];
+    char buf[KC_HOSTLIB_RECORD_LEN + 2];
     size_t n = fread(buf, 1, sizeof buf, f);
     fclose(f);
-    if (n == 17 && buf[16] == '\n') n = 16;
-    if (n != 16) return -1;
-    for (int i = 0; i < 16; i++)
-        if (!((buf[i] >= '0' && buf[i] <= '9') || (buf[i] >= 'a' && buf[i] <= 'f'))) return -1;
+    if (n == KC_HOSTLIB_RECORD_LEN + 1 && buf[KC_HOSTLIB_RECORD_LEN] == '\n') n = KC_HOSTLIB_RECORD_LEN;
+    if (n != KC_HOSTLIB_RECORD_LEN || buf[16] != ' ') return -1;
+    int nib[KC_HOSTLIB_RECORD_LEN];
+    for (int i = 0; i < KC_HOSTLIB_RECORD_LEN; i++) {
+        if (i == 16) continue;
+        char c = buf[i];
+        if (c >= '0' && c <= '9') nib[i] = c - '0';
+        else if (c >= 'a' && c <= 'f') nib[i] = c - 'a' + 10;
+        else return -1;
+    }
     memcpy(digest, buf, 16);
     digest[16] = 0;
+    for (int i = 0; i < 32; i++) sha[i] = (unsigned char)(nib[17 + 2 * i] << 4 | nib[18 + 2 * i]);
     return 0;
-}
-
-/* Whether a was modified before b (the digest written before its library
- * was rebuilt: stale). */
-static int older(const struct stat *a, const struct stat *b)
-{
-    if (a->st_mtim.tv_sec != b->st_mtim.tv_sec) return a->st_mtim.tv_sec < b->st_mtim.tv_sec;
-    return a->st_mtim.tv_nsec < b->st_mtim.tv_nsec;
 }
 
 kc_hostlib_src kc_hostlib_source(const char *library, const char *control, uint64_t *hash)
@@ -90,27 +92,21 @@ kc_hostlib_src kc_hostlib_source(const char *library, const char *control, uint6
     char path[4200], side[4300], digest[17];
     kc_hostlib_path(library, control, path, sizeof path);
     snprintf(side, sizeof side, "%s.source", path);
-    struct stat so, src;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || fstat(fd, &so) != 0) {
-        if (fd >= 0) close(fd);
+    if (fd < 0) {
         *hash = kc_mix64(kc_hash_str("kc_hostlib_source: absent"));
         return KC_HOSTLIB_SRC_ABSENT;
     }
-    if (stat(side, &src) == 0 && !older(&src, &so) && read_digest(side, digest) == 0) {
-        close(fd);
+    /* One read of the .so: its sha256 checks the record, else stands for it. */
+    unsigned char sha[32], want[32];
+    int rc = kc_sha256_fd(fd, sha), e = errno;
+    close(fd);
+    if (rc == 0 && read_record(side, digest, want) == 0 && memcmp(sha, want, sizeof sha) == 0) {
         *hash = kc_mix64(kc_fnv1a64(digest, 16, kc_hash_str("kc_hostlib_source: digest")));
         return KC_HOSTLIB_SRC_DIGEST;
     }
-    uint64_t h = kc_hash_str("kc_hostlib_source: bytes");
-    unsigned char buf[16384];
-    ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) > 0) h = kc_hash_block(buf, (size_t)n, h);
-    if (n < 0) {
-        int e = errno;
-        h = kc_fnv1a64(&e, sizeof e, h);
-    }
-    close(fd);
+    uint64_t h = kc_fnv1a64(sha, sizeof sha, kc_hash_str("kc_hostlib_source: bytes"));
+    if (rc != 0) h = kc_fnv1a64(&e, sizeof e, h);   /* unreadable: no bytes to count */
     *hash = kc_mix64(h);
     return KC_HOSTLIB_SRC_BYTES;
 }

@@ -95,18 +95,39 @@ uint64_t kc_contract_hash(const kc_contract *c)
     return kc_mix64(mix_dbl(h, c->timeout_s));
 }
 
+/* kc_hostlib_source's hash of library's shared object (control's, or the
+ * clean one for NULL), each read once however many contracts share it
+ * (kc_hostlib_source hashes the .so's bytes: megabytes for a CUB wrapper,
+ * which seven contracts name). The memo lives for one kc_build_id call. */
+typedef struct lib_memo {
+    const char *library, *control;
+    uint64_t hash;
+} lib_memo;
+#define LIB_MEMO_MAX 256
+
+static uint64_t library_hash(lib_memo *memo, int *n, const char *library, const char *control)
+{
+    for (int i = 0; i < *n; i++)
+        if (strcmp(memo[i].library, library) == 0 &&
+            (memo[i].control == control || (memo[i].control && control && strcmp(memo[i].control, control) == 0)))
+            return memo[i].hash;
+    uint64_t h;
+    kc_hostlib_source(library, control, &h);
+    if (*n < LIB_MEMO_MAX) memo[(*n)++] = (lib_memo){ library, control, h };
+    return h;
+}
+
 /* What the shared objects of c's library kernel (c->library: the clean
  * build and each control's own, none for a control the harness plants)
  * were built from: kc_hostlib_source's hash of each, under c's name and
  * the control's. */
-static uint64_t library_sources(const kc_contract *c)
+static uint64_t library_sources(lib_memo *memo, int *n, const kc_contract *c)
 {
-    uint64_t sum = 0, h;
-    kc_hostlib_source(c->library, NULL, &h);
+    uint64_t sum = 0, h = library_hash(memo, n, c->library, NULL);
     sum += kc_mix64(mix_u64(mix_str(mix_str(mix_str(KC_FNV_OFFSET, "library"), c->name), NULL), h));
     for (int i = 0; i < KC_MAX_CONTROLS && c->controls[i].name; i++) {
         if (c->controls[i].harness) continue;
-        kc_hostlib_source(c->library, c->controls[i].name, &h);
+        h = library_hash(memo, n, c->library, c->controls[i].name);
         sum += kc_mix64(mix_u64(mix_str(mix_str(mix_str(KC_FNV_OFFSET, "library"), c->name), c->controls[i].name), h));
     }
     return sum;
@@ -120,9 +141,11 @@ uint64_t kc_build_id(void)
     const kc_contract *const *cs;
     const kc_suite *const *ss;
     size_t nc = kc_registry_contracts(&cs), ns = kc_registry_suites(&ss);
+    lib_memo memo[LIB_MEMO_MAX];
+    int nmemo = 0;
     for (size_t i = 0; i < nc; i++) {
         sum += kc_contract_hash(cs[i]);
-        if (cs[i]->library) sum += library_sources(cs[i]);
+        if (cs[i]->library) sum += library_sources(memo, &nmemo, cs[i]);
     }
     for (size_t i = 0; i < ns; i++)
         sum += kc_mix64(mix_u64(mix_str(mix_str(KC_FNV_OFFSET, "suite"), ss[i]->name), (uint64_t)ss[i]->needs_gpu));

@@ -16,7 +16,8 @@
 # Each suite binary must list its items (each module kernel, its limits, its
 # two controls, its sanitizer item; the library kernel, its two controls and
 # sanitizer item; the library's .so files must exist, each with its source
-# digest beside it, which the build id follows) and pass through the
+# digest and its sha256 beside it, which the build id follows, and not for a
+# .so copied over with its time kept) and pass through the
 # fake driver (build/libfake_cuda.so): the CMake build's real images (the
 # installed library's harness image and the example's clean modules, which
 # the fake driver recognizes by symbol) for ex.scale.f32,
@@ -210,27 +211,48 @@ $want"
     { "$1" list --format json; fail "$2: ex.vendor_softmax.f32's shapes are not $want"; }
   for so in libex_double.so libex_double@skip_last.so libex_double@short_grid.so; do
     [ -f "$(dirname "$1")/lib/$so" ] || fail "$2: library kernel $(dirname "$1")/lib/$so not built"
-    grep -qxE '[0-9a-f]{16}' "$(dirname "$1")/lib/$so.source" ||
-      fail "$2: library kernel $so has no source digest ($(dirname "$1")/lib/$so.source: 16 hex digits)"
+    d=$(dirname "$1")/lib
+    grep -qxE '[0-9a-f]{16} [0-9a-f]{64}' "$d/$so.source" ||
+      fail "$2: library kernel $so has no source digest ($d/$so.source: 16 hex digits, a space, the .so's sha256)"
+    [ "$(cut -c18- "$d/$so.source")" = "$(sha256sum < "$d/$so" | cut -c1-64)" ] ||
+      fail "$2: $d/$so.source does not hold the sha256 of $so's bytes"
   done
   check_library_digest "$1" "$2"
 }
 # $1 suite binary, $2 what built it: the build id (`version`'s build, the
 # TALLY's build=) covers each library kernel by the source digest beside it
-# (lib/<so>.source): another digest, or none (the .so's bytes count then),
-# is another build; the digest put back gives the first build again.
+# (lib/<so>.source, '<digest> <sha256 of the .so>') while the .so's bytes
+# hash so: another digest, or none (the .so's bytes count then), is another
+# build; the digest alone (the earlier format) counts as none; another .so
+# copied over it with its time kept (cp -p, older than the .so.source) is
+# another build, the one of its bytes; all put back give the first build.
 check_library_digest() {
-  side="$(dirname "$1")/lib/libex_double@skip_last.so.source"
+  lib="$(dirname "$1")/lib"
+  so="$lib/libex_double@skip_last.so" side="$lib/libex_double@skip_last.so.source"
   cp -p "$side" "$tmp/side.orig"
-  b1=$("$1" version | sed -n 's/.*, build \([0-9a-f]*\),.*/\1/p')
-  printf '0123456789abcdef\n' > "$side"
-  b2=$("$1" version | sed -n 's/.*, build \([0-9a-f]*\),.*/\1/p')
+  cp -p "$so" "$tmp/so.orig"
+  lib_build_id() { "$1" version | sed -n 's/.*, build \([0-9a-f]*\),.*/\1/p'; }
+  b1=$(lib_build_id "$1")
+  sed 's/^[0-9a-f]\{16\}/0123456789abcdef/' "$tmp/side.orig" > "$side"
+  b2=$(lib_build_id "$1")
   rm "$side"
-  b3=$("$1" version | sed -n 's/.*, build \([0-9a-f]*\),.*/\1/p')
+  b3=$(lib_build_id "$1")
+  cut -c1-16 "$tmp/side.orig" > "$side"
+  b4=$(lib_build_id "$1")
   cp -p "$tmp/side.orig" "$side"
-  b4=$("$1" version | sed -n 's/.*, build \([0-9a-f]*\),.*/\1/p')
-  [ -n "$b1" ] && [ "$b1" != "$b2" ] && [ "$b1" != "$b3" ] && [ "$b2" != "$b3" ] && [ "$b1" = "$b4" ] ||
-    fail "$2: the build id does not follow libex_double@skip_last.so's source digest: $b1 with it, $b2 with another, $b3 with none, $b4 with it again"
+  cp -p "$lib/libex_double@short_grid.so" "$so"
+  touch -d '2001-09-09 01:46:40' "$so"
+  b5=$(lib_build_id "$1")
+  rm "$side"
+  b6=$(lib_build_id "$1")
+  cp -p "$tmp/so.orig" "$so"
+  cp -p "$tmp/side.orig" "$side"
+  b7=$(lib_build_id "$1")
+  [ -n "$b1" ] && [ "$b1" != "$b2" ] && [ "$b1" != "$b3" ] && [ "$b2" != "$b3" ] && [ "$b4" = "$b3" ] &&
+    [ "$b5" != "$b1" ] && [ "$b5" != "$b3" ] && [ "$b5" = "$b6" ] && [ "$b1" = "$b7" ] ||
+    fail "$2: the build id does not follow libex_double@skip_last.so's source digest and bytes: $b1 with it," \
+         "$b2 with another, $b3 with none, $b4 with the digest alone, $b5 with short_grid's .so copied over it" \
+         "(cp -p), $b6 so without its .so.source, $b7 with both put back"
 }
 # $1 suite binary, $2 what built it, $3 the expected lines (state and item), $4... patterns.
 check_run() {

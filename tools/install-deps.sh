@@ -1,6 +1,6 @@
 #!/bin/sh
 # install-deps.sh [test] — installs from Debian's packages what building the
-# suite needs: gcc, make, patch (GNU patch, for patch controls) and Random123 (librandom123-dev: the Philox
+# suite needs: gcc, make, patch (GNU patch, for patch controls), libssl3 (libcrypto, dlopened: sha256.h) and Random123 (librandom123-dev: the Philox
 # generator of the input streams, headers for C and CUDA); with `test`, also
 # what the tests need: Criterion, procps (ps and pgrep, for the benchmark
 # scripts, whose runs the tests also make), and clang with its runtime
@@ -17,6 +17,10 @@ need=""
 command -v gcc >/dev/null 2>&1 || need="$need gcc"
 command -v make >/dev/null 2>&1 || need="$need make"
 command -v patch >/dev/null 2>&1 || need="$need patch"   # patch controls (kcontract_patch.sh)
+# libcrypto (OpenSSL), loaded at run time: the sha256 that checks a library
+# kernel's .so.source (src/util/sha256.h); without it the build identity
+# counts library kernels by their bytes
+ls /usr/lib/*/libcrypto.so.3 /lib/*/libcrypto.so.3 >/dev/null 2>&1 || need="$need libssl3"
 if [ ! -f /usr/include/Random123/philox.h ] && [ ! -f .deps/usr/include/Random123/philox.h ]; then
   if ls .deps/debs/librandom123-dev_*.deb >/dev/null 2>&1; then sh tools/gpu-deps.sh unpack
   else need="$need librandom123-dev"; fi

@@ -55,8 +55,11 @@ typedef enum kc_hostlib_src {
  * own rules, a PATH.source that is missing, malformed, of the earlier
  * digest-alone format, or written for other bytes: conservative, two
  * checkouts of one commit may then differ, never two sources agree); else,
- * with no readable .so, a hash saying so. Returns which of the three it
- * used. Reads the .so's bytes once (sha256: about 5 ms a megabyte on a
- * slow core); kc_build_id calls it once a process for each library. */
+ * with no readable .so, a hash saying so. Without libcrypto (sha256.h) no
+ * record can be checked: the .so counts by its bytes under our own 64-bit
+ * hash (a host without it then has another build id than one with it: a
+ * merge of their shards is refused, never taken). Returns which of the
+ * three it used. Reads the .so's bytes once; kc_build_id calls it once a
+ * process for each library. */
 kc_hostlib_src kc_hostlib_source(const char *library, const char *control, uint64_t *hash);
 #endif

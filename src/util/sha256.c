@@ -1,99 +1,90 @@
-/* sha256.c — owns SHA-256 (sha256.h): FIPS 180-4's compression function
- * over 64-byte blocks, big-endian words, the length in bits padded last. */
+/* sha256.c — owns SHA-256 through libcrypto (sha256.h): the library and its
+ * six EVP functions, resolved once; a digest over bytes or a file. */
 #include "sha256.h"
 
+#include <dlfcn.h>
 #include <errno.h>
-#include <string.h>
+#include <pthread.h>
 #include <unistd.h>
 
-static const uint32_t K[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-};
+/* OpenSSL's EVP interface (openssl/evp.h, 1.1 and 3): opaque contexts. */
+typedef struct kc_evp_ctx kc_evp_ctx;
+typedef struct kc_evp_md kc_evp_md;
+static struct {
+    kc_evp_ctx *(*ctx_new)(void);
+    void (*ctx_free)(kc_evp_ctx *);
+    const kc_evp_md *(*sha256)(void);
+    int (*init)(kc_evp_ctx *, const kc_evp_md *, void *engine);
+    int (*update)(kc_evp_ctx *, const void *, size_t);
+    int (*final)(kc_evp_ctx *, unsigned char *, unsigned int *);
+    int ok;
+} evp;
+static pthread_once_t evp_once = PTHREAD_ONCE_INIT;
 
-static uint32_t ror(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
-
-static void compress(uint32_t h[8], const unsigned char *p)
+static void evp_load(void)
 {
-    uint32_t w[64];
-    for (int i = 0; i < 16; i++)
-        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
-    for (int i = 16; i < 64; i++) {
-        uint32_t s0 = ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^ (w[i - 15] >> 3);
-        uint32_t s1 = ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^ (w[i - 2] >> 10);
-        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-    }
-    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
-    for (int i = 0; i < 64; i++) {
-        uint32_t t1 = k + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i];
-        uint32_t t2 = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-        k = g; g = f; f = e; e = d + t1;
-        d = c; c = b; b = a; a = t1 + t2;
-    }
-    h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += k;
+    static const char *const names[] = { "libcrypto.so.3", "libcrypto.so.1.1" };
+    void *h = NULL;
+    for (size_t i = 0; !h && i < sizeof names / sizeof names[0]; i++) h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!h) return;
+    *(void **)&evp.ctx_new = dlsym(h, "EVP_MD_CTX_new");
+    *(void **)&evp.ctx_free = dlsym(h, "EVP_MD_CTX_free");
+    *(void **)&evp.sha256 = dlsym(h, "EVP_sha256");
+    *(void **)&evp.init = dlsym(h, "EVP_DigestInit_ex");
+    *(void **)&evp.update = dlsym(h, "EVP_DigestUpdate");
+    *(void **)&evp.final = dlsym(h, "EVP_DigestFinal_ex");
+    evp.ok = evp.ctx_new && evp.ctx_free && evp.sha256 && evp.init && evp.update && evp.final;
 }
 
-void kc_sha256_init(kc_sha256 *s)
+/* A context started on SHA-256, or NULL with errno set. */
+static kc_evp_ctx *start(void)
 {
-    static const uint32_t h0[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
-    memcpy(s->h, h0, sizeof h0);
-    s->len = 0;
-    s->nbuf = 0;
-}
-
-void kc_sha256_update(kc_sha256 *s, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    s->len += n;
-    if (s->nbuf) {
-        size_t take = 64 - s->nbuf < n ? 64 - s->nbuf : n;
-        memcpy(s->buf + s->nbuf, p, take);
-        s->nbuf += take, p += take, n -= take;
-        if (s->nbuf < 64) return;
-        compress(s->h, s->buf);
-        s->nbuf = 0;
+    pthread_once(&evp_once, evp_load);
+    if (!evp.ok) {
+        errno = ENOSYS;
+        return NULL;
     }
-    for (; n >= 64; p += 64, n -= 64) compress(s->h, p);
-    memcpy(s->buf, p, n);
-    s->nbuf = n;
+    kc_evp_ctx *c = evp.ctx_new();
+    if (c && evp.init(c, evp.sha256(), NULL) == 1) return c;
+    if (c) evp.ctx_free(c);
+    errno = EIO;
+    return NULL;
 }
 
-void kc_sha256_final(kc_sha256 *s, unsigned char out[32])
+static int finish(kc_evp_ctx *c, int ok, unsigned char out[32])
 {
-    uint64_t bits = s->len * 8;
-    unsigned char pad[72] = { 0x80 };
-    size_t npad = (s->nbuf < 56 ? 56 : 120) - s->nbuf;
-    for (int i = 0; i < 8; i++) pad[npad + i] = (unsigned char)(bits >> (56 - 8 * i));
-    kc_sha256_update(s, pad, npad + 8);
-    for (int i = 0; i < 8; i++)
-        for (int j = 0; j < 4; j++) out[4 * i + j] = (unsigned char)(s->h[i] >> (24 - 8 * j));
+    unsigned int n = 0;
+    ok = ok && evp.final(c, out, &n) == 1 && n == 32;
+    evp.ctx_free(c);
+    if (!ok) errno = EIO;
+    return ok ? 0 : -1;
+}
+
+int kc_sha256_bytes(const void *p, size_t n, unsigned char out[32])
+{
+    kc_evp_ctx *c = start();
+    return c ? finish(c, evp.update(c, p, n) == 1, out) : -1;
 }
 
 int kc_sha256_fd(int fd, unsigned char out[32])
 {
-    kc_sha256 s;
-    kc_sha256_init(&s);
-    unsigned char buf[65536];
-    ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) != 0) {
-        if (n < 0) {
-            if (errno == EINTR) continue;
+    kc_evp_ctx *c = start();
+    if (!c) return -1;
+    unsigned char buf[1 << 16];
+    int ok = 1;
+    for (;;) {
+        ssize_t got = read(fd, buf, sizeof buf);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
             int e = errno;
-            kc_sha256_final(&s, out);
+            evp.ctx_free(c);
             errno = e;
             return -1;
         }
-        kc_sha256_update(&s, buf, (size_t)n);
+        if (got == 0) break;
+        ok = ok && evp.update(c, buf, (size_t)got) == 1;
     }
-    kc_sha256_final(&s, out);
-    return 0;
+    return finish(c, ok, out);
 }
 
 void kc_sha256_hex(const unsigned char d[32], char hex[65])

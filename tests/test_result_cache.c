@@ -598,7 +598,8 @@ Test(result_cache, a_library_rebuilt_between_two_items_of_a_process_keeps_no_ver
     pid_t swapper = fork();
     cr_assert_geq(swapper, 0);
     if (swapper == 0) {             /* the rebuild, once item 1 has loaded the library; then a reader for good */
-        sleep(1);
+        sleep(3);                   /* item 1 waits in its release hook for the reader: the swap cannot come too
+                                     * late, only too early (at 1 s, under ASan the shard had not loaded it yet) */
         snprintf(cmd, sizeof cmd, "cp '%s' '%s.new' && mv '%s.new' '%s'", broken, clean, clean, clean);
         if (system(cmd) != 0) _exit(1);
         open(fifo, O_RDWR);

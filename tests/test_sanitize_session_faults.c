@@ -432,16 +432,20 @@ Test(sanitize, killed_sessions_leave_nothing_in_tmpdir, .timeout = 120)
  * worker that runs it again (queue_vouch.c). With the memcheck session's late error
  * (KC_FAKE_SANITIZER=late:memcheck: an error no item's window held) the run
  * is then not green. Before, that verdict stood unvouched and the run
- * exited 0 with either sanitizer. The costs hand fakesan's item first; its
- * sessions take 1 s to start, so the other worker is running
- * fixture.pass.01 (1.6 s) by then, and its loss comes while
- * fixture.once.exit0 (1 s) runs on the first. */
+ * exited 0 with either sanitizer. The costs hand fakesan's item to one
+ * worker and fixture.pass.01 to the other; fixture.pass.01 starts only once
+ * fixture.once.exit0 has made its mark (KC_FAULT_WAIT_FILE), so it runs on
+ * the first worker after fakesan's item, and its loss comes while
+ * fixture.once.exit0 waits its 4 s before it ends its worker. Before these
+ * events, the order hung on sleeps, which a slow machine (ASan in CI) did
+ * not keep. */
 Test(sanitize, a_worker_that_ends_under_an_item_runs_its_clean_sanitizer_verdicts_again, .timeout = 120)
 {
-    char costs[256], mark[256], env_mark[300];
+    char costs[256], mark[256], env_mark[300], env_wait[320];
     snprintf(costs, sizeof costs, "%s/kc-san-again-costs.%ld", kc_test_tmpdir(), (long)getpid());
     snprintf(mark, sizeof mark, "%s/kc-san-again-mark.%ld", kc_test_tmpdir(), (long)getpid());
     snprintf(env_mark, sizeof env_mark, "KC_FIXTURE_MARK=%s", mark);
+    snprintf(env_wait, sizeof env_wait, "KC_FAULT_WAIT_FILE=fixture.pass.01@%s", mark);
     for (int late = 0; late < 2; late++) {
         FILE *f = fopen(costs, "w");
         cr_assert_not_null(f);
@@ -450,33 +454,16 @@ Test(sanitize, a_worker_that_ends_under_an_item_runs_its_clean_sanitizer_verdict
                    "fixture.once.exit0\t1\t-1\t-1\t0\nfixture.pass.00\t0.5\t-1\t-1\t0\n");
         fclose(f);
         unlink(mark);
-        char *env[] = { kc_san_test_env(), "PATH=/usr/bin:/bin", env_mark, "KC_FAKE_SANITIZER_START_S=1",
-                        "KC_FAULT_SLOW_ITEM=fixture.pass.01@1.6", "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.01",
+        char *env[] = { kc_san_test_env(), "PATH=/usr/bin:/bin", env_mark, env_wait, "KC_FIXTURE_EXIT0_S=4",
+                        "KC_FAULT_LOSE_CONTEXT_AFTER=fixture.pass.01",
                         late ? "KC_FAKE_SANITIZER=late:memcheck" : "KC_FAKE_SANITIZER=clean", NULL };
-        /* the timing is the premise: on a slow machine (ASan beside other
-         * tests) the loss may come before fixture.once.exit0 ends its
-         * worker; then the run proves nothing, and it is made again, up to
-         * three times, before the premise fails the test */
-        kc_proc p = { 0 };
-        for (int attempt = 0; attempt < 3; attempt++) {
-            if (attempt) {
-                kc_proc_free(&p);
-                unlink(mark);
-                FILE *g = fopen(costs, "w");
-                cr_assert_not_null(g);
-                fprintf(g, "# kcontract costs v1\n# item\tseconds\tpeak_rss_kib\tpeak_gpu_mib\tfailed\n"
-                           "fakesan.copy.f16:sanitize\t3\t-1\t-1\t0\nfixture.pass.01\t2\t-1\t-1\t0\n"
-                           "fixture.once.exit0\t1\t-1\t-1\t0\nfixture.pass.00\t0.5\t-1\t-1\t0\n");
-                fclose(g);
-            }
-            p = kc_run_fake((char *[]){ "run", "fakesan.copy.f16:sanitize", "fixture.once.exit0", "fixture.pass.00",
-                                        "fixture.pass.01", "--jobs", "2", "--costs", costs, "--no-cache", NULL },
-                            env, 60);
-            if (strstr(p.out, "fixture.once.exit0: CRASH while another item on the same GPU faulted beside it")) break;
-        }
+        kc_proc p = kc_run_fake((char *[]){ "run", "fakesan.copy.f16:sanitize", "fixture.once.exit0", "fixture.pass.00",
+                                            "fixture.pass.01", "--jobs", "2", "--costs", costs, "--no-cache", NULL },
+                                env, 60);
+        unlink(costs);
+        unlink(mark);
         cr_assert(strstr(p.out, "fixture.once.exit0: CRASH while another item on the same GPU faulted beside it"),
-                  "late %d: fixture.once.exit0 did not end its worker beside the loss in 3 runs (the timing this "
-                  "test sets up):\n%s%s", late, p.out, p.err);
+                  "late %d: fixture.once.exit0 did not end its worker beside the loss:\n%s%s", late, p.out, p.err);
         cr_expect(strstr(p.out, "ended under an item before it said its compute-sanitizer sessions vouch (worker.h), so "
                                 "the clean verdict they gave (fakesan.copy.f16:sanitize) is not vouched for: it goes "
                                 "back to run again alone, and only that run counts"), "late %d: no run again:\n%s%s",
@@ -488,8 +475,6 @@ Test(sanitize, a_worker_that_ends_under_an_item_runs_its_clean_sanitizer_verdict
         cr_expect(!late == !strstr(p.out, "; not trusted (a line above says why)"), "late %d:\n%s", late, p.out);
         kc_proc_free(&p);
     }
-    unlink(costs);
-    unlink(mark);
 }
 
 /* Serially, a clean :sanitize line comes when the worker's end line

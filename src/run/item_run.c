@@ -212,6 +212,9 @@ void kc_item_fault_before(const char *name)
         double s = atof(at + 1);
         if (s > 0 && s <= 60) usleep((useconds_t)(s * 1e6));
     }
+    const char *wait = getenv("KC_FAULT_WAIT_FILE"), *path = wait ? strchr(wait, '@') : NULL;
+    if (path && (size_t)(path - wait) == strlen(name) && strncmp(wait, name, strlen(name)) == 0)
+        for (int i = 0; i < 3000 && access(path + 1, F_OK) != 0; i++) usleep(20 * 1000);
 }
 
 void kc_item_fault_leave_child(const char *name)

@@ -17,13 +17,16 @@
 #include "tally.h"
 
 /* Env for a run whose culprit's thread ends one process (once: FILE) ms
- * after it starts; cache: its KC_CACHE_DIR=... entry or "KC_CACHE_DIR=off". */
+ * after it starts, or, with under (an item's name; NULL: none), ms after
+ * that item starts (KC_FAULT_TOUCH_FILE); cache: its KC_CACHE_DIR=...
+ * entry or "KC_CACHE_DIR=off". e->env has room for one more entry. */
 typedef struct ends_env {
-    char once[300], once_env[340], cache_env[340];
-    char *env[8];
+    char once[300], once_env[340], cache_env[340], touch_env[400], after_env[360];
+    char *env[10];
 } ends_env;
 
-static void ends_env_init(ends_env *e, const char *dir, const char *tag, const char *ms, const char *cache)
+static void ends_env_init(ends_env *e, const char *dir, const char *tag, const char *ms, const char *cache,
+                          const char *under)
 {
     snprintf(e->once, sizeof e->once, "%s/%s.once", dir, tag);
     snprintf(e->once_env, sizeof e->once_env, "KC_FIXTURE_EXIT_THREAD_ONCE=%s", e->once);
@@ -33,11 +36,18 @@ static void ends_env_init(ends_env *e, const char *dir, const char *tag, const c
     e->env[n++] = e->cache_env;
     e->env[n++] = (char *)ms;
     e->env[n++] = "KC_FIXTURE_REF_SLEEP_MS=100";     /* fakeslow.vec4.f32: 0.5 s, in flight when the thread fires */
-    /* fixture.cost.00: 900 ms, so a thread fired 400 ms after fakethread's
-     * first reference lands in it with room on both sides on a loaded
-     * machine (at 150 ms and 300 ms, fakethread itself sometimes took longer
-     * and the exit came under it: a CRASH of the wrong item) */
+    /* fixture.cost.00: 900 ms; a thread fired 300-400 ms into it ends that
+     * item and no other, with room on both sides (counted from fakethread's
+     * first reference, on a loaded machine fakethread itself sometimes took
+     * longer and the exit came under it: a CRASH of the wrong item; counted
+     * from the item's start, under, it cannot) */
     e->env[n++] = "KC_FIXTURE_COST_SCALE=3";
+    if (under) {
+        snprintf(e->touch_env, sizeof e->touch_env, "KC_FAULT_TOUCH_FILE=%s@%s/%s.under", under, dir, tag);
+        snprintf(e->after_env, sizeof e->after_env, "KC_FIXTURE_EXIT_THREAD_FILE=%s/%s.under", dir, tag);
+        e->env[n++] = e->touch_env;
+        e->env[n++] = e->after_env;
+    }
     e->env[n] = NULL;
 }
 
@@ -53,7 +63,7 @@ Test(worker_ends, an_end_no_item_explains_makes_an_inflight_run_not_green, .time
         ends_env e;
         char tag[16];
         snprintf(tag, sizeof tag, "m%d", m);
-        ends_env_init(&e, dir, tag, "KC_FIXTURE_EXIT_THREAD_MS=20", "off");
+        ends_env_init(&e, dir, tag, "KC_FIXTURE_EXIT_THREAD_MS=20", "off", NULL);
         char *args[16] = { "run" };
         int n = 1;
         for (int i = 0; i < 4 && modes[m][i]; i++) args[n++] = (char *)modes[m][i];
@@ -92,7 +102,7 @@ Test(worker_ends, passes_before_an_end_on_its_own_are_neither_kept_nor_recorded_
         ends_env e;
         char tag[16];
         snprintf(tag, sizeof tag, "run%d", k);
-        ends_env_init(&e, dir, tag, "KC_FIXTURE_EXIT_THREAD_MS=400", cache);
+        ends_env_init(&e, dir, tag, "KC_FIXTURE_EXIT_THREAD_MS=300", cache, "fixture.cost.00");
         kc_proc p = kc_run_fake((char *[]){ "run", costs_arg, "fakethread.vec4.f32", "fixture.cost.00", NULL }, e.env,
                                 60);
         kc_tally t;
@@ -111,7 +121,7 @@ Test(worker_ends, passes_before_an_end_on_its_own_are_neither_kept_nor_recorded_
     cr_expect(eol && eol - row > 2 && strncmp(eol - 2, "\t1", 2) == 0,
               "the cost table does not record the suspect failed:\n%s", t);
     ends_env e;
-    ends_env_init(&e, dir, "rerun", "KC_FIXTURE_EXIT_THREAD_MS=400", "off");
+    ends_env_init(&e, dir, "rerun", "KC_FIXTURE_EXIT_THREAD_MS=300", "off", "fixture.cost.00");
     kc_proc r = kc_run_fake((char *[]){ "run", "--rerun-failed", costs_arg, "fakethread.vec4.f32", "fixture.cost.00",
                                         NULL }, e.env, 60);
     char line[2048];
@@ -135,11 +145,11 @@ Test(worker_ends, a_static_shard_that_dies_keeps_none_of_its_passes, .timeout = 
     snprintf(cache, sizeof cache, "%s/cache", dir);
     char *args[] = { "run", "--jobs", "1", "--schedule", "static", "fakethread.vec4.f32", "fixture.cost.00", NULL };
     ends_env e;
-    ends_env_init(&e, dir, "first", "KC_FIXTURE_EXIT_THREAD_MS=400", cache);
+    ends_env_init(&e, dir, "first", "KC_FIXTURE_EXIT_THREAD_MS=300", cache, "fixture.cost.00");
     kc_proc a = kc_run_fake(args, e.env, 60);
     cr_expect_eq(a.status, 1, "the shard the thread ended: exit %d\n%s%s", a.status, a.out, a.err);
     kc_proc_free(&a);
-    ends_env_init(&e, dir, "second", "KC_FIXTURE_EXIT_THREAD_MS=5000", cache);
+    ends_env_init(&e, dir, "second", "KC_FIXTURE_EXIT_THREAD_MS=5000", cache, NULL);
     kc_proc b = kc_run_fake(args, e.env, 60);
     kc_tally t;
     kc_out_tally(b.out, &t);
@@ -179,20 +189,25 @@ Test(worker_ends, an_end_on_its_own_with_no_item_in_hand_makes_the_run_not_green
  * back (KC_FAKE_LIMITS_STICK), so its worker is replaced by the standby
  * and ends in the standby's slot, waiting 1.5 s for its sanitizer
  * sessions' summaries (KC_FAKE_SANITIZER_END_S); fakethread.vec4.f32's
- * thread ends it then (exit(0)), before its end line. The run is not green;
+ * thread ends it then (exit(0), 300 ms after the standby starts
+ * fixture.pass.00), before its end line. The run is not green;
  * but fakethread.vec4.f32's pass stayed in the results cache (the
  * replaced worker's end had no suspects), and the next run, whose thread
  * never started, read it from there and was green. */
 Test(worker_ends, the_worker_a_standby_replaced_has_its_suspects_too, .timeout = 90)
 {
-    char dir[256], cache_env[340], once[300], once_env[340];
+    char dir[256], cache_env[340], once[300], once_env[340], touch_env[400], after_env[360];
     kc_tmp_dir(dir, sizeof dir, "ends-retired");
     snprintf(cache_env, sizeof cache_env, "KC_CACHE_DIR=%s/cache", dir);
     char *args[] = { "run", KC_SAN_TEST_ITEM, "fakethread.vec4.f32", "fixture.gpu.e.limit", "fixture.pass.00", NULL };
     for (int k = 0; k < 2; k++) {
         snprintf(once, sizeof once, "%s/run%d.once", dir, k);
         snprintf(once_env, sizeof once_env, "KC_FIXTURE_EXIT_THREAD_ONCE=%s", once);
-        char *env[] = { kc_san_test_env(), cache_env, once_env, "KC_FIXTURE_EXIT_THREAD_MS=300",
+        /* the thread fires 300 ms after the standby starts fixture.pass.00,
+         * while the replaced worker waits its 1.5 s */
+        snprintf(touch_env, sizeof touch_env, "KC_FAULT_TOUCH_FILE=fixture.pass.00@%s/run%d.under", dir, k);
+        snprintf(after_env, sizeof after_env, "KC_FIXTURE_EXIT_THREAD_FILE=%s/run%d.under", dir, k);
+        char *env[] = { kc_san_test_env(), cache_env, once_env, touch_env, after_env, "KC_FIXTURE_EXIT_THREAD_MS=300",
                         "KC_FAKE_LIMITS_STICK=1", "KC_FAKE_SANITIZER_END_S=1.5", NULL };
         kc_proc p = kc_run_fake(args, env, 60);
         kc_tally t;
@@ -226,9 +241,9 @@ Test(worker_ends, an_exit_with_the_untrusted_status_is_not_taken_for_the_workers
         ends_env e;
         char tag[16];
         snprintf(tag, sizeof tag, "run%d", k);
-        ends_env_init(&e, dir, tag, "KC_FIXTURE_EXIT_THREAD_MS=400", cache);
-        e.env[5] = "KC_FIXTURE_EXIT_THREAD_STATUS=5";
-        e.env[6] = NULL;
+        ends_env_init(&e, dir, tag, "KC_FIXTURE_EXIT_THREAD_MS=300", cache, "fixture.cost.00");
+        e.env[7] = "KC_FIXTURE_EXIT_THREAD_STATUS=5";
+        e.env[8] = NULL;
         kc_proc p = kc_run_fake((char *[]){ "run", "fakethread.vec4.f32", "fixture.cost.00", NULL }, e.env, 60);
         kc_tally t;
         kc_out_tally(p.out, &t);

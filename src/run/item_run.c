@@ -215,6 +215,11 @@ void kc_item_fault_before(const char *name)
     const char *wait = getenv("KC_FAULT_WAIT_FILE"), *path = wait ? strchr(wait, '@') : NULL;
     if (path && (size_t)(path - wait) == strlen(name) && strncmp(wait, name, strlen(name)) == 0)
         for (int i = 0; i < 3000 && access(path + 1, F_OK) != 0; i++) usleep(20 * 1000);
+    const char *touch = getenv("KC_FAULT_TOUCH_FILE"), *tpath = touch ? strchr(touch, '@') : NULL;
+    if (tpath && (size_t)(tpath - touch) == strlen(name) && strncmp(touch, name, strlen(name)) == 0) {
+        int fd = open(tpath + 1, O_WRONLY | O_CREAT, 0600);
+        if (fd >= 0) close(fd);
+    }
 }
 
 void kc_item_fault_leave_child(const char *name)

@@ -87,8 +87,10 @@ void kc_item_run_batch(const kc_item *const *its, int n, const kc_opts *o, kc_sa
  * makes it start s seconds late (0 < s <= 60), so that items in flight
  * end in a set order; KC_FAULT_WAIT_FILE=<item name>@<path> makes it start
  * once path exists (at most 60 s late), so that it runs while another item
- * that makes path is in flight, however slow the machine. Nothing for any
- * other name. */
+ * that makes path is in flight, however slow the machine;
+ * KC_FAULT_TOUCH_FILE=<item name>@<path> creates path as it starts (after
+ * any wait), so that something else (a fixture's thread) acts while it
+ * runs. Nothing for any other name. */
 void kc_item_fault_before(const char *name);
 /* Test hook once the item has started (after the leftover check's start,
  * kc_proc_item_begin): KC_FAULT_LEAVE_CHILD=<item name> forks a child of

@@ -536,3 +536,45 @@ Test(rerun_failed, a_shard_whose_try_recorded_nothing_retries_its_slice, .timeou
     kc_proc_free(&p);
     unlink(path);
 }
+
+/* A serial, --jobs or --schedule static try killed before its end (SIGKILL:
+ * a CI's time limit, the OOM killer) recorded nothing, and the table kept
+ * an older run's failure (fixture.pass.00, which passes now): its retry
+ * `run --rerun-failed` ran that one item and exited 0, though the try's
+ * fixture.hang.0 had never been judged. Every run that records its
+ * verdicts now records its selection failed as it starts, so the retry
+ * runs the killed try's items. (A static schedule takes its table from
+ * KC_COSTS, not --costs, and its retry is the work queue's: --rerun-failed
+ * does not apply to it.) */
+Test(rerun_failed, a_try_killed_before_its_end_leaves_its_items_to_the_retry, .timeout = 120)
+{
+    const char *modes[][4] = { { NULL }, { "--jobs", "2", NULL }, { "--jobs", "2", "--schedule", "static" } };
+    for (int m = 0; m < 3; m++) {
+        char path[256], costs_arg[300], costs_env[300];
+        kc_tmp_path(path, sizeof path, "rerun-failed", "killed-try");
+        snprintf(costs_arg, sizeof costs_arg, "--costs=%s", path);
+        snprintf(costs_env, sizeof costs_env, "KC_COSTS=%s", path);
+        kc_write_file(path, "# kcontract costs v1\nfixture.pass.00\t0.1\t-1\t-1\t1\n");
+        char *env[] = { "KC_CACHE_DIR=off", m == 2 ? costs_env : NULL, NULL };
+        char *try[12] = { "run" }, *retry[12] = { "run", "--rerun-failed", costs_arg };
+        int a = 1, b = 3;
+        if (m != 2) try[a++] = costs_arg;
+        for (int i = 0; i < 4 && modes[m][i]; i++) try[a++] = (char *)modes[m][i];
+        for (int i = 0; i < 2 && modes[m][i]; i++) retry[b++] = (char *)modes[m][i];
+        try[a++] = retry[b++] = "fixture.hang.0";
+        try[a++] = retry[b++] = "fixture.pass.00";
+        try[a++] = retry[b++] = "fixture.pass.01";
+        try[a] = retry[b] = NULL;
+        kc_proc p = kc_run_fixture_env(try, env, 3);    /* fixture.hang.0 hangs: killed (SIGKILL) at 3 s */
+        cr_expect(p.signaled, "mode %d: the try was not killed: exit %d\n%s%s", m, p.status, p.out, p.err);
+        kc_proc_free(&p);
+        cr_expect_eq(failed_in(path, "fixture.hang.0"), 1, "mode %d: the killed try's items are not recorded "
+                     "failed:\n%s", m, kc_out_file(path));
+        p = kc_run_fixture_env(retry, env, 3);
+        cr_expect(p.signaled || p.status != 0, "mode %d: the killed try's retry exited 0:\n%s%s", m, p.out, p.err);
+        cr_expect(strstr(p.out, "fixture.hang.0 pid "), "mode %d: the retry did not run the killed try's items:\n%s",
+                  m, p.out);
+        kc_proc_free(&p);
+        unlink(path);
+    }
+}

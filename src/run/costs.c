@@ -390,7 +390,7 @@ static int save_records(const char *path, const kc_records *rs, int untrusted, i
         memset(&c, 0, sizeof c);
     }
     int n = 0, v = 0, marked = 0, rc = 0;    /* rows measured, verdicts alone changed, NOTRUN marked */
-    int skipped = 0;                         /* SKIP items whose row says failed (a --shard slice marked them) */
+    int skipped = 0;                         /* SKIP items whose row says failed (the run's start marked them) */
     for (int i = 0; i < rs->n; i++) {
         const kc_record *r = &rs->v[i];
         const kc_cost *row = kc_costs_find(&c, r->name);

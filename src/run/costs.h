@@ -148,15 +148,18 @@ int kc_costs_save_run(const char *path, const struct kc_records *rs, int untrust
  * cost table PATH: N verdicts recorded, seconds kept ..." to out. Returns
  * the rows set, or -1 when writing failed. */
 int kc_costs_save_verdicts(const char *path, const struct kc_records *rs, int untrusted, FILE *out);
-/* As a --shard K/N slice starts (queue.c), before any of it runs: each of
- * names[0..n) is recorded failed in the table at path, its seconds and peaks
- * kept (a row never measured for one the table lacks), under the table's
- * lock; its end records each verdict (kc_costs_save_verdicts). A slice that
- * never reaches its end (killed, or whose items are SKIP without a GPU,
- * which no end records) so leaves its items failed, and its --rerun-failed
- * retry runs them: else, with another slice's failure in the table, the
- * retry ran nothing and read green (a red team's find). A table malformed or
- * gone meanwhile is left to the end's recording. 0, or -1 said on stderr. */
+/* As a run whose end writes the table starts (a --shard K/N slice, a serial
+ * or --jobs run, a --schedule static shard: queue.c, runner.c), before any
+ * of it runs: each of names[0..n) is recorded failed in the table at path,
+ * its seconds and peaks kept (a row never measured for one the table
+ * lacks), under the table's lock; its end records each verdict
+ * (kc_costs_save_run, kc_costs_save_verdicts). A run that never reaches its
+ * end (killed), or whose items are SKIP without a GPU (which no end
+ * records), so leaves its items failed, and its --rerun-failed retry runs
+ * them: else, with an older failure in the table, the retry ran only that
+ * one, or nothing, and read green (red teams' finds). Never makes a table;
+ * one malformed or gone meanwhile is left to the end's recording. 0, or -1
+ * said on stderr. */
 int kc_costs_mark_failed(const char *path, const char *const *names, int n);
 /* Inserts or replaces e. 0, or -1 when out of memory. */
 int kc_costs_set(kc_costs *c, const kc_cost *e);

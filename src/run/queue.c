@@ -587,16 +587,27 @@ static int shard_records_verdicts(const kc_opts *o)
     return o->sharded && !o->rerun_failed && !o->parent && !o->worker && kc_costs_there(o->costs);
 }
 
-/* The slice's items recorded failed as it starts (kc_costs_mark_failed),
- * each set to its verdict at its end: a slice killed before its end, or
- * whose items no end records (SKIP without a GPU), leaves them failed, and
- * its retry (--rerun-failed, which keeps of its slice what failed) runs
- * them rather than nothing. */
-static void mark_slice_failed(const queue *qq, const kc_opts *o)
+/* Whether this run's end writes the cost table at o->costs: its
+ * measurements (--jobs, --costs, --rerun-failed, a serial run beside a
+ * table that is there) or a --shard K/N slice's verdicts. */
+static int writes_costs(const queue *qq, const kc_opts *o)
+{
+    return kc_cli_writes_costs(o) || serial_records_costs(qq, o) || shard_records_verdicts(o);
+}
+
+/* The run's items recorded failed as it starts (kc_costs_mark_failed) in a
+ * table its end writes, each set to its verdict at its end: a run killed
+ * before its end (SIGKILL: a CI's time limit, the OOM killer), or whose
+ * items no end records (SKIP without a GPU), leaves them failed, and its
+ * retry (--rerun-failed, which keeps of its selection, or its slice, what
+ * failed) runs them. Before, a --shard slice's retry ran nothing; a
+ * serial or --jobs run's retry ran only what an older run had left failed,
+ * and read green when that passed now (both red teams' finds). */
+static void mark_selection_failed(const queue *qq, const kc_opts *o)
 {
     const char **names = malloc(((size_t)qq->nq + 1) * sizeof *names);
     if (!names) {
-        kc_say(stderr, "cannot record the slice's items in the cost table %s: out of memory\n", o->costs);
+        kc_say(stderr, "cannot record the run's items in the cost table %s: out of memory\n", o->costs);
         return;
     }
     for (int j = 0; j < qq->nq; j++) names[j] = qq->items[qq->q[j].idx].name;
@@ -626,7 +637,7 @@ static int queue_run(const kc_opts *o, const kc_item *items, int n, int serial)
     qq.d = calloc(1, sizeof *qq.d);
     int rc = qq.d ? kc_q_setup(&qq, o, items, n) : 4, sup = 0;
     if (rc) goto out;
-    if (shard_records_verdicts(o)) mark_slice_failed(&qq, o);
+    if (writes_costs(&qq, o) && kc_costs_there(o->costs)) mark_selection_failed(&qq, o);
     finish_cached(&qq);
     qq.cap = o->max_restarts >= 0 ? o->max_restarts : KC_QUEUE_RESTART_CAP(qq.nw);
     qq.rec.workers = qq.nw;

@@ -108,6 +108,29 @@ static int sanitizer_control_runs(const kc_item *items, const int *sel, int i, i
     return it->kind == KC_KIND_CONTROL && kc_item_runs_sanitizer(it) && !(hits->by_item && hits->by_item[sel[i]]);
 }
 
+/* Whether this run's end writes the cost table at o->costs: a --schedule
+ * static shard makes no table (its parent reads none), but its verdicts go
+ * into one that is there (costs.h, kc_costs_there). */
+static int run_writes_costs(const kc_opts *o)
+{
+    return kc_cli_writes_costs(o) || (o->parent && kc_costs_there(o->costs));
+}
+
+/* The selected items recorded failed as the run starts, as a queue run's
+ * (queue.c, mark_selection_failed): a shard killed before its end leaves
+ * them failed, so its --rerun-failed retry runs them. */
+static void mark_selection_failed(const kc_opts *o, const kc_item *items, const int *sel, int ns)
+{
+    const char **names = malloc(((size_t)ns + 1) * sizeof *names);
+    if (!names) {
+        kc_say(stderr, "cannot record the run's items in the cost table %s: out of memory\n", o->costs);
+        return;
+    }
+    for (int i = 0; i < ns; i++) names[i] = items[sel[i]].name;
+    kc_costs_mark_failed(o->costs, names, ns);
+    free(names);
+}
+
 int kc_run(const kc_opts *o, const kc_item *items, int n)
 {
     /* A static shard's end seal (shard.h): out of the environment before any
@@ -138,6 +161,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         }
         kc_costs_free(&c);
     }
+    if (!o->resume_tally && run_writes_costs(o) && kc_costs_there(o->costs)) mark_selection_failed(o, items, sel, ns);
     for (int i = 0; i < ns; i++) gpu_items += kc_item_needs_gpu(&items[sel[i]]);
     kc_tally t;
     kc_tally_init(&t);
@@ -297,9 +321,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
         .o = o, .tally = &t, .records = &rs, .wall_s = rs.wall_s, .items = ns, .untrusted = untrusted,
         .figures = o->parent ? KC_FIGURES_NONE : KC_FIGURES_SERIAL,  /* a --jobs shard leaves the figures to its parent */
         .no_gpu_why = have_gpu ? NULL : gpu.why,
-        /* a --schedule static shard makes no table (its parent reads none):
-         * its verdicts go into one that is there (costs.h, kc_costs_there) */
-        .write_costs = kc_cli_writes_costs(o) || (o->parent && kc_costs_there(o->costs)),
+        .write_costs = run_writes_costs(o),
         .write_reports = 1,
     };
     int status = kc_run_end_write(&e);

@@ -48,6 +48,7 @@ Test(rerun_failed, serial_runs_only_what_failed, .timeout = 60)
     p = kc_run_fixture(again, 30);
     cr_expect_eq(p.status, 1, "fixture.fail fails again: exit %d\n%s", p.status, p.out);
     cr_expect(strstr(p.out, "kcontract-fixture: 1 item selected"), "%s", p.out);
+    cr_expect(strstr(p.out, "kcontract-fixture: --rerun-failed: runs the 1 item the cost table "), "%s", p.out);
     char st[16];
     cr_expect_eq(kc_out_state_lines(p.out, "fixture.fail", st, sizeof st), 1, "%s", p.out);
     cr_expect_str_eq(st, "FAIL");
@@ -229,7 +230,11 @@ Test(rerun_failed, list_and_refusals, .timeout = 60)
     char *list[] = { "list", "--rerun-failed", "--costs", path, NULL };
     kc_proc p = kc_run_fixture(list, 30);
     cr_expect_eq(p.status, 0, "%s", p.err);
-    cr_expect(strstr(p.out, "suite    fixture.fail\n1 item: "), "%s", p.out);
+    cr_expect(strstr(p.out, "suite    fixture.fail\n"), "%s", p.out);
+    /* where the selection came from (a new user read the header as the whole filter) */
+    cr_expect(strstr(p.out, "--rerun-failed: listed are the 1 item the cost table "), "%s", p.out);
+    cr_expect(strstr(p.out, " records failed, of the "), "%s", p.out);
+    cr_expect(strstr(p.out, "\n1 item: "), "%s", p.out);
     kc_proc_free(&p);
     /* none failed among fixture.pass.*: each is listed, and the line says a
      * list runs nothing (it read "so every one runs") */

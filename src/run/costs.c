@@ -658,14 +658,21 @@ int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfil
     return ns;
 }
 
-int kc_rerun_failed_none(const kc_opts *o, int rerun_all, int listing, FILE *out)
+int kc_rerun_failed_note(const kc_opts *o, int rerun_all, int ns, int nf, int listing, FILE *out)
 {
-    if (!o->rerun_failed || !rerun_all) return 0;
-    kc_say(out, "--rerun-failed: the cost table %s records no failed item among those selected, so %s, as "
-                "pytest's --last-failed does (a run that was refused, killed or had no GPU recorded no "
-                "failure, and running nothing would read green); passes the results cache holds are reused\n",
-           o->costs, listing ? "every one is listed: a run would run every one" : "every one runs");
-    return 1;
+    if (!o->rerun_failed) return 0;
+    if (rerun_all) {
+        kc_say(out, "--rerun-failed: the cost table %s records no failed item among those selected, so %s, as "
+                    "pytest's --last-failed does (a run that was refused, killed or had no GPU recorded no "
+                    "failure, and running nothing would read green); passes the results cache holds are reused\n",
+               o->costs, listing ? "every one is listed: a run would run every one" : "every one runs");
+        return 1;
+    }
+    char slice[64] = "";
+    if (o->sharded) snprintf(slice, sizeof slice, " in shard %d/%d's slice", o->shard_k, o->shard_n);
+    kc_say(out, "--rerun-failed: %s the %d item%s the cost table %s records failed%s, of the %d the filter selects\n",
+           listing ? "listed are" : "runs", ns, ns == 1 ? "" : "s", o->costs, slice, nf);
+    return 0;
 }
 
 int kc_select_costs_digest(const kc_opts *o, const kc_item *items, int n, uint64_t *digest, char *err, size_t cap)

@@ -211,13 +211,17 @@ int kc_lpt_partition(const double *cost, const char *const *names, int n, int ns
  * nothing (a new user's and a red-team's find). */
 int kc_select(const kc_opts *o, const kc_item *items, int n, int *sel, int *nfiltered, int *rerun_all, char *err,
               size_t cap);
-/* With --rerun-failed and rerun_all (kc_select's: no failure recorded among
- * the selection, so every item runs): prints "kcontract: --rerun-failed:
- * the cost table FILE records no failed item among those selected, so
- * every one runs ..." to out (listing, for `list`: "so every one is listed:
- * a run would run every one ...", as a list runs nothing) and returns 1.
- * Else 0. */
-int kc_rerun_failed_none(const kc_opts *o, int rerun_all, int listing, FILE *out);
+/* With --rerun-failed, what the selection is, to out: with rerun_all
+ * (kc_select's: no failure recorded among the selection, so every item
+ * runs) "kcontract: --rerun-failed: the cost table FILE records no failed
+ * item among those selected, so every one runs ..." (listing, for `list`:
+ * "so every one is listed: a run would run every one ...", as a list runs
+ * nothing), returning 1; else "kcontract: --rerun-failed: runs the ns
+ * items the cost table FILE records failed[ in shard K/N's slice], of the
+ * nf the filter selects" ("listed are" for `list`), so that a reader of
+ * the header knows where the selection came from (a new user's find),
+ * returning 0. Without --rerun-failed, nothing (0). */
+int kc_rerun_failed_note(const kc_opts *o, int rerun_all, int ns, int nf, int listing, FILE *out);
 /* What a cost-cut selection was cut from (TALLY costs=): a hash of the name
  * and cost (recorded, or estimated) of each filtered item in name order, so
  * the shards of one run and their merge can tell that the table changed

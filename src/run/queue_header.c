@@ -46,7 +46,7 @@ void kc_queue_serial_header(const kc_opts *o, const kc_devinfo *d, const kc_queu
                    d->driver_version / 1000, d->driver_version % 1000 / 10);
     kc_report_note(stdout, "%s%s\n", head, dev);
     kc_report_empty_shard(o, ns, nf);
-    kc_rerun_failed_none(o, h->rerun_all, 0, stdout);
+    kc_rerun_failed_note(o, h->rerun_all, ns, nf, 0, stdout);
     if (gpu_items && !d->ndevs)
         kc_report_no_gpu_ahead(d->why, gpu_items, ns);
     if (o->inflight > 1 && ns > 1)     /* why the lines leave name order (docs/output-format.md, item 2) */
@@ -74,7 +74,7 @@ void kc_queue_header(const kc_opts *o, const kc_devinfo *d, const kc_queue_head 
                        h->workers == 1 ? "" : "s", order);
     else    /* every selected verdict came from the results cache (or none was selected) */
         kc_report_note(stdout, "%s; --jobs %d: no worker started, no item left to run\n", head, o->jobs);
-    kc_rerun_failed_none(o, h->rerun_all, 0, stdout);
+    kc_rerun_failed_note(o, h->rerun_all, h->selected, h->filtered, 0, stdout);
     if (d->ndevs) {
         for (int j = 0; j < d->ndevs; j++) kc_strcatf(devs, sizeof devs, "%s %d", j ? "," : "", d->dev[j].ordinal);
         kc_report_note(stdout, "workers go round robin on device%s%s: %s (compute capability %d.%d, %d SMs)\n",

@@ -229,7 +229,7 @@ int kc_run(const kc_opts *o, const kc_item *items, int n)
                        gpu.cu.driver_version / 1000, gpu.cu.driver_version % 1000 / 10);
         kc_report_note(stdout, "%s%s\n", head, dev);
         kc_report_empty_shard(o, ns, nf);
-        kc_rerun_failed_none(o, rerun_all, 0, stdout);
+        kc_rerun_failed_note(o, rerun_all, ns, nf, 0, stdout);
         if (gpu_items && !have_gpu && gpu.broken)     /* not "no GPU": its GPU items fail (item_run.c) */
             kc_report_note(stdout, "the CUDA driver or device does not work in this process: %s; the %d GPU item%s "
                            "fail\n", gpu.why, gpu_items, gpu_items == 1 ? "" : "s");
@@ -396,7 +396,7 @@ int kc_list(const kc_opts *o, const kc_item *items, int n)
         total++;
     }
     free(sel);
-    kc_rerun_failed_none(o, rerun_all, 1, o->list_json ? stderr : stdout);     /* JSON Lines: nothing else on stdout */
+    kc_rerun_failed_note(o, rerun_all, ns, nf, 1, o->list_json ? stderr : stdout);     /* JSON Lines: nothing else on stdout */
     if (o->list_json) return 0;
     printf("%d item%s: %d kernel%s, %d control%s, %d limit check%s, %d suite%s", total, total == 1 ? "" : "s",
            count[KC_KIND_KERNEL], count[KC_KIND_KERNEL] == 1 ? "" : "s", count[KC_KIND_CONTROL],

@@ -99,6 +99,32 @@ Test(result_cache, second_run_reuses_every_pass_with_the_same_counts)
     kc_rm_rf(c.dir);
 }
 
+/* The JUnit report says when a reused verdict was earned as the item's
+ * line does (ISO 8601 UTC, "earned 2026-12-07T19:24:37Z by build ..."): it
+ * said "earned at 1796671477 (Unix time)", which a reader had to convert
+ * (stop 69's reader). */
+Test(result_cache, the_junit_report_dates_a_reused_verdict_as_its_line_does, .timeout = 60)
+{
+    kc_cache_dir c;
+    kc_cache_new(&c, "rcache-junit");
+    char junit[512];
+    kc_tmp_path(junit, sizeof junit, "rcache", "cached.xml");
+    kc_proc a = run_with(&c, (char *[]){ "run", "fakeargs.inplace.f32", NULL });
+    kc_proc b = run_with(&c, (char *[]){ "run", "fakeargs.inplace.f32", "--junit", junit, NULL });
+    char line[2048], want[200] = "";
+    const char *e = kc_out_item_line(b.out, "PASS", "fakeargs.inplace.f32", line, sizeof line) ?
+                    strstr(line, "[cached: earned ") : NULL;
+    cr_assert(e, "the second run did not reuse the pass:\n%s", b.out);
+    snprintf(want, sizeof want, "value=\"%.*s\"", (int)strcspn(e + 9, "]"), e + 9);
+    const char *x = kc_out_file(junit);
+    cr_expect(strstr(x, want), "the JUnit property is not the line's %s:\n%s", want, x);
+    cr_expect(!strstr(x, "Unix time"), "%s", x);
+    kc_proc_free(&a);
+    kc_proc_free(&b);
+    unlink(junit);
+    kc_rm_rf(c.dir);
+}
+
 Test(result_cache, another_seed_and_no_cache_run_everything)
 {
     kc_cache_dir c;

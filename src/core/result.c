@@ -2,6 +2,7 @@
 #include "result.h"
 
 #include <stdio.h>
+#include <time.h>
 
 #include "line_text.h"
 
@@ -24,4 +25,12 @@ void kc_result_escape(kc_item_result *r)
 {
     kc_escape_in_place(r->msg, sizeof r->msg);
     kc_escape_in_place(r->rerun, sizeof r->rerun);
+}
+
+void kc_result_cached_when(const kc_item_result *r, char *buf, size_t cap)
+{
+    time_t t = (time_t)r->cached_at;
+    struct tm tm;
+    if (!cap) return;
+    if (!gmtime_r(&t, &tm) || !strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm)) snprintf(buf, cap, "?");
 }

@@ -52,4 +52,10 @@ void kc_result_left_behind(kc_item_result *r, const char *what);
  * CRASH, TIMEOUT and NOTRUN results too) both call it, and every line,
  * record and report of the item has the same text. */
 void kc_result_escape(kc_item_result *r);
+/* When a reused verdict was earned (r->cached_at), as ISO 8601 UTC
+ * ("2026-12-07T19:24:37Z"), the text every report of it uses: the item
+ * line's "[cached: earned ... by build ...]" (result_cache.c), which merge
+ * reads back, and the JUnit report's cached property. "?" when the time
+ * cannot be shown. */
+void kc_result_cached_when(const kc_item_result *r, char *buf, size_t cap);
 #endif

@@ -115,9 +115,12 @@ int kc_report_junit(FILE *out, const kc_records *rs, const kc_junit_run *run)
             continue;
         }
         fputs(">\n", out);
-        if (r->res.cached)      /* reused from the results cache (result_cache.h): when and by which build */
-            fprintf(out, "      <properties><property name=\"cached\" value=\"earned at %lld (Unix time) by build "
-                    "%016llx\"/></properties>\n", r->res.cached_at, (unsigned long long)r->res.cached_build);
+        if (r->res.cached) {    /* reused from the results cache (result_cache.h): when and by which build */
+            char when[32];
+            kc_result_cached_when(&r->res, when, sizeof when);
+            fprintf(out, "      <properties><property name=\"cached\" value=\"earned %s by build %016llx\"/>"
+                    "</properties>\n", when, (unsigned long long)r->res.cached_build);
+        }
         if (tag) {
             fprintf(out, "      <%s type=\"%s\" message=\"", tag, kc_state_name(r->res.state));
             kc_xml_text(out, r->res.msg, sizeof r->res.msg, 1);

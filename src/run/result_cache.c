@@ -696,9 +696,7 @@ int kc_rcache_lookup(kc_rcache *c, const kc_item *it, kc_item_result *r)
         return 0;
     }
     char when[32];
-    time_t t = (time_t)earned;
-    struct tm tm;
-    if (!gmtime_r(&t, &tm) || !strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm)) snprintf(when, sizeof when, "?");
+    kc_result_cached_when(r, when, sizeof when);
     snprintf(r->msg, sizeof r->msg, "%.1900s  [cached: earned %s by build %016llx]", msg, when,
              (unsigned long long)build);
     return 1;

@@ -583,3 +583,61 @@ Test(rerun_failed, a_try_killed_before_its_end_leaves_its_items_to_the_retry, .t
         unlink(path);
     }
 }
+
+/* `run --jobs N || run --jobs N --rerun-failed` on a fresh checkout (no
+ * table yet: the try's end makes it) without a GPU: the try fails
+ * fixture.chdir, SKIPs fake.axpy.f32. Its start marked nothing (no table
+ * to mark), and its end recorded no SKIP, so the retry ran fixture.chdir
+ * alone, which passes now, and exited 0: green, the GPU item never judged
+ * (a red team's find). The same through shards and their merge, which no
+ * start marks at all: the merge's table left the SKIP out and the retry
+ * round merged green. A SKIP is now recorded failed at the end too (a row
+ * never measured), so the retry runs it again and SKIPs it again: 3. */
+Test(rerun_failed, a_skip_in_a_table_its_run_makes_is_recorded_failed, .timeout = 90)
+{
+    char path[256], costs_env[300];
+    kc_tmp_path(path, sizeof path, "rerun-failed", "fresh-skip");
+    snprintf(costs_env, sizeof costs_env, "KC_COSTS=%s", path);
+    char *fail_env[] = { "KC_CACHE_DIR=off", "KC_LIBCUDA=none", costs_env, "KC_FIXTURE_CHDIR=/nonexistent/kc", NULL };
+    char *pass_env[] = { "KC_CACHE_DIR=off", "KC_LIBCUDA=none", costs_env, NULL };
+    unlink(path);
+    char *try[] = { "run", "--jobs", "2", "fake.axpy.f32", "fixture.chdir", "fixture.pass.00", NULL };
+    kc_proc p = kc_run_fixture_env(try, fail_env, 30);
+    cr_assert_eq(p.status, 1, "the try: exit %d\n%s%s", p.status, p.out, p.err);
+    kc_proc_free(&p);
+    cr_expect_eq(failed_in(path, "fake.axpy.f32"), 1, "the SKIP is not recorded failed:\n%s", kc_out_file(path));
+    char *retry[] = { "run", "--jobs", "2", "--rerun-failed", "fake.axpy.f32", "fixture.chdir", "fixture.pass.00", NULL };
+    p = kc_run_fixture_env(retry, pass_env, 30);
+    cr_expect_eq(p.status, 3, "the retry of a try whose GPU item was SKIP: exit %d\n%s%s", p.status, p.out, p.err);
+    char st[16];
+    cr_expect_eq(kc_out_state_lines(p.out, "fake.axpy.f32", st, sizeof st), 1, "not run again:\n%s", p.out);
+    kc_proc_free(&p);
+    unlink(path);
+
+    /* shards cut by a table not there yet, their merge makes it */
+    char log[2][256];
+    const char *pats[] = { "fake.axpy.f32", "fixture.chdir", "fixture.pass.00", "fixture.pass.01" };
+    for (int round = 0; round < 2; round++) {
+        for (int k = 0; k < 2; k++) {
+            char tag[16], shard[8];
+            snprintf(tag, sizeof tag, "fresh%d.%d", round, k);
+            snprintf(shard, sizeof shard, "%d/2", k);
+            kc_tmp_path(log[k], sizeof log[k], "rerun-failed", tag);
+            char *args[] = { "run", "--costs", path, "--shard", shard, (char *)pats[0], (char *)pats[1],
+                             (char *)pats[2], (char *)pats[3], round ? "--rerun-failed" : NULL, NULL };
+            p = kc_run_fixture_env(args, round ? pass_env : fail_env, 30);
+            kc_write_file(log[k], p.out);
+            kc_proc_free(&p);
+        }
+        char *merge[] = { "merge", "--costs", path, "--log", log[0], "--log", log[1], round ? "--rerun-failed" : "--",
+                          (char *)pats[0], (char *)pats[1], (char *)pats[2], (char *)pats[3], NULL };
+        p = kc_run_fixture_env(merge, pass_env, 30);
+        cr_expect_eq(p.status, round ? 3 : 1, "round %d's merge: exit %d\n%s%s", round, p.status, p.out, p.err);
+        kc_proc_free(&p);
+        cr_expect_eq(failed_in(path, "fake.axpy.f32"), 1, "round %d: the SKIP is not recorded failed:\n%s", round,
+                     kc_out_file(path));
+        unlink(log[0]);
+        unlink(log[1]);
+    }
+    unlink(path);
+}

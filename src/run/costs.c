@@ -371,12 +371,16 @@ static int record_item(kc_costs *c, const kc_record *r, int untrusted, int measu
 /* kc_costs_save_run (measure 1) and kc_costs_save_verdicts (measure 0). */
 static int save_records(const char *path, const kc_records *rs, int untrusted, int measure, FILE *out)
 {
-    int measured = 0, notrun = 0;
+    int measured = 0, notrun = 0, skips = 0;
     for (int i = 0; i < rs->n; i++) {
         measured += kc_state_measured(rs->v[i].res.state);
         notrun += rs->v[i].res.state == KC_NOTRUN;
+        skips += rs->v[i].res.state == KC_SKIP;
     }
-    if (!measured && !notrun) return 0;  /* nothing to merge: the table and its directory stay as they are */
+    /* nothing to merge: the table and its directory stay as they are; but
+     * SKIP items go into a table that is there (a merge's, which no start
+     * marked: below) */
+    if (!measured && !notrun && !(skips && kc_costs_there(path))) return 0;
     kc_costs c;
     int found;
     char err[1024];
@@ -390,21 +394,30 @@ static int save_records(const char *path, const kc_records *rs, int untrusted, i
         memset(&c, 0, sizeof c);
     }
     int n = 0, v = 0, marked = 0, rc = 0;    /* rows measured, verdicts alone changed, NOTRUN marked */
-    int skipped = 0;                         /* SKIP items whose row says failed (the run's start marked them) */
+    int skipped = 0, skip_set = 0;           /* SKIP items left recorded failed; of them, rows this end set */
     for (int i = 0; i < rs->n; i++) {
         const kc_record *r = &rs->v[i];
         const kc_cost *row = kc_costs_find(&c, r->name);
-        skipped += r->res.state == KC_SKIP && row && row->failed;
+        if (r->res.state == KC_SKIP) {
+            /* never checked: recorded failed, as the run's start marks it
+             * in a table that is there. One the start could not mark (a
+             * table this end makes, a merge's, which no start marks) got
+             * no row, and a retry `--rerun-failed` that runs what failed
+             * skipped it: exit 0 after a try whose GPU items were SKIP */
+            if (!row || !row->failed) skip_set += mark_not_run(&c, r->name);
+            skipped++;
+            continue;
+        }
         if (r->res.state == KC_NOTRUN) marked += mark_not_run(&c, r->name);
         else if (!kc_state_measured(r->res.state)) continue;
         else if (measure && !r->res.cached) n += record_item(&c, r, untrusted, 1);
         /* a reused verdict took no time: no measurement, but a verdict (a cached pass clears failed) */
         else v += record_item(&c, r, untrusted, 0);
     }
-    if ((n || v || marked) && kc_costs_save(path, &c, err, sizeof err)) {
+    if ((n || v || marked || skip_set) && kc_costs_save(path, &c, err, sizeof err)) {
         kc_say(stderr, "cannot write the cost table: %s\n", err);
         rc = -1;
-    } else if (n || v || marked) {
+    } else if (n || v || marked || skip_set) {
         if (measure) {
             kc_say(out, "cost table %s: %d item%s measured, %d recorded in all", path, n, n == 1 ? "" : "s", c.n);
             if (v) fprintf(out, "; %d reused verdict%s recorded", v, v == 1 ? "" : "s");

@@ -641,3 +641,43 @@ Test(rerun_failed, a_skip_in_a_table_its_run_makes_is_recorded_failed, .timeout 
     }
     unlink(path);
 }
+
+/* A lock file planted as a symbolic link beside a shared table: no run
+ * writes the table (it refuses to follow the link, and its exit status is
+ * its items'), so the try's failure (fixture.fail) never reaches it, and its
+ * retry ran the failure an older run left there (fixture.pass.00), which
+ * passes, and exited 0 right after the try exited 1 (a red team's find). A
+ * --rerun-failed run or merge is now refused (2), naming the link; a list
+ * still shows what the table says. */
+Test(rerun_failed, a_table_no_run_can_write_is_no_retry_list, .timeout = 60)
+{
+    char path[256], lock[300];
+    kc_tmp_path(path, sizeof path, "rerun-failed", "lock-link");
+    snprintf(lock, sizeof lock, "%s.lock", path);
+    kc_write_file(path, "# kcontract costs v1\nfixture.pass.00\t0.010\t-1\t-1\t1\nfixture.fail\t0.010\t-1\t-1\t0\n");
+    unlink(lock);
+    cr_assert_eq(symlink("/nonexistent/kc-lock-target", lock), 0);
+    char *env[] = { "KC_CACHE_DIR=off", NULL };
+    const char *modes[][3] = { { NULL }, { "--jobs", "2", NULL }, { "--shard", "0/1", NULL } };
+    for (int m = 0; m < 3; m++) {
+        char *try[10] = { "run", "--costs", path }, *retry[10] = { "run", "--rerun-failed", "--costs", path };
+        int a = 3, b = 4;
+        for (int i = 0; i < 2 && modes[m][i]; i++) try[a++] = retry[b++] = (char *)modes[m][i];
+        try[a++] = retry[b++] = "fixture.fail";
+        try[a++] = retry[b++] = "fixture.pass.00";
+        try[a] = retry[b] = NULL;
+        kc_proc p = kc_run_fixture_env(try, env, 30);
+        cr_expect_eq(p.status, 1, "mode %d: the try: exit %d\n%s%s", m, p.status, p.out, p.err);
+        kc_proc_free(&p);
+        p = kc_run_fixture_env(retry, env, 30);
+        cr_expect_eq(p.status, 2, "mode %d: the retry of a try that failed: exit %d\n%s%s", m, p.status, p.out, p.err);
+        cr_expect(strstr(p.err, "is a symbolic link"), "mode %d:\n%s", m, p.err);
+        kc_proc_free(&p);
+    }
+    char *list[] = { "list", "--rerun-failed", "--costs", path, "fixture.fail", "fixture.pass.00", NULL };
+    kc_proc p = kc_run_fixture_env(list, env, 30);
+    cr_expect_eq(p.status, 0, "list: exit %d\n%s%s", p.status, p.out, p.err);
+    kc_proc_free(&p);
+    unlink(lock);
+    unlink(path);
+}

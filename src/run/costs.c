@@ -590,6 +590,18 @@ static int keep_failed(const kc_opts *o, const kc_item *items, const int *fall, 
 {
     kc_costs c;
     int found, nk = 0, any = 0;
+    /* A lock file that is a link (planted beside a shared table) stops
+     * every run from writing the table (kc_costs_lock), the try this retries
+     * too: its failures are not in it, and rerunning an older run's alone
+     * read green after a try that failed (a red team's find). A run or merge
+     * is refused; a list, which writes nothing, shows what the table says. */
+    char lock[4096];
+    struct stat lst;
+    if (o->cmd != KC_CMD_LIST && snprintf(lock, sizeof lock, "%s.lock", o->costs) < (int)sizeof lock &&
+        lstat(lock, &lst) == 0 && S_ISLNK(lst.st_mode))
+        return kc_errf(err, cap, "%s: %s is a symbolic link, so no run could write this table (none follows it): "
+                       "the failures it records may be an older run's, not those of the run this one retries; "
+                       "remove it (a lock file is kcontract's own, a plain file) and run again", o->costs, lock);
     if (kc_costs_load(o->costs, &c, &found, err, cap)) return -1;
     if (!found)
         return kc_errf(err, cap, "%s: no such file: --rerun-failed reruns what this cost table records as failed "

@@ -688,9 +688,10 @@ int kc_rerun_failed_note(const kc_opts *o, int rerun_all, int ns, int nf, int li
     if (!o->rerun_failed) return 0;
     if (rerun_all) {
         kc_say(out, "--rerun-failed: the cost table %s records no failed item among those selected, so %s, as "
-                    "pytest's --last-failed does (a run that was refused, killed or had no GPU recorded no "
-                    "failure, and running nothing would read green); passes the results cache holds are reused\n",
-               o->costs, listing ? "every one is listed: a run would run every one" : "every one runs");
+                    "pytest's --last-failed does (a run refused before it started records no failure, and "
+                    "running nothing would read green); passes the results cache holds are reused\n",
+               o->costs, listing ? "every one is listed: a run would run every one"
+                         : o->sharded ? "every one of this shard's slice runs" : "every one runs");
         return 1;
     }
     char slice[64] = "";

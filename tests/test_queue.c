@@ -73,7 +73,7 @@ Test(queue, tally_and_summary_equal_serial, .timeout = 60)
     /* The second run reads the table: fixture.fail failed, so it goes first. */
     kc_proc j2 = fixture(ja);
     cr_expect(strstr(j2.out, "costs "), "%s", j2.out);
-    cr_expect(strstr(j2.out, "23 of 23 recorded"), "%s", j2.out);
+    cr_expect(strstr(j2.out, "23 of 23 measured"), "%s", j2.out);
     kc_tally t2;
     kc_out_tally(j2.out, &t2);
     cr_expect(kc_tally_counts_equal(&ts, &t2), "second run:\n%s", j2.out);

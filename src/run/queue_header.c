@@ -65,7 +65,7 @@ void kc_queue_header(const kc_opts *o, const kc_devinfo *d, const kc_queue_head 
     tally_device(t, d);
     selected(o, h->selected, h->filtered, head, sizeof head);
     if (h->costs_found)
-        kc_strcatf(order, sizeof order, ", failed last time first, then longest first (costs %s: %d of %d recorded%s)",
+        kc_strcatf(order, sizeof order, ", failed last time first, then longest first (costs %s: %d of %d measured%s)",
                    o->costs, h->recorded, h->selected, h->recorded < h->selected ? ", the rest estimated" : "");
     else
         kc_strcatf(order, sizeof order, ", longest first by estimate (costs %s: none yet)", o->costs);

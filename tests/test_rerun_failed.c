@@ -170,6 +170,13 @@ Test(rerun_failed, jobs_selects_in_the_parent_and_writes_back, .timeout = 60)
     kc_out_tally(p.out, &t);
     cr_expect_eq(t.n[KC_KIND_SUITE][KC_PASS], 12, "%s", p.out);
     kc_proc_free(&p);
+    /* a shard's note says its slice runs, not every selected item */
+    char *shard[] = { "run", "--shard", "1/2", "--rerun-failed", "--costs", path, "fixture.pass.*", NULL };
+    p = kc_run_fixture(shard, 30);
+    cr_expect_eq(p.status, 0, "exit %d\n%s", p.status, p.out);
+    cr_expect(strstr(p.out, "records no failed item among those selected, so every one of this shard's slice runs"),
+              "%s", p.out);
+    kc_proc_free(&p);
     unlink(path);
 }
 

@@ -600,6 +600,29 @@ Test(result_cache, an_installed_binary_under_a_hook_names_the_hook, .timeout = 3
     cr_assert_eq(system(cmd), 0);
 }
 
+/* Whether some process maps the file at path (a line of /proc/PID/maps
+ * ends with it): the library is loaded. */
+static int some_process_maps(const char *path)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int found = 0;
+    size_t n = strlen(path);
+    while (d && !found && (e = readdir(d)) != NULL) {
+        char maps[300], line[4096];
+        if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+        snprintf(maps, sizeof maps, "/proc/%s/maps", e->d_name);
+        FILE *f = fopen(maps, "r");
+        while (f && !found && fgets(line, sizeof line, f)) {
+            size_t l = strcspn(line, "\n");
+            found = l >= n && strncmp(line + l - n, path, n) == 0;
+        }
+        if (f) fclose(f);
+    }
+    if (d) closedir(d);
+    return found;
+}
+
 /* A library kernel's file rebuilt between two items of one process (a
  * static shard): dlopen keeps giving the process the file it first loaded,
  * while the key hashes the new one. The second item's verdict was earned
@@ -624,8 +647,10 @@ Test(result_cache, a_library_rebuilt_between_two_items_of_a_process_keeps_no_ver
     pid_t swapper = fork();
     cr_assert_geq(swapper, 0);
     if (swapper == 0) {             /* the rebuild, once item 1 has loaded the library; then a reader for good */
-        sleep(3);                   /* item 1 waits in its release hook for the reader: the swap cannot come too
-                                     * late, only too early (at 1 s, under ASan the shard had not loaded it yet) */
+        /* once the shard has loaded the library (at a fixed 1 s, under ASan
+         * it had not yet); item 1 then waits in its release hook for the
+         * reader, so the swap cannot come too late */
+        for (int i = 0; i < 600 && !some_process_maps(clean); i++) usleep(50 * 1000);
         snprintf(cmd, sizeof cmd, "cp '%s' '%s.new' && mv '%s.new' '%s'", broken, clean, clean, clean);
         if (system(cmd) != 0) _exit(1);
         open(fifo, O_RDWR);

@@ -165,6 +165,13 @@ Test(merge_logs, bad_logs_are_refused_naming_the_log, .timeout = 60)
     char *args[] = { "merge", "fixture.pass.*", "--log", log[0], "--log", log[1], "--log", log[2], NULL };
     p = fixture(args);
     expect_refused(&p, "(other patterns), the run's is ");
+    /* ... naming the merge's own patterns, not only their hash (a reader's find) */
+    p = fixture(args);
+    expect_refused(&p, " (the merge's: 'fixture.pass.*'): ");
+    char *excl[] = { "merge", "fixture.*", "--exclude", "fixture.pass.0?", "--log", log[0], "--log", log[1], "--log",
+                     log[2], NULL };
+    p = fixture(excl);
+    expect_refused(&p, " (the merge's: 'fixture.*' --exclude 'fixture.pass.0?'): ");
     /* ... which says what to do about it. */
     p = fixture(args);
     expect_refused(&p, ": give the merge the PATTERNs and --exclude the shards ran");

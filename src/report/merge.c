@@ -110,9 +110,10 @@ static void check_identity(msgs *m, int *st, const kc_merge_want *w, const kc_sh
                 "shards ran (--seed %llu)", (unsigned long long)t->seed, (unsigned long long)w->seed,
                 (unsigned long long)t->seed);
     if (t->filter != w->filter)
-        problem(m, st, s, w->n, "its TALLY is for filter %016llx (other patterns), the run's is %016llx: "
+        problem(m, st, s, w->n, "its TALLY is for filter %016llx (other patterns), the run's is %016llx%s%s%s: "
                 "give the merge the PATTERNs and --exclude the shards ran",
-                (unsigned long long)t->filter, (unsigned long long)w->filter);
+                (unsigned long long)t->filter, (unsigned long long)w->filter, w->patterns ? " (the merge's: " : "",
+                w->patterns ? w->patterns : "", w->patterns ? ")" : "");
     if (t->build != w->build)
         problem(m, st, s, w->n, "its TALLY is from build %016llx (other contract definitions, kernels or library kernels), the run's is "
                 "%016llx (build_id.h)", (unsigned long long)t->build, (unsigned long long)w->build);

@@ -59,6 +59,8 @@ typedef struct kc_merge_want {
     uint64_t costs;                 /* the cost table the slices were cut from (TALLY costs=), 0: i % N */
     const char *costs_path;         /* its file, for the refusal (NULL: not named) */
     int allow_mixed_gpus;           /* shards on different GPUs merge (the merged TALLY takes the first's) */
+    const char *patterns;           /* the merge's PATTERNs and --exclude as a command line's words, for the
+                                     * refusal of another filter (NULL: not named) */
 } kc_merge_want;
 
 /* Merges nout outcomes. Returns 0 with the whole run's tally in *out

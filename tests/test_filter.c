@@ -1,5 +1,6 @@
 /* test_filter.c — item selection by shell glob and the pattern-list hash. */
 #include <criterion/criterion.h>
+#include <string.h>
 #include "filter.h"
 
 Test(filter, no_patterns_select_all) {
@@ -91,4 +92,20 @@ Test(filter, suggests_what_a_mistyped_pattern_meant) {
     cr_expect_eq(kc_filter_suggest("rmx*", names[0], sizeof names[0], n, out, 3), 0, "%s", out[0]);
     cr_expect_eq(kc_filter_suggest("xyzzy.*", names[0], sizeof names[0], n, out, 3), 0, "%s", out[0]);
     cr_expect_eq(kc_filter_suggest("*f32", names[0], sizeof names[0], n, out, 3), 0, "no literal head: nothing");
+}
+
+/* A selection named as the command line gives it (a merge's refusal):
+ * exclusions as --exclude, words quoted for a shell, none said in words,
+ * and a short buffer cut but terminated. */
+Test(filter, words_give_the_patterns_as_a_command_line) {
+    char buf[128];
+    char *pats[] = { "rmsnorm.*", "!*:sanitize", "gemv.bf16" };
+    kc_filter_words(pats, 3, buf, sizeof buf);
+    cr_expect_str_eq(buf, "'rmsnorm.*' --exclude '*:sanitize' gemv.bf16");
+    kc_filter_words(NULL, 0, buf, sizeof buf);
+    cr_expect_str_eq(buf, "no PATTERN (every item)");
+    char small[8];
+    kc_filter_words(pats, 3, small, sizeof small);
+    cr_expect_eq(strlen(small), sizeof small - 2, "cut at its buffer, less the leading space: '%s'", small);
+    cr_expect_str_eq(small, "'rmsno", "cut: '%s'", small);
 }

@@ -24,7 +24,6 @@
 #include "build_id.h"
 #include "costs.h"
 #include "filter.h"
-#include "shell_words.h"
 #include "item_run.h"
 #include "reporter.h"
 #include "line_text.h"
@@ -545,23 +544,6 @@ static void print_failing(const kc_records *rs)
     }
 }
 
-/* The merge's filter as a command line gives it, for a refusal naming
- * another filter: each PATTERN, and "--exclude GLOB" for each exclusion
- * ("!GLOB", filter.h), quoted as shell words; "no PATTERN (every item)"
- * when there is none. */
-static void filter_words(const kc_opts *o, char *buf, size_t cap)
-{
-    int n = 0;
-    buf[0] = 0;
-    for (int i = 0; i < o->npatterns; i++) {
-        const char *p = o->patterns[i] ? o->patterns[i] : "";
-        if (p[0] == '!') kc_shell_append(buf, cap, &n, "--exclude");
-        kc_shell_append(buf, cap, &n, p[0] == '!' ? p + 1 : p);
-    }
-    if (n == 0) snprintf(buf, cap, "no PATTERN (every item)");
-    else if ((size_t)n < cap) memmove(buf, buf + 1, (size_t)n);     /* the leading space */
-}
-
 int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
 {
     int rc = 4, nshards, *taken = NULL;
@@ -624,7 +606,7 @@ int kc_merge_logs(const kc_opts *o, const kc_item *items, int n)
     kc_opts co = *o;   /* the digest of the table as a --shard K/N --costs run takes it */
     co.sharded = 1;
     char pats[1024];
-    filter_words(o, pats, sizeof pats);
+    kc_filter_words(o->patterns, o->npatterns, pats, sizeof pats);
     kc_merge_want w = { nshards, o->seed, kc_filter_hash(o->patterns, o->npatterns), kc_build_id(),
                         total, digest, slice_items, slice_digest, 0, o->costs_given ? o->costs : NULL, o->allow_mixed_gpus,
                         pats };

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "filter.h"
 #include "seed.h"
+#include "shell_words.h"
 
 int kc_filter_match(const char *name, char *const *patterns, int n) {
     int positive = 0, hit = 0;
@@ -33,6 +34,20 @@ uint64_t kc_filter_hash(char *const *patterns, int n) {
         h = kc_fnv1a64(p, strlen(p) + 1, h);
     }
     return kc_mix64(h);
+}
+
+void kc_filter_words(char *const *patterns, int n, char *buf, size_t cap)
+{
+    int len = 0;
+    if (!cap) return;
+    buf[0] = 0;
+    for (int i = 0; i < n; i++) {
+        const char *p = patterns[i] ? patterns[i] : "";
+        if (p[0] == '!') kc_shell_append(buf, cap, &len, "--exclude");
+        kc_shell_append(buf, cap, &len, p[0] == '!' ? p + 1 : p);
+    }
+    if (len == 0) snprintf(buf, cap, "no PATTERN (every item)");
+    else memmove(buf, buf + 1, strlen(buf));    /* the leading space (the words after it, and the NUL) */
 }
 
 int kc_filter_first_unmatched(const char *first_name, size_t stride, int n, char *const *patterns, int np)

@@ -10,6 +10,11 @@
 int kc_filter_match(const char *name, char *const *patterns, int n);
 /* Stable hash of the pattern list (order matters), for the TALLY's filter key. */
 uint64_t kc_filter_hash(char *const *patterns, int n);
+/* The pattern list as a command line gives it, for a message naming a
+ * selection: each selecting pattern, and "--exclude GLOB" for each "!GLOB",
+ * quoted as shell words (shell_words.h); "no PATTERN (every item)" when n
+ * is 0. Cut at cap bytes, always terminated. */
+void kc_filter_words(char *const *patterns, int n, char *buf, size_t cap);
 /* Index of the first pattern that matches none of n names, or -1 when every
  * pattern matches something (a typo must not select nothing and pass; main.c
  * refuses a selecting pattern that matches nothing and notes an exclusion
